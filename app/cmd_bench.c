@@ -1,0 +1,280 @@
+/* cmd_bench.c: `rtstap bench-qr` — the timing harness of the linear-algebra core: the
+ * batched complex QR of every backend on the same inputs, with median time, GFLOP/s,
+ * LAPACK test ratios and speed-ups, as a table and as JSON. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "h5io.h" /* rt_atomic_* */
+#include "la_accuracy.h"
+#include "la_random.h"
+#include "linalg.h"
+
+typedef struct {
+    int m, n, batch;
+} qr_size;
+
+typedef struct {
+    qr_size sz;
+    la_backend be;
+    int ok;               /* measured */
+    char why[256];        /* when not measured */
+    double median_us, gflops, residual, diag, weights_us;
+} bench_row;
+
+static void bench_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: rtstap bench-qr [--sizes MxNxBATCH,...] [--backends LIST] [--repeat N]\n"
+        "                       [--weights B] [--json FILE] [--seed S]\n"
+        "\n"
+        "Times the batched complex Householder QR of each backend on the same random\n"
+        "inputs (rotated among 3 input sets; data resident where the backend computes),\n"
+        "reporting the median, GFLOP/s (8mn^2 - 8n^3/3 per QR), LAPACK's test ratios\n"
+        "(residual ||T^H T - R^H R|| / (||T||^2 m eps) and |diag R| against LAPACKE;\n"
+        "pass < 30) and the speed-up of the gpu backend over the others.\n"
+        "\n"
+        "  --sizes LIST     default 80x16x384,240x66x128,192x96x128,240x66x1280\n"
+        "  --backends LIST  default cpu,lapack,gpu,cublas (unavailable ones are reported)\n"
+        "  --repeat N       timed runs per size and backend (default 20)\n"
+        "  --weights B      also time QR + weights for B beams (two triangular solves)\n"
+        "  --json FILE      write the results as JSON (atomically; FILE must not exist)\n"
+        "  --seed S         seed of the random inputs (default: from the clock, printed)\n");
+}
+
+static int parse_sizes(const char *s, qr_size **out, int *count)
+{
+    int cap = 8, n = 0;
+    qr_size *v = malloc(sizeof *v * cap);
+    char *copy = strdup(s), *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        qr_size z;
+        char extra;
+        if (sscanf(tok, "%dx%dx%d%c", &z.m, &z.n, &z.batch, &extra) != 3 || z.n < 1 ||
+            z.m < z.n || z.batch < 1 || (double)z.m * z.n * z.batch > 2e9) {
+            cli_error(EXIT_USAGE, "--sizes: '%s' is not MxNxBATCH with M >= N >= 1, BATCH >= 1", tok);
+            free(copy);
+            free(v);
+            return -1;
+        }
+        if (n == cap) v = realloc(v, sizeof *v * (cap *= 2));
+        v[n++] = z;
+    }
+    free(copy);
+    if (!n) {
+        free(v);
+        cli_error(EXIT_USAGE, "--sizes is empty");
+        return -1;
+    }
+    *out = v;
+    *count = n;
+    return 0;
+}
+
+static int parse_backends(const char *s, la_backend *out, int *count)
+{
+    char *copy = strdup(s), *save = NULL;
+    int n = 0;
+    rt_error err;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        la_backend b;
+        if (la_backend_parse(tok, &b, &err) || b == LA_BACKEND_AUTO || n == LA_BACKEND_COUNT) {
+            cli_error(EXIT_USAGE, "--backends: '%s' is not one of cpu, lapack, gpu, cublas", tok);
+            free(copy);
+            return -1;
+        }
+        out[n++] = b;
+    }
+    free(copy);
+    *count = n;
+    return n ? 0 : (cli_error(EXIT_USAGE, "--backends is empty"), -1);
+}
+
+static double qr_flops(qr_size z)
+{
+    return z.batch * (8.0 * z.m * z.n * z.n - 8.0 * z.n * z.n * z.n / 3.0);
+}
+
+static int write_json(const char *path, const bench_row *rows, int nrows, int repeat,
+                      unsigned long long seed, rt_error *err)
+{
+    char tmp[4096];
+    if (rt_atomic_begin(path, tmp, sizeof tmp, err)) return err->code;
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        rt_atomic_abort(tmp);
+        return rt_fail(err, RT_EIO, "cannot write '%s'", tmp);
+    }
+    char host[256] = "unknown", date[64];
+    gethostname(host, sizeof host);
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(f, "{\"host\": \"%s\", \"date\": \"%s\", \"rtstap_version\": \"%s\", "
+               "\"commit\": \"%s\", \"repeat\": %d, \"seed\": %llu, \"results\": [",
+            host, date, RTSTAP_VERSION, RTSTAP_COMMIT, repeat, seed);
+    int first = 1;
+    for (int i = 0; i < nrows; i++) {
+        const bench_row *r = &rows[i];
+        fprintf(f, "%s\n  {\"m\": %d, \"n\": %d, \"batch\": %d, \"backend\": \"%s\", ",
+                first ? "" : ",", r->sz.m, r->sz.n, r->sz.batch, la_backend_name(r->be));
+        first = 0;
+        if (r->ok) {
+            fprintf(f, "\"median_us\": %.3f, \"gflops\": %.3f, \"accuracy\": {\"residual\": %.4f, "
+                       "\"diag\": %.4f, \"threshold\": 30, \"pass\": %s}",
+                    r->median_us, r->gflops, r->residual, r->diag,
+                    (r->residual < 30 && r->diag < 30) ? "true" : "false");
+            if (r->weights_us > 0) fprintf(f, ", \"qr_weights_us\": %.3f", r->weights_us);
+            fputc('}', f);
+        } else {
+            fprintf(f, "\"median_us\": null, \"gflops\": null, \"accuracy\": null, "
+                       "\"skipped\": \"");
+            for (const char *c = r->why; *c; c++) {
+                if (*c == '"' || *c == '\\') fputc('\\', f);
+                fputc(*c, f);
+            }
+            fputs("\"}", f);
+        }
+    }
+    fputs("\n]}\n", f);
+    if (fclose(f)) {
+        rt_atomic_abort(tmp);
+        return rt_fail(err, RT_EIO, "cannot write '%s'", tmp);
+    }
+    return rt_atomic_commit(tmp, path, err);
+}
+
+int cmd_bench_qr(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"sizes", required_argument, 0, 's'}, {"backends", required_argument, 0, 'b'},
+        {"repeat", required_argument, 0, 'r'}, {"json", required_argument, 0, 'j'},
+        {"weights", required_argument, 0, 'w'}, {"seed", required_argument, 0, 'S'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *sizes_s = "80x16x384,240x66x128,192x96x128,240x66x1280";
+    const char *backends_s = "cpu,lapack,gpu,cublas";
+    const char *json = NULL;
+    int repeat = 20, nbeams = 0;
+    unsigned long long seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20);
+    optind = 1;
+    opterr = 0;
+    int o;
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (o) {
+        case 's': sizes_s = optarg; break;
+        case 'b': backends_s = optarg; break;
+        case 'j': json = optarg; break;
+        case 'r': if (cli_int("--repeat", optarg, 1, 100000, &repeat)) return EXIT_USAGE; break;
+        case 'w': if (cli_int("--weights", optarg, 1, 1024, &nbeams)) return EXIT_USAGE; break;
+        case 'S': {
+            char *end;
+            seed = strtoull(optarg, &end, 10);
+            if (!*optarg || *end) return cli_error(EXIT_USAGE, "--seed expects an integer");
+            break;
+        }
+        case 'h': bench_usage(stdout); return EXIT_OK;
+        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
+        default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap bench-qr --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    qr_size *sizes;
+    int nsizes, nback;
+    la_backend backends[LA_BACKEND_COUNT];
+    if (parse_sizes(sizes_s, &sizes, &nsizes)) return EXIT_USAGE;
+    if (parse_backends(backends_s, backends, &nback)) {
+        free(sizes);
+        return EXIT_USAGE;
+    }
+    rt_error err;
+    if (json && access(json, F_OK) == 0) {
+        free(sizes);
+        return cli_error(EXIT_PROCESSING, "'%s' already exists; refusing to overwrite", json);
+    }
+
+    bench_row *rows = calloc((size_t)nsizes * nback, sizeof *rows);
+    int nrows = 0, status = EXIT_OK;
+    const int nsets = 3;
+    fprintf(stderr, "bench-qr: seed %llu, %d timed runs per row, %d input sets\n", seed, repeat, nsets);
+    printf("%6s %4s %6s  %-7s %12s %10s %9s %7s", "m", "n", "batch", "backend", "median_us",
+           "GFLOP/s", "residual", "diag");
+    if (nbeams) printf(" %14s", "qr+weights_us");
+    printf("  speed-up of gpu\n");
+    for (int si = 0; si < nsizes && status == EXIT_OK; si++) {
+        qr_size z = sizes[si];
+        size_t one = (size_t)z.m * z.n * z.batch;
+        cf32 *sets = malloc(sizeof(cf32) * one * nsets);
+        cf32 *R = malloc(sizeof(cf32) * one);
+        cf32 *V = nbeams ? malloc(sizeof(cf32) * (size_t)nbeams * z.n) : NULL;
+        if (!sets || !R || (nbeams && !V)) {
+            status = cli_error(EXIT_PROCESSING, "out of memory for %dx%dx%d", z.m, z.n, z.batch);
+            free(sets); free(R); free(V);
+            break;
+        }
+        la_random_batch(seed + si, z.m, z.n, z.batch * nsets, sets);
+        if (V) la_random_batch(seed + 1000 + si, nbeams, z.n, 1, V);
+        int first_row = nrows;
+        for (int bi = 0; bi < nback; bi++) {
+            bench_row *r = &rows[nrows++];
+            r->sz = z;
+            r->be = backends[bi];
+            la_ctx *ctx = NULL;
+            if (la_ctx_create(&ctx, r->be, 0, &err)) {
+                snprintf(r->why, sizeof r->why, "%s", err.msg);
+                continue;
+            }
+            if (la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 0, 0, NULL,
+                            &r->median_us, R, &err)) {
+                snprintf(r->why, sizeof r->why, "%s", err.msg);
+                la_ctx_destroy(ctx);
+                continue;
+            }
+            if (nbeams && la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 1, nbeams,
+                                      V, &r->weights_us, NULL, &err)) {
+                snprintf(r->why, sizeof r->why, "weights: %s", err.msg);
+                la_ctx_destroy(ctx);
+                continue;
+            }
+            la_ctx_destroy(ctx);
+            la_qr_accuracy acc;
+            if (la_qr_check(z.m, z.n, z.batch, sets, R, 1, &acc, &err)) {
+                snprintf(r->why, sizeof r->why, "accuracy check: %s", err.msg);
+                continue;
+            }
+            r->ok = 1;
+            r->residual = acc.residual;
+            r->diag = acc.diag;
+            r->gflops = qr_flops(z) / (r->median_us * 1e3);
+        }
+        /* print the rows of this size, with the gpu backend's speed-up over each */
+        double gpu_us = 0;
+        for (int i = first_row; i < nrows; i++)
+            if (rows[i].be == LA_BACKEND_GPU && rows[i].ok) gpu_us = rows[i].median_us;
+        for (int i = first_row; i < nrows; i++) {
+            bench_row *r = &rows[i];
+            printf("%6d %4d %6d  %-7s ", z.m, z.n, z.batch, la_backend_name(r->be));
+            if (!r->ok) {
+                printf("not measured: %s\n", r->why);
+                continue;
+            }
+            printf("%12.2f %10.2f %9.3f %7.3f", r->median_us, r->gflops, r->residual, r->diag);
+            if (nbeams) printf(" %14.2f", r->weights_us);
+            if (gpu_us > 0 && r->be != LA_BACKEND_GPU) printf("  %.1fx", r->median_us / gpu_us);
+            if (r->residual >= 30 || r->diag >= 30) printf("  ACCURACY FAIL");
+            putchar('\n');
+        }
+        fflush(stdout);
+        free(sets);
+        free(R);
+        free(V);
+    }
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].ok && (rows[i].residual >= 30 || rows[i].diag >= 30)) status = EXIT_PROCESSING;
+    if (status == EXIT_PROCESSING) cli_error(EXIT_PROCESSING, "accuracy ratio over the threshold 30");
+    if (json && write_json(json, rows, nrows, repeat, seed, &err)) status = cli_fail(&err);
+    free(rows);
+    free(sizes);
+    return status;
+}

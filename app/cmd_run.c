@@ -1,0 +1,226 @@
+/* cmd_run.c: `rtstap run` — read (or synthesize) a cube, run the STAP plan, write the
+ * result file atomically and print the stage timing. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "h5io.h"
+#include "h5io_extra.h"
+#include "la_internal.h" /* la_now_ms */
+#include "stap.h"
+#include "synth.h"
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: rtstap run [--input FILE] --output FILE [options]\n"
+        "\n"
+        "Process one CPI: Doppler filtering, training matrices, batched QR, MVDR weights,\n"
+        "adaptive filtering. Without --input a fixed-seed cube of the preset's shape is\n"
+        "synthesized (noise, two barrage jammers, one target).\n"
+        "\n"
+        "  --input FILE           schema-v1 HDF5 cube (/data/iq: channels x pulses x range)\n"
+        "  --output FILE          result file (must not exist; written atomically)\n"
+        "  --preset NAME          easy | medium | hard (default hard); flags override it\n"
+        "  --doppler-bins D       Doppler bins, D >= pulses (zero-padded FFT)\n"
+        "  --doppler-order Q      odd: 1 = post-Doppler, 3 = third-order Doppler-factored\n"
+        "  --segments S           range segments (S divides the range gates)\n"
+        "  --training K           training cells per segment\n"
+        "  --beams B              beams (ignored when the input has /steering)\n"
+        "  --loading DELTA        diagonal loading, R^H R = K (Rhat + DELTA I) (default 0)\n"
+        "  --window W             none | hann | chebyshev:DB (default none)\n"
+        "  --backend B            auto | cpu | lapack | gpu | cublas (default auto)\n"
+        "  --threads T            CPU threads (default: all)\n"
+        "  --quiet                no timing table\n"
+        "  --help                 this text\n");
+}
+
+static int parse_window(const char *s, stap_config *cfg)
+{
+    if (!strcmp(s, "none")) cfg->window = STAP_WINDOW_NONE;
+    else if (!strcmp(s, "hann")) cfg->window = STAP_WINDOW_HANN;
+    else if (!strncmp(s, "chebyshev:", 10)) {
+        cfg->window = STAP_WINDOW_CHEBYSHEV;
+        if (cli_double("--window chebyshev:DB", s + 10, 1e-3, 399, &cfg->chebyshev_db)) return -1;
+    } else {
+        cli_error(EXIT_USAGE, "--window expects none, hann or chebyshev:DB (got '%s')", s);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_timing(const stap_config *cfg, const char *input, const double *t,
+                         double read_ms, double write_ms, double total_ms)
+{
+    int N = stap_dof(cfg), M = stap_training_rows(cfg);
+    int batch = cfg->doppler_bins * cfg->segments;
+    double flops = batch * (8.0 * M * N * N - 8.0 * N * N * N / 3.0);
+    fprintf(stderr,
+            "rtstap run: %s, backend %s\n"
+            "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d B=%d  loading %g  QR batch %d x %dx%d\n",
+            input, la_backend_name(cfg->backend), cfg->channels, cfg->pulses, cfg->range_gates,
+            cfg->doppler_bins, cfg->doppler_order, cfg->segments, cfg->training, cfg->beams,
+            cfg->loading, batch, M, N);
+    double compute = 0;
+    for (int i = 0; i < STAP_STAGE_COUNT; i++) compute += t[i];
+    fprintf(stderr, "  %-10s %10s %7s\n", "stage", "ms", "share");
+    fprintf(stderr, "  %-10s %10.3f\n", "read", read_ms);
+    for (int i = 0; i < STAP_STAGE_COUNT; i++) {
+        fprintf(stderr, "  %-10s %10.3f %6.1f%%", stap_stage_names[i], t[i],
+                compute > 0 ? 100.0 * t[i] / compute : 0.0);
+        if (i == STAP_STAGE_QR && t[i] > 0)
+            fprintf(stderr, "   %.1f GFLOP/s", flops / (t[i] * 1e6));
+        fputc('\n', stderr);
+    }
+    fprintf(stderr, "  %-10s %10.3f\n", "write", write_ms);
+    fprintf(stderr, "  %-10s %10.3f   (compute %.3f ms)\n", "total", total_ms, compute);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    enum { O_INPUT = 256, O_OUTPUT, O_PRESET, O_DBINS, O_DORDER, O_SEG, O_TRAIN, O_BEAMS,
+           O_LOAD, O_WIN, O_BACKEND, O_THREADS, O_QUIET, O_HELP };
+    static const struct option opts[] = {
+        {"input", required_argument, 0, O_INPUT},     {"output", required_argument, 0, O_OUTPUT},
+        {"preset", required_argument, 0, O_PRESET},   {"doppler-bins", required_argument, 0, O_DBINS},
+        {"doppler-order", required_argument, 0, O_DORDER},
+        {"segments", required_argument, 0, O_SEG},    {"training", required_argument, 0, O_TRAIN},
+        {"beams", required_argument, 0, O_BEAMS},     {"loading", required_argument, 0, O_LOAD},
+        {"window", required_argument, 0, O_WIN},      {"backend", required_argument, 0, O_BACKEND},
+        {"threads", required_argument, 0, O_THREADS}, {"quiet", no_argument, 0, O_QUIET},
+        {"help", no_argument, 0, O_HELP},             {0, 0, 0, 0}};
+    const char *input = NULL, *output = NULL;
+    stap_preset preset = STAP_PRESET_HARD;
+    int quiet = 0;
+    /* flags first collected, then laid over the preset */
+    int dbins = -1, dorder = -1, seg = -1, train = -1, beams = -1, threads = 0;
+    double loading = 0;
+    stap_config cfg;
+    stap_config_defaults(&cfg);
+    rt_error err;
+    rt_clear(&err);
+
+    optind = 1;
+    opterr = 0;
+    int o;
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (o) {
+        case O_INPUT: input = optarg; break;
+        case O_OUTPUT: output = optarg; break;
+        case O_PRESET:
+            if (stap_preset_parse(optarg, &preset, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
+            break;
+        case O_DBINS: if (cli_int("--doppler-bins", optarg, 1, 1 << 20, &dbins)) return EXIT_USAGE; break;
+        case O_DORDER:
+            if (cli_int("--doppler-order", optarg, 1, 1 << 20, &dorder)) return EXIT_USAGE;
+            if (dorder % 2 == 0) return cli_error(EXIT_USAGE, "--doppler-order must be odd (got %d)", dorder);
+            break;
+        case O_SEG: if (cli_int("--segments", optarg, 1, 1 << 24, &seg)) return EXIT_USAGE; break;
+        case O_TRAIN: if (cli_int("--training", optarg, 1, 1 << 24, &train)) return EXIT_USAGE; break;
+        case O_BEAMS: if (cli_int("--beams", optarg, 1, 4096, &beams)) return EXIT_USAGE; break;
+        case O_LOAD: if (cli_double("--loading", optarg, 0, 1e30, &loading)) return EXIT_USAGE; break;
+        case O_WIN: if (parse_window(optarg, &cfg)) return EXIT_USAGE; break;
+        case O_BACKEND:
+            if (la_backend_parse(optarg, &cfg.backend, &err)) return cli_error(EXIT_USAGE, "--backend: %s", err.msg);
+            break;
+        case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
+        case O_QUIET: quiet = 1; break;
+        case O_HELP: run_usage(stdout); return EXIT_OK;
+        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
+        default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap run --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (!output) return cli_error(EXIT_USAGE, "run needs --output FILE (see rtstap run --help)");
+
+    /* Fail before computing when the output cannot be written. */
+    if (stap_output_check(output, &err)) return cli_fail(&err);
+
+    double t_start = la_now_ms();
+    stap_input in;
+    memset(&in, 0, sizeof in);
+    char input_name[1024];
+    stap_preset_config(preset, &cfg);
+    if (input) {
+        if (stap_input_read(input, &in, &err)) return cli_fail(&err);
+        snprintf(input_name, sizeof input_name, "%s", input);
+    } else {
+        in.channels = cfg.channels;
+        in.pulses = cfg.pulses;
+        in.range_gates = cfg.range_gates;
+        in.iq = malloc(sizeof(cf32) * (size_t)in.channels * in.pulses * in.range_gates);
+        if (!in.iq) return cli_error(EXIT_PROCESSING, "out of memory for the synthetic cube");
+        synth_params sp;
+        synth_defaults(&sp, in.channels, in.pulses, in.range_gates);
+        if (synth_cube(&sp, in.iq, &err)) {
+            stap_input_free(&in);
+            return cli_fail(&err);
+        }
+        snprintf(input_name, sizeof input_name, "synthetic:%s", stap_preset_name(preset));
+    }
+    double read_ms = la_now_ms() - t_start;
+
+    cfg.channels = in.channels;
+    cfg.pulses = in.pulses;
+    cfg.range_gates = in.range_gates;
+    if (input) cfg.doppler_bins = 0; /* default D = P of the file unless given */
+    if (dbins > 0) cfg.doppler_bins = dbins;
+    if (dorder > 0) cfg.doppler_order = dorder;
+    if (seg > 0) cfg.segments = seg;
+    if (train > 0) cfg.training = train;
+    if (beams > 0) cfg.beams = beams;
+    cfg.loading = loading;
+    cfg.threads = threads;
+    if (in.meta.has_element_spacing) cfg.element_spacing = in.meta.element_spacing_wavelengths;
+
+    int status = EXIT_OK;
+    stap_plan *plan = NULL;
+    cf32 *W = NULL, *Y = NULL;
+    if (stap_plan_create(&plan, &cfg, in.steering, in.steering_beams, &err)) {
+        rt_prefix(&err, "%s", input_name);
+        status = cli_fail(&err);
+        goto out;
+    }
+    W = malloc(sizeof(cf32) * stap_weights_len(plan));
+    Y = malloc(sizeof(cf32) * stap_output_len(plan));
+    if (!W || !Y) {
+        status = cli_error(EXIT_PROCESSING, "out of memory for the weights and output");
+        goto out;
+    }
+    double timing[STAP_STAGE_COUNT];
+    if (stap_plan_execute(plan, in.iq, W, Y, timing, &err)) {
+        rt_prefix(&err, "%s", input_name);
+        status = cli_fail(&err);
+        goto out;
+    }
+    double total_ms = la_now_ms() - t_start;
+    const stap_config *pc = stap_plan_config(plan);
+    stap_result res;
+    memset(&res, 0, sizeof res);
+    res.cfg = pc;
+    res.input_name = input_name;
+    res.backend_name = la_backend_name(pc->backend);
+    res.beams = stap_plan_beams(plan);
+    res.steering = stap_plan_steering(plan);
+    res.weights = W;
+    res.output = Y;
+    res.timing_ms = timing;
+    res.read_ms = read_ms;
+    res.total_ms = total_ms;
+    res.meta = &in.meta;
+    double t_w = la_now_ms();
+    if (stap_result_write(output, &res, &err)) {
+        status = cli_fail(&err);
+        goto out;
+    }
+    double write_ms = la_now_ms() - t_w;
+    if (!quiet) print_timing(pc, input_name, timing, read_ms, write_ms, la_now_ms() - t_start);
+out:
+    free(W);
+    free(Y);
+    stap_plan_destroy(plan);
+    stap_input_free(&in);
+    return status;
+}

@@ -1,0 +1,50 @@
+/* rtstap: real-time space-time adaptive processing for airborne radar.
+ * main.c dispatches the subcommands; each lives in its own cmd_*.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "linalg.h"
+
+typedef struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"run", cmd_run, "process a data cube (HDF5) or a synthesized one: weights, output, timing"},
+    {"bench-qr", cmd_bench_qr, "time the batched complex QR of every backend, with accuracy"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: rtstap <command> [options]\n       rtstap --help | --version\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'rtstap <command> --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        rt_error e;
+        int gpu = la_backend_available(LA_BACKEND_GPU, &e) == RT_OK;
+        printf("rtstap %s (commit %s)\nGPU backend: %s\n", RTSTAP_VERSION, RTSTAP_COMMIT,
+               gpu ? "available" : e.msg);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    cli_error(EXIT_USAGE, "unknown command '%s'", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,23 @@
+/* gpu_none.c: the GPU backend entry points of a build without CUDA. Each says why the
+ * backend is missing; nothing is computed here. */
+#include "la_internal.h"
+
+static int no_cuda(rt_error *err)
+{
+    return rt_fail(err, RT_EUNSUPPORTED,
+                   "GPU backends unavailable: rtstap was built without CUDA support");
+}
+
+int la_gpu_probe(rt_error *err) { return no_cuda(err); }
+int la_gpu_init(la_ctx *ctx, rt_error *err) { return no_cuda(err); }
+void la_gpu_fini(la_ctx *ctx) { (void)ctx; }
+int la_gpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
+              rt_error *err) { return no_cuda(err); }
+int la_gpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
+                   int nbeams, const cf32 *V, cf32 *W, rt_error *err) { return no_cuda(err); }
+int la_gpu_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
+                            ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
+                            la_timing *timing, rt_error *err) { return no_cuda(err); }
+int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
+                    int repeat, int with_weights, int nbeams, const cf32 *V,
+                    double *median_us, cf32 *R_out, rt_error *err) { return no_cuda(err); }

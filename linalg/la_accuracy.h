@@ -1,0 +1,21 @@
+/* la_accuracy: LAPACK-style test ratios for a batched QR, computed in double precision.
+ * Used by tests and by `rtstap bench-qr` for its accuracy column. Threshold: 30. */
+#ifndef LA_ACCURACY_H
+#define LA_ACCURACY_H
+
+#include "linalg.h"
+
+typedef struct la_qr_accuracy {
+    double residual;  /* max over the batch of ||T^H T - R^H R||_F / (||T||_F^2 * m * eps) */
+    double diag;      /* max over the batch and i of | |R_ii| - |Rref_ii| | / (|Rref_11| * m * eps),
+                         Rref from LAPACKE_cgeqrf in single precision (eps = FLT_EPSILON/2) */
+    int worst;        /* batch index of the worst residual */
+} la_qr_accuracy;
+
+/* T: the original batch (m x n each, lda = m, contiguous); R: the factored batch as
+ * la_qr leaves it (upper triangle read only). Rref may be NULL (then diag = 0 and the
+ * LAPACKE reference is computed internally when compute_ref != 0). */
+int la_qr_check(int m, int n, int batch, const cf32 *T, const cf32 *R, int compute_ref,
+                la_qr_accuracy *acc, rt_error *err);
+
+#endif

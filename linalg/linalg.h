@@ -1,0 +1,107 @@
+/* linalg: rtstap's embedded batched linear-algebra core (complex single precision).
+ * One API over several backends: cpu (own Householder, OpenMP across the batch),
+ * lapack (LAPACKE cgeqrf/ctrtrs on OpenBLAS, one matrix per thread), gpu (own CUDA
+ * kernels, kernels/), cublas (cublasCgeqrfBatched, the vendor baseline).
+ *
+ * Conventions
+ *  - Matrices are column-major (LAPACK layout) with a leading dimension; a batch is
+ *    one base pointer plus a stride (in elements) between consecutive matrices.
+ *  - Host pointers everywhere in this header; GPU backends copy in and out and keep
+ *    their device buffers in the context between calls.
+ *  - Every function returns RT_OK or an rt_status code with err->msg filled.
+ */
+#ifndef LINALG_H
+#define LINALG_H
+
+#include <complex.h>
+#include <stddef.h>
+
+#include "rt_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef __cplusplus
+typedef float _Complex cf32;
+typedef double _Complex cf64;
+#endif
+
+typedef enum la_backend {
+    LA_BACKEND_AUTO = 0, /* gpu when a CUDA device is usable, else cpu        */
+    LA_BACKEND_CPU,      /* own Householder QR, OpenMP across the batch       */
+    LA_BACKEND_LAPACK,   /* LAPACKE on OpenBLAS, one matrix per thread        */
+    LA_BACKEND_GPU,      /* own CUDA kernels                                  */
+    LA_BACKEND_CUBLAS,   /* cublasCgeqrfBatched + cublasCtrsmBatched          */
+    LA_BACKEND_COUNT
+} la_backend;
+
+/* "auto", "cpu", "lapack", "gpu", "cublas" */
+const char *la_backend_name(la_backend b);
+/* Parse a backend name; returns RT_OK or RT_EINVAL. */
+int la_backend_parse(const char *name, la_backend *out, rt_error *err);
+/* RT_OK when backend b can run in this process; otherwise a code and err says why
+ * (e.g. "built without CUDA support", "no CUDA device: ..."). AUTO is always available. */
+int la_backend_available(la_backend b, rt_error *err);
+
+/* Time spent inside a call, by phase, in milliseconds (wall clock for CPU backends,
+ * CUDA events for GPU ones; transfer is host<->device copying, 0 on the CPU). */
+typedef struct la_timing {
+    double qr_ms;
+    double weights_ms;
+    double transfer_ms;
+} la_timing;
+
+typedef struct la_ctx la_ctx;
+
+/* Create a context for backend b (AUTO resolves here; la_ctx_backend tells which).
+ * threads: CPU threads to use (0 = all available). */
+int la_ctx_create(la_ctx **ctx, la_backend b, int threads, rt_error *err);
+void la_ctx_destroy(la_ctx *ctx);
+la_backend la_ctx_backend(const la_ctx *ctx);
+/* CPU threads the context uses (>= 1). */
+int la_ctx_threads(const la_ctx *ctx);
+
+/* Batched QR: for each of batch matrices A_k (m x n, m >= n >= 1, column-major,
+ * leading dimension lda >= m, A_k = A + k*stride_a), compute the Householder QR and
+ * leave R (n x n, upper triangular) in the upper triangle of A_k. What is left below
+ * the diagonal is unspecified. R's diagonal follows LAPACK's sign convention
+ * (real, any sign); only |R_ii| is unique. */
+int la_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
+          rt_error *err);
+
+/* Batched MVDR weights from triangular factors: for each k, with R_k = R + k*stride_r
+ * (upper n x n in a column-major array with leading dimension ldr) and each of the
+ * nbeams steering vectors v_b (row b of V, V is nbeams x n row-major, shared by the
+ * whole batch), solve R_k^H R_k z = v_b (two triangular solves) and set
+ * w = z / (v_b^H z), so that w^H v_b = 1.  W is batch x nbeams x n (row-major:
+ * W[(k*nbeams + b)*n + j]).  A zero or non-finite diagonal of R_k is reported as
+ * RT_ENUMERIC naming k; W is then unspecified. */
+int la_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
+               int nbeams, const cf32 *V, cf32 *W, rt_error *err);
+
+/* la_qr followed by la_weights on the same batch; a GPU backend keeps R on the
+ * device between the two (and may fuse them). A is used as workspace: its contents
+ * afterwards are unspecified (CPU backends leave R there, GPU backends do not copy R
+ * back). timing may be NULL. */
+int la_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
+                        ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
+                        la_timing *timing, rt_error *err);
+
+/* ---- device-resident timing (bench-qr) ---------------------------------------
+ * Time the backend's batched QR on data already resident where the backend computes
+ * (device memory for gpu/cublas; host memory for cpu/lapack). nsets input sets
+ * (each batch matrices m x n, lda = m, contiguous) are uploaded once and rotated
+ * through so that caches do not flatter the result; each timed run factors a fresh
+ * copy of one set. Returns the median over `repeat` runs in microseconds, and R of
+ * set 0 (batch x m x n, as la_qr leaves it) in R_out when R_out != NULL.
+ * with_weights != 0 times la_adaptive_weights (QR + nbeams solves) instead. */
+int la_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
+                int repeat, int with_weights, int nbeams, const cf32 *V,
+                double *median_us, cf32 *R_out, rt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

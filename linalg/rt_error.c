@@ -1,0 +1,57 @@
+/* rt_error: status codes with messages (see rt_error.h). */
+#include "rt_error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int rt_fail(rt_error *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->code = code;
+    }
+    return code;
+}
+
+int rt_prefix(rt_error *err, const char *fmt, ...)
+{
+    if (!err) return RT_EINVAL;
+    char head[256], old[sizeof err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(head, sizeof head, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->msg, sizeof old);
+    size_t h = strlen(head);
+    if (h + 2 >= sizeof err->msg) h = sizeof err->msg - 3;
+    memcpy(err->msg, head, h);
+    memcpy(err->msg + h, ": ", 2);
+    size_t room = sizeof err->msg - h - 3, o = strlen(old);
+    if (o > room) o = room;
+    memcpy(err->msg + h + 2, old, o);
+    err->msg[h + 2 + o] = '\0';
+    return err->code;
+}
+
+void rt_clear(rt_error *err)
+{
+    if (err) { err->code = RT_OK; err->msg[0] = '\0'; }
+}
+
+const char *rt_status_name(int code)
+{
+    switch (code) {
+    case RT_OK: return "ok";
+    case RT_EINVAL: return "invalid argument";
+    case RT_EIO: return "i/o error";
+    case RT_EFORMAT: return "format error";
+    case RT_ENOMEM: return "out of memory";
+    case RT_ENUMERIC: return "numerical error";
+    case RT_EDEVICE: return "device error";
+    case RT_EUNSUPPORTED: return "unsupported";
+    default: return "unknown error";
+    }
+}

@@ -1,0 +1,77 @@
+/* h5io: rtstap's HDF5 file format (README "File format", schema v1): reading and
+ * validating an input cube, and writing a result file atomically (temporary name in
+ * the target directory, renamed on success; never overwrites an existing file). */
+#ifndef H5IO_H
+#define H5IO_H
+
+#include <stdint.h>
+
+#include "stap.h"
+
+/* A hook that adds datasets/groups to a file being written (e.g. /truth of the scene
+ * generator). file_id is the HDF5 hid_t of the open file. Return RT_OK or a code. */
+typedef int (*stap_h5_extra_fn)(int64_t file_id, void *user, rt_error *err);
+
+/* Optional metadata of an input file. */
+typedef struct stap_radar_meta {
+    int has_prf, has_carrier, has_sample_rate;
+    double prf_hz, carrier_frequency_hz, sample_rate_hz;
+    int has_element_spacing;
+    double element_spacing_wavelengths;
+} stap_radar_meta;
+
+typedef struct stap_input {
+    int channels, pulses, range_gates;
+    cf32 *iq;                /* C x P x R, row-major                    */
+    int steering_beams;      /* 0 when the file has no /steering         */
+    int steering_len;        /* its second dimension (must be C*Q)       */
+    cf32 *steering;          /* steering_beams x steering_len, or NULL   */
+    stap_radar_meta meta;
+} stap_input;
+
+/* Read and validate a schema-v1 file. Rejects (RT_EFORMAT, message naming the file
+ * and dataset): missing /data/iq, rank != 3, a zero-size dimension, a type other than
+ * the {r,i} float32 compound (a float64 {r,i} compound is converted), other member
+ * names, non-finite samples; a malformed /steering or attribute. RT_EIO when the file
+ * cannot be opened. */
+int stap_input_read(const char *path, stap_input *in, rt_error *err);
+void stap_input_free(stap_input *in);
+
+/* Write a schema-v1 input file (used by the generators and import-perfect), atomically. */
+int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn extra,
+                     void *extra_user, rt_error *err);
+
+/* Everything a run writes. */
+typedef struct stap_result {
+    const stap_config *cfg;
+    const char *input_name;        /* "synthetic:<preset>" when synthesized          */
+    const char *backend_name;      /* resolved backend                              */
+    int beams;
+    const cf32 *steering;          /* B x N                                          */
+    const cf32 *weights;           /* D x S x B x N                                  */
+    const cf32 *output;            /* B x D x R                                      */
+    const double *timing_ms;       /* STAP_STAGE_COUNT entries, plus the extras below */
+    double read_ms, total_ms;
+    const stap_radar_meta *meta;   /* may be NULL                                    */
+    /* Optional: detections (issue 5). count 0 = dataset not written. */
+    size_t detection_count;
+    const stap_detection *detections;
+    int have_detections;           /* write /detections (possibly empty)             */
+    const char *cfar_description;  /* attribute of /detections, e.g. "ca pfa=1e-6"   */
+    stap_h5_extra_fn extra;        /* optional hook, may be NULL                     */
+    void *extra_user;
+} stap_result;
+
+/* Write the result file atomically: /weights, /output/iq, /steering, /config,
+ * /timing, /radar (and /detections when present). Fails with RT_EIO, writing nothing,
+ * when path exists. */
+int stap_result_write(const char *path, const stap_result *res, rt_error *err);
+
+/* Atomic-write helpers for any writer of the project: make a temporary name beside
+ * `path` ("<dir>/.<base>.tmp.XXXXXX" created exclusively), and publish it with a
+ * link()-based rename that refuses to replace an existing `path`. */
+int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err);
+int rt_atomic_commit(const char *tmp, const char *path, rt_error *err);
+void rt_atomic_abort(const char *tmp);
+
+#endif

@@ -1,0 +1,204 @@
+/* stap.c: pipeline configuration — presets (the RT_STAP benchmark sizes), defaults,
+ * validation, Doppler windows and the default steering vectors (contract step 6). */
+#include "stap.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const stap_stage_names[STAP_STAGE_COUNT] = {"doppler", "training", "qr",
+                                                        "weights", "apply", "transfer"};
+
+/* The batched complex QR table of the RT_STAP reference paper (README "Presets"). */
+static const struct {
+    const char *name;
+    int C, P, R, D, Q, S, K, B;
+} presets[STAP_PRESET_COUNT] = {
+    {"easy", 16, 128, 480, 128, 1, 3, 80, 16},
+    {"medium", 32, 128, 384, 128, 3, 1, 192, 16},
+    {"hard", 22, 128, 480, 128, 3, 1, 240, 16},
+};
+
+int stap_preset_parse(const char *name, stap_preset *out, rt_error *err)
+{
+    for (int p = 0; p < STAP_PRESET_COUNT; p++)
+        if (name && strcmp(name, presets[p].name) == 0) {
+            *out = (stap_preset)p;
+            return RT_OK;
+        }
+    return rt_fail(err, RT_EINVAL, "unknown preset '%s' (expected easy, medium or hard)",
+                   name ? name : "");
+}
+
+const char *stap_preset_name(stap_preset p)
+{
+    return (p >= 0 && p < STAP_PRESET_COUNT) ? presets[p].name : "invalid";
+}
+
+void stap_config_defaults(stap_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->doppler_order = 1;
+    cfg->segments = 1;
+    cfg->beams = 1;
+    cfg->loading = 0.0;
+    cfg->window = STAP_WINDOW_NONE;
+    cfg->chebyshev_db = 60.0;
+    cfg->element_spacing = 0.5;
+    cfg->backend = LA_BACKEND_AUTO;
+    cfg->threads = 0;
+}
+
+void stap_preset_config(stap_preset p, stap_config *cfg)
+{
+    cfg->channels = presets[p].C;
+    cfg->pulses = presets[p].P;
+    cfg->range_gates = presets[p].R;
+    cfg->doppler_bins = presets[p].D;
+    cfg->doppler_order = presets[p].Q;
+    cfg->segments = presets[p].S;
+    cfg->training = presets[p].K;
+    cfg->beams = presets[p].B;
+}
+
+int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
+                         int steering_len, rt_error *err)
+{
+    if (c->channels < 1 || c->pulses < 1 || c->range_gates < 1)
+        return rt_fail(err, RT_EINVAL, "cube shape %d x %d x %d has a zero dimension",
+                       c->channels, c->pulses, c->range_gates);
+    if (c->doppler_bins == 0) c->doppler_bins = c->pulses;
+    if (c->doppler_bins < c->pulses)
+        return rt_fail(err, RT_EINVAL, "--doppler-bins %d is smaller than the %d pulses",
+                       c->doppler_bins, c->pulses);
+    if (c->doppler_bins > (1 << 20))
+        return rt_fail(err, RT_EINVAL, "--doppler-bins %d is too large", c->doppler_bins);
+    if (c->doppler_order < 1 || c->doppler_order % 2 == 0)
+        return rt_fail(err, RT_EINVAL, "--doppler-order %d must be odd and >= 1",
+                       c->doppler_order);
+    if (c->doppler_order > c->doppler_bins)
+        return rt_fail(err, RT_EINVAL, "--doppler-order %d exceeds the %d Doppler bins",
+                       c->doppler_order, c->doppler_bins);
+    if (c->segments < 1 || c->range_gates % c->segments != 0)
+        return rt_fail(err, RT_EINVAL, "--segments %d must divide the %d range gates",
+                       c->segments, c->range_gates);
+    int L = c->range_gates / c->segments, N = stap_dof(c);
+    if (c->training < 1 || c->training > L)
+        return rt_fail(err, RT_EINVAL,
+                       "--training %d must be between 1 and the %d range cells of a segment",
+                       c->training, L);
+    if (!(c->loading >= 0.0) || !isfinite(c->loading))
+        return rt_fail(err, RT_EINVAL, "--loading must be a finite number >= 0");
+    if (c->training < N && c->loading == 0.0)
+        return rt_fail(err, RT_EINVAL,
+                       "--training %d is smaller than the N = %d degrees of freedom "
+                       "(channels x Doppler order): the training matrix is rank-deficient; "
+                       "use --training >= %d or --loading > 0",
+                       c->training, N, N);
+    if (c->window == STAP_WINDOW_CHEBYSHEV && !(c->chebyshev_db > 0 && c->chebyshev_db < 400))
+        return rt_fail(err, RT_EINVAL, "--window chebyshev:DB needs 0 < DB < 400");
+    if (!(c->element_spacing > 0) || !isfinite(c->element_spacing))
+        return rt_fail(err, RT_EINVAL, "element spacing must be > 0 wavelengths");
+    if (have_steering) {
+        if (steering_len != N)
+            return rt_fail(err, RT_EINVAL,
+                           "/steering has vectors of length %d; expected channels x Doppler "
+                           "order = %d x %d = %d",
+                           steering_len, c->channels, c->doppler_order, N);
+        if (steering_beams < 1) return rt_fail(err, RT_EINVAL, "/steering holds no vectors");
+        c->beams = steering_beams;
+    } else if (c->beams < 1 || c->beams > 4096) {
+        return rt_fail(err, RT_EINVAL, "--beams %d must be between 1 and 4096", c->beams);
+    }
+    /* Sizes that would not fit in memory are refused before anything is allocated. */
+    double doppler_bytes = 8.0 * c->channels * c->doppler_bins * c->range_gates;
+    double train_bytes = 8.0 * c->doppler_bins * c->segments * stap_training_rows(c) * N;
+    double out_bytes = 8.0 * c->beams * c->doppler_bins * c->range_gates;
+    if (doppler_bytes + train_bytes + out_bytes > 16e9)
+        return rt_fail(err, RT_EINVAL, "the configuration needs %.1f GB of working memory "
+                       "(over the 16 GB limit)", (doppler_bytes + train_bytes + out_bytes) / 1e9);
+    return RT_OK;
+}
+
+/* Dolph–Chebyshev window (as in scipy.signal.windows.chebwin): the window is the
+ * inverse DFT of the Chebyshev polynomial T_{M-1}(beta cos(pi k / M)), normalized to a
+ * peak of 1, which puts every sidelobe of its transform at -at_db. */
+static void chebyshev_window(int M, double at_db, double *w)
+{
+    if (M == 1) {
+        w[0] = 1.0;
+        return;
+    }
+    int order = M - 1;
+    double beta = cosh(acosh(pow(10.0, at_db / 20.0)) / order);
+    double *p = malloc(sizeof(double) * M);
+    for (int k = 0; k < M; k++) {
+        double x = beta * cos(M_PI * k / M);
+        if (x > 1) p[k] = cosh(order * acosh(x));
+        else if (x < -1) p[k] = (2 * (M % 2) - 1) * cosh(order * acosh(-x));
+        else p[k] = cos(order * acos(x));
+    }
+    /* real part of the DFT of p (times a half-sample shift for even M) */
+    double *f = malloc(sizeof(double) * M);
+    for (int n = 0; n < M; n++) {
+        double acc = 0;
+        for (int k = 0; k < M; k++) {
+            double ph = -2.0 * M_PI * (double)k * n / M;
+            if (M % 2 == 0) ph += M_PI * k / M;
+            acc += p[k] * cos(ph);
+        }
+        f[n] = acc;
+    }
+    if (M % 2) {
+        int n = (M + 1) / 2; /* w = [f[n-1..1], f[0..n-1]] */
+        int o = 0;
+        for (int i = n - 1; i >= 1; i--) w[o++] = f[i];
+        for (int i = 0; i < n; i++) w[o++] = f[i];
+    } else {
+        int n = M / 2 + 1; /* w = [f[n-1..1], f[1..n-1]] */
+        int o = 0;
+        for (int i = n - 1; i >= 1; i--) w[o++] = f[i];
+        for (int i = 1; i < n; i++) w[o++] = f[i];
+    }
+    double mx = 0;
+    for (int i = 0; i < M; i++) mx = fmax(mx, w[i]);
+    for (int i = 0; i < M; i++) w[i] /= mx;
+    free(p);
+    free(f);
+}
+
+int stap_window(const stap_config *cfg, float *win, rt_error *err)
+{
+    int P = cfg->pulses;
+    switch (cfg->window) {
+    case STAP_WINDOW_NONE:
+        for (int p = 0; p < P; p++) win[p] = 1.0f;
+        return RT_OK;
+    case STAP_WINDOW_HANN:
+        for (int p = 0; p < P; p++)
+            win[p] = P == 1 ? 1.0f : (float)(0.5 - 0.5 * cos(2.0 * M_PI * p / (P - 1)));
+        return RT_OK;
+    case STAP_WINDOW_CHEBYSHEV: {
+        double *w = malloc(sizeof(double) * P);
+        if (!w) return rt_fail(err, RT_ENOMEM, "out of memory for the window");
+        chebyshev_window(P, cfg->chebyshev_db, w);
+        for (int p = 0; p < P; p++) win[p] = (float)w[p];
+        free(w);
+        return RT_OK;
+    }
+    }
+    return rt_fail(err, RT_EINVAL, "unknown window kind %d", (int)cfg->window);
+}
+
+void stap_default_steering(const stap_config *cfg, cf32 *V)
+{
+    int B = cfg->beams, C = cfg->channels, Q = cfg->doppler_order, N = C * Q;
+    for (int b = 0; b < B; b++) {
+        double u = -1.0 + (2.0 * b + 1.0) / B;
+        for (int j = 0; j < N; j++) V[(size_t)b * N + j] = 0;
+        for (int c = 0; c < C; c++) {
+            double ph = 2.0 * M_PI * cfg->element_spacing * c * u;
+            V[(size_t)b * N + c * Q + (Q - 1) / 2] = (float)cos(ph) + I * (float)sin(ph);
+        }
+    }
+}

@@ -1,0 +1,101 @@
+/* stap: the STAP pipeline of rtstap (Doppler filtering, training matrices, batched QR,
+ * MVDR weights, adaptive filtering) as a plan object: create once per CPI shape,
+ * execute per CPI, destroy.  The processing contract is README.md's "Processing
+ * contract"; each step below cites its number there. */
+#ifndef STAP_H
+#define STAP_H
+
+#include <stddef.h>
+
+#include "linalg.h"
+
+typedef enum stap_window_kind {
+    STAP_WINDOW_NONE = 0,
+    STAP_WINDOW_HANN,      /* w[p] = 0.5 - 0.5 cos(2 pi p / (P-1)), symmetric          */
+    STAP_WINDOW_CHEBYSHEV  /* Dolph-Chebyshev, sidelobes `chebyshev_db` below the peak */
+} stap_window_kind;
+
+/* Every parameter of a run. Shape fields come from the input cube. */
+typedef struct stap_config {
+    int channels;        /* C  >= 1                                                */
+    int pulses;          /* P  >= 1                                                */
+    int range_gates;     /* R  >= 1                                                */
+    int doppler_bins;    /* D  >= P (zero-padded FFT); 0 = P                       */
+    int doppler_order;   /* Q  odd, 1 <= Q <= D; N = C*Q degrees of freedom         */
+    int segments;        /* S  >= 1, divides R                                     */
+    int training;        /* K  1 <= K <= R/S; K >= N unless loading > 0            */
+    int beams;           /* B  >= 1 (ignored when steering vectors are given)       */
+    double loading;      /* delta >= 0: diagonal loading, R^H R = K (Rhat + delta I) */
+    stap_window_kind window;
+    double chebyshev_db; /* sidelobe level in dB (> 0) for STAP_WINDOW_CHEBYSHEV    */
+    double element_spacing; /* d / lambda, default 0.5                             */
+    la_backend backend;
+    int threads;         /* CPU threads, 0 = all                                    */
+} stap_config;
+
+typedef enum stap_preset { STAP_PRESET_EASY = 0, STAP_PRESET_MEDIUM, STAP_PRESET_HARD,
+                           STAP_PRESET_COUNT } stap_preset;
+
+/* Fill cfg with a preset's values (README "Presets"); returns RT_EINVAL for a bad name. */
+int stap_preset_parse(const char *name, stap_preset *out, rt_error *err);
+const char *stap_preset_name(stap_preset p);
+void stap_preset_config(stap_preset p, stap_config *cfg);
+/* Defaults that are not part of a preset (window none, loading 0, spacing 0.5, auto). */
+void stap_config_defaults(stap_config *cfg);
+
+/* Resolve defaults (doppler_bins = 0 -> pulses) and check every constraint above;
+ * the message names the parameter by its command-line flag. */
+int stap_config_validate(stap_config *cfg, int have_steering, int steering_beams,
+                         int steering_len, rt_error *err);
+
+static inline int stap_dof(const stap_config *c) { return c->channels * c->doppler_order; }
+/* Rows of one training matrix: K, plus N loading rows when loading > 0. */
+static inline int stap_training_rows(const stap_config *c)
+{
+    return c->training + (c->loading > 0 ? stap_dof(c) : 0);
+}
+
+/* Window coefficients win[0..P-1] for the configured window. */
+int stap_window(const stap_config *cfg, float *win, rt_error *err);
+/* Default steering (contract step 6): V is B x N row-major. */
+void stap_default_steering(const stap_config *cfg, cf32 *V);
+
+/* One detection of the CFAR detector (stap/cfar.h), as written to /detections. */
+typedef struct stap_detection {
+    int beam, doppler_bin, range_cell;
+    float power;    /* |y|^2 in the cell under test                     */
+    float snr_db;   /* power over the CFAR noise estimate, in dB        */
+} stap_detection;
+
+/* Stage timing, milliseconds. */
+enum { STAP_STAGE_DOPPLER = 0, STAP_STAGE_TRAINING, STAP_STAGE_QR, STAP_STAGE_WEIGHTS,
+       STAP_STAGE_APPLY, STAP_STAGE_TRANSFER, STAP_STAGE_COUNT };
+extern const char *const stap_stage_names[STAP_STAGE_COUNT];
+
+typedef struct stap_plan stap_plan;
+
+/* Create a plan: validates cfg (copied), makes FFTW plans, allocates work buffers,
+ * creates the linalg context. steering: B x N row-major, or NULL for the default
+ * beams; nbeams is cfg->beams when steering is NULL. */
+int stap_plan_create(stap_plan **plan, const stap_config *cfg, const cf32 *steering,
+                     int nbeams, rt_error *err);
+void stap_plan_destroy(stap_plan *plan);
+const stap_config *stap_plan_config(const stap_plan *plan);
+int stap_plan_beams(const stap_plan *plan);
+const cf32 *stap_plan_steering(const stap_plan *plan);   /* B x N */
+la_backend stap_plan_backend(const stap_plan *plan);      /* resolved backend */
+
+/* Sizes of the outputs, in complex elements. */
+size_t stap_weights_len(const stap_plan *plan); /* D * S * B * N */
+size_t stap_output_len(const stap_plan *plan);  /* B * D * R     */
+
+/* Run one CPI. cube: C x P x R row-major. weights: D x S x B x N; output: B x D x R
+ * (y = w^H s). timing_ms[STAP_STAGE_COUNT] may be NULL. Non-finite input samples are
+ * rejected (RT_EFORMAT) naming the first offending index. */
+int stap_plan_execute(stap_plan *plan, const cf32 *cube, cf32 *weights, cf32 *output,
+                      double *timing_ms, rt_error *err);
+
+/* Intermediate products for tests and tools. doppler: C x D x R. */
+const cf32 *stap_plan_doppler(const stap_plan *plan);
+
+#endif

@@ -1,0 +1,133 @@
+/* la_check.c: seedable random numbers and test-matrix generators for the linear-algebra
+ * tests (random complex normal batches and batches of prescribed condition number). */
+#define _POSIX_C_SOURCE 200809L
+#include "la_check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TC_TWO_PI 6.283185307179586476925286766559
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void tc_rng_seed(tc_rng *r, uint64_t seed)
+{
+    uint64_t x = seed;
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+/* xoshiro256** (Blackman and Vigna) */
+static uint64_t next_u64(tc_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+uint64_t tc_seed_from_env_or_time(void)
+{
+    uint64_t seed;
+    const char *env = getenv("RTSTAP_SEED");
+    char *end = NULL;
+    if (env && *env && (seed = strtoull(env, &end, 0), end && *end == '\0')) {
+        /* replaying a given seed */
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
+                     ((uint64_t)getpid() << 32);
+        seed = splitmix64(&x) >> 1; /* keep it printable and replayable as a decimal */
+    }
+    fprintf(stderr, "seed = %llu\n", (unsigned long long)seed);
+    return seed;
+}
+
+double tc_uniform(tc_rng *r) { return (double)(next_u64(r) >> 11) * 0x1.0p-53; }
+
+double tc_normal(tc_rng *r)
+{
+    /* Box-Muller; 1 - u keeps the logarithm's argument in (0, 1]. */
+    double u = 1.0 - tc_uniform(r), v = tc_uniform(r);
+    return sqrt(-2.0 * log(u)) * cos(TC_TWO_PI * v);
+}
+
+static cf64 cnormal64(tc_rng *r)
+{
+    double u = 1.0 - tc_uniform(r), v = tc_uniform(r);
+    double rad = sqrt(-log(u)); /* E|z|^2 = 1 */
+    return rad * cos(TC_TWO_PI * v) + I * (rad * sin(TC_TWO_PI * v));
+}
+
+cf32 tc_cnormal(tc_rng *r) { return (cf32)cnormal64(r); }
+
+void tc_random_batch(tc_rng *r, int m, int n, int batch, cf32 *A)
+{
+    size_t total = (size_t)m * n * batch;
+    for (size_t i = 0; i < total; i++) A[i] = tc_cnormal(r);
+}
+
+/* Orthonormal columns: the explicit Q (rows x cols) of a random complex normal matrix,
+ * by modified Gram-Schmidt applied twice (reorthogonalization keeps it orthonormal to
+ * double precision). Q is column-major with leading dimension rows. */
+static void random_orthonormal(tc_rng *r, int rows, int cols, cf64 *Q)
+{
+    for (size_t i = 0; i < (size_t)rows * cols; i++) Q[i] = cnormal64(r);
+    for (int j = 0; j < cols; j++) {
+        cf64 *q = Q + (size_t)j * rows;
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < j; i++) {
+                const cf64 *p = Q + (size_t)i * rows;
+                cf64 d = 0;
+                for (int t = 0; t < rows; t++) d += conj(p[t]) * q[t];
+                for (int t = 0; t < rows; t++) q[t] -= d * p[t];
+            }
+        double nrm = 0;
+        for (int t = 0; t < rows; t++) nrm += creal(q[t]) * creal(q[t]) + cimag(q[t]) * cimag(q[t]);
+        nrm = sqrt(nrm);
+        for (int t = 0; t < rows; t++) q[t] /= nrm;
+    }
+}
+
+void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, cf32 *A)
+{
+    cf64 *U = malloc((size_t)m * n * sizeof *U), *V = malloc((size_t)n * n * sizeof *V);
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!U || !V || !s) {
+        fprintf(stderr, "tc_illcond_batch: out of memory\n");
+        abort();
+    }
+    for (int i = 0; i < n; i++) s[i] = n > 1 ? pow(cond, -(double)i / (n - 1)) : 1.0;
+    for (int k = 0; k < batch; k++) {
+        random_orthonormal(r, m, n, U);
+        random_orthonormal(r, n, n, V);
+        cf32 *Ak = A + (size_t)m * n * k;
+        /* A = U diag(s) V^H: A(:, j) = sum_i U(:, i) s_i conj(V(j, i)) */
+        for (int j = 0; j < n; j++)
+            for (int t = 0; t < m; t++) {
+                cf64 acc = 0;
+                for (int i = 0; i < n; i++) acc += U[(size_t)i * m + t] * (s[i] * conj(V[(size_t)i * n + j]));
+                Ak[(size_t)j * m + t] = (cf32)acc;
+            }
+    }
+    free(U);
+    free(V);
+    free(s);
+}

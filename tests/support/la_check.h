@@ -1,0 +1,27 @@
+/* la_check: accuracy criteria for the batched factorizations (LAPACK's test ratios)
+ * and generators of test matrices; shared by the CPU and GPU tests and by bench-qr's
+ * accuracy column (bench uses linalg/la_accuracy.h, this wraps it for tests). */
+#ifndef LA_CHECK_H
+#define LA_CHECK_H
+
+#include <stdint.h>
+
+#include "linalg.h"
+#include "la_accuracy.h"
+
+/* Deterministic, seedable generator (xoshiro/splitmix based): tests draw fresh seeds
+ * from time and print them so that a failure can be replayed (RTSTAP_SEED=N). */
+typedef struct tc_rng { uint64_t s[4]; } tc_rng;
+void tc_rng_seed(tc_rng *r, uint64_t seed);
+uint64_t tc_seed_from_env_or_time(void); /* prints "seed = N" to stderr */
+double tc_uniform(tc_rng *r);            /* [0,1) */
+double tc_normal(tc_rng *r);             /* N(0,1) */
+cf32 tc_cnormal(tc_rng *r);              /* complex circular normal, E|z|^2 = 1 */
+
+/* batch random m x n matrices (lda = m, contiguous): entries complex normal. */
+void tc_random_batch(tc_rng *r, int m, int n, int batch, cf32 *A);
+/* batch m x n matrices with prescribed 2-norm condition number cond (singular values
+ * geometrically spaced from 1 to 1/cond, random unitary factors), computed in double. */
+void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, cf32 *A);
+
+#endif

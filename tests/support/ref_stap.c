@@ -1,0 +1,132 @@
+/* ref_stap.c: the contract in double precision, written for clarity, not speed. */
+#include "ref_stap.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Householder QR in double of A (m x n, column-major, lda = m), R left in the upper
+ * triangle. Returns 0, or -1 on a zero column. */
+static int qr_double(int m, int n, cf64 *A)
+{
+    for (int k = 0; k < n; k++) {
+        cf64 *x = A + (size_t)k * m + k;
+        int len = m - k;
+        double nrm = 0;
+        for (int i = 0; i < len; i++) nrm += creal(x[i] * conj(x[i]));
+        nrm = sqrt(nrm);
+        if (nrm == 0) return -1;
+        cf64 alpha = x[0];
+        double absa = cabs(alpha);
+        cf64 phase = absa > 0 ? alpha / absa : 1.0;
+        cf64 beta = -phase * nrm;        /* x - beta e1 avoids cancellation */
+        /* v = x - beta e1, H = I - 2 v v^H / (v^H v) maps x to beta e1 */
+        cf64 *v = malloc(sizeof(cf64) * len);
+        memcpy(v, x, sizeof(cf64) * len);
+        v[0] -= beta;
+        double vv = 0;
+        for (int i = 0; i < len; i++) vv += creal(v[i] * conj(v[i]));
+        for (int j = k; j < n; j++) {
+            cf64 *a = A + (size_t)j * m + k;
+            cf64 s = 0;
+            for (int i = 0; i < len; i++) s += conj(v[i]) * a[i];
+            s *= 2.0 / vv;
+            for (int i = 0; i < len; i++) a[i] -= s * v[i];
+        }
+        free(v);
+    }
+    return 0;
+}
+
+int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
+             const cf32 *cube, cf64 *W, cf64 *Y)
+{
+    const int C = cfg->channels, P = cfg->pulses, R = cfg->range_gates;
+    const int D = cfg->doppler_bins, Q = cfg->doppler_order, S = cfg->segments;
+    const int K = cfg->training, N = C * Q, L = R / S;
+    const int M = K + (cfg->loading > 0 ? N : 0);
+    int status = 0;
+
+    /* 1. Doppler filtering by a direct DFT */
+    cf64 *X = malloc(sizeof(cf64) * (size_t)C * D * R);
+    cf64 *tw = malloc(sizeof(cf64) * (size_t)D);
+    for (int i = 0; i < D; i++) tw[i] = cexp(-2.0 * M_PI * I * i / D);
+    for (int c = 0; c < C; c++)
+        for (int d = 0; d < D; d++)
+            for (int r = 0; r < R; r++) {
+                cf64 acc = 0;
+                for (int p = 0; p < P; p++)
+                    acc += win[p] * (cf64)cube[((size_t)c * P + p) * R + r] *
+                           tw[(int)(((long)d * p) % D)];
+                X[((size_t)c * D + d) * R + r] = acc;
+            }
+    /* 2. snapshot s[c*Q+q] of bin d at cell r */
+#define SNAP(d, r, c, q) X[((size_t)(c) * D + (((d) - (Q - 1) / 2 + (q)) % D + D) % D) * R + (r)]
+
+    cf64 *T = malloc(sizeof(cf64) * (size_t)M * N);
+    cf64 *y = malloc(sizeof(cf64) * N), *z = malloc(sizeof(cf64) * N);
+    for (int d = 0; d < D && !status; d++)
+        for (int s = 0; s < S && !status; s++) {
+            /* 3-4. training matrix */
+            for (int i = 0; i < K; i++) {
+                int cell = s * L + (int)((long)i * L / K);
+                for (int c = 0; c < C; c++)
+                    for (int q = 0; q < Q; q++) T[(size_t)(c * Q + q) * M + i] = conj(SNAP(d, cell, c, q));
+            }
+            for (int i = K; i < M; i++)
+                for (int j = 0; j < N; j++)
+                    T[(size_t)j * M + i] = (i - K == j) ? sqrt(K * cfg->loading) : 0.0;
+            /* 5. R */
+            if (qr_double(M, N, T)) {
+                status = -1;
+                break;
+            }
+            /* 6-7. weights: R^H y = v, R z = y, w = z / (v^H z) */
+            for (int b = 0; b < B; b++) {
+                const cf32 *v = V + (size_t)b * N;
+                for (int i = 0; i < N; i++) {
+                    cf64 acc = v[i];
+                    for (int k = 0; k < i; k++) acc -= conj(T[(size_t)i * M + k]) * y[k];
+                    y[i] = acc / conj(T[(size_t)i * M + i]);
+                }
+                for (int i = N - 1; i >= 0; i--) {
+                    cf64 acc = y[i];
+                    for (int k = i + 1; k < N; k++) acc -= T[(size_t)k * M + i] * z[k];
+                    z[i] = acc / T[(size_t)i * M + i];
+                }
+                cf64 vz = 0;
+                for (int i = 0; i < N; i++) vz += conj((cf64)v[i]) * z[i];
+                cf64 *w = W + (((size_t)d * S + s) * B + b) * N;
+                for (int i = 0; i < N; i++) w[i] = z[i] / vz;
+            }
+        }
+    /* 8. output y[b,d,r] = w^H s(d,r) */
+    for (int b = 0; b < B && !status; b++)
+        for (int d = 0; d < D; d++)
+            for (int r = 0; r < R; r++) {
+                const cf64 *w = W + (((size_t)d * S + r / L) * B + b) * N;
+                cf64 acc = 0;
+                for (int c = 0; c < C; c++)
+                    for (int q = 0; q < Q; q++) acc += conj(w[c * Q + q]) * SNAP(d, r, c, q);
+                Y[((size_t)b * D + d) * R + r] = acc;
+            }
+#undef SNAP
+    free(X);
+    free(tw);
+    free(T);
+    free(y);
+    free(z);
+    return status;
+}
+
+double ref_snr_db(const cf64 *ref, const cf32 *out, size_t n)
+{
+    double sig = 0, err = 0;
+    for (size_t i = 0; i < n; i++) {
+        cf64 e = ref[i] - (cf64)out[i];
+        sig += creal(ref[i] * conj(ref[i]));
+        err += creal(e * conj(e));
+    }
+    if (!(err == err)) return -INFINITY; /* NaN */
+    return err == 0 ? INFINITY : 10 * log10(sig / err);
+}

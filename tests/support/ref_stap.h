@@ -1,0 +1,19 @@
+/* ref_stap: a straightforward double-precision implementation of the processing contract
+ * (README), independent of stap/ and linalg/: naive DFT, Householder QR in double, two
+ * triangular solves, adaptive filtering. Tests compare the product against it in dB. */
+#ifndef REF_STAP_H
+#define REF_STAP_H
+
+#include "stap.h"
+
+/* cfg: validated configuration (doppler_bins resolved). win: P coefficients (double).
+ * V: B x N steering. cube: C x P x R (float, as the product reads it).
+ * Outputs (double complex): W (D x S x B x N), Y (B x D x R). Returns 0, or -1 when a
+ * factor is singular. */
+int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
+             const cf32 *cube, cf64 *W, cf64 *Y);
+
+/* SNR in dB of `out` against `ref`: 10 log10(sum |ref|^2 / sum |ref - out|^2). */
+double ref_snr_db(const cf64 *ref, const cf32 *out, size_t n);
+
+#endif

@@ -1,0 +1,225 @@
+/* test_pipeline: the STAP plan against the double-precision reference of the contract
+ * (tests/support/ref_stap.c), for the cpu and lapack backends, with Doppler orders 1 and
+ * 3, zero padding, several segments, diagonal loading, Hann and Chebyshev windows, user
+ * steering vectors and a jammed cube; plus window properties and input rejection. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_check.h"
+#include "ref_stap.h"
+#include "stap.h"
+#include "synth.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                                    \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            failures++;                                                                     \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                            \
+            fprintf(stderr, __VA_ARGS__);                                                   \
+            fputc('\n', stderr);                                                            \
+        }                                                                                   \
+    } while (0)
+
+typedef struct {
+    const char *name;
+    int C, P, R, D, Q, S, K, B;
+    double loading;
+    stap_window_kind window;
+    double cheb_db;
+    int user_steering; /* random steering vectors instead of the default beams */
+    int jammed;        /* synth cube (jammers + target) instead of white noise  */
+    double min_snr_db; /* required agreement with the reference                 */
+} pcase;
+
+static const pcase cases[] = {
+    {"post-Doppler, 2 segments", 4, 16, 96, 16, 1, 2, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100},
+    {"Q=3, zero-padded D=20, loading, hann", 4, 16, 96, 20, 3, 3, 16, 4, 0.1, STAP_WINDOW_HANN, 0, 0, 0, 100},
+    {"Q=3, chebyshev 50 dB, user steering", 3, 12, 64, 12, 3, 1, 40, 5, 0, STAP_WINDOW_CHEBYSHEV, 50, 1, 0, 100},
+    {"jammed cube, Q=1, loading 1e-3", 6, 16, 120, 16, 1, 2, 40, 4, 1e-3, STAP_WINDOW_NONE, 0, 0, 1, 90},
+    {"jammed cube, Q=3, K < N with loading", 4, 8, 60, 8, 3, 3, 8, 2, 0.5, STAP_WINDOW_HANN, 0, 0, 1, 90},
+};
+
+static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
+{
+    stap_config cfg;
+    stap_config_defaults(&cfg);
+    cfg.channels = pc->C; cfg.pulses = pc->P; cfg.range_gates = pc->R;
+    cfg.doppler_bins = pc->D; cfg.doppler_order = pc->Q; cfg.segments = pc->S;
+    cfg.training = pc->K; cfg.beams = pc->B; cfg.loading = pc->loading;
+    cfg.window = pc->window; cfg.chebyshev_db = pc->cheb_db; cfg.backend = be;
+    int N = pc->C * pc->Q;
+    size_t ncube = (size_t)pc->C * pc->P * pc->R;
+    cf32 *cube = malloc(sizeof(cf32) * ncube);
+    if (pc->jammed) {
+        synth_params sp;
+        synth_defaults(&sp, pc->C, pc->P, pc->R);
+        sp.seed = (uint64_t)(tc_uniform(rng) * 1e15);
+        rt_error e;
+        synth_cube(&sp, cube, &e);
+    } else {
+        for (size_t i = 0; i < ncube; i++) cube[i] = tc_cnormal(rng);
+    }
+    cf32 *V = NULL;
+    if (pc->user_steering) {
+        V = malloc(sizeof(cf32) * (size_t)pc->B * N);
+        for (int i = 0; i < pc->B * N; i++) V[i] = tc_cnormal(rng);
+    }
+    rt_error err;
+    stap_plan *plan;
+    int st = stap_plan_create(&plan, &cfg, V, V ? pc->B : 0, &err);
+    CHECK(st == RT_OK, "%s [%s]: plan: %s", pc->name, la_backend_name(be), err.msg);
+    if (st) {
+        free(cube);
+        free(V);
+        return;
+    }
+    const stap_config *c = stap_plan_config(plan);
+    size_t nw = stap_weights_len(plan), ny = stap_output_len(plan);
+    cf32 *W = malloc(sizeof(cf32) * nw), *Y = malloc(sizeof(cf32) * ny);
+    for (size_t i = 0; i < nw; i++) W[i] = NAN; /* poison: every element must be written */
+    for (size_t i = 0; i < ny; i++) Y[i] = NAN;
+    double timing[STAP_STAGE_COUNT];
+    st = stap_plan_execute(plan, cube, W, Y, timing, &err);
+    CHECK(st == RT_OK, "%s [%s]: execute: %s", pc->name, la_backend_name(be), err.msg);
+
+    float *winf = malloc(sizeof(float) * pc->P);
+    double *win = malloc(sizeof(double) * pc->P);
+    stap_window(c, winf, &err);
+    for (int p = 0; p < pc->P; p++) win[p] = winf[p];
+    cf64 *Wr = malloc(sizeof(cf64) * nw), *Yr = malloc(sizeof(cf64) * ny);
+    CHECK(ref_stap(c, win, stap_plan_beams(plan), stap_plan_steering(plan), cube, Wr, Yr) == 0,
+          "%s: reference failed", pc->name);
+    double snr_w = ref_snr_db(Wr, W, nw), snr_y = ref_snr_db(Yr, Y, ny);
+    printf("  %-40s %-6s weights %6.1f dB  output %6.1f dB  (need %g)\n", pc->name,
+           la_backend_name(be), snr_w, snr_y, pc->min_snr_db);
+    CHECK(snr_w >= pc->min_snr_db, "%s [%s]: weights SNR %.1f dB < %g", pc->name,
+          la_backend_name(be), snr_w, pc->min_snr_db);
+    CHECK(snr_y >= pc->min_snr_db, "%s [%s]: output SNR %.1f dB < %g", pc->name,
+          la_backend_name(be), snr_y, pc->min_snr_db);
+    /* distortionless constraint w^H v = 1 for every (d, s, b) */
+    double worst = 0;
+    const cf32 *Vs = stap_plan_steering(plan);
+    for (size_t k = 0; k < nw / N; k++) {
+        const cf32 *w = W + k * N, *v = Vs + (k % stap_plan_beams(plan)) * N;
+        cf64 s = 0;
+        for (int j = 0; j < N; j++) s += conj((cf64)w[j]) * v[j];
+        worst = fmax(worst, cabs(s - 1.0));
+    }
+    CHECK(worst < 1e-3, "%s [%s]: |w^H v - 1| = %g", pc->name, la_backend_name(be), worst);
+    free(winf); free(win); free(Wr); free(Yr); free(W); free(Y); free(cube); free(V);
+    stap_plan_destroy(plan);
+}
+
+/* Windows: Hann by its formula; Chebyshev: symmetric, peak 1, and every sidelobe of its
+ * transform at -DB (equiripple) within 0.5 dB. */
+static void test_windows(void)
+{
+    stap_config cfg;
+    stap_config_defaults(&cfg);
+    rt_error err;
+    for (int P = 7; P <= 32; P += 25) {
+        cfg.pulses = P;
+        float w[64];
+        cfg.window = STAP_WINDOW_HANN;
+        stap_window(&cfg, w, &err);
+        for (int p = 0; p < P; p++)
+            CHECK(fabs(w[p] - (0.5 - 0.5 * cos(2 * M_PI * p / (P - 1)))) < 1e-6, "hann[%d]", p);
+        for (double db = 30; db <= 80; db += 25) {
+            cfg.window = STAP_WINDOW_CHEBYSHEV;
+            cfg.chebyshev_db = db;
+            stap_window(&cfg, w, &err);
+            float mx = 0;
+            for (int p = 0; p < P; p++) {
+                mx = fmaxf(mx, w[p]);
+                CHECK(fabsf(w[p] - w[P - 1 - p]) < 1e-5, "chebyshev not symmetric");
+            }
+            CHECK(fabsf(mx - 1) < 1e-6, "chebyshev peak %g", mx);
+            /* DTFT on a fine grid; mainlobe = from 0 to the first local minimum */
+            int G = 4096;
+            double *mag = malloc(sizeof(double) * (G / 2 + 1));
+            for (int g = 0; g <= G / 2; g++) {
+                cf64 s = 0;
+                for (int p = 0; p < P; p++) s += w[p] * cexp(-2 * M_PI * I * g * p / G);
+                mag[g] = cabs(s);
+            }
+            int g0 = 1;
+            while (g0 < G / 2 && mag[g0 + 1] < mag[g0]) g0++;
+            double side = 0;
+            for (int g = g0; g <= G / 2; g++) side = fmax(side, mag[g]);
+            double level = 20 * log10(side / mag[0]);
+            CHECK(fabs(level + db) < 0.5, "chebyshev P=%d %g dB: sidelobes at %.2f dB", P, db, level);
+            free(mag);
+        }
+    }
+}
+
+static void test_rejections(void)
+{
+    stap_config cfg;
+    stap_config_defaults(&cfg);
+    cfg.channels = 4; cfg.pulses = 8; cfg.range_gates = 30; cfg.training = 10;
+    rt_error err;
+    stap_config c = cfg;
+    c.segments = 4;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "--segments"),
+          "segments not dividing R: %s", err.msg);
+    c = cfg;
+    c.doppler_order = 2;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "odd"), "even Q");
+    c = cfg;
+    c.doppler_bins = 4;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "--doppler-bins"), "D < P");
+    c = cfg;
+    c.training = 3;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "rank-deficient"), "K < N");
+    c.loading = 0.1;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_OK, "K < N with loading: %s", err.msg);
+    c = cfg;
+    c.training = 31;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "--training"), "K > L");
+    c = cfg;
+    CHECK(stap_config_validate(&c, 1, 3, 5, &err) == RT_EINVAL && strstr(err.msg, "/steering"), "steering len");
+
+    /* non-finite samples are rejected, naming the index */
+    c = cfg;
+    c.backend = LA_BACKEND_CPU;
+    stap_plan *plan;
+    if (stap_plan_create(&plan, &c, NULL, 0, &err) == RT_OK) {
+        size_t n = 4 * 8 * 30;
+        cf32 *cube = calloc(n, sizeof(cf32));
+        for (size_t i = 0; i < n; i++) cube[i] = 1.0f + (float)(i % 7) * I;
+        cube[(2 * 8 + 5) * 30 + 11] = NAN;
+        cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
+        cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan));
+        int st = stap_plan_execute(plan, cube, W, Y, NULL, &err);
+        CHECK(st == RT_EFORMAT && strstr(err.msg, "channel 2, pulse 5, range 11"), "NaN: %s", err.msg);
+        /* a rank-deficient cube (all cells equal): singular factor, reported, no NaN */
+        for (size_t i = 0; i < n; i++) cube[i] = 1.0f;
+        st = stap_plan_execute(plan, cube, W, Y, NULL, &err);
+        CHECK(st == RT_ENUMERIC, "singular training data gave status %d (%s)", st, err.msg);
+        free(cube); free(W); free(Y);
+        stap_plan_destroy(plan);
+    } else {
+        CHECK(0, "plan: %s", err.msg);
+    }
+}
+
+int main(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tc_seed_from_env_or_time());
+    test_windows();
+    test_rejections();
+    const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        for (int b = 0; b < 2; b++) run_case(&cases[i], backends[b], &rng);
+    if (failures) {
+        fprintf(stderr, "test_pipeline: %d failure(s)\n", failures);
+        return 1;
+    }
+    printf("test_pipeline: all passed\n");
+    return 0;
+}
