@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+
 int cli_error(int status, const char *fmt, ...)
 {
     va_list ap;
@@ -48,3 +49,31 @@ int cli_double(const char *flag, const char *s, double lo, double hi, double *ou
     *out = v;
     return 0;
 }
+
+void cli_print_timing(const stap_config *cfg, const char *input, const double *t,
+                         double read_ms, double write_ms, double total_ms)
+{
+    int N = stap_dof(cfg), M = stap_training_rows(cfg);
+    int batch = cfg->doppler_bins * cfg->segments;
+    double flops = batch * (8.0 * M * N * N - 8.0 * N * N * N / 3.0);
+    fprintf(stderr,
+            "rtstap: %s, backend %s\n"
+            "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d B=%d  loading %g  QR batch %d x %dx%d\n",
+            input, la_backend_name(cfg->backend), cfg->channels, cfg->pulses, cfg->range_gates,
+            cfg->doppler_bins, cfg->doppler_order, cfg->segments, cfg->training, cfg->beams,
+            cfg->loading, batch, M, N);
+    double compute = 0;
+    for (int i = 0; i < STAP_STAGE_COUNT; i++) compute += t[i];
+    fprintf(stderr, "  %-10s %10s %7s\n", "stage", "ms", "share");
+    fprintf(stderr, "  %-10s %10.3f\n", "read", read_ms);
+    for (int i = 0; i < STAP_STAGE_COUNT; i++) {
+        fprintf(stderr, "  %-10s %10.3f %6.1f%%", stap_stage_names[i], t[i],
+                compute > 0 ? 100.0 * t[i] / compute : 0.0);
+        if (i == STAP_STAGE_QR && t[i] > 0)
+            fprintf(stderr, "   %.1f GFLOP/s", flops / (t[i] * 1e6));
+        fputc('\n', stderr);
+    }
+    fprintf(stderr, "  %-10s %10.3f\n", "write", write_ms);
+    fprintf(stderr, "  %-10s %10.3f   (compute %.3f ms)\n", "total", total_ms, compute);
+}
+

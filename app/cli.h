@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "rt_error.h"
+#include "stap.h"
 
 enum { EXIT_OK = 0, EXIT_PROCESSING = 1, EXIT_USAGE = 2 };
 
@@ -24,8 +25,14 @@ int cli_fail(const rt_error *err);
 int cli_int(const char *flag, const char *s, long lo, long hi, int *out);
 int cli_double(const char *flag, const char *s, double lo, double hi, double *out);
 
+/* The stage-timing table on stderr (shared by run and perfect). */
+void cli_print_timing(const stap_config *cfg, const char *input, const double *t,
+                      double read_ms, double write_ms, double total_ms);
+
 /* Subcommands: each takes argv[0] = its name and returns the exit status. */
 int cmd_run(int argc, char **argv);
 int cmd_bench_qr(int argc, char **argv);
+int cmd_perfect(int argc, char **argv);
+int cmd_import_perfect(int argc, char **argv);
 
 #endif

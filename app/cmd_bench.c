@@ -21,7 +21,7 @@ typedef struct {
     qr_size sz;
     la_backend be;
     int ok;               /* measured */
-    char why[256];        /* when not measured */
+    char why[600];        /* when not measured */
     double median_us, gflops, residual, diag, weights_us;
 } bench_row;
 

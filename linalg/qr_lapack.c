@@ -76,7 +76,7 @@ int la_lapack_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptr
                       int nbeams, const cf32 *V, cf32 *W, rt_error *err)
 {
     single_threaded_blas();
-    int bad = -1, nomem = 0;
+    int bad = -1, bad_beam = -1, nomem = 0;
 #pragma omp parallel num_threads(ctx->threads)
     {
         cf32 *B = malloc((size_t)n * nbeams * sizeof *B); /* n x nbeams, column b = v_b */
@@ -98,13 +98,24 @@ int la_lapack_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptr
             }
             if (i1 != 0 || i2 != 0) {
 #pragma omp critical(la_lapack_weights_bad)
-                if (bad < 0 || k < bad) bad = k;
+                if (bad < 0 || k < bad) {
+                    bad = k;
+                    bad_beam = -1;
+                }
                 continue;
             }
             for (int b = 0; b < nbeams; b++) {
                 const cf32 *v = V + (size_t)b * n, *z = B + (size_t)b * n;
                 cf64 vz = 0;
                 for (int j = 0; j < n; j++) vz += conj((cf64)v[j]) * (cf64)z[j];
+                if (!(cabs(vz) > 0) || !isfinite(cabs(vz))) {
+#pragma omp critical(la_lapack_weights_bad)
+                    if (bad < 0 || k < bad) {
+                        bad = k;
+                        bad_beam = b;
+                    }
+                    break;
+                }
                 cf32 s = (cf32)(1.0 / vz);
                 cf32 *w = W + ((size_t)k * nbeams + b) * n;
                 for (int j = 0; j < n; j++) w[j] = z[j] * s;
@@ -113,6 +124,10 @@ int la_lapack_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptr
         free(B);
     }
     if (nomem) return rt_fail(err, RT_ENOMEM, "out of memory for the right-hand sides (n=%d)", n);
+    if (bad >= 0 && bad_beam >= 0)
+        return rt_fail(err, RT_ENUMERIC,
+                       "steering vector %d gives v^H (R^H R)^-1 v = 0 or non-finite in batch item %d",
+                       bad_beam, bad);
     if (bad >= 0) return rt_fail(err, RT_ENUMERIC, "singular triangular factor in batch item %d", bad);
     return RT_OK;
 }

@@ -1,0 +1,706 @@
+/* scene.c: the airborne scene generator of scene.h (Ward TR-1015 clutter ring, barrage
+ * jammers, noise, point targets), its /truth record and its exact covariances. */
+#include "scene.h"
+
+#include <cblas.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define C0 299792458.0
+
+/* ---- random numbers: splitmix64-seeded xoshiro256** ------------------------------ */
+typedef struct { uint64_t s[4]; } rng_t;
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rng_next(rng_t *r)
+{
+    uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45);
+    return res;
+}
+/* stream: independent streams of one seed (clutter, noise, jammers, targets) */
+static void rng_seed(rng_t *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = seed ^ (0xd1b54a32d192ed03ull * (stream + 1));
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix(&x);
+}
+static double uniform(rng_t *r) { return ((rng_next(r) >> 11) + 0.5) * 0x1.0p-53; } /* (0,1) */
+/* circular complex Gaussian, E|z|^2 = 1 (Box–Muller) */
+static cf64 cgauss(rng_t *r)
+{
+    double rad = sqrt(-log(uniform(r))), ph = 2 * M_PI * uniform(r);
+    return rad * (cos(ph) + I * sin(ph));
+}
+static cf64 cis(double cycles)
+{
+    double ph = 2 * M_PI * cycles;
+    return cos(ph) + I * sin(ph);
+}
+
+/* ---- presets ------------------------------------------------------------------- */
+static const struct {
+    const char *name;
+    int C, P, R;
+    double cnr_db;
+} presets[SCENE_PRESET_COUNT] = {
+    {"easy", 16, 128, 480, 40},
+    {"medium", 32, 128, 384, 40},
+    {"hard", 22, 128, 480, 40},
+    {"ward", 18, 18, 300, 47},
+};
+
+int scene_preset_parse(const char *name, scene_preset *p, rt_error *err)
+{
+    for (int i = 0; i < SCENE_PRESET_COUNT; i++)
+        if (name && !strcmp(name, presets[i].name)) {
+            *p = (scene_preset)i;
+            return RT_OK;
+        }
+    return rt_fail(err, RT_EINVAL, "unknown scene preset '%s' (expected easy, medium, hard "
+                   "or ward)", name ? name : "");
+}
+
+const char *scene_preset_name(scene_preset p)
+{
+    return (p >= 0 && p < SCENE_PRESET_COUNT) ? presets[p].name : "invalid";
+}
+
+double scene_velocity_for_beta(const scene_config *c, double beta)
+{
+    double d = c->element_spacing * C0 / c->carrier_hz;
+    return beta * d * c->prf_hz / 2.0; /* beta = 2 v T_r / d */
+}
+
+void scene_preset_config(scene_preset p, scene_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->channels = presets[p].C;
+    c->pulses = presets[p].P;
+    c->range_gates = presets[p].R;
+    c->element_spacing = 0.5;
+    c->carrier_hz = 450e6; /* UHF, TR-1015's example radar */
+    c->prf_hz = 300;
+    c->altitude_m = 9000;
+    c->slant_range_m = 100e3;
+    c->clutter = 1;
+    c->cnr_db = presets[p].cnr_db;
+    c->patches = 0;
+    c->backlobe_db = -30;
+    c->transmit_u = 0;
+    c->noise_power = 1;
+    c->njammers = 2;
+    c->jammers[0] = (scene_jammer){-0.3, 35};
+    c->jammers[1] = (scene_jammer){0.5, 35};
+    c->ntargets = 0;
+    c->seed = 1;
+    c->velocity_mps = scene_velocity_for_beta(c, 1.0); /* beta = 1 */
+}
+
+static int default_patches(const scene_config *c)
+{
+    /* Enough patches that neighbours are closer than a Doppler or angle resolution
+     * cell: at least 360 (1 degree), and 8 per unit of C + P. */
+    int n = 8 * (c->channels + c->pulses);
+    return n < 360 ? 360 : n;
+}
+
+int scene_config_validate(const scene_config *c, rt_error *err)
+{
+    if (c->channels < 1 || c->pulses < 1 || c->range_gates < 1)
+        return rt_fail(err, RT_EINVAL, "--channels, --pulses and --range-gates must be >= 1 "
+                       "(got %d, %d, %d)", c->channels, c->pulses, c->range_gates);
+    if ((double)c->channels * c->pulses * c->range_gates > 1.0e9)
+        return rt_fail(err, RT_EINVAL, "the cube %d x %d x %d is too large (over 1e9 samples)",
+                       c->channels, c->pulses, c->range_gates);
+    if (!(c->element_spacing > 0 && c->element_spacing < 100))
+        return rt_fail(err, RT_EINVAL, "--spacing must be between 0 and 100 wavelengths");
+    if (!(c->carrier_hz > 0 && isfinite(c->carrier_hz)))
+        return rt_fail(err, RT_EINVAL, "--carrier must be a positive frequency in Hz");
+    if (!(c->prf_hz > 0 && isfinite(c->prf_hz)))
+        return rt_fail(err, RT_EINVAL, "--prf must be a positive frequency in Hz");
+    if (!(c->velocity_mps >= 0 && c->velocity_mps < 1e5))
+        return rt_fail(err, RT_EINVAL, "--velocity must be between 0 and 1e5 m/s");
+    if (!(c->altitude_m > 0 && isfinite(c->altitude_m)))
+        return rt_fail(err, RT_EINVAL, "--altitude must be positive (m)");
+    if (!(c->slant_range_m > c->altitude_m && isfinite(c->slant_range_m)))
+        return rt_fail(err, RT_EINVAL, "--slant-range (%g m) must exceed the altitude (%g m)",
+                       c->slant_range_m, c->altitude_m);
+    if (c->clutter && !(c->cnr_db > -200 && c->cnr_db < 200))
+        return rt_fail(err, RT_EINVAL, "--cnr must be between -200 and 200 dB");
+    if (c->patches < 0 || c->patches > 1000000)
+        return rt_fail(err, RT_EINVAL, "--patches must be between 1 and 1000000");
+    if (!(c->backlobe_db <= 0 && c->backlobe_db > -400))
+        return rt_fail(err, RT_EINVAL, "backlobe level must be between -400 and 0 dB");
+    if (!(fabs(c->transmit_u) <= 1))
+        return rt_fail(err, RT_EINVAL, "transmit direction must be a sine-angle in [-1, 1]");
+    if (!(c->noise_power > 0 && isfinite(c->noise_power)))
+        return rt_fail(err, RT_EINVAL, "noise power must be positive");
+    if (c->njammers < 0 || c->njammers > SCENE_MAX_JAMMERS)
+        return rt_fail(err, RT_EINVAL, "at most %d --jammer", SCENE_MAX_JAMMERS);
+    for (int j = 0; j < c->njammers; j++)
+        if (!(fabs(c->jammers[j].u) <= 1) || !(fabs(c->jammers[j].jnr_db) < 200))
+            return rt_fail(err, RT_EINVAL, "--jammer %d: U must be in [-1, 1] and JNR_DB "
+                           "within +-200 dB (got %g:%g)", j + 1, c->jammers[j].u,
+                           c->jammers[j].jnr_db);
+    if (c->ntargets < 0 || c->ntargets > SCENE_MAX_TARGETS)
+        return rt_fail(err, RT_EINVAL, "at most %d --target", SCENE_MAX_TARGETS);
+    for (int k = 0; k < c->ntargets; k++) {
+        const scene_target *t = &c->targets[k];
+        if (t->range_cell < 0 || t->range_cell >= c->range_gates)
+            return rt_fail(err, RT_EINVAL, "--target %d: range cell %d outside 0..%d", k + 1,
+                           t->range_cell, c->range_gates - 1);
+        if (!(fabs(t->u) <= 1) || !isfinite(t->doppler_hz) || !(fabs(t->snr_db) < 200))
+            return rt_fail(err, RT_EINVAL, "--target %d: U must be in [-1, 1], DOPPLER_HZ "
+                           "finite and SNR_DB within +-200 dB", k + 1);
+    }
+    return RT_OK;
+}
+
+/* ---- the model ---------------------------------------------------------------- */
+void scene_truth_free(scene_truth *t)
+{
+    if (!t) return;
+    free(t->patch_azimuth);
+    free(t->patch_spatial);
+    free(t->patch_doppler);
+    free(t->patch_cnr);
+    t->patch_azimuth = t->patch_spatial = t->patch_doppler = t->patch_cnr = NULL;
+    t->patches = 0;
+}
+
+static int alloc_patches(scene_truth *t, int n, rt_error *err)
+{
+    t->patches = n;
+    if (n == 0) return RT_OK;
+    t->patch_azimuth = malloc(sizeof(double) * n);
+    t->patch_spatial = malloc(sizeof(double) * n);
+    t->patch_doppler = malloc(sizeof(double) * n);
+    t->patch_cnr = malloc(sizeof(double) * n);
+    if (!t->patch_azimuth || !t->patch_spatial || !t->patch_doppler || !t->patch_cnr) {
+        scene_truth_free(t);
+        return rt_fail(err, RT_ENOMEM, "out of memory for %d clutter patches", n);
+    }
+    return RT_OK;
+}
+
+static void derive_geometry(scene_truth *t)
+{
+    const scene_config *c = &t->cfg;
+    t->wavelength_m = C0 / c->carrier_hz;
+    double d = c->element_spacing * t->wavelength_m;
+    t->beta = 2.0 * c->velocity_mps / (c->prf_hz * d);
+    t->depression_rad = asin(c->altitude_m / c->slant_range_m);
+    t->grazing_rad = t->depression_rad; /* flat earth */
+}
+
+int scene_truth_build(const scene_config *cfg, scene_truth *t, rt_error *err)
+{
+    memset(t, 0, sizeof *t);
+    int st = scene_config_validate(cfg, err);
+    if (st) return st;
+    t->cfg = *cfg;
+    if (t->cfg.patches == 0) t->cfg.patches = default_patches(cfg);
+    derive_geometry(t);
+    const scene_config *c = &t->cfg;
+    int Nc = c->clutter ? c->patches : 0;
+    if ((st = alloc_patches(t, Nc, err))) return st;
+    double cosphi = cos(t->depression_rad), back = pow(10.0, c->backlobe_db / 10.0);
+    double sum = 0;
+    for (int i = 0; i < Nc; i++) {
+        double th = -M_PI + 2.0 * M_PI * (i + 0.5) / Nc;
+        double vt = c->element_spacing * cosphi * sin(th);
+        /* element power pattern: cos^2 in front, attenuated by the backlobe level behind */
+        double g = cos(th) * cos(th) * (fabs(th) <= M_PI / 2 ? 1.0 : back);
+        /* transmit array factor, uniform weights, steered to transmit_u, peak 1 */
+        double x = vt - c->element_spacing * c->transmit_u;
+        cf64 af = 0;
+        for (int e = 0; e < c->channels; e++) af += cis(e * x);
+        double AF = creal(af * conj(af)) / ((double)c->channels * c->channels);
+        t->patch_azimuth[i] = th;
+        t->patch_spatial[i] = vt;
+        t->patch_doppler[i] = t->beta * vt;
+        /* transmit (element x array) x receive element x constant-gamma sigma (equal on
+         * the ring) */
+        t->patch_cnr[i] = g * AF * g;
+        sum += t->patch_cnr[i];
+    }
+    double cnr = pow(10.0, c->cnr_db / 10.0);
+    for (int i = 0; i < Nc; i++) t->patch_cnr[i] = sum > 0 ? t->patch_cnr[i] * cnr / sum : 0;
+    rng_t r;
+    rng_seed(&r, c->seed, 3);
+    for (int k = 0; k < c->ntargets; k++) t->target_phase[k] = 2 * M_PI * uniform(&r);
+    return RT_OK;
+}
+
+void scene_radar_meta(const scene_truth *t, stap_radar_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    m->has_prf = 1;
+    m->prf_hz = t->cfg.prf_hz;
+    m->has_carrier = 1;
+    m->carrier_frequency_hz = t->cfg.carrier_hz;
+    m->has_element_spacing = 1;
+    m->element_spacing_wavelengths = t->cfg.element_spacing;
+}
+
+/* ---- drawing a CPI ------------------------------------------------------------ */
+int scene_generate(const scene_truth *t, cf32 *cube, rt_error *err)
+{
+    const scene_config *c = &t->cfg;
+    const int C = c->channels, P = c->pulses, R = c->range_gates, Nc = t->patches;
+    const size_t CP = (size_t)C * P;
+    const double sd = sqrt(c->noise_power);
+    cf64 *Z = calloc(CP * R, sizeof(cf64)); /* (c*P+p) x r, row-major = the cube's order */
+    if (!Z) return rt_fail(err, RT_ENOMEM, "out of memory for a %d x %d x %d scene", C, P, R);
+
+    /* Clutter: Z = V A with V[(c,p), i] = exp(2 pi i (c vt_i + p w_i)) and
+     * A[i, r] ~ CN(0, xi_i sigma^2), in blocks of patches (one zgemm each). */
+    if (Nc > 0) {
+        const int blk = 256;
+        cf64 *V = malloc(sizeof(cf64) * CP * blk);
+        cf64 *A = malloc(sizeof(cf64) * (size_t)blk * R);
+        if (!V || !A) {
+            free(V);
+            free(A);
+            free(Z);
+            return rt_fail(err, RT_ENOMEM, "out of memory for the clutter patches");
+        }
+        rng_t rc;
+        rng_seed(&rc, c->seed, 0);
+        for (int i0 = 0; i0 < Nc; i0 += blk) {
+            int nb = Nc - i0 < blk ? Nc - i0 : blk;
+            for (int ii = 0; ii < nb; ii++) {
+                int i = i0 + ii;
+                for (int ch = 0; ch < C; ch++)
+                    for (int p = 0; p < P; p++)
+                        V[((size_t)ch * P + p) * nb + ii] =
+                            cis(ch * t->patch_spatial[i] + p * t->patch_doppler[i]);
+                double amp = sqrt(t->patch_cnr[i] * c->noise_power);
+                for (int r = 0; r < R; r++) A[(size_t)ii * R + r] = amp * cgauss(&rc);
+            }
+            const cf64 one = 1.0;
+            cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)CP, R, nb, &one, V, nb,
+                        A, R, &one, Z, R);
+        }
+        free(V);
+        free(A);
+    }
+    /* Barrage jammers: waveform CN(0, JNR sigma^2) per (pulse, range), plane wave
+     * across the array. */
+    rng_t rj;
+    rng_seed(&rj, c->seed, 1);
+    for (int j = 0; j < c->njammers; j++) {
+        double amp = sqrt(pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power);
+        double vt = c->element_spacing * c->jammers[j].u;
+        for (int p = 0; p < P; p++)
+            for (int r = 0; r < R; r++) {
+                cf64 s = amp * cgauss(&rj);
+                for (int ch = 0; ch < C; ch++) Z[((size_t)ch * P + p) * R + r] += s * cis(ch * vt);
+            }
+    }
+    /* Targets */
+    for (int k = 0; k < c->ntargets; k++) {
+        const scene_target *tg = &c->targets[k];
+        double amp = sqrt(pow(10.0, tg->snr_db / 10.0) * c->noise_power);
+        double vt = c->element_spacing * tg->u, w = tg->doppler_hz / c->prf_hz;
+        cf64 a0 = amp * (cos(t->target_phase[k]) + I * sin(t->target_phase[k]));
+        for (int ch = 0; ch < C; ch++)
+            for (int p = 0; p < P; p++)
+                Z[((size_t)ch * P + p) * R + tg->range_cell] += a0 * cis(ch * vt + p * w);
+    }
+    /* Thermal noise, and the conversion to single precision */
+    rng_t rn;
+    rng_seed(&rn, c->seed, 2);
+    for (size_t i = 0; i < CP * R; i++) cube[i] = (cf32)(Z[i] + sd * cgauss(&rn));
+    free(Z);
+    return RT_OK;
+}
+
+/* ---- covariances --------------------------------------------------------------- */
+int scene_covariance_spacetime(const scene_truth *t, cf64 *Rst, rt_error *err)
+{
+    const scene_config *c = &t->cfg;
+    const int C = c->channels, P = c->pulses, N = C * P;
+    /* Toeplitz-block-Toeplitz: the entry depends on (c - c', p - p') only. */
+    const int nc = 2 * C - 1, np = 2 * P - 1;
+    cf64 *r = calloc((size_t)nc * np, sizeof(cf64));
+    if (!r) return rt_fail(err, RT_ENOMEM, "out of memory for the space-time covariance");
+    for (int i = 0; i < t->patches; i++)
+        for (int dc = -(C - 1); dc <= C - 1; dc++) {
+            cf64 sp = t->patch_cnr[i] * c->noise_power * cis(dc * t->patch_spatial[i]);
+            for (int dp = -(P - 1); dp <= P - 1; dp++)
+                r[(size_t)(dc + C - 1) * np + dp + P - 1] += sp * cis(dp * t->patch_doppler[i]);
+        }
+    for (int dc = -(C - 1); dc <= C - 1; dc++) {
+        cf64 s = dc == 0 ? c->noise_power : 0;
+        for (int j = 0; j < c->njammers; j++)
+            s += pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power *
+                 cis(dc * c->element_spacing * c->jammers[j].u);
+        r[(size_t)(dc + C - 1) * np + P - 1] += s;
+    }
+    for (int c2 = 0; c2 < C; c2++)
+        for (int p2 = 0; p2 < P; p2++)
+            for (int c1 = 0; c1 < C; c1++)
+                for (int p1 = 0; p1 < P; p1++)
+                    Rst[(size_t)(c2 * P + p2) * N + c1 * P + p1] =
+                        r[(size_t)(c1 - c2 + C - 1) * np + p1 - p2 + P - 1];
+    free(r);
+    return RT_OK;
+}
+
+static inline int tap_bin(int d, int q, int Q, int D)
+{
+    int b = (d - (Q - 1) / 2 + q) % D;
+    return b < 0 ? b + D : b;
+}
+
+/* g[q] = sum_p win[p] exp(2 pi i w p) exp(-2 pi i b_q p / D) */
+static void temporal_response(int P, double w, const double *win, int D, int Q, int d,
+                              cf64 *g)
+{
+    for (int q = 0; q < Q; q++) {
+        double f = w - (double)tap_bin(d, q, Q, D) / D;
+        cf64 s = 0;
+        for (int p = 0; p < P; p++) s += win[p] * cis(f * p);
+        g[q] = s;
+    }
+}
+
+void scene_doppler_signature(int C, int P, const cf64 *a, double w, const double *win, int D,
+                             int Q, int d, cf64 *s)
+{
+    for (int q = 0; q < Q; q++) {
+        double f = w - (double)tap_bin(d, q, Q, D) / D;
+        cf64 g = 0;
+        for (int p = 0; p < P; p++) g += win[p] * cis(f * p);
+        for (int ch = 0; ch < C; ch++) s[ch * Q + q] = a[ch] * g;
+    }
+}
+
+int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int Q, int d,
+                             cf64 *Rd, rt_error *err)
+{
+    const scene_config *c = &t->cfg;
+    const int C = c->channels, P = c->pulses, N = C * Q, nc = 2 * C - 1;
+    if (D < P || Q < 1 || Q % 2 == 0 || Q > D || d < 0 || d >= D)
+        return rt_fail(err, RT_EINVAL, "Doppler covariance: need D >= P, odd Q <= D and "
+                       "0 <= d < D (got D=%d Q=%d d=%d, P=%d)", D, Q, d, P);
+    /* per (c - c', q, q'): clutter sum_i xi_i e^{2 pi i dc vt_i} g_i[q] conj(g_i[q']) */
+    cf64 *cl = calloc((size_t)nc * Q * Q, sizeof(cf64));
+    cf64 *gg = calloc((size_t)Q * Q, sizeof(cf64));
+    cf64 *g = malloc(sizeof(cf64) * Q);
+    if (!cl || !gg || !g) {
+        free(cl);
+        free(gg);
+        free(g);
+        return rt_fail(err, RT_ENOMEM, "out of memory for the Doppler-domain covariance");
+    }
+    for (int i = 0; i < t->patches; i++) {
+        temporal_response(P, t->patch_doppler[i], win, D, Q, d, g);
+        double xi = t->patch_cnr[i] * c->noise_power;
+        for (int dc = -(C - 1); dc <= C - 1; dc++) {
+            cf64 sp = xi * cis(dc * t->patch_spatial[i]);
+            cf64 *blk = cl + (size_t)(dc + C - 1) * Q * Q;
+            for (int q = 0; q < Q; q++)
+                for (int q2 = 0; q2 < Q; q2++) blk[q * Q + q2] += sp * g[q] * conj(g[q2]);
+        }
+    }
+    /* noise and jammers: (sigma^2 delta + sum_j J_j e^{2 pi i dc vt_j}) (G G^H)[q, q'] */
+    for (int q = 0; q < Q; q++)
+        for (int q2 = 0; q2 < Q; q2++) {
+            double f = (double)(tap_bin(d, q2, Q, D) - tap_bin(d, q, Q, D)) / D;
+            cf64 s = 0;
+            for (int p = 0; p < P; p++) s += win[p] * win[p] * cis(f * p);
+            gg[q * Q + q2] = s;
+        }
+    for (int dc = -(C - 1); dc <= C - 1; dc++) {
+        cf64 s = dc == 0 ? c->noise_power : 0;
+        for (int j = 0; j < c->njammers; j++)
+            s += pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power *
+                 cis(dc * c->element_spacing * c->jammers[j].u);
+        cf64 *blk = cl + (size_t)(dc + C - 1) * Q * Q;
+        for (int k = 0; k < Q * Q; k++) blk[k] += s * gg[k];
+    }
+    for (int c2 = 0; c2 < C; c2++)
+        for (int q2 = 0; q2 < Q; q2++)
+            for (int c1 = 0; c1 < C; c1++)
+                for (int q1 = 0; q1 < Q; q1++)
+                    Rd[(size_t)(c2 * Q + q2) * N + c1 * Q + q1] =
+                        cl[((size_t)(c1 - c2 + C - 1) * Q + q1) * Q + q2];
+    free(cl);
+    free(gg);
+    free(g);
+    return RT_OK;
+}
+
+/* ---- /truth in HDF5 ------------------------------------------------------------ */
+static int attr_write(hid_t loc, const char *name, hid_t type, const void *v)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t st = a < 0 ? -1 : H5Awrite(a, type, v);
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    return st < 0 ? -1 : 0;
+}
+static int attr_d(hid_t loc, const char *name, double v) { return attr_write(loc, name, H5T_NATIVE_DOUBLE, &v); }
+static int attr_i(hid_t loc, const char *name, long long v) { return attr_write(loc, name, H5T_NATIVE_LLONG, &v); }
+static int attr_s(hid_t loc, const char *name, const char *s)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, strlen(s) + 1);
+    int st = attr_write(loc, name, t, s);
+    H5Tclose(t);
+    return st;
+}
+static int dset_write(hid_t loc, const char *name, hid_t type, int n, const void *v)
+{
+    hsize_t dim = (hsize_t)n;
+    hid_t sp = H5Screate_simple(1, &dim, NULL);
+    hid_t ds = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t st = ds < 0 ? -1 : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+    if (ds >= 0) H5Dclose(ds);
+    H5Sclose(sp);
+    return st < 0 ? -1 : 0;
+}
+
+int scene_truth_write(int64_t file_id, const scene_truth *t, rt_error *err)
+{
+    const scene_config *c = &t->cfg;
+    hid_t g = H5Gcreate2((hid_t)file_id, "/truth", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return rt_fail(err, RT_EIO, "cannot create group /truth");
+    int bad = 0;
+    bad |= attr_s(g, "model", "Ward TR-1015 side-looking ULA: flat earth, range-homogeneous "
+                              "clutter ring (constant gamma, cos^2 element, uniform transmit "
+                              "array), barrage jammers, thermal noise, point targets");
+    bad |= attr_s(g, "covariance_index", "space-time vector index c*P + p");
+    bad |= attr_i(g, "channels", c->channels);
+    bad |= attr_i(g, "pulses", c->pulses);
+    bad |= attr_i(g, "range_gates", c->range_gates);
+    bad |= attr_d(g, "element_spacing_wavelengths", c->element_spacing);
+    bad |= attr_d(g, "carrier_frequency_hz", c->carrier_hz);
+    bad |= attr_d(g, "wavelength_m", t->wavelength_m);
+    bad |= attr_d(g, "prf_hz", c->prf_hz);
+    bad |= attr_d(g, "velocity_mps", c->velocity_mps);
+    bad |= attr_d(g, "beta", t->beta);
+    bad |= attr_d(g, "altitude_m", c->altitude_m);
+    bad |= attr_d(g, "slant_range_m", c->slant_range_m);
+    bad |= attr_d(g, "depression_rad", t->depression_rad);
+    bad |= attr_d(g, "grazing_rad", t->grazing_rad);
+    bad |= attr_i(g, "clutter", c->clutter);
+    bad |= attr_d(g, "cnr_db", c->cnr_db);
+    bad |= attr_i(g, "patches", t->patches);
+    bad |= attr_d(g, "backlobe_db", c->backlobe_db);
+    bad |= attr_d(g, "transmit_u", c->transmit_u);
+    bad |= attr_d(g, "noise_power", c->noise_power);
+    bad |= attr_i(g, "seed", (long long)c->seed);
+    bad |= attr_i(g, "jammer_count", c->njammers);
+    bad |= attr_i(g, "target_count", c->ntargets);
+    if (t->patches > 0) {
+        hid_t cg = H5Gcreate2(g, "clutter", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        bad |= cg < 0;
+        if (cg >= 0) {
+            bad |= dset_write(cg, "azimuth_rad", H5T_NATIVE_DOUBLE, t->patches, t->patch_azimuth);
+            bad |= dset_write(cg, "spatial_frequency", H5T_NATIVE_DOUBLE, t->patches, t->patch_spatial);
+            bad |= dset_write(cg, "normalized_doppler", H5T_NATIVE_DOUBLE, t->patches, t->patch_doppler);
+            bad |= dset_write(cg, "cnr", H5T_NATIVE_DOUBLE, t->patches, t->patch_cnr);
+            H5Gclose(cg);
+        }
+    }
+    if (c->njammers > 0) {
+        double u[SCENE_MAX_JAMMERS], jnr[SCENE_MAX_JAMMERS], vt[SCENE_MAX_JAMMERS];
+        for (int j = 0; j < c->njammers; j++) {
+            u[j] = c->jammers[j].u;
+            jnr[j] = c->jammers[j].jnr_db;
+            vt[j] = c->element_spacing * u[j];
+        }
+        hid_t jg = H5Gcreate2(g, "jammers", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        bad |= jg < 0;
+        if (jg >= 0) {
+            bad |= dset_write(jg, "u", H5T_NATIVE_DOUBLE, c->njammers, u);
+            bad |= dset_write(jg, "jnr_db", H5T_NATIVE_DOUBLE, c->njammers, jnr);
+            bad |= dset_write(jg, "spatial_frequency", H5T_NATIVE_DOUBLE, c->njammers, vt);
+            H5Gclose(jg);
+        }
+    }
+    if (c->ntargets > 0) {
+        int n = c->ntargets, rc[SCENE_MAX_TARGETS];
+        double u[SCENE_MAX_TARGETS], fd[SCENE_MAX_TARGETS], snr[SCENE_MAX_TARGETS];
+        double vt[SCENE_MAX_TARGETS], w[SCENE_MAX_TARGETS];
+        for (int k = 0; k < n; k++) {
+            rc[k] = c->targets[k].range_cell;
+            u[k] = c->targets[k].u;
+            fd[k] = c->targets[k].doppler_hz;
+            snr[k] = c->targets[k].snr_db;
+            vt[k] = c->element_spacing * u[k];
+            w[k] = fd[k] / c->prf_hz;
+        }
+        hid_t tg = H5Gcreate2(g, "targets", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        bad |= tg < 0;
+        if (tg >= 0) {
+            bad |= dset_write(tg, "range_cell", H5T_NATIVE_INT, n, rc);
+            bad |= dset_write(tg, "u", H5T_NATIVE_DOUBLE, n, u);
+            bad |= dset_write(tg, "doppler_hz", H5T_NATIVE_DOUBLE, n, fd);
+            bad |= dset_write(tg, "snr_db", H5T_NATIVE_DOUBLE, n, snr);
+            bad |= dset_write(tg, "spatial_frequency", H5T_NATIVE_DOUBLE, n, vt);
+            bad |= dset_write(tg, "normalized_doppler", H5T_NATIVE_DOUBLE, n, w);
+            bad |= dset_write(tg, "phase_rad", H5T_NATIVE_DOUBLE, n, t->target_phase);
+            H5Gclose(tg);
+        }
+    }
+    H5Gclose(g);
+    return bad ? rt_fail(err, RT_EIO, "cannot write /truth") : RT_OK;
+}
+
+int scene_truth_write_hook(int64_t file_id, void *user, rt_error *err)
+{
+    return scene_truth_write(file_id, (const scene_truth *)user, err);
+}
+
+static int attr_read(hid_t loc, const char *name, hid_t type, void *v, const char *path,
+                     rt_error *err)
+{
+    if (H5Aexists(loc, name) <= 0)
+        return rt_fail(err, RT_EFORMAT, "%s: /truth lacks attribute '%s'", path, name);
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    herr_t st = a < 0 ? -1 : H5Aread(a, type, v);
+    if (a >= 0) H5Aclose(a);
+    return st < 0 ? rt_fail(err, RT_EFORMAT, "%s: cannot read /truth attribute '%s'", path, name)
+                  : RT_OK;
+}
+
+static int dset_read(hid_t loc, const char *name, hid_t type, int n, void *v, const char *path,
+                     rt_error *err)
+{
+    hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (ds < 0) return rt_fail(err, RT_EFORMAT, "%s: missing dataset /truth/.../%s", path, name);
+    hid_t sp = H5Dget_space(ds);
+    hsize_t dim = 0;
+    int rank = H5Sget_simple_extent_ndims(sp);
+    if (rank == 1) H5Sget_simple_extent_dims(sp, &dim, NULL);
+    H5Sclose(sp);
+    if (rank != 1 || dim != (hsize_t)n) {
+        H5Dclose(ds);
+        return rt_fail(err, RT_EFORMAT, "%s: dataset %s has the wrong shape (expected %d values)",
+                       path, name, n);
+    }
+    herr_t st = H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+    H5Dclose(ds);
+    return st < 0 ? rt_fail(err, RT_EFORMAT, "%s: cannot read dataset %s", path, name) : RT_OK;
+}
+
+int scene_truth_read(const char *path, scene_truth *t, rt_error *err)
+{
+    memset(t, 0, sizeof *t);
+    H5E_auto2_t fn;
+    void *fd;
+    H5Eget_auto2(H5E_DEFAULT, &fn, &fd);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    int st = RT_OK;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), g = -1;
+    if (f < 0) {
+        st = rt_fail(err, RT_EIO, "%s: cannot open as HDF5", path);
+        goto out;
+    }
+    if (H5Lexists(f, "/truth", H5P_DEFAULT) <= 0) {
+        st = rt_fail(err, RT_EFORMAT, "%s: no /truth group (not a file of 'rtstap gen')", path);
+        goto out;
+    }
+    g = H5Gopen2(f, "/truth", H5P_DEFAULT);
+    scene_config *c = &t->cfg;
+    long long i64;
+#define RD_I(name, dst) \
+    if ((st = attr_read(g, name, H5T_NATIVE_LLONG, &i64, path, err))) goto out; \
+    dst = i64;
+#define RD_D(name, dst) \
+    if ((st = attr_read(g, name, H5T_NATIVE_DOUBLE, &dst, path, err))) goto out;
+    RD_I("channels", c->channels);
+    RD_I("pulses", c->pulses);
+    RD_I("range_gates", c->range_gates);
+    RD_D("element_spacing_wavelengths", c->element_spacing);
+    RD_D("carrier_frequency_hz", c->carrier_hz);
+    RD_D("prf_hz", c->prf_hz);
+    RD_D("velocity_mps", c->velocity_mps);
+    RD_D("altitude_m", c->altitude_m);
+    RD_D("slant_range_m", c->slant_range_m);
+    RD_I("clutter", c->clutter);
+    RD_D("cnr_db", c->cnr_db);
+    RD_I("patches", c->patches);
+    RD_D("backlobe_db", c->backlobe_db);
+    RD_D("transmit_u", c->transmit_u);
+    RD_D("noise_power", c->noise_power);
+    RD_I("seed", c->seed);
+    RD_I("jammer_count", c->njammers);
+    RD_I("target_count", c->ntargets);
+    RD_D("wavelength_m", t->wavelength_m);
+    RD_D("beta", t->beta);
+    RD_D("depression_rad", t->depression_rad);
+    RD_D("grazing_rad", t->grazing_rad);
+#undef RD_I
+#undef RD_D
+    if (c->njammers < 0 || c->njammers > SCENE_MAX_JAMMERS || c->ntargets < 0 ||
+        c->ntargets > SCENE_MAX_TARGETS || c->channels < 1 || c->pulses < 1 ||
+        c->range_gates < 1 || c->patches < 0) {
+        st = rt_fail(err, RT_EFORMAT, "%s: /truth holds out-of-range counts", path);
+        goto out;
+    }
+    int Nc = c->clutter ? c->patches : 0;
+    if ((st = alloc_patches(t, Nc, err))) goto out;
+    if (Nc > 0) {
+        hid_t cg = H5Gopen2(g, "clutter", H5P_DEFAULT);
+        if (cg < 0) {
+            st = rt_fail(err, RT_EFORMAT, "%s: missing /truth/clutter", path);
+            goto out;
+        }
+        if (!(st = dset_read(cg, "azimuth_rad", H5T_NATIVE_DOUBLE, Nc, t->patch_azimuth, path, err)) &&
+            !(st = dset_read(cg, "spatial_frequency", H5T_NATIVE_DOUBLE, Nc, t->patch_spatial, path, err)) &&
+            !(st = dset_read(cg, "normalized_doppler", H5T_NATIVE_DOUBLE, Nc, t->patch_doppler, path, err)))
+            st = dset_read(cg, "cnr", H5T_NATIVE_DOUBLE, Nc, t->patch_cnr, path, err);
+        H5Gclose(cg);
+        if (st) goto out;
+    }
+    if (c->njammers > 0) {
+        double u[SCENE_MAX_JAMMERS], jnr[SCENE_MAX_JAMMERS];
+        hid_t jg = H5Gopen2(g, "jammers", H5P_DEFAULT);
+        if (jg < 0) {
+            st = rt_fail(err, RT_EFORMAT, "%s: missing /truth/jammers", path);
+            goto out;
+        }
+        if (!(st = dset_read(jg, "u", H5T_NATIVE_DOUBLE, c->njammers, u, path, err)))
+            st = dset_read(jg, "jnr_db", H5T_NATIVE_DOUBLE, c->njammers, jnr, path, err);
+        H5Gclose(jg);
+        if (st) goto out;
+        for (int j = 0; j < c->njammers; j++) c->jammers[j] = (scene_jammer){u[j], jnr[j]};
+    }
+    if (c->ntargets > 0) {
+        int n = c->ntargets, rc[SCENE_MAX_TARGETS];
+        double u[SCENE_MAX_TARGETS], fd[SCENE_MAX_TARGETS], snr[SCENE_MAX_TARGETS];
+        hid_t tg = H5Gopen2(g, "targets", H5P_DEFAULT);
+        if (tg < 0) {
+            st = rt_fail(err, RT_EFORMAT, "%s: missing /truth/targets", path);
+            goto out;
+        }
+        if (!(st = dset_read(tg, "range_cell", H5T_NATIVE_INT, n, rc, path, err)) &&
+            !(st = dset_read(tg, "u", H5T_NATIVE_DOUBLE, n, u, path, err)) &&
+            !(st = dset_read(tg, "doppler_hz", H5T_NATIVE_DOUBLE, n, fd, path, err)) &&
+            !(st = dset_read(tg, "snr_db", H5T_NATIVE_DOUBLE, n, snr, path, err)))
+            st = dset_read(tg, "phase_rad", H5T_NATIVE_DOUBLE, n, t->target_phase, path, err);
+        H5Gclose(tg);
+        if (st) goto out;
+        for (int k = 0; k < n; k++) c->targets[k] = (scene_target){rc[k], u[k], fd[k], snr[k]};
+    }
+out:
+    if (g >= 0) H5Gclose(g);
+    if (f >= 0) H5Fclose(f);
+    H5Eset_auto2(H5E_DEFAULT, fn, fd);
+    if (st) scene_truth_free(t);
+    return st;
+}

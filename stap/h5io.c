@@ -1,0 +1,969 @@
+/* h5io.c: rtstap's HDF5 file format, schema v1 (README "File format"): the validating
+ * reader of input cubes, and the atomic writers of input and result files. */
+#include "h5io.h"
+#include "h5io_extra.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+/* Largest arrays the reader allocates: a corrupt or hostile header must not make it
+ * ask for absurd amounts of memory. The RT_STAP hard cube is 10.8 MB. */
+#define H5IO_MAX_CUBE_BYTES ((unsigned long long)4 << 30)
+#define H5IO_MAX_STEERING_BYTES ((unsigned long long)1 << 30)
+/* float64 files are converted in slabs of at most this many bytes of doubles. */
+#define H5IO_SLAB_BYTES ((size_t)64 << 20)
+
+#define H5IO_SCHEMA_VERSION 1
+
+/* ------------------------------------------------------------------------------------
+ * HDF5 error reporting: the library never prints, so HDF5's automatic error printing is
+ * switched off for the duration of each public call and restored afterwards; the most
+ * specific entry of HDF5's error stack goes into our messages instead. */
+
+typedef struct h5_quiet {
+    H5E_auto2_t fn;
+    void *data;
+} h5_quiet;
+
+static void quiet_begin(h5_quiet *q)
+{
+    q->fn = NULL;
+    q->data = NULL;
+    H5Eget_auto2(H5E_DEFAULT, &q->fn, &q->data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static void quiet_end(const h5_quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->fn, q->data); }
+
+typedef struct h5_walk {
+    char *buf;
+    size_t len;
+} h5_walk;
+
+static herr_t walk_first(unsigned n, const H5E_error2_t *e, void *user)
+{
+    h5_walk *w = user;
+    if (n == 0 && e && e->desc) snprintf(w->buf, w->len, "%s", e->desc);
+    return 0;
+}
+
+/* The innermost (most specific) message of HDF5's current error stack. Call right after
+ * the failing HDF5 call: the next API call clears the stack. */
+static const char *h5_detail(char *buf, size_t len)
+{
+    h5_walk w = {buf, len};
+    buf[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_first, &w);
+    if (!buf[0]) snprintf(buf, len, "HDF5 error");
+    return buf;
+}
+
+static void h5_close_id(hid_t *id, herr_t (*closer)(hid_t))
+{
+    if (*id >= 0) closer(*id);
+    *id = -1;
+}
+#define CLOSE_DSET(x) h5_close_id(&(x), H5Dclose)
+#define CLOSE_SPACE(x) h5_close_id(&(x), H5Sclose)
+#define CLOSE_TYPE(x) h5_close_id(&(x), H5Tclose)
+#define CLOSE_ATTR(x) h5_close_id(&(x), H5Aclose)
+#define CLOSE_GROUP(x) h5_close_id(&(x), H5Gclose)
+#define CLOSE_PLIST(x) h5_close_id(&(x), H5Pclose)
+
+/* A file access property list that closes every object of the file with the file, so
+ * that H5Fclose really flushes and releases it even if a hook leaked an identifier. */
+static hid_t strong_fapl(void)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl >= 0) H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    return fapl;
+}
+
+/* Memory type of cf32 (and of the file type on little-endian hosts): what h5py writes
+ * for complex64, a compound {r: float32, i: float32}. */
+static hid_t cf32_mem_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(cf32));
+    if (t < 0) return t;
+    if (H5Tinsert(t, "r", 0, H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(t, "i", sizeof(float), H5T_NATIVE_FLOAT) < 0) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+static hid_t cf32_file_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, 2 * 4);
+    if (t < 0) return t;
+    if (H5Tinsert(t, "r", 0, H5T_IEEE_F32LE) < 0 || H5Tinsert(t, "i", 4, H5T_IEEE_F32LE) < 0) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+static hid_t cf64_mem_type(void)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, 2 * sizeof(double));
+    if (t < 0) return t;
+    if (H5Tinsert(t, "r", 0, H5T_NATIVE_DOUBLE) < 0 ||
+        H5Tinsert(t, "i", sizeof(double), H5T_NATIVE_DOUBLE) < 0) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Reading */
+
+/* 1 when every component of an absolute path exists as a link, else 0 (H5Lexists
+ * fails on a path whose intermediate group is missing). */
+static int link_exists(hid_t file, const char *path)
+{
+    char buf[256];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf || path[0] != '/') return 0;
+    memcpy(buf, path, n + 1);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (H5Lexists(file, buf, H5P_DEFAULT) <= 0) return 0;
+            *p = c;
+            if (!c) return 1;
+        }
+    }
+}
+
+static const char *class_name(H5T_class_t c)
+{
+    switch (c) {
+    case H5T_INTEGER: return "integer";
+    case H5T_FLOAT: return "floating-point";
+    case H5T_TIME: return "time";
+    case H5T_STRING: return "string";
+    case H5T_BITFIELD: return "bitfield";
+    case H5T_OPAQUE: return "opaque";
+    case H5T_COMPOUND: return "compound";
+    case H5T_REFERENCE: return "reference";
+    case H5T_ENUM: return "enum";
+    case H5T_VLEN: return "variable-length";
+    case H5T_ARRAY: return "array";
+    default: return "unknown";
+    }
+}
+
+static void shape_string(char *buf, size_t len, int rank, const hsize_t *dims)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < rank && at < len; k++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%llu", k ? " x " : "",
+                               (unsigned long long)dims[k]);
+    if (rank == 0) snprintf(buf, len, "scalar");
+}
+
+enum { ELEM_F32 = 1, ELEM_F64 = 2 };
+
+/* Check that type is the {r, i} compound of floats; *elem says how to read it. */
+static int check_complex_type(hid_t type, const char *dname, const char *path, int *elem,
+                              rt_error *err)
+{
+    H5T_class_t cls = H5Tget_class(type);
+    if (cls != H5T_COMPOUND) {
+        if (cls == H5T_INTEGER || cls == H5T_FLOAT)
+            return rt_fail(err, RT_EFORMAT,
+                           "'%s' in '%s' is real-valued (%zu-byte %s); expected complex "
+                           "samples, a compound {r, i} of float32 (complex64)", dname, path,
+                           H5Tget_size(type), class_name(cls));
+        return rt_fail(err, RT_EFORMAT,
+                       "'%s' in '%s' has %s elements; expected a compound {r, i} of float32 "
+                       "(complex64)", dname, path, class_name(cls));
+    }
+    int nm = H5Tget_nmembers(type);
+    char names[160] = "";
+    size_t at = 0;
+    int has_r = -1, has_i = -1;
+    for (int m = 0; m < nm; m++) {
+        char *name = H5Tget_member_name(type, (unsigned)m);
+        if (!name) continue;
+        if (at < sizeof names)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", m ? ", " : "", name);
+        if (!strcmp(name, "r")) has_r = m;
+        if (!strcmp(name, "i")) has_i = m;
+        H5free_memory(name);
+    }
+    if (nm != 2)
+        return rt_fail(err, RT_EFORMAT,
+                       "'%s' in '%s' is a compound with %d members (%s); expected exactly two, "
+                       "r and i", dname, path, nm, names);
+    if (has_r < 0 || has_i < 0)
+        return rt_fail(err, RT_EFORMAT,
+                       "'%s' in '%s' has compound members (%s); expected members named r and i",
+                       dname, path, names);
+    size_t widest = 0;
+    const int idx[2] = {has_r, has_i};
+    for (int k = 0; k < 2; k++) {
+        hid_t mt = H5Tget_member_type(type, (unsigned)idx[k]);
+        if (mt < 0) return rt_fail(err, RT_EFORMAT, "'%s' in '%s': unreadable member type", dname, path);
+        H5T_class_t mc = H5Tget_class(mt);
+        size_t sz = H5Tget_size(mt);
+        H5Tclose(mt);
+        if (mc != H5T_FLOAT)
+            return rt_fail(err, RT_EFORMAT,
+                           "member '%s' of '%s' in '%s' is %s%s; expected float32 (or float64)",
+                           k ? "i" : "r", dname, path, mc == H5T_INTEGER ? "an " : "",
+                           mc == H5T_INTEGER ? "integer" : class_name(mc));
+        if (sz > 8)
+            return rt_fail(err, RT_EFORMAT,
+                           "member '%s' of '%s' in '%s' is a %zu-byte float; expected float32 "
+                           "(or float64)", k ? "i" : "r", dname, path, sz);
+        if (sz > widest) widest = sz;
+    }
+    *elem = widest <= 4 ? ELEM_F32 : ELEM_F64;
+    return RT_OK;
+}
+
+/* Name a flat element index as (axis0 i, axis1 j, ...). */
+static void index_string(char *buf, size_t len, size_t flat, int rank, const hsize_t *dims,
+                         const char *const *axis)
+{
+    size_t idx[8] = {0};
+    for (int k = rank - 1; k >= 0; k--) {
+        idx[k] = flat % dims[k];
+        flat /= dims[k];
+    }
+    size_t at = (size_t)snprintf(buf, len, "(");
+    for (int k = 0; k < rank && at < len; k++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s %zu", k ? ", " : "", axis[k], idx[k]);
+    if (at < len) snprintf(buf + at, len - at, ")");
+}
+
+typedef struct complex_spec {
+    const char *name;          /* dataset path, e.g. "/data/iq"                      */
+    int rank;                  /* required rank                                       */
+    const char *axes_desc;     /* "(channels, pulses, range_gates)"                   */
+    const char *const *axis;   /* axis names for index messages                        */
+    unsigned long long max_bytes;
+} complex_spec;
+
+/* Scan n samples for the first non-finite one. */
+static int check_finite_f32(const cf32 *x, size_t n, size_t *bad)
+{
+    const float *f = (const float *)x;
+    for (size_t k = 0; k < 2 * n; k++)
+        if (!isfinite(f[k])) {
+            *bad = k / 2;
+            return 0;
+        }
+    return 1;
+}
+
+/* Read a complex dataset of the given rank into a new cf32 array (row-major). */
+static int read_complex(hid_t file, const char *path, const complex_spec *spec, hsize_t *dims,
+                        cf32 **out, rt_error *err)
+{
+    char detail[256], shape[128], where[128];
+    int st = RT_OK;
+    hid_t dset = -1, space = -1, ftype = -1, mtype = -1, mspace = -1;
+    cf32 *x = NULL;
+    double *slab = NULL;
+    *out = NULL;
+
+    dset = H5Dopen2(file, spec->name, H5P_DEFAULT);
+    if (dset < 0) {
+        st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' is not a dataset", spec->name, path);
+        goto done;
+    }
+    space = H5Dget_space(dset);
+    if (space < 0) {
+        st = rt_fail(err, RT_EFORMAT, "'%s' in '%s': unreadable dataspace: %s", spec->name, path,
+                     h5_detail(detail, sizeof detail));
+        goto done;
+    }
+    if (H5Sget_simple_extent_type(space) == H5S_NULL) {
+        st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' holds no data (null dataspace); expected rank "
+                     "%d %s", spec->name, path, spec->rank, spec->axes_desc);
+        goto done;
+    }
+    int rank = H5Sget_simple_extent_ndims(space);
+    if (rank != spec->rank) {
+        st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' has rank %d; expected %d %s", spec->name,
+                     path, rank, spec->rank, spec->axes_desc);
+        goto done;
+    }
+    H5Sget_simple_extent_dims(space, dims, NULL);
+    shape_string(shape, sizeof shape, rank, dims);
+    unsigned long long n = 1;
+    int too_big = 0;
+    for (int k = 0; k < rank; k++) {
+        if (dims[k] == 0) {
+            st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' has a zero-size dimension: shape %s %s",
+                         spec->name, path, shape, spec->axes_desc);
+            goto done;
+        }
+        if (dims[k] > (hsize_t)INT_MAX || n > spec->max_bytes / 8 / dims[k]) too_big = 1;
+        else n *= dims[k];
+    }
+    if (too_big || n * 8 > spec->max_bytes) {
+        st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' has shape %s, more than the %llu GiB "
+                     "(complex64) that rtstap reads", spec->name, path, shape,
+                     spec->max_bytes >> 30);
+        goto done;
+    }
+
+    ftype = H5Dget_type(dset);
+    if (ftype < 0) {
+        st = rt_fail(err, RT_EFORMAT, "'%s' in '%s': unreadable element type: %s", spec->name,
+                     path, h5_detail(detail, sizeof detail));
+        goto done;
+    }
+    int elem = 0;
+    if ((st = check_complex_type(ftype, spec->name, path, &elem, err))) goto done;
+
+    x = malloc(sizeof(cf32) * (size_t)n);
+    if (!x) {
+        st = rt_fail(err, RT_ENOMEM, "out of memory for '%s' in '%s' (shape %s)", spec->name, path,
+                     shape);
+        goto done;
+    }
+    size_t bad = 0;
+    if (elem == ELEM_F32) {
+        mtype = cf32_mem_type();
+        if (mtype < 0 || H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0) {
+            st = rt_fail(err, RT_EIO, "cannot read '%s' from '%s': %s", spec->name, path,
+                         h5_detail(detail, sizeof detail));
+            goto done;
+        }
+        if (!check_finite_f32(x, (size_t)n, &bad)) {
+            index_string(where, sizeof where, bad, rank, dims, spec->axis);
+            st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' has a non-finite sample at %s: "
+                         "r = %g, i = %g", spec->name, path, where, crealf(x[bad]), cimagf(x[bad]));
+            goto done;
+        }
+    } else {
+        /* float64 pairs: read slabs of whole rows (first dimension) as doubles, check
+         * them, and round to float32, rejecting values outside float32's range. */
+        size_t row = (size_t)(n / dims[0]);
+        size_t rows_per = H5IO_SLAB_BYTES / (16 * row);
+        if (rows_per < 1) rows_per = 1;
+        if (rows_per > dims[0]) rows_per = (size_t)dims[0];
+        slab = malloc(16 * row * rows_per);
+        mtype = cf64_mem_type();
+        if (!slab || mtype < 0) {
+            st = rt_fail(err, RT_ENOMEM, "out of memory converting '%s' in '%s' from float64",
+                         spec->name, path);
+            goto done;
+        }
+        for (size_t r0 = 0; r0 < dims[0]; r0 += rows_per) {
+            size_t nr = rows_per < dims[0] - r0 ? rows_per : (size_t)dims[0] - r0;
+            hsize_t start[H5S_MAX_RANK] = {0}, count[H5S_MAX_RANK];
+            for (int k = 0; k < rank; k++) count[k] = dims[k];
+            start[0] = r0;
+            count[0] = nr;
+            hsize_t mcount = (hsize_t)(nr * row);
+            CLOSE_SPACE(mspace);
+            mspace = H5Screate_simple(1, &mcount, NULL);
+            if (mspace < 0 ||
+                H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+                H5Dread(dset, mtype, mspace, space, H5P_DEFAULT, slab) < 0) {
+                st = rt_fail(err, RT_EIO, "cannot read '%s' from '%s': %s", spec->name, path,
+                             h5_detail(detail, sizeof detail));
+                goto done;
+            }
+            for (size_t k = 0; k < nr * row; k++) {
+                double re = slab[2 * k], im = slab[2 * k + 1];
+                size_t flat = r0 * row + k;
+                if (!isfinite(re) || !isfinite(im)) {
+                    index_string(where, sizeof where, flat, rank, dims, spec->axis);
+                    st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' has a non-finite sample at %s: "
+                                 "r = %g, i = %g", spec->name, path, where, re, im);
+                    goto done;
+                }
+                if (fabs(re) > FLT_MAX || fabs(im) > FLT_MAX) {
+                    index_string(where, sizeof where, flat, rank, dims, spec->axis);
+                    st = rt_fail(err, RT_EFORMAT, "'%s' in '%s': the float64 sample at %s "
+                                 "(r = %g, i = %g) overflows float32", spec->name, path, where, re, im);
+                    goto done;
+                }
+                x[flat] = CMPLXF((float)re, (float)im);
+            }
+        }
+    }
+    *out = x;
+    x = NULL;
+done:
+    free(x);
+    free(slab);
+    CLOSE_SPACE(mspace);
+    CLOSE_TYPE(mtype);
+    CLOSE_TYPE(ftype);
+    CLOSE_SPACE(space);
+    CLOSE_DSET(dset);
+    return st;
+}
+
+/* An optional positive scalar attribute `name` of object `obj`. */
+static int read_positive_attr(hid_t file, const char *path, const char *obj, const char *name,
+                              int *has, double *value, rt_error *err)
+{
+    *has = 0;
+    if (!link_exists(file, obj) || H5Aexists_by_name(file, obj, name, H5P_DEFAULT) <= 0)
+        return RT_OK;
+    char detail[256];
+    int st = RT_OK;
+    hid_t attr = -1, space = -1, type = -1;
+    attr = H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr < 0 || (space = H5Aget_space(attr)) < 0 || (type = H5Aget_type(attr)) < 0) {
+        st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable: %s", name,
+                     obj, path, h5_detail(detail, sizeof detail));
+        goto done;
+    }
+    hssize_t npts = H5Sget_simple_extent_npoints(space);
+    if (H5Sget_simple_extent_type(space) == H5S_NULL || npts != 1) {
+        st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' holds %lld values; expected "
+                     "one number", name, obj, path,
+                     H5Sget_simple_extent_type(space) == H5S_NULL ? 0LL : (long long)npts);
+        goto done;
+    }
+    H5T_class_t cls = H5Tget_class(type);
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
+        st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is a %s; expected a number",
+                     name, obj, path, class_name(cls));
+        goto done;
+    }
+    double v = NAN;
+    if (H5Aread(attr, H5T_NATIVE_DOUBLE, &v) < 0) {
+        st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable: %s", name,
+                     obj, path, h5_detail(detail, sizeof detail));
+        goto done;
+    }
+    if (!isfinite(v) || v <= 0) {
+        st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is %g; expected a finite "
+                     "number > 0", name, obj, path, v);
+        goto done;
+    }
+    *has = 1;
+    *value = v;
+done:
+    CLOSE_TYPE(type);
+    CLOSE_SPACE(space);
+    CLOSE_ATTR(attr);
+    return st;
+}
+
+static const char *const iq_axes[] = {"channel", "pulse", "range"};
+static const char *const steering_axes[] = {"beam", "element"};
+
+static int input_read(const char *path, stap_input *in, rt_error *err)
+{
+    char detail[256];
+    /* Errors of the operating system first, with errno's words. */
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat sb;
+    int is_dir = fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
+    close(fd);
+    if (is_dir) return rt_fail(err, RT_EIO, "cannot open '%s': it is a directory", path);
+    if (H5Fis_hdf5(path) <= 0)
+        return rt_fail(err, RT_EIO, "cannot open '%s': not an HDF5 file", path);
+
+    hid_t fapl = strong_fapl();
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    CLOSE_PLIST(fapl);
+    if (file < 0)
+        return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, h5_detail(detail, sizeof detail));
+
+    int st = RT_OK;
+    hsize_t dims[H5S_MAX_RANK];
+    if (!link_exists(file, "/data/iq")) {
+        st = rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1 keeps the cube "
+                     "there: channels x pulses x range_gates, complex64)", path);
+        goto done;
+    }
+    const complex_spec iq = {"/data/iq", 3, "(channels, pulses, range_gates)", iq_axes,
+                             H5IO_MAX_CUBE_BYTES};
+    if ((st = read_complex(file, path, &iq, dims, &in->iq, err))) goto done;
+    in->channels = (int)dims[0];
+    in->pulses = (int)dims[1];
+    in->range_gates = (int)dims[2];
+
+    if (link_exists(file, "/steering")) {
+        const complex_spec sv = {"/steering", 2, "(beams, channels*Q)", steering_axes,
+                                 H5IO_MAX_STEERING_BYTES};
+        if ((st = read_complex(file, path, &sv, dims, &in->steering, err))) goto done;
+        in->steering_beams = (int)dims[0];
+        in->steering_len = (int)dims[1];
+    }
+
+    stap_radar_meta *m = &in->meta;
+    if ((st = read_positive_attr(file, path, "/array", "element_spacing_wavelengths",
+                                 &m->has_element_spacing, &m->element_spacing_wavelengths, err)) ||
+        (st = read_positive_attr(file, path, "/radar", "prf_hz", &m->has_prf, &m->prf_hz, err)) ||
+        (st = read_positive_attr(file, path, "/radar", "carrier_frequency_hz", &m->has_carrier,
+                                 &m->carrier_frequency_hz, err)) ||
+        (st = read_positive_attr(file, path, "/radar", "sample_rate_hz", &m->has_sample_rate,
+                                 &m->sample_rate_hz, err)))
+        goto done;
+done:
+    H5Fclose(file);
+    return st;
+}
+
+int stap_input_read(const char *path, stap_input *in, rt_error *err)
+{
+    if (!in) return rt_fail(err, RT_EINVAL, "stap_input_read: no output structure");
+    memset(in, 0, sizeof *in);
+    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_read: empty input path");
+    h5_quiet q;
+    quiet_begin(&q);
+    int st = input_read(path, in, err);
+    quiet_end(&q);
+    if (st) stap_input_free(in);
+    return st;
+}
+
+void stap_input_free(stap_input *in)
+{
+    if (!in) return;
+    free(in->iq);
+    free(in->steering);
+    memset(in, 0, sizeof *in);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Writing: a small context so that each step can report the first failure. */
+
+typedef struct h5w {
+    const char *path;   /* the final name, for messages */
+    rt_error *err;
+    int st;             /* first failure, RT_OK so far  */
+} h5w;
+
+static int w_fail_h5(h5w *w, const char *what)
+{
+    char detail[256];
+    if (!w->st)
+        w->st = rt_fail(w->err, RT_EIO, "cannot write %s to '%s': %s", what, w->path,
+                        h5_detail(detail, sizeof detail));
+    return w->st;
+}
+
+static hid_t w_group(h5w *w, hid_t loc, const char *name)
+{
+    if (w->st) return -1;
+    hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) {
+        char what[96];
+        snprintf(what, sizeof what, "group '%s'", name);
+        w_fail_h5(w, what);
+    }
+    return g;
+}
+
+/* A contiguous dataset: `count` elements of mtype from data (NULL when count is 0). */
+static void w_dataset(h5w *w, hid_t loc, const char *name, const char *fullname, hid_t ftype,
+                      hid_t mtype, int rank, const hsize_t *dims, const void *data,
+                      hid_t *keep)
+{
+    if (keep) *keep = -1;
+    if (w->st) return;
+    char what[96];
+    snprintf(what, sizeof what, "'%s'", fullname);
+    hid_t space = H5Screate_simple(rank, dims, NULL), dset = -1;
+    if (space < 0) {
+        w_fail_h5(w, what);
+        return;
+    }
+    dset = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hssize_t n = H5Sget_simple_extent_npoints(space);
+    if (dset < 0 || (n > 0 && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0))
+        w_fail_h5(w, what);
+    if (keep && !w->st) *keep = dset;
+    else CLOSE_DSET(dset);
+    CLOSE_SPACE(space);
+}
+
+static void w_cf32(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
+                   const hsize_t *dims, const cf32 *data)
+{
+    if (w->st) return;
+    hid_t ft = cf32_file_type(), mt = cf32_mem_type();
+    if (ft < 0 || mt < 0) w_fail_h5(w, "the complex64 type");
+    else w_dataset(w, loc, name, fullname, ft, mt, rank, dims, data, NULL);
+    CLOSE_TYPE(ft);
+    CLOSE_TYPE(mt);
+}
+
+static void w_attr(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+                   const void *value)
+{
+    if (w->st) return;
+    hid_t space = H5Screate(H5S_SCALAR), attr = -1;
+    if (space >= 0) attr = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (space < 0 || attr < 0 || H5Awrite(attr, mtype, value) < 0) {
+        char what[96];
+        snprintf(what, sizeof what, "attribute '%s'", name);
+        w_fail_h5(w, what);
+    }
+    CLOSE_ATTR(attr);
+    CLOSE_SPACE(space);
+}
+
+static void w_attr_int(h5w *w, hid_t obj, const char *name, int v)
+{
+    w_attr(w, obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &v);
+}
+
+static void w_attr_double(h5w *w, hid_t obj, const char *name, double v)
+{
+    w_attr(w, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* Strings are variable-length UTF-8, what h5py writes for str (and reads back as str). */
+static void w_attr_string(h5w *w, hid_t obj, const char *name, const char *s)
+{
+    if (w->st) return;
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+        w_fail_h5(w, "a string type");
+    } else {
+        const char *v = s ? s : "";
+        w_attr(w, obj, name, t, t, &v);
+    }
+    CLOSE_TYPE(t);
+}
+
+/* Create `tmp` (already made by rt_atomic_begin) as an HDF5 file. */
+static hid_t w_create(h5w *w, const char *tmp)
+{
+    char detail[256];
+    hid_t fapl = strong_fapl();
+    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    CLOSE_PLIST(fapl);
+    if (file < 0)
+        w->st = rt_fail(w->err, RT_EIO, "cannot create '%s' (as '%s'): %s", w->path, tmp,
+                        h5_detail(detail, sizeof detail));
+    return file;
+}
+
+/* Close the file, run nothing more on failure, publish it on success. */
+static int w_finish(h5w *w, hid_t file, const char *tmp)
+{
+    char detail[256];
+    if (file >= 0 && H5Fclose(file) < 0 && !w->st)
+        w->st = rt_fail(w->err, RT_EIO, "cannot write '%s': %s", w->path,
+                        h5_detail(detail, sizeof detail));
+    if (w->st) {
+        rt_atomic_abort(tmp);
+        return w->st;
+    }
+    return rt_atomic_commit(tmp, w->path, w->err);
+}
+
+static void w_meta_radar(h5w *w, hid_t file, const stap_radar_meta *m, int always)
+{
+    if (w->st) return;
+    int any = m && (m->has_prf || m->has_carrier || m->has_sample_rate);
+    if (!any && !always) return;
+    hid_t g = w_group(w, file, "radar");
+    if (g < 0) return;
+    if (m && m->has_prf) w_attr_double(w, g, "prf_hz", m->prf_hz);
+    if (m && m->has_carrier) w_attr_double(w, g, "carrier_frequency_hz", m->carrier_frequency_hz);
+    if (m && m->has_sample_rate) w_attr_double(w, g, "sample_rate_hz", m->sample_rate_hz);
+    CLOSE_GROUP(g);
+}
+
+int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn extra,
+                     void *extra_user, rt_error *err)
+{
+    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_write: empty output path");
+    if (!in || !in->iq || in->channels < 1 || in->pulses < 1 || in->range_gates < 1)
+        return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): no cube, or a dimension < 1", path);
+    if (in->steering_beams < 0 ||
+        (in->steering_beams > 0 && (!in->steering || in->steering_len < 1)))
+        return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): steering_beams = %d but no "
+                       "steering vectors of length >= 1", path, in->steering_beams);
+    const stap_radar_meta *m = &in->meta;
+    if (m->has_element_spacing &&
+        !(isfinite(m->element_spacing_wavelengths) && m->element_spacing_wavelengths > 0))
+        return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): element spacing %g is not a "
+                       "finite number > 0", path, m->element_spacing_wavelengths);
+
+    char tmp[4096];
+    h5_quiet q;
+    quiet_begin(&q);
+    h5w w = {path, err, RT_OK};
+    if (rt_atomic_begin(path, tmp, sizeof tmp, err)) {
+        quiet_end(&q);
+        return err ? err->code : RT_EIO;
+    }
+    hid_t file = w_create(&w, tmp);
+    w_attr_int(&w, file, "schema_version", H5IO_SCHEMA_VERSION);
+    hid_t g = w_group(&w, file, "data");
+    const hsize_t dims[3] = {(hsize_t)in->channels, (hsize_t)in->pulses, (hsize_t)in->range_gates};
+    w_cf32(&w, g, "iq", "/data/iq", 3, dims, in->iq);
+    CLOSE_GROUP(g);
+    if (in->steering_beams > 0) {
+        const hsize_t sd[2] = {(hsize_t)in->steering_beams, (hsize_t)in->steering_len};
+        w_cf32(&w, file, "steering", "/steering", 2, sd, in->steering);
+    }
+    if (m->has_element_spacing) {
+        g = w_group(&w, file, "array");
+        if (g >= 0) w_attr_double(&w, g, "element_spacing_wavelengths", m->element_spacing_wavelengths);
+        CLOSE_GROUP(g);
+    }
+    w_meta_radar(&w, file, m, 0);
+    if (!w.st && extra) w.st = extra((int64_t)file, extra_user, err);
+    int st = w_finish(&w, file, tmp);
+    quiet_end(&q);
+    return st;
+}
+
+static void window_string(const stap_config *c, char *buf, size_t len)
+{
+    switch (c->window) {
+    case STAP_WINDOW_HANN: snprintf(buf, len, "hann"); break;
+    case STAP_WINDOW_CHEBYSHEV: snprintf(buf, len, "chebyshev:%g", c->chebyshev_db); break;
+    default: snprintf(buf, len, "none"); break;
+    }
+}
+
+static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
+{
+    const stap_config *c = res->cfg;
+    hid_t g = w_group(w, file, "config");
+    if (g < 0) return;
+    char win[64];
+    window_string(c, win, sizeof win);
+    w_attr_int(w, g, "channels", c->channels);
+    w_attr_int(w, g, "pulses", c->pulses);
+    w_attr_int(w, g, "range_gates", c->range_gates);
+    w_attr_int(w, g, "doppler_bins", D);
+    w_attr_int(w, g, "doppler_order", c->doppler_order);
+    w_attr_int(w, g, "segments", c->segments);
+    w_attr_int(w, g, "training", c->training);
+    w_attr_int(w, g, "beams", res->beams);
+    w_attr_double(w, g, "loading", c->loading);
+    w_attr_string(w, g, "window", win);
+    w_attr_double(w, g, "element_spacing_wavelengths", c->element_spacing);
+    w_attr_string(w, g, "backend", la_backend_name(c->backend));
+    w_attr_int(w, g, "threads", c->threads);
+    w_attr_string(w, g, "input", res->input_name ? res->input_name : "");
+    w_attr_int(w, g, "schema_version", H5IO_SCHEMA_VERSION);
+    w_attr_string(w, g, "rtstap_version", RTSTAP_VERSION);
+    w_attr_string(w, g, "rtstap_commit", RTSTAP_COMMIT);
+    CLOSE_GROUP(g);
+}
+
+static void w_timing(h5w *w, hid_t file, const stap_result *res)
+{
+    hid_t g = w_group(w, file, "timing");
+    if (g < 0) return;
+    for (int s = 0; s < STAP_STAGE_COUNT; s++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s_ms", stap_stage_names[s]);
+        w_attr_double(w, g, name, res->timing_ms ? res->timing_ms[s] : 0.0);
+    }
+    w_attr_double(w, g, "read_ms", res->read_ms);
+    w_attr_double(w, g, "total_ms", res->total_ms);
+    w_attr_string(w, g, "backend", res->backend_name ? res->backend_name
+                                                     : la_backend_name(res->cfg->backend));
+    CLOSE_GROUP(g);
+}
+
+static void w_detections(h5w *w, hid_t file, const stap_result *res)
+{
+    if (w->st) return;
+    hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(stap_detection));
+    hid_t ft = H5Tcreate(H5T_COMPOUND, 5 * 4);
+    if (mt < 0 || ft < 0 ||
+        H5Tinsert(mt, "beam", offsetof(stap_detection, beam), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(mt, "doppler_bin", offsetof(stap_detection, doppler_bin), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(mt, "range_cell", offsetof(stap_detection, range_cell), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(mt, "power", offsetof(stap_detection, power), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(mt, "snr_db", offsetof(stap_detection, snr_db), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(ft, "beam", 0, H5T_STD_I32LE) < 0 ||
+        H5Tinsert(ft, "doppler_bin", 4, H5T_STD_I32LE) < 0 ||
+        H5Tinsert(ft, "range_cell", 8, H5T_STD_I32LE) < 0 ||
+        H5Tinsert(ft, "power", 12, H5T_IEEE_F32LE) < 0 ||
+        H5Tinsert(ft, "snr_db", 16, H5T_IEEE_F32LE) < 0) {
+        w_fail_h5(w, "the detection type");
+    } else {
+        const hsize_t n = (hsize_t)res->detection_count;
+        hid_t dset;
+        w_dataset(w, file, "detections", "/detections", ft, mt, 1, &n, res->detections, &dset);
+        if (!w->st) w_attr_string(w, dset, "cfar", res->cfar_description);
+        CLOSE_DSET(dset);
+    }
+    CLOSE_TYPE(mt);
+    CLOSE_TYPE(ft);
+}
+
+int stap_result_write(const char *path, const stap_result *res, rt_error *err)
+{
+    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_result_write: empty output path");
+    if (!res || !res->cfg || !res->weights || !res->output || !res->steering || res->beams < 1)
+        return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): missing weights, output, "
+                       "steering or configuration", path);
+    if (res->have_detections && res->detection_count > 0 && !res->detections)
+        return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): %zu detections but no array",
+                       path, res->detection_count);
+    const stap_config *c = res->cfg;
+    const int D = c->doppler_bins > 0 ? c->doppler_bins : c->pulses;
+    const int N = stap_dof(c), B = res->beams;
+    if (D < 1 || c->segments < 1 || N < 1 || c->range_gates < 1)
+        return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): configuration not resolved "
+                       "(D %d, S %d, N %d, R %d)", path, D, c->segments, N, c->range_gates);
+
+    char tmp[4096];
+    h5_quiet q;
+    quiet_begin(&q);
+    h5w w = {path, err, RT_OK};
+    if (rt_atomic_begin(path, tmp, sizeof tmp, err)) {
+        quiet_end(&q);
+        return err ? err->code : RT_EIO;
+    }
+    hid_t file = w_create(&w, tmp);
+    const hsize_t wd[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
+    w_cf32(&w, file, "weights", "/weights", 4, wd, res->weights);
+    hid_t g = w_group(&w, file, "output");
+    const hsize_t od[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)c->range_gates};
+    w_cf32(&w, g, "iq", "/output/iq", 3, od, res->output);
+    CLOSE_GROUP(g);
+    const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
+    w_cf32(&w, file, "steering", "/steering", 2, sd, res->steering);
+    w_config(&w, file, res, D);
+    w_timing(&w, file, res);
+    w_meta_radar(&w, file, res->meta, 1);
+    if (res->have_detections) w_detections(&w, file, res);
+    if (!w.st && res->extra) w.st = res->extra((int64_t)file, res->extra_user, err);
+    int st = w_finish(&w, file, tmp);
+    quiet_end(&q);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Atomic publication */
+
+/* The process's umask, without changing it (umask(2) would, racily). */
+static mode_t current_umask(void)
+{
+    mode_t mask = 022;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return mask;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        unsigned m;
+        if (sscanf(line, "Umask: %o", &m) == 1) {
+            mask = (mode_t)m;
+            break;
+        }
+    }
+    fclose(f);
+    return mask;
+}
+
+int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err)
+{
+    if (tmp && tmplen) tmp[0] = '\0';
+    if (!path || !*path) return rt_fail(err, RT_EINVAL, "empty output path");
+    if (!tmp) return rt_fail(err, RT_EINVAL, "rt_atomic_begin: no buffer for the name");
+    size_t n = strlen(path);
+    if (path[n - 1] == '/')
+        return rt_fail(err, RT_EINVAL, "output path '%s' names a directory, not a file", path);
+    struct stat sb;
+    if (lstat(path, &sb) == 0)
+        return rt_fail(err, RT_EIO, "'%s' already exists; refusing to overwrite", path);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    int dlen = slash ? (int)(slash - path) : 0;
+    int w = slash ? snprintf(tmp, tmplen, "%.*s/.%s.tmp.XXXXXX", dlen, path, base)
+                  : snprintf(tmp, tmplen, ".%s.tmp.XXXXXX", base);
+    if (w < 0 || (size_t)w >= tmplen) {
+        tmp[0] = '\0';
+        return rt_fail(err, RT_EINVAL, "output path '%s' is too long", path);
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        tmp[0] = '\0';
+        return rt_fail(err, RT_EIO, "cannot write '%s' (directory '%.*s'): %s", path,
+                       slash ? (dlen ? dlen : 1) : 1, slash ? path : ".", strerror(e));
+    }
+    /* mkstemp makes 0600; a published file gets the usual permissions. */
+    if (fchmod(fd, 0666 & ~current_umask()) != 0) { /* not fatal: the file stays private */ }
+    close(fd);
+    return RT_OK;
+}
+
+int rt_atomic_commit(const char *tmp, const char *path, rt_error *err)
+{
+    /* The data must be on disk before the name appears, so that even a crash never
+     * publishes a partial file. */
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0) {
+        int e = errno;
+        return rt_fail(err, RT_EIO, "cannot publish '%s': temporary '%s' vanished: %s", path, tmp,
+                       strerror(e));
+    }
+    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
+        int e = errno;
+        close(fd);
+        rt_atomic_abort(tmp);
+        return rt_fail(err, RT_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    close(fd);
+
+    /* link() fails with EEXIST instead of replacing an existing file, unlike rename(). */
+    if (link(tmp, path) == 0) {
+        unlink(tmp);
+        return RT_OK;
+    }
+    int e = errno;
+    if (e == EPERM || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK) {
+        /* A file system without hard links: rename, still refusing to replace. */
+#ifdef RENAME_NOREPLACE
+        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) return RT_OK;
+        e = errno;
+        if (e == EINVAL || e == ENOSYS || e == EOPNOTSUPP)
+#endif
+        {
+            struct stat sb;
+            if (lstat(path, &sb) == 0) e = EEXIST;
+            else if (rename(tmp, path) == 0) return RT_OK;
+            else e = errno;
+        }
+    }
+    rt_atomic_abort(tmp);
+    if (e == EEXIST) return rt_fail(err, RT_EIO, "'%s' already exists; refusing to overwrite", path);
+    return rt_fail(err, RT_EIO, "cannot create '%s': %s", path, strerror(e));
+}
+
+void rt_atomic_abort(const char *tmp)
+{
+    if (tmp && *tmp) unlink(tmp);
+}
+
+int stap_output_check(const char *path, rt_error *err)
+{
+    char tmp[4096];
+    int st = rt_atomic_begin(path, tmp, sizeof tmp, err);
+    if (st) return st;
+    rt_atomic_abort(tmp);
+    return RT_OK;
+}

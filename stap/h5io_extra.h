@@ -1,0 +1,14 @@
+/* h5io_extra: additions to h5io.h (README "File format") that callers need before any
+ * file is written, e.g. so that `rtstap run` fails before computing. */
+#ifndef H5IO_EXTRA_H
+#define H5IO_EXTRA_H
+
+#include "h5io.h"
+
+/* Check, before any work, that a result can be published at `path`: it must not exist
+ * (not even as a dangling link) and its directory must accept a new file (a temporary
+ * file is created there and removed at once). RT_OK, or RT_EIO / RT_EINVAL with a
+ * message naming the path and the reason. */
+int stap_output_check(const char *path, rt_error *err);
+
+#endif

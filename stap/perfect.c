@@ -1,0 +1,129 @@
+/* perfect.c: PERFECT STAP sizes, raw file I/O and the suite's SNR metric. */
+#include "perfect.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const perfect_dims dims[PERFECT_SIZE_COUNT] = {
+    {"small", 4, 512, 32, 128, 256, 3, 16},
+    {"medium", 6, 1024, 64, 128, 256, 3, 16},
+    {"large", 8, 4096, 64, 128, 256, 3, 16},
+};
+
+int perfect_size_parse(const char *name, perfect_size *out, rt_error *err)
+{
+    for (int i = 0; i < PERFECT_SIZE_COUNT; i++)
+        if (name && !strcmp(name, dims[i].name)) {
+            *out = (perfect_size)i;
+            return RT_OK;
+        }
+    return rt_fail(err, RT_EINVAL, "unknown PERFECT size '%s' (expected small, medium or large)",
+                   name ? name : "");
+}
+
+const perfect_dims *perfect_get_dims(perfect_size s) { return &dims[s]; }
+
+void perfect_config(perfect_size s, stap_config *cfg)
+{
+    const perfect_dims *d = &dims[s];
+    stap_config_defaults(cfg);
+    cfg->channels = d->channels;
+    cfg->pulses = d->pulses;
+    cfg->range_gates = d->range_cells;
+    cfg->doppler_bins = d->doppler_bins;
+    cfg->doppler_order = d->doppler_order;
+    cfg->segments = d->range_cells / d->training_block;
+    cfg->training = d->training_block;
+    cfg->beams = d->steering;
+    cfg->loading = 0;
+    cfg->window = STAP_WINDOW_NONE;
+}
+
+int perfect_read_raw(const char *path, size_t n, cf32 *out, rt_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return rt_fail(err, RT_EIO, "cannot seek in '%s'", path);
+    }
+    long size = ftell(f);
+    rewind(f);
+    if (size < 0 || (size_t)size != n * 2 * sizeof(float)) {
+        fclose(f);
+        return rt_fail(err, RT_EFORMAT, "'%s' holds %ld bytes; expected %zu (%zu complex float32 "
+                       "samples)", path, size, n * 2 * sizeof(float), n);
+    }
+    size_t got = fread(out, 2 * sizeof(float), n, f);
+    fclose(f);
+    if (got != n) return rt_fail(err, RT_EIO, "short read from '%s'", path);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(crealf(out[i])) || !isfinite(cimagf(out[i])))
+            return rt_fail(err, RT_EFORMAT, "'%s': non-finite sample at element %zu", path, i);
+    return RT_OK;
+}
+
+int perfect_write_raw(const char *path, const cf32 *data, size_t n, rt_error *err)
+{
+    char tmp[4096];
+    int st = rt_atomic_begin(path, tmp, sizeof tmp, err);
+    if (st) return st;
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        rt_atomic_abort(tmp);
+        return rt_fail(err, RT_EIO, "cannot write '%s': %s", tmp, strerror(errno));
+    }
+    size_t put = fwrite(data, 2 * sizeof(float), n, f);
+    if (fclose(f) != 0 || put != n) {
+        rt_atomic_abort(tmp);
+        return rt_fail(err, RT_EIO, "cannot write '%s' (disk full?)", path);
+    }
+    return rt_atomic_commit(tmp, path, err);
+}
+
+int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, rt_error *err)
+{
+    const perfect_dims *d = &dims[s];
+    memset(in, 0, sizeof *in);
+    char path[4096];
+    size_t n = (size_t)d->channels * d->pulses * d->range_cells;
+    size_t nv = (size_t)d->steering * d->channels * d->doppler_order;
+    in->iq = malloc(sizeof(cf32) * n);
+    in->steering = malloc(sizeof(cf32) * nv);
+    if (!in->iq || !in->steering) {
+        stap_input_free(in);
+        return rt_fail(err, RT_ENOMEM, "out of memory for the PERFECT %s input", d->name);
+    }
+    snprintf(path, sizeof path, "%s/%s_app_input.bin", dir, d->name);
+    int st = perfect_read_raw(path, n, in->iq, err);
+    if (!st) {
+        snprintf(path, sizeof path, "%s/%s_app_steering_vectors.bin", dir, d->name);
+        st = perfect_read_raw(path, nv, in->steering, err);
+    }
+    if (st) {
+        stap_input_free(in);
+        return st;
+    }
+    in->channels = d->channels;
+    in->pulses = d->pulses;
+    in->range_gates = d->range_cells;
+    in->steering_beams = d->steering;
+    in->steering_len = d->channels * d->doppler_order;
+    return RT_OK;
+}
+
+double perfect_snr_db(const cf32 *ref, const cf32 *out, size_t n)
+{
+    double sig = 0, noise = 0;
+    for (size_t i = 0; i < n; i++) {
+        double dr = (double)crealf(ref[i]) - crealf(out[i]);
+        double di = (double)cimagf(ref[i]) - cimagf(out[i]);
+        sig += (double)crealf(ref[i]) * crealf(ref[i]) + (double)cimagf(ref[i]) * cimagf(ref[i]);
+        noise += dr * dr + di * di;
+    }
+    if (noise != noise || sig != sig) return -INFINITY;
+    return noise == 0 ? INFINITY : 10.0 * log10(sig / noise);
+}

@@ -1,0 +1,329 @@
+/* mkinput_lib.c: writers of valid and malformed schema-v1 input files, straight through
+ * the HDF5 C API (see mkinput_lib.h); one entry of mkinput_kinds[] per case. */
+#include "mkinput_lib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+
+#include "la_check.h"
+#include "rt_error.h"
+
+#define C_ MKINPUT_C
+#define P_ MKINPUT_P
+#define R_ MKINPUT_R
+#define NCUBE ((size_t)C_ * P_ * R_)
+#define NSTEER ((size_t)MKINPUT_STEER_B * C_)
+
+const mkinput_kind mkinput_kinds[] = {
+    {"valid", 1, 0, NULL, NULL, "4x8x32 complex64 cube with /radar and /array attributes"},
+    {"float64", 1, 0, NULL, NULL, "valid, as a float64 {r,i} compound (converted)"},
+    {"bigendian", 1, 0, NULL, NULL, "valid, as big-endian float32 {r,i}"},
+    {"member_order", 1, 0, NULL, NULL, "valid, compound members stored as {i, r}"},
+    {"steering", 1, 0, NULL, NULL, "valid cube plus a 3 x 4 /steering"},
+    {"real", 0, RT_EFORMAT, "real-valued", "/data/iq", "real float32 samples"},
+    {"rank2", 0, RT_EFORMAT, "rank 2", "expected 3", "/data/iq of shape (C, P*R)"},
+    {"rank4", 0, RT_EFORMAT, "rank 4", "/data/iq", "/data/iq of shape (C, P, R, 1)"},
+    {"scalar", 0, RT_EFORMAT, "rank 0", "/data/iq", "a scalar /data/iq"},
+    {"zero_dim", 0, RT_EFORMAT, "zero-size", "/data/iq", "/data/iq of shape (C, 0, R)"},
+    {"member_names", 0, RT_EFORMAT, "re, im", "r and i", "members named re and im"},
+    {"int_members", 0, RT_EFORMAT, "integer", "member 'r'", "int32 members r and i"},
+    {"three_members", 0, RT_EFORMAT, "3 members", "/data/iq", "members r, i and j"},
+    {"nan", 0, RT_EFORMAT, "non-finite", "(channel 2, pulse 5, range 17)", "a NaN sample"},
+    {"inf", 0, RT_EFORMAT, "non-finite", "(channel 3, pulse 7, range 31)", "an -Inf sample"},
+    {"f64_overflow", 0, RT_EFORMAT, "overflows", "(channel 1, pulse 2, range 3)",
+     "a float64 sample beyond float32's range"},
+    {"huge", 0, RT_EFORMAT, "GiB", "/data/iq",
+     "a header claiming a 65536 x 65536 x 256 cube (8 TiB; chunked, nothing stored)"},
+    {"missing", 0, RT_EFORMAT, "missing", "/data/iq", "no /data/iq (only /data/other)"},
+    {"iq_group", 0, RT_EFORMAT, "not a dataset", "/data/iq", "/data/iq is a group"},
+    {"bad_prf", 0, RT_EFORMAT, "prf_hz", "> 0", "/radar prf_hz = -1000"},
+    {"prf_string", 0, RT_EFORMAT, "prf_hz", "string", "/radar prf_hz is a string"},
+    {"spacing_zero", 0, RT_EFORMAT, "element_spacing_wavelengths", "> 0",
+     "/array element_spacing_wavelengths = 0"},
+    {"steering_rank1", 0, RT_EFORMAT, "rank 1", "/steering", "/steering of shape (C,)"},
+    {"steering_nan", 0, RT_EFORMAT, "non-finite", "(beam 1, element 2)", "a NaN in /steering"},
+    {"steering_zero", 0, RT_EFORMAT, "zero-size", "/steering", "/steering of shape (0, C)"},
+    {"steering_real", 0, RT_EFORMAT, "real-valued", "/steering", "real float32 /steering"},
+    {"text", 0, RT_EIO, "not an HDF5", NULL, "a text file"},
+    {"empty", 0, RT_EIO, "not an HDF5", NULL, "an empty file"},
+};
+const int mkinput_nkinds = (int)(sizeof mkinput_kinds / sizeof mkinput_kinds[0]);
+
+const mkinput_kind *mkinput_find(const char *name)
+{
+    for (int k = 0; k < mkinput_nkinds; k++)
+        if (!strcmp(mkinput_kinds[k].name, name)) return &mkinput_kinds[k];
+    return NULL;
+}
+
+void mkinput_samples(uint64_t seed, double *ri)
+{
+    tc_rng r;
+    tc_rng_seed(&r, seed);
+    for (size_t k = 0; k < 2 * NCUBE; k++) ri[k] = tc_normal(&r) * M_SQRT1_2;
+}
+
+void mkinput_steering(uint64_t seed, double *ri)
+{
+    tc_rng r;
+    tc_rng_seed(&r, seed ^ 0x5eed5eedULL);
+    for (size_t k = 0; k < 2 * NSTEER; k++) ri[k] = (float)tc_normal(&r);
+}
+
+/* A two-member compound of `base` (e.g. H5T_IEEE_F32BE) named n0, n1 in that order. */
+static hid_t pair_type(hid_t base, const char *n0, const char *n1)
+{
+    size_t sz = H5Tget_size(base);
+    hid_t t = H5Tcreate(H5T_COMPOUND, 2 * sz);
+    H5Tinsert(t, n0, 0, base);
+    H5Tinsert(t, n1, sz, base);
+    return t;
+}
+
+static int put_dataset(hid_t loc, const char *name, hid_t ftype, hid_t mtype, int rank,
+                       const hsize_t *dims, const void *data)
+{
+    hid_t space = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
+    hid_t d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int bad = space < 0 || d < 0;
+    if (!bad && data && H5Sget_simple_extent_npoints(space) > 0)
+        bad = H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0;
+    if (d >= 0) H5Dclose(d);
+    if (space >= 0) H5Sclose(space);
+    return bad ? -1 : 0;
+}
+
+static int put_attr(hid_t loc, const char *obj, const char *name, hid_t ftype, hid_t mtype,
+                    const void *value)
+{
+    hid_t o = H5Oopen(loc, obj, H5P_DEFAULT);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(o, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    int bad = o < 0 || space < 0 || a < 0 || H5Awrite(a, mtype, value) < 0;
+    if (a >= 0) H5Aclose(a);
+    if (space >= 0) H5Sclose(space);
+    if (o >= 0) H5Oclose(o);
+    return bad ? -1 : 0;
+}
+
+static int put_group(hid_t loc, const char *name)
+{
+    hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return -1;
+    H5Gclose(g);
+    return 0;
+}
+
+/* /data/iq from float samples in a compound {n0, n1} of base (float32 of some order). */
+static int put_cube_f32(hid_t file, hid_t base, const char *n0, const char *n1, int rank,
+                        const hsize_t *dims, const float *ri)
+{
+    hid_t ft = pair_type(base, n0, n1);
+    hid_t mt = H5Tcreate(H5T_COMPOUND, 2 * sizeof(float));
+    H5Tinsert(mt, n0, 0, H5T_NATIVE_FLOAT);
+    H5Tinsert(mt, n1, sizeof(float), H5T_NATIVE_FLOAT);
+    int bad = put_dataset(file, "/data/iq", ft, mt, rank, dims, ri);
+    H5Tclose(ft);
+    H5Tclose(mt);
+    return bad;
+}
+
+static int put_meta(hid_t file)
+{
+    const double prf = MKINPUT_PRF_HZ, fc = MKINPUT_CARRIER_HZ, d = MKINPUT_SPACING;
+    const long long fs = MKINPUT_SAMPLE_RATE_HZ;
+    if (put_group(file, "radar") || put_group(file, "array")) return -1;
+    if (put_attr(file, "/radar", "prf_hz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prf) ||
+        put_attr(file, "/radar", "carrier_frequency_hz", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, &fc) ||
+        put_attr(file, "/radar", "sample_rate_hz", H5T_STD_I64LE, H5T_NATIVE_LLONG, &fs) ||
+        put_attr(file, "/array", "element_spacing_wavelengths", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d))
+        return -1;
+    return 0;
+}
+
+static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, char *why,
+                      size_t whylen)
+{
+    const char *kind = k->name;
+    double *ri = malloc(sizeof(double) * 2 * NCUBE);
+    float *rf = malloc(sizeof(float) * 2 * (NCUBE + 1));
+    double sv[2 * NSTEER];
+    float svf[2 * NSTEER];
+    if (!ri || !rf) {
+        free(ri);
+        free(rf);
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    mkinput_samples(seed, ri);
+    for (size_t i = 0; i < 2 * NCUBE; i++) rf[i] = (float)ri[i];
+    mkinput_steering(seed, sv);
+    for (size_t i = 0; i < 2 * NSTEER; i++) svf[i] = (float)sv[i];
+
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file < 0) {
+        free(ri);
+        free(rf);
+        snprintf(why, whylen, "cannot create '%s'", path);
+        return -1;
+    }
+    int bad = put_group(file, "data");
+    const hsize_t cube[4] = {C_, P_, R_, 1};
+    const hsize_t sdims[2] = {MKINPUT_STEER_B, C_};
+    hid_t le = H5T_IEEE_F32LE;
+
+    if (!strcmp(kind, "valid") || !strcmp(kind, "steering")) {
+        bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
+        if (!strcmp(kind, "steering")) {
+            hid_t t = pair_type(le, "r", "i"), m = pair_type(H5T_NATIVE_FLOAT, "r", "i");
+            bad |= put_dataset(file, "/steering", t, m, 2, sdims, svf);
+            H5Tclose(t);
+            H5Tclose(m);
+        }
+    } else if (!strcmp(kind, "float64") || !strcmp(kind, "f64_overflow")) {
+        if (!strcmp(kind, "f64_overflow")) ri[2 * ((1 * P_ + 2) * R_ + 3) + 1] = -1e300;
+        hid_t t = pair_type(H5T_IEEE_F64LE, "r", "i"), m = pair_type(H5T_NATIVE_DOUBLE, "r", "i");
+        bad |= put_dataset(file, "/data/iq", t, m, 3, cube, ri);
+        H5Tclose(t);
+        H5Tclose(m);
+    } else if (!strcmp(kind, "bigendian")) {
+        bad |= put_cube_f32(file, H5T_IEEE_F32BE, "r", "i", 3, cube, rf);
+    } else if (!strcmp(kind, "member_order")) {
+        /* memory holds (r, i) pairs; a file type {i, r} at swapped offsets */
+        hid_t ft = H5Tcreate(H5T_COMPOUND, 8), mt = pair_type(H5T_NATIVE_FLOAT, "r", "i");
+        H5Tinsert(ft, "i", 0, le);
+        H5Tinsert(ft, "r", 4, le);
+        bad |= put_dataset(file, "/data/iq", ft, mt, 3, cube, rf);
+        H5Tclose(ft);
+        H5Tclose(mt);
+    } else if (!strcmp(kind, "real")) {
+        bad |= put_dataset(file, "/data/iq", le, H5T_NATIVE_FLOAT, 3, cube, rf);
+    } else if (!strcmp(kind, "rank2")) {
+        const hsize_t d2[2] = {C_, P_ * R_};
+        bad |= put_cube_f32(file, le, "r", "i", 2, d2, rf);
+    } else if (!strcmp(kind, "rank4")) {
+        bad |= put_cube_f32(file, le, "r", "i", 4, cube, rf);
+    } else if (!strcmp(kind, "scalar")) {
+        bad |= put_cube_f32(file, le, "r", "i", 0, NULL, rf);
+    } else if (!strcmp(kind, "zero_dim")) {
+        const hsize_t d0[3] = {C_, 0, R_};
+        bad |= put_cube_f32(file, le, "r", "i", 3, d0, NULL);
+    } else if (!strcmp(kind, "member_names")) {
+        bad |= put_cube_f32(file, le, "re", "im", 3, cube, rf);
+    } else if (!strcmp(kind, "int_members")) {
+        int *iv = malloc(sizeof(int) * 2 * NCUBE);
+        for (size_t i = 0; iv && i < 2 * NCUBE; i++) iv[i] = (int)lrint(ri[i] * 1000);
+        hid_t t = pair_type(H5T_STD_I32LE, "r", "i"), m = pair_type(H5T_NATIVE_INT, "r", "i");
+        bad |= !iv || put_dataset(file, "/data/iq", t, m, 3, cube, iv);
+        H5Tclose(t);
+        H5Tclose(m);
+        free(iv);
+    } else if (!strcmp(kind, "three_members")) {
+        hid_t t = H5Tcreate(H5T_COMPOUND, 12), m = H5Tcreate(H5T_COMPOUND, 12);
+        H5Tinsert(t, "r", 0, le);
+        H5Tinsert(t, "i", 4, le);
+        H5Tinsert(t, "j", 8, le);
+        H5Tinsert(m, "r", 0, H5T_NATIVE_FLOAT);
+        H5Tinsert(m, "i", 4, H5T_NATIVE_FLOAT);
+        H5Tinsert(m, "j", 8, H5T_NATIVE_FLOAT);
+        float *f3 = calloc(3 * NCUBE, sizeof(float));
+        bad |= !f3 || put_dataset(file, "/data/iq", t, m, 3, cube, f3);
+        free(f3);
+        H5Tclose(t);
+        H5Tclose(m);
+    } else if (!strcmp(kind, "nan") || !strcmp(kind, "inf")) {
+        if (!strcmp(kind, "nan")) rf[2 * ((2 * P_ + 5) * R_ + 17)] = NAN;
+        else rf[2 * ((3 * P_ + 7) * R_ + 31) + 1] = -INFINITY;
+        bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
+    } else if (!strcmp(kind, "huge")) {
+        /* chunked, so that HDF5 allocates nothing: only the header is absurd */
+        const hsize_t dh[3] = {65536, 65536, 256}, chunk[3] = {1, 1, 256};
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        hid_t t = pair_type(le, "r", "i");
+        hid_t space = H5Screate_simple(3, dh, NULL);
+        hid_t d = -1;
+        if (dcpl >= 0 && H5Pset_chunk(dcpl, 3, chunk) >= 0)
+            d = H5Dcreate2(file, "/data/iq", t, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        bad |= d < 0;
+        if (d >= 0) H5Dclose(d);
+        H5Sclose(space);
+        H5Tclose(t);
+        H5Pclose(dcpl);
+    } else if (!strcmp(kind, "missing")) {
+        bad |= put_dataset(file, "/data/other", le, H5T_NATIVE_FLOAT, 3, cube, rf) | put_meta(file);
+    } else if (!strcmp(kind, "iq_group")) {
+        bad |= put_group(file, "/data/iq");
+    } else if (!strcmp(kind, "bad_prf") || !strcmp(kind, "prf_string") ||
+               !strcmp(kind, "spacing_zero")) {
+        bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
+        if (!strcmp(kind, "spacing_zero")) {
+            const double zero = 0;
+            bad |= put_group(file, "array") ||
+                   put_attr(file, "/array", "element_spacing_wavelengths", H5T_IEEE_F64LE,
+                            H5T_NATIVE_DOUBLE, &zero);
+        } else if (!strcmp(kind, "bad_prf")) {
+            const double neg = -1000;
+            bad |= put_group(file, "radar") ||
+                   put_attr(file, "/radar", "prf_hz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &neg);
+        } else {
+            hid_t st = H5Tcopy(H5T_C_S1);
+            H5Tset_size(st, 5);
+            bad |= put_group(file, "radar") || put_attr(file, "/radar", "prf_hz", st, st, "1000");
+            H5Tclose(st);
+        }
+    } else if (!strncmp(kind, "steering_", 9)) {
+        bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
+        hid_t t = pair_type(le, "r", "i"), m = pair_type(H5T_NATIVE_FLOAT, "r", "i");
+        if (!strcmp(kind, "steering_rank1")) {
+            const hsize_t d1 = C_;
+            bad |= put_dataset(file, "/steering", t, m, 1, &d1, svf);
+        } else if (!strcmp(kind, "steering_nan")) {
+            svf[2 * (1 * C_ + 2) + 1] = NAN;
+            bad |= put_dataset(file, "/steering", t, m, 2, sdims, svf);
+        } else if (!strcmp(kind, "steering_zero")) {
+            const hsize_t d0[2] = {0, C_};
+            bad |= put_dataset(file, "/steering", t, m, 2, d0, NULL);
+        } else {
+            bad |= put_dataset(file, "/steering", le, H5T_NATIVE_FLOAT, 2, sdims, svf);
+        }
+        H5Tclose(t);
+        H5Tclose(m);
+    } else {
+        bad = -1;
+        snprintf(why, whylen, "no writer for kind '%s'", kind);
+    }
+    if (k->valid) bad |= put_meta(file);
+    if (H5Fclose(file) < 0) bad = -1;
+    free(ri);
+    free(rf);
+    if (bad && !why[0]) snprintf(why, whylen, "HDF5 failed writing kind '%s' to '%s'", kind, path);
+    return bad ? -1 : 0;
+}
+
+int mkinput_write(const char *kind, const char *path, uint64_t seed, char *why, size_t whylen)
+{
+    why[0] = '\0';
+    const mkinput_kind *k = mkinput_find(kind);
+    if (!k) {
+        snprintf(why, whylen, "unknown kind '%s' (mkinput --list)", kind);
+        return -1;
+    }
+    if (!strcmp(kind, "text") || !strcmp(kind, "empty")) {
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            snprintf(why, whylen, "cannot create '%s'", path);
+            return -1;
+        }
+        if (!strcmp(kind, "text")) fputs("channels,pulses,range\n4,8,32\nthis is not HDF5\n", f);
+        if (fclose(f)) {
+            snprintf(why, whylen, "cannot write '%s'", path);
+            return -1;
+        }
+        return 0;
+    }
+    return write_hdf5(k, path, seed, why, whylen);
+}

@@ -1,0 +1,255 @@
+/* test_qr: the batched QR of the cpu and lapack backends against LAPACK's test ratios
+ * (Gram residual and |diag R| agreement with LAPACKE, both < 30) on random and
+ * ill-conditioned inputs at every preset size and some odd shapes; layout, argument
+ * and sanity checks (a corrupted R must be flagged). */
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_check.h"
+#include "linalg.h"
+
+#define THRESHOLD 30.0
+
+static int failures = 0;
+
+#define CHECK(cond, ...)                                                                     \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+            failures++;                                                                      \
+        }                                                                                    \
+    } while (0)
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+
+/* A value no QR produces by accident, to detect writes outside the matrices. */
+static cf32 poison(size_t i) { return (float)(-777.0 - (double)(i % 13)) + I * 1234.5f; }
+
+/* Factor the contiguous batch T through la_qr with lda = m + pad and stride gaps that
+ * are poisoned first; check the poison survives; return R repacked with lda = m. */
+static int factor_padded(la_ctx *ctx, int m, int n, int batch, const cf32 *T, int pad, int gap,
+                         cf32 *R, const char *what)
+{
+    int lda = m + pad;
+    ptrdiff_t stride = (ptrdiff_t)lda * n + gap;
+    size_t total = (size_t)stride * batch;
+    cf32 *A = xmalloc(total * sizeof *A);
+    for (size_t i = 0; i < total; i++) A[i] = poison(i);
+    for (int k = 0; k < batch; k++)
+        for (int j = 0; j < n; j++)
+            memcpy(A + k * stride + (size_t)j * lda, T + ((size_t)k * n + j) * m, (size_t)m * sizeof *A);
+    rt_error err = {0};
+    int st = la_qr(ctx, m, n, batch, A, lda, stride, &err);
+    CHECK(st == RT_OK, "%s: la_qr %s %dx%d batch %d: %s", la_backend_name(la_ctx_backend(ctx)),
+          what, m, n, batch, err.msg);
+    int untouched = 1;
+    for (int k = 0; k < batch; k++) {
+        for (int j = 0; j < n; j++) {
+            for (int i = m; i < lda; i++) {
+                size_t at = k * stride + (size_t)j * lda + i;
+                if (memcmp(&A[at], &(cf32){poison(at)}, sizeof(cf32)) != 0) untouched = 0;
+            }
+            memcpy(R + ((size_t)k * n + j) * m, A + k * stride + (size_t)j * lda, (size_t)m * sizeof *A);
+        }
+        for (ptrdiff_t g = (ptrdiff_t)lda * n; g < stride; g++)
+            if (memcmp(&A[k * stride + g], &(cf32){poison(k * stride + g)}, sizeof(cf32)) != 0)
+                untouched = 0;
+    }
+    CHECK(untouched, "%s: la_qr %s %dx%d wrote into lda padding or stride gaps",
+          la_backend_name(la_ctx_backend(ctx)), what, m, n);
+    free(A);
+    return st;
+}
+
+/* Factor T and check the two ratios; real diagonal for the cpu backend. */
+static void check_batch(la_ctx *ctx, int m, int n, int batch, const cf32 *T, const char *what)
+{
+    const char *bn = la_backend_name(la_ctx_backend(ctx));
+    cf32 *R = xmalloc((size_t)m * n * batch * sizeof *R);
+    if (factor_padded(ctx, m, n, batch, T, 3, 5, R, what) != RT_OK) {
+        free(R);
+        return;
+    }
+    la_qr_accuracy acc;
+    rt_error err = {0};
+    int st = la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    CHECK(st == RT_OK, "la_qr_check: %s", err.msg);
+    printf("  %-6s %-12s %4dx%-4d batch %4d  residual %8.3f  diag %8.3f\n", bn, what, m, n, batch,
+           acc.residual, acc.diag);
+    CHECK(acc.residual < THRESHOLD, "%s %s %dx%d: residual ratio %g (batch item %d) >= %g", bn, what,
+          m, n, acc.residual, acc.worst, THRESHOLD);
+    CHECK(acc.diag < THRESHOLD, "%s %s %dx%d: diag ratio %g >= %g", bn, what, m, n, acc.diag,
+          THRESHOLD);
+    if (la_ctx_backend(ctx) == LA_BACKEND_CPU) {
+        int real_diag = 1;
+        for (int k = 0; k < batch; k++)
+            for (int i = 0; i < n; i++)
+                if (cimagf(R[((size_t)k * n + i) * m + i]) != 0.0f) real_diag = 0;
+        CHECK(real_diag, "cpu %s %dx%d: diagonal of R is not real", what, m, n);
+    }
+    free(R);
+}
+
+/* The checker must flag a wrong R: perturb one off-diagonal and one diagonal entry. */
+static void check_checker_flags_corruption(la_ctx *ctx, tc_rng *rng)
+{
+    const int m = 240, n = 66, batch = 4;
+    cf32 *T = xmalloc((size_t)m * n * batch * sizeof *T), *R = xmalloc((size_t)m * n * batch * sizeof *R);
+    tc_random_batch(rng, m, n, batch, T);
+    memcpy(R, T, (size_t)m * n * batch * sizeof *R);
+    rt_error err = {0};
+    CHECK(la_qr(ctx, m, n, batch, R, m, (ptrdiff_t)m * n, &err) == RT_OK, "la_qr: %s", err.msg);
+    la_qr_accuracy acc;
+    la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    CHECK(acc.residual < THRESHOLD && acc.diag < THRESHOLD, "uncorrupted R fails the check");
+
+    size_t item = 2, off = (item * n + 40) * m + 17; /* R(17, 40) of item 2 */
+    cf32 saved = R[off];
+    R[off] += 0.05f * cabsf(R[item * n * m]);
+    la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    CHECK(acc.residual >= THRESHOLD && acc.worst == (int)item,
+          "corrupted off-diagonal entry not flagged (residual %g, worst %d)", acc.residual, acc.worst);
+    R[off] = saved;
+
+    size_t dg = (item * n + 30) * m + 30; /* R(30, 30) */
+    R[dg] *= 1.001f;
+    la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    CHECK(acc.diag >= THRESHOLD, "corrupted diagonal entry not flagged (diag %g)", acc.diag);
+    R[dg] = NAN;
+    la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    CHECK(!(acc.residual < THRESHOLD), "NaN in R not flagged (residual %g)", acc.residual);
+    printf("  checker flags corrupted R entries: ok\n");
+    free(T);
+    free(R);
+}
+
+static void check_arguments(la_ctx *ctx)
+{
+    cf32 A[64] = {0};
+    rt_error err = {0};
+    const char *bn = la_backend_name(la_ctx_backend(ctx));
+    CHECK(la_qr(ctx, 3, 4, 1, A, 4, 16, &err) == RT_EINVAL, "%s: m < n accepted", bn);
+    CHECK(la_qr(ctx, 4, 0, 1, A, 4, 16, &err) == RT_EINVAL, "%s: n = 0 accepted", bn);
+    CHECK(la_qr(ctx, 8, 4, 1, A, 7, 28, &err) == RT_EINVAL, "%s: lda < m accepted", bn);
+    CHECK(la_qr(ctx, 4, 4, 2, A, 4, 15, &err) == RT_EINVAL, "%s: overlapping stride accepted", bn);
+    CHECK(la_qr(ctx, 4, 4, 1, NULL, 4, 16, &err) == RT_EINVAL, "%s: NULL matrix accepted", bn);
+    CHECK(la_qr(ctx, 4, 4, 0, A, 4, 16, &err) == RT_OK, "%s: empty batch rejected", bn);
+}
+
+/* Special inputs: zero matrix, zero columns, an already-triangular matrix with a complex
+ * diagonal (tau must still make R's diagonal real), and entries near the float range
+ * limits (the column norm must be computed with scaling). */
+static void check_special(la_ctx *ctx, tc_rng *rng)
+{
+    const int m = 40, n = 12, batch = 6;
+    cf32 *T = xmalloc((size_t)m * n * batch * sizeof *T);
+    tc_random_batch(rng, m, n, batch, T);
+    memset(T, 0, (size_t)m * n * sizeof *T);                    /* item 0: zero */
+    memset(T + (size_t)m * n + 3 * m, 0, 2 * (size_t)m * sizeof *T); /* item 1: columns 3, 4 zero */
+    cf32 *T2 = T + 2 * (size_t)m * n;                           /* item 2: upper triangular */
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < m; i++) T2[(size_t)j * m + i] = 0;
+    check_batch(ctx, m, n, 3, T, "special");
+
+    static const double scales[] = {1e-25, 1e-18, 1e18, 1e25};
+    for (int s = 0; s < 4; s++) {
+        tc_random_batch(rng, m, n, batch, T);
+        for (size_t i = 0; i < (size_t)m * n * batch; i++) T[i] *= (float)scales[s];
+        char what[32];
+        snprintf(what, sizeof what, "scale %.0e", scales[s]);
+        check_batch(ctx, m, n, batch, T, what);
+    }
+    free(T);
+}
+
+/* The cpu backend factors each matrix on one thread: 1 and 2 threads agree bitwise. */
+static void check_thread_independence(la_backend b, tc_rng *rng)
+{
+    const int m = 96, n = 16, batch = 9;
+    size_t total = (size_t)m * n * batch;
+    cf32 *A1 = xmalloc(total * sizeof *A1), *A2 = xmalloc(total * sizeof *A2);
+    tc_random_batch(rng, m, n, batch, A1);
+    memcpy(A2, A1, total * sizeof *A2);
+    la_ctx *c1 = NULL, *c2 = NULL;
+    rt_error err = {0};
+    if (la_ctx_create(&c1, b, 1, &err) || la_ctx_create(&c2, b, 2, &err)) {
+        CHECK(0, "la_ctx_create: %s", err.msg);
+    } else {
+        la_qr(c1, m, n, batch, A1, m, (ptrdiff_t)m * n, &err);
+        la_qr(c2, m, n, batch, A2, m, (ptrdiff_t)m * n, &err);
+        int same = 1;
+        for (int k = 0; k < batch; k++)
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i <= j; i++)
+                    if (memcmp(&A1[((size_t)k * n + j) * m + i], &A2[((size_t)k * n + j) * m + i], sizeof(cf32)))
+                        same = 0;
+        CHECK(same, "%s: R differs between 1 and 2 threads", la_backend_name(b));
+    }
+    la_ctx_destroy(c1);
+    la_ctx_destroy(c2);
+    free(A1);
+    free(A2);
+}
+
+int main(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tc_seed_from_env_or_time());
+
+    static const struct { int m, n, batch, ill_batch; } shapes[] = {
+        {80, 16, 64, 8},   {192, 96, 16, 3},  {240, 66, 32, 4}, /* presets (batch reduced) */
+        {96, 16, 64, 8},   {288, 96, 16, 3},  {306, 66, 32, 4}, /* with loading rows: (K+N) x N */
+        {1, 1, 16, 4},     {5, 3, 16, 4},     {33, 32, 8, 4},     {64, 64, 8, 3},
+        {300, 7, 16, 4},   {512, 128, 4, 1},
+    };
+    static const double conds[] = {1e2, 1e4, 1e6};
+    static const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK};
+
+    for (int b = 0; b < 2; b++) {
+        la_ctx *ctx = NULL;
+        rt_error err = {0};
+        if (la_ctx_create(&ctx, backends[b], 0, &err) != RT_OK) {
+            CHECK(0, "la_ctx_create(%s): %s", la_backend_name(backends[b]), err.msg);
+            continue;
+        }
+        printf("backend %s\n", la_backend_name(backends[b]));
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            int m = shapes[s].m, n = shapes[s].n;
+            size_t one = (size_t)m * n;
+            cf32 *T = xmalloc(one * shapes[s].batch * sizeof *T);
+            tc_random_batch(&rng, m, n, shapes[s].batch, T);
+            check_batch(ctx, m, n, shapes[s].batch, T, "random");
+            for (int c = 0; c < 3; c++) {
+                char what[32];
+                snprintf(what, sizeof what, "cond %.0e", conds[c]);
+                tc_illcond_batch(&rng, m, n, shapes[s].ill_batch, conds[c], T);
+                check_batch(ctx, m, n, shapes[s].ill_batch, T, what);
+            }
+            free(T);
+        }
+        check_special(ctx, &rng);
+        check_arguments(ctx);
+        if (backends[b] == LA_BACKEND_CPU) check_checker_flags_corruption(ctx, &rng);
+        check_thread_independence(backends[b], &rng);
+        la_ctx_destroy(ctx);
+    }
+    if (failures) {
+        fprintf(stderr, "test_qr: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_qr: all checks passed\n");
+    return 0;
+}

@@ -1,0 +1,244 @@
+/* test_weights: MVDR weights of the cpu and lapack backends (la_weights on R from la_qr)
+ * against a double-precision solve of (T^H T) z = v, w = z / (v^H z); the distortionless
+ * constraint w^H v = 1; singular factors and degenerate steering vectors; arguments. */
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_check.h"
+#include "linalg.h"
+
+static int failures = 0;
+
+#define CHECK(cond, ...)                                                                     \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+            failures++;                                                                      \
+        }                                                                                    \
+    } while (0)
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+
+/* Reference weights in double: G = T^H T, Cholesky G = L L^H, G z = v, w = z / (v^H z).
+ * T is m x n column-major (lda = m); V is nbeams x n row-major; Wref is nbeams x n. */
+static int reference_weights(int m, int n, const cf32 *T, int nbeams, const cf32 *V, cf64 *Wref)
+{
+    cf64 *L = xmalloc((size_t)n * n * sizeof *L), *z = xmalloc((size_t)n * sizeof *z);
+    for (int j = 0; j < n; j++) /* lower triangle of G, column-major */
+        for (int i = j; i < n; i++) {
+            cf64 s = 0;
+            for (int r = 0; r < m; r++) s += conj((cf64)T[(size_t)i * m + r]) * (cf64)T[(size_t)j * m + r];
+            L[(size_t)j * n + i] = s;
+        }
+    for (int j = 0; j < n; j++) { /* in-place Cholesky, lower */
+        double d = creal(L[(size_t)j * n + j]);
+        for (int p = 0; p < j; p++) d -= creal(L[(size_t)p * n + j] * conj(L[(size_t)p * n + j]));
+        if (!(d > 0)) {
+            free(L);
+            free(z);
+            return -1;
+        }
+        d = sqrt(d);
+        L[(size_t)j * n + j] = d;
+        for (int i = j + 1; i < n; i++) {
+            cf64 s = L[(size_t)j * n + i];
+            for (int p = 0; p < j; p++) s -= L[(size_t)p * n + i] * conj(L[(size_t)p * n + j]);
+            L[(size_t)j * n + i] = s / d;
+        }
+    }
+    for (int b = 0; b < nbeams; b++) {
+        const cf32 *v = V + (size_t)b * n;
+        for (int i = 0; i < n; i++) { /* L y = v */
+            cf64 s = v[i];
+            for (int p = 0; p < i; p++) s -= L[(size_t)p * n + i] * z[p];
+            z[i] = s / L[(size_t)i * n + i];
+        }
+        for (int i = n - 1; i >= 0; i--) { /* L^H z = y */
+            cf64 s = z[i];
+            for (int p = i + 1; p < n; p++) s -= conj(L[(size_t)i * n + p]) * z[p];
+            z[i] = s / L[(size_t)i * n + i];
+        }
+        cf64 vz = 0;
+        for (int i = 0; i < n; i++) vz += conj((cf64)v[i]) * z[i];
+        for (int i = 0; i < n; i++) Wref[(size_t)b * n + i] = z[i] / vz;
+    }
+    free(L);
+    free(z);
+    return 0;
+}
+
+/* One case: factor T (lda = m + 2, stride gap 3), weights from R, compare with the
+ * double reference; tol bounds the norm-wise relative error. */
+static void check_case(la_ctx *ctx, tc_rng *rng, int m, int n, int batch, int nbeams, double cond,
+                       double tol)
+{
+    const char *bn = la_backend_name(la_ctx_backend(ctx));
+    const int lda = m + 2;
+    const ptrdiff_t stride = (ptrdiff_t)lda * n + 3;
+    cf32 *T = xmalloc((size_t)m * n * batch * sizeof *T), *A = xmalloc((size_t)stride * batch * sizeof *A);
+    cf32 *V = xmalloc((size_t)nbeams * n * sizeof *V), *W = xmalloc((size_t)batch * nbeams * n * sizeof *W);
+    cf64 *Wref = xmalloc((size_t)nbeams * n * sizeof *Wref);
+    if (cond > 1)
+        tc_illcond_batch(rng, m, n, batch, cond, T);
+    else
+        tc_random_batch(rng, m, n, batch, T);
+    tc_random_batch(rng, n, nbeams, 1, V);
+    memset(A, 0, (size_t)stride * batch * sizeof *A);
+    for (int k = 0; k < batch; k++)
+        for (int j = 0; j < n; j++)
+            memcpy(A + k * stride + (size_t)j * lda, T + ((size_t)k * n + j) * m, (size_t)m * sizeof *A);
+    rt_error err = {0};
+    int st = la_qr(ctx, m, n, batch, A, lda, stride, &err);
+    CHECK(st == RT_OK, "%s: la_qr %dx%d: %s", bn, m, n, err.msg);
+    st = la_weights(ctx, n, batch, A, lda, stride, nbeams, V, W, &err);
+    CHECK(st == RT_OK, "%s: la_weights n=%d: %s", bn, n, err.msg);
+    double worst_rel = 0, worst_constraint = 0;
+    for (int k = 0; k < batch && st == RT_OK; k++) {
+        if (reference_weights(m, n, T + (size_t)k * m * n, nbeams, V, Wref) != 0) {
+            CHECK(0, "reference Cholesky failed (%dx%d, cond %g)", m, n, cond);
+            break;
+        }
+        for (int b = 0; b < nbeams; b++) {
+            const cf32 *w = W + ((size_t)k * nbeams + b) * n;
+            const cf64 *wr = Wref + (size_t)b * n;
+            const cf32 *v = V + (size_t)b * n;
+            double e2 = 0, r2 = 0;
+            cf64 wv = 0;
+            for (int i = 0; i < n; i++) {
+                cf64 d = (cf64)w[i] - wr[i];
+                e2 += creal(d * conj(d));
+                r2 += creal(wr[i] * conj(wr[i]));
+                wv += conj((cf64)w[i]) * (cf64)v[i];
+            }
+            double rel = sqrt(e2 / r2), con = cabs(wv - 1.0);
+            if (!(rel <= worst_rel)) worst_rel = rel;
+            if (!(con <= worst_constraint)) worst_constraint = con;
+        }
+    }
+    printf("  %-6s %4dx%-4d batch %3d beams %2d cond %-6.0e  rel.err %.2e  |w^H v - 1| %.2e\n", bn,
+           m, n, batch, nbeams, cond > 1 ? cond : 0.0, worst_rel, worst_constraint);
+    CHECK(worst_rel < tol, "%s %dx%d cond %g: relative error %g >= %g", bn, m, n, cond, worst_rel, tol);
+    CHECK(worst_constraint < 1e-4, "%s %dx%d: |w^H v - 1| = %g", bn, m, n, worst_constraint);
+    free(T);
+    free(A);
+    free(V);
+    free(W);
+    free(Wref);
+}
+
+/* Zero or non-finite diagonal in one item -> RT_ENUMERIC naming it; zero steering vector
+ * -> RT_ENUMERIC; bad arguments -> RT_EINVAL. */
+static void check_failures(la_ctx *ctx, tc_rng *rng)
+{
+    const char *bn = la_backend_name(la_ctx_backend(ctx));
+    const int m = 40, n = 12, batch = 5, nbeams = 3;
+    cf32 *A = xmalloc((size_t)m * n * batch * sizeof *A), *V = xmalloc((size_t)nbeams * n * sizeof *V);
+    cf32 *W = xmalloc((size_t)batch * nbeams * n * sizeof *W);
+    tc_random_batch(rng, m, n, batch, A);
+    tc_random_batch(rng, n, nbeams, 1, V);
+    rt_error err = {0};
+    CHECK(la_qr(ctx, m, n, batch, A, m, (ptrdiff_t)m * n, &err) == RT_OK, "la_qr: %s", err.msg);
+
+    cf32 *d = A + (size_t)3 * m * n + (size_t)7 * m + 7; /* R(7,7) of item 3 */
+    cf32 saved = *d;
+    *d = 0;
+    int st = la_weights(ctx, n, batch, A, m, (ptrdiff_t)m * n, nbeams, V, W, &err);
+    CHECK(st == RT_ENUMERIC && strstr(err.msg, "batch item 3"),
+          "%s: zero diagonal: status %d, message '%s'", bn, st, err.msg);
+    *d = NAN;
+    st = la_weights(ctx, n, batch, A, m, (ptrdiff_t)m * n, nbeams, V, W, &err);
+    CHECK(st == RT_ENUMERIC && strstr(err.msg, "batch item 3"),
+          "%s: NaN diagonal: status %d, message '%s'", bn, st, err.msg);
+    *d = saved;
+
+    memset(V + n, 0, (size_t)n * sizeof *V); /* beam 1 all zero */
+    st = la_weights(ctx, n, batch, A, m, (ptrdiff_t)m * n, nbeams, V, W, &err);
+    CHECK(st == RT_ENUMERIC, "%s: zero steering vector accepted (status %d)", bn, st);
+    tc_random_batch(rng, n, 1, 1, V + n);
+
+    CHECK(la_weights(ctx, n, batch, A, n - 1, (ptrdiff_t)m * n, nbeams, V, W, &err) == RT_EINVAL,
+          "%s: ldr < n accepted", bn);
+    CHECK(la_weights(ctx, n, batch, A, m, (ptrdiff_t)m * n, 0, V, W, &err) == RT_EINVAL,
+          "%s: zero beams accepted", bn);
+    CHECK(la_weights(ctx, n, batch, A, m, (ptrdiff_t)m * n, nbeams, V, W, &err) == RT_OK,
+          "%s: restored factors rejected: %s", bn, err.msg);
+    free(A);
+    free(V);
+    free(W);
+}
+
+/* la_adaptive_weights = la_qr then la_weights, bit for bit on the CPU backends. */
+static void check_adaptive(la_ctx *ctx, tc_rng *rng)
+{
+    const char *bn = la_backend_name(la_ctx_backend(ctx));
+    const int m = 96, n = 16, batch = 6, nbeams = 5;
+    size_t tot = (size_t)m * n * batch;
+    cf32 *A1 = xmalloc(tot * sizeof *A1), *A2 = xmalloc(tot * sizeof *A2), *V = xmalloc((size_t)nbeams * n * sizeof *V);
+    cf32 *W1 = xmalloc((size_t)batch * nbeams * n * sizeof *W1), *W2 = xmalloc((size_t)batch * nbeams * n * sizeof *W2);
+    tc_random_batch(rng, m, n, batch, A1);
+    memcpy(A2, A1, tot * sizeof *A2);
+    tc_random_batch(rng, n, nbeams, 1, V);
+    rt_error err = {0};
+    la_timing tm;
+    int st = la_adaptive_weights(ctx, m, n, batch, A1, m, (ptrdiff_t)m * n, nbeams, V, W1, &tm, &err);
+    CHECK(st == RT_OK, "%s: la_adaptive_weights: %s", bn, err.msg);
+    st = la_qr(ctx, m, n, batch, A2, m, (ptrdiff_t)m * n, &err);
+    if (!st) st = la_weights(ctx, n, batch, A2, m, (ptrdiff_t)m * n, nbeams, V, W2, &err);
+    CHECK(st == RT_OK, "%s: la_qr/la_weights: %s", bn, err.msg);
+    CHECK(memcmp(W1, W2, (size_t)batch * nbeams * n * sizeof *W1) == 0,
+          "%s: la_adaptive_weights differs from la_qr + la_weights", bn);
+    CHECK(tm.qr_ms >= 0 && tm.weights_ms >= 0, "%s: negative stage times", bn);
+    free(A1);
+    free(A2);
+    free(V);
+    free(W1);
+    free(W2);
+}
+
+int main(void)
+{
+    tc_rng rng;
+    tc_rng_seed(&rng, tc_seed_from_env_or_time());
+    static const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK};
+    /* cond(T) <= 31.6, i.e. cond(T^H T) <= 1e3: 1e-3; cond(T) = 100: 1e-2 */
+    static const struct { int m, n, batch, nbeams; double cond, tol; } cases[] = {
+        {240, 66, 8, 16, 0, 1e-3},  {80, 16, 16, 16, 0, 1e-3}, {192, 96, 4, 16, 0, 1e-3},
+        {306, 66, 4, 9, 0, 1e-3},   {5, 3, 8, 1, 0, 1e-3},     {1, 1, 8, 2, 0, 1e-3},
+        {33, 32, 4, 13, 0, 1e-3},   {240, 66, 4, 16, 30, 1e-3}, {192, 96, 2, 16, 30, 1e-3},
+        {80, 16, 8, 7, 30, 1e-3},   {240, 66, 4, 16, 100, 1e-2},
+    };
+    for (int b = 0; b < 2; b++) {
+        la_ctx *ctx = NULL;
+        rt_error err = {0};
+        if (la_ctx_create(&ctx, backends[b], 0, &err) != RT_OK) {
+            CHECK(0, "la_ctx_create(%s): %s", la_backend_name(backends[b]), err.msg);
+            continue;
+        }
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+            check_case(ctx, &rng, cases[c].m, cases[c].n, cases[c].batch, cases[c].nbeams,
+                       cases[c].cond, cases[c].tol);
+        check_failures(ctx, &rng);
+        check_adaptive(ctx, &rng);
+        la_ctx_destroy(ctx);
+    }
+    if (failures) {
+        fprintf(stderr, "test_weights: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_weights: all checks passed\n");
+    return 0;
+}

@@ -1,0 +1,43 @@
+/* mkinput: write one small schema-v1 input file, valid or malformed in a named way, for
+ * the CLI rejection tests (tests/cli_reject.sh). Uses the raw HDF5 API, not stap/h5io.c.
+ * usage: mkinput KIND OUT.h5 [SEED] | mkinput --list */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_check.h"
+#include "mkinput_lib.h"
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "--list")) {
+        /* name, then "valid" or the rejection keywords the message must contain */
+        for (int k = 0; k < mkinput_nkinds; k++) {
+            const mkinput_kind *m = &mkinput_kinds[k];
+            printf("%s\t%s\t%s\t%s\t%s\n", m->name, m->valid ? "valid" : "reject",
+                   m->keyword ? m->keyword : "", m->keyword2 ? m->keyword2 : "", m->what);
+        }
+        return 0;
+    }
+    if (argc < 3 || argc > 4) {
+        fprintf(stderr, "usage: mkinput KIND OUT.h5 [SEED]   (mkinput --list names the kinds)\n");
+        return 2;
+    }
+    uint64_t seed;
+    if (argc == 4) {
+        char *end;
+        seed = strtoull(argv[3], &end, 0);
+        if (!*argv[3] || *end) {
+            fprintf(stderr, "mkinput: SEED must be an integer (got '%s')\n", argv[3]);
+            return 2;
+        }
+    } else {
+        seed = tc_seed_from_env_or_time();
+    }
+    char why[256];
+    if (mkinput_write(argv[1], argv[2], seed, why, sizeof why)) {
+        fprintf(stderr, "mkinput: %s\n", why);
+        return 1;
+    }
+    return 0;
+}
