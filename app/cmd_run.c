@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfar.h"
 #include "cli.h"
 #include "h5io.h"
 #include "h5io_extra.h"
@@ -33,6 +34,11 @@ static void run_usage(FILE *f)
         "  --window W             none | hann | chebyshev:DB (default none)\n"
         "  --backend B            auto | cpu | lapack | gpu | cublas (default auto)\n"
         "  --threads T            CPU threads (default: all)\n"
+        "  --cfar KIND            none | ca | os: CFAR detection along range (default ca)\n"
+        "  --cfar-pfa P           false-alarm probability per cell (default 1e-6)\n"
+        "  --cfar-guard G         guard cells each side (default 2)\n"
+        "  --cfar-train N         training cells each side (default 16)\n"
+        "  --cfar-rank K          OS-CFAR order statistic (default 0.75 x 2N)\n"
         "  --quiet                no timing table\n"
         "  --help                 this text\n");
 }
@@ -54,7 +60,8 @@ static int parse_window(const char *s, stap_config *cfg)
 int cmd_run(int argc, char **argv)
 {
     enum { O_INPUT = 256, O_OUTPUT, O_PRESET, O_DBINS, O_DORDER, O_SEG, O_TRAIN, O_BEAMS,
-           O_LOAD, O_WIN, O_BACKEND, O_THREADS, O_QUIET, O_HELP };
+           O_LOAD, O_WIN, O_BACKEND, O_THREADS, O_QUIET, O_HELP, O_CFAR, O_PFA, O_GUARD,
+           O_CTRAIN, O_RANK };
     static const struct option opts[] = {
         {"input", required_argument, 0, O_INPUT},     {"output", required_argument, 0, O_OUTPUT},
         {"preset", required_argument, 0, O_PRESET},   {"doppler-bins", required_argument, 0, O_DBINS},
@@ -63,7 +70,10 @@ int cmd_run(int argc, char **argv)
         {"beams", required_argument, 0, O_BEAMS},     {"loading", required_argument, 0, O_LOAD},
         {"window", required_argument, 0, O_WIN},      {"backend", required_argument, 0, O_BACKEND},
         {"threads", required_argument, 0, O_THREADS}, {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, O_HELP},             {0, 0, 0, 0}};
+        {"help", no_argument, 0, O_HELP},             {"cfar", required_argument, 0, O_CFAR},
+        {"cfar-pfa", required_argument, 0, O_PFA},    {"cfar-guard", required_argument, 0, O_GUARD},
+        {"cfar-train", required_argument, 0, O_CTRAIN}, {"cfar-rank", required_argument, 0, O_RANK},
+        {0, 0, 0, 0}};
     const char *input = NULL, *output = NULL;
     stap_preset preset = STAP_PRESET_HARD;
     int quiet = 0;
@@ -72,6 +82,9 @@ int cmd_run(int argc, char **argv)
     double loading = 0;
     stap_config cfg;
     stap_config_defaults(&cfg);
+    stap_cfar_config cfar;
+    stap_cfar_defaults(&cfar);
+    cfar.kind = STAP_CFAR_CA;
     rt_error err;
     rt_clear(&err);
 
@@ -100,6 +113,13 @@ int cmd_run(int argc, char **argv)
             break;
         case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
         case O_QUIET: quiet = 1; break;
+        case O_CFAR:
+            if (stap_cfar_parse_kind(optarg, &cfar.kind, &err)) return cli_error(EXIT_USAGE, "--cfar: %s", err.msg);
+            break;
+        case O_PFA: if (cli_double("--cfar-pfa", optarg, 1e-300, 0.5, &cfar.pfa)) return EXIT_USAGE; break;
+        case O_GUARD: if (cli_int("--cfar-guard", optarg, 0, 1 << 20, &cfar.guard)) return EXIT_USAGE; break;
+        case O_CTRAIN: if (cli_int("--cfar-train", optarg, 1, STAP_CFAR_MAX_TRAIN, &cfar.train)) return EXIT_USAGE; break;
+        case O_RANK: if (cli_int("--cfar-rank", optarg, 0, 2 * STAP_CFAR_MAX_TRAIN, &cfar.os_rank)) return EXIT_USAGE; break;
         case O_HELP: run_usage(stdout); return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
         default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap run --help)", argv[optind - 1]);
@@ -151,6 +171,13 @@ int cmd_run(int argc, char **argv)
     int status = EXIT_OK;
     stap_plan *plan = NULL;
     cf32 *W = NULL, *Y = NULL;
+    stap_detection *dets = NULL;
+    size_t ndets = 0;
+    if (cfar.kind != STAP_CFAR_NONE && stap_cfar_validate(&cfar, cfg.range_gates, &err)) {
+        rt_prefix(&err, "%s", input_name);
+        status = cli_fail(&err);
+        goto out;
+    }
     if (stap_plan_create(&plan, &cfg, in.steering, in.steering_beams, &err)) {
         rt_prefix(&err, "%s", input_name);
         status = cli_fail(&err);
@@ -168,6 +195,16 @@ int cmd_run(int argc, char **argv)
         status = cli_fail(&err);
         goto out;
     }
+    double t_det = la_now_ms();
+    if (cfar.kind != STAP_CFAR_NONE &&
+        stap_cfar_detect(&cfar, Y, stap_plan_beams(plan), stap_plan_config(plan)->doppler_bins,
+                         cfg.range_gates, &dets, &ndets, &err)) {
+        status = cli_fail(&err);
+        goto out;
+    }
+    timing[STAP_STAGE_DETECT] = la_now_ms() - t_det;
+    char cfar_desc[128];
+    stap_cfar_describe(&cfar, cfar_desc, sizeof cfar_desc);
     double total_ms = la_now_ms() - t_start;
     const stap_config *pc = stap_plan_config(plan);
     stap_result res;
@@ -183,14 +220,23 @@ int cmd_run(int argc, char **argv)
     res.read_ms = read_ms;
     res.total_ms = total_ms;
     res.meta = &in.meta;
+    res.have_detections = cfar.kind != STAP_CFAR_NONE;
+    res.detections = dets;
+    res.detection_count = ndets;
+    res.cfar_description = cfar_desc;
     double t_w = la_now_ms();
     if (stap_result_write(output, &res, &err)) {
         status = cli_fail(&err);
         goto out;
     }
     double write_ms = la_now_ms() - t_w;
-    if (!quiet) cli_print_timing(pc, input_name, timing, read_ms, write_ms, la_now_ms() - t_start);
+    if (!quiet) {
+        cli_print_timing(pc, input_name, timing, read_ms, write_ms, la_now_ms() - t_start);
+        if (cfar.kind != STAP_CFAR_NONE)
+            fprintf(stderr, "  detections: %zu (%s)\n", ndets, cfar_desc);
+    }
 out:
+    free(dets);
     free(W);
     free(Y);
     stap_plan_destroy(plan);

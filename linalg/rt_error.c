@@ -1,5 +1,6 @@
 /* rt_error: status codes with messages (see rt_error.h). */
 #include "rt_error.h"
+#include "rtstap_commit.h" /* generated each build: #define RTSTAP_COMMIT_ID */
 
 #include <stdio.h>
 #include <string.h>
@@ -55,3 +56,5 @@ const char *rt_status_name(int code)
     default: return "unknown error";
     }
 }
+
+const char *rt_commit(void) { return RTSTAP_COMMIT_ID; }

@@ -34,6 +34,11 @@ int rt_prefix(rt_error *err, const char *fmt, ...)
 #endif
     ;
 void rt_clear(rt_error *err);
+
+/* The git commit the library was built from ("+dirty" when the tree had uncommitted
+ * changes), for --version, result files and benchmark records. */
+const char *rt_commit(void);
+#define RTSTAP_COMMIT rt_commit()
 const char *rt_status_name(int code);
 
 #endif

@@ -7,7 +7,8 @@
 #include <string.h>
 
 const char *const stap_stage_names[STAP_STAGE_COUNT] = {"doppler", "training", "qr",
-                                                        "weights", "apply", "transfer"};
+                                                        "weights", "apply", "transfer",
+                                                        "detect"};
 
 /* The batched complex QR table of the RT_STAP reference paper (README "Presets"). */
 static const struct {

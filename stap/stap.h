@@ -69,7 +69,8 @@ typedef struct stap_detection {
 
 /* Stage timing, milliseconds. */
 enum { STAP_STAGE_DOPPLER = 0, STAP_STAGE_TRAINING, STAP_STAGE_QR, STAP_STAGE_WEIGHTS,
-       STAP_STAGE_APPLY, STAP_STAGE_TRANSFER, STAP_STAGE_COUNT };
+       STAP_STAGE_APPLY, STAP_STAGE_TRANSFER, STAP_STAGE_DETECT, STAP_STAGE_COUNT };
+/* (detect is filled by the caller that runs the CFAR detector; the plan leaves it 0) */
 extern const char *const stap_stage_names[STAP_STAGE_COUNT];
 
 typedef struct stap_plan stap_plan;

@@ -1,0 +1,94 @@
+/* rtk: rtstap's CUDA kernels behind a C API — batched complex Householder QR (R only)
+ * with a dispatch table from (m, n) to kernel variant, and batched MVDR weight solves.
+ *
+ * Device pointers are passed as void* (float2 / cuComplex data, column-major, LAPACK
+ * layout) and the stream as void* (a cudaStream_t), so that this header also compiles
+ * in plain C without the CUDA headers. Launch functions return a cudaError_t value
+ * (0 = cudaSuccess); they never print and never synchronize.
+ * Design, performance model and measurements: kernels/NOTES.md. */
+#ifndef RTK_H
+#define RTK_H
+
+#include "linalg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a QR variant keeps the matrix while it factors it. */
+typedef enum rtk_storage {
+    RTK_REGISTERS = 0, /* 2-D cyclic over the threads' registers, shared memory for
+                          the reflector broadcast; one matrix per warp or per block  */
+    RTK_SHARED,        /* whole matrix in shared memory, one block per matrix        */
+    RTK_GLOBAL         /* in place in global memory (through L1/L2), any size        */
+} rtk_storage;
+
+/* One row of the QR dispatch table (kernels/dispatch.cu). */
+typedef struct rtk_qr_variant {
+    const char *name;    /* e.g. "reg16x22_15x3" (thread grid, registers per thread) */
+    rtk_storage storage;
+    int max_m, max_n;    /* capacity (0 = unbounded; RTK_SHARED: bounded by bytes)  */
+    int threads;         /* threads per block                                       */
+    int mats_per_block;  /* matrices per block                                      */
+    int fused_weights;   /* 1: solves the weights while R is still on-chip          */
+} rtk_qr_variant;
+
+int rtk_qr_variant_count(void);
+/* Row v of the table, NULL when v is out of range. */
+const rtk_qr_variant *rtk_qr_variant_get(int v);
+/* 1 when variant v can factor m x n (m >= n >= 1) given the device's per-block
+ * shared-memory limit in bytes (cudaDevAttrMaxSharedMemoryPerBlockOptin). */
+int rtk_qr_fits(int v, int m, int n, int smem_limit);
+/* The variant dispatch uses for m x n: the first row of the table that fits (the
+ * table is ordered by preference); -1 when none fits (not possible for m >= n >= 1:
+ * the last row, RTK_GLOBAL, takes any size). */
+int rtk_qr_select(int m, int n, int smem_limit);
+
+/* Batched QR in place: A_k = A + k*stride (m x n, leading dimension lda) is replaced
+ * by R in its upper triangle (real diagonal, LAPACK's sign convention beta =
+ * -sign(Re alpha) ||x||). Register and shared-memory variants leave everything below
+ * the diagonal unchanged; the global variant leaves the reflectors there. */
+int rtk_qr_launch(int v, int m, int n, int batch, void *A, int lda, long long stride,
+                  void *stream);
+
+/* QR + MVDR weights with variant v (fused_weights must be 1): for each k and beam b,
+ * solve R^H R z = v_b and write w = z / (v_b^H z) to W[(k*nbeams + b)*n + j]; V is
+ * nbeams x n row-major. R is written back to A only when write_r != 0. A zero or
+ * non-finite diagonal of R_k lowers *bad to k (atomicMin; the caller presets it to
+ * RTK_NO_BAD). phase_ns, when not NULL, receives three %globaltimer readings of block
+ * 0 (start, QR done, weights done) to split the fused time between the phases. */
+int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda, long long stride,
+                          int write_r, int nbeams, const void *V, void *W, int *bad,
+                          unsigned long long *phase_ns, void *stream);
+
+#define RTK_NO_BAD 0x7f7f7f7f /* the bad-item flag as cudaMemset(0x7f) leaves it */
+#define RTK_WEIGHTS_MAX_N 256 /* largest n the weight solver takes                */
+
+/* Weights from factors already on the device: R_k = R + k*stride (upper n x n,
+ * leading dimension ldr); same outputs and *bad protocol as above. n <= RTK_WEIGHTS_MAX_N. */
+int rtk_weights_launch(int n, int batch, const void *R, int ldr, long long stride, int nbeams,
+                       const void *V, void *W, int *bad, void *stream);
+
+/* The last step of the cuBLAS baseline: W holds z (per k, an n x nbeams column-major
+ * block, column b = z_b, after two cublasCtrsmBatched); scale each z_b to
+ * w = z_b / (v_b^H z_b) and check R's diagonal (lowers *bad as above). */
+int rtk_normalize_launch(int n, int batch, const void *R, int ldr, long long stride,
+                         int nbeams, const void *V, void *W, int *bad, void *stream);
+
+/* Keep the stream busy for about `microseconds` (one thread spinning on %globaltimer):
+ * queued before a timed region so that the host's launch latency stays outside the
+ * interval measured by CUDA events. */
+int rtk_spin_launch(unsigned microseconds, void *stream);
+
+/* ---- test and tuning hook (implemented in linalg/gpu_dispatch.cu) ----------------
+ * Force QR variant v (-1: back to the dispatch table) for the later la_qr,
+ * la_adaptive_weights and la_bench_qr calls on ctx (backend gpu). RT_EINVAL when v is
+ * out of range or ctx is not a gpu context; a forced variant that does not fit a shape
+ * makes those calls fail with RT_EINVAL. */
+int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

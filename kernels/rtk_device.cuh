@@ -1,0 +1,285 @@
+/* rtk_device.cuh: device helpers shared by the rtk kernels — complex float2 arithmetic,
+ * lane-group reductions, LAPACK's clarfg reflector, the triangular MVDR solvers and the
+ * argument block of the QR kernels. */
+#ifndef RTK_DEVICE_CUH
+#define RTK_DEVICE_CUH
+
+#include <cuda_runtime.h>
+
+#include "rtk.h"
+
+namespace rtk {
+
+/* ---- complex float2 ---------------------------------------------------------------- */
+__device__ __forceinline__ float2 c0() { return make_float2(0.f, 0.f); }
+__device__ __forceinline__ float2 cmul(float2 a, float2 b)
+{
+    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+/* conj(a) * b */
+__device__ __forceinline__ float2 cjmul(float2 a, float2 b)
+{
+    return make_float2(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
+}
+/* acc + conj(a) * b */
+__device__ __forceinline__ float2 cjfma(float2 a, float2 b, float2 acc)
+{
+    acc.x = fmaf(a.x, b.x, acc.x);
+    acc.x = fmaf(a.y, b.y, acc.x);
+    acc.y = fmaf(a.x, b.y, acc.y);
+    acc.y = fmaf(-a.y, b.x, acc.y);
+    return acc;
+}
+/* acc - a * b */
+__device__ __forceinline__ float2 cfms(float2 a, float2 b, float2 acc)
+{
+    acc.x = fmaf(-a.x, b.x, acc.x);
+    acc.x = fmaf(a.y, b.y, acc.x);
+    acc.y = fmaf(-a.x, b.y, acc.y);
+    acc.y = fmaf(-a.y, b.x, acc.y);
+    return acc;
+}
+/* acc - conj(a) * b */
+__device__ __forceinline__ float2 cjfms(float2 a, float2 b, float2 acc)
+{
+    acc.x = fmaf(-a.x, b.x, acc.x);
+    acc.x = fmaf(-a.y, b.y, acc.x);
+    acc.y = fmaf(-a.x, b.y, acc.y);
+    acc.y = fmaf(a.y, b.x, acc.y);
+    return acc;
+}
+__device__ __forceinline__ float2 cconj(float2 a) { return make_float2(a.x, -a.y); }
+/* 1 / a (0 when a == 0; the callers check the diagonal first) */
+__device__ __forceinline__ float2 crecip(float2 a)
+{
+    float d = a.x * a.x + a.y * a.y;
+    float inv = d > 0.f ? 1.0f / d : 0.f;
+    return make_float2(a.x * inv, -a.y * inv);
+}
+__device__ __forceinline__ bool cfinite_nonzero(float2 a)
+{
+    return isfinite(a.x) && isfinite(a.y) && (a.x != 0.f || a.y != 0.f);
+}
+
+/* ---- reductions over groups of G consecutive lanes (G a power of two <= 32) --------- */
+template <int G>
+__device__ __forceinline__ float group_sum(float v, unsigned mask)
+{
+#pragma unroll
+    for (int o = G / 2; o > 0; o >>= 1) v += __shfl_xor_sync(mask, v, o, G);
+    return v;
+}
+template <int G>
+__device__ __forceinline__ float2 group_sum2(float2 v, unsigned mask)
+{
+#pragma unroll
+    for (int o = G / 2; o > 0; o >>= 1) {
+        v.x += __shfl_xor_sync(mask, v.x, o, G);
+        v.y += __shfl_xor_sync(mask, v.y, o, G);
+    }
+    return v;
+}
+/* the lane mask of the group of G lanes that contains the calling lane */
+template <int G>
+__device__ __forceinline__ unsigned group_mask()
+{
+    if (G == 32) return 0xffffffffu;
+    const unsigned lane = threadIdx.x & 31u;
+    return ((1u << G) - 1u) << (lane & ~(unsigned)(G - 1));
+}
+__device__ __forceinline__ float2 shfl2(float2 v, int src, unsigned mask = 0xffffffffu)
+{
+    return make_float2(__shfl_sync(mask, v.x, src), __shfl_sync(mask, v.y, src));
+}
+
+__device__ __forceinline__ unsigned long long globaltimer()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* ---- LAPACK's clarfg ----------------------------------------------------------------
+ * From alpha = x(0) and sigma = sum_{i>0} |x(i)|^2 compute H = I - tau v v^H with
+ * v(0) = 1, H^H x = (beta, 0, ..., 0), beta = -sign(Re alpha) ||x|| real. Returns beta
+ * in *beta (alpha itself when H = I), tau, and scale = 1 / (alpha - beta) so that
+ * v(i) = x(i) * scale for i > 0. Single precision, no rescaling: entries beyond about
+ * 1e18 in magnitude overflow the sum of squares (LAPACK's scnrm2 would rescale). */
+__device__ __forceinline__ void clarfg(float ar, float ai, float sigma, float2 *beta,
+                                       float2 *tau, float2 *scale)
+{
+    if (sigma == 0.f && ai == 0.f) {
+        *beta = make_float2(ar, 0.f);
+        *tau = c0();
+        *scale = c0();
+        return;
+    }
+    const float nrm = sqrtf(fmaf(ar, ar, fmaf(ai, ai, sigma)));
+    const float b = -copysignf(nrm, ar);
+    const float ib = 1.0f / b;
+    *beta = make_float2(b, 0.f);
+    *tau = make_float2((b - ar) * ib, -ai * ib);
+    *scale = crecip(make_float2(ar - b, ai));
+}
+
+/* ---- arguments of the QR kernels ---------------------------------------------------- */
+struct QrArgs {
+    float2 *A;
+    long long stride;
+    int lda, m, n, batch;
+    int write_r;             /* fused kernels: also store R                       */
+    int nbeams;              /* fused kernels: beams (0 = QR only)                */
+    const float2 *V;         /* nbeams x n, row-major                              */
+    float2 *W;               /* batch x nbeams x n                                 */
+    int *bad;                /* lowest batch item with a bad diagonal (atomicMin)  */
+    unsigned long long *phase; /* block 0's timestamps, or NULL                    */
+};
+
+/* ---- MVDR solves: R^H R z = v, w = z / (v^H z) ---------------------------------------
+ * R(i, l) = R[i*rs + l*cs] (upper triangle only is read), dinv[i] = 1 / R(i, i). */
+
+/* One lane per beam, the whole vector in registers (n <= NC, NC small): no shuffles,
+ * R is read through broadcasts. Lanes lane0, lane0 + nlanes, ... take the beams. */
+template <int NC>
+__device__ __forceinline__ void solve_beams_lanes(const float2 *R, int rs, int cs,
+                                                  const float2 *dinv, int n, int nbeams,
+                                                  const float2 *V, float2 *Wk, int lane0,
+                                                  int nlanes)
+{
+    for (int b = lane0; b < nbeams; b += nlanes) {
+        const float2 *v = V + (size_t)b * n;
+        float2 y[NC];
+#pragma unroll
+        for (int i = 0; i < NC; i++) y[i] = i < n ? v[i] : c0();
+#pragma unroll
+        for (int i = 0; i < NC; i++) { /* forward: R^H y = v */
+            if (i < n) {
+                y[i] = cmul(y[i], cconj(dinv[i]));
+#pragma unroll
+                for (int l = i + 1; l < NC; l++)
+                    if (l < n) y[l] = cjfms(R[i * rs + l * cs], y[i], y[l]);
+            }
+        }
+#pragma unroll
+        for (int j = NC - 1; j >= 0; j--) { /* back: R z = y */
+            if (j < n) {
+                y[j] = cmul(y[j], dinv[j]);
+#pragma unroll
+                for (int i = 0; i < j; i++) y[i] = cfms(R[i * rs + j * cs], y[j], y[i]);
+            }
+        }
+        float2 s = c0();
+#pragma unroll
+        for (int i = 0; i < NC; i++)
+            if (i < n) s = cjfma(v[i], y[i], s);
+        const float2 is = crecip(s);
+        float2 *w = Wk + (size_t)b * n;
+#pragma unroll
+        for (int i = 0; i < NC; i++)
+            if (i < n) w[i] = cmul(y[i], is);
+    }
+}
+
+/* One warp per pair of beams, lanes over the rows (n <= 32*RR): the column-oriented
+ * substitutions, y_i broadcast by a shuffle per step; the two beams' chains interleave.
+ * Called by whole warps; warp `wid` of `nw` takes pairs wid, wid + nw, ... */
+template <int RR>
+__device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs,
+                                                 const float2 *dinv, int n, int nbeams,
+                                                 const float2 *V, float2 *Wk, int wid, int nw)
+{
+    const int lane = threadIdx.x & 31;
+    for (int b0 = 2 * wid; b0 < nbeams; b0 += 2 * nw) {
+        const bool two = b0 + 1 < nbeams;
+        const float2 *v0 = V + (size_t)b0 * n, *v1 = V + (size_t)(two ? b0 + 1 : b0) * n;
+        float2 y0[RR], y1[RR];
+#pragma unroll
+        for (int r = 0; r < RR; r++) {
+            const int l = lane + 32 * r;
+            y0[r] = l < n ? v0[l] : c0();
+            y1[r] = l < n ? v1[l] : c0();
+        }
+        /* forward: y_i = y_i / conj(R_ii), then y_l -= conj(R(i, l)) y_i for l > i */
+#pragma unroll
+        for (int r = 0; r < RR; r++) {
+            const int cnt = min(32, n - 32 * r);
+#pragma unroll 2
+            for (int ii = 0; ii < cnt; ii++) {
+                const int i = 32 * r + ii;
+                const float2 d = cconj(dinv[i]);
+                const float2 t0 = shfl2(cmul(y0[r], d), ii), t1 = shfl2(cmul(y1[r], d), ii);
+                if (lane == ii) {
+                    y0[r] = t0;
+                    y1[r] = t1;
+                }
+#pragma unroll
+                for (int r2 = r; r2 < RR; r2++) {
+                    const int l = lane + 32 * r2;
+                    if (l > i && l < n) {
+                        const float2 e = R[i * rs + l * cs];
+                        y0[r2] = cjfms(e, t0, y0[r2]);
+                        y1[r2] = cjfms(e, t1, y1[r2]);
+                    }
+                }
+            }
+        }
+        /* back: z_j = y_j / R_jj, then y_i -= R(i, j) z_j for i < j */
+#pragma unroll
+        for (int r = RR - 1; r >= 0; r--) {
+            const int cnt = min(32, n - 32 * r);
+#pragma unroll 2
+            for (int jj = cnt - 1; jj >= 0; jj--) {
+                const int j = 32 * r + jj;
+                const float2 d = dinv[j];
+                const float2 t0 = shfl2(cmul(y0[r], d), jj), t1 = shfl2(cmul(y1[r], d), jj);
+                if (lane == jj) {
+                    y0[r] = t0;
+                    y1[r] = t1;
+                }
+#pragma unroll
+                for (int r2 = 0; r2 <= r; r2++) {
+                    const int i = lane + 32 * r2;
+                    if (i < j) {
+                        const float2 e = R[i * rs + j * cs];
+                        y0[r2] = cfms(e, t0, y0[r2]);
+                        y1[r2] = cfms(e, t1, y1[r2]);
+                    }
+                }
+            }
+        }
+        float2 s0 = c0(), s1 = c0();
+#pragma unroll
+        for (int r = 0; r < RR; r++) {
+            const int l = lane + 32 * r;
+            if (l < n) {
+                s0 = cjfma(v0[l], y0[r], s0);
+                s1 = cjfma(v1[l], y1[r], s1);
+            }
+        }
+        s0 = group_sum2<32>(s0, 0xffffffffu);
+        s1 = group_sum2<32>(s1, 0xffffffffu);
+        const float2 i0 = crecip(s0), i1 = crecip(s1);
+        float2 *w0 = Wk + (size_t)b0 * n, *w1 = Wk + (size_t)(b0 + 1) * n;
+#pragma unroll
+        for (int r = 0; r < RR; r++) {
+            const int l = lane + 32 * r;
+            if (l < n) {
+                w0[l] = cmul(y0[r], i0);
+                if (two) w1[l] = cmul(y1[r], i1);
+            }
+        }
+    }
+}
+
+/* Shared-memory words a fused weight solve needs for n <= NC: R (NC rows, odd leading
+ * dimension so that column reads are bank-conflict free), 1/diag, one flag. */
+__host__ __device__ constexpr int solve_ld(int nc) { return nc | 1; }
+__host__ __device__ constexpr int solve_smem_f2(int nc) { return nc * solve_ld(nc) + nc + 1; }
+
+} // namespace rtk
+
+/* Launchers of the kernel families (qr_small.cu, qr_onchip.cu, qr_generic.cu): launch
+ * `batch` matrices with the compile-time shape of the table row they are bound to. */
+typedef cudaError_t (*rtk_qr_launcher)(const rtk::QrArgs &args, cudaStream_t stream);
+
+#endif

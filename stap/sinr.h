@@ -1,0 +1,91 @@
+/* sinr: how good are a run's adaptive weights? For each Doppler bin d, segment s and
+ * beam b, the signal-to-interference-plus-noise ratio of the weights against the
+ * optimum from the true covariance of the Doppler-domain snapshots of a generated
+ * scene (datasets/scene.h), after Ward TR-1015 and Reed, Mallett & Brennan (1974).
+ *
+ *   R_d          true covariance of the snapshot s(d, .) (scene_covariance_doppler)
+ *   t_{d,b}      Doppler-domain signature of a target in beam b's look direction at
+ *                the centre frequency of bin d: spatial response = the centre tap of
+ *                the steering vector v_b, Doppler = d / D cycles per pulse
+ *   SINR_opt     = xi t^H R_d^{-1} t                 (xi: target power per element/pulse)
+ *   SNR_0        = xi ||a||^2 P / sigma^2            (noise-only, full-DOF matched filter)
+ *   L_opt(d, b)  = SINR_opt / SNR_0                  Ward's clutter SINR loss (<= 1)
+ *   SINR(w)      = xi |w^H t|^2 / (w^H R_d w)
+ *   rho(d, s, b) = SINR(w) / SINR_opt                the adaptive loss, in (0, 1]
+ *   L_adapt      = L_opt rho
+ * With K independent training snapshots of covariance R_d, no loading and w
+ * proportional to R_hat^{-1} t, rho ~ Beta(K + 2 - N, N - 1), mean (K+2-N)/(K+1)
+ * (the RMB law); rmb_applicable says whether the run met those conditions. */
+#ifndef SINR_H
+#define SINR_H
+
+#include <stddef.h>
+
+#include "scene.h"
+#include "stap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What stap_sinr_compute needs from a run (the result file of `rtstap run`). */
+typedef struct stap_run_data {
+    stap_config cfg;            /* from /config (validated, D resolved)                    */
+    int beams;                  /* B                                                        */
+    cf32 *steering;             /* B x N                                                    */
+    cf32 *weights;              /* D x S x B x N                                            */
+    cf32 *output;               /* B x D x R, or NULL when not asked for                     */
+    int have_detections;        /* /detections present                                      */
+    size_t detection_count;
+    stap_detection *detections; /* sorted as written                                        */
+    int has_prf;
+    double prf_hz;              /* /radar/prf_hz when present                               */
+} stap_run_data;
+
+/* Read a result file of `rtstap run` (/config, /steering, /weights; /output/iq when
+ * want_output; /detections and /radar/prf_hz when present). */
+int stap_run_read(const char *path, int want_output, stap_run_data *rd, rt_error *err);
+void stap_run_free(stap_run_data *rd);
+
+typedef struct stap_sinr_result {
+    int D, S, B, N, K, C, P;
+    int beam;                    /* the beam the summary covers, -1 = all beams          */
+    double prf_hz;               /* 0 when unknown                                        */
+    double *doppler;             /* D: bin centre, cycles per pulse, wrapped to [-1/2, 1/2) */
+    double *optimum_loss;        /* D x B (row-major): L_opt, linear                      */
+    double *rho;                 /* D x S x B: SINR(w) / SINR_opt                         */
+    /* Summary over the summarized beams, all bins and segments. */
+    size_t count;                /* number of rho values                                  */
+    double rho_mean, rho_sd;     /* sample mean and standard deviation                    */
+    double rmb_mean, rmb_sd;     /* Beta(K+2-N, N-1) mean and standard deviation          */
+    double rho_se;               /* rmb_sd / sqrt(count): standard error of rho_mean if
+                                    the values were independent                           */
+    double z;                    /* (rho_mean - rmb_mean) / rho_se                        */
+    int rmb_applicable;          /* loading 0, K >= N, steering = target signature        */
+} stap_sinr_result;
+
+/* Compute the table for beam `beam` (0..B-1) or all beams (-1). t: the scene's truth;
+ * cfg: the run's configuration (must match the scene's C and P); steering B x N;
+ * weights D x S x B x N. */
+int stap_sinr_compute(const scene_truth *t, const stap_config *cfg, const cf32 *steering,
+                      int B, const cf32 *weights, int beam, stap_sinr_result *res,
+                      rt_error *err);
+void stap_sinr_free(stap_sinr_result *res);
+
+/* Mean of rho over segments for (d, b). */
+double stap_sinr_rho_mean(const stap_sinr_result *res, int d, int b);
+
+/* Write the table to path atomically (never overwrites): /sinr/doppler_normalized (D),
+ * /sinr/doppler_hz (D, when the PRF is known), /sinr/optimum_loss_db (D x B),
+ * /sinr/rho (D x S x B), /sinr/adaptive_loss_db (D x S x B) and the summary as
+ * attributes of /sinr, plus the names of the scene and run files. */
+int stap_sinr_write(const char *path, const stap_sinr_result *res, const char *scene_name,
+                    const char *run_name, rt_error *err);
+/* Read a file written by stap_sinr_write. */
+int stap_sinr_read(const char *path, stap_sinr_result *res, rt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
