@@ -85,6 +85,7 @@ int cmd_run(int argc, char **argv)
     stap_cfar_config cfar;
     stap_cfar_defaults(&cfar);
     cfar.kind = STAP_CFAR_CA;
+    int cfar_given = 0; /* the default detector steps aside on cubes too short for it */
     rt_error err;
     rt_clear(&err);
 
@@ -115,11 +116,12 @@ int cmd_run(int argc, char **argv)
         case O_QUIET: quiet = 1; break;
         case O_CFAR:
             if (stap_cfar_parse_kind(optarg, &cfar.kind, &err)) return cli_error(EXIT_USAGE, "--cfar: %s", err.msg);
+            cfar_given = 1;
             break;
-        case O_PFA: if (cli_double("--cfar-pfa", optarg, 1e-300, 0.5, &cfar.pfa)) return EXIT_USAGE; break;
-        case O_GUARD: if (cli_int("--cfar-guard", optarg, 0, 1 << 20, &cfar.guard)) return EXIT_USAGE; break;
-        case O_CTRAIN: if (cli_int("--cfar-train", optarg, 1, STAP_CFAR_MAX_TRAIN, &cfar.train)) return EXIT_USAGE; break;
-        case O_RANK: if (cli_int("--cfar-rank", optarg, 0, 2 * STAP_CFAR_MAX_TRAIN, &cfar.os_rank)) return EXIT_USAGE; break;
+        case O_PFA: cfar_given = 1; if (cli_double("--cfar-pfa", optarg, 1e-300, 0.5, &cfar.pfa)) return EXIT_USAGE; break;
+        case O_GUARD: cfar_given = 1; if (cli_int("--cfar-guard", optarg, 0, 1 << 20, &cfar.guard)) return EXIT_USAGE; break;
+        case O_CTRAIN: cfar_given = 1; if (cli_int("--cfar-train", optarg, 1, STAP_CFAR_MAX_TRAIN, &cfar.train)) return EXIT_USAGE; break;
+        case O_RANK: cfar_given = 1; if (cli_int("--cfar-rank", optarg, 0, 2 * STAP_CFAR_MAX_TRAIN, &cfar.os_rank)) return EXIT_USAGE; break;
         case O_HELP: run_usage(stdout); return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
         default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap run --help)", argv[optind - 1]);
@@ -174,9 +176,13 @@ int cmd_run(int argc, char **argv)
     stap_detection *dets = NULL;
     size_t ndets = 0;
     if (cfar.kind != STAP_CFAR_NONE && stap_cfar_validate(&cfar, cfg.range_gates, &err)) {
-        rt_prefix(&err, "%s", input_name);
-        status = cli_fail(&err);
-        goto out;
+        if (cfar_given) {
+            rt_prefix(&err, "%s", input_name);
+            status = cli_fail(&err);
+            goto out;
+        }
+        if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", err.msg);
+        cfar.kind = STAP_CFAR_NONE;
     }
     if (stap_plan_create(&plan, &cfg, in.steering, in.steering_beams, &err)) {
         rt_prefix(&err, "%s", input_name);

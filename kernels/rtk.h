@@ -9,6 +9,12 @@
 #ifndef RTK_H
 #define RTK_H
 
+#ifdef __cplusplus
+/* linalg.h names the C99 complex types for C only; C++ (the .cu files) sees the same
+ * layout under the same names (only pointers to them cross the API). */
+typedef struct { float re, im; } cf32;
+typedef struct { double re, im; } cf64;
+#endif
 #include "linalg.h"
 
 #ifdef __cplusplus
@@ -74,6 +80,10 @@ int rtk_weights_launch(int n, int batch, const void *R, int ldr, long long strid
  * w = z_b / (v_b^H z_b) and check R's diagonal (lowers *bad as above). */
 int rtk_normalize_launch(int n, int batch, const void *R, int ldr, long long stride,
                          int nbeams, const void *V, void *W, int *bad, void *stream);
+
+/* W_k = V for every k (W: batch x nbeams x n): the right-hand sides that the cuBLAS
+ * baseline's two cublasCtrsmBatched solve in place. */
+int rtk_fill_rhs_launch(int n, int batch, int nbeams, const void *V, void *W, void *stream);
 
 /* Keep the stream busy for about `microseconds` (one thread spinning on %globaltimer):
  * queued before a timed region so that the host's launch latency stays outside the

@@ -1,12 +1,14 @@
 /* qr_cpu.c: the cpu backend, rtstap's own batched complex Householder QR and MVDR weight
  * solves, OpenMP across the matrices of a batch (one matrix per thread at a time).
  *
- * QR: blocked Householder with compact-WY trailing updates (LAPACK cgeqrf/clarft/clarfb,
+ * QR: blocked Householder with compact-WY trailing updates (LAPACK cgeqrf/clarft/clarfb;
  * Schreiber & Van Loan 1989), on a thread-local copy of each matrix with real and
- * imaginary parts in separate arrays so that every inner loop is a plain float loop
- * that GCC vectorizes (AVX2/FMA). Reflectors follow LAPACK's clarfg: H = I - tau v v^H,
- * v(0) = 1, beta = -sign(Re alpha) ||x||, so R's diagonal is real. Column norms are
- * accumulated in double, which cannot overflow or underflow for float data. */
+ * imaginary parts in separate arrays, so that every inner loop is a plain float loop
+ * (vectorized by GCC; the two trailing-update kernels are written with AVX2/FMA
+ * intrinsics when the target has them, with portable C versions otherwise). Reflectors
+ * follow LAPACK's clarfg: H = I - tau v v^H, v(0) = 1, beta = -sign(Re alpha) ||x||, so
+ * R's diagonal is real. Column norms are accumulated in double, which cannot overflow or
+ * underflow for float data, so no scaling pass is needed. No BLAS is called. */
 #include "la_internal.h"
 
 #include <math.h>

@@ -11,14 +11,9 @@
  * Declared here because not every lapacke/cblas header set exports it. */
 extern void openblas_set_num_threads(int num_threads);
 
-static void single_threaded_blas(void)
-{
-    static int done = 0; /* idempotent: a racing second call is harmless */
-    if (!done) {
-        openblas_set_num_threads(1);
-        done = 1;
-    }
-}
+/* Called on every entry rather than once: cheap next to a batch, and free of a racy
+ * "done" flag when several contexts run at once. */
+static void single_threaded_blas(void) { openblas_set_num_threads(1); }
 
 int la_lapack_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
                  rt_error *err)

@@ -19,7 +19,7 @@
 #define NSTEER ((size_t)MKINPUT_STEER_B * C_)
 
 const mkinput_kind mkinput_kinds[] = {
-    {"valid", 1, 0, NULL, NULL, "4x8x32 complex64 cube with /radar and /array attributes"},
+    {"valid", 1, 0, NULL, NULL, "4x8x48 complex64 cube with /radar and /array attributes"},
     {"float64", 1, 0, NULL, NULL, "valid, as a float64 {r,i} compound (converted)"},
     {"bigendian", 1, 0, NULL, NULL, "valid, as big-endian float32 {r,i}"},
     {"member_order", 1, 0, NULL, NULL, "valid, compound members stored as {i, r}"},
@@ -140,7 +140,8 @@ static int put_meta(hid_t file)
     if (put_attr(file, "/radar", "prf_hz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &prf) ||
         put_attr(file, "/radar", "carrier_frequency_hz", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, &fc) ||
         put_attr(file, "/radar", "sample_rate_hz", H5T_STD_I64LE, H5T_NATIVE_LLONG, &fs) ||
-        put_attr(file, "/array", "element_spacing_wavelengths", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &d))
+        put_attr(file, "/array", "element_spacing_wavelengths", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                 &d))
         return -1;
     return 0;
 }
@@ -236,8 +237,10 @@ static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, ch
         H5Tclose(t);
         H5Tclose(m);
     } else if (!strcmp(kind, "nan") || !strcmp(kind, "inf")) {
-        if (!strcmp(kind, "nan")) rf[2 * ((2 * P_ + 5) * R_ + 17)] = NAN;
-        else rf[2 * ((3 * P_ + 7) * R_ + 31) + 1] = -INFINITY;
+        if (!strcmp(kind, "nan"))
+            rf[2 * ((2 * P_ + 5) * R_ + 17)] = NAN;
+        else
+            rf[2 * ((3 * P_ + 7) * R_ + 31) + 1] = -INFINITY;
         bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
     } else if (!strcmp(kind, "huge")) {
         /* chunked, so that HDF5 allocates nothing: only the header is absurd */
@@ -262,9 +265,9 @@ static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, ch
         bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
         if (!strcmp(kind, "spacing_zero")) {
             const double zero = 0;
-            bad |= put_group(file, "array") ||
-                   put_attr(file, "/array", "element_spacing_wavelengths", H5T_IEEE_F64LE,
-                            H5T_NATIVE_DOUBLE, &zero);
+            bad |=
+                put_group(file, "array") || put_attr(file, "/array", "element_spacing_wavelengths",
+                                                     H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &zero);
         } else if (!strcmp(kind, "bad_prf")) {
             const double neg = -1000;
             bad |= put_group(file, "radar") ||

@@ -8,15 +8,15 @@
 #include <stdint.h>
 
 /* Shape of every cube written here (and of the /steering of kind "steering": 3 x C). */
-enum { MKINPUT_C = 4, MKINPUT_P = 8, MKINPUT_R = 32, MKINPUT_STEER_B = 3 };
+enum { MKINPUT_C = 4, MKINPUT_P = 8, MKINPUT_R = 48, MKINPUT_STEER_B = 3 };
 
 typedef struct mkinput_kind {
     const char *name;
-    int valid;             /* 1: the reader must accept it                               */
-    int status;            /* expected rt_status of the reader (0 when valid)             */
-    const char *keyword;   /* words its rejection message must contain (NULL when valid)  */
-    const char *keyword2;  /* a second one, e.g. the dataset or the index, or NULL        */
-    const char *what;      /* one line for `mkinput --list`                                */
+    int valid;            /* 1: the reader must accept it                               */
+    int status;           /* expected rt_status of the reader (0 when valid)             */
+    const char *keyword;  /* words its rejection message must contain (NULL when valid)  */
+    const char *keyword2; /* a second one, e.g. the dataset or the index, or NULL        */
+    const char *what;     /* one line for `mkinput --list`                                */
 } mkinput_kind;
 
 extern const mkinput_kind mkinput_kinds[];

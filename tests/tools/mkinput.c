@@ -11,10 +11,11 @@
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--list")) {
-        /* name, then "valid" or the rejection keywords the message must contain */
+        /* name|valid or reject|keyword|keyword2|description: the words a rejection
+         * message must contain ('|'-separated: empty fields survive `read`) */
         for (int k = 0; k < mkinput_nkinds; k++) {
             const mkinput_kind *m = &mkinput_kinds[k];
-            printf("%s\t%s\t%s\t%s\t%s\n", m->name, m->valid ? "valid" : "reject",
+            printf("%s|%s|%s|%s|%s\n", m->name, m->valid ? "valid" : "reject",
                    m->keyword ? m->keyword : "", m->keyword2 ? m->keyword2 : "", m->what);
         }
         return 0;

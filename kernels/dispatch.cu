@@ -1,0 +1,104 @@
+/* dispatch.cu: the QR dispatch table — data, not code: one row per kernel variant, in
+ * order of preference; rtk_qr_select returns the first row whose capacity holds (m, n).
+ * The order comes from the measurements in NOTES.md (per preset size, the fastest
+ * variant first); alternatives stay in the table (later rows) so that tests and
+ * `la_gpu_force_variant` can exercise and time them. The last two rows (shared memory,
+ * global memory) take any m >= n. */
+#include "qr_variants.cuh"
+
+namespace {
+
+struct Row {
+    rtk_qr_variant info;
+    rtk_qr_launcher qr;  /* QR only                   */
+    rtk_qr_launcher qrw; /* QR + fused weights, or 0  */
+};
+
+#define REG(name, maxm, maxn, threads, mats)                                               \
+    {{#name, RTK_REGISTERS, maxm, maxn, threads, mats, 1}, name##_qr, name##_qrw}
+
+const Row table[] = {
+    REG(reg8x4_4x2_m4, 32, 8, 128, 4),
+    REG(reg16x4_5x4, 80, 16, 64, 1),
+    REG(reg16x4_6x4, 96, 16, 64, 1),
+    REG(reg16x8_8x4, 128, 32, 128, 1),
+    REG(reg16x22_15x3, 240, 66, 352, 1),
+    REG(reg16x24_12x4, 192, 96, 384, 1),
+    REG(reg16x22_20x3, 320, 66, 352, 1),
+    /* alternatives (chosen only where no row above fits) */
+    REG(reg8x4_10x4_m2, 80, 16, 64, 2),
+    REG(reg8x4_12x4_m2, 96, 16, 64, 2),
+    REG(reg16x8_5x2, 80, 16, 128, 1),
+    REG(reg32x16_8x5, 256, 80, 512, 1),
+    REG(reg32x16_6x6, 192, 96, 512, 1),
+    /* any size */
+    {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_smem_qr, nullptr},
+    {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_global_qr, nullptr},
+};
+constexpr int NROWS = (int)(sizeof table / sizeof table[0]);
+
+/* bytes of shared memory the RTK_SHARED kernel needs beyond the matrix (static tau) */
+constexpr size_t SMEM_RESERVE = 1024;
+
+rtk::QrArgs make_args(int m, int n, int batch, void *A, int lda, long long stride)
+{
+    rtk::QrArgs a{};
+    a.A = (float2 *)A;
+    a.stride = stride;
+    a.lda = lda;
+    a.m = m;
+    a.n = n;
+    a.batch = batch;
+    return a;
+}
+
+} // namespace
+
+extern "C" int rtk_qr_variant_count(void) { return NROWS; }
+
+extern "C" const rtk_qr_variant *rtk_qr_variant_get(int v)
+{
+    return v >= 0 && v < NROWS ? &table[v].info : nullptr;
+}
+
+extern "C" int rtk_qr_fits(int v, int m, int n, int smem_limit)
+{
+    if (v < 0 || v >= NROWS || n < 1 || m < n) return 0;
+    const rtk_qr_variant *r = &table[v].info;
+    switch (r->storage) {
+    case RTK_REGISTERS: return m <= r->max_m && n <= r->max_n;
+    case RTK_SHARED: return (size_t)m * n * sizeof(float2) + SMEM_RESERVE <= (size_t)smem_limit;
+    default: return 1;
+    }
+}
+
+extern "C" int rtk_qr_select(int m, int n, int smem_limit)
+{
+    for (int v = 0; v < NROWS; v++)
+        if (rtk_qr_fits(v, m, n, smem_limit)) return v;
+    return -1;
+}
+
+extern "C" int rtk_qr_launch(int v, int m, int n, int batch, void *A, int lda, long long stride,
+                             void *stream)
+{
+    if (v < 0 || v >= NROWS || batch < 1) return (int)cudaErrorInvalidValue;
+    return (int)table[v].qr(make_args(m, n, batch, A, lda, stride), (cudaStream_t)stream);
+}
+
+extern "C" int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda,
+                                     long long stride, int write_r, int nbeams, const void *V,
+                                     void *W, int *bad, unsigned long long *phase_ns,
+                                     void *stream)
+{
+    if (v < 0 || v >= NROWS || !table[v].qrw || batch < 1 || nbeams < 1)
+        return (int)cudaErrorInvalidValue;
+    rtk::QrArgs a = make_args(m, n, batch, A, lda, stride);
+    a.write_r = write_r;
+    a.nbeams = nbeams;
+    a.V = (const float2 *)V;
+    a.W = (float2 *)W;
+    a.bad = bad;
+    a.phase = phase_ns;
+    return (int)table[v].qrw(a, (cudaStream_t)stream);
+}

@@ -1,0 +1,159 @@
+/* weights.cu: batched MVDR weights from triangular factors already on the device
+ * (R^H R z = v_b, w = z / (v_b^H z)), the normalization step of the cuBLAS baseline,
+ * the right-hand-side broadcast it needs, and the timing spin kernel. One block per
+ * matrix: R is staged row-major in shared memory (odd leading dimension) when it fits,
+ * else read in place; n <= 32 solves one beam per lane, larger n one beam pair per warp
+ * (rtk_device.cuh). */
+#include "rtk_device.cuh"
+
+namespace rtk {
+
+/* n <= 32: LANES with NC = 8/16/32, one warp; else RR = ceil(n/32) warps per beam pair */
+template <int NC, bool LANES>
+__global__ void __launch_bounds__(256) weights_kernel(const float2 *R, int ldr, long long stride,
+                                                      int n, int nbeams, const float2 *V,
+                                                      float2 *W, int *bad, int staged)
+{
+    extern __shared__ float2 sm[];
+    const int k = blockIdx.x, t = threadIdx.x;
+    const float2 *Rk = R + (long long)k * stride;
+    const float2 *Rp;
+    int rs, cs;
+    float2 *dinv;
+    if (staged) {
+        const int ld = n | 1;
+        for (int idx = t; idx < n * n; idx += blockDim.x) {
+            const int c = idx / n, r = idx - c * n;
+            if (r <= c) sm[r * ld + c] = Rk[(size_t)c * ldr + r];
+        }
+        Rp = sm;
+        rs = ld;
+        cs = 1;
+        dinv = sm + n * ld;
+    } else {
+        Rp = Rk;
+        rs = 1;
+        cs = ldr;
+        dinv = sm;
+    }
+    int *flag = reinterpret_cast<int *>(dinv + n);
+    if (t == 0) *flag = 0;
+    __syncthreads();
+    for (int i = t; i < n; i += blockDim.x) {
+        const float2 d = Rp[i * rs + i * cs];
+        if (!cfinite_nonzero(d)) *flag = 1;
+        dinv[i] = crecip(d);
+    }
+    __syncthreads();
+    if (*flag) {
+        if (t == 0) atomicMin(bad, k);
+        return;
+    }
+    float2 *Wk = W + (size_t)k * nbeams * n;
+    if constexpr (LANES)
+        solve_beams_lanes<NC>(Rp, rs, cs, dinv, n, nbeams, V, Wk, t, blockDim.x);
+    else
+        solve_beams_warp<NC>(Rp, rs, cs, dinv, n, nbeams, V, Wk, t >> 5, blockDim.x >> 5);
+}
+
+/* cuBLAS baseline, after the two trsm: W_k(:, b) = z_b / (v_b^H z_b); check diag R_k */
+__global__ void __launch_bounds__(256) normalize_kernel(const float2 *R, int ldr, long long stride,
+                                                        int n, int nbeams, const float2 *V,
+                                                        float2 *W, int *bad)
+{
+    const int k = blockIdx.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const float2 *Rk = R + (long long)k * stride;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        if (!cfinite_nonzero(Rk[(size_t)i * ldr + i])) atomicMin(bad, k);
+    float2 *Wk = W + (size_t)k * nbeams * n;
+    for (int b = warp; b < nbeams; b += blockDim.x >> 5) {
+        const float2 *v = V + (size_t)b * n;
+        float2 *z = Wk + (size_t)b * n;
+        float2 s = c0();
+        for (int l = lane; l < n; l += 32) s = cjfma(v[l], z[l], s);
+        s = group_sum2<32>(s, 0xffffffffu);
+        const float2 is = crecip(s);
+        for (int l = lane; l < n; l += 32) z[l] = cmul(z[l], is);
+    }
+}
+
+/* W_k = V for every k (the right-hand sides of the cuBLAS solves, solved in place) */
+__global__ void fill_rhs_kernel(int per, int batch, const float2 *V, float2 *W)
+{
+    const size_t total = (size_t)per * batch;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (size_t)gridDim.x * blockDim.x)
+        W[i] = V[i % per];
+}
+
+__global__ void spin_kernel(unsigned long long ns)
+{
+    const unsigned long long t0 = globaltimer();
+    while (globaltimer() - t0 < ns) {
+    }
+}
+
+template <int NC, bool LANES>
+cudaError_t weights_launch(int n, int batch, const float2 *R, int ldr, long long stride,
+                           int nbeams, const float2 *V, float2 *W, int *bad, cudaStream_t s)
+{
+    const int ld = n | 1;
+    const size_t staged_bytes = ((size_t)n * ld + n + 1) * sizeof(float2);
+    const int staged = staged_bytes <= 160 * 1024;
+    const size_t smem = staged ? staged_bytes : ((size_t)n + 1) * sizeof(float2);
+    const int threads = LANES ? 32 : 32 * max(1, min(8, (nbeams + 1) / 2));
+    auto kern = weights_kernel<NC, LANES>;
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return e;
+    }
+    kern<<<batch, threads, smem, s>>>(R, ldr, stride, n, nbeams, V, W, bad, staged);
+    return cudaGetLastError();
+}
+
+} // namespace rtk
+
+using rtk::weights_launch;
+
+extern "C" int rtk_weights_launch(int n, int batch, const void *R, int ldr, long long stride,
+                                  int nbeams, const void *V, void *W, int *bad, void *stream)
+{
+    const float2 *r = (const float2 *)R, *v = (const float2 *)V;
+    float2 *w = (float2 *)W;
+    cudaStream_t s = (cudaStream_t)stream;
+    if (n < 1 || n > RTK_WEIGHTS_MAX_N || batch < 1 || nbeams < 1) return (int)cudaErrorInvalidValue;
+    if (n <= 8) return (int)weights_launch<8, true>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 16) return (int)weights_launch<16, true>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 32) return (int)weights_launch<32, true>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 64) return (int)weights_launch<2, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 96) return (int)weights_launch<3, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 128) return (int)weights_launch<4, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    return (int)weights_launch<8, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+}
+
+extern "C" int rtk_normalize_launch(int n, int batch, const void *R, int ldr, long long stride,
+                                    int nbeams, const void *V, void *W, int *bad, void *stream)
+{
+    if (n < 1 || batch < 1 || nbeams < 1) return (int)cudaErrorInvalidValue;
+    const int threads = 32 * max(1, min(8, nbeams));
+    rtk::normalize_kernel<<<batch, threads, 0, (cudaStream_t)stream>>>(
+        (const float2 *)R, ldr, stride, n, nbeams, (const float2 *)V, (float2 *)W, bad);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_fill_rhs_launch(int n, int batch, int nbeams, const void *V, void *W,
+                                   void *stream)
+{
+    const int per = n * nbeams;
+    const size_t total = (size_t)per * batch;
+    const int blocks = (int)min((size_t)4096, (total + 255) / 256);
+    rtk::fill_rhs_kernel<<<blocks, 256, 0, (cudaStream_t)stream>>>(per, batch, (const float2 *)V,
+                                                                     (float2 *)W);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_spin_launch(unsigned microseconds, void *stream)
+{
+    rtk::spin_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(1000ull * microseconds);
+    return (int)cudaGetLastError();
+}

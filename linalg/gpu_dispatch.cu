@@ -1,0 +1,460 @@
+/* gpu_dispatch.cu: the gpu backend (rtstap's own kernels, kernels/rtk.h) and the cublas
+ * backend (cublasCgeqrfBatched + 2 x cublasCtrsmBatched, the vendor baseline) of linalg/:
+ * host <-> device copies, device buffers cached in the context, CUDA-event timing.
+ * Every CUDA and cuBLAS call is checked; failures become RT_EDEVICE naming the call,
+ * file:line and the CUDA error string. */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "rtk.h" /* defines cf32/cf64 for C++, then includes linalg.h */
+extern "C" {
+#include "la_internal.h"
+}
+
+namespace {
+
+/* ---- error checks ----------------------------------------------------------------- */
+#define CU(call)                                                                           \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess)                                                             \
+            return rt_fail(err, RT_EDEVICE, "%s failed at %s:%d: %s", #call, __FILE__,       \
+                           __LINE__, cudaGetErrorString(e_));                              \
+    } while (0)
+#define RTK(call) CU((cudaError_t)(call))
+#define CB(call)                                                                           \
+    do {                                                                                   \
+        cublasStatus_t s_ = (call);                                                        \
+        if (s_ != CUBLAS_STATUS_SUCCESS)                                                   \
+            return rt_fail(err, RT_EDEVICE, "%s failed at %s:%d: %s", #call, __FILE__,       \
+                           __LINE__, cublasGetStatusString(s_));                           \
+    } while (0)
+#define TRY(expr)                                                                          \
+    do {                                                                                   \
+        int st_ = (expr);                                                                  \
+        if (st_) return st_;                                                               \
+    } while (0)
+
+/* ---- state ------------------------------------------------------------------------- */
+struct dbuf {
+    void *p = nullptr;
+    size_t cap = 0;
+};
+
+struct gpu_state {
+    la_backend backend;
+    cudaStream_t stream = nullptr;
+    cublasHandle_t blas = nullptr;
+    cudaEvent_t ev[6] = {};
+    int smem_limit = 0;
+    int forced = -1;
+    dbuf a, sets, w, v, r; /* work matrices, bench sets, weights, steering, R (weights) */
+    int *bad = nullptr;    /* lowest batch item with a bad diagonal          */
+    unsigned long long *phase = nullptr;
+    /* cuBLAS pointer arrays, rebuilt when the key changes */
+    dbuf aptr, tptr, wptr, tau;
+    const void *key_a = nullptr, *key_w = nullptr;
+    int key_m = 0, key_n = 0, key_batch = 0, key_ld = 0, key_nbeams = 0;
+};
+
+gpu_state *state(la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); }
+
+int grow(dbuf *b, size_t bytes, const char *what, rt_error *err)
+{
+    if (b->cap >= bytes) return RT_OK;
+    if (b->p) CU(cudaFree(b->p));
+    b->p = nullptr;
+    b->cap = 0;
+    cudaError_t e = cudaMalloc(&b->p, bytes);
+    if (e != cudaSuccess) {
+        b->p = nullptr;
+        return rt_fail(err, e == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,
+                       "cudaMalloc of %zu bytes for the %s failed at %s:%d: %s", bytes, what,
+                       __FILE__, __LINE__, cudaGetErrorString(e));
+    }
+    b->cap = bytes;
+    return RT_OK;
+}
+
+/* Copy `batch` matrices of rows x n (host: leading dimension hld, stride hstride;
+ * device: packed with leading dimension dld, stride dld*n). to_device picks the way. */
+int copy_matrices(gpu_state *s, bool to_device, void *host, int hld, ptrdiff_t hstride,
+                  void *dev, int dld, int rows, int n, int batch, rt_error *err)
+{
+    const size_t es = sizeof(float2);
+    const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    const bool uniform = batch == 1 || hstride == (ptrdiff_t)hld * n;
+    const int groups = uniform ? 1 : batch, height = uniform ? n * batch : n;
+    for (int k = 0; k < groups; k++) {
+        char *h = (char *)host + (size_t)k * hstride * es;
+        char *d = (char *)dev + (size_t)k * dld * n * es;
+        if (to_device)
+            CU(cudaMemcpy2DAsync(d, dld * es, h, hld * es, rows * es, height, kind, s->stream));
+        else
+            CU(cudaMemcpy2DAsync(h, hld * es, d, dld * es, rows * es, height, kind, s->stream));
+    }
+    return RT_OK;
+}
+
+float elapsed(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0.f;
+    return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms : 0.f;
+}
+
+/* The variant for m x n on this context (forced or from the dispatch table). */
+int pick_variant(gpu_state *s, int m, int n, int *v, rt_error *err)
+{
+    if (s->forced >= 0) {
+        if (!rtk_qr_fits(s->forced, m, n, s->smem_limit))
+            return rt_fail(err, RT_EINVAL, "gpu QR variant %s cannot factor %dx%d",
+                           rtk_qr_variant_get(s->forced)->name, m, n);
+        *v = s->forced;
+        return RT_OK;
+    }
+    *v = rtk_qr_select(m, n, s->smem_limit);
+    if (*v < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
+    return RT_OK;
+}
+
+/* cuBLAS pointer arrays for matrices at base (m x n, ld, packed) and, when w != NULL,
+ * the right-hand-side blocks of the weights (n x nbeams each). Built once per shape. */
+int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, void *w,
+                    int nbeams, rt_error *err)
+{
+    if (s->key_a == base && s->key_m == m && s->key_n == n && s->key_ld == ld &&
+        s->key_batch == batch && (!w || (s->key_w == w && s->key_nbeams == nbeams)))
+        return RT_OK;
+    const size_t pb = (size_t)batch * sizeof(void *);
+    TRY(grow(&s->aptr, pb, "cuBLAS matrix pointers", err));
+    TRY(grow(&s->tptr, pb, "cuBLAS tau pointers", err));
+    TRY(grow(&s->wptr, pb, "cuBLAS right-hand-side pointers", err));
+    TRY(grow(&s->tau, (size_t)batch * n * sizeof(float2), "cuBLAS tau", err));
+    void **h = (void **)malloc(3 * pb);
+    if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for %d cuBLAS pointers", 3 * batch);
+    for (int k = 0; k < batch; k++) {
+        h[k] = (char *)base + (size_t)k * ld * n * sizeof(float2);
+        h[batch + k] = (char *)s->tau.p + (size_t)k * n * sizeof(float2);
+        h[2 * batch + k] = w ? (char *)w + (size_t)k * nbeams * n * sizeof(float2) : nullptr;
+    }
+    cudaError_t e = cudaMemcpyAsync(s->aptr.p, h, pb, cudaMemcpyHostToDevice, s->stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(s->tptr.p, h + batch, pb, cudaMemcpyHostToDevice, s->stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(s->wptr.p, h + 2 * batch, pb, cudaMemcpyHostToDevice, s->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
+    free(h);
+    if (e != cudaSuccess)
+        return rt_fail(err, RT_EDEVICE, "copying cuBLAS pointer arrays failed at %s:%d: %s",
+                       __FILE__, __LINE__, cudaGetErrorString(e));
+    s->key_a = base;
+    s->key_w = w;
+    s->key_m = m;
+    s->key_n = n;
+    s->key_ld = ld;
+    s->key_batch = batch;
+    s->key_nbeams = nbeams;
+    return RT_OK;
+}
+
+/* ---- the computations on device data (packed: ld = m, stride = m*n) ----------------- */
+
+int device_qr(gpu_state *s, int m, int n, int batch, void *dA, rt_error *err)
+{
+    if (s->backend == LA_BACKEND_CUBLAS) {
+        TRY(cublas_pointers(s, dA, m, n, m, batch, nullptr, 0, err));
+        int info = 0;
+        CB(cublasCgeqrfBatched(s->blas, m, n, (cuComplex **)s->aptr.p, m,
+                               (cuComplex **)s->tptr.p, &info, batch));
+        if (info != 0)
+            return rt_fail(err, RT_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
+        return RT_OK;
+    }
+    int v;
+    TRY(pick_variant(s, m, n, &v, err));
+    RTK(rtk_qr_launch(v, m, n, batch, dA, m, (long long)m * n, s->stream));
+    return RT_OK;
+}
+
+/* weights from R (upper n x n of the packed matrices at dR, leading dimension ldr) */
+int device_weights(gpu_state *s, int n, int batch, void *dR, int ldr, int nbeams, rt_error *err)
+{
+    const long long stride = (long long)ldr * n;
+    if (s->backend == LA_BACKEND_CUBLAS) {
+        TRY(cublas_pointers(s, dR, ldr, n, ldr, batch, s->w.p, nbeams, err));
+        RTK(rtk_fill_rhs_launch(n, batch, nbeams, s->v.p, s->w.p, s->stream));
+        const cuComplex one = make_cuComplex(1.f, 0.f);
+        CB(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
+                              CUBLAS_DIAG_NON_UNIT, n, nbeams, &one,
+                              (const cuComplex *const *)s->aptr.p, ldr,
+                              (cuComplex *const *)s->wptr.p, n, batch));
+        CB(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                              CUBLAS_DIAG_NON_UNIT, n, nbeams, &one,
+                              (const cuComplex *const *)s->aptr.p, ldr,
+                              (cuComplex *const *)s->wptr.p, n, batch));
+        RTK(rtk_normalize_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad,
+                                 s->stream));
+        return RT_OK;
+    }
+    if (n > RTK_WEIGHTS_MAX_N)
+        return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
+                       RTK_WEIGHTS_MAX_N);
+    RTK(rtk_weights_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad, s->stream));
+    return RT_OK;
+}
+
+/* QR + weights on the packed matrices in s->a; *fused says whether one kernel did both.
+ * Events ev[e0] (before), ev[e0+1] (QR done, when not fused), ev[e0+2] (after). */
+int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool write_r,
+                      bool *fused, int e0, rt_error *err)
+{
+    *fused = false;
+    if (s->backend == LA_BACKEND_GPU) {
+        int v;
+        TRY(pick_variant(s, m, n, &v, err));
+        if (rtk_qr_variant_get(v)->fused_weights) {
+            *fused = true;
+            CU(cudaEventRecord(s->ev[e0], s->stream));
+            RTK(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n, write_r,
+                                      nbeams, s->v.p, s->w.p, s->bad, s->phase, s->stream));
+            CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
+            CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
+            return RT_OK;
+        }
+    }
+    CU(cudaEventRecord(s->ev[e0], s->stream));
+    TRY(device_qr(s, m, n, batch, s->a.p, err));
+    CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
+    TRY(device_weights(s, n, batch, s->a.p, m, nbeams, err));
+    CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
+    return RT_OK;
+}
+
+int check_bad(gpu_state *s, rt_error *err)
+{
+    int bad = RTK_NO_BAD;
+    CU(cudaMemcpyAsync(&bad, s->bad, sizeof bad, cudaMemcpyDeviceToHost, s->stream));
+    CU(cudaStreamSynchronize(s->stream));
+    if (bad != RTK_NO_BAD)
+        return rt_fail(err, RT_ENUMERIC, "singular triangular factor in batch item %d", bad);
+    return RT_OK;
+}
+
+int upload_steering(gpu_state *s, int n, int batch, int nbeams, const cf32 *V, rt_error *err)
+{
+    TRY(grow(&s->v, (size_t)nbeams * n * sizeof(float2), "steering vectors", err));
+    TRY(grow(&s->w, (size_t)batch * nbeams * n * sizeof(float2), "weights", err));
+    CU(cudaMemcpyAsync(s->v.p, V, (size_t)nbeams * n * sizeof(float2), cudaMemcpyHostToDevice,
+                       s->stream));
+    CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(int), s->stream));
+    return RT_OK;
+}
+
+int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+} // namespace
+
+/* ---- linalg's GPU entry points ------------------------------------------------------ */
+
+extern "C" int la_gpu_probe(rt_error *err)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return rt_fail(err, RT_EDEVICE, "no CUDA device: %s", cudaGetErrorString(e));
+    }
+    if (count < 1) return rt_fail(err, RT_EDEVICE, "no CUDA device: none found");
+    return RT_OK;
+}
+
+extern "C" void la_gpu_fini(la_ctx *ctx)
+{
+    gpu_state *s = state(ctx);
+    if (!s) return;
+    if (s->stream) cudaStreamSynchronize(s->stream);
+    dbuf *bufs[] = {&s->a, &s->sets, &s->w, &s->v, &s->r, &s->aptr, &s->tptr, &s->wptr, &s->tau};
+    for (dbuf *b : bufs)
+        if (b->p) cudaFree(b->p);
+    if (s->bad) cudaFree(s->bad);
+    if (s->phase) cudaFree(s->phase);
+    for (cudaEvent_t e : s->ev)
+        if (e) cudaEventDestroy(e);
+    if (s->blas) cublasDestroy(s->blas);
+    if (s->stream) cudaStreamDestroy(s->stream);
+    delete s;
+    ctx->gpu = nullptr;
+}
+
+extern "C" int la_gpu_init(la_ctx *ctx, rt_error *err)
+{
+    gpu_state *s = new (std::nothrow) gpu_state;
+    if (!s) return rt_fail(err, RT_ENOMEM, "out of memory for the GPU backend state");
+    s->backend = ctx->backend;
+    ctx->gpu = s;
+    int st = [&]() -> int {
+        int dev = 0;
+        CU(cudaGetDevice(&dev));
+        CU(cudaDeviceGetAttribute(&s->smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+        for (cudaEvent_t &e : s->ev) CU(cudaEventCreate(&e));
+        CU(cudaMalloc((void **)&s->bad, sizeof(int)));
+        CU(cudaMalloc((void **)&s->phase, 3 * sizeof(unsigned long long)));
+        if (s->backend == LA_BACKEND_CUBLAS) {
+            CB(cublasCreate(&s->blas));
+            CB(cublasSetStream(s->blas, s->stream));
+        }
+        return RT_OK;
+    }();
+    if (st) la_gpu_fini(ctx);
+    return st;
+}
+
+extern "C" int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err)
+{
+    if (!ctx || ctx->backend != LA_BACKEND_GPU || !ctx->gpu)
+        return rt_fail(err, RT_EINVAL, "forcing a QR variant needs a gpu-backend context");
+    if (v < -1 || v >= rtk_qr_variant_count())
+        return rt_fail(err, RT_EINVAL, "QR variant %d out of range (0..%d)", v,
+                       rtk_qr_variant_count() - 1);
+    state(ctx)->forced = v;
+    return RT_OK;
+}
+
+extern "C" int la_gpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
+                         ptrdiff_t stride_a, rt_error *err)
+{
+    gpu_state *s = state(ctx);
+    TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
+    TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
+    TRY(device_qr(s, m, n, batch, s->a.p, err));
+    TRY(copy_matrices(s, false, A, lda, stride_a, s->a.p, m, n, n, batch, err));
+    CU(cudaStreamSynchronize(s->stream));
+    return RT_OK;
+}
+
+extern "C" int la_gpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr,
+                              ptrdiff_t stride_r, int nbeams, const cf32 *V, cf32 *W,
+                              rt_error *err)
+{
+    gpu_state *s = state(ctx);
+    TRY(grow(&s->r, (size_t)n * n * batch * sizeof(float2), "triangular factors", err));
+    TRY(upload_steering(s, n, batch, nbeams, V, err));
+    TRY(copy_matrices(s, true, (void *)R, ldr, stride_r, s->r.p, n, n, n, batch, err));
+    TRY(device_weights(s, n, batch, s->r.p, n, nbeams, err));
+    TRY(check_bad(s, err));
+    CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
+                       cudaMemcpyDeviceToHost, s->stream));
+    CU(cudaStreamSynchronize(s->stream));
+    return RT_OK;
+}
+
+/* Timing: transfer_ms = host->device + device->host copies; qr_ms and weights_ms from
+ * events around the kernels. When one fused kernel does both (gpu backend, register
+ * variants), its time is split by block 0's %globaltimer readings at the start, at the
+ * end of the factorization and at the end of the solves. */
+extern "C" int la_gpu_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
+                                       ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
+                                       la_timing *timing, rt_error *err)
+{
+    gpu_state *s = state(ctx);
+    if (s->backend == LA_BACKEND_GPU && n > RTK_WEIGHTS_MAX_N)
+        return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
+                       RTK_WEIGHTS_MAX_N);
+    TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
+    CU(cudaEventRecord(s->ev[0], s->stream));
+    TRY(upload_steering(s, n, batch, nbeams, V, err));
+    TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
+    CU(cudaMemsetAsync(s->phase, 0, 3 * sizeof(unsigned long long), s->stream));
+    bool fused;
+    TRY(device_qr_weights(s, m, n, batch, nbeams, false, &fused, 1, err));
+    CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
+                       cudaMemcpyDeviceToHost, s->stream));
+    CU(cudaEventRecord(s->ev[4], s->stream));
+    unsigned long long ph[3] = {0, 0, 0};
+    CU(cudaMemcpyAsync(ph, s->phase, sizeof ph, cudaMemcpyDeviceToHost, s->stream));
+    TRY(check_bad(s, err)); /* synchronizes */
+    if (timing) {
+        const double up = elapsed(s->ev[0], s->ev[1]), down = elapsed(s->ev[3], s->ev[4]);
+        const double qr = elapsed(s->ev[1], s->ev[2]), wt = elapsed(s->ev[2], s->ev[3]);
+        timing->transfer_ms = up + down;
+        if (fused) {
+            const double total = qr + wt;
+            double f = 0.0;
+            if (ph[2] > ph[1] && ph[1] > ph[0]) f = (double)(ph[2] - ph[1]) / (double)(ph[2] - ph[0]);
+            timing->qr_ms = total * (1.0 - f);
+            timing->weights_ms = total * f;
+        } else {
+            timing->qr_ms = qr;
+            timing->weights_ms = wt;
+        }
+    }
+    return RT_OK;
+}
+
+/* la_bench_qr on the device: the nsets input sets are uploaded once; each run copies
+ * one set into the work buffer (device to device) outside the timed region, then CUDA
+ * events bracket the factorization (or factorization + weights). A spin kernel queued
+ * first keeps the GPU busy while the host queues the copy, the events and the launches,
+ * so the host's launch latency is not timed. One warm-up run, then the median. */
+extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
+                               int repeat, int with_weights, int nbeams, const cf32 *V,
+                               double *median_us, cf32 *R_out, rt_error *err)
+{
+    gpu_state *s = state(ctx);
+    const size_t one = (size_t)m * n * batch * sizeof(float2);
+    TRY(grow(&s->sets, one * nsets, "benchmark input sets", err));
+    TRY(grow(&s->a, one, "QR matrices", err));
+    CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));
+    if (with_weights) TRY(upload_steering(s, n, batch, nbeams, V, err));
+    double *times = (double *)malloc((size_t)repeat * sizeof(double));
+    if (!times) return rt_fail(err, RT_ENOMEM, "bench: out of memory");
+    int st = RT_OK;
+    for (int r = -1; r < repeat && !st; r++) { /* r = -1: warm-up, not timed */
+        st = [&]() -> int {
+            const int set = (r + nsets) % nsets;
+            RTK(rtk_spin_launch(200, s->stream));
+            CU(cudaMemcpyAsync(s->a.p, (char *)s->sets.p + one * set, one,
+                               cudaMemcpyDeviceToDevice, s->stream));
+            bool fused;
+            if (with_weights) {
+                CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(int), s->stream));
+                TRY(device_qr_weights(s, m, n, batch, nbeams, false, &fused, 0, err));
+                TRY(check_bad(s, err));
+                if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[2]);
+            } else {
+                CU(cudaEventRecord(s->ev[0], s->stream));
+                TRY(device_qr(s, m, n, batch, s->a.p, err));
+                CU(cudaEventRecord(s->ev[1], s->stream));
+                CU(cudaEventSynchronize(s->ev[1]));
+                if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[1]);
+            }
+            return RT_OK;
+        }();
+    }
+    if (!st && R_out) { /* R of set 0, from a plain factorization */
+        st = [&]() -> int {
+            CU(cudaMemcpyAsync(s->a.p, s->sets.p, one, cudaMemcpyDeviceToDevice, s->stream));
+            TRY(device_qr(s, m, n, batch, s->a.p, err));
+            CU(cudaMemcpyAsync(R_out, s->a.p, one, cudaMemcpyDeviceToHost, s->stream));
+            CU(cudaStreamSynchronize(s->stream));
+            return RT_OK;
+        }();
+    }
+    if (!st) {
+        qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+        *median_us = repeat % 2 ? times[repeat / 2]
+                                : 0.5 * (times[repeat / 2 - 1] + times[repeat / 2]);
+    }
+    free(times);
+    return st;
+}

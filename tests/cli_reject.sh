@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# cli_reject: `rtstap run` on every malformed input of tests/tools/mkinput (exit 1, a
+# message on stderr naming the file and the problem, no output and no temporary file
+# left), on valid variants (exit 0), on an existing output (refused, unchanged), on
+# parameters inconsistent with the input (exit 1) and on bad usage (exit 2).
+# env: RTSTAP_BIN (the rtstap binary), RTSTAP_TOOLS_DIR (where mkinput was built).
+set -u
+
+if [[ -z "${RTSTAP_BIN:-}" || ! -x "${RTSTAP_BIN}" ]]; then
+    echo "cli_reject: RTSTAP_BIN is unset or not executable; skipping"
+    exit 77
+fi
+MKINPUT="${RTSTAP_TOOLS_DIR:-$(dirname "$RTSTAP_BIN")/tests}/mkinput"
+if [[ ! -x "$MKINPUT" ]]; then
+    echo "cli_reject: mkinput not found at '$MKINPUT' (set RTSTAP_TOOLS_DIR); skipping"
+    exit 77
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cli_reject.XXXXXX") || exit 1
+trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+indir="$work/in"
+outdir="$work/out"
+mkdir -p "$indir" "$outdir"
+seed=${RTSTAP_SEED:-$(( (RANDOM << 15) | RANDOM ))}
+echo "seed = $seed"
+
+failures=0
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# Parameters that suit the 4 x 8 x 48 cubes of mkinput: N = C = 4, K = 24 <= R/S = 48.
+params=(--preset easy --segments 1 --training 24 --doppler-order 1 --beams 4)
+
+# run NAME EXPECTED_STATUS OUTPUT ARGS...: runs rtstap, checks the exit status, that
+# a failure prints "rtstap: error: ..." (and no HDF5 diagnostics) and that a failure
+# leaves neither OUTPUT nor a temporary file in $outdir. Leaves stderr in $work/err.
+run() {
+    local name=$1 want=$2 out=$3
+    shift 3
+    "$RTSTAP_BIN" "$@" >"$work/stdout" 2>"$work/err"
+    local rc=$?
+    if [[ $rc -ne $want ]]; then
+        fail "$name: exit status $rc, expected $want; stderr: $(head -c 600 "$work/err")"
+    fi
+    if [[ $want -ne 0 ]]; then
+        grep -q '^rtstap: error: ' "$work/err" ||
+            fail "$name: no 'rtstap: error:' line on stderr: $(head -c 300 "$work/err")"
+        [[ -n "$out" && -e "$out" ]] && fail "$name: output '$out' was created"
+    fi
+    grep -q 'HDF5-DIAG' "$work/err" && fail "$name: HDF5's own error stack was printed"
+    local tmps
+    tmps=$(find "$outdir" -maxdepth 1 -name '.*.tmp.*' | head -3)
+    [[ -n "$tmps" ]] && fail "$name: temporary files left: $tmps"
+    return 0
+}
+
+# stderr must contain each given fixed string
+expect_words() {
+    local name=$1
+    shift
+    local w
+    for w in "$@"; do
+        [[ -z "$w" ]] && continue
+        grep -qF -- "$w" "$work/err" || fail "$name: stderr lacks '$w': $(head -c 600 "$work/err")"
+    done
+}
+
+is_hdf5() { [[ "$(head -c 4 "$1" 2>/dev/null | tail -c 3)" == "HDF" ]]; }
+
+# ---- every kind mkinput knows: valid ones run, malformed ones are rejected
+nkinds=0
+while IFS="|" read -r kind validity kw1 kw2 _what; do
+    [[ -z "$kind" ]] && continue
+    nkinds=$((nkinds + 1))
+    in="$indir/$kind.h5"
+    out="$outdir/$kind.out.h5"
+    if ! "$MKINPUT" "$kind" "$in" "$seed" 2>"$work/mk.err"; then
+        fail "mkinput $kind: $(cat "$work/mk.err")"
+        continue
+    fi
+    if [[ "$validity" == valid ]]; then
+        run "$kind (valid)" 0 "$out" run --input "$in" --output "$out" --quiet "${params[@]}"
+        if [[ ! -s "$out" ]] || ! is_hdf5 "$out"; then fail "$kind: no HDF5 output written"; fi
+    else
+        run "$kind" 1 "$out" run --input "$in" --output "$out" --quiet "${params[@]}"
+        expect_words "$kind" "$in" "$kw1" "$kw2"
+        echo "  $kind: $(head -c 200 "$work/err")"
+    fi
+done < <("$MKINPUT" --list)
+[[ $nkinds -ge 20 ]] || fail "mkinput --list named only $nkinds kinds"
+
+valid="$indir/valid.h5"
+[[ -s "$valid" ]] || "$MKINPUT" valid "$valid" "$seed" 2>/dev/null
+
+# ---- an existing output is never overwritten
+existing="$outdir/existing.h5"
+printf 'keep me\n' >"$existing"
+run "existing output" 1 "" run --input "$valid" --output "$existing" --quiet "${params[@]}"
+expect_words "existing output" "$existing" "already exists"
+[[ "$(cat "$existing")" == "keep me" ]] || fail "existing output: content changed"
+rm -f "$existing"
+
+# ---- inputs that cannot be read at all
+run "missing input" 1 "$outdir/m.h5" run --input "$indir/nope.h5" --output "$outdir/m.h5" --quiet "${params[@]}"
+expect_words "missing input" "$indir/nope.h5" "No such file"
+run "directory as input" 1 "$outdir/d.h5" run --input "$indir" --output "$outdir/d.h5" --quiet "${params[@]}"
+expect_words "directory as input" "$indir"
+run "output directory missing" 1 "" run --input "$valid" --output "$outdir/none/o.h5" --quiet "${params[@]}"
+expect_words "output directory missing" "$outdir/none/o.h5"
+[[ -e "$outdir/none" ]] && fail "output directory missing: a directory was created"
+
+# ---- parameters inconsistent with the input: processing errors, exit 1
+out="$outdir/p.h5"
+run "segments not dividing R" 1 "$out" run --input "$valid" --output "$out" --quiet "${params[@]}" --segments 5
+expect_words "segments not dividing R" "--segments"
+run "training > R/S" 1 "$out" run --input "$valid" --output "$out" --quiet "${params[@]}" --segments 2 --training 25
+expect_words "training > R/S" "--training"
+run "steering length != C*Q" 1 "$out" run --input "$indir/steering.h5" --output "$out" --quiet "${params[@]}" --doppler-order 3
+expect_words "steering length != C*Q" "/steering"
+
+# ---- bad usage: exit 2, nothing written
+run "unknown flag" 2 "$out" run --input "$valid" --output "$out" --quiet --bogus-flag
+run "missing --output" 2 "" run --input "$valid" --quiet
+expect_words "missing --output" "--output"
+run "non-numeric value" 2 "$out" run --input "$valid" --output "$out" --quiet --segments abc
+expect_words "non-numeric value" "--segments"
+run "even --doppler-order" 2 "$out" run --input "$valid" --output "$out" --quiet --doppler-order 2
+expect_words "even --doppler-order" "--doppler-order"
+run "unknown preset" 2 "$out" run --input "$valid" --output "$out" --quiet --preset impossible
+run "unknown window" 2 "$out" run --input "$valid" --output "$out" --quiet --window triangle
+run "unknown backend" 2 "$out" run --input "$valid" --output "$out" --quiet --backend abacus
+
+# ---- and the valid file with the same parameters still runs (nothing above leaked)
+out="$outdir/final.h5"
+run "valid final" 0 "$out" run --input "$valid" --output "$out" --quiet "${params[@]}"
+is_hdf5 "$out" || fail "valid final: no HDF5 output"
+
+leftover=$(find "$outdir" -name '.*.tmp.*')
+[[ -n "$leftover" ]] && fail "temporary files left in the output directory: $leftover"
+
+if [[ $failures -ne 0 ]]; then
+    echo "cli_reject: $failures failure(s) (seed $seed)"
+    exit 1
+fi
+echo "cli_reject: all checks passed ($nkinds input kinds)"
+exit 0

@@ -1,0 +1,767 @@
+/* test_h5io: the HDF5 file format (stap/h5io.c) — bit-exact input round trips, float64,
+ * big-endian and reordered-member conversion, every malformed input of mkinput_lib with
+ * its message, the result file read back through the raw HDF5 API (datasets, shapes,
+ * types, attributes), and the atomic-write rules: no overwrite, no partial file, no
+ * temporary left behind. */
+#include <dirent.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "h5io.h"
+#include "h5io_extra.h"
+#include "la_check.h"
+#include "mkinput_lib.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+static char dir[4096];
+
+static void pathof(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static int exists(const char *path)
+{
+    struct stat sb;
+    return lstat(path, &sb) == 0;
+}
+
+/* Temporary files of the atomic writers (".<base>.tmp.XXXXXX") left in d. */
+static int count_tmp(const char *d)
+{
+    DIR *dp = opendir(d);
+    if (!dp) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp.")) n++;
+    closedir(dp);
+    return n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static int file_equals(const char *path, const char *text)
+{
+    char buf[256] = "";
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strcmp(buf, text) == 0;
+}
+
+static int randint(tc_rng *r, int lo, int hi) { return lo + (int)(tc_uniform(r) * (hi - lo + 1)); }
+
+static void random_cf32(tc_rng *r, cf32 *x, size_t n)
+{
+    for (size_t k = 0; k < n; k++) x[k] = tc_cnormal(r);
+}
+
+/* ---- raw HDF5 readers for checking what was written ---------------------------- */
+
+/* Read a {r, i} float32-LE compound dataset of the given shape; 0 on success. */
+static int raw_read_cf32(hid_t file, const char *name, int rank, const hsize_t *want, cf32 *out)
+{
+    int bad = 0;
+    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+    if (d < 0) return -1;
+    hid_t s = H5Dget_space(d), t = H5Dget_type(d);
+    hsize_t dims[8];
+    if (H5Sget_simple_extent_ndims(s) != rank)
+        bad = -2;
+    else {
+        H5Sget_simple_extent_dims(s, dims, NULL);
+        for (int k = 0; k < rank; k++)
+            if (dims[k] != want[k]) bad = -3;
+    }
+    if (!bad && (H5Tget_class(t) != H5T_COMPOUND || H5Tget_nmembers(t) != 2)) bad = -4;
+    for (unsigned m = 0; !bad && m < 2; m++) {
+        char *nm = H5Tget_member_name(t, m);
+        hid_t mt = H5Tget_member_type(t, m);
+        if (strcmp(nm, m ? "i" : "r") || H5Tequal(mt, H5T_IEEE_F32LE) <= 0 ||
+            H5Tget_member_offset(t, m) != 4 * m)
+            bad = -5;
+        H5free_memory(nm);
+        H5Tclose(mt);
+    }
+    if (!bad) {
+        hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(cf32));
+        H5Tinsert(mt, "r", 0, H5T_NATIVE_FLOAT);
+        H5Tinsert(mt, "i", sizeof(float), H5T_NATIVE_FLOAT);
+        if (H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) bad = -6;
+        H5Tclose(mt);
+    }
+    H5Tclose(t);
+    H5Sclose(s);
+    H5Dclose(d);
+    return bad;
+}
+
+static hid_t raw_attr(hid_t file, const char *obj, const char *name, H5T_class_t cls)
+{
+    if (H5Aexists_by_name(file, obj, name, H5P_DEFAULT) <= 0) return -1;
+    hid_t a = H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t t = H5Aget_type(a), s = H5Aget_space(a);
+    int ok = H5Tget_class(t) == cls && H5Sget_simple_extent_type(s) == H5S_SCALAR;
+    H5Tclose(t);
+    H5Sclose(s);
+    if (!ok) {
+        H5Aclose(a);
+        return -1;
+    }
+    return a;
+}
+
+static int attr_int(hid_t file, const char *obj, const char *name, long long want)
+{
+    hid_t a = raw_attr(file, obj, name, H5T_INTEGER);
+    long long v = 0;
+    int ok = a >= 0 && H5Aread(a, H5T_NATIVE_LLONG, &v) >= 0 && v == want;
+    if (a >= 0) H5Aclose(a);
+    if (!ok) fprintf(stderr, "  attribute %s/%s: %lld, expected %lld\n", obj, name, v, want);
+    return ok;
+}
+
+static int attr_double(hid_t file, const char *obj, const char *name, double want)
+{
+    hid_t a = raw_attr(file, obj, name, H5T_FLOAT);
+    double v = NAN;
+    int ok = a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0 && v == want;
+    if (a >= 0) H5Aclose(a);
+    if (!ok) fprintf(stderr, "  attribute %s/%s: %.17g, expected %.17g\n", obj, name, v, want);
+    return ok;
+}
+
+static int attr_string(hid_t file, const char *obj, const char *name, const char *want)
+{
+    hid_t a = raw_attr(file, obj, name, H5T_STRING);
+    char *v = NULL;
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, H5T_VARIABLE);
+    H5Tset_cset(mt, H5T_CSET_UTF8);
+    int ok = a >= 0 && H5Aread(a, mt, &v) >= 0 && v && strcmp(v, want) == 0;
+    if (!ok)
+        fprintf(stderr, "  attribute %s/%s: '%s', expected '%s'\n", obj, name, v ? v : "(none)",
+                want);
+    if (v) H5free_memory(v);
+    H5Tclose(mt);
+    if (a >= 0) H5Aclose(a);
+    return ok;
+}
+
+static int num_attrs(hid_t file, const char *obj)
+{
+    hid_t o = H5Oopen(file, obj, H5P_DEFAULT);
+    if (o < 0) return -1;
+    int n = H5Aget_num_attrs(o);
+    H5Oclose(o);
+    return n;
+}
+
+/* ---- input round trips ----------------------------------------------------------- */
+
+typedef struct hook_state {
+    int calls;
+    int fail;
+} hook_state;
+
+/* An extra hook writing /truth (int32, 3 values) with the raw API, or failing. */
+static int truth_hook(int64_t file_id, void *user, rt_error *err)
+{
+    hook_state *h = user;
+    h->calls++;
+    if (h->fail) return rt_fail(err, RT_EINVAL, "hook refused on purpose");
+    const int v[3] = {7, 8, 9};
+    const hsize_t n = 3;
+    hid_t s = H5Screate_simple(1, &n, NULL);
+    hid_t d = H5Dcreate2((hid_t)file_id, "truth", H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
+    int bad = d < 0 || H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+    if (d >= 0) H5Dclose(d);
+    H5Sclose(s);
+    return bad ? rt_fail(err, RT_EIO, "hook could not write /truth") : RT_OK;
+}
+
+static int has_truth(const char *path)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return 0;
+    int ok = H5Lexists(f, "truth", H5P_DEFAULT) > 0;
+    H5Fclose(f);
+    return ok;
+}
+
+static void test_input_roundtrip(tc_rng *rng)
+{
+    for (int trial = 0; trial < 4; trial++) {
+        stap_input in;
+        memset(&in, 0, sizeof in);
+        in.channels = randint(rng, 1, 6);
+        in.pulses = randint(rng, 1, 9);
+        in.range_gates = randint(rng, 1, 40);
+        size_t n = (size_t)in.channels * in.pulses * in.range_gates;
+        in.iq = malloc(sizeof(cf32) * n);
+        random_cf32(rng, in.iq, n);
+        /* extremes of float32 must survive bit for bit */
+        const float special[] = {-0.0f, FLT_MAX, -FLT_MAX, FLT_MIN, FLT_TRUE_MIN, 1e-40f};
+        for (size_t k = 0; k < sizeof special / sizeof special[0] && 2 * k + 1 < 2 * n; k++)
+            ((float *)in.iq)[(2 * k * 7919) % (2 * n)] = special[k];
+        int with_extras = trial % 2 == 0;
+        if (with_extras) {
+            in.steering_beams = randint(rng, 1, 5);
+            in.steering_len = randint(rng, 1, 12);
+            in.steering = malloc(sizeof(cf32) * in.steering_beams * in.steering_len);
+            random_cf32(rng, in.steering, (size_t)in.steering_beams * in.steering_len);
+            in.meta.has_prf = 1;
+            in.meta.prf_hz = 500 + 4000 * tc_uniform(rng);
+            in.meta.has_carrier = trial == 0;
+            in.meta.carrier_frequency_hz = 1e9 + 1e10 * tc_uniform(rng);
+            in.meta.has_sample_rate = 1;
+            in.meta.sample_rate_hz = 1e6 * (1 + tc_uniform(rng));
+            in.meta.has_element_spacing = 1;
+            in.meta.element_spacing_wavelengths = 0.3 + 0.4 * tc_uniform(rng);
+        }
+        char path[4200];
+        snprintf(path, sizeof path, "%s/roundtrip_%d.h5", dir, trial);
+        hook_state hook = {0, 0};
+        rt_error err;
+        int st = stap_input_write(path, &in, with_extras ? truth_hook : NULL, &hook, &err);
+        CHECK(st == RT_OK, "round trip %d: write: %s", trial, err.msg);
+        CHECK(!with_extras || (hook.calls == 1 && has_truth(path)), "input extra hook not run");
+        stap_input back;
+        st = stap_input_read(path, &back, &err);
+        CHECK(st == RT_OK, "round trip %d: read: %s", trial, err.msg);
+        if (st == RT_OK) {
+            CHECK(back.channels == in.channels && back.pulses == in.pulses &&
+                      back.range_gates == in.range_gates,
+                  "round trip %d: shape", trial);
+            CHECK(memcmp(back.iq, in.iq, sizeof(cf32) * n) == 0, "round trip %d: /data/iq differs",
+                  trial);
+            CHECK(back.steering_beams == in.steering_beams && back.steering_len == in.steering_len,
+                  "round trip %d: steering shape %d x %d", trial, back.steering_beams,
+                  back.steering_len);
+            CHECK(with_extras ? back.steering &&
+                                    memcmp(back.steering, in.steering,
+                                           sizeof(cf32) * in.steering_beams * in.steering_len) == 0
+                              : back.steering == NULL,
+                  "round trip %d: /steering differs", trial);
+            const stap_radar_meta *a = &in.meta, *b = &back.meta;
+            CHECK(a->has_prf == b->has_prf && a->has_carrier == b->has_carrier &&
+                      a->has_sample_rate == b->has_sample_rate &&
+                      a->has_element_spacing == b->has_element_spacing,
+                  "round trip %d: meta flags", trial);
+            CHECK((!a->has_prf || a->prf_hz == b->prf_hz) &&
+                      (!a->has_carrier || a->carrier_frequency_hz == b->carrier_frequency_hz) &&
+                      (!a->has_sample_rate || a->sample_rate_hz == b->sample_rate_hz) &&
+                      (!a->has_element_spacing ||
+                       a->element_spacing_wavelengths == b->element_spacing_wavelengths),
+                  "round trip %d: meta values", trial);
+            stap_input_free(&back);
+            CHECK(back.iq == NULL && back.steering == NULL, "stap_input_free leaves pointers");
+        }
+        /* writing again over it is refused, and leaves it as it was */
+        st = stap_input_write(path, &in, NULL, NULL, &err);
+        CHECK(st == RT_EIO && strstr(err.msg, "already exists"), "input overwrite: %d %s", st,
+              err.msg);
+        CHECK(stap_input_read(path, &back, &err) == RT_OK &&
+                  memcmp(back.iq, in.iq, sizeof(cf32) * n) == 0,
+              "refused overwrite changed the file");
+        stap_input_free(&back);
+        stap_input_free(&in);
+    }
+    /* a failing hook: nothing published */
+    stap_input in;
+    memset(&in, 0, sizeof in);
+    cf32 one = 1;
+    in.channels = in.pulses = in.range_gates = 1;
+    in.iq = &one;
+    char path[4200];
+    pathof(path, sizeof path, "hook_fails.h5");
+    hook_state hook = {0, 1};
+    rt_error err;
+    int st = stap_input_write(path, &in, truth_hook, &hook, &err);
+    CHECK(st == RT_EINVAL && strstr(err.msg, "on purpose") && !exists(path),
+          "failing input hook: %d '%s', file %s", st, err.msg, exists(path) ? "exists" : "absent");
+    in.iq = NULL;
+    CHECK(stap_input_write(path, &in, NULL, NULL, &err) == RT_EINVAL && !exists(path),
+          "input without a cube accepted");
+    CHECK(count_tmp(dir) == 0, "temporary files left after the input writes");
+}
+
+/* ---- every kind of mkinput_lib -------------------------------------------------- */
+
+static void test_kinds(uint64_t seed)
+{
+    double *ri = malloc(sizeof(double) * 2 * MKINPUT_C * MKINPUT_P * MKINPUT_R);
+    double sv[2 * MKINPUT_STEER_B * MKINPUT_C];
+    mkinput_samples(seed, ri);
+    mkinput_steering(seed, sv);
+    for (int k = 0; k < mkinput_nkinds; k++) {
+        const mkinput_kind *kind = &mkinput_kinds[k];
+        char path[4200], why[256];
+        snprintf(path, sizeof path, "%s/kind_%s.h5", dir, kind->name);
+        if (mkinput_write(kind->name, path, seed, why, sizeof why)) {
+            CHECK(0, "mkinput %s: %s", kind->name, why);
+            continue;
+        }
+        stap_input in;
+        rt_error err;
+        rt_clear(&err);
+        int st = stap_input_read(path, &in, &err);
+        if (kind->valid) {
+            CHECK(st == RT_OK, "kind %s rejected: %s", kind->name, err.msg);
+            if (st) continue;
+            CHECK(in.channels == MKINPUT_C && in.pulses == MKINPUT_P && in.range_gates == MKINPUT_R,
+                  "kind %s: shape %d x %d x %d", kind->name, in.channels, in.pulses,
+                  in.range_gates);
+            size_t n = (size_t)MKINPUT_C * MKINPUT_P * MKINPUT_R, bad = n;
+            for (size_t i = 0; i < n && bad == n; i++)
+                if (crealf(in.iq[i]) != (float)ri[2 * i] ||
+                    cimagf(in.iq[i]) != (float)ri[2 * i + 1])
+                    bad = i;
+            CHECK(bad == n, "kind %s: sample %zu is %g%+gi, expected %g%+gi", kind->name, bad,
+                  bad < n ? crealf(in.iq[bad]) : 0, bad < n ? cimagf(in.iq[bad]) : 0,
+                  bad < n ? (float)ri[2 * bad] : 0, bad < n ? (float)ri[2 * bad + 1] : 0);
+            const stap_radar_meta *m = &in.meta;
+            CHECK(m->has_prf && m->prf_hz == MKINPUT_PRF_HZ && m->has_carrier &&
+                      m->carrier_frequency_hz == MKINPUT_CARRIER_HZ && m->has_sample_rate &&
+                      m->sample_rate_hz == MKINPUT_SAMPLE_RATE_HZ && m->has_element_spacing &&
+                      m->element_spacing_wavelengths == MKINPUT_SPACING,
+                  "kind %s: metadata", kind->name);
+            if (!strcmp(kind->name, "steering")) {
+                int ok = in.steering && in.steering_beams == MKINPUT_STEER_B &&
+                         in.steering_len == MKINPUT_C;
+                for (int i = 0; ok && i < MKINPUT_STEER_B * MKINPUT_C; i++)
+                    ok = crealf(in.steering[i]) == sv[2 * i] &&
+                         cimagf(in.steering[i]) == sv[2 * i + 1];
+                CHECK(ok, "kind steering: /steering not read back exactly");
+            } else {
+                CHECK(in.steering == NULL && in.steering_beams == 0, "kind %s: phantom steering",
+                      kind->name);
+            }
+            stap_input_free(&in);
+        } else {
+            CHECK(st == kind->status, "kind %s: status %d (%s), expected %d: %s", kind->name, st,
+                  rt_status_name(st), kind->status, err.msg);
+            CHECK(err.code == st, "kind %s: err.code %d != status %d", kind->name, err.code, st);
+            CHECK(strstr(err.msg, path) != NULL, "kind %s: message does not name the file: %s",
+                  kind->name, err.msg);
+            CHECK(strstr(err.msg, kind->keyword) != NULL, "kind %s: message lacks '%s': %s",
+                  kind->name, kind->keyword, err.msg);
+            CHECK(!kind->keyword2 || strstr(err.msg, kind->keyword2) != NULL,
+                  "kind %s: message lacks '%s': %s", kind->name, kind->keyword2, err.msg);
+            CHECK(in.iq == NULL && in.steering == NULL && in.channels == 0,
+                  "kind %s: failed read left data behind", kind->name);
+            printf("  %-15s -> %s\n", kind->name, err.msg);
+        }
+    }
+    free(ri);
+
+    /* the operating system's reasons */
+    char path[4200];
+    stap_input in;
+    rt_error err;
+    pathof(path, sizeof path, "does_not_exist.h5");
+    int st = stap_input_read(path, &in, &err);
+    CHECK(st == RT_EIO && strstr(err.msg, "cannot open") && strstr(err.msg, path) &&
+              strstr(err.msg, "No such file"),
+          "missing file: %d %s", st, err.msg);
+    st = stap_input_read(dir, &in, &err);
+    CHECK(st == RT_EIO && strstr(err.msg, "directory"), "directory as input: %d %s", st, err.msg);
+}
+
+/* ---- result files ----------------------------------------------------------------- */
+
+typedef struct result_case {
+    stap_window_kind window;
+    double cheb_db;
+    const char *window_name;
+    int detections; /* -1: no /detections, else the count */
+    int with_meta;
+} result_case;
+
+static void test_result(tc_rng *rng, const result_case *rc, int idx)
+{
+    stap_config cfg;
+    stap_config_defaults(&cfg);
+    cfg.channels = randint(rng, 1, 4);
+    cfg.pulses = randint(rng, 2, 6);
+    cfg.doppler_bins = cfg.pulses + randint(rng, 0, 3);
+    cfg.doppler_order = 2 * randint(rng, 0, 1) + 1;
+    cfg.segments = randint(rng, 1, 3);
+    cfg.range_gates = cfg.segments * randint(rng, 2, 6);
+    cfg.training = randint(rng, 1, cfg.range_gates / cfg.segments);
+    cfg.beams = randint(rng, 1, 3);
+    cfg.loading = tc_uniform(rng);
+    cfg.window = rc->window;
+    cfg.chebyshev_db = rc->cheb_db;
+    cfg.element_spacing = 0.5 * tc_uniform(rng) + 0.25;
+    cfg.backend = LA_BACKEND_LAPACK;
+    cfg.threads = randint(rng, 0, 8);
+    const int D = cfg.doppler_bins, S = cfg.segments, B = cfg.beams, N = stap_dof(&cfg),
+              R = cfg.range_gates;
+    size_t nw = (size_t)D * S * B * N, ny = (size_t)B * D * R, nv = (size_t)B * N;
+    cf32 *W = malloc(sizeof(cf32) * nw), *Y = malloc(sizeof(cf32) * ny),
+         *V = malloc(sizeof(cf32) * nv);
+    cf32 *back = malloc(sizeof(cf32) * (nw + ny + nv));
+    random_cf32(rng, W, nw);
+    random_cf32(rng, Y, ny);
+    random_cf32(rng, V, nv);
+    double timing[STAP_STAGE_COUNT];
+    for (int s = 0; s < STAP_STAGE_COUNT; s++) timing[s] = 100 * tc_uniform(rng);
+    stap_radar_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.has_prf = 1;
+    meta.prf_hz = 1000 + tc_uniform(rng);
+    meta.has_sample_rate = 1;
+    meta.sample_rate_hz = 2e6 + tc_uniform(rng);
+    stap_detection det[4];
+    for (int i = 0; i < 4; i++) {
+        det[i].beam = randint(rng, 0, B - 1);
+        det[i].doppler_bin = randint(rng, 0, D - 1);
+        det[i].range_cell = randint(rng, 0, R - 1);
+        det[i].power = (float)(10 * tc_uniform(rng));
+        det[i].snr_db = (float)(30 * tc_uniform(rng));
+    }
+
+    stap_result res;
+    memset(&res, 0, sizeof res);
+    res.cfg = &cfg;
+    res.input_name = "synthetic:test \xc3\xa9"; /* UTF-8 survives */
+    res.backend_name = "lapack";
+    res.beams = B;
+    res.steering = V;
+    res.weights = W;
+    res.output = Y;
+    res.timing_ms = timing;
+    res.read_ms = 1.5 + tc_uniform(rng);
+    res.total_ms = 20 + tc_uniform(rng);
+    res.meta = rc->with_meta ? &meta : NULL;
+    res.have_detections = rc->detections >= 0;
+    res.detection_count = rc->detections > 0 ? (size_t)rc->detections : 0;
+    res.detections = rc->detections > 0 ? det : NULL;
+    res.cfar_description = "ca pfa=1e-6 guard=2 train=8";
+    hook_state hook = {0, 0};
+    res.extra = truth_hook;
+    res.extra_user = &hook;
+
+    char path[4200];
+    snprintf(path, sizeof path, "%s/result_%d.h5", dir, idx);
+    rt_error err;
+    int st = stap_result_write(path, &res, &err);
+    CHECK(st == RT_OK, "result %d: %s", idx, err.msg);
+    CHECK(count_tmp(dir) == 0, "result %d: temporary file left", idx);
+    CHECK(hook.calls == 1, "result %d: extra hook called %d times", idx, hook.calls);
+    if (st) goto out;
+    struct stat sb;
+    mode_t mask = umask(022);
+    umask(mask);
+    CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == (0666 & ~mask),
+          "result %d: mode %o, expected %o", idx, (unsigned)(sb.st_mode & 0777), 0666 & ~mask);
+
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(f >= 0, "result %d: raw H5Fopen failed", idx);
+    if (f < 0) goto out;
+    const hsize_t wd[4] = {(hsize_t)D, (hsize_t)S, (hsize_t)B, (hsize_t)N};
+    const hsize_t od[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)R}, sd[2] = {(hsize_t)B, (hsize_t)N};
+    int r1 = raw_read_cf32(f, "/weights", 4, wd, back);
+    CHECK(r1 == 0 && memcmp(back, W, sizeof(cf32) * nw) == 0, "result %d: /weights (%d)", idx, r1);
+    r1 = raw_read_cf32(f, "/output/iq", 3, od, back);
+    CHECK(r1 == 0 && memcmp(back, Y, sizeof(cf32) * ny) == 0, "result %d: /output/iq (%d)", idx,
+          r1);
+    r1 = raw_read_cf32(f, "/steering", 2, sd, back);
+    CHECK(r1 == 0 && memcmp(back, V, sizeof(cf32) * nv) == 0, "result %d: /steering (%d)", idx, r1);
+
+    const char *c = "/config";
+    CHECK(attr_int(f, c, "channels", cfg.channels) && attr_int(f, c, "pulses", cfg.pulses) &&
+              attr_int(f, c, "range_gates", R) && attr_int(f, c, "doppler_bins", D) &&
+              attr_int(f, c, "doppler_order", cfg.doppler_order) && attr_int(f, c, "segments", S) &&
+              attr_int(f, c, "training", cfg.training) && attr_int(f, c, "beams", B) &&
+              attr_double(f, c, "loading", cfg.loading) &&
+              attr_string(f, c, "window", rc->window_name) &&
+              attr_double(f, c, "element_spacing_wavelengths", cfg.element_spacing) &&
+              attr_string(f, c, "backend", "lapack") && attr_int(f, c, "threads", cfg.threads) &&
+              attr_string(f, c, "input", res.input_name) && attr_int(f, c, "schema_version", 1) &&
+              attr_string(f, c, "rtstap_version", RTSTAP_VERSION) &&
+              attr_string(f, c, "rtstap_commit", RTSTAP_COMMIT),
+          "result %d: /config attributes", idx);
+    int tok = 1;
+    for (int s = 0; s < STAP_STAGE_COUNT; s++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s_ms", stap_stage_names[s]);
+        tok &= attr_double(f, "/timing", name, timing[s]);
+    }
+    CHECK(tok && attr_double(f, "/timing", "read_ms", res.read_ms) &&
+              attr_double(f, "/timing", "total_ms", res.total_ms) &&
+              attr_string(f, "/timing", "backend", "lapack") &&
+              num_attrs(f, "/timing") == STAP_STAGE_COUNT + 3,
+          "result %d: /timing attributes", idx);
+    if (rc->with_meta)
+        CHECK(attr_double(f, "/radar", "prf_hz", meta.prf_hz) &&
+                  attr_double(f, "/radar", "sample_rate_hz", meta.sample_rate_hz) &&
+                  num_attrs(f, "/radar") == 2,
+              "result %d: /radar attributes", idx);
+    else
+        CHECK(num_attrs(f, "/radar") == 0, "result %d: /radar should be an empty group", idx);
+
+    htri_t has_det = H5Lexists(f, "detections", H5P_DEFAULT);
+    if (rc->detections < 0) {
+        CHECK(has_det == 0, "result %d: /detections written without detections", idx);
+    } else if (has_det <= 0) {
+        CHECK(0, "result %d: /detections missing", idx);
+    } else {
+        hid_t d = H5Dopen2(f, "/detections", H5P_DEFAULT);
+        hid_t s = H5Dget_space(d), t = H5Dget_type(d);
+        hsize_t n = 99;
+        CHECK(H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, &n, NULL) == 1 &&
+                  n == (hsize_t)rc->detections,
+              "result %d: /detections shape %llu", idx, (unsigned long long)n);
+        static const char *const names[5] = {"beam", "doppler_bin", "range_cell", "power",
+                                             "snr_db"};
+        int tok2 = H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) == 5;
+        for (unsigned m = 0; tok2 && m < 5; m++) {
+            char *nm = H5Tget_member_name(t, m);
+            hid_t mt = H5Tget_member_type(t, m);
+            tok2 =
+                !strcmp(nm, names[m]) && H5Tequal(mt, m < 3 ? H5T_STD_I32LE : H5T_IEEE_F32LE) > 0;
+            H5free_memory(nm);
+            H5Tclose(mt);
+        }
+        CHECK(tok2, "result %d: /detections member types", idx);
+        if (tok2 && n == (hsize_t)rc->detections && n > 0) {
+            hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(stap_detection));
+            H5Tinsert(mt, "beam", offsetof(stap_detection, beam), H5T_NATIVE_INT);
+            H5Tinsert(mt, "doppler_bin", offsetof(stap_detection, doppler_bin), H5T_NATIVE_INT);
+            H5Tinsert(mt, "range_cell", offsetof(stap_detection, range_cell), H5T_NATIVE_INT);
+            H5Tinsert(mt, "power", offsetof(stap_detection, power), H5T_NATIVE_FLOAT);
+            H5Tinsert(mt, "snr_db", offsetof(stap_detection, snr_db), H5T_NATIVE_FLOAT);
+            stap_detection got[4];
+            memset(got, 0, sizeof got);
+            CHECK(H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0 &&
+                      memcmp(got, det, sizeof(stap_detection) * n) == 0,
+                  "result %d: /detections values", idx);
+            H5Tclose(mt);
+        }
+        CHECK(attr_string(f, "/detections", "cfar", res.cfar_description), "result %d: cfar", idx);
+        H5Tclose(t);
+        H5Sclose(s);
+        H5Dclose(d);
+    }
+    CHECK(H5Lexists(f, "truth", H5P_DEFAULT) > 0, "result %d: the extra hook's /truth is missing",
+          idx);
+    H5Fclose(f);
+out:
+    free(W);
+    free(Y);
+    free(V);
+    free(back);
+}
+
+static void test_results(tc_rng *rng)
+{
+    const result_case cases[] = {
+        {STAP_WINDOW_CHEBYSHEV, 60, "chebyshev:60", 4, 1},
+        {STAP_WINDOW_HANN, 0, "hann", 0, 0},
+        {STAP_WINDOW_NONE, 0, "none", -1, 1},
+        {STAP_WINDOW_CHEBYSHEV, 42.5, "chebyshev:42.5", 1, 0},
+    };
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) test_result(rng, &cases[i], i);
+}
+
+/* ---- the atomic-write rules ------------------------------------------------------ */
+
+static void minimal_result(stap_config *cfg, stap_result *res, cf32 *buf)
+{
+    stap_config_defaults(cfg);
+    cfg->channels = cfg->pulses = cfg->range_gates = cfg->doppler_bins = 1;
+    cfg->doppler_order = cfg->segments = cfg->training = cfg->beams = 1;
+    memset(res, 0, sizeof *res);
+    buf[0] = buf[1] = buf[2] = 1;
+    res->cfg = cfg;
+    res->input_name = "unit";
+    res->backend_name = "cpu";
+    res->beams = 1;
+    res->weights = buf;
+    res->output = buf + 1;
+    res->steering = buf + 2;
+}
+
+static void test_atomic_rules(void)
+{
+    stap_config cfg;
+    stap_result res;
+    cf32 buf[3];
+    minimal_result(&cfg, &res, buf);
+    rt_error err;
+    char path[4200], tmp[4200];
+
+    /* an existing output is refused and left unchanged, by both writers */
+    pathof(path, sizeof path, "existing.h5");
+    write_text(path, "keep me\n");
+    int st = stap_result_write(path, &res, &err);
+    CHECK(st == RT_EIO && strstr(err.msg, "already exists") && strstr(err.msg, path),
+          "existing output: %d %s", st, err.msg);
+    CHECK(file_equals(path, "keep me\n"), "existing output was modified");
+    CHECK(stap_output_check(path, &err) == RT_EIO && strstr(err.msg, "already exists"),
+          "stap_output_check on an existing file: %s", err.msg);
+
+    /* a dangling symbolic link counts as existing */
+    pathof(path, sizeof path, "dangling.h5");
+    CHECK(symlink("no/such/target", path) == 0, "symlink: %s", strerror(errno));
+    CHECK(stap_output_check(path, &err) == RT_EIO && stap_result_write(path, &res, &err) == RT_EIO,
+          "a dangling link was not treated as existing");
+
+    /* a name that appears between begin and commit is not replaced (link(), not rename()) */
+    pathof(path, sizeof path, "race.h5");
+    st = rt_atomic_begin(path, tmp, sizeof tmp, &err);
+    char prefix[4300];
+    snprintf(prefix, sizeof prefix, "%s/.race.h5.tmp.", dir);
+    CHECK(st == RT_OK && strncmp(tmp, prefix, strlen(prefix)) == 0 && exists(tmp),
+          "rt_atomic_begin: %d '%s' (%s)", st, tmp, err.msg);
+    write_text(tmp, "new\n");
+    write_text(path, "first\n");
+    st = rt_atomic_commit(tmp, path, &err);
+    CHECK(st == RT_EIO && strstr(err.msg, "already exists") && file_equals(path, "first\n") &&
+              !exists(tmp),
+          "commit over a name created meanwhile: %d %s", st, err.msg);
+
+    /* begin + commit publishes, begin + abort leaves nothing */
+    pathof(path, sizeof path, "published.txt");
+    st = rt_atomic_begin(path, tmp, sizeof tmp, &err);
+    write_text(tmp, "payload\n");
+    CHECK(st == RT_OK && rt_atomic_commit(tmp, path, &err) == RT_OK &&
+              file_equals(path, "payload\n") && !exists(tmp),
+          "begin/commit: %s", err.msg);
+    pathof(path, sizeof path, "aborted.txt");
+    st = rt_atomic_begin(path, tmp, sizeof tmp, &err);
+    rt_atomic_abort(tmp);
+    CHECK(st == RT_OK && !exists(tmp) && !exists(path), "begin/abort left a file");
+    CHECK(rt_atomic_begin(path, tmp, 8, &err) == RT_EINVAL, "a too-small name buffer accepted");
+
+    /* a relative path: the temporary sits in the current directory */
+    char cwd[4096];
+    if (getcwd(cwd, sizeof cwd) && chdir(dir) == 0) {
+        st = rt_atomic_begin("relative.h5", tmp, sizeof tmp, &err);
+        CHECK(st == RT_OK && strncmp(tmp, ".relative.h5.tmp.", 17) == 0 && exists(tmp),
+              "relative begin: '%s'", tmp);
+        rt_atomic_abort(tmp);
+        CHECK(chdir(cwd) == 0, "chdir back");
+    }
+
+    /* failures publish nothing and leave no temporary */
+    hook_state hook = {0, 1};
+    res.extra = truth_hook;
+    res.extra_user = &hook;
+    pathof(path, sizeof path, "hook_fails_result.h5");
+    st = stap_result_write(path, &res, &err);
+    CHECK(st == RT_EINVAL && strstr(err.msg, "on purpose") && !exists(path),
+          "failing result hook: %d %s", st, err.msg);
+    res.extra = NULL;
+    res.weights = NULL;
+    pathof(path, sizeof path, "incomplete.h5");
+    CHECK(stap_result_write(path, &res, &err) == RT_EINVAL && !exists(path),
+          "result without weights");
+    res.weights = buf;
+    pathof(path, sizeof path, "no_such_dir/out.h5");
+    st = stap_result_write(path, &res, &err);
+    CHECK(st == RT_EIO && strstr(err.msg, path) && strstr(err.msg, "No such file"),
+          "missing directory: %d %s", st, err.msg);
+    CHECK(stap_output_check(path, &err) == RT_EIO, "stap_output_check: missing directory accepted");
+    pathof(path, sizeof path, "trailing/");
+    CHECK(stap_output_check(path, &err) == RT_EINVAL, "stap_output_check: 'dir/' accepted");
+    CHECK(stap_output_check("", &err) == RT_EINVAL, "stap_output_check: empty path accepted");
+
+    /* an unwritable directory (root ignores permissions: skip then) */
+    char ro[4200];
+    pathof(ro, sizeof ro, "readonly");
+    pathof(path, sizeof path, "readonly/out.h5");
+    if (mkdir(ro, 0555) == 0 && geteuid() != 0) {
+        st = stap_output_check(path, &err);
+        CHECK(st == RT_EIO && strstr(err.msg, "Permission denied"), "read-only dir: %d %s", st,
+              err.msg);
+        CHECK(stap_result_write(path, &res, &err) == RT_EIO && !exists(path),
+              "read-only dir write");
+    }
+
+    /* a new path is fine, and checking it leaves nothing behind */
+    pathof(path, sizeof path, "fresh.h5");
+    CHECK(stap_output_check(path, &err) == RT_OK && !exists(path), "stap_output_check: %s",
+          err.msg);
+    CHECK(count_tmp(dir) == 0, "temporary files left after the failures");
+}
+
+static void remove_tree(const char *d)
+{
+    DIR *dp = opendir(d);
+    if (!dp) return;
+    struct dirent *e;
+    char p[8400];
+    while ((e = readdir(dp))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(p, sizeof p, "%s/%s", d, e->d_name);
+        struct stat sb;
+        if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            chmod(p, 0700);
+            remove_tree(p);
+        } else {
+            unlink(p);
+        }
+    }
+    closedir(dp);
+    rmdir(d);
+}
+
+int main(void)
+{
+    uint64_t seed = tc_seed_from_env_or_time();
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+    const char *base = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/test_h5io.XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "test_h5io: cannot make a temporary directory: %s\n", strerror(errno));
+        return 1;
+    }
+    /* the library must not print HDF5's error stacks: keep HDF5's default printer on
+     * here, so that any leak would show in the test log */
+    test_input_roundtrip(&rng);
+    test_kinds(seed);
+    test_results(&rng);
+    test_atomic_rules();
+    CHECK(count_tmp(dir) == 0, "temporary files left in %s", dir);
+    remove_tree(dir);
+    if (failures) {
+        fprintf(stderr, "test_h5io: %d failure(s) (seed %llu)\n", failures,
+                (unsigned long long)seed);
+        return 1;
+    }
+    printf("test_h5io: all checks passed\n");
+    return 0;
+}

@@ -1,0 +1,422 @@
+/* test_sinr: Ward's TR-1015 example (18 elements at lambda/2, 18 pulses, beta = 1,
+ * CNR 47 dB, two 35 dB jammers) through the STAP plan (post-Doppler, Q = 1, D = P)
+ * and the SINR analysis of stap/sinr.c.
+ *  1. The optimum SINR-loss curve against an independent direct computation from the
+ *     full space-time covariance (T_d^H R_st T_d formed explicitly, LAPACK solve):
+ *     the whole curve, every beam, to 1e-6 dB.
+ *  2. Its clutter notch: for the broadside beam the deepest bin is bin 0 (clutter at
+ *     the look direction has w = beta vt = 0); the notch depth lies between the
+ *     full-DOF optimum (a bound: reducing the degrees of freedom cannot raise SINR)
+ *     and the non-adaptive loss; far from the notch the loss is small.
+ *  3. The adaptive loss rho = SINR(w) / SINR_opt follows Reed–Mallett–Brennan:
+ *     mean (K+2-N)/(K+1) within 4 standard errors (taken from the spread of the
+ *     per-trial means, which accounts for correlation between bins), and its variance
+ *     near the Beta(K+2-N, N-1) variance, for K = 2N and K = 3N. */
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_check.h"
+#include "scene.h"
+#include "sinr.h"
+#include "stap.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                                                    \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            failures++;                                                                     \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                            \
+            fprintf(stderr, __VA_ARGS__);                                                   \
+            fputc('\n', stderr);                                                            \
+        }                                                                                   \
+    } while (0)
+
+static double db(double x) { return 10 * log10(x); }
+
+/* Optimum SINR loss of bin d and spatial steering a (Q = 1, no window, D = P) directly
+ * from the space-time covariance: s = T_d^H x with T_d = I_C (x) f_d, f_d[p] =
+ * exp(2 pi i d p / P); target t = a (x) f_d; loss = sigma^2 (T^H t)^H (T^H R T)^-1
+ * (T^H t) / (||a||^2 P). Also the full-DOF optimum t^H R^-1 t sigma^2 / (||a||^2 P). */
+static void direct_losses(const scene_truth *tr, const cf64 *Rst, const cf64 *a, int d,
+                          double *post_doppler, double *full_dof)
+{
+    const int C = tr->cfg.channels, P = tr->cfg.pulses, CP = C * P;
+    cf64 *T = calloc((size_t)CP * C, sizeof(cf64)), *RT = malloc(sizeof(cf64) * CP * C);
+    cf64 *M = malloc(sizeof(cf64) * C * C), *t = malloc(sizeof(cf64) * CP);
+    cf64 *s = malloc(sizeof(cf64) * C), *x = malloc(sizeof(cf64) * CP);
+    cf64 *Rc = malloc(sizeof(cf64) * CP * CP);
+    for (int c = 0; c < C; c++)
+        for (int p = 0; p < P; p++) {
+            cf64 f = cexp(2 * M_PI * I * (double)d * p / P);
+            T[(size_t)c * CP + c * P + p] = f;
+            t[c * P + p] = a[c] * f;
+        }
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < CP; i++) {
+            cf64 acc = 0;
+            for (int k = 0; k < CP; k++) acc += Rst[(size_t)k * CP + i] * T[(size_t)j * CP + k];
+            RT[(size_t)j * CP + i] = acc;
+        }
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < C; i++) {
+            cf64 acc = 0;
+            for (int k = 0; k < CP; k++) acc += conj(T[(size_t)i * CP + k]) * RT[(size_t)j * CP + k];
+            M[(size_t)j * C + i] = acc;
+        }
+    for (int i = 0; i < C; i++) {
+        cf64 acc = 0;
+        for (int k = 0; k < CP; k++) acc += conj(T[(size_t)i * CP + k]) * t[k];
+        s[i] = acc;
+    }
+    double an = 0;
+    for (int c = 0; c < C; c++) an += creal(a[c] * conj(a[c]));
+    cf64 *sc = malloc(sizeof(cf64) * C);
+    memcpy(sc, s, sizeof(cf64) * C);
+    LAPACKE_zposv(LAPACK_COL_MAJOR, 'U', C, 1, M, C, sc, C);
+    cf64 q = 0;
+    for (int i = 0; i < C; i++) q += conj(s[i]) * sc[i];
+    *post_doppler = tr->cfg.noise_power * creal(q) / (an * P);
+    memcpy(Rc, Rst, sizeof(cf64) * CP * CP);
+    memcpy(x, t, sizeof(cf64) * CP);
+    LAPACKE_zposv(LAPACK_COL_MAJOR, 'U', CP, 1, Rc, CP, x, CP);
+    q = 0;
+    for (int i = 0; i < CP; i++) q += conj(t[i]) * x[i];
+    *full_dof = tr->cfg.noise_power * creal(q) / (an * P);
+    free(T);
+    free(RT);
+    free(M);
+    free(t);
+    free(s);
+    free(sc);
+    free(x);
+    free(Rc);
+}
+
+/* Non-adaptive (beamformer x Doppler filter) loss: SINR of w = t / ||t||... relative to
+ * SNR_0: |t^H t|^2 / (t^H R t) sigma^2 / (||a||^2 P). */
+static double conventional_loss(const scene_truth *tr, const stap_config *cfg, const cf32 *v,
+                                int d)
+{
+    const int C = cfg->channels, P = cfg->pulses, N = C;
+    double win[256];
+    for (int p = 0; p < P; p++) win[p] = 1;
+    cf64 *Rd = malloc(sizeof(cf64) * N * N), a[256], t[256];
+    rt_error err;
+    scene_covariance_doppler(tr, win, cfg->doppler_bins, 1, d, Rd, &err);
+    for (int c = 0; c < C; c++) a[c] = v[c];
+    scene_doppler_signature(C, P, a, (double)d / cfg->doppler_bins, win, cfg->doppler_bins, 1, d, t);
+    double tt = 0, an = 0;
+    cf64 trt = 0;
+    for (int i = 0; i < N; i++) {
+        tt += creal(t[i] * conj(t[i]));
+        an += creal(a[i] * conj(a[i]));
+        for (int j = 0; j < N; j++) trt += conj(t[i]) * Rd[(size_t)j * N + i] * t[j];
+    }
+    free(Rd);
+    return tt * tt / creal(trt) * tr->cfg.noise_power / (an * P);
+}
+
+/* Infinite-CNR prediction of the full-DOF optimum for beta = 1, d = lambda/2 (cos phi ~
+ * 1): every clutter space-time vector exp(2 pi i vt (c + p)) depends on c + p only, so
+ * the clutter subspace is spanned by the indicators e_k of {c + p = k}, k = 0..C+P-2
+ * (Brennan's rank C + P - 1), and the optimum loses exactly the target's projection on
+ * it: L(w) = 1 - sum_k |e_k^H t|^2 / (n_k ||t||^2) for the broadside target
+ * t[c,p] = exp(2 pi i w p). */
+static double subspace_loss(int C, int P, double w)
+{
+    double s = 0;
+    for (int k = 0; k <= C + P - 2; k++) {
+        cf64 acc = 0;
+        int n = 0;
+        for (int c = 0; c < C; c++) {
+            int p = k - c;
+            if (p < 0 || p >= P) continue;
+            acc += cexp(2 * M_PI * I * w * p);
+            n++;
+        }
+        s += creal(acc * conj(acc)) / n;
+    }
+    return 1 - s / ((double)C * P);
+}
+
+/* Full-DOF optimum loss of the broadside target at Doppler w, given chol(R_st). */
+static double full_dof_loss(const scene_truth *tr, const cf64 *L, double w)
+{
+    const int C = tr->cfg.channels, P = tr->cfg.pulses, CP = C * P;
+    cf64 *x = malloc(sizeof(cf64) * CP);
+    for (int c = 0; c < C; c++)
+        for (int p = 0; p < P; p++) x[c * P + p] = cexp(2 * M_PI * I * w * p);
+    LAPACKE_ztrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', CP, 1, L, CP, x, CP);
+    double q = 0;
+    for (int i = 0; i < CP; i++) q += creal(x[i] * conj(x[i]));
+    free(x);
+    return tr->cfg.noise_power * q / ((double)C * P);
+}
+
+/* Half-width of the notch at `level` (linear) of a loss curve f(w), by bisection from
+ * w = 0 (inside) to w = wmax (outside). */
+static double notch_halfwidth(double (*f)(const void *, double), const void *ctx, double level,
+                              double wmax)
+{
+    double lo = 0, hi = wmax;
+    for (int it = 0; it < 60; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (f(ctx, mid) < level) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+typedef struct { const scene_truth *tr; const cf64 *L; } full_ctx;
+static double f_full(const void *c, double w)
+{
+    const full_ctx *fc = c;
+    return full_dof_loss(fc->tr, fc->L, w);
+}
+static double f_subspace(const void *c, double w)
+{
+    const int *cp = c;
+    return subspace_loss(cp[0], cp[1], w);
+}
+
+int main(void)
+{
+    uint64_t seed = tc_seed_from_env_or_time();
+    tc_rng rng;
+    tc_rng_seed(&rng, seed);
+
+    scene_config sc;
+    scene_preset_config(SCENE_PRESET_WARD, &sc);
+    sc.range_gates = 324; /* divisible by 6 and 9 segments of K = 54 = 3N and 36 = 2N cells */
+    const int C = sc.channels, P = sc.pulses, B = 3, N = C;
+    rt_error err;
+    scene_truth tr;
+    if (scene_truth_build(&sc, &tr, &err)) {
+        fprintf(stderr, "scene: %s\n", err.msg);
+        return 1;
+    }
+
+    stap_config cfg[2];
+    const int Ks[2] = {3 * N, 2 * N};
+    stap_plan *plan[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        stap_config_defaults(&cfg[k]);
+        cfg[k].channels = C;
+        cfg[k].pulses = P;
+        cfg[k].range_gates = sc.range_gates;
+        cfg[k].doppler_bins = P;
+        cfg[k].doppler_order = 1;
+        cfg[k].segments = sc.range_gates / Ks[k];
+        cfg[k].training = Ks[k];
+        cfg[k].beams = B; /* u = -2/3, 0, 2/3: beam 1 looks at broadside */
+        cfg[k].element_spacing = sc.element_spacing;
+        cfg[k].backend = LA_BACKEND_CPU;
+        if (stap_plan_create(&plan[k], &cfg[k], NULL, 0, &err)) {
+            fprintf(stderr, "plan: %s\n", err.msg);
+            return 1;
+        }
+        cfg[k] = *stap_plan_config(plan[k]);
+    }
+
+    /* ---- 1-2: the optimum curve --------------------------------------------------- */
+    {
+        stap_sinr_result res;
+        cf32 *W = calloc(stap_weights_len(plan[0]), sizeof(cf32));
+        for (size_t i = 0; i < stap_weights_len(plan[0]); i++) W[i] = 1; /* unused here */
+        int st = stap_sinr_compute(&tr, &cfg[0], stap_plan_steering(plan[0]), B, W, -1, &res, &err);
+        CHECK(st == RT_OK, "sinr: %s", err.msg);
+        if (st) return 1;
+        cf64 *Rst = malloc(sizeof(cf64) * (size_t)C * P * C * P);
+        scene_covariance_spacetime(&tr, Rst, &err);
+        double worst = 0;
+        int notch = -1;
+        double lmin = INFINITY;
+        fprintf(stderr, "  bin  Doppler   L_opt(dB) beams -2/3 0 +2/3   full-DOF   conventional (broadside)\n");
+        for (int d = 0; d < P; d++) {
+            double pd[3], fd[3];
+            for (int b = 0; b < B; b++) {
+                cf64 a[64];
+                const cf32 *v = stap_plan_steering(plan[0]) + (size_t)b * N;
+                for (int c = 0; c < C; c++) a[c] = v[c];
+                direct_losses(&tr, Rst, a, d, &pd[b], &fd[b]);
+                double diff = fabs(db(res.optimum_loss[(size_t)d * B + b]) - db(pd[b]));
+                if (diff > worst) worst = diff;
+                CHECK(res.optimum_loss[(size_t)d * B + b] <= fd[b] * (1 + 1e-9),
+                      "post-Doppler optimum above the full-DOF optimum at bin %d beam %d", d, b);
+            }
+            double conv = conventional_loss(&tr, &cfg[0], stap_plan_steering(plan[0]) + N, d);
+            fprintf(stderr, "  %3d  %+6.3f  %8.2f %8.2f %8.2f   %8.2f   %8.2f\n", d,
+                    res.doppler[d], db(res.optimum_loss[d * B]), db(res.optimum_loss[d * B + 1]),
+                    db(res.optimum_loss[d * B + 2]), db(fd[1]), db(conv));
+            if (res.optimum_loss[d * B + 1] < lmin) {
+                lmin = res.optimum_loss[d * B + 1];
+                notch = d;
+            }
+            CHECK(res.optimum_loss[d * B + 1] >= conv * (1 - 1e-9),
+                  "optimum below the non-adaptive loss at bin %d", d);
+        }
+        fprintf(stderr, "  optimum loss vs direct computation: worst %.2e dB; notch at bin %d "
+                "(%.1f dB)\n", worst, notch, db(lmin));
+        CHECK(worst < 1e-6, "optimum SINR loss differs from the direct computation by %.2e dB", worst);
+        CHECK(notch == 0, "broadside clutter notch at bin %d, expected bin 0 (w = beta vt = 0)", notch);
+        /* the other beams' notches sit at their clutter Doppler w = beta vt: beam
+         * u = -2/3 at w = -beta (d/lambda) cos(phi) 2/3 ~ -1/3 (bin 12), u = +2/3 at bin 6 */
+        for (int b = 0; b < B; b += 2) {
+            double u = -1.0 + (2.0 * b + 1.0) / B;
+            double wc = tr.beta * sc.element_spacing * cos(tr.depression_rad) * u;
+            int want = ((int)lround(wc * P) % P + P) % P, got = 0;
+            for (int d = 1; d < P; d++)
+                if (res.optimum_loss[d * B + b] < res.optimum_loss[got * B + b]) got = d;
+            CHECK(got == want, "beam u = %.3f: notch at bin %d, clutter Doppler %.3f is bin %d", u,
+                  got, wc, want);
+        }
+        CHECK(db(lmin) < -20, "broadside notch only %.1f dB deep", db(lmin));
+        /* the full-DOF optimum notch against the clutter-subspace prediction */
+        {
+            const int CP = C * P;
+            cf64 *L = malloc(sizeof(cf64) * CP * CP);
+            memcpy(L, Rst, sizeof(cf64) * CP * CP);
+            LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', CP, L, CP);
+            full_ctx fc = {&tr, L};
+            int cp[2] = {C, P};
+            for (double lvl = -3; lvl >= -10; lvl -= 7) {
+                double wf = notch_halfwidth(f_full, &fc, pow(10, lvl / 10), 1.5 / P);
+                double ws = notch_halfwidth(f_subspace, cp, pow(10, lvl / 10), 1.5 / P);
+                fprintf(stderr, "  full-DOF notch %g dB width: %.5f (model prediction %.5f) "
+                        "cycles/pulse\n", lvl, 2 * wf, 2 * ws);
+                CHECK(fabs(wf / ws - 1) < 0.05, "full-DOF notch width at %g dB is %.5f, the "
+                      "clutter-subspace model predicts %.5f", lvl, 2 * wf, 2 * ws);
+            }
+            free(L);
+        }
+        /* With an 80 dB Chebyshev taper the Doppler sidelobes no longer leak the 47 dB
+         * clutter: away from the notch (further than the window's mainlobe from the
+         * clutter bin) the post-Doppler optimum loses only the taper's SNR loss
+         * (sum w)^2 / (P sum w^2). */
+        {
+            stap_config cc = cfg[0];
+            cc.window = STAP_WINDOW_CHEBYSHEV;
+            cc.chebyshev_db = 80;
+            cc.segments = 1;
+            cc.training = 3 * N;
+            float wf[64];
+            stap_window(&cc, wf, &err);
+            double s1 = 0, s2 = 0;
+            for (int p = 0; p < P; p++) {
+                s1 += wf[p];
+                s2 += (double)wf[p] * wf[p];
+            }
+            double wloss = db(s1 * s1 / (P * s2));
+            /* mainlobe half-width in bins: first null of the window's DTFT */
+            double half = 0, prev = INFINITY;
+            for (int k = 1; k < 4000; k++) {
+                double f = 0.5 * k / 4000;
+                cf64 acc = 0;
+                for (int p = 0; p < P; p++) acc += wf[p] * cexp(-2 * M_PI * I * f * p);
+                double m = cabs(acc);
+                if (m > prev) {
+                    half = (f - 0.5 / 4000) * P;
+                    break;
+                }
+                prev = m;
+            }
+            cf32 *W2 = calloc((size_t)P * B * N, sizeof(cf32));
+            stap_sinr_result r2;
+            st = stap_sinr_compute(&tr, &cc, stap_plan_steering(plan[0]), B, W2, -1, &r2, &err);
+            CHECK(st == RT_OK, "sinr (chebyshev): %s", err.msg);
+            double worst_far = 0;
+            int nfar = 0;
+            for (int b = 0; st == RT_OK && b < B; b++) {
+                double u = -1.0 + (2.0 * b + 1.0) / B;
+                double wc = tr.beta * sc.element_spacing * cos(tr.depression_rad) * u;
+                for (int d = 0; d < P; d++) {
+                    double dist = fabs(remainder((double)d / P - wc, 1.0)) * P;
+                    if (dist <= half + 1) continue;
+                    double dev = fabs(db(r2.optimum_loss[d * B + b]) - wloss);
+                    if (dev > worst_far) worst_far = dev;
+                    nfar++;
+                }
+            }
+            fprintf(stderr, "  chebyshev 80 dB: taper loss %.2f dB, mainlobe half-width %.2f "
+                    "bins; %d bins beyond it within %.2f dB of the taper loss\n", wloss, half,
+                    nfar, worst_far);
+            CHECK(nfar >= B * (P - 10) && worst_far < 1.5,
+                  "away from the notch the optimum loss deviates %.2f dB from the taper loss",
+                  worst_far);
+            if (st == RT_OK) stap_sinr_free(&r2);
+            free(W2);
+        }
+        free(Rst);
+        free(W);
+        stap_sinr_free(&res);
+    }
+
+    /* ---- 3: RMB ------------------------------------------------------------------ */
+    const int trials = 20;
+    double tmean[2][20], all1[2] = {0}, all2[2] = {0};
+    size_t nall[2] = {0};
+    cf32 *cube = malloc(sizeof(cf32) * (size_t)C * P * sc.range_gates);
+    for (int t = 0; t < trials; t++) {
+        tr.cfg.seed = (uint64_t)(tc_uniform(&rng) * 1e15);
+        scene_generate(&tr, cube, &err);
+        for (int k = 0; k < 2; k++) {
+            cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan[k]));
+            cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan[k]));
+            int st = stap_plan_execute(plan[k], cube, W, Y, NULL, &err);
+            CHECK(st == RT_OK, "execute: %s", err.msg);
+            stap_sinr_result res;
+            st = stap_sinr_compute(&tr, &cfg[k], stap_plan_steering(plan[k]), B, W, -1, &res, &err);
+            CHECK(st == RT_OK, "sinr: %s", err.msg);
+            if (st) return 1;
+            CHECK(res.rmb_applicable, "RMB should apply (no loading, steering = signature)");
+            tmean[k][t] = res.rho_mean;
+            size_t n = (size_t)res.D * res.S * res.B;
+            for (size_t i = 0; i < n; i++) {
+                all1[k] += res.rho[i];
+                all2[k] += res.rho[i] * res.rho[i];
+            }
+            nall[k] += n;
+            if (t == 0) {
+                double rmax = 0;
+                for (size_t i = 0; i < n; i++) rmax = fmax(rmax, res.rho[i]);
+                CHECK(rmax <= 1 + 1e-4, "rho = %.6f > 1", rmax);
+            }
+            stap_sinr_free(&res);
+            free(W);
+            free(Y);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        const int K = Ks[k];
+        double a = K + 2 - N, b = N - 1, expect = a / (a + b);
+        double var_beta = a * b / ((a + b) * (a + b) * (a + b + 1));
+        double m = 0, v = 0;
+        for (int t = 0; t < trials; t++) m += tmean[k][t] / trials;
+        for (int t = 0; t < trials; t++) v += (tmean[k][t] - m) * (tmean[k][t] - m) / (trials - 1);
+        double se = sqrt(v / trials);
+        double mean = all1[k] / nall[k];
+        double var = all2[k] / nall[k] - mean * mean;
+        double se_indep = sqrt(var_beta / nall[k]);
+        fprintf(stderr, "  K = %d, N = %d: mean rho %.4f (%.2f dB), RMB (K+2-N)/(K+1) = %.4f; "
+                "SE %.4f from %d trials (%.4f if independent); z = %.2f; var rho / var Beta = %.3f\n",
+                K, N, mean, db(mean), expect, se, trials, se_indep, (mean - expect) / se,
+                var / var_beta);
+        CHECK(fabs(mean - expect) < 4 * se, "mean rho %.4f vs RMB %.4f: %.1f standard errors",
+              mean, expect, (mean - expect) / se);
+        CHECK(var / var_beta > 0.75 && var / var_beta < 1.33,
+              "variance of rho %.5f vs Beta(%g, %g) variance %.5f", var, a, b, var_beta);
+    }
+    free(cube);
+    stap_plan_destroy(plan[0]);
+    stap_plan_destroy(plan[1]);
+    scene_truth_free(&tr);
+    if (failures) {
+        fprintf(stderr, "test_sinr: %d failure(s) (seed %llu)\n", failures,
+                (unsigned long long)seed);
+        return 1;
+    }
+    fprintf(stderr, "test_sinr: all passed\n");
+    return 0;
+}
