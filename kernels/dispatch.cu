@@ -29,8 +29,8 @@ const Row table[] = {
     REG(reg8x4_10x4_m2, 80, 16, 64, 2),
     REG(reg8x4_12x4_m2, 96, 16, 64, 2),
     REG(reg16x8_5x2, 80, 16, 128, 1),
-    REG(reg32x16_8x5, 256, 80, 512, 1),
-    REG(reg32x16_6x6, 192, 96, 512, 1),
+    REG(reg32x11_8x6, 256, 66, 352, 1),
+    REG(reg32x12_6x8, 192, 96, 384, 1),
     /* any size */
     {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_smem_qr, nullptr},
     {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_global_qr, nullptr},

@@ -16,6 +16,8 @@
  *   everyone updates its remaining columns: A(:, c) -= v_j conj(tau_j) w_c.
  * One barrier per column: v is double-buffered, and the owners of column j+1 are the
  * threads that just updated it, so the next norm needs no barrier of its own.
+ * VREG = false re-reads v from shared memory in the update instead of keeping RPT
+ * values live (for the largest shapes, to stay clear of register spills).
  * MATS > 1 puts MATS independent one-warp matrices in a block (NT must be 32; the
  * barrier is then __syncwarp). */
 #ifndef RTK_QR_REG_CUH
@@ -88,79 +90,141 @@ __device__ __forceinline__ void make_reflector(float2 (&a)[RPT][CPT], int j, int
     if (tr == 0) *tauout = tau;
 }
 
+/* v_j(row) from shared memory, as a volatile load: variants that do not keep v in
+ * registers (VREG = false) re-read it in the update instead of holding RPT values. */
+__device__ __forceinline__ float2 ld_shared_f2(const float2 *p)
+{
+    float2 r;
+    asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];"
+                 : "=f"(r.x), "=f"(r.y)
+                 : "r"((unsigned)__cvta_generic_to_shared(p)));
+    return r;
+}
+
 /* Step j of the factorization; QJ = j / TC (compile-time), see the file comment. */
-template <int TR, int TC, int RPT, int CPT, int MATS, int QJ>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, int QJ>
 __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int n, int tr, int tc,
                                         int wtc0, float2 *vbuf, float2 *taub)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
     group_sync<MATS>();
     const int buf = j & 1;
-    const float2 *vj = vbuf + buf * S::MCAP;
-    float2 v[RPT];
+    const float2 *vj = vbuf + buf * S::MCAP + tr;
+    float2 v[VREG ? RPT : 1];
+    if constexpr (VREG) {
 #pragma unroll
-    for (int p = 0; p < RPT; p++) v[p] = vj[tr + TR * p];
+        for (int p = 0; p < RPT; p++) v[p] = vj[TR * p];
+    }
     const float2 tau = taub[buf];
 
-    /* w_c = v^H A(:, c) for the slots with a column > j somewhere in this warp */
+    /* w_c = v^H A(:, c) for the slots with a column > j somewhere in this warp; slots
+     * left of j's slot hold finished columns only; rows < j have v = 0 */
     float2 s[CPT];
+    if constexpr (VREG) {
 #pragma unroll
-    for (int q = 0; q < CPT; q++) {
-        s[q] = c0();
-        if (q < QJ) continue; /* slots left of j's slot hold finished columns only */
-        const bool warp_active = wtc0 + S::TCW - 1 + TC * q > j && wtc0 + TC * q < n;
-        if (warp_active) {
-            float2 w = c0();
+        for (int q = 0; q < CPT; q++) {
+            s[q] = c0();
+            if (q < QJ) continue;
+            const bool warp_active = wtc0 + S::TCW - 1 + TC * q > j && wtc0 + TC * q < n;
+            if (warp_active) { /* warp-uniform: a real branch, skipped columns cost nothing */
+                float2 w0 = c0(), w1 = c0();
 #pragma unroll
-            for (int p = 0; p < RPT; p++)
-                if (TR * (p + 1) > j) w = cjfma(v[p], a[p][q], w); /* rows < j: v = 0 */
-            w = group_sum2<TR>(w, 0xffffffffu);
-            if (tc + TC * q > j) s[q] = cjmul(tau, w); /* conj(tau) w */
+                for (int p = 0; p < RPT; p += 2) {
+                    if (TR * (p + 1) > j) w0 = cjfma(v[p], a[p][q], w0);
+                    if (p + 1 < RPT && TR * (p + 2) > j) w1 = cjfma(v[p + 1], a[p + 1][q], w1);
+                }
+                float2 w = make_float2(w0.x + w1.x, w0.y + w1.y);
+                w = group_sum2<TR>(w, 0xffffffffu);
+                if (tc + TC * q > j) s[q] = cjmul(tau, w); /* conj(tau) w */
+            }
+        }
+    } else {
+        bool act[CPT];
+        float2 w[CPT];
+#pragma unroll
+        for (int q = 0; q < CPT; q++) {
+            act[q] = q >= QJ && wtc0 + S::TCW - 1 + TC * q > j && wtc0 + TC * q < n;
+            w[q] = c0();
+        }
+#pragma unroll
+        for (int p = 0; p < RPT; p++) {
+            if (TR * (p + 1) > j) {
+                const float2 vp = ld_shared_f2(vj + TR * p);
+#pragma unroll
+                for (int q = 0; q < CPT; q++)
+                    if (act[q]) w[q] = cjfma(vp, a[p][q], w[q]);
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < CPT; q++) {
+            s[q] = c0();
+            if (act[q]) {
+                const float2 ws = group_sum2<TR>(w[q], 0xffffffffu);
+                if (tc + TC * q > j) s[q] = cjmul(tau, ws);
+            }
         }
     }
 
     /* lookahead: column j+1 first, then reflector j+1 into the other buffer */
     const int j1 = j + 1;
     if (j1 < n && tc == j1 % TC) {
+        float2 *vnext = vbuf + (buf ^ 1) * S::MCAP;
         if (j1 / TC == QJ) {
 #pragma unroll
-            for (int p = 0; p < RPT; p++) a[p][QJ] = cfms(v[p], s[QJ], a[p][QJ]);
-            make_reflector<TR, RPT, CPT, QJ>(a, j1, tr, vbuf + (buf ^ 1) * S::MCAP, taub + (buf ^ 1));
+            for (int p = 0; p < RPT; p++)
+                a[p][QJ] = cfms(VREG ? v[VREG ? p : 0] : ld_shared_f2(vj + TR * p), s[QJ], a[p][QJ]);
+            make_reflector<TR, RPT, CPT, QJ>(a, j1, tr, vnext, taub + (buf ^ 1));
         } else if constexpr (QJ + 1 < CPT) {
 #pragma unroll
-            for (int p = 0; p < RPT; p++) a[p][QJ + 1] = cfms(v[p], s[QJ + 1], a[p][QJ + 1]);
-            make_reflector<TR, RPT, CPT, QJ + 1>(a, j1, tr, vbuf + (buf ^ 1) * S::MCAP,
-                                                 taub + (buf ^ 1));
+            for (int p = 0; p < RPT; p++)
+                a[p][QJ + 1] = cfms(VREG ? v[VREG ? p : 0] : ld_shared_f2(vj + TR * p), s[QJ + 1],
+                                    a[p][QJ + 1]);
+            make_reflector<TR, RPT, CPT, QJ + 1>(a, j1, tr, vnext, taub + (buf ^ 1));
         }
     }
 
     /* the remaining columns c > j + 1 */
+    if constexpr (VREG) {
 #pragma unroll
-    for (int q = 0; q < CPT; q++) {
-        if (q < QJ) continue;
-        const bool warp_active = wtc0 + S::TCW - 1 + TC * q > j1 && wtc0 + TC * q < n;
-        if (warp_active && tc + TC * q > j1) {
+        for (int q = 0; q < CPT; q++) {
+            if (q < QJ) continue;
+            const bool warp_active = wtc0 + S::TCW - 1 + TC * q > j1 && wtc0 + TC * q < n;
+            if (warp_active && tc + TC * q > j1) {
 #pragma unroll
-            for (int p = 0; p < RPT; p++)
-                if (TR * (p + 1) > j) a[p][q] = cfms(v[p], s[q], a[p][q]);
+                for (int p = 0; p < RPT; p++)
+                    if (TR * (p + 1) > j) a[p][q] = cfms(v[p], s[q], a[p][q]);
+            }
+        }
+    } else {
+        bool upd[CPT];
+#pragma unroll
+        for (int q = 0; q < CPT; q++) upd[q] = q >= QJ && tc + TC * q > j1;
+#pragma unroll
+        for (int p = 0; p < RPT; p++) {
+            if (TR * (p + 1) > j) {
+                const float2 vp = ld_shared_f2(vj + TR * p);
+#pragma unroll
+                for (int q = 0; q < CPT; q++)
+                    if (upd[q]) a[p][q] = cfms(vp, s[q], a[p][q]);
+            }
         }
     }
 }
 
 /* Steps j = QJ*TC ... for slot QJ, then the next slot (compile-time recursion). */
-template <int TR, int TC, int RPT, int CPT, int MATS, int QJ>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, int QJ>
 __device__ __forceinline__ void qr_steps(float2 (&a)[RPT][CPT], int n, int tr, int tc,
                                          int wtc0, float2 *vbuf, float2 *taub)
 {
     if constexpr (QJ < CPT) {
         const int jend = min(n - 1, (QJ + 1) * TC); /* steps j < n-1 update something */
         for (int j = QJ * TC; j < jend; j++)
-            qr_step<TR, TC, RPT, CPT, MATS, QJ>(a, j, n, tr, tc, wtc0, vbuf, taub);
-        qr_steps<TR, TC, RPT, CPT, MATS, QJ + 1>(a, n, tr, tc, wtc0, vbuf, taub);
+            qr_step<TR, TC, RPT, CPT, MATS, VREG, QJ>(a, j, n, tr, tc, wtc0, vbuf, taub);
+        qr_steps<TR, TC, RPT, CPT, MATS, VREG, QJ + 1>(a, n, tr, tc, wtc0, vbuf, taub);
     }
 }
 
-template <int TR, int TC, int RPT, int CPT, int MATS, bool WEIGHTS>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS>
 __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs args)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
@@ -190,7 +254,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
         }
     }
     if (tc == 0) make_reflector<TR, RPT, CPT, 0>(a, 0, tr, vbuf, taub);
-    qr_steps<TR, TC, RPT, CPT, MATS, 0>(a, n, tr, tc, wtc0, vbuf, taub);
+    qr_steps<TR, TC, RPT, CPT, MATS, VREG, 0>(a, n, tr, tc, wtc0, vbuf, taub);
 
     if (!WEIGHTS || args.write_r) {
 #pragma unroll
@@ -241,12 +305,12 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
 }
 
 /* Launch helper for one instantiation. */
-template <int TR, int TC, int RPT, int CPT, int MATS, bool WEIGHTS>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS>
 cudaError_t qr_reg_launch(const QrArgs &args, cudaStream_t stream)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
     const int smem = S::smem_bytes(WEIGHTS);
-    auto kern = qr_reg_kernel<TR, TC, RPT, CPT, MATS, WEIGHTS>;
+    auto kern = qr_reg_kernel<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         if (e != cudaSuccess) return e;

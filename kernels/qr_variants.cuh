@@ -1,6 +1,7 @@
 /* qr_variants.cuh: the register-resident QR instantiations, as X-macro lists
- * X(name, TR, TC, RPT, CPT, MATS): thread grid TR x TC per matrix, RPT x CPT complex
- * registers per thread (capacity TR*RPT x TC*CPT), MATS matrices per block. Split in
+ * X(name, TR, TC, RPT, CPT, MATS, VREG): thread grid TR x TC per matrix, RPT x CPT complex
+ * registers per thread (capacity TR*RPT x TC*CPT), MATS matrices per block;
+ * VREG: v held in registers (else re-read from shared memory). Split in
  * two lists so that two translation units compile them in parallel; the order of
  * preference (the dispatch table) is in dispatch.cu. */
 #ifndef RTK_QR_VARIANTS_CUH
@@ -10,33 +11,33 @@
 
 /* small matrices: one warp per matrix (several per block) or small blocks */
 #define RTK_SMALL_VARIANTS(X)                                                            \
-    X(reg8x4_4x2_m4, 8, 4, 4, 2, 4)   /* 32 x 8, 4 one-warp matrices per block    */    \
-    X(reg8x4_10x4_m2, 8, 4, 10, 4, 2) /* 80 x 16, 2 one-warp matrices per block   */    \
-    X(reg8x4_12x4_m2, 8, 4, 12, 4, 2) /* 96 x 16                                  */    \
-    X(reg16x4_5x4, 16, 4, 5, 4, 1)    /* 80 x 16, 64 threads                      */    \
-    X(reg16x4_6x4, 16, 4, 6, 4, 1)    /* 96 x 16, 64 threads                      */    \
-    X(reg16x8_5x2, 16, 8, 5, 2, 1)    /* 80 x 16, 128 threads                     */    \
-    X(reg16x8_8x4, 16, 8, 8, 4, 1)    /* 128 x 32, 128 threads                    */
+    X(reg8x4_4x2_m4, 8, 4, 4, 2, 4, true)   /* 32 x 8, 4 one-warp matrices per block    */    \
+    X(reg8x4_10x4_m2, 8, 4, 10, 4, 2, true) /* 80 x 16, 2 one-warp matrices per block   */    \
+    X(reg8x4_12x4_m2, 8, 4, 12, 4, 2, true) /* 96 x 16                                  */    \
+    X(reg16x4_5x4, 16, 4, 5, 4, 1, true)    /* 80 x 16, 64 threads                      */    \
+    X(reg16x4_6x4, 16, 4, 6, 4, 1, true)    /* 96 x 16, 64 threads                      */    \
+    X(reg16x8_5x2, 16, 8, 5, 2, 1, true)    /* 80 x 16, 128 threads                     */    \
+    X(reg16x8_8x4, 16, 8, 8, 4, 1, true)    /* 128 x 32, 128 threads                    */
 
 /* one matrix per block, the whole SM's register file */
 #define RTK_ONCHIP_VARIANTS(X)                                                           \
-    X(reg16x22_15x3, 16, 22, 15, 3, 1) /* 240 x 66, 352 threads                   */    \
-    X(reg32x16_8x5, 32, 16, 8, 5, 1)   /* 256 x 80, 512 threads                   */    \
-    X(reg16x24_12x4, 16, 24, 12, 4, 1) /* 192 x 96, 384 threads                   */    \
-    X(reg32x16_6x6, 32, 16, 6, 6, 1)   /* 192 x 96, 512 threads                   */    \
-    X(reg16x22_20x3, 16, 22, 20, 3, 1) /* 320 x 66 (306 x 66), 352 threads        */
+    X(reg16x22_15x3, 16, 22, 15, 3, 1, true) /* 240 x 66, 352 threads                   */    \
+    X(reg32x11_8x6, 32, 11, 8, 6, 1, true)   /* 256 x 66, 352 threads                   */    \
+    X(reg16x24_12x4, 16, 24, 12, 4, 1, true) /* 192 x 96, 384 threads                   */    \
+    X(reg32x12_6x8, 32, 12, 6, 8, 1, true)   /* 192 x 96, 384 threads                   */    \
+    X(reg16x22_20x3, 16, 22, 20, 3, 1, false) /* 320 x 66 (306 x 66), 352 threads       */
 
-#define RTK_DECLARE_REG(name, TR, TC, RPT, CPT, MATS)                                     \
+#define RTK_DECLARE_REG(name, TR, TC, RPT, CPT, MATS, VREG)                                     \
     cudaError_t name##_qr(const rtk::QrArgs &, cudaStream_t);                             \
     cudaError_t name##_qrw(const rtk::QrArgs &, cudaStream_t);
-#define RTK_DEFINE_REG(name, TR, TC, RPT, CPT, MATS)                                      \
+#define RTK_DEFINE_REG(name, TR, TC, RPT, CPT, MATS, VREG)                                      \
     cudaError_t name##_qr(const rtk::QrArgs &a, cudaStream_t s)                           \
     {                                                                                     \
-        return rtk::qr_reg_launch<TR, TC, RPT, CPT, MATS, false>(a, s);                   \
+        return rtk::qr_reg_launch<TR, TC, RPT, CPT, MATS, VREG, false>(a, s);                   \
     }                                                                                     \
     cudaError_t name##_qrw(const rtk::QrArgs &a, cudaStream_t s)                          \
     {                                                                                     \
-        return rtk::qr_reg_launch<TR, TC, RPT, CPT, MATS, true>(a, s);                    \
+        return rtk::qr_reg_launch<TR, TC, RPT, CPT, MATS, VREG, true>(a, s);                    \
     }
 
 RTK_SMALL_VARIANTS(RTK_DECLARE_REG)

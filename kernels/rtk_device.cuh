@@ -85,7 +85,7 @@ __device__ __forceinline__ unsigned group_mask()
 {
     if (G == 32) return 0xffffffffu;
     const unsigned lane = threadIdx.x & 31u;
-    return ((1u << G) - 1u) << (lane & ~(unsigned)(G - 1));
+    return (0xffffffffu >> (32 - G)) << (lane & ~(unsigned)(G - 1));
 }
 __device__ __forceinline__ float2 shfl2(float2 v, int src, unsigned mask = 0xffffffffu)
 {

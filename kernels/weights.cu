@@ -8,9 +8,10 @@
 
 namespace rtk {
 
-/* n <= 32: LANES with NC = 8/16/32, one warp; else RR = ceil(n/32) warps per beam pair */
+/* n <= 8: LANES (NC = 8, one beam per lane, one warp); else one beam pair per warp,
+ * RR = ceil(n/32) rows per lane */
 template <int NC, bool LANES>
-__global__ void __launch_bounds__(256) weights_kernel(const float2 *R, int ldr, long long stride,
+__global__ void __launch_bounds__(256, 1) weights_kernel(const float2 *R, int ldr, long long stride,
                                                       int n, int nbeams, const float2 *V,
                                                       float2 *W, int *bad, int staged)
 {
@@ -123,8 +124,7 @@ extern "C" int rtk_weights_launch(int n, int batch, const void *R, int ldr, long
     cudaStream_t s = (cudaStream_t)stream;
     if (n < 1 || n > RTK_WEIGHTS_MAX_N || batch < 1 || nbeams < 1) return (int)cudaErrorInvalidValue;
     if (n <= 8) return (int)weights_launch<8, true>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    if (n <= 16) return (int)weights_launch<16, true>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    if (n <= 32) return (int)weights_launch<32, true>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 32) return (int)weights_launch<1, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
     if (n <= 64) return (int)weights_launch<2, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
     if (n <= 96) return (int)weights_launch<3, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
     if (n <= 128) return (int)weights_launch<4, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);

@@ -57,8 +57,14 @@ static void check_size(perfect_size size, const char *dir, const char *label, in
     for (int p = 0; p < cfg.pulses; p++) win[p] = 1.0;
     CHECK(ref_stap(&cfg, win, 16, in.steering, in.iq, Wr, Yr) == 0, "%s: reference", label);
     cf32 *first = NULL;
-    const la_backend bes[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK};
-    for (int b = 0; b < 2; b++) {
+    /* every backend available here: cpu and lapack always, gpu and cublas on a GPU machine */
+    const la_backend bes[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU, LA_BACKEND_CUBLAS};
+    for (int b = 0; b < 4; b++) {
+        rt_error why;
+        if (la_backend_available(bes[b], &why) != RT_OK) {
+            printf("  PERFECT %-28s %-6s not available here: %s\n", label, la_backend_name(bes[b]), why.msg);
+            continue;
+        }
         cfg.backend = bes[b];
         cf32 *Y = run_plan(&cfg, &in, &err);
         CHECK(Y != NULL, "%s [%s]: %s", label, la_backend_name(bes[b]), err.msg);

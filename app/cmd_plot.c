@@ -1,0 +1,249 @@
+/* cmd_plot.c: `rtstap plot` — PNG pictures of a scene and of a run on it: the
+ * angle–Doppler spectrum of the input, the SINR loss against Doppler and the
+ * range–Doppler map of the output with its detections (stap/plot.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cfar.h"
+#include "cli.h"
+#include "cmd_scene.h"
+#include "h5io.h"
+#include "plot.h"
+#include "sinr.h"
+
+static void plot_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: rtstap plot --input SCENE.h5 [--result RUN.h5] [--sinr SINR.h5] --out-dir DIR\n"
+        "                   [--range-cell R] [--beam B] [options]\n"
+        "\n"
+        "Writes PNG pictures into DIR (created if missing; existing files are not\n"
+        "overwritten):\n"
+        "  angle_doppler.png  the angle-Doppler spectrum of the input around a range cell\n"
+        "  sinr_loss.png      SINR loss against Doppler, optimum and adaptive (needs --sinr,\n"
+        "                     or --result with a scene that has /truth)\n"
+        "  range_doppler.png  the output of one beam against range and Doppler, detections\n"
+        "                     ringed (needs --result; without /detections in it, the CFAR\n"
+        "                     below is run)\n"
+        "\n"
+        "  --input FILE        the input cube (a scene from 'rtstap gen' or any schema-v1 file)\n"
+        "  --result FILE       a result of 'rtstap run' on it\n"
+        "  --sinr FILE         a table of 'rtstap sinr'\n"
+        "  --out-dir DIR       where the pictures go\n"
+        "  --range-cell R      centre of the angle-Doppler window (default: the first\n"
+        "                      target's cell, else the middle)\n"
+        "  --window-cells H    average the spectrum over R-H..R+H (default 16)\n"
+        "  --taper-db DB       Chebyshev taper of the spectrum (default 70)\n"
+        "  --beam B            beam of the range-Doppler map and SINR plot (default: the\n"
+        "                      beam nearest the first target, else nearest broadside)\n"
+        "  --cfar ca|os|none   detector when the result has no /detections (default ca)\n"
+        "  --cfar-pfa P        its false-alarm probability (default 1e-6)\n"
+        "  --help              this text\n");
+}
+
+static double look_direction(const cf32 *v, int C, int Q, double spacing)
+{
+    double best = -1, ub = 0;
+    for (int k = 0; k <= 4000; k++) {
+        double u = -1 + 2.0 * k / 4000;
+        double complex s = 0;
+        for (int c = 0; c < C; c++)
+            s += conj(cexp(2 * M_PI * I * spacing * c * u)) * v[c * Q + (Q - 1) / 2];
+        if (cabs(s) > best) {
+            best = cabs(s);
+            ub = u;
+        }
+    }
+    return ub;
+}
+
+static int make_dir(const char *dir)
+{
+    struct stat sb;
+    if (stat(dir, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) return 0;
+        return cli_error(EXIT_PROCESSING, "--out-dir '%s' exists and is not a directory", dir);
+    }
+    if (mkdir(dir, 0777) != 0)
+        return cli_error(EXIT_PROCESSING, "cannot create --out-dir '%s': %s", dir, strerror(errno));
+    return 0;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    enum { O_INPUT = 256, O_RESULT, O_SINR, O_OUTDIR, O_RC, O_WC, O_TAPER, O_BEAM, O_CFAR,
+           O_PFA, O_HELP };
+    static const struct option opts[] = {
+        {"input", required_argument, 0, O_INPUT},   {"result", required_argument, 0, O_RESULT},
+        {"sinr", required_argument, 0, O_SINR},     {"out-dir", required_argument, 0, O_OUTDIR},
+        {"range-cell", required_argument, 0, O_RC}, {"window-cells", required_argument, 0, O_WC},
+        {"taper-db", required_argument, 0, O_TAPER}, {"beam", required_argument, 0, O_BEAM},
+        {"cfar", required_argument, 0, O_CFAR},     {"cfar-pfa", required_argument, 0, O_PFA},
+        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
+    const char *input = NULL, *result = NULL, *sinr = NULL, *dir = NULL;
+    int rc = -1, half = 16, beam = -1;
+    double taper_db = 70;
+    stap_cfar_config cfar;
+    stap_cfar_defaults(&cfar);
+    rt_error err;
+    rt_clear(&err);
+    optind = 1;
+    opterr = 0;
+    int o;
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (o) {
+        case O_INPUT: input = optarg; break;
+        case O_RESULT: result = optarg; break;
+        case O_SINR: sinr = optarg; break;
+        case O_OUTDIR: dir = optarg; break;
+        case O_RC: if (cli_int("--range-cell", optarg, 0, 1 << 30, &rc)) return EXIT_USAGE; break;
+        case O_WC: if (cli_int("--window-cells", optarg, 0, 1 << 20, &half)) return EXIT_USAGE; break;
+        case O_TAPER: if (cli_double("--taper-db", optarg, 10, 300, &taper_db)) return EXIT_USAGE; break;
+        case O_BEAM: if (cli_int("--beam", optarg, 0, 4095, &beam)) return EXIT_USAGE; break;
+        case O_CFAR:
+            if (stap_cfar_parse_kind(optarg, &cfar.kind, &err))
+                return cli_error(EXIT_USAGE, "--cfar: %s", err.msg);
+            break;
+        case O_PFA: if (cli_double("--cfar-pfa", optarg, 1e-300, 0.999999, &cfar.pfa)) return EXIT_USAGE; break;
+        case O_HELP: plot_usage(stdout); return EXIT_OK;
+        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
+        default:
+            return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap plot --help)",
+                             argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (!input || !dir)
+        return cli_error(EXIT_USAGE, "plot needs --input FILE and --out-dir DIR (see rtstap plot "
+                         "--help)");
+
+    stap_input in;
+    scene_truth truth;
+    stap_run_data run;
+    stap_sinr_result sr;
+    int have_truth = 0, have_run = 0, have_sinr = 0, status = EXIT_OK;
+    memset(&in, 0, sizeof in);
+    memset(&run, 0, sizeof run);
+    memset(&sr, 0, sizeof sr);
+    char path[4096];
+    if (stap_input_read(input, &in, &err)) return cli_fail(&err);
+    /* /truth is optional: without it there is no SINR loss to compute */
+    have_truth = scene_truth_read(input, &truth, &err) == RT_OK;
+    if (result) {
+        if (stap_run_read(result, 1, &run, &err)) {
+            status = cli_fail(&err);
+            goto out;
+        }
+        have_run = 1;
+        if (run.cfg.channels != in.channels || run.cfg.pulses != in.pulses ||
+            run.cfg.range_gates != in.range_gates) {
+            status = cli_error(EXIT_PROCESSING, "%s is a run on a %d x %d x %d cube, %s is %d x "
+                               "%d x %d", result, run.cfg.channels, run.cfg.pulses,
+                               run.cfg.range_gates, input, in.channels, in.pulses, in.range_gates);
+            goto out;
+        }
+        if (beam >= run.beams) {
+            status = cli_error(EXIT_USAGE, "--beam %d: the run has %d beams", beam, run.beams);
+            goto out;
+        }
+    }
+    if (make_dir(dir)) {
+        status = EXIT_PROCESSING;
+        goto out;
+    }
+    double prf = in.meta.has_prf ? in.meta.prf_hz : 0;
+    double spacing = in.meta.has_element_spacing ? in.meta.element_spacing_wavelengths : 0.5;
+    if (rc < 0) rc = have_truth && truth.cfg.ntargets > 0 ? truth.cfg.targets[0].range_cell
+                                                          : in.range_gates / 2;
+    if (rc >= in.range_gates) {
+        status = cli_error(EXIT_USAGE, "--range-cell %d: the cube has %d range gates", rc,
+                           in.range_gates);
+        goto out;
+    }
+
+    /* 1: angle-Doppler spectrum */
+    snprintf(path, sizeof path, "%s/angle_doppler.png", dir);
+    if (stap_plot_angle_doppler(path, in.iq, in.channels, in.pulses, in.range_gates, rc, half,
+                                spacing, prf, taper_db, &err)) {
+        status = cli_fail(&err);
+        goto out;
+    }
+    printf("%s\n", path);
+
+    /* the beam to show */
+    if (have_run && beam < 0) {
+        double want = have_truth && truth.cfg.ntargets > 0 ? truth.cfg.targets[0].u : 0, best = 9;
+        for (int b = 0; b < run.beams; b++) {
+            double u = look_direction(run.steering + (size_t)b * stap_dof(&run.cfg),
+                                      run.cfg.channels, run.cfg.doppler_order,
+                                      run.cfg.element_spacing);
+            if (fabs(u - want) < best) {
+                best = fabs(u - want);
+                beam = b;
+            }
+        }
+    }
+
+    /* 2: SINR loss */
+    if (sinr) {
+        if (stap_sinr_read(sinr, &sr, &err)) {
+            status = cli_fail(&err);
+            goto out;
+        }
+        have_sinr = 1;
+    } else if (have_run && have_truth) {
+        if (stap_sinr_compute(&truth, &run.cfg, run.steering, run.beams, run.weights, -1, &sr,
+                              &err)) {
+            status = cli_fail(&err);
+            goto out;
+        }
+        have_sinr = 1;
+    }
+    if (have_sinr) {
+        int b = beam >= 0 && beam < sr.B ? beam : sr.B / 2;
+        snprintf(path, sizeof path, "%s/sinr_loss.png", dir);
+        if (stap_plot_sinr(path, &sr, b, &err)) {
+            status = cli_fail(&err);
+            goto out;
+        }
+        printf("%s\n", path);
+    } else {
+        fprintf(stderr, "rtstap plot: no SINR-loss picture (needs --sinr, or --result and a scene "
+                        "with /truth)\n");
+    }
+
+    /* 3: range-Doppler map */
+    if (have_run) {
+        stap_detection *det = run.detections;
+        size_t ndet = run.detection_count;
+        int own = 0;
+        if (!run.have_detections && cfar.kind != STAP_CFAR_NONE) {
+            if (stap_cfar_detect(&cfar, run.output, run.beams, run.cfg.doppler_bins,
+                                 run.cfg.range_gates, &det, &ndet, &err)) {
+                status = cli_fail(&err);
+                goto out;
+            }
+            own = 1;
+        }
+        snprintf(path, sizeof path, "%s/range_doppler.png", dir);
+        int st = stap_plot_range_doppler(path, run.output, run.beams, run.cfg.doppler_bins,
+                                         run.cfg.range_gates, beam, det, ndet,
+                                         run.has_prf ? run.prf_hz : prf, &err);
+        if (own) free(det);
+        if (st) {
+            status = cli_fail(&err);
+            goto out;
+        }
+        printf("%s\n", path);
+    }
+out:
+    stap_input_free(&in);
+    if (have_truth) scene_truth_free(&truth);
+    stap_run_free(&run);
+    stap_sinr_free(&sr);
+    return status;
+}

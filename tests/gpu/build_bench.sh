@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Build tests/gpu/gpu_bench (the kernel-variant tuning driver) against a CUDA build of
+# rtstap, with the link line CMake uses for the GPU tests (no CMakeLists change).
+# usage: tests/gpu/build_bench.sh [BUILD_DIR]   (default build-gpu; needs test_gpu_qr built)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=$(cd "${1:-build-gpu}" && pwd)
+src=$PWD
+rsp=$build/tests/CMakeFiles/test_gpu_qr.dir/linkLibs.rsp
+[ -f "$rsp" ] || { echo "build_bench: $rsp missing: build test_gpu_qr first" >&2; exit 1; }
+gcc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -fopenmp -D_GNU_SOURCE -DRTSTAP_HAVE_CUDA=1 \
+    -I"$src/linalg" -I"$src/kernels" -I/usr/local/cuda/include \
+    -c "$src/tests/gpu/gpu_bench.c" -o "$build/gpu_bench.o"
+cd "$build/tests"
+g++ "$build/gpu_bench.o" -o "$build/gpu_bench" @"$rsp" \
+    -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib
+echo "build_bench: $build/gpu_bench"

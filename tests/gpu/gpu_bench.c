@@ -1,0 +1,108 @@
+/* gpu_bench: tuning driver for the GPU QR kernels (not a CTest test; built by
+ * tests/gpu/build_bench.sh). For each size it times, with la_bench_qr (device-resident
+ * data, CUDA events, median), cuBLAS, the dispatcher's choice and every row of the
+ * dispatch table that fits: QR alone and QR + weights; the table order in
+ * kernels/dispatch.cu is set from this output. Also prints la_adaptive_weights' phase
+ * split (host in/out) for the dispatcher's choice.
+ * usage: gpu_bench [--repeat N] [--beams B] [--sizes MxNxBATCH,...] [--all]
+ *        (without --all only the dispatcher's choice and cuBLAS are timed) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_random.h"
+#include "linalg.h"
+#include "rtk.h"
+
+static double qr_flops(int m, int n, int batch)
+{
+    return batch * (8.0 * m * n * n - 8.0 * n * n * n / 3.0);
+}
+
+static int time_row(la_ctx *ctx, const char *name, int m, int n, int batch, const cf32 *sets,
+                    int nsets, int repeat, int nbeams, const cf32 *V)
+{
+    rt_error err = {0};
+    double qr = -1, qrw = -1;
+    if (la_bench_qr(ctx, m, n, batch, sets, nsets, repeat, 0, 0, NULL, &qr, NULL, &err)) {
+        printf("%4dx%-4d x%-5d %-18s error: %s\n", m, n, batch, name, err.msg);
+        return 1;
+    }
+    if (la_bench_qr(ctx, m, n, batch, sets, nsets, repeat, 1, nbeams, V, &qrw, NULL, &err)) {
+        printf("%4dx%-4d x%-5d %-18s %10.2f  weights error: %s\n", m, n, batch, name, qr, err.msg);
+        return 1;
+    }
+    printf("%4dx%-4d x%-5d %-18s %10.2f %10.2f %8.1f%% %9.0f\n", m, n, batch, name, qr, qrw,
+           100.0 * (qrw - qr) / qr, qr_flops(m, n, batch) / (qr * 1e3));
+    fflush(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *sizes = "80x16x384,96x16x384,240x66x128,192x96x128,240x66x1280,306x66x128,"
+                        "288x96x128,512x128x32";
+    int repeat = 20, nbeams = 16, all = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--beams") && i + 1 < argc) nbeams = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) sizes = argv[++i];
+        else if (!strcmp(argv[i], "--all")) all = 1;
+        else {
+            fprintf(stderr, "usage: gpu_bench [--repeat N] [--beams B] [--sizes MxNxB,...] [--all]\n");
+            return 2;
+        }
+    }
+    rt_error err = {0};
+    la_ctx *gpu = NULL, *cublas = NULL;
+    if (la_ctx_create(&gpu, LA_BACKEND_GPU, 0, &err) || la_ctx_create(&cublas, LA_BACKEND_CUBLAS, 0, &err)) {
+        fprintf(stderr, "gpu_bench: %s\n", err.msg);
+        return 77;
+    }
+    printf("%-9s %-6s %-18s %10s %10s %9s %9s\n", "size", "batch", "variant", "qr_us",
+           "qr+w_us", "weights", "GFLOP/s");
+    char *list = strdup(sizes), *save = NULL;
+    int bad = 0;
+    for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int m, n, batch;
+        if (sscanf(tok, "%dx%dx%d", &m, &n, &batch) != 3 || n < 1 || m < n || batch < 1) {
+            fprintf(stderr, "gpu_bench: bad size '%s'\n", tok);
+            return 2;
+        }
+        const int nsets = 3;
+        const size_t one = (size_t)m * n * batch;
+        cf32 *sets = malloc(one * nsets * sizeof *sets), *V = malloc((size_t)nbeams * n * sizeof *V);
+        cf32 *W = malloc((size_t)batch * nbeams * n * sizeof *W);
+        if (!sets || !V || !W) return 1;
+        la_random_batch(1000 + m * 7 + n, m, n, batch * nsets, sets);
+        la_random_batch(77 + n, nbeams, n, 1, V);
+        bad |= time_row(cublas, "cublas", m, n, batch, sets, nsets, repeat, nbeams, V);
+        la_gpu_force_variant(gpu, -1, &err);
+        la_timing t;
+        if (la_adaptive_weights(gpu, m, n, batch, sets, m, (ptrdiff_t)m * n, nbeams, V, W, &t, &err) == RT_OK)
+            printf("%4dx%-4d x%-5d %-18s adaptive_weights (host in/out): qr %.4f ms, weights %.4f ms, transfer %.4f ms\n",
+                   m, n, batch, "dispatch", t.qr_ms, t.weights_ms, t.transfer_ms);
+        la_random_batch(1000 + m * 7 + n, m, n, batch, sets); /* restore set 0 */
+        char label[64];
+        int chosen = -1;
+        {
+            int smem = 232448;
+            chosen = rtk_qr_select(m, n, smem);
+            snprintf(label, sizeof label, "*%s", chosen >= 0 ? rtk_qr_variant_get(chosen)->name : "?");
+        }
+        bad |= time_row(gpu, label, m, n, batch, sets, nsets, repeat, nbeams, V);
+        for (int v = 0; all && v < rtk_qr_variant_count(); v++) {
+            if (v == chosen || !rtk_qr_fits(v, m, n, 232448)) continue;
+            if (la_gpu_force_variant(gpu, v, &err)) continue;
+            bad |= time_row(gpu, rtk_qr_variant_get(v)->name, m, n, batch, sets, nsets, repeat, nbeams, V);
+        }
+        la_gpu_force_variant(gpu, -1, &err);
+        free(sets);
+        free(V);
+        free(W);
+    }
+    free(list);
+    la_ctx_destroy(gpu);
+    la_ctx_destroy(cublas);
+    return bad;
+}

@@ -1,0 +1,269 @@
+/* test_gpu_qr: the batched QR of the gpu (own kernels) and cublas backends against
+ * LAPACK's test ratios (Gram residual and |diag R| against LAPACKE, both < 30) on random
+ * and ill-conditioned inputs (cond 1e2, 1e4, 1e6): every preset size (once at full
+ * batch), the diagonally-loaded sizes, odd shapes, and every row of the kernels'
+ * dispatch table; strided layouts whose gaps must stay untouched; la_bench_qr's R.
+ * Exits 77 (skipped) without a usable GPU. RTSTAP_SEED=N replays a run;
+ * RTSTAP_GPU_QUICK=1 (for compute-sanitizer) keeps the gpu backend, random inputs and
+ * batches of at most 3. */
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_check.h"
+#include "linalg.h"
+#ifdef RTSTAP_HAVE_CUDA
+#include "rtk.h"
+#endif
+
+#define THRESHOLD 30.0
+
+static int failures = 0, cases = 0;
+
+#define CHECK(cond, ...)                                                                     \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+            failures++;                                                                      \
+        }                                                                                    \
+    } while (0)
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+
+/* A value no QR produces by accident, to detect writes outside the matrices. */
+static cf32 poison(size_t i) { return (float)(-777.0 - (double)(i % 13)) + I * 1234.5f; }
+static int same_bits(cf32 a, cf32 b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+static void make_input(tc_rng *rng, int m, int n, int batch, double cond, cf32 *T)
+{
+    if (cond > 0)
+        tc_illcond_batch(rng, m, n, batch, cond, T);
+    else
+        tc_random_batch(rng, m, n, batch, T);
+}
+
+static const char *cond_name(double cond)
+{
+    static char buf[32];
+    if (cond <= 0) return "random";
+    snprintf(buf, sizeof buf, "cond=%.0e", cond);
+    return buf;
+}
+
+/* Factor a fresh batch (lda = m, contiguous) and check LAPACK's ratios; gpu backend:
+ * also a real diagonal. */
+static void qr_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, int batch,
+                    double cond)
+{
+    const size_t one = (size_t)m * n, total = one * batch;
+    cf32 *T = xmalloc(total * sizeof *T), *R = xmalloc(total * sizeof *R);
+    make_input(rng, m, n, batch, cond, T);
+    memcpy(R, T, total * sizeof *R);
+    rt_error err = {0};
+    int st = la_qr(ctx, m, n, batch, R, m, (ptrdiff_t)one, &err);
+    cases++;
+    CHECK(st == RT_OK, "%s %dx%dx%d %s: la_qr: %s", what, m, n, batch, cond_name(cond), err.msg);
+    if (st == RT_OK) {
+        la_qr_accuracy acc;
+        st = la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+        CHECK(st == RT_OK, "la_qr_check: %s", err.msg);
+        int ok = st == RT_OK && acc.residual < THRESHOLD && acc.diag < THRESHOLD;
+        printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f  %s\n", what, m, n,
+               batch, cond_name(cond), acc.residual, acc.diag, ok ? "ok" : "FAIL");
+        CHECK(ok, "%s %dx%dx%d %s: residual %.3f diag %.3f (worst item %d)", what, m, n, batch,
+              cond_name(cond), acc.residual, acc.diag, acc.worst);
+        if (la_ctx_backend(ctx) == LA_BACKEND_GPU) {
+            int complex_diag = 0;
+            for (int k = 0; k < batch; k++)
+                for (int i = 0; i < n; i++)
+                    if (cimagf(R[one * k + (size_t)i * m + i]) != 0.0f) complex_diag++;
+            CHECK(complex_diag == 0, "%s %dx%d: %d diagonal entries of R are not real", what, m,
+                  n, complex_diag);
+        }
+    }
+    free(T);
+    free(R);
+}
+
+/* lda > m and stride > lda*n: the gaps (rows m..lda-1, the tail after each matrix) and
+ * everything below row n must keep their values; R must pass the ratios. */
+static void gap_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, int batch)
+{
+    const int lda = m + 3;
+    const ptrdiff_t stride = (ptrdiff_t)lda * n + 7;
+    const size_t span = (size_t)stride * batch, one = (size_t)m * n;
+    cf32 *T = xmalloc(one * batch * sizeof *T), *A = xmalloc(span * sizeof *A);
+    cf32 *R = xmalloc(one * batch * sizeof *R);
+    tc_random_batch(rng, m, n, batch, T);
+    for (size_t i = 0; i < span; i++) A[i] = poison(i);
+    for (int k = 0; k < batch; k++)
+        for (int j = 0; j < n; j++)
+            memcpy(A + stride * k + (size_t)j * lda, T + one * k + (size_t)j * m, m * sizeof *A);
+    rt_error err = {0};
+    int st = la_qr(ctx, m, n, batch, A, lda, stride, &err);
+    cases++;
+    CHECK(st == RT_OK, "%s gaps %dx%d: la_qr: %s", what, m, n, err.msg);
+    if (st) goto out;
+    size_t touched = 0;
+    for (size_t i = 0; i < span; i++) {
+        const size_t k = i / stride, off = i % stride, j = off / lda, r = off % lda;
+        const int in_matrix = off < (size_t)lda * n && r < (size_t)m;
+        if (!in_matrix && !same_bits(A[i], poison(i))) touched++;
+        if (in_matrix && (int)r >= n && !same_bits(A[i], T[one * k + j * m + r])) touched++;
+    }
+    CHECK(touched == 0, "%s gaps %dx%d: %zu entries outside R changed", what, m, n, touched);
+    for (int k = 0; k < batch; k++)
+        for (int j = 0; j < n; j++)
+            memcpy(R + one * k + (size_t)j * m, A + stride * k + (size_t)j * lda, m * sizeof *R);
+    la_qr_accuracy acc;
+    st = la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    int ok = st == RT_OK && acc.residual < THRESHOLD && acc.diag < THRESHOLD;
+    printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f  gaps %s  %s\n", what, m, n,
+           batch, "lda+3", acc.residual, acc.diag, touched ? "CHANGED" : "untouched",
+           ok ? "ok" : "FAIL");
+    CHECK(ok, "%s gaps %dx%d: residual %.3f diag %.3f", what, m, n, acc.residual, acc.diag);
+out:
+    free(T);
+    free(A);
+    free(R);
+}
+
+/* la_bench_qr: positive median, R of set 0 fully written (poisoned first) and accurate */
+static void bench_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, int batch)
+{
+    const int nsets = 2;
+    const size_t one = (size_t)m * n * batch;
+    cf32 *sets = xmalloc(one * nsets * sizeof *sets), *R = xmalloc(one * sizeof *R);
+    tc_random_batch(rng, m, n, batch * nsets, sets);
+    for (size_t i = 0; i < one; i++) R[i] = poison(i);
+    double us = -1;
+    rt_error err = {0};
+    int st = la_bench_qr(ctx, m, n, batch, sets, nsets, 3, 0, 0, NULL, &us, R, &err);
+    cases++;
+    CHECK(st == RT_OK, "%s bench %dx%d: %s", what, m, n, err.msg);
+    if (st == RT_OK) {
+        size_t unwritten = 0;
+        for (int k = 0; k < batch; k++)
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i <= j; i++) {
+                    const size_t idx = (size_t)m * n * k + (size_t)j * m + i;
+                    if (same_bits(R[idx], poison(idx))) unwritten++;
+                }
+        la_qr_accuracy acc;
+        st = la_qr_check(m, n, batch, sets, R, 1, &acc, &err);
+        int ok = st == RT_OK && unwritten == 0 && us > 0 && acc.residual < THRESHOLD &&
+                 acc.diag < THRESHOLD;
+        printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f  median %.1f us  %s\n",
+               what, m, n, batch, "bench", acc.residual, acc.diag, us, ok ? "ok" : "FAIL");
+        CHECK(ok, "%s bench %dx%d: %zu entries of R unwritten, median %.3f us, residual %.3f",
+              what, m, n, unwritten, us, acc.residual);
+    }
+    free(sets);
+    free(R);
+}
+
+typedef struct { int m, n, batch; } shape;
+
+int main(void)
+{
+    rt_error err = {0};
+    if (la_backend_available(LA_BACKEND_GPU, &err) != RT_OK) {
+        printf("test_gpu_qr: skipped: %s\n", err.msg);
+        return 77;
+    }
+    tc_rng rng;
+    tc_rng_seed(&rng, tc_seed_from_env_or_time());
+    const int quick = getenv("RTSTAP_GPU_QUICK") != NULL;
+    const double conds[] = {0, 1e2, 1e4, 1e6};
+    const int nconds = quick ? 1 : 4, nbackends = quick ? 1 : 2;
+    /* presets, diagonally-loaded presets, odd shapes (small batches) */
+    const shape sizes[] = {{80, 16, 7},  {240, 66, 5}, {192, 96, 5}, {96, 16, 7},
+                           {288, 96, 4}, {306, 66, 4}, {1, 1, 9},    {7, 5, 9},
+                           {33, 32, 6},  {64, 64, 5},  {100, 1, 6},  {512, 128, 3},
+                           {300, 7, 5}};
+    const shape full[] = {{80, 16, 384}, {240, 66, 128}, {192, 96, 128}, {240, 66, 1280}};
+    const la_backend backends[] = {LA_BACKEND_GPU, LA_BACKEND_CUBLAS};
+
+    for (int bi = 0; bi < nbackends; bi++) {
+        la_ctx *ctx = NULL;
+        const char *bname = la_backend_name(backends[bi]);
+        if (la_ctx_create(&ctx, backends[bi], 0, &err) != RT_OK) {
+            CHECK(0, "creating a %s context: %s", bname, err.msg);
+            continue;
+        }
+        printf("backend %s: preset and odd sizes\n", bname);
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+            for (int c = 0; c < nconds; c++)
+                qr_case(ctx, bname, &rng, sizes[s].m, sizes[s].n,
+                        quick && sizes[s].batch > 3 ? 3 : sizes[s].batch, conds[c]);
+        printf("backend %s: full batches\n", bname);
+        for (size_t s = 0; s < sizeof full / sizeof *full && !quick; s++)
+            qr_case(ctx, bname, &rng, full[s].m, full[s].n, full[s].batch, 0);
+        printf("backend %s: strided layouts and la_bench_qr\n", bname);
+        gap_case(ctx, bname, &rng, 33, 32, 5);
+        gap_case(ctx, bname, &rng, 240, 66, 3);
+        gap_case(ctx, bname, &rng, 80, 16, 1);
+        bench_case(ctx, bname, &rng, 80, 16, quick ? 3 : 12);
+        bench_case(ctx, bname, &rng, 240, 66, quick ? 2 : 6);
+        la_ctx_destroy(ctx);
+    }
+
+#ifdef RTSTAP_HAVE_CUDA
+    /* every row of the dispatch table, at its capacity and at an odd smaller shape */
+    la_ctx *ctx = NULL;
+    if (la_ctx_create(&ctx, LA_BACKEND_GPU, 0, &err) == RT_OK) {
+        printf("gpu dispatch table: every variant\n");
+        for (int v = 0; v < rtk_qr_variant_count(); v++) {
+            const rtk_qr_variant *info = rtk_qr_variant_get(v);
+            shape s[2];
+            if (info->storage == RTK_REGISTERS) {
+                s[0] = (shape){info->max_m, info->max_n, 5};
+                int n2 = info->max_n > 3 ? info->max_n - 3 : 1, m2 = info->max_m - 5;
+                s[1] = (shape){m2 >= n2 ? m2 : n2, n2, 3};
+            } else if (info->storage == RTK_SHARED) {
+                s[0] = (shape){288, 96, 3};
+                s[1] = (shape){151, 37, 4};
+            } else {
+                s[0] = (shape){512, 128, 3};
+                s[1] = (shape){70, 33, 4};
+            }
+            CHECK(la_gpu_force_variant(ctx, v, &err) == RT_OK, "forcing variant %d: %s", v, err.msg);
+            char what[64];
+            snprintf(what, sizeof what, "gpu %s", info->name);
+            for (int i = 0; i < 2; i++) {
+                const int b = quick && s[i].batch > 3 ? 3 : s[i].batch;
+                qr_case(ctx, what, &rng, s[i].m, s[i].n, b, 0);
+                if (!quick) qr_case(ctx, what, &rng, s[i].m, s[i].n, b, 1e4);
+            }
+        }
+        /* a forced variant too small for the shape, and an out-of-range variant */
+        cf32 *A = xmalloc(100 * 50 * sizeof *A);
+        tc_random_batch(&rng, 100, 50, 1, A);
+        CHECK(la_gpu_force_variant(ctx, 0, &err) == RT_OK, "forcing variant 0: %s", err.msg);
+        CHECK(la_qr(ctx, 100, 50, 1, A, 100, 5000, &err) == RT_EINVAL,
+              "a variant that cannot hold 100x50 must be refused");
+        CHECK(la_gpu_force_variant(ctx, rtk_qr_variant_count(), &err) == RT_EINVAL,
+              "an out-of-range variant must be refused");
+        CHECK(la_gpu_force_variant(ctx, -1, &err) == RT_OK, "back to dispatch: %s", err.msg);
+        CHECK(la_qr(ctx, 100, 50, 1, A, 100, 5000, &err) == RT_OK, "dispatch 100x50: %s", err.msg);
+        free(A);
+        la_ctx_destroy(ctx);
+    } else {
+        CHECK(0, "creating a gpu context: %s", err.msg);
+    }
+#endif
+    printf("test_gpu_qr: %d cases, %d failures\n", cases, failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,282 @@
+/* test_gpu_weights: MVDR weights of the gpu and cublas backends — la_adaptive_weights
+ * (QR + solves, fused on the device) and la_weights (solves from given factors) —
+ * against the cpu backend: relative error where the problem is well conditioned, the
+ * normalization w^H v = 1, and a backward residual ||A^H A w - alpha v|| /
+ * (||A||_F^2 ||w|| m eps) < 30 that holds at any conditioning. Every preset, loaded and
+ * odd size, every row of the dispatch table, and singular / non-finite factors (must be
+ * RT_ENUMERIC naming the batch item). Exits 77 without a usable GPU. RTSTAP_SEED=N
+ * replays a run; RTSTAP_GPU_QUICK=1 (for compute-sanitizer) keeps the gpu backend,
+ * random inputs and batches of at most 3. */
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "la_check.h"
+#include "linalg.h"
+#ifdef RTSTAP_HAVE_CUDA
+#include "rtk.h"
+#endif
+
+#define EPS ((double)FLT_EPSILON / 2.0)
+#define RESIDUAL_MAX 30.0
+#define RELERR_MAX 1e-3 /* well-conditioned problems (m >= 2n, random) */
+#define UNIT_MAX 1e-3   /* |v^H w - 1| */
+
+static int failures = 0, cases = 0;
+
+#define CHECK(cond, ...)                                                                     \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+            failures++;                                                                      \
+        }                                                                                    \
+    } while (0)
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
+        exit(1);
+    }
+    return p;
+}
+
+typedef struct {
+    double relerr, unit, residual;
+} wstats;
+
+/* Compare W (batch x nbeams x n) with Wref; residual against M_k^H M_k where M_k is
+ * rows x n with leading dimension ld (A itself, or R with rows = n). */
+static wstats weight_stats(int rows, int n, int batch, const cf32 *M, int ld, ptrdiff_t stride,
+                           int nbeams, const cf32 *V, const cf32 *W, const cf32 *Wref)
+{
+    wstats s = {0, 0, 0};
+    cf64 *Mw = xmalloc((size_t)rows * sizeof *Mw), *u = xmalloc((size_t)n * sizeof *u);
+    for (int k = 0; k < batch; k++) {
+        const cf32 *Mk = M + stride * k;
+        double fro = 0;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < rows; i++) {
+                const cf32 x = Mk[(size_t)j * ld + i];
+                fro += crealf(x) * crealf(x) + cimagf(x) * cimagf(x);
+            }
+        for (int b = 0; b < nbeams; b++) {
+            const cf32 *v = V + (size_t)b * n, *w = W + ((size_t)k * nbeams + b) * n;
+            const cf32 *wr = Wref + ((size_t)k * nbeams + b) * n;
+            double d2 = 0, r2 = 0, w2 = 0, v2 = 0;
+            cf64 vw = 0, vu = 0;
+            for (int j = 0; j < n; j++) {
+                const cf64 d = (cf64)w[j] - (cf64)wr[j];
+                d2 += creal(d * conj(d));
+                r2 += creal((cf64)wr[j] * conj((cf64)wr[j]));
+                w2 += creal((cf64)w[j] * conj((cf64)w[j]));
+                v2 += creal((cf64)v[j] * conj((cf64)v[j]));
+                vw += conj((cf64)v[j]) * (cf64)w[j];
+            }
+            for (int i = 0; i < rows; i++) { /* Mw = M w */
+                cf64 acc = 0;
+                for (int j = 0; j < n; j++) acc += (cf64)Mk[(size_t)j * ld + i] * (cf64)w[j];
+                Mw[i] = acc;
+            }
+            for (int j = 0; j < n; j++) { /* u = M^H (M w) */
+                cf64 acc = 0;
+                for (int i = 0; i < rows; i++) acc += conj((cf64)Mk[(size_t)j * ld + i]) * Mw[i];
+                u[j] = acc;
+                vu += conj((cf64)v[j]) * acc;
+            }
+            const cf64 alpha = vu / v2;
+            double res2 = 0;
+            for (int j = 0; j < n; j++) {
+                const cf64 e = u[j] - alpha * (cf64)v[j];
+                res2 += creal(e * conj(e));
+            }
+            const double rel = r2 > 0 ? sqrt(d2 / r2) : INFINITY;
+            const double unit = cabs(vw - 1.0);
+            const double res = sqrt(res2) / (fro * sqrt(w2) * (rows > n ? rows : n) * EPS);
+            if (!(rel <= s.relerr)) s.relerr = rel;
+            if (!(unit <= s.unit)) s.unit = unit;
+            if (!(res <= s.residual)) s.residual = res;
+        }
+    }
+    free(Mw);
+    free(u);
+    return s;
+}
+
+/* One batch: cpu reference (la_qr + la_weights), then on the backend under test
+ * la_adaptive_weights (from A) and la_weights (from the cpu's R). */
+static void weights_case(la_ctx *ctx, la_ctx *cpu, const char *what, tc_rng *rng, int m, int n,
+                         int batch, int nbeams, double cond)
+{
+    const size_t one = (size_t)m * n, total = one * batch, nw = (size_t)batch * nbeams * n;
+    cf32 *A = xmalloc(total * sizeof *A), *R = xmalloc(total * sizeof *R);
+    cf32 *work = xmalloc(total * sizeof *work), *V = xmalloc((size_t)nbeams * n * sizeof *V);
+    cf32 *Wref = xmalloc(nw * sizeof *Wref), *Wa = xmalloc(nw * sizeof *Wa), *Ws = xmalloc(nw * sizeof *Ws);
+    if (cond > 0)
+        tc_illcond_batch(rng, m, n, batch, cond, A);
+    else
+        tc_random_batch(rng, m, n, batch, A);
+    tc_random_batch(rng, nbeams, n, 1, V);
+    for (size_t i = 0; i < nw; i++) Wa[i] = Ws[i] = NAN;
+    rt_error err = {0};
+    memcpy(R, A, total * sizeof *R);
+    int st = la_qr(cpu, m, n, batch, R, m, (ptrdiff_t)one, &err);
+    if (!st) st = la_weights(cpu, n, batch, R, m, (ptrdiff_t)one, nbeams, V, Wref, &err);
+    CHECK(st == RT_OK, "cpu reference %dx%d: %s", m, n, err.msg);
+    cases++;
+    if (st) goto out;
+    for (int k = 0; k < batch; k++) /* R's strict lower part: 0 (the residual reads it) */
+        for (int j = 0; j < n; j++)
+            for (int i = j + 1; i < m; i++) R[one * k + (size_t)j * m + i] = 0;
+    memcpy(work, A, total * sizeof *work);
+    la_timing t = {-1, -1, -1};
+    st = la_adaptive_weights(ctx, m, n, batch, work, m, (ptrdiff_t)one, nbeams, V, Wa, &t, &err);
+    CHECK(st == RT_OK, "%s %dx%d la_adaptive_weights: %s", what, m, n, err.msg);
+    if (st == RT_OK)
+        CHECK(t.qr_ms > 0 && t.weights_ms >= 0 && t.transfer_ms > 0,
+              "%s %dx%d: timing qr %.4f weights %.4f transfer %.4f ms", what, m, n, t.qr_ms,
+              t.weights_ms, t.transfer_ms);
+    int st2 = la_weights(ctx, n, batch, R, m, (ptrdiff_t)one, nbeams, V, Ws, &err);
+    CHECK(st2 == RT_OK, "%s %dx%d la_weights: %s", what, m, n, err.msg);
+    if (st || st2) goto out;
+    const int wellcond = cond <= 0 && m >= 2 * n;
+    wstats sa = weight_stats(m, n, batch, A, m, (ptrdiff_t)one, nbeams, V, Wa, Wref);
+    wstats ss = weight_stats(n, n, batch, R, m, (ptrdiff_t)one, nbeams, V, Ws, Wref);
+    int ok = sa.residual < RESIDUAL_MAX && ss.residual < RESIDUAL_MAX && sa.unit < UNIT_MAX &&
+             ss.unit < UNIT_MAX && (!wellcond || (sa.relerr < RELERR_MAX && ss.relerr < RELERR_MAX));
+    printf("  %-26s %4dx%-4d x%-4d b%-3d %-8s adaptive: rel %.1e unit %.1e res %6.2f | "
+           "from R: rel %.1e unit %.1e res %6.2f | qr %.3f w %.3f ms  %s\n",
+           what, m, n, batch, nbeams, cond > 0 ? "illcond" : "random", sa.relerr, sa.unit,
+           sa.residual, ss.relerr, ss.unit, ss.residual, t.qr_ms, t.weights_ms, ok ? "ok" : "FAIL");
+    CHECK(ok, "%s %dx%dx%d (%s): adaptive rel %.2e unit %.2e res %.2f; from R rel %.2e unit %.2e res %.2f",
+          what, m, n, batch, cond > 0 ? "illcond" : "random", sa.relerr, sa.unit, sa.residual,
+          ss.relerr, ss.unit, ss.residual);
+out:
+    free(A);
+    free(R);
+    free(work);
+    free(V);
+    free(Wref);
+    free(Wa);
+    free(Ws);
+}
+
+/* Singular and non-finite factors: RT_ENUMERIC naming the (lowest) bad batch item. */
+static void singular_cases(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n)
+{
+    const int batch = 6, nbeams = 4, bad = 3;
+    const size_t one = (size_t)m * n, total = one * batch;
+    cf32 *A = xmalloc(total * sizeof *A), *V = xmalloc((size_t)nbeams * n * sizeof *V);
+    cf32 *W = xmalloc((size_t)batch * nbeams * n * sizeof *W);
+    tc_random_batch(rng, m, n, batch, A);
+    tc_random_batch(rng, nbeams, n, 1, V);
+    for (int i = 0; i < m; i++) A[one * bad + (size_t)2 * m + i] = 0; /* column 2 of item 3 */
+    rt_error err = {0};
+    char want[64];
+    snprintf(want, sizeof want, "batch item %d", bad);
+    int st = la_adaptive_weights(ctx, m, n, batch, A, m, (ptrdiff_t)one, nbeams, V, W, NULL, &err);
+    cases++;
+    CHECK(st == RT_ENUMERIC && strstr(err.msg, want),
+          "%s %dx%d: a zero column in item %d gave status %d '%s'", what, m, n, bad, st, err.msg);
+    printf("  %-26s %4dx%-4d zero column in item %d: %s: %s\n", what, m, n, bad,
+           rt_status_name(st), err.msg);
+    /* triangular factors with a zero (item 4) and a NaN (item 1) diagonal */
+    cf32 *R = xmalloc((size_t)n * n * batch * sizeof *R);
+    for (int k = 0; k < batch; k++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                R[(size_t)n * n * k + (size_t)j * n + i] = i == j ? 2.0f + 0.5f * I : (i < j ? 0.3f : 0.0f);
+    R[(size_t)n * n * 4 + (size_t)(n - 1) * n + (n - 1)] = 0;
+    st = la_weights(ctx, n, batch, R, n, (ptrdiff_t)n * n, nbeams, V, W, &err);
+    cases++;
+    CHECK(st == RT_ENUMERIC && strstr(err.msg, "batch item 4"),
+          "%s n=%d: zero diagonal in item 4 gave status %d '%s'", what, n, st, err.msg);
+    R[(size_t)n * n * 1] = NAN;
+    st = la_weights(ctx, n, batch, R, n, (ptrdiff_t)n * n, nbeams, V, W, &err);
+    cases++;
+    CHECK(st == RT_ENUMERIC && strstr(err.msg, "batch item 1"),
+          "%s n=%d: NaN diagonal in item 1 gave status %d '%s'", what, n, st, err.msg);
+    free(A);
+    free(V);
+    free(W);
+    free(R);
+}
+
+typedef struct { int m, n, batch, nbeams; } wshape;
+
+int main(void)
+{
+    rt_error err = {0};
+    if (la_backend_available(LA_BACKEND_GPU, &err) != RT_OK) {
+        printf("test_gpu_weights: skipped: %s\n", err.msg);
+        return 77;
+    }
+    tc_rng rng;
+    tc_rng_seed(&rng, tc_seed_from_env_or_time());
+    const int quick = getenv("RTSTAP_GPU_QUICK") != NULL;
+    la_ctx *cpu = NULL;
+    if (la_ctx_create(&cpu, LA_BACKEND_CPU, 0, &err) != RT_OK) {
+        fprintf(stderr, "cpu context: %s\n", err.msg);
+        return 1;
+    }
+    const wshape sizes[] = {{80, 16, 7, 16},  {96, 16, 7, 16},  {240, 66, 5, 16}, {306, 66, 3, 16},
+                            {192, 96, 4, 16}, {288, 96, 3, 16}, {1, 1, 5, 3},     {7, 5, 6, 3},
+                            {33, 32, 4, 16},  {64, 64, 3, 5},   {100, 1, 4, 2},   {300, 7, 4, 16},
+                            {512, 128, 2, 16}};
+    const wshape full[] = {{80, 16, 384, 16}, {240, 66, 128, 16}, {192, 96, 128, 16},
+                           {240, 66, 1280, 16}};
+    const la_backend backends[] = {LA_BACKEND_GPU, LA_BACKEND_CUBLAS};
+    for (int bi = 0; bi < (quick ? 1 : 2); bi++) {
+        la_ctx *ctx = NULL;
+        const char *bname = la_backend_name(backends[bi]);
+        if (la_ctx_create(&ctx, backends[bi], 0, &err) != RT_OK) {
+            CHECK(0, "creating a %s context: %s", bname, err.msg);
+            continue;
+        }
+        printf("backend %s: preset and odd sizes\n", bname);
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            const int b = quick && sizes[s].batch > 3 ? 3 : sizes[s].batch;
+            weights_case(ctx, cpu, bname, &rng, sizes[s].m, sizes[s].n, b, sizes[s].nbeams, 0);
+            if (!quick)
+                weights_case(ctx, cpu, bname, &rng, sizes[s].m, sizes[s].n, b, sizes[s].nbeams, 1e2);
+        }
+        printf("backend %s: full batches\n", bname);
+        for (size_t s = 0; s < sizeof full / sizeof *full && !quick; s++)
+            weights_case(ctx, cpu, bname, &rng, full[s].m, full[s].n, full[s].batch,
+                         full[s].nbeams, 0);
+        printf("backend %s: singular and non-finite factors\n", bname);
+        singular_cases(ctx, bname, &rng, 80, 16);
+        singular_cases(ctx, bname, &rng, 240, 66);
+        la_ctx_destroy(ctx);
+    }
+#ifdef RTSTAP_HAVE_CUDA
+    la_ctx *ctx = NULL;
+    if (la_ctx_create(&ctx, LA_BACKEND_GPU, 0, &err) == RT_OK) {
+        printf("gpu dispatch table: every variant (fused where the variant fuses)\n");
+        for (int v = 0; v < rtk_qr_variant_count(); v++) {
+            const rtk_qr_variant *info = rtk_qr_variant_get(v);
+            int m = info->max_m, n = info->max_n;
+            if (info->storage == RTK_SHARED) m = 288, n = 96;
+            if (info->storage == RTK_GLOBAL) m = 512, n = 128;
+            CHECK(la_gpu_force_variant(ctx, v, &err) == RT_OK, "forcing variant %d: %s", v, err.msg);
+            char what[64];
+            snprintf(what, sizeof what, "gpu %s", info->name);
+            weights_case(ctx, cpu, what, &rng, m, n, quick ? 3 : 5, 16, 0);
+            weights_case(ctx, cpu, what, &rng, m - 3 >= n - 1 ? m - 3 : n - 1, n > 1 ? n - 1 : 1, 3, 7, 0);
+            singular_cases(ctx, what, &rng, m, n);
+        }
+        la_ctx_destroy(ctx);
+    } else {
+        CHECK(0, "creating a gpu context: %s", err.msg);
+    }
+#endif
+    la_ctx_destroy(cpu);
+    printf("test_gpu_weights: %d cases, %d failures\n", cases, failures);
+    return failures ? 1 : 0;
+}
