@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_scene.h"
 #include "linalg.h"
 
 typedef struct {
@@ -17,6 +18,9 @@ static const command commands[] = {
     {"bench-qr", cmd_bench_qr, "time the batched complex QR of every backend, with accuracy"},
     {"perfect", cmd_perfect, "run the PERFECT suite's STAP application on its raw files"},
     {"import-perfect", cmd_import_perfect, "convert PERFECT STAP inputs to a schema-v1 HDF5 file"},
+    {"gen", cmd_gen, "draw an airborne scene (clutter, jammers, noise, targets) with its truth"},
+    {"sinr", cmd_sinr, "SINR loss of a run's weights against a generated scene's optimum"},
+    {"plot", cmd_plot, "PNG pictures: angle-Doppler spectrum, SINR loss, range-Doppler map"},
 };
 
 static void usage(FILE *f)

@@ -21,6 +21,7 @@ __device__ __forceinline__ void mem_apply(float2 *M, size_t ld, int m, int j, fl
     w = group_sum2<32>(w, 0xffffffffu);
     const float2 s = cjmul(tau, w);
     for (int i = j + lane; i < m; i += 32) x[i] = cfms(i == j ? make_float2(1.f, 0.f) : v[i], s, x[i]);
+    __syncwarp(); /* the reflector that may follow reads rows this warp's other lanes wrote */
 }
 
 /* reflector of column j (rows j..m-1), one warp: v below the diagonal, beta on it */

@@ -10,12 +10,19 @@
  *
  * One Householder step j (LAPACK cgeqr2 order, H_j = I - tau v v^H, A := H_j^H A):
  *   barrier; every thread reads v_j (its RPT rows) and tau_j from shared memory;
- *   w_c = v_j^H A(:, c) for its columns c > j (register FMAs + butterfly);
- *   lookahead: the TR owners of column j+1 update it first, form reflector j+1
- *   (norm by butterfly, clarfg) and publish v_{j+1} to the other shared buffer;
- *   everyone updates its remaining columns: A(:, c) -= v_j conj(tau_j) w_c.
+ *   lookahead, first: the TR owners of column j+1 apply H_j to it (dot, butterfly,
+ *   axpy), form reflector j+1 (norm by butterfly, clarfg) and publish v_{j+1} to the
+ *   other shared buffer — the critical path of the factorization;
+ *   then everyone updates its columns c > j+1: w_c = v_j^H A(:, c) (register FMAs,
+ *   the butterflies of all slots interleaved), A(:, c) -= v_j conj(tau_j) w_c.
  * One barrier per column: v is double-buffered, and the owners of column j+1 are the
  * threads that just updated it, so the next norm needs no barrier of its own.
+ * Slot rotation: the columns of group g (g*TC .. g*TC+TC-1) sit in register slot 0
+ * while they are factored; when a group is done its R is stored and the slots shift
+ * down (a[p][q] = a[p][q+1]), so the step body exists once in the code with the
+ * current column in slot 0 and the next one in slot 0 or 1 (compile-time register
+ * indices, no local memory) — an instantiation per column slot would multiply the
+ * code by CPT and overflow the instruction cache.
  * VREG = false re-reads v from shared memory in the update instead of keeping RPT
  * values live (for the largest shapes, to stay clear of register spills).
  * MATS > 1 puts MATS independent one-warp matrices in a block (NT must be 32; the
@@ -101,126 +108,124 @@ __device__ __forceinline__ float2 ld_shared_f2(const float2 *p)
     return r;
 }
 
-/* Step j of the factorization; QJ = j / TC (compile-time), see the file comment. */
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, int QJ>
-__device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int n, int tr, int tc,
-                                        int wtc0, float2 *vbuf, float2 *taub)
+/* Owners of column j+1 (slot Q): apply H_j, then form and publish reflector j+1. */
+template <int TR, int RPT, int CPT, bool VREG, int Q>
+__device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
+                                           const float2 *vj, float2 tau, int j1, int tr,
+                                           float2 *vnext, float2 *taunext)
+{
+    float2 w0 = c0(), w1 = c0();
+#pragma unroll
+    for (int p = 0; p < RPT; p++) {
+        const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
+        if (p & 1)
+            w1 = cjfma(vp, a[p][Q], w1);
+        else
+            w0 = cjfma(vp, a[p][Q], w0);
+    }
+    float2 w = group_sum2<TR>(make_float2(w0.x + w1.x, w0.y + w1.y), group_mask<TR>());
+    const float2 s = cjmul(tau, w); /* conj(tau) w */
+#pragma unroll
+    for (int p = 0; p < RPT; p++) {
+        const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
+        a[p][Q] = cfms(vp, s, a[p][Q]);
+    }
+    make_reflector<TR, RPT, CPT, Q>(a, j1, tr, vnext, taunext);
+}
+
+/* Step j (column j in slot 0 of group g, jo = j - g*TC); see the file comment. */
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG>
+__device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int jo, int n,
+                                        int tr, int tc, int wtc0, float2 *vbuf, float2 *taub)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
     group_sync<MATS>();
     const int buf = j & 1;
     const float2 *vj = vbuf + buf * S::MCAP + tr;
-    float2 v[VREG ? RPT : 1];
+    float2 v[RPT]; /* VREG = false: unused, v is re-read from shared memory */
     if constexpr (VREG) {
 #pragma unroll
         for (int p = 0; p < RPT; p++) v[p] = vj[TR * p];
     }
     const float2 tau = taub[buf];
-
-    /* w_c = v^H A(:, c) for the slots with a column > j somewhere in this warp; slots
-     * left of j's slot hold finished columns only; rows < j have v = 0 */
-    float2 s[CPT];
-    if constexpr (VREG) {
-#pragma unroll
-        for (int q = 0; q < CPT; q++) {
-            s[q] = c0();
-            if (q < QJ) continue;
-            const bool warp_active = wtc0 + S::TCW - 1 + TC * q > j && wtc0 + TC * q < n;
-            if (warp_active) { /* warp-uniform: a real branch, skipped columns cost nothing */
-                float2 w0 = c0(), w1 = c0();
-#pragma unroll
-                for (int p = 0; p < RPT; p += 2) {
-                    if (TR * (p + 1) > j) w0 = cjfma(v[p], a[p][q], w0);
-                    if (p + 1 < RPT && TR * (p + 2) > j) w1 = cjfma(v[p + 1], a[p + 1][q], w1);
-                }
-                float2 w = make_float2(w0.x + w1.x, w0.y + w1.y);
-                w = group_sum2<TR>(w, 0xffffffffu);
-                if (tc + TC * q > j) s[q] = cjmul(tau, w); /* conj(tau) w */
-            }
-        }
-    } else {
-        bool act[CPT];
-        float2 w[CPT];
-#pragma unroll
-        for (int q = 0; q < CPT; q++) {
-            act[q] = q >= QJ && wtc0 + S::TCW - 1 + TC * q > j && wtc0 + TC * q < n;
-            w[q] = c0();
-        }
-#pragma unroll
-        for (int p = 0; p < RPT; p++) {
-            if (TR * (p + 1) > j) {
-                const float2 vp = ld_shared_f2(vj + TR * p);
-#pragma unroll
-                for (int q = 0; q < CPT; q++)
-                    if (act[q]) w[q] = cjfma(vp, a[p][q], w[q]);
-            }
-        }
-#pragma unroll
-        for (int q = 0; q < CPT; q++) {
-            s[q] = c0();
-            if (act[q]) {
-                const float2 ws = group_sum2<TR>(w[q], 0xffffffffu);
-                if (tc + TC * q > j) s[q] = cjmul(tau, ws);
-            }
-        }
-    }
-
-    /* lookahead: column j+1 first, then reflector j+1 into the other buffer */
     const int j1 = j + 1;
-    if (j1 < n && tc == j1 % TC) {
+
+    /* the critical path first: column j+1 (slot 0, or slot 1 after a group boundary) */
+    if (j1 < n && tc == (jo + 1) % TC) {
         float2 *vnext = vbuf + (buf ^ 1) * S::MCAP;
-        if (j1 / TC == QJ) {
-#pragma unroll
-            for (int p = 0; p < RPT; p++)
-                a[p][QJ] = cfms(VREG ? v[VREG ? p : 0] : ld_shared_f2(vj + TR * p), s[QJ], a[p][QJ]);
-            make_reflector<TR, RPT, CPT, QJ>(a, j1, tr, vnext, taub + (buf ^ 1));
-        } else if constexpr (QJ + 1 < CPT) {
-#pragma unroll
-            for (int p = 0; p < RPT; p++)
-                a[p][QJ + 1] = cfms(VREG ? v[VREG ? p : 0] : ld_shared_f2(vj + TR * p), s[QJ + 1],
-                                    a[p][QJ + 1]);
-            make_reflector<TR, RPT, CPT, QJ + 1>(a, j1, tr, vnext, taub + (buf ^ 1));
-        }
+        if (jo + 1 < TC)
+            owner_step<TR, RPT, CPT, VREG, 0>(a, v, vj, tau, j1, tr, vnext, taub + (buf ^ 1));
+        else if constexpr (CPT > 1)
+            owner_step<TR, RPT, CPT, VREG, 1>(a, v, vj, tau, j1, tr, vnext, taub + (buf ^ 1));
     }
 
-    /* the remaining columns c > j + 1 */
-    if constexpr (VREG) {
+    /* columns c > j+1: slot q holds column tc + TC*(g+q); a slot is skipped by the whole
+     * warp (a uniform branch) when none of the warp's columns in it needs the update */
+    float2 w[CPT];
+    bool act[CPT];
+#pragma unroll
+    for (int q = 0; q < CPT; q++) {
+        const int c0w = wtc0 + TC * (g + q); /* the warp's first column in slot q */
+        act[q] = c0w + S::TCW - 1 > j1 && c0w < n;
+        w[q] = c0();
+        if (act[q]) {
+            float2 w0 = c0(), w1 = c0();
+#pragma unroll
+            for (int p = 0; p < RPT; p++) {
+                const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
+                if (p & 1)
+                    w1 = cjfma(vp, a[p][q], w1);
+                else
+                    w0 = cjfma(vp, a[p][q], w0);
+            }
+            w[q] = make_float2(w0.x + w1.x, w0.y + w1.y);
+        }
+    }
+#pragma unroll
+    for (int o = TR / 2; o > 0; o >>= 1) /* all slots' butterflies, interleaved */
 #pragma unroll
         for (int q = 0; q < CPT; q++) {
-            if (q < QJ) continue;
-            const bool warp_active = wtc0 + S::TCW - 1 + TC * q > j1 && wtc0 + TC * q < n;
-            if (warp_active && tc + TC * q > j1) {
-#pragma unroll
-                for (int p = 0; p < RPT; p++)
-                    if (TR * (p + 1) > j) a[p][q] = cfms(v[p], s[q], a[p][q]);
-            }
+            w[q].x += __shfl_xor_sync(0xffffffffu, w[q].x, o, TR);
+            w[q].y += __shfl_xor_sync(0xffffffffu, w[q].y, o, TR);
         }
-    } else {
-        bool upd[CPT];
 #pragma unroll
-        for (int q = 0; q < CPT; q++) upd[q] = q >= QJ && tc + TC * q > j1;
+    for (int q = 0; q < CPT; q++) {
+        if (act[q] && tc + TC * (g + q) > j1) {
+            const float2 s = cjmul(tau, w[q]);
 #pragma unroll
-        for (int p = 0; p < RPT; p++) {
-            if (TR * (p + 1) > j) {
-                const float2 vp = ld_shared_f2(vj + TR * p);
-#pragma unroll
-                for (int q = 0; q < CPT; q++)
-                    if (upd[q]) a[p][q] = cfms(vp, s[q], a[p][q]);
+            for (int p = 0; p < RPT; p++) {
+                const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
+                a[p][q] = cfms(vp, s, a[p][q]);
             }
         }
     }
 }
 
-/* Steps j = QJ*TC ... for slot QJ, then the next slot (compile-time recursion). */
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, int QJ>
-__device__ __forceinline__ void qr_steps(float2 (&a)[RPT][CPT], int n, int tr, int tc,
-                                         int wtc0, float2 *vbuf, float2 *taub)
+/* Store R's entries of slot Q (column tc + TC*(g+Q)): to global memory (Ak != NULL)
+ * and, for the fused solves, row-major to shared memory (Rs != NULL). */
+template <int TR, int TC, int RPT, int CPT, int Q>
+__device__ __forceinline__ void store_slot(const float2 (&a)[RPT][CPT], int g, int n, int tr,
+                                           int tc, float2 *Ak, int lda, float2 *Rs, int ldr)
 {
-    if constexpr (QJ < CPT) {
-        const int jend = min(n - 1, (QJ + 1) * TC); /* steps j < n-1 update something */
-        for (int j = QJ * TC; j < jend; j++)
-            qr_step<TR, TC, RPT, CPT, MATS, VREG, QJ>(a, j, n, tr, tc, wtc0, vbuf, taub);
-        qr_steps<TR, TC, RPT, CPT, MATS, VREG, QJ + 1>(a, n, tr, tc, wtc0, vbuf, taub);
+    const int col = tc + TC * (g + Q);
+    if (col >= n) return;
+#pragma unroll
+    for (int p = 0; p < RPT; p++) {
+        const int row = tr + TR * p;
+        if (row <= col) {
+            if (Ak) Ak[(size_t)col * lda + row] = a[p][Q];
+            if (Rs) Rs[row * ldr + col] = a[p][Q];
+        }
+    }
+}
+
+template <int TR, int TC, int RPT, int CPT, int Q>
+__device__ __forceinline__ void store_slots(const float2 (&a)[RPT][CPT], int g, int n, int tr,
+                                            int tc, float2 *Ak, int lda, float2 *Rs, int ldr)
+{
+    if constexpr (Q < CPT) {
+        store_slot<TR, TC, RPT, CPT, Q>(a, g, n, tr, tc, Ak, lda, Rs, ldr);
+        store_slots<TR, TC, RPT, CPT, Q + 1>(a, g, n, tr, tc, Ak, lda, Rs, ldr);
     }
 }
 
@@ -229,19 +234,25 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
     extern __shared__ float2 smem[];
-    const int g = MATS > 1 ? (int)threadIdx.x / S::NT : 0;
+    const int g0 = MATS > 1 ? (int)threadIdx.x / S::NT : 0;
     const int t = MATS > 1 ? (int)threadIdx.x % S::NT : (int)threadIdx.x;
-    const int k = (int)blockIdx.x * MATS + g;
+    const int k = (int)blockIdx.x * MATS + g0;
     if (k >= args.batch) return; /* whole warps only (MATS > 1 means one warp each) */
     const bool timer = WEIGHTS && args.phase && k == 0 && t == 0;
     if (timer) args.phase[0] = globaltimer();
 
-    float2 *vbuf = smem + g * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0));
+    float2 *vbuf = smem + g0 * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0));
     float2 *taub = vbuf + 2 * S::MCAP;
+    constexpr int LD = solve_ld(S::NCAP);
+    float2 *Rs = WEIGHTS ? taub + 2 : nullptr;
+    float2 *dinv = WEIGHTS ? Rs + S::NCAP * LD : nullptr;
+    int *flag = WEIGHTS ? reinterpret_cast<int *>(dinv + S::NCAP) : nullptr;
+    if (WEIGHTS && t == 0) *flag = 0;
     const int tr = t % TR, tc = t / TR;
     const int wtc0 = (t & ~31) / TR; /* first column slot of this warp */
     const int m = args.m, n = args.n, lda = args.lda;
     float2 *Ak = args.A + (long long)k * args.stride;
+    float2 *Aout = (!WEIGHTS || args.write_r) ? Ak : nullptr;
 
     float2 a[RPT][CPT];
 #pragma unroll
@@ -254,35 +265,27 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
         }
     }
     if (tc == 0) make_reflector<TR, RPT, CPT, 0>(a, 0, tr, vbuf, taub);
-    qr_steps<TR, TC, RPT, CPT, MATS, VREG, 0>(a, n, tr, tc, wtc0, vbuf, taub);
-
-    if (!WEIGHTS || args.write_r) {
+    int g = 0;
+#pragma unroll 1
+    for (int j = 0; j < n - 1;) {
+        const int steps = min(TC, n - 1 - j); /* steps of group g */
+#pragma unroll 1
+        for (int jo = 0; jo < steps; jo++, j++)
+            qr_step<TR, TC, RPT, CPT, MATS, VREG>(a, j, g, jo, n, tr, tc, wtc0, vbuf, taub);
+        if (steps < TC || g + 1 >= CPT) break; /* j == n-1: done */
+        store_slot<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, Rs, LD);
 #pragma unroll
-        for (int q = 0; q < CPT; q++) {
-            const int col = tc + TC * q;
+        for (int q = 0; q + 1 < CPT; q++)
 #pragma unroll
-            for (int p = 0; p < RPT; p++) {
-                const int row = tr + TR * p;
-                if (row <= col && col < n) Ak[(size_t)col * lda + row] = a[p][q];
-            }
-        }
+            for (int p = 0; p < RPT; p++) a[p][q] = a[p][q + 1];
+#pragma unroll
+        for (int p = 0; p < RPT; p++) a[p][CPT - 1] = c0();
+        g++;
     }
+    store_slots<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, Rs, LD);
+
     if constexpr (WEIGHTS) {
-        constexpr int LD = solve_ld(S::NCAP);
-        float2 *Rs = taub + 2;
-        float2 *dinv = Rs + S::NCAP * LD;
-        int *flag = reinterpret_cast<int *>(dinv + S::NCAP);
-        if (t == 0) *flag = 0;
         if (timer) args.phase[1] = globaltimer();
-#pragma unroll
-        for (int q = 0; q < CPT; q++) {
-            const int col = tc + TC * q;
-#pragma unroll
-            for (int p = 0; p < RPT; p++) {
-                const int row = tr + TR * p;
-                if (row <= col && col < n) Rs[row * LD + col] = a[p][q];
-            }
-        }
         group_sync<MATS>();
         for (int i = t; i < n; i += S::NT) {
             const float2 d = Rs[i * LD + i];

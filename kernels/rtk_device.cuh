@@ -114,12 +114,15 @@ __device__ __forceinline__ void clarfg(float ar, float ai, float sigma, float2 *
         *scale = c0();
         return;
     }
-    const float nrm = sqrtf(fmaf(ar, ar, fmaf(ai, ai, sigma)));
+    /* IEEE round-to-nearest square root and reciprocals (not the fast approximations):
+     * the critical path of every Householder step runs through here */
+    const float nrm = __fsqrt_rn(fmaf(ar, ar, fmaf(ai, ai, sigma)));
     const float b = -copysignf(nrm, ar);
-    const float ib = 1.0f / b;
+    const float ib = __frcp_rn(b);
     *beta = make_float2(b, 0.f);
     *tau = make_float2((b - ar) * ib, -ai * ib);
-    *scale = crecip(make_float2(ar - b, ai));
+    const float dr = ar - b, id = __frcp_rn(fmaf(dr, dr, ai * ai)); /* 1 / |alpha - beta|^2 */
+    *scale = make_float2(dr * id, -ai * id);
 }
 
 /* ---- arguments of the QR kernels ---------------------------------------------------- */

@@ -136,47 +136,70 @@ stap_detection stap_cfar_record(size_t flat, int D, int R, double power, double 
     return det;
 }
 
-/* k-th smallest (1-based) of v[0..n-1] by quickselect; v is reordered. */
-static double select_kth(double *v, int n, int k)
+/* The OS window as a sorted array, updated as the cell under test slides along range:
+ * each step removes at most two powers and adds at most two (O(n) moves instead of a
+ * fresh selection per cell). The k-th smallest is then read directly. */
+typedef struct {
+    double *v;
+    int n;
+} sorted_window;
+
+static int lower_bound(const double *v, int n, double x)
 {
-    int lo = 0, hi = n - 1, want = k - 1;
+    int lo = 0, hi = n;
     while (lo < hi) {
-        double pivot = v[lo + (hi - lo) / 2];
-        int i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot) i++;
-            while (v[j] > pivot) j--;
-            if (i <= j) {
-                double t = v[i];
-                v[i] = v[j];
-                v[j] = t;
-                i++;
-                j--;
-            }
-        }
-        if (want <= j) hi = j;
-        else if (want >= i) lo = i;
-        else break;
+        int mid = (lo + hi) / 2;
+        if (v[mid] < x) lo = mid + 1;
+        else hi = mid;
     }
-    return v[want];
+    return lo;
+}
+static void sw_add(sorted_window *w, double x)
+{
+    int i = lower_bound(w->v, w->n, x);
+    memmove(w->v + i + 1, w->v + i, sizeof(double) * (size_t)(w->n - i));
+    w->v[i] = x;
+    w->n++;
+}
+static void sw_remove(sorted_window *w, double x)
+{
+    int i = lower_bound(w->v, w->n, x); /* x is present: w->v[i] == x */
+    memmove(w->v + i, w->v + i + 1, sizeof(double) * (size_t)(w->n - i - 1));
+    w->n--;
 }
 
-typedef struct {
-    stap_detection *v;
-    size_t n, cap;
-} det_list;
-
-static int push(det_list *l, stap_detection d)
+/* One range line: hit[r] = 1 and z[r] = the window statistic where a cell detects. */
+static void detect_line(const stap_cfar_config *c, const double *alpha, const int *rank,
+                        const double *p, int R, double *buf, unsigned char *hit, double *zout)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 64;
-        stap_detection *nv = realloc(l->v, cap * sizeof *nv);
-        if (!nv) return -1;
-        l->v = nv;
-        l->cap = cap;
+    sorted_window w = {buf, 0};
+    int plo0 = 0, phi0 = 0, plo1 = 0, phi1 = 0; /* previous window: empty */
+    for (int r = 0; r < R; r++) {
+        int lo0, hi0, lo1, hi1;
+        stap_cfar_window(r, R, c->guard, c->train, &lo0, &hi0, &lo1, &hi1);
+        const int n = (hi0 - lo0) + (hi1 - lo1);
+        double z;
+        if (c->kind == STAP_CFAR_CA) {
+            /* summed left to right in this order by the GPU kernel too */
+            double s = 0;
+            for (int j = lo0; j < hi0; j++) s += p[j];
+            for (int j = lo1; j < hi1; j++) s += p[j];
+            z = s / (double)n;
+        } else {
+            /* both bounds of each half only move forward */
+            for (int j = plo0; j < lo0 && j < phi0; j++) sw_remove(&w, p[j]);
+            for (int j = phi0 > lo0 ? phi0 : lo0; j < hi0; j++) sw_add(&w, p[j]);
+            for (int j = plo1; j < lo1 && j < phi1; j++) sw_remove(&w, p[j]);
+            for (int j = phi1 > lo1 ? phi1 : lo1; j < hi1; j++) sw_add(&w, p[j]);
+            plo0 = lo0;
+            phi0 = hi0;
+            plo1 = lo1;
+            phi1 = hi1;
+            z = w.v[rank[n] - 1];
+        }
+        hit[r] = p[r] > alpha[n] * z;
+        zout[r] = z;
     }
-    l->v[l->n++] = d;
-    return 0;
 }
 
 int stap_cfar_detect(const stap_cfar_config *c, const cf32 *y, int B, int D, int R,
@@ -190,56 +213,60 @@ int stap_cfar_detect(const stap_cfar_config *c, const cf32 *y, int B, int D, int
     int st = stap_cfar_validate(c, R, err);
     if (st || c->kind == STAP_CFAR_NONE) return st;
 
-    int nmax = 2 * c->train;
+    const int nmax = 2 * c->train;
     double alpha[2 * STAP_CFAR_MAX_TRAIN + 1], norm[2 * STAP_CFAR_MAX_TRAIN + 1];
     int rank[2 * STAP_CFAR_MAX_TRAIN + 1];
     if ((st = stap_cfar_tables(c, alpha, rank, norm, err))) return st;
 
-    double *p = malloc(sizeof(double) * (size_t)R);
-    double *sel = malloc(sizeof(double) * (size_t)(nmax > 0 ? nmax : 1));
-    det_list list = {0};
-    if (!p || !sel) {
+    const size_t lines = (size_t)B * D, cells = lines * R;
+    unsigned char *hit = malloc(cells);
+    double *z = malloc(sizeof(double) * cells), *p = malloc(sizeof(double) * cells);
+    if (!hit || !z || !p) {
+        free(hit);
+        free(z);
         free(p);
-        free(sel);
-        return rt_fail(err, RT_ENOMEM, "CFAR: out of memory");
+        return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for %zu cells", cells);
     }
-    for (size_t line = 0; line < (size_t)B * D; line++) {
-        const cf32 *yl = y + line * R;
-        for (int r = 0; r < R; r++) p[r] = stap_cfar_power(crealf(yl[r]), cimagf(yl[r]));
-        for (int r = 0; r < R; r++) {
-            int lo0, hi0, lo1, hi1;
-            stap_cfar_window(r, R, c->guard, c->train, &lo0, &hi0, &lo1, &hi1);
-            int n = (hi0 - lo0) + (hi1 - lo1);
-            double z, thr;
-            if (c->kind == STAP_CFAR_CA) {
-                /* summed left to right in this order by the GPU kernel too */
-                double s = 0;
-                for (int j = lo0; j < hi0; j++) s += p[j];
-                for (int j = lo1; j < hi1; j++) s += p[j];
-                z = s / (double)n;
-            } else {
-                int m = 0;
-                for (int j = lo0; j < hi0; j++) sel[m++] = p[j];
-                for (int j = lo1; j < hi1; j++) sel[m++] = p[j];
-                z = select_kth(sel, n, rank[n]);
-            }
-            thr = alpha[n] * z;
-            if (p[r] > thr) {
-                stap_detection d =
-                    stap_cfar_record(line * R + (size_t)r, D, R, p[r], z / norm[n]);
-                if (push(&list, d)) {
-                    free(p);
-                    free(sel);
-                    free(list.v);
-                    return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for detections");
-                }
-            }
+    int oom = 0;
+#pragma omp parallel reduction(| : oom)
+    {
+        double *buf = malloc(sizeof(double) * (size_t)(nmax + 2));
+        if (!buf) oom = 1;
+#pragma omp for schedule(static)
+        for (size_t line = 0; line < lines; line++) {
+            if (!buf) continue;
+            const cf32 *yl = y + line * R;
+            double *pl = p + line * R;
+            for (int r = 0; r < R; r++) pl[r] = stap_cfar_power(crealf(yl[r]), cimagf(yl[r]));
+            detect_line(c, alpha, rank, pl, R, buf, hit + line * R, z + line * R);
         }
+        free(buf);
     }
+    size_t n = 0;
+    for (size_t i = 0; i < cells && !oom; i++) n += hit[i];
+    stap_detection *det = oom ? NULL : malloc(sizeof(stap_detection) * (n ? n : 1));
+    if (!det) {
+        free(hit);
+        free(z);
+        free(p);
+        return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for detections");
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < cells; i++) {
+        if (!hit[i]) continue;
+        int r = (int)(i % (size_t)R), lo0, hi0, lo1, hi1;
+        stap_cfar_window(r, R, c->guard, c->train, &lo0, &hi0, &lo1, &hi1);
+        det[k++] = stap_cfar_record(i, D, R, p[i], z[i] / norm[(hi0 - lo0) + (hi1 - lo1)]);
+    }
+    free(hit);
+    free(z);
     free(p);
-    free(sel);
-    *out = list.v;
-    *count = list.n;
+    if (n == 0) {
+        free(det);
+        det = NULL;
+    }
+    *out = det;
+    *count = n;
     return RT_OK;
 }
 

@@ -495,7 +495,8 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_e
     char title[160], lab_a[96], lab_r[96];
     snprintf(title, sizeof title, "SINR loss, beam %d: N = %d, K = %d, %d segment%s", beam,
              res->N, res->K, res->S, res->S == 1 ? "" : "s");
-    snprintf(lab_a, sizeof lab_a, "adaptive (mean of %d)", res->S);
+    if (res->S > 1) snprintf(lab_a, sizeof lab_a, "adaptive (mean of %d segments)", res->S);
+    else snprintf(lab_a, sizeof lab_a, "adaptive");
     snprintf(lab_r, sizeof lab_r, "optimum x RMB %.2f dB", db10(res->rmb_mean));
     plot_series s[3] = {
         {"optimum", D, x, yo, {31, 119, 180}, 0, D <= 64},
@@ -537,14 +538,18 @@ int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R
         return rt_fail(err, RT_ENOMEM, "out of memory for the range-Doppler map");
     }
     const cf32 *yb = y + (size_t)beam * n;
-    for (size_t i = 0; i < n; i++) tmp[i] = (double)crealf(yb[i]) * crealf(yb[i]) +
-                                            (double)cimagf(yb[i]) * cimagf(yb[i]);
-    qsort(tmp, n, sizeof(double), cmp_double);
-    double med = tmp[n / 2] > 0 ? tmp[n / 2] : 1, zmax = -INFINITY;
-    /* rows bottom-up by Doppler: row j holds bin (j + ceil(D/2)) mod D */
+    double zmax = -INFINITY;
+    /* rows bottom-up by Doppler: row j holds bin (j + ceil(D/2)) mod D; each row is
+     * shown over its own median (the output noise level differs from bin to bin) */
     const int first = (D + 1) / 2;
     for (int j = 0; j < D; j++) {
         int d = (j + first) % D;
+        for (int r = 0; r < R; r++) {
+            cf32 v = yb[(size_t)d * R + r];
+            tmp[r] = (double)crealf(v) * crealf(v) + (double)cimagf(v) * cimagf(v);
+        }
+        qsort(tmp, R, sizeof(double), cmp_double);
+        double med = tmp[R / 2] > 0 ? tmp[R / 2] : 1;
         for (int r = 0; r < R; r++) {
             cf32 v = yb[(size_t)d * R + r];
             double p = (double)crealf(v) * crealf(v) + (double)cimagf(v) * cimagf(v);
@@ -567,7 +572,7 @@ int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R
     snprintf(title, sizeof title, "Range-Doppler output, beam %d: %zu detection%s", beam, nm,
              nm == 1 ? "" : "s");
     plot_heatmap hm = {title, "range cell", prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
-                       "|y|^2 over median (dB)", R, D, z, 0, R, y0, y1, -10,
+                       "|y|^2 over the bin's median (dB)", R, D, z, 0, R, y0, y1, -10,
                        fmax(20, ceil(zmax / 5) * 5), mk, nm};
     int st = plot_heatmap_png(path, &hm, err);
     free(z);

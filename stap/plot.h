@@ -85,7 +85,7 @@ int stap_plot_angle_doppler(const char *path, const cf32 *cube, int C, int P, in
 /* SINR loss against Doppler for one beam: the optimum, the adaptive (mean over the
  * segments) and the optimum times the RMB expectation. */
 int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_error *err);
-/* Range–Doppler map |y|^2 (dB over the map's median) of beam `beam` of the output
+/* Range–Doppler map |y|^2 (dB over each Doppler bin's median) of beam `beam` of the output
  * y (B x D x R), with the detections of that beam ringed. */
 int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R, int beam,
                             const stap_detection *det, size_t ndet, double prf_hz,

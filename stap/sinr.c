@@ -52,9 +52,13 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     if (st) return st;
     const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
     const int S = cfg.segments, N = C * Q, K = cfg.training;
-    if (C != t->cfg.channels || P != t->cfg.pulses)
-        return rt_fail(err, RT_EINVAL, "the run has %d channels x %d pulses but the scene %d x %d",
-                       C, P, t->cfg.channels, t->cfg.pulses);
+    if (C != t->cfg.channels || P != t->cfg.pulses || cfg.range_gates != t->cfg.range_gates)
+        return rt_fail(err, RT_EINVAL, "the run is on a %d x %d x %d cube but the scene is "
+                       "%d x %d x %d (channels x pulses x range gates)", C, P, cfg.range_gates,
+                       t->cfg.channels, t->cfg.pulses, t->cfg.range_gates);
+    if (fabs(cfg.element_spacing - t->cfg.element_spacing) > 1e-9 * t->cfg.element_spacing)
+        return rt_fail(err, RT_EINVAL, "the run assumed an element spacing of %g wavelengths, "
+                       "the scene has %g", cfg.element_spacing, t->cfg.element_spacing);
     if (beam < -1 || beam >= B)
         return rt_fail(err, RT_EINVAL, "--beam %d outside 0..%d", beam, B - 1);
     res->D = D;

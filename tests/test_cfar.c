@@ -207,7 +207,7 @@ static void test_scene_false_alarms(tc_rng *rng)
         return;
     }
     const stap_config *pc = stap_plan_config(plan);
-    enum { trials = 150 };
+    enum { trials = 400 };
     const int B = 1, D = pc->doppler_bins, R = pc->range_gates;
     cf32 *y = malloc(sizeof(cf32) * stap_output_len(plan));
     size_t count[2] = {0, 0}, per_trial[2][trials];

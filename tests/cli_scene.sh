@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# cli_scene: `rtstap gen -> run -> sinr -> plot` end to end on a small scene (exit
+# statuses, files and their signatures, the SINR summary), plus usage errors (exit 2)
+# and input errors (exit 1). Env: RTSTAP_BIN (the rtstap binary).
+set -u
+B=${RTSTAP_BIN:?RTSTAP_BIN must name the rtstap binary}
+T=$(mktemp -d "${TMPDIR:-/tmp}/rtstap_cli_scene.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# expect STATUS CMD...: run, compare the exit status, keep stdout/stderr in $T/out, $T/err
+expect() {
+    local want=$1
+    shift
+    "$@" >"$T/out" 2>"$T/err"
+    local got=$?
+    if [ "$got" != "$want" ]; then
+        fail "'$*' exited $got, expected $want; stderr: $(head -c 400 "$T/err")"
+        return 1
+    fi
+    if [ "$want" != 0 ] && ! grep -q '^rtstap: error: ' "$T/err"; then
+        fail "'$*': no 'rtstap: error:' message on stderr: $(head -c 300 "$T/err")"
+    fi
+    return 0
+}
+signature() { head -c 8 "$1" | od -An -tx1 | tr -d ' \n'; }
+
+SEED=${RTSTAP_SEED:-$RANDOM}
+echo "seed = $SEED" >&2
+
+# --- the chain -----------------------------------------------------------------------
+expect 0 "$B" gen --preset ward --channels 6 --pulses 8 --range-gates 120 --seed "$SEED" \
+    --target 61:0:75:10 --target 31:0.5:-112.5:5 --out "$T/scene.h5"
+[ -s "$T/scene.h5" ] || fail "gen wrote no file"
+[ "$(signature "$T/scene.h5")" = "894844460d0a1a0a" ] || fail "scene.h5 is not an HDF5 file"
+grep -q "beta = 1.0000" "$T/err" || fail "gen summary lacks beta = 1: $(cat "$T/err")"
+
+expect 0 "$B" run --input "$T/scene.h5" --output "$T/run.h5" --doppler-order 1 --segments 2 \
+    --training 60 --beams 3 --backend cpu --quiet
+[ -s "$T/run.h5" ] || fail "run wrote no file"
+
+expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run.h5" --out "$T/sinr.h5"
+[ -s "$T/sinr.h5" ] || fail "sinr wrote no file"
+grep -q "mean rho over 48 values" "$T/out" || fail "sinr summary: $(cat "$T/out")"
+grep -q "RMB (K+2-N)/(K+1) = 0.9180" "$T/out" || fail "RMB expectation for K=60, N=6 missing"
+# 8 Doppler bins in the table
+[ "$(grep -cE '^ +[0-9]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+$' "$T/out")" = 8 ] ||
+    fail "sinr table does not have 8 bins: $(cat "$T/out")"
+
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run.h5" --sinr "$T/sinr.h5" \
+    --out-dir "$T/img" --range-cell 61
+for p in angle_doppler sinr_loss range_doppler; do
+    f="$T/img/$p.png"
+    [ -s "$f" ] || { fail "plot wrote no $p.png"; continue; }
+    [ "$(signature "$f")" = "89504e470d0a1a0a" ] || fail "$p.png is not a PNG"
+    grep -q "$f" "$T/out" || fail "plot did not list $f"
+done
+# without --sinr the loss is computed from /truth; the input alone gives one picture
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run.h5" --out-dir "$T/img2"
+[ -s "$T/img2/sinr_loss.png" ] || fail "plot without --sinr made no sinr_loss.png"
+expect 0 "$B" plot --input "$T/scene.h5" --out-dir "$T/img3"
+[ -s "$T/img3/angle_doppler.png" ] && [ ! -e "$T/img3/range_doppler.png" ] ||
+    fail "plot with --input only: wrong set of pictures"
+
+# never overwrite
+expect 1 "$B" gen --preset ward --range-gates 60 --out "$T/scene.h5"
+expect 1 "$B" sinr --input "$T/scene.h5" --result "$T/run.h5" --out "$T/sinr.h5"
+expect 1 "$B" plot --input "$T/scene.h5" --out-dir "$T/img3"
+
+# --- help ------------------------------------------------------------------------------
+for c in gen sinr plot; do
+    expect 0 "$B" "$c" --help && grep -q "usage: rtstap $c" "$T/out" || fail "$c --help"
+done
+
+# --- usage errors: exit 2 ----------------------------------------------------------------
+expect 2 "$B" gen --preset ward
+expect 2 "$B" gen --out "$T/x.h5" --preset nope
+expect 2 "$B" gen --out "$T/x.h5" --jammer 1.5:30
+expect 2 "$B" gen --out "$T/x.h5" --jammer 0.2
+expect 2 "$B" gen --out "$T/x.h5" --target 10:0:0
+expect 2 "$B" gen --out "$T/x.h5" --target 500:0:0:0 --range-gates 100
+expect 2 "$B" gen --out "$T/x.h5" --channels 0
+expect 2 "$B" gen --out "$T/x.h5" --bogus
+expect 2 "$B" gen --out "$T/x.h5" stray
+[ ! -e "$T/x.h5" ] || fail "a failed gen left $T/x.h5"
+expect 2 "$B" sinr --input "$T/scene.h5" --result "$T/run.h5"
+expect 2 "$B" sinr --input "$T/scene.h5" --result "$T/run.h5" --out "$T/s2.h5" --beam 3
+expect 2 "$B" sinr --input "$T/scene.h5" --result "$T/run.h5" --out "$T/s2.h5" --beam x
+expect 2 "$B" plot --input "$T/scene.h5"
+expect 2 "$B" plot --input "$T/scene.h5" --out-dir "$T/i4" --cfar xx
+expect 2 "$B" plot --input "$T/scene.h5" --out-dir "$T/i4" --range-cell 120
+
+# --- input errors: exit 1 ----------------------------------------------------------------
+expect 1 "$B" sinr --input "$T/run.h5" --result "$T/run.h5" --out "$T/s3.h5"
+grep -q "/truth" "$T/err" || fail "sinr on a file without /truth: $(cat "$T/err")"
+expect 1 "$B" sinr --input "$T/scene.h5" --result "$T/scene.h5" --out "$T/s3.h5"
+grep -q "/config" "$T/err" || fail "sinr with a non-result: $(cat "$T/err")"
+expect 1 "$B" plot --input "$T/missing.h5" --out-dir "$T/i5"
+expect 1 "$B" plot --input "$T/scene.h5" --sinr "$T/run.h5" --out-dir "$T/i6"
+[ ! -e "$T/s3.h5" ] || fail "a failed sinr left $T/s3.h5"
+# a run on another cube
+expect 0 "$B" gen --preset ward --channels 6 --pulses 8 --range-gates 60 --out "$T/other.h5"
+expect 1 "$B" plot --input "$T/other.h5" --result "$T/run.h5" --out-dir "$T/i7"
+expect 1 "$B" sinr --input "$T/other.h5" --result "$T/run.h5" --out "$T/s4.h5"
+
+if [ "$fails" -gt 0 ]; then
+    echo "cli_scene: $fails failure(s) (seed $SEED)" >&2
+    exit 1
+fi
+echo "cli_scene: all passed" >&2
+exit 0
