@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "cfar.h"
+#ifdef RTSTAP_HAVE_CUDA
+#include "cfar_gpu.h"
+#endif
 #include "cli.h"
 #include "h5io.h"
 #include "h5io_extra.h"
@@ -202,11 +205,22 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     double t_det = la_now_ms();
-    if (cfar.kind != STAP_CFAR_NONE &&
-        stap_cfar_detect(&cfar, Y, stap_plan_beams(plan), stap_plan_config(plan)->doppler_bins,
-                         cfg.range_gates, &dets, &ndets, &err)) {
-        status = cli_fail(&err);
-        goto out;
+    if (cfar.kind != STAP_CFAR_NONE) {
+        int B = stap_plan_beams(plan), D = stap_plan_config(plan)->doppler_bins;
+        la_backend be = stap_plan_backend(plan);
+        int st;
+#ifdef RTSTAP_HAVE_CUDA
+        /* the GPU backends detect on the GPU too (same detections, see test_gpu_cfar) */
+        if (be == LA_BACKEND_GPU || be == LA_BACKEND_CUBLAS)
+            st = rtk_cfar_detect_host(&cfar, Y, B, D, cfg.range_gates, &dets, &ndets, &err);
+        else
+#endif
+            st = stap_cfar_detect(&cfar, Y, B, D, cfg.range_gates, &dets, &ndets, &err);
+        (void)be;
+        if (st) {
+            status = cli_fail(&err);
+            goto out;
+        }
     }
     timing[STAP_STAGE_DETECT] = la_now_ms() - t_det;
     char cfar_desc[128];
