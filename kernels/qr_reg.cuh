@@ -19,10 +19,10 @@
  * threads that just updated it, so the next norm needs no barrier of its own.
  * Slot rotation: the columns of group g (g*TC .. g*TC+TC-1) sit in register slot 0
  * while they are factored; when a group is done its R is stored and the slots shift
- * down (a[p][q] = a[p][q+1]), so the step body exists once in the code with the
- * current column in slot 0 and the next one in slot 0 or 1 (compile-time register
- * indices, no local memory) — an instantiation per column slot would multiply the
- * code by CPT and overflow the instruction cache.
+ * down (a[p][q] = a[p][q+1]), so the step body exists once in the code with the next
+ * column always in slot 0 (compile-time register indices, no local memory). An
+ * instantiation per column slot multiplied the code by CPT (110-250 KB per kernel),
+ * and a second lookahead variant for slot 1 pushed the 240x66 kernel into spills.
  * VREG = false re-reads v from shared memory in the update instead of keeping RPT
  * values live (for the largest shapes, to stay clear of register spills).
  * MATS > 1 puts MATS independent one-warp matrices in a block (NT must be 32; the
@@ -133,10 +133,10 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
     make_reflector<TR, RPT, CPT, Q>(a, j1, tr, vnext, taunext);
 }
 
-/* Step j (column j in slot 0 of group g, jo = j - g*TC); see the file comment. */
+/* Step j; slot 0 holds group g, which contains column j+1; see the file comment. */
 template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG>
-__device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int jo, int n,
-                                        int tr, int tc, int wtc0, float2 *vbuf, float2 *taub)
+__device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int n, int tr,
+                                        int tc, int wtc0, float2 *vbuf, float2 *taub)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
     group_sync<MATS>();
@@ -150,14 +150,10 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
     const float2 tau = taub[buf];
     const int j1 = j + 1;
 
-    /* the critical path first: column j+1 (slot 0, or slot 1 after a group boundary) */
-    if (j1 < n && tc == (jo + 1) % TC) {
-        float2 *vnext = vbuf + (buf ^ 1) * S::MCAP;
-        if (jo + 1 < TC)
-            owner_step<TR, RPT, CPT, VREG, 0>(a, v, vj, tau, j1, tr, vnext, taub + (buf ^ 1));
-        else if constexpr (CPT > 1)
-            owner_step<TR, RPT, CPT, VREG, 1>(a, v, vj, tau, j1, tr, vnext, taub + (buf ^ 1));
-    }
+    /* the critical path first: column j+1, always in slot 0 */
+    if (j1 < n && tc == j1 % TC)
+        owner_step<TR, RPT, CPT, VREG, 0>(a, v, vj, tau, j1, tr, vbuf + (buf ^ 1) * S::MCAP,
+                                          taub + (buf ^ 1));
 
     /* columns c > j+1: slot q holds column tc + TC*(g+q); a slot is skipped by the whole
      * warp (a uniform branch) when none of the warp's columns in it needs the update */
@@ -265,22 +261,23 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
         }
     }
     if (tc == 0) make_reflector<TR, RPT, CPT, 0>(a, 0, tr, vbuf, taub);
+    /* slot 0 holds group g; at the last step of a group (column j+1 starts group g+1)
+     * slot 0 is final — only columns > j change in step j — so it is stored and the
+     * slots rotate before that step, and column j+1 is always in slot 0 */
     int g = 0;
 #pragma unroll 1
-    for (int j = 0; j < n - 1;) {
-        const int steps = min(TC, n - 1 - j); /* steps of group g */
-#pragma unroll 1
-        for (int jo = 0; jo < steps; jo++, j++)
-            qr_step<TR, TC, RPT, CPT, MATS, VREG>(a, j, g, jo, n, tr, tc, wtc0, vbuf, taub);
-        if (steps < TC || g + 1 >= CPT) break; /* j == n-1: done */
-        store_slot<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, Rs, LD);
+    for (int j = 0; j < n - 1; j++) {
+        if (j + 1 == TC * (g + 1)) {
+            store_slot<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, Rs, LD);
 #pragma unroll
-        for (int q = 0; q + 1 < CPT; q++)
+            for (int q = 0; q + 1 < CPT; q++)
 #pragma unroll
-            for (int p = 0; p < RPT; p++) a[p][q] = a[p][q + 1];
+                for (int p = 0; p < RPT; p++) a[p][q] = a[p][q + 1];
 #pragma unroll
-        for (int p = 0; p < RPT; p++) a[p][CPT - 1] = c0();
-        g++;
+            for (int p = 0; p < RPT; p++) a[p][CPT - 1] = c0();
+            g++;
+        }
+        qr_step<TR, TC, RPT, CPT, MATS, VREG>(a, j, g, n, tr, tc, wtc0, vbuf, taub);
     }
     store_slots<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, Rs, LD);
 
