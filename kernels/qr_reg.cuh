@@ -295,11 +295,9 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
             return;
         }
         float2 *Wk = args.W + (size_t)k * args.nbeams * n;
-        if constexpr (S::NCAP <= 32)
-            solve_beams_lanes<S::NCAP>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t, S::NT);
-        else
-            solve_beams_warp<(S::NCAP + 31) / 32>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk,
-                                                  t / 32, S::NT / 32);
+        using SS = SolveShape<S::NCAP>;
+        solve_beams_warp<SS::RR, SS::NB>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t / 32,
+                                         S::NT / 32);
         if (timer) args.phase[2] = globaltimer();
     }
 }

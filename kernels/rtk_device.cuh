@@ -141,87 +141,50 @@ struct QrArgs {
 /* ---- MVDR solves: R^H R z = v, w = z / (v^H z) ---------------------------------------
  * R(i, l) = R[i*rs + l*cs] (upper triangle only is read), dinv[i] = 1 / R(i, i). */
 
-/* One lane per beam, the whole vector in registers (n <= NC, NC small): no shuffles,
- * R is read through broadcasts. Lanes lane0, lane0 + nlanes, ... take the beams. */
-template <int NC>
-__device__ __forceinline__ void solve_beams_lanes(const float2 *R, int rs, int cs,
-                                                  const float2 *dinv, int n, int nbeams,
-                                                  const float2 *V, float2 *Wk, int lane0,
-                                                  int nlanes)
-{
-    for (int b = lane0; b < nbeams; b += nlanes) {
-        const float2 *v = V + (size_t)b * n;
-        float2 y[NC];
-#pragma unroll
-        for (int i = 0; i < NC; i++) y[i] = i < n ? v[i] : c0();
-#pragma unroll
-        for (int i = 0; i < NC; i++) { /* forward: R^H y = v */
-            if (i < n) {
-                y[i] = cmul(y[i], cconj(dinv[i]));
-#pragma unroll
-                for (int l = i + 1; l < NC; l++)
-                    if (l < n) y[l] = cjfms(R[i * rs + l * cs], y[i], y[l]);
-            }
-        }
-#pragma unroll
-        for (int j = NC - 1; j >= 0; j--) { /* back: R z = y */
-            if (j < n) {
-                y[j] = cmul(y[j], dinv[j]);
-#pragma unroll
-                for (int i = 0; i < j; i++) y[i] = cfms(R[i * rs + j * cs], y[j], y[i]);
-            }
-        }
-        float2 s = c0();
-#pragma unroll
-        for (int i = 0; i < NC; i++)
-            if (i < n) s = cjfma(v[i], y[i], s);
-        const float2 is = crecip(s);
-        float2 *w = Wk + (size_t)b * n;
-#pragma unroll
-        for (int i = 0; i < NC; i++)
-            if (i < n) w[i] = cmul(y[i], is);
-    }
-}
-
-/* One warp per pair of beams, lanes over the rows (n <= 32*RR): the column-oriented
- * substitutions, y_i broadcast by a shuffle per step; the two beams' chains interleave.
- * Called by whole warps; warp `wid` of `nw` takes pairs wid, wid + nw, ... */
-template <int RR>
+/* One warp per group of NB beams, lanes over the rows (n <= 32*RR): column-oriented
+ * substitutions, y_i broadcast by a shuffle per step, the NB beams' chains interleaved
+ * (instruction-level parallelism on a latency-bound chain of 2n steps). The step loops
+ * stay rolled so that the code stays in the instruction cache. Called by whole warps;
+ * warp `wid` of `nw` takes beam groups wid, wid + nw, ... */
+template <int RR, int NB>
 __device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs,
                                                  const float2 *dinv, int n, int nbeams,
                                                  const float2 *V, float2 *Wk, int wid, int nw)
 {
     const int lane = threadIdx.x & 31;
-    for (int b0 = 2 * wid; b0 < nbeams; b0 += 2 * nw) {
-        const bool two = b0 + 1 < nbeams;
-        const float2 *v0 = V + (size_t)b0 * n, *v1 = V + (size_t)(two ? b0 + 1 : b0) * n;
-        float2 y0[RR], y1[RR];
+    for (int b0 = NB * wid; b0 < nbeams; b0 += NB * nw) {
+        float2 y[NB][RR];
 #pragma unroll
-        for (int r = 0; r < RR; r++) {
-            const int l = lane + 32 * r;
-            y0[r] = l < n ? v0[l] : c0();
-            y1[r] = l < n ? v1[l] : c0();
+        for (int nb = 0; nb < NB; nb++) {
+            const float2 *v = V + (size_t)min(b0 + nb, nbeams - 1) * n;
+#pragma unroll
+            for (int r = 0; r < RR; r++) {
+                const int l = lane + 32 * r;
+                y[nb][r] = l < n ? v[l] : c0();
+            }
         }
         /* forward: y_i = y_i / conj(R_ii), then y_l -= conj(R(i, l)) y_i for l > i */
 #pragma unroll
         for (int r = 0; r < RR; r++) {
             const int cnt = min(32, n - 32 * r);
-#pragma unroll 2
+#pragma unroll 1
             for (int ii = 0; ii < cnt; ii++) {
                 const int i = 32 * r + ii;
                 const float2 d = cconj(dinv[i]);
-                const float2 t0 = shfl2(cmul(y0[r], d), ii), t1 = shfl2(cmul(y1[r], d), ii);
+                float2 t[NB];
+#pragma unroll
+                for (int nb = 0; nb < NB; nb++) t[nb] = shfl2(cmul(y[nb][r], d), ii);
                 if (lane == ii) {
-                    y0[r] = t0;
-                    y1[r] = t1;
+#pragma unroll
+                    for (int nb = 0; nb < NB; nb++) y[nb][r] = t[nb];
                 }
 #pragma unroll
                 for (int r2 = r; r2 < RR; r2++) {
                     const int l = lane + 32 * r2;
                     if (l > i && l < n) {
                         const float2 e = R[i * rs + l * cs];
-                        y0[r2] = cjfms(e, t0, y0[r2]);
-                        y1[r2] = cjfms(e, t1, y1[r2]);
+#pragma unroll
+                        for (int nb = 0; nb < NB; nb++) y[nb][r2] = cjfms(e, t[nb], y[nb][r2]);
                     }
                 }
             }
@@ -230,49 +193,67 @@ __device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs
 #pragma unroll
         for (int r = RR - 1; r >= 0; r--) {
             const int cnt = min(32, n - 32 * r);
-#pragma unroll 2
+#pragma unroll 1
             for (int jj = cnt - 1; jj >= 0; jj--) {
                 const int j = 32 * r + jj;
                 const float2 d = dinv[j];
-                const float2 t0 = shfl2(cmul(y0[r], d), jj), t1 = shfl2(cmul(y1[r], d), jj);
+                float2 t[NB];
+#pragma unroll
+                for (int nb = 0; nb < NB; nb++) t[nb] = shfl2(cmul(y[nb][r], d), jj);
                 if (lane == jj) {
-                    y0[r] = t0;
-                    y1[r] = t1;
+#pragma unroll
+                    for (int nb = 0; nb < NB; nb++) y[nb][r] = t[nb];
                 }
 #pragma unroll
                 for (int r2 = 0; r2 <= r; r2++) {
                     const int i = lane + 32 * r2;
                     if (i < j) {
                         const float2 e = R[i * rs + j * cs];
-                        y0[r2] = cfms(e, t0, y0[r2]);
-                        y1[r2] = cfms(e, t1, y1[r2]);
+#pragma unroll
+                        for (int nb = 0; nb < NB; nb++) y[nb][r2] = cfms(e, t[nb], y[nb][r2]);
                     }
                 }
             }
         }
-        float2 s0 = c0(), s1 = c0();
+        /* w = z / (v^H z) */
+        float2 s[NB];
 #pragma unroll
-        for (int r = 0; r < RR; r++) {
-            const int l = lane + 32 * r;
-            if (l < n) {
-                s0 = cjfma(v0[l], y0[r], s0);
-                s1 = cjfma(v1[l], y1[r], s1);
+        for (int nb = 0; nb < NB; nb++) {
+            const float2 *v = V + (size_t)min(b0 + nb, nbeams - 1) * n;
+            s[nb] = c0();
+#pragma unroll
+            for (int r = 0; r < RR; r++) {
+                const int l = lane + 32 * r;
+                if (l < n) s[nb] = cjfma(v[l], y[nb][r], s[nb]);
             }
         }
-        s0 = group_sum2<32>(s0, 0xffffffffu);
-        s1 = group_sum2<32>(s1, 0xffffffffu);
-        const float2 i0 = crecip(s0), i1 = crecip(s1);
-        float2 *w0 = Wk + (size_t)b0 * n, *w1 = Wk + (size_t)(b0 + 1) * n;
 #pragma unroll
-        for (int r = 0; r < RR; r++) {
-            const int l = lane + 32 * r;
-            if (l < n) {
-                w0[l] = cmul(y0[r], i0);
-                if (two) w1[l] = cmul(y1[r], i1);
+        for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+            for (int nb = 0; nb < NB; nb++) {
+                s[nb].x += __shfl_xor_sync(0xffffffffu, s[nb].x, o);
+                s[nb].y += __shfl_xor_sync(0xffffffffu, s[nb].y, o);
+            }
+#pragma unroll
+        for (int nb = 0; nb < NB; nb++) {
+            if (b0 + nb >= nbeams) break;
+            const float2 is = crecip(s[nb]);
+            float2 *w = Wk + (size_t)(b0 + nb) * n;
+#pragma unroll
+            for (int r = 0; r < RR; r++) {
+                const int l = lane + 32 * r;
+                if (l < n) w[l] = cmul(y[nb][r], is);
             }
         }
     }
 }
+
+/* the solver shape for n <= NC: rows per lane, beams per warp */
+template <int NC>
+struct SolveShape {
+    static constexpr int RR = (NC + 31) / 32;
+    static constexpr int NB = RR == 1 ? 4 : (RR <= 4 ? 2 : 1);
+};
 
 /* Shared-memory words a fused weight solve needs for n <= NC: R (NC rows, odd leading
  * dimension so that column reads are bank-conflict free), 1/diag, one flag. */

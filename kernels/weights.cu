@@ -8,9 +8,8 @@
 
 namespace rtk {
 
-/* n <= 8: LANES (NC = 8, one beam per lane, one warp); else one beam pair per warp,
- * RR = ceil(n/32) rows per lane */
-template <int NC, bool LANES>
+/* n <= NC (32, 64, 96, 128, 256): solver shape SolveShape<NC> (rtk_device.cuh) */
+template <int NC>
 __global__ void __launch_bounds__(256, 1) weights_kernel(const float2 *R, int ldr, long long stride,
                                                       int n, int nbeams, const float2 *V,
                                                       float2 *W, int *bad, int staged)
@@ -51,10 +50,8 @@ __global__ void __launch_bounds__(256, 1) weights_kernel(const float2 *R, int ld
         return;
     }
     float2 *Wk = W + (size_t)k * nbeams * n;
-    if constexpr (LANES)
-        solve_beams_lanes<NC>(Rp, rs, cs, dinv, n, nbeams, V, Wk, t, blockDim.x);
-    else
-        solve_beams_warp<NC>(Rp, rs, cs, dinv, n, nbeams, V, Wk, t >> 5, blockDim.x >> 5);
+    using SS = SolveShape<NC>;
+    solve_beams_warp<SS::RR, SS::NB>(Rp, rs, cs, dinv, n, nbeams, V, Wk, t >> 5, blockDim.x >> 5);
 }
 
 /* cuBLAS baseline, after the two trsm: W_k(:, b) = z_b / (v_b^H z_b); check diag R_k */
@@ -94,7 +91,7 @@ __global__ void spin_kernel(unsigned long long ns)
     }
 }
 
-template <int NC, bool LANES>
+template <int NC>
 cudaError_t weights_launch(int n, int batch, const float2 *R, int ldr, long long stride,
                            int nbeams, const float2 *V, float2 *W, int *bad, cudaStream_t s)
 {
@@ -102,8 +99,9 @@ cudaError_t weights_launch(int n, int batch, const float2 *R, int ldr, long long
     const size_t staged_bytes = ((size_t)n * ld + n + 1) * sizeof(float2);
     const int staged = staged_bytes <= 160 * 1024;
     const size_t smem = staged ? staged_bytes : ((size_t)n + 1) * sizeof(float2);
-    const int threads = LANES ? 32 : 32 * max(1, min(8, (nbeams + 1) / 2));
-    auto kern = weights_kernel<NC, LANES>;
+    constexpr int NB = SolveShape<NC>::NB;
+    const int threads = 32 * max(1, min(8, (nbeams + NB - 1) / NB));
+    auto kern = weights_kernel<NC>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return e;
@@ -123,12 +121,11 @@ extern "C" int rtk_weights_launch(int n, int batch, const void *R, int ldr, long
     float2 *w = (float2 *)W;
     cudaStream_t s = (cudaStream_t)stream;
     if (n < 1 || n > RTK_WEIGHTS_MAX_N || batch < 1 || nbeams < 1) return (int)cudaErrorInvalidValue;
-    if (n <= 8) return (int)weights_launch<8, true>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    if (n <= 32) return (int)weights_launch<1, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    if (n <= 64) return (int)weights_launch<2, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    if (n <= 96) return (int)weights_launch<3, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    if (n <= 128) return (int)weights_launch<4, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    return (int)weights_launch<8, false>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 32) return (int)weights_launch<32>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 64) return (int)weights_launch<64>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 96) return (int)weights_launch<96>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 128) return (int)weights_launch<128>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    return (int)weights_launch<256>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
 }
 
 extern "C" int rtk_normalize_launch(int n, int batch, const void *R, int ldr, long long stride,

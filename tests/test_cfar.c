@@ -21,17 +21,7 @@
 #include "scene.h"
 #include "sinr.h"
 #include "stap.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            failures++;                                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                            \
-            fprintf(stderr, __VA_ARGS__);                                                   \
-            fputc('\n', stderr);                                                            \
-        }                                                                                   \
-    } while (0)
+#include "testutil.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -418,8 +408,8 @@ int main(void)
     pfa_noise(&rng, STAP_CFAR_OS, 1e-2, 1, 6, 0, 4000, 15);
     test_scene_false_alarms(&rng);
     test_targets(&rng);
-    if (failures) {
-        fprintf(stderr, "test_cfar: %d failure(s) (seed %llu)\n", failures,
+    if (tc_failures) {
+        fprintf(stderr, "test_cfar: %d failure(s) (seed %llu)\n", tc_failures,
                 (unsigned long long)seed);
         return 1;
     }

@@ -14,11 +14,10 @@
 #include "la_internal.h" /* la_now_ms */
 #ifdef RTSTAP_HAVE_CUDA
 #include "cfar_gpu.h"
+#include "testutil.h"
 #endif
 
 #ifdef RTSTAP_HAVE_CUDA
-static int failures = 0;
-
 static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R)
 {
     size_t cells = (size_t)B * D * R;
@@ -55,7 +54,7 @@ static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R
     fprintf(stderr, "  %-40s %3d x %3d x %4d: CPU %6zu detections (%.1f ms), GPU %6zu (%.1f ms)%s\n",
             desc, B, D, R, nc, t1 - t0, ng, t2 - t1, same ? "  identical" : "");
     if (!same) {
-        failures++;
+        tc_failures++;
         fprintf(stderr, "FAIL: %s: CPU and GPU lists differ", desc);
         if (nc == ng && nc > 0)
             fprintf(stderr, " at entry %zu: CPU (%d,%d,%d,%.9g,%.9g) GPU (%d,%d,%d,%.9g,%.9g)",
@@ -107,8 +106,8 @@ int main(void)
         c.os_rank = 0;
         one_case(&rng, &c, 4, 32, 200);
     }
-    if (failures) {
-        fprintf(stderr, "test_gpu_cfar: %d failure(s) (seed %llu)\n", failures,
+    if (tc_failures) {
+        fprintf(stderr, "test_gpu_cfar: %d failure(s) (seed %llu)\n", tc_failures,
                 (unsigned long long)seed);
         return 1;
     }

@@ -19,17 +19,7 @@
 #include "h5io_extra.h"
 #include "la_check.h"
 #include "mkinput_lib.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
+#include "testutil.h"
 
 static char dir[4096];
 
@@ -675,7 +665,7 @@ static void test_atomic_rules(void)
         CHECK(chdir(cwd) == 0, "chdir back");
     }
 
-    /* failures publish nothing and leave no temporary */
+    /* tc_failures publish nothing and leave no temporary */
     hook_state hook = {0, 1};
     res.extra = truth_hook;
     res.extra_user = &hook;
@@ -714,7 +704,7 @@ static void test_atomic_rules(void)
     pathof(path, sizeof path, "fresh.h5");
     CHECK(stap_output_check(path, &err) == RT_OK && !exists(path), "stap_output_check: %s",
           err.msg);
-    CHECK(count_tmp(dir) == 0, "temporary files left after the failures");
+    CHECK(count_tmp(dir) == 0, "temporary files left after the tc_failures");
 }
 
 static void remove_tree(const char *d)
@@ -757,8 +747,8 @@ int main(void)
     test_atomic_rules();
     CHECK(count_tmp(dir) == 0, "temporary files left in %s", dir);
     remove_tree(dir);
-    if (failures) {
-        fprintf(stderr, "test_h5io: %d failure(s) (seed %llu)\n", failures,
+    if (tc_failures) {
+        fprintf(stderr, "test_h5io: %d failure(s) (seed %llu)\n", tc_failures,
                 (unsigned long long)seed);
         return 1;
     }

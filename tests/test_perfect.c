@@ -13,17 +13,7 @@
 #include "la_check.h"
 #include "perfect.h"
 #include "ref_stap.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            failures++;                                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                            \
-            fprintf(stderr, __VA_ARGS__);                                                   \
-            fputc('\n', stderr);                                                            \
-        }                                                                                   \
-    } while (0)
+#include "testutil.h"
 
 static cf32 *run_plan(const stap_config *cfg, const stap_input *in, rt_error *err)
 {
@@ -157,8 +147,8 @@ int main(void)
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
     }
-    if (failures) {
-        fprintf(stderr, "test_perfect: %d failure(s)\n", failures);
+    if (tc_failures) {
+        fprintf(stderr, "test_perfect: %d failure(s)\n", tc_failures);
         return 1;
     }
     printf("test_perfect: all passed\n");

@@ -11,17 +11,7 @@
 #include "ref_stap.h"
 #include "stap.h"
 #include "synth.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            failures++;                                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                            \
-            fprintf(stderr, __VA_ARGS__);                                                   \
-            fputc('\n', stderr);                                                            \
-        }                                                                                   \
-    } while (0)
+#include "testutil.h"
 
 typedef struct {
     const char *name;
@@ -216,8 +206,8 @@ int main(void)
     const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         for (int b = 0; b < 2; b++) run_case(&cases[i], backends[b], &rng);
-    if (failures) {
-        fprintf(stderr, "test_pipeline: %d failure(s)\n", failures);
+    if (tc_failures) {
+        fprintf(stderr, "test_pipeline: %d failure(s)\n", tc_failures);
         return 1;
     }
     printf("test_pipeline: all passed\n");

@@ -10,20 +10,9 @@
 
 #include "la_check.h"
 #include "linalg.h"
+#include "testutil.h"
 
 #define THRESHOLD 30.0
-
-static int failures = 0;
-
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fputc('\n', stderr);                                                             \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
 
 static void *xmalloc(size_t bytes)
 {
@@ -246,8 +235,8 @@ int main(void)
         check_thread_independence(backends[b], &rng);
         la_ctx_destroy(ctx);
     }
-    if (failures) {
-        fprintf(stderr, "test_qr: %d check(s) failed\n", failures);
+    if (tc_failures) {
+        fprintf(stderr, "test_qr: %d check(s) failed\n", tc_failures);
         return 1;
     }
     printf("test_qr: all checks passed\n");

@@ -20,17 +20,7 @@
 #include "la_check.h"
 #include "scene.h"
 #include "stap.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            failures++;                                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                            \
-            fprintf(stderr, __VA_ARGS__);                                                   \
-            fputc('\n', stderr);                                                            \
-        }                                                                                   \
-    } while (0)
+#include "testutil.h"
 
 static double cabs2(cf64 z) { return creal(z) * creal(z) + cimag(z) * cimag(z); }
 
@@ -455,8 +445,8 @@ int main(void)
     test_target(&rng);
     test_truth_roundtrip(&rng);
     test_rejections();
-    if (failures) {
-        fprintf(stderr, "test_scene: %d failure(s) (seed %llu)\n", failures,
+    if (tc_failures) {
+        fprintf(stderr, "test_scene: %d failure(s) (seed %llu)\n", tc_failures,
                 (unsigned long long)seed);
         return 1;
     }

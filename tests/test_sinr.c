@@ -22,17 +22,7 @@
 #include "scene.h"
 #include "sinr.h"
 #include "stap.h"
-
-static int failures = 0;
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            failures++;                                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                            \
-            fprintf(stderr, __VA_ARGS__);                                                   \
-            fputc('\n', stderr);                                                            \
-        }                                                                                   \
-    } while (0)
+#include "testutil.h"
 
 static double db(double x) { return 10 * log10(x); }
 
@@ -412,8 +402,8 @@ int main(void)
     stap_plan_destroy(plan[0]);
     stap_plan_destroy(plan[1]);
     scene_truth_free(&tr);
-    if (failures) {
-        fprintf(stderr, "test_sinr: %d failure(s) (seed %llu)\n", failures,
+    if (tc_failures) {
+        fprintf(stderr, "test_sinr: %d failure(s) (seed %llu)\n", tc_failures,
                 (unsigned long long)seed);
         return 1;
     }

@@ -10,18 +10,7 @@
 
 #include "la_check.h"
 #include "linalg.h"
-
-static int failures = 0;
-
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fputc('\n', stderr);                                                             \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
+#include "testutil.h"
 
 static void *xmalloc(size_t bytes)
 {
@@ -272,8 +261,8 @@ int main(void)
         check_adaptive(ctx, &rng);
         la_ctx_destroy(ctx);
     }
-    if (failures) {
-        fprintf(stderr, "test_weights: %d check(s) failed\n", failures);
+    if (tc_failures) {
+        fprintf(stderr, "test_weights: %d check(s) failed\n", tc_failures);
         return 1;
     }
     printf("test_weights: all checks passed\n");

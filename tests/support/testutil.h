@@ -1,0 +1,20 @@
+/* testutil: the CHECK macro every test uses — a failed condition is counted and reported
+ * with file, line and a printf-style message, and the test goes on to report the rest. */
+#ifndef TESTUTIL_H
+#define TESTUTIL_H
+
+#include <stdio.h>
+
+extern int tc_failures; /* tests/support/testutil.c */
+
+#define CHECK(cond, ...)                                                                    \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            tc_failures++;                                                                  \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                            \
+            fprintf(stderr, __VA_ARGS__);                                                   \
+            fputc('\n', stderr);                                                            \
+        }                                                                                   \
+    } while (0)
+
+#endif
