@@ -1,6 +1,7 @@
 /* scene.c: the airborne scene generator of scene.h (Ward TR-1015 clutter ring, barrage
  * jammers, noise, point targets), its /truth record and its exact covariances. */
 #include "scene.h"
+#include "rt_rng.h"
 
 #include <cblas.h>
 #include <hdf5.h>
@@ -10,35 +11,12 @@
 
 #define C0 299792458.0
 
-/* ---- random numbers: splitmix64-seeded xoshiro256** ------------------------------ */
-typedef struct { uint64_t s[4]; } rng_t;
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-static uint64_t rng_next(rng_t *r)
-{
-    uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45);
-    return res;
-}
-/* stream: independent streams of one seed (clutter, noise, jammers, targets) */
-static void rng_seed(rng_t *r, uint64_t seed, uint64_t stream)
-{
-    uint64_t x = seed ^ (0xd1b54a32d192ed03ull * (stream + 1));
-    for (int i = 0; i < 4; i++) r->s[i] = splitmix(&x);
-}
-static double uniform(rng_t *r) { return ((rng_next(r) >> 11) + 0.5) * 0x1.0p-53; } /* (0,1) */
-/* circular complex Gaussian, E|z|^2 = 1 (Box–Muller) */
-static cf64 cgauss(rng_t *r)
-{
-    double rad = sqrt(-log(uniform(r))), ph = 2 * M_PI * uniform(r);
-    return rad * (cos(ph) + I * sin(ph));
-}
+/* ---- random numbers (linalg/rt_rng.h); stream: independent streams of one seed
+ * (clutter, noise, jammers, targets) ---- */
+typedef rt_rng rng_t;
+#define rng_seed rt_rng_seed
+#define uniform rt_uniform
+#define cgauss rt_cgauss
 static cf64 cis(double cycles)
 {
     double ph = 2 * M_PI * cycles;

@@ -12,35 +12,7 @@
 
 #define TC_TWO_PI 6.283185307179586476925286766559
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-void tc_rng_seed(tc_rng *r, uint64_t seed)
-{
-    uint64_t x = seed;
-    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
-}
-
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-/* xoshiro256** (Blackman and Vigna) */
-static uint64_t next_u64(tc_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return out;
-}
+void tc_rng_seed(tc_rng *r, uint64_t seed) { rt_rng_seed(r, seed, 0); }
 
 uint64_t tc_seed_from_env_or_time(void)
 {
@@ -54,27 +26,20 @@ uint64_t tc_seed_from_env_or_time(void)
         clock_gettime(CLOCK_REALTIME, &ts);
         uint64_t x = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
                      ((uint64_t)getpid() << 32);
-        seed = splitmix64(&x) >> 1; /* keep it printable and replayable as a decimal */
+        seed = rt_splitmix64(&x) >> 1; /* keep it printable and replayable as a decimal */
     }
     fprintf(stderr, "seed = %llu\n", (unsigned long long)seed);
     return seed;
 }
 
-double tc_uniform(tc_rng *r) { return (double)(next_u64(r) >> 11) * 0x1.0p-53; }
+double tc_uniform(tc_rng *r) { return rt_uniform(r); }
 
 double tc_normal(tc_rng *r)
 {
-    /* Box-Muller; 1 - u keeps the logarithm's argument in (0, 1]. */
-    double u = 1.0 - tc_uniform(r), v = tc_uniform(r);
-    return sqrt(-2.0 * log(u)) * cos(TC_TWO_PI * v);
+    return sqrt(-2.0 * log(rt_uniform(r))) * cos(TC_TWO_PI * rt_uniform(r));
 }
 
-static cf64 cnormal64(tc_rng *r)
-{
-    double u = 1.0 - tc_uniform(r), v = tc_uniform(r);
-    double rad = sqrt(-log(u)); /* E|z|^2 = 1 */
-    return rad * cos(TC_TWO_PI * v) + I * (rad * sin(TC_TWO_PI * v));
-}
+static cf64 cnormal64(tc_rng *r) { return rt_cgauss(r); }
 
 cf32 tc_cnormal(tc_rng *r) { return (cf32)cnormal64(r); }
 

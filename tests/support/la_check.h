@@ -8,13 +8,14 @@
 
 #include "linalg.h"
 #include "la_accuracy.h"
+#include "rt_rng.h"
 
 /* Deterministic, seedable generator (xoshiro/splitmix based): tests draw fresh seeds
  * from time and print them so that a failure can be replayed (RTSTAP_SEED=N). */
-typedef struct tc_rng { uint64_t s[4]; } tc_rng;
+typedef rt_rng tc_rng;
 void tc_rng_seed(tc_rng *r, uint64_t seed);
 uint64_t tc_seed_from_env_or_time(void); /* prints "seed = N" to stderr */
-double tc_uniform(tc_rng *r);            /* [0,1) */
+double tc_uniform(tc_rng *r);            /* (0,1) */
 double tc_normal(tc_rng *r);             /* N(0,1) */
 cf32 tc_cnormal(tc_rng *r);              /* complex circular normal, E|z|^2 = 1 */
 
