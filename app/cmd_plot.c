@@ -45,22 +45,6 @@ static void plot_usage(FILE *f)
         "  --help              this text\n");
 }
 
-static double look_direction(const cf32 *v, int C, int Q, double spacing)
-{
-    double best = -1, ub = 0;
-    for (int k = 0; k <= 4000; k++) {
-        double u = -1 + 2.0 * k / 4000;
-        double complex s = 0;
-        for (int c = 0; c < C; c++)
-            s += conj(cexp(2 * M_PI * I * spacing * c * u)) * v[c * Q + (Q - 1) / 2];
-        if (cabs(s) > best) {
-            best = cabs(s);
-            ub = u;
-        }
-    }
-    return ub;
-}
-
 static int make_dir(const char *dir)
 {
     struct stat sb;
@@ -178,7 +162,7 @@ int cmd_plot(int argc, char **argv)
     if (have_run && beam < 0) {
         double want = have_truth && truth.cfg.ntargets > 0 ? truth.cfg.targets[0].u : 0, best = 9;
         for (int b = 0; b < run.beams; b++) {
-            double u = look_direction(run.steering + (size_t)b * stap_dof(&run.cfg),
+            double u = stap_look_direction(run.steering + (size_t)b * stap_dof(&run.cfg),
                                       run.cfg.channels, run.cfg.doppler_order,
                                       run.cfg.element_spacing);
             if (fabs(u - want) < best) {

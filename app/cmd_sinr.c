@@ -30,23 +30,6 @@ static void sinr_usage(FILE *f)
         "  --help          this text\n");
 }
 
-/* The sine-angle a steering vector looks at: the peak of |a(u)^H v_centre|. */
-static double look_direction(const cf32 *v, int C, int Q, double spacing)
-{
-    double best = -1, ub = 0;
-    for (int k = 0; k <= 4000; k++) {
-        double u = -1 + 2.0 * k / 4000;
-        double complex s = 0;
-        for (int c = 0; c < C; c++)
-            s += conj(cexp(2 * M_PI * I * spacing * c * u)) * v[c * Q + (Q - 1) / 2];
-        if (cabs(s) > best) {
-            best = cabs(s);
-            ub = u;
-        }
-    }
-    return ub;
-}
-
 static double db(double x) { return 10 * log10(x > 1e-300 ? x : 1e-300); }
 
 int cmd_sinr(int argc, char **argv)
@@ -114,7 +97,7 @@ int cmd_sinr(int argc, char **argv)
         double best = 2;
         double *u = malloc(sizeof(double) * run.beams);
         for (int b = 0; u && b < run.beams; b++) {
-            u[b] = look_direction(run.steering + (size_t)b * res.N, c->channels,
+            u[b] = stap_look_direction(run.steering + (size_t)b * res.N, c->channels,
                                   c->doppler_order, c->element_spacing);
             if (beam < 0 && fabs(u[b]) < best) {
                 best = fabs(u[b]);

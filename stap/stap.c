@@ -203,3 +203,19 @@ void stap_default_steering(const stap_config *cfg, cf32 *V)
         }
     }
 }
+
+double stap_look_direction(const cf32 *v, int C, int Q, double spacing)
+{
+    double best = -1, ub = 0;
+    for (int k = 0; k <= 4000; k++) {
+        double u = -1 + 2.0 * k / 4000;
+        double complex s = 0;
+        for (int c = 0; c < C; c++)
+            s += conj(cexp(2 * M_PI * I * spacing * c * u)) * v[c * Q + (Q - 1) / 2];
+        if (cabs(s) > best) {
+            best = cabs(s);
+            ub = u;
+        }
+    }
+    return ub;
+}
