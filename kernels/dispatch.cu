@@ -19,18 +19,19 @@ struct Row {
 
 const Row table[] = {
     REG(reg8x4_4x2_m4, 32, 8, 128, 4),
-    REG(reg16x4_5x4, 80, 16, 64, 1),
-    REG(reg16x4_6x4, 96, 16, 64, 1),
+    REG(reg16x8_5x2, 80, 16, 128, 1),    /* 80x16x384: fastest in runs 1-2 (NOTES.md) */
+    REG(reg16x8_6x2, 96, 16, 128, 1),
     REG(reg16x8_8x4, 128, 32, 128, 1),
     REG(reg16x22_15x3, 240, 66, 352, 1),
     REG(reg16x24_12x4, 192, 96, 384, 1),
-    REG(reg16x22_20x3, 320, 66, 352, 1),
     /* alternatives (chosen only where no row above fits) */
+    REG(reg16x4_5x4, 80, 16, 64, 1),
+    REG(reg16x4_6x4, 96, 16, 64, 1),
     REG(reg8x4_10x4_m2, 80, 16, 64, 2),
     REG(reg8x4_12x4_m2, 96, 16, 64, 2),
-    REG(reg16x8_5x2, 80, 16, 128, 1),
     REG(reg32x11_8x6, 256, 66, 352, 1),
     REG(reg32x12_6x8, 192, 96, 384, 1),
+    REG(reg16x22_20x3, 320, 66, 352, 1), /* spills (VREG off, 168 regs); smem512 is as fast */
     /* any size */
     {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_smem_qr, nullptr},
     {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_global_qr, nullptr},

@@ -67,17 +67,18 @@ template <int TR, int RPT, int CPT, int Q>
 __device__ __forceinline__ void make_reflector(float2 (&a)[RPT][CPT], int j, int tr,
                                                float2 *vout, float2 *tauout)
 {
-    float sigma = 0.f, ar = 0.f, ai = 0.f;
+    float sig[2] = {0.f, 0.f}, ar = 0.f, ai = 0.f; /* two chains: this is the critical path */
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
         const int row = tr + TR * p;
         const float2 x = a[p][Q];
-        if (row > j) sigma = fmaf(x.x, x.x, fmaf(x.y, x.y, sigma));
+        if (row > j) sig[p & 1] = fmaf(x.x, x.x, fmaf(x.y, x.y, sig[p & 1]));
         if (row == j) {
             ar = x.x;
             ai = x.y;
         }
     }
+    float sigma = sig[0] + sig[1];
     const unsigned mask = group_mask<TR>();
 #pragma unroll
     for (int o = TR / 2; o > 0; o >>= 1) {
@@ -114,16 +115,15 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
                                            const float2 *vj, float2 tau, int j1, int tr,
                                            float2 *vnext, float2 *taunext)
 {
-    float2 w0 = c0(), w1 = c0();
+    float2 wa[4] = {c0(), c0(), c0(), c0()}; /* four chains: this is the critical path */
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
         const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
-        if (p & 1)
-            w1 = cjfma(vp, a[p][Q], w1);
-        else
-            w0 = cjfma(vp, a[p][Q], w0);
+        wa[p & 3] = cjfma(vp, a[p][Q], wa[p & 3]);
     }
-    float2 w = group_sum2<TR>(make_float2(w0.x + w1.x, w0.y + w1.y), group_mask<TR>());
+    float2 w = group_sum2<TR>(make_float2((wa[0].x + wa[1].x) + (wa[2].x + wa[3].x),
+                                          (wa[0].y + wa[1].y) + (wa[2].y + wa[3].y)),
+                              group_mask<TR>());
     const float2 s = cjmul(tau, w); /* conj(tau) w */
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
@@ -296,8 +296,11 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
         }
         float2 *Wk = args.W + (size_t)k * args.nbeams * n;
         using SS = SolveShape<S::NCAP>;
-        solve_beams_warp<SS::RR, SS::NB>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t / 32,
-                                         S::NT / 32);
+        if constexpr (S::NCAP <= 16) /* measured faster for the small shapes (NOTES.md) */
+            solve_beams_lanes<S::NCAP>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t, S::NT);
+        else
+            solve_beams_warp<SS::RR, SS::NB>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t / 32,
+                                             S::NT / 32);
         if (timer) args.phase[2] = globaltimer();
     }
 }

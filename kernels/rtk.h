@@ -10,15 +10,9 @@
 #define RTK_H
 
 #ifdef __cplusplus
-/* rt_error.h has no C++ guards: give its functions C linkage here, before linalg.h
- * includes it. linalg.h names the C99 complex types for C only; C++ (the .cu files)
- * sees the same layout under the same names (only pointers to them cross the API). */
-#include <complex.h>
-#include <stdarg.h>
+/* linalg.h names the C99 complex types for C only; C++ (the .cu files) sees the same
+ * layout under the same names (only pointers to them cross the API). */
 #include <stddef.h>
-extern "C" {
-#include "rt_error.h"
-}
 typedef struct { float re, im; } cf32;
 typedef struct { double re, im; } cf64;
 #endif

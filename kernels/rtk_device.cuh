@@ -141,6 +141,49 @@ struct QrArgs {
 /* ---- MVDR solves: R^H R z = v, w = z / (v^H z) ---------------------------------------
  * R(i, l) = R[i*rs + l*cs] (upper triangle only is read), dinv[i] = 1 / R(i, i). */
 
+/* One lane per beam, the whole vector in registers (n <= NC, NC <= 16): no shuffles, R
+ * read through broadcasts; measured faster than the warp solver for n = 16 (NOTES.md).
+ * Lanes lane0, lane0 + nlanes, ... take the beams. */
+template <int NC>
+__device__ __forceinline__ void solve_beams_lanes(const float2 *R, int rs, int cs,
+                                                  const float2 *dinv, int n, int nbeams,
+                                                  const float2 *V, float2 *Wk, int lane0,
+                                                  int nlanes)
+{
+    for (int b = lane0; b < nbeams; b += nlanes) {
+        const float2 *v = V + (size_t)b * n;
+        float2 y[NC];
+#pragma unroll
+        for (int i = 0; i < NC; i++) y[i] = i < n ? v[i] : c0();
+#pragma unroll
+        for (int i = 0; i < NC; i++) { /* forward: R^H y = v */
+            if (i < n) {
+                y[i] = cmul(y[i], cconj(dinv[i]));
+#pragma unroll
+                for (int l = i + 1; l < NC; l++)
+                    if (l < n) y[l] = cjfms(R[i * rs + l * cs], y[i], y[l]);
+            }
+        }
+#pragma unroll
+        for (int j = NC - 1; j >= 0; j--) { /* back: R z = y */
+            if (j < n) {
+                y[j] = cmul(y[j], dinv[j]);
+#pragma unroll
+                for (int i = 0; i < j; i++) y[i] = cfms(R[i * rs + j * cs], y[j], y[i]);
+            }
+        }
+        float2 s = c0();
+#pragma unroll
+        for (int i = 0; i < NC; i++)
+            if (i < n) s = cjfma(v[i], y[i], s);
+        const float2 is = crecip(s);
+        float2 *w = Wk + (size_t)b * n;
+#pragma unroll
+        for (int i = 0; i < NC; i++)
+            if (i < n) w[i] = cmul(y[i], is);
+    }
+}
+
 /* One warp per group of NB beams, lanes over the rows (n <= 32*RR): column-oriented
  * substitutions, y_i broadcast by a shuffle per step, the NB beams' chains interleaved
  * (instruction-level parallelism on a latency-bound chain of 2n steps). The step loops

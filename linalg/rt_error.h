@@ -5,6 +5,10 @@
 
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum rt_status {
     RT_OK = 0,
     RT_EINVAL = 1,   /* an argument or parameter is out of range            */
@@ -40,5 +44,9 @@ void rt_clear(rt_error *err);
 const char *rt_commit(void);
 #define RTSTAP_COMMIT rt_commit()
 const char *rt_status_name(int code);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -203,9 +203,17 @@ int main(void)
     tc_rng_seed(&rng, tc_seed_from_env_or_time());
     test_windows();
     test_rejections();
-    const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK};
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        for (int b = 0; b < 2; b++) run_case(&cases[i], backends[b], &rng);
+    /* cpu and lapack always; the GPU backends where a GPU is present (GPU machine) */
+    const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU,
+                                   LA_BACKEND_CUBLAS};
+    for (int b = 0; b < 4; b++) {
+        rt_error why;
+        if (la_backend_available(backends[b], &why) != RT_OK) {
+            printf("  backend %s not available here: %s\n", la_backend_name(backends[b]), why.msg);
+            continue;
+        }
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i], backends[b], &rng);
+    }
     if (tc_failures) {
         fprintf(stderr, "test_pipeline: %d failure(s)\n", tc_failures);
         return 1;

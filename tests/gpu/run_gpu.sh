@@ -9,8 +9,8 @@
 # There (device run tool, carry [".gpubin", ".gpulibs.tgz"]):
 #   mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #   export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/gpu/run_gpu.sh [STAGES]
-# STAGES: any of tests tune bench sanitize (default: all four, in that order). Files under $OUT:
-# device.txt tests.log sanitize.log tune.log bench.log bench.json (at most 8 come back).
+# STAGES: any of tests tune profile bench sanitize (default: all but profile, in that order). Files under $OUT:
+# device.txt tests.log sanitize.log tune.log profile.log bench.log bench.json (<= 8 come back).
 set -uo pipefail
 OUT=${OUT:-$PWD/out-gpu}
 BIN=${GPUBIN:-$PWD/.gpubin}
@@ -47,6 +47,16 @@ fi
 
 if have tune && [ -x "$BIN/gpu_bench" ]; then
     step "gpu_bench --all" "$OUT/tune.log" 300 "$BIN/gpu_bench" --all --repeat 20
+fi
+
+if have profile && [ -x "$BIN/gpu_bench" ]; then
+    ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+    for size in 240x66x128 80x16x384; do
+        [ -n "$ncu" ] && step "ncu $size" "$OUT/profile.log" 120 "$ncu" -k regex:qr_reg_kernel \
+            --launch-skip 2 --launch-count 2 --section WarpStateStats --section SchedulerStats \
+            --section LaunchStats --section ComputeWorkloadAnalysis \
+            "$BIN/gpu_bench" --sizes "$size" --repeat 1
+    done
 fi
 
 if have bench; then
