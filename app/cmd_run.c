@@ -42,6 +42,8 @@ static void run_usage(FILE *f)
         "  --cfar-guard G         guard cells each side (default 2)\n"
         "  --cfar-train N         training cells each side (default 16)\n"
         "  --cfar-rank K          OS-CFAR order statistic (default 0.75 x 2N)\n"
+        "  --repeat N             process the CPI N times through one plan; the table\n"
+        "                         gives the median of runs 2..N (default 1)\n"
         "  --quiet                no timing table\n"
         "  --help                 this text\n");
 }
@@ -60,11 +62,26 @@ static int parse_window(const char *s, stap_config *cfg)
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median over n runs (rows of STAP_STAGE_COUNT) of stage i. */
+static double median_stage(const double *rows, int n, int i)
+{
+    double v[n];
+    for (int k = 0; k < n; k++) v[k] = rows[(size_t)k * STAP_STAGE_COUNT + i];
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 int cmd_run(int argc, char **argv)
 {
     enum { O_INPUT = 256, O_OUTPUT, O_PRESET, O_DBINS, O_DORDER, O_SEG, O_TRAIN, O_BEAMS,
            O_LOAD, O_WIN, O_BACKEND, O_THREADS, O_QUIET, O_HELP, O_CFAR, O_PFA, O_GUARD,
-           O_CTRAIN, O_RANK };
+           O_CTRAIN, O_RANK, O_REPEAT };
     static const struct option opts[] = {
         {"input", required_argument, 0, O_INPUT},     {"output", required_argument, 0, O_OUTPUT},
         {"preset", required_argument, 0, O_PRESET},   {"doppler-bins", required_argument, 0, O_DBINS},
@@ -76,10 +93,11 @@ int cmd_run(int argc, char **argv)
         {"help", no_argument, 0, O_HELP},             {"cfar", required_argument, 0, O_CFAR},
         {"cfar-pfa", required_argument, 0, O_PFA},    {"cfar-guard", required_argument, 0, O_GUARD},
         {"cfar-train", required_argument, 0, O_CTRAIN}, {"cfar-rank", required_argument, 0, O_RANK},
+        {"repeat", required_argument, 0, O_REPEAT},
         {0, 0, 0, 0}};
     const char *input = NULL, *output = NULL;
     stap_preset preset = STAP_PRESET_HARD;
-    int quiet = 0;
+    int quiet = 0, repeat = 1;
     /* flags first collected, then laid over the preset */
     int dbins = -1, dorder = -1, seg = -1, train = -1, beams = -1, threads = 0;
     double loading = 0;
@@ -117,6 +135,7 @@ int cmd_run(int argc, char **argv)
             break;
         case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
         case O_QUIET: quiet = 1; break;
+        case O_REPEAT: if (cli_int("--repeat", optarg, 1, 100000, &repeat)) return EXIT_USAGE; break;
         case O_CFAR:
             if (stap_cfar_parse_kind(optarg, &cfar.kind, &err)) return cli_error(EXIT_USAGE, "--cfar: %s", err.msg);
             cfar_given = 1;
@@ -178,6 +197,7 @@ int cmd_run(int argc, char **argv)
     cf32 *W = NULL, *Y = NULL;
     stap_detection *dets = NULL;
     size_t ndets = 0;
+    double *reps = NULL;
     if (cfar.kind != STAP_CFAR_NONE && stap_cfar_validate(&cfar, cfg.range_gates, &err)) {
         if (cfar_given) {
             rt_prefix(&err, "%s", input_name);
@@ -199,11 +219,24 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     double timing[STAP_STAGE_COUNT];
-    if (stap_plan_execute(plan, in.iq, W, Y, timing, &err)) {
+    reps = calloc((size_t)repeat * STAP_STAGE_COUNT, sizeof *reps);
+    if (!reps) {
+        status = cli_error(EXIT_PROCESSING, "out of memory");
+        goto out;
+    }
+    /* --repeat N: the same CPI N times through the one plan; the first run is the
+     * warm-up (allocations, FFTW and CUDA module set-up) and the table reports the median
+     * of the others, the steady state of a real-time loop. */
+    for (int rep = 0; rep < repeat; rep++) {
+    double *tr = reps + (size_t)rep * STAP_STAGE_COUNT;
+    if (stap_plan_execute(plan, in.iq, W, Y, tr, &err)) {
         rt_prefix(&err, "%s", input_name);
         status = cli_fail(&err);
         goto out;
     }
+    free(dets);
+    dets = NULL;
+    ndets = 0;
     double t_det = la_now_ms();
     if (cfar.kind != STAP_CFAR_NONE) {
         int B = stap_plan_beams(plan), D = stap_plan_config(plan)->doppler_bins;
@@ -222,7 +255,10 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
-    timing[STAP_STAGE_DETECT] = la_now_ms() - t_det;
+    tr[STAP_STAGE_DETECT] = la_now_ms() - t_det;
+    }
+    for (int i = 0; i < STAP_STAGE_COUNT; i++)
+        timing[i] = repeat == 1 ? reps[i] : median_stage(reps + STAP_STAGE_COUNT, repeat - 1, i);
     char cfar_desc[128];
     stap_cfar_describe(&cfar, cfar_desc, sizeof cfar_desc);
     double total_ms = la_now_ms() - t_start;
@@ -252,10 +288,17 @@ int cmd_run(int argc, char **argv)
     double write_ms = la_now_ms() - t_w;
     if (!quiet) {
         cli_print_timing(pc, input_name, timing, read_ms, write_ms, la_now_ms() - t_start);
+        if (repeat > 1) {
+            double c = 0;
+            for (int i = 0; i < STAP_STAGE_COUNT; i++) c += timing[i];
+            fprintf(stderr, "  stage times: median of %d CPIs after one warm-up; %.1f CPIs/s\n",
+                    repeat - 1, 1e3 / c);
+        }
         if (cfar.kind != STAP_CFAR_NONE)
             fprintf(stderr, "  detections: %zu (%s)\n", ndets, cfar_desc);
     }
 out:
+    free(reps);
     free(dets);
     free(W);
     free(Y);

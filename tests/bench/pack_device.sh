@@ -10,7 +10,7 @@ bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/t
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${bins[@]}" "$tmp/"
-../shared/gpu/bundle-libs .gpulibs.tgz "$tmp"/*
+"${RTSTAP_SHARED:-../shared}"/gpu/bundle-libs .gpulibs.tgz "$tmp"/*
 rm -rf .gpubin && mkdir -p .gpubin
 tar -C "$tmp" -czf .gpubin/bin.tgz .
 du -ch .gpubin/bin.tgz .gpulibs.tgz | tail -1
