@@ -65,7 +65,7 @@ void cli_print_timing(const stap_config *cfg, const char *input, const double *t
     double compute = 0;
     for (int i = 0; i < STAP_STAGE_COUNT; i++) compute += t[i];
     fprintf(stderr, "  %-10s %10s %7s\n", "stage", "ms", "share");
-    fprintf(stderr, "  %-10s %10.3f\n", "read", read_ms);
+    fprintf(stderr, "  %-10s %10.3f\n", "input", read_ms); /* read or synthesized */
     for (int i = 0; i < STAP_STAGE_COUNT; i++) {
         fprintf(stderr, "  %-10s %10.3f %6.1f%%", stap_stage_names[i], t[i],
                 compute > 0 ? 100.0 * t[i] / compute : 0.0);
