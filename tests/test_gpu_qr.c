@@ -16,21 +16,12 @@
 #include "linalg.h"
 #ifdef RTSTAP_HAVE_CUDA
 #include "rtk.h"
+#include "testutil.h"
 #endif
 
 #define THRESHOLD 30.0
 
-static int failures = 0, cases = 0;
-
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fputc('\n', stderr);                                                             \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
+static int cases = 0;
 
 static void *xmalloc(size_t bytes)
 {
@@ -264,6 +255,6 @@ int main(void)
         CHECK(0, "creating a gpu context: %s", err.msg);
     }
 #endif
-    printf("test_gpu_qr: %d cases, %d failures\n", cases, failures);
-    return failures ? 1 : 0;
+    printf("test_gpu_qr: %d cases, %d tc_failures\n", cases, tc_failures);
+    return tc_failures ? 1 : 0;
 }

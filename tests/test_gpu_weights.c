@@ -18,6 +18,7 @@
 #include "linalg.h"
 #ifdef RTSTAP_HAVE_CUDA
 #include "rtk.h"
+#include "testutil.h"
 #endif
 
 #define EPS ((double)FLT_EPSILON / 2.0)
@@ -25,17 +26,7 @@
 #define RELERR_MAX 1e-3 /* well-conditioned problems (m >= 2n, random) */
 #define UNIT_MAX 1e-3   /* |v^H w - 1| */
 
-static int failures = 0, cases = 0;
-
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fputc('\n', stderr);                                                             \
-            failures++;                                                                      \
-        }                                                                                    \
-    } while (0)
+static int cases = 0;
 
 static void *xmalloc(size_t bytes)
 {
@@ -277,6 +268,6 @@ int main(void)
     }
 #endif
     la_ctx_destroy(cpu);
-    printf("test_gpu_weights: %d cases, %d failures\n", cases, failures);
-    return failures ? 1 : 0;
+    printf("test_gpu_weights: %d cases, %d tc_failures\n", cases, tc_failures);
+    return tc_failures ? 1 : 0;
 }
