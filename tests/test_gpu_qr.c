@@ -255,6 +255,6 @@ int main(void)
         CHECK(0, "creating a gpu context: %s", err.msg);
     }
 #endif
-    printf("test_gpu_qr: %d cases, %d tc_failures\n", cases, tc_failures);
+    printf("test_gpu_qr: %d cases, %d failures\n", cases, tc_failures);
     return tc_failures ? 1 : 0;
 }

@@ -268,6 +268,6 @@ int main(void)
     }
 #endif
     la_ctx_destroy(cpu);
-    printf("test_gpu_weights: %d cases, %d tc_failures\n", cases, tc_failures);
+    printf("test_gpu_weights: %d cases, %d failures\n", cases, tc_failures);
     return tc_failures ? 1 : 0;
 }

@@ -704,7 +704,7 @@ static void test_atomic_rules(void)
     pathof(path, sizeof path, "fresh.h5");
     CHECK(stap_output_check(path, &err) == RT_OK && !exists(path), "stap_output_check: %s",
           err.msg);
-    CHECK(count_tmp(dir) == 0, "temporary files left after the tc_failures");
+    CHECK(count_tmp(dir) == 0, "temporary files left after the failures");
 }
 
 static void remove_tree(const char *d)
