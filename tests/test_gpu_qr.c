@@ -16,8 +16,8 @@
 #include "linalg.h"
 #ifdef RTSTAP_HAVE_CUDA
 #include "rtk.h"
-#include "testutil.h"
 #endif
+#include "testutil.h"
 
 #define THRESHOLD 30.0
 

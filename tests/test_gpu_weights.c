@@ -18,8 +18,8 @@
 #include "linalg.h"
 #ifdef RTSTAP_HAVE_CUDA
 #include "rtk.h"
-#include "testutil.h"
 #endif
+#include "testutil.h"
 
 #define EPS ((double)FLT_EPSILON / 2.0)
 #define RESIDUAL_MAX 30.0
