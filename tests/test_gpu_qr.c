@@ -23,18 +23,6 @@
 
 static int cases = 0;
 
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-
-/* A value no QR produces by accident, to detect writes outside the matrices. */
-static cf32 poison(size_t i) { return (float)(-777.0 - (double)(i % 13)) + I * 1234.5f; }
 static int same_bits(cf32 a, cf32 b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 static void make_input(tc_rng *rng, int m, int n, int batch, double cond, cf32 *T)
@@ -59,7 +47,7 @@ static void qr_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, in
                     double cond)
 {
     const size_t one = (size_t)m * n, total = one * batch;
-    cf32 *T = xmalloc(total * sizeof *T), *R = xmalloc(total * sizeof *R);
+    cf32 *T = tc_xmalloc(total * sizeof *T), *R = tc_xmalloc(total * sizeof *R);
     make_input(rng, m, n, batch, cond, T);
     memcpy(R, T, total * sizeof *R);
     rt_error err = {0};
@@ -95,10 +83,10 @@ static void gap_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, i
     const int lda = m + 3;
     const ptrdiff_t stride = (ptrdiff_t)lda * n + 7;
     const size_t span = (size_t)stride * batch, one = (size_t)m * n;
-    cf32 *T = xmalloc(one * batch * sizeof *T), *A = xmalloc(span * sizeof *A);
-    cf32 *R = xmalloc(one * batch * sizeof *R);
+    cf32 *T = tc_xmalloc(one * batch * sizeof *T), *A = tc_xmalloc(span * sizeof *A);
+    cf32 *R = tc_xmalloc(one * batch * sizeof *R);
     tc_random_batch(rng, m, n, batch, T);
-    for (size_t i = 0; i < span; i++) A[i] = poison(i);
+    for (size_t i = 0; i < span; i++) A[i] = tc_poison(i);
     for (int k = 0; k < batch; k++)
         for (int j = 0; j < n; j++)
             memcpy(A + stride * k + (size_t)j * lda, T + one * k + (size_t)j * m, m * sizeof *A);
@@ -111,7 +99,7 @@ static void gap_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, i
     for (size_t i = 0; i < span; i++) {
         const size_t k = i / stride, off = i % stride, j = off / lda, r = off % lda;
         const int in_matrix = off < (size_t)lda * n && r < (size_t)m;
-        if (!in_matrix && !same_bits(A[i], poison(i))) touched++;
+        if (!in_matrix && !same_bits(A[i], tc_poison(i))) touched++;
         if (in_matrix && (int)r >= n && !same_bits(A[i], T[one * k + j * m + r])) touched++;
     }
     CHECK(touched == 0, "%s gaps %dx%d: %zu entries outside R changed", what, m, n, touched);
@@ -136,9 +124,9 @@ static void bench_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n,
 {
     const int nsets = 2;
     const size_t one = (size_t)m * n * batch;
-    cf32 *sets = xmalloc(one * nsets * sizeof *sets), *R = xmalloc(one * sizeof *R);
+    cf32 *sets = tc_xmalloc(one * nsets * sizeof *sets), *R = tc_xmalloc(one * sizeof *R);
     tc_random_batch(rng, m, n, batch * nsets, sets);
-    for (size_t i = 0; i < one; i++) R[i] = poison(i);
+    for (size_t i = 0; i < one; i++) R[i] = tc_poison(i);
     double us = -1;
     rt_error err = {0};
     int st = la_bench_qr(ctx, m, n, batch, sets, nsets, 3, 0, 0, NULL, &us, R, &err);
@@ -150,7 +138,7 @@ static void bench_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n,
             for (int j = 0; j < n; j++)
                 for (int i = 0; i <= j; i++) {
                     const size_t idx = (size_t)m * n * k + (size_t)j * m + i;
-                    if (same_bits(R[idx], poison(idx))) unwritten++;
+                    if (same_bits(R[idx], tc_poison(idx))) unwritten++;
                 }
         la_qr_accuracy acc;
         st = la_qr_check(m, n, batch, sets, R, 1, &acc, &err);
@@ -240,7 +228,7 @@ int main(void)
             }
         }
         /* a forced variant too small for the shape, and an out-of-range variant */
-        cf32 *A = xmalloc(100 * 50 * sizeof *A);
+        cf32 *A = tc_xmalloc(100 * 50 * sizeof *A);
         tc_random_batch(&rng, 100, 50, 1, A);
         CHECK(la_gpu_force_variant(ctx, 0, &err) == RT_OK, "forcing variant 0: %s", err.msg);
         CHECK(la_qr(ctx, 100, 50, 1, A, 100, 5000, &err) == RT_EINVAL,

@@ -28,16 +28,6 @@
 
 static int cases = 0;
 
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-
 typedef struct {
     double relerr, unit, residual;
 } wstats;
@@ -48,7 +38,7 @@ static wstats weight_stats(int rows, int n, int batch, const cf32 *M, int ld, pt
                            int nbeams, const cf32 *V, const cf32 *W, const cf32 *Wref)
 {
     wstats s = {0, 0, 0};
-    cf64 *Mw = xmalloc((size_t)rows * sizeof *Mw), *u = xmalloc((size_t)n * sizeof *u);
+    cf64 *Mw = tc_xmalloc((size_t)rows * sizeof *Mw), *u = tc_xmalloc((size_t)n * sizeof *u);
     for (int k = 0; k < batch; k++) {
         const cf32 *Mk = M + stride * k;
         double fro = 0;
@@ -106,9 +96,9 @@ static void weights_case(la_ctx *ctx, la_ctx *cpu, const char *what, tc_rng *rng
                          int batch, int nbeams, double cond)
 {
     const size_t one = (size_t)m * n, total = one * batch, nw = (size_t)batch * nbeams * n;
-    cf32 *A = xmalloc(total * sizeof *A), *R = xmalloc(total * sizeof *R);
-    cf32 *work = xmalloc(total * sizeof *work), *V = xmalloc((size_t)nbeams * n * sizeof *V);
-    cf32 *Wref = xmalloc(nw * sizeof *Wref), *Wa = xmalloc(nw * sizeof *Wa), *Ws = xmalloc(nw * sizeof *Ws);
+    cf32 *A = tc_xmalloc(total * sizeof *A), *R = tc_xmalloc(total * sizeof *R);
+    cf32 *work = tc_xmalloc(total * sizeof *work), *V = tc_xmalloc((size_t)nbeams * n * sizeof *V);
+    cf32 *Wref = tc_xmalloc(nw * sizeof *Wref), *Wa = tc_xmalloc(nw * sizeof *Wa), *Ws = tc_xmalloc(nw * sizeof *Ws);
     if (cond > 0)
         tc_illcond_batch(rng, m, n, batch, cond, A);
     else
@@ -163,8 +153,8 @@ static void singular_cases(la_ctx *ctx, const char *what, tc_rng *rng, int m, in
 {
     const int batch = 6, nbeams = 4, bad = 3;
     const size_t one = (size_t)m * n, total = one * batch;
-    cf32 *A = xmalloc(total * sizeof *A), *V = xmalloc((size_t)nbeams * n * sizeof *V);
-    cf32 *W = xmalloc((size_t)batch * nbeams * n * sizeof *W);
+    cf32 *A = tc_xmalloc(total * sizeof *A), *V = tc_xmalloc((size_t)nbeams * n * sizeof *V);
+    cf32 *W = tc_xmalloc((size_t)batch * nbeams * n * sizeof *W);
     tc_random_batch(rng, m, n, batch, A);
     tc_random_batch(rng, nbeams, n, 1, V);
     for (int i = 0; i < m; i++) A[one * bad + (size_t)2 * m + i] = 0; /* column 2 of item 3 */
@@ -178,7 +168,7 @@ static void singular_cases(la_ctx *ctx, const char *what, tc_rng *rng, int m, in
     printf("  %-26s %4dx%-4d zero column in item %d: %s: %s\n", what, m, n, bad,
            rt_status_name(st), err.msg);
     /* triangular factors with a zero (item 4) and a NaN (item 1) diagonal */
-    cf32 *R = xmalloc((size_t)n * n * batch * sizeof *R);
+    cf32 *R = tc_xmalloc((size_t)n * n * batch * sizeof *R);
     for (int k = 0; k < batch; k++)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < n; i++)

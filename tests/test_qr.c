@@ -14,18 +14,6 @@
 
 #define THRESHOLD 30.0
 
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-
-/* A value no QR produces by accident, to detect writes outside the matrices. */
-static cf32 poison(size_t i) { return (float)(-777.0 - (double)(i % 13)) + I * 1234.5f; }
 
 /* Factor the contiguous batch T through la_qr with lda = m + pad and stride gaps that
  * are poisoned first; check the poison survives; return R repacked with lda = m. */
@@ -35,8 +23,8 @@ static int factor_padded(la_ctx *ctx, int m, int n, int batch, const cf32 *T, in
     int lda = m + pad;
     ptrdiff_t stride = (ptrdiff_t)lda * n + gap;
     size_t total = (size_t)stride * batch;
-    cf32 *A = xmalloc(total * sizeof *A);
-    for (size_t i = 0; i < total; i++) A[i] = poison(i);
+    cf32 *A = tc_xmalloc(total * sizeof *A);
+    for (size_t i = 0; i < total; i++) A[i] = tc_poison(i);
     for (int k = 0; k < batch; k++)
         for (int j = 0; j < n; j++)
             memcpy(A + k * stride + (size_t)j * lda, T + ((size_t)k * n + j) * m, (size_t)m * sizeof *A);
@@ -49,12 +37,12 @@ static int factor_padded(la_ctx *ctx, int m, int n, int batch, const cf32 *T, in
         for (int j = 0; j < n; j++) {
             for (int i = m; i < lda; i++) {
                 size_t at = k * stride + (size_t)j * lda + i;
-                if (memcmp(&A[at], &(cf32){poison(at)}, sizeof(cf32)) != 0) untouched = 0;
+                if (memcmp(&A[at], &(cf32){tc_poison(at)}, sizeof(cf32)) != 0) untouched = 0;
             }
             memcpy(R + ((size_t)k * n + j) * m, A + k * stride + (size_t)j * lda, (size_t)m * sizeof *A);
         }
         for (ptrdiff_t g = (ptrdiff_t)lda * n; g < stride; g++)
-            if (memcmp(&A[k * stride + g], &(cf32){poison(k * stride + g)}, sizeof(cf32)) != 0)
+            if (memcmp(&A[k * stride + g], &(cf32){tc_poison(k * stride + g)}, sizeof(cf32)) != 0)
                 untouched = 0;
     }
     CHECK(untouched, "%s: la_qr %s %dx%d wrote into lda padding or stride gaps",
@@ -67,7 +55,7 @@ static int factor_padded(la_ctx *ctx, int m, int n, int batch, const cf32 *T, in
 static void check_batch(la_ctx *ctx, int m, int n, int batch, const cf32 *T, const char *what)
 {
     const char *bn = la_backend_name(la_ctx_backend(ctx));
-    cf32 *R = xmalloc((size_t)m * n * batch * sizeof *R);
+    cf32 *R = tc_xmalloc((size_t)m * n * batch * sizeof *R);
     if (factor_padded(ctx, m, n, batch, T, 3, 5, R, what) != RT_OK) {
         free(R);
         return;
@@ -96,7 +84,7 @@ static void check_batch(la_ctx *ctx, int m, int n, int batch, const cf32 *T, con
 static void check_checker_flags_corruption(la_ctx *ctx, tc_rng *rng)
 {
     const int m = 240, n = 66, batch = 4;
-    cf32 *T = xmalloc((size_t)m * n * batch * sizeof *T), *R = xmalloc((size_t)m * n * batch * sizeof *R);
+    cf32 *T = tc_xmalloc((size_t)m * n * batch * sizeof *T), *R = tc_xmalloc((size_t)m * n * batch * sizeof *R);
     tc_random_batch(rng, m, n, batch, T);
     memcpy(R, T, (size_t)m * n * batch * sizeof *R);
     rt_error err = {0};
@@ -144,7 +132,7 @@ static void check_arguments(la_ctx *ctx)
 static void check_special(la_ctx *ctx, tc_rng *rng)
 {
     const int m = 40, n = 12, batch = 6;
-    cf32 *T = xmalloc((size_t)m * n * batch * sizeof *T);
+    cf32 *T = tc_xmalloc((size_t)m * n * batch * sizeof *T);
     tc_random_batch(rng, m, n, batch, T);
     memset(T, 0, (size_t)m * n * sizeof *T);                    /* item 0: zero */
     memset(T + (size_t)m * n + 3 * m, 0, 2 * (size_t)m * sizeof *T); /* item 1: columns 3, 4 zero */
@@ -169,7 +157,7 @@ static void check_thread_independence(la_backend b, tc_rng *rng)
 {
     const int m = 96, n = 16, batch = 9;
     size_t total = (size_t)m * n * batch;
-    cf32 *A1 = xmalloc(total * sizeof *A1), *A2 = xmalloc(total * sizeof *A2);
+    cf32 *A1 = tc_xmalloc(total * sizeof *A1), *A2 = tc_xmalloc(total * sizeof *A2);
     tc_random_batch(rng, m, n, batch, A1);
     memcpy(A2, A1, total * sizeof *A2);
     la_ctx *c1 = NULL, *c2 = NULL;
@@ -218,7 +206,7 @@ int main(void)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             int m = shapes[s].m, n = shapes[s].n;
             size_t one = (size_t)m * n;
-            cf32 *T = xmalloc(one * shapes[s].batch * sizeof *T);
+            cf32 *T = tc_xmalloc(one * shapes[s].batch * sizeof *T);
             tc_random_batch(&rng, m, n, shapes[s].batch, T);
             check_batch(ctx, m, n, shapes[s].batch, T, "random");
             for (int c = 0; c < 3; c++) {

@@ -12,21 +12,11 @@
 #include "linalg.h"
 #include "testutil.h"
 
-static void *xmalloc(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
-        exit(1);
-    }
-    return p;
-}
-
 /* Reference weights in double: G = T^H T, Cholesky G = L L^H, G z = v, w = z / (v^H z).
  * T is m x n column-major (lda = m); V is nbeams x n row-major; Wref is nbeams x n. */
 static int reference_weights(int m, int n, const cf32 *T, int nbeams, const cf32 *V, cf64 *Wref)
 {
-    cf64 *L = xmalloc((size_t)n * n * sizeof *L), *z = xmalloc((size_t)n * sizeof *z);
+    cf64 *L = tc_xmalloc((size_t)n * n * sizeof *L), *z = tc_xmalloc((size_t)n * sizeof *z);
     for (int j = 0; j < n; j++) /* lower triangle of G, column-major */
         for (int i = j; i < n; i++) {
             cf64 s = 0;
@@ -74,7 +64,7 @@ static int reference_weights(int m, int n, const cf32 *T, int nbeams, const cf32
  * error from that of the QR. R is upper n x n with leading dimension ldr. */
 static void weights_from_R(int n, const cf32 *R, int ldr, int nbeams, const cf32 *V, cf64 *Wr)
 {
-    cf64 *z = xmalloc((size_t)n * sizeof *z);
+    cf64 *z = tc_xmalloc((size_t)n * sizeof *z);
     for (int b = 0; b < nbeams; b++) {
         const cf32 *v = V + (size_t)b * n;
         for (int i = 0; i < n; i++) { /* R^H y = v */
@@ -113,9 +103,9 @@ static void check_case(la_ctx *ctx, tc_rng *rng, int m, int n, int batch, int nb
     const char *bn = la_backend_name(la_ctx_backend(ctx));
     const int lda = m + 2;
     const ptrdiff_t stride = (ptrdiff_t)lda * n + 3;
-    cf32 *T = xmalloc((size_t)m * n * batch * sizeof *T), *A = xmalloc((size_t)stride * batch * sizeof *A);
-    cf32 *V = xmalloc((size_t)nbeams * n * sizeof *V), *W = xmalloc((size_t)batch * nbeams * n * sizeof *W);
-    cf64 *Wref = xmalloc((size_t)nbeams * n * sizeof *Wref), *WR = xmalloc((size_t)nbeams * n * sizeof *WR);
+    cf32 *T = tc_xmalloc((size_t)m * n * batch * sizeof *T), *A = tc_xmalloc((size_t)stride * batch * sizeof *A);
+    cf32 *V = tc_xmalloc((size_t)nbeams * n * sizeof *V), *W = tc_xmalloc((size_t)batch * nbeams * n * sizeof *W);
+    cf64 *Wref = tc_xmalloc((size_t)nbeams * n * sizeof *Wref), *WR = tc_xmalloc((size_t)nbeams * n * sizeof *WR);
     if (cond > 1)
         tc_illcond_batch(rng, m, n, batch, cond, T);
     else
@@ -170,8 +160,8 @@ static void check_failures(la_ctx *ctx, tc_rng *rng)
 {
     const char *bn = la_backend_name(la_ctx_backend(ctx));
     const int m = 40, n = 12, batch = 5, nbeams = 3;
-    cf32 *A = xmalloc((size_t)m * n * batch * sizeof *A), *V = xmalloc((size_t)nbeams * n * sizeof *V);
-    cf32 *W = xmalloc((size_t)batch * nbeams * n * sizeof *W);
+    cf32 *A = tc_xmalloc((size_t)m * n * batch * sizeof *A), *V = tc_xmalloc((size_t)nbeams * n * sizeof *V);
+    cf32 *W = tc_xmalloc((size_t)batch * nbeams * n * sizeof *W);
     tc_random_batch(rng, m, n, batch, A);
     tc_random_batch(rng, n, nbeams, 1, V);
     rt_error err = {0};
@@ -211,8 +201,8 @@ static void check_adaptive(la_ctx *ctx, tc_rng *rng)
     const char *bn = la_backend_name(la_ctx_backend(ctx));
     const int m = 96, n = 16, batch = 6, nbeams = 5;
     size_t tot = (size_t)m * n * batch;
-    cf32 *A1 = xmalloc(tot * sizeof *A1), *A2 = xmalloc(tot * sizeof *A2), *V = xmalloc((size_t)nbeams * n * sizeof *V);
-    cf32 *W1 = xmalloc((size_t)batch * nbeams * n * sizeof *W1), *W2 = xmalloc((size_t)batch * nbeams * n * sizeof *W2);
+    cf32 *A1 = tc_xmalloc(tot * sizeof *A1), *A2 = tc_xmalloc(tot * sizeof *A2), *V = tc_xmalloc((size_t)nbeams * n * sizeof *V);
+    cf32 *W1 = tc_xmalloc((size_t)batch * nbeams * n * sizeof *W1), *W2 = tc_xmalloc((size_t)batch * nbeams * n * sizeof *W2);
     tc_random_batch(rng, m, n, batch, A1);
     memcpy(A2, A1, tot * sizeof *A2);
     tc_random_batch(rng, n, nbeams, 1, V);

@@ -3,7 +3,10 @@
 #ifndef TESTUTIL_H
 #define TESTUTIL_H
 
+#include <stddef.h>
 #include <stdio.h>
+
+#include "linalg.h"
 
 extern int tc_failures; /* tests/support/testutil.c */
 
@@ -16,5 +19,10 @@ extern int tc_failures; /* tests/support/testutil.c */
             fputc('\n', stderr);                                                            \
         }                                                                                   \
     } while (0)
+
+/* malloc that ends the test (exit 1) when memory runs out; 0 bytes gives a valid pointer. */
+void *tc_xmalloc(size_t bytes);
+/* A value no QR produces by accident, to detect writes outside the matrices. */
+cf32 tc_poison(size_t i);
 
 #endif
