@@ -1,4 +1,4 @@
-/* cmd_run.c: `rtstap run` — read (or synthesize) a cube, run the STAP plan, write the
+/* cmd_run.c: `rtstap run` — read (or synthesize) a cube, run it through the STAP engine, write the
  * result file atomically and print the stage timing. */
 #include <getopt.h>
 #include <math.h>
@@ -6,10 +6,8 @@
 #include <string.h>
 
 #include "cfar.h"
-#ifdef RTSTAP_HAVE_CUDA
-#include "cfar_gpu.h"
-#endif
 #include "cli.h"
+#include "engine.h"
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "la_internal.h" /* la_now_ms */
@@ -42,7 +40,7 @@ static void run_usage(FILE *f)
         "  --cfar-guard G         guard cells each side (default 2)\n"
         "  --cfar-train N         training cells each side (default 16)\n"
         "  --cfar-rank K          OS-CFAR order statistic (default 0.75 x 2N)\n"
-        "  --repeat N             process the CPI N times through one plan; the table\n"
+        "  --repeat N             process the CPI N times through one engine; the table\n"
         "                         gives the median of runs 2..N (default 1)\n"
         "  --quiet                no timing table\n"
         "  --help                 this text\n");
@@ -193,11 +191,10 @@ int cmd_run(int argc, char **argv)
     if (in.meta.has_element_spacing) cfg.element_spacing = in.meta.element_spacing_wavelengths;
 
     int status = EXIT_OK;
-    stap_plan *plan = NULL;
-    cf32 *W = NULL, *Y = NULL;
-    stap_detection *dets = NULL;
-    size_t ndets = 0;
+    stap_engine *eng = NULL;
     double *reps = NULL;
+    stap_cpi_result r;
+    memset(&r, 0, sizeof r);
     if (cfar.kind != STAP_CFAR_NONE && stap_cfar_validate(&cfar, cfg.range_gates, &err)) {
         if (cfar_given) {
             rt_prefix(&err, "%s", input_name);
@@ -207,15 +204,15 @@ int cmd_run(int argc, char **argv)
         if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", err.msg);
         cfar.kind = STAP_CFAR_NONE;
     }
-    if (stap_plan_create(&plan, &cfg, in.steering, in.steering_beams, &err)) {
+    stap_engine_options eo;
+    stap_engine_options_defaults(&eo);
+    eo.slots = 1;
+    eo.keep_weights = 1;
+    eo.keep_output = 1;
+    eo.cfar = cfar;
+    if (stap_engine_create(&eng, &cfg, in.steering, in.steering_beams, &eo, &err)) {
         rt_prefix(&err, "%s", input_name);
         status = cli_fail(&err);
-        goto out;
-    }
-    W = malloc(sizeof(cf32) * stap_weights_len(plan));
-    Y = malloc(sizeof(cf32) * stap_output_len(plan));
-    if (!W || !Y) {
-        status = cli_error(EXIT_PROCESSING, "out of memory for the weights and output");
         goto out;
     }
     double timing[STAP_STAGE_COUNT];
@@ -224,61 +221,39 @@ int cmd_run(int argc, char **argv)
         status = cli_error(EXIT_PROCESSING, "out of memory");
         goto out;
     }
-    /* --repeat N: the same CPI N times through the one plan; the first run is the
-     * warm-up (allocations, FFTW and CUDA module set-up) and the table reports the median
-     * of the others, the steady state of a real-time loop. */
+    /* --repeat N: the same CPI N times through the one engine; the first run is the
+     * warm-up and the table reports the median of the others, the steady state of a
+     * real-time loop (rtstap stream measures CPIs in flight). */
     for (int rep = 0; rep < repeat; rep++) {
-    double *tr = reps + (size_t)rep * STAP_STAGE_COUNT;
-    if (stap_plan_execute(plan, in.iq, W, Y, tr, &err)) {
-        rt_prefix(&err, "%s", input_name);
-        status = cli_fail(&err);
-        goto out;
-    }
-    free(dets);
-    dets = NULL;
-    ndets = 0;
-    double t_det = la_now_ms();
-    if (cfar.kind != STAP_CFAR_NONE) {
-        int B = stap_plan_beams(plan), D = stap_plan_config(plan)->doppler_bins;
-        la_backend be = stap_plan_backend(plan);
-        int st;
-#ifdef RTSTAP_HAVE_CUDA
-        /* the GPU backends detect on the GPU too (same detections, see test_gpu_cfar) */
-        if (be == LA_BACKEND_GPU || be == LA_BACKEND_CUBLAS)
-            st = rtk_cfar_detect_host(&cfar, Y, B, D, cfg.range_gates, &dets, &ndets, &err);
-        else
-#endif
-            st = stap_cfar_detect(&cfar, Y, B, D, cfg.range_gates, &dets, &ndets, &err);
-        (void)be;
-        if (st) {
+        if (stap_engine_submit(eng, 0, in.iq, &err) || stap_engine_collect(eng, 0, &r, &err)) {
+            rt_prefix(&err, "%s", input_name);
             status = cli_fail(&err);
             goto out;
         }
-    }
-    tr[STAP_STAGE_DETECT] = la_now_ms() - t_det;
+        memcpy(reps + (size_t)rep * STAP_STAGE_COUNT, r.stage_ms, sizeof r.stage_ms);
     }
     for (int i = 0; i < STAP_STAGE_COUNT; i++)
         timing[i] = repeat == 1 ? reps[i] : median_stage(reps + STAP_STAGE_COUNT, repeat - 1, i);
     char cfar_desc[128];
     stap_cfar_describe(&cfar, cfar_desc, sizeof cfar_desc);
     double total_ms = la_now_ms() - t_start;
-    const stap_config *pc = stap_plan_config(plan);
+    const stap_config *pc = stap_engine_config(eng);
     stap_result res;
     memset(&res, 0, sizeof res);
     res.cfg = pc;
     res.input_name = input_name;
     res.backend_name = la_backend_name(pc->backend);
-    res.beams = stap_plan_beams(plan);
-    res.steering = stap_plan_steering(plan);
-    res.weights = W;
-    res.output = Y;
+    res.beams = stap_engine_beams(eng);
+    res.steering = stap_engine_steering(eng);
+    res.weights = r.weights;
+    res.output = r.output;
     res.timing_ms = timing;
     res.read_ms = read_ms;
     res.total_ms = total_ms;
     res.meta = &in.meta;
     res.have_detections = cfar.kind != STAP_CFAR_NONE;
-    res.detections = dets;
-    res.detection_count = ndets;
+    res.detections = r.detections;
+    res.detection_count = r.detection_count;
     res.cfar_description = cfar_desc;
     double t_w = la_now_ms();
     if (stap_result_write(output, &res, &err)) {
@@ -295,14 +270,12 @@ int cmd_run(int argc, char **argv)
                     repeat - 1, 1e3 / c);
         }
         if (cfar.kind != STAP_CFAR_NONE)
-            fprintf(stderr, "  detections: %zu (%s)\n", ndets, cfar_desc);
+            fprintf(stderr, "  detections: %zu (%s)\n", r.detection_count, cfar_desc);
+        fprintf(stderr, "  engine: %s\n", stap_engine_describe(eng));
     }
 out:
     free(reps);
-    free(dets);
-    free(W);
-    free(Y);
-    stap_plan_destroy(plan);
+    stap_engine_destroy(eng);
     stap_input_free(&in);
     return status;
 }

@@ -103,3 +103,34 @@ extern "C" int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, in
     a.phase = phase_ns;
     return (int)table[v].qrw(a, (cudaStream_t)stream);
 }
+
+extern "C" int rtk_qr_can_gather(int v)
+{
+    return v >= 0 && v < NROWS && table[v].qrw != nullptr &&
+           table[v].info.storage == RTK_REGISTERS;
+}
+
+extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, int n, int batch,
+                                            int nbeams, const void *V, void *W, int *bad,
+                                            unsigned long long *phase_ns, void *stream)
+{
+    if (!rtk_qr_can_gather(v) || !g || !g->X || batch < 1 || nbeams < 1)
+        return (int)cudaErrorInvalidValue;
+    rtk::QrArgs a = make_args(m, n, batch, nullptr, m, 0);
+    a.write_r = 0;
+    a.nbeams = nbeams;
+    a.V = (const float2 *)V;
+    a.W = (float2 *)W;
+    a.bad = bad;
+    a.phase = phase_ns;
+    a.gX = (const float2 *)g->X;
+    a.gC = g->channels;
+    a.gQ = g->order;
+    a.gD = g->bins;
+    a.gR = g->range;
+    a.gS = g->segments;
+    a.gL = g->seg_len;
+    a.gK = g->training;
+    a.gload = g->load;
+    return (int)table[v].qrw(a, (cudaStream_t)stream);
+}

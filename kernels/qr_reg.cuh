@@ -257,7 +257,13 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
 #pragma unroll
         for (int p = 0; p < RPT; p++) {
             const int row = tr + TR * p;
-            a[p][q] = (row < m && col < n) ? Ak[(size_t)col * lda + row] : c0();
+            if (row >= m || col >= n)
+                a[p][q] = c0();
+            else if (args.gX) /* training rows straight from the Doppler cube */
+                a[p][q] = gather_elem(args.gX, args.gC, args.gQ, args.gD, args.gR, args.gS,
+                                      args.gL, args.gK, args.gload, k, row, col);
+            else
+                a[p][q] = Ak[(size_t)col * lda + row];
         }
     }
     if (tc == 0) make_reflector<TR, RPT, CPT, 0>(a, 0, tr, vbuf, taub);

@@ -69,6 +69,33 @@ int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda, long
                           unsigned long long *phase_ns, void *stream);
 
 #define RTK_NO_BAD 0x7f7f7f7f /* the bad-item flag as cudaMemset(0x7f) leaves it */
+
+/* Training matrices gathered straight from a Doppler cube (README "Processing contract",
+ * steps 2-4), so that no training matrix is materialized and re-read. X is the device
+ * Doppler cube laid out [bins][channels][range] (complex). Batch item k = d*segments + s
+ * is the m x n matrix, n = channels*order, m = training (+ n loading rows when load > 0):
+ *   row i < training, column j = c*order + q:
+ *       conj(X[(d - (order-1)/2 + q) mod bins][c][s*seg_len + floor(i*seg_len/training)]);
+ *   row training + i' (loading): load when i' == j, else 0. */
+typedef struct rtk_gather {
+    const void *X;      /* bins x channels x range, device                         */
+    int channels, order, bins, range;
+    int segments, seg_len, training;
+    float load;         /* sqrt(K * delta); 0 = no loading rows                    */
+} rtk_gather;
+
+/* QR + weights as rtk_qr_weights_launch, reading A_k through the gather g instead of
+ * from memory (m, n as described at rtk_gather; A and write_r are not used). Only
+ * register variants gather: RTK_SHARED/RTK_GLOBAL rows return cudaErrorInvalidValue
+ * (materialize with rtk_training_launch instead). */
+int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, int n, int batch,
+                                 int nbeams, const void *V, void *W, int *bad,
+                                 unsigned long long *phase_ns, void *stream);
+/* 1 when variant v can gather its input (register variants with fused weights). */
+int rtk_qr_can_gather(int v);
+/* Materialize the gathered matrices: T_k = T + k*stride (m x n, leading dimension ldt). */
+int rtk_training_launch(const rtk_gather *g, int m, int n, int batch, void *T, int ldt,
+                        long long stride, void *stream);
 #define RTK_WEIGHTS_MAX_N 256 /* largest n the weight solver takes                */
 
 /* Weights from factors already on the device: R_k = R + k*stride (upper n x n,

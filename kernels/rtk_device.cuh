@@ -136,7 +136,25 @@ struct QrArgs {
     float2 *W;               /* batch x nbeams x n                                 */
     int *bad;                /* lowest batch item with a bad diagonal (atomicMin)  */
     unsigned long long *phase; /* block 0's timestamps, or NULL                    */
+    const float2 *gX;        /* gathered input (rtk_gather), or NULL: A is read    */
+    int gC, gQ, gD, gR, gS, gL, gK;
+    float gload;
 };
+
+/* Entry (row, col) of batch item k of the gathered training matrix (rtk.h, rtk_gather);
+ * row < m, col < n. */
+__device__ __forceinline__ float2 gather_elem(const float2 *X, int C, int Q, int D, int R, int S,
+                                              int L, int K, float load, int k, int row, int col)
+{
+    const int q = col % Q, c = col / Q;
+    if (row >= K) return make_float2(row - K == col ? load : 0.f, 0.f);
+    const int d = k / S, s = k - d * S;
+    int bin = (d - (Q - 1) / 2 + q) % D;
+    if (bin < 0) bin += D;
+    const int r = s * L + (int)(((long long)row * L) / K);
+    const float2 x = X[((size_t)bin * C + c) * R + r];
+    return make_float2(x.x, -x.y);
+}
 
 /* ---- MVDR solves: R^H R z = v, w = z / (v^H z) ---------------------------------------
  * R(i, l) = R[i*rs + l*cs] (upper triangle only is read), dinv[i] = 1 / R(i, i). */

@@ -458,3 +458,153 @@ extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 
     free(times);
     return st;
 }
+
+/* ---- la_device.h: QR + weights on device data, on the caller's stream ----------------- */
+#include "la_device.h"
+
+struct la_dev_weights {
+    la_backend backend;
+    int variant = -1; /* gpu */
+    bool fused = false;
+    rtk_gather g;
+    int m = 0, n = 0, batch = 0, nbeams = 0;
+    const void *dV = nullptr;
+    void *dW = nullptr;
+    int *dbad = nullptr;
+    unsigned long long *dphase = nullptr;
+    cudaStream_t stream = nullptr;
+    cublasHandle_t blas = nullptr;
+    dbuf T, aptr, tptr, wptr, tau; /* materialized matrices; cuBLAS arrays */
+    char desc[96] = {0};
+};
+
+extern "C" void la_dev_weights_destroy(la_dev_weights *w)
+{
+    if (!w) return;
+    dbuf *bufs[] = {&w->T, &w->aptr, &w->tptr, &w->wptr, &w->tau};
+    for (dbuf *b : bufs)
+        if (b->p) cudaFree(b->p);
+    if (w->blas) cublasDestroy(w->blas);
+    delete w;
+}
+
+extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
+                                     const rtk_gather *g, int m, int n, int batch, int nbeams,
+                                     const void *dV, void *dW, int *dbad,
+                                     unsigned long long *dphase, void *stream, rt_error *err)
+{
+    *out = nullptr;
+    if (backend != LA_BACKEND_GPU && backend != LA_BACKEND_CUBLAS)
+        return rt_fail(err, RT_EINVAL, "device weights need the gpu or cublas backend");
+    if (!g || m < n || n < 1 || batch < 1 || nbeams < 1)
+        return rt_fail(err, RT_EINVAL, "device weights: bad shape %dx%d, batch %d, %d beams", m,
+                       n, batch, nbeams);
+    la_dev_weights *w = new (std::nothrow) la_dev_weights;
+    if (!w) return rt_fail(err, RT_ENOMEM, "out of memory for the device weights object");
+    w->backend = backend;
+    w->g = *g;
+    w->m = m;
+    w->n = n;
+    w->batch = batch;
+    w->nbeams = nbeams;
+    w->dV = dV;
+    w->dW = dW;
+    w->dbad = dbad;
+    w->dphase = dphase;
+    w->stream = (cudaStream_t)stream;
+    int st = [&]() -> int {
+        if (backend == LA_BACKEND_GPU) {
+            int dev = 0, smem = 0;
+            CU(cudaGetDevice(&dev));
+            CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+            if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
+                return rt_fail(err, RT_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m,
+                               n);
+            w->variant = variant >= 0 ? variant : rtk_qr_select(m, n, smem);
+            if (w->variant < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
+            w->fused = rtk_qr_can_gather(w->variant) != 0;
+            if (!w->fused && n > RTK_WEIGHTS_MAX_N)
+                return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d",
+                               n, RTK_WEIGHTS_MAX_N);
+            snprintf(w->desc, sizeof w->desc, "%s%s", rtk_qr_variant_get(w->variant)->name,
+                     w->fused ? " (gather + QR + weights fused)" : " (materialized training)");
+            if (w->fused) return RT_OK;
+        } else {
+            snprintf(w->desc, sizeof w->desc, "cublasCgeqrfBatched + 2 cublasCtrsmBatched");
+        }
+        TRY(grow(&w->T, (size_t)m * n * batch * sizeof(float2), "training matrices", err));
+        if (backend == LA_BACKEND_CUBLAS) {
+            CB(cublasCreate(&w->blas));
+            CB(cublasSetStream(w->blas, w->stream));
+            const size_t pb = (size_t)batch * sizeof(void *);
+            TRY(grow(&w->aptr, pb, "cuBLAS matrix pointers", err));
+            TRY(grow(&w->tptr, pb, "cuBLAS tau pointers", err));
+            TRY(grow(&w->wptr, pb, "cuBLAS right-hand-side pointers", err));
+            TRY(grow(&w->tau, (size_t)batch * n * sizeof(float2), "cuBLAS tau", err));
+            void **h = (void **)malloc(3 * pb);
+            if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for cuBLAS pointers");
+            for (int k = 0; k < batch; k++) {
+                h[k] = (char *)w->T.p + (size_t)k * m * n * sizeof(float2);
+                h[batch + k] = (char *)w->tau.p + (size_t)k * n * sizeof(float2);
+                h[2 * batch + k] = (char *)dW + (size_t)k * nbeams * n * sizeof(float2);
+            }
+            cudaError_t e = cudaMemcpy(w->aptr.p, h, pb, cudaMemcpyHostToDevice);
+            if (e == cudaSuccess) e = cudaMemcpy(w->tptr.p, h + batch, pb, cudaMemcpyHostToDevice);
+            if (e == cudaSuccess) e = cudaMemcpy(w->wptr.p, h + 2 * batch, pb, cudaMemcpyHostToDevice);
+            free(h);
+            CU(e);
+        }
+        return RT_OK;
+    }();
+    if (st) {
+        la_dev_weights_destroy(w);
+        return st;
+    }
+    *out = w;
+    return RT_OK;
+}
+
+extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr,
+                                      rt_error *err)
+{
+    cudaStream_t s = w->stream;
+    const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
+    if (w->fused) {
+        if (ev_training) CU(cudaEventRecord((cudaEvent_t)ev_training, s));
+        if (ev_qr) CU(cudaEventRecord((cudaEvent_t)ev_qr, s));
+        RTK(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
+                                         w->dbad, w->dphase, s));
+        return RT_OK;
+    }
+    RTK(rtk_training_launch(&w->g, m, n, batch, w->T.p, m, (long long)m * n, s));
+    if (ev_training) CU(cudaEventRecord((cudaEvent_t)ev_training, s));
+    const long long stride = (long long)m * n;
+    if (w->backend == LA_BACKEND_GPU) {
+        RTK(rtk_qr_launch(w->variant, m, n, batch, w->T.p, m, stride, s));
+        if (ev_qr) CU(cudaEventRecord((cudaEvent_t)ev_qr, s));
+        RTK(rtk_weights_launch(n, batch, w->T.p, m, stride, nb, w->dV, w->dW, w->dbad, s));
+        return RT_OK;
+    }
+    int info = 0;
+    CB(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
+                           &info, batch));
+    if (info != 0) return rt_fail(err, RT_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
+    if (ev_qr) CU(cudaEventRecord((cudaEvent_t)ev_qr, s));
+    RTK(rtk_fill_rhs_launch(n, batch, nb, w->dV, w->dW, s));
+    const cuComplex one = make_cuComplex(1.f, 0.f);
+    CB(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
+                          CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->aptr.p,
+                          m, (cuComplex *const *)w->wptr.p, n, batch));
+    CB(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                          CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->aptr.p,
+                          m, (cuComplex *const *)w->wptr.p, n, batch));
+    RTK(rtk_normalize_launch(n, batch, w->T.p, m, stride, nb, w->dV, w->dW, w->dbad, s));
+    return RT_OK;
+}
+
+extern "C" int la_dev_weights_fused(const la_dev_weights *w) { return w && w->fused; }
+extern "C" const char *la_dev_weights_describe(const la_dev_weights *w) { return w ? w->desc : ""; }
+extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)
+{
+    return w ? w->T.cap + w->aptr.cap + w->tptr.cap + w->wptr.cap + w->tau.cap : 0;
+}

@@ -21,3 +21,21 @@ int la_gpu_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int l
 int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
                     int repeat, int with_weights, int nbeams, const cf32 *V,
                     double *median_us, cf32 *R_out, rt_error *err) { return no_cuda(err); }
+
+#include "la_device.h"
+int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
+                          const rtk_gather *g, int m, int n, int batch, int nbeams,
+                          const void *dV, void *dW, int *dbad, unsigned long long *dphase,
+                          void *stream, rt_error *err)
+{
+    *out = NULL;
+    return no_cuda(err);
+}
+int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, rt_error *err)
+{
+    return no_cuda(err);
+}
+int la_dev_weights_fused(const la_dev_weights *w) { return 0; }
+const char *la_dev_weights_describe(const la_dev_weights *w) { return "none"; }
+size_t la_dev_weights_device_bytes(const la_dev_weights *w) { return 0; }
+void la_dev_weights_destroy(la_dev_weights *w) { (void)w; }

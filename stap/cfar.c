@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 void stap_cfar_defaults(stap_cfar_config *c)
 {
@@ -168,9 +171,33 @@ static void sw_remove(sorted_window *w, double x)
     w->n--;
 }
 
-/* One range line: hit[r] = 1 and z[r] = the window statistic where a cell detects. */
+/* One range line: the hits (flat index base + r) are appended to *list. p: the line's
+ * powers; prefix[r] = p[0] + ... + p[r-1], summed left to right (the GPU kernel sums and
+ * differences in the same order, so both detectors decide every cell alike). */
+typedef struct hit_list {
+    stap_cfar_hit *v;
+    size_t n, cap;
+    int oom;
+} hit_list;
+
+static void push_hit(hit_list *l, size_t flat, double z, double power)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        stap_cfar_hit *v = realloc(l->v, sizeof *v * cap);
+        if (!v) {
+            l->oom = 1;
+            return;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = (stap_cfar_hit){flat, z, power};
+}
+
 static void detect_line(const stap_cfar_config *c, const double *alpha, const int *rank,
-                        const double *p, int R, double *buf, unsigned char *hit, double *zout)
+                        const double *p, const double *prefix, int R, double *buf,
+                        size_t base, hit_list *list)
 {
     sorted_window w = {buf, 0};
     int plo0 = 0, phi0 = 0, plo1 = 0, phi1 = 0; /* previous window: empty */
@@ -180,10 +207,7 @@ static void detect_line(const stap_cfar_config *c, const double *alpha, const in
         const int n = (hi0 - lo0) + (hi1 - lo1);
         double z;
         if (c->kind == STAP_CFAR_CA) {
-            /* summed left to right in this order by the GPU kernel too */
-            double s = 0;
-            for (int j = lo0; j < hi0; j++) s += p[j];
-            for (int j = lo1; j < hi1; j++) s += p[j];
+            const double s = (prefix[hi0] - prefix[lo0]) + (prefix[hi1] - prefix[lo1]);
             z = s / (double)n;
         } else {
             /* both bounds of each half only move forward */
@@ -197,77 +221,183 @@ static void detect_line(const stap_cfar_config *c, const double *alpha, const in
             phi1 = hi1;
             z = w.v[rank[n] - 1];
         }
-        hit[r] = p[r] > alpha[n] * z;
-        zout[r] = z;
+        if (p[r] > alpha[n] * z) push_hit(list, base + (size_t)r, z, p[r]);
     }
 }
+
+struct stap_cfar_plan {
+    stap_cfar_config c;
+    int B, D, R, threads;
+    double alpha[2 * STAP_CFAR_MAX_TRAIN + 1], norm[2 * STAP_CFAR_MAX_TRAIN + 1];
+    int rank[2 * STAP_CFAR_MAX_TRAIN + 1];
+    double *work;      /* per thread: powers (R), prefix (R + 1), OS window (2 train + 2) */
+    size_t work_len;   /* doubles per thread                                            */
+    hit_list *lists;   /* per thread                                                    */
+    stap_detection *det;
+    size_t det_cap;
+};
+
+void stap_cfar_plan_destroy(stap_cfar_plan *p)
+{
+    if (!p) return;
+    if (p->lists)
+        for (int t = 0; t < p->threads; t++) free(p->lists[t].v);
+    free(p->lists);
+    free(p->work);
+    free(p->det);
+    free(p);
+}
+
+int stap_cfar_plan_create(stap_cfar_plan **out, const stap_cfar_config *c, int B, int D, int R,
+                          int threads, rt_error *err)
+{
+    *out = NULL;
+    if (B < 1 || D < 1 || R < 1)
+        return rt_fail(err, RT_EINVAL, "CFAR: output shape %d x %d x %d has a zero dimension",
+                       B, D, R);
+    int st = stap_cfar_validate(c, R, err);
+    if (st) return st;
+    stap_cfar_plan *p = calloc(1, sizeof *p);
+    if (!p) return rt_fail(err, RT_ENOMEM, "CFAR: out of memory");
+    p->c = *c;
+    p->B = B;
+    p->D = D;
+    p->R = R;
+    p->threads = threads > 0 ? threads : 1;
+    if (c->kind != STAP_CFAR_NONE && (st = stap_cfar_tables(c, p->alpha, p->rank, p->norm, err))) {
+        free(p);
+        return st;
+    }
+    p->work_len = 2 * (size_t)R + 1 + 2 * (size_t)c->train + 2;
+    p->work = malloc(sizeof(double) * p->work_len * p->threads);
+    p->lists = calloc((size_t)p->threads, sizeof *p->lists);
+    if (!p->work || !p->lists) {
+        stap_cfar_plan_destroy(p);
+        return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for %d threads' work space",
+                       p->threads);
+    }
+    *out = p;
+    return RT_OK;
+}
+
+/* Grow the detection array to n entries (only when a CPI detects more than any before). */
+static int reserve_det(stap_cfar_plan *p, size_t n, rt_error *err)
+{
+    if (n <= p->det_cap) return RT_OK;
+    stap_detection *d = realloc(p->det, sizeof *d * n);
+    if (!d) return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for %zu detections", n);
+    p->det = d;
+    p->det_cap = n;
+    return RT_OK;
+}
+
+int stap_cfar_plan_execute(stap_cfar_plan *p, const cf32 *y, const stap_detection **out,
+                           size_t *count, rt_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    if (p->c.kind == STAP_CFAR_NONE) return RT_OK;
+    const size_t lines = (size_t)p->B * p->D;
+    const int R = p->R;
+    int oom = 0;
+#pragma omp parallel num_threads(p->threads) reduction(| : oom)
+    {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        hit_list *list = &p->lists[t];
+        list->n = 0;
+        double *pw = p->work + p->work_len * t, *prefix = pw + R, *buf = prefix + R + 1;
+        /* static schedule: thread t takes the t-th contiguous block of lines, so the lists
+         * concatenated in thread order are sorted by flat index */
+#pragma omp for schedule(static)
+        for (size_t line = 0; line < lines; line++) {
+            const cf32 *yl = y + line * R;
+            double acc = 0;
+            prefix[0] = 0;
+            for (int r = 0; r < R; r++) {
+                pw[r] = stap_cfar_power(crealf(yl[r]), cimagf(yl[r]));
+                acc += pw[r];
+                prefix[r + 1] = acc;
+            }
+            detect_line(&p->c, p->alpha, p->rank, pw, prefix, R, buf, line * R, list);
+        }
+        oom |= list->oom;
+        list->oom = 0;
+    }
+    if (oom) return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for the detections");
+    size_t n = 0;
+    for (int t = 0; t < p->threads; t++) n += p->lists[t].n;
+    int st = reserve_det(p, n, err);
+    if (st) return st;
+    size_t k = 0;
+    for (int t = 0; t < p->threads; t++)
+        for (size_t i = 0; i < p->lists[t].n; i++, k++) {
+            const stap_cfar_hit *h = &p->lists[t].v[i];
+            int r = (int)(h->flat % (size_t)R), lo0, hi0, lo1, hi1;
+            stap_cfar_window(r, R, p->c.guard, p->c.train, &lo0, &hi0, &lo1, &hi1);
+            p->det[k] = stap_cfar_record(h->flat, p->D, R, h->power,
+                                         h->z / p->norm[(hi0 - lo0) + (hi1 - lo1)]);
+        }
+    *out = n ? p->det : NULL;
+    *count = n;
+    return RT_OK;
+}
+
+static int cmp_hit(const void *a, const void *b)
+{
+    unsigned long long x = ((const stap_cfar_hit *)a)->flat, y = ((const stap_cfar_hit *)b)->flat;
+    return x < y ? -1 : x > y;
+}
+
+int stap_cfar_plan_finish(stap_cfar_plan *p, stap_cfar_hit *hits, size_t count,
+                          const stap_detection **out, size_t *n_out, rt_error *err)
+{
+    *out = NULL;
+    *n_out = 0;
+    int st = reserve_det(p, count, err);
+    if (st) return st;
+    qsort(hits, count, sizeof *hits, cmp_hit);
+    for (size_t i = 0; i < count; i++) {
+        int r = (int)(hits[i].flat % (size_t)p->R), lo0, hi0, lo1, hi1;
+        stap_cfar_window(r, p->R, p->c.guard, p->c.train, &lo0, &hi0, &lo1, &hi1);
+        p->det[i] = stap_cfar_record(hits[i].flat, p->D, p->R, hits[i].power,
+                                     hits[i].z / p->norm[(hi0 - lo0) + (hi1 - lo1)]);
+    }
+    *out = count ? p->det : NULL;
+    *n_out = count;
+    return RT_OK;
+}
+
+const double *stap_cfar_plan_alpha(const stap_cfar_plan *p) { return p->alpha; }
+const int *stap_cfar_plan_rank(const stap_cfar_plan *p) { return p->rank; }
 
 int stap_cfar_detect(const stap_cfar_config *c, const cf32 *y, int B, int D, int R,
                      stap_detection **out, size_t *count, rt_error *err)
 {
     *out = NULL;
     *count = 0;
-    if (B < 1 || D < 1 || R < 1)
-        return rt_fail(err, RT_EINVAL, "CFAR: output shape %d x %d x %d has a zero dimension",
-                       B, D, R);
-    int st = stap_cfar_validate(c, R, err);
-    if (st || c->kind == STAP_CFAR_NONE) return st;
-
-    const int nmax = 2 * c->train;
-    double alpha[2 * STAP_CFAR_MAX_TRAIN + 1], norm[2 * STAP_CFAR_MAX_TRAIN + 1];
-    int rank[2 * STAP_CFAR_MAX_TRAIN + 1];
-    if ((st = stap_cfar_tables(c, alpha, rank, norm, err))) return st;
-
-    const size_t lines = (size_t)B * D, cells = lines * R;
-    unsigned char *hit = malloc(cells);
-    double *z = malloc(sizeof(double) * cells), *p = malloc(sizeof(double) * cells);
-    if (!hit || !z || !p) {
-        free(hit);
-        free(z);
-        free(p);
-        return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for %zu cells", cells);
-    }
-    int oom = 0;
-#pragma omp parallel reduction(| : oom)
-    {
-        double *buf = malloc(sizeof(double) * (size_t)(nmax + 2));
-        if (!buf) oom = 1;
-#pragma omp for schedule(static)
-        for (size_t line = 0; line < lines; line++) {
-            if (!buf) continue;
-            const cf32 *yl = y + line * R;
-            double *pl = p + line * R;
-            for (int r = 0; r < R; r++) pl[r] = stap_cfar_power(crealf(yl[r]), cimagf(yl[r]));
-            detect_line(c, alpha, rank, pl, R, buf, hit + line * R, z + line * R);
+    stap_cfar_plan *p;
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    int st = stap_cfar_plan_create(&p, c, B, D, R, threads, err);
+    if (st) return st;
+    const stap_detection *d;
+    size_t n;
+    st = stap_cfar_plan_execute(p, y, &d, &n, err);
+    if (!st && n) {
+        *out = malloc(sizeof **out * n);
+        if (!*out) st = rt_fail(err, RT_ENOMEM, "CFAR: out of memory for %zu detections", n);
+        else {
+            memcpy(*out, d, sizeof **out * n);
+            *count = n;
         }
-        free(buf);
     }
-    size_t n = 0;
-    for (size_t i = 0; i < cells && !oom; i++) n += hit[i];
-    stap_detection *det = oom ? NULL : malloc(sizeof(stap_detection) * (n ? n : 1));
-    if (!det) {
-        free(hit);
-        free(z);
-        free(p);
-        return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for detections");
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < cells; i++) {
-        if (!hit[i]) continue;
-        int r = (int)(i % (size_t)R), lo0, hi0, lo1, hi1;
-        stap_cfar_window(r, R, c->guard, c->train, &lo0, &hi0, &lo1, &hi1);
-        det[k++] = stap_cfar_record(i, D, R, p[i], z[i] / norm[(hi0 - lo0) + (hi1 - lo1)]);
-    }
-    free(hit);
-    free(z);
-    free(p);
-    if (n == 0) {
-        free(det);
-        det = NULL;
-    }
-    *out = det;
-    *count = n;
-    return RT_OK;
+    stap_cfar_plan_destroy(p);
+    return st;
 }
 
 void stap_cfar_describe(const stap_cfar_config *c, char *buf, size_t len)

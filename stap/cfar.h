@@ -57,6 +57,35 @@ int stap_cfar_validate(const stap_cfar_config *c, int range_gates, rt_error *err
 int stap_cfar_detect(const stap_cfar_config *c, const cf32 *y, int beams, int doppler_bins,
                      int range_gates, stap_detection **out, size_t *count, rt_error *err);
 
+/* The detector as a plan for one output shape (B x D x R) and thread count: tables and
+ * work space made once, executed per CPI without allocating (the detection array grows
+ * only when a CPI detects more than any before). CA costs O(R) per line (prefix sums),
+ * OS O(R * train). The detections of execute/finish stay valid until the next call. */
+typedef struct stap_cfar_plan stap_cfar_plan;
+/* A cell that detected: flat index (b*D + d)*R + r, window statistic z and its power
+ * (the layout of the GPU detector's rtk_cfar_hit). */
+typedef struct stap_cfar_hit {
+    unsigned long long flat;
+    double z, power;
+} stap_cfar_hit;
+int stap_cfar_plan_create(stap_cfar_plan **p, const stap_cfar_config *c, int beams,
+                          int doppler_bins, int range_gates, int threads, rt_error *err);
+int stap_cfar_plan_execute(stap_cfar_plan *p, const cf32 *y, const stap_detection **out,
+                           size_t *count, rt_error *err);
+/* Detections from hits found elsewhere (the GPU): sorts hits, forms the records. */
+int stap_cfar_plan_finish(stap_cfar_plan *p, stap_cfar_hit *hits, size_t count,
+                          const stap_detection **out, size_t *n_out, rt_error *err);
+/* The threshold tables (2*train + 1 entries) for a GPU detector to copy. */
+const double *stap_cfar_plan_alpha(const stap_cfar_plan *p);
+const int *stap_cfar_plan_rank(const stap_cfar_plan *p);
+void stap_cfar_plan_destroy(stap_cfar_plan *p);
+
+/* The same detector on the GPU (stap/cfar_gpu.cu, builds with CUDA only): copies y up,
+ * runs the rtk CFAR kernels, returns a malloc'd sorted list as stap_cfar_detect does.
+ * For tests and one-off use; engines keep their buffers (stap/engine_gpu.cu). */
+int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y, int beams, int doppler_bins,
+                         int range_gates, stap_detection **out, size_t *count, rt_error *err);
+
 /* e.g. "ca pfa=1e-06 guard=2 train=16", "os pfa=0.001 guard=2 train=16 rank=24" */
 void stap_cfar_describe(const stap_cfar_config *c, char *buf, size_t len);
 

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const stap_stage_names[STAP_STAGE_COUNT] = {"doppler", "training", "qr",
-                                                        "weights", "apply", "transfer",
-                                                        "detect"};
+const char *const stap_stage_names[STAP_STAGE_COUNT] = {
+    "copy_in", "doppler", "training", "qr", "weights", "apply", "detect", "copy_out"};
 
 /* The batched complex QR table of the RT_STAP reference paper (README "Presets"). */
 static const struct {

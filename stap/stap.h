@@ -70,17 +70,20 @@ typedef struct stap_detection {
     float snr_db;   /* power over the CFAR noise estimate, in dB        */
 } stap_detection;
 
-/* Stage timing, milliseconds. */
-enum { STAP_STAGE_DOPPLER = 0, STAP_STAGE_TRAINING, STAP_STAGE_QR, STAP_STAGE_WEIGHTS,
-       STAP_STAGE_APPLY, STAP_STAGE_TRANSFER, STAP_STAGE_DETECT, STAP_STAGE_COUNT };
-/* (detect is filled by the caller that runs the CFAR detector; the plan leaves it 0) */
+/* Stage timing, milliseconds: copy_in / copy_out are host<->device copies (0 on the CPU);
+ * training is 0 where the QR kernel gathers its rows itself (GPU). */
+enum { STAP_STAGE_COPY_IN = 0, STAP_STAGE_DOPPLER, STAP_STAGE_TRAINING, STAP_STAGE_QR,
+       STAP_STAGE_WEIGHTS, STAP_STAGE_APPLY, STAP_STAGE_DETECT, STAP_STAGE_COPY_OUT,
+       STAP_STAGE_COUNT };
 extern const char *const stap_stage_names[STAP_STAGE_COUNT];
 
+/* The one-CPI convenience on top of the engine (engine.h): one slot, weights and output
+ * kept, no detection stage. */
 typedef struct stap_plan stap_plan;
 
-/* Create a plan: validates cfg (copied), makes FFTW plans, allocates work buffers,
- * creates the linalg context. steering: B x N row-major, or NULL for the default
- * beams; nbeams is cfg->beams when steering is NULL. */
+/* Create a plan: validates cfg (copied) and creates the engine of its backend.
+ * steering: B x N row-major, or NULL for the default beams; nbeams is cfg->beams when
+ * steering is NULL. */
 int stap_plan_create(stap_plan **plan, const stap_config *cfg, const cf32 *steering,
                      int nbeams, rt_error *err);
 void stap_plan_destroy(stap_plan *plan);
@@ -99,7 +102,7 @@ size_t stap_output_len(const stap_plan *plan);  /* B * D * R     */
 int stap_plan_execute(stap_plan *plan, const cf32 *cube, cf32 *weights, cf32 *output,
                       double *timing_ms, rt_error *err);
 
-/* Intermediate products for tests and tools. doppler: C x D x R. */
-const cf32 *stap_plan_doppler(const stap_plan *plan);
+/* The Doppler cube of the last CPI, C x D x R (for tests and tools). */
+const cf32 *stap_plan_doppler(stap_plan *plan);
 
 #endif

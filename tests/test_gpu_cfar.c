@@ -13,7 +13,6 @@
 #include "la_check.h"
 #include "la_internal.h" /* la_now_ms */
 #ifdef RTSTAP_HAVE_CUDA
-#include "cfar_gpu.h"
 #include "testutil.h"
 #endif
 
@@ -37,7 +36,7 @@ static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R
     int sc = stap_cfar_detect(c, y, B, D, R, &dc, &nc, &err);
     double t1 = la_now_ms();
     if (sc) fprintf(stderr, "FAIL: CPU CFAR: %s\n", err.msg);
-    int sg = rtk_cfar_detect_host(c, y, B, D, R, &dg, &ng, &err);
+    int sg = stap_cfar_detect_gpu(c, y, B, D, R, &dg, &ng, &err);
     double t2 = la_now_ms();
     if (sg) fprintf(stderr, "FAIL: GPU CFAR: %s\n", err.msg);
     char desc[128];

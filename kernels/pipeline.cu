@@ -1,0 +1,179 @@
+/* pipeline.cu: the kernels of a CPI around the QR (rtk_pipeline.h): the Doppler window and
+ * layout, the materialized training gather (for QR variants that cannot gather), the
+ * weight application and the status block. CPU references: stap/engine_cpu.c (the same
+ * contract steps); tests/test_gpu_engine.c compares the two on fresh random cubes. */
+#include "rtk_device.cuh"
+#include "rtk_pipeline.h"
+
+namespace {
+
+using rtk::c0;
+
+__device__ __forceinline__ bool finite2(float2 v) { return isfinite(v.x) && isfinite(v.y); }
+
+__global__ void status_reset_kernel(rtk_cpi_status *s)
+{
+    s->bad_input = RTK_NO_INDEX;
+    s->bad_weight = RTK_NO_INDEX;
+    s->bad_item = RTK_NO_BAD;
+    s->detections = 0;
+    s->phase[0] = s->phase[1] = s->phase[2] = 0;
+}
+
+/* one thread per element of X (D x C x R); the writes are coalesced along r */
+__global__ void doppler_load_kernel(const float2 *__restrict__ x, const float *__restrict__ win,
+                                    int C, int P, int R, long long total,
+                                    float2 *__restrict__ X, rtk_cpi_status *st)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        const int r = (int)(i % R);
+        const long long t = i / R;
+        const int c = (int)(t % C), p = (int)(t / C);
+        float2 out = c0();
+        if (p < P) {
+            const long long src = ((long long)c * P + p) * R + r;
+            const float2 v = x[src];
+            if (!finite2(v)) atomicMin(&st->bad_input, (unsigned long long)src);
+            const float w = win[p];
+            out = make_float2(w * v.x, w * v.y);
+        }
+        X[i] = out;
+    }
+}
+
+/* one thread per matrix entry; column-major T_k, rows fastest (coalesced writes) */
+__global__ void training_kernel(rtk_gather g, int m, int n, long long total, float2 *T, int ldt,
+                                long long stride)
+{
+    const float2 *X = (const float2 *)g.X;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        const int row = (int)(i % m);
+        const long long t = i / m;
+        const int col = (int)(t % n), k = (int)(t / n);
+        T[(long long)k * stride + (long long)col * ldt + row] =
+            rtk::gather_elem(X, g.channels, g.order, g.bins, g.range, g.segments, g.seg_len,
+                             g.training, g.load, k, row, col);
+    }
+}
+
+/* Weight application. A block takes one Doppler bin d, 32 range cells of one segment s
+ * and 16 beams: the 16 x N conjugated weights of (d, s) go to shared memory as [j][beam]
+ * (a thread reads its 4 beams' weights of tap j with two 16-byte loads); thread
+ * (cell, group) accumulates 4 beams of one cell over the N snapshot entries, read once
+ * per warp from the Doppler cube (coalesced along range). */
+constexpr int APPLY_CELLS = 32, APPLY_BEAMS = 16, APPLY_BPT = 4;
+constexpr int APPLY_THREADS = APPLY_CELLS * APPLY_BEAMS / APPLY_BPT;
+
+__global__ void __launch_bounds__(APPLY_THREADS)
+apply_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ W,
+             float2 *__restrict__ Y, rtk_cpi_status *st)
+{
+    extern __shared__ float4 apply_smem[];
+    float2 *ws = reinterpret_cast<float2 *>(apply_smem);
+    const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
+    const int N = C * Q;
+    const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
+    const int b0 = blockIdx.z * APPLY_BEAMS;
+    const size_t wbase = ((size_t)d * S + s) * B;
+    for (int i = threadIdx.x; i < APPLY_BEAMS * N; i += blockDim.x) {
+        const int bl = i / N, j = i - bl * N, b = b0 + bl;
+        float2 w = c0();
+        if (b < B) {
+            const size_t idx = (wbase + b) * N + j;
+            w = W[idx];
+            if (!finite2(w) && tile == 0) atomicMin(&st->bad_weight, (unsigned long long)idx);
+        }
+        ws[j * APPLY_BEAMS + bl] = make_float2(w.x, -w.y);
+    }
+    __syncthreads();
+    const int cell = threadIdx.x % APPLY_CELLS, grp = threadIdx.x / APPLY_CELLS;
+    const int rl = tile * APPLY_CELLS + cell;
+    if (rl >= L) return;
+    const int r = s * L + rl;
+    const float2 *X = (const float2 *)g.X;
+    float2 acc[APPLY_BPT];
+#pragma unroll
+    for (int i = 0; i < APPLY_BPT; i++) acc[i] = c0();
+    const int h = (Q - 1) / 2;
+    for (int q = 0; q < Q; q++) {
+        int bin = (d - h + q) % D;
+        if (bin < 0) bin += D;
+        const float2 *xq = X + (size_t)bin * C * R + r;
+        for (int c = 0; c < C; c++) {
+            const float2 x = xq[(size_t)c * R];
+            const float4 *wp = reinterpret_cast<const float4 *>(ws + (c * Q + q) * APPLY_BEAMS +
+                                                                grp * APPLY_BPT);
+            const float4 w01 = wp[0], w23 = wp[1];
+            const float2 w[4] = {make_float2(w01.x, w01.y), make_float2(w01.z, w01.w),
+                                 make_float2(w23.x, w23.y), make_float2(w23.z, w23.w)};
+#pragma unroll
+            for (int i = 0; i < APPLY_BPT; i++) {
+                acc[i].x = fmaf(w[i].x, x.x, fmaf(-w[i].y, x.y, acc[i].x));
+                acc[i].y = fmaf(w[i].x, x.y, fmaf(w[i].y, x.x, acc[i].y));
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < APPLY_BPT; i++) {
+        const int b = b0 + grp * APPLY_BPT + i;
+        if (b < B) Y[((size_t)b * D + d) * R + r] = acc[i];
+    }
+}
+
+unsigned grid_for(long long total, int threads)
+{
+    long long b = (total + threads - 1) / threads;
+    return (unsigned)(b < 65536LL * 16 ? (b > 0 ? b : 1) : 65536LL * 16);
+}
+
+} // namespace
+
+extern "C" int rtk_status_reset_launch(rtk_cpi_status *status, void *stream)
+{
+    status_reset_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(status);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_doppler_load_launch(const void *x, const float *win, int C, int P, int R,
+                                       int D, void *X, rtk_cpi_status *status, void *stream)
+{
+    if (C < 1 || P < 1 || R < 1 || D < P) return (int)cudaErrorInvalidValue;
+    const long long total = (long long)D * C * R;
+    doppler_load_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(
+        (const float2 *)x, win, C, P, R, total, (float2 *)X, status);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_training_launch(const rtk_gather *g, int m, int n, int batch, void *T, int ldt,
+                                   long long stride, void *stream)
+{
+    if (!g || m < 1 || n < 1 || batch < 1 || ldt < m) return (int)cudaErrorInvalidValue;
+    const long long total = (long long)m * n * batch;
+    training_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(*g, m, n, total,
+                                                                           (float2 *)T, ldt,
+                                                                           stride);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                                rtk_cpi_status *status, void *stream)
+{
+    if (!g || beams < 1 || g->segments < 1 || g->seg_len < 1 || g->bins > 65535)
+        return (int)cudaErrorInvalidValue;
+    const int N = g->channels * g->order;
+    const size_t smem = sizeof(float2) * APPLY_BEAMS * N;
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(apply_kernel,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)smem);
+        if (e != cudaSuccess) return (int)e;
+    }
+    const int tiles = (g->seg_len + APPLY_CELLS - 1) / APPLY_CELLS;
+    dim3 grid((unsigned)(g->segments * tiles), (unsigned)g->bins,
+              (unsigned)((beams + APPLY_BEAMS - 1) / APPLY_BEAMS));
+    apply_kernel<<<grid, APPLY_THREADS, smem, (cudaStream_t)stream>>>(
+        *g, beams, tiles, (const float2 *)W, (float2 *)Y, status);
+    return (int)cudaGetLastError();
+}

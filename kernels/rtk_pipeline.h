@@ -1,0 +1,71 @@
+/* rtk_pipeline: the CUDA kernels of a whole CPI around the QR (kernels/pipeline.cu,
+ * kernels/cfar.cu) behind a plain C API — window and layout for the Doppler FFT, the
+ * training-matrix gather, the weight application y = w^H s, CFAR along range and the
+ * per-CPI status block. Sizes, device pointers and streams only (void* for cudaStream_t);
+ * launch functions return a cudaError_t value (0 = success), never print, never
+ * synchronize. The processing contract they follow is README's. */
+#ifndef RTK_PIPELINE_H
+#define RTK_PIPELINE_H
+
+#include "rtk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the device reports about one CPI, copied back with its results. The engine
+ * resets it (rtk_status_reset_launch) before each CPI. */
+typedef struct rtk_cpi_status {
+    unsigned long long bad_input;  /* lowest flat index (c*P + p)*R + r of a non-finite
+                                      input sample; RTK_NO_INDEX when none           */
+    unsigned long long bad_weight; /* lowest flat index of a non-finite weight        */
+    int bad_item;                  /* lowest QR batch item with a zero or non-finite
+                                      diagonal of R; RTK_NO_BAD when none             */
+    unsigned int detections;       /* CFAR hits (may exceed the list's capacity)      */
+    unsigned long long phase[3];   /* fused QR kernel: block 0's %globaltimer at start,
+                                      QR done, weights done (0 when not fused)        */
+} rtk_cpi_status;
+
+#define RTK_NO_INDEX 0xffffffffffffffffULL
+
+int rtk_status_reset_launch(rtk_cpi_status *status, void *stream);
+
+/* Contract step 1, before the FFT: X[p][c][r] = win[p] * x[c][p][r] for p < P and 0 for
+ * P <= p < D (zero padding). x: C x P x R, X: D x C x R (the layout the D-point FFTs along
+ * the first axis, the gather and the apply kernel read). A non-finite sample lowers
+ * status->bad_input. */
+int rtk_doppler_load_launch(const void *x, const float *win, int C, int P, int R, int D,
+                            void *X, rtk_cpi_status *status, void *stream);
+
+/* Contract step 8: Y[b][d][r] = sum_j conj(W[((d*S + s)*B + b)*N + j]) * snapshot_j(d, r),
+ * s = r / L (g describes X, C, Q, D, R, S, L as for the gather; N = C*Q). A non-finite
+ * weight lowers status->bad_weight. */
+int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                     rtk_cpi_status *status, void *stream);
+
+/* ---- CFAR along range on |y|^2 (the detector of stap/cfar.h, same arithmetic) ---------- */
+typedef struct rtk_cfar_hit {
+    unsigned long long flat; /* (b*D + d)*R + r                                   */
+    double z;                /* the window statistic (CA mean, OS order statistic) */
+    double power;            /* |y|^2 of the cell under test                      */
+} rtk_cfar_hit;
+
+/* Per line of R cells (lines = B*D): prefix[line*(R+1) + r] = sum of |y|^2 over cells
+ * 0..r-1, summed left to right in double (CA needs it; OS does not). */
+int rtk_cfar_prefix_launch(const void *y, long long lines, int R, double *prefix, void *stream);
+
+/* Test every cell: CA (os = 0) with the window sum (prefix[hi0]-prefix[lo0]) +
+ * (prefix[hi1]-prefix[lo1]), OS (os = 1) with the rank[n]-th smallest power of the
+ * window; a detection when power > alpha[n] * z. Hits go to hits[slot] for slot <
+ * capacity, in no particular order; status->detections counts all of them. alpha, rank:
+ * device tables indexed by the window's cell count n = 1..2*train. */
+int rtk_cfar_test_launch(const void *y, const double *prefix, long long lines, int R,
+                         int guard, int train, int os, const double *alpha, const int *rank,
+                         rtk_cfar_hit *hits, unsigned int capacity, rtk_cpi_status *status,
+                         void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,47 @@
+/* la_device: linalg's batched QR + MVDR weights on device-resident data, enqueued on a
+ * caller's CUDA stream — for engines that keep a whole CPI on the GPU (stap/engine_gpu.cu).
+ * The training matrices are described by a gather from the Doppler cube (rtk_gather):
+ *  - gpu: when the dispatch table's variant for m x n is a register kernel, one kernel
+ *    gathers the rows, factors and solves (nothing materialized); otherwise the matrices
+ *    are materialized (rtk_training_launch), factored and solved by separate kernels;
+ *  - cublas: materialized, cublasCgeqrfBatched, two cublasCtrsmBatched, normalization.
+ * Created once per shape and stream with every buffer, handle and pointer array it
+ * needs; enqueue allocates nothing and never synchronizes (it may be captured in a
+ * CUDA graph). Only in builds with CUDA (gpu_none.c answers RT_EUNSUPPORTED). */
+#ifndef LA_DEVICE_H
+#define LA_DEVICE_H
+
+#include "rtk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct la_dev_weights la_dev_weights;
+
+/* backend: LA_BACKEND_GPU or LA_BACKEND_CUBLAS. variant: a QR variant to force (gpu; -1 =
+ * the dispatch table). g: the gather (its X pointer is fixed for the object's life).
+ * m x n: the training matrix; batch: D*S; dV: nbeams x n steering (device); dW: batch x
+ * nbeams x n weights (device, written per enqueue); dbad: the bad-item flag (RTK_NO_BAD
+ * protocol, preset by the caller); dphase: 3 timestamps of the fused kernel, or NULL. */
+int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
+                          const rtk_gather *g, int m, int n, int batch, int nbeams,
+                          const void *dV, void *dW, int *dbad, unsigned long long *dphase,
+                          void *stream, rt_error *err);
+/* Enqueue one batch. ev_training / ev_qr (cudaEvent_t, may be NULL) are recorded when the
+ * training matrices are formed and when the factorization is done (both at the start of
+ * the one kernel when fused). */
+int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, rt_error *err);
+/* 1 when gather, QR and weights run as one kernel. */
+int la_dev_weights_fused(const la_dev_weights *w);
+/* e.g. "reg16x22_15x3 (gather + QR + weights fused)", "cublasCgeqrfBatched + 2 trsm" */
+const char *la_dev_weights_describe(const la_dev_weights *w);
+/* Device memory it holds, bytes. */
+size_t la_dev_weights_device_bytes(const la_dev_weights *w);
+void la_dev_weights_destroy(la_dev_weights *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,89 @@
+/* cfar_gpu.cu: stap_cfar_detect_gpu — the CFAR detector of stap/cfar.h run by the rtk
+ * CFAR kernels on a host output (copies in, detects, copies the hits back, sorts them).
+ * A one-off helper for tests and tools: it allocates per call; the GPU engine keeps its
+ * buffers instead (engine_gpu.cu). */
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+
+#include "rtk_pipeline.h" /* names cf32 for C++ before stap's headers */
+#include "cfar.h"
+
+extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y_host, int B, int D,
+                                    int R, stap_detection **out, size_t *count, rt_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    stap_cfar_plan *plan = NULL;
+    int st = stap_cfar_plan_create(&plan, c, B, D, R, 1, err);
+    if (st) return st;
+    if (c->kind == STAP_CFAR_NONE) {
+        stap_cfar_plan_destroy(plan);
+        return RT_OK;
+    }
+    const long long lines = (long long)B * D;
+    const size_t cells = (size_t)lines * R;
+    const int nmax = 2 * c->train;
+    float2 *dy = NULL;
+    double *dprefix = NULL, *dalpha = NULL;
+    int *drank = NULL;
+    rtk_cfar_hit *dhits = NULL;
+    rtk_cpi_status *dst = NULL, hst;
+    stap_cfar_hit *hits = NULL;
+    const stap_detection *det = NULL;
+    size_t n = 0;
+    cudaError_t e;
+#define CK(call)                                                                            \
+    if ((e = (call)) != cudaSuccess) {                                                      \
+        st = rt_fail(err, RT_EDEVICE, "GPU CFAR: %s failed: %s", #call, cudaGetErrorString(e)); \
+        goto done;                                                                          \
+    }
+    CK(cudaMalloc((void **)&dy, sizeof(float2) * cells));
+    CK(cudaMalloc((void **)&dprefix, sizeof(double) * (size_t)lines * (R + 1)));
+    CK(cudaMalloc((void **)&dalpha, sizeof(double) * (nmax + 1)));
+    CK(cudaMalloc((void **)&drank, sizeof(int) * (nmax + 1)));
+    CK(cudaMalloc((void **)&dhits, sizeof(rtk_cfar_hit) * cells)); /* every cell could detect */
+    CK(cudaMalloc((void **)&dst, sizeof(rtk_cpi_status)));
+    CK(cudaMemcpy(dy, y_host, sizeof(float2) * cells, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dalpha, stap_cfar_plan_alpha(plan), sizeof(double) * (nmax + 1),
+                  cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(drank, stap_cfar_plan_rank(plan), sizeof(int) * (nmax + 1),
+                  cudaMemcpyHostToDevice));
+    CK((cudaError_t)rtk_status_reset_launch(dst, 0));
+    if (c->kind == STAP_CFAR_CA) CK((cudaError_t)rtk_cfar_prefix_launch(dy, lines, R, dprefix, 0));
+    CK((cudaError_t)rtk_cfar_test_launch(dy, dprefix, lines, R, c->guard, c->train,
+                                         c->kind == STAP_CFAR_OS, dalpha, drank, dhits,
+                                         (unsigned)cells, dst, 0));
+    CK(cudaMemcpy(&hst, dst, sizeof hst, cudaMemcpyDeviceToHost));
+    if (hst.detections) {
+        hits = (stap_cfar_hit *)malloc(sizeof(stap_cfar_hit) * hst.detections);
+        if (!hits) {
+            st = rt_fail(err, RT_ENOMEM, "GPU CFAR: out of memory for %u detections",
+                         hst.detections);
+            goto done;
+        }
+        static_assert(sizeof(stap_cfar_hit) == sizeof(rtk_cfar_hit), "hit layouts differ");
+        CK(cudaMemcpy(hits, dhits, sizeof(rtk_cfar_hit) * hst.detections, cudaMemcpyDeviceToHost));
+    }
+    if ((st = stap_cfar_plan_finish(plan, hits, hst.detections, &det, &n, err))) goto done;
+    if (n) {
+        *out = (stap_detection *)malloc(sizeof(stap_detection) * n);
+        if (!*out) {
+            st = rt_fail(err, RT_ENOMEM, "GPU CFAR: out of memory for %zu detections", n);
+            goto done;
+        }
+        for (size_t i = 0; i < n; i++) (*out)[i] = det[i];
+        *count = n;
+    }
+#undef CK
+done:
+    free(hits);
+    cudaFree(dy);
+    cudaFree(dprefix);
+    cudaFree(dalpha);
+    cudaFree(drank);
+    cudaFree(dhits);
+    cudaFree(dst);
+    stap_cfar_plan_destroy(plan);
+    return st;
+}

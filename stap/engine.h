@@ -1,0 +1,95 @@
+/* engine: the STAP processing engine — one object per CPI shape and backend that owns
+ * every buffer, FFT plan, stream, event, graph and pinned host buffer it needs, created
+ * once, fed CPIs through `slots` (several CPIs in flight on the GPU: copy-in of one,
+ * compute of another and copy-out of a third overlap), destroyed. Nothing is allocated
+ * per CPI. Two implementations behind one table of functions: engine_cpu.c (backends
+ * cpu and lapack: FFTW, the linalg CPU QR, cblas_cgemm, CFAR with prefix sums) and
+ * engine_gpu.cu (gpu and cublas: every stage on the device). The backend is chosen
+ * once, at create; nothing above the engine branches on it.
+ *
+ * Use: create; for each CPI: submit(slot, cube) then, before that slot is used again,
+ * collect(slot) — results stay valid until the slot's next submit; destroy.
+ * The stages are README's processing contract, steps 1-8, then CFAR. */
+#ifndef STAP_ENGINE_H
+#define STAP_ENGINE_H
+
+#include <stddef.h>
+
+#include "cfar.h"
+#include "stap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STAP_ENGINE_MAX_SLOTS 8
+
+typedef struct stap_engine_options {
+    int slots;            /* CPIs in flight, 1..STAP_ENGINE_MAX_SLOTS (CPU: each slot
+                             keeps its own results; computing happens at submit)       */
+    int keep_weights;     /* return the weights (D x S x B x N) of each CPI            */
+    int keep_output;      /* return the adaptive output (B x D x R) of each CPI        */
+    stap_cfar_config cfar;/* detector; kind STAP_CFAR_NONE = no detection stage         */
+    int graphs;           /* GPU: replay each slot's launches as a CUDA graph          */
+    int qr_variant;       /* GPU: force a QR kernel variant (-1 = dispatch table)      */
+} stap_engine_options;
+
+/* slots 2, weights kept, output not, CA-CFAR at its defaults, graphs on */
+void stap_engine_options_defaults(stap_engine_options *o);
+
+typedef struct stap_cpi_result {
+    long long cpi;                      /* submit sequence number, from 0               */
+    const cf32 *weights;                /* D x S x B x N, or NULL when not kept         */
+    const cf32 *output;                 /* B x D x R, or NULL when not kept             */
+    const stap_detection *detections;   /* sorted by (beam, Doppler bin, range cell)    */
+    size_t detection_count;
+    double stage_ms[STAP_STAGE_COUNT];  /* CUDA-event (GPU) or wall-clock (CPU) times   */
+    double submit_ms, done_ms;          /* host monotonic clock (ms): submit entered,
+                                           results complete in host memory              */
+} stap_cpi_result;
+
+typedef struct stap_engine stap_engine;
+
+/* Create an engine: validates cfg (copied; backend AUTO resolves to gpu when a CUDA
+ * device is usable, else cpu) and opt; steering: nbeams x N row-major, or NULL for
+ * the default beams (cfg->beams). */
+int stap_engine_create(stap_engine **e, const stap_config *cfg, const cf32 *steering, int nbeams,
+                       const stap_engine_options *opt, rt_error *err);
+void stap_engine_destroy(stap_engine *e);
+
+/* Start a CPI (cube: C x P x R row-major, host memory; from stap_engine_host_alloc for
+ * full copy speed on the GPU) in a free slot. The cube may be reused once the slot is
+ * collected. RT_EINVAL when the slot is out of range or not collected yet. */
+int stap_engine_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err);
+/* Wait for the slot's CPI and return its results. A CPI whose input has a non-finite
+ * sample, whose training data is singular or whose weights are not finite fails here
+ * (RT_EFORMAT / RT_ENUMERIC, naming the sample or the Doppler bin and segment); the slot
+ * is free again either way. */
+int stap_engine_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err);
+
+/* Host memory for cubes: pinned (page-locked) for the GPU engine, plain for the CPU one. */
+void *stap_engine_host_alloc(stap_engine *e, size_t bytes);
+void stap_engine_host_free(stap_engine *e, void *p);
+
+const stap_config *stap_engine_config(const stap_engine *e); /* backend resolved       */
+int stap_engine_slots(const stap_engine *e);
+int stap_engine_beams(const stap_engine *e);
+const cf32 *stap_engine_steering(const stap_engine *e); /* B x N                        */
+const stap_engine_options *stap_engine_options_of(const stap_engine *e);
+/* One line on how the stages run, e.g. "gpu: cuFFT, reg16x22_15x3 (gather + QR + weights
+ * fused), apply kernel, CA-CFAR kernels, CUDA graphs, 2 slots". */
+const char *stap_engine_describe(const stap_engine *e);
+/* Device memory (GPU) or work memory (CPU) the engine holds, bytes. */
+size_t stap_engine_memory_bytes(const stap_engine *e);
+size_t stap_weights_count(const stap_config *cfg, int beams); /* D * S * B * N */
+size_t stap_output_count(const stap_config *cfg, int beams);  /* B * D * R     */
+
+/* The Doppler cube of the slot's last CPI, C x D x R (copied from the device by the GPU
+ * engine): for tests and tools. */
+int stap_engine_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,296 @@
+/* engine_cpu.c: the STAP engine on the host (backends cpu and lapack) — the baseline the
+ * GPU engine is measured against and the fallback without a GPU, each stage at honest
+ * CPU speed: FFTW (plans made once), training matrices, the linalg backend's batched QR
+ * and MVDR solves, weight application as complex GEMMs (cblas_cgemm, one Doppler bin per
+ * thread), CFAR with prefix sums. A CPI is computed when it is submitted; each slot keeps
+ * its own results until it is collected. Steps cite README's processing contract. */
+#include <cblas.h>
+#include <fftw3.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "engine_internal.h"
+#include "la_internal.h" /* la_now_ms */
+
+extern void openblas_set_num_threads(int num_threads);
+
+typedef struct cpu_slot {
+    cf32 *W;                   /* D x S x B x N                        */
+    cf32 *Y;                   /* B x D x R                            */
+    stap_detection *det;       /* a copy of the CFAR plan's list       */
+    size_t ndet, det_cap;
+    double stage_ms[STAP_STAGE_COUNT];
+    double submit_ms, done_ms;
+    int status;                /* the CPI's outcome, reported by collect */
+    rt_error err;
+} cpu_slot;
+
+typedef struct cpu_engine {
+    la_ctx *la;
+    int threads;
+    cf32 *X;                   /* C x D x R Doppler cube (the last CPI's)      */
+    cf32 *T;                   /* batch x (M x N) training matrices            */
+    cf32 *wc;                  /* per thread: B x C conjugated weights of a tap */
+    fftwf_plan fft;
+    stap_cfar_plan *cfar;
+    cpu_slot slot[STAP_ENGINE_MAX_SLOTS];
+} cpu_engine;
+
+static void *xmalloc(size_t n) { return fftwf_malloc(n ? n : 1); }
+
+static void cpu_destroy(stap_engine *e)
+{
+    cpu_engine *c = e->impl;
+    if (!c) return;
+    if (c->fft) fftwf_destroy_plan(c->fft);
+    la_ctx_destroy(c->la);
+    stap_cfar_plan_destroy(c->cfar);
+    fftwf_free(c->X);
+    fftwf_free(c->T);
+    fftwf_free(c->wc);
+    for (int s = 0; s < STAP_ENGINE_MAX_SLOTS; s++) {
+        fftwf_free(c->slot[s].W);
+        fftwf_free(c->slot[s].Y);
+        free(c->slot[s].det);
+    }
+    free(c);
+    e->impl = NULL;
+}
+
+static int cpu_create(stap_engine *e, rt_error *err)
+{
+    cpu_engine *c = calloc(1, sizeof *c);
+    if (!c) return rt_fail(err, RT_ENOMEM, "out of memory creating the CPU engine");
+    e->impl = c;
+    const stap_config *cfg = &e->cfg;
+    int st = la_ctx_create(&c->la, cfg->backend, cfg->threads, err);
+    if (st) return st;
+    c->threads = la_ctx_threads(c->la);
+    /* BLAS calls run one per OpenMP thread (the GEMMs of the apply stage, LAPACKE) */
+    openblas_set_num_threads(1);
+    const size_t C = cfg->channels, D = cfg->doppler_bins, R = cfg->range_gates;
+    c->X = xmalloc(sizeof(cf32) * C * D * R);
+    c->T = xmalloc(sizeof(cf32) * (size_t)e->batch * e->M * e->N);
+    c->wc = xmalloc(sizeof(cf32) * (size_t)c->threads * e->B * C);
+    if (!c->X || !c->T || !c->wc) return rt_fail(err, RT_ENOMEM, "out of memory for the CPU engine's work buffers");
+    for (int s = 0; s < e->opt.slots; s++) {
+        c->slot[s].W = xmalloc(sizeof(cf32) * stap_weights_count(cfg, e->B));
+        c->slot[s].Y = xmalloc(sizeof(cf32) * stap_output_count(cfg, e->B));
+        if (!c->slot[s].W || !c->slot[s].Y)
+            return rt_fail(err, RT_ENOMEM, "out of memory for slot %d's results", s);
+    }
+    /* One channel's D x R block: R transforms of length D, stride R, distance 1; the plan is
+     * reused for every channel (fftwf_execute_dft is thread-safe), channels in parallel. */
+    fftwf_iodim dim = {(int)D, (int)R, (int)R};
+    fftwf_iodim howmany = {(int)R, 1, 1};
+    c->fft = fftwf_plan_guru_dft(1, &dim, 1, &howmany, (fftwf_complex *)c->X,
+                                 (fftwf_complex *)c->X, FFTW_FORWARD,
+                                 FFTW_ESTIMATE | FFTW_UNALIGNED);
+    if (!c->fft) return rt_fail(err, RT_EINVAL, "FFTW could not plan a %zu-point transform", D);
+    if (e->opt.cfar.kind != STAP_CFAR_NONE &&
+        (st = stap_cfar_plan_create(&c->cfar, &e->opt.cfar, e->B, (int)D, (int)R, c->threads, err)))
+        return st;
+    snprintf(e->describe, sizeof e->describe,
+             "%s: FFTW, %s QR + MVDR solves, cblas_cgemm apply, %s CFAR, %d threads, %d slot%s",
+             la_backend_name(cfg->backend),
+             cfg->backend == LA_BACKEND_LAPACK ? "LAPACKE cgeqrf" : "own Householder",
+             stap_cfar_kind_name(e->opt.cfar.kind), c->threads, e->opt.slots,
+             e->opt.slots > 1 ? "s" : "");
+    return RT_OK;
+}
+
+/* Contract step 1: X[c,d,r] = sum_p win[p] x[c,p,r] exp(-2 pi i d p / D). */
+static void doppler_filter(stap_engine *e, cpu_engine *c, const cf32 *x)
+{
+    const int C = e->cfg.channels, P = e->cfg.pulses, D = e->cfg.doppler_bins;
+    const size_t R = e->cfg.range_gates;
+#pragma omp parallel for schedule(static) num_threads(c->threads)
+    for (int ch = 0; ch < C; ch++) {
+        cf32 *Xc = c->X + (size_t)ch * D * R;
+        const cf32 *xc = x + (size_t)ch * P * R;
+        for (int q = 0; q < P; q++) {
+            const float w = e->win[q];
+            for (size_t r = 0; r < R; r++) Xc[q * R + r] = w * xc[q * R + r];
+        }
+        memset(Xc + (size_t)P * R, 0, sizeof(cf32) * (size_t)(D - P) * R);
+        fftwf_execute_dft(c->fft, (fftwf_complex *)Xc, (fftwf_complex *)Xc);
+    }
+}
+
+/* Contract steps 2-4: T_k (M x N, column-major), k = d*S + s; row i = snapshot^H of
+ * training cell s*L + floor(i*L/K); with loading, N more rows sqrt(K*delta) I. */
+static void form_training(stap_engine *e, cpu_engine *c)
+{
+    const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
+    const int S = e->cfg.segments, K = e->cfg.training, L = e->L, M = e->M, N = e->N;
+    const size_t R = e->cfg.range_gates;
+    const float load = e->cfg.loading > 0 ? (float)sqrt(K * e->cfg.loading) : 0.0f;
+#pragma omp parallel for schedule(static) num_threads(c->threads)
+    for (int k = 0; k < e->batch; k++) {
+        int d = k / S, s = k % S;
+        cf32 *T = c->T + (size_t)k * M * N;
+        for (int ch = 0; ch < C; ch++)
+            for (int q = 0; q < Q; q++) {
+                int j = ch * Q + q;
+                const cf32 *row = c->X + ((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R + (size_t)s * L;
+                cf32 *col = T + (size_t)j * M;
+                for (int i = 0; i < K; i++) col[i] = conjf(row[(size_t)i * L / K]);
+                if (M > K) {
+                    memset(col + K, 0, sizeof(cf32) * (size_t)N);
+                    col[K + j] = load;
+                }
+            }
+    }
+}
+
+/* Contract step 8 as GEMMs: for Doppler bin d, segment s and tap q,
+ * Y[:, d, sL:(s+1)L] (B x L) += conj(W_q) (B x C) * X[:, tap(d,q), sL:(s+1)L] (C x L),
+ * W_q[b][c] = w[d,s,b][c*Q + q]; rows of X and Y are D*R apart. */
+static void apply_weights(stap_engine *e, cpu_engine *c, const cf32 *W, cf32 *Y)
+{
+    const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
+    const int S = e->cfg.segments, L = e->L, N = e->N, B = e->B;
+    const size_t R = e->cfg.range_gates;
+    const cf32 one = 1.0f, zero = 0.0f;
+#pragma omp parallel num_threads(c->threads)
+    {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        cf32 *wc = c->wc + (size_t)t * B * C;
+#pragma omp for collapse(2) schedule(static)
+        for (int d = 0; d < D; d++)
+            for (int s = 0; s < S; s++) {
+                const cf32 *w = W + ((size_t)d * S + s) * B * N;
+                for (int q = 0; q < Q; q++) {
+                    for (int b = 0; b < B; b++)
+                        for (int ch = 0; ch < C; ch++) wc[b * C + ch] = conjf(w[(size_t)b * N + ch * Q + q]);
+                    const cf32 *xq = c->X + (size_t)stap_tap_bin(d, q, Q, D) * R + (size_t)s * L;
+                    cf32 *ys = Y + (size_t)d * R + (size_t)s * L;
+                    cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, L, C, &one, wc, C,
+                                xq, (int)((size_t)D * R), q ? &one : &zero, ys, (int)((size_t)D * R));
+                }
+            }
+    }
+}
+
+static int first_nonfinite(const cf32 *x, size_t n, size_t *at)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(crealf(x[i])) || !isfinite(cimagf(x[i]))) {
+            *at = i;
+            return 1;
+        }
+    return 0;
+}
+
+static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube, rt_error *err)
+{
+    double *t = sl->stage_ms;
+    size_t at;
+    if (first_nonfinite(cube, (size_t)e->cfg.channels * e->cfg.pulses * e->cfg.range_gates, &at))
+        return stap_engine_fail_input(e, at, err);
+    double t0 = la_now_ms();
+    doppler_filter(e, c, cube);
+    double t1 = la_now_ms();
+    form_training(e, c);
+    double t2 = la_now_ms();
+    la_timing lt;
+    int st = la_adaptive_weights(c->la, e->M, e->N, e->batch, c->T, e->M,
+                                 (ptrdiff_t)e->M * e->N, e->B, e->V, sl->W, &lt, err);
+    double t3 = la_now_ms();
+    if (st) {
+        if (st == RT_ENUMERIC)
+            rt_prefix(err, "adaptive weights (batch item = Doppler bin x %d segments + segment)",
+                      e->cfg.segments);
+        return st;
+    }
+    /* No silent NaN: a weight that is not finite is a processing error. */
+    if (first_nonfinite(sl->W, stap_weights_count(&e->cfg, e->B), &at))
+        return stap_engine_fail_weight(e, at, err);
+    double t4 = la_now_ms();
+    apply_weights(e, c, sl->W, sl->Y);
+    double t5 = la_now_ms();
+    sl->ndet = 0;
+    if (c->cfar) {
+        const stap_detection *d;
+        size_t n;
+        if ((st = stap_cfar_plan_execute(c->cfar, sl->Y, &d, &n, err))) return st;
+        if (n > sl->det_cap) {
+            stap_detection *nd = realloc(sl->det, sizeof *nd * n);
+            if (!nd) return rt_fail(err, RT_ENOMEM, "out of memory for %zu detections", n);
+            sl->det = nd;
+            sl->det_cap = n;
+        }
+        if (n) memcpy(sl->det, d, sizeof *d * n);
+        sl->ndet = n;
+    }
+    double t6 = la_now_ms();
+    t[STAP_STAGE_COPY_IN] = 0;
+    t[STAP_STAGE_DOPPLER] = t1 - t0;
+    t[STAP_STAGE_TRAINING] = t2 - t1;
+    t[STAP_STAGE_QR] = lt.qr_ms;
+    t[STAP_STAGE_WEIGHTS] = (t3 - t2 - lt.qr_ms) + (t4 - t3); /* solves + finiteness check */
+    t[STAP_STAGE_APPLY] = t5 - t4;
+    t[STAP_STAGE_DETECT] = t6 - t5;
+    t[STAP_STAGE_COPY_OUT] = 0;
+    return RT_OK;
+}
+
+static int cpu_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
+{
+    cpu_engine *c = e->impl;
+    cpu_slot *sl = &c->slot[slot];
+    sl->submit_ms = la_now_ms();
+    rt_clear(&sl->err);
+    sl->status = compute(e, c, sl, cube, &sl->err);
+    sl->done_ms = la_now_ms();
+    return RT_OK; /* a failed CPI is reported by collect, like the GPU engine's */
+}
+
+static int cpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
+{
+    cpu_engine *c = e->impl;
+    cpu_slot *sl = &c->slot[slot];
+    if (sl->status) {
+        if (err) *err = sl->err;
+        return sl->status;
+    }
+    res->weights = e->opt.keep_weights ? sl->W : NULL;
+    res->output = e->opt.keep_output ? sl->Y : NULL;
+    res->detections = sl->ndet ? sl->det : NULL;
+    res->detection_count = sl->ndet;
+    memcpy(res->stage_ms, sl->stage_ms, sizeof res->stage_ms);
+    res->submit_ms = sl->submit_ms;
+    res->done_ms = sl->done_ms;
+    return RT_OK;
+}
+
+static void *cpu_host_alloc(stap_engine *e, size_t bytes) { return fftwf_malloc(bytes ? bytes : 1); }
+static void cpu_host_free(stap_engine *e, void *p) { fftwf_free(p); }
+
+static int cpu_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)
+{
+    cpu_engine *c = e->impl;
+    memcpy(X, c->X, sizeof(cf32) * (size_t)e->cfg.channels * e->cfg.doppler_bins * e->cfg.range_gates);
+    return RT_OK;
+}
+
+static size_t cpu_memory_bytes(const stap_engine *e)
+{
+    const stap_config *cfg = &e->cfg;
+    size_t x = sizeof(cf32) * (size_t)cfg->channels * cfg->doppler_bins * cfg->range_gates;
+    size_t t = sizeof(cf32) * (size_t)e->batch * e->M * e->N;
+    size_t per = sizeof(cf32) * (stap_weights_count(cfg, e->B) + stap_output_count(cfg, e->B));
+    return x + t + per * e->opt.slots;
+}
+
+const stap_engine_ops stap_engine_cpu_ops = {
+    "cpu", cpu_create, cpu_destroy, cpu_submit, cpu_collect, cpu_host_alloc, cpu_host_free,
+    cpu_doppler, cpu_memory_bytes,
+};

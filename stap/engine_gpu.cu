@@ -1,0 +1,453 @@
+/* engine_gpu.cu: the STAP engine on the GPU (backends gpu and cublas). Every stage of a CPI
+ * runs on the device: window and layout, cuFFT Doppler filtering, training rows gathered
+ * by the QR kernel's load (or materialized for cuBLAS and the fallback kernels), QR + MVDR
+ * weights, weight application, CFAR, and a status block with the non-finite and singular
+ * flags. Each slot owns a stream, device buffers, a cuFFT plan, pinned host results,
+ * events and (by default) a CUDA graph of its launches, so that the copy-in of one CPI,
+ * the compute of another and the copy-out of a third overlap. Only what the user keeps
+ * (weights, output, detections) comes back. Host code only: the kernels are in kernels/. */
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "la_device.h"
+#include "rtk_pipeline.h" /* names cf32 for C++ before stap's headers */
+extern "C" {
+#include "engine_internal.h"
+#include "la_internal.h" /* la_now_ms */
+}
+
+namespace {
+
+#define CU(call)                                                                           \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess)                                                             \
+            return rt_fail(err, e_ == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,  \
+                           "GPU engine: %s failed: %s", #call, cudaGetErrorString(e_));    \
+    } while (0)
+#define RTK(call) CU((cudaError_t)(call))
+#define FFT(call)                                                                          \
+    do {                                                                                   \
+        cufftResult r_ = (call);                                                           \
+        if (r_ != CUFFT_SUCCESS)                                                           \
+            return rt_fail(err, RT_EDEVICE, "GPU engine: %s failed (cuFFT status %d)", #call, \
+                           (int)r_);                                                       \
+    } while (0)
+#define TRY(expr)                                                                          \
+    do {                                                                                   \
+        int st_ = (expr);                                                                  \
+        if (st_) return st_;                                                               \
+    } while (0)
+
+/* events of a slot: ev[i] .. ev[i+1] brackets stage i of STAP_STAGE_* */
+constexpr int NEV = STAP_STAGE_COUNT + 1;
+
+struct gpu_slot {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t ev[NEV] = {};
+    cudaGraphExec_t graph = nullptr;
+    cufftHandle fft = 0;
+    bool fft_made = false;
+    la_dev_weights *qr = nullptr;
+    rtk_gather g{};
+    float2 *d_in = nullptr, *d_X = nullptr, *d_W = nullptr, *d_Y = nullptr;
+    double *d_prefix = nullptr;
+    rtk_cfar_hit *d_hits = nullptr;
+    rtk_cpi_status *d_status = nullptr;
+    rtk_cpi_status *h_status = nullptr; /* pinned */
+    rtk_cfar_hit *h_hits = nullptr;     /* pinned, hit_cap entries */
+    cf32 *h_W = nullptr, *h_Y = nullptr; /* pinned, when kept */
+    stap_cfar_plan *cfar = nullptr;      /* records from hits */
+    double submit_ms = 0;
+    volatile double done_ms = 0;
+};
+
+struct gpu_engine {
+    size_t dev_bytes = 0, host_bytes = 0;
+    float *d_win = nullptr;
+    float2 *d_V = nullptr;
+    double *d_alpha = nullptr;
+    int *d_rank = nullptr;
+    unsigned hit_cap = 0;   /* device hit list per slot            */
+    unsigned hit_chunk = 0; /* entries copied back with every CPI  */
+    rtk_cfar_hit *d_big = nullptr; /* overflow path: every cell    */
+    rtk_cpi_status *d_big_status = nullptr;
+    stap_cfar_hit *h_big = nullptr;
+    bool graphs = false;
+    char graph_note[96] = {0};
+    gpu_slot slot[STAP_ENGINE_MAX_SLOTS];
+};
+
+gpu_engine *impl(stap_engine *e) { return static_cast<gpu_engine *>(e->impl); }
+
+template <typename T>
+int dalloc(gpu_engine *g, T **p, size_t bytes, const char *what, rt_error *err)
+{
+    cudaError_t e = cudaMalloc((void **)p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        *p = nullptr;
+        (void)cudaGetLastError();
+        return rt_fail(err, e == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,
+                       "GPU engine: cudaMalloc of %zu bytes for the %s failed: %s", bytes, what,
+                       cudaGetErrorString(e));
+    }
+    g->dev_bytes += bytes;
+    return RT_OK;
+}
+
+template <typename T>
+int halloc(gpu_engine *g, T **p, size_t bytes, const char *what, rt_error *err)
+{
+    cudaError_t e = cudaHostAlloc((void **)p, bytes ? bytes : 1, cudaHostAllocDefault);
+    if (e != cudaSuccess) {
+        *p = nullptr;
+        (void)cudaGetLastError();
+        return rt_fail(err, RT_ENOMEM, "GPU engine: cudaHostAlloc of %zu bytes for the %s "
+                       "failed: %s", bytes, what, cudaGetErrorString(e));
+    }
+    g->host_bytes += bytes;
+    return RT_OK;
+}
+
+void CUDART_CB mark_done(void *user)
+{
+    static_cast<gpu_slot *>(user)->done_ms = la_now_ms();
+}
+
+/* Everything of a CPI after its copy-in, on the slot's stream: captured once as a graph,
+ * or launched directly per CPI. */
+int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
+{
+    const stap_config *c = &e->cfg;
+    cudaStream_t st = s->stream;
+    RTK(rtk_status_reset_launch(s->d_status, st));
+    RTK(rtk_doppler_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
+                                c->doppler_bins, s->d_X, s->d_status, st));
+    FFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
+    CU(cudaEventRecord(s->ev[STAP_STAGE_TRAINING], st));
+    TRY(la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err));
+    CU(cudaEventRecord(s->ev[STAP_STAGE_APPLY], st));
+    RTK(rtk_apply_launch(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
+    CU(cudaEventRecord(s->ev[STAP_STAGE_DETECT], st));
+    const stap_cfar_config *cf = &e->opt.cfar;
+    const long long lines = (long long)e->B * c->doppler_bins;
+    if (cf->kind != STAP_CFAR_NONE) {
+        if (cf->kind == STAP_CFAR_CA)
+            RTK(rtk_cfar_prefix_launch(s->d_Y, lines, c->range_gates, s->d_prefix, st));
+        RTK(rtk_cfar_test_launch(s->d_Y, s->d_prefix, lines, c->range_gates, cf->guard, cf->train,
+                                 cf->kind == STAP_CFAR_OS, g->d_alpha, g->d_rank, s->d_hits,
+                                 g->hit_cap, s->d_status, st));
+    }
+    CU(cudaEventRecord(s->ev[STAP_STAGE_COPY_OUT], st));
+    CU(cudaMemcpyAsync(s->h_status, s->d_status, sizeof(rtk_cpi_status), cudaMemcpyDeviceToHost, st));
+    if (cf->kind != STAP_CFAR_NONE)
+        CU(cudaMemcpyAsync(s->h_hits, s->d_hits, sizeof(rtk_cfar_hit) * g->hit_chunk,
+                           cudaMemcpyDeviceToHost, st));
+    if (e->opt.keep_weights)
+        CU(cudaMemcpyAsync(s->h_W, s->d_W, sizeof(cf32) * stap_weights_count(c, e->B),
+                           cudaMemcpyDeviceToHost, st));
+    if (e->opt.keep_output)
+        CU(cudaMemcpyAsync(s->h_Y, s->d_Y, sizeof(cf32) * stap_output_count(c, e->B),
+                           cudaMemcpyDeviceToHost, st));
+    CU(cudaEventRecord(s->ev[NEV - 1], st));
+    CU(cudaLaunchHostFunc(st, mark_done, s));
+    return RT_OK;
+}
+
+void destroy_slot(gpu_slot *s)
+{
+    if (s->stream) cudaStreamSynchronize(s->stream);
+    if (s->graph) cudaGraphExecDestroy(s->graph);
+    if (s->fft_made) cufftDestroy(s->fft);
+    la_dev_weights_destroy(s->qr);
+    void *dev[] = {s->d_in, s->d_X, s->d_W, s->d_Y, s->d_prefix, s->d_hits, s->d_status};
+    for (void *p : dev)
+        if (p) cudaFree(p);
+    void *host[] = {s->h_status, s->h_hits, s->h_W, s->h_Y};
+    for (void *p : host)
+        if (p) cudaFreeHost(p);
+    for (cudaEvent_t ev : s->ev)
+        if (ev) cudaEventDestroy(ev);
+    if (s->stream) cudaStreamDestroy(s->stream);
+    stap_cfar_plan_destroy(s->cfar);
+}
+
+int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
+{
+    const stap_config *c = &e->cfg;
+    const size_t C = c->channels, P = c->pulses, R = c->range_gates, D = c->doppler_bins;
+    const size_t nw = stap_weights_count(c, e->B), ny = stap_output_count(c, e->B);
+    CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    for (cudaEvent_t &ev : s->ev) CU(cudaEventCreate(&ev));
+    TRY(dalloc(g, &s->d_in, sizeof(float2) * C * P * R, "input cube", err));
+    TRY(dalloc(g, &s->d_X, sizeof(float2) * D * C * R, "Doppler cube", err));
+    TRY(dalloc(g, &s->d_W, sizeof(float2) * nw, "weights", err));
+    TRY(dalloc(g, &s->d_Y, sizeof(float2) * ny, "adaptive output", err));
+    TRY(dalloc(g, &s->d_status, sizeof(rtk_cpi_status), "status block", err));
+    TRY(halloc(g, &s->h_status, sizeof(rtk_cpi_status), "status block", err));
+    if (e->opt.keep_weights) TRY(halloc(g, &s->h_W, sizeof(cf32) * nw, "weights", err));
+    if (e->opt.keep_output) TRY(halloc(g, &s->h_Y, sizeof(cf32) * ny, "adaptive output", err));
+    const stap_cfar_config *cf = &e->opt.cfar;
+    if (cf->kind != STAP_CFAR_NONE) {
+        if (cf->kind == STAP_CFAR_CA)
+            TRY(dalloc(g, &s->d_prefix, sizeof(double) * (size_t)e->B * D * (R + 1),
+                       "CFAR prefix sums", err));
+        TRY(dalloc(g, &s->d_hits, sizeof(rtk_cfar_hit) * g->hit_cap, "CFAR hit list", err));
+        TRY(halloc(g, &s->h_hits, sizeof(rtk_cfar_hit) * g->hit_cap, "CFAR hit list", err));
+        TRY(stap_cfar_plan_create(&s->cfar, cf, e->B, (int)D, (int)R, 1, err));
+    }
+    /* D-point transforms along the first axis of X (D x C x R): C*R of them, element
+     * stride C*R, neighbours 1 apart — one plan, one launch per CPI */
+    int n[1] = {(int)D}, embed[1] = {(int)D};
+    FFT(cufftPlanMany(&s->fft, 1, n, embed, (int)(C * R), 1, embed, (int)(C * R), 1, CUFFT_C2C,
+                      (int)(C * R)));
+    s->fft_made = true;
+    FFT(cufftSetStream(s->fft, s->stream));
+    size_t fft_work = 0;
+    if (cufftGetSize(s->fft, &fft_work) == CUFFT_SUCCESS) g->dev_bytes += fft_work;
+
+    rtk_gather &gt = s->g;
+    gt.X = s->d_X;
+    gt.channels = c->channels;
+    gt.order = c->doppler_order;
+    gt.bins = c->doppler_bins;
+    gt.range = c->range_gates;
+    gt.segments = c->segments;
+    gt.seg_len = e->L;
+    gt.training = c->training;
+    gt.load = c->loading > 0 ? (float)std::sqrt(c->training * c->loading) : 0.f;
+    TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &gt, e->M, e->N, e->batch,
+                              e->B, g->d_V, s->d_W, &s->d_status->bad_item,
+                              s->d_status->phase, s->stream, err));
+    g->dev_bytes += la_dev_weights_device_bytes(s->qr);
+
+    /* one direct run on a zero cube: module loading and kernel attributes happen here, not
+     * in the first CPI or inside a capture (its status, a singular factor, is ignored) */
+    CU(cudaMemsetAsync(s->d_in, 0, sizeof(float2) * C * P * R, s->stream));
+    TRY(enqueue_compute(e, g, s, err));
+    CU(cudaStreamSynchronize(s->stream));
+    return RT_OK;
+}
+
+/* Capture each slot's enqueue_compute as a graph; on any failure the engine launches
+ * directly and says why in its description. */
+void make_graphs(stap_engine *e, gpu_engine *g)
+{
+    g->graphs = true;
+    for (int i = 0; i < e->opt.slots && g->graphs; i++) {
+        gpu_slot *s = &g->slot[i];
+        cudaGraph_t graph = nullptr;
+        rt_error err;
+        cudaError_t ce = cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeRelaxed);
+        int st = ce == cudaSuccess ? enqueue_compute(e, g, s, &err) : RT_EDEVICE;
+        cudaError_t ee = cudaStreamEndCapture(s->stream, &graph);
+        if (ce == cudaSuccess && !st && ee == cudaSuccess)
+            ee = cudaGraphInstantiate(&s->graph, graph, 0);
+        if (graph) cudaGraphDestroy(graph);
+        if (ce != cudaSuccess || st || ee != cudaSuccess) {
+            (void)cudaGetLastError();
+            snprintf(g->graph_note, sizeof g->graph_note, "graph capture failed (%s), direct launches",
+                     st ? err.msg : cudaGetErrorString(ce != cudaSuccess ? ce : ee));
+            g->graphs = false;
+        }
+    }
+    if (!g->graphs)
+        for (int i = 0; i < e->opt.slots; i++)
+            if (g->slot[i].graph) {
+                cudaGraphExecDestroy(g->slot[i].graph);
+                g->slot[i].graph = nullptr;
+            }
+}
+
+void gpu_destroy(stap_engine *e)
+{
+    gpu_engine *g = impl(e);
+    if (!g) return;
+    for (gpu_slot &s : g->slot) destroy_slot(&s);
+    void *dev[] = {g->d_win, g->d_V, g->d_alpha, g->d_rank, g->d_big, g->d_big_status};
+    for (void *p : dev)
+        if (p) cudaFree(p);
+    free(g->h_big);
+    delete g;
+    e->impl = nullptr;
+}
+
+int gpu_create(stap_engine *e, rt_error *err)
+{
+    gpu_engine *g = new (std::nothrow) gpu_engine;
+    if (!g) return rt_fail(err, RT_ENOMEM, "out of memory creating the GPU engine");
+    e->impl = g;
+    const stap_config *c = &e->cfg;
+    TRY(dalloc(g, &g->d_win, sizeof(float) * c->pulses, "window", err));
+    TRY(dalloc(g, &g->d_V, sizeof(float2) * (size_t)e->B * e->N, "steering vectors", err));
+    CU(cudaMemcpy(g->d_win, e->win, sizeof(float) * c->pulses, cudaMemcpyHostToDevice));
+    CU(cudaMemcpy(g->d_V, e->V, sizeof(float2) * (size_t)e->B * e->N, cudaMemcpyHostToDevice));
+    const stap_cfar_config *cf = &e->opt.cfar;
+    if (cf->kind != STAP_CFAR_NONE) {
+        stap_cfar_plan *tables = nullptr;
+        TRY(stap_cfar_plan_create(&tables, cf, e->B, c->doppler_bins, c->range_gates, 1, err));
+        const int nt = 2 * cf->train + 1;
+        int st = dalloc(g, &g->d_alpha, sizeof(double) * nt, "CFAR thresholds", err);
+        if (!st) st = dalloc(g, &g->d_rank, sizeof(int) * nt, "CFAR ranks", err);
+        cudaError_t ce = cudaSuccess;
+        if (!st) ce = cudaMemcpy(g->d_alpha, stap_cfar_plan_alpha(tables), sizeof(double) * nt,
+                                 cudaMemcpyHostToDevice);
+        if (!st && ce == cudaSuccess)
+            ce = cudaMemcpy(g->d_rank, stap_cfar_plan_rank(tables), sizeof(int) * nt,
+                            cudaMemcpyHostToDevice);
+        stap_cfar_plan_destroy(tables);
+        if (st) return st;
+        CU(ce);
+        /* the device list holds 16x the expected false alarms and at least 65536 hits; a CPI
+         * that detects more is re-tested into a list of every cell (collect) */
+        const double cells = (double)stap_output_count(c, e->B);
+        double cap = std::fmax(65536.0, 16.0 * cells * cf->pfa);
+        g->hit_cap = (unsigned)std::fmin(cap, cells);
+        g->hit_chunk = g->hit_cap < 1024 ? g->hit_cap : 1024;
+    }
+    for (int i = 0; i < e->opt.slots; i++) TRY(create_slot(e, g, &g->slot[i], err));
+    if (e->opt.graphs) make_graphs(e, g);
+    snprintf(e->describe, sizeof e->describe,
+             "%s: cuFFT Doppler, %s, apply kernel, %s CFAR kernels, %s, %d slot%s",
+             la_backend_name(c->backend), la_dev_weights_describe(g->slot[0].qr),
+             stap_cfar_kind_name(cf->kind),
+             g->graphs ? "CUDA graphs" : (g->graph_note[0] ? g->graph_note : "direct launches"),
+             e->opt.slots, e->opt.slots > 1 ? "s" : "");
+    return RT_OK;
+}
+
+int gpu_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
+{
+    gpu_engine *g = impl(e);
+    gpu_slot *s = &g->slot[slot];
+    const stap_config *c = &e->cfg;
+    s->submit_ms = la_now_ms();
+    s->done_ms = 0;
+    CU(cudaEventRecord(s->ev[STAP_STAGE_COPY_IN], s->stream));
+    CU(cudaMemcpyAsync(s->d_in, cube, sizeof(float2) * c->channels * c->pulses * c->range_gates,
+                       cudaMemcpyHostToDevice, s->stream));
+    CU(cudaEventRecord(s->ev[STAP_STAGE_DOPPLER], s->stream));
+    if (s->graph) CU(cudaGraphLaunch(s->graph, s->stream));
+    else TRY(enqueue_compute(e, g, s, err));
+    return RT_OK;
+}
+
+/* More hits than the device list holds: test again into a list of every cell. Allocates
+ * (once per engine) on this exceptional path only. */
+int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, rt_error *err)
+{
+    const stap_config *c = &e->cfg;
+    const size_t cells = stap_output_count(c, e->B);
+    if (!g->d_big) {
+        TRY(dalloc(g, &g->d_big, sizeof(rtk_cfar_hit) * cells, "full CFAR hit list", err));
+        TRY(dalloc(g, &g->d_big_status, sizeof(rtk_cpi_status), "status block", err));
+        g->h_big = (stap_cfar_hit *)malloc(sizeof(stap_cfar_hit) * cells);
+        if (!g->h_big) return rt_fail(err, RT_ENOMEM, "out of memory for %zu CFAR hits", cells);
+    }
+    const stap_cfar_config *cf = &e->opt.cfar;
+    RTK(rtk_status_reset_launch(g->d_big_status, s->stream));
+    RTK(rtk_cfar_test_launch(s->d_Y, s->d_prefix, (long long)e->B * c->doppler_bins,
+                             c->range_gates, cf->guard, cf->train, cf->kind == STAP_CFAR_OS,
+                             g->d_alpha, g->d_rank, g->d_big, (unsigned)cells, g->d_big_status,
+                             s->stream));
+    CU(cudaMemcpyAsync(g->h_big, g->d_big, sizeof(rtk_cfar_hit) * count, cudaMemcpyDeviceToHost,
+                       s->stream));
+    CU(cudaStreamSynchronize(s->stream));
+    return RT_OK;
+}
+
+int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
+{
+    gpu_engine *g = impl(e);
+    gpu_slot *s = &g->slot[slot];
+    CU(cudaStreamSynchronize(s->stream)); /* includes the host function (done_ms) */
+    const rtk_cpi_status *h = s->h_status;
+    if (h->bad_input != RTK_NO_INDEX) return stap_engine_fail_input(e, h->bad_input, err);
+    if (h->bad_item != RTK_NO_BAD) return stap_engine_fail_item(e, h->bad_item, err);
+    if (h->bad_weight != RTK_NO_INDEX) return stap_engine_fail_weight(e, h->bad_weight, err);
+    for (int i = 0; i < STAP_STAGE_COUNT; i++) {
+        float ms = 0;
+        res->stage_ms[i] = cudaEventElapsedTime(&ms, s->ev[i], s->ev[i + 1]) == cudaSuccess
+                               ? ms
+                               : NAN;
+    }
+    (void)cudaGetLastError();
+    /* one fused kernel did QR and weights: split its time at block 0's timestamps */
+    if (la_dev_weights_fused(s->qr)) {
+        const unsigned long long *ph = h->phase;
+        const double total = res->stage_ms[STAP_STAGE_WEIGHTS];
+        double f = 0;
+        if (ph[2] > ph[1] && ph[1] > ph[0]) f = (double)(ph[2] - ph[1]) / (double)(ph[2] - ph[0]);
+        res->stage_ms[STAP_STAGE_QR] = total * (1 - f);
+        res->stage_ms[STAP_STAGE_WEIGHTS] = total * f;
+    }
+    if (e->opt.cfar.kind != STAP_CFAR_NONE) {
+        const unsigned n = h->detections;
+        stap_cfar_hit *hits = (stap_cfar_hit *)s->h_hits;
+        if (n > g->hit_cap) {
+            TRY(retest_all(e, g, s, n, err));
+            hits = g->h_big;
+        } else if (n > g->hit_chunk) {
+            CU(cudaMemcpy(s->h_hits + g->hit_chunk, s->d_hits + g->hit_chunk,
+                          sizeof(rtk_cfar_hit) * (n - g->hit_chunk), cudaMemcpyDeviceToHost));
+        }
+        static_assert(sizeof(stap_cfar_hit) == sizeof(rtk_cfar_hit), "hit layouts differ");
+        TRY(stap_cfar_plan_finish(s->cfar, hits, n, &res->detections, &res->detection_count, err));
+    }
+    res->weights = e->opt.keep_weights ? s->h_W : nullptr;
+    res->output = e->opt.keep_output ? s->h_Y : nullptr;
+    res->submit_ms = s->submit_ms;
+    res->done_ms = s->done_ms;
+    return RT_OK;
+}
+
+void *gpu_host_alloc(stap_engine *e, size_t bytes)
+{
+    void *p = nullptr;
+    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return nullptr;
+    }
+    return p;
+}
+void gpu_host_free(stap_engine *e, void *p) { cudaFreeHost(p); }
+
+int gpu_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)
+{
+    gpu_engine *g = impl(e);
+    gpu_slot *s = &g->slot[slot];
+    const stap_config *c = &e->cfg;
+    const size_t C = c->channels, D = c->doppler_bins, R = c->range_gates;
+    float2 *tmp = (float2 *)malloc(sizeof(float2) * C * D * R);
+    if (!tmp) return rt_fail(err, RT_ENOMEM, "out of memory for the Doppler cube");
+    cudaError_t ce = cudaStreamSynchronize(s->stream);
+    if (ce == cudaSuccess) ce = cudaMemcpy(tmp, s->d_X, sizeof(float2) * C * D * R, cudaMemcpyDeviceToHost);
+    if (ce != cudaSuccess) {
+        free(tmp);
+        return rt_fail(err, RT_EDEVICE, "GPU engine: copying the Doppler cube failed: %s",
+                       cudaGetErrorString(ce));
+    }
+    for (size_t d = 0; d < D; d++) /* D x C x R -> C x D x R */
+        for (size_t ch = 0; ch < C; ch++)
+            memcpy(&X[(ch * D + d) * R], &tmp[(d * C + ch) * R], sizeof(float2) * R);
+    free(tmp);
+    return RT_OK;
+}
+
+size_t gpu_memory_bytes(const stap_engine *e)
+{
+    return static_cast<const gpu_engine *>(e->impl)->dev_bytes;
+}
+
+} // namespace
+
+extern "C" const stap_engine_ops stap_engine_gpu_ops = {
+    "gpu", gpu_create, gpu_destroy, gpu_submit, gpu_collect, gpu_host_alloc, gpu_host_free,
+    gpu_doppler, gpu_memory_bytes,
+};

@@ -1,0 +1,59 @@
+/* engine_internal: the table of functions behind stap_engine (engine.h) and the state
+ * every implementation shares. Not part of the public API. */
+#ifndef STAP_ENGINE_INTERNAL_H
+#define STAP_ENGINE_INTERNAL_H
+
+#include "engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct stap_engine_ops {
+    const char *name;
+    int (*create)(stap_engine *e, rt_error *err); /* sets e->impl and e->describe     */
+    void (*destroy)(stap_engine *e);
+    int (*submit)(stap_engine *e, int slot, const cf32 *cube, rt_error *err);
+    int (*collect)(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err);
+    void *(*host_alloc)(stap_engine *e, size_t bytes);
+    void (*host_free)(stap_engine *e, void *p);
+    int (*doppler)(stap_engine *e, int slot, cf32 *X, rt_error *err);
+    size_t (*memory_bytes)(const stap_engine *e);
+} stap_engine_ops;
+
+struct stap_engine {
+    stap_config cfg;          /* validated, backend resolved              */
+    stap_engine_options opt;
+    int N, M, L, B, batch;    /* DOF, training rows, cells per segment, beams, D*S */
+    float *win;               /* P window coefficients                    */
+    cf32 *V;                  /* B x N steering                           */
+    const stap_engine_ops *ops;
+    void *impl;
+    int busy[STAP_ENGINE_MAX_SLOTS];
+    long long slot_cpi[STAP_ENGINE_MAX_SLOTS];
+    long long next_cpi;
+    char describe[256];
+};
+
+extern const stap_engine_ops stap_engine_cpu_ops;
+#ifdef RTSTAP_HAVE_CUDA
+extern const stap_engine_ops stap_engine_gpu_ops;
+#endif
+
+/* Doppler bin of tap q for centre bin d (contract step 2). */
+static inline int stap_tap_bin(int d, int q, int Q, int D)
+{
+    int b = (d - (Q - 1) / 2 + q) % D;
+    return b < 0 ? b + D : b;
+}
+
+/* The messages of a failed CPI, shared by both implementations. */
+int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, rt_error *err);
+int stap_engine_fail_item(const stap_engine *e, int item, rt_error *err);
+int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, rt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
