@@ -15,6 +15,8 @@ typedef struct {
 
 static const command commands[] = {
     {"run", cmd_run, "process a data cube (HDF5) or a synthesized one: weights, output, timing"},
+    {"stream", cmd_stream, "stream CPIs through the engine with several in flight: CPIs/s, latency"},
+    {"bench", cmd_bench_pipeline, "per-stage times and CPIs/s of every backend on every workload"},
     {"bench-qr", cmd_bench_qr, "time the batched complex QR of every backend, with accuracy"},
     {"perfect", cmd_perfect, "run the PERFECT suite's STAP application on its raw files"},
     {"import-perfect", cmd_import_perfect, "convert PERFECT STAP inputs to a schema-v1 HDF5 file"},

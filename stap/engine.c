@@ -172,3 +172,15 @@ int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, rt_er
                    "%llu, beam %llu", k / e->cfg.segments, k % e->cfg.segments,
                    (flat / e->N) % e->B);
 }
+
+#ifndef RTSTAP_HAVE_CUDA
+int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t *total_bytes, rt_error *err)
+{
+    return rt_fail(err, RT_EUNSUPPORTED, "built without CUDA support");
+}
+int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs, double *d2h_gbs,
+                            rt_error *err)
+{
+    return rt_fail(err, RT_EUNSUPPORTED, "built without CUDA support");
+}
+#endif

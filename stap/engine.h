@@ -88,6 +88,15 @@ size_t stap_output_count(const stap_config *cfg, int beams);  /* B * D * R     *
  * engine): for tests and tools. */
 int stap_engine_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err);
 
+/* GPU facts for reports and memory checks (builds with CUDA and a usable device;
+ * otherwise RT_EUNSUPPORTED or RT_EDEVICE). name: the device's name. */
+int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t *total_bytes,
+                  rt_error *err);
+/* The host link measured with pinned buffers of `bytes`: median GB/s of `repeat` copies
+ * each way. */
+int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs, double *d2h_gbs,
+                            rt_error *err);
+
 #ifdef __cplusplus
 }
 #endif

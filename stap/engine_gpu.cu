@@ -451,3 +451,65 @@ extern "C" const stap_engine_ops stap_engine_gpu_ops = {
     "gpu", gpu_create, gpu_destroy, gpu_submit, gpu_collect, gpu_host_alloc, gpu_host_free,
     gpu_doppler, gpu_memory_bytes,
 };
+
+extern "C" int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t *total_bytes,
+                             rt_error *err)
+{
+    int dev = 0;
+    cudaDeviceProp prop;
+    CU(cudaGetDevice(&dev));
+    CU(cudaGetDeviceProperties(&prop, dev));
+    if (name && len) snprintf(name, len, "%s", prop.name);
+    size_t f = 0, t = 0;
+    CU(cudaMemGetInfo(&f, &t));
+    if (free_bytes) *free_bytes = f;
+    if (total_bytes) *total_bytes = t;
+    return RT_OK;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs,
+                                       double *d2h_gbs, rt_error *err)
+{
+    void *h = nullptr, *d = nullptr;
+    cudaStream_t s = nullptr;
+    cudaEvent_t a = nullptr, b = nullptr;
+    double *t = (double *)malloc(sizeof(double) * 2 * (repeat > 0 ? repeat : 1));
+    int st = [&]() -> int {
+        if (!t || repeat < 1) return rt_fail(err, RT_EINVAL, "link bandwidth: bad repeat %d", repeat);
+        CU(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
+        CU(cudaMalloc(&d, bytes));
+        CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        CU(cudaEventCreate(&a));
+        CU(cudaEventCreate(&b));
+        memset(h, 1, bytes);
+        for (int dir = 0; dir < 2; dir++)
+            for (int r = -1; r < repeat; r++) {
+                CU(cudaEventRecord(a, s));
+                if (dir == 0) CU(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s));
+                else CU(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
+                CU(cudaEventRecord(b, s));
+                CU(cudaEventSynchronize(b));
+                float ms = 0;
+                CU(cudaEventElapsedTime(&ms, a, b));
+                if (r >= 0) t[dir * repeat + r] = bytes / (ms * 1e-3) / 1e9;
+            }
+        qsort(t, (size_t)repeat, sizeof *t, cmp_d);
+        qsort(t + repeat, (size_t)repeat, sizeof *t, cmp_d);
+        *h2d_gbs = t[repeat / 2];
+        *d2h_gbs = t[repeat + repeat / 2];
+        return RT_OK;
+    }();
+    free(t);
+    if (a) cudaEventDestroy(a);
+    if (b) cudaEventDestroy(b);
+    if (s) cudaStreamDestroy(s);
+    if (d) cudaFree(d);
+    if (h) cudaFreeHost(h);
+    return st;
+}

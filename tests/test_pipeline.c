@@ -173,27 +173,35 @@ static void test_rejections(void)
     c = cfg;
     CHECK(stap_config_validate(&c, 1, 3, 5, &err) == RT_EINVAL && strstr(err.msg, "/steering"), "steering len");
 
-    /* non-finite samples are rejected, naming the index */
-    c = cfg;
-    c.backend = LA_BACKEND_CPU;
-    stap_plan *plan;
-    if (stap_plan_create(&plan, &c, NULL, 0, &err) == RT_OK) {
+    /* non-finite samples are rejected, naming the index; on every available backend */
+    const la_backend bes[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU, LA_BACKEND_CUBLAS};
+    for (int b = 0; b < 4; b++) {
+        rt_error why;
+        if (la_backend_available(bes[b], &why) != RT_OK) continue;
+        c = cfg;
+        c.backend = bes[b];
+        stap_plan *plan;
+        if (stap_plan_create(&plan, &c, NULL, 0, &err) != RT_OK) {
+            CHECK(0, "plan [%s]: %s", la_backend_name(bes[b]), err.msg);
+            continue;
+        }
         size_t n = 4 * 8 * 30;
         cf32 *cube = calloc(n, sizeof(cf32));
         for (size_t i = 0; i < n; i++) cube[i] = 1.0f + (float)(i % 7) * I;
         cube[(2 * 8 + 5) * 30 + 11] = NAN;
+        cube[(3 * 8 + 1) * 30 + 2] = INFINITY; /* later: the first one is named */
         cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
         cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan));
         int st = stap_plan_execute(plan, cube, W, Y, NULL, &err);
-        CHECK(st == RT_EFORMAT && strstr(err.msg, "channel 2, pulse 5, range 11"), "NaN: %s", err.msg);
+        CHECK(st == RT_EFORMAT && strstr(err.msg, "channel 2, pulse 5, range 11"), "NaN [%s]: %s",
+              la_backend_name(bes[b]), err.msg);
         /* a rank-deficient cube (all cells equal): singular factor, reported, no NaN */
         for (size_t i = 0; i < n; i++) cube[i] = 1.0f;
         st = stap_plan_execute(plan, cube, W, Y, NULL, &err);
-        CHECK(st == RT_ENUMERIC, "singular training data gave status %d (%s)", st, err.msg);
+        CHECK(st == RT_ENUMERIC, "singular training data [%s] gave status %d (%s)",
+              la_backend_name(bes[b]), st, err.msg);
         free(cube); free(W); free(Y);
         stap_plan_destroy(plan);
-    } else {
-        CHECK(0, "plan: %s", err.msg);
     }
 }
 

@@ -1,0 +1,232 @@
+/* cmd_bench_pipeline.c: `rtstap bench` — the whole CPI on every backend and workload in
+ * one run: per-stage medians with one CPI in flight (CUDA events on the GPU, wall clock
+ * on the CPU), the host-to-host time of one CPI, and end-to-end CPIs/s with several CPIs
+ * in flight, as a table and as JSON. The same distinct cubes go through every backend. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "stream_loop.h"
+#include "workload.h"
+
+static void bench_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: rtstap bench [--workloads LIST] [--backends LIST] [--cpis N] [--cpu-cpis N]\n"
+        "                    [--slots S] [--threads T] [--json FILE]\n"
+        "\n"
+        "For each workload and backend: per-stage median times (copy in, Doppler, training,\n"
+        "QR, weights, apply, CFAR, copy out) with one CPI in flight, the host-to-host time of\n"
+        "one CPI, and CPIs/s end to end with S CPIs in flight (GPU backends; the CPU engines\n"
+        "compute at submit, so their rate is one CPI at a time). Weights and detections come\n"
+        "back per CPI; CA-CFAR at Pfa 1e-6.\n"
+        "\n"
+        "  --workloads LIST  default easy,medium,hard,perfect-small,perfect-medium,perfect-large\n"
+        "  --backends LIST   default gpu,cublas,cpu,lapack (unavailable ones are reported)\n"
+        "  --cpis N          CPIs per GPU measurement (default 500)\n"
+        "  --cpu-cpis N      CPIs per CPU measurement (default 8)\n"
+        "  --slots S         CPIs in flight for the GPU rate (default 3)\n"
+        "  --threads T       CPU threads (default: all)\n"
+        "  --json FILE       write the results as JSON (FILE must not exist; - = stdout)\n");
+}
+
+typedef struct bench_case {
+    char workload[64];
+    la_backend be;
+    int ok;
+    char why[512];
+    char engine[256];
+    stream_stats one;   /* one CPI in flight, direct launches: stage times */
+    stream_stats many;  /* S CPIs in flight, graphs: rate                  */
+} bench_case;
+
+/* One engine, `n` CPIs from the ring (copied to the engine's pinned memory). */
+static int measure(const workload *w, la_backend be, int threads, int slots, int graphs,
+                   cf32 *const *cubes, int ncubes, long long n, stream_stats *st, char *desc,
+                   size_t desc_len, rt_error *err)
+{
+    stap_config cfg = w->cfg;
+    cfg.backend = be;
+    cfg.threads = threads;
+    stap_engine_options eo;
+    stap_engine_options_defaults(&eo);
+    eo.slots = slots;
+    eo.graphs = graphs;
+    stap_engine *e = NULL;
+    int status = stap_engine_create(&e, &cfg, w->steering, w->nbeams, &eo, err);
+    if (status) return status;
+    const size_t len = workload_cube_len(w);
+    stream_ring ring = {calloc((size_t)ncubes, sizeof(cf32 *)), 0};
+    if (!ring.cube) status = rt_fail(err, RT_ENOMEM, "out of memory");
+    for (int k = 0; k < ncubes && !status; k++, ring.count++) {
+        ring.cube[k] = stap_engine_host_alloc(e, sizeof(cf32) * len);
+        if (!ring.cube[k]) status = rt_fail(err, RT_ENOMEM, "cannot allocate pinned cubes");
+        else memcpy(ring.cube[k], cubes[k], sizeof(cf32) * len);
+    }
+    if (!status) status = stream_run(e, 2LL * slots, n, stream_ring_source, &ring, NULL, NULL, 0, 0, st, err);
+    if (desc) snprintf(desc, desc_len, "%s", stap_engine_describe(e));
+    for (int k = 0; k < ring.count; k++) stap_engine_host_free(e, ring.cube[k]);
+    free(ring.cube);
+    stap_engine_destroy(e);
+    return status;
+}
+
+static int split_list(const char *s, char items[][32], int max)
+{
+    int n = 0;
+    char *copy = strdup(s), *save = NULL;
+    for (char *t = strtok_r(copy, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
+        snprintf(items[n++], 32, "%s", t);
+    free(copy);
+    return n;
+}
+
+static void json_stage_row(cJSON *o, const char *key, const stream_stats *st)
+{
+    cJSON *r = cJSON_AddObjectToObject(o, key);
+    stream_json_stats(r, st);
+}
+
+int cmd_bench_pipeline(int argc, char **argv)
+{
+    enum { O_WL = 256, O_BE, O_CPIS, O_CPUCPIS, O_SLOTS, O_THREADS, O_JSON, O_HELP };
+    static const struct option opts[] = {
+        {"workloads", required_argument, 0, O_WL}, {"backends", required_argument, 0, O_BE},
+        {"cpis", required_argument, 0, O_CPIS},    {"cpu-cpis", required_argument, 0, O_CPUCPIS},
+        {"slots", required_argument, 0, O_SLOTS},  {"threads", required_argument, 0, O_THREADS},
+        {"json", required_argument, 0, O_JSON},    {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    const char *wl = "easy,medium,hard,perfect-small,perfect-medium,perfect-large";
+    const char *bl = "gpu,cublas,cpu,lapack", *json = NULL;
+    int cpis = 500, cpu_cpis = 8, slots = 3, threads = 0;
+    rt_error err;
+    rt_clear(&err);
+    optind = 1;
+    opterr = 0;
+    int o;
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (o) {
+        case O_WL: wl = optarg; break;
+        case O_BE: bl = optarg; break;
+        case O_CPIS: if (cli_int("--cpis", optarg, 1, 10000000, &cpis)) return EXIT_USAGE; break;
+        case O_CPUCPIS: if (cli_int("--cpu-cpis", optarg, 1, 100000, &cpu_cpis)) return EXIT_USAGE; break;
+        case O_SLOTS: if (cli_int("--slots", optarg, 1, STAP_ENGINE_MAX_SLOTS, &slots)) return EXIT_USAGE; break;
+        case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
+        case O_JSON: json = optarg; break;
+        case O_HELP: bench_usage(stdout); return EXIT_OK;
+        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
+        default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap bench --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    char wnames[16][32], bnames[8][32];
+    const int nw = split_list(wl, wnames, 16), nb = split_list(bl, bnames, 8);
+    la_backend bes[8];
+    for (int b = 0; b < nb; b++)
+        if (la_backend_parse(bnames[b], &bes[b], &err) || bes[b] == LA_BACKEND_AUTO)
+            return cli_error(EXIT_USAGE, "--backends: '%s' is not cpu, lapack, gpu or cublas", bnames[b]);
+    workload ws[16];
+    for (int i = 0; i < nw; i++)
+        if (workload_get(wnames[i], &ws[i], &err)) {
+            for (int k = 0; k < i; k++) workload_free(&ws[k]);
+            return cli_error(EXIT_USAGE, "--workloads: %s", err.msg);
+        }
+
+    bench_case *cases = calloc((size_t)nw * nb, sizeof *cases);
+    char device[256] = "none";
+    stap_gpu_info(device, sizeof device, NULL, NULL, &err);
+    int status = EXIT_OK;
+    enum { NCUBES = 4 };
+    for (int i = 0; i < nw && cases; i++) {
+        const size_t len = workload_cube_len(&ws[i]);
+        cf32 *cubes[NCUBES] = {0};
+        int ok = 1;
+        for (int k = 0; k < NCUBES && ok; k++) {
+            cubes[k] = malloc(sizeof(cf32) * len);
+            ok = cubes[k] && workload_cube(&ws[i], k, cubes[k], &err) == RT_OK;
+        }
+        for (int b = 0; b < nb && ok; b++) {
+            bench_case *c = &cases[i * nb + b];
+            snprintf(c->workload, sizeof c->workload, "%s", ws[i].name);
+            c->be = bes[b];
+            const int gpu = bes[b] == LA_BACKEND_GPU || bes[b] == LA_BACKEND_CUBLAS;
+            rt_error e2;
+            if (la_backend_available(bes[b], &e2)) {
+                snprintf(c->why, sizeof c->why, "%s", e2.msg);
+                continue;
+            }
+            fprintf(stderr, "bench: %s on %s ...\n", ws[i].name, bnames[b]);
+            int st = measure(&ws[i], bes[b], threads, 1, 0, cubes, NCUBES, gpu ? cpis : cpu_cpis,
+                             &c->one, c->engine, sizeof c->engine, &e2);
+            if (!st && gpu)
+                st = measure(&ws[i], bes[b], threads, slots, 1, cubes, NCUBES, cpis, &c->many,
+                             c->engine, sizeof c->engine, &e2);
+            else if (!st)
+                c->many = c->one;
+            if (st) snprintf(c->why, sizeof c->why, "%s", e2.msg);
+            else c->ok = 1;
+        }
+        if (!ok) status = cli_fail(&err);
+        for (int k = 0; k < NCUBES; k++) free(cubes[k]);
+    }
+    if (!cases) status = cli_error(EXIT_PROCESSING, "out of memory");
+
+    printf("rtstap bench: device %s, commit %s; stage medians with one CPI in flight (ms),\n"
+           "one CPI host to host (p50 ms), rate with %d CPIs in flight (GPU)\n\n", device,
+           RTSTAP_COMMIT, slots);
+    printf("%-15s %-7s", "workload", "backend");
+    for (int s = 0; s < STAP_STAGE_COUNT; s++) printf(" %8s", stap_stage_names[s]);
+    printf(" %9s %10s %8s %9s\n", "1 CPI ms", "CPIs/s", "p99 ms", "gpu x");
+    for (int i = 0; i < nw && cases; i++) {
+        const bench_case *g = NULL;
+        for (int b = 0; b < nb; b++)
+            if (cases[i * nb + b].be == LA_BACKEND_GPU && cases[i * nb + b].ok) g = &cases[i * nb + b];
+        for (int b = 0; b < nb; b++) {
+            const bench_case *c = &cases[i * nb + b];
+            printf("%-15s %-7s", ws[i].name, bnames[b]);
+            if (!c->ok) {
+                printf(" not measured: %s\n", c->why);
+                continue;
+            }
+            for (int s = 0; s < STAP_STAGE_COUNT; s++) printf(" %8.3f", c->one.stage_median[s]);
+            printf(" %9.3f %10.1f %8.3f", c->one.lat_p50, c->many.cpis_per_s, c->many.lat_p99);
+            if (g) printf(" %9.1f", g->many.cpis_per_s / c->many.cpis_per_s);
+            putchar('\n');
+        }
+    }
+    if (json && cases) {
+        cJSON *doc = cJSON_CreateObject();
+        char date[32];
+        time_t now = time(NULL);
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        cJSON_AddStringToObject(doc, "command", "bench");
+        cJSON_AddStringToObject(doc, "rtstap_version", RTSTAP_VERSION);
+        cJSON_AddStringToObject(doc, "commit", RTSTAP_COMMIT);
+        cJSON_AddStringToObject(doc, "date", date);
+        cJSON_AddStringToObject(doc, "device", device);
+        cJSON_AddNumberToObject(doc, "slots", slots);
+        cJSON *rows = cJSON_AddArrayToObject(doc, "results");
+        for (int k = 0; k < nw * nb; k++) {
+            const bench_case *c = &cases[k];
+            cJSON *r = cJSON_CreateObject();
+            cJSON_AddStringToObject(r, "workload", c->workload);
+            cJSON_AddStringToObject(r, "backend", la_backend_name(c->be));
+            cJSON_AddBoolToObject(r, "measured", c->ok);
+            if (!c->ok) cJSON_AddStringToObject(r, "why", c->why);
+            else {
+                cJSON_AddStringToObject(r, "engine", c->engine);
+                json_stage_row(r, "one_in_flight", &c->one);
+                json_stage_row(r, "in_flight", &c->many);
+            }
+            cJSON_AddItemToArray(rows, r);
+        }
+        if (stream_json_write(json, doc, &err)) status = cli_fail(&err);
+        cJSON_Delete(doc);
+    }
+    free(cases);
+    for (int i = 0; i < nw; i++) workload_free(&ws[i]);
+    return status;
+}

@@ -1,0 +1,228 @@
+/* cmd_stream.c: `rtstap stream` — real-time throughput: CPIs kept in flight through one
+ * engine, a ring of distinct synthesized CPIs in pinned memory replayed (the engine, not
+ * the disk, is measured), reporting sustained CPIs/s, host-to-host latency percentiles,
+ * deadline misses, copy bandwidth against the measured link, and memory. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "stream_loop.h"
+#include "workload.h"
+
+static void stream_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: rtstap stream [--preset NAME] [--cpis N] [--slots S] [--deadline-ms T]\n"
+        "                     [--backend B] [--keep LIST] [--json FILE] [options]\n"
+        "\n"
+        "Streams CPIs through one engine with S of them in flight (copy-in of one, compute\n"
+        "of another and copy-out of a third overlap on the GPU) and reports sustained\n"
+        "CPIs/s, host-to-host latency per CPI (submit to results in host memory: min, p50,\n"
+        "p99, max), deadline misses, achieved copy bandwidth against the measured link, and\n"
+        "host and device memory. A ring of distinct synthesized CPIs, held in pinned host\n"
+        "memory, is replayed.\n"
+        "\n"
+        "  --preset NAME      easy | medium | hard | perfect-small | perfect-medium |\n"
+        "                     perfect-large (default hard)\n"
+        "  --cpis N           timed CPIs (default 2000), after 2 x S warm-up CPIs\n"
+        "  --slots S          CPIs in flight, 1..8 (default 3)\n"
+        "  --ring K           distinct CPIs replayed (default 8)\n"
+        "  --deadline-ms T    count CPIs whose latency exceeds T ms\n"
+        "  --backend B        auto | cpu | lapack | gpu | cublas (default auto)\n"
+        "  --threads T        CPU threads (default: all)\n"
+        "  --keep LIST        what comes back per CPI, comma-separated: detections,\n"
+        "                     weights, output (default detections,weights)\n"
+        "  --cfar KIND        ca | os | none (default ca, at Pfa 1e-6)\n"
+        "  --no-graphs        launch each CPI's kernels directly instead of a CUDA graph\n"
+        "  --json FILE        also write the report as JSON (FILE must not exist; - = stdout)\n"
+        "  --quiet            no text report\n"
+        "  --help             this text\n");
+}
+
+static int parse_keep(const char *s, stap_engine_options *o)
+{
+    o->keep_weights = o->keep_output = 0;
+    char *copy = strdup(s), *save = NULL;
+    int bad = 0;
+    for (char *t = strtok_r(copy, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(t, "weights")) o->keep_weights = 1;
+        else if (!strcmp(t, "output")) o->keep_output = 1;
+        else if (strcmp(t, "detections")) {
+            cli_error(EXIT_USAGE, "--keep: '%s' is not detections, weights or output", t);
+            bad = 1;
+        }
+    }
+    free(copy);
+    return bad ? -1 : 0;
+}
+
+int cmd_stream(int argc, char **argv)
+{
+    enum { O_PRESET = 256, O_CPIS, O_SLOTS, O_RING, O_DEADLINE, O_BACKEND, O_THREADS, O_KEEP,
+           O_CFAR, O_NOGRAPHS, O_JSON, O_QUIET, O_HELP };
+    static const struct option opts[] = {
+        {"preset", required_argument, 0, O_PRESET},   {"cpis", required_argument, 0, O_CPIS},
+        {"slots", required_argument, 0, O_SLOTS},     {"ring", required_argument, 0, O_RING},
+        {"deadline-ms", required_argument, 0, O_DEADLINE},
+        {"backend", required_argument, 0, O_BACKEND}, {"threads", required_argument, 0, O_THREADS},
+        {"keep", required_argument, 0, O_KEEP},       {"cfar", required_argument, 0, O_CFAR},
+        {"no-graphs", no_argument, 0, O_NOGRAPHS},    {"json", required_argument, 0, O_JSON},
+        {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0}};
+    const char *preset = "hard", *json = NULL;
+    int cpis = 2000, ring_n = 8, quiet = 0, threads = 0;
+    double deadline = 0;
+    la_backend backend = LA_BACKEND_AUTO;
+    stap_engine_options eo;
+    stap_engine_options_defaults(&eo);
+    eo.slots = 3;
+    rt_error err;
+    rt_clear(&err);
+    optind = 1;
+    opterr = 0;
+    int o;
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (o) {
+        case O_PRESET: preset = optarg; break;
+        case O_CPIS: if (cli_int("--cpis", optarg, 1, 100000000, &cpis)) return EXIT_USAGE; break;
+        case O_SLOTS: if (cli_int("--slots", optarg, 1, STAP_ENGINE_MAX_SLOTS, &eo.slots)) return EXIT_USAGE; break;
+        case O_RING: if (cli_int("--ring", optarg, 1, 1024, &ring_n)) return EXIT_USAGE; break;
+        case O_DEADLINE: if (cli_double("--deadline-ms", optarg, 1e-6, 1e9, &deadline)) return EXIT_USAGE; break;
+        case O_BACKEND:
+            if (la_backend_parse(optarg, &backend, &err)) return cli_error(EXIT_USAGE, "--backend: %s", err.msg);
+            break;
+        case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
+        case O_KEEP: if (parse_keep(optarg, &eo)) return EXIT_USAGE; break;
+        case O_CFAR:
+            if (stap_cfar_parse_kind(optarg, &eo.cfar.kind, &err)) return cli_error(EXIT_USAGE, "--cfar: %s", err.msg);
+            break;
+        case O_NOGRAPHS: eo.graphs = 0; break;
+        case O_JSON: json = optarg; break;
+        case O_QUIET: quiet = 1; break;
+        case O_HELP: stream_usage(stdout); return EXIT_OK;
+        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
+        default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap stream --help)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+
+    workload w;
+    if (workload_get(preset, &w, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
+    w.cfg.backend = backend;
+    w.cfg.threads = threads;
+    int status = EXIT_OK;
+    stap_engine *eng = NULL;
+    stream_ring ring = {NULL, 0};
+    cJSON *doc = NULL;
+    const size_t rss0 = stream_rss_bytes();
+    if (stap_engine_create(&eng, &w.cfg, w.steering, w.nbeams, &eo, &err)) {
+        status = cli_fail(&err);
+        goto out;
+    }
+    ring.cube = calloc((size_t)ring_n, sizeof *ring.cube);
+    if (!ring.cube) {
+        status = cli_error(EXIT_PROCESSING, "out of memory");
+        goto out;
+    }
+    const size_t cube_len = workload_cube_len(&w);
+    for (int k = 0; k < ring_n; k++, ring.count++) {
+        ring.cube[k] = stap_engine_host_alloc(eng, sizeof(cf32) * cube_len);
+        if (!ring.cube[k]) {
+            status = cli_error(EXIT_PROCESSING, "cannot allocate %d pinned cubes of %.1f MB",
+                               ring_n, sizeof(cf32) * cube_len / 1e6);
+            goto out;
+        }
+        if (workload_cube(&w, k, ring.cube[k], &err)) {
+            status = cli_fail(&err);
+            goto out;
+        }
+    }
+    const size_t rss1 = stream_rss_bytes();
+    char device[256] = "host CPU";
+    double h2d = 0, d2h = 0;
+    int have_link = 0;
+    const stap_config *cfg = stap_engine_config(eng);
+    if (cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS) {
+        have_link = stap_gpu_link_bandwidth(sizeof(cf32) * cube_len, 20, &h2d, &d2h, &err) == RT_OK;
+        stap_gpu_info(device, sizeof device, NULL, NULL, &err);
+    }
+    stream_stats st;
+    if (stream_run(eng, 2LL * eo.slots, cpis, stream_ring_source, &ring, NULL, NULL, deadline,
+                   !quiet && isatty(2), &st, &err)) {
+        status = cli_fail(&err);
+        goto out;
+    }
+    const size_t rss2 = stream_rss_bytes();
+    const int B = stap_engine_beams(eng);
+    const double in_bytes = sizeof(cf32) * (double)cube_len;
+    const double out_bytes = (eo.keep_weights ? sizeof(cf32) * (double)stap_weights_count(cfg, B) : 0) +
+                             (eo.keep_output ? sizeof(cf32) * (double)stap_output_count(cfg, B) : 0);
+    const double in_gbs = in_bytes * st.cpis_per_s / 1e9, out_gbs = out_bytes * st.cpis_per_s / 1e9;
+    const double dev_mb = stap_engine_memory_bytes(eng) / 1e6;
+    if (!quiet) {
+        fprintf(stderr,
+                "rtstap stream: %s (C=%d P=%d R=%d D=%d Q=%d S=%d K=%d B=%d), backend %s\n"
+                "  engine: %s\n  device: %s\n",
+                w.name, cfg->channels, cfg->pulses, cfg->range_gates, cfg->doppler_bins,
+                cfg->doppler_order, cfg->segments, cfg->training, B, la_backend_name(cfg->backend),
+                stap_engine_describe(eng), device);
+        fprintf(stderr, "  CPIs: %lld (after %d warm-up) in %.3f s: %.1f CPIs/s\n", st.cpis,
+                2 * eo.slots, st.seconds, st.cpis_per_s);
+        fprintf(stderr, "  latency ms: min %.3f  p50 %.3f  p99 %.3f  max %.3f", st.lat_min,
+                st.lat_p50, st.lat_p99, st.lat_max);
+        if (deadline > 0) fprintf(stderr, "; deadline %g ms: %lld missed", deadline, st.deadline_misses);
+        fputc('\n', stderr);
+        fprintf(stderr, "  copy: in %.2f GB/s (%.1f MB per CPI), out %.2f GB/s (%.2f MB per CPI)",
+                in_gbs, in_bytes / 1e6, out_gbs, out_bytes / 1e6);
+        if (have_link)
+            fprintf(stderr, "; link %.1f / %.1f GB/s (pinned): in at %.0f%% of it", h2d, d2h,
+                    100 * in_gbs / h2d);
+        fputc('\n', stderr);
+        fprintf(stderr, "  detections: %.2f per CPI\n", st.detections_per_cpi);
+        fprintf(stderr, "  memory: engine %.1f MB %s; host RSS %.1f MB at start, %.1f MB with "
+                "the ring, %.1f MB at the end\n", dev_mb,
+                cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS ? "on the device" : "on the host",
+                rss0 / 1e6, rss1 / 1e6, rss2 / 1e6);
+    }
+    if (json) {
+        doc = cJSON_CreateObject();
+        char date[32];
+        time_t now = time(NULL);
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        cJSON_AddStringToObject(doc, "command", "stream");
+        cJSON_AddStringToObject(doc, "rtstap_version", RTSTAP_VERSION);
+        cJSON_AddStringToObject(doc, "commit", RTSTAP_COMMIT);
+        cJSON_AddStringToObject(doc, "date", date);
+        cJSON_AddStringToObject(doc, "workload", w.name);
+        cJSON_AddStringToObject(doc, "backend", la_backend_name(cfg->backend));
+        cJSON_AddStringToObject(doc, "engine", stap_engine_describe(eng));
+        cJSON_AddStringToObject(doc, "device", device);
+        cJSON_AddNumberToObject(doc, "slots", eo.slots);
+        cJSON_AddNumberToObject(doc, "ring", ring_n);
+        cJSON_AddBoolToObject(doc, "keep_weights", eo.keep_weights);
+        cJSON_AddBoolToObject(doc, "keep_output", eo.keep_output);
+        stream_json_stats(doc, &st);
+        if (deadline > 0) cJSON_AddNumberToObject(doc, "deadline_ms", deadline);
+        cJSON_AddNumberToObject(doc, "copy_in_gbs", in_gbs);
+        cJSON_AddNumberToObject(doc, "copy_out_gbs", out_gbs);
+        if (have_link) {
+            cJSON_AddNumberToObject(doc, "link_h2d_gbs", h2d);
+            cJSON_AddNumberToObject(doc, "link_d2h_gbs", d2h);
+        }
+        cJSON_AddNumberToObject(doc, "engine_memory_mb", dev_mb);
+        cJSON_AddNumberToObject(doc, "host_rss_mb_start", rss0 / 1e6);
+        cJSON_AddNumberToObject(doc, "host_rss_mb_ring", rss1 / 1e6);
+        cJSON_AddNumberToObject(doc, "host_rss_mb_end", rss2 / 1e6);
+        if (stream_json_write(json, doc, &err)) status = cli_fail(&err);
+    }
+out:
+    cJSON_Delete(doc);
+    for (int k = 0; k < ring.count; k++) stap_engine_host_free(eng, ring.cube[k]);
+    free(ring.cube);
+    stap_engine_destroy(eng);
+    workload_free(&w);
+    return status;
+}

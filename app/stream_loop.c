@@ -1,0 +1,166 @@
+/* stream_loop.c: the CPIs-in-flight loop of `stream` and `bench` (stream_loop.h). */
+#include "stream_loop.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "h5io.h"        /* rt_atomic_* */
+#include "la_internal.h" /* la_now_ms */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the q-quantile of sorted v[0..n-1] (nearest rank) */
+static double quantile(const double *v, long long n, double q)
+{
+    long long i = (long long)(q * n + 0.999999) - 1;
+    if (i < 0) i = 0;
+    if (i >= n) i = n - 1;
+    return v[i];
+}
+
+int stream_ring_source(void *user, long long n, const cf32 **cube, rt_error *err)
+{
+    const stream_ring *r = user;
+    *cube = r->cube[n % r->count];
+    return RT_OK;
+}
+
+int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src, void *src_user,
+               stream_sink_fn sink, void *sink_user, double deadline_ms, int progress,
+               stream_stats *st, rt_error *err)
+{
+    memset(st, 0, sizeof *st);
+    if (n < 1) return rt_fail(err, RT_EINVAL, "stream: need at least one CPI");
+    const int S = stap_engine_slots(e);
+    const long long total = warmup + n;
+    double *lat = malloc(sizeof(double) * n);
+    double *stage = malloc(sizeof(double) * n * STAP_STAGE_COUNT);
+    if (!lat || !stage) {
+        free(lat);
+        free(stage);
+        return rt_fail(err, RT_ENOMEM, "stream: out of memory for %lld CPIs' timings", n);
+    }
+    int status = RT_OK;
+    double t0 = la_now_ms(), t_end = t0, next_report = t0 + 500;
+    size_t detections = 0;
+    for (long long i = 0; i < total + S && !status; i++) {
+        if (i >= S) { /* collect CPI j = i - S, the oldest in flight */
+            const long long j = i - S;
+            stap_cpi_result r;
+            status = stap_engine_collect(e, (int)(j % S), &r, err);
+            if (status) {
+                rt_prefix(err, "CPI %lld", j);
+                break;
+            }
+            if (j >= warmup) {
+                const long long k = j - warmup;
+                lat[k] = r.done_ms - r.submit_ms;
+                memcpy(stage + k * STAP_STAGE_COUNT, r.stage_ms, sizeof r.stage_ms);
+                detections += r.detection_count;
+                if (deadline_ms > 0 && lat[k] > deadline_ms) st->deadline_misses++;
+            }
+            if (sink && (status = sink(sink_user, &r, err))) break;
+            t_end = la_now_ms();
+            if (progress && t_end >= next_report && j >= warmup) {
+                fprintf(stderr, "\r  %lld / %lld CPIs  %.0f CPIs/s   ", j - warmup + 1, n,
+                        (j - warmup + 1) / ((t_end - t0) * 1e-3));
+                next_report = t_end + 500;
+            }
+        }
+        if (i < total) {
+            const cf32 *cube;
+            if ((status = src(src_user, i, &cube, err))) break;
+            if (i == warmup) t0 = la_now_ms();
+            if ((status = stap_engine_submit(e, (int)(i % S), cube, err))) break;
+        }
+    }
+    if (status) { /* leave no CPI in flight: collect what is still there */
+        rt_error ignore;
+        stap_cpi_result r;
+        for (int s = 0; s < S; s++) stap_engine_collect(e, s, &r, &ignore);
+    }
+    if (progress) fputc('\n', stderr);
+    if (!status) {
+        st->cpis = n;
+        st->seconds = (t_end - t0) * 1e-3;
+        st->cpis_per_s = n / st->seconds;
+        st->detections_per_cpi = (double)detections / n;
+        qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+        st->lat_min = lat[0];
+        st->lat_p50 = quantile(lat, n, 0.50);
+        st->lat_p99 = quantile(lat, n, 0.99);
+        st->lat_max = lat[n - 1];
+        for (int s = 0; s < STAP_STAGE_COUNT; s++) { /* lat is free again: reuse it */
+            for (long long k = 0; k < n; k++) lat[k] = stage[k * STAP_STAGE_COUNT + s];
+            qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+            st->stage_median[s] = quantile(lat, n, 0.5);
+        }
+    }
+    free(stage);
+    free(lat);
+    return status;
+}
+
+size_t stream_rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    unsigned long pages = 0, rss = 0;
+    int ok = fscanf(f, "%lu %lu", &pages, &rss) == 2;
+    fclose(f);
+    return ok ? (size_t)rss * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+int stream_json_write(const char *path, cJSON *doc, rt_error *err)
+{
+    char *text = cJSON_Print(doc);
+    if (!text) return rt_fail(err, RT_ENOMEM, "out of memory formatting JSON");
+    int st = RT_OK;
+    if (!strcmp(path, "-")) {
+        fputs(text, stdout);
+        fputc('\n', stdout);
+    } else {
+        char tmp[4096];
+        if (!(st = rt_atomic_begin(path, tmp, sizeof tmp, err))) {
+            FILE *f = fopen(tmp, "w");
+            int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+            if (f && fclose(f) != 0) ok = 0;
+            if (!ok) {
+                rt_atomic_abort(tmp);
+                st = rt_fail(err, RT_EIO, "%s: writing JSON failed", path);
+            } else {
+                st = rt_atomic_commit(tmp, path, err);
+            }
+        }
+    }
+    cJSON_free(text);
+    return st;
+}
+
+void stream_json_stats(cJSON *o, const stream_stats *st)
+{
+    cJSON_AddNumberToObject(o, "cpis", (double)st->cpis);
+    cJSON_AddNumberToObject(o, "seconds", st->seconds);
+    cJSON_AddNumberToObject(o, "cpis_per_s", st->cpis_per_s);
+    cJSON *l = cJSON_AddObjectToObject(o, "latency_ms");
+    cJSON_AddNumberToObject(l, "min", st->lat_min);
+    cJSON_AddNumberToObject(l, "p50", st->lat_p50);
+    cJSON_AddNumberToObject(l, "p99", st->lat_p99);
+    cJSON_AddNumberToObject(l, "max", st->lat_max);
+    cJSON_AddNumberToObject(o, "deadline_misses", (double)st->deadline_misses);
+    cJSON_AddNumberToObject(o, "detections_per_cpi", st->detections_per_cpi);
+    cJSON *s = cJSON_AddObjectToObject(o, "stage_ms_median");
+    for (int i = 0; i < STAP_STAGE_COUNT; i++) {
+        /* NaN is not JSON: a stage whose time the device could not give is null */
+        if (st->stage_median[i] == st->stage_median[i])
+            cJSON_AddNumberToObject(s, stap_stage_names[i], st->stage_median[i]);
+        else
+            cJSON_AddNullToObject(s, stap_stage_names[i]);
+    }
+}

@@ -1,0 +1,47 @@
+/* stream_loop: keeping an engine's slots full — CPI n is submitted into slot n % S once
+ * CPI n - S has been collected from it — with the measurements `stream` and `bench`
+ * report: sustained CPIs/s, host-to-host latency per CPI, deadline misses, stage medians.
+ * Also the small reporting helpers both commands share (RSS, JSON files). */
+#ifndef STREAM_LOOP_H
+#define STREAM_LOOP_H
+
+#include <cjson/cJSON.h>
+
+#include "engine.h"
+
+/* Where CPI n comes from: set *cube (valid until the CPI is collected). */
+typedef int (*stream_source_fn)(void *user, long long n, const cf32 **cube, rt_error *err);
+/* What happens to CPI n's results, in CPI order (may be NULL). */
+typedef int (*stream_sink_fn)(void *user, const stap_cpi_result *r, rt_error *err);
+
+typedef struct stream_stats {
+    long long cpis;                      /* timed CPIs (after the warm-up)           */
+    double seconds, cpis_per_s;          /* first timed submit to last collect       */
+    double lat_min, lat_p50, lat_p99, lat_max; /* submit to results in host memory, ms */
+    long long deadline_misses;           /* latency > deadline (when deadline > 0)   */
+    double stage_median[STAP_STAGE_COUNT];
+    double detections_per_cpi;
+} stream_stats;
+
+/* Run warmup + n CPIs through e with all its slots in flight; time the last n. progress:
+ * a line on stderr every half second (the caller decides, e.g. isatty(2)). */
+int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src, void *src_user,
+               stream_sink_fn sink, void *sink_user, double deadline_ms, int progress,
+               stream_stats *st, rt_error *err);
+
+/* A source replaying a ring of cubes: CPI n is ring[n % count]. */
+typedef struct stream_ring {
+    cf32 **cube;
+    int count;
+} stream_ring;
+int stream_ring_source(void *user, long long n, const cf32 **cube, rt_error *err);
+
+/* Resident set size of this process, bytes (0 when unknown). */
+size_t stream_rss_bytes(void);
+/* Write a JSON document to FILE atomically (must not exist), or to stdout for "-". */
+int stream_json_write(const char *path, cJSON *doc, rt_error *err);
+/* Add stats as {"cpis_per_s", "latency_ms": {min, p50, p99, max}, "deadline_misses",
+ * "stage_ms": {...}} to obj. */
+void stream_json_stats(cJSON *obj, const stream_stats *st);
+
+#endif

@@ -1,0 +1,217 @@
+/* test_engine: the engine's slot protocol and results on every available backend (cpu and
+ * lapack here; gpu and cublas too on the GPU machine): several CPIs in flight give, CPI by
+ * CPI and in order, exactly what the one-CPI plan gives for the same cube (weights and
+ * output bit for bit, detections equal to the CPU detector's on that output); a failed CPI
+ * (non-finite sample, singular training) is reported by its own collect and leaves the
+ * others intact; misuse of slots is refused; kept/not-kept results. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "synth.h"
+#include "testutil.h"
+
+typedef struct expect {
+    cf32 *W, *Y;
+    stap_detection *det;
+    size_t ndet;
+} expect;
+
+static stap_config small_config(la_backend be)
+{
+    stap_config c;
+    stap_config_defaults(&c);
+    c.channels = 4;
+    c.pulses = 16;
+    c.range_gates = 120;
+    c.doppler_bins = 20; /* zero-padded */
+    c.doppler_order = 3;
+    c.segments = 2;
+    c.training = 30;
+    c.beams = 5;
+    c.loading = 0.01;
+    c.window = STAP_WINDOW_HANN;
+    c.backend = be;
+    return c;
+}
+
+static void make_cube(uint64_t seed, const stap_config *c, cf32 *cube)
+{
+    synth_params sp;
+    synth_defaults(&sp, c->channels, c->pulses, c->range_gates);
+    sp.seed = seed;
+    sp.target_snr_db = 15; /* a detection to compare */
+    rt_error e;
+    synth_cube(&sp, cube, &e);
+}
+
+static void expected(const stap_config *c, const stap_cfar_config *cf, const cf32 *cube, expect *x)
+{
+    stap_plan *p;
+    rt_error err;
+    memset(x, 0, sizeof *x);
+    if (stap_plan_create(&p, c, NULL, 0, &err)) {
+        CHECK(0, "plan: %s", err.msg);
+        return;
+    }
+    x->W = tc_xmalloc(sizeof(cf32) * stap_weights_len(p));
+    x->Y = tc_xmalloc(sizeof(cf32) * stap_output_len(p));
+    CHECK(stap_plan_execute(p, cube, x->W, x->Y, NULL, &err) == RT_OK, "plan execute: %s", err.msg);
+    CHECK(stap_cfar_detect(cf, x->Y, c->beams, c->doppler_bins, c->range_gates, &x->det, &x->ndet,
+                           &err) == RT_OK, "cfar: %s", err.msg);
+    stap_plan_destroy(p);
+}
+
+static void free_expect(expect *x)
+{
+    free(x->W);
+    free(x->Y);
+    free(x->det);
+}
+
+static void compare(const char *what, const stap_config *c, const stap_cpi_result *r,
+                    const expect *x, int keep_w, int keep_y)
+{
+    const size_t nw = stap_weights_count(c, c->beams), ny = stap_output_count(c, c->beams);
+    if (keep_w) {
+        CHECK(r->weights && !memcmp(r->weights, x->W, sizeof(cf32) * nw), "%s: weights differ from the plan's", what);
+    } else
+        CHECK(!r->weights, "%s: weights returned though not kept", what);
+    if (keep_y)
+        CHECK(r->output && !memcmp(r->output, x->Y, sizeof(cf32) * ny), "%s: output differs from the plan's", what);
+    else
+        CHECK(!r->output, "%s: output returned though not kept", what);
+    CHECK(r->detection_count == x->ndet, "%s: %zu detections, expected %zu", what, r->detection_count, x->ndet);
+    if (r->detection_count == x->ndet && x->ndet)
+        CHECK(!memcmp(r->detections, x->det, sizeof(stap_detection) * x->ndet), "%s: detection lists differ", what);
+    for (int s = 0; s < STAP_STAGE_COUNT; s++)
+        CHECK(!(r->stage_ms[s] < 0), "%s: negative stage time %s", what, stap_stage_names[s]);
+    CHECK(r->done_ms >= r->submit_ms, "%s: done before submit", what);
+}
+
+static void backend_cases(la_backend be)
+{
+    const stap_config c = small_config(be);
+    stap_cfar_config cf;
+    stap_cfar_defaults(&cf);
+    cf.pfa = 1e-3;
+    cf.train = 8;
+    const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
+    enum { RING = 3 };
+    cf32 *cube[RING];
+    expect x[RING];
+    for (int k = 0; k < RING; k++) {
+        cube[k] = tc_xmalloc(sizeof(cf32) * n);
+        make_cube(1000 + k, &c, cube[k]);
+        memset(&x[k], 0, sizeof x[k]);
+    }
+    cf32 *bad = tc_xmalloc(sizeof(cf32) * n);
+    memcpy(bad, cube[0], sizeof(cf32) * n);
+    bad[((size_t)3 * c.pulses + 7) * c.range_gates + 42] = INFINITY;
+    cf32 *flat = tc_xmalloc(sizeof(cf32) * n);
+    for (size_t i = 0; i < n; i++) flat[i] = 1.0f;
+
+    for (int keep = 0; keep < 2; keep++) {
+        stap_engine_options o;
+        stap_engine_options_defaults(&o);
+        o.slots = 3;
+        o.keep_weights = keep;
+        o.keep_output = keep;
+        o.cfar = cf;
+        stap_engine *e;
+        rt_error err;
+        stap_config cl = c;
+        cl.loading = keep ? c.loading : 0; /* flat cube: singular only without loading */
+        for (int k = 0; k < RING; k++) {
+            free_expect(&x[k]);
+            expected(&cl, &cf, cube[k], &x[k]);
+        }
+        if (stap_engine_create(&e, &cl, NULL, 0, &o, &err)) {
+            CHECK(0, "%s: engine: %s", la_backend_name(be), err.msg);
+            continue;
+        }
+        printf("  %s\n", stap_engine_describe(e));
+        char what[96];
+        /* three CPIs in flight, collected in order */
+        for (int k = 0; k < RING; k++)
+            CHECK(stap_engine_submit(e, k, cube[k], &err) == RT_OK, "submit %d: %s", k, err.msg);
+        CHECK(stap_engine_submit(e, 1, cube[0], &err) == RT_EINVAL, "submit into a busy slot accepted");
+        CHECK(stap_engine_submit(e, 3, cube[0], &err) == RT_EINVAL, "slot 3 of 3 accepted");
+        for (int k = 0; k < RING; k++) {
+            stap_cpi_result r;
+            snprintf(what, sizeof what, "%s keep=%d slot %d", la_backend_name(be), keep, k);
+            CHECK(stap_engine_collect(e, k, &r, &err) == RT_OK, "%s: %s", what, err.msg);
+            CHECK(r.cpi == k, "%s: cpi %lld", what, r.cpi);
+            compare(what, &cl, &r, &x[k], keep, keep);
+        }
+        stap_cpi_result r;
+        CHECK(stap_engine_collect(e, 0, &r, &err) == RT_EINVAL, "collect of an empty slot accepted");
+        /* a failed CPI between two good ones */
+        CHECK(stap_engine_submit(e, 0, cube[1], &err) == RT_OK, "submit: %s", err.msg);
+        CHECK(stap_engine_submit(e, 1, keep ? bad : flat, &err) == RT_OK, "submit: %s", err.msg);
+        CHECK(stap_engine_submit(e, 2, cube[2], &err) == RT_OK, "submit: %s", err.msg);
+        snprintf(what, sizeof what, "%s keep=%d around a failure", la_backend_name(be), keep);
+        CHECK(stap_engine_collect(e, 0, &r, &err) == RT_OK, "%s: %s", what, err.msg);
+        compare(what, &cl, &r, &x[1], keep, keep);
+        int st = stap_engine_collect(e, 1, &r, &err);
+        if (keep)
+            CHECK(st == RT_EFORMAT && strstr(err.msg, "channel 3, pulse 7, range 42"),
+                  "%s: non-finite sample gave %d (%s)", what, st, err.msg);
+        else
+            CHECK(st == RT_ENUMERIC && strstr(err.msg, "Doppler bin"),
+                  "%s: singular training gave %d (%s)", what, st, err.msg);
+        CHECK(stap_engine_collect(e, 2, &r, &err) == RT_OK, "%s: %s", what, err.msg);
+        compare(what, &cl, &r, &x[2], keep, keep);
+        /* round robin: 20 CPIs, 2 at a time in 3 slots, ring of 3 cubes */
+        for (int i = 0; i < 20 + 2; i++) {
+            if (i >= 2) {
+                const int j = i - 2;
+                snprintf(what, sizeof what, "%s keep=%d round robin CPI %d", la_backend_name(be), keep, j);
+                CHECK(stap_engine_collect(e, j % 3, &r, &err) == RT_OK, "%s: %s", what, err.msg);
+                compare(what, &cl, &r, &x[j % RING], keep, keep);
+            }
+            if (i < 20) CHECK(stap_engine_submit(e, i % 3, cube[i % RING], &err) == RT_OK, "submit: %s", err.msg);
+        }
+        stap_engine_destroy(e);
+    }
+    for (int k = 0; k < RING; k++) {
+        free(cube[k]);
+        free_expect(&x[k]);
+    }
+    free(bad);
+    free(flat);
+}
+
+int main(void)
+{
+    const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU,
+                                   LA_BACKEND_CUBLAS};
+    for (int b = 0; b < 4; b++) {
+        rt_error why;
+        if (la_backend_available(backends[b], &why) != RT_OK) {
+            printf("  backend %s not available here: %s\n", la_backend_name(backends[b]), why.msg);
+            continue;
+        }
+        backend_cases(backends[b]);
+    }
+    /* bad options */
+    stap_config c = small_config(LA_BACKEND_CPU);
+    stap_engine_options o;
+    stap_engine_options_defaults(&o);
+    stap_engine *e;
+    rt_error err;
+    o.slots = 0;
+    CHECK(stap_engine_create(&e, &c, NULL, 0, &o, &err) == RT_EINVAL && strstr(err.msg, "slots"),
+          "0 slots accepted");
+    o.slots = 2;
+    o.cfar.train = 100; /* window longer than 120 cells */
+    CHECK(stap_engine_create(&e, &c, NULL, 0, &o, &err) == RT_EINVAL, "CFAR window > R accepted");
+    if (tc_failures) {
+        fprintf(stderr, "test_engine: %d failure(s)\n", tc_failures);
+        return 1;
+    }
+    printf("test_engine: all passed\n");
+    return 0;
+}
