@@ -26,19 +26,49 @@ __device__ __forceinline__ void window_of(int r, int R, int guard, int train, in
     *hi1 = d > R ? R : d;
 }
 
-__global__ void prefix_kernel(const float2 *__restrict__ y, long long lines, int R,
-                              double *__restrict__ prefix)
+/* One warp per line. The prefix sums are defined block-wise (rtk_pipeline.h): lane l sums
+ * its blocks of 32 cells left to right, lane 0 chains the block offsets, and every lane
+ * writes offset + running sum for its blocks — the order stap/cfar.c follows too. */
+constexpr int SCAN_BLOCK = 32, PREFIX_WARPS = 4;
+
+__global__ void __launch_bounds__(32 * PREFIX_WARPS)
+prefix_kernel(const float2 *__restrict__ y, long long lines, int R, double *__restrict__ prefix)
 {
-    const long long line = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (line >= lines) return;
+    extern __shared__ double bsum[]; /* per warp: nblk block sums, then offsets */
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const long long line = (long long)blockIdx.x * PREFIX_WARPS + warp;
+    const int nblk = (R + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    double *bs = bsum + (size_t)warp * nblk;
     const float2 *yl = y + line * R;
     double *pl = prefix + line * (R + 1);
-    double acc = 0.0;
-    pl[0] = 0.0;
-    for (int r = 0; r < R; r++) {
-        acc = __dadd_rn(acc, power_of(yl[r]));
-        pl[r + 1] = acc;
+    if (line < lines)
+        for (int b = lane; b < nblk; b += 32) {
+            double acc = 0.0;
+            const int end = min(R, (b + 1) * SCAN_BLOCK);
+            for (int r = b * SCAN_BLOCK; r < end; r++) acc = __dadd_rn(acc, power_of(yl[r]));
+            bs[b] = acc;
+        }
+    __syncwarp();
+    if (line < lines && lane == 0) { /* block sums -> block offsets, in place */
+        double off = 0.0;
+        for (int b = 0; b < nblk; b++) {
+            const double t = bs[b];
+            bs[b] = off;
+            off = __dadd_rn(off, t);
+        }
+        pl[0] = 0.0;
     }
+    __syncwarp();
+    if (line < lines)
+        for (int b = lane; b < nblk; b += 32) {
+            double acc = 0.0;
+            const double off = bs[b];
+            const int end = min(R, (b + 1) * SCAN_BLOCK);
+            for (int r = b * SCAN_BLOCK; r < end; r++) {
+                acc = __dadd_rn(acc, power_of(yl[r]));
+                pl[r + 1] = __dadd_rn(off, acc);
+            }
+        }
 }
 
 template <bool OS>
@@ -89,8 +119,14 @@ extern "C" int rtk_cfar_prefix_launch(const void *y, long long lines, int R, dou
                                       void *stream)
 {
     if (lines < 1 || R < 1) return (int)cudaErrorInvalidValue;
-    const int threads = 128;
-    prefix_kernel<<<(unsigned)((lines + threads - 1) / threads), threads, 0,
+    const int nblk = (R + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    const size_t smem = sizeof(double) * nblk * PREFIX_WARPS;
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(prefix_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)smem);
+        if (e != cudaSuccess) return (int)e;
+    }
+    prefix_kernel<<<(unsigned)((lines + PREFIX_WARPS - 1) / PREFIX_WARPS), 32 * PREFIX_WARPS, smem,
                     (cudaStream_t)stream>>>((const float2 *)y, lines, R, prefix);
     return (int)cudaGetLastError();
 }

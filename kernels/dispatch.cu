@@ -12,13 +12,16 @@ struct Row {
     rtk_qr_variant info;
     rtk_qr_launcher qr;  /* QR only                   */
     rtk_qr_launcher qrw; /* QR + fused weights, or 0  */
+    rtk_qr_launcher qrg; /* QR + fused weights, rows gathered from the Doppler cube, or 0 */
 };
 
 #define REG(name, maxm, maxn, threads, mats)                                               \
-    {{#name, RTK_REGISTERS, maxm, maxn, threads, mats, 1}, name##_qr, name##_qrw}
+    {{#name, RTK_REGISTERS, maxm, maxn, threads, mats, 1}, name##_qr, name##_qrw, name##_qrg}
 
 const Row table[] = {
     REG(reg8x4_4x2_m4, 32, 8, 128, 4),
+    REG(reg8x4_4x3_m4, 32, 12, 128, 4),  /* PERFECT small 32x12 (2026-11-23: added)      */
+    REG(reg16x8_4x3, 64, 24, 128, 1),    /* PERFECT medium 64x18, large 64x24            */
     REG(reg16x8_5x2, 80, 16, 128, 1),    /* 80x16x384: fastest in runs 1-2 (NOTES.md) */
     REG(reg16x8_6x2, 96, 16, 128, 1),
     REG(reg16x8_8x4, 128, 32, 128, 1),
@@ -33,8 +36,8 @@ const Row table[] = {
     REG(reg32x12_6x8, 192, 96, 384, 1),
     REG(reg16x22_20x3, 320, 66, 352, 1), /* spills (VREG off, 168 regs); smem512 is as fast */
     /* any size */
-    {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_smem_qr, nullptr},
-    {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_global_qr, nullptr},
+    {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_smem_qr, nullptr, nullptr},
+    {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_global_qr, nullptr, nullptr},
 };
 constexpr int NROWS = (int)(sizeof table / sizeof table[0]);
 
@@ -106,15 +109,15 @@ extern "C" int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, in
 
 extern "C" int rtk_qr_can_gather(int v)
 {
-    return v >= 0 && v < NROWS && table[v].qrw != nullptr &&
-           table[v].info.storage == RTK_REGISTERS;
+    return v >= 0 && v < NROWS && table[v].qrg != nullptr;
 }
 
 extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, int n, int batch,
                                             int nbeams, const void *V, void *W, int *bad,
                                             unsigned long long *phase_ns, void *stream)
 {
-    if (!rtk_qr_can_gather(v) || !g || !g->X || batch < 1 || nbeams < 1)
+    if (!rtk_qr_can_gather(v) || !g || !g->X || batch < 1 || nbeams < 1 ||
+        (long long)m * g->seg_len >= (1LL << 32)) /* 32-bit row offsets (gather_load) */
         return (int)cudaErrorInvalidValue;
     rtk::QrArgs a = make_args(m, n, batch, nullptr, m, 0);
     a.write_r = 0;
@@ -132,5 +135,5 @@ extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, i
     a.gL = g->seg_len;
     a.gK = g->training;
     a.gload = g->load;
-    return (int)table[v].qrw(a, (cudaStream_t)stream);
+    return (int)table[v].qrg(a, (cudaStream_t)stream);
 }

@@ -225,7 +225,7 @@ __device__ __forceinline__ void store_slots(const float2 (&a)[RPT][CPT], int g, 
     }
 }
 
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER>
 __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs args)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
@@ -248,8 +248,28 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
     const int wtc0 = (t & ~31) / TR; /* first column slot of this warp */
     const int m = args.m, n = args.n, lda = args.lda;
     float2 *Ak = args.A + (long long)k * args.stride;
-    float2 *Aout = (!WEIGHTS || args.write_r) ? Ak : nullptr;
+    /* a gathering kernel has no matrix in memory to write R back to */
+    float2 *Aout = (!GATHER && (!WEIGHTS || args.write_r)) ? Ak : nullptr;
 
+    /* Training rows straight from the Doppler cube (rtk_gather): the matrix's threads
+     * gather it into shared memory (consecutive threads take consecutive rows, i.e. nearby
+     * range cells: coalesced), then the one register load below reads it from there. A
+     * second register load path in the same kernel cost registers (the 240x66 kernel
+     * spilled), hence a separate instantiation. */
+    const float2 *src = Ak;
+    int lds = lda;
+    if constexpr (GATHER) {
+        float2 *stage = smem + MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0)) + g0 * S::MCAP * S::NCAP;
+#pragma unroll 1
+        for (int i = t; i < m * n; i += S::NT) {
+            const int col = i / m, row = i - col * m;
+            stage[i] = gather_elem(args.gX, args.gC, args.gQ, args.gD, args.gR, args.gS, args.gL,
+                                   args.gK, args.gload, k, row, col);
+        }
+        group_sync<MATS>();
+        src = stage;
+        lds = m;
+    }
     float2 a[RPT][CPT];
 #pragma unroll
     for (int q = 0; q < CPT; q++) {
@@ -257,13 +277,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
 #pragma unroll
         for (int p = 0; p < RPT; p++) {
             const int row = tr + TR * p;
-            if (row >= m || col >= n)
-                a[p][q] = c0();
-            else if (args.gX) /* training rows straight from the Doppler cube */
-                a[p][q] = gather_elem(args.gX, args.gC, args.gQ, args.gD, args.gR, args.gS,
-                                      args.gL, args.gK, args.gload, k, row, col);
-            else
-                a[p][q] = Ak[(size_t)col * lda + row];
+            a[p][q] = (row < m && col < n) ? src[(size_t)col * lds + row] : c0();
         }
     }
     if (tc == 0) make_reflector<TR, RPT, CPT, 0>(a, 0, tr, vbuf, taub);
@@ -311,13 +325,14 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
     }
 }
 
-/* Launch helper for one instantiation. */
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS>
+/* Launch helper for one instantiation (GATHER: args.gX is set). */
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER = false>
 cudaError_t qr_reg_launch(const QrArgs &args, cudaStream_t stream)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
-    const int smem = S::smem_bytes(WEIGHTS);
-    auto kern = qr_reg_kernel<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS>;
+    const int smem = S::smem_bytes(WEIGHTS) +
+                     (GATHER ? MATS * S::MCAP * S::NCAP * (int)sizeof(float2) : 0); /* gather stage */
+    auto kern = qr_reg_kernel<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
         if (e != cudaSuccess) return e;

@@ -12,6 +12,8 @@
 /* small matrices: one warp per matrix (several per block) or small blocks */
 #define RTK_SMALL_VARIANTS(X)                                                            \
     X(reg8x4_4x2_m4, 8, 4, 4, 2, 4, true)   /* 32 x 8, 4 one-warp matrices per block    */    \
+    X(reg8x4_4x3_m4, 8, 4, 4, 3, 4, true)   /* 32 x 12 (PERFECT small), 4 per block     */    \
+    X(reg16x8_4x3, 16, 8, 4, 3, 1, true)    /* 64 x 24 (PERFECT medium, large)          */    \
     X(reg8x4_10x4_m2, 8, 4, 10, 4, 2, true) /* 80 x 16, 2 one-warp matrices per block   */    \
     X(reg8x4_12x4_m2, 8, 4, 12, 4, 2, true) /* 96 x 16                                  */    \
     X(reg16x4_5x4, 16, 4, 5, 4, 1, true)    /* 80 x 16, 64 threads                      */    \
@@ -30,7 +32,8 @@
 
 #define RTK_DECLARE_REG(name, TR, TC, RPT, CPT, MATS, VREG)                                     \
     cudaError_t name##_qr(const rtk::QrArgs &, cudaStream_t);                             \
-    cudaError_t name##_qrw(const rtk::QrArgs &, cudaStream_t);
+    cudaError_t name##_qrw(const rtk::QrArgs &, cudaStream_t);                            \
+    cudaError_t name##_qrg(const rtk::QrArgs &, cudaStream_t);
 #define RTK_DEFINE_REG(name, TR, TC, RPT, CPT, MATS, VREG)                                      \
     cudaError_t name##_qr(const rtk::QrArgs &a, cudaStream_t s)                           \
     {                                                                                     \
@@ -39,6 +42,10 @@
     cudaError_t name##_qrw(const rtk::QrArgs &a, cudaStream_t s)                          \
     {                                                                                     \
         return rtk::qr_reg_launch<TR, TC, RPT, CPT, MATS, VREG, true>(a, s);                    \
+    }                                                                                     \
+    cudaError_t name##_qrg(const rtk::QrArgs &a, cudaStream_t s)                          \
+    {                                                                                     \
+        return rtk::qr_reg_launch<TR, TC, RPT, CPT, MATS, VREG, true, true>(a, s);              \
     }
 
 RTK_SMALL_VARIANTS(RTK_DECLARE_REG)

@@ -50,8 +50,12 @@ typedef struct rtk_cfar_hit {
     double power;            /* |y|^2 of the cell under test                      */
 } rtk_cfar_hit;
 
-/* Per line of R cells (lines = B*D): prefix[line*(R+1) + r] = sum of |y|^2 over cells
- * 0..r-1, summed left to right in double (CA needs it; OS does not). */
+/* Per line of R cells (lines = B*D): prefix[line*(R+1) + r] = the sum of |y|^2 over cells
+ * 0..r-1 in double, in a fixed blocked order (so that the CPU detector, stap/cfar.c, can
+ * follow it exactly): cells in blocks of 32; within a block a running sum from 0, left to
+ * right; block offsets chained left to right (off_0 = 0, off_{i+1} = off_i + sum of block
+ * i); prefix[32 i + j + 1] = off_i + (running sum of block i through cell j). CA needs it;
+ * OS does not. */
 int rtk_cfar_prefix_launch(const void *y, long long lines, int R, double *prefix, void *stream);
 
 /* Test every cell: CA (os = 0) with the window sum (prefix[hi0]-prefix[lo0]) +

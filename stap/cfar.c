@@ -314,12 +314,19 @@ int stap_cfar_plan_execute(stap_cfar_plan *p, const cf32 *y, const stap_detectio
 #pragma omp for schedule(static)
         for (size_t line = 0; line < lines; line++) {
             const cf32 *yl = y + line * R;
-            double acc = 0;
+            /* the blocked order of the GPU's prefix sums (kernels/rtk_pipeline.h): running
+             * sums within blocks of 32 cells, block offsets chained left to right */
+            double off = 0;
             prefix[0] = 0;
-            for (int r = 0; r < R; r++) {
-                pw[r] = stap_cfar_power(crealf(yl[r]), cimagf(yl[r]));
-                acc += pw[r];
-                prefix[r + 1] = acc;
+            for (int b0 = 0; b0 < R; b0 += 32) {
+                double acc = 0;
+                const int end = b0 + 32 < R ? b0 + 32 : R;
+                for (int r = b0; r < end; r++) {
+                    pw[r] = stap_cfar_power(crealf(yl[r]), cimagf(yl[r]));
+                    acc += pw[r];
+                    prefix[r + 1] = off + acc;
+                }
+                off += acc;
             }
             detect_line(&p->c, p->alpha, p->rank, pw, prefix, R, buf, line * R, list);
         }

@@ -65,7 +65,7 @@ struct gpu_slot {
     cf32 *h_W = nullptr, *h_Y = nullptr; /* pinned, when kept */
     stap_cfar_plan *cfar = nullptr;      /* records from hits */
     double submit_ms = 0;
-    volatile double done_ms = 0;
+    double done_ms = 0;
 };
 
 struct gpu_engine {
@@ -115,11 +115,6 @@ int halloc(gpu_engine *g, T **p, size_t bytes, const char *what, rt_error *err)
     return RT_OK;
 }
 
-void CUDART_CB mark_done(void *user)
-{
-    static_cast<gpu_slot *>(user)->done_ms = la_now_ms();
-}
-
 /* Everything of a CPI after its copy-in, on the slot's stream: captured once as a graph,
  * or launched directly per CPI. */
 int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
@@ -156,7 +151,6 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
         CU(cudaMemcpyAsync(s->h_Y, s->d_Y, sizeof(cf32) * stap_output_count(c, e->B),
                            cudaMemcpyDeviceToHost, st));
     CU(cudaEventRecord(s->ev[NEV - 1], st));
-    CU(cudaLaunchHostFunc(st, mark_done, s));
     return RT_OK;
 }
 
@@ -366,7 +360,11 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
 {
     gpu_engine *g = impl(e);
     gpu_slot *s = &g->slot[slot];
-    CU(cudaStreamSynchronize(s->stream)); /* includes the host function (done_ms) */
+    /* the host learns of the last copy here: latency ends when the results are usable (an
+     * event wait, not a host-function stamp, which would block the stream behind the
+     * driver's callback thread) */
+    CU(cudaEventSynchronize(s->ev[NEV - 1]));
+    s->done_ms = la_now_ms();
     const rtk_cpi_status *h = s->h_status;
     if (h->bad_input != RTK_NO_INDEX) return stap_engine_fail_input(e, h->bad_input, err);
     if (h->bad_item != RTK_NO_BAD) return stap_engine_fail_item(e, h->bad_item, err);
