@@ -12,6 +12,7 @@
 #include "la_accuracy.h"
 #include "la_random.h"
 #include "linalg.h"
+#include "stream_loop.h"
 
 typedef struct {
     int m, n, batch;
@@ -42,7 +43,8 @@ static void bench_usage(FILE *f)
         "  --repeat N       timed runs per size and backend (default 20)\n"
         "  --weights B      also time QR + weights for B beams (two triangular solves)\n"
         "  --json FILE      write the results as JSON (atomically; FILE must not exist)\n"
-        "  --seed S         seed of the random inputs (default: from the clock, printed)\n");
+        "  --seed S         seed of the random inputs (default: from the clock, printed)\n"
+        "  --threads T      CPU threads of the cpu and lapack backends (default: all)\n");
 }
 
 static int parse_sizes(const char *s, qr_size **out, int *count)
@@ -99,51 +101,47 @@ static double qr_flops(qr_size z)
 }
 
 static int write_json(const char *path, const bench_row *rows, int nrows, int repeat,
-                      unsigned long long seed, rt_error *err)
+                      unsigned long long seed, int threads, rt_error *err)
 {
-    char tmp[4096];
-    if (rt_atomic_begin(path, tmp, sizeof tmp, err)) return err->code;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot write '%s'", tmp);
-    }
+    cJSON *doc = cJSON_CreateObject();
     char host[256] = "unknown", date[64];
     gethostname(host, sizeof host);
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    fprintf(f, "{\"host\": \"%s\", \"date\": \"%s\", \"rtstap_version\": \"%s\", "
-               "\"commit\": \"%s\", \"repeat\": %d, \"seed\": %llu, \"results\": [",
-            host, date, RTSTAP_VERSION, RTSTAP_COMMIT, repeat, seed);
-    int first = 1;
+    cJSON_AddStringToObject(doc, "command", "bench-qr");
+    cJSON_AddStringToObject(doc, "host", host);
+    cJSON_AddStringToObject(doc, "date", date);
+    cJSON_AddStringToObject(doc, "rtstap_version", RTSTAP_VERSION);
+    cJSON_AddStringToObject(doc, "commit", RTSTAP_COMMIT);
+    cJSON_AddNumberToObject(doc, "repeat", repeat);
+    cJSON_AddNumberToObject(doc, "seed", (double)seed);
+    stream_json_platform(doc, threads);
+    cJSON *res = cJSON_AddArrayToObject(doc, "results");
     for (int i = 0; i < nrows; i++) {
         const bench_row *r = &rows[i];
-        fprintf(f, "%s\n  {\"m\": %d, \"n\": %d, \"batch\": %d, \"backend\": \"%s\", ",
-                first ? "" : ",", r->sz.m, r->sz.n, r->sz.batch, la_backend_name(r->be));
-        first = 0;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "m", r->sz.m);
+        cJSON_AddNumberToObject(o, "n", r->sz.n);
+        cJSON_AddNumberToObject(o, "batch", r->sz.batch);
+        cJSON_AddStringToObject(o, "backend", la_backend_name(r->be));
         if (r->ok) {
-            fprintf(f, "\"median_us\": %.3f, \"gflops\": %.3f, \"accuracy\": {\"residual\": %.4f, "
-                       "\"diag\": %.4f, \"threshold\": 30, \"pass\": %s}",
-                    r->median_us, r->gflops, r->residual, r->diag,
-                    (r->residual < 30 && r->diag < 30) ? "true" : "false");
-            if (r->weights_us > 0) fprintf(f, ", \"qr_weights_us\": %.3f", r->weights_us);
-            fputc('}', f);
+            cJSON_AddNumberToObject(o, "median_us", r->median_us);
+            cJSON_AddNumberToObject(o, "gflops", r->gflops);
+            cJSON *a = cJSON_AddObjectToObject(o, "accuracy");
+            cJSON_AddNumberToObject(a, "residual", r->residual);
+            cJSON_AddNumberToObject(a, "diag", r->diag);
+            cJSON_AddNumberToObject(a, "threshold", 30);
+            cJSON_AddBoolToObject(a, "pass", r->residual < 30 && r->diag < 30);
+            if (r->weights_us > 0) cJSON_AddNumberToObject(o, "qr_weights_us", r->weights_us);
         } else {
-            fprintf(f, "\"median_us\": null, \"gflops\": null, \"accuracy\": null, "
-                       "\"skipped\": \"");
-            for (const char *c = r->why; *c; c++) {
-                if (*c == '"' || *c == '\\') fputc('\\', f);
-                fputc(*c, f);
-            }
-            fputs("\"}", f);
+            cJSON_AddNullToObject(o, "median_us");
+            cJSON_AddStringToObject(o, "skipped", r->why);
         }
+        cJSON_AddItemToArray(res, o);
     }
-    fputs("\n]}\n", f);
-    if (fclose(f)) {
-        rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot write '%s'", tmp);
-    }
-    return rt_atomic_commit(tmp, path, err);
+    int st = stream_json_write(path, doc, err);
+    cJSON_Delete(doc);
+    return st;
 }
 
 int cmd_bench_qr(int argc, char **argv)
@@ -152,11 +150,12 @@ int cmd_bench_qr(int argc, char **argv)
         {"sizes", required_argument, 0, 's'}, {"backends", required_argument, 0, 'b'},
         {"repeat", required_argument, 0, 'r'}, {"json", required_argument, 0, 'j'},
         {"weights", required_argument, 0, 'w'}, {"seed", required_argument, 0, 'S'},
+        {"threads", required_argument, 0, 't'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *sizes_s = "80x16x384,240x66x128,192x96x128,240x66x1280";
     const char *backends_s = "cpu,lapack,gpu,cublas";
     const char *json = NULL;
-    int repeat = 20, nbeams = 0;
+    int repeat = 20, nbeams = 0, threads = 0;
     unsigned long long seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20);
     optind = 1;
     opterr = 0;
@@ -168,6 +167,7 @@ int cmd_bench_qr(int argc, char **argv)
         case 'j': json = optarg; break;
         case 'r': if (cli_int("--repeat", optarg, 1, 100000, &repeat)) return EXIT_USAGE; break;
         case 'w': if (cli_int("--weights", optarg, 1, 1024, &nbeams)) return EXIT_USAGE; break;
+        case 't': if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
         case 'S': {
             char *end;
             seed = strtoull(optarg, &end, 10);
@@ -189,7 +189,7 @@ int cmd_bench_qr(int argc, char **argv)
         return EXIT_USAGE;
     }
     rt_error err;
-    if (json && access(json, F_OK) == 0) {
+    if (json && strcmp(json, "-") && access(json, F_OK) == 0) {
         free(sizes);
         return cli_error(EXIT_PROCESSING, "'%s' already exists; refusing to overwrite", json);
     }
@@ -198,6 +198,8 @@ int cmd_bench_qr(int argc, char **argv)
     int nrows = 0, status = EXIT_OK;
     const int nsets = 3;
     fprintf(stderr, "bench-qr: seed %llu, %d timed runs per row, %d input sets\n", seed, repeat, nsets);
+    fprintf(stderr, "bench-qr: ");
+    stream_print_platform(stderr, threads);
     printf("%6s %4s %6s  %-7s %12s %10s %9s %7s", "m", "n", "batch", "backend", "median_us",
            "GFLOP/s", "residual", "diag");
     if (nbeams) printf(" %14s", "qr+weights_us");
@@ -221,7 +223,7 @@ int cmd_bench_qr(int argc, char **argv)
             r->sz = z;
             r->be = backends[bi];
             la_ctx *ctx = NULL;
-            if (la_ctx_create(&ctx, r->be, 0, &err)) {
+            if (la_ctx_create(&ctx, r->be, threads, &err)) {
                 snprintf(r->why, sizeof r->why, "%s", err.msg);
                 continue;
             }
@@ -273,7 +275,7 @@ int cmd_bench_qr(int argc, char **argv)
     for (int i = 0; i < nrows; i++)
         if (rows[i].ok && (rows[i].residual >= 30 || rows[i].diag >= 30)) status = EXIT_PROCESSING;
     if (status == EXIT_PROCESSING) cli_error(EXIT_PROCESSING, "accuracy ratio over the threshold 30");
-    if (json && write_json(json, rows, nrows, repeat, seed, &err)) status = cli_fail(&err);
+    if (json && write_json(json, rows, nrows, repeat, seed, threads, &err)) status = cli_fail(&err);
     free(rows);
     free(sizes);
     return status;

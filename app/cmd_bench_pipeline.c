@@ -150,7 +150,7 @@ int cmd_bench_pipeline(int argc, char **argv)
         }
         for (int b = 0; b < nb && ok; b++) {
             bench_case *c = &cases[i * nb + b];
-            snprintf(c->workload, sizeof c->workload, "%s", ws[i].name);
+            snprintf(c->workload, sizeof c->workload, "%.31s", ws[i].name);
             c->be = bes[b];
             const int gpu = bes[b] == LA_BACKEND_GPU || bes[b] == LA_BACKEND_CUBLAS;
             rt_error e2;
@@ -177,6 +177,7 @@ int cmd_bench_pipeline(int argc, char **argv)
     printf("rtstap bench: device %s, commit %s; stage medians with one CPI in flight (ms),\n"
            "one CPI host to host (p50 ms), rate with %d CPIs in flight (GPU)\n\n", device,
            RTSTAP_COMMIT, slots);
+    stream_print_platform(stdout, threads);
     printf("%-15s %-7s", "workload", "backend");
     for (int s = 0; s < STAP_STAGE_COUNT; s++) printf(" %8s", stap_stage_names[s]);
     printf(" %9s %10s %8s %9s\n", "1 CPI ms", "CPIs/s", "p99 ms", "gpu x");
@@ -208,6 +209,7 @@ int cmd_bench_pipeline(int argc, char **argv)
         cJSON_AddStringToObject(doc, "date", date);
         cJSON_AddStringToObject(doc, "device", device);
         cJSON_AddNumberToObject(doc, "slots", slots);
+        stream_json_platform(doc, threads);
         cJSON *rows = cJSON_AddArrayToObject(doc, "results");
         for (int k = 0; k < nw * nb; k++) {
             const bench_case *c = &cases[k];

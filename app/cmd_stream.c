@@ -165,10 +165,11 @@ int cmd_stream(int argc, char **argv)
     if (!quiet) {
         fprintf(stderr,
                 "rtstap stream: %s (C=%d P=%d R=%d D=%d Q=%d S=%d K=%d B=%d), backend %s\n"
-                "  engine: %s\n  device: %s\n",
+                "  engine: %s\n  device: %s\n  host: ",
                 w.name, cfg->channels, cfg->pulses, cfg->range_gates, cfg->doppler_bins,
                 cfg->doppler_order, cfg->segments, cfg->training, B, la_backend_name(cfg->backend),
                 stap_engine_describe(eng), device);
+        stream_print_platform(stderr, threads);
         fprintf(stderr, "  CPIs: %lld (after %d warm-up) in %.3f s: %.1f CPIs/s\n", st.cpis,
                 2 * eo.slots, st.seconds, st.cpis_per_s);
         fprintf(stderr, "  latency ms: min %.3f  p50 %.3f  p99 %.3f  max %.3f", st.lat_min,
@@ -205,6 +206,7 @@ int cmd_stream(int argc, char **argv)
         cJSON_AddBoolToObject(doc, "keep_weights", eo.keep_weights);
         cJSON_AddBoolToObject(doc, "keep_output", eo.keep_output);
         stream_json_stats(doc, &st);
+        stream_json_platform(doc, threads);
         if (deadline > 0) cJSON_AddNumberToObject(doc, "deadline_ms", deadline);
         cJSON_AddNumberToObject(doc, "copy_in_gbs", in_gbs);
         cJSON_AddNumberToObject(doc, "copy_out_gbs", out_gbs);

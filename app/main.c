@@ -1,7 +1,9 @@
 /* rtstap: real-time space-time adaptive processing for airborne radar.
  * main.c dispatches the subcommands; each lives in its own cmd_*.c. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd_scene.h"
@@ -33,8 +35,37 @@ static void usage(FILE *f)
     fprintf(f, "\n'rtstap <command> --help' describes a command's options.\n");
 }
 
+/* The lapack baseline at its real speed: when OpenBLAS took this CPU for one without AVX2
+ * (it reads OPENBLAS_CORETYPE only when it loads, before main), start again with the core
+ * type that fits, once; say so once. A user's own OPENBLAS_CORETYPE is left alone. */
+static void fit_blas_to_cpu(char **argv)
+{
+    const char *from = getenv("RTSTAP_BLAS_REEXEC_FROM");
+    if (from) {
+        la_blas_info bi;
+        la_blas_query(&bi);
+        fprintf(stderr, "rtstap: note: OpenBLAS took this CPU (%s) for %s, generic kernels; "
+                "restarted with OPENBLAS_CORETYPE=%s\n", bi.cpu_features, from, bi.core);
+        unsetenv("RTSTAP_BLAS_REEXEC_FROM");
+        return;
+    }
+    /* RTSTAP_BLAS_RECHECK=1 (tests): judge a user's OPENBLAS_CORETYPE like a detection */
+    if (getenv("OPENBLAS_CORETYPE") && !getenv("RTSTAP_BLAS_RECHECK")) return;
+    unsetenv("RTSTAP_BLAS_RECHECK");
+    la_blas_info bi;
+    la_blas_query(&bi);
+    if (!bi.better_core) return;
+    setenv("OPENBLAS_CORETYPE", bi.better_core, 1);
+    setenv("RTSTAP_BLAS_REEXEC_FROM", bi.core, 1);
+    execv("/proc/self/exe", argv);
+    /* not restarted: go on with what OpenBLAS chose (reported by --version and benches) */
+    unsetenv("OPENBLAS_CORETYPE");
+    unsetenv("RTSTAP_BLAS_REEXEC_FROM");
+}
+
 int main(int argc, char **argv)
 {
+    fit_blas_to_cpu(argv);
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -46,8 +77,11 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--version")) {
         rt_error e;
         int gpu = la_backend_available(LA_BACKEND_GPU, &e) == RT_OK;
-        printf("rtstap %s (commit %s)\nGPU backend: %s\n", RTSTAP_VERSION, RTSTAP_COMMIT,
-               gpu ? "available" : e.msg);
+        la_blas_info bi;
+        la_blas_query(&bi);
+        printf("rtstap %s (commit %s)\nGPU backend: %s\nCPU: %s (%s)\nBLAS: %s; core %s\n",
+               RTSTAP_VERSION, RTSTAP_COMMIT, gpu ? "available" : e.msg, bi.cpu_model,
+               bi.cpu_features, bi.library, bi.core);
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -8,6 +8,9 @@
 
 #include "h5io.h"        /* rt_atomic_* */
 #include "la_internal.h" /* la_now_ms */
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -163,4 +166,40 @@ void stream_json_stats(cJSON *o, const stream_stats *st)
         else
             cJSON_AddNullToObject(s, stap_stage_names[i]);
     }
+}
+
+static int threads_of(int cpu_threads)
+{
+#ifdef _OPENMP
+    return cpu_threads > 0 ? cpu_threads : omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+void stream_json_platform(cJSON *doc, int cpu_threads)
+{
+    la_blas_info bi;
+    la_blas_query(&bi);
+    cJSON *c = cJSON_AddObjectToObject(doc, "cpu");
+    cJSON_AddStringToObject(c, "model", bi.cpu_model);
+    cJSON_AddStringToObject(c, "features", bi.cpu_features);
+    cJSON_AddNumberToObject(c, "threads", threads_of(cpu_threads));
+    cJSON *b = cJSON_AddObjectToObject(doc, "blas");
+    cJSON_AddStringToObject(b, "library", bi.library);
+    cJSON_AddStringToObject(b, "core", bi.core);
+    /* the lapack backend calls OpenBLAS from each OpenMP thread with its threads set to 1 */
+    cJSON_AddNumberToObject(b, "threads_per_call", 1);
+    char gpu[256];
+    rt_error err;
+    if (stap_gpu_info(gpu, sizeof gpu, NULL, NULL, &err) == RT_OK) cJSON_AddStringToObject(doc, "gpu", gpu);
+    else cJSON_AddNullToObject(doc, "gpu");
+}
+
+void stream_print_platform(FILE *f, int cpu_threads)
+{
+    la_blas_info bi;
+    la_blas_query(&bi);
+    fprintf(f, "CPU %s (%s), %d threads; BLAS core %s (%.40s)\n", bi.cpu_model, bi.cpu_features,
+            threads_of(cpu_threads), bi.core, bi.library);
 }

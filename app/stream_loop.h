@@ -6,6 +6,7 @@
 #define STREAM_LOOP_H
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 
 #include "engine.h"
 
@@ -43,5 +44,11 @@ int stream_json_write(const char *path, cJSON *doc, rt_error *err);
 /* Add stats as {"cpis_per_s", "latency_ms": {min, p50, p99, max}, "deadline_misses",
  * "stage_ms": {...}} to obj. */
 void stream_json_stats(cJSON *obj, const stream_stats *st);
+
+/* {"cpu": {model, features, threads}, "blas": {library, core, threads}, "gpu": name}
+ * (cpu_threads: the CPU backends' OpenMP threads for this run; 0 = all) */
+void stream_json_platform(cJSON *doc, int cpu_threads);
+/* The same as one line, e.g. for a table's header. */
+void stream_print_platform(FILE *f, int cpu_threads);
 
 #endif

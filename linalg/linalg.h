@@ -100,6 +100,20 @@ int la_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nset
                 int repeat, int with_weights, int nbeams, const cf32 *V,
                 double *median_us, cf32 *R_out, rt_error *err);
 
+/* ---- the BLAS under the lapack backend (blas_info.c) ------------------------------ */
+typedef struct la_blas_info {
+    char library[192];      /* openblas_get_config(): version, build options, core   */
+    char core[32];          /* the kernels OpenBLAS runs (openblas_get_corename())   */
+    int threads;            /* OpenBLAS's own threads now (the backends set 1)       */
+    char cpu_model[128];    /* /proc/cpuinfo "model name"                            */
+    char cpu_features[64];  /* e.g. "avx2 fma avx512f/bw/vl/dq"                     */
+    const char *better_core;/* an OPENBLAS_CORETYPE that fits the CPU when OpenBLAS
+                               chose kernels without AVX2 on a CPU that has it, else NULL.
+                               OpenBLAS reads the variable only when it loads: the
+                               program has to restart itself with it (app/main.c). */
+} la_blas_info;
+void la_blas_query(la_blas_info *info);
+
 #ifdef __cplusplus
 }
 #endif
