@@ -66,7 +66,7 @@ static int measure(const workload *w, la_backend be, int threads, int slots, int
         if (!ring.cube[k]) status = rt_fail(err, RT_ENOMEM, "cannot allocate pinned cubes");
         else memcpy(ring.cube[k], cubes[k], sizeof(cf32) * len);
     }
-    if (!status) status = stream_run(e, 2LL * slots, n, stream_ring_source, &ring, NULL, NULL, 0, 0, st, err);
+    if (!status) status = stream_run(e, 2LL * slots, n, stream_ring_source, NULL, &ring, NULL, NULL, 0, 0, st, err);
     if (desc) snprintf(desc, desc_len, "%s", stap_engine_describe(e));
     for (int k = 0; k < ring.count; k++) stap_engine_host_free(e, ring.cube[k]);
     free(ring.cube);

@@ -27,6 +27,10 @@ static void gen_usage(FILE *f)
         "                         300 range gates; easy | medium | hard: the cube shapes of\n"
         "                         the run presets, CNR 40 dB, the same jammers\n"
         "  --out FILE             output file (must not exist; written atomically)\n"
+        "  --cpis N               a recording of N CPIs (/data/iq: N x C x P x R; fresh noise,\n"
+        "                         clutter and jammer draws per CPI; /truth describes CPI 0)\n"
+        "  --target-drift T:CELLS targets move: target T (0-based, in --target order) moves\n"
+        "                         CELLS range cells per CPI (fractions round)\n"
         "  --seed N               random seed (default 1)\n"
         "  --cnr DB               total clutter-to-noise ratio per element and pulse\n"
         "  --no-clutter           no ground clutter\n"
@@ -70,7 +74,7 @@ int cmd_gen(int argc, char **argv)
 {
     enum { O_PRESET = 256, O_OUT, O_SEED, O_CNR, O_NOCLUT, O_JAM, O_NOJAM, O_TGT, O_VEL, O_BETA,
            O_PRF, O_CARRIER, O_SPACING, O_CH, O_PU, O_RG, O_PATCH, O_ALT, O_SLANT, O_QUIET,
-           O_HELP };
+           O_HELP, O_CPIS, O_DRIFT };
     static const struct option opts[] = {
         {"preset", required_argument, 0, O_PRESET},   {"out", required_argument, 0, O_OUT},
         {"seed", required_argument, 0, O_SEED},       {"cnr", required_argument, 0, O_CNR},
@@ -82,10 +86,13 @@ int cmd_gen(int argc, char **argv)
         {"pulses", required_argument, 0, O_PU},       {"range-gates", required_argument, 0, O_RG},
         {"patches", required_argument, 0, O_PATCH},   {"altitude", required_argument, 0, O_ALT},
         {"slant-range", required_argument, 0, O_SLANT}, {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, O_HELP},             {0, 0, 0, 0}};
+        {"help", no_argument, 0, O_HELP},             {"cpis", required_argument, 0, O_CPIS},
+        {"target-drift", required_argument, 0, O_DRIFT}, {0, 0, 0, 0}};
 
     /* First pass: the preset, so that the flags override it whatever their order. */
     scene_preset preset = SCENE_PRESET_WARD;
+    int cpis = 1;
+    double drift[SCENE_MAX_TARGETS] = {0};
     rt_error err;
     rt_clear(&err);
     optind = 1;
@@ -155,6 +162,15 @@ int cmd_gen(int argc, char **argv)
             cfg.targets[cfg.ntargets++] = (scene_target){(int)f[0], f[1], f[2], f[3]};
             break;
         }
+        case O_CPIS: if (cli_int("--cpis", optarg, 1, 1000000, &cpis)) return EXIT_USAGE; break;
+        case O_DRIFT: {
+            double f[2];
+            if (parse_fields("--target-drift TARGET:CELLS_PER_CPI", optarg, 2, f)) return EXIT_USAGE;
+            if (f[0] != floor(f[0]) || f[0] < 0 || f[0] >= SCENE_MAX_TARGETS)
+                return cli_error(EXIT_USAGE, "--target-drift TARGET must be a target number (got %g)", f[0]);
+            drift[(int)f[0]] = f[1];
+            break;
+        }
         case O_VEL:
             if (cli_double("--velocity", optarg, 0, 1e5, &cfg.velocity_mps)) return EXIT_USAGE;
             have_velocity = 1;
@@ -194,10 +210,40 @@ int cmd_gen(int argc, char **argv)
     }
     scene_radar_meta(&truth, &in.meta);
     int status = EXIT_OK;
-    if (scene_generate(&truth, in.iq, &err) ||
-        stap_input_write(out, &in, scene_truth_write_hook, &truth, &err)) {
+    for (int k = 0; k < cfg.ntargets && cpis > 1; k++) {
+        const double last = cfg.targets[k].range_cell + drift[k] * (cpis - 1);
+        if (lround(last) < 0 || lround(last) >= cfg.range_gates) {
+            free(in.iq);
+            scene_truth_free(&truth);
+            return cli_error(EXIT_USAGE, "target %d drifts to range cell %.0f by CPI %d, outside "
+                             "0..%d", k, last, cpis - 1, cfg.range_gates - 1);
+        }
+    }
+    int failed;
+    if (cpis == 1) {
+        failed = scene_generate(&truth, in.iq, &err) ||
+                 stap_input_write(out, &in, scene_truth_write_hook, &truth, &err);
+    } else {
+        /* a recording: fresh noise, clutter and jammer draws per CPI (seed + CPI index),
+         * targets moving by their drift; /truth describes CPI 0 */
+        stap_recording_writer *rw = NULL;
+        failed = stap_recording_create(&rw, out, &in, cpis, &err) != RT_OK;
+        const scene_truth base = truth;
+        for (int c = 0; c < cpis && !failed; c++) {
+            truth.cfg.seed = base.cfg.seed + (uint64_t)c;
+            for (int k = 0; k < cfg.ntargets; k++)
+                truth.cfg.targets[k].range_cell =
+                    (int)lround(base.cfg.targets[k].range_cell + drift[k] * c);
+            failed = scene_generate(&truth, in.iq, &err) || stap_recording_write(rw, c, in.iq, &err);
+        }
+        truth.cfg = base.cfg;
+        if (failed) stap_recording_abort(rw);
+        else failed = stap_recording_finish(rw, scene_truth_write_hook, &truth, &err) != RT_OK;
+    }
+    if (failed) {
         status = cli_fail(&err);
     } else if (!quiet) {
+        if (cpis > 1) fprintf(stderr, "rtstap gen: a recording of %d CPIs\n", cpis);
         fprintf(stderr,
                 "rtstap gen: %s scene, %d channels x %d pulses x %d range gates -> %s\n"
                 "  d = %g lambda, carrier %g Hz, PRF %g Hz, v = %.3f m/s, beta = %.4f, "

@@ -132,8 +132,10 @@ int cmd_import_perfect(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"size", required_argument, 0, 's'}, {"input-dir", required_argument, 0, 'i'},
-        {"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
+        {"cpis", required_argument, 0, 'n'}, {0, 0, 0, 0}};
     const char *size_s = NULL, *dir = NULL, *out = NULL;
+    int cpis = 1;
     rt_error err;
     optind = 1;
     opterr = 0;
@@ -143,10 +145,14 @@ int cmd_import_perfect(int argc, char **argv)
         case 's': size_s = optarg; break;
         case 'i': dir = optarg; break;
         case 'o': out = optarg; break;
+        case 'n': if (cli_int("--cpis", optarg, 1, 1000000, &cpis)) return EXIT_USAGE; break;
         case 'h':
-            printf("usage: rtstap import-perfect --size small|medium|large --input-dir DIR --out FILE.h5\n\n"
+            printf("usage: rtstap import-perfect --size small|medium|large --input-dir DIR --out FILE.h5\n"
+                   "                             [--cpis N]\n\n"
                    "Writes the PERFECT STAP inputs as a schema-v1 file (with /steering); `rtstap run`\n"
-                   "on it with the flags this command prints gives the output of `rtstap perfect`.\n");
+                   "on it with the flags this command prints gives the output of `rtstap perfect`.\n"
+                   "--cpis N writes a recording of N CPIs (the suite ships one CPI: it is repeated),\n"
+                   "to time the whole chain from disk with `rtstap run` or `rtstap stream --input`.\n");
             return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
         default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap import-perfect --help)", argv[optind - 1]);
@@ -159,7 +165,16 @@ int cmd_import_perfect(int argc, char **argv)
     if (perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
     stap_input in;
     if (perfect_read_inputs(size, dir, &in, &err)) return cli_fail(&err);
-    int st = stap_input_write(out, &in, NULL, NULL, &err);
+    int st;
+    if (cpis == 1) {
+        st = stap_input_write(out, &in, NULL, NULL, &err);
+    } else {
+        stap_recording_writer *rw = NULL;
+        st = stap_recording_create(&rw, out, &in, cpis, &err);
+        for (int c = 0; c < cpis && !st; c++) st = stap_recording_write(rw, c, in.iq, &err);
+        if (st && rw) stap_recording_abort(rw);
+        else if (!st) st = stap_recording_finish(rw, NULL, NULL, &err);
+    }
     stap_input_free(&in);
     if (st) return cli_fail(&err);
     stap_config c;

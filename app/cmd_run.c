@@ -4,10 +4,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cfar.h"
 #include "cli.h"
+#include "cpi_io.h"
 #include "engine.h"
+#include "stream_loop.h"
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "la_internal.h" /* la_now_ms */
@@ -19,11 +22,14 @@ static void run_usage(FILE *f)
     fprintf(f,
         "usage: rtstap run [--input FILE] --output FILE [options]\n"
         "\n"
-        "Process one CPI: Doppler filtering, training matrices, batched QR, MVDR weights,\n"
-        "adaptive filtering. Without --input a fixed-seed cube of the preset's shape is\n"
-        "synthesized (noise, two barrage jammers, one target).\n"
+        "Process a CPI, or every CPI of a recording in order: Doppler filtering, training,\n"
+        "batched QR, MVDR weights, adaptive filtering, CFAR. Without --input a fixed-seed\n"
+        "cube of the preset's shape is synthesized (noise, two barrage jammers, one target).\n"
+        "A recording (/data/iq of rank 4) is read by a reader thread and its results written\n"
+        "by a writer thread while the engine keeps several CPIs in flight.\n"
         "\n"
-        "  --input FILE           schema-v1 HDF5 cube (/data/iq: channels x pulses x range)\n"
+        "  --input FILE           schema-v1 HDF5 cube (/data/iq: channels x pulses x range,\n"
+        "                         or CPIs x channels x pulses x range: a recording)\n"
         "  --output FILE          result file (must not exist; written atomically)\n"
         "  --preset NAME          easy | medium | hard (default hard); flags override it\n"
         "  --doppler-bins D       Doppler bins, D >= pulses (zero-padded FFT)\n"
@@ -40,6 +46,8 @@ static void run_usage(FILE *f)
         "  --cfar-guard G         guard cells each side (default 2)\n"
         "  --cfar-train N         training cells each side (default 16)\n"
         "  --cfar-rank K          OS-CFAR order statistic (default 0.75 x 2N)\n"
+        "  --keep-output          recordings: also write /output/iq for every CPI (a single\n"
+        "                         CPI always has it)\n"
         "  --repeat N             process the CPI N times through one engine; the table\n"
         "                         gives the median of runs 2..N (default 1)\n"
         "  --quiet                no timing table\n"
@@ -75,11 +83,138 @@ static double median_stage(const double *rows, int n, int i)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Every CPI of a rank-4 recording through one engine: a reader thread, S CPIs in flight, a
+ * writer thread; per-CPI results in the extensible datasets of stap_result_writer. */
+static int run_recording(stap_recording *rec, stap_input *in, const char *input,
+                         const char *output, stap_config *cfg, int dbins, int dorder, int seg,
+                         int train, int beams, double loading, int threads,
+                         stap_cfar_config *cfar, int cfar_given, int keep_output, int quiet,
+                         double t_start)
+{
+    rt_error err;
+    int status = EXIT_OK;
+    const long long cpis = stap_recording_cpis(rec);
+    cfg->channels = in->channels;
+    cfg->pulses = in->pulses;
+    cfg->range_gates = in->range_gates;
+    cfg->doppler_bins = dbins > 0 ? dbins : 0;
+    if (dorder > 0) cfg->doppler_order = dorder;
+    if (seg > 0) cfg->segments = seg;
+    if (train > 0) cfg->training = train;
+    if (beams > 0) cfg->beams = beams;
+    cfg->loading = loading;
+    cfg->threads = threads;
+    if (in->meta.has_element_spacing) cfg->element_spacing = in->meta.element_spacing_wavelengths;
+    stap_engine *eng = NULL;
+    stap_result_writer *rw = NULL;
+    cpi_reader *reader = NULL;
+    cpi_writer *writer = NULL;
+    if (cfar->kind != STAP_CFAR_NONE && stap_cfar_validate(cfar, cfg->range_gates, &err)) {
+        if (cfar_given) {
+            rt_prefix(&err, "%s", input);
+            status = cli_fail(&err);
+            goto out;
+        }
+        if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", err.msg);
+        cfar->kind = STAP_CFAR_NONE;
+    }
+    stap_engine_options eo;
+    stap_engine_options_defaults(&eo);
+    eo.slots = cpis < 3 ? (int)cpis : 3;
+    eo.keep_weights = 1;
+    eo.keep_output = keep_output;
+    eo.cfar = *cfar;
+    if (stap_engine_create(&eng, cfg, in->steering, in->steering_beams, &eo, &err)) {
+        /* say how the file was read: a rank-4 cube written in another layout fails here */
+        rt_prefix(&err, "%s: '/data/iq' of rank 4 read as a recording of %lld CPIs of %d "
+                  "channels x %d pulses x %d range gates", input, cpis, in->channels, in->pulses,
+                  in->range_gates);
+        status = cli_fail(&err);
+        goto out;
+    }
+    const stap_config *pc = stap_engine_config(eng);
+    char cfar_desc[128];
+    stap_cfar_describe(cfar, cfar_desc, sizeof cfar_desc);
+    stap_result hdr;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.cfg = pc;
+    hdr.input_name = input;
+    hdr.backend_name = la_backend_name(pc->backend);
+    hdr.beams = stap_engine_beams(eng);
+    hdr.steering = stap_engine_steering(eng);
+    hdr.meta = &in->meta;
+    hdr.have_detections = cfar->kind != STAP_CFAR_NONE;
+    hdr.cfar_description = cfar_desc;
+    const size_t wlen = stap_weights_count(pc, hdr.beams), ylen = stap_output_count(pc, hdr.beams);
+    if (stap_result_writer_open(&rw, output, &hdr, keep_output, &err) ||
+        cpi_writer_start(&writer, rw, wlen, keep_output ? ylen : 0, 4, &err) ||
+        cpi_reader_start(&reader, rec, eng, cpis, eo.slots + 2, &err)) {
+        status = cli_fail(&err);
+        goto out;
+    }
+    stream_stats st;
+    double t0 = la_now_ms();
+    if (stream_run(eng, 0, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
+                   cpi_writer_put_fn, writer, 0, !quiet && isatty(2), &st, &err)) {
+        rt_prefix(&err, "%s", input);
+        status = cli_fail(&err);
+        goto out;
+    }
+    double write_s = 0, read_s = 0, wait_s = 0;
+    cpi_reader_times(reader, &read_s, &wait_s);
+    cpi_reader_stop(reader);
+    reader = NULL;
+    int wst = cpi_writer_finish(writer, &write_s, &err);
+    writer = NULL;
+    if (wst) {
+        status = cli_fail(&err);
+        goto out;
+    }
+    const double wall = la_now_ms() - t0;
+    stap_result sum;
+    memset(&sum, 0, sizeof sum);
+    sum.timing_ms = st.stage_median;
+    sum.read_ms = read_s * 1e3;
+    sum.total_ms = la_now_ms() - t_start;
+    sum.backend_name = hdr.backend_name;
+    int cst = stap_result_writer_close(rw, &sum, &err);
+    rw = NULL;
+    if (cst) {
+        status = cli_fail(&err);
+        goto out;
+    }
+    if (!quiet) {
+        fprintf(stderr, "rtstap: %s, %lld CPIs, backend %s\n  engine: %s\n", input, cpis,
+                hdr.backend_name, stap_engine_describe(eng));
+        fprintf(stderr, "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d B=%d\n", pc->channels, pc->pulses,
+                pc->range_gates, pc->doppler_bins, pc->doppler_order, pc->segments, pc->training,
+                hdr.beams);
+        fprintf(stderr, "  stage medians ms:");
+        for (int s = 0; s < STAP_STAGE_COUNT; s++)
+            fprintf(stderr, " %s %.3f", stap_stage_names[s], st.stage_median[s]);
+        fprintf(stderr, "\n  %.1f CPIs/s over %.3f s; latency p50 %.3f ms, p99 %.3f ms\n",
+                cpis / (wall * 1e-3), wall * 1e-3, st.lat_p50, st.lat_p99);
+        fprintf(stderr, "  reader: %.3f s reading, writer: %.3f s writing (%s limits the run)\n",
+                read_s, write_s, read_s > 0.8 * wall * 1e-3 ? "reading" :
+                write_s > 0.8 * wall * 1e-3 ? "writing" : "compute");
+        if (hdr.have_detections)
+            fprintf(stderr, "  detections: %.2f per CPI (%s)\n", st.detections_per_cpi, cfar_desc);
+    }
+out:
+    cpi_reader_stop(reader);
+    if (writer) cpi_writer_finish(writer, NULL, &err);
+    stap_result_writer_abort(rw);
+    stap_engine_destroy(eng);
+    stap_recording_close(rec);
+    stap_input_free(in);
+    return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
     enum { O_INPUT = 256, O_OUTPUT, O_PRESET, O_DBINS, O_DORDER, O_SEG, O_TRAIN, O_BEAMS,
            O_LOAD, O_WIN, O_BACKEND, O_THREADS, O_QUIET, O_HELP, O_CFAR, O_PFA, O_GUARD,
-           O_CTRAIN, O_RANK, O_REPEAT };
+           O_CTRAIN, O_RANK, O_REPEAT, O_KEEPOUT };
     static const struct option opts[] = {
         {"input", required_argument, 0, O_INPUT},     {"output", required_argument, 0, O_OUTPUT},
         {"preset", required_argument, 0, O_PRESET},   {"doppler-bins", required_argument, 0, O_DBINS},
@@ -91,11 +226,11 @@ int cmd_run(int argc, char **argv)
         {"help", no_argument, 0, O_HELP},             {"cfar", required_argument, 0, O_CFAR},
         {"cfar-pfa", required_argument, 0, O_PFA},    {"cfar-guard", required_argument, 0, O_GUARD},
         {"cfar-train", required_argument, 0, O_CTRAIN}, {"cfar-rank", required_argument, 0, O_RANK},
-        {"repeat", required_argument, 0, O_REPEAT},
+        {"repeat", required_argument, 0, O_REPEAT}, {"keep-output", no_argument, 0, O_KEEPOUT},
         {0, 0, 0, 0}};
     const char *input = NULL, *output = NULL;
     stap_preset preset = STAP_PRESET_HARD;
-    int quiet = 0, repeat = 1;
+    int quiet = 0, repeat = 1, keep_output = 0;
     /* flags first collected, then laid over the preset */
     int dbins = -1, dorder = -1, seg = -1, train = -1, beams = -1, threads = 0;
     double loading = 0;
@@ -133,6 +268,7 @@ int cmd_run(int argc, char **argv)
             break;
         case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
         case O_QUIET: quiet = 1; break;
+        case O_KEEPOUT: keep_output = 1; break;
         case O_REPEAT: if (cli_int("--repeat", optarg, 1, 100000, &repeat)) return EXIT_USAGE; break;
         case O_CFAR:
             if (stap_cfar_parse_kind(optarg, &cfar.kind, &err)) return cli_error(EXIT_USAGE, "--cfar: %s", err.msg);
@@ -159,6 +295,14 @@ int cmd_run(int argc, char **argv)
     char input_name[1024];
     stap_preset_config(preset, &cfg);
     if (input) {
+        /* a rank-4 file is a recording of many CPIs: its own path (run_recording) */
+        stap_recording *rec;
+        if (stap_recording_open(input, &rec, &in, &err)) return cli_fail(&err);
+        if (stap_recording_rank(rec) == 4)
+            return run_recording(rec, &in, input, output, &cfg, dbins, dorder, seg, train, beams,
+                                 loading, threads, &cfar, cfar_given, keep_output, quiet, t_start);
+        stap_recording_close(rec);
+        stap_input_free(&in);
         if (stap_input_read(input, &in, &err)) return cli_fail(&err);
         snprintf(input_name, sizeof input_name, "%s", input);
     } else {

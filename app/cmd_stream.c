@@ -2,6 +2,7 @@
  * engine, a ring of distinct synthesized CPIs in pinned memory replayed (the engine, not
  * the disk, is measured), reporting sustained CPIs/s, host-to-host latency percentiles,
  * deadline misses, copy bandwidth against the measured link, and memory. */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,13 +10,15 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "la_internal.h" /* la_now_ms */
+#include "cpi_io.h"
 #include "stream_loop.h"
 #include "workload.h"
 
 static void stream_usage(FILE *f)
 {
     fprintf(f,
-        "usage: rtstap stream [--preset NAME] [--cpis N] [--slots S] [--deadline-ms T]\n"
+        "usage: rtstap stream [--preset NAME | --input FILE] [--cpis N] [--slots S] [--deadline-ms T]\n"
         "                     [--backend B] [--keep LIST] [--json FILE] [options]\n"
         "\n"
         "Streams CPIs through one engine with S of them in flight (copy-in of one, compute\n"
@@ -23,11 +26,17 @@ static void stream_usage(FILE *f)
         "CPIs/s, host-to-host latency per CPI (submit to results in host memory: min, p50,\n"
         "p99, max), deadline misses, achieved copy bandwidth against the measured link, and\n"
         "host and device memory. A ring of distinct synthesized CPIs, held in pinned host\n"
-        "memory, is replayed.\n"
+        "memory, is replayed (the engine is measured, not the disk); with --input a recording\n"
+        "is read by a reader thread as it streams (the whole chain: it says whether reading\n"
+        "or computing limits it, against a plain sequential read of the same file).\n"
         "\n"
         "  --preset NAME      easy | medium | hard | perfect-small | perfect-medium |\n"
         "                     perfect-large (default hard)\n"
-        "  --cpis N           timed CPIs (default 2000), after 2 x S warm-up CPIs\n"
+        "  --input FILE       a recording (/data/iq: CPIs x C x P x R) or one CPI; the run's\n"
+        "                     parameters as for rtstap run with this file: D = P, the preset's\n"
+        "                     Q, S, K, B (only the preset's processing parameters are used)\n"
+        "  --cpis N           timed CPIs (default 2000; with --input: the recording's CPIs),\n"
+        "                     after 2 x S warm-up CPIs (a recording is replayed from its start)\n"
         "  --slots S          CPIs in flight, 1..8 (default 3)\n"
         "  --ring K           distinct CPIs replayed (default 8)\n"
         "  --deadline-ms T    count CPIs whose latency exceeds T ms\n"
@@ -61,10 +70,11 @@ static int parse_keep(const char *s, stap_engine_options *o)
 
 int cmd_stream(int argc, char **argv)
 {
-    enum { O_PRESET = 256, O_CPIS, O_SLOTS, O_RING, O_DEADLINE, O_BACKEND, O_THREADS, O_KEEP,
+    enum { O_INPUT = 200, O_PRESET = 256, O_CPIS, O_SLOTS, O_RING, O_DEADLINE, O_BACKEND, O_THREADS, O_KEEP,
            O_CFAR, O_NOGRAPHS, O_JSON, O_QUIET, O_HELP };
     static const struct option opts[] = {
         {"preset", required_argument, 0, O_PRESET},   {"cpis", required_argument, 0, O_CPIS},
+        {"input", required_argument, 0, O_INPUT},
         {"slots", required_argument, 0, O_SLOTS},     {"ring", required_argument, 0, O_RING},
         {"deadline-ms", required_argument, 0, O_DEADLINE},
         {"backend", required_argument, 0, O_BACKEND}, {"threads", required_argument, 0, O_THREADS},
@@ -72,7 +82,8 @@ int cmd_stream(int argc, char **argv)
         {"no-graphs", no_argument, 0, O_NOGRAPHS},    {"json", required_argument, 0, O_JSON},
         {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
-    const char *preset = "hard", *json = NULL;
+    const char *preset = "hard", *json = NULL, *input = NULL;
+    int cpis_given = 0;
     int cpis = 2000, ring_n = 8, quiet = 0, threads = 0;
     double deadline = 0;
     la_backend backend = LA_BACKEND_AUTO;
@@ -87,7 +98,11 @@ int cmd_stream(int argc, char **argv)
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (o) {
         case O_PRESET: preset = optarg; break;
-        case O_CPIS: if (cli_int("--cpis", optarg, 1, 100000000, &cpis)) return EXIT_USAGE; break;
+        case O_INPUT: input = optarg; break;
+        case O_CPIS:
+            if (cli_int("--cpis", optarg, 1, 100000000, &cpis)) return EXIT_USAGE;
+            cpis_given = 1;
+            break;
         case O_SLOTS: if (cli_int("--slots", optarg, 1, STAP_ENGINE_MAX_SLOTS, &eo.slots)) return EXIT_USAGE; break;
         case O_RING: if (cli_int("--ring", optarg, 1, 1024, &ring_n)) return EXIT_USAGE; break;
         case O_DEADLINE: if (cli_double("--deadline-ms", optarg, 1e-6, 1e9, &deadline)) return EXIT_USAGE; break;
@@ -117,8 +132,37 @@ int cmd_stream(int argc, char **argv)
     stap_engine *eng = NULL;
     stream_ring ring = {NULL, 0};
     cJSON *doc = NULL;
+    stap_recording *rec = NULL;
+    stap_input in;
+    memset(&in, 0, sizeof in);
+    cpi_reader *reader = NULL;
+    double plain_gbs = 0, file_bytes = 0;
     const size_t rss0 = stream_rss_bytes();
-    if (stap_engine_create(&eng, &w.cfg, w.steering, w.nbeams, &eo, &err)) {
+    if (input) {
+        if (stap_recording_open(input, &rec, &in, &err)) {
+            status = cli_fail(&err);
+            goto out;
+        }
+        if (!cpis_given) cpis = (int)stap_recording_cpis(rec);
+        w.cfg.channels = in.channels;
+        w.cfg.pulses = in.pulses;
+        w.cfg.range_gates = in.range_gates;
+        w.cfg.doppler_bins = 0;
+        if (in.meta.has_element_spacing) w.cfg.element_spacing = in.meta.element_spacing_wavelengths;
+        snprintf(w.name, sizeof w.name, "%.31s", input);
+        /* the yardstick: the same file read sequentially, plainly (page cache or disk) */
+        int fd = open(input, O_RDONLY);
+        if (fd >= 0) {
+            static char chunk[1 << 22];
+            double t0 = la_now_ms();
+            ssize_t got;
+            while ((got = read(fd, chunk, sizeof chunk)) > 0) file_bytes += (double)got;
+            plain_gbs = file_bytes / ((la_now_ms() - t0) * 1e-3) / 1e9;
+            close(fd);
+        }
+    }
+    if (stap_engine_create(&eng, &w.cfg, in.steering ? in.steering : w.steering,
+                           in.steering ? in.steering_beams : w.nbeams, &eo, &err)) {
         status = cli_fail(&err);
         goto out;
     }
@@ -128,7 +172,7 @@ int cmd_stream(int argc, char **argv)
         goto out;
     }
     const size_t cube_len = workload_cube_len(&w);
-    for (int k = 0; k < ring_n; k++, ring.count++) {
+    for (int k = 0; k < ring_n && !rec; k++, ring.count++) {
         ring.cube[k] = stap_engine_host_alloc(eng, sizeof(cf32) * cube_len);
         if (!ring.cube[k]) {
             status = cli_error(EXIT_PROCESSING, "cannot allocate %d pinned cubes of %.1f MB",
@@ -150,11 +194,22 @@ int cmd_stream(int argc, char **argv)
         stap_gpu_info(device, sizeof device, NULL, NULL, &err);
     }
     stream_stats st;
-    if (stream_run(eng, 2LL * eo.slots, cpis, stream_ring_source, &ring, NULL, NULL, deadline,
-                   !quiet && isatty(2), &st, &err)) {
+    const long long warm = 2LL * eo.slots;
+    if (rec && cpi_reader_start(&reader, rec, eng, warm + cpis, eo.slots + 2, &err)) {
         status = cli_fail(&err);
         goto out;
     }
+    double t_run = la_now_ms();
+    if (rec ? stream_run(eng, warm, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader, NULL,
+                         NULL, deadline, !quiet && isatty(2), &st, &err)
+            : stream_run(eng, warm, cpis, stream_ring_source, NULL, &ring, NULL, NULL, deadline,
+                         !quiet && isatty(2), &st, &err)) {
+        status = cli_fail(&err);
+        goto out;
+    }
+    t_run = la_now_ms() - t_run;
+    double read_s = 0, wait_s = 0;
+    if (reader) cpi_reader_times(reader, &read_s, &wait_s);
     const size_t rss2 = stream_rss_bytes();
     const int B = stap_engine_beams(eng);
     const double in_bytes = sizeof(cf32) * (double)cube_len;
@@ -183,6 +238,11 @@ int cmd_stream(int argc, char **argv)
                     100 * in_gbs / h2d);
         fputc('\n', stderr);
         fprintf(stderr, "  detections: %.2f per CPI\n", st.detections_per_cpi);
+        if (rec)
+            fprintf(stderr, "  reading: %.2f GB/s of CPIs from the file vs %.2f GB/s plain sequential "
+                    "read (%.0f%%); the reader read %.0f%% of the time: %s limits the stream\n",
+                    in_gbs, plain_gbs, plain_gbs > 0 ? 100 * in_gbs / plain_gbs : 0,
+                    100 * read_s / (t_run * 1e-3), read_s > 0.8 * t_run * 1e-3 ? "reading" : "compute");
         fprintf(stderr, "  memory: engine %.1f MB %s; host RSS %.1f MB at start, %.1f MB with "
                 "the ring, %.1f MB at the end\n", dev_mb,
                 cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS ? "on the device" : "on the host",
@@ -215,12 +275,20 @@ int cmd_stream(int argc, char **argv)
             cJSON_AddNumberToObject(doc, "link_d2h_gbs", d2h);
         }
         cJSON_AddNumberToObject(doc, "engine_memory_mb", dev_mb);
+        if (rec) {
+            cJSON_AddStringToObject(doc, "input", input);
+            cJSON_AddNumberToObject(doc, "plain_read_gbs", plain_gbs);
+            cJSON_AddNumberToObject(doc, "reader_busy_fraction", read_s / (t_run * 1e-3));
+        }
         cJSON_AddNumberToObject(doc, "host_rss_mb_start", rss0 / 1e6);
         cJSON_AddNumberToObject(doc, "host_rss_mb_ring", rss1 / 1e6);
         cJSON_AddNumberToObject(doc, "host_rss_mb_end", rss2 / 1e6);
         if (stream_json_write(json, doc, &err)) status = cli_fail(&err);
     }
 out:
+    cpi_reader_stop(reader);
+    stap_recording_close(rec);
+    stap_input_free(&in);
     cJSON_Delete(doc);
     for (int k = 0; k < ring.count; k++) stap_engine_host_free(eng, ring.cube[k]);
     free(ring.cube);

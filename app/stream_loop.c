@@ -34,9 +34,9 @@ int stream_ring_source(void *user, long long n, const cf32 **cube, rt_error *err
     return RT_OK;
 }
 
-int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src, void *src_user,
-               stream_sink_fn sink, void *sink_user, double deadline_ms, int progress,
-               stream_stats *st, rt_error *err)
+int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src,
+               stream_release_fn release, void *src_user, stream_sink_fn sink, void *sink_user,
+               double deadline_ms, int progress, stream_stats *st, rt_error *err)
 {
     memset(st, 0, sizeof *st);
     if (n < 1) return rt_fail(err, RT_EINVAL, "stream: need at least one CPI");
@@ -57,6 +57,7 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
             const long long j = i - S;
             stap_cpi_result r;
             status = stap_engine_collect(e, (int)(j % S), &r, err);
+            if (release) release(src_user, j);
             if (status) {
                 rt_prefix(err, "CPI %lld", j);
                 break;

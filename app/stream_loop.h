@@ -12,6 +12,8 @@
 
 /* Where CPI n comes from: set *cube (valid until the CPI is collected). */
 typedef int (*stream_source_fn)(void *user, long long n, const cf32 **cube, rt_error *err);
+/* CPI n's cube is no longer needed (called after its collect; may be NULL). */
+typedef void (*stream_release_fn)(void *user, long long n);
 /* What happens to CPI n's results, in CPI order (may be NULL). */
 typedef int (*stream_sink_fn)(void *user, const stap_cpi_result *r, rt_error *err);
 
@@ -26,9 +28,9 @@ typedef struct stream_stats {
 
 /* Run warmup + n CPIs through e with all its slots in flight; time the last n. progress:
  * a line on stderr every half second (the caller decides, e.g. isatty(2)). */
-int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src, void *src_user,
-               stream_sink_fn sink, void *sink_user, double deadline_ms, int progress,
-               stream_stats *st, rt_error *err);
+int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src,
+               stream_release_fn release, void *src_user, stream_sink_fn sink, void *sink_user,
+               double deadline_ms, int progress, stream_stats *st, rt_error *err);
 
 /* A source replaying a ring of cubes: CPI n is ring[n % count]. */
 typedef struct stream_ring {

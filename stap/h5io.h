@@ -67,6 +67,47 @@ typedef struct stap_result {
  * when path exists. */
 int stap_result_write(const char *path, const stap_result *res, rt_error *err);
 
+/* ---- recordings of many CPIs (README "File format": /data/iq of rank 4, CPIs x C x P x R,
+ * one CPI per chunk; rank 3 is one CPI) ------------------------------------------------
+ * Read and written one CPI at a time; safe to use from a reader and a writer thread at
+ * once (every HDF5 call of these functions runs under one lock). */
+typedef struct stap_recording stap_recording;
+/* Open and validate (rank, shape, element type as stap_input_read; /steering and the
+ * metadata are read into `in`, whose iq stays NULL). */
+int stap_recording_open(const char *path, stap_recording **rec, stap_input *in, rt_error *err);
+long long stap_recording_cpis(const stap_recording *rec);
+int stap_recording_rank(const stap_recording *rec); /* 3 or 4 */
+/* Read CPI `cpi` (C x P x R) into cube. float64 files are converted (overflowing samples
+ * are refused, naming the CPI and the sample); non-finite float32 samples are left to the
+ * engine, which names them. */
+int stap_recording_read(stap_recording *rec, long long cpi, cf32 *cube, rt_error *err);
+void stap_recording_close(stap_recording *rec);
+
+typedef struct stap_recording_writer stap_recording_writer;
+/* A new recording of `cpis` CPIs of in's shape (in->iq is not used; steering and metadata
+ * are written), as a temporary file published by stap_recording_finish. */
+int stap_recording_create(stap_recording_writer **w, const char *path, const stap_input *in,
+                          long long cpis, rt_error *err);
+int stap_recording_write(stap_recording_writer *w, long long cpi, const cf32 *cube, rt_error *err);
+/* Run `extra` on the open file (may be NULL), close and publish; frees w either way. */
+int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void *user,
+                          rt_error *err);
+void stap_recording_abort(stap_recording_writer *w); /* removes the temporary file */
+
+/* Results of a recording: /weights (CPIs x D x S x B x N), /output/iq (CPIs x B x D x R,
+ * only when keep_output), /detections with a cpi column, /timing/cpi_ms (CPIs x stages),
+ * extended CPI by CPI in order; /steering, /config (with cpis), /radar as for one CPI. */
+typedef struct stap_result_writer stap_result_writer;
+/* hdr: everything but weights, output, detections and timing. */
+int stap_result_writer_open(stap_result_writer **w, const char *path, const stap_result *hdr,
+                            int keep_output, rt_error *err);
+int stap_result_writer_append(stap_result_writer *w, long long cpi, const cf32 *weights,
+                              const cf32 *output, const stap_detection *det, size_t ndet,
+                              const double *stage_ms, rt_error *err);
+/* summary: timing_ms (medians), read_ms, total_ms, backend_name; publishes; frees w. */
+int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, rt_error *err);
+void stap_result_writer_abort(stap_result_writer *w);
+
 /* Atomic-write helpers for any writer of the project: make a temporary name beside
  * `path` ("<dir>/.<base>.tmp.XXXXXX" created exclusively), and publish it with a
  * link()-based rename that refuses to replace an existing `path`. */

@@ -1,0 +1,40 @@
+/* cpi_io: the threads around the engine when CPIs come from and go to files — a reader
+ * that reads CPI n+1.. of a recording into host buffers (pinned for the GPU engine) while
+ * CPI n is processed, and a writer that appends each CPI's results to the result file in
+ * order. A slow disk slows the run (the queues are bounded) but never reorders or drops a
+ * CPI; the first error of either thread stops the run with its message. */
+#ifndef CPI_IO_H
+#define CPI_IO_H
+
+#include "engine.h"
+#include "h5io.h"
+
+typedef struct cpi_reader cpi_reader;
+/* Read CPIs first .. first+count-1 of rec in order (CPI index modulo the recording's
+ * length when count runs past it: a recording replayed), `nbuf` buffers ahead. */
+int cpi_reader_start(cpi_reader **r, stap_recording *rec, stap_engine *e, long long count,
+                     int nbuf, rt_error *err);
+/* Wait for the buffer of the i-th CPI read (i counts from 0, in order). */
+int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err);
+/* The i-th CPI's buffer is free again (its copy-in is done: after collect). */
+void cpi_reader_release(cpi_reader *r, long long i);
+/* Seconds the thread spent reading, and waiting for a free buffer. */
+void cpi_reader_times(const cpi_reader *r, double *read_s, double *wait_s);
+void cpi_reader_stop(cpi_reader *r); /* joins the thread, frees the buffers */
+
+typedef struct cpi_writer cpi_writer;
+/* Append to w from a thread; `depth` results queued (copied) at most. */
+int cpi_writer_start(cpi_writer **cw, stap_result_writer *w, size_t weights_len,
+                     size_t output_len, int depth, rt_error *err);
+/* Queue a copy of r (waits while the queue is full); fails with the writer's first error. */
+int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, rt_error *err);
+/* Wait until everything queued is written; joins; returns the writer's first error. The
+ * stap_result_writer is not closed. */
+int cpi_writer_finish(cpi_writer *cw, double *write_s, rt_error *err);
+
+/* The three as stream_loop callbacks (user: the reader / the writer). */
+int cpi_reader_get_fn(void *reader, long long i, const cf32 **cube, rt_error *err);
+void cpi_reader_release_fn(void *reader, long long i);
+int cpi_writer_put_fn(void *writer, const stap_cpi_result *r, rt_error *err);
+
+#endif

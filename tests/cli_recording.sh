@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# cli_recording: recordings of many CPIs end to end — `gen --cpis` with a drifting target,
+# `run` over it (reader thread, CPIs in flight, writer thread) on the cpu and lapack
+# backends: per-CPI datasets with a leading CPI axis, the target detected in each CPI at its
+# drifted cell (CPIs neither reordered nor dropped), the same with the reader stalled for
+# a second, --keep-output, `stream --input`, `import-perfect --cpis`, and a one-CPI file
+# keeping today's shapes.
+set -u
+[ -x "${RTSTAP_BIN:-}" ] || { echo "RTSTAP_BIN not set"; exit 77; }
+bin=$RTSTAP_BIN
+shape=$RTSTAP_TOOLS_DIR/h5shape
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
+
+# 8 CPIs, 6 channels x 32 pulses x 240 cells; a 25 dB target at cell 41 moving 2 cells per
+# CPI: always on an odd cell, outside the training set (K = 60 of L = 120 cells: the even
+# ones), so that it does not null itself
+"$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 240 --no-clutter --cpis 8 \
+    --target 41:0:100:25 --target-drift 0:2 --seed 5 --out "$tmp/rec.h5" --quiet
+check "gen --cpis exit 0" '[ $? -eq 0 ]'
+check "/data/iq is CPIs x C x P x R" '[ "$("$shape" "$tmp/rec.h5" /data/iq)" = "/data/iq 8x6x32x240" ]'
+
+for be in cpu lapack; do
+    "$bin" run --input "$tmp/rec.h5" --output "$tmp/$be.h5" --backend $be --doppler-order 3 \
+        --training 60 --segments 2 --beams 3 --loading 0.01 --quiet
+    check "run $be exit 0" '[ $? -eq 0 ]'
+    check "run $be: /weights CPIs x D x S x B x N" \
+        '[ "$("$shape" "$tmp/$be.h5" /weights)" = "/weights 8x32x2x3x18" ]'
+    check "run $be: /timing/cpi_ms CPIs x stages" \
+        '[ "$("$shape" "$tmp/$be.h5" /timing/cpi_ms)" = "/timing/cpi_ms 8x8" ]'
+    check "run $be: no /output/iq unless asked" \
+        '[ "$("$shape" "$tmp/$be.h5" /output/iq)" = "/output/iq missing" ]'
+    "$shape" "$tmp/$be.h5" --detections > "$tmp/$be.det"
+    for k in 0 1 2 3 4 5 6 7; do
+        cell=$((41 + 2 * k))
+        check "run $be: CPI $k detects the target at cell $cell" \
+            'awk -v k=$k -v c=$cell "\$1 == k && \$4 == c" "$tmp/$be.det" | grep -q .'
+    done
+    check "run $be: CPI column in order" 'sort -n -s -k1,1 "$tmp/$be.det" | cmp -s - "$tmp/$be.det"'
+done
+check "cpu and lapack detect the same cells" \
+    'cut -d" " -f1,2,3,4 "$tmp/cpu.det" | cmp -s - <(cut -d" " -f1,2,3,4 "$tmp/lapack.det")'
+
+# a reader stalled for a second before CPI 3: same detections, in the same order
+RTSTAP_TEST_READER_STALL=3:1000 "$bin" run --input "$tmp/rec.h5" --output "$tmp/stall.h5" \
+    --backend cpu --doppler-order 3 --training 60 --segments 2 --beams 3 --loading 0.01 --quiet
+check "stalled reader: exit 0" '[ $? -eq 0 ]'
+"$shape" "$tmp/stall.h5" --detections > "$tmp/stall.det"
+check "stalled reader: same detections in the same order" 'cmp -s "$tmp/stall.det" "$tmp/cpu.det"'
+
+"$bin" run --input "$tmp/rec.h5" --output "$tmp/out.h5" --backend cpu --doppler-order 3 \
+    --training 60 --segments 2 --beams 3 --loading 0.01 --keep-output --quiet
+check "--keep-output: /output/iq CPIs x B x D x R" \
+    '[ "$("$shape" "$tmp/out.h5" /output/iq)" = "/output/iq 8x3x32x240" ]'
+
+"$bin" stream --input "$tmp/rec.h5" --backend cpu --slots 2 --quiet --json "$tmp/s.json"
+check "stream --input exit 0" '[ $? -eq 0 ]'
+check "stream --input reports the plain read and the reader" \
+    'grep -q "\"plain_read_gbs\"" "$tmp/s.json" && grep -q "\"reader_busy_fraction\"" "$tmp/s.json" && grep -Eq "\"cpis\":[[:space:]]*8," "$tmp/s.json"'
+
+data="$RTSTAP_SOURCE_DIR/datasets/perfect"
+"$bin" import-perfect --size small --input-dir "$data" --out "$tmp/p3.h5" --cpis 3 > /dev/null
+check "import-perfect --cpis exit 0" '[ $? -eq 0 ]'
+check "import-perfect --cpis: 3 CPIs" '[ "$("$shape" "$tmp/p3.h5" /data/iq)" = "/data/iq 3x4x128x512" ]'
+
+# one CPI (rank 3) keeps the single-CPI shapes
+"$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 240 --no-clutter --out "$tmp/one.h5" --quiet
+"$bin" run --input "$tmp/one.h5" --output "$tmp/one_out.h5" --backend cpu --doppler-order 3 \
+    --training 60 --segments 2 --beams 3 --loading 0.01 --quiet
+check "one CPI: /weights D x S x B x N" '[ "$("$shape" "$tmp/one_out.h5" /weights)" = "/weights 32x2x3x18" ]'
+check "one CPI: /output/iq B x D x R" '[ "$("$shape" "$tmp/one_out.h5" /output/iq)" = "/output/iq 3x32x240" ]'
+exit $fail
