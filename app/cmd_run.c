@@ -83,6 +83,18 @@ static double median_stage(const double *rows, int n, int i)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The default detector steps aside (with a note) on range lines too short for its window;
+ * a detector the user asked for is an error there. */
+static int cfar_fit(stap_cfar_config *cfar, int range_gates, int given, int quiet,
+                    const char *input, rt_error *err)
+{
+    if (cfar->kind == STAP_CFAR_NONE || !stap_cfar_validate(cfar, range_gates, err)) return RT_OK;
+    if (given) return rt_prefix(err, "%s", input);
+    if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", err->msg);
+    cfar->kind = STAP_CFAR_NONE;
+    return RT_OK;
+}
+
 /* Every CPI of a rank-4 recording through one engine: a reader thread, S CPIs in flight, a
  * writer thread; per-CPI results in the extensible datasets of stap_result_writer. */
 static int run_recording(stap_recording *rec, stap_input *in, const char *input,
@@ -109,14 +121,9 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     stap_result_writer *rw = NULL;
     cpi_reader *reader = NULL;
     cpi_writer *writer = NULL;
-    if (cfar->kind != STAP_CFAR_NONE && stap_cfar_validate(cfar, cfg->range_gates, &err)) {
-        if (cfar_given) {
-            rt_prefix(&err, "%s", input);
-            status = cli_fail(&err);
-            goto out;
-        }
-        if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", err.msg);
-        cfar->kind = STAP_CFAR_NONE;
+    if (cfar_fit(cfar, cfg->range_gates, cfar_given, quiet, input, &err)) {
+        status = cli_fail(&err);
+        goto out;
     }
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);
@@ -339,14 +346,9 @@ int cmd_run(int argc, char **argv)
     double *reps = NULL;
     stap_cpi_result r;
     memset(&r, 0, sizeof r);
-    if (cfar.kind != STAP_CFAR_NONE && stap_cfar_validate(&cfar, cfg.range_gates, &err)) {
-        if (cfar_given) {
-            rt_prefix(&err, "%s", input_name);
-            status = cli_fail(&err);
-            goto out;
-        }
-        if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", err.msg);
-        cfar.kind = STAP_CFAR_NONE;
+    if (cfar_fit(&cfar, cfg.range_gates, cfar_given, quiet, input_name, &err)) {
+        status = cli_fail(&err);
+        goto out;
     }
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);

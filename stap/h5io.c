@@ -490,6 +490,30 @@ done:
 static const char *const iq_axes[] = {"channel", "pulse", "range"};
 static const char *const steering_axes[] = {"beam", "element"};
 
+/* The optional /steering and /array, /radar attributes of an input file. */
+static int read_steering_and_meta(hid_t file, const char *path, stap_input *in, rt_error *err)
+{
+    int st;
+    hsize_t dims[H5S_MAX_RANK];
+    if (link_exists(file, "/steering")) {
+        const complex_spec sv = {"/steering", 2, "(beams, channels*Q)", steering_axes,
+                                 H5IO_MAX_STEERING_BYTES};
+        if ((st = read_complex(file, path, &sv, dims, &in->steering, err))) return st;
+        in->steering_beams = (int)dims[0];
+        in->steering_len = (int)dims[1];
+    }
+    stap_radar_meta *m = &in->meta;
+    if ((st = read_positive_attr(file, path, "/array", "element_spacing_wavelengths",
+                                 &m->has_element_spacing, &m->element_spacing_wavelengths, err)) ||
+        (st = read_positive_attr(file, path, "/radar", "prf_hz", &m->has_prf, &m->prf_hz, err)) ||
+        (st = read_positive_attr(file, path, "/radar", "carrier_frequency_hz", &m->has_carrier,
+                                 &m->carrier_frequency_hz, err)) ||
+        (st = read_positive_attr(file, path, "/radar", "sample_rate_hz", &m->has_sample_rate,
+                                 &m->sample_rate_hz, err)))
+        return st;
+    return RT_OK;
+}
+
 static int input_read(const char *path, stap_input *in, rt_error *err)
 {
     char detail[256];
@@ -523,23 +547,7 @@ static int input_read(const char *path, stap_input *in, rt_error *err)
     in->pulses = (int)dims[1];
     in->range_gates = (int)dims[2];
 
-    if (link_exists(file, "/steering")) {
-        const complex_spec sv = {"/steering", 2, "(beams, channels*Q)", steering_axes,
-                                 H5IO_MAX_STEERING_BYTES};
-        if ((st = read_complex(file, path, &sv, dims, &in->steering, err))) goto done;
-        in->steering_beams = (int)dims[0];
-        in->steering_len = (int)dims[1];
-    }
-
-    stap_radar_meta *m = &in->meta;
-    if ((st = read_positive_attr(file, path, "/array", "element_spacing_wavelengths",
-                                 &m->has_element_spacing, &m->element_spacing_wavelengths, err)) ||
-        (st = read_positive_attr(file, path, "/radar", "prf_hz", &m->has_prf, &m->prf_hz, err)) ||
-        (st = read_positive_attr(file, path, "/radar", "carrier_frequency_hz", &m->has_carrier,
-                                 &m->carrier_frequency_hz, err)) ||
-        (st = read_positive_attr(file, path, "/radar", "sample_rate_hz", &m->has_sample_rate,
-                                 &m->sample_rate_hz, err)))
-        goto done;
+    st = read_steering_and_meta(file, path, in, err);
 done:
     H5Fclose(file);
     return st;
@@ -1104,24 +1112,7 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in, r
     in->channels = (int)r->dims[1];
     in->pulses = (int)r->dims[2];
     in->range_gates = (int)r->dims[3];
-    hsize_t sdims[H5S_MAX_RANK];
-    if (link_exists(r->file, "/steering")) {
-        const complex_spec sv = {"/steering", 2, "(beams, channels*Q)", steering_axes,
-                                 H5IO_MAX_STEERING_BYTES};
-        if ((st = read_complex(r->file, path, &sv, sdims, &in->steering, err))) return st;
-        in->steering_beams = (int)sdims[0];
-        in->steering_len = (int)sdims[1];
-    }
-    stap_radar_meta *m = &in->meta;
-    if ((st = read_positive_attr(r->file, path, "/array", "element_spacing_wavelengths",
-                                 &m->has_element_spacing, &m->element_spacing_wavelengths, err)) ||
-        (st = read_positive_attr(r->file, path, "/radar", "prf_hz", &m->has_prf, &m->prf_hz, err)) ||
-        (st = read_positive_attr(r->file, path, "/radar", "carrier_frequency_hz", &m->has_carrier,
-                                 &m->carrier_frequency_hz, err)) ||
-        (st = read_positive_attr(r->file, path, "/radar", "sample_rate_hz", &m->has_sample_rate,
-                                 &m->sample_rate_hz, err)))
-        return st;
-    return RT_OK;
+    return read_steering_and_meta(r->file, path, in, err);
 }
 
 int stap_recording_open(const char *path, stap_recording **out, stap_input *in, rt_error *err)

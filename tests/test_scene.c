@@ -185,8 +185,14 @@ static void test_doppler_convergence(tc_rng *rng)
     }
     fprintf(stderr, "  Doppler domain (hann, D=%d, Q=%d): whitened error %.3f..%.3f over the "
             "bins (expect 1)\n", D, Q, lo, worst);
-    CHECK(worst < 1.4 && lo > 0.7, "Doppler-domain whitened sample covariance error "
-          "%.3f..%.3f x its expectation", lo, worst);
+    /* K ||Zhat - I||^2 / N^2 has mean 1 and, for complex Gaussian snapshots, standard
+     * deviation about sqrt(2)/N (N(N-1)/2 independent off-diagonal pairs of unit
+     * exponentials counted twice, N diagonal terms of variance 2): the band is 5 of them,
+     * so that the worst of D bins stays inside it (the former fixed 0.7..1.4 failed about 3
+     * seeds in 100). A wrong window, tap or sign gives errors of tens under this clutter. */
+    const double band = 5 * sqrt(2.0) / N;
+    CHECK(worst < 1 + band && lo > 1 - band, "Doppler-domain whitened sample covariance error "
+          "%.3f..%.3f x its expectation (band 1 +- %.3f)", lo, worst, band);
     free(snap);
     free(Rd);
     free(W);
