@@ -5,14 +5,14 @@
 # `rtstap run` on the three presets with every backend, and the PERFECT sizes. Logs under
 # $OUT, a short table last.
 #
-# Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.tgz, .gpulibs.tgz)
+# Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.txz, .gpulibs.tgz)
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_all.sh
 set -uo pipefail
 OUT=${OUT:-$PWD/out-device}
 BIN=$PWD/.gpubin
 mkdir -p "$OUT"
-tar -xzf "$BIN/bin.tgz" -C "$BIN" || exit 1
+tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
 export RTSTAP_SOURCE_DIR=$PWD
 summary=()
 step() { # step NAME LOG LIMIT CMD...

@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# device_engine.sh: one call on the GPU machine that checks and times the streaming engine
-# — the engine tests on the GPU (GPU vs double reference and CPU engine, graphs vs direct,
-# 1000-CPI soak), the pipeline test with GPU backends, compute-sanitizer over the engine
-# test, `rtstap stream` on every workload and slot count, and `rtstap bench` over every
-# workload and backend. Logs and JSON under $OUT, a short table last.
+# device_engine.sh: the GPU machine's share of checking and timing the streaming engine, in
+# two calls that each fit a device command's 10 minutes:
+#   tests  every test that uses the GPU (engine vs double reference and CPU engine, graphs
+#          vs direct, 1000-CPI soak, QR/weights/CFAR kernels, pipeline, PERFECT and SINR
+#          with the GPU backends) and compute-sanitizer (memcheck, racecheck, synccheck)
+#          over the engine test;
+#   perf   `rtstap stream` (every workload, 1-4 slots, output kept, a recording from the
+#          page cache), `rtstap bench` (every workload and backend), `rtstap bench-qr`
+#          (the RT_STAP and PERFECT batches), the CPU scaling table (1-16 threads), and
+#          `rtstap run` over a recording.
+# Logs and JSON under $OUT (tarred: a call returns at most 8 files), a short table last.
 #
-# Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.tgz, .gpulibs.tgz)
+# Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.txz, .gpulibs.tgz)
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
-#        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_engine.sh [quick]
+#        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_engine.sh tests|perf
 set -uo pipefail
 OUT=${OUT:-$PWD/out-device}
 BIN=$PWD/.gpubin
-mode=${1:-full}
-mkdir -p "$OUT"
-tar -xzf "$BIN/bin.tgz" -C "$BIN" || exit 1
+mode=${1:?tests or perf}
+mkdir -p "$OUT/logs"
+L=$OUT/logs
+tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
 export RTSTAP_SOURCE_DIR=$PWD
 summary=()
 step() { # step NAME LOG LIMIT CMD...
@@ -23,42 +30,45 @@ step() { # step NAME LOG LIMIT CMD...
     timeout "$limit" stdbuf -oL -eL "$@" >> "$log" 2>&1
     local rc=$?
     echo "==== $name: rc=$rc" >> "$log"
-    summary+=("$(printf '%-40s rc=%-3s %4ss' "$name" "$rc" "$((SECONDS - t0))")")
+    summary+=("$(printf '%-44s rc=%-3s %4ss' "$name" "$rc" "$((SECONDS - t0))")")
 }
-{ date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nproc; lscpu | grep -E "Model name|Flags" | cut -c1-200; "$BIN/rtstap" --version; } > "$OUT/device.txt" 2>&1
+{ date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nproc; "$BIN/rtstap" --version; } > "$L/device.txt" 2>&1
 
-# 1. correctness
-step test_gpu_engine "$OUT/tests.log" 300 "$BIN/test_gpu_engine"
-step test_engine "$OUT/tests.log" 200 "$BIN/test_engine"
-step test_gpu_cfar "$OUT/tests.log" 120 "$BIN/test_gpu_cfar"
-if [ "$mode" = full ]; then
-    step test_pipeline "$OUT/tests.log" 300 "$BIN/test_pipeline"
-    step test_perfect "$OUT/tests.log" 300 "$BIN/test_perfect"
+if [ "$mode" = tests ]; then
+    for t in test_gpu_engine test_engine test_gpu_qr test_gpu_weights test_gpu_cfar test_pipeline test_perfect test_sinr; do
+        step "$t" "$L/tests.log" 300 "$BIN/$t"
+    done
     cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for tool in memcheck racecheck synccheck; do
-        step "$tool test_engine" "$OUT/sanitize.log" 240 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/test_engine"
+        step "$tool test_engine" "$L/sanitize.log" 200 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/test_engine"
     done
+    echo "---- verdicts"
+    grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|all passed|failure|skipped|soak:|vs double|materialized" "$L"/tests.log "$L"/sanitize.log | sort | uniq -c | sort -rn | head -40
 fi
 
-# 2. streaming: every workload, slot counts on hard, output kept once
-for w in hard easy medium perfect-small perfect-medium perfect-large; do
-    step "stream $w" "$OUT/stream.log" 120 "$BIN/rtstap" stream --preset $w --cpis 3000 --slots 3 --deadline-ms 1 --json "$OUT/stream-$w.json"
-done
-for s in 1 2 4; do
-    step "stream hard slots $s" "$OUT/stream.log" 120 "$BIN/rtstap" stream --preset hard --cpis 3000 --slots $s --deadline-ms 1
-done
-step "stream hard no-graphs" "$OUT/stream.log" 120 "$BIN/rtstap" stream --preset hard --cpis 3000 --no-graphs
-step "stream hard keep output" "$OUT/stream.log" 120 "$BIN/rtstap" stream --preset hard --cpis 2000 --keep detections,weights,output
-
-# 3. every stage, every backend, every workload
-if [ "$mode" = full ]; then
-    step bench "$OUT/bench.log" 420 "$BIN/rtstap" bench --cpis 300 --cpu-cpis 5 --json "$OUT/bench.json"
-else
-    step bench "$OUT/bench.log" 300 "$BIN/rtstap" bench --backends gpu,cublas --cpis 300 --json "$OUT/bench.json"
+if [ "$mode" = perf ]; then
+    for w in hard easy medium perfect-small perfect-medium perfect-large; do
+        step "stream $w" "$L/stream.log" 60 "$BIN/rtstap" stream --preset $w --cpis 4000 --slots 3 --deadline-ms 1 --json "$L/stream-$w.json"
+    done
+    for s in 1 2 4; do
+        step "stream hard slots $s" "$L/stream.log" 60 "$BIN/rtstap" stream --preset hard --cpis 4000 --slots $s --deadline-ms 1 --json "$L/stream-hard-s$s.json"
+    done
+    step "stream hard keep output" "$L/stream.log" 60 "$BIN/rtstap" stream --preset hard --cpis 3000 --keep detections,weights,output
+    step "stream hard cublas" "$L/stream.log" 60 "$BIN/rtstap" stream --preset hard --cpis 1000 --backend cublas
+    # a recording from the page cache: 150 distinct hard CPIs (1.6 GB), replayed
+    step "gen recording" "$L/stream.log" 200 "$BIN/rtstap" gen --preset hard --no-clutter --cpis 150 --out /tmp/hard150.h5 --quiet
+    step "stream --input" "$L/stream.log" 120 "$BIN/rtstap" stream --input /tmp/hard150.h5 --cpis 1500 --slots 3 --json "$L/stream-input.json"
+    step "run recording gpu" "$L/stream.log" 120 "$BIN/rtstap" run --input /tmp/hard150.h5 --output /tmp/r150.h5 --doppler-order 3 --training 240 --beams 16
+    step bench "$L/bench.log" 400 "$BIN/rtstap" bench --cpis 400 --cpu-cpis 6 --json "$L/bench.json"
+    step bench-qr "$L/benchqr.log" 200 "$BIN/rtstap" bench-qr --sizes 240x66x128,80x16x384,192x96x128,240x66x1280,32x12x4096,64x18x4096,64x24x16384 --backends gpu,cublas,cpu,lapack --repeat 20 --weights 16 --json "$L/benchqr.json"
+    for t in 1 2 4 8 16; do
+        step "scaling qr t$t" "$L/scaling.log" 120 "$BIN/rtstap" bench-qr --sizes 240x66x128 --backends cpu,lapack --repeat 10 --threads $t
+        step "scaling cpi t$t" "$L/scaling.log" 120 "$BIN/rtstap" bench --workloads hard --backends cpu,lapack --cpu-cpis 5 --threads $t
+    done
+    echo "---- stream"; grep -E "^rtstap stream|engine:|CPIs:|latency|copy:|reading:" "$L/stream.log" | cut -c1-170
+    echo "---- bench"; grep -v "^====\|^bench:" "$L/bench.log" | tail -28
+    echo "---- bench-qr"; grep -v "^====" "$L/benchqr.log" | tail -30
+    echo "---- scaling"; grep -E "^==== scaling|  240   66|^hard " "$L/scaling.log"
 fi
-
-echo "---- failures and sanitizer verdicts"
-grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|passed|failure|skipped" "$OUT"/tests.log "$OUT"/sanitize.log 2>/dev/null | sort | uniq -c | head -30
-echo "---- stream"; grep -E "^rtstap stream|engine:|CPIs:|latency|copy:|memory" "$OUT/stream.log" | cut -c1-160
-echo "---- bench"; grep -v "^====\|^bench:" "$OUT/bench.log" | tail -30
 echo "---- steps"; printf '%s\n' "${summary[@]}"
+tar -C "$OUT" -czf "$OUT/logs-$mode.tgz" logs && rm -rf "$L"
