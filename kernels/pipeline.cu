@@ -177,3 +177,13 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
         *g, beams, tiles, (const float2 *)W, (float2 *)Y, status);
     return (int)cudaGetLastError();
 }
+
+extern "C" int rtk_event_record(void *event, void *stream)
+{
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing((cudaStream_t)stream, &cs);
+    if (e != cudaSuccess) return (int)e;
+    return (int)cudaEventRecordWithFlags((cudaEvent_t)event, (cudaStream_t)stream,
+                                         cs == cudaStreamCaptureStatusActive ? cudaEventRecordExternal
+                                                                             : cudaEventRecordDefault);
+}

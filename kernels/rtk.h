@@ -113,6 +113,11 @@ int rtk_normalize_launch(int n, int batch, const void *R, int ldr, long long str
  * baseline's two cublasCtrsmBatched solve in place. */
 int rtk_fill_rhs_launch(int n, int batch, int nbeams, const void *V, void *W, void *stream);
 
+/* cudaEventRecord that also works while the stream is being captured into a CUDA graph:
+ * there it records an external event node (a plain record during capture only orders the
+ * capture and leaves the event unrecorded when the graph runs). */
+int rtk_event_record(void *event, void *stream);
+
 /* Keep the stream busy for about `microseconds` (one thread spinning on %globaltimer):
  * queued before a timed region so that the host's launch latency stays outside the
  * interval measured by CUDA events. */

@@ -22,9 +22,11 @@ namespace {
 #define CU(call)                                                                           \
     do {                                                                                   \
         cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess)                                                             \
+        if (e_ != cudaSuccess) {                                                           \
+            (void)cudaGetLastError(); /* later launch checks must not see it again */       \
             return rt_fail(err, RT_EDEVICE, "%s failed at %s:%d: %s", #call, __FILE__,       \
                            __LINE__, cudaGetErrorString(e_));                              \
+        }                                                                                  \
     } while (0)
 #define RTK(call) CU((cudaError_t)(call))
 #define CB(call)                                                                           \
@@ -570,18 +572,18 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
     if (w->fused) {
-        if (ev_training) CU(cudaEventRecord((cudaEvent_t)ev_training, s));
-        if (ev_qr) CU(cudaEventRecord((cudaEvent_t)ev_qr, s));
+        if (ev_training) RTK(rtk_event_record(ev_training, s));
+        if (ev_qr) RTK(rtk_event_record(ev_qr, s));
         RTK(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
                                          w->dbad, w->dphase, s));
         return RT_OK;
     }
     RTK(rtk_training_launch(&w->g, m, n, batch, w->T.p, m, (long long)m * n, s));
-    if (ev_training) CU(cudaEventRecord((cudaEvent_t)ev_training, s));
+    if (ev_training) RTK(rtk_event_record(ev_training, s));
     const long long stride = (long long)m * n;
     if (w->backend == LA_BACKEND_GPU) {
         RTK(rtk_qr_launch(w->variant, m, n, batch, w->T.p, m, stride, s));
-        if (ev_qr) CU(cudaEventRecord((cudaEvent_t)ev_qr, s));
+        if (ev_qr) RTK(rtk_event_record(ev_qr, s));
         RTK(rtk_weights_launch(n, batch, w->T.p, m, stride, nb, w->dV, w->dW, w->dbad, s));
         return RT_OK;
     }
@@ -589,7 +591,7 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
     CB(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
                            &info, batch));
     if (info != 0) return rt_fail(err, RT_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
-    if (ev_qr) CU(cudaEventRecord((cudaEvent_t)ev_qr, s));
+    if (ev_qr) RTK(rtk_event_record(ev_qr, s));
     RTK(rtk_fill_rhs_launch(n, batch, nb, w->dV, w->dW, s));
     const cuComplex one = make_cuComplex(1.f, 0.f);
     CB(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,

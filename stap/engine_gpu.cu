@@ -24,12 +24,16 @@ extern "C" {
 
 namespace {
 
+/* a failed call is reported, and the runtime's last-error state cleared: the kernels'
+ * launch checks read it (cudaGetLastError), and must not see an older failure */
 #define CU(call)                                                                           \
     do {                                                                                   \
         cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess)                                                             \
+        if (e_ != cudaSuccess) {                                                           \
+            (void)cudaGetLastError();                                                      \
             return rt_fail(err, e_ == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,  \
                            "GPU engine: %s failed: %s", #call, cudaGetErrorString(e_));    \
+        }                                                                                  \
     } while (0)
 #define RTK(call) CU((cudaError_t)(call))
 #define FFT(call)                                                                          \
@@ -125,11 +129,11 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     RTK(rtk_doppler_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
                                 c->doppler_bins, s->d_X, s->d_status, st));
     FFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
-    CU(cudaEventRecord(s->ev[STAP_STAGE_TRAINING], st));
+    RTK(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
     TRY(la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err));
-    CU(cudaEventRecord(s->ev[STAP_STAGE_APPLY], st));
+    RTK(rtk_event_record(s->ev[STAP_STAGE_APPLY], st));
     RTK(rtk_apply_launch(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
-    CU(cudaEventRecord(s->ev[STAP_STAGE_DETECT], st));
+    RTK(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
     const stap_cfar_config *cf = &e->opt.cfar;
     const long long lines = (long long)e->B * c->doppler_bins;
     if (cf->kind != STAP_CFAR_NONE) {
@@ -139,7 +143,7 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
                                  cf->kind == STAP_CFAR_OS, g->d_alpha, g->d_rank, s->d_hits,
                                  g->hit_cap, s->d_status, st));
     }
-    CU(cudaEventRecord(s->ev[STAP_STAGE_COPY_OUT], st));
+    RTK(rtk_event_record(s->ev[STAP_STAGE_COPY_OUT], st));
     CU(cudaMemcpyAsync(s->h_status, s->d_status, sizeof(rtk_cpi_status), cudaMemcpyDeviceToHost, st));
     if (cf->kind != STAP_CFAR_NONE)
         CU(cudaMemcpyAsync(s->h_hits, s->d_hits, sizeof(rtk_cfar_hit) * g->hit_chunk,
@@ -150,7 +154,7 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     if (e->opt.keep_output)
         CU(cudaMemcpyAsync(s->h_Y, s->d_Y, sizeof(cf32) * stap_output_count(c, e->B),
                            cudaMemcpyDeviceToHost, st));
-    CU(cudaEventRecord(s->ev[NEV - 1], st));
+    RTK(rtk_event_record(s->ev[NEV - 1], st));
     return RT_OK;
 }
 
@@ -323,10 +327,10 @@ int gpu_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
     const stap_config *c = &e->cfg;
     s->submit_ms = la_now_ms();
     s->done_ms = 0;
-    CU(cudaEventRecord(s->ev[STAP_STAGE_COPY_IN], s->stream));
+    RTK(rtk_event_record(s->ev[STAP_STAGE_COPY_IN], s->stream));
     CU(cudaMemcpyAsync(s->d_in, cube, sizeof(float2) * c->channels * c->pulses * c->range_gates,
                        cudaMemcpyHostToDevice, s->stream));
-    CU(cudaEventRecord(s->ev[STAP_STAGE_DOPPLER], s->stream));
+    RTK(rtk_event_record(s->ev[STAP_STAGE_DOPPLER], s->stream));
     if (s->graph) CU(cudaGraphLaunch(s->graph, s->stream));
     else TRY(enqueue_compute(e, g, s, err));
     return RT_OK;
