@@ -122,6 +122,24 @@ apply_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ 
     }
 }
 
+__global__ void weights_by_tap_kernel(const float2 *__restrict__ W, long long total, int B, int C,
+                                      int Q, float2 *__restrict__ Wc, rtk_cpi_status *st)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        /* i walks W: ((k*B + b)*C + c)*Q + q */
+        const int q = (int)(i % Q);
+        long long t = i / Q;
+        const int c = (int)(t % C);
+        t /= C;
+        const int b = (int)(t % B);
+        const long long k = t / B;
+        const float2 w = W[i];
+        if (!finite2(w)) atomicMin(&st->bad_weight, (unsigned long long)i);
+        Wc[((k * Q + q) * B + b) * C + c] = make_float2(w.x, -w.y);
+    }
+}
+
 unsigned grid_for(long long total, int threads)
 {
     long long b = (total + threads - 1) / threads;
@@ -154,6 +172,16 @@ extern "C" int rtk_training_launch(const rtk_gather *g, int m, int n, int batch,
     training_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(*g, m, n, total,
                                                                            (float2 *)T, ldt,
                                                                            stride);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_weights_by_tap_launch(const void *W, int batch, int beams, int channels,
+                                         int order, void *Wc, rtk_cpi_status *status, void *stream)
+{
+    if (batch < 1 || beams < 1 || channels < 1 || order < 1) return (int)cudaErrorInvalidValue;
+    const long long total = (long long)batch * beams * channels * order;
+    weights_by_tap_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(
+        (const float2 *)W, total, beams, channels, order, (float2 *)Wc, status);
     return (int)cudaGetLastError();
 }
 

@@ -43,6 +43,12 @@ int rtk_doppler_load_launch(const void *x, const float *win, int C, int P, int R
 int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
                      rtk_cpi_status *status, void *stream);
 
+/* For the weight application as GEMMs (cuBLAS): Wc[((k*Q + q)*B + b)*C + c] =
+ * conj(W[(k*B + b)*N + c*Q + q]), k = d*S + s (one C x B column-major block per batch
+ * item and tap); a non-finite weight lowers status->bad_weight. */
+int rtk_weights_by_tap_launch(const void *W, int batch, int beams, int channels, int order,
+                              void *Wc, rtk_cpi_status *status, void *stream);
+
 /* ---- CFAR along range on |y|^2 (the detector of stap/cfar.h, same arithmetic) ---------- */
 typedef struct rtk_cfar_hit {
     unsigned long long flat; /* (b*D + d)*R + r                                   */

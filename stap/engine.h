@@ -32,6 +32,8 @@ typedef struct stap_engine_options {
     stap_cfar_config cfar;/* detector; kind STAP_CFAR_NONE = no detection stage         */
     int graphs;           /* GPU: replay each slot's launches as a CUDA graph          */
     int qr_variant;       /* GPU: force a QR kernel variant (-1 = dispatch table)      */
+    int apply_gemm;       /* GPU: weight application as cuBLAS batched GEMMs (one per
+                             Doppler tap) instead of the apply kernel                  */
 } stap_engine_options;
 
 /* slots 2, weights kept, output not, CA-CFAR at its defaults, graphs on */

@@ -6,6 +6,7 @@
  * events and (by default) a CUDA graph of its launches, so that the copy-in of one CPI,
  * the compute of another and the copy-out of a third overlap. Only what the user keeps
  * (weights, output, detections) comes back. Host code only: the kernels are in kernels/. */
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -62,6 +63,10 @@ struct gpu_slot {
     rtk_gather g{};
     float2 *d_in = nullptr, *d_X = nullptr, *d_W = nullptr, *d_Y = nullptr;
     double *d_prefix = nullptr;
+    /* apply as GEMMs (apply_gemm): weights by tap, pointer arrays (Q x batch each) */
+    cublasHandle_t blas = nullptr;
+    float2 *d_Wc = nullptr;
+    void **d_ptr = nullptr;
     rtk_cfar_hit *d_hits = nullptr;
     rtk_cpi_status *d_status = nullptr;
     rtk_cpi_status *h_status = nullptr; /* pinned */
@@ -132,7 +137,25 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     RTK(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
     TRY(la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err));
     RTK(rtk_event_record(s->ev[STAP_STAGE_APPLY], st));
-    RTK(rtk_apply_launch(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
+    if (e->opt.apply_gemm) {
+        /* Y_ds (L x B, ld D*R) += X_tap (L x C, ld R) * conj(W_ds,tap) (C x B), per tap */
+        const int Q = c->doppler_order, n = e->batch;
+        RTK(rtk_weights_by_tap_launch(s->d_W, n, e->B, c->channels, Q, s->d_Wc, s->d_status, st));
+        const cuComplex one = make_cuComplex(1.f, 0.f), zero = make_cuComplex(0.f, 0.f);
+        for (int q = 0; q < Q; q++) {
+            void **p = s->d_ptr + (size_t)3 * q * n;
+            cublasStatus_t bs = cublasCgemmBatched(
+                s->blas, CUBLAS_OP_N, CUBLAS_OP_N, e->L, e->B, c->channels, &one,
+                (const cuComplex *const *)p, c->range_gates, (const cuComplex *const *)(p + n),
+                c->channels, q ? &one : &zero, (cuComplex *const *)(p + 2 * n),
+                c->doppler_bins * c->range_gates, n);
+            if (bs != CUBLAS_STATUS_SUCCESS)
+                return rt_fail(err, RT_EDEVICE, "GPU engine: cublasCgemmBatched failed: %s",
+                               cublasGetStatusString(bs));
+        }
+    } else {
+        RTK(rtk_apply_launch(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
+    }
     RTK(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
     const stap_cfar_config *cf = &e->opt.cfar;
     const long long lines = (long long)e->B * c->doppler_bins;
@@ -164,7 +187,9 @@ void destroy_slot(gpu_slot *s)
     if (s->graph) cudaGraphExecDestroy(s->graph);
     if (s->fft_made) cufftDestroy(s->fft);
     la_dev_weights_destroy(s->qr);
-    void *dev[] = {s->d_in, s->d_X, s->d_W, s->d_Y, s->d_prefix, s->d_hits, s->d_status};
+    if (s->blas) cublasDestroy(s->blas);
+    void *dev[] = {s->d_in, s->d_X, s->d_W, s->d_Y, s->d_prefix, s->d_hits, s->d_status,
+                   s->d_Wc, s->d_ptr};
     for (void *p : dev)
         if (p) cudaFree(p);
     void *host[] = {s->h_status, s->h_hits, s->h_W, s->h_Y};
@@ -220,6 +245,29 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     gt.seg_len = e->L;
     gt.training = c->training;
     gt.load = c->loading > 0 ? (float)std::sqrt(c->training * c->loading) : 0.f;
+    if (e->opt.apply_gemm) {
+        const int Q = c->doppler_order, n = e->batch, S = c->segments;
+        TRY(dalloc(g, &s->d_Wc, sizeof(float2) * nw, "weights by tap", err));
+        TRY(dalloc(g, &s->d_ptr, sizeof(void *) * 3 * Q * (size_t)n, "GEMM pointer arrays", err));
+        void **h = (void **)malloc(sizeof(void *) * 3 * Q * (size_t)n);
+        if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for GEMM pointers");
+        for (int q = 0; q < Q; q++)
+            for (int k = 0; k < n; k++) {
+                const int d = k / S, sg = k % S;
+                const int tap = stap_tap_bin(d, q, Q, (int)D);
+                void **p = h + (size_t)3 * q * n;
+                p[k] = s->d_X + ((size_t)tap * C * R + (size_t)sg * e->L);
+                p[n + k] = s->d_Wc + ((size_t)k * Q + q) * e->B * C;
+                p[2 * n + k] = s->d_Y + ((size_t)d * R + (size_t)sg * e->L);
+            }
+        cudaError_t ce = cudaMemcpy(s->d_ptr, h, sizeof(void *) * 3 * Q * (size_t)n,
+                                    cudaMemcpyHostToDevice);
+        free(h);
+        CU(ce);
+        if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS ||
+            cublasSetStream(s->blas, s->stream) != CUBLAS_STATUS_SUCCESS)
+            return rt_fail(err, RT_EDEVICE, "GPU engine: cuBLAS could not be set up");
+    }
     TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &gt, e->M, e->N, e->batch,
                               e->B, g->d_V, s->d_W, &s->d_status->bad_item,
                               s->d_status->phase, s->stream, err));
@@ -312,8 +360,9 @@ int gpu_create(stap_engine *e, rt_error *err)
     for (int i = 0; i < e->opt.slots; i++) TRY(create_slot(e, g, &g->slot[i], err));
     if (e->opt.graphs) make_graphs(e, g);
     snprintf(e->describe, sizeof e->describe,
-             "%s: cuFFT Doppler, %s, apply kernel, %s CFAR kernels, %s, %d slot%s",
+             "%s: cuFFT Doppler, %s, %s, %s CFAR kernels, %s, %d slot%s",
              la_backend_name(c->backend), la_dev_weights_describe(g->slot[0].qr),
+             e->opt.apply_gemm ? "apply as cublasCgemmBatched per tap" : "apply kernel",
              stap_cfar_kind_name(cf->kind),
              g->graphs ? "CUDA graphs" : (g->graph_note[0] ? g->graph_note : "direct launches"),
              e->opt.slots, e->opt.slots > 1 ? "s" : "");

@@ -62,7 +62,7 @@ typedef struct run_out {
     int ok;
 } run_out;
 
-static void run_engine(const stap_config *c, int graphs, int variant, const cf32 *cube,
+static void run_engine(const stap_config *c, int graphs, int variant, int gemm, const cf32 *cube,
                        const stap_cfar_config *cf, run_out *o, const char *what)
 {
     memset(o, 0, sizeof *o);
@@ -72,6 +72,7 @@ static void run_engine(const stap_config *c, int graphs, int variant, const cf32
     eo.keep_weights = eo.keep_output = 1;
     eo.graphs = graphs;
     eo.qr_variant = variant;
+    eo.apply_gemm = gemm;
     eo.cfar = *cf;
     stap_engine *e;
     rt_error err;
@@ -135,9 +136,9 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
     snprintf(what, sizeof what, "%s [%s]", g->name, la_backend_name(be));
     printf("  %s\n", what);
     run_out gpu, gpu_direct, cpu;
-    run_engine(&c, 1, -1, cube, &cf, &gpu, what);
-    run_engine(&c, 0, -1, cube, &cf, &gpu_direct, what);
-    run_engine(&ccpu, 1, -1, cube, &cf, &cpu, what);
+    run_engine(&c, 1, -1, 0, cube, &cf, &gpu, what);
+    run_engine(&c, 0, -1, 0, cube, &cf, &gpu_direct, what);
+    run_engine(&ccpu, 1, -1, 0, cube, &cf, &cpu, what);
     if (gpu.ok && cpu.ok && gpu_direct.ok) {
         const size_t nw = stap_weights_count(&c, c.beams), ny = stap_output_count(&c, c.beams);
         CHECK(!memcmp(gpu.W, gpu_direct.W, sizeof(cf32) * nw) &&
@@ -191,7 +192,7 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
         for (int v = 0; v < rtk_qr_variant_count(); v++)
             if (rtk_qr_variant_get(v)->storage == RTK_SHARED) smem = v;
         run_out mat;
-        run_engine(&c, 1, smem, cube, &cf, &mat, what);
+        run_engine(&c, 1, smem, 0, cube, &cf, &mat, what);
         if (mat.ok && gpu.ok) {
             const size_t nw = stap_weights_count(&c, c.beams);
             cf64 *ref = tc_xmalloc(sizeof(cf64) * nw);
@@ -202,6 +203,21 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
             free(ref);
         }
         free_out(&mat);
+    }
+    /* the apply stage as cuBLAS GEMMs against the apply kernel */
+    if (be == LA_BACKEND_GPU) {
+        run_out gemm;
+        run_engine(&c, 1, -1, 1, cube, &cf, &gemm, what);
+        if (gemm.ok && gpu.ok) {
+            const size_t ny = stap_output_count(&c, c.beams);
+            cf64 *ref = tc_xmalloc(sizeof(cf64) * ny);
+            for (size_t i = 0; i < ny; i++) ref[i] = gpu.Y[i];
+            const double s = ref_snr_db(ref, gemm.Y, ny);
+            printf("    apply as cuBLAS GEMMs vs the apply kernel: output %.1f dB\n", s);
+            CHECK(s >= 100, "%s: GEMM apply differs from the kernel: %.1f dB", what, s);
+            free(ref);
+        }
+        free_out(&gemm);
     }
     free_out(&gpu);
     free_out(&gpu_direct);

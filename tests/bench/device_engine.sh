@@ -5,6 +5,7 @@
 #          vs direct, 1000-CPI soak, QR/weights/CFAR kernels, pipeline, PERFECT and SINR
 #          with the GPU backends) and compute-sanitizer (memcheck, racecheck, synccheck)
 #          over the engine test;
+#   final  the engine tests, then perf;
 #   perf   `rtstap stream` (every workload, 1-4 slots, output kept, a recording from the
 #          page cache), `rtstap bench` (every workload and backend), `rtstap bench-qr`
 #          (the RT_STAP and PERFECT batches), the CPU scaling table (1-16 threads), and
@@ -17,7 +18,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/out-device}
 BIN=$PWD/.gpubin
-mode=${1:?tests or perf}
+mode=${1:?tests, perf or final}
 mkdir -p "$OUT/logs"
 L=$OUT/logs
 tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
@@ -34,6 +35,12 @@ step() { # step NAME LOG LIMIT CMD...
 }
 { date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nproc; "$BIN/rtstap" --version; } > "$L/device.txt" 2>&1
 
+if [ "$mode" = final ]; then # the engine's tests, then perf
+    step test_gpu_engine "$L/tests.log" 300 "$BIN/test_gpu_engine"
+    step test_engine "$L/tests.log" 200 "$BIN/test_engine"
+    grep -h -E "^FAIL|all passed|failure|soak:|GEMMs vs" "$L"/tests.log | sort | uniq -c
+    mode=perf
+fi
 if [ "$mode" = tests ]; then
     for t in test_gpu_engine test_engine test_gpu_qr test_gpu_weights test_gpu_cfar test_pipeline test_perfect test_sinr; do
         step "$t" "$L/tests.log" 300 "$BIN/$t"
@@ -49,6 +56,9 @@ fi
 if [ "$mode" = perf ]; then
     for w in hard easy medium perfect-small perfect-medium perfect-large; do
         step "stream $w" "$L/stream.log" 60 "$BIN/rtstap" stream --preset $w --cpis 4000 --slots 3 --deadline-ms 1 --json "$L/stream-$w.json"
+    done
+    for w in easy medium; do
+        step "stream $w slots 4" "$L/stream.log" 60 "$BIN/rtstap" stream --preset $w --cpis 4000 --slots 4 --deadline-ms 1 --json "$L/stream-$w-s4.json"
     done
     for s in 1 2 4; do
         step "stream hard slots $s" "$L/stream.log" 60 "$BIN/rtstap" stream --preset hard --cpis 4000 --slots $s --deadline-ms 1 --json "$L/stream-hard-s$s.json"
