@@ -77,11 +77,23 @@ static int cpu_create(stap_engine *e, rt_error *err)
     c->T = xmalloc(sizeof(cf32) * (size_t)e->batch * e->M * e->N);
     c->wc = xmalloc(sizeof(cf32) * (size_t)c->threads * e->B * C);
     if (!c->X || !c->T || !c->wc) return rt_fail(err, RT_ENOMEM, "out of memory for the CPU engine's work buffers");
+    /* touch every page now, from the threads that will use it: the first CPI must not pay
+     * the page faults (measured: 24 ms Doppler and 34 ms training cold vs 5 and 4 warm) */
+    const size_t nx = C * D * R, nt = (size_t)e->batch * e->M * e->N;
+#pragma omp parallel num_threads(c->threads)
+    {
+#pragma omp for schedule(static) nowait
+        for (size_t i = 0; i < nx; i++) c->X[i] = 0;
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < nt; i++) c->T[i] = 0;
+    }
     for (int s = 0; s < e->opt.slots; s++) {
         c->slot[s].W = xmalloc(sizeof(cf32) * stap_weights_count(cfg, e->B));
         c->slot[s].Y = xmalloc(sizeof(cf32) * stap_output_count(cfg, e->B));
         if (!c->slot[s].W || !c->slot[s].Y)
             return rt_fail(err, RT_ENOMEM, "out of memory for slot %d's results", s);
+        memset(c->slot[s].W, 0, sizeof(cf32) * stap_weights_count(cfg, e->B));
+        memset(c->slot[s].Y, 0, sizeof(cf32) * stap_output_count(cfg, e->B));
     }
     /* One channel's D x R block: R transforms of length D, stride R, distance 1; the plan is
      * reused for every channel (fftwf_execute_dft is thread-safe), channels in parallel. */
