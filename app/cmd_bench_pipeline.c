@@ -59,7 +59,8 @@ static int measure(const workload *w, la_backend be, int gemm, int threads, int 
     eo.graphs = graphs;
     eo.apply_gemm = gemm;
     stap_engine *e = NULL;
-    int status = stap_engine_create(&e, &cfg, w->steering, w->nbeams, &eo, err);
+    int status = stap_engine_create(&e, &cfg, w->steering, w->nbeams,
+                                   w->steering ? stap_dof(&cfg) : 0, &eo, err);
     if (status) return status;
     const size_t len = workload_cube_len(w);
     stream_ring ring = {calloc((size_t)ncubes, sizeof(cf32 *)), 0};

@@ -77,7 +77,7 @@ int cmd_perfect(int argc, char **argv)
     int status = EXIT_OK;
     stap_plan *plan = NULL;
     cf32 *W = NULL, *Y = NULL, *G = NULL;
-    if (stap_plan_create(&plan, &cfg, in.steering, in.steering_beams, &err)) {
+    if (stap_plan_create(&plan, &cfg, in.steering, in.steering_beams, in.steering_len, &err)) {
         status = cli_fail(&err);
         goto out;
     }

@@ -131,7 +131,7 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     eo.keep_weights = 1;
     eo.keep_output = keep_output;
     eo.cfar = *cfar;
-    if (stap_engine_create(&eng, cfg, in->steering, in->steering_beams, &eo, &err)) {
+    if (stap_engine_create(&eng, cfg, in->steering, in->steering_beams, in->steering_len, &eo, &err)) {
         /* say how the file was read: a rank-4 cube written in another layout fails here */
         rt_prefix(&err, "%s: '/data/iq' of rank 4 read as a recording of %lld CPIs of %d "
                   "channels x %d pulses x %d range gates", input, cpis, in->channels, in->pulses,
@@ -356,7 +356,7 @@ int cmd_run(int argc, char **argv)
     eo.keep_weights = 1;
     eo.keep_output = 1;
     eo.cfar = cfar;
-    if (stap_engine_create(&eng, &cfg, in.steering, in.steering_beams, &eo, &err)) {
+    if (stap_engine_create(&eng, &cfg, in.steering, in.steering_beams, in.steering_len, &eo, &err)) {
         rt_prefix(&err, "%s", input_name);
         status = cli_fail(&err);
         goto out;

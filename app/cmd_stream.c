@@ -162,7 +162,8 @@ int cmd_stream(int argc, char **argv)
         }
     }
     if (stap_engine_create(&eng, &w.cfg, in.steering ? in.steering : w.steering,
-                           in.steering ? in.steering_beams : w.nbeams, &eo, &err)) {
+                           in.steering ? in.steering_beams : w.nbeams,
+                           in.steering ? in.steering_len : (w.steering ? stap_dof(&w.cfg) : 0), &eo, &err)) {
         status = cli_fail(&err);
         goto out;
     }

@@ -37,12 +37,13 @@ void stap_engine_destroy(stap_engine *e)
 }
 
 int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const cf32 *steering,
-                       int nbeams, const stap_engine_options *opt, rt_error *err)
+                       int nbeams, int steering_len, const stap_engine_options *opt, rt_error *err)
 {
     *out = NULL;
     stap_config cfg = *cfg_in;
-    int st = stap_config_validate(&cfg, steering != NULL, nbeams, steering ? stap_dof(&cfg) : 0,
-                                  err);
+    /* the caller's array width, not the width the configuration expects: a narrower array
+     * would be read past its end (issue 10) */
+    int st = stap_config_validate(&cfg, steering != NULL, nbeams, steering ? steering_len : 0, err);
     if (st) return st;
     if (opt->slots < 1 || opt->slots > STAP_ENGINE_MAX_SLOTS)
         return rt_fail(err, RT_EINVAL, "slots %d must be between 1 and %d", opt->slots,

@@ -53,10 +53,11 @@ typedef struct stap_cpi_result {
 typedef struct stap_engine stap_engine;
 
 /* Create an engine: validates cfg (copied; backend AUTO resolves to gpu when a CUDA
- * device is usable, else cpu) and opt; steering: nbeams x N row-major, or NULL for
- * the default beams (cfg->beams). */
+ * device is usable, else cpu) and opt. steering: nbeams x steering_len row-major, as the
+ * caller has it (steering_len must equal N = C*Q and nbeams is capped like --beams, or the
+ * call fails naming /steering), or NULL for the default beams (cfg->beams). */
 int stap_engine_create(stap_engine **e, const stap_config *cfg, const cf32 *steering, int nbeams,
-                       const stap_engine_options *opt, rt_error *err);
+                       int steering_len, const stap_engine_options *opt, rt_error *err);
 void stap_engine_destroy(stap_engine *e);
 
 /* Start a CPI (cube: C x P x R row-major, host memory; from stap_engine_host_alloc for

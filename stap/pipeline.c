@@ -20,7 +20,7 @@ void stap_plan_destroy(stap_plan *p)
 }
 
 int stap_plan_create(stap_plan **out, const stap_config *cfg, const cf32 *steering, int nbeams,
-                     rt_error *err)
+                     int steering_len, rt_error *err)
 {
     *out = NULL;
     stap_plan *p = calloc(1, sizeof *p);
@@ -32,7 +32,7 @@ int stap_plan_create(stap_plan **out, const stap_config *cfg, const cf32 *steeri
     o.keep_output = 1;
     o.cfar.kind = STAP_CFAR_NONE;
     o.graphs = 0;
-    int st = stap_engine_create(&p->e, cfg, steering, nbeams, &o, err);
+    int st = stap_engine_create(&p->e, cfg, steering, nbeams, steering_len, &o, err);
     if (st) {
         free(p);
         return st;

@@ -106,6 +106,9 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                            "order = %d x %d = %d",
                            steering_len, c->channels, c->doppler_order, N);
         if (steering_beams < 1) return rt_fail(err, RT_EINVAL, "/steering holds no vectors");
+        if (steering_beams > 4096) /* the cap of --beams: outputs grow with the beams */
+            return rt_fail(err, RT_EINVAL, "/steering holds %d vectors; at most 4096 beams",
+                           steering_beams);
         c->beams = steering_beams;
     } else if (c->beams < 1 || c->beams > 4096) {
         return rt_fail(err, RT_EINVAL, "--beams %d must be between 1 and 4096", c->beams);

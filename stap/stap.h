@@ -82,10 +82,10 @@ extern const char *const stap_stage_names[STAP_STAGE_COUNT];
 typedef struct stap_plan stap_plan;
 
 /* Create a plan: validates cfg (copied) and creates the engine of its backend.
- * steering: B x N row-major, or NULL for the default beams; nbeams is cfg->beams when
- * steering is NULL. */
+ * steering: nbeams x steering_len row-major (steering_len must be N = C*Q), or NULL for
+ * the default beams (cfg->beams). */
 int stap_plan_create(stap_plan **plan, const stap_config *cfg, const cf32 *steering,
-                     int nbeams, rt_error *err);
+                     int nbeams, int steering_len, rt_error *err);
 void stap_plan_destroy(stap_plan *plan);
 const stap_config *stap_plan_config(const stap_plan *plan);
 int stap_plan_beams(const stap_plan *plan);

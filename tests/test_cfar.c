@@ -192,7 +192,7 @@ static void test_scene_false_alarms(tc_rng *rng)
     cfg.beams = 1;   /* broadside; beams of one CPI share their data and alarm together */
     cfg.backend = LA_BACKEND_CPU;
     stap_plan *plan;
-    if (stap_plan_create(&plan, &cfg, NULL, 0, &err)) {
+    if (stap_plan_create(&plan, &cfg, NULL, 0, 0, &err)) {
         CHECK(0, "plan: %s", err.msg);
         return;
     }
@@ -261,7 +261,7 @@ static void test_targets(tc_rng *rng)
     cfg.backend = LA_BACKEND_CPU;
     stap_plan *plan;
     rt_error err;
-    if (stap_plan_create(&plan, &cfg, NULL, 0, &err)) {
+    if (stap_plan_create(&plan, &cfg, NULL, 0, 0, &err)) {
         CHECK(0, "plan: %s", err.msg);
         return;
     }

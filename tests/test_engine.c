@@ -52,7 +52,7 @@ static void expected(const stap_config *c, const stap_cfar_config *cf, const cf3
     stap_plan *p;
     rt_error err;
     memset(x, 0, sizeof *x);
-    if (stap_plan_create(&p, c, NULL, 0, &err)) {
+    if (stap_plan_create(&p, c, NULL, 0, 0, &err)) {
         CHECK(0, "plan: %s", err.msg);
         return;
     }
@@ -128,7 +128,7 @@ static void backend_cases(la_backend be)
             free_expect(&x[k]);
             expected(&cl, &cf, cube[k], &x[k]);
         }
-        if (stap_engine_create(&e, &cl, NULL, 0, &o, &err)) {
+        if (stap_engine_create(&e, &cl, NULL, 0, 0, &o, &err)) {
             CHECK(0, "%s: engine: %s", la_backend_name(be), err.msg);
             continue;
         }
@@ -203,11 +203,11 @@ int main(void)
     stap_engine *e;
     rt_error err;
     o.slots = 0;
-    CHECK(stap_engine_create(&e, &c, NULL, 0, &o, &err) == RT_EINVAL && strstr(err.msg, "slots"),
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_EINVAL && strstr(err.msg, "slots"),
           "0 slots accepted");
     o.slots = 2;
     o.cfar.train = 100; /* window longer than 120 cells */
-    CHECK(stap_engine_create(&e, &c, NULL, 0, &o, &err) == RT_EINVAL, "CFAR window > R accepted");
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_EINVAL, "CFAR window > R accepted");
     if (tc_failures) {
         fprintf(stderr, "test_engine: %d failure(s)\n", tc_failures);
         return 1;

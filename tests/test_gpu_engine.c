@@ -76,7 +76,7 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
     eo.cfar = *cf;
     stap_engine *e;
     rt_error err;
-    if (stap_engine_create(&e, c, NULL, 0, &eo, &err)) {
+    if (stap_engine_create(&e, c, NULL, 0, 0, &eo, &err)) {
         CHECK(0, "%s: engine: %s", what, err.msg);
         return;
     }
@@ -234,7 +234,7 @@ static void soak(void)
     eo.slots = 3;
     stap_engine *e;
     rt_error err;
-    if (stap_engine_create(&e, &c, NULL, 0, &eo, &err)) {
+    if (stap_engine_create(&e, &c, NULL, 0, 0, &eo, &err)) {
         CHECK(0, "soak: engine: %s", err.msg);
         return;
     }

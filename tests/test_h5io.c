@@ -352,6 +352,9 @@ static void test_kinds(uint64_t seed)
                     ok = crealf(in.steering[i]) == sv[2 * i] &&
                          cimagf(in.steering[i]) == sv[2 * i + 1];
                 CHECK(ok, "kind steering: /steering not read back exactly");
+            } else if (kind->valid == 2) {
+                CHECK(in.steering && in.steering_beams > 0, "kind %s: /steering not read",
+                      kind->name);
             } else {
                 CHECK(in.steering == NULL && in.steering_beams == 0, "kind %s: phantom steering",
                       kind->name);

@@ -18,7 +18,7 @@
 static cf32 *run_plan(const stap_config *cfg, const stap_input *in, rt_error *err)
 {
     stap_plan *plan;
-    if (stap_plan_create(&plan, cfg, in->steering, in->steering_beams, err)) return NULL;
+    if (stap_plan_create(&plan, cfg, in->steering, in->steering_beams, in->steering_len, err)) return NULL;
     cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
     cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan));
     if (stap_plan_execute(plan, in->iq, W, Y, NULL, err)) {

@@ -59,7 +59,7 @@ static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
     }
     rt_error err;
     stap_plan *plan;
-    int st = stap_plan_create(&plan, &cfg, V, V ? pc->B : 0, &err);
+    int st = stap_plan_create(&plan, &cfg, V, V ? pc->B : 0, V ? N : 0, &err);
     CHECK(st == RT_OK, "%s [%s]: plan: %s", pc->name, la_backend_name(be), err.msg);
     if (st) {
         free(cube);
@@ -181,7 +181,7 @@ static void test_rejections(void)
         c = cfg;
         c.backend = bes[b];
         stap_plan *plan;
-        if (stap_plan_create(&plan, &c, NULL, 0, &err) != RT_OK) {
+        if (stap_plan_create(&plan, &c, NULL, 0, 0, &err) != RT_OK) {
             CHECK(0, "plan [%s]: %s", la_backend_name(bes[b]), err.msg);
             continue;
         }

@@ -154,7 +154,7 @@ static void test_doppler_convergence(tc_rng *rng)
     sc.window = STAP_WINDOW_HANN;
     sc.backend = LA_BACKEND_CPU;
     stap_plan *plan;
-    int st = stap_plan_create(&plan, &sc, NULL, 0, &err);
+    int st = stap_plan_create(&plan, &sc, NULL, 0, 0, &err);
     CHECK(st == RT_OK, "plan: %s", err.msg);
     if (st) {
         free(cube);

@@ -203,7 +203,7 @@ int main(void)
         cfg[k].beams = B; /* u = -2/3, 0, 2/3: beam 1 looks at broadside */
         cfg[k].element_spacing = sc.element_spacing;
         cfg[k].backend = LA_BACKEND_CPU;
-        if (stap_plan_create(&plan[k], &cfg[k], NULL, 0, &err)) {
+        if (stap_plan_create(&plan[k], &cfg[k], NULL, 0, 0, &err)) {
             fprintf(stderr, "plan: %s\n", err.msg);
             return 1;
         }

@@ -45,6 +45,11 @@ const mkinput_kind mkinput_kinds[] = {
     {"spacing_zero", 0, RT_EFORMAT, "element_spacing_wavelengths", "> 0",
      "/array element_spacing_wavelengths = 0"},
     {"steering_rank1", 0, RT_EFORMAT, "rank 1", "/steering", "/steering of shape (C,)"},
+    /* readable, refused by run (valid = 2): the narrow one was read past its end before,
+     * the wide one reinterpreted, the many-rowed one allocated without a cap */
+    {"steering_narrow", 2, 0, "/steering", NULL, "/steering 3 x 2, narrower than C*Q = 4"},
+    {"steering_wide", 2, 0, "/steering", NULL, "/steering 3 x 12, wider than C*Q = 4"},
+    {"steering_many", 2, 0, "/steering", NULL, "/steering 100000 x 4, over the 4096 beams"},
     {"steering_nan", 0, RT_EFORMAT, "non-finite", "(beam 1, element 2)", "a NaN in /steering"},
     {"steering_zero", 0, RT_EFORMAT, "zero-size", "/steering", "/steering of shape (0, C)"},
     {"steering_real", 0, RT_EFORMAT, "real-valued", "/steering", "real float32 /steering"},
@@ -287,6 +292,15 @@ static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, ch
         } else if (!strcmp(kind, "steering_nan")) {
             svf[2 * (1 * C_ + 2) + 1] = NAN;
             bad |= put_dataset(file, "/steering", t, m, 2, sdims, svf);
+        } else if (!strcmp(kind, "steering_narrow") || !strcmp(kind, "steering_wide") ||
+                   !strcmp(kind, "steering_many")) {
+            const hsize_t dd[2] = {!strcmp(kind, "steering_many") ? 100000 : 3,
+                                   !strcmp(kind, "steering_narrow") ? 2
+                                   : !strcmp(kind, "steering_wide") ? 12 : C_};
+            float *big = calloc(2 * dd[0] * dd[1], sizeof(float));
+            for (size_t i = 0; big && i < 2 * dd[0] * dd[1]; i++) big[i] = (float)(1 + i % 7);
+            bad |= !big || put_dataset(file, "/steering", t, m, 2, dd, big);
+            free(big);
         } else if (!strcmp(kind, "steering_zero")) {
             const hsize_t d0[2] = {0, C_};
             bad |= put_dataset(file, "/steering", t, m, 2, d0, NULL);

@@ -12,7 +12,9 @@ enum { MKINPUT_C = 4, MKINPUT_P = 8, MKINPUT_R = 48, MKINPUT_STEER_B = 3 };
 
 typedef struct mkinput_kind {
     const char *name;
-    int valid;            /* 1: the reader must accept it                               */
+    int valid;            /* 1: the reader must accept it and run process it; 2: the reader
+                             accepts it, run refuses it (keyword in its message); 0: the
+                             reader refuses it                                           */
     int status;           /* expected rt_status of the reader (0 when valid)             */
     const char *keyword;  /* words its rejection message must contain (NULL when valid)  */
     const char *keyword2; /* a second one, e.g. the dataset or the index, or NULL        */

@@ -15,7 +15,7 @@ int main(int argc, char **argv)
          * message must contain ('|'-separated: empty fields survive `read`) */
         for (int k = 0; k < mkinput_nkinds; k++) {
             const mkinput_kind *m = &mkinput_kinds[k];
-            printf("%s|%s|%s|%s|%s\n", m->name, m->valid ? "valid" : "reject",
+            printf("%s|%s|%s|%s|%s\n", m->name, m->valid == 1 ? "valid" : "reject",
                    m->keyword ? m->keyword : "", m->keyword2 ? m->keyword2 : "", m->what);
         }
         return 0;
