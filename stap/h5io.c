@@ -150,6 +150,11 @@ static int link_exists(hid_t file, const char *path)
             char c = *p;
             *p = '\0';
             if (H5Lexists(file, buf, H5P_DEFAULT) <= 0) return 0;
+            /* an external link is not followed here: it "exists", and the reader then
+             * refuses it by name (check_local) */
+            H5L_info_t li;
+            if (H5Lget_info(file, buf, &li, H5P_DEFAULT) >= 0 && li.type == H5L_TYPE_EXTERNAL)
+                return 1;
             *p = c;
             if (!c) return 1;
         }
@@ -293,6 +298,38 @@ static int check_finite_f32(const cf32 *x, size_t n, size_t *bad)
     return 1;
 }
 
+/* A dataset's data must live in this file: external links (on the path or the dataset),
+ * external raw storage and virtual datasets are refused — they made rtstap read other
+ * files (/etc/passwd, /dev/zero) or block on a FIFO as radar samples. Each component of
+ * the path is checked before the next is looked up, so no external link is followed. */
+static int check_local(hid_t file, hid_t dset, const char *name, const char *path, rt_error *err)
+{
+    char part[256];
+    const size_t n = strlen(name);
+    for (size_t i = 1; i <= n && n < sizeof part; i++) {
+        if (name[i] != '/' && name[i] != '\0') continue;
+        memcpy(part, name, i);
+        part[i] = '\0';
+        H5L_info_t li;
+        if (H5Lexists(file, part, H5P_DEFAULT) <= 0) break;
+        if (H5Lget_info(file, part, &li, H5P_DEFAULT) >= 0 && li.type == H5L_TYPE_EXTERNAL)
+            return rt_fail(err, RT_EFORMAT, "'%s' in '%s' is an external link to another file; "
+                           "refused", part, path);
+    }
+    if (dset < 0) return RT_OK;
+    hid_t dcpl = H5Dget_create_plist(dset);
+    const int nexternal = dcpl >= 0 ? H5Pget_external_count(dcpl) : 0;
+    const H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (nexternal > 0)
+        return rt_fail(err, RT_EFORMAT, "'%s' in '%s' keeps its data in %d external file(s); "
+                       "refused", name, path, nexternal);
+    if (layout == H5D_VIRTUAL)
+        return rt_fail(err, RT_EFORMAT, "'%s' in '%s' is a virtual dataset (data in other "
+                       "files); refused", name, path);
+    return RT_OK;
+}
+
 /* Read a complex dataset of the given rank into a new cf32 array (row-major). */
 static int read_complex(hid_t file, const char *path, const complex_spec *spec, hsize_t *dims,
                         cf32 **out, rt_error *err)
@@ -304,11 +341,13 @@ static int read_complex(hid_t file, const char *path, const complex_spec *spec, 
     double *slab = NULL;
     *out = NULL;
 
+    if ((st = check_local(file, -1, spec->name, path, err))) goto done;
     dset = H5Dopen2(file, spec->name, H5P_DEFAULT);
     if (dset < 0) {
         st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' is not a dataset", spec->name, path);
         goto done;
     }
+    if ((st = check_local(file, dset, spec->name, path, err))) goto done;
     space = H5Dget_space(dset);
     if (space < 0) {
         st = rt_fail(err, RT_EFORMAT, "'%s' in '%s': unreadable dataspace: %s", spec->name, path,
@@ -514,18 +553,28 @@ static int read_steering_and_meta(hid_t file, const char *path, stap_input *in, 
     return RT_OK;
 }
 
+/* Before HDF5 sees the path: errors of the operating system with errno's words, and only
+ * regular files (the open is non-blocking: a FIFO made rtstap wait forever). */
+static int check_input_path(const char *path, rt_error *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat sb;
+    int ok = fstat(fd, &sb) == 0;
+    close(fd);
+    if (ok && S_ISDIR(sb.st_mode)) return rt_fail(err, RT_EIO, "cannot open '%s': it is a directory", path);
+    if (!ok || !S_ISREG(sb.st_mode))
+        return rt_fail(err, RT_EIO, "cannot open '%s': not a regular file (a FIFO, device or "
+                       "socket is refused)", path);
+    if (H5Fis_hdf5(path) <= 0) return rt_fail(err, RT_EIO, "cannot open '%s': not an HDF5 file", path);
+    return RT_OK;
+}
+
 static int input_read(const char *path, stap_input *in, rt_error *err)
 {
     char detail[256];
-    /* Errors of the operating system first, with errno's words. */
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
-    struct stat sb;
-    int is_dir = fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
-    close(fd);
-    if (is_dir) return rt_fail(err, RT_EIO, "cannot open '%s': it is a directory", path);
-    if (H5Fis_hdf5(path) <= 0)
-        return rt_fail(err, RT_EIO, "cannot open '%s': not an HDF5 file", path);
+    int cst = check_input_path(path, err);
+    if (cst) return cst;
 
     hid_t fapl = strong_fapl();
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
@@ -1041,13 +1090,8 @@ int stap_recording_rank(const stap_recording *r) { return r->rank; }
 static int recording_open(const char *path, stap_recording *r, stap_input *in, rt_error *err)
 {
     char detail[256], shape[128];
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
-    struct stat sb;
-    int is_dir = fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
-    close(fd);
-    if (is_dir) return rt_fail(err, RT_EIO, "cannot open '%s': it is a directory", path);
-    if (H5Fis_hdf5(path) <= 0) return rt_fail(err, RT_EIO, "cannot open '%s': not an HDF5 file", path);
+    int cst = check_input_path(path, err);
+    if (cst) return cst;
     hid_t fapl = strong_fapl();
     r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     CLOSE_PLIST(fapl);
@@ -1057,8 +1101,11 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in, r
         return rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1 keeps the cube "
                        "there: channels x pulses x range_gates, or CPIs x channels x pulses x "
                        "range_gates, complex64)", path);
+    int lst = check_local(r->file, -1, "/data/iq", path, err);
+    if (lst) return lst;
     r->dset = H5Dopen2(r->file, "/data/iq", H5P_DEFAULT);
     if (r->dset < 0) return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' is not a dataset", path);
+    if ((lst = check_local(r->file, r->dset, "/data/iq", path, err))) return lst;
     r->space = H5Dget_space(r->dset);
     if (r->space < 0 || H5Sget_simple_extent_type(r->space) == H5S_NULL)
         return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' holds no data", path);

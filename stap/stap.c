@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const stap_stage_names[STAP_STAGE_COUNT] = {
     "copy_in", "doppler", "training", "qr", "weights", "apply", "detect", "copy_out"};
@@ -71,8 +72,14 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     if (c->doppler_bins < c->pulses)
         return rt_fail(err, RT_EINVAL, "--doppler-bins %d is smaller than the %d pulses",
                        c->doppler_bins, c->pulses);
-    if (c->doppler_bins > (1 << 20))
-        return rt_fail(err, RT_EINVAL, "--doppler-bins %d is too large", c->doppler_bins);
+    /* zero padding beyond 8 x P only interpolates the spectrum further; the GPU kernels
+     * take at most 65535 bins */
+    if (c->doppler_bins > 8 * c->pulses || c->doppler_bins > 65535)
+        return rt_fail(err, RT_EINVAL, "--doppler-bins %d: at most 8 x the %d pulses (and "
+                       "65535)", c->doppler_bins, c->pulses);
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (c->threads < 0 || (cpus > 0 && c->threads > 4 * cpus))
+        return rt_fail(err, RT_EINVAL, "--threads %d: at most 4 x the %ld CPUs", c->threads, cpus);
     if (c->doppler_order < 1 || c->doppler_order % 2 == 0)
         return rt_fail(err, RT_EINVAL, "--doppler-order %d must be odd and >= 1",
                        c->doppler_order);

@@ -111,12 +111,24 @@ run "output directory missing" 1 "" run --input "$valid" --output "$outdir/none/
 expect_words "output directory missing" "$outdir/none/o.h5"
 [[ -e "$outdir/none" ]] && fail "output directory missing: a directory was created"
 
+# ---- not a regular file: refused at once, never waited on
+if mkfifo "$work/fifo"; then
+    timeout 20 "$RTSTAP_BIN" run --input "$work/fifo" --output "$outdir/f.h5" --quiet "${params[@]}" 2>"$work/err"
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "FIFO as input: exit status $rc (124 = it waited), expected 1"
+    expect_words "FIFO as input" "not a regular file"
+fi
+
 # ---- parameters inconsistent with the input: processing errors, exit 1
 out="$outdir/p.h5"
 run "segments not dividing R" 1 "$out" run --input "$valid" --output "$out" --quiet "${params[@]}" --segments 5
 expect_words "segments not dividing R" "--segments"
 run "training > R/S" 1 "$out" run --input "$valid" --output "$out" --quiet "${params[@]}" --segments 2 --training 25
 expect_words "training > R/S" "--training"
+run "absurd zero padding" 1 "$out" run --input "$valid" --output "$out" --quiet "${params[@]}" --doppler-bins 1048576
+expect_words "absurd zero padding" "--doppler-bins"
+run "absurd thread count" 1 "$out" run --input "$valid" --output "$out" --quiet "${params[@]}" --threads 4096
+expect_words "absurd thread count" "--threads"
 run "steering length != C*Q" 1 "$out" run --input "$indir/steering.h5" --output "$out" --quiet "${params[@]}" --doppler-order 3
 expect_words "steering length != C*Q" "/steering"
 

@@ -45,6 +45,9 @@ const mkinput_kind mkinput_kinds[] = {
     {"spacing_zero", 0, RT_EFORMAT, "element_spacing_wavelengths", "> 0",
      "/array element_spacing_wavelengths = 0"},
     {"steering_rank1", 0, RT_EFORMAT, "rank 1", "/steering", "/steering of shape (C,)"},
+    /* data outside the file: followed before, reading other files as radar samples */
+    {"external_link", 0, RT_EFORMAT, "external link", "/data/iq", "/data/iq an external link to another file"},
+    {"external_storage", 0, RT_EFORMAT, "external file", "/data/iq", "/data/iq stored in /dev/zero (external raw storage)"},
     /* readable, refused by run (valid = 2): the narrow one was read past its end before,
      * the wide one reinterpreted, the many-rowed one allocated without a cap */
     {"steering_narrow", 2, 0, "/steering", NULL, "/steering 3 x 2, narrower than C*Q = 4"},
@@ -283,6 +286,20 @@ static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, ch
             bad |= put_group(file, "radar") || put_attr(file, "/radar", "prf_hz", st, st, "1000");
             H5Tclose(st);
         }
+    } else if (!strcmp(kind, "external_link")) {
+        hid_t g = H5Gopen2(file, "/data", H5P_DEFAULT);
+        bad |= g < 0 || H5Lcreate_external("other.h5", "/data/iq", g, "iq", H5P_DEFAULT, H5P_DEFAULT) < 0;
+        if (g >= 0) H5Gclose(g);
+    } else if (!strcmp(kind, "external_storage")) {
+        hid_t t = pair_type(le, "r", "i"), dcpl = H5Pcreate(H5P_DATASET_CREATE), sp = H5Screate_simple(3, cube, NULL);
+        hid_t d = -1;
+        if (H5Pset_external(dcpl, "/dev/zero", 0, (hsize_t)NCUBE * 8) >= 0)
+            d = H5Dcreate2(file, "/data/iq", t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        bad |= d < 0;
+        if (d >= 0) H5Dclose(d);
+        H5Sclose(sp);
+        H5Pclose(dcpl);
+        H5Tclose(t);
     } else if (!strncmp(kind, "steering_", 9)) {
         bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
         hid_t t = pair_type(le, "r", "i"), m = pair_type(H5T_NATIVE_FLOAT, "r", "i");
