@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "h5io.h"
 #include "cmd_scene.h"
 #include "linalg.h"
 
@@ -66,6 +67,7 @@ static void fit_blas_to_cpu(char **argv)
 int main(int argc, char **argv)
 {
     fit_blas_to_cpu(argv);
+    rt_atomic_cleanup_on_signals(); /* no hidden .NAME.tmp.* left by an interrupted write */
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

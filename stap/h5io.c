@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -957,6 +958,57 @@ static mode_t current_umask(void)
     return mask;
 }
 
+/* Temporary files in progress, for rt_atomic_cleanup_on_signals: a handler that unlinks
+ * them when SIGINT, SIGTERM or SIGHUP ends the process (they were left behind, up to
+ * 184 MB each). Slots are claimed and released in normal code; the handler only reads. */
+#define RT_TMP_SLOTS 16
+static char tmp_names[RT_TMP_SLOTS][4096];
+static volatile sig_atomic_t tmp_used[RT_TMP_SLOTS];
+static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void tmp_register(const char *tmp)
+{
+    pthread_mutex_lock(&tmp_lock);
+    for (int i = 0; i < RT_TMP_SLOTS; i++)
+        if (!tmp_used[i]) {
+            snprintf(tmp_names[i], sizeof tmp_names[i], "%s", tmp);
+            tmp_used[i] = 1;
+            break;
+        }
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+static void tmp_unregister(const char *tmp)
+{
+    pthread_mutex_lock(&tmp_lock);
+    for (int i = 0; i < RT_TMP_SLOTS; i++)
+        if (tmp_used[i] && !strcmp(tmp_names[i], tmp)) tmp_used[i] = 0;
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+static void on_fatal_signal(int sig)
+{
+    for (int i = 0; i < RT_TMP_SLOTS; i++)
+        if (tmp_used[i]) unlink(tmp_names[i]); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void rt_atomic_cleanup_on_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup, a shell's background job) stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err)
 {
     if (tmp && tmplen) tmp[0] = '\0';
@@ -987,6 +1039,7 @@ int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err)
     /* mkstemp makes 0600; a published file gets the usual permissions. */
     if (fchmod(fd, 0666 & ~current_umask()) != 0) { /* not fatal: the file stays private */ }
     close(fd);
+    tmp_register(tmp);
     return RT_OK;
 }
 
@@ -1011,20 +1064,27 @@ int rt_atomic_commit(const char *tmp, const char *path, rt_error *err)
     /* link() fails with EEXIST instead of replacing an existing file, unlike rename(). */
     if (link(tmp, path) == 0) {
         unlink(tmp);
+        tmp_unregister(tmp);
         return RT_OK;
     }
     int e = errno;
     if (e == EPERM || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK) {
         /* A file system without hard links: rename, still refusing to replace. */
 #ifdef RENAME_NOREPLACE
-        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) return RT_OK;
+        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
+            tmp_unregister(tmp);
+            return RT_OK;
+        }
         e = errno;
         if (e == EINVAL || e == ENOSYS || e == EOPNOTSUPP)
 #endif
         {
             struct stat sb;
             if (lstat(path, &sb) == 0) e = EEXIST;
-            else if (rename(tmp, path) == 0) return RT_OK;
+            else if (rename(tmp, path) == 0) {
+                tmp_unregister(tmp);
+                return RT_OK;
+            }
             else e = errno;
         }
     }
@@ -1036,7 +1096,10 @@ int rt_atomic_commit(const char *tmp, const char *path, rt_error *err)
 
 void rt_atomic_abort(const char *tmp)
 {
-    if (tmp && *tmp) unlink(tmp);
+    if (tmp && *tmp) {
+        unlink(tmp);
+        tmp_unregister(tmp);
+    }
 }
 
 int stap_output_check(const char *path, rt_error *err)

@@ -50,6 +50,23 @@ check "stalled reader: exit 0" '[ $? -eq 0 ]'
 "$shape" "$tmp/stall.h5" --detections > "$tmp/stall.det"
 check "stalled reader: same detections in the same order" 'cmp -s "$tmp/stall.det" "$tmp/cpu.det"'
 
+# SIGTERM and SIGHUP while the writer has its temporary file open: no file, no hidden
+# .NAME.tmp.* left behind, the process ends by the signal (SIGINT is handled alike, but a
+# non-interactive shell starts background jobs with it ignored, and ignored it stays)
+for sig in TERM HUP; do
+    mkdir -p "$tmp/sig$sig"
+    RTSTAP_TEST_READER_STALL=2:8000 "$bin" run --input "$tmp/rec.h5" --output "$tmp/sig$sig/o.h5" \
+        --backend cpu --doppler-order 3 --training 60 --segments 2 --beams 3 --loading 0.01 --quiet &
+    pid=$!
+    for _ in $(seq 50); do ls -A "$tmp/sig$sig" | grep -q tmp && break; sleep 0.1; done
+    check "SIG$sig: the temporary file existed while running" 'ls -A "$tmp/sig$sig" | grep -q "\.o\.h5\.tmp\."'
+    kill -$sig $pid
+    wait $pid
+    rc=$?
+    check "SIG$sig: ended by the signal (rc $rc)" '[ $rc -gt 128 ]'
+    check "SIG$sig: nothing left in the output directory" '[ -z "$(ls -A "$tmp/sig$sig")" ]'
+done
+
 "$bin" run --input "$tmp/rec.h5" --output "$tmp/out.h5" --backend cpu --doppler-order 3 \
     --training 60 --segments 2 --beams 3 --loading 0.01 --keep-output --quiet
 check "--keep-output: /output/iq CPIs x B x D x R" \
