@@ -579,9 +579,11 @@ static int input_read(const char *path, stap_input *in, rt_error *err)
 
     hid_t fapl = strong_fapl();
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    /* HDF5's error stack first: closing the property list clears it (a truncated file
+     * said only "HDF5 error") */
+    if (file < 0) h5_detail(detail, sizeof detail);
     CLOSE_PLIST(fapl);
-    if (file < 0)
-        return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, h5_detail(detail, sizeof detail));
+    if (file < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, detail);
 
     int st = RT_OK;
     hsize_t dims[H5S_MAX_RANK];
@@ -733,10 +735,10 @@ static hid_t w_create(h5w *w, const char *tmp)
     char detail[256];
     hid_t fapl = strong_fapl();
     hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (file < 0) h5_detail(detail, sizeof detail); /* before the close clears the stack */
     CLOSE_PLIST(fapl);
     if (file < 0)
-        w->st = rt_fail(w->err, RT_EIO, "cannot create '%s' (as '%s'): %s", w->path, tmp,
-                        h5_detail(detail, sizeof detail));
+        w->st = rt_fail(w->err, RT_EIO, "cannot create '%s' (as '%s'): %s", w->path, tmp, detail);
     return file;
 }
 
@@ -1157,9 +1159,9 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in, r
     if (cst) return cst;
     hid_t fapl = strong_fapl();
     r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    if (r->file < 0) h5_detail(detail, sizeof detail); /* before the close clears the stack */
     CLOSE_PLIST(fapl);
-    if (r->file < 0)
-        return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, h5_detail(detail, sizeof detail));
+    if (r->file < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, detail);
     if (!link_exists(r->file, "/data/iq"))
         return rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1 keeps the cube "
                        "there: channels x pulses x range_gates, or CPIs x channels x pulses x "

@@ -111,6 +111,11 @@ run "output directory missing" 1 "" run --input "$valid" --output "$outdir/none/
 expect_words "output directory missing" "$outdir/none/o.h5"
 [[ -e "$outdir/none" ]] && fail "output directory missing: a directory was created"
 
+# ---- a truncated file: HDF5's own words say where it broke (the message was "HDF5 error")
+head -c $(( $(stat -c %s "$valid") / 2 )) "$valid" > "$indir/truncated.h5"
+run "truncated file" 1 "$outdir/t.h5" run --input "$indir/truncated.h5" --output "$outdir/t.h5" --quiet "${params[@]}"
+expect_words "truncated file" "$indir/truncated.h5" "truncated file: eof"
+
 # ---- not a regular file: refused at once, never waited on
 if mkfifo "$work/fifo"; then
     timeout 20 "$RTSTAP_BIN" run --input "$work/fifo" --output "$outdir/f.h5" --quiet "${params[@]}" 2>"$work/err"
