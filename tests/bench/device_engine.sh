@@ -5,6 +5,7 @@
 #          vs direct, 1000-CPI soak, QR/weights/CFAR kernels, pipeline, PERFECT and SINR
 #          with the GPU backends) and compute-sanitizer (memcheck, racecheck, synccheck)
 #          over the engine test;
+#   verify a commit's GPU tests and a stream/bench spot check;
 #   final  the engine tests, then perf;
 #   perf   `rtstap stream` (every workload, 1-4 slots, output kept, a recording from the
 #          page cache), `rtstap bench` (every workload and backend), `rtstap bench-qr`
@@ -18,7 +19,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/out-device}
 BIN=$PWD/.gpubin
-mode=${1:?tests, perf or final}
+mode=${1:?tests, perf, final or verify}
 mkdir -p "$OUT/logs"
 L=$OUT/logs
 tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
@@ -35,6 +36,15 @@ step() { # step NAME LOG LIMIT CMD...
 }
 { date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nproc; "$BIN/rtstap" --version; } > "$L/device.txt" 2>&1
 
+if [ "$mode" = verify ]; then # a commit's GPU checks and a spot check of its speed
+    for t in test_gpu_engine test_engine test_gpu_cfar test_pipeline test_perfect test_sinr; do
+        step "$t" "$L/tests.log" 300 "$BIN/$t"
+    done
+    grep -h -E "^FAIL|all passed|failure|soak:" "$L"/tests.log | sort | uniq -c
+    step "stream hard" "$L/stream.log" 60 "$BIN/rtstap" stream --preset hard --cpis 4000 --slots 3 --deadline-ms 1
+    step "bench hard" "$L/bench.log" 120 "$BIN/rtstap" bench --workloads hard --backends gpu,lapack --cpis 400 --cpu-cpis 6
+    grep -E "CPIs:|latency" "$L/stream.log"; grep -E "^hard" "$L/bench.log"
+fi
 if [ "$mode" = final ]; then # the engine's tests, then perf
     step test_gpu_engine "$L/tests.log" 300 "$BIN/test_gpu_engine"
     step test_engine "$L/tests.log" 200 "$BIN/test_engine"
