@@ -2,6 +2,7 @@
  * engine, a ring of distinct synthesized CPIs in pinned memory replayed (the engine, not
  * the disk, is measured), reporting sustained CPIs/s, host-to-host latency percentiles,
  * deadline misses, copy bandwidth against the measured link, and memory. */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -47,8 +48,31 @@ static void stream_usage(FILE *f)
         "  --cfar KIND        ca | os | none (default ca, at Pfa 1e-6)\n"
         "  --no-graphs        launch each CPI's kernels directly instead of a CUDA graph\n"
         "  --json FILE        also write the report as JSON (FILE must not exist; - = stdout)\n"
+        "  --timeline FILE    one CSV line per timed CPI: cpi, slot, submit and done (ms from\n"
+        "                     the first submit), latency, and the 8 stage times (CUDA events)\n"
         "  --quiet            no text report\n"
         "  --help             this text\n");
+}
+
+/* --timeline FILE: one CSV line per timed CPI — its slot, host submit and completion times
+ * and the CUDA-event stage times — to see where the slow CPIs lose their time */
+typedef struct timeline {
+    FILE *f;
+    long long warmup;
+    int slots;
+    double t0;
+} timeline;
+
+static int timeline_sink(void *user, const stap_cpi_result *r, rt_error *err)
+{
+    timeline *t = user;
+    if (r->cpi < t->warmup) return RT_OK;
+    if (t->t0 == 0) t->t0 = r->submit_ms;
+    fprintf(t->f, "%lld,%lld,%.4f,%.4f,%.4f", r->cpi - t->warmup, r->cpi % t->slots,
+            r->submit_ms - t->t0, r->done_ms - t->t0, r->done_ms - r->submit_ms);
+    for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(t->f, ",%.4f", r->stage_ms[s]);
+    fputc('\n', t->f);
+    return ferror(t->f) ? rt_fail(err, RT_EIO, "writing the timeline failed") : RT_OK;
 }
 
 static int parse_keep(const char *s, stap_engine_options *o)
@@ -70,11 +94,11 @@ static int parse_keep(const char *s, stap_engine_options *o)
 
 int cmd_stream(int argc, char **argv)
 {
-    enum { O_INPUT = 200, O_PRESET = 256, O_CPIS, O_SLOTS, O_RING, O_DEADLINE, O_BACKEND, O_THREADS, O_KEEP,
+    enum { O_TIMELINE = 199, O_INPUT = 200, O_PRESET = 256, O_CPIS, O_SLOTS, O_RING, O_DEADLINE, O_BACKEND, O_THREADS, O_KEEP,
            O_CFAR, O_NOGRAPHS, O_JSON, O_QUIET, O_HELP };
     static const struct option opts[] = {
         {"preset", required_argument, 0, O_PRESET},   {"cpis", required_argument, 0, O_CPIS},
-        {"input", required_argument, 0, O_INPUT},
+        {"input", required_argument, 0, O_INPUT},     {"timeline", required_argument, 0, O_TIMELINE},
         {"slots", required_argument, 0, O_SLOTS},     {"ring", required_argument, 0, O_RING},
         {"deadline-ms", required_argument, 0, O_DEADLINE},
         {"backend", required_argument, 0, O_BACKEND}, {"threads", required_argument, 0, O_THREADS},
@@ -82,7 +106,7 @@ int cmd_stream(int argc, char **argv)
         {"no-graphs", no_argument, 0, O_NOGRAPHS},    {"json", required_argument, 0, O_JSON},
         {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, O_HELP},
         {0, 0, 0, 0}};
-    const char *preset = "hard", *json = NULL, *input = NULL;
+    const char *preset = "hard", *json = NULL, *input = NULL, *timeline_path = NULL;
     int cpis_given = 0;
     int cpis = 2000, ring_n = 8, quiet = 0, threads = 0;
     double deadline = 0;
@@ -99,6 +123,7 @@ int cmd_stream(int argc, char **argv)
         switch (o) {
         case O_PRESET: preset = optarg; break;
         case O_INPUT: input = optarg; break;
+        case O_TIMELINE: timeline_path = optarg; break;
         case O_CPIS:
             if (cli_int("--cpis", optarg, 1, 100000000, &cpis)) return EXIT_USAGE;
             cpis_given = 1;
@@ -196,15 +221,30 @@ int cmd_stream(int argc, char **argv)
     }
     stream_stats st;
     const long long warm = 2LL * eo.slots;
+    timeline tl = {NULL, warm, eo.slots, 0};
+    if (timeline_path) {
+        tl.f = fopen(timeline_path, "wx"); /* never overwrites */
+        if (!tl.f) {
+            status = cli_error(EXIT_PROCESSING, "cannot create '%s': %s", timeline_path, strerror(errno));
+            goto out;
+        }
+        fprintf(tl.f, "cpi,slot,submit_ms,done_ms,latency_ms");
+        for (int i = 0; i < STAP_STAGE_COUNT; i++) fprintf(tl.f, ",%s_ms", stap_stage_names[i]);
+        fputc('\n', tl.f);
+    }
     if (rec && cpi_reader_start(&reader, rec, eng, warm + cpis, eo.slots + 2, &err)) {
         status = cli_fail(&err);
         goto out;
     }
     double t_run = la_now_ms();
-    if (rec ? stream_run(eng, warm, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader, NULL,
-                         NULL, deadline, !quiet && isatty(2), &st, &err)
-            : stream_run(eng, warm, cpis, stream_ring_source, NULL, &ring, NULL, NULL, deadline,
-                         !quiet && isatty(2), &st, &err)) {
+    stream_sink_fn sink = tl.f ? timeline_sink : NULL;
+    int sr = rec ? stream_run(eng, warm, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
+                              sink, &tl, deadline, !quiet && isatty(2), &st, &err)
+                 : stream_run(eng, warm, cpis, stream_ring_source, NULL, &ring, sink, &tl,
+                              deadline, !quiet && isatty(2), &st, &err);
+    if (tl.f && fclose(tl.f) != 0 && !sr) sr = rt_fail(&err, RT_EIO, "'%s': write failed", timeline_path);
+    tl.f = NULL;
+    if (sr) {
         status = cli_fail(&err);
         goto out;
     }
