@@ -103,16 +103,7 @@ static double qr_flops(qr_size z)
 static int write_json(const char *path, const bench_row *rows, int nrows, int repeat,
                       unsigned long long seed, int threads, rt_error *err)
 {
-    cJSON *doc = cJSON_CreateObject();
-    char host[256] = "unknown", date[64];
-    gethostname(host, sizeof host);
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    cJSON_AddStringToObject(doc, "command", "bench-qr");
-    cJSON_AddStringToObject(doc, "host", host);
-    cJSON_AddStringToObject(doc, "date", date);
-    cJSON_AddStringToObject(doc, "rtstap_version", RTSTAP_VERSION);
-    cJSON_AddStringToObject(doc, "commit", RTSTAP_COMMIT);
+    cJSON *doc = stream_json_report("bench-qr");
     cJSON_AddNumberToObject(doc, "repeat", repeat);
     cJSON_AddNumberToObject(doc, "seed", (double)seed);
     stream_json_platform(doc, threads);

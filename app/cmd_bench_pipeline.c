@@ -221,14 +221,7 @@ int cmd_bench_pipeline(int argc, char **argv)
         }
     }
     if (json && cases) {
-        cJSON *doc = cJSON_CreateObject();
-        char date[32];
-        time_t now = time(NULL);
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-        cJSON_AddStringToObject(doc, "command", "bench");
-        cJSON_AddStringToObject(doc, "rtstap_version", RTSTAP_VERSION);
-        cJSON_AddStringToObject(doc, "commit", RTSTAP_COMMIT);
-        cJSON_AddStringToObject(doc, "date", date);
+        cJSON *doc = stream_json_report("bench");
         cJSON_AddStringToObject(doc, "device", device);
         cJSON_AddNumberToObject(doc, "slots", slots);
         stream_json_platform(doc, threads);

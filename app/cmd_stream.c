@@ -290,14 +290,7 @@ int cmd_stream(int argc, char **argv)
                 rss0 / 1e6, rss1 / 1e6, rss2 / 1e6);
     }
     if (json) {
-        doc = cJSON_CreateObject();
-        char date[32];
-        time_t now = time(NULL);
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-        cJSON_AddStringToObject(doc, "command", "stream");
-        cJSON_AddStringToObject(doc, "rtstap_version", RTSTAP_VERSION);
-        cJSON_AddStringToObject(doc, "commit", RTSTAP_COMMIT);
-        cJSON_AddStringToObject(doc, "date", date);
+        doc = stream_json_report("stream");
         cJSON_AddStringToObject(doc, "workload", w.name);
         cJSON_AddStringToObject(doc, "backend", la_backend_name(cfg->backend));
         cJSON_AddStringToObject(doc, "engine", stap_engine_describe(eng));

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "h5io.h"        /* rt_atomic_* */
@@ -203,4 +204,20 @@ void stream_print_platform(FILE *f, int cpu_threads)
     la_blas_query(&bi);
     fprintf(f, "CPU %s (%s), %d threads; BLAS core %s (%.40s)\n", bi.cpu_model, bi.cpu_features,
             threads_of(cpu_threads), bi.core, bi.library);
+}
+
+cJSON *stream_json_report(const char *command)
+{
+    cJSON *doc = cJSON_CreateObject();
+    char host[256] = "unknown", date[32];
+    gethostname(host, sizeof host);
+    host[sizeof host - 1] = '\0';
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    cJSON_AddStringToObject(doc, "command", command);
+    cJSON_AddStringToObject(doc, "host", host);
+    cJSON_AddStringToObject(doc, "date", date);
+    cJSON_AddStringToObject(doc, "rtstap_version", RTSTAP_VERSION);
+    cJSON_AddStringToObject(doc, "commit", RTSTAP_COMMIT);
+    return doc;
 }

@@ -47,6 +47,8 @@ int stream_json_write(const char *path, cJSON *doc, rt_error *err);
  * "stage_ms": {...}} to obj. */
 void stream_json_stats(cJSON *obj, const stream_stats *st);
 
+/* A new JSON report: {"command", "host", "date" (UTC), "rtstap_version", "commit"}. */
+cJSON *stream_json_report(const char *command);
 /* {"cpu": {model, features, threads}, "blas": {library, core, threads}, "gpu": name}
  * (cpu_threads: the CPU backends' OpenMP threads for this run; 0 = all) */
 void stream_json_platform(cJSON *doc, int cpu_threads);
