@@ -116,6 +116,18 @@ head -c $(( $(stat -c %s "$valid") / 2 )) "$valid" > "$indir/truncated.h5"
 run "truncated file" 1 "$outdir/t.h5" run --input "$indir/truncated.h5" --output "$outdir/t.h5" --quiet "${params[@]}"
 expect_words "truncated file" "$indir/truncated.h5" "truncated file: eof"
 
+# ---- a few-KB file declaring a 4 GiB cube of fill values: the configuration (segments not
+# dividing its 2^29 cells) is refused before any sample is read (it read 4 GiB first)
+if "$RTSTAP_TOOLS_DIR/mkfill" "$indir/fill.h5"; then
+    timeout 10 "$RTSTAP_BIN" run --input "$indir/fill.h5" --output "$outdir/fill.h5" --quiet \
+        --doppler-order 1 --segments 3 --training 24 --beams 2 2>"$work/err"
+    rc=$?
+    [[ $rc -eq 1 ]] || fail "fill-value cube: exit status $rc (124 = still reading after 10 s), expected 1"
+    expect_words "fill-value cube" "--segments"
+else
+    fail "mkfill failed"
+fi
+
 # ---- not a regular file: refused at once, never waited on
 if mkfifo "$work/fifo"; then
     timeout 20 "$RTSTAP_BIN" run --input "$work/fifo" --output "$outdir/f.h5" --quiet "${params[@]}" 2>"$work/err"
