@@ -2,12 +2,14 @@
  * result file atomically and print the stage timing. */
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cfar.h"
 #include "cli.h"
+#include "cpi_check.h"
 #include "cpi_io.h"
 #include "engine.h"
 #include "stream_loop.h"
@@ -50,7 +52,16 @@ static void run_usage(FILE *f)
         "                         CPI always has it)\n"
         "  --repeat N             process the CPI N times through one engine; the table\n"
         "                         gives the median of runs 2..N (default 1)\n"
+        "  --strict               errors instead of warnings: ill-conditioned training\n"
+        "                         (min|R_ii|/max|R_ii| below 10 eps N) stops the run\n"
+        "  --check                verify that every weight, output sample and detection\n"
+        "                         is finite before writing (exit 1 naming the first that\n"
+        "                         is not)\n"
         "  --quiet                no timing table\n"
+        "\n"
+        "A recording stops cleanly on SIGINT or SIGTERM: the CPIs in flight are finished and\n"
+        "written, the file is published with /config cpis and stopped, and the exit status\n"
+        "is 128 + the signal; a second signal ends at once (no file).\n"
         "  --help                 this text\n");
 }
 
@@ -95,13 +106,27 @@ static int cfar_fit(stap_cfar_config *cfar, int range_gates, int given, int quie
     return RT_OK;
 }
 
+/* The writer's sink behind the checks of cpi_check.h. */
+typedef struct checked_sink {
+    cpi_checks checks;
+    const stap_engine *eng;
+    cpi_writer *writer;
+} checked_sink;
+
+static int checked_put(void *user, const stap_cpi_result *r, rt_error *err)
+{
+    checked_sink *cs = user;
+    int st = cpi_check(&cs->checks, cs->eng, r, err);
+    return st ? st : cpi_writer_put_fn(cs->writer, r, err);
+}
+
 /* Every CPI of a rank-4 recording through one engine: a reader thread, S CPIs in flight, a
  * writer thread; per-CPI results in the extensible datasets of stap_result_writer. */
 static int run_recording(stap_recording *rec, stap_input *in, const char *input,
                          const char *output, stap_config *cfg, int dbins, int dorder, int seg,
                          int train, int beams, double loading, int threads,
                          stap_cfar_config *cfar, int cfar_given, int keep_output, int quiet,
-                         double t_start)
+                         int strict, int check, double t_start)
 {
     rt_error err;
     int status = EXIT_OK;
@@ -129,8 +154,20 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     stap_engine_options_defaults(&eo);
     eo.slots = cpis < 3 ? (int)cpis : 3;
     eo.keep_weights = 1;
-    eo.keep_output = keep_output;
+    eo.keep_output = keep_output || check; /* --check looks at every output sample */
     eo.cfar = *cfar;
+    {   /* the reader's cubes and the writer's queue, beside the engine */
+        stap_config vc = *cfg;
+        rt_error ignore;
+        if (!stap_config_validate(&vc, in->steering != NULL, in->steering_beams,
+                                  in->steering ? in->steering_len : 0, &ignore)) {
+            const int B = in->steering ? in->steering_beams : vc.beams;
+            eo.host_reserve = sizeof(cf32) * ((size_t)(eo.slots + 2) * in->channels * in->pulses *
+                                                  in->range_gates +
+                                              4 * (stap_weights_count(&vc, B) +
+                                                   (keep_output ? stap_output_count(&vc, B) : 0)));
+        }
+    }
     if (stap_engine_create(&eng, cfg, in->steering, in->steering_beams, in->steering_len, &eo, &err)) {
         /* say how the file was read: a rank-4 cube written in another layout fails here */
         rt_prefix(&err, "%s: '/data/iq' of rank 4 read as a recording of %lld CPIs of %d "
@@ -139,6 +176,8 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
         status = cli_fail(&err);
         goto out;
     }
+    if (*stap_engine_note(eng)) /* warnings are not silenced by --quiet */
+        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(eng));
     const stap_config *pc = stap_engine_config(eng);
     char cfar_desc[128];
     stap_cfar_describe(cfar, cfar_desc, sizeof cfar_desc);
@@ -161,11 +200,25 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     }
     stream_stats st;
     double t0 = la_now_ms();
-    if (stream_run(eng, 0, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
-                   cpi_writer_put_fn, writer, 0, !quiet && isatty(2), &st, &err)) {
-        rt_prefix(&err, "%s", input);
+    checked_sink cs = {{0}, eng, writer};
+    /* what is written is always checked finite; --check also the output not written */
+    cpi_checks_init(&cs.checks, input, strict, check || keep_output, 1);
+    rt_graceful_begin(); /* SIGINT/SIGTERM: finish the CPIs in flight, publish what ran */
+    int rst = stream_run(eng, 0, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
+                         checked_put, &cs, 0, !quiet && isatty(2), &st, &err);
+    rt_graceful_end();
+    if (rst) {
+        if (!strstr(err.msg, input)) rt_prefix(&err, "%s", input);
         status = cli_fail(&err);
         goto out;
+    }
+    cpi_checks_report(&cs.checks);
+    char stopped[160] = "";
+    if (st.stopped_by) {
+        snprintf(stopped, sizeof stopped, "by %s after %lld of %lld CPIs",
+                 st.stopped_by == SIGINT ? "SIGINT" : st.stopped_by == SIGTERM ? "SIGTERM" : "a signal",
+                 st.cpis_run, cpis);
+        status = 128 + st.stopped_by;
     }
     double write_s = 0, read_s = 0, wait_s = 0;
     cpi_reader_times(reader, &read_s, &wait_s);
@@ -184,14 +237,17 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     sum.read_ms = read_s * 1e3;
     sum.total_ms = la_now_ms() - t_start;
     sum.backend_name = hdr.backend_name;
+    sum.stopped = stopped[0] ? stopped : NULL;
     int cst = stap_result_writer_close(rw, &sum, &err);
     rw = NULL;
     if (cst) {
         status = cli_fail(&err);
         goto out;
     }
+    if (stopped[0])
+        fprintf(stderr, "rtstap: stopped %s; %s holds them (/config stopped)\n", stopped, output);
     if (!quiet) {
-        fprintf(stderr, "rtstap: %s, %lld CPIs, backend %s\n  engine: %s\n", input, cpis,
+        fprintf(stderr, "rtstap: %s, %lld CPIs, backend %s\n  engine: %s\n", input, st.cpis_run,
                 hdr.backend_name, stap_engine_describe(eng));
         fprintf(stderr, "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d B=%d\n", pc->channels, pc->pulses,
                 pc->range_gates, pc->doppler_bins, pc->doppler_order, pc->segments, pc->training,
@@ -200,12 +256,14 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
         for (int s = 0; s < STAP_STAGE_COUNT; s++)
             fprintf(stderr, " %s %.3f", stap_stage_names[s], st.stage_median[s]);
         fprintf(stderr, "\n  %.1f CPIs/s over %.3f s; latency p50 %.3f ms, p99 %.3f ms\n",
-                cpis / (wall * 1e-3), wall * 1e-3, st.lat_p50, st.lat_p99);
+                st.cpis_run / (wall * 1e-3), wall * 1e-3, st.lat_p50, st.lat_p99);
         fprintf(stderr, "  reader: %.3f s reading, writer: %.3f s writing (%s limits the run)\n",
                 read_s, write_s, read_s > 0.8 * wall * 1e-3 ? "reading" :
                 write_s > 0.8 * wall * 1e-3 ? "writing" : "compute");
         if (hdr.have_detections)
             fprintf(stderr, "  detections: %.2f per CPI (%s)\n", st.detections_per_cpi, cfar_desc);
+        fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
+                (double)cs.checks.worst_ratio, stap_engine_conditioning_limit(eng));
     }
 out:
     cpi_reader_stop(reader);
@@ -221,7 +279,7 @@ int cmd_run(int argc, char **argv)
 {
     enum { O_INPUT = 256, O_OUTPUT, O_PRESET, O_DBINS, O_DORDER, O_SEG, O_TRAIN, O_BEAMS,
            O_LOAD, O_WIN, O_BACKEND, O_THREADS, O_QUIET, O_HELP, O_CFAR, O_PFA, O_GUARD,
-           O_CTRAIN, O_RANK, O_REPEAT, O_KEEPOUT };
+           O_CTRAIN, O_RANK, O_REPEAT, O_KEEPOUT, O_STRICT, O_CHECK };
     static const struct option opts[] = {
         {"input", required_argument, 0, O_INPUT},     {"output", required_argument, 0, O_OUTPUT},
         {"preset", required_argument, 0, O_PRESET},   {"doppler-bins", required_argument, 0, O_DBINS},
@@ -234,10 +292,11 @@ int cmd_run(int argc, char **argv)
         {"cfar-pfa", required_argument, 0, O_PFA},    {"cfar-guard", required_argument, 0, O_GUARD},
         {"cfar-train", required_argument, 0, O_CTRAIN}, {"cfar-rank", required_argument, 0, O_RANK},
         {"repeat", required_argument, 0, O_REPEAT}, {"keep-output", no_argument, 0, O_KEEPOUT},
+        {"strict", no_argument, 0, O_STRICT},       {"check", no_argument, 0, O_CHECK},
         {0, 0, 0, 0}};
     const char *input = NULL, *output = NULL;
     stap_preset preset = STAP_PRESET_HARD;
-    int quiet = 0, repeat = 1, keep_output = 0;
+    int quiet = 0, repeat = 1, keep_output = 0, strict = 0, check = 0;
     /* flags first collected, then laid over the preset */
     int dbins = -1, dorder = -1, seg = -1, train = -1, beams = -1, threads = 0;
     double loading = 0;
@@ -276,6 +335,8 @@ int cmd_run(int argc, char **argv)
         case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
         case O_QUIET: quiet = 1; break;
         case O_KEEPOUT: keep_output = 1; break;
+        case O_STRICT: strict = 1; break;
+        case O_CHECK: check = 1; break;
         case O_REPEAT: if (cli_int("--repeat", optarg, 1, 100000, &repeat)) return EXIT_USAGE; break;
         case O_CFAR:
             if (stap_cfar_parse_kind(optarg, &cfar.kind, &err)) return cli_error(EXIT_USAGE, "--cfar: %s", err.msg);
@@ -308,7 +369,8 @@ int cmd_run(int argc, char **argv)
         if (stap_recording_open(input, &rec, &in, &err)) return cli_fail(&err);
         if (stap_recording_rank(rec) == 4)
             return run_recording(rec, &in, input, output, &cfg, dbins, dorder, seg, train, beams,
-                                 loading, threads, &cfar, cfar_given, keep_output, quiet, t_start);
+                                 loading, threads, &cfar, cfar_given, keep_output, quiet, strict,
+                                 check, t_start);
         /* one CPI: its samples are read once the configuration is known to fit (a small
          * file declaring a huge dataset made run read gigabytes of fill values first) */
         one_cpi = rec;
@@ -357,11 +419,14 @@ int cmd_run(int argc, char **argv)
     eo.keep_weights = 1;
     eo.keep_output = 1;
     eo.cfar = cfar;
+    eo.host_reserve = sizeof(cf32) * (size_t)in.channels * in.pulses * in.range_gates;
     if (stap_engine_create(&eng, &cfg, in.steering, in.steering_beams, in.steering_len, &eo, &err)) {
         rt_prefix(&err, "%s", input_name);
         status = cli_fail(&err);
         goto out;
     }
+    if (*stap_engine_note(eng)) /* warnings are not silenced by --quiet */
+        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(eng));
     if (one_cpi) {
         double t0 = la_now_ms();
         in.iq = malloc(sizeof(cf32) * (size_t)in.channels * in.pulses * in.range_gates);
@@ -392,6 +457,12 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
         memcpy(reps + (size_t)rep * STAP_STAGE_COUNT, r.stage_ms, sizeof r.stage_ms);
+    }
+    cpi_checks checks;
+    cpi_checks_init(&checks, input_name, strict, 1, 0); /* everything is written: checked */
+    if (cpi_check(&checks, eng, &r, &err)) {
+        status = cli_fail(&err);
+        goto out;
     }
     for (int i = 0; i < STAP_STAGE_COUNT; i++)
         timing[i] = repeat == 1 ? reps[i] : median_stage(reps + STAP_STAGE_COUNT, repeat - 1, i);
@@ -433,6 +504,8 @@ int cmd_run(int argc, char **argv)
         if (cfar.kind != STAP_CFAR_NONE)
             fprintf(stderr, "  detections: %zu (%s)\n", r.detection_count, cfar_desc);
         fprintf(stderr, "  engine: %s\n", stap_engine_describe(eng));
+        fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
+                (double)r.diag_ratio, stap_engine_conditioning_limit(eng));
     }
 out:
     free(reps);

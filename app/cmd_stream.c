@@ -4,6 +4,7 @@
  * deadline misses, copy bandwidth against the measured link, and memory. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +51,13 @@ static void stream_usage(FILE *f)
         "  --json FILE        also write the report as JSON (FILE must not exist; - = stdout)\n"
         "  --timeline FILE    one CSV line per timed CPI: cpi, slot, submit and done (ms from\n"
         "                     the first submit), latency, and the 8 stage times (CUDA events)\n"
+        "  --mem-every N      sample host RSS and device memory in use every N CPIs (a soak\n"
+        "                     test: the report gives first, last and largest; JSON: all)\n"
         "  --quiet            no text report\n"
-        "  --help             this text\n");
+        "  --help             this text\n"
+        "\n"
+        "SIGINT or SIGTERM stops the stream cleanly: the CPIs in flight finish, the report\n"
+        "covers the CPIs run, and the exit status is 128 + the signal.\n");
 }
 
 /* --timeline FILE: one CSV line per timed CPI — its slot, host submit and completion times
@@ -75,6 +81,49 @@ static int timeline_sink(void *user, const stap_cpi_result *r, rt_error *err)
     return ferror(t->f) ? rt_fail(err, RT_EIO, "writing the timeline failed") : RT_OK;
 }
 
+/* --mem-every N: host RSS and device memory in use, sampled from the sink every N CPIs */
+typedef struct mem_samples {
+    long long every, count, cap;
+    long long *cpi;
+    double *host_mb, *dev_mb; /* dev_mb < 0: not a GPU run */
+    int gpu;
+} mem_samples;
+
+static void mem_sample(mem_samples *m, long long cpi)
+{
+    if (m->count == m->cap) {
+        long long cap = m->cap ? 2 * m->cap : 256;
+        long long *c = realloc(m->cpi, sizeof *c * cap);
+        if (c) m->cpi = c;
+        double *h = realloc(m->host_mb, sizeof *h * cap);
+        if (h) m->host_mb = h;
+        double *d = realloc(m->dev_mb, sizeof *d * cap);
+        if (d) m->dev_mb = d;
+        if (!c || !h || !d) return; /* a sample lost to a failed allocation: not fatal */
+        m->cap = cap;
+    }
+    size_t fr = 0, tot = 0;
+    rt_error ignore;
+    double dev = -1;
+    if (m->gpu && stap_gpu_info(NULL, 0, &fr, &tot, &ignore) == RT_OK) dev = (double)(tot - fr) / 1e6;
+    m->cpi[m->count] = cpi;
+    m->host_mb[m->count] = stream_rss_bytes() / 1e6;
+    m->dev_mb[m->count] = dev;
+    m->count++;
+}
+
+typedef struct stream_sinks {
+    timeline *tl;
+    mem_samples *mem;
+} stream_sinks;
+
+static int stream_sink(void *user, const stap_cpi_result *r, rt_error *err)
+{
+    stream_sinks *s = user;
+    if (s->mem->every > 0 && r->cpi % s->mem->every == 0) mem_sample(s->mem, r->cpi);
+    return s->tl->f ? timeline_sink(s->tl, r, err) : RT_OK;
+}
+
 static int parse_keep(const char *s, stap_engine_options *o)
 {
     o->keep_weights = o->keep_output = 0;
@@ -95,7 +144,7 @@ static int parse_keep(const char *s, stap_engine_options *o)
 int cmd_stream(int argc, char **argv)
 {
     enum { O_TIMELINE = 199, O_INPUT = 200, O_PRESET = 256, O_CPIS, O_SLOTS, O_RING, O_DEADLINE, O_BACKEND, O_THREADS, O_KEEP,
-           O_CFAR, O_NOGRAPHS, O_JSON, O_QUIET, O_HELP };
+           O_CFAR, O_NOGRAPHS, O_JSON, O_QUIET, O_HELP, O_MEM };
     static const struct option opts[] = {
         {"preset", required_argument, 0, O_PRESET},   {"cpis", required_argument, 0, O_CPIS},
         {"input", required_argument, 0, O_INPUT},     {"timeline", required_argument, 0, O_TIMELINE},
@@ -105,11 +154,13 @@ int cmd_stream(int argc, char **argv)
         {"keep", required_argument, 0, O_KEEP},       {"cfar", required_argument, 0, O_CFAR},
         {"no-graphs", no_argument, 0, O_NOGRAPHS},    {"json", required_argument, 0, O_JSON},
         {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, O_HELP},
+        {"mem-every", required_argument, 0, O_MEM},
         {0, 0, 0, 0}};
     const char *preset = "hard", *json = NULL, *input = NULL, *timeline_path = NULL;
     int cpis_given = 0;
     int cpis = 2000, ring_n = 8, quiet = 0, threads = 0;
     double deadline = 0;
+    int mem_every = 0;
     la_backend backend = LA_BACKEND_AUTO;
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);
@@ -142,6 +193,7 @@ int cmd_stream(int argc, char **argv)
         case O_NOGRAPHS: eo.graphs = 0; break;
         case O_JSON: json = optarg; break;
         case O_QUIET: quiet = 1; break;
+        case O_MEM: if (cli_int("--mem-every", optarg, 1, 100000000, &mem_every)) return EXIT_USAGE; break;
         case O_HELP: stream_usage(stdout); return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
         default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap stream --help)", argv[optind - 1]);
@@ -162,6 +214,7 @@ int cmd_stream(int argc, char **argv)
     memset(&in, 0, sizeof in);
     cpi_reader *reader = NULL;
     double plain_gbs = 0, file_bytes = 0;
+    mem_samples mem = {mem_every, 0, 0, NULL, NULL, NULL, 0};
     const size_t rss0 = stream_rss_bytes();
     if (input) {
         if (stap_recording_open(input, &rec, &in, &err)) {
@@ -186,12 +239,15 @@ int cmd_stream(int argc, char **argv)
             close(fd);
         }
     }
+    eo.host_reserve = sizeof(cf32) * workload_cube_len(&w) * (size_t)(rec ? eo.slots + 2 : ring_n);
     if (stap_engine_create(&eng, &w.cfg, in.steering ? in.steering : w.steering,
                            in.steering ? in.steering_beams : w.nbeams,
                            in.steering ? in.steering_len : (w.steering ? stap_dof(&w.cfg) : 0), &eo, &err)) {
         status = cli_fail(&err);
         goto out;
     }
+    if (*stap_engine_note(eng)) /* warnings are not silenced by --quiet */
+        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(eng));
     ring.cube = calloc((size_t)ring_n, sizeof *ring.cube);
     if (!ring.cube) {
         status = cli_error(EXIT_PROCESSING, "out of memory");
@@ -237,11 +293,21 @@ int cmd_stream(int argc, char **argv)
         goto out;
     }
     double t_run = la_now_ms();
-    stream_sink_fn sink = tl.f ? timeline_sink : NULL;
+    mem.gpu = cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS;
+    stream_sinks sinks = {&tl, &mem};
+    stream_sink_fn sink = tl.f || mem_every ? stream_sink : NULL;
+    rt_graceful_begin(); /* SIGINT/SIGTERM: finish the CPIs in flight, report them */
     int sr = rec ? stream_run(eng, warm, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
-                              sink, &tl, deadline, !quiet && isatty(2), &st, &err)
-                 : stream_run(eng, warm, cpis, stream_ring_source, NULL, &ring, sink, &tl,
+                              sink, &sinks, deadline, !quiet && isatty(2), &st, &err)
+                 : stream_run(eng, warm, cpis, stream_ring_source, NULL, &ring, sink, &sinks,
                               deadline, !quiet && isatty(2), &st, &err);
+    rt_graceful_end();
+    if (!sr && st.stopped_by) {
+        fprintf(stderr, "rtstap: stream stopped by %s after %lld CPIs (%lld timed)\n",
+                st.stopped_by == SIGINT ? "SIGINT" : "SIGTERM", st.cpis_run, st.cpis);
+        status = 128 + st.stopped_by;
+    }
+    if (!sr && mem_every) mem_sample(&mem, st.cpis_run); /* the state at the end */
     if (tl.f && fclose(tl.f) != 0 && !sr) sr = rt_fail(&err, RT_EIO, "'%s': write failed", timeline_path);
     tl.f = NULL;
     if (sr) {
@@ -288,6 +354,21 @@ int cmd_stream(int argc, char **argv)
                 "the ring, %.1f MB at the end\n", dev_mb,
                 cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS ? "on the device" : "on the host",
                 rss0 / 1e6, rss1 / 1e6, rss2 / 1e6);
+        if (mem.count > 0) {
+            double hmax = 0, dmax = 0;
+            for (long long i = 0; i < mem.count; i++) {
+                if (mem.host_mb[i] > hmax) hmax = mem.host_mb[i];
+                if (mem.dev_mb[i] > dmax) dmax = mem.dev_mb[i];
+            }
+            const long long l = mem.count - 1;
+            fprintf(stderr, "  memory samples (%lld, every %d CPIs): host RSS %.1f MB at CPI %lld, "
+                    "%.1f MB at CPI %lld, largest %.1f MB", mem.count, mem_every, mem.host_mb[0],
+                    mem.cpi[0], mem.host_mb[l], mem.cpi[l], hmax);
+            if (mem.gpu)
+                fprintf(stderr, "; device in use %.1f MB, %.1f MB, largest %.1f MB",
+                        mem.dev_mb[0], mem.dev_mb[l], dmax);
+            fputc('\n', stderr);
+        }
     }
     if (json) {
         doc = stream_json_report("stream");
@@ -317,6 +398,18 @@ int cmd_stream(int argc, char **argv)
         cJSON_AddNumberToObject(doc, "host_rss_mb_start", rss0 / 1e6);
         cJSON_AddNumberToObject(doc, "host_rss_mb_ring", rss1 / 1e6);
         cJSON_AddNumberToObject(doc, "host_rss_mb_end", rss2 / 1e6);
+        if (st.stopped_by) cJSON_AddNumberToObject(doc, "stopped_by_signal", st.stopped_by);
+        cJSON_AddNumberToObject(doc, "cpis_run", (double)st.cpis_run);
+        if (mem.count > 0) {
+            cJSON *arr = cJSON_AddArrayToObject(doc, "memory_samples");
+            for (long long i = 0; arr && i < mem.count; i++) {
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddNumberToObject(o, "cpi", (double)mem.cpi[i]);
+                cJSON_AddNumberToObject(o, "host_rss_mb", mem.host_mb[i]);
+                if (mem.gpu) cJSON_AddNumberToObject(o, "device_used_mb", mem.dev_mb[i]);
+                cJSON_AddItemToArray(arr, o);
+            }
+        }
         if (stream_json_write(json, doc, &err)) status = cli_fail(&err);
     }
 out:
@@ -326,6 +419,9 @@ out:
     cJSON_Delete(doc);
     for (int k = 0; k < ring.count; k++) stap_engine_host_free(eng, ring.cube[k]);
     free(ring.cube);
+    free(mem.cpi);
+    free(mem.host_mb);
+    free(mem.dev_mb);
     stap_engine_destroy(eng);
     workload_free(&w);
     return status;

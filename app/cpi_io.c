@@ -38,9 +38,16 @@ static void *reader_main(void *arg)
     const char *hook = getenv("RTSTAP_TEST_READER_STALL");
     if (hook && sscanf(hook, "%lld:%lld", &stall_at, &stall_ms) != 2) stall_at = -1;
     for (long long i = 0; i < r->count; i++) {
-        if (i == stall_at) {
-            struct timespec ts = {stall_ms / 1000, (stall_ms % 1000) * 1000000L};
-            nanosleep(&ts, NULL);
+        if (i == stall_at) { /* a wait that cpi_reader_stop cuts short */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += stall_ms / 1000;
+            ts.tv_nsec += (stall_ms % 1000) * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+            pthread_mutex_lock(&r->mu);
+            while (!r->stop && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0) {
+            }
+            pthread_mutex_unlock(&r->mu);
         }
         const int b = (int)(i % r->nbuf);
         double t0 = la_now_ms();
@@ -127,9 +134,24 @@ int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err)
 {
     const int b = (int)(i % r->nbuf);
     pthread_mutex_lock(&r->mu);
-    while (r->holds[b] != i && !r->status) pthread_cond_wait(&r->cv, &r->mu);
-    int st = r->holds[b] == i ? RT_OK : r->status;
-    if (st && err) *err = r->err;
+    int stopped = 0;
+    while (r->holds[b] != i && !r->status) {
+        /* wake every 50 ms: a graceful stop (SIGINT/SIGTERM) must not wait for a slow disk */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+        if (r->holds[b] != i && rt_graceful_requested()) {
+            stopped = 1;
+            break;
+        }
+    }
+    int st = r->holds[b] == i ? RT_OK : stopped ? RT_EIO : r->status;
+    if (st && err) {
+        if (stopped) rt_fail(err, RT_EIO, "stopped while waiting for CPI %lld", i);
+        else *err = r->err;
+    }
     pthread_mutex_unlock(&r->mu);
     *cube = st ? NULL : r->buf[b];
     return st;

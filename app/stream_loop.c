@@ -42,7 +42,7 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
     memset(st, 0, sizeof *st);
     if (n < 1) return rt_fail(err, RT_EINVAL, "stream: need at least one CPI");
     const int S = stap_engine_slots(e);
-    const long long total = warmup + n;
+    long long total = warmup + n;
     double *lat = malloc(sizeof(double) * n);
     double *stage = malloc(sizeof(double) * n * STAP_STAGE_COUNT);
     if (!lat || !stage) {
@@ -54,6 +54,9 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
     double t0 = la_now_ms(), t_end = t0, next_report = t0 + 500;
     size_t detections = 0;
     for (long long i = 0; i < total + S && !status; i++) {
+        /* a graceful stop (SIGINT/SIGTERM under rt_graceful_begin): submit nothing more,
+         * finish the CPIs in flight */
+        if (i < total && !st->stopped_by && (st->stopped_by = rt_graceful_requested())) total = i;
         if (i >= S) { /* collect CPI j = i - S, the oldest in flight */
             const long long j = i - S;
             stap_cpi_result r;
@@ -80,7 +83,16 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
         }
         if (i < total) {
             const cf32 *cube;
-            if ((status = src(src_user, i, &cube, err))) break;
+            if ((status = src(src_user, i, &cube, err))) {
+                /* a source that gave up waiting because of a graceful stop: a stop, not an
+                 * error */
+                if (!st->stopped_by && (st->stopped_by = rt_graceful_requested())) {
+                    status = RT_OK;
+                    total = i;
+                    continue;
+                }
+                break;
+            }
             if (i == warmup) t0 = la_now_ms();
             if ((status = stap_engine_submit(e, (int)(i % S), cube, err))) break;
         }
@@ -91,7 +103,9 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
         for (int s = 0; s < S; s++) stap_engine_collect(e, s, &r, &ignore);
     }
     if (progress) fputc('\n', stderr);
-    if (!status) {
+    st->cpis_run = total;
+    n = total - warmup; /* fewer after a graceful stop */
+    if (!status && n > 0) {
         st->cpis = n;
         st->seconds = (t_end - t0) * 1e-3;
         st->cpis_per_s = n / st->seconds;

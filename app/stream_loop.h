@@ -24,10 +24,15 @@ typedef struct stream_stats {
     long long deadline_misses;           /* latency > deadline (when deadline > 0)   */
     double stage_median[STAP_STAGE_COUNT];
     double detections_per_cpi;
+    long long cpis_run;                  /* CPIs collected, warm-up included         */
+    int stopped_by;                      /* the signal of a graceful stop, or 0      */
 } stream_stats;
 
 /* Run warmup + n CPIs through e with all its slots in flight; time the last n. progress:
- * a line on stderr every half second (the caller decides, e.g. isatty(2)). */
+ * a line on stderr every half second (the caller decides, e.g. isatty(2)). Under a
+ * graceful stop (rt_graceful_begin, h5io.h) a SIGINT/SIGTERM ends the submitting: the
+ * CPIs in flight are collected and passed to the sink, stopped_by is set and the stats
+ * cover the CPIs run (cpis = 0 when the stop came during the warm-up). */
 int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src,
                stream_release_fn release, void *src_user, stream_sink_fn sink, void *sink_user,
                double deadline_ms, int progress, stream_stats *st, rt_error *err);

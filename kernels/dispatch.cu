@@ -92,7 +92,7 @@ extern "C" int rtk_qr_launch(int v, int m, int n, int batch, void *A, int lda, l
 
 extern "C" int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda,
                                      long long stride, int write_r, int nbeams, const void *V,
-                                     void *W, int *bad, unsigned long long *phase_ns,
+                                     void *W, rtk_factor_flags *flags, unsigned long long *phase_ns,
                                      void *stream)
 {
     if (v < 0 || v >= NROWS || !table[v].qrw || batch < 1 || nbeams < 1)
@@ -102,7 +102,7 @@ extern "C" int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, in
     a.nbeams = nbeams;
     a.V = (const float2 *)V;
     a.W = (float2 *)W;
-    a.bad = bad;
+    a.flags = flags;
     a.phase = phase_ns;
     return (int)table[v].qrw(a, (cudaStream_t)stream);
 }
@@ -113,7 +113,7 @@ extern "C" int rtk_qr_can_gather(int v)
 }
 
 extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, int n, int batch,
-                                            int nbeams, const void *V, void *W, int *bad,
+                                            int nbeams, const void *V, void *W, rtk_factor_flags *flags,
                                             unsigned long long *phase_ns, void *stream)
 {
     if (!rtk_qr_can_gather(v) || !g || !g->X || batch < 1 || nbeams < 1 ||
@@ -124,7 +124,7 @@ extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, i
     a.nbeams = nbeams;
     a.V = (const float2 *)V;
     a.W = (float2 *)W;
-    a.bad = bad;
+    a.flags = flags;
     a.phase = phase_ns;
     a.gX = (const float2 *)g->X;
     a.gC = g->channels;

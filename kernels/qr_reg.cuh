@@ -311,9 +311,11 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
         }
         group_sync<MATS>();
         if (*flag) {
-            if (t == 0) atomicMin(args.bad, k);
+            if (t == 0) atomicMin(&args.flags->bad_item, k);
             return;
         }
+        static_assert(S::NT % 32 == 0, "whole warps per matrix");
+        if (t < 32) diag_ratio_warp([&](int i) { return Rs[i * LD + i]; }, n, k, args.flags, t);
         float2 *Wk = args.W + (size_t)k * args.nbeams * n;
         using SS = SolveShape<S::NCAP>;
         if constexpr (S::NCAP <= 16) /* measured faster for the small shapes (NOTES.md) */

@@ -58,17 +58,36 @@ int rtk_qr_select(int m, int n, int smem_limit);
 int rtk_qr_launch(int v, int m, int n, int batch, void *A, int lda, long long stride,
                   void *stream);
 
+/* cudaMalloc for every device buffer of rtk's users (engine, linalg), with a test hook:
+ * when RTSTAP_TEST_FAIL_DEVICE_ALLOC=N is set, the N-th call of the process (from 1)
+ * fails with cudaErrorMemoryAllocation, as a full device would. Returns a cudaError_t
+ * value. */
+int rtk_malloc(void **p, size_t bytes);
+
+/* What the weight solvers report about the triangular factors of a batch. The caller
+ * presets the whole struct with cudaMemset(0x7f) (RTK_NO_BAD / RTK_NO_WORST). */
+typedef struct rtk_factor_flags {
+    int bad_item;             /* lowest item k with a zero or non-finite diagonal of R_k
+                                 (atomicMin); RTK_NO_BAD when none                    */
+    int pad;
+    unsigned long long worst; /* the smallest min_i |R_ii| / max_i |R_ii| over the batch:
+                                 (float bits of the ratio) << 32 | k (atomicMin, so ties
+                                 go to the lowest k); RTK_NO_WORST when none           */
+} rtk_factor_flags;
+#define RTK_NO_BAD 0x7f7f7f7f                /* as cudaMemset(0x7f) leaves it         */
+#define RTK_NO_WORST 0x7f7f7f7f7f7f7f7fULL
+
 /* QR + MVDR weights with variant v (fused_weights must be 1): for each k and beam b,
  * solve R^H R z = v_b and write w = z / (v_b^H z) to W[(k*nbeams + b)*n + j]; V is
  * nbeams x n row-major. R is written back to A only when write_r != 0. A zero or
- * non-finite diagonal of R_k lowers *bad to k (atomicMin; the caller presets it to
- * RTK_NO_BAD). phase_ns, when not NULL, receives three %globaltimer readings of block
+ * non-finite diagonal of R_k lowers flags->bad_item to k, and flags->worst takes the
+ * diagonal ratio of every factor (rtk_factor_flags). phase_ns, when not NULL, receives
+ * three %globaltimer readings of block
  * 0 (start, QR done, weights done) to split the fused time between the phases. */
 int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda, long long stride,
-                          int write_r, int nbeams, const void *V, void *W, int *bad,
+                          int write_r, int nbeams, const void *V, void *W, rtk_factor_flags *flags,
                           unsigned long long *phase_ns, void *stream);
 
-#define RTK_NO_BAD 0x7f7f7f7f /* the bad-item flag as cudaMemset(0x7f) leaves it */
 
 /* Training matrices gathered straight from a Doppler cube (README "Processing contract",
  * steps 2-4), so that no training matrix is materialized and re-read. X is the device
@@ -89,7 +108,7 @@ typedef struct rtk_gather {
  * register variants gather: RTK_SHARED/RTK_GLOBAL rows return cudaErrorInvalidValue
  * (materialize with rtk_training_launch instead). */
 int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, int n, int batch,
-                                 int nbeams, const void *V, void *W, int *bad,
+                                 int nbeams, const void *V, void *W, rtk_factor_flags *flags,
                                  unsigned long long *phase_ns, void *stream);
 /* 1 when variant v can gather its input (register variants with fused weights). */
 int rtk_qr_can_gather(int v);
@@ -99,15 +118,15 @@ int rtk_training_launch(const rtk_gather *g, int m, int n, int batch, void *T, i
 #define RTK_WEIGHTS_MAX_N 256 /* largest n the weight solver takes                */
 
 /* Weights from factors already on the device: R_k = R + k*stride (upper n x n,
- * leading dimension ldr); same outputs and *bad protocol as above. n <= RTK_WEIGHTS_MAX_N. */
+ * leading dimension ldr); same outputs and flags protocol as above. n <= RTK_WEIGHTS_MAX_N. */
 int rtk_weights_launch(int n, int batch, const void *R, int ldr, long long stride, int nbeams,
-                       const void *V, void *W, int *bad, void *stream);
+                       const void *V, void *W, rtk_factor_flags *flags, void *stream);
 
 /* The last step of the cuBLAS baseline: W holds z (per k, an n x nbeams column-major
  * block, column b = z_b, after two cublasCtrsmBatched); scale each z_b to
- * w = z_b / (v_b^H z_b) and check R's diagonal (lowers *bad as above). */
+ * w = z_b / (v_b^H z_b) and check R's diagonal (flags as above). */
 int rtk_normalize_launch(int n, int batch, const void *R, int ldr, long long stride,
-                         int nbeams, const void *V, void *W, int *bad, void *stream);
+                         int nbeams, const void *V, void *W, rtk_factor_flags *flags, void *stream);
 
 /* W_k = V for every k (W: batch x nbeams x n): the right-hand sides that the cuBLAS
  * baseline's two cublasCtrsmBatched solve in place. */

@@ -61,6 +61,32 @@ __device__ __forceinline__ bool cfinite_nonzero(float2 a)
     return isfinite(a.x) && isfinite(a.y) && (a.x != 0.f || a.y != 0.f);
 }
 
+/* The conditioning indicator of factor k, min_i |R_ii| / max_i |R_ii|, folded into
+ * flags->worst (rtk_factor_flags): all 32 lanes of one warp call it; diag(i) returns
+ * R_ii. A cheap lower bound on 1/cond(R): near 0 means numerically rank-deficient
+ * training data. */
+template <class Diag>
+__device__ __forceinline__ void diag_ratio_warp(const Diag &diag, int n, int k,
+                                                rtk_factor_flags *flags, int lane)
+{
+    float lo = INFINITY, hi = 0.f;
+    for (int i = lane; i < n; i += 32) {
+        const float2 d = diag(i);
+        const float a = hypotf(d.x, d.y);
+        lo = fminf(lo, a);
+        hi = fmaxf(hi, a);
+    }
+#pragma unroll
+    for (int o = 16; o; o >>= 1) {
+        lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, o));
+        hi = fmaxf(hi, __shfl_xor_sync(0xffffffffu, hi, o));
+    }
+    if (lane == 0) {
+        const float r = hi > 0.f ? lo / hi : 0.f;
+        atomicMin(&flags->worst, ((unsigned long long)__float_as_uint(r) << 32) | (unsigned)k);
+    }
+}
+
 /* ---- reductions over groups of G consecutive lanes (G a power of two <= 32) --------- */
 template <int G>
 __device__ __forceinline__ float group_sum(float v, unsigned mask)
@@ -134,7 +160,7 @@ struct QrArgs {
     int nbeams;              /* fused kernels: beams (0 = QR only)                */
     const float2 *V;         /* nbeams x n, row-major                              */
     float2 *W;               /* batch x nbeams x n                                 */
-    int *bad;                /* lowest batch item with a bad diagonal (atomicMin)  */
+    rtk_factor_flags *flags; /* bad diagonal and conditioning (rtk.h)              */
     unsigned long long *phase; /* block 0's timestamps, or NULL                    */
     const float2 *gX;        /* gathered input (rtk_gather), or NULL: A is read    */
     int gC, gQ, gD, gR, gS, gL, gK;

@@ -19,8 +19,8 @@ typedef struct rtk_cpi_status {
     unsigned long long bad_input;  /* lowest flat index (c*P + p)*R + r of a non-finite
                                       input sample; RTK_NO_INDEX when none           */
     unsigned long long bad_weight; /* lowest flat index of a non-finite weight        */
-    int bad_item;                  /* lowest QR batch item with a zero or non-finite
-                                      diagonal of R; RTK_NO_BAD when none             */
+    rtk_factor_flags factor;       /* singular factors and the worst diagonal ratio
+                                      min|R_ii| / max|R_ii| of the batch (rtk.h)      */
     unsigned int detections;       /* CFAR hits (may exceed the list's capacity)      */
     unsigned long long phase[3];   /* fused QR kernel: block 0's %globaltimer at start,
                                       QR done, weights done (0 when not fused)        */

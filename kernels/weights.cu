@@ -12,7 +12,7 @@ namespace rtk {
 template <int NC>
 __global__ void __launch_bounds__(256, 1) weights_kernel(const float2 *R, int ldr, long long stride,
                                                       int n, int nbeams, const float2 *V,
-                                                      float2 *W, int *bad, int staged)
+                                                      float2 *W, rtk_factor_flags *flags, int staged)
 {
     extern __shared__ float2 sm[];
     const int k = blockIdx.x, t = threadIdx.x;
@@ -46,9 +46,10 @@ __global__ void __launch_bounds__(256, 1) weights_kernel(const float2 *R, int ld
     }
     __syncthreads();
     if (*flag) {
-        if (t == 0) atomicMin(bad, k);
+        if (t == 0) atomicMin(&flags->bad_item, k);
         return;
     }
+    if (t < 32) diag_ratio_warp([&](int i) { return Rp[i * rs + i * cs]; }, n, k, flags, t);
     float2 *Wk = W + (size_t)k * nbeams * n;
     using SS = SolveShape<NC>;
     solve_beams_warp<SS::RR, SS::NB>(Rp, rs, cs, dinv, n, nbeams, V, Wk, t >> 5, blockDim.x >> 5);
@@ -57,12 +58,13 @@ __global__ void __launch_bounds__(256, 1) weights_kernel(const float2 *R, int ld
 /* cuBLAS baseline, after the two trsm: W_k(:, b) = z_b / (v_b^H z_b); check diag R_k */
 __global__ void __launch_bounds__(256) normalize_kernel(const float2 *R, int ldr, long long stride,
                                                         int n, int nbeams, const float2 *V,
-                                                        float2 *W, int *bad)
+                                                        float2 *W, rtk_factor_flags *flags)
 {
     const int k = blockIdx.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const float2 *Rk = R + (long long)k * stride;
     for (int i = threadIdx.x; i < n; i += blockDim.x)
-        if (!cfinite_nonzero(Rk[(size_t)i * ldr + i])) atomicMin(bad, k);
+        if (!cfinite_nonzero(Rk[(size_t)i * ldr + i])) atomicMin(&flags->bad_item, k);
+    if (warp == 0) diag_ratio_warp([&](int i) { return Rk[(size_t)i * ldr + i]; }, n, k, flags, lane);
     float2 *Wk = W + (size_t)k * nbeams * n;
     for (int b = warp; b < nbeams; b += blockDim.x >> 5) {
         const float2 *v = V + (size_t)b * n;
@@ -93,7 +95,7 @@ __global__ void spin_kernel(unsigned long long ns)
 
 template <int NC>
 cudaError_t weights_launch(int n, int batch, const float2 *R, int ldr, long long stride,
-                           int nbeams, const float2 *V, float2 *W, int *bad, cudaStream_t s)
+                           int nbeams, const float2 *V, float2 *W, rtk_factor_flags *flags, cudaStream_t s)
 {
     const int ld = n | 1;
     const size_t staged_bytes = ((size_t)n * ld + n + 1) * sizeof(float2);
@@ -106,7 +108,7 @@ cudaError_t weights_launch(int n, int batch, const float2 *R, int ldr, long long
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return e;
     }
-    kern<<<batch, threads, smem, s>>>(R, ldr, stride, n, nbeams, V, W, bad, staged);
+    kern<<<batch, threads, smem, s>>>(R, ldr, stride, n, nbeams, V, W, flags, staged);
     return cudaGetLastError();
 }
 
@@ -115,26 +117,26 @@ cudaError_t weights_launch(int n, int batch, const float2 *R, int ldr, long long
 using rtk::weights_launch;
 
 extern "C" int rtk_weights_launch(int n, int batch, const void *R, int ldr, long long stride,
-                                  int nbeams, const void *V, void *W, int *bad, void *stream)
+                                  int nbeams, const void *V, void *W, rtk_factor_flags *flags, void *stream)
 {
     const float2 *r = (const float2 *)R, *v = (const float2 *)V;
     float2 *w = (float2 *)W;
     cudaStream_t s = (cudaStream_t)stream;
     if (n < 1 || n > RTK_WEIGHTS_MAX_N || batch < 1 || nbeams < 1) return (int)cudaErrorInvalidValue;
-    if (n <= 32) return (int)weights_launch<32>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    if (n <= 64) return (int)weights_launch<64>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    if (n <= 96) return (int)weights_launch<96>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    if (n <= 128) return (int)weights_launch<128>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
-    return (int)weights_launch<256>(n, batch, r, ldr, stride, nbeams, v, w, bad, s);
+    if (n <= 32) return (int)weights_launch<32>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
+    if (n <= 64) return (int)weights_launch<64>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
+    if (n <= 96) return (int)weights_launch<96>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
+    if (n <= 128) return (int)weights_launch<128>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
+    return (int)weights_launch<256>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
 }
 
 extern "C" int rtk_normalize_launch(int n, int batch, const void *R, int ldr, long long stride,
-                                    int nbeams, const void *V, void *W, int *bad, void *stream)
+                                    int nbeams, const void *V, void *W, rtk_factor_flags *flags, void *stream)
 {
     if (n < 1 || batch < 1 || nbeams < 1) return (int)cudaErrorInvalidValue;
     const int threads = 32 * max(1, min(8, nbeams));
     rtk::normalize_kernel<<<batch, threads, 0, (cudaStream_t)stream>>>(
-        (const float2 *)R, ldr, stride, n, nbeams, (const float2 *)V, (float2 *)W, bad);
+        (const float2 *)R, ldr, stride, n, nbeams, (const float2 *)V, (float2 *)W, flags);
     return (int)cudaGetLastError();
 }
 

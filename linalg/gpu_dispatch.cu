@@ -56,7 +56,7 @@ struct gpu_state {
     int smem_limit = 0;
     int forced = -1;
     dbuf a, sets, w, v, r; /* work matrices, bench sets, weights, steering, R (weights) */
-    int *bad = nullptr;    /* lowest batch item with a bad diagonal          */
+    rtk_factor_flags *bad = nullptr; /* bad diagonal, conditioning        */
     unsigned long long *phase = nullptr;
     /* cuBLAS pointer arrays, rebuilt when the key changes */
     dbuf aptr, tptr, wptr, tau;
@@ -72,7 +72,7 @@ int grow(dbuf *b, size_t bytes, const char *what, rt_error *err)
     if (b->p) CU(cudaFree(b->p));
     b->p = nullptr;
     b->cap = 0;
-    cudaError_t e = cudaMalloc(&b->p, bytes);
+    cudaError_t e = (cudaError_t)rtk_malloc(&b->p, bytes);
     if (e != cudaSuccess) {
         b->p = nullptr;
         return rt_fail(err, e == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,
@@ -239,11 +239,11 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool wr
 
 int check_bad(gpu_state *s, rt_error *err)
 {
-    int bad = RTK_NO_BAD;
-    CU(cudaMemcpyAsync(&bad, s->bad, sizeof bad, cudaMemcpyDeviceToHost, s->stream));
+    rtk_factor_flags f;
+    CU(cudaMemcpyAsync(&f, s->bad, sizeof f, cudaMemcpyDeviceToHost, s->stream));
     CU(cudaStreamSynchronize(s->stream));
-    if (bad != RTK_NO_BAD)
-        return rt_fail(err, RT_ENUMERIC, "singular triangular factor in batch item %d", bad);
+    if (f.bad_item != RTK_NO_BAD)
+        return rt_fail(err, RT_ENUMERIC, "singular triangular factor in batch item %d", f.bad_item);
     return RT_OK;
 }
 
@@ -253,7 +253,7 @@ int upload_steering(gpu_state *s, int n, int batch, int nbeams, const cf32 *V, r
     TRY(grow(&s->w, (size_t)batch * nbeams * n * sizeof(float2), "weights", err));
     CU(cudaMemcpyAsync(s->v.p, V, (size_t)nbeams * n * sizeof(float2), cudaMemcpyHostToDevice,
                        s->stream));
-    CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(int), s->stream));
+    CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
     return RT_OK;
 }
 
@@ -309,8 +309,8 @@ extern "C" int la_gpu_init(la_ctx *ctx, rt_error *err)
         CU(cudaDeviceGetAttribute(&s->smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
         CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
         for (cudaEvent_t &e : s->ev) CU(cudaEventCreate(&e));
-        CU(cudaMalloc((void **)&s->bad, sizeof(int)));
-        CU(cudaMalloc((void **)&s->phase, 3 * sizeof(unsigned long long)));
+        CU((cudaError_t)rtk_malloc((void **)&s->bad, sizeof(rtk_factor_flags)));
+        CU((cudaError_t)rtk_malloc((void **)&s->phase, 3 * sizeof(unsigned long long)));
         if (s->backend == LA_BACKEND_CUBLAS) {
             CB(cublasCreate(&s->blas));
             CB(cublasSetStream(s->blas, s->stream));
@@ -429,7 +429,7 @@ extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 
                                cudaMemcpyDeviceToDevice, s->stream));
             bool fused;
             if (with_weights) {
-                CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(int), s->stream));
+                CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
                 TRY(device_qr_weights(s, m, n, batch, nbeams, false, &fused, 0, err));
                 TRY(check_bad(s, err));
                 if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[2]);
@@ -472,7 +472,7 @@ struct la_dev_weights {
     int m = 0, n = 0, batch = 0, nbeams = 0;
     const void *dV = nullptr;
     void *dW = nullptr;
-    int *dbad = nullptr;
+    rtk_factor_flags *dbad = nullptr;
     unsigned long long *dphase = nullptr;
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
@@ -492,7 +492,7 @@ extern "C" void la_dev_weights_destroy(la_dev_weights *w)
 
 extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
                                      const rtk_gather *g, int m, int n, int batch, int nbeams,
-                                     const void *dV, void *dW, int *dbad,
+                                     const void *dV, void *dW, rtk_factor_flags *dbad,
                                      unsigned long long *dphase, void *stream, rt_error *err)
 {
     *out = nullptr;

@@ -22,11 +22,11 @@ typedef struct la_dev_weights la_dev_weights;
 /* backend: LA_BACKEND_GPU or LA_BACKEND_CUBLAS. variant: a QR variant to force (gpu; -1 =
  * the dispatch table). g: the gather (its X pointer is fixed for the object's life).
  * m x n: the training matrix; batch: D*S; dV: nbeams x n steering (device); dW: batch x
- * nbeams x n weights (device, written per enqueue); dbad: the bad-item flag (RTK_NO_BAD
- * protocol, preset by the caller); dphase: 3 timestamps of the fused kernel, or NULL. */
+ * nbeams x n weights (device, written per enqueue); dbad: the factor flags
+ * (rtk_factor_flags, preset by the caller); dphase: 3 timestamps of the fused kernel, or NULL. */
 int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
                           const rtk_gather *g, int m, int n, int batch, int nbeams,
-                          const void *dV, void *dW, int *dbad, unsigned long long *dphase,
+                          const void *dV, void *dW, rtk_factor_flags *dbad, unsigned long long *dphase,
                           void *stream, rt_error *err);
 /* Enqueue one batch. ev_training / ev_qr (cudaEvent_t, may be NULL) are recorded when the
  * training matrices are formed and when the factorization is done (both at the start of

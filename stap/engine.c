@@ -2,6 +2,10 @@
  * steering, slot bookkeeping and the choice of implementation, made once at create. */
 #include "engine_internal.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +40,249 @@ void stap_engine_destroy(stap_engine *e)
     free(e);
 }
 
+/* ---- memory: estimate, availability, check --------------------------------------- */
+
+static int is_gpu_backend(la_backend b) { return b == LA_BACKEND_GPU || b == LA_BACKEND_CUBLAS; }
+
+/* cfg validated, backend resolved; B beams */
+static void estimate_resolved(const stap_config *c, int B, const stap_engine_options *o,
+                              size_t *host, size_t *dev)
+{
+    const size_t C = c->channels, P = c->pulses, R = c->range_gates, D = c->doppler_bins;
+    const size_t N = stap_dof(c), M = stap_training_rows(c), batch = D * c->segments;
+    const size_t z = sizeof(cf32), slots = (size_t)o->slots;
+    const size_t nw = stap_weights_count(c, B), ny = stap_output_count(c, B);
+    const size_t X = z * C * D * R, T = z * batch * M * N;
+    const int cfar = o->cfar.kind != STAP_CFAR_NONE;
+    const size_t prefix = o->cfar.kind == STAP_CFAR_CA ? sizeof(double) * B * D * (R + 1) : 0;
+    size_t hit_cap = 0;
+    if (cfar) {
+        double cap = 16.0 * (double)ny * o->cfar.pfa;
+        if (cap < 65536) cap = 65536;
+        hit_cap = cap < (double)ny ? (size_t)cap : ny;
+    }
+    const size_t hit = 24; /* rtk_cfar_hit / stap_cfar_hit */
+    const size_t base = sizeof(float) * P + z * B * N;
+    if (is_gpu_backend(c->backend)) {
+        size_t per = z * C * P * R + X + z * nw + z * ny + 256 + prefix + hit * hit_cap +
+                     X /* cuFFT work, at most about the transform's size */ +
+                     T /* materialized training (cublas, shapes without a gather kernel) */;
+        if (o->apply_gemm) per += z * nw + sizeof(void *) * 3 * c->doppler_order * batch;
+        *dev = base + slots * per;
+        size_t hper = 256 + (o->keep_weights ? z * nw : 0) + (o->keep_output ? z * ny : 0) +
+                      hit * hit_cap + (cfar ? sizeof(stap_detection) * hit_cap : 0);
+        *host = base + slots * hper;
+    } else {
+        const size_t threads = c->threads > 0 ? (size_t)c->threads : 64;
+        size_t per = z * nw + z * ny + (cfar ? sizeof(stap_detection) * hit_cap : 0);
+        *host = base + 2 * X /* Doppler cube, FFTW's plan */ + T + threads * z * B * C +
+                (cfar ? prefix + sizeof(stap_detection) * hit_cap : 0) + slots * per;
+        *dev = 0;
+    }
+}
+
+int stap_engine_estimate(const stap_config *cfg_in, int nbeams, int steering_len,
+                         const stap_engine_options *opt, size_t *host, size_t *dev, rt_error *err)
+{
+    stap_config cfg = *cfg_in;
+    int st = stap_config_validate(&cfg, nbeams > 0, nbeams, nbeams > 0 ? steering_len : 0, err);
+    if (st) return st;
+    if (cfg.backend == LA_BACKEND_AUTO) {
+        rt_error probe;
+        cfg.backend = la_backend_available(LA_BACKEND_GPU, &probe) == RT_OK ? LA_BACKEND_GPU
+                                                                            : LA_BACKEND_CPU;
+    }
+    estimate_resolved(&cfg, cfg.beams, opt, host, dev);
+    return RT_OK;
+}
+
+/* A byte count with an optional k/M/G/T suffix (powers of 1024). */
+static int parse_bytes(const char *name, const char *s, size_t *out, rt_error *err)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    double mul = 1;
+    if (*end == 'k' || *end == 'K') mul = 1024.0, end++;
+    else if (*end == 'm' || *end == 'M') mul = 1048576.0, end++;
+    else if (*end == 'g' || *end == 'G') mul = 1073741824.0, end++;
+    else if (*end == 't' || *end == 'T') mul = 1099511627776.0, end++;
+    if (end == s || *end || errno || !(v >= 0) || v * mul > 1.8e19)
+        return rt_fail(err, RT_EINVAL, "%s: expected a byte count such as 2000000 or 8G (got '%s')",
+                       name, s);
+    *out = (size_t)(v * mul);
+    return RT_OK;
+}
+
+/* a number from the first line of a file ("max" = unlimited: 0 returned) */
+static int read_first_number(const char *path, unsigned long long *v)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[64] = {0};
+    int ok = fgets(line, sizeof line, f) != NULL && sscanf(line, "%llu", v) == 1;
+    fclose(f);
+    return ok;
+}
+
+int stap_memory_available(size_t *host, const char **src, rt_error *err)
+{
+    unsigned long long avail = 0;
+    *src = "MemAvailable";
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[128];
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &avail) == 1) {
+                avail *= 1024;
+                break;
+            }
+        fclose(f);
+    }
+    if (!avail) { /* no /proc: physical pages available */
+        long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        avail = pages > 0 && psz > 0 ? (unsigned long long)pages * (unsigned long long)psz : ~0ULL;
+        *src = "available physical pages";
+    }
+    /* a cgroup v2 limit (containers, systemd slices) */
+    f = fopen("/proc/self/cgroup", "r");
+    if (f) {
+        char line[512], path[600];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "0::", 3)) continue;
+            line[strcspn(line, "\n")] = 0;
+            unsigned long long max = 0, cur = 0;
+            snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3);
+            if (read_first_number(path, &max)) {
+                snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.current", line + 3);
+                if (!read_first_number(path, &cur)) cur = 0;
+                const unsigned long long left = max > cur ? max - cur : 0;
+                if (left < avail) {
+                    avail = left;
+                    *src = "the cgroup's memory.max";
+                }
+            }
+            break;
+        }
+        fclose(f);
+    }
+    const char *env = getenv("RTSTAP_MEMORY_LIMIT");
+    if (env && *env) {
+        size_t lim;
+        int st = parse_bytes("RTSTAP_MEMORY_LIMIT", env, &lim, err);
+        if (st) return st;
+        if (lim < avail) {
+            avail = lim;
+            *src = "RTSTAP_MEMORY_LIMIT";
+        }
+    }
+    *host = (size_t)avail;
+    return RT_OK;
+}
+
+static double gb(size_t b) { return (double)b / 1e9; }
+
+/* which: 1 = host short, 2 = device short */
+static int check_memory_resolved(const stap_config *cfg, const stap_engine_options *opt,
+                                 int *which, rt_error *err)
+{
+    size_t host, dev, avail;
+    const char *src;
+    *which = 0;
+    estimate_resolved(cfg, cfg->beams, opt, &host, &dev);
+    int st = stap_memory_available(&avail, &src, err);
+    if (st) return st;
+    const size_t need = host + opt->host_reserve;
+    if (need > avail) {
+        *which = 1;
+        return rt_fail(err, RT_ENOMEM, "the run needs about %.3g GB of host memory (engine %.3g "
+                       "GB, cubes and queues %.3g GB) but %.3g GB are available (%s)",
+                       gb(need), gb(host), gb(opt->host_reserve), gb(avail), src);
+    }
+    if (!is_gpu_backend(cfg->backend)) return RT_OK;
+    char name[128] = "the GPU";
+    size_t dfree = 0, dtotal = 0;
+    if ((st = stap_gpu_info(name, sizeof name, &dfree, &dtotal, err))) {
+        *which = 2;
+        return st;
+    }
+    const char *dsrc = "free";
+    const char *denv = getenv("RTSTAP_DEVICE_MEMORY_LIMIT");
+    if (denv && *denv) {
+        size_t lim;
+        if ((st = parse_bytes("RTSTAP_DEVICE_MEMORY_LIMIT", denv, &lim, err))) return st;
+        if (lim < dfree) {
+            dfree = lim;
+            dsrc = "allowed by RTSTAP_DEVICE_MEMORY_LIMIT";
+        }
+    }
+    if (dev > dfree) {
+        *which = 2;
+        return rt_fail(err, RT_ENOMEM, "the run needs about %.3g GB of device memory but %.3g GB "
+                       "are %s on %s", gb(dev), gb(dfree), dsrc, name);
+    }
+    return RT_OK;
+}
+
+int stap_engine_check_memory(const stap_config *cfg_in, int nbeams, int steering_len,
+                             const stap_engine_options *opt, rt_error *err)
+{
+    stap_config cfg = *cfg_in;
+    int which;
+    int st = stap_config_validate(&cfg, nbeams > 0, nbeams, nbeams > 0 ? steering_len : 0, err);
+    if (st) return st;
+    if (cfg.backend == LA_BACKEND_AUTO) cfg.backend = LA_BACKEND_CPU; /* the host only */
+    return check_memory_resolved(&cfg, opt, &which, err);
+}
+
+/* ---- create ------------------------------------------------------------------------ */
+
+static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32 *steering,
+                           const stap_engine_options *opt, rt_error *err)
+{
+    stap_engine *e = calloc(1, sizeof *e);
+    if (!e) return rt_fail(err, RT_ENOMEM, "out of memory creating the STAP engine");
+    e->cfg = *cfg;
+    e->opt = *opt;
+    e->N = stap_dof(cfg);
+    e->M = stap_training_rows(cfg);
+    e->L = cfg->range_gates / cfg->segments;
+    e->B = cfg->beams;
+    e->batch = cfg->doppler_bins * cfg->segments;
+    e->win = malloc(sizeof(float) * cfg->pulses);
+    e->V = malloc(sizeof(cf32) * (size_t)e->B * e->N);
+    if (!e->win || !e->V) {
+        stap_engine_destroy(e);
+        return rt_fail(err, RT_ENOMEM, "out of memory for the window and steering vectors");
+    }
+    int st = stap_window(cfg, e->win, err);
+    if (st) {
+        stap_engine_destroy(e);
+        return st;
+    }
+    if (steering) memcpy(e->V, steering, sizeof(cf32) * (size_t)e->B * e->N);
+    else stap_default_steering(cfg, e->V);
+
+    switch (cfg->backend) {
+    case LA_BACKEND_CPU:
+    case LA_BACKEND_LAPACK: e->ops = &stap_engine_cpu_ops; break;
+#ifdef RTSTAP_HAVE_CUDA
+    case LA_BACKEND_GPU:
+    case LA_BACKEND_CUBLAS: e->ops = &stap_engine_gpu_ops; break;
+#endif
+    default:
+        stap_engine_destroy(e);
+        return rt_fail(err, RT_EUNSUPPORTED, "no engine for backend %s",
+                       la_backend_name(cfg->backend));
+    }
+    if ((st = e->ops->create(e, err))) {
+        stap_engine_destroy(e);
+        return st;
+    }
+    *out = e;
+    return RT_OK;
+}
+
 int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const cf32 *steering,
                        int nbeams, int steering_len, const stap_engine_options *opt, rt_error *err)
 {
@@ -50,54 +297,38 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const cf32 
                        STAP_ENGINE_MAX_SLOTS);
     if (opt->cfar.kind != STAP_CFAR_NONE && (st = stap_cfar_validate(&opt->cfar, cfg.range_gates, err)))
         return st;
-    if (cfg.backend == LA_BACKEND_AUTO) {
+    const int auto_backend = cfg.backend == LA_BACKEND_AUTO;
+    if (auto_backend) {
         rt_error probe;
         cfg.backend = la_backend_available(LA_BACKEND_GPU, &probe) == RT_OK ? LA_BACKEND_GPU
                                                                             : LA_BACKEND_CPU;
     }
     if ((st = la_backend_available(cfg.backend, err))) return st;
-
-    stap_engine *e = calloc(1, sizeof *e);
-    if (!e) return rt_fail(err, RT_ENOMEM, "out of memory creating the STAP engine");
-    e->cfg = cfg;
-    e->opt = *opt;
-    e->N = stap_dof(&cfg);
-    e->M = stap_training_rows(&cfg);
-    e->L = cfg.range_gates / cfg.segments;
-    e->B = cfg.beams;
-    e->batch = cfg.doppler_bins * cfg.segments;
-    e->win = malloc(sizeof(float) * cfg.pulses);
-    e->V = malloc(sizeof(cf32) * (size_t)e->B * e->N);
-    if (!e->win || !e->V) {
-        stap_engine_destroy(e);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the window and steering vectors");
+    char note[sizeof((stap_engine *)0)->note] = "";
+    int which = 0;
+    st = check_memory_resolved(&cfg, opt, &which, err);
+    if (st && auto_backend && which == 2) {
+        snprintf(note, sizeof note, "running on the CPU: %.440s", err->msg);
+        cfg.backend = LA_BACKEND_CPU;
+        st = check_memory_resolved(&cfg, opt, &which, err);
     }
-    if ((st = stap_window(&cfg, e->win, err))) {
-        stap_engine_destroy(e);
-        return st;
+    if (st) return st;
+    st = create_resolved(out, &cfg, steering, opt, err);
+    if (st && auto_backend && is_gpu_backend(cfg.backend)) {
+        /* the device failed us (an allocation, a plan, a CUDA call): the CPU can still run */
+        snprintf(note, sizeof note, "running on the CPU: the GPU engine could not be made (%.400s)",
+                 err->msg);
+        cfg.backend = LA_BACKEND_CPU;
+        rt_clear(err);
+        st = check_memory_resolved(&cfg, opt, &which, err);
+        if (!st) st = create_resolved(out, &cfg, steering, opt, err);
     }
-    if (steering) memcpy(e->V, steering, sizeof(cf32) * (size_t)e->B * e->N);
-    else stap_default_steering(&cfg, e->V);
-
-    switch (cfg.backend) {
-    case LA_BACKEND_CPU:
-    case LA_BACKEND_LAPACK: e->ops = &stap_engine_cpu_ops; break;
-#ifdef RTSTAP_HAVE_CUDA
-    case LA_BACKEND_GPU:
-    case LA_BACKEND_CUBLAS: e->ops = &stap_engine_gpu_ops; break;
-#endif
-    default:
-        stap_engine_destroy(e);
-        return rt_fail(err, RT_EUNSUPPORTED, "no engine for backend %s",
-                       la_backend_name(cfg.backend));
-    }
-    if ((st = e->ops->create(e, err))) {
-        stap_engine_destroy(e);
-        return st;
-    }
-    *out = e;
+    if (st) return st;
+    snprintf((*out)->note, sizeof (*out)->note, "%s", note);
     return RT_OK;
 }
+
+const char *stap_engine_note(const stap_engine *e) { return e->note; }
 
 static int check_slot(const stap_engine *e, int slot, rt_error *err)
 {
@@ -164,6 +395,22 @@ int stap_engine_fail_item(const stap_engine *e, int item, rt_error *err)
     return rt_fail(err, RT_ENUMERIC, "singular training data at Doppler bin %d, segment %d "
                    "(a zero or non-finite diagonal of R: rank-deficient training, K < N "
                    "without loading?)", item / e->cfg.segments, item % e->cfg.segments);
+}
+
+double stap_engine_conditioning_limit(const stap_engine *e)
+{
+    return 10.0 * FLT_EPSILON * e->N;
+}
+
+int stap_engine_check_conditioning(const stap_engine *e, const stap_cpi_result *r, rt_error *err)
+{
+    const double limit = stap_engine_conditioning_limit(e);
+    if (!(r->diag_ratio < limit)) return RT_OK;
+    return rt_fail(err, RT_ENUMERIC, "ill-conditioned training data at Doppler bin %d, segment "
+                   "%d: min|R_ii|/max|R_ii| = %.2g, below %.2g (10 eps N): the weights are "
+                   "dominated by rounding",
+                   r->diag_ratio_item / e->cfg.segments, r->diag_ratio_item % e->cfg.segments,
+                   (double)r->diag_ratio, limit);
 }
 
 int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, rt_error *err)

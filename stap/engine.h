@@ -34,6 +34,8 @@ typedef struct stap_engine_options {
     int qr_variant;       /* GPU: force a QR kernel variant (-1 = dispatch table)      */
     int apply_gemm;       /* GPU: weight application as cuBLAS batched GEMMs (one per
                              Doppler tap) instead of the apply kernel                  */
+    size_t host_reserve;  /* host memory the caller needs besides the engine (its cubes,
+                             queues), bytes: counted in the memory check at create     */
 } stap_engine_options;
 
 /* slots 2, weights kept, output not, CA-CFAR at its defaults, graphs on */
@@ -48,17 +50,47 @@ typedef struct stap_cpi_result {
     double stage_ms[STAP_STAGE_COUNT];  /* CUDA-event (GPU) or wall-clock (CPU) times   */
     double submit_ms, done_ms;          /* host monotonic clock (ms): submit entered,
                                            results complete in host memory              */
+    float diag_ratio;                   /* the training's conditioning: the smallest
+                                           min_i |R_ii| / max_i |R_ii| of the CPI's
+                                           factors (1 = perfectly conditioned, near 0 =
+                                           numerically rank-deficient)                  */
+    int diag_ratio_item;                /* its batch item: Doppler bin item / S, segment
+                                           item % S                                     */
 } stap_cpi_result;
 
 typedef struct stap_engine stap_engine;
 
 /* Create an engine: validates cfg (copied; backend AUTO resolves to gpu when a CUDA
- * device is usable, else cpu) and opt. steering: nbeams x steering_len row-major, as the
+ * device is usable, else cpu) and opt, and checks the working set against the memory
+ * available (stap_engine_check_memory) before allocating anything. With AUTO, a GPU
+ * engine that cannot be made (device memory short, an allocation or CUDA call failing)
+ * falls back to the CPU engine, and stap_engine_note says why. steering: nbeams x steering_len row-major, as the
  * caller has it (steering_len must equal N = C*Q and nbeams is capped like --beams, or the
  * call fails naming /steering), or NULL for the default beams (cfg->beams). */
 int stap_engine_create(stap_engine **e, const stap_config *cfg, const cf32 *steering, int nbeams,
                        int steering_len, const stap_engine_options *opt, rt_error *err);
 void stap_engine_destroy(stap_engine *e);
+/* "" or, after a fallback, why the engine runs on the CPU although AUTO asked for the GPU. */
+const char *stap_engine_note(const stap_engine *e);
+
+/* The memory an engine of this configuration would hold (cfg validated on a copy; its
+ * backend must be resolved or AUTO, which counts the GPU engine when a device is usable):
+ * host bytes (pinned for the GPU engine) and device bytes, from the buffer sizes the
+ * implementations allocate (an upper estimate: the GPU count includes materialized
+ * training matrices and a cuFFT work area the size of the Doppler cube). */
+int stap_engine_estimate(const stap_config *cfg, int nbeams, int steering_len,
+                         const stap_engine_options *opt, size_t *host_bytes,
+                         size_t *device_bytes, rt_error *err);
+/* The memory a run may plan to use: host = MemAvailable (/proc/meminfo), lowered by a
+ * cgroup v2 limit (memory.max - memory.current) and by RTSTAP_MEMORY_LIMIT (bytes) when
+ * set; device = the device's free memory, lowered by RTSTAP_DEVICE_MEMORY_LIMIT. RT_OK
+ * with what was found; src names where the host figure came from. */
+int stap_memory_available(size_t *host_bytes, const char **src, rt_error *err);
+/* The estimate plus opt->host_reserve against what is available: RT_ENOMEM naming the
+ * need, the estimate's parts and what is available (backend AUTO: only the host is
+ * checked). */
+int stap_engine_check_memory(const stap_config *cfg, int nbeams, int steering_len,
+                             const stap_engine_options *opt, rt_error *err);
 
 /* Start a CPI (cube: C x P x R row-major, host memory; from stap_engine_host_alloc for
  * full copy speed on the GPU) in a free slot. The cube may be reused once the slot is
@@ -69,6 +101,14 @@ int stap_engine_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err
  * (RT_EFORMAT / RT_ENUMERIC, naming the sample or the Doppler bin and segment); the slot
  * is free again either way. */
 int stap_engine_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err);
+
+/* The conditioning limit: a CPI whose diag_ratio is below 10 * FLT_EPSILON * N (N the
+ * degrees of freedom) has training data that is rank-deficient to working precision —
+ * its weights are dominated by rounding. stap_engine_check_conditioning returns
+ * RT_ENUMERIC naming the Doppler bin, segment, ratio and limit in that case, else RT_OK
+ * (the caller decides whether that is a warning or an error). */
+double stap_engine_conditioning_limit(const stap_engine *e);
+int stap_engine_check_conditioning(const stap_engine *e, const stap_cpi_result *r, rt_error *err);
 
 /* Host memory for cubes: pinned (page-locked) for the GPU engine, plain for the CPU one. */
 void *stap_engine_host_alloc(stap_engine *e, size_t bytes);

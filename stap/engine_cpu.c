@@ -25,6 +25,8 @@ typedef struct cpu_slot {
     size_t ndet, det_cap;
     double stage_ms[STAP_STAGE_COUNT];
     double submit_ms, done_ms;
+    float diag_ratio;          /* conditioning of the factors (engine.h)   */
+    int diag_ratio_item;
     int status;                /* the CPI's outcome, reported by collect */
     rt_error err;
 } cpu_slot;
@@ -222,6 +224,23 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
                       e->cfg.segments);
         return st;
     }
+    /* The conditioning of every factor (R is left in T by the CPU backends). */
+    sl->diag_ratio = 1.0f;
+    sl->diag_ratio_item = 0;
+    for (int k = 0; k < e->batch; k++) {
+        const cf32 *Rk = c->T + (size_t)k * e->M * e->N;
+        float lo = INFINITY, hi = 0;
+        for (int i = 0; i < e->N; i++) {
+            const float a = cabsf(Rk[(size_t)i * e->M + i]);
+            lo = fminf(lo, a);
+            hi = fmaxf(hi, a);
+        }
+        const float r = hi > 0 ? lo / hi : 0;
+        if (r < sl->diag_ratio) {
+            sl->diag_ratio = r;
+            sl->diag_ratio_item = k;
+        }
+    }
     /* No silent NaN: a weight that is not finite is a processing error. */
     if (first_nonfinite(sl->W, stap_weights_count(&e->cfg, e->B), &at))
         return stap_engine_fail_weight(e, at, err);
@@ -280,6 +299,8 @@ static int cpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error 
     memcpy(res->stage_ms, sl->stage_ms, sizeof res->stage_ms);
     res->submit_ms = sl->submit_ms;
     res->done_ms = sl->done_ms;
+    res->diag_ratio = sl->diag_ratio;
+    res->diag_ratio_item = sl->diag_ratio_item;
     return RT_OK;
 }
 

@@ -98,7 +98,7 @@ gpu_engine *impl(stap_engine *e) { return static_cast<gpu_engine *>(e->impl); }
 template <typename T>
 int dalloc(gpu_engine *g, T **p, size_t bytes, const char *what, rt_error *err)
 {
-    cudaError_t e = cudaMalloc((void **)p, bytes ? bytes : 1);
+    cudaError_t e = (cudaError_t)rtk_malloc((void **)p, bytes ? bytes : 1);
     if (e != cudaSuccess) {
         *p = nullptr;
         (void)cudaGetLastError();
@@ -269,7 +269,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
             return rt_fail(err, RT_EDEVICE, "GPU engine: cuBLAS could not be set up");
     }
     TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &gt, e->M, e->N, e->batch,
-                              e->B, g->d_V, s->d_W, &s->d_status->bad_item,
+                              e->B, g->d_V, s->d_W, &s->d_status->factor,
                               s->d_status->phase, s->stream, err));
     g->dev_bytes += la_dev_weights_device_bytes(s->qr);
 
@@ -420,7 +420,7 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
     s->done_ms = la_now_ms();
     const rtk_cpi_status *h = s->h_status;
     if (h->bad_input != RTK_NO_INDEX) return stap_engine_fail_input(e, h->bad_input, err);
-    if (h->bad_item != RTK_NO_BAD) return stap_engine_fail_item(e, h->bad_item, err);
+    if (h->factor.bad_item != RTK_NO_BAD) return stap_engine_fail_item(e, h->factor.bad_item, err);
     if (h->bad_weight != RTK_NO_INDEX) return stap_engine_fail_weight(e, h->bad_weight, err);
     for (int i = 0; i < STAP_STAGE_COUNT; i++) {
         float ms = 0;
@@ -451,6 +451,11 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
         static_assert(sizeof(stap_cfar_hit) == sizeof(rtk_cfar_hit), "hit layouts differ");
         TRY(stap_cfar_plan_finish(s->cfar, hits, n, &res->detections, &res->detection_count, err));
     }
+    if (h->factor.worst == RTK_NO_WORST) /* every solver path reports every factor */
+        return rt_fail(err, RT_EDEVICE, "the weight solver reported no factor conditioning");
+    const unsigned ratio_bits = (unsigned)(h->factor.worst >> 32);
+    memcpy(&res->diag_ratio, &ratio_bits, sizeof ratio_bits);
+    res->diag_ratio_item = (int)(h->factor.worst & 0xffffffffu);
     res->weights = e->opt.keep_weights ? s->h_W : nullptr;
     res->output = e->opt.keep_output ? s->h_Y : nullptr;
     res->submit_ms = s->submit_ms;
@@ -507,10 +512,12 @@ extern "C" int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t 
                              rt_error *err)
 {
     int dev = 0;
-    cudaDeviceProp prop;
     CU(cudaGetDevice(&dev));
-    CU(cudaGetDeviceProperties(&prop, dev));
-    if (name && len) snprintf(name, len, "%s", prop.name);
+    if (name && len) {
+        cudaDeviceProp prop;
+        CU(cudaGetDeviceProperties(&prop, dev));
+        snprintf(name, len, "%s", prop.name);
+    }
     size_t f = 0, t = 0;
     CU(cudaMemGetInfo(&f, &t));
     if (free_bytes) *free_bytes = f;

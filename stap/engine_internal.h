@@ -33,6 +33,7 @@ struct stap_engine {
     long long slot_cpi[STAP_ENGINE_MAX_SLOTS];
     long long next_cpi;
     char describe[256];
+    char note[512];           /* why AUTO runs on the CPU, or ""   */
 };
 
 extern const stap_engine_ops stap_engine_cpu_ops;

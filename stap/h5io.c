@@ -988,8 +988,24 @@ static void tmp_unregister(const char *tmp)
     pthread_mutex_unlock(&tmp_lock);
 }
 
+/* A graceful stop (rt_graceful_begin): the first SIGINT or SIGTERM is recorded for the
+ * program to finish its work in flight; a second one ends the process as below. */
+static volatile sig_atomic_t graceful_on, graceful_sig;
+
+void rt_graceful_begin(void)
+{
+    graceful_sig = 0;
+    graceful_on = 1;
+}
+void rt_graceful_end(void) { graceful_on = 0; }
+int rt_graceful_requested(void) { return graceful_on ? (int)graceful_sig : 0; }
+
 static void on_fatal_signal(int sig)
 {
+    if (graceful_on && !graceful_sig && sig != SIGHUP) {
+        graceful_sig = sig;
+        return;
+    }
     for (int i = 0; i < RT_TMP_SLOTS; i++)
         if (tmp_used[i]) unlink(tmp_names[i]); /* async-signal-safe */
     signal(sig, SIG_DFL);
@@ -1649,6 +1665,7 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
     hid_t cg = H5Gopen2(w->file, "config", H5P_DEFAULT);
     if (cg >= 0) {
         w_attr(&hw, cg, "cpis", H5T_STD_I64LE, H5T_NATIVE_LLONG, &w->written);
+        if (summary->stopped) w_attr_string(&hw, cg, "stopped", summary->stopped);
         CLOSE_GROUP(cg);
     }
     hid_t *ids[] = {&w->weights, &w->output, &w->det, &w->timing};

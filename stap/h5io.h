@@ -60,6 +60,8 @@ typedef struct stap_result {
     const char *cfar_description;  /* attribute of /detections, e.g. "ca pfa=1e-6"   */
     stap_h5_extra_fn extra;        /* optional hook, may be NULL                     */
     void *extra_user;
+    const char *stopped;           /* recordings: why the run stopped early (written as
+                                      /config stopped), NULL when every CPI was run     */
 } stap_result;
 
 /* Write the result file atomically: /weights, /output/iq, /steering, /config,
@@ -117,5 +119,12 @@ void rt_atomic_abort(const char *tmp);
 /* Install handlers for SIGINT, SIGTERM and SIGHUP that remove every temporary file still
  * in progress, then end the process by the same signal (for programs; app/main.c). */
 void rt_atomic_cleanup_on_signals(void);
+/* While a graceful stop is on (begin .. end), the first SIGINT or SIGTERM does not end
+ * the process: rt_graceful_requested() returns its number (else 0), and the program
+ * finishes the work in flight and writes what it has; a second signal ends the process
+ * (removing temporary files). Needs rt_atomic_cleanup_on_signals' handlers. */
+void rt_graceful_begin(void);
+void rt_graceful_end(void);
+int rt_graceful_requested(void);
 
 #endif

@@ -50,21 +50,40 @@ check "stalled reader: exit 0" '[ $? -eq 0 ]'
 "$shape" "$tmp/stall.h5" --detections > "$tmp/stall.det"
 check "stalled reader: same detections in the same order" 'cmp -s "$tmp/stall.det" "$tmp/cpu.det"'
 
-# SIGTERM and SIGHUP while the writer has its temporary file open: no file, no hidden
-# .NAME.tmp.* left behind, the process ends by the signal (SIGINT is handled alike, but a
-# non-interactive shell starts background jobs with it ignored, and ignored it stays)
-for sig in TERM HUP; do
+# SIGHUP while the writer has its temporary file open: no file, no hidden .NAME.tmp.* left
+# behind, the process ends by the signal.
+# SIGTERM (and SIGINT alike; but a non-interactive shell starts background jobs with SIGINT
+# ignored, and ignored it stays) stops cleanly: the CPIs in flight are finished and
+# written, the file is published with the CPIs run and /config stopped, exit 128 + 15.
+# The reader stalls 8 s before CPI 2: the stop must not wait for it.
+for sig in HUP TERM; do
     mkdir -p "$tmp/sig$sig"
     RTSTAP_TEST_READER_STALL=2:8000 "$bin" run --input "$tmp/rec.h5" --output "$tmp/sig$sig/o.h5" \
-        --backend cpu --doppler-order 3 --training 60 --segments 2 --beams 3 --loading 0.01 --quiet &
+        --backend cpu --doppler-order 3 --training 60 --segments 2 --beams 3 --loading 0.01 \
+        --quiet 2>"$tmp/sig$sig.err" &
     pid=$!
     for _ in $(seq 50); do ls -A "$tmp/sig$sig" | grep -q tmp && break; sleep 0.1; done
     check "SIG$sig: the temporary file existed while running" 'ls -A "$tmp/sig$sig" | grep -q "\.o\.h5\.tmp\."'
+    sleep 0.5 # CPIs 0 and 1 done; the reader is in its stall
+    t0=$(date +%s%N)
     kill -$sig $pid
     wait $pid
     rc=$?
-    check "SIG$sig: ended by the signal (rc $rc)" '[ $rc -gt 128 ]'
-    check "SIG$sig: nothing left in the output directory" '[ -z "$(ls -A "$tmp/sig$sig")" ]'
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    if [ $sig = HUP ]; then
+        check "SIGHUP: ended by the signal (rc $rc)" '[ $rc -eq 129 ]'
+        check "SIGHUP: nothing left in the output directory" '[ -z "$(ls -A "$tmp/sigHUP")" ]'
+    else
+        check "SIGTERM: exit 143 (rc $rc)" '[ $rc -eq 143 ]'
+        check "SIGTERM: stopped within 2 s, not after the 8 s stall (${ms} ms)" '[ $ms -lt 2000 ]'
+        check "SIGTERM: says so" 'grep -q "stopped by SIGTERM after 2 of 8 CPIs" "$tmp/sigTERM.err"'
+        check "SIGTERM: the file holds the 2 CPIs run" \
+            '[ "$("$shape" "$tmp/sigTERM/o.h5" /weights | cut -d" " -f2 | cut -dx -f1)" = 2 ]'
+        check "SIGTERM: no temporary file left" '[ "$(ls -A "$tmp/sigTERM")" = o.h5 ]'
+        "$shape" "$tmp/sigTERM/o.h5" --detections > "$tmp/sigTERM.det"
+        check "SIGTERM: its detections are those of CPIs 0 and 1 of the full run" \
+            'awk "\$1 < 2" "$tmp/cpu.det" | cmp -s - "$tmp/sigTERM.det"'
+    fi
 done
 
 "$bin" run --input "$tmp/rec.h5" --output "$tmp/out.h5" --backend cpu --doppler-order 3 \

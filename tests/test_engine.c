@@ -184,6 +184,76 @@ static void backend_cases(la_backend be)
     free(flat);
 }
 
+/* The conditioning indicator: rank-1 training (every range cell the same snapshot) is
+ * below the limit and named by stap_engine_check_conditioning; a synthesized cube is far
+ * above it, and so is the rank-1 cube with diagonal loading. The estimate of the
+ * engine's memory covers what it holds. */
+static void conditioning_and_memory(la_backend be)
+{
+    stap_config c = small_config(be);
+    c.loading = 0;
+    const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
+    cf32 *cube = tc_xmalloc(sizeof(cf32) * n), *flat = tc_xmalloc(sizeof(cf32) * n);
+    make_cube(11, &c, cube);
+    for (size_t i = 0; i < n; i++) flat[i] = cube[i - i % c.range_gates];
+    for (int loaded = 0; loaded < 2; loaded++) {
+        c.loading = loaded ? 1e-3 : 0;
+        stap_engine_options o;
+        stap_engine_options_defaults(&o);
+        o.slots = 2;
+        stap_engine *e;
+        rt_error err;
+        if (stap_engine_create(&e, &c, NULL, 0, 0, &o, &err)) {
+            CHECK(0, "engine: %s", err.msg);
+            continue;
+        }
+        const double limit = stap_engine_conditioning_limit(e);
+        CHECK(fabs(limit - 10 * 1.1920929e-7 * c.channels * c.doppler_order) < 1e-12,
+              "limit %g is not 10 eps N", limit);
+        stap_cpi_result r[2];
+        int st = stap_engine_submit(e, 0, cube, &err) || stap_engine_submit(e, 1, flat, &err) ||
+                 stap_engine_collect(e, 0, &r[0], &err);
+        CHECK(!st, "%s: %s", la_backend_name(be), err.msg);
+        /* rank-1 data may also fail outright (a zero pivot, v^H z = 0): that is reported too */
+        rt_error err1;
+        const int st1 = stap_engine_collect(e, 1, &r[1], &err1);
+        if (st1) {
+            printf("  %s loading %g: rank-1 CPI failed: %s\n", la_backend_name(be), c.loading, err1.msg);
+            CHECK(!loaded && st1 == RT_ENUMERIC, "rank-1 training: %s", err1.msg);
+            r[1].diag_ratio = 0;
+        }
+        if (!st) {
+            printf("  %s loading %g: diag ratio %.3g (synthesized), %.3g (rank 1, item %d); limit "
+                   "%.2g\n", la_backend_name(be), c.loading, r[0].diag_ratio, r[1].diag_ratio,
+                   r[1].diag_ratio_item, limit);
+            CHECK(r[0].diag_ratio > 100 * limit && r[0].diag_ratio <= 1,
+                  "synthesized cube: ratio %g", r[0].diag_ratio);
+            CHECK(stap_engine_check_conditioning(e, &r[0], &err) == RT_OK, "synthesized: %s", err.msg);
+            if (!loaded && !st1) {
+                CHECK(r[1].diag_ratio < limit, "rank-1 training: ratio %g not below %g",
+                      r[1].diag_ratio, limit);
+                CHECK(stap_engine_check_conditioning(e, &r[1], &err) == RT_ENUMERIC &&
+                          strstr(err.msg, "ill-conditioned training data at Doppler bin"),
+                      "rank-1 training not reported: %s", err.msg);
+            } else if (loaded) {
+                CHECK(r[1].diag_ratio > 10 * limit, "rank-1 training with loading: ratio %g",
+                      r[1].diag_ratio);
+            }
+        }
+        size_t host = 0, dev = 0;
+        CHECK(stap_engine_estimate(&c, 0, 0, &o, &host, &dev, &err) == RT_OK, "estimate: %s", err.msg);
+        const size_t held = stap_engine_memory_bytes(e);
+        printf("  %s: engine holds %.2f MB; estimate host %.2f MB, device %.2f MB\n",
+               la_backend_name(be), held / 1e6, host / 1e6, dev / 1e6);
+        const size_t est = (be == LA_BACKEND_GPU || be == LA_BACKEND_CUBLAS) ? dev : host;
+        CHECK(est >= held && est <= 4 * held + (1 << 20),
+              "%s: estimate %zu bytes for an engine holding %zu", la_backend_name(be), est, held);
+        stap_engine_destroy(e);
+    }
+    free(cube);
+    free(flat);
+}
+
 int main(void)
 {
     const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU,
@@ -195,6 +265,7 @@ int main(void)
             continue;
         }
         backend_cases(backends[b]);
+        conditioning_and_memory(backends[b]);
     }
     /* bad options */
     stap_config c = small_config(LA_BACKEND_CPU);
@@ -208,6 +279,16 @@ int main(void)
     o.slots = 2;
     o.cfar.train = 100; /* window longer than 120 cells */
     CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_EINVAL, "CFAR window > R accepted");
+    /* the memory check: refused before allocating, naming need and availability */
+    o.cfar.train = 16;
+    setenv("RTSTAP_MEMORY_LIMIT", "64k", 1);
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_ENOMEM &&
+              strstr(err.msg, "host memory") && strstr(err.msg, "RTSTAP_MEMORY_LIMIT"),
+          "64 kB of memory: %s", err.msg);
+    setenv("RTSTAP_MEMORY_LIMIT", "1e12", 1);
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_OK, "1 TB of memory: %s", err.msg);
+    if (!tc_failures) stap_engine_destroy(e);
+    unsetenv("RTSTAP_MEMORY_LIMIT");
     if (tc_failures) {
         fprintf(stderr, "test_engine: %d failure(s)\n", tc_failures);
         return 1;

@@ -59,6 +59,7 @@ typedef struct run_out {
     cf32 *W, *Y;
     stap_detection *det;
     size_t ndet;
+    float ratio; /* the training's conditioning indicator (engine.h diag_ratio) */
     int ok;
 } run_out;
 
@@ -95,6 +96,7 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
         memcpy(o->W, r.weights, sizeof(cf32) * nw);
         memcpy(o->Y, r.output, sizeof(cf32) * ny);
         o->ndet = r.detection_count;
+        o->ratio = r.diag_ratio;
         o->det = tc_xmalloc(sizeof(stap_detection) * (o->ndet + 1));
         memcpy(o->det, r.detections, sizeof(stap_detection) * o->ndet);
         o->ok = 1;
@@ -185,6 +187,11 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
         CHECK(differ <= 2 + (gpu.ndet + cpu.ndet) / 50, "%s: detection lists differ in %zu cells",
               what, differ);
         free(winf); free(win); free(V); free(Wr); free(Yr);
+        /* the conditioning indicator: the device's (a warp reduction in the weight solver)
+         * is the CPU engine's within float rounding of R's diagonal */
+        printf("    min|R_ii|/max|R_ii|: gpu %.6g, cpu %.6g\n", gpu.ratio, cpu.ratio);
+        CHECK(fabs(gpu.ratio - cpu.ratio) <= 1e-3 * cpu.ratio && gpu.ratio == gpu_direct.ratio,
+              "%s: diag ratio %g on the GPU, %g on the CPU", what, gpu.ratio, cpu.ratio);
     }
     /* the materialized-training path (shared-memory QR, separate weights kernel) */
     if (be == LA_BACKEND_GPU) {
@@ -198,8 +205,11 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
             cf64 *ref = tc_xmalloc(sizeof(cf64) * nw);
             for (size_t i = 0; i < nw; i++) ref[i] = gpu.W[i];
             const double s = ref_snr_db(ref, mat.W, nw);
-            printf("    materialized training (smem QR) vs fused gather: weights %.1f dB\n", s);
+            printf("    materialized training (smem QR) vs fused gather: weights %.1f dB, ratio "
+                   "%.6g vs %.6g\n", s, mat.ratio, gpu.ratio);
             CHECK(s >= 80, "%s: materialized path differs from the gather: %.1f dB", what, s);
+            CHECK(fabs(mat.ratio - gpu.ratio) <= 1e-3 * gpu.ratio,
+                  "%s: diag ratio %g (materialized) vs %g (fused)", what, mat.ratio, gpu.ratio);
             free(ref);
         }
         free_out(&mat);

@@ -19,7 +19,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/out-device}
 BIN=$PWD/.gpubin
-mode=${1:?tests, perf, final or verify}
+mode=${1:?tests, perf, final, verify or robust}
 mkdir -p "$OUT/logs"
 L=$OUT/logs
 tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
@@ -44,6 +44,32 @@ if [ "$mode" = verify ]; then # a commit's GPU checks and a spot check of its sp
     step "stream hard" "$L/stream.log" 60 "$BIN/rtstap" stream --preset hard --cpis 4000 --slots 3 --deadline-ms 1
     step "bench hard" "$L/bench.log" 120 "$BIN/rtstap" bench --workloads hard --backends gpu,lapack --cpis 400 --cpu-cpis 6
     grep -E "CPIs:|latency" "$L/stream.log"; grep -E "^hard" "$L/bench.log"
+fi
+if [ "$mode" = robust ]; then # issue 10 on the GPU: faults, checks, stop, 10^5-CPI soak
+    export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN
+    for t in test_gpu_engine test_engine test_gpu_weights test_gpu_qr; do
+        step "$t" "$L/tests.log" 300 "$BIN/$t"
+    done
+    step cli_gpu_fault "$L/tests.log" 240 bash tests/cli_gpu_fault.sh
+    step cli_checks "$L/tests.log" 120 bash tests/cli_checks.sh
+    # SIGINT under job control on the GPU: the CPIs in flight finish, the report is written
+    set -m
+    "$BIN/rtstap" stream --preset hard --cpis 100000000 --json "$L/stream-sigint.json" > "$L/sigint.log" 2>&1 &
+    pid=$!; sleep 6; kill -INT $pid; wait $pid; echo "stream SIGINT rc=$?" >> "$L/sigint.log"
+    set +m
+    summary+=("$(tail -1 "$L/sigint.log")")
+    step "soak 1e5 CPIs" "$L/soak.log" 200 "$BIN/rtstap" stream --preset hard --cpis 100000 --slots 3 \
+        --mem-every 1000 --json "$L/soak.json"
+    step "stream hard" "$L/stream.log" 60 "$BIN/rtstap" stream --preset hard --cpis 4000 --slots 3 --deadline-ms 1
+    step "bench-qr" "$L/benchqr.log" 120 "$BIN/rtstap" bench-qr --sizes 240x66x128,192x96x128,80x16x384 --backends gpu --weights 16
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    for tool in memcheck synccheck racecheck; do
+        step "$tool test_engine" "$L/sanitize.log" 150 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/test_engine"
+    done
+    echo "---- verdicts"
+    grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|all passed|failure|skipped|soak:|min.R_ii|cli_gpu_fault:|device allocations" "$L"/tests.log "$L"/sanitize.log | sort | uniq -c | sort -rn | head -40
+    grep -E "memory samples|CPIs:|latency" "$L/soak.log" "$L/stream.log" "$L/sigint.log"
+    grep -E "240x66|192x96|80x16" "$L/benchqr.log" | head
 fi
 if [ "$mode" = final ]; then # the engine's tests, then perf
     step test_gpu_engine "$L/tests.log" 300 "$BIN/test_gpu_engine"

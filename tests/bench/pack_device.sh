@@ -8,7 +8,8 @@ cd "$(dirname "$0")/../.."
 b=${1:?build dir}
 bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/test_gpu_cfar"
       "$b/tests/test_gpu_engine" "$b/tests/test_engine" "$b/tests/test_pipeline"
-      "$b/tests/test_perfect" "$b/tests/test_sinr" "$b/tests/mkperfect" "$b/tests/h5shape")
+      "$b/tests/test_perfect" "$b/tests/test_sinr" "$b/tests/mkperfect" "$b/tests/h5shape"
+      "$b/tests/mkcube")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${bins[@]}" "$tmp/"
