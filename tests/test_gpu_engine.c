@@ -186,6 +186,7 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
               what, differ);
         free(winf); free(win); free(V); free(Wr); free(Yr);
     }
+#ifdef RTSTAP_HAVE_CUDA /* the dispatch table (kernels/) is linked only with CUDA */
     /* the materialized-training path (shared-memory QR, separate weights kernel) */
     if (be == LA_BACKEND_GPU) {
         int smem = -1;
@@ -204,6 +205,7 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
         }
         free_out(&mat);
     }
+#endif
     /* the apply stage as cuBLAS GEMMs against the apply kernel */
     if (be == LA_BACKEND_GPU) {
         run_out gemm;
