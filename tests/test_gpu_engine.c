@@ -193,6 +193,7 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
         CHECK(fabs(gpu.ratio - cpu.ratio) <= 1e-3 * cpu.ratio && gpu.ratio == gpu_direct.ratio,
               "%s: diag ratio %g on the GPU, %g on the CPU", what, gpu.ratio, cpu.ratio);
     }
+#ifdef RTSTAP_HAVE_CUDA /* the dispatch table (kernels/) is linked only with CUDA */
     /* the materialized-training path (shared-memory QR, separate weights kernel) */
     if (be == LA_BACKEND_GPU) {
         int smem = -1;
@@ -214,6 +215,7 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
         }
         free_out(&mat);
     }
+#endif
     /* the apply stage as cuBLAS GEMMs against the apply kernel */
     if (be == LA_BACKEND_GPU) {
         run_out gemm;
