@@ -189,6 +189,14 @@ static void join_names(const label_list *ll, char *buf, size_t len)
     if (ll->n > 8 && at < len) snprintf(buf + at, len - at, ", ...");
 }
 
+/* 1 when dset has the attribute, 0 when not, -1 (why filled) when HDF5 cannot tell. */
+static int has_attr(hid_t dset, const char *name, const char *what, char *why, size_t len)
+{
+    htri_t has = H5Aexists(dset, name);
+    if (has < 0) snprintf(why, len, "its %s attribute is unreadable", what);
+    return has < 0 ? -1 : has > 0;
+}
+
 /* HDF5 dimension-scale labels: the DIMENSION_LABELS attribute that H5DSset_label writes.
  * It is checked to be what H5DSget_label expects (one variable-length string per axis:
  * H5DSget_label reads it into an array of `rank` pointers, which another shape would
@@ -196,12 +204,8 @@ static void join_names(const label_list *ll, char *buf, size_t len)
 static int read_ds_labels(hid_t dset, int rank, label_list *ll, char *why, size_t len)
 {
     memset(ll, 0, sizeof *ll);
-    htri_t has = H5Aexists(dset, "DIMENSION_LABELS");
-    if (has < 0) {
-        snprintf(why, len, "its DIMENSION_LABELS attribute is unreadable");
-        return -1;
-    }
-    if (!has) return 0;
+    int has = has_attr(dset, "DIMENSION_LABELS", "DIMENSION_LABELS", why, len);
+    if (has <= 0) return has;
     hid_t a = H5Aopen(dset, "DIMENSION_LABELS", H5P_DEFAULT);
     hid_t t = a >= 0 ? H5Aget_type(a) : -1, s = a >= 0 ? H5Aget_space(a) : -1;
     int ok = t >= 0 && s >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 &&
@@ -234,12 +238,8 @@ static int read_ds_labels(hid_t dset, int rank, label_list *ll, char *why, size_
 static int read_dims_attr(hid_t dset, label_list *ll, char *why, size_t len)
 {
     memset(ll, 0, sizeof *ll);
-    htri_t has = H5Aexists(dset, "dims");
-    if (has < 0) {
-        snprintf(why, len, "its 'dims' attribute is unreadable");
-        return -1;
-    }
-    if (!has) return 0;
+    int has = has_attr(dset, "dims", "'dims'", why, len);
+    if (has <= 0) return has;
     ll->present = 1;
     int st = -1;
     hid_t a = H5Aopen(dset, "dims", H5P_DEFAULT), t = -1, s = -1, mt = -1;
@@ -360,12 +360,29 @@ void h5layout_transpose(const cf32 *src, cf32 *dst, const stap_layout *l, const 
     hsize_t cpr[3];
     h5layout_logical_dims(l, sd, cpr);
     const size_t stride_cpr[3] = {(size_t)(cpr[1] * cpr[2]), (size_t)cpr[2], 1};
-    /* the destination stride of each stored axis: the source is read in order */
-    const size_t s0 = stride_cpr[l->axis[0]], s1 = stride_cpr[l->axis[1]],
-                 s2 = stride_cpr[l->axis[2]];
-    for (hsize_t i0 = 0; i0 < sd[0]; i0++)
-        for (hsize_t i1 = 0; i1 < sd[1]; i1++) {
-            cf32 *d = dst + i0 * s0 + i1 * s1;
-            for (hsize_t i2 = 0; i2 < sd[2]; i2++) d[i2 * s2] = *src++;
-        }
+    /* the source stride and the destination stride of each stored axis */
+    const size_t ss[3] = {(size_t)(sd[1] * sd[2]), (size_t)sd[2], 1};
+    const size_t ds[3] = {stride_cpr[l->axis[0]], stride_cpr[l->axis[1]], stride_cpr[l->axis[2]]};
+    if (l->axis[2] == STAP_AXIS_RANGE) { /* the last axis stays last: rows copy in order */
+        for (hsize_t i0 = 0; i0 < sd[0]; i0++)
+            for (hsize_t i1 = 0; i1 < sd[1]; i1++)
+                memcpy(dst + i0 * ds[0] + i1 * ds[1], src + i0 * ss[0] + i1 * ss[1],
+                       sizeof(cf32) * (size_t)sd[2]);
+        return;
+    }
+    /* range is stored at position kr < 2: tiles of (axis kr, the last axis), read along the
+     * last axis and written along range, each tile small enough to stay in L1 */
+    const int kr = l->axis[0] == STAP_AXIS_RANGE ? 0 : 1, ko = 1 - kr;
+    enum { TILE = 32 };
+    for (hsize_t io = 0; io < sd[ko]; io++)
+        for (hsize_t r0 = 0; r0 < sd[kr]; r0 += TILE)
+            for (hsize_t j0 = 0; j0 < sd[2]; j0 += TILE) {
+                const hsize_t r1 = r0 + TILE < sd[kr] ? r0 + TILE : sd[kr];
+                const hsize_t j1 = j0 + TILE < sd[2] ? j0 + TILE : sd[2];
+                for (hsize_t j = j0; j < j1; j++) {
+                    const cf32 *s0 = src + io * ss[ko] + j;
+                    cf32 *d0 = dst + io * ds[ko] + j * ds[2];
+                    for (hsize_t r = r0; r < r1; r++) d0[r] = s0[r * ss[kr]];
+                }
+            }
 }

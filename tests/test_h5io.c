@@ -415,10 +415,11 @@ static int same_layout(const stap_layout *l, const char *order)
     return stap_layout_parse(order, &want, NULL) == RT_OK && !memcmp(l, &want, sizeof want);
 }
 
-/* Every order, labelled every way, reads back as the (C, P, R) original, bit for bit. */
-static void test_layout_one_cpi(tc_rng *rng)
+/* Every order, labelled every way, reads back as the (C, P, R) original, bit for bit
+ * (distinct extents, so that a wrong transposition shows; extents over 32 cross the
+ * transposition's tiles). */
+static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int R)
 {
-    enum { C = 3, P = 5, R = 7 }; /* distinct extents: a wrong transposition shows */
     const size_t n = (size_t)C * P * R;
     cf32 *cube = malloc(sizeof(cf32) * n);
     random_cf32(rng, cube, n);
@@ -432,7 +433,7 @@ static void test_layout_one_cpi(tc_rng *rng)
                                 how == 1 || how == 2 || how == 3 ? names : NULL, how == 2,
                                 how == 4, 0};
             if (how == 5) spec.ds_labels = NULL;
-            snprintf(path, sizeof path, "%s/layout_%d_%d.h5", dir, o, how);
+            snprintf(path, sizeof path, "%s/layout_%d_%d_%d.h5", dir, R, o, how);
             if (write_layout(path, cube, 3, 1, C, P, R, &spec)) continue;
             stap_input in;
             rt_error err;
@@ -466,7 +467,7 @@ static void test_layout_one_cpi(tc_rng *rng)
     /* an override against (P, C, R) labels holds, and says it differs; one that agrees not */
     layout_names("P,C,R", 3, names, sizeof names);
     layout_spec spec = {"P,C,R", names, NULL, 0, 0, 0};
-    pathof(path, sizeof path, "layout_override.h5");
+    snprintf(path, sizeof path, "%s/layout_override_%d.h5", dir, R);
     if (!write_layout(path, cube, 3, 1, C, P, R, &spec)) {
         stap_input in;
         rt_error err;
@@ -487,7 +488,7 @@ static void test_layout_one_cpi(tc_rng *rng)
     cube[(1 * P + 2) * R + 3] = NAN;
     layout_names("P,R,C", 3, names, sizeof names);
     spec = (layout_spec){"P,R,C", NULL, names, 0, 0, 0};
-    pathof(path, sizeof path, "layout_nan.h5");
+    snprintf(path, sizeof path, "%s/layout_nan_%d.h5", dir, R);
     if (!write_layout(path, cube, 3, 1, C, P, R, &spec)) {
         stap_input in;
         rt_error err;
@@ -1137,7 +1138,8 @@ int main(void)
     test_input_roundtrip(&rng);
     test_kinds(seed);
     test_layout_names();
-    test_layout_one_cpi(&rng);
+    test_layout_one_cpi(&rng, 3, 5, 7);
+    test_layout_one_cpi(&rng, 3, 37, 70);
     test_layout_recordings(&rng);
     test_layout_bad_labels();
     test_layout_writers(&rng);
