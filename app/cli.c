@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-
 int cli_error(int status, const char *fmt, ...)
 {
     va_list ap;
@@ -77,3 +76,39 @@ void cli_print_timing(const stap_config *cfg, const char *input, const double *t
     fprintf(stderr, "  %-10s %10.3f   (compute %.3f ms)\n", "total", total_ms, compute);
 }
 
+
+int cli_parse_layout(const char *value, cli_input_opts *o)
+{
+    rt_error err;
+    if (stap_layout_parse(value, &o->read.layout, &err)) {
+        cli_error(EXIT_USAGE, "--layout: %s", err.msg);
+        return -1;
+    }
+    o->read.override = 1;
+    o->layout_arg = value;
+    return 0;
+}
+
+int cli_check_layout(const char *path, const stap_input *in, const cli_input_opts *o)
+{
+    const stap_layout_report *r = &in->layout;
+    char order[64], why[128];
+    stap_layout_string(&r->layout, r->rank, order, sizeof order);
+    if (r->source == STAP_LAYOUT_OVERRIDE && r->labels_differ)
+        fprintf(stderr, "rtstap: warning: %s: --layout %s overrides the axis labels of /data/iq "
+                "(%s): read as (%s)\n", path, o->layout_arg, r->labels, order);
+    if (r->source != STAP_LAYOUT_ASSUMED) return EXIT_OK;
+    if (o->strict)
+        return cli_error(EXIT_PROCESSING, "%s: /data/iq has no axis labels; --strict refuses to "
+                         "read it as (%s) — label it or pass --layout", path, order);
+    if (stap_shape_looks_transposed(in->channels, in->pulses, in->range_gates, why, sizeof why))
+        return cli_error(EXIT_PROCESSING, "%s: /data/iq (rank %d) has no axis labels, and read "
+                         "as (%s) its %d x %d x %d cube has %s: its axes look transposed — label "
+                         "them (HDF5 dimension labels, or a 'dims' attribute such as "
+                         "\"pulse,channel,range\") or pass --layout with the order they were "
+                         "written in", path, r->rank, order, in->channels, in->pulses,
+                         in->range_gates, why);
+    fprintf(stderr, "rtstap: warning: %s: /data/iq has no axis labels; read as (%s) — label it "
+            "or pass --layout\n", path, order);
+    return EXIT_OK;
+}

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "h5io.h"
 #include "rt_error.h"
 #include "stap.h"
 
@@ -24,6 +25,25 @@ int cli_fail(const rt_error *err);
  * error naming the flag and return -1. */
 int cli_int(const char *flag, const char *s, long lo, long hi, int *out);
 int cli_double(const char *flag, const char *s, double lo, double hi, double *out);
+
+/* Options of every command that reads an input cube (run, stream --input, plot). */
+typedef struct cli_input_opts {
+    stap_read_options read;  /* --layout ORDER: the stored order of the cube's axes       */
+    const char *layout_arg;  /* ORDER as given, for messages (NULL without --layout)       */
+    int strict;              /* --strict: refuse an input without axis labels (and, later,
+                                other doubtful inputs)                                    */
+} cli_input_opts;
+
+/* Their getopt_long entries, and their parsers (a usage error printed, -1, when malformed). */
+#define CLI_INPUT_OPTIONS(o_layout, o_strict)                                                \
+    {"layout", required_argument, 0, (o_layout)}, {"strict", no_argument, 0, (o_strict)}
+int cli_parse_layout(const char *value, cli_input_opts *o);
+
+/* After an input cube is opened: one warning line on stderr when its axis order was
+ * assumed (no labels) or --layout overrides labels that say otherwise; EXIT_PROCESSING with
+ * an error when --strict refuses an unlabelled cube, or an unlabelled cube's shape looks
+ * transposed (more channels than pulses, fewer range gates than pulses); else EXIT_OK. */
+int cli_check_layout(const char *path, const stap_input *in, const cli_input_opts *o);
 
 /* The stage-timing table on stderr (shared by run and perfect). */
 void cli_print_timing(const stap_config *cfg, const char *input, const double *t,

@@ -1,5 +1,5 @@
 /* cmd_gen.c: `rtstap gen` — draw an airborne scene (datasets/scene.h) and write it as a
- * schema-v1 input file with its /truth. */
+ * schema-v1.1 input file (axes labelled) with its /truth. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -18,7 +18,7 @@ static void gen_usage(FILE *f)
         "\n"
         "Draw one CPI of an airborne scene: a side-looking uniform linear array on a moving\n"
         "platform, ground clutter as a ring of patches (Ward, MIT LL TR-1015), barrage\n"
-        "jammers, thermal noise (unit power) and point targets. Writes a schema-v1 input\n"
+        "jammers, thermal noise (unit power) and point targets. Writes a schema-v1.1 input\n"
         "file (/data/iq, /radar, /array) plus /truth: every parameter and what is needed\n"
         "to compute the exact clutter-plus-noise covariance (see rtstap sinr).\n"
         "\n"

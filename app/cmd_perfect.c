@@ -1,6 +1,6 @@
 /* cmd_perfect.c: `rtstap perfect` (run the PERFECT suite's STAP application on its raw
  * files, optionally scoring against a gold output) and `rtstap import-perfect` (the same
- * inputs as a schema-v1 HDF5 file). */
+ * inputs as a schema-v1.1 HDF5 file). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +149,7 @@ int cmd_import_perfect(int argc, char **argv)
         case 'h':
             printf("usage: rtstap import-perfect --size small|medium|large --input-dir DIR --out FILE.h5\n"
                    "                             [--cpis N]\n\n"
-                   "Writes the PERFECT STAP inputs as a schema-v1 file (with /steering); `rtstap run`\n"
+                   "Writes the PERFECT STAP inputs as a schema-v1.1 file (with /steering); `rtstap run`\n"
                    "on it with the flags this command prints gives the output of `rtstap perfect`.\n"
                    "--cpis N writes a recording of N CPIs (the suite ships one CPI: it is repeated),\n"
                    "to time the whole chain from disk with `rtstap run` or `rtstap stream --input`.\n");

@@ -30,7 +30,11 @@ static void plot_usage(FILE *f)
         "                     ringed (needs --result; without /detections in it, the CFAR\n"
         "                     below is run)\n"
         "\n"
-        "  --input FILE        the input cube (a scene from 'rtstap gen' or any schema-v1 file)\n"
+        "  --input FILE        the input cube (a scene from 'rtstap gen' or any schema-v1.1\n"
+        "                      file)\n"
+        "  --layout ORDER      the input's stored axis order, e.g. P,C,R (overrides the\n"
+        "                      file's axis labels)\n"
+        "  --strict            refuse an input without axis labels\n"
         "  --result FILE       a result of 'rtstap run' on it\n"
         "  --sinr FILE         a table of 'rtstap sinr'\n"
         "  --out-dir DIR       where the pictures go\n"
@@ -60,17 +64,19 @@ static int make_dir(const char *dir)
 int cmd_plot(int argc, char **argv)
 {
     enum { O_INPUT = 256, O_RESULT, O_SINR, O_OUTDIR, O_RC, O_WC, O_TAPER, O_BEAM, O_CFAR,
-           O_PFA, O_HELP };
+           O_PFA, O_HELP, O_LAYOUT, O_STRICT };
     static const struct option opts[] = {
         {"input", required_argument, 0, O_INPUT},   {"result", required_argument, 0, O_RESULT},
         {"sinr", required_argument, 0, O_SINR},     {"out-dir", required_argument, 0, O_OUTDIR},
         {"range-cell", required_argument, 0, O_RC}, {"window-cells", required_argument, 0, O_WC},
         {"taper-db", required_argument, 0, O_TAPER}, {"beam", required_argument, 0, O_BEAM},
         {"cfar", required_argument, 0, O_CFAR},     {"cfar-pfa", required_argument, 0, O_PFA},
-        {"help", no_argument, 0, O_HELP},           {0, 0, 0, 0}};
+        {"help", no_argument, 0, O_HELP},           CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT),
+        {0, 0, 0, 0}};
     const char *input = NULL, *result = NULL, *sinr = NULL, *dir = NULL;
     int rc = -1, half = 16, beam = -1;
     double taper_db = 70;
+    cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
     stap_cfar_config cfar;
     stap_cfar_defaults(&cfar);
     rt_error err;
@@ -83,6 +89,8 @@ int cmd_plot(int argc, char **argv)
         case O_INPUT: input = optarg; break;
         case O_RESULT: result = optarg; break;
         case O_SINR: sinr = optarg; break;
+        case O_LAYOUT: if (cli_parse_layout(optarg, &inopts)) return EXIT_USAGE; break;
+        case O_STRICT: inopts.strict = 1; break;
         case O_OUTDIR: dir = optarg; break;
         case O_RC: if (cli_int("--range-cell", optarg, 0, 1 << 30, &rc)) return EXIT_USAGE; break;
         case O_WC: if (cli_int("--window-cells", optarg, 0, 1 << 20, &half)) return EXIT_USAGE; break;
@@ -114,7 +122,11 @@ int cmd_plot(int argc, char **argv)
     memset(&run, 0, sizeof run);
     memset(&sr, 0, sizeof sr);
     char path[4096];
-    if (stap_input_read(input, &in, &err)) return cli_fail(&err);
+    if (stap_input_read_opts(input, &in, &inopts.read, &err)) return cli_fail(&err);
+    if ((status = cli_check_layout(input, &in, &inopts))) {
+        stap_input_free(&in);
+        return status;
+    }
     /* /truth is optional: without it there is no SINR loss to compute */
     have_truth = scene_truth_read(input, &truth, &err) == RT_OK;
     if (result) {

@@ -30,8 +30,12 @@ static void run_usage(FILE *f)
         "A recording (/data/iq of rank 4) is read by a reader thread and its results written\n"
         "by a writer thread while the engine keeps several CPIs in flight.\n"
         "\n"
-        "  --input FILE           schema-v1 HDF5 cube (/data/iq: channels x pulses x range,\n"
-        "                         or CPIs x channels x pulses x range: a recording)\n"
+        "  --input FILE           schema-v1.1 HDF5 cube (/data/iq: channels x pulses x range,\n"
+        "                         or CPIs x channels x pulses x range: a recording; any\n"
+        "                         order of the three when its axes are labelled)\n"
+        "  --layout ORDER         the input's stored axis order, e.g. P,C,R or\n"
+        "                         pulse,channel,range (after a recording's cpi axis);\n"
+        "                         overrides the file's axis labels\n"
         "  --output FILE          result file (must not exist; written atomically)\n"
         "  --preset NAME          easy | medium | hard (default hard); flags override it\n"
         "  --doppler-bins D       Doppler bins, D >= pulses (zero-padded FFT)\n"
@@ -52,11 +56,14 @@ static void run_usage(FILE *f)
         "                         CPI always has it)\n"
         "  --repeat N             process the CPI N times through one engine; the table\n"
         "                         gives the median of runs 2..N (default 1)\n"
-        "  --strict               errors instead of warnings: ill-conditioned training\n"
-        "                         (min|R_ii|/max|R_ii| below 10 eps N) stops the run\n"
-        "  --check                verify that every weight, output sample and detection\n"
-        "                         is finite before writing (exit 1 naming the first that\n"
-        "                         is not)\n"
+        "  --strict               errors instead of warnings: an input without axis labels\n"
+        "                         is refused (default: read as channel, pulse, range), and\n"
+        "                         ill-conditioned training (min|R_ii|/max|R_ii| below\n"
+        "                         10 eps N) stops the run\n"
+        "  --check                recordings: verify that every output sample is finite,\n"
+        "                         also those not written (what is written is always checked:\n"
+        "                         exit 1 naming the first weight, sample or detection that\n"
+        "                         is not finite)\n"
         "  --quiet                no timing table\n"
         "\n"
         "A recording stops cleanly on SIGINT or SIGTERM: the CPIs in flight are finished and\n"
@@ -279,7 +286,7 @@ int cmd_run(int argc, char **argv)
 {
     enum { O_INPUT = 256, O_OUTPUT, O_PRESET, O_DBINS, O_DORDER, O_SEG, O_TRAIN, O_BEAMS,
            O_LOAD, O_WIN, O_BACKEND, O_THREADS, O_QUIET, O_HELP, O_CFAR, O_PFA, O_GUARD,
-           O_CTRAIN, O_RANK, O_REPEAT, O_KEEPOUT, O_STRICT, O_CHECK };
+           O_CTRAIN, O_RANK, O_REPEAT, O_KEEPOUT, O_LAYOUT, O_STRICT, O_CHECK };
     static const struct option opts[] = {
         {"input", required_argument, 0, O_INPUT},     {"output", required_argument, 0, O_OUTPUT},
         {"preset", required_argument, 0, O_PRESET},   {"doppler-bins", required_argument, 0, O_DBINS},
@@ -292,11 +299,11 @@ int cmd_run(int argc, char **argv)
         {"cfar-pfa", required_argument, 0, O_PFA},    {"cfar-guard", required_argument, 0, O_GUARD},
         {"cfar-train", required_argument, 0, O_CTRAIN}, {"cfar-rank", required_argument, 0, O_RANK},
         {"repeat", required_argument, 0, O_REPEAT}, {"keep-output", no_argument, 0, O_KEEPOUT},
-        {"strict", no_argument, 0, O_STRICT},       {"check", no_argument, 0, O_CHECK},
-        {0, 0, 0, 0}};
+        {"check", no_argument, 0, O_CHECK},
+        CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT),         {0, 0, 0, 0}};
     const char *input = NULL, *output = NULL;
     stap_preset preset = STAP_PRESET_HARD;
-    int quiet = 0, repeat = 1, keep_output = 0, strict = 0, check = 0;
+    int quiet = 0, repeat = 1, keep_output = 0, check = 0;
     /* flags first collected, then laid over the preset */
     int dbins = -1, dorder = -1, seg = -1, train = -1, beams = -1, threads = 0;
     double loading = 0;
@@ -306,6 +313,7 @@ int cmd_run(int argc, char **argv)
     stap_cfar_defaults(&cfar);
     cfar.kind = STAP_CFAR_CA;
     int cfar_given = 0; /* the default detector steps aside on cubes too short for it */
+    cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
     rt_error err;
     rt_clear(&err);
 
@@ -335,7 +343,8 @@ int cmd_run(int argc, char **argv)
         case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
         case O_QUIET: quiet = 1; break;
         case O_KEEPOUT: keep_output = 1; break;
-        case O_STRICT: strict = 1; break;
+        case O_LAYOUT: if (cli_parse_layout(optarg, &inopts)) return EXIT_USAGE; break;
+        case O_STRICT: inopts.strict = 1; break;
         case O_CHECK: check = 1; break;
         case O_REPEAT: if (cli_int("--repeat", optarg, 1, 100000, &repeat)) return EXIT_USAGE; break;
         case O_CFAR:
@@ -353,6 +362,7 @@ int cmd_run(int argc, char **argv)
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
     if (!output) return cli_error(EXIT_USAGE, "run needs --output FILE (see rtstap run --help)");
+    if (inopts.layout_arg && !input) return cli_error(EXIT_USAGE, "--layout needs --input FILE");
 
     /* Fail before computing when the output cannot be written. */
     if (stap_output_check(output, &err)) return cli_fail(&err);
@@ -366,11 +376,17 @@ int cmd_run(int argc, char **argv)
     if (input) {
         /* a rank-4 file is a recording of many CPIs: its own path (run_recording) */
         stap_recording *rec;
-        if (stap_recording_open(input, &rec, &in, &err)) return cli_fail(&err);
+        if (stap_recording_open_opts(input, &rec, &in, &inopts.read, &err)) return cli_fail(&err);
+        int lst = cli_check_layout(input, &in, &inopts);
+        if (lst) {
+            stap_recording_close(rec);
+            stap_input_free(&in);
+            return lst;
+        }
         if (stap_recording_rank(rec) == 4)
             return run_recording(rec, &in, input, output, &cfg, dbins, dorder, seg, train, beams,
-                                 loading, threads, &cfar, cfar_given, keep_output, quiet, strict,
-                                 check, t_start);
+                                 loading, threads, &cfar, cfar_given, keep_output, quiet,
+                                 inopts.strict, check, t_start);
         /* one CPI: its samples are read once the configuration is known to fit (a small
          * file declaring a huge dataset made run read gigabytes of fill values first) */
         one_cpi = rec;
@@ -459,7 +475,7 @@ int cmd_run(int argc, char **argv)
         memcpy(reps + (size_t)rep * STAP_STAGE_COUNT, r.stage_ms, sizeof r.stage_ms);
     }
     cpi_checks checks;
-    cpi_checks_init(&checks, input_name, strict, 1, 0); /* everything is written: checked */
+    cpi_checks_init(&checks, input_name, inopts.strict, 1, 0); /* everything is written: checked */
     if (cpi_check(&checks, eng, &r, &err)) {
         status = cli_fail(&err);
         goto out;

@@ -37,6 +37,9 @@ static void stream_usage(FILE *f)
         "  --input FILE       a recording (/data/iq: CPIs x C x P x R) or one CPI; the run's\n"
         "                     parameters as for rtstap run with this file: D = P, the preset's\n"
         "                     Q, S, K, B (only the preset's processing parameters are used)\n"
+        "  --layout ORDER     the input's stored axis order after cpi, e.g. P,C,R\n"
+        "                     (overrides the file's axis labels)\n"
+        "  --strict           refuse an input without axis labels\n"
         "  --cpis N           timed CPIs (default 2000; with --input: the recording's CPIs),\n"
         "                     after 2 x S warm-up CPIs (a recording is replayed from its start)\n"
         "  --slots S          CPIs in flight, 1..8 (default 3)\n"
@@ -144,7 +147,7 @@ static int parse_keep(const char *s, stap_engine_options *o)
 int cmd_stream(int argc, char **argv)
 {
     enum { O_TIMELINE = 199, O_INPUT = 200, O_PRESET = 256, O_CPIS, O_SLOTS, O_RING, O_DEADLINE, O_BACKEND, O_THREADS, O_KEEP,
-           O_CFAR, O_NOGRAPHS, O_JSON, O_QUIET, O_HELP, O_MEM };
+           O_CFAR, O_NOGRAPHS, O_JSON, O_QUIET, O_HELP, O_LAYOUT, O_STRICT, O_MEM };
     static const struct option opts[] = {
         {"preset", required_argument, 0, O_PRESET},   {"cpis", required_argument, 0, O_CPIS},
         {"input", required_argument, 0, O_INPUT},     {"timeline", required_argument, 0, O_TIMELINE},
@@ -155,13 +158,14 @@ int cmd_stream(int argc, char **argv)
         {"no-graphs", no_argument, 0, O_NOGRAPHS},    {"json", required_argument, 0, O_JSON},
         {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, O_HELP},
         {"mem-every", required_argument, 0, O_MEM},
-        {0, 0, 0, 0}};
+        CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT),        {0, 0, 0, 0}};
     const char *preset = "hard", *json = NULL, *input = NULL, *timeline_path = NULL;
     int cpis_given = 0;
     int cpis = 2000, ring_n = 8, quiet = 0, threads = 0;
     double deadline = 0;
     int mem_every = 0;
     la_backend backend = LA_BACKEND_AUTO;
+    cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);
     eo.slots = 3;
@@ -175,6 +179,8 @@ int cmd_stream(int argc, char **argv)
         case O_PRESET: preset = optarg; break;
         case O_INPUT: input = optarg; break;
         case O_TIMELINE: timeline_path = optarg; break;
+        case O_LAYOUT: if (cli_parse_layout(optarg, &inopts)) return EXIT_USAGE; break;
+        case O_STRICT: inopts.strict = 1; break;
         case O_CPIS:
             if (cli_int("--cpis", optarg, 1, 100000000, &cpis)) return EXIT_USAGE;
             cpis_given = 1;
@@ -200,6 +206,7 @@ int cmd_stream(int argc, char **argv)
         }
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    if (inopts.layout_arg && !input) return cli_error(EXIT_USAGE, "--layout needs --input FILE");
 
     workload w;
     if (workload_get(preset, &w, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
@@ -217,10 +224,11 @@ int cmd_stream(int argc, char **argv)
     mem_samples mem = {mem_every, 0, 0, NULL, NULL, NULL, 0};
     const size_t rss0 = stream_rss_bytes();
     if (input) {
-        if (stap_recording_open(input, &rec, &in, &err)) {
+        if (stap_recording_open_opts(input, &rec, &in, &inopts.read, &err)) {
             status = cli_fail(&err);
             goto out;
         }
+        if ((status = cli_check_layout(input, &in, &inopts))) goto out;
         if (!cpis_given) cpis = (int)stap_recording_cpis(rec);
         w.cfg.channels = in.channels;
         w.cfg.pulses = in.pulses;

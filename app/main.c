@@ -22,7 +22,7 @@ static const command commands[] = {
     {"bench", cmd_bench_pipeline, "per-stage times and CPIs/s of every backend on every workload"},
     {"bench-qr", cmd_bench_qr, "time the batched complex QR of every backend, with accuracy"},
     {"perfect", cmd_perfect, "run the PERFECT suite's STAP application on its raw files"},
-    {"import-perfect", cmd_import_perfect, "convert PERFECT STAP inputs to a schema-v1 HDF5 file"},
+    {"import-perfect", cmd_import_perfect, "convert PERFECT STAP inputs to a schema-v1.1 HDF5 file"},
     {"gen", cmd_gen, "draw an airborne scene (clutter, jammers, noise, targets) with its truth"},
     {"sinr", cmd_sinr, "SINR loss of a run's weights against a generated scene's optimum"},
     {"plot", cmd_plot, "PNG pictures: angle-Doppler spectrum, SINR loss, range-Doppler map"},

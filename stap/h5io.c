@@ -1,7 +1,9 @@
-/* h5io.c: rtstap's HDF5 file format, schema v1 (README "File format"): the validating
- * reader of input cubes, and the atomic writers of input and result files. */
+/* h5io.c: rtstap's HDF5 file format, schema v1.1 (README "File format"): the validating
+ * reader of input cubes (in any labelled axis order: h5layout.c), and the atomic writers
+ * of input and result files. */
 #include "h5io.h"
 #include "h5io_extra.h"
+#include "h5layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -571,7 +573,36 @@ static int check_input_path(const char *path, rt_error *err)
     return RT_OK;
 }
 
-static int input_read(const char *path, stap_input *in, rt_error *err)
+/* The axes of a cube in stored order, for messages: names[k] of stored axis k ("pulse"),
+ * desc "(pulses, channels, range_gates)". */
+static void stored_axes(const stap_layout *l, const char **names, char *desc, size_t len)
+{
+    static const char *const plural[3] = {"channels", "pulses", "range_gates"};
+    for (int k = 0; k < 3; k++) names[k] = iq_axes[l->axis[k]];
+    snprintf(desc, len, "(%s, %s, %s)", plural[l->axis[0]], plural[l->axis[1]],
+             plural[l->axis[2]]);
+}
+
+/* The axis order of /data/iq (rank `want`) from its labels and opts, before its samples are
+ * read; a dataset of another rank is left to the reader's own checks. */
+static int resolve_iq_layout(hid_t file, const char *path, int want,
+                             const stap_read_options *opts, stap_layout_report *rep, rt_error *err)
+{
+    int st = check_local(file, -1, "/data/iq", path, err);
+    if (st) return st;
+    hid_t dset = H5Dopen2(file, "/data/iq", H5P_DEFAULT), space = -1;
+    if (dset < 0) return RT_OK; /* the reader says what it is */
+    space = H5Dget_space(dset);
+    if (space >= 0 && H5Sget_simple_extent_type(space) == H5S_SIMPLE &&
+        H5Sget_simple_extent_ndims(space) == want)
+        st = h5layout_resolve(dset, want, path, "/data/iq", opts, rep, err);
+    CLOSE_SPACE(space);
+    CLOSE_DSET(dset);
+    return st;
+}
+
+static int input_read(const char *path, stap_input *in, const stap_read_options *opts,
+                      rt_error *err)
 {
     char detail[256];
     int cst = check_input_path(path, err);
@@ -588,16 +619,33 @@ static int input_read(const char *path, stap_input *in, rt_error *err)
     int st = RT_OK;
     hsize_t dims[H5S_MAX_RANK];
     if (!link_exists(file, "/data/iq")) {
-        st = rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1 keeps the cube "
-                     "there: channels x pulses x range_gates, complex64)", path);
+        st = rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 keeps the "
+                     "cube there: channels x pulses x range_gates, or another order with axis "
+                     "labels, complex64)", path);
         goto done;
     }
-    const complex_spec iq = {"/data/iq", 3, "(channels, pulses, range_gates)", iq_axes,
-                             H5IO_MAX_CUBE_BYTES};
+    if ((st = resolve_iq_layout(file, path, 3, opts, &in->layout, err))) goto done;
+    const stap_layout *lay = &in->layout.layout;
+    const char *axes[3];
+    char desc[64];
+    stored_axes(lay, axes, desc, sizeof desc);
+    const complex_spec iq = {"/data/iq", 3, desc, axes, H5IO_MAX_CUBE_BYTES};
     if ((st = read_complex(file, path, &iq, dims, &in->iq, err))) goto done;
-    in->channels = (int)dims[0];
-    in->pulses = (int)dims[1];
-    in->range_gates = (int)dims[2];
+    hsize_t cpr[3];
+    h5layout_logical_dims(lay, dims, cpr);
+    if (!stap_layout_is_identity(lay)) { /* into (channel, pulse, range) */
+        cf32 *t = malloc(sizeof(cf32) * (size_t)(cpr[0] * cpr[1] * cpr[2]));
+        if (!t) {
+            st = rt_fail(err, RT_ENOMEM, "out of memory transposing '/data/iq' of '%s'", path);
+            goto done;
+        }
+        h5layout_transpose(in->iq, t, lay, dims);
+        free(in->iq);
+        in->iq = t;
+    }
+    in->channels = (int)cpr[0];
+    in->pulses = (int)cpr[1];
+    in->range_gates = (int)cpr[2];
 
     st = read_steering_and_meta(file, path, in, err);
 done:
@@ -607,12 +655,18 @@ done:
 
 int stap_input_read(const char *path, stap_input *in, rt_error *err)
 {
+    return stap_input_read_opts(path, in, NULL, err);
+}
+
+int stap_input_read_opts(const char *path, stap_input *in, const stap_read_options *opts,
+                         rt_error *err)
+{
     if (!in) return rt_fail(err, RT_EINVAL, "stap_input_read: no output structure");
     memset(in, 0, sizeof *in);
     if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_read: empty input path");
     h5_quiet q;
     quiet_begin(&q);
-    int st = input_read(path, in, err);
+    int st = input_read(path, in, opts, err);
     quiet_end(&q);
     if (st) stap_input_free(in);
     return st;
@@ -679,15 +733,30 @@ static void w_dataset(h5w *w, hid_t loc, const char *name, const char *fullname,
     CLOSE_SPACE(space);
 }
 
-static void w_cf32(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
-                   const hsize_t *dims, const cf32 *data)
+/* A complex64 dataset; *keep (when not NULL) gets it open, or -1. */
+static void w_cf32_keep(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
+                        const hsize_t *dims, const cf32 *data, hid_t *keep)
 {
+    if (keep) *keep = -1;
     if (w->st) return;
     hid_t ft = cf32_file_type(), mt = cf32_mem_type();
     if (ft < 0 || mt < 0) w_fail_h5(w, "the complex64 type");
-    else w_dataset(w, loc, name, fullname, ft, mt, rank, dims, data, NULL);
+    else w_dataset(w, loc, name, fullname, ft, mt, rank, dims, data, keep);
     CLOSE_TYPE(ft);
     CLOSE_TYPE(mt);
+}
+
+static void w_cf32(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
+                   const hsize_t *dims, const cf32 *data)
+{
+    w_cf32_keep(w, loc, name, fullname, rank, dims, data, NULL);
+}
+
+/* /data/iq's axis labels (schema v1.1): channel, pulse, range, after cpi for a recording */
+static void w_iq_labels(h5w *w, hid_t dset, int rank)
+{
+    if (!w->st && h5layout_write_labels(dset, rank) < 0)
+        w_fail_h5(w, "the axis labels of '/data/iq'");
 }
 
 static void w_attr(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
@@ -797,7 +866,10 @@ int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn ex
     w_attr_int(&w, file, "schema_version", H5IO_SCHEMA_VERSION);
     hid_t g = w_group(&w, file, "data");
     const hsize_t dims[3] = {(hsize_t)in->channels, (hsize_t)in->pulses, (hsize_t)in->range_gates};
-    w_cf32(&w, g, "iq", "/data/iq", 3, dims, in->iq);
+    hid_t iq;
+    w_cf32_keep(&w, g, "iq", "/data/iq", 3, dims, in->iq, &iq);
+    if (iq >= 0) w_iq_labels(&w, iq, 3);
+    CLOSE_DSET(iq);
     CLOSE_GROUP(g);
     if (in->steering_beams > 0) {
         const hsize_t sd[2] = {(hsize_t)in->steering_beams, (hsize_t)in->steering_len};
@@ -1137,15 +1209,18 @@ int stap_output_check(const char *path, rt_error *err)
 
 static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const rec_axes[] = {"cpi", "channel", "pulse", "range"};
-
 struct stap_recording {
     char path[1024];
     hid_t file, dset, space, mtype, xfer;
     int rank, elem;
     int direct;        /* chunks of one CPI, unfiltered, native complex64: read raw */
     hsize_t dims[4];   /* CPIs, C, P, R (CPIs = 1 for rank 3) */
-    double *slab;      /* float64 files: one CPI of doubles   */
+    hsize_t sdims[4];  /* CPIs and the cube's extents in stored order            */
+    stap_layout layout;   /* the stored order of the cube axes                    */
+    const char *saxes[4]; /* axis names in stored order, for messages            */
+    int transpose;     /* not stored as (C, P, R): read into `stored`, transposed */
+    double *slab;      /* float64 files: one CPI of doubles (stored order)     */
+    cf32 *stored;      /* transposed files: one CPI in stored order             */
 };
 
 void stap_recording_close(stap_recording *r)
@@ -1162,13 +1237,15 @@ void stap_recording_close(stap_recording *r)
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
     free(r->slab);
+    free(r->stored);
     free(r);
 }
 
 long long stap_recording_cpis(const stap_recording *r) { return (long long)r->dims[0]; }
 int stap_recording_rank(const stap_recording *r) { return r->rank; }
 
-static int recording_open(const char *path, stap_recording *r, stap_input *in, rt_error *err)
+static int recording_open(const char *path, stap_recording *r, stap_input *in,
+                          const stap_read_options *opts, rt_error *err)
 {
     char detail[256], shape[128];
     int cst = check_input_path(path, err);
@@ -1179,9 +1256,9 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in, r
     CLOSE_PLIST(fapl);
     if (r->file < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, detail);
     if (!link_exists(r->file, "/data/iq"))
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1 keeps the cube "
-                       "there: channels x pulses x range_gates, or CPIs x channels x pulses x "
-                       "range_gates, complex64)", path);
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 keeps the "
+                       "cube there: channels x pulses x range_gates, or CPIs x channels x pulses x "
+                       "range_gates, or another order with axis labels, complex64)", path);
     int lst = check_local(r->file, -1, "/data/iq", path, err);
     if (lst) return lst;
     r->dset = H5Dopen2(r->file, "/data/iq", H5P_DEFAULT);
@@ -1197,8 +1274,15 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in, r
                        "pulses, range_gates) or 4 (CPIs, channels, pulses, range_gates)", path,
                        r->rank);
     H5Sget_simple_extent_dims(r->space, d, NULL);
-    r->dims[0] = r->rank == 4 ? d[0] : 1;
-    for (int k = 0; k < 3; k++) r->dims[k + 1] = d[k + r->rank - 3];
+    if ((lst = h5layout_resolve(r->dset, r->rank, path, "/data/iq", opts, &in->layout, err)))
+        return lst;
+    r->layout = in->layout.layout;
+    r->transpose = !stap_layout_is_identity(&r->layout);
+    r->saxes[0] = "cpi";
+    for (int k = 0; k < 3; k++) r->saxes[k + 1] = iq_axes[r->layout.axis[k]];
+    r->sdims[0] = r->dims[0] = r->rank == 4 ? d[0] : 1;
+    for (int k = 0; k < 3; k++) r->sdims[k + 1] = d[k + r->rank - 3];
+    h5layout_logical_dims(&r->layout, r->sdims + 1, r->dims + 1);
     shape_string(shape, sizeof shape, r->rank, d);
     unsigned long long n = 1;
     for (int k = 0; k < r->rank; k++)
@@ -1225,8 +1309,8 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in, r
         hid_t dcpl = H5Dget_create_plist(r->dset), ft = H5Dget_type(r->dset);
         hsize_t ch[4] = {0, 0, 0, 0};
         r->direct = dcpl >= 0 && ft >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
-                    H5Pget_chunk(dcpl, 4, ch) == 4 && ch[0] == 1 && ch[1] == r->dims[1] &&
-                    ch[2] == r->dims[2] && ch[3] == r->dims[3] && H5Pget_nfilters(dcpl) == 0 &&
+                    H5Pget_chunk(dcpl, 4, ch) == 4 && ch[0] == 1 && ch[1] == r->sdims[1] &&
+                    ch[2] == r->sdims[2] && ch[3] == r->sdims[3] && H5Pget_nfilters(dcpl) == 0 &&
                     H5Tequal(ft, r->mtype) > 0;
         CLOSE_PLIST(dcpl);
         CLOSE_TYPE(ft);
@@ -1237,6 +1321,8 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in, r
         return rt_fail(err, RT_ENOMEM, "out of memory for a transfer property list");
     if (r->elem == ELEM_F64 && !(r->slab = malloc(16 * (size_t)n)))
         return rt_fail(err, RT_ENOMEM, "out of memory converting '%s' from float64", path);
+    if (r->transpose && !(r->stored = malloc(sizeof(cf32) * (size_t)n)))
+        return rt_fail(err, RT_ENOMEM, "out of memory transposing '%s'", path);
     in->channels = (int)r->dims[1];
     in->pulses = (int)r->dims[2];
     in->range_gates = (int)r->dims[3];
@@ -1244,6 +1330,12 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in, r
 }
 
 int stap_recording_open(const char *path, stap_recording **out, stap_input *in, rt_error *err)
+{
+    return stap_recording_open_opts(path, out, in, NULL, err);
+}
+
+int stap_recording_open_opts(const char *path, stap_recording **out, stap_input *in,
+                             const stap_read_options *opts, rt_error *err)
 {
     *out = NULL;
     memset(in, 0, sizeof *in);
@@ -1255,7 +1347,7 @@ int stap_recording_open(const char *path, stap_recording **out, stap_input *in, 
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    int st = recording_open(path, r, in, err);
+    int st = recording_open(path, r, in, opts, err);
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
     if (st) {
@@ -1276,6 +1368,8 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
     char detail[256];
     int st = RT_OK;
     hid_t mspace = -1;
+    /* a cube stored in another axis order is read in that order, then transposed */
+    cf32 *got = r->transpose ? r->stored : cube;
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
@@ -1285,40 +1379,40 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
         start[0] = (hsize_t)cpi;
         count[0] = 1;
     }
-    for (int k = 0; k < 3; k++) count[k + off] = r->dims[k + 1];
+    for (int k = 0; k < 3; k++) count[k + off] = r->sdims[k + 1];
     /* the memory space has the selection's shape: against a 1-D one HDF5 walks the
      * selection span by span (0.15 GB/s measured for 10.8 MB CPIs, 6-12 GB/s like this) */
     hsize_t stored = 0;
     if (r->direct && H5Dget_chunk_storage_size(r->dset, start, &stored) >= 0 && stored == 8 * n) {
         uint32_t filters = 0;
-        if (H5Dread_chunk(r->dset, H5P_DEFAULT, start, &filters, cube) < 0)
+        if (H5Dread_chunk(r->dset, H5P_DEFAULT, start, &filters, got) < 0)
             st = rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
                          r->path, h5_detail(detail, sizeof detail));
-        quiet_end(&q);
-        pthread_mutex_unlock(&h5_lock);
-        return st;
+    } else {
+        mspace = H5Screate_simple(r->rank, count, NULL);
+        void *dst = r->elem == ELEM_F32 ? (void *)got : (void *)r->slab;
+        if (mspace < 0 ||
+            H5Sselect_hyperslab(r->space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Dread(r->dset, r->mtype, mspace, r->space, r->xfer, dst) < 0)
+            st = rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
+                         r->path, h5_detail(detail, sizeof detail));
+        CLOSE_SPACE(mspace);
     }
-    mspace = H5Screate_simple(r->rank, count, NULL);
-    void *dst = r->elem == ELEM_F32 ? (void *)cube : (void *)r->slab;
-    if (mspace < 0 || H5Sselect_hyperslab(r->space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-        H5Dread(r->dset, r->mtype, mspace, r->space, r->xfer, dst) < 0)
-        st = rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi, r->path,
-                     h5_detail(detail, sizeof detail));
-    CLOSE_SPACE(mspace);
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
-    if (st || r->elem == ELEM_F32) return st; /* non-finite float32 samples: the engine says */
-    for (size_t k = 0; k < n; k++) {
+    if (st) return st;
+    /* non-finite float32 samples are left to the engine, which names them */
+    for (size_t k = 0; r->elem == ELEM_F64 && k < n; k++) {
         const double re = r->slab[2 * k], im = r->slab[2 * k + 1];
         if (isfinite(re) && isfinite(im) && (fabs(re) > FLT_MAX || fabs(im) > FLT_MAX)) {
             char where[128];
-            const hsize_t d3[3] = {r->dims[1], r->dims[2], r->dims[3]};
-            index_string(where, sizeof where, k, 3, d3, rec_axes + 1);
+            index_string(where, sizeof where, k, 3, r->sdims + 1, r->saxes + 1);
             return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': the float64 sample of CPI %lld at "
                            "%s (r = %g, i = %g) overflows float32", r->path, cpi, where, re, im);
         }
-        cube[k] = CMPLXF((float)re, (float)im);
+        got[k] = CMPLXF((float)re, (float)im);
     }
+    if (r->transpose) h5layout_transpose(got, cube, &r->layout, r->sdims + 1);
     return RT_OK;
 }
 
@@ -1385,6 +1479,7 @@ int stap_recording_create(stap_recording_writer **out, const char *path, const s
             H5Pset_chunk(dcpl, 4, chunk) < 0 ||
             (w->dset = H5Dcreate2(g, "iq", w->ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
             w_fail_h5(&hw, "'/data/iq'");
+        w_iq_labels(&hw, w->dset, 4);
     }
     CLOSE_PLIST(dcpl);
     CLOSE_SPACE(space);

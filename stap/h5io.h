@@ -1,4 +1,4 @@
-/* h5io: rtstap's HDF5 file format (README "File format", schema v1): reading and
+/* h5io: rtstap's HDF5 file format (README "File format", schema v1.1): reading and
  * validating an input cube, and writing a result file atomically (temporary name in
  * the target directory, renamed on success; never overwrites an existing file). */
 #ifndef H5IO_H
@@ -20,6 +20,61 @@ typedef struct stap_radar_meta {
     double element_spacing_wavelengths;
 } stap_radar_meta;
 
+/* ---- axis order of /data/iq (schema v1.1, README "File format") ---------------------
+ * A cube may be stored in any order of its three axes; the reader transposes it into
+ * (channel, pulse, range), the order of every cube in memory. A recording keeps its cpi
+ * axis first. The order comes from the file's labels — HDF5 dimension-scale labels
+ * (H5DSset_label; h5py: dset.dims[i].label = 'pulse') or a string attribute `dims` on
+ * the dataset ("pulse,channel,range", or an array of names) — or from the caller. */
+typedef enum stap_axis { STAP_AXIS_CHANNEL = 0, STAP_AXIS_PULSE, STAP_AXIS_RANGE,
+                         STAP_AXIS_CPI } stap_axis;
+
+/* axis[k]: the axis stored at position k of the cube (after a recording's cpi axis);
+ * (channel, pulse, range) = {0, 1, 2}. */
+typedef struct stap_layout {
+    unsigned char axis[3];
+} stap_layout;
+
+/* An axis name: channel (channels, element, elements, C), pulse (pulses, P), range
+ * (range_gate, range_gates, range_cell, range_cells, gate, gates, R), cpi (cpis);
+ * case-insensitive, surrounding blanks ignored. -1 for an unknown name. */
+int stap_axis_parse(const char *name, size_t len);
+const char *stap_axis_name(int axis); /* "channel", "pulse", "range", "cpi" */
+/* "P,C,R", "pulse, channel, range", ...: the three cube axes, each once, comma-separated.
+ * RT_EINVAL with a message quoting the text and saying what is wrong. */
+int stap_layout_parse(const char *text, stap_layout *out, rt_error *err);
+/* "pulse, channel, range" (with "cpi, " first when rank is 4); returns buf. */
+const char *stap_layout_string(const stap_layout *l, int rank, char *buf, size_t len);
+int stap_layout_is_identity(const stap_layout *l);
+/* 1 when a cube read as (channel, pulse, range) has a shape that looks transposed — more
+ * channels than pulses, or fewer range gates than pulses — with the reason in why. */
+int stap_shape_looks_transposed(int channels, int pulses, int range_gates, char *why,
+                                size_t len);
+
+/* How to read /data/iq (NULL = defaults: the file's labels, else (channel, pulse, range)). */
+typedef struct stap_read_options {
+    int override;            /* 1: read the cube axes in `layout`'s order, whatever the file's
+                                labels say (labels that are malformed are then not an error) */
+    stap_layout layout;
+} stap_read_options;
+
+typedef enum stap_layout_source {
+    STAP_LAYOUT_ASSUMED = 0, /* no labels and no override: read as (channel, pulse, range) */
+    STAP_LAYOUT_LABELS,      /* the file's labels                                        */
+    STAP_LAYOUT_OVERRIDE     /* stap_read_options.layout                                  */
+} stap_layout_source;
+
+/* How the axes of /data/iq were determined, for the caller to report (or refuse). */
+typedef struct stap_layout_report {
+    stap_layout_source source;
+    stap_layout layout;      /* the order the cube axes were read in                      */
+    int rank;                /* 3, or 4 for a recording (cpi first)                       */
+    int labelled;            /* the file labels /data/iq (dimension labels or `dims`)      */
+    int labels_differ;       /* an override, and the file's labels say another order or
+                                are malformed                                            */
+    char labels[200];        /* the file's labels as written ("" when none)                */
+} stap_layout_report;
+
 typedef struct stap_input {
     int channels, pulses, range_gates;
     cf32 *iq;                /* C x P x R, row-major                    */
@@ -27,17 +82,25 @@ typedef struct stap_input {
     int steering_len;        /* its second dimension (must be C*Q)       */
     cf32 *steering;          /* steering_beams x steering_len, or NULL   */
     stap_radar_meta meta;
+    stap_layout_report layout; /* how /data/iq's axis order was determined (readers) */
 } stap_input;
 
-/* Read and validate a schema-v1 file. Rejects (RT_EFORMAT, message naming the file
+/* Read and validate a schema-v1.1 file. Rejects (RT_EFORMAT, message naming the file
  * and dataset): missing /data/iq, rank != 3, a zero-size dimension, a type other than
  * the {r,i} float32 compound (a float64 {r,i} compound is converted), other member
- * names, non-finite samples; a malformed /steering or attribute. RT_EIO when the file
- * cannot be opened. */
+ * names, non-finite samples; axis labels that are unknown, repeated, too few or too
+ * many, or that disagree (dimension labels against `dims`) — unless opts overrides
+ * them; a malformed /steering or attribute. RT_EIO when the file cannot be opened. The
+ * cube is transposed into (channel, pulse, range); in->layout says how its order was
+ * determined. opts may be NULL. */
+int stap_input_read_opts(const char *path, stap_input *in, const stap_read_options *opts,
+                         rt_error *err);
+/* stap_input_read_opts with the default options. */
 int stap_input_read(const char *path, stap_input *in, rt_error *err);
 void stap_input_free(stap_input *in);
 
-/* Write a schema-v1 input file (used by the generators and import-perfect), atomically. */
+/* Write a schema-v1.1 input file (used by the generators and import-perfect), atomically;
+ * /data/iq's axes carry the dimension labels channel, pulse, range. */
 int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn extra,
                      void *extra_user, rt_error *err);
 
@@ -74,20 +137,26 @@ int stap_result_write(const char *path, const stap_result *res, rt_error *err);
  * Read and written one CPI at a time; safe to use from a reader and a writer thread at
  * once (every HDF5 call of these functions runs under one lock). */
 typedef struct stap_recording stap_recording;
-/* Open and validate (rank, shape, element type as stap_input_read; /steering and the
- * metadata are read into `in`, whose iq stays NULL). */
+/* Open and validate (rank, shape, element type and axis labels as stap_input_read_opts,
+ * with the cpi axis of a rank-4 recording first; opts orders the three cube axes after it;
+ * /steering and the metadata are read into `in`, whose iq stays NULL; in->layout says how
+ * the axis order was determined). opts may be NULL. */
+int stap_recording_open_opts(const char *path, stap_recording **rec, stap_input *in,
+                             const stap_read_options *opts, rt_error *err);
+/* stap_recording_open_opts with the default options. */
 int stap_recording_open(const char *path, stap_recording **rec, stap_input *in, rt_error *err);
 long long stap_recording_cpis(const stap_recording *rec);
 int stap_recording_rank(const stap_recording *rec); /* 3 or 4 */
-/* Read CPI `cpi` (C x P x R) into cube. float64 files are converted (overflowing samples
- * are refused, naming the CPI and the sample); non-finite float32 samples are left to the
- * engine, which names them. */
+/* Read CPI `cpi` (C x P x R) into cube, transposed from the stored axis order. float64
+ * files are converted (overflowing samples are refused, naming the CPI and the sample);
+ * non-finite float32 samples are left to the engine, which names them. */
 int stap_recording_read(stap_recording *rec, long long cpi, cf32 *cube, rt_error *err);
 void stap_recording_close(stap_recording *rec);
 
 typedef struct stap_recording_writer stap_recording_writer;
 /* A new recording of `cpis` CPIs of in's shape (in->iq is not used; steering and metadata
- * are written), as a temporary file published by stap_recording_finish. */
+ * are written; /data/iq's axes are labelled cpi, channel, pulse, range), as a temporary
+ * file published by stap_recording_finish. */
 int stap_recording_create(stap_recording_writer **w, const char *path, const stap_input *in,
                           long long cpis, rt_error *err);
 int stap_recording_write(stap_recording_writer *w, long long cpi, const cf32 *cube, rt_error *err);
