@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <pthread.h>
+#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -1099,6 +1100,45 @@ void rt_atomic_cleanup_on_signals(void)
     }
 }
 
+/* The host part of temporary names: a hostname without '.' (sweeping needs to know that
+ * a temporary was made on this machine before it asks whether its process lives). */
+static void tmp_owner(char *owner, size_t len)
+{
+    char h[64] = "host";
+    if (gethostname(h, sizeof h) != 0) snprintf(h, sizeof h, "host");
+    h[sizeof h - 1] = 0;
+    size_t k = 0;
+    for (const char *c = h; *c && k + 1 < len; c++)
+        owner[k++] = (*c == '.' || *c == '/') ? '_' : *c;
+    owner[k] = 0;
+}
+
+/* Remove stale temporaries of this output: ".BASE.tmp.OWNER.PID.XXXXXX" in its directory
+ * made on this host by a process that no longer exists (killed by SIGKILL, a crash, a
+ * power cut). Another live writer's temporary, or one from another host sharing the
+ * directory, is left alone. */
+static void sweep_stale(const char *path, int dlen, const char *base, const char *owner)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", path ? (dlen ? dlen : 1) : 1, path ? path : ".");
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char prefix[600];
+    int pl = snprintf(prefix, sizeof prefix, ".%s.tmp.%s.", base, owner);
+    struct dirent *de;
+    while (pl > 0 && (size_t)pl < sizeof prefix && (de = readdir(d))) {
+        if (strncmp(de->d_name, prefix, (size_t)pl)) continue;
+        char *end;
+        long pid = strtol(de->d_name + pl, &end, 10);
+        if (pid <= 0 || *end != '.' || strlen(end + 1) != 6) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to ask */
+        char victim[4700];
+        snprintf(victim, sizeof victim, "%s/%s", dir, de->d_name);
+        unlink(victim);
+    }
+    closedir(d);
+}
+
 int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err)
 {
     if (tmp && tmplen) tmp[0] = '\0';
@@ -1113,8 +1153,12 @@ int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err)
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     int dlen = slash ? (int)(slash - path) : 0;
-    int w = slash ? snprintf(tmp, tmplen, "%.*s/.%s.tmp.XXXXXX", dlen, path, base)
-                  : snprintf(tmp, tmplen, ".%s.tmp.XXXXXX", base);
+    char owner[96];
+    tmp_owner(owner, sizeof owner);
+    sweep_stale(slash ? path : NULL, dlen, base, owner);
+    int w = slash ? snprintf(tmp, tmplen, "%.*s/.%s.tmp.%s.%ld.XXXXXX", dlen, path, base, owner,
+                             (long)getpid())
+                  : snprintf(tmp, tmplen, ".%s.tmp.%s.%ld.XXXXXX", base, owner, (long)getpid());
     if (w < 0 || (size_t)w >= tmplen) {
         tmp[0] = '\0';
         return rt_fail(err, RT_EINVAL, "output path '%s' is too long", path);

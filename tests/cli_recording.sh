@@ -86,6 +86,26 @@ for sig in HUP TERM; do
     fi
 done
 
+# SIGKILL leaves its temporary behind; the next write of that output sweeps it (its
+# process is gone), but not a live process's, nor one made on another host
+mkdir -p "$tmp/kill"
+RTSTAP_TEST_READER_STALL=2:8000 "$bin" run --input "$tmp/rec.h5" --output "$tmp/kill/o.h5" \
+    --backend cpu --doppler-order 3 --training 60 --segments 2 --beams 3 --loading 0.01 --quiet &
+pid=$!
+for _ in $(seq 50); do ls -A "$tmp/kill" | grep -q tmp && break; sleep 0.1; done
+kill -KILL $pid
+wait $pid 2>/dev/null
+stale=$(ls -A "$tmp/kill")
+check "SIGKILL: a temporary is left ($stale)" '[ -n "$stale" ]'
+host=$(ls -A "$tmp/kill" | sed -E 's/^\.o\.h5\.tmp\.(.*)\.[0-9]+\.[^.]{6}$/\1/')
+touch "$tmp/kill/.o.h5.tmp.$host.$$.abcdef" "$tmp/kill/.o.h5.tmp.otherhost.999999.abcdef"
+"$bin" run --input "$tmp/rec.h5" --output "$tmp/kill/o.h5" --backend cpu --doppler-order 3 \
+    --training 60 --segments 2 --beams 3 --loading 0.01 --quiet
+check "after SIGKILL: the next run writes the output" '[ -s "$tmp/kill/o.h5" ]'
+check "after SIGKILL: the dead process's temporary is swept" '[ ! -e "$tmp/kill/$stale" ]'
+check "after SIGKILL: a live process's temporary stays" '[ -e "$tmp/kill/.o.h5.tmp.$host.$$.abcdef" ]'
+check "after SIGKILL: another host's temporary stays" '[ -e "$tmp/kill/.o.h5.tmp.otherhost.999999.abcdef" ]'
+
 "$bin" run --input "$tmp/rec.h5" --output "$tmp/out.h5" --backend cpu --doppler-order 3 \
     --training 60 --segments 2 --beams 3 --loading 0.01 --keep-output --quiet
 check "--keep-output: /output/iq CPIs x B x D x R" \
