@@ -115,7 +115,7 @@ int rtk_qr_can_gather(int v);
 /* Materialize the gathered matrices: T_k = T + k*stride (m x n, leading dimension ldt). */
 int rtk_training_launch(const rtk_gather *g, int m, int n, int batch, void *T, int ldt,
                         long long stride, void *stream);
-#define RTK_WEIGHTS_MAX_N 256 /* largest n the weight solver takes                */
+#define RTK_WEIGHTS_MAX_N 512 /* largest n the weight solver takes                */
 
 /* Weights from factors already on the device: R_k = R + k*stride (upper n x n,
  * leading dimension ldr); same outputs and flags protocol as above. n <= RTK_WEIGHTS_MAX_N. */

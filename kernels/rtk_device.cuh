@@ -232,8 +232,10 @@ __device__ __forceinline__ void solve_beams_lanes(const float2 *R, int rs, int c
  * substitutions, y_i broadcast by a shuffle per step, the NB beams' chains interleaved
  * (instruction-level parallelism on a latency-bound chain of 2n steps). The step loops
  * stay rolled so that the code stays in the instruction cache. Called by whole warps;
- * warp `wid` of `nw` takes beam groups wid, wid + nw, ... */
-template <int RR, int NB>
+ * warp `wid` of `nw` takes beam groups wid, wid + nw, ... DOT_FWD: the forward
+ * substitution as dot products over columns of R (for R read in place from global
+ * memory, column-major: coalesced). */
+template <int RR, int NB, bool DOT_FWD = false>
 __device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs,
                                                  const float2 *dinv, int n, int nbeams,
                                                  const float2 *V, float2 *Wk, int wid, int nw)
@@ -250,6 +252,39 @@ __device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs
                 y[nb][r] = l < n ? v[l] : c0();
             }
         }
+        if constexpr (DOT_FWD) {
+            /* forward as dot products: y_l = (v_l - sum_{i<l} conj(R(i, l)) y_i) /
+             * conj(R_ll). Column l of R is contiguous when R is column-major in global
+             * memory (rs = 1), so the warp's loads coalesce; the column sweep below reads
+             * row i of R, 32 scattered sectors per load in that layout. */
+#pragma unroll 1
+            for (int l = 0; l < n; l++) {
+                const int rl = l >> 5;
+                float2 part[NB];
+#pragma unroll
+                for (int nb = 0; nb < NB; nb++) part[nb] = c0();
+#pragma unroll
+                for (int r = 0; r < RR; r++) {
+                    const int i = lane + 32 * r;
+                    if (r <= rl && i < l) {
+                        const float2 e = R[i * rs + l * cs];
+#pragma unroll
+                        for (int nb = 0; nb < NB; nb++) part[nb] = cjfma(e, y[nb][r], part[nb]);
+                    }
+                }
+#pragma unroll
+                for (int nb = 0; nb < NB; nb++) part[nb] = group_sum2<32>(part[nb], 0xffffffffu);
+                const float2 d = cconj(dinv[l]);
+#pragma unroll
+                for (int r = 0; r < RR; r++)
+                    if (r == rl && lane == (l & 31)) {
+#pragma unroll
+                        for (int nb = 0; nb < NB; nb++)
+                            y[nb][r] = cmul(make_float2(y[nb][r].x - part[nb].x,
+                                                        y[nb][r].y - part[nb].y), d);
+                    }
+            }
+        } else {
         /* forward: y_i = y_i / conj(R_ii), then y_l -= conj(R(i, l)) y_i for l > i */
 #pragma unroll
         for (int r = 0; r < RR; r++) {
@@ -275,6 +310,7 @@ __device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs
                     }
                 }
             }
+        }
         }
         /* back: z_j = y_j / R_jj, then y_i -= R(i, j) z_j for i < j */
 #pragma unroll
@@ -340,6 +376,7 @@ template <int NC>
 struct SolveShape {
     static constexpr int RR = (NC + 31) / 32;
     static constexpr int NB = RR == 1 ? 4 : (RR <= 4 ? 2 : 1);
+    static constexpr bool DOT_FWD = NC > 256; /* R too large to stage: read in place */
 };
 
 /* Shared-memory words a fused weight solve needs for n <= NC: R (NC rows, odd leading

@@ -52,7 +52,12 @@ __global__ void __launch_bounds__(256, 1) weights_kernel(const float2 *R, int ld
     if (t < 32) diag_ratio_warp([&](int i) { return Rp[i * rs + i * cs]; }, n, k, flags, t);
     float2 *Wk = W + (size_t)k * nbeams * n;
     using SS = SolveShape<NC>;
-    solve_beams_warp<SS::RR, SS::NB>(Rp, rs, cs, dinv, n, nbeams, V, Wk, t >> 5, blockDim.x >> 5);
+    if constexpr (SS::DOT_FWD) /* never staged: R in place, column-major */
+        solve_beams_warp<SS::RR, SS::NB, true>(Rp, rs, cs, dinv, n, nbeams, V, Wk, t >> 5,
+                                               blockDim.x >> 5);
+    else
+        solve_beams_warp<SS::RR, SS::NB>(Rp, rs, cs, dinv, n, nbeams, V, Wk, t >> 5,
+                                         blockDim.x >> 5);
 }
 
 /* cuBLAS baseline, after the two trsm: W_k(:, b) = z_b / (v_b^H z_b); check diag R_k */
@@ -99,7 +104,7 @@ cudaError_t weights_launch(int n, int batch, const float2 *R, int ldr, long long
 {
     const int ld = n | 1;
     const size_t staged_bytes = ((size_t)n * ld + n + 1) * sizeof(float2);
-    const int staged = staged_bytes <= 160 * 1024;
+    const int staged = !SolveShape<NC>::DOT_FWD && staged_bytes <= 160 * 1024;
     const size_t smem = staged ? staged_bytes : ((size_t)n + 1) * sizeof(float2);
     constexpr int NB = SolveShape<NC>::NB;
     const int threads = 32 * max(1, min(8, (nbeams + NB - 1) / NB));
@@ -127,7 +132,8 @@ extern "C" int rtk_weights_launch(int n, int batch, const void *R, int ldr, long
     if (n <= 64) return (int)weights_launch<64>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
     if (n <= 96) return (int)weights_launch<96>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
     if (n <= 128) return (int)weights_launch<128>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
-    return (int)weights_launch<256>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
+    if (n <= 256) return (int)weights_launch<256>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
+    return (int)weights_launch<512>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
 }
 
 extern "C" int rtk_normalize_launch(int n, int batch, const void *R, int ldr, long long stride,
