@@ -199,6 +199,9 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     hdr.have_detections = cfar->kind != STAP_CFAR_NONE;
     hdr.cfar_description = cfar_desc;
     const size_t wlen = stap_weights_count(pc, hdr.beams), ylen = stap_output_count(pc, hdr.beams);
+    /* from here SIGINT/SIGTERM finish the CPIs in flight and publish what ran (a signal
+     * before the first CPI publishes a file of none) */
+    rt_graceful_begin();
     if (stap_result_writer_open(&rw, output, &hdr, keep_output, &err) ||
         cpi_writer_start(&writer, rw, wlen, keep_output ? ylen : 0, 4, &err) ||
         cpi_reader_start(&reader, rec, eng, cpis, eo.slots + 2, &err)) {
@@ -210,7 +213,6 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     checked_sink cs = {{0}, eng, writer};
     /* what is written is always checked finite; --check also the output not written */
     cpi_checks_init(&cs.checks, input, strict, check || keep_output, 1);
-    rt_graceful_begin(); /* SIGINT/SIGTERM: finish the CPIs in flight, publish what ran */
     int rst = stream_run(eng, 0, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
                          checked_put, &cs, 0, !quiet && isatty(2), &st, &err);
     rt_graceful_end();
@@ -273,6 +275,7 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
                 (double)cs.checks.worst_ratio, stap_engine_conditioning_limit(eng));
     }
 out:
+    rt_graceful_end();
     cpi_reader_stop(reader);
     if (writer) cpi_writer_finish(writer, NULL, &err);
     stap_result_writer_abort(rw);

@@ -57,9 +57,10 @@ check "stream: the ring of cubes counts (100 MB < engine + 8 cubes)" '[ $? -eq 1
 set -m
 for sig in TERM INT; do
     "$bin" stream --preset easy --backend cpu --threads 1 --slots 2 --cpis 1000000 --mem-every 2 \
-        --json "$tmp/s$sig.json" 2>"$tmp/s$sig.err" &
+        --json "$tmp/s$sig.json" --timeline "$tmp/s$sig.csv" 2>"$tmp/s$sig.err" &
     pid=$!
-    sleep 3
+    # signal it once it streams (the timeline grows), not while it still sets up
+    for _ in $(seq 600); do [ -s "$tmp/s$sig.csv" ] && break; sleep 0.2; done
     kill -$sig $pid
     wait $pid
     rc=$?

@@ -64,7 +64,7 @@ for sig in HUP TERM; do
     pid=$!
     for _ in $(seq 50); do ls -A "$tmp/sig$sig" | grep -q tmp && break; sleep 0.1; done
     check "SIG$sig: the temporary file existed while running" 'ls -A "$tmp/sig$sig" | grep -q "\.o\.h5\.tmp\."'
-    sleep 0.5 # CPIs 0 and 1 done; the reader is in its stall
+    sleep 2 # CPIs 0 and 1 done (milliseconds each); the reader is in its stall
     t0=$(date +%s%N)
     kill -$sig $pid
     wait $pid
