@@ -1321,9 +1321,12 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in, rt_error
         CLOSE_PLIST(dcpl);
         CLOSE_TYPE(ft);
     }
-    /* a conversion buffer of one CPI: HDF5's 1 MiB default converts in many pieces */
+    /* a conversion buffer of one CPI: HDF5's 1 MiB default converts in many pieces; never
+     * less than that default (a CPI of one sample stored with padding, 24 bytes, was
+     * refused: "temporary buffer max size is too small") */
+    const size_t tconv = 16 * (size_t)n > ((size_t)1 << 20) ? 16 * (size_t)n : (size_t)1 << 20;
     r->xfer = H5Pcreate(H5P_DATASET_XFER);
-    if (r->xfer < 0 || H5Pset_buffer(r->xfer, 16 * (size_t)n, NULL, NULL) < 0)
+    if (r->xfer < 0 || H5Pset_buffer(r->xfer, tconv, NULL, NULL) < 0)
         return rt_fail(err, RT_ENOMEM, "out of memory for a transfer property list");
     if (r->elem == ELEM_F64 && !(r->slab = malloc(16 * (size_t)n)))
         return rt_fail(err, RT_ENOMEM, "out of memory converting '%s' from float64", path);
