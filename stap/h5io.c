@@ -26,8 +26,8 @@
 #define H5IO_MAX_STEERING_BYTES ((unsigned long long)1 << 30)
 #else
 /* fuzz builds (tests/fuzz): the same checks, against caps a fuzzer can afford to fill */
-#define H5IO_MAX_CUBE_BYTES ((unsigned long long)64 << 20)
-#define H5IO_MAX_STEERING_BYTES ((unsigned long long)16 << 20)
+#define H5IO_MAX_CUBE_BYTES ((unsigned long long)4 << 20)
+#define H5IO_MAX_STEERING_BYTES ((unsigned long long)1 << 20)
 #endif
 /* float64 files are converted in slabs of at most this many bytes of doubles. */
 #define H5IO_SLAB_BYTES ((size_t)64 << 20)
