@@ -632,13 +632,18 @@ static void read_recording(const char *path, const stap_input *one)
     cf32 *cube = malloc(sizeof(cf32) * n);
     if (!cube) fz_die("harness: out of memory for %zu samples", n);
     const long long which[3] = {0, cpis - 1, cpis};
+    const uint32_t untouched = 0x7fbadbadu; /* a NaN no conversion makes */
     for (int k = 0; k < 3; k++) {
+        for (size_t i = 0; i < 2 * n; i++) memcpy((float *)cube + i, &untouched, 4);
         fz_watch("stap_recording_read");
         st = stap_recording_read(rec, which[k], cube, &err);
         fz_unwatch();
         fz_check_status("stap_recording_read", st, &err);
         if (k == 2 && st != RT_EINVAL) fz_die("stap_recording_read of CPI %lld of %lld: %d", cpis, cpis, st);
         if (!st) check_samples("stap_recording_read", cube, n, 0);
+        for (size_t i = 0; !st && i < 2 * n; i++)
+            if (!memcmp((float *)cube + i, &untouched, 4))
+                fz_die("stap_recording_read left sample %zu of CPI %lld unwritten", i / 2, which[k]);
         if (k == 0 && one) same_as_input(one, &in, rank, cube, st, &err);
     }
     free(cube);
