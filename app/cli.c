@@ -2,9 +2,11 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cli_error(int status, const char *fmt, ...)
 {
@@ -20,6 +22,17 @@ int cli_error(int status, const char *fmt, ...)
 int cli_fail(const rt_error *err)
 {
     return cli_error(EXIT_PROCESSING, "%s", err->msg[0] ? err->msg : rt_status_name(err->code));
+}
+
+int cli_unknown_option(const char *command, int argc, char **argv)
+{
+    /* In a cluster of short options ("-xy": rtstap has none) getopt_long stays on the
+     * cluster until its last letter, and argv[optind - 1] is the argument before it. */
+    const char *arg = argv[optind - 1];
+    if (optind < argc && optopt > 0 && optopt < 128 && argv[optind][0] == '-' &&
+        argv[optind][1] != '-' && strchr(argv[optind] + 1, optopt))
+        arg = argv[optind];
+    return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap %s --help)", arg, command);
 }
 
 int cli_int(const char *flag, const char *s, long lo, long hi, int *out)

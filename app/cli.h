@@ -21,6 +21,9 @@ int cli_error(int status, const char *fmt, ...)
  * processing as well: everything the library reports is about inputs or data. */
 int cli_fail(const rt_error *err);
 
+/* The usage error for the argument getopt_long refused (returned '?') in `command`. */
+int cli_unknown_option(const char *command, int argc, char **argv);
+
 /* Strict parsers: the whole string must be a number in range; on failure print a usage
  * error naming the flag and return -1. */
 int cli_int(const char *flag, const char *s, long lo, long hi, int *out);

@@ -148,7 +148,7 @@ int cmd_bench_qr(int argc, char **argv)
     const char *json = NULL;
     int repeat = 20, nbeams = 0, threads = 0;
     unsigned long long seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20);
-    optind = 1;
+    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -167,7 +167,7 @@ int cmd_bench_qr(int argc, char **argv)
         }
         case 'h': bench_usage(stdout); return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap bench-qr --help)", argv[optind - 1]);
+        default: return cli_unknown_option("bench-qr", argc, argv);
         }
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);

@@ -108,7 +108,7 @@ int cmd_bench_pipeline(int argc, char **argv)
     int cpis = 500, cpu_cpis = 8, slots = 3, threads = 0;
     rt_error err;
     rt_clear(&err);
-    optind = 1;
+    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -122,7 +122,7 @@ int cmd_bench_pipeline(int argc, char **argv)
         case O_JSON: json = optarg; break;
         case O_HELP: bench_usage(stdout); return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap bench --help)", argv[optind - 1]);
+        default: return cli_unknown_option("bench", argc, argv);
         }
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);

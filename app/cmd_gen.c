@@ -95,7 +95,7 @@ int cmd_gen(int argc, char **argv)
     double drift[SCENE_MAX_TARGETS] = {0};
     rt_error err;
     rt_clear(&err);
-    optind = 1;
+    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -107,8 +107,7 @@ int cmd_gen(int argc, char **argv)
             return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
         if (o == ':') return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
         if (o == '?')
-            return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap gen --help)",
-                             argv[optind - 1]);
+            return cli_unknown_option("gen", argc, argv);
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
 
@@ -117,7 +116,7 @@ int cmd_gen(int argc, char **argv)
     const char *out = NULL;
     int quiet = 0, njam = 0, have_velocity = 0;
     double beta = 1.0;
-    optind = 1;
+    optind = 0;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (o) {
         case O_PRESET: break;

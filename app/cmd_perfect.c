@@ -39,7 +39,7 @@ int cmd_perfect(int argc, char **argv)
     la_backend backend = LA_BACKEND_AUTO;
     rt_error err;
     rt_clear(&err);
-    optind = 1;
+    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -56,7 +56,7 @@ int cmd_perfect(int argc, char **argv)
         case 'q': quiet = 1; break;
         case 'h': perfect_usage(stdout); return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap perfect --help)", argv[optind - 1]);
+        default: return cli_unknown_option("perfect", argc, argv);
         }
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
@@ -137,7 +137,7 @@ int cmd_import_perfect(int argc, char **argv)
     const char *size_s = NULL, *dir = NULL, *out = NULL;
     int cpis = 1;
     rt_error err;
-    optind = 1;
+    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -155,7 +155,7 @@ int cmd_import_perfect(int argc, char **argv)
                    "to time the whole chain from disk with `rtstap run` or `rtstap stream --input`.\n");
             return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap import-perfect --help)", argv[optind - 1]);
+        default: return cli_unknown_option("import-perfect", argc, argv);
         }
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);

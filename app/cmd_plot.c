@@ -81,7 +81,7 @@ int cmd_plot(int argc, char **argv)
     stap_cfar_defaults(&cfar);
     rt_error err;
     rt_clear(&err);
-    optind = 1;
+    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -104,8 +104,7 @@ int cmd_plot(int argc, char **argv)
         case O_HELP: plot_usage(stdout); return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
         default:
-            return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap plot --help)",
-                             argv[optind - 1]);
+            return cli_unknown_option("plot", argc, argv);
         }
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);

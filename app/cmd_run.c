@@ -320,7 +320,7 @@ int cmd_run(int argc, char **argv)
     rt_error err;
     rt_clear(&err);
 
-    optind = 1;
+    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -360,7 +360,7 @@ int cmd_run(int argc, char **argv)
         case O_RANK: cfar_given = 1; if (cli_int("--cfar-rank", optarg, 0, 2 * STAP_CFAR_MAX_TRAIN, &cfar.os_rank)) return EXIT_USAGE; break;
         case O_HELP: run_usage(stdout); return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap run --help)", argv[optind - 1]);
+        default: return cli_unknown_option("run", argc, argv);
         }
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);

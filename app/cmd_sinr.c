@@ -42,7 +42,7 @@ int cmd_sinr(int argc, char **argv)
         {0, 0, 0, 0}};
     const char *input = NULL, *result = NULL, *out = NULL;
     int beam = -1, quiet = 0;
-    optind = 1;
+    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -55,8 +55,7 @@ int cmd_sinr(int argc, char **argv)
         case O_HELP: sinr_usage(stdout); return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
         default:
-            return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap sinr --help)",
-                             argv[optind - 1]);
+            return cli_unknown_option("sinr", argc, argv);
         }
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);

@@ -171,7 +171,7 @@ int cmd_stream(int argc, char **argv)
     eo.slots = 3;
     rt_error err;
     rt_clear(&err);
-    optind = 1;
+    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -202,7 +202,7 @@ int cmd_stream(int argc, char **argv)
         case O_MEM: if (cli_int("--mem-every", optarg, 1, 100000000, &mem_every)) return EXIT_USAGE; break;
         case O_HELP: stream_usage(stdout); return EXIT_OK;
         case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_error(EXIT_USAGE, "unknown option '%s' (see rtstap stream --help)", argv[optind - 1]);
+        default: return cli_unknown_option("stream", argc, argv);
         }
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);

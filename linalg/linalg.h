@@ -25,6 +25,10 @@ extern "C" {
 #ifndef __cplusplus
 typedef float _Complex cf32;
 typedef double _Complex cf64;
+/* C11's CMPLXF: glibc's <complex.h> defines it for GCC >= 4.7 only; clang has the builtin */
+#ifndef CMPLXF
+#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
+#endif
 #endif
 
 typedef enum la_backend {

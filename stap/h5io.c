@@ -24,8 +24,14 @@
 
 /* Largest arrays the reader allocates: a corrupt or hostile header must not make it
  * ask for absurd amounts of memory. The RT_STAP hard cube is 10.8 MB. */
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #define H5IO_MAX_CUBE_BYTES ((unsigned long long)4 << 30)
 #define H5IO_MAX_STEERING_BYTES ((unsigned long long)1 << 30)
+#else
+/* fuzz builds (tests/fuzz): the same checks, against caps a fuzzer can afford to fill */
+#define H5IO_MAX_CUBE_BYTES ((unsigned long long)4 << 20)
+#define H5IO_MAX_STEERING_BYTES ((unsigned long long)1 << 20)
+#endif
 /* float64 files are converted in slabs of at most this many bytes of doubles. */
 #define H5IO_SLAB_BYTES ((size_t)64 << 20)
 
@@ -141,23 +147,51 @@ static hid_t cf64_mem_type(void)
 /* ------------------------------------------------------------------------------------
  * Reading */
 
+/* An input file being read. Every lookup in it (links, datasets, attributes) goes through
+ * property lists whose callback refuses to traverse an external link anywhere on the
+ * path: a soft link to an external link passed check_local's look at each component and
+ * made rtstap read another file (or block on a FIFO) as its samples or metadata. elink
+ * then names the link refused. */
+typedef struct h5_src {
+    const char *path;
+    hid_t file, lapl, dapl;
+    char elink[320];
+} h5_src;
+
+static herr_t refuse_external_link(const char *parent_file, const char *parent_group,
+                                   const char *child_file, const char *child_object,
+                                   unsigned *acc_flags, hid_t fapl, void *user)
+{
+    h5_src *s = user;
+    snprintf(s->elink, sizeof s->elink, "'%s' in '%s'", child_object, child_file);
+    return -1;
+}
+
+/* RT_OK, or the refusal of the external link that a lookup of `name` met. */
+static int src_refused(const h5_src *s, const char *name, rt_error *err)
+{
+    if (!s->elink[0]) return RT_OK;
+    return rt_fail(err, RT_EFORMAT, "'%s' in '%s' leads through an external link to %s; "
+                   "refused (the data must live in the file)", name, s->path, s->elink);
+}
+
 /* 1 when every component of an absolute path exists as a link, else 0 (H5Lexists
  * fails on a path whose intermediate group is missing). */
-static int link_exists(hid_t file, const char *path)
+static int link_exists(h5_src *s, const char *obj)
 {
     char buf[256];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf || path[0] != '/') return 0;
-    memcpy(buf, path, n + 1);
+    size_t n = strlen(obj);
+    if (n == 0 || n >= sizeof buf || obj[0] != '/') return 0;
+    memcpy(buf, obj, n + 1);
     for (char *p = buf + 1;; p++) {
         if (*p == '/' || *p == '\0') {
             char c = *p;
             *p = '\0';
-            if (H5Lexists(file, buf, H5P_DEFAULT) <= 0) return 0;
+            if (H5Lexists(s->file, buf, s->lapl) <= 0) return 0;
             /* an external link is not followed here: it "exists", and the reader then
              * refuses it by name (check_local) */
             H5L_info_t li;
-            if (H5Lget_info(file, buf, &li, H5P_DEFAULT) >= 0 && li.type == H5L_TYPE_EXTERNAL)
+            if (H5Lget_info(s->file, buf, &li, s->lapl) >= 0 && li.type == H5L_TYPE_EXTERNAL)
                 return 1;
             *p = c;
             if (!c) return 1;
@@ -194,6 +228,20 @@ static void shape_string(char *buf, size_t len, int rank, const hsize_t *dims)
 }
 
 enum { ELEM_F32 = 1, ELEM_F64 = 2 };
+
+/* 1 when an integer or float type's bit layout fits its size (the checks H5Tset_precision,
+ * H5Tset_offset and H5Tset_fields make): Debian's HDF5 1.10 decodes these fields from the
+ * file without them, and converting values of a corrupt type read out of bounds. */
+static int atomic_layout_ok(hid_t t)
+{
+    const size_t size = H5Tget_size(t), prec = H5Tget_precision(t);
+    const int off = H5Tget_offset(t);
+    if (size == 0 || prec == 0 || off < 0 || (size_t)off + prec > 8 * size) return 0;
+    if (H5Tget_class(t) != H5T_FLOAT) return 1;
+    size_t spos, epos, esize, mpos, msize;
+    if (H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) < 0) return 0;
+    return spos < prec && esize > 0 && epos + esize <= prec && mpos + msize <= prec;
+}
 
 /* Check that type is the {r, i} compound of floats; *elem says how to read it. */
 static int check_complex_type(hid_t type, const char *dname, const char *path, int *elem,
@@ -232,6 +280,7 @@ static int check_complex_type(hid_t type, const char *dname, const char *path, i
                        "'%s' in '%s' has compound members (%s); expected members named r and i",
                        dname, path, names);
     size_t widest = 0;
+    const size_t total = H5Tget_size(type);
     const int idx[2] = {has_r, has_i};
     for (int k = 0; k < 2; k++) {
         hid_t mt = H5Tget_member_type(type, (unsigned)idx[k]);
@@ -239,7 +288,16 @@ static int check_complex_type(hid_t type, const char *dname, const char *path, i
             return rt_fail(err, RT_EFORMAT, "'%s' in '%s': unreadable member type", dname, path);
         H5T_class_t mc = H5Tget_class(mt);
         size_t sz = H5Tget_size(mt);
+        const int layout_ok = mc != H5T_FLOAT || atomic_layout_ok(mt);
         H5Tclose(mt);
+        /* a corrupt file's compound (member r at offset 2 MiB of a 16-byte element) made
+         * HDF5's conversion read far out of bounds */
+        const size_t moff = H5Tget_member_offset(type, (unsigned)idx[k]);
+        if (moff > total || sz > total - moff || !layout_ok)
+            return rt_fail(err, RT_EFORMAT,
+                           "member '%s' of '%s' in '%s' is corrupt (%zu bytes at offset %zu of a "
+                           "%zu-byte element%s)", k ? "i" : "r", dname, path, sz, moff, total,
+                           layout_ok ? "" : ", bit fields beyond its size");
         if (mc != H5T_FLOAT)
             return rt_fail(err, RT_EFORMAT,
                            "member '%s' of '%s' in '%s' is %s%s; expected float32 (or float64)",
@@ -306,8 +364,9 @@ static int check_finite_f32(const cf32 *x, size_t n, size_t *bad)
  * external raw storage and virtual datasets are refused — they made rtstap read other
  * files (/etc/passwd, /dev/zero) or block on a FIFO as radar samples. Each component of
  * the path is checked before the next is looked up, so no external link is followed. */
-static int check_local(hid_t file, hid_t dset, const char *name, const char *path, rt_error *err)
+static int check_local(h5_src *s, hid_t dset, const char *name, rt_error *err)
 {
+    const char *path = s->path;
     char part[256];
     const size_t n = strlen(name);
     for (size_t i = 1; i <= n && n < sizeof part; i++) {
@@ -315,12 +374,13 @@ static int check_local(hid_t file, hid_t dset, const char *name, const char *pat
         memcpy(part, name, i);
         part[i] = '\0';
         H5L_info_t li;
-        if (H5Lexists(file, part, H5P_DEFAULT) <= 0) break;
-        if (H5Lget_info(file, part, &li, H5P_DEFAULT) >= 0 && li.type == H5L_TYPE_EXTERNAL)
+        if (H5Lexists(s->file, part, s->lapl) <= 0) break;
+        if (H5Lget_info(s->file, part, &li, s->lapl) >= 0 && li.type == H5L_TYPE_EXTERNAL)
             return rt_fail(err, RT_EFORMAT, "'%s' in '%s' is an external link to another file; "
                            "refused", part, path);
     }
-    if (dset < 0) return RT_OK;
+    int st = src_refused(s, name, err);
+    if (st || dset < 0) return st;
     hid_t dcpl = H5Dget_create_plist(dset);
     const int nexternal = dcpl >= 0 ? H5Pget_external_count(dcpl) : 0;
     const H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
@@ -334,10 +394,23 @@ static int check_local(hid_t file, hid_t dset, const char *name, const char *pat
     return RT_OK;
 }
 
-/* Read a complex dataset of the given rank into a new cf32 array (row-major). */
-static int read_complex(hid_t file, const char *path, const complex_spec *spec, hsize_t *dims,
-                        cf32 **out, rt_error *err)
+/* 1 when a read of dset must be given a zeroed buffer: where nothing was ever stored,
+ * HDF5 leaves the buffer untouched if the dataset's fill time is "never" (rtstap returned
+ * uninitialized heap memory as samples). Unknown counts as never. */
+static int fill_never(hid_t dset)
 {
+    H5D_fill_time_t when = H5D_FILL_TIME_ERROR;
+    hid_t dcpl = H5Dget_create_plist(dset);
+    if (dcpl >= 0) H5Pget_fill_time(dcpl, &when);
+    CLOSE_PLIST(dcpl);
+    return when != H5D_FILL_TIME_ALLOC && when != H5D_FILL_TIME_IFSET;
+}
+
+/* Read a complex dataset of the given rank into a new cf32 array (row-major). */
+static int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, cf32 **out,
+                        rt_error *err)
+{
+    const char *path = s->path;
     char detail[256], shape[128], where[128];
     int st = RT_OK;
     hid_t dset = -1, space = -1, ftype = -1, mtype = -1, mspace = -1;
@@ -345,13 +418,14 @@ static int read_complex(hid_t file, const char *path, const complex_spec *spec, 
     double *slab = NULL;
     *out = NULL;
 
-    if ((st = check_local(file, -1, spec->name, path, err))) goto done;
-    dset = H5Dopen2(file, spec->name, H5P_DEFAULT);
+    if ((st = check_local(s, -1, spec->name, err))) goto done;
+    dset = H5Dopen2(s->file, spec->name, s->dapl);
     if (dset < 0) {
-        st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' is not a dataset", spec->name, path);
+        if (!(st = src_refused(s, spec->name, err)))
+            st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' is not a dataset", spec->name, path);
         goto done;
     }
-    if ((st = check_local(file, dset, spec->name, path, err))) goto done;
+    if ((st = check_local(s, dset, spec->name, err))) goto done;
     space = H5Dget_space(dset);
     if (space < 0) {
         st = rt_fail(err, RT_EFORMAT, "'%s' in '%s': unreadable dataspace: %s", spec->name, path,
@@ -398,7 +472,8 @@ static int read_complex(hid_t file, const char *path, const complex_spec *spec, 
     int elem = 0;
     if ((st = check_complex_type(ftype, spec->name, path, &elem, err))) goto done;
 
-    x = malloc(sizeof(cf32) * (size_t)n);
+    const int zero = fill_never(dset);
+    x = zero ? calloc((size_t)n, sizeof(cf32)) : malloc(sizeof(cf32) * (size_t)n);
     if (!x) {
         st = rt_fail(err, RT_ENOMEM, "out of memory for '%s' in '%s' (shape %s)", spec->name, path,
                      shape);
@@ -440,6 +515,7 @@ static int read_complex(hid_t file, const char *path, const complex_spec *spec, 
             start[0] = r0;
             count[0] = nr;
             CLOSE_SPACE(mspace);
+            if (zero) memset(slab, 0, 16 * row * nr);
             mspace = H5Screate_simple(rank, count, NULL); /* the selection's shape: fast path */
             if (mspace < 0 ||
                 H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
@@ -482,19 +558,21 @@ done:
 }
 
 /* An optional positive scalar attribute `name` of object `obj`. */
-static int read_positive_attr(hid_t file, const char *path, const char *obj, const char *name,
-                              int *has, double *value, rt_error *err)
+static int read_positive_attr(h5_src *s, const char *obj, const char *name, int *has,
+                              double *value, rt_error *err)
 {
+    const char *path = s->path;
     *has = 0;
-    if (!link_exists(file, obj) || H5Aexists_by_name(file, obj, name, H5P_DEFAULT) <= 0)
-        return RT_OK;
+    if (!link_exists(s, obj) || H5Aexists_by_name(s->file, obj, name, s->lapl) <= 0)
+        return src_refused(s, obj, err);
     char detail[256];
     int st = RT_OK;
     hid_t attr = -1, space = -1, type = -1;
-    attr = H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    attr = H5Aopen_by_name(s->file, obj, name, H5P_DEFAULT, s->lapl);
     if (attr < 0 || (space = H5Aget_space(attr)) < 0 || (type = H5Aget_type(attr)) < 0) {
-        st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable: %s", name,
-                     obj, path, h5_detail(detail, sizeof detail));
+        if (!(st = src_refused(s, obj, err)))
+            st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable: %s",
+                         name, obj, path, h5_detail(detail, sizeof detail));
         goto done;
     }
     hssize_t npts = H5Sget_simple_extent_npoints(space);
@@ -508,6 +586,12 @@ static int read_positive_attr(hid_t file, const char *path, const char *obj, con
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
         st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is a %s; expected a number",
                      name, obj, path, class_name(cls));
+        goto done;
+    }
+    if (!atomic_layout_ok(type)) {
+        st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' has a corrupt %zu-byte %s "
+                     "type (bit fields beyond its size)", name, obj, path, H5Tget_size(type),
+                     class_name(cls));
         goto done;
     }
     double v = NAN;
@@ -534,42 +618,58 @@ static const char *const iq_axes[] = {"channel", "pulse", "range"};
 static const char *const steering_axes[] = {"beam", "element"};
 
 /* The optional /steering and /array, /radar attributes of an input file. */
-static int read_steering_and_meta(hid_t file, const char *path, stap_input *in, rt_error *err)
+static int read_steering_and_meta(h5_src *s, stap_input *in, rt_error *err)
 {
     int st;
     hsize_t dims[H5S_MAX_RANK];
-    if (link_exists(file, "/steering")) {
+    if (link_exists(s, "/steering")) {
         const complex_spec sv = {"/steering", 2, "(beams, channels*Q)", steering_axes,
                                  H5IO_MAX_STEERING_BYTES};
-        if ((st = read_complex(file, path, &sv, dims, &in->steering, err))) return st;
+        if ((st = read_complex(s, &sv, dims, &in->steering, err))) return st;
         in->steering_beams = (int)dims[0];
         in->steering_len = (int)dims[1];
+    } else if ((st = src_refused(s, "/steering", err))) {
+        return st;
     }
     stap_radar_meta *m = &in->meta;
-    if ((st = read_positive_attr(file, path, "/array", "element_spacing_wavelengths",
+    if ((st = read_positive_attr(s, "/array", "element_spacing_wavelengths",
                                  &m->has_element_spacing, &m->element_spacing_wavelengths, err)) ||
-        (st = read_positive_attr(file, path, "/radar", "prf_hz", &m->has_prf, &m->prf_hz, err)) ||
-        (st = read_positive_attr(file, path, "/radar", "carrier_frequency_hz", &m->has_carrier,
+        (st = read_positive_attr(s, "/radar", "prf_hz", &m->has_prf, &m->prf_hz, err)) ||
+        (st = read_positive_attr(s, "/radar", "carrier_frequency_hz", &m->has_carrier,
                                  &m->carrier_frequency_hz, err)) ||
-        (st = read_positive_attr(file, path, "/radar", "sample_rate_hz", &m->has_sample_rate,
+        (st = read_positive_attr(s, "/radar", "sample_rate_hz", &m->has_sample_rate,
                                  &m->sample_rate_hz, err)))
         return st;
     return RT_OK;
+}
+
+int rt_open_regular(const char *path, rt_error *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    const int ok = fstat(fd, &sb) == 0;
+    const int flags = ok && S_ISREG(sb.st_mode) ? fcntl(fd, F_GETFL) : -1;
+    if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0) return fd;
+    close(fd);
+    if (ok && S_ISDIR(sb.st_mode)) rt_fail(err, RT_EIO, "cannot open '%s': it is a directory", path);
+    else if (!ok || !S_ISREG(sb.st_mode))
+        rt_fail(err, RT_EIO, "cannot open '%s': not a regular file (a FIFO, device or socket is "
+                "refused)", path);
+    else rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    return -1;
 }
 
 /* Before HDF5 sees the path: errors of the operating system with errno's words, and only
  * regular files (the open is non-blocking: a FIFO made rtstap wait forever). */
 static int check_input_path(const char *path, rt_error *err)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
-    struct stat sb;
-    int ok = fstat(fd, &sb) == 0;
+    int fd = rt_open_regular(path, err);
+    if (fd < 0) return err ? err->code : RT_EIO;
     close(fd);
-    if (ok && S_ISDIR(sb.st_mode)) return rt_fail(err, RT_EIO, "cannot open '%s': it is a directory", path);
-    if (!ok || !S_ISREG(sb.st_mode))
-        return rt_fail(err, RT_EIO, "cannot open '%s': not a regular file (a FIFO, device or "
-                       "socket is refused)", path);
     if (H5Fis_hdf5(path) <= 0) return rt_fail(err, RT_EIO, "cannot open '%s': not an HDF5 file", path);
     return RT_OK;
 }
@@ -586,12 +686,13 @@ static void stored_axes(const stap_layout *l, const char **names, char *desc, si
 
 /* The axis order of /data/iq (rank `want`) from its labels and opts, before its samples are
  * read; a dataset of another rank is left to the reader's own checks. */
-static int resolve_iq_layout(hid_t file, const char *path, int want,
-                             const stap_read_options *opts, stap_layout_report *rep, rt_error *err)
+static int resolve_iq_layout(h5_src *s, int want, const stap_read_options *opts,
+                             stap_layout_report *rep, rt_error *err)
 {
-    int st = check_local(file, -1, "/data/iq", path, err);
+    const char *path = s->path;
+    int st = check_local(s, -1, "/data/iq", err);
     if (st) return st;
-    hid_t dset = H5Dopen2(file, "/data/iq", H5P_DEFAULT), space = -1;
+    hid_t dset = H5Dopen2(s->file, "/data/iq", s->dapl), space = -1;
     if (dset < 0) return RT_OK; /* the reader says what it is */
     space = H5Dget_space(dset);
     if (space >= 0 && H5Sget_simple_extent_type(space) == H5S_SIMPLE &&
@@ -602,44 +703,60 @@ static int resolve_iq_layout(hid_t file, const char *path, int want,
     return st;
 }
 
-static int input_read(const char *path, stap_input *in, const stap_read_options *opts,
-                      rt_error *err)
+/* Open path for reading into s (its file, and its lookups' property lists; s must not move
+ * until src_close_lists). */
+static int src_open(h5_src *s, const char *path, rt_error *err)
 {
     char detail[256];
+    memset(s, 0, sizeof *s);
+    s->path = path;
+    s->file = s->lapl = s->dapl = -1;
     int cst = check_input_path(path, err);
     if (cst) return cst;
-
     hid_t fapl = strong_fapl();
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    s->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     /* HDF5's error stack first: closing the property list clears it (a truncated file
      * said only "HDF5 error") */
-    if (file < 0) h5_detail(detail, sizeof detail);
+    if (s->file < 0) h5_detail(detail, sizeof detail);
     CLOSE_PLIST(fapl);
-    if (file < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, detail);
+    if (s->file < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, detail);
+    s->lapl = H5Pcreate(H5P_LINK_ACCESS);
+    s->dapl = H5Pcreate(H5P_DATASET_ACCESS); /* a link access list too */
+    if (s->lapl < 0 || s->dapl < 0 || H5Pset_elink_cb(s->lapl, refuse_external_link, s) < 0 ||
+        H5Pset_elink_cb(s->dapl, refuse_external_link, s) < 0)
+        return rt_fail(err, RT_ENOMEM, "out of memory for HDF5 property lists reading '%s'", path);
+    return RT_OK;
+}
 
-    int st = RT_OK;
+static void src_close_lists(h5_src *s)
+{
+    CLOSE_PLIST(s->lapl);
+    CLOSE_PLIST(s->dapl);
+}
+
+static int input_read(h5_src *s, stap_input *in, const stap_read_options *opts,
+                      rt_error *err)
+{
     hsize_t dims[H5S_MAX_RANK];
-    if (!link_exists(file, "/data/iq")) {
-        st = rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 keeps the "
-                     "cube there: channels x pulses x range_gates, or another order with axis "
-                     "labels, complex64)", path);
-        goto done;
+    if (!link_exists(s, "/data/iq")) {
+        int st = src_refused(s, "/data/iq", err);
+        return st ? st : rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 "
+                                 "keeps the cube there: channels x pulses x range_gates, or "
+                                 "another order with axis labels, complex64)", s->path);
     }
-    if ((st = resolve_iq_layout(file, path, 3, opts, &in->layout, err))) goto done;
+    int st = resolve_iq_layout(s, 3, opts, &in->layout, err);
+    if (st) return st;
     const stap_layout *lay = &in->layout.layout;
     const char *axes[3];
     char desc[64];
     stored_axes(lay, axes, desc, sizeof desc);
     const complex_spec iq = {"/data/iq", 3, desc, axes, H5IO_MAX_CUBE_BYTES};
-    if ((st = read_complex(file, path, &iq, dims, &in->iq, err))) goto done;
+    if ((st = read_complex(s, &iq, dims, &in->iq, err))) return st;
     hsize_t cpr[3];
     h5layout_logical_dims(lay, dims, cpr);
     if (!stap_layout_is_identity(lay)) { /* into (channel, pulse, range) */
         cf32 *t = malloc(sizeof(cf32) * (size_t)(cpr[0] * cpr[1] * cpr[2]));
-        if (!t) {
-            st = rt_fail(err, RT_ENOMEM, "out of memory transposing '/data/iq' of '%s'", path);
-            goto done;
-        }
+        if (!t) return rt_fail(err, RT_ENOMEM, "out of memory transposing '/data/iq' of '%s'", s->path);
         h5layout_transpose(in->iq, t, lay, dims);
         free(in->iq);
         in->iq = t;
@@ -647,11 +764,7 @@ static int input_read(const char *path, stap_input *in, const stap_read_options 
     in->channels = (int)cpr[0];
     in->pulses = (int)cpr[1];
     in->range_gates = (int)cpr[2];
-
-    st = read_steering_and_meta(file, path, in, err);
-done:
-    H5Fclose(file);
-    return st;
+    return read_steering_and_meta(s, in, err);
 }
 
 int stap_input_read(const char *path, stap_input *in, rt_error *err)
@@ -667,7 +780,11 @@ int stap_input_read_opts(const char *path, stap_input *in, const stap_read_optio
     if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_read: empty input path");
     h5_quiet q;
     quiet_begin(&q);
-    int st = input_read(path, in, opts, err);
+    h5_src s;
+    int st = src_open(&s, path, err);
+    if (!st) st = input_read(&s, in, opts, err);
+    src_close_lists(&s);
+    if (s.file >= 0) H5Fclose(s.file);
     quiet_end(&q);
     if (st) stap_input_free(in);
     return st;
@@ -1258,6 +1375,7 @@ struct stap_recording {
     hid_t file, dset, space, mtype, xfer;
     int rank, elem;
     int direct;        /* chunks of one CPI, unfiltered, native complex64: read raw */
+    int zero;          /* fill time "never": zero the buffer before a read (fill_never) */
     hsize_t dims[4];   /* CPIs, C, P, R (CPIs = 1 for rank 3) */
     hsize_t sdims[4];  /* CPIs and the cube's extents in stored order            */
     stap_layout layout;   /* the stored order of the cube axes                    */
@@ -1288,26 +1406,27 @@ void stap_recording_close(stap_recording *r)
 long long stap_recording_cpis(const stap_recording *r) { return (long long)r->dims[0]; }
 int stap_recording_rank(const stap_recording *r) { return r->rank; }
 
-static int recording_open(const char *path, stap_recording *r, stap_input *in,
+/* Validate the open file s as a recording (r->file is s->file). */
+static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
                           const stap_read_options *opts, rt_error *err)
 {
-    char detail[256], shape[128];
-    int cst = check_input_path(path, err);
-    if (cst) return cst;
-    hid_t fapl = strong_fapl();
-    r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-    if (r->file < 0) h5_detail(detail, sizeof detail); /* before the close clears the stack */
-    CLOSE_PLIST(fapl);
-    if (r->file < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, detail);
-    if (!link_exists(r->file, "/data/iq"))
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 keeps the "
-                       "cube there: channels x pulses x range_gates, or CPIs x channels x pulses x "
-                       "range_gates, or another order with axis labels, complex64)", path);
-    int lst = check_local(r->file, -1, "/data/iq", path, err);
+    char shape[128];
+    const char *path = s->path;
+    if (!link_exists(s, "/data/iq")) {
+        int st = src_refused(s, "/data/iq", err);
+        return st ? st : rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 "
+                                 "keeps the cube there: channels x pulses x range_gates, or CPIs "
+                                 "x channels x pulses x range_gates, or another order with axis "
+                                 "labels, complex64)", path);
+    }
+    int lst = check_local(s, -1, "/data/iq", err);
     if (lst) return lst;
-    r->dset = H5Dopen2(r->file, "/data/iq", H5P_DEFAULT);
-    if (r->dset < 0) return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' is not a dataset", path);
-    if ((lst = check_local(r->file, r->dset, "/data/iq", path, err))) return lst;
+    r->dset = H5Dopen2(r->file, "/data/iq", s->dapl);
+    if (r->dset < 0) {
+        lst = src_refused(s, "/data/iq", err);
+        return lst ? lst : rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' is not a dataset", path);
+    }
+    if ((lst = check_local(s, r->dset, "/data/iq", err))) return lst;
     r->space = H5Dget_space(r->dset);
     if (r->space < 0 || H5Sget_simple_extent_type(r->space) == H5S_NULL)
         return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' holds no data", path);
@@ -1347,6 +1466,7 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in,
     if (st) return st;
     r->mtype = r->elem == ELEM_F32 ? cf32_mem_type() : cf64_mem_type();
     if (r->mtype < 0) return rt_fail(err, RT_ENOMEM, "out of memory for the complex type");
+    r->zero = fill_never(r->dset);
     /* one CPI per unfiltered chunk stored as native complex64: the chunk's bytes are the
      * cube (H5Dread_chunk, 12.9 GB/s measured from the page cache, H5Dread 6-11) */
     if (r->rank == 4 && r->elem == ELEM_F32) {
@@ -1359,9 +1479,12 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in,
         CLOSE_PLIST(dcpl);
         CLOSE_TYPE(ft);
     }
-    /* a conversion buffer of one CPI: HDF5's 1 MiB default converts in many pieces */
+    /* a conversion buffer of one CPI: HDF5's 1 MiB default converts in many pieces; never
+     * less than that default (a CPI of one sample stored with padding, 24 bytes, was
+     * refused: "temporary buffer max size is too small") */
+    const size_t tconv = 16 * (size_t)n > ((size_t)1 << 20) ? 16 * (size_t)n : (size_t)1 << 20;
     r->xfer = H5Pcreate(H5P_DATASET_XFER);
-    if (r->xfer < 0 || H5Pset_buffer(r->xfer, 16 * (size_t)n, NULL, NULL) < 0)
+    if (r->xfer < 0 || H5Pset_buffer(r->xfer, tconv, NULL, NULL) < 0)
         return rt_fail(err, RT_ENOMEM, "out of memory for a transfer property list");
     if (r->elem == ELEM_F64 && !(r->slab = malloc(16 * (size_t)n)))
         return rt_fail(err, RT_ENOMEM, "out of memory converting '%s' from float64", path);
@@ -1370,7 +1493,7 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in,
     in->channels = (int)r->dims[1];
     in->pulses = (int)r->dims[2];
     in->range_gates = (int)r->dims[3];
-    return read_steering_and_meta(r->file, path, in, err);
+    return read_steering_and_meta(s, in, err);
 }
 
 int stap_recording_open(const char *path, stap_recording **out, stap_input *in, rt_error *err)
@@ -1391,7 +1514,11 @@ int stap_recording_open_opts(const char *path, stap_recording **out, stap_input 
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    int st = recording_open(path, r, in, opts, err);
+    h5_src s;
+    int st = src_open(&s, path, err);
+    r->file = s.file; /* closed by stap_recording_close */
+    if (!st) st = recording_open(&s, r, in, opts, err);
+    src_close_lists(&s);
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
     if (st) {
@@ -1435,6 +1562,7 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
     } else {
         mspace = H5Screate_simple(r->rank, count, NULL);
         void *dst = r->elem == ELEM_F32 ? (void *)got : (void *)r->slab;
+        if (r->zero) memset(dst, 0, (r->elem == ELEM_F32 ? 8 : 16) * n);
         if (mspace < 0 ||
             H5Sselect_hyperslab(r->space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
             H5Dread(r->dset, r->mtype, mspace, r->space, r->xfer, dst) < 0)

@@ -185,6 +185,10 @@ void stap_result_writer_abort(stap_result_writer *w);
 int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err);
 int rt_atomic_commit(const char *tmp, const char *path, rt_error *err);
 void rt_atomic_abort(const char *tmp);
+/* Open an existing file for reading, refusing (RT_EIO, message naming path) anything but a
+ * regular file without blocking: the open is non-blocking, so that a FIFO never makes a
+ * reader wait forever for a writer. Returns a blocking descriptor (close it), or -1. */
+int rt_open_regular(const char *path, rt_error *err);
 /* Install handlers for SIGINT, SIGTERM and SIGHUP that remove every temporary file still
  * in progress, then end the process by the same signal (for programs; app/main.c). */
 void rt_atomic_cleanup_on_signals(void);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const perfect_dims dims[PERFECT_SIZE_COUNT] = {
     {"small", 4, 512, 32, 128, 256, 3, 16},
@@ -44,8 +45,14 @@ void perfect_config(perfect_size s, stap_config *cfg)
 
 int perfect_read_raw(const char *path, size_t n, cf32 *out, rt_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    /* regular files only: a FIFO made `rtstap perfect` wait forever for a writer */
+    const int fd = rt_open_regular(path, err);
+    if (fd < 0) return err ? err->code : RT_EIO;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    }
     if (fseek(f, 0, SEEK_END) != 0) {
         fclose(f);
         return rt_fail(err, RT_EIO, "cannot seek in '%s'", path);

@@ -1101,27 +1101,6 @@ static void test_atomic_rules(void)
     CHECK(count_tmp(dir) == 0, "temporary files left after the failures");
 }
 
-static void remove_tree(const char *d)
-{
-    DIR *dp = opendir(d);
-    if (!dp) return;
-    struct dirent *e;
-    char p[8400];
-    while ((e = readdir(dp))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(p, sizeof p, "%s/%s", d, e->d_name);
-        struct stat sb;
-        if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-            chmod(p, 0700);
-            remove_tree(p);
-        } else {
-            unlink(p);
-        }
-    }
-    closedir(dp);
-    rmdir(d);
-}
-
 int main(void)
 {
     uint64_t seed = tc_seed_from_env_or_time();
@@ -1146,7 +1125,7 @@ int main(void)
     test_results(&rng);
     test_atomic_rules();
     CHECK(count_tmp(dir) == 0, "temporary files left in %s", dir);
-    remove_tree(dir);
+    tc_remove_tree(dir);
     if (tc_failures) {
         fprintf(stderr, "test_h5io: %d failure(s) (seed %llu)\n", tc_failures,
                 (unsigned long long)seed);

@@ -24,5 +24,7 @@ extern int tc_failures; /* tests/support/testutil.c */
 void *tc_xmalloc(size_t bytes);
 /* A value no QR produces by accident, to detect writes outside the matrices. */
 cf32 tc_poison(size_t i);
+/* Remove a directory and everything below it (a test's scratch directory). */
+void tc_remove_tree(const char *dir);
 
 #endif
