@@ -164,7 +164,7 @@ int cmd_plot(int argc, char **argv)
     /* 1: angle-Doppler spectrum */
     snprintf(path, sizeof path, "%s/angle_doppler.png", dir);
     if (stap_plot_angle_doppler(path, in.iq, in.channels, in.pulses, in.range_gates, rc, half,
-                                spacing, prf, taper_db, &err)) {
+                                spacing, prf, taper_db, RT_WRITE_NEW, &err)) {
         status = cli_fail(&err);
         goto out;
     }
@@ -202,7 +202,7 @@ int cmd_plot(int argc, char **argv)
     if (have_sinr) {
         int b = beam >= 0 && beam < sr.B ? beam : sr.B / 2;
         snprintf(path, sizeof path, "%s/sinr_loss.png", dir);
-        if (stap_plot_sinr(path, &sr, b, &err)) {
+        if (stap_plot_sinr(path, &sr, b, RT_WRITE_NEW, &err)) {
             status = cli_fail(&err);
             goto out;
         }
@@ -228,7 +228,7 @@ int cmd_plot(int argc, char **argv)
         snprintf(path, sizeof path, "%s/range_doppler.png", dir);
         int st = stap_plot_range_doppler(path, run.output, run.beams, run.cfg.doppler_bins,
                                          run.cfg.range_gates, beam, det, ndet,
-                                         run.has_prf ? run.prf_hz : prf, &err);
+                                         run.has_prf ? run.prf_hz : prf, RT_WRITE_NEW, &err);
         if (own) free(det);
         if (st) {
             status = cli_fail(&err);
