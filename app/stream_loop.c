@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "h5io.h"        /* rt_atomic_* */
+#include "cli_json.h"
 #include "la_internal.h" /* la_now_ms */
 #ifdef _OPENMP
 #include <omp.h>
@@ -138,28 +138,7 @@ size_t stream_rss_bytes(void)
 
 int stream_json_write(const char *path, cJSON *doc, rt_error *err)
 {
-    char *text = cJSON_Print(doc);
-    if (!text) return rt_fail(err, RT_ENOMEM, "out of memory formatting JSON");
-    int st = RT_OK;
-    if (!strcmp(path, "-")) {
-        fputs(text, stdout);
-        fputc('\n', stdout);
-    } else {
-        char tmp[4096];
-        if (!(st = rt_atomic_begin(path, tmp, sizeof tmp, err))) {
-            FILE *f = fopen(tmp, "w");
-            int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-            if (f && fclose(f) != 0) ok = 0;
-            if (!ok) {
-                rt_atomic_abort(tmp);
-                st = rt_fail(err, RT_EIO, "%s: writing JSON failed", path);
-            } else {
-                st = rt_atomic_commit(tmp, path, err);
-            }
-        }
-    }
-    cJSON_free(text);
-    return st;
+    return cli_json_write(path, doc, RT_WRITE_NEW, err);
 }
 
 void stream_json_stats(cJSON *o, const stream_stats *st)
