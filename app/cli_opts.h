@@ -17,6 +17,12 @@
 
 #include "cli.h"
 
+/* The tables give the first fields in order and the others by name, leaving the rest zero
+ * on purpose: -Wextra's missing-field-initializers would flag every such entry. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+
 typedef enum cli_kind {
     CLI_FLAG = 1, /* no value: *(int *)value = 1                                        */
     CLI_CLEAR,    /* no value: *(int *)value = 0 (--no-graphs, --no-clutter)             */
@@ -78,16 +84,16 @@ int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input
 /* ---- the options several commands share ---------------------------------------------- */
 #define CLI_OPT_FORCE(var)                                                                  \
     {"force", 'f', CLI_FLAG, (var), NULL,                                                   \
-     "replace existing output files; each is replaced only when its new\n"                  \
-     "contents are complete (a failed run leaves it as it was)"}
+     "replace existing output files, each only once its new contents\n"                    \
+     "are complete (a failed run leaves it as it was)"}
 #define CLI_OPT_JSON(var)                                                                   \
     {"json", 0, CLI_STRING, (var), "FILE|-",                                                \
-     "also write the report as JSON to FILE (atomically), or to stdout\n"                   \
-     "for - (the text report then goes to stderr)"}
+     "also write the report as JSON to FILE (atomically), or to\n"                         \
+     "stdout for - (the text report then goes to stderr)"}
 #define CLI_OPT_DEVICE(var)                                                                 \
     {"device", 0, CLI_INT, (var), "N",                                                      \
-     "CUDA device to run on (default 0; numbered as CUDA sees them:\n"                      \
-     "CUDA_VISIBLE_DEVICES applies)", .lo = 0, .hi = 1023}
+     "CUDA device to run on (default 0; numbered as CUDA sees\n"                           \
+     "them: CUDA_VISIBLE_DEVICES applies)", .lo = 0, .hi = 1023}
 #define CLI_OPT_BACKEND(var)                                                                \
     {"backend", 0, CLI_CALL, (var), "B", "auto | cpu | lapack | gpu | cublas (default auto)", \
      .parse = cli_parse_backend}
@@ -95,8 +101,9 @@ int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input
     {"threads", 0, CLI_INT, (var), "T", "CPU threads (default: all)", .lo = 0, .hi = 4096}
 #define CLI_OPT_LAYOUT(inopts)                                                              \
     {"layout", 0, CLI_CALL, (inopts), "ORDER",                                              \
-     "the input's stored axis order, e.g. P,C,R or pulse,channel,range\n"                   \
-     "(after a recording's cpi axis); overrides the file's axis labels",                    \
+     "the input's stored axis order, e.g. P,C,R or\n"                                      \
+     "pulse,channel,range (after a recording's cpi axis);\n"                               \
+     "overrides the file's axis labels",                                                    \
      .parse = cli_parse_layout_opt}
 /* --strict's help differs: run also makes ill-conditioned training an error */
 #define CLI_OPT_STRICT(inopts, help) {"strict", 0, CLI_FLAG, &(inopts)->strict, NULL, (help)}
