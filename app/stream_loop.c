@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli_json.h"
+#include "h5io.h"        /* rt_graceful_* */
 #include "la_internal.h" /* la_now_ms */
 #ifdef _OPENMP
 #include <omp.h>
@@ -134,11 +134,6 @@ size_t stream_rss_bytes(void)
     int ok = fscanf(f, "%lu %lu", &pages, &rss) == 2;
     fclose(f);
     return ok ? (size_t)rss * (size_t)sysconf(_SC_PAGESIZE) : 0;
-}
-
-int stream_json_write(const char *path, cJSON *doc, rt_error *err)
-{
-    return cli_json_write(path, doc, RT_WRITE_NEW, err);
 }
 
 void stream_json_stats(cJSON *o, const stream_stats *st)
