@@ -309,7 +309,8 @@ extern "C" int la_gpu_probe(rt_error *err)
 extern "C" int la_gpu_select(int device, rt_error *err)
 {
     int count;
-    if (device_count(&count, err)) return rt_prefix(err, "GPU device %d", device);
+    int st = device_count(&count, err);
+    if (st) return st;
     if (device < 0 || device >= count) {
         const char *vis = getenv("CUDA_VISIBLE_DEVICES");
         return rt_fail(err, RT_EINVAL, "GPU device %d does not exist: CUDA sees %d device%s "
