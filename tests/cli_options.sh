@@ -75,8 +75,10 @@ cp "$tmp/g.h5" "$tmp/g1.h5"
 check "gen over an existing file without -f: exit 1, kept" '[ $? -eq 1 ] && grep -q "already exists; refusing to overwrite" "$tmp/e" && cmp -s "$tmp/g.h5" "$tmp/g1.h5"'
 "$bin" gen "${small[@]}" --seed 2 -o "$tmp/g.h5" -f
 check "gen -f: replaced" '[ $? -eq 0 ] && ! cmp -s "$tmp/g.h5" "$tmp/g1.h5"'
+cp "$tmp/g.h5" "$tmp/g2.h5"
 "$bin" gen "${small[@]}" --seed 1 --out "$tmp/g.h5" --force
-check "gen --out (old spelling) --force: replaced again" '[ $? -eq 0 ] && cmp -s "$tmp/g.h5" "$tmp/g1.h5"'
+check "gen --out (old spelling) --force: replaced again" '[ $? -eq 0 ] && ! cmp -s "$tmp/g.h5" "$tmp/g2.h5"'
+cp "$tmp/g.h5" "$tmp/g1.h5"
 "$bin" gen "${small[@]}" --seed 1 --cpis 2 --target 10:0:0:10 --target-drift 0:100 -fo "$tmp/g.h5" 2> /dev/null
 check "gen -f failing (a target drifts out): exit 2, the old file kept" '[ $? -eq 2 ] && cmp -s "$tmp/g.h5" "$tmp/g1.h5"'
 
