@@ -13,6 +13,14 @@
 #include "perfect.h"
 #include "stream_loop.h" /* the JSON report helpers */
 
+/* --size and --input-dir: the suite's input files, of perfect and import-perfect */
+#define PERFECT_INPUT_OPTIONS(size_s, dir)                                                  \
+    {"size", 0, CLI_STRING, (size_s), "SIZE", "small | medium | large",                    \
+     .flags = CLI_REQUIRED},                                                                \
+    {"input-dir", 0, CLI_STRING, (dir), "DIR",                                              \
+     "where <size>_app_input.bin and <size>_app_steering_vectors.bin are",                  \
+     .flags = CLI_REQUIRED}
+
 static const cli_command perfect_cmd = {
     "perfect",
     "Runs the PERFECT suite's STAP application (third-order Doppler-factored STAP:\n"
@@ -40,10 +48,7 @@ int cmd_perfect(int argc, char **argv)
     rt_error err;
     rt_clear(&err);
     cli_opt opts[] = {
-        {"size", 0, CLI_STRING, &size_s, "SIZE", "small | medium | large", .flags = CLI_REQUIRED},
-        {"input-dir", 0, CLI_STRING, &dir, "DIR",
-         "where <size>_app_input.bin and <size>_app_steering_vectors.bin are",
-         .flags = CLI_REQUIRED},
+        PERFECT_INPUT_OPTIONS(&size_s, &dir),
         {"output", 'o', CLI_STRING, &output, "FILE",
          "the output in the suite's raw layout (written atomically; an\n"
          "existing file is refused without -f)", .flags = CLI_REQUIRED},
@@ -129,15 +134,7 @@ int cmd_perfect(int argc, char **argv)
         cJSON_AddStringToObject(doc, "input_dir", dir);
         cJSON_AddStringToObject(doc, "output", output);
         cJSON_AddStringToObject(doc, "backend", la_backend_name(pc->backend));
-        cJSON *c = cJSON_AddObjectToObject(doc, "config");
-        cJSON_AddNumberToObject(c, "channels", pc->channels);
-        cJSON_AddNumberToObject(c, "pulses", pc->pulses);
-        cJSON_AddNumberToObject(c, "range_gates", pc->range_gates);
-        cJSON_AddNumberToObject(c, "doppler_bins", pc->doppler_bins);
-        cJSON_AddNumberToObject(c, "doppler_order", pc->doppler_order);
-        cJSON_AddNumberToObject(c, "segments", pc->segments);
-        cJSON_AddNumberToObject(c, "training", pc->training);
-        cJSON_AddNumberToObject(c, "beams", in.steering_beams);
+        stream_json_config(doc, pc, in.steering_beams);
         cJSON *t = cJSON_AddObjectToObject(doc, "stage_ms");
         for (int i = 0; i < STAP_STAGE_COUNT; i++)
             cJSON_AddNumberToObject(t, stap_stage_names[i], timing[i]);
@@ -170,10 +167,7 @@ int cmd_import_perfect(int argc, char **argv)
     int cpis = 1, force = 0;
     rt_error err;
     cli_opt opts[] = {
-        {"size", 0, CLI_STRING, &size_s, "SIZE", "small | medium | large", .flags = CLI_REQUIRED},
-        {"input-dir", 0, CLI_STRING, &dir, "DIR",
-         "where <size>_app_input.bin and <size>_app_steering_vectors.bin are",
-         .flags = CLI_REQUIRED},
+        PERFECT_INPUT_OPTIONS(&size_s, &dir),
         {"output", 'o', CLI_STRING, &out, "FILE",
          "the schema-v1.1 file (written atomically; an existing file is\n"
          "refused without -f)", .alias = "out", .flags = CLI_REQUIRED},

@@ -107,16 +107,7 @@ static cJSON *run_json(const char *input, const char *output, const stap_engine 
     cJSON_AddStringToObject(doc, "output", output);
     cJSON_AddStringToObject(doc, "backend", la_backend_name(pc->backend));
     cJSON_AddStringToObject(doc, "engine", stap_engine_describe(eng));
-    cJSON *c = cJSON_AddObjectToObject(doc, "config");
-    cJSON_AddNumberToObject(c, "channels", pc->channels);
-    cJSON_AddNumberToObject(c, "pulses", pc->pulses);
-    cJSON_AddNumberToObject(c, "range_gates", pc->range_gates);
-    cJSON_AddNumberToObject(c, "doppler_bins", pc->doppler_bins);
-    cJSON_AddNumberToObject(c, "doppler_order", pc->doppler_order);
-    cJSON_AddNumberToObject(c, "segments", pc->segments);
-    cJSON_AddNumberToObject(c, "training", pc->training);
-    cJSON_AddNumberToObject(c, "beams", beams);
-    cJSON_AddNumberToObject(c, "loading", pc->loading);
+    stream_json_config(doc, pc, beams);
     if (cfar->kind != STAP_CFAR_NONE) cJSON_AddStringToObject(doc, "cfar", cfar_desc);
     else cJSON_AddNullToObject(doc, "cfar");
     stream_json_platform(doc, threads);

@@ -158,6 +158,20 @@ void stream_json_stats(cJSON *o, const stream_stats *st)
     }
 }
 
+void stream_json_config(cJSON *doc, const stap_config *pc, int beams)
+{
+    cJSON *c = cJSON_AddObjectToObject(doc, "config");
+    cJSON_AddNumberToObject(c, "channels", pc->channels);
+    cJSON_AddNumberToObject(c, "pulses", pc->pulses);
+    cJSON_AddNumberToObject(c, "range_gates", pc->range_gates);
+    cJSON_AddNumberToObject(c, "doppler_bins", pc->doppler_bins);
+    cJSON_AddNumberToObject(c, "doppler_order", pc->doppler_order);
+    cJSON_AddNumberToObject(c, "segments", pc->segments);
+    cJSON_AddNumberToObject(c, "training", pc->training);
+    cJSON_AddNumberToObject(c, "beams", beams);
+    cJSON_AddNumberToObject(c, "loading", pc->loading);
+}
+
 static int threads_of(int cpu_threads)
 {
 #ifdef _OPENMP

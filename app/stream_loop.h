@@ -53,6 +53,9 @@ void stream_json_stats(cJSON *obj, const stream_stats *st);
 
 /* A new JSON report: {"command", "host", "date" (UTC), "rtstap_version", "commit"}. */
 cJSON *stream_json_report(const char *command);
+/* "config": {channels, pulses, range_gates, doppler_bins, doppler_order, segments,
+ * training, beams, loading} of a resolved configuration (beams: the engine's). */
+void stream_json_config(cJSON *doc, const stap_config *c, int beams);
 /* {"cpu": {model, features, threads}, "blas": {library, core, threads}, "gpu": name}
  * (cpu_threads: the CPU backends' OpenMP threads for this run; 0 = all) */
 void stream_json_platform(cJSON *doc, int cpu_threads);
