@@ -37,9 +37,8 @@ typedef struct cli_input_opts {
                                 other doubtful inputs)                                    */
 } cli_input_opts;
 
-/* Their getopt_long entries, and their parsers (a usage error printed, -1, when malformed). */
-#define CLI_INPUT_OPTIONS(o_layout, o_strict)                                                \
-    {"layout", required_argument, 0, (o_layout)}, {"strict", no_argument, 0, (o_strict)}
+/* --layout's parser (a usage error printed, -1, when malformed); the option table's entries
+ * are CLI_OPT_LAYOUT and CLI_OPT_STRICT (cli_opts.h). */
 int cli_parse_layout(const char *value, cli_input_opts *o);
 
 /* After an input cube is opened: one warning line on stderr when its axis order was

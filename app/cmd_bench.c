@@ -1,14 +1,13 @@
 /* cmd_bench.c: `rtstap bench-qr` — the timing harness of the linear-algebra core: the
  * batched complex QR of every backend on the same inputs, with median time, GFLOP/s,
  * LAPACK test ratios and speed-ups, as a table and as JSON. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "h5io.h" /* rt_atomic_* */
+#include "cli_json.h"
+#include "cli_opts.h"
 #include "la_accuracy.h"
 #include "la_random.h"
 #include "linalg.h"
@@ -26,26 +25,14 @@ typedef struct {
     double median_us, gflops, residual, diag, weights_us;
 } bench_row;
 
-static void bench_usage(FILE *f)
-{
-    fprintf(f,
-        "usage: rtstap bench-qr [--sizes MxNxBATCH,...] [--backends LIST] [--repeat N]\n"
-        "                       [--weights B] [--json FILE] [--seed S]\n"
-        "\n"
-        "Times the batched complex Householder QR of each backend on the same random\n"
-        "inputs (rotated among 3 input sets; data resident where the backend computes),\n"
-        "reporting the median, GFLOP/s (8mn^2 - 8n^3/3 per QR), LAPACK's test ratios\n"
-        "(residual ||T^H T - R^H R|| / (||T||^2 m eps) and |diag R| against LAPACKE;\n"
-        "pass < 30) and the speed-up of the gpu backend over the others.\n"
-        "\n"
-        "  --sizes LIST     default 80x16x384,240x66x128,192x96x128,240x66x1280\n"
-        "  --backends LIST  default cpu,lapack,gpu,cublas (unavailable ones are reported)\n"
-        "  --repeat N       timed runs per size and backend (default 20)\n"
-        "  --weights B      also time QR + weights for B beams (two triangular solves)\n"
-        "  --json FILE      write the results as JSON (atomically; FILE must not exist)\n"
-        "  --seed S         seed of the random inputs (default: from the clock, printed)\n"
-        "  --threads T      CPU threads of the cpu and lapack backends (default: all)\n");
-}
+static const cli_command bench_qr_cmd = {
+    "bench-qr",
+    "Times the batched complex Householder QR of each backend on the same random\n"
+    "inputs (rotated among 3 input sets; data resident where the backend computes),\n"
+    "reporting the median, GFLOP/s (8mn^2 - 8n^3/3 per QR), LAPACK's test ratios\n"
+    "(residual ||T^H T - R^H R|| / (||T||^2 m eps) and |diag R| against LAPACKE;\n"
+    "pass < 30) and the speed-up of the gpu backend over the others.\n",
+    NULL};
 
 static int parse_sizes(const char *s, qr_size **out, int *count)
 {
@@ -101,7 +88,7 @@ static double qr_flops(qr_size z)
 }
 
 static int write_json(const char *path, const bench_row *rows, int nrows, int repeat,
-                      unsigned long long seed, int threads, rt_error *err)
+                      unsigned long long seed, int threads, rt_write_mode mode, rt_error *err)
 {
     cJSON *doc = stream_json_report("bench-qr");
     cJSON_AddNumberToObject(doc, "repeat", repeat);
@@ -130,47 +117,40 @@ static int write_json(const char *path, const bench_row *rows, int nrows, int re
         }
         cJSON_AddItemToArray(res, o);
     }
-    int st = stream_json_write(path, doc, err);
+    int st = cli_json_write(path, doc, mode, err);
     cJSON_Delete(doc);
     return st;
 }
 
 int cmd_bench_qr(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"sizes", required_argument, 0, 's'}, {"backends", required_argument, 0, 'b'},
-        {"repeat", required_argument, 0, 'r'}, {"json", required_argument, 0, 'j'},
-        {"weights", required_argument, 0, 'w'}, {"seed", required_argument, 0, 'S'},
-        {"threads", required_argument, 0, 't'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *sizes_s = "80x16x384,240x66x128,192x96x128,240x66x1280";
     const char *backends_s = "cpu,lapack,gpu,cublas";
     const char *json = NULL;
-    int repeat = 20, nbeams = 0, threads = 0;
+    int repeat = 20, nbeams = 0, threads = 0, force = 0, device_n = -1;
     unsigned long long seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20);
-    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case 's': sizes_s = optarg; break;
-        case 'b': backends_s = optarg; break;
-        case 'j': json = optarg; break;
-        case 'r': if (cli_int("--repeat", optarg, 1, 100000, &repeat)) return EXIT_USAGE; break;
-        case 'w': if (cli_int("--weights", optarg, 1, 1024, &nbeams)) return EXIT_USAGE; break;
-        case 't': if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
-        case 'S': {
-            char *end;
-            seed = strtoull(optarg, &end, 10);
-            if (!*optarg || *end) return cli_error(EXIT_USAGE, "--seed expects an integer");
-            break;
-        }
-        case 'h': bench_usage(stdout); return EXIT_OK;
-        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_unknown_option("bench-qr", argc, argv);
-        }
-    }
-    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    cli_opt opts[] = {
+        {"sizes", 0, CLI_STRING, &sizes_s, "LIST",
+         "MxNxBATCH,... (default 80x16x384,240x66x128,192x96x128,\n"
+         "240x66x1280)"},
+        {"backends", 0, CLI_STRING, &backends_s, "LIST",
+         "default cpu,lapack,gpu,cublas (unavailable ones are reported)"},
+        {"repeat", 0, CLI_INT, &repeat, "N", "timed runs per size and backend (default 20)",
+         .lo = 1, .hi = 100000},
+        {"weights", 0, CLI_INT, &nbeams, "B",
+         "also time QR + weights for B beams (two triangular solves)", .lo = 1, .hi = 1024},
+        CLI_OPT_JSON(&json),
+        CLI_OPT_FORCE(&force),
+        {"seed", 0, CLI_U64, &seed, "S", "seed of the random inputs (default: from the clock,\n"
+         "printed)"},
+        CLI_OPT_DEVICE(&device_n),
+        {"threads", 0, CLI_INT, &threads, "T",
+         "CPU threads of the cpu and lapack backends (default: all)", .lo = 0, .hi = 4096},
+        {0}};
+    int pst = cli_parse(&bench_qr_cmd, opts, argc, argv);
+    if (pst != CLI_GO) return pst;
+    if ((pst = cli_select_device(device_n)) || (pst = cli_output_ok(json, force))) return pst;
+    FILE *out = json && !strcmp(json, "-") ? stderr : stdout; /* stdout: the JSON only */
     qr_size *sizes;
     int nsizes, nback;
     la_backend backends[LA_BACKEND_COUNT];
@@ -180,10 +160,6 @@ int cmd_bench_qr(int argc, char **argv)
         return EXIT_USAGE;
     }
     rt_error err;
-    if (json && strcmp(json, "-") && access(json, F_OK) == 0) {
-        free(sizes);
-        return cli_error(EXIT_PROCESSING, "'%s' already exists; refusing to overwrite", json);
-    }
 
     bench_row *rows = calloc((size_t)nsizes * nback, sizeof *rows);
     int nrows = 0, status = EXIT_OK;
@@ -191,10 +167,10 @@ int cmd_bench_qr(int argc, char **argv)
     fprintf(stderr, "bench-qr: seed %llu, %d timed runs per row, %d input sets\n", seed, repeat, nsets);
     fprintf(stderr, "bench-qr: ");
     stream_print_platform(stderr, threads);
-    printf("%6s %4s %6s  %-7s %12s %10s %9s %7s", "m", "n", "batch", "backend", "median_us",
+    fprintf(out, "%6s %4s %6s  %-7s %12s %10s %9s %7s", "m", "n", "batch", "backend", "median_us",
            "GFLOP/s", "residual", "diag");
-    if (nbeams) printf(" %14s", "qr+weights_us");
-    printf("  speed-up of gpu\n");
+    if (nbeams) fprintf(out, " %14s", "qr+weights_us");
+    fprintf(out, "  speed-up of gpu\n");
     for (int si = 0; si < nsizes && status == EXIT_OK; si++) {
         qr_size z = sizes[si];
         size_t one = (size_t)z.m * z.n * z.batch;
@@ -247,18 +223,18 @@ int cmd_bench_qr(int argc, char **argv)
             if (rows[i].be == LA_BACKEND_GPU && rows[i].ok) gpu_us = rows[i].median_us;
         for (int i = first_row; i < nrows; i++) {
             bench_row *r = &rows[i];
-            printf("%6d %4d %6d  %-7s ", z.m, z.n, z.batch, la_backend_name(r->be));
+            fprintf(out, "%6d %4d %6d  %-7s ", z.m, z.n, z.batch, la_backend_name(r->be));
             if (!r->ok) {
-                printf("not measured: %s\n", r->why);
+                fprintf(out, "not measured: %s\n", r->why);
                 continue;
             }
-            printf("%12.2f %10.2f %9.3f %7.3f", r->median_us, r->gflops, r->residual, r->diag);
-            if (nbeams) printf(" %14.2f", r->weights_us);
-            if (gpu_us > 0 && r->be != LA_BACKEND_GPU) printf("  %.1fx", r->median_us / gpu_us);
-            if (r->residual >= 30 || r->diag >= 30) printf("  ACCURACY FAIL");
-            putchar('\n');
+            fprintf(out, "%12.2f %10.2f %9.3f %7.3f", r->median_us, r->gflops, r->residual, r->diag);
+            if (nbeams) fprintf(out, " %14.2f", r->weights_us);
+            if (gpu_us > 0 && r->be != LA_BACKEND_GPU) fprintf(out, "  %.1fx", r->median_us / gpu_us);
+            if (r->residual >= 30 || r->diag >= 30) fprintf(out, "  ACCURACY FAIL");
+            fputc('\n', out);
         }
-        fflush(stdout);
+        fflush(out);
         free(sets);
         free(R);
         free(V);
@@ -266,7 +242,8 @@ int cmd_bench_qr(int argc, char **argv)
     for (int i = 0; i < nrows; i++)
         if (rows[i].ok && (rows[i].residual >= 30 || rows[i].diag >= 30)) status = EXIT_PROCESSING;
     if (status == EXIT_PROCESSING) cli_error(EXIT_PROCESSING, "accuracy ratio over the threshold 30");
-    if (json && write_json(json, rows, nrows, repeat, seed, threads, &err)) status = cli_fail(&err);
+    if (json && write_json(json, rows, nrows, repeat, seed, threads, cli_write_mode(force), &err))
+        status = cli_fail(&err);
     free(rows);
     free(sizes);
     return status;

@@ -2,37 +2,25 @@
  * one run: per-stage medians with one CPI in flight (CUDA events on the GPU, wall clock
  * on the CPU), the host-to-host time of one CPI, and end-to-end CPIs/s with several CPIs
  * in flight, as a table and as JSON. The same distinct cubes go through every backend. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli_json.h"
+#include "cli_opts.h"
 #include "stream_loop.h"
 #include "workload.h"
 
-static void bench_usage(FILE *f)
-{
-    fprintf(f,
-        "usage: rtstap bench [--workloads LIST] [--backends LIST] [--cpis N] [--cpu-cpis N]\n"
-        "                    [--slots S] [--threads T] [--json FILE]\n"
-        "\n"
-        "For each workload and backend: per-stage median times (copy in, Doppler, training,\n"
-        "QR, weights, apply, CFAR, copy out) with one CPI in flight, the host-to-host time of\n"
-        "one CPI, and CPIs/s end to end with S CPIs in flight (GPU backends; the CPU engines\n"
-        "compute at submit, so their rate is one CPI at a time). Weights and detections come\n"
-        "back per CPI; CA-CFAR at Pfa 1e-6. The gpu backend is measured twice: with the\n"
-        "apply kernel and (row gpu-gemm) with the apply stage as cuBLAS batched GEMMs.\n"
-        "\n"
-        "  --workloads LIST  default easy,medium,hard,perfect-small,perfect-medium,perfect-large\n"
-        "  --backends LIST   default gpu,cublas,cpu,lapack (unavailable ones are reported)\n"
-        "  --cpis N          CPIs per GPU measurement (default 500)\n"
-        "  --cpu-cpis N      CPIs per CPU measurement (default 8)\n"
-        "  --slots S         CPIs in flight for the GPU rate (default 3)\n"
-        "  --threads T       CPU threads (default: all)\n"
-        "  --json FILE       write the results as JSON (FILE must not exist; - = stdout)\n");
-}
+static const cli_command bench_cmd = {
+    "bench",
+    "For each workload and backend: per-stage median times (copy in, Doppler, training,\n"
+    "QR, weights, apply, CFAR, copy out) with one CPI in flight, the host-to-host time of\n"
+    "one CPI, and CPIs/s end to end with S CPIs in flight (GPU backends; the CPU engines\n"
+    "compute at submit, so their rate is one CPI at a time). Weights and detections come\n"
+    "back per CPI; CA-CFAR at Pfa 1e-6. The gpu backend is measured twice: with the\n"
+    "apply kernel and (row gpu-gemm) with the apply stage as cuBLAS batched GEMMs.\n",
+    NULL};
 
 typedef struct bench_case {
     char workload[64];
@@ -96,36 +84,32 @@ static void json_stage_row(cJSON *o, const char *key, const stream_stats *st)
 
 int cmd_bench_pipeline(int argc, char **argv)
 {
-    enum { O_WL = 256, O_BE, O_CPIS, O_CPUCPIS, O_SLOTS, O_THREADS, O_JSON, O_HELP };
-    static const struct option opts[] = {
-        {"workloads", required_argument, 0, O_WL}, {"backends", required_argument, 0, O_BE},
-        {"cpis", required_argument, 0, O_CPIS},    {"cpu-cpis", required_argument, 0, O_CPUCPIS},
-        {"slots", required_argument, 0, O_SLOTS},  {"threads", required_argument, 0, O_THREADS},
-        {"json", required_argument, 0, O_JSON},    {"help", no_argument, 0, O_HELP},
-        {0, 0, 0, 0}};
     const char *wl = "easy,medium,hard,perfect-small,perfect-medium,perfect-large";
     const char *bl = "gpu,cublas,cpu,lapack", *json = NULL;
-    int cpis = 500, cpu_cpis = 8, slots = 3, threads = 0;
+    int cpis = 500, cpu_cpis = 8, slots = 3, threads = 0, force = 0, device_n = -1;
     rt_error err;
     rt_clear(&err);
-    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case O_WL: wl = optarg; break;
-        case O_BE: bl = optarg; break;
-        case O_CPIS: if (cli_int("--cpis", optarg, 1, 10000000, &cpis)) return EXIT_USAGE; break;
-        case O_CPUCPIS: if (cli_int("--cpu-cpis", optarg, 1, 100000, &cpu_cpis)) return EXIT_USAGE; break;
-        case O_SLOTS: if (cli_int("--slots", optarg, 1, STAP_ENGINE_MAX_SLOTS, &slots)) return EXIT_USAGE; break;
-        case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
-        case O_JSON: json = optarg; break;
-        case O_HELP: bench_usage(stdout); return EXIT_OK;
-        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_unknown_option("bench", argc, argv);
-        }
-    }
-    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    cli_opt opts[] = {
+        {"workloads", 0, CLI_STRING, &wl, "LIST",
+         "default easy,medium,hard,perfect-small,perfect-medium,\n"
+         "perfect-large"},
+        {"backends", 0, CLI_STRING, &bl, "LIST",
+         "default gpu,cublas,cpu,lapack (unavailable ones are reported)"},
+        {"cpis", 0, CLI_INT, &cpis, "N", "CPIs per GPU measurement (default 500)", .lo = 1,
+         .hi = 10000000},
+        {"cpu-cpis", 0, CLI_INT, &cpu_cpis, "N", "CPIs per CPU measurement (default 8)", .lo = 1,
+         .hi = 100000},
+        {"slots", 0, CLI_INT, &slots, "S", "CPIs in flight for the GPU rate (default 3)", .lo = 1,
+         .hi = STAP_ENGINE_MAX_SLOTS},
+        CLI_OPT_DEVICE(&device_n),
+        CLI_OPT_THREADS(&threads),
+        CLI_OPT_JSON(&json),
+        CLI_OPT_FORCE(&force),
+        {0}};
+    int pst = cli_parse(&bench_cmd, opts, argc, argv);
+    if (pst != CLI_GO) return pst;
+    if ((pst = cli_select_device(device_n)) || (pst = cli_output_ok(json, force))) return pst;
+    FILE *out = json && !strcmp(json, "-") ? stderr : stdout; /* stdout: the JSON only */
     char wnames[16][32], bnames[8][32];
     const int nw = split_list(wl, wnames, 16);
     int nb = split_list(bl, bnames, 8);
@@ -195,13 +179,13 @@ int cmd_bench_pipeline(int argc, char **argv)
     }
     if (!cases) status = cli_error(EXIT_PROCESSING, "out of memory");
 
-    printf("rtstap bench: device %s, commit %s; stage medians with one CPI in flight (ms),\n"
+    fprintf(out, "rtstap bench: device %s, commit %s; stage medians with one CPI in flight (ms),\n"
            "one CPI host to host (p50 ms), rate with %d CPIs in flight (GPU)\n\n", device,
            RTSTAP_COMMIT, slots);
-    stream_print_platform(stdout, threads);
-    printf("%-15s %-8s", "workload", "backend");
-    for (int s = 0; s < STAP_STAGE_COUNT; s++) printf(" %8s", stap_stage_names[s]);
-    printf(" %9s %10s %8s %9s\n", "1 CPI ms", "CPIs/s", "p99 ms", "gpu x");
+    stream_print_platform(out, threads);
+    fprintf(out, "%-15s %-8s", "workload", "backend");
+    for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8s", stap_stage_names[s]);
+    fprintf(out, " %9s %10s %8s %9s\n", "1 CPI ms", "CPIs/s", "p99 ms", "gpu x");
     for (int i = 0; i < nw && cases; i++) {
         const bench_case *g = NULL;
         for (int b = 0; b < nb; b++)
@@ -209,15 +193,15 @@ int cmd_bench_pipeline(int argc, char **argv)
                 g = &cases[i * nb + b];
         for (int b = 0; b < nb; b++) {
             const bench_case *c = &cases[i * nb + b];
-            printf("%-15s %-8s", ws[i].name, rname[b]);
+            fprintf(out, "%-15s %-8s", ws[i].name, rname[b]);
             if (!c->ok) {
-                printf(" not measured: %s\n", c->why);
+                fprintf(out, " not measured: %s\n", c->why);
                 continue;
             }
-            for (int s = 0; s < STAP_STAGE_COUNT; s++) printf(" %8.3f", c->one.stage_median[s]);
-            printf(" %9.3f %10.1f %8.3f", c->one.lat_p50, c->many.cpis_per_s, c->many.lat_p99);
-            if (g) printf(" %9.1f", g->many.cpis_per_s / c->many.cpis_per_s);
-            putchar('\n');
+            for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8.3f", c->one.stage_median[s]);
+            fprintf(out, " %9.3f %10.1f %8.3f", c->one.lat_p50, c->many.cpis_per_s, c->many.lat_p99);
+            if (g) fprintf(out, " %9.1f", g->many.cpis_per_s / c->many.cpis_per_s);
+            fputc('\n', out);
         }
     }
     if (json && cases) {
@@ -241,7 +225,7 @@ int cmd_bench_pipeline(int argc, char **argv)
             }
             cJSON_AddItemToArray(rows, r);
         }
-        if (stream_json_write(json, doc, &err)) status = cli_fail(&err);
+        if (cli_json_write(json, doc, cli_write_mode(force), &err)) status = cli_fail(&err);
         cJSON_Delete(doc);
     }
     free(cases);

@@ -1,57 +1,34 @@
 /* cmd_gen.c: `rtstap gen` — draw an airborne scene (datasets/scene.h) and write it as a
  * schema-v1.1 input file (axes labelled) with its /truth. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_opts.h"
 #include "cmd_scene.h"
 #include "h5io.h"
 #include "scene.h"
 
-static void gen_usage(FILE *f)
-{
-    fprintf(f,
-        "usage: rtstap gen [--preset easy|medium|hard|ward] --out FILE [options]\n"
-        "\n"
-        "Draw one CPI of an airborne scene: a side-looking uniform linear array on a moving\n"
-        "platform, ground clutter as a ring of patches (Ward, MIT LL TR-1015), barrage\n"
-        "jammers, thermal noise (unit power) and point targets. Writes a schema-v1.1 input\n"
-        "file (/data/iq, /radar, /array) plus /truth: every parameter and what is needed\n"
-        "to compute the exact clutter-plus-noise covariance (see rtstap sinr).\n"
-        "\n"
-        "  --preset NAME          ward (default): 18 elements at lambda/2, 18 pulses,\n"
-        "                         beta = 1, CNR 47 dB, jammers at u = -0.3 and 0.5 (35 dB),\n"
-        "                         300 range gates; easy | medium | hard: the cube shapes of\n"
-        "                         the run presets, CNR 40 dB, the same jammers\n"
-        "  --out FILE             output file (must not exist; written atomically)\n"
-        "  --cpis N               a recording of N CPIs (/data/iq: N x C x P x R; fresh noise,\n"
-        "                         clutter and jammer draws per CPI; /truth describes CPI 0)\n"
-        "  --target-drift T:CELLS targets move: target T (0-based, in --target order) moves\n"
-        "                         CELLS range cells per CPI (fractions round)\n"
-        "  --seed N               random seed (default 1)\n"
-        "  --cnr DB               total clutter-to-noise ratio per element and pulse\n"
-        "  --no-clutter           no ground clutter\n"
-        "  --jammer U:JNR_DB      a barrage jammer at sine-angle U; repeatable; the first\n"
-        "                         one replaces the preset's jammers\n"
-        "  --no-jammers           no jammers\n"
-        "  --target R:U:FD:SNR    a point target in range cell R at sine-angle U, Doppler\n"
-        "                         FD Hz, SNR dB per element and pulse; repeatable\n"
-        "  --velocity MPS         platform speed (default: the one giving beta = 1,\n"
-        "                         beta = 2 v / (PRF d))\n"
-        "  --beta B               set the velocity from beta instead\n"
-        "  --prf HZ               pulse repetition frequency (default 300)\n"
-        "  --carrier HZ           carrier frequency (default 450e6)\n"
-        "  --spacing D            element spacing in wavelengths (default 0.5)\n"
-        "  --channels C --pulses P --range-gates R   cube shape\n"
-        "  --patches NC           clutter patches on the ring (default max(360, 8 (C + P)))\n"
-        "  --altitude M           platform altitude (default 9000)\n"
-        "  --slant-range M        slant range of the clutter ring (default 100e3)\n"
-        "  --quiet                no summary on stderr\n"
-        "  --help                 this text\n");
-}
+static const cli_command gen_cmd = {
+    "gen",
+    "Draw one CPI of an airborne scene: a side-looking uniform linear array on a moving\n"
+    "platform, ground clutter as a ring of patches (Ward, MIT LL TR-1015), barrage\n"
+    "jammers, thermal noise (unit power) and point targets. Writes a schema-v1.1 input\n"
+    "file (/data/iq, /radar, /array) plus /truth: every parameter and what is needed\n"
+    "to compute the exact clutter-plus-noise covariance (see rtstap sinr).\n",
+    NULL};
+
+/* What the options build: the scene, laid over the preset (applied first, wherever
+ * --preset stands), and what is resolved after parsing. */
+typedef struct gen_opts {
+    scene_preset preset;
+    scene_config cfg;
+    int njam;          /* --jammer given so far: the first replaces the preset's */
+    int have_velocity; /* --velocity last, rather than --beta                    */
+    double beta;
+    double drift[SCENE_MAX_TARGETS];
+} gen_opts;
 
 /* "a:b[:c...]": exactly n numbers */
 static int parse_fields(const char *flag, const char *s, int n, double *v)
@@ -70,128 +47,149 @@ static int parse_fields(const char *flag, const char *s, int n, double *v)
     return 0;
 }
 
+static int opt_preset(const cli_opt *o, const char *arg)
+{
+    gen_opts *g = o->value;
+    rt_error err;
+    if (scene_preset_parse(arg, &g->preset, &err)) {
+        cli_error(EXIT_USAGE, "--preset: %s", err.msg);
+        return -1;
+    }
+    scene_preset_config(g->preset, &g->cfg);
+    return 0;
+}
+
+static int opt_jammer(const cli_opt *o, const char *arg)
+{
+    gen_opts *g = o->value;
+    double f[2];
+    if (parse_fields("--jammer U:JNR_DB", arg, 2, f)) return -1;
+    if (g->njam >= SCENE_MAX_JAMMERS)
+        return cli_error(EXIT_USAGE, "at most %d --jammer", SCENE_MAX_JAMMERS), -1;
+    if (!(fabs(f[0]) <= 1))
+        return cli_error(EXIT_USAGE, "--jammer U must be a sine-angle in [-1, 1] (got %g)", f[0]), -1;
+    g->cfg.jammers[g->njam++] = (scene_jammer){f[0], f[1]};
+    g->cfg.njammers = g->njam;
+    return 0;
+}
+
+static int opt_no_jammers(const cli_opt *o, const char *arg)
+{
+    gen_opts *g = o->value;
+    g->cfg.njammers = g->njam = 0;
+    return 0;
+}
+
+static int opt_target(const cli_opt *o, const char *arg)
+{
+    scene_config *cfg = &((gen_opts *)o->value)->cfg;
+    double f[4];
+    if (parse_fields("--target RANGE_CELL:U:DOPPLER_HZ:SNR_DB", arg, 4, f)) return -1;
+    if (cfg->ntargets >= SCENE_MAX_TARGETS)
+        return cli_error(EXIT_USAGE, "at most %d --target", SCENE_MAX_TARGETS), -1;
+    if (f[0] != floor(f[0]) || f[0] < 0 || f[0] > 1e9)
+        return cli_error(EXIT_USAGE, "--target RANGE_CELL must be a cell index (got %g)", f[0]), -1;
+    if (!(fabs(f[1]) <= 1))
+        return cli_error(EXIT_USAGE, "--target U must be a sine-angle in [-1, 1] (got %g)", f[1]), -1;
+    cfg->targets[cfg->ntargets++] = (scene_target){(int)f[0], f[1], f[2], f[3]};
+    return 0;
+}
+
+static int opt_drift(const cli_opt *o, const char *arg)
+{
+    gen_opts *g = o->value;
+    double f[2];
+    if (parse_fields("--target-drift TARGET:CELLS_PER_CPI", arg, 2, f)) return -1;
+    if (f[0] != floor(f[0]) || f[0] < 0 || f[0] >= SCENE_MAX_TARGETS)
+        return cli_error(EXIT_USAGE, "--target-drift TARGET must be a target number (got %g)",
+                         f[0]), -1;
+    g->drift[(int)f[0]] = f[1];
+    return 0;
+}
+
+static int opt_beta(const cli_opt *o, const char *arg)
+{
+    gen_opts *g = o->value;
+    if (cli_double("--beta", arg, 0, 1e3, &g->beta)) return -1;
+    g->have_velocity = 0;
+    return 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
-    enum { O_PRESET = 256, O_OUT, O_SEED, O_CNR, O_NOCLUT, O_JAM, O_NOJAM, O_TGT, O_VEL, O_BETA,
-           O_PRF, O_CARRIER, O_SPACING, O_CH, O_PU, O_RG, O_PATCH, O_ALT, O_SLANT, O_QUIET,
-           O_HELP, O_CPIS, O_DRIFT };
-    static const struct option opts[] = {
-        {"preset", required_argument, 0, O_PRESET},   {"out", required_argument, 0, O_OUT},
-        {"seed", required_argument, 0, O_SEED},       {"cnr", required_argument, 0, O_CNR},
-        {"no-clutter", no_argument, 0, O_NOCLUT},     {"jammer", required_argument, 0, O_JAM},
-        {"no-jammers", no_argument, 0, O_NOJAM},      {"target", required_argument, 0, O_TGT},
-        {"velocity", required_argument, 0, O_VEL},    {"beta", required_argument, 0, O_BETA},
-        {"prf", required_argument, 0, O_PRF},         {"carrier", required_argument, 0, O_CARRIER},
-        {"spacing", required_argument, 0, O_SPACING}, {"channels", required_argument, 0, O_CH},
-        {"pulses", required_argument, 0, O_PU},       {"range-gates", required_argument, 0, O_RG},
-        {"patches", required_argument, 0, O_PATCH},   {"altitude", required_argument, 0, O_ALT},
-        {"slant-range", required_argument, 0, O_SLANT}, {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, O_HELP},             {"cpis", required_argument, 0, O_CPIS},
-        {"target-drift", required_argument, 0, O_DRIFT}, {0, 0, 0, 0}};
-
-    /* First pass: the preset, so that the flags override it whatever their order. */
-    scene_preset preset = SCENE_PRESET_WARD;
-    int cpis = 1;
-    double drift[SCENE_MAX_TARGETS] = {0};
+    gen_opts g;
+    memset(&g, 0, sizeof g);
+    g.preset = SCENE_PRESET_WARD;
+    scene_preset_config(g.preset, &g.cfg);
+    g.beta = 1.0;
+    scene_config *c = &g.cfg;
+    const char *out = NULL;
+    int quiet = 0, cpis = 1, force = 0, seed_given = 0;
+    unsigned long long seed = 0;
     rt_error err;
     rt_clear(&err);
-    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (o == O_HELP) {
-            gen_usage(stdout);
-            return EXIT_OK;
-        }
-        if (o == O_PRESET && scene_preset_parse(optarg, &preset, &err))
-            return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
-        if (o == ':') return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        if (o == '?')
-            return cli_unknown_option("gen", argc, argv);
-    }
-    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-
-    scene_config cfg;
-    scene_preset_config(preset, &cfg);
-    const char *out = NULL;
-    int quiet = 0, njam = 0, have_velocity = 0;
-    double beta = 1.0;
-    optind = 0;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case O_PRESET: break;
-        case O_OUT: out = optarg; break;
-        case O_SEED: {
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(optarg, &end, 10);
-            if (!*optarg || *end || errno || optarg[0] == '-')
-                return cli_error(EXIT_USAGE, "--seed expects a non-negative integer (got '%s')",
-                                 optarg);
-            cfg.seed = s;
-            break;
-        }
-        case O_CNR:
-            if (cli_double("--cnr", optarg, -150, 150, &cfg.cnr_db)) return EXIT_USAGE;
-            cfg.clutter = 1;
-            break;
-        case O_NOCLUT: cfg.clutter = 0; break;
-        case O_JAM: {
-            double f[2];
-            if (parse_fields("--jammer U:JNR_DB", optarg, 2, f)) return EXIT_USAGE;
-            if (njam >= SCENE_MAX_JAMMERS)
-                return cli_error(EXIT_USAGE, "at most %d --jammer", SCENE_MAX_JAMMERS);
-            if (!(fabs(f[0]) <= 1))
-                return cli_error(EXIT_USAGE, "--jammer U must be a sine-angle in [-1, 1] (got %g)", f[0]);
-            cfg.jammers[njam++] = (scene_jammer){f[0], f[1]};
-            cfg.njammers = njam;
-            break;
-        }
-        case O_NOJAM: cfg.njammers = 0; njam = 0; break;
-        case O_TGT: {
-            double f[4];
-            if (parse_fields("--target RANGE_CELL:U:DOPPLER_HZ:SNR_DB", optarg, 4, f))
-                return EXIT_USAGE;
-            if (cfg.ntargets >= SCENE_MAX_TARGETS)
-                return cli_error(EXIT_USAGE, "at most %d --target", SCENE_MAX_TARGETS);
-            if (f[0] != floor(f[0]) || f[0] < 0 || f[0] > 1e9)
-                return cli_error(EXIT_USAGE, "--target RANGE_CELL must be a cell index (got %g)", f[0]);
-            if (!(fabs(f[1]) <= 1))
-                return cli_error(EXIT_USAGE, "--target U must be a sine-angle in [-1, 1] (got %g)", f[1]);
-            cfg.targets[cfg.ntargets++] = (scene_target){(int)f[0], f[1], f[2], f[3]};
-            break;
-        }
-        case O_CPIS: if (cli_int("--cpis", optarg, 1, 1000000, &cpis)) return EXIT_USAGE; break;
-        case O_DRIFT: {
-            double f[2];
-            if (parse_fields("--target-drift TARGET:CELLS_PER_CPI", optarg, 2, f)) return EXIT_USAGE;
-            if (f[0] != floor(f[0]) || f[0] < 0 || f[0] >= SCENE_MAX_TARGETS)
-                return cli_error(EXIT_USAGE, "--target-drift TARGET must be a target number (got %g)", f[0]);
-            drift[(int)f[0]] = f[1];
-            break;
-        }
-        case O_VEL:
-            if (cli_double("--velocity", optarg, 0, 1e5, &cfg.velocity_mps)) return EXIT_USAGE;
-            have_velocity = 1;
-            break;
-        case O_BETA:
-            if (cli_double("--beta", optarg, 0, 1e3, &beta)) return EXIT_USAGE;
-            have_velocity = 0;
-            break;
-        case O_PRF: if (cli_double("--prf", optarg, 1e-3, 1e9, &cfg.prf_hz)) return EXIT_USAGE; break;
-        case O_CARRIER: if (cli_double("--carrier", optarg, 1, 1e13, &cfg.carrier_hz)) return EXIT_USAGE; break;
-        case O_SPACING: if (cli_double("--spacing", optarg, 1e-3, 100, &cfg.element_spacing)) return EXIT_USAGE; break;
-        case O_CH: if (cli_int("--channels", optarg, 1, 4096, &cfg.channels)) return EXIT_USAGE; break;
-        case O_PU: if (cli_int("--pulses", optarg, 1, 1 << 20, &cfg.pulses)) return EXIT_USAGE; break;
-        case O_RG: if (cli_int("--range-gates", optarg, 1, 1 << 24, &cfg.range_gates)) return EXIT_USAGE; break;
-        case O_PATCH: if (cli_int("--patches", optarg, 1, 1000000, &cfg.patches)) return EXIT_USAGE; break;
-        case O_ALT: if (cli_double("--altitude", optarg, 1e-3, 1e9, &cfg.altitude_m)) return EXIT_USAGE; break;
-        case O_SLANT: if (cli_double("--slant-range", optarg, 1e-3, 1e10, &cfg.slant_range_m)) return EXIT_USAGE; break;
-        case O_QUIET: quiet = 1; break;
-        default: break; /* reported in the first pass */
-        }
-    }
-    if (!out) return cli_error(EXIT_USAGE, "gen needs --out FILE (see rtstap gen --help)");
+    cli_opt opts[] = {
+        {"preset", 0, CLI_CALL, &g, "NAME",
+         "ward (default): 18 elements at lambda/2, 18 pulses,\n"
+         "beta = 1, CNR 47 dB, jammers at u = -0.3 and 0.5 (35 dB),\n"
+         "300 range gates; easy | medium | hard: the cube shapes of\n"
+         "the run presets, CNR 40 dB, the same jammers; the other\n"
+         "options override it, wherever it stands",
+         .parse = opt_preset, .flags = CLI_EARLY},
+        {"output", 'o', CLI_STRING, &out, "FILE",
+         "output file (written atomically; an existing file is refused\n"
+         "without -f)", .alias = "out", .flags = CLI_REQUIRED},
+        CLI_OPT_FORCE(&force),
+        {"cpis", 0, CLI_INT, &cpis, "N",
+         "a recording of N CPIs (/data/iq: N x C x P x R; fresh noise,\n"
+         "clutter and jammer draws per CPI; /truth describes CPI 0)", .lo = 1, .hi = 1000000},
+        {"target-drift", 0, CLI_CALL, &g, "T:CELLS",
+         "targets move: target T (0-based, in --target order) moves\n"
+         "CELLS range cells per CPI (fractions round)", .parse = opt_drift},
+        {"seed", 0, CLI_U64, &seed, "N", "random seed (default 1)", .given = &seed_given},
+        /* --cnr turns the clutter on (given), --no-clutter off: the last one holds */
+        {"cnr", 0, CLI_DOUBLE, &c->cnr_db, "DB",
+         "total clutter-to-noise ratio per element and pulse", .lo = -150, .hi = 150,
+         .given = &c->clutter},
+        {"no-clutter", 0, CLI_CLEAR, &c->clutter, NULL, "no ground clutter"},
+        {"jammer", 0, CLI_CALL, &g, "U:JNR_DB",
+         "a barrage jammer at sine-angle U; repeatable; the first\n"
+         "one replaces the preset's jammers", .parse = opt_jammer},
+        {"no-jammers", 0, CLI_CALL, &g, NULL, "no jammers", .parse = opt_no_jammers},
+        {"target", 0, CLI_CALL, &g, "R:U:FD:SNR",
+         "a point target in range cell R at sine-angle U, Doppler\n"
+         "FD Hz, SNR dB per element and pulse; repeatable", .parse = opt_target},
+        {"velocity", 0, CLI_DOUBLE, &c->velocity_mps, "MPS",
+         "platform speed (default: the one giving beta = 1,\n"
+         "beta = 2 v / (PRF d))", .lo = 0, .hi = 1e5, .given = &g.have_velocity},
+        {"beta", 0, CLI_CALL, &g, "B", "set the velocity from beta instead", .parse = opt_beta},
+        {"prf", 0, CLI_DOUBLE, &c->prf_hz, "HZ", "pulse repetition frequency (default 300)",
+         .lo = 1e-3, .hi = 1e9},
+        {"carrier", 0, CLI_DOUBLE, &c->carrier_hz, "HZ", "carrier frequency (default 450e6)",
+         .lo = 1, .hi = 1e13},
+        {"spacing", 0, CLI_DOUBLE, &c->element_spacing, "D",
+         "element spacing in wavelengths (default 0.5)", .lo = 1e-3, .hi = 100},
+        {"channels", 0, CLI_INT, &c->channels, "C", "cube shape: channels", .lo = 1, .hi = 4096},
+        {"pulses", 0, CLI_INT, &c->pulses, "P", "pulses", .lo = 1, .hi = 1 << 20},
+        {"range-gates", 0, CLI_INT, &c->range_gates, "R", "range gates", .lo = 1, .hi = 1 << 24},
+        {"patches", 0, CLI_INT, &c->patches, "NC",
+         "clutter patches on the ring (default max(360, 8 (C + P)))", .lo = 1, .hi = 1000000},
+        {"altitude", 0, CLI_DOUBLE, &c->altitude_m, "M", "platform altitude (default 9000)",
+         .lo = 1e-3, .hi = 1e9},
+        {"slant-range", 0, CLI_DOUBLE, &c->slant_range_m, "M",
+         "slant range of the clutter ring (default 100e3)", .lo = 1e-3, .hi = 1e10},
+        {"quiet", 0, CLI_FLAG, &quiet, NULL, "no summary on stderr"},
+        {0}};
+    int pst = cli_parse(&gen_cmd, opts, argc, argv);
+    if (pst != CLI_GO) return pst;
+    if ((pst = cli_output_ok(out, force))) return pst;
+    const rt_write_mode mode = cli_write_mode(force);
+    if (seed_given) c->seed = seed;
+    scene_config cfg = g.cfg;
+    const scene_preset preset = g.preset;
+    const double *drift = g.drift;
+    const int have_velocity = g.have_velocity;
+    const double beta = g.beta;
     if (!have_velocity) cfg.velocity_mps = scene_velocity_for_beta(&cfg, beta);
 
     scene_truth truth;
@@ -221,12 +219,12 @@ int cmd_gen(int argc, char **argv)
     int failed;
     if (cpis == 1) {
         failed = scene_generate(&truth, in.iq, &err) ||
-                 stap_input_write(out, &in, scene_truth_write_hook, &truth, &err);
+                 stap_input_write_mode(out, &in, scene_truth_write_hook, &truth, mode, &err);
     } else {
         /* a recording: fresh noise, clutter and jammer draws per CPI (seed + CPI index),
          * targets moving by their drift; /truth describes CPI 0 */
         stap_recording_writer *rw = NULL;
-        failed = stap_recording_create(&rw, out, &in, cpis, &err) != RT_OK;
+        failed = stap_recording_create_mode(&rw, out, &in, cpis, mode, &err) != RT_OK;
         const scene_truth base = truth;
         for (int c = 0; c < cpis && !failed; c++) {
             truth.cfg.seed = base.cfg.seed + (uint64_t)c;

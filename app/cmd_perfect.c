@@ -1,70 +1,77 @@
 /* cmd_perfect.c: `rtstap perfect` (run the PERFECT suite's STAP application on its raw
  * files, optionally scoring against a gold output) and `rtstap import-perfect` (the same
  * inputs as a schema-v1.1 HDF5 file). */
-#include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_json.h"
+#include "cli_opts.h"
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "la_internal.h" /* la_now_ms */
 #include "perfect.h"
+#include "stream_loop.h" /* the JSON report helpers */
 
-static void perfect_usage(FILE *f)
-{
-    fprintf(f,
-        "usage: rtstap perfect --size small|medium|large --input-dir DIR --output FILE\n"
-        "                      [--gold FILE] [--min-snr DB] [--backend B] [--threads T] [--quiet]\n"
-        "\n"
-        "Runs the PERFECT suite's STAP application (third-order Doppler-factored STAP:\n"
-        "P = 128 pulses, D = 256 Doppler bins, Q = 3, 16 steering vectors, training blocks of\n"
-        "N_R cells) on DIR/<size>_app_input.bin and DIR/<size>_app_steering_vectors.bin and\n"
-        "writes FILE in the suite's layout ([steering vector][Doppler bin][range cell],\n"
-        "interleaved float32). With --gold, prints the suite's SNR against that file and\n"
-        "exits 1 when it is under --min-snr (default 80 dB, the suite's criterion).\n");
-}
+/* --size and --input-dir: the suite's input files, of perfect and import-perfect */
+#define PERFECT_INPUT_OPTIONS(size_s, dir)                                                  \
+    {"size", 0, CLI_STRING, (size_s), "SIZE", "small | medium | large",                    \
+     .flags = CLI_REQUIRED},                                                                \
+    {"input-dir", 0, CLI_STRING, (dir), "DIR",                                              \
+     "where <size>_app_input.bin and <size>_app_steering_vectors.bin are",                  \
+     .flags = CLI_REQUIRED}
+
+static const cli_command perfect_cmd = {
+    "perfect",
+    "Runs the PERFECT suite's STAP application (third-order Doppler-factored STAP:\n"
+    "P = 128 pulses, D = 256 Doppler bins, Q = 3, 16 steering vectors, training blocks of\n"
+    "N_R cells) on DIR/<size>_app_input.bin and DIR/<size>_app_steering_vectors.bin and\n"
+    "writes FILE in the suite's layout ([steering vector][Doppler bin][range cell],\n"
+    "interleaved float32). With --gold, prints the suite's SNR against that file and\n"
+    "exits 1 when it is under --min-snr (default 80 dB, the suite's criterion).\n",
+    NULL};
+
+static const cli_command import_perfect_cmd = {
+    "import-perfect",
+    "Writes the PERFECT STAP inputs as a schema-v1.1 file (with /steering); `rtstap run`\n"
+    "on it with the flags this command prints gives the output of `rtstap perfect`.\n"
+    "--cpis N writes a recording of N CPIs (the suite ships one CPI: it is repeated),\n"
+    "to time the whole chain from disk with `rtstap run` or `rtstap stream --input`.\n",
+    NULL};
 
 int cmd_perfect(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"size", required_argument, 0, 's'}, {"input-dir", required_argument, 0, 'i'},
-        {"output", required_argument, 0, 'o'}, {"gold", required_argument, 0, 'g'},
-        {"min-snr", required_argument, 0, 'm'}, {"backend", required_argument, 0, 'b'},
-        {"threads", required_argument, 0, 't'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char *size_s = NULL, *dir = NULL, *output = NULL, *gold = NULL;
+    const char *size_s = NULL, *dir = NULL, *output = NULL, *gold = NULL, *json = NULL;
     double min_snr = 80;
-    int threads = 0, quiet = 0;
+    int threads = 0, quiet = 0, force = 0, device = -1;
     la_backend backend = LA_BACKEND_AUTO;
     rt_error err;
     rt_clear(&err);
-    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case 's': size_s = optarg; break;
-        case 'i': dir = optarg; break;
-        case 'o': output = optarg; break;
-        case 'g': gold = optarg; break;
-        case 'm': if (cli_double("--min-snr", optarg, -1e3, 1e3, &min_snr)) return EXIT_USAGE; break;
-        case 'b':
-            if (la_backend_parse(optarg, &backend, &err)) return cli_error(EXIT_USAGE, "--backend: %s", err.msg);
-            break;
-        case 't': if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
-        case 'q': quiet = 1; break;
-        case 'h': perfect_usage(stdout); return EXIT_OK;
-        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_unknown_option("perfect", argc, argv);
-        }
-    }
-    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (!size_s || !dir || !output)
-        return cli_error(EXIT_USAGE, "perfect needs --size, --input-dir and --output");
+    cli_opt opts[] = {
+        PERFECT_INPUT_OPTIONS(&size_s, &dir),
+        {"output", 'o', CLI_STRING, &output, "FILE",
+         "the output in the suite's raw layout (written atomically; an\n"
+         "existing file is refused without -f)", .flags = CLI_REQUIRED},
+        CLI_OPT_FORCE(&force),
+        {"gold", 0, CLI_STRING, &gold, "FILE", "the suite's output to compare with (SNR)"},
+        {"min-snr", 0, CLI_DOUBLE, &min_snr, "DB",
+         "the SNR against --gold under which perfect fails (default 80)", .lo = -1e3,
+         .hi = 1e3},
+        CLI_OPT_BACKEND(&backend),
+        CLI_OPT_DEVICE(&device),
+        CLI_OPT_THREADS(&threads),
+        CLI_OPT_JSON(&json),
+        {"quiet", 0, CLI_FLAG, &quiet, NULL, "no timing table"},
+        {0}};
+    int pst = cli_parse(&perfect_cmd, opts, argc, argv);
+    if (pst != CLI_GO) return pst;
     perfect_size size;
     if (perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
-    if (stap_output_check(output, &err)) return cli_fail(&err);
+    if ((pst = cli_select_device(device))) return pst;
+    const rt_write_mode mode = cli_write_mode(force);
+    if ((pst = cli_output_ok(json, force))) return pst;
+    if (stap_output_check_mode(output, mode, &err)) return cli_fail(&err);
+    FILE *out = json && !strcmp(json, "-") ? stderr : stdout; /* stdout: the JSON only */
 
     double t0 = la_now_ms();
     stap_input in;
@@ -94,7 +101,7 @@ int cmd_perfect(int argc, char **argv)
         goto out;
     }
     double tw = la_now_ms();
-    if (perfect_write_raw(output, Y, ny, &err)) {
+    if (perfect_write_raw_mode(output, Y, ny, mode, &err)) {
         status = cli_fail(&err);
         goto out;
     }
@@ -102,6 +109,7 @@ int cmd_perfect(int argc, char **argv)
     char name[64];
     snprintf(name, sizeof name, "PERFECT STAP %s", size_s);
     if (!quiet) cli_print_timing(stap_plan_config(plan), name, timing, read_ms, write_ms, la_now_ms() - t0);
+    double snr = NAN;
     if (gold) {
         G = malloc(sizeof(cf32) * ny);
         if (!G) {
@@ -112,12 +120,37 @@ int cmd_perfect(int argc, char **argv)
             status = cli_fail(&err);
             goto out;
         }
-        double snr = perfect_snr_db(G, Y, ny);
-        printf("SNR against %s: %.1f dB (criterion %.0f dB): %s\n", gold, snr, min_snr,
-               snr >= min_snr ? "pass" : "FAIL");
+        snr = perfect_snr_db(G, Y, ny);
+        fprintf(out, "SNR against %s: %.1f dB (criterion %.0f dB): %s\n", gold, snr, min_snr,
+                snr >= min_snr ? "pass" : "FAIL");
         if (!(snr >= min_snr))
             status = cli_error(EXIT_PROCESSING, "output agrees with '%s' at only %.1f dB (< %.0f dB)",
                                gold, snr, min_snr);
+    }
+    if (json) {
+        const stap_config *pc = stap_plan_config(plan);
+        cJSON *doc = stream_json_report("perfect");
+        cJSON_AddStringToObject(doc, "size", size_s);
+        cJSON_AddStringToObject(doc, "input_dir", dir);
+        cJSON_AddStringToObject(doc, "output", output);
+        cJSON_AddStringToObject(doc, "backend", la_backend_name(pc->backend));
+        stream_json_config(doc, pc, in.steering_beams);
+        cJSON *t = cJSON_AddObjectToObject(doc, "stage_ms");
+        for (int i = 0; i < STAP_STAGE_COUNT; i++)
+            cJSON_AddNumberToObject(t, stap_stage_names[i], timing[i]);
+        cJSON_AddNumberToObject(doc, "read_ms", read_ms);
+        cJSON_AddNumberToObject(doc, "write_ms", write_ms);
+        cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - t0);
+        if (gold) {
+            cJSON *g = cJSON_AddObjectToObject(doc, "gold");
+            cJSON_AddStringToObject(g, "file", gold);
+            cJSON_AddNumberToObject(g, "snr_db", snr); /* identical outputs: infinite, null */
+            cJSON_AddNumberToObject(g, "min_snr_db", min_snr);
+            cJSON_AddBoolToObject(g, "pass", snr >= min_snr);
+        }
+        stream_json_platform(doc, threads);
+        if (cli_json_write(json, doc, mode, &err)) status = cli_fail(&err);
+        cJSON_Delete(doc);
     }
 out:
     free(W);
@@ -130,47 +163,32 @@ out:
 
 int cmd_import_perfect(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"size", required_argument, 0, 's'}, {"input-dir", required_argument, 0, 'i'},
-        {"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'},
-        {"cpis", required_argument, 0, 'n'}, {0, 0, 0, 0}};
     const char *size_s = NULL, *dir = NULL, *out = NULL;
-    int cpis = 1;
+    int cpis = 1, force = 0;
     rt_error err;
-    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case 's': size_s = optarg; break;
-        case 'i': dir = optarg; break;
-        case 'o': out = optarg; break;
-        case 'n': if (cli_int("--cpis", optarg, 1, 1000000, &cpis)) return EXIT_USAGE; break;
-        case 'h':
-            printf("usage: rtstap import-perfect --size small|medium|large --input-dir DIR --out FILE.h5\n"
-                   "                             [--cpis N]\n\n"
-                   "Writes the PERFECT STAP inputs as a schema-v1.1 file (with /steering); `rtstap run`\n"
-                   "on it with the flags this command prints gives the output of `rtstap perfect`.\n"
-                   "--cpis N writes a recording of N CPIs (the suite ships one CPI: it is repeated),\n"
-                   "to time the whole chain from disk with `rtstap run` or `rtstap stream --input`.\n");
-            return EXIT_OK;
-        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_unknown_option("import-perfect", argc, argv);
-        }
-    }
-    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (!size_s || !dir || !out)
-        return cli_error(EXIT_USAGE, "import-perfect needs --size, --input-dir and --out");
+    cli_opt opts[] = {
+        PERFECT_INPUT_OPTIONS(&size_s, &dir),
+        {"output", 'o', CLI_STRING, &out, "FILE",
+         "the schema-v1.1 file (written atomically; an existing file is\n"
+         "refused without -f)", .alias = "out", .flags = CLI_REQUIRED},
+        CLI_OPT_FORCE(&force),
+        {"cpis", 0, CLI_INT, &cpis, "N", "a recording of N CPIs (default 1)", .lo = 1,
+         .hi = 1000000},
+        {0}};
+    int pst = cli_parse(&import_perfect_cmd, opts, argc, argv);
+    if (pst != CLI_GO) return pst;
+    const rt_write_mode mode = cli_write_mode(force);
     perfect_size size;
     if (perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
+    if ((pst = cli_output_ok(out, force))) return pst;
     stap_input in;
     if (perfect_read_inputs(size, dir, &in, &err)) return cli_fail(&err);
     int st;
     if (cpis == 1) {
-        st = stap_input_write(out, &in, NULL, NULL, &err);
+        st = stap_input_write_mode(out, &in, NULL, NULL, mode, &err);
     } else {
         stap_recording_writer *rw = NULL;
-        st = stap_recording_create(&rw, out, &in, cpis, &err);
+        st = stap_recording_create_mode(&rw, out, &in, cpis, mode, &err);
         for (int c = 0; c < cpis && !st; c++) st = stap_recording_write(rw, c, in.iq, &err);
         if (st && rw) stap_recording_abort(rw);
         else if (!st) st = stap_recording_finish(rw, NULL, NULL, &err);

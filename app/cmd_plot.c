@@ -2,115 +2,82 @@
  * angle–Doppler spectrum of the input, the SINR loss against Doppler and the
  * range–Doppler map of the output with its detections (stap/plot.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cfar.h"
-#include "cli.h"
+#include "cli_opts.h"
 #include "cmd_scene.h"
 #include "h5io.h"
 #include "plot.h"
 #include "sinr.h"
 
-static void plot_usage(FILE *f)
-{
-    fprintf(f,
-        "usage: rtstap plot --input SCENE.h5 [--result RUN.h5] [--sinr SINR.h5] --out-dir DIR\n"
-        "                   [--range-cell R] [--beam B] [options]\n"
-        "\n"
-        "Writes PNG pictures into DIR (created if missing; existing files are not\n"
-        "overwritten):\n"
-        "  angle_doppler.png  the angle-Doppler spectrum of the input around a range cell\n"
-        "  sinr_loss.png      SINR loss against Doppler, optimum and adaptive (needs --sinr,\n"
-        "                     or --result with a scene that has /truth)\n"
-        "  range_doppler.png  the output of one beam against range and Doppler, detections\n"
-        "                     ringed (needs --result; without /detections in it, the CFAR\n"
-        "                     below is run)\n"
-        "\n"
-        "  --input FILE        the input cube (a scene from 'rtstap gen' or any schema-v1.1\n"
-        "                      file)\n"
-        "  --layout ORDER      the input's stored axis order, e.g. P,C,R (overrides the\n"
-        "                      file's axis labels)\n"
-        "  --strict            refuse an input without axis labels\n"
-        "  --result FILE       a result of 'rtstap run' on it\n"
-        "  --sinr FILE         a table of 'rtstap sinr'\n"
-        "  --out-dir DIR       where the pictures go\n"
-        "  --range-cell R      centre of the angle-Doppler window (default: the first\n"
-        "                      target's cell, else the middle)\n"
-        "  --window-cells H    average the spectrum over R-H..R+H (default 16)\n"
-        "  --taper-db DB       Chebyshev taper of the spectrum (default 70)\n"
-        "  --beam B            beam of the range-Doppler map and SINR plot (default: the\n"
-        "                      beam nearest the first target, else nearest broadside)\n"
-        "  --cfar ca|os|none   detector when the result has no /detections (default ca)\n"
-        "  --cfar-pfa P        its false-alarm probability (default 1e-6)\n"
-        "  --help              this text\n");
-}
+static const cli_command plot_cmd = {
+    "plot",
+    "Writes PNG pictures into DIR (created if missing; existing pictures are replaced\n"
+    "only with -f):\n"
+    "  angle_doppler.png  the angle-Doppler spectrum of the input around a range cell\n"
+    "  sinr_loss.png      SINR loss against Doppler, optimum and adaptive (needs --sinr,\n"
+    "                     or --result with a scene that has /truth)\n"
+    "  range_doppler.png  the output of one beam against range and Doppler, detections\n"
+    "                     ringed (needs --result; without /detections in it, the CFAR\n"
+    "                     below is run)\n",
+    NULL};
 
 static int make_dir(const char *dir)
 {
     struct stat sb;
     if (stat(dir, &sb) == 0) {
         if (S_ISDIR(sb.st_mode)) return 0;
-        return cli_error(EXIT_PROCESSING, "--out-dir '%s' exists and is not a directory", dir);
+        return cli_error(EXIT_PROCESSING, "--output-dir '%s' exists and is not a directory", dir);
     }
     if (mkdir(dir, 0777) != 0)
-        return cli_error(EXIT_PROCESSING, "cannot create --out-dir '%s': %s", dir, strerror(errno));
+        return cli_error(EXIT_PROCESSING, "cannot create --output-dir '%s': %s", dir, strerror(errno));
     return 0;
 }
 
 int cmd_plot(int argc, char **argv)
 {
-    enum { O_INPUT = 256, O_RESULT, O_SINR, O_OUTDIR, O_RC, O_WC, O_TAPER, O_BEAM, O_CFAR,
-           O_PFA, O_HELP, O_LAYOUT, O_STRICT };
-    static const struct option opts[] = {
-        {"input", required_argument, 0, O_INPUT},   {"result", required_argument, 0, O_RESULT},
-        {"sinr", required_argument, 0, O_SINR},     {"out-dir", required_argument, 0, O_OUTDIR},
-        {"range-cell", required_argument, 0, O_RC}, {"window-cells", required_argument, 0, O_WC},
-        {"taper-db", required_argument, 0, O_TAPER}, {"beam", required_argument, 0, O_BEAM},
-        {"cfar", required_argument, 0, O_CFAR},     {"cfar-pfa", required_argument, 0, O_PFA},
-        {"help", no_argument, 0, O_HELP},           CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT),
-        {0, 0, 0, 0}};
     const char *input = NULL, *result = NULL, *sinr = NULL, *dir = NULL;
-    int rc = -1, half = 16, beam = -1;
+    int rc = -1, half = 16, beam = -1, force = 0;
     double taper_db = 70;
     cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
     stap_cfar_config cfar;
     stap_cfar_defaults(&cfar);
     rt_error err;
     rt_clear(&err);
-    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case O_INPUT: input = optarg; break;
-        case O_RESULT: result = optarg; break;
-        case O_SINR: sinr = optarg; break;
-        case O_LAYOUT: if (cli_parse_layout(optarg, &inopts)) return EXIT_USAGE; break;
-        case O_STRICT: inopts.strict = 1; break;
-        case O_OUTDIR: dir = optarg; break;
-        case O_RC: if (cli_int("--range-cell", optarg, 0, 1 << 30, &rc)) return EXIT_USAGE; break;
-        case O_WC: if (cli_int("--window-cells", optarg, 0, 1 << 20, &half)) return EXIT_USAGE; break;
-        case O_TAPER: if (cli_double("--taper-db", optarg, 10, 300, &taper_db)) return EXIT_USAGE; break;
-        case O_BEAM: if (cli_int("--beam", optarg, 0, 4095, &beam)) return EXIT_USAGE; break;
-        case O_CFAR:
-            if (stap_cfar_parse_kind(optarg, &cfar.kind, &err))
-                return cli_error(EXIT_USAGE, "--cfar: %s", err.msg);
-            break;
-        case O_PFA: if (cli_double("--cfar-pfa", optarg, 1e-300, 0.999999, &cfar.pfa)) return EXIT_USAGE; break;
-        case O_HELP: plot_usage(stdout); return EXIT_OK;
-        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default:
-            return cli_unknown_option("plot", argc, argv);
-        }
-    }
-    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (!input || !dir)
-        return cli_error(EXIT_USAGE, "plot needs --input FILE and --out-dir DIR (see rtstap plot "
-                         "--help)");
+    cli_opt opts[] = {
+        {"input", 0, CLI_STRING, &input, "FILE",
+         "the input cube (a scene from 'rtstap gen' or any schema-v1.1\n"
+         "file)", .flags = CLI_REQUIRED},
+        CLI_OPT_LAYOUT(&inopts),
+        CLI_OPT_STRICT(&inopts, "refuse an input without axis labels"),
+        {"result", 0, CLI_STRING, &result, "FILE", "a result of 'rtstap run' on it"},
+        {"sinr", 0, CLI_STRING, &sinr, "FILE", "a table of 'rtstap sinr'"},
+        {"output-dir", 0, CLI_STRING, &dir, "DIR", "where the pictures go", .alias = "out-dir",
+         .flags = CLI_REQUIRED},
+        CLI_OPT_FORCE(&force),
+        {"range-cell", 0, CLI_INT, &rc, "R",
+         "centre of the angle-Doppler window (default: the first\n"
+         "target's cell, else the middle)", .lo = 0, .hi = 1 << 30},
+        {"window-cells", 0, CLI_INT, &half, "H",
+         "average the spectrum over R-H..R+H (default 16)", .lo = 0, .hi = 1 << 20},
+        {"taper-db", 0, CLI_DOUBLE, &taper_db, "DB",
+         "Chebyshev taper of the spectrum (default 70)", .lo = 10, .hi = 300},
+        {"beam", 0, CLI_INT, &beam, "B",
+         "beam of the range-Doppler map and SINR plot (default: the\n"
+         "beam nearest the first target, else nearest broadside)", .lo = 0, .hi = 4095},
+        {"cfar", 0, CLI_CALL, &cfar.kind, "KIND",
+         "ca | os | none: detector when the result has no /detections\n"
+         "(default ca)", .parse = cli_parse_cfar_kind},
+        {"cfar-pfa", 0, CLI_DOUBLE, &cfar.pfa, "P", "its false-alarm probability (default 1e-6)",
+         .lo = 1e-300, .hi = 0.999999},
+        {0}};
+    int pst = cli_parse(&plot_cmd, opts, argc, argv);
+    if (pst != CLI_GO) return pst;
+    const rt_write_mode mode = cli_write_mode(force);
 
     stap_input in;
     scene_truth truth;
@@ -163,7 +130,7 @@ int cmd_plot(int argc, char **argv)
     /* 1: angle-Doppler spectrum */
     snprintf(path, sizeof path, "%s/angle_doppler.png", dir);
     if (stap_plot_angle_doppler(path, in.iq, in.channels, in.pulses, in.range_gates, rc, half,
-                                spacing, prf, taper_db, &err)) {
+                                spacing, prf, taper_db, mode, &err)) {
         status = cli_fail(&err);
         goto out;
     }
@@ -201,7 +168,7 @@ int cmd_plot(int argc, char **argv)
     if (have_sinr) {
         int b = beam >= 0 && beam < sr.B ? beam : sr.B / 2;
         snprintf(path, sizeof path, "%s/sinr_loss.png", dir);
-        if (stap_plot_sinr(path, &sr, b, &err)) {
+        if (stap_plot_sinr(path, &sr, b, mode, &err)) {
             status = cli_fail(&err);
             goto out;
         }
@@ -227,7 +194,7 @@ int cmd_plot(int argc, char **argv)
         snprintf(path, sizeof path, "%s/range_doppler.png", dir);
         int st = stap_plot_range_doppler(path, run.output, run.beams, run.cfg.doppler_bins,
                                          run.cfg.range_gates, beam, det, ndet,
-                                         run.has_prf ? run.prf_hz : prf, &err);
+                                         run.has_prf ? run.prf_hz : prf, mode, &err);
         if (own) free(det);
         if (st) {
             status = cli_fail(&err);

@@ -1,6 +1,5 @@
 /* cmd_run.c: `rtstap run` — read (or synthesize) a cube, run it through the STAP engine, write the
  * result file atomically and print the stage timing. */
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -8,7 +7,8 @@
 #include <unistd.h>
 
 #include "cfar.h"
-#include "cli.h"
+#include "cli_json.h"
+#include "cli_opts.h"
 #include "cpi_check.h"
 #include "cpi_io.h"
 #include "engine.h"
@@ -19,61 +19,22 @@
 #include "stap.h"
 #include "synth.h"
 
-static void run_usage(FILE *f)
-{
-    fprintf(f,
-        "usage: rtstap run [--input FILE] --output FILE [options]\n"
-        "\n"
-        "Process a CPI, or every CPI of a recording in order: Doppler filtering, training,\n"
-        "batched QR, MVDR weights, adaptive filtering, CFAR. Without --input a fixed-seed\n"
-        "cube of the preset's shape is synthesized (noise, two barrage jammers, one target).\n"
-        "A recording (/data/iq of rank 4) is read by a reader thread and its results written\n"
-        "by a writer thread while the engine keeps several CPIs in flight.\n"
-        "\n"
-        "  --input FILE           schema-v1.1 HDF5 cube (/data/iq: channels x pulses x range,\n"
-        "                         or CPIs x channels x pulses x range: a recording; any\n"
-        "                         order of the three when its axes are labelled)\n"
-        "  --layout ORDER         the input's stored axis order, e.g. P,C,R or\n"
-        "                         pulse,channel,range (after a recording's cpi axis);\n"
-        "                         overrides the file's axis labels\n"
-        "  --output FILE          result file (must not exist; written atomically)\n"
-        "  --preset NAME          easy | medium | hard (default hard); flags override it\n"
-        "  --doppler-bins D       Doppler bins, D >= pulses (zero-padded FFT)\n"
-        "  --doppler-order Q      odd: 1 = post-Doppler, 3 = third-order Doppler-factored\n"
-        "  --segments S           range segments (S divides the range gates)\n"
-        "  --training K           training cells per segment\n"
-        "  --beams B              beams (ignored when the input has /steering)\n"
-        "  --loading DELTA        diagonal loading, R^H R = K (Rhat + DELTA I) (default 0)\n"
-        "  --window W             none | hann | chebyshev:DB (default none)\n"
-        "  --backend B            auto | cpu | lapack | gpu | cublas (default auto)\n"
-        "  --threads T            CPU threads (default: all)\n"
-        "  --cfar KIND            none | ca | os: CFAR detection along range (default ca)\n"
-        "  --cfar-pfa P           false-alarm probability per cell (default 1e-6)\n"
-        "  --cfar-guard G         guard cells each side (default 2)\n"
-        "  --cfar-train N         training cells each side (default 16)\n"
-        "  --cfar-rank K          OS-CFAR order statistic (default 0.75 x 2N)\n"
-        "  --keep-output          recordings: also write /output/iq for every CPI (a single\n"
-        "                         CPI always has it)\n"
-        "  --repeat N             process the CPI N times through one engine; the table\n"
-        "                         gives the median of runs 2..N (default 1)\n"
-        "  --strict               errors instead of warnings: an input without axis labels\n"
-        "                         is refused (default: read as channel, pulse, range), and\n"
-        "                         ill-conditioned training (min|R_ii|/max|R_ii| below\n"
-        "                         10 eps N) stops the run\n"
-        "  --check                recordings: verify that every output sample is finite,\n"
-        "                         also those not written (what is written is always checked:\n"
-        "                         exit 1 naming the first weight, sample or detection that\n"
-        "                         is not finite)\n"
-        "  --quiet                no timing table\n"
-        "\n"
-        "A recording stops cleanly on SIGINT or SIGTERM: the CPIs in flight are finished and\n"
-        "written, the file is published with /config cpis and stopped, and the exit status\n"
-        "is 128 + the signal; a second signal ends at once (no file).\n"
-        "  --help                 this text\n");
-}
+static const cli_command run_cmd = {
+    "run",
+    "Process a CPI, or every CPI of a recording in order: Doppler filtering, training,\n"
+    "batched QR, MVDR weights, adaptive filtering, CFAR. Without --input a fixed-seed\n"
+    "cube of the preset's shape is synthesized (noise, two barrage jammers, one target).\n"
+    "A recording (/data/iq of rank 4) is read by a reader thread and its results written\n"
+    "by a writer thread while the engine keeps several CPIs in flight.\n",
+    "A recording stops cleanly on SIGINT or SIGTERM: the CPIs in flight are finished and\n"
+    "written, the file is published with /config cpis and stopped (and the JSON report\n"
+    "written), and the exit status is 128 + the signal; a second signal ends at once (no\n"
+    "file).\n"};
 
-static int parse_window(const char *s, stap_config *cfg)
+/* --window: value is the stap_config */
+static int parse_window(const cli_opt *o, const char *s)
 {
+    stap_config *cfg = o->value;
     if (!strcmp(s, "none")) cfg->window = STAP_WINDOW_NONE;
     else if (!strcmp(s, "hann")) cfg->window = STAP_WINDOW_HANN;
     else if (!strncmp(s, "chebyshev:", 10)) {
@@ -81,6 +42,27 @@ static int parse_window(const char *s, stap_config *cfg)
         if (cli_double("--window chebyshev:DB", s + 10, 1e-3, 399, &cfg->chebyshev_db)) return -1;
     } else {
         cli_error(EXIT_USAGE, "--window expects none, hann or chebyshev:DB (got '%s')", s);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_preset(const cli_opt *o, const char *s)
+{
+    rt_error err;
+    if (stap_preset_parse(s, o->value, &err)) {
+        cli_error(EXIT_USAGE, "--preset: %s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_doppler_order(const cli_opt *o, const char *s)
+{
+    int *q = o->value;
+    if (cli_int("--doppler-order", s, 1, 1 << 20, q)) return -1;
+    if (*q % 2 == 0) {
+        cli_error(EXIT_USAGE, "--doppler-order must be odd (got %d)", *q);
         return -1;
     }
     return 0;
@@ -113,6 +95,33 @@ static int cfar_fit(stap_cfar_config *cfar, int range_gates, int given, int quie
     return RT_OK;
 }
 
+/* --json: what every run report holds — the files, the engine, its configuration, the
+ * detector and the platform; the caller adds what was measured. */
+static cJSON *run_json(const char *input, const char *output, const stap_engine *eng,
+                       int beams, const stap_cfar_config *cfar, const char *cfar_desc,
+                       int threads)
+{
+    const stap_config *pc = stap_engine_config(eng);
+    cJSON *doc = stream_json_report("run");
+    cJSON_AddStringToObject(doc, "input", input);
+    cJSON_AddStringToObject(doc, "output", output);
+    cJSON_AddStringToObject(doc, "backend", la_backend_name(pc->backend));
+    cJSON_AddStringToObject(doc, "engine", stap_engine_describe(eng));
+    stream_json_config(doc, pc, beams);
+    if (cfar->kind != STAP_CFAR_NONE) cJSON_AddStringToObject(doc, "cfar", cfar_desc);
+    else cJSON_AddNullToObject(doc, "cfar");
+    stream_json_platform(doc, threads);
+    return doc;
+}
+
+/* "conditioning": the smallest min|R_ii|/max|R_ii| of the run's factors and its limit */
+static void run_json_conditioning(cJSON *doc, double ratio, const stap_engine *eng)
+{
+    cJSON *c = cJSON_AddObjectToObject(doc, "conditioning");
+    cJSON_AddNumberToObject(c, "min_ratio", ratio);
+    cJSON_AddNumberToObject(c, "limit", stap_engine_conditioning_limit(eng));
+}
+
 /* The writer's sink behind the checks of cpi_check.h. */
 typedef struct checked_sink {
     cpi_checks checks;
@@ -133,7 +142,8 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
                          const char *output, stap_config *cfg, int dbins, int dorder, int seg,
                          int train, int beams, double loading, int threads,
                          stap_cfar_config *cfar, int cfar_given, int keep_output, int quiet,
-                         int strict, int check, double t_start)
+                         int strict, int check, double t_start, const char *json,
+                         rt_write_mode mode)
 {
     rt_error err;
     int status = EXIT_OK;
@@ -202,7 +212,7 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     /* from here SIGINT/SIGTERM finish the CPIs in flight and publish what ran (a signal
      * before the first CPI publishes a file of none) */
     rt_graceful_begin();
-    if (stap_result_writer_open(&rw, output, &hdr, keep_output, &err) ||
+    if (stap_result_writer_open_mode(&rw, output, &hdr, keep_output, mode, &err) ||
         cpi_writer_start(&writer, rw, wlen, keep_output ? ylen : 0, 4, &err) ||
         cpi_reader_start(&reader, rec, eng, cpis, eo.slots + 2, &err)) {
         status = cli_fail(&err);
@@ -274,6 +284,19 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
         fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
                 (double)cs.checks.worst_ratio, stap_engine_conditioning_limit(eng));
     }
+    if (json) {
+        cJSON *doc = run_json(input, output, eng, hdr.beams, cfar, cfar_desc, threads);
+        cJSON_AddNumberToObject(doc, "cpis_in_file", (double)cpis);
+        cJSON_AddNumberToObject(doc, "cpis_run", (double)st.cpis_run);
+        if (st.stopped_by) cJSON_AddNumberToObject(doc, "stopped_by_signal", st.stopped_by);
+        stream_json_stats(doc, &st);
+        cJSON_AddNumberToObject(doc, "reader_s", read_s);
+        cJSON_AddNumberToObject(doc, "writer_s", write_s);
+        cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - t_start);
+        run_json_conditioning(doc, cs.checks.worst_ratio, eng);
+        if (cli_json_write(json, doc, mode, &err)) status = cli_fail(&err);
+        cJSON_Delete(doc);
+    }
 out:
     rt_graceful_end();
     cpi_reader_stop(reader);
@@ -287,26 +310,9 @@ out:
 
 int cmd_run(int argc, char **argv)
 {
-    enum { O_INPUT = 256, O_OUTPUT, O_PRESET, O_DBINS, O_DORDER, O_SEG, O_TRAIN, O_BEAMS,
-           O_LOAD, O_WIN, O_BACKEND, O_THREADS, O_QUIET, O_HELP, O_CFAR, O_PFA, O_GUARD,
-           O_CTRAIN, O_RANK, O_REPEAT, O_KEEPOUT, O_LAYOUT, O_STRICT, O_CHECK };
-    static const struct option opts[] = {
-        {"input", required_argument, 0, O_INPUT},     {"output", required_argument, 0, O_OUTPUT},
-        {"preset", required_argument, 0, O_PRESET},   {"doppler-bins", required_argument, 0, O_DBINS},
-        {"doppler-order", required_argument, 0, O_DORDER},
-        {"segments", required_argument, 0, O_SEG},    {"training", required_argument, 0, O_TRAIN},
-        {"beams", required_argument, 0, O_BEAMS},     {"loading", required_argument, 0, O_LOAD},
-        {"window", required_argument, 0, O_WIN},      {"backend", required_argument, 0, O_BACKEND},
-        {"threads", required_argument, 0, O_THREADS}, {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, O_HELP},             {"cfar", required_argument, 0, O_CFAR},
-        {"cfar-pfa", required_argument, 0, O_PFA},    {"cfar-guard", required_argument, 0, O_GUARD},
-        {"cfar-train", required_argument, 0, O_CTRAIN}, {"cfar-rank", required_argument, 0, O_RANK},
-        {"repeat", required_argument, 0, O_REPEAT}, {"keep-output", no_argument, 0, O_KEEPOUT},
-        {"check", no_argument, 0, O_CHECK},
-        CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT),         {0, 0, 0, 0}};
-    const char *input = NULL, *output = NULL;
+    const char *input = NULL, *output = NULL, *json = NULL;
     stap_preset preset = STAP_PRESET_HARD;
-    int quiet = 0, repeat = 1, keep_output = 0, check = 0;
+    int quiet = 0, repeat = 1, keep_output = 0, check = 0, force = 0, device = -1;
     /* flags first collected, then laid over the preset */
     int dbins = -1, dorder = -1, seg = -1, train = -1, beams = -1, threads = 0;
     double loading = 0;
@@ -319,56 +325,75 @@ int cmd_run(int argc, char **argv)
     cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
     rt_error err;
     rt_clear(&err);
-
-    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case O_INPUT: input = optarg; break;
-        case O_OUTPUT: output = optarg; break;
-        case O_PRESET:
-            if (stap_preset_parse(optarg, &preset, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
-            break;
-        case O_DBINS: if (cli_int("--doppler-bins", optarg, 1, 1 << 20, &dbins)) return EXIT_USAGE; break;
-        case O_DORDER:
-            if (cli_int("--doppler-order", optarg, 1, 1 << 20, &dorder)) return EXIT_USAGE;
-            if (dorder % 2 == 0) return cli_error(EXIT_USAGE, "--doppler-order must be odd (got %d)", dorder);
-            break;
-        case O_SEG: if (cli_int("--segments", optarg, 1, 1 << 24, &seg)) return EXIT_USAGE; break;
-        case O_TRAIN: if (cli_int("--training", optarg, 1, 1 << 24, &train)) return EXIT_USAGE; break;
-        case O_BEAMS: if (cli_int("--beams", optarg, 1, 4096, &beams)) return EXIT_USAGE; break;
-        case O_LOAD: if (cli_double("--loading", optarg, 0, 1e30, &loading)) return EXIT_USAGE; break;
-        case O_WIN: if (parse_window(optarg, &cfg)) return EXIT_USAGE; break;
-        case O_BACKEND:
-            if (la_backend_parse(optarg, &cfg.backend, &err)) return cli_error(EXIT_USAGE, "--backend: %s", err.msg);
-            break;
-        case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
-        case O_QUIET: quiet = 1; break;
-        case O_KEEPOUT: keep_output = 1; break;
-        case O_LAYOUT: if (cli_parse_layout(optarg, &inopts)) return EXIT_USAGE; break;
-        case O_STRICT: inopts.strict = 1; break;
-        case O_CHECK: check = 1; break;
-        case O_REPEAT: if (cli_int("--repeat", optarg, 1, 100000, &repeat)) return EXIT_USAGE; break;
-        case O_CFAR:
-            if (stap_cfar_parse_kind(optarg, &cfar.kind, &err)) return cli_error(EXIT_USAGE, "--cfar: %s", err.msg);
-            cfar_given = 1;
-            break;
-        case O_PFA: cfar_given = 1; if (cli_double("--cfar-pfa", optarg, 1e-300, 0.5, &cfar.pfa)) return EXIT_USAGE; break;
-        case O_GUARD: cfar_given = 1; if (cli_int("--cfar-guard", optarg, 0, 1 << 20, &cfar.guard)) return EXIT_USAGE; break;
-        case O_CTRAIN: cfar_given = 1; if (cli_int("--cfar-train", optarg, 1, STAP_CFAR_MAX_TRAIN, &cfar.train)) return EXIT_USAGE; break;
-        case O_RANK: cfar_given = 1; if (cli_int("--cfar-rank", optarg, 0, 2 * STAP_CFAR_MAX_TRAIN, &cfar.os_rank)) return EXIT_USAGE; break;
-        case O_HELP: run_usage(stdout); return EXIT_OK;
-        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_unknown_option("run", argc, argv);
-        }
-    }
-    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (!output) return cli_error(EXIT_USAGE, "run needs --output FILE (see rtstap run --help)");
+    cli_opt opts[] = {
+        {"input", 0, CLI_STRING, &input, "FILE",
+         "schema-v1.1 HDF5 cube (/data/iq: channels x pulses x range,\n"
+         "or CPIs x channels x pulses x range: a recording; any\n"
+         "order of the three when its axes are labelled)"},
+        CLI_OPT_LAYOUT(&inopts),
+        {"output", 'o', CLI_STRING, &output, "FILE",
+         "result file (written atomically; an existing file is refused\n"
+         "without -f)", .flags = CLI_REQUIRED},
+        CLI_OPT_FORCE(&force),
+        {"preset", 0, CLI_CALL, &preset, "NAME",
+         "easy | medium | hard (default hard); options override it", .parse = parse_preset},
+        {"doppler-bins", 0, CLI_INT, &dbins, "D", "Doppler bins, D >= pulses (zero-padded FFT)",
+         .lo = 1, .hi = 1 << 20},
+        {"doppler-order", 0, CLI_CALL, &dorder, "Q",
+         "odd: 1 = post-Doppler, 3 = third-order Doppler-factored",
+         .parse = parse_doppler_order},
+        {"segments", 0, CLI_INT, &seg, "S", "range segments (S divides the range gates)",
+         .lo = 1, .hi = 1 << 24},
+        {"training", 0, CLI_INT, &train, "K", "training cells per segment", .lo = 1,
+         .hi = 1 << 24},
+        {"beams", 0, CLI_INT, &beams, "B", "beams (ignored when the input has /steering)",
+         .lo = 1, .hi = 4096},
+        {"loading", 0, CLI_DOUBLE, &loading, "DELTA",
+         "diagonal loading, R^H R = K (Rhat + DELTA I) (default 0)", .lo = 0, .hi = 1e30},
+        {"window", 0, CLI_CALL, &cfg, "W", "none | hann | chebyshev:DB (default none)",
+         .parse = parse_window},
+        CLI_OPT_BACKEND(&cfg.backend),
+        CLI_OPT_DEVICE(&device),
+        CLI_OPT_THREADS(&threads),
+        {"cfar", 0, CLI_CALL, &cfar.kind, "KIND",
+         "none | ca | os: CFAR detection along range (default ca)",
+         .parse = cli_parse_cfar_kind, .given = &cfar_given},
+        {"cfar-pfa", 0, CLI_DOUBLE, &cfar.pfa, "P", "false-alarm probability per cell (default 1e-6)",
+         .lo = 1e-300, .hi = 0.5, .given = &cfar_given},
+        {"cfar-guard", 0, CLI_INT, &cfar.guard, "G", "guard cells each side (default 2)", .lo = 0,
+         .hi = 1 << 20, .given = &cfar_given},
+        {"cfar-train", 0, CLI_INT, &cfar.train, "N", "training cells each side (default 16)",
+         .lo = 1, .hi = STAP_CFAR_MAX_TRAIN, .given = &cfar_given},
+        {"cfar-rank", 0, CLI_INT, &cfar.os_rank, "K", "OS-CFAR order statistic (default 0.75 x 2N)",
+         .lo = 0, .hi = 2 * STAP_CFAR_MAX_TRAIN, .given = &cfar_given},
+        {"keep-output", 0, CLI_FLAG, &keep_output, NULL,
+         "recordings: also write /output/iq for every CPI (a single\n"
+         "CPI always has it)"},
+        {"repeat", 0, CLI_INT, &repeat, "N",
+         "process the CPI N times through one engine; the table\n"
+         "gives the median of runs 2..N (default 1)", .lo = 1, .hi = 100000},
+        CLI_OPT_STRICT(&inopts,
+                       "errors instead of warnings: an input without axis labels\n"
+                       "is refused (default: read as channel, pulse, range), and\n"
+                       "ill-conditioned training (min|R_ii|/max|R_ii| below\n"
+                       "10 eps N) stops the run"),
+        {"check", 0, CLI_FLAG, &check, NULL,
+         "recordings: verify that every output sample is finite,\n"
+         "also those not written (what is written is always checked:\n"
+         "exit 1 naming the first weight, sample or detection that\n"
+         "is not finite)"},
+        CLI_OPT_JSON(&json),
+        {"quiet", 0, CLI_FLAG, &quiet, NULL, "no timing table"},
+        {0}};
+    int pst = cli_parse(&run_cmd, opts, argc, argv);
+    if (pst != CLI_GO) return pst;
     if (inopts.layout_arg && !input) return cli_error(EXIT_USAGE, "--layout needs --input FILE");
+    if ((pst = cli_select_device(device))) return pst;
+    const rt_write_mode mode = cli_write_mode(force);
+    if ((pst = cli_output_ok(json, force))) return pst;
 
     /* Fail before computing when the output cannot be written. */
-    if (stap_output_check(output, &err)) return cli_fail(&err);
+    if (stap_output_check_mode(output, mode, &err)) return cli_fail(&err);
 
     double t_start = la_now_ms();
     stap_recording *one_cpi = NULL; /* a one-CPI file, read after validation */
@@ -389,7 +414,7 @@ int cmd_run(int argc, char **argv)
         if (stap_recording_rank(rec) == 4)
             return run_recording(rec, &in, input, output, &cfg, dbins, dorder, seg, train, beams,
                                  loading, threads, &cfar, cfar_given, keep_output, quiet,
-                                 inopts.strict, check, t_start);
+                                 inopts.strict, check, t_start, json, mode);
         /* one CPI: its samples are read once the configuration is known to fit (a small
          * file declaring a huge dataset made run read gigabytes of fill values first) */
         one_cpi = rec;
@@ -507,7 +532,7 @@ int cmd_run(int argc, char **argv)
     res.detection_count = r.detection_count;
     res.cfar_description = cfar_desc;
     double t_w = la_now_ms();
-    if (stap_result_write(output, &res, &err)) {
+    if (stap_result_write_mode(output, &res, mode, &err)) {
         status = cli_fail(&err);
         goto out;
     }
@@ -525,6 +550,23 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "  engine: %s\n", stap_engine_describe(eng));
         fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
                 (double)r.diag_ratio, stap_engine_conditioning_limit(eng));
+    }
+    if (json) {
+        cJSON *doc = run_json(input_name, output, eng, res.beams, &cfar, cfar_desc, threads);
+        cJSON *t = cJSON_AddObjectToObject(doc, "stage_ms");
+        for (int i = 0; i < STAP_STAGE_COUNT; i++)
+            cJSON_AddNumberToObject(t, stap_stage_names[i], timing[i]);
+        cJSON_AddStringToObject(doc, "stage_ms_statistic",
+                                repeat == 1 ? "one CPI" : "median of runs 2..repeat");
+        cJSON_AddNumberToObject(doc, "repeat", repeat);
+        cJSON_AddNumberToObject(doc, "read_ms", read_ms);
+        cJSON_AddNumberToObject(doc, "write_ms", write_ms);
+        cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - t_start);
+        if (cfar.kind != STAP_CFAR_NONE)
+            cJSON_AddNumberToObject(doc, "detections", (double)r.detection_count);
+        run_json_conditioning(doc, r.diag_ratio, eng);
+        if (cli_json_write(json, doc, mode, &err)) status = cli_fail(&err);
+        cJSON_Delete(doc);
     }
 out:
     free(reps);

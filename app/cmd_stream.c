@@ -5,68 +5,36 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli_json.h"
+#include "cli_opts.h"
 #include "la_internal.h" /* la_now_ms */
 #include "cpi_io.h"
 #include "stream_loop.h"
 #include "workload.h"
 
-static void stream_usage(FILE *f)
-{
-    fprintf(f,
-        "usage: rtstap stream [--preset NAME | --input FILE] [--cpis N] [--slots S] [--deadline-ms T]\n"
-        "                     [--backend B] [--keep LIST] [--json FILE] [options]\n"
-        "\n"
-        "Streams CPIs through one engine with S of them in flight (copy-in of one, compute\n"
-        "of another and copy-out of a third overlap on the GPU) and reports sustained\n"
-        "CPIs/s, host-to-host latency per CPI (submit to results in host memory: min, p50,\n"
-        "p99, max), deadline misses, achieved copy bandwidth against the measured link, and\n"
-        "host and device memory. A ring of distinct synthesized CPIs, held in pinned host\n"
-        "memory, is replayed (the engine is measured, not the disk); with --input a recording\n"
-        "is read by a reader thread as it streams (the whole chain: it says whether reading\n"
-        "or computing limits it, against a plain sequential read of the same file).\n"
-        "\n"
-        "  --preset NAME      easy | medium | hard | perfect-small | perfect-medium |\n"
-        "                     perfect-large (default hard)\n"
-        "  --input FILE       a recording (/data/iq: CPIs x C x P x R) or one CPI; the run's\n"
-        "                     parameters as for rtstap run with this file: D = P, the preset's\n"
-        "                     Q, S, K, B (only the preset's processing parameters are used)\n"
-        "  --layout ORDER     the input's stored axis order after cpi, e.g. P,C,R\n"
-        "                     (overrides the file's axis labels)\n"
-        "  --strict           refuse an input without axis labels\n"
-        "  --cpis N           timed CPIs (default 2000; with --input: the recording's CPIs),\n"
-        "                     after 2 x S warm-up CPIs (a recording is replayed from its start)\n"
-        "  --slots S          CPIs in flight, 1..8 (default 3)\n"
-        "  --ring K           distinct CPIs replayed (default 8)\n"
-        "  --deadline-ms T    count CPIs whose latency exceeds T ms\n"
-        "  --backend B        auto | cpu | lapack | gpu | cublas (default auto)\n"
-        "  --threads T        CPU threads (default: all)\n"
-        "  --keep LIST        what comes back per CPI, comma-separated: detections,\n"
-        "                     weights, output (default detections,weights)\n"
-        "  --cfar KIND        ca | os | none (default ca, at Pfa 1e-6)\n"
-        "  --no-graphs        launch each CPI's kernels directly instead of a CUDA graph\n"
-        "  --json FILE        also write the report as JSON (FILE must not exist; - = stdout)\n"
-        "  --timeline FILE    one CSV line per timed CPI: cpi, slot, submit and done (ms from\n"
-        "                     the first submit), latency, and the 8 stage times (CUDA events)\n"
-        "  --mem-every N      sample host RSS and device memory in use every N CPIs (a soak\n"
-        "                     test: the report gives first, last and largest; JSON: all)\n"
-        "  --quiet            no text report\n"
-        "  --help             this text\n"
-        "\n"
-        "SIGINT or SIGTERM stops the stream cleanly: the CPIs in flight finish, the report\n"
-        "covers the CPIs run, and the exit status is 128 + the signal.\n");
-}
+static const cli_command stream_cmd = {
+    "stream",
+    "Streams CPIs through one engine with S of them in flight (copy-in of one, compute\n"
+    "of another and copy-out of a third overlap on the GPU) and reports sustained\n"
+    "CPIs/s, host-to-host latency per CPI (submit to results in host memory: min, p50,\n"
+    "p99, max), deadline misses, achieved copy bandwidth against the measured link, and\n"
+    "host and device memory. A ring of distinct synthesized CPIs, held in pinned host\n"
+    "memory, is replayed (the engine is measured, not the disk); with --input a recording\n"
+    "is read by a reader thread as it streams (the whole chain: it says whether reading\n"
+    "or computing limits it, against a plain sequential read of the same file).\n",
+    "SIGINT or SIGTERM stops the stream cleanly: the CPIs in flight finish, the report\n"
+    "covers the CPIs run, and the exit status is 128 + the signal.\n"};
 
 /* --timeline FILE: one CSV line per timed CPI — its slot, host submit and completion times
  * and the CUDA-event stage times — to see where the slow CPIs lose their time */
 typedef struct timeline {
     FILE *f;
+    char tmp[4096]; /* written as a temporary, published at the end (rt_atomic_*) */
     long long warmup;
     int slots;
     double t0;
@@ -127,8 +95,10 @@ static int stream_sink(void *user, const stap_cpi_result *r, rt_error *err)
     return s->tl->f ? timeline_sink(s->tl, r, err) : RT_OK;
 }
 
-static int parse_keep(const char *s, stap_engine_options *o)
+/* --keep LIST: value is the stap_engine_options */
+static int parse_keep(const cli_opt *opt, const char *s)
 {
+    stap_engine_options *o = opt->value;
     o->keep_weights = o->keep_output = 0;
     char *copy = strdup(s), *save = NULL;
     int bad = 0;
@@ -146,22 +116,9 @@ static int parse_keep(const char *s, stap_engine_options *o)
 
 int cmd_stream(int argc, char **argv)
 {
-    enum { O_TIMELINE = 199, O_INPUT = 200, O_PRESET = 256, O_CPIS, O_SLOTS, O_RING, O_DEADLINE, O_BACKEND, O_THREADS, O_KEEP,
-           O_CFAR, O_NOGRAPHS, O_JSON, O_QUIET, O_HELP, O_LAYOUT, O_STRICT, O_MEM };
-    static const struct option opts[] = {
-        {"preset", required_argument, 0, O_PRESET},   {"cpis", required_argument, 0, O_CPIS},
-        {"input", required_argument, 0, O_INPUT},     {"timeline", required_argument, 0, O_TIMELINE},
-        {"slots", required_argument, 0, O_SLOTS},     {"ring", required_argument, 0, O_RING},
-        {"deadline-ms", required_argument, 0, O_DEADLINE},
-        {"backend", required_argument, 0, O_BACKEND}, {"threads", required_argument, 0, O_THREADS},
-        {"keep", required_argument, 0, O_KEEP},       {"cfar", required_argument, 0, O_CFAR},
-        {"no-graphs", no_argument, 0, O_NOGRAPHS},    {"json", required_argument, 0, O_JSON},
-        {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, O_HELP},
-        {"mem-every", required_argument, 0, O_MEM},
-        CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT),        {0, 0, 0, 0}};
     const char *preset = "hard", *json = NULL, *input = NULL, *timeline_path = NULL;
     int cpis_given = 0;
-    int cpis = 2000, ring_n = 8, quiet = 0, threads = 0;
+    int cpis = 2000, ring_n = 8, quiet = 0, threads = 0, force = 0, device_n = -1;
     double deadline = 0;
     int mem_every = 0;
     la_backend backend = LA_BACKEND_AUTO;
@@ -171,42 +128,54 @@ int cmd_stream(int argc, char **argv)
     eo.slots = 3;
     rt_error err;
     rt_clear(&err);
-    optind = 0; /* glibc: 0 starts afresh (1 kept an earlier parse's place in "-xy") */
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case O_PRESET: preset = optarg; break;
-        case O_INPUT: input = optarg; break;
-        case O_TIMELINE: timeline_path = optarg; break;
-        case O_LAYOUT: if (cli_parse_layout(optarg, &inopts)) return EXIT_USAGE; break;
-        case O_STRICT: inopts.strict = 1; break;
-        case O_CPIS:
-            if (cli_int("--cpis", optarg, 1, 100000000, &cpis)) return EXIT_USAGE;
-            cpis_given = 1;
-            break;
-        case O_SLOTS: if (cli_int("--slots", optarg, 1, STAP_ENGINE_MAX_SLOTS, &eo.slots)) return EXIT_USAGE; break;
-        case O_RING: if (cli_int("--ring", optarg, 1, 1024, &ring_n)) return EXIT_USAGE; break;
-        case O_DEADLINE: if (cli_double("--deadline-ms", optarg, 1e-6, 1e9, &deadline)) return EXIT_USAGE; break;
-        case O_BACKEND:
-            if (la_backend_parse(optarg, &backend, &err)) return cli_error(EXIT_USAGE, "--backend: %s", err.msg);
-            break;
-        case O_THREADS: if (cli_int("--threads", optarg, 0, 4096, &threads)) return EXIT_USAGE; break;
-        case O_KEEP: if (parse_keep(optarg, &eo)) return EXIT_USAGE; break;
-        case O_CFAR:
-            if (stap_cfar_parse_kind(optarg, &eo.cfar.kind, &err)) return cli_error(EXIT_USAGE, "--cfar: %s", err.msg);
-            break;
-        case O_NOGRAPHS: eo.graphs = 0; break;
-        case O_JSON: json = optarg; break;
-        case O_QUIET: quiet = 1; break;
-        case O_MEM: if (cli_int("--mem-every", optarg, 1, 100000000, &mem_every)) return EXIT_USAGE; break;
-        case O_HELP: stream_usage(stdout); return EXIT_OK;
-        case ':': return cli_error(EXIT_USAGE, "%s needs a value", argv[optind - 1]);
-        default: return cli_unknown_option("stream", argc, argv);
-        }
-    }
-    if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+    cli_opt opts[] = {
+        {"preset", 0, CLI_STRING, &preset, "NAME",
+         "easy | medium | hard | perfect-small | perfect-medium |\n"
+         "perfect-large (default hard)"},
+        {"input", 0, CLI_STRING, &input, "FILE",
+         "a recording (/data/iq: CPIs x C x P x R) or one CPI; the run's\n"
+         "parameters as for rtstap run with this file: D = P, the preset's\n"
+         "Q, S, K, B (only the preset's processing parameters are used)"},
+        CLI_OPT_LAYOUT(&inopts),
+        CLI_OPT_STRICT(&inopts, "refuse an input without axis labels"),
+        {"cpis", 0, CLI_INT, &cpis, "N",
+         "timed CPIs (default 2000; with --input: the recording's CPIs),\n"
+         "after 2 x S warm-up CPIs (a recording is replayed from its start)",
+         .lo = 1, .hi = 100000000, .given = &cpis_given},
+        {"slots", 0, CLI_INT, &eo.slots, "S", "CPIs in flight, 1..8 (default 3)", .lo = 1,
+         .hi = STAP_ENGINE_MAX_SLOTS},
+        {"ring", 0, CLI_INT, &ring_n, "K", "distinct CPIs replayed (default 8)", .lo = 1,
+         .hi = 1024},
+        {"deadline-ms", 0, CLI_DOUBLE, &deadline, "T", "count CPIs whose latency exceeds T ms",
+         .lo = 1e-6, .hi = 1e9},
+        CLI_OPT_BACKEND(&backend),
+        CLI_OPT_DEVICE(&device_n),
+        CLI_OPT_THREADS(&threads),
+        {"keep", 0, CLI_CALL, &eo, "LIST",
+         "what comes back per CPI, comma-separated: detections,\n"
+         "weights, output (default detections,weights)", .parse = parse_keep},
+        {"cfar", 0, CLI_CALL, &eo.cfar.kind, "KIND", "ca | os | none (default ca, at Pfa 1e-6)",
+         .parse = cli_parse_cfar_kind},
+        {"no-graphs", 0, CLI_CLEAR, &eo.graphs, NULL,
+         "launch each CPI's kernels directly instead of a CUDA graph"},
+        CLI_OPT_JSON(&json),
+        {"timeline", 0, CLI_STRING, &timeline_path, "FILE",
+         "one CSV line per timed CPI: cpi, slot, submit and done (ms from\n"
+         "the first submit), latency, and the 8 stage times (CUDA events)"},
+        CLI_OPT_FORCE(&force),
+        {"mem-every", 0, CLI_INT, &mem_every, "N",
+         "sample host RSS and device memory in use every N CPIs (a soak\n"
+         "test: the report gives first, last and largest; JSON: all)", .lo = 1,
+         .hi = 100000000},
+        {"quiet", 0, CLI_FLAG, &quiet, NULL, "no text report"},
+        {0}};
+    int pst = cli_parse(&stream_cmd, opts, argc, argv);
+    if (pst != CLI_GO) return pst;
     if (inopts.layout_arg && !input) return cli_error(EXIT_USAGE, "--layout needs --input FILE");
+    if ((pst = cli_select_device(device_n))) return pst;
+    const rt_write_mode mode = cli_write_mode(force);
+    if ((pst = cli_output_ok(json, force)) || (pst = cli_output_ok(timeline_path, force)))
+        return pst;
 
     workload w;
     if (workload_get(preset, &w, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
@@ -285,11 +254,17 @@ int cmd_stream(int argc, char **argv)
     }
     stream_stats st;
     const long long warm = 2LL * eo.slots;
-    timeline tl = {NULL, warm, eo.slots, 0};
+    timeline tl = {NULL, "", warm, eo.slots, 0};
     if (timeline_path) {
-        tl.f = fopen(timeline_path, "wx"); /* never overwrites */
+        if (rt_atomic_begin_mode(timeline_path, tl.tmp, sizeof tl.tmp, mode, &err)) {
+            status = cli_fail(&err);
+            goto out;
+        }
+        tl.f = fopen(tl.tmp, "w");
         if (!tl.f) {
-            status = cli_error(EXIT_PROCESSING, "cannot create '%s': %s", timeline_path, strerror(errno));
+            status = cli_error(EXIT_PROCESSING, "cannot create '%s' (as '%s'): %s", timeline_path,
+                               tl.tmp, strerror(errno));
+            rt_atomic_abort(tl.tmp);
             goto out;
         }
         fprintf(tl.f, "cpi,slot,submit_ms,done_ms,latency_ms");
@@ -298,6 +273,10 @@ int cmd_stream(int argc, char **argv)
     }
     if (rec && cpi_reader_start(&reader, rec, eng, warm + cpis, eo.slots + 2, &err)) {
         status = cli_fail(&err);
+        if (tl.f) {
+            fclose(tl.f);
+            rt_atomic_abort(tl.tmp);
+        }
         goto out;
     }
     double t_run = la_now_ms();
@@ -316,8 +295,12 @@ int cmd_stream(int argc, char **argv)
         status = 128 + st.stopped_by;
     }
     if (!sr && mem_every) mem_sample(&mem, st.cpis_run); /* the state at the end */
-    if (tl.f && fclose(tl.f) != 0 && !sr) sr = rt_fail(&err, RT_EIO, "'%s': write failed", timeline_path);
-    tl.f = NULL;
+    if (tl.f) { /* published when the stream ran (or stopped cleanly), else removed */
+        if (fclose(tl.f) != 0 && !sr) sr = rt_fail(&err, RT_EIO, "'%s': write failed", timeline_path);
+        if (sr) rt_atomic_abort(tl.tmp);
+        else sr = rt_atomic_commit_mode(tl.tmp, timeline_path, mode, &err);
+        tl.f = NULL;
+    }
     if (sr) {
         status = cli_fail(&err);
         goto out;
@@ -418,7 +401,7 @@ int cmd_stream(int argc, char **argv)
                 cJSON_AddItemToArray(arr, o);
             }
         }
-        if (stream_json_write(json, doc, &err)) status = cli_fail(&err);
+        if (cli_json_write(json, doc, mode, &err)) status = cli_fail(&err);
     }
 out:
     cpi_reader_stop(reader);

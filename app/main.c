@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "engine.h" /* stap_gpu_info */
 #include "h5io.h"
 #include "cmd_scene.h"
 #include "linalg.h"
@@ -81,9 +82,14 @@ int main(int argc, char **argv)
         int gpu = la_backend_available(LA_BACKEND_GPU, &e) == RT_OK;
         la_blas_info bi;
         la_blas_query(&bi);
+        char line[600] = "available", dev[256];
+        if (!gpu) /* e.g. "no CUDA driver (CUDA driver version is insufficient for ...)" */
+            snprintf(line, sizeof line, "not available: %s", e.msg);
+        else if (stap_gpu_info(dev, sizeof dev, NULL, NULL, &e) == RT_OK)
+            snprintf(line, sizeof line, "available (device 0: %s)", dev);
         printf("rtstap %s (commit %s)\nGPU backend: %s\nCPU: %s (%s)\nBLAS: %s; core %s\n",
-               RTSTAP_VERSION, RTSTAP_COMMIT, gpu ? "available" : e.msg, bi.cpu_model,
-               bi.cpu_features, bi.library, bi.core);
+               RTSTAP_VERSION, RTSTAP_COMMIT, line, bi.cpu_model, bi.cpu_features, bi.library,
+               bi.core);
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

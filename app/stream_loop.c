@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "h5io.h"        /* rt_atomic_* */
+#include "h5io.h"        /* rt_graceful_* */
 #include "la_internal.h" /* la_now_ms */
 #ifdef _OPENMP
 #include <omp.h>
@@ -136,32 +136,6 @@ size_t stream_rss_bytes(void)
     return ok ? (size_t)rss * (size_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
-int stream_json_write(const char *path, cJSON *doc, rt_error *err)
-{
-    char *text = cJSON_Print(doc);
-    if (!text) return rt_fail(err, RT_ENOMEM, "out of memory formatting JSON");
-    int st = RT_OK;
-    if (!strcmp(path, "-")) {
-        fputs(text, stdout);
-        fputc('\n', stdout);
-    } else {
-        char tmp[4096];
-        if (!(st = rt_atomic_begin(path, tmp, sizeof tmp, err))) {
-            FILE *f = fopen(tmp, "w");
-            int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-            if (f && fclose(f) != 0) ok = 0;
-            if (!ok) {
-                rt_atomic_abort(tmp);
-                st = rt_fail(err, RT_EIO, "%s: writing JSON failed", path);
-            } else {
-                st = rt_atomic_commit(tmp, path, err);
-            }
-        }
-    }
-    cJSON_free(text);
-    return st;
-}
-
 void stream_json_stats(cJSON *o, const stream_stats *st)
 {
     cJSON_AddNumberToObject(o, "cpis", (double)st->cpis);
@@ -182,6 +156,20 @@ void stream_json_stats(cJSON *o, const stream_stats *st)
         else
             cJSON_AddNullToObject(s, stap_stage_names[i]);
     }
+}
+
+void stream_json_config(cJSON *doc, const stap_config *pc, int beams)
+{
+    cJSON *c = cJSON_AddObjectToObject(doc, "config");
+    cJSON_AddNumberToObject(c, "channels", pc->channels);
+    cJSON_AddNumberToObject(c, "pulses", pc->pulses);
+    cJSON_AddNumberToObject(c, "range_gates", pc->range_gates);
+    cJSON_AddNumberToObject(c, "doppler_bins", pc->doppler_bins);
+    cJSON_AddNumberToObject(c, "doppler_order", pc->doppler_order);
+    cJSON_AddNumberToObject(c, "segments", pc->segments);
+    cJSON_AddNumberToObject(c, "training", pc->training);
+    cJSON_AddNumberToObject(c, "beams", beams);
+    cJSON_AddNumberToObject(c, "loading", pc->loading);
 }
 
 static int threads_of(int cpu_threads)

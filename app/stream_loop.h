@@ -1,7 +1,7 @@
 /* stream_loop: keeping an engine's slots full — CPI n is submitted into slot n % S once
  * CPI n - S has been collected from it — with the measurements `stream` and `bench`
  * report: sustained CPIs/s, host-to-host latency per CPI, deadline misses, stage medians.
- * Also the small reporting helpers both commands share (RSS, JSON files). */
+ * Also the small reporting helpers the commands share (RSS, the JSON reports' parts). */
 #ifndef STREAM_LOOP_H
 #define STREAM_LOOP_H
 
@@ -46,14 +46,16 @@ int stream_ring_source(void *user, long long n, const cf32 **cube, rt_error *err
 
 /* Resident set size of this process, bytes (0 when unknown). */
 size_t stream_rss_bytes(void);
-/* Write a JSON document to FILE atomically (must not exist), or to stdout for "-". */
-int stream_json_write(const char *path, cJSON *doc, rt_error *err);
+/* (JSON documents are written by cli_json_write, cli_json.h: valid whatever they hold.) */
 /* Add stats as {"cpis_per_s", "latency_ms": {min, p50, p99, max}, "deadline_misses",
  * "stage_ms": {...}} to obj. */
 void stream_json_stats(cJSON *obj, const stream_stats *st);
 
 /* A new JSON report: {"command", "host", "date" (UTC), "rtstap_version", "commit"}. */
 cJSON *stream_json_report(const char *command);
+/* "config": {channels, pulses, range_gates, doppler_bins, doppler_order, segments,
+ * training, beams, loading} of a resolved configuration (beams: the engine's). */
+void stream_json_config(cJSON *doc, const stap_config *c, int beams);
 /* {"cpu": {model, features, threads}, "blas": {library, core, threads}, "gpu": name}
  * (cpu_threads: the CPU backends' OpenMP threads for this run; 0 = all) */
 void stream_json_platform(cJSON *doc, int cpu_threads);

@@ -267,15 +267,62 @@ int cmp_double(const void *a, const void *b)
 
 /* ---- linalg's GPU entry points ------------------------------------------------------ */
 
-extern "C" int la_gpu_probe(rt_error *err)
+/* Why CUDA cannot be used, in plain words first and CUDA's own words in parentheses
+ * (e.g. on a machine without an NVIDIA driver CUDA says "CUDA driver version is
+ * insufficient for CUDA runtime version"). */
+static int cuda_unusable(cudaError_t e, rt_error *err)
 {
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
+    const char *detail = cudaGetErrorString(e);
+    if (e == cudaErrorInsufficientDriver) {
+        int drv = 0, rtv = 0;
+        cudaDriverGetVersion(&drv); /* 0 when no driver is installed */
+        cudaRuntimeGetVersion(&rtv);
+        if (drv == 0) return rt_fail(err, RT_EDEVICE, "no CUDA driver (%s)", detail);
+        return rt_fail(err, RT_EDEVICE, "CUDA driver too old: it supports CUDA %d.%d, rtstap "
+                       "was built for %d.%d (%s)", drv / 1000, drv % 1000 / 10, rtv / 1000,
+                       rtv % 1000 / 10, detail);
+    }
+    if (e == cudaErrorNoDevice) return rt_fail(err, RT_EDEVICE, "no CUDA device (%s)", detail);
+    return rt_fail(err, RT_EDEVICE, "CUDA not usable (%s)", detail);
+}
+
+/* How many devices CUDA sees, or an error saying why none can be used. */
+static int device_count(int *count, rt_error *err)
+{
+    *count = 0;
+    cudaError_t e = cudaGetDeviceCount(count);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return rt_fail(err, RT_EDEVICE, "no CUDA device: %s", cudaGetErrorString(e));
+        *count = 0;
+        return cuda_unusable(e, err);
     }
-    if (count < 1) return rt_fail(err, RT_EDEVICE, "no CUDA device: none found");
+    if (*count < 1) return cuda_unusable(cudaErrorNoDevice, err);
+    return RT_OK;
+}
+
+extern "C" int la_gpu_probe(rt_error *err)
+{
+    int count;
+    return device_count(&count, err);
+}
+
+extern "C" int la_gpu_select(int device, rt_error *err)
+{
+    int count;
+    int st = device_count(&count, err);
+    if (st) return st;
+    if (device < 0 || device >= count) {
+        const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+        return rt_fail(err, RT_EINVAL, "GPU device %d does not exist: CUDA sees %d device%s "
+                       "(0..%d)%s%s", device, count, count == 1 ? "" : "s", count - 1,
+                       vis ? " with CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
+    }
+    cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return rt_fail(err, RT_EDEVICE, "cannot use GPU device %d: %s", device,
+                       cudaGetErrorString(e));
+    }
     return RT_OK;
 }
 

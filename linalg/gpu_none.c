@@ -5,10 +5,11 @@
 static int no_cuda(rt_error *err)
 {
     return rt_fail(err, RT_EUNSUPPORTED,
-                   "GPU backends unavailable: rtstap was built without CUDA support");
+                   "rtstap was built without CUDA support");
 }
 
 int la_gpu_probe(rt_error *err) { return no_cuda(err); }
+int la_gpu_select(int device, rt_error *err) { (void)device; return no_cuda(err); }
 int la_gpu_init(la_ctx *ctx, rt_error *err) { return no_cuda(err); }
 void la_gpu_fini(la_ctx *ctx) { (void)ctx; }
 int la_gpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,

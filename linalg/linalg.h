@@ -44,9 +44,16 @@ typedef enum la_backend {
 const char *la_backend_name(la_backend b);
 /* Parse a backend name; returns RT_OK or RT_EINVAL. */
 int la_backend_parse(const char *name, la_backend *out, rt_error *err);
-/* RT_OK when backend b can run in this process; otherwise a code and err says why
- * (e.g. "built without CUDA support", "no CUDA device: ..."). AUTO is always available. */
+/* RT_OK when backend b can run in this process; otherwise a code and err says why in
+ * plain words, CUDA's own in parentheses (e.g. "... built without CUDA support", "no CUDA
+ * driver (...)", "no CUDA device (...)"). AUTO is always available. */
 int la_backend_available(la_backend b, rt_error *err);
+/* Make CUDA device `device` (0-based, as CUDA numbers them: CUDA_VISIBLE_DEVICES applies)
+ * the current one of the calling thread, for every GPU context and engine created after it
+ * on this thread (rtstap creates them all on its main thread). RT_EINVAL when there is no
+ * such device (err gives the count), RT_EDEVICE when CUDA is unusable, RT_EUNSUPPORTED in a
+ * build without CUDA. */
+int la_gpu_select(int device, rt_error *err);
 
 /* Time spent inside a call, by phase, in milliseconds (wall clock for CPU backends,
  * CUDA events for GPU ones; transfer is host<->device copying, 0 on the CPU). */

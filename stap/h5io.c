@@ -930,7 +930,7 @@ static hid_t w_create(h5w *w, const char *tmp)
 }
 
 /* Close the file, run nothing more on failure, publish it on success. */
-static int w_finish(h5w *w, hid_t file, const char *tmp)
+static int w_finish(h5w *w, hid_t file, const char *tmp, rt_write_mode mode)
 {
     char detail[256];
     if (file >= 0 && H5Fclose(file) < 0 && !w->st)
@@ -940,7 +940,7 @@ static int w_finish(h5w *w, hid_t file, const char *tmp)
         rt_atomic_abort(tmp);
         return w->st;
     }
-    return rt_atomic_commit(tmp, w->path, w->err);
+    return rt_atomic_commit_mode(tmp, w->path, mode, w->err);
 }
 
 static void w_meta_radar(h5w *w, hid_t file, const stap_radar_meta *m, int always)
@@ -959,6 +959,12 @@ static void w_meta_radar(h5w *w, hid_t file, const stap_radar_meta *m, int alway
 int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn extra,
                      void *extra_user, rt_error *err)
 {
+    return stap_input_write_mode(path, in, extra, extra_user, RT_WRITE_NEW, err);
+}
+
+int stap_input_write_mode(const char *path, const stap_input *in, stap_h5_extra_fn extra,
+                          void *extra_user, rt_write_mode mode, rt_error *err)
+{
     if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_write: empty output path");
     if (!in || !in->iq || in->channels < 1 || in->pulses < 1 || in->range_gates < 1)
         return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): no cube, or a dimension < 1", path);
@@ -976,7 +982,7 @@ int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn ex
     h5_quiet q;
     quiet_begin(&q);
     h5w w = {path, err, RT_OK};
-    if (rt_atomic_begin(path, tmp, sizeof tmp, err)) {
+    if (rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err)) {
         quiet_end(&q);
         return err ? err->code : RT_EIO;
     }
@@ -1001,7 +1007,7 @@ int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn ex
     }
     w_meta_radar(&w, file, m, 0);
     if (!w.st && extra) w.st = extra((int64_t)file, extra_user, err);
-    int st = w_finish(&w, file, tmp);
+    int st = w_finish(&w, file, tmp, mode);
     quiet_end(&q);
     return st;
 }
@@ -1088,6 +1094,12 @@ static void w_detections(h5w *w, hid_t file, const stap_result *res)
 
 int stap_result_write(const char *path, const stap_result *res, rt_error *err)
 {
+    return stap_result_write_mode(path, res, RT_WRITE_NEW, err);
+}
+
+int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mode mode,
+                           rt_error *err)
+{
     if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_result_write: empty output path");
     if (!res || !res->cfg || !res->weights || !res->output || !res->steering || res->beams < 1)
         return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): missing weights, output, "
@@ -1106,7 +1118,7 @@ int stap_result_write(const char *path, const stap_result *res, rt_error *err)
     h5_quiet q;
     quiet_begin(&q);
     h5w w = {path, err, RT_OK};
-    if (rt_atomic_begin(path, tmp, sizeof tmp, err)) {
+    if (rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err)) {
         quiet_end(&q);
         return err ? err->code : RT_EIO;
     }
@@ -1124,7 +1136,7 @@ int stap_result_write(const char *path, const stap_result *res, rt_error *err)
     w_meta_radar(&w, file, res->meta, 1);
     if (res->have_detections) w_detections(&w, file, res);
     if (!w.st && res->extra) w.st = res->extra((int64_t)file, res->extra_user, err);
-    int st = w_finish(&w, file, tmp);
+    int st = w_finish(&w, file, tmp, mode);
     quiet_end(&q);
     return st;
 }
@@ -1258,15 +1270,31 @@ static void sweep_stale(const char *path, int dlen, const char *base, const char
 
 int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err)
 {
+    return rt_atomic_begin_mode(path, tmp, tmplen, RT_WRITE_NEW, err);
+}
+
+int rt_atomic_begin_mode(const char *path, char *tmp, size_t tmplen, rt_write_mode mode,
+                         rt_error *err)
+{
     if (tmp && tmplen) tmp[0] = '\0';
     if (!path || !*path) return rt_fail(err, RT_EINVAL, "empty output path");
     if (!tmp) return rt_fail(err, RT_EINVAL, "rt_atomic_begin: no buffer for the name");
+    if (mode != RT_WRITE_NEW && mode != RT_WRITE_REPLACE)
+        return rt_fail(err, RT_EINVAL, "rt_atomic_begin: invalid write mode %d", (int)mode);
     size_t n = strlen(path);
     if (path[n - 1] == '/')
         return rt_fail(err, RT_EINVAL, "output path '%s' names a directory, not a file", path);
     struct stat sb;
-    if (lstat(path, &sb) == 0)
-        return rt_fail(err, RT_EIO, "'%s' already exists; refusing to overwrite", path);
+    if (lstat(path, &sb) == 0) {
+        if (mode == RT_WRITE_NEW)
+            return rt_fail(err, RT_EIO, "'%s' already exists; refusing to overwrite", path);
+        /* replacing renames a new file over the name: only a regular file is replaced
+         * (not a directory, nor the target of a symbolic link, nor a device or FIFO) */
+        if (!S_ISREG(sb.st_mode))
+            return rt_fail(err, RT_EIO, "'%s' exists and is %s; only a regular file is "
+                           "replaced", path, S_ISDIR(sb.st_mode) ? "a directory"
+                           : S_ISLNK(sb.st_mode) ? "a symbolic link" : "not a regular file");
+    }
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     int dlen = slash ? (int)(slash - path) : 0;
@@ -1296,6 +1324,11 @@ int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err)
 
 int rt_atomic_commit(const char *tmp, const char *path, rt_error *err)
 {
+    return rt_atomic_commit_mode(tmp, path, RT_WRITE_NEW, err);
+}
+
+int rt_atomic_commit_mode(const char *tmp, const char *path, rt_write_mode mode, rt_error *err)
+{
     /* The data must be on disk before the name appears, so that even a crash never
      * publishes a partial file. */
     int fd = open(tmp, O_RDONLY);
@@ -1312,6 +1345,22 @@ int rt_atomic_commit(const char *tmp, const char *path, rt_error *err)
     }
     close(fd);
 
+    if (mode == RT_WRITE_REPLACE) {
+        /* rename() replaces the old file in one step: readers see the old file or the
+         * new one, never a mixture, and a failure leaves the old one as it was */
+        struct stat sb;
+        if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            rt_atomic_abort(tmp);
+            return rt_fail(err, RT_EIO, "'%s' is no longer a regular file; not replaced", path);
+        }
+        if (rename(tmp, path) == 0) {
+            tmp_unregister(tmp);
+            return RT_OK;
+        }
+        int e = errno;
+        rt_atomic_abort(tmp);
+        return rt_fail(err, RT_EIO, "cannot replace '%s': %s", path, strerror(e));
+    }
     /* link() fails with EEXIST instead of replacing an existing file, unlike rename(). */
     if (link(tmp, path) == 0) {
         unlink(tmp);
@@ -1355,8 +1404,13 @@ void rt_atomic_abort(const char *tmp)
 
 int stap_output_check(const char *path, rt_error *err)
 {
+    return stap_output_check_mode(path, RT_WRITE_NEW, err);
+}
+
+int stap_output_check_mode(const char *path, rt_write_mode mode, rt_error *err)
+{
     char tmp[4096];
-    int st = rt_atomic_begin(path, tmp, sizeof tmp, err);
+    int st = rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err);
     if (st) return st;
     rt_atomic_abort(tmp);
     return RT_OK;
@@ -1592,6 +1646,7 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
 
 struct stap_recording_writer {
     char path[1024], tmp[4096];
+    rt_write_mode mode;
     hid_t file, dset, ftype, mtype;
     hsize_t dims[4];
     rt_error *err;
@@ -1616,14 +1671,22 @@ void stap_recording_abort(stap_recording_writer *w)
 int stap_recording_create(stap_recording_writer **out, const char *path, const stap_input *in,
                           long long cpis, rt_error *err)
 {
+    return stap_recording_create_mode(out, path, in, cpis, RT_WRITE_NEW, err);
+}
+
+int stap_recording_create_mode(stap_recording_writer **out, const char *path,
+                               const stap_input *in, long long cpis, rt_write_mode mode,
+                               rt_error *err)
+{
     *out = NULL;
     if (!path || !*path || !in || cpis < 1 || in->channels < 1 || in->pulses < 1 || in->range_gates < 1)
         return rt_fail(err, RT_EINVAL, "stap_recording_create: no path, or a dimension < 1");
     stap_recording_writer *w = calloc(1, sizeof *w);
     if (!w) return rt_fail(err, RT_ENOMEM, "out of memory");
     w->file = w->dset = w->ftype = w->mtype = -1;
+    w->mode = mode;
     snprintf(w->path, sizeof w->path, "%s", path);
-    if (rt_atomic_begin(path, w->tmp, sizeof w->tmp, err)) {
+    if (rt_atomic_begin_mode(path, w->tmp, sizeof w->tmp, mode, err)) {
         int st = err ? err->code : RT_EIO;
         free(w);
         return st;
@@ -1710,7 +1773,7 @@ int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void
     CLOSE_DSET(w->dset);
     CLOSE_TYPE(w->ftype);
     CLOSE_TYPE(w->mtype);
-    int st = w_finish(&hw, w->file, w->tmp);
+    int st = w_finish(&hw, w->file, w->tmp, w->mode);
     w->file = -1;
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
@@ -1722,6 +1785,7 @@ int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void
 
 struct stap_result_writer {
     char path[1024], tmp[4096];
+    rt_write_mode mode;
     hid_t file, weights, output, det, timing, cf_t, cm_t, df_t, dm_t;
     int keep_output;
     hsize_t wdims[5], odims[4];
@@ -1802,6 +1866,13 @@ static void w_append(h5w *w, hid_t d, hid_t mtype, int rank, hsize_t rows, const
 int stap_result_writer_open(stap_result_writer **out, const char *path, const stap_result *hdr,
                             int keep_output, rt_error *err)
 {
+    return stap_result_writer_open_mode(out, path, hdr, keep_output, RT_WRITE_NEW, err);
+}
+
+int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
+                                 const stap_result *hdr, int keep_output, rt_write_mode mode,
+                                 rt_error *err)
+{
     *out = NULL;
     if (!path || !*path || !hdr || !hdr->cfg || !hdr->steering || hdr->beams < 1)
         return rt_fail(err, RT_EINVAL, "stap_result_writer_open: missing path, configuration or "
@@ -1813,8 +1884,9 @@ int stap_result_writer_open(stap_result_writer **out, const char *path, const st
     w->file = w->weights = w->output = w->det = w->timing = -1;
     w->cf_t = w->cm_t = w->df_t = w->dm_t = -1;
     w->keep_output = keep_output;
+    w->mode = mode;
     snprintf(w->path, sizeof w->path, "%s", path);
-    if (rt_atomic_begin(path, w->tmp, sizeof w->tmp, err)) {
+    if (rt_atomic_begin_mode(path, w->tmp, sizeof w->tmp, mode, err)) {
         int st = err ? err->code : RT_EIO;
         free(w);
         return st;
@@ -1939,7 +2011,7 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) CLOSE_DSET(*ids[i]);
     hid_t *types[] = {&w->cf_t, &w->cm_t, &w->df_t, &w->dm_t};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) CLOSE_TYPE(*types[i]);
-    int st = w_finish(&hw, w->file, w->tmp);
+    int st = w_finish(&hw, w->file, w->tmp, w->mode);
     w->file = -1;
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);

@@ -1,12 +1,21 @@
 /* h5io: rtstap's HDF5 file format (README "File format", schema v1.1): reading and
  * validating an input cube, and writing a result file atomically (temporary name in
- * the target directory, renamed on success; never overwrites an existing file). */
+ * the target directory, renamed on success; an existing file is never overwritten,
+ * unless a writer's _mode variant is given RT_WRITE_REPLACE). */
 #ifndef H5IO_H
 #define H5IO_H
 
 #include <stdint.h>
 
 #include "stap.h"
+
+/* How an atomic writer publishes its file. RT_WRITE_NEW (every writer without a _mode
+ * suffix): an existing file of that name is refused (RT_EIO, "already exists"), before
+ * and again after the work. RT_WRITE_REPLACE (rtstap's -f): an existing regular file is
+ * replaced by renaming the complete temporary over it, so it stays as it was until the
+ * new file is complete, and for good when the writing fails; a directory, symbolic link
+ * or other non-regular file of that name is still refused. */
+typedef enum rt_write_mode { RT_WRITE_NEW = 0, RT_WRITE_REPLACE = 1 } rt_write_mode;
 
 /* A hook that adds datasets/groups to a file being written (e.g. /truth of the scene
  * generator). file_id is the HDF5 hid_t of the open file. Return RT_OK or a code. */
@@ -103,6 +112,8 @@ void stap_input_free(stap_input *in);
  * /data/iq's axes carry the dimension labels channel, pulse, range. */
 int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn extra,
                      void *extra_user, rt_error *err);
+int stap_input_write_mode(const char *path, const stap_input *in, stap_h5_extra_fn extra,
+                          void *extra_user, rt_write_mode mode, rt_error *err);
 
 /* Everything a run writes. */
 typedef struct stap_result {
@@ -131,6 +142,8 @@ typedef struct stap_result {
  * /timing, /radar (and /detections when present). Fails with RT_EIO, writing nothing,
  * when path exists. */
 int stap_result_write(const char *path, const stap_result *res, rt_error *err);
+int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mode mode,
+                           rt_error *err);
 
 /* ---- recordings of many CPIs (README "File format": /data/iq of rank 4, CPIs x C x P x R,
  * one CPI per chunk; rank 3 is one CPI) ------------------------------------------------
@@ -159,6 +172,9 @@ typedef struct stap_recording_writer stap_recording_writer;
  * file published by stap_recording_finish. */
 int stap_recording_create(stap_recording_writer **w, const char *path, const stap_input *in,
                           long long cpis, rt_error *err);
+int stap_recording_create_mode(stap_recording_writer **w, const char *path,
+                               const stap_input *in, long long cpis, rt_write_mode mode,
+                               rt_error *err);
 int stap_recording_write(stap_recording_writer *w, long long cpi, const cf32 *cube, rt_error *err);
 /* Run `extra` on the open file (may be NULL), close and publish; frees w either way. */
 int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void *user,
@@ -172,6 +188,9 @@ typedef struct stap_result_writer stap_result_writer;
 /* hdr: everything but weights, output, detections and timing. */
 int stap_result_writer_open(stap_result_writer **w, const char *path, const stap_result *hdr,
                             int keep_output, rt_error *err);
+int stap_result_writer_open_mode(stap_result_writer **w, const char *path,
+                                 const stap_result *hdr, int keep_output, rt_write_mode mode,
+                                 rt_error *err);
 int stap_result_writer_append(stap_result_writer *w, long long cpi, const cf32 *weights,
                               const cf32 *output, const stap_detection *det, size_t ndet,
                               const double *stage_ms, rt_error *err);
@@ -181,9 +200,14 @@ void stap_result_writer_abort(stap_result_writer *w);
 
 /* Atomic-write helpers for any writer of the project: make a temporary name beside
  * `path` ("<dir>/.<base>.tmp.XXXXXX" created exclusively), and publish it with a
- * link()-based rename that refuses to replace an existing `path`. */
+ * link()-based rename that refuses to replace an existing `path` — or, in the _mode
+ * variants with RT_WRITE_REPLACE, with rename(), replacing an existing regular file
+ * (begin and commit must be given the same mode). */
 int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err);
 int rt_atomic_commit(const char *tmp, const char *path, rt_error *err);
+int rt_atomic_begin_mode(const char *path, char *tmp, size_t tmplen, rt_write_mode mode,
+                         rt_error *err);
+int rt_atomic_commit_mode(const char *tmp, const char *path, rt_write_mode mode, rt_error *err);
 void rt_atomic_abort(const char *tmp);
 /* Open an existing file for reading, refusing (RT_EIO, message naming path) anything but a
  * regular file without blocking: the open is non-blocking, so that a FIFO never makes a

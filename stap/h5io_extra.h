@@ -10,5 +10,8 @@
  * file is created there and removed at once). RT_OK, or RT_EIO / RT_EINVAL with a
  * message naming the path and the reason. */
 int stap_output_check(const char *path, rt_error *err);
+/* The same for a writer in `mode`: with RT_WRITE_REPLACE an existing regular file passes
+ * (it is left as it is). */
+int stap_output_check_mode(const char *path, rt_write_mode mode, rt_error *err);
 
 #endif

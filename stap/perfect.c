@@ -75,8 +75,14 @@ int perfect_read_raw(const char *path, size_t n, cf32 *out, rt_error *err)
 
 int perfect_write_raw(const char *path, const cf32 *data, size_t n, rt_error *err)
 {
+    return perfect_write_raw_mode(path, data, n, RT_WRITE_NEW, err);
+}
+
+int perfect_write_raw_mode(const char *path, const cf32 *data, size_t n, rt_write_mode mode,
+                           rt_error *err)
+{
     char tmp[4096];
-    int st = rt_atomic_begin(path, tmp, sizeof tmp, err);
+    int st = rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err);
     if (st) return st;
     FILE *f = fopen(tmp, "wb");
     if (!f) {
@@ -88,7 +94,7 @@ int perfect_write_raw(const char *path, const cf32 *data, size_t n, rt_error *er
         rt_atomic_abort(tmp);
         return rt_fail(err, RT_EIO, "cannot write '%s' (disk full?)", path);
     }
-    return rt_atomic_commit(tmp, path, err);
+    return rt_atomic_commit_mode(tmp, path, mode, err);
 }
 
 int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, rt_error *err)

@@ -34,8 +34,11 @@ int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, rt_erro
 
 /* Read a raw interleaved float32 complex file of exactly n elements. */
 int perfect_read_raw(const char *path, size_t n, cf32 *out, rt_error *err);
-/* Write n complex elements as raw interleaved float32, atomically (never overwrites). */
+/* Write n complex elements as raw interleaved float32, atomically (never overwrites; the
+ * _mode variant replaces an existing file with RT_WRITE_REPLACE, h5io.h). */
 int perfect_write_raw(const char *path, const cf32 *data, size_t n, rt_error *err);
+int perfect_write_raw_mode(const char *path, const cf32 *data, size_t n, rt_write_mode mode,
+                           rt_error *err);
 
 /* The suite's agreement metric: 10 log10(sum |ref|^2 / sum |ref - out|^2) in dB. */
 double perfect_snr_db(const cf32 *ref, const cf32 *out, size_t n);

@@ -147,10 +147,10 @@ static void png_warning_fn(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
-int plot_png_write(const char *path, const plot_image *im, rt_error *err)
+int plot_png_write(const char *path, const plot_image *im, rt_write_mode mode, rt_error *err)
 {
     char tmp[4096];
-    int st = rt_atomic_begin(path, tmp, sizeof tmp, err);
+    int st = rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err);
     if (st) return st;
     FILE *f = fopen(tmp, "wb");
     if (!f) {
@@ -188,7 +188,7 @@ int plot_png_write(const char *path, const plot_image *im, rt_error *err)
         rt_atomic_abort(tmp);
         return rt_fail(err, RT_EIO, "cannot write PNG '%s'%s%s", path, msg[0] ? ": " : "", msg);
     }
-    return rt_atomic_commit(tmp, path, err);
+    return rt_atomic_commit_mode(tmp, path, mode, err);
 }
 
 /* ---- axes ------------------------------------------------------------------------- */
@@ -273,7 +273,8 @@ static void ring(plot_image *im, int cx, int cy, double r, double width, plot_rg
         }
 }
 
-int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_error *err)
+int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_write_mode mode,
+                     rt_error *err)
 {
     if (hm->nx < 1 || hm->ny < 1 || !(hm->x1 > hm->x0) || !(hm->y1 > hm->y0))
         return rt_fail(err, RT_EINVAL, "heat map '%s': empty grid or range", path);
@@ -324,12 +325,12 @@ int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_error *err)
     if (hm->cbar_label)
         plot_text(&im, im.w - 30, (cb.y0 + cb.y1) / 2 + plot_text_width(hm->cbar_label, TXT) / 2,
                   hm->cbar_label, TXT, 1, INK);
-    st = plot_png_write(path, &im, err);
+    st = plot_png_write(path, &im, mode, err);
     plot_image_free(&im);
     return st;
 }
 
-int plot_lines_png(const char *path, const plot_lines *pl, rt_error *err)
+int plot_lines_png(const char *path, const plot_lines *pl, rt_write_mode mode, rt_error *err)
 {
     if (!(pl->x1 > pl->x0) || !(pl->y1 > pl->y0))
         return rt_fail(err, RT_EINVAL, "line plot '%s': empty range", path);
@@ -361,7 +362,7 @@ int plot_lines_png(const char *path, const plot_lines *pl, rt_error *err)
         lx += 44;
         lx += plot_text(&im, lx, 65, se->label, TXT, 0, INK) + 30;
     }
-    st = plot_png_write(path, &im, err);
+    st = plot_png_write(path, &im, mode, err);
     plot_image_free(&im);
     return st;
 }
@@ -386,7 +387,7 @@ static int taper(int n, double db, double *w, rt_error *err)
 
 int stap_plot_angle_doppler(const char *path, const cf32 *cube, int C, int P, int R, int rc,
                             int half, double spacing, double prf_hz, double taper_db,
-                            rt_error *err)
+                            rt_write_mode mode, rt_error *err)
 {
     if (rc < 0 || rc >= R)
         return rt_fail(err, RT_EINVAL, "--range-cell %d outside 0..%d", rc, R - 1);
@@ -443,7 +444,7 @@ int stap_plot_angle_doppler(const char *path, const cf32 *cube, int C, int P, in
     plot_heatmap hm = {title, "sin(azimuth)", ylabel, "power over noise (dB)", nu, nf, S,
                        -1, 1, -0.5 * yscale, 0.5 * yscale, -5, ceil(zmax / 5) * 5, NULL, 0};
     if (hm.zmax <= hm.zmin) hm.zmax = hm.zmin + 10;
-    st = plot_heatmap_png(path, &hm, err);
+    st = plot_heatmap_png(path, &hm, mode, err);
 out:
     free(wc);
     free(wp);
@@ -464,7 +465,8 @@ static int cmp_bin(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_error *err)
+int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_write_mode mode,
+                   rt_error *err)
 {
     if (beam < 0 || beam >= res->B)
         return rt_fail(err, RT_EINVAL, "--beam %d outside 0..%d", beam, res->B - 1);
@@ -507,7 +509,7 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_e
     plot_lines pl = {title, res->prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
                      "SINR loss (dB)", isfinite(res->rmb_mean) ? 3 : 2, s,
                      -0.5 * scale, 0.5 * scale, lo, 3};
-    int st = plot_lines_png(path, &pl, err);
+    int st = plot_lines_png(path, &pl, mode, err);
     free(o);
     free(x);
     free(yo);
@@ -524,7 +526,7 @@ static int cmp_double(const void *a, const void *b)
 
 int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R, int beam,
                             const stap_detection *det, size_t ndet, double prf_hz,
-                            rt_error *err)
+                            rt_write_mode mode, rt_error *err)
 {
     if (beam < 0 || beam >= B)
         return rt_fail(err, RT_EINVAL, "--beam %d outside 0..%d", beam, B - 1);
@@ -574,7 +576,7 @@ int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R
     plot_heatmap hm = {title, "range cell", prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
                        "|y|^2 over the bin's median (dB)", R, D, z, 0, R, y0, y1, -10,
                        fmax(20, ceil(zmax / 5) * 5), mk, nm};
-    int st = plot_heatmap_png(path, &hm, err);
+    int st = plot_heatmap_png(path, &hm, mode, err);
     free(z);
     free(tmp);
     free(mk);

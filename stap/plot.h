@@ -2,8 +2,9 @@
  * and a 5x7 bitmap font (font5x7.h), written as PNG through libpng; and the three
  * radar pictures built on it: the angle–Doppler spectrum of an input cube at a range
  * cell, the SINR loss against Doppler, and the range–Doppler map of one output beam
- * with the CFAR detections marked. PNG files are published atomically and never
- * overwrite an existing file (h5io.h's rt_atomic_*). */
+ * with the CFAR detections marked. PNG files are published atomically (h5io.h's
+ * rt_atomic_*): every writer takes the rt_write_mode (RT_WRITE_NEW: an existing file is
+ * refused; RT_WRITE_REPLACE: replaced once the new one is complete). */
 #ifndef PLOT_H
 #define PLOT_H
 
@@ -37,7 +38,7 @@ int plot_text_width(const char *s, int scale);
 /* The viridis colour map, t in [0, 1]. */
 plot_rgb plot_colormap(double t);
 /* Write im to path as an 8-bit RGB PNG, atomically. */
-int plot_png_write(const char *path, const plot_image *im, rt_error *err);
+int plot_png_write(const char *path, const plot_image *im, rt_write_mode mode, rt_error *err);
 
 /* ---- charts ------------------------------------------------------------------------ */
 typedef struct plot_marker {
@@ -55,7 +56,8 @@ typedef struct plot_heatmap {
     const plot_marker *markers;
     size_t nmarkers;
 } plot_heatmap;
-int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_error *err);
+int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_write_mode mode,
+                     rt_error *err);
 
 typedef struct plot_series {
     const char *label;
@@ -71,7 +73,7 @@ typedef struct plot_lines {
     const plot_series *series;
     double x0, x1, y0, y1;
 } plot_lines;
-int plot_lines_png(const char *path, const plot_lines *pl, rt_error *err);
+int plot_lines_png(const char *path, const plot_lines *pl, rt_write_mode mode, rt_error *err);
 
 /* ---- the radar pictures ------------------------------------------------------------- */
 /* Angle–Doppler (Fourier) spectrum of the cube (C x P x R) averaged over the range
@@ -81,15 +83,16 @@ int plot_lines_png(const char *path, const plot_lines *pl, rt_error *err);
  * both dimensions; unit-power white noise is 0 dB. prf_hz > 0 labels Doppler in Hz. */
 int stap_plot_angle_doppler(const char *path, const cf32 *cube, int C, int P, int R,
                             int range_cell, int half_window, double spacing, double prf_hz,
-                            double taper_db, rt_error *err);
+                            double taper_db, rt_write_mode mode, rt_error *err);
 /* SINR loss against Doppler for one beam: the optimum, the adaptive (mean over the
  * segments) and the optimum times the RMB expectation. */
-int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_error *err);
+int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_write_mode mode,
+                   rt_error *err);
 /* Range–Doppler map |y|^2 (dB over each Doppler bin's median) of beam `beam` of the output
  * y (B x D x R), with the detections of that beam ringed. */
 int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R, int beam,
                             const stap_detection *det, size_t ndet, double prf_hz,
-                            rt_error *err);
+                            rt_write_mode mode, rt_error *err);
 
 #ifdef __cplusplus
 }

@@ -462,8 +462,14 @@ static double to_db(double x) { return 10.0 * log10(x > 1e-300 ? x : 1e-300); }
 int stap_sinr_write(const char *path, const stap_sinr_result *r, const char *scene_name,
                     const char *run_name, rt_error *err)
 {
+    return stap_sinr_write_mode(path, r, scene_name, run_name, RT_WRITE_NEW, err);
+}
+
+int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char *scene_name,
+                         const char *run_name, rt_write_mode mode, rt_error *err)
+{
     char tmp[4096];
-    if (rt_atomic_begin(path, tmp, sizeof tmp, err)) return err ? err->code : RT_EIO;
+    if (rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err)) return err ? err->code : RT_EIO;
     quiet_t q;
     quiet_begin(&q);
     const size_t DB = (size_t)r->D * r->B, DSB = DB * r->S;
@@ -530,7 +536,7 @@ int stap_sinr_write(const char *path, const stap_sinr_result *r, const char *sce
         rt_atomic_abort(tmp);
         return rt_fail(err, RT_EIO, "cannot write '%s' (as '%s')", path, tmp);
     }
-    return rt_atomic_commit(tmp, path, err);
+    return rt_atomic_commit_mode(tmp, path, mode, err);
 }
 
 static int r_dset(hid_t g, const char *name, int rank, const hsize_t *expect, double *v,

@@ -75,12 +75,15 @@ void stap_sinr_free(stap_sinr_result *res);
 /* Mean of rho over segments for (d, b). */
 double stap_sinr_rho_mean(const stap_sinr_result *res, int d, int b);
 
-/* Write the table to path atomically (never overwrites): /sinr/doppler_normalized (D),
+/* Write the table to path atomically (never overwrites; the _mode variant replaces an
+ * existing file with RT_WRITE_REPLACE, h5io.h): /sinr/doppler_normalized (D),
  * /sinr/doppler_hz (D, when the PRF is known), /sinr/optimum_loss_db (D x B),
  * /sinr/rho (D x S x B), /sinr/adaptive_loss_db (D x S x B) and the summary as
  * attributes of /sinr, plus the names of the scene and run files. */
 int stap_sinr_write(const char *path, const stap_sinr_result *res, const char *scene_name,
                     const char *run_name, rt_error *err);
+int stap_sinr_write_mode(const char *path, const stap_sinr_result *res, const char *scene_name,
+                         const char *run_name, rt_write_mode mode, rt_error *err);
 /* Read a file written by stap_sinr_write. */
 int stap_sinr_read(const char *path, stap_sinr_result *res, rt_error *err);
 

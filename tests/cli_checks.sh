@@ -60,7 +60,11 @@ for sig in TERM INT; do
         --json "$tmp/s$sig.json" --timeline "$tmp/s$sig.csv" 2>"$tmp/s$sig.err" &
     pid=$!
     # signal it once it streams (the timeline grows), not while it still sets up
-    for _ in $(seq 600); do [ -s "$tmp/s$sig.csv" ] && break; sleep 0.2; done
+    # (the timeline is written to a temporary, published at the end)
+    for _ in $(seq 900); do
+        [ -n "$(find "$tmp" -maxdepth 1 -name ".s$sig.csv.tmp.*" -size +0 2>/dev/null)" ] && break
+        sleep 0.2
+    done
     kill -$sig $pid
     wait $pid
     rc=$?

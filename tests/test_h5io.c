@@ -1101,6 +1101,103 @@ static void test_atomic_rules(void)
     CHECK(count_tmp(dir) == 0, "temporary files left after the failures");
 }
 
+/* RT_WRITE_REPLACE (rtstap -f): an existing regular file is replaced only when the new one
+ * is complete; a failed or aborted write leaves it as it was; non-regular files are still
+ * refused; RT_WRITE_NEW stays the default of the writers without _mode. */
+static void test_replace_mode(void)
+{
+    stap_config cfg;
+    stap_result res;
+    cf32 buf[3];
+    minimal_result(&cfg, &res, buf);
+    rt_error err;
+    char path[4200], tmp[4200];
+
+    pathof(path, sizeof path, "replace.h5");
+    write_text(path, "old\n");
+    CHECK(stap_output_check_mode(path, RT_WRITE_REPLACE, &err) == RT_OK &&
+              file_equals(path, "old\n"),
+          "stap_output_check_mode(REPLACE) on a regular file: %s", err.msg);
+    CHECK(stap_output_check_mode(path, RT_WRITE_NEW, &err) == RT_EIO,
+          "stap_output_check_mode(NEW) accepted an existing file");
+    /* a failing write (the hook fails after the temporary is made) keeps the old file */
+    hook_state hook = {0, 1};
+    res.extra = truth_hook;
+    res.extra_user = &hook;
+    int st = stap_result_write_mode(path, &res, RT_WRITE_REPLACE, &err);
+    CHECK(st == RT_EINVAL && file_equals(path, "old\n"), "failed replace: %d %s", st, err.msg);
+    res.extra = NULL;
+    CHECK(stap_result_write(path, &res, &err) == RT_EIO && file_equals(path, "old\n"),
+          "stap_result_write replaced without the mode");
+    st = stap_result_write_mode(path, &res, RT_WRITE_REPLACE, &err);
+    CHECK(st == RT_OK && H5Fis_hdf5(path) > 0, "replace: %d %s", st, err.msg);
+    /* ... and replaces a file it wrote itself, again */
+    CHECK(stap_result_write_mode(path, &res, RT_WRITE_REPLACE, &err) == RT_OK,
+          "second replace: %s", err.msg);
+
+    /* begin + abort keeps the old file; begin + commit replaces it */
+    pathof(path, sizeof path, "replace.txt");
+    write_text(path, "old\n");
+    st = rt_atomic_begin_mode(path, tmp, sizeof tmp, RT_WRITE_REPLACE, &err);
+    write_text(tmp, "new\n");
+    rt_atomic_abort(tmp);
+    CHECK(st == RT_OK && file_equals(path, "old\n") && !exists(tmp), "replace abort: %s",
+          err.msg);
+    st = rt_atomic_begin_mode(path, tmp, sizeof tmp, RT_WRITE_REPLACE, &err);
+    write_text(tmp, "new\n");
+    CHECK(st == RT_OK && rt_atomic_commit_mode(tmp, path, RT_WRITE_REPLACE, &err) == RT_OK &&
+              file_equals(path, "new\n") && !exists(tmp),
+          "replace commit: %s", err.msg);
+
+    /* a directory, a symbolic link (dangling or not): refused, left alone */
+    pathof(path, sizeof path, "replace_dir");
+    CHECK(mkdir(path, 0700) == 0, "mkdir: %s", strerror(errno));
+    st = stap_output_check_mode(path, RT_WRITE_REPLACE, &err);
+    CHECK(st == RT_EIO && strstr(err.msg, "a directory"), "replace a directory: %d %s", st,
+          err.msg);
+    pathof(path, sizeof path, "replace_link.h5");
+    CHECK(symlink("replace.txt", path) == 0, "symlink: %s", strerror(errno));
+    st = stap_result_write_mode(path, &res, RT_WRITE_REPLACE, &err);
+    struct stat sb;
+    CHECK(st == RT_EIO && strstr(err.msg, "symbolic link") && lstat(path, &sb) == 0 &&
+              S_ISLNK(sb.st_mode),
+          "replace a symbolic link: %d %s", st, err.msg);
+    pathof(path, sizeof path, "replace.txt");
+    CHECK(file_equals(path, "new\n"), "the link's target was modified");
+    /* the mode must be one of the two */
+    CHECK(rt_atomic_begin_mode(path, tmp, sizeof tmp, (rt_write_mode)7, &err) == RT_EINVAL,
+          "an invalid mode accepted");
+
+    /* the other writers take the mode too */
+    pathof(path, sizeof path, "replace_input.h5");
+    write_text(path, "old\n");
+    stap_input in;
+    memset(&in, 0, sizeof in);
+    cf32 one = 1;
+    in.channels = in.pulses = in.range_gates = 1;
+    in.iq = &one;
+    CHECK(stap_input_write(path, &in, NULL, NULL, &err) == RT_EIO && file_equals(path, "old\n"),
+          "stap_input_write replaced without the mode");
+    CHECK(stap_input_write_mode(path, &in, NULL, NULL, RT_WRITE_REPLACE, &err) == RT_OK &&
+              !file_equals(path, "old\n"),
+          "stap_input_write_mode: %s", err.msg);
+    pathof(path, sizeof path, "replace_rec.h5");
+    write_text(path, "old\n");
+    stap_recording_writer *rw = NULL;
+    st = stap_recording_create_mode(&rw, path, &in, 2, RT_WRITE_REPLACE, &err);
+    CHECK(st == RT_OK && stap_recording_write(rw, 0, &one, &err) == RT_OK,
+          "recording replace: %s", err.msg);
+    if (rw) stap_recording_abort(rw); /* failed half-way: the old file stays */
+    CHECK(file_equals(path, "old\n"), "an aborted recording replaced the old file");
+    rw = NULL;
+    st = stap_recording_create_mode(&rw, path, &in, 1, RT_WRITE_REPLACE, &err);
+    CHECK(st == RT_OK && stap_recording_write(rw, 0, &one, &err) == RT_OK &&
+              stap_recording_finish(rw, NULL, NULL, &err) == RT_OK && !file_equals(path, "old\n"),
+          "recording replace finish: %s", err.msg);
+    CHECK(count_tmp(dir) == 0, "temporary files left after the replacements");
+}
+
+
 int main(void)
 {
     uint64_t seed = tc_seed_from_env_or_time();
@@ -1124,6 +1221,7 @@ int main(void)
     test_layout_writers(&rng);
     test_results(&rng);
     test_atomic_rules();
+    test_replace_mode();
     CHECK(count_tmp(dir) == 0, "temporary files left in %s", dir);
     tc_remove_tree(dir);
     if (tc_failures) {

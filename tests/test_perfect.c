@@ -112,6 +112,9 @@ static void synthesize(perfect_size size, const char *dir, tc_rng *rng)
     CHECK(perfect_write_raw(path, v, nv, &err) == RT_OK, "%s", err.msg);
     /* writing again must be refused: never overwrite */
     CHECK(perfect_write_raw(path, v, nv, &err) == RT_EIO, "overwrite not refused");
+    /* ... unless asked to replace it (-f): the same contents again */
+    CHECK(perfect_write_raw_mode(path, v, nv, RT_WRITE_REPLACE, &err) == RT_OK, "replace: %s",
+          err.msg);
     free(x);
     free(v);
 }

@@ -6,6 +6,9 @@
  *             17 of channel 0 (outside the training cells of K = 24 of 48): finite input
  *             whose Doppler filter overflows, so the adaptive output there is not finite
  *   noise     complex-normal noise (the well-conditioned control)
+ *   overflow-rec  a recording of 3 CPIs: noise, the overflow cube, noise — a run over it
+ *             fails at CPI 1, after its result file was begun (cli_options.sh: -f keeps
+ *             the old file)
  * usage: mkcube KIND OUT.h5 [SEED] */
 #include <float.h>
 #include <stdio.h>
@@ -18,7 +21,7 @@
 int main(int argc, char **argv)
 {
     if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: mkcube rank1|overflow|noise OUT.h5 [SEED]\n");
+        fprintf(stderr, "usage: mkcube rank1|overflow|noise|overflow-rec OUT.h5 [SEED]\n");
         return 2;
     }
     const int C = 4, P = 8, R = 48;
@@ -39,6 +42,19 @@ int main(int argc, char **argv)
             for (int p = 0; p < P; p++)
                 for (int r = 1; r < R; r++)
                     in.iq[((size_t)c * P + p) * R + r] = in.iq[((size_t)c * P + p) * R];
+    } else if (!strcmp(argv[1], "overflow-rec")) {
+        rt_error err;
+        stap_recording_writer *w = NULL;
+        int st = stap_recording_create(&w, argv[2], &in, 3, &err);
+        for (int cpi = 0; cpi < 3 && !st; cpi++) {
+            for (int p = 0; p < P; p++) in.iq[(size_t)p * R + 17] = cpi == 1 ? 0.9f * FLT_MAX : 0.5f;
+            st = stap_recording_write(w, cpi, in.iq, &err);
+        }
+        if (!st) st = stap_recording_finish(w, NULL, NULL, &err);
+        else stap_recording_abort(w);
+        free(in.iq);
+        if (st) fprintf(stderr, "mkcube: %s\n", err.msg);
+        return st ? 1 : 0;
     } else if (!strcmp(argv[1], "overflow")) {
         for (int p = 0; p < P; p++) in.iq[(size_t)p * R + 17] = 0.9f * FLT_MAX;
     } else if (strcmp(argv[1], "noise")) {

@@ -1,0 +1,289 @@
+/* cli_opts.c: parsing argv against a command's option table, and the help text generated
+ * from it (cli_opts.h). */
+#include "cli_opts.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfar.h"
+#include "h5io_extra.h" /* stap_output_check_mode */
+
+static int takes_value(const cli_opt *o)
+{
+    return o->kind == CLI_CALL ? o->metavar != NULL : o->kind != CLI_FLAG && o->kind != CLI_CLEAR;
+}
+
+/* Apply one occurrence of option o with value arg (NULL for a flag); -1 after an error. */
+static int apply(const cli_opt *o, const char *arg)
+{
+    char flag[80];
+    snprintf(flag, sizeof flag, "--%s", o->name);
+    switch (o->kind) {
+    case CLI_FLAG: *(int *)o->value = 1; break;
+    case CLI_CLEAR: *(int *)o->value = 0; break;
+    case CLI_INT:
+        if (cli_int(flag, arg, (long)o->lo, (long)o->hi, (int *)o->value)) return -1;
+        break;
+    case CLI_DOUBLE:
+        if (cli_double(flag, arg, o->lo, o->hi, (double *)o->value)) return -1;
+        break;
+    case CLI_U64: {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(arg, &end, 10);
+        if (!*arg || *end || errno || arg[0] == '-' || arg[0] == '+') {
+            cli_error(EXIT_USAGE, "%s expects a non-negative integer (got '%s')", flag, arg);
+            return -1;
+        }
+        *(unsigned long long *)o->value = v;
+        break;
+    }
+    case CLI_STRING: *(const char **)o->value = arg; break;
+    case CLI_CALL:
+        if (o->parse(o, arg)) return -1;
+        break;
+    }
+    if (o->given) *o->given = 1;
+    return 0;
+}
+
+/* The option a long name (len characters, no "--") stands for: an exact name or alias, or
+ * an unambiguous prefix of one. Returns its index; -2 for --help; -1 after an error. */
+static int find_long(const cli_command *cmd, const cli_opt *opts, const char *name, size_t len)
+{
+    for (int i = 0; opts[i].name; i++)
+        if ((strlen(opts[i].name) == len && !strncmp(opts[i].name, name, len)) ||
+            (opts[i].alias && strlen(opts[i].alias) == len && !strncmp(opts[i].alias, name, len)))
+            return i;
+    if (len == 4 && !strncmp(name, "help", 4)) return -2;
+    int found = -1, count = 0;
+    char cands[400] = "";
+    for (int i = -1; i < 0 || opts[i].name; i++) {
+        const char *n = i < 0 ? "help" : opts[i].name, *a = i < 0 ? NULL : opts[i].alias;
+        if (len && (!strncmp(n, name, len) || (a && !strncmp(a, name, len)))) {
+            found = i < 0 ? -2 : i;
+            size_t u = strlen(cands);
+            snprintf(cands + u, sizeof cands - u, "%s--%s", count++ ? ", " : "", n);
+        }
+    }
+    if (count == 1) return found;
+    if (count > 1)
+        cli_error(EXIT_USAGE, "option '--%.*s' is ambiguous: %s (see rtstap %s --help)",
+                  (int)len, name, cands, cmd->name);
+    else
+        cli_error(EXIT_USAGE, "unknown option '--%.*s' (see rtstap %s --help)", (int)len, name,
+                  cmd->name);
+    return -1;
+}
+
+enum { MAX_OPTS = 128 };
+
+/* the pass that applies o: 0 for CLI_EARLY, else 1 */
+static int pass_of(const cli_opt *o) { return (o->flags & CLI_EARLY) ? 0 : 1; }
+
+/* One pass over argv. pass 0 reports every syntax error, answers --help, applies the
+ * CLI_EARLY options and marks in seen[] the options present; pass 1 applies the others.
+ * CLI_GO, EXIT_OK (help) or EXIT_USAGE. */
+static int scan(const cli_command *cmd, cli_opt *opts, int argc, char **argv, int pass,
+                unsigned char *seen)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            if (i + 1 < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[i + 1]);
+            break;
+        }
+        if (a[0] != '-' || !a[1]) return cli_error(EXIT_USAGE, "unexpected argument '%s'", a);
+        if (a[1] == '-') { /* --name, --name=value */
+            const char *eq = strchr(a + 2, '=');
+            size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+            int k = find_long(cmd, opts, a + 2, len);
+            if (k == -1) return EXIT_USAGE; /* (printed; only pass 0 gets here) */
+            if (k == -2) {
+                if (eq) return cli_error(EXIT_USAGE, "--help takes no value");
+                cli_usage(stdout, cmd, opts);
+                return EXIT_OK;
+            }
+            const cli_opt *o = &opts[k];
+            const char *arg = NULL;
+            seen[k] = 1;
+            if (takes_value(o)) {
+                if (eq) arg = eq + 1;
+                else if (i + 1 < argc) arg = argv[++i];
+                else return cli_error(EXIT_USAGE, "--%s needs a value", o->name);
+            } else if (eq) {
+                return cli_error(EXIT_USAGE, "--%s takes no value (got '%s')", o->name, a);
+            }
+            if (pass_of(o) == pass && apply(o, arg)) return EXIT_USAGE;
+            continue;
+        }
+        for (const char *c = a + 1; *c; c++) { /* -x, -xVALUE, -x VALUE, bundles -fq */
+            if (*c == 'h') {
+                cli_usage(stdout, cmd, opts);
+                return EXIT_OK;
+            }
+            int k = 0;
+            while (opts[k].name && opts[k].short_name != *c) k++;
+            if (!opts[k].name)
+                return cli_error(EXIT_USAGE, "unknown option '-%c' (see rtstap %s --help)", *c,
+                                 cmd->name);
+            const cli_opt *o = &opts[k];
+            const char *arg = NULL;
+            seen[k] = 1;
+            if (takes_value(o)) {
+                if (c[1]) arg = c + 1;
+                else if (i + 1 < argc) arg = argv[++i];
+                else return cli_error(EXIT_USAGE, "-%c needs a value", *c);
+            }
+            if (pass_of(o) == pass && apply(o, arg)) return EXIT_USAGE;
+            if (arg) break; /* the rest of the argument was the value */
+        }
+    }
+    return CLI_GO;
+}
+
+int cli_parse(const cli_command *cmd, cli_opt *opts, int argc, char **argv)
+{
+    unsigned char seen[MAX_OPTS] = {0};
+    int count = 0;
+    while (opts[count].name) count++;
+    if (count > MAX_OPTS) return cli_error(EXIT_USAGE, "%s: too many options", cmd->name);
+    int st = scan(cmd, opts, argc, argv, 0, seen);
+    if (st == CLI_GO) st = scan(cmd, opts, argc, argv, 1, seen);
+    if (st != CLI_GO) return st;
+    /* every missing required option in one message: "perfect needs --size SIZE, ..." */
+    char missing[512] = "";
+    int n = 0;
+    for (int i = 0; i < count; i++) n += (opts[i].flags & CLI_REQUIRED) && !seen[i];
+    for (int i = 0, k = 0; i < count; i++) {
+        if (!(opts[i].flags & CLI_REQUIRED) || seen[i]) continue;
+        size_t u = strlen(missing);
+        k++;
+        snprintf(missing + u, sizeof missing - u, "%s--%s%s%s",
+                 k == 1 ? "" : k == n ? " and " : ", ", opts[i].name,
+                 opts[i].metavar ? " " : "", opts[i].metavar ? opts[i].metavar : "");
+    }
+    if (n) return cli_error(EXIT_USAGE, "%s needs %s (see rtstap %s --help)", cmd->name, missing,
+                            cmd->name);
+    return CLI_GO;
+}
+
+/* ---- the help text -------------------------------------------------------------------- */
+
+enum { WIDTH = 90, HELP_COL_MAX = 28 };
+
+/* "-o, --output FILE" or "    --input FILE" */
+static void left_part(const cli_opt *o, char *buf, size_t len)
+{
+    int w = o->short_name ? snprintf(buf, len, "-%c, --%s", o->short_name, o->name)
+                          : snprintf(buf, len, "    --%s", o->name);
+    if (o->metavar && w >= 0 && (size_t)w < len) snprintf(buf + w, len - (size_t)w, " %s", o->metavar);
+}
+
+/* help lines from column col (the first continues the current line) */
+static void help_lines(FILE *f, const char *help, int col)
+{
+    const char *p = help ? help : "";
+    for (int first = 1;; first = 0) {
+        const char *nl = strchr(p, '\n');
+        int n = nl ? (int)(nl - p) : (int)strlen(p);
+        if (!first) fprintf(f, "%*s", col, "");
+        fprintf(f, "%.*s\n", n, p);
+        if (!nl) break;
+        p = nl + 1;
+    }
+}
+
+void cli_usage(FILE *f, const cli_command *cmd, const cli_opt *opts)
+{
+    /* synopsis: the required options first, then the others in table order */
+    char head[64];
+    int indent = snprintf(head, sizeof head, "usage: rtstap %s", cmd->name);
+    fputs(head, f);
+    int col = indent;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; opts[i].name; i++) {
+            const cli_opt *o = &opts[i];
+            int req = (o->flags & CLI_REQUIRED) != 0;
+            if (req != (pass == 0)) continue;
+            char item[128];
+            int n = snprintf(item, sizeof item, "%s--%s%s%s%s", req ? "" : "[", o->name,
+                             o->metavar ? " " : "", o->metavar ? o->metavar : "", req ? "" : "]");
+            if (col + 1 + n > WIDTH) {
+                fprintf(f, "\n%*s", indent, "");
+                col = indent;
+            }
+            fprintf(f, " %s", item);
+            col += 1 + n;
+        }
+    fprintf(f, "\n       rtstap %s --help\n\n", cmd->name);
+    if (cmd->about) fprintf(f, "%s\n", cmd->about);
+
+    int hcol = 0;
+    char left[128];
+    for (int i = 0; opts[i].name; i++) {
+        left_part(&opts[i], left, sizeof left);
+        int w = 2 + (int)strlen(left) + 2;
+        if (w <= HELP_COL_MAX && w > hcol) hcol = w;
+    }
+    if (hcol < 16) hcol = 16;
+    for (int i = 0; opts[i].name; i++) {
+        const cli_opt *o = &opts[i];
+        left_part(o, left, sizeof left);
+        int w = fprintf(f, "  %s", left);
+        if (w + 2 > hcol) fprintf(f, "\n%*s", hcol, "");
+        else fprintf(f, "%*s", hcol - w, "");
+        help_lines(f, o->help, hcol);
+        if (o->alias) fprintf(f, "%*s(--%s: the old spelling, still accepted)\n", hcol, "", o->alias);
+    }
+    fprintf(f, "  -h, --help%*sthis text\n", hcol - 12, "");
+    if (cmd->epilogue) fprintf(f, "\n%s", cmd->epilogue);
+}
+
+/* ---- shared value parsers -------------------------------------------------------------- */
+
+int cli_parse_backend(const cli_opt *o, const char *arg)
+{
+    rt_error err;
+    if (la_backend_parse(arg, (la_backend *)o->value, &err)) {
+        cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_parse_cfar_kind(const cli_opt *o, const char *arg)
+{
+    rt_error err;
+    if (stap_cfar_parse_kind(arg, (stap_cfar_kind *)o->value, &err)) {
+        cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_parse_layout_opt(const cli_opt *o, const char *arg)
+{
+    return cli_parse_layout(arg, (cli_input_opts *)o->value);
+}
+
+/* ---- after parsing ---------------------------------------------------------------------- */
+
+int cli_output_ok(const char *path, int force)
+{
+    rt_error err;
+    if (!path || !strcmp(path, "-")) return EXIT_OK;
+    if (stap_output_check_mode(path, cli_write_mode(force), &err)) return cli_fail(&err);
+    return EXIT_OK;
+}
+
+int cli_select_device(int device)
+{
+    rt_error err;
+    if (device < 0) return EXIT_OK;
+    int st = la_gpu_select(device, &err);
+    if (st == RT_EINVAL) return cli_error(EXIT_USAGE, "--device: %s", err.msg);
+    if (st) return cli_error(EXIT_PROCESSING, "--device %d: %s", device, err.msg);
+    return EXIT_OK;
+}

@@ -1,0 +1,125 @@
+/* cli_opts: rtstap's command-line layer. Each command describes its options once, in a
+ * table of cli_opt (long name, short letter, kind of value, where the value goes, its
+ * range, metavariable, help text, an old spelling still accepted); cli_parse reads argv
+ * against the table and cli_usage prints the help generated from it. Every command gets
+ * -h/--help; the options several commands share (-o/--output, -f/--force, --json,
+ * --device, --backend, --threads, --layout, --strict) have one spelling and one help text
+ * (the CLI_OPT_* entries below).
+ *
+ * Syntax: --name VALUE, --name=VALUE, -x VALUE, -xVALUE, bundled letters (-fq); a value
+ * is the next argument even when it starts with '-' (--min-snr -3); a long name may be
+ * abbreviated to any unambiguous prefix; "--" ends the options. No command takes
+ * positional arguments. Errors are usage errors (exit 2) printed as "rtstap: error: ...":
+ * "unknown option '--x' (see rtstap CMD --help)", "--output needs a value", "--cpis
+ * expects an integer between 1 and 100000000 (got 'x')", "CMD needs --output FILE". */
+#ifndef CLI_OPTS_H
+#define CLI_OPTS_H
+
+#include "cli.h"
+
+/* The tables give the first fields in order and the others by name, leaving the rest zero
+ * on purpose: -Wextra's missing-field-initializers would flag every such entry. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+
+typedef enum cli_kind {
+    CLI_FLAG = 1, /* no value: *(int *)value = 1                                        */
+    CLI_CLEAR,    /* no value: *(int *)value = 0 (--no-graphs, --no-clutter)             */
+    CLI_INT,      /* *(int *)value: an integer in [lo, hi]                               */
+    CLI_DOUBLE,   /* *(double *)value: a finite number in [lo, hi]                       */
+    CLI_U64,      /* *(unsigned long long *)value: a non-negative integer                */
+    CLI_STRING,   /* *(const char **)value: the argument itself (argv's storage)         */
+    CLI_CALL      /* parse(opt, arg): the option's own parser, value its state; takes a
+                     value when metavar is set, else arg is NULL                         */
+} cli_kind;
+
+enum {
+    CLI_REQUIRED = 1, /* the command needs it: "run needs --output FILE"                 */
+    CLI_EARLY = 2     /* applied before every other option, wherever it stands (a preset
+                         that the other options override)                                */
+};
+
+typedef struct cli_opt cli_opt;
+/* An option's own parser: store what arg says in o->value; on a malformed arg print a
+ * usage error naming --name (cli_error(EXIT_USAGE, ...)) and return -1; else 0. */
+typedef int (*cli_parse_fn)(const cli_opt *o, const char *arg);
+
+struct cli_opt {
+    const char *name;     /* long name without "--"; NULL ends the table              */
+    char short_name;      /* 'o' for -o, or 0                                          */
+    cli_kind kind;
+    void *value;          /* where the value goes (see cli_kind)                       */
+    const char *metavar;  /* the value's name in the help, e.g. "FILE"                 */
+    const char *help;     /* lines separated by '\n'                                   */
+    double lo, hi;        /* range of CLI_INT and CLI_DOUBLE                           */
+    cli_parse_fn parse;   /* CLI_CALL                                                  */
+    int *given;           /* set to 1 when the option is on the command line (or NULL) */
+    const char *alias;    /* an older long name, still accepted (or NULL)              */
+    unsigned flags;       /* CLI_REQUIRED, CLI_EARLY                                   */
+};
+
+typedef struct cli_command {
+    const char *name;     /* "run": in "usage: rtstap run ..." and in messages          */
+    const char *about;    /* what the command does: before the options (lines end in \n) */
+    const char *epilogue; /* after the options, or NULL                                 */
+} cli_command;
+
+/* cli_parse's answer when the command should go on. */
+enum { CLI_GO = -1 };
+
+/* Read argv[1..argc-1] (argv[0] is the command's name) against opts: CLI_GO when the
+ * command should go on; EXIT_OK after -h/--help printed the usage on stdout; EXIT_USAGE
+ * after an error was printed. Options are applied in order (CLI_EARLY ones first); a
+ * repeated option is applied again (the last value wins, or its parser accumulates). */
+int cli_parse(const cli_command *cmd, cli_opt *opts, int argc, char **argv);
+/* The help text generated from the table: synopsis, about, options, epilogue. */
+void cli_usage(FILE *f, const cli_command *cmd, const cli_opt *opts);
+
+/* ---- parsers of values several commands take (CLI_CALL) ----------------------------- */
+int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: la_backend *       */
+int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
+int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
+
+/* ---- the options several commands share ---------------------------------------------- */
+#define CLI_OPT_FORCE(var)                                                                  \
+    {"force", 'f', CLI_FLAG, (var), NULL,                                                   \
+     "replace existing output files, each only once its new contents\n"                    \
+     "are complete (a failed run leaves it as it was)"}
+#define CLI_OPT_JSON(var)                                                                   \
+    {"json", 0, CLI_STRING, (var), "FILE|-",                                                \
+     "also write the report as JSON to FILE (atomically), or to\n"                         \
+     "stdout for - (the text report then goes to stderr)"}
+#define CLI_OPT_DEVICE(var)                                                                 \
+    {"device", 0, CLI_INT, (var), "N",                                                      \
+     "CUDA device to run on (default 0; numbered as CUDA sees\n"                           \
+     "them: CUDA_VISIBLE_DEVICES applies)", .lo = 0, .hi = 1023}
+#define CLI_OPT_BACKEND(var)                                                                \
+    {"backend", 0, CLI_CALL, (var), "B", "auto | cpu | lapack | gpu | cublas (default auto)", \
+     .parse = cli_parse_backend}
+#define CLI_OPT_THREADS(var)                                                                \
+    {"threads", 0, CLI_INT, (var), "T", "CPU threads (default: all)", .lo = 0, .hi = 4096}
+#define CLI_OPT_LAYOUT(inopts)                                                              \
+    {"layout", 0, CLI_CALL, (inopts), "ORDER",                                              \
+     "the input's stored axis order, e.g. P,C,R or\n"                                      \
+     "pulse,channel,range (after a recording's cpi axis);\n"                               \
+     "overrides the file's axis labels",                                                    \
+     .parse = cli_parse_layout_opt}
+/* --strict's help differs: run also makes ill-conditioned training an error */
+#define CLI_OPT_STRICT(inopts, help) {"strict", 0, CLI_FLAG, &(inopts)->strict, NULL, (help)}
+
+/* ---- after parsing ------------------------------------------------------------------- */
+/* The write mode of -f/--force. */
+static inline rt_write_mode cli_write_mode(int force)
+{
+    return force ? RT_WRITE_REPLACE : RT_WRITE_NEW;
+}
+/* Before any work: can an output be published at path (NULL and "-" pass)? EXIT_OK, or
+ * EXIT_PROCESSING with the error printed ("'x' already exists; refusing to overwrite"). */
+int cli_output_ok(const char *path, int force);
+/* --device N (N < 0: not given, nothing done): make it the current CUDA device. EXIT_OK;
+ * EXIT_USAGE when there is no such device; EXIT_PROCESSING when CUDA is unusable or the
+ * build has no CUDA. */
+int cli_select_device(int device);
+
+#endif
