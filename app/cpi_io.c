@@ -29,6 +29,17 @@ struct cpi_reader {
     int started;
 };
 
+/* The pthread_cond_timedwait deadline `ms` milliseconds from now. */
+static struct timespec deadline_after_ms(long long ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    return ts;
+}
+
 static void *reader_main(void *arg)
 {
     cpi_reader *r = arg;
@@ -39,11 +50,7 @@ static void *reader_main(void *arg)
     if (hook && sscanf(hook, "%lld:%lld", &stall_at, &stall_ms) != 2) stall_at = -1;
     for (long long i = 0; i < r->count; i++) {
         if (i == stall_at) { /* a wait that cpi_reader_stop cuts short */
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_sec += stall_ms / 1000;
-            ts.tv_nsec += (stall_ms % 1000) * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+            const struct timespec ts = deadline_after_ms(stall_ms);
             pthread_mutex_lock(&r->mu);
             while (!r->stop && pthread_cond_timedwait(&r->cv, &r->mu, &ts) == 0) {
             }
@@ -137,10 +144,7 @@ int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err)
     int stopped = 0;
     while (r->holds[b] != i && !r->status) {
         /* wake every 50 ms: a graceful stop (SIGINT/SIGTERM) must not wait for a slow disk */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 50 * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+        const struct timespec ts = deadline_after_ms(50);
         pthread_cond_timedwait(&r->cv, &r->mu, &ts);
         if (r->holds[b] != i && rt_graceful_requested()) {
             stopped = 1;
