@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "h5io.h"
 #include "h5io_extra.h"
-#include "la_internal.h" /* la_now_ms */
+#include "rtstap/common.h" /* la_now_ms */
 #include "perfect.h"
 
 static void perfect_usage(FILE *f)

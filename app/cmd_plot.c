@@ -13,7 +13,7 @@
 #include "cmd_scene.h"
 #include "h5io.h"
 #include "plot.h"
-#include "sinr.h"
+#include "scene_sinr.h"
 
 static void plot_usage(FILE *f)
 {

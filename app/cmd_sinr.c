@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "cmd_scene.h"
-#include "sinr.h"
+#include "scene_sinr.h"
 
 static void sinr_usage(FILE *f)
 {

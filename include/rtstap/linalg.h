@@ -1,4 +1,4 @@
-/* linalg: rtstap's embedded batched linear-algebra core (complex single precision).
+/* rtstap/linalg.h: rtstap's embedded batched linear-algebra core (complex single precision).
  * One API over several backends: cpu (own Householder, OpenMP across the batch),
  * lapack (LAPACKE cgeqrf/ctrtrs on OpenBLAS, one matrix per thread), gpu (own CUDA
  * kernels, kernels/), cublas (cublasCgeqrfBatched, the vendor baseline).
@@ -13,22 +13,12 @@
 #ifndef LINALG_H
 #define LINALG_H
 
-#include <complex.h>
 #include <stddef.h>
 
-#include "rt_error.h"
+#include "common.h"
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef __cplusplus
-typedef float _Complex cf32;
-typedef double _Complex cf64;
-/* C11's CMPLXF: glibc's <complex.h> defines it for GCC >= 4.7 only; clang has the builtin */
-#ifndef CMPLXF
-#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
-#endif
 #endif
 
 typedef enum la_backend {

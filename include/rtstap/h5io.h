@@ -8,6 +8,10 @@
 
 #include "stap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A hook that adds datasets/groups to a file being written (e.g. /truth of the scene
  * generator). file_id is the HDF5 hid_t of the open file. Return RT_OK or a code. */
 typedef int (*stap_h5_extra_fn)(int64_t file_id, void *user, rt_error *err);
@@ -199,5 +203,9 @@ void rt_atomic_cleanup_on_signals(void);
 void rt_graceful_begin(void);
 void rt_graceful_end(void);
 int rt_graceful_requested(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
