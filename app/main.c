@@ -81,9 +81,10 @@ int main(int argc, char **argv)
         int gpu = la_backend_available(LA_BACKEND_GPU, &e) == RT_OK;
         la_blas_info bi;
         la_blas_query(&bi);
-        printf("rtstap %s (commit %s)\nGPU backend: %s\nCPU: %s (%s)\nBLAS: %s; core %s\n",
+        printf("rtstap %s (commit %s)\nGPU backend: %s\nCPU: %s (%s); cpu backend kernels %s\n"
+               "BLAS: %s; core %s\n",
                RTSTAP_VERSION, RTSTAP_COMMIT, gpu ? "available" : e.msg, bi.cpu_model,
-               bi.cpu_features, bi.library, bi.core);
+               bi.cpu_features, la_cpu_kernels(), bi.library, bi.core);
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -107,10 +107,12 @@ static int cpu_create(stap_engine *e, rt_error *err)
     if (e->opt.cfar.kind != STAP_CFAR_NONE &&
         (st = stap_cfar_plan_create(&c->cfar, &e->opt.cfar, e->B, (int)D, (int)R, c->threads, err)))
         return st;
+    const int own = cfg->backend != LA_BACKEND_LAPACK;
     snprintf(e->describe, sizeof e->describe,
-             "%s: FFTW, %s QR + MVDR solves, cblas_cgemm apply, %s CFAR, %d threads, %d slot%s",
-             la_backend_name(cfg->backend),
-             cfg->backend == LA_BACKEND_LAPACK ? "LAPACKE cgeqrf" : "own Householder",
+             "%s: FFTW, %s QR + MVDR solves%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
+             "%d slot%s",
+             la_backend_name(cfg->backend), own ? "own Householder" : "LAPACKE cgeqrf",
+             own ? " (" : "", own ? la_cpu_kernels() : "", own ? ")" : "",
              stap_cfar_kind_name(e->opt.cfar.kind), c->threads, e->opt.slots,
              e->opt.slots > 1 ? "s" : "");
     return RT_OK;

@@ -94,6 +94,11 @@ int la_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nset
                 int repeat, int with_weights, int nbeams, const cf32 *V,
                 double *median_us, cf32 *R_out, rt_error *err);
 
+/* The kernels the cpu backend runs in this process: "avx2+fma" (x86-64 CPUs with AVX2 and
+ * FMA, chosen at run time; the environment variable RTSTAP_CPU_KERNELS=portable declines
+ * them) or "portable" (the build's target, baseline x86-64 unless built RTSTAP_NATIVE). */
+const char *la_cpu_kernels(void);
+
 /* ---- the BLAS under the lapack backend (blas_info.c) ------------------------------ */
 typedef struct la_blas_info {
     char library[192];      /* openblas_get_config(): version, build options, core   */
