@@ -1,6 +1,7 @@
 /* cli.c: strict option parsing and error reporting shared by the subcommands. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -8,14 +9,92 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The parameters of the library's messages that are command-line flags. An array field
+ * (jammers, targets) is followed by its index in the message, [i]; its flag is given once
+ * per element, so it is shown as the flag and the ordinal i + 1. */
+static const struct cli_param {
+    const char *param, *flag;
+} cli_params[] = {
+    {"stap_config.doppler_bins", "--doppler-bins"},
+    {"stap_config.doppler_order", "--doppler-order"},
+    {"stap_config.segments", "--segments"},
+    {"stap_config.training", "--training"},
+    {"stap_config.loading", "--loading"},
+    {"stap_config.beams", "--beams"},
+    {"stap_config.threads", "--threads"},
+    {"stap_config.chebyshev_db", "--window chebyshev:DB"},
+    {"stap_cfar_config.kind", "--cfar"},
+    {"stap_cfar_config.pfa", "--cfar-pfa"},
+    {"stap_cfar_config.guard", "--cfar-guard"},
+    {"stap_cfar_config.train", "--cfar-train"},
+    {"stap_cfar_config.os_rank", "--cfar-rank"},
+    {"scene_config.channels", "--channels"},
+    {"scene_config.pulses", "--pulses"},
+    {"scene_config.range_gates", "--range-gates"},
+    {"scene_config.element_spacing", "--spacing"},
+    {"scene_config.carrier_hz", "--carrier"},
+    {"scene_config.prf_hz", "--prf"},
+    {"scene_config.velocity_mps", "--velocity"},
+    {"scene_config.altitude_m", "--altitude"},
+    {"scene_config.slant_range_m", "--slant-range"},
+    {"scene_config.cnr_db", "--cnr"},
+    {"scene_config.patches", "--patches"},
+    {"scene_config.jammers", "--jammer"},
+    {"scene_config.targets", "--target"},
+};
+
+static int ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+const char *cli_flag_names(const char *msg, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (!len) return buf;
+    for (const char *p = msg; *p && o + 1 < len;) {
+        const struct cli_param *hit = NULL;
+        size_t n = 0;
+        if (p == msg || !ident_char(p[-1]))
+            for (size_t i = 0; i < sizeof cli_params / sizeof cli_params[0]; i++) {
+                n = strlen(cli_params[i].param);
+                if (!strncmp(p, cli_params[i].param, n) && !ident_char(p[n])) {
+                    hit = &cli_params[i];
+                    break;
+                }
+            }
+        if (!hit) {
+            buf[o++] = *p++;
+            continue;
+        }
+        p += n;
+        char idx[32] = "";
+        char *end;
+        long i = p[0] == '[' ? strtol(p + 1, &end, 10) : -1;
+        if (i >= 0 && end != p + 1 && *end == ']') { /* scene_config.jammers[2] */
+            snprintf(idx, sizeof idx, " %ld", i + 1);
+            p = end + 1;
+        }
+        int w = snprintf(buf + o, len - o, "%s%s", hit->flag, idx);
+        o = w < 0 ? o : (size_t)w >= len - o ? len - 1 : o + (size_t)w;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *cli_flags_in(rt_error *err)
+{
+    char buf[sizeof err->msg];
+    cli_flag_names(err->msg, buf, sizeof buf);
+    memcpy(err->msg, buf, sizeof buf);
+    return err->msg;
+}
+
 int cli_error(int status, const char *fmt, ...)
 {
+    char text[2048], shown[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("rtstap: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "rtstap: error: %s\n", cli_flag_names(text, shown, sizeof shown));
     return status;
 }
 

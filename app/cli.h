@@ -6,17 +6,25 @@
 #include <stdio.h>
 
 #include "h5io.h"
-#include "rt_error.h"
+#include "rtstap/common.h"
 #include "stap.h"
 
 enum { EXIT_OK = 0, EXIT_PROCESSING = 1, EXIT_USAGE = 2 };
 
-/* Print "rtstap: error: <msg>" on stderr; return the given exit status. */
+/* Print "rtstap: error: <msg>" on stderr, with the library's parameter names turned into
+ * flags (cli_flag_names); return the given exit status. */
 int cli_error(int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Library messages name parameters as the C API spells them — stap_config.training,
+ * stap_cfar_config.pfa, scene_config.jammers[2] — and the command line shows its flags
+ * instead: --training, --cfar-pfa, --jammer 3 (the third --jammer given). Copies msg to
+ * buf (at most len bytes) with each known parameter replaced; returns buf. */
+const char *cli_flag_names(const char *msg, char *buf, size_t len);
+/* The same in place, on err->msg; returns err->msg. */
+const char *cli_flags_in(rt_error *err);
 /* The library's error as a processing (1) or, for RT_EINVAL raised by option checks,
  * processing as well: everything the library reports is about inputs or data. */
 int cli_fail(const rt_error *err);

@@ -9,7 +9,7 @@
 #include "cli_opts.h"
 #include "h5io.h"
 #include "h5io_extra.h"
-#include "la_internal.h" /* la_now_ms */
+#include "rtstap/common.h" /* la_now_ms */
 #include "perfect.h"
 #include "stream_loop.h" /* the JSON report helpers */
 

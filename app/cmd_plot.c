@@ -12,7 +12,7 @@
 #include "cmd_scene.h"
 #include "h5io.h"
 #include "plot.h"
-#include "sinr.h"
+#include "scene_sinr.h"
 
 static const cli_command plot_cmd = {
     "plot",

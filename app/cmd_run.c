@@ -15,7 +15,7 @@
 #include "stream_loop.h"
 #include "h5io.h"
 #include "h5io_extra.h"
-#include "la_internal.h" /* la_now_ms */
+#include "rtstap/common.h" /* la_now_ms */
 #include "stap.h"
 #include "synth.h"
 
@@ -90,7 +90,7 @@ static int cfar_fit(stap_cfar_config *cfar, int range_gates, int given, int quie
 {
     if (cfar->kind == STAP_CFAR_NONE || !stap_cfar_validate(cfar, range_gates, err)) return RT_OK;
     if (given) return rt_prefix(err, "%s", input);
-    if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", err->msg);
+    if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", cli_flags_in(err));
     cfar->kind = STAP_CFAR_NONE;
     return RT_OK;
 }

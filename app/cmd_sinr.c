@@ -7,7 +7,7 @@
 #include "cli_json.h"
 #include "cli_opts.h"
 #include "cmd_scene.h"
-#include "sinr.h"
+#include "scene_sinr.h"
 #include "stream_loop.h" /* the JSON report helpers */
 
 static const cli_command sinr_cmd = {

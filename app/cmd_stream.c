@@ -12,7 +12,7 @@
 
 #include "cli_json.h"
 #include "cli_opts.h"
-#include "la_internal.h" /* la_now_ms */
+#include "rtstap/common.h" /* la_now_ms */
 #include "cpi_io.h"
 #include "stream_loop.h"
 #include "workload.h"

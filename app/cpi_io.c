@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "la_internal.h" /* la_now_ms */
+#include "rtstap/common.h" /* la_now_ms */
 
 /* ---- reader ------------------------------------------------------------------------- */
 

@@ -87,9 +87,10 @@ int main(int argc, char **argv)
             snprintf(line, sizeof line, "not available: %s", e.msg);
         else if (stap_gpu_info(dev, sizeof dev, NULL, NULL, &e) == RT_OK)
             snprintf(line, sizeof line, "available (device 0: %s)", dev);
-        printf("rtstap %s (commit %s)\nGPU backend: %s\nCPU: %s (%s)\nBLAS: %s; core %s\n",
-               RTSTAP_VERSION, RTSTAP_COMMIT, line, bi.cpu_model, bi.cpu_features, bi.library,
-               bi.core);
+        printf("rtstap %s (commit %s)\nGPU backend: %s\nCPU: %s (%s); cpu backend kernels %s\n"
+               "BLAS: %s; core %s\n",
+               RTSTAP_VERSION, RTSTAP_COMMIT, line, bi.cpu_model, bi.cpu_features,
+               la_cpu_kernels(), bi.library, bi.core);
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "h5io.h"        /* rt_graceful_* */
-#include "la_internal.h" /* la_now_ms */
+#include "rtstap/common.h" /* la_now_ms */
 #ifdef _OPENMP
 #include <omp.h>
 #endif

@@ -93,51 +93,55 @@ static int default_patches(const scene_config *c)
 int scene_config_validate(const scene_config *c, rt_error *err)
 {
     if (c->channels < 1 || c->pulses < 1 || c->range_gates < 1)
-        return rt_fail(err, RT_EINVAL, "--channels, --pulses and --range-gates must be >= 1 "
-                       "(got %d, %d, %d)", c->channels, c->pulses, c->range_gates);
+        return rt_fail(err, RT_EINVAL, "scene_config.channels, scene_config.pulses and "
+                       "scene_config.range_gates must be >= 1 (got %d, %d, %d)", c->channels,
+                       c->pulses, c->range_gates);
     if ((double)c->channels * c->pulses * c->range_gates > 1.0e9)
         return rt_fail(err, RT_EINVAL, "the cube %d x %d x %d is too large (over 1e9 samples)",
                        c->channels, c->pulses, c->range_gates);
     if (!(c->element_spacing > 0 && c->element_spacing < 100))
-        return rt_fail(err, RT_EINVAL, "--spacing must be between 0 and 100 wavelengths");
+        return rt_fail(err, RT_EINVAL,
+                       "scene_config.element_spacing must be between 0 and 100 wavelengths");
     if (!(c->carrier_hz > 0 && isfinite(c->carrier_hz)))
-        return rt_fail(err, RT_EINVAL, "--carrier must be a positive frequency in Hz");
+        return rt_fail(err, RT_EINVAL,
+                       "scene_config.carrier_hz must be a positive frequency in Hz");
     if (!(c->prf_hz > 0 && isfinite(c->prf_hz)))
-        return rt_fail(err, RT_EINVAL, "--prf must be a positive frequency in Hz");
+        return rt_fail(err, RT_EINVAL, "scene_config.prf_hz must be a positive frequency in Hz");
     if (!(c->velocity_mps >= 0 && c->velocity_mps < 1e5))
-        return rt_fail(err, RT_EINVAL, "--velocity must be between 0 and 1e5 m/s");
+        return rt_fail(err, RT_EINVAL, "scene_config.velocity_mps must be between 0 and 1e5 m/s");
     if (!(c->altitude_m > 0 && isfinite(c->altitude_m)))
-        return rt_fail(err, RT_EINVAL, "--altitude must be positive (m)");
+        return rt_fail(err, RT_EINVAL, "scene_config.altitude_m must be positive (m)");
     if (!(c->slant_range_m > c->altitude_m && isfinite(c->slant_range_m)))
-        return rt_fail(err, RT_EINVAL, "--slant-range (%g m) must exceed the altitude (%g m)",
+        return rt_fail(err, RT_EINVAL,
+                       "scene_config.slant_range_m (%g m) must exceed the altitude (%g m)",
                        c->slant_range_m, c->altitude_m);
     if (c->clutter && !(c->cnr_db > -200 && c->cnr_db < 200))
-        return rt_fail(err, RT_EINVAL, "--cnr must be between -200 and 200 dB");
+        return rt_fail(err, RT_EINVAL, "scene_config.cnr_db must be between -200 and 200 dB");
     if (c->patches < 0 || c->patches > 1000000)
-        return rt_fail(err, RT_EINVAL, "--patches must be between 1 and 1000000");
+        return rt_fail(err, RT_EINVAL, "scene_config.patches must be between 1 and 1000000");
     if (!(c->backlobe_db <= 0 && c->backlobe_db > -400))
-        return rt_fail(err, RT_EINVAL, "backlobe level must be between -400 and 0 dB");
+        return rt_fail(err, RT_EINVAL, "scene_config.backlobe_db must be between -400 and 0 dB");
     if (!(fabs(c->transmit_u) <= 1))
-        return rt_fail(err, RT_EINVAL, "transmit direction must be a sine-angle in [-1, 1]");
+        return rt_fail(err, RT_EINVAL, "scene_config.transmit_u must be a sine-angle in [-1, 1]");
     if (!(c->noise_power > 0 && isfinite(c->noise_power)))
-        return rt_fail(err, RT_EINVAL, "noise power must be positive");
+        return rt_fail(err, RT_EINVAL, "scene_config.noise_power must be positive");
     if (c->njammers < 0 || c->njammers > SCENE_MAX_JAMMERS)
-        return rt_fail(err, RT_EINVAL, "at most %d --jammer", SCENE_MAX_JAMMERS);
+        return rt_fail(err, RT_EINVAL, "at most %d scene_config.jammers", SCENE_MAX_JAMMERS);
     for (int j = 0; j < c->njammers; j++)
         if (!(fabs(c->jammers[j].u) <= 1) || !(fabs(c->jammers[j].jnr_db) < 200))
-            return rt_fail(err, RT_EINVAL, "--jammer %d: U must be in [-1, 1] and JNR_DB "
-                           "within +-200 dB (got %g:%g)", j + 1, c->jammers[j].u,
+            return rt_fail(err, RT_EINVAL, "scene_config.jammers[%d]: u must be in [-1, 1] "
+                           "and jnr_db within +-200 dB (got %g:%g)", j, c->jammers[j].u,
                            c->jammers[j].jnr_db);
     if (c->ntargets < 0 || c->ntargets > SCENE_MAX_TARGETS)
-        return rt_fail(err, RT_EINVAL, "at most %d --target", SCENE_MAX_TARGETS);
+        return rt_fail(err, RT_EINVAL, "at most %d scene_config.targets", SCENE_MAX_TARGETS);
     for (int k = 0; k < c->ntargets; k++) {
         const scene_target *t = &c->targets[k];
         if (t->range_cell < 0 || t->range_cell >= c->range_gates)
-            return rt_fail(err, RT_EINVAL, "--target %d: range cell %d outside 0..%d", k + 1,
-                           t->range_cell, c->range_gates - 1);
+            return rt_fail(err, RT_EINVAL, "scene_config.targets[%d]: range cell %d outside "
+                           "0..%d", k, t->range_cell, c->range_gates - 1);
         if (!(fabs(t->u) <= 1) || !isfinite(t->doppler_hz) || !(fabs(t->snr_db) < 200))
-            return rt_fail(err, RT_EINVAL, "--target %d: U must be in [-1, 1], DOPPLER_HZ "
-                           "finite and SNR_DB within +-200 dB", k + 1);
+            return rt_fail(err, RT_EINVAL, "scene_config.targets[%d]: u must be in [-1, 1], "
+                           "doppler_hz finite and snr_db within +-200 dB", k);
     }
     return RT_OK;
 }

@@ -90,7 +90,7 @@ const char *scene_preset_name(scene_preset p);
 void scene_preset_config(scene_preset p, scene_config *cfg);
 /* Velocity giving a chosen beta for cfg's spacing, carrier and PRF. */
 double scene_velocity_for_beta(const scene_config *cfg, double beta);
-/* Check every field; messages name the command-line flag. */
+/* Check every field; messages name the field (scene_config.prf_hz, scene_config.jammers[2]). */
 int scene_config_validate(const scene_config *cfg, rt_error *err);
 
 /* The model derived from a configuration: geometry and the clutter patches. */

@@ -4,19 +4,13 @@
  * Device pointers are passed as void* (float2 / cuComplex data, column-major, LAPACK
  * layout) and the stream as void* (a cudaStream_t), so that this header also compiles
  * in plain C without the CUDA headers. Launch functions return a cudaError_t value
- * (0 = cudaSuccess); they never print and never synchronize.
+ * (0 = cudaSuccess); they never print and never synchronize. No type of linalg/ or stap/
+ * appears here: kernels/ is below them (README "Layout"; linalg/la_device.h builds on it).
  * Design, performance model and measurements: kernels/NOTES.md. */
 #ifndef RTK_H
 #define RTK_H
 
-#ifdef __cplusplus
-/* linalg.h names the C99 complex types for C only; C++ (the .cu files) sees the same
- * layout under the same names (only pointers to them cross the API). */
 #include <stddef.h>
-typedef struct { float re, im; } cf32;
-typedef struct { double re, im; } cf64;
-#endif
-#include "linalg.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -141,13 +135,6 @@ int rtk_event_record(void *event, void *stream);
  * queued before a timed region so that the host's launch latency stays outside the
  * interval measured by CUDA events. */
 int rtk_spin_launch(unsigned microseconds, void *stream);
-
-/* ---- test and tuning hook (implemented in linalg/gpu_dispatch.cu) ----------------
- * Force QR variant v (-1: back to the dispatch table) for the later la_qr,
- * la_adaptive_weights and la_bench_qr calls on ctx (backend gpu). RT_EINVAL when v is
- * out of range or ctx is not a gpu context; a forced variant that does not fit a shape
- * makes those calls fail with RT_EINVAL. */
-int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err);
 
 #ifdef __cplusplus
 }

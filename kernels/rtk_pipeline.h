@@ -49,7 +49,7 @@ int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
 int rtk_weights_by_tap_launch(const void *W, int batch, int beams, int channels, int order,
                               void *Wc, rtk_cpi_status *status, void *stream);
 
-/* ---- CFAR along range on |y|^2 (the detector of stap/cfar.h, same arithmetic) ---------- */
+/* ---- CFAR along range on |y|^2 (the detector of rtstap/cfar.h, same arithmetic) -------- */
 typedef struct rtk_cfar_hit {
     unsigned long long flat; /* (b*D + d)*R + r                                   */
     double z;                /* the window statistic (CA mean, OS order statistic) */

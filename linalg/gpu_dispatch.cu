@@ -8,10 +8,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include "rtk.h" /* defines cf32/cf64 for C++, then includes linalg.h */
+#include "rtk.h"
 extern "C" {
 #include "la_internal.h"
 }

@@ -11,6 +11,7 @@
 #ifndef LA_DEVICE_H
 #define LA_DEVICE_H
 
+#include "linalg.h"
 #include "rtk.h"
 
 #ifdef __cplusplus
@@ -39,6 +40,13 @@ const char *la_dev_weights_describe(const la_dev_weights *w);
 /* Device memory it holds, bytes. */
 size_t la_dev_weights_device_bytes(const la_dev_weights *w);
 void la_dev_weights_destroy(la_dev_weights *w);
+
+/* ---- test and tuning hook (linalg/gpu_dispatch.cu; builds with CUDA only) -------------
+ * Force QR variant v (rtk.h's dispatch table; -1: back to the table) for the later la_qr,
+ * la_adaptive_weights and la_bench_qr calls on ctx (backend gpu). RT_EINVAL when v is
+ * out of range or ctx is not a gpu context; a forced variant that does not fit a shape
+ * makes those calls fail with RT_EINVAL. */
+int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err);
 
 #ifdef __cplusplus
 }

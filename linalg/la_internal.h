@@ -44,6 +44,5 @@ int la_check_qr_args(int m, int n, int batch, const void *A, int lda, ptrdiff_t 
                      rt_error *err);
 int la_check_weights_args(int n, int batch, const void *R, int ldr, ptrdiff_t stride_r,
                           int nbeams, const void *V, const void *W, rt_error *err);
-double la_now_ms(void); /* monotonic clock */
 
 #endif

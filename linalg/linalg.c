@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -38,13 +37,6 @@ int la_backend_available(la_backend b, rt_error *err)
     case LA_BACKEND_CUBLAS: return la_gpu_probe(err);
     default: return rt_fail(err, RT_EINVAL, "invalid backend %d", (int)b);
     }
-}
-
-double la_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 int la_ctx_create(la_ctx **out, la_backend b, int threads, rt_error *err)
@@ -151,13 +143,13 @@ int la_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
         st = la_gpu_adaptive_weights(ctx, m, n, batch, A, lda, stride_a, nbeams, V, W, &t, err);
         goto done;
     }
-    double t0 = la_now_ms();
+    double t0 = rt_now_ms();
     st = la_qr(ctx, m, n, batch, A, lda, stride_a, err);
-    double t1 = la_now_ms();
+    double t1 = rt_now_ms();
     t.qr_ms = t1 - t0;
     if (st) goto done;
     st = la_weights(ctx, n, batch, A, lda, stride_a, nbeams, V, W, err);
-    t.weights_ms = la_now_ms() - t1;
+    t.weights_ms = rt_now_ms() - t1;
 done:
     if (timing) *timing = t;
     return st;
@@ -194,13 +186,13 @@ int la_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nset
     for (int r = -1; r < repeat; r++) { /* r = -1: warm-up, not timed */
         int set = (r + nsets) % nsets;
         memcpy(work, sets + one * set, one * sizeof *work);
-        double t0 = la_now_ms();
+        double t0 = rt_now_ms();
         if (with_weights)
             st = la_adaptive_weights(ctx, m, n, batch, work, m, (ptrdiff_t)m * n, nbeams, V, W,
                                      NULL, err);
         else
             st = la_qr(ctx, m, n, batch, work, m, (ptrdiff_t)m * n, err);
-        double t1 = la_now_ms();
+        double t1 = rt_now_ms();
         if (st) goto out;
         if (r >= 0) times[r] = (t1 - t0) * 1e3;
         if (set == 0 && R_out) memcpy(R_out, work, one * sizeof *work);

@@ -1,6 +1,10 @@
 /* qr_cpu.c: the cpu backend, rtstap's own batched complex Householder QR and MVDR weight
  * solves, OpenMP across the matrices of a batch (one matrix per thread at a time).
  *
+ * Compiled twice on x86-64: as itself for the build's target (portable x86-64 unless
+ * RTSTAP_NATIVE), and as qr_cpu_avx2.c with -mavx2 -mfma; la_cpu_qr and la_cpu_weights
+ * (end of file) choose the AVX2 copy at run time when the CPU has AVX2 and FMA.
+ *
  * QR: blocked Householder with compact-WY trailing updates (LAPACK cgeqrf/clarft/clarfb;
  * Schreiber & Van Loan 1989), on a thread-local copy of each matrix with real and
  * imaginary parts in separate arrays, so that every inner loop is a plain float loop
@@ -18,6 +22,19 @@
 #include <immintrin.h>
 #endif
 
+/* The names of this copy's entry points: la_cpu_qr_avx2 in qr_cpu_avx2.c, else
+ * la_cpu_qr_portable (and the same for la_cpu_weights). */
+#ifdef LA_CPU_AVX2_COPY
+#define LA_CPU_COPY(name) name##_avx2
+#else
+#define LA_CPU_COPY(name) name##_portable
+#endif
+int LA_CPU_COPY(la_cpu_qr)(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
+                           ptrdiff_t stride_a, rt_error *err);
+int LA_CPU_COPY(la_cpu_weights)(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr,
+                                ptrdiff_t stride_r, int nbeams, const cf32 *V, cf32 *W,
+                                rt_error *err);
+
 /* Reflectors per compact-WY block, a multiple of 4. Measured on 128 x 240x66 with 2
  * threads: 4 is fastest (wider blocks move more work into the level-2 panel, and the
  * 4-wide trailing kernels already run near the FMA throughput from L1). */
@@ -26,6 +43,18 @@
 #endif
 
 static int round8(int x) { return (x + 7) & ~7; }
+
+/* a*b + c: one fused multiply-add where the target has the instruction; elsewhere a
+ * multiply and an add — fmaf there is a library call per element (rounded once, in
+ * software) that no loop around it can vectorize: the portable x86-64 copy ran 70 x
+ * slower with it. (-std=c11 does not contract a*b + c into an FMA by itself.) */
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
+#define MADDF(a, b, c) fmaf(a, b, c)
+#define MADD(a, b, c) fma(a, b, c)
+#else
+#define MADDF(a, b, c) ((a) * (b) + (c))
+#define MADD(a, b, c) ((a) * (b) + (c))
+#endif
 
 /* The kernels stay out of line: GCC vectorizes each once, whereas some inlined copies
  * inside the nested loops of qr_one lost their vectorization. */
@@ -49,8 +78,8 @@ KERNEL void dot_1x1(int nb8, const float *restrict ar, const float *restrict ai,
     const int len = nb8 * 8;
 #pragma omp simd reduction(+ : r, im) aligned(ar, ai, br, bi : 32)
     for (int t = 0; t < len; t++) {
-        r = fmaf(ai[t], bi[t], fmaf(ar[t], br[t], r));
-        im = fmaf(-ai[t], br[t], fmaf(ar[t], bi[t], im));
+        r = MADDF(ai[t], bi[t], MADDF(ar[t], br[t], r));
+        im = MADDF(-ai[t], br[t], MADDF(ar[t], bi[t], im));
     }
     *sr = r, *si = im;
 }
@@ -67,8 +96,8 @@ KERNEL void axpy_1xk(int nb8, int ncol, const float *restrict ar, const float *r
 #pragma omp simd aligned(ar, ai, cr, ci : 32)
         for (int t = 0; t < len; t++) {
             float xr = ar[t], xi = ai[t];
-            cr[t] = fmaf(s_i, xi, fmaf(-s_r, xr, cr[t]));
-            ci[t] = fmaf(-s_i, xr, fmaf(-s_r, xi, ci[t]));
+            cr[t] = MADDF(s_i, xi, MADDF(-s_r, xr, cr[t]));
+            ci[t] = MADDF(-s_i, xr, MADDF(-s_r, xi, ci[t]));
         }
     }
 }
@@ -153,14 +182,14 @@ KERNEL void dot_1x4(int nb8, const float *restrict ar, const float *restrict ai,
 #pragma omp simd reduction(+ : r0, r1, r2, r3, i0, i1, i2, i3) aligned(ar, ai, br, bi : 32)
     for (int t = 0; t < len; t++) {
         float xr = ar[t], xi = ai[t];
-        r0 = fmaf(xi, b0i[t], fmaf(xr, b0r[t], r0));
-        i0 = fmaf(-xi, b0r[t], fmaf(xr, b0i[t], i0));
-        r1 = fmaf(xi, b1i[t], fmaf(xr, b1r[t], r1));
-        i1 = fmaf(-xi, b1r[t], fmaf(xr, b1i[t], i1));
-        r2 = fmaf(xi, b2i[t], fmaf(xr, b2r[t], r2));
-        i2 = fmaf(-xi, b2r[t], fmaf(xr, b2i[t], i2));
-        r3 = fmaf(xi, b3i[t], fmaf(xr, b3r[t], r3));
-        i3 = fmaf(-xi, b3r[t], fmaf(xr, b3i[t], i3));
+        r0 = MADDF(xi, b0i[t], MADDF(xr, b0r[t], r0));
+        i0 = MADDF(-xi, b0r[t], MADDF(xr, b0i[t], i0));
+        r1 = MADDF(xi, b1i[t], MADDF(xr, b1r[t], r1));
+        i1 = MADDF(-xi, b1r[t], MADDF(xr, b1i[t], i1));
+        r2 = MADDF(xi, b2i[t], MADDF(xr, b2r[t], r2));
+        i2 = MADDF(-xi, b2r[t], MADDF(xr, b2i[t], i2));
+        r3 = MADDF(xi, b3i[t], MADDF(xr, b3r[t], r3));
+        i3 = MADDF(-xi, b3r[t], MADDF(xr, b3i[t], i3));
     }
     sr[0] = r0, sr[1] = r1, sr[2] = r2, sr[3] = r3;
     si[0] = i0, si[1] = i1, si[2] = i2, si[3] = i3;
@@ -179,14 +208,14 @@ KERNEL void axpy_4x1(int nb8, const float *restrict vr, const float *restrict vi
 #pragma omp simd aligned(vr, vi, cr, ci : 32)
     for (int t = 0; t < len; t++) {
         float xr = cr[t], xi = ci[t];
-        xr = fmaf(w0i, v0i[t], fmaf(-w0r, v0r[t], xr));
-        xi = fmaf(-w0i, v0r[t], fmaf(-w0r, v0i[t], xi));
-        xr = fmaf(w1i, v1i[t], fmaf(-w1r, v1r[t], xr));
-        xi = fmaf(-w1i, v1r[t], fmaf(-w1r, v1i[t], xi));
-        xr = fmaf(w2i, v2i[t], fmaf(-w2r, v2r[t], xr));
-        xi = fmaf(-w2i, v2r[t], fmaf(-w2r, v2i[t], xi));
-        xr = fmaf(w3i, v3i[t], fmaf(-w3r, v3r[t], xr));
-        xi = fmaf(-w3i, v3r[t], fmaf(-w3r, v3i[t], xi));
+        xr = MADDF(w0i, v0i[t], MADDF(-w0r, v0r[t], xr));
+        xi = MADDF(-w0i, v0r[t], MADDF(-w0r, v0i[t], xi));
+        xr = MADDF(w1i, v1i[t], MADDF(-w1r, v1r[t], xr));
+        xi = MADDF(-w1i, v1r[t], MADDF(-w1r, v1i[t], xi));
+        xr = MADDF(w2i, v2i[t], MADDF(-w2r, v2r[t], xr));
+        xi = MADDF(-w2i, v2r[t], MADDF(-w2r, v2i[t], xi));
+        xr = MADDF(w3i, v3i[t], MADDF(-w3r, v3r[t], xr));
+        xi = MADDF(-w3i, v3r[t], MADDF(-w3r, v3i[t], xi));
         cr[t] = xr;
         ci[t] = xi;
     }
@@ -327,8 +356,8 @@ static void qr_one(int m, int n, qr_work *w)
 #undef COL
 }
 
-int la_cpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-              rt_error *err)
+int LA_CPU_COPY(la_cpu_qr)(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
+                           ptrdiff_t stride_a, rt_error *err)
 {
     int nomem = 0;
     const int ld = round8(m);
@@ -455,8 +484,8 @@ static void subst_block(int n, int lower, const double *mr, const double *mi, co
             const double xr = rowr[j], xi = rowi[j];
             const double *zr = yr + (size_t)j * BEAMS, *zi = yi + (size_t)j * BEAMS;
             for (int b = 0; b < BEAMS; b++) {
-                ar[b] = fma(xi, zi[b], fma(-xr, zr[b], ar[b]));
-                ai[b] = fma(-xi, zr[b], fma(-xr, zi[b], ai[b]));
+                ar[b] = MADD(xi, zi[b], MADD(-xr, zr[b], ar[b]));
+                ai[b] = MADD(-xi, zr[b], MADD(-xr, zi[b], ai[b]));
             }
         }
         const double er = dr[i], ei = di[i];
@@ -524,8 +553,9 @@ static int diag_usable(int n, const cf32 *Rk, int ldr)
     return 1;
 }
 
-int la_cpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
-                   int nbeams, const cf32 *V, cf32 *W, rt_error *err)
+int LA_CPU_COPY(la_cpu_weights)(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr,
+                                ptrdiff_t stride_r, int nbeams, const cf32 *V, cf32 *W,
+                                rt_error *err)
 {
     int bad = -1, bad_beam = -1, nomem = 0;
     const size_t nn = (size_t)n * n;
@@ -570,3 +600,67 @@ int la_cpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdif
     if (bad >= 0) return rt_fail(err, RT_ENUMERIC, "singular triangular factor in batch item %d", bad);
     return RT_OK;
 }
+
+/* ---- the choice between the copies (once, in the portable copy) ----------------------- */
+#ifndef LA_CPU_AVX2_COPY
+#if defined(RTSTAP_CPU_AVX2) && (defined(__x86_64__) || defined(__i386__))
+
+int la_cpu_qr_avx2(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
+                   rt_error *err);
+int la_cpu_weights_avx2(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr,
+                        ptrdiff_t stride_r, int nbeams, const cf32 *V, cf32 *W, rt_error *err);
+
+/* 1 for the AVX2 copy: the CPU has AVX2 and FMA, and RTSTAP_CPU_KERNELS is not
+ * "portable" (the tests run the portable copy on AVX2 machines too). Decided once. */
+static int use_avx2(void)
+{
+    static int decided = -1; /* read and written whole; every thread decides alike */
+    int d = __atomic_load_n(&decided, __ATOMIC_RELAXED);
+    if (d < 0) {
+        const char *want = getenv("RTSTAP_CPU_KERNELS");
+        __builtin_cpu_init();
+        d = !(want && !strcmp(want, "portable")) && __builtin_cpu_supports("avx2") &&
+            __builtin_cpu_supports("fma");
+        __atomic_store_n(&decided, d, __ATOMIC_RELAXED);
+    }
+    return d;
+}
+
+const char *la_cpu_kernels(void) { return use_avx2() ? "avx2+fma" : "portable"; }
+
+int la_cpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
+              rt_error *err)
+{
+    return (use_avx2() ? la_cpu_qr_avx2 : la_cpu_qr_portable)(ctx, m, n, batch, A, lda,
+                                                               stride_a, err);
+}
+
+int la_cpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
+                   int nbeams, const cf32 *V, cf32 *W, rt_error *err)
+{
+    return (use_avx2() ? la_cpu_weights_avx2 : la_cpu_weights_portable)(
+        ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
+}
+#else /* one copy: the build's target decides (AVX2 when compiled with it, e.g. RTSTAP_NATIVE) */
+const char *la_cpu_kernels(void)
+{
+#if defined(__AVX2__) && defined(__FMA__)
+    return "avx2+fma";
+#else
+    return "portable";
+#endif
+}
+
+int la_cpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
+              rt_error *err)
+{
+    return la_cpu_qr_portable(ctx, m, n, batch, A, lda, stride_a, err);
+}
+
+int la_cpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
+                   int nbeams, const cf32 *V, cf32 *W, rt_error *err)
+{
+    return la_cpu_weights_portable(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
+}
+#endif
+#endif

@@ -47,28 +47,30 @@ static int full_rank(const stap_cfar_config *c)
 int stap_cfar_validate(const stap_cfar_config *c, int range_gates, rt_error *err)
 {
     if (c->kind != STAP_CFAR_NONE && c->kind != STAP_CFAR_CA && c->kind != STAP_CFAR_OS)
-        return rt_fail(err, RT_EINVAL, "--cfar: unknown detector kind %d", (int)c->kind);
+        return rt_fail(err, RT_EINVAL, "stap_cfar_config.kind %d is not a detector kind",
+                       (int)c->kind);
     if (c->kind == STAP_CFAR_NONE) return RT_OK;
     if (!(c->pfa > 0 && c->pfa < 1))
-        return rt_fail(err, RT_EINVAL, "--cfar-pfa %g must be between 0 and 1 (exclusive)",
-                       c->pfa);
+        return rt_fail(err, RT_EINVAL,
+                       "stap_cfar_config.pfa %g must be between 0 and 1 (exclusive)", c->pfa);
     if (c->guard < 0 || c->guard > 4096)
-        return rt_fail(err, RT_EINVAL, "--cfar-guard %d must be between 0 and 4096", c->guard);
+        return rt_fail(err, RT_EINVAL, "stap_cfar_config.guard %d must be between 0 and 4096",
+                       c->guard);
     if (c->train < 1 || c->train > STAP_CFAR_MAX_TRAIN)
-        return rt_fail(err, RT_EINVAL, "--cfar-train %d must be between 1 and %d", c->train,
-                       STAP_CFAR_MAX_TRAIN);
+        return rt_fail(err, RT_EINVAL, "stap_cfar_config.train %d must be between 1 and %d",
+                       c->train, STAP_CFAR_MAX_TRAIN);
     if (c->kind == STAP_CFAR_OS) {
         int k = full_rank(c);
         if (c->os_rank < 0 || k < 1 || k > 2 * c->train)
             return rt_fail(err, RT_EINVAL,
-                           "--cfar-rank %d must be between 1 and 2 x --cfar-train = %d",
-                           c->os_rank, 2 * c->train);
+                           "stap_cfar_config.os_rank %d must be between 1 and "
+                           "2 x stap_cfar_config.train = %d", c->os_rank, 2 * c->train);
     }
     long need = 2L * (c->guard + c->train) + 1;
     if (range_gates < need)
         return rt_fail(err, RT_EINVAL,
-                       "CFAR window (2 x (--cfar-guard %d + --cfar-train %d) + 1 = %ld cells) "
-                       "is longer than the %d range gates",
+                       "CFAR window (2 x (stap_cfar_config.guard %d + stap_cfar_config.train "
+                       "%d) + 1 = %ld cells) is longer than the %d range gates",
                        c->guard, c->train, need, range_gates);
     return RT_OK;
 }

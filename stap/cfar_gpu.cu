@@ -1,4 +1,4 @@
-/* cfar_gpu.cu: stap_cfar_detect_gpu — the CFAR detector of stap/cfar.h run by the rtk
+/* cfar_gpu.cu: stap_cfar_detect_gpu — the CFAR detector of rtstap/cfar.h run by the rtk
  * CFAR kernels on a host output (copies in, detects, copies the hits back, sorts them).
  * A one-off helper for tests and tools: it allocates per call; the GPU engine keeps its
  * buffers instead (engine_gpu.cu). */
@@ -6,7 +6,7 @@
 
 #include <cstdlib>
 
-#include "rtk_pipeline.h" /* names cf32 for C++ before stap's headers */
+#include "rtk_pipeline.h"
 #include "cfar.h"
 
 extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y_host, int B, int D,

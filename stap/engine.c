@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "la_internal.h" /* la_now_ms */
 
 void stap_engine_options_defaults(stap_engine_options *o)
 {

@@ -14,7 +14,6 @@
 #endif
 
 #include "engine_internal.h"
-#include "la_internal.h" /* la_now_ms */
 
 extern void openblas_set_num_threads(int num_threads);
 
@@ -108,10 +107,12 @@ static int cpu_create(stap_engine *e, rt_error *err)
     if (e->opt.cfar.kind != STAP_CFAR_NONE &&
         (st = stap_cfar_plan_create(&c->cfar, &e->opt.cfar, e->B, (int)D, (int)R, c->threads, err)))
         return st;
+    const int own = cfg->backend != LA_BACKEND_LAPACK;
     snprintf(e->describe, sizeof e->describe,
-             "%s: FFTW, %s QR + MVDR solves, cblas_cgemm apply, %s CFAR, %d threads, %d slot%s",
-             la_backend_name(cfg->backend),
-             cfg->backend == LA_BACKEND_LAPACK ? "LAPACKE cgeqrf" : "own Householder",
+             "%s: FFTW, %s QR + MVDR solves%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
+             "%d slot%s",
+             la_backend_name(cfg->backend), own ? "own Householder" : "LAPACKE cgeqrf",
+             own ? " (" : "", own ? la_cpu_kernels() : "", own ? ")" : "",
              stap_cfar_kind_name(e->opt.cfar.kind), c->threads, e->opt.slots,
              e->opt.slots > 1 ? "s" : "");
     return RT_OK;
@@ -209,15 +210,15 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
     size_t at;
     if (first_nonfinite(cube, (size_t)e->cfg.channels * e->cfg.pulses * e->cfg.range_gates, &at))
         return stap_engine_fail_input(e, at, err);
-    double t0 = la_now_ms();
+    double t0 = rt_now_ms();
     doppler_filter(e, c, cube);
-    double t1 = la_now_ms();
+    double t1 = rt_now_ms();
     form_training(e, c);
-    double t2 = la_now_ms();
+    double t2 = rt_now_ms();
     la_timing lt;
     int st = la_adaptive_weights(c->la, e->M, e->N, e->batch, c->T, e->M,
                                  (ptrdiff_t)e->M * e->N, e->B, e->V, sl->W, &lt, err);
-    double t3 = la_now_ms();
+    double t3 = rt_now_ms();
     if (st) {
         if (st == RT_ENUMERIC)
             rt_prefix(err, "adaptive weights (batch item = Doppler bin x %d segments + segment)",
@@ -244,9 +245,9 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
     /* No silent NaN: a weight that is not finite is a processing error. */
     if (first_nonfinite(sl->W, stap_weights_count(&e->cfg, e->B), &at))
         return stap_engine_fail_weight(e, at, err);
-    double t4 = la_now_ms();
+    double t4 = rt_now_ms();
     apply_weights(e, c, sl->W, sl->Y);
-    double t5 = la_now_ms();
+    double t5 = rt_now_ms();
     sl->ndet = 0;
     if (c->cfar) {
         const stap_detection *d;
@@ -261,7 +262,7 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
         if (n) memcpy(sl->det, d, sizeof *d * n);
         sl->ndet = n;
     }
-    double t6 = la_now_ms();
+    double t6 = rt_now_ms();
     t[STAP_STAGE_COPY_IN] = 0;
     t[STAP_STAGE_DOPPLER] = t1 - t0;
     t[STAP_STAGE_TRAINING] = t2 - t1;
@@ -277,10 +278,10 @@ static int cpu_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
 {
     cpu_engine *c = e->impl;
     cpu_slot *sl = &c->slot[slot];
-    sl->submit_ms = la_now_ms();
+    sl->submit_ms = rt_now_ms();
     rt_clear(&sl->err);
     sl->status = compute(e, c, sl, cube, &sl->err);
-    sl->done_ms = la_now_ms();
+    sl->done_ms = rt_now_ms();
     return RT_OK; /* a failed CPI is reported by collect, like the GPU engine's */
 }
 

@@ -17,10 +17,9 @@
 #include <new>
 
 #include "la_device.h"
-#include "rtk_pipeline.h" /* names cf32 for C++ before stap's headers */
+#include "rtk_pipeline.h"
 extern "C" {
 #include "engine_internal.h"
-#include "la_internal.h" /* la_now_ms */
 }
 
 namespace {
@@ -374,7 +373,7 @@ int gpu_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
     gpu_engine *g = impl(e);
     gpu_slot *s = &g->slot[slot];
     const stap_config *c = &e->cfg;
-    s->submit_ms = la_now_ms();
+    s->submit_ms = rt_now_ms();
     s->done_ms = 0;
     RTK(rtk_event_record(s->ev[STAP_STAGE_COPY_IN], s->stream));
     CU(cudaMemcpyAsync(s->d_in, cube, sizeof(float2) * c->channels * c->pulses * c->range_gates,
@@ -417,7 +416,7 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
      * event wait, not a host-function stamp, which would block the stream behind the
      * driver's callback thread) */
     CU(cudaEventSynchronize(s->ev[NEV - 1]));
-    s->done_ms = la_now_ms();
+    s->done_ms = rt_now_ms();
     const rtk_cpi_status *h = s->h_status;
     if (h->bad_input != RTK_NO_INDEX) return stap_engine_fail_input(e, h->bad_input, err);
     if (h->factor.bad_item != RTK_NO_BAD) return stap_engine_fail_item(e, h->factor.bad_item, err);

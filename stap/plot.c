@@ -390,7 +390,7 @@ int stap_plot_angle_doppler(const char *path, const cf32 *cube, int C, int P, in
                             rt_write_mode mode, rt_error *err)
 {
     if (rc < 0 || rc >= R)
-        return rt_fail(err, RT_EINVAL, "--range-cell %d outside 0..%d", rc, R - 1);
+        return rt_fail(err, RT_EINVAL, "range cell %d outside 0..%d", rc, R - 1);
     const int nu = 240, nf = 200;
     int r0 = rc - half < 0 ? 0 : rc - half, r1 = rc + half >= R ? R - 1 : rc + half;
     double *wc = malloc(sizeof(double) * C), *wp = malloc(sizeof(double) * P);
@@ -469,7 +469,7 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_w
                    rt_error *err)
 {
     if (beam < 0 || beam >= res->B)
-        return rt_fail(err, RT_EINVAL, "--beam %d outside 0..%d", beam, res->B - 1);
+        return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d", beam, res->B - 1);
     const int D = res->D;
     bin_order *o = malloc(sizeof(bin_order) * D);
     double *x = malloc(sizeof(double) * D), *yo = malloc(sizeof(double) * D);
@@ -529,7 +529,7 @@ int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R
                             rt_write_mode mode, rt_error *err)
 {
     if (beam < 0 || beam >= B)
-        return rt_fail(err, RT_EINVAL, "--beam %d outside 0..%d", beam, B - 1);
+        return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d", beam, B - 1);
     const size_t n = (size_t)D * R;
     double *z = malloc(sizeof(double) * n), *tmp = malloc(sizeof(double) * n);
     plot_marker *mk = malloc(sizeof(plot_marker) * (ndet ? ndet : 1));

@@ -1,7 +1,8 @@
 /* sinr: how good are a run's adaptive weights? For each Doppler bin d, segment s and
  * beam b, the signal-to-interference-plus-noise ratio of the weights against the
  * optimum from the true covariance of the Doppler-domain snapshots of a generated
- * scene (datasets/scene.h), after Ward TR-1015 and Reed, Mallett & Brennan (1974).
+ * scene (datasets/scene.h; computed by datasets/scene_sinr.h), after Ward TR-1015 and
+ * Reed, Mallett & Brennan (1974).
  *
  *   R_d          true covariance of the snapshot s(d, .) (scene_covariance_doppler)
  *   t_{d,b}      Doppler-domain signature of a target in beam b's look direction at
@@ -21,7 +22,6 @@
 
 #include <stddef.h>
 
-#include "scene.h"
 #include "stap.h"
 
 #ifdef __cplusplus
@@ -64,12 +64,8 @@ typedef struct stap_sinr_result {
     int rmb_applicable;          /* loading 0, K >= N, steering = target signature        */
 } stap_sinr_result;
 
-/* Compute the table for beam `beam` (0..B-1) or all beams (-1). t: the scene's truth;
- * cfg: the run's configuration (must match the scene's C and P); steering B x N;
- * weights D x S x B x N. */
-int stap_sinr_compute(const scene_truth *t, const stap_config *cfg, const cf32 *steering,
-                      int B, const cf32 *weights, int beam, stap_sinr_result *res,
-                      rt_error *err);
+/* The table is computed against a generated scene's truth by stap_sinr_compute
+ * (datasets/scene_sinr.h: the scene generator is a layer above stap/). */
 void stap_sinr_free(stap_sinr_result *res);
 
 /* Mean of rho over segments for (d, b). */

@@ -70,42 +70,48 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                        c->channels, c->pulses, c->range_gates);
     if (c->doppler_bins == 0) c->doppler_bins = c->pulses;
     if (c->doppler_bins < c->pulses)
-        return rt_fail(err, RT_EINVAL, "--doppler-bins %d is smaller than the %d pulses",
+        return rt_fail(err, RT_EINVAL,
+                       "stap_config.doppler_bins %d is smaller than the %d pulses",
                        c->doppler_bins, c->pulses);
     /* zero padding beyond 8 x P only interpolates the spectrum further; the GPU kernels
      * take at most 65535 bins */
     if (c->doppler_bins > 8 * c->pulses || c->doppler_bins > 65535)
-        return rt_fail(err, RT_EINVAL, "--doppler-bins %d: at most 8 x the %d pulses (and "
-                       "65535)", c->doppler_bins, c->pulses);
+        return rt_fail(err, RT_EINVAL, "stap_config.doppler_bins %d: at most 8 x the %d "
+                       "pulses (and 65535)", c->doppler_bins, c->pulses);
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (c->threads < 0 || (cpus > 0 && c->threads > 4 * cpus))
-        return rt_fail(err, RT_EINVAL, "--threads %d: at most 4 x the %ld CPUs", c->threads, cpus);
+        return rt_fail(err, RT_EINVAL, "stap_config.threads %d: at most 4 x the %ld CPUs",
+                       c->threads, cpus);
     if (c->doppler_order < 1 || c->doppler_order % 2 == 0)
-        return rt_fail(err, RT_EINVAL, "--doppler-order %d must be odd and >= 1",
+        return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d must be odd and >= 1",
                        c->doppler_order);
     if (c->doppler_order > c->doppler_bins)
-        return rt_fail(err, RT_EINVAL, "--doppler-order %d exceeds the %d Doppler bins",
+        return rt_fail(err, RT_EINVAL,
+                       "stap_config.doppler_order %d exceeds the %d Doppler bins",
                        c->doppler_order, c->doppler_bins);
     if (c->segments < 1 || c->range_gates % c->segments != 0)
-        return rt_fail(err, RT_EINVAL, "--segments %d must divide the %d range gates",
+        return rt_fail(err, RT_EINVAL,
+                       "stap_config.segments %d must divide the %d range gates",
                        c->segments, c->range_gates);
     int L = c->range_gates / c->segments, N = stap_dof(c);
     if (c->training < 1 || c->training > L)
         return rt_fail(err, RT_EINVAL,
-                       "--training %d must be between 1 and the %d range cells of a segment",
-                       c->training, L);
+                       "stap_config.training %d must be between 1 and the %d range cells of "
+                       "a segment", c->training, L);
     if (!(c->loading >= 0.0) || !isfinite(c->loading))
-        return rt_fail(err, RT_EINVAL, "--loading must be a finite number >= 0");
+        return rt_fail(err, RT_EINVAL, "stap_config.loading must be a finite number >= 0");
     if (c->training < N && c->loading == 0.0)
         return rt_fail(err, RT_EINVAL,
-                       "--training %d is smaller than the N = %d degrees of freedom "
+                       "stap_config.training %d is smaller than the N = %d degrees of freedom "
                        "(channels x Doppler order): the training matrix is rank-deficient; "
-                       "use --training >= %d or --loading > 0",
+                       "use stap_config.training >= %d or stap_config.loading > 0",
                        c->training, N, N);
     if (c->window == STAP_WINDOW_CHEBYSHEV && !(c->chebyshev_db > 0 && c->chebyshev_db < 400))
-        return rt_fail(err, RT_EINVAL, "--window chebyshev:DB needs 0 < DB < 400");
+        return rt_fail(err, RT_EINVAL,
+                       "stap_config.chebyshev_db %g: the Chebyshev window needs 0 < DB < 400",
+                       c->chebyshev_db);
     if (!(c->element_spacing > 0) || !isfinite(c->element_spacing))
-        return rt_fail(err, RT_EINVAL, "element spacing must be > 0 wavelengths");
+        return rt_fail(err, RT_EINVAL, "stap_config.element_spacing must be > 0 wavelengths");
     if (have_steering) {
         if (steering_len != N)
             return rt_fail(err, RT_EINVAL,
@@ -113,12 +119,13 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                            "order = %d x %d = %d",
                            steering_len, c->channels, c->doppler_order, N);
         if (steering_beams < 1) return rt_fail(err, RT_EINVAL, "/steering holds no vectors");
-        if (steering_beams > 4096) /* the cap of --beams: outputs grow with the beams */
+        if (steering_beams > 4096) /* the cap of stap_config.beams: outputs grow with them */
             return rt_fail(err, RT_EINVAL, "/steering holds %d vectors; at most 4096 beams",
                            steering_beams);
         c->beams = steering_beams;
     } else if (c->beams < 1 || c->beams > 4096) {
-        return rt_fail(err, RT_EINVAL, "--beams %d must be between 1 and 4096", c->beams);
+        return rt_fail(err, RT_EINVAL, "stap_config.beams %d must be between 1 and 4096",
+                       c->beams);
     }
     /* Sizes that would not fit in memory are refused before anything is allocated. */
     double doppler_bytes = 8.0 * c->channels * c->doppler_bins * c->range_gates;

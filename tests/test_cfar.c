@@ -19,7 +19,7 @@
 #include "cfar.h"
 #include "la_check.h"
 #include "scene.h"
-#include "sinr.h"
+#include "scene_sinr.h"
 #include "stap.h"
 #include "testutil.h"
 
@@ -375,12 +375,12 @@ static void test_validation(void)
     CHECK(stap_cfar_validate(&c, 36, &err) == RT_EINVAL && strstr(err.msg, "range gates"),
           "R = 36 accepted");
     c.pfa = 1;
-    CHECK(stap_cfar_validate(&c, 100, &err) == RT_EINVAL && strstr(err.msg, "--cfar-pfa"),
+    CHECK(stap_cfar_validate(&c, 100, &err) == RT_EINVAL && strstr(err.msg, "stap_cfar_config.pfa"),
           "pfa 1 accepted");
     stap_cfar_defaults(&c);
     c.kind = STAP_CFAR_OS;
     c.os_rank = 33;
-    CHECK(stap_cfar_validate(&c, 100, &err) == RT_EINVAL && strstr(err.msg, "--cfar-rank"),
+    CHECK(stap_cfar_validate(&c, 100, &err) == RT_EINVAL && strstr(err.msg, "stap_cfar_config.os_rank"),
           "rank 33 of 32 accepted");
     c.os_rank = 0;
     char buf[128];

@@ -11,7 +11,7 @@
 
 #include "cfar.h"
 #include "la_check.h"
-#include "la_internal.h" /* la_now_ms */
+#include "rtstap/common.h" /* rt_now_ms */
 #ifdef RTSTAP_HAVE_CUDA
 #include "testutil.h"
 #endif
@@ -32,12 +32,12 @@ static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R
     stap_detection *dc = NULL, *dg = NULL;
     size_t nc = 0, ng = 0;
     rt_error err;
-    double t0 = la_now_ms();
+    double t0 = rt_now_ms();
     int sc = stap_cfar_detect(c, y, B, D, R, &dc, &nc, &err);
-    double t1 = la_now_ms();
+    double t1 = rt_now_ms();
     if (sc) fprintf(stderr, "FAIL: CPU CFAR: %s\n", err.msg);
     int sg = stap_cfar_detect_gpu(c, y, B, D, R, &dg, &ng, &err);
-    double t2 = la_now_ms();
+    double t2 = rt_now_ms();
     if (sg) fprintf(stderr, "FAIL: GPU CFAR: %s\n", err.msg);
     char desc[128];
     stap_cfar_describe(c, desc, sizeof desc);

@@ -17,7 +17,7 @@
 #include "la_check.h"
 #include "linalg.h"
 #ifdef RTSTAP_HAVE_CUDA
-#include "rtk.h"
+#include "la_device.h" /* rtk.h and la_gpu_force_variant */
 #endif
 #include "testutil.h"
 

@@ -154,14 +154,14 @@ static void test_rejections(void)
     rt_error err;
     stap_config c = cfg;
     c.segments = 4;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "--segments"),
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "stap_config.segments"),
           "segments not dividing R: %s", err.msg);
     c = cfg;
     c.doppler_order = 2;
     CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "odd"), "even Q");
     c = cfg;
     c.doppler_bins = 4;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "--doppler-bins"), "D < P");
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "stap_config.doppler_bins"), "D < P");
     c = cfg;
     c.training = 3;
     CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "rank-deficient"), "K < N");
@@ -169,7 +169,7 @@ static void test_rejections(void)
     CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_OK, "K < N with loading: %s", err.msg);
     c = cfg;
     c.training = 31;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "--training"), "K > L");
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "stap_config.training"), "K > L");
     c = cfg;
     CHECK(stap_config_validate(&c, 1, 3, 5, &err) == RT_EINVAL && strstr(err.msg, "/steering"), "steering len");
 

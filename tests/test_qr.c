@@ -185,6 +185,12 @@ int main(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, tc_seed_from_env_or_time());
+    /* the cpu backend's kernel copy: RTSTAP_CPU_KERNELS=portable (the CTest test *_portable)
+     * must be honoured, so that the portable copy is tested on AVX2 machines too */
+    const char *want_kernels = getenv("RTSTAP_CPU_KERNELS");
+    printf("cpu backend kernels: %s\n", la_cpu_kernels());
+    CHECK(!want_kernels || strcmp(want_kernels, "portable") || !strcmp(la_cpu_kernels(), "portable"),
+          "RTSTAP_CPU_KERNELS=portable, yet the cpu backend runs its %s kernels", la_cpu_kernels());
 
     static const struct { int m, n, batch, ill_batch; } shapes[] = {
         {80, 16, 64, 8},   {192, 96, 16, 3},  {240, 66, 32, 4}, /* presets (batch reduced) */

@@ -414,15 +414,15 @@ static void test_rejections(void)
     scene_preset_config(SCENE_PRESET_WARD, &c);
     c.ntargets = 1;
     c.targets[0] = (scene_target){300, 0, 0, 0};
-    CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL && strstr(err.msg, "--target"),
+    CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL && strstr(err.msg, "scene_config.targets["),
           "target outside the range gates accepted (%s)", err.msg);
     scene_preset_config(SCENE_PRESET_WARD, &c);
     c.jammers[1].u = 1.5;
-    CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL && strstr(err.msg, "--jammer"),
+    CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL && strstr(err.msg, "scene_config.jammers["),
           "jammer at u = 1.5 accepted");
     scene_preset_config(SCENE_PRESET_WARD, &c);
     c.prf_hz = 0;
-    CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL && strstr(err.msg, "--prf"), "PRF 0 accepted");
+    CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL && strstr(err.msg, "scene_config.prf_hz"), "PRF 0 accepted");
     scene_preset_config(SCENE_PRESET_WARD, &c);
     c.slant_range_m = 100;
     CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL, "slant range below altitude accepted");

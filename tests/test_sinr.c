@@ -20,7 +20,7 @@
 
 #include "la_check.h"
 #include "scene.h"
-#include "sinr.h"
+#include "scene_sinr.h"
 #include "stap.h"
 #include "testutil.h"
 

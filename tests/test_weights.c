@@ -227,6 +227,12 @@ int main(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, tc_seed_from_env_or_time());
+    /* the cpu backend's kernel copy: RTSTAP_CPU_KERNELS=portable (the CTest test *_portable)
+     * must be honoured, so that the portable copy is tested on AVX2 machines too */
+    const char *want_kernels = getenv("RTSTAP_CPU_KERNELS");
+    printf("cpu backend kernels: %s\n", la_cpu_kernels());
+    CHECK(!want_kernels || strcmp(want_kernels, "portable") || !strcmp(la_cpu_kernels(), "portable"),
+          "RTSTAP_CPU_KERNELS=portable, yet the cpu backend runs its %s kernels", la_cpu_kernels());
     static const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK};
     /* Against T^H T the QR's own rounding dominates; its worst case grows like
      * cond(T)^2 eps, observed errors stay near 1e-6 (cond(T) <= 30) and 1e-5 (1e3), so the

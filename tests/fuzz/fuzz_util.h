@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rt_error.h"
+#include "rtstap/common.h"
 
 /* Report a finding and abort (libFuzzer saves the input as a crash). */
 void fz_die(const char *fmt, ...)

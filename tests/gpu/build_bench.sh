@@ -9,7 +9,8 @@ src=$PWD
 rsp=$build/tests/CMakeFiles/test_gpu_qr.dir/linkLibs.rsp
 [ -f "$rsp" ] || { echo "build_bench: $rsp missing: build test_gpu_qr first" >&2; exit 1; }
 gcc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -fopenmp -D_GNU_SOURCE -DRTSTAP_HAVE_CUDA=1 \
-    -I"$src/linalg" -I"$src/kernels" -I/usr/local/cuda/include \
+    -I"$src/include" -I"$src/include/rtstap" -I"$build/generated" -I"$src/linalg" -I"$src/kernels" \
+    -I/usr/local/cuda/include \
     -c "$src/tests/gpu/gpu_bench.c" -o "$build/gpu_bench.o"
 cd "$build/tests"
 g++ "$build/gpu_bench.o" -o "$build/gpu_bench" @"$rsp" \

@@ -12,7 +12,7 @@
 
 #include "la_random.h"
 #include "linalg.h"
-#include "rtk.h"
+#include "la_device.h" /* rtk.h and la_gpu_force_variant */
 
 static double qr_flops(int m, int n, int batch)
 {

@@ -10,7 +10,7 @@
 #include <hdf5.h>
 
 #include "la_check.h"
-#include "rt_error.h"
+#include "rtstap/common.h"
 
 #define C_ MKINPUT_C
 #define P_ MKINPUT_P

@@ -1,4 +1,4 @@
-/* linalg: rtstap's embedded batched linear-algebra core (complex single precision).
+/* rtstap/linalg.h: rtstap's embedded batched linear-algebra core (complex single precision).
  * One API over several backends: cpu (own Householder, OpenMP across the batch),
  * lapack (LAPACKE cgeqrf/ctrtrs on OpenBLAS, one matrix per thread), gpu (own CUDA
  * kernels, kernels/), cublas (cublasCgeqrfBatched, the vendor baseline).
@@ -13,22 +13,12 @@
 #ifndef LINALG_H
 #define LINALG_H
 
-#include <complex.h>
 #include <stddef.h>
 
-#include "rt_error.h"
+#include "common.h"
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef __cplusplus
-typedef float _Complex cf32;
-typedef double _Complex cf64;
-/* C11's CMPLXF: glibc's <complex.h> defines it for GCC >= 4.7 only; clang has the builtin */
-#ifndef CMPLXF
-#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
-#endif
 #endif
 
 typedef enum la_backend {
@@ -110,6 +100,11 @@ int la_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
 int la_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
                 int repeat, int with_weights, int nbeams, const cf32 *V,
                 double *median_us, cf32 *R_out, rt_error *err);
+
+/* The kernels the cpu backend runs in this process: "avx2+fma" (x86-64 CPUs with AVX2 and
+ * FMA, chosen at run time; the environment variable RTSTAP_CPU_KERNELS=portable declines
+ * them) or "portable" (the build's target, baseline x86-64 unless built RTSTAP_NATIVE). */
+const char *la_cpu_kernels(void);
 
 /* ---- the BLAS under the lapack backend (blas_info.c) ------------------------------ */
 typedef struct la_blas_info {

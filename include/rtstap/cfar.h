@@ -47,8 +47,8 @@ void stap_cfar_defaults(stap_cfar_config *c);
 /* "none" | "ca" | "os" */
 int stap_cfar_parse_kind(const char *s, stap_cfar_kind *k, rt_error *err);
 const char *stap_cfar_kind_name(stap_cfar_kind k);
-/* Checks every field against range_gates (messages name the option: --cfar-pfa,
- * --cfar-guard, --cfar-train, --cfar-rank). */
+/* Checks every field against range_gates (messages name the field: stap_cfar_config.pfa,
+ * .guard, .train, .os_rank). */
 int stap_cfar_validate(const stap_cfar_config *c, int range_gates, rt_error *err);
 
 /* Square-law detection along range of |y|^2, y: beams x doppler x range (row-major).

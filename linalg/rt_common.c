@@ -1,9 +1,11 @@
-/* rt_error: status codes with messages (see rt_error.h). */
-#include "rt_error.h"
+/* rt_common.c: what include/rtstap/common.h declares — status codes with messages, the
+ * version and commit, the monotonic clock. In linalg/, the lowest layer with C sources. */
+#include "rtstap/common.h"
 #include "rtstap_commit.h" /* generated each build: #define RTSTAP_COMMIT_ID */
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 int rt_fail(rt_error *err, int code, const char *fmt, ...)
 {
@@ -57,4 +59,13 @@ const char *rt_status_name(int code)
     }
 }
 
+const char *rt_version(void) { return RTSTAP_VERSION; }
+
 const char *rt_commit(void) { return RTSTAP_COMMIT_ID; }
+
+double rt_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}

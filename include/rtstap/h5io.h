@@ -9,13 +9,9 @@
 
 #include "stap.h"
 
-/* How an atomic writer publishes its file. RT_WRITE_NEW (every writer without a _mode
- * suffix): an existing file of that name is refused (RT_EIO, "already exists"), before
- * and again after the work. RT_WRITE_REPLACE (rtstap's -f): an existing regular file is
- * replaced by renaming the complete temporary over it, so it stays as it was until the
- * new file is complete, and for good when the writing fails; a directory, symbolic link
- * or other non-regular file of that name is still refused. */
-typedef enum rt_write_mode { RT_WRITE_NEW = 0, RT_WRITE_REPLACE = 1 } rt_write_mode;
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* A hook that adds datasets/groups to a file being written (e.g. /truth of the scene
  * generator). file_id is the HDF5 hid_t of the open file. Return RT_OK or a code. */
@@ -223,5 +219,9 @@ void rt_atomic_cleanup_on_signals(void);
 void rt_graceful_begin(void);
 void rt_graceful_end(void);
 int rt_graceful_requested(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

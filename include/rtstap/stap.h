@@ -9,6 +9,10 @@
 
 #include "linalg.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum stap_window_kind {
     STAP_WINDOW_NONE = 0,
     STAP_WINDOW_HANN,      /* w[p] = 0.5 - 0.5 cos(2 pi p / (P-1)), symmetric          */
@@ -44,7 +48,8 @@ void stap_preset_config(stap_preset p, stap_config *cfg);
 void stap_config_defaults(stap_config *cfg);
 
 /* Resolve defaults (doppler_bins = 0 -> pulses) and check every constraint above;
- * the message names the parameter by its command-line flag. */
+ * the message names the parameter by its field (e.g. "stap_config.training 40 must be
+ * ..."; the command line shows its flag instead). */
 int stap_config_validate(stap_config *cfg, int have_steering, int steering_beams,
                          int steering_len, rt_error *err);
 
@@ -63,7 +68,7 @@ void stap_default_steering(const stap_config *cfg, cf32 *V);
  * of |a(u)^H v_centre|, v_centre = the centre-tap entries v[c*Q + (Q-1)/2]. */
 double stap_look_direction(const cf32 *v, int channels, int doppler_order, double spacing);
 
-/* One detection of the CFAR detector (stap/cfar.h), as written to /detections. */
+/* One detection of the CFAR detector (cfar.h), as written to /detections. */
 typedef struct stap_detection {
     int beam, doppler_bin, range_cell;
     float power;    /* |y|^2 in the cell under test                     */
@@ -104,5 +109,9 @@ int stap_plan_execute(stap_plan *plan, const cf32 *cube, cf32 *weights, cf32 *ou
 
 /* The Doppler cube of the last CPI, C x D x R (for tests and tools). */
 const cf32 *stap_plan_doppler(stap_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -65,7 +65,7 @@ typedef struct stap_engine stap_engine;
  * available (stap_engine_check_memory) before allocating anything. With AUTO, a GPU
  * engine that cannot be made (device memory short, an allocation or CUDA call failing)
  * falls back to the CPU engine, and stap_engine_note says why. steering: nbeams x steering_len row-major, as the
- * caller has it (steering_len must equal N = C*Q and nbeams is capped like --beams, or the
+ * caller has it (steering_len must equal N = C*Q and nbeams is capped like cfg->beams, or the
  * call fails naming /steering), or NULL for the default beams (cfg->beams). */
 int stap_engine_create(stap_engine **e, const stap_config *cfg, const cf32 *steering, int nbeams,
                        int steering_len, const stap_engine_options *opt, rt_error *err);

@@ -1,0 +1,61 @@
+# rtstapDependencies.cmake: the libraries librtstap links, found in the same way by rtstap's
+# own build (CMakeLists.txt) and by users of the installed package (rtstapConfig.cmake),
+# as imported targets with the same names in both:
+#   PkgConfig::FFTW3F (fftw3f), HDF5::HDF5 and hdf5::hdf5_hl, OpenMP::OpenMP_C, rtstap::openblas,
+#   rtstap::lapacke, rtstap::png, and, when RTSTAP_DEPS_CUDA is on, CUDA::cudart,
+#   CUDA::cublas, CUDA::cufft (CUDAToolkit).
+# Debian 12: libfftw3-dev libhdf5-dev libopenblas-dev liblapacke-dev libpng-dev.
+# In the package (RTSTAP_DEPS_IN_PACKAGE) a missing dependency makes find_package(rtstap)
+# fail naming it (rtstap_FOUND false, rtstap_NOT_FOUND_MESSAGE); in the build it is fatal.
+
+if(RTSTAP_DEPS_IN_PACKAGE)
+  include(CMakeFindDependencyMacro)
+  macro(rtstap_dep_package)
+    find_dependency(${ARGV})
+  endmacro()
+  macro(rtstap_dep_missing what)
+    set(rtstap_FOUND FALSE)
+    set(rtstap_NOT_FOUND_MESSAGE "rtstap needs ${what}")
+    return()
+  endmacro()
+else()
+  macro(rtstap_dep_package)
+    find_package(${ARGV} REQUIRED)
+  endmacro()
+  macro(rtstap_dep_missing what)
+    message(FATAL_ERROR "rtstap needs ${what}")
+  endmacro()
+endif()
+
+# FFTW (single precision) through its pkg-config file
+rtstap_dep_package(PkgConfig)
+if(NOT TARGET PkgConfig::FFTW3F)
+  pkg_check_modules(FFTW3F QUIET IMPORTED_TARGET fftw3f)
+  if(NOT FFTW3F_FOUND)
+    rtstap_dep_missing("fftw3f (pkg-config; Debian: libfftw3-dev)")
+  endif()
+endif()
+
+# HDF5 with the high-level library (H5DS dimension labels)
+rtstap_dep_package(HDF5 COMPONENTS C HL)
+
+rtstap_dep_package(OpenMP COMPONENTS C)
+
+# OpenBLAS (CBLAS), LAPACKE and libpng: plain libraries, wrapped as imported targets
+find_library(RTSTAP_OPENBLAS_LIBRARY NAMES openblas)
+find_library(RTSTAP_LAPACKE_LIBRARY NAMES lapacke)
+find_library(RTSTAP_PNG_LIBRARY NAMES png16 png)
+foreach(dep OPENBLAS LAPACKE PNG)
+  string(TOLOWER ${dep} name)
+  if(NOT RTSTAP_${dep}_LIBRARY)
+    rtstap_dep_missing("lib${name} (Debian: lib${name}-dev)")
+  endif()
+  if(NOT TARGET rtstap::${name})
+    add_library(rtstap::${name} UNKNOWN IMPORTED)
+    set_target_properties(rtstap::${name} PROPERTIES IMPORTED_LOCATION "${RTSTAP_${dep}_LIBRARY}")
+  endif()
+endforeach()
+
+if(RTSTAP_DEPS_CUDA)
+  rtstap_dep_package(CUDAToolkit)
+endif()

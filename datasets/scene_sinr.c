@@ -1,0 +1,160 @@
+/* scene_sinr.c: the SINR loss of a run's adaptive weights against the optimum from a
+ * generated scene's true covariance (scene_sinr.h; the model is stap's sinr.h). */
+#include "scene_sinr.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Solve L x = b in place (L lower triangular, column-major N x N). */
+static void trsv_lower(int N, const cf64 *L, cf64 *x)
+{
+    for (int i = 0; i < N; i++) {
+        cf64 s = x[i];
+        for (int j = 0; j < i; j++) s -= L[(size_t)j * N + i] * x[j];
+        x[i] = s / L[(size_t)i * N + i];
+    }
+}
+
+static double beta_fn_sd(double a, double b)
+{
+    return sqrt(a * b / ((a + b) * (a + b) * (a + b + 1)));
+}
+
+int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf32 *V, int B,
+                      const cf32 *W, int beam, stap_sinr_result *res, rt_error *err)
+{
+    memset(res, 0, sizeof *res);
+    stap_config cfg = *cfg_in;
+    int st = stap_config_validate(&cfg, 1, B, stap_dof(&cfg), err);
+    if (st) return st;
+    const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
+    const int S = cfg.segments, N = C * Q, K = cfg.training;
+    if (C != t->cfg.channels || P != t->cfg.pulses || cfg.range_gates != t->cfg.range_gates)
+        return rt_fail(err, RT_EINVAL, "the run is on a %d x %d x %d cube but the scene is "
+                       "%d x %d x %d (channels x pulses x range gates)", C, P, cfg.range_gates,
+                       t->cfg.channels, t->cfg.pulses, t->cfg.range_gates);
+    if (fabs(cfg.element_spacing - t->cfg.element_spacing) > 1e-9 * t->cfg.element_spacing)
+        return rt_fail(err, RT_EINVAL, "the run assumed an element spacing of %g wavelengths, "
+                       "the scene has %g", cfg.element_spacing, t->cfg.element_spacing);
+    if (beam < -1 || beam >= B)
+        return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d (-1: all beams)", beam, B - 1);
+    res->D = D;
+    res->S = S;
+    res->B = B;
+    res->N = N;
+    res->K = K;
+    res->C = C;
+    res->P = P;
+    res->beam = beam;
+    res->prf_hz = t->cfg.prf_hz;
+    res->doppler = malloc(sizeof(double) * D);
+    res->optimum_loss = malloc(sizeof(double) * (size_t)D * B);
+    res->rho = malloc(sizeof(double) * (size_t)D * S * B);
+    float *winf = malloc(sizeof(float) * P);
+    double *win = malloc(sizeof(double) * P);
+    cf64 *Rd = malloc(sizeof(cf64) * (size_t)N * N);
+    cf64 *a = malloc(sizeof(cf64) * C);
+    cf64 *sig = malloc(sizeof(cf64) * N), *x = malloc(sizeof(cf64) * N);
+    cf64 *w = malloc(sizeof(cf64) * N);
+    if (!res->doppler || !res->optimum_loss || !res->rho || !winf || !win || !Rd || !a || !sig ||
+        !x || !w) {
+        st = rt_fail(err, RT_ENOMEM, "out of memory for the SINR computation");
+        goto out;
+    }
+    if ((st = stap_window(&cfg, winf, err))) goto out;
+    for (int p = 0; p < P; p++) win[p] = winf[p];
+
+    int applicable = cfg.loading == 0 && K >= N;
+    for (int d = 0; d < D; d++) {
+        double f = (double)d / D;
+        res->doppler[d] = f >= 0.5 ? f - 1.0 : f;
+        if ((st = scene_covariance_doppler(t, win, D, Q, d, Rd, err))) goto out;
+        /* R_d = L L^H */
+        lapack_int info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rd, N);
+        if (info != 0) {
+            st = rt_fail(err, RT_ENUMERIC, "true covariance of Doppler bin %d is not positive "
+                         "definite (zpotrf info %d)", d, (int)info);
+            goto out;
+        }
+        for (int b = 0; b < B; b++) {
+            const cf32 *v = V + (size_t)b * N;
+            double an = 0;
+            for (int c = 0; c < C; c++) {
+                a[c] = v[c * Q + (Q - 1) / 2];
+                an += creal(a[c] * conj(a[c]));
+            }
+            scene_doppler_signature(C, P, a, f, win, D, Q, d, sig);
+            /* is v proportional to the signature? (the RMB law assumes it) */
+            cf64 vs = 0;
+            double vv = 0, ss = 0;
+            for (int j = 0; j < N; j++) {
+                vs += conj(v[j]) * sig[j];
+                vv += crealf(v[j] * conjf(v[j]));
+                ss += creal(sig[j] * conj(sig[j]));
+            }
+            if (creal(vs * conj(vs)) < (1 - 1e-6) * vv * ss) applicable = 0;
+            /* t^H R^{-1} t = ||L^{-1} t||^2 */
+            memcpy(x, sig, sizeof(cf64) * N);
+            trsv_lower(N, Rd, x);
+            double topt = 0;
+            for (int j = 0; j < N; j++) topt += creal(x[j] * conj(x[j]));
+            double sigma2 = t->cfg.noise_power;
+            res->optimum_loss[(size_t)d * B + b] = an > 0 ? sigma2 * topt / (an * P) : 0;
+            for (int g = 0; g < S; g++) {
+                const cf32 *wf = W + (((size_t)d * S + g) * B + b) * N;
+                cf64 ws = 0;
+                for (int j = 0; j < N; j++) {
+                    w[j] = wf[j];
+                    ws += conj(w[j]) * sig[j];
+                }
+                /* w^H R w = ||L^H w||^2 */
+                double wrw = 0;
+                for (int i = 0; i < N; i++) {
+                    cf64 acc = 0;
+                    for (int j = i; j < N; j++) acc += conj(Rd[(size_t)i * N + j]) * w[j];
+                    wrw += creal(acc * conj(acc));
+                }
+                double sinr_w = creal(ws * conj(ws)) / wrw;
+                res->rho[((size_t)d * S + g) * B + b] = topt > 0 ? sinr_w / topt : 0;
+            }
+        }
+    }
+    /* summary */
+    double s1 = 0, s2 = 0;
+    size_t n = 0;
+    for (int d = 0; d < D; d++)
+        for (int g = 0; g < S; g++)
+            for (int b = 0; b < B; b++) {
+                if (beam >= 0 && b != beam) continue;
+                double r = res->rho[((size_t)d * S + g) * B + b];
+                s1 += r;
+                s2 += r * r;
+                n++;
+            }
+    res->count = n;
+    res->rho_mean = s1 / n;
+    res->rho_sd = n > 1 ? sqrt(fmax(0, (s2 - s1 * s1 / n) / (n - 1))) : 0;
+    res->rmb_applicable = applicable;
+    if (K + 2 - N > 0 && N > 1) {
+        double aa = K + 2 - N, bb = N - 1;
+        res->rmb_mean = aa / (aa + bb);
+        res->rmb_sd = beta_fn_sd(aa, bb);
+    } else {
+        res->rmb_mean = N == 1 ? 1.0 : NAN;
+        res->rmb_sd = N == 1 ? 0.0 : NAN;
+    }
+    res->rho_se = res->rmb_sd / sqrt((double)n);
+    res->z = res->rho_se > 0 ? (res->rho_mean - res->rmb_mean) / res->rho_se : 0;
+out:
+    free(winf);
+    free(win);
+    free(Rd);
+    free(a);
+    free(sig);
+    free(x);
+    free(w);
+    if (st) stap_sinr_free(res);
+    return st;
+}

@@ -1,0 +1,25 @@
+/* scene_sinr: the SINR loss of a run's adaptive weights against the optimum from a
+ * generated scene's true covariance — the table of stap/sinr.h (its model, symbols and
+ * files) computed from the truth of datasets/scene.h. */
+#ifndef SCENE_SINR_H
+#define SCENE_SINR_H
+
+#include "scene.h"
+#include "sinr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Compute the table for beam `beam` (0..B-1) or all beams (-1). t: the scene's truth;
+ * cfg: the run's configuration (must match the scene's C and P); steering B x N;
+ * weights D x S x B x N. */
+int stap_sinr_compute(const scene_truth *t, const stap_config *cfg, const cf32 *steering,
+                      int B, const cf32 *weights, int beam, stap_sinr_result *res,
+                      rt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

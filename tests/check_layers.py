@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""check_layers: rtstap's include graph must follow its layers (README "Layout").
+
+From the top: app -> datasets -> stap -> linalg -> kernels -> include (include/rtstap/
+common.h, the bottom). A file may include headers of its own layer and of the layers
+below it, never of a layer above. The public headers in include/rtstap/ belong to the
+layer that implements them (PUBLIC_OWNER below); common.h and the generated version.h are
+the bottom. The rules, each a failure:
+  upward   a file includes a header of a higher layer (.c, .h, .cu and .cuh count);
+  private  a file includes another folder's private header (*_internal.h);
+  public   a header of include/rtstap/ includes a project header outside include/rtstap/
+           (it would not be found once installed), or include/rtstap/ holds a header this
+           script does not know the layer of;
+  flag     a string literal of a library layer (everything but app/) names a command-line
+           flag ("--training"): library messages name parameters, app/ maps them to flags.
+usage: check_layers.py [ROOT]      (default: the repository this script is in)
+       check_layers.py --self-test (the rules on a small tree with one violation of each)
+Exit status 0 when the tree follows the rules, 1 when it does not (each violation is
+printed as path:line: rule: what)."""
+import os
+import re
+import sys
+import tempfile
+
+LAYERS = ["include", "kernels", "linalg", "stap", "datasets", "app"]  # bottom first
+RANK = {name: i for i, name in enumerate(LAYERS)}
+# The layer each public header belongs to (the folder that implements it).
+PUBLIC_OWNER = {
+    "common.h": "include",
+    "version.h": "include",  # generated from version.h.in
+    "linalg.h": "linalg",
+    "stap.h": "stap",
+    "cfar.h": "stap",
+    "engine.h": "stap",
+    "h5io.h": "stap",
+    "rtstap.h": "stap",  # the umbrella header
+}
+GENERATED = {"rtstap/version.h": "include", "rtstap_commit.h": "include"}
+SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+STRING_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def sources(root):
+    for top in LAYERS:
+        base = os.path.join(root, top)
+        for d, _, files in os.walk(base):
+            for f in sorted(files):
+                if f.endswith(SOURCE_EXT) or f.endswith(".h.in"):
+                    yield os.path.relpath(os.path.join(d, f), root)
+
+
+def layer_of(rel):
+    """(layer, problem): the layer of a repository-relative path."""
+    top = rel.split(os.sep)[0]
+    if top != "include":
+        return top, None
+    name = os.path.basename(rel)
+    if name.endswith(".in"):
+        name = name[:-3]
+    if name not in PUBLIC_OWNER:
+        return "include", "public header %s has no layer in check_layers.py's PUBLIC_OWNER" % rel
+    return PUBLIC_OWNER[name], None
+
+
+def strip_comments(text):
+    """Comments replaced by blanks (newlines kept, so that line numbers stay)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            i = j
+        elif c == '"' or c == "'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def check(root):
+    files = list(sources(root))
+    by_name = {}  # header name -> project paths (how "x.h" and "rtstap/x.h" resolve)
+    for rel in files:
+        name = os.path.basename(rel)
+        by_name.setdefault(name, []).append(rel)
+        if rel.startswith("include" + os.sep):
+            by_name.setdefault(os.path.relpath(rel, "include"), []).append(rel)
+    problems, includes = [], 0
+    for rel in files:
+        if rel.endswith(".in"):
+            continue
+        mine, why = layer_of(rel)
+        if why:
+            problems.append("%s:1: public: %s" % (rel, why))
+        folder = os.path.dirname(rel)
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        for lineno, line in enumerate(text.splitlines(), 1):
+            m = INCLUDE_RE.match(line)
+            if not m:
+                continue
+            name = m.group(2)
+            if name in GENERATED:
+                target, their = "(generated) " + name, GENERATED[name]
+            else:
+                local = os.path.normpath(os.path.join(folder, name))
+                if os.path.isfile(os.path.join(root, local)):
+                    target = local
+                elif name in by_name:
+                    cands = by_name[name]
+                    if len(cands) > 1:
+                        problems.append("%s:%d: ambiguous: \"%s\" is %s" %
+                                        (rel, lineno, name, " and ".join(cands)))
+                        continue
+                    target = cands[0]
+                else:
+                    continue  # a system or third-party header
+                their, _ = layer_of(target)
+            includes += 1
+            if RANK[their] > RANK[mine]:
+                problems.append("%s:%d: upward: %s (layer %s) includes %s (layer %s)" %
+                                (rel, lineno, rel, mine, target, their))
+            base = os.path.basename(target)
+            if base.endswith("_internal.h") and os.path.dirname(target) != folder:
+                problems.append("%s:%d: private: %s includes %s, private to %s/" %
+                                (rel, lineno, rel, target, os.path.dirname(target)))
+            if rel.startswith("include" + os.sep) and not target.startswith("include" + os.sep) \
+                    and not target.startswith("(generated)"):
+                problems.append("%s:%d: public: installed header %s includes %s, which is "
+                                "not installed" % (rel, lineno, rel, target))
+        if mine != "app":
+            code = strip_comments(text)
+            for lineno, line in enumerate(code.splitlines(), 1):
+                if INCLUDE_RE.match(line):
+                    continue
+                for s in STRING_RE.finditer(line):
+                    f = FLAG_RE.search(s.group(1))
+                    if f:
+                        problems.append("%s:%d: flag: library message names the command-line "
+                                        "flag %s (name the parameter; app/ maps it to its flag)"
+                                        % (rel, lineno, f.group(0)))
+    return files, includes, problems
+
+
+def self_test():
+    tree = {
+        "include/rtstap/common.h": "#include <stddef.h>\n",
+        "include/rtstap/linalg.h": '#include "common.h"\n',
+        "include/rtstap/stap.h": '#include "linalg.h"\n#include "scene.h"\n',
+        "include/rtstap/extra.h": "\n",
+        "kernels/k.cu": '#include "linalg.h"\n#include "rtstap/common.h"\n',
+        "linalg/la_internal.h": '#include "linalg.h"\n',
+        "linalg/la.c": '#include "la_internal.h"\n/* "--not-a-message" */\n',
+        "stap/s.c": '#include "la_internal.h"\n#include "stap.h"\n'
+                    'int f(void) { return g("--loading must be >= 0"); }\n',
+        "datasets/scene.h": '#include "stap.h"\n',
+        "app/main.c": '#include "scene.h"\nconst char *u = "--training";\n',
+    }
+    expect = [
+        "include/rtstap/stap.h:2: upward",
+        "include/rtstap/stap.h:2: public",
+        "include/rtstap/extra.h:1: public",
+        "kernels/k.cu:1: upward",
+        "stap/s.c:1: private",
+        "stap/s.c:3: flag",
+    ]
+    with tempfile.TemporaryDirectory() as root:
+        for rel, text in tree.items():
+            os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w") as fh:
+                fh.write(text)
+        _, _, problems = check(root)
+    found = [p for p in problems if any(p.startswith(e) for e in expect)]
+    missing = [e for e in expect if not any(p.startswith(e) for p in problems)]
+    extra = [p for p in problems if p not in found]
+    for p in problems:
+        print("  " + p)
+    if missing or extra:
+        print("check_layers self-test: FAILED (missing %s, unexpected %s)" % (missing, extra))
+        return 1
+    print("check_layers self-test: the %d planted violations are reported, nothing else"
+          % len(expect))
+    return 0
+
+
+def main(argv):
+    if len(argv) > 1 and argv[1] == "--self-test":
+        return self_test()
+    root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files, includes, problems = check(root)
+    for p in problems:
+        print(p)
+    if problems:
+        print("check_layers: %d problem(s) in %d files (layers, bottom first: %s)" %
+              (len(problems), len(files), " < ".join(LAYERS)))
+        return 1
+    print("check_layers: %d files, %d project includes, all downward (%s)" %
+          (len(files), includes, " < ".join(LAYERS)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

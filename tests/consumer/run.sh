@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# consumer/run.sh: the installed package works for a program outside the tree. Installs the
+# build (cmake --install) into a temporary prefix, then builds tests/consumer/main.c against
+# it and runs it: with CMake's find_package(rtstap) (the shared library, then the static one),
+# with pkg-config (shared, then static through Libs.private), and compiles the public
+# headers as C++. The CTest test consumer_package (tests/CMakeLists.txt) runs it.
+# usage: tests/consumer/run.sh BUILD_DIR
+set -u
+build=$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)
+src=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/rtstap_consumer.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+step() { echo "--- $*"; }
+prefix=$T/prefix
+
+step "cmake --install $build --prefix $prefix"
+cmake --install "$build" --prefix "$prefix" >"$T/install.log" 2>&1 || {
+    cat "$T/install.log"; echo "FAIL: cmake --install"; exit 1; }
+libdir=$(dirname "$(find "$prefix" -name 'librtstap.so' | head -1)")
+[ -d "$libdir" ] || { echo "FAIL: no librtstap.so installed"; exit 1; }
+for f in include/rtstap/rtstap.h include/rtstap/common.h include/rtstap/version.h bin/rtstap; do
+    [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+[ -e "$libdir/librtstap.a" ] || fail "not installed: librtstap.a"
+[ -e "$libdir/cmake/rtstap/rtstapConfig.cmake" ] || fail "not installed: rtstapConfig.cmake"
+[ -e "$libdir/pkgconfig/rtstap.pc" ] || fail "not installed: rtstap.pc"
+soname=$(readelf -d "$libdir/librtstap.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+[ -e "$libdir/$soname" ] || fail "the SONAME '$soname' is not installed"
+echo "    $(cd "$prefix" && find . -type f | wc -l) files; SONAME $soname"
+# only the public headers are installed
+extra=$(ls "$prefix/include/rtstap" | grep -v -x -E 'common.h|version.h|linalg.h|stap.h|cfar.h|engine.h|h5io.h|rtstap.h')
+[ -z "$extra" ] || fail "headers installed that are not public: $extra"
+
+run_consumer() { # NAME BINARY: run it on a fresh file, it must find the target
+    local name=$1 bin=$2
+    rm -f "$T/cube.h5"
+    if "$bin" "$T/cube.h5" >"$T/$name.out" 2>&1; then
+        echo "    $(cat "$T/$name.out")"
+    else
+        fail "$name: $(cat "$T/$name.out")"
+    fi
+}
+
+for kind in shared static; do
+    step "find_package(rtstap), $kind library"
+    static=OFF
+    [ $kind = static ] && static=ON
+    if cmake -S "$src" -B "$T/cmake-$kind" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+            -DCONSUMER_STATIC=$static >"$T/cmake-$kind.log" 2>&1 &&
+        cmake --build "$T/cmake-$kind" >>"$T/cmake-$kind.log" 2>&1; then
+        grep "consumer: rtstap" "$T/cmake-$kind.log" | sed 's/^-- /    /'
+        run_consumer "cmake-$kind" "$T/cmake-$kind/consumer"
+        if [ $kind = shared ]; then
+            ldd "$T/cmake-$kind/consumer" | grep -q "librtstap.so" || fail "cmake-shared: not linked to librtstap.so"
+        else
+            ldd "$T/cmake-$kind/consumer" | grep -q "librtstap.so" && fail "cmake-static: linked to librtstap.so"
+        fi
+    else
+        fail "find_package consumer ($kind): $(tail -n 30 "$T/cmake-$kind.log")"
+    fi
+done
+
+step "pkg-config rtstap: $(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --modversion rtstap 2>&1)"
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+cc=${CC:-cc}
+flags=(-std=c11 -Wall -Wextra -Werror -O2)
+# shellcheck disable=SC2046
+if $cc "${flags[@]}" -o "$T/pc-shared" "$src/main.c" $(pkg-config --cflags --libs rtstap) -lm \
+        -Wl,-rpath,"$libdir" >"$T/pc.log" 2>&1; then
+    run_consumer pc-shared "$T/pc-shared"
+else
+    fail "pkg-config --cflags --libs: $(cat "$T/pc.log")"
+fi
+# static: librtstap.a alone in the first -L directory, the rest from Libs.private
+mkdir -p "$T/static-only" && cp "$libdir/librtstap.a" "$T/static-only/"
+# shellcheck disable=SC2046
+if $cc "${flags[@]}" -o "$T/pc-static" "$src/main.c" $(pkg-config --cflags rtstap) -L"$T/static-only" \
+        $(pkg-config --static --libs rtstap) >"$T/pc-static.log" 2>&1; then
+    run_consumer pc-static "$T/pc-static"
+else
+    fail "pkg-config --static --libs: $(cat "$T/pc-static.log")"
+fi
+
+step "the public headers as C++"
+# shellcheck disable=SC2046
+printf '#include <rtstap/rtstap.h>\nint main() { cf32 z{1, 2}; return (int)z.re - 1; }\n' |
+    ${CXX:-c++} -std=c++17 -Wall -Wextra -Werror -fsyntax-only -x c++ $(pkg-config --cflags rtstap) - \
+        >"$T/cxx.log" 2>&1 || fail "C++: $(cat "$T/cxx.log")"
+
+[ $fails -eq 0 ] && echo "consumer: all passed"
+exit $((fails > 0))
