@@ -25,7 +25,7 @@ int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int 
 #include "la_device.h"
 int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
                           const rtk_gather *g, int m, int n, int batch, int nbeams,
-                          const void *dV, void *dW, int *dbad, unsigned long long *dphase,
+                          const void *dV, void *dW, rtk_factor_flags *dbad, unsigned long long *dphase,
                           void *stream, rt_error *err)
 {
     *out = NULL;
