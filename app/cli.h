@@ -30,14 +30,21 @@ int cli_double(const char *flag, const char *s, double lo, double hi, double *ou
 typedef struct cli_input_opts {
     stap_read_options read;  /* --layout ORDER: the stored order of the cube's axes       */
     const char *layout_arg;  /* ORDER as given, for messages (NULL without --layout)       */
+    const char *scale_arg;   /* --scale S as given (NULL without)                          */
     int strict;              /* --strict: refuse an input without axis labels (and, later,
                                 other doubtful inputs)                                    */
 } cli_input_opts;
 
-/* Their getopt_long entries, and their parsers (a usage error printed, -1, when malformed). */
-#define CLI_INPUT_OPTIONS(o_layout, o_strict)                                                \
-    {"layout", required_argument, 0, (o_layout)}, {"strict", no_argument, 0, (o_strict)}
+/* Their getopt_long entries (--layout, --strict, --scale S: the factor of the stored
+ * samples, instead of /data/iq's `scale` attribute), and their parsers (a usage error
+ * printed, -1, when malformed). */
+#define CLI_INPUT_OPTIONS(o_layout, o_strict, o_scale)                                       \
+    {"layout", required_argument, 0, (o_layout)}, {"strict", no_argument, 0, (o_strict)},     \
+    {"scale", required_argument, 0, (o_scale)}
 int cli_parse_layout(const char *value, cli_input_opts *o);
+int cli_parse_scale(const char *value, cli_input_opts *o);
+/* A usage error (EXIT_USAGE, printed) when --layout or --scale came without --input, else 0. */
+int cli_input_opts_need_input(const cli_input_opts *o, const char *input);
 
 /* After an input cube is opened: one warning line on stderr when its axis order was
  * assumed (no labels) or --layout overrides labels that say otherwise; EXIT_PROCESSING with

@@ -35,6 +35,8 @@ static void plot_usage(FILE *f)
         "  --layout ORDER      the input's stored axis order, e.g. P,C,R (overrides the\n"
         "                      file's axis labels)\n"
         "  --strict            refuse an input without axis labels\n"
+        "  --scale S           multiply the input's samples by S (default: the `scale`\n"
+        "                      attribute of /data/iq, else 1)\n"
         "  --result FILE       a result of 'rtstap run' on it\n"
         "  --sinr FILE         a table of 'rtstap sinr'\n"
         "  --out-dir DIR       where the pictures go\n"
@@ -64,19 +66,19 @@ static int make_dir(const char *dir)
 int cmd_plot(int argc, char **argv)
 {
     enum { O_INPUT = 256, O_RESULT, O_SINR, O_OUTDIR, O_RC, O_WC, O_TAPER, O_BEAM, O_CFAR,
-           O_PFA, O_HELP, O_LAYOUT, O_STRICT };
+           O_PFA, O_HELP, O_LAYOUT, O_STRICT, O_SCALE };
     static const struct option opts[] = {
         {"input", required_argument, 0, O_INPUT},   {"result", required_argument, 0, O_RESULT},
         {"sinr", required_argument, 0, O_SINR},     {"out-dir", required_argument, 0, O_OUTDIR},
         {"range-cell", required_argument, 0, O_RC}, {"window-cells", required_argument, 0, O_WC},
         {"taper-db", required_argument, 0, O_TAPER}, {"beam", required_argument, 0, O_BEAM},
         {"cfar", required_argument, 0, O_CFAR},     {"cfar-pfa", required_argument, 0, O_PFA},
-        {"help", no_argument, 0, O_HELP},           CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT),
+        {"help", no_argument, 0, O_HELP},           CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT, O_SCALE),
         {0, 0, 0, 0}};
     const char *input = NULL, *result = NULL, *sinr = NULL, *dir = NULL;
     int rc = -1, half = 16, beam = -1;
     double taper_db = 70;
-    cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
+    cli_input_opts inopts = {{0}, NULL, NULL, 0}; /* --layout, --strict */
     stap_cfar_config cfar;
     stap_cfar_defaults(&cfar);
     rt_error err;
@@ -91,6 +93,7 @@ int cmd_plot(int argc, char **argv)
         case O_SINR: sinr = optarg; break;
         case O_LAYOUT: if (cli_parse_layout(optarg, &inopts)) return EXIT_USAGE; break;
         case O_STRICT: inopts.strict = 1; break;
+        case O_SCALE: if (cli_parse_scale(optarg, &inopts)) return EXIT_USAGE; break;
         case O_OUTDIR: dir = optarg; break;
         case O_RC: if (cli_int("--range-cell", optarg, 0, 1 << 30, &rc)) return EXIT_USAGE; break;
         case O_WC: if (cli_int("--window-cells", optarg, 0, 1 << 20, &half)) return EXIT_USAGE; break;

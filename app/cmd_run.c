@@ -32,10 +32,14 @@ static void run_usage(FILE *f)
         "\n"
         "  --input FILE           schema-v1.1 HDF5 cube (/data/iq: channels x pulses x range,\n"
         "                         or CPIs x channels x pulses x range: a recording; any\n"
-        "                         order of the three when its axes are labelled)\n"
+        "                         order of the three when its axes are labelled; complex64,\n"
+        "                         or {r,i}/{real,imag} of float64, int8, int16, int32, or\n"
+        "                         those interleaved along a last axis of length 2)\n"
         "  --layout ORDER         the input's stored axis order, e.g. P,C,R or\n"
         "                         pulse,channel,range (after a recording's cpi axis);\n"
         "                         overrides the file's axis labels\n"
+        "  --scale S              multiply the stored samples by S (> 0) instead of the\n"
+        "                         `scale` attribute of /data/iq (default 1)\n"
         "  --output FILE          result file (must not exist; written atomically)\n"
         "  --preset NAME          easy | medium | hard (default hard); flags override it\n"
         "  --doppler-bins D       Doppler bins, D >= pulses (zero-padded FFT)\n"
@@ -286,7 +290,7 @@ int cmd_run(int argc, char **argv)
 {
     enum { O_INPUT = 256, O_OUTPUT, O_PRESET, O_DBINS, O_DORDER, O_SEG, O_TRAIN, O_BEAMS,
            O_LOAD, O_WIN, O_BACKEND, O_THREADS, O_QUIET, O_HELP, O_CFAR, O_PFA, O_GUARD,
-           O_CTRAIN, O_RANK, O_REPEAT, O_KEEPOUT, O_LAYOUT, O_STRICT, O_CHECK };
+           O_CTRAIN, O_RANK, O_REPEAT, O_KEEPOUT, O_LAYOUT, O_STRICT, O_SCALE, O_CHECK };
     static const struct option opts[] = {
         {"input", required_argument, 0, O_INPUT},     {"output", required_argument, 0, O_OUTPUT},
         {"preset", required_argument, 0, O_PRESET},   {"doppler-bins", required_argument, 0, O_DBINS},
@@ -300,7 +304,7 @@ int cmd_run(int argc, char **argv)
         {"cfar-train", required_argument, 0, O_CTRAIN}, {"cfar-rank", required_argument, 0, O_RANK},
         {"repeat", required_argument, 0, O_REPEAT}, {"keep-output", no_argument, 0, O_KEEPOUT},
         {"check", no_argument, 0, O_CHECK},
-        CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT),         {0, 0, 0, 0}};
+        CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT, O_SCALE),         {0, 0, 0, 0}};
     const char *input = NULL, *output = NULL;
     stap_preset preset = STAP_PRESET_HARD;
     int quiet = 0, repeat = 1, keep_output = 0, check = 0;
@@ -313,7 +317,7 @@ int cmd_run(int argc, char **argv)
     stap_cfar_defaults(&cfar);
     cfar.kind = STAP_CFAR_CA;
     int cfar_given = 0; /* the default detector steps aside on cubes too short for it */
-    cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
+    cli_input_opts inopts = {{0}, NULL, NULL, 0}; /* --layout, --strict */
     rt_error err;
     rt_clear(&err);
 
@@ -345,6 +349,7 @@ int cmd_run(int argc, char **argv)
         case O_KEEPOUT: keep_output = 1; break;
         case O_LAYOUT: if (cli_parse_layout(optarg, &inopts)) return EXIT_USAGE; break;
         case O_STRICT: inopts.strict = 1; break;
+        case O_SCALE: if (cli_parse_scale(optarg, &inopts)) return EXIT_USAGE; break;
         case O_CHECK: check = 1; break;
         case O_REPEAT: if (cli_int("--repeat", optarg, 1, 100000, &repeat)) return EXIT_USAGE; break;
         case O_CFAR:
@@ -362,7 +367,7 @@ int cmd_run(int argc, char **argv)
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
     if (!output) return cli_error(EXIT_USAGE, "run needs --output FILE (see rtstap run --help)");
-    if (inopts.layout_arg && !input) return cli_error(EXIT_USAGE, "--layout needs --input FILE");
+    if (cli_input_opts_need_input(&inopts, input)) return EXIT_USAGE;
 
     /* Fail before computing when the output cannot be written. */
     if (stap_output_check(output, &err)) return cli_fail(&err);

@@ -40,6 +40,8 @@ static void stream_usage(FILE *f)
         "  --layout ORDER     the input's stored axis order after cpi, e.g. P,C,R\n"
         "                     (overrides the file's axis labels)\n"
         "  --strict           refuse an input without axis labels\n"
+        "  --scale S          multiply the input's samples by S (default: the `scale`\n"
+        "                     attribute of /data/iq, else 1)\n"
         "  --cpis N           timed CPIs (default 2000; with --input: the recording's CPIs),\n"
         "                     after 2 x S warm-up CPIs (a recording is replayed from its start)\n"
         "  --slots S          CPIs in flight, 1..8 (default 3)\n"
@@ -147,7 +149,7 @@ static int parse_keep(const char *s, stap_engine_options *o)
 int cmd_stream(int argc, char **argv)
 {
     enum { O_TIMELINE = 199, O_INPUT = 200, O_PRESET = 256, O_CPIS, O_SLOTS, O_RING, O_DEADLINE, O_BACKEND, O_THREADS, O_KEEP,
-           O_CFAR, O_NOGRAPHS, O_JSON, O_QUIET, O_HELP, O_LAYOUT, O_STRICT, O_MEM };
+           O_CFAR, O_NOGRAPHS, O_JSON, O_QUIET, O_HELP, O_LAYOUT, O_STRICT, O_SCALE, O_MEM };
     static const struct option opts[] = {
         {"preset", required_argument, 0, O_PRESET},   {"cpis", required_argument, 0, O_CPIS},
         {"input", required_argument, 0, O_INPUT},     {"timeline", required_argument, 0, O_TIMELINE},
@@ -158,14 +160,14 @@ int cmd_stream(int argc, char **argv)
         {"no-graphs", no_argument, 0, O_NOGRAPHS},    {"json", required_argument, 0, O_JSON},
         {"quiet", no_argument, 0, O_QUIET},           {"help", no_argument, 0, O_HELP},
         {"mem-every", required_argument, 0, O_MEM},
-        CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT),        {0, 0, 0, 0}};
+        CLI_INPUT_OPTIONS(O_LAYOUT, O_STRICT, O_SCALE),        {0, 0, 0, 0}};
     const char *preset = "hard", *json = NULL, *input = NULL, *timeline_path = NULL;
     int cpis_given = 0;
     int cpis = 2000, ring_n = 8, quiet = 0, threads = 0;
     double deadline = 0;
     int mem_every = 0;
     la_backend backend = LA_BACKEND_AUTO;
-    cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
+    cli_input_opts inopts = {{0}, NULL, NULL, 0}; /* --layout, --strict */
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);
     eo.slots = 3;
@@ -181,6 +183,7 @@ int cmd_stream(int argc, char **argv)
         case O_TIMELINE: timeline_path = optarg; break;
         case O_LAYOUT: if (cli_parse_layout(optarg, &inopts)) return EXIT_USAGE; break;
         case O_STRICT: inopts.strict = 1; break;
+        case O_SCALE: if (cli_parse_scale(optarg, &inopts)) return EXIT_USAGE; break;
         case O_CPIS:
             if (cli_int("--cpis", optarg, 1, 100000000, &cpis)) return EXIT_USAGE;
             cpis_given = 1;
@@ -206,7 +209,7 @@ int cmd_stream(int argc, char **argv)
         }
     }
     if (optind < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
-    if (inopts.layout_arg && !input) return cli_error(EXIT_USAGE, "--layout needs --input FILE");
+    if (cli_input_opts_need_input(&inopts, input)) return EXIT_USAGE;
 
     workload w;
     if (workload_get(preset, &w, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);

@@ -530,7 +530,6 @@ done:
     return st;
 }
 
-static const char *const iq_axes[] = {"channel", "pulse", "range"};
 static const char *const steering_axes[] = {"beam", "element"};
 
 /* The optional /steering and /array, /radar attributes of an input file. */
@@ -572,105 +571,6 @@ static int check_input_path(const char *path, rt_error *err)
                        "socket is refused)", path);
     if (H5Fis_hdf5(path) <= 0) return rt_fail(err, RT_EIO, "cannot open '%s': not an HDF5 file", path);
     return RT_OK;
-}
-
-/* The axes of a cube in stored order, for messages: names[k] of stored axis k ("pulse"),
- * desc "(pulses, channels, range_gates)". */
-static void stored_axes(const stap_layout *l, const char **names, char *desc, size_t len)
-{
-    static const char *const plural[3] = {"channels", "pulses", "range_gates"};
-    for (int k = 0; k < 3; k++) names[k] = iq_axes[l->axis[k]];
-    snprintf(desc, len, "(%s, %s, %s)", plural[l->axis[0]], plural[l->axis[1]],
-             plural[l->axis[2]]);
-}
-
-/* The axis order of /data/iq (rank `want`) from its labels and opts, before its samples are
- * read; a dataset of another rank is left to the reader's own checks. */
-static int resolve_iq_layout(hid_t file, const char *path, int want,
-                             const stap_read_options *opts, stap_layout_report *rep, rt_error *err)
-{
-    int st = check_local(file, -1, "/data/iq", path, err);
-    if (st) return st;
-    hid_t dset = H5Dopen2(file, "/data/iq", H5P_DEFAULT), space = -1;
-    if (dset < 0) return RT_OK; /* the reader says what it is */
-    space = H5Dget_space(dset);
-    if (space >= 0 && H5Sget_simple_extent_type(space) == H5S_SIMPLE &&
-        H5Sget_simple_extent_ndims(space) == want)
-        st = h5layout_resolve(dset, want, path, "/data/iq", opts, rep, err);
-    CLOSE_SPACE(space);
-    CLOSE_DSET(dset);
-    return st;
-}
-
-static int input_read(const char *path, stap_input *in, const stap_read_options *opts,
-                      rt_error *err)
-{
-    char detail[256];
-    int cst = check_input_path(path, err);
-    if (cst) return cst;
-
-    hid_t fapl = strong_fapl();
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-    /* HDF5's error stack first: closing the property list clears it (a truncated file
-     * said only "HDF5 error") */
-    if (file < 0) h5_detail(detail, sizeof detail);
-    CLOSE_PLIST(fapl);
-    if (file < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, detail);
-
-    int st = RT_OK;
-    hsize_t dims[H5S_MAX_RANK];
-    if (!link_exists(file, "/data/iq")) {
-        st = rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 keeps the "
-                     "cube there: channels x pulses x range_gates, or another order with axis "
-                     "labels, complex64)", path);
-        goto done;
-    }
-    if ((st = resolve_iq_layout(file, path, 3, opts, &in->layout, err))) goto done;
-    const stap_layout *lay = &in->layout.layout;
-    const char *axes[3];
-    char desc[64];
-    stored_axes(lay, axes, desc, sizeof desc);
-    const complex_spec iq = {"/data/iq", 3, desc, axes, H5IO_MAX_CUBE_BYTES};
-    if ((st = read_complex(file, path, &iq, dims, &in->iq, err))) goto done;
-    hsize_t cpr[3];
-    h5layout_logical_dims(lay, dims, cpr);
-    if (!stap_layout_is_identity(lay)) { /* into (channel, pulse, range) */
-        cf32 *t = malloc(sizeof(cf32) * (size_t)(cpr[0] * cpr[1] * cpr[2]));
-        if (!t) {
-            st = rt_fail(err, RT_ENOMEM, "out of memory transposing '/data/iq' of '%s'", path);
-            goto done;
-        }
-        h5layout_transpose(in->iq, t, lay, dims);
-        free(in->iq);
-        in->iq = t;
-    }
-    in->channels = (int)cpr[0];
-    in->pulses = (int)cpr[1];
-    in->range_gates = (int)cpr[2];
-
-    st = read_steering_and_meta(file, path, in, err);
-done:
-    H5Fclose(file);
-    return st;
-}
-
-int stap_input_read(const char *path, stap_input *in, rt_error *err)
-{
-    return stap_input_read_opts(path, in, NULL, err);
-}
-
-int stap_input_read_opts(const char *path, stap_input *in, const stap_read_options *opts,
-                         rt_error *err)
-{
-    if (!in) return rt_fail(err, RT_EINVAL, "stap_input_read: no output structure");
-    memset(in, 0, sizeof *in);
-    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_read: empty input path");
-    h5_quiet q;
-    quiet_begin(&q);
-    int st = input_read(path, in, opts, err);
-    quiet_end(&q);
-    if (st) stap_input_free(in);
-    return st;
 }
 
 void stap_input_free(stap_input *in)
@@ -1246,24 +1146,166 @@ int stap_output_check(const char *path, rt_error *err)
 }
 
 /* ------------------------------------------------------------------------------------
- * Recordings of many CPIs: /data/iq of rank 4 (CPIs, channels, pulses, range_gates),
- * one CPI per chunk; rank 3 is a recording of one CPI. Read and written one CPI at a
- * time, from a reader and a writer thread: Debian's libhdf5 is not built thread-safe,
- * so every HDF5 call of these functions runs under one lock. */
+ * Reading /data/iq, one CPI at a time (stap_input_read reads the one CPI of a rank-3 cube
+ * the same way), and writing recordings, from a reader and a writer thread: Debian's
+ * libhdf5 is not built thread-safe, so every HDF5 call of these functions runs under one
+ * lock. */
 
 static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- the element forms of /data/iq (README "File format") --------------------------
+ * A compound of two members {r, i} or {real, imag}, or integer or real elements with a
+ * last axis of length 2 (interleaved); each component float32, float64 or a signed 8-,
+ * 16- or 32-bit integer, in either byte order. HDF5 converts them: to float32 when that is
+ * exact (float32, int8, int16), otherwise to double (float64, int32), which rtstap scales,
+ * checks against float32's range and rounds once. */
+
+typedef struct iq_form {
+    int interleaved;    /* integer or real elements; the last axis (length 2) is (r, i)    */
+    int wide;           /* a float64 or int32 component: read as double                   */
+    char n0[8], n1[8];  /* compound members, real part first: "r", "i" or "real", "imag"   */
+    char comp[40];      /* the component type, e.g. "int16" or "float32, big-endian"       */
+} iq_form;
+
+/* One component: 0, *wide and its name, or -1 with why filled. */
+static int iq_component(hid_t t, int *wide, char *name, size_t nlen, char *why, size_t wlen)
+{
+    const H5T_class_t c = H5Tget_class(t);
+    const size_t sz = H5Tget_size(t);
+    const char *be = H5Tget_order(t) == H5T_ORDER_BE ? ", big-endian" : "";
+    if (c == H5T_FLOAT && (sz == 4 || sz == 8)) {
+        *wide = sz == 8;
+        snprintf(name, nlen, "float%zu%s", 8 * sz, be);
+        return 0;
+    }
+    if (c == H5T_INTEGER && H5Tget_sign(t) == H5T_SGN_2 && (sz == 1 || sz == 2 || sz == 4)) {
+        *wide = sz == 4;
+        snprintf(name, nlen, "int%zu%s", 8 * sz, be);
+        return 0;
+    }
+    if (c == H5T_INTEGER && H5Tget_sign(t) != H5T_SGN_2)
+        snprintf(why, wlen, "an unsigned %zu-bit integer; expected signed integers (int8, int16, "
+                 "int32: unsigned samples carry an offset rtstap does not know) or float32, "
+                 "float64", 8 * sz);
+    else if (c == H5T_INTEGER || c == H5T_FLOAT)
+        snprintf(why, wlen, "a %zu-bit %s; expected float32, float64, int8, int16 or int32",
+                 8 * sz, c == H5T_INTEGER ? "integer" : "float");
+    else
+        snprintf(why, wlen, "%s; expected float32, float64, int8, int16 or int32", class_name(c));
+    return -1;
+}
+
+/* The form of /data/iq (type `type`, dataset rank and extents): 0, or RT_EFORMAT naming
+ * the dataset and what is wrong. */
+static int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
+                       iq_form *f, rt_error *err)
+{
+    memset(f, 0, sizeof *f);
+    char why[200], shape[128];
+    const H5T_class_t cls = H5Tget_class(type);
+    if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
+        shape_string(shape, sizeof shape, rank, dims);
+        if ((rank != 4 && rank != 5) || dims[rank - 1] != 2)
+            return rt_fail(err, RT_EFORMAT,
+                           "'/data/iq' in '%s' is real-valued (%zu-byte %s, shape %s); expected "
+                           "complex samples: a compound {r, i} of float32 (complex64; also of "
+                           "float64, int8, int16, int32, or named {real, imag}), or interleaved "
+                           "integer or real samples whose last axis, of length 2 (labelled iq), "
+                           "holds the real and imaginary parts (C, P, R, 2 or CPIs, C, P, R, 2)",
+                           path, H5Tget_size(type), class_name(cls), shape);
+        if (iq_component(type, &f->wide, f->comp, sizeof f->comp, why, sizeof why))
+            return rt_fail(err, RT_EFORMAT, "the interleaved samples of '/data/iq' in '%s' are %s",
+                           path, why);
+        f->interleaved = 1;
+        return RT_OK;
+    }
+    if (cls != H5T_COMPOUND)
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has %s elements; expected a compound "
+                       "{r, i} of float32 (complex64), or interleaved integer or real samples",
+                       path, class_name(cls));
+    const int nm = H5Tget_nmembers(type);
+    char names[160] = "";
+    size_t at = 0;
+    int idx[2] = {-1, -1}, alt[2] = {-1, -1};
+    for (int m = 0; m < nm; m++) {
+        char *name = H5Tget_member_name(type, (unsigned)m);
+        if (!name) continue;
+        if (at < sizeof names)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", m ? ", " : "", name);
+        if (!strcmp(name, "r")) idx[0] = m;
+        if (!strcmp(name, "i")) idx[1] = m;
+        if (!strcmp(name, "real")) alt[0] = m;
+        if (!strcmp(name, "imag")) alt[1] = m;
+        H5free_memory(name);
+    }
+    if (nm != 2)
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' is a compound with %d members (%s); "
+                       "expected exactly two, r and i (or real and imag)", path, nm, names);
+    const int plain = idx[0] >= 0 && idx[1] >= 0;
+    if (!plain && (alt[0] < 0 || alt[1] < 0))
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has compound members (%s); expected "
+                       "members named r and i (or real and imag)", path, names);
+    snprintf(f->n0, sizeof f->n0, "%s", plain ? "r" : "real");
+    snprintf(f->n1, sizeof f->n1, "%s", plain ? "i" : "imag");
+    char comp[2][40];
+    for (int k = 0; k < 2; k++) {
+        hid_t mt = H5Tget_member_type(type, (unsigned)(plain ? idx[k] : alt[k]));
+        int wide = 0, bad = mt < 0 || iq_component(mt, &wide, comp[k], sizeof comp[k], why, sizeof why);
+        if (mt < 0) snprintf(why, sizeof why, "unreadable");
+        if (mt >= 0) H5Tclose(mt);
+        if (bad)
+            return rt_fail(err, RT_EFORMAT, "member '%s' of '/data/iq' in '%s' is %s",
+                           k ? f->n1 : f->n0, path, why);
+        f->wide |= wide;
+    }
+    if (strcmp(comp[0], comp[1])) snprintf(f->comp, sizeof f->comp, "%.18s/%.18s", comp[0], comp[1]);
+    else snprintf(f->comp, sizeof f->comp, "%s", comp[0]);
+    return RT_OK;
+}
+
+/* The memory type HDF5 converts the form into: pairs of float (or double), real first. */
+static hid_t iq_mem_type(const iq_form *f)
+{
+    hid_t base = f->wide ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    if (f->interleaved) return H5Tcopy(base);
+    const size_t sz = f->wide ? sizeof(double) : sizeof(float);
+    hid_t t = H5Tcreate(H5T_COMPOUND, 2 * sz);
+    if (t >= 0 && (H5Tinsert(t, f->n0, 0, base) < 0 || H5Tinsert(t, f->n1, sz, base) < 0)) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+static void iq_describe(const iq_form *f, double scale, char *buf, size_t len)
+{
+    int at;
+    if (f->interleaved) at = snprintf(buf, len, "%s, interleaved (last axis iq)", f->comp);
+    else if (!strcmp(f->comp, "float32") && !strcmp(f->n0, "r"))
+        at = snprintf(buf, len, "complex64 {r, i}");
+    else at = snprintf(buf, len, "%s {%s, %s}", f->comp, f->n0, f->n1);
+    if (scale != 1 && at > 0 && (size_t)at < len) snprintf(buf + at, len - at, ", scale %g", scale);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Recordings of many CPIs: /data/iq of rank 4 (CPIs, channels, pulses, range_gates),
+ * one CPI per chunk (interleaved: rank 5); rank 3 is a recording of one CPI. */
 
 struct stap_recording {
     char path[1024];
     hid_t file, dset, space, mtype, xfer;
-    int rank, elem;
+    int rank;          /* of the cube: 3, or 4 with the cpi axis (the dataset has one more
+                          when interleaved)                                              */
+    iq_form form;
+    double scale;      /* the samples are multiplied by it (1: not)                      */
     int direct;        /* chunks of one CPI, unfiltered, native complex64: read raw */
+    int check_finite;  /* stap_input_read: refuse non-finite samples, naming the first  */
     hsize_t dims[4];   /* CPIs, C, P, R (CPIs = 1 for rank 3) */
     hsize_t sdims[4];  /* CPIs and the cube's extents in stored order            */
     stap_layout layout;   /* the stored order of the cube axes                    */
     const char *saxes[4]; /* axis names in stored order, for messages            */
     int transpose;     /* not stored as (C, P, R): read into `stored`, transposed */
-    double *slab;      /* float64 files: one CPI of doubles (stored order)     */
+    double *slab;      /* float64 and int32 samples: one CPI of doubles (stored order) */
     cf32 *stored;      /* transposed files: one CPI in stored order             */
 };
 
@@ -1288,21 +1330,43 @@ void stap_recording_close(stap_recording *r)
 long long stap_recording_cpis(const stap_recording *r) { return (long long)r->dims[0]; }
 int stap_recording_rank(const stap_recording *r) { return r->rank; }
 
+static const char *const iq_axes[] = {"channel", "pulse", "range"};
+
+/* The factor of the samples: opts' --scale, else the `scale` attribute of /data/iq, else 1. */
+static int iq_scale(hid_t file, const char *path, const stap_read_options *opts, double *scale,
+                    rt_error *err)
+{
+    *scale = 1;
+    if (opts && opts->has_scale) {
+        if (!isfinite(opts->scale) || opts->scale <= 0)
+            return rt_fail(err, RT_EINVAL, "scale %g for '/data/iq' of '%s': expected a finite "
+                           "number > 0", opts->scale, path);
+        *scale = opts->scale;
+        return RT_OK;
+    }
+    int has = 0;
+    return read_positive_attr(file, path, "/data/iq", "scale", &has, scale, err);
+}
+
+/* Open /data/iq of `path` and check it (one_cpi: a single CPI, as stap_input_read takes). */
 static int recording_open(const char *path, stap_recording *r, stap_input *in,
-                          const stap_read_options *opts, rt_error *err)
+                          const stap_read_options *opts, int one_cpi, rt_error *err)
 {
     char detail[256], shape[128];
     int cst = check_input_path(path, err);
     if (cst) return cst;
     hid_t fapl = strong_fapl();
     r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-    if (r->file < 0) h5_detail(detail, sizeof detail); /* before the close clears the stack */
+    /* HDF5's error stack first: closing the property list clears it (a truncated file
+     * said only "HDF5 error") */
+    if (r->file < 0) h5_detail(detail, sizeof detail);
     CLOSE_PLIST(fapl);
     if (r->file < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, detail);
     if (!link_exists(r->file, "/data/iq"))
         return rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 keeps the "
-                       "cube there: channels x pulses x range_gates, or CPIs x channels x pulses x "
-                       "range_gates, or another order with axis labels, complex64)", path);
+                       "cube there: channels x pulses x range_gates%s, or another order with axis "
+                       "labels; complex64, or another complex or interleaved form)", path,
+                       one_cpi ? "" : ", or CPIs x channels x pulses x range_gates");
     int lst = check_local(r->file, -1, "/data/iq", path, err);
     if (lst) return lst;
     r->dset = H5Dopen2(r->file, "/data/iq", H5P_DEFAULT);
@@ -1311,14 +1375,31 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in,
     r->space = H5Dget_space(r->dset);
     if (r->space < 0 || H5Sget_simple_extent_type(r->space) == H5S_NULL)
         return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' holds no data", path);
-    r->rank = H5Sget_simple_extent_ndims(r->space);
+    const int drank = H5Sget_simple_extent_ndims(r->space);
     hsize_t d[H5S_MAX_RANK];
-    if (r->rank != 3 && r->rank != 4)
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has rank %d; expected 3 (channels, "
-                       "pulses, range_gates) or 4 (CPIs, channels, pulses, range_gates)", path,
-                       r->rank);
     H5Sget_simple_extent_dims(r->space, d, NULL);
-    if ((lst = h5layout_resolve(r->dset, r->rank, path, "/data/iq", opts, &in->layout, err)))
+    hid_t ftype = H5Dget_type(r->dset);
+    if (ftype < 0) return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': unreadable element type", path);
+    int st = iq_classify(ftype, drank, d, path, &r->form, err);
+    CLOSE_TYPE(ftype);
+    if (st) return st;
+    const int iq = r->form.interleaved;
+    r->rank = drank - iq;
+    if (r->rank != 3 && (one_cpi || r->rank != 4)) {
+        if (one_cpi)
+            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has rank %d; expected %d "
+                           "(channels, pulses, range_gates%s)", path, drank, 3 + iq,
+                           iq ? ", iq" : "");
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has rank %d; expected %d (channels, "
+                       "pulses, range_gates%s) or %d (CPIs, channels, pulses, range_gates%s)", path,
+                       drank, 3 + iq, iq ? ", iq" : "", 4 + iq, iq ? ", iq" : "");
+    }
+    shape_string(shape, sizeof shape, drank, d);
+    for (int k = 0; k < drank; k++)
+        if (d[k] == 0 || d[k] > (hsize_t)INT_MAX)
+            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has shape %s: a zero-size or "
+                           "too large dimension", path, shape);
+    if ((lst = h5layout_resolve(r->dset, drank, iq, path, "/data/iq", opts, &in->layout, err)))
         return lst;
     r->layout = in->layout.layout;
     r->transpose = !stap_layout_is_identity(&r->layout);
@@ -1327,12 +1408,7 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in,
     r->sdims[0] = r->dims[0] = r->rank == 4 ? d[0] : 1;
     for (int k = 0; k < 3; k++) r->sdims[k + 1] = d[k + r->rank - 3];
     h5layout_logical_dims(&r->layout, r->sdims + 1, r->dims + 1);
-    shape_string(shape, sizeof shape, r->rank, d);
     unsigned long long n = 1;
-    for (int k = 0; k < r->rank; k++)
-        if (d[k] == 0 || d[k] > (hsize_t)INT_MAX)
-            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has shape %s: a zero-size or "
-                           "too large dimension", path, shape);
     for (int k = 1; k < 4; k++) {
         if (n > H5IO_MAX_CUBE_BYTES / 8 / r->dims[k])
             return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has shape %s: one CPI is more "
@@ -1340,22 +1416,20 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in,
                            H5IO_MAX_CUBE_BYTES >> 30);
         n *= r->dims[k];
     }
-    hid_t ftype = H5Dget_type(r->dset);
-    if (ftype < 0) return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': unreadable element type", path);
-    int st = check_complex_type(ftype, "/data/iq", path, &r->elem, err);
-    CLOSE_TYPE(ftype);
-    if (st) return st;
-    r->mtype = r->elem == ELEM_F32 ? cf32_mem_type() : cf64_mem_type();
-    if (r->mtype < 0) return rt_fail(err, RT_ENOMEM, "out of memory for the complex type");
-    /* one CPI per unfiltered chunk stored as native complex64: the chunk's bytes are the
-     * cube (H5Dread_chunk, 12.9 GB/s measured from the page cache, H5Dread 6-11) */
-    if (r->rank == 4 && r->elem == ELEM_F32) {
+    if ((st = iq_scale(r->file, path, opts, &r->scale, err))) return st;
+    r->mtype = iq_mem_type(&r->form);
+    if (r->mtype < 0) return rt_fail(err, RT_ENOMEM, "out of memory for the sample type");
+    /* one CPI per unfiltered chunk whose bytes are native complex64 ({r, i} or interleaved
+     * float32), unscaled: the chunk's bytes are the cube (H5Dread_chunk, 12.9 GB/s measured
+     * from the page cache, H5Dread 6-11) */
+    if (r->rank == 4 && !r->form.wide && r->scale == 1 && !strcmp(r->form.comp, "float32") &&
+        (iq || !strcmp(r->form.n0, "r"))) {
         hid_t dcpl = H5Dget_create_plist(r->dset), ft = H5Dget_type(r->dset);
-        hsize_t ch[4] = {0, 0, 0, 0};
+        hsize_t ch[5] = {0, 0, 0, 0, 0};
         r->direct = dcpl >= 0 && ft >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
-                    H5Pget_chunk(dcpl, 4, ch) == 4 && ch[0] == 1 && ch[1] == r->sdims[1] &&
-                    ch[2] == r->sdims[2] && ch[3] == r->sdims[3] && H5Pget_nfilters(dcpl) == 0 &&
-                    H5Tequal(ft, r->mtype) > 0;
+                    H5Pget_chunk(dcpl, drank, ch) == drank && ch[0] == 1 && ch[1] == r->sdims[1] &&
+                    ch[2] == r->sdims[2] && ch[3] == r->sdims[3] && (!iq || ch[4] == 2) &&
+                    H5Pget_nfilters(dcpl) == 0 && H5Tequal(ft, r->mtype) > 0;
         CLOSE_PLIST(dcpl);
         CLOSE_TYPE(ft);
     }
@@ -1363,23 +1437,20 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in,
     r->xfer = H5Pcreate(H5P_DATASET_XFER);
     if (r->xfer < 0 || H5Pset_buffer(r->xfer, 16 * (size_t)n, NULL, NULL) < 0)
         return rt_fail(err, RT_ENOMEM, "out of memory for a transfer property list");
-    if (r->elem == ELEM_F64 && !(r->slab = malloc(16 * (size_t)n)))
-        return rt_fail(err, RT_ENOMEM, "out of memory converting '%s' from float64", path);
+    if (r->form.wide && !(r->slab = malloc(16 * (size_t)n)))
+        return rt_fail(err, RT_ENOMEM, "out of memory converting '%s' from %s", path, r->form.comp);
     if (r->transpose && !(r->stored = malloc(sizeof(cf32) * (size_t)n)))
         return rt_fail(err, RT_ENOMEM, "out of memory transposing '%s'", path);
     in->channels = (int)r->dims[1];
     in->pulses = (int)r->dims[2];
     in->range_gates = (int)r->dims[3];
+    in->scale = r->scale;
+    iq_describe(&r->form, r->scale, in->samples, sizeof in->samples);
     return read_steering_and_meta(r->file, path, in, err);
 }
 
-int stap_recording_open(const char *path, stap_recording **out, stap_input *in, rt_error *err)
-{
-    return stap_recording_open_opts(path, out, in, NULL, err);
-}
-
-int stap_recording_open_opts(const char *path, stap_recording **out, stap_input *in,
-                             const stap_read_options *opts, rt_error *err)
+static int recording_open_common(const char *path, stap_recording **out, stap_input *in,
+                                 const stap_read_options *opts, int one_cpi, rt_error *err)
 {
     *out = NULL;
     memset(in, 0, sizeof *in);
@@ -1391,7 +1462,7 @@ int stap_recording_open_opts(const char *path, stap_recording **out, stap_input 
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    int st = recording_open(path, r, in, opts, err);
+    int st = recording_open(path, r, in, opts, one_cpi, err);
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
     if (st) {
@@ -1400,6 +1471,51 @@ int stap_recording_open_opts(const char *path, stap_recording **out, stap_input 
         return st;
     }
     *out = r;
+    return RT_OK;
+}
+
+int stap_recording_open(const char *path, stap_recording **out, stap_input *in, rt_error *err)
+{
+    return stap_recording_open_opts(path, out, in, NULL, err);
+}
+
+int stap_recording_open_opts(const char *path, stap_recording **out, stap_input *in,
+                             const stap_read_options *opts, rt_error *err)
+{
+    return recording_open_common(path, out, in, opts, 0, err);
+}
+
+/* The samples read into got (float32 pairs) or r->slab (double pairs): converted from
+ * double, scaled, checked against float32's range, and (check_finite) for non-finite
+ * values; in stored order. */
+static int recording_convert(stap_recording *r, long long cpi, cf32 *got, size_t n,
+                             rt_error *err)
+{
+    const double s = r->scale;
+    char where[128], of_cpi[48] = "", scaled[48] = "";
+    if (r->rank == 4) snprintf(of_cpi, sizeof of_cpi, "of CPI %lld ", cpi);
+    if (s != 1) snprintf(scaled, sizeof scaled, " times the scale %g", s);
+    if (r->form.wide || s != 1) {
+        for (size_t k = 0; k < n; k++) {
+            const double re = r->form.wide ? r->slab[2 * k] : (double)crealf(got[k]);
+            const double im = r->form.wide ? r->slab[2 * k + 1] : (double)cimagf(got[k]);
+            const double sr = re * s, si = im * s;
+            if (isfinite(re) && isfinite(im) && (fabs(sr) > FLT_MAX || fabs(si) > FLT_MAX)) {
+                index_string(where, sizeof where, k, 3, r->sdims + 1, r->saxes + 1);
+                return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': the %s sample %sat %s "
+                               "(r = %g, i = %g)%s overflows float32", r->path, r->form.comp,
+                               of_cpi, where, re, im, scaled);
+            }
+            got[k] = CMPLXF((float)sr, (float)si);
+        }
+    }
+    size_t bad = 0;
+    if (r->check_finite && !check_finite_f32(got, n, &bad)) {
+        index_string(where, sizeof where, bad, 3, r->sdims + 1, r->saxes + 1);
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has a non-finite sample %sat %s: "
+                       "r = %g, i = %g", r->path, of_cpi, where, crealf(got[bad]),
+                       cimagf(got[bad]));
+    }
     return RT_OK;
 }
 
@@ -1417,13 +1533,14 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    hsize_t start[4] = {0, 0, 0, 0}, count[4];
-    const int off = r->rank - 3;
+    hsize_t start[5] = {0, 0, 0, 0, 0}, count[5];
+    const int off = r->rank - 3, drank = r->rank + r->form.interleaved;
     if (r->rank == 4) {
         start[0] = (hsize_t)cpi;
         count[0] = 1;
     }
     for (int k = 0; k < 3; k++) count[k + off] = r->sdims[k + 1];
+    if (r->form.interleaved) count[drank - 1] = 2;
     /* the memory space has the selection's shape: against a 1-D one HDF5 walks the
      * selection span by span (0.15 GB/s measured for 10.8 MB CPIs, 6-12 GB/s like this) */
     hsize_t stored = 0;
@@ -1433,8 +1550,8 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
             st = rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
                          r->path, h5_detail(detail, sizeof detail));
     } else {
-        mspace = H5Screate_simple(r->rank, count, NULL);
-        void *dst = r->elem == ELEM_F32 ? (void *)got : (void *)r->slab;
+        mspace = H5Screate_simple(drank, count, NULL);
+        void *dst = r->form.wide ? (void *)r->slab : (void *)got;
         if (mspace < 0 ||
             H5Sselect_hyperslab(r->space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
             H5Dread(r->dset, r->mtype, mspace, r->space, r->xfer, dst) < 0)
@@ -1444,20 +1561,44 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
     }
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
-    if (st) return st;
-    /* non-finite float32 samples are left to the engine, which names them */
-    for (size_t k = 0; r->elem == ELEM_F64 && k < n; k++) {
-        const double re = r->slab[2 * k], im = r->slab[2 * k + 1];
-        if (isfinite(re) && isfinite(im) && (fabs(re) > FLT_MAX || fabs(im) > FLT_MAX)) {
-            char where[128];
-            index_string(where, sizeof where, k, 3, r->sdims + 1, r->saxes + 1);
-            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': the float64 sample of CPI %lld at "
-                           "%s (r = %g, i = %g) overflows float32", r->path, cpi, where, re, im);
-        }
-        got[k] = CMPLXF((float)re, (float)im);
-    }
+    if (st || (st = recording_convert(r, cpi, got, n, err))) return st;
     if (r->transpose) h5layout_transpose(got, cube, &r->layout, r->sdims + 1);
     return RT_OK;
+}
+
+/* ---- one CPI (stap_input_read): the recording reader, every sample checked finite ------ */
+
+static int input_read(const char *path, stap_input *in, const stap_read_options *opts,
+                      rt_error *err)
+{
+    stap_recording *r = NULL;
+    int st = recording_open_common(path, &r, in, opts, 1, err);
+    if (st) return st;
+    r->check_finite = 1;
+    in->iq = malloc(sizeof(cf32) * (size_t)in->channels * in->pulses * in->range_gates);
+    if (!in->iq)
+        st = rt_fail(err, RT_ENOMEM, "out of memory for the %d x %d x %d cube of '%s'",
+                     in->channels, in->pulses, in->range_gates, path);
+    else
+        st = stap_recording_read(r, 0, in->iq, err);
+    stap_recording_close(r);
+    return st;
+}
+
+int stap_input_read(const char *path, stap_input *in, rt_error *err)
+{
+    return stap_input_read_opts(path, in, NULL, err);
+}
+
+int stap_input_read_opts(const char *path, stap_input *in, const stap_read_options *opts,
+                         rt_error *err)
+{
+    if (!in) return rt_fail(err, RT_EINVAL, "stap_input_read: no output structure");
+    memset(in, 0, sizeof *in);
+    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_read: empty input path");
+    int st = input_read(path, in, opts, err);
+    if (st) stap_input_free(in);
+    return st;
 }
 
 /* ---- writing a recording (gen, import-perfect) -------------------------------------- */

@@ -313,6 +313,7 @@ static void test_input_roundtrip(tc_rng *rng)
 static void test_kinds(uint64_t seed)
 {
     double *ri = malloc(sizeof(double) * 2 * MKINPUT_C * MKINPUT_P * MKINPUT_R);
+    float *want = malloc(sizeof(float) * 2 * MKINPUT_C * MKINPUT_P * MKINPUT_R);
     double sv[2 * MKINPUT_STEER_B * MKINPUT_C];
     mkinput_samples(seed, ri);
     mkinput_steering(seed, sv);
@@ -334,14 +335,32 @@ static void test_kinds(uint64_t seed)
             CHECK(in.channels == MKINPUT_C && in.pulses == MKINPUT_P && in.range_gates == MKINPUT_R,
                   "kind %s: shape %d x %d x %d", kind->name, in.channels, in.pulses,
                   in.range_gates);
+            /* every form gives exactly (float)(stored value * scale): the complex kinds the
+             * samples themselves, the integer forms their quantized values, scaled */
             size_t n = (size_t)MKINPUT_C * MKINPUT_P * MKINPUT_R, bad = n;
+            double scale = 0;
+            CHECK(mkinput_expected(kind->name, seed, want, &scale) == 0, "kind %s: no expected "
+                  "samples", kind->name);
             for (size_t i = 0; i < n && bad == n; i++)
-                if (crealf(in.iq[i]) != (float)ri[2 * i] ||
-                    cimagf(in.iq[i]) != (float)ri[2 * i + 1])
+                if (crealf(in.iq[i]) != want[2 * i] || cimagf(in.iq[i]) != want[2 * i + 1])
                     bad = i;
-            CHECK(bad == n, "kind %s: sample %zu is %g%+gi, expected %g%+gi", kind->name, bad,
-                  bad < n ? crealf(in.iq[bad]) : 0, bad < n ? cimagf(in.iq[bad]) : 0,
-                  bad < n ? (float)ri[2 * bad] : 0, bad < n ? (float)ri[2 * bad + 1] : 0);
+            CHECK(bad == n, "kind %s: sample %zu is %.9g%+.9gi, expected %.9g%+.9gi", kind->name,
+                  bad, bad < n ? crealf(in.iq[bad]) : 0, bad < n ? cimagf(in.iq[bad]) : 0,
+                  bad < n ? want[2 * bad] : 0, bad < n ? want[2 * bad + 1] : 0);
+            CHECK(in.scale == scale, "kind %s: scale %g, expected %g", kind->name, in.scale, scale);
+            /* and they are the complex64 samples times a gain (1 when the scale undoes the
+             * quantization), to within the quantization */
+            double sw = 0, ss = 0, worst = 0;
+            for (size_t i = 0; i < 2 * n; i++) {
+                sw += want[i] * ri[i];
+                ss += ri[i] * ri[i];
+            }
+            const double gain = sw / ss;
+            for (size_t i = 0; i < 2 * n; i++) worst = fmax(worst, fabs(want[i] / gain - ri[i]));
+            CHECK(worst <= 0.021, "kind %s: %g from the complex64 samples (gain %g)", kind->name,
+                  worst, gain);
+            printf("  %-24s read as %s: complex64 x %.4g, within %.2g\n", kind->name, in.samples,
+                   gain, worst);
             const stap_radar_meta *m = &in.meta;
             CHECK(m->has_prf && m->prf_hz == MKINPUT_PRF_HZ && m->has_carrier &&
                       m->carrier_frequency_hz == MKINPUT_CARRIER_HZ && m->has_sample_rate &&
@@ -379,6 +398,7 @@ static void test_kinds(uint64_t seed)
         }
     }
     free(ri);
+    free(want);
 
     /* the operating system's reasons */
     char path[4200];
@@ -431,7 +451,7 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
             layout_names(orders[o], 3, names, sizeof names);
             layout_spec spec = {orders[o], how == 0 || how >= 3 ? names : NULL,
                                 how == 1 || how == 2 || how == 3 ? names : NULL, how == 2,
-                                how == 4, 0};
+                                how == 4, 0, LAYOUT_COMPLEX};
             if (how == 5) spec.ds_labels = NULL;
             snprintf(path, sizeof path, "%s/layout_%d_%d_%d.h5", dir, R, o, how);
             if (write_layout(path, cube, 3, 1, C, P, R, &spec)) continue;
@@ -454,7 +474,7 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
                       "order %s unlabelled: report source %d", orders[o], in.layout.source);
                 stap_input_free(&in);
                 /* the caller's layout reads it right, and nothing differs from no labels */
-                stap_read_options ro = {1, {{0, 0, 0}}};
+                stap_read_options ro = {.override = 1};
                 CHECK(stap_layout_parse(orders[o], &ro.layout, &err) == RT_OK, "%s", err.msg);
                 st = stap_input_read_opts(path, &in, &ro, &err);
                 CHECK(st == RT_OK && in.channels == C && in.pulses == P && in.range_gates == R &&
@@ -466,12 +486,12 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
         }
     /* an override against (P, C, R) labels holds, and says it differs; one that agrees not */
     layout_names("P,C,R", 3, names, sizeof names);
-    layout_spec spec = {"P,C,R", names, NULL, 0, 0, 0};
+    layout_spec spec = {"P,C,R", names, NULL, 0, 0, 0, LAYOUT_COMPLEX};
     snprintf(path, sizeof path, "%s/layout_override_%d.h5", dir, R);
     if (!write_layout(path, cube, 3, 1, C, P, R, &spec)) {
         stap_input in;
         rt_error err;
-        stap_read_options ro = {1, {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}}};
+        stap_read_options ro = {.override = 1, .layout = {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}}};
         int st = stap_input_read_opts(path, &in, &ro, &err);
         CHECK(st == RT_OK && in.channels == P && in.pulses == C && in.range_gates == R &&
                   in.layout.source == STAP_LAYOUT_OVERRIDE && in.layout.labels_differ &&
@@ -487,7 +507,7 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
     /* a non-finite sample is named in the stored order of the axes */
     cube[(1 * P + 2) * R + 3] = NAN;
     layout_names("P,R,C", 3, names, sizeof names);
-    spec = (layout_spec){"P,R,C", NULL, names, 0, 0, 0};
+    spec = (layout_spec){"P,R,C", NULL, names, 0, 0, 0, LAYOUT_COMPLEX};
     snprintf(path, sizeof path, "%s/layout_nan_%d.h5", dir, R);
     if (!write_layout(path, cube, 3, 1, C, P, R, &spec)) {
         stap_input in;
@@ -500,19 +520,31 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
 }
 
 /* Recordings (rank 4, cpi first) in every order: chunked (read chunk by chunk, directly),
- * contiguous and float64 alike. */
+ * contiguous and float64 alike; and in the recorder formats (interleaved int16 and float32 of
+ * rank 5, an int16 {real, imag} compound, scaled), which read as the complex64 samples they
+ * hold (the cube is rounded to multiples of 1/256, what int16 at scale 1/256 holds exactly). */
 static void test_layout_recordings(tc_rng *rng)
 {
     enum { CPIS = 3, C = 2, P = 4, R = 6 };
     const size_t n = (size_t)C * P * R;
     cf32 *cube = malloc(sizeof(cf32) * n * CPIS), *got = malloc(sizeof(cf32) * n);
     random_cf32(rng, cube, n * CPIS);
+    CHECK(layout_quantize(cube, n * CPIS) == 0, "quantizing the recording");
     char path[4200], names[64];
+    /* chunked + labels, contiguous + dims, float64, int16 interleaved chunked + labels,
+     * int16 {real, imag} contiguous + dims, float32 interleaved chunked (read directly) */
+    static const int forms[6] = {LAYOUT_COMPLEX, LAYOUT_COMPLEX, LAYOUT_COMPLEX, LAYOUT_I16_IQ,
+                                 LAYOUT_I16_REAL_IMAG, LAYOUT_F32_IQ};
+    static const char *const samples[6] = {
+        "complex64 {r, i}", "complex64 {r, i}", "float64 {r, i}",
+        "int16, interleaved (last axis iq), scale 0.00390625", "int16 {real, imag}, scale 0.00390625",
+        "float32, interleaved (last axis iq)"};
     for (int o = 0; o < 6; o++)
-        for (int how = 0; how < 3; how++) { /* chunked + labels, contiguous + dims, float64 */
+        for (int how = 0; how < 6; how++) {
+            const int by_dims = how == 1 || how == 4;
             layout_names(orders[o], 4, names, sizeof names);
-            layout_spec spec = {orders[o], how != 1 ? names : NULL, how == 1 ? names : NULL, 0,
-                                how == 2, how == 1};
+            layout_spec spec = {orders[o], by_dims ? NULL : names, by_dims ? names : NULL, 0,
+                                how == 2, by_dims, forms[how]};
             snprintf(path, sizeof path, "%s/rec_layout_%d_%d.h5", dir, o, how);
             if (write_layout(path, cube, 4, CPIS, C, P, R, &spec)) continue;
             stap_recording *rec;
@@ -524,9 +556,10 @@ static void test_layout_recordings(tc_rng *rng)
             CHECK(stap_recording_cpis(rec) == CPIS && stap_recording_rank(rec) == 4 &&
                       in.channels == C && in.pulses == P && in.range_gates == R &&
                       in.layout.source == STAP_LAYOUT_LABELS && in.layout.rank == 4 &&
-                      same_layout(&in.layout.layout, orders[o]),
-                  "recording %s/%d: shape %d x %d x %d, source %d", orders[o], how, in.channels,
-                  in.pulses, in.range_gates, in.layout.source);
+                      same_layout(&in.layout.layout, orders[o]) && !strcmp(in.samples, samples[how]) &&
+                      in.layout.interleaved == (forms[how] == LAYOUT_I16_IQ || forms[how] == LAYOUT_F32_IQ),
+                  "recording %s/%d: shape %d x %d x %d, source %d, samples '%s'", orders[o], how,
+                  in.channels, in.pulses, in.range_gates, in.layout.source, in.samples);
             for (int k = 0; k < CPIS; k++) {
                 memset(got, 0, sizeof(cf32) * n);
                 st = stap_recording_read(rec, k, got, &err);
@@ -538,13 +571,13 @@ static void test_layout_recordings(tc_rng *rng)
             stap_input_free(&in);
         }
     /* overriding an unlabelled recording's order */
-    layout_spec spec = {"R,C,P", NULL, NULL, 0, 0, 0};
+    layout_spec spec = {"R,C,P", NULL, NULL, 0, 0, 0, LAYOUT_COMPLEX};
     pathof(path, sizeof path, "rec_layout_override.h5");
     if (!write_layout(path, cube, 4, CPIS, C, P, R, &spec)) {
         stap_recording *rec;
         stap_input in;
         rt_error err;
-        stap_read_options ro = {1, {{STAP_AXIS_RANGE, STAP_AXIS_CHANNEL, STAP_AXIS_PULSE}}};
+        stap_read_options ro = {.override = 1, .layout = {{STAP_AXIS_RANGE, STAP_AXIS_CHANNEL, STAP_AXIS_PULSE}}};
         int st = stap_recording_open_opts(path, &rec, &in, &ro, &err);
         CHECK(st == RT_OK && in.channels == C && in.layout.source == STAP_LAYOUT_OVERRIDE &&
                   stap_recording_read(rec, 2, got, &err) == RT_OK &&
@@ -562,7 +595,7 @@ static void test_layout_recordings(tc_rng *rng)
     /* a float64 sample beyond float32 is named in the stored order */
     cube[n + (1 * P + 3) * R + 5] = 1e30f; /* CPI 1, channel 1, pulse 3, range 5 */
     layout_names("R,P,C", 4, names, sizeof names);
-    spec = (layout_spec){"R,P,C", names, NULL, 0, 1, 0};
+    spec = (layout_spec){"R,P,C", names, NULL, 0, 1, 0, LAYOUT_COMPLEX};
     pathof(path, sizeof path, "rec_layout_overflow.h5");
     if (!write_layout(path, cube, 4, CPIS, C, P, R, &spec)) {
         /* scale the stored double past FLT_MAX with the raw API */
@@ -628,7 +661,7 @@ static void test_layout_bad_labels(void)
     };
     char path[4200];
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        layout_spec spec = {"C,P,R", bad[i].ds, bad[i].dims, bad[i].list, 0, 0};
+        layout_spec spec = {"C,P,R", bad[i].ds, bad[i].dims, bad[i].list, 0, 0, LAYOUT_COMPLEX};
         snprintf(path, sizeof path, "%s/bad_labels_%zu.h5", dir, i);
         if (write_layout(path, cube, bad[i].rank, 2, C, P, R, &spec)) continue;
         stap_input in;
@@ -645,7 +678,7 @@ static void test_layout_bad_labels(void)
         }
         printf("  bad labels %-2zu -> %s\n", i, err.msg);
         /* an explicit layout reads it anyway, and says the labels differ */
-        stap_read_options ro = {1, {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}}};
+        stap_read_options ro = {.override = 1, .layout = {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}}};
         rec = NULL;
         st = bad[i].rank == 3 ? stap_input_read_opts(path, &in, &ro, &err)
                               : stap_recording_open_opts(path, &rec, &in, &ro, &err);
@@ -660,7 +693,7 @@ static void test_layout_bad_labels(void)
     }
     /* a DIMENSION_LABELS attribute of another shape (H5DSget_label would read it into an
      * array of `rank` pointers): refused, not read */
-    layout_spec spec = {"C,P,R", NULL, NULL, 0, 0, 0};
+    layout_spec spec = {"C,P,R", NULL, NULL, 0, 0, 0, LAYOUT_COMPLEX};
     pathof(path, sizeof path, "bad_dimension_labels.h5");
     if (!write_layout(path, cube, 3, 1, C, P, R, &spec)) {
         hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), d = H5Dopen2(f, "/data/iq", H5P_DEFAULT);
