@@ -1163,6 +1163,7 @@ static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
 typedef struct iq_form {
     int interleaved;    /* integer or real elements; the last axis (length 2) is (r, i)    */
     int wide;           /* a float64 or int32 component: read as double                   */
+    int mixed;          /* a compound whose two members differ in type                      */
     char n0[8], n1[8];  /* compound members, real part first: "r", "i" or "real", "imag"   */
     char comp[40];      /* the component type, e.g. "int16" or "float32, big-endian"       */
 } iq_form;
@@ -1248,6 +1249,11 @@ static int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *pa
     snprintf(f->n0, sizeof f->n0, "%s", plain ? "r" : "real");
     snprintf(f->n1, sizeof f->n1, "%s", plain ? "i" : "imag");
     char comp[2][40];
+    hid_t m0 = H5Tget_member_type(type, (unsigned)(plain ? idx[0] : alt[0]));
+    hid_t m1 = H5Tget_member_type(type, (unsigned)(plain ? idx[1] : alt[1]));
+    f->mixed = m0 < 0 || m1 < 0 || H5Tequal(m0, m1) <= 0;
+    if (m0 >= 0) H5Tclose(m0);
+    if (m1 >= 0) H5Tclose(m1);
     for (int k = 0; k < 2; k++) {
         hid_t mt = H5Tget_member_type(type, (unsigned)(plain ? idx[k] : alt[k]));
         int wide = 0, bad = mt < 0 || iq_component(mt, &wide, comp[k], sizeof comp[k], why, sizeof why);
@@ -1263,11 +1269,11 @@ static int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *pa
     return RT_OK;
 }
 
-/* The memory type HDF5 converts the form into: pairs of float (or double), real first. */
+/* The memory type HDF5 converts a compound of mixed member types into: pairs of float (or
+ * double), real first. */
 static hid_t iq_mem_type(const iq_form *f)
 {
     hid_t base = f->wide ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
-    if (f->interleaved) return H5Tcopy(base);
     const size_t sz = f->wide ? sizeof(double) : sizeof(float);
     hid_t t = H5Tcreate(H5T_COMPOUND, 2 * sz);
     if (t >= 0 && (H5Tinsert(t, f->n0, 0, base) < 0 || H5Tinsert(t, f->n1, sz, base) < 0)) {
@@ -1275,6 +1281,63 @@ static hid_t iq_mem_type(const iq_form *f)
         return -1;
     }
     return t;
+}
+
+/* How /data/iq is read and converted: H5Dread in the stored component type (a compound as
+ * a packed {n0, n1} of it: no conversion at all when the file's compound is that), then
+ * H5Tconvert of the 2n components to their native type (byte order) and to float or double:
+ * each one of HDF5's fast conversion paths. (An H5Dread converting int16 to float took
+ * 20-80 ms per hard CPI, the H5Dread and H5Tconvert 3-13 ms: tests/bench numbers in the
+ * README.) A compound of mixed member types is converted member-wise by H5Dread (slowly);
+ * then *comp and *native are -1. */
+typedef struct iq_read_types {
+    hid_t mtype;   /* H5Dread's memory type                                    */
+    hid_t comp;    /* the stored component type, or -1                         */
+    hid_t native;  /* its native equivalent                                    */
+    int swap;      /* comp is not native: H5Tconvert comp -> native first      */
+    int convert;   /* native is not float (double when wide): H5Tconvert to it */
+} iq_read_types;
+
+static void iq_read_types_close(iq_read_types *t)
+{
+    CLOSE_TYPE(t->mtype);
+    CLOSE_TYPE(t->comp);
+    CLOSE_TYPE(t->native);
+}
+
+static int iq_read_types_make(hid_t dset, const iq_form *f, iq_read_types *t)
+{
+    t->mtype = t->comp = t->native = -1;
+    t->swap = t->convert = 0;
+    if (!f->interleaved && f->mixed) return (t->mtype = iq_mem_type(f)) < 0 ? -1 : 0;
+    hid_t ft = H5Dget_type(dset);
+    if (ft < 0) return -1;
+    t->comp = f->interleaved ? H5Tcopy(ft)
+                             : H5Tget_member_type(ft, (unsigned)H5Tget_member_index(ft, f->n0));
+    H5Tclose(ft);
+    if (t->comp < 0 || (t->native = H5Tget_native_type(t->comp, H5T_DIR_ASCEND)) < 0) return -1;
+    const size_t sz = H5Tget_size(t->comp);
+    if (f->interleaved) {
+        t->mtype = H5Tcopy(t->comp);
+    } else if ((t->mtype = H5Tcreate(H5T_COMPOUND, 2 * sz)) >= 0 &&
+               (H5Tinsert(t->mtype, f->n0, 0, t->comp) < 0 ||
+                H5Tinsert(t->mtype, f->n1, sz, t->comp) < 0)) {
+        return -1;
+    }
+    t->swap = H5Tequal(t->comp, t->native) <= 0;
+    t->convert = H5Tequal(t->native, f->wide ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT) <= 0;
+    return t->mtype < 0 ? -1 : 0;
+}
+
+/* The m components read into buf (room for m floats, or doubles when wide) as float/double. */
+static int iq_read_convert(const iq_read_types *t, const iq_form *f, size_t m, void *buf)
+{
+    if (t->swap && H5Tconvert(t->comp, t->native, m, buf, NULL, H5P_DEFAULT) < 0) return -1;
+    if (t->convert &&
+        H5Tconvert(t->native, f->wide ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, m, buf, NULL,
+                   H5P_DEFAULT) < 0)
+        return -1;
+    return 0;
 }
 
 static void iq_describe(const iq_form *f, double scale, char *buf, size_t len)
@@ -1293,7 +1356,8 @@ static void iq_describe(const iq_form *f, double scale, char *buf, size_t len)
 
 struct stap_recording {
     char path[1024];
-    hid_t file, dset, space, mtype, xfer;
+    hid_t file, dset, space, xfer;
+    iq_read_types types;
     int rank;          /* of the cube: 3, or 4 with the cpi axis (the dataset has one more
                           when interleaved)                                              */
     iq_form form;
@@ -1315,7 +1379,7 @@ void stap_recording_close(stap_recording *r)
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    CLOSE_TYPE(r->mtype);
+    iq_read_types_close(&r->types);
     CLOSE_SPACE(r->space);
     CLOSE_DSET(r->dset);
     CLOSE_PLIST(r->xfer);
@@ -1417,19 +1481,20 @@ static int recording_open(const char *path, stap_recording *r, stap_input *in,
         n *= r->dims[k];
     }
     if ((st = iq_scale(r->file, path, opts, &r->scale, err))) return st;
-    r->mtype = iq_mem_type(&r->form);
-    if (r->mtype < 0) return rt_fail(err, RT_ENOMEM, "out of memory for the sample type");
-    /* one CPI per unfiltered chunk whose bytes are native complex64 ({r, i} or interleaved
-     * float32), unscaled: the chunk's bytes are the cube (H5Dread_chunk, 12.9 GB/s measured
-     * from the page cache, H5Dread 6-11) */
-    if (r->rank == 4 && !r->form.wide && r->scale == 1 && !strcmp(r->form.comp, "float32") &&
-        (iq || !strcmp(r->form.n0, "r"))) {
+    if (iq_read_types_make(r->dset, &r->form, &r->types))
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': no conversion of its %s samples: %s",
+                       path, r->form.comp, h5_detail(detail, sizeof detail));
+    /* one CPI per unfiltered chunk whose bytes are native complex64 (a compound of float32
+     * with the real part first, or interleaved float32), unscaled: the chunk's bytes are the
+     * cube (H5Dread_chunk, 12.9 GB/s measured from the page cache, H5Dread 6-11) */
+    if (r->rank == 4 && r->scale == 1 && r->types.comp >= 0 &&
+        H5Tequal(r->types.comp, H5T_NATIVE_FLOAT) > 0) {
         hid_t dcpl = H5Dget_create_plist(r->dset), ft = H5Dget_type(r->dset);
         hsize_t ch[5] = {0, 0, 0, 0, 0};
         r->direct = dcpl >= 0 && ft >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
                     H5Pget_chunk(dcpl, drank, ch) == drank && ch[0] == 1 && ch[1] == r->sdims[1] &&
                     ch[2] == r->sdims[2] && ch[3] == r->sdims[3] && (!iq || ch[4] == 2) &&
-                    H5Pget_nfilters(dcpl) == 0 && H5Tequal(ft, r->mtype) > 0;
+                    H5Pget_nfilters(dcpl) == 0 && H5Tequal(ft, r->types.mtype) > 0;
         CLOSE_PLIST(dcpl);
         CLOSE_TYPE(ft);
     }
@@ -1457,7 +1522,8 @@ static int recording_open_common(const char *path, stap_recording **out, stap_in
     if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_recording_open: empty input path");
     stap_recording *r = calloc(1, sizeof *r);
     if (!r) return rt_fail(err, RT_ENOMEM, "out of memory opening '%s'", path);
-    r->file = r->dset = r->space = r->mtype = r->xfer = -1;
+    r->file = r->dset = r->space = r->xfer = -1;
+    r->types.mtype = r->types.comp = r->types.native = -1;
     snprintf(r->path, sizeof r->path, "%s", path);
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
@@ -1496,18 +1562,28 @@ static int recording_convert(stap_recording *r, long long cpi, cf32 *got, size_t
     if (r->rank == 4) snprintf(of_cpi, sizeof of_cpi, "of CPI %lld ", cpi);
     if (s != 1) snprintf(scaled, sizeof scaled, " times the scale %g", s);
     if (r->form.wide || s != 1) {
-        for (size_t k = 0; k < n; k++) {
-            const double re = r->form.wide ? r->slab[2 * k] : (double)crealf(got[k]);
-            const double im = r->form.wide ? r->slab[2 * k + 1] : (double)cimagf(got[k]);
-            const double sr = re * s, si = im * s;
-            if (isfinite(re) && isfinite(im) && (fabs(sr) > FLT_MAX || fabs(si) > FLT_MAX)) {
+        /* a pass without an early exit (vectorized) for samples beyond float32's range once
+         * scaled, the first of them named if any (non-finite stored samples are left to the
+         * checks below and to the engine), then the conversion */
+        const float *gf = (const float *)got;
+        const double *src = r->form.wide ? r->slab : NULL;
+        int over = 0;
+        for (size_t k = 0; k < 2 * n; k++) over |= fabs((src ? src[k] : (double)gf[k]) * s) > FLT_MAX;
+        for (size_t k = 0; over && k < n; k++) {
+            const double re = src ? src[2 * k] : (double)gf[2 * k];
+            const double im = src ? src[2 * k + 1] : (double)gf[2 * k + 1];
+            if (isfinite(re) && isfinite(im) && (fabs(re * s) > FLT_MAX || fabs(im * s) > FLT_MAX)) {
                 index_string(where, sizeof where, k, 3, r->sdims + 1, r->saxes + 1);
                 return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': the %s sample %sat %s "
                                "(r = %g, i = %g)%s overflows float32", r->path, r->form.comp,
                                of_cpi, where, re, im, scaled);
             }
-            got[k] = CMPLXF((float)sr, (float)si);
         }
+        float *out = (float *)got;
+        if (src)
+            for (size_t k = 0; k < 2 * n; k++) out[k] = (float)(src[k] * s);
+        else
+            for (size_t k = 0; k < 2 * n; k++) out[k] = (float)((double)gf[k] * s);
     }
     size_t bad = 0;
     if (r->check_finite && !check_finite_f32(got, n, &bad)) {
@@ -1554,9 +1630,12 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
         void *dst = r->form.wide ? (void *)r->slab : (void *)got;
         if (mspace < 0 ||
             H5Sselect_hyperslab(r->space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-            H5Dread(r->dset, r->mtype, mspace, r->space, r->xfer, dst) < 0)
+            H5Dread(r->dset, r->types.mtype, mspace, r->space, r->xfer, dst) < 0)
             st = rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
                          r->path, h5_detail(detail, sizeof detail));
+        else if (iq_read_convert(&r->types, &r->form, 2 * n, dst) < 0)
+            st = rt_fail(err, RT_EIO, "cannot convert CPI %lld of '/data/iq' in '%s' from %s: %s",
+                         cpi, r->path, r->form.comp, h5_detail(detail, sizeof detail));
         CLOSE_SPACE(mspace);
     }
     quiet_end(&q);
