@@ -61,6 +61,8 @@ int cmd_run(int argc, char **argv);
 int cmd_bench_qr(int argc, char **argv);
 int cmd_perfect(int argc, char **argv);
 int cmd_import_perfect(int argc, char **argv);
+int cmd_import_raw(int argc, char **argv);
+int cmd_import_sigmf(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_bench_pipeline(int argc, char **argv);
 
