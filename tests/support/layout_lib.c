@@ -75,8 +75,9 @@ static int put_dims_attr(hid_t dset, const layout_spec *spec)
 int layout_quantize(cf32 *x, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
-        const double re = nearbyint(crealf(x[k]) / LAYOUT_I16_SCALE);
-        const double im = nearbyint(cimagf(x[k]) / LAYOUT_I16_SCALE);
+        /* + 0.0: integers have no negative zero */
+        const double re = nearbyint(crealf(x[k]) / LAYOUT_I16_SCALE) + 0.0;
+        const double im = nearbyint(cimagf(x[k]) / LAYOUT_I16_SCALE) + 0.0;
         if (fabs(re) > 32767 || fabs(im) > 32767) return -1;
         x[k] = CMPLXF((float)(re * LAYOUT_I16_SCALE), (float)(im * LAYOUT_I16_SCALE));
     }
