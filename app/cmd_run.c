@@ -202,6 +202,8 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     hdr.meta = &in->meta;
     hdr.have_detections = cfar->kind != STAP_CFAR_NONE;
     hdr.cfar_description = cfar_desc;
+    hdr.engine = eng;
+    hdr.input_samples = in->samples;
     const size_t wlen = stap_weights_count(pc, hdr.beams), ylen = stap_output_count(pc, hdr.beams);
     if (stap_result_writer_open(&rw, output, &hdr, keep_output, &err) ||
         cpi_writer_start(&writer, rw, wlen, keep_output ? ylen : 0, 4, &err) ||
@@ -508,6 +510,8 @@ int cmd_run(int argc, char **argv)
     res.detections = r.detections;
     res.detection_count = r.detection_count;
     res.cfar_description = cfar_desc;
+    res.engine = eng;
+    res.input_samples = input ? in.samples : NULL;
     double t_w = la_now_ms();
     if (stap_result_write(output, &res, &err)) {
         status = cli_fail(&err);

@@ -4,6 +4,7 @@
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "h5layout.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include <hdf5.h>
+#include <hdf5_hl.h>
 
 /* Largest arrays the reader allocates: a corrupt or hostile header must not make it
  * ask for absurd amounts of memory. The RT_STAP hard cube is 10.8 MB. */
@@ -29,7 +31,9 @@
 /* float64 files are converted in slabs of at most this many bytes of doubles. */
 #define H5IO_SLAB_BYTES ((size_t)64 << 20)
 
-#define H5IO_SCHEMA_VERSION 1
+#define H5IO_SCHEMA_VERSION 1 /* /config and input files' root schema_version: v1 readers */
+#define H5IO_SCHEMA "1.1"     /* the root attribute `schema` of every file written      */
+#define H5IO_SPEED_OF_LIGHT 299792458.0
 
 /* ------------------------------------------------------------------------------------
  * HDF5 error reporting: the library never prints, so HDF5's automatic error printing is
@@ -699,6 +703,14 @@ static void w_attr_string(h5w *w, hid_t obj, const char *name, const char *s)
     CLOSE_TYPE(t);
 }
 
+/* The root attributes of every file rtstap writes (schema v1.1). */
+static void w_root(h5w *w, hid_t file)
+{
+    w_attr_string(w, file, "schema", H5IO_SCHEMA);
+    w_attr_string(w, file, "rtstap_version", RTSTAP_VERSION);
+    w_attr_string(w, file, "commit", RTSTAP_COMMIT);
+}
+
 /* Create `tmp` (already made by rt_atomic_begin) as an HDF5 file. */
 static hid_t w_create(h5w *w, const char *tmp)
 {
@@ -765,6 +777,7 @@ int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn ex
     }
     hid_t file = w_create(&w, tmp);
     w_attr_int(&w, file, "schema_version", H5IO_SCHEMA_VERSION);
+    w_root(&w, file);
     hid_t g = w_group(&w, file, "data");
     const hsize_t dims[3] = {(hsize_t)in->channels, (hsize_t)in->pulses, (hsize_t)in->range_gates};
     hid_t iq;
@@ -798,6 +811,10 @@ static void window_string(const stap_config *c, char *buf, size_t len)
     }
 }
 
+static const char detection_units[] =
+    "beam, doppler_bin, range_cell: indices into /axes (see /output/iq); power: |y|^2 in the "
+    "input samples' units squared; snr_db: dB over the CFAR's noise estimate";
+
 static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
 {
     const stap_config *c = res->cfg;
@@ -817,8 +834,15 @@ static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
     w_attr_string(w, g, "window", win);
     w_attr_double(w, g, "element_spacing_wavelengths", c->element_spacing);
     w_attr_string(w, g, "backend", la_backend_name(c->backend));
-    w_attr_int(w, g, "threads", c->threads);
+    /* what ran: the engine's threads (0 on a GPU), the device and the engine's stages */
+    w_attr_int(w, g, "threads", res->engine ? stap_engine_threads(res->engine) : c->threads);
+    w_attr_int(w, g, "threads_requested", c->threads);
+    if (res->engine) {
+        w_attr_string(w, g, "device", stap_engine_device(res->engine));
+        w_attr_string(w, g, "engine", stap_engine_describe(res->engine));
+    }
     w_attr_string(w, g, "input", res->input_name ? res->input_name : "");
+    if (res->input_samples) w_attr_string(w, g, "input_samples", res->input_samples);
     w_attr_int(w, g, "schema_version", H5IO_SCHEMA_VERSION);
     w_attr_string(w, g, "rtstap_version", RTSTAP_VERSION);
     w_attr_string(w, g, "rtstap_commit", RTSTAP_COMMIT);
@@ -863,10 +887,125 @@ static void w_detections(h5w *w, hid_t file, const stap_result *res)
         hid_t dset;
         w_dataset(w, file, "detections", "/detections", ft, mt, 1, &n, res->detections, &dset);
         if (!w->st) w_attr_string(w, dset, "cfar", res->cfar_description);
+        if (!w->st) w_attr_string(w, dset, "units", detection_units);
         CLOSE_DSET(dset);
     }
     CLOSE_TYPE(mt);
     CLOSE_TYPE(ft);
+}
+
+/* ---- the axes of a result (schema v1.1): dimension scales in /axes, attached to every
+ * dataset's axes, and every axis labelled ------------------------------------------------ */
+
+typedef struct result_axes {
+    hid_t doppler, segment, beam, range; /* scale datasets, -1 when not made */
+} result_axes;
+
+/* A 1-D scale dataset /axes/<name> of n doubles (or ints when iv), with units and a
+ * description; -1 after a failure (recorded in w). */
+static hid_t w_scale(h5w *w, hid_t g, const char *name, hsize_t n, const double *dv, const int *iv,
+                     const char *units, const char *desc)
+{
+    hid_t d = -1;
+    char full[64];
+    snprintf(full, sizeof full, "/axes/%s", name);
+    if (dv) w_dataset(w, g, name, full, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, dv, &d);
+    else w_dataset(w, g, name, full, H5T_STD_I32LE, H5T_NATIVE_INT, 1, &n, iv, &d);
+    if (d < 0) return -1;
+    w_attr_string(w, d, "units", units);
+    w_attr_string(w, d, "description", desc);
+    if (!w->st && H5DSset_scale(d, name) < 0) w_fail_h5(w, full);
+    return d;
+}
+
+static void w_axes(h5w *w, hid_t file, const stap_result *res, int D, result_axes *ax)
+{
+    ax->doppler = ax->segment = ax->beam = ax->range = -1;
+    const stap_config *c = res->cfg;
+    const int S = c->segments, B = res->beams, R = c->range_gates, L = R / S;
+    const stap_radar_meta *m = res->meta;
+    const int nmax = D > R ? (D > B ? D : B) : (R > B ? R : B);
+    double *dv = malloc(sizeof(double) * (size_t)nmax);
+    int *iv = malloc(sizeof(int) * (size_t)(nmax > S ? nmax : S));
+    hid_t g = w_group(w, file, "axes");
+    if (!dv || !iv) {
+        if (!w->st) w->st = rt_fail(w->err, RT_ENOMEM, "out of memory for the axes of '%s'", w->path);
+    } else if (g >= 0) {
+        /* Doppler bin d: d/D cycles per pulse, taken in [-1/2, 1/2) */
+        const int hz = m && m->has_prf;
+        for (int d = 0; d < D; d++) {
+            double f = (double)d / D;
+            dv[d] = (f >= 0.5 ? f - 1 : f) * (hz ? m->prf_hz : 1);
+        }
+        ax->doppler = w_scale(w, g, hz ? "doppler_hz" : "doppler_normalized", (hsize_t)D, dv, NULL,
+                              hz ? "Hz" : "cycles/pulse",
+                              hz ? "Doppler bin d: d/D cycles per pulse in [-1/2, 1/2), times "
+                                   "/radar prf_hz"
+                                 : "Doppler bin d: d/D cycles per pulse in [-1/2, 1/2) (no PRF "
+                                   "known)");
+        for (int s = 0; s < S; s++) iv[s] = s * L;
+        ax->segment = w_scale(w, g, "segment_start_cell", (hsize_t)S, NULL, iv, "range cell",
+                              "the first range cell of segment s: s * R / S");
+        if (res->engine && !stap_engine_custom_steering(res->engine)) {
+            for (int b = 0; b < B; b++) dv[b] = stap_beam_u(b, B);
+            ax->beam = w_scale(w, g, "beam_u", (hsize_t)B, dv, NULL, "1",
+                               "the default beams: u = sin(angle from broadside) = -1 + (2b+1)/B");
+        } else {
+            for (int b = 0; b < B; b++) iv[b] = b;
+            ax->beam = w_scale(w, g, "beam", (hsize_t)B, NULL, iv, "1",
+                               "beam index: row of /steering (the input's steering vectors)");
+        }
+        const int meters = m && m->has_sample_rate;
+        if (meters) {
+            const double dr = H5IO_SPEED_OF_LIGHT / (2 * m->sample_rate_hz);
+            for (int r = 0; r < R; r++) dv[r] = r * dr;
+            ax->range = w_scale(w, g, "range_m", (hsize_t)R, dv, NULL, "m",
+                                "range from the first gate: cell * c / (2 /radar sample_rate_hz)");
+        } else {
+            for (int r = 0; r < R; r++) iv[r] = r;
+            ax->range = w_scale(w, g, "range_cell", (hsize_t)R, NULL, iv, "range cell",
+                                "range cell index (no sample rate known)");
+        }
+    }
+    CLOSE_GROUP(g);
+    free(dv);
+    free(iv);
+}
+
+static void w_axes_close(result_axes *ax)
+{
+    CLOSE_DSET(ax->doppler);
+    CLOSE_DSET(ax->segment);
+    CLOSE_DSET(ax->beam);
+    CLOSE_DSET(ax->range);
+}
+
+/* Label the axes of dset (names[k], NULL: none) and attach scales[k] (-1: none); `units`. */
+static void w_describe(h5w *w, hid_t dset, const char *what, int rank, const char *const *names,
+                       const hid_t *scales, const char *units)
+{
+    for (int k = 0; k < rank && !w->st && dset >= 0; k++) {
+        if ((names[k] && H5DSset_label(dset, (unsigned)k, names[k]) < 0) ||
+            (scales[k] >= 0 && H5DSattach_scale(dset, scales[k], (unsigned)k) < 0))
+            w_fail_h5(w, what);
+    }
+    if (dset >= 0 && units) w_attr_string(w, dset, "units", units);
+}
+
+/* The result datasets' axes; a recording's have a leading cpi axis (off = 1). */
+static void w_describe_results(h5w *w, hid_t weights, hid_t output, hid_t steering,
+                               const result_axes *ax, int off)
+{
+    const char *wn[5] = {"cpi", "doppler", "segment", "beam", "dof"};
+    const hid_t ws[5] = {-1, ax->doppler, ax->segment, ax->beam, -1};
+    w_describe(w, weights, "the axes of '/weights'", 4 + off, wn + 1 - off, ws + 1 - off, "1");
+    const char *on[4] = {"cpi", "beam", "doppler", "range"};
+    const hid_t os[4] = {-1, ax->beam, ax->doppler, ax->range};
+    w_describe(w, output, "the axes of '/output/iq'", 3 + off, on + 1 - off, os + 1 - off,
+               "those of the input samples (w^H v = 1)");
+    const char *sn[2] = {"beam", "dof"};
+    const hid_t ss[2] = {ax->beam, -1};
+    w_describe(w, steering, "the axes of '/steering'", 2, sn, ss, "1");
 }
 
 int stap_result_write(const char *path, const stap_result *res, rt_error *err)
@@ -894,14 +1033,23 @@ int stap_result_write(const char *path, const stap_result *res, rt_error *err)
         return err ? err->code : RT_EIO;
     }
     hid_t file = w_create(&w, tmp);
+    w_root(&w, file);
+    result_axes ax;
+    w_axes(&w, file, res, D, &ax);
+    hid_t wds, ods, sds;
     const hsize_t wd[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
-    w_cf32(&w, file, "weights", "/weights", 4, wd, res->weights);
+    w_cf32_keep(&w, file, "weights", "/weights", 4, wd, res->weights, &wds);
     hid_t g = w_group(&w, file, "output");
     const hsize_t od[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)c->range_gates};
-    w_cf32(&w, g, "iq", "/output/iq", 3, od, res->output);
+    w_cf32_keep(&w, g, "iq", "/output/iq", 3, od, res->output, &ods);
     CLOSE_GROUP(g);
     const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
-    w_cf32(&w, file, "steering", "/steering", 2, sd, res->steering);
+    w_cf32_keep(&w, file, "steering", "/steering", 2, sd, res->steering, &sds);
+    w_describe_results(&w, wds, ods, sds, &ax, 0);
+    CLOSE_DSET(wds);
+    CLOSE_DSET(ods);
+    CLOSE_DSET(sds);
+    w_axes_close(&ax);
     w_config(&w, file, res, D);
     w_timing(&w, file, res);
     w_meta_radar(&w, file, res->meta, 1);
@@ -1726,6 +1874,7 @@ int stap_recording_create(stap_recording_writer **out, const char *path, const s
     h5w hw = {path, err, RT_OK};
     w->file = w_create(&hw, w->tmp);
     w_attr_int(&hw, w->file, "schema_version", H5IO_SCHEMA_VERSION);
+    w_root(&hw, w->file);
     hid_t g = w_group(&hw, w->file, "data"), space = -1, dcpl = -1;
     w->dims[0] = (hsize_t)cpis;
     w->dims[1] = (hsize_t)in->channels;
@@ -1935,6 +2084,9 @@ int stap_result_writer_open(stap_result_writer **out, const char *path, const st
         H5Tinsert(w->df_t, "power", 20, H5T_IEEE_F32LE) < 0 ||
         H5Tinsert(w->df_t, "snr_db", 24, H5T_IEEE_F32LE) < 0)
         w_fail_h5(&hw, "the file's types");
+    w_root(&hw, w->file);
+    result_axes ax;
+    w_axes(&hw, w->file, hdr, D, &ax);
     const hsize_t wrow[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
     w->weights = w_extensible(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow, 1);
     if (keep_output) {
@@ -1946,14 +2098,22 @@ int stap_result_writer_open(stap_result_writer **out, const char *path, const st
     if (hdr->have_detections) {
         w->det = w_extensible(&hw, w->file, "detections", "/detections", w->df_t, 1, NULL, 1024);
         if (!hw.st) w_attr_string(&hw, w->det, "cfar", hdr->cfar_description);
+        if (!hw.st) w_attr_string(&hw, w->det, "units", detection_units);
     }
     const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
-    w_cf32(&hw, w->file, "steering", "/steering", 2, sd, hdr->steering);
+    hid_t sds;
+    w_cf32_keep(&hw, w->file, "steering", "/steering", 2, sd, hdr->steering, &sds);
+    w_describe_results(&hw, w->weights, w->output, sds, &ax, 1);
+    CLOSE_DSET(sds);
+    w_axes_close(&ax);
     w_config(&hw, w->file, hdr, D);
     w_meta_radar(&hw, w->file, hdr->meta, 1);
     hid_t g = w_group(&hw, w->file, "timing");
     const hsize_t trow[1] = {STAP_STAGE_COUNT};
     w->timing = w_extensible(&hw, g, "cpi_ms", "/timing/cpi_ms", H5T_IEEE_F64LE, 2, trow, 256);
+    const char *tn[2] = {"cpi", "stage"};
+    const hid_t ts[2] = {-1, -1};
+    w_describe(&hw, w->timing, "the axes of '/timing/cpi_ms'", 2, tn, ts, "ms");
     if (!hw.st) {
         char names[256] = "";
         size_t at = 0;

@@ -139,11 +139,20 @@ typedef struct stap_result {
     void *extra_user;
     const char *stopped;           /* recordings: why the run stopped early (written as
                                       /config stopped), NULL when every CPI was run     */
+    /* Optional (schema v1.1): the engine that ran, for /config threads (the threads it
+     * computed with), device and engine, and the beams' u; NULL: /config threads is
+     * cfg->threads, beams are indexed. */
+    const struct stap_engine *engine;
+    const char *input_samples;     /* how the input stored its samples (stap_input.samples) */
 } stap_result;
 
 /* Write the result file atomically: /weights, /output/iq, /steering, /config,
- * /timing, /radar (and /detections when present). Fails with RT_EIO, writing nothing,
- * when path exists. */
+ * /timing, /radar (and /detections when present), self-described (schema v1.1): root
+ * attributes schema, rtstap_version, commit; /axes with the dimension scales of Doppler
+ * (doppler_hz when the input's PRF is known, else doppler_normalized), segment, beam
+ * (beam_u for the default beams) and range (range_m when the input's sample rate is known,
+ * else range_cell), attached to every dataset's axes, each axis labelled; `units`
+ * attributes. Fails with RT_EIO, writing nothing, when path exists. */
 int stap_result_write(const char *path, const stap_result *res, rt_error *err);
 
 /* ---- recordings of many CPIs (README "File format": /data/iq of rank 4, CPIs x C x P x R,

@@ -17,6 +17,7 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "engine.h"
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "la_check.h"
@@ -822,7 +823,55 @@ typedef struct result_case {
     const char *window_name;
     int detections; /* -1: no /detections, else the count */
     int with_meta;
+    int with_engine; /* stap_result.engine set: /config threads, device, engine; beam_u */
 } result_case;
+
+/* /axes/<name>: a dimension scale of n values with units; its values as doubles into v */
+static int read_axis(hid_t f, const char *name, hsize_t n, double *v)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    if (d < 0) {
+        fprintf(stderr, "  axis %s missing\n", name);
+        return 0;
+    }
+    hid_t s = H5Dget_space(d);
+    hsize_t len = 0;
+    int ok = H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, &len, NULL) == 1 &&
+             len == n && H5DSis_scale(d) > 0 && H5Aexists(d, "units") > 0 &&
+             H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0;
+    H5Sclose(s);
+    H5Dclose(d);
+    if (!ok) fprintf(stderr, "  axis %s: not a scale of %llu values with units\n", name, (unsigned long long)n);
+    return ok;
+}
+
+static herr_t scale_name(hid_t did, unsigned dim, hid_t dsid, void *buf)
+{
+    return H5DSget_scale_name(dsid, buf, 64) < 0 ? -1 : 1;
+}
+
+/* dataset's axes: labelled labels[k], the scale named scales[k] (NULL: none) attached */
+static int dims_ok(hid_t f, const char *name, int rank, const char *const *labels,
+                   const char *const *scales)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    int ok = d >= 0;
+    for (int k = 0; ok && k < rank; k++) {
+        char label[64] = "", sname[64] = "";
+        ok = H5DSget_label(d, (unsigned)k, label, sizeof label) > 0 && !strcmp(label, labels[k]);
+        int ns = H5DSget_num_scales(d, (unsigned)k);
+        if (ok && scales[k])
+            ok = ns == 1 && H5DSiterate_scales(d, (unsigned)k, NULL, scale_name, sname) == 1 &&
+                 !strcmp(sname, scales[k]);
+        else if (ok)
+            ok = ns <= 0;
+        if (!ok)
+            fprintf(stderr, "  %s axis %d: label '%s' (want '%s'), scale '%s' (want '%s')\n", name, k,
+                    label, labels[k], sname, scales[k] ? scales[k] : "none");
+    }
+    if (d >= 0) H5Dclose(d);
+    return ok;
+}
 
 static void test_result(tc_rng *rng, const result_case *rc, int idx)
 {
@@ -888,10 +937,20 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
     hook_state hook = {0, 0};
     res.extra = truth_hook;
     res.extra_user = &hook;
+    rt_error err;
+    stap_engine *eng = NULL;
+    if (rc->with_engine) {
+        stap_engine_options eo;
+        stap_engine_options_defaults(&eo);
+        eo.cfar.kind = STAP_CFAR_NONE; /* the cubes here are too short for its window */
+        CHECK(stap_engine_create(&eng, &cfg, NULL, 0, 0, &eo, &err) == RT_OK, "result %d: engine: %s",
+              idx, err.msg);
+        res.engine = eng;
+        res.input_samples = "int16, interleaved (last axis iq), scale 0.001";
+    }
 
     char path[4200];
     snprintf(path, sizeof path, "%s/result_%d.h5", dir, idx);
-    rt_error err;
     int st = stap_result_write(path, &res, &err);
     CHECK(st == RT_OK, "result %d: %s", idx, err.msg);
     CHECK(count_tmp(dir) == 0, "result %d: temporary file left", idx);
@@ -924,7 +983,9 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
               attr_double(f, c, "loading", cfg.loading) &&
               attr_string(f, c, "window", rc->window_name) &&
               attr_double(f, c, "element_spacing_wavelengths", cfg.element_spacing) &&
-              attr_string(f, c, "backend", "lapack") && attr_int(f, c, "threads", cfg.threads) &&
+              attr_string(f, c, "backend", "lapack") &&
+              attr_int(f, c, "threads", eng ? stap_engine_threads(eng) : cfg.threads) &&
+              attr_int(f, c, "threads_requested", cfg.threads) &&
               attr_string(f, c, "input", res.input_name) && attr_int(f, c, "schema_version", 1) &&
               attr_string(f, c, "rtstap_version", RTSTAP_VERSION) &&
               attr_string(f, c, "rtstap_commit", RTSTAP_COMMIT),
@@ -993,8 +1054,64 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
     }
     CHECK(H5Lexists(f, "truth", H5P_DEFAULT) > 0, "result %d: the extra hook's /truth is missing",
           idx);
+
+    /* schema v1.1: self-described — root attributes, what ran, axes as dimension scales */
+    CHECK(attr_string(f, "/", "schema", "1.1") &&
+              attr_string(f, "/", "rtstap_version", RTSTAP_VERSION) &&
+              attr_string(f, "/", "commit", RTSTAP_COMMIT),
+          "result %d: root attributes", idx);
+    if (eng)
+        CHECK(stap_engine_threads(eng) >= 1 && stap_engine_device(eng)[0] &&
+                  attr_string(f, c, "device", stap_engine_device(eng)) &&
+                  attr_string(f, c, "engine", stap_engine_describe(eng)) &&
+                  attr_string(f, c, "input_samples", res.input_samples),
+              "result %d: /config device, engine, input_samples", idx);
+    else
+        CHECK(H5Aexists_by_name(f, c, "device", H5P_DEFAULT) == 0, "result %d: a device without an "
+              "engine", idx);
+    const char *dop = rc->with_meta ? "doppler_hz" : "doppler_normalized";
+    const char *rng_name = rc->with_meta ? "range_m" : "range_cell";
+    const char *beam = eng ? "beam_u" : "beam";
+    const int nmax = D + R + B + S;
+    double *av = malloc(sizeof(double) * (size_t)nmax);
+    char an[64];
+    snprintf(an, sizeof an, "/axes/%s", dop);
+    int aok = read_axis(f, an, (hsize_t)D, av);
+    for (int d = 0; aok && d < D; d++) {
+        double fr = (double)d / D - (2 * d >= D ? 1 : 0);
+        aok = fabs(av[d] - fr * (rc->with_meta ? meta.prf_hz : 1)) <= 1e-9 * meta.prf_hz;
+    }
+    CHECK(aok, "result %d: %s values", idx, an);
+    snprintf(an, sizeof an, "/axes/%s", rng_name);
+    aok = read_axis(f, an, (hsize_t)R, av);
+    for (int r = 0; aok && r < R; r++)
+        aok = fabs(av[r] - r * (rc->with_meta ? 299792458.0 / (2 * meta.sample_rate_hz) : 1)) <=
+              1e-9 * (r + 1) * 150;
+    CHECK(aok, "result %d: %s values", idx, an);
+    snprintf(an, sizeof an, "/axes/%s", beam);
+    aok = read_axis(f, an, (hsize_t)B, av);
+    for (int b = 0; aok && b < B; b++) aok = av[b] == (eng ? -1.0 + (2.0 * b + 1) / B : b);
+    CHECK(aok, "result %d: %s values", idx, an);
+    aok = read_axis(f, "/axes/segment_start_cell", (hsize_t)S, av);
+    for (int sg = 0; aok && sg < S; sg++) aok = av[sg] == sg * (R / S);
+    CHECK(aok, "result %d: /axes/segment_start_cell values", idx);
+    free(av);
+    const char *wl[4] = {"doppler", "segment", "beam", "dof"};
+    const char *ws[4] = {dop, "segment_start_cell", beam, NULL};
+    const char *ol[3] = {"beam", "doppler", "range"};
+    const char *os[3] = {beam, dop, rng_name};
+    const char *sl[2] = {"beam", "dof"};
+    const char *ss[2] = {beam, NULL};
+    CHECK(dims_ok(f, "/weights", 4, wl, ws) && dims_ok(f, "/output/iq", 3, ol, os) &&
+              dims_ok(f, "/steering", 2, sl, ss),
+          "result %d: axis labels and dimension scales", idx);
+    CHECK(attr_string(f, "/weights", "units", "1") && attr_string(f, "/steering", "units", "1") &&
+              H5Aexists_by_name(f, "/output/iq", "units", H5P_DEFAULT) > 0 &&
+              (rc->detections < 0 || H5Aexists_by_name(f, "/detections", "units", H5P_DEFAULT) > 0),
+          "result %d: units", idx);
     H5Fclose(f);
 out:
+    stap_engine_destroy(eng);
     free(W);
     free(Y);
     free(V);
@@ -1004,10 +1121,10 @@ out:
 static void test_results(tc_rng *rng)
 {
     const result_case cases[] = {
-        {STAP_WINDOW_CHEBYSHEV, 60, "chebyshev:60", 4, 1},
-        {STAP_WINDOW_HANN, 0, "hann", 0, 0},
-        {STAP_WINDOW_NONE, 0, "none", -1, 1},
-        {STAP_WINDOW_CHEBYSHEV, 42.5, "chebyshev:42.5", 1, 0},
+        {STAP_WINDOW_CHEBYSHEV, 60, "chebyshev:60", 4, 1, 1},
+        {STAP_WINDOW_HANN, 0, "hann", 0, 0, 1},
+        {STAP_WINDOW_NONE, 0, "none", -1, 1, 0},
+        {STAP_WINDOW_CHEBYSHEV, 42.5, "chebyshev:42.5", 1, 0, 0},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) test_result(rng, &cases[i], i);
 }
