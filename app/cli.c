@@ -181,6 +181,24 @@ int cli_parse_layout(const char *value, cli_input_opts *o)
     return 0;
 }
 
+int cli_parse_scale(const char *value, cli_input_opts *o)
+{
+    double s;
+    if (cli_double("--scale", value, 1e-300, 1e300, &s)) return -1;
+    o->read.has_scale = 1;
+    o->read.scale = s;
+    o->scale_arg = value;
+    return 0;
+}
+
+int cli_input_opts_need_input(const cli_input_opts *o, const char *input)
+{
+    if (input) return 0;
+    if (o->layout_arg) return cli_error(EXIT_USAGE, "--layout needs --input FILE");
+    if (o->scale_arg) return cli_error(EXIT_USAGE, "--scale needs --input FILE");
+    return 0;
+}
+
 int cli_check_layout(const char *path, const stap_input *in, const cli_input_opts *o)
 {
     const stap_layout_report *r = &in->layout;

@@ -41,13 +41,18 @@ int cli_double(const char *flag, const char *s, double lo, double hi, double *ou
 typedef struct cli_input_opts {
     stap_read_options read;  /* --layout ORDER: the stored order of the cube's axes       */
     const char *layout_arg;  /* ORDER as given, for messages (NULL without --layout)       */
+    const char *scale_arg;   /* --scale S as given (NULL without)                          */
     int strict;              /* --strict: refuse an input without axis labels (and, later,
                                 other doubtful inputs)                                    */
 } cli_input_opts;
 
-/* --layout's parser (a usage error printed, -1, when malformed); the option table's entries
- * are CLI_OPT_LAYOUT and CLI_OPT_STRICT (cli_opts.h). */
+/* --layout's and --scale's parsers (a usage error printed, -1, when malformed); the option
+ * table's entries are CLI_OPT_LAYOUT, CLI_OPT_STRICT and CLI_OPT_SCALE (cli_opts.h); --scale S
+ * is the factor of the stored samples, instead of /data/iq's `scale` attribute. */
 int cli_parse_layout(const char *value, cli_input_opts *o);
+int cli_parse_scale(const char *value, cli_input_opts *o);
+/* A usage error (EXIT_USAGE, printed) when --layout or --scale came without --input, else 0. */
+int cli_input_opts_need_input(const cli_input_opts *o, const char *input);
 
 /* After an input cube is opened: one warning line on stderr when its axis order was
  * assumed (no labels) or --layout overrides labels that say otherwise; EXIT_PROCESSING with
@@ -64,6 +69,8 @@ int cmd_run(int argc, char **argv);
 int cmd_bench_qr(int argc, char **argv);
 int cmd_perfect(int argc, char **argv);
 int cmd_import_perfect(int argc, char **argv);
+int cmd_import_raw(int argc, char **argv);
+int cmd_import_sigmf(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_bench_pipeline(int argc, char **argv);
 

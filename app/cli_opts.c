@@ -268,6 +268,11 @@ int cli_parse_layout_opt(const cli_opt *o, const char *arg)
     return cli_parse_layout(arg, (cli_input_opts *)o->value);
 }
 
+int cli_parse_scale_opt(const cli_opt *o, const char *arg)
+{
+    return cli_parse_scale(arg, (cli_input_opts *)o->value);
+}
+
 /* ---- after parsing ---------------------------------------------------------------------- */
 
 int cli_output_ok(const char *path, int force)

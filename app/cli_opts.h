@@ -80,6 +80,7 @@ void cli_usage(FILE *f, const cli_command *cmd, const cli_opt *opts);
 int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: la_backend *       */
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
+int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input_opts *  */
 
 /* ---- the options several commands share ---------------------------------------------- */
 #define CLI_OPT_FORCE(var)                                                                  \
@@ -105,6 +106,11 @@ int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input
      "pulse,channel,range (after a recording's cpi axis);\n"                               \
      "overrides the file's axis labels",                                                    \
      .parse = cli_parse_layout_opt}
+#define CLI_OPT_SCALE(inopts)                                                               \
+    {"scale", 0, CLI_CALL, (inopts), "S",                                                   \
+     "multiply the stored samples by S (> 0) instead of the\n"                             \
+     "`scale` attribute of /data/iq (default 1)",                                           \
+     .parse = cli_parse_scale_opt}
 /* --strict's help differs: run also makes ill-conditioned training an error */
 #define CLI_OPT_STRICT(inopts, help) {"strict", 0, CLI_FLAG, &(inopts)->strict, NULL, (help)}
 

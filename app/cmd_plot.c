@@ -43,7 +43,7 @@ int cmd_plot(int argc, char **argv)
     const char *input = NULL, *result = NULL, *sinr = NULL, *dir = NULL;
     int rc = -1, half = 16, beam = -1, force = 0;
     double taper_db = 70;
-    cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
+    cli_input_opts inopts = {{0}, NULL, NULL, 0}; /* --layout, --strict */
     stap_cfar_config cfar;
     stap_cfar_defaults(&cfar);
     rt_error err;
@@ -54,6 +54,7 @@ int cmd_plot(int argc, char **argv)
          "file)", .flags = CLI_REQUIRED},
         CLI_OPT_LAYOUT(&inopts),
         CLI_OPT_STRICT(&inopts, "refuse an input without axis labels"),
+        CLI_OPT_SCALE(&inopts),
         {"result", 0, CLI_STRING, &result, "FILE", "a result of 'rtstap run' on it"},
         {"sinr", 0, CLI_STRING, &sinr, "FILE", "a table of 'rtstap sinr'"},
         {"output-dir", 0, CLI_STRING, &dir, "DIR", "where the pictures go", .alias = "out-dir",

@@ -208,6 +208,8 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     hdr.meta = &in->meta;
     hdr.have_detections = cfar->kind != STAP_CFAR_NONE;
     hdr.cfar_description = cfar_desc;
+    hdr.engine = eng;
+    hdr.input_samples = in->samples;
     const size_t wlen = stap_weights_count(pc, hdr.beams), ylen = stap_output_count(pc, hdr.beams);
     /* from here SIGINT/SIGTERM finish the CPIs in flight and publish what ran (a signal
      * before the first CPI publishes a file of none) */
@@ -322,15 +324,18 @@ int cmd_run(int argc, char **argv)
     stap_cfar_defaults(&cfar);
     cfar.kind = STAP_CFAR_CA;
     int cfar_given = 0; /* the default detector steps aside on cubes too short for it */
-    cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
+    cli_input_opts inopts = {{0}, NULL, NULL, 0}; /* --layout, --strict */
     rt_error err;
     rt_clear(&err);
     cli_opt opts[] = {
         {"input", 0, CLI_STRING, &input, "FILE",
          "schema-v1.1 HDF5 cube (/data/iq: channels x pulses x range,\n"
          "or CPIs x channels x pulses x range: a recording; any\n"
-         "order of the three when its axes are labelled)"},
+         "order of the three when its axes are labelled; complex64,\n"
+         "or {r,i}/{real,imag} of float64, int8, int16, int32, or\n"
+         "those interleaved along a last axis of length 2)"},
         CLI_OPT_LAYOUT(&inopts),
+        CLI_OPT_SCALE(&inopts),
         {"output", 'o', CLI_STRING, &output, "FILE",
          "result file (written atomically; an existing file is refused\n"
          "without -f)", .flags = CLI_REQUIRED},
@@ -387,7 +392,7 @@ int cmd_run(int argc, char **argv)
         {0}};
     int pst = cli_parse(&run_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
-    if (inopts.layout_arg && !input) return cli_error(EXIT_USAGE, "--layout needs --input FILE");
+    if (cli_input_opts_need_input(&inopts, input)) return EXIT_USAGE;
     if ((pst = cli_select_device(device))) return pst;
     const rt_write_mode mode = cli_write_mode(force);
     if ((pst = cli_output_ok(json, force))) return pst;
@@ -531,6 +536,8 @@ int cmd_run(int argc, char **argv)
     res.detections = r.detections;
     res.detection_count = r.detection_count;
     res.cfar_description = cfar_desc;
+    res.engine = eng;
+    res.input_samples = input ? in.samples : NULL;
     double t_w = la_now_ms();
     if (stap_result_write_mode(output, &res, mode, &err)) {
         status = cli_fail(&err);

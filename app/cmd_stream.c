@@ -122,7 +122,7 @@ int cmd_stream(int argc, char **argv)
     double deadline = 0;
     int mem_every = 0;
     la_backend backend = LA_BACKEND_AUTO;
-    cli_input_opts inopts = {{0}, NULL, 0}; /* --layout, --strict */
+    cli_input_opts inopts = {{0}, NULL, NULL, 0}; /* --layout, --strict */
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);
     eo.slots = 3;
@@ -138,6 +138,7 @@ int cmd_stream(int argc, char **argv)
          "Q, S, K, B (only the preset's processing parameters are used)"},
         CLI_OPT_LAYOUT(&inopts),
         CLI_OPT_STRICT(&inopts, "refuse an input without axis labels"),
+        CLI_OPT_SCALE(&inopts),
         {"cpis", 0, CLI_INT, &cpis, "N",
          "timed CPIs (default 2000; with --input: the recording's CPIs),\n"
          "after 2 x S warm-up CPIs (a recording is replayed from its start)",
@@ -171,7 +172,7 @@ int cmd_stream(int argc, char **argv)
         {0}};
     int pst = cli_parse(&stream_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
-    if (inopts.layout_arg && !input) return cli_error(EXIT_USAGE, "--layout needs --input FILE");
+    if (cli_input_opts_need_input(&inopts, input)) return EXIT_USAGE;
     if ((pst = cli_select_device(device_n))) return pst;
     const rt_write_mode mode = cli_write_mode(force);
     if ((pst = cli_output_ok(json, force)) || (pst = cli_output_ok(timeline_path, force)))

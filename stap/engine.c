@@ -261,6 +261,7 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     }
     if (steering) memcpy(e->V, steering, sizeof(cf32) * (size_t)e->B * e->N);
     else stap_default_steering(cfg, e->V);
+    e->custom_steering = steering != NULL;
 
     switch (cfg->backend) {
     case LA_BACKEND_CPU:
@@ -277,6 +278,13 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     if ((st = e->ops->create(e, err))) {
         stap_engine_destroy(e);
         return st;
+    }
+    rt_error ignore;
+    if (!is_gpu_backend(cfg->backend) ||
+        stap_gpu_info(e->device, sizeof e->device, NULL, NULL, &ignore) != RT_OK) {
+        la_blas_info bi;
+        la_blas_query(&bi);
+        snprintf(e->device, sizeof e->device, "%s", bi.cpu_model);
     }
     *out = e;
     return RT_OK;
@@ -373,6 +381,9 @@ int stap_engine_beams(const stap_engine *e) { return e->B; }
 const cf32 *stap_engine_steering(const stap_engine *e) { return e->V; }
 const stap_engine_options *stap_engine_options_of(const stap_engine *e) { return &e->opt; }
 const char *stap_engine_describe(const stap_engine *e) { return e->describe; }
+int stap_engine_threads(const stap_engine *e) { return e->threads; }
+const char *stap_engine_device(const stap_engine *e) { return e->device; }
+int stap_engine_custom_steering(const stap_engine *e) { return e->custom_steering; }
 size_t stap_engine_memory_bytes(const stap_engine *e) { return e->ops->memory_bytes(e); }
 
 int stap_engine_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)

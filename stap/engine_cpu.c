@@ -71,6 +71,7 @@ static int cpu_create(stap_engine *e, rt_error *err)
     int st = la_ctx_create(&c->la, cfg->backend, cfg->threads, err);
     if (st) return st;
     c->threads = la_ctx_threads(c->la);
+    e->threads = c->threads;
     /* BLAS calls run one per OpenMP thread (the GEMMs of the apply stage, LAPACKE) */
     openblas_set_num_threads(1);
     const size_t C = cfg->channels, D = cfg->doppler_bins, R = cfg->range_gates;

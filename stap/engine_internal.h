@@ -34,6 +34,9 @@ struct stap_engine {
     long long next_cpi;
     char describe[256];
     char note[512];           /* why AUTO runs on the CPU, or ""   */
+    int threads;              /* CPU threads computing (set by the CPU engine; 0 on a GPU) */
+    int custom_steering;      /* the caller's steering vectors, not the default beams     */
+    char device[128];         /* the GPU's name, or the CPU model                         */
 };
 
 extern const stap_engine_ops stap_engine_cpu_ops;

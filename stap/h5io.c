@@ -4,6 +4,7 @@
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "h5layout.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include <hdf5.h>
+#include <hdf5_hl.h>
 
 /* Largest arrays the reader allocates: a corrupt or hostile header must not make it
  * ask for absurd amounts of memory. The RT_STAP hard cube is 10.8 MB. */
@@ -35,7 +37,9 @@
 /* float64 files are converted in slabs of at most this many bytes of doubles. */
 #define H5IO_SLAB_BYTES ((size_t)64 << 20)
 
-#define H5IO_SCHEMA_VERSION 1
+#define H5IO_SCHEMA_VERSION 1 /* /config and input files' root schema_version: v1 readers */
+#define H5IO_SCHEMA "1.1"     /* the root attribute `schema` of every file written      */
+#define H5IO_SPEED_OF_LIGHT 299792458.0
 
 /* ------------------------------------------------------------------------------------
  * HDF5 error reporting: the library never prints, so HDF5's automatic error printing is
@@ -614,7 +618,6 @@ done:
     return st;
 }
 
-static const char *const iq_axes[] = {"channel", "pulse", "range"};
 static const char *const steering_axes[] = {"beam", "element"};
 
 /* The optional /steering and /array, /radar attributes of an input file. */
@@ -674,35 +677,6 @@ static int check_input_path(const char *path, rt_error *err)
     return RT_OK;
 }
 
-/* The axes of a cube in stored order, for messages: names[k] of stored axis k ("pulse"),
- * desc "(pulses, channels, range_gates)". */
-static void stored_axes(const stap_layout *l, const char **names, char *desc, size_t len)
-{
-    static const char *const plural[3] = {"channels", "pulses", "range_gates"};
-    for (int k = 0; k < 3; k++) names[k] = iq_axes[l->axis[k]];
-    snprintf(desc, len, "(%s, %s, %s)", plural[l->axis[0]], plural[l->axis[1]],
-             plural[l->axis[2]]);
-}
-
-/* The axis order of /data/iq (rank `want`) from its labels and opts, before its samples are
- * read; a dataset of another rank is left to the reader's own checks. */
-static int resolve_iq_layout(h5_src *s, int want, const stap_read_options *opts,
-                             stap_layout_report *rep, rt_error *err)
-{
-    const char *path = s->path;
-    int st = check_local(s, -1, "/data/iq", err);
-    if (st) return st;
-    hid_t dset = H5Dopen2(s->file, "/data/iq", s->dapl), space = -1;
-    if (dset < 0) return RT_OK; /* the reader says what it is */
-    space = H5Dget_space(dset);
-    if (space >= 0 && H5Sget_simple_extent_type(space) == H5S_SIMPLE &&
-        H5Sget_simple_extent_ndims(space) == want)
-        st = h5layout_resolve(dset, want, path, "/data/iq", opts, rep, err);
-    CLOSE_SPACE(space);
-    CLOSE_DSET(dset);
-    return st;
-}
-
 /* Open path for reading into s (its file, and its lookups' property lists; s must not move
  * until src_close_lists). */
 static int src_open(h5_src *s, const char *path, rt_error *err)
@@ -732,62 +706,6 @@ static void src_close_lists(h5_src *s)
 {
     CLOSE_PLIST(s->lapl);
     CLOSE_PLIST(s->dapl);
-}
-
-static int input_read(h5_src *s, stap_input *in, const stap_read_options *opts,
-                      rt_error *err)
-{
-    hsize_t dims[H5S_MAX_RANK];
-    if (!link_exists(s, "/data/iq")) {
-        int st = src_refused(s, "/data/iq", err);
-        return st ? st : rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 "
-                                 "keeps the cube there: channels x pulses x range_gates, or "
-                                 "another order with axis labels, complex64)", s->path);
-    }
-    int st = resolve_iq_layout(s, 3, opts, &in->layout, err);
-    if (st) return st;
-    const stap_layout *lay = &in->layout.layout;
-    const char *axes[3];
-    char desc[64];
-    stored_axes(lay, axes, desc, sizeof desc);
-    const complex_spec iq = {"/data/iq", 3, desc, axes, H5IO_MAX_CUBE_BYTES};
-    if ((st = read_complex(s, &iq, dims, &in->iq, err))) return st;
-    hsize_t cpr[3];
-    h5layout_logical_dims(lay, dims, cpr);
-    if (!stap_layout_is_identity(lay)) { /* into (channel, pulse, range) */
-        cf32 *t = malloc(sizeof(cf32) * (size_t)(cpr[0] * cpr[1] * cpr[2]));
-        if (!t) return rt_fail(err, RT_ENOMEM, "out of memory transposing '/data/iq' of '%s'", s->path);
-        h5layout_transpose(in->iq, t, lay, dims);
-        free(in->iq);
-        in->iq = t;
-    }
-    in->channels = (int)cpr[0];
-    in->pulses = (int)cpr[1];
-    in->range_gates = (int)cpr[2];
-    return read_steering_and_meta(s, in, err);
-}
-
-int stap_input_read(const char *path, stap_input *in, rt_error *err)
-{
-    return stap_input_read_opts(path, in, NULL, err);
-}
-
-int stap_input_read_opts(const char *path, stap_input *in, const stap_read_options *opts,
-                         rt_error *err)
-{
-    if (!in) return rt_fail(err, RT_EINVAL, "stap_input_read: no output structure");
-    memset(in, 0, sizeof *in);
-    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_read: empty input path");
-    h5_quiet q;
-    quiet_begin(&q);
-    h5_src s;
-    int st = src_open(&s, path, err);
-    if (!st) st = input_read(&s, in, opts, err);
-    src_close_lists(&s);
-    if (s.file >= 0) H5Fclose(s.file);
-    quiet_end(&q);
-    if (st) stap_input_free(in);
-    return st;
 }
 
 void stap_input_free(stap_input *in)
@@ -916,6 +834,14 @@ static void w_attr_string(h5w *w, hid_t obj, const char *name, const char *s)
     CLOSE_TYPE(t);
 }
 
+/* The root attributes of every file rtstap writes (schema v1.1). */
+static void w_root(h5w *w, hid_t file)
+{
+    w_attr_string(w, file, "schema", H5IO_SCHEMA);
+    w_attr_string(w, file, "rtstap_version", RTSTAP_VERSION);
+    w_attr_string(w, file, "commit", RTSTAP_COMMIT);
+}
+
 /* Create `tmp` (already made by rt_atomic_begin) as an HDF5 file. */
 static hid_t w_create(h5w *w, const char *tmp)
 {
@@ -988,6 +914,7 @@ int stap_input_write_mode(const char *path, const stap_input *in, stap_h5_extra_
     }
     hid_t file = w_create(&w, tmp);
     w_attr_int(&w, file, "schema_version", H5IO_SCHEMA_VERSION);
+    w_root(&w, file);
     hid_t g = w_group(&w, file, "data");
     const hsize_t dims[3] = {(hsize_t)in->channels, (hsize_t)in->pulses, (hsize_t)in->range_gates};
     hid_t iq;
@@ -1021,6 +948,10 @@ static void window_string(const stap_config *c, char *buf, size_t len)
     }
 }
 
+static const char detection_units[] =
+    "beam, doppler_bin, range_cell: indices into /axes (see /output/iq); power: |y|^2 in the "
+    "input samples' units squared; snr_db: dB over the CFAR's noise estimate";
+
 static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
 {
     const stap_config *c = res->cfg;
@@ -1040,8 +971,15 @@ static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
     w_attr_string(w, g, "window", win);
     w_attr_double(w, g, "element_spacing_wavelengths", c->element_spacing);
     w_attr_string(w, g, "backend", la_backend_name(c->backend));
-    w_attr_int(w, g, "threads", c->threads);
+    /* what ran: the engine's threads (0 on a GPU), the device and the engine's stages */
+    w_attr_int(w, g, "threads", res->engine ? stap_engine_threads(res->engine) : c->threads);
+    w_attr_int(w, g, "threads_requested", c->threads);
+    if (res->engine) {
+        w_attr_string(w, g, "device", stap_engine_device(res->engine));
+        w_attr_string(w, g, "engine", stap_engine_describe(res->engine));
+    }
     w_attr_string(w, g, "input", res->input_name ? res->input_name : "");
+    if (res->input_samples) w_attr_string(w, g, "input_samples", res->input_samples);
     w_attr_int(w, g, "schema_version", H5IO_SCHEMA_VERSION);
     w_attr_string(w, g, "rtstap_version", RTSTAP_VERSION);
     w_attr_string(w, g, "rtstap_commit", RTSTAP_COMMIT);
@@ -1086,10 +1024,125 @@ static void w_detections(h5w *w, hid_t file, const stap_result *res)
         hid_t dset;
         w_dataset(w, file, "detections", "/detections", ft, mt, 1, &n, res->detections, &dset);
         if (!w->st) w_attr_string(w, dset, "cfar", res->cfar_description);
+        if (!w->st) w_attr_string(w, dset, "units", detection_units);
         CLOSE_DSET(dset);
     }
     CLOSE_TYPE(mt);
     CLOSE_TYPE(ft);
+}
+
+/* ---- the axes of a result (schema v1.1): dimension scales in /axes, attached to every
+ * dataset's axes, and every axis labelled ------------------------------------------------ */
+
+typedef struct result_axes {
+    hid_t doppler, segment, beam, range; /* scale datasets, -1 when not made */
+} result_axes;
+
+/* A 1-D scale dataset /axes/<name> of n doubles (or ints when iv), with units and a
+ * description; -1 after a failure (recorded in w). */
+static hid_t w_scale(h5w *w, hid_t g, const char *name, hsize_t n, const double *dv, const int *iv,
+                     const char *units, const char *desc)
+{
+    hid_t d = -1;
+    char full[64];
+    snprintf(full, sizeof full, "/axes/%s", name);
+    if (dv) w_dataset(w, g, name, full, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, dv, &d);
+    else w_dataset(w, g, name, full, H5T_STD_I32LE, H5T_NATIVE_INT, 1, &n, iv, &d);
+    if (d < 0) return -1;
+    w_attr_string(w, d, "units", units);
+    w_attr_string(w, d, "description", desc);
+    if (!w->st && H5DSset_scale(d, name) < 0) w_fail_h5(w, full);
+    return d;
+}
+
+static void w_axes(h5w *w, hid_t file, const stap_result *res, int D, result_axes *ax)
+{
+    ax->doppler = ax->segment = ax->beam = ax->range = -1;
+    const stap_config *c = res->cfg;
+    const int S = c->segments, B = res->beams, R = c->range_gates, L = R / S;
+    const stap_radar_meta *m = res->meta;
+    const int nmax = D > R ? (D > B ? D : B) : (R > B ? R : B);
+    double *dv = malloc(sizeof(double) * (size_t)nmax);
+    int *iv = malloc(sizeof(int) * (size_t)(nmax > S ? nmax : S));
+    hid_t g = w_group(w, file, "axes");
+    if (!dv || !iv) {
+        if (!w->st) w->st = rt_fail(w->err, RT_ENOMEM, "out of memory for the axes of '%s'", w->path);
+    } else if (g >= 0) {
+        /* Doppler bin d: d/D cycles per pulse, taken in [-1/2, 1/2) */
+        const int hz = m && m->has_prf;
+        for (int d = 0; d < D; d++) {
+            double f = (double)d / D;
+            dv[d] = (f >= 0.5 ? f - 1 : f) * (hz ? m->prf_hz : 1);
+        }
+        ax->doppler = w_scale(w, g, hz ? "doppler_hz" : "doppler_normalized", (hsize_t)D, dv, NULL,
+                              hz ? "Hz" : "cycles/pulse",
+                              hz ? "Doppler bin d: d/D cycles per pulse in [-1/2, 1/2), times "
+                                   "/radar prf_hz"
+                                 : "Doppler bin d: d/D cycles per pulse in [-1/2, 1/2) (no PRF "
+                                   "known)");
+        for (int s = 0; s < S; s++) iv[s] = s * L;
+        ax->segment = w_scale(w, g, "segment_start_cell", (hsize_t)S, NULL, iv, "range cell",
+                              "the first range cell of segment s: s * R / S");
+        if (res->engine && !stap_engine_custom_steering(res->engine)) {
+            for (int b = 0; b < B; b++) dv[b] = stap_beam_u(b, B);
+            ax->beam = w_scale(w, g, "beam_u", (hsize_t)B, dv, NULL, "1",
+                               "the default beams: u = sin(angle from broadside) = -1 + (2b+1)/B");
+        } else {
+            for (int b = 0; b < B; b++) iv[b] = b;
+            ax->beam = w_scale(w, g, "beam", (hsize_t)B, NULL, iv, "1",
+                               "beam index: row of /steering (the input's steering vectors)");
+        }
+        const int meters = m && m->has_sample_rate;
+        if (meters) {
+            const double dr = H5IO_SPEED_OF_LIGHT / (2 * m->sample_rate_hz);
+            for (int r = 0; r < R; r++) dv[r] = r * dr;
+            ax->range = w_scale(w, g, "range_m", (hsize_t)R, dv, NULL, "m",
+                                "range from the first gate: cell * c / (2 /radar sample_rate_hz)");
+        } else {
+            for (int r = 0; r < R; r++) iv[r] = r;
+            ax->range = w_scale(w, g, "range_cell", (hsize_t)R, NULL, iv, "range cell",
+                                "range cell index (no sample rate known)");
+        }
+    }
+    CLOSE_GROUP(g);
+    free(dv);
+    free(iv);
+}
+
+static void w_axes_close(result_axes *ax)
+{
+    CLOSE_DSET(ax->doppler);
+    CLOSE_DSET(ax->segment);
+    CLOSE_DSET(ax->beam);
+    CLOSE_DSET(ax->range);
+}
+
+/* Label the axes of dset (names[k], NULL: none) and attach scales[k] (-1: none); `units`. */
+static void w_describe(h5w *w, hid_t dset, const char *what, int rank, const char *const *names,
+                       const hid_t *scales, const char *units)
+{
+    for (int k = 0; k < rank && !w->st && dset >= 0; k++) {
+        if ((names[k] && H5DSset_label(dset, (unsigned)k, names[k]) < 0) ||
+            (scales[k] >= 0 && H5DSattach_scale(dset, scales[k], (unsigned)k) < 0))
+            w_fail_h5(w, what);
+    }
+    if (dset >= 0 && units) w_attr_string(w, dset, "units", units);
+}
+
+/* The result datasets' axes; a recording's have a leading cpi axis (off = 1). */
+static void w_describe_results(h5w *w, hid_t weights, hid_t output, hid_t steering,
+                               const result_axes *ax, int off)
+{
+    const char *wn[5] = {"cpi", "doppler", "segment", "beam", "dof"};
+    const hid_t ws[5] = {-1, ax->doppler, ax->segment, ax->beam, -1};
+    w_describe(w, weights, "the axes of '/weights'", 4 + off, wn + 1 - off, ws + 1 - off, "1");
+    const char *on[4] = {"cpi", "beam", "doppler", "range"};
+    const hid_t os[4] = {-1, ax->beam, ax->doppler, ax->range};
+    w_describe(w, output, "the axes of '/output/iq'", 3 + off, on + 1 - off, os + 1 - off,
+               "those of the input samples (w^H v = 1)");
+    const char *sn[2] = {"beam", "dof"};
+    const hid_t ss[2] = {ax->beam, -1};
+    w_describe(w, steering, "the axes of '/steering'", 2, sn, ss, "1");
 }
 
 int stap_result_write(const char *path, const stap_result *res, rt_error *err)
@@ -1123,14 +1176,23 @@ int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mo
         return err ? err->code : RT_EIO;
     }
     hid_t file = w_create(&w, tmp);
+    w_root(&w, file);
+    result_axes ax;
+    w_axes(&w, file, res, D, &ax);
+    hid_t wds, ods, sds;
     const hsize_t wd[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
-    w_cf32(&w, file, "weights", "/weights", 4, wd, res->weights);
+    w_cf32_keep(&w, file, "weights", "/weights", 4, wd, res->weights, &wds);
     hid_t g = w_group(&w, file, "output");
     const hsize_t od[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)c->range_gates};
-    w_cf32(&w, g, "iq", "/output/iq", 3, od, res->output);
+    w_cf32_keep(&w, g, "iq", "/output/iq", 3, od, res->output, &ods);
     CLOSE_GROUP(g);
     const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
-    w_cf32(&w, file, "steering", "/steering", 2, sd, res->steering);
+    w_cf32_keep(&w, file, "steering", "/steering", 2, sd, res->steering, &sds);
+    w_describe_results(&w, wds, ods, sds, &ax, 0);
+    CLOSE_DSET(wds);
+    CLOSE_DSET(ods);
+    CLOSE_DSET(sds);
+    w_axes_close(&ax);
     w_config(&w, file, res, D);
     w_timing(&w, file, res);
     w_meta_radar(&w, file, res->meta, 1);
@@ -1417,25 +1479,231 @@ int stap_output_check_mode(const char *path, rt_write_mode mode, rt_error *err)
 }
 
 /* ------------------------------------------------------------------------------------
- * Recordings of many CPIs: /data/iq of rank 4 (CPIs, channels, pulses, range_gates),
- * one CPI per chunk; rank 3 is a recording of one CPI. Read and written one CPI at a
- * time, from a reader and a writer thread: Debian's libhdf5 is not built thread-safe,
- * so every HDF5 call of these functions runs under one lock. */
+ * Reading /data/iq, one CPI at a time (stap_input_read reads the one CPI of a rank-3 cube
+ * the same way), and writing recordings, from a reader and a writer thread: Debian's
+ * libhdf5 is not built thread-safe, so every HDF5 call of these functions runs under one
+ * lock. */
 
 static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* ---- the element forms of /data/iq (README "File format") --------------------------
+ * A compound of two members {r, i} or {real, imag}, or integer or real elements with a
+ * last axis of length 2 (interleaved); each component float32, float64 or a signed 8-,
+ * 16- or 32-bit integer, in either byte order. HDF5 converts them: to float32 when that is
+ * exact (float32, int8, int16), otherwise to double (float64, int32), which rtstap scales,
+ * checks against float32's range and rounds once. */
+
+typedef struct iq_form {
+    int interleaved;    /* integer or real elements; the last axis (length 2) is (r, i)    */
+    int wide;           /* a float64 or int32 component: read as double                   */
+    int mixed;          /* a compound whose two members differ in type                      */
+    char n0[8], n1[8];  /* compound members, real part first: "r", "i" or "real", "imag"   */
+    char comp[40];      /* the component type, e.g. "int16" or "float32, big-endian"       */
+} iq_form;
+
+/* One component: 0, *wide and its name, or -1 with why filled. */
+static int iq_component(hid_t t, int *wide, char *name, size_t nlen, char *why, size_t wlen)
+{
+    const H5T_class_t c = H5Tget_class(t);
+    const size_t sz = H5Tget_size(t);
+    const char *be = H5Tget_order(t) == H5T_ORDER_BE ? ", big-endian" : "";
+    if (c == H5T_FLOAT && (sz == 4 || sz == 8)) {
+        *wide = sz == 8;
+        snprintf(name, nlen, "float%zu%s", 8 * sz, be);
+        return 0;
+    }
+    if (c == H5T_INTEGER && H5Tget_sign(t) == H5T_SGN_2 && (sz == 1 || sz == 2 || sz == 4)) {
+        *wide = sz == 4;
+        snprintf(name, nlen, "int%zu%s", 8 * sz, be);
+        return 0;
+    }
+    if (c == H5T_INTEGER && H5Tget_sign(t) != H5T_SGN_2)
+        snprintf(why, wlen, "an unsigned %zu-bit integer; expected signed integers (int8, int16, "
+                 "int32: unsigned samples carry an offset rtstap does not know) or float32, "
+                 "float64", 8 * sz);
+    else if (c == H5T_INTEGER || c == H5T_FLOAT)
+        snprintf(why, wlen, "a %zu-bit %s; expected float32, float64, int8, int16 or int32",
+                 8 * sz, c == H5T_INTEGER ? "integer" : "float");
+    else
+        snprintf(why, wlen, "%s; expected float32, float64, int8, int16 or int32", class_name(c));
+    return -1;
+}
+
+/* The form of /data/iq (type `type`, dataset rank and extents): 0, or RT_EFORMAT naming
+ * the dataset and what is wrong. */
+static int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
+                       iq_form *f, rt_error *err)
+{
+    memset(f, 0, sizeof *f);
+    char why[200], shape[128];
+    const H5T_class_t cls = H5Tget_class(type);
+    if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
+        shape_string(shape, sizeof shape, rank, dims);
+        if ((rank != 4 && rank != 5) || dims[rank - 1] != 2)
+            return rt_fail(err, RT_EFORMAT,
+                           "'/data/iq' in '%s' is real-valued (%zu-byte %s, shape %s); expected "
+                           "complex samples: a compound {r, i} of float32 (complex64; also of "
+                           "float64, int8, int16, int32, or named {real, imag}), or interleaved "
+                           "integer or real samples whose last axis, of length 2 (labelled iq), "
+                           "holds the real and imaginary parts (C, P, R, 2 or CPIs, C, P, R, 2)",
+                           path, H5Tget_size(type), class_name(cls), shape);
+        if (iq_component(type, &f->wide, f->comp, sizeof f->comp, why, sizeof why))
+            return rt_fail(err, RT_EFORMAT, "the interleaved samples of '/data/iq' in '%s' are %s",
+                           path, why);
+        f->interleaved = 1;
+        return RT_OK;
+    }
+    if (cls != H5T_COMPOUND)
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has %s elements; expected a compound "
+                       "{r, i} of float32 (complex64), or interleaved integer or real samples",
+                       path, class_name(cls));
+    const int nm = H5Tget_nmembers(type);
+    char names[160] = "";
+    size_t at = 0;
+    int idx[2] = {-1, -1}, alt[2] = {-1, -1};
+    for (int m = 0; m < nm; m++) {
+        char *name = H5Tget_member_name(type, (unsigned)m);
+        if (!name) continue;
+        if (at < sizeof names)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", m ? ", " : "", name);
+        if (!strcmp(name, "r")) idx[0] = m;
+        if (!strcmp(name, "i")) idx[1] = m;
+        if (!strcmp(name, "real")) alt[0] = m;
+        if (!strcmp(name, "imag")) alt[1] = m;
+        H5free_memory(name);
+    }
+    if (nm != 2)
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' is a compound with %d members (%s); "
+                       "expected exactly two, r and i (or real and imag)", path, nm, names);
+    const int plain = idx[0] >= 0 && idx[1] >= 0;
+    if (!plain && (alt[0] < 0 || alt[1] < 0))
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has compound members (%s); expected "
+                       "members named r and i (or real and imag)", path, names);
+    snprintf(f->n0, sizeof f->n0, "%s", plain ? "r" : "real");
+    snprintf(f->n1, sizeof f->n1, "%s", plain ? "i" : "imag");
+    char comp[2][40];
+    hid_t m0 = H5Tget_member_type(type, (unsigned)(plain ? idx[0] : alt[0]));
+    hid_t m1 = H5Tget_member_type(type, (unsigned)(plain ? idx[1] : alt[1]));
+    f->mixed = m0 < 0 || m1 < 0 || H5Tequal(m0, m1) <= 0;
+    if (m0 >= 0) H5Tclose(m0);
+    if (m1 >= 0) H5Tclose(m1);
+    for (int k = 0; k < 2; k++) {
+        hid_t mt = H5Tget_member_type(type, (unsigned)(plain ? idx[k] : alt[k]));
+        int wide = 0, bad = mt < 0 || iq_component(mt, &wide, comp[k], sizeof comp[k], why, sizeof why);
+        if (mt < 0) snprintf(why, sizeof why, "unreadable");
+        if (mt >= 0) H5Tclose(mt);
+        if (bad)
+            return rt_fail(err, RT_EFORMAT, "member '%s' of '/data/iq' in '%s' is %s",
+                           k ? f->n1 : f->n0, path, why);
+        f->wide |= wide;
+    }
+    if (strcmp(comp[0], comp[1])) snprintf(f->comp, sizeof f->comp, "%.18s/%.18s", comp[0], comp[1]);
+    else snprintf(f->comp, sizeof f->comp, "%s", comp[0]);
+    return RT_OK;
+}
+
+/* The memory type HDF5 converts a compound of mixed member types into: pairs of float (or
+ * double), real first. */
+static hid_t iq_mem_type(const iq_form *f)
+{
+    hid_t base = f->wide ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+    const size_t sz = f->wide ? sizeof(double) : sizeof(float);
+    hid_t t = H5Tcreate(H5T_COMPOUND, 2 * sz);
+    if (t >= 0 && (H5Tinsert(t, f->n0, 0, base) < 0 || H5Tinsert(t, f->n1, sz, base) < 0)) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+/* How /data/iq is read and converted: H5Dread in the stored component type (a compound as
+ * a packed {n0, n1} of it: no conversion at all when the file's compound is that), then
+ * H5Tconvert of the 2n components to their native type (byte order) and to float or double:
+ * each one of HDF5's fast conversion paths. (An H5Dread converting int16 to float took
+ * 20-80 ms per hard CPI, the H5Dread and H5Tconvert 3-13 ms: tests/bench numbers in the
+ * README.) A compound of mixed member types is converted member-wise by H5Dread (slowly);
+ * then *comp and *native are -1. */
+typedef struct iq_read_types {
+    hid_t mtype;   /* H5Dread's memory type                                    */
+    hid_t comp;    /* the stored component type, or -1                         */
+    hid_t native;  /* its native equivalent                                    */
+    int swap;      /* comp is not native: H5Tconvert comp -> native first      */
+    int convert;   /* native is not float (double when wide): H5Tconvert to it */
+} iq_read_types;
+
+static void iq_read_types_close(iq_read_types *t)
+{
+    CLOSE_TYPE(t->mtype);
+    CLOSE_TYPE(t->comp);
+    CLOSE_TYPE(t->native);
+}
+
+static int iq_read_types_make(hid_t dset, const iq_form *f, iq_read_types *t)
+{
+    t->mtype = t->comp = t->native = -1;
+    t->swap = t->convert = 0;
+    if (!f->interleaved && f->mixed) return (t->mtype = iq_mem_type(f)) < 0 ? -1 : 0;
+    hid_t ft = H5Dget_type(dset);
+    if (ft < 0) return -1;
+    t->comp = f->interleaved ? H5Tcopy(ft)
+                             : H5Tget_member_type(ft, (unsigned)H5Tget_member_index(ft, f->n0));
+    H5Tclose(ft);
+    if (t->comp < 0 || (t->native = H5Tget_native_type(t->comp, H5T_DIR_ASCEND)) < 0) return -1;
+    const size_t sz = H5Tget_size(t->comp);
+    if (f->interleaved) {
+        t->mtype = H5Tcopy(t->comp);
+    } else if ((t->mtype = H5Tcreate(H5T_COMPOUND, 2 * sz)) >= 0 &&
+               (H5Tinsert(t->mtype, f->n0, 0, t->comp) < 0 ||
+                H5Tinsert(t->mtype, f->n1, sz, t->comp) < 0)) {
+        return -1;
+    }
+    t->swap = H5Tequal(t->comp, t->native) <= 0;
+    t->convert = H5Tequal(t->native, f->wide ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT) <= 0;
+    return t->mtype < 0 ? -1 : 0;
+}
+
+/* The m components read into buf (room for m floats, or doubles when wide) as float/double. */
+static int iq_read_convert(const iq_read_types *t, const iq_form *f, size_t m, void *buf)
+{
+    if (t->swap && H5Tconvert(t->comp, t->native, m, buf, NULL, H5P_DEFAULT) < 0) return -1;
+    if (t->convert &&
+        H5Tconvert(t->native, f->wide ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, m, buf, NULL,
+                   H5P_DEFAULT) < 0)
+        return -1;
+    return 0;
+}
+
+static void iq_describe(const iq_form *f, double scale, char *buf, size_t len)
+{
+    int at;
+    if (f->interleaved) at = snprintf(buf, len, "%s, interleaved (last axis iq)", f->comp);
+    else if (!strcmp(f->comp, "float32") && !strcmp(f->n0, "r"))
+        at = snprintf(buf, len, "complex64 {r, i}");
+    else at = snprintf(buf, len, "%s {%s, %s}", f->comp, f->n0, f->n1);
+    if (scale != 1 && at > 0 && (size_t)at < len) snprintf(buf + at, len - at, ", scale %g", scale);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Recordings of many CPIs: /data/iq of rank 4 (CPIs, channels, pulses, range_gates),
+ * one CPI per chunk (interleaved: rank 5); rank 3 is a recording of one CPI. */
+
 struct stap_recording {
     char path[1024];
-    hid_t file, dset, space, mtype, xfer;
-    int rank, elem;
+    hid_t file, dset, space, xfer;
+    iq_read_types types;
+    int rank;          /* of the cube: 3, or 4 with the cpi axis (the dataset has one more
+                          when interleaved)                                              */
+    iq_form form;
+    double scale;      /* the samples are multiplied by it (1: not)                      */
     int direct;        /* chunks of one CPI, unfiltered, native complex64: read raw */
     int zero;          /* fill time "never": zero the buffer before a read (fill_never) */
+    int check_finite;  /* stap_input_read: refuse non-finite samples, naming the first  */
     hsize_t dims[4];   /* CPIs, C, P, R (CPIs = 1 for rank 3) */
     hsize_t sdims[4];  /* CPIs and the cube's extents in stored order            */
     stap_layout layout;   /* the stored order of the cube axes                    */
     const char *saxes[4]; /* axis names in stored order, for messages            */
     int transpose;     /* not stored as (C, P, R): read into `stored`, transposed */
-    double *slab;      /* float64 files: one CPI of doubles (stored order)     */
+    double *slab;      /* float64 and int32 samples: one CPI of doubles (stored order) */
     cf32 *stored;      /* transposed files: one CPI in stored order             */
 };
 
@@ -1445,7 +1713,7 @@ void stap_recording_close(stap_recording *r)
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    CLOSE_TYPE(r->mtype);
+    iq_read_types_close(&r->types);
     CLOSE_SPACE(r->space);
     CLOSE_DSET(r->dset);
     CLOSE_PLIST(r->xfer);
@@ -1460,18 +1728,37 @@ void stap_recording_close(stap_recording *r)
 long long stap_recording_cpis(const stap_recording *r) { return (long long)r->dims[0]; }
 int stap_recording_rank(const stap_recording *r) { return r->rank; }
 
-/* Validate the open file s as a recording (r->file is s->file). */
-static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
-                          const stap_read_options *opts, rt_error *err)
+static const char *const iq_axes[] = {"channel", "pulse", "range"};
+
+/* The factor of the samples: opts' --scale, else the `scale` attribute of /data/iq, else 1. */
+static int iq_scale(h5_src *s, const stap_read_options *opts, double *scale, rt_error *err)
 {
-    char shape[128];
+    *scale = 1;
+    if (opts && opts->has_scale) {
+        if (!isfinite(opts->scale) || opts->scale <= 0)
+            return rt_fail(err, RT_EINVAL, "scale %g for '/data/iq' of '%s': expected a finite "
+                           "number > 0", opts->scale, s->path);
+        *scale = opts->scale;
+        return RT_OK;
+    }
+    int has = 0;
+    return read_positive_attr(s, "/data/iq", "scale", &has, scale, err);
+}
+
+/* Validate the open file s as a recording (r->file is s->file; one_cpi: a single CPI, as
+ * stap_input_read takes). */
+static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
+                          const stap_read_options *opts, int one_cpi, rt_error *err)
+{
+    char detail[256], shape[128];
     const char *path = s->path;
     if (!link_exists(s, "/data/iq")) {
         int st = src_refused(s, "/data/iq", err);
         return st ? st : rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 "
-                                 "keeps the cube there: channels x pulses x range_gates, or CPIs "
-                                 "x channels x pulses x range_gates, or another order with axis "
-                                 "labels, complex64)", path);
+                                 "keeps the cube there: channels x pulses x range_gates%s, or "
+                                 "another order with axis labels; complex64, or another complex "
+                                 "or interleaved form)", path,
+                                 one_cpi ? "" : ", or CPIs x channels x pulses x range_gates");
     }
     int lst = check_local(s, -1, "/data/iq", err);
     if (lst) return lst;
@@ -1484,14 +1771,31 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     r->space = H5Dget_space(r->dset);
     if (r->space < 0 || H5Sget_simple_extent_type(r->space) == H5S_NULL)
         return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' holds no data", path);
-    r->rank = H5Sget_simple_extent_ndims(r->space);
+    const int drank = H5Sget_simple_extent_ndims(r->space);
     hsize_t d[H5S_MAX_RANK];
-    if (r->rank != 3 && r->rank != 4)
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has rank %d; expected 3 (channels, "
-                       "pulses, range_gates) or 4 (CPIs, channels, pulses, range_gates)", path,
-                       r->rank);
     H5Sget_simple_extent_dims(r->space, d, NULL);
-    if ((lst = h5layout_resolve(r->dset, r->rank, path, "/data/iq", opts, &in->layout, err)))
+    hid_t ftype = H5Dget_type(r->dset);
+    if (ftype < 0) return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': unreadable element type", path);
+    int st = iq_classify(ftype, drank, d, path, &r->form, err);
+    CLOSE_TYPE(ftype);
+    if (st) return st;
+    const int iq = r->form.interleaved;
+    r->rank = drank - iq;
+    if (r->rank != 3 && (one_cpi || r->rank != 4)) {
+        if (one_cpi)
+            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has rank %d; expected %d "
+                           "(channels, pulses, range_gates%s)", path, drank, 3 + iq,
+                           iq ? ", iq" : "");
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has rank %d; expected %d (channels, "
+                       "pulses, range_gates%s) or %d (CPIs, channels, pulses, range_gates%s)", path,
+                       drank, 3 + iq, iq ? ", iq" : "", 4 + iq, iq ? ", iq" : "");
+    }
+    shape_string(shape, sizeof shape, drank, d);
+    for (int k = 0; k < drank; k++)
+        if (d[k] == 0 || d[k] > (hsize_t)INT_MAX)
+            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has shape %s: a zero-size or "
+                           "too large dimension", path, shape);
+    if ((lst = h5layout_resolve(r->dset, drank, iq, path, "/data/iq", opts, &in->layout, err)))
         return lst;
     r->layout = in->layout.layout;
     r->transpose = !stap_layout_is_identity(&r->layout);
@@ -1500,12 +1804,7 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     r->sdims[0] = r->dims[0] = r->rank == 4 ? d[0] : 1;
     for (int k = 0; k < 3; k++) r->sdims[k + 1] = d[k + r->rank - 3];
     h5layout_logical_dims(&r->layout, r->sdims + 1, r->dims + 1);
-    shape_string(shape, sizeof shape, r->rank, d);
     unsigned long long n = 1;
-    for (int k = 0; k < r->rank; k++)
-        if (d[k] == 0 || d[k] > (hsize_t)INT_MAX)
-            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has shape %s: a zero-size or "
-                           "too large dimension", path, shape);
     for (int k = 1; k < 4; k++) {
         if (n > H5IO_MAX_CUBE_BYTES / 8 / r->dims[k])
             return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has shape %s: one CPI is more "
@@ -1513,23 +1812,22 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
                            H5IO_MAX_CUBE_BYTES >> 30);
         n *= r->dims[k];
     }
-    hid_t ftype = H5Dget_type(r->dset);
-    if (ftype < 0) return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': unreadable element type", path);
-    int st = check_complex_type(ftype, "/data/iq", path, &r->elem, err);
-    CLOSE_TYPE(ftype);
-    if (st) return st;
-    r->mtype = r->elem == ELEM_F32 ? cf32_mem_type() : cf64_mem_type();
-    if (r->mtype < 0) return rt_fail(err, RT_ENOMEM, "out of memory for the complex type");
+    if ((st = iq_scale(s, opts, &r->scale, err))) return st;
+    if (iq_read_types_make(r->dset, &r->form, &r->types))
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': no conversion of its %s samples: %s",
+                       path, r->form.comp, h5_detail(detail, sizeof detail));
     r->zero = fill_never(r->dset);
-    /* one CPI per unfiltered chunk stored as native complex64: the chunk's bytes are the
+    /* one CPI per unfiltered chunk whose bytes are native complex64 (a compound of float32
+     * with the real part first, or interleaved float32), unscaled: the chunk's bytes are the
      * cube (H5Dread_chunk, 12.9 GB/s measured from the page cache, H5Dread 6-11) */
-    if (r->rank == 4 && r->elem == ELEM_F32) {
+    if (r->rank == 4 && r->scale == 1 && r->types.comp >= 0 &&
+        H5Tequal(r->types.comp, H5T_NATIVE_FLOAT) > 0) {
         hid_t dcpl = H5Dget_create_plist(r->dset), ft = H5Dget_type(r->dset);
-        hsize_t ch[4] = {0, 0, 0, 0};
+        hsize_t ch[5] = {0, 0, 0, 0, 0};
         r->direct = dcpl >= 0 && ft >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
-                    H5Pget_chunk(dcpl, 4, ch) == 4 && ch[0] == 1 && ch[1] == r->sdims[1] &&
-                    ch[2] == r->sdims[2] && ch[3] == r->sdims[3] && H5Pget_nfilters(dcpl) == 0 &&
-                    H5Tequal(ft, r->mtype) > 0;
+                    H5Pget_chunk(dcpl, drank, ch) == drank && ch[0] == 1 && ch[1] == r->sdims[1] &&
+                    ch[2] == r->sdims[2] && ch[3] == r->sdims[3] && (!iq || ch[4] == 2) &&
+                    H5Pget_nfilters(dcpl) == 0 && H5Tequal(ft, r->types.mtype) > 0;
         CLOSE_PLIST(dcpl);
         CLOSE_TYPE(ft);
     }
@@ -1540,14 +1838,46 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     r->xfer = H5Pcreate(H5P_DATASET_XFER);
     if (r->xfer < 0 || H5Pset_buffer(r->xfer, tconv, NULL, NULL) < 0)
         return rt_fail(err, RT_ENOMEM, "out of memory for a transfer property list");
-    if (r->elem == ELEM_F64 && !(r->slab = malloc(16 * (size_t)n)))
-        return rt_fail(err, RT_ENOMEM, "out of memory converting '%s' from float64", path);
+    if (r->form.wide && !(r->slab = malloc(16 * (size_t)n)))
+        return rt_fail(err, RT_ENOMEM, "out of memory converting '%s' from %s", path, r->form.comp);
     if (r->transpose && !(r->stored = malloc(sizeof(cf32) * (size_t)n)))
         return rt_fail(err, RT_ENOMEM, "out of memory transposing '%s'", path);
     in->channels = (int)r->dims[1];
     in->pulses = (int)r->dims[2];
     in->range_gates = (int)r->dims[3];
+    in->scale = r->scale;
+    iq_describe(&r->form, r->scale, in->samples, sizeof in->samples);
     return read_steering_and_meta(s, in, err);
+}
+
+static int recording_open_common(const char *path, stap_recording **out, stap_input *in,
+                                 const stap_read_options *opts, int one_cpi, rt_error *err)
+{
+    *out = NULL;
+    memset(in, 0, sizeof *in);
+    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_recording_open: empty input path");
+    stap_recording *r = calloc(1, sizeof *r);
+    if (!r) return rt_fail(err, RT_ENOMEM, "out of memory opening '%s'", path);
+    r->file = r->dset = r->space = r->xfer = -1;
+    r->types.mtype = r->types.comp = r->types.native = -1;
+    snprintf(r->path, sizeof r->path, "%s", path);
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    h5_src s;
+    int st = src_open(&s, path, err);
+    r->file = s.file; /* closed by stap_recording_close */
+    if (!st) st = recording_open(&s, r, in, opts, one_cpi, err);
+    src_close_lists(&s);
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    if (st) {
+        stap_recording_close(r);
+        stap_input_free(in);
+        return st;
+    }
+    *out = r;
+    return RT_OK;
 }
 
 int stap_recording_open(const char *path, stap_recording **out, stap_input *in, rt_error *err)
@@ -1558,29 +1888,50 @@ int stap_recording_open(const char *path, stap_recording **out, stap_input *in, 
 int stap_recording_open_opts(const char *path, stap_recording **out, stap_input *in,
                              const stap_read_options *opts, rt_error *err)
 {
-    *out = NULL;
-    memset(in, 0, sizeof *in);
-    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_recording_open: empty input path");
-    stap_recording *r = calloc(1, sizeof *r);
-    if (!r) return rt_fail(err, RT_ENOMEM, "out of memory opening '%s'", path);
-    r->file = r->dset = r->space = r->mtype = r->xfer = -1;
-    snprintf(r->path, sizeof r->path, "%s", path);
-    pthread_mutex_lock(&h5_lock);
-    h5_quiet q;
-    quiet_begin(&q);
-    h5_src s;
-    int st = src_open(&s, path, err);
-    r->file = s.file; /* closed by stap_recording_close */
-    if (!st) st = recording_open(&s, r, in, opts, err);
-    src_close_lists(&s);
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
-    if (st) {
-        stap_recording_close(r);
-        stap_input_free(in);
-        return st;
+    return recording_open_common(path, out, in, opts, 0, err);
+}
+
+/* The samples read into got (float32 pairs) or r->slab (double pairs): converted from
+ * double, scaled, checked against float32's range, and (check_finite) for non-finite
+ * values; in stored order. */
+static int recording_convert(stap_recording *r, long long cpi, cf32 *got, size_t n,
+                             rt_error *err)
+{
+    const double s = r->scale;
+    char where[128], of_cpi[48] = "", scaled[48] = "";
+    if (r->rank == 4) snprintf(of_cpi, sizeof of_cpi, "of CPI %lld ", cpi);
+    if (s != 1) snprintf(scaled, sizeof scaled, " times the scale %g", s);
+    if (r->form.wide || s != 1) {
+        /* a pass without an early exit (vectorized) for samples beyond float32's range once
+         * scaled, the first of them named if any (non-finite stored samples are left to the
+         * checks below and to the engine), then the conversion */
+        const float *gf = (const float *)got;
+        const double *src = r->form.wide ? r->slab : NULL;
+        int over = 0;
+        for (size_t k = 0; k < 2 * n; k++) over |= fabs((src ? src[k] : (double)gf[k]) * s) > FLT_MAX;
+        for (size_t k = 0; over && k < n; k++) {
+            const double re = src ? src[2 * k] : (double)gf[2 * k];
+            const double im = src ? src[2 * k + 1] : (double)gf[2 * k + 1];
+            if (isfinite(re) && isfinite(im) && (fabs(re * s) > FLT_MAX || fabs(im * s) > FLT_MAX)) {
+                index_string(where, sizeof where, k, 3, r->sdims + 1, r->saxes + 1);
+                return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': the %s sample %sat %s "
+                               "(r = %g, i = %g)%s overflows float32", r->path, r->form.comp,
+                               of_cpi, where, re, im, scaled);
+            }
+        }
+        float *out = (float *)got;
+        if (src)
+            for (size_t k = 0; k < 2 * n; k++) out[k] = (float)(src[k] * s);
+        else
+            for (size_t k = 0; k < 2 * n; k++) out[k] = (float)((double)gf[k] * s);
     }
-    *out = r;
+    size_t bad = 0;
+    if (r->check_finite && !check_finite_f32(got, n, &bad)) {
+        index_string(where, sizeof where, bad, 3, r->sdims + 1, r->saxes + 1);
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has a non-finite sample %sat %s: "
+                       "r = %g, i = %g", r->path, of_cpi, where, crealf(got[bad]),
+                       cimagf(got[bad]));
+    }
     return RT_OK;
 }
 
@@ -1598,13 +1949,14 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    hsize_t start[4] = {0, 0, 0, 0}, count[4];
-    const int off = r->rank - 3;
+    hsize_t start[5] = {0, 0, 0, 0, 0}, count[5];
+    const int off = r->rank - 3, drank = r->rank + r->form.interleaved;
     if (r->rank == 4) {
         start[0] = (hsize_t)cpi;
         count[0] = 1;
     }
     for (int k = 0; k < 3; k++) count[k + off] = r->sdims[k + 1];
+    if (r->form.interleaved) count[drank - 1] = 2;
     /* the memory space has the selection's shape: against a 1-D one HDF5 walks the
      * selection span by span (0.15 GB/s measured for 10.8 MB CPIs, 6-12 GB/s like this) */
     hsize_t stored = 0;
@@ -1614,32 +1966,59 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
             st = rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
                          r->path, h5_detail(detail, sizeof detail));
     } else {
-        mspace = H5Screate_simple(r->rank, count, NULL);
-        void *dst = r->elem == ELEM_F32 ? (void *)got : (void *)r->slab;
-        if (r->zero) memset(dst, 0, (r->elem == ELEM_F32 ? 8 : 16) * n);
+        mspace = H5Screate_simple(drank, count, NULL);
+        void *dst = r->form.wide ? (void *)r->slab : (void *)got;
+        if (r->zero) memset(dst, 0, (r->form.wide ? 16 : 8) * n);
         if (mspace < 0 ||
             H5Sselect_hyperslab(r->space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-            H5Dread(r->dset, r->mtype, mspace, r->space, r->xfer, dst) < 0)
+            H5Dread(r->dset, r->types.mtype, mspace, r->space, r->xfer, dst) < 0)
             st = rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
                          r->path, h5_detail(detail, sizeof detail));
+        else if (iq_read_convert(&r->types, &r->form, 2 * n, dst) < 0)
+            st = rt_fail(err, RT_EIO, "cannot convert CPI %lld of '/data/iq' in '%s' from %s: %s",
+                         cpi, r->path, r->form.comp, h5_detail(detail, sizeof detail));
         CLOSE_SPACE(mspace);
     }
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
-    if (st) return st;
-    /* non-finite float32 samples are left to the engine, which names them */
-    for (size_t k = 0; r->elem == ELEM_F64 && k < n; k++) {
-        const double re = r->slab[2 * k], im = r->slab[2 * k + 1];
-        if (isfinite(re) && isfinite(im) && (fabs(re) > FLT_MAX || fabs(im) > FLT_MAX)) {
-            char where[128];
-            index_string(where, sizeof where, k, 3, r->sdims + 1, r->saxes + 1);
-            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': the float64 sample of CPI %lld at "
-                           "%s (r = %g, i = %g) overflows float32", r->path, cpi, where, re, im);
-        }
-        got[k] = CMPLXF((float)re, (float)im);
-    }
+    if (st || (st = recording_convert(r, cpi, got, n, err))) return st;
     if (r->transpose) h5layout_transpose(got, cube, &r->layout, r->sdims + 1);
     return RT_OK;
+}
+
+/* ---- one CPI (stap_input_read): the recording reader, every sample checked finite ------ */
+
+static int input_read(const char *path, stap_input *in, const stap_read_options *opts,
+                      rt_error *err)
+{
+    stap_recording *r = NULL;
+    int st = recording_open_common(path, &r, in, opts, 1, err);
+    if (st) return st;
+    r->check_finite = 1;
+    in->iq = malloc(sizeof(cf32) * (size_t)in->channels * in->pulses * in->range_gates);
+    if (!in->iq)
+        st = rt_fail(err, RT_ENOMEM, "out of memory for the %d x %d x %d cube of '%s'",
+                     in->channels, in->pulses, in->range_gates, path);
+    else
+        st = stap_recording_read(r, 0, in->iq, err);
+    stap_recording_close(r);
+    return st;
+}
+
+int stap_input_read(const char *path, stap_input *in, rt_error *err)
+{
+    return stap_input_read_opts(path, in, NULL, err);
+}
+
+int stap_input_read_opts(const char *path, stap_input *in, const stap_read_options *opts,
+                         rt_error *err)
+{
+    if (!in) return rt_fail(err, RT_EINVAL, "stap_input_read: no output structure");
+    memset(in, 0, sizeof *in);
+    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_read: empty input path");
+    int st = input_read(path, in, opts, err);
+    if (st) stap_input_free(in);
+    return st;
 }
 
 /* ---- writing a recording (gen, import-perfect) -------------------------------------- */
@@ -1697,6 +2076,7 @@ int stap_recording_create_mode(stap_recording_writer **out, const char *path,
     h5w hw = {path, err, RT_OK};
     w->file = w_create(&hw, w->tmp);
     w_attr_int(&hw, w->file, "schema_version", H5IO_SCHEMA_VERSION);
+    w_root(&hw, w->file);
     hid_t g = w_group(&hw, w->file, "data"), space = -1, dcpl = -1;
     w->dims[0] = (hsize_t)cpis;
     w->dims[1] = (hsize_t)in->channels;
@@ -1915,6 +2295,9 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
         H5Tinsert(w->df_t, "power", 20, H5T_IEEE_F32LE) < 0 ||
         H5Tinsert(w->df_t, "snr_db", 24, H5T_IEEE_F32LE) < 0)
         w_fail_h5(&hw, "the file's types");
+    w_root(&hw, w->file);
+    result_axes ax;
+    w_axes(&hw, w->file, hdr, D, &ax);
     const hsize_t wrow[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
     w->weights = w_extensible(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow, 1);
     if (keep_output) {
@@ -1926,14 +2309,22 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
     if (hdr->have_detections) {
         w->det = w_extensible(&hw, w->file, "detections", "/detections", w->df_t, 1, NULL, 1024);
         if (!hw.st) w_attr_string(&hw, w->det, "cfar", hdr->cfar_description);
+        if (!hw.st) w_attr_string(&hw, w->det, "units", detection_units);
     }
     const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
-    w_cf32(&hw, w->file, "steering", "/steering", 2, sd, hdr->steering);
+    hid_t sds;
+    w_cf32_keep(&hw, w->file, "steering", "/steering", 2, sd, hdr->steering, &sds);
+    w_describe_results(&hw, w->weights, w->output, sds, &ax, 1);
+    CLOSE_DSET(sds);
+    w_axes_close(&ax);
     w_config(&hw, w->file, hdr, D);
     w_meta_radar(&hw, w->file, hdr->meta, 1);
     hid_t g = w_group(&hw, w->file, "timing");
     const hsize_t trow[1] = {STAP_STAGE_COUNT};
     w->timing = w_extensible(&hw, g, "cpi_ms", "/timing/cpi_ms", H5T_IEEE_F64LE, 2, trow, 256);
+    const char *tn[2] = {"cpi", "stage"};
+    const hid_t ts[2] = {-1, -1};
+    w_describe(&hw, w->timing, "the axes of '/timing/cpi_ms'", 2, tn, ts, "ms");
     if (!hw.st) {
         char names[256] = "";
         size_t at = 0;

@@ -13,7 +13,7 @@
 
 /* ---- names ---------------------------------------------------------------------------- */
 
-static const char *const axis_names[4] = {"channel", "pulse", "range", "cpi"};
+static const char *const axis_names[5] = {"channel", "pulse", "range", "cpi", "iq"};
 
 static const struct {
     const char *name;
@@ -28,11 +28,13 @@ static const struct {
     {"range_cells", STAP_AXIS_RANGE}, {"gate", STAP_AXIS_RANGE},
     {"gates", STAP_AXIS_RANGE},     {"r", STAP_AXIS_RANGE},
     {"cpi", STAP_AXIS_CPI},         {"cpis", STAP_AXIS_CPI},
+    {"iq", STAP_AXIS_IQ},           {"i_q", STAP_AXIS_IQ},
+    {"complex", STAP_AXIS_IQ},
 };
 
 const char *stap_axis_name(int axis)
 {
-    return axis >= 0 && axis < 4 ? axis_names[axis] : "?";
+    return axis >= 0 && axis < 5 ? axis_names[axis] : "?";
 }
 
 int stap_axis_parse(const char *name, size_t len)
@@ -64,17 +66,18 @@ const char *stap_layout_string(const stap_layout *l, int rank, char *buf, size_t
     return buf;
 }
 
-/* The axes of names[0..n-1]: each a known name, each axis once, exactly `want` of them; with
- * want = 4 the first is cpi, with want = 3 cpi is not allowed. 0 and *l, or -1 with the
- * problem in why (without the names: the caller quotes them). */
-static int names_to_layout(char (*names)[64], int n, int want, stap_layout *l, char *why,
-                           size_t len)
+/* The axes of names[0..n-1]: each a known name, each axis once, `want` cube axes (with
+ * want = 4 the first is cpi, with want = 3 cpi is not allowed) and, when iq, a last axis
+ * named iq (an interleaved cube's real and imaginary parts; nowhere else). 0 and *l, or -1
+ * with the problem in why (without the names: the caller quotes them). */
+static int names_to_layout(char (*names)[64], int n, int want, int iq, stap_layout *l,
+                           char *why, size_t len)
 {
-    if (n != want) {
-        snprintf(why, len, "%d axes named; the dataset has %d", n, want);
+    if (n != want + iq) {
+        snprintf(why, len, "%d axes named; the dataset has %d", n, want + iq);
         return -1;
     }
-    int seen[4] = {0, 0, 0, 0};
+    int seen[5] = {0, 0, 0, 0, 0};
     for (int k = 0; k < n; k++) {
         if (!names[k][0]) {
             snprintf(why, len, "axis %d is unlabelled; label every axis or none", k);
@@ -82,8 +85,19 @@ static int names_to_layout(char (*names)[64], int n, int want, stap_layout *l, c
         }
         int a = stap_axis_parse(names[k], strlen(names[k]));
         if (a < 0) {
-            snprintf(why, len, "'%s' is not an axis name; expected channel, pulse and range%s",
-                     names[k], want == 4 ? " after cpi" : "");
+            snprintf(why, len, "'%s' is not an axis name; expected channel, pulse and range%s%s",
+                     names[k], want == 4 ? " after cpi" : "", iq ? ", then iq" : "");
+            return -1;
+        }
+        if (a == STAP_AXIS_IQ && !iq) {
+            snprintf(why, len, "iq names an axis, but the elements are complex (a compound): iq "
+                     "labels only the last axis, of length 2, of an interleaved integer or real "
+                     "cube");
+            return -1;
+        }
+        if (iq && (a == STAP_AXIS_IQ) != (k == n - 1)) {
+            snprintf(why, len, "the last axis, of length 2, holds the real and imaginary parts "
+                     "and only it is named iq");
             return -1;
         }
         if (seen[a]++) {
@@ -91,8 +105,8 @@ static int names_to_layout(char (*names)[64], int n, int want, stap_layout *l, c
             return -1;
         }
         if (a == STAP_AXIS_CPI && want == 3) {
-            snprintf(why, len, "cpi names an axis, but a rank-3 cube is one CPI: channel, "
-                     "pulse and range");
+            snprintf(why, len, "cpi names an axis, but a rank-%d cube is one CPI: channel, "
+                     "pulse and range%s", 3 + iq, iq ? ", then iq" : "");
             return -1;
         }
         if ((a == STAP_AXIS_CPI) != (want == 4 && k == 0)) {
@@ -100,7 +114,7 @@ static int names_to_layout(char (*names)[64], int n, int want, stap_layout *l, c
                      "and range in any order");
             return -1;
         }
-        if (a != STAP_AXIS_CPI) l->axis[k - (want - 3)] = (unsigned char)a;
+        if (a != STAP_AXIS_CPI && a != STAP_AXIS_IQ) l->axis[k - (want - 3)] = (unsigned char)a;
     }
     return 0;
 }
@@ -128,12 +142,13 @@ int stap_layout_parse(const char *text, stap_layout *out, rt_error *err)
         p = comma + 1;
     }
     for (int k = 0; k < n && k < 4; k++)
-        if (stap_axis_parse(names[k], strlen(names[k])) == STAP_AXIS_CPI)
+        if (stap_axis_parse(names[k], strlen(names[k])) >= STAP_AXIS_CPI)
             return rt_fail(err, RT_EINVAL, "layout '%s': name the three cube axes only "
-                           "(channel, pulse, range; a recording's cpi axis is always first)", text);
+                           "(channel, pulse, range; a recording's cpi axis is always first, an "
+                           "interleaved cube's iq axis always last)", text);
     char why[160];
     stap_layout l;
-    if (names_to_layout(names, n, 3, &l, why, sizeof why))
+    if (names_to_layout(names, n, 3, 0, &l, why, sizeof why))
         return rt_fail(err, RT_EINVAL, "layout '%s': %s (e.g. P,C,R or pulse,channel,range)", text,
                        n != 3 ? "three axes expected, comma-separated" : why);
     *out = l;
@@ -292,12 +307,13 @@ done:
     return st;
 }
 
-int h5layout_resolve(hid_t dset, int rank, const char *path, const char *dname,
+int h5layout_resolve(hid_t dset, int rank, int iq, const char *path, const char *dname,
                      const stap_read_options *opts, stap_layout_report *rep, rt_error *err)
 {
     const int override = opts && opts->override;
     memset(rep, 0, sizeof *rep);
-    rep->rank = rank;
+    rep->rank = rank - iq;
+    rep->interleaved = iq;
     label_list ds, at;
     char why[256] = "", dsj[96], atj[96];
     const stap_layout cpr = {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}};
@@ -314,9 +330,9 @@ int h5layout_resolve(hid_t dset, int rank, const char *path, const char *dname,
     char problem[640] = "";
     if (bad) {
         snprintf(problem, sizeof problem, "%s", why);
-    } else if (ds.present && names_to_layout(ds.name, ds.n, rank, &lds, why, sizeof why)) {
+    } else if (ds.present && names_to_layout(ds.name, ds.n, rank - iq, iq, &lds, why, sizeof why)) {
         snprintf(problem, sizeof problem, "its dimension labels (%s): %s", dsj, why);
-    } else if (at.present && names_to_layout(at.name, at.n, rank, &lat, why, sizeof why)) {
+    } else if (at.present && names_to_layout(at.name, at.n, rank - iq, iq, &lat, why, sizeof why)) {
         snprintf(problem, sizeof problem, "its 'dims' attribute (%s): %s", atj, why);
     } else if (ds.present && at.present && memcmp(&lds, &lat, sizeof lds)) {
         snprintf(problem, sizeof problem, "its dimension labels (%s) and its 'dims' attribute "

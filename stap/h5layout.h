@@ -10,11 +10,12 @@
 
 #include "h5io.h"
 
-/* Determine how the cube axes of `dset` (rank 3, or 4 with a leading cpi axis) are stored,
- * from its labels and opts (may be NULL), into *rep. RT_EFORMAT naming path, dname and the
- * labels when they are unknown, repeated, too few or too many, misplace cpi, or disagree
- * with each other — unless opts overrides them (rep->labels_differ says so then). */
-int h5layout_resolve(hid_t dset, int rank, const char *path, const char *dname,
+/* Determine how the cube axes of `dset` (rank 3, or 4 with a leading cpi axis; one more with
+ * iq = 1: an interleaved cube's last axis of length 2) are stored, from its labels and opts
+ * (may be NULL), into *rep. RT_EFORMAT naming path, dname and the labels when they are
+ * unknown, repeated, too few or too many, misplace cpi or iq, or disagree with each other —
+ * unless opts overrides them (rep->labels_differ says so then). */
+int h5layout_resolve(hid_t dset, int rank, int iq, const char *path, const char *dname,
                      const stap_read_options *opts, stap_layout_report *rep, rt_error *err);
 
 /* The (channel, pulse, range) extents of a cube whose stored extents are sd[0..2]. */

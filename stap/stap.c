@@ -207,11 +207,13 @@ int stap_window(const stap_config *cfg, float *win, rt_error *err)
     return rt_fail(err, RT_EINVAL, "unknown window kind %d", (int)cfg->window);
 }
 
+double stap_beam_u(int b, int B) { return -1.0 + (2.0 * b + 1.0) / B; }
+
 void stap_default_steering(const stap_config *cfg, cf32 *V)
 {
     int B = cfg->beams, C = cfg->channels, Q = cfg->doppler_order, N = C * Q;
     for (int b = 0; b < B; b++) {
-        double u = -1.0 + (2.0 * b + 1.0) / B;
+        double u = stap_beam_u(b, B);
         for (int j = 0; j < N; j++) V[(size_t)b * N + j] = 0;
         for (int c = 0; c < C; c++) {
             double ph = 2.0 * M_PI * cfg->element_spacing * c * u;

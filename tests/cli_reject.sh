@@ -11,6 +11,7 @@ if [[ -z "${RTSTAP_BIN:-}" || ! -x "${RTSTAP_BIN}" ]]; then
     exit 77
 fi
 MKINPUT="${RTSTAP_TOOLS_DIR:-$(dirname "$RTSTAP_BIN")/tests}/mkinput"
+H5SAME="$(dirname "$MKINPUT")/h5same"
 if [[ ! -x "$MKINPUT" ]]; then
     echo "cli_reject: mkinput not found at '$MKINPUT' (set RTSTAP_TOOLS_DIR); skipping"
     exit 77
@@ -83,6 +84,16 @@ while IFS="|" read -r kind validity kw1 kw2 _what; do
     if [[ "$validity" == valid ]]; then
         run "$kind (valid)" 0 "$out" run --input "$in" --output "$out" --quiet "${params[@]}"
         if [[ ! -s "$out" ]] || ! is_hdf5 "$out"; then fail "$kind: no HDF5 output written"; fi
+        # every recorder format gives the result of its complex64 equivalent, bit for bit
+        # (the samples the reader must give: stored values times `scale`)
+        c64="$indir/$kind.complex64.h5"
+        if "$MKINPUT" --complex64 "$kind" "$c64" "$seed" 2>"$work/mk.err"; then
+            run "$kind (complex64 equivalent)" 0 "$out.c64" run --input "$c64" --output "$out.c64" --quiet "${params[@]}"
+            "$H5SAME" "$out" "$out.c64" /weights /output/iq /detections /steering >"$work/same" ||
+                fail "$kind: not the result of its complex64 equivalent: $(grep -v same "$work/same")"
+        else
+            fail "mkinput --complex64 $kind: $(cat "$work/mk.err")"
+        fi
     else
         run "$kind" 1 "$out" run --input "$in" --output "$out" --quiet "${params[@]}"
         expect_words "$kind" "$in" "$kw1" "$kw2"
@@ -93,6 +104,25 @@ done < <("$MKINPUT" --list)
 
 valid="$indir/valid.h5"
 [[ -s "$valid" ]] || "$MKINPUT" valid "$valid" "$seed" 2>/dev/null
+
+# ---- --scale overrides the `scale` attribute: int16 counts without one, read with
+# --scale 0.001, are the scaled int16 cube's complex64 equivalent; a bad --scale is a usage error
+"$MKINPUT" int16_interleaved_be "$indir/counts.h5" "$seed" &&
+    "$MKINPUT" --complex64 int16_interleaved "$indir/scaled.c64.h5" "$seed" || fail "mkinput for --scale"
+run "--scale" 0 "$outdir/scale.h5" run --input "$indir/counts.h5" --output "$outdir/scale.h5" --quiet "${params[@]}" --scale 0.001
+run "--scale reference" 0 "$outdir/scale.c64.h5" run --input "$indir/scaled.c64.h5" --output "$outdir/scale.c64.h5" --quiet "${params[@]}"
+"$H5SAME" "$outdir/scale.h5" "$outdir/scale.c64.h5" /weights /output/iq /detections >/dev/null ||
+    fail "--scale 0.001 on int16 counts: not the result of the scaled cube"
+"$MKINPUT" int16_ri "$indir/ri_scaled.h5" "$seed"
+run "--scale over an attribute" 0 "$outdir/scale2.h5" run --input "$indir/ri_scaled.h5" --output "$outdir/scale2.h5" --quiet "${params[@]}" --scale 1
+"$H5SAME" "$outdir/scale2.h5" "$outdir/int16_ri.out.h5" /weights >/dev/null &&
+    fail "--scale 1 over scale 1e-3: the attribute was used"
+for bad in 0 -1 nan inf abc; do
+    run "--scale $bad" 2 "$outdir/scale_bad.h5" run --input "$indir/counts.h5" --output "$outdir/scale_bad.h5" --quiet "${params[@]}" --scale "$bad"
+    expect_words "--scale $bad" "--scale"
+done
+run "--scale without --input" 2 "$outdir/scale_no.h5" run --output "$outdir/scale_no.h5" --quiet --scale 2
+expect_words "--scale without --input" "--scale needs --input"
 
 # ---- an existing output is never overwritten
 existing="$outdir/existing.h5"

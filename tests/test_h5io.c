@@ -17,6 +17,7 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "engine.h"
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "la_check.h"
@@ -313,6 +314,7 @@ static void test_input_roundtrip(tc_rng *rng)
 static void test_kinds(uint64_t seed)
 {
     double *ri = malloc(sizeof(double) * 2 * MKINPUT_C * MKINPUT_P * MKINPUT_R);
+    float *want = malloc(sizeof(float) * 2 * MKINPUT_C * MKINPUT_P * MKINPUT_R);
     double sv[2 * MKINPUT_STEER_B * MKINPUT_C];
     mkinput_samples(seed, ri);
     mkinput_steering(seed, sv);
@@ -334,14 +336,32 @@ static void test_kinds(uint64_t seed)
             CHECK(in.channels == MKINPUT_C && in.pulses == MKINPUT_P && in.range_gates == MKINPUT_R,
                   "kind %s: shape %d x %d x %d", kind->name, in.channels, in.pulses,
                   in.range_gates);
+            /* every form gives exactly (float)(stored value * scale): the complex kinds the
+             * samples themselves, the integer forms their quantized values, scaled */
             size_t n = (size_t)MKINPUT_C * MKINPUT_P * MKINPUT_R, bad = n;
+            double scale = 0;
+            CHECK(mkinput_expected(kind->name, seed, want, &scale) == 0, "kind %s: no expected "
+                  "samples", kind->name);
             for (size_t i = 0; i < n && bad == n; i++)
-                if (crealf(in.iq[i]) != (float)ri[2 * i] ||
-                    cimagf(in.iq[i]) != (float)ri[2 * i + 1])
+                if (crealf(in.iq[i]) != want[2 * i] || cimagf(in.iq[i]) != want[2 * i + 1])
                     bad = i;
-            CHECK(bad == n, "kind %s: sample %zu is %g%+gi, expected %g%+gi", kind->name, bad,
-                  bad < n ? crealf(in.iq[bad]) : 0, bad < n ? cimagf(in.iq[bad]) : 0,
-                  bad < n ? (float)ri[2 * bad] : 0, bad < n ? (float)ri[2 * bad + 1] : 0);
+            CHECK(bad == n, "kind %s: sample %zu is %.9g%+.9gi, expected %.9g%+.9gi", kind->name,
+                  bad, bad < n ? crealf(in.iq[bad]) : 0, bad < n ? cimagf(in.iq[bad]) : 0,
+                  bad < n ? want[2 * bad] : 0, bad < n ? want[2 * bad + 1] : 0);
+            CHECK(in.scale == scale, "kind %s: scale %g, expected %g", kind->name, in.scale, scale);
+            /* and they are the complex64 samples times a gain (1 when the scale undoes the
+             * quantization), to within the quantization */
+            double sw = 0, ss = 0, worst = 0;
+            for (size_t i = 0; i < 2 * n; i++) {
+                sw += want[i] * ri[i];
+                ss += ri[i] * ri[i];
+            }
+            const double gain = sw / ss;
+            for (size_t i = 0; i < 2 * n; i++) worst = fmax(worst, fabs(want[i] / gain - ri[i]));
+            CHECK(worst <= 0.021, "kind %s: %g from the complex64 samples (gain %g)", kind->name,
+                  worst, gain);
+            printf("  %-24s read as %s: complex64 x %.4g, within %.2g\n", kind->name, in.samples,
+                   gain, worst);
             const stap_radar_meta *m = &in.meta;
             CHECK(m->has_prf && m->prf_hz == MKINPUT_PRF_HZ && m->has_carrier &&
                       m->carrier_frequency_hz == MKINPUT_CARRIER_HZ && m->has_sample_rate &&
@@ -379,6 +399,7 @@ static void test_kinds(uint64_t seed)
         }
     }
     free(ri);
+    free(want);
 
     /* the operating system's reasons */
     char path[4200];
@@ -431,7 +452,7 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
             layout_names(orders[o], 3, names, sizeof names);
             layout_spec spec = {orders[o], how == 0 || how >= 3 ? names : NULL,
                                 how == 1 || how == 2 || how == 3 ? names : NULL, how == 2,
-                                how == 4, 0};
+                                how == 4, 0, LAYOUT_COMPLEX};
             if (how == 5) spec.ds_labels = NULL;
             snprintf(path, sizeof path, "%s/layout_%d_%d_%d.h5", dir, R, o, how);
             if (write_layout(path, cube, 3, 1, C, P, R, &spec)) continue;
@@ -454,7 +475,7 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
                       "order %s unlabelled: report source %d", orders[o], in.layout.source);
                 stap_input_free(&in);
                 /* the caller's layout reads it right, and nothing differs from no labels */
-                stap_read_options ro = {1, {{0, 0, 0}}};
+                stap_read_options ro = {.override = 1};
                 CHECK(stap_layout_parse(orders[o], &ro.layout, &err) == RT_OK, "%s", err.msg);
                 st = stap_input_read_opts(path, &in, &ro, &err);
                 CHECK(st == RT_OK && in.channels == C && in.pulses == P && in.range_gates == R &&
@@ -466,12 +487,12 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
         }
     /* an override against (P, C, R) labels holds, and says it differs; one that agrees not */
     layout_names("P,C,R", 3, names, sizeof names);
-    layout_spec spec = {"P,C,R", names, NULL, 0, 0, 0};
+    layout_spec spec = {"P,C,R", names, NULL, 0, 0, 0, LAYOUT_COMPLEX};
     snprintf(path, sizeof path, "%s/layout_override_%d.h5", dir, R);
     if (!write_layout(path, cube, 3, 1, C, P, R, &spec)) {
         stap_input in;
         rt_error err;
-        stap_read_options ro = {1, {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}}};
+        stap_read_options ro = {.override = 1, .layout = {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}}};
         int st = stap_input_read_opts(path, &in, &ro, &err);
         CHECK(st == RT_OK && in.channels == P && in.pulses == C && in.range_gates == R &&
                   in.layout.source == STAP_LAYOUT_OVERRIDE && in.layout.labels_differ &&
@@ -487,7 +508,7 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
     /* a non-finite sample is named in the stored order of the axes */
     cube[(1 * P + 2) * R + 3] = NAN;
     layout_names("P,R,C", 3, names, sizeof names);
-    spec = (layout_spec){"P,R,C", NULL, names, 0, 0, 0};
+    spec = (layout_spec){"P,R,C", NULL, names, 0, 0, 0, LAYOUT_COMPLEX};
     snprintf(path, sizeof path, "%s/layout_nan_%d.h5", dir, R);
     if (!write_layout(path, cube, 3, 1, C, P, R, &spec)) {
         stap_input in;
@@ -500,19 +521,31 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
 }
 
 /* Recordings (rank 4, cpi first) in every order: chunked (read chunk by chunk, directly),
- * contiguous and float64 alike. */
+ * contiguous and float64 alike; and in the recorder formats (interleaved int16 and float32 of
+ * rank 5, an int16 {real, imag} compound, scaled), which read as the complex64 samples they
+ * hold (the cube is rounded to multiples of 1/256, what int16 at scale 1/256 holds exactly). */
 static void test_layout_recordings(tc_rng *rng)
 {
     enum { CPIS = 3, C = 2, P = 4, R = 6 };
     const size_t n = (size_t)C * P * R;
     cf32 *cube = malloc(sizeof(cf32) * n * CPIS), *got = malloc(sizeof(cf32) * n);
     random_cf32(rng, cube, n * CPIS);
+    CHECK(layout_quantize(cube, n * CPIS) == 0, "quantizing the recording");
     char path[4200], names[64];
+    /* chunked + labels, contiguous + dims, float64, int16 interleaved chunked + labels,
+     * int16 {real, imag} contiguous + dims, float32 interleaved chunked (read directly) */
+    static const int forms[6] = {LAYOUT_COMPLEX, LAYOUT_COMPLEX, LAYOUT_COMPLEX, LAYOUT_I16_IQ,
+                                 LAYOUT_I16_REAL_IMAG, LAYOUT_F32_IQ};
+    static const char *const samples[6] = {
+        "complex64 {r, i}", "complex64 {r, i}", "float64 {r, i}",
+        "int16, interleaved (last axis iq), scale 0.00390625", "int16 {real, imag}, scale 0.00390625",
+        "float32, interleaved (last axis iq)"};
     for (int o = 0; o < 6; o++)
-        for (int how = 0; how < 3; how++) { /* chunked + labels, contiguous + dims, float64 */
+        for (int how = 0; how < 6; how++) {
+            const int by_dims = how == 1 || how == 4;
             layout_names(orders[o], 4, names, sizeof names);
-            layout_spec spec = {orders[o], how != 1 ? names : NULL, how == 1 ? names : NULL, 0,
-                                how == 2, how == 1};
+            layout_spec spec = {orders[o], by_dims ? NULL : names, by_dims ? names : NULL, 0,
+                                how == 2, by_dims, forms[how]};
             snprintf(path, sizeof path, "%s/rec_layout_%d_%d.h5", dir, o, how);
             if (write_layout(path, cube, 4, CPIS, C, P, R, &spec)) continue;
             stap_recording *rec;
@@ -524,9 +557,10 @@ static void test_layout_recordings(tc_rng *rng)
             CHECK(stap_recording_cpis(rec) == CPIS && stap_recording_rank(rec) == 4 &&
                       in.channels == C && in.pulses == P && in.range_gates == R &&
                       in.layout.source == STAP_LAYOUT_LABELS && in.layout.rank == 4 &&
-                      same_layout(&in.layout.layout, orders[o]),
-                  "recording %s/%d: shape %d x %d x %d, source %d", orders[o], how, in.channels,
-                  in.pulses, in.range_gates, in.layout.source);
+                      same_layout(&in.layout.layout, orders[o]) && !strcmp(in.samples, samples[how]) &&
+                      in.layout.interleaved == (forms[how] == LAYOUT_I16_IQ || forms[how] == LAYOUT_F32_IQ),
+                  "recording %s/%d: shape %d x %d x %d, source %d, samples '%s'", orders[o], how,
+                  in.channels, in.pulses, in.range_gates, in.layout.source, in.samples);
             for (int k = 0; k < CPIS; k++) {
                 memset(got, 0, sizeof(cf32) * n);
                 st = stap_recording_read(rec, k, got, &err);
@@ -538,13 +572,13 @@ static void test_layout_recordings(tc_rng *rng)
             stap_input_free(&in);
         }
     /* overriding an unlabelled recording's order */
-    layout_spec spec = {"R,C,P", NULL, NULL, 0, 0, 0};
+    layout_spec spec = {"R,C,P", NULL, NULL, 0, 0, 0, LAYOUT_COMPLEX};
     pathof(path, sizeof path, "rec_layout_override.h5");
     if (!write_layout(path, cube, 4, CPIS, C, P, R, &spec)) {
         stap_recording *rec;
         stap_input in;
         rt_error err;
-        stap_read_options ro = {1, {{STAP_AXIS_RANGE, STAP_AXIS_CHANNEL, STAP_AXIS_PULSE}}};
+        stap_read_options ro = {.override = 1, .layout = {{STAP_AXIS_RANGE, STAP_AXIS_CHANNEL, STAP_AXIS_PULSE}}};
         int st = stap_recording_open_opts(path, &rec, &in, &ro, &err);
         CHECK(st == RT_OK && in.channels == C && in.layout.source == STAP_LAYOUT_OVERRIDE &&
                   stap_recording_read(rec, 2, got, &err) == RT_OK &&
@@ -562,7 +596,7 @@ static void test_layout_recordings(tc_rng *rng)
     /* a float64 sample beyond float32 is named in the stored order */
     cube[n + (1 * P + 3) * R + 5] = 1e30f; /* CPI 1, channel 1, pulse 3, range 5 */
     layout_names("R,P,C", 4, names, sizeof names);
-    spec = (layout_spec){"R,P,C", names, NULL, 0, 1, 0};
+    spec = (layout_spec){"R,P,C", names, NULL, 0, 1, 0, LAYOUT_COMPLEX};
     pathof(path, sizeof path, "rec_layout_overflow.h5");
     if (!write_layout(path, cube, 4, CPIS, C, P, R, &spec)) {
         /* scale the stored double past FLT_MAX with the raw API */
@@ -628,7 +662,7 @@ static void test_layout_bad_labels(void)
     };
     char path[4200];
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        layout_spec spec = {"C,P,R", bad[i].ds, bad[i].dims, bad[i].list, 0, 0};
+        layout_spec spec = {"C,P,R", bad[i].ds, bad[i].dims, bad[i].list, 0, 0, LAYOUT_COMPLEX};
         snprintf(path, sizeof path, "%s/bad_labels_%zu.h5", dir, i);
         if (write_layout(path, cube, bad[i].rank, 2, C, P, R, &spec)) continue;
         stap_input in;
@@ -645,7 +679,7 @@ static void test_layout_bad_labels(void)
         }
         printf("  bad labels %-2zu -> %s\n", i, err.msg);
         /* an explicit layout reads it anyway, and says the labels differ */
-        stap_read_options ro = {1, {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}}};
+        stap_read_options ro = {.override = 1, .layout = {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}}};
         rec = NULL;
         st = bad[i].rank == 3 ? stap_input_read_opts(path, &in, &ro, &err)
                               : stap_recording_open_opts(path, &rec, &in, &ro, &err);
@@ -660,7 +694,7 @@ static void test_layout_bad_labels(void)
     }
     /* a DIMENSION_LABELS attribute of another shape (H5DSget_label would read it into an
      * array of `rank` pointers): refused, not read */
-    layout_spec spec = {"C,P,R", NULL, NULL, 0, 0, 0};
+    layout_spec spec = {"C,P,R", NULL, NULL, 0, 0, 0, LAYOUT_COMPLEX};
     pathof(path, sizeof path, "bad_dimension_labels.h5");
     if (!write_layout(path, cube, 3, 1, C, P, R, &spec)) {
         hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), d = H5Dopen2(f, "/data/iq", H5P_DEFAULT);
@@ -789,7 +823,55 @@ typedef struct result_case {
     const char *window_name;
     int detections; /* -1: no /detections, else the count */
     int with_meta;
+    int with_engine; /* stap_result.engine set: /config threads, device, engine; beam_u */
 } result_case;
+
+/* /axes/<name>: a dimension scale of n values with units; its values as doubles into v */
+static int read_axis(hid_t f, const char *name, hsize_t n, double *v)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    if (d < 0) {
+        fprintf(stderr, "  axis %s missing\n", name);
+        return 0;
+    }
+    hid_t s = H5Dget_space(d);
+    hsize_t len = 0;
+    int ok = H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, &len, NULL) == 1 &&
+             len == n && H5DSis_scale(d) > 0 && H5Aexists(d, "units") > 0 &&
+             H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0;
+    H5Sclose(s);
+    H5Dclose(d);
+    if (!ok) fprintf(stderr, "  axis %s: not a scale of %llu values with units\n", name, (unsigned long long)n);
+    return ok;
+}
+
+static herr_t scale_name(hid_t did, unsigned dim, hid_t dsid, void *buf)
+{
+    return H5DSget_scale_name(dsid, buf, 64) < 0 ? -1 : 1;
+}
+
+/* dataset's axes: labelled labels[k], the scale named scales[k] (NULL: none) attached */
+static int dims_ok(hid_t f, const char *name, int rank, const char *const *labels,
+                   const char *const *scales)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    int ok = d >= 0;
+    for (int k = 0; ok && k < rank; k++) {
+        char label[64] = "", sname[64] = "";
+        ok = H5DSget_label(d, (unsigned)k, label, sizeof label) > 0 && !strcmp(label, labels[k]);
+        int ns = H5DSget_num_scales(d, (unsigned)k);
+        if (ok && scales[k])
+            ok = ns == 1 && H5DSiterate_scales(d, (unsigned)k, NULL, scale_name, sname) == 1 &&
+                 !strcmp(sname, scales[k]);
+        else if (ok)
+            ok = ns <= 0;
+        if (!ok)
+            fprintf(stderr, "  %s axis %d: label '%s' (want '%s'), scale '%s' (want '%s')\n", name, k,
+                    label, labels[k], sname, scales[k] ? scales[k] : "none");
+    }
+    if (d >= 0) H5Dclose(d);
+    return ok;
+}
 
 static void test_result(tc_rng *rng, const result_case *rc, int idx)
 {
@@ -855,10 +937,20 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
     hook_state hook = {0, 0};
     res.extra = truth_hook;
     res.extra_user = &hook;
+    rt_error err;
+    stap_engine *eng = NULL;
+    if (rc->with_engine) {
+        stap_engine_options eo;
+        stap_engine_options_defaults(&eo);
+        eo.cfar.kind = STAP_CFAR_NONE; /* the cubes here are too short for its window */
+        CHECK(stap_engine_create(&eng, &cfg, NULL, 0, 0, &eo, &err) == RT_OK, "result %d: engine: %s",
+              idx, err.msg);
+        res.engine = eng;
+        res.input_samples = "int16, interleaved (last axis iq), scale 0.001";
+    }
 
     char path[4200];
     snprintf(path, sizeof path, "%s/result_%d.h5", dir, idx);
-    rt_error err;
     int st = stap_result_write(path, &res, &err);
     CHECK(st == RT_OK, "result %d: %s", idx, err.msg);
     CHECK(count_tmp(dir) == 0, "result %d: temporary file left", idx);
@@ -891,7 +983,9 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
               attr_double(f, c, "loading", cfg.loading) &&
               attr_string(f, c, "window", rc->window_name) &&
               attr_double(f, c, "element_spacing_wavelengths", cfg.element_spacing) &&
-              attr_string(f, c, "backend", "lapack") && attr_int(f, c, "threads", cfg.threads) &&
+              attr_string(f, c, "backend", "lapack") &&
+              attr_int(f, c, "threads", eng ? stap_engine_threads(eng) : cfg.threads) &&
+              attr_int(f, c, "threads_requested", cfg.threads) &&
               attr_string(f, c, "input", res.input_name) && attr_int(f, c, "schema_version", 1) &&
               attr_string(f, c, "rtstap_version", RTSTAP_VERSION) &&
               attr_string(f, c, "rtstap_commit", RTSTAP_COMMIT),
@@ -960,8 +1054,64 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
     }
     CHECK(H5Lexists(f, "truth", H5P_DEFAULT) > 0, "result %d: the extra hook's /truth is missing",
           idx);
+
+    /* schema v1.1: self-described — root attributes, what ran, axes as dimension scales */
+    CHECK(attr_string(f, "/", "schema", "1.1") &&
+              attr_string(f, "/", "rtstap_version", RTSTAP_VERSION) &&
+              attr_string(f, "/", "commit", RTSTAP_COMMIT),
+          "result %d: root attributes", idx);
+    if (eng)
+        CHECK(stap_engine_threads(eng) >= 1 && stap_engine_device(eng)[0] &&
+                  attr_string(f, c, "device", stap_engine_device(eng)) &&
+                  attr_string(f, c, "engine", stap_engine_describe(eng)) &&
+                  attr_string(f, c, "input_samples", res.input_samples),
+              "result %d: /config device, engine, input_samples", idx);
+    else
+        CHECK(H5Aexists_by_name(f, c, "device", H5P_DEFAULT) == 0, "result %d: a device without an "
+              "engine", idx);
+    const char *dop = rc->with_meta ? "doppler_hz" : "doppler_normalized";
+    const char *rng_name = rc->with_meta ? "range_m" : "range_cell";
+    const char *beam = eng ? "beam_u" : "beam";
+    const int nmax = D + R + B + S;
+    double *av = malloc(sizeof(double) * (size_t)nmax);
+    char an[64];
+    snprintf(an, sizeof an, "/axes/%s", dop);
+    int aok = read_axis(f, an, (hsize_t)D, av);
+    for (int d = 0; aok && d < D; d++) {
+        double fr = (double)d / D - (2 * d >= D ? 1 : 0);
+        aok = fabs(av[d] - fr * (rc->with_meta ? meta.prf_hz : 1)) <= 1e-9 * meta.prf_hz;
+    }
+    CHECK(aok, "result %d: %s values", idx, an);
+    snprintf(an, sizeof an, "/axes/%s", rng_name);
+    aok = read_axis(f, an, (hsize_t)R, av);
+    for (int r = 0; aok && r < R; r++)
+        aok = fabs(av[r] - r * (rc->with_meta ? 299792458.0 / (2 * meta.sample_rate_hz) : 1)) <=
+              1e-9 * (r + 1) * 150;
+    CHECK(aok, "result %d: %s values", idx, an);
+    snprintf(an, sizeof an, "/axes/%s", beam);
+    aok = read_axis(f, an, (hsize_t)B, av);
+    for (int b = 0; aok && b < B; b++) aok = av[b] == (eng ? -1.0 + (2.0 * b + 1) / B : b);
+    CHECK(aok, "result %d: %s values", idx, an);
+    aok = read_axis(f, "/axes/segment_start_cell", (hsize_t)S, av);
+    for (int sg = 0; aok && sg < S; sg++) aok = av[sg] == sg * (R / S);
+    CHECK(aok, "result %d: /axes/segment_start_cell values", idx);
+    free(av);
+    const char *wl[4] = {"doppler", "segment", "beam", "dof"};
+    const char *ws[4] = {dop, "segment_start_cell", beam, NULL};
+    const char *ol[3] = {"beam", "doppler", "range"};
+    const char *os[3] = {beam, dop, rng_name};
+    const char *sl[2] = {"beam", "dof"};
+    const char *ss[2] = {beam, NULL};
+    CHECK(dims_ok(f, "/weights", 4, wl, ws) && dims_ok(f, "/output/iq", 3, ol, os) &&
+              dims_ok(f, "/steering", 2, sl, ss),
+          "result %d: axis labels and dimension scales", idx);
+    CHECK(attr_string(f, "/weights", "units", "1") && attr_string(f, "/steering", "units", "1") &&
+              H5Aexists_by_name(f, "/output/iq", "units", H5P_DEFAULT) > 0 &&
+              (rc->detections < 0 || H5Aexists_by_name(f, "/detections", "units", H5P_DEFAULT) > 0),
+          "result %d: units", idx);
     H5Fclose(f);
 out:
+    stap_engine_destroy(eng);
     free(W);
     free(Y);
     free(V);
@@ -971,10 +1121,10 @@ out:
 static void test_results(tc_rng *rng)
 {
     const result_case cases[] = {
-        {STAP_WINDOW_CHEBYSHEV, 60, "chebyshev:60", 4, 1},
-        {STAP_WINDOW_HANN, 0, "hann", 0, 0},
-        {STAP_WINDOW_NONE, 0, "none", -1, 1},
-        {STAP_WINDOW_CHEBYSHEV, 42.5, "chebyshev:42.5", 1, 0},
+        {STAP_WINDOW_CHEBYSHEV, 60, "chebyshev:60", 4, 1, 1},
+        {STAP_WINDOW_HANN, 0, "hann", 0, 0, 1},
+        {STAP_WINDOW_NONE, 0, "none", -1, 1, 0},
+        {STAP_WINDOW_CHEBYSHEV, 42.5, "chebyshev:42.5", 1, 0, 0},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) test_result(rng, &cases[i], i);
 }

@@ -122,6 +122,13 @@ const stap_engine_options *stap_engine_options_of(const stap_engine *e);
 /* One line on how the stages run, e.g. "gpu: cuFFT, reg16x22_15x3 (gather + QR + weights
  * fused), apply kernel, CA-CFAR kernels, CUDA graphs, 2 slots". */
 const char *stap_engine_describe(const stap_engine *e);
+/* What a result records of the run (README "File format": /config threads, device, engine):
+ * the CPU threads the engine computes with (0 for a GPU engine: the device computes), the
+ * device that computes (the GPU's name, else the CPU model), and whether the steering
+ * vectors came from the caller (else they are the default beams, at stap_beam_u). */
+int stap_engine_threads(const stap_engine *e);
+const char *stap_engine_device(const stap_engine *e);
+int stap_engine_custom_steering(const stap_engine *e);
 /* Device memory (GPU) or work memory (CPU) the engine holds, bytes. */
 size_t stap_engine_memory_bytes(const stap_engine *e);
 size_t stap_weights_count(const stap_config *cfg, int beams); /* D * S * B * N */

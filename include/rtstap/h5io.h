@@ -32,7 +32,7 @@ typedef struct stap_radar_meta {
  * (H5DSset_label; h5py: dset.dims[i].label = 'pulse') or a string attribute `dims` on
  * the dataset ("pulse,channel,range", or an array of names) — or from the caller. */
 typedef enum stap_axis { STAP_AXIS_CHANNEL = 0, STAP_AXIS_PULSE, STAP_AXIS_RANGE,
-                         STAP_AXIS_CPI } stap_axis;
+                         STAP_AXIS_CPI, STAP_AXIS_IQ } stap_axis;
 
 /* axis[k]: the axis stored at position k of the cube (after a recording's cpi axis);
  * (channel, pulse, range) = {0, 1, 2}. */
@@ -41,10 +41,11 @@ typedef struct stap_layout {
 } stap_layout;
 
 /* An axis name: channel (channels, element, elements, C), pulse (pulses, P), range
- * (range_gate, range_gates, range_cell, range_cells, gate, gates, R), cpi (cpis);
- * case-insensitive, surrounding blanks ignored. -1 for an unknown name. */
+ * (range_gate, range_gates, range_cell, range_cells, gate, gates, R), cpi (cpis), iq (i_q,
+ * complex: the last axis, of length 2, of an interleaved cube); case-insensitive,
+ * surrounding blanks ignored. -1 for an unknown name. */
 int stap_axis_parse(const char *name, size_t len);
-const char *stap_axis_name(int axis); /* "channel", "pulse", "range", "cpi" */
+const char *stap_axis_name(int axis); /* "channel", "pulse", "range", "cpi", "iq" */
 /* "P,C,R", "pulse, channel, range", ...: the three cube axes, each once, comma-separated.
  * RT_EINVAL with a message quoting the text and saying what is wrong. */
 int stap_layout_parse(const char *text, stap_layout *out, rt_error *err);
@@ -56,11 +57,15 @@ int stap_layout_is_identity(const stap_layout *l);
 int stap_shape_looks_transposed(int channels, int pulses, int range_gates, char *why,
                                 size_t len);
 
-/* How to read /data/iq (NULL = defaults: the file's labels, else (channel, pulse, range)). */
+/* How to read /data/iq (NULL = defaults: the file's labels, else (channel, pulse, range);
+ * the file's `scale` attribute, else 1). */
 typedef struct stap_read_options {
     int override;            /* 1: read the cube axes in `layout`'s order, whatever the file's
                                 labels say (labels that are malformed are then not an error) */
     stap_layout layout;
+    int has_scale;           /* 1: multiply the samples by `scale` (finite, > 0) instead of the
+                                file's `scale` attribute                                    */
+    double scale;
 } stap_read_options;
 
 typedef enum stap_layout_source {
@@ -73,7 +78,8 @@ typedef enum stap_layout_source {
 typedef struct stap_layout_report {
     stap_layout_source source;
     stap_layout layout;      /* the order the cube axes were read in                      */
-    int rank;                /* 3, or 4 for a recording (cpi first)                       */
+    int rank;                /* 3, or 4 for a recording (cpi first), without an iq axis   */
+    int interleaved;         /* /data/iq has a last axis of length 2 (iq): real, imaginary */
     int labelled;            /* the file labels /data/iq (dimension labels or `dims`)      */
     int labels_differ;       /* an override, and the file's labels say another order or
                                 are malformed                                            */
@@ -88,16 +94,24 @@ typedef struct stap_input {
     cf32 *steering;          /* steering_beams x steering_len, or NULL   */
     stap_radar_meta meta;
     stap_layout_report layout; /* how /data/iq's axis order was determined (readers) */
+    double scale;            /* readers: the factor applied to the stored samples (1: none) */
+    char samples[96];        /* readers: how /data/iq stores them, e.g. "complex64 {r, i}",
+                                "int16, interleaved (last axis iq), scale 0.001"           */
 } stap_input;
 
-/* Read and validate a schema-v1.1 file. Rejects (RT_EFORMAT, message naming the file
- * and dataset): missing /data/iq, rank != 3, a zero-size dimension, a type other than
- * the {r,i} float32 compound (a float64 {r,i} compound is converted), other member
- * names, non-finite samples; axis labels that are unknown, repeated, too few or too
- * many, or that disagree (dimension labels against `dims`) — unless opts overrides
- * them; a malformed /steering or attribute. RT_EIO when the file cannot be opened. The
- * cube is transposed into (channel, pulse, range); in->layout says how its order was
- * determined. opts may be NULL. */
+/* Read and validate a schema-v1.1 file. /data/iq holds complex samples as a compound of
+ * two members {r, i} or {real, imag}, each float32, float64 or a signed 8-, 16- or 32-bit
+ * integer, in either byte order (rank 3); or interleaved: integer or real elements with a
+ * last axis of length 2 (rank 4). HDF5 converts them to float32 (float64 and int32 by way
+ * of double); they are multiplied by the `scale` attribute of /data/iq (or opts->scale).
+ * Rejects (RT_EFORMAT, message naming the file and dataset): missing /data/iq, another
+ * rank, a zero-size dimension, another element type (real without the iq axis, unsigned
+ * or 64-bit integers, other member names or counts), a malformed `scale`, non-finite
+ * samples or samples beyond float32's range once converted and scaled; axis labels that
+ * are unknown, repeated, too few or too many, or that disagree (dimension labels against
+ * `dims`) — unless opts overrides them; a malformed /steering or attribute. RT_EIO when
+ * the file cannot be opened. The cube is transposed into (channel, pulse, range);
+ * in->layout says how its order was determined. opts may be NULL. */
 int stap_input_read_opts(const char *path, stap_input *in, const stap_read_options *opts,
                          rt_error *err);
 /* stap_input_read_opts with the default options. */
@@ -132,11 +146,20 @@ typedef struct stap_result {
     void *extra_user;
     const char *stopped;           /* recordings: why the run stopped early (written as
                                       /config stopped), NULL when every CPI was run     */
+    /* Optional (schema v1.1): the engine that ran, for /config threads (the threads it
+     * computed with), device and engine, and the beams' u; NULL: /config threads is
+     * cfg->threads, beams are indexed. */
+    const struct stap_engine *engine;
+    const char *input_samples;     /* how the input stored its samples (stap_input.samples) */
 } stap_result;
 
 /* Write the result file atomically: /weights, /output/iq, /steering, /config,
- * /timing, /radar (and /detections when present). Fails with RT_EIO, writing nothing,
- * when path exists. */
+ * /timing, /radar (and /detections when present), self-described (schema v1.1): root
+ * attributes schema, rtstap_version, commit; /axes with the dimension scales of Doppler
+ * (doppler_hz when the input's PRF is known, else doppler_normalized), segment, beam
+ * (beam_u for the default beams) and range (range_m when the input's sample rate is known,
+ * else range_cell), attached to every dataset's axes, each axis labelled; `units`
+ * attributes. Fails with RT_EIO, writing nothing, when path exists. */
 int stap_result_write(const char *path, const stap_result *res, rt_error *err);
 int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mode mode,
                            rt_error *err);
@@ -146,8 +169,8 @@ int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mo
  * Read and written one CPI at a time; safe to use from a reader and a writer thread at
  * once (every HDF5 call of these functions runs under one lock). */
 typedef struct stap_recording stap_recording;
-/* Open and validate (rank, shape, element type and axis labels as stap_input_read_opts,
- * with the cpi axis of a rank-4 recording first; opts orders the three cube axes after it;
+/* Open and validate (rank, shape, element type, scale and axis labels as
+ * stap_input_read_opts, with the cpi axis of a rank-4 (interleaved: rank-5) recording first; opts orders the three cube axes after it;
  * /steering and the metadata are read into `in`, whose iq stays NULL; in->layout says how
  * the axis order was determined). opts may be NULL. */
 int stap_recording_open_opts(const char *path, stap_recording **rec, stap_input *in,
@@ -156,9 +179,12 @@ int stap_recording_open_opts(const char *path, stap_recording **rec, stap_input 
 int stap_recording_open(const char *path, stap_recording **rec, stap_input *in, rt_error *err);
 long long stap_recording_cpis(const stap_recording *rec);
 int stap_recording_rank(const stap_recording *rec); /* 3 or 4 */
-/* Read CPI `cpi` (C x P x R) into cube, transposed from the stored axis order. float64
- * files are converted (overflowing samples are refused, naming the CPI and the sample);
- * non-finite float32 samples are left to the engine, which names them. */
+/* Read CPI `cpi` (C x P x R) into cube, transposed from the stored axis order and
+ * converted from the stored element type and scale like stap_input_read (samples beyond
+ * float32's range once converted are refused, naming the CPI and the sample); non-finite
+ * stored samples are left to the engine, which names them. Chunks of one CPI of native
+ * complex64, unscaled, are read directly; other types and layouts through HDF5's
+ * conversion. */
 int stap_recording_read(stap_recording *rec, long long cpi, cf32 *cube, rt_error *err);
 void stap_recording_close(stap_recording *rec);
 

@@ -64,6 +64,8 @@ static inline int stap_training_rows(const stap_config *c)
 int stap_window(const stap_config *cfg, float *win, rt_error *err);
 /* Default steering (contract step 6): V is B x N row-major. */
 void stap_default_steering(const stap_config *cfg, cf32 *V);
+/* The sine-space angle of default beam b of B: u_b = -1 + (2b + 1) / B. */
+double stap_beam_u(int b, int B);
 /* The sine-space angle u in [-1, 1] a steering vector looks at: the peak over a fine grid
  * of |a(u)^H v_centre|, v_centre = the centre-tap entries v[c*Q + (Q-1)/2]. */
 double stap_look_direction(const cf32 *v, int channels, int doppler_order, double spacing);

@@ -2,6 +2,7 @@
  * straight through the HDF5 C API and its dimension-scale API. */
 #include "layout_lib.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,26 @@ static int put_dims_attr(hid_t dset, const layout_spec *spec)
     return bad ? -1 : 0;
 }
 
+int layout_quantize(cf32 *x, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        /* + 0.0: integers have no negative zero */
+        const double re = nearbyint(crealf(x[k]) / LAYOUT_I16_SCALE) + 0.0;
+        const double im = nearbyint(cimagf(x[k]) / LAYOUT_I16_SCALE) + 0.0;
+        if (fabs(re) > 32767 || fabs(im) > 32767) return -1;
+        x[k] = CMPLXF((float)(re * LAYOUT_I16_SCALE), (float)(im * LAYOUT_I16_SCALE));
+    }
+    return 0;
+}
+
+/* "a,b,c" + ",iq" when the form is interleaved (static buffer per call site) */
+static const char *with_iq(const char *names, int form, char *buf, size_t len)
+{
+    if (!names || (form != LAYOUT_I16_IQ && form != LAYOUT_F32_IQ)) return names;
+    snprintf(buf, len, "%s,iq", names);
+    return buf;
+}
+
 int layout_put_iq(int64_t file_id, const cf32 *cube, int rank, long long cpis, int C, int P, int R,
                   const layout_spec *spec, char *why, size_t whylen)
 {
@@ -83,16 +104,19 @@ int layout_put_iq(int64_t file_id, const cf32 *cube, int rank, long long cpis, i
     }
     const hsize_t cpr[3] = {(hsize_t)C, (hsize_t)P, (hsize_t)R};
     const size_t stride[3] = {(size_t)P * R, (size_t)R, 1}, n = (size_t)C * P * R;
-    hsize_t sd[3], dims[4], chunk[4];
+    hsize_t sd[3], dims[5], chunk[5];
     for (int k = 0; k < 3; k++) sd[k] = cpr[axis[k]];
     const int off = rank - 3;
     dims[0] = (hsize_t)cpis;
     chunk[0] = 1;
     for (int k = 0; k < 3; k++) dims[k + off] = chunk[k + off] = sd[k];
 
-    /* the samples in stored order, as {r, i} pairs of float or double */
-    const size_t esz = spec->f64 ? 2 * sizeof(double) : 2 * sizeof(float);
-    unsigned char *buf = malloc(esz * n * (size_t)cpis);
+    /* the samples in stored order, as (r, i) pairs of double: HDF5 converts them into the
+     * file's type */
+    const int iq = spec->form == LAYOUT_I16_IQ || spec->form == LAYOUT_F32_IQ;
+    const int i16 = spec->form == LAYOUT_I16_IQ || spec->form == LAYOUT_I16_REAL_IMAG;
+    const double unit = i16 ? LAYOUT_I16_SCALE : 1;
+    double *buf = malloc(2 * sizeof(double) * n * (size_t)cpis);
     if (!buf) {
         snprintf(why, whylen, "out of memory");
         return -1;
@@ -104,39 +128,56 @@ int layout_put_iq(int64_t file_id, const cf32 *cube, int rank, long long cpis, i
                 for (hsize_t i2 = 0; i2 < sd[2]; i2++, at++) {
                     const cf32 x = cube[(size_t)c * n + i0 * stride[axis[0]] +
                                         i1 * stride[axis[1]] + i2 * stride[axis[2]]];
-                    if (spec->f64) {
-                        double *d = (double *)buf + 2 * at;
-                        d[0] = crealf(x);
-                        d[1] = cimagf(x);
-                    } else {
-                        float *f = (float *)buf + 2 * at;
-                        f[0] = crealf(x);
-                        f[1] = cimagf(x);
-                    }
+                    buf[2 * at] = crealf(x) / unit;
+                    buf[2 * at + 1] = cimagf(x) / unit;
                 }
 
-    hid_t base_f = spec->f64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
-    hid_t base_m = spec->f64 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
-    const size_t bsz = spec->f64 ? 8 : 4;
-    hid_t ft = H5Tcreate(H5T_COMPOUND, 2 * bsz), mt = H5Tcreate(H5T_COMPOUND, 2 * bsz);
-    H5Tinsert(ft, "r", 0, base_f);
-    H5Tinsert(ft, "i", bsz, base_f);
-    H5Tinsert(mt, "r", 0, base_m);
-    H5Tinsert(mt, "i", bsz, base_m);
+    hid_t base = spec->f64 ? H5T_IEEE_F64LE : H5T_IEEE_F32LE;
+    if (i16) base = H5T_STD_I16LE;
+    const char *n0 = spec->form == LAYOUT_I16_REAL_IMAG ? "real" : "r";
+    const char *n1 = spec->form == LAYOUT_I16_REAL_IMAG ? "imag" : "i";
+    const size_t bsz = H5Tget_size(base);
+    hid_t ft, mt;
+    if (iq) {
+        ft = H5Tcopy(base);
+        mt = H5Tcopy(H5T_NATIVE_DOUBLE);
+        dims[rank] = chunk[rank] = 2;
+    } else {
+        ft = H5Tcreate(H5T_COMPOUND, 2 * bsz);
+        mt = H5Tcreate(H5T_COMPOUND, 2 * sizeof(double));
+        H5Tinsert(ft, n0, 0, base);
+        H5Tinsert(ft, n1, bsz, base);
+        H5Tinsert(mt, n0, 0, H5T_NATIVE_DOUBLE);
+        H5Tinsert(mt, n1, sizeof(double), H5T_NATIVE_DOUBLE);
+    }
+    const int drank = rank + iq;
     hid_t g = H5Lexists(file, "data", H5P_DEFAULT) > 0
                   ? H5Gopen2(file, "data", H5P_DEFAULT)
                   : H5Gcreate2(file, "data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (rank == 4 && !spec->contiguous) H5Pset_chunk(dcpl, 4, chunk);
+    hid_t space = H5Screate_simple(drank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (rank == 4 && !spec->contiguous) H5Pset_chunk(dcpl, drank, chunk);
     hid_t d = H5Dcreate2(g, "iq", ft, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     int bad = g < 0 || d < 0 || H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0;
+    if (!bad && i16) {
+        const double sc = LAYOUT_I16_SCALE;
+        hid_t as = H5Screate(H5S_SCALAR), a = H5Acreate2(d, "scale", H5T_IEEE_F64LE, as,
+                                                         H5P_DEFAULT, H5P_DEFAULT);
+        bad = as < 0 || a < 0 || H5Awrite(a, H5T_NATIVE_DOUBLE, &sc) < 0;
+        if (a >= 0) H5Aclose(a);
+        if (as >= 0) H5Sclose(as);
+    }
+    char lb[96], db[96];
     if (!bad && spec->ds_labels) {
         char parts[8][64];
-        int nl = split(spec->ds_labels, parts);
-        for (int k = 0; k < nl && k < rank && !bad; k++)
+        int nl = split(with_iq(spec->ds_labels, spec->form, lb, sizeof lb), parts);
+        for (int k = 0; k < nl && k < drank && !bad; k++)
             if (parts[k][0]) bad = H5DSset_label(d, (unsigned)k, parts[k]) < 0;
     }
-    if (!bad && spec->dims_attr) bad = put_dims_attr(d, spec);
+    if (!bad && spec->dims_attr) {
+        layout_spec s2 = *spec;
+        s2.dims_attr = with_iq(spec->dims_attr, spec->form, db, sizeof db);
+        bad = put_dims_attr(d, &s2);
+    }
     if (bad) snprintf(why, whylen, "HDF5 failed writing /data/iq in order %s", spec->order);
     if (d >= 0) H5Dclose(d);
     H5Pclose(dcpl);

@@ -19,7 +19,18 @@ typedef struct layout_spec {
     int dims_list;         /* write `dims` as an array of strings instead (split at commas)  */
     int f64;               /* float64 {r, i} elements instead of float32                     */
     int contiguous;        /* rank 4: contiguous storage (default: one CPI per chunk)        */
+    int form;              /* LAYOUT_*: how the samples are stored (f64 applies to COMPLEX)  */
 } layout_spec;
+
+/* Sample forms (issue 12's recorder formats). The integer forms store lrint(x / scale) with a
+ * `scale` attribute of LAYOUT_I16_SCALE: exact for samples that are multiples of it within
+ * int16's range (layout_quantize makes them so); the labels of an interleaved form get a last
+ * name "iq" (ds_labels and dims_attr name the cube axes only). */
+enum { LAYOUT_COMPLEX = 0, LAYOUT_I16_IQ, LAYOUT_I16_REAL_IMAG, LAYOUT_F32_IQ };
+#define LAYOUT_I16_SCALE (1.0 / 256)
+/* x = round(x / LAYOUT_I16_SCALE) * LAYOUT_I16_SCALE (float-exact); -1 when a sample falls
+ * outside int16's range at that scale. */
+int layout_quantize(cf32 *x, size_t n);
 
 /* Write cube (cpis x C x P x R, row-major; rank 3 when rank is 3, cpis = 1) as /data/iq of the
  * open file (group /data created), transposed into spec->order and labelled as spec says.

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <hdf5.h>
+#include <hdf5_hl.h>
 
 #include "la_check.h"
 #include "rtstap/common.h"
@@ -30,7 +31,31 @@ const mkinput_kind mkinput_kinds[] = {
     {"scalar", 0, RT_EFORMAT, "rank 0", "/data/iq", "a scalar /data/iq"},
     {"zero_dim", 0, RT_EFORMAT, "zero-size", "/data/iq", "/data/iq of shape (C, 0, R)"},
     {"member_names", 0, RT_EFORMAT, "re, im", "r and i", "members named re and im"},
-    {"int_members", 0, RT_EFORMAT, "integer", "member 'r'", "int32 members r and i"},
+    /* recorder formats (issue 12): HDF5 converts them; `scale` multiplies */
+    {"int16_interleaved", 1, 0, NULL, NULL, "int16 (C, P, R, 2) labelled channel,pulse,range,iq, scale 1e-3"},
+    {"int16_interleaved_be", 1, 0, NULL, NULL, "big-endian int16 (C, P, R, 2), unlabelled, no scale"},
+    {"int8_interleaved", 1, 0, NULL, NULL, "int8 (C, P, R, 2), dims attribute, float32 scale 0.04"},
+    {"int32_interleaved", 1, 0, NULL, NULL, "int32 (C, P, R, 2), scale 1e-6 (read by way of double)"},
+    {"float32_interleaved", 1, 0, NULL, NULL, "float32 (C, P, R, 2) labelled"},
+    {"float64_interleaved_be", 1, 0, NULL, NULL, "big-endian float64 (C, P, R, 2)"},
+    {"int16_ri", 1, 0, NULL, NULL, "int16 {r, i} compound, float32 scale 1e-3"},
+    {"int32_ri", 1, 0, NULL, NULL, "int32 {r, i} compound, scale 1e-6"},
+    {"int8_real_imag", 1, 0, NULL, NULL, "int8 {real, imag} compound, no scale"},
+    {"int16_real_imag_be", 1, 0, NULL, NULL, "big-endian int16 {real, imag} compound, scale 1e-3"},
+    {"float_real_imag", 1, 0, NULL, NULL, "float32 {real, imag} compound"},
+    {"float64_real_imag_scaled", 1, 0, NULL, NULL, "float64 {real, imag} compound, scale 0.5"},
+    {"uint_members", 0, RT_EFORMAT, "unsigned", "member 'r'", "uint16 members r and i"},
+    {"int64_members", 0, RT_EFORMAT, "64-bit integer", "member 'r'", "int64 members r and i"},
+    {"interleaved_3", 0, RT_EFORMAT, "real-valued", "4 x 8 x 48 x 3", "int16 (C, P, R, 3)"},
+    {"scale_zero", 0, RT_EFORMAT, "'scale'", "finite number > 0", "int16 interleaved, scale 0"},
+    {"scale_nan", 0, RT_EFORMAT, "'scale'", "finite number > 0", "int16 interleaved, scale NaN"},
+    {"scale_string", 0, RT_EFORMAT, "'scale'", "string", "int16 interleaved, scale \"0.001\""},
+    {"iq_not_last", 0, RT_EFORMAT, "channel, pulse, iq, range", "only it is named iq",
+     "int16 (C, P, R, 2) labelled channel,pulse,iq,range"},
+    {"iq_on_complex", 0, RT_EFORMAT, "channel, pulse, iq", "elements are complex",
+     "complex64 cube labelled channel,pulse,iq"},
+    {"int16_overflow", 0, RT_EFORMAT, "overflows", "(channel 1, pulse 2, range 3)",
+     "int16 interleaved, scale 1.2e34: sample 30000 beyond float32"},
     {"three_members", 0, RT_EFORMAT, "3 members", "/data/iq", "members r, i and j"},
     {"nan", 0, RT_EFORMAT, "non-finite", "(channel 2, pulse 5, range 17)", "a NaN sample"},
     {"inf", 0, RT_EFORMAT, "non-finite", "(channel 3, pulse 7, range 31)", "an -Inf sample"},
@@ -154,6 +179,168 @@ static int put_meta(hid_t file)
     return 0;
 }
 
+/* The kinds stored in another form than complex64: component, byte order, interleaved or
+ * a compound {n0, n1}, the quantization of integer components, the `scale` attribute and
+ * the labels. The reader must give (float)(stored value * scale), exactly. */
+enum { F_I8, F_I16, F_I32, F_F32, F_F64, F_U16, F_I64 };
+enum { SC_NONE, SC_F64, SC_F32, SC_STRING };
+typedef struct sample_form {
+    const char *kind;
+    int comp, be, interleaved;
+    const char *n0, *n1;   /* compound member names                             */
+    double quant;          /* integer components: q = lrint(x * quant), clamped  */
+    int scale_how;         /* SC_*                                               */
+    double scale;
+    const char *labels;    /* H5DSset_label per axis, comma-separated, or NULL   */
+    const char *dims;      /* `dims` attribute, or NULL                          */
+    int last;              /* an interleaved cube's last extent (2)               */
+} sample_form;
+
+static const sample_form forms[] = {
+    {"int16_interleaved", F_I16, 0, 1, NULL, NULL, 1000, SC_F64, 1e-3, "channel,pulse,range,iq", NULL, 2},
+    {"int16_interleaved_be", F_I16, 1, 1, NULL, NULL, 1000, SC_NONE, 0, NULL, NULL, 2},
+    {"int8_interleaved", F_I8, 0, 1, NULL, NULL, 25, SC_F32, 0.04, NULL, "channel,pulse,range,iq", 2},
+    {"int32_interleaved", F_I32, 0, 1, NULL, NULL, 1e6, SC_F64, 1e-6, "channel,pulse,range,iq", NULL, 2},
+    {"float32_interleaved", F_F32, 0, 1, NULL, NULL, 0, SC_NONE, 0, "channel,pulse,range,iq", NULL, 2},
+    {"float64_interleaved_be", F_F64, 1, 1, NULL, NULL, 0, SC_NONE, 0, NULL, NULL, 2},
+    {"int16_ri", F_I16, 0, 0, "r", "i", 1000, SC_F32, 1e-3, NULL, NULL, 0},
+    {"int32_ri", F_I32, 0, 0, "r", "i", 1e6, SC_F64, 1e-6, NULL, NULL, 0},
+    {"int8_real_imag", F_I8, 0, 0, "real", "imag", 25, SC_NONE, 0, NULL, NULL, 0},
+    {"int16_real_imag_be", F_I16, 1, 0, "real", "imag", 1000, SC_F64, 1e-3, NULL, NULL, 0},
+    {"float_real_imag", F_F32, 0, 0, "real", "imag", 0, SC_NONE, 0, NULL, NULL, 0},
+    {"float64_real_imag_scaled", F_F64, 0, 0, "real", "imag", 0, SC_F64, 0.5, NULL, NULL, 0},
+    {"uint_members", F_U16, 0, 0, "r", "i", 1000, SC_NONE, 0, NULL, NULL, 0},
+    {"int64_members", F_I64, 0, 0, "r", "i", 1000, SC_NONE, 0, NULL, NULL, 0},
+    {"interleaved_3", F_I16, 0, 1, NULL, NULL, 1000, SC_NONE, 0, NULL, NULL, 3},
+    {"scale_zero", F_I16, 0, 1, NULL, NULL, 1000, SC_F64, 0, NULL, NULL, 2},
+    {"scale_nan", F_I16, 0, 1, NULL, NULL, 1000, SC_F64, NAN, NULL, NULL, 2},
+    {"scale_string", F_I16, 0, 1, NULL, NULL, 1000, SC_STRING, 0, NULL, NULL, 2},
+    {"iq_not_last", F_I16, 0, 1, NULL, NULL, 1000, SC_NONE, 0, "channel,pulse,iq,range", NULL, 2},
+    {"int16_overflow", F_I16, 0, 1, NULL, NULL, 1000, SC_F64, 1.2e34, NULL, NULL, 2},
+};
+
+static const sample_form *find_form(const char *kind)
+{
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        if (!strcmp(forms[i].kind, kind)) return &forms[i];
+    return NULL;
+}
+
+static hid_t form_file_type(int comp, int be)
+{
+    switch (comp) {
+    case F_I8: return H5T_STD_I8LE;
+    case F_I16: return be ? H5T_STD_I16BE : H5T_STD_I16LE;
+    case F_I32: return be ? H5T_STD_I32BE : H5T_STD_I32LE;
+    case F_F32: return be ? H5T_IEEE_F32BE : H5T_IEEE_F32LE;
+    case F_F64: return be ? H5T_IEEE_F64BE : H5T_IEEE_F64LE;
+    case F_U16: return H5T_STD_U16LE;
+    default: return H5T_STD_I64LE;
+    }
+}
+
+/* The stored values of a form (as doubles, exactly what the file holds) from the samples. */
+static void form_values(const sample_form *f, const double *ri, double *v)
+{
+    const double lim = f->comp == F_I8 ? 127 : f->comp == F_I16 ? 32767 : 2147483647.0;
+    for (size_t k = 0; k < 2 * NCUBE; k++) {
+        if (f->comp == F_F32) v[k] = (float)ri[k];
+        else if (f->comp == F_F64) v[k] = ri[k];
+        else {
+            double q = (double)lrint(ri[k] * f->quant);
+            v[k] = q > lim ? lim : q < -lim ? -lim : q;
+        }
+    }
+    if (!strcmp(f->kind, "int16_overflow")) v[2 * ((1 * P_ + 2) * R_ + 3)] = 30000;
+}
+
+static double form_scale(const sample_form *f)
+{
+    if (f->scale_how == SC_F32) return (double)(float)f->scale;
+    return f->scale_how == SC_F64 ? f->scale : 1;
+}
+
+int mkinput_expected(const char *kind, uint64_t seed, float *ri_out, double *scale)
+{
+    const mkinput_kind *k = mkinput_find(kind);
+    if (!k || !k->valid) return -1;
+    double *ri = malloc(sizeof(double) * 2 * NCUBE);
+    if (!ri) return -1;
+    mkinput_samples(seed, ri);
+    const sample_form *f = find_form(kind);
+    *scale = f ? form_scale(f) : 1;
+    if (f) form_values(f, ri, ri);
+    for (size_t i = 0; i < 2 * NCUBE; i++) ri_out[i] = (float)(ri[i] * *scale);
+    free(ri);
+    return 0;
+}
+
+/* /data/iq of a form, with its scale and labels. */
+static int put_form(hid_t file, const sample_form *f, const double *ri)
+{
+    double *v = malloc(sizeof(double) * 2 * NCUBE);
+    if (!v) return -1;
+    form_values(f, ri, v);
+    const hid_t base = form_file_type(f->comp, f->be);
+    hid_t ft, mt;
+    hsize_t dims[4] = {C_, P_, R_, (hsize_t)f->last};
+    if (f->interleaved) {
+        ft = H5Tcopy(base);
+        mt = H5Tcopy(H5T_NATIVE_DOUBLE);
+        if (f->last != 2) dims[3] = (hsize_t)f->last; /* the values do not matter: refused */
+    } else {
+        size_t sz = H5Tget_size(base);
+        ft = H5Tcreate(H5T_COMPOUND, 2 * sz);
+        H5Tinsert(ft, f->n0, 0, base);
+        H5Tinsert(ft, f->n1, sz, base);
+        mt = H5Tcreate(H5T_COMPOUND, 2 * sizeof(double));
+        H5Tinsert(mt, f->n0, 0, H5T_NATIVE_DOUBLE);
+        H5Tinsert(mt, f->n1, sizeof(double), H5T_NATIVE_DOUBLE);
+    }
+    double *buf = v;
+    if (f->last == 3) { /* (C, P, R, 3): r, i and a zero */
+        buf = calloc(3 * NCUBE, sizeof(double));
+        for (size_t k = 0; buf && k < NCUBE; k++) {
+            buf[3 * k] = v[2 * k];
+            buf[3 * k + 1] = v[2 * k + 1];
+        }
+    }
+    int bad = !buf || put_dataset(file, "/data/iq", ft, mt, f->interleaved ? 4 : 3, dims, buf);
+    if (buf != v) free(buf);
+    free(v);
+    H5Tclose(ft);
+    H5Tclose(mt);
+    if (bad) return -1;
+    hid_t d = H5Dopen2(file, "/data/iq", H5P_DEFAULT);
+    if (d < 0) return -1;
+    if (f->scale_how == SC_F64 || f->scale_how == SC_F32) {
+        float sf = (float)f->scale;
+        bad |= f->scale_how == SC_F64
+                   ? put_attr(file, "/data/iq", "scale", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &f->scale)
+                   : put_attr(file, "/data/iq", "scale", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, &sf);
+    } else if (f->scale_how == SC_STRING) {
+        hid_t st = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st, 6);
+        bad |= put_attr(file, "/data/iq", "scale", st, st, "0.001");
+        H5Tclose(st);
+    }
+    if (f->labels) {
+        char buf2[128];
+        snprintf(buf2, sizeof buf2, "%s", f->labels);
+        unsigned k = 0;
+        for (char *tok = strtok(buf2, ","); tok && !bad; tok = strtok(NULL, ","), k++)
+            bad |= H5DSset_label(d, k, tok) < 0;
+    }
+    if (f->dims) {
+        hid_t st = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st, strlen(f->dims) + 1);
+        bad |= put_attr(file, "/data/iq", "dims", st, st, f->dims);
+        H5Tclose(st);
+    }
+    H5Dclose(d);
+    return bad ? -1 : 0;
+}
+
 static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, char *why,
                       size_t whylen)
 {
@@ -185,7 +372,10 @@ static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, ch
     const hsize_t sdims[2] = {MKINPUT_STEER_B, C_};
     hid_t le = H5T_IEEE_F32LE;
 
-    if (!strcmp(kind, "valid") || !strcmp(kind, "steering")) {
+    const sample_form *form = find_form(kind);
+    if (form) {
+        bad |= put_form(file, form, ri);
+    } else if (!strcmp(kind, "valid") || !strcmp(kind, "steering")) {
         bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
         if (!strcmp(kind, "steering")) {
             hid_t t = pair_type(le, "r", "i"), m = pair_type(H5T_NATIVE_FLOAT, "r", "i");
@@ -223,14 +413,12 @@ static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, ch
         bad |= put_cube_f32(file, le, "r", "i", 3, d0, NULL);
     } else if (!strcmp(kind, "member_names")) {
         bad |= put_cube_f32(file, le, "re", "im", 3, cube, rf);
-    } else if (!strcmp(kind, "int_members")) {
-        int *iv = malloc(sizeof(int) * 2 * NCUBE);
-        for (size_t i = 0; iv && i < 2 * NCUBE; i++) iv[i] = (int)lrint(ri[i] * 1000);
-        hid_t t = pair_type(H5T_STD_I32LE, "r", "i"), m = pair_type(H5T_NATIVE_INT, "r", "i");
-        bad |= !iv || put_dataset(file, "/data/iq", t, m, 3, cube, iv);
-        H5Tclose(t);
-        H5Tclose(m);
-        free(iv);
+    } else if (!strcmp(kind, "iq_on_complex")) {
+        bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
+        hid_t d = H5Dopen2(file, "/data/iq", H5P_DEFAULT);
+        bad |= d < 0 || H5DSset_label(d, 0, "channel") < 0 || H5DSset_label(d, 1, "pulse") < 0 ||
+               H5DSset_label(d, 2, "iq") < 0;
+        if (d >= 0) H5Dclose(d);
     } else if (!strcmp(kind, "three_members")) {
         hid_t t = H5Tcreate(H5T_COMPOUND, 12), m = H5Tcreate(H5T_COMPOUND, 12);
         H5Tinsert(t, "r", 0, le);
@@ -360,4 +548,36 @@ int mkinput_write(const char *kind, const char *path, uint64_t seed, char *why, 
         return 0;
     }
     return write_hdf5(k, path, seed, why, whylen);
+}
+
+int mkinput_write_complex64(const char *kind, const char *path, uint64_t seed, char *why,
+                            size_t whylen)
+{
+    why[0] = '\0';
+    float *rf = malloc(sizeof(float) * 2 * NCUBE);
+    double scale;
+    if (!rf || mkinput_expected(kind, seed, rf, &scale)) {
+        free(rf);
+        snprintf(why, whylen, "'%s' is not a valid kind (mkinput --list)", kind);
+        return -1;
+    }
+    const hsize_t cube[3] = {C_, P_, R_};
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    int bad = file < 0 || put_group(file, "data") ||
+              put_cube_f32(file, H5T_IEEE_F32LE, "r", "i", 3, cube, rf) || put_meta(file);
+    if (!bad && !strcmp(kind, "steering")) {
+        double sv[2 * NSTEER];
+        float svf[2 * NSTEER];
+        mkinput_steering(seed, sv);
+        for (size_t i = 0; i < 2 * NSTEER; i++) svf[i] = (float)sv[i];
+        const hsize_t sdims[2] = {MKINPUT_STEER_B, C_};
+        hid_t t = pair_type(H5T_IEEE_F32LE, "r", "i"), m = pair_type(H5T_NATIVE_FLOAT, "r", "i");
+        bad = put_dataset(file, "/steering", t, m, 2, sdims, svf);
+        H5Tclose(t);
+        H5Tclose(m);
+    }
+    if (file >= 0 && H5Fclose(file) < 0) bad = 1;
+    free(rf);
+    if (bad) snprintf(why, whylen, "HDF5 failed writing the complex64 form of '%s' to '%s'", kind, path);
+    return bad ? -1 : 0;
 }

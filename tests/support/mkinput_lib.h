@@ -1,5 +1,6 @@
-/* mkinput_lib: writers of small schema-v1 input files, one valid and one per way of being
- * malformed, with the raw HDF5 C API (not stap/h5io.c, so that the tests of the reader
+/* mkinput_lib: writers of small schema-v1 input files, valid ones (complex64 and the other
+ * recorder formats: integer and real interleaved cubes, integer and {real, imag} compounds,
+ * big-endian, scaled) and one per way of being malformed, with the raw HDF5 C API (not stap/h5io.c, so that the tests of the reader
  * do not trust the code under test). Used by tests/tools/mkinput.c and test_h5io.c. */
 #ifndef MKINPUT_LIB_H
 #define MKINPUT_LIB_H
@@ -39,5 +40,15 @@ void mkinput_steering(uint64_t seed, double *ri);
 
 /* Write file `kind` at path (replacing it). Returns 0, or -1 with why[] filled. */
 int mkinput_write(const char *kind, const char *path, uint64_t seed, char *why, size_t whylen);
+
+/* What a reader must give for a valid kind: 2*C*P*R floats (re, im interleaved, C x P x R),
+ * (float)(stored value * scale) — the samples themselves for the complex kinds, their
+ * quantized values times the `scale` attribute for the integer forms — and that scale (1
+ * when the kind has none). 0, or -1 for a kind that is not valid. */
+int mkinput_expected(const char *kind, uint64_t seed, float *ri, double *scale);
+/* The complex64 equivalent of a valid kind: its expected samples as a plain {r, i} float32
+ * cube, with the same metadata. 0, or -1 with why[] filled. */
+int mkinput_write_complex64(const char *kind, const char *path, uint64_t seed, char *why,
+                            size_t whylen);
 
 #endif

@@ -1,6 +1,7 @@
 /* mkinput: write one small schema-v1 input file, valid or malformed in a named way, for
  * the CLI rejection tests (tests/cli_reject.sh). Uses the raw HDF5 API, not stap/h5io.c.
- * usage: mkinput KIND OUT.h5 [SEED] | mkinput --list */
+ * usage: mkinput KIND OUT.h5 [SEED] | mkinput --complex64 KIND OUT.h5 [SEED] (the complex64
+ * equivalent of a valid kind: the samples a reader must give) | mkinput --list */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,15 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    /* --complex64 KIND OUT.h5 SEED: the complex64 equivalent of a valid kind */
+    const int c64 = argc > 1 && !strcmp(argv[1], "--complex64");
+    if (c64) {
+        argc--;
+        argv++;
+    }
     if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: mkinput KIND OUT.h5 [SEED]   (mkinput --list names the kinds)\n");
+        fprintf(stderr, "usage: mkinput [--complex64] KIND OUT.h5 [SEED]   (mkinput --list names "
+                "the kinds)\n");
         return 2;
     }
     uint64_t seed;
@@ -36,7 +44,8 @@ int main(int argc, char **argv)
         seed = tc_seed_from_env_or_time();
     }
     char why[256];
-    if (mkinput_write(argv[1], argv[2], seed, why, sizeof why)) {
+    if (c64 ? mkinput_write_complex64(argv[1], argv[2], seed, why, sizeof why)
+            : mkinput_write(argv[1], argv[2], seed, why, sizeof why)) {
         fprintf(stderr, "mkinput: %s\n", why);
         return 1;
     }

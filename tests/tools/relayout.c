@@ -3,11 +3,16 @@
  * (tests/cli_layout.sh). Everything else at the file's root (/steering, /radar, /array,
  * /truth) is copied as it is. Uses the raw HDF5 API (tests/support/layout_lib.c).
  * usage: relayout IN.h5 OUT.h5 ORDER [ds|ds=TEXT] [attr|attr=TEXT|list=TEXT] [f64] [contiguous]
+ *                 [i16|ri16|f32iq] [quantize]
  *   ORDER       the stored order of the three cube axes, e.g. P,C,R (cpi stays first)
  *   ds          HDF5 dimension labels naming ORDER; ds=TEXT: these labels (comma-separated)
  *   attr        a `dims` attribute naming ORDER; attr=TEXT: this string; list=TEXT: an
  *               array of strings
  *   f64         float64 samples; contiguous: a recording without one CPI per chunk
+ *   i16         interleaved int16 (last axis iq, labelled iq), scale 1/256; ri16: an int16
+ *               {real, imag} compound, scale 1/256; f32iq: interleaved float32 (both int16
+ *               forms round the samples to multiples of 1/256)
+ *   quantize    complex64 samples rounded to multiples of 1/256: what i16 and ri16 read as
  * Without ds or attr the cube is unlabelled. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +32,11 @@ int main(int argc, char **argv)
 {
     if (argc < 4) {
         fprintf(stderr, "usage: relayout IN.h5 OUT.h5 ORDER [ds|ds=TEXT] [attr|attr=TEXT|list=TEXT] "
-                        "[f64] [contiguous]\n");
+                        "[f64] [contiguous] [i16|ri16|f32iq] [quantize]\n");
         return 2;
     }
-    layout_spec spec = {argv[3], NULL, NULL, 0, 0, 0};
+    layout_spec spec = {argv[3], NULL, NULL, 0, 0, 0, LAYOUT_COMPLEX};
+    int quantize = 0;
     char names[64];
     hid_t in = H5Fopen(argv[1], H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t d = in >= 0 ? H5Dopen2(in, "/data/iq", H5P_DEFAULT) : -1;
@@ -53,6 +59,10 @@ int main(int argc, char **argv)
         else if (!strncmp(argv[a], "list=", 5)) spec.dims_attr = argv[a] + 5, spec.dims_list = 1;
         else if (!strcmp(argv[a], "f64")) spec.f64 = 1;
         else if (!strcmp(argv[a], "contiguous")) spec.contiguous = 1;
+        else if (!strcmp(argv[a], "i16")) spec.form = LAYOUT_I16_IQ;
+        else if (!strcmp(argv[a], "ri16")) spec.form = LAYOUT_I16_REAL_IMAG;
+        else if (!strcmp(argv[a], "f32iq")) spec.form = LAYOUT_F32_IQ;
+        else if (!strcmp(argv[a], "quantize")) quantize = 1;
         else {
             fprintf(stderr, "relayout: unknown argument '%s'\n", argv[a]);
             return 2;
@@ -72,6 +82,11 @@ int main(int argc, char **argv)
     H5Tclose(mt);
     H5Sclose(s);
     H5Dclose(d);
+    if ((quantize || spec.form == LAYOUT_I16_IQ || spec.form == LAYOUT_I16_REAL_IMAG) &&
+        layout_quantize(cube, (size_t)cpis * C * P * R)) {
+        fprintf(stderr, "relayout: a sample of '%s' is beyond int16 at scale 1/256\n", argv[1]);
+        return 1;
+    }
     hid_t out = H5Fcreate(argv[2], H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     char why[256] = "";
     int bad = out < 0 || layout_put_iq(out, cube, rank, cpis, C, P, R, &spec, why, sizeof why) ||

@@ -1,0 +1,397 @@
+/* cmd_import.c: `rtstap import-raw` (a raw file of interleaved complex samples, of a given
+ * shape, type and axis order) and `rtstap import-sigmf` (a SigMF recording: .sigmf-meta and
+ * .sigmf-data) into a schema-v1.1 file of complex64 samples (stap/rawio.h). */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_opts.h"
+#include "h5io.h"
+#include "h5io_extra.h"
+#include "rawio.h"
+
+/* The options both commands share: output, scale and the radar metadata. */
+typedef struct import_opts {
+    const char *output;
+    int force;
+    double scale;
+    int has_prf, has_carrier, has_rate, has_spacing;
+    stap_radar_meta meta;
+} import_opts;
+
+#define IMPORT_OPTIONS(io)                                                                   \
+    {"output", 'o', CLI_STRING, &(io)->output, "FILE",                                      \
+     "the schema-v1.1 file (written atomically; an existing file is\n"                     \
+     "refused without -f)", .alias = "out", .flags = CLI_REQUIRED},                         \
+    CLI_OPT_FORCE(&(io)->force),                                                            \
+    {"scale", 0, CLI_DOUBLE, &(io)->scale, "S",                                             \
+     "multiply the samples by S (> 0; default 1): the file holds\n"                        \
+     "complex64 of the scaled values", .lo = 1e-300, .hi = 1e300},                          \
+    {"prf", 0, CLI_DOUBLE, &(io)->meta.prf_hz, "HZ", "/radar prf_hz (> 0)", .lo = 1e-300,  \
+     .hi = 1e300, .given = &(io)->has_prf},                                                 \
+    {"carrier", 0, CLI_DOUBLE, &(io)->meta.carrier_frequency_hz, "HZ",                     \
+     "/radar carrier_frequency_hz (> 0)", .lo = 1e-300, .hi = 1e300,                        \
+     .given = &(io)->has_carrier},                                                          \
+    {"sample-rate", 0, CLI_DOUBLE, &(io)->meta.sample_rate_hz, "HZ",                       \
+     "/radar sample_rate_hz (> 0)", .lo = 1e-300, .hi = 1e300, .given = &(io)->has_rate},   \
+    {"spacing", 0, CLI_DOUBLE, &(io)->meta.element_spacing_wavelengths, "D",               \
+     "/array element_spacing_wavelengths (> 0)", .lo = 1e-300, .hi = 1e300,                 \
+     .given = &(io)->has_spacing}
+
+/* After parsing: the metadata flags given, and the output checked (EXIT_OK or a status). */
+static int import_opts_finish(import_opts *io)
+{
+    io->meta.has_prf = io->has_prf;
+    io->meta.has_carrier = io->has_carrier;
+    io->meta.has_sample_rate = io->has_rate;
+    io->meta.has_element_spacing = io->has_spacing;
+    return cli_output_ok(io->output, io->force);
+}
+
+/* Run the import and say what was written. */
+static int import_run(const stap_raw_import *imp, const import_opts *io)
+{
+    rt_error err;
+    rt_clear(&err);
+    if (stap_raw_import_file(io->output, imp, &err)) return cli_fail(&err);
+    char cpis[48] = "";
+    if (imp->cpis > 0) snprintf(cpis, sizeof cpis, " x %lld CPIs", imp->cpis);
+    printf("wrote %s: complex64 %d channels x %d pulses x %d range gates%s, from %s; process it "
+           "with:\n  rtstap run --input %s --output RESULT.h5\n", io->output, imp->channels,
+           imp->pulses, imp->range_gates, cpis, stap_raw_type_name(imp->type), io->output);
+    return EXIT_OK;
+}
+
+/* "C,P,R" or "C,P,R,CPIS": positive integers. */
+static int parse_shape(const char *s, int *c, int *p, int *r, long long *cpis)
+{
+    long long v[4];
+    int n = 0;
+    const char *at = s;
+    while (n < 4) {
+        char *end;
+        errno = 0;
+        v[n] = strtoll(at, &end, 10);
+        if (end == at || errno || v[n] < 1 || v[n] > INT_MAX) break;
+        n++;
+        if (*end == '\0') {
+            if (n < 3) break;
+            *c = (int)v[0];
+            *p = (int)v[1];
+            *r = (int)v[2];
+            *cpis = n == 4 ? v[3] : 0;
+            return 0;
+        }
+        if (*end != ',') break;
+        at = end + 1;
+    }
+    return cli_error(EXIT_USAGE, "--shape expects C,P,R or C,P,R,CPIS, positive integers "
+                     "(channels, pulses, range gates, CPIs; got '%s')", s);
+}
+
+/* --offset BYTES: value is the unsigned long long */
+static int parse_offset(const cli_opt *o, const char *arg)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(arg, &end, 10);
+    if (!*arg || *end || errno || arg[0] == '-')
+        return cli_error(EXIT_USAGE, "--offset expects a number of bytes (got '%s')", arg);
+    *(unsigned long long *)o->value = v;
+    return 0;
+}
+
+int cmd_import_raw(int argc, char **argv)
+{
+    static const cli_command cmd = {
+        "import-raw",
+        "Convert a raw binary file of interleaved complex samples (real, imaginary, real, ...)\n"
+        "into a schema-v1.1 file of complex64 samples, labelled (channel, pulse, range). The\n"
+        "file must hold exactly CPIS x C x P x R samples of TYPE (after --offset bytes).\n",
+        NULL};
+    stap_raw_import imp;
+    memset(&imp, 0, sizeof imp);
+    imp.layout = (stap_layout){{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}};
+    import_opts io;
+    memset(&io, 0, sizeof io);
+    io.scale = 1;
+    const char *shape = NULL, *type = NULL, *layout = NULL;
+    char type_help[512];
+    snprintf(type_help, sizeof type_help, "%s\n(the SigMF names: ci = signed integer, cf = float)",
+             stap_raw_type_list());
+    rt_error err;
+    rt_clear(&err);
+    cli_opt opts[] = {
+        {"input", 0, CLI_STRING, &imp.input, "FILE", "the raw file", .flags = CLI_REQUIRED},
+        {"shape", 0, CLI_STRING, &shape, "C,P,R[,CPIS]",
+         "channels, pulses, range gates (always in this order), and\n"
+         "with CPIS a recording of that many CPIs, one after the other\n"
+         "(written CPIs x C x P x R); without, one CPI", .flags = CLI_REQUIRED},
+        {"type", 0, CLI_STRING, &type, "TYPE", type_help, .flags = CLI_REQUIRED},
+        {"layout", 0, CLI_STRING, &layout, "ORDER",
+         "the order the file stores each CPI's axes in, the last the\n"
+         "fastest, e.g. P,R,C (default C,P,R)"},
+        {"offset", 0, CLI_CALL, &imp.offset, "BYTES",
+         "bytes before the first sample (a header; default 0)", .parse = parse_offset},
+        IMPORT_OPTIONS(&io),
+        {0}};
+    int pst = cli_parse(&cmd, opts, argc, argv);
+    if (pst != CLI_GO) return pst;
+    if (parse_shape(shape, &imp.channels, &imp.pulses, &imp.range_gates, &imp.cpis))
+        return EXIT_USAGE;
+    if (stap_raw_type_parse(type, &imp.type, &err)) return cli_error(EXIT_USAGE, "--type: %s", err.msg);
+    if (layout && stap_layout_parse(layout, &imp.layout, &err))
+        return cli_error(EXIT_USAGE, "--layout: %s", err.msg);
+    if ((pst = import_opts_finish(&io))) return pst;
+    imp.scale = io.scale;
+    imp.meta = io.meta;
+    imp.mode = cli_write_mode(io.force);
+    char order[64], source[1400];
+    stap_layout_string(&imp.layout, 3, order, sizeof order);
+    snprintf(source, sizeof source, "rtstap import-raw: '%s', %s stored (%s%s), scale %g",
+             imp.input, stap_raw_type_name(imp.type), imp.cpis ? "cpi, " : "", order, imp.scale);
+    imp.source = source;
+    return import_run(&imp, &io);
+}
+
+/* ---- SigMF ---------------------------------------------------------------------------- */
+
+/* A whole file into memory (at most max bytes); NULL with a message. */
+static char *slurp(const char *path, size_t max, rt_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(max + 1);
+    size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad || n > max) {
+        free(buf);
+        rt_fail(err, RT_EIO, "cannot read '%s': %s", path,
+                !buf ? "out of memory" : bad ? "read error" : "larger than 16 MiB (not metadata)");
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* What rtstap takes from a SigMF metadata file. */
+typedef struct sigmf_meta {
+    char datatype[32];
+    long long channels;        /* core:num_channels, 1 when absent */
+    int has_rate, has_freq, freq_conflict;
+    double sample_rate, frequency;
+    unsigned long long header_bytes;
+    char dataset[1024];        /* the data file's path */
+} sigmf_meta;
+
+/* A non-negative integer field (a JSON number without fraction); 0 absent, 1 set, -1 bad. */
+static int json_count(const cJSON *obj, const char *name, long long *v)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!it) return 0;
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0 ||
+        it->valuedouble > 9e15 || it->valuedouble != floor(it->valuedouble))
+        return -1;
+    *v = (long long)it->valuedouble;
+    return 1;
+}
+
+static int sigmf_parse(const char *meta_path, sigmf_meta *m, rt_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->channels = 1;
+    const size_t len = strlen(meta_path), suffix = strlen(".sigmf-meta");
+    if (len <= suffix || strcmp(meta_path + len - suffix, ".sigmf-meta"))
+        return rt_fail(err, RT_EINVAL, "--meta '%s' does not end in .sigmf-meta", meta_path);
+    char *text = slurp(meta_path, (size_t)16 << 20, err);
+    if (!text) return err->code;
+    int st = RT_OK;
+    cJSON *doc = cJSON_Parse(text);
+    const cJSON *global = doc ? cJSON_GetObjectItemCaseSensitive(doc, "global") : NULL;
+    if (!doc) {
+        const char *at = cJSON_GetErrorPtr();
+        long off = at && at >= text && at <= text + strlen(text) ? (long)(at - text) : -1;
+        st = rt_fail(err, RT_EFORMAT, "'%s' is not JSON (an error near byte %ld)", meta_path, off);
+        goto done;
+    }
+    if (!cJSON_IsObject(global)) {
+        st = rt_fail(err, RT_EFORMAT, "'%s' has no \"global\" object (SigMF metadata)", meta_path);
+        goto done;
+    }
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(global, "core:datatype");
+    if (!cJSON_IsString(dt) || strlen(dt->valuestring) >= sizeof m->datatype) {
+        st = rt_fail(err, RT_EFORMAT, "'%s': global \"core:datatype\" is missing or not a short "
+                     "string", meta_path);
+        goto done;
+    }
+    snprintf(m->datatype, sizeof m->datatype, "%s", dt->valuestring);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(global, "core:metadata_only"))) {
+        st = rt_fail(err, RT_EFORMAT, "'%s' says core:metadata_only: it has no samples", meta_path);
+        goto done;
+    }
+    int got = json_count(global, "core:num_channels", &m->channels);
+    if (got < 0 || m->channels < 1 || m->channels > 1 << 20) {
+        st = rt_fail(err, RT_EFORMAT, "'%s': global \"core:num_channels\" is not a whole number "
+                     ">= 1", meta_path);
+        goto done;
+    }
+    const cJSON *rate = cJSON_GetObjectItemCaseSensitive(global, "core:sample_rate");
+    if (rate) {
+        if (!cJSON_IsNumber(rate) || !isfinite(rate->valuedouble) || rate->valuedouble <= 0) {
+            st = rt_fail(err, RT_EFORMAT, "'%s': global \"core:sample_rate\" is not a number > 0",
+                         meta_path);
+            goto done;
+        }
+        m->has_rate = 1;
+        m->sample_rate = rate->valuedouble;
+    }
+    /* the data file: beside the metadata, its name or global core:dataset (a file name) */
+    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(global, "core:dataset");
+    const char *slash = strrchr(meta_path, '/');
+    const int dlen = slash ? (int)(slash - meta_path) + 1 : 0;
+    if (ds) {
+        if (!cJSON_IsString(ds) || !ds->valuestring[0] || strchr(ds->valuestring, '/') ||
+            !strcmp(ds->valuestring, "..")) {
+            st = rt_fail(err, RT_EFORMAT, "'%s': global \"core:dataset\" must name a file beside "
+                         "the metadata (no '/')", meta_path);
+            goto done;
+        }
+        snprintf(m->dataset, sizeof m->dataset, "%.*s%s", dlen, meta_path, ds->valuestring);
+    } else {
+        snprintf(m->dataset, sizeof m->dataset, "%.*s.sigmf-data", (int)(len - suffix), meta_path);
+    }
+    /* captures: one centre frequency if they agree; header bytes only before the first */
+    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(doc, "captures");
+    if (caps && !cJSON_IsArray(caps)) {
+        st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\" is not an array", meta_path);
+        goto done;
+    }
+    int k = 0;
+    const cJSON *cap;
+    cJSON_ArrayForEach(cap, caps) {
+        long long hb = 0;
+        const cJSON *fr = cJSON_GetObjectItemCaseSensitive(cap, "core:frequency");
+        if (!cJSON_IsObject(cap) || json_count(cap, "core:header_bytes", &hb) < 0 ||
+            (fr && (!cJSON_IsNumber(fr) || !isfinite(fr->valuedouble)))) {
+            st = rt_fail(err, RT_EFORMAT, "'%s': capture %d is malformed (core:header_bytes a whole "
+                         "number, core:frequency a number)", meta_path, k);
+            goto done;
+        }
+        if (hb > 0 && k > 0) {
+            st = rt_fail(err, RT_EFORMAT, "'%s': capture %d has core:header_bytes: bytes between "
+                         "the samples are not read (only a header before the first capture)",
+                         meta_path, k);
+            goto done;
+        }
+        if (k == 0) m->header_bytes = (unsigned long long)hb;
+        if (fr) {
+            if (m->has_freq && fr->valuedouble != m->frequency) m->freq_conflict = 1;
+            m->has_freq = 1;
+            m->frequency = fr->valuedouble;
+        }
+        k++;
+    }
+done:
+    cJSON_Delete(doc);
+    free(text);
+    return st;
+}
+
+int cmd_import_sigmf(int argc, char **argv)
+{
+    char about[1200];
+    snprintf(about, sizeof about,
+        "Convert a SigMF recording (FILE.sigmf-meta and its FILE.sigmf-data) into a\n"
+        "schema-v1.1 file of complex64 samples. The samples are read as a sequence of\n"
+        "pulses of R range samples each, P pulses a CPI, CPI after CPI; with core:num_channels\n"
+        "C the channels are interleaved sample by sample (SigMF's layout), so each CPI is\n"
+        "stored (pulse, range, channel). core:datatype: %s;\n"
+        "core:sample_rate becomes /radar sample_rate_hz, the captures' core:frequency (when\n"
+        "they agree) carrier_frequency_hz; a first capture's core:header_bytes is skipped.\n",
+        stap_raw_type_list());
+    const cli_command cmd = {"import-sigmf", about,
+                             "--sample-rate and --carrier override what the metadata says.\n"};
+    import_opts io;
+    memset(&io, 0, sizeof io);
+    io.scale = 1;
+    const char *meta_path = NULL;
+    int pulses = 0, range = 0, channels = 0, cpis = 0;
+    rt_error err;
+    rt_clear(&err);
+    cli_opt opts[] = {
+        {"meta", 0, CLI_STRING, &meta_path, "FILE",
+         "the .sigmf-meta file (JSON); the data file beside it is\n"
+         "FILE.sigmf-data, or global core:dataset", .flags = CLI_REQUIRED},
+        {"pulses", 0, CLI_INT, &pulses, "P", "pulses of a CPI", .lo = 1, .hi = INT_MAX,
+         .flags = CLI_REQUIRED},
+        {"range-gates", 0, CLI_INT, &range, "R", "range samples of a pulse", .lo = 1,
+         .hi = INT_MAX, .flags = CLI_REQUIRED},
+        {"channels", 0, CLI_INT, &channels, "C",
+         "must equal core:num_channels (default: it, or 1)", .lo = 1, .hi = 1 << 20},
+        {"cpis", 0, CLI_INT, &cpis, "N",
+         "CPIs the file holds (default: its samples / (P x R), which\n"
+         "must be whole); one CPI is written as a rank-3 cube", .lo = 1, .hi = INT_MAX},
+        IMPORT_OPTIONS(&io),
+        {0}};
+    int pst = cli_parse(&cmd, opts, argc, argv);
+    if (pst != CLI_GO) return pst;
+    if ((pst = import_opts_finish(&io))) return pst;
+    sigmf_meta m;
+    if (sigmf_parse(meta_path, &m, &err)) return cli_fail(&err);
+    stap_raw_import imp;
+    memset(&imp, 0, sizeof imp);
+    if (stap_raw_type_parse(m.datatype, &imp.type, &err))
+        return cli_error(EXIT_PROCESSING, "%s: core:datatype: %s", meta_path, err.msg);
+    if (channels && channels != m.channels)
+        return cli_error(EXIT_PROCESSING, "%s: --channels %d, but core:num_channels is %lld",
+                         meta_path, channels, m.channels);
+    /* whole CPIs of pulses x range gates x channels samples */
+    struct stat sb;
+    if (stat(m.dataset, &sb) != 0)
+        return cli_error(EXIT_PROCESSING, "%s: its data file '%s': %s", meta_path, m.dataset,
+                         strerror(errno));
+    const unsigned long long cpi_bytes =
+        (unsigned long long)pulses * range * m.channels * stap_raw_sample_bytes(imp.type);
+    const unsigned long long data = (unsigned long long)sb.st_size > m.header_bytes
+                                        ? (unsigned long long)sb.st_size - m.header_bytes : 0;
+    if (!cpis && (data == 0 || data % cpi_bytes))
+        return cli_error(EXIT_PROCESSING, "%s: '%s' holds %llu bytes of samples, not a whole "
+                         "number of CPIs of %d pulses x %d range gates x %lld channels of %s "
+                         "(%llu bytes each)", meta_path, m.dataset, data, pulses, range,
+                         m.channels, m.datatype, cpi_bytes);
+    const long long n = cpis ? cpis : (long long)(data / cpi_bytes);
+    imp.input = m.dataset;
+    imp.channels = (int)m.channels;
+    imp.pulses = pulses;
+    imp.range_gates = range;
+    imp.cpis = cpis || n > 1 ? n : 0;
+    imp.layout = (stap_layout){{STAP_AXIS_PULSE, STAP_AXIS_RANGE, STAP_AXIS_CHANNEL}};
+    imp.scale = io.scale;
+    imp.mode = cli_write_mode(io.force);
+    imp.offset = m.header_bytes;
+    imp.meta = io.meta;
+    if (!imp.meta.has_sample_rate && m.has_rate) {
+        imp.meta.has_sample_rate = 1;
+        imp.meta.sample_rate_hz = m.sample_rate;
+    }
+    if (!io.has_carrier && m.has_freq && !m.freq_conflict && m.frequency > 0) {
+        imp.meta.has_carrier = 1;
+        imp.meta.carrier_frequency_hz = m.frequency;
+    }
+    if (!io.has_carrier && m.freq_conflict)
+        fprintf(stderr, "rtstap: warning: %s: the captures name several core:frequency values; "
+                "/radar carrier_frequency_hz is not written (--carrier sets it)\n", meta_path);
+    char source[1400];
+    snprintf(source, sizeof source, "rtstap import-sigmf: '%s' (%s, %lld channel%s), scale %g",
+             meta_path, m.datatype, m.channels, m.channels == 1 ? "" : "s", imp.scale);
+    imp.source = source;
+    return import_run(&imp, &io);
+}

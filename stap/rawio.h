@@ -1,0 +1,55 @@
+/* rawio: raw interleaved complex samples (README "Command line": import-raw, import-sigmf)
+ * — their types (the SigMF names: ci8, ci16_le, cf32_le, ...), their conversion to float32
+ * by HDF5 (H5Tconvert) with a scale, and the import of a raw file of a given shape into a
+ * schema-v1.1 file (complex64, labelled; atomically, by stap/h5io.c). */
+#ifndef RAWIO_H
+#define RAWIO_H
+
+#include <stddef.h>
+
+#include "h5io.h"
+
+/* Complex sample types: pairs (real, imaginary) of one component type, in one byte order. */
+typedef enum stap_raw_type {
+    STAP_RAW_CI8 = 0, STAP_RAW_CI16_LE, STAP_RAW_CI16_BE, STAP_RAW_CI32_LE, STAP_RAW_CI32_BE,
+    STAP_RAW_CF32_LE, STAP_RAW_CF32_BE, STAP_RAW_CF64_LE, STAP_RAW_CF64_BE, STAP_RAW_COUNT
+} stap_raw_type;
+
+/* "ci16_le" -> type (case-insensitive). RT_EINVAL naming the text and the known types; the
+ * message says why for unsigned (cu8, cu16_le, ...) and real (ri16_le, rf32_le, ...) types. */
+int stap_raw_type_parse(const char *name, stap_raw_type *t, rt_error *err);
+const char *stap_raw_type_name(stap_raw_type t);
+const char *stap_raw_type_list(void);      /* "ci8, ci16_le, ci16_be, ..." */
+size_t stap_raw_sample_bytes(stap_raw_type t); /* one complex sample: 2 components */
+
+/* m complex samples of type t (raw bytes, in a buffer of room for 16 * m bytes that the
+ * conversion uses in place) into out, converted by HDF5 to double, multiplied by scale and
+ * rounded to float32. A non-finite sample, or one beyond float32's range once scaled:
+ * RT_EFORMAT, its index in *bad and a message without the file (the caller adds it). */
+int stap_raw_convert(stap_raw_type t, void *raw, size_t m, double scale, cf32 *out, size_t *bad,
+                     rt_error *err);
+
+/* An import: the raw file holds `cpis` CPIs (1 when cpis is 0) one after the other, each
+ * C x P x R complex samples stored in `layout`'s order of the three axes (the last fastest),
+ * after `offset` bytes. */
+typedef struct stap_raw_import {
+    const char *input;
+    stap_raw_type type;
+    int channels, pulses, range_gates;
+    long long cpis;          /* 0: one CPI, written as a rank-3 cube; N >= 1: a recording    */
+    stap_layout layout;      /* the stored order of each CPI's axes                          */
+    double scale;            /* the samples are multiplied by it (finite, > 0)               */
+    unsigned long long offset; /* bytes before the first sample                             */
+    stap_radar_meta meta;    /* written to /radar and /array                                 */
+    const char *source;      /* written as the string attribute `source` of /data/iq, or NULL */
+    rt_write_mode mode;      /* RT_WRITE_NEW (0): an existing output is refused; REPLACE     */
+} stap_raw_import;
+
+/* Convert imp->input into a schema-v1.1 file at output (complex64 (C, P, R), or a recording
+ * (CPIs, C, P, R) one CPI per chunk; labelled), atomically. The input's size must be exactly
+ * offset + CPIs x C x P x R x the sample size (RT_EFORMAT naming both otherwise); a sample
+ * that is not finite or beyond float32 once scaled is refused naming its CPI, channel,
+ * pulse, range and byte offset. */
+int stap_raw_import_file(const char *output, const stap_raw_import *imp, rt_error *err);
+
+#endif
