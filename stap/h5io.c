@@ -1507,6 +1507,11 @@ static int iq_component(hid_t t, int *wide, char *name, size_t nlen, char *why, 
     const H5T_class_t c = H5Tget_class(t);
     const size_t sz = H5Tget_size(t);
     const char *be = H5Tget_order(t) == H5T_ORDER_BE ? ", big-endian" : "";
+    if ((c == H5T_FLOAT || c == H5T_INTEGER) && !atomic_layout_ok(t)) {
+        snprintf(why, wlen, "a corrupt %zu-byte %s (bit fields beyond its size)", sz,
+                 class_name(c));
+        return -1;
+    }
     if (c == H5T_FLOAT && (sz == 4 || sz == 8)) {
         *wide = sz == 8;
         snprintf(name, nlen, "float%zu%s", 8 * sz, be);
@@ -1587,10 +1592,20 @@ static int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *pa
     f->mixed = m0 < 0 || m1 < 0 || H5Tequal(m0, m1) <= 0;
     if (m0 >= 0) H5Tclose(m0);
     if (m1 >= 0) H5Tclose(m1);
+    const size_t total = H5Tget_size(type);
     for (int k = 0; k < 2; k++) {
-        hid_t mt = H5Tget_member_type(type, (unsigned)(plain ? idx[k] : alt[k]));
+        const unsigned mi = (unsigned)(plain ? idx[k] : alt[k]);
+        hid_t mt = H5Tget_member_type(type, mi);
         int wide = 0, bad = mt < 0 || iq_component(mt, &wide, comp[k], sizeof comp[k], why, sizeof why);
         if (mt < 0) snprintf(why, sizeof why, "unreadable");
+        /* a corrupt file's compound (member r at offset 2 MiB of a 16-byte element) made
+         * HDF5's conversion read far out of bounds */
+        const size_t moff = H5Tget_member_offset(type, mi), msz = mt >= 0 ? H5Tget_size(mt) : 0;
+        if (!bad && (moff > total || msz > total - moff)) {
+            bad = 1;
+            snprintf(why, sizeof why, "corrupt (%zu bytes at offset %zu of a %zu-byte element)",
+                     msz, moff, total);
+        }
         if (mt >= 0) H5Tclose(mt);
         if (bad)
             return rt_fail(err, RT_EFORMAT, "member '%s' of '/data/iq' in '%s' is %s",
