@@ -2,7 +2,7 @@
 # Pack what tests/bench/device_engine.sh (and device_all.sh) need: .gpubin/bin.txz (rtstap,
 # the tests that use a GPU, the tools) and .gpulibs.tgz (their non-CUDA shared libraries);
 # both git-ignored. xz keeps the two under the 64 MiB a device call carries.
-# usage: tests/bench/pack_device.sh BUILD_DIR
+# usage: tests/bench/pack_device.sh BUILD_DIR [qr]   (qr: only what device_qr.sh runs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 b=${1:?build dir}
@@ -10,6 +10,8 @@ bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/t
       "$b/tests/test_gpu_engine" "$b/tests/test_engine" "$b/tests/test_pipeline"
       "$b/tests/test_perfect" "$b/tests/test_sinr" "$b/tests/mkperfect" "$b/tests/h5shape"
       "$b/tests/mkcube")
+[ -x "$b/gpu_bench" ] && bins+=("$b/gpu_bench") # tests/gpu/build_bench.sh, for device_qr.sh
+[ "${2:-}" = qr ] && bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/gpu_bench")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${bins[@]}" "$tmp/"

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# device_qr.sh: the GPU machine's share of the QR-kernel work (issue 11), one device call:
+# the QR and weights tests (every dispatch row forced at capacity and at an odd shape,
+# line-buffered, each under its own timeout), compute-sanitizer racecheck and synccheck over
+# the quick QR and weights tests, and gpu_bench --all (every variant that fits each size,
+# QR alone and QR + 16 beams, cuBLAS beside them). Logs under $OUT, a short table last.
+#
+# Here:  bash tests/gpu/build_bench.sh BUILD && bash tests/bench/pack_device.sh BUILD qr
+# There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
+#        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH &&
+#        bash tests/bench/device_qr.sh [all|tests|sanitize|bench] [SIZES]
+# (all can exceed one device call's 10 minutes: split it)
+set -uo pipefail
+OUT=${OUT:-$PWD/out-device}
+BIN=$PWD/.gpubin
+what=${1:-all}   # all | tests | sanitize | bench
+sizes=${2:-240x66x128,192x96x128,80x16x384,96x16x384,64x24x16384,128x32x512,306x66x128,240x66x1280}
+mkdir -p "$OUT/logs"
+L=$OUT/logs
+tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
+summary=()
+step() { # step NAME LOG LIMIT CMD...
+    local name=$1 log=$2 limit=$3; shift 3
+    local t0=$SECONDS
+    echo "==== $name: $*" >> "$log"
+    timeout "$limit" stdbuf -oL -eL "$@" >> "$log" 2>&1
+    local rc=$?
+    echo "==== $name: rc=$rc" >> "$log"
+    summary+=("$(printf '%-44s rc=%-3s %4ss' "$name" "$rc" "$((SECONDS - t0))")")
+}
+{ date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; "$BIN/rtstap" --version; } > "$L/device.txt" 2>&1
+touch "$L/tests.log" "$L/sanitize.log" "$L/bench.log"
+if [ "$what" = all ] || [ "$what" = tests ]; then
+    for t in test_gpu_qr test_gpu_weights; do
+        step "$t" "$L/tests.log" 150 "$BIN/$t"
+    done
+fi
+if [ "$what" = all ] || [ "$what" = sanitize ]; then
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    for tool in racecheck synccheck memcheck; do
+        for t in test_gpu_qr test_gpu_weights; do
+            RTSTAP_GPU_QUICK=1 step "$tool $t" "$L/sanitize.log" 120 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/$t"
+        done
+    done
+fi
+if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = bench ]; then
+    step "gpu_bench --all" "$L/bench.log" 240 "$BIN/gpu_bench" --all --repeat 20 --sizes "$sizes"
+fi
+echo "---- verdicts"
+grep -h -E "^FAIL|RACECHECK SUMMARY|SYNCCHECK SUMMARY|ERROR SUMMARY|all passed|failure" "$L"/tests.log "$L"/sanitize.log | sort | uniq -c | sort -rn | head -20
+echo "---- gpu_bench (size, variant, QR us, QR+16 beams us, weights %, GFLOP/s)"
+grep -v "^====" "$L/bench.log" | grep -E "x[0-9]+ " | head -120
+echo "---- steps"; printf '%s\n' "${summary[@]}"
+tar -C "$OUT" -czf "$OUT/logs-qr.tgz" logs && rm -rf "$L"
