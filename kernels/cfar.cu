@@ -1,9 +1,9 @@
 /* cfar.cu: CA/OS/GO/SO CFAR along range and CA-CFAR over range x Doppler on the GPU
  * (rtk_pipeline.h): one warp per line builds the prefix sums of |y|^2 (every kind but OS),
- * one thread per cell under test decides, hits are compacted with an atomic counter. The arithmetic is stap/cfar.c's, operation for
- * operation (powers and sums in double, explicit _rn intrinsics so that nothing is
- * contracted), so that the two detectors give identical lists on the same output;
- * tests/test_gpu_cfar.c checks that bit for bit. */
+ * one thread per cell under test decides, hits are compacted with an atomic counter. The
+ * arithmetic is stap/cfar.c's, operation for operation (powers and sums in double,
+ * explicit _rn intrinsics so that nothing is contracted), so that the two detectors give
+ * identical lists on the same output; tests/test_gpu_cfar.c checks that bit for bit. */
 #include "rtk_device.cuh"
 #include "rtk_pipeline.h"
 
@@ -139,6 +139,17 @@ __global__ void test_kernel(const float2 *__restrict__ y, const double *__restri
     }
 }
 
+template <int KIND>
+void launch_test(const void *y, const double *prefix, long long lines, int R,
+                 const rtk_cfar_window &w, const double *alpha, const int *rank,
+                 rtk_cfar_hit *hits, unsigned int capacity, rtk_cpi_status *status, void *stream)
+{
+    const int threads = 256;
+    const unsigned blocks = (unsigned)((lines * R + threads - 1) / threads);
+    test_kernel<KIND><<<blocks, threads, 0, (cudaStream_t)stream>>>(
+        (const float2 *)y, prefix, lines, R, w, alpha, rank, hits, capacity, status);
+}
+
 } // namespace
 
 extern "C" int rtk_cfar_prefix_launch(const void *y, long long lines, int R, double *prefix,
@@ -169,32 +180,17 @@ extern "C" int rtk_cfar_test_launch(const void *y, const double *prefix, long lo
         (w->bins < 1 || lines % w->bins || w->guard_doppler < 0 || w->train_doppler < 0 ||
          2 * (w->guard_doppler + w->train_doppler) + 1 > w->bins))
         return (int)cudaErrorInvalidValue;
-    const int threads = 256;
-    const unsigned blocks = (unsigned)((lines * R + threads - 1) / threads);
-    cudaStream_t s = (cudaStream_t)stream;
-    const float2 *yy = (const float2 *)y;
+    void (*launch)(const void *, const double *, long long, int, const rtk_cfar_window &,
+                   const double *, const int *, rtk_cfar_hit *, unsigned int, rtk_cpi_status *,
+                   void *);
     switch (w->kind) {
-    case RTK_CFAR_CA:
-        test_kernel<RTK_CFAR_CA><<<blocks, threads, 0, s>>>(yy, prefix, lines, R, *w, alpha, rank,
-                                                            hits, capacity, status);
-        break;
-    case RTK_CFAR_OS:
-        test_kernel<RTK_CFAR_OS><<<blocks, threads, 0, s>>>(yy, prefix, lines, R, *w, alpha, rank,
-                                                            hits, capacity, status);
-        break;
-    case RTK_CFAR_GO:
-        test_kernel<RTK_CFAR_GO><<<blocks, threads, 0, s>>>(yy, prefix, lines, R, *w, alpha, rank,
-                                                            hits, capacity, status);
-        break;
-    case RTK_CFAR_SO:
-        test_kernel<RTK_CFAR_SO><<<blocks, threads, 0, s>>>(yy, prefix, lines, R, *w, alpha, rank,
-                                                            hits, capacity, status);
-        break;
-    case RTK_CFAR_CA2D:
-        test_kernel<RTK_CFAR_CA2D><<<blocks, threads, 0, s>>>(yy, prefix, lines, R, *w, alpha,
-                                                              rank, hits, capacity, status);
-        break;
+    case RTK_CFAR_CA: launch = launch_test<RTK_CFAR_CA>; break;
+    case RTK_CFAR_OS: launch = launch_test<RTK_CFAR_OS>; break;
+    case RTK_CFAR_GO: launch = launch_test<RTK_CFAR_GO>; break;
+    case RTK_CFAR_SO: launch = launch_test<RTK_CFAR_SO>; break;
+    case RTK_CFAR_CA2D: launch = launch_test<RTK_CFAR_CA2D>; break;
     default: return (int)cudaErrorInvalidValue;
     }
+    launch(y, prefix, lines, R, *w, alpha, rank, hits, capacity, status, stream);
     return (int)cudaGetLastError();
 }

@@ -206,7 +206,8 @@ static void test_reference(tc_rng *rng)
             stap_cfar_describe(&c, desc, sizeof desc);
             int same = n == nref;
             for (size_t i = 0; same && i < n; i++)
-                same = (((size_t)det[i].beam * D + det[i].doppler_bin) * Rr + det[i].range_cell) == flat[i];
+                same = ((size_t)det[i].beam * D + det[i].doppler_bin) * Rr + det[i].range_cell ==
+                       flat[i];
             fprintf(stderr, "  reference (%s, R %d): %zu detections, library %zu%s\n", desc, Rr,
                     nref, n, same ? ", identical" : "");
             CHECK(same, "%s: library and reference detections differ (%zu vs %zu)", desc, n, nref);

@@ -5,8 +5,8 @@
  * the lists nearly equal); CUDA graphs against direct launches (bit for bit); the
  * materialized-training path (a forced shared-memory QR variant) against the fused gather;
  * every CFAR kind (CA, OS, GO, SO, CA2D) through the engine: its detections equal the CPU
- * detector's on the engine's own output, bit for bit; and a 1000-CPI stream with 3 slots whose host and device memory do not grow.
- * Exits 77 (skipped) without a usable GPU. RTSTAP_SEED=N repeats a run. */
+ * detector's on the engine's own output, bit for bit; and a 1000-CPI stream with 3 slots
+ * whose host and device memory do not grow. Exits 77 (skipped) without a usable GPU. RTSTAP_SEED=N repeats a run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,17 +121,24 @@ static int has_cell(const run_out *o, int b, int d, int r)
     return 0;
 }
 
+/* A synthesized cube of the case's shape (a 10 dB target; its parameters in *sp). */
+static cf32 *case_cube(const gcase *g, uint64_t seed, synth_params *sp)
+{
+    cf32 *cube = tc_xmalloc(sizeof(cf32) * (size_t)g->C * g->P * g->R);
+    synth_defaults(sp, g->C, g->P, g->R);
+    sp->seed = seed;
+    sp->target_snr_db = 10;
+    rt_error err;
+    CHECK(synth_cube(sp, cube, &err) == RT_OK, "%s: synth: %s", g->name, err.msg);
+    return cube;
+}
+
 static void one_case(const gcase *g, la_backend be, uint64_t seed)
 {
     stap_config c = config_of(g, be), ccpu = config_of(g, LA_BACKEND_CPU);
-    const size_t n = (size_t)g->C * g->P * g->R;
-    cf32 *cube = tc_xmalloc(sizeof(cf32) * n);
     synth_params sp;
-    synth_defaults(&sp, g->C, g->P, g->R);
-    sp.seed = seed;
-    sp.target_snr_db = 10;
+    cf32 *cube = case_cube(g, seed, &sp);
     rt_error err;
-    synth_cube(&sp, cube, &err);
     stap_cfar_config cf;
     stap_cfar_defaults(&cf);
     if (g->R < 2 * (cf.guard + cf.train) + 1) cf.train = (g->R - 1) / 2 - cf.guard;
@@ -244,14 +251,9 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
 static void kinds_case(const gcase *g, uint64_t seed)
 {
     stap_config c = config_of(g, LA_BACKEND_GPU);
-    const size_t n = (size_t)g->C * g->P * g->R;
-    cf32 *cube = tc_xmalloc(sizeof(cf32) * n);
     synth_params sp;
-    synth_defaults(&sp, g->C, g->P, g->R);
-    sp.seed = seed;
-    sp.target_snr_db = 10;
+    cf32 *cube = case_cube(g, seed, &sp);
     rt_error err;
-    synth_cube(&sp, cube, &err);
     for (int kind = STAP_CFAR_CA; kind <= STAP_CFAR_CA2D; kind++) {
         stap_cfar_config cf;
         stap_cfar_defaults(&cf);
