@@ -28,6 +28,8 @@ static const struct cli_param {
     {"stap_cfar_config.guard", "--cfar-guard"},
     {"stap_cfar_config.train", "--cfar-train"},
     {"stap_cfar_config.os_rank", "--cfar-rank"},
+    {"stap_cfar_config.guard_doppler", "--cfar-guard-doppler"},
+    {"stap_cfar_config.train_doppler", "--cfar-train-doppler"},
     {"scene_config.channels", "--channels"},
     {"scene_config.pulses", "--pulses"},
     {"scene_config.range_gates", "--range-gates"},

@@ -85,10 +85,12 @@ static double median_stage(const double *rows, int n, int i)
 
 /* The default detector steps aside (with a note) on range lines too short for its window;
  * a detector the user asked for is an error there. */
-static int cfar_fit(stap_cfar_config *cfar, int range_gates, int given, int quiet,
+static int cfar_fit(stap_cfar_config *cfar, const stap_config *cfg, int given, int quiet,
                     const char *input, rt_error *err)
 {
-    if (cfar->kind == STAP_CFAR_NONE || !stap_cfar_validate(cfar, range_gates, err)) return RT_OK;
+    const int D = cfg->doppler_bins > 0 ? cfg->doppler_bins : cfg->pulses; /* 0 = P */
+    if (cfar->kind == STAP_CFAR_NONE || !stap_cfar_validate(cfar, D, cfg->range_gates, err))
+        return RT_OK;
     if (given) return rt_prefix(err, "%s", input);
     if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", cli_flags_in(err));
     cfar->kind = STAP_CFAR_NONE;
@@ -163,7 +165,7 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     stap_result_writer *rw = NULL;
     cpi_reader *reader = NULL;
     cpi_writer *writer = NULL;
-    if (cfar_fit(cfar, cfg->range_gates, cfar_given, quiet, input, &err)) {
+    if (cfar_fit(cfar, cfg, cfar_given, quiet, input, &err)) {
         status = cli_fail(&err);
         goto out;
     }
@@ -361,7 +363,8 @@ int cmd_run(int argc, char **argv)
         CLI_OPT_DEVICE(&device),
         CLI_OPT_THREADS(&threads),
         {"cfar", 0, CLI_CALL, &cfar.kind, "KIND",
-         "none | ca | os: CFAR detection along range (default ca)",
+         "none | ca | os | go | so: CFAR along range; ca2d: over\n"
+         "range x Doppler (default ca)",
          .parse = cli_parse_cfar_kind, .given = &cfar_given},
         {"cfar-pfa", 0, CLI_DOUBLE, &cfar.pfa, "P", "false-alarm probability per cell (default 1e-6)",
          .lo = 1e-300, .hi = 0.5, .given = &cfar_given},
@@ -371,6 +374,12 @@ int cmd_run(int argc, char **argv)
          .lo = 1, .hi = STAP_CFAR_MAX_TRAIN, .given = &cfar_given},
         {"cfar-rank", 0, CLI_INT, &cfar.os_rank, "K", "OS-CFAR order statistic (default 0.75 x 2N)",
          .lo = 0, .hi = 2 * STAP_CFAR_MAX_TRAIN, .given = &cfar_given},
+        {"cfar-guard-doppler", 0, CLI_INT, &cfar.guard_doppler, "G",
+         "ca2d: guard Doppler bins each side (default 1)", .lo = 0,
+         .hi = STAP_CFAR_MAX_DOPPLER, .given = &cfar_given},
+        {"cfar-train-doppler", 0, CLI_INT, &cfar.train_doppler, "N",
+         "ca2d: training Doppler bins each side (default 2)", .lo = 0,
+         .hi = STAP_CFAR_MAX_DOPPLER, .given = &cfar_given},
         {"keep-output", 0, CLI_FLAG, &keep_output, NULL,
          "recordings: also write /output/iq for every CPI (a single\n"
          "CPI always has it)"},
@@ -458,7 +467,7 @@ int cmd_run(int argc, char **argv)
     double *reps = NULL;
     stap_cpi_result r;
     memset(&r, 0, sizeof r);
-    if (cfar_fit(&cfar, cfg.range_gates, cfar_given, quiet, input_name, &err)) {
+    if (cfar_fit(&cfar, &cfg, cfar_given, quiet, input_name, &err)) {
         status = cli_fail(&err);
         goto out;
     }

@@ -155,7 +155,8 @@ int cmd_stream(int argc, char **argv)
         {"keep", 0, CLI_CALL, &eo, "LIST",
          "what comes back per CPI, comma-separated: detections,\n"
          "weights, output (default detections,weights)", .parse = parse_keep},
-        {"cfar", 0, CLI_CALL, &eo.cfar.kind, "KIND", "ca | os | none (default ca, at Pfa 1e-6)",
+        {"cfar", 0, CLI_CALL, &eo.cfar.kind, "KIND",
+         "ca | os | go | so | ca2d | none (default ca, at Pfa 1e-6)",
          .parse = cli_parse_cfar_kind},
         {"no-graphs", 0, CLI_CLEAR, &eo.graphs, NULL,
          "launch each CPI's kernels directly instead of a CUDA graph"},

@@ -1,9 +1,9 @@
-/* cfar.cu: CA/OS CFAR along range on the GPU (rtk_pipeline.h): one thread per line
- * builds the prefix sums of |y|^2 (CA), one thread per cell under test decides, hits are
- * compacted with an atomic counter. The arithmetic is stap/cfar.c's, operation for
- * operation (powers and sums in double, explicit _rn intrinsics so that nothing is
- * contracted), so that the two detectors give identical lists on the same output;
- * tests/test_gpu_cfar.c checks that bit for bit. */
+/* cfar.cu: CA/OS/GO/SO CFAR along range and CA-CFAR over range x Doppler on the GPU
+ * (rtk_pipeline.h): one warp per line builds the prefix sums of |y|^2 (every kind but OS),
+ * one thread per cell under test decides, hits are compacted with an atomic counter. The
+ * arithmetic is stap/cfar.c's, operation for operation (powers and sums in double,
+ * explicit _rn intrinsics so that nothing is contracted), so that the two detectors give
+ * identical lists on the same output; tests/test_gpu_cfar.c checks that bit for bit. */
 #include "rtk_device.cuh"
 #include "rtk_pipeline.h"
 
@@ -71,9 +71,15 @@ prefix_kernel(const float2 *__restrict__ y, long long lines, int R, double *__re
         }
 }
 
-template <bool OS>
+/* The CA window sum from one line's prefix sums (the order of stap/cfar.c). */
+__device__ __forceinline__ double window_sum(const double *pl, int lo0, int hi0, int lo1, int hi1)
+{
+    return __dadd_rn(__dsub_rn(pl[hi0], pl[lo0]), __dsub_rn(pl[hi1], pl[lo1]));
+}
+
+template <int KIND>
 __global__ void test_kernel(const float2 *__restrict__ y, const double *__restrict__ prefix,
-                            long long lines, int R, int guard, int train, const double *alpha,
+                            long long lines, int R, rtk_cfar_window w, const double *alpha,
                             const int *rank, rtk_cfar_hit *hits, unsigned int cap,
                             rtk_cpi_status *st)
 {
@@ -83,14 +89,11 @@ __global__ void test_kernel(const float2 *__restrict__ y, const double *__restri
     const int r = (int)(i - line * R);
     const float2 *yl = y + line * R;
     int lo0, hi0, lo1, hi1;
-    window_of(r, R, guard, train, &lo0, &hi0, &lo1, &hi1);
-    const int n = (hi0 - lo0) + (hi1 - lo1);
+    window_of(r, R, w.guard, w.train, &lo0, &hi0, &lo1, &hi1);
+    const int n1 = (hi0 - lo0) + (hi1 - lo1);
+    int n = n1;
     double z;
-    if (!OS) {
-        const double *pl = prefix + line * (R + 1);
-        const double s = __dadd_rn(__dsub_rn(pl[hi0], pl[lo0]), __dsub_rn(pl[hi1], pl[lo1]));
-        z = __ddiv_rn(s, (double)n);
-    } else {
+    if (KIND == RTK_CFAR_OS) {
         double v[2 * 128]; /* STAP_CFAR_MAX_TRAIN = 128 each side */
         int m = 0;
         for (int j = lo0; j < hi0; j++) v[m++] = power_of(yl[j]);
@@ -105,12 +108,46 @@ __global__ void test_kernel(const float2 *__restrict__ y, const double *__restri
             v[best] = t;
         }
         z = v[k - 1];
+    } else if (KIND == RTK_CFAR_CA2D) {
+        const int D = w.bins, wd = w.guard_doppler + w.train_doppler;
+        const long long d = line % D;
+        const double *pb = prefix + (line - d) * (R + 1); /* bin 0 of the beam */
+        n = 2 * w.train_doppler * (hi1 - lo0) + (2 * w.guard_doppler + 1) * n1;
+        double s = 0.0;
+        for (int o = -wd; o <= wd; o++) {
+            const double *q = pb + (long long)((d + o + D) % D) * (R + 1);
+            const double t = (o < -w.guard_doppler || o > w.guard_doppler)
+                                 ? __dsub_rn(q[hi1], q[lo0])
+                                 : window_sum(q, lo0, hi0, lo1, hi1);
+            s = __dadd_rn(s, t);
+        }
+        z = __ddiv_rn(s, (double)n);
+    } else {
+        const double *pl = prefix + line * (R + 1);
+        if ((KIND == RTK_CFAR_GO || KIND == RTK_CFAR_SO) && n == 2 * w.train) {
+            const double sl = __dsub_rn(pl[hi0], pl[lo0]), sr = __dsub_rn(pl[hi1], pl[lo1]);
+            const double side = KIND == RTK_CFAR_GO ? (sl > sr ? sl : sr) : (sl < sr ? sl : sr);
+            z = __ddiv_rn(side, (double)w.train);
+        } else { /* CA, and GO/SO at the edges */
+            z = __ddiv_rn(window_sum(pl, lo0, hi0, lo1, hi1), (double)n);
+        }
     }
     const double p = power_of(yl[r]);
     if (p > __dmul_rn(alpha[n], z)) {
         const unsigned int slot = atomicAdd(&st->detections, 1u);
         if (slot < cap) hits[slot] = rtk_cfar_hit{(unsigned long long)i, z, p};
     }
+}
+
+template <int KIND>
+void launch_test(const void *y, const double *prefix, long long lines, int R,
+                 const rtk_cfar_window &w, const double *alpha, const int *rank,
+                 rtk_cfar_hit *hits, unsigned int capacity, rtk_cpi_status *status, void *stream)
+{
+    const int threads = 256;
+    const unsigned blocks = (unsigned)((lines * R + threads - 1) / threads);
+    test_kernel<KIND><<<blocks, threads, 0, (cudaStream_t)stream>>>(
+        (const float2 *)y, prefix, lines, R, w, alpha, rank, hits, capacity, status);
 }
 
 } // namespace
@@ -132,19 +169,28 @@ extern "C" int rtk_cfar_prefix_launch(const void *y, long long lines, int R, dou
 }
 
 extern "C" int rtk_cfar_test_launch(const void *y, const double *prefix, long long lines, int R,
-                                    int guard, int train, int os, const double *alpha,
+                                    const rtk_cfar_window *w, const double *alpha,
                                     const int *rank, rtk_cfar_hit *hits, unsigned int capacity,
                                     rtk_cpi_status *status, void *stream)
 {
-    if (lines < 1 || R < 1 || train < 1 || train > 128 || (!os && !prefix))
+    if (lines < 1 || R < 1 || !w || w->train < 1 || w->train > 128 || w->guard < 0 ||
+        (w->kind != RTK_CFAR_OS && !prefix))
         return (int)cudaErrorInvalidValue;
-    const int threads = 256;
-    const unsigned blocks = (unsigned)((lines * R + threads - 1) / threads);
-    if (os)
-        test_kernel<true><<<blocks, threads, 0, (cudaStream_t)stream>>>(
-            (const float2 *)y, prefix, lines, R, guard, train, alpha, rank, hits, capacity, status);
-    else
-        test_kernel<false><<<blocks, threads, 0, (cudaStream_t)stream>>>(
-            (const float2 *)y, prefix, lines, R, guard, train, alpha, rank, hits, capacity, status);
+    if (w->kind == RTK_CFAR_CA2D &&
+        (w->bins < 1 || lines % w->bins || w->guard_doppler < 0 || w->train_doppler < 0 ||
+         2 * (w->guard_doppler + w->train_doppler) + 1 > w->bins))
+        return (int)cudaErrorInvalidValue;
+    void (*launch)(const void *, const double *, long long, int, const rtk_cfar_window &,
+                   const double *, const int *, rtk_cfar_hit *, unsigned int, rtk_cpi_status *,
+                   void *);
+    switch (w->kind) {
+    case RTK_CFAR_CA: launch = launch_test<RTK_CFAR_CA>; break;
+    case RTK_CFAR_OS: launch = launch_test<RTK_CFAR_OS>; break;
+    case RTK_CFAR_GO: launch = launch_test<RTK_CFAR_GO>; break;
+    case RTK_CFAR_SO: launch = launch_test<RTK_CFAR_SO>; break;
+    case RTK_CFAR_CA2D: launch = launch_test<RTK_CFAR_CA2D>; break;
+    default: return (int)cudaErrorInvalidValue;
+    }
+    launch(y, prefix, lines, R, *w, alpha, rank, hits, capacity, status, stream);
     return (int)cudaGetLastError();
 }

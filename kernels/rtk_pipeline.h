@@ -49,28 +49,47 @@ int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
 int rtk_weights_by_tap_launch(const void *W, int batch, int beams, int channels, int order,
                               void *Wc, rtk_cpi_status *status, void *stream);
 
-/* ---- CFAR along range on |y|^2 (the detector of rtstap/cfar.h, same arithmetic) -------- */
+/* ---- CFAR on |y|^2 (the detectors of rtstap/cfar.h, same arithmetic) ------------------ */
 typedef struct rtk_cfar_hit {
-    unsigned long long flat; /* (b*D + d)*R + r                                   */
-    double z;                /* the window statistic (CA mean, OS order statistic) */
-    double power;            /* |y|^2 of the cell under test                      */
+    unsigned long long flat; /* (b*D + d)*R + r                                          */
+    double z;                /* the window statistic (CA/CA2D mean, OS order statistic,
+                                GO/SO larger/smaller side mean)                          */
+    double power;            /* |y|^2 of the cell under test                             */
 } rtk_cfar_hit;
 
 /* Per line of R cells (lines = B*D): prefix[line*(R+1) + r] = the sum of |y|^2 over cells
  * 0..r-1 in double, in a fixed blocked order (so that the CPU detector, stap/cfar.c, can
  * follow it exactly): cells in blocks of 32; within a block a running sum from 0, left to
  * right; block offsets chained left to right (off_0 = 0, off_{i+1} = off_i + sum of block
- * i); prefix[32 i + j + 1] = off_i + (running sum of block i through cell j). CA needs it;
- * OS does not. */
+ * i); prefix[32 i + j + 1] = off_i + (running sum of block i through cell j). Every kind
+ * but OS needs it. */
 int rtk_cfar_prefix_launch(const void *y, long long lines, int R, double *prefix, void *stream);
 
-/* Test every cell: CA (os = 0) with the window sum (prefix[hi0]-prefix[lo0]) +
- * (prefix[hi1]-prefix[lo1]), OS (os = 1) with the rank[n]-th smallest power of the
- * window; a detection when power > alpha[n] * z. Hits go to hits[slot] for slot <
- * capacity, in no particular order; status->detections counts all of them. alpha, rank:
- * device tables indexed by the window's cell count n = 1..2*train. */
+/* The detector kinds (the values of rtstap/cfar.h's stap_cfar_kind) and the window. */
+enum { RTK_CFAR_CA = 1, RTK_CFAR_OS = 2, RTK_CFAR_GO = 3, RTK_CFAR_SO = 4, RTK_CFAR_CA2D = 5 };
+typedef struct rtk_cfar_window {
+    int kind;                         /* RTK_CFAR_*                                      */
+    int guard, train;                 /* range cells each side of the cell under test    */
+    int guard_doppler, train_doppler; /* CA2D: Doppler bins each side (circular)         */
+    int bins;                         /* CA2D: Doppler bins D of a beam (line = b*D + d) */
+} rtk_cfar_window;
+
+/* Test every cell r of every line against alpha[n] * z, n the window's cell count
+ * (training cells [lo0, hi0) and [lo1, hi1) as in stap_cfar_window; CA2D:
+ * n = 2 train_doppler (hi1 - lo0) + (2 guard_doppler + 1) n1, n1 = (hi0-lo0) + (hi1-lo1)):
+ *   CA: z = ((prefix[hi0]-prefix[lo0]) + (prefix[hi1]-prefix[lo1])) / n;
+ *   OS: z = the rank[n]-th smallest power of the window;
+ *   GO/SO, n = 2 train: z = max/min(prefix[hi0]-prefix[lo0], prefix[hi1]-prefix[lo1]) /
+ *       train; n < 2 train (edges): as CA;
+ *   CA2D: s = 0, then for o = -(guard_doppler + train_doppler) .. +(...) in order, on the
+ *       line of bin (d + o) mod D of the same beam: s += the CA window sum for |o| <=
+ *       guard_doppler, s += prefix[hi1] - prefix[lo0] otherwise; z = s / n.
+ * A detection when power > alpha[n] * z. Hits go to hits[slot] for slot < capacity, in no
+ * particular order; status->detections counts all of them. alpha, rank: device tables
+ * indexed by n (stap_cfar_table_len entries). prefix: from rtk_cfar_prefix_launch (unused
+ * for OS). */
 int rtk_cfar_test_launch(const void *y, const double *prefix, long long lines, int R,
-                         int guard, int train, int os, const double *alpha, const int *rank,
+                         const rtk_cfar_window *w, const double *alpha, const int *rank,
                          rtk_cfar_hit *hits, unsigned int capacity, rtk_cpi_status *status,
                          void *stream);
 

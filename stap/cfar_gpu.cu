@@ -6,8 +6,28 @@
 
 #include <cstdlib>
 
-#include "rtk_pipeline.h"
-#include "cfar.h"
+#include "cfar_internal.h"
+
+static_assert((int)STAP_CFAR_CA == RTK_CFAR_CA && (int)STAP_CFAR_OS == RTK_CFAR_OS &&
+                  (int)STAP_CFAR_GO == RTK_CFAR_GO && (int)STAP_CFAR_SO == RTK_CFAR_SO &&
+                  (int)STAP_CFAR_CA2D == RTK_CFAR_CA2D,
+              "stap_cfar_kind and the rtk kinds differ");
+
+extern "C" int stap_cfar_enqueue(const stap_cfar_config *c, int B, int D, int R, const void *y,
+                                 double *prefix, int make_prefix, const double *alpha,
+                                 const int *rank, rtk_cfar_hit *hits, unsigned int capacity,
+                                 rtk_cpi_status *status, void *stream)
+{
+    const long long lines = (long long)B * D;
+    if (make_prefix && stap_cfar_uses_prefix(c->kind)) {
+        int e = rtk_cfar_prefix_launch(y, lines, R, prefix, stream);
+        if (e) return e;
+    }
+    const rtk_cfar_window w = {(int)c->kind, c->guard, c->train, c->guard_doppler,
+                               c->train_doppler, D};
+    return rtk_cfar_test_launch(y, prefix, lines, R, &w, alpha, rank, hits, capacity, status,
+                                stream);
+}
 
 extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y_host, int B, int D,
                                     int R, stap_detection **out, size_t *count, rt_error *err)
@@ -23,7 +43,7 @@ extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y_hos
     }
     const long long lines = (long long)B * D;
     const size_t cells = (size_t)lines * R;
-    const int nmax = 2 * c->train;
+    const size_t nt = stap_cfar_table_len(c);
     float2 *dy = NULL;
     double *dprefix = NULL, *dalpha = NULL;
     int *drank = NULL;
@@ -40,20 +60,17 @@ extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y_hos
     }
     CK(cudaMalloc((void **)&dy, sizeof(float2) * cells));
     CK(cudaMalloc((void **)&dprefix, sizeof(double) * (size_t)lines * (R + 1)));
-    CK(cudaMalloc((void **)&dalpha, sizeof(double) * (nmax + 1)));
-    CK(cudaMalloc((void **)&drank, sizeof(int) * (nmax + 1)));
+    CK(cudaMalloc((void **)&dalpha, sizeof(double) * nt));
+    CK(cudaMalloc((void **)&drank, sizeof(int) * nt));
     CK(cudaMalloc((void **)&dhits, sizeof(rtk_cfar_hit) * cells)); /* every cell could detect */
     CK(cudaMalloc((void **)&dst, sizeof(rtk_cpi_status)));
     CK(cudaMemcpy(dy, y_host, sizeof(float2) * cells, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dalpha, stap_cfar_plan_alpha(plan), sizeof(double) * (nmax + 1),
+    CK(cudaMemcpy(dalpha, stap_cfar_plan_alpha(plan), sizeof(double) * nt,
                   cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(drank, stap_cfar_plan_rank(plan), sizeof(int) * (nmax + 1),
-                  cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(drank, stap_cfar_plan_rank(plan), sizeof(int) * nt, cudaMemcpyHostToDevice));
     CK((cudaError_t)rtk_status_reset_launch(dst, 0));
-    if (c->kind == STAP_CFAR_CA) CK((cudaError_t)rtk_cfar_prefix_launch(dy, lines, R, dprefix, 0));
-    CK((cudaError_t)rtk_cfar_test_launch(dy, dprefix, lines, R, c->guard, c->train,
-                                         c->kind == STAP_CFAR_OS, dalpha, drank, dhits,
-                                         (unsigned)cells, dst, 0));
+    CK((cudaError_t)stap_cfar_enqueue(c, B, D, R, dy, dprefix, 1, dalpha, drank, dhits,
+                                      (unsigned)cells, dst, 0));
     CK(cudaMemcpy(&hst, dst, sizeof hst, cudaMemcpyDeviceToHost));
     if (hst.detections) {
         hits = (stap_cfar_hit *)malloc(sizeof(stap_cfar_hit) * hst.detections);

@@ -53,7 +53,8 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     const size_t nw = stap_weights_count(c, B), ny = stap_output_count(c, B);
     const size_t X = z * C * D * R, T = z * batch * M * N;
     const int cfar = o->cfar.kind != STAP_CFAR_NONE;
-    const size_t prefix = o->cfar.kind == STAP_CFAR_CA ? sizeof(double) * B * D * (R + 1) : 0;
+    const size_t prefix =
+        stap_cfar_uses_prefix(o->cfar.kind) ? sizeof(double) * B * D * (R + 1) : 0;
     size_t hit_cap = 0;
     if (cfar) {
         double cap = 16.0 * (double)ny * o->cfar.pfa;
@@ -302,7 +303,8 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const cf32 
     if (opt->slots < 1 || opt->slots > STAP_ENGINE_MAX_SLOTS)
         return rt_fail(err, RT_EINVAL, "slots %d must be between 1 and %d", opt->slots,
                        STAP_ENGINE_MAX_SLOTS);
-    if (opt->cfar.kind != STAP_CFAR_NONE && (st = stap_cfar_validate(&opt->cfar, cfg.range_gates, err)))
+    if (opt->cfar.kind != STAP_CFAR_NONE &&
+        (st = stap_cfar_validate(&opt->cfar, cfg.doppler_bins, cfg.range_gates, err)))
         return st;
     const int auto_backend = cfg.backend == LA_BACKEND_AUTO;
     if (auto_backend) {

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <new>
 
+#include "cfar_internal.h"
 #include "la_device.h"
 #include "rtk_pipeline.h"
 extern "C" {
@@ -157,14 +158,9 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     }
     RTK(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
     const stap_cfar_config *cf = &e->opt.cfar;
-    const long long lines = (long long)e->B * c->doppler_bins;
-    if (cf->kind != STAP_CFAR_NONE) {
-        if (cf->kind == STAP_CFAR_CA)
-            RTK(rtk_cfar_prefix_launch(s->d_Y, lines, c->range_gates, s->d_prefix, st));
-        RTK(rtk_cfar_test_launch(s->d_Y, s->d_prefix, lines, c->range_gates, cf->guard, cf->train,
-                                 cf->kind == STAP_CFAR_OS, g->d_alpha, g->d_rank, s->d_hits,
-                                 g->hit_cap, s->d_status, st));
-    }
+    if (cf->kind != STAP_CFAR_NONE)
+        RTK(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 1,
+                              g->d_alpha, g->d_rank, s->d_hits, g->hit_cap, s->d_status, st));
     RTK(rtk_event_record(s->ev[STAP_STAGE_COPY_OUT], st));
     CU(cudaMemcpyAsync(s->h_status, s->d_status, sizeof(rtk_cpi_status), cudaMemcpyDeviceToHost, st));
     if (cf->kind != STAP_CFAR_NONE)
@@ -217,7 +213,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     if (e->opt.keep_output) TRY(halloc(g, &s->h_Y, sizeof(cf32) * ny, "adaptive output", err));
     const stap_cfar_config *cf = &e->opt.cfar;
     if (cf->kind != STAP_CFAR_NONE) {
-        if (cf->kind == STAP_CFAR_CA)
+        if (stap_cfar_uses_prefix(cf->kind))
             TRY(dalloc(g, &s->d_prefix, sizeof(double) * (size_t)e->B * D * (R + 1),
                        "CFAR prefix sums", err));
         TRY(dalloc(g, &s->d_hits, sizeof(rtk_cfar_hit) * g->hit_cap, "CFAR hit list", err));
@@ -337,7 +333,7 @@ int gpu_create(stap_engine *e, rt_error *err)
     if (cf->kind != STAP_CFAR_NONE) {
         stap_cfar_plan *tables = nullptr;
         TRY(stap_cfar_plan_create(&tables, cf, e->B, c->doppler_bins, c->range_gates, 1, err));
-        const int nt = 2 * cf->train + 1;
+        const size_t nt = stap_cfar_table_len(cf);
         int st = dalloc(g, &g->d_alpha, sizeof(double) * nt, "CFAR thresholds", err);
         if (!st) st = dalloc(g, &g->d_rank, sizeof(int) * nt, "CFAR ranks", err);
         cudaError_t ce = cudaSuccess;
@@ -398,10 +394,9 @@ int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, rt_er
     }
     const stap_cfar_config *cf = &e->opt.cfar;
     RTK(rtk_status_reset_launch(g->d_big_status, s->stream));
-    RTK(rtk_cfar_test_launch(s->d_Y, s->d_prefix, (long long)e->B * c->doppler_bins,
-                             c->range_gates, cf->guard, cf->train, cf->kind == STAP_CFAR_OS,
-                             g->d_alpha, g->d_rank, g->d_big, (unsigned)cells, g->d_big_status,
-                             s->stream));
+    RTK(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 0,
+                          g->d_alpha, g->d_rank, g->d_big, (unsigned)cells, g->d_big_status,
+                          s->stream));
     CU(cudaMemcpyAsync(g->h_big, g->d_big, sizeof(rtk_cfar_hit) * count, cudaMemcpyDeviceToHost,
                        s->stream));
     CU(cudaStreamSynchronize(s->stream));

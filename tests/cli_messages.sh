@@ -37,6 +37,10 @@ says 1 "--segments 7 must divide the 480 range gates" "$B" "${run[@]}" --segment
 says 1 "use --training >= 16 or --loading > 0" "$B" "${run[@]}" --training 10 --output "$T/b.h5"
 says 1 "--cfar-rank 9 must be between 1 and 2 x --cfar-train = 8" \
     "$B" "${run[@]}" --cfar os --cfar-train 4 --cfar-rank 9 --output "$T/b.h5"
+says 1 "(2 x (--cfar-guard-doppler 40 + --cfar-train-doppler 30) + 1 = 141 bins) is longer than" \
+    "$B" "${run[@]}" --cfar ca2d --cfar-guard-doppler 40 --cfar-train-doppler 30 --output "$T/b.h5"
+says 2 "unknown CFAR kind 'xx' (expected none, ca, os, go, so or ca2d)" \
+    "$B" "${run[@]}" --cfar xx --output "$T/b.h5"
 [ ! -e "$T/b.h5" ] || fail "a refused run wrote its output"
 
 # the default detector steps aside on a range line shorter than its window, with a note

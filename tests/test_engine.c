@@ -3,7 +3,8 @@
  * CPI and in order, exactly what the one-CPI plan gives for the same cube (weights and
  * output bit for bit, detections equal to the CPU detector's on that output); a failed CPI
  * (non-finite sample, singular training) is reported by its own collect and leaves the
- * others intact; misuse of slots is refused; kept/not-kept results. */
+ * others intact; misuse of slots is refused; kept/not-kept results; every CFAR kind (CA,
+ * OS, GO, SO, CA2D) through the engine gives the CPU detector's list on the plan's output. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,49 @@ static void backend_cases(la_backend be)
  * below the limit and named by stap_engine_check_conditioning; a synthesized cube is far
  * above it, and so is the rank-1 cube with diagonal loading. The estimate of the
  * engine's memory covers what it holds. */
+/* Every detector kind through the engine (two slots, two CPIs): the results are the plan's,
+ * the detections the CPU detector's on the plan's output. */
+static void kinds_cases(la_backend be)
+{
+    const stap_config c = small_config(be);
+    const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
+    cf32 *cube = tc_xmalloc(sizeof(cf32) * n);
+    make_cube(77, &c, cube);
+    for (int kind = STAP_CFAR_CA; kind <= STAP_CFAR_CA2D; kind++) {
+        stap_engine_options o;
+        stap_engine_options_defaults(&o);
+        o.slots = 2;
+        o.keep_weights = o.keep_output = 1;
+        o.cfar.kind = (stap_cfar_kind)kind;
+        o.cfar.pfa = 1e-2;
+        o.cfar.train = 8;
+        o.cfar.guard_doppler = 2;
+        o.cfar.train_doppler = 3;
+        expect x;
+        expected(&c, &o.cfar, cube, &x);
+        char what[160], desc[128];
+        stap_cfar_describe(&o.cfar, desc, sizeof desc);
+        snprintf(what, sizeof what, "%s, %s", la_backend_name(be), desc);
+        stap_engine *e;
+        rt_error err;
+        if (stap_engine_create(&e, &c, NULL, 0, 0, &o, &err)) {
+            CHECK(0, "%s: engine: %s", what, err.msg);
+            free_expect(&x);
+            continue;
+        }
+        for (int k = 0; k < 2; k++) {
+            stap_cpi_result r;
+            CHECK(stap_engine_submit(e, k, cube, &err) == RT_OK, "%s: submit: %s", what, err.msg);
+            CHECK(stap_engine_collect(e, k, &r, &err) == RT_OK, "%s: collect: %s", what, err.msg);
+            compare(what, &c, &r, &x, 1, 1);
+        }
+        printf("  %s: %zu detections, as the CPU detector\n", what, x.ndet);
+        stap_engine_destroy(e);
+        free_expect(&x);
+    }
+    free(cube);
+}
+
 static void conditioning_and_memory(la_backend be)
 {
     stap_config c = small_config(be);
@@ -265,6 +309,7 @@ int main(void)
             continue;
         }
         backend_cases(backends[b]);
+        kinds_cases(backends[b]);
         conditioning_and_memory(backends[b]);
     }
     /* bad options */
@@ -279,6 +324,13 @@ int main(void)
     o.slots = 2;
     o.cfar.train = 100; /* window longer than 120 cells */
     CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_EINVAL, "CFAR window > R accepted");
+    o.cfar.train = 16;
+    o.cfar.kind = STAP_CFAR_CA2D;
+    o.cfar.guard_doppler = o.cfar.train_doppler = 5; /* 21 bins of 20 */
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_EINVAL &&
+              strstr(err.msg, "the 20 Doppler bins"),
+          "CFAR Doppler window > D accepted: %s", err.msg);
+    stap_cfar_defaults(&o.cfar);
     /* the memory check: refused before allocating, naming need and availability */
     o.cfar.train = 16;
     setenv("RTSTAP_MEMORY_LIMIT", "64k", 1);

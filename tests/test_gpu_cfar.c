@@ -1,9 +1,11 @@
 /* test_gpu_cfar: the GPU CFAR (kernels/cfar.cu) against the CPU detector
  * (stap/cfar.c) on fresh random outputs — noise with per-line levels, targets and
- * clutter-like ridges, short lines where the edge windows dominate, CA and OS with
- * random parameters, and the hard preset's output shape (16 x 128 x 480): the
- * detection lists must be identical (every cell, power and SNR estimate, bit for
- * bit). Exits 77 (skipped) in builds without CUDA or without a usable GPU. */
+ * clutter-like ridges, short lines where the edge windows dominate, every kind (CA, OS,
+ * GO, SO along range; CA2D over range x Doppler, with Doppler windows up to the whole
+ * line of bins) with random parameters and shapes, and the hard preset's output shape
+ * (16 x 128 x 480): the detection lists must be identical (every cell, power and SNR
+ * estimate, bit for bit). Exits 77 (skipped) in builds without CUDA or without a usable
+ * GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,27 +84,34 @@ int main(void)
     uint64_t seed = tc_seed_from_env_or_time();
     tc_rng rng;
     tc_rng_seed(&rng, seed);
-    for (int kind = STAP_CFAR_CA; kind <= STAP_CFAR_OS; kind++) {
+    for (int kind = STAP_CFAR_CA; kind <= STAP_CFAR_CA2D; kind++) {
         stap_cfar_config c;
         stap_cfar_defaults(&c);
         c.kind = (stap_cfar_kind)kind;
         c.pfa = 1e-4;
         one_case(&rng, &c, 16, 128, 480); /* the hard preset's output */
-        for (int rep = 0; rep < 6; rep++) {
+        for (int rep = 0; rep < 8; rep++) {
             c.pfa = pow(10, -1 - 5 * tc_uniform(&rng));
             c.guard = (int)(tc_uniform(&rng) * 5);
             c.train = 1 + (int)(tc_uniform(&rng) * (rep == 5 ? STAP_CFAR_MAX_TRAIN : 24));
             c.os_rank = rep % 2 ? 1 + (int)(tc_uniform(&rng) * 2 * c.train) : 0;
+            c.guard_doppler = (int)(tc_uniform(&rng) * (rep == 6 ? 10 : 3));
+            c.train_doppler = rep == 7 ? 0 : (int)(tc_uniform(&rng) * (rep == 6 ? 20 : 5));
             int minR = 2 * (c.guard + c.train) + 1;
+            int minD = kind == STAP_CFAR_CA2D ? 2 * (c.guard_doppler + c.train_doppler) + 1 : 1;
             int R = rep < 2 ? minR + (int)(tc_uniform(&rng) * 4) /* edge windows everywhere */
                             : minR + (int)(tc_uniform(&rng) * 600);
-            one_case(&rng, &c, 1 + (int)(tc_uniform(&rng) * 8), 1 + (int)(tc_uniform(&rng) * 64), R);
+            /* rep 4: the Doppler window spans every bin (the circular wrap at both ends) */
+            int D = rep == 4 ? minD : minD + (int)(tc_uniform(&rng) * 64);
+            one_case(&rng, &c, 1 + (int)(tc_uniform(&rng) * 8), D, R);
         }
         /* pfa near 1: almost every cell detects */
         c.pfa = 0.9;
         c.guard = 1;
         c.train = 4;
         c.os_rank = 0;
+        c.guard_doppler = 1;
+        c.train_doppler = 1;
         one_case(&rng, &c, 4, 32, 200);
     }
     if (tc_failures) {

@@ -4,8 +4,9 @@
  * distortionless constraint, detections (the synthesized target found by both engines,
  * the lists nearly equal); CUDA graphs against direct launches (bit for bit); the
  * materialized-training path (a forced shared-memory QR variant) against the fused gather;
- * and a 1000-CPI stream with 3 slots whose host and device memory do not grow.
- * Exits 77 (skipped) without a usable GPU. RTSTAP_SEED=N repeats a run. */
+ * every CFAR kind (CA, OS, GO, SO, CA2D) through the engine: its detections equal the CPU
+ * detector's on the engine's own output, bit for bit; and a 1000-CPI stream with 3 slots
+ * whose host and device memory do not grow. Exits 77 (skipped) without a usable GPU. RTSTAP_SEED=N repeats a run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,17 +121,24 @@ static int has_cell(const run_out *o, int b, int d, int r)
     return 0;
 }
 
+/* A synthesized cube of the case's shape (a 10 dB target; its parameters in *sp). */
+static cf32 *case_cube(const gcase *g, uint64_t seed, synth_params *sp)
+{
+    cf32 *cube = tc_xmalloc(sizeof(cf32) * (size_t)g->C * g->P * g->R);
+    synth_defaults(sp, g->C, g->P, g->R);
+    sp->seed = seed;
+    sp->target_snr_db = 10;
+    rt_error err;
+    CHECK(synth_cube(sp, cube, &err) == RT_OK, "%s: synth: %s", g->name, err.msg);
+    return cube;
+}
+
 static void one_case(const gcase *g, la_backend be, uint64_t seed)
 {
     stap_config c = config_of(g, be), ccpu = config_of(g, LA_BACKEND_CPU);
-    const size_t n = (size_t)g->C * g->P * g->R;
-    cf32 *cube = tc_xmalloc(sizeof(cf32) * n);
     synth_params sp;
-    synth_defaults(&sp, g->C, g->P, g->R);
-    sp.seed = seed;
-    sp.target_snr_db = 10;
+    cf32 *cube = case_cube(g, seed, &sp);
     rt_error err;
-    synth_cube(&sp, cube, &err);
     stap_cfar_config cf;
     stap_cfar_defaults(&cf);
     if (g->R < 2 * (cf.guard + cf.train) + 1) cf.train = (g->R - 1) / 2 - cf.guard;
@@ -238,6 +246,41 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
 }
 
 /* 1000 CPIs through 3 slots: device free memory and host RSS sampled at CPI 100 and 1000 */
+/* Every detector kind through the GPU engine: the list equals stap_cfar_detect (the CPU
+ * plan) on the output the engine kept, field by field. */
+static void kinds_case(const gcase *g, uint64_t seed)
+{
+    stap_config c = config_of(g, LA_BACKEND_GPU);
+    synth_params sp;
+    cf32 *cube = case_cube(g, seed, &sp);
+    rt_error err;
+    for (int kind = STAP_CFAR_CA; kind <= STAP_CFAR_CA2D; kind++) {
+        stap_cfar_config cf;
+        stap_cfar_defaults(&cf);
+        cf.kind = (stap_cfar_kind)kind;
+        cf.pfa = 1e-3;
+        if (g->R < 2 * (cf.guard + cf.train) + 1) cf.train = (g->R - 1) / 2 - cf.guard;
+        char what[160], desc[128];
+        stap_cfar_describe(&cf, desc, sizeof desc);
+        snprintf(what, sizeof what, "%s [gpu, %s]", g->name, desc);
+        printf("  %s\n", what);
+        run_out o;
+        run_engine(&c, 1, -1, 0, cube, &cf, &o, what);
+        if (o.ok) {
+            stap_detection *det = NULL;
+            size_t nd = 0;
+            CHECK(stap_cfar_detect(&cf, o.Y, g->B, g->D, g->R, &det, &nd, &err) == RT_OK,
+                  "%s: CPU detector: %s", what, err.msg);
+            printf("    detections: engine %zu, CPU detector on its output %zu\n", o.ndet, nd);
+            CHECK(nd == o.ndet && (!nd || !memcmp(det, o.det, sizeof(stap_detection) * nd)),
+                  "%s: the engine's detections differ from the CPU detector's", what);
+            free(det);
+        }
+        free_out(&o);
+    }
+    free(cube);
+}
+
 static void soak(void)
 {
     stap_config c = config_of(&cases[0], LA_BACKEND_GPU);
@@ -309,6 +352,7 @@ int main(void)
         const uint64_t seed = (uint64_t)(tc_uniform(&rng) * 1e15);
         one_case(&cases[i], LA_BACKEND_GPU, seed);
         if (i == 0 || i == 3) one_case(&cases[i], LA_BACKEND_CUBLAS, seed);
+        if (i == 0 || i == 4) kinds_case(&cases[i], seed);
     }
     soak();
     if (tc_failures) {

@@ -1,24 +1,44 @@
 /* cfar: constant-false-alarm-rate detection on the adaptive output — cell-averaging
- * (CA) and ordered-statistic (OS) CFAR along range on the square-law power |y|^2.
+ * (CA), ordered-statistic (OS), greatest-of (GO) and smallest-of (SO) CFAR along range,
+ * and cell-averaging over a range x Doppler rectangle (CA2D), on the square-law power
+ * |y|^2.
  *
  * Model: in noise-only cells |y|^2 is exponential with an unknown mean mu. For the
- * cell under test (CUT) r the detector sees n training cells (train on each side of
- * the CUT, separated from it by guard cells on each side) and declares a detection
- * when |y_r|^2 > alpha * Z, where
+ * cell under test (CUT) r the detector sees n training cells and declares a detection
+ * when |y_r|^2 > alpha * Z. Along range (CA, OS, GO, SO) the training cells are train
+ * cells on each side of the CUT, separated from it by guard cells on each side:
  *   CA: Z = mean of the n training powers, alpha = n (pfa^(-1/n) - 1)  (exact:
  *       P(|y|^2 > alpha Z) = (1 + alpha/n)^(-n) = pfa);
  *   OS: Z = k-th smallest of the n training powers, alpha solves the exact
  *       OS-CFAR equation pfa = prod_{i=0}^{k-1} (n - i) / (n - i + alpha)
- *       (Rohling 1983).
+ *       (Rohling 1983);
+ *   GO / SO: Z = the larger / smaller of the left and right training means (m = train
+ *       cells each side, n = 2m); with T = alpha/m (Weiss 1982, Gandhi & Kassam 1988)
+ *         SO: pfa = 2 sum_{k=0}^{m-1}  C(m-1+k, k) (2+T)^-(m+k),
+ *         GO: pfa = 2 sum_{k=m}^{inf}  C(m-1+k, k) (2+T)^-(m+k)  (= 2 (1+T)^-m - SO),
+ *       exact; alpha is solved from them by bisection to double precision.
+ *   CA2D: Z = mean over a rectangle of range cells x Doppler bins around the CUT: range
+ *       offsets |dr| <= guard + train and Doppler offsets |dd| <= guard_doppler +
+ *       train_doppler, less the guard rectangle |dr| <= guard, |dd| <= guard_doppler
+ *       (which holds the CUT). Doppler wraps circularly (the bins are an FFT's), so every
+ *       row of the window exists; alpha = n (pfa^(-1/n) - 1) as for CA.
  * Edges: a CUT closer than guard+train cells to either end of the range line uses the
  * training cells that exist (the full window on one side, the part inside the line on
  * the other), with n its actual count and alpha (and, for OS, k scaled to
  * round(k_full * n / (2 train)), at least 1) recomputed for that n, so that the
- * false-alarm probability stays pfa in every cell. The validation requires
- * range_gates >= 2 (guard + train) + 1, so every CUT has at least one full side.
- * Estimated SNR: power over the noise-power estimate, Z for CA and
- * Z / sum_{i=0}^{k-1} 1/(n-i) for OS (the k-th order statistic's mean is mu times
- * that sum), in dB. */
+ * false-alarm probability stays pfa in every cell. GO and SO need both full sides: where
+ * a side is partial or missing (n < 2 train) they are CA over the cells that exist, with
+ * CA's alpha for that n (exact too). CA2D truncates every row of its rectangle at the
+ * range ends the same way; n = 2 train_doppler (hi1 - lo0) + (2 guard_doppler + 1)
+ * ((hi0 - lo0) + (hi1 - lo1)) in the terms of stap_cfar_window. The validation requires
+ * range_gates >= 2 (guard + train) + 1, so every CUT has at least one full side, and for
+ * CA2D doppler_bins >= 2 (guard_doppler + train_doppler) + 1, so that the Doppler window
+ * does not wrap onto itself.
+ * Estimated SNR: power over the noise-power estimate Z / norm[n], in dB, with norm[n]
+ * the mean of Z in units of mu: 1 for CA and CA2D (and GO/SO at the edges),
+ * sum_{i=0}^{k-1} 1/(n-i) for OS (the k-th order statistic's mean), and
+ * 1 +- C(2m, m) / 4^m for GO / SO (the mean of the larger / smaller of two Gamma(m)
+ * means). */
 #ifndef CFAR_H
 #define CFAR_H
 
@@ -30,7 +50,14 @@
 extern "C" {
 #endif
 
-typedef enum { STAP_CFAR_NONE = 0, STAP_CFAR_CA, STAP_CFAR_OS } stap_cfar_kind;
+typedef enum {
+    STAP_CFAR_NONE = 0,
+    STAP_CFAR_CA,
+    STAP_CFAR_OS,
+    STAP_CFAR_GO,
+    STAP_CFAR_SO,
+    STAP_CFAR_CA2D
+} stap_cfar_kind;
 
 typedef struct stap_cfar_config {
     stap_cfar_kind kind;
@@ -39,17 +66,34 @@ typedef struct stap_cfar_config {
     int train;    /* training cells each side, 1..STAP_CFAR_MAX_TRAIN (default 16)         */
     int os_rank;  /* OS-CFAR: k-th smallest of the 2*train cells, 1..2*train;
                      0 = round(0.75 * 2 * train)                                          */
+    int guard_doppler; /* CA2D: guard bins each side of the CUT's Doppler bin,
+                          0..STAP_CFAR_MAX_DOPPLER (default 1)                            */
+    int train_doppler; /* CA2D: training bins each side beyond the guard bins,
+                          0..STAP_CFAR_MAX_DOPPLER (default 2)                            */
 } stap_cfar_config;
 
 #define STAP_CFAR_MAX_TRAIN 128
+#define STAP_CFAR_MAX_DOPPLER 64
+/* CA2D: at most this many training cells in the full rectangle */
+#define STAP_CFAR_MAX_CELLS 65536
 
 void stap_cfar_defaults(stap_cfar_config *c);
-/* "none" | "ca" | "os" */
+/* "none" | "ca" | "os" | "go" | "so" | "ca2d" */
 int stap_cfar_parse_kind(const char *s, stap_cfar_kind *k, rt_error *err);
 const char *stap_cfar_kind_name(stap_cfar_kind k);
-/* Checks every field against range_gates (messages name the field: stap_cfar_config.pfa,
- * .guard, .train, .os_rank). */
-int stap_cfar_validate(const stap_cfar_config *c, int range_gates, rt_error *err);
+/* Checks every field the kind uses against the output's doppler_bins and range_gates
+ * (messages name the field: stap_cfar_config.pfa, .guard, .train, .os_rank,
+ * .guard_doppler, .train_doppler). */
+int stap_cfar_validate(const stap_cfar_config *c, int doppler_bins, int range_gates,
+                       rt_error *err);
+/* Entries of the threshold tables (index = training-cell count n, 0 unused): 2 train + 1
+ * along range, the full rectangle's count + 1 for CA2D; 1 for kind NONE. For a valid c. */
+size_t stap_cfar_table_len(const stap_cfar_config *c);
+/* Whether the kind takes window sums from per-line prefix sums (all but OS and NONE). */
+static inline int stap_cfar_uses_prefix(stap_cfar_kind k)
+{
+    return k == STAP_CFAR_CA || k == STAP_CFAR_GO || k == STAP_CFAR_SO || k == STAP_CFAR_CA2D;
+}
 
 /* Square-law detection along range of |y|^2, y: beams x doppler x range (row-major).
  * Returns the detections sorted by (beam, doppler_bin, range_cell), malloc'd (free
@@ -59,8 +103,10 @@ int stap_cfar_detect(const stap_cfar_config *c, const cf32 *y, int beams, int do
 
 /* The detector as a plan for one output shape (B x D x R) and thread count: tables and
  * work space made once, executed per CPI without allocating (the detection array grows
- * only when a CPI detects more than any before). CA costs O(R) per line (prefix sums),
- * OS O(R * train). The detections of execute/finish stay valid until the next call. */
+ * only when a CPI detects more than any before). CA, GO and SO cost O(R) per line
+ * (prefix sums), OS O(R * train), CA2D O(R * (2 (guard_doppler + train_doppler) + 1))
+ * (prefix sums of every line, kept for the CPI: B x D x (R + 1) doubles). The detections
+ * of execute/finish stay valid until the next call. */
 typedef struct stap_cfar_plan stap_cfar_plan;
 /* A cell that detected: flat index (b*D + d)*R + r, window statistic z and its power
  * (the layout of the GPU detector's rtk_cfar_hit). */
@@ -75,7 +121,7 @@ int stap_cfar_plan_execute(stap_cfar_plan *p, const cf32 *y, const stap_detectio
 /* Detections from hits found elsewhere (the GPU): sorts hits, forms the records. */
 int stap_cfar_plan_finish(stap_cfar_plan *p, stap_cfar_hit *hits, size_t count,
                           const stap_detection **out, size_t *n_out, rt_error *err);
-/* The threshold tables (2*train + 1 entries) for a GPU detector to copy. */
+/* The threshold tables (stap_cfar_table_len entries) for a GPU detector to copy. */
 const double *stap_cfar_plan_alpha(const stap_cfar_plan *p);
 const int *stap_cfar_plan_rank(const stap_cfar_plan *p);
 void stap_cfar_plan_destroy(stap_cfar_plan *p);
@@ -86,7 +132,9 @@ void stap_cfar_plan_destroy(stap_cfar_plan *p);
 int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y, int beams, int doppler_bins,
                          int range_gates, stap_detection **out, size_t *count, rt_error *err);
 
-/* e.g. "ca pfa=1e-06 guard=2 train=16", "os pfa=0.001 guard=2 train=16 rank=24" */
+/* e.g. "ca pfa=1e-06 guard=2 train=16", "os pfa=0.001 guard=2 train=16 rank=24",
+ * "go pfa=1e-06 guard=2 train=16",
+ * "ca2d pfa=1e-06 guard=2 train=16 guard_doppler=1 train_doppler=2" */
 void stap_cfar_describe(const stap_cfar_config *c, char *buf, size_t len);
 
 /* ---- building blocks shared with the GPU detector (kernels/cfar.cu) --------------
@@ -103,10 +151,19 @@ static inline void stap_cfar_window(int r, int R, int guard, int train, int *lo0
     *hi1 = d > R ? R : d;
 }
 
-/* Per training-cell count n = 1..2*train: the threshold factor alpha[n] and, for OS,
- * the rank k[n] (1-based) and the noise-estimate divisor norm[n] (Z / norm[n] is the
- * noise-power estimate; 1 for CA). Arrays of 2*train + 1 entries (index 0 unused).
- * Returns RT_OK or RT_ENUMERIC when the OS equation has no solution. */
+/* The training-cell count of the window of stap_cfar_window (see the edge rule above). */
+static inline int stap_cfar_count(const stap_cfar_config *c, int lo0, int hi0, int lo1,
+                                  int hi1)
+{
+    const int n1 = (hi0 - lo0) + (hi1 - lo1);
+    if (c->kind != STAP_CFAR_CA2D) return n1;
+    return 2 * c->train_doppler * (hi1 - lo0) + (2 * c->guard_doppler + 1) * n1;
+}
+
+/* Per training-cell count n = 1..stap_cfar_table_len(c) - 1: the threshold factor
+ * alpha[n] and, for OS, the rank k[n] (1-based), and the noise-estimate divisor norm[n]
+ * (Z / norm[n] is the noise-power estimate). Arrays of stap_cfar_table_len(c) entries
+ * (index 0 unused). Returns RT_OK or RT_ENUMERIC when an equation has no solution. */
 int stap_cfar_tables(const stap_cfar_config *c, double *alpha, int *rank, double *norm,
                      rt_error *err);
 
