@@ -19,7 +19,6 @@ typedef struct import_opts {
     const char *output;
     int force;
     double scale;
-    int has_prf, has_carrier, has_rate, has_spacing;
     stap_radar_meta meta;
 } import_opts;
 
@@ -32,25 +31,16 @@ typedef struct import_opts {
      "multiply the samples by S (> 0; default 1): the file holds\n"                        \
      "complex64 of the scaled values", .lo = 1e-300, .hi = 1e300},                          \
     {"prf", 0, CLI_DOUBLE, &(io)->meta.prf_hz, "HZ", "/radar prf_hz (> 0)", .lo = 1e-300,  \
-     .hi = 1e300, .given = &(io)->has_prf},                                                 \
+     .hi = 1e300, .given = &(io)->meta.has_prf},                                                 \
     {"carrier", 0, CLI_DOUBLE, &(io)->meta.carrier_frequency_hz, "HZ",                     \
      "/radar carrier_frequency_hz (> 0)", .lo = 1e-300, .hi = 1e300,                        \
-     .given = &(io)->has_carrier},                                                          \
+     .given = &(io)->meta.has_carrier},                                                          \
     {"sample-rate", 0, CLI_DOUBLE, &(io)->meta.sample_rate_hz, "HZ",                       \
-     "/radar sample_rate_hz (> 0)", .lo = 1e-300, .hi = 1e300, .given = &(io)->has_rate},   \
+     "/radar sample_rate_hz (> 0)", .lo = 1e-300, .hi = 1e300, .given = &(io)->meta.has_sample_rate},   \
     {"spacing", 0, CLI_DOUBLE, &(io)->meta.element_spacing_wavelengths, "D",               \
      "/array element_spacing_wavelengths (> 0)", .lo = 1e-300, .hi = 1e300,                 \
-     .given = &(io)->has_spacing}
+     .given = &(io)->meta.has_element_spacing}
 
-/* After parsing: the metadata flags given, and the output checked (EXIT_OK or a status). */
-static int import_opts_finish(import_opts *io)
-{
-    io->meta.has_prf = io->has_prf;
-    io->meta.has_carrier = io->has_carrier;
-    io->meta.has_sample_rate = io->has_rate;
-    io->meta.has_element_spacing = io->has_spacing;
-    return cli_output_ok(io->output, io->force);
-}
 
 /* Run the import and say what was written. */
 static int import_run(const stap_raw_import *imp, const import_opts *io)
@@ -146,7 +136,7 @@ int cmd_import_raw(int argc, char **argv)
     if (stap_raw_type_parse(type, &imp.type, &err)) return cli_error(EXIT_USAGE, "--type: %s", err.msg);
     if (layout && stap_layout_parse(layout, &imp.layout, &err))
         return cli_error(EXIT_USAGE, "--layout: %s", err.msg);
-    if ((pst = import_opts_finish(&io))) return pst;
+    if ((pst = cli_output_ok(io.output, io.force))) return pst;
     imp.scale = io.scale;
     imp.meta = io.meta;
     imp.mode = cli_write_mode(io.force);
@@ -343,7 +333,7 @@ int cmd_import_sigmf(int argc, char **argv)
         {0}};
     int pst = cli_parse(&cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
-    if ((pst = import_opts_finish(&io))) return pst;
+    if ((pst = cli_output_ok(io.output, io.force))) return pst;
     sigmf_meta m;
     if (sigmf_parse(meta_path, &m, &err)) return cli_fail(&err);
     stap_raw_import imp;
@@ -382,11 +372,11 @@ int cmd_import_sigmf(int argc, char **argv)
         imp.meta.has_sample_rate = 1;
         imp.meta.sample_rate_hz = m.sample_rate;
     }
-    if (!io.has_carrier && m.has_freq && !m.freq_conflict && m.frequency > 0) {
+    if (!io.meta.has_carrier && m.has_freq && !m.freq_conflict && m.frequency > 0) {
         imp.meta.has_carrier = 1;
         imp.meta.carrier_frequency_hz = m.frequency;
     }
-    if (!io.has_carrier && m.freq_conflict)
+    if (!io.meta.has_carrier && m.freq_conflict)
         fprintf(stderr, "rtstap: warning: %s: the captures name several core:frequency values; "
                 "/radar carrier_frequency_hz is not written (--carrier sets it)\n", meta_path);
     char source[1400];

@@ -8,23 +8,8 @@
 # Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.txz, .gpulibs.tgz)
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_all.sh
-set -uo pipefail
-OUT=${OUT:-$PWD/out-device}
-BIN=$PWD/.gpubin
-mkdir -p "$OUT"
-tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
-export RTSTAP_SOURCE_DIR=$PWD
-summary=()
-step() { # step NAME LOG LIMIT CMD...
-    local name=$1 log=$2 limit=$3; shift 3
-    local t0=$SECONDS
-    echo "==== $name: $*" >> "$log"
-    timeout "$limit" "$@" >> "$log" 2>&1
-    local rc=$?
-    echo "==== $name: rc=$rc" >> "$log"
-    summary+=("$(printf '%-34s rc=%-3s %4ss' "$name" "$rc" "$((SECONDS - t0))")")
-}
-{ date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nproc; "$BIN/rtstap" --version; } > "$OUT/device.txt" 2>&1
+. "$(dirname "$0")/device_common.sh"
+device_facts "$OUT/device.txt"
 
 # 1. correctness on the GPU: every GPU test, and the CPU-reference tests with GPU backends
 for t in test_gpu_qr test_gpu_weights test_gpu_cfar test_pipeline test_perfect; do

@@ -16,25 +16,11 @@
 # Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.txz, .gpulibs.tgz)
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_engine.sh tests|perf
-set -uo pipefail
-OUT=${OUT:-$PWD/out-device}
-BIN=$PWD/.gpubin
 mode=${1:?tests, perf, final, verify or robust}
+. "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
-tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
-export RTSTAP_SOURCE_DIR=$PWD
-summary=()
-step() { # step NAME LOG LIMIT CMD...
-    local name=$1 log=$2 limit=$3; shift 3
-    local t0=$SECONDS
-    echo "==== $name: $*" >> "$log"
-    timeout "$limit" stdbuf -oL -eL "$@" >> "$log" 2>&1
-    local rc=$?
-    echo "==== $name: rc=$rc" >> "$log"
-    summary+=("$(printf '%-44s rc=%-3s %4ss' "$name" "$rc" "$((SECONDS - t0))")")
-}
-{ date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; nproc; "$BIN/rtstap" --version; } > "$L/device.txt" 2>&1
+device_facts "$L/device.txt"
 
 if [ "$mode" = verify ]; then # a commit's GPU checks and a spot check of its speed
     for t in test_gpu_engine test_engine test_gpu_cfar test_pipeline test_perfect test_sinr; do

@@ -10,25 +10,12 @@
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH &&
 #        bash tests/bench/device_qr.sh [all|tests|sanitize|bench] [SIZES]
 # (all can exceed one device call's 10 minutes: split it)
-set -uo pipefail
-OUT=${OUT:-$PWD/out-device}
-BIN=$PWD/.gpubin
 what=${1:-all}   # all | tests | sanitize | bench
 sizes=${2:-240x66x128,192x96x128,80x16x384,96x16x384,64x24x16384,128x32x512,306x66x128,240x66x1280}
+. "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
-tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
-summary=()
-step() { # step NAME LOG LIMIT CMD...
-    local name=$1 log=$2 limit=$3; shift 3
-    local t0=$SECONDS
-    echo "==== $name: $*" >> "$log"
-    timeout "$limit" stdbuf -oL -eL "$@" >> "$log" 2>&1
-    local rc=$?
-    echo "==== $name: rc=$rc" >> "$log"
-    summary+=("$(printf '%-44s rc=%-3s %4ss' "$name" "$rc" "$((SECONDS - t0))")")
-}
-{ date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; "$BIN/rtstap" --version; } > "$L/device.txt" 2>&1
+device_facts "$L/device.txt"
 touch "$L/tests.log" "$L/sanitize.log" "$L/bench.log"
 if [ "$what" = all ] || [ "$what" = tests ]; then
     for t in test_gpu_qr test_gpu_weights; do

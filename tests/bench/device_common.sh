@@ -1,0 +1,29 @@
+# device_common.sh: what the GPU-machine scripts (device_engine.sh, device_qr.sh,
+# device_all.sh) share; sourced, not run. Sets OUT (default ./out-device) and BIN (.gpubin,
+# unpacked from bin.txz), exports RTSTAP_SOURCE_DIR, and defines
+#   step NAME LOG LIMIT CMD...  run CMD under `timeout LIMIT`, line-buffered, appending its
+#                               output to LOG between "==== NAME" lines, and add a line
+#                               (name, exit status, seconds) to the summary array;
+#   device_facts FILE           date, GPU, clocks, CPUs and `rtstap --version` into FILE.
+set -uo pipefail
+OUT=${OUT:-$PWD/out-device}
+BIN=$PWD/.gpubin
+mkdir -p "$OUT"
+tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
+export RTSTAP_SOURCE_DIR=$PWD
+summary=()
+step() {
+    local name=$1 log=$2 limit=$3; shift 3
+    local t0=$SECONDS
+    echo "==== $name: $*" >> "$log"
+    timeout "$limit" stdbuf -oL -eL "$@" >> "$log" 2>&1
+    local rc=$?
+    echo "==== $name: rc=$rc" >> "$log"
+    summary+=("$(printf '%-44s rc=%-3s %4ss' "$name" "$rc" "$((SECONDS - t0))")")
+}
+device_facts() {
+    { date -u +%Y-%m-%dT%H:%M:%SZ
+      nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
+      nproc
+      "$BIN/rtstap" --version; } > "$1" 2>&1
+}
