@@ -18,7 +18,10 @@ static const struct cli_param {
     {"stap_config.doppler_bins", "--doppler-bins"},
     {"stap_config.doppler_order", "--doppler-order"},
     {"stap_config.segments", "--segments"},
+    {"stap_config.training_window", "--training-window"},
     {"stap_config.training", "--training"},
+    {"stap_config.block", "--block"},
+    {"stap_config.guard", "--guard"},
     {"stap_config.loading", "--loading"},
     {"stap_config.beams", "--beams"},
     {"stap_config.threads", "--threads"},
@@ -143,18 +146,26 @@ int cli_double(const char *flag, const char *s, double lo, double hi, double *ou
     return 0;
 }
 
+const char *cli_window_str(const stap_config *cfg, char *buf, size_t len)
+{
+    if (cfg->training_window != STAP_TRAINING_SLIDING) return "";
+    snprintf(buf, len, " sliding LB=%d G=%d", cfg->block, cfg->guard);
+    return buf;
+}
+
 void cli_print_timing(const stap_config *cfg, const char *input, const double *t,
                          double read_ms, double write_ms, double total_ms)
 {
     int N = stap_dof(cfg), M = stap_training_rows(cfg);
     int batch = cfg->doppler_bins * cfg->segments;
     double flops = batch * (8.0 * M * N * N - 8.0 * N * N * N / 3.0);
+    char wb[64];
     fprintf(stderr,
             "rtstap: %s, backend %s\n"
-            "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d B=%d  loading %g  QR batch %d x %dx%d\n",
+            "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d%s B=%d  loading %g  QR batch %d x %dx%d\n",
             input, la_backend_name(cfg->backend), cfg->channels, cfg->pulses, cfg->range_gates,
-            cfg->doppler_bins, cfg->doppler_order, cfg->segments, cfg->training, cfg->beams,
-            cfg->loading, batch, M, N);
+            cfg->doppler_bins, cfg->doppler_order, cfg->segments, cfg->training,
+            cli_window_str(cfg, wb, sizeof wb), cfg->beams, cfg->loading, batch, M, N);
     double compute = 0;
     for (int i = 0; i < STAP_STAGE_COUNT; i++) compute += t[i];
     fprintf(stderr, "  %-10s %10s %7s\n", "stage", "ms", "share");

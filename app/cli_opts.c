@@ -263,6 +263,40 @@ int cli_parse_cfar_kind(const cli_opt *o, const char *arg)
     return 0;
 }
 
+int cli_parse_training_window(const cli_opt *o, const char *arg)
+{
+    rt_error err;
+    if (stap_training_window_parse(arg, &((cli_training *)o->value)->window, &err)) {
+        cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+void cli_training_defaults(cli_training *t)
+{
+    memset(t, 0, sizeof *t);
+    stap_config c;
+    stap_config_defaults(&c);
+    t->window = c.training_window;
+    t->block = c.block;
+    t->guard = c.guard;
+}
+
+int cli_training_apply(const cli_training *t, int segments_given, stap_config *cfg)
+{
+    if (t->window != STAP_TRAINING_SLIDING && (t->block_given || t->guard_given))
+        return cli_error(EXIT_USAGE, "--%s applies to --training-window sliding",
+                         t->block_given ? "block" : "guard");
+    if (t->window == STAP_TRAINING_SLIDING && segments_given)
+        return cli_error(EXIT_USAGE, "--segments applies to --training-window segment; a "
+                         "sliding window's blocks are --block cells long");
+    cfg->training_window = t->window;
+    cfg->block = t->block;
+    cfg->guard = t->guard;
+    return 0;
+}
+
 int cli_parse_layout_opt(const cli_opt *o, const char *arg)
 {
     return cli_parse_layout(arg, (cli_input_opts *)o->value);

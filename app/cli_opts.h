@@ -112,6 +112,32 @@ int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input
      "`scale` attribute of /data/iq (default 1)",                                           \
      .parse = cli_parse_scale_opt}
 /* --strict's help differs: run also makes ill-conditioned training an error */
+/* The training window (stap_config.training_window, block, guard) of run and stream. */
+typedef struct cli_training {
+    stap_training_window window;
+    int block, guard;
+    int window_given, block_given, guard_given;
+} cli_training;
+int cli_parse_training_window(const cli_opt *o, const char *arg); /* value: cli_training * */
+#define CLI_OPT_TRAINING(t)                                                                 \
+    {"training-window", 0, CLI_CALL, (t), "W",                                              \
+     "segment: K cells spread over each of S segments (default);\n"                       \
+     "sliding: blocks of LB cells, each trained on the K cells\n"                          \
+     "nearest to it beyond G guard cells on each side (one-sided\n"                        \
+     "at the edges); S = R / LB",                                                           \
+     .parse = cli_parse_training_window, .given = &(t)->window_given},                      \
+    {"block", 0, CLI_INT, &(t)->block, "LB",                                                \
+     "sliding: range cells per block, each with its own weights\n"                         \
+     "(divides the range gates; default 1)", .lo = 1, .hi = 1 << 24,                        \
+     .given = &(t)->block_given},                                                           \
+    {"guard", 0, CLI_INT, &(t)->guard, "G",                                                 \
+     "sliding: cells left out of the training on each side of a\n"                         \
+     "block (default 2)", .lo = 0, .hi = 1 << 24, .given = &(t)->guard_given}
+void cli_training_defaults(cli_training *t);
+/* Put the training window into cfg; a usage error (printed, EXIT_USAGE) for --block or
+ * --guard without --training-window sliding, or --segments with it. */
+int cli_training_apply(const cli_training *t, int segments_given, stap_config *cfg);
+
 #define CLI_OPT_STRICT(inopts, help) {"strict", 0, CLI_FLAG, &(inopts)->strict, NULL, (help)}
 
 /* ---- after parsing ------------------------------------------------------------------- */

@@ -272,9 +272,10 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     if (!quiet) {
         fprintf(stderr, "rtstap: %s, %lld CPIs, backend %s\n  engine: %s\n", input, st.cpis_run,
                 hdr.backend_name, stap_engine_describe(eng));
-        fprintf(stderr, "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d B=%d\n", pc->channels, pc->pulses,
+        char wb[64];
+        fprintf(stderr, "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d%s B=%d\n", pc->channels, pc->pulses,
                 pc->range_gates, pc->doppler_bins, pc->doppler_order, pc->segments, pc->training,
-                hdr.beams);
+                cli_window_str(pc, wb, sizeof wb), hdr.beams);
         fprintf(stderr, "  stage medians ms:");
         for (int s = 0; s < STAP_STAGE_COUNT; s++)
             fprintf(stderr, " %s %.3f", stap_stage_names[s], st.stage_median[s]);
@@ -327,6 +328,8 @@ int cmd_run(int argc, char **argv)
     cfar.kind = STAP_CFAR_CA;
     int cfar_given = 0; /* the default detector steps aside on cubes too short for it */
     cli_input_opts inopts = {{0}, NULL, NULL, 0}; /* --layout, --strict */
+    cli_training tw;
+    cli_training_defaults(&tw);
     rt_error err;
     rt_clear(&err);
     cli_opt opts[] = {
@@ -351,8 +354,9 @@ int cmd_run(int argc, char **argv)
          .parse = parse_doppler_order},
         {"segments", 0, CLI_INT, &seg, "S", "range segments (S divides the range gates)",
          .lo = 1, .hi = 1 << 24},
-        {"training", 0, CLI_INT, &train, "K", "training cells per segment", .lo = 1,
-         .hi = 1 << 24},
+        {"training", 0, CLI_INT, &train, "K", "training cells per segment (or sliding block)",
+         .lo = 1, .hi = 1 << 24},
+        CLI_OPT_TRAINING(&tw),
         {"beams", 0, CLI_INT, &beams, "B", "beams (ignored when the input has /steering)",
          .lo = 1, .hi = 4096},
         {"loading", 0, CLI_DOUBLE, &loading, "DELTA",
@@ -402,6 +406,7 @@ int cmd_run(int argc, char **argv)
     int pst = cli_parse(&run_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
     if (cli_input_opts_need_input(&inopts, input)) return EXIT_USAGE;
+    if ((pst = cli_training_apply(&tw, seg > 0, &cfg))) return pst;
     if ((pst = cli_select_device(device))) return pst;
     const rt_write_mode mode = cli_write_mode(force);
     if ((pst = cli_output_ok(json, force))) return pst;

@@ -126,6 +126,8 @@ int cmd_stream(int argc, char **argv)
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);
     eo.slots = 3;
+    cli_training tw;
+    cli_training_defaults(&tw);
     rt_error err;
     rt_clear(&err);
     cli_opt opts[] = {
@@ -133,15 +135,17 @@ int cmd_stream(int argc, char **argv)
          "easy | medium | hard | perfect-small | perfect-medium |\n"
          "perfect-large (default hard)"},
         {"input", 0, CLI_STRING, &input, "FILE",
-         "a recording (/data/iq: CPIs x C x P x R) or one CPI; the run's\n"
-         "parameters as for rtstap run with this file: D = P, the preset's\n"
-         "Q, S, K, B (only the preset's processing parameters are used)"},
+         "a recording (/data/iq: CPIs x C x P x R) or one CPI; the\n"
+         "run's parameters as for rtstap run with this file: D = P,\n"
+         "the preset's Q, S, K, B (only the preset's processing\n"
+         "parameters are used)"},
         CLI_OPT_LAYOUT(&inopts),
         CLI_OPT_STRICT(&inopts, "refuse an input without axis labels"),
         CLI_OPT_SCALE(&inopts),
         {"cpis", 0, CLI_INT, &cpis, "N",
          "timed CPIs (default 2000; with --input: the recording's CPIs),\n"
-         "after 2 x S warm-up CPIs (a recording is replayed from its start)",
+         "after 2 x S warm-up CPIs (a recording is replayed from its\n"
+         "start)",
          .lo = 1, .hi = 100000000, .given = &cpis_given},
         {"slots", 0, CLI_INT, &eo.slots, "S", "CPIs in flight, 1..8 (default 3)", .lo = 1,
          .hi = STAP_ENGINE_MAX_SLOTS},
@@ -158,6 +162,7 @@ int cmd_stream(int argc, char **argv)
         {"cfar", 0, CLI_CALL, &eo.cfar.kind, "KIND",
          "ca | os | go | so | ca2d | none (default ca, at Pfa 1e-6)",
          .parse = cli_parse_cfar_kind},
+        CLI_OPT_TRAINING(&tw),
         {"no-graphs", 0, CLI_CLEAR, &eo.graphs, NULL,
          "launch each CPI's kernels directly instead of a CUDA graph"},
         CLI_OPT_JSON(&json),
@@ -183,6 +188,7 @@ int cmd_stream(int argc, char **argv)
     if (workload_get(preset, &w, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
     w.cfg.backend = backend;
     w.cfg.threads = threads;
+    if ((pst = cli_training_apply(&tw, 0, &w.cfg))) return pst;
     int status = EXIT_OK;
     stap_engine *eng = NULL;
     stream_ring ring = {NULL, 0};
@@ -318,11 +324,13 @@ int cmd_stream(int argc, char **argv)
     const double in_gbs = in_bytes * st.cpis_per_s / 1e9, out_gbs = out_bytes * st.cpis_per_s / 1e9;
     const double dev_mb = stap_engine_memory_bytes(eng) / 1e6;
     if (!quiet) {
+        char wb[64];
         fprintf(stderr,
-                "rtstap stream: %s (C=%d P=%d R=%d D=%d Q=%d S=%d K=%d B=%d), backend %s\n"
+                "rtstap stream: %s (C=%d P=%d R=%d D=%d Q=%d S=%d K=%d%s B=%d), backend %s\n"
                 "  engine: %s\n  device: %s\n  host: ",
                 w.name, cfg->channels, cfg->pulses, cfg->range_gates, cfg->doppler_bins,
-                cfg->doppler_order, cfg->segments, cfg->training, B, la_backend_name(cfg->backend),
+                cfg->doppler_order, cfg->segments, cfg->training, cli_window_str(cfg, wb, sizeof wb),
+                B, la_backend_name(cfg->backend),
                 stap_engine_describe(eng), device);
         stream_print_platform(stderr, threads);
         fprintf(stderr, "  CPIs: %lld (after %d warm-up) in %.3f s: %.1f CPIs/s\n", st.cpis,

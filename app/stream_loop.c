@@ -168,6 +168,11 @@ void stream_json_config(cJSON *doc, const stap_config *pc, int beams)
     cJSON_AddNumberToObject(c, "doppler_order", pc->doppler_order);
     cJSON_AddNumberToObject(c, "segments", pc->segments);
     cJSON_AddNumberToObject(c, "training", pc->training);
+    cJSON_AddStringToObject(c, "training_window", stap_training_window_name(pc->training_window));
+    if (pc->training_window == STAP_TRAINING_SLIDING) {
+        cJSON_AddNumberToObject(c, "block", pc->block);
+        cJSON_AddNumberToObject(c, "guard", pc->guard);
+    }
     cJSON_AddNumberToObject(c, "beams", beams);
     cJSON_AddNumberToObject(c, "loading", pc->loading);
 }

@@ -116,8 +116,7 @@ extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, i
                                             int nbeams, const void *V, void *W, rtk_factor_flags *flags,
                                             unsigned long long *phase_ns, void *stream)
 {
-    if (!rtk_qr_can_gather(v) || !g || !g->X || batch < 1 || nbeams < 1 ||
-        (long long)m * g->seg_len >= (1LL << 32)) /* 32-bit row offsets (gather_load) */
+    if (!rtk_qr_can_gather(v) || !g || !g->X || !g->cells || batch < 1 || nbeams < 1)
         return (int)cudaErrorInvalidValue;
     rtk::QrArgs a = make_args(m, n, batch, nullptr, m, 0);
     a.write_r = 0;
@@ -132,7 +131,7 @@ extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, i
     a.gD = g->bins;
     a.gR = g->range;
     a.gS = g->segments;
-    a.gL = g->seg_len;
+    a.gcells = g->cells;
     a.gK = g->training;
     a.gload = g->load;
     return (int)table[v].qrg(a, (cudaStream_t)stream);

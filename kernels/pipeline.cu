@@ -55,7 +55,7 @@ __global__ void training_kernel(rtk_gather g, int m, int n, long long total, flo
         const long long t = i / m;
         const int col = (int)(t % n), k = (int)(t / n);
         T[(long long)k * stride + (long long)col * ldt + row] =
-            rtk::gather_elem(X, g.channels, g.order, g.bins, g.range, g.segments, g.seg_len,
+            rtk::gather_elem(X, g.channels, g.order, g.bins, g.range, g.segments, g.cells,
                              g.training, g.load, k, row, col);
     }
 }
@@ -169,7 +169,8 @@ extern "C" int rtk_doppler_load_launch(const void *x, const float *win, int C, i
 extern "C" int rtk_training_launch(const rtk_gather *g, int m, int n, int batch, void *T, int ldt,
                                    long long stride, void *stream)
 {
-    if (!g || m < 1 || n < 1 || batch < 1 || ldt < m) return (int)cudaErrorInvalidValue;
+    if (!g || !g->cells || m < 1 || n < 1 || batch < 1 || ldt < m)
+        return (int)cudaErrorInvalidValue;
     const long long total = (long long)m * n * batch;
     training_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(*g, m, n, total,
                                                                            (float2 *)T, ldt,

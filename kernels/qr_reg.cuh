@@ -263,8 +263,8 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
 #pragma unroll 1
         for (int i = t; i < m * n; i += S::NT) {
             const int col = i / m, row = i - col * m;
-            stage[i] = gather_elem(args.gX, args.gC, args.gQ, args.gD, args.gR, args.gS, args.gL,
-                                   args.gK, args.gload, k, row, col);
+            stage[i] = gather_elem(args.gX, args.gC, args.gQ, args.gD, args.gR, args.gS,
+                                   args.gcells, args.gK, args.gload, k, row, col);
         }
         group_sync<MATS>();
         src = stage;

@@ -88,10 +88,14 @@ int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda, long
  * Doppler cube laid out [bins][channels][range] (complex). Batch item k = d*segments + s
  * is the m x n matrix, n = channels*order, m = training (+ n loading rows when load > 0):
  *   row i < training, column j = c*order + q:
- *       conj(X[(d - (order-1)/2 + q) mod bins][c][s*seg_len + floor(i*seg_len/training)]);
- *   row training + i' (loading): load when i' == j, else 0. */
+ *       conj(X[(d - (order-1)/2 + q) mod bins][c][cells[s*training + i]]);
+ *   row training + i' (loading): load when i' == j, else 0.
+ * Segment (range block) s is filtered with its weights over cells [s*seg_len, (s+1)*seg_len)
+ * (rtk_apply_launch); which cells train it is the table's business (segments or a sliding
+ * window around the block, stap_training_cells). */
 typedef struct rtk_gather {
     const void *X;      /* bins x channels x range, device                         */
+    const int *cells;   /* segments x training range cells, each in [0, range), device */
     int channels, order, bins, range;
     int segments, seg_len, training;
     float load;         /* sqrt(K * delta); 0 = no loading rows                    */

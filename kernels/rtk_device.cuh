@@ -163,21 +163,23 @@ struct QrArgs {
     rtk_factor_flags *flags; /* bad diagonal and conditioning (rtk.h)              */
     unsigned long long *phase; /* block 0's timestamps, or NULL                    */
     const float2 *gX;        /* gathered input (rtk_gather), or NULL: A is read    */
-    int gC, gQ, gD, gR, gS, gL, gK;
+    const int *gcells;       /* segments x training range cells (rtk_gather.cells)  */
+    int gC, gQ, gD, gR, gS, gK;
     float gload;
 };
 
 /* Entry (row, col) of batch item k of the gathered training matrix (rtk.h, rtk_gather);
  * row < m, col < n. */
 __device__ __forceinline__ float2 gather_elem(const float2 *X, int C, int Q, int D, int R, int S,
-                                              int L, int K, float load, int k, int row, int col)
+                                              const int *cells, int K, float load, int k, int row,
+                                              int col)
 {
     const int q = col % Q, c = col / Q;
     if (row >= K) return make_float2(row - K == col ? load : 0.f, 0.f);
     const int d = k / S, s = k - d * S;
     int bin = (d - (Q - 1) / 2 + q) % D;
     if (bin < 0) bin += D;
-    const int r = s * L + (int)(((long long)row * L) / K);
+    const int r = __ldg(cells + (size_t)s * K + row);
     const float2 x = X[((size_t)bin * C + c) * R + r];
     return make_float2(x.x, -x.y);
 }

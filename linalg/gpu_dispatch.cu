@@ -654,6 +654,20 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
 
 extern "C" int la_dev_weights_fused(const la_dev_weights *w) { return w && w->fused; }
 extern "C" const char *la_dev_weights_describe(const la_dev_weights *w) { return w ? w->desc : ""; }
+extern "C" int la_dev_weights_materializes(la_backend backend, int variant, int m, int n)
+{
+    if (backend != LA_BACKEND_GPU) return 1;
+    int dev = 0, smem = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 1;
+    }
+    const int v = variant >= 0 ? (rtk_qr_fits(variant, m, n, smem) ? variant : -1)
+                               : rtk_qr_select(m, n, smem);
+    return v < 0 || !rtk_qr_can_gather(v);
+}
+
 extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)
 {
     return w ? w->T.cap + w->aptr.cap + w->tptr.cap + w->wptr.cap + w->tau.cap : 0;

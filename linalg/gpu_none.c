@@ -37,6 +37,7 @@ int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, rt
     return no_cuda(err);
 }
 int la_dev_weights_fused(const la_dev_weights *w) { return 0; }
+int la_dev_weights_materializes(la_backend backend, int variant, int m, int n) { return 1; }
 const char *la_dev_weights_describe(const la_dev_weights *w) { return "none"; }
 size_t la_dev_weights_device_bytes(const la_dev_weights *w) { return 0; }
 void la_dev_weights_destroy(la_dev_weights *w) { (void)w; }

@@ -33,6 +33,10 @@ int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
  * training matrices are formed and when the factorization is done (both at the start of
  * the one kernel when fused). */
 int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, rt_error *err);
+/* 1 when an object made with these arguments would materialize the m x n training
+ * matrices (cuBLAS, or no gathering QR variant for the shape on the current device); 0
+ * when gather, QR and weights would run as one kernel. */
+int la_dev_weights_materializes(la_backend backend, int variant, int m, int n);
 /* 1 when gather, QR and weights run as one kernel. */
 int la_dev_weights_fused(const la_dev_weights *w);
 /* e.g. "reg16x22_15x3 (gather + QR + weights fused)", "cublasCgeqrfBatched + 2 trsm" */

@@ -1,6 +1,7 @@
 /* engine.c: what every STAP engine shares (engine.h) — configuration, window and
  * steering, slot bookkeeping and the choice of implementation, made once at create. */
 #include "engine_internal.h"
+#include "la_device.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ void stap_engine_destroy(stap_engine *e)
     if (e->ops && e->impl) e->ops->destroy(e);
     free(e->win);
     free(e->V);
+    free(e->cells);
     free(e);
 }
 
@@ -62,11 +64,14 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
         hit_cap = cap < (double)ny ? (size_t)cap : ny;
     }
     const size_t hit = 24; /* rtk_cfar_hit / stap_cfar_hit */
-    const size_t base = sizeof(float) * P + z * B * N;
+    const size_t base = sizeof(float) * P + z * B * N + sizeof(int) * c->segments * c->training;
     if (is_gpu_backend(c->backend)) {
+        /* the training matrices are materialized only by cuBLAS and for shapes that no
+         * gathering QR kernel takes */
+        const size_t Tm = la_dev_weights_materializes(c->backend, o->qr_variant, (int)M, (int)N)
+                              ? T : 0;
         size_t per = z * C * P * R + X + z * nw + z * ny + 256 + prefix + hit * hit_cap +
-                     X /* cuFFT work, at most about the transform's size */ +
-                     T /* materialized training (cublas, shapes without a gather kernel) */;
+                     X /* cuFFT work, at most about the transform's size */ + Tm;
         if (o->apply_gemm) per += z * nw + sizeof(void *) * 3 * c->doppler_order * batch;
         *dev = base + slots * per;
         size_t hper = 256 + (o->keep_weights ? z * nw : 0) + (o->keep_output ? z * ny : 0) +
@@ -251,10 +256,14 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     e->batch = cfg->doppler_bins * cfg->segments;
     e->win = malloc(sizeof(float) * cfg->pulses);
     e->V = malloc(sizeof(cf32) * (size_t)e->B * e->N);
-    if (!e->win || !e->V) {
+    e->cells = malloc(sizeof(int) * (size_t)cfg->segments * cfg->training);
+    if (!e->win || !e->V || !e->cells) {
         stap_engine_destroy(e);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the window and steering vectors");
+        return rt_fail(err, RT_ENOMEM, "out of memory for the window, steering vectors and "
+                       "training-cell table");
     }
+    for (int s = 0; s < cfg->segments; s++)
+        stap_training_cells(cfg, s, e->cells + (size_t)s * cfg->training);
     int st = stap_window(cfg, e->win, err);
     if (st) {
         stap_engine_destroy(e);

@@ -138,23 +138,25 @@ static void doppler_filter(stap_engine *e, cpu_engine *c, const cf32 *x)
 }
 
 /* Contract steps 2-4: T_k (M x N, column-major), k = d*S + s; row i = snapshot^H of
- * training cell s*L + floor(i*L/K); with loading, N more rows sqrt(K*delta) I. */
+ * training cell i of segment (block) s, e->cells[s*K + i]; with loading, N more rows
+ * sqrt(K*delta) I. */
 static void form_training(stap_engine *e, cpu_engine *c)
 {
     const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
-    const int S = e->cfg.segments, K = e->cfg.training, L = e->L, M = e->M, N = e->N;
+    const int S = e->cfg.segments, K = e->cfg.training, M = e->M, N = e->N;
     const size_t R = e->cfg.range_gates;
     const float load = e->cfg.loading > 0 ? (float)sqrt(K * e->cfg.loading) : 0.0f;
 #pragma omp parallel for schedule(static) num_threads(c->threads)
     for (int k = 0; k < e->batch; k++) {
         int d = k / S, s = k % S;
         cf32 *T = c->T + (size_t)k * M * N;
+        const int *cell = e->cells + (size_t)s * K;
         for (int ch = 0; ch < C; ch++)
             for (int q = 0; q < Q; q++) {
                 int j = ch * Q + q;
-                const cf32 *row = c->X + ((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R + (size_t)s * L;
+                const cf32 *row = c->X + ((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R;
                 cf32 *col = T + (size_t)j * M;
-                for (int i = 0; i < K; i++) col[i] = conjf(row[(size_t)i * L / K]);
+                for (int i = 0; i < K; i++) col[i] = conjf(row[cell[i]]);
                 if (M > K) {
                     memset(col + K, 0, sizeof(cf32) * (size_t)N);
                     col[K + j] = load;

@@ -81,6 +81,7 @@ struct gpu_engine {
     size_t dev_bytes = 0, host_bytes = 0;
     float *d_win = nullptr;
     float2 *d_V = nullptr;
+    int *d_cells = nullptr; /* S x K training cells, read by the gather */
     double *d_alpha = nullptr;
     int *d_rank = nullptr;
     unsigned hit_cap = 0;   /* device hit list per slot            */
@@ -232,6 +233,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
 
     rtk_gather &gt = s->g;
     gt.X = s->d_X;
+    gt.cells = g->d_cells;
     gt.channels = c->channels;
     gt.order = c->doppler_order;
     gt.bins = c->doppler_bins;
@@ -311,7 +313,7 @@ void gpu_destroy(stap_engine *e)
     gpu_engine *g = impl(e);
     if (!g) return;
     for (gpu_slot &s : g->slot) destroy_slot(&s);
-    void *dev[] = {g->d_win, g->d_V, g->d_alpha, g->d_rank, g->d_big, g->d_big_status};
+    void *dev[] = {g->d_win, g->d_V, g->d_cells, g->d_alpha, g->d_rank, g->d_big, g->d_big_status};
     for (void *p : dev)
         if (p) cudaFree(p);
     free(g->h_big);
@@ -329,6 +331,9 @@ int gpu_create(stap_engine *e, rt_error *err)
     TRY(dalloc(g, &g->d_V, sizeof(float2) * (size_t)e->B * e->N, "steering vectors", err));
     CU(cudaMemcpy(g->d_win, e->win, sizeof(float) * c->pulses, cudaMemcpyHostToDevice));
     CU(cudaMemcpy(g->d_V, e->V, sizeof(float2) * (size_t)e->B * e->N, cudaMemcpyHostToDevice));
+    const size_t ncells = (size_t)c->segments * c->training;
+    TRY(dalloc(g, &g->d_cells, sizeof(int) * ncells, "training-cell table", err));
+    CU(cudaMemcpy(g->d_cells, e->cells, sizeof(int) * ncells, cudaMemcpyHostToDevice));
     const stap_cfar_config *cf = &e->opt.cfar;
     if (cf->kind != STAP_CFAR_NONE) {
         stap_cfar_plan *tables = nullptr;

@@ -27,6 +27,7 @@ struct stap_engine {
     int N, M, L, B, batch;    /* DOF, training rows, cells per segment, beams, D*S */
     float *win;               /* P window coefficients                    */
     cf32 *V;                  /* B x N steering                           */
+    int *cells;               /* S x K training cells (stap_training_cells) */
     const stap_engine_ops *ops;
     void *impl;
     int busy[STAP_ENGINE_MAX_SLOTS];

@@ -966,6 +966,11 @@ static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
     w_attr_int(w, g, "doppler_order", c->doppler_order);
     w_attr_int(w, g, "segments", c->segments);
     w_attr_int(w, g, "training", c->training);
+    w_attr_string(w, g, "training_window", stap_training_window_name(c->training_window));
+    if (c->training_window == STAP_TRAINING_SLIDING) {
+        w_attr_int(w, g, "block", c->block);
+        w_attr_int(w, g, "guard", c->guard);
+    }
     w_attr_int(w, g, "beams", res->beams);
     w_attr_double(w, g, "loading", c->loading);
     w_attr_string(w, g, "window", win);
@@ -1082,7 +1087,9 @@ static void w_axes(h5w *w, hid_t file, const stap_result *res, int D, result_axe
                                    "known)");
         for (int s = 0; s < S; s++) iv[s] = s * L;
         ax->segment = w_scale(w, g, "segment_start_cell", (hsize_t)S, NULL, iv, "range cell",
-                              "the first range cell of segment s: s * R / S");
+                              c->training_window == STAP_TRAINING_SLIDING
+                                  ? "the first range cell of sliding block s: s * /config block"
+                                  : "the first range cell of segment s: s * R / S");
         if (res->engine && !stap_engine_custom_steering(res->engine)) {
             for (int b = 0; b < B; b++) dv[b] = stap_beam_u(b, B);
             ax->beam = w_scale(w, g, "beam_u", (hsize_t)B, dv, NULL, "1",

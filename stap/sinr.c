@@ -203,12 +203,42 @@ int stap_run_read(const char *path, int want_output, stap_run_data *rd, rt_error
                      "chebyshev:DB", path, win);
         goto out;
     }
+    /* v1.1 files before the sliding window have no training_window: segments */
+    if (H5Aexists(g, "training_window") > 0) {
+        char tw[32];
+        if ((st = read_str_attr(g, "training_window", tw, sizeof tw, path, "/config", err)))
+            goto out;
+        if (stap_training_window_parse(tw, &c->training_window, err)) {
+            st = RT_EFORMAT;
+            rt_prefix(err, "%s: /config training_window", path);
+            goto out;
+        }
+        if (c->training_window == STAP_TRAINING_SLIDING) {
+            double b, gd;
+            if ((st = read_num_attr(g, "block", &b, path, "/config", err)) ||
+                (st = read_num_attr(g, "guard", &gd, path, "/config", err)))
+                goto out;
+            if (b < 1 || b > 1e9 || b != floor(b) || gd < 0 || gd > 1e9 || gd != floor(gd)) {
+                st = rt_fail(err, RT_EFORMAT, "%s: /config block %g / guard %g are not counts",
+                             path, b, gd);
+                goto out;
+            }
+            c->block = (int)b;
+            c->guard = (int)gd;
+        }
+    }
     c->backend = LA_BACKEND_CPU;
     rd->beams = c->beams;
     {
         stap_config chk = *c;
         if ((st = stap_config_validate(&chk, 1, rd->beams, stap_dof(c), err))) {
             rt_prefix(err, "%s: /config", path);
+            goto out;
+        }
+        if (chk.segments != c->segments) { /* sliding: the blocks give the segments */
+            st = rt_fail(err, RT_EFORMAT, "%s: /config segments %d, but %d range gates in "
+                         "sliding blocks of %d make %d", path, c->segments, c->range_gates,
+                         c->block, chk.segments);
             goto out;
         }
     }

@@ -48,6 +48,61 @@ void stap_config_defaults(stap_config *cfg)
     cfg->element_spacing = 0.5;
     cfg->backend = LA_BACKEND_AUTO;
     cfg->threads = 0;
+    cfg->training_window = STAP_TRAINING_SEGMENT;
+    cfg->block = 1;
+    cfg->guard = 2;
+}
+
+const char *stap_training_window_name(stap_training_window w)
+{
+    return w == STAP_TRAINING_SLIDING ? "sliding" : w == STAP_TRAINING_SEGMENT ? "segment"
+                                                                                : "invalid";
+}
+
+int stap_training_window_parse(const char *name, stap_training_window *out, rt_error *err)
+{
+    if (name && strcmp(name, "segment") == 0) *out = STAP_TRAINING_SEGMENT;
+    else if (name && strcmp(name, "sliding") == 0) *out = STAP_TRAINING_SLIDING;
+    else
+        return rt_fail(err, RT_EINVAL, "training window '%s': expected segment or sliding",
+                       name ? name : "");
+    return RT_OK;
+}
+
+/* Sliding block s: the cells left of it beyond its guard, [0, lo), and right of it,
+ * [hi, R); the K nearest, half on each side where both sides have them. */
+static void sliding_sides(const stap_config *c, int s, int *lo, int *hi, int *kl, int *kr)
+{
+    const int R = c->range_gates, Lb = c->block, G = c->guard, K = c->training;
+    const long long l = (long long)s * Lb - G, h = (long long)(s + 1) * Lb + G;
+    *lo = l > 0 ? (int)l : 0;
+    *hi = h < R ? (int)h : R;
+    int a = *lo, b = R - *hi; /* cells available on each side */
+    int left = K / 2, right = K - left;
+    if (left > a) {
+        left = a;
+        right = K - a;
+    }
+    if (right > b) {
+        right = b;
+        left = K - b;
+    }
+    *kl = left;
+    *kr = right;
+}
+
+void stap_training_cells(const stap_config *c, int s, int *cells)
+{
+    const int K = c->training;
+    if (c->training_window == STAP_TRAINING_SLIDING) {
+        int lo, hi, kl, kr;
+        sliding_sides(c, s, &lo, &hi, &kl, &kr);
+        for (int i = 0; i < kl; i++) cells[i] = lo - kl + i;
+        for (int i = 0; i < kr; i++) cells[kl + i] = hi + i;
+        return;
+    }
+    const int L = c->range_gates / c->segments;
+    for (int i = 0; i < K; i++) cells[i] = s * L + (int)((long long)i * L / K);
 }
 
 void stap_preset_config(stap_preset p, stap_config *cfg)
@@ -89,15 +144,49 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
         return rt_fail(err, RT_EINVAL,
                        "stap_config.doppler_order %d exceeds the %d Doppler bins",
                        c->doppler_order, c->doppler_bins);
-    if (c->segments < 1 || c->range_gates % c->segments != 0)
-        return rt_fail(err, RT_EINVAL,
-                       "stap_config.segments %d must divide the %d range gates",
-                       c->segments, c->range_gates);
-    int L = c->range_gates / c->segments, N = stap_dof(c);
-    if (c->training < 1 || c->training > L)
-        return rt_fail(err, RT_EINVAL,
-                       "stap_config.training %d must be between 1 and the %d range cells of "
-                       "a segment", c->training, L);
+    int N = stap_dof(c);
+    if (c->training_window == STAP_TRAINING_SLIDING) {
+        if (c->block == 0) c->block = 1;
+        if (c->block < 1 || c->range_gates % c->block != 0)
+            return rt_fail(err, RT_EINVAL,
+                           "stap_config.block %d must divide the %d range gates", c->block,
+                           c->range_gates);
+        if (c->guard < 0 || c->guard > c->range_gates)
+            return rt_fail(err, RT_EINVAL,
+                           "stap_config.guard %d must be between 0 and the %d range gates",
+                           c->guard, c->range_gates);
+        c->segments = c->range_gates / c->block;
+        /* the block whose guards leave the fewest cells outside: an inner one when any */
+        int fewest = c->range_gates, at = 0;
+        for (int s = 0; s < c->segments; s++) {
+            const long long l = (long long)s * c->block - c->guard,
+                            h = (long long)(s + 1) * c->block + c->guard;
+            const int out = (int)((l > 0 ? l : 0) + (h < c->range_gates ? c->range_gates - h : 0));
+            if (out < fewest) {
+                fewest = out;
+                at = s;
+            }
+        }
+        if (c->training < 1 || c->training > fewest)
+            return rt_fail(err, RT_EINVAL,
+                           "stap_config.training %d must be between 1 and the %d range cells "
+                           "outside block %d (cells %d..%d) and its %d guard cells on each "
+                           "side", c->training, fewest, at, at * c->block,
+                           (at + 1) * c->block - 1, c->guard);
+    } else if (c->training_window != STAP_TRAINING_SEGMENT) {
+        return rt_fail(err, RT_EINVAL, "stap_config.training_window %d is not a training window",
+                       (int)c->training_window);
+    } else {
+        if (c->segments < 1 || c->range_gates % c->segments != 0)
+            return rt_fail(err, RT_EINVAL,
+                           "stap_config.segments %d must divide the %d range gates",
+                           c->segments, c->range_gates);
+        int L = c->range_gates / c->segments;
+        if (c->training < 1 || c->training > L)
+            return rt_fail(err, RT_EINVAL,
+                           "stap_config.training %d must be between 1 and the %d range cells "
+                           "of a segment", c->training, L);
+    }
     if (!(c->loading >= 0.0) || !isfinite(c->loading))
         return rt_fail(err, RT_EINVAL, "stap_config.loading must be a finite number >= 0");
     if (c->training < N && c->loading == 0.0)

@@ -176,6 +176,11 @@ run "absurd zero padding" 1 "$out" run --input "$valid" --output "$out" --quiet 
 expect_words "absurd zero padding" "--doppler-bins"
 run "absurd thread count" 1 "$out" run --input "$valid" --output "$out" --quiet "${params[@]}" --threads 4096
 expect_words "absurd thread count" "--threads"
+sparams=(--preset easy --doppler-order 1 --beams 4) # no --segments with a sliding window
+run "sliding: K beyond the cells outside a block" 1 "$out" run --input "$valid" --output "$out" --quiet "${sparams[@]}" --training-window sliding --block 2 --guard 3 --training 41
+expect_words "sliding: K beyond the cells outside a block" "--training 41" "40 range cells" "guard cells"
+run "sliding: block not dividing R" 1 "$out" run --input "$valid" --output "$out" --quiet "${sparams[@]}" --training 24 --training-window sliding --block 5
+expect_words "sliding: block not dividing R" "--block 5"
 run "steering length != C*Q" 1 "$out" run --input "$indir/steering.h5" --output "$out" --quiet "${params[@]}" --doppler-order 3
 expect_words "steering length != C*Q" "/steering"
 
@@ -190,6 +195,13 @@ expect_words "even --doppler-order" "--doppler-order"
 run "unknown preset" 2 "$out" run --input "$valid" --output "$out" --quiet --preset impossible
 run "unknown window" 2 "$out" run --input "$valid" --output "$out" --quiet --window triangle
 run "unknown backend" 2 "$out" run --input "$valid" --output "$out" --quiet --backend abacus
+run "unknown training window" 2 "$out" run --input "$valid" --output "$out" --quiet --training-window moving
+expect_words "unknown training window" "--training-window" "segment or sliding"
+run "--block without sliding" 2 "$out" run --input "$valid" --output "$out" --quiet --block 4
+expect_words "--block without sliding" "--block applies to --training-window sliding"
+run "--segments with sliding" 2 "$out" run --input "$valid" --output "$out" --quiet --training-window sliding --segments 2
+expect_words "--segments with sliding" "--segments applies to --training-window segment"
+run "stream --guard without sliding" 2 "" stream --guard 1 --cpis 1
 
 # ---- and the valid file with the same parameters still runs (nothing above leaked)
 out="$outdir/final.h5"

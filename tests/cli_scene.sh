@@ -48,6 +48,13 @@ grep -q "RMB (K+2-N)/(K+1) = 0.9180" "$T/out" || fail "RMB expectation for K=60,
 [ "$(grep -cE '^ +[0-9]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+$' "$T/out")" = 8 ] ||
     fail "sinr table does not have 8 bins: $(cat "$T/out")"
 
+# the sliding window's blocks are the weights' segments: 8 bins x 30 blocks x 3 beams
+expect 0 "$B" run --input "$T/scene.h5" --output "$T/run-sl.h5" --doppler-order 1 \
+    --training-window sliding --block 4 --guard 2 --training 40 --beams 3 --backend cpu --quiet
+expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run-sl.h5" --out "$T/sinr-sl.h5"
+grep -q "mean rho over 720 values" "$T/out" || fail "sinr of a sliding run: $(cat "$T/out")"
+grep -q "RMB (K+2-N)/(K+1) = 0.8780" "$T/out" || fail "RMB expectation for K=40, N=6 missing"
+
 expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run.h5" --sinr "$T/sinr.h5" \
     --out-dir "$T/img" --range-cell 61
 for p in angle_doppler sinr_loss range_doppler; do

@@ -25,14 +25,18 @@ typedef struct gcase {
     int C, P, R, D, Q, S, K, B;
     double loading;
     stap_window_kind window;
+    int Lb, G; /* Lb > 0: sliding training window, blocks of Lb cells, guard G */
 } gcase;
 
 static const gcase cases[] = {
-    {"hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE},
-    {"easy preset", 16, 128, 480, 128, 1, 3, 80, 16, 0, STAP_WINDOW_NONE},
-    {"medium preset", 32, 128, 384, 128, 3, 1, 192, 16, 0, STAP_WINDOW_NONE},
-    {"PERFECT-small shape", 4, 128, 512, 256, 3, 16, 32, 16, 0, STAP_WINDOW_NONE},
-    {"Q=3, D=40 padded, loading, hann, S=4", 6, 32, 160, 40, 3, 4, 40, 7, 0.05, STAP_WINDOW_HANN},
+    {"hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0},
+    {"easy preset", 16, 128, 480, 128, 1, 3, 80, 16, 0, STAP_WINDOW_NONE, 0, 0},
+    {"medium preset", 32, 128, 384, 128, 3, 1, 192, 16, 0, STAP_WINDOW_NONE, 0, 0},
+    {"PERFECT-small shape", 4, 128, 512, 256, 3, 16, 32, 16, 0, STAP_WINDOW_NONE, 0, 0},
+    {"Q=3, D=40 padded, loading, hann, S=4", 6, 32, 160, 40, 3, 4, 40, 7, 0.05, STAP_WINDOW_HANN, 0, 0},
+    {"sliding, block 1, guard 2, Q=3", 8, 32, 192, 32, 3, 0, 48, 8, 0, STAP_WINDOW_NONE, 1, 2},
+    {"sliding, block 4, guard 3, odd K, loading, hann", 6, 32, 160, 32, 3, 0, 37, 5, 0.05,
+     STAP_WINDOW_HANN, 4, 3},
 };
 
 static size_t rss_bytes(void)
@@ -53,6 +57,12 @@ static stap_config config_of(const gcase *g, la_backend be)
     c.channels = g->C; c.pulses = g->P; c.range_gates = g->R; c.doppler_bins = g->D;
     c.doppler_order = g->Q; c.segments = g->S; c.training = g->K; c.beams = g->B;
     c.loading = g->loading; c.window = g->window; c.backend = be;
+    if (g->Lb > 0) {
+        c.training_window = STAP_TRAINING_SLIDING;
+        c.block = g->Lb;
+        c.guard = g->G;
+        c.segments = g->R / g->Lb; /* as validation sets it: the sizes below use it */
+    }
     return c;
 }
 
@@ -351,7 +361,7 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const uint64_t seed = (uint64_t)(tc_uniform(&rng) * 1e15);
         one_case(&cases[i], LA_BACKEND_GPU, seed);
-        if (i == 0 || i == 3) one_case(&cases[i], LA_BACKEND_CUBLAS, seed);
+        if (i == 0 || i == 3 || i == 6) one_case(&cases[i], LA_BACKEND_CUBLAS, seed);
         if (i == 0 || i == 4) kinds_case(&cases[i], seed);
     }
     soak();

@@ -22,14 +22,18 @@ typedef struct {
     int user_steering; /* random steering vectors instead of the default beams */
     int jammed;        /* synth cube (jammers + target) instead of white noise  */
     double min_snr_db; /* required agreement with the reference                 */
+    int Lb, G;         /* Lb > 0: sliding window of blocks of Lb cells, guard G   */
 } pcase;
 
 static const pcase cases[] = {
-    {"post-Doppler, 2 segments", 4, 16, 96, 16, 1, 2, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100},
-    {"Q=3, zero-padded D=20, loading, hann", 4, 16, 96, 20, 3, 3, 16, 4, 0.1, STAP_WINDOW_HANN, 0, 0, 0, 100},
-    {"Q=3, chebyshev 50 dB, user steering", 3, 12, 64, 12, 3, 1, 40, 5, 0, STAP_WINDOW_CHEBYSHEV, 50, 1, 0, 100},
-    {"jammed cube, Q=1, loading 1e-3", 6, 16, 120, 16, 1, 2, 40, 4, 1e-3, STAP_WINDOW_NONE, 0, 0, 1, 90},
-    {"jammed cube, Q=3, K < N with loading", 4, 8, 60, 8, 3, 3, 8, 2, 0.5, STAP_WINDOW_HANN, 0, 0, 1, 90},
+    {"post-Doppler, 2 segments", 4, 16, 96, 16, 1, 2, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 0, 0},
+    {"Q=3, zero-padded D=20, loading, hann", 4, 16, 96, 20, 3, 3, 16, 4, 0.1, STAP_WINDOW_HANN, 0, 0, 0, 100, 0, 0},
+    {"Q=3, chebyshev 50 dB, user steering", 3, 12, 64, 12, 3, 1, 40, 5, 0, STAP_WINDOW_CHEBYSHEV, 50, 1, 0, 100, 0, 0},
+    {"jammed cube, Q=1, loading 1e-3", 6, 16, 120, 16, 1, 2, 40, 4, 1e-3, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0},
+    {"jammed cube, Q=3, K < N with loading", 4, 8, 60, 8, 3, 3, 8, 2, 0.5, STAP_WINDOW_HANN, 0, 0, 1, 90, 0, 0},
+    {"sliding, block 1, guard 2", 4, 16, 64, 16, 1, 0, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 1, 2},
+    {"jammed, sliding, Q=3, block 4, guard 3, odd K", 4, 16, 96, 16, 3, 0, 33, 4, 0, STAP_WINDOW_HANN, 0, 0, 1, 90, 4, 3},
+    {"sliding, block 8, no guard, K = all other cells", 3, 8, 48, 8, 1, 0, 40, 2, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 8, 0},
 };
 
 static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
@@ -40,6 +44,11 @@ static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
     cfg.doppler_bins = pc->D; cfg.doppler_order = pc->Q; cfg.segments = pc->S;
     cfg.training = pc->K; cfg.beams = pc->B; cfg.loading = pc->loading;
     cfg.window = pc->window; cfg.chebyshev_db = pc->cheb_db; cfg.backend = be;
+    if (pc->Lb > 0) {
+        cfg.training_window = STAP_TRAINING_SLIDING;
+        cfg.block = pc->Lb;
+        cfg.guard = pc->G;
+    }
     int N = pc->C * pc->Q;
     size_t ncube = (size_t)pc->C * pc->P * pc->R;
     cf32 *cube = malloc(sizeof(cf32) * ncube);
@@ -205,12 +214,167 @@ static void test_rejections(void)
     }
 }
 
+/* The sliding window's cells (stap_training_cells) by their defining properties: K
+ * distinct cells, ascending, none in the block or its guards, the K nearest to the block
+ * (no cell left out is nearer than one taken), split evenly where both sides have room
+ * (the odd one to the right), one-sided at the edges; and the validation's limits. */
+static void test_sliding_cells(void)
+{
+    static const struct { int R, Lb, G, K; } cs[] = {
+        {64, 1, 2, 24}, {96, 4, 3, 33}, {48, 8, 0, 40}, {480, 1, 2, 240}, {480, 16, 4, 240},
+        {30, 3, 1, 5}, {12, 1, 0, 11}};
+    for (size_t t = 0; t < sizeof cs / sizeof *cs; t++) {
+        stap_config c;
+        stap_config_defaults(&c);
+        c.channels = 2; c.pulses = 4; c.range_gates = cs[t].R; c.training = cs[t].K;
+        c.training_window = STAP_TRAINING_SLIDING; c.block = cs[t].Lb; c.guard = cs[t].G;
+        c.segments = 7; /* overwritten: R / block */
+        rt_error err;
+        int st = stap_config_validate(&c, 0, 0, 0, &err);
+        CHECK(st == RT_OK, "sliding R %d Lb %d G %d K %d: %s", cs[t].R, cs[t].Lb, cs[t].G,
+              cs[t].K, err.msg);
+        if (st) continue;
+        CHECK(c.segments == cs[t].R / cs[t].Lb, "segments %d, want R/Lb", c.segments);
+        const int R = c.range_gates, Lb = c.block, G = c.guard, K = c.training;
+        int *cell = malloc(sizeof(int) * K);
+        char *taken = malloc((size_t)R);
+        int fails = 0;
+        for (int s = 0; s < c.segments && !fails; s++) {
+            stap_training_cells(&c, s, cell);
+            memset(taken, 0, (size_t)R);
+            const int b0 = s * Lb, b1 = b0 + Lb;
+            int nl = 0, nr = 0, far = 0;
+            for (int i = 0; i < K; i++) {
+                const int r = cell[i];
+                if (r < 0 || r >= R || (i && r <= cell[i - 1]) || (r >= b0 - G && r < b1 + G)) {
+                    fails++;
+                    break;
+                }
+                taken[r] = 1;
+                const int dist = r < b0 ? b0 - r : r - b1 + 1;
+                if (dist > far) far = dist;
+                if (r < b0) nl++;
+                else nr++;
+            }
+            /* no candidate nearer than the farthest taken is left out */
+            for (int r = 0; r < R && !fails; r++) {
+                if (taken[r] || (r >= b0 - G && r < b1 + G)) continue;
+                const int dist = r < b0 ? b0 - r : r - b1 + 1;
+                if (dist < far) fails++;
+            }
+            const int room_l = b0 - G > 0 ? b0 - G : 0, room_r = R - b1 - G > 0 ? R - b1 - G : 0;
+            if (room_l >= K / 2 && room_r >= K - K / 2 && (nl != K / 2 || nr != K - K / 2))
+                fails++;
+            if (room_l < K / 2 && nl != room_l) fails++; /* one-sided near the left edge */
+            if (fails)
+                CHECK(0, "sliding R %d Lb %d G %d K %d: block %d has a wrong training set "
+                      "(left %d, right %d)", R, Lb, G, K, s, nl, nr);
+        }
+        free(cell);
+        free(taken);
+    }
+    /* limits: K beyond the cells outside the most enclosed block; a block not dividing R */
+    stap_config c;
+    stap_config_defaults(&c);
+    c.channels = 2; c.pulses = 4; c.range_gates = 64; c.training = 59;
+    c.training_window = STAP_TRAINING_SLIDING; c.block = 2; c.guard = 2;
+    rt_error err;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL &&
+              strstr(err.msg, "stap_config.training 59") && strstr(err.msg, " 58 range cells") &&
+              strstr(err.msg, "guard"),
+          "K = 59 > 64 - 2 - 2 x 2 accepted or unclear: %s", err.msg);
+    c.training = 58;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_OK, "K = 58 refused: %s", err.msg);
+    c.block = 5;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "stap_config.block 5"),
+          "block 5 of 64 accepted: %s", err.msg);
+}
+
+/* One output sample y = w^H s(d, r) of bin d, cell r, beam b (Q = 1), from weights W
+ * (D x S x B x C) of segment s and the Doppler cube X (C x D x R). */
+static cf64 output_at(const cf32 *W, const cf32 *X, int C, int D, int R, int S, int B, int b,
+                      int d, int s, int r)
+{
+    cf64 y = 0;
+    const cf32 *w = W + (((size_t)d * S + s) * B + b) * C;
+    for (int c = 0; c < C; c++) y += conj((cf64)w[c]) * X[((size_t)c * D + d) * R + r];
+    return y;
+}
+
+/* Self-nulling (issue 13 item 5): a strong target a quarter of a beam off its beam's
+ * steering is in the training set of the segment scheme (S = 1, every cell trains) and
+ * cancels itself there; the sliding window leaves its cell (and guards) out, and its output
+ * matches weights trained on the same cube without the target. */
+static void test_self_nulling(void)
+{
+    const int C = 8, P = 16, R = 128, D = 16, B = 8, b = 4, dbin = 4;
+    synth_params sp;
+    synth_defaults(&sp, C, P, R);
+    sp.target_u = stap_beam_u(b, B) + 0.25 * 2.0 / B; /* a quarter beam spacing off */
+    sp.target_doppler = (double)dbin / D;
+    sp.target_snr_db = 20;
+    const int rt = sp.target_range;
+    cf32 *cube = malloc(sizeof(cf32) * (size_t)C * P * R),
+         *clean = malloc(sizeof(cf32) * (size_t)C * P * R);
+    rt_error err;
+    CHECK(synth_cube(&sp, cube, &err) == RT_OK, "synth: %s", err.msg);
+    synth_params sc = sp;
+    sc.target_range = -1;
+    CHECK(synth_cube(&sc, clean, &err) == RT_OK, "synth: %s", err.msg);
+    double pw[3];
+    cf32 *Xt = malloc(sizeof(cf32) * (size_t)C * D * R);
+    for (int run = 0; run < 3; run++) { /* segment on target cube, sliding, segment on clean */
+        stap_config cfg;
+        stap_config_defaults(&cfg);
+        cfg.channels = C; cfg.pulses = P; cfg.range_gates = R; cfg.doppler_bins = D;
+        cfg.beams = B; cfg.backend = LA_BACKEND_CPU;
+        cfg.segments = 1;
+        cfg.training = R;
+        if (run == 1) {
+            cfg.training_window = STAP_TRAINING_SLIDING;
+            cfg.block = 1;
+            cfg.guard = 2;
+            cfg.training = R / 2;
+        }
+        stap_plan *plan;
+        int st = stap_plan_create(&plan, &cfg, NULL, 0, 0, &err);
+        CHECK(st == RT_OK, "self-nulling plan %d: %s", run, err.msg);
+        if (st) return;
+        const stap_config *c = stap_plan_config(plan);
+        cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan)),
+             *Y = malloc(sizeof(cf32) * stap_output_len(plan));
+        st = stap_plan_execute(plan, run == 2 ? clean : cube, W, Y, NULL, &err);
+        CHECK(st == RT_OK, "self-nulling run %d: %s", run, err.msg);
+        if (run == 0) memcpy(Xt, stap_plan_doppler(plan), sizeof(cf32) * (size_t)C * D * R);
+        const int s = c->training_window == STAP_TRAINING_SLIDING ? rt / c->block : 0;
+        const cf64 y = output_at(W, Xt, C, D, R, c->segments, B, b, dbin, s, rt);
+        pw[run] = creal(y * conj(y));
+        if (run < 2) /* the engine's own output agrees with the hand-applied weights */
+            CHECK(cabs((cf64)Y[((size_t)b * D + dbin) * R + rt] - y) <= 1e-4 * cabs(y),
+                  "self-nulling run %d: output differs from w^H s", run);
+        free(W);
+        free(Y);
+        stap_plan_destroy(plan);
+    }
+    const double seg_db = 10 * log10(pw[0] / pw[2]), sl_db = 10 * log10(pw[1] / pw[2]);
+    printf("  self-nulling: target output vs target-free training: segment (target trains) "
+           "%.1f dB, sliding (block 1, guard 2) %.2f dB\n", seg_db, sl_db);
+    CHECK(seg_db < -10, "the segment scheme did not null the target (%.1f dB): the test's "
+          "premise fails", seg_db);
+    CHECK(fabs(sl_db) < 1.0, "sliding window output %.2f dB off the target-free training's", sl_db);
+    free(cube);
+    free(clean);
+    free(Xt);
+}
+
 int main(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, tc_seed_from_env_or_time());
     test_windows();
     test_rejections();
+    test_sliding_cells();
+    test_self_nulling();
     /* cpu and lapack always; the GPU backends where a GPU is present (GPU machine) */
     const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU,
                                    LA_BACKEND_CUBLAS};

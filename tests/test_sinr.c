@@ -188,10 +188,13 @@ int main(void)
         return 1;
     }
 
-    stap_config cfg[2];
-    const int Ks[2] = {3 * N, 2 * N};
-    stap_plan *plan[2] = {NULL, NULL};
-    for (int k = 0; k < 2; k++) {
+    /* segments of K = 3N and 2N cells, and a sliding window (blocks of 4, guard 2) of 2N:
+     * the RMB law holds for each, the sliding window's blocks sharing most training cells */
+    enum { NCFG = 3 };
+    stap_config cfg[NCFG];
+    const int Ks[NCFG] = {3 * N, 2 * N, 2 * N};
+    stap_plan *plan[NCFG] = {NULL, NULL, NULL};
+    for (int k = 0; k < NCFG; k++) {
         stap_config_defaults(&cfg[k]);
         cfg[k].channels = C;
         cfg[k].pulses = P;
@@ -203,6 +206,11 @@ int main(void)
         cfg[k].beams = B; /* u = -2/3, 0, 2/3: beam 1 looks at broadside */
         cfg[k].element_spacing = sc.element_spacing;
         cfg[k].backend = LA_BACKEND_CPU;
+        if (k == 2) {
+            cfg[k].training_window = STAP_TRAINING_SLIDING;
+            cfg[k].block = 4;
+            cfg[k].guard = 2;
+        }
         if (stap_plan_create(&plan[k], &cfg[k], NULL, 0, 0, &err)) {
             fprintf(stderr, "plan: %s\n", err.msg);
             return 1;
@@ -345,13 +353,13 @@ int main(void)
 
     /* ---- 3: RMB ------------------------------------------------------------------ */
     const int trials = 20;
-    double tmean[2][20], all1[2] = {0}, all2[2] = {0};
-    size_t nall[2] = {0};
+    double tmean[NCFG][20], all1[NCFG] = {0}, all2[NCFG] = {0};
+    size_t nall[NCFG] = {0};
     cf32 *cube = malloc(sizeof(cf32) * (size_t)C * P * sc.range_gates);
     for (int t = 0; t < trials; t++) {
         tr.cfg.seed = (uint64_t)(tc_uniform(&rng) * 1e15);
         scene_generate(&tr, cube, &err);
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < NCFG; k++) {
             cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan[k]));
             cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan[k]));
             int st = stap_plan_execute(plan[k], cube, W, Y, NULL, &err);
@@ -378,7 +386,7 @@ int main(void)
             free(Y);
         }
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < NCFG; k++) {
         const int K = Ks[k];
         double a = K + 2 - N, b = N - 1, expect = a / (a + b);
         double var_beta = a * b / ((a + b) * (a + b) * (a + b + 1));
@@ -389,9 +397,9 @@ int main(void)
         double mean = all1[k] / nall[k];
         double var = all2[k] / nall[k] - mean * mean;
         double se_indep = sqrt(var_beta / nall[k]);
-        fprintf(stderr, "  K = %d, N = %d: mean rho %.4f (%.2f dB), RMB (K+2-N)/(K+1) = %.4f; "
+        fprintf(stderr, "  %s K = %d, N = %d: mean rho %.4f (%.2f dB), RMB (K+2-N)/(K+1) = %.4f; "
                 "SE %.4f from %d trials (%.4f if independent); z = %.2f; var rho / var Beta = %.3f\n",
-                K, N, mean, db(mean), expect, se, trials, se_indep, (mean - expect) / se,
+                k == 2 ? "sliding (block 4, guard 2)" : "segments", K, N, mean, db(mean), expect, se, trials, se_indep, (mean - expect) / se,
                 var / var_beta);
         CHECK(fabs(mean - expect) < 4 * se, "mean rho %.4f vs RMB %.4f: %.1f standard errors",
               mean, expect, (mean - expect) / se);
@@ -399,8 +407,7 @@ int main(void)
               "variance of rho %.5f vs Beta(%g, %g) variance %.5f", var, a, b, var_beta);
     }
     free(cube);
-    stap_plan_destroy(plan[0]);
-    stap_plan_destroy(plan[1]);
+    for (int k = 0; k < NCFG; k++) stap_plan_destroy(plan[k]);
     scene_truth_free(&tr);
     if (tc_failures) {
         fprintf(stderr, "test_sinr: %d failure(s) (seed %llu)\n", tc_failures,

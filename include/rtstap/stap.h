@@ -19,6 +19,14 @@ typedef enum stap_window_kind {
     STAP_WINDOW_CHEBYSHEV  /* Dolph-Chebyshev, sidelobes `chebyshev_db` below the peak */
 } stap_window_kind;
 
+/* Which range cells train the weights of which cells (README "Processing contract" 3). */
+typedef enum stap_training_window {
+    STAP_TRAINING_SEGMENT = 0, /* S segments of R/S cells; K cells spread over each       */
+    STAP_TRAINING_SLIDING      /* blocks of `block` cells, each trained on the K cells
+                                  nearest to it beyond `guard` cells on either side
+                                  (one-sided at the edges); segments = R / block        */
+} stap_training_window;
+
 /* Every parameter of a run. Shape fields come from the input cube. */
 typedef struct stap_config {
     int channels;        /* C  >= 1                                                */
@@ -26,8 +34,9 @@ typedef struct stap_config {
     int range_gates;     /* R  >= 1                                                */
     int doppler_bins;    /* D  >= P (zero-padded FFT); 0 = P                       */
     int doppler_order;   /* Q  odd, 1 <= Q <= D; N = C*Q degrees of freedom         */
-    int segments;        /* S  >= 1, divides R                                     */
-    int training;        /* K  1 <= K <= R/S; K >= N unless loading > 0            */
+    int segments;        /* S  >= 1, divides R (sliding: set to R / block)         */
+    int training;        /* K  1 <= K <= R/S (sliding: <= the cells outside any block
+                            and its guards); K >= N unless loading > 0            */
     int beams;           /* B  >= 1 (ignored when steering vectors are given)       */
     double loading;      /* delta >= 0: diagonal loading, R^H R = K (Rhat + delta I) */
     stap_window_kind window;
@@ -35,6 +44,9 @@ typedef struct stap_config {
     double element_spacing; /* d / lambda, default 0.5                             */
     la_backend backend;
     int threads;         /* CPU threads, 0 = all                                    */
+    stap_training_window training_window; /* default STAP_TRAINING_SEGMENT          */
+    int block;           /* Lb, sliding: cells per block (divides R); 0 = 1          */
+    int guard;           /* G >= 0, sliding: cells left out on each side of a block  */
 } stap_config;
 
 typedef enum stap_preset { STAP_PRESET_EASY = 0, STAP_PRESET_MEDIUM, STAP_PRESET_HARD,
@@ -62,6 +74,13 @@ static inline int stap_training_rows(const stap_config *c)
 
 /* Window coefficients win[0..P-1] for the configured window. */
 int stap_window(const stap_config *cfg, float *win, rt_error *err);
+/* Contract step 3: the K training cells of segment (or sliding block) s of a validated
+ * configuration, ascending, into cells[0..K-1]. */
+void stap_training_cells(const stap_config *cfg, int s, int *cells);
+/* "segment" or "sliding" */
+const char *stap_training_window_name(stap_training_window w);
+int stap_training_window_parse(const char *name, stap_training_window *out, rt_error *err);
+
 /* Default steering (contract step 6): V is B x N row-major. */
 void stap_default_steering(const stap_config *cfg, cf32 *V);
 /* The sine-space angle of default beam b of B: u_b = -1 + (2b + 1) / B. */

@@ -6,6 +6,9 @@
 #          with the GPU backends) and compute-sanitizer (memcheck, racecheck, synccheck)
 #          over the engine test;
 #   verify a commit's GPU tests and a stream/bench spot check;
+#   sliding the sliding training window (issue 13 item 1): the engine tests, sanitizers
+#          over a sliding run and the CFAR kernels, and its stream rates against the
+#          segment scheme and the QR kernel alone at the same batch;
 #   final  the engine tests, then perf;
 #   perf   `rtstap stream` (every workload, 1-4 slots, output kept, a recording from the
 #          page cache), `rtstap bench` (every workload and backend), `rtstap bench-qr`
@@ -16,7 +19,7 @@
 # Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.txz, .gpulibs.tgz)
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_engine.sh tests|perf
-mode=${1:?tests, perf, final, verify or robust}
+mode=${1:?tests, perf, final, verify, sliding or robust}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
@@ -30,6 +33,37 @@ if [ "$mode" = verify ]; then # a commit's GPU checks and a spot check of its sp
     step "stream hard" "$L/stream.log" 60 "$BIN/rtstap" stream --preset hard --cpis 4000 --slots 3 --deadline-ms 1
     step "bench hard" "$L/bench.log" 120 "$BIN/rtstap" bench --workloads hard --backends gpu,lapack --cpis 400 --cpu-cpis 6
     grep -E "CPIs:|latency" "$L/stream.log"; grep -E "^hard" "$L/bench.log"
+fi
+if [ "$mode" = sliding ]; then
+    S="$BIN/rtstap stream --cpis"
+    step "stream hard segment" "$L/stream.log" 60 $S 4000 --preset hard --json "$L/st-hard.json"
+    for lb in 16 4 1; do
+        n=$((lb == 1 ? 200 : 800))
+        step "stream hard sliding $lb" "$L/stream.log" 120 $S $n --preset hard --training-window sliding --block $lb --keep detections --json "$L/st-hard-sl$lb.json"
+    done
+    step "stream hard sliding 1 weights" "$L/stream.log" 120 $S 200 --preset hard --training-window sliding --block 1 --json "$L/st-hard-sl1w.json"
+    for w in easy medium; do
+        step "stream $w sliding 1" "$L/stream.log" 120 $S 300 --preset $w --training-window sliding --block 1 --keep detections --json "$L/st-$w-sl1.json"
+    done
+    step "bench-qr sliding batches" "$L/benchqr.log" 200 "$BIN/rtstap" bench-qr --sizes 240x66x61440,240x66x3840,80x16x61440,192x96x49152 --backends gpu --repeat 5 --weights 16
+    echo "---- stream"; grep -E "^rtstap stream|CPIs:|latency" "$L/stream.log" | cut -c1-200
+    for j in "$L"/st-*.json; do
+        printf '%s ' "$(basename "$j")"; tr -d ' \t\n' < "$j" | grep -o '"stage_ms_median":{[^}]*}'
+    done
+    echo "---- bench-qr"; grep -v "^====" "$L/benchqr.log" | tail -8
+    for t in test_gpu_engine test_engine test_pipeline test_gpu_cfar; do
+        step "$t" "$L/tests.log" 200 "$BIN/$t"
+    done
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    for tool in memcheck racecheck synccheck; do
+        step "$tool sliding run" "$L/sanitize.log" 90 "$cs" --tool "$tool" --error-exitcode 9 \
+            "$BIN/rtstap" run --preset easy --training-window sliding --block 16 --guard 2 --backend gpu -f -o /tmp/sl.h5 --quiet
+    done
+    for tool in racecheck synccheck; do
+        step "$tool test_gpu_cfar" "$L/sanitize.log" 120 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/test_gpu_cfar"
+    done
+    echo "---- verdicts"
+    grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|all passed|failure|vs double|self-nulling" "$L"/tests.log "$L"/sanitize.log | sort | uniq -c | sort -rn | head -30
 fi
 if [ "$mode" = robust ]; then # issue 10 on the GPU: faults, checks, stop, 10^5-CPI soak
     export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN

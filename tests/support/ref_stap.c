@@ -38,12 +38,30 @@ static int qr_double(int m, int n, cf64 *A)
     return 0;
 }
 
+/* The sliding window's training cells of block s, found another way than
+ * stap_training_cells: every cell outside the block and its guards, ranked by distance
+ * from the block (ties: the right side first), the K nearest taken. -1 when short. */
+static int sliding_cells(int R, int Lb, int G, int K, int s, int *cells)
+{
+    const int b0 = s * Lb, b1 = b0 + Lb; /* the block: [b0, b1) */
+    int n = 0;
+    for (int dist = G + 1; n < K && dist <= R; dist++) {
+        const int right = b1 - 1 + dist, left = b0 - dist;
+        if (right < R && n < K) cells[n++] = right;
+        if (left >= 0 && n < K) cells[n++] = left;
+    }
+    return n == K ? 0 : -1;
+}
+
 int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
              const cf32 *cube, cf64 *W, cf64 *Y)
 {
     const int C = cfg->channels, P = cfg->pulses, R = cfg->range_gates;
-    const int D = cfg->doppler_bins, Q = cfg->doppler_order, S = cfg->segments;
+    const int sliding = cfg->training_window == STAP_TRAINING_SLIDING;
+    const int Lb = cfg->block > 0 ? cfg->block : 1;
+    const int D = cfg->doppler_bins, Q = cfg->doppler_order, S = sliding ? R / Lb : cfg->segments;
     const int K = cfg->training, N = C * Q, L = R / S;
+    int *cells = malloc(sizeof(int) * (size_t)K);
     const int M = K + (cfg->loading > 0 ? N : 0);
     int status = 0;
 
@@ -68,8 +86,12 @@ int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
     for (int d = 0; d < D && !status; d++)
         for (int s = 0; s < S && !status; s++) {
             /* 3-4. training matrix */
+            if (sliding && sliding_cells(R, Lb, cfg->guard, K, s, cells)) {
+                status = -1;
+                break;
+            }
             for (int i = 0; i < K; i++) {
-                int cell = s * L + (int)((long)i * L / K);
+                int cell = sliding ? cells[i] : s * L + (int)((long)i * L / K);
                 for (int c = 0; c < C; c++)
                     for (int q = 0; q < Q; q++) T[(size_t)(c * Q + q) * M + i] = conj(SNAP(d, cell, c, q));
             }
@@ -111,6 +133,7 @@ int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
                 Y[((size_t)b * D + d) * R + r] = acc;
             }
 #undef SNAP
+    free(cells);
     free(X);
     free(tw);
     free(T);
