@@ -17,6 +17,20 @@ static void trsv_lower(int N, const cf64 *L, cf64 *x)
     }
 }
 
+int scene_run_check(const scene_truth *t, const stap_config *cfg, rt_error *err)
+{
+    if (cfg->channels != t->cfg.channels || cfg->pulses != t->cfg.pulses ||
+        cfg->range_gates != t->cfg.range_gates)
+        return rt_fail(err, RT_EINVAL, "the run is on a %d x %d x %d cube but the scene is "
+                       "%d x %d x %d (channels x pulses x range gates)", cfg->channels,
+                       cfg->pulses, cfg->range_gates, t->cfg.channels, t->cfg.pulses,
+                       t->cfg.range_gates);
+    if (fabs(cfg->element_spacing - t->cfg.element_spacing) > 1e-9 * t->cfg.element_spacing)
+        return rt_fail(err, RT_EINVAL, "the run assumed an element spacing of %g wavelengths, "
+                       "the scene has %g", cfg->element_spacing, t->cfg.element_spacing);
+    return RT_OK;
+}
+
 static double beta_fn_sd(double a, double b)
 {
     return sqrt(a * b / ((a + b) * (a + b) * (a + b + 1)));
@@ -29,15 +43,9 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     stap_config cfg = *cfg_in;
     int st = stap_config_validate(&cfg, 1, B, stap_dof(&cfg), err);
     if (st) return st;
+    if ((st = scene_run_check(t, &cfg, err))) return st;
     const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
     const int S = cfg.segments, N = C * Q, K = cfg.training;
-    if (C != t->cfg.channels || P != t->cfg.pulses || cfg.range_gates != t->cfg.range_gates)
-        return rt_fail(err, RT_EINVAL, "the run is on a %d x %d x %d cube but the scene is "
-                       "%d x %d x %d (channels x pulses x range gates)", C, P, cfg.range_gates,
-                       t->cfg.channels, t->cfg.pulses, t->cfg.range_gates);
-    if (fabs(cfg.element_spacing - t->cfg.element_spacing) > 1e-9 * t->cfg.element_spacing)
-        return rt_fail(err, RT_EINVAL, "the run assumed an element spacing of %g wavelengths, "
-                       "the scene has %g", cfg.element_spacing, t->cfg.element_spacing);
     if (beam < -1 || beam >= B)
         return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d (-1: all beams)", beam, B - 1);
     res->D = D;

@@ -11,6 +11,10 @@
 extern "C" {
 #endif
 
+/* Does a run's configuration fit the scene (the same C, P, R and element spacing)?
+ * RT_OK, or RT_EINVAL saying what differs. */
+int scene_run_check(const scene_truth *t, const stap_config *cfg, rt_error *err);
+
 /* Compute the table for beam `beam` (0..B-1) or all beams (-1). t: the scene's truth;
  * cfg: the run's configuration (must match the scene's C and P); steering B x N;
  * weights D x S x B x N. */
