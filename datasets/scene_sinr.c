@@ -4,6 +4,7 @@
 
 #include <lapacke.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,12 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->K = K;
     res->C = C;
     res->P = P;
+    res->Q = Q;
+    if (cfg.window == STAP_WINDOW_CHEBYSHEV)
+        snprintf(res->window, sizeof res->window, "chebyshev:%g", cfg.chebyshev_db);
+    else
+        snprintf(res->window, sizeof res->window, "%s", cfg.window == STAP_WINDOW_HANN ? "hann"
+                                                                                    : "none");
     res->beam = beam;
     res->prf_hz = t->cfg.prf_hz;
     res->doppler = malloc(sizeof(double) * D);
