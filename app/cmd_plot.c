@@ -189,17 +189,18 @@ int cmd_plot(int argc, char **argv)
             status = cli_error(EXIT_USAGE, "--beam %d: the run has %d beams", beam, run.beams);
             goto out;
         }
-        const char *bad = resp_bin >= run.cfg.doppler_bins ? "--response-bin"
-                          : resp_seg >= run.cfg.segments   ? "--response-segment"
-                          : resp_beam >= run.beams         ? "--response-beam"
-                                                           : NULL;
-        if (bad) {
-            status = cli_error(EXIT_USAGE, "%s %d: the run has %d Doppler bins, %d segments and "
-                               "%d beams", bad, !strcmp(bad, "--response-bin") ? resp_bin
-                               : !strcmp(bad, "--response-segment") ? resp_seg : resp_beam,
-                               run.cfg.doppler_bins, run.cfg.segments, run.beams);
-            goto out;
-        }
+        const struct {
+            const char *flag, *what;
+            int value, count;
+        } lim[3] = {{"--response-bin", "Doppler bins", resp_bin, run.cfg.doppler_bins},
+                    {"--response-segment", "segments", resp_seg, run.cfg.segments},
+                    {"--response-beam", "beams", resp_beam, run.beams}};
+        for (int i = 0; i < 3; i++)
+            if (lim[i].value >= lim[i].count) {
+                status = cli_error(EXIT_USAGE, "%s %d: the run has %d %s (0..%d)", lim[i].flag,
+                                   lim[i].value, lim[i].count, lim[i].what, lim[i].count - 1);
+                goto out;
+            }
     }
     /* every table before any picture: a bad one costs no work */
     for (int k = 0; k < sinrs.n; k++) {
@@ -311,11 +312,12 @@ int cmd_plot(int argc, char **argv)
             }
             /* "Q=3, K=150[, S=3][, chebyshev:60]"; its optimum "optimum Q=3[, window]" (the
              * optimum does not depend on K or S) */
-            const char *w = t->window[0] && strcmp(t->window, "none") ? t->window : NULL;
-            snprintf(deflab[k], sizeof deflab[k], "Q=%d, K=%d%s%.0d%s%s", t->Q, t->K,
-                     t->S > 1 ? ", S=" : "", t->S > 1 ? t->S : 0, w ? ", " : "", w ? w : "");
-            snprintf(optlab[k], sizeof optlab[k], "optimum Q=%d%s%s", t->Q, w ? ", " : "",
-                     w ? w : "");
+            char segs[32] = "", win[40] = "";
+            if (t->S > 1) snprintf(segs, sizeof segs, ", S=%d", t->S);
+            if (t->window[0] && strcmp(t->window, "none"))
+                snprintf(win, sizeof win, ", %s", t->window);
+            snprintf(deflab[k], sizeof deflab[k], "Q=%d, K=%d%s%s", t->Q, t->K, segs, win);
+            snprintf(optlab[k], sizeof optlab[k], "optimum Q=%d%s", t->Q, win);
             labs[k] = k < labels.n ? labels.v[k] : deflab[k];
             optlabs[k] = k < labels.n ? NULL : optlab[k];
         }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scene_sinr.h" /* scene_run_check */
+#include "scene_sinr.h" /* scene_run_config */
 
 void scene_response_free(scene_response *res)
 {
@@ -46,10 +46,9 @@ int scene_response_compute(const scene_truth *t, const stap_config *cfg_in, cons
                            scene_response *res, rt_error *err)
 {
     memset(res, 0, sizeof *res);
-    stap_config cfg = *cfg_in;
-    int st = stap_config_validate(&cfg, 1, B, stap_dof(&cfg), err);
+    stap_config cfg;
+    int st = scene_run_config(t, cfg_in, B, &cfg, err);
     if (st) return st;
-    if ((st = scene_run_check(t, &cfg, err))) return st;
     const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
     const int S = cfg.segments, N = C * Q;
     if (bin < 0 || bin >= D)

@@ -18,8 +18,12 @@ static void trsv_lower(int N, const cf64 *L, cf64 *x)
     }
 }
 
-int scene_run_check(const scene_truth *t, const stap_config *cfg, rt_error *err)
+int scene_run_config(const scene_truth *t, const stap_config *run, int B, stap_config *cfg,
+                     rt_error *err)
 {
+    *cfg = *run;
+    int st = stap_config_validate(cfg, 1, B, stap_dof(cfg), err);
+    if (st) return st;
     if (cfg->channels != t->cfg.channels || cfg->pulses != t->cfg.pulses ||
         cfg->range_gates != t->cfg.range_gates)
         return rt_fail(err, RT_EINVAL, "the run is on a %d x %d x %d cube but the scene is "
@@ -41,10 +45,9 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
                       const cf32 *W, int beam, stap_sinr_result *res, rt_error *err)
 {
     memset(res, 0, sizeof *res);
-    stap_config cfg = *cfg_in;
-    int st = stap_config_validate(&cfg, 1, B, stap_dof(&cfg), err);
+    stap_config cfg;
+    int st = scene_run_config(t, cfg_in, B, &cfg, err);
     if (st) return st;
-    if ((st = scene_run_check(t, &cfg, err))) return st;
     const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
     const int S = cfg.segments, N = C * Q, K = cfg.training;
     if (beam < -1 || beam >= B)

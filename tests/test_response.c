@@ -61,6 +61,28 @@ static void window_of(const stap_config *cfg, double *win)
     for (int p = 0; p < cfg->pulses; p++) win[p] = wf[p];
 }
 
+/* A run's configuration on scene sc: D bins, order Q, S segments of K training cells, B
+ * default beams, the window; the CPU backend. */
+static stap_config config_for(const scene_config *sc, int D, int Q, int S, int K, int B,
+                              stap_window_kind window, double cheb_db)
+{
+    stap_config cfg;
+    stap_config_defaults(&cfg);
+    cfg.channels = sc->channels;
+    cfg.pulses = sc->pulses;
+    cfg.range_gates = sc->range_gates;
+    cfg.doppler_bins = D;
+    cfg.doppler_order = Q;
+    cfg.segments = S;
+    cfg.training = K;
+    cfg.beams = B;
+    cfg.window = window;
+    cfg.chebyshev_db = cheb_db;
+    cfg.element_spacing = sc->element_spacing;
+    cfg.backend = LA_BACKEND_CPU;
+    return cfg;
+}
+
 /* ---- 1 ------------------------------------------------------------------------------ */
 static void brute_force(tc_rng *rng)
 {
@@ -77,18 +99,7 @@ static void brute_force(tc_rng *rng)
         CHECK(0, "scene: %s", err.msg);
         return;
     }
-    stap_config cfg;
-    stap_config_defaults(&cfg);
-    cfg.channels = C;
-    cfg.pulses = P;
-    cfg.range_gates = sc.range_gates;
-    cfg.doppler_bins = D;
-    cfg.doppler_order = Q;
-    cfg.segments = 2;
-    cfg.training = 20;
-    cfg.beams = B;
-    cfg.window = STAP_WINDOW_HANN;
-    cfg.element_spacing = sc.element_spacing;
+    stap_config cfg = config_for(&sc, D, Q, 2, 20, B, STAP_WINDOW_HANN, 0);
     cf32 V[B * N];
     stap_default_steering(&cfg, V);
     const size_t nw = (size_t)D * cfg.segments * B * N;
@@ -270,16 +281,8 @@ static void peak_without_clutter(void)
     }
     const int nu = 241, nf = 216, B = 3, beam = 0, bin = 3;
     for (int Q = 1; Q <= 3; Q += 2) {
-        stap_config cfg;
-        stap_config_defaults(&cfg);
-        cfg.channels = sc.channels;
-        cfg.pulses = sc.pulses;
-        cfg.range_gates = sc.range_gates;
-        cfg.doppler_order = Q;
-        cfg.segments = 1;
-        cfg.training = sc.range_gates;
-        cfg.beams = B;
-        cfg.element_spacing = sc.element_spacing;
+        stap_config cfg =
+            config_for(&sc, sc.pulses, Q, 1, sc.range_gates, B, STAP_WINDOW_NONE, 0);
         cf32 V[3 * 54];
         stap_default_steering(&cfg, V);
         scene_response r;
@@ -337,20 +340,8 @@ static void theory(tc_rng *rng)
     } cases[2] = {{1, STAP_WINDOW_CHEBYSHEV, 60}, {3, STAP_WINDOW_NONE, 0}};
     for (int k = 0; k < 2; k++) {
         const int Q = cases[k].Q, N = C * Q;
-        stap_config cfg;
-        stap_config_defaults(&cfg);
-        cfg.channels = C;
-        cfg.pulses = P;
-        cfg.range_gates = sc.range_gates;
-        cfg.doppler_bins = P;
-        cfg.doppler_order = Q;
-        cfg.segments = 1;
-        cfg.training = sc.range_gates;
-        cfg.beams = B;
-        cfg.window = cases[k].window;
-        cfg.chebyshev_db = cases[k].db;
-        cfg.element_spacing = sc.element_spacing;
-        cfg.backend = LA_BACKEND_CPU;
+        stap_config cfg = config_for(&sc, P, Q, 1, sc.range_gates, B, cases[k].window,
+                                     cases[k].db);
         stap_plan *plan = NULL;
         if (stap_plan_create(&plan, &cfg, NULL, 0, 0, &err)) {
             CHECK(0, "plan: %s", err.msg);
