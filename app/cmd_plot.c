@@ -33,8 +33,8 @@ static const cli_command plot_cmd = {
     "                     |w^H s(u, f)|^2 over sine-space angle u and Doppler f of the\n"
     "                     run's weights for one Doppler bin, segment and beam, beside the\n"
     "                     clairvoyant optimum R^-1 v from the scene's true covariance\n"
-    "                     (needs --result and a scene with /truth; asked for by a\n"
-    "                     --response-* option, their absence is an error)\n",
+    "                     (needs --result and a scene with /truth; when a --response-*\n"
+    "                     option asks for it, their absence is an error)\n",
     NULL};
 
 /* --response-grid NU,NF */
