@@ -40,6 +40,17 @@ static int apply(const cli_opt *o, const char *arg)
         break;
     }
     case CLI_STRING: *(const char **)o->value = arg; break;
+    case CLI_STRINGS: {
+        cli_strings *l = o->value;
+        int max = o->hi >= 1 && o->hi < CLI_MAX_STRINGS ? (int)o->hi : CLI_MAX_STRINGS;
+        if (l->n >= max) {
+            cli_error(EXIT_USAGE, "%s may be given at most %d times (got '%s' too)", flag, max,
+                      arg);
+            return -1;
+        }
+        l->v[l->n++] = arg;
+        break;
+    }
     case CLI_CALL:
         if (o->parse(o, arg)) return -1;
         break;
@@ -208,8 +219,9 @@ void cli_usage(FILE *f, const cli_command *cmd, const cli_opt *opts)
             int req = (o->flags & CLI_REQUIRED) != 0;
             if (req != (pass == 0)) continue;
             char item[128];
-            int n = snprintf(item, sizeof item, "%s--%s%s%s%s", req ? "" : "[", o->name,
-                             o->metavar ? " " : "", o->metavar ? o->metavar : "", req ? "" : "]");
+            int n = snprintf(item, sizeof item, "%s--%s%s%s%s%s", req ? "" : "[", o->name,
+                             o->metavar ? " " : "", o->metavar ? o->metavar : "", req ? "" : "]",
+                             o->kind == CLI_STRINGS ? "..." : "");
             if (col + 1 + n > WIDTH) {
                 fprintf(f, "\n%*s", indent, "");
                 col = indent;

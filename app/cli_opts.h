@@ -30,6 +30,8 @@ typedef enum cli_kind {
     CLI_DOUBLE,   /* *(double *)value: a finite number in [lo, hi]                       */
     CLI_U64,      /* *(unsigned long long *)value: a non-negative integer                */
     CLI_STRING,   /* *(const char **)value: the argument itself (argv's storage)         */
+    CLI_STRINGS,  /* *(cli_strings *)value: a repeatable option; each occurrence appends
+                     its argument (at most hi of them, or CLI_MAX_STRINGS when hi is 0)  */
     CLI_CALL      /* parse(opt, arg): the option's own parser, value its state; takes a
                      value when metavar is set, else arg is NULL                         */
 } cli_kind;
@@ -39,6 +41,13 @@ enum {
     CLI_EARLY = 2     /* applied before every other option, wherever it stands (a preset
                          that the other options override)                                */
 };
+
+/* The values of a CLI_STRINGS option, in command-line order (argv's storage). */
+enum { CLI_MAX_STRINGS = 16 };
+typedef struct cli_strings {
+    const char *v[CLI_MAX_STRINGS];
+    int n;
+} cli_strings;
 
 typedef struct cli_opt cli_opt;
 /* An option's own parser: store what arg says in o->value; on a malformed arg print a

@@ -4,6 +4,7 @@
 
 #include <lapacke.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,24 @@ static void trsv_lower(int N, const cf64 *L, cf64 *x)
     }
 }
 
+int scene_run_config(const scene_truth *t, const stap_config *run, int B, stap_config *cfg,
+                     rt_error *err)
+{
+    *cfg = *run;
+    int st = stap_config_validate(cfg, 1, B, stap_dof(cfg), err);
+    if (st) return st;
+    if (cfg->channels != t->cfg.channels || cfg->pulses != t->cfg.pulses ||
+        cfg->range_gates != t->cfg.range_gates)
+        return rt_fail(err, RT_EINVAL, "the run is on a %d x %d x %d cube but the scene is "
+                       "%d x %d x %d (channels x pulses x range gates)", cfg->channels,
+                       cfg->pulses, cfg->range_gates, t->cfg.channels, t->cfg.pulses,
+                       t->cfg.range_gates);
+    if (fabs(cfg->element_spacing - t->cfg.element_spacing) > 1e-9 * t->cfg.element_spacing)
+        return rt_fail(err, RT_EINVAL, "the run assumed an element spacing of %g wavelengths, "
+                       "the scene has %g", cfg->element_spacing, t->cfg.element_spacing);
+    return RT_OK;
+}
+
 static double beta_fn_sd(double a, double b)
 {
     return sqrt(a * b / ((a + b) * (a + b) * (a + b + 1)));
@@ -26,18 +45,11 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
                       const cf32 *W, int beam, stap_sinr_result *res, rt_error *err)
 {
     memset(res, 0, sizeof *res);
-    stap_config cfg = *cfg_in;
-    int st = stap_config_validate(&cfg, 1, B, stap_dof(&cfg), err);
+    stap_config cfg;
+    int st = scene_run_config(t, cfg_in, B, &cfg, err);
     if (st) return st;
     const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
     const int S = cfg.segments, N = C * Q, K = cfg.training;
-    if (C != t->cfg.channels || P != t->cfg.pulses || cfg.range_gates != t->cfg.range_gates)
-        return rt_fail(err, RT_EINVAL, "the run is on a %d x %d x %d cube but the scene is "
-                       "%d x %d x %d (channels x pulses x range gates)", C, P, cfg.range_gates,
-                       t->cfg.channels, t->cfg.pulses, t->cfg.range_gates);
-    if (fabs(cfg.element_spacing - t->cfg.element_spacing) > 1e-9 * t->cfg.element_spacing)
-        return rt_fail(err, RT_EINVAL, "the run assumed an element spacing of %g wavelengths, "
-                       "the scene has %g", cfg.element_spacing, t->cfg.element_spacing);
     if (beam < -1 || beam >= B)
         return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d (-1: all beams)", beam, B - 1);
     res->D = D;
@@ -47,6 +59,12 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->K = K;
     res->C = C;
     res->P = P;
+    res->Q = Q;
+    if (cfg.window == STAP_WINDOW_CHEBYSHEV)
+        snprintf(res->window, sizeof res->window, "chebyshev:%g", cfg.chebyshev_db);
+    else
+        snprintf(res->window, sizeof res->window, "%s", cfg.window == STAP_WINDOW_HANN ? "hann"
+                                                                                    : "none");
     res->beam = beam;
     res->prf_hz = t->cfg.prf_hz;
     res->doppler = malloc(sizeof(double) * D);

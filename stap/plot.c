@@ -233,7 +233,9 @@ static void draw_axes(plot_image *im, const frame *f, const char *title, const c
 {
     double t[64], step;
     char lab[64];
-    int n = nice_ticks(f->dx0, f->dx1, 8, t, 64, &step);
+    /* about one x tick per 80 pixels (at most 8): the labels must not touch */
+    int tx = (f->x1 - f->x0) / 80;
+    int n = nice_ticks(f->dx0, f->dx1, tx < 2 ? 2 : tx > 8 ? 8 : tx, t, 64, &step);
     for (int i = 0; i < n; i++) {
         int x = fx(f, t[i]);
         if (grid) plot_line(im, x, f->y0, x, f->y1 - 1, 1, GRID);
@@ -273,58 +275,132 @@ static void ring(plot_image *im, int cx, int cy, double r, double width, plot_rg
         }
 }
 
-int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_write_mode mode,
-                     rt_error *err)
+/* The cells of hm inside frame f, its guides (dotted) and markers (rings). */
+static void draw_heatmap(plot_image *im, const frame *f, const plot_heatmap *hm)
 {
-    if (hm->nx < 1 || hm->ny < 1 || !(hm->x1 > hm->x0) || !(hm->y1 > hm->y0))
-        return rt_fail(err, RT_EINVAL, "heat map '%s': empty grid or range", path);
-    plot_image im;
-    int st = plot_image_create(&im, 980, 660, WHITE, err);
-    if (st) return st;
-    frame f = {110, 60, 780, 570, hm->x0, hm->x1, hm->y0, hm->y1};
     double zr = hm->zmax > hm->zmin ? hm->zmax - hm->zmin : 1;
-    for (int y = f.y0; y < f.y1; y++) {
-        double yd = hm->y0 + (f.y1 - 1 - y + 0.5) / (f.y1 - f.y0) * (hm->y1 - hm->y0);
+    for (int y = f->y0; y < f->y1; y++) {
+        double yd = hm->y0 + (f->y1 - 1 - y + 0.5) / (f->y1 - f->y0) * (hm->y1 - hm->y0);
         int j = (int)floor((yd - hm->y0) / (hm->y1 - hm->y0) * hm->ny);
         if (j < 0) j = 0;
         if (j >= hm->ny) j = hm->ny - 1;
-        for (int x = f.x0; x < f.x1; x++) {
-            double xd = hm->x0 + (x - f.x0 + 0.5) / (f.x1 - f.x0) * (hm->x1 - hm->x0);
+        for (int x = f->x0; x < f->x1; x++) {
+            double xd = hm->x0 + (x - f->x0 + 0.5) / (f->x1 - f->x0) * (hm->x1 - hm->x0);
             int i = (int)floor((xd - hm->x0) / (hm->x1 - hm->x0) * hm->nx);
             if (i < 0) i = 0;
             if (i >= hm->nx) i = hm->nx - 1;
             double z = hm->z[(size_t)j * hm->nx + i];
-            put(&im, x, y, plot_colormap(isfinite(z) ? (z - hm->zmin) / zr : 0));
+            put(im, x, y, plot_colormap(isfinite(z) ? (z - hm->zmin) / zr : 0));
         }
     }
+    clip_rect clip = {f->x0, f->y0, f->x1, f->y1};
+    for (size_t k = 0; k < hm->nguides; k++) {
+        const plot_guide *g = &hm->guides[k];
+        int phase = 0;
+        line_ex(im, fx(f, g->x0), fy(f, g->y0), fx(f, g->x1), fy(f, g->y1), 1, WHITE, 3, &phase,
+                &clip);
+    }
     for (size_t k = 0; k < hm->nmarkers; k++) {
-        int cx = fx(&f, hm->markers[k].x), cy = fy(&f, hm->markers[k].y);
-        ring(&im, cx, cy, 10, 3.5, BLACK);
-        ring(&im, cx, cy, 10, 1.8, (plot_rgb){255, 60, 60});
+        int cx = fx(f, hm->markers[k].x), cy = fy(f, hm->markers[k].y);
+        ring(im, cx, cy, 10, 3.5, BLACK);
+        ring(im, cx, cy, 10, 1.8, (plot_rgb){255, 60, 60});
     }
-    draw_axes(&im, &f, hm->title, hm->xlabel, hm->ylabel, 0);
-    /* colour bar */
-    frame cb = {f.x1 + 40, f.y0, f.x1 + 70, f.y1, 0, 1, hm->zmin, hm->zmax};
-    for (int y = cb.y0; y < cb.y1; y++) {
-        double t = (double)(cb.y1 - 1 - y) / (cb.y1 - cb.y0 - 1);
-        plot_fill_rect(&im, cb.x0, y, cb.x1, y + 1, plot_colormap(t));
+    /* labelled ticks above the frame */
+    for (size_t k = 0; k < hm->nxmarks; k++) {
+        int x = fx(f, hm->xmarks[k]);
+        for (int r = 0; r < 9; r++) plot_fill_rect(im, x - (8 - r) / 2, f->y0 - 14 + r,
+                                                   x + (8 - r) / 2 + 1, f->y0 - 13 + r, INK);
+        if (hm->xmark_label)
+            plot_text(im, x - plot_text_width(hm->xmark_label, TXT) / 2, f->y0 - 32,
+                      hm->xmark_label, TXT, 0, INK);
     }
-    plot_line(&im, cb.x0 - 1, cb.y0 - 1, cb.x1, cb.y0 - 1, 1, INK);
-    plot_line(&im, cb.x0 - 1, cb.y1, cb.x1, cb.y1, 1, INK);
-    plot_line(&im, cb.x0 - 1, cb.y0 - 1, cb.x0 - 1, cb.y1, 1, INK);
-    plot_line(&im, cb.x1, cb.y0 - 1, cb.x1, cb.y1, 1, INK);
+}
+
+/* A vertical colour bar in cb (its data range zmin..zmax), ticks, and label at x_label. */
+static void draw_colorbar(plot_image *im, const frame *cb, const char *label, int x_label)
+{
+    for (int y = cb->y0; y < cb->y1; y++) {
+        double t = (double)(cb->y1 - 1 - y) / (cb->y1 - cb->y0 - 1);
+        plot_fill_rect(im, cb->x0, y, cb->x1, y + 1, plot_colormap(t));
+    }
+    plot_line(im, cb->x0 - 1, cb->y0 - 1, cb->x1, cb->y0 - 1, 1, INK);
+    plot_line(im, cb->x0 - 1, cb->y1, cb->x1, cb->y1, 1, INK);
+    plot_line(im, cb->x0 - 1, cb->y0 - 1, cb->x0 - 1, cb->y1, 1, INK);
+    plot_line(im, cb->x1, cb->y0 - 1, cb->x1, cb->y1, 1, INK);
     double t[64], step;
     char lab[64];
-    int n = nice_ticks(hm->zmin, hm->zmax, 8, t, 64, &step);
+    int n = nice_ticks(cb->dy0, cb->dy1, 8, t, 64, &step);
     for (int i = 0; i < n; i++) {
-        int y = fy(&cb, t[i]);
-        plot_line(&im, cb.x1, y, cb.x1 + 6, y, 2, INK);
+        int y = fy(cb, t[i]);
+        plot_line(im, cb->x1, y, cb->x1 + 6, y, 2, INK);
         tick_label(lab, sizeof lab, t[i], step);
-        plot_text(&im, cb.x1 + 10, y - 7, lab, TXT, 0, INK);
+        plot_text(im, cb->x1 + 10, y - 7, lab, TXT, 0, INK);
     }
-    if (hm->cbar_label)
-        plot_text(&im, im.w - 30, (cb.y0 + cb.y1) / 2 + plot_text_width(hm->cbar_label, TXT) / 2,
-                  hm->cbar_label, TXT, 1, INK);
+    if (label)
+        plot_text(im, x_label, (cb->y0 + cb->y1) / 2 + plot_text_width(label, TXT) / 2, label,
+                  TXT, 1, INK);
+}
+
+static int heatmap_ok(const char *path, const plot_heatmap *hm, rt_error *err)
+{
+    if (hm->nx < 1 || hm->ny < 1 || !(hm->x1 > hm->x0) || !(hm->y1 > hm->y0))
+        return rt_fail(err, RT_EINVAL, "heat map '%s': empty grid or range", path);
+    return RT_OK;
+}
+
+int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_write_mode mode,
+                     rt_error *err)
+{
+    int st = heatmap_ok(path, hm, err);
+    if (st) return st;
+    plot_image im;
+    if ((st = plot_image_create(&im, 980, 660, WHITE, err))) return st;
+    frame f = {110, 60, 780, 570, hm->x0, hm->x1, hm->y0, hm->y1};
+    draw_heatmap(&im, &f, hm);
+    draw_axes(&im, &f, hm->title, hm->xlabel, hm->ylabel, 0);
+    frame cb = {f.x1 + 40, f.y0, f.x1 + 70, f.y1, 0, 1, hm->zmin, hm->zmax};
+    draw_colorbar(&im, &cb, hm->cbar_label, im.w - 30);
+    st = plot_png_write(path, &im, mode, err);
+    plot_image_free(&im);
+    return st;
+}
+
+int plot_heatmaps_png(const char *path, const char *title, const char *note,
+                      const plot_heatmap *hm, int n, rt_write_mode mode, rt_error *err)
+{
+    if (n < 1 || n > 4)
+        return rt_fail(err, RT_EINVAL, "heat maps '%s': %d panels (1 to 4)", path, n);
+    int st;
+    for (int k = 0; k < n; k++)
+        if ((st = heatmap_ok(path, &hm[k], err))) return st;
+    /* panels of 500 x 460 pixels, 80 apart (the next one's tick labels); the colour bar
+     * of the first panel's scale on the right */
+    const int pw = 500, gap = 80, x0 = 110, y0 = 120, y1 = 580;
+    const int cbx = x0 + n * pw + (n - 1) * gap + 40;
+    plot_image im;
+    if ((st = plot_image_create(&im, cbx + 150, note ? 690 : 660, WHITE, err))) return st;
+    if (title) plot_text(&im, x0, 12, title, TXT, 0, BLACK);
+    if (note) plot_text(&im, x0, 660, note, TXT, 0, INK);
+    for (int k = 0; k < n; k++) {
+        frame f = {x0 + k * (pw + gap), y0, x0 + k * (pw + gap) + pw, y1,
+                   hm[k].x0, hm[k].x1, hm[k].y0, hm[k].y1};
+        plot_heatmap p = hm[k];
+        p.zmin = hm[0].zmin;
+        p.zmax = hm[0].zmax;
+        draw_heatmap(&im, &f, &p);
+        draw_axes(&im, &f, NULL, p.xlabel, k == 0 ? p.ylabel : NULL, 0);
+        /* the panel's title: up to two lines, split at '\n' */
+        if (p.title) {
+            const char *nl = strchr(p.title, '\n');
+            char line[160];
+            snprintf(line, sizeof line, "%.*s", nl ? (int)(nl - p.title) : (int)strlen(p.title),
+                     p.title);
+            plot_text(&im, f.x0, 42, line, TXT, 0, BLACK);
+            if (nl) plot_text(&im, f.x0, 64, nl + 1, TXT, 0, INK);
+        }
+    }
+    frame cb = {cbx, y0, cbx + 30, y1, 0, 1, hm[0].zmin, hm[0].zmax};
+    draw_colorbar(&im, &cb, hm[0].cbar_label, im.w - 30);
     st = plot_png_write(path, &im, mode, err);
     plot_image_free(&im);
     return st;
@@ -334,13 +410,25 @@ int plot_lines_png(const char *path, const plot_lines *pl, rt_write_mode mode, r
 {
     if (!(pl->x1 > pl->x0) || !(pl->y1 > pl->y0))
         return rt_fail(err, RT_EINVAL, "line plot '%s': empty range", path);
+    /* the legend: rows of entries above the plot area, as many rows as it needs */
+    const int W = 980, row_h = 26;
+    int rows = 1;
+    for (int s = 0, lx = 110; s < pl->nseries; s++) {
+        int w = 44 + plot_text_width(pl->series[s].label, TXT) + 30;
+        if (lx > 110 && lx + w - 30 > W - 20) {
+            rows++;
+            lx = 110;
+        }
+        lx += w;
+    }
+    const int extra = (rows - 1) * row_h;
     plot_image im;
-    int st = plot_image_create(&im, 980, 640, WHITE, err);
+    int st = plot_image_create(&im, W, 640 + extra, WHITE, err);
     if (st) return st;
-    frame f = {110, 100, 950, 550, pl->x0, pl->x1, pl->y0, pl->y1};
+    frame f = {110, 100 + extra, 950, 550 + extra, pl->x0, pl->x1, pl->y0, pl->y1};
     draw_axes(&im, &f, pl->title, pl->xlabel, pl->ylabel, 1);
     clip_rect clip = {f.x0, f.y0, f.x1, f.y1};
-    int lx = f.x0;
+    int lx = f.x0, ly = 72;
     for (int s = 0; s < pl->nseries; s++) {
         const plot_series *se = &pl->series[s];
         int phase = 0;
@@ -356,11 +444,15 @@ int plot_lines_png(const char *path, const plot_lines *pl, rt_write_mode mode, r
                     if (cx >= f.x0 && cx < f.x1 && cy >= f.y0 && cy < f.y1)
                         plot_fill_rect(&im, cx - 3, cy - 3, cx + 4, cy + 4, se->color);
                 }
-        /* legend entry, in a row above the plot area */
-        int phase2 = 0;
-        line_ex(&im, lx, 72, lx + 36, 72, 3, se->color, se->dashed ? 9 : 0, &phase2, NULL);
-        lx += 44;
-        lx += plot_text(&im, lx, 65, se->label, TXT, 0, INK) + 30;
+        /* legend entry */
+        int phase2 = 0, w = 44 + plot_text_width(se->label, TXT) + 30;
+        if (lx > f.x0 && lx + w - 30 > W - 20) {
+            lx = f.x0;
+            ly += row_h;
+        }
+        line_ex(&im, lx, ly, lx + 36, ly, 3, se->color, se->dashed ? 9 : 0, &phase2, NULL);
+        plot_text(&im, lx + 44, ly - 7, se->label, TXT, 0, INK);
+        lx += w;
     }
     st = plot_png_write(path, &im, mode, err);
     plot_image_free(&im);
@@ -442,7 +534,8 @@ int stap_plot_angle_doppler(const char *path, const cf32 *cube, int C, int P, in
     double yscale = prf_hz > 0 ? prf_hz : 1;
     snprintf(ylabel, sizeof ylabel, "%s", prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)");
     plot_heatmap hm = {title, "sin(azimuth)", ylabel, "power over noise (dB)", nu, nf, S,
-                       -1, 1, -0.5 * yscale, 0.5 * yscale, -5, ceil(zmax / 5) * 5, NULL, 0};
+                       -1, 1, -0.5 * yscale, 0.5 * yscale, -5, ceil(zmax / 5) * 5, NULL, 0,
+                       NULL, 0, NULL, 0, NULL};
     if (hm.zmax <= hm.zmin) hm.zmax = hm.zmin + 10;
     st = plot_heatmap_png(path, &hm, mode, err);
 out:
@@ -452,6 +545,84 @@ out:
     free(tw_c);
     free(T);
     free(S);
+    return st;
+}
+
+int stap_plot_response(const char *path, const stap_response_picture *pic, rt_write_mode mode,
+                       rt_error *err)
+{
+    const int nu = pic->nu, nf = pic->nf, np = pic->npanels;
+    if (np < 1 || np > 2 || nu < 2 || nf < 1 || !(pic->floor_db < 0))
+        return rt_fail(err, RT_EINVAL, "response picture '%s': %d panels of %d x %d, floor %g "
+                       "dB (need 1 or 2 panels, nu >= 2, nf >= 1, floor < 0)", path, np, nu, nf,
+                       pic->floor_db);
+    const size_t n = (size_t)nu * nf;
+    double *z = malloc(sizeof(double) * n * np);
+    /* the ridge: one segment per wrap, u in [(k - 1/2) / slope, (k + 1/2) / slope] */
+    plot_guide guides[64];
+    size_t ng = 0;
+    const double sl = pic->ridge_slope;
+    if (isfinite(sl) && sl != 0) {
+        double kmax = ceil(fabs(sl) + 0.5);
+        for (double k = -kmax; k <= kmax && ng < 64; k++) {
+            double ua = (k - 0.5) / sl, ub = (k + 0.5) / sl;
+            if (ua > ub) {
+                double t = ua;
+                ua = ub;
+                ub = t;
+            }
+            ua = fmax(ua, -1);
+            ub = fmin(ub, 1);
+            if (ub <= ua) continue;
+            /* stop just inside the top edge (f = +1/2 belongs to the next wrap) */
+            double e = 1e-9 / fabs(sl);
+            guides[ng++] = (plot_guide){ua + e, sl * (ua + e) - k, ub - e, sl * (ub - e) - k};
+        }
+    }
+    if (!z) return rt_fail(err, RT_ENOMEM, "out of memory for the response picture");
+    plot_marker look = {pic->look_u, pic->look_f};
+    plot_heatmap hm[2];
+    char titles[2][200];
+    const double du = 2.0 / (nu - 1), df = 1.0 / nf;
+    for (int k = 0; k < np; k++) {
+        const double *g = pic->panel[k];
+        double *zk = z + n * k, peak = 0;
+        for (size_t i = 0; i < n; i++) peak = fmax(peak, g[i]);
+        for (size_t i = 0; i < n; i++) zk[i] = peak > 0 ? db10(g[i] / peak) : -INFINITY;
+        /* the response at the grid point nearest the look point, over the peak */
+        int il = (int)lround((pic->look_u + 1) / du), jl = (int)lround((pic->look_f + 0.5) / df);
+        il = il < 0 ? 0 : il >= nu ? nu - 1 : il;
+        jl = ((jl % nf) + nf) % nf;
+        snprintf(titles[k], sizeof titles[k], "%s\nlook point %.1f dB", pic->panel_title[k]
+                 ? pic->panel_title[k] : "", zk[(size_t)jl * nu + il]);
+        hm[k] = (plot_heatmap){.title = titles[k],
+                               .xlabel = "sine-space angle u",
+                               .ylabel = "Doppler f (cycles/pulse)",
+                               .cbar_label = "dB over each panel's peak",
+                               .nx = nu,
+                               .ny = nf,
+                               .z = zk,
+                               .x0 = -1 - du / 2,
+                               .x1 = 1 + du / 2,
+                               .y0 = -0.5 - df / 2,
+                               .y1 = 0.5 - df / 2,
+                               .zmin = pic->floor_db,
+                               .zmax = 0,
+                               .markers = &look,
+                               .nmarkers = 1,
+                               .guides = guides,
+                               .nguides = ng,
+                               .xmarks = pic->jammer_u,
+                               .nxmarks = pic->njammers > 0 ? (size_t)pic->njammers : 0,
+                               .xmark_label = "J"};
+    }
+    char note[200];
+    int len = snprintf(note, sizeof note, "ring: look direction at the bin's Doppler%s",
+                       pic->njammers > 0 ? "   J: jammers" : "");
+    if (ng && len > 0 && (size_t)len < sizeof note)
+        snprintf(note + len, sizeof note - len, "   dotted: clutter ridge f = %.3f u", sl);
+    int st = plot_heatmaps_png(path, pic->title, note, hm, np, mode, err);
+    free(z);
     return st;
 }
 
@@ -465,24 +636,14 @@ static int cmp_bin(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_write_mode mode,
-                   rt_error *err)
+/* One table's curves for one beam in Doppler order: x (times scale), the optimum loss yo
+ * and the adaptive loss ya (mean rho over the segments), in dB. */
+static int sinr_curves(const stap_sinr_result *res, int beam, double scale, double *x,
+                       double *yo, double *ya, rt_error *err)
 {
-    if (beam < 0 || beam >= res->B)
-        return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d", beam, res->B - 1);
     const int D = res->D;
     bin_order *o = malloc(sizeof(bin_order) * D);
-    double *x = malloc(sizeof(double) * D), *yo = malloc(sizeof(double) * D);
-    double *ya = malloc(sizeof(double) * D), *yr = malloc(sizeof(double) * D);
-    if (!o || !x || !yo || !ya || !yr) {
-        free(o);
-        free(x);
-        free(yo);
-        free(ya);
-        free(yr);
-        return rt_fail(err, RT_ENOMEM, "out of memory");
-    }
-    double scale = res->prf_hz > 0 ? res->prf_hz : 1, ymin = 0;
+    if (!o) return rt_fail(err, RT_ENOMEM, "out of memory");
     for (int d = 0; d < D; d++) o[d] = (bin_order){res->doppler[d], d};
     qsort(o, D, sizeof *o, cmp_bin);
     for (int k = 0; k < D; k++) {
@@ -491,7 +652,25 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_w
         x[k] = o[k].f * scale;
         yo[k] = db10(lo);
         ya[k] = db10(lo * stap_sinr_rho_mean(res, d, beam));
-        yr[k] = isfinite(res->rmb_mean) ? db10(lo * res->rmb_mean) : NAN;
+    }
+    free(o);
+    return RT_OK;
+}
+
+int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_write_mode mode,
+                   rt_error *err)
+{
+    if (beam < 0 || beam >= res->B)
+        return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d", beam, res->B - 1);
+    const int D = res->D;
+    double *x = malloc(sizeof(double) * D), *yo = malloc(sizeof(double) * D);
+    double *ya = malloc(sizeof(double) * D), *yr = malloc(sizeof(double) * D);
+    double scale = res->prf_hz > 0 ? res->prf_hz : 1, ymin = 0;
+    int st = x && yo && ya && yr ? sinr_curves(res, beam, scale, x, yo, ya, err)
+                                 : rt_fail(err, RT_ENOMEM, "out of memory");
+    if (st) goto out;
+    for (int k = 0; k < D; k++) {
+        yr[k] = isfinite(res->rmb_mean) ? yo[k] + db10(res->rmb_mean) : NAN;
         ymin = fmin(ymin, fmin(yo[k], ya[k]));
     }
     char title[160], lab_a[96], lab_r[96];
@@ -509,12 +688,78 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_w
     plot_lines pl = {title, res->prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
                      "SINR loss (dB)", isfinite(res->rmb_mean) ? 3 : 2, s,
                      -0.5 * scale, 0.5 * scale, lo, 3};
-    int st = plot_lines_png(path, &pl, mode, err);
-    free(o);
+    st = plot_lines_png(path, &pl, mode, err);
+out:
     free(x);
     free(yo);
     free(ya);
     free(yr);
+    return st;
+}
+
+int stap_plot_sinr_compare(const char *path, const stap_sinr_result *const *res,
+                           const int *beams, const char *const *labels,
+                           const char *const *optimum_labels, int n, rt_write_mode mode,
+                           rt_error *err)
+{
+    enum { MAX = STAP_PLOT_SINR_MAX_TABLES };
+    static const plot_rgb palette[MAX] = {{31, 119, 180}, {230, 100, 20}, {44, 160, 44},
+                                          {214, 39, 40},  {148, 103, 189}, {140, 86, 75},
+                                          {227, 119, 194}, {90, 90, 90}};
+    if (n < 1 || n > MAX)
+        return rt_fail(err, RT_EINVAL, "SINR comparison '%s': %d tables (1 to %d)", path, n, MAX);
+    /* Hz when every table knows the same PRF, else cycles per pulse */
+    double prf = res[0]->prf_hz;
+    for (int k = 0; k < n; k++) {
+        if (beams[k] < 0 || beams[k] >= res[k]->B)
+            return rt_fail(err, RT_EINVAL, "SINR table %d: beam %d outside 0..%d", k, beams[k],
+                           res[k]->B - 1);
+        if (!(res[k]->prf_hz > 0) || fabs(res[k]->prf_hz - prf) > 1e-9 * prf) prf = 0;
+    }
+    const double scale = prf > 0 ? prf : 1;
+    double *buf[3 * MAX] = {0};
+    char optlab[MAX][96];
+    plot_series s[2 * MAX];
+    int ns = 0, st = RT_OK;
+    double ymin = 0;
+    for (int k = 0; k < n && !st; k++) {
+        const int D = res[k]->D;
+        double *x = buf[3 * k] = malloc(sizeof(double) * D);
+        double *yo = buf[3 * k + 1] = malloc(sizeof(double) * D);
+        double *ya = buf[3 * k + 2] = malloc(sizeof(double) * D);
+        st = x && yo && ya ? sinr_curves(res[k], beams[k], scale, x, yo, ya, err)
+                           : rt_fail(err, RT_ENOMEM, "out of memory");
+        if (st) break;
+        for (int i = 0; i < D; i++) ymin = fmin(ymin, fmin(yo[i], ya[i]));
+        /* the optimum of a table with the same degrees of freedom and bins as an earlier
+         * one is the same curve (it depends on the scene, D, Q, window and beam only):
+         * drawn once */
+        int same = -1;
+        for (int j = 0; j < k && same < 0; j++) {
+            if (res[j]->D != D) continue;
+            double dmax = 0;
+            for (int i = 0; i < D; i++) dmax = fmax(dmax, fabs(buf[3 * j + 1][i] - yo[i]));
+            if (dmax < 1e-6) same = j;
+        }
+        s[ns++] = (plot_series){labels[k], D, x, ya, palette[k], 0, D <= 64};
+        if (same < 0) {
+            if (optimum_labels && optimum_labels[k])
+                snprintf(optlab[k], sizeof optlab[k], "%s", optimum_labels[k]);
+            else
+                snprintf(optlab[k], sizeof optlab[k], "optimum %s", labels[k]);
+            s[ns++] = (plot_series){optlab[k], D, x, yo, palette[k], 1, 0};
+        }
+    }
+    if (!st) {
+        char title[160];
+        snprintf(title, sizeof title, "SINR loss against Doppler: adaptive (solid), optimum "
+                 "(dashed), beam %d", beams[0]);
+        plot_lines pl = {title, prf > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
+                         "SINR loss (dB)", ns, s, -0.5 * scale, 0.5 * scale,
+                         floor((ymin - 3) / 10) * 10, 3};
+        st = plot_lines_png(path, &pl, mode, err);
+    }
+    for (int i = 0; i < 3 * MAX; i++) free(buf[i]);
     return st;
 }
 
@@ -575,7 +820,7 @@ int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R
              nm == 1 ? "" : "s");
     plot_heatmap hm = {title, "range cell", prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
                        "|y|^2 over the bin's median (dB)", R, D, z, 0, R, y0, y1, -10,
-                       fmax(20, ceil(zmax / 5) * 5), mk, nm};
+                       fmax(20, ceil(zmax / 5) * 5), mk, nm, NULL, 0, NULL, 0, NULL};
     int st = plot_heatmap_png(path, &hm, mode, err);
     free(z);
     free(tmp);

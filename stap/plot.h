@@ -45,9 +45,14 @@ typedef struct plot_marker {
     double x, y;   /* data coordinates */
 } plot_marker;
 
+typedef struct plot_guide {
+    double x0, y0, x1, y1; /* a dotted white line between two data points */
+} plot_guide;
+
 /* A heat map: z is ny x nx row-major, row j spans y from y0 + j (y1-y0)/ny upwards,
  * column i spans x from x0 + i (x1-x0)/nx; coloured from zmin to zmax with a colour
- * bar labelled cbar_label; markers drawn as rings. */
+ * bar labelled cbar_label; markers drawn as rings, guides as dotted lines over the map,
+ * xmarks as ticks above it labelled xmark_label. */
 typedef struct plot_heatmap {
     const char *title, *xlabel, *ylabel, *cbar_label;
     int nx, ny;
@@ -55,9 +60,19 @@ typedef struct plot_heatmap {
     double x0, x1, y0, y1, zmin, zmax;
     const plot_marker *markers;
     size_t nmarkers;
+    const plot_guide *guides;
+    size_t nguides;
+    const double *xmarks;
+    size_t nxmarks;
+    const char *xmark_label;
 } plot_heatmap;
 int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_write_mode mode,
                      rt_error *err);
+/* n (1..4) heat maps side by side on the first one's colour scale (zmin..zmax) and
+ * colour bar, under one title, with a note (or NULL) at the bottom; each panel's title
+ * may have a second line after '\n' (the y label is drawn on the first panel only). */
+int plot_heatmaps_png(const char *path, const char *title, const char *note,
+                      const plot_heatmap *hm, int n, rt_write_mode mode, rt_error *err);
 
 typedef struct plot_series {
     const char *label;
@@ -88,6 +103,37 @@ int stap_plot_angle_doppler(const char *path, const cf32 *cube, int C, int P, in
  * segments) and the optimum times the RMB expectation. */
 int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_write_mode mode,
                    rt_error *err);
+/* Angle–Doppler response of weight vectors (datasets/scene_response.h computes them):
+ * panels side by side, each |w^H s(u, f)|^2 in dB over its own peak on one colour scale
+ * floor_db..0, on the grid u_i = -1 + 2 i / (nu - 1), f_j = -1/2 + j / nf (cycles per
+ * pulse); the look point (look_u, look_f) ringed, the jammers' angles marked "J" above
+ * the panels, the clutter ridge f = ridge_slope u (wrapped into [-1/2, 1/2)) dotted. */
+typedef struct stap_response_picture {
+    const char *title;
+    int npanels;                 /* 1..2                                              */
+    const double *panel[2];      /* nf x nu each, linear                              */
+    const char *panel_title[2];  /* a second line (after '\n') is allowed             */
+    int nu, nf;                  /* nu >= 2, nf >= 1                                  */
+    double look_u, look_f;
+    double floor_db;             /* < 0, e.g. -60                                     */
+    const double *jammer_u;
+    int njammers;
+    double ridge_slope;          /* beta (d/lambda); NAN or 0: no ridge drawn         */
+} stap_response_picture;
+int stap_plot_response(const char *path, const stap_response_picture *pic, rt_write_mode mode,
+                       rt_error *err);
+/* SINR loss against Doppler of n tables (1..STAP_PLOT_SINR_MAX_TABLES; e.g. Q = 1 and
+ * Q = 3 runs on one scene) on one plot: table k's adaptive loss (mean over segments) for
+ * beam beams[k], solid, labelled labels[k], and its optimum dashed in the same colour,
+ * labelled optimum_labels[k] (optimum_labels or an entry NULL: "optimum LABEL"; drawn
+ * once where tables share the same optimum curve: it depends on the scene, the bins, Q,
+ * the window and the beam, not on K). Doppler in Hz when every table has the same PRF,
+ * else in cycles per pulse. */
+#define STAP_PLOT_SINR_MAX_TABLES 8
+int stap_plot_sinr_compare(const char *path, const stap_sinr_result *const *res,
+                           const int *beams, const char *const *labels,
+                           const char *const *optimum_labels, int n, rt_write_mode mode,
+                           rt_error *err);
 /* Range–Doppler map |y|^2 (dB over each Doppler bin's median) of beam `beam` of the output
  * y (B x D x R), with the detections of that beam ringed. */
 int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R, int beam,

@@ -393,6 +393,8 @@ int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char
         bad |= w_attr_i(g, "training", r->K);
         bad |= w_attr_i(g, "channels", r->C);
         bad |= w_attr_i(g, "pulses", r->P);
+        bad |= w_attr_i(g, "doppler_order", r->Q);
+        bad |= w_attr_s(g, "window", r->window);
         bad |= w_attr_i(g, "summary_beam", r->beam);
         bad |= w_attr_d(g, "prf_hz", r->prf_hz);
         bad |= w_attr_i(g, "rho_count", (long long)r->count);
@@ -469,6 +471,21 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
     r->K = (int)v[4];
     r->C = (int)v[5];
     r->P = (int)v[6];
+    /* recorded since the tables were compared on one plot; older tables: Q from N / C */
+    r->Q = r->N % r->C == 0 ? r->N / r->C : 0;
+    if (H5Aexists(g, "doppler_order") > 0) {
+        double q;
+        if ((st = read_num_attr(g, "doppler_order", &q, path, "/sinr", err))) goto out;
+        if (q != r->N / r->C || r->N % r->C) {
+            st = rt_fail(err, RT_EFORMAT, "%s: /sinr doppler_order %g does not divide dof %d "
+                         "into channels %d", path, q, r->N, r->C);
+            goto out;
+        }
+        r->Q = (int)q;
+    }
+    if (H5Aexists(g, "window") > 0 &&
+        (st = read_str_attr(g, "window", r->window, sizeof r->window, path, "/sinr", err)))
+        goto out;
     double x;
     if ((st = read_num_attr(g, "summary_beam", &x, path, "/sinr", err))) goto out;
     r->beam = (int)x;

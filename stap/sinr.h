@@ -49,6 +49,9 @@ void stap_run_free(stap_run_data *rd);
 
 typedef struct stap_sinr_result {
     int D, S, B, N, K, C, P;
+    int Q;                       /* Doppler order (N / C for tables that did not record it) */
+    char window[32];             /* the run's window: "none", "hann", "chebyshev:DB"; ""
+                                    for tables that did not record it                      */
     int beam;                    /* the beam the summary covers, -1 = all beams          */
     double prf_hz;               /* 0 when unknown                                        */
     double *doppler;             /* D: bin centre, cycles per pulse, wrapped to [-1/2, 1/2) */
@@ -75,7 +78,8 @@ double stap_sinr_rho_mean(const stap_sinr_result *res, int d, int b);
  * existing file with RT_WRITE_REPLACE, h5io.h): /sinr/doppler_normalized (D),
  * /sinr/doppler_hz (D, when the PRF is known), /sinr/optimum_loss_db (D x B),
  * /sinr/rho (D x S x B), /sinr/adaptive_loss_db (D x S x B) and the summary as
- * attributes of /sinr, plus the names of the scene and run files. */
+ * attributes of /sinr, plus the names of the scene and run files, the run's Doppler order
+ * and window. */
 int stap_sinr_write(const char *path, const stap_sinr_result *res, const char *scene_name,
                     const char *run_name, rt_error *err);
 int stap_sinr_write_mode(const char *path, const stap_sinr_result *res, const char *scene_name,

@@ -6,24 +6,7 @@ set -u
 B=${RTSTAP_BIN:?RTSTAP_BIN must name the rtstap binary}
 T=$(mktemp -d "${TMPDIR:-/tmp}/rtstap_cli_scene.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-
-# expect STATUS CMD...: run, compare the exit status, keep stdout/stderr in $T/out, $T/err
-expect() {
-    local want=$1
-    shift
-    "$@" >"$T/out" 2>"$T/err"
-    local got=$?
-    if [ "$got" != "$want" ]; then
-        fail "'$*' exited $got, expected $want; stderr: $(head -c 400 "$T/err")"
-        return 1
-    fi
-    if [ "$want" != 0 ] && ! grep -q '^rtstap: error: ' "$T/err"; then
-        fail "'$*': no 'rtstap: error:' message on stderr: $(head -c 300 "$T/err")"
-    fi
-    return 0
-}
+. "$(dirname "$0")/support/cli_expect.sh" # fail, expect
 signature() { head -c 8 "$1" | od -An -tx1 | tr -d ' \n'; }
 
 SEED=${RTSTAP_SEED:-$RANDOM}

@@ -1,0 +1,130 @@
+/* scene_response.c: the angle–Doppler response of a run's adapted weights and of the
+ * clairvoyant optimum R_d^{-1} v from a scene's true covariance (scene_response.h). */
+#include "scene_response.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene_sinr.h" /* scene_run_config */
+
+void scene_response_free(scene_response *res)
+{
+    if (!res) return;
+    free(res->adapted);
+    free(res->optimum);
+    free(res->optimum_weights);
+    res->adapted = res->optimum = NULL;
+    res->optimum_weights = NULL;
+}
+
+/* G(u_i, f_j) = |sum_q g_j[q] A_i[q]|^2 with A_i[q] = sum_c conj(w[cQ+q]) a_c(u_i) over the
+ * grid; A is nu x Q scratch, g the nf x Q temporal taps. */
+static void response_grid(const cf64 *w, int C, int Q, double spacing, int nu, int nf,
+                          const cf64 *g, cf64 *A, double *out)
+{
+    for (int i = 0; i < nu; i++) {
+        double u = -1.0 + 2.0 * i / (nu - 1);
+        for (int q = 0; q < Q; q++) A[(size_t)i * Q + q] = 0;
+        for (int c = 0; c < C; c++) {
+            double ph = 2 * M_PI * spacing * c * u;
+            cf64 a = cos(ph) + I * sin(ph);
+            for (int q = 0; q < Q; q++) A[(size_t)i * Q + q] += conj(w[c * Q + q]) * a;
+        }
+    }
+    for (int j = 0; j < nf; j++)
+        for (int i = 0; i < nu; i++) {
+            cf64 acc = 0;
+            for (int q = 0; q < Q; q++) acc += g[(size_t)j * Q + q] * A[(size_t)i * Q + q];
+            out[(size_t)j * nu + i] = creal(acc) * creal(acc) + cimag(acc) * cimag(acc);
+        }
+}
+
+int scene_response_compute(const scene_truth *t, const stap_config *cfg_in, const cf32 *V,
+                           int B, const cf32 *W, int bin, int segment, int beam, int nu, int nf,
+                           scene_response *res, rt_error *err)
+{
+    memset(res, 0, sizeof *res);
+    stap_config cfg;
+    int st = scene_run_config(t, cfg_in, B, &cfg, err);
+    if (st) return st;
+    const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
+    const int S = cfg.segments, N = C * Q;
+    if (bin < 0 || bin >= D)
+        return rt_fail(err, RT_EINVAL, "Doppler bin %d outside 0..%d", bin, D - 1);
+    if (segment < 0 || segment >= S)
+        return rt_fail(err, RT_EINVAL, "segment %d outside 0..%d", segment, S - 1);
+    if (beam < 0 || beam >= B)
+        return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d", beam, B - 1);
+    if (nu < 2 || nu > SCENE_RESPONSE_MAX_POINTS || nf < 1 || nf > SCENE_RESPONSE_MAX_POINTS)
+        return rt_fail(err, RT_EINVAL, "response grid %d x %d (angles x Dopplers): need 2..%d "
+                       "angles and 1..%d Dopplers", nu, nf, SCENE_RESPONSE_MAX_POINTS,
+                       SCENE_RESPONSE_MAX_POINTS);
+    res->nu = nu;
+    res->nf = nf;
+    res->bin = bin;
+    res->segment = segment;
+    res->beam = beam;
+    res->N = N;
+    const cf32 *v = V + (size_t)beam * N;
+    res->look_u = stap_look_direction(v, C, Q, cfg.element_spacing);
+    res->bin_doppler = (double)bin / D >= 0.5 ? (double)bin / D - 1.0 : (double)bin / D;
+
+    const size_t grid = (size_t)nu * nf;
+    res->optimum = malloc(sizeof(double) * grid);
+    res->optimum_weights = malloc(sizeof(cf64) * N);
+    if (W) res->adapted = malloc(sizeof(double) * grid);
+    float *winf = malloc(sizeof(float) * P);
+    double *win = malloc(sizeof(double) * P);
+    cf64 *Rd = malloc(sizeof(cf64) * (size_t)N * N), *w = malloc(sizeof(cf64) * N);
+    cf64 *g = malloc(sizeof(cf64) * (size_t)nf * Q), *A = malloc(sizeof(cf64) * (size_t)nu * Q);
+    if (!res->optimum || !res->optimum_weights || (W && !res->adapted) || !winf || !win || !Rd ||
+        !w || !g || !A) {
+        st = rt_fail(err, RT_ENOMEM, "out of memory for the %d x %d response grid", nu, nf);
+        goto out;
+    }
+    if ((st = stap_window(&cfg, winf, err))) goto out;
+    for (int p = 0; p < P; p++) win[p] = winf[p];
+
+    /* bin d's Q temporal taps of a unit target at each Doppler: the signature of a
+     * one-element array with a = 1 */
+    const cf64 one = 1;
+    for (int j = 0; j < nf; j++)
+        scene_doppler_signature(1, P, &one, -0.5 + (double)j / nf, win, D, Q, bin,
+                                g + (size_t)j * Q);
+
+    /* w_opt = R_d^{-1} v / (v^H R_d^{-1} v) */
+    if ((st = scene_covariance_doppler(t, win, D, Q, bin, Rd, err))) goto out;
+    for (int k = 0; k < N; k++) w[k] = v[k];
+    lapack_int info = LAPACKE_zposv(LAPACK_COL_MAJOR, 'L', N, 1, (lapack_complex_double *)Rd, N,
+                                    (lapack_complex_double *)w, N);
+    if (info != 0) {
+        st = rt_fail(err, RT_ENUMERIC, "true covariance of Doppler bin %d is not positive "
+                     "definite (zposv info %d)", bin, (int)info);
+        goto out;
+    }
+    cf64 vw = 0;
+    for (int k = 0; k < N; k++) vw += conj((cf64)v[k]) * w[k];
+    if (!(creal(vw) > 0)) {
+        st = rt_fail(err, RT_EINVAL, "steering vector of beam %d is zero", beam);
+        goto out;
+    }
+    for (int k = 0; k < N; k++) res->optimum_weights[k] = w[k] / creal(vw);
+    response_grid(res->optimum_weights, C, Q, cfg.element_spacing, nu, nf, g, A, res->optimum);
+
+    if (W) {
+        const cf32 *wr = W + (((size_t)bin * S + segment) * B + beam) * N;
+        for (int k = 0; k < N; k++) w[k] = wr[k];
+        response_grid(w, C, Q, cfg.element_spacing, nu, nf, g, A, res->adapted);
+    }
+out:
+    free(winf);
+    free(win);
+    free(Rd);
+    free(w);
+    free(g);
+    free(A);
+    if (st) scene_response_free(res);
+    return st;
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# cli_pictures: the pictures of the adapted filter (issue 13 item 4) end to end — gen a
+# small scene, run it with Q = 1 and Q = 3, tabulate both SINR losses, and draw
+# adapted_response.png (a run's weights beside the clairvoyant optimum) and
+# sinr_compare.png (both tables on one plot); each must be a complete PNG. Then what is
+# missing or wrong: an input without /truth (a note, or exit 1 when the response is asked
+# for), a result without /weights (exit 1), options out of range (exit 2), an existing
+# picture without -f (exit 1). Env: RTSTAP_BIN (the rtstap binary).
+set -u
+B=${RTSTAP_BIN:?RTSTAP_BIN must name the rtstap binary}
+T=$(mktemp -d "${TMPDIR:-/tmp}/rtstap_cli_pictures.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/support/cli_expect.sh" # fail, expect
+# png_ok FILE: the PNG signature, an IHDR chunk first and an IEND chunk last (a file
+# cut short or left half-written fails)
+png_ok() {
+    [ -s "$1" ] &&
+        [ "$(head -c 16 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a0000000d49484452" ] &&
+        [ "$(tail -c 12 "$1" | od -An -tx1 | tr -d ' \n')" = "0000000049454e44ae426082" ]
+}
+
+SEED=${RTSTAP_SEED:-$RANDOM}
+echo "seed = $SEED" >&2
+
+# --- the chain: a scene, two algorithms, two tables, the pictures ----------------------------
+expect 0 "$B" gen --preset ward --channels 6 --pulses 8 --range-gates 120 --seed "$SEED" \
+    --target 61:0:75:10 -o "$T/scene.h5"
+expect 0 "$B" run --input "$T/scene.h5" -o "$T/run1.h5" --doppler-order 1 --segments 2 \
+    --training 60 --beams 3 --window chebyshev:50 --backend cpu --quiet
+expect 0 "$B" run --input "$T/scene.h5" -o "$T/run3.h5" --doppler-order 3 --training 120 \
+    --beams 3 --backend cpu --quiet
+expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run1.h5" -o "$T/sinr1.h5" --quiet
+expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run3.h5" -o "$T/sinr3.h5" --quiet
+# the tables record the Doppler order and window the legend names
+if command -v h5dump >/dev/null; then
+    h5dump -a /sinr/doppler_order "$T/sinr3.h5" | grep -q "(0): 3" ||
+        fail "sinr3.h5 lacks doppler_order 3"
+    h5dump -a /sinr/window "$T/sinr1.h5" | grep -q '"chebyshev:50"' ||
+        fail "sinr1.h5 lacks window chebyshev:50"
+fi
+
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --sinr "$T/sinr3.h5" \
+    --sinr "$T/sinr1.h5" --output-dir "$T/img"
+for p in angle_doppler sinr_loss range_doppler sinr_compare adapted_response; do
+    png_ok "$T/img/$p.png" || fail "$p.png is missing or not a complete PNG"
+    grep -q "$T/img/$p.png" "$T/out" || fail "plot did not list $p.png"
+done
+# a PNG's width and height (IHDR): the response has two panels side by side
+w=$(od -An -tu1 -j16 -N4 "$T/img/adapted_response.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
+[ "${w:-0}" -gt 1200 ] || fail "adapted_response.png is $w pixels wide, not two panels"
+
+# every response option, on the Q = 1 run's second segment; labels of the tables
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run1.h5" --sinr "$T/sinr1.h5" \
+    --sinr "$T/sinr3.h5" --label "factored, Q=1" --label "EFA, Q=3" --response-bin 2 \
+    --response-segment 1 --response-beam 0 --response-grid 41,16 --response-floor -40 \
+    --output-dir "$T/img2"
+png_ok "$T/img2/adapted_response.png" || fail "adapted_response.png with every option"
+png_ok "$T/img2/sinr_compare.png" || fail "sinr_compare.png with labels"
+# one table: no comparison picture, the single-table picture as before
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --sinr "$T/sinr3.h5" \
+    --output-dir "$T/img3"
+png_ok "$T/img3/sinr_loss.png" && [ ! -e "$T/img3/sinr_compare.png" ] ||
+    fail "one --sinr: wrong set of SINR pictures"
+
+# never overwrite without -f; with -f, replaced
+expect 1 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --output-dir "$T/img3"
+grep -q "already exists" "$T/err" || fail "existing picture: $(cat "$T/err")"
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --output-dir "$T/img3" -f
+
+# --- what is missing ---------------------------------------------------------------------------
+# an input without /truth: the cube alone (h5copy keeps its labels)
+if command -v h5copy >/dev/null; then
+    h5copy -i "$T/scene.h5" -o "$T/notruth.h5" -s /data -d /data
+    h5copy -i "$T/run3.h5" -o "$T/noweights.h5" -s /config -d /config
+    h5copy -i "$T/run3.h5" -o "$T/noweights.h5" -s /steering -d /steering
+    expect 0 "$B" plot --input "$T/notruth.h5" --result "$T/run3.h5" --output-dir "$T/i1"
+    grep -q "no adapted_response.png: .*/truth" "$T/err" ||
+        fail "no note on the missing /truth: $(cat "$T/err")"
+    [ ! -e "$T/i1/adapted_response.png" ] || fail "a response without /truth"
+    expect 1 "$B" plot --input "$T/notruth.h5" --result "$T/run3.h5" --response-bin 1 \
+        --output-dir "$T/i2"
+    grep -q "/truth" "$T/err" || fail "asked-for response without /truth: $(cat "$T/err")"
+    [ ! -e "$T/i2" ] || fail "plot drew pictures before failing on the missing /truth"
+    expect 1 "$B" plot --input "$T/scene.h5" --result "$T/noweights.h5" --output-dir "$T/i3"
+    grep -q "missing dataset /weights" "$T/err" || fail "result without /weights: $(cat "$T/err")"
+else
+    echo "h5copy not found: the missing /truth and /weights cases are skipped" >&2
+fi
+# a run on another cube
+expect 0 "$B" gen --preset ward --channels 6 --pulses 8 --range-gates 60 -o "$T/other.h5"
+expect 1 "$B" plot --input "$T/other.h5" --result "$T/run3.h5" --response-bin 0 \
+    --output-dir "$T/i4"
+
+# --- usage errors: exit 2 ----------------------------------------------------------------------
+expect 2 "$B" plot --input "$T/scene.h5" --response-bin 1 --output-dir "$T/i5"
+grep -q "needs --result" "$T/err" || fail "--response-bin without --result: $(cat "$T/err")"
+expect 2 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --response-bin 8 --output-dir "$T/i5"
+expect 2 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --response-segment 1 \
+    --output-dir "$T/i5"
+expect 2 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --response-beam 3 --output-dir "$T/i5"
+expect 2 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --response-grid 1,16 \
+    --output-dir "$T/i5"
+expect 2 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --response-grid 41 \
+    --output-dir "$T/i5"
+expect 2 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --response-floor 0 \
+    --output-dir "$T/i5"
+expect 2 "$B" plot --input "$T/scene.h5" --sinr "$T/sinr3.h5" --label a --label b \
+    --output-dir "$T/i5"
+nine=()
+for i in 1 2 3 4 5 6 7 8 9; do nine+=(--sinr "$T/sinr3.h5"); done
+expect 2 "$B" plot --input "$T/scene.h5" "${nine[@]}" --output-dir "$T/i5"
+grep -q "at most 8 times" "$T/err" || fail "nine --sinr: $(cat "$T/err")"
+[ ! -e "$T/i5" ] || fail "a usage error left pictures"
+expect 0 "$B" plot --help
+grep -q -- "--sinr FILE\]\.\.\." "$T/out" && grep -q "adapted_response.png" "$T/out" ||
+    fail "plot --help lacks the repeatable --sinr or the new picture"
+
+if [ "$fails" -gt 0 ]; then
+    echo "cli_pictures: $fails failure(s) (seed $SEED)" >&2
+    exit 1
+fi
+echo "cli_pictures: all passed" >&2
+exit 0
