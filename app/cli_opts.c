@@ -285,6 +285,17 @@ int cli_parse_training_window(const cli_opt *o, const char *arg)
     return 0;
 }
 
+int cli_parse_doppler_order(const cli_opt *o, const char *s)
+{
+    int *q = o->value;
+    if (cli_int("--doppler-order", s, 1, 1 << 20, q)) return -1;
+    if (*q % 2 == 0) {
+        cli_error(EXIT_USAGE, "--doppler-order must be odd (got %d)", *q);
+        return -1;
+    }
+    return 0;
+}
+
 void cli_training_defaults(cli_training *t)
 {
     memset(t, 0, sizeof *t);

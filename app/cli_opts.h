@@ -128,6 +128,7 @@ typedef struct cli_training {
     int window_given, block_given, guard_given;
 } cli_training;
 int cli_parse_training_window(const cli_opt *o, const char *arg); /* value: cli_training * */
+int cli_parse_doppler_order(const cli_opt *o, const char *arg);   /* value: int, odd     */
 #define CLI_OPT_TRAINING(t)                                                                 \
     {"training-window", 0, CLI_CALL, (t), "W",                                              \
      "segment: K cells spread over each of S segments (default);\n"                       \

@@ -312,8 +312,9 @@ int cmd_plot(int argc, char **argv)
             }
             /* "Q=3, K=150[, S=3][, chebyshev:60]"; its optimum "optimum Q=3[, window]" (the
              * optimum does not depend on K or S) */
-            char segs[32] = "", win[40] = "";
-            if (t->S > 1) snprintf(segs, sizeof segs, ", S=%d", t->S);
+            char segs[48] = "", win[40] = "";
+            if (!strncmp(t->training, "sliding", 7)) snprintf(segs, sizeof segs, ", %s", t->training);
+            else if (t->S > 1) snprintf(segs, sizeof segs, ", S=%d", t->S);
             if (t->window[0] && strcmp(t->window, "none"))
                 snprintf(win, sizeof win, ", %s", t->window);
             snprintf(deflab[k], sizeof deflab[k], "Q=%d, K=%d%s%s", t->Q, t->K, segs, win);

@@ -57,17 +57,6 @@ static int parse_preset(const cli_opt *o, const char *s)
     return 0;
 }
 
-static int parse_doppler_order(const cli_opt *o, const char *s)
-{
-    int *q = o->value;
-    if (cli_int("--doppler-order", s, 1, 1 << 20, q)) return -1;
-    if (*q % 2 == 0) {
-        cli_error(EXIT_USAGE, "--doppler-order must be odd (got %d)", *q);
-        return -1;
-    }
-    return 0;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -351,7 +340,7 @@ int cmd_run(int argc, char **argv)
          .lo = 1, .hi = 1 << 20},
         {"doppler-order", 0, CLI_CALL, &dorder, "Q",
          "odd: 1 = post-Doppler, 3 = third-order Doppler-factored",
-         .parse = parse_doppler_order},
+         .parse = cli_parse_doppler_order},
         {"segments", 0, CLI_INT, &seg, "S", "range segments (S divides the range gates)",
          .lo = 1, .hi = 1 << 24},
         {"training", 0, CLI_INT, &train, "K", "training cells per segment (or sliding block)",

@@ -128,6 +128,7 @@ int cmd_stream(int argc, char **argv)
     eo.slots = 3;
     cli_training tw;
     cli_training_defaults(&tw);
+    int dorder = 0, train = 0;
     rt_error err;
     rt_clear(&err);
     cli_opt opts[] = {
@@ -162,6 +163,10 @@ int cmd_stream(int argc, char **argv)
         {"cfar", 0, CLI_CALL, &eo.cfar.kind, "KIND",
          "ca | os | go | so | ca2d | none (default ca, at Pfa 1e-6)",
          .parse = cli_parse_cfar_kind},
+        {"doppler-order", 0, CLI_CALL, &dorder, "Q",
+         "override the preset's Doppler order (odd)", .parse = cli_parse_doppler_order},
+        {"training", 0, CLI_INT, &train, "K", "override the preset's training cells",
+         .lo = 1, .hi = 1 << 24},
         CLI_OPT_TRAINING(&tw),
         {"no-graphs", 0, CLI_CLEAR, &eo.graphs, NULL,
          "launch each CPI's kernels directly instead of a CUDA graph"},
@@ -189,6 +194,8 @@ int cmd_stream(int argc, char **argv)
     w.cfg.backend = backend;
     w.cfg.threads = threads;
     if ((pst = cli_training_apply(&tw, 0, &w.cfg))) return pst;
+    if (dorder > 0) w.cfg.doppler_order = dorder;
+    if (train > 0) w.cfg.training = train;
     int status = EXIT_OK;
     stap_engine *eng = NULL;
     stream_ring ring = {NULL, 0};

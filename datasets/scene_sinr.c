@@ -60,6 +60,10 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->C = C;
     res->P = P;
     res->Q = Q;
+    if (cfg.training_window == STAP_TRAINING_SLIDING)
+        snprintf(res->training, sizeof res->training, "sliding LB=%d G=%d", cfg.block, cfg.guard);
+    else
+        snprintf(res->training, sizeof res->training, "segment");
     if (cfg.window == STAP_WINDOW_CHEBYSHEV)
         snprintf(res->window, sizeof res->window, "chebyshev:%g", cfg.chebyshev_db);
     else

@@ -395,6 +395,7 @@ int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char
         bad |= w_attr_i(g, "pulses", r->P);
         bad |= w_attr_i(g, "doppler_order", r->Q);
         bad |= w_attr_s(g, "window", r->window);
+        bad |= w_attr_s(g, "training_window", r->training);
         bad |= w_attr_i(g, "summary_beam", r->beam);
         bad |= w_attr_d(g, "prf_hz", r->prf_hz);
         bad |= w_attr_i(g, "rho_count", (long long)r->count);
@@ -485,6 +486,10 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
     }
     if (H5Aexists(g, "window") > 0 &&
         (st = read_str_attr(g, "window", r->window, sizeof r->window, path, "/sinr", err)))
+        goto out;
+    if (H5Aexists(g, "training_window") > 0 &&
+        (st = read_str_attr(g, "training_window", r->training, sizeof r->training, path,
+                            "/sinr", err)))
         goto out;
     double x;
     if ((st = read_num_attr(g, "summary_beam", &x, path, "/sinr", err))) goto out;

@@ -52,6 +52,8 @@ typedef struct stap_sinr_result {
     int Q;                       /* Doppler order (N / C for tables that did not record it) */
     char window[32];             /* the run's window: "none", "hann", "chebyshev:DB"; ""
                                     for tables that did not record it                      */
+    char training[32];           /* "segment", or "sliding LB=4 G=2"; "" for tables that
+                                    did not record it (segments)                           */
     int beam;                    /* the beam the summary covers, -1 = all beams          */
     double prf_hz;               /* 0 when unknown                                        */
     double *doppler;             /* D: bin centre, cycles per pulse, wrapped to [-1/2, 1/2) */

@@ -19,7 +19,7 @@
 # Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.txz, .gpulibs.tgz)
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_engine.sh tests|perf
-mode=${1:?tests, perf, final, verify, sliding or robust}
+mode=${1:?tests, perf, final, verify, sliding, slidingperf or robust}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
@@ -64,6 +64,20 @@ if [ "$mode" = sliding ]; then
     done
     echo "---- verdicts"
     grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|all passed|failure|vs double|self-nulling" "$L"/tests.log "$L"/sanitize.log | sort | uniq -c | sort -rn | head -30
+fi
+if [ "$mode" = slidingperf ]; then # one CPI in flight: stage times without overlap
+    S="$BIN/rtstap stream --keep detections --cpis"
+    step "hard sliding 1 slots 1" "$L/stream.log" 60 $S 30 --slots 1 --preset hard --training-window sliding --block 1 --json "$L/st-hard-sl1-s1.json"
+    step "hard sliding 16 slots 1" "$L/stream.log" 60 $S 200 --slots 1 --preset hard --training-window sliding --block 16 --json "$L/st-hard-sl16-s1.json"
+    step "easy sliding 1 slots 1" "$L/stream.log" 60 $S 100 --slots 1 --preset easy --training-window sliding --block 1 --json "$L/st-easy-sl1-s1.json"
+    step "hard sliding 1 slots 2" "$L/stream.log" 60 $S 60 --slots 2 --preset hard --training-window sliding --block 1 --json "$L/st-hard-sl1-s2.json"
+    step "hard segment slots 1" "$L/stream.log" 60 $S 2000 --slots 1 --preset hard --json "$L/st-hard-s1.json"
+    step "bench-qr" "$L/benchqr.log" 150 "$BIN/rtstap" bench-qr --sizes 240x66x61440,80x16x61440 --backends gpu --repeat 5 --weights 16
+    echo "---- stream"; grep -E "^rtstap stream|CPIs:|latency" "$L/stream.log" | cut -c1-200
+    for j in "$L"/st-*.json; do
+        printf '%s ' "$(basename "$j")"; tr -d ' \t\n' < "$j" | grep -o '"stage_ms_median":{[^}]*}'
+    done
+    echo "---- bench-qr"; grep -v "^====" "$L/benchqr.log" | tail -4
 fi
 if [ "$mode" = robust ]; then # issue 10 on the GPU: faults, checks, stop, 10^5-CPI soak
     export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN
