@@ -260,12 +260,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
     int lds = lda;
     if constexpr (GATHER) {
         float2 *stage = smem + MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0)) + g0 * S::MCAP * S::NCAP;
-#pragma unroll 1
-        for (int i = t; i < m * n; i += S::NT) {
-            const int col = i / m, row = i - col * m;
-            stage[i] = gather_elem(args.gX, args.gC, args.gQ, args.gD, args.gR, args.gS,
-                                   args.gcells, args.gK, args.gload, k, row, col);
-        }
+        gather_to_smem<S::NT>(args, k, m, n, t, stage);
         group_sync<MATS>();
         src = stage;
         lds = m;

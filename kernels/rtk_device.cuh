@@ -184,6 +184,65 @@ __device__ __forceinline__ float2 gather_elem(const float2 *X, int C, int Q, int
     return make_float2(x.x, -x.y);
 }
 
+/* Batch item k's gathered matrix (m x n, column-major, leading dimension m) into shared
+ * memory by the NT threads of its matrix, t = 0..NT-1. Thread t takes one row (one range
+ * cell: its table entry is read once) and the columns cg, cg + step, ... of it, where the
+ * NT threads cover the m rows step = NT / m times over (or rows t, t + NT, ... when
+ * NT < m). Loads come in groups of GU with their addresses computed first, so that GU
+ * of them are in flight per thread: a load-then-store loop has one, and its latency
+ * (L2, ~600 cycles) times the m*n/NT elements a thread gathers showed as ~20 % of the
+ * fused kernel's time at 240x66 (H100, NOTES.md). Consecutive threads take consecutive
+ * rows: the cube's reads are coalesced along range and the stores are conflict-free. */
+template <int NT>
+__device__ __forceinline__ void gather_to_smem(const QrArgs &a, int k, int m, int n, int t,
+                                               float2 *stage)
+{
+    constexpr int GU = 8;
+    const int C = a.gC, Q = a.gQ, D = a.gD, K = a.gK;
+    const size_t R = (size_t)a.gR;
+    const int d = k / a.gS, s = k - d * a.gS, dm = d - (Q - 1) / 2;
+    int step, row0, rstep;
+    if (NT >= m) {
+        step = NT / m;
+        row0 = t % m;
+        rstep = NT; /* one row per thread */
+        if (t / m >= step) return;
+    } else {
+        step = 1;
+        row0 = t;
+        rstep = NT;
+    }
+    const int cg = NT >= m ? t / m : 0;
+    for (int row = row0; row < m; row += rstep) {
+        if (row >= K) { /* loading rows: sqrt(K delta) I */
+            for (int col = cg; col < n; col += step)
+                stage[(size_t)col * m + row] = make_float2(row - K == col ? a.gload : 0.f, 0.f);
+            continue;
+        }
+        const float2 *xr = a.gX + __ldg(a.gcells + (size_t)s * K + row);
+        for (int col = cg; col < n; col += GU * step) {
+            float2 v[GU];
+#pragma unroll
+            for (int u = 0; u < GU; u++) {
+                const int cc = col + u * step;
+                v[u] = c0();
+                if (cc < n) {
+                    const int c = Q == 1 ? cc : cc / Q, q = cc - c * Q;
+                    int bin = dm + q; /* Q <= D: one wrap at most */
+                    bin += bin < 0 ? D : 0;
+                    bin -= bin >= D ? D : 0;
+                    v[u] = xr[((size_t)bin * C + c) * R];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < GU; u++) {
+                const int cc = col + u * step;
+                if (cc < n) stage[(size_t)cc * m + row] = make_float2(v[u].x, -v[u].y);
+            }
+        }
+    }
+}
+
 /* ---- MVDR solves: R^H R z = v, w = z / (v^H z) ---------------------------------------
  * R(i, l) = R[i*rs + l*cs] (upper triangle only is read), dinv[i] = 1 / R(i, i). */
 

@@ -72,12 +72,20 @@ if [ "$mode" = slidingperf ]; then # one CPI in flight: stage times without over
     step "easy sliding 1 slots 1" "$L/stream.log" 60 $S 100 --slots 1 --preset easy --training-window sliding --block 1 --json "$L/st-easy-sl1-s1.json"
     step "hard sliding 1 slots 2" "$L/stream.log" 60 $S 60 --slots 2 --preset hard --training-window sliding --block 1 --json "$L/st-hard-sl1-s2.json"
     step "hard segment slots 1" "$L/stream.log" 60 $S 2000 --slots 1 --preset hard --json "$L/st-hard-s1.json"
-    step "bench-qr" "$L/benchqr.log" 150 "$BIN/rtstap" bench-qr --sizes 240x66x61440,80x16x61440 --backends gpu --repeat 5 --weights 16
+    step "stream hard segment slots 3" "$L/stream.log" 60 $S 4000 --preset hard --json "$L/st-hard-s3.json"
+    for t in test_gpu_engine test_engine test_pipeline; do
+        step "$t" "$L/tests.log" 200 "$BIN/$t"
+    done
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    step "memcheck sliding run" "$L/tests.log" 90 "$cs" --tool memcheck --error-exitcode 9 \
+        "$BIN/rtstap" run --preset easy --training-window sliding --block 16 --guard 2 --backend gpu -f -o /tmp/sl.h5 --quiet
+    step "racecheck sliding run" "$L/tests.log" 90 "$cs" --tool racecheck --error-exitcode 9 \
+        "$BIN/rtstap" run --preset hard --training-window sliding --block 16 --guard 2 --backend gpu -f -o /tmp/sl.h5 --quiet
+    grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|all passed|failure" "$L"/tests.log | sort | uniq -c
     echo "---- stream"; grep -E "^rtstap stream|CPIs:|latency" "$L/stream.log" | cut -c1-200
     for j in "$L"/st-*.json; do
         printf '%s ' "$(basename "$j")"; tr -d ' \t\n' < "$j" | grep -o '"stage_ms_median":{[^}]*}'
     done
-    echo "---- bench-qr"; grep -v "^====" "$L/benchqr.log" | tail -4
 fi
 if [ "$mode" = robust ]; then # issue 10 on the GPU: faults, checks, stop, 10^5-CPI soak
     export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN
