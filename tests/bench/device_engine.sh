@@ -19,7 +19,7 @@
 # Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.txz, .gpulibs.tgz)
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_engine.sh tests|perf
-mode=${1:?tests, perf, final, verify, sliding, slidingperf or robust}
+mode=${1:?tests, perf, final, verify, sliding, slidingperf, algorithms or robust}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
@@ -86,6 +86,25 @@ if [ "$mode" = slidingperf ]; then # one CPI in flight: stage times without over
     for j in "$L"/st-*.json; do
         printf '%s ' "$(basename "$j")"; tr -d ' \t\n' < "$j" | grep -o '"stage_ms_median":{[^}]*}'
     done
+fi
+if [ "$mode" = algorithms ]; then # README's algorithm table: the hard preset, 3 CPIs in flight
+    S="$BIN/rtstap stream --preset hard --slots 3"
+    for k in ca os go so ca2d none; do
+        step "Q=3 segments cfar $k" "$L/stream.log" 60 $S --cpis 4000 --cfar $k --json "$L/al-q3-$k.json"
+    done
+    step "Q=1 segments" "$L/stream.log" 60 $S --cpis 4000 --doppler-order 1 --json "$L/al-q1.json"
+    for lb in 16 4 1; do
+        n=$((lb == 1 ? 150 : 600))
+        step "Q=3 sliding $lb" "$L/stream.log" 120 $S --cpis $n --training-window sliding --block $lb --keep detections --json "$L/al-q3-sl$lb.json"
+        step "Q=1 sliding $lb" "$L/stream.log" 120 $S --cpis $((n * 4)) --doppler-order 1 --training-window sliding --block $lb --keep detections --json "$L/al-q1-sl$lb.json"
+    done
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    for tool in racecheck synccheck; do
+        step "$tool sliding run" "$L/tests.log" 120 "$cs" --tool $tool --error-exitcode 9 \
+            "$BIN/rtstap" run --preset easy --training-window sliding --block 16 --guard 2 --backend gpu -f -o /tmp/sl.h5 --quiet
+    done
+    grep -h -E "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY" "$L"/tests.log | sort | uniq -c
+    echo "---- stream"; grep -E "^rtstap stream|CPIs:|latency" "$L/stream.log" | cut -c1-200
 fi
 if [ "$mode" = robust ]; then # issue 10 on the GPU: faults, checks, stop, 10^5-CPI soak
     export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN
