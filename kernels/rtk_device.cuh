@@ -168,19 +168,28 @@ struct QrArgs {
     float gload;
 };
 
+/* Where column col = c*Q + q of a training matrix of centre bin d starts in the Doppler
+ * cube X[bins][channels][range] (add the row's range cell): tap bin (d - (Q-1)/2 + q) mod D
+ * (contract step 2), one wrap at most since Q <= D. */
+__device__ __forceinline__ size_t gather_col_offset(int C, int Q, int D, size_t R, int d, int col)
+{
+    const int c = Q == 1 ? col : col / Q, q = col - c * Q;
+    int bin = d - (Q - 1) / 2 + q;
+    bin += bin < 0 ? D : 0;
+    bin -= bin >= D ? D : 0;
+    return ((size_t)bin * C + c) * R;
+}
+
 /* Entry (row, col) of batch item k of the gathered training matrix (rtk.h, rtk_gather);
  * row < m, col < n. */
 __device__ __forceinline__ float2 gather_elem(const float2 *X, int C, int Q, int D, int R, int S,
                                               const int *cells, int K, float load, int k, int row,
                                               int col)
 {
-    const int q = col % Q, c = col / Q;
     if (row >= K) return make_float2(row - K == col ? load : 0.f, 0.f);
     const int d = k / S, s = k - d * S;
-    int bin = (d - (Q - 1) / 2 + q) % D;
-    if (bin < 0) bin += D;
     const int r = __ldg(cells + (size_t)s * K + row);
-    const float2 x = X[((size_t)bin * C + c) * R + r];
+    const float2 x = X[gather_col_offset(C, Q, D, (size_t)R, d, col) + r];
     return make_float2(x.x, -x.y);
 }
 
@@ -198,22 +207,12 @@ __device__ __forceinline__ void gather_to_smem(const QrArgs &a, int k, int m, in
                                                float2 *stage)
 {
     constexpr int GU = 8;
-    const int C = a.gC, Q = a.gQ, D = a.gD, K = a.gK;
-    const size_t R = (size_t)a.gR;
-    const int d = k / a.gS, s = k - d * a.gS, dm = d - (Q - 1) / 2;
-    int step, row0, rstep;
-    if (NT >= m) {
-        step = NT / m;
-        row0 = t % m;
-        rstep = NT; /* one row per thread */
-        if (t / m >= step) return;
-    } else {
-        step = 1;
-        row0 = t;
-        rstep = NT;
-    }
-    const int cg = NT >= m ? t / m : 0;
-    for (int row = row0; row < m; row += rstep) {
+    const int K = a.gK;
+    const int d = k / a.gS, s = k - d * a.gS;
+    const bool wide = NT >= m; /* every row at once, step column groups of them */
+    const int step = wide ? NT / m : 1, cg = wide ? t / m : 0;
+    if (cg >= step) return;
+    for (int row = wide ? t % m : t; row < m; row += NT) {
         if (row >= K) { /* loading rows: sqrt(K delta) I */
             for (int col = cg; col < n; col += step)
                 stage[(size_t)col * m + row] = make_float2(row - K == col ? a.gload : 0.f, 0.f);
@@ -225,14 +224,8 @@ __device__ __forceinline__ void gather_to_smem(const QrArgs &a, int k, int m, in
 #pragma unroll
             for (int u = 0; u < GU; u++) {
                 const int cc = col + u * step;
-                v[u] = c0();
-                if (cc < n) {
-                    const int c = Q == 1 ? cc : cc / Q, q = cc - c * Q;
-                    int bin = dm + q; /* Q <= D: one wrap at most */
-                    bin += bin < 0 ? D : 0;
-                    bin -= bin >= D ? D : 0;
-                    v[u] = xr[((size_t)bin * C + c) * R];
-                }
+                v[u] = cc < n ? xr[gather_col_offset(a.gC, a.gQ, a.gD, (size_t)a.gR, d, cc)]
+                              : c0();
             }
 #pragma unroll
             for (int u = 0; u < GU; u++) {

@@ -159,9 +159,9 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
         /* the block whose guards leave the fewest cells outside: an inner one when any */
         int fewest = c->range_gates, at = 0;
         for (int s = 0; s < c->segments; s++) {
-            const long long l = (long long)s * c->block - c->guard,
-                            h = (long long)(s + 1) * c->block + c->guard;
-            const int out = (int)((l > 0 ? l : 0) + (h < c->range_gates ? c->range_gates - h : 0));
+            int lo, hi, kl, kr;
+            sliding_sides(c, s, &lo, &hi, &kl, &kr);
+            const int out = lo + (c->range_gates - hi);
             if (out < fewest) {
                 fewest = out;
                 at = s;

@@ -80,7 +80,7 @@ if [ "$mode" = slidingperf ]; then # one CPI in flight: stage times without over
     step "memcheck sliding run" "$L/tests.log" 90 "$cs" --tool memcheck --error-exitcode 9 \
         "$BIN/rtstap" run --preset easy --training-window sliding --block 16 --guard 2 --backend gpu -f -o /tmp/sl.h5 --quiet
     step "racecheck sliding run" "$L/tests.log" 90 "$cs" --tool racecheck --error-exitcode 9 \
-        "$BIN/rtstap" run --preset hard --training-window sliding --block 16 --guard 2 --backend gpu -f -o /tmp/sl.h5 --quiet
+        "$BIN/rtstap" run --preset easy --training-window sliding --block 16 --guard 2 --backend gpu -f -o /tmp/sl.h5 --quiet
     grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|all passed|failure" "$L"/tests.log | sort | uniq -c
     echo "---- stream"; grep -E "^rtstap stream|CPIs:|latency" "$L/stream.log" | cut -c1-200
     for j in "$L"/st-*.json; do
