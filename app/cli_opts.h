@@ -129,6 +129,27 @@ typedef struct cli_training {
 } cli_training;
 int cli_parse_training_window(const cli_opt *o, const char *arg); /* value: cli_training * */
 int cli_parse_doppler_order(const cli_opt *o, const char *arg);   /* value: int, odd     */
+/* The detector's options (run, stream): cf a stap_cfar_config *, set an int * made 1 when
+ * any of them is given (may be NULL). */
+#define CLI_OPTS_CFAR(cf, set)                                                             \
+    {"cfar", 0, CLI_CALL, &(cf)->kind, "KIND",                                               \
+     "none | ca | os | go | so: CFAR along range; ca2d: over\n"                             \
+     "range x Doppler (default ca)",                                                        \
+     .parse = cli_parse_cfar_kind, .given = (set)},                                       \
+    {"cfar-pfa", 0, CLI_DOUBLE, &(cf)->pfa, "P", "false-alarm probability per cell (default 1e-6)", \
+     .lo = 1e-300, .hi = 0.5, .given = (set)},                                            \
+    {"cfar-guard", 0, CLI_INT, &(cf)->guard, "G", "guard cells each side (default 2)", .lo = 0, \
+     .hi = 1 << 20, .given = (set)},                                                      \
+    {"cfar-train", 0, CLI_INT, &(cf)->train, "N", "training cells each side (default 16)",  \
+     .lo = 1, .hi = STAP_CFAR_MAX_TRAIN, .given = (set)},                                 \
+    {"cfar-rank", 0, CLI_INT, &(cf)->os_rank, "K", "OS-CFAR order statistic (default 0.75 x 2N)", \
+     .lo = 0, .hi = 2 * STAP_CFAR_MAX_TRAIN, .given = (set)},                             \
+    {"cfar-guard-doppler", 0, CLI_INT, &(cf)->guard_doppler, "G",                            \
+     "ca2d: guard Doppler bins each side (default 1)", .lo = 0,                             \
+     .hi = STAP_CFAR_MAX_DOPPLER, .given = (set)},                                        \
+    {"cfar-train-doppler", 0, CLI_INT, &(cf)->train_doppler, "N",                            \
+     "ca2d: training Doppler bins each side (default 2)", .lo = 0,                          \
+     .hi = STAP_CFAR_MAX_DOPPLER, .given = (set)}
 #define CLI_OPT_TRAINING(t)                                                                 \
     {"training-window", 0, CLI_CALL, (t), "W",                                              \
      "segment: K cells spread over each of S segments (default);\n"                       \

@@ -160,9 +160,7 @@ int cmd_stream(int argc, char **argv)
         {"keep", 0, CLI_CALL, &eo, "LIST",
          "what comes back per CPI, comma-separated: detections,\n"
          "weights, output (default detections,weights)", .parse = parse_keep},
-        {"cfar", 0, CLI_CALL, &eo.cfar.kind, "KIND",
-         "ca | os | go | so | ca2d | none (default ca, at Pfa 1e-6)",
-         .parse = cli_parse_cfar_kind},
+        CLI_OPTS_CFAR(&eo.cfar, NULL),
         {"doppler-order", 0, CLI_CALL, &dorder, "Q",
          "override the preset's Doppler order (odd)", .parse = cli_parse_doppler_order},
         {"training", 0, CLI_INT, &train, "K", "override the preset's training cells",

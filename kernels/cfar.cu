@@ -1,6 +1,7 @@
 /* cfar.cu: CA/OS/GO/SO CFAR along range and CA-CFAR over range x Doppler on the GPU
  * (rtk_pipeline.h): one warp per line builds the prefix sums of |y|^2 (every kind but OS),
- * one thread per cell under test decides, hits are compacted with an atomic counter. The
+ * one thread per cell under test decides (OS: one thread per run of cells, with sorted
+ * window halves), hits are compacted with an atomic counter. The
  * arithmetic is stap/cfar.c's, operation for operation (powers and sums in double,
  * explicit _rn intrinsics so that nothing is contracted), so that the two detectors give
  * identical lists on the same output; tests/test_gpu_cfar.c checks that bit for bit. */
@@ -77,6 +78,17 @@ __device__ __forceinline__ double window_sum(const double *pl, int lo0, int hi0,
     return __dadd_rn(__dsub_rn(pl[hi0], pl[lo0]), __dsub_rn(pl[hi1], pl[lo1]));
 }
 
+/* A detection when p > alpha * z: the hit goes to the next slot of the list (those past
+ * its capacity are only counted). */
+__device__ __forceinline__ void test_cell(double p, double z, double alpha, unsigned long long flat,
+                                          rtk_cfar_hit *hits, unsigned int cap, rtk_cpi_status *st)
+{
+    if (p > __dmul_rn(alpha, z)) {
+        const unsigned int slot = atomicAdd(&st->detections, 1u);
+        if (slot < cap) hits[slot] = rtk_cfar_hit{flat, z, p};
+    }
+}
+
 template <int KIND>
 __global__ void test_kernel(const float2 *__restrict__ y, const double *__restrict__ prefix,
                             long long lines, int R, rtk_cfar_window w, const double *alpha,
@@ -93,22 +105,7 @@ __global__ void test_kernel(const float2 *__restrict__ y, const double *__restri
     const int n1 = (hi0 - lo0) + (hi1 - lo1);
     int n = n1;
     double z;
-    if (KIND == RTK_CFAR_OS) {
-        double v[2 * 128]; /* STAP_CFAR_MAX_TRAIN = 128 each side */
-        int m = 0;
-        for (int j = lo0; j < hi0; j++) v[m++] = power_of(yl[j]);
-        for (int j = lo1; j < hi1; j++) v[m++] = power_of(yl[j]);
-        const int k = rank[n]; /* k-th smallest by partial selection sort */
-        for (int a = 0; a < k; a++) {
-            int best = a;
-            for (int b = a + 1; b < m; b++)
-                if (v[b] < v[best]) best = b;
-            const double t = v[a];
-            v[a] = v[best];
-            v[best] = t;
-        }
-        z = v[k - 1];
-    } else if (KIND == RTK_CFAR_CA2D) {
+    if (KIND == RTK_CFAR_CA2D) {
         const int D = w.bins, wd = w.guard_doppler + w.train_doppler;
         const long long d = line % D;
         const double *pb = prefix + (line - d) * (R + 1); /* bin 0 of the beam */
@@ -132,10 +129,109 @@ __global__ void test_kernel(const float2 *__restrict__ y, const double *__restri
             z = __ddiv_rn(window_sum(pl, lo0, hi0, lo1, hi1), (double)n);
         }
     }
-    const double p = power_of(yl[r]);
-    if (p > __dmul_rn(alpha[n], z)) {
-        const unsigned int slot = atomicAdd(&st->detections, 1u);
-        if (slot < cap) hits[slot] = rtk_cfar_hit{(unsigned long long)i, z, p};
+    test_cell(power_of(yl[r]), z, alpha[n], (unsigned long long)i, hits, cap, st);
+}
+
+/* ---- OS-CFAR: the rank[n]-th smallest power of each window ---------------------------
+ * Each thread takes a run of consecutive cells of one line and keeps the two halves of
+ * the window as sorted rows in shared memory: moving to the next cell replaces (or, at
+ * the line's ends, only adds or drops) one value per row, a shift between the old and the
+ * new value's places; the order statistic of the two sorted rows is a binary search
+ * (O(log train)). Per cell: O(train) shared-memory moves instead of a selection over the
+ * whole window. Values are compared as the bit patterns of the non-negative double
+ * powers, which order as the numbers do (and keep a NaN power from breaking the rows);
+ * the k-th smallest value of a set does not depend on how it is found, so the hits are
+ * those of stap/cfar.c bit for bit. Rows are interleaved by thread (element e of thread t
+ * at e * threads + t): a warp's accesses at one element index are conflict-free. */
+using os_key = unsigned long long;
+constexpr int OS_SMEM = 64 * 1024; /* shared memory for the rows of one block */
+
+__device__ __forceinline__ os_key power_key(float2 v) { return (os_key)__double_as_longlong(power_of(v)); }
+
+struct sorted_row {
+    os_key *v; /* element e at v[e * stride] */
+    int stride, len;
+    __device__ os_key at(int e) const { return v[(size_t)e * stride]; }
+    __device__ void put(int e, os_key x) { v[(size_t)e * stride] = x; }
+    /* the first place whose value is not below x */
+    __device__ int lower_bound(os_key x) const
+    {
+        int lo = 0, hi = len;
+        while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            if (at(mid) < x) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
+    }
+    __device__ void insert(os_key x)
+    {
+        int e = len++;
+        for (; e > 0 && at(e - 1) > x; e--) put(e, at(e - 1));
+        put(e, x);
+    }
+    __device__ void remove(os_key x) /* x is in the row */
+    {
+        for (int e = lower_bound(x); e + 1 < len; e++) put(e, at(e + 1));
+        len--;
+    }
+    __device__ void replace(os_key out, os_key in) /* out is in the row */
+    {
+        int e = lower_bound(out);
+        if (in > out)
+            for (; e + 1 < len && at(e + 1) < in; e++) put(e, at(e + 1));
+        else
+            for (; e > 0 && at(e - 1) > in; e--) put(e, at(e - 1));
+        put(e, in);
+    }
+};
+
+/* The k-th smallest (1-based, 1 <= k <= a.len + b.len) of the union of two sorted rows:
+ * the first i (values taken from a) with a[i] >= b[k-i-1]. */
+__device__ os_key kth_of_two(const sorted_row &a, const sorted_row &b, int k)
+{
+    int lo = max(0, k - b.len), hi = min(k, a.len);
+    while (lo < hi) {
+        const int i = (lo + hi) / 2;
+        if (a.at(i) < b.at(k - i - 1)) lo = i + 1;
+        else hi = i;
+    }
+    const os_key x = lo > 0 ? a.at(lo - 1) : 0, y = k - lo > 0 ? b.at(k - lo - 1) : 0;
+    return x > y ? x : y;
+}
+
+__global__ void os_kernel(const float2 *__restrict__ y, long long lines, int R, int run,
+                          rtk_cfar_window w, const double *__restrict__ alpha,
+                          const int *__restrict__ rank, rtk_cfar_hit *hits, unsigned int cap,
+                          rtk_cpi_status *st)
+{
+    extern __shared__ os_key rows[]; /* per thread: the left row, then the right row */
+    const int T = w.train, G = w.guard, nt = blockDim.x;
+    const long long runs_per_line = (R + run - 1) / run;
+    const long long t = (long long)blockIdx.x * nt + threadIdx.x;
+    if (t >= lines * runs_per_line) return;
+    const long long line = t / runs_per_line;
+    const int r0 = (int)(t - line * runs_per_line) * run, r1 = min(R, r0 + run);
+    const float2 *yl = y + line * R;
+    sorted_row left = {rows + threadIdx.x, nt, 0}, right = {rows + (size_t)T * nt + threadIdx.x, nt, 0};
+    int lo0, hi0, lo1, hi1;
+    window_of(r0, R, G, T, &lo0, &hi0, &lo1, &hi1);
+    for (int j = lo0; j < hi0; j++) left.insert(power_key(yl[j]));
+    for (int j = lo1; j < hi1; j++) right.insert(power_key(yl[j]));
+    for (int r = r0;;) {
+        const int k = rank[left.len + right.len];
+        const double z = __longlong_as_double((long long)kth_of_two(left, right, k));
+        test_cell(power_of(yl[r]), z, alpha[left.len + right.len],
+                  (unsigned long long)(line * R + r), hits, cap, st);
+        if (++r == r1) break;
+        /* cell r's window from cell r-1's: [r-G-T, r-G) and [r+G+1, r+G+T+1), clipped */
+        const int out0 = r - 1 - G - T, in0 = r - 1 - G, out1 = r + G, in1 = r + G + T;
+        const bool drop0 = out0 >= 0, add0 = in0 >= 0;
+        const bool drop1 = out1 < R, add1 = in1 < R;
+        if (drop0 && add0) left.replace(power_key(yl[out0]), power_key(yl[in0]));
+        else if (add0) left.insert(power_key(yl[in0]));
+        if (drop1 && add1) right.replace(power_key(yl[out1]), power_key(yl[in1]));
+        else if (drop1) right.remove(power_key(yl[out1]));
     }
 }
 
@@ -183,9 +279,27 @@ extern "C" int rtk_cfar_test_launch(const void *y, const double *prefix, long lo
     void (*launch)(const void *, const double *, long long, int, const rtk_cfar_window &,
                    const double *, const int *, rtk_cfar_hit *, unsigned int, rtk_cpi_status *,
                    void *);
+    if (w->kind == RTK_CFAR_OS) {
+        /* threads per block: the two rows of each (16 train bytes) within 64 KiB; a run of
+         * max(8, train) cells per thread spreads the rows' first sort (~train^2/2 moves)
+         * over the cells that then cost ~train moves each */
+        const int T = w->train;
+        int nt = (OS_SMEM / (16 * T)) / 32 * 32;
+        nt = nt < 32 ? 32 : nt > 256 ? 256 : nt;
+        const int run = T < 8 ? 8 : T;
+        const size_t smem = (size_t)16 * T * nt;
+        const long long threads = lines * ((R + run - 1) / run);
+        if (smem > 48 * 1024) {
+            cudaError_t e = cudaFuncSetAttribute(os_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 (int)smem);
+            if (e != cudaSuccess) return (int)e;
+        }
+        os_kernel<<<(unsigned)((threads + nt - 1) / nt), nt, smem, (cudaStream_t)stream>>>(
+            (const float2 *)y, lines, R, run, *w, alpha, rank, hits, capacity, status);
+        return (int)cudaGetLastError();
+    }
     switch (w->kind) {
     case RTK_CFAR_CA: launch = launch_test<RTK_CFAR_CA>; break;
-    case RTK_CFAR_OS: launch = launch_test<RTK_CFAR_OS>; break;
     case RTK_CFAR_GO: launch = launch_test<RTK_CFAR_GO>; break;
     case RTK_CFAR_SO: launch = launch_test<RTK_CFAR_SO>; break;
     case RTK_CFAR_CA2D: launch = launch_test<RTK_CFAR_CA2D>; break;

@@ -45,6 +45,15 @@ void stap_engine_destroy(stap_engine *e)
 
 static int is_gpu_backend(la_backend b) { return b == LA_BACKEND_GPU || b == LA_BACKEND_CUBLAS; }
 
+size_t stap_engine_hit_capacity(const stap_config *c, int B, const stap_engine_options *o)
+{
+    if (o->cfar.kind == STAP_CFAR_NONE) return 0;
+    const size_t cells = stap_output_count(c, B);
+    double cap = o->hit_capacity ? (double)o->hit_capacity : 16.0 * (double)cells * o->cfar.pfa;
+    if (!o->hit_capacity && cap < 65536) cap = 65536;
+    return cap < (double)cells ? (size_t)cap : cells;
+}
+
 /* cfg validated, backend resolved; B beams */
 static void estimate_resolved(const stap_config *c, int B, const stap_engine_options *o,
                               size_t *host, size_t *dev)
@@ -57,12 +66,7 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     const int cfar = o->cfar.kind != STAP_CFAR_NONE;
     const size_t prefix =
         stap_cfar_uses_prefix(o->cfar.kind) ? sizeof(double) * B * D * (R + 1) : 0;
-    size_t hit_cap = 0;
-    if (cfar) {
-        double cap = 16.0 * (double)ny * o->cfar.pfa;
-        if (cap < 65536) cap = 65536;
-        hit_cap = cap < (double)ny ? (size_t)cap : ny;
-    }
+    const size_t hit_cap = stap_engine_hit_capacity(c, B, o);
     const size_t hit = 24; /* rtk_cfar_hit / stap_cfar_hit */
     const size_t base = sizeof(float) * P + z * B * N + sizeof(int) * c->segments * c->training;
     if (is_gpu_backend(c->backend)) {

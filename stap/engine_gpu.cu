@@ -350,11 +350,9 @@ int gpu_create(stap_engine *e, rt_error *err)
         stap_cfar_plan_destroy(tables);
         if (st) return st;
         CU(ce);
-        /* the device list holds 16x the expected false alarms and at least 65536 hits; a CPI
-         * that detects more is re-tested into a list of every cell (collect) */
-        const double cells = (double)stap_output_count(c, e->B);
-        double cap = std::fmax(65536.0, 16.0 * cells * cf->pfa);
-        g->hit_cap = (unsigned)std::fmin(cap, cells);
+        /* a CPI that detects more than the device list holds is re-tested into a list of
+         * every cell (collect) */
+        g->hit_cap = (unsigned)std::fmin((double)stap_engine_hit_capacity(c, e->B, &e->opt), 4.0e9);
         g->hit_chunk = g->hit_cap < 1024 ? g->hit_cap : 1024;
     }
     for (int i = 0; i < e->opt.slots; i++) TRY(create_slot(e, g, &g->slot[i], err));

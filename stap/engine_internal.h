@@ -53,6 +53,9 @@ static inline int stap_tap_bin(int d, int q, int Q, int D)
 }
 
 /* The messages of a failed CPI, shared by both implementations. */
+/* CFAR hits a GPU slot's device list holds (stap_engine_options.hit_capacity; 0 without
+ * a detector) */
+size_t stap_engine_hit_capacity(const stap_config *c, int B, const stap_engine_options *o);
 int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, rt_error *err);
 int stap_engine_fail_item(const stap_engine *e, int item, rt_error *err);
 int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, rt_error *err);

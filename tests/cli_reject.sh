@@ -202,6 +202,10 @@ expect_words "--block without sliding" "--block applies to --training-window sli
 run "--segments with sliding" 2 "$out" run --input "$valid" --output "$out" --quiet --training-window sliding --segments 2
 expect_words "--segments with sliding" "--segments applies to --training-window segment"
 run "stream --guard without sliding" 2 "" stream --guard 1 --cpis 1
+run "stream --cfar-train 0" 2 "" stream --cfar os --cfar-train 0 --cpis 1
+expect_words "stream --cfar-train 0" "--cfar-train"
+run "stream --cfar-rank above 2N" 1 "" stream --preset easy --cfar os --cfar-train 4 --cfar-rank 9 --cpis 1 --backend cpu
+expect_words "stream --cfar-rank above 2N" "--cfar-rank 9" "2 x --cfar-train = 8"
 
 # ---- and the valid file with the same parameters still runs (nothing above leaked)
 out="$outdir/final.h5"

@@ -3,7 +3,8 @@
  * clutter-like ridges, short lines where the edge windows dominate, every kind (CA, OS,
  * GO, SO along range; CA2D over range x Doppler, with Doppler windows up to the whole
  * line of bins) with random parameters and shapes, and the hard preset's output shape
- * (16 x 128 x 480): the detection lists must be identical (every cell, power and SNR
+ * (16 x 128 x 480), and samples on a coarse grid (equal powers and zeros in the windows:
+ * OS's sorted rows meet ties): the detection lists must be identical (every cell, power and SNR
  * estimate, bit for bit). Exits 77 (skipped) in builds without CUDA or without a usable
  * GPU. */
 #include <math.h>
@@ -19,7 +20,7 @@
 #endif
 
 #ifdef RTSTAP_HAVE_CUDA
-static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R)
+static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R, int ties)
 {
     size_t cells = (size_t)B * D * R;
     cf32 *y = malloc(sizeof(cf32) * cells);
@@ -30,6 +31,8 @@ static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R
         if (tc_uniform(rng) < 0.003) g *= 30;                  /* point targets */
         if ((i / R) % 17 == 3 && (int)(i % R) > R / 2) g *= 8; /* a clutter edge */
         y[i] = (float)sqrt(g) * tc_cnormal(rng);
+        /* ties: samples on a coarse grid, so that windows hold many equal powers and zeros */
+        if (ties) y[i] = CMPLXF(roundf(crealf(y[i]) / 2), roundf(cimagf(y[i]) / 2));
     }
     stap_detection *dc = NULL, *dg = NULL;
     size_t nc = 0, ng = 0;
@@ -89,7 +92,7 @@ int main(void)
         stap_cfar_defaults(&c);
         c.kind = (stap_cfar_kind)kind;
         c.pfa = 1e-4;
-        one_case(&rng, &c, 16, 128, 480); /* the hard preset's output */
+        one_case(&rng, &c, 16, 128, 480, 0); /* the hard preset's output */
         for (int rep = 0; rep < 8; rep++) {
             c.pfa = pow(10, -1 - 5 * tc_uniform(&rng));
             c.guard = (int)(tc_uniform(&rng) * 5);
@@ -103,7 +106,7 @@ int main(void)
                             : minR + (int)(tc_uniform(&rng) * 600);
             /* rep 4: the Doppler window spans every bin (the circular wrap at both ends) */
             int D = rep == 4 ? minD : minD + (int)(tc_uniform(&rng) * 64);
-            one_case(&rng, &c, 1 + (int)(tc_uniform(&rng) * 8), D, R);
+            one_case(&rng, &c, 1 + (int)(tc_uniform(&rng) * 8), D, R, rep == 3);
         }
         /* pfa near 1: almost every cell detects */
         c.pfa = 0.9;
@@ -112,7 +115,7 @@ int main(void)
         c.os_rank = 0;
         c.guard_doppler = 1;
         c.train_doppler = 1;
-        one_case(&rng, &c, 4, 32, 200);
+        one_case(&rng, &c, 4, 32, 200, 0);
     }
     if (tc_failures) {
         fprintf(stderr, "test_gpu_cfar: %d failure(s) (seed %llu)\n", tc_failures,

@@ -74,6 +74,8 @@ typedef struct run_out {
     int ok;
 } run_out;
 
+static size_t hit_capacity; /* stap_engine_options.hit_capacity of the runs below */
+
 static void run_engine(const stap_config *c, int graphs, int variant, int gemm, const cf32 *cube,
                        const stap_cfar_config *cf, run_out *o, const char *what)
 {
@@ -86,6 +88,7 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
     eo.qr_variant = variant;
     eo.apply_gemm = gemm;
     eo.cfar = *cf;
+    eo.hit_capacity = hit_capacity;
     stap_engine *e;
     rt_error err;
     if (stap_engine_create(&e, c, NULL, 0, 0, &eo, &err)) {
@@ -255,11 +258,12 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
     free(cube);
 }
 
-/* 1000 CPIs through 3 slots: device free memory and host RSS sampled at CPI 100 and 1000 */
 /* Every detector kind through the GPU engine: the list equals stap_cfar_detect (the CPU
- * plan) on the output the engine kept, field by field. */
-static void kinds_case(const gcase *g, uint64_t seed)
+ * plan) on the output the engine kept, field by field. cap > 0: a device hit list of cap
+ * entries, which every kind's CPI overflows (its re-test into a list of every cell). */
+static void kinds_case(const gcase *g, uint64_t seed, size_t cap)
 {
+    hit_capacity = cap;
     stap_config c = config_of(g, LA_BACKEND_GPU);
     synth_params sp;
     cf32 *cube = case_cube(g, seed, &sp);
@@ -272,7 +276,8 @@ static void kinds_case(const gcase *g, uint64_t seed)
         if (g->R < 2 * (cf.guard + cf.train) + 1) cf.train = (g->R - 1) / 2 - cf.guard;
         char what[160], desc[128];
         stap_cfar_describe(&cf, desc, sizeof desc);
-        snprintf(what, sizeof what, "%s [gpu, %s]", g->name, desc);
+        snprintf(what, sizeof what, "%s [gpu, %s, hit list %s]", g->name, desc,
+                 cap ? "overflowing" : "automatic");
         printf("  %s\n", what);
         run_out o;
         run_engine(&c, 1, -1, 0, cube, &cf, &o, what);
@@ -284,13 +289,17 @@ static void kinds_case(const gcase *g, uint64_t seed)
             printf("    detections: engine %zu, CPU detector on its output %zu\n", o.ndet, nd);
             CHECK(nd == o.ndet && (!nd || !memcmp(det, o.det, sizeof(stap_detection) * nd)),
                   "%s: the engine's detections differ from the CPU detector's", what);
+            CHECK(!cap || o.ndet > cap, "%s: %zu detections did not overflow the %zu-entry list",
+                  what, o.ndet, cap);
             free(det);
         }
         free_out(&o);
     }
     free(cube);
+    hit_capacity = 0;
 }
 
+/* 1000 CPIs through 3 slots: device free memory and host RSS sampled at CPI 100 and 1000 */
 static void soak(void)
 {
     stap_config c = config_of(&cases[0], LA_BACKEND_GPU);
@@ -362,7 +371,8 @@ int main(void)
         const uint64_t seed = (uint64_t)(tc_uniform(&rng) * 1e15);
         one_case(&cases[i], LA_BACKEND_GPU, seed);
         if (i == 0 || i == 3 || i == 6) one_case(&cases[i], LA_BACKEND_CUBLAS, seed);
-        if (i == 0 || i == 4) kinds_case(&cases[i], seed);
+        if (i == 0 || i == 4) kinds_case(&cases[i], seed, 0);
+        if (i == 0) kinds_case(&cases[i], seed, 100);
     }
     soak();
     if (tc_failures) {

@@ -36,6 +36,10 @@ typedef struct stap_engine_options {
                              Doppler tap) instead of the apply kernel                  */
     size_t host_reserve;  /* host memory the caller needs besides the engine (its cubes,
                              queues), bytes: counted in the memory check at create     */
+    size_t hit_capacity;  /* GPU: CFAR hits the device list of a slot holds (0 = 16x
+                             the expected false alarms, at least 65536, at most every
+                             cell); a CPI that detects more is tested again into a list
+                             of every cell, so no hit is lost either way               */
 } stap_engine_options;
 
 /* slots 2, weights kept, output not, CA-CFAR at its defaults, graphs on */

@@ -10,6 +10,8 @@
 #          over a sliding run and the CFAR kernels, and its stream rates against the
 #          segment scheme and the QR kernel alone at the same batch;
 #   final  the engine tests, then perf;
+#   oscfar the CFAR kernels' tests (sanitized too), the engine's detector and hit-list
+#          overflow cases, OS against CA in the stream and each test kernel under ncu;
 #   perf   `rtstap stream` (every workload, 1-4 slots, output kept, a recording from the
 #          page cache), `rtstap bench` (every workload and backend), `rtstap bench-qr`
 #          (the RT_STAP and PERFECT batches), the CPU scaling table (1-16 threads), and
@@ -19,7 +21,7 @@
 # Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.txz, .gpulibs.tgz)
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_engine.sh tests|perf
-mode=${1:?tests, perf, final, verify, sliding, slidingperf, algorithms or robust}
+mode=${1:?tests, perf, final, verify, sliding, slidingperf, algorithms, oscfar or robust}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
@@ -105,6 +107,32 @@ if [ "$mode" = algorithms ]; then # README's algorithm table: the hard preset, 3
     done
     grep -h -E "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY" "$L"/tests.log | sort | uniq -c
     echo "---- stream"; grep -E "^rtstap stream|CPIs:|latency" "$L/stream.log" | cut -c1-200
+fi
+if [ "$mode" = oscfar ]; then # the OS-CFAR kernel: checks, the stream, kernel times
+    for t in test_gpu_cfar test_gpu_engine; do
+        step "$t" "$L/tests.log" 300 "$BIN/$t"
+    done
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    for tool in memcheck racecheck; do
+        step "$tool test_gpu_cfar" "$L/sanitize.log" 200 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/test_gpu_cfar"
+    done
+    S="$BIN/rtstap stream --preset hard"
+    for k in ca os; do
+        step "cfar $k slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --cfar $k --json "$L/os-$k-s3.json"
+        step "cfar $k slots 1" "$L/stream.log" 60 $S --slots 1 --cpis 2000 --cfar $k --json "$L/os-$k-s1.json"
+    done
+    step "cfar os train 64" "$L/stream.log" 60 $S --slots 3 --cpis 2000 --cfar os --cfar-train 64 --json "$L/os-os64-s3.json"
+    nc=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+    for k in ca os; do
+        step "ncu $k" "$L/ncu.log" 120 "$nc" --clock-control none -k "regex:os_kernel|test_kernel|prefix_kernel" -c 6 \
+            --metrics gpu__time_duration.sum $S --slots 1 --cpis 3 --cfar $k
+    done
+    grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|all passed|failure|overflowing" "$L"/tests.log "$L"/sanitize.log | cut -c1-150 | sort | uniq -c | head -30
+    echo "---- stream"; grep -E "^rtstap stream|CPIs:|latency" "$L/stream.log" | cut -c1-200
+    for j in "$L"/os-*.json; do
+        printf '%s ' "$(basename "$j")"; tr -d ' \t\n' < "$j" | grep -o '"stage_ms_median":{[^}]*}'
+    done
+    echo "---- ncu"; grep -E "os_kernel|test_kernel|prefix_kernel|gpu__time_duration" "$L/ncu.log" | head -40
 fi
 if [ "$mode" = robust ]; then # issue 10 on the GPU: faults, checks, stop, 10^5-CPI soak
     export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN
