@@ -26,6 +26,8 @@ static const struct cli_param {
     {"stap_config.beams", "--beams"},
     {"stap_config.threads", "--threads"},
     {"stap_config.chebyshev_db", "--window chebyshev:DB"},
+    {"stap_config.angle_bins", "--angle-bins"},
+    {"stap_config.algorithm", "--algorithm"},
     {"stap_cfar_config.kind", "--cfar"},
     {"stap_cfar_config.pfa", "--cfar-pfa"},
     {"stap_cfar_config.guard", "--cfar-guard"},
@@ -153,19 +155,27 @@ const char *cli_window_str(const stap_config *cfg, char *buf, size_t len)
     return buf;
 }
 
+const char *cli_algorithm_str(const stap_config *cfg, char *buf, size_t len)
+{
+    if (cfg->algorithm != STAP_ALGORITHM_JDL) return "";
+    snprintf(buf, len, " jdl NA=%d", cfg->angle_bins);
+    return buf;
+}
+
 void cli_print_timing(const stap_config *cfg, const char *input, const double *t,
                          double read_ms, double write_ms, double total_ms)
 {
-    int N = stap_dof(cfg), M = stap_training_rows(cfg);
-    int batch = cfg->doppler_bins * cfg->segments;
+    int N = stap_adaptive_dof(cfg), M = stap_training_rows(cfg);
+    long long batch = stap_training_matrices(cfg);
     double flops = batch * (8.0 * M * N * N - 8.0 * N * N * N / 3.0);
-    char wb[64];
+    char wb[64], ab[48];
     fprintf(stderr,
             "rtstap: %s, backend %s\n"
-            "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d%s B=%d  loading %g  QR batch %d x %dx%d\n",
+            "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d%s B=%d%s  loading %g  QR batch %lld x %dx%d\n",
             input, la_backend_name(cfg->backend), cfg->channels, cfg->pulses, cfg->range_gates,
             cfg->doppler_bins, cfg->doppler_order, cfg->segments, cfg->training,
-            cli_window_str(cfg, wb, sizeof wb), cfg->beams, cfg->loading, batch, M, N);
+            cli_window_str(cfg, wb, sizeof wb), cfg->beams, cli_algorithm_str(cfg, ab, sizeof ab),
+            cfg->loading, batch, M, N);
     double compute = 0;
     for (int i = 0; i < STAP_STAGE_COUNT; i++) compute += t[i];
     fprintf(stderr, "  %-10s %10s %7s\n", "stage", "ms", "share");

@@ -63,6 +63,8 @@ int cli_check_layout(const char *path, const stap_input *in, const cli_input_opt
 /* The stage-timing table on stderr (shared by run and perfect). */
 /* "" for segment training, else " sliding LB=1 G=2" (after S=.. K=.. in reports) */
 const char *cli_window_str(const stap_config *cfg, char *buf, size_t len);
+/* "" for post-Doppler, else " jdl NA=3" (after B=.. in reports) */
+const char *cli_algorithm_str(const stap_config *cfg, char *buf, size_t len);
 void cli_print_timing(const stap_config *cfg, const char *input, const double *t,
                       double read_ms, double write_ms, double total_ms);
 

@@ -285,6 +285,16 @@ int cli_parse_training_window(const cli_opt *o, const char *arg)
     return 0;
 }
 
+int cli_parse_algorithm(const cli_opt *o, const char *arg)
+{
+    rt_error err;
+    if (stap_algorithm_parse(arg, &((cli_training *)o->value)->algorithm, &err)) {
+        cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_parse_doppler_order(const cli_opt *o, const char *s)
 {
     int *q = o->value;
@@ -314,9 +324,13 @@ int cli_training_apply(const cli_training *t, int segments_given, stap_config *c
     if (t->window == STAP_TRAINING_SLIDING && segments_given)
         return cli_error(EXIT_USAGE, "--segments applies to --training-window segment; a "
                          "sliding window's blocks are --block cells long");
+    if (t->algorithm != STAP_ALGORITHM_JDL && t->angle_bins_given)
+        return cli_error(EXIT_USAGE, "--angle-bins applies to --algorithm jdl");
     cfg->training_window = t->window;
     cfg->block = t->block;
     cfg->guard = t->guard;
+    cfg->algorithm = t->algorithm;
+    cfg->angle_bins = t->angle_bins_given ? t->angle_bins : 0;
     return 0;
 }
 

@@ -122,12 +122,16 @@ int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input
      .parse = cli_parse_scale_opt}
 /* --strict's help differs: run also makes ill-conditioned training an error */
 /* The training window (stap_config.training_window, block, guard) of run and stream. */
+/* The adaptive processing's options (run, stream): training window and algorithm. */
 typedef struct cli_training {
     stap_training_window window;
     int block, guard;
     int window_given, block_given, guard_given;
+    stap_algorithm algorithm;
+    int angle_bins, angle_bins_given;
 } cli_training;
 int cli_parse_training_window(const cli_opt *o, const char *arg); /* value: cli_training * */
+int cli_parse_algorithm(const cli_opt *o, const char *arg);       /* value: cli_training * */
 int cli_parse_doppler_order(const cli_opt *o, const char *arg);   /* value: int, odd     */
 /* The detector's options (run, stream): cf a stap_cfar_config *, set an int * made 1 when
  * any of them is given (may be NULL). */
@@ -163,10 +167,19 @@ int cli_parse_doppler_order(const cli_opt *o, const char *arg);   /* value: int,
      .given = &(t)->block_given},                                                           \
     {"guard", 0, CLI_INT, &(t)->guard, "G",                                                 \
      "sliding: cells left out of the training on each side of a\n"                         \
-     "block (default 2)", .lo = 0, .hi = 1 << 24, .given = &(t)->guard_given}
+     "block (default 2)", .lo = 0, .hi = 1 << 24, .given = &(t)->guard_given},              \
+    {"algorithm", 0, CLI_CALL, (t), "A",                                                    \
+     "post-doppler: every channel x Q Doppler bins (default);\n"                            \
+     "jdl: joint-domain localized, NA beams around each beam's\n"                           \
+     "look direction x Q Doppler bins",                                                     \
+     .parse = cli_parse_algorithm},                                                         \
+    {"angle-bins", 0, CLI_INT, &(t)->angle_bins, "NA",                                      \
+     "jdl: beams of the local region, odd, at most C (default 3)",                           \
+     .lo = 1, .hi = 1 << 20, .given = &(t)->angle_bins_given}
 void cli_training_defaults(cli_training *t);
-/* Put the training window into cfg; a usage error (printed, EXIT_USAGE) for --block or
- * --guard without --training-window sliding, or --segments with it. */
+/* Put the training window and algorithm into cfg; a usage error (printed, EXIT_USAGE) for
+ * --block or --guard without --training-window sliding, --segments with it, or
+ * --angle-bins without --algorithm jdl. */
 int cli_training_apply(const cli_training *t, int segments_given, stap_config *cfg);
 
 #define CLI_OPT_STRICT(inopts, help) {"strict", 0, CLI_FLAG, &(inopts)->strict, NULL, (help)}

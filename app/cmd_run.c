@@ -261,10 +261,10 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     if (!quiet) {
         fprintf(stderr, "rtstap: %s, %lld CPIs, backend %s\n  engine: %s\n", input, st.cpis_run,
                 hdr.backend_name, stap_engine_describe(eng));
-        char wb[64];
-        fprintf(stderr, "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d%s B=%d\n", pc->channels, pc->pulses,
+        char wb[64], ab[48];
+        fprintf(stderr, "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d%s B=%d%s\n", pc->channels, pc->pulses,
                 pc->range_gates, pc->doppler_bins, pc->doppler_order, pc->segments, pc->training,
-                cli_window_str(pc, wb, sizeof wb), hdr.beams);
+                cli_window_str(pc, wb, sizeof wb), hdr.beams, cli_algorithm_str(pc, ab, sizeof ab));
         fprintf(stderr, "  stage medians ms:");
         for (int s = 0; s < STAP_STAGE_COUNT; s++)
             fprintf(stderr, " %s %.3f", stap_stage_names[s], st.stage_median[s]);

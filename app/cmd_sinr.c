@@ -89,16 +89,26 @@ int cmd_sinr(int argc, char **argv)
     if (show < 0) show = 0;
     if (!quiet) {
         fprintf(rep, "SINR loss: %s on %s\n", result, input);
-        fprintf(rep, "  C=%d P=%d D=%d Q=%d N=%d S=%d K=%d B=%d loading %g; beam %d looks at u = %.3f\n",
+        const int reduced = c->algorithm != STAP_ALGORITHM_POST_DOPPLER;
+        fprintf(rep, "  C=%d P=%d D=%d Q=%d N=%d S=%d K=%d B=%d loading %g%s%s; beam %d looks at u = %.3f\n",
                c->channels, c->pulses, c->doppler_bins, c->doppler_order, res.N, res.S, res.K,
-               res.B, c->loading, show, u ? u[show] : NAN);
-        fprintf(rep, "  %4s %12s %12s %12s %10s\n", "bin", res.prf_hz > 0 ? "Doppler(Hz)" : "Doppler",
-               "optimum(dB)", "adaptive(dB)", "rho(dB)");
+               res.B, c->loading, reduced ? "; " : "", reduced ? res.algorithm : "", show,
+               u ? u[show] : NAN);
+        if (reduced)
+            fprintf(rep, "  %d DOF adapted; algorithm(dB): the loss of its clairvoyant weights, rho "
+                    "against them\n", res.Nt);
+        fprintf(rep, "  %4s %12s %12s", "bin", res.prf_hz > 0 ? "Doppler(Hz)" : "Doppler",
+                "optimum(dB)");
+        if (reduced) fprintf(rep, " %13s", "algorithm(dB)");
+        fprintf(rep, " %12s %10s\n", "adaptive(dB)", "rho(dB)");
         for (int d = 0; d < res.D; d++) {
             double lo = res.optimum_loss[(size_t)d * res.B + show];
+            double lg = res.algorithm_loss[(size_t)d * res.B + show];
             double rm = stap_sinr_rho_mean(&res, d, show);
-            fprintf(rep, "  %4d %12.3f %12.2f %12.2f %10.2f\n", d,
-                   res.doppler[d] * (res.prf_hz > 0 ? res.prf_hz : 1), db(lo), db(lo * rm), db(rm));
+            fprintf(rep, "  %4d %12.3f %12.2f", d,
+                   res.doppler[d] * (res.prf_hz > 0 ? res.prf_hz : 1), db(lo));
+            if (reduced) fprintf(rep, " %13.2f", db(lg));
+            fprintf(rep, " %12.2f %10.2f\n", db(lg * rm), db(rm));
         }
         fprintf(rep, "  mean rho over %zu values (%s): %.4f (%.2f dB)\n", res.count,
                beam < 0 ? "all beams, bins and segments" : "this beam, all bins and segments",
@@ -106,7 +116,7 @@ int cmd_sinr(int argc, char **argv)
         if (isfinite(res.rmb_mean)) {
             fprintf(rep, "  RMB (K+2-N)/(K+1) = %.4f (%.2f dB); rho ~ Beta(%d, %d), sd %.4f; standard "
                    "error of the mean %.4f if the values were independent: z = %.2f\n",
-                   res.rmb_mean, db(res.rmb_mean), res.K + 2 - res.N, res.N - 1, res.rmb_sd,
+                   res.rmb_mean, db(res.rmb_mean), res.K + 2 - res.Nt, res.Nt - 1, res.rmb_sd,
                    res.rho_se, res.z);
             fprintf(rep, "  sample sd of rho %.4f (Beta: %.4f)%s\n", res.rho_sd, res.rmb_sd,
                    res.rmb_applicable ? ""
@@ -114,7 +124,7 @@ int cmd_sinr(int argc, char **argv)
                                         "run (diagonal loading, or steering unlike the target "
                                         "signature)");
         } else {
-            fprintf(rep, "  RMB law undefined: K = %d < N - 1 = %d\n", res.K, res.N - 1);
+            fprintf(rep, "  RMB law undefined: K = %d < N - 1 = %d\n", res.K, res.Nt - 1);
         }
         fprintf(rep, "  written: %s\n", out);
     }
@@ -129,6 +139,8 @@ int cmd_sinr(int argc, char **argv)
         cJSON_AddNumberToObject(cj, "doppler_bins", res.D);
         cJSON_AddNumberToObject(cj, "doppler_order", c->doppler_order);
         cJSON_AddNumberToObject(cj, "dof", res.N);
+        cJSON_AddNumberToObject(cj, "adapted_dof", res.Nt);
+        cJSON_AddStringToObject(cj, "algorithm", res.algorithm);
         cJSON_AddNumberToObject(cj, "segments", res.S);
         cJSON_AddNumberToObject(cj, "training", res.K);
         cJSON_AddNumberToObject(cj, "beams", res.B);
@@ -151,13 +163,15 @@ int cmd_sinr(int argc, char **argv)
         cJSON *rows = cJSON_AddArrayToObject(tb, "bins");
         for (int d = 0; d < res.D; d++) {
             double lo = res.optimum_loss[(size_t)d * res.B + show];
+            double lg = res.algorithm_loss[(size_t)d * res.B + show];
             double rm = stap_sinr_rho_mean(&res, d, show);
             cJSON *r = cJSON_CreateObject();
             cJSON_AddNumberToObject(r, "bin", d);
             cJSON_AddNumberToObject(r, "doppler", res.doppler[d]);
             if (res.prf_hz > 0) cJSON_AddNumberToObject(r, "doppler_hz", res.doppler[d] * res.prf_hz);
             cJSON_AddNumberToObject(r, "optimum_db", db(lo));
-            cJSON_AddNumberToObject(r, "adaptive_db", db(lo * rm));
+            cJSON_AddNumberToObject(r, "algorithm_db", db(lg));
+            cJSON_AddNumberToObject(r, "adaptive_db", db(lg * rm));
             cJSON_AddNumberToObject(r, "rho_db", db(rm));
             cJSON_AddItemToArray(rows, r);
         }

@@ -329,13 +329,13 @@ int cmd_stream(int argc, char **argv)
     const double in_gbs = in_bytes * st.cpis_per_s / 1e9, out_gbs = out_bytes * st.cpis_per_s / 1e9;
     const double dev_mb = stap_engine_memory_bytes(eng) / 1e6;
     if (!quiet) {
-        char wb[64];
+        char wb[64], ab[48];
         fprintf(stderr,
-                "rtstap stream: %s (C=%d P=%d R=%d D=%d Q=%d S=%d K=%d%s B=%d), backend %s\n"
+                "rtstap stream: %s (C=%d P=%d R=%d D=%d Q=%d S=%d K=%d%s B=%d%s), backend %s\n"
                 "  engine: %s\n  device: %s\n  host: ",
                 w.name, cfg->channels, cfg->pulses, cfg->range_gates, cfg->doppler_bins,
                 cfg->doppler_order, cfg->segments, cfg->training, cli_window_str(cfg, wb, sizeof wb),
-                B, la_backend_name(cfg->backend),
+                B, cli_algorithm_str(cfg, ab, sizeof ab), la_backend_name(cfg->backend),
                 stap_engine_describe(eng), device);
         stream_print_platform(stderr, threads);
         fprintf(stderr, "  CPIs: %lld (after %d warm-up) in %.3f s: %.1f CPIs/s\n", st.cpis,

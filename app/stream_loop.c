@@ -173,6 +173,8 @@ void stream_json_config(cJSON *doc, const stap_config *pc, int beams)
         cJSON_AddNumberToObject(c, "block", pc->block);
         cJSON_AddNumberToObject(c, "guard", pc->guard);
     }
+    cJSON_AddStringToObject(c, "algorithm", stap_algorithm_name(pc->algorithm));
+    if (pc->algorithm == STAP_ALGORITHM_JDL) cJSON_AddNumberToObject(c, "angle_bins", pc->angle_bins);
     cJSON_AddNumberToObject(c, "beams", beams);
     cJSON_AddNumberToObject(c, "loading", pc->loading);
 }

@@ -36,6 +36,51 @@ int scene_run_config(const scene_truth *t, const stap_config *run, int B, stap_c
     return RT_OK;
 }
 
+/* JDL's best SINR (over xi): t~^H (T^H R T)^{-1} t~, t~ = T^H t, T = I_Q (x) A (A: C x Na,
+ * (re, im) pairs, column j at A + 2 j C; DOF j*Q + q). R: N x N column-major (untouched);
+ * RT (N x Nt), Rt (Nt x Nt), tt (Nt): work space. */
+static int jdl_optimum(const stap_config *cfg, const double *A, const cf64 *R, const cf64 *t,
+                       cf64 *RT, cf64 *Rt, cf64 *tt, double *out, rt_error *err)
+{
+    const int C = cfg->channels, Q = cfg->doppler_order, Na = cfg->angle_bins;
+    const int N = C * Q, Nt = Na * Q;
+#define TA(c, j) (A[2 * ((size_t)(j) * C + (c))] + I * A[2 * ((size_t)(j) * C + (c)) + 1])
+    /* RT[:, j*Q + q] = R T e_{jq} = sum_c R[:, c*Q + q] A[c][j] */
+    for (int j = 0; j < Na; j++)
+        for (int q = 0; q < Q; q++) {
+            cf64 *col = RT + (size_t)(j * Q + q) * N;
+            for (int i = 0; i < N; i++) col[i] = 0;
+            for (int c = 0; c < C; c++) {
+                const cf64 a = TA(c, j);
+                const cf64 *rc = R + (size_t)(c * Q + q) * N;
+                for (int i = 0; i < N; i++) col[i] += rc[i] * a;
+            }
+        }
+    /* Rt = T^H RT; tt = T^H t */
+    for (int j = 0; j < Na; j++)
+        for (int q = 0; q < Q; q++) {
+            const int row = j * Q + q;
+            for (int k = 0; k < Nt; k++) {
+                cf64 acc = 0;
+                for (int c = 0; c < C; c++) acc += conj(TA(c, j)) * RT[(size_t)k * N + c * Q + q];
+                Rt[(size_t)k * Nt + row] = acc;
+            }
+            cf64 acc = 0;
+            for (int c = 0; c < C; c++) acc += conj(TA(c, j)) * t[c * Q + q];
+            tt[row] = acc;
+        }
+#undef TA
+    lapack_int info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', Nt, (lapack_complex_double *)Rt, Nt);
+    if (info != 0)
+        return rt_fail(err, RT_ENUMERIC, "JDL: T^H R T is not positive definite (zpotrf info %d)",
+                       (int)info);
+    trsv_lower(Nt, Rt, tt);
+    double s = 0;
+    for (int j = 0; j < Nt; j++) s += creal(tt[j] * conj(tt[j]));
+    *out = s;
+    return RT_OK;
+}
+
 static double beta_fn_sd(double a, double b)
 {
     return sqrt(a * b / ((a + b) * (a + b) * (a + b + 1)));
@@ -49,13 +94,17 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     int st = scene_run_config(t, cfg_in, B, &cfg, err);
     if (st) return st;
     const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
-    const int S = cfg.segments, N = C * Q, K = cfg.training;
+    const int S = cfg.segments, N = C * Q, K = cfg.training, Nt = stap_adaptive_dof(&cfg);
+    const int jdl = cfg.algorithm == STAP_ALGORITHM_JDL, Na = cfg.angle_bins;
     if (beam < -1 || beam >= B)
         return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d (-1: all beams)", beam, B - 1);
     res->D = D;
     res->S = S;
     res->B = B;
     res->N = N;
+    res->Nt = Nt;
+    if (jdl) snprintf(res->algorithm, sizeof res->algorithm, "jdl NA=%d", Na);
+    else snprintf(res->algorithm, sizeof res->algorithm, "post-doppler");
     res->K = K;
     res->C = C;
     res->P = P;
@@ -73,26 +122,38 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->prf_hz = t->cfg.prf_hz;
     res->doppler = malloc(sizeof(double) * D);
     res->optimum_loss = malloc(sizeof(double) * (size_t)D * B);
+    res->algorithm_loss = malloc(sizeof(double) * (size_t)D * B);
     res->rho = malloc(sizeof(double) * (size_t)D * S * B);
     float *winf = malloc(sizeof(float) * P);
     double *win = malloc(sizeof(double) * P);
-    cf64 *Rd = malloc(sizeof(cf64) * (size_t)N * N);
+    cf64 *Rd = malloc(sizeof(cf64) * (size_t)N * N), *Rfull = malloc(sizeof(cf64) * (size_t)N * N);
     cf64 *a = malloc(sizeof(cf64) * C);
     cf64 *sig = malloc(sizeof(cf64) * N), *x = malloc(sizeof(cf64) * N);
     cf64 *w = malloc(sizeof(cf64) * N);
-    if (!res->doppler || !res->optimum_loss || !res->rho || !winf || !win || !Rd || !a || !sig ||
-        !x || !w) {
+    /* JDL: every beam's transform (stap_jdl_beams, as the engine makes it), T^H R_d T */
+    double *At = jdl ? malloc(sizeof(double) * 2 * (size_t)B * C * Na) : NULL;
+    cf64 *Rt = jdl ? malloc(sizeof(cf64) * (size_t)Nt * Nt) : NULL;
+    cf64 *RT = jdl ? malloc(sizeof(cf64) * (size_t)N * Nt) : NULL;
+    cf64 *st_ = jdl ? malloc(sizeof(cf64) * Nt) : NULL;
+    if (!res->doppler || !res->optimum_loss || !res->algorithm_loss || !res->rho || !winf ||
+        !win || !Rd || !Rfull || !a || !sig || !x || !w || (jdl && (!At || !Rt || !RT || !st_))) {
         st = rt_fail(err, RT_ENOMEM, "out of memory for the SINR computation");
         goto out;
     }
     if ((st = stap_window(&cfg, winf, err))) goto out;
     for (int p = 0; p < P; p++) win[p] = winf[p];
+    for (int b = 0; jdl && b < B; b++)
+        if ((st = stap_jdl_beams(&cfg, V + (size_t)b * N, At + 2 * (size_t)b * C * Na, err))) {
+            rt_prefix(err, "beam %d", b);
+            goto out;
+        }
 
-    int applicable = cfg.loading == 0 && K >= N;
+    int applicable = cfg.loading == 0 && K >= Nt;
     for (int d = 0; d < D; d++) {
         double f = (double)d / D;
         res->doppler[d] = f >= 0.5 ? f - 1.0 : f;
         if ((st = scene_covariance_doppler(t, win, D, Q, d, Rd, err))) goto out;
+        memcpy(Rfull, Rd, sizeof(cf64) * (size_t)N * N);
         /* R_d = L L^H */
         lapack_int info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rd, N);
         if (info != 0) {
@@ -124,6 +185,13 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
             for (int j = 0; j < N; j++) topt += creal(x[j] * conj(x[j]));
             double sigma2 = t->cfg.noise_power;
             res->optimum_loss[(size_t)d * B + b] = an > 0 ? sigma2 * topt / (an * P) : 0;
+            double talg = topt; /* t~^H (T^H R_d T)^{-1} t~ */
+            if (jdl && (st = jdl_optimum(&cfg, At + 2 * (size_t)b * C * Na, Rfull, sig, RT, Rt,
+                                         st_, &talg, err))) {
+                rt_prefix(err, "Doppler bin %d, beam %d", d, b);
+                goto out;
+            }
+            res->algorithm_loss[(size_t)d * B + b] = an > 0 ? sigma2 * talg / (an * P) : 0;
             for (int g = 0; g < S; g++) {
                 const cf32 *wf = W + (((size_t)d * S + g) * B + b) * N;
                 cf64 ws = 0;
@@ -139,7 +207,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
                     wrw += creal(acc * conj(acc));
                 }
                 double sinr_w = creal(ws * conj(ws)) / wrw;
-                res->rho[((size_t)d * S + g) * B + b] = topt > 0 ? sinr_w / topt : 0;
+                res->rho[((size_t)d * S + g) * B + b] = talg > 0 ? sinr_w / talg : 0;
             }
         }
     }
@@ -159,13 +227,13 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->rho_mean = s1 / n;
     res->rho_sd = n > 1 ? sqrt(fmax(0, (s2 - s1 * s1 / n) / (n - 1))) : 0;
     res->rmb_applicable = applicable;
-    if (K + 2 - N > 0 && N > 1) {
-        double aa = K + 2 - N, bb = N - 1;
+    if (K + 2 - Nt > 0 && Nt > 1) {
+        double aa = K + 2 - Nt, bb = Nt - 1;
         res->rmb_mean = aa / (aa + bb);
         res->rmb_sd = beta_fn_sd(aa, bb);
     } else {
-        res->rmb_mean = N == 1 ? 1.0 : NAN;
-        res->rmb_sd = N == 1 ? 0.0 : NAN;
+        res->rmb_mean = Nt == 1 ? 1.0 : NAN;
+        res->rmb_sd = Nt == 1 ? 0.0 : NAN;
     }
     res->rho_se = res->rmb_sd / sqrt((double)n);
     res->z = res->rho_se > 0 ? (res->rho_mean - res->rmb_mean) / res->rho_se : 0;
@@ -173,6 +241,11 @@ out:
     free(winf);
     free(win);
     free(Rd);
+    free(Rfull);
+    free(At);
+    free(Rt);
+    free(RT);
+    free(st_);
     free(a);
     free(sig);
     free(x);

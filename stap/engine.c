@@ -37,6 +37,8 @@ void stap_engine_destroy(stap_engine *e)
     if (e->ops && e->impl) e->ops->destroy(e);
     free(e->win);
     free(e->V);
+    free(e->A);
+    free(e->Vt);
     free(e->cells);
     free(e);
 }
@@ -60,9 +62,10 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
 {
     const size_t C = c->channels, P = c->pulses, R = c->range_gates, D = c->doppler_bins;
     const size_t N = stap_dof(c), M = stap_training_rows(c), batch = D * c->segments;
+    const size_t Nt = stap_adaptive_dof(c), mats = (size_t)stap_training_matrices(c);
     const size_t z = sizeof(cf32), slots = (size_t)o->slots;
     const size_t nw = stap_weights_count(c, B), ny = stap_output_count(c, B);
-    const size_t X = z * C * D * R, T = z * batch * M * N;
+    const size_t X = z * C * D * R, T = z * mats * M * Nt;
     const int cfar = o->cfar.kind != STAP_CFAR_NONE;
     const size_t prefix =
         stap_cfar_uses_prefix(o->cfar.kind) ? sizeof(double) * B * D * (R + 1) : 0;
@@ -246,6 +249,43 @@ int stap_engine_check_memory(const stap_config *cfg_in, int nbeams, int steering
 
 /* ---- create ------------------------------------------------------------------------ */
 
+/* JDL: each beam's transform A_b (stap_jdl_beams) and beamspace steering T_b^H v_b, the
+ * latter in double before rounding. */
+static int jdl_transforms(stap_engine *e, rt_error *err)
+{
+    const int C = e->cfg.channels, Q = e->cfg.doppler_order, Na = e->cfg.angle_bins;
+    e->A = malloc(sizeof(cf32) * (size_t)e->B * C * Na);
+    e->Vt = malloc(sizeof(cf32) * (size_t)e->B * e->Nt);
+    double *a = malloc(sizeof(double) * 2 * (size_t)C * Na);
+    if (!e->A || !e->Vt || !a) {
+        free(a);
+        return rt_fail(err, RT_ENOMEM, "out of memory for the JDL transforms");
+    }
+    for (int b = 0; b < e->B; b++) {
+        const cf32 *v = e->V + (size_t)b * e->N;
+        int st = stap_jdl_beams(&e->cfg, v, a, err);
+        if (st) {
+            free(a);
+            return rt_prefix(err, "beam %d", b);
+        }
+        for (int i = 0; i < C * Na; i++)
+            e->A[(size_t)b * C * Na + i] = (float)a[2 * i] + I * (float)a[2 * i + 1];
+        for (int j = 0; j < Na; j++)
+            for (int q = 0; q < Q; q++) {
+                double re = 0, im = 0; /* sum_c conj(A[j][c]) v[c*Q + q] */
+                for (int c = 0; c < C; c++) {
+                    const double ar = a[2 * ((size_t)j * C + c)], ai = a[2 * ((size_t)j * C + c) + 1];
+                    const double vr = crealf(v[c * Q + q]), vi = cimagf(v[c * Q + q]);
+                    re += ar * vr + ai * vi;
+                    im += ar * vi - ai * vr;
+                }
+                e->Vt[(size_t)b * e->Nt + j * Q + q] = (float)re + I * (float)im;
+            }
+    }
+    free(a);
+    return RT_OK;
+}
+
 static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32 *steering,
                            const stap_engine_options *opt, rt_error *err)
 {
@@ -254,6 +294,7 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     e->cfg = *cfg;
     e->opt = *opt;
     e->N = stap_dof(cfg);
+    e->Nt = stap_adaptive_dof(cfg);
     e->M = stap_training_rows(cfg);
     e->L = cfg->range_gates / cfg->segments;
     e->B = cfg->beams;
@@ -276,6 +317,10 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     if (steering) memcpy(e->V, steering, sizeof(cf32) * (size_t)e->B * e->N);
     else stap_default_steering(cfg, e->V);
     e->custom_steering = steering != NULL;
+    if (cfg->algorithm == STAP_ALGORITHM_JDL && (st = jdl_transforms(e, err))) {
+        stap_engine_destroy(e);
+        return st;
+    }
 
     switch (cfg->backend) {
     case LA_BACKEND_CPU:

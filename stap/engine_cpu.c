@@ -34,7 +34,9 @@ typedef struct cpu_engine {
     la_ctx *la;
     int threads;
     cf32 *X;                   /* C x D x R Doppler cube (the last CPI's)      */
-    cf32 *T;                   /* batch x (M x N) training matrices            */
+    cf32 *T;                   /* training matrices, M x Nt each: D*S, or for JDL
+                                  B x D*S (beam-major)                         */
+    cf32 *Wt;                  /* JDL: B x D*S x Nt beamspace weights          */
     cf32 *wc;                  /* per thread: B x C conjugated weights of a tap */
     fftwf_plan fft;
     stap_cfar_plan *cfar;
@@ -52,6 +54,7 @@ static void cpu_destroy(stap_engine *e)
     stap_cfar_plan_destroy(c->cfar);
     fftwf_free(c->X);
     fftwf_free(c->T);
+    fftwf_free(c->Wt);
     fftwf_free(c->wc);
     for (int s = 0; s < STAP_ENGINE_MAX_SLOTS; s++) {
         fftwf_free(c->slot[s].W);
@@ -76,12 +79,15 @@ static int cpu_create(stap_engine *e, rt_error *err)
     openblas_set_num_threads(1);
     const size_t C = cfg->channels, D = cfg->doppler_bins, R = cfg->range_gates;
     c->X = xmalloc(sizeof(cf32) * C * D * R);
-    c->T = xmalloc(sizeof(cf32) * (size_t)e->batch * e->M * e->N);
+    const size_t nx = C * D * R, nt = (size_t)stap_training_matrices(cfg) * e->M * e->Nt;
+    const int jdl = cfg->algorithm == STAP_ALGORITHM_JDL;
+    c->T = xmalloc(sizeof(cf32) * nt);
     c->wc = xmalloc(sizeof(cf32) * (size_t)c->threads * e->B * C);
-    if (!c->X || !c->T || !c->wc) return rt_fail(err, RT_ENOMEM, "out of memory for the CPU engine's work buffers");
+    if (jdl) c->Wt = xmalloc(sizeof(cf32) * (size_t)e->B * e->batch * e->Nt);
+    if (!c->X || !c->T || !c->wc || (jdl && !c->Wt))
+        return rt_fail(err, RT_ENOMEM, "out of memory for the CPU engine's work buffers");
     /* touch every page now, from the threads that will use it: the first CPI must not pay
      * the page faults (measured: 24 ms Doppler and 34 ms training cold vs 5 and 4 warm) */
-    const size_t nx = C * D * R, nt = (size_t)e->batch * e->M * e->N;
 #pragma omp parallel num_threads(c->threads)
     {
 #pragma omp for schedule(static) nowait
@@ -109,10 +115,13 @@ static int cpu_create(stap_engine *e, rt_error *err)
         (st = stap_cfar_plan_create(&c->cfar, &e->opt.cfar, e->B, (int)D, (int)R, c->threads, err)))
         return st;
     const int own = cfg->backend != LA_BACKEND_LAPACK;
+    char algo[48] = "";
+    if (jdl) snprintf(algo, sizeof algo, "JDL %d beams x %d bins, ", cfg->angle_bins,
+                      cfg->doppler_order);
     snprintf(e->describe, sizeof e->describe,
-             "%s: FFTW, %s QR + MVDR solves%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
+             "%s: FFTW, %s%s QR + MVDR solves%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
              "%d slot%s",
-             la_backend_name(cfg->backend), own ? "own Householder" : "LAPACKE cgeqrf",
+             la_backend_name(cfg->backend), algo, own ? "own Householder" : "LAPACKE cgeqrf",
              own ? " (" : "", own ? la_cpu_kernels() : "", own ? ")" : "",
              stap_cfar_kind_name(e->opt.cfar.kind), c->threads, e->opt.slots,
              e->opt.slots > 1 ? "s" : "");
@@ -162,6 +171,58 @@ static void form_training(stap_engine *e, cpu_engine *c)
                     col[K + j] = load;
                 }
             }
+    }
+}
+
+/* JDL (contract steps 2-4 in beamspace): T_k (M x Nt), k = b*D*S + d*S + s; row i =
+ * conj(z) of training cell i, z_{j*Q+q} = sum_c conj(A_b[j][c]) X[c, tap(d,q), cell]; with
+ * loading, Nt more rows sqrt(K*delta) I. */
+static void form_training_jdl(stap_engine *e, cpu_engine *c)
+{
+    const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
+    const int S = e->cfg.segments, K = e->cfg.training, M = e->M, Nt = e->Nt;
+    const int Na = e->cfg.angle_bins, DS = e->batch;
+    const size_t R = e->cfg.range_gates;
+    const float load = e->cfg.loading > 0 ? (float)sqrt(K * e->cfg.loading) : 0.0f;
+#pragma omp parallel for schedule(static) num_threads(c->threads)
+    for (int k = 0; k < e->B * DS; k++) {
+        const int b = k / DS, d = (k % DS) / S, s = k % S;
+        const cf32 *A = e->A + (size_t)b * C * Na;
+        cf32 *T = c->T + (size_t)k * M * Nt;
+        const int *cell = e->cells + (size_t)s * K;
+        memset(T, 0, sizeof(cf32) * (size_t)M * Nt);
+        for (int q = 0; q < Q; q++)
+            for (int ch = 0; ch < C; ch++) {
+                const cf32 *row = c->X + ((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R;
+                for (int j = 0; j < Na; j++) {
+                    const cf32 a = A[(size_t)j * C + ch]; /* conj(z) = sum_c A conj(x) */
+                    cf32 *col = T + (size_t)(j * Q + q) * M;
+                    for (int i = 0; i < K; i++) col[i] += a * conjf(row[cell[i]]);
+                }
+            }
+        if (M > K)
+            for (int j = 0; j < Nt; j++) T[(size_t)j * M + K + j] = load;
+    }
+}
+
+/* JDL: element-space weights from beamspace ones, w_b = T_b w~_b:
+ * W[(k*B + b)*N + c*Q + q] = sum_j A_b[j][c] Wt[b][k][j*Q + q], k = d*S + s. */
+static void jdl_expand(stap_engine *e, const cf32 *Wt, cf32 *W)
+{
+    const int C = e->cfg.channels, Q = e->cfg.doppler_order, Na = e->cfg.angle_bins;
+    const int N = e->N, Nt = e->Nt, B = e->B;
+    for (int b = 0; b < B; b++) {
+        const cf32 *A = e->A + (size_t)b * C * Na;
+        for (int k = 0; k < e->batch; k++) {
+            const cf32 *wt = Wt + ((size_t)b * e->batch + k) * Nt;
+            cf32 *w = W + ((size_t)k * B + b) * N;
+            for (int ch = 0; ch < C; ch++)
+                for (int q = 0; q < Q; q++) {
+                    cf32 acc = 0;
+                    for (int j = 0; j < Na; j++) acc += A[(size_t)j * C + ch] * wt[j * Q + q];
+                    w[ch * Q + q] = acc;
+                }
+        }
     }
 }
 
@@ -216,11 +277,27 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
     double t0 = rt_now_ms();
     doppler_filter(e, c, cube);
     double t1 = rt_now_ms();
-    form_training(e, c);
+    const int jdl = e->cfg.algorithm == STAP_ALGORITHM_JDL;
+    if (jdl) form_training_jdl(e, c);
+    else form_training(e, c);
     double t2 = rt_now_ms();
-    la_timing lt;
-    int st = la_adaptive_weights(c->la, e->M, e->N, e->batch, c->T, e->M,
+    la_timing lt = {0};
+    int st = RT_OK;
+    if (!jdl) {
+        st = la_adaptive_weights(c->la, e->M, e->N, e->batch, c->T, e->M,
                                  (ptrdiff_t)e->M * e->N, e->B, e->V, sl->W, &lt, err);
+    } else { /* one batch of D*S per beam, each with its own transform and steering */
+        for (int b = 0; b < e->B && !st; b++) {
+            la_timing lb;
+            const size_t mn = (size_t)e->M * e->Nt;
+            st = la_adaptive_weights(c->la, e->M, e->Nt, e->batch, c->T + (size_t)b * e->batch * mn,
+                                     e->M, (ptrdiff_t)mn, 1, e->Vt + (size_t)b * e->Nt,
+                                     c->Wt + (size_t)b * e->batch * e->Nt, &lb, err);
+            if (st == RT_ENUMERIC) rt_prefix(err, "beam %d", b);
+            lt.qr_ms += lb.qr_ms;
+        }
+        if (!st) jdl_expand(e, c->Wt, sl->W);
+    }
     double t3 = rt_now_ms();
     if (st) {
         if (st == RT_ENUMERIC)
@@ -231,10 +308,11 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
     /* The conditioning of every factor (R is left in T by the CPU backends). */
     sl->diag_ratio = 1.0f;
     sl->diag_ratio_item = 0;
-    for (int k = 0; k < e->batch; k++) {
-        const cf32 *Rk = c->T + (size_t)k * e->M * e->N;
+    const long long mats = stap_training_matrices(&e->cfg);
+    for (long long k = 0; k < mats; k++) {
+        const cf32 *Rk = c->T + (size_t)k * e->M * e->Nt;
         float lo = INFINITY, hi = 0;
-        for (int i = 0; i < e->N; i++) {
+        for (int i = 0; i < e->Nt; i++) {
             const float a = cabsf(Rk[(size_t)i * e->M + i]);
             lo = fminf(lo, a);
             hi = fmaxf(hi, a);
@@ -242,7 +320,7 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
         const float r = hi > 0 ? lo / hi : 0;
         if (r < sl->diag_ratio) {
             sl->diag_ratio = r;
-            sl->diag_ratio_item = k;
+            sl->diag_ratio_item = (int)(k % e->batch); /* JDL: the beam is not reported */
         }
     }
     /* No silent NaN: a weight that is not finite is a processing error. */
@@ -322,7 +400,8 @@ static size_t cpu_memory_bytes(const stap_engine *e)
 {
     const stap_config *cfg = &e->cfg;
     size_t x = sizeof(cf32) * (size_t)cfg->channels * cfg->doppler_bins * cfg->range_gates;
-    size_t t = sizeof(cf32) * (size_t)e->batch * e->M * e->N;
+    size_t t = sizeof(cf32) * (size_t)stap_training_matrices(cfg) * e->M * e->Nt;
+    if (cfg->algorithm == STAP_ALGORITHM_JDL) t += sizeof(cf32) * (size_t)e->B * e->batch * e->Nt;
     size_t per = sizeof(cf32) * (stap_weights_count(cfg, e->B) + stap_output_count(cfg, e->B));
     return x + t + per * e->opt.slots;
 }

@@ -323,6 +323,10 @@ void gpu_destroy(stap_engine *e)
 
 int gpu_create(stap_engine *e, rt_error *err)
 {
+    if (e->cfg.algorithm != STAP_ALGORITHM_POST_DOPPLER)
+        return rt_fail(err, RT_EUNSUPPORTED, "the GPU engine runs the post-Doppler algorithm "
+                       "only; stap_config.algorithm %s runs on the CPU engine (backends cpu, "
+                       "lapack)", stap_algorithm_name(e->cfg.algorithm));
     gpu_engine *g = new (std::nothrow) gpu_engine;
     if (!g) return rt_fail(err, RT_ENOMEM, "out of memory creating the GPU engine");
     e->impl = g;

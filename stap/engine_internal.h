@@ -25,8 +25,11 @@ struct stap_engine {
     stap_config cfg;          /* validated, backend resolved              */
     stap_engine_options opt;
     int N, M, L, B, batch;    /* DOF, training rows, cells per segment, beams, D*S */
+    int Nt;                   /* adapted DOF (training columns): N, or Na*Q for JDL */
     float *win;               /* P window coefficients                    */
     cf32 *V;                  /* B x N steering                           */
+    cf32 *A;                  /* JDL: B x (C x Na) beam transforms (stap_jdl_beams) */
+    cf32 *Vt;                 /* JDL: B x Nt beamspace steering, T_b^H v_b         */
     int *cells;               /* S x K training cells (stap_training_cells) */
     const stap_engine_ops *ops;
     void *impl;

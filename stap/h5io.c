@@ -971,6 +971,8 @@ static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
         w_attr_int(w, g, "block", c->block);
         w_attr_int(w, g, "guard", c->guard);
     }
+    w_attr_string(w, g, "algorithm", stap_algorithm_name(c->algorithm));
+    if (c->algorithm == STAP_ALGORITHM_JDL) w_attr_int(w, g, "angle_bins", c->angle_bins);
     w_attr_int(w, g, "beams", res->beams);
     w_attr_double(w, g, "loading", c->loading);
     w_attr_string(w, g, "window", win);

@@ -639,7 +639,7 @@ static int cmp_bin(const void *a, const void *b)
 /* One table's curves for one beam in Doppler order: x (times scale), the optimum loss yo
  * and the adaptive loss ya (mean rho over the segments), in dB. */
 static int sinr_curves(const stap_sinr_result *res, int beam, double scale, double *x,
-                       double *yo, double *ya, rt_error *err)
+                       double *yo, double *ya, double *yg, rt_error *err)
 {
     const int D = res->D;
     bin_order *o = malloc(sizeof(bin_order) * D);
@@ -649,9 +649,11 @@ static int sinr_curves(const stap_sinr_result *res, int beam, double scale, doub
     for (int k = 0; k < D; k++) {
         int d = o[k].d;
         double lo = res->optimum_loss[(size_t)d * res->B + beam];
+        double lg = res->algorithm_loss[(size_t)d * res->B + beam];
         x[k] = o[k].f * scale;
         yo[k] = db10(lo);
-        ya[k] = db10(lo * stap_sinr_rho_mean(res, d, beam));
+        ya[k] = db10(lg * stap_sinr_rho_mean(res, d, beam));
+        if (yg) yg[k] = db10(lg);
     }
     free(o);
     return RT_OK;
@@ -665,28 +667,40 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_w
     const int D = res->D;
     double *x = malloc(sizeof(double) * D), *yo = malloc(sizeof(double) * D);
     double *ya = malloc(sizeof(double) * D), *yr = malloc(sizeof(double) * D);
+    double *yg = malloc(sizeof(double) * D);
     double scale = res->prf_hz > 0 ? res->prf_hz : 1, ymin = 0;
-    int st = x && yo && ya && yr ? sinr_curves(res, beam, scale, x, yo, ya, err)
-                                 : rt_fail(err, RT_ENOMEM, "out of memory");
+    int st = x && yo && ya && yr && yg ? sinr_curves(res, beam, scale, x, yo, ya, yg, err)
+                                       : rt_fail(err, RT_ENOMEM, "out of memory");
     if (st) goto out;
+    /* a reduced-DOF algorithm: its clairvoyant curve too, and RMB relative to it */
+    const int reduced = res->Nt != res->N || !strncmp(res->algorithm, "jdl", 3);
     for (int k = 0; k < D; k++) {
-        yr[k] = isfinite(res->rmb_mean) ? yo[k] + db10(res->rmb_mean) : NAN;
-        ymin = fmin(ymin, fmin(yo[k], ya[k]));
+        yr[k] = isfinite(res->rmb_mean) ? yg[k] + db10(res->rmb_mean) : NAN;
+        ymin = fmin(ymin, fmin(yo[k], fmin(ya[k], yg[k])));
     }
-    char title[160], lab_a[96], lab_r[96];
-    snprintf(title, sizeof title, "SINR loss, beam %d: N = %d, K = %d, %d segment%s", beam,
-             res->N, res->K, res->S, res->S == 1 ? "" : "s");
+    char title[160], lab_a[96], lab_r[96], lab_g[96];
+    snprintf(title, sizeof title, "SINR loss, beam %d: %s%sN = %d, K = %d, %d segment%s", beam,
+             reduced ? res->algorithm : "", reduced ? ", " : "", res->Nt, res->K, res->S,
+             res->S == 1 ? "" : "s");
     if (res->S > 1) snprintf(lab_a, sizeof lab_a, "adaptive (mean of %d segments)", res->S);
     else snprintf(lab_a, sizeof lab_a, "adaptive");
-    snprintf(lab_r, sizeof lab_r, "optimum x RMB %.2f dB", db10(res->rmb_mean));
-    plot_series s[3] = {
+    snprintf(lab_r, sizeof lab_r, "%s x RMB %.2f dB", reduced ? "clairvoyant" : "optimum",
+             db10(res->rmb_mean));
+    snprintf(lab_g, sizeof lab_g, "%s, clairvoyant", reduced ? res->algorithm : "");
+    plot_series s[4] = {
         {"optimum", D, x, yo, {31, 119, 180}, 0, D <= 64},
         {lab_a, D, x, ya, {230, 100, 20}, 0, D <= 64},
         {lab_r, D, x, yr, {90, 90, 90}, 1, 0},
+        {lab_g, D, x, yg, {44, 160, 44}, 0, 0},
     };
+    if (reduced) { /* the clairvoyant curve before the RMB line */
+        plot_series t = s[2];
+        s[2] = s[3];
+        s[3] = t;
+    }
     double lo = floor((ymin - 3) / 10) * 10;
     plot_lines pl = {title, res->prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
-                     "SINR loss (dB)", isfinite(res->rmb_mean) ? 3 : 2, s,
+                     "SINR loss (dB)", (isfinite(res->rmb_mean) ? 3 : 2) + reduced, s,
                      -0.5 * scale, 0.5 * scale, lo, 3};
     st = plot_lines_png(path, &pl, mode, err);
 out:
@@ -694,6 +708,7 @@ out:
     free(yo);
     free(ya);
     free(yr);
+    free(yg);
     return st;
 }
 
@@ -727,7 +742,7 @@ int stap_plot_sinr_compare(const char *path, const stap_sinr_result *const *res,
         double *x = buf[3 * k] = malloc(sizeof(double) * D);
         double *yo = buf[3 * k + 1] = malloc(sizeof(double) * D);
         double *ya = buf[3 * k + 2] = malloc(sizeof(double) * D);
-        st = x && yo && ya ? sinr_curves(res[k], beams[k], scale, x, yo, ya, err)
+        st = x && yo && ya ? sinr_curves(res[k], beams[k], scale, x, yo, ya, NULL, err)
                            : rt_fail(err, RT_ENOMEM, "out of memory");
         if (st) break;
         for (int i = 0; i < D; i++) ymin = fmin(ymin, fmin(yo[i], ya[i]));

@@ -17,8 +17,9 @@ void stap_sinr_free(stap_sinr_result *r)
     if (!r) return;
     free(r->doppler);
     free(r->optimum_loss);
+    free(r->algorithm_loss);
     free(r->rho);
-    r->doppler = r->optimum_loss = r->rho = NULL;
+    r->doppler = r->optimum_loss = r->algorithm_loss = r->rho = NULL;
 }
 
 double stap_sinr_rho_mean(const stap_sinr_result *r, int d, int b)
@@ -227,6 +228,25 @@ int stap_run_read(const char *path, int want_output, stap_run_data *rd, rt_error
             c->guard = (int)gd;
         }
     }
+    /* files before JDL have no algorithm: post-Doppler */
+    if (H5Aexists(g, "algorithm") > 0) {
+        char al[32];
+        if ((st = read_str_attr(g, "algorithm", al, sizeof al, path, "/config", err))) goto out;
+        if (stap_algorithm_parse(al, &c->algorithm, err)) {
+            st = RT_EFORMAT;
+            rt_prefix(err, "%s: /config algorithm", path);
+            goto out;
+        }
+        if (c->algorithm == STAP_ALGORITHM_JDL) {
+            double na;
+            if ((st = read_num_attr(g, "angle_bins", &na, path, "/config", err))) goto out;
+            if (na < 1 || na > 1e6 || na != floor(na)) {
+                st = rt_fail(err, RT_EFORMAT, "%s: /config angle_bins %g is not a count", path, na);
+                goto out;
+            }
+            c->angle_bins = (int)na;
+        }
+    }
     c->backend = LA_BACKEND_CPU;
     rd->beams = c->beams;
     {
@@ -352,17 +372,18 @@ int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char
     quiet_begin(&q);
     const size_t DB = (size_t)r->D * r->B, DSB = DB * r->S;
     double *hz = malloc(sizeof(double) * r->D), *lo = malloc(sizeof(double) * DB);
-    double *la = malloc(sizeof(double) * DSB);
+    double *lg = malloc(sizeof(double) * DB), *la = malloc(sizeof(double) * DSB);
     hid_t f = -1, g = -1;
-    int bad = !hz || !lo || !la;
+    int bad = !hz || !lo || !lg || !la;
     if (!bad) {
         for (int d = 0; d < r->D; d++) hz[d] = r->doppler[d] * r->prf_hz;
         for (size_t i = 0; i < DB; i++) lo[i] = to_db(r->optimum_loss[i]);
+        for (size_t i = 0; i < DB; i++) lg[i] = to_db(r->algorithm_loss[i]);
         for (int d = 0; d < r->D; d++)
             for (int s = 0; s < r->S; s++)
                 for (int b = 0; b < r->B; b++) {
                     size_t k = ((size_t)d * r->S + s) * r->B + b;
-                    la[k] = to_db(r->optimum_loss[(size_t)d * r->B + b] * r->rho[k]);
+                    la[k] = to_db(r->algorithm_loss[(size_t)d * r->B + b] * r->rho[k]);
                 }
         f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         bad = f < 0;
@@ -377,19 +398,24 @@ int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char
         bad |= w_dset(g, "doppler_normalized", 1, d1, r->doppler);
         if (r->prf_hz > 0) bad |= w_dset(g, "doppler_hz", 1, d1, hz);
         bad |= w_dset(g, "optimum_loss_db", 2, d2, lo);
+        bad |= w_dset(g, "algorithm_loss_db", 2, d2, lg);
         bad |= w_dset(g, "rho", 3, d3, r->rho);
         bad |= w_dset(g, "adaptive_loss_db", 3, d3, la);
         bad |= w_attr_s(g, "scene", scene_name ? scene_name : "");
         bad |= w_attr_s(g, "run", run_name ? run_name : "");
         bad |= w_attr_s(g, "definition",
-                        "optimum_loss = SINR_opt / SNR_0 (Ward TR-1015), rho = SINR(w) / SINR_opt, "
-                        "adaptive_loss = optimum_loss * rho; target in the beam's look direction "
+                        "optimum_loss = SINR_opt / SNR_0 (Ward TR-1015), algorithm_loss = "
+                        "SINR_alg / SNR_0 (the algorithm's best weights: T (T^H R T)^-1 T^H t), "
+                        "rho = SINR(w) / SINR_alg, adaptive_loss = algorithm_loss * rho; target "
+                        "in the beam's look direction "
                         "at the bin's centre Doppler; true covariance of the Doppler-domain "
                         "snapshots from /truth of the scene");
         bad |= w_attr_i(g, "doppler_bins", r->D);
         bad |= w_attr_i(g, "segments", r->S);
         bad |= w_attr_i(g, "beams", r->B);
         bad |= w_attr_i(g, "dof", r->N);
+        bad |= w_attr_i(g, "adapted_dof", r->Nt);
+        bad |= w_attr_s(g, "algorithm", r->algorithm);
         bad |= w_attr_i(g, "training", r->K);
         bad |= w_attr_i(g, "channels", r->C);
         bad |= w_attr_i(g, "pulses", r->P);
@@ -411,6 +437,7 @@ int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char
     if (f >= 0 && H5Fclose(f) < 0) bad = 1;
     free(hz);
     free(lo);
+    free(lg);
     free(la);
     quiet_end(&q);
     if (bad) {
@@ -487,6 +514,21 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
     if (H5Aexists(g, "window") > 0 &&
         (st = read_str_attr(g, "window", r->window, sizeof r->window, path, "/sinr", err)))
         goto out;
+    /* recorded since JDL; older tables are post-Doppler's, adapting every DOF */
+    r->Nt = r->N;
+    if (H5Aexists(g, "adapted_dof") > 0) {
+        double nt;
+        if ((st = read_num_attr(g, "adapted_dof", &nt, path, "/sinr", err))) goto out;
+        if (!(nt >= 1 && nt <= r->N) || nt != floor(nt)) {
+            st = rt_fail(err, RT_EFORMAT, "%s: /sinr adapted_dof %g is not between 1 and dof %d",
+                         path, nt, r->N);
+            goto out;
+        }
+        r->Nt = (int)nt;
+    }
+    if (H5Aexists(g, "algorithm") > 0 &&
+        (st = read_str_attr(g, "algorithm", r->algorithm, sizeof r->algorithm, path, "/sinr", err)))
+        goto out;
     if (H5Aexists(g, "training_window") > 0 &&
         (st = read_str_attr(g, "training_window", r->training, sizeof r->training, path,
                             "/sinr", err)))
@@ -521,8 +563,9 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
     const size_t DB = (size_t)r->D * r->B;
     r->doppler = malloc(sizeof(double) * r->D);
     r->optimum_loss = malloc(sizeof(double) * DB);
+    r->algorithm_loss = malloc(sizeof(double) * DB);
     r->rho = malloc(sizeof(double) * DB * r->S);
-    if (!r->doppler || !r->optimum_loss || !r->rho) {
+    if (!r->doppler || !r->optimum_loss || !r->algorithm_loss || !r->rho) {
         st = rt_fail(err, RT_ENOMEM, "%s: out of memory", path);
         goto out;
     }
@@ -532,7 +575,13 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
         (st = r_dset(g, "optimum_loss_db", 2, d2, r->optimum_loss, path, err)) ||
         (st = r_dset(g, "rho", 3, d3, r->rho, path, err)))
         goto out;
+    if (H5Lexists(g, "algorithm_loss_db", H5P_DEFAULT) > 0) {
+        if ((st = r_dset(g, "algorithm_loss_db", 2, d2, r->algorithm_loss, path, err))) goto out;
+    } else {
+        memcpy(r->algorithm_loss, r->optimum_loss, sizeof(double) * DB);
+    }
     for (size_t i = 0; i < DB; i++) r->optimum_loss[i] = pow(10.0, r->optimum_loss[i] / 10.0);
+    for (size_t i = 0; i < DB; i++) r->algorithm_loss[i] = pow(10.0, r->algorithm_loss[i] / 10.0);
 out:
     free(lo);
     if (g >= 0) H5Gclose(g);

@@ -14,8 +14,11 @@
  *   SINR(w)      = xi |w^H t|^2 / (w^H R_d w)
  *   rho(d, s, b) = SINR(w) / SINR_opt                the adaptive loss, in (0, 1]
  *   L_adapt      = L_opt rho
+ * A reduced-DOF algorithm adapts T^H s (T: N x Nt; JDL's beamspace transform): its best
+ * weights give SINR_alg = xi t~^H (T^H R_d T)^{-1} t~, t~ = T^H t, and then rho =
+ * SINR(w) / SINR_alg, L_alg = SINR_alg / SNR_0, L_adapt = L_alg rho.
  * With K independent training snapshots of covariance R_d, no loading and w
- * proportional to R_hat^{-1} t, rho ~ Beta(K + 2 - N, N - 1), mean (K+2-N)/(K+1)
+ * proportional to R_hat^{-1} t, rho ~ Beta(K + 2 - Nt, Nt - 1), mean (K+2-Nt)/(K+1)
  * (the RMB law); rmb_applicable says whether the run met those conditions. */
 #ifndef SINR_H
 #define SINR_H
@@ -48,7 +51,10 @@ int stap_run_read(const char *path, int want_output, stap_run_data *rd, rt_error
 void stap_run_free(stap_run_data *rd);
 
 typedef struct stap_sinr_result {
-    int D, S, B, N, K, C, P;
+    int D, S, B, N, K, C, P;     /* N = C*Q: the weights' length                          */
+    int Nt;                      /* the adapted DOF: N, or Na*Q for JDL (the RMB law's N)  */
+    char algorithm[32];          /* "post-doppler" or "jdl NA=3"; "" for tables that did not
+                                    record it (post-Doppler)                               */
     int Q;                       /* Doppler order (N / C for tables that did not record it) */
     char window[32];             /* the run's window: "none", "hann", "chebyshev:DB"; ""
                                     for tables that did not record it                      */
@@ -58,7 +64,11 @@ typedef struct stap_sinr_result {
     double prf_hz;               /* 0 when unknown                                        */
     double *doppler;             /* D: bin centre, cycles per pulse, wrapped to [-1/2, 1/2) */
     double *optimum_loss;        /* D x B (row-major): L_opt, linear                      */
-    double *rho;                 /* D x S x B: SINR(w) / SINR_opt                         */
+    double *algorithm_loss;      /* D x B: the algorithm's clairvoyant loss L_alg = the
+                                    SINR of its best weights (T (T^H R_d T)^-1 T^H t for
+                                    JDL's transform T; = L_opt for post-Doppler) / SNR_0  */
+    double *rho;                 /* D x S x B: SINR(w) / SINR_alg (the adaptive loss; for
+                                    post-Doppler SINR_alg = SINR_opt)                      */
     /* Summary over the summarized beams, all bins and segments. */
     size_t count;                /* number of rho values                                  */
     double rho_mean, rho_sd;     /* sample mean and standard deviation                    */

@@ -69,6 +69,47 @@ int stap_training_window_parse(const char *name, stap_training_window *out, rt_e
     return RT_OK;
 }
 
+const char *stap_algorithm_name(stap_algorithm a)
+{
+    return a == STAP_ALGORITHM_JDL ? "jdl" : a == STAP_ALGORITHM_POST_DOPPLER ? "post-doppler"
+                                                                              : "invalid";
+}
+
+int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err)
+{
+    if (name && strcmp(name, "post-doppler") == 0) *out = STAP_ALGORITHM_POST_DOPPLER;
+    else if (name && strcmp(name, "jdl") == 0) *out = STAP_ALGORITHM_JDL;
+    else
+        return rt_fail(err, RT_EINVAL, "algorithm '%s': expected post-doppler or jdl",
+                       name ? name : "");
+    return RT_OK;
+}
+
+int stap_jdl_beams(const stap_config *cfg, const cf32 *v, double *A, rt_error *err)
+{
+    const int C = cfg->channels, Q = cfg->doppler_order, Na = cfg->angle_bins;
+    double norm = 0;
+    for (int c = 0; c < C; c++) {
+        const cf32 x = v[c * Q + (Q - 1) / 2];
+        norm += (double)crealf(x) * crealf(x) + (double)cimagf(x) * cimagf(x);
+    }
+    if (!(norm > 0) || !isfinite(norm))
+        return rt_fail(err, RT_EINVAL, "JDL: the steering vector's centre tap (entries c*Q + "
+                       "%d) is zero or not finite: it gives no look direction", (Q - 1) / 2);
+    norm = sqrt(norm);
+    for (int j = 0; j < Na; j++) {
+        const double shift = (double)(j - (Na - 1) / 2) / C; /* cycles per element */
+        for (int c = 0; c < C; c++) {
+            const cf32 x = v[c * Q + (Q - 1) / 2];
+            const double ph = 2.0 * M_PI * shift * c, cr = cos(ph), ci = sin(ph);
+            const double xr = crealf(x) / norm, xi = cimagf(x) / norm;
+            A[2 * ((size_t)j * C + c)] = xr * cr - xi * ci;
+            A[2 * ((size_t)j * C + c) + 1] = xr * ci + xi * cr;
+        }
+    }
+    return RT_OK;
+}
+
 /* Sliding block s: the cells left of it beyond its guard, [0, lo), and right of it,
  * [hi, R); the K nearest, half on each side where both sides have them. */
 static void sliding_sides(const stap_config *c, int s, int *lo, int *hi, int *kl, int *kr)
@@ -144,7 +185,16 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
         return rt_fail(err, RT_EINVAL,
                        "stap_config.doppler_order %d exceeds the %d Doppler bins",
                        c->doppler_order, c->doppler_bins);
-    int N = stap_dof(c);
+    if (c->algorithm == STAP_ALGORITHM_JDL) {
+        if (c->angle_bins == 0) c->angle_bins = c->channels < 3 ? 1 : 3;
+        if (c->angle_bins < 1 || c->angle_bins % 2 == 0 || c->angle_bins > c->channels)
+            return rt_fail(err, RT_EINVAL, "stap_config.angle_bins %d must be odd and between "
+                           "1 and the %d channels", c->angle_bins, c->channels);
+    } else if (c->algorithm != STAP_ALGORITHM_POST_DOPPLER) {
+        return rt_fail(err, RT_EINVAL, "stap_config.algorithm %d is not an algorithm",
+                       (int)c->algorithm);
+    }
+    const int N = stap_dof(c), Nt = stap_adaptive_dof(c);
     if (c->training_window == STAP_TRAINING_SLIDING) {
         if (c->block == 0) c->block = 1;
         if (c->block < 1 || c->range_gates % c->block != 0)
@@ -189,12 +239,13 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     }
     if (!(c->loading >= 0.0) || !isfinite(c->loading))
         return rt_fail(err, RT_EINVAL, "stap_config.loading must be a finite number >= 0");
-    if (c->training < N && c->loading == 0.0)
+    if (c->training < Nt && c->loading == 0.0)
         return rt_fail(err, RT_EINVAL,
                        "stap_config.training %d is smaller than the N = %d degrees of freedom "
-                       "(channels x Doppler order): the training matrix is rank-deficient; "
+                       "(%s x Doppler order): the training matrix is rank-deficient; "
                        "use stap_config.training >= %d or stap_config.loading > 0",
-                       c->training, N, N);
+                       c->training, Nt,
+                       c->algorithm == STAP_ALGORITHM_JDL ? "angle bins" : "channels", Nt);
     if (c->window == STAP_WINDOW_CHEBYSHEV && !(c->chebyshev_db > 0 && c->chebyshev_db < 400))
         return rt_fail(err, RT_EINVAL,
                        "stap_config.chebyshev_db %g: the Chebyshev window needs 0 < DB < 400",
@@ -218,7 +269,7 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     }
     /* Sizes that would not fit in memory are refused before anything is allocated. */
     double doppler_bytes = 8.0 * c->channels * c->doppler_bins * c->range_gates;
-    double train_bytes = 8.0 * c->doppler_bins * c->segments * stap_training_rows(c) * N;
+    double train_bytes = 8.0 * (double)stap_training_matrices(c) * stap_training_rows(c) * Nt;
     double out_bytes = 8.0 * c->beams * c->doppler_bins * c->range_gates;
     if (doppler_bytes + train_bytes + out_bytes > 16e9)
         return rt_fail(err, RT_EINVAL, "the configuration needs %.1f GB of working memory "

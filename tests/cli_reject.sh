@@ -202,6 +202,12 @@ expect_words "--block without sliding" "--block applies to --training-window sli
 run "--segments with sliding" 2 "$out" run --input "$valid" --output "$out" --quiet --training-window sliding --segments 2
 expect_words "--segments with sliding" "--segments applies to --training-window segment"
 run "stream --guard without sliding" 2 "" stream --guard 1 --cpis 1
+run "--angle-bins without jdl" 2 "$out" run --input "$valid" --output "$out" --quiet --angle-bins 3
+expect_words "--angle-bins without jdl" "--angle-bins applies to --algorithm jdl"
+run "unknown algorithm" 2 "$out" run --input "$valid" --output "$out" --quiet --algorithm dpca
+expect_words "unknown algorithm" "--algorithm" "post-doppler or jdl"
+run "even --angle-bins" 1 "$out" run --input "$valid" --output "$out" --quiet --algorithm jdl --angle-bins 2
+expect_words "even --angle-bins" "--angle-bins 2 must be odd"
 run "stream --cfar-train 0" 2 "" stream --cfar os --cfar-train 0 --cpis 1
 expect_words "stream --cfar-train 0" "--cfar-train"
 run "stream --cfar-rank above 2N" 1 "" stream --preset easy --cfar os --cfar-train 4 --cfar-rank 9 --cpis 1 --backend cpu

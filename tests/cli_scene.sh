@@ -38,6 +38,16 @@ expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run-sl.h5" --out "$T/sinr-
 grep -q "mean rho over 720 values" "$T/out" || fail "sinr of a sliding run: $(cat "$T/out")"
 grep -q "RMB (K+2-N)/(K+1) = 0.8780" "$T/out" || fail "RMB expectation for K=40, N=6 missing"
 
+# JDL (3 beams x 1 bin, Nt = 3): the table against its own clairvoyant weights, RMB with Nt
+expect 0 "$B" run --input "$T/scene.h5" --output "$T/run-jdl.h5" --doppler-order 1 --segments 2 \
+    --training 60 --beams 3 --algorithm jdl --angle-bins 3 --backend cpu --quiet
+expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run-jdl.h5" --out "$T/sinr-jdl.h5"
+grep -q "jdl NA=3" "$T/out" && grep -q "3 DOF adapted" "$T/out" || fail "sinr of a JDL run: $(cat "$T/out")"
+grep -q "RMB (K+2-N)/(K+1) = 0.9672" "$T/out" || fail "RMB expectation for K=60, Nt=3 missing"
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run-jdl.h5" --sinr "$T/sinr-jdl.h5" \
+    --out-dir "$T/img-jdl"
+[ -s "$T/img-jdl/sinr_loss.png" ] || fail "plot of a JDL run made no sinr_loss.png"
+
 expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run.h5" --sinr "$T/sinr.h5" \
     --out-dir "$T/img" --range-cell 61
 for p in angle_doppler sinr_loss range_doppler; do

@@ -23,17 +23,22 @@ typedef struct {
     int jammed;        /* synth cube (jammers + target) instead of white noise  */
     double min_snr_db; /* required agreement with the reference                 */
     int Lb, G;         /* Lb > 0: sliding window of blocks of Lb cells, guard G   */
+    int Na;            /* > 0: JDL with Na angle bins                           */
 } pcase;
 
 static const pcase cases[] = {
-    {"post-Doppler, 2 segments", 4, 16, 96, 16, 1, 2, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 0, 0},
-    {"Q=3, zero-padded D=20, loading, hann", 4, 16, 96, 20, 3, 3, 16, 4, 0.1, STAP_WINDOW_HANN, 0, 0, 0, 100, 0, 0},
-    {"Q=3, chebyshev 50 dB, user steering", 3, 12, 64, 12, 3, 1, 40, 5, 0, STAP_WINDOW_CHEBYSHEV, 50, 1, 0, 100, 0, 0},
-    {"jammed cube, Q=1, loading 1e-3", 6, 16, 120, 16, 1, 2, 40, 4, 1e-3, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0},
-    {"jammed cube, Q=3, K < N with loading", 4, 8, 60, 8, 3, 3, 8, 2, 0.5, STAP_WINDOW_HANN, 0, 0, 1, 90, 0, 0},
-    {"sliding, block 1, guard 2", 4, 16, 64, 16, 1, 0, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 1, 2},
-    {"jammed, sliding, Q=3, block 4, guard 3, odd K", 4, 16, 96, 16, 3, 0, 33, 4, 0, STAP_WINDOW_HANN, 0, 0, 1, 90, 4, 3},
-    {"sliding, block 8, no guard, K = all other cells", 3, 8, 48, 8, 1, 0, 40, 2, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 8, 0},
+    {"post-Doppler, 2 segments", 4, 16, 96, 16, 1, 2, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 0, 0, 0},
+    {"Q=3, zero-padded D=20, loading, hann", 4, 16, 96, 20, 3, 3, 16, 4, 0.1, STAP_WINDOW_HANN, 0, 0, 0, 100, 0, 0, 0},
+    {"Q=3, chebyshev 50 dB, user steering", 3, 12, 64, 12, 3, 1, 40, 5, 0, STAP_WINDOW_CHEBYSHEV, 50, 1, 0, 100, 0, 0, 0},
+    {"jammed cube, Q=1, loading 1e-3", 6, 16, 120, 16, 1, 2, 40, 4, 1e-3, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0, 0},
+    {"jammed cube, Q=3, K < N with loading", 4, 8, 60, 8, 3, 3, 8, 2, 0.5, STAP_WINDOW_HANN, 0, 0, 1, 90, 0, 0, 0},
+    {"sliding, block 1, guard 2", 4, 16, 64, 16, 1, 0, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 1, 2, 0},
+    {"jammed, sliding, Q=3, block 4, guard 3, odd K", 4, 16, 96, 16, 3, 0, 33, 4, 0, STAP_WINDOW_HANN, 0, 0, 1, 90, 4, 3, 0},
+    {"sliding, block 8, no guard, K = all other cells", 3, 8, 48, 8, 1, 0, 40, 2, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 8, 0, 0},
+    {"JDL 3 x 3, jammed, 2 segments", 8, 16, 96, 16, 3, 2, 24, 4, 0, STAP_WINDOW_HANN, 0, 0, 1, 90, 0, 0, 3},
+    {"JDL 5 x 1, user steering, loading", 6, 16, 96, 16, 1, 1, 40, 3, 0.01, STAP_WINDOW_NONE, 0, 1, 0, 95, 0, 0, 5},
+    {"JDL 3 x 3, sliding, block 4, guard 2", 6, 8, 64, 8, 3, 0, 20, 3, 0, STAP_WINDOW_NONE, 0, 0, 1, 90, 4, 2, 3},
+    {"JDL, NA = C: every DOF, = post-Doppler", 5, 16, 64, 16, 3, 1, 32, 3, 0, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0, 5},
 };
 
 static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
@@ -48,6 +53,10 @@ static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
         cfg.training_window = STAP_TRAINING_SLIDING;
         cfg.block = pc->Lb;
         cfg.guard = pc->G;
+    }
+    if (pc->Na > 0) {
+        cfg.algorithm = STAP_ALGORITHM_JDL;
+        cfg.angle_bins = pc->Na;
     }
     int N = pc->C * pc->Q;
     size_t ncube = (size_t)pc->C * pc->P * pc->R;
@@ -108,6 +117,16 @@ static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
         worst = fmax(worst, cabs(s - 1.0));
     }
     CHECK(worst < 1e-3, "%s [%s]: |w^H v - 1| = %g", pc->name, la_backend_name(be), worst);
+    if (pc->Na == pc->C) { /* JDL spanning every DOF is post-Doppler: same weights */
+        stap_config pd = *c;
+        pd.algorithm = STAP_ALGORITHM_POST_DOPPLER;
+        CHECK(ref_stap(&pd, win, stap_plan_beams(plan), Vs, cube, Wr, Yr) == 0,
+              "%s: post-Doppler reference failed", pc->name);
+        double snr_pd = ref_snr_db(Wr, W, nw);
+        printf("  %-40s %-6s weights vs post-Doppler's %6.1f dB\n", "", la_backend_name(be), snr_pd);
+        CHECK(snr_pd >= pc->min_snr_db, "%s [%s]: JDL with NA = C differs from post-Doppler: "
+              "%.1f dB", pc->name, la_backend_name(be), snr_pd);
+    }
     free(winf); free(win); free(Wr); free(Yr); free(W); free(Y); free(cube); free(V);
     stap_plan_destroy(plan);
 }

@@ -190,10 +190,12 @@ int main(void)
 
     /* segments of K = 3N and 2N cells, and a sliding window (blocks of 4, guard 2) of 2N:
      * the RMB law holds for each, the sliding window's blocks sharing most training cells */
-    enum { NCFG = 3 };
+    /* and JDL (3 beams x 3 Doppler bins, Nt = 9) on segments of 36 cells: the law with Nt
+     * relative to JDL's own clairvoyant weights */
+    enum { NCFG = 4 };
     stap_config cfg[NCFG];
-    const int Ks[NCFG] = {3 * N, 2 * N, 2 * N};
-    stap_plan *plan[NCFG] = {NULL, NULL, NULL};
+    const int Ks[NCFG] = {3 * N, 2 * N, 2 * N, 36};
+    stap_plan *plan[NCFG] = {NULL, NULL, NULL, NULL};
     for (int k = 0; k < NCFG; k++) {
         stap_config_defaults(&cfg[k]);
         cfg[k].channels = C;
@@ -210,6 +212,11 @@ int main(void)
             cfg[k].training_window = STAP_TRAINING_SLIDING;
             cfg[k].block = 4;
             cfg[k].guard = 2;
+        }
+        if (k == 3) {
+            cfg[k].algorithm = STAP_ALGORITHM_JDL;
+            cfg[k].angle_bins = 3;
+            cfg[k].doppler_order = 3;
         }
         if (stap_plan_create(&plan[k], &cfg[k], NULL, 0, 0, &err)) {
             fprintf(stderr, "plan: %s\n", err.msg);
@@ -351,6 +358,63 @@ int main(void)
         stap_sinr_free(&res);
     }
 
+    /* ---- JDL's clairvoyant curve: never above the optimum; equal to it when the local
+     * region spans every beam (NA = C: the transform is invertible) ------------------ */
+    scene_config sc17 = sc; /* Ward's scene with an odd number of channels: NA = C exists */
+    sc17.channels = 17;
+    scene_truth tr17;
+    if (scene_truth_build(&sc17, &tr17, &err)) {
+        fprintf(stderr, "scene (17 channels): %s\n", err.msg);
+        return 1;
+    }
+    for (int na = 3; na <= 17; na += 14) {
+        stap_config jc = cfg[0];
+        jc.channels = 17;
+        jc.algorithm = STAP_ALGORITHM_JDL;
+        jc.angle_bins = na;
+        jc.doppler_order = 3;
+        jc.segments = 1;
+        jc.training = sc.range_gates;
+        stap_config po = jc;
+        po.algorithm = STAP_ALGORITHM_POST_DOPPLER;
+        stap_plan *pj = NULL;
+        if (stap_plan_create(&pj, &jc, NULL, 0, 0, &err)) {
+            CHECK(0, "JDL plan: %s", err.msg);
+            continue;
+        }
+        cf32 *W = malloc(sizeof(cf32) * stap_weights_len(pj));
+        for (size_t i = 0; i < stap_weights_len(pj); i++) W[i] = 1; /* rho unused here */
+        stap_sinr_result rj, rp;
+        int st = stap_sinr_compute(&tr17, stap_plan_config(pj), stap_plan_steering(pj), B, W, -1, &rj, &err);
+        CHECK(st == RT_OK, "JDL sinr: %s", err.msg);
+        int st2 = stap_sinr_compute(&tr17, &po, stap_plan_steering(pj), B, W, -1, &rp, &err);
+        CHECK(st2 == RT_OK, "post-Doppler sinr: %s", err.msg);
+        if (!st && !st2) {
+            double above = -INFINITY, gap = 0, mean_gap = 0;
+            for (size_t i = 0; i < (size_t)rj.D * B; i++) {
+                above = fmax(above, db(rj.algorithm_loss[i]) - db(rj.optimum_loss[i]));
+                gap = fmax(gap, fabs(db(rj.optimum_loss[i]) - db(rp.optimum_loss[i])));
+                mean_gap += (db(rj.optimum_loss[i]) - db(rj.algorithm_loss[i])) / ((double)rj.D * B);
+            }
+            fprintf(stderr, "  JDL NA = %d x Q = 3 (clairvoyant): %.3f dB below the optimum on "
+                    "average, at most %.2e dB above it\n", jc.angle_bins, mean_gap, above);
+            CHECK(above < 1e-6, "JDL NA = %d: clairvoyant loss %.3g dB above the optimum",
+                  jc.angle_bins, above);
+            CHECK(gap < 1e-9, "the optimum depends on the algorithm (%.3g dB)", gap);
+            if (jc.angle_bins == jc.channels)
+                CHECK(mean_gap < 1e-6, "JDL with NA = C = %d: %.3g dB from the optimum",
+                      jc.channels, mean_gap);
+            else
+                CHECK(mean_gap > 0.01, "JDL NA = %d: its subspace should cost something (%.3g dB)",
+                      jc.angle_bins, mean_gap);
+        }
+        if (!st) stap_sinr_free(&rj);
+        if (!st2) stap_sinr_free(&rp);
+        free(W);
+        stap_plan_destroy(pj);
+    }
+    scene_truth_free(&tr17);
+
     /* ---- 3: RMB ------------------------------------------------------------------ */
     const int trials = 20;
     double tmean[NCFG][20], all1[NCFG] = {0}, all2[NCFG] = {0};
@@ -387,8 +451,8 @@ int main(void)
         }
     }
     for (int k = 0; k < NCFG; k++) {
-        const int K = Ks[k];
-        double a = K + 2 - N, b = N - 1, expect = a / (a + b);
+        const int K = Ks[k], Nk = stap_adaptive_dof(&cfg[k]);
+        double a = K + 2 - Nk, b = Nk - 1, expect = a / (a + b);
         double var_beta = a * b / ((a + b) * (a + b) * (a + b + 1));
         double m = 0, v = 0;
         for (int t = 0; t < trials; t++) m += tmean[k][t] / trials;
@@ -399,7 +463,7 @@ int main(void)
         double se_indep = sqrt(var_beta / nall[k]);
         fprintf(stderr, "  %s K = %d, N = %d: mean rho %.4f (%.2f dB), RMB (K+2-N)/(K+1) = %.4f; "
                 "SE %.4f from %d trials (%.4f if independent); z = %.2f; var rho / var Beta = %.3f\n",
-                k == 2 ? "sliding (block 4, guard 2)" : "segments", K, N, mean, db(mean), expect, se, trials, se_indep, (mean - expect) / se,
+                k == 3 ? "JDL 3 x 3, segments" : k == 2 ? "sliding (block 4, guard 2)" : "segments", K, Nk, mean, db(mean), expect, se, trials, se_indep, (mean - expect) / se,
                 var / var_beta);
         CHECK(fabs(mean - expect) < 4 * se, "mean rho %.4f vs RMB %.4f: %.1f standard errors",
               mean, expect, (mean - expect) / se);

@@ -27,6 +27,15 @@ typedef enum stap_training_window {
                                   (one-sided at the edges); segments = R / block        */
 } stap_training_window;
 
+/* Which degrees of freedom the weights adapt (README "Algorithms and detectors"). */
+typedef enum stap_algorithm {
+    STAP_ALGORITHM_POST_DOPPLER = 0, /* every channel x Q adjacent Doppler bins: factored
+                                        post-Doppler (Q = 1) or EFA (Q = 3); N = C*Q      */
+    STAP_ALGORITHM_JDL               /* joint-domain localized (beamspace post-Doppler):
+                                        Na beams around each beam's look direction x Q
+                                        adjacent Doppler bins; Na*Q per beam            */
+} stap_algorithm;
+
 /* Every parameter of a run. Shape fields come from the input cube. */
 typedef struct stap_config {
     int channels;        /* C  >= 1                                                */
@@ -47,6 +56,8 @@ typedef struct stap_config {
     stap_training_window training_window; /* default STAP_TRAINING_SEGMENT          */
     int block;           /* Lb, sliding: cells per block (divides R); 0 = 1          */
     int guard;           /* G >= 0, sliding: cells left out on each side of a block  */
+    stap_algorithm algorithm; /* default STAP_ALGORITHM_POST_DOPPLER                 */
+    int angle_bins;      /* Na, JDL: odd, 1 <= Na <= C; 0 = 3 (1 when C < 3)          */
 } stap_config;
 
 typedef enum stap_preset { STAP_PRESET_EASY = 0, STAP_PRESET_MEDIUM, STAP_PRESET_HARD,
@@ -65,11 +76,23 @@ void stap_config_defaults(stap_config *cfg);
 int stap_config_validate(stap_config *cfg, int have_steering, int steering_beams,
                          int steering_len, rt_error *err);
 
+/* N = C*Q: the length of a snapshot, a steering vector and a weight vector. */
 static inline int stap_dof(const stap_config *c) { return c->channels * c->doppler_order; }
-/* Rows of one training matrix: K, plus N loading rows when loading > 0. */
+/* The degrees of freedom adapted: the columns of a training matrix (N, or Na*Q for JDL). */
+static inline int stap_adaptive_dof(const stap_config *c)
+{
+    return c->algorithm == STAP_ALGORITHM_JDL ? c->angle_bins * c->doppler_order : stap_dof(c);
+}
+/* Training matrices per CPI: D*S, times B for JDL (each beam its own transform). */
+static inline long long stap_training_matrices(const stap_config *c)
+{
+    return (long long)c->doppler_bins * c->segments *
+           (c->algorithm == STAP_ALGORITHM_JDL ? c->beams : 1);
+}
+/* Rows of one training matrix: K, plus one loading row per adapted DOF when loading > 0. */
 static inline int stap_training_rows(const stap_config *c)
 {
-    return c->training + (c->loading > 0 ? stap_dof(c) : 0);
+    return c->training + (c->loading > 0 ? stap_adaptive_dof(c) : 0);
 }
 
 /* Window coefficients win[0..P-1] for the configured window. */
@@ -77,6 +100,16 @@ int stap_window(const stap_config *cfg, float *win, rt_error *err);
 /* Contract step 3: the K training cells of segment (or sliding block) s of a validated
  * configuration, ascending, into cells[0..K-1]. */
 void stap_training_cells(const stap_config *cfg, int s, int *cells);
+/* "post-doppler" or "jdl" */
+const char *stap_algorithm_name(stap_algorithm a);
+int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err);
+/* JDL's transform for a beam with steering vector v (N = C*Q): T = I_Q (x) A, A the C x Na
+ * matrix (column-major, A[j*C + c]) of the beam's own spatial response — v's centre tap
+ * v[c*Q + (Q-1)/2], unit norm — and its shifts by j - (Na-1)/2 spatial DFT bins (1/C
+ * cycles per element: the adjacent beams of a C-element array), in double as (re, im)
+ * pairs: A[2*(j*C + c)] and A[2*(j*C + c) + 1]. Beamspace DOF j*Q + q is
+ * sum_c conj(A[j*C + c]) x[c*Q + q]. RT_EINVAL when the centre tap is zero. */
+int stap_jdl_beams(const stap_config *cfg, const cf32 *v, double *A, rt_error *err);
 /* "segment" or "sliding" */
 const char *stap_training_window_name(stap_training_window w);
 int stap_training_window_parse(const char *name, stap_training_window *out, rt_error *err);

@@ -62,8 +62,30 @@ int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
     const int D = cfg->doppler_bins, Q = cfg->doppler_order, S = sliding ? R / Lb : cfg->segments;
     const int K = cfg->training, N = C * Q, L = R / S;
     int *cells = malloc(sizeof(int) * (size_t)K);
-    const int M = K + (cfg->loading > 0 ? N : 0);
+    /* the adapted space: post-Doppler adapts all N; JDL adapts Nt = Na*Q through beam b's
+     * own N x Nt transform Tm (one group of beams per transform) */
+    const int jdl = cfg->algorithm == STAP_ALGORITHM_JDL, Na = jdl ? cfg->angle_bins : C;
+    const int Nt = jdl ? Na * Q : N, groups = jdl ? B : 1;
+    const int M = K + (cfg->loading > 0 ? Nt : 0);
     int status = 0;
+    cf64 *Tm = calloc((size_t)groups * N * Nt, sizeof(cf64)); /* column k at Tm + k*N */
+    for (int g = 0; g < groups; g++) {
+        cf64 *tg = Tm + (size_t)g * N * Nt;
+        if (!jdl) {
+            for (int i = 0; i < N; i++) tg[(size_t)i * N + i] = 1;
+            continue;
+        }
+        /* JDL (README): v's centre tap, unit norm, and its shifts by whole spatial DFT bins */
+        const cf32 *v = V + (size_t)g * N;
+        double nv = 0;
+        for (int c = 0; c < C; c++) nv += pow(cabs((cf64)v[c * Q + (Q - 1) / 2]), 2);
+        for (int j = 0; j < Na; j++)
+            for (int q = 0; q < Q; q++)
+                for (int c = 0; c < C; c++)
+                    tg[(size_t)(j * Q + q) * N + c * Q + q] =
+                        (cf64)v[c * Q + (Q - 1) / 2] / sqrt(nv) *
+                        cexp(2.0 * M_PI * I * (double)(j - (Na - 1) / 2) * c / C);
+    }
 
     /* 1. Doppler filtering by a direct DFT */
     cf64 *X = malloc(sizeof(cf64) * (size_t)C * D * R);
@@ -81,45 +103,61 @@ int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
     /* 2. snapshot s[c*Q+q] of bin d at cell r */
 #define SNAP(d, r, c, q) X[((size_t)(c) * D + (((d) - (Q - 1) / 2 + (q)) % D + D) % D) * R + (r)]
 
-    cf64 *T = malloc(sizeof(cf64) * (size_t)M * N);
-    cf64 *y = malloc(sizeof(cf64) * N), *z = malloc(sizeof(cf64) * N);
+    cf64 *T = malloc(sizeof(cf64) * (size_t)M * Nt);
+    cf64 *y = malloc(sizeof(cf64) * Nt), *z = malloc(sizeof(cf64) * Nt), *vt = malloc(sizeof(cf64) * Nt);
     for (int d = 0; d < D && !status; d++)
-        for (int s = 0; s < S && !status; s++) {
-            /* 3-4. training matrix */
+        for (int s = 0; s < S && !status; s++)
+            for (int g = 0; g < groups && !status; g++) {
+            const cf64 *tg = Tm + (size_t)g * N * Nt;
+            /* 3-4. training matrix: row i = (Tm^H snapshot)^H */
             if (sliding && sliding_cells(R, Lb, cfg->guard, K, s, cells)) {
                 status = -1;
                 break;
             }
             for (int i = 0; i < K; i++) {
                 int cell = sliding ? cells[i] : s * L + (int)((long)i * L / K);
-                for (int c = 0; c < C; c++)
-                    for (int q = 0; q < Q; q++) T[(size_t)(c * Q + q) * M + i] = conj(SNAP(d, cell, c, q));
+                for (int k = 0; k < Nt; k++) {
+                    cf64 acc = 0;
+                    for (int c = 0; c < C; c++)
+                        for (int q = 0; q < Q; q++)
+                            acc += conj(tg[(size_t)k * N + c * Q + q]) * SNAP(d, cell, c, q);
+                    T[(size_t)k * M + i] = conj(acc);
+                }
             }
             for (int i = K; i < M; i++)
-                for (int j = 0; j < N; j++)
+                for (int j = 0; j < Nt; j++)
                     T[(size_t)j * M + i] = (i - K == j) ? sqrt(K * cfg->loading) : 0.0;
             /* 5. R */
-            if (qr_double(M, N, T)) {
+            if (qr_double(M, Nt, T)) {
                 status = -1;
                 break;
             }
-            /* 6-7. weights: R^H y = v, R z = y, w = z / (v^H z) */
-            for (int b = 0; b < B; b++) {
+            /* 6-7. weights: v~ = Tm^H v, R^H y = v~, R z = y, w = Tm z / (v~^H z) */
+            for (int b = jdl ? g : 0; b < (jdl ? g + 1 : B); b++) {
                 const cf32 *v = V + (size_t)b * N;
-                for (int i = 0; i < N; i++) {
-                    cf64 acc = v[i];
+                for (int k = 0; k < Nt; k++) {
+                    cf64 acc = 0;
+                    for (int i = 0; i < N; i++) acc += conj(tg[(size_t)k * N + i]) * v[i];
+                    vt[k] = acc;
+                }
+                for (int i = 0; i < Nt; i++) {
+                    cf64 acc = vt[i];
                     for (int k = 0; k < i; k++) acc -= conj(T[(size_t)i * M + k]) * y[k];
                     y[i] = acc / conj(T[(size_t)i * M + i]);
                 }
-                for (int i = N - 1; i >= 0; i--) {
+                for (int i = Nt - 1; i >= 0; i--) {
                     cf64 acc = y[i];
-                    for (int k = i + 1; k < N; k++) acc -= T[(size_t)k * M + i] * z[k];
+                    for (int k = i + 1; k < Nt; k++) acc -= T[(size_t)k * M + i] * z[k];
                     z[i] = acc / T[(size_t)i * M + i];
                 }
                 cf64 vz = 0;
-                for (int i = 0; i < N; i++) vz += conj((cf64)v[i]) * z[i];
+                for (int i = 0; i < Nt; i++) vz += conj(vt[i]) * z[i];
                 cf64 *w = W + (((size_t)d * S + s) * B + b) * N;
-                for (int i = 0; i < N; i++) w[i] = z[i] / vz;
+                for (int i = 0; i < N; i++) {
+                    cf64 acc = 0;
+                    for (int k = 0; k < Nt; k++) acc += tg[(size_t)k * N + i] * z[k];
+                    w[i] = acc / vz;
+                }
             }
         }
     /* 8. output y[b,d,r] = w^H s(d,r) */
@@ -137,8 +175,10 @@ int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
     free(X);
     free(tw);
     free(T);
+    free(Tm);
     free(y);
     free(z);
+    free(vt);
     return status;
 }
 

@@ -10,6 +10,8 @@
  * V: B x N steering. cube: C x P x R (float, as the product reads it).
  * With cfg->training_window sliding, S = R / block and block s trains on the K cells
  * nearest to it beyond `guard` cells (found independently of stap_training_cells).
+ * With cfg->algorithm JDL, beam b adapts Na*Q beamspace DOF through its own transform
+ * (built here from README's definition, independently of stap_jdl_beams).
  * Outputs (double complex): W (D x S x B x N), Y (B x D x R). Returns 0, or -1 when a
  * factor is singular. */
 int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
