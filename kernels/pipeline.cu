@@ -8,6 +8,7 @@
 namespace {
 
 using rtk::c0;
+using rtk::cjfma;
 
 __device__ __forceinline__ bool finite2(float2 v) { return isfinite(v.x) && isfinite(v.y); }
 
@@ -142,6 +143,48 @@ __global__ void weights_by_tap_kernel(const float2 *__restrict__ W, long long to
     }
 }
 
+/* JDL: one thread per (beam b, local beam j, bin d, cell r) output, threads along r read
+ * X coalesced; the transform's column is the same across the block (cached). */
+__global__ void beamspace_kernel(const float2 *__restrict__ X, int C, int D, int R,
+                                 const float2 *__restrict__ A, int BNa, int Na,
+                                 float2 *__restrict__ Xb)
+{
+    const int r = blockIdx.x * blockDim.x + threadIdx.x, d = blockIdx.y;
+    if (r >= R) return;
+    for (int bj = blockIdx.z; bj < BNa; bj += gridDim.z) {
+        const int b = bj / Na, j = bj - b * Na;
+        const float2 *a = A + (size_t)bj * C;
+        const float2 *x = X + (size_t)d * C * R + r;
+        float2 acc = c0();
+        for (int c = 0; c < C; c++) acc = cjfma(__ldg(a + c), x[(size_t)c * R], acc);
+        Xb[(((size_t)b * D + d) * Na + j) * R + r] = acc;
+    }
+}
+
+/* JDL: element-space weights from the beamspace ones, one thread per weight entry. */
+__global__ void jdl_expand_kernel(const float2 *__restrict__ Wt, const float2 *__restrict__ A,
+                                  long long total, int batch, int B, int C, int Q, int Na,
+                                  float2 *__restrict__ W)
+{
+    const int N = C * Q, Nt = Na * Q;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        const long long kb = i / N;
+        const int e = (int)(i - kb * N), c = e / Q, q = e - c * Q;
+        const int b = (int)(kb % B);
+        const long long k = kb / B;
+        const float2 *wt = Wt + ((size_t)b * batch + k) * Nt + q;
+        const float2 *a = A + (size_t)b * Na * C + c;
+        float2 acc = c0();
+        for (int j = 0; j < Na; j++) {
+            const float2 aj = a[(size_t)j * C], w = wt[j * Q];
+            acc.x = fmaf(aj.x, w.x, fmaf(-aj.y, w.y, acc.x));
+            acc.y = fmaf(aj.x, w.y, fmaf(aj.y, w.x, acc.y));
+        }
+        W[i] = acc;
+    }
+}
+
 unsigned grid_for(long long total, int threads)
 {
     long long b = (total + threads - 1) / threads;
@@ -217,4 +260,27 @@ extern "C" int rtk_event_record(void *event, void *stream)
     return (int)cudaEventRecordWithFlags((cudaEvent_t)event, (cudaStream_t)stream,
                                          cs == cudaStreamCaptureStatusActive ? cudaEventRecordExternal
                                                                              : cudaEventRecordDefault);
+}
+
+extern "C" int rtk_beamspace_launch(const void *X, int C, int D, int R, const void *A, int B,
+                                    int Na, void *Xb, void *stream)
+{
+    if (C < 1 || D < 1 || D > 65535 || R < 1 || B < 1 || Na < 1 || Na > C)
+        return (int)cudaErrorInvalidValue;
+    const int BNa = B * Na;
+    dim3 grid((unsigned)((R + 127) / 128), (unsigned)D, (unsigned)(BNa < 65535 ? BNa : 65535));
+    beamspace_kernel<<<grid, 128, 0, (cudaStream_t)stream>>>((const float2 *)X, C, D, R,
+                                                             (const float2 *)A, BNa, Na,
+                                                             (float2 *)Xb);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_jdl_expand_launch(const void *Wt, const void *A, int batch, int B, int C,
+                                     int Q, int Na, void *W, void *stream)
+{
+    if (batch < 1 || B < 1 || C < 1 || Q < 1 || Na < 1 || Na > C) return (int)cudaErrorInvalidValue;
+    const long long total = (long long)batch * B * C * Q;
+    jdl_expand_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(
+        (const float2 *)Wt, (const float2 *)A, total, batch, B, C, Q, Na, (float2 *)W);
+    return (int)cudaGetLastError();
 }

@@ -49,6 +49,18 @@ int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
 int rtk_weights_by_tap_launch(const void *W, int batch, int beams, int channels, int order,
                               void *Wc, rtk_cpi_status *status, void *stream);
 
+/* ---- JDL (joint-domain localized, README's processing contract) ----------------------
+ * A: B x Na x C, beam b's C x Na transform column-major (column j at A + (b*Na + j)*C).
+ * Beamspace cubes, one per beam in the gather's layout (bins x Na x range):
+ * Xb[((b*D + d)*Na + j)*R + r] = sum_c conj(A[(b*Na + j)*C + c]) X[(d*C + c)*R + r]. */
+int rtk_beamspace_launch(const void *X, int C, int D, int R, const void *A, int B, int Na,
+                         void *Xb, void *stream);
+/* Element-space weights from beamspace ones (Wt: B x batch x Na*Q):
+ * W[(k*B + b)*N + c*Q + q] = sum_j A[(b*Na + j)*C + c] Wt[(b*batch + k)*Na*Q + j*Q + q],
+ * N = C*Q. */
+int rtk_jdl_expand_launch(const void *Wt, const void *A, int batch, int B, int C, int Q,
+                          int Na, void *W, void *stream);
+
 /* ---- CFAR on |y|^2 (the detectors of rtstap/cfar.h, same arithmetic) ------------------ */
 typedef struct rtk_cfar_hit {
     unsigned long long flat; /* (b*D + d)*R + r                                          */

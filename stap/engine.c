@@ -75,10 +75,14 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     if (is_gpu_backend(c->backend)) {
         /* the training matrices are materialized only by cuBLAS and for shapes that no
          * gathering QR kernel takes */
-        const size_t Tm = la_dev_weights_materializes(c->backend, o->qr_variant, (int)M, (int)N)
+        const size_t Tm = la_dev_weights_materializes(c->backend, o->qr_variant, (int)M, (int)Nt)
                               ? T : 0;
+        /* JDL: every beam's beamspace cube and beamspace weights */
+        const size_t jdl = c->algorithm == STAP_ALGORITHM_JDL
+                               ? z * B * D * c->angle_bins * R + z * B * batch * Nt
+                               : 0;
         size_t per = z * C * P * R + X + z * nw + z * ny + 256 + prefix + hit * hit_cap +
-                     X /* cuFFT work, at most about the transform's size */ + Tm;
+                     X /* cuFFT work, at most about the transform's size */ + Tm + jdl;
         if (o->apply_gemm) per += z * nw + sizeof(void *) * 3 * c->doppler_order * batch;
         *dev = base + slots * per;
         size_t hper = 256 + (o->keep_weights ? z * nw : 0) + (o->keep_output ? z * ny : 0) +
@@ -87,7 +91,8 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     } else {
         const size_t threads = c->threads > 0 ? (size_t)c->threads : 64;
         size_t per = z * nw + z * ny + (cfar ? sizeof(stap_detection) * hit_cap : 0);
-        *host = base + 2 * X /* Doppler cube, FFTW's plan */ + T + threads * z * B * C +
+        const size_t jdl_wt = c->algorithm == STAP_ALGORITHM_JDL ? z * B * batch * Nt : 0;
+        *host = base + 2 * X /* Doppler cube, FFTW's plan */ + T + jdl_wt + threads * z * B * C +
                 (cfar ? prefix + sizeof(stap_detection) * hit_cap : 0) + slots * per;
         *dev = 0;
     }

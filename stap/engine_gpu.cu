@@ -59,7 +59,10 @@ struct gpu_slot {
     cudaGraphExec_t graph = nullptr;
     cufftHandle fft = 0;
     bool fft_made = false;
-    la_dev_weights *qr = nullptr;
+    la_dev_weights *qr = nullptr;     /* post-Doppler: the batch of D*S             */
+    la_dev_weights **jqr = nullptr;   /* JDL: one per beam, D*S each (qr unused)     */
+    float2 *d_Xb = nullptr;           /* JDL: beamspace cubes, B x D x Na x R        */
+    float2 *d_Wt = nullptr;           /* JDL: beamspace weights, B x D*S x Na*Q      */
     rtk_gather g{};
     float2 *d_in = nullptr, *d_X = nullptr, *d_W = nullptr, *d_Y = nullptr;
     double *d_prefix = nullptr;
@@ -81,6 +84,8 @@ struct gpu_engine {
     size_t dev_bytes = 0, host_bytes = 0;
     float *d_win = nullptr;
     float2 *d_V = nullptr;
+    float2 *d_A = nullptr;  /* JDL: B x Na x C transforms (e->A)        */
+    float2 *d_Vt = nullptr; /* JDL: B x Na*Q beamspace steering (e->Vt) */
     int *d_cells = nullptr; /* S x K training cells, read by the gather */
     double *d_alpha = nullptr;
     int *d_rank = nullptr;
@@ -136,7 +141,20 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
                                 c->doppler_bins, s->d_X, s->d_status, st));
     FFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
     RTK(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
-    TRY(la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err));
+    if (s->jqr) {
+        /* JDL: training = the beamspace transform, qr = every beam's QR and solves,
+         * weights = back to element space */
+        const int Na = c->angle_bins;
+        RTK(rtk_beamspace_launch(s->d_X, c->channels, c->doppler_bins, c->range_gates, g->d_A,
+                                 e->B, Na, s->d_Xb, st));
+        RTK(rtk_event_record(s->ev[STAP_STAGE_QR], st));
+        for (int b = 0; b < e->B; b++) TRY(la_dev_weights_enqueue(s->jqr[b], nullptr, nullptr, err));
+        RTK(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
+        RTK(rtk_jdl_expand_launch(s->d_Wt, g->d_A, e->batch, e->B, c->channels,
+                                  c->doppler_order, Na, s->d_W, st));
+    } else {
+        TRY(la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err));
+    }
     RTK(rtk_event_record(s->ev[STAP_STAGE_APPLY], st));
     if (e->opt.apply_gemm) {
         /* Y_ds (L x B, ld D*R) += X_tap (L x C, ld R) * conj(W_ds,tap) (C x B), per tap */
@@ -177,15 +195,17 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     return RT_OK;
 }
 
-void destroy_slot(gpu_slot *s)
+void destroy_slot(gpu_slot *s, int beams)
 {
     if (s->stream) cudaStreamSynchronize(s->stream);
     if (s->graph) cudaGraphExecDestroy(s->graph);
     if (s->fft_made) cufftDestroy(s->fft);
     la_dev_weights_destroy(s->qr);
+    for (int b = 0; s->jqr && b < beams; b++) la_dev_weights_destroy(s->jqr[b]);
+    free(s->jqr);
     if (s->blas) cublasDestroy(s->blas);
     void *dev[] = {s->d_in, s->d_X, s->d_W, s->d_Y, s->d_prefix, s->d_hits, s->d_status,
-                   s->d_Wc, s->d_ptr};
+                   s->d_Wc, s->d_ptr, s->d_Xb, s->d_Wt};
     for (void *p : dev)
         if (p) cudaFree(p);
     void *host[] = {s->h_status, s->h_hits, s->h_W, s->h_Y};
@@ -265,10 +285,30 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
             cublasSetStream(s->blas, s->stream) != CUBLAS_STATUS_SUCCESS)
             return rt_fail(err, RT_EDEVICE, "GPU engine: cuBLAS could not be set up");
     }
-    TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &gt, e->M, e->N, e->batch,
-                              e->B, g->d_V, s->d_W, &s->d_status->factor,
-                              s->d_status->phase, s->stream, err));
-    g->dev_bytes += la_dev_weights_device_bytes(s->qr);
+    if (c->algorithm == STAP_ALGORITHM_JDL) {
+        /* beam b: the gather reads its beamspace cube (Na "channels"), one steering vector */
+        const int Na = c->angle_bins;
+        TRY(dalloc(g, &s->d_Xb, sizeof(float2) * e->B * D * Na * R, "JDL beamspace cubes", err));
+        TRY(dalloc(g, &s->d_Wt, sizeof(float2) * (size_t)e->B * e->batch * e->Nt,
+                   "JDL beamspace weights", err));
+        s->jqr = (la_dev_weights **)calloc((size_t)e->B, sizeof *s->jqr);
+        if (!s->jqr) return rt_fail(err, RT_ENOMEM, "out of memory for the JDL solvers");
+        for (int b = 0; b < e->B; b++) {
+            rtk_gather gb = gt;
+            gb.X = s->d_Xb + (size_t)b * D * Na * R;
+            gb.channels = Na;
+            TRY(la_dev_weights_create(&s->jqr[b], c->backend, e->opt.qr_variant, &gb, e->M, e->Nt,
+                                      e->batch, 1, g->d_Vt + (size_t)b * e->Nt,
+                                      s->d_Wt + (size_t)b * e->batch * e->Nt,
+                                      &s->d_status->factor, nullptr, s->stream, err));
+            g->dev_bytes += la_dev_weights_device_bytes(s->jqr[b]);
+        }
+    } else {
+        TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &gt, e->M, e->N, e->batch,
+                                  e->B, g->d_V, s->d_W, &s->d_status->factor,
+                                  s->d_status->phase, s->stream, err));
+        g->dev_bytes += la_dev_weights_device_bytes(s->qr);
+    }
 
     /* one direct run on a zero cube: module loading and kernel attributes happen here, not
      * in the first CPI or inside a capture (its status, a singular factor, is ignored) */
@@ -312,8 +352,9 @@ void gpu_destroy(stap_engine *e)
 {
     gpu_engine *g = impl(e);
     if (!g) return;
-    for (gpu_slot &s : g->slot) destroy_slot(&s);
-    void *dev[] = {g->d_win, g->d_V, g->d_cells, g->d_alpha, g->d_rank, g->d_big, g->d_big_status};
+    for (gpu_slot &s : g->slot) destroy_slot(&s, e->B);
+    void *dev[] = {g->d_win, g->d_V, g->d_A, g->d_Vt, g->d_cells, g->d_alpha, g->d_rank, g->d_big,
+                   g->d_big_status};
     for (void *p : dev)
         if (p) cudaFree(p);
     free(g->h_big);
@@ -323,10 +364,6 @@ void gpu_destroy(stap_engine *e)
 
 int gpu_create(stap_engine *e, rt_error *err)
 {
-    if (e->cfg.algorithm != STAP_ALGORITHM_POST_DOPPLER)
-        return rt_fail(err, RT_EUNSUPPORTED, "the GPU engine runs the post-Doppler algorithm "
-                       "only; stap_config.algorithm %s runs on the CPU engine (backends cpu, "
-                       "lapack)", stap_algorithm_name(e->cfg.algorithm));
     gpu_engine *g = new (std::nothrow) gpu_engine;
     if (!g) return rt_fail(err, RT_ENOMEM, "out of memory creating the GPU engine");
     e->impl = g;
@@ -335,6 +372,13 @@ int gpu_create(stap_engine *e, rt_error *err)
     TRY(dalloc(g, &g->d_V, sizeof(float2) * (size_t)e->B * e->N, "steering vectors", err));
     CU(cudaMemcpy(g->d_win, e->win, sizeof(float) * c->pulses, cudaMemcpyHostToDevice));
     CU(cudaMemcpy(g->d_V, e->V, sizeof(float2) * (size_t)e->B * e->N, cudaMemcpyHostToDevice));
+    if (c->algorithm == STAP_ALGORITHM_JDL) {
+        const size_t na = (size_t)e->B * c->angle_bins * c->channels, nt = (size_t)e->B * e->Nt;
+        TRY(dalloc(g, &g->d_A, sizeof(float2) * na, "JDL transforms", err));
+        TRY(dalloc(g, &g->d_Vt, sizeof(float2) * nt, "JDL steering", err));
+        CU(cudaMemcpy(g->d_A, e->A, sizeof(float2) * na, cudaMemcpyHostToDevice));
+        CU(cudaMemcpy(g->d_Vt, e->Vt, sizeof(float2) * nt, cudaMemcpyHostToDevice));
+    }
     const size_t ncells = (size_t)c->segments * c->training;
     TRY(dalloc(g, &g->d_cells, sizeof(int) * ncells, "training-cell table", err));
     CU(cudaMemcpy(g->d_cells, e->cells, sizeof(int) * ncells, cudaMemcpyHostToDevice));
@@ -361,9 +405,15 @@ int gpu_create(stap_engine *e, rt_error *err)
     }
     for (int i = 0; i < e->opt.slots; i++) TRY(create_slot(e, g, &g->slot[i], err));
     if (e->opt.graphs) make_graphs(e, g);
+    char qr[160];
+    if (g->slot[0].jqr)
+        snprintf(qr, sizeof qr, "JDL %d beams x %d bins: beamspace kernel, %d x %s, expand kernel",
+                 c->angle_bins, c->doppler_order, e->B, la_dev_weights_describe(g->slot[0].jqr[0]));
+    else
+        snprintf(qr, sizeof qr, "%s", la_dev_weights_describe(g->slot[0].qr));
     snprintf(e->describe, sizeof e->describe,
              "%s: cuFFT Doppler, %s, %s, %s CFAR kernels, %s, %d slot%s",
-             la_backend_name(c->backend), la_dev_weights_describe(g->slot[0].qr),
+             la_backend_name(c->backend), qr,
              e->opt.apply_gemm ? "apply as cublasCgemmBatched per tap" : "apply kernel",
              stap_cfar_kind_name(cf->kind),
              g->graphs ? "CUDA graphs" : (g->graph_note[0] ? g->graph_note : "direct launches"),
@@ -431,7 +481,7 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
     }
     (void)cudaGetLastError();
     /* one fused kernel did QR and weights: split its time at block 0's timestamps */
-    if (la_dev_weights_fused(s->qr)) {
+    if (s->qr && la_dev_weights_fused(s->qr)) {
         const unsigned long long *ph = h->phase;
         const double total = res->stage_ms[STAP_STAGE_WEIGHTS];
         double f = 0;

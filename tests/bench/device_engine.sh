@@ -10,6 +10,8 @@
 #          over a sliding run and the CFAR kernels, and its stream rates against the
 #          segment scheme and the QR kernel alone at the same batch;
 #   final  the engine tests, then perf;
+#   jdl    JDL on the GPU engine: the engine tests, sanitizers over a JDL run, its stream
+#          rates (hard preset, NA = 3 and 5, Q = 3 and 1) beside post-Doppler's;
 #   oscfar the CFAR kernels' tests (sanitized too), the engine's detector and hit-list
 #          overflow cases, OS against CA in the stream and each test kernel under ncu;
 #   perf   `rtstap stream` (every workload, 1-4 slots, output kept, a recording from the
@@ -21,7 +23,7 @@
 # Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.txz, .gpulibs.tgz)
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_engine.sh tests|perf
-mode=${1:?tests, perf, final, verify, sliding, slidingperf, algorithms, oscfar or robust}
+mode=${1:?tests, perf, final, verify, sliding, slidingperf, algorithms, oscfar, jdl or robust}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
@@ -107,6 +109,29 @@ if [ "$mode" = algorithms ]; then # README's algorithm table: the hard preset, 3
     done
     grep -h -E "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY" "$L"/tests.log | sort | uniq -c
     echo "---- stream"; grep -E "^rtstap stream|CPIs:|latency" "$L/stream.log" | cut -c1-200
+fi
+if [ "$mode" = jdl ]; then
+    for t in test_gpu_engine test_engine test_pipeline test_sinr; do
+        step "$t" "$L/tests.log" 300 "$BIN/$t"
+    done
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    for tool in memcheck racecheck synccheck; do
+        step "$tool jdl run" "$L/sanitize.log" 120 "$cs" --tool "$tool" --error-exitcode 9 \
+            "$BIN/rtstap" run --preset easy --algorithm jdl --doppler-order 3 --backend gpu -f -o /tmp/j.h5 --quiet
+    done
+    S="$BIN/rtstap stream --preset hard"
+    step "post-doppler slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --json "$L/j-pd-s3.json"
+    step "jdl 3 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm jdl --json "$L/j-3-s3.json"
+    step "jdl 3 slots 1" "$L/stream.log" 60 $S --slots 1 --cpis 2000 --algorithm jdl --json "$L/j-3-s1.json"
+    step "jdl 5 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm jdl --angle-bins 5 --json "$L/j-5-s3.json"
+    step "jdl 3 Q=1 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm jdl --doppler-order 1 --json "$L/j-3q1-s3.json"
+    step "jdl 3 sliding 16 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 1000 --algorithm jdl --training-window sliding --block 16 --training 120 --json "$L/j-3sl16-s3.json"
+    step "jdl 3 cublas slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 1000 --algorithm jdl --backend cublas --json "$L/j-3cb-s3.json"
+    grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|all passed|failure|JDL" "$L"/tests.log "$L"/sanitize.log | cut -c1-160 | sort | uniq -c | head -40
+    echo "---- stream"; grep -E "^rtstap stream|engine:|CPIs:|latency" "$L/stream.log" | cut -c1-220
+    for j in "$L"/j-*.json; do
+        printf '%s ' "$(basename "$j")"; tr -d ' \t\n' < "$j" | grep -o '"stage_ms_median":{[^}]*}'
+    done
 fi
 if [ "$mode" = oscfar ]; then # the OS-CFAR kernel: checks, the stream, kernel times
     for t in test_gpu_cfar test_gpu_engine; do
