@@ -310,14 +310,17 @@ int cmd_plot(int argc, char **argv)
                                    "compare", sinrs.v[k], t->B, beams[k]);
                 goto out;
             }
-            /* "Q=3, K=150[, S=3][, chebyshev:60]"; its optimum "optimum Q=3[, window]" (the
+            /* "[jdl NA=3, ]Q=3, K=150[, S=3][, chebyshev:60]"; its optimum "optimum Q=3[, window]" (the
              * optimum does not depend on K or S) */
             char segs[48] = "", win[40] = "";
             if (!strncmp(t->training, "sliding", 7)) snprintf(segs, sizeof segs, ", %s", t->training);
             else if (t->S > 1) snprintf(segs, sizeof segs, ", S=%d", t->S);
             if (t->window[0] && strcmp(t->window, "none"))
                 snprintf(win, sizeof win, ", %s", t->window);
-            snprintf(deflab[k], sizeof deflab[k], "Q=%d, K=%d%s%s", t->Q, t->K, segs, win);
+            char alg[40] = ""; /* "jdl NA=3, " for a reduced-DOF table */
+            if (t->algorithm[0] && strcmp(t->algorithm, "post-doppler"))
+                snprintf(alg, sizeof alg, "%s, ", t->algorithm);
+            snprintf(deflab[k], sizeof deflab[k], "%sQ=%d, K=%d%s%s", alg, t->Q, t->K, segs, win);
             snprintf(optlab[k], sizeof optlab[k], "optimum Q=%d%s", t->Q, win);
             labs[k] = k < labels.n ? labels.v[k] : deflab[k];
             optlabs[k] = k < labels.n ? NULL : optlab[k];

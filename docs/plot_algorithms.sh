@@ -2,8 +2,8 @@
 # Draw docs/img/adapted_response.png and docs/img/sinr_compare.png (README "Airborne
 # scenes") from Ward's example scene: the scene of the README recipe, run with the extended
 # factored algorithm (Q = 3, the README's run) and with factored post-Doppler (Q = 1) behind
-# a 60 dB Chebyshev taper and without one, all with K = 150 training cells; the SINR loss of
-# the three on one plot, and the Q = 3 weights' angle-Doppler response beside the
+# a 60 dB Chebyshev taper and without one, and with JDL (5 beams x 3 bins), all with K = 150
+# training cells; the SINR loss of the four on one plot, and the Q = 3 weights' angle-Doppler response beside the
 # clairvoyant optimum in the first target's Doppler bin (bin 3, 50 Hz), broadside beam.
 # The other pictures of docs/img come from the README recipe and are left as they are.
 # usage: bash docs/plot_algorithms.sh [RTSTAP]   (default: build/rtstap)
@@ -21,11 +21,13 @@ set -x
 "$rtstap" run --input ward.h5 -o run_q1_cheb.h5 --doppler-order 1 --training 150 --beams 5 \
     --window chebyshev:60 --quiet
 "$rtstap" run --input ward.h5 -o run_q1.h5 --doppler-order 1 --training 150 --beams 5 --quiet
-for r in q3 q1_cheb q1; do
+"$rtstap" run --input ward.h5 -o run_jdl.h5 --doppler-order 3 --training 150 --beams 5 \
+    --algorithm jdl --angle-bins 5 --quiet
+for r in q3 q1_cheb q1 jdl; do
     "$rtstap" sinr --input ward.h5 --result "run_$r.h5" -o "sinr_$r.h5" --quiet
 done
 "$rtstap" plot --input ward.h5 --result run_q3.h5 --sinr sinr_q3.h5 --sinr sinr_q1_cheb.h5 \
-    --sinr sinr_q1.h5 --output-dir img
+    --sinr sinr_q1.h5 --sinr sinr_jdl.h5 --output-dir img
 { set +x; } 2>/dev/null
 cd - > /dev/null
 cp "$t/img/adapted_response.png" "$t/img/sinr_compare.png" docs/img/
