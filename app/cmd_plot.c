@@ -113,11 +113,7 @@ int cmd_plot(int argc, char **argv)
         {"beam", 0, CLI_INT, &beam, "B",
          "beam of the range-Doppler map and SINR plot (default: the\n"
          "beam nearest the first target, else nearest broadside)", .lo = 0, .hi = 4095},
-        {"cfar", 0, CLI_CALL, &cfar.kind, "KIND",
-         "ca | os | go | so | ca2d | none: detector when the result\n"
-         "has no /detections (default ca)", .parse = cli_parse_cfar_kind},
-        {"cfar-pfa", 0, CLI_DOUBLE, &cfar.pfa, "P", "its false-alarm probability (default 1e-6)",
-         .lo = 1e-300, .hi = 0.999999},
+        CLI_OPTS_CFAR(&cfar, NULL), /* the detector when the result has no /detections */
         {"response-bin", 0, CLI_INT, &resp_bin, "D",
          "Doppler bin of adapted_response.png (default: the bin\n"
          "nearest the first target's Doppler, else 0)", .lo = 0, .hi = 1 << 20,

@@ -38,6 +38,17 @@ expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run-sl.h5" --out "$T/sinr-
 grep -q "mean rho over 720 values" "$T/out" || fail "sinr of a sliding run: $(cat "$T/out")"
 grep -q "RMB (K+2-N)/(K+1) = 0.8780" "$T/out" || fail "RMB expectation for K=40, N=6 missing"
 
+# a result without /detections: plot detects with the detector options run takes
+expect 0 "$B" run --input "$T/scene.h5" --output "$T/run-nodet.h5" --doppler-order 1 --segments 2 \
+    --training 60 --beams 3 --backend cpu --cfar none --quiet
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run-nodet.h5" --out-dir "$T/img-ca2d" \
+    --cfar ca2d --cfar-guard 1 --cfar-train 8 --cfar-guard-doppler 0 --cfar-train-doppler 1
+[ -s "$T/img-ca2d/range_doppler.png" ] || fail "plot with ca2d options made no range_doppler.png"
+expect 2 "$B" plot --input "$T/scene.h5" --result "$T/run-nodet.h5" --out-dir "$T/img-bad" --cfar-train 0
+expect 1 "$B" plot --input "$T/scene.h5" --result "$T/run-nodet.h5" --out-dir "$T/img-bad2" \
+    --cfar ca2d --cfar-train-doppler 5
+grep -q -- "--cfar-train-doppler" "$T/err" || fail "plot's CA2D window longer than the bins: $(cat "$T/err")"
+
 # JDL (3 beams x 1 bin, Nt = 3): the table against its own clairvoyant weights, RMB with Nt
 expect 0 "$B" run --input "$T/scene.h5" --output "$T/run-jdl.h5" --doppler-order 1 --segments 2 \
     --training 60 --beams 3 --algorithm jdl --angle-bins 3 --backend cpu --quiet
