@@ -129,6 +129,7 @@ extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, i
     a.gC = g->channels;
     a.gQ = g->order;
     a.gD = g->bins;
+    a.gW = g->wrap > 0 ? g->wrap : g->bins;
     a.gR = g->range;
     a.gS = g->segments;
     a.gcells = g->cells;

@@ -56,7 +56,7 @@ __global__ void training_kernel(rtk_gather g, int m, int n, long long total, flo
         const long long t = i / m;
         const int col = (int)(t % n), k = (int)(t / n);
         T[(long long)k * stride + (long long)col * ldt + row] =
-            rtk::gather_elem(X, g.channels, g.order, g.bins, g.range, g.segments, g.cells,
+            rtk::gather_elem(X, g.channels, g.order, g.wrap > 0 ? g.wrap : g.bins, g.range, g.segments, g.cells,
                              g.training, g.load, k, row, col);
     }
 }
@@ -143,22 +143,41 @@ __global__ void weights_by_tap_kernel(const float2 *__restrict__ W, long long to
     }
 }
 
-/* JDL: one thread per (beam b, local beam j, bin d, cell r) output, threads along r read
- * X coalesced; the transform's column is the same across the block (cached). */
+/* JDL: a block takes TR range cells of one Doppler bin and a group of up to BJ of the
+ * B*Na (beam, local beam) outputs; it stages the cells' C channels in shared memory (the
+ * cube is read once per group), and each thread keeps BJ independent sums (instruction
+ * parallelism: one sum's chain of C dependent FMAs would leave the pipes idle). The
+ * transform's entries are the same across a warp (broadcast loads). */
+constexpr int BEAMSPACE_BJ = 8;
+
 __global__ void beamspace_kernel(const float2 *__restrict__ X, int C, int D, int R,
                                  const float2 *__restrict__ A, int BNa, int Na,
                                  float2 *__restrict__ Xb)
 {
-    const int r = blockIdx.x * blockDim.x + threadIdx.x, d = blockIdx.y;
+    extern __shared__ float2 xs[]; /* C x blockDim.x */
+    const int TR = blockDim.x, t = threadIdx.x, d = blockIdx.y;
+    const int r = blockIdx.x * TR + t, bj0 = blockIdx.z * BEAMSPACE_BJ;
+    const float2 *x = X + (size_t)d * C * R + r;
+    for (int c = 0; c < C; c++) xs[c * TR + t] = r < R ? x[(size_t)c * R] : c0();
+    __syncthreads();
     if (r >= R) return;
-    for (int bj = blockIdx.z; bj < BNa; bj += gridDim.z) {
-        const int b = bj / Na, j = bj - b * Na;
-        const float2 *a = A + (size_t)bj * C;
-        const float2 *x = X + (size_t)d * C * R + r;
-        float2 acc = c0();
-        for (int c = 0; c < C; c++) acc = cjfma(__ldg(a + c), x[(size_t)c * R], acc);
-        Xb[(((size_t)b * D + d) * Na + j) * R + r] = acc;
+    const int nbj = min(BEAMSPACE_BJ, BNa - bj0);
+    float2 acc[BEAMSPACE_BJ];
+#pragma unroll
+    for (int u = 0; u < BEAMSPACE_BJ; u++) acc[u] = c0();
+    const float2 *a = A + (size_t)bj0 * C;
+    for (int c = 0; c < C; c++) {
+        const float2 xc = xs[c * TR + t];
+#pragma unroll
+        for (int u = 0; u < BEAMSPACE_BJ; u++)
+            if (u < nbj) acc[u] = cjfma(__ldg(a + (size_t)u * C + c), xc, acc[u]);
     }
+#pragma unroll
+    for (int u = 0; u < BEAMSPACE_BJ; u++)
+        if (u < nbj) {
+            const int bj = bj0 + u, b = bj / Na, j = bj - b * Na;
+            Xb[(((size_t)b * D + d) * Na + j) * R + r] = acc[u];
+        }
 }
 
 /* JDL: element-space weights from the beamspace ones, one thread per weight entry. */
@@ -267,11 +286,22 @@ extern "C" int rtk_beamspace_launch(const void *X, int C, int D, int R, const vo
 {
     if (C < 1 || D < 1 || D > 65535 || R < 1 || B < 1 || Na < 1 || Na > C)
         return (int)cudaErrorInvalidValue;
-    const int BNa = B * Na;
-    dim3 grid((unsigned)((R + 127) / 128), (unsigned)D, (unsigned)(BNa < 65535 ? BNa : 65535));
-    beamspace_kernel<<<grid, 128, 0, (cudaStream_t)stream>>>((const float2 *)X, C, D, R,
-                                                             (const float2 *)A, BNa, Na,
-                                                             (float2 *)Xb);
+    /* 128 cells a block while their channels fit in 96 KiB, else fewer (C <= 1536) */
+    int TR = 128;
+    while (TR > 32 && (size_t)C * TR * sizeof(float2) > 96 * 1024) TR /= 2;
+    const size_t smem = (size_t)C * TR * sizeof(float2);
+    if (smem > 227 * 1024) return (int)cudaErrorInvalidValue;
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(beamspace_kernel,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return (int)e;
+    }
+    const int groups = (B * Na + BEAMSPACE_BJ - 1) / BEAMSPACE_BJ;
+    if (groups > 65535) return (int)cudaErrorInvalidValue;
+    dim3 grid((unsigned)((R + TR - 1) / TR), (unsigned)D, (unsigned)groups);
+    beamspace_kernel<<<grid, TR, smem, (cudaStream_t)stream>>>((const float2 *)X, C, D, R,
+                                                               (const float2 *)A, B * Na, Na,
+                                                               (float2 *)Xb);
     return (int)cudaGetLastError();
 }
 

@@ -88,7 +88,8 @@ int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda, long
  * Doppler cube laid out [bins][channels][range] (complex). Batch item k = d*segments + s
  * is the m x n matrix, n = channels*order, m = training (+ n loading rows when load > 0):
  *   row i < training, column j = c*order + q:
- *       conj(X[(d - (order-1)/2 + q) mod bins][c][cells[s*training + i]]);
+ *       conj(X[base + (dl - (order-1)/2 + q) mod W][c][cells[s*training + i]]),
+ *       W = wrap (or bins), dl = d mod W, base = d - dl (one group when wrap = 0);
  *   row training + i' (loading): load when i' == j, else 0.
  * Segment (range block) s is filtered with its weights over cells [s*seg_len, (s+1)*seg_len)
  * (rtk_apply_launch); which cells train it is the table's business (segments or a sliding
@@ -99,6 +100,8 @@ typedef struct rtk_gather {
     int channels, order, bins, range;
     int segments, seg_len, training;
     float load;         /* sqrt(K * delta); 0 = no loading rows                    */
+    int wrap;           /* bins per group whose taps wrap within it (0 = bins): JDL
+                           stacks its beams' cubes as B groups of D bins             */
 } rtk_gather;
 
 /* QR + weights as rtk_qr_weights_launch, reading A_k through the gather g instead of

@@ -165,31 +165,35 @@ struct QrArgs {
     const float2 *gX;        /* gathered input (rtk_gather), or NULL: A is read    */
     const int *gcells;       /* segments x training range cells (rtk_gather.cells)  */
     int gC, gQ, gD, gR, gS, gK;
+    int gW;                  /* bins per wrap group (rtk_gather.wrap; = gD when 0) */
     float gload;
 };
 
-/* Where column col = c*Q + q of a training matrix of centre bin d starts in the Doppler
- * cube X[bins][channels][range] (add the row's range cell): tap bin (d - (Q-1)/2 + q) mod D
- * (contract step 2), one wrap at most since Q <= D. */
-__device__ __forceinline__ size_t gather_col_offset(int C, int Q, int D, size_t R, int d, int col)
+/* Where column col = c*Q + q of a training matrix of centre bin base + d starts in the
+ * Doppler cube X[bins][channels][range] (add the row's range cell): tap bin base +
+ * (d - (Q-1)/2 + q) mod W (contract step 2), one wrap at most since Q <= W. Bins come in
+ * groups of W that wrap on their own (rtk_gather.wrap: JDL's beams); base = the group's
+ * first bin, 0 < d < W. */
+__device__ __forceinline__ size_t gather_col_offset(int C, int Q, int W, size_t R, int base,
+                                                    int d, int col)
 {
     const int c = Q == 1 ? col : col / Q, q = col - c * Q;
     int bin = d - (Q - 1) / 2 + q;
-    bin += bin < 0 ? D : 0;
-    bin -= bin >= D ? D : 0;
-    return ((size_t)bin * C + c) * R;
+    bin += bin < 0 ? W : 0;
+    bin -= bin >= W ? W : 0;
+    return ((size_t)(base + bin) * C + c) * R;
 }
 
 /* Entry (row, col) of batch item k of the gathered training matrix (rtk.h, rtk_gather);
  * row < m, col < n. */
-__device__ __forceinline__ float2 gather_elem(const float2 *X, int C, int Q, int D, int R, int S,
+__device__ __forceinline__ float2 gather_elem(const float2 *X, int C, int Q, int W, int R, int S,
                                               const int *cells, int K, float load, int k, int row,
                                               int col)
 {
     if (row >= K) return make_float2(row - K == col ? load : 0.f, 0.f);
-    const int d = k / S, s = k - d * S;
+    const int d = k / S, s = k - d * S, dl = d % W;
     const int r = __ldg(cells + (size_t)s * K + row);
-    const float2 x = X[gather_col_offset(C, Q, D, (size_t)R, d, col) + r];
+    const float2 x = X[gather_col_offset(C, Q, W, (size_t)R, d - dl, dl, col) + r];
     return make_float2(x.x, -x.y);
 }
 
@@ -208,7 +212,7 @@ __device__ __forceinline__ void gather_to_smem(const QrArgs &a, int k, int m, in
 {
     constexpr int GU = 8;
     const int K = a.gK;
-    const int d = k / a.gS, s = k - d * a.gS;
+    const int d = k / a.gS, s = k - d * a.gS, dl = d % a.gW, base = d - dl;
     const bool wide = NT >= m; /* every row at once, step column groups of them */
     const int step = wide ? NT / m : 1, cg = wide ? t / m : 0;
     if (cg >= step) return;
@@ -224,7 +228,7 @@ __device__ __forceinline__ void gather_to_smem(const QrArgs &a, int k, int m, in
 #pragma unroll
             for (int u = 0; u < GU; u++) {
                 const int cc = col + u * step;
-                v[u] = cc < n ? xr[gather_col_offset(a.gC, a.gQ, a.gD, (size_t)a.gR, d, cc)]
+                v[u] = cc < n ? xr[gather_col_offset(a.gC, a.gQ, a.gW, (size_t)a.gR, base, dl, cc)]
                               : c0();
             }
 #pragma unroll

@@ -60,7 +60,10 @@ struct gpu_slot {
     cufftHandle fft = 0;
     bool fft_made = false;
     la_dev_weights *qr = nullptr;     /* post-Doppler: the batch of D*S             */
-    la_dev_weights **jqr = nullptr;   /* JDL: one per beam, D*S each (qr unused)     */
+    la_dev_weights **jqr = nullptr;   /* JDL: one for all beams (B*D*S items) when they
+                                         share the beamspace steering, else one per beam
+                                         (D*S each); qr unused                         */
+    int njqr = 0;
     float2 *d_Xb = nullptr;           /* JDL: beamspace cubes, B x D x Na x R        */
     float2 *d_Wt = nullptr;           /* JDL: beamspace weights, B x D*S x Na*Q      */
     rtk_gather g{};
@@ -86,6 +89,7 @@ struct gpu_engine {
     float2 *d_V = nullptr;
     float2 *d_A = nullptr;  /* JDL: B x Na x C transforms (e->A)        */
     float2 *d_Vt = nullptr; /* JDL: B x Na*Q beamspace steering (e->Vt) */
+    bool jdl_shared = false; /* JDL: every beam's beamspace steering the same */
     int *d_cells = nullptr; /* S x K training cells, read by the gather */
     double *d_alpha = nullptr;
     int *d_rank = nullptr;
@@ -148,7 +152,7 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
         RTK(rtk_beamspace_launch(s->d_X, c->channels, c->doppler_bins, c->range_gates, g->d_A,
                                  e->B, Na, s->d_Xb, st));
         RTK(rtk_event_record(s->ev[STAP_STAGE_QR], st));
-        for (int b = 0; b < e->B; b++) TRY(la_dev_weights_enqueue(s->jqr[b], nullptr, nullptr, err));
+        for (int b = 0; b < s->njqr; b++) TRY(la_dev_weights_enqueue(s->jqr[b], nullptr, nullptr, err));
         RTK(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
         RTK(rtk_jdl_expand_launch(s->d_Wt, g->d_A, e->batch, e->B, c->channels,
                                   c->doppler_order, Na, s->d_W, st));
@@ -195,13 +199,13 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     return RT_OK;
 }
 
-void destroy_slot(gpu_slot *s, int beams)
+void destroy_slot(gpu_slot *s)
 {
     if (s->stream) cudaStreamSynchronize(s->stream);
     if (s->graph) cudaGraphExecDestroy(s->graph);
     if (s->fft_made) cufftDestroy(s->fft);
     la_dev_weights_destroy(s->qr);
-    for (int b = 0; s->jqr && b < beams; b++) la_dev_weights_destroy(s->jqr[b]);
+    for (int b = 0; s->jqr && b < s->njqr; b++) la_dev_weights_destroy(s->jqr[b]);
     free(s->jqr);
     if (s->blas) cublasDestroy(s->blas);
     void *dev[] = {s->d_in, s->d_X, s->d_W, s->d_Y, s->d_prefix, s->d_hits, s->d_status,
@@ -291,14 +295,24 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
         TRY(dalloc(g, &s->d_Xb, sizeof(float2) * e->B * D * Na * R, "JDL beamspace cubes", err));
         TRY(dalloc(g, &s->d_Wt, sizeof(float2) * (size_t)e->B * e->batch * e->Nt,
                    "JDL beamspace weights", err));
-        s->jqr = (la_dev_weights **)calloc((size_t)e->B, sizeof *s->jqr);
+        /* one launch over every beam's D*S problems when they share the beamspace
+         * steering (the default beams: T_b^H v_b = sqrt(C) e_centre for every b), the
+         * beams' cubes stacked as B groups of D bins whose taps wrap within each group */
+        const int groups = g->jdl_shared ? 1 : e->B;
+        s->jqr = (la_dev_weights **)calloc((size_t)groups, sizeof *s->jqr);
         if (!s->jqr) return rt_fail(err, RT_ENOMEM, "out of memory for the JDL solvers");
-        for (int b = 0; b < e->B; b++) {
+        s->njqr = groups;
+        for (int b = 0; b < groups; b++) {
             rtk_gather gb = gt;
             gb.X = s->d_Xb + (size_t)b * D * Na * R;
             gb.channels = Na;
+            if (g->jdl_shared) {
+                gb.bins = (int)(e->B * D);
+                gb.wrap = (int)D;
+            }
             TRY(la_dev_weights_create(&s->jqr[b], c->backend, e->opt.qr_variant, &gb, e->M, e->Nt,
-                                      e->batch, 1, g->d_Vt + (size_t)b * e->Nt,
+                                      e->batch * (g->jdl_shared ? e->B : 1), 1,
+                                      g->d_Vt + (size_t)b * e->Nt,
                                       s->d_Wt + (size_t)b * e->batch * e->Nt,
                                       &s->d_status->factor, nullptr, s->stream, err));
             g->dev_bytes += la_dev_weights_device_bytes(s->jqr[b]);
@@ -352,7 +366,7 @@ void gpu_destroy(stap_engine *e)
 {
     gpu_engine *g = impl(e);
     if (!g) return;
-    for (gpu_slot &s : g->slot) destroy_slot(&s, e->B);
+    for (gpu_slot &s : g->slot) destroy_slot(&s);
     void *dev[] = {g->d_win, g->d_V, g->d_A, g->d_Vt, g->d_cells, g->d_alpha, g->d_rank, g->d_big,
                    g->d_big_status};
     for (void *p : dev)
@@ -378,6 +392,16 @@ int gpu_create(stap_engine *e, rt_error *err)
         TRY(dalloc(g, &g->d_Vt, sizeof(float2) * nt, "JDL steering", err));
         CU(cudaMemcpy(g->d_A, e->A, sizeof(float2) * na, cudaMemcpyHostToDevice));
         CU(cudaMemcpy(g->d_Vt, e->Vt, sizeof(float2) * nt, cudaMemcpyHostToDevice));
+        /* the same to float precision (the default beams' differ by rounding only) */
+        double top = 0, diff = 0;
+        const cf32 *vt = e->Vt;
+        for (int i = 0; i < e->Nt; i++) top = std::fmax(top, std::hypot(vt[i].re, vt[i].im));
+        for (int b = 1; b < e->B; b++)
+            for (int i = 0; i < e->Nt; i++) {
+                const cf32 x = vt[(size_t)b * e->Nt + i];
+                diff = std::fmax(diff, std::hypot(x.re - vt[i].re, x.im - vt[i].im));
+            }
+        g->jdl_shared = diff <= 1e-6 * top;
     }
     const size_t ncells = (size_t)c->segments * c->training;
     TRY(dalloc(g, &g->d_cells, sizeof(int) * ncells, "training-cell table", err));
@@ -407,8 +431,10 @@ int gpu_create(stap_engine *e, rt_error *err)
     if (e->opt.graphs) make_graphs(e, g);
     char qr[160];
     if (g->slot[0].jqr)
-        snprintf(qr, sizeof qr, "JDL %d beams x %d bins: beamspace kernel, %d x %s, expand kernel",
-                 c->angle_bins, c->doppler_order, e->B, la_dev_weights_describe(g->slot[0].jqr[0]));
+        snprintf(qr, sizeof qr, "JDL %d beams x %d bins: beamspace kernel, %s%s, expand kernel",
+                 c->angle_bins, c->doppler_order,
+                 g->jdl_shared ? "one launch over the beams: " : "one launch per beam: ",
+                 la_dev_weights_describe(g->slot[0].jqr[0]));
     else
         snprintf(qr, sizeof qr, "%s", la_dev_weights_describe(g->slot[0].qr));
     snprintf(e->describe, sizeof e->describe,

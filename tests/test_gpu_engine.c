@@ -27,20 +27,23 @@ typedef struct gcase {
     stap_window_kind window;
     int Lb, G; /* Lb > 0: sliding training window, blocks of Lb cells, guard G */
     int Na;    /* > 0: JDL with Na angle bins */
+    int steer; /* 1: random steering vectors (JDL: a transform and steering per beam) */
 } gcase;
 
 static const gcase cases[] = {
-    {"hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0, 0},
-    {"easy preset", 16, 128, 480, 128, 1, 3, 80, 16, 0, STAP_WINDOW_NONE, 0, 0, 0},
-    {"medium preset", 32, 128, 384, 128, 3, 1, 192, 16, 0, STAP_WINDOW_NONE, 0, 0, 0},
-    {"PERFECT-small shape", 4, 128, 512, 256, 3, 16, 32, 16, 0, STAP_WINDOW_NONE, 0, 0, 0},
-    {"Q=3, D=40 padded, loading, hann, S=4", 6, 32, 160, 40, 3, 4, 40, 7, 0.05, STAP_WINDOW_HANN, 0, 0, 0},
-    {"sliding, block 1, guard 2, Q=3", 8, 32, 192, 32, 3, 0, 48, 8, 0, STAP_WINDOW_NONE, 1, 2, 0},
+    {"hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0},
+    {"easy preset", 16, 128, 480, 128, 1, 3, 80, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0},
+    {"medium preset", 32, 128, 384, 128, 3, 1, 192, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0},
+    {"PERFECT-small shape", 4, 128, 512, 256, 3, 16, 32, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0},
+    {"Q=3, D=40 padded, loading, hann, S=4", 6, 32, 160, 40, 3, 4, 40, 7, 0.05, STAP_WINDOW_HANN, 0, 0, 0, 0},
+    {"sliding, block 1, guard 2, Q=3", 8, 32, 192, 32, 3, 0, 48, 8, 0, STAP_WINDOW_NONE, 1, 2, 0, 0},
     {"sliding, block 4, guard 3, odd K, loading, hann", 6, 32, 160, 32, 3, 0, 37, 5, 0.05,
-     STAP_WINDOW_HANN, 4, 3, 0},
-    {"JDL 3 x 3, hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0, 3},
-    {"JDL 5 x 1, S=4, loading, hann", 8, 32, 160, 32, 1, 4, 24, 5, 0.05, STAP_WINDOW_HANN, 0, 0, 5},
-    {"JDL 3 x 3, sliding, block 4, guard 2", 6, 32, 160, 32, 3, 0, 30, 4, 0, STAP_WINDOW_NONE, 4, 2, 3},
+     STAP_WINDOW_HANN, 4, 3, 0, 0},
+    {"JDL 3 x 3, hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0, 3, 0},
+    {"JDL 5 x 1, S=4, loading, hann", 8, 32, 160, 32, 1, 4, 24, 5, 0.05, STAP_WINDOW_HANN, 0, 0, 5, 0},
+    {"JDL 3 x 3, sliding, block 4, guard 2", 6, 32, 160, 32, 3, 0, 30, 4, 0, STAP_WINDOW_NONE, 4, 2, 3, 0},
+    {"JDL 3 x 3, user steering (a launch per beam)", 8, 32, 160, 32, 3, 2, 40, 4, 0,
+     STAP_WINDOW_NONE, 0, 0, 3, 1},
 };
 
 static size_t rss_bytes(void)
@@ -83,6 +86,7 @@ typedef struct run_out {
 } run_out;
 
 static size_t hit_capacity; /* stap_engine_options.hit_capacity of the runs below */
+static const cf32 *user_V;  /* the runs' steering vectors (B x N), or NULL: the default */
 
 static void run_engine(const stap_config *c, int graphs, int variant, int gemm, const cf32 *cube,
                        const stap_cfar_config *cf, run_out *o, const char *what)
@@ -99,7 +103,8 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
     eo.hit_capacity = hit_capacity;
     stap_engine *e;
     rt_error err;
-    if (stap_engine_create(&e, c, NULL, 0, 0, &eo, &err)) {
+    if (stap_engine_create(&e, c, user_V, user_V ? c->beams : 0, user_V ? stap_dof(c) : 0, &eo,
+                           &err)) {
         CHECK(0, "%s: engine: %s", what, err.msg);
         return;
     }
@@ -166,6 +171,14 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
     char what[160];
     snprintf(what, sizeof what, "%s [%s]", g->name, la_backend_name(be));
     printf("  %s\n", what);
+    cf32 *V = tc_xmalloc(sizeof(cf32) * (size_t)g->B * g->C * g->Q);
+    stap_default_steering(&c, V);
+    if (g->steer) {
+        tc_rng r;
+        tc_rng_seed(&r, seed ^ 0x5eedULL);
+        for (int i = 0; i < g->B * g->C * g->Q; i++) V[i] = tc_cnormal(&r);
+        user_V = V;
+    }
     run_out gpu, gpu_direct, cpu;
     run_engine(&c, 1, -1, 0, cube, &cf, &gpu, what);
     run_engine(&c, 0, -1, 0, cube, &cf, &gpu_direct, what);
@@ -180,8 +193,6 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
         double *win = tc_xmalloc(sizeof(double) * g->P);
         stap_window(&c, winf, &err);
         for (int p = 0; p < g->P; p++) win[p] = winf[p];
-        cf32 *V = tc_xmalloc(sizeof(cf32) * (size_t)g->B * g->C * g->Q);
-        stap_default_steering(&c, V);
         cf64 *Wr = tc_xmalloc(sizeof(cf64) * nw), *Yr = tc_xmalloc(sizeof(cf64) * ny);
         CHECK(ref_stap(&c, win, g->B, V, cube, Wr, Yr) == 0, "%s: reference failed", what);
         const double gw = ref_snr_db(Wr, gpu.W, nw), gy = ref_snr_db(Yr, gpu.Y, ny);
@@ -215,7 +226,7 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
         const size_t differ = gpu.ndet + cpu.ndet - 2 * common;
         CHECK(differ <= 2 + (gpu.ndet + cpu.ndet) / 50, "%s: detection lists differ in %zu cells",
               what, differ);
-        free(winf); free(win); free(V); free(Wr); free(Yr);
+        free(winf); free(win); free(Wr); free(Yr);
         /* the conditioning indicator: the device's (a warp reduction in the weight solver)
          * is the CPU engine's within float rounding of R's diagonal */
         printf("    min|R_ii|/max|R_ii|: gpu %.6g, cpu %.6g\n", gpu.ratio, cpu.ratio);
@@ -264,6 +275,8 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
     free_out(&gpu_direct);
     free_out(&cpu);
     free(cube);
+    free(V);
+    user_V = NULL;
 }
 
 /* Every detector kind through the GPU engine: the list equals stap_cfar_detect (the CPU

@@ -127,8 +127,14 @@ if [ "$mode" = jdl ]; then
     step "jdl 3 Q=1 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm jdl --doppler-order 1 --json "$L/j-3q1-s3.json"
     step "jdl 3 sliding 16 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 1000 --algorithm jdl --training-window sliding --block 16 --training 120 --json "$L/j-3sl16-s3.json"
     step "jdl 3 cublas slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 1000 --algorithm jdl --backend cublas --json "$L/j-3cb-s3.json"
+    step "jdl 3 K=48 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm jdl --training 48 --json "$L/j-3k48-s3.json"
+    step "jdl 3 K=48 slots 1" "$L/stream.log" 60 $S --slots 1 --cpis 2000 --algorithm jdl --training 48 --json "$L/j-3k48-s1.json"
+    nc=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+    step "ncu jdl" "$L/ncu.log" 120 "$nc" --clock-control none -k "regex:beamspace|qr|expand" -c 6 \
+        --metrics gpu__time_duration.sum $S --slots 1 --cpis 3 --algorithm jdl
     grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|all passed|failure|JDL" "$L"/tests.log "$L"/sanitize.log | cut -c1-160 | sort | uniq -c | head -40
     echo "---- stream"; grep -E "^rtstap stream|engine:|CPIs:|latency" "$L/stream.log" | cut -c1-220
+    echo "---- ncu"; grep -E "^  [a-zA-Z<].*\(|gpu__time_duration" "$L/ncu.log" | sed -E 's/\(const.*\) \(/(/' | cut -c1-120 | head -16
     for j in "$L"/j-*.json; do
         printf '%s ' "$(basename "$j")"; tr -d ' \t\n' < "$j" | grep -o '"stage_ms_median":{[^}]*}'
     done
