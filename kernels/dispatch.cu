@@ -25,6 +25,10 @@ const Row table[] = {
     REG(reg16x8_5x2, 80, 16, 128, 1),    /* 80x16x384: fastest in runs 1-2 (NOTES.md) */
     REG(reg16x8_6x2, 96, 16, 128, 1),
     REG(reg16x8_8x4, 128, 32, 128, 1),
+    /* tall and narrow (JDL at K = 240): 240x9 x2048 59.3 us against reg16x22_15x3's 209.7
+     * and cuBLAS's 160.8; 240x16 132.4 against 352.4 (H100, 2026-11-24, NOTES.md) */
+    REG(reg16x4_15x3, 240, 12, 64, 1),
+    REG(reg16x8_15x2, 240, 16, 128, 1),
     REG(reg16x22_15x3, 240, 66, 352, 1),
     REG(reg16x24_12x4, 192, 96, 384, 1),
     /* alternatives (chosen only where no row above fits) */
