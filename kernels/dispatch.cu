@@ -24,6 +24,7 @@ const Row table[] = {
     REG(reg16x8_4x3, 64, 24, 128, 1),    /* PERFECT medium 64x18, large 64x24            */
     REG(reg16x8_5x2, 80, 16, 128, 1),    /* 80x16x384: fastest in runs 1-2 (NOTES.md) */
     REG(reg16x8_6x2, 96, 16, 128, 1),
+    REG(reg16x4_8x3, 128, 12, 64, 1),    /* 120x9 x3840 54.2 us against reg16x8_8x4's 114.0 */
     REG(reg16x8_8x4, 128, 32, 128, 1),
     /* tall and narrow (JDL at K = 240): 240x9 x2048 59.3 us against reg16x22_15x3's 209.7
      * and cuBLAS's 160.8; 240x16 132.4 against 352.4 (H100, 2026-11-24, NOTES.md) */

@@ -22,7 +22,8 @@
     X(reg16x8_6x2, 16, 8, 6, 2, 1, true)    /* 96 x 16, 128 threads                     */    \
     X(reg16x8_8x4, 16, 8, 8, 4, 1, true)    /* 128 x 32, 128 threads                    */    \
     X(reg16x4_15x3, 16, 4, 15, 3, 1, true)  /* 240 x 12 (JDL 3 x 3 at K = 240), 64 threads */    \
-    X(reg16x8_15x2, 16, 8, 15, 2, 1, true)  /* 240 x 16, 128 threads                    */
+    X(reg16x8_15x2, 16, 8, 15, 2, 1, true)  /* 240 x 16, 128 threads                    */    \
+    X(reg16x4_8x3, 16, 4, 8, 3, 1, true)    /* 128 x 12, 64 threads                     */
 
 /* one matrix per block, the whole SM's register file */
 #define RTK_ONCHIP_VARIANTS(X)                                                           \
