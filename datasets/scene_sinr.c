@@ -126,7 +126,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->rho = malloc(sizeof(double) * (size_t)D * S * B);
     float *winf = malloc(sizeof(float) * P);
     double *win = malloc(sizeof(double) * P);
-    cf64 *Rd = malloc(sizeof(cf64) * (size_t)N * N), *Rfull = malloc(sizeof(cf64) * (size_t)N * N);
+    cf64 *Rd = malloc(sizeof(cf64) * (size_t)N * N);
     cf64 *a = malloc(sizeof(cf64) * C);
     cf64 *sig = malloc(sizeof(cf64) * N), *x = malloc(sizeof(cf64) * N);
     cf64 *w = malloc(sizeof(cf64) * N);
@@ -134,9 +134,10 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     double *At = jdl ? malloc(sizeof(double) * 2 * (size_t)B * C * Na) : NULL;
     cf64 *Rt = jdl ? malloc(sizeof(cf64) * (size_t)Nt * Nt) : NULL;
     cf64 *RT = jdl ? malloc(sizeof(cf64) * (size_t)N * Nt) : NULL;
+    cf64 *Rfull = jdl ? malloc(sizeof(cf64) * (size_t)N * N) : NULL; /* R_d before zpotrf */
     cf64 *st_ = jdl ? malloc(sizeof(cf64) * Nt) : NULL;
     if (!res->doppler || !res->optimum_loss || !res->algorithm_loss || !res->rho || !winf ||
-        !win || !Rd || !Rfull || !a || !sig || !x || !w || (jdl && (!At || !Rt || !RT || !st_))) {
+        !win || !Rd || !a || !sig || !x || !w || (jdl && (!At || !Rt || !RT || !st_ || !Rfull))) {
         st = rt_fail(err, RT_ENOMEM, "out of memory for the SINR computation");
         goto out;
     }
@@ -153,7 +154,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
         double f = (double)d / D;
         res->doppler[d] = f >= 0.5 ? f - 1.0 : f;
         if ((st = scene_covariance_doppler(t, win, D, Q, d, Rd, err))) goto out;
-        memcpy(Rfull, Rd, sizeof(cf64) * (size_t)N * N);
+        if (jdl) memcpy(Rfull, Rd, sizeof(cf64) * (size_t)N * N);
         /* R_d = L L^H */
         lapack_int info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rd, N);
         if (info != 0) {
