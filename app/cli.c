@@ -157,8 +157,10 @@ const char *cli_window_str(const stap_config *cfg, char *buf, size_t len)
 
 const char *cli_algorithm_str(const stap_config *cfg, char *buf, size_t len)
 {
-    if (cfg->algorithm != STAP_ALGORITHM_JDL) return "";
-    snprintf(buf, len, " jdl NA=%d", cfg->angle_bins);
+    if (cfg->algorithm == STAP_ALGORITHM_JDL) snprintf(buf, len, " jdl NA=%d", cfg->angle_bins);
+    else if (stap_is_subcpi(cfg))
+        snprintf(buf, len, " %s M=%d", stap_algorithm_name(cfg->algorithm), cfg->doppler_order);
+    else return "";
     return buf;
 }
 

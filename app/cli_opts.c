@@ -334,6 +334,24 @@ int cli_training_apply(const cli_training *t, int segments_given, stap_config *c
     return 0;
 }
 
+int cli_training_order(const cli_training *t, int *dorder)
+{
+    const int sub = t->algorithm == STAP_ALGORITHM_PRE_DOPPLER || t->algorithm == STAP_ALGORITHM_ADPCA;
+    if (!sub) {
+        if (t->sub_cpi_given)
+            return cli_error(EXIT_USAGE, "--sub-cpi applies to --algorithm pre-doppler and adpca");
+        return 0;
+    }
+    if (*dorder > 0)
+        return cli_error(EXIT_USAGE, "--doppler-order applies to post-doppler and jdl; %s takes "
+                         "--sub-cpi M (pulses of a sub-CPI)", stap_algorithm_name(t->algorithm));
+    const int adpca = t->algorithm == STAP_ALGORITHM_ADPCA;
+    if (adpca && t->sub_cpi_given && t->sub_cpi != 2 && t->sub_cpi != 3)
+        return cli_error(EXIT_USAGE, "--sub-cpi %d: adpca cancels over 2 or 3 pulses", t->sub_cpi);
+    *dorder = t->sub_cpi_given ? t->sub_cpi : adpca ? 2 : 3;
+    return 0;
+}
+
 int cli_parse_layout_opt(const cli_opt *o, const char *arg)
 {
     return cli_parse_layout(arg, (cli_input_opts *)o->value);

@@ -129,6 +129,7 @@ typedef struct cli_training {
     int window_given, block_given, guard_given;
     stap_algorithm algorithm;
     int angle_bins, angle_bins_given;
+    int sub_cpi, sub_cpi_given;
 } cli_training;
 int cli_parse_training_window(const cli_opt *o, const char *arg); /* value: cli_training * */
 int cli_parse_algorithm(const cli_opt *o, const char *arg);       /* value: cli_training * */
@@ -171,16 +172,27 @@ int cli_parse_doppler_order(const cli_opt *o, const char *arg);   /* value: int,
     {"algorithm", 0, CLI_CALL, (t), "A",                                                    \
      "post-doppler: every channel x Q Doppler bins (default);\n"                            \
      "jdl: joint-domain localized, NA beams around each beam's\n"                           \
-     "look direction x Q Doppler bins",                                                     \
+     "look direction x Q Doppler bins;\n"                                                   \
+     "pre-doppler: element-space pre-Doppler, every channel x M\n"                         \
+     "pulses of a sliding sub-CPI, Doppler filtering after;\n"                             \
+     "adpca: adaptive DPCA, a 2- or 3-pulse canceller",                                     \
      .parse = cli_parse_algorithm},                                                         \
     {"angle-bins", 0, CLI_INT, &(t)->angle_bins, "NA",                                      \
      "jdl: beams of the local region, odd, at most C (default 3)",                           \
-     .lo = 1, .hi = 1 << 20, .given = &(t)->angle_bins_given}
+     .lo = 1, .hi = 1 << 20, .given = &(t)->angle_bins_given},                              \
+    {"sub-cpi", 0, CLI_INT, &(t)->sub_cpi, "M",                                             \
+     "pre-doppler: pulses of a sub-CPI, 1..P (default 3);\n"                               \
+     "adpca: 2 or 3 (default 2)",                                                           \
+     .lo = 1, .hi = 1 << 20, .given = &(t)->sub_cpi_given}
 void cli_training_defaults(cli_training *t);
 /* Put the training window and algorithm into cfg; a usage error (printed, EXIT_USAGE) for
  * --block or --guard without --training-window sliding, --segments with it, or
  * --angle-bins without --algorithm jdl. */
 int cli_training_apply(const cli_training *t, int segments_given, stap_config *cfg);
+/* The taps of the algorithm into *dorder (the Doppler-order override, 0 = the preset's):
+ * for pre-doppler and adpca the sub-CPI's pulses (--sub-cpi or its default); a usage error
+ * for --doppler-order with them, --sub-cpi without them, or adpca's --sub-cpi not 2 or 3. */
+int cli_training_order(const cli_training *t, int *dorder);
 
 #define CLI_OPT_STRICT(inopts, help) {"strict", 0, CLI_FLAG, &(inopts)->strict, NULL, (help)}
 

@@ -378,7 +378,8 @@ int cmd_run(int argc, char **argv)
     int pst = cli_parse(&run_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
     if (cli_input_opts_need_input(&inopts, input)) return EXIT_USAGE;
-    if ((pst = cli_training_apply(&tw, seg > 0, &cfg))) return pst;
+    if ((pst = cli_training_apply(&tw, seg > 0, &cfg)) || (pst = cli_training_order(&tw, &dorder)))
+        return pst;
     if ((pst = cli_select_device(device))) return pst;
     const rt_write_mode mode = cli_write_mode(force);
     if ((pst = cli_output_ok(json, force))) return pst;

@@ -191,7 +191,8 @@ int cmd_stream(int argc, char **argv)
     if (workload_get(preset, &w, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
     w.cfg.backend = backend;
     w.cfg.threads = threads;
-    if ((pst = cli_training_apply(&tw, 0, &w.cfg))) return pst;
+    if ((pst = cli_training_apply(&tw, 0, &w.cfg)) || (pst = cli_training_order(&tw, &dorder)))
+        return pst;
     if (dorder > 0) w.cfg.doppler_order = dorder;
     if (train > 0) w.cfg.training = train;
     int status = EXIT_OK;

@@ -45,6 +45,55 @@ __global__ void doppler_load_kernel(const float2 *__restrict__ x, const float *_
     }
 }
 
+/* Sub-CPI algorithms: Xs[d][c*Q + q][r] = u[d] x[c][d + q][r] for d < P - Q + 1, 0 above
+ * (the Q staggered sub-CPI sequences in the layout of a C*Q-channel Doppler cube); every
+ * sample is read, so the non-finite check covers the cube. */
+__global__ void subcpi_load_kernel(const float2 *__restrict__ x, const float *__restrict__ u,
+                                   int C, int P, int R, int Q, long long total,
+                                   float2 *__restrict__ Xs, rtk_cpi_status *st)
+{
+    const int CQ = C * Q, Pp = P - Q + 1;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        const int r = (int)(i % R);
+        const long long t = i / R;
+        const int cq = (int)(t % CQ), d = (int)(t / CQ);
+        const int c = cq / Q, q = cq - c * Q;
+        float2 out = c0();
+        if (d < Pp) {
+            const long long src = ((long long)c * P + d + q) * R + r;
+            const float2 v = x[src];
+            if (!finite2(v)) atomicMin(&st->bad_input, (unsigned long long)src);
+            const float w = u[d];
+            out = make_float2(w * v.x, w * v.y);
+        }
+        Xs[i] = out;
+    }
+}
+
+/* Sub-CPI training: T_s (m x n column-major, n = C*Q): row i < K, column c*Q + q =
+ * conj(x[c][q][cells[s*K + i]]) (the first sub-CPI of the cell); rows K.. = load I. */
+__global__ void subcpi_training_kernel(const float2 *__restrict__ x, const int *__restrict__ cells,
+                                       int C, int P, int R, int Q, int K, float load, int m,
+                                       int n, long long total, float2 *__restrict__ T)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (long long)gridDim.x * blockDim.x) {
+        const int row = (int)(i % m);
+        const long long t = i / m;
+        const int col = (int)(t % n), s = (int)(t / n);
+        float2 v;
+        if (row < K) {
+            const int c = col / Q, q = col - c * Q;
+            const float2 xv = x[((long long)c * P + q) * R + __ldg(cells + (long long)s * K + row)];
+            v = make_float2(xv.x, -xv.y);
+        } else {
+            v = make_float2(row - K == col ? load : 0.f, 0.f);
+        }
+        T[i] = v;
+    }
+}
+
 /* one thread per matrix entry; column-major T_k, rows fastest (coalesced writes) */
 __global__ void training_kernel(rtk_gather g, int m, int n, long long total, float2 *T, int ldt,
                                 long long stride)
@@ -225,6 +274,29 @@ extern "C" int rtk_doppler_load_launch(const void *x, const float *win, int C, i
     const long long total = (long long)D * C * R;
     doppler_load_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(
         (const float2 *)x, win, C, P, R, total, (float2 *)X, status);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_subcpi_load_launch(const void *x, const float *u, int C, int P, int R, int D,
+                                      int Q, void *Xs, rtk_cpi_status *status, void *stream)
+{
+    if (C < 1 || P < 1 || R < 1 || Q < 1 || Q > P || D < P) return (int)cudaErrorInvalidValue;
+    const long long total = (long long)D * C * Q * R;
+    subcpi_load_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(
+        (const float2 *)x, u, C, P, R, Q, total, (float2 *)Xs, status);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_subcpi_training_launch(const void *x, const int *cells, int C, int P, int R,
+                                          int Q, int S, int K, float load, int m, void *T,
+                                          void *stream)
+{
+    const int n = C * Q;
+    if (C < 1 || Q < 1 || Q > P || S < 1 || K < 1 || m < K || (m > K && m != K + n))
+        return (int)cudaErrorInvalidValue;
+    const long long total = (long long)m * n * S;
+    subcpi_training_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(
+        (const float2 *)x, cells, C, P, R, Q, K, load, m, n, total, (float2 *)T);
     return (int)cudaGetLastError();
 }
 

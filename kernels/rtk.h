@@ -133,6 +133,19 @@ int rtk_normalize_launch(int n, int batch, const void *R, int ldr, long long str
  * baseline's two cublasCtrsmBatched solve in place. */
 int rtk_fill_rhs_launch(int n, int batch, int nbeams, const void *V, void *W, void *stream);
 
+/* Grouped forms (the sub-CPI algorithms: few factors, many steering sets): item
+ * k = 0..batch-1 uses factor R + (k % groups)*stride and the steering vectors
+ * V + (k / groups)*vstride (nbeams x n), and writes W + k*nbeams*n; flags name item k.
+ * groups = batch, vstride = 0 are the plain launches above. */
+int rtk_weights_grouped_launch(int n, int batch, int groups, const void *R, int ldr,
+                               long long stride, int nbeams, const void *V, long long vstride,
+                               void *W, rtk_factor_flags *flags, void *stream);
+int rtk_normalize_grouped_launch(int n, int batch, int groups, const void *R, int ldr,
+                                 long long stride, int nbeams, const void *V, long long vstride,
+                                 void *W, rtk_factor_flags *flags, void *stream);
+int rtk_fill_rhs_grouped_launch(int n, int batch, int groups, int nbeams, const void *V,
+                                long long vstride, void *W, void *stream);
+
 /* cudaEventRecord that also works while the stream is being captured into a CUDA graph:
  * there it records an external event node (a plain record during capture only orders the
  * capture and leaves the event unrecorded when the graph runs). */

@@ -61,6 +61,18 @@ int rtk_beamspace_launch(const void *X, int C, int D, int R, const void *A, int 
 int rtk_jdl_expand_launch(const void *Wt, const void *A, int batch, int B, int C, int Q,
                           int Na, void *W, void *stream);
 
+/* ---- pre-Doppler and ADPCA (sub-CPIs of Q pulses, README's processing contract) -------
+ * Xs (D x C*Q x R, the layout of a C*Q-channel Doppler cube before its FFT):
+ * Xs[d][c*Q + q][r] = u[d] x[c][d + q][r] for d < P - Q + 1, 0 for the rest (zero padding);
+ * u: P - Q + 1 window coefficients. A non-finite sample lowers status->bad_input. */
+int rtk_subcpi_load_launch(const void *x, const float *u, int C, int P, int R, int D, int Q,
+                           void *Xs, rtk_cpi_status *status, void *stream);
+/* Training matrices from the time-domain cube x (C x P x R): T_s = T + s*m*n (m x n,
+ * column-major, n = C*Q), row i < K, column c*Q + q: conj(x[c][q][cells[s*K + i]]); with
+ * m = K + n the loading rows load * I. */
+int rtk_subcpi_training_launch(const void *x, const int *cells, int C, int P, int R, int Q,
+                               int S, int K, float load, int m, void *T, void *stream);
+
 /* ---- CFAR on |y|^2 (the detectors of rtstap/cfar.h, same arithmetic) ------------------ */
 typedef struct rtk_cfar_hit {
     unsigned long long flat; /* (b*D + d)*R + r                                          */

@@ -11,12 +11,14 @@ namespace rtk {
 /* n <= NC (32, 64, 96, 128, 256): solver shape SolveShape<NC> (rtk_device.cuh) */
 template <int NC>
 __global__ void __launch_bounds__(256, 1) weights_kernel(const float2 *R, int ldr, long long stride,
-                                                      int n, int nbeams, const float2 *V,
+                                                      int groups, int n, int nbeams,
+                                                      const float2 *V, long long vstride,
                                                       float2 *W, rtk_factor_flags *flags, int staged)
 {
     extern __shared__ float2 sm[];
     const int k = blockIdx.x, t = threadIdx.x;
-    const float2 *Rk = R + (long long)k * stride;
+    const float2 *Rk = R + (long long)(k % groups) * stride;
+    V += (long long)(k / groups) * vstride;
     const float2 *Rp;
     int rs, cs;
     float2 *dinv;
@@ -62,11 +64,13 @@ __global__ void __launch_bounds__(256, 1) weights_kernel(const float2 *R, int ld
 
 /* cuBLAS baseline, after the two trsm: W_k(:, b) = z_b / (v_b^H z_b); check diag R_k */
 __global__ void __launch_bounds__(256) normalize_kernel(const float2 *R, int ldr, long long stride,
-                                                        int n, int nbeams, const float2 *V,
+                                                        int groups, int n, int nbeams,
+                                                        const float2 *V, long long vstride,
                                                         float2 *W, rtk_factor_flags *flags)
 {
     const int k = blockIdx.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const float2 *Rk = R + (long long)k * stride;
+    const float2 *Rk = R + (long long)(k % groups) * stride;
+    V += (long long)(k / groups) * vstride;
     for (int i = threadIdx.x; i < n; i += blockDim.x)
         if (!cfinite_nonzero(Rk[(size_t)i * ldr + i])) atomicMin(&flags->bad_item, k);
     if (warp == 0) diag_ratio_warp([&](int i) { return Rk[(size_t)i * ldr + i]; }, n, k, flags, lane);
@@ -83,12 +87,15 @@ __global__ void __launch_bounds__(256) normalize_kernel(const float2 *R, int ldr
 }
 
 /* W_k = V for every k (the right-hand sides of the cuBLAS solves, solved in place) */
-__global__ void fill_rhs_kernel(int per, int batch, const float2 *V, float2 *W)
+__global__ void fill_rhs_kernel(int per, int batch, int groups, const float2 *V,
+                                long long vstride, float2 *W)
 {
     const size_t total = (size_t)per * batch;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
-         i += (size_t)gridDim.x * blockDim.x)
-        W[i] = V[i % per];
+         i += (size_t)gridDim.x * blockDim.x) {
+        const size_t k = i / per;
+        W[i] = V[(long long)(k / groups) * vstride + (long long)(i - k * per)];
+    }
 }
 
 __global__ void spin_kernel(unsigned long long ns)
@@ -99,8 +106,9 @@ __global__ void spin_kernel(unsigned long long ns)
 }
 
 template <int NC>
-cudaError_t weights_launch(int n, int batch, const float2 *R, int ldr, long long stride,
-                           int nbeams, const float2 *V, float2 *W, rtk_factor_flags *flags, cudaStream_t s)
+cudaError_t weights_launch(int n, int batch, int groups, const float2 *R, int ldr, long long stride,
+                           int nbeams, const float2 *V, long long vstride, float2 *W,
+                           rtk_factor_flags *flags, cudaStream_t s)
 {
     const int ld = n | 1;
     const size_t staged_bytes = ((size_t)n * ld + n + 1) * sizeof(float2);
@@ -113,7 +121,8 @@ cudaError_t weights_launch(int n, int batch, const float2 *R, int ldr, long long
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return e;
     }
-    kern<<<batch, threads, smem, s>>>(R, ldr, stride, n, nbeams, V, W, flags, staged);
+    kern<<<batch, threads, smem, s>>>(R, ldr, stride, groups, n, nbeams, V, vstride, W, flags,
+                                      staged);
     return cudaGetLastError();
 }
 
@@ -121,40 +130,70 @@ cudaError_t weights_launch(int n, int batch, const float2 *R, int ldr, long long
 
 using rtk::weights_launch;
 
-extern "C" int rtk_weights_launch(int n, int batch, const void *R, int ldr, long long stride,
-                                  int nbeams, const void *V, void *W, rtk_factor_flags *flags, void *stream)
+extern "C" int rtk_weights_grouped_launch(int n, int batch, int groups, const void *R, int ldr,
+                                          long long stride, int nbeams, const void *V,
+                                          long long vstride, void *W, rtk_factor_flags *flags,
+                                          void *stream)
 {
     const float2 *r = (const float2 *)R, *v = (const float2 *)V;
     float2 *w = (float2 *)W;
     cudaStream_t s = (cudaStream_t)stream;
-    if (n < 1 || n > RTK_WEIGHTS_MAX_N || batch < 1 || nbeams < 1) return (int)cudaErrorInvalidValue;
-    if (n <= 32) return (int)weights_launch<32>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
-    if (n <= 64) return (int)weights_launch<64>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
-    if (n <= 96) return (int)weights_launch<96>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
-    if (n <= 128) return (int)weights_launch<128>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
-    if (n <= 256) return (int)weights_launch<256>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
-    return (int)weights_launch<512>(n, batch, r, ldr, stride, nbeams, v, w, flags, s);
+    if (n < 1 || n > RTK_WEIGHTS_MAX_N || batch < 1 || nbeams < 1 || groups < 1 || vstride < 0)
+        return (int)cudaErrorInvalidValue;
+#define RTK_WL(NC) (int)weights_launch<NC>(n, batch, groups, r, ldr, stride, nbeams, v, vstride, w, flags, s)
+    if (n <= 32) return RTK_WL(32);
+    if (n <= 64) return RTK_WL(64);
+    if (n <= 96) return RTK_WL(96);
+    if (n <= 128) return RTK_WL(128);
+    if (n <= 256) return RTK_WL(256);
+    return RTK_WL(512);
+#undef RTK_WL
+}
+
+extern "C" int rtk_weights_launch(int n, int batch, const void *R, int ldr, long long stride,
+                                  int nbeams, const void *V, void *W, rtk_factor_flags *flags, void *stream)
+{
+    return rtk_weights_grouped_launch(n, batch, batch, R, ldr, stride, nbeams, V, 0, W, flags,
+                                      stream);
+}
+
+extern "C" int rtk_normalize_grouped_launch(int n, int batch, int groups, const void *R, int ldr,
+                                            long long stride, int nbeams, const void *V,
+                                            long long vstride, void *W, rtk_factor_flags *flags,
+                                            void *stream)
+{
+    if (n < 1 || batch < 1 || nbeams < 1 || groups < 1 || vstride < 0)
+        return (int)cudaErrorInvalidValue;
+    const int threads = 32 * max(1, min(8, nbeams));
+    rtk::normalize_kernel<<<batch, threads, 0, (cudaStream_t)stream>>>(
+        (const float2 *)R, ldr, stride, groups, n, nbeams, (const float2 *)V, vstride, (float2 *)W,
+        flags);
+    return (int)cudaGetLastError();
 }
 
 extern "C" int rtk_normalize_launch(int n, int batch, const void *R, int ldr, long long stride,
                                     int nbeams, const void *V, void *W, rtk_factor_flags *flags, void *stream)
 {
-    if (n < 1 || batch < 1 || nbeams < 1) return (int)cudaErrorInvalidValue;
-    const int threads = 32 * max(1, min(8, nbeams));
-    rtk::normalize_kernel<<<batch, threads, 0, (cudaStream_t)stream>>>(
-        (const float2 *)R, ldr, stride, n, nbeams, (const float2 *)V, (float2 *)W, flags);
+    return rtk_normalize_grouped_launch(n, batch, batch, R, ldr, stride, nbeams, V, 0, W, flags,
+                                        stream);
+}
+
+extern "C" int rtk_fill_rhs_grouped_launch(int n, int batch, int groups, int nbeams,
+                                           const void *V, long long vstride, void *W, void *stream)
+{
+    const int per = n * nbeams;
+    const size_t total = (size_t)per * batch;
+    const int blocks = (int)min((size_t)4096, (total + 255) / 256);
+    rtk::fill_rhs_kernel<<<blocks, 256, 0, (cudaStream_t)stream>>>(per, batch, groups,
+                                                                     (const float2 *)V, vstride,
+                                                                     (float2 *)W);
     return (int)cudaGetLastError();
 }
 
 extern "C" int rtk_fill_rhs_launch(int n, int batch, int nbeams, const void *V, void *W,
                                    void *stream)
 {
-    const int per = n * nbeams;
-    const size_t total = (size_t)per * batch;
-    const int blocks = (int)min((size_t)4096, (total + 255) / 256);
-    rtk::fill_rhs_kernel<<<blocks, 256, 0, (cudaStream_t)stream>>>(per, batch, (const float2 *)V,
-                                                                     (float2 *)W);
-    return (int)cudaGetLastError();
+    return rtk_fill_rhs_grouped_launch(n, batch, batch, nbeams, V, 0, W, stream);
 }
 
 extern "C" int rtk_spin_launch(unsigned microseconds, void *stream)

@@ -518,6 +518,8 @@ struct la_dev_weights {
     bool fused = false;
     rtk_gather g;
     int m = 0, n = 0, batch = 0, nbeams = 0;
+    int groups = 0;         /* grouped (la_dev_weights_create_grouped): factors in T */
+    long long vstride = 0;
     const void *dV = nullptr;
     void *dW = nullptr;
     rtk_factor_flags *dbad = nullptr;
@@ -525,13 +527,14 @@ struct la_dev_weights {
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
     dbuf T, aptr, tptr, wptr, tau; /* materialized matrices; cuBLAS arrays */
+    dbuf fptr;                     /* grouped cuBLAS: batch pointers to the factors */
     char desc[96] = {0};
 };
 
 extern "C" void la_dev_weights_destroy(la_dev_weights *w)
 {
     if (!w) return;
-    dbuf *bufs[] = {&w->T, &w->aptr, &w->tptr, &w->wptr, &w->tau};
+    dbuf *bufs[] = {&w->T, &w->aptr, &w->tptr, &w->wptr, &w->tau, &w->fptr};
     for (dbuf *b : bufs)
         if (b->p) cudaFree(b->p);
     if (w->blas) cublasDestroy(w->blas);
@@ -614,9 +617,15 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, i
     return RT_OK;
 }
 
+static int grouped_enqueue(la_dev_weights *w, void *ev_qr, rt_error *err);
+
 extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr,
                                       rt_error *err)
 {
+    if (w->groups) {
+        if (ev_training) RTK(rtk_event_record(ev_training, w->stream));
+        return grouped_enqueue(w, ev_qr, err);
+    }
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
     if (w->fused) {
@@ -652,6 +661,121 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
     return RT_OK;
 }
 
+extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend backend,
+                                             int variant, int m, int n, int groups, int batch,
+                                             int nbeams, const void *dV, long long vstride,
+                                             void *dW, rtk_factor_flags *dbad, void *stream,
+                                             rt_error *err)
+{
+    *out = nullptr;
+    if (backend != LA_BACKEND_GPU && backend != LA_BACKEND_CUBLAS)
+        return rt_fail(err, RT_EINVAL, "device weights need the gpu or cublas backend");
+    if (m < n || n < 1 || groups < 1 || batch < 1 || nbeams < 1 || vstride < 0)
+        return rt_fail(err, RT_EINVAL, "grouped device weights: bad shape %dx%d, %d factors, "
+                       "batch %d, %d beams", m, n, groups, batch, nbeams);
+    if (n > RTK_WEIGHTS_MAX_N)
+        return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
+                       RTK_WEIGHTS_MAX_N);
+    la_dev_weights *w = new (std::nothrow) la_dev_weights;
+    if (!w) return rt_fail(err, RT_ENOMEM, "out of memory for the device weights object");
+    w->backend = backend;
+    w->g = rtk_gather{};
+    w->m = m;
+    w->n = n;
+    w->groups = groups;
+    w->batch = batch;
+    w->nbeams = nbeams;
+    w->dV = dV;
+    w->vstride = vstride;
+    w->dW = dW;
+    w->dbad = dbad;
+    w->stream = (cudaStream_t)stream;
+    int st = [&]() -> int {
+        if (backend == LA_BACKEND_GPU) {
+            int dev = 0, smem = 0;
+            CU(cudaGetDevice(&dev));
+            CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+            if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
+                return rt_fail(err, RT_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m,
+                               n);
+            w->variant = variant >= 0 ? variant : rtk_qr_select(m, n, smem);
+            if (w->variant < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
+            snprintf(w->desc, sizeof w->desc, "%s QR of %d + grouped weights",
+                     rtk_qr_variant_get(w->variant)->name, groups);
+        } else {
+            snprintf(w->desc, sizeof w->desc, "cublasCgeqrfBatched of %d + 2 cublasCtrsmBatched",
+                     groups);
+        }
+        TRY(grow(&w->T, (size_t)m * n * groups * sizeof(float2), "training matrices", err));
+        if (backend == LA_BACKEND_CUBLAS) {
+            CB(cublasCreate(&w->blas));
+            CB(cublasSetStream(w->blas, w->stream));
+            const size_t pg = (size_t)groups * sizeof(void *), pb = (size_t)batch * sizeof(void *);
+            TRY(grow(&w->aptr, pg, "cuBLAS matrix pointers", err));
+            TRY(grow(&w->tptr, pg, "cuBLAS tau pointers", err));
+            TRY(grow(&w->fptr, pb, "cuBLAS factor pointers", err));
+            TRY(grow(&w->wptr, pb, "cuBLAS right-hand-side pointers", err));
+            TRY(grow(&w->tau, (size_t)groups * n * sizeof(float2), "cuBLAS tau", err));
+            void **h = (void **)malloc(2 * pg + 2 * pb);
+            if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for cuBLAS pointers");
+            void **ha = h, **ht = h + groups, **hf = h + 2 * groups, **hw = hf + batch;
+            for (int k = 0; k < groups; k++) {
+                ha[k] = (char *)w->T.p + (size_t)k * m * n * sizeof(float2);
+                ht[k] = (char *)w->tau.p + (size_t)k * n * sizeof(float2);
+            }
+            for (int k = 0; k < batch; k++) {
+                hf[k] = ha[k % groups];
+                hw[k] = (char *)dW + (size_t)k * nbeams * n * sizeof(float2);
+            }
+            cudaError_t e = cudaMemcpy(w->aptr.p, ha, pg, cudaMemcpyHostToDevice);
+            if (e == cudaSuccess) e = cudaMemcpy(w->tptr.p, ht, pg, cudaMemcpyHostToDevice);
+            if (e == cudaSuccess) e = cudaMemcpy(w->fptr.p, hf, pb, cudaMemcpyHostToDevice);
+            if (e == cudaSuccess) e = cudaMemcpy(w->wptr.p, hw, pb, cudaMemcpyHostToDevice);
+            free(h);
+            CU(e);
+        }
+        return RT_OK;
+    }();
+    if (st) {
+        la_dev_weights_destroy(w);
+        return st;
+    }
+    *out = w;
+    return RT_OK;
+}
+
+extern "C" void *la_dev_weights_matrices(la_dev_weights *w) { return w ? w->T.p : nullptr; }
+
+static int grouped_enqueue(la_dev_weights *w, void *ev_qr, rt_error *err)
+{
+    cudaStream_t s = w->stream;
+    const int m = w->m, n = w->n, G = w->groups, batch = w->batch, nb = w->nbeams;
+    const long long stride = (long long)m * n;
+    if (w->backend == LA_BACKEND_GPU) {
+        RTK(rtk_qr_launch(w->variant, m, n, G, w->T.p, m, stride, s));
+        if (ev_qr) RTK(rtk_event_record(ev_qr, s));
+        RTK(rtk_weights_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
+                                       w->dW, w->dbad, s));
+        return RT_OK;
+    }
+    int info = 0;
+    CB(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
+                           &info, G));
+    if (info != 0) return rt_fail(err, RT_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
+    if (ev_qr) RTK(rtk_event_record(ev_qr, s));
+    RTK(rtk_fill_rhs_grouped_launch(n, batch, G, nb, w->dV, w->vstride, w->dW, s));
+    const cuComplex one = make_cuComplex(1.f, 0.f);
+    CB(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
+                          CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->fptr.p,
+                          m, (cuComplex *const *)w->wptr.p, n, batch));
+    CB(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+                          CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->fptr.p,
+                          m, (cuComplex *const *)w->wptr.p, n, batch));
+    RTK(rtk_normalize_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
+                                     w->dW, w->dbad, s));
+    return RT_OK;
+}
+
 extern "C" int la_dev_weights_fused(const la_dev_weights *w) { return w && w->fused; }
 extern "C" const char *la_dev_weights_describe(const la_dev_weights *w) { return w ? w->desc : ""; }
 extern "C" int la_dev_weights_materializes(la_backend backend, int variant, int m, int n)
@@ -670,5 +794,5 @@ extern "C" int la_dev_weights_materializes(la_backend backend, int variant, int 
 
 extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)
 {
-    return w ? w->T.cap + w->aptr.cap + w->tptr.cap + w->wptr.cap + w->tau.cap : 0;
+    return w ? w->T.cap + w->aptr.cap + w->tptr.cap + w->wptr.cap + w->tau.cap + w->fptr.cap : 0;
 }

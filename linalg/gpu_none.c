@@ -36,6 +36,15 @@ int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, rt
 {
     return no_cuda(err);
 }
+int la_dev_weights_create_grouped(la_dev_weights **out, la_backend backend, int variant,
+                                  int m, int n, int groups, int batch, int nbeams,
+                                  const void *dV, long long vstride, void *dW,
+                                  rtk_factor_flags *dbad, void *stream, rt_error *err)
+{
+    *out = NULL;
+    return no_cuda(err);
+}
+void *la_dev_weights_matrices(la_dev_weights *w) { return NULL; }
 int la_dev_weights_fused(const la_dev_weights *w) { return 0; }
 int la_dev_weights_materializes(la_backend backend, int variant, int m, int n) { return 1; }
 const char *la_dev_weights_describe(const la_dev_weights *w) { return "none"; }

@@ -37,6 +37,17 @@ int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, rt
  * matrices (cuBLAS, or no gathering QR variant for the shape on the current device); 0
  * when gather, QR and weights would run as one kernel. */
 int la_dev_weights_materializes(la_backend backend, int variant, int m, int n);
+/* The sub-CPI algorithms' solver: `groups` training matrices (m x n, column-major, leading
+ * dimension m, written by the caller before each enqueue into la_dev_weights_matrices)
+ * factored in place, then batch items k = 0..batch-1 solve factor k % groups for the
+ * nbeams steering vectors dV + (k / groups)*vstride into dW + k*nbeams*n (rtk.h's grouped
+ * launches; cuBLAS: geqrf of the groups, two trsm over the batch). */
+int la_dev_weights_create_grouped(la_dev_weights **out, la_backend backend, int variant,
+                                  int m, int n, int groups, int batch, int nbeams,
+                                  const void *dV, long long vstride, void *dW,
+                                  rtk_factor_flags *dbad, void *stream, rt_error *err);
+/* The grouped solver's matrix buffer (device). */
+void *la_dev_weights_matrices(la_dev_weights *w);
 /* 1 when gather, QR and weights run as one kernel. */
 int la_dev_weights_fused(const la_dev_weights *w);
 /* e.g. "reg16x22_15x3 (gather + QR + weights fused)", "cublasCgeqrfBatched + 2 trsm" */

@@ -39,6 +39,7 @@ void stap_engine_destroy(stap_engine *e)
     free(e->V);
     free(e->A);
     free(e->Vt);
+    free(e->Vs);
     free(e->cells);
     free(e);
 }
@@ -65,17 +66,21 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     const size_t Nt = stap_adaptive_dof(c), mats = (size_t)stap_training_matrices(c);
     const size_t z = sizeof(cf32), slots = (size_t)o->slots;
     const size_t nw = stap_weights_count(c, B), ny = stap_output_count(c, B);
-    const size_t X = z * C * D * R, T = z * mats * M * Nt;
+    const int sub = stap_is_subcpi(c);
+    /* sub-CPI: Q staggered cubes; the solve steering (D*B or B vectors) */
+    const size_t X = z * C * D * R * (sub ? (size_t)c->doppler_order : 1), T = z * mats * M * Nt;
+    const size_t Vs = sub ? z * N * B * (c->algorithm == STAP_ALGORITHM_PRE_DOPPLER ? D : 1) : 0;
     const int cfar = o->cfar.kind != STAP_CFAR_NONE;
     const size_t prefix =
         stap_cfar_uses_prefix(o->cfar.kind) ? sizeof(double) * B * D * (R + 1) : 0;
     const size_t hit_cap = stap_engine_hit_capacity(c, B, o);
     const size_t hit = 24; /* rtk_cfar_hit / stap_cfar_hit */
-    const size_t base = sizeof(float) * P + z * B * N + sizeof(int) * c->segments * c->training;
+    const size_t base = sizeof(float) * P + z * B * N + Vs + sizeof(int) * c->segments * c->training;
     if (is_gpu_backend(c->backend)) {
         /* the training matrices are materialized only by cuBLAS and for shapes that no
          * gathering QR kernel takes */
-        const size_t Tm = la_dev_weights_materializes(c->backend, o->qr_variant, (int)M, (int)Nt)
+        const size_t Tm = sub || la_dev_weights_materializes(c->backend, o->qr_variant, (int)M,
+                                                             (int)Nt)
                               ? T : 0;
         /* JDL: every beam's beamspace cube and beamspace weights */
         const size_t jdl = c->algorithm == STAP_ALGORITHM_JDL
@@ -91,7 +96,8 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     } else {
         const size_t threads = c->threads > 0 ? (size_t)c->threads : 64;
         size_t per = z * nw + z * ny + (cfar ? sizeof(stap_detection) * hit_cap : 0);
-        const size_t jdl_wt = c->algorithm == STAP_ALGORITHM_JDL ? z * B * batch * Nt : 0;
+        /* JDL's beamspace weights; the sub-CPI solves' weights before their reordering */
+        const size_t jdl_wt = c->algorithm == STAP_ALGORITHM_JDL || sub ? z * B * batch * Nt : 0;
         *host = base + 2 * X /* Doppler cube, FFTW's plan */ + T + jdl_wt + threads * z * B * C +
                 (cfar ? prefix + sizeof(stap_detection) * hit_cap : 0) + slots * per;
         *dev = 0;
@@ -291,6 +297,29 @@ static int jdl_transforms(stap_engine *e, rt_error *err)
     return RT_OK;
 }
 
+/* Sub-CPI algorithms: the steering vectors of the solves, bin-major for pre-Doppler
+ * (stap_subcpi_steering, in double before rounding). */
+static int subcpi_steering(stap_engine *e, rt_error *err)
+{
+    const int pre = e->cfg.algorithm == STAP_ALGORITHM_PRE_DOPPLER, N = e->N;
+    const int nd = pre ? e->cfg.doppler_bins : 1;
+    e->nvs = nd * e->B;
+    e->Vs = malloc(sizeof(cf32) * (size_t)e->nvs * N);
+    double *s = malloc(sizeof(double) * 2 * (size_t)N);
+    if (!e->Vs || !s) {
+        free(s);
+        return rt_fail(err, RT_ENOMEM, "out of memory for the sub-CPI steering vectors");
+    }
+    for (int d = 0; d < nd; d++)
+        for (int b = 0; b < e->B; b++) {
+            stap_subcpi_steering(&e->cfg, e->V + (size_t)b * N, d, s);
+            cf32 *o = e->Vs + ((size_t)d * e->B + b) * N;
+            for (int j = 0; j < N; j++) o[j] = (float)s[2 * j] + I * (float)s[2 * j + 1];
+        }
+    free(s);
+    return RT_OK;
+}
+
 static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32 *steering,
                            const stap_engine_options *opt, rt_error *err)
 {
@@ -304,7 +333,7 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     e->L = cfg->range_gates / cfg->segments;
     e->B = cfg->beams;
     e->batch = cfg->doppler_bins * cfg->segments;
-    e->win = malloc(sizeof(float) * cfg->pulses);
+    e->win = calloc((size_t)cfg->pulses, sizeof(float)); /* stap_window_len(cfg) used */
     e->V = malloc(sizeof(cf32) * (size_t)e->B * e->N);
     e->cells = malloc(sizeof(int) * (size_t)cfg->segments * cfg->training);
     if (!e->win || !e->V || !e->cells) {
@@ -323,6 +352,10 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     else stap_default_steering(cfg, e->V);
     e->custom_steering = steering != NULL;
     if (cfg->algorithm == STAP_ALGORITHM_JDL && (st = jdl_transforms(e, err))) {
+        stap_engine_destroy(e);
+        return st;
+    }
+    if (stap_is_subcpi(cfg) && (st = subcpi_steering(e, err))) {
         stap_engine_destroy(e);
         return st;
     }

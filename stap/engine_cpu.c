@@ -33,10 +33,13 @@ typedef struct cpu_slot {
 typedef struct cpu_engine {
     la_ctx *la;
     int threads;
-    cf32 *X;                   /* C x D x R Doppler cube (the last CPI's)      */
+    cf32 *X;                   /* C x D x R Doppler cube (the last CPI's); sub-CPI:
+                                  (C*Q) x D x R, row c*Q + q the staggered cube of
+                                  the sub-CPIs' pulse q                           */
     cf32 *T;                   /* training matrices, M x Nt each: D*S, or for JDL
                                   B x D*S (beam-major)                         */
-    cf32 *Wt;                  /* JDL: B x D*S x Nt beamspace weights          */
+    cf32 *Wt;                  /* JDL: B x D*S x Nt beamspace weights; sub-CPI:
+                                  S x nvs x N weights of the solves              */
     cf32 *wc;                  /* per thread: B x C conjugated weights of a tap */
     fftwf_plan fft;
     stap_cfar_plan *cfar;
@@ -77,14 +80,17 @@ static int cpu_create(stap_engine *e, rt_error *err)
     e->threads = c->threads;
     /* BLAS calls run one per OpenMP thread (the GEMMs of the apply stage, LAPACKE) */
     openblas_set_num_threads(1);
-    const size_t C = cfg->channels, D = cfg->doppler_bins, R = cfg->range_gates;
+    const int sub = stap_is_subcpi(cfg);
+    /* the apply's channels: C, or C*Q staggered sequences for the sub-CPI algorithms */
+    const size_t C = (size_t)cfg->channels * (sub ? cfg->doppler_order : 1);
+    const size_t D = cfg->doppler_bins, R = cfg->range_gates;
     c->X = xmalloc(sizeof(cf32) * C * D * R);
     const size_t nx = C * D * R, nt = (size_t)stap_training_matrices(cfg) * e->M * e->Nt;
     const int jdl = cfg->algorithm == STAP_ALGORITHM_JDL;
     c->T = xmalloc(sizeof(cf32) * nt);
     c->wc = xmalloc(sizeof(cf32) * (size_t)c->threads * e->B * C);
-    if (jdl) c->Wt = xmalloc(sizeof(cf32) * (size_t)e->B * e->batch * e->Nt);
-    if (!c->X || !c->T || !c->wc || (jdl && !c->Wt))
+    if (jdl || sub) c->Wt = xmalloc(sizeof(cf32) * (size_t)e->B * e->batch * e->Nt);
+    if (!c->X || !c->T || !c->wc || ((jdl || sub) && !c->Wt))
         return rt_fail(err, RT_ENOMEM, "out of memory for the CPU engine's work buffers");
     /* touch every page now, from the threads that will use it: the first CPI must not pay
      * the page faults (measured: 24 ms Doppler and 34 ms training cold vs 5 and 4 warm) */
@@ -118,6 +124,9 @@ static int cpu_create(stap_engine *e, rt_error *err)
     char algo[48] = "";
     if (jdl) snprintf(algo, sizeof algo, "JDL %d beams x %d bins, ", cfg->angle_bins,
                       cfg->doppler_order);
+    if (sub) snprintf(algo, sizeof algo, "%s %d-pulse sub-CPIs, ",
+                      cfg->algorithm == STAP_ALGORITHM_ADPCA ? "ADPCA" : "pre-Doppler",
+                      cfg->doppler_order);
     snprintf(e->describe, sizeof e->describe,
              "%s: FFTW, %s%s QR + MVDR solves%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
              "%d slot%s",
@@ -144,6 +153,65 @@ static void doppler_filter(stap_engine *e, cpu_engine *c, const cf32 *x)
         memset(Xc + (size_t)P * R, 0, sizeof(cf32) * (size_t)(D - P) * R);
         fftwf_execute_dft(c->fft, (fftwf_complex *)Xc, (fftwf_complex *)Xc);
     }
+}
+
+/* Sub-CPI algorithms (contract step 1'): row c*Q + q of X is the D-point DFT of
+ * u[p'] x[c, p' + q, r], p' = 0..P-Q (the window u over the sub-CPIs' pulse q):
+ * X[c*Q + q, d, r] = sum_p' u[p'] x[c, p' + q, r] exp(-2 pi i d p' / D). */
+static void doppler_filter_subcpi(stap_engine *e, cpu_engine *c, const cf32 *x)
+{
+    const int C = e->cfg.channels, P = e->cfg.pulses, D = e->cfg.doppler_bins;
+    const int Q = e->cfg.doppler_order, Pp = P - Q + 1;
+    const size_t R = e->cfg.range_gates;
+#pragma omp parallel for schedule(static) num_threads(c->threads)
+    for (int cq = 0; cq < C * Q; cq++) {
+        const int ch = cq / Q, q = cq % Q;
+        cf32 *Xc = c->X + (size_t)cq * D * R;
+        const cf32 *xc = x + ((size_t)ch * P + q) * R;
+        for (int p = 0; p < Pp; p++) {
+            const float w = e->win[p];
+            for (size_t r = 0; r < R; r++) Xc[p * R + r] = w * xc[p * R + r];
+        }
+        memset(Xc + (size_t)Pp * R, 0, sizeof(cf32) * (size_t)(D - Pp) * R);
+        fftwf_execute_dft(c->fft, (fftwf_complex *)Xc, (fftwf_complex *)Xc);
+    }
+}
+
+/* Sub-CPI training: T_s (M x N), row i = conj of the first sub-CPI of training cell i,
+ * column c*Q + q = x[c, q, cell]; with loading, N more rows sqrt(K*delta) I. */
+static void form_training_subcpi(stap_engine *e, cpu_engine *c, const cf32 *x)
+{
+    const int P = e->cfg.pulses, Q = e->cfg.doppler_order;
+    const int S = e->cfg.segments, K = e->cfg.training, M = e->M, N = e->N;
+    const size_t R = e->cfg.range_gates;
+    const float load = e->cfg.loading > 0 ? (float)sqrt(K * e->cfg.loading) : 0.0f;
+#pragma omp parallel for schedule(static) num_threads(c->threads)
+    for (int s = 0; s < S; s++) {
+        cf32 *T = c->T + (size_t)s * M * N;
+        const int *cell = e->cells + (size_t)s * K;
+        for (int j = 0; j < N; j++) {
+            const cf32 *row = x + ((size_t)(j / Q) * P + j % Q) * R;
+            cf32 *col = T + (size_t)j * M;
+            for (int i = 0; i < K; i++) col[i] = conjf(row[cell[i]]);
+            if (M > K) {
+                memset(col + K, 0, sizeof(cf32) * (size_t)N);
+                col[K + j] = load;
+            }
+        }
+    }
+}
+
+/* Sub-CPI weights from the solves' (Wt: S x nvs x N, steering d*B + b for pre-Doppler,
+ * b for ADPCA) into W (D x S x B x N). */
+static void subcpi_weights(stap_engine *e, const cf32 *Wt, cf32 *W)
+{
+    const int D = e->cfg.doppler_bins, S = e->cfg.segments, B = e->B, N = e->N;
+    const int pre = e->cfg.algorithm == STAP_ALGORITHM_PRE_DOPPLER;
+    for (int d = 0; d < D; d++)
+        for (int s = 0; s < S; s++)
+            memcpy(W + ((size_t)d * S + s) * B * N,
+                   Wt + ((size_t)s * e->nvs + (pre ? (size_t)d * B : 0)) * N,
+                   sizeof(cf32) * (size_t)B * N);
 }
 
 /* Contract steps 2-4: T_k (M x N, column-major), k = d*S + s; row i = snapshot^H of
@@ -228,10 +296,13 @@ static void jdl_expand(stap_engine *e, const cf32 *Wt, cf32 *W)
 
 /* Contract step 8 as GEMMs: for Doppler bin d, segment s and tap q,
  * Y[:, d, sL:(s+1)L] (B x L) += conj(W_q) (B x C) * X[:, tap(d,q), sL:(s+1)L] (C x L),
- * W_q[b][c] = w[d,s,b][c*Q + q]; rows of X and Y are D*R apart. */
+ * W_q[b][c] = w[d,s,b][c*Q + q]; rows of X and Y are D*R apart. The sub-CPI algorithms
+ * are the case C*Q channels (the staggered cubes), one tap. */
 static void apply_weights(stap_engine *e, cpu_engine *c, const cf32 *W, cf32 *Y)
 {
-    const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
+    const int sub = stap_is_subcpi(&e->cfg);
+    const int C = e->cfg.channels * (sub ? e->cfg.doppler_order : 1), D = e->cfg.doppler_bins;
+    const int Q = sub ? 1 : e->cfg.doppler_order;
     const int S = e->cfg.segments, L = e->L, N = e->N, B = e->B;
     const size_t R = e->cfg.range_gates;
     const cf32 one = 1.0f, zero = 0.0f;
@@ -275,15 +346,25 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
     if (first_nonfinite(cube, (size_t)e->cfg.channels * e->cfg.pulses * e->cfg.range_gates, &at))
         return stap_engine_fail_input(e, at, err);
     double t0 = rt_now_ms();
-    doppler_filter(e, c, cube);
+    const int jdl = e->cfg.algorithm == STAP_ALGORITHM_JDL, sub = stap_is_subcpi(&e->cfg);
+    if (sub) doppler_filter_subcpi(e, c, cube);
+    else doppler_filter(e, c, cube);
     double t1 = rt_now_ms();
-    const int jdl = e->cfg.algorithm == STAP_ALGORITHM_JDL;
     if (jdl) form_training_jdl(e, c);
+    else if (sub) form_training_subcpi(e, c, cube);
     else form_training(e, c);
     double t2 = rt_now_ms();
     la_timing lt = {0};
     int st = RT_OK;
-    if (!jdl) {
+    if (sub) { /* S factors, each solved for every bin's (pre-Doppler) or one steering set */
+        st = la_adaptive_weights(c->la, e->M, e->N, e->cfg.segments, c->T, e->M,
+                                 (ptrdiff_t)e->M * e->N, e->nvs, e->Vs, c->Wt, &lt, err);
+        if (st == RT_ENUMERIC) {
+            rt_prefix(err, "adaptive weights (batch item = segment)");
+            return st;
+        }
+        if (!st) subcpi_weights(e, c->Wt, sl->W);
+    } else if (!jdl) {
         st = la_adaptive_weights(c->la, e->M, e->N, e->batch, c->T, e->M,
                                  (ptrdiff_t)e->M * e->N, e->B, e->V, sl->W, &lt, err);
     } else { /* one batch of D*S per beam, each with its own transform and steering */
@@ -320,7 +401,8 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
         const float r = hi > 0 ? lo / hi : 0;
         if (r < sl->diag_ratio) {
             sl->diag_ratio = r;
-            sl->diag_ratio_item = (int)(k % e->batch); /* JDL: the beam is not reported */
+            sl->diag_ratio_item = (int)(k % e->batch); /* JDL: the beam is not reported;
+                                                          sub-CPI: item = segment (bin 0) */
         }
     }
     /* No silent NaN: a weight that is not finite is a processing error. */
@@ -392,16 +474,21 @@ static void cpu_host_free(stap_engine *e, void *p) { fftwf_free(p); }
 static int cpu_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)
 {
     cpu_engine *c = e->impl;
-    memcpy(X, c->X, sizeof(cf32) * (size_t)e->cfg.channels * e->cfg.doppler_bins * e->cfg.range_gates);
+    const size_t C = e->cfg.channels, DR = (size_t)e->cfg.doppler_bins * e->cfg.range_gates;
+    /* sub-CPI: the staggered cube of pulse 0 of each channel */
+    const size_t Q = stap_is_subcpi(&e->cfg) ? (size_t)e->cfg.doppler_order : 1;
+    for (size_t ch = 0; ch < C; ch++) memcpy(X + ch * DR, c->X + ch * Q * DR, sizeof(cf32) * DR);
     return RT_OK;
 }
 
 static size_t cpu_memory_bytes(const stap_engine *e)
 {
     const stap_config *cfg = &e->cfg;
-    size_t x = sizeof(cf32) * (size_t)cfg->channels * cfg->doppler_bins * cfg->range_gates;
+    const size_t Q = stap_is_subcpi(cfg) ? (size_t)cfg->doppler_order : 1;
+    size_t x = sizeof(cf32) * (size_t)cfg->channels * Q * cfg->doppler_bins * cfg->range_gates;
     size_t t = sizeof(cf32) * (size_t)stap_training_matrices(cfg) * e->M * e->Nt;
-    if (cfg->algorithm == STAP_ALGORITHM_JDL) t += sizeof(cf32) * (size_t)e->B * e->batch * e->Nt;
+    if (cfg->algorithm == STAP_ALGORITHM_JDL || stap_is_subcpi(cfg))
+        t += sizeof(cf32) * (size_t)e->B * e->batch * e->Nt;
     size_t per = sizeof(cf32) * (stap_weights_count(cfg, e->B) + stap_output_count(cfg, e->B));
     return x + t + per * e->opt.slots;
 }

@@ -59,7 +59,8 @@ struct gpu_slot {
     cudaGraphExec_t graph = nullptr;
     cufftHandle fft = 0;
     bool fft_made = false;
-    la_dev_weights *qr = nullptr;     /* post-Doppler: the batch of D*S             */
+    la_dev_weights *qr = nullptr;     /* post-Doppler: the batch of D*S; sub-CPI: the
+                                         grouped solver (S factors, D*S items)         */
     la_dev_weights **jqr = nullptr;   /* JDL: one for all beams (B*D*S items) when they
                                          share the beamspace steering, else one per beam
                                          (D*S each); qr unused                         */
@@ -89,6 +90,7 @@ struct gpu_engine {
     float2 *d_V = nullptr;
     float2 *d_A = nullptr;  /* JDL: B x Na x C transforms (e->A)        */
     float2 *d_Vt = nullptr; /* JDL: B x Na*Q beamspace steering (e->Vt) */
+    float2 *d_Vs = nullptr; /* sub-CPI: nvs x N solve steering (e->Vs)  */
     bool jdl_shared = false; /* JDL: every beam's beamspace steering the same */
     int *d_cells = nullptr; /* S x K training cells, read by the gather */
     double *d_alpha = nullptr;
@@ -141,11 +143,23 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     const stap_config *c = &e->cfg;
     cudaStream_t st = s->stream;
     RTK(rtk_status_reset_launch(s->d_status, st));
-    RTK(rtk_doppler_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
-                                c->doppler_bins, s->d_X, s->d_status, st));
+    const int sub = stap_is_subcpi(c);
+    if (sub)
+        RTK(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
+                                   c->doppler_bins, c->doppler_order, s->d_X, s->d_status, st));
+    else
+        RTK(rtk_doppler_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
+                                    c->doppler_bins, s->d_X, s->d_status, st));
     FFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
     RTK(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
-    if (s->jqr) {
+    if (sub) {
+        /* training from the time-domain cube, S factors, D*S solves (grouped) */
+        RTK(rtk_subcpi_training_launch(s->d_in, g->d_cells, c->channels, c->pulses,
+                                       c->range_gates, c->doppler_order, c->segments,
+                                       c->training, s->g.load, e->M,
+                                       la_dev_weights_matrices(s->qr), st));
+        TRY(la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err));
+    } else if (s->jqr) {
         /* JDL: training = the beamspace transform, qr = every beam's QR and solves,
          * weights = back to element space */
         const int Na = c->angle_bins;
@@ -161,16 +175,17 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     }
     RTK(rtk_event_record(s->ev[STAP_STAGE_APPLY], st));
     if (e->opt.apply_gemm) {
-        /* Y_ds (L x B, ld D*R) += X_tap (L x C, ld R) * conj(W_ds,tap) (C x B), per tap */
-        const int Q = c->doppler_order, n = e->batch;
-        RTK(rtk_weights_by_tap_launch(s->d_W, n, e->B, c->channels, Q, s->d_Wc, s->d_status, st));
+        /* Y_ds (L x B, ld D*R) += X_tap (L x C, ld R) * conj(W_ds,tap) (C x B), per tap
+         * (sub-CPI: C*Q channels, one tap) */
+        const int Q = s->g.order, n = e->batch, Ce = s->g.channels;
+        RTK(rtk_weights_by_tap_launch(s->d_W, n, e->B, Ce, Q, s->d_Wc, s->d_status, st));
         const cuComplex one = make_cuComplex(1.f, 0.f), zero = make_cuComplex(0.f, 0.f);
         for (int q = 0; q < Q; q++) {
             void **p = s->d_ptr + (size_t)3 * q * n;
             cublasStatus_t bs = cublasCgemmBatched(
-                s->blas, CUBLAS_OP_N, CUBLAS_OP_N, e->L, e->B, c->channels, &one,
+                s->blas, CUBLAS_OP_N, CUBLAS_OP_N, e->L, e->B, Ce, &one,
                 (const cuComplex *const *)p, c->range_gates, (const cuComplex *const *)(p + n),
-                c->channels, q ? &one : &zero, (cuComplex *const *)(p + 2 * n),
+                Ce, q ? &one : &zero, (cuComplex *const *)(p + 2 * n),
                 c->doppler_bins * c->range_gates, n);
             if (bs != CUBLAS_STATUS_SUCCESS)
                 return rt_fail(err, RT_EDEVICE, "GPU engine: cublasCgemmBatched failed: %s",
@@ -224,11 +239,14 @@ void destroy_slot(gpu_slot *s)
 int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
 {
     const stap_config *c = &e->cfg;
-    const size_t C = c->channels, P = c->pulses, R = c->range_gates, D = c->doppler_bins;
+    const int sub = stap_is_subcpi(c);
+    /* the cube's channels: C, or the C*Q staggered sequences of the sub-CPI algorithms */
+    const size_t C = (size_t)c->channels * (sub ? c->doppler_order : 1);
+    const size_t P = c->pulses, R = c->range_gates, D = c->doppler_bins;
     const size_t nw = stap_weights_count(c, e->B), ny = stap_output_count(c, e->B);
     CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     for (cudaEvent_t &ev : s->ev) CU(cudaEventCreate(&ev));
-    TRY(dalloc(g, &s->d_in, sizeof(float2) * C * P * R, "input cube", err));
+    TRY(dalloc(g, &s->d_in, sizeof(float2) * c->channels * P * R, "input cube", err));
     TRY(dalloc(g, &s->d_X, sizeof(float2) * D * C * R, "Doppler cube", err));
     TRY(dalloc(g, &s->d_W, sizeof(float2) * nw, "weights", err));
     TRY(dalloc(g, &s->d_Y, sizeof(float2) * ny, "adaptive output", err));
@@ -258,8 +276,8 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     rtk_gather &gt = s->g;
     gt.X = s->d_X;
     gt.cells = g->d_cells;
-    gt.channels = c->channels;
-    gt.order = c->doppler_order;
+    gt.channels = (int)C;
+    gt.order = sub ? 1 : c->doppler_order;
     gt.bins = c->doppler_bins;
     gt.range = c->range_gates;
     gt.segments = c->segments;
@@ -267,7 +285,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     gt.training = c->training;
     gt.load = c->loading > 0 ? (float)std::sqrt(c->training * c->loading) : 0.f;
     if (e->opt.apply_gemm) {
-        const int Q = c->doppler_order, n = e->batch, S = c->segments;
+        const int Q = gt.order, n = e->batch, S = c->segments;
         TRY(dalloc(g, &s->d_Wc, sizeof(float2) * nw, "weights by tap", err));
         TRY(dalloc(g, &s->d_ptr, sizeof(void *) * 3 * Q * (size_t)n, "GEMM pointer arrays", err));
         void **h = (void **)malloc(sizeof(void *) * 3 * Q * (size_t)n);
@@ -317,6 +335,14 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
                                       &s->d_status->factor, nullptr, s->stream, err));
             g->dev_bytes += la_dev_weights_device_bytes(s->jqr[b]);
         }
+    } else if (sub) {
+        /* item k = d*S + s: factor s, steering bin d (pre-Doppler) or the beams' (ADPCA) */
+        const long long vstride =
+            c->algorithm == STAP_ALGORITHM_PRE_DOPPLER ? (long long)e->B * e->N : 0;
+        TRY(la_dev_weights_create_grouped(&s->qr, c->backend, e->opt.qr_variant, e->M, e->N,
+                                          c->segments, e->batch, e->B, g->d_Vs, vstride, s->d_W,
+                                          &s->d_status->factor, s->stream, err));
+        g->dev_bytes += la_dev_weights_device_bytes(s->qr);
     } else {
         TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &gt, e->M, e->N, e->batch,
                                   e->B, g->d_V, s->d_W, &s->d_status->factor,
@@ -326,7 +352,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
 
     /* one direct run on a zero cube: module loading and kernel attributes happen here, not
      * in the first CPI or inside a capture (its status, a singular factor, is ignored) */
-    CU(cudaMemsetAsync(s->d_in, 0, sizeof(float2) * C * P * R, s->stream));
+    CU(cudaMemsetAsync(s->d_in, 0, sizeof(float2) * c->channels * P * R, s->stream));
     TRY(enqueue_compute(e, g, s, err));
     CU(cudaStreamSynchronize(s->stream));
     return RT_OK;
@@ -367,7 +393,7 @@ void gpu_destroy(stap_engine *e)
     gpu_engine *g = impl(e);
     if (!g) return;
     for (gpu_slot &s : g->slot) destroy_slot(&s);
-    void *dev[] = {g->d_win, g->d_V, g->d_A, g->d_Vt, g->d_cells, g->d_alpha, g->d_rank, g->d_big,
+    void *dev[] = {g->d_win, g->d_V, g->d_A, g->d_Vt, g->d_Vs, g->d_cells, g->d_alpha, g->d_rank, g->d_big,
                    g->d_big_status};
     for (void *p : dev)
         if (p) cudaFree(p);
@@ -386,6 +412,11 @@ int gpu_create(stap_engine *e, rt_error *err)
     TRY(dalloc(g, &g->d_V, sizeof(float2) * (size_t)e->B * e->N, "steering vectors", err));
     CU(cudaMemcpy(g->d_win, e->win, sizeof(float) * c->pulses, cudaMemcpyHostToDevice));
     CU(cudaMemcpy(g->d_V, e->V, sizeof(float2) * (size_t)e->B * e->N, cudaMemcpyHostToDevice));
+    if (stap_is_subcpi(c)) {
+        const size_t nv = (size_t)e->nvs * e->N;
+        TRY(dalloc(g, &g->d_Vs, sizeof(float2) * nv, "sub-CPI steering", err));
+        CU(cudaMemcpy(g->d_Vs, e->Vs, sizeof(float2) * nv, cudaMemcpyHostToDevice));
+    }
     if (c->algorithm == STAP_ALGORITHM_JDL) {
         const size_t na = (size_t)e->B * c->angle_bins * c->channels, nt = (size_t)e->B * e->Nt;
         TRY(dalloc(g, &g->d_A, sizeof(float2) * na, "JDL transforms", err));
@@ -435,6 +466,10 @@ int gpu_create(stap_engine *e, rt_error *err)
                  c->angle_bins, c->doppler_order,
                  g->jdl_shared ? "one launch over the beams: " : "one launch per beam: ",
                  la_dev_weights_describe(g->slot[0].jqr[0]));
+    else if (stap_is_subcpi(c))
+        snprintf(qr, sizeof qr, "%s %d-pulse sub-CPIs: training kernel, %s",
+                 c->algorithm == STAP_ALGORITHM_ADPCA ? "ADPCA" : "pre-Doppler",
+                 c->doppler_order, la_dev_weights_describe(g->slot[0].qr));
     else
         snprintf(qr, sizeof qr, "%s", la_dev_weights_describe(g->slot[0].qr));
     snprintf(e->describe, sizeof e->describe,
@@ -557,10 +592,13 @@ int gpu_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)
     gpu_slot *s = &g->slot[slot];
     const stap_config *c = &e->cfg;
     const size_t C = c->channels, D = c->doppler_bins, R = c->range_gates;
-    float2 *tmp = (float2 *)malloc(sizeof(float2) * C * D * R);
+    /* sub-CPI: the staggered cube of pulse 0 of each channel (row c*Q of C*Q) */
+    const size_t Q = stap_is_subcpi(c) ? (size_t)c->doppler_order : 1;
+    float2 *tmp = (float2 *)malloc(sizeof(float2) * C * Q * D * R);
     if (!tmp) return rt_fail(err, RT_ENOMEM, "out of memory for the Doppler cube");
     cudaError_t ce = cudaStreamSynchronize(s->stream);
-    if (ce == cudaSuccess) ce = cudaMemcpy(tmp, s->d_X, sizeof(float2) * C * D * R, cudaMemcpyDeviceToHost);
+    if (ce == cudaSuccess)
+        ce = cudaMemcpy(tmp, s->d_X, sizeof(float2) * C * Q * D * R, cudaMemcpyDeviceToHost);
     if (ce != cudaSuccess) {
         free(tmp);
         return rt_fail(err, RT_EDEVICE, "GPU engine: copying the Doppler cube failed: %s",
@@ -568,7 +606,7 @@ int gpu_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)
     }
     for (size_t d = 0; d < D; d++) /* D x C x R -> C x D x R */
         for (size_t ch = 0; ch < C; ch++)
-            memcpy(&X[(ch * D + d) * R], &tmp[(d * C + ch) * R], sizeof(float2) * R);
+            memcpy(&X[(ch * D + d) * R], &tmp[(d * C * Q + ch * Q) * R], sizeof(float2) * R);
     free(tmp);
     return RT_OK;
 }

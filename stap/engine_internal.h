@@ -30,6 +30,9 @@ struct stap_engine {
     cf32 *V;                  /* B x N steering                           */
     cf32 *A;                  /* JDL: B x (C x Na) beam transforms (stap_jdl_beams) */
     cf32 *Vt;                 /* JDL: B x Nt beamspace steering, T_b^H v_b         */
+    cf32 *Vs;                 /* sub-CPI: nvs x N solve steering (stap_subcpi_steering):
+                                 pre-Doppler D x B (bin-major), ADPCA B (= V)          */
+    int nvs;                  /* D*B or B                                          */
     int *cells;               /* S x K training cells (stap_training_cells) */
     const stap_engine_ops *ops;
     void *impl;

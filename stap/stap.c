@@ -69,20 +69,38 @@ int stap_training_window_parse(const char *name, stap_training_window *out, rt_e
     return RT_OK;
 }
 
+static const char *const algorithm_names[] = {"post-doppler", "jdl", "pre-doppler", "adpca"};
+enum { ALGORITHM_COUNT = (int)(sizeof algorithm_names / sizeof *algorithm_names) };
+
 const char *stap_algorithm_name(stap_algorithm a)
 {
-    return a == STAP_ALGORITHM_JDL ? "jdl" : a == STAP_ALGORITHM_POST_DOPPLER ? "post-doppler"
-                                                                              : "invalid";
+    return (int)a >= 0 && (int)a < ALGORITHM_COUNT ? algorithm_names[a] : "invalid";
 }
 
 int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err)
 {
-    if (name && strcmp(name, "post-doppler") == 0) *out = STAP_ALGORITHM_POST_DOPPLER;
-    else if (name && strcmp(name, "jdl") == 0) *out = STAP_ALGORITHM_JDL;
-    else
-        return rt_fail(err, RT_EINVAL, "algorithm '%s': expected post-doppler or jdl",
-                       name ? name : "");
-    return RT_OK;
+    for (int a = 0; name && a < ALGORITHM_COUNT; a++)
+        if (strcmp(name, algorithm_names[a]) == 0) {
+            *out = (stap_algorithm)a;
+            return RT_OK;
+        }
+    return rt_fail(err, RT_EINVAL, "algorithm '%s': expected post-doppler, jdl, pre-doppler or "
+                   "adpca", name ? name : "");
+}
+
+void stap_subcpi_steering(const stap_config *cfg, const cf32 *v, int d, double *s)
+{
+    const int C = cfg->channels, Q = cfg->doppler_order, D = cfg->doppler_bins;
+    const int pre = cfg->algorithm == STAP_ALGORITHM_PRE_DOPPLER;
+    for (int c = 0; c < C; c++)
+        for (int q = 0; q < Q; q++) {
+            const int j = c * Q + q;
+            /* exp(2 pi i d q / D), the phase reduced exactly first */
+            const double ph = pre ? 2.0 * M_PI * (double)(((long long)d * q) % D) / D : 0.0;
+            const double cr = cos(ph), ci = sin(ph), vr = crealf(v[j]), vi = cimagf(v[j]);
+            s[2 * j] = vr * cr - vi * ci;
+            s[2 * j + 1] = vr * ci + vi * cr;
+        }
 }
 
 int stap_jdl_beams(const stap_config *cfg, const cf32 *v, double *A, rt_error *err)
@@ -178,19 +196,30 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     if (c->threads < 0 || (cpus > 0 && c->threads > 4 * cpus))
         return rt_fail(err, RT_EINVAL, "stap_config.threads %d: at most 4 x the %ld CPUs",
                        c->threads, cpus);
-    if (c->doppler_order < 1 || c->doppler_order % 2 == 0)
-        return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d must be odd and >= 1",
-                       c->doppler_order);
-    if (c->doppler_order > c->doppler_bins)
-        return rt_fail(err, RT_EINVAL,
-                       "stap_config.doppler_order %d exceeds the %d Doppler bins",
-                       c->doppler_order, c->doppler_bins);
+    if (stap_is_subcpi(c)) {
+        /* the taps are the pulses of a sub-CPI: any count up to P (ADPCA: 2 or 3) */
+        if (c->algorithm == STAP_ALGORITHM_ADPCA && c->doppler_order != 2 &&
+            c->doppler_order != 3)
+            return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d: ADPCA cancels over 2 "
+                           "or 3 pulses", c->doppler_order);
+        if (c->doppler_order < 1 || c->doppler_order > c->pulses)
+            return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d: a sub-CPI has 1 to "
+                           "the %d pulses", c->doppler_order, c->pulses);
+    } else {
+        if (c->doppler_order < 1 || c->doppler_order % 2 == 0)
+            return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d must be odd and >= 1",
+                           c->doppler_order);
+        if (c->doppler_order > c->doppler_bins)
+            return rt_fail(err, RT_EINVAL,
+                           "stap_config.doppler_order %d exceeds the %d Doppler bins",
+                           c->doppler_order, c->doppler_bins);
+    }
     if (c->algorithm == STAP_ALGORITHM_JDL) {
         if (c->angle_bins == 0) c->angle_bins = c->channels < 3 ? 1 : 3;
         if (c->angle_bins < 1 || c->angle_bins % 2 == 0 || c->angle_bins > c->channels)
             return rt_fail(err, RT_EINVAL, "stap_config.angle_bins %d must be odd and between "
                            "1 and the %d channels", c->angle_bins, c->channels);
-    } else if (c->algorithm != STAP_ALGORITHM_POST_DOPPLER) {
+    } else if (c->algorithm != STAP_ALGORITHM_POST_DOPPLER && !stap_is_subcpi(c)) {
         return rt_fail(err, RT_EINVAL, "stap_config.algorithm %d is not an algorithm",
                        (int)c->algorithm);
     }
@@ -242,10 +271,12 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     if (c->training < Nt && c->loading == 0.0)
         return rt_fail(err, RT_EINVAL,
                        "stap_config.training %d is smaller than the N = %d degrees of freedom "
-                       "(%s x Doppler order): the training matrix is rank-deficient; "
+                       "(%s): the training matrix is rank-deficient; "
                        "use stap_config.training >= %d or stap_config.loading > 0",
                        c->training, Nt,
-                       c->algorithm == STAP_ALGORITHM_JDL ? "angle bins" : "channels", Nt);
+                       c->algorithm == STAP_ALGORITHM_JDL ? "angle bins x Doppler order"
+                       : stap_is_subcpi(c) ? "channels x sub-CPI pulses"
+                                           : "channels x Doppler order", Nt);
     if (c->window == STAP_WINDOW_CHEBYSHEV && !(c->chebyshev_db > 0 && c->chebyshev_db < 400))
         return rt_fail(err, RT_EINVAL,
                        "stap_config.chebyshev_db %g: the Chebyshev window needs 0 < DB < 400",
@@ -268,7 +299,9 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                        c->beams);
     }
     /* Sizes that would not fit in memory are refused before anything is allocated. */
-    double doppler_bytes = 8.0 * c->channels * c->doppler_bins * c->range_gates;
+    /* (the sub-CPI algorithms keep Q staggered Doppler cubes) */
+    double doppler_bytes = 8.0 * c->channels * c->doppler_bins * c->range_gates *
+                           (stap_is_subcpi(c) ? c->doppler_order : 1);
     double train_bytes = 8.0 * (double)stap_training_matrices(c) * stap_training_rows(c) * Nt;
     double out_bytes = 8.0 * c->beams * c->doppler_bins * c->range_gates;
     if (doppler_bytes + train_bytes + out_bytes > 16e9)
@@ -326,7 +359,7 @@ static void chebyshev_window(int M, double at_db, double *w)
 
 int stap_window(const stap_config *cfg, float *win, rt_error *err)
 {
-    int P = cfg->pulses;
+    int P = stap_window_len(cfg);
     switch (cfg->window) {
     case STAP_WINDOW_NONE:
         for (int p = 0; p < P; p++) win[p] = 1.0f;
@@ -357,7 +390,15 @@ void stap_default_steering(const stap_config *cfg, cf32 *V)
         for (int j = 0; j < N; j++) V[(size_t)b * N + j] = 0;
         for (int c = 0; c < C; c++) {
             double ph = 2.0 * M_PI * cfg->element_spacing * c * u;
-            V[(size_t)b * N + c * Q + (Q - 1) / 2] = (float)cos(ph) + I * (float)sin(ph);
+            const cf32 a = (float)cos(ph) + I * (float)sin(ph);
+            if (cfg->algorithm == STAP_ALGORITHM_PRE_DOPPLER)
+                for (int q = 0; q < Q; q++) V[(size_t)b * N + c * Q + q] = a;
+            else if (cfg->algorithm == STAP_ALGORITHM_ADPCA) /* binomial, alternating */
+                for (int q = 0; q < Q; q++)
+                    V[(size_t)b * N + c * Q + q] = (q % 2 ? -1.0f : 1.0f) *
+                                                   (Q == 3 && q == 1 ? 2.0f : 1.0f) * a;
+            else
+                V[(size_t)b * N + c * Q + (Q - 1) / 2] = a;
         }
     }
 }

@@ -31,9 +31,17 @@ typedef enum stap_training_window {
 typedef enum stap_algorithm {
     STAP_ALGORITHM_POST_DOPPLER = 0, /* every channel x Q adjacent Doppler bins: factored
                                         post-Doppler (Q = 1) or EFA (Q = 3); N = C*Q      */
-    STAP_ALGORITHM_JDL               /* joint-domain localized (beamspace post-Doppler):
+    STAP_ALGORITHM_JDL,              /* joint-domain localized (beamspace post-Doppler):
                                         Na beams around each beam's look direction x Q
                                         adjacent Doppler bins; Na*Q per beam            */
+    STAP_ALGORITHM_PRE_DOPPLER,      /* element-space pre-Doppler: every channel x the Q
+                                        pulses of a sub-CPI (Q = M', sliding over the CPI),
+                                        one weight per Doppler bin, Doppler filtering of
+                                        the P - Q + 1 adapted sub-CPIs after adaptation;
+                                        N = C*Q                                          */
+    STAP_ALGORITHM_ADPCA             /* adaptive DPCA: as pre-Doppler with Q = 2 or 3, one
+                                        weight for every Doppler bin, steered to the
+                                        binomial canceller (1,-1) or (1,-2,1) x a(u)     */
 } stap_algorithm;
 
 /* Every parameter of a run. Shape fields come from the input cube. */
@@ -42,7 +50,9 @@ typedef struct stap_config {
     int pulses;          /* P  >= 1                                                */
     int range_gates;     /* R  >= 1                                                */
     int doppler_bins;    /* D  >= P (zero-padded FFT); 0 = P                       */
-    int doppler_order;   /* Q  odd, 1 <= Q <= D; N = C*Q degrees of freedom         */
+    int doppler_order;   /* Q  taps: odd, 1 <= Q <= D adjacent Doppler bins (post-Doppler,
+                            JDL); 1 <= Q <= P pulses of a sub-CPI (pre-Doppler; ADPCA:
+                            2 or 3). N = C*Q degrees of freedom                    */
     int segments;        /* S  >= 1, divides R (sliding: set to R / block)         */
     int training;        /* K  1 <= K <= R/S (sliding: <= the cells outside any block
                             and its guards); K >= N unless loading > 0            */
@@ -83,11 +93,24 @@ static inline int stap_adaptive_dof(const stap_config *c)
 {
     return c->algorithm == STAP_ALGORITHM_JDL ? c->angle_bins * c->doppler_order : stap_dof(c);
 }
-/* Training matrices per CPI: D*S, times B for JDL (each beam its own transform). */
+/* Pre-Doppler and ADPCA: the taps are the pulses of a sub-CPI (README "Algorithms"). */
+static inline int stap_is_subcpi(const stap_config *c)
+{
+    return c->algorithm == STAP_ALGORITHM_PRE_DOPPLER || c->algorithm == STAP_ALGORITHM_ADPCA;
+}
+/* Training matrices per CPI: D*S, times B for JDL (each beam its own transform); S for
+ * the sub-CPI algorithms (time-domain snapshots do not depend on the Doppler bin). */
 static inline long long stap_training_matrices(const stap_config *c)
 {
+    if (stap_is_subcpi(c)) return c->segments;
     return (long long)c->doppler_bins * c->segments *
            (c->algorithm == STAP_ALGORITHM_JDL ? c->beams : 1);
+}
+/* Coefficients of the Doppler window: P, or P - Q + 1 for the sub-CPI algorithms (their
+ * Doppler filter runs over the adapted sub-CPIs). */
+static inline int stap_window_len(const stap_config *c)
+{
+    return stap_is_subcpi(c) ? c->pulses - c->doppler_order + 1 : c->pulses;
 }
 /* Rows of one training matrix: K, plus one loading row per adapted DOF when loading > 0. */
 static inline int stap_training_rows(const stap_config *c)
@@ -95,12 +118,12 @@ static inline int stap_training_rows(const stap_config *c)
     return c->training + (c->loading > 0 ? stap_adaptive_dof(c) : 0);
 }
 
-/* Window coefficients win[0..P-1] for the configured window. */
+/* Window coefficients win[0..stap_window_len(cfg)-1] for the configured window. */
 int stap_window(const stap_config *cfg, float *win, rt_error *err);
 /* Contract step 3: the K training cells of segment (or sliding block) s of a validated
  * configuration, ascending, into cells[0..K-1]. */
 void stap_training_cells(const stap_config *cfg, int s, int *cells);
-/* "post-doppler" or "jdl" */
+/* "post-doppler", "jdl", "pre-doppler" or "adpca" */
 const char *stap_algorithm_name(stap_algorithm a);
 int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err);
 /* JDL's transform for a beam with steering vector v (N = C*Q): T = I_Q (x) A, A the C x Na
@@ -110,11 +133,19 @@ int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err);
  * pairs: A[2*(j*C + c)] and A[2*(j*C + c) + 1]. Beamspace DOF j*Q + q is
  * sum_c conj(A[j*C + c]) x[c*Q + q]. RT_EINVAL when the centre tap is zero. */
 int stap_jdl_beams(const stap_config *cfg, const cf32 *v, double *A, rt_error *err);
+/* Sub-CPI algorithms: the steering vector of Doppler bin d for steering vector v (N = C*Q,
+ * the zero-Doppler sub-CPI steering): pre-Doppler s[c*Q + q] = v[c*Q + q] exp(2 pi i d q / D)
+ * (a target at the bin's centre frequency d / D, sub-CPI pulse q); ADPCA s = v (one weight
+ * for every bin). In double, (re, im) pairs: s[2 j], s[2 j + 1]. */
+void stap_subcpi_steering(const stap_config *cfg, const cf32 *v, int d, double *s);
 /* "segment" or "sliding" */
 const char *stap_training_window_name(stap_training_window w);
 int stap_training_window_parse(const char *name, stap_training_window *out, rt_error *err);
 
-/* Default steering (contract step 6): V is B x N row-major. */
+/* Default steering (contract step 6): V is B x N row-major; beam b's spatial response
+ * a_b(c) = exp(2 pi i spacing c u_b) on the centre tap (post-Doppler, JDL), on every pulse
+ * of the sub-CPI (pre-Doppler: a_b (x) 1_Q), or times the binomial canceller (ADPCA:
+ * a_b (x) (1, -1) or a_b (x) (1, -2, 1)). */
 void stap_default_steering(const stap_config *cfg, cf32 *V);
 /* The sine-space angle of default beam b of B: u_b = -1 + (2b + 1) / B. */
 double stap_beam_u(int b, int B);
