@@ -28,22 +28,33 @@ typedef struct gcase {
     int Lb, G; /* Lb > 0: sliding training window, blocks of Lb cells, guard G */
     int Na;    /* > 0: JDL with Na angle bins */
     int steer; /* 1: random steering vectors (JDL: a transform and steering per beam) */
+    stap_algorithm algo; /* pre-Doppler or ADPCA (Q = pulses of a sub-CPI); else by Na */
 } gcase;
 
 static const gcase cases[] = {
-    {"hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0},
-    {"easy preset", 16, 128, 480, 128, 1, 3, 80, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0},
-    {"medium preset", 32, 128, 384, 128, 3, 1, 192, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0},
-    {"PERFECT-small shape", 4, 128, 512, 256, 3, 16, 32, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0},
-    {"Q=3, D=40 padded, loading, hann, S=4", 6, 32, 160, 40, 3, 4, 40, 7, 0.05, STAP_WINDOW_HANN, 0, 0, 0, 0},
-    {"sliding, block 1, guard 2, Q=3", 8, 32, 192, 32, 3, 0, 48, 8, 0, STAP_WINDOW_NONE, 1, 2, 0, 0},
+    {"hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"easy preset", 16, 128, 480, 128, 1, 3, 80, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"medium preset", 32, 128, 384, 128, 3, 1, 192, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"PERFECT-small shape", 4, 128, 512, 256, 3, 16, 32, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"Q=3, D=40 padded, loading, hann, S=4", 6, 32, 160, 40, 3, 4, 40, 7, 0.05, STAP_WINDOW_HANN, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"sliding, block 1, guard 2, Q=3", 8, 32, 192, 32, 3, 0, 48, 8, 0, STAP_WINDOW_NONE, 1, 2, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
     {"sliding, block 4, guard 3, odd K, loading, hann", 6, 32, 160, 32, 3, 0, 37, 5, 0.05,
-     STAP_WINDOW_HANN, 4, 3, 0, 0},
-    {"JDL 3 x 3, hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0, 3, 0},
-    {"JDL 5 x 1, S=4, loading, hann", 8, 32, 160, 32, 1, 4, 24, 5, 0.05, STAP_WINDOW_HANN, 0, 0, 5, 0},
-    {"JDL 3 x 3, sliding, block 4, guard 2", 6, 32, 160, 32, 3, 0, 30, 4, 0, STAP_WINDOW_NONE, 4, 2, 3, 0},
+     STAP_WINDOW_HANN, 4, 3, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"JDL 3 x 3, hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0, 3, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"JDL 5 x 1, S=4, loading, hann", 8, 32, 160, 32, 1, 4, 24, 5, 0.05, STAP_WINDOW_HANN, 0, 0, 5, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"JDL 3 x 3, sliding, block 4, guard 2", 6, 32, 160, 32, 3, 0, 30, 4, 0, STAP_WINDOW_NONE, 4, 2, 3, 0, STAP_ALGORITHM_POST_DOPPLER},
     {"JDL 3 x 3, user steering (a launch per beam)", 8, 32, 160, 32, 3, 2, 40, 4, 0,
-     STAP_WINDOW_NONE, 0, 0, 3, 1},
+     STAP_WINDOW_NONE, 0, 0, 3, 1, STAP_ALGORITHM_POST_DOPPLER},
+    {"pre-Doppler M=3, hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0,
+     0, 0, 0, STAP_ALGORITHM_PRE_DOPPLER},
+    {"ADPCA 2-pulse, hard preset", 22, 128, 480, 128, 2, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0,
+     0, 0, STAP_ALGORITHM_ADPCA},
+    {"pre-Doppler M=2, D=40 padded, S=4, loading, hann", 6, 32, 160, 40, 2, 4, 40, 5, 0.05,
+     STAP_WINDOW_HANN, 0, 0, 0, 0, STAP_ALGORITHM_PRE_DOPPLER},
+    {"ADPCA 3-pulse, sliding, block 4, guard 2", 6, 32, 160, 32, 3, 0, 30, 4, 0,
+     STAP_WINDOW_NONE, 4, 2, 0, 0, STAP_ALGORITHM_ADPCA},
+    {"pre-Doppler M=3, user steering, 2 segments", 8, 32, 160, 32, 3, 2, 40, 4, 0,
+     STAP_WINDOW_NONE, 0, 0, 0, 1, STAP_ALGORITHM_PRE_DOPPLER},
 };
 
 static size_t rss_bytes(void)
@@ -74,6 +85,7 @@ static stap_config config_of(const gcase *g, la_backend be)
         c.algorithm = STAP_ALGORITHM_JDL;
         c.angle_bins = g->Na;
     }
+    if (g->algo) c.algorithm = g->algo;
     return c;
 }
 
@@ -403,7 +415,8 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const uint64_t seed = (uint64_t)(tc_uniform(&rng) * 1e15);
         one_case(&cases[i], LA_BACKEND_GPU, seed);
-        if (i == 0 || i == 3 || i == 6 || i == 8) one_case(&cases[i], LA_BACKEND_CUBLAS, seed);
+        if (i == 0 || i == 3 || i == 6 || i == 8 || i == 11 || i == 14 || i == 15)
+            one_case(&cases[i], LA_BACKEND_CUBLAS, seed);
         if (i == 0 || i == 4) kinds_case(&cases[i], seed, 0);
         if (i == 0) kinds_case(&cases[i], seed, 100);
     }

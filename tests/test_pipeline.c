@@ -24,21 +24,27 @@ typedef struct {
     double min_snr_db; /* required agreement with the reference                 */
     int Lb, G;         /* Lb > 0: sliding window of blocks of Lb cells, guard G   */
     int Na;            /* > 0: JDL with Na angle bins                           */
+    stap_algorithm algo; /* pre-Doppler or ADPCA: Q = pulses of a sub-CPI          */
 } pcase;
 
 static const pcase cases[] = {
-    {"post-Doppler, 2 segments", 4, 16, 96, 16, 1, 2, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 0, 0, 0},
-    {"Q=3, zero-padded D=20, loading, hann", 4, 16, 96, 20, 3, 3, 16, 4, 0.1, STAP_WINDOW_HANN, 0, 0, 0, 100, 0, 0, 0},
-    {"Q=3, chebyshev 50 dB, user steering", 3, 12, 64, 12, 3, 1, 40, 5, 0, STAP_WINDOW_CHEBYSHEV, 50, 1, 0, 100, 0, 0, 0},
-    {"jammed cube, Q=1, loading 1e-3", 6, 16, 120, 16, 1, 2, 40, 4, 1e-3, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0, 0},
-    {"jammed cube, Q=3, K < N with loading", 4, 8, 60, 8, 3, 3, 8, 2, 0.5, STAP_WINDOW_HANN, 0, 0, 1, 90, 0, 0, 0},
-    {"sliding, block 1, guard 2", 4, 16, 64, 16, 1, 0, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 1, 2, 0},
-    {"jammed, sliding, Q=3, block 4, guard 3, odd K", 4, 16, 96, 16, 3, 0, 33, 4, 0, STAP_WINDOW_HANN, 0, 0, 1, 90, 4, 3, 0},
-    {"sliding, block 8, no guard, K = all other cells", 3, 8, 48, 8, 1, 0, 40, 2, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 8, 0, 0},
-    {"JDL 3 x 3, jammed, 2 segments", 8, 16, 96, 16, 3, 2, 24, 4, 0, STAP_WINDOW_HANN, 0, 0, 1, 90, 0, 0, 3},
-    {"JDL 5 x 1, user steering, loading", 6, 16, 96, 16, 1, 1, 40, 3, 0.01, STAP_WINDOW_NONE, 0, 1, 0, 95, 0, 0, 5},
-    {"JDL 3 x 3, sliding, block 4, guard 2", 6, 8, 64, 8, 3, 0, 20, 3, 0, STAP_WINDOW_NONE, 0, 0, 1, 90, 4, 2, 3},
-    {"JDL, NA = C: every DOF, = post-Doppler", 5, 16, 64, 16, 3, 1, 32, 3, 0, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0, 5},
+    {"post-Doppler, 2 segments", 4, 16, 96, 16, 1, 2, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"Q=3, zero-padded D=20, loading, hann", 4, 16, 96, 20, 3, 3, 16, 4, 0.1, STAP_WINDOW_HANN, 0, 0, 0, 100, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"Q=3, chebyshev 50 dB, user steering", 3, 12, 64, 12, 3, 1, 40, 5, 0, STAP_WINDOW_CHEBYSHEV, 50, 1, 0, 100, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"jammed cube, Q=1, loading 1e-3", 6, 16, 120, 16, 1, 2, 40, 4, 1e-3, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"jammed cube, Q=3, K < N with loading", 4, 8, 60, 8, 3, 3, 8, 2, 0.5, STAP_WINDOW_HANN, 0, 0, 1, 90, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"sliding, block 1, guard 2", 4, 16, 64, 16, 1, 0, 24, 3, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 1, 2, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"jammed, sliding, Q=3, block 4, guard 3, odd K", 4, 16, 96, 16, 3, 0, 33, 4, 0, STAP_WINDOW_HANN, 0, 0, 1, 90, 4, 3, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"sliding, block 8, no guard, K = all other cells", 3, 8, 48, 8, 1, 0, 40, 2, 0, STAP_WINDOW_NONE, 0, 0, 0, 100, 8, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
+    {"JDL 3 x 3, jammed, 2 segments", 8, 16, 96, 16, 3, 2, 24, 4, 0, STAP_WINDOW_HANN, 0, 0, 1, 90, 0, 0, 3, STAP_ALGORITHM_POST_DOPPLER},
+    {"JDL 5 x 1, user steering, loading", 6, 16, 96, 16, 1, 1, 40, 3, 0.01, STAP_WINDOW_NONE, 0, 1, 0, 95, 0, 0, 5, STAP_ALGORITHM_POST_DOPPLER},
+    {"JDL 3 x 3, sliding, block 4, guard 2", 6, 8, 64, 8, 3, 0, 20, 3, 0, STAP_WINDOW_NONE, 0, 0, 1, 90, 4, 2, 3, STAP_ALGORITHM_POST_DOPPLER},
+    {"JDL, NA = C: every DOF, = post-Doppler", 5, 16, 64, 16, 3, 1, 32, 3, 0, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0, 5, STAP_ALGORITHM_POST_DOPPLER},
+    {"pre-Doppler M=3, 2 segments, hann", 4, 16, 96, 16, 3, 2, 24, 3, 0, STAP_WINDOW_HANN, 0, 0, 0, 100, 0, 0, 0, STAP_ALGORITHM_PRE_DOPPLER},
+    {"pre-Doppler M=2, D=20, loading, cheb, user V", 3, 12, 64, 20, 2, 1, 40, 4, 0.01, STAP_WINDOW_CHEBYSHEV, 40, 1, 0, 95, 0, 0, 0, STAP_ALGORITHM_PRE_DOPPLER},
+    {"pre-Doppler M=P: one sub-CPI, jammed", 3, 6, 64, 8, 6, 1, 40, 2, 0, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0, 0, STAP_ALGORITHM_PRE_DOPPLER},
+    {"ADPCA 2-pulse, jammed, sliding 4, guard 2", 4, 16, 96, 16, 2, 0, 20, 3, 0, STAP_WINDOW_HANN, 0, 0, 1, 90, 4, 2, 0, STAP_ALGORITHM_ADPCA},
+    {"ADPCA 3-pulse, jammed, K < N with loading", 4, 8, 60, 8, 3, 3, 8, 2, 0.5, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0, 0, STAP_ALGORITHM_ADPCA},
 };
 
 static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
@@ -58,6 +64,7 @@ static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
         cfg.algorithm = STAP_ALGORITHM_JDL;
         cfg.angle_bins = pc->Na;
     }
+    if (pc->algo) cfg.algorithm = pc->algo;
     int N = pc->C * pc->Q;
     size_t ncube = (size_t)pc->C * pc->P * pc->R;
     cf32 *cube = malloc(sizeof(cf32) * ncube);
@@ -107,15 +114,22 @@ static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
           la_backend_name(be), snr_w, pc->min_snr_db);
     CHECK(snr_y >= pc->min_snr_db, "%s [%s]: output SNR %.1f dB < %g", pc->name,
           la_backend_name(be), snr_y, pc->min_snr_db);
-    /* distortionless constraint w^H v = 1 for every (d, s, b) */
+    /* distortionless constraint w^H v = 1 for every (d, s, b) (sub-CPI: v = bin d's
+     * steering) */
     double worst = 0;
     const cf32 *Vs = stap_plan_steering(plan);
+    const int B = stap_plan_beams(plan);
+    double *sd = malloc(sizeof(double) * 2 * N);
     for (size_t k = 0; k < nw / N; k++) {
-        const cf32 *w = W + k * N, *v = Vs + (k % stap_plan_beams(plan)) * N;
+        const cf32 *w = W + k * N, *v = Vs + (k % B) * N;
+        const int d = (int)(k / B / c->segments);
+        if (stap_is_subcpi(c)) stap_subcpi_steering(c, v, d, sd);
         cf64 s = 0;
-        for (int j = 0; j < N; j++) s += conj((cf64)w[j]) * v[j];
+        for (int j = 0; j < N; j++)
+            s += conj((cf64)w[j]) * (stap_is_subcpi(c) ? sd[2 * j] + I * sd[2 * j + 1] : (cf64)v[j]);
         worst = fmax(worst, cabs(s - 1.0));
     }
+    free(sd);
     CHECK(worst < 1e-3, "%s [%s]: |w^H v - 1| = %g", pc->name, la_backend_name(be), worst);
     if (pc->Na == pc->C) { /* JDL spanning every DOF is post-Doppler: same weights */
         stap_config pd = *c;

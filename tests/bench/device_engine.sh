@@ -12,6 +12,9 @@
 #   final  the engine tests, then perf;
 #   jdl    JDL on the GPU engine: the engine tests, sanitizers over a JDL run, its stream
 #          rates (hard preset, NA = 3 and 5, Q = 3 and 1) beside post-Doppler's;
+#   subcpi pre-Doppler and ADPCA on the GPU engine: the engine and pipeline tests,
+#          sanitizers over their runs, stream rates (hard preset) beside post-Doppler's
+#          and the stage kernels under ncu;
 #   oscfar the CFAR kernels' tests (sanitized too), the engine's detector and hit-list
 #          overflow cases, OS against CA in the stream and each test kernel under ncu;
 #   perf   `rtstap stream` (every workload, 1-4 slots, output kept, a recording from the
@@ -23,7 +26,7 @@
 # Here:  bash tests/bench/pack_device.sh BUILD_DIR   (makes .gpubin/bin.txz, .gpulibs.tgz)
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_engine.sh tests|perf
-mode=${1:?tests, perf, final, verify, sliding, slidingperf, algorithms, oscfar, jdl or robust}
+mode=${1:?tests, perf, final, verify, sliding, slidingperf, algorithms, oscfar, jdl, subcpi or robust}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
@@ -136,6 +139,36 @@ if [ "$mode" = jdl ]; then
     echo "---- stream"; grep -E "^rtstap stream|engine:|CPIs:|latency" "$L/stream.log" | cut -c1-220
     echo "---- ncu"; grep -E "^  [a-zA-Z<].*\(|gpu__time_duration" "$L/ncu.log" | sed -E 's/\(const.*\) \(/(/' | cut -c1-120 | head -16
     for j in "$L"/j-*.json; do
+        printf '%s ' "$(basename "$j")"; tr -d ' \t\n' < "$j" | grep -o '"stage_ms_median":{[^}]*}'
+    done
+fi
+if [ "$mode" = subcpi ]; then # pre-Doppler and ADPCA: checks, sanitizers, rates, kernels
+    for t in test_gpu_engine test_pipeline test_engine; do
+        step "$t" "$L/tests.log" 300 "$BIN/$t"
+    done
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    for a in "pre-doppler --sub-cpi 3" "adpca --sub-cpi 2"; do
+        for tool in memcheck racecheck synccheck; do
+            step "$tool $a" "$L/sanitize.log" 120 "$cs" --tool "$tool" --error-exitcode 9 \
+                "$BIN/rtstap" run --preset easy --algorithm $a --backend gpu -f -o /tmp/s.h5 --quiet
+        done
+    done
+    S="$BIN/rtstap stream --preset hard"
+    step "post-doppler slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --json "$L/s-pd-s3.json"
+    step "pre-doppler 3 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm pre-doppler --json "$L/s-pre3-s3.json"
+    step "pre-doppler 3 slots 1" "$L/stream.log" 60 $S --slots 1 --cpis 2000 --algorithm pre-doppler --json "$L/s-pre3-s1.json"
+    step "pre-doppler 2 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm pre-doppler --sub-cpi 2 --json "$L/s-pre2-s3.json"
+    step "adpca 2 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm adpca --json "$L/s-ad2-s3.json"
+    step "adpca 3 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm adpca --sub-cpi 3 --json "$L/s-ad3-s3.json"
+    step "pre-doppler 3 cublas slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 1000 --algorithm pre-doppler --backend cublas --json "$L/s-pre3cb-s3.json"
+    step "pre-doppler 3 sliding 16 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 1000 --algorithm pre-doppler --training-window sliding --block 16 --training 120 --keep detections --json "$L/s-pre3sl16-s3.json"
+    nc=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+    step "ncu pre-doppler" "$L/ncu.log" 120 "$nc" --clock-control none -c 12 \
+        --metrics gpu__time_duration.sum $S --slots 1 --cpis 2 --algorithm pre-doppler
+    grep -h -E "^FAIL|ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|all passed|failure" "$L"/tests.log "$L"/sanitize.log | cut -c1-160 | sort | uniq -c | head -40
+    echo "---- stream"; grep -E "^rtstap stream|engine:|CPIs:|latency" "$L/stream.log" | cut -c1-220
+    echo "---- ncu"; grep -E "^  [a-zA-Z<].*\(|gpu__time_duration" "$L/ncu.log" | sed -E 's/\(const.*\) \(/(/' | cut -c1-120 | head -30
+    for j in "$L"/s-*.json; do
         printf '%s ' "$(basename "$j")"; tr -d ' \t\n' < "$j" | grep -o '"stage_ms_median":{[^}]*}'
     done
 fi

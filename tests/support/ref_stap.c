@@ -53,9 +53,101 @@ static int sliding_cells(int R, int Lb, int G, int K, int s, int *cells)
     return n == K ? 0 : -1;
 }
 
+/* Solve R^H R z = v (R upper, column-major with leading dimension M), w = z / (v^H z). */
+static void mvdr_solve(int M, int N, const cf64 *T, const cf64 *v, cf64 *y, cf64 *w)
+{
+    for (int i = 0; i < N; i++) {
+        cf64 acc = v[i];
+        for (int k = 0; k < i; k++) acc -= conj(T[(size_t)i * M + k]) * y[k];
+        y[i] = acc / conj(T[(size_t)i * M + i]);
+    }
+    for (int i = N - 1; i >= 0; i--) {
+        cf64 acc = y[i];
+        for (int k = i + 1; k < N; k++) acc -= T[(size_t)k * M + i] * w[k];
+        w[i] = acc / T[(size_t)i * M + i];
+    }
+    cf64 vw = 0;
+    for (int i = 0; i < N; i++) vw += conj(v[i]) * w[i];
+    for (int i = 0; i < N; i++) w[i] /= vw;
+}
+
+/* Pre-Doppler and ADPCA (README "Algorithms"): Q = M' pulses a sub-CPI, N = C*Q. Segment s
+ * trains on the first sub-CPI x[c, q, cell] (q < Q) of its cells; bin d's weights solve
+ * for s_d = v exp(2 pi i d q / D) (pre-Doppler) or v (ADPCA); the output is
+ * y = w^H z_d, z_d[c*Q + q] = sum_{p'} win[p'] x[c, p' + q, r] exp(-2 pi i d p' / D),
+ * p' = 0..P-Q (win: P-Q+1 coefficients). */
+static int ref_subcpi(const stap_config *cfg, const double *win, int B, const cf32 *V,
+                      const cf32 *cube, cf64 *W, cf64 *Y)
+{
+    const int C = cfg->channels, P = cfg->pulses, R = cfg->range_gates, D = cfg->doppler_bins;
+    const int Q = cfg->doppler_order, N = C * Q, K = cfg->training, Pp = P - Q + 1;
+    const int sliding = cfg->training_window == STAP_TRAINING_SLIDING;
+    const int Lb = cfg->block > 0 ? cfg->block : 1, S = sliding ? R / Lb : cfg->segments;
+    const int L = R / S, M = K + (cfg->loading > 0 ? N : 0);
+    const int pre = cfg->algorithm == STAP_ALGORITHM_PRE_DOPPLER;
+#define X(c, p, r) ((cf64)cube[((size_t)(c) * P + (p)) * R + (r)])
+    int *cells = malloc(sizeof(int) * (size_t)K);
+    cf64 *T = malloc(sizeof(cf64) * (size_t)M * N);
+    cf64 *sv = malloc(sizeof(cf64) * N), *y = malloc(sizeof(cf64) * N);
+    int status = 0;
+    for (int s = 0; s < S && !status; s++) {
+        if (sliding && sliding_cells(R, Lb, cfg->guard, K, s, cells)) {
+            status = -1;
+            break;
+        }
+        for (int i = 0; i < K; i++) {
+            const int cell = sliding ? cells[i] : s * L + (int)((long)i * L / K);
+            for (int c = 0; c < C; c++)
+                for (int q = 0; q < Q; q++) T[(size_t)(c * Q + q) * M + i] = conj(X(c, q, cell));
+        }
+        for (int i = K; i < M; i++)
+            for (int j = 0; j < N; j++) T[(size_t)j * M + i] = (i - K == j) ? sqrt(K * cfg->loading) : 0.0;
+        if (qr_double(M, N, T)) {
+            status = -1;
+            break;
+        }
+        for (int d = 0; d < D; d++)
+            for (int b = 0; b < B; b++) {
+                for (int c = 0; c < C; c++)
+                    for (int q = 0; q < Q; q++)
+                        sv[c * Q + q] = (cf64)V[(size_t)b * N + c * Q + q] *
+                                        (pre ? cexp(2.0 * M_PI * I * (double)d * q / D) : 1.0);
+                mvdr_solve(M, N, T, sv, y, W + (((size_t)d * S + s) * B + b) * N);
+            }
+    }
+    /* the staggered snapshots by a direct DFT, then the adaptive filter */
+    cf64 *Z = malloc(sizeof(cf64) * (size_t)N * D * R); /* [c*Q + q][d][r] */
+    for (int c = 0; c < C && !status; c++)
+        for (int q = 0; q < Q; q++)
+            for (int d = 0; d < D; d++)
+                for (int r = 0; r < R; r++) {
+                    cf64 acc = 0;
+                    for (int p = 0; p < Pp; p++)
+                        acc += win[p] * X(c, p + q, r) * cexp(-2.0 * M_PI * I * (double)d * p / D);
+                    Z[((size_t)(c * Q + q) * D + d) * R + r] = acc;
+                }
+    for (int b = 0; b < B && !status; b++)
+        for (int d = 0; d < D; d++)
+            for (int r = 0; r < R; r++) {
+                const cf64 *w = W + (((size_t)d * S + r / L) * B + b) * N;
+                cf64 acc = 0;
+                for (int j = 0; j < N; j++) acc += conj(w[j]) * Z[((size_t)j * D + d) * R + r];
+                Y[((size_t)b * D + d) * R + r] = acc;
+            }
+#undef X
+    free(cells);
+    free(T);
+    free(sv);
+    free(y);
+    free(Z);
+    return status;
+}
+
 int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
              const cf32 *cube, cf64 *W, cf64 *Y)
 {
+    if (cfg->algorithm == STAP_ALGORITHM_PRE_DOPPLER || cfg->algorithm == STAP_ALGORITHM_ADPCA)
+        return ref_subcpi(cfg, win, B, V, cube, W, Y);
     const int C = cfg->channels, P = cfg->pulses, R = cfg->range_gates;
     const int sliding = cfg->training_window == STAP_TRAINING_SLIDING;
     const int Lb = cfg->block > 0 ? cfg->block : 1;

@@ -12,6 +12,9 @@
  * nearest to it beyond `guard` cells (found independently of stap_training_cells).
  * With cfg->algorithm JDL, beam b adapts Na*Q beamspace DOF through its own transform
  * (built here from README's definition, independently of stap_jdl_beams).
+ * With cfg->algorithm pre-Doppler or ADPCA (Q = pulses of a sub-CPI), win holds the
+ * P - Q + 1 coefficients of the Doppler filter after adaptation; the per-bin steering and
+ * the staggered snapshots are built here from README's definition.
  * Outputs (double complex): W (D x S x B x N), Y (B x D x R). Returns 0, or -1 when a
  * factor is singular. */
 int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
