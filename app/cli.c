@@ -28,6 +28,7 @@ static const struct cli_param {
     {"stap_config.chebyshev_db", "--window chebyshev:DB"},
     {"stap_config.angle_bins", "--angle-bins"},
     {"stap_config.algorithm", "--algorithm"},
+    {"stap_config.dpca_shift", "--dpca-shift"},
     {"stap_cfar_config.kind", "--cfar"},
     {"stap_cfar_config.pfa", "--cfar-pfa"},
     {"stap_cfar_config.guard", "--cfar-guard"},
@@ -158,6 +159,8 @@ const char *cli_window_str(const stap_config *cfg, char *buf, size_t len)
 const char *cli_algorithm_str(const stap_config *cfg, char *buf, size_t len)
 {
     if (cfg->algorithm == STAP_ALGORITHM_JDL) snprintf(buf, len, " jdl NA=%d", cfg->angle_bins);
+    else if (cfg->algorithm == STAP_ALGORITHM_DPCA)
+        snprintf(buf, len, " dpca M=%d shift=%d", cfg->doppler_order, cfg->dpca_shift);
     else if (stap_is_subcpi(cfg))
         snprintf(buf, len, " %s M=%d", stap_algorithm_name(cfg->algorithm), cfg->doppler_order);
     else return "";

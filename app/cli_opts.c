@@ -326,17 +326,21 @@ int cli_training_apply(const cli_training *t, int segments_given, stap_config *c
                          "sliding window's blocks are --block cells long");
     if (t->algorithm != STAP_ALGORITHM_JDL && t->angle_bins_given)
         return cli_error(EXIT_USAGE, "--angle-bins applies to --algorithm jdl");
+    if (t->algorithm != STAP_ALGORITHM_DPCA && t->dpca_shift_given)
+        return cli_error(EXIT_USAGE, "--dpca-shift applies to --algorithm dpca");
     cfg->training_window = t->window;
     cfg->block = t->block;
     cfg->guard = t->guard;
     cfg->algorithm = t->algorithm;
     cfg->angle_bins = t->angle_bins_given ? t->angle_bins : 0;
+    cfg->dpca_shift = t->dpca_shift_given ? t->dpca_shift : 0;
     return 0;
 }
 
 int cli_training_order(const cli_training *t, int *dorder)
 {
-    const int sub = t->algorithm == STAP_ALGORITHM_PRE_DOPPLER || t->algorithm == STAP_ALGORITHM_ADPCA;
+    const int sub = t->algorithm == STAP_ALGORITHM_PRE_DOPPLER ||
+                    t->algorithm == STAP_ALGORITHM_ADPCA || t->algorithm == STAP_ALGORITHM_DPCA;
     if (!sub) {
         if (t->sub_cpi_given)
             return cli_error(EXIT_USAGE, "--sub-cpi applies to --algorithm pre-doppler and adpca");
@@ -345,9 +349,10 @@ int cli_training_order(const cli_training *t, int *dorder)
     if (*dorder > 0)
         return cli_error(EXIT_USAGE, "--doppler-order applies to post-doppler and jdl; %s takes "
                          "--sub-cpi M (pulses of a sub-CPI)", stap_algorithm_name(t->algorithm));
-    const int adpca = t->algorithm == STAP_ALGORITHM_ADPCA;
+    const int adpca = t->algorithm != STAP_ALGORITHM_PRE_DOPPLER;
     if (adpca && t->sub_cpi_given && t->sub_cpi != 2 && t->sub_cpi != 3)
-        return cli_error(EXIT_USAGE, "--sub-cpi %d: adpca cancels over 2 or 3 pulses", t->sub_cpi);
+        return cli_error(EXIT_USAGE, "--sub-cpi %d: %s cancels over 2 or 3 pulses", t->sub_cpi,
+                         stap_algorithm_name(t->algorithm));
     *dorder = t->sub_cpi_given ? t->sub_cpi : adpca ? 2 : 3;
     return 0;
 }

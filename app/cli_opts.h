@@ -130,6 +130,7 @@ typedef struct cli_training {
     stap_algorithm algorithm;
     int angle_bins, angle_bins_given;
     int sub_cpi, sub_cpi_given;
+    int dpca_shift, dpca_shift_given;
 } cli_training;
 int cli_parse_training_window(const cli_opt *o, const char *arg); /* value: cli_training * */
 int cli_parse_algorithm(const cli_opt *o, const char *arg);       /* value: cli_training * */
@@ -175,15 +176,20 @@ int cli_parse_doppler_order(const cli_opt *o, const char *arg);   /* value: int,
      "look direction x Q Doppler bins;\n"                                                   \
      "pre-doppler: element-space pre-Doppler, every channel x M\n"                         \
      "pulses of a sliding sub-CPI, Doppler filtering after;\n"                             \
-     "adpca: adaptive DPCA, a 2- or 3-pulse canceller",                                     \
+     "adpca: adaptive DPCA, a 2- or 3-pulse canceller;\n"                                   \
+     "dpca: the non-adaptive displaced-phase-centre canceller",                              \
      .parse = cli_parse_algorithm},                                                         \
     {"angle-bins", 0, CLI_INT, &(t)->angle_bins, "NA",                                      \
      "jdl: beams of the local region, odd, at most C (default 3)",                           \
      .lo = 1, .hi = 1 << 20, .given = &(t)->angle_bins_given},                              \
     {"sub-cpi", 0, CLI_INT, &(t)->sub_cpi, "M",                                             \
      "pre-doppler: pulses of a sub-CPI, 1..P (default 3);\n"                               \
-     "adpca: 2 or 3 (default 2)",                                                           \
-     .lo = 1, .hi = 1 << 20, .given = &(t)->sub_cpi_given}
+     "adpca, dpca: 2 or 3 (default 2)",                                                     \
+     .lo = 1, .hi = 1 << 20, .given = &(t)->sub_cpi_given},                                 \
+    {"dpca-shift", 0, CLI_INT, &(t)->dpca_shift, "S",                                       \
+     "dpca: channels the phase centre moves in one PRI, beta =\n"                          \
+     "2vT/d, signed (default 1)", .lo = -(1 << 20), .hi = 1 << 20,                          \
+     .given = &(t)->dpca_shift_given}
 void cli_training_defaults(cli_training *t);
 /* Put the training window and algorithm into cfg; a usage error (printed, EXIT_USAGE) for
  * --block or --guard without --training-window sliding, --segments with it, or

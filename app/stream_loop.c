@@ -175,6 +175,8 @@ void stream_json_config(cJSON *doc, const stap_config *pc, int beams)
     }
     cJSON_AddStringToObject(c, "algorithm", stap_algorithm_name(pc->algorithm));
     if (pc->algorithm == STAP_ALGORITHM_JDL) cJSON_AddNumberToObject(c, "angle_bins", pc->angle_bins);
+    if (pc->algorithm == STAP_ALGORITHM_DPCA) cJSON_AddNumberToObject(c, "dpca_shift", pc->dpca_shift);
+    if (stap_is_subcpi(pc)) cJSON_AddNumberToObject(c, "sub_cpi", pc->doppler_order);
     cJSON_AddNumberToObject(c, "beams", beams);
     cJSON_AddNumberToObject(c, "loading", pc->loading);
 }

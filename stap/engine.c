@@ -310,6 +310,12 @@ static int subcpi_steering(stap_engine *e, rt_error *err)
         free(s);
         return rt_fail(err, RT_ENOMEM, "out of memory for the sub-CPI steering vectors");
     }
+    if (e->cfg.algorithm == STAP_ALGORITHM_DPCA) { /* the fixed weights themselves */
+        for (int b = 0; b < e->B; b++)
+            stap_dpca_weights(&e->cfg, e->V + (size_t)b * N, e->Vs + (size_t)b * N);
+        free(s);
+        return RT_OK;
+    }
     for (int d = 0; d < nd; d++)
         for (int b = 0; b < e->B; b++) {
             stap_subcpi_steering(&e->cfg, e->V + (size_t)b * N, d, s);

@@ -125,7 +125,9 @@ static int cpu_create(stap_engine *e, rt_error *err)
     if (jdl) snprintf(algo, sizeof algo, "JDL %d beams x %d bins, ", cfg->angle_bins,
                       cfg->doppler_order);
     if (sub) snprintf(algo, sizeof algo, "%s %d-pulse sub-CPIs, ",
-                      cfg->algorithm == STAP_ALGORITHM_ADPCA ? "ADPCA" : "pre-Doppler",
+                      cfg->algorithm == STAP_ALGORITHM_ADPCA  ? "ADPCA"
+                      : cfg->algorithm == STAP_ALGORITHM_DPCA ? "DPCA (fixed weights)"
+                                                              : "pre-Doppler",
                       cfg->doppler_order);
     snprintf(e->describe, sizeof e->describe,
              "%s: FFTW, %s%s QR + MVDR solves%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
@@ -347,16 +349,20 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
         return stap_engine_fail_input(e, at, err);
     double t0 = rt_now_ms();
     const int jdl = e->cfg.algorithm == STAP_ALGORITHM_JDL, sub = stap_is_subcpi(&e->cfg);
+    const int dpca = e->cfg.algorithm == STAP_ALGORITHM_DPCA;
     if (sub) doppler_filter_subcpi(e, c, cube);
     else doppler_filter(e, c, cube);
     double t1 = rt_now_ms();
     if (jdl) form_training_jdl(e, c);
-    else if (sub) form_training_subcpi(e, c, cube);
-    else form_training(e, c);
+    else if (sub && !dpca) form_training_subcpi(e, c, cube);
+    else if (!sub) form_training(e, c);
     double t2 = rt_now_ms();
     la_timing lt = {0};
     int st = RT_OK;
-    if (sub) { /* S factors, each solved for every bin's (pre-Doppler) or one steering set */
+    if (dpca) { /* fixed weights: the same for every bin and segment */
+        for (int k = 0; k < e->batch; k++)
+            memcpy(sl->W + (size_t)k * e->B * e->N, e->Vs, sizeof(cf32) * (size_t)e->B * e->N);
+    } else if (sub) { /* S factors, each solved for every bin's (pre-Doppler) or one steering set */
         st = la_adaptive_weights(c->la, e->M, e->N, e->cfg.segments, c->T, e->M,
                                  (ptrdiff_t)e->M * e->N, e->nvs, e->Vs, c->Wt, &lt, err);
         if (st == RT_ENUMERIC) {

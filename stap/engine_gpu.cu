@@ -152,7 +152,11 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
                                     c->doppler_bins, s->d_X, s->d_status, st));
     FFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
     RTK(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
-    if (sub) {
+    if (c->algorithm == STAP_ALGORITHM_DPCA) {
+        /* fixed weights, written into d_W when the slot was made: no training, no solves */
+        RTK(rtk_event_record(s->ev[STAP_STAGE_QR], st));
+        RTK(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
+    } else if (sub) {
         /* training from the time-domain cube, S factors, D*S solves (grouped) */
         RTK(rtk_subcpi_training_launch(s->d_in, g->d_cells, c->channels, c->pulses,
                                        c->range_gates, c->doppler_order, c->segments,
@@ -335,6 +339,12 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
                                       &s->d_status->factor, nullptr, s->stream, err));
             g->dev_bytes += la_dev_weights_device_bytes(s->jqr[b]);
         }
+    } else if (c->algorithm == STAP_ALGORITHM_DPCA) {
+        /* every (bin, segment) gets the beams' fixed weights, once */
+        const size_t bn = (size_t)e->B * e->N;
+        for (int k = 0; k < e->batch; k++)
+            CU(cudaMemcpy(s->d_W + (size_t)k * bn, g->d_Vs, sizeof(float2) * bn,
+                          cudaMemcpyDeviceToDevice));
     } else if (sub) {
         /* item k = d*S + s: factor s, steering bin d (pre-Doppler) or the beams' (ADPCA) */
         const long long vstride =
@@ -466,6 +476,9 @@ int gpu_create(stap_engine *e, rt_error *err)
                  c->angle_bins, c->doppler_order,
                  g->jdl_shared ? "one launch over the beams: " : "one launch per beam: ",
                  la_dev_weights_describe(g->slot[0].jqr[0]));
+    else if (c->algorithm == STAP_ALGORITHM_DPCA)
+        snprintf(qr, sizeof qr, "DPCA %d-pulse, shift %d: fixed weights", c->doppler_order,
+                 c->dpca_shift);
     else if (stap_is_subcpi(c))
         snprintf(qr, sizeof qr, "%s %d-pulse sub-CPIs: training kernel, %s",
                  c->algorithm == STAP_ALGORITHM_ADPCA ? "ADPCA" : "pre-Doppler",
@@ -563,11 +576,16 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
         static_assert(sizeof(stap_cfar_hit) == sizeof(rtk_cfar_hit), "hit layouts differ");
         TRY(stap_cfar_plan_finish(s->cfar, hits, n, &res->detections, &res->detection_count, err));
     }
-    if (h->factor.worst == RTK_NO_WORST) /* every solver path reports every factor */
-        return rt_fail(err, RT_EDEVICE, "the weight solver reported no factor conditioning");
-    const unsigned ratio_bits = (unsigned)(h->factor.worst >> 32);
-    memcpy(&res->diag_ratio, &ratio_bits, sizeof ratio_bits);
-    res->diag_ratio_item = (int)(h->factor.worst & 0xffffffffu);
+    if (e->cfg.algorithm == STAP_ALGORITHM_DPCA) { /* no factors: nothing ill-conditioned */
+        res->diag_ratio = 1.0f;
+        res->diag_ratio_item = 0;
+    } else {
+        if (h->factor.worst == RTK_NO_WORST) /* every solver path reports every factor */
+            return rt_fail(err, RT_EDEVICE, "the weight solver reported no factor conditioning");
+        const unsigned ratio_bits = (unsigned)(h->factor.worst >> 32);
+        memcpy(&res->diag_ratio, &ratio_bits, sizeof ratio_bits);
+        res->diag_ratio_item = (int)(h->factor.worst & 0xffffffffu);
+    }
     res->weights = e->opt.keep_weights ? s->h_W : nullptr;
     res->output = e->opt.keep_output ? s->h_Y : nullptr;
     res->submit_ms = s->submit_ms;

@@ -31,7 +31,8 @@ struct stap_engine {
     cf32 *A;                  /* JDL: B x (C x Na) beam transforms (stap_jdl_beams) */
     cf32 *Vt;                 /* JDL: B x Nt beamspace steering, T_b^H v_b         */
     cf32 *Vs;                 /* sub-CPI: nvs x N solve steering (stap_subcpi_steering):
-                                 pre-Doppler D x B (bin-major), ADPCA B (= V)          */
+                                 pre-Doppler D x B (bin-major), ADPCA B (= V); DPCA:
+                                 the B fixed weights (stap_dpca_weights)              */
     int nvs;                  /* D*B or B                                          */
     int *cells;               /* S x K training cells (stap_training_cells) */
     const stap_engine_ops *ops;

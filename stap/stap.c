@@ -2,6 +2,7 @@
  * validation, Doppler windows and the default steering vectors (contract step 6). */
 #include "stap.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,8 @@ int stap_training_window_parse(const char *name, stap_training_window *out, rt_e
     return RT_OK;
 }
 
-static const char *const algorithm_names[] = {"post-doppler", "jdl", "pre-doppler", "adpca"};
+static const char *const algorithm_names[] = {"post-doppler", "jdl", "pre-doppler", "adpca",
+                                               "dpca"};
 enum { ALGORITHM_COUNT = (int)(sizeof algorithm_names / sizeof *algorithm_names) };
 
 const char *stap_algorithm_name(stap_algorithm a)
@@ -84,8 +86,17 @@ int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err)
             *out = (stap_algorithm)a;
             return RT_OK;
         }
-    return rt_fail(err, RT_EINVAL, "algorithm '%s': expected post-doppler, jdl, pre-doppler or "
-                   "adpca", name ? name : "");
+    return rt_fail(err, RT_EINVAL, "algorithm '%s': expected post-doppler, jdl, pre-doppler, "
+                   "adpca or dpca", name ? name : "");
+}
+
+void stap_dpca_weights(const stap_config *cfg, const cf32 *v, cf32 *w)
+{
+    const int C = cfg->channels, Q = cfg->doppler_order, sh = cfg->dpca_shift;
+    const int span = (Q - 1) * abs(sh), Cs = C - span, c0 = sh < 0 ? span : 0;
+    for (int j = 0; j < C * Q; j++) w[j] = 0;
+    for (int c = c0; c < c0 + Cs; c++)
+        for (int q = 0; q < Q; q++) w[(c + (Q - 1 - q) * sh) * Q + q] = v[c * Q + q] / (float)Cs;
 }
 
 void stap_subcpi_steering(const stap_config *cfg, const cf32 *v, int d, double *s)
@@ -198,10 +209,19 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                        c->threads, cpus);
     if (stap_is_subcpi(c)) {
         /* the taps are the pulses of a sub-CPI: any count up to P (ADPCA: 2 or 3) */
-        if (c->algorithm == STAP_ALGORITHM_ADPCA && c->doppler_order != 2 &&
+        if (c->algorithm != STAP_ALGORITHM_PRE_DOPPLER && c->doppler_order != 2 &&
             c->doppler_order != 3)
-            return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d: ADPCA cancels over 2 "
-                           "or 3 pulses", c->doppler_order);
+            return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d: %s cancels over 2 "
+                           "or 3 pulses", c->doppler_order,
+                           c->algorithm == STAP_ALGORITHM_DPCA ? "DPCA" : "ADPCA");
+        if (c->algorithm == STAP_ALGORITHM_DPCA) {
+            if (c->dpca_shift == 0) c->dpca_shift = 1;
+            if (c->dpca_shift > INT_MAX / 4 || c->dpca_shift < -INT_MAX / 4 ||
+                (c->doppler_order - 1) * abs(c->dpca_shift) >= c->channels)
+                return rt_fail(err, RT_EINVAL, "stap_config.dpca_shift %d: the %d pulses' "
+                               "subarrays need (pulses - 1) x |shift| < the %d channels",
+                               c->dpca_shift, c->doppler_order, c->channels);
+        }
         if (c->doppler_order < 1 || c->doppler_order > c->pulses)
             return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d: a sub-CPI has 1 to "
                            "the %d pulses", c->doppler_order, c->pulses);
@@ -268,7 +288,7 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     }
     if (!(c->loading >= 0.0) || !isfinite(c->loading))
         return rt_fail(err, RT_EINVAL, "stap_config.loading must be a finite number >= 0");
-    if (c->training < Nt && c->loading == 0.0)
+    if (c->training < Nt && c->loading == 0.0 && c->algorithm != STAP_ALGORITHM_DPCA)
         return rt_fail(err, RT_EINVAL,
                        "stap_config.training %d is smaller than the N = %d degrees of freedom "
                        "(%s): the training matrix is rank-deficient; "
@@ -393,7 +413,8 @@ void stap_default_steering(const stap_config *cfg, cf32 *V)
             const cf32 a = (float)cos(ph) + I * (float)sin(ph);
             if (cfg->algorithm == STAP_ALGORITHM_PRE_DOPPLER)
                 for (int q = 0; q < Q; q++) V[(size_t)b * N + c * Q + q] = a;
-            else if (cfg->algorithm == STAP_ALGORITHM_ADPCA) /* binomial, alternating */
+            else if (cfg->algorithm == STAP_ALGORITHM_ADPCA ||
+                     cfg->algorithm == STAP_ALGORITHM_DPCA) /* binomial, alternating */
                 for (int q = 0; q < Q; q++)
                     V[(size_t)b * N + c * Q + q] = (q % 2 ? -1.0f : 1.0f) *
                                                    (Q == 3 && q == 1 ? 2.0f : 1.0f) * a;

@@ -55,6 +55,8 @@ static const gcase cases[] = {
      STAP_WINDOW_NONE, 4, 2, 0, 0, STAP_ALGORITHM_ADPCA},
     {"pre-Doppler M=3, user steering, 2 segments", 8, 32, 160, 32, 3, 2, 40, 4, 0,
      STAP_WINDOW_NONE, 0, 0, 0, 1, STAP_ALGORITHM_PRE_DOPPLER},
+    {"DPCA 2-pulse, hard preset", 22, 128, 480, 128, 2, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0,
+     0, 0, STAP_ALGORITHM_DPCA},
 };
 
 static size_t rss_bytes(void)
@@ -415,7 +417,7 @@ int main(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const uint64_t seed = (uint64_t)(tc_uniform(&rng) * 1e15);
         one_case(&cases[i], LA_BACKEND_GPU, seed);
-        if (i == 0 || i == 3 || i == 6 || i == 8 || i == 11 || i == 14 || i == 15)
+        if (i == 0 || i == 3 || i == 6 || i == 8 || i == 11 || i == 14 || i == 15 || i == 16)
             one_case(&cases[i], LA_BACKEND_CUBLAS, seed);
         if (i == 0 || i == 4) kinds_case(&cases[i], seed, 0);
         if (i == 0) kinds_case(&cases[i], seed, 100);

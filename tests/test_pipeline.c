@@ -45,6 +45,8 @@ static const pcase cases[] = {
     {"pre-Doppler M=P: one sub-CPI, jammed", 3, 6, 64, 8, 6, 1, 40, 2, 0, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0, 0, STAP_ALGORITHM_PRE_DOPPLER},
     {"ADPCA 2-pulse, jammed, sliding 4, guard 2", 4, 16, 96, 16, 2, 0, 20, 3, 0, STAP_WINDOW_HANN, 0, 0, 1, 90, 4, 2, 0, STAP_ALGORITHM_ADPCA},
     {"ADPCA 3-pulse, jammed, K < N with loading", 4, 8, 60, 8, 3, 3, 8, 2, 0.5, STAP_WINDOW_NONE, 0, 0, 1, 90, 0, 0, 0, STAP_ALGORITHM_ADPCA},
+    {"DPCA 2-pulse, shift 1, hann, 2 segments", 5, 16, 64, 16, 2, 2, 8, 3, 0, STAP_WINDOW_HANN, 0, 0, 1, 100, 0, 0, 0, STAP_ALGORITHM_DPCA},
+    {"DPCA 3-pulse, shift -1, user steering", 6, 12, 48, 16, 3, 1, 8, 2, 0, STAP_WINDOW_NONE, 0, 1, 0, 100, 0, 0, 0, STAP_ALGORITHM_DPCA},
 };
 
 static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
@@ -65,6 +67,7 @@ static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
         cfg.angle_bins = pc->Na;
     }
     if (pc->algo) cfg.algorithm = pc->algo;
+    if (pc->algo == STAP_ALGORITHM_DPCA && pc->user_steering) cfg.dpca_shift = -1;
     int N = pc->C * pc->Q;
     size_t ncube = (size_t)pc->C * pc->P * pc->R;
     cf32 *cube = malloc(sizeof(cf32) * ncube);
@@ -115,12 +118,12 @@ static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
     CHECK(snr_y >= pc->min_snr_db, "%s [%s]: output SNR %.1f dB < %g", pc->name,
           la_backend_name(be), snr_y, pc->min_snr_db);
     /* distortionless constraint w^H v = 1 for every (d, s, b) (sub-CPI: v = bin d's
-     * steering) */
+     * steering; DPCA: a fixed canceller, the constraint does not apply) */
     double worst = 0;
     const cf32 *Vs = stap_plan_steering(plan);
     const int B = stap_plan_beams(plan);
     double *sd = malloc(sizeof(double) * 2 * N);
-    for (size_t k = 0; k < nw / N; k++) {
+    for (size_t k = 0; k < nw / N && c->algorithm != STAP_ALGORITHM_DPCA; k++) {
         const cf32 *w = W + k * N, *v = Vs + (k % B) * N;
         const int d = (int)(k / B / c->segments);
         if (stap_is_subcpi(c)) stap_subcpi_steering(c, v, d, sd);

@@ -39,9 +39,12 @@ typedef enum stap_algorithm {
                                         one weight per Doppler bin, Doppler filtering of
                                         the P - Q + 1 adapted sub-CPIs after adaptation;
                                         N = C*Q                                          */
-    STAP_ALGORITHM_ADPCA             /* adaptive DPCA: as pre-Doppler with Q = 2 or 3, one
+    STAP_ALGORITHM_ADPCA,            /* adaptive DPCA: as pre-Doppler with Q = 2 or 3, one
                                         weight for every Doppler bin, steered to the
                                         binomial canceller (1,-1) or (1,-2,1) x a(u)     */
+    STAP_ALGORITHM_DPCA              /* displaced phase centre antenna: the non-adaptive
+                                        2- or 3-pulse canceller of subarrays displaced by
+                                        dpca_shift channels a pulse (no training)        */
 } stap_algorithm;
 
 /* Every parameter of a run. Shape fields come from the input cube. */
@@ -68,6 +71,9 @@ typedef struct stap_config {
     int guard;           /* G >= 0, sliding: cells left out on each side of a block  */
     stap_algorithm algorithm; /* default STAP_ALGORITHM_POST_DOPPLER                 */
     int angle_bins;      /* Na, JDL: odd, 1 <= Na <= C; 0 = 3 (1 when C < 3)          */
+    int dpca_shift;      /* DPCA: channels the phase centre moves in one PRI, beta =
+                            2 v T / d (a whole number, sign = direction of flight along
+                            the channel index); (Q-1)|shift| < C; 0 = 1            */
 } stap_config;
 
 typedef enum stap_preset { STAP_PRESET_EASY = 0, STAP_PRESET_MEDIUM, STAP_PRESET_HARD,
@@ -96,12 +102,14 @@ static inline int stap_adaptive_dof(const stap_config *c)
 /* Pre-Doppler and ADPCA: the taps are the pulses of a sub-CPI (README "Algorithms"). */
 static inline int stap_is_subcpi(const stap_config *c)
 {
-    return c->algorithm == STAP_ALGORITHM_PRE_DOPPLER || c->algorithm == STAP_ALGORITHM_ADPCA;
+    return c->algorithm == STAP_ALGORITHM_PRE_DOPPLER || c->algorithm == STAP_ALGORITHM_ADPCA ||
+           c->algorithm == STAP_ALGORITHM_DPCA;
 }
 /* Training matrices per CPI: D*S, times B for JDL (each beam its own transform); S for
  * the sub-CPI algorithms (time-domain snapshots do not depend on the Doppler bin). */
 static inline long long stap_training_matrices(const stap_config *c)
 {
+    if (c->algorithm == STAP_ALGORITHM_DPCA) return 0; /* fixed weights, nothing to train */
     if (stap_is_subcpi(c)) return c->segments;
     return (long long)c->doppler_bins * c->segments *
            (c->algorithm == STAP_ALGORITHM_JDL ? c->beams : 1);
@@ -123,7 +131,7 @@ int stap_window(const stap_config *cfg, float *win, rt_error *err);
 /* Contract step 3: the K training cells of segment (or sliding block) s of a validated
  * configuration, ascending, into cells[0..K-1]. */
 void stap_training_cells(const stap_config *cfg, int s, int *cells);
-/* "post-doppler", "jdl", "pre-doppler" or "adpca" */
+/* "post-doppler", "jdl", "pre-doppler", "adpca" or "dpca" */
 const char *stap_algorithm_name(stap_algorithm a);
 int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err);
 /* JDL's transform for a beam with steering vector v (N = C*Q): T = I_Q (x) A, A the C x Na
@@ -138,14 +146,19 @@ int stap_jdl_beams(const stap_config *cfg, const cf32 *v, double *A, rt_error *e
  * (a target at the bin's centre frequency d / D, sub-CPI pulse q); ADPCA s = v (one weight
  * for every bin). In double, (re, im) pairs: s[2 j], s[2 j + 1]. */
 void stap_subcpi_steering(const stap_config *cfg, const cf32 *v, int d, double *s);
+/* DPCA's fixed weight for steering vector v (N = C*Q): tap q of channel c + (Q-1-q)*shift
+ * gets v[c*Q + q] / Cs for the Cs = C - (Q-1)|shift| channels c of the subarray (c from
+ * max(0, -(Q-1)*shift)), every other entry 0 — with the default v = a (x) h the pulses'
+ * subarrays see the same clutter when shift = beta, and the binomial taps h cancel it. */
+void stap_dpca_weights(const stap_config *cfg, const cf32 *v, cf32 *w);
 /* "segment" or "sliding" */
 const char *stap_training_window_name(stap_training_window w);
 int stap_training_window_parse(const char *name, stap_training_window *out, rt_error *err);
 
 /* Default steering (contract step 6): V is B x N row-major; beam b's spatial response
  * a_b(c) = exp(2 pi i spacing c u_b) on the centre tap (post-Doppler, JDL), on every pulse
- * of the sub-CPI (pre-Doppler: a_b (x) 1_Q), or times the binomial canceller (ADPCA:
- * a_b (x) (1, -1) or a_b (x) (1, -2, 1)). */
+ * of the sub-CPI (pre-Doppler: a_b (x) 1_Q), or times the binomial canceller (ADPCA,
+ * DPCA: a_b (x) (1, -1) or a_b (x) (1, -2, 1)). */
 void stap_default_steering(const stap_config *cfg, cf32 *V);
 /* The sine-space angle of default beam b of B: u_b = -1 + (2b + 1) / B. */
 double stap_beam_u(int b, int B);

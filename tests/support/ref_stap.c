@@ -90,7 +90,23 @@ static int ref_subcpi(const stap_config *cfg, const double *win, int B, const cf
     cf64 *T = malloc(sizeof(cf64) * (size_t)M * N);
     cf64 *sv = malloc(sizeof(cf64) * N), *y = malloc(sizeof(cf64) * N);
     int status = 0;
-    for (int s = 0; s < S && !status; s++) {
+    if (cfg->algorithm == STAP_ALGORITHM_DPCA) {
+        /* README: tap q of the pulse-q subarray, channels c + (Q-1-q) shift, c over the
+         * Cs = C - (Q-1)|shift| channels that keep every tap inside the array */
+        const int sh = cfg->dpca_shift, span = (Q - 1) * (sh < 0 ? -sh : sh);
+        for (size_t k = 0; k < (size_t)D * S; k++)
+            for (int b = 0; b < B; b++) {
+                cf64 *w = W + (k * B + b) * N;
+                for (int j = 0; j < N; j++) w[j] = 0;
+                for (int c = 0; c < C; c++)
+                    for (int q = 0; q < Q; q++) {
+                        const int ch = c + (Q - 1 - q) * sh;
+                        if (c + (Q - 1) * (sh > 0 ? sh : 0) < C && c + (Q - 1) * (sh < 0 ? sh : 0) >= 0)
+                            w[ch * Q + q] = (cf64)V[(size_t)b * N + c * Q + q] / (C - span);
+                    }
+            }
+    }
+    for (int s = 0; s < S && !status && cfg->algorithm != STAP_ALGORITHM_DPCA; s++) {
         if (sliding && sliding_cells(R, Lb, cfg->guard, K, s, cells)) {
             status = -1;
             break;
@@ -146,7 +162,8 @@ static int ref_subcpi(const stap_config *cfg, const double *win, int B, const cf
 int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
              const cf32 *cube, cf64 *W, cf64 *Y)
 {
-    if (cfg->algorithm == STAP_ALGORITHM_PRE_DOPPLER || cfg->algorithm == STAP_ALGORITHM_ADPCA)
+    if (cfg->algorithm == STAP_ALGORITHM_PRE_DOPPLER || cfg->algorithm == STAP_ALGORITHM_ADPCA ||
+        cfg->algorithm == STAP_ALGORITHM_DPCA)
         return ref_subcpi(cfg, win, B, V, cube, W, Y);
     const int C = cfg->channels, P = cfg->pulses, R = cfg->range_gates;
     const int sliding = cfg->training_window == STAP_TRAINING_SLIDING;
