@@ -185,6 +185,12 @@ int cmd_plot(int argc, char **argv)
             status = cli_error(EXIT_USAGE, "--beam %d: the run has %d beams", beam, run.beams);
             goto out;
         }
+        if (resp_asked && stap_is_subcpi(&run.cfg)) {
+            status = cli_error(EXIT_USAGE, "--response-*: no adapted response for a %s run yet "
+                               "(its weights filter staggered sub-CPIs)",
+                               stap_algorithm_name(run.cfg.algorithm));
+            goto out;
+        }
         const struct {
             const char *flag, *what;
             int value, count;
@@ -316,8 +322,17 @@ int cmd_plot(int argc, char **argv)
             char alg[40] = ""; /* "jdl NA=3, " for a reduced-DOF table */
             if (t->algorithm[0] && strcmp(t->algorithm, "post-doppler"))
                 snprintf(alg, sizeof alg, "%s, ", t->algorithm);
-            snprintf(deflab[k], sizeof deflab[k], "%sQ=%d, K=%d%s%s", alg, t->Q, t->K, segs, win);
-            snprintf(optlab[k], sizeof optlab[k], "optimum Q=%d%s", t->Q, win);
+            /* the sub-CPI algorithms name their M' in the algorithm ("pre-doppler M=3"), and
+             * their optimum (on the staggered snapshots) is their own */
+            const int sub = stap_sinr_is_subcpi(t);
+            if (sub) {
+                snprintf(deflab[k], sizeof deflab[k], "%sK=%d%s%s", alg, t->K, segs, win);
+                snprintf(optlab[k], sizeof optlab[k], "optimum %s%s", t->algorithm, win);
+            } else {
+                snprintf(deflab[k], sizeof deflab[k], "%sQ=%d, K=%d%s%s", alg, t->Q, t->K, segs,
+                         win);
+                snprintf(optlab[k], sizeof optlab[k], "optimum Q=%d%s", t->Q, win);
+            }
             labs[k] = k < labels.n ? labels.v[k] : deflab[k];
             optlabs[k] = k < labels.n ? NULL : optlab[k];
         }
@@ -329,8 +344,13 @@ int cmd_plot(int argc, char **argv)
         printf("%s\n", path);
     }
 
-    /* 5: the angle-Doppler response of the adapted weights and of the optimum */
-    if (have_run && have_truth) {
+    /* 5: the angle-Doppler response of the adapted weights and of the optimum (not yet for
+     * the sub-CPI algorithms: their weights act on the staggered snapshots, which
+     * scene_response does not model) */
+    if (have_run && stap_is_subcpi(&run.cfg)) {
+        fprintf(stderr, "rtstap plot: no adapted_response.png for a %s run (not drawn for the "
+                        "sub-CPI algorithms yet)\n", stap_algorithm_name(run.cfg.algorithm));
+    } else if (have_run && have_truth) {
         const stap_config *c = &run.cfg;
         const int D = c->doppler_bins;
         if (resp_bin < 0) {

@@ -17,7 +17,10 @@ static const cli_command sinr_cmd = {
     "covariance of the Doppler-domain snapshots (Ward TR-1015), and the adaptive loss\n"
     "rho = SINR(w) / SINR_opt of the run's weights, for a target in the beam's look\n"
     "direction at the bin's centre Doppler. The mean of rho is compared with the\n"
-    "Reed-Mallett-Brennan expectation (K+2-N)/(K+1), rho ~ Beta(K+2-N, N-1).\n",
+    "Reed-Mallett-Brennan expectation (K+2-N)/(K+1), rho ~ Beta(K+2-N, N-1).\n"
+    "Reduced-DOF runs (jdl, pre-doppler, adpca) add the loss of the algorithm's\n"
+    "clairvoyant weights; pre-doppler and adpca are evaluated on the staggered\n"
+    "snapshots their weights filter, with rho taken in the sub-CPI domain they adapt in.\n",
     "JSON: the configuration, the summary (rmb_* and z are null where the RMB law is\n"
     "undefined, K < N - 1) and the table of the beam shown.\n"};
 
@@ -94,7 +97,12 @@ int cmd_sinr(int argc, char **argv)
                c->channels, c->pulses, c->doppler_bins, c->doppler_order, res.N, res.S, res.K,
                res.B, c->loading, reduced ? "; " : "", reduced ? res.algorithm : "", show,
                u ? u[show] : NAN);
-        if (reduced)
+        if (reduced && stap_is_subcpi(c))
+            fprintf(rep, "  %d DOF adapted (%d channels x %d pulses of a sub-CPI, %d sub-CPIs); "
+                    "algorithm(dB): its clairvoyant weights R_sub^-1 s on the staggered "
+                    "snapshots; rho in the sub-CPI domain\n", res.Nt, c->channels,
+                    c->doppler_order, stap_window_len(c));
+        else if (reduced)
             fprintf(rep, "  %d DOF adapted; algorithm(dB): the loss of its clairvoyant weights, rho "
                     "against them\n", res.Nt);
         fprintf(rep, "  %4s %12s %12s", "bin", res.prf_hz > 0 ? "Doppler(Hz)" : "Doppler",
@@ -105,10 +113,11 @@ int cmd_sinr(int argc, char **argv)
             double lo = res.optimum_loss[(size_t)d * res.B + show];
             double lg = res.algorithm_loss[(size_t)d * res.B + show];
             double rm = stap_sinr_rho_mean(&res, d, show);
+            double la = stap_sinr_adaptive_mean(&res, d, show);
             fprintf(rep, "  %4d %12.3f %12.2f", d,
                    res.doppler[d] * (res.prf_hz > 0 ? res.prf_hz : 1), db(lo));
             if (reduced) fprintf(rep, " %13.2f", db(lg));
-            fprintf(rep, " %12.2f %10.2f\n", db(lg * rm), db(rm));
+            fprintf(rep, " %12.2f %10.2f\n", db(la), db(rm));
         }
         fprintf(rep, "  mean rho over %zu values (%s): %.4f (%.2f dB)\n", res.count,
                beam < 0 ? "all beams, bins and segments" : "this beam, all bins and segments",
@@ -165,13 +174,14 @@ int cmd_sinr(int argc, char **argv)
             double lo = res.optimum_loss[(size_t)d * res.B + show];
             double lg = res.algorithm_loss[(size_t)d * res.B + show];
             double rm = stap_sinr_rho_mean(&res, d, show);
+            double la = stap_sinr_adaptive_mean(&res, d, show);
             cJSON *r = cJSON_CreateObject();
             cJSON_AddNumberToObject(r, "bin", d);
             cJSON_AddNumberToObject(r, "doppler", res.doppler[d]);
             if (res.prf_hz > 0) cJSON_AddNumberToObject(r, "doppler_hz", res.doppler[d] * res.prf_hz);
             cJSON_AddNumberToObject(r, "optimum_db", db(lo));
             cJSON_AddNumberToObject(r, "algorithm_db", db(lg));
-            cJSON_AddNumberToObject(r, "adaptive_db", db(lg * rm));
+            cJSON_AddNumberToObject(r, "adaptive_db", db(la));
             cJSON_AddNumberToObject(r, "rho_db", db(rm));
             cJSON_AddItemToArray(rows, r);
         }

@@ -423,6 +423,77 @@ int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int
     return RT_OK;
 }
 
+/* h[p'] = win[p'] exp(-2 pi i d p' / D): z[c*Q + q] = sum_p' h[p'] x[c, p' + q]. For a
+ * clutter patch (spatial vt, Doppler w) z = a(vt) (x) exp(2 pi i w q) H(w), H(w) = sum_p'
+ * h[p'] exp(2 pi i w p'); for white noise and jammers E[z_q conj(z_q')] picks p2' = p' + q
+ * - q': M[q - q'] = sum_p' h[p'] conj(h[p' + q - q']). */
+int scene_covariance_staggered(const scene_truth *t, const double *win, int Pw, int D, int Q,
+                               int d, cf64 *Rz, rt_error *err)
+{
+    const scene_config *c = &t->cfg;
+    const int C = c->channels, P = c->pulses, N = C * Q, nc = 2 * C - 1, nq = 2 * Q - 1;
+    if (Pw < 1 || Q < 1 || Pw + Q - 1 > P || D < 1 || d < 0 || d >= D)
+        return rt_fail(err, RT_EINVAL, "staggered covariance: need Pw, Q >= 1, Pw + Q - 1 <= P "
+                       "and 0 <= d < D (got Pw=%d Q=%d P=%d D=%d d=%d)", Pw, Q, P, D, d);
+    /* per (c - c', q - q') */
+    cf64 *cl = calloc((size_t)nc * nq, sizeof(cf64));
+    cf64 *h = malloc(sizeof(cf64) * Pw), *m = malloc(sizeof(cf64) * nq);
+    if (!cl || !h || !m) {
+        free(cl);
+        free(h);
+        free(m);
+        return rt_fail(err, RT_ENOMEM, "out of memory for the staggered covariance");
+    }
+    for (int p = 0; p < Pw; p++) h[p] = win[p] * cis(-(double)(((long long)d * p) % D) / D);
+    for (int i = 0; i < t->patches; i++) {
+        const double w = t->patch_doppler[i];
+        cf64 H = 0;
+        for (int p = 0; p < Pw; p++) H += h[p] * cis(w * p);
+        const double xi = t->patch_cnr[i] * c->noise_power * creal(H * conj(H));
+        for (int dc = -(C - 1); dc <= C - 1; dc++) {
+            const cf64 sp = xi * cis(dc * t->patch_spatial[i]);
+            cf64 *row = cl + (size_t)(dc + C - 1) * nq;
+            for (int dq = -(Q - 1); dq <= Q - 1; dq++) row[dq + Q - 1] += sp * cis(dq * w);
+        }
+    }
+    for (int dq = -(Q - 1); dq <= Q - 1; dq++) {
+        cf64 s = 0;
+        for (int p = 0; p < Pw; p++)
+            if (p + dq >= 0 && p + dq < Pw) s += h[p] * conj(h[p + dq]);
+        m[dq + Q - 1] = s;
+    }
+    for (int dc = -(C - 1); dc <= C - 1; dc++) {
+        cf64 s = dc == 0 ? c->noise_power : 0;
+        for (int j = 0; j < c->njammers; j++)
+            s += pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power *
+                 cis(dc * c->element_spacing * c->jammers[j].u);
+        cf64 *row = cl + (size_t)(dc + C - 1) * nq;
+        for (int k = 0; k < nq; k++) row[k] += s * m[k];
+    }
+    for (int c2 = 0; c2 < C; c2++)
+        for (int q2 = 0; q2 < Q; q2++)
+            for (int c1 = 0; c1 < C; c1++)
+                for (int q1 = 0; q1 < Q; q1++)
+                    Rz[(size_t)(c2 * Q + q2) * N + c1 * Q + q1] =
+                        cl[(size_t)(c1 - c2 + C - 1) * nq + q1 - q2 + Q - 1];
+    free(cl);
+    free(h);
+    free(m);
+    return RT_OK;
+}
+
+void scene_staggered_signature(int C, const cf64 *a, double w, const double *win, int Pw,
+                               int D, int Q, int d, cf64 *s)
+{
+    cf64 H = 0;
+    for (int p = 0; p < Pw; p++)
+        H += win[p] * cis(w * p - (double)(((long long)d * p) % D) / D);
+    for (int q = 0; q < Q; q++) {
+        const cf64 g = H * cis(w * q);
+        for (int ch = 0; ch < C; ch++) s[ch * Q + q] = a[ch] * g;
+    }
+}
+
 /* ---- /truth in HDF5 ------------------------------------------------------------ */
 static int attr_write(hid_t loc, const char *name, hid_t type, const void *v)
 {

@@ -135,6 +135,21 @@ int scene_covariance_spacetime(const scene_truth *t, cf64 *Rst, rt_error *err);
 int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int Q, int d,
                              cf64 *Rd, rt_error *err);
 
+/* The covariance of the staggered snapshot of the sub-CPI algorithms (pre-Doppler, ADPCA):
+ * z[c*Q + q] = sum_{p'=0}^{Pw-1} win[p'] exp(-2 pi i d p' / D) x[c, p' + q] (the window
+ * over Pw = P - Q + 1 sub-CPIs, as the engine's staggered Doppler filter; Pw + Q - 1 <= P,
+ * 0 <= d < D), N x N column-major (N = C Q), from the Toeplitz structure of the model
+ * without forming Rst. Pw = 1, win = {1}, d = 0 gives the covariance of one sub-CPI,
+ * x[c, q] for q < Q (the principal block of Rst, reordered c*Q + q). */
+int scene_covariance_staggered(const scene_truth *t, const double *win, int Pw, int D, int Q,
+                               int d, cf64 *Rz, rt_error *err);
+
+/* Staggered signature (as scene_covariance_staggered) of a unit-amplitude point target
+ * with spatial response a[0..C-1] and normalized Doppler w: s[c*Q+q] = a[c] exp(2 pi i w q)
+ * sum_p' win[p'] exp(2 pi i (w - d/D) p'). */
+void scene_staggered_signature(int C, const cf64 *a, double w, const double *win, int Pw,
+                               int D, int Q, int d, cf64 *s);
+
 /* Doppler-domain signature of a unit-amplitude point target with spatial response
  * a[0..C-1] and normalized Doppler w (cycles per pulse) in bin d: s[c*Q+q] =
  * a[c] sum_p win[p] exp(2 pi i w p) exp(-2 pi i b_q p / D). */

@@ -18,6 +18,37 @@ static void trsv_lower(int N, const cf64 *L, cf64 *x)
     }
 }
 
+/* Solve L^H x = b in place (L as trsv_lower). */
+static void trsv_upper_h(int N, const cf64 *L, cf64 *x)
+{
+    for (int i = N - 1; i >= 0; i--) {
+        cf64 s = x[i];
+        for (int j = i + 1; j < N; j++) s -= conj(L[(size_t)i * N + j]) * x[j];
+        x[i] = s / conj(L[(size_t)i * N + i]);
+    }
+}
+
+/* w^H R w = ||L^H w||^2 (R = L L^H, L as trsv_lower). */
+static double quad_form(int N, const cf64 *L, const cf64 *w)
+{
+    double q = 0;
+    for (int i = 0; i < N; i++) {
+        cf64 acc = 0;
+        for (int j = i; j < N; j++) acc += conj(L[(size_t)i * N + j]) * w[j];
+        q += creal(acc * conj(acc));
+    }
+    return q;
+}
+
+/* |w^H t|^2 / (w^H R w): the output SINR of w per unit target power (R = L L^H). */
+static double sinr_on(int N, const cf64 *L, const cf64 *w, const cf64 *t)
+{
+    cf64 wt = 0;
+    for (int j = 0; j < N; j++) wt += conj(w[j]) * t[j];
+    const double q = quad_form(N, L, w);
+    return q > 0 ? creal(wt * conj(wt)) / q : 0;
+}
+
 int scene_run_config(const scene_truth *t, const stap_config *run, int B, stap_config *cfg,
                      rt_error *err)
 {
@@ -81,6 +112,109 @@ static int jdl_optimum(const stap_config *cfg, const double *A, const cf64 *R, c
     return RT_OK;
 }
 
+/* The sub-CPI algorithms (sinr.h): for each bin d the covariance R_z(d) of the staggered
+ * snapshot and the signature t_d of a target in beam b's look direction at the bin's
+ * centre Doppler; the clairvoyant weights R_sub^{-1} s_{d,b} and the run's weights w on
+ * z_d, rho of w in the sub-CPI domain. Fills res's arrays (allocated, D x B and D x S x B). */
+static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const double *win,
+                         const cf32 *V, int B, const cf32 *W, stap_sinr_result *res,
+                         rt_error *err)
+{
+    const int C = cfg->channels, P = cfg->pulses, D = cfg->doppler_bins, Q = cfg->doppler_order;
+    const int S = cfg->segments, N = C * Q, Pw = stap_window_len(cfg);
+    const double sigma2 = t->cfg.noise_power, one = 1.0;
+    cf64 *Rs = malloc(sizeof(cf64) * (size_t)N * N), *Rz = malloc(sizeof(cf64) * (size_t)N * N);
+    cf64 *a = malloc(sizeof(cf64) * (size_t)B * C), *tz = malloc(sizeof(cf64) * N);
+    cf64 *sv = malloc(sizeof(cf64) * N), *x = malloc(sizeof(cf64) * N);
+    cf64 *w = malloc(sizeof(cf64) * N);
+    double *an = malloc(sizeof(double) * B), *s2 = malloc(sizeof(double) * 2 * (size_t)N);
+    int st = RT_OK;
+    if (!Rs || !Rz || !a || !tz || !sv || !x || !w || !an || !s2) {
+        st = rt_fail(err, RT_ENOMEM, "out of memory for the sub-CPI SINR computation");
+        goto out;
+    }
+    /* R_sub = L_s L_s^H: the covariance of one sub-CPI (pulses 0..Q-1, as trained) */
+    if ((st = scene_covariance_staggered(t, &one, 1, D, Q, 0, Rs, err))) goto out;
+    lapack_int info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rs, N);
+    if (info != 0) {
+        st = rt_fail(err, RT_ENUMERIC, "true covariance of a sub-CPI is not positive definite "
+                     "(zpotrf info %d)", (int)info);
+        goto out;
+    }
+    /* beam b's spatial response: the tap of v_b with the most energy (pre-Doppler a_b on
+     * every tap; ADPCA a_b times the canceller's coefficient); the losses do not depend on
+     * its scale */
+    for (int b = 0; b < B; b++) {
+        const cf32 *v = V + (size_t)b * N;
+        int best = 0;
+        double emax = -1;
+        for (int q = 0; q < Q; q++) {
+            double e = 0;
+            for (int c = 0; c < C; c++) e += crealf(v[c * Q + q] * conjf(v[c * Q + q]));
+            if (e > emax) {
+                emax = e;
+                best = q;
+            }
+        }
+        for (int c = 0; c < C; c++) a[(size_t)b * C + c] = v[c * Q + best];
+        an[b] = emax;
+    }
+    for (int d = 0; d < D; d++) {
+        const double f = (double)d / D;
+        if ((st = scene_covariance_staggered(t, win, Pw, D, Q, d, Rz, err))) goto out;
+        info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rz, N);
+        if (info != 0) {
+            st = rt_fail(err, RT_ENUMERIC, "true covariance of the staggered snapshot of Doppler "
+                         "bin %d is not positive definite (zpotrf info %d)", d, (int)info);
+            goto out;
+        }
+        for (int b = 0; b < B; b++) {
+            const size_t db = (size_t)d * B + b;
+            scene_staggered_signature(C, a + (size_t)b * C, f, win, Pw, D, Q, d, tz);
+            /* L_opt: t^H R_z^{-1} t = ||L_z^{-1} t||^2 */
+            memcpy(x, tz, sizeof(cf64) * N);
+            trsv_lower(N, Rz, x);
+            double topt = 0;
+            for (int j = 0; j < N; j++) topt += creal(x[j] * conj(x[j]));
+            const double snr0 = an[b] > 0 ? an[b] * P / sigma2 : 0; /* per unit xi */
+            res->optimum_loss[db] = snr0 > 0 ? topt / snr0 : 0;
+            /* the clairvoyant weights R_sub^{-1} s and s^H R_sub^{-1} s = ||L_s^{-1} s||^2 */
+            stap_subcpi_steering(cfg, V + (size_t)b * N, d, s2);
+            for (int j = 0; j < N; j++) sv[j] = s2[2 * j] + I * s2[2 * j + 1];
+            memcpy(w, sv, sizeof(cf64) * N);
+            trsv_lower(N, Rs, w);
+            double srs = 0;
+            for (int j = 0; j < N; j++) srs += creal(w[j] * conj(w[j]));
+            trsv_upper_h(N, Rs, w);
+            const double salg = sinr_on(N, Rz, w, tz);
+            res->algorithm_loss[db] = snr0 > 0 ? salg / snr0 : 0;
+            for (int g = 0; g < S; g++) {
+                const size_t k = ((size_t)d * S + g) * B + b;
+                const cf32 *wf = W + k * N;
+                cf64 ws = 0;
+                for (int j = 0; j < N; j++) {
+                    w[j] = wf[j];
+                    ws += conj(w[j]) * sv[j];
+                }
+                const double wrw = quad_form(N, Rs, w);
+                res->rho[k] = wrw > 0 && srs > 0 ? creal(ws * conj(ws)) / (wrw * srs) : 0;
+                res->adaptive_loss[k] = snr0 > 0 ? sinr_on(N, Rz, w, tz) / snr0 : 0;
+            }
+        }
+    }
+out:
+    free(Rs);
+    free(Rz);
+    free(a);
+    free(tz);
+    free(sv);
+    free(x);
+    free(w);
+    free(an);
+    free(s2);
+    return st;
+}
+
 static double beta_fn_sd(double a, double b)
 {
     return sqrt(a * b / ((a + b) * (a + b) * (a + b + 1)));
@@ -96,6 +230,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
     const int S = cfg.segments, N = C * Q, K = cfg.training, Nt = stap_adaptive_dof(&cfg);
     const int jdl = cfg.algorithm == STAP_ALGORITHM_JDL, Na = cfg.angle_bins;
+    const int sub = stap_is_subcpi(&cfg);
     if (beam < -1 || beam >= B)
         return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d (-1: all beams)", beam, B - 1);
     res->D = D;
@@ -103,7 +238,9 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->B = B;
     res->N = N;
     res->Nt = Nt;
-    if (jdl) snprintf(res->algorithm, sizeof res->algorithm, "jdl NA=%d", Na);
+    if (jdl || sub)
+        snprintf(res->algorithm, sizeof res->algorithm, jdl ? "%s NA=%d" : "%s M=%d",
+                 stap_algorithm_name(cfg.algorithm), jdl ? Na : Q);
     else snprintf(res->algorithm, sizeof res->algorithm, "post-doppler");
     res->K = K;
     res->C = C;
@@ -124,6 +261,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->optimum_loss = malloc(sizeof(double) * (size_t)D * B);
     res->algorithm_loss = malloc(sizeof(double) * (size_t)D * B);
     res->rho = malloc(sizeof(double) * (size_t)D * S * B);
+    res->adaptive_loss = malloc(sizeof(double) * (size_t)D * S * B);
     float *winf = malloc(sizeof(float) * P);
     double *win = malloc(sizeof(double) * P);
     cf64 *Rd = malloc(sizeof(cf64) * (size_t)N * N);
@@ -136,13 +274,14 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     cf64 *RT = jdl ? malloc(sizeof(cf64) * (size_t)N * Nt) : NULL;
     cf64 *Rfull = jdl ? malloc(sizeof(cf64) * (size_t)N * N) : NULL; /* R_d before zpotrf */
     cf64 *st_ = jdl ? malloc(sizeof(cf64) * Nt) : NULL;
-    if (!res->doppler || !res->optimum_loss || !res->algorithm_loss || !res->rho || !winf ||
+    if (!res->doppler || !res->optimum_loss || !res->algorithm_loss || !res->rho ||
+        !res->adaptive_loss || !winf ||
         !win || !Rd || !a || !sig || !x || !w || (jdl && (!At || !Rt || !RT || !st_ || !Rfull))) {
         st = rt_fail(err, RT_ENOMEM, "out of memory for the SINR computation");
         goto out;
     }
     if ((st = stap_window(&cfg, winf, err))) goto out;
-    for (int p = 0; p < P; p++) win[p] = winf[p];
+    for (int p = 0; p < stap_window_len(&cfg); p++) win[p] = winf[p];
     for (int b = 0; jdl && b < B; b++)
         if ((st = stap_jdl_beams(&cfg, V + (size_t)b * N, At + 2 * (size_t)b * C * Na, err))) {
             rt_prefix(err, "beam %d", b);
@@ -153,6 +292,11 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     for (int d = 0; d < D; d++) {
         double f = (double)d / D;
         res->doppler[d] = f >= 0.5 ? f - 1.0 : f;
+    }
+    /* sub-CPI: rho is taken where the weights adapt (the RMB law holds for any fixed s) */
+    if (sub && (st = subcpi_losses(t, &cfg, win, V, B, W, res, err))) goto out;
+    for (int d = 0; !sub && d < D; d++) {
+        double f = (double)d / D;
         if ((st = scene_covariance_doppler(t, win, D, Q, d, Rd, err))) goto out;
         if (jdl) memcpy(Rfull, Rd, sizeof(cf64) * (size_t)N * N);
         /* R_d = L L^H */
@@ -209,6 +353,8 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
                 }
                 double sinr_w = creal(ws * conj(ws)) / wrw;
                 res->rho[((size_t)d * S + g) * B + b] = talg > 0 ? sinr_w / talg : 0;
+                res->adaptive_loss[((size_t)d * S + g) * B + b] =
+                    an > 0 ? sigma2 * sinr_w / (an * P) : 0;
             }
         }
     }

@@ -636,8 +636,8 @@ static int cmp_bin(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* One table's curves for one beam in Doppler order: x (times scale), the optimum loss yo
- * and the adaptive loss ya (mean rho over the segments), in dB. */
+/* One table's curves for one beam in Doppler order: x (times scale), the optimum loss yo,
+ * the adaptive loss ya (mean over the segments) and the clairvoyant loss yg, in dB. */
 static int sinr_curves(const stap_sinr_result *res, int beam, double scale, double *x,
                        double *yo, double *ya, double *yg, rt_error *err)
 {
@@ -652,7 +652,7 @@ static int sinr_curves(const stap_sinr_result *res, int beam, double scale, doub
         double lg = res->algorithm_loss[(size_t)d * res->B + beam];
         x[k] = o[k].f * scale;
         yo[k] = db10(lo);
-        ya[k] = db10(lg * stap_sinr_rho_mean(res, d, beam));
+        ya[k] = db10(stap_sinr_adaptive_mean(res, d, beam));
         if (yg) yg[k] = db10(lg);
     }
     free(o);
@@ -672,8 +672,11 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_w
     int st = x && yo && ya && yr && yg ? sinr_curves(res, beam, scale, x, yo, ya, yg, err)
                                        : rt_fail(err, RT_ENOMEM, "out of memory");
     if (st) goto out;
-    /* a reduced-DOF algorithm: its clairvoyant curve too, and RMB relative to it */
-    const int reduced = res->Nt != res->N || !strncmp(res->algorithm, "jdl", 3);
+    /* a reduced-DOF algorithm: its clairvoyant curve too, and RMB relative to it (for the
+     * sub-CPI algorithms the law holds where they adapt: on the staggered snapshots the
+     * line is a guide) */
+    const int sub = stap_sinr_is_subcpi(res);
+    const int reduced = res->Nt != res->N || !strncmp(res->algorithm, "jdl", 3) || sub;
     for (int k = 0; k < D; k++) {
         yr[k] = isfinite(res->rmb_mean) ? yg[k] + db10(res->rmb_mean) : NAN;
         ymin = fmin(ymin, fmin(yo[k], fmin(ya[k], yg[k])));
@@ -684,8 +687,8 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_w
              res->S == 1 ? "" : "s");
     if (res->S > 1) snprintf(lab_a, sizeof lab_a, "adaptive (mean of %d segments)", res->S);
     else snprintf(lab_a, sizeof lab_a, "adaptive");
-    snprintf(lab_r, sizeof lab_r, "%s x RMB %.2f dB", reduced ? "clairvoyant" : "optimum",
-             db10(res->rmb_mean));
+    snprintf(lab_r, sizeof lab_r, "%s x %sRMB %.2f dB", reduced ? "clairvoyant" : "optimum",
+             sub ? "sub-CPI " : "", db10(res->rmb_mean));
     snprintf(lab_g, sizeof lab_g, "%s, clairvoyant", reduced ? res->algorithm : "");
     plot_series s[4] = {
         {"optimum", D, x, yo, {31, 119, 180}, 0, D <= 64},

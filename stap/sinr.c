@@ -19,7 +19,8 @@ void stap_sinr_free(stap_sinr_result *r)
     free(r->optimum_loss);
     free(r->algorithm_loss);
     free(r->rho);
-    r->doppler = r->optimum_loss = r->algorithm_loss = r->rho = NULL;
+    free(r->adaptive_loss);
+    r->doppler = r->optimum_loss = r->algorithm_loss = r->rho = r->adaptive_loss = NULL;
 }
 
 double stap_sinr_rho_mean(const stap_sinr_result *r, int d, int b)
@@ -27,6 +28,18 @@ double stap_sinr_rho_mean(const stap_sinr_result *r, int d, int b)
     double s = 0;
     for (int g = 0; g < r->S; g++) s += r->rho[((size_t)d * r->S + g) * r->B + b];
     return s / r->S;
+}
+
+double stap_sinr_adaptive_mean(const stap_sinr_result *r, int d, int b)
+{
+    double s = 0;
+    for (int g = 0; g < r->S; g++) s += r->adaptive_loss[((size_t)d * r->S + g) * r->B + b];
+    return s / r->S;
+}
+
+int stap_sinr_is_subcpi(const stap_sinr_result *r)
+{
+    return !strncmp(r->algorithm, "pre-doppler", 11) || !strncmp(r->algorithm, "adpca", 5);
 }
 
 /* ---- files ------------------------------------------------------------------------ */
@@ -379,12 +392,7 @@ int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char
         for (int d = 0; d < r->D; d++) hz[d] = r->doppler[d] * r->prf_hz;
         for (size_t i = 0; i < DB; i++) lo[i] = to_db(r->optimum_loss[i]);
         for (size_t i = 0; i < DB; i++) lg[i] = to_db(r->algorithm_loss[i]);
-        for (int d = 0; d < r->D; d++)
-            for (int s = 0; s < r->S; s++)
-                for (int b = 0; b < r->B; b++) {
-                    size_t k = ((size_t)d * r->S + s) * r->B + b;
-                    la[k] = to_db(r->algorithm_loss[(size_t)d * r->B + b] * r->rho[k]);
-                }
+        for (size_t i = 0; i < DSB; i++) la[i] = to_db(r->adaptive_loss[i]);
         f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         bad = f < 0;
     }
@@ -406,10 +414,13 @@ int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char
         bad |= w_attr_s(g, "definition",
                         "optimum_loss = SINR_opt / SNR_0 (Ward TR-1015), algorithm_loss = "
                         "SINR_alg / SNR_0 (the algorithm's best weights: T (T^H R T)^-1 T^H t), "
-                        "rho = SINR(w) / SINR_alg, adaptive_loss = algorithm_loss * rho; target "
-                        "in the beam's look direction "
+                        "rho = SINR(w) / SINR_alg, adaptive_loss = SINR(w) / SNR_0 (= "
+                        "algorithm_loss * rho); target in the beam's look direction "
                         "at the bin's centre Doppler; true covariance of the Doppler-domain "
-                        "snapshots from /truth of the scene");
+                        "snapshots from /truth of the scene. Pre-Doppler and ADPCA: SINR on the "
+                        "staggered snapshot z_d, algorithm_loss of R_sub^-1 s (R_sub: one "
+                        "sub-CPI), rho = |w^H s|^2 / (w^H R_sub w s^H R_sub^-1 s) in the "
+                        "sub-CPI domain, adaptive_loss = SINR_z(w) / SNR_0");
         bad |= w_attr_i(g, "doppler_bins", r->D);
         bad |= w_attr_i(g, "segments", r->S);
         bad |= w_attr_i(g, "beams", r->B);
@@ -565,7 +576,8 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
     r->optimum_loss = malloc(sizeof(double) * DB);
     r->algorithm_loss = malloc(sizeof(double) * DB);
     r->rho = malloc(sizeof(double) * DB * r->S);
-    if (!r->doppler || !r->optimum_loss || !r->algorithm_loss || !r->rho) {
+    r->adaptive_loss = malloc(sizeof(double) * DB * r->S);
+    if (!r->doppler || !r->optimum_loss || !r->algorithm_loss || !r->rho || !r->adaptive_loss) {
         st = rt_fail(err, RT_ENOMEM, "%s: out of memory", path);
         goto out;
     }
@@ -582,6 +594,19 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
     }
     for (size_t i = 0; i < DB; i++) r->optimum_loss[i] = pow(10.0, r->optimum_loss[i] / 10.0);
     for (size_t i = 0; i < DB; i++) r->algorithm_loss[i] = pow(10.0, r->algorithm_loss[i] / 10.0);
+    /* written by every version; absent only from hand-made tables: L_alg rho */
+    if (H5Lexists(g, "adaptive_loss_db", H5P_DEFAULT) > 0) {
+        if ((st = r_dset(g, "adaptive_loss_db", 3, d3, r->adaptive_loss, path, err))) goto out;
+        for (size_t i = 0; i < DB * r->S; i++)
+            r->adaptive_loss[i] = pow(10.0, r->adaptive_loss[i] / 10.0);
+    } else {
+        for (int d = 0; d < r->D; d++)
+            for (int s = 0; s < r->S; s++)
+                for (int b = 0; b < r->B; b++) {
+                    const size_t k = ((size_t)d * r->S + s) * r->B + b;
+                    r->adaptive_loss[k] = r->algorithm_loss[(size_t)d * r->B + b] * r->rho[k];
+                }
+    }
 out:
     free(lo);
     if (g >= 0) H5Gclose(g);

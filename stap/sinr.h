@@ -19,7 +19,19 @@
  * SINR(w) / SINR_alg, L_alg = SINR_alg / SNR_0, L_adapt = L_alg rho.
  * With K independent training snapshots of covariance R_d, no loading and w
  * proportional to R_hat^{-1} t, rho ~ Beta(K + 2 - Nt, Nt - 1), mean (K+2-Nt)/(K+1)
- * (the RMB law); rmb_applicable says whether the run met those conditions. */
+ * (the RMB law); rmb_applicable says whether the run met those conditions.
+ * The sub-CPI algorithms (pre-Doppler, ADPCA; Q = M' pulses of a sub-CPI, P' = P - Q + 1
+ * sub-CPIs, window u[0..P'-1]) adapt in one domain and filter in another: the weights
+ * w = R_hat^{-1} s come from the sub-CPI snapshots x[c, q] (covariance R_sub) and are
+ * applied to the staggered snapshot z_d[c*Q + q] = sum_p' u[p'] exp(-2 pi i d p'/D)
+ * x[c, p' + q] (covariance R_z(d), target signature t_d). Then
+ *   L_opt(d, b)  = sigma^2 t_d^H R_z^{-1} t_d / (||a||^2 P)   (the best weights on z_d)
+ *   L_alg(d, b)  = SINR_z(R_sub^{-1} s_{d,b}) / SNR_0           (Ward's pre-Doppler / ADPCA
+ *                  loss: the clairvoyant weights of the algorithm evaluated on z_d)
+ *   rho(d, s, b) = |w^H s|^2 / ((w^H R_sub w)(s^H R_sub^{-1} s))  (the adaptive stage's
+ *                  loss in the sub-CPI domain, where RMB holds for any fixed s, Nt = N)
+ *   adaptive_loss = SINR_z(w) / SNR_0, which is not L_alg rho here (for post-Doppler and
+ *                  JDL it is exactly L_alg rho). */
 #ifndef SINR_H
 #define SINR_H
 
@@ -53,8 +65,9 @@ void stap_run_free(stap_run_data *rd);
 typedef struct stap_sinr_result {
     int D, S, B, N, K, C, P;     /* N = C*Q: the weights' length                          */
     int Nt;                      /* the adapted DOF: N, or Na*Q for JDL (the RMB law's N)  */
-    char algorithm[32];          /* "post-doppler" or "jdl NA=3"; "" for tables that did not
-                                    record it (post-Doppler)                               */
+    char algorithm[32];          /* "post-doppler", "jdl NA=3", "pre-doppler M=3" or
+                                    "adpca M=2"; "" for tables that did not record it
+                                    (post-Doppler)                                         */
     int Q;                       /* Doppler order (N / C for tables that did not record it) */
     char window[32];             /* the run's window: "none", "hann", "chebyshev:DB"; ""
                                     for tables that did not record it                      */
@@ -68,7 +81,10 @@ typedef struct stap_sinr_result {
                                     SINR of its best weights (T (T^H R_d T)^-1 T^H t for
                                     JDL's transform T; = L_opt for post-Doppler) / SNR_0  */
     double *rho;                 /* D x S x B: SINR(w) / SINR_alg (the adaptive loss; for
-                                    post-Doppler SINR_alg = SINR_opt)                      */
+                                    post-Doppler SINR_alg = SINR_opt); sub-CPI: the ratio
+                                    in the sub-CPI domain (above)                          */
+    double *adaptive_loss;       /* D x S x B: SINR(w) / SNR_0 of the run's weights, linear
+                                    (L_alg rho but for the sub-CPI algorithms)             */
     /* Summary over the summarized beams, all bins and segments. */
     size_t count;                /* number of rho values                                  */
     double rho_mean, rho_sd;     /* sample mean and standard deviation                    */
@@ -85,18 +101,23 @@ void stap_sinr_free(stap_sinr_result *res);
 
 /* Mean of rho over segments for (d, b). */
 double stap_sinr_rho_mean(const stap_sinr_result *res, int d, int b);
+/* Mean of the adaptive loss (linear) over segments for (d, b). */
+double stap_sinr_adaptive_mean(const stap_sinr_result *res, int d, int b);
+/* Whether the table's algorithm adapts in the sub-CPI domain (pre-Doppler, ADPCA). */
+int stap_sinr_is_subcpi(const stap_sinr_result *res);
 
 /* Write the table to path atomically (never overwrites; the _mode variant replaces an
  * existing file with RT_WRITE_REPLACE, h5io.h): /sinr/doppler_normalized (D),
  * /sinr/doppler_hz (D, when the PRF is known), /sinr/optimum_loss_db (D x B),
- * /sinr/rho (D x S x B), /sinr/adaptive_loss_db (D x S x B) and the summary as
- * attributes of /sinr, plus the names of the scene and run files, the run's Doppler order
- * and window. */
+ * /sinr/algorithm_loss_db (D x B), /sinr/rho (D x S x B), /sinr/adaptive_loss_db
+ * (D x S x B) and the summary as attributes of /sinr, plus the names of the scene and run
+ * files, the run's Doppler order and window. */
 int stap_sinr_write(const char *path, const stap_sinr_result *res, const char *scene_name,
                     const char *run_name, rt_error *err);
 int stap_sinr_write_mode(const char *path, const stap_sinr_result *res, const char *scene_name,
                          const char *run_name, rt_write_mode mode, rt_error *err);
-/* Read a file written by stap_sinr_write. */
+/* Read a file written by stap_sinr_write (tables without algorithm_loss_db: L_alg = L_opt;
+ * without adaptive_loss_db: L_alg rho). */
 int stap_sinr_read(const char *path, stap_sinr_result *res, rt_error *err);
 
 #ifdef __cplusplus

@@ -59,6 +59,37 @@ expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run-jdl.h5" --sinr "$T/sin
     --out-dir "$T/img-jdl"
 [ -s "$T/img-jdl/sinr_loss.png" ] || fail "plot of a JDL run made no sinr_loss.png"
 
+# pre-Doppler (M' = 2: N = 12 over 7 sub-CPIs) and ADPCA (M' = 3): losses on the staggered
+# snapshots, rho and RMB in the sub-CPI domain (K = 60, N = 12); plot's clairvoyant curve
+expect 0 "$B" run --input "$T/scene.h5" --output "$T/run-pre.h5" --algorithm pre-doppler \
+    --sub-cpi 2 --segments 2 --training 60 --beams 3 --backend cpu --quiet
+expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run-pre.h5" --out "$T/sinr-pre.h5"
+grep -q "pre-doppler M=2" "$T/out" && grep -q "12 DOF adapted (6 channels x 2 pulses of a sub-CPI, 7 sub-CPIs)" "$T/out" ||
+    fail "sinr of a pre-Doppler run: $(cat "$T/out")"
+grep -q "mean rho over 48 values" "$T/out" || fail "pre-Doppler sinr summary: $(cat "$T/out")"
+grep -q "RMB (K+2-N)/(K+1) = 0.8197" "$T/out" || fail "RMB expectation for K=60, N=12 missing"
+[ "$(grep -cE '^ +[0-9]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+ +-?[0-9.]+$' "$T/out")" = 8 ] ||
+    fail "pre-Doppler sinr table does not have 8 bins with an algorithm column: $(cat "$T/out")"
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run-pre.h5" --sinr "$T/sinr-pre.h5" \
+    --out-dir "$T/img-pre"
+[ -s "$T/img-pre/sinr_loss.png" ] || fail "plot of a pre-Doppler run made no sinr_loss.png"
+[ -e "$T/img-pre/adapted_response.png" ] && fail "plot drew an adapted response of a pre-Doppler run"
+grep -q "no adapted_response.png for a pre-doppler run" "$T/err" ||
+    fail "plot did not say why there is no adapted response: $(cat "$T/err")"
+expect 2 "$B" plot --input "$T/scene.h5" --result "$T/run-pre.h5" --out-dir "$T/img-pre2" \
+    --response-bin 1
+expect 0 "$B" run --input "$T/scene.h5" --output "$T/run-adpca.h5" --algorithm adpca \
+    --sub-cpi 3 --segments 2 --training 60 --beams 3 --backend cpu --quiet
+expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run-adpca.h5" --out "$T/sinr-adpca.h5"
+grep -q "adpca M=3" "$T/out" && grep -q "RMB (K+2-N)/(K+1) = 0.7213" "$T/out" ||
+    fail "sinr of an ADPCA run: $(cat "$T/out")"
+# the clairvoyant curve computed from /truth (no --sinr), and both tables compared
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run-adpca.h5" --out-dir "$T/img-adpca"
+[ -s "$T/img-adpca/sinr_loss.png" ] || fail "plot of an ADPCA run made no sinr_loss.png"
+expect 0 "$B" plot --input "$T/scene.h5" --sinr "$T/sinr-pre.h5" --sinr "$T/sinr-adpca.h5" \
+    --sinr "$T/sinr.h5" --out-dir "$T/img-sub"
+[ -s "$T/img-sub/sinr_compare.png" ] || fail "plot made no sinr_compare.png of the sub-CPI tables"
+
 expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run.h5" --sinr "$T/sinr.h5" \
     --out-dir "$T/img" --range-cell 61
 for p in angle_doppler sinr_loss range_doppler; do

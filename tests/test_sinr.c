@@ -11,7 +11,14 @@
  *  3. The adaptive loss rho = SINR(w) / SINR_opt follows Reed–Mallett–Brennan:
  *     mean (K+2-N)/(K+1) within 4 standard errors (taken from the spread of the
  *     per-trial means, which accounts for correlation between bins), and its variance
- *     near the Beta(K+2-N, N-1) variance, for K = 2N and K = 3N. */
+ *     near the Beta(K+2-N, N-1) variance, for K = 2N and K = 3N.
+ *  4. The sub-CPI algorithms (pre-Doppler, ADPCA; sinr.h): their clairvoyant loss never
+ *     above the optimum on the staggered snapshot, which is never above the full-DOF
+ *     optimum (M' = 2, 3 each); pre-Doppler with one sub-CPI of every pulse (M' = P) is
+ *     the full-DOF optimum itself; the clairvoyant sub-CPI weights built here from R_st's
+ *     principal block, expanded to their full-CPI composite weight and evaluated against
+ *     R_st, give stap_sinr_compute's algorithm and adaptive losses; RMB for rho in the
+ *     sub-CPI domain (pre-Doppler and ADPCA, M' = 2, K = 2.25 N, runs of the CPU engine). */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -171,6 +178,305 @@ static double f_subspace(const void *c, double w)
     return subspace_loss(cp[0], cp[1], w);
 }
 
+/* ---- sub-CPI algorithms ------------------------------------------------------------- */
+
+/* A pre-Doppler or ADPCA configuration on scene sc: M' = Q pulses, K cells in R / K
+ * segments, B default beams, D bins (0 = P). */
+static stap_config subcpi_config(const scene_config *sc, stap_algorithm alg, int Q, int K,
+                                 int B, int D)
+{
+    stap_config c;
+    stap_config_defaults(&c);
+    c.channels = sc->channels;
+    c.pulses = sc->pulses;
+    c.range_gates = sc->range_gates;
+    c.doppler_bins = D;
+    c.doppler_order = Q;
+    c.segments = sc->range_gates / K;
+    c.training = K;
+    c.beams = B;
+    c.element_spacing = sc->element_spacing;
+    c.backend = LA_BACKEND_CPU;
+    c.algorithm = alg;
+    return c;
+}
+
+/* The clairvoyant sub-CPI weights w = R_sub^{-1} s, R_sub[(c,q), (c',q')] = R_st[c*P + q,
+ * c'*P + q'] (q, q' < Q: the first sub-CPI) taken straight from the space-time covariance,
+ * s = stap_subcpi_steering(v, d). */
+static void subcpi_clairvoyant(const stap_config *cfg, const cf64 *Rst, const cf32 *v, int d,
+                               cf64 *w)
+{
+    const int C = cfg->channels, P = cfg->pulses, Q = cfg->doppler_order, N = C * Q, CP = C * P;
+    cf64 *Rs = malloc(sizeof(cf64) * N * N);
+    double *s = malloc(sizeof(double) * 2 * N);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++)
+            Rs[(size_t)j * N + i] = Rst[(size_t)((j / Q) * P + j % Q) * CP + (i / Q) * P + i % Q];
+    stap_subcpi_steering(cfg, v, d, s);
+    for (int j = 0; j < N; j++) w[j] = s[2 * j] + I * s[2 * j + 1];
+    LAPACKE_zposv(LAPACK_COL_MAJOR, 'U', N, 1, Rs, N, w, N);
+    free(Rs);
+    free(s);
+}
+
+/* The loss of sub-CPI weights w (N = C*Q) on the staggered snapshot of bin d through their
+ * full-CPI composite weight: y = sum_{c,q} conj(w[c*Q+q]) sum_p' h[p'] x[c, p'+q] with
+ * h[p'] = u[p'] exp(-2 pi i d p' / D) is wf^H x, wf[c*P + p] = sum_q w[c*Q + q]
+ * conj(h[p - q]); SINR = |wf^H v|^2 / (wf^H R_st wf) for the target v[c*P + p] = a[c]
+ * exp(2 pi i d p / D), over SNR_0 = ||a||^2 P / sigma^2. */
+static double composite_loss(const scene_truth *tr, const stap_config *cfg, const cf64 *Rst,
+                             const double *u, int d, const cf64 *w, const cf64 *a)
+{
+    const int C = cfg->channels, P = cfg->pulses, Q = cfg->doppler_order, D = cfg->doppler_bins;
+    const int Pw = P - Q + 1, CP = C * P;
+    cf64 *wf = calloc(CP, sizeof(cf64)), *v = malloc(sizeof(cf64) * CP);
+    for (int c = 0; c < C; c++)
+        for (int q = 0; q < Q; q++)
+            for (int p = 0; p < Pw; p++)
+                wf[c * P + p + q] += w[c * Q + q] * u[p] * cexp(2 * M_PI * I * (double)d * p / D);
+    double an = 0;
+    for (int c = 0; c < C; c++) {
+        an += creal(a[c] * conj(a[c]));
+        for (int p = 0; p < P; p++) v[c * P + p] = a[c] * cexp(2 * M_PI * I * (double)d * p / D);
+    }
+    cf64 wv = 0, wrw = 0;
+    for (int i = 0; i < CP; i++) {
+        wv += conj(wf[i]) * v[i];
+        cf64 acc = 0;
+        for (int j = 0; j < CP; j++) acc += Rst[(size_t)j * CP + i] * wf[j];
+        wrw += conj(wf[i]) * acc;
+    }
+    free(wf);
+    free(v);
+    return tr->cfg.noise_power * creal(wv * conj(wv)) / creal(wrw) / (an * P);
+}
+
+/* 4a: L_alg <= L_opt <= the full-DOF optimum, for each algorithm and M' on Ward's scene;
+ * the mean gap L_opt - L_alg in dB into *gap. chol_st: the Cholesky factor of R_st. */
+static void subcpi_bounds(const scene_truth *tr, const stap_config *cfg, const cf64 *chol_st,
+                          double *gap)
+{
+    rt_error err;
+    stap_plan *plan = NULL;
+    *gap = NAN;
+    if (stap_plan_create(&plan, cfg, NULL, 0, 0, &err)) {
+        CHECK(0, "sub-CPI plan: %s", err.msg);
+        return;
+    }
+    const stap_config *pc = stap_plan_config(plan);
+    const int B = stap_plan_beams(plan), D = pc->doppler_bins, C = pc->channels, P = pc->pulses;
+    cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
+    for (size_t i = 0; i < stap_weights_len(plan); i++) W[i] = 1; /* rho unused here */
+    stap_sinr_result r;
+    int st = stap_sinr_compute(tr, pc, stap_plan_steering(plan), B, W, -1, &r, &err);
+    CHECK(st == RT_OK, "sub-CPI sinr: %s", err.msg);
+    if (st == RT_OK) {
+        double above = -INFINITY, above_full = -INFINITY, g = 0;
+        cf64 *x = malloc(sizeof(cf64) * C * P);
+        for (int d = 0; d < D; d++)
+            for (int b = 0; b < B; b++) {
+                const size_t k = (size_t)d * B + b;
+                above = fmax(above, db(r.algorithm_loss[k]) - db(r.optimum_loss[k]));
+                g += (db(r.optimum_loss[k]) - db(r.algorithm_loss[k])) / ((double)D * B);
+                /* full-DOF: sigma^2 v^H R_st^-1 v / (||a||^2 P), v = a (x) exp(2 pi i d p/D) */
+                const cf32 *v = stap_plan_steering(plan) + (size_t)b * r.N;
+                for (int c = 0; c < C; c++)
+                    for (int p = 0; p < P; p++)
+                        x[c * P + p] = v[c * pc->doppler_order] *
+                                       cexp(2 * M_PI * I * (double)d * p / D);
+                LAPACKE_ztrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', C * P, 1, chol_st, C * P, x, C * P);
+                double q = 0;
+                for (int i = 0; i < C * P; i++) q += creal(x[i] * conj(x[i]));
+                above_full = fmax(above_full, db(r.optimum_loss[k]) - db(tr->cfg.noise_power * q /
+                                                                       ((double)C * P)));
+            }
+        free(x);
+        *gap = g;
+        fprintf(stderr, "  %s (clairvoyant): %.3f dB below its optimum on average, at most "
+                "%.2e dB above it; optimum at most %.2e dB above the full-DOF optimum\n",
+                r.algorithm, g, above, above_full);
+        CHECK(above < 1e-9, "%s: clairvoyant loss %.3g dB above the optimum", r.algorithm, above);
+        CHECK(above_full < 1e-9, "%s: optimum on the staggered snapshot %.3g dB above the "
+              "full-DOF optimum", r.algorithm, above_full);
+        CHECK(r.Nt == r.N && r.N == C * pc->doppler_order, "%s: N = %d, Nt = %d", r.algorithm,
+              r.N, r.Nt);
+        stap_sinr_free(&r);
+    }
+    free(W);
+    stap_plan_destroy(plan);
+}
+
+/* 4b: pre-Doppler with M' = P (one sub-CPI, P' = 1) is the full-DOF optimum. */
+static void subcpi_full_dof(const scene_config *sc0)
+{
+    scene_config sc = *sc0;
+    sc.channels = 4;
+    sc.pulses = 6;
+    sc.range_gates = 48;
+    rt_error err;
+    scene_truth tr;
+    if (scene_truth_build(&sc, &tr, &err)) {
+        CHECK(0, "scene (4 x 6): %s", err.msg);
+        return;
+    }
+    const int C = 4, P = 6, D = 8, B = 3, CP = C * P;
+    stap_config cfg = subcpi_config(&sc, STAP_ALGORITHM_PRE_DOPPLER, P, 48, B, D);
+    stap_plan *plan = NULL;
+    if (stap_plan_create(&plan, &cfg, NULL, 0, 0, &err)) {
+        CHECK(0, "pre-Doppler M' = P plan: %s", err.msg);
+        scene_truth_free(&tr);
+        return;
+    }
+    cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
+    for (size_t i = 0; i < stap_weights_len(plan); i++) W[i] = 1;
+    cf64 *Rst = malloc(sizeof(cf64) * CP * CP), *Rc = malloc(sizeof(cf64) * CP * CP);
+    cf64 *x = malloc(sizeof(cf64) * CP), *v = malloc(sizeof(cf64) * CP);
+    scene_covariance_spacetime(&tr, Rst, &err);
+    stap_sinr_result r;
+    int st = stap_sinr_compute(&tr, stap_plan_config(plan), stap_plan_steering(plan), B, W, -1,
+                               &r, &err);
+    CHECK(st == RT_OK, "pre-Doppler M' = P sinr: %s", err.msg);
+    double worst = 0, worst_opt = 0, lmin = INFINITY;
+    for (int d = 0; st == RT_OK && d < D; d++)
+        for (int b = 0; b < B; b++) {
+            const cf32 *s = stap_plan_steering(plan) + (size_t)b * CP;
+            double an = 0;
+            for (int c = 0; c < C; c++) {
+                an += crealf(s[c * P] * conjf(s[c * P]));
+                for (int p = 0; p < P; p++)
+                    v[c * P + p] = s[c * P] * cexp(2 * M_PI * I * (double)d * p / D);
+            }
+            memcpy(Rc, Rst, sizeof(cf64) * CP * CP);
+            memcpy(x, v, sizeof(cf64) * CP);
+            LAPACKE_zposv(LAPACK_COL_MAJOR, 'U', CP, 1, Rc, CP, x, CP);
+            cf64 q = 0;
+            for (int i = 0; i < CP; i++) q += conj(v[i]) * x[i];
+            const double full = tr.cfg.noise_power * creal(q) / (an * P);
+            const size_t k = (size_t)d * B + b;
+            worst = fmax(worst, fabs(db(r.algorithm_loss[k]) - db(full)));
+            worst_opt = fmax(worst_opt, fabs(db(r.optimum_loss[k]) - db(full)));
+            lmin = fmin(lmin, full);
+        }
+    fprintf(stderr, "  pre-Doppler M' = P = %d (C = %d, D = %d): clairvoyant loss vs the full-DOF "
+            "optimum from R_st: worst %.2e dB (optimum %.2e dB; deepest %.1f dB)\n", P, C, D,
+            worst, worst_opt, db(lmin));
+    CHECK(st == RT_OK && worst < 1e-6, "pre-Doppler M' = P: clairvoyant loss %.3g dB from the "
+          "full-DOF optimum", worst);
+    CHECK(st == RT_OK && worst_opt < 1e-6, "pre-Doppler M' = P: optimum %.3g dB from the full-DOF "
+          "optimum", worst_opt);
+    CHECK(lmin < 0.1, "the 4 x 6 scene should have a clutter notch (deepest %.2f dB)", db(lmin));
+    if (st == RT_OK) stap_sinr_free(&r);
+    free(W);
+    free(Rst);
+    free(Rc);
+    free(x);
+    free(v);
+    stap_plan_destroy(plan);
+    scene_truth_free(&tr);
+}
+
+/* 4c: the clairvoyant weights built here, passed as the run's weights: algorithm_loss and
+ * adaptive_loss from stap_sinr_compute against their composite weights on R_st, rho = 1. */
+static void subcpi_composite(const scene_config *sc0, stap_algorithm alg, int Q,
+                             stap_window_kind wk, tc_rng *rng)
+{
+    scene_config sc = *sc0;
+    sc.channels = 6;
+    sc.pulses = 10;
+    sc.range_gates = 60;
+    sc.jammers[0].u = -0.9 + 1.8 * tc_uniform(rng); /* fresh: the jammer, beams, D, seed */
+    sc.seed = (uint64_t)(tc_uniform(rng) * 1e15);
+    rt_error err;
+    scene_truth tr;
+    if (scene_truth_build(&sc, &tr, &err)) {
+        CHECK(0, "scene (6 x 10): %s", err.msg);
+        return;
+    }
+    const int C = sc.channels, P = sc.pulses, N = C * Q, CP = C * P, B = 3;
+    const int D = P + (int)(tc_uniform(rng) * 7); /* 10..16 */
+    stap_config cfg = subcpi_config(&sc, alg, Q, 60, B, D);
+    cfg.window = wk;
+    cfg.chebyshev_db = 40;
+    cf32 *V = malloc(sizeof(cf32) * B * N);
+    { /* random look directions, default structure (a_b (x) the algorithm's taps) */
+        stap_config c1 = cfg;
+        c1.beams = 1;
+        cf32 *v1 = malloc(sizeof(cf32) * N);
+        for (int b = 0; b < B; b++) {
+            const double u = -0.95 + 1.9 * tc_uniform(rng);
+            stap_default_steering(&c1, v1); /* beam 0 of 1 looks at u = 0 */
+            for (int c = 0; c < C; c++)
+                for (int q = 0; q < Q; q++)
+                    V[b * N + c * Q + q] = v1[c * Q + q] *
+                                           cexpf((float)(2 * M_PI * sc.element_spacing * c * u) * I);
+        }
+        free(v1);
+    }
+    if (stap_config_validate(&cfg, 1, B, N, &err)) {
+        CHECK(0, "composite config: %s", err.msg);
+        free(V);
+        scene_truth_free(&tr);
+        return;
+    }
+    const int S = cfg.segments;
+    float uf[64];
+    double u[64];
+    stap_window(&cfg, uf, &err);
+    for (int p = 0; p < stap_window_len(&cfg); p++) u[p] = uf[p];
+    cf64 *Rst = malloc(sizeof(cf64) * CP * CP), *w = malloc(sizeof(cf64) * D * B * N);
+    cf64 *wr = malloc(sizeof(cf64) * N), a[64];
+    cf32 *W = malloc(sizeof(cf32) * D * S * B * N);
+    scene_covariance_spacetime(&tr, Rst, &err);
+    for (int d = 0; d < D; d++)
+        for (int b = 0; b < B; b++) {
+            cf64 *wb = w + ((size_t)d * B + b) * N;
+            subcpi_clairvoyant(&cfg, Rst, V + b * N, d, wb);
+            for (int g = 0; g < S; g++)
+                for (int j = 0; j < N; j++) W[(((size_t)d * S + g) * B + b) * N + j] = (cf32)wb[j];
+        }
+    stap_sinr_result r;
+    int st = stap_sinr_compute(&tr, &cfg, V, B, W, -1, &r, &err);
+    CHECK(st == RT_OK, "composite sinr: %s", err.msg);
+    double worst_alg = 0, worst_ad = 0, worst_aa = 0, worst_rho = 0, lmin = INFINITY;
+    for (int d = 0; st == RT_OK && d < D; d++)
+        for (int b = 0; b < B; b++) {
+            const size_t k = (size_t)d * B + b;
+            for (int c = 0; c < C; c++) a[c] = V[b * N + c * Q];
+            const double lw = composite_loss(&tr, &cfg, Rst, u, d, w + k * N, a);
+            worst_alg = fmax(worst_alg, fabs(db(r.algorithm_loss[k]) - db(lw)));
+            lmin = fmin(lmin, lw);
+            for (int g = 0; g < S; g++) {
+                const size_t kk = ((size_t)d * S + g) * B + b;
+                for (int j = 0; j < N; j++) wr[j] = W[kk * N + j]; /* as rounded to float */
+                const double lr = composite_loss(&tr, &cfg, Rst, u, d, wr, a);
+                worst_ad = fmax(worst_ad, fabs(db(r.adaptive_loss[kk]) - db(lr)));
+                worst_aa = fmax(worst_aa, fabs(db(r.adaptive_loss[kk]) - db(r.algorithm_loss[k])));
+                worst_rho = fmax(worst_rho, fabs(r.rho[kk] - 1));
+            }
+        }
+    fprintf(stderr, "  %s (C = %d, P = %d, D = %d, %s window): composite weights on R_st vs "
+            "algorithm_loss %.2e dB, adaptive_loss %.2e dB; adaptive - algorithm %.2e dB; "
+            "|rho - 1| %.2e; deepest %.1f dB\n", st ? "?" : r.algorithm, C, P, D,
+            wk == STAP_WINDOW_NONE ? "no" : wk == STAP_WINDOW_HANN ? "hann" : "chebyshev 40 dB",
+            worst_alg, worst_ad, worst_aa, worst_rho, db(lmin));
+    CHECK(st == RT_OK && worst_alg < 1e-6, "algorithm_loss %.3g dB from the composite weights",
+          worst_alg);
+    CHECK(st == RT_OK && worst_ad < 1e-6, "adaptive_loss %.3g dB from the composite weights",
+          worst_ad);
+    CHECK(st == RT_OK && worst_aa < 1e-3, "adaptive_loss of the clairvoyant weights %.3g dB from "
+          "algorithm_loss", worst_aa);
+    CHECK(st == RT_OK && worst_rho < 1e-5, "rho of the clairvoyant weights %.3g from 1", worst_rho);
+    CHECK(lmin < pow(10, -1.0), "the 6 x 10 scene should have a clutter notch (%.2f dB)", db(lmin));
+    if (st == RT_OK) stap_sinr_free(&r);
+    free(V);
+    free(Rst);
+    free(w);
+    free(wr);
+    free(W);
+    scene_truth_free(&tr);
+}
+
 int main(void)
 {
     uint64_t seed = tc_seed_from_env_or_time();
@@ -191,11 +497,12 @@ int main(void)
     /* segments of K = 3N and 2N cells, and a sliding window (blocks of 4, guard 2) of 2N:
      * the RMB law holds for each, the sliding window's blocks sharing most training cells */
     /* and JDL (3 beams x 3 Doppler bins, Nt = 9) on segments of 36 cells: the law with Nt
-     * relative to JDL's own clairvoyant weights */
-    enum { NCFG = 4 };
+     * relative to JDL's own clairvoyant weights; pre-Doppler and ADPCA with M' = 2 (N = 2C =
+     * 36) on segments of 81 cells (2.25 N): the law for rho in the sub-CPI domain */
+    enum { NCFG = 6 };
     stap_config cfg[NCFG];
-    const int Ks[NCFG] = {3 * N, 2 * N, 2 * N, 36};
-    stap_plan *plan[NCFG] = {NULL, NULL, NULL, NULL};
+    const int Ks[NCFG] = {3 * N, 2 * N, 2 * N, 36, 81, 81};
+    stap_plan *plan[NCFG] = {NULL, NULL, NULL, NULL, NULL, NULL};
     for (int k = 0; k < NCFG; k++) {
         stap_config_defaults(&cfg[k]);
         cfg[k].channels = C;
@@ -218,6 +525,9 @@ int main(void)
             cfg[k].angle_bins = 3;
             cfg[k].doppler_order = 3;
         }
+        if (k >= 4)
+            cfg[k] = subcpi_config(&sc, k == 4 ? STAP_ALGORITHM_PRE_DOPPLER : STAP_ALGORITHM_ADPCA,
+                                   2, Ks[k], B, P);
         if (stap_plan_create(&plan[k], &cfg[k], NULL, 0, 0, &err)) {
             fprintf(stderr, "plan: %s\n", err.msg);
             return 1;
@@ -415,15 +725,43 @@ int main(void)
     }
     scene_truth_free(&tr17);
 
+    /* ---- 4: the sub-CPI algorithms (a-c; RMB with 3) ------------------------------- */
+    {
+        const int CP = C * P;
+        cf64 *L = malloc(sizeof(cf64) * CP * CP);
+        scene_covariance_spacetime(&tr, L, &err);
+        CHECK(LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', CP, L, CP) == 0, "R_st not positive definite");
+        for (int alg = 0; alg < 2; alg++)
+            for (int Q = 2; Q <= 3; Q++) {
+                stap_config c = subcpi_config(&sc, alg ? STAP_ALGORITHM_ADPCA
+                                                       : STAP_ALGORITHM_PRE_DOPPLER,
+                                              Q, sc.range_gates, B, 0);
+                double gap;
+                subcpi_bounds(&tr, &c, L, &gap);
+                /* a binomial canceller is not the optimum filter of its sub-CPI */
+                if (alg) CHECK(gap > 0.01, "ADPCA M' = %d: %.3g dB below the optimum on average",
+                               Q, gap);
+            }
+        free(L);
+        subcpi_full_dof(&sc);
+        subcpi_composite(&sc, STAP_ALGORITHM_PRE_DOPPLER, 3, STAP_WINDOW_HANN, &rng);
+        subcpi_composite(&sc, STAP_ALGORITHM_PRE_DOPPLER, 2, STAP_WINDOW_NONE, &rng);
+        subcpi_composite(&sc, STAP_ALGORITHM_ADPCA, 2, STAP_WINDOW_CHEBYSHEV, &rng);
+        subcpi_composite(&sc, STAP_ALGORITHM_ADPCA, 3, STAP_WINDOW_HANN, &rng);
+    }
+
     /* ---- 3: RMB ------------------------------------------------------------------ */
-    const int trials = 20;
-    double tmean[NCFG][20], all1[NCFG] = {0}, all2[NCFG] = {0};
+    /* the sub-CPI configurations: 40 trials (ADPCA's rho is one value per segment and
+     * beam, the same for every bin) */
+    const int trials = 40;
+    double tmean[NCFG][40], all1[NCFG] = {0}, all2[NCFG] = {0};
     size_t nall[NCFG] = {0};
     cf32 *cube = malloc(sizeof(cf32) * (size_t)C * P * sc.range_gates);
     for (int t = 0; t < trials; t++) {
         tr.cfg.seed = (uint64_t)(tc_uniform(&rng) * 1e15);
         scene_generate(&tr, cube, &err);
         for (int k = 0; k < NCFG; k++) {
+            if (k < 4 && t >= 20) continue;
             cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan[k]));
             cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan[k]));
             int st = stap_plan_execute(plan[k], cube, W, Y, NULL, &err);
@@ -451,7 +789,7 @@ int main(void)
         }
     }
     for (int k = 0; k < NCFG; k++) {
-        const int K = Ks[k], Nk = stap_adaptive_dof(&cfg[k]);
+        const int K = Ks[k], Nk = stap_adaptive_dof(&cfg[k]), trials = k < 4 ? 20 : 40;
         double a = K + 2 - Nk, b = Nk - 1, expect = a / (a + b);
         double var_beta = a * b / ((a + b) * (a + b) * (a + b + 1));
         double m = 0, v = 0;
@@ -463,7 +801,8 @@ int main(void)
         double se_indep = sqrt(var_beta / nall[k]);
         fprintf(stderr, "  %s K = %d, N = %d: mean rho %.4f (%.2f dB), RMB (K+2-N)/(K+1) = %.4f; "
                 "SE %.4f from %d trials (%.4f if independent); z = %.2f; var rho / var Beta = %.3f\n",
-                k == 3 ? "JDL 3 x 3, segments" : k == 2 ? "sliding (block 4, guard 2)" : "segments", K, Nk, mean, db(mean), expect, se, trials, se_indep, (mean - expect) / se,
+                k == 5 ? "ADPCA M' = 2, segments" : k == 4 ? "pre-Doppler M' = 2, segments"
+                : k == 3 ? "JDL 3 x 3, segments" : k == 2 ? "sliding (block 4, guard 2)" : "segments", K, Nk, mean, db(mean), expect, se, trials, se_indep, (mean - expect) / se,
                 var / var_beta);
         CHECK(fabs(mean - expect) < 4 * se, "mean rho %.4f vs RMB %.4f: %.1f standard errors",
               mean, expect, (mean - expect) / se);
