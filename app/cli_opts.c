@@ -343,7 +343,7 @@ int cli_training_order(const cli_training *t, int *dorder)
                     t->algorithm == STAP_ALGORITHM_ADPCA || t->algorithm == STAP_ALGORITHM_DPCA;
     if (!sub) {
         if (t->sub_cpi_given)
-            return cli_error(EXIT_USAGE, "--sub-cpi applies to --algorithm pre-doppler and adpca");
+            return cli_error(EXIT_USAGE, "--sub-cpi applies to --algorithm pre-doppler, adpca and dpca");
         return 0;
     }
     if (*dorder > 0)

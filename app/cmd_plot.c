@@ -325,7 +325,10 @@ int cmd_plot(int argc, char **argv)
             /* the sub-CPI algorithms name their M' in the algorithm ("pre-doppler M=3"), and
              * their optimum (on the staggered snapshots) is their own */
             const int sub = stap_sinr_is_subcpi(t);
-            if (sub) {
+            if (sub && !strncmp(t->algorithm, "dpca", 4)) { /* trains nothing: no K */
+                snprintf(deflab[k], sizeof deflab[k], "%s%s", t->algorithm, win);
+                snprintf(optlab[k], sizeof optlab[k], "optimum %s%s", t->algorithm, win);
+            } else if (sub) {
                 snprintf(deflab[k], sizeof deflab[k], "%sK=%d%s%s", alg, t->K, segs, win);
                 snprintf(optlab[k], sizeof optlab[k], "optimum %s%s", t->algorithm, win);
             } else {

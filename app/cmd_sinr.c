@@ -97,7 +97,13 @@ int cmd_sinr(int argc, char **argv)
                c->channels, c->pulses, c->doppler_bins, c->doppler_order, res.N, res.S, res.K,
                res.B, c->loading, reduced ? "; " : "", reduced ? res.algorithm : "", show,
                u ? u[show] : NAN);
-        if (reduced && stap_is_subcpi(c))
+        const int dpca = c->algorithm == STAP_ALGORITHM_DPCA;
+        if (dpca)
+            fprintf(rep, "  fixed weights (no adaptation: %d channels x %d pulses, %d sub-CPIs); "
+                    "algorithm(dB): the canceller's loss on the staggered snapshots; rho = "
+                    "SINR(w) / SINR(canceller)\n", c->channels, c->doppler_order,
+                    stap_window_len(c));
+        else if (reduced && stap_is_subcpi(c))
             fprintf(rep, "  %d DOF adapted (%d channels x %d pulses of a sub-CPI, %d sub-CPIs); "
                     "algorithm(dB): its clairvoyant weights R_sub^-1 s on the staggered "
                     "snapshots; rho in the sub-CPI domain\n", res.Nt, c->channels,
@@ -122,7 +128,9 @@ int cmd_sinr(int argc, char **argv)
         fprintf(rep, "  mean rho over %zu values (%s): %.4f (%.2f dB)\n", res.count,
                beam < 0 ? "all beams, bins and segments" : "this beam, all bins and segments",
                res.rho_mean, db(res.rho_mean));
-        if (isfinite(res.rmb_mean)) {
+        if (dpca) {
+            fprintf(rep, "  RMB law: not applicable (DPCA trains nothing)\n");
+        } else if (isfinite(res.rmb_mean)) {
             fprintf(rep, "  RMB (K+2-N)/(K+1) = %.4f (%.2f dB); rho ~ Beta(%d, %d), sd %.4f; standard "
                    "error of the mean %.4f if the values were independent: z = %.2f\n",
                    res.rmb_mean, db(res.rmb_mean), res.K + 2 - res.Nt, res.Nt - 1, res.rmb_sd,

@@ -128,8 +128,10 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
     cf64 *sv = malloc(sizeof(cf64) * N), *x = malloc(sizeof(cf64) * N);
     cf64 *w = malloc(sizeof(cf64) * N);
     double *an = malloc(sizeof(double) * B), *s2 = malloc(sizeof(double) * 2 * (size_t)N);
+    const int dpca = cfg->algorithm == STAP_ALGORITHM_DPCA;
+    cf32 *wd = malloc(sizeof(cf32) * N); /* DPCA's fixed weights */
     int st = RT_OK;
-    if (!Rs || !Rz || !a || !tz || !sv || !x || !w || !an || !s2) {
+    if (!Rs || !Rz || !a || !tz || !sv || !x || !w || !an || !s2 || !wd) {
         st = rt_fail(err, RT_ENOMEM, "out of memory for the sub-CPI SINR computation");
         goto out;
     }
@@ -178,15 +180,22 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
             for (int j = 0; j < N; j++) topt += creal(x[j] * conj(x[j]));
             const double snr0 = an[b] > 0 ? an[b] * P / sigma2 : 0; /* per unit xi */
             res->optimum_loss[db] = snr0 > 0 ? topt / snr0 : 0;
-            /* the clairvoyant weights R_sub^{-1} s and s^H R_sub^{-1} s = ||L_s^{-1} s||^2 */
-            stap_subcpi_steering(cfg, V + (size_t)b * N, d, s2);
-            for (int j = 0; j < N; j++) sv[j] = s2[2 * j] + I * s2[2 * j + 1];
-            memcpy(w, sv, sizeof(cf64) * N);
-            trsv_lower(N, Rs, w);
-            double srs = 0;
-            for (int j = 0; j < N; j++) srs += creal(w[j] * conj(w[j]));
-            trsv_upper_h(N, Rs, w);
-            const double salg = sinr_on(N, Rz, w, tz);
+            /* the clairvoyant weights R_sub^{-1} s and s^H R_sub^{-1} s = ||L_s^{-1} s||^2;
+             * DPCA: its fixed weights (rho = SINR(w) / SINR(w_alg), 1 but for rounding) */
+            double srs = 0, salg;
+            if (dpca) {
+                stap_dpca_weights(cfg, V + (size_t)b * N, wd);
+                for (int j = 0; j < N; j++) w[j] = wd[j];
+                salg = sinr_on(N, Rz, w, tz);
+            } else {
+                stap_subcpi_steering(cfg, V + (size_t)b * N, d, s2);
+                for (int j = 0; j < N; j++) sv[j] = s2[2 * j] + I * s2[2 * j + 1];
+                memcpy(w, sv, sizeof(cf64) * N);
+                trsv_lower(N, Rs, w);
+                for (int j = 0; j < N; j++) srs += creal(w[j] * conj(w[j]));
+                trsv_upper_h(N, Rs, w);
+                salg = sinr_on(N, Rz, w, tz);
+            }
             res->algorithm_loss[db] = snr0 > 0 ? salg / snr0 : 0;
             for (int g = 0; g < S; g++) {
                 const size_t k = ((size_t)d * S + g) * B + b;
@@ -196,9 +205,11 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
                     w[j] = wf[j];
                     ws += conj(w[j]) * sv[j];
                 }
-                const double wrw = quad_form(N, Rs, w);
-                res->rho[k] = wrw > 0 && srs > 0 ? creal(ws * conj(ws)) / (wrw * srs) : 0;
-                res->adaptive_loss[k] = snr0 > 0 ? sinr_on(N, Rz, w, tz) / snr0 : 0;
+                const double wrw = quad_form(N, Rs, w), sw = sinr_on(N, Rz, w, tz);
+                if (dpca) /* the canceller's own nulls (SINR 0 for both): rho 1 */
+                    res->rho[k] = salg > 0 ? sw / salg : sw == salg ? 1.0 : 0.0;
+                else res->rho[k] = wrw > 0 && srs > 0 ? creal(ws * conj(ws)) / (wrw * srs) : 0;
+                res->adaptive_loss[k] = snr0 > 0 ? sw / snr0 : 0;
             }
         }
     }
@@ -212,6 +223,7 @@ out:
     free(w);
     free(an);
     free(s2);
+    free(wd);
     return st;
 }
 
@@ -238,7 +250,9 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->B = B;
     res->N = N;
     res->Nt = Nt;
-    if (jdl || sub)
+    if (cfg.algorithm == STAP_ALGORITHM_DPCA)
+        snprintf(res->algorithm, sizeof res->algorithm, "dpca M=%d shift=%d", Q, cfg.dpca_shift);
+    else if (jdl || sub)
         snprintf(res->algorithm, sizeof res->algorithm, jdl ? "%s NA=%d" : "%s M=%d",
                  stap_algorithm_name(cfg.algorithm), jdl ? Na : Q);
     else snprintf(res->algorithm, sizeof res->algorithm, "post-doppler");
@@ -288,7 +302,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
             goto out;
         }
 
-    int applicable = cfg.loading == 0 && K >= Nt;
+    int applicable = cfg.loading == 0 && K >= Nt && cfg.algorithm != STAP_ALGORITHM_DPCA;
     for (int d = 0; d < D; d++) {
         double f = (double)d / D;
         res->doppler[d] = f >= 0.5 ? f - 1.0 : f;

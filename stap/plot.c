@@ -701,7 +701,9 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_w
         s[2] = s[3];
         s[3] = t;
     }
-    double lo = floor((ymin - 3) / 10) * 10;
+    /* an exact null (a fixed canceller's, -300 dB) would squash every curve: the axis
+     * stops at -120 dB and the lines are clipped at the frame */
+    double lo = floor((fmax(ymin, -120) - 3) / 10) * 10;
     plot_lines pl = {title, res->prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
                      "SINR loss (dB)", (isfinite(res->rmb_mean) ? 3 : 2) + reduced, s,
                      -0.5 * scale, 0.5 * scale, lo, 3};
@@ -774,7 +776,7 @@ int stap_plot_sinr_compare(const char *path, const stap_sinr_result *const *res,
                  "(dashed), beam %d", beams[0]);
         plot_lines pl = {title, prf > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
                          "SINR loss (dB)", ns, s, -0.5 * scale, 0.5 * scale,
-                         floor((ymin - 3) / 10) * 10, 3};
+                         floor((fmax(ymin, -120) - 3) / 10) * 10, 3}; /* as above */
         st = plot_lines_png(path, &pl, mode, err);
     }
     for (int i = 0; i < 3 * MAX; i++) free(buf[i]);

@@ -39,7 +39,8 @@ double stap_sinr_adaptive_mean(const stap_sinr_result *r, int d, int b)
 
 int stap_sinr_is_subcpi(const stap_sinr_result *r)
 {
-    return !strncmp(r->algorithm, "pre-doppler", 11) || !strncmp(r->algorithm, "adpca", 5);
+    return !strncmp(r->algorithm, "pre-doppler", 11) || !strncmp(r->algorithm, "adpca", 5) ||
+           !strncmp(r->algorithm, "dpca", 4);
 }
 
 /* ---- files ------------------------------------------------------------------------ */
@@ -258,6 +259,16 @@ int stap_run_read(const char *path, int want_output, stap_run_data *rd, rt_error
                 goto out;
             }
             c->angle_bins = (int)na;
+        }
+        if (c->algorithm == STAP_ALGORITHM_DPCA) {
+            double sh;
+            if ((st = read_num_attr(g, "dpca_shift", &sh, path, "/config", err))) goto out;
+            if (fabs(sh) > 1e6 || sh != floor(sh) || sh == 0) {
+                st = rt_fail(err, RT_EFORMAT, "%s: /config dpca_shift %g is not a nonzero whole "
+                             "number", path, sh);
+                goto out;
+            }
+            c->dpca_shift = (int)sh;
         }
     }
     c->backend = LA_BACKEND_CPU;

@@ -204,8 +204,18 @@ expect_words "--segments with sliding" "--segments applies to --training-window 
 run "stream --guard without sliding" 2 "" stream --guard 1 --cpis 1
 run "--angle-bins without jdl" 2 "$out" run --input "$valid" --output "$out" --quiet --angle-bins 3
 expect_words "--angle-bins without jdl" "--angle-bins applies to --algorithm jdl"
-run "unknown algorithm" 2 "$out" run --input "$valid" --output "$out" --quiet --algorithm dpca
-expect_words "unknown algorithm" "--algorithm" "post-doppler or jdl"
+run "unknown algorithm" 2 "$out" run --input "$valid" --output "$out" --quiet --algorithm stap
+expect_words "unknown algorithm" "--algorithm" "post-doppler, jdl, pre-doppler, adpca or dpca"
+run "--sub-cpi without a sub-CPI algorithm" 2 "$out" run --input "$valid" --output "$out" --quiet --sub-cpi 2
+expect_words "--sub-cpi without a sub-CPI algorithm" "--sub-cpi applies to --algorithm pre-doppler, adpca and dpca"
+run "--doppler-order with pre-doppler" 2 "$out" run --input "$valid" --output "$out" --quiet --algorithm pre-doppler --doppler-order 3
+expect_words "--doppler-order with pre-doppler" "--doppler-order applies to post-doppler and jdl" "--sub-cpi"
+run "adpca over 4 pulses" 2 "$out" run --input "$valid" --output "$out" --quiet --algorithm adpca --sub-cpi 4
+expect_words "adpca over 4 pulses" "--sub-cpi 4: adpca cancels over 2 or 3 pulses"
+run "--dpca-shift without dpca" 2 "$out" run --input "$valid" --output "$out" --quiet --algorithm adpca --dpca-shift 1
+expect_words "--dpca-shift without dpca" "--dpca-shift applies to --algorithm dpca"
+run "dpca shift beyond the array" 1 "$out" run --input "$valid" --output "$out" --quiet --algorithm dpca --dpca-shift 99
+expect_words "dpca shift beyond the array" "--dpca-shift 99" "channels"
 run "even --angle-bins" 1 "$out" run --input "$valid" --output "$out" --quiet --algorithm jdl --angle-bins 2
 expect_words "even --angle-bins" "--angle-bins 2 must be odd"
 run "stream --cfar-train 0" 2 "" stream --cfar os --cfar-train 0 --cpis 1

@@ -83,6 +83,13 @@ expect 0 "$B" run --input "$T/scene.h5" --output "$T/run-adpca.h5" --algorithm a
 expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run-adpca.h5" --out "$T/sinr-adpca.h5"
 grep -q "adpca M=3" "$T/out" && grep -q "RMB (K+2-N)/(K+1) = 0.7213" "$T/out" ||
     fail "sinr of an ADPCA run: $(cat "$T/out")"
+# DPCA (fixed weights: rho 1, no RMB law), its /config dpca_shift read back by sinr
+expect 0 "$B" run --input "$T/scene.h5" --output "$T/run-dpca.h5" --algorithm dpca \
+    --dpca-shift 1 --segments 2 --training 60 --beams 3 --backend cpu --quiet
+expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run-dpca.h5" --out "$T/sinr-dpca.h5"
+grep -q "dpca M=2 shift=1" "$T/out" && grep -q "RMB law: not applicable" "$T/out" &&
+    grep -qE "mean rho over 48 values \(all beams, bins and segments\): 1.0000 " "$T/out" ||
+    fail "sinr of a DPCA run: $(cat "$T/out")"
 # the clairvoyant curve computed from /truth (no --sinr), and both tables compared
 expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run-adpca.h5" --out-dir "$T/img-adpca"
 [ -s "$T/img-adpca/sinr_loss.png" ] || fail "plot of an ADPCA run made no sinr_loss.png"
