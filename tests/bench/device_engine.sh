@@ -12,7 +12,7 @@
 #   final  the engine tests, then perf;
 #   jdl    JDL on the GPU engine: the engine tests, sanitizers over a JDL run, its stream
 #          rates (hard preset, NA = 3 and 5, Q = 3 and 1) beside post-Doppler's;
-#   subcpi pre-Doppler and ADPCA on the GPU engine: the engine and pipeline tests,
+#   subcpi pre-Doppler, ADPCA and DPCA on the GPU engine: the engine and pipeline tests,
 #          sanitizers over their runs, stream rates (hard preset) beside post-Doppler's
 #          and the stage kernels under ncu;
 #   oscfar the CFAR kernels' tests (sanitized too), the engine's detector and hit-list
@@ -143,11 +143,11 @@ if [ "$mode" = jdl ]; then
     done
 fi
 if [ "$mode" = subcpi ]; then # pre-Doppler and ADPCA: checks, sanitizers, rates, kernels
-    for t in test_gpu_engine test_pipeline test_engine; do
+    for t in test_gpu_engine test_pipeline test_engine test_sinr; do
         step "$t" "$L/tests.log" 300 "$BIN/$t"
     done
     cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-    for a in "pre-doppler --sub-cpi 3" "adpca --sub-cpi 2"; do
+    for a in "pre-doppler --sub-cpi 3" "adpca --sub-cpi 2" "dpca --sub-cpi 2"; do
         for tool in memcheck racecheck synccheck; do
             step "$tool $a" "$L/sanitize.log" 120 "$cs" --tool "$tool" --error-exitcode 9 \
                 "$BIN/rtstap" run --preset easy --algorithm $a --backend gpu -f -o /tmp/s.h5 --quiet
@@ -160,8 +160,15 @@ if [ "$mode" = subcpi ]; then # pre-Doppler and ADPCA: checks, sanitizers, rates
     step "pre-doppler 2 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm pre-doppler --sub-cpi 2 --json "$L/s-pre2-s3.json"
     step "adpca 2 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm adpca --json "$L/s-ad2-s3.json"
     step "adpca 3 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm adpca --sub-cpi 3 --json "$L/s-ad3-s3.json"
+    step "dpca 2 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm dpca --json "$L/s-dp2-s3.json"
+    step "dpca 3 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --algorithm dpca --sub-cpi 3 --json "$L/s-dp3-s3.json"
+    step "post-doppler slots 3 again" "$L/stream.log" 60 $S --slots 3 --cpis 4000 --json "$L/s-pd2-s3.json"
     step "pre-doppler 3 cublas slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 1000 --algorithm pre-doppler --backend cublas --json "$L/s-pre3cb-s3.json"
     step "pre-doppler 3 sliding 16 slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 1000 --algorithm pre-doppler --training-window sliding --block 16 --training 120 --keep detections --json "$L/s-pre3sl16-s3.json"
+    step "adpca 2 cublas slots 3" "$L/stream.log" 60 $S --slots 3 --cpis 1000 --algorithm adpca --backend cublas --json "$L/s-ad2cb-s3.json"
+    for a in pre-doppler adpca dpca; do
+        step "$a cpu engine" "$L/stream.log" 120 $S --slots 1 --cpis 20 --algorithm $a --backend cpu --json "$L/s-$a-cpu.json"
+    done
     nc=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
     step "ncu pre-doppler" "$L/ncu.log" 120 "$nc" --clock-control none -c 12 \
         --metrics gpu__time_duration.sum $S --slots 1 --cpis 2 --algorithm pre-doppler
