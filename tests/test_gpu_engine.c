@@ -88,6 +88,8 @@ static stap_config config_of(const gcase *g, la_backend be)
         c.angle_bins = g->Na;
     }
     if (g->algo) c.algorithm = g->algo;
+    if (g->algo == STAP_ALGORITHM_DPCA) c.dpca_shift = 1; /* as validation resolves 0: the
+                                                             reference reads c */
     return c;
 }
 

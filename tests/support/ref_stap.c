@@ -93,7 +93,8 @@ static int ref_subcpi(const stap_config *cfg, const double *win, int B, const cf
     if (cfg->algorithm == STAP_ALGORITHM_DPCA) {
         /* README: tap q of the pulse-q subarray, channels c + (Q-1-q) shift, c over the
          * Cs = C - (Q-1)|shift| channels that keep every tap inside the array */
-        const int sh = cfg->dpca_shift, span = (Q - 1) * (sh < 0 ? -sh : sh);
+        const int sh = cfg->dpca_shift ? cfg->dpca_shift : 1; /* 0: the default, 1 */
+        const int span = (Q - 1) * (sh < 0 ? -sh : sh);
         for (size_t k = 0; k < (size_t)D * S; k++)
             for (int b = 0; b < B; b++) {
                 cf64 *w = W + (k * B + b) * N;
