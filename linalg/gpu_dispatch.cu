@@ -518,8 +518,9 @@ struct la_dev_weights {
     bool fused = false;
     rtk_gather g;
     int m = 0, n = 0, batch = 0, nbeams = 0;
-    int groups = 0;         /* grouped (la_dev_weights_create_grouped): factors in T */
-    long long vstride = 0;
+    int groups = 0;         /* factors in T: batch, or la_dev_weights_create_grouped's */
+    long long vstride = 0;  /* steering vectors' stride between groups of items          */
+    bool caller_matrices = false; /* grouped: the caller writes T before each enqueue */
     const void *dV = nullptr;
     void *dW = nullptr;
     rtk_factor_flags *dbad = nullptr;
@@ -541,6 +542,53 @@ extern "C" void la_dev_weights_destroy(la_dev_weights *w)
     delete w;
 }
 
+/* The cuBLAS baseline's handle and pointer arrays: G matrices in T (aptr, tptr: geqrf), and
+ * for the batch's items the factor each solves (fptr = factor k % G) and its right-hand
+ * sides in dW (wptr). */
+static int cublas_setup(la_dev_weights *w, int G, rt_error *err)
+{
+    const int m = w->m, n = w->n, batch = w->batch;
+    CB(cublasCreate(&w->blas));
+    CB(cublasSetStream(w->blas, w->stream));
+    const size_t pg = (size_t)G * sizeof(void *), pb = (size_t)batch * sizeof(void *);
+    TRY(grow(&w->aptr, pg, "cuBLAS matrix pointers", err));
+    TRY(grow(&w->tptr, pg, "cuBLAS tau pointers", err));
+    TRY(grow(&w->fptr, pb, "cuBLAS factor pointers", err));
+    TRY(grow(&w->wptr, pb, "cuBLAS right-hand-side pointers", err));
+    TRY(grow(&w->tau, (size_t)G * n * sizeof(float2), "cuBLAS tau", err));
+    void **h = (void **)malloc(2 * pg + 2 * pb);
+    if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for cuBLAS pointers");
+    void **ha = h, **ht = h + G, **hf = h + 2 * G, **hw = hf + batch;
+    for (int k = 0; k < G; k++) {
+        ha[k] = (char *)w->T.p + (size_t)k * m * n * sizeof(float2);
+        ht[k] = (char *)w->tau.p + (size_t)k * n * sizeof(float2);
+    }
+    for (int k = 0; k < batch; k++) {
+        hf[k] = ha[k % G];
+        hw[k] = (char *)w->dW + (size_t)k * w->nbeams * n * sizeof(float2);
+    }
+    cudaError_t e = cudaMemcpy(w->aptr.p, ha, pg, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(w->tptr.p, ht, pg, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(w->fptr.p, hf, pb, cudaMemcpyHostToDevice);
+    if (e == cudaSuccess) e = cudaMemcpy(w->wptr.p, hw, pb, cudaMemcpyHostToDevice);
+    free(h);
+    CU(e);
+    return RT_OK;
+}
+
+/* The QR variant for m x n: the forced one when it fits, else the dispatch table's. */
+static int pick_variant(int variant, int m, int n, int *out, rt_error *err)
+{
+    int dev = 0, smem = 0;
+    CU(cudaGetDevice(&dev));
+    CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
+        return rt_fail(err, RT_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m, n);
+    *out = variant >= 0 ? variant : rtk_qr_select(m, n, smem);
+    if (*out < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
+    return RT_OK;
+}
+
 extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
                                      const rtk_gather *g, int m, int n, int batch, int nbeams,
                                      const void *dV, void *dW, rtk_factor_flags *dbad,
@@ -558,6 +606,7 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, i
     w->g = *g;
     w->m = m;
     w->n = n;
+    w->groups = batch;
     w->batch = batch;
     w->nbeams = nbeams;
     w->dV = dV;
@@ -567,14 +616,7 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, i
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
         if (backend == LA_BACKEND_GPU) {
-            int dev = 0, smem = 0;
-            CU(cudaGetDevice(&dev));
-            CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-            if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
-                return rt_fail(err, RT_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m,
-                               n);
-            w->variant = variant >= 0 ? variant : rtk_qr_select(m, n, smem);
-            if (w->variant < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
+            TRY(pick_variant(variant, m, n, &w->variant, err));
             w->fused = rtk_qr_can_gather(w->variant) != 0;
             if (!w->fused && n > RTK_WEIGHTS_MAX_N)
                 return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d",
@@ -586,27 +628,7 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, i
             snprintf(w->desc, sizeof w->desc, "cublasCgeqrfBatched + 2 cublasCtrsmBatched");
         }
         TRY(grow(&w->T, (size_t)m * n * batch * sizeof(float2), "training matrices", err));
-        if (backend == LA_BACKEND_CUBLAS) {
-            CB(cublasCreate(&w->blas));
-            CB(cublasSetStream(w->blas, w->stream));
-            const size_t pb = (size_t)batch * sizeof(void *);
-            TRY(grow(&w->aptr, pb, "cuBLAS matrix pointers", err));
-            TRY(grow(&w->tptr, pb, "cuBLAS tau pointers", err));
-            TRY(grow(&w->wptr, pb, "cuBLAS right-hand-side pointers", err));
-            TRY(grow(&w->tau, (size_t)batch * n * sizeof(float2), "cuBLAS tau", err));
-            void **h = (void **)malloc(3 * pb);
-            if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for cuBLAS pointers");
-            for (int k = 0; k < batch; k++) {
-                h[k] = (char *)w->T.p + (size_t)k * m * n * sizeof(float2);
-                h[batch + k] = (char *)w->tau.p + (size_t)k * n * sizeof(float2);
-                h[2 * batch + k] = (char *)dW + (size_t)k * nbeams * n * sizeof(float2);
-            }
-            cudaError_t e = cudaMemcpy(w->aptr.p, h, pb, cudaMemcpyHostToDevice);
-            if (e == cudaSuccess) e = cudaMemcpy(w->tptr.p, h + batch, pb, cudaMemcpyHostToDevice);
-            if (e == cudaSuccess) e = cudaMemcpy(w->wptr.p, h + 2 * batch, pb, cudaMemcpyHostToDevice);
-            free(h);
-            CU(e);
-        }
+        if (backend == LA_BACKEND_CUBLAS) TRY(cublas_setup(w, batch, err));
         return RT_OK;
     }();
     if (st) {
@@ -622,10 +644,6 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, rt_error *err);
 extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr,
                                       rt_error *err)
 {
-    if (w->groups) {
-        if (ev_training) RTK(rtk_event_record(ev_training, w->stream));
-        return grouped_enqueue(w, ev_qr, err);
-    }
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
     if (w->fused) {
@@ -635,30 +653,12 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
                                          w->dbad, w->dphase, s));
         return RT_OK;
     }
-    RTK(rtk_training_launch(&w->g, m, n, batch, w->T.p, m, (long long)m * n, s));
+    /* materialized: the gather's matrices (grouped: the caller wrote them), then factor and
+     * solve — the plain object is the grouped one with a factor per item */
+    if (!w->caller_matrices)
+        RTK(rtk_training_launch(&w->g, m, n, batch, w->T.p, m, (long long)m * n, s));
     if (ev_training) RTK(rtk_event_record(ev_training, s));
-    const long long stride = (long long)m * n;
-    if (w->backend == LA_BACKEND_GPU) {
-        RTK(rtk_qr_launch(w->variant, m, n, batch, w->T.p, m, stride, s));
-        if (ev_qr) RTK(rtk_event_record(ev_qr, s));
-        RTK(rtk_weights_launch(n, batch, w->T.p, m, stride, nb, w->dV, w->dW, w->dbad, s));
-        return RT_OK;
-    }
-    int info = 0;
-    CB(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
-                           &info, batch));
-    if (info != 0) return rt_fail(err, RT_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
-    if (ev_qr) RTK(rtk_event_record(ev_qr, s));
-    RTK(rtk_fill_rhs_launch(n, batch, nb, w->dV, w->dW, s));
-    const cuComplex one = make_cuComplex(1.f, 0.f);
-    CB(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
-                          CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->aptr.p,
-                          m, (cuComplex *const *)w->wptr.p, n, batch));
-    CB(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
-                          CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->aptr.p,
-                          m, (cuComplex *const *)w->wptr.p, n, batch));
-    RTK(rtk_normalize_launch(n, batch, w->T.p, m, stride, nb, w->dV, w->dW, w->dbad, s));
-    return RT_OK;
+    return grouped_enqueue(w, ev_qr, err);
 }
 
 extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend backend,
@@ -683,6 +683,7 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend ba
     w->m = m;
     w->n = n;
     w->groups = groups;
+    w->caller_matrices = true;
     w->batch = batch;
     w->nbeams = nbeams;
     w->dV = dV;
@@ -692,14 +693,7 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend ba
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
         if (backend == LA_BACKEND_GPU) {
-            int dev = 0, smem = 0;
-            CU(cudaGetDevice(&dev));
-            CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-            if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
-                return rt_fail(err, RT_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m,
-                               n);
-            w->variant = variant >= 0 ? variant : rtk_qr_select(m, n, smem);
-            if (w->variant < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
+            TRY(pick_variant(variant, m, n, &w->variant, err));
             snprintf(w->desc, sizeof w->desc, "%s QR of %d + grouped weights",
                      rtk_qr_variant_get(w->variant)->name, groups);
         } else {
@@ -707,33 +701,7 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend ba
                      groups);
         }
         TRY(grow(&w->T, (size_t)m * n * groups * sizeof(float2), "training matrices", err));
-        if (backend == LA_BACKEND_CUBLAS) {
-            CB(cublasCreate(&w->blas));
-            CB(cublasSetStream(w->blas, w->stream));
-            const size_t pg = (size_t)groups * sizeof(void *), pb = (size_t)batch * sizeof(void *);
-            TRY(grow(&w->aptr, pg, "cuBLAS matrix pointers", err));
-            TRY(grow(&w->tptr, pg, "cuBLAS tau pointers", err));
-            TRY(grow(&w->fptr, pb, "cuBLAS factor pointers", err));
-            TRY(grow(&w->wptr, pb, "cuBLAS right-hand-side pointers", err));
-            TRY(grow(&w->tau, (size_t)groups * n * sizeof(float2), "cuBLAS tau", err));
-            void **h = (void **)malloc(2 * pg + 2 * pb);
-            if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for cuBLAS pointers");
-            void **ha = h, **ht = h + groups, **hf = h + 2 * groups, **hw = hf + batch;
-            for (int k = 0; k < groups; k++) {
-                ha[k] = (char *)w->T.p + (size_t)k * m * n * sizeof(float2);
-                ht[k] = (char *)w->tau.p + (size_t)k * n * sizeof(float2);
-            }
-            for (int k = 0; k < batch; k++) {
-                hf[k] = ha[k % groups];
-                hw[k] = (char *)dW + (size_t)k * nbeams * n * sizeof(float2);
-            }
-            cudaError_t e = cudaMemcpy(w->aptr.p, ha, pg, cudaMemcpyHostToDevice);
-            if (e == cudaSuccess) e = cudaMemcpy(w->tptr.p, ht, pg, cudaMemcpyHostToDevice);
-            if (e == cudaSuccess) e = cudaMemcpy(w->fptr.p, hf, pb, cudaMemcpyHostToDevice);
-            if (e == cudaSuccess) e = cudaMemcpy(w->wptr.p, hw, pb, cudaMemcpyHostToDevice);
-            free(h);
-            CU(e);
-        }
+        if (backend == LA_BACKEND_CUBLAS) TRY(cublas_setup(w, groups, err));
         return RT_OK;
     }();
     if (st) {

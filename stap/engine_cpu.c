@@ -139,42 +139,26 @@ static int cpu_create(stap_engine *e, rt_error *err)
     return RT_OK;
 }
 
-/* Contract step 1: X[c,d,r] = sum_p win[p] x[c,p,r] exp(-2 pi i d p / D). */
+/* Contract step 1: X[c,d,r] = sum_p win[p] x[c,p,r] exp(-2 pi i d p / D). The sub-CPI
+ * algorithms (step 1'): row c*Q + q of X is the D-point DFT of u[p'] x[c, p' + q, r],
+ * p' = 0..P-Q (the window u over the sub-CPIs' pulse q):
+ * X[c*Q + q, d, r] = sum_p' u[p'] x[c, p' + q, r] exp(-2 pi i d p' / D) — the same loop
+ * with Q rows a channel and P - Q + 1 pulses (Q = 1: step 1). */
 static void doppler_filter(stap_engine *e, cpu_engine *c, const cf32 *x)
 {
     const int C = e->cfg.channels, P = e->cfg.pulses, D = e->cfg.doppler_bins;
-    const size_t R = e->cfg.range_gates;
-#pragma omp parallel for schedule(static) num_threads(c->threads)
-    for (int ch = 0; ch < C; ch++) {
-        cf32 *Xc = c->X + (size_t)ch * D * R;
-        const cf32 *xc = x + (size_t)ch * P * R;
-        for (int q = 0; q < P; q++) {
-            const float w = e->win[q];
-            for (size_t r = 0; r < R; r++) Xc[q * R + r] = w * xc[q * R + r];
-        }
-        memset(Xc + (size_t)P * R, 0, sizeof(cf32) * (size_t)(D - P) * R);
-        fftwf_execute_dft(c->fft, (fftwf_complex *)Xc, (fftwf_complex *)Xc);
-    }
-}
-
-/* Sub-CPI algorithms (contract step 1'): row c*Q + q of X is the D-point DFT of
- * u[p'] x[c, p' + q, r], p' = 0..P-Q (the window u over the sub-CPIs' pulse q):
- * X[c*Q + q, d, r] = sum_p' u[p'] x[c, p' + q, r] exp(-2 pi i d p' / D). */
-static void doppler_filter_subcpi(stap_engine *e, cpu_engine *c, const cf32 *x)
-{
-    const int C = e->cfg.channels, P = e->cfg.pulses, D = e->cfg.doppler_bins;
-    const int Q = e->cfg.doppler_order, Pp = P - Q + 1;
+    const int Q = stap_is_subcpi(&e->cfg) ? e->cfg.doppler_order : 1, Pw = P - Q + 1;
     const size_t R = e->cfg.range_gates;
 #pragma omp parallel for schedule(static) num_threads(c->threads)
     for (int cq = 0; cq < C * Q; cq++) {
         const int ch = cq / Q, q = cq % Q;
         cf32 *Xc = c->X + (size_t)cq * D * R;
         const cf32 *xc = x + ((size_t)ch * P + q) * R;
-        for (int p = 0; p < Pp; p++) {
+        for (int p = 0; p < Pw; p++) {
             const float w = e->win[p];
             for (size_t r = 0; r < R; r++) Xc[p * R + r] = w * xc[p * R + r];
         }
-        memset(Xc + (size_t)Pp * R, 0, sizeof(cf32) * (size_t)(D - Pp) * R);
+        memset(Xc + (size_t)Pw * R, 0, sizeof(cf32) * (size_t)(D - Pw) * R);
         fftwf_execute_dft(c->fft, (fftwf_complex *)Xc, (fftwf_complex *)Xc);
     }
 }
@@ -350,8 +334,7 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
     double t0 = rt_now_ms();
     const int jdl = e->cfg.algorithm == STAP_ALGORITHM_JDL, sub = stap_is_subcpi(&e->cfg);
     const int dpca = e->cfg.algorithm == STAP_ALGORITHM_DPCA;
-    if (sub) doppler_filter_subcpi(e, c, cube);
-    else doppler_filter(e, c, cube);
+    doppler_filter(e, c, cube);
     double t1 = rt_now_ms();
     if (jdl) form_training_jdl(e, c);
     else if (sub && !dpca) form_training_subcpi(e, c, cube);

@@ -250,23 +250,12 @@ int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
                     for (int i = 0; i < N; i++) acc += conj(tg[(size_t)k * N + i]) * v[i];
                     vt[k] = acc;
                 }
-                for (int i = 0; i < Nt; i++) {
-                    cf64 acc = vt[i];
-                    for (int k = 0; k < i; k++) acc -= conj(T[(size_t)i * M + k]) * y[k];
-                    y[i] = acc / conj(T[(size_t)i * M + i]);
-                }
-                for (int i = Nt - 1; i >= 0; i--) {
-                    cf64 acc = y[i];
-                    for (int k = i + 1; k < Nt; k++) acc -= T[(size_t)k * M + i] * z[k];
-                    z[i] = acc / T[(size_t)i * M + i];
-                }
-                cf64 vz = 0;
-                for (int i = 0; i < Nt; i++) vz += conj(vt[i]) * z[i];
+                mvdr_solve(M, Nt, T, vt, y, z); /* z / (v~^H z) */
                 cf64 *w = W + (((size_t)d * S + s) * B + b) * N;
                 for (int i = 0; i < N; i++) {
                     cf64 acc = 0;
                     for (int k = 0; k < Nt; k++) acc += tg[(size_t)k * N + i] * z[k];
-                    w[i] = acc / vz;
+                    w[i] = acc;
                 }
             }
         }
