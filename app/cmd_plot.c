@@ -185,12 +185,6 @@ int cmd_plot(int argc, char **argv)
             status = cli_error(EXIT_USAGE, "--beam %d: the run has %d beams", beam, run.beams);
             goto out;
         }
-        if (resp_asked && stap_is_subcpi(&run.cfg)) {
-            status = cli_error(EXIT_USAGE, "--response-*: no adapted response for a %s run yet "
-                               "(its weights filter staggered sub-CPIs)",
-                               stap_algorithm_name(run.cfg.algorithm));
-            goto out;
-        }
         const struct {
             const char *flag, *what;
             int value, count;
@@ -347,13 +341,10 @@ int cmd_plot(int argc, char **argv)
         printf("%s\n", path);
     }
 
-    /* 5: the angle-Doppler response of the adapted weights and of the optimum (not yet for
-     * the sub-CPI algorithms: their weights act on the staggered snapshots, which
-     * scene_response does not model) */
-    if (have_run && stap_is_subcpi(&run.cfg)) {
-        fprintf(stderr, "rtstap plot: no adapted_response.png for a %s run (not drawn for the "
-                        "sub-CPI algorithms yet)\n", stap_algorithm_name(run.cfg.algorithm));
-    } else if (have_run && have_truth) {
+    /* 5: the angle-Doppler response of the adapted weights and of the optimum (sub-CPI
+     * algorithms: on the staggered snapshot, beside their own clairvoyant weights; DPCA's
+     * fixed weights alone) */
+    if (have_run && have_truth) {
         const stap_config *c = &run.cfg;
         const int D = c->doppler_bins;
         if (resp_bin < 0) {
@@ -380,12 +371,19 @@ int cmd_plot(int argc, char **argv)
         snprintf(title, sizeof title, "Response |w^H s(u,f)|^2: Doppler bin %d (f = %.3f), "
                  "segment %d, beam %d (u = %.3f)", resp_bin, r.bin_doppler, resp_seg, resp_beam,
                  r.look_u);
-        snprintf(t0, sizeof t0, "adapted weights, Q=%d K=%d", c->doppler_order, c->training);
+        const int sub = stap_is_subcpi(c), dpca = c->algorithm == STAP_ALGORITHM_DPCA;
+        if (dpca)
+            snprintf(t0, sizeof t0, "DPCA fixed weights, M=%d shift %d", c->doppler_order,
+                     c->dpca_shift);
+        else
+            snprintf(t0, sizeof t0, "%s%s, %s=%d K=%d", sub ? stap_algorithm_name(c->algorithm)
+                                                             : "adapted weights",
+                     sub ? " weights" : "", sub ? "M" : "Q", c->doppler_order, c->training);
         stap_response_picture pic = {
             .title = title,
-            .npanels = 2,
+            .npanels = dpca ? 1 : 2,
             .panel = {r.adapted, r.optimum},
-            .panel_title = {t0, "clairvoyant optimum R^-1 v"},
+            .panel_title = {t0, sub ? "clairvoyant R_sub^-1 s" : "clairvoyant optimum R^-1 v"},
             .nu = r.nu,
             .nf = r.nf,
             .look_u = r.look_u,

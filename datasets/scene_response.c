@@ -88,31 +88,72 @@ int scene_response_compute(const scene_truth *t, const stap_config *cfg_in, cons
     for (int p = 0; p < P; p++) win[p] = winf[p];
 
     /* bin d's Q temporal taps of a unit target at each Doppler: the signature of a
-     * one-element array with a = 1 */
+     * one-element array with a = 1 (sub-CPI: the staggered snapshot's) */
     const cf64 one = 1;
-    for (int j = 0; j < nf; j++)
-        scene_doppler_signature(1, P, &one, -0.5 + (double)j / nf, win, D, Q, bin,
-                                g + (size_t)j * Q);
+    const int sub = stap_is_subcpi(&cfg), Pw = stap_window_len(&cfg);
+    for (int j = 0; j < nf; j++) {
+        const double f = -0.5 + (double)j / nf;
+        if (sub) scene_staggered_signature(1, &one, f, win, Pw, D, Q, bin, g + (size_t)j * Q);
+        else scene_doppler_signature(1, P, &one, f, win, D, Q, bin, g + (size_t)j * Q);
+    }
 
-    /* w_opt = R_d^{-1} v / (v^H R_d^{-1} v) */
-    if ((st = scene_covariance_doppler(t, win, D, Q, bin, Rd, err))) goto out;
-    for (int k = 0; k < N; k++) w[k] = v[k];
+    /* w_opt = R_d^{-1} v / (v^H R_d^{-1} v); sub-CPI: the algorithm's clairvoyant weights
+     * R_sub^{-1} s / (s^H R_sub^{-1} s), s = bin d's solve steering (DPCA: its fixed
+     * weights, nothing to compare them with) */
+    cf64 *sv = malloc(sizeof(cf64) * N);
+    double *s2 = malloc(sizeof(double) * 2 * (size_t)N);
+    if (!sv || !s2) {
+        free(sv);
+        free(s2);
+        st = rt_fail(err, RT_ENOMEM, "out of memory for the response's steering");
+        goto out;
+    }
+    if (sub) stap_subcpi_steering(&cfg, v, bin, s2);
+    for (int k = 0; k < N; k++) sv[k] = sub ? s2[2 * k] + I * s2[2 * k + 1] : (cf64)v[k];
+    free(s2);
+    if (cfg.algorithm == STAP_ALGORITHM_DPCA) {
+        cf32 *wd = malloc(sizeof(cf32) * N);
+        if (!wd) {
+            free(sv);
+            st = rt_fail(err, RT_ENOMEM, "out of memory for the DPCA weights");
+            goto out;
+        }
+        stap_dpca_weights(&cfg, v, wd);
+        for (int k = 0; k < N; k++) res->optimum_weights[k] = wd[k];
+        free(wd);
+        free(sv);
+        response_grid(res->optimum_weights, C, Q, cfg.element_spacing, nu, nf, g, A, res->optimum);
+        goto adapted;
+    }
+    if (sub) {
+        const double unit = 1;
+        st = scene_covariance_staggered(t, &unit, 1, D, Q, 0, Rd, err);
+    } else {
+        st = scene_covariance_doppler(t, win, D, Q, bin, Rd, err);
+    }
+    if (st) {
+        free(sv);
+        goto out;
+    }
+    for (int k = 0; k < N; k++) w[k] = sv[k];
     lapack_int info = LAPACKE_zposv(LAPACK_COL_MAJOR, 'L', N, 1, (lapack_complex_double *)Rd, N,
                                     (lapack_complex_double *)w, N);
     if (info != 0) {
-        st = rt_fail(err, RT_ENUMERIC, "true covariance of Doppler bin %d is not positive "
-                     "definite (zposv info %d)", bin, (int)info);
+        free(sv);
+        st = rt_fail(err, RT_ENUMERIC, "true covariance of %s %d is not positive definite "
+                     "(zposv info %d)", sub ? "a sub-CPI, bin" : "Doppler bin", bin, (int)info);
         goto out;
     }
     cf64 vw = 0;
-    for (int k = 0; k < N; k++) vw += conj((cf64)v[k]) * w[k];
+    for (int k = 0; k < N; k++) vw += conj(sv[k]) * w[k];
+    free(sv);
     if (!(creal(vw) > 0)) {
         st = rt_fail(err, RT_EINVAL, "steering vector of beam %d is zero", beam);
         goto out;
     }
     for (int k = 0; k < N; k++) res->optimum_weights[k] = w[k] / creal(vw);
     response_grid(res->optimum_weights, C, Q, cfg.element_spacing, nu, nf, g, A, res->optimum);
-
+adapted:
     if (W) {
         const cf32 *wr = W + (((size_t)bin * S + segment) * B + beam) * N;
         for (int k = 0; k < N; k++) w[k] = wr[k];

@@ -18,7 +18,14 @@
  * The clairvoyant optimum for the same bin and beam is w_opt = R_d^{-1} v / (v^H R_d^{-1}
  * v), R_d the true covariance of bin d's snapshot (scene_covariance_doppler) and v the
  * beam's steering vector; it is normalized like the run's weights (w^H v = 1, contract
- * step 7), so both responses are 1 in the look direction at the steering's Doppler. */
+ * step 7), so both responses are 1 in the look direction at the steering's Doppler.
+ *
+ * Pre-Doppler, ADPCA and DPCA (Q = pulses of a sub-CPI): s(u, f) is the staggered snapshot
+ * of bin d, a(u) (x) g(f), g_q(f) = exp(2 pi i f q) sum_p' win[p'] exp(2 pi i (f - d/D) p')
+ * (scene_staggered_signature), and the clairvoyant weights are the algorithm's own:
+ * R_sub^{-1} s_d / (s_d^H R_sub^{-1} s_d), R_sub the true covariance of one sub-CPI and s_d
+ * bin d's solve steering (stap_subcpi_steering); DPCA's "optimum" is its fixed weights. At
+ * the look direction and the bin's centre both responses are (sum_p' win[p'])^2. */
 #ifndef SCENE_RESPONSE_H
 #define SCENE_RESPONSE_H
 

@@ -7,7 +7,8 @@
 # clairvoyant optimum in the first target's Doppler bin (bin 3, 50 Hz), broadside beam.
 # docs/img/sinr_compare_subcpi.png: the sub-CPI families on the same scene and K — element-
 # space pre-Doppler (M = 3), ADPCA (M = 2) and the non-adaptive DPCA (M = 2, shift 1 = the
-# scene's beta) — beside the extended factored run.
+# scene's beta) — beside the extended factored run; docs/img/adapted_response_predoppler.png:
+# the pre-Doppler weights' response on the staggered snapshot beside its clairvoyant weights.
 # The other pictures of docs/img come from the README recipe and are left as they are.
 # usage: bash docs/plot_algorithms.sh [RTSTAP]   (default: build/rtstap)
 set -euo pipefail
@@ -39,8 +40,11 @@ done
     --sinr sinr_q1.h5 --sinr sinr_jdl.h5 --output-dir img
 "$rtstap" plot --input ward.h5 --sinr sinr_q3.h5 --sinr sinr_pre.h5 --sinr sinr_adpca.h5 \
     --sinr sinr_dpca.h5 --output-dir img_sub
+"$rtstap" plot --input ward.h5 --result run_pre.h5 --sinr sinr_pre.h5 --output-dir img_pre
 { set +x; } 2>/dev/null
 cd - > /dev/null
 cp "$t/img/adapted_response.png" "$t/img/sinr_compare.png" docs/img/
 cp "$t/img_sub/sinr_compare.png" docs/img/sinr_compare_subcpi.png
-echo "wrote docs/img/adapted_response.png docs/img/sinr_compare.png docs/img/sinr_compare_subcpi.png"
+cp "$t/img_pre/adapted_response.png" docs/img/adapted_response_predoppler.png
+echo "wrote docs/img/adapted_response.png docs/img/sinr_compare.png docs/img/sinr_compare_subcpi.png" \
+    "docs/img/adapted_response_predoppler.png"
