@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +133,7 @@ static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t watch_cond = PTHREAD_COND_INITIALIZER;
 static const char *watch_what;
 static unsigned long watch_serial;
+static pthread_t watch_thread; /* the thread that called fz_watch */
 
 static void *watchdog(void *unused)
 {
@@ -145,9 +147,16 @@ static void *watchdog(void *unused)
         int rc = 0;
         while (watch_what && watch_serial == serial && rc != ETIMEDOUT)
             rc = pthread_cond_timedwait(&watch_cond, &watch_lock, &until);
-        if (watch_what && watch_serial == serial)
-            fz_die("%s has not returned after %d s: blocked (opening a FIFO?)", watch_what,
-                   FZ_BLOCK_SECONDS);
+        if (watch_what && watch_serial == serial) {
+            /* abort in the blocked thread, not here: libFuzzer's handler then prints where
+             * it was (our open(2) of a FIFO, or libhdf5 zero-filling a buffer sized by a
+             * corrupted header), and run.sh can tell whose it is */
+            fprintf(stderr, "fuzz finding: %s has not returned after %d s: blocked (opening a "
+                    "FIFO?); its stack follows\n", watch_what, FZ_BLOCK_SECONDS);
+            pthread_kill(watch_thread, SIGABRT);
+            pthread_mutex_unlock(&watch_lock);
+            for (;;) pause();
+        }
     }
     return unused;
 }
@@ -164,6 +173,7 @@ void fz_watch(const char *what)
     }
     pthread_mutex_lock(&watch_lock);
     watch_what = what;
+    watch_thread = pthread_self();
     watch_serial++;
     pthread_cond_broadcast(&watch_cond);
     pthread_mutex_unlock(&watch_lock);
