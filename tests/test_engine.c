@@ -298,6 +298,50 @@ static void conditioning_and_memory(la_backend be)
     free(flat);
 }
 
+/* Every algorithm's engine: the memory estimate covers what the engine holds (within 4x),
+ * and a CPI runs through it (the results themselves are test_pipeline's business). */
+static void algorithm_memory(la_backend be)
+{
+    const struct {
+        stap_algorithm a;
+        int Q;
+    } algs[] = {{STAP_ALGORITHM_POST_DOPPLER, 3}, {STAP_ALGORITHM_JDL, 3},
+                {STAP_ALGORITHM_PRE_DOPPLER, 3}, {STAP_ALGORITHM_ADPCA, 2},
+                {STAP_ALGORITHM_DPCA, 3}};
+    for (size_t i = 0; i < sizeof algs / sizeof *algs; i++) {
+        stap_config c = small_config(be);
+        c.algorithm = algs[i].a;
+        c.doppler_order = algs[i].Q;
+        const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
+        cf32 *cube = tc_xmalloc(sizeof(cf32) * n);
+        make_cube(11 + i, &c, cube);
+        stap_engine_options o;
+        stap_engine_options_defaults(&o);
+        stap_engine *e;
+        rt_error err;
+        if (stap_engine_create(&e, &c, NULL, 0, 0, &o, &err)) {
+            CHECK(0, "%s %s: engine: %s", la_backend_name(be), stap_algorithm_name(c.algorithm),
+                  err.msg);
+            free(cube);
+            continue;
+        }
+        stap_cpi_result r;
+        CHECK(stap_engine_submit(e, 0, cube, &err) == RT_OK && stap_engine_collect(e, 0, &r, &err) == RT_OK,
+              "%s %s: CPI: %s", la_backend_name(be), stap_algorithm_name(c.algorithm), err.msg);
+        size_t host = 0, dev = 0;
+        CHECK(stap_engine_estimate(&c, 0, 0, &o, &host, &dev, &err) == RT_OK, "estimate: %s", err.msg);
+        const size_t held = stap_engine_memory_bytes(e);
+        const size_t est = (be == LA_BACKEND_GPU || be == LA_BACKEND_CUBLAS) ? dev : host;
+        printf("  %s %s: engine holds %.3f MB, estimate %.3f MB\n", la_backend_name(be),
+               stap_algorithm_name(c.algorithm), held / 1e6, est / 1e6);
+        CHECK(est >= held && est <= 4 * held + (1 << 20),
+              "%s %s: estimate %zu bytes for an engine holding %zu", la_backend_name(be),
+              stap_algorithm_name(c.algorithm), est, held);
+        stap_engine_destroy(e);
+        free(cube);
+    }
+}
+
 int main(void)
 {
     const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU,
@@ -311,6 +355,7 @@ int main(void)
         backend_cases(backends[b]);
         kinds_cases(backends[b]);
         conditioning_and_memory(backends[b]);
+        algorithm_memory(backends[b]);
     }
     /* bad options */
     stap_config c = small_config(LA_BACKEND_CPU);
