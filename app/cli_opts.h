@@ -192,12 +192,13 @@ int cli_parse_doppler_order(const cli_opt *o, const char *arg);   /* value: int,
      .given = &(t)->dpca_shift_given}
 void cli_training_defaults(cli_training *t);
 /* Put the training window and algorithm into cfg; a usage error (printed, EXIT_USAGE) for
- * --block or --guard without --training-window sliding, --segments with it, or
- * --angle-bins without --algorithm jdl. */
+ * --block or --guard without --training-window sliding, --segments with it,
+ * --angle-bins without --algorithm jdl, or --dpca-shift without --algorithm dpca. */
 int cli_training_apply(const cli_training *t, int segments_given, stap_config *cfg);
 /* The taps of the algorithm into *dorder (the Doppler-order override, 0 = the preset's):
- * for pre-doppler and adpca the sub-CPI's pulses (--sub-cpi or its default); a usage error
- * for --doppler-order with them, --sub-cpi without them, or adpca's --sub-cpi not 2 or 3. */
+ * for pre-doppler, adpca and dpca the sub-CPI's pulses (--sub-cpi or its default); a usage
+ * error for --doppler-order with them, --sub-cpi without them, or an adpca/dpca --sub-cpi
+ * other than 2 or 3. */
 int cli_training_order(const cli_training *t, int *dorder);
 
 #define CLI_OPT_STRICT(inopts, help) {"strict", 0, CLI_FLAG, &(inopts)->strict, NULL, (help)}

@@ -195,6 +195,14 @@ int cmd_stream(int argc, char **argv)
         return pst;
     if (dorder > 0) w.cfg.doppler_order = dorder;
     if (train > 0) w.cfg.training = train;
+    /* a PERFECT workload brings its steering vectors: their width is its N */
+    if (w.steering && stap_dof(&w.cfg) != w.steering_len) {
+        workload_free(&w);
+        return cli_error(EXIT_USAGE, "--preset %s: its steering vectors are %d long (channels x "
+                         "Doppler order %d); the run's %s would need %d", preset,
+                         w.steering_len, w.steering_len / w.cfg.channels,
+                         stap_is_subcpi(&w.cfg) ? "sub-CPI" : "Doppler order", stap_dof(&w.cfg));
+    }
     int status = EXIT_OK;
     stap_engine *eng = NULL;
     stream_ring ring = {NULL, 0};
@@ -233,7 +241,7 @@ int cmd_stream(int argc, char **argv)
     eo.host_reserve = sizeof(cf32) * workload_cube_len(&w) * (size_t)(rec ? eo.slots + 2 : ring_n);
     if (stap_engine_create(&eng, &w.cfg, in.steering ? in.steering : w.steering,
                            in.steering ? in.steering_beams : w.nbeams,
-                           in.steering ? in.steering_len : (w.steering ? stap_dof(&w.cfg) : 0), &eo, &err)) {
+                           in.steering ? in.steering_len : (w.steering ? w.steering_len : 0), &eo, &err)) {
         status = cli_fail(&err);
         goto out;
     }

@@ -21,7 +21,8 @@ int workload_get(const char *name, workload *w, rt_error *err)
         perfect_config(ps, &w->cfg);
         const perfect_dims *pd = perfect_get_dims(ps);
         w->nbeams = pd->steering;
-        const size_t n = (size_t)w->nbeams * pd->channels * pd->doppler_order;
+        w->steering_len = pd->channels * pd->doppler_order;
+        const size_t n = (size_t)w->nbeams * w->steering_len;
         w->steering = malloc(sizeof(cf32) * n);
         if (!w->steering) return rt_fail(err, RT_ENOMEM, "out of memory for steering vectors");
         rt_rng r;

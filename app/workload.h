@@ -10,8 +10,9 @@ typedef struct workload {
     int perfect;           /* PERFECT size + 1, 0 for a preset                      */
     int preset;            /* stap_preset when perfect == 0                         */
     stap_config cfg;       /* backend AUTO, threads 0                               */
-    cf32 *steering;        /* nbeams x N, or NULL for the default beams             */
+    cf32 *steering;        /* nbeams x steering_len, or NULL for the default beams  */
     int nbeams;
+    int steering_len;      /* the workload's N (PERFECT: channels x its Doppler order)  */
 } workload;
 
 /* "easy" | "medium" | "hard" | "perfect-small" | "perfect-medium" | "perfect-large" */

@@ -85,7 +85,7 @@ int scene_response_compute(const scene_truth *t, const stap_config *cfg_in, cons
         goto out;
     }
     if ((st = stap_window(&cfg, winf, err))) goto out;
-    for (int p = 0; p < P; p++) win[p] = winf[p];
+    for (int p = 0; p < stap_window_len(&cfg); p++) win[p] = winf[p];
 
     /* bin d's Q temporal taps of a unit target at each Doppler: the signature of a
      * one-element array with a = 1 (sub-CPI: the staggered snapshot's) */

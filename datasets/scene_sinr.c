@@ -203,7 +203,7 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
                 cf64 ws = 0;
                 for (int j = 0; j < N; j++) {
                     w[j] = wf[j];
-                    ws += conj(w[j]) * sv[j];
+                    if (!dpca) ws += conj(w[j]) * sv[j]; /* (DPCA has no solve steering) */
                 }
                 const double wrw = quad_form(N, Rs, w), sw = sinr_on(N, Rz, w, tz);
                 if (dpca) /* the canceller's own nulls (SINR 0 for both): rho 1 */

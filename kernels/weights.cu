@@ -181,6 +181,8 @@ extern "C" int rtk_normalize_launch(int n, int batch, const void *R, int ldr, lo
 extern "C" int rtk_fill_rhs_grouped_launch(int n, int batch, int groups, int nbeams,
                                            const void *V, long long vstride, void *W, void *stream)
 {
+    if (n < 1 || nbeams < 1 || batch < 1 || groups < 1 || vstride < 0)
+        return (int)cudaErrorInvalidValue;
     const int per = n * nbeams;
     const size_t total = (size_t)per * batch;
     const int blocks = (int)min((size_t)4096, (total + 255) / 256);

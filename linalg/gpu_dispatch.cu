@@ -673,7 +673,7 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend ba
     if (m < n || n < 1 || groups < 1 || batch < 1 || nbeams < 1 || vstride < 0)
         return rt_fail(err, RT_EINVAL, "grouped device weights: bad shape %dx%d, %d factors, "
                        "batch %d, %d beams", m, n, groups, batch, nbeams);
-    if (n > RTK_WEIGHTS_MAX_N)
+    if (backend == LA_BACKEND_GPU && n > RTK_WEIGHTS_MAX_N) /* cuBLAS's trsm has no limit */
         return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
                        RTK_WEIGHTS_MAX_N);
     la_dev_weights *w = new (std::nothrow) la_dev_weights;

@@ -88,7 +88,11 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
                                : 0;
         size_t per = z * C * P * R + X + z * nw + z * ny + 256 + prefix + hit * hit_cap +
                      X /* cuFFT work, at most about the transform's size */ + Tm + jdl;
-        if (o->apply_gemm) per += z * nw + sizeof(void *) * 3 * c->doppler_order * batch;
+        if (o->apply_gemm) per += z * nw + sizeof(void *) * 3 * (sub ? 1 : c->doppler_order) * batch;
+        /* the cuBLAS solver's pointer arrays (geqrf: 2 per matrix; trsm: 2 per item) and tau */
+        if (c->backend == LA_BACKEND_CUBLAS)
+            per += sizeof(void *) * 2 * (mats + batch * (c->algorithm == STAP_ALGORITHM_JDL ? B : 1)) +
+                   z * mats * Nt;
         *dev = base + slots * per;
         size_t hper = 256 + (o->keep_weights ? z * nw : 0) + (o->keep_output ? z * ny : 0) +
                       hit * hit_cap + (cfar ? sizeof(stap_detection) * hit_cap : 0);
@@ -97,8 +101,11 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
         const size_t threads = c->threads > 0 ? (size_t)c->threads : 64;
         size_t per = z * nw + z * ny + (cfar ? sizeof(stap_detection) * hit_cap : 0);
         /* JDL's beamspace weights; the sub-CPI solves' weights before their reordering */
-        const size_t jdl_wt = c->algorithm == STAP_ALGORITHM_JDL || sub ? z * B * batch * Nt : 0;
-        *host = base + 2 * X /* Doppler cube, FFTW's plan */ + T + jdl_wt + threads * z * B * C +
+        const int dpca = c->algorithm == STAP_ALGORITHM_DPCA;
+        const size_t jdl_wt = c->algorithm == STAP_ALGORITHM_JDL || (sub && !dpca) ? z * B * batch * Nt : 0;
+        /* per thread: the apply's conjugated weights of a tap (C*Q channels for sub-CPI) */
+        const size_t wc = threads * z * B * C * (sub ? (size_t)c->doppler_order : 1);
+        *host = base + 2 * X /* Doppler cube, FFTW's plan */ + T + jdl_wt + wc +
                 (cfar ? prefix + sizeof(stap_detection) * hit_cap : 0) + slots * per;
         *dev = 0;
     }
@@ -506,6 +513,10 @@ int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, rt_err
 
 int stap_engine_fail_item(const stap_engine *e, int item, rt_error *err)
 {
+    if (stap_is_subcpi(&e->cfg)) /* the factor is the segment's: one for every bin */
+        return rt_fail(err, RT_ENUMERIC, "singular training data in segment %d (a zero or "
+                       "non-finite diagonal of R: rank-deficient sub-CPI training, K < N "
+                       "without loading?)", item % e->cfg.segments);
     return rt_fail(err, RT_ENUMERIC, "singular training data at Doppler bin %d, segment %d "
                    "(a zero or non-finite diagonal of R: rank-deficient training, K < N "
                    "without loading?)", item / e->cfg.segments, item % e->cfg.segments);
@@ -520,6 +531,11 @@ int stap_engine_check_conditioning(const stap_engine *e, const stap_cpi_result *
 {
     const double limit = stap_engine_conditioning_limit(e);
     if (!(r->diag_ratio < limit)) return RT_OK;
+    if (stap_is_subcpi(&e->cfg))
+        return rt_fail(err, RT_ENUMERIC, "ill-conditioned training data in segment %d: "
+                       "min|R_ii|/max|R_ii| = %.2g, below %.2g (10 eps N): the weights are "
+                       "dominated by rounding", r->diag_ratio_item % e->cfg.segments,
+                       (double)r->diag_ratio, limit);
     return rt_fail(err, RT_ENUMERIC, "ill-conditioned training data at Doppler bin %d, segment "
                    "%d: min|R_ii|/max|R_ii| = %.2g, below %.2g (10 eps N): the weights are "
                    "dominated by rounding",

@@ -89,8 +89,9 @@ static int cpu_create(stap_engine *e, rt_error *err)
     const int jdl = cfg->algorithm == STAP_ALGORITHM_JDL;
     c->T = xmalloc(sizeof(cf32) * nt);
     c->wc = xmalloc(sizeof(cf32) * (size_t)c->threads * e->B * C);
-    if (jdl || sub) c->Wt = xmalloc(sizeof(cf32) * (size_t)e->B * e->batch * e->Nt);
-    if (!c->X || !c->T || !c->wc || ((jdl || sub) && !c->Wt))
+    const int solves = jdl || (sub && cfg->algorithm != STAP_ALGORITHM_DPCA); /* need Wt */
+    if (solves) c->Wt = xmalloc(sizeof(cf32) * (size_t)e->B * e->batch * e->Nt);
+    if (!c->X || !c->T || !c->wc || (solves && !c->Wt))
         return rt_fail(err, RT_ENOMEM, "out of memory for the CPU engine's work buffers");
     /* touch every page now, from the threads that will use it: the first CPI must not pay
      * the page faults (measured: 24 ms Doppler and 34 ms training cold vs 5 and 4 warm) */
@@ -129,11 +130,14 @@ static int cpu_create(stap_engine *e, rt_error *err)
                       : cfg->algorithm == STAP_ALGORITHM_DPCA ? "DPCA (fixed weights)"
                                                               : "pre-Doppler",
                       cfg->doppler_order);
+    const int dpca = cfg->algorithm == STAP_ALGORITHM_DPCA; /* no QR, no solves */
     snprintf(e->describe, sizeof e->describe,
-             "%s: FFTW, %s%s QR + MVDR solves%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
+             "%s: FFTW, %s%s%s%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
              "%d slot%s",
-             la_backend_name(cfg->backend), algo, own ? "own Householder" : "LAPACKE cgeqrf",
-             own ? " (" : "", own ? la_cpu_kernels() : "", own ? ")" : "",
+             la_backend_name(cfg->backend), algo,
+             dpca ? "" : own ? "own Householder" : "LAPACKE cgeqrf",
+             dpca ? "no QR" : " QR + MVDR solves", own && !dpca ? " (" : "",
+             own && !dpca ? la_cpu_kernels() : "", own && !dpca ? ")" : "",
              stap_cfar_kind_name(e->opt.cfar.kind), c->threads, e->opt.slots,
              e->opt.slots > 1 ? "s" : "");
     return RT_OK;
@@ -476,8 +480,11 @@ static size_t cpu_memory_bytes(const stap_engine *e)
     const size_t Q = stap_is_subcpi(cfg) ? (size_t)cfg->doppler_order : 1;
     size_t x = sizeof(cf32) * (size_t)cfg->channels * Q * cfg->doppler_bins * cfg->range_gates;
     size_t t = sizeof(cf32) * (size_t)stap_training_matrices(cfg) * e->M * e->Nt;
-    if (cfg->algorithm == STAP_ALGORITHM_JDL || stap_is_subcpi(cfg))
+    if (cfg->algorithm == STAP_ALGORITHM_JDL ||
+        (stap_is_subcpi(cfg) && cfg->algorithm != STAP_ALGORITHM_DPCA))
         t += sizeof(cf32) * (size_t)e->B * e->batch * e->Nt;
+    t += sizeof(cf32) * (size_t)e->threads * e->B * cfg->channels *
+         (stap_is_subcpi(cfg) ? (size_t)cfg->doppler_order : 1); /* wc */
     size_t per = sizeof(cf32) * (stap_weights_count(cfg, e->B) + stap_output_count(cfg, e->B));
     return x + t + per * e->opt.slots;
 }

@@ -163,6 +163,12 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
                                        c->training, s->g.load, e->M,
                                        la_dev_weights_matrices(s->qr), st));
         TRY(la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err));
+        if (c->algorithm == STAP_ALGORITHM_ADPCA && c->doppler_bins > 1) {
+            /* bins 1..D-1 = bin 0's S x B weights (one block of S*B*N per bin) */
+            const size_t slice = (size_t)c->segments * e->B * e->N;
+            RTK(rtk_fill_rhs_launch(e->N, c->doppler_bins - 1, c->segments * e->B, s->d_W,
+                                    s->d_W + slice, st));
+        }
     } else if (s->jqr) {
         /* JDL: training = the beamspace transform, qr = every beam's QR and solves,
          * weights = back to element space */
@@ -340,17 +346,15 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
             g->dev_bytes += la_dev_weights_device_bytes(s->jqr[b]);
         }
     } else if (c->algorithm == STAP_ALGORITHM_DPCA) {
-        /* every (bin, segment) gets the beams' fixed weights, once */
-        const size_t bn = (size_t)e->B * e->N;
-        for (int k = 0; k < e->batch; k++)
-            CU(cudaMemcpy(s->d_W + (size_t)k * bn, g->d_Vs, sizeof(float2) * bn,
-                          cudaMemcpyDeviceToDevice));
+        /* every (bin, segment) gets the beams' fixed weights, once, on the slot's stream */
+        RTK(rtk_fill_rhs_launch(e->N, e->batch, e->B, g->d_Vs, s->d_W, s->stream));
     } else if (sub) {
-        /* item k = d*S + s: factor s, steering bin d (pre-Doppler) or the beams' (ADPCA) */
-        const long long vstride =
-            c->algorithm == STAP_ALGORITHM_PRE_DOPPLER ? (long long)e->B * e->N : 0;
+        /* pre-Doppler: item k = d*S + s solves factor s for bin d's steering set; ADPCA:
+         * the S items of bin 0 (one steering set), broadcast to the other bins after */
+        const int pre = c->algorithm == STAP_ALGORITHM_PRE_DOPPLER;
         TRY(la_dev_weights_create_grouped(&s->qr, c->backend, e->opt.qr_variant, e->M, e->N,
-                                          c->segments, e->batch, e->B, g->d_Vs, vstride, s->d_W,
+                                          c->segments, pre ? e->batch : c->segments, e->B,
+                                          g->d_Vs, pre ? (long long)e->B * e->N : 0, s->d_W,
                                           &s->d_status->factor, s->stream, err));
         g->dev_bytes += la_dev_weights_device_bytes(s->qr);
     } else {

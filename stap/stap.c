@@ -297,6 +297,9 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                        c->algorithm == STAP_ALGORITHM_JDL ? "angle bins x Doppler order"
                        : stap_is_subcpi(c) ? "channels x sub-CPI pulses"
                                            : "channels x Doppler order", Nt);
+    if (c->window == STAP_WINDOW_HANN && stap_window_len(c) < 3) /* 0.5 - 0.5 cos: all zero */
+        return rt_fail(err, RT_EINVAL, "stap_config.window: a Hann window of %d points is all "
+                       "zeros (it needs 3 or more)", stap_window_len(c));
     if (c->window == STAP_WINDOW_CHEBYSHEV && !(c->chebyshev_db > 0 && c->chebyshev_db < 400))
         return rt_fail(err, RT_EINVAL,
                        "stap_config.chebyshev_db %g: the Chebyshev window needs 0 < DB < 400",

@@ -217,6 +217,33 @@ static void test_rejections(void)
     CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "stap_config.training"), "K > L");
     c = cfg;
     CHECK(stap_config_validate(&c, 1, 3, 5, &err) == RT_EINVAL && strstr(err.msg, "/steering"), "steering len");
+    /* the sub-CPI algorithms: M within 1..P (ADPCA/DPCA 2 or 3), DPCA's subarrays on the
+     * array, and a Hann window over P - M + 1 < 3 points (all zeros) refused */
+    c = cfg;
+    c.algorithm = STAP_ALGORITHM_PRE_DOPPLER;
+    c.doppler_order = 9;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "sub-CPI"),
+          "M > P: %s", err.msg);
+    c.doppler_order = 8; /* M = P: one sub-CPI, N = 32 > K = 10 without loading */
+    c.loading = 0.1;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_OK, "M = P: %s", err.msg);
+    c.window = STAP_WINDOW_HANN;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "Hann"),
+          "Hann over one sub-CPI: %s", err.msg);
+    c = cfg;
+    c.algorithm = STAP_ALGORITHM_ADPCA;
+    c.doppler_order = 4;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "ADPCA"),
+          "ADPCA over 4 pulses: %s", err.msg);
+    c = cfg;
+    c.algorithm = STAP_ALGORITHM_DPCA;
+    c.doppler_order = 3;
+    c.dpca_shift = -2; /* (3 - 1) x 2 = 4 = C: no channel keeps both taps */
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "dpca_shift"),
+          "DPCA shift beyond the array: %s", err.msg);
+    c.dpca_shift = -1;
+    c.training = 1; /* DPCA trains nothing: K < N is fine */
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_OK, "DPCA: %s", err.msg);
 
     /* non-finite samples are rejected, naming the index; on every available backend */
     const la_backend bes[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU, LA_BACKEND_CUBLAS};

@@ -139,7 +139,8 @@ size_t stap_weights_count(const stap_config *cfg, int beams); /* D * S * B * N *
 size_t stap_output_count(const stap_config *cfg, int beams);  /* B * D * R     */
 
 /* The Doppler cube of the slot's last CPI, C x D x R (copied from the device by the GPU
- * engine): for tests and tools. */
+ * engine): for tests and tools. Sub-CPI algorithms: the staggered cube of each channel's
+ * sub-CPI pulse 0 (README step 1', q = 0). */
 int stap_engine_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err);
 
 /* GPU facts for reports and memory checks (builds with CUDA and a usable device;

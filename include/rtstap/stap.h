@@ -99,7 +99,7 @@ static inline int stap_adaptive_dof(const stap_config *c)
 {
     return c->algorithm == STAP_ALGORITHM_JDL ? c->angle_bins * c->doppler_order : stap_dof(c);
 }
-/* Pre-Doppler and ADPCA: the taps are the pulses of a sub-CPI (README "Algorithms"). */
+/* Pre-Doppler, ADPCA and DPCA: the taps are the pulses of a sub-CPI (README "Algorithms"). */
 static inline int stap_is_subcpi(const stap_config *c)
 {
     return c->algorithm == STAP_ALGORITHM_PRE_DOPPLER || c->algorithm == STAP_ALGORITHM_ADPCA ||
@@ -205,7 +205,8 @@ size_t stap_output_len(const stap_plan *plan);  /* B * D * R     */
 int stap_plan_execute(stap_plan *plan, const cf32 *cube, cf32 *weights, cf32 *output,
                       double *timing_ms, rt_error *err);
 
-/* The Doppler cube of the last CPI, C x D x R (for tests and tools). */
+/* The Doppler cube of the last CPI, C x D x R (for tests and tools; sub-CPI algorithms:
+ * the staggered cube of pulse 0, stap_engine_doppler). */
 const cf32 *stap_plan_doppler(stap_plan *plan);
 
 #ifdef __cplusplus
