@@ -314,21 +314,57 @@ static void peak_without_clutter(void)
  * taper (factored post-Doppler needs a low-sidelobe Doppler filter, Ward ch. 4: without
  * one, mainbeam clutter leaks into every bin in the look direction and the optimum's
  * largest lobe moves near endfire) and Q = 3 without a window (README's Ward run). */
+/* Ward's scene with 540 range gates (a fresh seed) and one CPI of it into *cube (the
+ * caller frees both); 0, or -1 after reporting the failure. */
+static int ward_cpi(tc_rng *rng, scene_config *sc, scene_truth *tr, cf32 **cube)
+{
+    scene_preset_config(SCENE_PRESET_WARD, sc);
+    sc->range_gates = 540;
+    sc->seed = (uint64_t)(tc_uniform(rng) * 1e15);
+    rt_error err;
+    if (scene_truth_build(sc, tr, &err)) {
+        CHECK(0, "scene: %s", err.msg);
+        return -1;
+    }
+    *cube = malloc(sizeof(cf32) * (size_t)sc->channels * sc->pulses * sc->range_gates);
+    CHECK(scene_generate(tr, *cube, &err) == RT_OK, "generate: %s", err.msg);
+    return 0;
+}
+
+/* A CPU run of *cfg on cube (*cfg becomes the validated configuration), and the response of
+ * its weights in bin, segment 0 and beam on an nu x nf grid. The weights into *W (the
+ * caller frees them, also on failure); RT_OK, or the failure reported naming `what`. */
+static int run_response(const scene_truth *tr, const cf32 *cube, stap_config *cfg, int bin,
+                        int beam, int nu, int nf, const char *what, cf32 **W, scene_response *r)
+{
+    rt_error err;
+    stap_plan *plan = NULL;
+    *W = NULL;
+    if (stap_plan_create(&plan, cfg, NULL, 0, 0, &err)) {
+        CHECK(0, "plan: %s", err.msg);
+        return RT_EINVAL;
+    }
+    *cfg = *stap_plan_config(plan);
+    *W = malloc(sizeof(cf32) * stap_weights_len(plan));
+    cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan));
+    int st = stap_plan_execute(plan, cube, *W, Y, NULL, &err);
+    CHECK(st == RT_OK, "execute: %s", err.msg);
+    if (!st)
+        st = scene_response_compute(tr, cfg, stap_plan_steering(plan), cfg->beams, *W, bin, 0,
+                                    beam, nu, nf, r, &err);
+    CHECK(st == RT_OK, "response %s: %s", what, err.msg);
+    free(Y);
+    stap_plan_destroy(plan);
+    return st;
+}
+
 static void theory(tc_rng *rng)
 {
     scene_config sc;
-    scene_preset_config(SCENE_PRESET_WARD, &sc);
-    const int C = sc.channels, P = sc.pulses;
-    sc.range_gates = 540; /* K = 30 N for Q = 1, 10 N for Q = 3, one segment */
-    sc.seed = (uint64_t)(tc_uniform(rng) * 1e15);
-    rt_error err;
     scene_truth tr;
-    if (scene_truth_build(&sc, &tr, &err)) {
-        CHECK(0, "scene: %s", err.msg);
-        return;
-    }
-    cf32 *cube = malloc(sizeof(cf32) * (size_t)C * P * sc.range_gates);
-    CHECK(scene_generate(&tr, cube, &err) == RT_OK, "generate: %s", err.msg);
+    cf32 *cube;
+    if (ward_cpi(rng, &sc, &tr, &cube)) return; /* K = 30 N for Q = 1, 10 N for Q = 3 */
+    const int C = sc.channels, P = sc.pulses;
     const int B = 5, beam = 2; /* u = 0 */
     const int bin = 3;         /* f = 1/6: clutter at u = f / (beta d/lambda) = 1/3 */
     const int nu = 241, nf = 216;
@@ -342,21 +378,11 @@ static void theory(tc_rng *rng)
         const int Q = cases[k].Q, N = C * Q;
         stap_config cfg = config_for(&sc, P, Q, 1, sc.range_gates, B, cases[k].window,
                                      cases[k].db);
-        stap_plan *plan = NULL;
-        if (stap_plan_create(&plan, &cfg, NULL, 0, 0, &err)) {
-            CHECK(0, "plan: %s", err.msg);
-            continue;
-        }
-        cfg = *stap_plan_config(plan);
-        cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
-        cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan));
-        int st = stap_plan_execute(plan, cube, W, Y, NULL, &err);
-        CHECK(st == RT_OK, "execute: %s", err.msg);
+        char what[16];
+        snprintf(what, sizeof what, "Q=%d", Q);
+        cf32 *W;
         scene_response r;
-        if (!st)
-            st = scene_response_compute(&tr, &cfg, stap_plan_steering(plan), B, W, bin, 0, beam,
-                                        nu, nf, &r, &err);
-        CHECK(st == RT_OK, "response Q=%d: %s", Q, err.msg);
+        const int st = run_response(&tr, cube, &cfg, bin, beam, nu, nf, what, &W, &r);
         if (!st) {
             double win[64];
             window_of(&cfg, win);
@@ -405,8 +431,6 @@ static void theory(tc_rng *rng)
             scene_response_free(&r);
         }
         free(W);
-        free(Y);
-        stap_plan_destroy(plan);
     }
     free(cube);
     scene_truth_free(&tr);
@@ -420,18 +444,11 @@ static void theory(tc_rng *rng)
 static void subcpi_response(tc_rng *rng)
 {
     scene_config sc;
-    scene_preset_config(SCENE_PRESET_WARD, &sc);
-    const int C = sc.channels, P = sc.pulses;
-    sc.range_gates = 540;
-    sc.seed = (uint64_t)(tc_uniform(rng) * 1e15);
-    rt_error err;
     scene_truth tr;
-    if (scene_truth_build(&sc, &tr, &err)) {
-        CHECK(0, "scene: %s", err.msg);
-        return;
-    }
-    cf32 *cube = malloc(sizeof(cf32) * (size_t)C * P * sc.range_gates);
-    CHECK(scene_generate(&tr, cube, &err) == RT_OK, "generate: %s", err.msg);
+    cf32 *cube;
+    if (ward_cpi(rng, &sc, &tr, &cube)) return;
+    const int C = sc.channels, P = sc.pulses;
+    rt_error err;
     const int B = 5, beam = 2, bin = 3, nu = 241, nf = 216; /* u = 0 and f = 1/6 on the grid */
     const stap_algorithm algs[2] = {STAP_ALGORITHM_PRE_DOPPLER, STAP_ALGORITHM_ADPCA};
     const int Ms[2] = {3, 2};
@@ -439,21 +456,10 @@ static void subcpi_response(tc_rng *rng)
         const int Q = Ms[k], N = C * Q, Pw = P - Q + 1;
         stap_config cfg = config_for(&sc, P, Q, 1, sc.range_gates, B, STAP_WINDOW_HANN, 0);
         cfg.algorithm = algs[k];
-        stap_plan *plan = NULL;
-        if (stap_plan_create(&plan, &cfg, NULL, 0, 0, &err)) {
-            CHECK(0, "plan: %s", err.msg);
-            continue;
-        }
-        cfg = *stap_plan_config(plan);
-        cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
-        cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan));
-        int st = stap_plan_execute(plan, cube, W, Y, NULL, &err);
-        CHECK(st == RT_OK, "execute: %s", err.msg);
+        cf32 *W;
         scene_response r;
-        if (!st)
-            st = scene_response_compute(&tr, &cfg, stap_plan_steering(plan), B, W, bin, 0, beam,
-                                        nu, nf, &r, &err);
-        CHECK(st == RT_OK, "response %s: %s", stap_algorithm_name(cfg.algorithm), err.msg);
+        const int st = run_response(&tr, cube, &cfg, bin, beam, nu, nf,
+                                    stap_algorithm_name(cfg.algorithm), &W, &r);
         if (!st) {
             float wf[64];
             stap_window(&cfg, wf, &err);
@@ -511,8 +517,6 @@ static void subcpi_response(tc_rng *rng)
             scene_response_free(&r);
         }
         free(W);
-        free(Y);
-        stap_plan_destroy(plan);
     }
     free(cube);
     scene_truth_free(&tr);
