@@ -31,8 +31,85 @@ static const cli_command bench_qr_cmd = {
     "inputs (rotated among 3 input sets; data resident where the backend computes),\n"
     "reporting the median, GFLOP/s (8mn^2 - 8n^3/3 per QR), LAPACK's test ratios\n"
     "(residual ||T^H T - R^H R|| / (||T||^2 m eps) and |diag R| against LAPACKE;\n"
-    "pass < 30) and the speed-up of the gpu backend over the others.\n",
+    "pass < 30) and the speed-up of the gpu backend over the others.\n"
+    "With --model, also every gpu kernel variant that fits each size, forced one\n"
+    "after the other: measured against the performance model's prediction, the\n"
+    "model's choice (what the gpu backend runs) marked '*', the fastest '<'.\n",
     NULL};
+
+/* One gpu kernel variant at one size (--model). */
+typedef struct {
+    qr_size sz;
+    la_gpu_variant info, info_w;   /* predictions: QR alone, QR + weights */
+    double qr_us, qrw_us;          /* measured; < 0 when not */
+    int choice, choice_w;
+} model_row;
+
+/* Time every variant that fits z and put it beside the model's prediction. */
+static int model_rows(qr_size z, const cf32 *sets, int nsets, int repeat, int nbeams,
+                      const cf32 *V, model_row **rows, int *nrows, FILE *out, rt_error *err)
+{
+    la_ctx *ctx = NULL;
+    if (la_ctx_create(&ctx, LA_BACKEND_GPU, 0, err)) return -1;
+    int choice = -1, choice_w = -1;
+    if (la_gpu_variant_choice(z.m, z.n, z.batch, 0, &choice, err) ||
+        (nbeams && la_gpu_variant_choice(z.m, z.n, z.batch, nbeams, &choice_w, err))) {
+        la_ctx_destroy(ctx);
+        return -1;
+    }
+    const int first = *nrows;
+    for (int v = 0; v < la_gpu_variant_count(); v++) {
+        model_row r = {.sz = z, .qr_us = -1, .qrw_us = -1};
+        if (la_gpu_variant_query(v, z.m, z.n, z.batch, 0, &r.info, err) ||
+            (nbeams && la_gpu_variant_query(v, z.m, z.n, z.batch, nbeams, &r.info_w, err)))
+            break;
+        if (!r.info.fits) continue;
+        if (la_gpu_force_variant(ctx, v, err) ||
+            la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 0, 0, NULL, &r.qr_us, NULL, err) ||
+            (nbeams && la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 1, nbeams, V,
+                                   &r.qrw_us, NULL, err)))
+            break;
+        r.choice = v == choice;
+        r.choice_w = v == choice_w;
+        model_row *g = realloc(*rows, sizeof **rows * (*nrows + 1));
+        if (!g) break;
+        *rows = g;
+        (*rows)[(*nrows)++] = r;
+    }
+    la_ctx_destroy(ctx);
+    if (err->code) return -1;
+    /* the fastest measured, for the '<' marks */
+    double best = 0, best_w = 0;
+    for (int i = first; i < *nrows; i++) {
+        const model_row *r = &(*rows)[i];
+        if (!best || r->qr_us < best) best = r->qr_us;
+        if (nbeams && (!best_w || r->qrw_us < best_w)) best_w = r->qrw_us;
+    }
+    fprintf(out, "  %-16s %12s %12s %8s", "variant", "measured_us", "model_us", "error");
+    if (nbeams) fprintf(out, "  %14s %12s %8s", "qr+weights_us", "model_us", "error");
+    fputc('\n', out);
+    for (int i = first; i < *nrows; i++) {
+        const model_row *r = &(*rows)[i];
+        fprintf(out, "  %c%c%-14s %12.2f", r->choice ? '*' : ' ', r->qr_us == best ? '<' : ' ',
+                r->info.name, r->qr_us);
+        if (r->info.predicted_us > 0)
+            fprintf(out, " %12.2f %+7.1f%%", r->info.predicted_us,
+                    100 * (r->info.predicted_us / r->qr_us - 1));
+        else
+            fprintf(out, " %12s %8s", "-", "");
+        if (nbeams) {
+            fprintf(out, "  %c%c%12.2f", r->choice_w ? '*' : ' ', r->qrw_us == best_w ? '<' : ' ',
+                    r->qrw_us);
+            if (r->info_w.predicted_us > 0)
+                fprintf(out, " %12.2f %+7.1f%%", r->info_w.predicted_us,
+                        100 * (r->info_w.predicted_us / r->qrw_us - 1));
+            else
+                fprintf(out, " %12s", "- (not fused)");
+        }
+        fputc('\n', out);
+    }
+    return 0;
+}
 
 static int parse_sizes(const char *s, qr_size **out, int *count)
 {
@@ -87,8 +164,19 @@ static double qr_flops(qr_size z)
     return z.batch * (8.0 * z.m * z.n * z.n - 8.0 * z.n * z.n * z.n / 3.0);
 }
 
-static int write_json(const char *path, const bench_row *rows, int nrows, int repeat,
-                      unsigned long long seed, int threads, rt_write_mode mode, rt_error *err)
+/* a result object with its size's m, n, batch */
+static cJSON *json_sized(qr_size z)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "m", z.m);
+    cJSON_AddNumberToObject(o, "n", z.n);
+    cJSON_AddNumberToObject(o, "batch", z.batch);
+    return o;
+}
+
+static int write_json(const char *path, const bench_row *rows, int nrows, const model_row *mrows,
+                      int nmrows, int repeat, unsigned long long seed, int threads,
+                      rt_write_mode mode, rt_error *err)
 {
     cJSON *doc = stream_json_report("bench-qr");
     cJSON_AddNumberToObject(doc, "repeat", repeat);
@@ -97,10 +185,7 @@ static int write_json(const char *path, const bench_row *rows, int nrows, int re
     cJSON *res = cJSON_AddArrayToObject(doc, "results");
     for (int i = 0; i < nrows; i++) {
         const bench_row *r = &rows[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "m", r->sz.m);
-        cJSON_AddNumberToObject(o, "n", r->sz.n);
-        cJSON_AddNumberToObject(o, "batch", r->sz.batch);
+        cJSON *o = json_sized(r->sz);
         cJSON_AddStringToObject(o, "backend", la_backend_name(r->be));
         if (r->ok) {
             cJSON_AddNumberToObject(o, "median_us", r->median_us);
@@ -117,6 +202,24 @@ static int write_json(const char *path, const bench_row *rows, int nrows, int re
         }
         cJSON_AddItemToArray(res, o);
     }
+    if (nmrows) {
+        cJSON *mo = cJSON_AddArrayToObject(doc, "model");
+        for (int i = 0; i < nmrows; i++) {
+            const model_row *r = &mrows[i];
+            cJSON *o = json_sized(r->sz);
+            cJSON_AddStringToObject(o, "variant", r->info.name);
+            cJSON_AddNumberToObject(o, "median_us", r->qr_us);
+            if (r->info.predicted_us > 0) cJSON_AddNumberToObject(o, "predicted_us", r->info.predicted_us);
+            cJSON_AddBoolToObject(o, "choice", r->choice);
+            if (r->qrw_us > 0) {
+                cJSON_AddNumberToObject(o, "qr_weights_us", r->qrw_us);
+                if (r->info_w.predicted_us > 0)
+                    cJSON_AddNumberToObject(o, "predicted_weights_us", r->info_w.predicted_us);
+                cJSON_AddBoolToObject(o, "choice_weights", r->choice_w);
+            }
+            cJSON_AddItemToArray(mo, o);
+        }
+    }
     int st = cli_json_write(path, doc, mode, err);
     cJSON_Delete(doc);
     return st;
@@ -127,7 +230,7 @@ int cmd_bench_qr(int argc, char **argv)
     const char *sizes_s = "80x16x384,240x66x128,192x96x128,240x66x1280";
     const char *backends_s = "cpu,lapack,gpu,cublas";
     const char *json = NULL;
-    int repeat = 20, nbeams = 0, threads = 0, force = 0, device_n = -1;
+    int repeat = 20, nbeams = 0, threads = 0, force = 0, device_n = -1, model = 0;
     unsigned long long seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20);
     cli_opt opts[] = {
         {"sizes", 0, CLI_STRING, &sizes_s, "LIST",
@@ -139,6 +242,9 @@ int cmd_bench_qr(int argc, char **argv)
          .lo = 1, .hi = 100000},
         {"weights", 0, CLI_INT, &nbeams, "B",
          "also time QR + weights for B beams (two triangular solves)", .lo = 1, .hi = 1024},
+        {"model", 0, CLI_FLAG, &model, NULL,
+         "also time every gpu kernel variant that fits, beside the\n"
+         "performance model's prediction (needs the gpu backend)"},
         CLI_OPT_JSON(&json),
         CLI_OPT_FORCE(&force),
         {"seed", 0, CLI_U64, &seed, "S", "seed of the random inputs (default: from the clock,\n"
@@ -162,7 +268,8 @@ int cmd_bench_qr(int argc, char **argv)
     rt_error err;
 
     bench_row *rows = calloc((size_t)nsizes * nback, sizeof *rows);
-    int nrows = 0, status = EXIT_OK;
+    model_row *mrows = NULL;
+    int nrows = 0, nmrows = 0, status = EXIT_OK;
     const int nsets = 3;
     fprintf(stderr, "bench-qr: seed %llu, %d timed runs per row, %d input sets\n", seed, repeat, nsets);
     fprintf(stderr, "bench-qr: ");
@@ -234,17 +341,24 @@ int cmd_bench_qr(int argc, char **argv)
             if (r->residual >= 30 || r->diag >= 30) fprintf(out, "  ACCURACY FAIL");
             fputc('\n', out);
         }
+        if (model && status == EXIT_OK) {
+            err.code = 0;
+            if (model_rows(z, sets, nsets, repeat, nbeams, V, &mrows, &nmrows, out, &err))
+                status = cli_fail(&err);
+        }
         fflush(out);
         free(sets);
         free(R);
         free(V);
     }
+    int inaccurate = 0;
     for (int i = 0; i < nrows; i++)
-        if (rows[i].ok && (rows[i].residual >= 30 || rows[i].diag >= 30)) status = EXIT_PROCESSING;
-    if (status == EXIT_PROCESSING) cli_error(EXIT_PROCESSING, "accuracy ratio over the threshold 30");
-    if (json && write_json(json, rows, nrows, repeat, seed, threads, cli_write_mode(force), &err))
+        if (rows[i].ok && (rows[i].residual >= 30 || rows[i].diag >= 30)) inaccurate = 1;
+    if (inaccurate) status = cli_error(EXIT_PROCESSING, "accuracy ratio over the threshold 30");
+    if (json && write_json(json, rows, nrows, mrows, nmrows, repeat, seed, threads, cli_write_mode(force), &err))
         status = cli_fail(&err);
     free(rows);
+    free(mrows);
     free(sizes);
     return status;
 }

@@ -1,5 +1,7 @@
 /* dispatch.cu: the QR dispatch table — data, not code: one row per kernel variant, in
- * order of preference; rtk_qr_select returns the first row whose capacity holds (m, n).
+ * order of preference; rtk_qr_select returns the first row whose capacity holds (m, n)
+ * (the fallback: the dispatch itself takes the variant the performance model predicts
+ * fastest for the batch, kernels/qr_model.cu).
  * The order comes from the measurements in NOTES.md (per preset size, the fastest
  * variant first); alternatives stay in the table (later rows) so that tests and
  * `la_gpu_force_variant` can exercise and time them. The last two rows (shared memory,
@@ -10,39 +12,46 @@ namespace {
 
 struct Row {
     rtk_qr_variant info;
+    cudaError_t (*res)(int kind, rtk_qr_resources *); /* register rows; 0 otherwise */
     rtk_qr_launcher qr;  /* QR only                   */
     rtk_qr_launcher qrw; /* QR + fused weights, or 0  */
     rtk_qr_launcher qrg; /* QR + fused weights, rows gathered from the Doppler cube, or 0 */
 };
 
-#define REG(name, maxm, maxn, threads, mats)                                               \
-    {{#name, RTK_REGISTERS, maxm, maxn, threads, mats, 1}, name##_qr, name##_qrw, name##_qrg}
+/* a register row: capacity, threads and geometry from the instantiation (qr_variants.cuh) */
+#define REG(name)                                                                          \
+    {{#name, RTK_REGISTERS, name##_geom[0] * name##_geom[2], name##_geom[1] * name##_geom[3], \
+      name##_geom[0] * name##_geom[1] * name##_geom[4], name##_geom[4], 1, name##_geom[0],    \
+      name##_geom[1], name##_geom[2], name##_geom[3], name##_geom[5]},                         \
+     name##_res, name##_qr, name##_qrw, name##_qrg}
 
 const Row table[] = {
-    REG(reg8x4_4x2_m4, 32, 8, 128, 4),
-    REG(reg8x4_4x3_m4, 32, 12, 128, 4),  /* PERFECT small 32x12 (2026-11-23: added)      */
-    REG(reg16x8_4x3, 64, 24, 128, 1),    /* PERFECT medium 64x18, large 64x24            */
-    REG(reg16x8_5x2, 80, 16, 128, 1),    /* 80x16x384: fastest in runs 1-2 (NOTES.md) */
-    REG(reg16x8_6x2, 96, 16, 128, 1),
-    REG(reg16x4_8x3, 128, 12, 64, 1),    /* 120x9 x3840 54.2 us against reg16x8_8x4's 114.0 */
-    REG(reg16x8_8x4, 128, 32, 128, 1),
+    REG(reg8x4_4x2_m4),
+    REG(reg8x4_4x3_m4),  /* PERFECT small 32x12 (2026-11-23: added)      */
+    REG(reg16x8_4x3),    /* PERFECT medium 64x18, large 64x24            */
+    REG(reg16x8_5x2),    /* 80x16x384: fastest in runs 1-2 (NOTES.md) */
+    REG(reg16x8_6x2),
+    REG(reg16x4_8x3),    /* 120x9 x3840 54.2 us against reg16x8_8x4's 114.0 */
+    REG(reg16x8_8x4),
     /* tall and narrow (JDL at K = 240): 240x9 x2048 59.3 us against reg16x22_15x3's 209.7
      * and cuBLAS's 160.8; 240x16 132.4 against 352.4 (H100, 2026-11-24, NOTES.md) */
-    REG(reg16x4_15x3, 240, 12, 64, 1),
-    REG(reg16x8_15x2, 240, 16, 128, 1),
-    REG(reg16x22_15x3, 240, 66, 352, 1),
-    REG(reg16x24_12x4, 192, 96, 384, 1),
+    REG(reg16x4_15x3),
+    REG(reg16x8_15x2),
+    REG(reg16x22_15x3),
+    REG(reg16x24_12x4),
     /* alternatives (chosen only where no row above fits) */
-    REG(reg16x4_5x4, 80, 16, 64, 1),
-    REG(reg16x4_6x4, 96, 16, 64, 1),
-    REG(reg8x4_10x4_m2, 80, 16, 64, 2),
-    REG(reg8x4_12x4_m2, 96, 16, 64, 2),
-    REG(reg32x11_8x6, 256, 66, 352, 1),
-    REG(reg32x12_6x8, 192, 96, 384, 1),
-    REG(reg16x22_20x3, 320, 66, 352, 1), /* spills (VREG off, 168 regs); smem512 is as fast */
+    REG(reg16x4_5x4),
+    REG(reg16x4_6x4),
+    REG(reg8x4_10x4_m2),
+    REG(reg8x4_12x4_m2),
+    REG(reg32x11_8x6),
+    REG(reg32x12_6x8),
+    REG(reg16x22_20x3), /* spills (VREG off, 168 regs); smem512 is as fast */
+    /* a whole warp a column slot: the fastest 128x32 (NOTES.md "Whole-warp column slots") */
+    REG(reg32x8_4x4),
     /* any size */
-    {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_smem_qr, nullptr, nullptr},
-    {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0}, rtk_global_qr, nullptr, nullptr},
+    {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0}, nullptr, rtk_smem_qr, nullptr, nullptr},
+    {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0}, nullptr, rtk_global_qr, nullptr, nullptr},
 };
 constexpr int NROWS = (int)(sizeof table / sizeof table[0]);
 
@@ -78,6 +87,18 @@ extern "C" int rtk_qr_fits(int v, int m, int n, int smem_limit)
     case RTK_REGISTERS: return m <= r->max_m && n <= r->max_n;
     case RTK_SHARED: return (size_t)m * n * sizeof(float2) + SMEM_RESERVE <= (size_t)smem_limit;
     default: return 1;
+    }
+}
+
+extern "C" int rtk_qr_resources_get(int v, int kind, int m, int n, rtk_qr_resources *out)
+{
+    if (v < 0 || v >= NROWS || !out || kind < 0 || kind > 2) return (int)cudaErrorInvalidValue;
+    *out = rtk_qr_resources{};
+    const Row &r = table[v];
+    switch (r.info.storage) {
+    case RTK_REGISTERS: return (int)r.res(kind, out);
+    case RTK_SHARED: return kind == 0 ? (int)rtk_smem_res(m, n, out) : (int)cudaErrorInvalidValue;
+    default: return kind == 0 ? (int)rtk_global_res(out) : (int)cudaErrorInvalidValue;
     }
 }
 

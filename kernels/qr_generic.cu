@@ -94,6 +94,29 @@ cudaError_t rtk_smem_qr(const rtk::QrArgs &args, cudaStream_t stream)
     return cudaGetLastError();
 }
 
+static cudaError_t mem_res(void (*kern)(const rtk::QrArgs), int smem, rtk_qr_resources *r)
+{
+    cudaFuncAttributes fa{};
+    cudaError_t e = cudaFuncGetAttributes(&fa, kern);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r->blocks_per_sm, kern, RTK_MEM_THREADS, smem);
+    r->threads = RTK_MEM_THREADS;
+    r->registers = fa.numRegs;
+    r->local_bytes = (int)fa.localSizeBytes;
+    r->smem_bytes = smem;
+    return e;
+}
+
+cudaError_t rtk_smem_res(int m, int n, rtk_qr_resources *r)
+{
+    const int smem = (int)((size_t)m * n * sizeof(float2));
+    cudaError_t e = cudaFuncSetAttribute(rtk::qr_mem_kernel<true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    return e == cudaSuccess ? mem_res(rtk::qr_mem_kernel<true>, smem, r) : e;
+}
+
+cudaError_t rtk_global_res(rtk_qr_resources *r) { return mem_res(rtk::qr_mem_kernel<false>, 0, r); }
+
 cudaError_t rtk_global_qr(const rtk::QrArgs &args, cudaStream_t stream)
 {
     rtk::qr_mem_kernel<false><<<args.batch, RTK_MEM_THREADS, 0, stream>>>(args);

@@ -322,18 +322,52 @@ __global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs ar
     }
 }
 
+template <int TR, int TC, int RPT, int CPT, int MATS, bool WEIGHTS, bool GATHER>
+constexpr int qr_reg_smem()
+{
+    using S = RegShape<TR, TC, RPT, CPT, MATS>;
+    return MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0)) * (int)sizeof(float2) +
+           (GATHER ? MATS * S::MCAP * S::NCAP * (int)sizeof(float2) : 0); /* gather stage */
+}
+
+/* The instantiation with its dynamic shared memory allowed (above 48 KB an opt-in). */
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER>
+cudaError_t qr_reg_prepare(void (**kern)(const QrArgs), int *smem)
+{
+    *smem = qr_reg_smem<TR, TC, RPT, CPT, MATS, WEIGHTS, GATHER>();
+    *kern = qr_reg_kernel<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER>;
+    if (*smem > 48 * 1024)
+        return cudaFuncSetAttribute(*kern, cudaFuncAttributeMaxDynamicSharedMemorySize, *smem);
+    return cudaSuccess;
+}
+
+/* rtk_qr_resources_get for one instantiation. */
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER = false>
+cudaError_t qr_reg_resources(rtk_qr_resources *r)
+{
+    void (*kern)(const QrArgs) = nullptr;
+    int smem = 0;
+    cudaError_t e = qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER>(&kern, &smem);
+    cudaFuncAttributes fa{};
+    if (e == cudaSuccess) e = cudaFuncGetAttributes(&fa, kern);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r->blocks_per_sm, kern, TR * TC * MATS, smem);
+    r->threads = TR * TC * MATS;
+    r->registers = fa.numRegs;
+    r->local_bytes = (int)fa.localSizeBytes;
+    r->smem_bytes = smem;
+    return e;
+}
+
 /* Launch helper for one instantiation (GATHER: args.gX is set). */
 template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER = false>
 cudaError_t qr_reg_launch(const QrArgs &args, cudaStream_t stream)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
-    const int smem = S::smem_bytes(WEIGHTS) +
-                     (GATHER ? MATS * S::MCAP * S::NCAP * (int)sizeof(float2) : 0); /* gather stage */
-    auto kern = qr_reg_kernel<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER>;
-    if (smem > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        if (e != cudaSuccess) return e;
-    }
+    void (*kern)(const QrArgs) = nullptr;
+    int smem = 0;
+    cudaError_t e = qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER>(&kern, &smem);
+    if (e != cudaSuccess) return e;
     const int blocks = (args.batch + MATS - 1) / MATS;
     kern<<<blocks, S::THREADS, smem, stream>>>(args);
     return cudaGetLastError();

@@ -23,7 +23,8 @@
     X(reg16x8_8x4, 16, 8, 8, 4, 1, true)    /* 128 x 32, 128 threads                    */    \
     X(reg16x4_15x3, 16, 4, 15, 3, 1, true)  /* 240 x 12 (JDL 3 x 3 at K = 240), 64 threads */    \
     X(reg16x8_15x2, 16, 8, 15, 2, 1, true)  /* 240 x 16, 128 threads                    */    \
-    X(reg16x4_8x3, 16, 4, 8, 3, 1, true)    /* 128 x 12, 64 threads                     */
+    X(reg16x4_8x3, 16, 4, 8, 3, 1, true)    /* 128 x 12, 64 threads                     */    \
+    X(reg32x8_4x4, 32, 8, 4, 4, 1, true)    /* 128 x 32, 256 threads                    */
 
 /* one matrix per block, the whole SM's register file */
 #define RTK_ONCHIP_VARIANTS(X)                                                           \
@@ -34,10 +35,18 @@
     X(reg16x22_20x3, 16, 22, 20, 3, 1, false) /* 320 x 66 (306 x 66), 352 threads       */
 
 #define RTK_DECLARE_REG(name, TR, TC, RPT, CPT, MATS, VREG)                                     \
+    constexpr int name##_geom[6] = {TR, TC, RPT, CPT, MATS, VREG};                        \
+    cudaError_t name##_res(int, rtk_qr_resources *);                                      \
     cudaError_t name##_qr(const rtk::QrArgs &, cudaStream_t);                             \
     cudaError_t name##_qrw(const rtk::QrArgs &, cudaStream_t);                            \
     cudaError_t name##_qrg(const rtk::QrArgs &, cudaStream_t);
 #define RTK_DEFINE_REG(name, TR, TC, RPT, CPT, MATS, VREG)                                      \
+    cudaError_t name##_res(int kind, rtk_qr_resources *r)                                 \
+    {                                                                                     \
+        return kind == 0   ? rtk::qr_reg_resources<TR, TC, RPT, CPT, MATS, VREG, false>(r)      \
+               : kind == 1 ? rtk::qr_reg_resources<TR, TC, RPT, CPT, MATS, VREG, true>(r)       \
+                           : rtk::qr_reg_resources<TR, TC, RPT, CPT, MATS, VREG, true, true>(r); \
+    }                                                                                     \
     cudaError_t name##_qr(const rtk::QrArgs &a, cudaStream_t s)                           \
     {                                                                                     \
         return rtk::qr_reg_launch<TR, TC, RPT, CPT, MATS, VREG, false>(a, s);                   \
@@ -56,6 +65,8 @@ RTK_ONCHIP_VARIANTS(RTK_DECLARE_REG)
 
 /* qr_generic.cu */
 cudaError_t rtk_smem_qr(const rtk::QrArgs &, cudaStream_t);
+cudaError_t rtk_smem_res(int m, int n, rtk_qr_resources *);
+cudaError_t rtk_global_res(rtk_qr_resources *);
 cudaError_t rtk_global_qr(const rtk::QrArgs &, cudaStream_t);
 #define RTK_MEM_THREADS 512
 

@@ -32,6 +32,10 @@ typedef struct rtk_qr_variant {
     int threads;         /* threads per block                                       */
     int mats_per_block;  /* matrices per block                                      */
     int fused_weights;   /* 1: solves the weights while R is still on-chip          */
+    /* RTK_REGISTERS: the template's geometry (kernels/qr_variants.cuh), 0 otherwise: a
+       TR x TC thread grid holding RPT x CPT complex values a thread; v kept in
+       registers (vreg) or re-read from shared memory */
+    int tr, tc, rpt, cpt, vreg;
 } rtk_qr_variant;
 
 int rtk_qr_variant_count(void);
@@ -40,10 +44,29 @@ const rtk_qr_variant *rtk_qr_variant_get(int v);
 /* 1 when variant v can factor m x n (m >= n >= 1) given the device's per-block
  * shared-memory limit in bytes (cudaDevAttrMaxSharedMemoryPerBlockOptin). */
 int rtk_qr_fits(int v, int m, int n, int smem_limit);
-/* The variant dispatch uses for m x n: the first row of the table that fits (the
- * table is ordered by preference); -1 when none fits (not possible for m >= n >= 1:
- * the last row, RTK_GLOBAL, takes any size). */
+/* First fit: the first row of the table that fits m x n (the table is ordered by
+ * preference at the tuned sizes); -1 when none fits (not possible for m >= n >= 1: the
+ * last row, RTK_GLOBAL, takes any size). The dispatch uses rtk_qr_select_batch, which
+ * falls back to this. */
 int rtk_qr_select(int m, int n, int smem_limit);
+
+/* What the device gives variant v's kernel: kind 0 = QR alone, 1 = QR + fused weights,
+ * 2 = QR + weights gathering its rows (2 needs rtk_qr_can_gather). blocks_per_sm from
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor with the launch's dynamic shared memory
+ * (m x n only matters for RTK_SHARED); registers and local (spill) bytes per thread from
+ * cudaFuncGetAttributes. Returns a cudaError_t value. */
+typedef struct rtk_qr_resources {
+    int blocks_per_sm, threads, registers, local_bytes, smem_bytes;
+} rtk_qr_resources;
+int rtk_qr_resources_get(int v, int kind, int m, int n, rtk_qr_resources *out);
+
+/* Dispatch by prediction (issue 11 item 5; the model is kernels/rtk_model.h, its H100
+ * parameters kernels/qr_model.cu). kind as in rtk_qr_resources_get; nbeams = 0 for the
+ * QR alone. rtk_qr_predict: the predicted time in microseconds (a cudaError_t value).
+ * rtk_qr_select_batch: the variant predicted fastest among the rows that fit (and, for
+ * kind 1 or 2, that fuse or gather); the first-fit choice when none can be predicted. */
+int rtk_qr_predict(int v, int kind, int m, int n, int batch, int nbeams, double *us);
+int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit);
 
 /* Batched QR in place: A_k = A + k*stride (m x n, leading dimension lda) is replaced
  * by R in its upper triangle (real diagonal, LAPACK's sign convention beta =

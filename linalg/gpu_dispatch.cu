@@ -63,6 +63,9 @@ struct gpu_state {
     dbuf aptr, tptr, wptr, tau;
     const void *key_a = nullptr, *key_w = nullptr;
     int key_m = 0, key_n = 0, key_batch = 0, key_ld = 0, key_nbeams = 0;
+    /* the last dispatch choice (kind, m, n, batch, nbeams) -> variant: the model queries
+       every row's occupancy, which per call would cost host time */
+    int sel_key[5] = {-1, 0, 0, 0, 0}, sel_v = -1;
 };
 
 gpu_state *state(la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); }
@@ -110,8 +113,9 @@ float elapsed(cudaEvent_t a, cudaEvent_t b)
     return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms : 0.f;
 }
 
-/* The variant for m x n on this context (forced or from the dispatch table). */
-int pick_variant(gpu_state *s, int m, int n, int *v, rt_error *err)
+/* The variant for a batch of m x n on this context: the forced one, else the one the
+ * model predicts fastest (rtk_qr_select_batch; kind 0 = QR alone, 1 = QR + nbeams fused). */
+int pick_variant(gpu_state *s, int kind, int m, int n, int batch, int nbeams, int *v, rt_error *err)
 {
     if (s->forced >= 0) {
         if (!rtk_qr_fits(s->forced, m, n, s->smem_limit))
@@ -120,7 +124,12 @@ int pick_variant(gpu_state *s, int m, int n, int *v, rt_error *err)
         *v = s->forced;
         return RT_OK;
     }
-    *v = rtk_qr_select(m, n, s->smem_limit);
+    const int key[5] = {kind, m, n, batch, nbeams};
+    if (memcmp(key, s->sel_key, sizeof key) != 0) {
+        s->sel_v = rtk_qr_select_batch(kind, m, n, batch, nbeams, s->smem_limit);
+        memcpy(s->sel_key, key, sizeof key);
+    }
+    *v = s->sel_v;
     if (*v < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
     return RT_OK;
 }
@@ -179,7 +188,7 @@ int device_qr(gpu_state *s, int m, int n, int batch, void *dA, rt_error *err)
         return RT_OK;
     }
     int v;
-    TRY(pick_variant(s, m, n, &v, err));
+    TRY(pick_variant(s, 0, m, n, batch, 0, &v, err));
     RTK(rtk_qr_launch(v, m, n, batch, dA, m, (long long)m * n, s->stream));
     return RT_OK;
 }
@@ -219,7 +228,7 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool wr
     *fused = false;
     if (s->backend == LA_BACKEND_GPU) {
         int v;
-        TRY(pick_variant(s, m, n, &v, err));
+        TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, err));
         if (rtk_qr_variant_get(v)->fused_weights) {
             *fused = true;
             CU(cudaEventRecord(s->ev[e0], s->stream));
@@ -367,6 +376,42 @@ extern "C" int la_gpu_init(la_ctx *ctx, rt_error *err)
     }();
     if (st) la_gpu_fini(ctx);
     return st;
+}
+
+extern "C" int la_gpu_variant_count(void) { return rtk_qr_variant_count(); }
+
+extern "C" int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, la_gpu_variant *out,
+                                    rt_error *err)
+{
+    const rtk_qr_variant *info = rtk_qr_variant_get(v);
+    if (!info || !out || m < n || n < 1 || batch < 1 || nbeams < 0)
+        return rt_fail(err, RT_EINVAL, "gpu variant query: bad variant %d or shape %dx%dx%d", v,
+                       m, n, batch);
+    int dev = 0, smem = 0;
+    CU(cudaGetDevice(&dev));
+    CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    *out = la_gpu_variant{};
+    snprintf(out->name, sizeof out->name, "%s", info->name);
+    out->fits = rtk_qr_fits(v, m, n, smem);
+    out->fused = info->fused_weights;
+    out->predicted_us = -1;
+    double us = 0;
+    const int kind = nbeams > 0 && info->fused_weights ? 1 : 0;
+    if (out->fits && (kind || nbeams == 0) && rtk_qr_predict(v, kind, m, n, batch, nbeams, &us) == 0)
+        out->predicted_us = us;
+    (void)cudaGetLastError();
+    return RT_OK;
+}
+
+extern "C" int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, rt_error *err)
+{
+    if (m < n || n < 1 || batch < 1 || nbeams < 0)
+        return rt_fail(err, RT_EINVAL, "gpu variant choice: bad shape %dx%dx%d", m, n, batch);
+    int dev = 0, smem = 0;
+    CU(cudaGetDevice(&dev));
+    CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    *v = rtk_qr_select_batch(nbeams > 0 ? 1 : 0, m, n, batch, nbeams, smem);
+    return RT_OK;
 }
 
 extern "C" int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err)
@@ -576,15 +621,17 @@ static int cublas_setup(la_dev_weights *w, int G, rt_error *err)
     return RT_OK;
 }
 
-/* The QR variant for m x n: the forced one when it fits, else the dispatch table's. */
-static int pick_variant(int variant, int m, int n, int *out, rt_error *err)
+/* The QR variant for a batch of m x n: the forced one when it fits, else the one the model
+ * predicts fastest for the kernel kind (rtk_qr_select_batch). */
+static int pick_variant(int variant, int kind, int m, int n, int batch, int nbeams, int *out,
+                        rt_error *err)
 {
     int dev = 0, smem = 0;
     CU(cudaGetDevice(&dev));
     CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
         return rt_fail(err, RT_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m, n);
-    *out = variant >= 0 ? variant : rtk_qr_select(m, n, smem);
+    *out = variant >= 0 ? variant : rtk_qr_select_batch(kind, m, n, batch, nbeams, smem);
     if (*out < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
     return RT_OK;
 }
@@ -616,7 +663,7 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, i
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
         if (backend == LA_BACKEND_GPU) {
-            TRY(pick_variant(variant, m, n, &w->variant, err));
+            TRY(pick_variant(variant, 2, m, n, batch, nbeams, &w->variant, err));
             w->fused = rtk_qr_can_gather(w->variant) != 0;
             if (!w->fused && n > RTK_WEIGHTS_MAX_N)
                 return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d",
@@ -693,7 +740,7 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend ba
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
         if (backend == LA_BACKEND_GPU) {
-            TRY(pick_variant(variant, m, n, &w->variant, err));
+            TRY(pick_variant(variant, 0, m, n, groups, 0, &w->variant, err));
             snprintf(w->desc, sizeof w->desc, "%s QR of %d + grouped weights",
                      rtk_qr_variant_get(w->variant)->name, groups);
         } else {

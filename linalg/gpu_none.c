@@ -23,6 +23,15 @@ int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int 
                     int repeat, int with_weights, int nbeams, const cf32 *V,
                     double *median_us, cf32 *R_out, rt_error *err) { return no_cuda(err); }
 
+int la_gpu_variant_count(void) { return 0; }
+int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, la_gpu_variant *out,
+                         rt_error *err) { return no_cuda(err); }
+int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, rt_error *err)
+{
+    return no_cuda(err);
+}
+int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err) { return no_cuda(err); }
+
 #include "la_device.h"
 int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
                           const rtk_gather *g, int m, int n, int batch, int nbeams,

@@ -56,12 +56,7 @@ const char *la_dev_weights_describe(const la_dev_weights *w);
 size_t la_dev_weights_device_bytes(const la_dev_weights *w);
 void la_dev_weights_destroy(la_dev_weights *w);
 
-/* ---- test and tuning hook (linalg/gpu_dispatch.cu; builds with CUDA only) -------------
- * Force QR variant v (rtk.h's dispatch table; -1: back to the table) for the later la_qr,
- * la_adaptive_weights and la_bench_qr calls on ctx (backend gpu). RT_EINVAL when v is
- * out of range or ctx is not a gpu context; a forced variant that does not fit a shape
- * makes those calls fail with RT_EINVAL. */
-int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err);
+/* la_gpu_force_variant (the test and tuning hook) is in <rtstap/linalg.h>. */
 
 #ifdef __cplusplus
 }

@@ -158,6 +158,18 @@ if [ $have_python -eq 1 ]; then
     check "stream --json: strict JSON whatever the path" 'json_ok "$tmp/st.json"'
     "$bin" bench-qr --sizes 8x4x4 --backends cpu --repeat 2 --seed 1 --json - > "$tmp/bq.json" 2> /dev/null
     check "bench-qr --json -: stdout is the JSON only" 'json_ok "$tmp/bq.json"'
+    # --model times every gpu kernel variant beside the model: with a GPU, a table and a
+    # "model" array in the JSON; without one (or without CUDA), exit 1 saying why
+    "$bin" bench-qr --sizes 16x4x8 --backends cpu --repeat 2 --seed 1 --model --json "$tmp/bm.json" \
+        > "$tmp/bm.txt" 2> "$tmp/bm.err"
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        check "bench-qr --model: variants beside the model" \
+            'grep -q "model_us" "$tmp/bm.txt" && [ "$(json_get "$tmp/bm.json" "sum(1 for r in d[\"model\"] if r[\"choice\"])")" = 1 ]'
+    else
+        check "bench-qr --model without a GPU: exit 1 with the reason" \
+            '[ $rc -eq 1 ] && grep -Eiq "cuda|gpu|device" "$tmp/bm.err"'
+    fi
     "$bin" bench --workloads easy --backends cpu --cpu-cpis 1 --threads 1 --json - > "$tmp/b.json" 2> /dev/null
     check "bench --json -: stdout is the JSON only" 'json_ok "$tmp/b.json"'
     if [ -f "$data/small_app_input.bin" ]; then

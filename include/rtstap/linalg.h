@@ -89,6 +89,31 @@ int la_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
                         ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
                         la_timing *timing, rt_error *err);
 
+/* ---- the gpu backend's QR variants and its performance model -----------------
+ * The gpu backend factors with one of several kernel variants (kernels/dispatch.cu) and
+ * picks, per (m, n, batch, beams), the one its performance model predicts fastest
+ * (kernels/rtk_model.h, kernels/NOTES.md). These calls expose the variants and the model
+ * for `rtstap bench-qr --model`. Without CUDA there are no variants (count 0) and every
+ * other call returns RT_EUNSUPPORTED. */
+typedef struct la_gpu_variant {
+    char name[32];        /* e.g. "reg16x22_15x3"                                     */
+    int fits;             /* 1: can factor m x n                                      */
+    int fused;            /* 1: solves the weights in the same kernel                 */
+    double predicted_us;  /* the model's time for the batch (QR alone when nbeams is 0,
+                             else QR + nbeams fused weights); < 0 when not predicted  */
+} la_gpu_variant;
+int la_gpu_variant_count(void);
+/* Variant v for `batch` m x n factorizations (+ nbeams weight solves when > 0). */
+int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, la_gpu_variant *out,
+                         rt_error *err);
+/* The variant the gpu backend uses for that batch (the model's choice). */
+int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, rt_error *err);
+/* Force variant v (-1: back to the model's choice) for the later la_qr,
+ * la_adaptive_weights and la_bench_qr calls on ctx (backend gpu): the tuning and test
+ * hook. RT_EINVAL when v is out of range or ctx is not a gpu context; a forced variant
+ * that does not fit a shape makes those calls fail with RT_EINVAL. */
+int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err);
+
 /* ---- device-resident timing (bench-qr) ---------------------------------------
  * Time the backend's batched QR on data already resident where the backend computes
  * (device memory for gpu/cublas; host memory for cpu/lapack). nsets input sets

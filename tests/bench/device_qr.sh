@@ -10,7 +10,7 @@
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH &&
 #        bash tests/bench/device_qr.sh [all|tests|sanitize|bench] [SIZES]
 # (all can exceed one device call's 10 minutes: split it)
-what=${1:-all}   # all | tests | sanitize | bench
+what=${1:-all}   # all | tests | sanitize | bench | model
 sizes=${2:-240x66x128,192x96x128,80x16x384,96x16x384,64x24x16384,128x32x512,306x66x128,240x66x1280}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
@@ -31,11 +31,30 @@ if [ "$what" = all ] || [ "$what" = sanitize ]; then
     done
 fi
 if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = bench ]; then
-    step "gpu_bench --all" "$L/bench.log" 240 "$BIN/gpu_bench" --all --repeat 20 --sizes "$sizes"
+    step "gpu_bench --all" "$L/bench.log" "${BENCH_TIMEOUT:-240}" "$BIN/gpu_bench" --all --repeat 20 --sizes "$sizes"
+fi
+if [ "$what" = model ]; then # the performance model (issue 11 item 5), out of sample
+    # 20 random shapes (fixed seed; kernels/NOTES.md "A predictive model"): every variant timed
+    step "gpu_bench --all random" "$L/bench.log" 420 "$BIN/gpu_bench" --all --repeat 20 --sizes "$sizes"
+    step "bench-qr --model" "$L/benchqr.log" 200 "$BIN/rtstap" bench-qr --model --weights 16 \
+        --backends gpu,cublas --repeat 20 --sizes 80x16x384,80x16x3840,240x66x128,192x96x128,240x66x1280,120x9x3840
+    for t in test_gpu_qr test_gpu_weights test_gpu_engine; do
+        [ -x "$BIN/$t" ] && step "$t" "$L/tests.log" 200 "$BIN/$t"
+    done
+    S="$BIN/rtstap stream --keep detections"
+    for d in table model; do
+        RTSTAP_QR_DISPATCH=$d step "stream easy sliding 16 ($d)" "$L/stream.log" 60 $S --cpis 400 --preset easy --training-window sliding --block 16
+        RTSTAP_QR_DISPATCH=$d step "stream hard 3 slots ($d)" "$L/stream.log" 60 $S --cpis 3000 --preset hard
+        RTSTAP_QR_DISPATCH=$d step "stream medium sliding 16 ($d)" "$L/stream.log" 60 $S --cpis 400 --preset medium --training-window sliding --block 16
+    done
+    echo "---- bench-qr --model"; grep -v "^bench-qr" "$L/benchqr.log" | grep -v "^====" | head -80
+    echo "---- stream"; grep -E "^==== stream.*: rtstap|CPIs:" "$L/stream.log" | sed 's/--keep.*preset/preset/' | cut -c1-160
 fi
 echo "---- verdicts"
 grep -h -E "^FAIL|RACECHECK SUMMARY|SYNCCHECK SUMMARY|ERROR SUMMARY|all passed|failure" "$L"/tests.log "$L"/sanitize.log | sort | uniq -c | sort -rn | head -20
-echo "---- gpu_bench (size, variant, QR us, QR+16 beams us, weights %, GFLOP/s)"
-grep -v "^====" "$L/bench.log" | grep -E "x[0-9]+ " | head -120
+if [ "$what" != model ]; then
+    echo "---- gpu_bench (size, variant, QR us, QR+16 beams us, weights %, GFLOP/s)"
+    grep -v "^====" "$L/bench.log" | grep -E "x[0-9]+ " | head -120
+fi
 echo "---- steps"; printf '%s\n' "${summary[@]}"
 tar -C "$OUT" -czf "$OUT/logs-qr.tgz" logs && rm -rf "$L"

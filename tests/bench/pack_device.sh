@@ -11,7 +11,7 @@ bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/t
       "$b/tests/test_perfect" "$b/tests/test_sinr" "$b/tests/mkperfect" "$b/tests/h5shape"
       "$b/tests/mkcube")
 [ -x "$b/gpu_bench" ] && bins+=("$b/gpu_bench") # tests/gpu/build_bench.sh, for device_qr.sh
-[ "${2:-}" = qr ] && bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/gpu_bench")
+[ "${2:-}" = qr ] && bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/test_gpu_engine" "$b/gpu_bench")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${bins[@]}" "$tmp/"

@@ -13,13 +13,32 @@
 #include "la_random.h"
 #include "linalg.h"
 #include "la_device.h" /* rtk.h and la_gpu_force_variant */
+#include "rtk_model.h"
+
+int rtk_qr_facts_get(int v, int kind, int m, int n, rtk_qr_facts *f); /* qr_model.cu */
+
+/* The model's facts of variant v (QR alone and fused) and its predictions, appended to
+ * a timing line for tests/tools/fit_qr_model.c: "| storage tr tc rpt cpt mats nt
+ * blocks_qr blocks_qrw local_qr local_qrw sms mhz pred_qr pred_qrw". */
+static void print_facts(int v, int m, int n, int batch, int nbeams)
+{
+    rtk_qr_facts f0, f1;
+    if (v < 0 || rtk_qr_facts_get(v, 0, m, n, &f0)) return;
+    if (rtk_qr_facts_get(v, 1, m, n, &f1)) f1 = f0, f1.blocks_per_sm = 0;
+    double p0 = -1, p1 = -1;
+    rtk_qr_predict(v, 0, m, n, batch, 0, &p0);
+    if (f1.blocks_per_sm > 0) rtk_qr_predict(v, 1, m, n, batch, nbeams, &p1);
+    printf("  | %d %d %d %d %d %d %d %d %d %d %d %d %.0f %.2f %.2f", f0.storage, f0.tr, f0.tc,
+           f0.rpt, f0.cpt, f0.mats, f0.nt, f0.blocks_per_sm, f1.blocks_per_sm, f0.local_bytes,
+           f1.local_bytes, f0.sms, f0.clock_mhz, p0, p1);
+}
 
 static double qr_flops(int m, int n, int batch)
 {
     return batch * (8.0 * m * n * n - 8.0 * n * n * n / 3.0);
 }
 
-static int time_row(la_ctx *ctx, const char *name, int m, int n, int batch, const cf32 *sets,
+static int time_row(la_ctx *ctx, int v, const char *name, int m, int n, int batch, const cf32 *sets,
                     int nsets, int repeat, int nbeams, const cf32 *V)
 {
     rt_error err = {0};
@@ -32,8 +51,10 @@ static int time_row(la_ctx *ctx, const char *name, int m, int n, int batch, cons
         printf("%4dx%-4d x%-5d %-18s %10.2f  weights error: %s\n", m, n, batch, name, qr, err.msg);
         return 1;
     }
-    printf("%4dx%-4d x%-5d %-18s %10.2f %10.2f %8.1f%% %9.0f\n", m, n, batch, name, qr, qrw,
+    printf("%4dx%-4d x%-5d %-18s %10.2f %10.2f %8.1f%% %9.0f", m, n, batch, name, qr, qrw,
            100.0 * (qrw - qr) / qr, qr_flops(m, n, batch) / (qr * 1e3));
+    print_facts(v, m, n, batch, nbeams);
+    printf("\n");
     fflush(stdout);
     return 0;
 }
@@ -76,7 +97,7 @@ int main(int argc, char **argv)
         if (!sets || !V || !W) return 1;
         la_random_batch(1000 + m * 7 + n, m, n, batch * nsets, sets);
         la_random_batch(77 + n, nbeams, n, 1, V);
-        bad |= time_row(cublas, "cublas", m, n, batch, sets, nsets, repeat, nbeams, V);
+        bad |= time_row(cublas, -1, "cublas", m, n, batch, sets, nsets, repeat, nbeams, V);
         la_gpu_force_variant(gpu, -1, &err);
         la_timing t;
         if (la_adaptive_weights(gpu, m, n, batch, sets, m, (ptrdiff_t)m * n, nbeams, V, W, &t, &err) == RT_OK)
@@ -90,11 +111,13 @@ int main(int argc, char **argv)
             chosen = rtk_qr_select(m, n, smem);
             snprintf(label, sizeof label, "*%s", chosen >= 0 ? rtk_qr_variant_get(chosen)->name : "?");
         }
-        bad |= time_row(gpu, label, m, n, batch, sets, nsets, repeat, nbeams, V);
+        /* the first-fit row, forced (the dispatcher itself picks by the model now) */
+        if (chosen >= 0 && la_gpu_force_variant(gpu, chosen, &err) == RT_OK)
+            bad |= time_row(gpu, chosen, label, m, n, batch, sets, nsets, repeat, nbeams, V);
         for (int v = 0; all && v < rtk_qr_variant_count(); v++) {
             if (v == chosen || !rtk_qr_fits(v, m, n, 232448)) continue;
             if (la_gpu_force_variant(gpu, v, &err)) continue;
-            bad |= time_row(gpu, rtk_qr_variant_get(v)->name, m, n, batch, sets, nsets, repeat, nbeams, V);
+            bad |= time_row(gpu, v, rtk_qr_variant_get(v)->name, m, n, batch, sets, nsets, repeat, nbeams, V);
         }
         la_gpu_force_variant(gpu, -1, &err);
         free(sets);

@@ -1,0 +1,73 @@
+/* qr_model.cu: the dispatch by prediction (issue 11 item 5): the device facts each
+ * variant's prediction needs (occupancy, spills, SM count, clock) and the choice of the
+ * variant predicted fastest for (m, n, batch, beams). The model itself is rtk_model.h;
+ * its parameters were fitted on an H100 (tests/tools/fit_qr_model.c; provenance below
+ * and in kernels/NOTES.md). */
+#include <cuda_runtime.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtk.h"
+#include "rtk_model.h"
+
+extern "C" const rtk_qr_model *rtk_qr_model_default(void) { return &rtk_qr_model_h100; }
+
+extern "C" int rtk_qr_facts_get(int v, int kind, int m, int n, rtk_qr_facts *f)
+{
+    const rtk_qr_variant *info = rtk_qr_variant_get(v);
+    if (!info || !f) return (int)cudaErrorInvalidValue;
+    rtk_qr_resources res;
+    int e = rtk_qr_resources_get(v, info->storage == RTK_REGISTERS ? kind : 0, m, n, &res);
+    if (e) return e;
+    int dev = 0, sms = 0, khz = 0;
+    cudaError_t ce = cudaGetDevice(&dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
+    if (ce != cudaSuccess) return (int)ce;
+    *f = rtk_qr_facts{};
+    f->storage = (int)info->storage;
+    f->tr = info->tr;
+    f->tc = info->tc;
+    f->rpt = info->rpt;
+    f->cpt = info->cpt;
+    f->mats = info->mats_per_block;
+    f->nt = info->threads / info->mats_per_block;
+    f->blocks_per_sm = res.blocks_per_sm;
+    f->local_bytes = res.local_bytes;
+    f->sms = sms;
+    f->clock_mhz = khz / 1000.0;
+    return 0;
+}
+
+extern "C" int rtk_qr_predict(int v, int kind, int m, int n, int batch, int nbeams, double *us)
+{
+    rtk_qr_facts f;
+    int e = rtk_qr_facts_get(v, kind, m, n, &f);
+    if (e) return e;
+    if (f.blocks_per_sm < 1) return (int)cudaErrorInvalidConfiguration; /* cannot run */
+    *us = rtk_model_predict(&rtk_qr_model_h100, &f, m, n, batch, kind ? nbeams : 0);
+    return 0;
+}
+
+extern "C" int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit)
+{
+    /* RTSTAP_QR_DISPATCH=table: the table's first fit (the pre-model dispatch, for A/B runs) */
+    const char *mode = getenv("RTSTAP_QR_DISPATCH");
+    if (mode && !strcmp(mode, "table")) return rtk_qr_select(m, n, smem_limit);
+    int best = -1;
+    double tbest = 0;
+    for (int v = 0; v < rtk_qr_variant_count(); v++) {
+        if (!rtk_qr_fits(v, m, n, smem_limit)) continue;
+        if (kind == 2 && !rtk_qr_can_gather(v)) continue;
+        if (kind == 1 && !rtk_qr_variant_get(v)->fused_weights) continue;
+        double t = 0;
+        if (rtk_qr_predict(v, kind, m, n, batch, nbeams, &t)) continue;
+        if (best < 0 || t < tbest) {
+            best = v;
+            tbest = t;
+        }
+    }
+    (void)cudaGetLastError(); /* a failed occupancy query is not the caller's error */
+    return best >= 0 ? best : rtk_qr_select(m, n, smem_limit);
+}

@@ -1,0 +1,122 @@
+/* rtk_model.h: the predictive performance model of the batched QR kernels (issue 11
+ * item 5, after the RT_STAP seed paper's model): a few device parameters, fitted from
+ * timings of the kernel variants on the GPU (tests/tools/fit_qr_model.c), predict each
+ * variant's time from its geometry, its occupancy and (m, n, batch, beams). Plain C with
+ * no CUDA types: the dispatch (kernels/qr_model.cu) and the fitting tool share it.
+ *
+ * Register variants (kernels/qr_reg.cuh), per block and per column step j < n-1:
+ *   chain   L_j = l0 + l_row*RPT + l_upd*RPT*A_j + spill*local_bytes
+ *                 (the owner warp's dependent reflector chain, ~RPT rows a lane, then its
+ *                 own share of the update: A_j active column slots of CPT; spills)
+ *   shuffle H   = u_shfl * c * warps * log2(TR) * 2 * CPT
+ *                 (the update's butterflies run over every slot, and the SM's shuffle
+ *                 unit is shared by the warps of all c resident blocks)
+ *   step    t_j = (L_j^s + H^s)^(1/s)   (s fitted: s = 1 is a plain sum)
+ * block:  T_b(c) = sum_j t_j + io0 + io_elem*c*m*n*MATS + weights
+ *   weights (fused): w0 + w_lane*n*NCAP*passes (NCAP <= 16, a beam per lane)
+ *                    or w0 + w_warp*n*passes (a few beams per warp)
+ * batch:  k blocks on the busiest SM, r resident at most (occupancy), c = min(k, r):
+ *         T = launch + floor(k/c) T_b(c) + T_b(k mod c)
+ * Shared- and global-memory rows (one 512-thread block per matrix):
+ *         T_b = m0 + sum_j (m_col + m_elem*(m-j)*(n-j)) per storage kind.
+ * Cycles are at the device's maximum SM clock; the result is in microseconds. */
+#ifndef RTK_MODEL_H
+#define RTK_MODEL_H
+
+#include <math.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { RTK_MODEL_NPARAM = 16 };
+
+/* The parameters, in cycles (launch in microseconds), in this order. */
+typedef struct rtk_qr_model {
+    double l0, l_row, l_upd, spill;                /* chain                         */
+    double u_shfl, soft;                           /* shuffles; soft-max exponent   */
+    double io0, io_elem;                           /* load and store                */
+    double w0, w_lane, w_warp;                     /* fused weights                 */
+    double launch;                                 /* microseconds                  */
+    double smem_col, smem_elem, glob_col, glob_elem; /* RTK_SHARED / RTK_GLOBAL rows */
+} rtk_qr_model;
+
+/* What the model needs to know of a variant and the device. */
+typedef struct rtk_qr_facts {
+    int storage;                      /* rtk_storage                               */
+    int tr, tc, rpt, cpt, mats, nt;   /* geometry (nt = threads per matrix)        */
+    int blocks_per_sm, local_bytes;   /* occupancy and spills of the kernel timed  */
+    int sms;                          /* streaming multiprocessors                 */
+    double clock_mhz;                 /* maximum SM clock                          */
+} rtk_qr_facts;
+
+/* Fitted on NVIDIA H100 80GB HBM3 (132 SMs, 1980 MHz): see kernels/NOTES.md "A predictive
+ * model". Other devices use the same cycle counts with their own SM count, clock and
+ * occupancy. */
+static const rtk_qr_model rtk_qr_model_h100 = {
+    /* l0, l_row, l_upd, spill */ 153.4, 24.89, 10.96, 2.846,
+    /* u_shfl, soft */ 0.0145, 0.2157,
+    /* io0, io_elem */ 2725, 0.8757,
+    /* w0, w_lane, w_warp */ 4547, 27.91, 453.7,
+    /* launch */ 4.103,
+    /* smem_col, smem_elem, glob_col, glob_elem */ 2199, 0.5852, 2328, 0.625,
+};
+
+static inline double rtk_model_block(const rtk_qr_model *p, const rtk_qr_facts *f, int m, int n,
+                                     int nbeams, int c)
+{
+    if (f->storage != 0) { /* shared or global memory: one block per matrix */
+        const double col = f->storage == 1 ? p->smem_col : p->glob_col;
+        const double elem = f->storage == 1 ? p->smem_elem : p->glob_elem;
+        double t = p->io0;
+        for (int j = 0; j < n; j++) t += col + elem * (double)(m - j) * (double)(n - j) * c;
+        return t;
+    }
+    const int warps = f->nt * f->mats / 32;
+    const double chain = p->l0 + p->l_row * f->rpt + p->spill * f->local_bytes;
+    /* the update's butterflies shuffle every slot (SM-wide shuffle throughput) */
+    const double sh = p->u_shfl * c * warps * log2((double)f->tr) * 2.0 * f->cpt;
+    double t = p->io0 + p->io_elem * (double)c * m * n * f->mats;
+    for (int j = 0; j + 1 < n; j++) {
+        const int left = n - j - 2; /* columns right of j+1 */
+        int act = (left + f->tc - 1) / f->tc;
+        if (act > f->cpt) act = f->cpt;
+        const double ch = chain + p->l_upd * f->rpt * act; /* + the owner warp's own update */
+        t += pow(pow(ch, p->soft) + pow(sh, p->soft), 1.0 / p->soft);
+    }
+    if (nbeams > 0) {
+        const int ncap = f->tc * f->cpt;
+        if (ncap <= 16) {
+            const int passes = (nbeams + f->nt - 1) / f->nt;
+            t += p->w0 + p->w_lane * (double)n * ncap * passes;
+        } else {
+            const int rr = (ncap + 31) / 32, nb = rr == 1 ? 4 : (rr <= 4 ? 2 : 1);
+            const int per = nb * (f->nt / 32), passes = (nbeams + per - 1) / per;
+            t += p->w0 + p->w_warp * (double)n * passes;
+        }
+    }
+    return t;
+}
+
+/* Predicted time in microseconds of `batch` m x n factorizations (+ nbeams fused weight
+ * solves when nbeams > 0) with the variant described by f. */
+static inline double rtk_model_predict(const rtk_qr_model *p, const rtk_qr_facts *f, int m, int n,
+                                       int batch, int nbeams)
+{
+    const int mats = f->mats > 0 ? f->mats : 1;
+    const long long blocks = (batch + mats - 1) / mats;
+    const long long k = (blocks + f->sms - 1) / f->sms;
+    const int r = f->blocks_per_sm > 0 ? f->blocks_per_sm : 1;
+    const int c = k < r ? (int)k : r;
+    const long long full = k / c;
+    const int rest = (int)(k % c);
+    double cyc = (double)full * rtk_model_block(p, f, m, n, nbeams, c);
+    if (rest) cyc += rtk_model_block(p, f, m, n, nbeams, rest);
+    return p->launch + cyc / f->clock_mhz;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

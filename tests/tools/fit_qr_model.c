@@ -1,0 +1,272 @@
+/* fit_qr_model: fits the parameters of the QR performance model (kernels/rtk_model.h) to
+ * timings of every kernel variant, as tests/gpu/gpu_bench --all prints them (the lines
+ * with the model's facts after '|'), and reports the fit row by row.
+ *
+ * usage: fit_qr_model [--check] [--require ERR,PICK] BENCH_LOG [BENCH_LOG...]
+ *   default  fit (Nelder-Mead on the mean squared log ratio predicted/measured, all
+ *            parameters positive, from the built-in H100 parameters), print the
+ *            parameter block for kernels/qr_model.cu, then the report
+ *   --check  no fit: the report for the built-in parameters (a log measured after the
+ *            fit is the out-of-sample test)
+ * Report: every timed row (QR alone; QR + beams for rows that fuse) with measured and
+ * predicted microseconds and the relative error; per size, the variant the model picks
+ * against the fastest measured (QR + beams among fused rows, and QR alone); a summary
+ * line with the worst error and the worst pick.
+ *   --require ERR,PICK  exit 1 unless every prediction is within ERR % of its measurement
+ *            and every pick within PICK % of the fastest (the CTest qr_model runs --check
+ *            with it on the shipped H100 logs, tests/data/qr_model_h100_*.log)
+ * Exit 0; 1 on unreadable input or a --require not met; 2 on usage. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtk_model.h"
+
+
+
+typedef struct {
+    int m, n, batch;
+    char name[32];
+    double qr, qrw;
+    rtk_qr_facts f0, f1;
+} Row;
+
+static Row *rows;
+static int nrows;
+static int nbeams = 16;
+
+static int parse(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) return 1;
+    char line[1024];
+    while (fgets(line, sizeof line, fp)) {
+        if (strstr(line, "==== gpu_bench") && strstr(line, "--beams")) {
+            const char *b = strstr(line, "--beams");
+            nbeams = atoi(b + 8);
+        }
+        char *bar = strchr(line, '|');
+        if (!bar) continue;
+        Row r;
+        memset(&r, 0, sizeof r);
+        char name[32];
+        if (sscanf(line, " %dx%d x%d %63s %lf %lf", &r.m, &r.n, &r.batch, name, &r.qr, &r.qrw) != 6)
+            continue;
+        memcpy(r.name, name[0] == '*' ? name + 1 : name, sizeof r.name - 1);
+        rtk_qr_facts f;
+        memset(&f, 0, sizeof f);
+        int b1 = 0, l1 = 0;
+        double p0, p1;
+        if (sscanf(bar + 1, "%d %d %d %d %d %d %d %d %d %d %d %d %lf %lf %lf", &f.storage, &f.tr,
+                   &f.tc, &f.rpt, &f.cpt, &f.mats, &f.nt, &f.blocks_per_sm, &b1, &f.local_bytes, &l1,
+                   &f.sms, &f.clock_mhz, &p0, &p1) != 15)
+            continue;
+        r.f0 = f;
+        r.f1 = f;
+        r.f1.blocks_per_sm = b1;
+        r.f1.local_bytes = l1;
+        Row *nr = realloc(rows, (nrows + 1) * sizeof *rows);
+        if (!nr) return 1;
+        rows = nr;
+        rows[nrows++] = r;
+    }
+    fclose(fp);
+    return 0;
+}
+
+/* the rows that enter the fit: QR alone always, QR + beams for fusing (register) rows */
+static double loss(const rtk_qr_model *p)
+{
+    double s = 0;
+    int k = 0;
+    for (int i = 0; i < nrows; i++) {
+        const Row *r = &rows[i];
+        double e = log(rtk_model_predict(p, &r->f0, r->m, r->n, r->batch, 0) / r->qr);
+        s += e * e, k++;
+        if (r->f0.storage == 0 && r->f1.blocks_per_sm > 0) {
+            e = log(rtk_model_predict(p, &r->f1, r->m, r->n, r->batch, nbeams) / r->qrw);
+            s += e * e, k++;
+        }
+    }
+    return k ? s / k : 0;
+}
+
+enum { NP = RTK_MODEL_NPARAM };
+
+static double loss_x(const double *x)
+{
+    rtk_qr_model p;
+    double *q = (double *)&p;
+    for (int i = 0; i < NP; i++) q[i] = exp(x[i]);
+    return loss(&p);
+}
+
+/* Nelder-Mead over log-parameters */
+static void nelder_mead(double *x0, int iters)
+{
+    double s[NP + 1][NP], f[NP + 1];
+    for (int i = 0; i <= NP; i++) {
+        for (int j = 0; j < NP; j++) s[i][j] = x0[j];
+        if (i) s[i][i - 1] += 0.5;
+        f[i] = loss_x(s[i]);
+    }
+    for (int it = 0; it < iters; it++) {
+        int lo = 0, hi = 0, nh = 0;
+        for (int i = 0; i <= NP; i++) {
+            if (f[i] < f[lo]) lo = i;
+            if (f[i] > f[hi]) hi = i;
+        }
+        nh = lo;
+        for (int i = 0; i <= NP; i++)
+            if (i != hi && f[i] > f[nh]) nh = i;
+        double c[NP], xr[NP], xe[NP], xc[NP];
+        for (int j = 0; j < NP; j++) {
+            c[j] = 0;
+            for (int i = 0; i <= NP; i++)
+                if (i != hi) c[j] += s[i][j] / NP;
+        }
+        for (int j = 0; j < NP; j++) xr[j] = c[j] + (c[j] - s[hi][j]);
+        double fr = loss_x(xr);
+        if (fr < f[lo]) {
+            for (int j = 0; j < NP; j++) xe[j] = c[j] + 2 * (c[j] - s[hi][j]);
+            double fe = loss_x(xe);
+            if (fe < fr) memcpy(s[hi], xe, sizeof xe), f[hi] = fe;
+            else memcpy(s[hi], xr, sizeof xr), f[hi] = fr;
+        } else if (fr < f[nh]) {
+            memcpy(s[hi], xr, sizeof xr), f[hi] = fr;
+        } else {
+            for (int j = 0; j < NP; j++) xc[j] = c[j] + 0.5 * (s[hi][j] - c[j]);
+            double fc = loss_x(xc);
+            if (fc < f[hi]) {
+                memcpy(s[hi], xc, sizeof xc), f[hi] = fc;
+            } else {
+                for (int i = 0; i <= NP; i++) {
+                    if (i == lo) continue;
+                    for (int j = 0; j < NP; j++) s[i][j] = s[lo][j] + 0.5 * (s[i][j] - s[lo][j]);
+                    f[i] = loss_x(s[i]);
+                }
+            }
+        }
+    }
+    int lo = 0;
+    for (int i = 0; i <= NP; i++)
+        if (f[i] < f[lo]) lo = i;
+    memcpy(x0, s[lo], sizeof s[lo]);
+}
+
+static double worst_err, worst_loss; /* of the last report, fractions */
+
+static void report(const rtk_qr_model *p)
+{
+    double worst = 0, worst_pick = 0, sum2 = 0;
+    int count = 0, within = 0;
+    printf("%-16s %-16s %10s %10s %8s %10s %10s %8s\n", "size", "variant", "qr_us", "model",
+           "err", "qr+w_us", "model", "err");
+    for (int i = 0; i < nrows; i++) {
+        const Row *r = &rows[i];
+        const double p0 = rtk_model_predict(p, &r->f0, r->m, r->n, r->batch, 0);
+        const double e0 = p0 / r->qr - 1;
+        char sz[32];
+        snprintf(sz, sizeof sz, "%dx%dx%d", r->m, r->n, r->batch);
+        printf("%-16s %-16s %10.2f %10.2f %+7.1f%%", sz, r->name, r->qr, p0, 100 * e0);
+        worst = fmax(worst, fabs(e0)), sum2 += e0 * e0, count++, within += fabs(e0) <= 0.25;
+        if (r->f0.storage == 0 && r->f1.blocks_per_sm > 0) {
+            const double p1 = rtk_model_predict(p, &r->f1, r->m, r->n, r->batch, nbeams);
+            const double e1 = p1 / r->qrw - 1;
+            printf(" %10.2f %10.2f %+7.1f%%", r->qrw, p1, 100 * e1);
+            worst = fmax(worst, fabs(e1)), sum2 += e1 * e1, count++, within += fabs(e1) <= 0.25;
+        }
+        printf("\n");
+    }
+    /* per size: the model's pick against the fastest measured */
+    printf("\n%-16s %-5s %-16s %10s %-16s %10s %8s\n", "size", "kind", "model pick", "its us",
+           "fastest", "us", "loss");
+    int picks = 0, good = 0;
+    for (int i = 0; i < nrows;) {
+        int j = i;
+        while (j < nrows && rows[j].m == rows[i].m && rows[j].n == rows[i].n && rows[j].batch == rows[i].batch) j++;
+        for (int kind = 0; kind < 2; kind++) {
+            int pick = -1, best = -1;
+            double tp = 0, tb = 0;
+            for (int k = i; k < j; k++) {
+                const Row *r = &rows[k];
+                if (kind && !(r->f0.storage == 0 && r->f1.blocks_per_sm > 0)) continue;
+                const double meas = kind ? r->qrw : r->qr;
+                const double pred = kind ? rtk_model_predict(p, &r->f1, r->m, r->n, r->batch, nbeams)
+                                         : rtk_model_predict(p, &r->f0, r->m, r->n, r->batch, 0);
+                if (pick < 0 || pred < tp) pick = k, tp = pred;
+                if (best < 0 || meas < tb) best = k, tb = meas;
+            }
+            if (pick < 0) continue;
+            const double mp = kind ? rows[pick].qrw : rows[pick].qr;
+            const double l = mp / tb - 1;
+            char sz[32];
+            snprintf(sz, sizeof sz, "%dx%dx%d", rows[i].m, rows[i].n, rows[i].batch);
+            printf("%-16s %-5s %-16s %10.2f %-16s %10.2f %+7.1f%%\n", sz, kind ? "qr+w" : "qr",
+                   rows[pick].name, mp, rows[best].name, tb, 100 * l);
+            worst_pick = fmax(worst_pick, l), picks++, good += l <= 0.10;
+        }
+        i = j;
+    }
+    worst_err = worst;
+    worst_loss = worst_pick;
+    printf("\nsummary: %d predictions, rms error %.1f %%, worst %.1f %%, %d within 25 %%; "
+           "%d picks, worst loss %.1f %%, %d within 10 %% of the fastest\n",
+           count, 100 * sqrt(sum2 / (count ? count : 1)), 100 * worst, within, picks,
+           100 * worst_pick, good);
+}
+
+int main(int argc, char **argv)
+{
+    int check = 0, files = 0;
+    double req_err = -1, req_pick = -1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--check")) {
+            check = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--require")) {
+            if (i + 1 >= argc || sscanf(argv[++i], "%lf,%lf", &req_err, &req_pick) != 2) {
+                fprintf(stderr, "fit_qr_model: --require ERR,PICK (percent)\n");
+                return 2;
+            }
+            continue;
+        }
+        if (parse(argv[i])) {
+            fprintf(stderr, "fit_qr_model: cannot read %s\n", argv[i]);
+            return 1;
+        }
+        files++;
+    }
+    if (!files || !nrows) {
+        fprintf(stderr, "usage: fit_qr_model [--check] BENCH_LOG...  (gpu_bench --all output)\n");
+        return files ? 1 : 2;
+    }
+    rtk_qr_model p = rtk_qr_model_h100;
+    if (!check) {
+        double x[NP];
+        const double *q = (const double *)&p;
+        for (int i = 0; i < NP; i++) x[i] = log(q[i] > 0 ? q[i] : 1e-3);
+        for (int round = 0; round < 8; round++) nelder_mead(x, 3000);
+        double *o = (double *)&p;
+        for (int i = 0; i < NP; i++) o[i] = exp(x[i]);
+        printf("fitted (%d rows, loss %.5f):\n", nrows, loss(&p));
+        printf("    /* l0, l_row, l_upd, spill */ %.4g, %.4g, %.4g, %.4g,\n", p.l0, p.l_row, p.l_upd,
+               p.spill);
+        printf("    /* u_shfl, soft */ %.4g, %.4g,\n", p.u_shfl, p.soft);
+        printf("    /* io0, io_elem */ %.4g, %.4g,\n", p.io0, p.io_elem);
+        printf("    /* w0, w_lane, w_warp */ %.4g, %.4g, %.4g,\n", p.w0, p.w_lane, p.w_warp);
+        printf("    /* launch */ %.4g,\n", p.launch);
+        printf("    /* smem_col, smem_elem, glob_col, glob_elem */ %.4g, %.4g, %.4g, %.4g,\n\n", p.smem_col,
+               p.smem_elem, p.glob_col, p.glob_elem);
+    }
+    report(&p);
+    free(rows);
+    if (req_err >= 0 && (100 * worst_err > req_err || 100 * worst_loss > req_pick)) {
+        printf("fit_qr_model: required predictions within %g %% and picks within %g %%: "
+               "worst %.1f %% and %.1f %%\n", req_err, req_pick, 100 * worst_err, 100 * worst_loss);
+        return 1;
+    }
+    return 0;
+}
