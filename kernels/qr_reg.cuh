@@ -225,8 +225,8 @@ __device__ __forceinline__ void store_slots(const float2 (&a)[RPT][CPT], int g, 
     }
 }
 
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER>
-__global__ void __launch_bounds__(TR *TC *MATS, 1) qr_reg_kernel(const QrArgs args)
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER, int MINB>
+__global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs args)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
     extern __shared__ float2 smem[];
@@ -331,23 +331,24 @@ constexpr int qr_reg_smem()
 }
 
 /* The instantiation with its dynamic shared memory allowed (above 48 KB an opt-in). */
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER, int MINB>
 cudaError_t qr_reg_prepare(void (**kern)(const QrArgs), int *smem)
 {
     *smem = qr_reg_smem<TR, TC, RPT, CPT, MATS, WEIGHTS, GATHER>();
-    *kern = qr_reg_kernel<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER>;
+    *kern = qr_reg_kernel<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER, MINB>;
     if (*smem > 48 * 1024)
         return cudaFuncSetAttribute(*kern, cudaFuncAttributeMaxDynamicSharedMemorySize, *smem);
     return cudaSuccess;
 }
 
 /* rtk_qr_resources_get for one instantiation. */
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER = false>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER = false,
+          int MINB = 1>
 cudaError_t qr_reg_resources(rtk_qr_resources *r)
 {
     void (*kern)(const QrArgs) = nullptr;
     int smem = 0;
-    cudaError_t e = qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER>(&kern, &smem);
+    cudaError_t e = qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER, MINB>(&kern, &smem);
     cudaFuncAttributes fa{};
     if (e == cudaSuccess) e = cudaFuncGetAttributes(&fa, kern);
     if (e == cudaSuccess)
@@ -360,13 +361,14 @@ cudaError_t qr_reg_resources(rtk_qr_resources *r)
 }
 
 /* Launch helper for one instantiation (GATHER: args.gX is set). */
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER = false>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER = false,
+          int MINB = 1>
 cudaError_t qr_reg_launch(const QrArgs &args, cudaStream_t stream)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
     void (*kern)(const QrArgs) = nullptr;
     int smem = 0;
-    cudaError_t e = qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER>(&kern, &smem);
+    cudaError_t e = qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER, MINB>(&kern, &smem);
     if (e != cudaSuccess) return e;
     const int blocks = (args.batch + MATS - 1) / MATS;
     kern<<<blocks, S::THREADS, smem, stream>>>(args);

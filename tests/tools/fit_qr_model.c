@@ -51,9 +51,9 @@ static int parse(const char *path)
         Row r;
         memset(&r, 0, sizeof r);
         char name[32];
-        if (sscanf(line, " %dx%d x%d %63s %lf %lf", &r.m, &r.n, &r.batch, name, &r.qr, &r.qrw) != 6)
+        if (sscanf(line, " %dx%d x%d %31s %lf %lf", &r.m, &r.n, &r.batch, name, &r.qr, &r.qrw) != 6)
             continue;
-        memcpy(r.name, name[0] == '*' ? name + 1 : name, sizeof r.name - 1);
+        snprintf(r.name, sizeof r.name, "%.31s", name[0] == '*' ? name + 1 : name);
         rtk_qr_facts f;
         memset(&f, 0, sizeof f);
         int b1 = 0, l1 = 0;
