@@ -6,9 +6,6 @@
  * variant first); alternatives stay in the table (later rows) so that tests and
  * `la_gpu_force_variant` can exercise and time them. The last two rows (shared memory,
  * global memory) take any m >= n. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "qr_variants.cuh"
 
 namespace {
@@ -70,9 +67,6 @@ rtk::QrArgs make_args(int m, int n, int batch, void *A, int lda, long long strid
     a.m = m;
     a.n = n;
     a.batch = batch;
-    /* RTSTAP_FUSED_SOLVER=subst: the fused weights by substitutions (for A/B runs) */
-    const char *solver = getenv("RTSTAP_FUSED_SOLVER");
-    a.subst = solver && !strcmp(solver, "subst");
     return a;
 }
 

@@ -42,17 +42,12 @@ struct RegShape {
     static constexpr int TCW = TR >= 32 ? 1 : 32 / TR; /* column slots per warp     */
     static constexpr int QR_F2 = 2 * MCAP + 2;         /* v[2][MCAP], tau[2]        */
     static constexpr int W_F2 = solve_smem_f2(NCAP);   /* fused solve               */
-    /* the inverse of R (solve_beams_inverse, NCAP > 16): its own space, or the gather
-       stage's, which is free by then */
-    static constexpr int X_F2 = NCAP > 16 ? NCAP * solve_ld(NCAP) : 0;
-    static_assert(X_F2 <= MCAP * NCAP, "the inverse must fit in the gather stage");
-    static_assert(X_F2 == 0 || MATS == 1, "block-wide solver: one matrix per block");
     static_assert(TR <= 32 && (32 % TR) == 0, "a column slot must sit inside one warp");
     static_assert(NT % 32 == 0, "whole warps per matrix");
     static_assert(MATS == 1 || NT == 32, "several matrices per block only one warp each");
-    __host__ __device__ static constexpr int smem_bytes(bool weights, bool gather)
+    static int smem_bytes(bool weights)
     {
-        return MATS * (QR_F2 + (weights ? W_F2 + (gather ? 0 : X_F2) : 0)) * (int)sizeof(float2);
+        return MATS * (QR_F2 + (weights ? W_F2 : 0)) * (int)sizeof(float2);
     }
 };
 
@@ -264,7 +259,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     const float2 *src = Ak;
     int lds = lda;
     if constexpr (GATHER) {
-        float2 *stage = smem + S::smem_bytes(WEIGHTS, true) / (int)sizeof(float2) + g0 * S::MCAP * S::NCAP;
+        float2 *stage = smem + MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0)) + g0 * S::MCAP * S::NCAP;
         gather_to_smem<S::NT>(args, k, m, n, t, stage);
         group_sync<MATS>();
         src = stage;
@@ -318,16 +313,11 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
         if (t < 32) diag_ratio_warp([&](int i) { return Rs[i * LD + i]; }, n, k, args.flags, t);
         float2 *Wk = args.W + (size_t)k * args.nbeams * n;
         using SS = SolveShape<S::NCAP>;
-        if constexpr (S::NCAP <= 16) { /* measured faster for the small shapes (NOTES.md) */
+        if constexpr (S::NCAP <= 16) /* measured faster for the small shapes (NOTES.md) */
             solve_beams_lanes<S::NCAP>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t, S::NT);
-        } else if (args.subst) {
+        else
             solve_beams_warp<SS::RR, SS::NB>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t / 32,
                                              S::NT / 32);
-        } else {
-            float2 *Xs = GATHER ? smem + S::smem_bytes(WEIGHTS, true) / (int)sizeof(float2)
-                                : dinv + S::NCAP + 1;
-            solve_beams_inverse(Rs, LD, dinv, Xs, n, args.nbeams, args.V, Wk, t, S::NT);
-        }
         if (timer) args.phase[2] = globaltimer();
     }
 }
@@ -336,7 +326,7 @@ template <int TR, int TC, int RPT, int CPT, int MATS, bool WEIGHTS, bool GATHER>
 constexpr int qr_reg_smem()
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS>;
-    return S::smem_bytes(WEIGHTS, GATHER) +
+    return MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0)) * (int)sizeof(float2) +
            (GATHER ? MATS * S::MCAP * S::NCAP * (int)sizeof(float2) : 0); /* gather stage */
 }
 

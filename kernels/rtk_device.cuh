@@ -167,8 +167,6 @@ struct QrArgs {
     int gC, gQ, gD, gR, gS, gK;
     int gW;                  /* bins per wrap group (rtk_gather.wrap; = gD when 0) */
     float gload;
-    int subst;               /* fused weights, n > 16: 1 = the substitution solver
-                                (solve_beams_warp), 0 = explicit inversion            */
 };
 
 /* Where column col = c*Q + q of a training matrix of centre bin base + d starts in the
@@ -428,96 +426,6 @@ __device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs
                 if (l < n) w[l] = cmul(y[nb][r], is);
             }
         }
-    }
-}
-
-/* The block's weights by explicit inversion (fused path, NC > 16; issue 11 item 6): the
- * substitutions above are chains of 2n dependent steps (a shuffle broadcast each), about
- * 20 us at n = 66 whatever the beam count. Here the whole block first inverts R by
- * recursive doubling — X = R^-1, diagonal first, then for block size b = 1, 2, 4, ...
- * each pair [A B; 0 C] of inverted diagonal blocks gets X_B = -X_A (B X_C): two small
- * products and two barriers a level, log2(n) levels — and then every beam is two
- * triangular matrix-vector products, z = X (X^H v), spread over all threads, and
- * w = z / (v^H z). R (row-major, leading dimension ld, read in the upper triangle)
- * becomes scratch after the inversion; X (nt threads' shared buffer, same leading
- * dimension) keeps the inverse in its upper triangle and T = B X_C of the current level,
- * transposed, in its lower one. Called by all NT threads of the matrix (t < nt);
- * barriers are __syncthreads (one matrix per block). */
-__device__ __forceinline__ void solve_beams_inverse(float2 *R, int ld, const float2 *dinv,
-                                                    float2 *X, int n, int nbeams,
-                                                    const float2 *V, float2 *Wk, int t, int nt)
-{
-    for (int i = t; i < n; i += nt) X[i * ld + i] = dinv[i];
-    __syncthreads();
-    for (int b = 1; b < n; b *= 2) {
-        const int pairs = (n + 2 * b - 1) / (2 * b), per = b * b;
-        /* T = B X_C, stored transposed below the diagonal: X[(s+b+j)*ld + s+i] */
-        for (int idx = t; idx < pairs * per; idx += nt) {
-            const int s = (idx / per) * 2 * b, i = (idx % per) / b, j = idx % b;
-            const int cs = s + b;
-            if (cs + j >= n) continue;
-            float2 acc = c0();
-            for (int k = 0; k <= j; k++) {
-                const float2 r = R[(s + i) * ld + cs + k], x = X[(cs + k) * ld + cs + j];
-                acc.x = fmaf(r.x, x.x, fmaf(-r.y, x.y, acc.x));
-                acc.y = fmaf(r.x, x.y, fmaf(r.y, x.x, acc.y));
-            }
-            X[(cs + j) * ld + s + i] = acc;
-        }
-        __syncthreads();
-        /* X_B = -X_A T: X[(s+i)*ld + s+b+j] = -sum_{k=i}^{b-1} X[s+i][s+k] T[k][j] */
-        for (int idx = t; idx < pairs * per; idx += nt) {
-            const int s = (idx / per) * 2 * b, i = (idx % per) / b, j = idx % b;
-            const int cs = s + b;
-            if (cs + j >= n) continue;
-            float2 acc = c0();
-            for (int k = i; k < b; k++) {
-                const float2 x = X[(s + i) * ld + s + k], tt = X[(cs + j) * ld + s + k];
-                acc.x = fmaf(x.x, tt.x, fmaf(-x.y, tt.y, acc.x));
-                acc.y = fmaf(x.x, tt.y, fmaf(x.y, tt.x, acc.y));
-            }
-            X[(s + i) * ld + cs + j] = make_float2(-acc.x, -acc.y);
-        }
-        __syncthreads();
-    }
-    /* beams in chunks of cb: v, u = X^H v and z = X u in R's space (3 n cb <= n ld) */
-    const int cb = max(1, (n * ld) / (3 * n));
-    float2 *Vs = R, *Us = R + n * cb, *Zs = R + 2 * n * cb;
-    for (int b0 = 0; b0 < nbeams; b0 += cb) {
-        const int nbc = min(cb, nbeams - b0);
-        for (int idx = t; idx < nbc * n; idx += nt) Vs[idx] = V[(size_t)b0 * n + idx];
-        __syncthreads();
-        for (int idx = t; idx < nbc * n; idx += nt) { /* u_k = sum_{i<=k} conj(X_ik) v_i */
-            const int bb = idx / n, k = idx % n;
-            const float2 *v = Vs + bb * n;
-            float2 acc = c0();
-            for (int i = 0; i <= k; i++) acc = cjfma(X[i * ld + k], v[i], acc);
-            Us[idx] = acc;
-        }
-        __syncthreads();
-        for (int idx = t; idx < nbc * n; idx += nt) { /* z_i = sum_{k>=i} X_ik u_k */
-            const int bb = idx / n, i = idx % n;
-            const float2 *u = Us + bb * n;
-            float2 acc = c0();
-            for (int k = i; k < n; k++) {
-                const float2 x = X[i * ld + k], uk = u[k];
-                acc.x = fmaf(x.x, uk.x, fmaf(-x.y, uk.y, acc.x));
-                acc.y = fmaf(x.x, uk.y, fmaf(x.y, uk.x, acc.y));
-            }
-            Zs[idx] = acc;
-        }
-        __syncthreads();
-        /* w = z / (v^H z): a warp a beam */
-        const int lane = t & 31;
-        for (int bb = t / 32; bb < nbc; bb += nt / 32) {
-            float2 sacc = c0();
-            for (int i = lane; i < n; i += 32) sacc = cjfma(Vs[bb * n + i], Zs[bb * n + i], sacc);
-            sacc = group_sum2<32>(sacc, 0xffffffffu);
-            const float2 is = crecip(sacc);
-            float2 *w = Wk + (size_t)(b0 + bb) * n;
-            for (int i = lane; i < n; i += 32) w[i] = cmul(Zs[bb * n + i], is);
-        }
-        __syncthreads();
     }
 }
 
