@@ -238,6 +238,48 @@ int main(void)
         CHECK(la_gpu_force_variant(ctx, -1, &err) == RT_OK, "back to dispatch: %s", err.msg);
         CHECK(la_qr(ctx, 100, 50, 1, A, 100, 5000, &err) == RT_OK, "dispatch 100x50: %s", err.msg);
         free(A);
+
+        /* dispatch by prediction (kernels/qr_model.cu) on random shapes: the choice fits,
+           fuses or gathers when the kind asks for it, has the smallest prediction of the
+           rows that qualify, and factors the shape correctly */
+        int dev_smem = 232448;
+        printf("gpu dispatch by the performance model: random shapes\n");
+        for (int it = 0; it < (quick ? 12 : 40); it++) {
+            const int n = 1 + (int)(tc_uniform(&rng) * 96), m = n + (int)(tc_uniform(&rng) * (330 - n));
+            const int batch = 1 + (int)(tc_uniform(&rng) * 4000), kind = it % 3;
+            const int nb = kind ? 1 + (int)(tc_uniform(&rng) * 32) : 0;
+            const int v = rtk_qr_select_batch(kind, m, n, batch, nb, dev_smem);
+            CHECK(v >= 0 && rtk_qr_fits(v, m, n, dev_smem), "%dx%dx%d kind %d: choice %d does not fit",
+                  m, n, batch, kind, v);
+            if (v < 0) continue;
+            const int regs_fit = rtk_qr_select(m, n, dev_smem) >= 0 &&
+                                 rtk_qr_variant_get(rtk_qr_select(m, n, dev_smem))->storage == RTK_REGISTERS;
+            if (kind == 2 && regs_fit)
+                CHECK(rtk_qr_can_gather(v), "%dx%d kind 2: %s cannot gather", m, n,
+                      rtk_qr_variant_get(v)->name);
+            if (kind == 1 && regs_fit)
+                CHECK(rtk_qr_variant_get(v)->fused_weights, "%dx%d kind 1: %s does not fuse", m, n,
+                      rtk_qr_variant_get(v)->name);
+            double tv = -1;
+            CHECK(rtk_qr_predict(v, kind, m, n, batch, nb, &tv) == 0 && tv > 0,
+                  "%dx%d: no prediction for the choice %s", m, n, rtk_qr_variant_get(v)->name);
+            for (int u = 0; u < rtk_qr_variant_count(); u++) {
+                double tu = 0;
+                if (u == v || !rtk_qr_fits(u, m, n, dev_smem) || (kind == 2 && !rtk_qr_can_gather(u)) ||
+                    (kind == 1 && !rtk_qr_variant_get(u)->fused_weights) ||
+                    rtk_qr_predict(u, kind, m, n, batch, nb, &tu))
+                    continue;
+                CHECK(tu >= tv, "%dx%dx%d kind %d: %s predicted %.1f us, faster than the choice %s %.1f",
+                      m, n, batch, kind, rtk_qr_variant_get(u)->name, tu, rtk_qr_variant_get(v)->name, tv);
+            }
+            if (it < 8) {
+                CHECK(la_gpu_force_variant(ctx, v, &err) == RT_OK, "forcing %d: %s", v, err.msg);
+                char what[64];
+                snprintf(what, sizeof what, "model's choice %s", rtk_qr_variant_get(v)->name);
+                qr_case(ctx, what, &rng, m, n, 3, 0);
+            }
+        }
+        CHECK(la_gpu_force_variant(ctx, -1, &err) == RT_OK, "back to dispatch: %s", err.msg);
         la_ctx_destroy(ctx);
     } else {
         CHECK(0, "creating a gpu context: %s", err.msg);
