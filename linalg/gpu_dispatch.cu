@@ -107,6 +107,16 @@ int copy_matrices(gpu_state *s, bool to_device, void *host, int hld, ptrdiff_t h
     return RT_OK;
 }
 
+/* The current device's per-block shared-memory limit (opt-in), which decides which QR
+ * variants fit (rtk_qr_fits). */
+int device_smem_limit(int *smem, rt_error *err)
+{
+    int dev = 0;
+    CU(cudaGetDevice(&dev));
+    CU(cudaDeviceGetAttribute(smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return RT_OK;
+}
+
 float elapsed(cudaEvent_t a, cudaEvent_t b)
 {
     float ms = 0.f;
@@ -361,9 +371,7 @@ extern "C" int la_gpu_init(la_ctx *ctx, rt_error *err)
     s->backend = ctx->backend;
     ctx->gpu = s;
     int st = [&]() -> int {
-        int dev = 0;
-        CU(cudaGetDevice(&dev));
-        CU(cudaDeviceGetAttribute(&s->smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        TRY(device_smem_limit(&s->smem_limit, err));
         CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
         for (cudaEvent_t &e : s->ev) CU(cudaEventCreate(&e));
         CU((cudaError_t)rtk_malloc((void **)&s->bad, sizeof(rtk_factor_flags)));
@@ -387,9 +395,8 @@ extern "C" int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, 
     if (!info || !out || m < n || n < 1 || batch < 1 || nbeams < 0)
         return rt_fail(err, RT_EINVAL, "gpu variant query: bad variant %d or shape %dx%dx%d", v,
                        m, n, batch);
-    int dev = 0, smem = 0;
-    CU(cudaGetDevice(&dev));
-    CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    int smem = 0;
+    TRY(device_smem_limit(&smem, err));
     *out = la_gpu_variant{};
     snprintf(out->name, sizeof out->name, "%s", info->name);
     out->fits = rtk_qr_fits(v, m, n, smem);
@@ -407,9 +414,8 @@ extern "C" int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v
 {
     if (m < n || n < 1 || batch < 1 || nbeams < 0)
         return rt_fail(err, RT_EINVAL, "gpu variant choice: bad shape %dx%dx%d", m, n, batch);
-    int dev = 0, smem = 0;
-    CU(cudaGetDevice(&dev));
-    CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    int smem = 0;
+    TRY(device_smem_limit(&smem, err));
     *v = rtk_qr_select_batch(nbeams > 0 ? 1 : 0, m, n, batch, nbeams, smem);
     return RT_OK;
 }
@@ -626,9 +632,8 @@ static int cublas_setup(la_dev_weights *w, int G, rt_error *err)
 static int pick_variant(int variant, int kind, int m, int n, int batch, int nbeams, int *out,
                         rt_error *err)
 {
-    int dev = 0, smem = 0;
-    CU(cudaGetDevice(&dev));
-    CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    int smem = 0;
+    TRY(device_smem_limit(&smem, err));
     if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
         return rt_fail(err, RT_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m, n);
     *out = variant >= 0 ? variant : rtk_qr_select_batch(kind, m, n, batch, nbeams, smem);
