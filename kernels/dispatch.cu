@@ -22,36 +22,32 @@ struct Row {
 #define REG(name)                                                                          \
     {{#name, RTK_REGISTERS, name##_geom[0] * name##_geom[2], name##_geom[1] * name##_geom[3], \
       name##_geom[0] * name##_geom[1] * name##_geom[4], name##_geom[4], 1, name##_geom[0],    \
-      name##_geom[1], name##_geom[2], name##_geom[3], name##_geom[5]},                         \
+      name##_geom[1], name##_geom[2], name##_geom[3], name##_geom[5], name##_geom[7]},         \
      name##_res, name##_qr, name##_qrw, name##_qrg}
 
 const Row table[] = {
     REG(reg8x4_4x2_m4),
     REG(reg8x4_4x3_m4),  /* PERFECT small 32x12 (2026-11-23: added)      */
-    REG(reg16x8_4x3),    /* PERFECT medium 64x18, large 64x24            */
-    REG(reg16x8_5x2),    /* 80x16x384: fastest in runs 1-2 (NOTES.md) */
-    REG(reg16x8_6x2),
-    REG(reg16x4_8x3),    /* 120x9 x3840 54.2 us against reg16x8_8x4's 114.0 */
-    REG(reg16x8_8x4),
-    /* tall and narrow (JDL at K = 240): 240x9 x2048 59.3 us against reg16x22_15x3's 209.7
-     * and cuBLAS's 160.8; 240x16 132.4 against 352.4 (H100, 2026-11-24, NOTES.md) */
-    REG(reg16x4_15x3),
-    REG(reg16x8_15x2),
-    REG(reg16x22_15x3),
-    REG(reg16x24_12x4),
-    /* alternatives (chosen only where no row above fits) */
-    REG(reg16x4_5x4),
-    REG(reg16x4_6x4),
+    REG(flw16x8_4x3),    /* PERFECT medium 64x18, large 64x24            */
+    REG(flw16x8_5x2),    /* 80x16x384 */
+    REG(flw16x8_6x2),
+    REG(flw16x4_8x3),    /* 120x9 x3840 */
+    REG(flw16x8_8x4),
+    /* tall and narrow (JDL at K = 240, NOTES.md "Tall and narrow") */
+    REG(flw16x4_15x3),
+    REG(flw16x8_15x2),
+    REG(flw16x22_15x3),
+    REG(flw16x24_12x4),
+    /* alternatives (first fit reaches them only where no row above fits) */
+    REG(flw16x4_5x4),
+    REG(flw16x4_6x4),
     REG(reg8x4_10x4_m2),
     REG(reg8x4_12x4_m2),
-    REG(reg32x11_8x6),
-    REG(reg32x12_6x8),
-    REG(reg16x22_20x3), /* spills (VREG off, 168 regs); smem512 is as fast */
-    /* a whole warp a column slot: the fastest 128x32 (NOTES.md "Whole-warp column slots") */
-    REG(reg32x8_4x4),
+    REG(flw16x22_20x3), /* 306x66: re-reads v from shared memory, deferred updates */
+    REG(flw32x8_4x4),   /* a whole warp a column slot (NOTES.md "Whole-warp column slots") */
     /* any size */
-    {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0}, nullptr, rtk_smem_qr, nullptr, nullptr},
-    {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0}, nullptr, rtk_global_qr, nullptr, nullptr},
+    {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0, 0}, nullptr, rtk_smem_qr, nullptr, nullptr},
+    {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0, 0}, nullptr, rtk_global_qr, nullptr, nullptr},
 };
 constexpr int NROWS = (int)(sizeof table / sizeof table[0]);
 

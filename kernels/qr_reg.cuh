@@ -15,8 +15,17 @@
  *   other shared buffer — the critical path of the factorization;
  *   then everyone updates its columns c > j+1: w_c = v_j^H A(:, c) (register FMAs,
  *   the butterflies of all slots interleaved), A(:, c) -= v_j conj(tau_j) w_c.
- * One barrier per column: v is double-buffered, and the owners of column j+1 are the
- * threads that just updated it, so the next norm needs no barrier of its own.
+ * Synchronization (FLOW, kernels/NOTES.md "Dataflow"). FLOW = 0: one barrier per
+ * column (__syncwarp for the one-warp matrices): v is double-buffered, and the owners of
+ * column j+1 are the threads that just updated it, so the next norm needs no barrier of
+ * its own. FLOW & 1, dataflow: every reflector keeps its own shared-memory buffer
+ * (MCAP x NCAP in all) and one-shot mbarrier, which its TR owner lanes arrive on after
+ * publishing it; a warp waits for v_j alone (no block barrier), so the owner of column j+2
+ * starts as soon as v_{j+1} is out while slower warps still update with older reflectors.
+ * FLOW & 16: the TCW column slots of a warp are strided by the matrix's warps (slot
+ * w + NW*h for its h-th lane group), so consecutive columns — whose owner steps follow one
+ * another on the critical path — belong to different warps, and a warp's own trailing
+ * update never stands between two owner steps. FLOW & 2: deferred updates (qr_step).
  * Slot rotation: the columns of group g (g*TC .. g*TC+TC-1) sit in register slot 0
  * while they are factored; when a group is done its R is stored and the slots shift
  * down (a[p][q] = a[p][q+1]), so the step body exists once in the code with the next
@@ -34,21 +43,22 @@
 
 namespace rtk {
 
-template <int TR, int TC, int RPT, int CPT, int MATS>
+template <int TR, int TC, int RPT, int CPT, int MATS, int FLOW = 0>
 struct RegShape {
     static constexpr int NT = TR * TC;                 /* threads per matrix        */
     static constexpr int THREADS = NT * MATS;          /* threads per block         */
     static constexpr int MCAP = TR * RPT, NCAP = TC * CPT;
     static constexpr int TCW = TR >= 32 ? 1 : 32 / TR; /* column slots per warp     */
-    static constexpr int QR_F2 = 2 * MCAP + 2;         /* v[2][MCAP], tau[2]        */
+    static constexpr int WS = (FLOW & 16) ? NT / 32 : 1; /* stride of a warp's slots */
+    /* barrier-synchronized: v[2][MCAP], tau[2]; FLOW: tau[NCAP], one mbarrier per
+     * reflector (NCAP x 8 bytes) here, every v (MCAP x NCAP) after the fused solve's area */
+    static constexpr int QR_F2 = FLOW ? 2 * NCAP : 2 * MCAP + 2;
+    static constexpr int V_F2 = FLOW ? MCAP * NCAP : 0;
     static constexpr int W_F2 = solve_smem_f2(NCAP);   /* fused solve               */
     static_assert(TR <= 32 && (32 % TR) == 0, "a column slot must sit inside one warp");
     static_assert(NT % 32 == 0, "whole warps per matrix");
     static_assert(MATS == 1 || NT == 32, "several matrices per block only one warp each");
-    static int smem_bytes(bool weights)
-    {
-        return MATS * (QR_F2 + (weights ? W_F2 : 0)) * (int)sizeof(float2);
-    }
+    static_assert(!FLOW || MATS == 1, "dataflow variants: one matrix per block");
 };
 
 template <int MATS>
@@ -63,7 +73,7 @@ __device__ __forceinline__ void group_sync()
 /* Owners of column j (slot Q of threads with tc == j % TC): form reflector j from the
  * column in registers, publish v (all MCAP rows: 0 above j, 1 at j) and tau, and put
  * beta on the diagonal. All TR lanes of the slot call this together. */
-template <int TR, int RPT, int CPT, int Q>
+template <int TR, int RPT, int CPT, int Q, bool UNS = false>
 __device__ __forceinline__ void make_reflector(float2 (&a)[RPT][CPT], int j, int tr,
                                                float2 *vout, float2 *tauout)
 {
@@ -88,10 +98,16 @@ __device__ __forceinline__ void make_reflector(float2 (&a)[RPT][CPT], int j, int
     }
     float2 beta, tau, scale;
     clarfg(ar, ai, sigma, &beta, &tau, &scale);
+    /* UNS: publish u = v / scale instead (the column itself below the diagonal, alpha - beta
+     * on it) with tau |scale|^2: u conj(tau |scale|^2) u^H = v conj(tau) v^H, and the owner
+     * saves the scaling of its rows. H = I gives u(j) = 0 and tau = 0: still the identity. */
+    const float2 diag = UNS ? make_float2(ar - beta.x, ai) : make_float2(1.f, 0.f);
+    if (UNS) tau = make_float2(tau.x * fmaf(scale.x, scale.x, scale.y * scale.y),
+                               tau.y * fmaf(scale.x, scale.x, scale.y * scale.y));
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
         const int row = tr + TR * p;
-        float2 v = row > j ? cmul(a[p][Q], scale) : make_float2(row == j ? 1.f : 0.f, 0.f);
+        float2 v = row > j ? (UNS ? a[p][Q] : cmul(a[p][Q], scale)) : (row == j ? diag : c0());
         vout[row] = v;
         if (row == j) a[p][Q] = beta;
     }
@@ -110,7 +126,7 @@ __device__ __forceinline__ float2 ld_shared_f2(const float2 *p)
 }
 
 /* Owners of column j+1 (slot Q): apply H_j, then form and publish reflector j+1. */
-template <int TR, int RPT, int CPT, bool VREG, int Q>
+template <int TR, int RPT, int CPT, bool VREG, int Q, bool UNS>
 __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                            const float2 *vj, float2 tau, int j1, int tr,
                                            float2 *vnext, float2 *taunext)
@@ -130,39 +146,24 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
         const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
         a[p][Q] = cfms(vp, s, a[p][Q]);
     }
-    make_reflector<TR, RPT, CPT, Q>(a, j1, tr, vnext, taunext);
+    make_reflector<TR, RPT, CPT, Q, UNS>(a, j1, tr, vnext, taunext);
 }
 
-/* Step j; slot 0 holds group g, which contains column j+1; see the file comment. */
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG>
-__device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int n, int tr,
-                                        int tc, int wtc0, float2 *vbuf, float2 *taub)
+/* Apply H (v, tau: v_j's rows in registers, or at vj for VREG = false) to the columns
+ * > j1 of slots Q0..Q1-1 (slot q holds column tc + TC*(g+q)); a slot is skipped by the
+ * whole warp (a uniform branch) when none of the warp's columns in it needs the update. */
+template <int TR, int TC, int RPT, int CPT, bool VREG, int Q0, int Q1, int WS>
+__device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
+                                            const float2 *vj, float2 tau, int j1, int g, int n,
+                                            int tc, int wtc0)
 {
-    using S = RegShape<TR, TC, RPT, CPT, MATS>;
-    group_sync<MATS>();
-    const int buf = j & 1;
-    const float2 *vj = vbuf + buf * S::MCAP + tr;
-    float2 v[RPT]; /* VREG = false: unused, v is re-read from shared memory */
-    if constexpr (VREG) {
-#pragma unroll
-        for (int p = 0; p < RPT; p++) v[p] = vj[TR * p];
-    }
-    const float2 tau = taub[buf];
-    const int j1 = j + 1;
-
-    /* the critical path first: column j+1, always in slot 0 */
-    if (j1 < n && tc == j1 % TC)
-        owner_step<TR, RPT, CPT, VREG, 0>(a, v, vj, tau, j1, tr, vbuf + (buf ^ 1) * S::MCAP,
-                                          taub + (buf ^ 1));
-
-    /* columns c > j+1: slot q holds column tc + TC*(g+q); a slot is skipped by the whole
-     * warp (a uniform branch) when none of the warp's columns in it needs the update */
+    constexpr int TCW = TR >= 32 ? 1 : 32 / TR; /* column slots per warp */
     float2 w[CPT];
     bool act[CPT];
 #pragma unroll
-    for (int q = 0; q < CPT; q++) {
+    for (int q = Q0; q < Q1; q++) {
         const int c0w = wtc0 + TC * (g + q); /* the warp's first column in slot q */
-        act[q] = c0w + S::TCW - 1 > j1 && c0w < n;
+        act[q] = c0w + WS * (TCW - 1) > j1 && c0w < n;
         w[q] = c0();
         if (act[q]) {
             float2 w0 = c0(), w1 = c0();
@@ -180,12 +181,12 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
 #pragma unroll
     for (int o = TR / 2; o > 0; o >>= 1) /* all slots' butterflies, interleaved */
 #pragma unroll
-        for (int q = 0; q < CPT; q++) {
+        for (int q = Q0; q < Q1; q++) {
             w[q].x += __shfl_xor_sync(0xffffffffu, w[q].x, o, TR);
             w[q].y += __shfl_xor_sync(0xffffffffu, w[q].y, o, TR);
         }
 #pragma unroll
-    for (int q = 0; q < CPT; q++) {
+    for (int q = Q0; q < Q1; q++) {
         if (act[q] && tc + TC * (g + q) > j1) {
             const float2 s = cjmul(tau, w[q]);
 #pragma unroll
@@ -195,6 +196,77 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
             }
         }
     }
+}
+
+/* Step j; slot 0 holds group g, which contains column j+1; see the file comment.
+ * FLOW & 1: no block barrier; v_j sits in its own buffer (vbuf + j*MCAP) and is waited
+ * for on its mbarrier (mbar[j]), so a warp waits only for the reflector it needs.
+ * FLOW & 2, deferred updates: the warp that owns column j+2 (when that column is in slot 0)
+ * applies H_j to slot 0 only, so that nothing but its owner step stands between v_{j+1}'s
+ * arrival and v_{j+2}'s publication; its slots >= 1 catch up (reflectors lo..) in the
+ * first step it does not own the next column. Nothing is owed at a group rotation: the
+ * step before one never defers (column j+2 then starts the next group). */
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, int FLOW>
+__device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int n, int tr,
+                                        int tc, int wtc0, float2 *vbuf, float2 *taub,
+                                        unsigned long long *mbar, int &lo)
+{
+    using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
+    constexpr int WS = S::WS;
+    const float2 *vj;
+    float2 *vnext, *taunext;
+    float2 tau;
+    if constexpr (FLOW) {
+        mbar_wait0<(FLOW & 8) != 0>(mbar + j);
+        vj = vbuf + j * S::MCAP + tr;
+        tau = taub[j];
+        vnext = vbuf + (j + 1) * S::MCAP;
+        taunext = taub + j + 1;
+    } else {
+        group_sync<MATS>();
+        const int buf = j & 1;
+        vj = vbuf + buf * S::MCAP + tr;
+        tau = taub[buf];
+        vnext = vbuf + (buf ^ 1) * S::MCAP;
+        taunext = taub + (buf ^ 1);
+    }
+    float2 v[RPT]; /* VREG = false: unused, v is re-read from shared memory */
+    if constexpr (VREG) {
+#pragma unroll
+        for (int p = 0; p < RPT; p++) v[p] = vj[TR * p];
+    }
+    const int j1 = j + 1;
+
+    /* the critical path first: column j+1, always in slot 0 */
+    if (j1 < n && tc == j1 % TC) {
+        owner_step<TR, RPT, CPT, VREG, 0, (FLOW & 4) != 0>(a, v, vj, tau, j1, tr, vnext, taunext);
+        if constexpr (FLOW) mbar_arrive(mbar + j1); /* each of the TR owner lanes */
+    }
+    if constexpr ((FLOW & 2) && CPT > 1) {
+        const int j2 = j + 2, s2 = j2 % TC - wtc0; /* warp-uniform */
+        if (j2 < n && j2 % TC != 0 && s2 >= 0 && s2 % WS == 0 && s2 / WS < S::TCW) {
+            apply_slots<TR, TC, RPT, CPT, VREG, 0, 1, WS>(a, v, vj, tau, j1, g, n, tc, wtc0);
+            return; /* slots >= 1 owe H_j */
+        }
+        if (lo < j) {
+#pragma unroll 1
+            for (; lo < j; lo++) { /* H_lo, owed by slots >= 1 */
+                const float2 *vl = vbuf + lo * S::MCAP + tr;
+                float2 vv[RPT];
+                if constexpr (VREG) {
+#pragma unroll
+                    for (int p = 0; p < RPT; p++) vv[p] = ld_shared_f2(vl + TR * p);
+                }
+                apply_slots<TR, TC, RPT, CPT, VREG, 1, CPT, WS>(a, vv, vl, taub[lo], lo + 1, g, n, tc, wtc0);
+            }
+            if constexpr (VREG) { /* re-read, so v was not held through the loop */
+#pragma unroll
+                for (int p = 0; p < RPT; p++) v[p] = ld_shared_f2(vj + TR * p);
+            }
+        }
+        lo = j + 1;
+    }
+    apply_slots<TR, TC, RPT, CPT, VREG, 0, CPT, WS>(a, v, vj, tau, j1, g, n, tc, wtc0);
 }
 
 /* Store R's entries of slot Q (column tc + TC*(g+Q)): to global memory (Ak != NULL)
@@ -225,10 +297,11 @@ __device__ __forceinline__ void store_slots(const float2 (&a)[RPT][CPT], int g, 
     }
 }
 
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER, int MINB>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER, int MINB,
+          int FLOW>
 __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs args)
 {
-    using S = RegShape<TR, TC, RPT, CPT, MATS>;
+    using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
     extern __shared__ float2 smem[];
     const int g0 = MATS > 1 ? (int)threadIdx.x / S::NT : 0;
     const int t = MATS > 1 ? (int)threadIdx.x % S::NT : (int)threadIdx.x;
@@ -237,15 +310,24 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     const bool timer = WEIGHTS && args.phase && k == 0 && t == 0;
     if (timer) args.phase[0] = globaltimer();
 
-    float2 *vbuf = smem + g0 * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0));
-    float2 *taub = vbuf + 2 * S::MCAP;
+    /* shared memory, per matrix: barrier-synchronized [v 2 x MCAP][tau 2][solve];
+     * FLOW: [tau NCAP][mbarriers NCAP][solve][v MCAP x NCAP] */
+    float2 *const base = smem + g0 * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0));
+    float2 *vbuf = FLOW ? base + S::QR_F2 + (WEIGHTS ? S::W_F2 : 0) : base;
+    float2 *taub = FLOW ? base : base + 2 * S::MCAP;
+    unsigned long long *mbar = FLOW ? reinterpret_cast<unsigned long long *>(base + S::NCAP) : nullptr;
     constexpr int LD = solve_ld(S::NCAP);
-    float2 *Rs = WEIGHTS ? taub + 2 : nullptr;
+    float2 *Rs = WEIGHTS ? base + S::QR_F2 : nullptr;
     float2 *dinv = WEIGHTS ? Rs + S::NCAP * LD : nullptr;
     int *flag = WEIGHTS ? reinterpret_cast<int *>(dinv + S::NCAP) : nullptr;
     if (WEIGHTS && t == 0) *flag = 0;
-    const int tr = t % TR, tc = t / TR;
-    const int wtc0 = (t & ~31) / TR; /* first column slot of this warp */
+    if constexpr (FLOW) /* one per reflector: complete when its TR owner lanes arrive */
+        for (int i = t; i < S::NCAP; i += S::NT) mbar_init(mbar + i, TR);
+    /* the warp's TCW column slots: wtc0 + WS*h for its h-th group of TR lanes (WS = 1:
+     * consecutive slots; FLOW & 16: strided by the warps a matrix has, so that consecutive
+     * columns, whose owner steps follow each other, belong to different warps) */
+    const int tr = t % TR, wtc0 = S::WS == 1 ? (t & ~31) / TR : t / 32;
+    const int tc = wtc0 + S::WS * ((t & 31) / TR);
     const int m = args.m, n = args.n, lda = args.lda;
     float2 *Ak = args.A + (long long)k * args.stride;
     /* a gathering kernel has no matrix in memory to write R back to */
@@ -258,8 +340,8 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
      * spilled), hence a separate instantiation. */
     const float2 *src = Ak;
     int lds = lda;
-    if constexpr (GATHER) {
-        float2 *stage = smem + MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0)) + g0 * S::MCAP * S::NCAP;
+    if constexpr (GATHER) { /* FLOW: the stage is v's buffer, free once in registers */
+        float2 *stage = FLOW ? vbuf : smem + MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0)) + g0 * S::MCAP * S::NCAP;
         gather_to_smem<S::NT>(args, k, m, n, t, stage);
         group_sync<MATS>();
         src = stage;
@@ -275,11 +357,17 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
             a[p][q] = (row < m && col < n) ? src[(size_t)col * lds + row] : c0();
         }
     }
-    if (tc == 0) make_reflector<TR, RPT, CPT, 0>(a, 0, tr, vbuf, taub);
+    /* FLOW: the mbarriers' initialization, and the gather stage read, before anyone
+     * publishes a reflector */
+    if constexpr (FLOW) __syncthreads();
+    if (tc == 0) {
+        make_reflector<TR, RPT, CPT, 0, (FLOW & 4) != 0>(a, 0, tr, vbuf, taub);
+        if constexpr (FLOW) mbar_arrive(mbar);
+    }
     /* slot 0 holds group g; at the last step of a group (column j+1 starts group g+1)
      * slot 0 is final — only columns > j change in step j — so it is stored and the
      * slots rotate before that step, and column j+1 is always in slot 0 */
-    int g = 0;
+    int g = 0, lo = 0; /* lo: (FLOW & 2) the first reflector the slots >= 1 still owe */
 #pragma unroll 1
     for (int j = 0; j < n - 1; j++) {
         if (j + 1 == TC * (g + 1)) {
@@ -292,7 +380,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
             for (int p = 0; p < RPT; p++) a[p][CPT - 1] = c0();
             g++;
         }
-        qr_step<TR, TC, RPT, CPT, MATS, VREG>(a, j, g, n, tr, tc, wtc0, vbuf, taub);
+        qr_step<TR, TC, RPT, CPT, MATS, VREG, FLOW>(a, j, g, n, tr, tc, wtc0, vbuf, taub, mbar, lo);
     }
     store_slots<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, Rs, LD);
 
@@ -322,20 +410,21 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     }
 }
 
-template <int TR, int TC, int RPT, int CPT, int MATS, bool WEIGHTS, bool GATHER>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool WEIGHTS, bool GATHER, int FLOW>
 constexpr int qr_reg_smem()
 {
-    using S = RegShape<TR, TC, RPT, CPT, MATS>;
-    return MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0)) * (int)sizeof(float2) +
-           (GATHER ? MATS * S::MCAP * S::NCAP * (int)sizeof(float2) : 0); /* gather stage */
+    using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
+    return MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0) + S::V_F2) * (int)sizeof(float2) +
+           (GATHER && !FLOW ? MATS * S::MCAP * S::NCAP * (int)sizeof(float2) : 0); /* gather stage */
 }
 
 /* The instantiation with its dynamic shared memory allowed (above 48 KB an opt-in). */
-template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER, int MINB>
+template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER, int MINB,
+          int FLOW>
 cudaError_t qr_reg_prepare(void (**kern)(const QrArgs), int *smem)
 {
-    *smem = qr_reg_smem<TR, TC, RPT, CPT, MATS, WEIGHTS, GATHER>();
-    *kern = qr_reg_kernel<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER, MINB>;
+    *smem = qr_reg_smem<TR, TC, RPT, CPT, MATS, WEIGHTS, GATHER, FLOW>();
+    *kern = qr_reg_kernel<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER, MINB, FLOW>;
     if (*smem > 48 * 1024)
         return cudaFuncSetAttribute(*kern, cudaFuncAttributeMaxDynamicSharedMemorySize, *smem);
     return cudaSuccess;
@@ -343,12 +432,13 @@ cudaError_t qr_reg_prepare(void (**kern)(const QrArgs), int *smem)
 
 /* rtk_qr_resources_get for one instantiation. */
 template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER = false,
-          int MINB = 1>
+          int MINB = 1, int FLOW = 0>
 cudaError_t qr_reg_resources(rtk_qr_resources *r)
 {
     void (*kern)(const QrArgs) = nullptr;
     int smem = 0;
-    cudaError_t e = qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER, MINB>(&kern, &smem);
+    cudaError_t e =
+        qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER, MINB, FLOW>(&kern, &smem);
     cudaFuncAttributes fa{};
     if (e == cudaSuccess) e = cudaFuncGetAttributes(&fa, kern);
     if (e == cudaSuccess)
@@ -362,13 +452,14 @@ cudaError_t qr_reg_resources(rtk_qr_resources *r)
 
 /* Launch helper for one instantiation (GATHER: args.gX is set). */
 template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER = false,
-          int MINB = 1>
+          int MINB = 1, int FLOW = 0>
 cudaError_t qr_reg_launch(const QrArgs &args, cudaStream_t stream)
 {
-    using S = RegShape<TR, TC, RPT, CPT, MATS>;
+    using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
     void (*kern)(const QrArgs) = nullptr;
     int smem = 0;
-    cudaError_t e = qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER, MINB>(&kern, &smem);
+    cudaError_t e =
+        qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER, MINB, FLOW>(&kern, &smem);
     if (e != cudaSuccess) return e;
     const int blocks = (args.batch + MATS - 1) / MATS;
     kern<<<blocks, S::THREADS, smem, stream>>>(args);

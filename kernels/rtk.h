@@ -36,6 +36,7 @@ typedef struct rtk_qr_variant {
        TR x TC thread grid holding RPT x CPT complex values a thread; v kept in
        registers (vreg) or re-read from shared memory */
     int tr, tc, rpt, cpt, vreg;
+    int flow; /* 1: column steps synchronized per reflector (mbarriers), not per block barrier */
 } rtk_qr_variant;
 
 int rtk_qr_variant_count(void);

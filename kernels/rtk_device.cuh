@@ -118,6 +118,52 @@ __device__ __forceinline__ float2 shfl2(float2 v, int src, unsigned mask = 0xfff
     return make_float2(__shfl_sync(mask, v.x, src), __shfl_sync(mask, v.y, src));
 }
 
+/* ---- one-shot shared-memory barriers (mbarrier): a producer's stores released to the
+ * consumers that wait on the barrier's first phase (parity 0), no block-wide barrier ---- */
+__device__ __forceinline__ unsigned smem_addr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ void mbar_init(unsigned long long *b, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(b)), "r"(count) : "memory");
+}
+/* release: this thread's earlier shared-memory stores are visible to whoever waits */
+__device__ __forceinline__ void mbar_arrive(unsigned long long *b)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(b)) : "memory");
+}
+/* acquire: returns once the barrier's first phase has completed. SPIN: poll with
+ * test_wait (never suspends) instead of try_wait (may suspend the thread until the phase
+ * completes or a time limit passes) */
+template <bool SPIN = false>
+__device__ __forceinline__ void mbar_wait0(unsigned long long *b)
+{
+    unsigned done;
+    do {
+#if __CUDA_ARCH__ >= 900
+        if (SPIN)
+            asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], 0; "
+                         "selp.u32 %0, 1, 0, p; }"
+                         : "=r"(done)
+                         : "r"(smem_addr(b))
+                         : "memory");
+        else
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; "
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(smem_addr(b))
+                     : "memory");
+#else
+        asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], 0; "
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(smem_addr(b))
+                     : "memory");
+#endif
+    } while (!done);
+}
+
 __device__ __forceinline__ unsigned long long globaltimer()
 {
     unsigned long long t;

@@ -50,16 +50,18 @@ typedef struct rtk_qr_facts {
     double clock_mhz;                 /* maximum SM clock                          */
 } rtk_qr_facts;
 
-/* Fitted on NVIDIA H100 80GB HBM3 (132 SMs, 1980 MHz): see kernels/NOTES.md "A predictive
- * model". Other devices use the same cycle counts with their own SM count, clock and
+/* Fitted on NVIDIA H100 80GB HBM3 (132 SMs, 1980 MHz) to the dataflow kernels (2026-11-24):
+ * see kernels/NOTES.md "A predictive model" and "Dataflow" (the fit drove l0 to zero and s
+ * towards a maximum: this form describes the dataflow kernels less well than it did the
+ * barrier ones). Other devices use the same cycle counts with their own SM count, clock and
  * occupancy. */
 static const rtk_qr_model rtk_qr_model_h100 = {
-    /* l0, l_row, l_upd, spill */ 153.4, 24.89, 10.96, 2.846,
-    /* u_shfl, soft */ 0.0145, 0.2157,
-    /* io0, io_elem */ 2725, 0.8757,
-    /* w0, w_lane, w_warp */ 4547, 27.91, 453.7,
-    /* launch */ 4.103,
-    /* smem_col, smem_elem, glob_col, glob_elem */ 2199, 0.5852, 2328, 0.625,
+    /* l0, l_row, l_upd, spill */ 0, 0.3953, 0.4817, 0.132,
+    /* u_shfl, soft */ 0.0001468, 0.09486,
+    /* io0, io_elem */ 6343, 1.195,
+    /* w0, w_lane, w_warp */ 4715, 29.12, 493.2,
+    /* launch */ 3.991,
+    /* smem_col, smem_elem, glob_col, glob_elem */ 1869, 0.6223, 2022, 0.6575,
 };
 
 static inline double rtk_model_block(const rtk_qr_model *p, const rtk_qr_facts *f, int m, int n,
