@@ -26,7 +26,7 @@ typedef enum rtk_storage {
 
 /* One row of the QR dispatch table (kernels/dispatch.cu). */
 typedef struct rtk_qr_variant {
-    const char *name;    /* e.g. "reg16x22_15x3" (thread grid, registers per thread) */
+    const char *name;    /* e.g. "flw16x22_15x3" (thread grid, registers per thread) */
     rtk_storage storage;
     int max_m, max_n;    /* capacity (0 = unbounded; RTK_SHARED: bounded by bytes)  */
     int threads;         /* threads per block                                       */

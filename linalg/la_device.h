@@ -50,7 +50,7 @@ int la_dev_weights_create_grouped(la_dev_weights **out, la_backend backend, int 
 void *la_dev_weights_matrices(la_dev_weights *w);
 /* 1 when gather, QR and weights run as one kernel. */
 int la_dev_weights_fused(const la_dev_weights *w);
-/* e.g. "reg16x22_15x3 (gather + QR + weights fused)", "cublasCgeqrfBatched + 2 trsm" */
+/* e.g. "flw16x22_15x3 (gather + QR + weights fused)", "cublasCgeqrfBatched + 2 trsm" */
 const char *la_dev_weights_describe(const la_dev_weights *w);
 /* Device memory it holds, bytes. */
 size_t la_dev_weights_device_bytes(const la_dev_weights *w);

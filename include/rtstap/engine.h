@@ -123,7 +123,7 @@ int stap_engine_slots(const stap_engine *e);
 int stap_engine_beams(const stap_engine *e);
 const cf32 *stap_engine_steering(const stap_engine *e); /* B x N                        */
 const stap_engine_options *stap_engine_options_of(const stap_engine *e);
-/* One line on how the stages run, e.g. "gpu: cuFFT, reg16x22_15x3 (gather + QR + weights
+/* One line on how the stages run, e.g. "gpu: cuFFT, flw16x22_15x3 (gather + QR + weights
  * fused), apply kernel, CA-CFAR kernels, CUDA graphs, 2 slots". */
 const char *stap_engine_describe(const stap_engine *e);
 /* What a result records of the run (README "File format": /config threads, device, engine):

@@ -96,7 +96,7 @@ int la_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
  * for `rtstap bench-qr --model`. Without CUDA there are no variants (count 0) and every
  * other call returns RT_EUNSUPPORTED. */
 typedef struct la_gpu_variant {
-    char name[32];        /* e.g. "reg16x22_15x3"                                     */
+    char name[32];        /* e.g. "flw16x22_15x3"                                     */
     int fits;             /* 1: can factor m x n                                      */
     int fused;            /* 1: solves the weights in the same kernel                 */
     double predicted_us;  /* the model's time for the batch (QR alone when nbeams is 0,
