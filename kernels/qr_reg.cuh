@@ -43,12 +43,15 @@
 
 namespace rtk {
 
+/* column slots per warp: TR-lane groups in a warp */
+constexpr int slots_per_warp(int tr) { return tr >= 32 ? 1 : 32 / tr; }
+
 template <int TR, int TC, int RPT, int CPT, int MATS, int FLOW = 0>
 struct RegShape {
     static constexpr int NT = TR * TC;                 /* threads per matrix        */
     static constexpr int THREADS = NT * MATS;          /* threads per block         */
     static constexpr int MCAP = TR * RPT, NCAP = TC * CPT;
-    static constexpr int TCW = TR >= 32 ? 1 : 32 / TR; /* column slots per warp     */
+    static constexpr int TCW = slots_per_warp(TR);     /* column slots per warp     */
     static constexpr int WS = (FLOW & 16) ? NT / 32 : 1; /* stride of a warp's slots */
     /* barrier-synchronized: v[2][MCAP], tau[2]; FLOW: tau[NCAP], one mbarrier per
      * reflector (NCAP x 8 bytes) here, every v (MCAP x NCAP) after the fused solve's area */
@@ -73,7 +76,7 @@ __device__ __forceinline__ void group_sync()
 /* Owners of column j (slot Q of threads with tc == j % TC): form reflector j from the
  * column in registers, publish v (all MCAP rows: 0 above j, 1 at j) and tau, and put
  * beta on the diagonal. All TR lanes of the slot call this together. */
-template <int TR, int RPT, int CPT, int Q, bool UNS = false>
+template <int TR, int RPT, int CPT, int Q>
 __device__ __forceinline__ void make_reflector(float2 (&a)[RPT][CPT], int j, int tr,
                                                float2 *vout, float2 *tauout)
 {
@@ -98,16 +101,10 @@ __device__ __forceinline__ void make_reflector(float2 (&a)[RPT][CPT], int j, int
     }
     float2 beta, tau, scale;
     clarfg(ar, ai, sigma, &beta, &tau, &scale);
-    /* UNS: publish u = v / scale instead (the column itself below the diagonal, alpha - beta
-     * on it) with tau |scale|^2: u conj(tau |scale|^2) u^H = v conj(tau) v^H, and the owner
-     * saves the scaling of its rows. H = I gives u(j) = 0 and tau = 0: still the identity. */
-    const float2 diag = UNS ? make_float2(ar - beta.x, ai) : make_float2(1.f, 0.f);
-    if (UNS) tau = make_float2(tau.x * fmaf(scale.x, scale.x, scale.y * scale.y),
-                               tau.y * fmaf(scale.x, scale.x, scale.y * scale.y));
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
         const int row = tr + TR * p;
-        float2 v = row > j ? (UNS ? a[p][Q] : cmul(a[p][Q], scale)) : (row == j ? diag : c0());
+        float2 v = row > j ? cmul(a[p][Q], scale) : make_float2(row == j ? 1.f : 0.f, 0.f);
         vout[row] = v;
         if (row == j) a[p][Q] = beta;
     }
@@ -126,7 +123,7 @@ __device__ __forceinline__ float2 ld_shared_f2(const float2 *p)
 }
 
 /* Owners of column j+1 (slot Q): apply H_j, then form and publish reflector j+1. */
-template <int TR, int RPT, int CPT, bool VREG, int Q, bool UNS>
+template <int TR, int RPT, int CPT, bool VREG, int Q>
 __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                            const float2 *vj, float2 tau, int j1, int tr,
                                            float2 *vnext, float2 *taunext)
@@ -146,7 +143,7 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
         const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
         a[p][Q] = cfms(vp, s, a[p][Q]);
     }
-    make_reflector<TR, RPT, CPT, Q, UNS>(a, j1, tr, vnext, taunext);
+    make_reflector<TR, RPT, CPT, Q>(a, j1, tr, vnext, taunext);
 }
 
 /* Apply H (v, tau: v_j's rows in registers, or at vj for VREG = false) to the columns
@@ -157,7 +154,7 @@ __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 
                                             const float2 *vj, float2 tau, int j1, int g, int n,
                                             int tc, int wtc0)
 {
-    constexpr int TCW = TR >= 32 ? 1 : 32 / TR; /* column slots per warp */
+    constexpr int TCW = slots_per_warp(TR);
     float2 w[CPT];
     bool act[CPT];
 #pragma unroll
@@ -217,7 +214,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
     float2 *vnext, *taunext;
     float2 tau;
     if constexpr (FLOW) {
-        mbar_wait0<(FLOW & 8) != 0>(mbar + j);
+        mbar_wait0(mbar + j);
         vj = vbuf + j * S::MCAP + tr;
         tau = taub[j];
         vnext = vbuf + (j + 1) * S::MCAP;
@@ -239,7 +236,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
 
     /* the critical path first: column j+1, always in slot 0 */
     if (j1 < n && tc == j1 % TC) {
-        owner_step<TR, RPT, CPT, VREG, 0, (FLOW & 4) != 0>(a, v, vj, tau, j1, tr, vnext, taunext);
+        owner_step<TR, RPT, CPT, VREG, 0>(a, v, vj, tau, j1, tr, vnext, taunext);
         if constexpr (FLOW) mbar_arrive(mbar + j1); /* each of the TR owner lanes */
     }
     if constexpr ((FLOW & 2) && CPT > 1) {
@@ -361,7 +358,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
      * publishes a reflector */
     if constexpr (FLOW) __syncthreads();
     if (tc == 0) {
-        make_reflector<TR, RPT, CPT, 0, (FLOW & 4) != 0>(a, 0, tr, vbuf, taub);
+        make_reflector<TR, RPT, CPT, 0>(a, 0, tr, vbuf, taub);
         if constexpr (FLOW) mbar_arrive(mbar);
     }
     /* slot 0 holds group g; at the last step of a group (column j+1 starts group g+1)

@@ -133,22 +133,13 @@ __device__ __forceinline__ void mbar_arrive(unsigned long long *b)
 {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(b)) : "memory");
 }
-/* acquire: returns once the barrier's first phase has completed. SPIN: poll with
- * test_wait (never suspends) instead of try_wait (may suspend the thread until the phase
- * completes or a time limit passes) */
-template <bool SPIN = false>
+/* acquire: returns once the barrier's first phase has completed (try_wait may suspend the
+ * thread until then; polling with test_wait measured 1 % slower, kernels/NOTES.md) */
 __device__ __forceinline__ void mbar_wait0(unsigned long long *b)
 {
     unsigned done;
     do {
 #if __CUDA_ARCH__ >= 900
-        if (SPIN)
-            asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], 0; "
-                         "selp.u32 %0, 1, 0, p; }"
-                         : "=r"(done)
-                         : "r"(smem_addr(b))
-                         : "memory");
-        else
         asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; "
                      "selp.u32 %0, 1, 0, p; }"
                      : "=r"(done)
