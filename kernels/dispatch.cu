@@ -13,6 +13,7 @@ namespace {
 struct Row {
     rtk_qr_variant info;
     cudaError_t (*res)(int kind, rtk_qr_resources *); /* register rows; 0 otherwise */
+    cudaError_t (*resm)(int m, rtk_qr_resources *);   /* cluster rows; 0 otherwise */
     rtk_qr_launcher qr;  /* QR only                   */
     rtk_qr_launcher qrw; /* QR + fused weights, or 0  */
     rtk_qr_launcher qrg; /* QR + fused weights, rows gathered from the Doppler cube, or 0 */
@@ -23,7 +24,13 @@ struct Row {
     {{#name, RTK_REGISTERS, name##_geom[0] * name##_geom[2], name##_geom[1] * name##_geom[3], \
       name##_geom[0] * name##_geom[1] * name##_geom[4], name##_geom[4], 1, name##_geom[0],    \
       name##_geom[1], name##_geom[2], name##_geom[3], name##_geom[5], name##_geom[7]},         \
-     name##_res, name##_qr, name##_qrw, name##_qrg}
+     name##_res, nullptr, name##_qr, name##_qrw, name##_qrg}
+/* a cluster row: a tile of TR*RPT x TC*CPT a CTA, up to RTK_CLUSTER_PMAX CTAs a matrix */
+#define CL(name)                                                                           \
+    {{#name, RTK_CLUSTER, name##_geom[0] * name##_geom[2] * RTK_CLUSTER_PMAX,               \
+      name##_geom[1] * name##_geom[3], name##_geom[0] * name##_geom[1], 1, 0, name##_geom[0], \
+      name##_geom[1], name##_geom[2], name##_geom[3], name##_geom[5], name##_geom[7]},         \
+     nullptr, name##_res, name##_qr, nullptr, nullptr}
 
 const Row table[] = {
     REG(reg8x4_4x2_m4),
@@ -45,9 +52,13 @@ const Row table[] = {
     REG(reg8x4_12x4_m2),
     REG(flw16x22_20x3), /* 306x66: re-reads v from shared memory, deferred updates */
     REG(flw32x8_4x4),   /* a whole warp a column slot (NOTES.md "Whole-warp column slots") */
+    /* taller than one block's registers: the rows over a cluster's CTAs (NOTES.md "Clusters") */
+    CL(cl16x22_8x3),
+    CL(cl16x24_8x4),
+    CL(cl16x32_8x4),
     /* any size */
-    {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0, 0}, nullptr, rtk_smem_qr, nullptr, nullptr},
-    {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0, 0}, nullptr, rtk_global_qr, nullptr, nullptr},
+    {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0, 0}, nullptr, nullptr, rtk_smem_qr, nullptr, nullptr},
+    {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0, 0}, nullptr, nullptr, rtk_global_qr, nullptr, nullptr},
 };
 constexpr int NROWS = (int)(sizeof table / sizeof table[0]);
 
@@ -80,7 +91,8 @@ extern "C" int rtk_qr_fits(int v, int m, int n, int smem_limit)
     if (v < 0 || v >= NROWS || n < 1 || m < n) return 0;
     const rtk_qr_variant *r = &table[v].info;
     switch (r->storage) {
-    case RTK_REGISTERS: return m <= r->max_m && n <= r->max_n;
+    case RTK_REGISTERS:
+    case RTK_CLUSTER: return m <= r->max_m && n <= r->max_n;
     case RTK_SHARED: return (size_t)m * n * sizeof(float2) + SMEM_RESERVE <= (size_t)smem_limit;
     default: return 1;
     }
@@ -93,6 +105,7 @@ extern "C" int rtk_qr_resources_get(int v, int kind, int m, int n, rtk_qr_resour
     const Row &r = table[v];
     switch (r.info.storage) {
     case RTK_REGISTERS: return (int)r.res(kind, out);
+    case RTK_CLUSTER: return kind == 0 ? (int)r.resm(m, out) : (int)cudaErrorInvalidValue;
     case RTK_SHARED: return kind == 0 ? (int)rtk_smem_res(m, n, out) : (int)cudaErrorInvalidValue;
     default: return kind == 0 ? (int)rtk_global_res(out) : (int)cudaErrorInvalidValue;
     }

@@ -36,6 +36,10 @@ extern "C" int rtk_qr_facts_get(int v, int kind, int m, int n, rtk_qr_facts *f)
     f->blocks_per_sm = res.blocks_per_sm;
     f->local_bytes = res.local_bytes;
     f->sms = sms;
+    if (info->storage == RTK_CLUSTER) { /* waves of resident clusters, one CTA an SM's share */
+        f->sms = res.clusters;
+        f->blocks_per_sm = res.clusters > 0 ? 1 : 0;
+    }
     f->clock_mhz = khz / 1000.0;
     return 0;
 }
@@ -69,5 +73,7 @@ extern "C" int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams
         }
     }
     (void)cudaGetLastError(); /* a failed occupancy query is not the caller's error */
+    if (best < 0 && kind) /* nothing fuses or gathers this shape: the fastest QR alone */
+        return rtk_qr_select_batch(0, m, n, batch, 0, smem_limit);
     return best >= 0 ? best : rtk_qr_select(m, n, smem_limit);
 }

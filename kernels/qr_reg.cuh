@@ -26,6 +26,10 @@
  * w + NW*h for its h-th lane group), so consecutive columns — whose owner steps follow one
  * another on the critical path — belong to different warps, and a warp's own trailing
  * update never stands between two owner steps. FLOW & 2: deferred updates (qr_step).
+ * FLOW & 32, clusters (sm_90): matrix k's rows are spread over the P CTAs of cluster k, each
+ * holding a TR*RPT-row tile of every column with this same code; every column reduction
+ * (the owner's dot and its norm, the trailing dots) is summed per CTA and exchanged through
+ * distributed shared memory (ClusterCtx below), so the chain has two cluster hops a column.
  * Slot rotation: the columns of group g (g*TC .. g*TC+TC-1) sit in register slot 0
  * while they are factored; when a group is done its R is stored and the slots shift
  * down (a[p][q] = a[p][q+1]), so the step body exists once in the code with the next
@@ -58,11 +62,73 @@ struct RegShape {
     static constexpr int QR_F2 = FLOW ? 2 * NCAP : 2 * MCAP + 2;
     static constexpr int V_F2 = FLOW ? MCAP * NCAP : 0;
     static constexpr int W_F2 = solve_smem_f2(NCAP);   /* fused solve               */
+    /* FLOW & 32, a cluster's CTAs share the rows: after v, the partial sums they exchange,
+     * [(sigma, alpha) NCAP x PMAX float4][w 2 x NCAP x PMAX][their mbarriers 3 x NCAP] */
+    static constexpr bool CL = (FLOW & 32) != 0;
+    /* the cluster's waits poll (test_wait): a thread suspended in try_wait was measured
+     * 1.4-1.8x slower to notice the remote bytes (kernels/NOTES.md "Clusters") */
+    static constexpr bool POLL = CL;
+    static constexpr int PMAX = 16;                    /* CTAs a cluster, at most      */
+    static constexpr int CL_F2 = CL ? 2 * NCAP * PMAX + 2 * NCAP * PMAX + 3 * NCAP : 0;
     static_assert(TR <= 32 && (32 % TR) == 0, "a column slot must sit inside one warp");
     static_assert(NT % 32 == 0, "whole warps per matrix");
     static_assert(MATS == 1 || NT == 32, "several matrices per block only one warp each");
     static_assert(!FLOW || MATS == 1, "dataflow variants: one matrix per block");
+    static_assert(!CL || ((FLOW & 1) && !(FLOW & 2) && NCAP <= MCAP),
+                  "cluster variants: dataflow, no deferral, R within the first CTA's rows");
 };
+
+/* FLOW & 32: where a cluster CTA's exchange buffers are, and which rows it holds. Every
+ * reduction over a column (the owner's dot and norm, the trailing dots) is summed in each
+ * CTA over its rows, sent to every CTA of the cluster (lane r of the slot's lane group
+ * stores to CTA r with st.async, completing 8 or 16 bytes on that CTA's mbarrier) and
+ * summed there in CTA order: every CTA gets the same bits, so they all form the same
+ * reflector and none has to send v. */
+struct ClusterCtx {
+    float4 *x2;                  /* [NCAP][PMAX]: sigma, Re alpha, Im alpha of column j */
+    float2 *wx;                  /* [2][NCAP][PMAX]: w_c at step j in buffer j & 1     */
+    unsigned long long *bx2;     /* [NCAP], one phase                                  */
+    unsigned long long *bwx;     /* [2][NCAP], phase (j >> 1) & 1 at step j            */
+    int rank, size, r0;          /* this CTA, the cluster's CTAs, its first row        */
+};
+
+/* Send a partial sum to every CTA (lanes tr < size of the group: one each); lane 0 tells
+ * this CTA's barrier how many bytes its phase waits for. A cluster of one CTA (m within
+ * one tile) exchanges nothing: its partial sums are the sums (and compute-sanitizer
+ * refuses distributed shared memory in a one-CTA cluster). */
+template <class T>
+__device__ __forceinline__ void cl_send(T part, T *slot, unsigned long long *bar, const ClusterCtx &c,
+                                        int tr)
+{
+    if (c.size == 1) return;
+    if (tr == 0) mbar_expect_tx(bar, (unsigned)(c.size * sizeof(T)));
+    if (tr < c.size)
+        st_async(cluster_addr(slot + c.rank, (unsigned)tr), part, cluster_addr(bar, (unsigned)tr));
+}
+/* Wait for the cluster's partial sums and add them in CTA order. A slot is written again
+ * two steps later only by a CTA that has received this CTA's next partial, which this CTA
+ * sends after the loads below have returned (their sum feeds it). */
+template <bool POLL>
+__device__ __forceinline__ float2 cl_sum(float2 part, const float2 *slot, unsigned long long *bar,
+                                         unsigned parity, int size)
+{
+    if (size == 1) return part;
+    mbar_wait_parity<POLL>(bar, parity);
+    float2 s = slot[0];
+    for (int r = 1; r < size; r++) s = make_float2(s.x + slot[r].x, s.y + slot[r].y);
+    return s;
+}
+template <bool POLL>
+__device__ __forceinline__ float4 cl_sum(float4 part, const float4 *slot, unsigned long long *bar,
+                                         int size)
+{
+    if (size == 1) return part;
+    mbar_wait_parity<POLL>(bar, 0);
+    float4 s = slot[0];
+    for (int r = 1; r < size; r++)
+        s = make_float4(s.x + slot[r].x, s.y + slot[r].y, s.z + slot[r].z, 0.f);
+    return s;
+}
 
 template <int MATS>
 __device__ __forceinline__ void group_sync()
@@ -76,14 +142,16 @@ __device__ __forceinline__ void group_sync()
 /* Owners of column j (slot Q of threads with tc == j % TC): form reflector j from the
  * column in registers, publish v (all MCAP rows: 0 above j, 1 at j) and tau, and put
  * beta on the diagonal. All TR lanes of the slot call this together. */
-template <int TR, int RPT, int CPT, int Q>
+template <int TR, int RPT, int CPT, int Q, bool CL = false, int PMAX = 1, bool POLL = false>
 __device__ __forceinline__ void make_reflector(float2 (&a)[RPT][CPT], int j, int tr,
-                                               float2 *vout, float2 *tauout)
+                                               float2 *vout, float2 *tauout,
+                                               const ClusterCtx *cl = nullptr)
 {
+    const int r0 = CL ? cl->r0 : 0; /* rows are r0 + tr + TR*p; v's buffer is the CTA's */
     float sig[2] = {0.f, 0.f}, ar = 0.f, ai = 0.f; /* two chains: this is the critical path */
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
-        const int row = tr + TR * p;
+        const int row = r0 + tr + TR * p;
         const float2 x = a[p][Q];
         if (row > j) sig[p & 1] = fmaf(x.x, x.x, fmaf(x.y, x.y, sig[p & 1]));
         if (row == j) {
@@ -99,13 +167,21 @@ __device__ __forceinline__ void make_reflector(float2 (&a)[RPT][CPT], int j, int
         ar += __shfl_xor_sync(mask, ar, o, TR);
         ai += __shfl_xor_sync(mask, ai, o, TR);
     }
+    if constexpr (CL) {
+        const float4 part = make_float4(sigma, ar, ai, 0.f);
+        cl_send(part, cl->x2 + j * PMAX, cl->bx2 + j, *cl, tr);
+        const float4 s = cl_sum<POLL>(part, cl->x2 + j * PMAX, cl->bx2 + j, cl->size);
+        sigma = s.x;
+        ar = s.y;
+        ai = s.z;
+    }
     float2 beta, tau, scale;
     clarfg(ar, ai, sigma, &beta, &tau, &scale);
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
-        const int row = tr + TR * p;
+        const int row = r0 + tr + TR * p;
         float2 v = row > j ? cmul(a[p][Q], scale) : make_float2(row == j ? 1.f : 0.f, 0.f);
-        vout[row] = v;
+        vout[tr + TR * p] = v;
         if (row == j) a[p][Q] = beta;
     }
     if (tr == 0) *tauout = tau;
@@ -123,10 +199,12 @@ __device__ __forceinline__ float2 ld_shared_f2(const float2 *p)
 }
 
 /* Owners of column j+1 (slot Q): apply H_j, then form and publish reflector j+1. */
-template <int TR, int RPT, int CPT, bool VREG, int Q>
+template <int TR, int RPT, int CPT, bool VREG, int Q, bool CL = false, int PMAX = 1, int NCAP = 1,
+          bool POLL = false>
 __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                            const float2 *vj, float2 tau, int j1, int tr,
-                                           float2 *vnext, float2 *taunext)
+                                           float2 *vnext, float2 *taunext,
+                                           const ClusterCtx *cl = nullptr)
 {
     float2 wa[4] = {c0(), c0(), c0(), c0()}; /* four chains: this is the critical path */
 #pragma unroll
@@ -137,22 +215,29 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
     float2 w = group_sum2<TR>(make_float2((wa[0].x + wa[1].x) + (wa[2].x + wa[3].x),
                                           (wa[0].y + wa[1].y) + (wa[2].y + wa[3].y)),
                               group_mask<TR>());
+    if constexpr (CL) { /* step j = j1 - 1's exchange of column j1 */
+        const int b = ((j1 - 1) & 1) * NCAP + j1;
+        cl_send(w, cl->wx + b * PMAX, cl->bwx + b, *cl, tr);
+        w = cl_sum<POLL>(w, cl->wx + b * PMAX, cl->bwx + b, ((j1 - 1) >> 1) & 1, cl->size);
+    }
     const float2 s = cjmul(tau, w); /* conj(tau) w */
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
         const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
         a[p][Q] = cfms(vp, s, a[p][Q]);
     }
-    make_reflector<TR, RPT, CPT, Q>(a, j1, tr, vnext, taunext);
+    make_reflector<TR, RPT, CPT, Q, CL, PMAX, POLL>(a, j1, tr, vnext, taunext, cl);
 }
 
 /* Apply H (v, tau: v_j's rows in registers, or at vj for VREG = false) to the columns
  * > j1 of slots Q0..Q1-1 (slot q holds column tc + TC*(g+q)); a slot is skipped by the
  * whole warp (a uniform branch) when none of the warp's columns in it needs the update. */
-template <int TR, int TC, int RPT, int CPT, bool VREG, int Q0, int Q1, int WS>
+template <int TR, int TC, int RPT, int CPT, bool VREG, int Q0, int Q1, int WS, bool CL = false,
+          int PMAX = 1, bool POLL = false>
 __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                             const float2 *vj, float2 tau, int j1, int g, int n,
-                                            int tc, int wtc0)
+                                            int tc, int wtc0, int tr = 0,
+                                            const ClusterCtx *cl = nullptr)
 {
     constexpr int TCW = slots_per_warp(TR);
     float2 w[CPT];
@@ -182,9 +267,26 @@ __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 
             w[q].x += __shfl_xor_sync(0xffffffffu, w[q].x, o, TR);
             w[q].y += __shfl_xor_sync(0xffffffffu, w[q].y, o, TR);
         }
+    if constexpr (CL) { /* all slots' partials out first, then their sums in */
+        constexpr int NCAP = TC * CPT;
+        const int b0 = ((j1 - 1) & 1) * NCAP;
+        const unsigned par = ((j1 - 1) >> 1) & 1;
+#pragma unroll
+        for (int q = Q0; q < Q1; q++) {
+            const int col = tc + TC * (g + q);
+            if (act[q] && col > j1 && col < n)
+                cl_send(w[q], cl->wx + (b0 + col) * PMAX, cl->bwx + b0 + col, *cl, tr);
+        }
+#pragma unroll
+        for (int q = Q0; q < Q1; q++) {
+            const int col = tc + TC * (g + q);
+            if (act[q] && col > j1 && col < n)
+                w[q] = cl_sum<POLL>(w[q], cl->wx + (b0 + col) * PMAX, cl->bwx + b0 + col, par, cl->size);
+        }
+    }
 #pragma unroll
     for (int q = Q0; q < Q1; q++) {
-        if (act[q] && tc + TC * (g + q) > j1) {
+        if (act[q] && tc + TC * (g + q) > j1 && (!CL || tc + TC * (g + q) < n)) {
             const float2 s = cjmul(tau, w[q]);
 #pragma unroll
             for (int p = 0; p < RPT; p++) {
@@ -206,7 +308,7 @@ __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 
 template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, int FLOW>
 __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int n, int tr,
                                         int tc, int wtc0, float2 *vbuf, float2 *taub,
-                                        unsigned long long *mbar, int &lo)
+                                        unsigned long long *mbar, int &lo, const ClusterCtx *cl)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
     constexpr int WS = S::WS;
@@ -236,7 +338,8 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
 
     /* the critical path first: column j+1, always in slot 0 */
     if (j1 < n && tc == j1 % TC) {
-        owner_step<TR, RPT, CPT, VREG, 0>(a, v, vj, tau, j1, tr, vnext, taunext);
+        owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX, S::NCAP, S::POLL>(a, v, vj, tau, j1, tr, vnext,
+                                                                   taunext, cl);
         if constexpr (FLOW) mbar_arrive(mbar + j1); /* each of the TR owner lanes */
     }
     if constexpr ((FLOW & 2) && CPT > 1) {
@@ -263,7 +366,8 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
         }
         lo = j + 1;
     }
-    apply_slots<TR, TC, RPT, CPT, VREG, 0, CPT, WS>(a, v, vj, tau, j1, g, n, tc, wtc0);
+    apply_slots<TR, TC, RPT, CPT, VREG, 0, CPT, WS, S::CL, S::PMAX, S::POLL>(a, v, vj, tau, j1, g, n, tc,
+                                                                    wtc0, tr, cl);
 }
 
 /* Store R's entries of slot Q (column tc + TC*(g+Q)): to global memory (Ak != NULL)
@@ -299,10 +403,13 @@ template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, b
 __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs args)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
+    static_assert(!S::CL || (!WEIGHTS && !GATHER), "cluster variants: QR alone");
     extern __shared__ float2 smem[];
     const int g0 = MATS > 1 ? (int)threadIdx.x / S::NT : 0;
     const int t = MATS > 1 ? (int)threadIdx.x % S::NT : (int)threadIdx.x;
-    const int k = (int)blockIdx.x * MATS + g0;
+    /* FLOW & 32: matrix k's rows are spread over the CTAs of cluster k */
+    const int crank = S::CL ? (int)cluster_rank() : 0, csize = S::CL ? (int)cluster_size() : 1;
+    const int k = S::CL ? (int)blockIdx.x / csize : (int)blockIdx.x * MATS + g0;
     if (k >= args.batch) return; /* whole warps only (MATS > 1 means one warp each) */
     const bool timer = WEIGHTS && args.phase && k == 0 && t == 0;
     if (timer) args.phase[0] = globaltimer();
@@ -320,6 +427,18 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     if (WEIGHTS && t == 0) *flag = 0;
     if constexpr (FLOW) /* one per reflector: complete when its TR owner lanes arrive */
         for (int i = t; i < S::NCAP; i += S::NT) mbar_init(mbar + i, TR);
+    ClusterCtx cl{};
+    if constexpr (S::CL) { /* after v: the exchange buffers, then their barriers (one arrival,
+                              the receiver's, and the bytes of every CTA's partial) */
+        cl.x2 = reinterpret_cast<float4 *>(vbuf + S::MCAP * S::NCAP);
+        cl.wx = vbuf + S::MCAP * S::NCAP + 2 * S::NCAP * S::PMAX;
+        cl.bx2 = reinterpret_cast<unsigned long long *>(cl.wx + 2 * S::NCAP * S::PMAX);
+        cl.bwx = cl.bx2 + S::NCAP;
+        cl.rank = crank;
+        cl.size = csize;
+        cl.r0 = crank * S::MCAP;
+        for (int i = t; i < 3 * S::NCAP; i += S::NT) mbar_init(cl.bx2 + i, 1); /* + bytes */
+    }
     /* the warp's TCW column slots: wtc0 + WS*h for its h-th group of TR lanes (WS = 1:
      * consecutive slots; FLOW & 16: strided by the warps a matrix has, so that consecutive
      * columns, whose owner steps follow each other, belong to different warps) */
@@ -328,7 +447,8 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     const int m = args.m, n = args.n, lda = args.lda;
     float2 *Ak = args.A + (long long)k * args.stride;
     /* a gathering kernel has no matrix in memory to write R back to */
-    float2 *Aout = (!GATHER && (!WEIGHTS || args.write_r)) ? Ak : nullptr;
+    float2 *Aout = (!GATHER && (!WEIGHTS || args.write_r) && crank == 0) ? Ak : nullptr;
+    const int r0 = S::CL ? crank * S::MCAP : 0; /* R's rows (< n <= MCAP) are in CTA 0 */
 
     /* Training rows straight from the Doppler cube (rtk_gather): the matrix's threads
      * gather it into shared memory (consecutive threads take consecutive rows, i.e. nearby
@@ -350,15 +470,20 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
         const int col = tc + TC * q;
 #pragma unroll
         for (int p = 0; p < RPT; p++) {
-            const int row = tr + TR * p;
+            const int row = r0 + tr + TR * p;
             a[p][q] = (row < m && col < n) ? src[(size_t)col * lds + row] : c0();
         }
     }
     /* FLOW: the mbarriers' initialization, and the gather stage read, before anyone
      * publishes a reflector */
-    if constexpr (FLOW) __syncthreads();
+    if constexpr (S::CL) { /* ... and, in every CTA of the cluster, before anyone sends */
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        cluster_sync();
+    } else if constexpr (FLOW) {
+        __syncthreads();
+    }
     if (tc == 0) {
-        make_reflector<TR, RPT, CPT, 0>(a, 0, tr, vbuf, taub);
+        make_reflector<TR, RPT, CPT, 0, S::CL, S::PMAX, S::POLL>(a, 0, tr, vbuf, taub, &cl);
         if constexpr (FLOW) mbar_arrive(mbar);
     }
     /* slot 0 holds group g; at the last step of a group (column j+1 starts group g+1)
@@ -377,9 +502,11 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
             for (int p = 0; p < RPT; p++) a[p][CPT - 1] = c0();
             g++;
         }
-        qr_step<TR, TC, RPT, CPT, MATS, VREG, FLOW>(a, j, g, n, tr, tc, wtc0, vbuf, taub, mbar, lo);
+        qr_step<TR, TC, RPT, CPT, MATS, VREG, FLOW>(a, j, g, n, tr, tc, wtc0, vbuf, taub, mbar, lo, &cl);
     }
     store_slots<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, Rs, LD);
+    if constexpr (S::CL) /* no CTA leaves while another may still write to its buffers */
+        cluster_sync();
 
     if constexpr (WEIGHTS) {
         if (timer) args.phase[1] = globaltimer();
@@ -411,7 +538,7 @@ template <int TR, int TC, int RPT, int CPT, int MATS, bool WEIGHTS, bool GATHER,
 constexpr int qr_reg_smem()
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
-    return MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0) + S::V_F2) * (int)sizeof(float2) +
+    return MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0) + S::V_F2 + S::CL_F2) * (int)sizeof(float2) +
            (GATHER && !FLOW ? MATS * S::MCAP * S::NCAP * (int)sizeof(float2) : 0); /* gather stage */
 }
 
@@ -427,10 +554,44 @@ cudaError_t qr_reg_prepare(void (**kern)(const QrArgs), int *smem)
     return cudaSuccess;
 }
 
-/* rtk_qr_resources_get for one instantiation. */
+/* The CTAs of one matrix's cluster (FLOW & 32): its rows over tiles of MCAP; 0 when m is
+ * more than PMAX tiles. */
+template <int MCAP, int PMAX>
+constexpr int cluster_ctas(int m)
+{
+    return m <= MCAP * PMAX ? (m + MCAP - 1) / MCAP : 0;
+}
+
+/* The launch configuration of a cluster variant: `blocks` CTAs in clusters of P. */
+inline cudaLaunchConfig_t cluster_config(int blocks, int threads, int smem, int P,
+                                         cudaLaunchAttribute *attr, cudaStream_t stream)
+{
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3((unsigned)blocks);
+    cfg.blockDim = dim3((unsigned)threads);
+    cfg.dynamicSmemBytes = (size_t)smem;
+    cfg.stream = stream;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = (unsigned)P;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+/* Clusters of more than 8 CTAs (H100: up to 16) are a non-portable size: opt in. */
+template <class K>
+cudaError_t cluster_prepare(K kern, int P)
+{
+    return P > 8 ? cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)
+                 : cudaSuccess;
+}
+
+/* rtk_qr_resources_get for one instantiation (m: the cluster variants' rows). */
 template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER = false,
           int MINB = 1, int FLOW = 0>
-cudaError_t qr_reg_resources(rtk_qr_resources *r)
+cudaError_t qr_reg_resources(rtk_qr_resources *r, int m = 0)
 {
     void (*kern)(const QrArgs) = nullptr;
     int smem = 0;
@@ -444,6 +605,19 @@ cudaError_t qr_reg_resources(rtk_qr_resources *r)
     r->registers = fa.numRegs;
     r->local_bytes = (int)fa.localSizeBytes;
     r->smem_bytes = smem;
+    r->cluster_ctas = 0;
+    r->clusters = 0;
+    using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
+    if constexpr (S::CL) { /* how many clusters of this m's size the device holds at once */
+        const int P = cluster_ctas<S::MCAP, S::PMAX>(m);
+        r->cluster_ctas = P;
+        if (e == cudaSuccess && P > 0) e = cluster_prepare(kern, P);
+        if (e == cudaSuccess && P > 0) {
+            cudaLaunchAttribute attr;
+            cudaLaunchConfig_t cfg = cluster_config(P, S::THREADS, smem, P, &attr, 0);
+            e = cudaOccupancyMaxActiveClusters(&r->clusters, kern, &cfg);
+        }
+    }
     return e;
 }
 
@@ -458,6 +632,15 @@ cudaError_t qr_reg_launch(const QrArgs &args, cudaStream_t stream)
     cudaError_t e =
         qr_reg_prepare<TR, TC, RPT, CPT, MATS, VREG, WEIGHTS, GATHER, MINB, FLOW>(&kern, &smem);
     if (e != cudaSuccess) return e;
+    if constexpr (S::CL) {
+        const int P = cluster_ctas<S::MCAP, S::PMAX>(args.m);
+        if (P < 1 || args.n > S::NCAP) return cudaErrorInvalidValue;
+        e = cluster_prepare(kern, P);
+        if (e != cudaSuccess) return e;
+        cudaLaunchAttribute attr;
+        cudaLaunchConfig_t cfg = cluster_config(args.batch * P, S::THREADS, smem, P, &attr, stream);
+        return cudaLaunchKernelEx(&cfg, kern, args);
+    }
     const int blocks = (args.batch + MATS - 1) / MATS;
     kern<<<blocks, S::THREADS, smem, stream>>>(args);
     return cudaGetLastError();

@@ -6,8 +6,9 @@
  * the column steps synchronize (qr_reg.cuh): 0 = a barrier per column (__syncwarp for the
  * one-warp matrices, MATS > 1), bit 1 = dataflow (every reflector in shared memory behind
  * its own mbarrier), + 2 = deferred updates, + 16 = a warp's column slots strided by the
- * warps of the matrix (the `flw` rows; kernels/NOTES.md "Dataflow"). Split in two lists so
- * that two translation units compile them in parallel; the order of preference (the
+ * warps of the matrix (the `flw` rows; kernels/NOTES.md "Dataflow"), + 32 = the rows over the
+ * CTAs of a thread-block cluster (the `cl` rows, their own list; NOTES.md "Clusters"). Split
+ * in lists so that translation units compile them in parallel; the order of preference (the
  * dispatch table) is in dispatch.cu. */
 #ifndef RTK_QR_VARIANTS_CUH
 #define RTK_QR_VARIANTS_CUH
@@ -37,6 +38,13 @@
     X(flw16x24_12x4, 16, 24, 12, 4, 1, true, 1, 17)  /* 192 x 96, 384 threads                     */ \
     X(flw16x22_20x3, 16, 22, 20, 3, 1, false, 1, 19) /* 320 x 66 (306 x 66), deferred updates     */
 
+/* one matrix per thread-block cluster (sm_90; FLOW & 32): each CTA holds a TR*RPT-row tile of
+ * it, up to 16 CTAs (kernels/NOTES.md "Clusters"); QR alone */
+#define RTK_CLUSTER_VARIANTS(X)                                                                  \
+    X(cl16x32_8x4, 16, 32, 8, 4, 1, true, 1, 49)  /* 128 x 128 a CTA: m <= 2048, n <= 128       */ \
+    X(cl16x24_8x4, 16, 24, 8, 4, 1, true, 1, 49)  /* 128 x 96 a CTA: m <= 2048, n <= 96         */ \
+    X(cl16x22_8x3, 16, 22, 8, 3, 1, true, 1, 49)  /* 128 x 66 a CTA: m <= 2048, n <= 66         */
+
 #define RTK_DECLARE_REG(name, TR, TC, RPT, CPT, MATS, VREG, MINB, FLOW)                         \
     constexpr int name##_geom[8] = {TR, TC, RPT, CPT, MATS, VREG, MINB, FLOW};                  \
     cudaError_t name##_res(int, rtk_qr_resources *);                                      \
@@ -63,8 +71,24 @@
         return rtk::qr_reg_launch<TR, TC, RPT, CPT, MATS, VREG, true, true, MINB, FLOW>(a, s);              \
     }
 
+#define RTK_DECLARE_CL(name, TR, TC, RPT, CPT, MATS, VREG, MINB, FLOW)                          \
+    constexpr int name##_geom[8] = {TR, TC, RPT, CPT, MATS, VREG, MINB, FLOW};                  \
+    cudaError_t name##_res(int, rtk_qr_resources *);                                      \
+    cudaError_t name##_qr(const rtk::QrArgs &, cudaStream_t);
+#define RTK_DEFINE_CL(name, TR, TC, RPT, CPT, MATS, VREG, MINB, FLOW)                           \
+    cudaError_t name##_res(int m, rtk_qr_resources *r)                                    \
+    {                                                                                     \
+        return rtk::qr_reg_resources<TR, TC, RPT, CPT, MATS, VREG, false, false, MINB, FLOW>(r, m); \
+    }                                                                                     \
+    cudaError_t name##_qr(const rtk::QrArgs &a, cudaStream_t s)                           \
+    {                                                                                     \
+        return rtk::qr_reg_launch<TR, TC, RPT, CPT, MATS, VREG, false, false, MINB, FLOW>(a, s); \
+    }
+#define RTK_CLUSTER_PMAX 16 /* RegShape::PMAX */
+
 RTK_SMALL_VARIANTS(RTK_DECLARE_REG)
 RTK_ONCHIP_VARIANTS(RTK_DECLARE_REG)
+RTK_CLUSTER_VARIANTS(RTK_DECLARE_CL)
 
 /* qr_generic.cu */
 cudaError_t rtk_smem_qr(const rtk::QrArgs &, cudaStream_t);

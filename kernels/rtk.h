@@ -21,7 +21,9 @@ typedef enum rtk_storage {
     RTK_REGISTERS = 0, /* 2-D cyclic over the threads' registers, shared memory for
                           the reflector broadcast; one matrix per warp or per block  */
     RTK_SHARED,        /* whole matrix in shared memory, one block per matrix        */
-    RTK_GLOBAL         /* in place in global memory (through L1/L2), any size        */
+    RTK_GLOBAL,        /* in place in global memory (through L1/L2), any size        */
+    RTK_CLUSTER        /* the rows over the register tiles of a thread-block cluster's
+                          CTAs (sm_90), one cluster per matrix                        */
 } rtk_storage;
 
 /* One row of the QR dispatch table (kernels/dispatch.cu). */
@@ -58,6 +60,8 @@ int rtk_qr_select(int m, int n, int smem_limit);
  * cudaFuncGetAttributes. Returns a cudaError_t value. */
 typedef struct rtk_qr_resources {
     int blocks_per_sm, threads, registers, local_bytes, smem_bytes;
+    int cluster_ctas; /* RTK_CLUSTER: CTAs a matrix (its m over the tile's rows)     */
+    int clusters;     /* RTK_CLUSTER: clusters of that size resident at once (0: cannot run) */
 } rtk_qr_resources;
 int rtk_qr_resources_get(int v, int kind, int m, int n, rtk_qr_resources *out);
 
@@ -65,7 +69,8 @@ int rtk_qr_resources_get(int v, int kind, int m, int n, rtk_qr_resources *out);
  * parameters kernels/qr_model.cu). kind as in rtk_qr_resources_get; nbeams = 0 for the
  * QR alone. rtk_qr_predict: the predicted time in microseconds (a cudaError_t value).
  * rtk_qr_select_batch: the variant predicted fastest among the rows that fit (and, for
- * kind 1 or 2, that fuse or gather); the first-fit choice when none can be predicted. */
+ * kind 1 or 2, that fuse or gather; when none does, the kind 0 choice: the QR runs alone and
+ * the weights after it); the first-fit choice when none can be predicted. */
 int rtk_qr_predict(int v, int kind, int m, int n, int batch, int nbeams, double *us);
 int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit);
 

@@ -19,6 +19,10 @@
  *         T = launch + floor(k/c) T_b(c) + T_b(k mod c)
  * Shared- and global-memory rows (one 512-thread block per matrix):
  *         T_b = m0 + sum_j (m_col + m_elem*(m-j)*(n-j)) per storage kind.
+ * Cluster rows (one matrix over P CTAs, each a register tile of TR*RPT rows): a CTA's
+ *         block time as a register row's at c = 1 with its tile's rows, plus per column
+ *         step cl_col + cl_cta*P (the two exchanges of partial sums on the owner's chain);
+ *         the batch runs in waves of the clusters the device holds at once (facts.sms).
  * Cycles are at the device's maximum SM clock; the result is in microseconds. */
 #ifndef RTK_MODEL_H
 #define RTK_MODEL_H
@@ -29,7 +33,7 @@
 extern "C" {
 #endif
 
-enum { RTK_MODEL_NPARAM = 16 };
+enum { RTK_MODEL_NPARAM = 18 };
 
 /* The parameters, in cycles (launch in microseconds), in this order. */
 typedef struct rtk_qr_model {
@@ -39,6 +43,7 @@ typedef struct rtk_qr_model {
     double w0, w_lane, w_warp;                     /* fused weights                 */
     double launch;                                 /* microseconds                  */
     double smem_col, smem_elem, glob_col, glob_elem; /* RTK_SHARED / RTK_GLOBAL rows */
+    double cl_col, cl_cta;                         /* RTK_CLUSTER rows              */
 } rtk_qr_model;
 
 /* What the model needs to know of a variant and the device. */
@@ -46,15 +51,17 @@ typedef struct rtk_qr_facts {
     int storage;                      /* rtk_storage                               */
     int tr, tc, rpt, cpt, mats, nt;   /* geometry (nt = threads per matrix)        */
     int blocks_per_sm, local_bytes;   /* occupancy and spills of the kernel timed  */
-    int sms;                          /* streaming multiprocessors                 */
+    int sms;                          /* streaming multiprocessors (RTK_CLUSTER: the
+                                         clusters resident at once)                */
     double clock_mhz;                 /* maximum SM clock                          */
 } rtk_qr_facts;
 
 /* Fitted on NVIDIA H100 80GB HBM3 (132 SMs, 1980 MHz) to the dataflow kernels (2026-11-24):
  * see kernels/NOTES.md "A predictive model" and "Dataflow" (the fit drove l0 to zero and s
  * towards a maximum: this form describes the dataflow kernels less well than it did the
- * barrier ones). Other devices use the same cycle counts with their own SM count, clock and
- * occupancy. */
+ * barrier ones); cl_col and cl_cta alone fitted afterwards to the cluster rows
+ * (`fit_qr_model --cluster`, tests/data/qr_model_h100_cluster.log, NOTES.md "Clusters").
+ * Other devices use the same cycle counts with their own SM count, clock and occupancy. */
 static const rtk_qr_model rtk_qr_model_h100 = {
     /* l0, l_row, l_upd, spill */ 0, 0.3953, 0.4817, 0.132,
     /* u_shfl, soft */ 0.0001468, 0.09486,
@@ -62,12 +69,19 @@ static const rtk_qr_model rtk_qr_model_h100 = {
     /* w0, w_lane, w_warp */ 4715, 29.12, 493.2,
     /* launch */ 3.991,
     /* smem_col, smem_elem, glob_col, glob_elem */ 1869, 0.6223, 2022, 0.6575,
+    /* cl_col, cl_cta */ 2001, 382.6,
 };
 
 static inline double rtk_model_block(const rtk_qr_model *p, const rtk_qr_facts *f, int m, int n,
                                      int nbeams, int c)
 {
-    if (f->storage != 0) { /* shared or global memory: one block per matrix */
+    int P = 1;
+    if (f->storage == 3) { /* a cluster: one CTA's rows, the exchanges below */
+        const int tile = f->tr * f->rpt;
+        P = (m + tile - 1) / tile;
+        m = m < tile ? m : tile;
+    }
+    if (f->storage == 1 || f->storage == 2) { /* shared or global memory: one block per matrix */
         const double col = f->storage == 1 ? p->smem_col : p->glob_col;
         const double elem = f->storage == 1 ? p->smem_elem : p->glob_elem;
         double t = p->io0;
@@ -85,6 +99,7 @@ static inline double rtk_model_block(const rtk_qr_model *p, const rtk_qr_facts *
         if (act > f->cpt) act = f->cpt;
         const double ch = chain + p->l_upd * f->rpt * act; /* + the owner warp's own update */
         t += pow(pow(ch, p->soft) + pow(sh, p->soft), 1.0 / p->soft);
+        if (f->storage == 3) t += p->cl_col + p->cl_cta * P;
     }
     if (nbeams > 0) {
         const int ncap = f->tc * f->cpt;

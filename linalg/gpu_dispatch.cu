@@ -65,7 +65,9 @@ struct gpu_state {
     int key_m = 0, key_n = 0, key_batch = 0, key_ld = 0, key_nbeams = 0;
     /* the last dispatch choice (kind, m, n, batch, nbeams) -> variant: the model queries
        every row's occupancy, which per call would cost host time */
-    int sel_key[5] = {-1, 0, 0, 0, 0}, sel_v = -1;
+    /* the last choice per kind (QR alone, fused): a QR + weights call that does not fuse
+       asks for both, and the choice queries the device for every variant */
+    int sel_key[2][5] = {{-1, 0, 0, 0, 0}, {-1, 0, 0, 0, 0}}, sel_v[2] = {-1, -1};
 };
 
 gpu_state *state(la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); }
@@ -134,12 +136,12 @@ int pick_variant(gpu_state *s, int kind, int m, int n, int batch, int nbeams, in
         *v = s->forced;
         return RT_OK;
     }
-    const int key[5] = {kind, m, n, batch, nbeams};
-    if (memcmp(key, s->sel_key, sizeof key) != 0) {
-        s->sel_v = rtk_qr_select_batch(kind, m, n, batch, nbeams, s->smem_limit);
-        memcpy(s->sel_key, key, sizeof key);
+    const int key[5] = {kind, m, n, batch, nbeams}, c = kind ? 1 : 0;
+    if (memcmp(key, s->sel_key[c], sizeof key) != 0) {
+        s->sel_v[c] = rtk_qr_select_batch(kind, m, n, batch, nbeams, s->smem_limit);
+        memcpy(s->sel_key[c], key, sizeof key);
     }
-    *v = s->sel_v;
+    *v = s->sel_v[c];
     if (*v < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
     return RT_OK;
 }

@@ -171,7 +171,7 @@ int main(void)
     const shape sizes[] = {{80, 16, 7},  {240, 66, 5}, {192, 96, 5}, {96, 16, 7},
                            {288, 96, 4}, {306, 66, 4}, {1, 1, 9},    {7, 5, 9},
                            {33, 32, 6},  {64, 64, 5},  {100, 1, 6},  {512, 128, 3},
-                           {300, 7, 5}};
+                           {300, 7, 5},  {1000, 100, 2}, {2100, 40, 2}};
     const shape full[] = {{80, 16, 384}, {240, 66, 128}, {192, 96, 128}, {240, 66, 1280}};
     const la_backend backends[] = {LA_BACKEND_GPU, LA_BACKEND_CUBLAS};
 
@@ -206,8 +206,15 @@ int main(void)
         printf("gpu dispatch table: every variant\n");
         for (int v = 0; v < rtk_qr_variant_count(); v++) {
             const rtk_qr_variant *info = rtk_qr_variant_get(v);
-            shape s[2];
-            if (info->storage == RTK_REGISTERS) {
+            shape s[3];
+            int ns = 2;
+            if (info->storage == RTK_CLUSTER) { /* capacity, an odd cluster, a single CTA */
+                const int tile = info->tr * info->rpt;
+                s[0] = (shape){info->max_m, info->max_n, 3};
+                s[1] = (shape){3 * tile - 5, info->max_n - 3, 4};
+                s[2] = (shape){tile - 7 >= info->max_n - 5 ? tile - 7 : info->max_n - 5, info->max_n - 5, 3};
+                ns = 3;
+            } else if (info->storage == RTK_REGISTERS) {
                 s[0] = (shape){info->max_m, info->max_n, 5};
                 int n2 = info->max_n > 3 ? info->max_n - 3 : 1, m2 = info->max_m - 5;
                 s[1] = (shape){m2 >= n2 ? m2 : n2, n2, 3};
@@ -221,7 +228,7 @@ int main(void)
             CHECK(la_gpu_force_variant(ctx, v, &err) == RT_OK, "forcing variant %d: %s", v, err.msg);
             char what[64];
             snprintf(what, sizeof what, "gpu %s", info->name);
-            for (int i = 0; i < 2; i++) {
+            for (int i = 0; i < ns; i++) {
                 const int b = quick && s[i].batch > 3 ? 3 : s[i].batch;
                 qr_case(ctx, what, &rng, s[i].m, s[i].n, b, 0);
                 if (!quick) qr_case(ctx, what, &rng, s[i].m, s[i].n, b, 1e4);

@@ -2,12 +2,13 @@
  * timings of every kernel variant, as tests/gpu/gpu_bench --all prints them (the lines
  * with the model's facts after '|'), and reports the fit row by row.
  *
- * usage: fit_qr_model [--check] [--require ERR,PICK] BENCH_LOG [BENCH_LOG...]
+ * usage: fit_qr_model [--check | --cluster] [--require ERR,PICK] BENCH_LOG [BENCH_LOG...]
  *   default  fit (Nelder-Mead on the mean squared log ratio predicted/measured, all
  *            parameters positive, from the built-in H100 parameters), print the
  *            parameter block for kernels/qr_model.cu, then the report
  *   --check  no fit: the report for the built-in parameters (a log measured after the
  *            fit is the out-of-sample test)
+ *   --cluster fit only the cluster rows' parameters (cl_col, cl_cta), the others as built in
  * Report: every timed row (QR alone; QR + beams for rows that fuse) with measured and
  * predicted microseconds and the relative error; per size, the variant the model picks
  * against the fastest measured (QR + beams among fused rows, and QR alone); a summary
@@ -17,6 +18,7 @@
  *            with it on the shipped H100 logs, tests/data/qr_model_h100_*.log)
  * Exit 0; 1 on unreadable input or a --require not met; 2 on usage. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,11 +96,13 @@ static double loss(const rtk_qr_model *p)
 
 enum { NP = RTK_MODEL_NPARAM };
 
+static int fit_from; /* --cluster: the parameters before cl_col stay the built-in ones */
+
 static double loss_x(const double *x)
 {
-    rtk_qr_model p;
+    rtk_qr_model p = rtk_qr_model_h100;
     double *q = (double *)&p;
-    for (int i = 0; i < NP; i++) q[i] = exp(x[i]);
+    for (int i = fit_from; i < NP; i++) q[i] = exp(x[i]);
     return loss(&p);
 }
 
@@ -226,6 +230,10 @@ int main(int argc, char **argv)
             check = 1;
             continue;
         }
+        if (!strcmp(argv[i], "--cluster")) {
+            fit_from = (int)(offsetof(rtk_qr_model, cl_col) / sizeof(double));
+            continue;
+        }
         if (!strcmp(argv[i], "--require")) {
             if (i + 1 >= argc || sscanf(argv[++i], "%lf,%lf", &req_err, &req_pick) != 2) {
                 fprintf(stderr, "fit_qr_model: --require ERR,PICK (percent)\n");
@@ -240,7 +248,8 @@ int main(int argc, char **argv)
         files++;
     }
     if (!files || !nrows) {
-        fprintf(stderr, "usage: fit_qr_model [--check] BENCH_LOG...  (gpu_bench --all output)\n");
+        fprintf(stderr, "usage: fit_qr_model [--check|--cluster] [--require ERR,PICK] BENCH_LOG...  "
+                        "(gpu_bench --all output)\n");
         return files ? 1 : 2;
     }
     rtk_qr_model p = rtk_qr_model_h100;
@@ -250,7 +259,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < NP; i++) x[i] = log(q[i] > 0 ? q[i] : 1e-3);
         for (int round = 0; round < 8; round++) nelder_mead(x, 3000);
         double *o = (double *)&p;
-        for (int i = 0; i < NP; i++) o[i] = exp(x[i]);
+        for (int i = fit_from; i < NP; i++) o[i] = exp(x[i]);
         printf("fitted (%d rows, loss %.5f):\n", nrows, loss(&p));
         printf("    /* l0, l_row, l_upd, spill */ %.4g, %.4g, %.4g, %.4g,\n", p.l0, p.l_row, p.l_upd,
                p.spill);
@@ -258,8 +267,9 @@ int main(int argc, char **argv)
         printf("    /* io0, io_elem */ %.4g, %.4g,\n", p.io0, p.io_elem);
         printf("    /* w0, w_lane, w_warp */ %.4g, %.4g, %.4g,\n", p.w0, p.w_lane, p.w_warp);
         printf("    /* launch */ %.4g,\n", p.launch);
-        printf("    /* smem_col, smem_elem, glob_col, glob_elem */ %.4g, %.4g, %.4g, %.4g,\n\n", p.smem_col,
+        printf("    /* smem_col, smem_elem, glob_col, glob_elem */ %.4g, %.4g, %.4g, %.4g,\n", p.smem_col,
                p.smem_elem, p.glob_col, p.glob_elem);
+        printf("    /* cl_col, cl_cta */ %.4g, %.4g,\n\n", p.cl_col, p.cl_cta);
     }
     report(&p);
     free(rows);
