@@ -65,9 +65,6 @@ struct RegShape {
     /* FLOW & 32, a cluster's CTAs share the rows: after v, the partial sums they exchange,
      * [(sigma, alpha) NCAP x PMAX float4][w 2 x NCAP x PMAX][their mbarriers 3 x NCAP] */
     static constexpr bool CL = (FLOW & 32) != 0;
-    /* the cluster's waits poll (test_wait): a thread suspended in try_wait was measured
-     * 1.4-1.8x slower to notice the remote bytes (kernels/NOTES.md "Clusters") */
-    static constexpr bool POLL = CL;
     static constexpr int PMAX = 16;                    /* CTAs a cluster, at most      */
     static constexpr int CL_F2 = CL ? 2 * NCAP * PMAX + 2 * NCAP * PMAX + 3 * NCAP : 0;
     static_assert(TR <= 32 && (32 % TR) == 0, "a column slot must sit inside one warp");
@@ -108,22 +105,20 @@ __device__ __forceinline__ void cl_send(T part, T *slot, unsigned long long *bar
 /* Wait for the cluster's partial sums and add them in CTA order. A slot is written again
  * two steps later only by a CTA that has received this CTA's next partial, which this CTA
  * sends after the loads below have returned (their sum feeds it). */
-template <bool POLL>
 __device__ __forceinline__ float2 cl_sum(float2 part, const float2 *slot, unsigned long long *bar,
                                          unsigned parity, int size)
 {
     if (size == 1) return part;
-    mbar_wait_parity<POLL>(bar, parity);
+    mbar_wait_parity(bar, parity);
     float2 s = slot[0];
     for (int r = 1; r < size; r++) s = make_float2(s.x + slot[r].x, s.y + slot[r].y);
     return s;
 }
-template <bool POLL>
 __device__ __forceinline__ float4 cl_sum(float4 part, const float4 *slot, unsigned long long *bar,
                                          int size)
 {
     if (size == 1) return part;
-    mbar_wait_parity<POLL>(bar, 0);
+    mbar_wait_parity(bar, 0);
     float4 s = slot[0];
     for (int r = 1; r < size; r++)
         s = make_float4(s.x + slot[r].x, s.y + slot[r].y, s.z + slot[r].z, 0.f);
@@ -142,7 +137,7 @@ __device__ __forceinline__ void group_sync()
 /* Owners of column j (slot Q of threads with tc == j % TC): form reflector j from the
  * column in registers, publish v (all MCAP rows: 0 above j, 1 at j) and tau, and put
  * beta on the diagonal. All TR lanes of the slot call this together. */
-template <int TR, int RPT, int CPT, int Q, bool CL = false, int PMAX = 1, bool POLL = false>
+template <int TR, int RPT, int CPT, int Q, bool CL = false, int PMAX = 1>
 __device__ __forceinline__ void make_reflector(float2 (&a)[RPT][CPT], int j, int tr,
                                                float2 *vout, float2 *tauout,
                                                const ClusterCtx *cl = nullptr)
@@ -170,7 +165,7 @@ __device__ __forceinline__ void make_reflector(float2 (&a)[RPT][CPT], int j, int
     if constexpr (CL) {
         const float4 part = make_float4(sigma, ar, ai, 0.f);
         cl_send(part, cl->x2 + j * PMAX, cl->bx2 + j, *cl, tr);
-        const float4 s = cl_sum<POLL>(part, cl->x2 + j * PMAX, cl->bx2 + j, cl->size);
+        const float4 s = cl_sum(part, cl->x2 + j * PMAX, cl->bx2 + j, cl->size);
         sigma = s.x;
         ar = s.y;
         ai = s.z;
@@ -199,8 +194,7 @@ __device__ __forceinline__ float2 ld_shared_f2(const float2 *p)
 }
 
 /* Owners of column j+1 (slot Q): apply H_j, then form and publish reflector j+1. */
-template <int TR, int RPT, int CPT, bool VREG, int Q, bool CL = false, int PMAX = 1, int NCAP = 1,
-          bool POLL = false>
+template <int TR, int RPT, int CPT, bool VREG, int Q, bool CL = false, int PMAX = 1, int NCAP = 1>
 __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                            const float2 *vj, float2 tau, int j1, int tr,
                                            float2 *vnext, float2 *taunext,
@@ -218,7 +212,7 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
     if constexpr (CL) { /* step j = j1 - 1's exchange of column j1 */
         const int b = ((j1 - 1) & 1) * NCAP + j1;
         cl_send(w, cl->wx + b * PMAX, cl->bwx + b, *cl, tr);
-        w = cl_sum<POLL>(w, cl->wx + b * PMAX, cl->bwx + b, ((j1 - 1) >> 1) & 1, cl->size);
+        w = cl_sum(w, cl->wx + b * PMAX, cl->bwx + b, ((j1 - 1) >> 1) & 1, cl->size);
     }
     const float2 s = cjmul(tau, w); /* conj(tau) w */
 #pragma unroll
@@ -226,14 +220,14 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
         const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
         a[p][Q] = cfms(vp, s, a[p][Q]);
     }
-    make_reflector<TR, RPT, CPT, Q, CL, PMAX, POLL>(a, j1, tr, vnext, taunext, cl);
+    make_reflector<TR, RPT, CPT, Q, CL, PMAX>(a, j1, tr, vnext, taunext, cl);
 }
 
 /* Apply H (v, tau: v_j's rows in registers, or at vj for VREG = false) to the columns
  * > j1 of slots Q0..Q1-1 (slot q holds column tc + TC*(g+q)); a slot is skipped by the
  * whole warp (a uniform branch) when none of the warp's columns in it needs the update. */
 template <int TR, int TC, int RPT, int CPT, bool VREG, int Q0, int Q1, int WS, bool CL = false,
-          int PMAX = 1, bool POLL = false>
+          int PMAX = 1>
 __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                             const float2 *vj, float2 tau, int j1, int g, int n,
                                             int tc, int wtc0, int tr = 0,
@@ -281,7 +275,7 @@ __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 
         for (int q = Q0; q < Q1; q++) {
             const int col = tc + TC * (g + q);
             if (act[q] && col > j1 && col < n)
-                w[q] = cl_sum<POLL>(w[q], cl->wx + (b0 + col) * PMAX, cl->bwx + b0 + col, par, cl->size);
+                w[q] = cl_sum(w[q], cl->wx + (b0 + col) * PMAX, cl->bwx + b0 + col, par, cl->size);
         }
     }
 #pragma unroll
@@ -338,7 +332,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
 
     /* the critical path first: column j+1, always in slot 0 */
     if (j1 < n && tc == j1 % TC) {
-        owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX, S::NCAP, S::POLL>(a, v, vj, tau, j1, tr, vnext,
+        owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX, S::NCAP>(a, v, vj, tau, j1, tr, vnext,
                                                                    taunext, cl);
         if constexpr (FLOW) mbar_arrive(mbar + j1); /* each of the TR owner lanes */
     }
@@ -366,7 +360,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
         }
         lo = j + 1;
     }
-    apply_slots<TR, TC, RPT, CPT, VREG, 0, CPT, WS, S::CL, S::PMAX, S::POLL>(a, v, vj, tau, j1, g, n, tc,
+    apply_slots<TR, TC, RPT, CPT, VREG, 0, CPT, WS, S::CL, S::PMAX>(a, v, vj, tau, j1, g, n, tc,
                                                                     wtc0, tr, cl);
 }
 
@@ -483,7 +477,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
         __syncthreads();
     }
     if (tc == 0) {
-        make_reflector<TR, RPT, CPT, 0, S::CL, S::PMAX, S::POLL>(a, 0, tr, vbuf, taub, &cl);
+        make_reflector<TR, RPT, CPT, 0, S::CL, S::PMAX>(a, 0, tr, vbuf, taub, &cl);
         if constexpr (FLOW) mbar_arrive(mbar);
     }
     /* slot 0 holds group g; at the last step of a group (column j+1 starts group g+1)

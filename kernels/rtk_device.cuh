@@ -209,26 +209,19 @@ __device__ __forceinline__ void mbar_expect_tx(unsigned long long *b, unsigned b
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
 #endif
 }
-/* returns once the phase of the given parity has completed (POLL: test_wait, never
- * suspending; else try_wait, which may suspend the thread) */
-template <bool POLL = false>
+/* returns once the phase of the given parity has completed: polls with test_wait, never
+ * suspending (a thread suspended in try_wait was measured 1.4-1.8x slower to notice bytes
+ * completed by another SM; kernels/NOTES.md "Clusters") */
 __device__ __forceinline__ void mbar_wait_parity(unsigned long long *b, unsigned parity)
 {
 #if __CUDA_ARCH__ >= 900
     unsigned done;
     do {
-        if (POLL)
-            asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2; "
-                         "selp.u32 %0, 1, 0, p; }"
-                         : "=r"(done)
-                         : "r"(smem_addr(b)), "r"(parity)
-                         : "memory");
-        else
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; "
-                         "selp.u32 %0, 1, 0, p; }"
-                         : "=r"(done)
-                         : "r"(smem_addr(b)), "r"(parity)
-                         : "memory");
+        asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2; "
+                     "selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done)
+                     : "r"(smem_addr(b)), "r"(parity)
+                     : "memory");
     } while (!done);
 #endif
 }

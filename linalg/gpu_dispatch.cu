@@ -63,10 +63,9 @@ struct gpu_state {
     dbuf aptr, tptr, wptr, tau;
     const void *key_a = nullptr, *key_w = nullptr;
     int key_m = 0, key_n = 0, key_batch = 0, key_ld = 0, key_nbeams = 0;
-    /* the last dispatch choice (kind, m, n, batch, nbeams) -> variant: the model queries
-       every row's occupancy, which per call would cost host time */
-    /* the last choice per kind (QR alone, fused): a QR + weights call that does not fuse
-       asks for both, and the choice queries the device for every variant */
+    /* the last dispatch choice (kind, m, n, batch, nbeams) -> variant, one per kind (QR
+       alone, fused: a QR + weights call that does not fuse asks for both): the model
+       queries every row's occupancy, which per call would cost host time */
     int sel_key[2][5] = {{-1, 0, 0, 0, 0}, {-1, 0, 0, 0, 0}}, sel_v[2] = {-1, -1};
 };
 
