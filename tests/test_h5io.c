@@ -349,17 +349,18 @@ static void test_kinds(uint64_t seed)
                   bad, bad < n ? crealf(in.iq[bad]) : 0, bad < n ? cimagf(in.iq[bad]) : 0,
                   bad < n ? want[2 * bad] : 0, bad < n ? want[2 * bad + 1] : 0);
             CHECK(in.scale == scale, "kind %s: scale %g, expected %g", kind->name, in.scale, scale);
-            /* and they are the complex64 samples times a gain (1 when the scale undoes the
-             * quantization), to within the quantization */
-            double sw = 0, ss = 0, worst = 0;
+            /* and they are the complex64 samples times the form's gain (1 when the scale
+             * undoes the quantization) to within half a quantization step, plus float32
+             * rounding (the gain is the known one: a least-squares gain fitted to quantized
+             * samples is off by ~1e-3 and failed the bound on large samples) */
+            double gain, half_step, worst = 0, bound = 0;
+            mkinput_gain(kind->name, &gain, &half_step);
             for (size_t i = 0; i < 2 * n; i++) {
-                sw += want[i] * ri[i];
-                ss += ri[i] * ri[i];
+                worst = fmax(worst, fabs(want[i] / gain - ri[i]));
+                bound = fmax(bound, half_step + 2 * FLT_EPSILON * (fabs(ri[i]) + half_step));
             }
-            const double gain = sw / ss;
-            for (size_t i = 0; i < 2 * n; i++) worst = fmax(worst, fabs(want[i] / gain - ri[i]));
-            CHECK(worst <= 0.021, "kind %s: %g from the complex64 samples (gain %g)", kind->name,
-                  worst, gain);
+            CHECK(worst <= bound, "kind %s: %g from the complex64 samples (gain %g), bound %g",
+                  kind->name, worst, gain, bound);
             printf("  %-24s read as %s: complex64 x %.4g, within %.2g\n", kind->name, in.samples,
                    gain, worst);
             const stap_radar_meta *m = &in.meta;

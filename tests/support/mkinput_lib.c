@@ -260,6 +260,14 @@ static double form_scale(const sample_form *f)
     return f->scale_how == SC_F64 ? f->scale : 1;
 }
 
+void mkinput_gain(const char *kind, double *gain, double *half_step)
+{
+    const sample_form *f = find_form(kind);
+    const int quantized = f && f->comp != F_F32 && f->comp != F_F64;
+    *gain = f ? form_scale(f) * (quantized ? f->quant : 1) : 1;
+    *half_step = quantized ? 0.5 / f->quant : 0;
+}
+
 int mkinput_expected(const char *kind, uint64_t seed, float *ri_out, double *scale)
 {
     const mkinput_kind *k = mkinput_find(kind);

@@ -46,6 +46,12 @@ int mkinput_write(const char *kind, const char *path, uint64_t seed, char *why, 
  * quantized values times the `scale` attribute for the integer forms — and that scale (1
  * when the kind has none). 0, or -1 for a kind that is not valid. */
 int mkinput_expected(const char *kind, uint64_t seed, float *ri, double *scale);
+
+/* What a valid kind's samples are, as read, in units of mkinput_samples: the gain (the
+ * quantization multiplier times the scale; the scale alone for the real forms; 1 for the
+ * complex kinds) and the largest rounding error of a component before the gain (half a
+ * quantization step; 0 for the real forms). */
+void mkinput_gain(const char *kind, double *gain, double *half_step);
 /* The complex64 equivalent of a valid kind: its expected samples as a plain {r, i} float32
  * cube, with the same metadata. 0, or -1 with why[] filled. */
 int mkinput_write_complex64(const char *kind, const char *path, uint64_t seed, char *why,
