@@ -53,9 +53,9 @@ const Row table[] = {
     REG(flw16x22_20x3), /* 306x66: re-reads v from shared memory, deferred updates */
     REG(flw32x8_4x4),   /* a whole warp a column slot (NOTES.md "Whole-warp column slots") */
     /* taller than one block's registers: the rows over a cluster's CTAs (NOTES.md "Clusters") */
-    CL(cl16x22_8x3),
-    CL(cl16x24_8x4),
-    CL(cl16x32_8x4),
+    CL(clp16x22_8x3),
+    CL(clp16x24_8x4),
+    CL(clp16x32_8x4),
     /* any size */
     {{"smem512", RTK_SHARED, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0, 0}, nullptr, nullptr, rtk_smem_qr, nullptr, nullptr},
     {{"global512", RTK_GLOBAL, 0, 0, RTK_MEM_THREADS, 1, 0, 0, 0, 0, 0, 0, 0}, nullptr, nullptr, rtk_global_qr, nullptr, nullptr},

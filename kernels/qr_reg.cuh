@@ -62,11 +62,13 @@ struct RegShape {
     static constexpr int QR_F2 = FLOW ? 2 * NCAP : 2 * MCAP + 2;
     static constexpr int V_F2 = FLOW ? MCAP * NCAP : 0;
     static constexpr int W_F2 = solve_smem_f2(NCAP);   /* fused solve               */
-    /* FLOW & 32, a cluster's CTAs share the rows: after v, the partial sums they exchange,
-     * [(sigma, alpha) NCAP x PMAX float4][w 2 x NCAP x PMAX][their mbarriers 3 x NCAP] */
+    /* FLOW & 32, a cluster's CTAs share the rows: after v, the partial sums they exchange
+     * (ClusterCtx), [(sigma, alpha) NCAP x PMAX float4][owner's w 2 x PMAX][trailing w
+     * 2 x TC x PMAX x CPT2][mbarriers: NCAP + 2 + 2 x TC] */
     static constexpr bool CL = (FLOW & 32) != 0;
     static constexpr int PMAX = 16;                    /* CTAs a cluster, at most      */
-    static constexpr int CL_F2 = CL ? 2 * NCAP * PMAX + 2 * NCAP * PMAX + 3 * NCAP : 0;
+    static constexpr int CPT2 = (CPT + 1) & ~1;        /* a lane group's slots, paired  */
+    static constexpr int CL_F2 = CL ? 2 * NCAP * PMAX + 2 * PMAX + 2 * TC * PMAX * CPT2 + NCAP + 2 + 2 * TC : 0;
     static_assert(TR <= 32 && (32 % TR) == 0, "a column slot must sit inside one warp");
     static_assert(NT % 32 == 0, "whole warps per matrix");
     static_assert(MATS == 1 || NT == 32, "several matrices per block only one warp each");
@@ -77,15 +79,24 @@ struct RegShape {
 
 /* FLOW & 32: where a cluster CTA's exchange buffers are, and which rows it holds. Every
  * reduction over a column (the owner's dot and norm, the trailing dots) is summed in each
- * CTA over its rows, sent to every CTA of the cluster (lane r of the slot's lane group
- * stores to CTA r with st.async, completing 8 or 16 bytes on that CTA's mbarrier) and
- * summed there in CTA order: every CTA gets the same bits, so they all form the same
- * reflector and none has to send v. */
+ * CTA over its rows, sent to every CTA of the cluster (lane r of a lane group stores to
+ * CTA r with st.async, completing its bytes on that CTA's mbarrier) and summed there in
+ * CTA order: every CTA gets the same bits, so they all form the same reflector and none
+ * has to send v. The trailing dots of a lane group's slots go out in pairs (st.async.v4)
+ * on one barrier per lane group and step: half the messages and one wait a step instead of
+ * one a column took 20-30 % off clusters of 4-16 CTAs (kernels/NOTES.md "Clusters: fewer
+ * messages", with the variants that did not pay).
+ * Buffers written at step j are written again at step j + 2, only by a CTA that has
+ * received this CTA's step-(j + 1) partial, which this CTA sends after the loads of step j
+ * returned (their sums feed it). */
 struct ClusterCtx {
     float4 *x2;                  /* [NCAP][PMAX]: sigma, Re alpha, Im alpha of column j */
-    float2 *wx;                  /* [2][NCAP][PMAX]: w_c at step j in buffer j & 1     */
+    float2 *wo;                  /* [2][PMAX]: the owner's w_{j+1} at step j, in j & 1  */
+    float2 *wt;                  /* [2][TC][PMAX][CPT2]: lane group tc's slot q from CTA r
+                                    at step j in [j & 1][tc][r][q]                      */
     unsigned long long *bx2;     /* [NCAP], one phase                                  */
-    unsigned long long *bwx;     /* [2][NCAP], phase (j >> 1) & 1 at step j            */
+    unsigned long long *bwo;     /* [2], phase (j >> 1) & 1 at step j                  */
+    unsigned long long *bwt;     /* [2][TC], the same                                  */
     int rank, size, r0;          /* this CTA, the cluster's CTAs, its first row        */
 };
 
@@ -194,7 +205,7 @@ __device__ __forceinline__ float2 ld_shared_f2(const float2 *p)
 }
 
 /* Owners of column j+1 (slot Q): apply H_j, then form and publish reflector j+1. */
-template <int TR, int RPT, int CPT, bool VREG, int Q, bool CL = false, int PMAX = 1, int NCAP = 1>
+template <int TR, int RPT, int CPT, bool VREG, int Q, bool CL = false, int PMAX = 1>
 __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                            const float2 *vj, float2 tau, int j1, int tr,
                                            float2 *vnext, float2 *taunext,
@@ -210,9 +221,9 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
                                           (wa[0].y + wa[1].y) + (wa[2].y + wa[3].y)),
                               group_mask<TR>());
     if constexpr (CL) { /* step j = j1 - 1's exchange of column j1 */
-        const int b = ((j1 - 1) & 1) * NCAP + j1;
-        cl_send(w, cl->wx + b * PMAX, cl->bwx + b, *cl, tr);
-        w = cl_sum(w, cl->wx + b * PMAX, cl->bwx + b, ((j1 - 1) >> 1) & 1, cl->size);
+        const int b = (j1 - 1) & 1;
+        cl_send(w, cl->wo + b * PMAX, cl->bwo + b, *cl, tr);
+        w = cl_sum(w, cl->wo + b * PMAX, cl->bwo + b, ((j1 - 1) >> 1) & 1, cl->size);
     }
     const float2 s = cjmul(tau, w); /* conj(tau) w */
 #pragma unroll
@@ -261,21 +272,46 @@ __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 
             w[q].x += __shfl_xor_sync(0xffffffffu, w[q].x, o, TR);
             w[q].y += __shfl_xor_sync(0xffffffffu, w[q].y, o, TR);
         }
-    if constexpr (CL) { /* all slots' partials out first, then their sums in */
-        constexpr int NCAP = TC * CPT;
-        const int b0 = ((j1 - 1) & 1) * NCAP;
+    if constexpr (CL) { /* the lane group's partials in pairs, on one barrier */
+        constexpr int CPT2 = (CPT + 1) & ~1;
+        const int b = ((j1 - 1) & 1) * TC + tc;
         const unsigned par = ((j1 - 1) >> 1) & 1;
+        bool on[CPT];
+        int nact = 0;
 #pragma unroll
-        for (int q = Q0; q < Q1; q++) {
+        for (int q = 0; q < CPT; q++) {
             const int col = tc + TC * (g + q);
-            if (act[q] && col > j1 && col < n)
-                cl_send(w[q], cl->wx + (b0 + col) * PMAX, cl->bwx + b0 + col, *cl, tr);
+            on[q] = q >= Q0 && q < Q1 && act[q] && col > j1 && col < n;
+            nact += on[q];
         }
+        /* the active slots are consecutive and their count only falls with j, so the
+         * barrier is used at every step from 0 until the group's last column: parity j/2 */
+        if (nact > 0 && cl->size > 1) {
+            if (tr == 0) mbar_expect_tx(cl->bwt + b, (unsigned)(cl->size * nact * sizeof(float2)));
+            if (tr < cl->size) {
+                const unsigned bar = cluster_addr(cl->bwt + b, (unsigned)tr);
+                float2 *dst = cl->wt + ((size_t)b * PMAX + cl->rank) * CPT2;
 #pragma unroll
-        for (int q = Q0; q < Q1; q++) {
-            const int col = tc + TC * (g + q);
-            if (act[q] && col > j1 && col < n)
-                w[q] = cl_sum(w[q], cl->wx + (b0 + col) * PMAX, cl->bwx + b0 + col, par, cl->size);
+                for (int q = 0; q < CPT; q += 2) {
+                    if (q + 1 < CPT && on[q] && on[q + 1])
+                        st_async(cluster_addr(dst + q, (unsigned)tr),
+                                 make_float4(w[q].x, w[q].y, w[q + 1].x, w[q + 1].y), bar);
+                    else if (on[q])
+                        st_async(cluster_addr(dst + q, (unsigned)tr), w[q], bar);
+                    else if (q + 1 < CPT && on[q + 1])
+                        st_async(cluster_addr(dst + q + 1, (unsigned)tr), w[q + 1], bar);
+                }
+            }
+            mbar_wait_parity(cl->bwt + b, par);
+            const float2 *src = cl->wt + (size_t)b * PMAX * CPT2;
+#pragma unroll
+            for (int q = 0; q < CPT; q++)
+                if (on[q]) {
+                    float2 sum = src[q];
+                    for (int r = 1; r < cl->size; r++)
+                        sum = make_float2(sum.x + src[r * CPT2 + q].x, sum.y + src[r * CPT2 + q].y);
+                    w[q] = sum;
+                }
         }
     }
 #pragma unroll
@@ -332,8 +368,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
 
     /* the critical path first: column j+1, always in slot 0 */
     if (j1 < n && tc == j1 % TC) {
-        owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX, S::NCAP>(a, v, vj, tau, j1, tr, vnext,
-                                                                   taunext, cl);
+        owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX>(a, v, vj, tau, j1, tr, vnext, taunext, cl);
         if constexpr (FLOW) mbar_arrive(mbar + j1); /* each of the TR owner lanes */
     }
     if constexpr ((FLOW & 2) && CPT > 1) {
@@ -425,13 +460,15 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     if constexpr (S::CL) { /* after v: the exchange buffers, then their barriers (one arrival,
                               the receiver's, and the bytes of every CTA's partial) */
         cl.x2 = reinterpret_cast<float4 *>(vbuf + S::MCAP * S::NCAP);
-        cl.wx = vbuf + S::MCAP * S::NCAP + 2 * S::NCAP * S::PMAX;
-        cl.bx2 = reinterpret_cast<unsigned long long *>(cl.wx + 2 * S::NCAP * S::PMAX);
-        cl.bwx = cl.bx2 + S::NCAP;
+        cl.wo = vbuf + S::MCAP * S::NCAP + 2 * S::NCAP * S::PMAX;
+        cl.wt = cl.wo + 2 * S::PMAX; /* 16-byte aligned: every offset before is even */
+        cl.bx2 = reinterpret_cast<unsigned long long *>(cl.wt + 2 * TC * S::PMAX * S::CPT2);
+        cl.bwo = cl.bx2 + S::NCAP;
+        cl.bwt = cl.bwo + 2;
         cl.rank = crank;
         cl.size = csize;
         cl.r0 = crank * S::MCAP;
-        for (int i = t; i < 3 * S::NCAP; i += S::NT) mbar_init(cl.bx2 + i, 1); /* + bytes */
+        for (int i = t; i < S::NCAP + 2 + 2 * TC; i += S::NT) mbar_init(cl.bx2 + i, 1); /* + bytes */
     }
     /* the warp's TCW column slots: wtc0 + WS*h for its h-th group of TR lanes (WS = 1:
      * consecutive slots; FLOW & 16: strided by the warps a matrix has, so that consecutive

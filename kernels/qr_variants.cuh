@@ -41,9 +41,9 @@
 /* one matrix per thread-block cluster (sm_90; FLOW & 32): each CTA holds a TR*RPT-row tile of
  * it, up to 16 CTAs (kernels/NOTES.md "Clusters"); QR alone */
 #define RTK_CLUSTER_VARIANTS(X)                                                                  \
-    X(cl16x32_8x4, 16, 32, 8, 4, 1, true, 1, 49)  /* 128 x 128 a CTA: m <= 2048, n <= 128       */ \
-    X(cl16x24_8x4, 16, 24, 8, 4, 1, true, 1, 49)  /* 128 x 96 a CTA: m <= 2048, n <= 96         */ \
-    X(cl16x22_8x3, 16, 22, 8, 3, 1, true, 1, 49)  /* 128 x 66 a CTA: m <= 2048, n <= 66         */
+    X(clp16x32_8x4, 16, 32, 8, 4, 1, true, 1, 49) /* 128 x 128 a CTA: m <= 2048, n <= 128      */ \
+    X(clp16x24_8x4, 16, 24, 8, 4, 1, true, 1, 49) /* 128 x 96 a CTA: m <= 2048, n <= 96        */ \
+    X(clp16x22_8x3, 16, 22, 8, 3, 1, true, 1, 49) /* 128 x 66 a CTA: m <= 2048, n <= 66        */
 
 #define RTK_DECLARE_REG(name, TR, TC, RPT, CPT, MATS, VREG, MINB, FLOW)                         \
     constexpr int name##_geom[8] = {TR, TC, RPT, CPT, MATS, VREG, MINB, FLOW};                  \

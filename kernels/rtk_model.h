@@ -21,7 +21,8 @@
  *         T_b = m0 + sum_j (m_col + m_elem*(m-j)*(n-j)) per storage kind.
  * Cluster rows (one matrix over P CTAs, each a register tile of TR*RPT rows): a CTA's
  *         block time as a register row's at c = 1 with its tile's rows, plus per column
- *         step cl_col + cl_cta*P (the two exchanges of partial sums on the owner's chain);
+ *         step cl_col + cl_cta*P (the exchanges of partial sums: the owner's two hops and
+ *         the trailing dots' DSMEM messages, P/2 a column and CTA);
  *         the batch runs in waves of the clusters the device holds at once (facts.sms).
  * Cycles are at the device's maximum SM clock; the result is in microseconds. */
 #ifndef RTK_MODEL_H
@@ -60,7 +61,8 @@ typedef struct rtk_qr_facts {
  * see kernels/NOTES.md "A predictive model" and "Dataflow" (the fit drove l0 to zero and s
  * towards a maximum: this form describes the dataflow kernels less well than it did the
  * barrier ones); cl_col and cl_cta alone fitted afterwards to the cluster rows
- * (`fit_qr_model --cluster`, tests/data/qr_model_h100_cluster.log, NOTES.md "Clusters").
+ * (`fit_qr_model --cluster`, tests/data/qr_model_h100_cluster.log: the packed-exchange rows
+ * of 2026-11-24, NOTES.md "Clusters: fewer messages").
  * Other devices use the same cycle counts with their own SM count, clock and occupancy. */
 static const rtk_qr_model rtk_qr_model_h100 = {
     /* l0, l_row, l_upd, spill */ 0, 0.3953, 0.4817, 0.132,
@@ -69,7 +71,7 @@ static const rtk_qr_model rtk_qr_model_h100 = {
     /* w0, w_lane, w_warp */ 4715, 29.12, 493.2,
     /* launch */ 3.991,
     /* smem_col, smem_elem, glob_col, glob_elem */ 1869, 0.6223, 2022, 0.6575,
-    /* cl_col, cl_cta */ 2001, 382.6,
+    /* cl_col, cl_cta */ 2386, 162,
 };
 
 static inline double rtk_model_block(const rtk_qr_model *p, const rtk_qr_facts *f, int m, int n,

@@ -233,6 +233,9 @@ int main(void)
                 qr_case(ctx, what, &rng, s[i].m, s[i].n, b, 0);
                 if (!quick) qr_case(ctx, what, &rng, s[i].m, s[i].n, b, 1e4);
             }
+            /* cond 1e6 over a three-CTA cluster: reflectors formed from partial sums of
+             * nearly dependent columns, summed in the same order in every CTA */
+            if (info->storage == RTK_CLUSTER) qr_case(ctx, what, &rng, s[1].m, s[1].n, 2, 1e6);
         }
         /* a forced variant too small for the shape, and an out-of-range variant */
         cf32 *A = tc_xmalloc(100 * 50 * sizeof *A);
