@@ -83,7 +83,7 @@ static void test_spacetime_convergence(tc_rng *rng)
 {
     const int C = 4, P = 6, N = C * P, R = 8192, trials = 4;
     const int Ks[] = {128, 512, 2048, 8192};
-    double mean_ratio[4] = {0}, white_ratio[4] = {0};
+    double mean_ratio[4] = {0}, white_ratio[4] = {0}, var_mean = 0;
     for (int t = 0; t < trials; t++) {
         scene_config cfg;
         small_scene(&cfg, rng, C, P, R);
@@ -99,6 +99,15 @@ static void test_spacetime_convergence(tc_rng *rng)
         CHECK(scene_covariance_spacetime(&tr, Rst, &err) == RT_OK, "covariance: %s", err.msg);
         for (int r = 0; r < R; r++)
             for (int i = 0; i < N; i++) snap[(size_t)r * N + i] = cube[(size_t)i * R + r];
+        /* the spread of K ||Rhat - R||^2 / (tr R)^2 (mean exactly 1 for Gaussian snapshots):
+         * in R's eigenbasis K|Rhat_ij - R_ij|^2 tends to lambda_i lambda_j times an
+         * exponential (i != j) or lambda_i^2 chi^2_1 (i = j), so its variance tends to
+         * 2 (tr R^2)^2 / (tr R)^4: large when a few eigenvalues (clutter ridge, jammers)
+         * hold the power, as in these scenes */
+        double trr = 0, trr2 = 0;
+        for (int i = 0; i < N; i++) trr += creal(Rst[(size_t)i * N + i]);
+        for (size_t i = 0; i < (size_t)N * N; i++) trr2 += cabs2(Rst[i]);
+        var_mean += 2 * trr2 * trr2 / (trr * trr * trr * trr) / ((double)trials * trials);
         for (int k = 0; k < 4; k++) {
             mean_ratio[k] += normalized_error(N, snap, Ks[k], Rst) / trials;
             white_ratio[k] += whitened_error(N, snap, Ks[k], Rst) / trials;
@@ -108,12 +117,16 @@ static void test_spacetime_convergence(tc_rng *rng)
         free(Rst);
         scene_truth_free(&tr);
     }
+    /* 1 within 5 standard deviations above (the ratio's tail is an exponential's) and 4
+     * below; a wrong truth (a missing jammer, a wrong clutter ridge) adds a bias that grows
+     * with K: at K = 8192 it is hundreds of standard deviations */
+    const double sd = sqrt(var_mean);
     for (int k = 0; k < 4; k++) {
-        fprintf(stderr, "  space-time: K = %5d  K ||Rhat - R||^2 / (tr R)^2 = %.3f (expect 1)\n",
-                Ks[k], mean_ratio[k]);
-        CHECK(mean_ratio[k] > 0.6 && mean_ratio[k] < 1.6,
-              "space-time sample covariance error at K = %d is %.3f x its expectation", Ks[k],
-              mean_ratio[k]);
+        fprintf(stderr, "  space-time: K = %5d  K ||Rhat - R||^2 / (tr R)^2 = %.3f (expect 1 +- %.3f)\n",
+                Ks[k], mean_ratio[k], sd);
+        CHECK(mean_ratio[k] > 1 - 4 * sd && mean_ratio[k] < 1 + 5 * sd,
+              "space-time sample covariance error at K = %d is %.3f x its expectation "
+              "(standard deviation %.3f)", Ks[k], mean_ratio[k], sd);
     }
     for (int k = 0; k < 4; k++) {
         fprintf(stderr, "  space-time: K = %5d  whitened K ||Zhat - I||^2 / N^2 = %.3f (expect 1)\n",
