@@ -7,8 +7,11 @@
 
 typedef struct la_qr_accuracy {
     double residual;  /* max over the batch of ||T^H T - R^H R||_F / (||T||_F^2 * m * eps) */
-    double diag;      /* max over the batch and i of | |R_ii| - |Rref_ii| | / (|Rref_11| * m * eps),
-                         Rref from LAPACKE_cgeqrf in single precision (eps = FLT_EPSILON/2) */
+    double diag;      /* max over the batch and i of | |R_ii| - |Rref_ii| | / (m eps (||t_i|| +
+                         sum_{k<i} |x_ik| ||t_k||)): the forward error of |diag R| over its
+                         first-order bound (x_i: t_i's least-squares coefficients on the
+                         earlier columns), Rref from LAPACKE_zgeqrf in double precision
+                         (eps = FLT_EPSILON/2) */
     int worst;        /* batch index of the worst residual */
 } la_qr_accuracy;
 

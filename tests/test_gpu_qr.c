@@ -1,5 +1,6 @@
 /* test_gpu_qr: the batched QR of the gpu (own kernels) and cublas backends against
- * LAPACK's test ratios (Gram residual and |diag R| against LAPACKE, both < 30) on random
+ * LAPACK's test ratios (Gram residual; |diag R| against LAPACKE_zgeqrf over its first-order
+ * bound; both < 30) on random
  * and ill-conditioned inputs (cond 1e2, 1e4, 1e6): every preset size (once at full
  * batch), the diagonally-loaded sizes, odd shapes, and every row of the kernels'
  * dispatch table; strided layouts whose gaps must stay untouched; la_bench_qr's R.
