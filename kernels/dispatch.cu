@@ -8,6 +8,9 @@
  * global memory) take any m >= n. */
 #include "qr_variants.cuh"
 
+#include <cstdlib>
+#include <cstring>
+
 namespace {
 
 struct Row {
@@ -74,6 +77,9 @@ rtk::QrArgs make_args(int m, int n, int batch, void *A, int lda, long long strid
     a.m = m;
     a.n = n;
     a.batch = batch;
+    /* RTSTAP_FUSED_SOLVER=subst: the fused weights by substitutions (A/B runs only) */
+    const char *solver = getenv("RTSTAP_FUSED_SOLVER");
+    a.fused_subst = solver && strcmp(solver, "subst") == 0;
     return a;
 }
 

@@ -47,6 +47,9 @@
 
 namespace rtk {
 
+/* the fused blocked solve's diagonal block and beams a pass (solve_beams_blocked) */
+constexpr int BLK_BS = 8, BLK_NBC = 16;
+
 /* column slots per warp: TR-lane groups in a warp */
 constexpr int slots_per_warp(int tr) { return tr >= 32 ? 1 : 32 / tr; }
 
@@ -556,11 +559,23 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
         if (t < 32) diag_ratio_warp([&](int i) { return Rs[i * LD + i]; }, n, k, args.flags, t);
         float2 *Wk = args.W + (size_t)k * args.nbeams * n;
         using SS = SolveShape<S::NCAP>;
-        if constexpr (S::NCAP <= 16) /* measured faster for the small shapes (NOTES.md) */
+        if constexpr (S::NCAP <= 16) { /* measured faster for the small shapes (NOTES.md) */
             solve_beams_lanes<S::NCAP>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t, S::NT);
-        else
+        } else if constexpr ((FLOW & 1) != 0) {
+            /* blocked substitutions in the reflectors' buffer, free now (NOTES.md "Blocked
+             * substitutions") */
+            static_assert(BlockedSolve<BLK_BS, BLK_NBC>::scratch_f2(S::NCAP) <= S::V_F2,
+                          "blocked solve: scratch > v buffer");
+            if (!args.fused_subst)
+                solve_beams_blocked<BLK_BS, BLK_NBC, S::NT, S::NCAP>(Rs, LD, dinv, n, args.nbeams, args.V,
+                                                                    Wk, t, vbuf);
+            else
+                solve_beams_warp<SS::RR, SS::NB>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t / 32,
+                                                 S::NT / 32);
+        } else {
             solve_beams_warp<SS::RR, SS::NB>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t / 32,
                                              S::NT / 32);
+        }
         if (timer) args.phase[2] = globaltimer();
     }
 }

@@ -49,6 +49,14 @@ __device__ __forceinline__ float2 cjfms(float2 a, float2 b, float2 acc)
     return acc;
 }
 __device__ __forceinline__ float2 cconj(float2 a) { return make_float2(a.x, -a.y); }
+__device__ __forceinline__ float2 cfma(float2 a, float2 b, float2 acc)
+{
+    acc.x = fmaf(a.x, b.x, acc.x);
+    acc.x = fmaf(-a.y, b.y, acc.x);
+    acc.y = fmaf(a.x, b.y, acc.y);
+    acc.y = fmaf(a.y, b.x, acc.y);
+    return acc;
+}
 /* 1 / a (0 when a == 0; the callers check the diagonal first) */
 __device__ __forceinline__ float2 crecip(float2 a)
 {
@@ -277,6 +285,7 @@ struct QrArgs {
     float2 *W;               /* batch x nbeams x n                                 */
     rtk_factor_flags *flags; /* bad diagonal and conditioning (rtk.h)              */
     unsigned long long *phase; /* block 0's timestamps, or NULL                    */
+    int fused_subst;         /* fused weights by substitutions (A/B runs; RTSTAP_FUSED_SOLVER=subst) */
     const float2 *gX;        /* gathered input (rtk_gather), or NULL: A is read    */
     const int *gcells;       /* segments x training range cells (rtk_gather.cells)  */
     int gC, gQ, gD, gR, gS, gK;
@@ -540,6 +549,176 @@ __device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs
                 const int l = lane + 32 * r;
                 if (l < n) w[l] = cmul(y[nb][r], is);
             }
+        }
+    }
+}
+
+/* Blocked MVDR solves for one matrix by its whole thread block (NT threads,
+ * __syncthreads; kernels/NOTES.md "Blocked substitutions"). The substitutions' chain of 2n
+ * dependent steps (shuffle, scale, update: ~300 cycles a step in solve_beams_warp) becomes
+ * 2(NBLK - 1) block steps of BS-term dot products, NBLK = ceil(n / BS):
+ *   X_B = R_BB^-1 for every diagonal block (a column a thread, in parallel);
+ *   P_CB = R_CB X_BB (C < B) into R's free lower triangle, Q_BC = X_BB R_BC (B < C) in place
+ *   of R_BC; then for each chunk of NBC beams
+ *   forward  R^H y = v:  y = blockdiag(X)^H v, then for B = 0, 1, ...: y_C -= P_BC^H y_B (C > B)
+ *   backward R z = y:    z = blockdiag(X) y,   then for C = NBLK-1, ...: z_B -= Q_BC z_C (B < C)
+ *   w = z / (v^H z),
+ * one barrier a block step (the rows below (above) a finished block are updated by all
+ * threads at once, an output (row, beam) a thread). The first chunk's v is loaded into
+ * registers before the setup and staged in shared memory after it (its latency hidden).
+ * R: row-major R(i, l) = R[i * ld + l] (the upper triangle is read, then overwritten; the
+ * strict lower triangle is written), dinv[i] = 1 / R_ii (finite and nonzero: checked
+ * before). scratch: BlockedSolve::scratch_f2(NC) words (the dataflow kernels' reflector
+ * buffers, free after the factorization). Variants measured and dropped (NOTES.md): P's and
+ * Q's output loops rolled; z_B and w_C merged into the block steps (fewer phases). */
+template <int BS, int NBC>
+struct BlockedSolve {
+    static constexpr int YS = NBC + 1; /* Y/Z row stride: odd, bank-conflict free by row */
+    static __host__ __device__ constexpr int scratch_f2(int nc) { return nc * BS + 3 * nc * YS; }
+};
+
+template <int BS, int NBC, int NT, int NC>
+__device__ __forceinline__ void solve_beams_blocked(float2 *R, int ld, const float2 *dinv, int n,
+                                                    int nbeams, const float2 *V, float2 *Wk,
+                                                    int t, float2 *scratch)
+{
+    constexpr int YS = BlockedSolve<BS, NBC>::YS, VPT = (NC * NBC + NT - 1) / NT;
+    const int nblk = (n + BS - 1) / BS;
+    float2 *X = scratch;          /* X[(B*BS + j)*BS + i] = (R_BB^-1)(i, j), columns j < n */
+    float2 *Y = X + NC * BS;      /* Y[l*YS + b]: beam b0 + b, row l                       */
+    float2 *Z = Y + NC * YS;
+    float2 *Vs = Z + NC * YS;     /* the chunk's v, Vs[l*YS + b]                           */
+    float2 vp[VPT];               /* the first chunk's v, in flight during the setup       */
+#pragma unroll
+    for (int u = 0; u < VPT; u++) {
+        const int e = t + u * NT, b = e / n, l = e - b * n;
+        vp[u] = (e < n * NBC && b < nbeams) ? __ldg(V + (size_t)b * n + l) : c0();
+    }
+    /* X_B: column j of the inverse of an upper-triangular block, bottom-up in place
+     * (i = j - 1 .. 0; a rolled loop: cold code, NOTES.md); entries below the diagonal are 0
+     * (R's entries past n are never read) */
+    for (int task = t; task < nblk * BS; task += NT) {
+        const int c0b = (task / BS) * BS, j = task % BS, cj = c0b + j;
+        if (cj >= n) continue;
+        float2 *x = X + cj * BS;
+#pragma unroll 1
+        for (int i = BS - 1; i > j; i--) x[i] = c0();
+        x[j] = dinv[cj];
+#pragma unroll 1
+        for (int i = j - 1; i >= 0; i--) {
+            float2 s = c0();
+#pragma unroll
+            for (int k = 1; k < BS; k++)
+                if (i + k <= j) s = cfma(R[(c0b + i) * ld + c0b + i + k], x[i + k], s);
+            x[i] = cmul(make_float2(-s.x, -s.y), dinv[c0b + i]);
+        }
+    }
+    __syncthreads();
+    /* P_il = sum_{k <= l'} R(i, cB + k) X_C(k, l'), l = cB + l', for rows i above block C:
+     * into R(l, i) (the lower triangle) */
+    for (int task = t; task < nblk * n; task += NT) {
+        const int C = task / n, i = task - C * n, cb = C * BS, nb = min(BS, n - cb);
+        if (i >= cb) continue;
+        float2 r[BS];
+#pragma unroll
+        for (int k = 0; k < BS; k++) r[k] = k < nb ? R[i * ld + cb + k] : c0();
+#pragma unroll
+        for (int l = 0; l < BS; l++) {
+            if (l < nb) {
+                float2 p = c0();
+#pragma unroll
+                for (int k = 0; k <= l; k++) p = cfma(r[k], X[(cb + l) * BS + k], p);
+                R[(cb + l) * ld + i] = p;
+            }
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < VPT; u++) {
+        const int e = t + u * NT, b = e / n, l = e - b * n;
+        if (e < n * NBC) Vs[l * YS + b] = vp[u];
+    }
+    __syncthreads();
+    /* Q_il = sum_{k >= i'} X_B(i', k) R(bB + k, l), i = bB + i', for columns l right of block
+     * B: in place (a thread reads its whole column segment first) */
+    for (int task = t; task < nblk * n; task += NT) {
+        const int B = task / n, l = task - B * n, bb = B * BS;
+        if (l < bb + BS) continue; /* also every l of the last block */
+        float2 r[BS];
+#pragma unroll
+        for (int k = 0; k < BS; k++) r[k] = R[(bb + k) * ld + l]; /* a full block: B < nblk - 1 */
+#pragma unroll
+        for (int i = 0; i < BS; i++) {
+            float2 q = c0();
+#pragma unroll
+            for (int k = i; k < BS; k++) q = cfma(X[(bb + k) * BS + i], r[k], q);
+            R[(bb + i) * ld + l] = q;
+        }
+    }
+    for (int b0 = 0; b0 < nbeams; b0 += NBC) {
+        if (b0 > 0) { /* later chunks' v, once the previous chunk's w = z / (v^H z) read Vs */
+            __syncthreads();
+            for (int e = t; e < n * NBC; e += NT) {
+                const int b = e / n, l = e - b * n;
+                Vs[l * YS + b] = b0 + b < nbeams ? __ldg(V + (size_t)(b0 + b) * n + l) : c0();
+            }
+        }
+        __syncthreads(); /* Vs; R's Q; the previous chunk's Z read */
+        /* y = blockdiag(X)^H v: y_l = sum_{k in l's block, k <= l} conj(X(k, l)) v_k */
+        for (int e = t; e < n * NBC; e += NT) {
+            const int l = e / NBC, b = e % NBC, lb = (l / BS) * BS;
+            float2 acc = c0();
+#pragma unroll
+            for (int k = 0; k < BS; k++)
+                if (lb + k <= l) acc = cjfma(X[l * BS + k], Vs[(lb + k) * YS + b], acc);
+            Y[l * YS + b] = acc;
+        }
+        __syncthreads();
+        for (int B = 0; B + 1 < nblk; B++) { /* y_l -= sum_{i in B} conj(P_il) y_i, l past B */
+            const int bb = B * BS, l0 = bb + BS;
+            for (int e = t; e < (n - l0) * NBC; e += NT) {
+                const int l = l0 + e / NBC, b = e % NBC;
+                float2 acc = Y[l * YS + b];
+#pragma unroll
+                for (int i = 0; i < BS; i++) acc = cjfms(R[l * ld + bb + i], Y[(bb + i) * YS + b], acc);
+                Y[l * YS + b] = acc;
+            }
+            __syncthreads();
+        }
+        /* z = blockdiag(X) y: z_i = sum_{k in i's block, k >= i} X(i, k) y_k */
+        for (int e = t; e < n * NBC; e += NT) {
+            const int i = e / NBC, b = e % NBC, ib = (i / BS) * BS, ie = min(ib + BS, n);
+            float2 acc = c0();
+#pragma unroll
+            for (int k = 0; k < BS; k++)
+                if (ib + k >= i && ib + k < ie) acc = cfma(X[(ib + k) * BS + i - ib], Y[(ib + k) * YS + b], acc);
+            Z[i * YS + b] = acc;
+        }
+        __syncthreads();
+        for (int C = nblk - 1; C >= 1; C--) { /* z_i -= sum_{l in C} Q_il z_l, i before C */
+            const int cb = C * BS, nb = min(BS, n - cb);
+            for (int e = t; e < cb * NBC; e += NT) {
+                const int i = e / NBC, b = e % NBC;
+                float2 acc = Z[i * YS + b];
+#pragma unroll
+                for (int l = 0; l < BS; l++)
+                    if (l < nb) acc = cfms(R[i * ld + cb + l], Z[(cb + l) * YS + b], acc);
+                Z[i * YS + b] = acc;
+            }
+            __syncthreads();
+        }
+        /* w = z / (v^H z): a warp a beam */
+        const int lane = t & 31;
+        for (int b = t / 32; b < NBC && b0 + b < nbeams; b += NT / 32) {
+            float2 s = c0();
+            for (int l = lane; l < n; l += 32) s = cjfma(Vs[l * YS + b], Z[l * YS + b], s);
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) {
+                s.x += __shfl_xor_sync(0xffffffffu, s.x, o);
+                s.y += __shfl_xor_sync(0xffffffffu, s.y, o);
+            }
+            const float2 is = crecip(s);
+            float2 *w = Wk + (size_t)(b0 + b) * n;
+            for (int l = lane; l < n; l += 32) w[l] = cmul(Z[l * YS + b], is);
         }
     }
 }
