@@ -6,12 +6,14 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 extern char *openblas_get_corename(void);
 extern char *openblas_get_config(void);
 extern int openblas_get_num_threads(void);
 
-/* OpenBLAS x86-64 cores whose kernels use AVX2 or AVX-512 */
+/* OpenBLAS x86-64 cores whose kernels use AVX2 or AVX-512, compared without case
+ * (OpenBLAS 0.3.21 names one "Cooperlake": an AVX-512 Zen 4 host gets it) */
 static const char *const vector_cores[] = {"Haswell", "Zen", "SkylakeX", "CooperLake",
                                            "SapphireRapids", "Excavator"};
 
@@ -40,7 +42,7 @@ void la_blas_query(la_blas_info *bi)
              avx512 ? " avx512f/bw/vl/dq" : "");
     int vector = 0;
     for (size_t i = 0; i < sizeof vector_cores / sizeof *vector_cores; i++)
-        vector |= !strcmp(bi->core, vector_cores[i]);
+        vector |= !strcasecmp(bi->core, vector_cores[i]);
     if (avx2 && !vector) bi->better_core = avx512 ? "SkylakeX" : "Haswell";
 #else
     snprintf(bi->cpu_features, sizeof bi->cpu_features, "(not x86-64)");
