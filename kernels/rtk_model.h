@@ -14,15 +14,17 @@
  *   step    t_j = (L_j^s + H^s)^(1/s)   (s fitted: s = 1 is a plain sum)
  * block:  T_b(c) = sum_j t_j + io0 + io_elem*c*m*n*MATS + weights
  *   weights (fused): w0 + w_lane*n*NCAP*passes (NCAP <= 16, a beam per lane)
- *                    or w0 + w_warp*n*passes (a few beams per warp)
+ *                    or w0 + w_warp*n*passes (the blocked substitutions, 16 beams a pass:
+ *                    phases and rows a thread both grow with n)
  * batch:  k blocks on the busiest SM, r resident at most (occupancy), c = min(k, r):
  *         T = launch + floor(k/c) T_b(c) + T_b(k mod c)
  * Shared- and global-memory rows (one 512-thread block per matrix):
  *         T_b = m0 + sum_j (m_col + m_elem*(m-j)*(n-j)) per storage kind.
  * Cluster rows (one matrix over P CTAs, each a register tile of TR*RPT rows): a CTA's
  *         block time as a register row's at c = 1 with its tile's rows, plus per column
- *         step cl_col + cl_cta*P (the exchanges of partial sums: the owner's two hops and
- *         the trailing dots' DSMEM messages, P/2 a column and CTA);
+ *         step cl_col + cl_cta*P when P > 1 (the exchanges of partial sums: the owner's two
+ *         hops and the trailing dots' DSMEM messages, P/2 a column and CTA; a one-CTA
+ *         cluster exchanges nothing);
  *         the batch runs in waves of the clusters the device holds at once (facts.sms).
  * Cycles are at the device's maximum SM clock; the result is in microseconds. */
 #ifndef RTK_MODEL_H
@@ -61,14 +63,16 @@ typedef struct rtk_qr_facts {
  * see kernels/NOTES.md "A predictive model" and "Dataflow" (the fit drove l0 to zero and s
  * towards a maximum: this form describes the dataflow kernels less well than it did the
  * barrier ones); cl_col and cl_cta alone fitted afterwards to the cluster rows
- * (`fit_qr_model --cluster`, tests/data/qr_model_h100_cluster.log: the packed-exchange rows
- * of 2026-11-24, NOTES.md "Clusters: fewer messages").
+ * (`fit_qr_model --cluster` on the packed-exchange rows of 2026-11-24, NOTES.md "Clusters:
+ * fewer messages"); w0, w_lane, w_warp refitted on 2026-11-25 to the fused rows of
+ * tests/data/qr_model_h100_fit.log, the blocked weights (NOTES.md "Blocked substitutions";
+ * a refit of every parameter fitted the predictions slightly better and picked worse).
  * Other devices use the same cycle counts with their own SM count, clock and occupancy. */
 static const rtk_qr_model rtk_qr_model_h100 = {
     /* l0, l_row, l_upd, spill */ 0, 0.3953, 0.4817, 0.132,
     /* u_shfl, soft */ 0.0001468, 0.09486,
     /* io0, io_elem */ 6343, 1.195,
-    /* w0, w_lane, w_warp */ 4715, 29.12, 493.2,
+    /* w0, w_lane, w_warp */ 6058, 21.39, 372.2,
     /* launch */ 3.991,
     /* smem_col, smem_elem, glob_col, glob_elem */ 1869, 0.6223, 2022, 0.6575,
     /* cl_col, cl_cta */ 2386, 162,
@@ -101,16 +105,15 @@ static inline double rtk_model_block(const rtk_qr_model *p, const rtk_qr_facts *
         if (act > f->cpt) act = f->cpt;
         const double ch = chain + p->l_upd * f->rpt * act; /* + the owner warp's own update */
         t += pow(pow(ch, p->soft) + pow(sh, p->soft), 1.0 / p->soft);
-        if (f->storage == 3) t += p->cl_col + p->cl_cta * P;
+        if (f->storage == 3 && P > 1) t += p->cl_col + p->cl_cta * P; /* one CTA sends nothing */
     }
     if (nbeams > 0) {
         const int ncap = f->tc * f->cpt;
         if (ncap <= 16) {
             const int passes = (nbeams + f->nt - 1) / f->nt;
             t += p->w0 + p->w_lane * (double)n * ncap * passes;
-        } else {
-            const int rr = (ncap + 31) / 32, nb = rr == 1 ? 4 : (rr <= 4 ? 2 : 1);
-            const int per = nb * (f->nt / 32), passes = (nbeams + per - 1) / per;
+        } else { /* blocked substitutions, 16 beams a pass (rtk_device.cuh) */
+            const int passes = (nbeams + 15) / 16;
             t += p->w0 + p->w_warp * (double)n * passes;
         }
     }

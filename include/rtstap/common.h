@@ -27,9 +27,13 @@ typedef struct { double re, im; } cf64;
 #else
 typedef float _Complex cf32;
 typedef double _Complex cf64;
-/* C11's CMPLXF: glibc's <complex.h> defines it for GCC >= 4.7 only; clang has the builtin */
+/* C11's CMPLXF and CMPLX: glibc's <complex.h> defines them for GCC >= 4.7 only; clang has
+ * the builtin */
 #ifndef CMPLXF
 #define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
+#endif
+#ifndef CMPLX
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
 #endif
 #endif
 
