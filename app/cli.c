@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -76,7 +77,8 @@ const char *cli_flag_names(const char *msg, char *buf, size_t len)
         char idx[32] = "";
         char *end;
         long i = p[0] == '[' ? strtol(p + 1, &end, 10) : -1;
-        if (i >= 0 && end != p + 1 && *end == ']') { /* scene_config.jammers[2] */
+        /* scene_config.jammers[2]; an index past INT_MAX (strtol saturates) is left as text */
+        if (i >= 0 && i < INT_MAX && end != p + 1 && *end == ']') {
             snprintf(idx, sizeof idx, " %ld", i + 1);
             p = end + 1;
         }

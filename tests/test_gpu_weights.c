@@ -3,7 +3,8 @@
  * against the cpu backend: relative error where the problem is well conditioned, the
  * normalization w^H v = 1, and a backward residual ||A^H A w - alpha v|| /
  * (||A||_F^2 ||w|| m eps) < 30 that holds at any conditioning. Every preset, loaded and
- * odd size, every row of the dispatch table, and singular / non-finite factors (must be
+ * odd size, every row of the dispatch table (at 16, 7 and 40 beams: several passes of the
+ * fused solvers), and singular / non-finite factors (must be
  * RT_ENUMERIC naming the batch item). Exits 77 without a usable GPU. RTSTAP_SEED=N
  * replays a run; RTSTAP_GPU_QUICK=1 (for compute-sanitizer) keeps the gpu backend,
  * random inputs and batches of at most 3. */
@@ -250,6 +251,8 @@ int main(void)
             snprintf(what, sizeof what, "gpu %s", info->name);
             weights_case(ctx, cpu, what, &rng, m, n, quick ? 3 : 5, 16, 0);
             weights_case(ctx, cpu, what, &rng, m - 3 >= n - 1 ? m - 3 : n - 1, n > 1 ? n - 1 : 1, 3, 7, 0);
+            /* 40 beams: several passes of the fused solvers (16 beams a pass when blocked) */
+            weights_case(ctx, cpu, what, &rng, m, n, 3, 40, 0);
             singular_cases(ctx, what, &rng, m, n);
         }
         la_ctx_destroy(ctx);
