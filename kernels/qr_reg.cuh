@@ -560,7 +560,12 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
         float2 *Wk = args.W + (size_t)k * args.nbeams * n;
         using SS = SolveShape<S::NCAP>;
         if constexpr (S::NCAP <= 16) { /* measured faster for the small shapes (NOTES.md) */
-            solve_beams_lanes<S::NCAP>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t, S::NT);
+            /* off warp 0, which reports the diagonal's ratio meanwhile, where there are others */
+            constexpr int L0 = S::NT >= 64 ? 32 : 0;
+            if (args.fused_subst)
+                solve_beams_lanes<S::NCAP, false>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t, S::NT);
+            else if (t >= L0)
+                solve_beams_lanes<S::NCAP>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t - L0, S::NT - L0);
         } else if constexpr ((FLOW & 1) != 0) {
             /* blocked substitutions in the reflectors' buffer, free now (NOTES.md "Blocked
              * substitutions") */

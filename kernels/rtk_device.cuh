@@ -370,7 +370,7 @@ __device__ __forceinline__ void gather_to_smem(const QrArgs &a, int k, int m, in
 /* One lane per beam, the whole vector in registers (n <= NC, NC <= 16): no shuffles, R
  * read through broadcasts; measured faster than the warp solver for n = 16 (NOTES.md).
  * Lanes lane0, lane0 + nlanes, ... take the beams. */
-template <int NC>
+template <int NC, bool NORM_Y = true>
 __device__ __forceinline__ void solve_beams_lanes(const float2 *R, int rs, int cs,
                                                   const float2 *dinv, int n, int nbeams,
                                                   const float2 *V, float2 *Wk, int lane0,
@@ -390,6 +390,13 @@ __device__ __forceinline__ void solve_beams_lanes(const float2 *R, int rs, int c
                     if (l < n) y[l] = cjfms(R[i * rs + l * cs], y[i], y[l]);
             }
         }
+        /* v^H z = y^H R R^-1 y = ||y||^2: no second read of v (NORM_Y; else v^H z) */
+        float ny = 0.f;
+        if constexpr (NORM_Y) {
+#pragma unroll
+            for (int i = 0; i < NC; i++)
+                if (i < n) ny = fmaf(y[i].x, y[i].x, fmaf(y[i].y, y[i].y, ny));
+        }
 #pragma unroll
         for (int j = NC - 1; j >= 0; j--) { /* back: R z = y */
             if (j < n) {
@@ -398,11 +405,16 @@ __device__ __forceinline__ void solve_beams_lanes(const float2 *R, int rs, int c
                 for (int i = 0; i < j; i++) y[i] = cfms(R[i * rs + j * cs], y[j], y[i]);
             }
         }
-        float2 s = c0();
+        float2 is;
+        if constexpr (NORM_Y) {
+            is = make_float2(1.f / ny, 0.f);
+        } else {
+            float2 s = c0();
 #pragma unroll
-        for (int i = 0; i < NC; i++)
-            if (i < n) s = cjfma(v[i], y[i], s);
-        const float2 is = crecip(s);
+            for (int i = 0; i < NC; i++)
+                if (i < n) s = cjfma(v[i], y[i], s);
+            is = crecip(s);
+        }
         float2 *w = Wk + (size_t)b * n;
 #pragma unroll
         for (int i = 0; i < NC; i++)
