@@ -77,9 +77,13 @@ rtk::QrArgs make_args(int m, int n, int batch, void *A, int lda, long long strid
     a.m = m;
     a.n = n;
     a.batch = batch;
-    /* RTSTAP_FUSED_SOLVER=subst: the fused weights by substitutions (A/B runs only) */
-    const char *solver = getenv("RTSTAP_FUSED_SOLVER");
-    a.fused_subst = solver && strcmp(solver, "subst") == 0;
+    /* RTSTAP_FUSED_SOLVER=subst: the fused weights as before the blocked solve (A/B runs
+     * only); read once, not at every launch */
+    static const int subst = [] {
+        const char *solver = getenv("RTSTAP_FUSED_SOLVER");
+        return solver && strcmp(solver, "subst") == 0 ? 1 : 0;
+    }();
+    a.fused_subst = subst;
     return a;
 }
 
