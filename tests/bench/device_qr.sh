@@ -10,14 +10,16 @@
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH &&
 #        bash tests/bench/device_qr.sh [all|tests|sanitize|bench] [SIZES]
 # (all can exceed one device call's 10 minutes: split it)
-what=${1:-all}   # all | tests | sanitize | bench | model
+what=${1:-all}   # all | tests | sanitize | bench | model | verify
+# verify: the tests, then memcheck, racecheck and synccheck over the quick weights test
+# (every fused solver), each under 90 s: a commit's GPU check in one call
 sizes=${2:-240x66x128,192x96x128,80x16x384,96x16x384,64x24x16384,128x32x512,306x66x128,240x66x1280}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
 device_facts "$L/device.txt"
 touch "$L/tests.log" "$L/sanitize.log" "$L/bench.log"
-if [ "$what" = all ] || [ "$what" = tests ]; then
+if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = verify ]; then
     for t in test_gpu_qr test_gpu_weights; do
         step "$t" "$L/tests.log" 150 "$BIN/$t"
     done
@@ -28,6 +30,12 @@ if [ "$what" = all ] || [ "$what" = sanitize ]; then
         for t in test_gpu_qr test_gpu_weights; do
             RTSTAP_GPU_QUICK=1 step "$tool $t" "$L/sanitize.log" 120 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/$t"
         done
+    done
+fi
+if [ "$what" = verify ]; then
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+    for tool in racecheck synccheck memcheck; do
+        RTSTAP_GPU_QUICK=1 step "$tool test_gpu_weights" "$L/sanitize.log" 90 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/test_gpu_weights"
     done
 fi
 if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = bench ]; then
@@ -52,7 +60,7 @@ if [ "$what" = model ]; then # the performance model (issue 11 item 5), out of s
 fi
 echo "---- verdicts"
 grep -h -E "^FAIL|RACECHECK SUMMARY|SYNCCHECK SUMMARY|ERROR SUMMARY|all passed|failure" "$L"/tests.log "$L"/sanitize.log | sort | uniq -c | sort -rn | head -20
-if [ "$what" != model ]; then
+if [ "$what" != model ] && [ "$what" != verify ]; then
     echo "---- gpu_bench (size, variant, QR us, QR+16 beams us, weights %, GFLOP/s)"
     grep -v "^====" "$L/bench.log" | grep -E "x[0-9]+ " | head -120
 fi

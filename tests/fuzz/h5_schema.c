@@ -15,6 +15,12 @@
 #include "h5io.h"
 
 enum { MAX_WRITE_ELEMS = 4096, MAX_CHUNK_ELEMS = 1 << 20 };
+/* The chunks a write or an early allocation fills, in bytes: chunks larger than the
+ * dataset (up to MAX_CHUNK_ELEMS, on extensible dimensions) stay possible, but the storage
+ * they add up to is bounded. Without it a 4 x 1 x 107 x 1 x 1 x 3 dataset of 4 096
+ * elements took 648 chunks of 1 x 116 x 2 x 256 x 11 x 1: 5 GB written, 33 s an input
+ * (CI at d99a5c4: a libFuzzer timeout in the harness's own H5Dwrite; regress-chunks-5gb). */
+#define MAX_CHUNKED_BYTES ((size_t)16 << 20)
 
 /* ---- the decoy and the FIFO ---------------------------------------------------------- */
 
@@ -301,6 +307,16 @@ static hid_t make_dcpl(bctx *c, hid_t type, int ptr, int rank, const hsize_t *di
             chunk[k] = want;
             elems *= want;
         }
+        /* the chunks over the extent: when they add up to more than MAX_CHUNKED_BYTES,
+         * no chunk dimension exceeds the dataset's (then at most 2^rank x n elements) */
+        size_t nchunks = 1, tsize = H5Tget_size(type);
+        for (int k = 0; k < rank; k++) {
+            const hsize_t per = dims[k] ? (dims[k] + chunk[k] - 1) / chunk[k] : 1;
+            nchunks = nchunks > SIZE_MAX / per ? SIZE_MAX : nchunks * per;
+        }
+        if (tsize == 0 || nchunks > MAX_CHUNKED_BYTES / tsize / elems)
+            for (int k = 0; k < rank; k++)
+                if (chunk[k] > dims[k]) chunk[k] = dims[k] ? dims[k] : 1;
         H5Pset_chunk(dcpl, rank, chunk);
         if (layout >= 3) {
             if (fz_pick(c->b, 2)) H5Pset_shuffle(dcpl);
