@@ -2,13 +2,21 @@
  * timings of every kernel variant, as tests/gpu/gpu_bench --all prints them (the lines
  * with the model's facts after '|'), and reports the fit row by row.
  *
- * usage: fit_qr_model [--check | --cluster] [--require ERR,PICK] BENCH_LOG [BENCH_LOG...]
+ * usage: fit_qr_model [--check | --cv | --cluster] [--require ERR,PICK] BENCH_LOG [BENCH_LOG...]
  *   default  fit (Nelder-Mead on the mean squared log ratio predicted/measured, all
  *            parameters positive, from the built-in H100 parameters), print the
  *            parameter block for kernels/qr_model.cu, then the report
  *   --check  no fit: the report for the built-in parameters (a log measured after the
  *            fit is the out-of-sample test)
- *   --cluster fit only the cluster rows' parameters (cl_col, cl_cta), the others as built in
+ *   --cluster fit only the cluster rows' parameters (cl_col, cl_cta, cl_warp), the others as
+ *            built in
+ *   --cv     leave-one-shape-out cross-validation: for every (m, n, batch) of the logs, fit
+ *            every parameter without that shape's rows (Nelder-Mead from the built-in
+ *            parameters, 2 rounds of 2000 iterations), then predict its rows and pick among
+ *            them; prints the misses (> 25 %) and the picks more than 10 % off the fastest,
+ *            then a summary. The out-of-sample test that needs no new measurements (a few
+ *            minutes for the three shipped logs). With --cluster, only the cluster
+ *            parameters are refitted.
  * Report: every timed row (QR alone; QR + beams for rows that fuse) with measured and
  * predicted microseconds and the relative error; per size, the variant the model picks
  * against the fastest measured (QR + beams among fused rows, and QR alone); a summary
@@ -32,6 +40,7 @@ typedef struct {
     char name[32];
     double qr, qrw;
     rtk_qr_facts f0, f1;
+    int out; /* --cv: left out of the fit */
 } Row;
 
 static Row *rows;
@@ -84,6 +93,7 @@ static double loss(const rtk_qr_model *p)
     int k = 0;
     for (int i = 0; i < nrows; i++) {
         const Row *r = &rows[i];
+        if (r->out) continue;
         double e = log(rtk_model_predict(p, &r->f0, r->m, r->n, r->batch, 0) / r->qr);
         s += e * e, k++;
         if (r->f0.storage == 0 && r->f1.blocks_per_sm > 0) {
@@ -221,13 +231,85 @@ static void report(const rtk_qr_model *p)
            100 * worst_pick, good);
 }
 
+/* the rows that fuse (register rows timed with the weights too) */
+static int fuses(const Row *r) { return r->f0.storage == 0 && r->f1.blocks_per_sm > 0; }
+
+static double predict_row(const rtk_qr_model *p, const Row *r, int kind)
+{
+    return kind ? rtk_model_predict(p, &r->f1, r->m, r->n, r->batch, nbeams)
+                : rtk_model_predict(p, &r->f0, r->m, r->n, r->batch, 0);
+}
+
+static int same_shape(const Row *a, const Row *b)
+{
+    return a->m == b->m && a->n == b->n && a->batch == b->batch;
+}
+
+/* --cv: every shape's rows predicted, and its variant picked, by parameters fitted without
+ * them (the same shape in several logs is left out as one) */
+static void cross_validate(void)
+{
+    int count = 0, within = 0, picks = 0, good = 0;
+    double sum2 = 0, worst = 0, worst_pick = 0;
+    int *done = calloc((size_t)nrows, sizeof *done);
+    if (!done) return;
+    for (int i = 0; i < nrows; i++) {
+        if (done[i]) continue;
+        for (int k = 0; k < nrows; k++) rows[k].out = !done[k] && same_shape(&rows[k], &rows[i]);
+        rtk_qr_model p = rtk_qr_model_h100;
+        double x[NP];
+        double *q = (double *)&p;
+        for (int t = 0; t < NP; t++) x[t] = log(q[t] > 0 ? q[t] : 1e-3);
+        for (int r = 0; r < 2; r++) nelder_mead(x, 2000);
+        for (int t = fit_from; t < NP; t++) q[t] = exp(x[t]);
+        char sz[40];
+        snprintf(sz, sizeof sz, "%dx%dx%d", rows[i].m, rows[i].n, rows[i].batch);
+        for (int kind = 0; kind < 2; kind++) {
+            int pick = -1, best = -1;
+            double tp = 0, tb = 0;
+            for (int k = 0; k < nrows; k++) {
+                const Row *r = &rows[k];
+                if (!r->out || (kind && !fuses(r))) continue;
+                const double meas = kind ? r->qrw : r->qr, pred = predict_row(&p, r, kind);
+                const double e = pred / meas - 1;
+                sum2 += e * e, count++, within += fabs(e) <= 0.25, worst = fmax(worst, fabs(e));
+                if (fabs(e) > 0.25)
+                    printf("cv miss  %-16s %-5s %-16s %10.2f %10.2f %+7.1f%%\n", sz, kind ? "qr+w" : "qr",
+                           r->name, meas, pred, 100 * e);
+                if (pick < 0 || pred < tp) pick = k, tp = pred;
+                if (best < 0 || meas < tb) best = k, tb = meas;
+            }
+            if (pick < 0) continue;
+            const double l = (kind ? rows[pick].qrw : rows[pick].qr) / tb - 1;
+            if (l > 0.10)
+                printf("cv pick  %-16s %-5s %-16s %10.2f against %-16s %10.2f %+7.1f%%\n", sz,
+                       kind ? "qr+w" : "qr", rows[pick].name, kind ? rows[pick].qrw : rows[pick].qr,
+                       rows[best].name, tb, 100 * l);
+            picks++, good += l <= 0.10, worst_pick = fmax(worst_pick, l);
+        }
+        for (int k = 0; k < nrows; k++)
+            if (rows[k].out) done[k] = 1, rows[k].out = 0;
+        fflush(stdout);
+    }
+    free(done);
+    worst_err = worst;
+    worst_loss = worst_pick;
+    printf("\ncv summary: %d predictions, rms error %.1f %%, worst %.1f %%, %d within 25 %%; %d picks, "
+           "worst loss %.1f %%, %d within 10 %% of the fastest\n",
+           count, 100 * sqrt(sum2 / (count ? count : 1)), 100 * worst, within, picks, 100 * worst_pick, good);
+}
+
 int main(int argc, char **argv)
 {
-    int check = 0, files = 0;
+    int check = 0, cv = 0, files = 0;
     double req_err = -1, req_pick = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--check")) {
             check = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--cv")) {
+            cv = 1;
             continue;
         }
         if (!strcmp(argv[i], "--cluster")) {
@@ -248,12 +330,14 @@ int main(int argc, char **argv)
         files++;
     }
     if (!files || !nrows) {
-        fprintf(stderr, "usage: fit_qr_model [--check|--cluster] [--require ERR,PICK] BENCH_LOG...  "
+        fprintf(stderr, "usage: fit_qr_model [--check|--cv|--cluster] [--require ERR,PICK] BENCH_LOG...  "
                         "(gpu_bench --all output)\n");
         return files ? 1 : 2;
     }
     rtk_qr_model p = rtk_qr_model_h100;
-    if (!check) {
+    if (cv) {
+        cross_validate();
+    } else if (!check) {
         double x[NP];
         const double *q = (const double *)&p;
         for (int i = 0; i < NP; i++) x[i] = log(q[i] > 0 ? q[i] : 1e-3);
@@ -269,9 +353,9 @@ int main(int argc, char **argv)
         printf("    /* launch */ %.4g,\n", p.launch);
         printf("    /* smem_col, smem_elem, glob_col, glob_elem */ %.4g, %.4g, %.4g, %.4g,\n", p.smem_col,
                p.smem_elem, p.glob_col, p.glob_elem);
-        printf("    /* cl_col, cl_cta */ %.4g, %.4g,\n\n", p.cl_col, p.cl_cta);
+        printf("    /* cl_col, cl_cta, cl_warp */ %.4g, %.4g, %.4g,\n\n", p.cl_col, p.cl_cta, p.cl_warp);
     }
-    report(&p);
+    if (!cv) report(&p);
     free(rows);
     if (req_err >= 0 && (100 * worst_err > req_err || 100 * worst_loss > req_pick)) {
         printf("fit_qr_model: required predictions within %g %% and picks within %g %%: "
