@@ -146,6 +146,13 @@ head -c $(( $(stat -c %s "$valid") / 2 )) "$valid" > "$indir/truncated.h5"
 run "truncated file" 1 "$outdir/t.h5" run --input "$indir/truncated.h5" --output "$outdir/t.h5" --quiet "${params[@]}"
 expect_words "truncated file" "$indir/truncated.h5" "truncated file: eof"
 
+# ---- a damaged file (fuzz_h5_file's finding): 16 bytes of compact raw data standing for a
+# 167 772 160 x 1 x 1 x 1 recording; HDF5 1.10.8 copied the last CPI from 2.7 GB past its
+# buffer (SEGV). Refused when the dataset is opened, before any read.
+short="${RTSTAP_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/fuzz/corpus/fuzz_h5_file/regress-compact-storage-short"
+run "compact storage short" 1 "$outdir/cs.h5" run --input "$short" --output "$outdir/cs.h5" --quiet "${params[@]}"
+expect_words "compact storage short" "stores 16 bytes of compact data for 167772160 elements" "damaged"
+
 # ---- a few-KB file declaring a 4 GiB cube of fill values: the configuration (segments not
 # dividing its 2^29 cells) is refused before any sample is read (it read 4 GiB first)
 if "$RTSTAP_TOOLS_DIR/mkfill" "$indir/fill.h5"; then
