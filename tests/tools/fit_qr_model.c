@@ -86,6 +86,15 @@ static int parse(const char *path)
     return 0;
 }
 
+/* the rows that fuse (register rows timed with the weights too) */
+static int fuses(const Row *r) { return r->f0.storage == 0 && r->f1.blocks_per_sm > 0; }
+
+static double predict_row(const rtk_qr_model *p, const Row *r, int kind)
+{
+    return kind ? rtk_model_predict(p, &r->f1, r->m, r->n, r->batch, nbeams)
+                : rtk_model_predict(p, &r->f0, r->m, r->n, r->batch, 0);
+}
+
 /* the rows that enter the fit: QR alone always, QR + beams for fusing (register) rows */
 static double loss(const rtk_qr_model *p)
 {
@@ -94,10 +103,10 @@ static double loss(const rtk_qr_model *p)
     for (int i = 0; i < nrows; i++) {
         const Row *r = &rows[i];
         if (r->out) continue;
-        double e = log(rtk_model_predict(p, &r->f0, r->m, r->n, r->batch, 0) / r->qr);
+        double e = log(predict_row(p, r, 0) / r->qr);
         s += e * e, k++;
-        if (r->f0.storage == 0 && r->f1.blocks_per_sm > 0) {
-            e = log(rtk_model_predict(p, &r->f1, r->m, r->n, r->batch, nbeams) / r->qrw);
+        if (fuses(r)) {
+            e = log(predict_row(p, r, 1) / r->qrw);
             s += e * e, k++;
         }
     }
@@ -169,6 +178,17 @@ static void nelder_mead(double *x0, int iters)
     memcpy(x0, s[lo], sizeof s[lo]);
 }
 
+/* Fit the parameters from fit_from on (all but --cluster: every one) by Nelder-Mead over
+ * their logarithms, starting from *p, to the rows not left out. */
+static void fit(rtk_qr_model *p, int rounds, int iters)
+{
+    double x[NP];
+    double *q = (double *)p;
+    for (int i = 0; i < NP; i++) x[i] = log(q[i] > 0 ? q[i] : 1e-3);
+    for (int r = 0; r < rounds; r++) nelder_mead(x, iters);
+    for (int i = fit_from; i < NP; i++) q[i] = exp(x[i]);
+}
+
 static double worst_err, worst_loss; /* of the last report, fractions */
 
 static void report(const rtk_qr_model *p)
@@ -179,14 +199,14 @@ static void report(const rtk_qr_model *p)
            "err", "qr+w_us", "model", "err");
     for (int i = 0; i < nrows; i++) {
         const Row *r = &rows[i];
-        const double p0 = rtk_model_predict(p, &r->f0, r->m, r->n, r->batch, 0);
+        const double p0 = predict_row(p, r, 0);
         const double e0 = p0 / r->qr - 1;
         char sz[32];
         snprintf(sz, sizeof sz, "%dx%dx%d", r->m, r->n, r->batch);
         printf("%-16s %-16s %10.2f %10.2f %+7.1f%%", sz, r->name, r->qr, p0, 100 * e0);
         worst = fmax(worst, fabs(e0)), sum2 += e0 * e0, count++, within += fabs(e0) <= 0.25;
-        if (r->f0.storage == 0 && r->f1.blocks_per_sm > 0) {
-            const double p1 = rtk_model_predict(p, &r->f1, r->m, r->n, r->batch, nbeams);
+        if (fuses(r)) {
+            const double p1 = predict_row(p, r, 1);
             const double e1 = p1 / r->qrw - 1;
             printf(" %10.2f %10.2f %+7.1f%%", r->qrw, p1, 100 * e1);
             worst = fmax(worst, fabs(e1)), sum2 += e1 * e1, count++, within += fabs(e1) <= 0.25;
@@ -205,10 +225,9 @@ static void report(const rtk_qr_model *p)
             double tp = 0, tb = 0;
             for (int k = i; k < j; k++) {
                 const Row *r = &rows[k];
-                if (kind && !(r->f0.storage == 0 && r->f1.blocks_per_sm > 0)) continue;
+                if (kind && !fuses(r)) continue;
                 const double meas = kind ? r->qrw : r->qr;
-                const double pred = kind ? rtk_model_predict(p, &r->f1, r->m, r->n, r->batch, nbeams)
-                                         : rtk_model_predict(p, &r->f0, r->m, r->n, r->batch, 0);
+                const double pred = predict_row(p, r, kind);
                 if (pick < 0 || pred < tp) pick = k, tp = pred;
                 if (best < 0 || meas < tb) best = k, tb = meas;
             }
@@ -231,15 +250,6 @@ static void report(const rtk_qr_model *p)
            100 * worst_pick, good);
 }
 
-/* the rows that fuse (register rows timed with the weights too) */
-static int fuses(const Row *r) { return r->f0.storage == 0 && r->f1.blocks_per_sm > 0; }
-
-static double predict_row(const rtk_qr_model *p, const Row *r, int kind)
-{
-    return kind ? rtk_model_predict(p, &r->f1, r->m, r->n, r->batch, nbeams)
-                : rtk_model_predict(p, &r->f0, r->m, r->n, r->batch, 0);
-}
-
 static int same_shape(const Row *a, const Row *b)
 {
     return a->m == b->m && a->n == b->n && a->batch == b->batch;
@@ -257,11 +267,7 @@ static void cross_validate(void)
         if (done[i]) continue;
         for (int k = 0; k < nrows; k++) rows[k].out = !done[k] && same_shape(&rows[k], &rows[i]);
         rtk_qr_model p = rtk_qr_model_h100;
-        double x[NP];
-        double *q = (double *)&p;
-        for (int t = 0; t < NP; t++) x[t] = log(q[t] > 0 ? q[t] : 1e-3);
-        for (int r = 0; r < 2; r++) nelder_mead(x, 2000);
-        for (int t = fit_from; t < NP; t++) q[t] = exp(x[t]);
+        fit(&p, 2, 2000);
         char sz[40];
         snprintf(sz, sizeof sz, "%dx%dx%d", rows[i].m, rows[i].n, rows[i].batch);
         for (int kind = 0; kind < 2; kind++) {
@@ -338,12 +344,7 @@ int main(int argc, char **argv)
     if (cv) {
         cross_validate();
     } else if (!check) {
-        double x[NP];
-        const double *q = (const double *)&p;
-        for (int i = 0; i < NP; i++) x[i] = log(q[i] > 0 ? q[i] : 1e-3);
-        for (int round = 0; round < 8; round++) nelder_mead(x, 3000);
-        double *o = (double *)&p;
-        for (int i = fit_from; i < NP; i++) o[i] = exp(x[i]);
+        fit(&p, 8, 3000);
         printf("fitted (%d rows, loss %.5f):\n", nrows, loss(&p));
         printf("    /* l0, l_row, l_upd, spill */ %.4g, %.4g, %.4g, %.4g,\n", p.l0, p.l_row, p.l_upd,
                p.spill);
