@@ -11,8 +11,9 @@
 #        bash tests/bench/device_qr.sh [all|tests|sanitize|bench] [SIZES]
 # (all can exceed one device call's 10 minutes: split it)
 what=${1:-all}   # all | tests | sanitize | bench | model | verify
-# verify: the tests, then memcheck, racecheck and synccheck over the quick weights test
-# (every fused solver), each under 90 s: a commit's GPU check in one call
+# verify: the tests, then memcheck, racecheck and synccheck over the quick QR and weights
+# tests (every dispatch row, every fused solver; cluster rows at four CTAs): a commit's GPU
+# check in one call (≈ 7 minutes, 5.5 of them racecheck)
 sizes=${2:-240x66x128,192x96x128,80x16x384,96x16x384,64x24x16384,128x32x512,306x66x128,240x66x1280}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
@@ -35,7 +36,10 @@ fi
 if [ "$what" = verify ]; then
     cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for tool in racecheck synccheck memcheck; do
-        RTSTAP_GPU_QUICK=1 step "$tool test_gpu_weights" "$L/sanitize.log" 90 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/test_gpu_weights"
+        for t in test_gpu_qr test_gpu_weights; do
+            lim=60; [ "$tool" = racecheck ] && lim=260 # racecheck took 144 and 200 s (2026-11-26)
+            RTSTAP_GPU_QUICK=1 step "$tool $t" "$L/sanitize.log" $lim "$cs" --tool "$tool" --error-exitcode 9 "$BIN/$t"
+        done
     done
 fi
 if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = bench ]; then
