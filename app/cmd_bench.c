@@ -35,32 +35,51 @@ static const cli_command bench_qr_cmd = {
     "pass < 30) and the speed-up of the gpu backend over the others.\n"
     "With --model, also every gpu kernel variant that fits each size, forced one\n"
     "after the other: measured against the performance model's prediction, the\n"
-    "model's choice (what the gpu backend runs) marked '*', the fastest '<'.\n",
+    "model's choice (what the gpu backend runs) marked '*', the fastest '<'; with\n"
+    "--weights, both ways to solve them: fused in the variant's kernel, and its QR\n"
+    "alone followed by the weight kernel.\n",
     NULL};
 
 /* One gpu kernel variant at one size (--model). */
 typedef struct {
     qr_size sz;
-    la_gpu_variant info, info_w;   /* predictions: QR alone, QR + weights */
-    double qr_us, qrw_us;          /* measured; < 0 when not */
-    int choice, choice_w;
+    la_gpu_variant info, info_w;   /* predictions: QR alone, QR + weights (fused; separate) */
+    double qr_us, qrw_us, sep_us;  /* measured; < 0 when not. qrw_us: the fused kernel where
+                                      the variant fuses, else = sep_us; sep_us: its QR alone,
+                                      then the weight kernel */
+    int choice, choice_w, choice_sep;
 } model_row;
 
-/* Time every variant that fits z and put it beside the model's prediction. */
+/* One measured time beside its prediction (pred <= 0: none); choice < 0: no marks column
+ * (the variant's name carries them), else '*' for the choice and '<' for the fastest. */
+static void model_cell(FILE *out, int choice, int fastest, double us, double pred)
+{
+    if (choice >= 0)
+        fprintf(out, "  %c%c%12.2f", choice ? '*' : ' ', fastest ? '<' : ' ', us);
+    else
+        fprintf(out, " %12.2f", us);
+    if (pred > 0)
+        fprintf(out, " %12.2f %+7.1f%%", pred, 100 * (pred / us - 1));
+    else
+        fprintf(out, " %12s %8s", "-", "");
+}
+
+/* Time every variant that fits z and put it beside the model's prediction: QR alone, QR +
+ * weights fused in its kernel, and its QR alone followed by the weight kernel. */
 static int model_rows(qr_size z, const cf32 *sets, int nsets, int repeat, int nbeams,
                       const cf32 *V, model_row **rows, int *nrows, FILE *out, rt_error *err)
 {
     la_ctx *ctx = NULL;
     if (la_ctx_create(&ctx, LA_BACKEND_GPU, 0, err)) return -1;
-    int choice = -1, choice_w = -1;
-    if (la_gpu_variant_choice(z.m, z.n, z.batch, 0, &choice, err) ||
-        (nbeams && la_gpu_variant_choice(z.m, z.n, z.batch, nbeams, &choice_w, err))) {
+    int choice = -1, choice_w = -1, sep = 0;
+    if (la_gpu_variant_choice(z.m, z.n, z.batch, 0, &choice, NULL, err) ||
+        (nbeams && la_gpu_variant_choice(z.m, z.n, z.batch, nbeams, &choice_w, &sep, err))) {
         la_ctx_destroy(ctx);
         return -1;
     }
     const int first = *nrows;
     for (int v = 0; v < la_gpu_variant_count(); v++) {
-        model_row r = {.sz = z, .qr_us = -1, .qrw_us = -1};
+        model_row r = {.sz = z, .qr_us = -1, .qrw_us = -1, .sep_us = -1};
         if (la_gpu_variant_query(v, z.m, z.n, z.batch, 0, &r.info, err) ||
             (nbeams && la_gpu_variant_query(v, z.m, z.n, z.batch, nbeams, &r.info_w, err)))
             break;
@@ -70,8 +89,15 @@ static int model_rows(qr_size z, const cf32 *sets, int nsets, int repeat, int nb
             (nbeams && la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 1, nbeams, V,
                                    &r.qrw_us, NULL, err)))
             break;
+        if (nbeams && !r.info_w.fused)
+            r.sep_us = r.qrw_us;
+        else if (nbeams && (la_gpu_force_plan(ctx, v, 1, err) ||
+                            la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 1, nbeams, V,
+                                        &r.sep_us, NULL, err)))
+            break;
         r.choice = v == choice;
-        r.choice_w = v == choice_w;
+        r.choice_w = v == choice_w && !sep;
+        r.choice_sep = v == choice_w && sep;
         model_row *g = realloc(*rows, sizeof **rows * (*nrows + 1));
         if (!g) break;
         *rows = g;
@@ -79,33 +105,29 @@ static int model_rows(qr_size z, const cf32 *sets, int nsets, int repeat, int nb
     }
     la_ctx_destroy(ctx);
     if (err->code) return -1;
-    /* the fastest measured, for the '<' marks */
+    /* the fastest measured, for the '<' marks (QR + weights: fused or separate) */
     double best = 0, best_w = 0;
     for (int i = first; i < *nrows; i++) {
         const model_row *r = &(*rows)[i];
         if (!best || r->qr_us < best) best = r->qr_us;
-        if (nbeams && (!best_w || r->qrw_us < best_w)) best_w = r->qrw_us;
+        if (nbeams && r->info_w.fused && (!best_w || r->qrw_us < best_w)) best_w = r->qrw_us;
+        if (nbeams && (!best_w || r->sep_us < best_w)) best_w = r->sep_us;
     }
     fprintf(out, "  %-16s %12s %12s %8s", "variant", "measured_us", "model_us", "error");
-    if (nbeams) fprintf(out, "  %14s %12s %8s", "qr+weights_us", "model_us", "error");
+    if (nbeams)
+        fprintf(out, "  %14s %12s %8s  %14s %12s %8s", "fused_qr+w_us", "model_us", "error",
+                "qr,then_w_us", "model_us", "error");
     fputc('\n', out);
     for (int i = first; i < *nrows; i++) {
         const model_row *r = &(*rows)[i];
-        fprintf(out, "  %c%c%-14s %12.2f", r->choice ? '*' : ' ', r->qr_us == best ? '<' : ' ',
-                r->info.name, r->qr_us);
-        if (r->info.predicted_us > 0)
-            fprintf(out, " %12.2f %+7.1f%%", r->info.predicted_us,
-                    100 * (r->info.predicted_us / r->qr_us - 1));
-        else
-            fprintf(out, " %12s %8s", "-", "");
+        fprintf(out, "  %c%c%-14s", r->choice ? '*' : ' ', r->qr_us == best ? '<' : ' ', r->info.name);
+        model_cell(out, -1, 0, r->qr_us, r->info.predicted_us);
         if (nbeams) {
-            fprintf(out, "  %c%c%12.2f", r->choice_w ? '*' : ' ', r->qrw_us == best_w ? '<' : ' ',
-                    r->qrw_us);
-            if (r->info_w.predicted_us > 0)
-                fprintf(out, " %12.2f %+7.1f%%", r->info_w.predicted_us,
-                        100 * (r->info_w.predicted_us / r->qrw_us - 1));
+            if (r->info_w.fused)
+                model_cell(out, r->choice_w, r->qrw_us == best_w, r->qrw_us, r->info_w.predicted_us);
             else
-                fprintf(out, " %12s", "- (not fused)");
+                fprintf(out, "  %14s %12s %8s", "- (not fused)", "", "");
+            model_cell(out, r->choice_sep, r->sep_us == best_w, r->sep_us, r->info_w.separate_us);
         }
         fputc('\n', out);
     }
@@ -212,11 +234,17 @@ static int write_json(const char *path, const bench_row *rows, int nrows, const 
             cJSON_AddNumberToObject(o, "median_us", r->qr_us);
             if (r->info.predicted_us > 0) cJSON_AddNumberToObject(o, "predicted_us", r->info.predicted_us);
             cJSON_AddBoolToObject(o, "choice", r->choice);
-            if (r->qrw_us > 0) {
+            if (r->qrw_us > 0 && r->info_w.fused) {
                 cJSON_AddNumberToObject(o, "qr_weights_us", r->qrw_us);
                 if (r->info_w.predicted_us > 0)
                     cJSON_AddNumberToObject(o, "predicted_weights_us", r->info_w.predicted_us);
                 cJSON_AddBoolToObject(o, "choice_weights", r->choice_w);
+            }
+            if (r->sep_us > 0) { /* the QR alone, then the weight kernel */
+                cJSON_AddNumberToObject(o, "qr_then_weights_us", r->sep_us);
+                if (r->info_w.separate_us > 0)
+                    cJSON_AddNumberToObject(o, "predicted_then_weights_us", r->info_w.separate_us);
+                cJSON_AddBoolToObject(o, "choice_then_weights", r->choice_sep);
             }
             cJSON_AddItemToArray(mo, o);
         }

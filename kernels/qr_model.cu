@@ -54,6 +54,54 @@ extern "C" int rtk_qr_predict(int v, int kind, int m, int n, int batch, int nbea
     return 0;
 }
 
+extern "C" int rtk_qr_predict_separate(int v, int kind, int m, int n, int batch, int nbeams,
+                                       double *us)
+{
+    if (n > RTK_WEIGHTS_MAX_N || nbeams < 1) return (int)cudaErrorInvalidValue;
+    double tq = 0;
+    int e = rtk_qr_predict(v, 0, m, n, batch, 0, &tq);
+    if (e) return e;
+    int r = 0, dev = 0, sms = 0, khz = 0;
+    e = rtk_weights_occupancy(n, nbeams, &r);
+    if (e) return e;
+    cudaError_t ce = cudaGetDevice(&dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
+    if (ce != cudaSuccess) return (int)ce;
+    if (r < 1) return (int)cudaErrorInvalidConfiguration;
+    const rtk_weights_model *p = &rtk_weights_model_h100;
+    *us = tq + rtk_model_weights(p, n, batch, nbeams, r, sms, khz / 1000.0) +
+          (kind == 2 ? rtk_model_gather(p, m, n, batch) : 0.0);
+    return 0;
+}
+
+extern "C" int rtk_qr_plan_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit,
+                                 int *separate)
+{
+    int v = rtk_qr_select_batch(kind, m, n, batch, nbeams, smem_limit), sep = 0;
+    if (kind && v >= 0) {
+        const bool fuses = kind == 1 ? rtk_qr_variant_get(v)->fused_weights != 0 : rtk_qr_can_gather(v) != 0;
+        const char *mode = getenv("RTSTAP_QR_DISPATCH");
+        const bool fused_only = mode && (!strcmp(mode, "fused") || !strcmp(mode, "table"));
+        const bool sep_only = mode && !strcmp(mode, "separate") && n <= RTK_WEIGHTS_MAX_N;
+        double tf = 0, ts = 0;
+        const int q = fuses && !fused_only ? rtk_qr_select_batch(0, m, n, batch, 0, smem_limit) : -1;
+        if (!fuses)
+            sep = 1; /* nothing fuses the shape: QR alone, then the weights */
+        else if (q >= 0 && sep_only) { /* RTSTAP_QR_DISPATCH=separate, for A/B runs */
+            v = q;
+            sep = 1;
+        } else if (q >= 0 && !rtk_qr_predict(v, kind, m, n, batch, nbeams, &tf) &&
+                 !rtk_qr_predict_separate(q, kind, m, n, batch, nbeams, &ts) && ts < tf) {
+            v = q;
+            sep = 1;
+        }
+        (void)cudaGetLastError(); /* a failed query is not the caller's error */
+    }
+    if (separate) *separate = sep;
+    return v;
+}
+
 extern "C" int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit)
 {
     /* RTSTAP_QR_DISPATCH=table: the table's first fit (the pre-model dispatch, for A/B runs) */

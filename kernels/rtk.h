@@ -73,6 +73,20 @@ int rtk_qr_resources_get(int v, int kind, int m, int n, rtk_qr_resources *out);
  * the weights after it); the first-fit choice when none can be predicted. */
 int rtk_qr_predict(int v, int kind, int m, int n, int batch, int nbeams, double *us);
 int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit);
+/* The plan for QR + weights (kind 1, or 2 gathering the rows): rtk_qr_select_batch's fused
+ * choice, or, where the model predicts it faster (kernels/NOTES.md "Fused or not"), the QR
+ * alone with the kind-0 choice followed by the weight kernel (for kind 2 after the rows are
+ * gathered into matrices): then *separate = 1 and the variant returned is that QR's. With
+ * RTSTAP_QR_DISPATCH=fused (or =table) always the fused choice, =separate always the QR
+ * alone and the weight kernel (n <= RTK_WEIGHTS_MAX_N; for A/B runs). kind 0: as
+ * rtk_qr_select_batch, *separate = 0. rtk_qr_predict_separate: the prediction of the QR alone
+ * with variant v, then the weight kernel (+ the gather for kind 2), in microseconds. */
+int rtk_qr_plan_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit,
+                      int *separate);
+int rtk_qr_predict_separate(int v, int kind, int m, int n, int batch, int nbeams, double *us);
+/* Resident blocks an SM holds of the weight kernel for (n, nbeams), as rtk_weights_launch
+ * launches it (cudaOccupancyMaxActiveBlocksPerMultiprocessor). A cudaError_t value. */
+int rtk_weights_occupancy(int n, int nbeams, int *blocks_per_sm);
 
 /* Batched QR in place: A_k = A + k*stride (m x n, leading dimension lda) is replaced
  * by R in its upper triangle (real diagonal, LAPACK's sign convention beta =

@@ -145,6 +145,98 @@ static inline double rtk_model_predict(const rtk_qr_model *p, const rtk_qr_facts
     return p->launch + cyc / f->clock_mhz;
 }
 
+/* QR alone, then the weight kernel (kernels/weights.cu), against a fused kernel: the
+ * dispatch of QR + weights compares both (kernels/NOTES.md "Fused or not"). Where a fused
+ * kernel spills (the 320-row flw16x22_20x3 with its solver: 1 040 bytes) or is oversized for
+ * the shape, QR alone + the weight kernel measured 10-59 % faster. The weight kernel: one
+ * block a matrix, R staged in shared memory, a warp per NB beams (rtk_weights_launch_shape).
+ * With k = ceil(batch / SMs) blocks on the busiest SM and r resident at once:
+ *     T = launch + ceil(k / min(k, r)) (wave + wave_n n) + k (blk_n n passes + blk_n2 n^2)
+ * (a wave's latency; then every block's substitutions and its staging of R, which share
+ * the SM's issue and shared-memory bandwidth). When the training rows must be gathered
+ * into matrices first (the engine; a fused gathering kernel reads them from the Doppler
+ * cube itself): T_gather = tr_launch + tr_elem m n batch. */
+typedef struct rtk_weights_model {
+    double launch, wave, wave_n, blk_n, blk_n2; /* us; cycles                          */
+    double tr_launch, tr_elem;                  /* us; us per 10^6 gathered elements   */
+} rtk_weights_model;
+
+/* Fitted on the H100 (1980 MHz, 132 SMs): the weight kernel's five parameters by weighted
+ * least squares to 92 shapes' (QR + weights) - QR of the non-fusing rows (clp, smem512,
+ * global512) in tests/data/qr_model_h100_*.log, 16 beams (`fit_qr_model --separate`: 91 of
+ * 92 within 15 %, the worst -28.6 %); the gather's two to `rtstap bench`'s training stage of
+ * the cublas backend at the six presets (`fit_qr_model --gather tests/data/gather_h100.txt`:
+ * within 2.5 %; 2026-11-26, 40ca649). */
+static const rtk_weights_model rtk_weights_model_h100 = {
+    /* launch, wave, wave_n, blk_n, blk_n2 */ 2.871, 5264, 293.0, 89.35, 2.104,
+    /* tr_launch, tr_elem */ 3.704, 9.196,
+};
+
+/* The weight kernel's launch (kernels/weights.cu follows it): the solver's capacity NC, NB
+ * beams a warp, threads, dynamic shared memory and whether R is staged. */
+typedef struct rtk_weights_shape {
+    int nc, nb, threads, staged;
+    long long smem;
+} rtk_weights_shape;
+
+static inline rtk_weights_shape rtk_weights_launch_shape(int n, int nbeams)
+{
+    rtk_weights_shape w;
+    w.nc = n <= 32 ? 32 : n <= 64 ? 64 : n <= 96 ? 96 : n <= 128 ? 128 : n <= 256 ? 256 : 512;
+    const int rr = (w.nc + 31) / 32;
+    w.nb = rr == 1 ? 4 : (rr <= 4 ? 2 : 1);
+    int warps = (nbeams + w.nb - 1) / w.nb;
+    warps = warps < 1 ? 1 : warps > 8 ? 8 : warps;
+    w.threads = 32 * warps;
+    const long long staged_bytes = ((long long)n * (n | 1) + n + 1) * 8;
+    w.staged = w.nc <= 256 && staged_bytes <= 160 * 1024; /* NC = 512 reads R in place */
+    w.smem = w.staged ? staged_bytes : ((long long)n + 1) * 8;
+    return w;
+}
+
+/* Resident weight-kernel blocks an H100 SM holds (2 048 threads, 32 blocks; 233 472 bytes of
+ * shared memory, allocated in 128-byte units with 1 024 reserved a block; 65 536 registers
+ * in four 16 384-register quarters, a warp's share rounded up to 256), with the registers a
+ * thread ptxas gave each NC at 40ca649 (CUDA 13.0, sm_90). For the fit, which has no device;
+ * the dispatch asks the device (rtk_weights_occupancy), and test_gpu_weights checks that
+ * the two agree. */
+static inline int rtk_weights_blocks_per_sm_h100(int n, int nbeams)
+{
+    const rtk_weights_shape w = rtk_weights_launch_shape(n, nbeams);
+    const int regs = w.nc == 32 ? 53 : w.nc == 64 ? 40 : w.nc == 96 ? 46 : w.nc == 128 ? 58
+                   : w.nc == 256 ? 56 : 89;
+    const int warps = w.threads / 32, per_warp = (regs * 32 + 255) / 256 * 256;
+    int r = 2048 / w.threads;
+    if (r > 32) r = 32;
+    const int by_smem = (int)(233472 / ((w.smem + 127) / 128 * 128 + 1024));
+    const int by_regs = 4 * (16384 / per_warp) / warps;
+    if (by_smem < r) r = by_smem;
+    if (by_regs < r) r = by_regs;
+    return r;
+}
+
+/* Predicted microseconds of the weight kernel for `batch` factors of order n and nbeams
+ * beams, r = its resident blocks an SM (passes: the beams a warp takes in turn beyond NB;
+ * the fit saw 16 beams, one pass, only). */
+static inline double rtk_model_weights(const rtk_weights_model *p, int n, int batch, int nbeams,
+                                       int r, int sms, double clock_mhz)
+{
+    const rtk_weights_shape w = rtk_weights_launch_shape(n, nbeams);
+    const long long k = (batch + sms - 1) / sms;
+    const long long c = k < r ? k : (r > 0 ? r : 1);
+    const long long waves = (k + c - 1) / c;
+    const int passes = (nbeams + w.nb * (w.threads / 32) - 1) / (w.nb * (w.threads / 32));
+    const double cyc = (double)waves * (p->wave + p->wave_n * n) +
+                       (double)k * (p->blk_n * n * passes + p->blk_n2 * (double)n * n);
+    return p->launch + cyc / clock_mhz;
+}
+
+/* Predicted microseconds of gathering `batch` m x n training matrices (rtk_training_launch) */
+static inline double rtk_model_gather(const rtk_weights_model *p, int m, int n, int batch)
+{
+    return p->tr_launch + p->tr_elem * 1e-6 * (double)m * n * batch;
+}
+
 #ifdef __cplusplus
 }
 #endif

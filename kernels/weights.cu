@@ -5,6 +5,7 @@
  * else read in place; n <= 32 solves one beam per lane, larger n one beam pair per warp
  * (rtk_device.cuh). */
 #include "rtk_device.cuh"
+#include "rtk_model.h"
 
 namespace rtk {
 
@@ -110,12 +111,12 @@ cudaError_t weights_launch(int n, int batch, int groups, const float2 *R, int ld
                            int nbeams, const float2 *V, long long vstride, float2 *W,
                            rtk_factor_flags *flags, cudaStream_t s)
 {
-    const int ld = n | 1;
-    const size_t staged_bytes = ((size_t)n * ld + n + 1) * sizeof(float2);
-    const int staged = !SolveShape<NC>::DOT_FWD && staged_bytes <= 160 * 1024;
-    const size_t smem = staged ? staged_bytes : ((size_t)n + 1) * sizeof(float2);
-    constexpr int NB = SolveShape<NC>::NB;
-    const int threads = 32 * max(1, min(8, (nbeams + NB - 1) / NB));
+    /* the launch the performance model assumes (rtk_model.h) */
+    const rtk_weights_shape ws = rtk_weights_launch_shape(n, nbeams);
+    static_assert(SolveShape<NC>::DOT_FWD == (NC > 256), "rtk_weights_launch_shape: staging");
+    const int staged = ws.staged, threads = ws.threads;
+    const size_t smem = (size_t)ws.smem;
+    if (ws.nc != NC || ws.nb != SolveShape<NC>::NB) return cudaErrorInvalidValue;
     auto kern = weights_kernel<NC>;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
@@ -148,6 +149,31 @@ extern "C" int rtk_weights_grouped_launch(int n, int batch, int groups, const vo
     if (n <= 256) return RTK_WL(256);
     return RTK_WL(512);
 #undef RTK_WL
+}
+
+/* Resident blocks of the weight kernel an SM holds for (n, nbeams), as launched */
+template <int NC>
+static int weights_occupancy(int n, int nbeams, int *blocks)
+{
+    const rtk_weights_shape ws = rtk_weights_launch_shape(n, nbeams);
+    auto kern = rtk::weights_kernel<NC>;
+    cudaError_t e = cudaSuccess;
+    if (ws.smem > 48 * 1024)
+        e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ws.smem);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kern, ws.threads, (size_t)ws.smem);
+    return (int)e;
+}
+
+extern "C" int rtk_weights_occupancy(int n, int nbeams, int *blocks_per_sm)
+{
+    if (n < 1 || n > RTK_WEIGHTS_MAX_N || nbeams < 1 || !blocks_per_sm) return (int)cudaErrorInvalidValue;
+    if (n <= 32) return weights_occupancy<32>(n, nbeams, blocks_per_sm);
+    if (n <= 64) return weights_occupancy<64>(n, nbeams, blocks_per_sm);
+    if (n <= 96) return weights_occupancy<96>(n, nbeams, blocks_per_sm);
+    if (n <= 128) return weights_occupancy<128>(n, nbeams, blocks_per_sm);
+    if (n <= 256) return weights_occupancy<256>(n, nbeams, blocks_per_sm);
+    return weights_occupancy<512>(n, nbeams, blocks_per_sm);
 }
 
 extern "C" int rtk_weights_launch(int n, int batch, const void *R, int ldr, long long stride,

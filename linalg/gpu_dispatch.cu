@@ -56,6 +56,7 @@ struct gpu_state {
     cudaEvent_t ev[6] = {};
     int smem_limit = 0;
     int forced = -1;
+    int forced_sep = 0; /* la_gpu_force_plan: the forced variant's QR, then the weight kernel */
     dbuf a, sets, w, v, r; /* work matrices, bench sets, weights, steering, R (weights) */
     rtk_factor_flags *bad = nullptr; /* bad diagonal, conditioning        */
     unsigned long long *phase = nullptr;
@@ -67,6 +68,7 @@ struct gpu_state {
        alone, fused: a QR + weights call that does not fuse asks for both): the model
        queries every row's occupancy, which per call would cost host time */
     int sel_key[2][5] = {{-1, 0, 0, 0, 0}, {-1, 0, 0, 0, 0}}, sel_v[2] = {-1, -1};
+    int sel_sep[2] = {0, 0};
 };
 
 gpu_state *state(la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); }
@@ -124,23 +126,28 @@ float elapsed(cudaEvent_t a, cudaEvent_t b)
     return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms : 0.f;
 }
 
-/* The variant for a batch of m x n on this context: the forced one, else the one the
- * model predicts fastest (rtk_qr_select_batch; kind 0 = QR alone, 1 = QR + nbeams fused). */
-int pick_variant(gpu_state *s, int kind, int m, int n, int batch, int nbeams, int *v, rt_error *err)
+/* The plan for a batch of m x n on this context: the forced variant, else the one the
+ * model predicts fastest (rtk_qr_plan_batch; kind 0 = QR alone, 1 = QR + nbeams weights);
+ * *sep = 1: the QR alone with *v, then the weight kernel (not one fused kernel). */
+int pick_variant(gpu_state *s, int kind, int m, int n, int batch, int nbeams, int *v, int *sep,
+                 rt_error *err)
 {
+    *sep = 0;
     if (s->forced >= 0) {
         if (!rtk_qr_fits(s->forced, m, n, s->smem_limit))
             return rt_fail(err, RT_EINVAL, "gpu QR variant %s cannot factor %dx%d",
                            rtk_qr_variant_get(s->forced)->name, m, n);
         *v = s->forced;
+        *sep = s->forced_sep;
         return RT_OK;
     }
     const int key[5] = {kind, m, n, batch, nbeams}, c = kind ? 1 : 0;
     if (memcmp(key, s->sel_key[c], sizeof key) != 0) {
-        s->sel_v[c] = rtk_qr_select_batch(kind, m, n, batch, nbeams, s->smem_limit);
+        s->sel_v[c] = rtk_qr_plan_batch(kind, m, n, batch, nbeams, s->smem_limit, &s->sel_sep[c]);
         memcpy(s->sel_key[c], key, sizeof key);
     }
     *v = s->sel_v[c];
+    *sep = s->sel_sep[c];
     if (*v < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
     return RT_OK;
 }
@@ -199,7 +206,8 @@ int device_qr(gpu_state *s, int m, int n, int batch, void *dA, rt_error *err)
         return RT_OK;
     }
     int v;
-    TRY(pick_variant(s, 0, m, n, batch, 0, &v, err));
+    int sep = 0;
+    TRY(pick_variant(s, 0, m, n, batch, 0, &v, &sep, err));
     RTK(rtk_qr_launch(v, m, n, batch, dA, m, (long long)m * n, s->stream));
     return RT_OK;
 }
@@ -238,9 +246,9 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool wr
 {
     *fused = false;
     if (s->backend == LA_BACKEND_GPU) {
-        int v;
-        TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, err));
-        if (rtk_qr_variant_get(v)->fused_weights) {
+        int v, sep = 0;
+        TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, &sep, err));
+        if (rtk_qr_variant_get(v)->fused_weights && !sep) {
             *fused = true;
             CU(cudaEventRecord(s->ev[e0], s->stream));
             RTK(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n, write_r,
@@ -403,25 +411,30 @@ extern "C" int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, 
     out->fits = rtk_qr_fits(v, m, n, smem);
     out->fused = info->fused_weights;
     out->predicted_us = -1;
+    out->separate_us = -1;
     double us = 0;
     const int kind = nbeams > 0 && info->fused_weights ? 1 : 0;
     if (out->fits && (kind || nbeams == 0) && rtk_qr_predict(v, kind, m, n, batch, nbeams, &us) == 0)
         out->predicted_us = us;
+    if (out->fits && nbeams > 0 && rtk_qr_predict_separate(v, 1, m, n, batch, nbeams, &us) == 0)
+        out->separate_us = us;
     (void)cudaGetLastError();
     return RT_OK;
 }
 
-extern "C" int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, rt_error *err)
+extern "C" int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
+                                     rt_error *err)
 {
     if (m < n || n < 1 || batch < 1 || nbeams < 0)
         return rt_fail(err, RT_EINVAL, "gpu variant choice: bad shape %dx%dx%d", m, n, batch);
-    int smem = 0;
+    int smem = 0, sep = 0;
     TRY(device_smem_limit(&smem, err));
-    *v = rtk_qr_select_batch(nbeams > 0 ? 1 : 0, m, n, batch, nbeams, smem);
+    *v = rtk_qr_plan_batch(nbeams > 0 ? 1 : 0, m, n, batch, nbeams, smem, &sep);
+    if (separate) *separate = sep;
     return RT_OK;
 }
 
-extern "C" int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err)
+extern "C" int la_gpu_force_plan(la_ctx *ctx, int v, int separate, rt_error *err)
 {
     if (!ctx || ctx->backend != LA_BACKEND_GPU || !ctx->gpu)
         return rt_fail(err, RT_EINVAL, "forcing a QR variant needs a gpu-backend context");
@@ -429,7 +442,13 @@ extern "C" int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err)
         return rt_fail(err, RT_EINVAL, "QR variant %d out of range (0..%d)", v,
                        rtk_qr_variant_count() - 1);
     state(ctx)->forced = v;
+    state(ctx)->forced_sep = v >= 0 && separate;
     return RT_OK;
+}
+
+extern "C" int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err)
+{
+    return la_gpu_force_plan(ctx, v, 0, err);
 }
 
 extern "C" int la_gpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
@@ -581,7 +600,7 @@ struct la_dev_weights {
     cublasHandle_t blas = nullptr;
     dbuf T, aptr, tptr, wptr, tau; /* materialized matrices; cuBLAS arrays */
     dbuf fptr;                     /* grouped cuBLAS: batch pointers to the factors */
-    char desc[96] = {0};
+    char desc[128] = {0};
 };
 
 extern "C" void la_dev_weights_destroy(la_dev_weights *w)
@@ -628,16 +647,18 @@ static int cublas_setup(la_dev_weights *w, int G, rt_error *err)
     return RT_OK;
 }
 
-/* The QR variant for a batch of m x n: the forced one when it fits, else the one the model
- * predicts fastest for the kernel kind (rtk_qr_select_batch). */
+/* The QR variant for a batch of m x n: the forced one when it fits (*sep = 0: it gathers and
+ * solves when it can), else the model's plan for the kernel kind (rtk_qr_plan_batch; *sep =
+ * 1: the QR alone, the rows gathered into matrices first and the weights after it). */
 static int pick_variant(int variant, int kind, int m, int n, int batch, int nbeams, int *out,
-                        rt_error *err)
+                        int *sep, rt_error *err)
 {
     int smem = 0;
+    *sep = 0;
     TRY(device_smem_limit(&smem, err));
     if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
         return rt_fail(err, RT_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m, n);
-    *out = variant >= 0 ? variant : rtk_qr_select_batch(kind, m, n, batch, nbeams, smem);
+    *out = variant >= 0 ? variant : rtk_qr_plan_batch(kind, m, n, batch, nbeams, smem, sep);
     if (*out < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
     return RT_OK;
 }
@@ -669,13 +690,16 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, i
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
         if (backend == LA_BACKEND_GPU) {
-            TRY(pick_variant(variant, 2, m, n, batch, nbeams, &w->variant, err));
-            w->fused = rtk_qr_can_gather(w->variant) != 0;
+            int sep = 0;
+            TRY(pick_variant(variant, 2, m, n, batch, nbeams, &w->variant, &sep, err));
+            w->fused = rtk_qr_can_gather(w->variant) != 0 && !sep;
             if (!w->fused && n > RTK_WEIGHTS_MAX_N)
                 return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d",
                                n, RTK_WEIGHTS_MAX_N);
             snprintf(w->desc, sizeof w->desc, "%s%s", rtk_qr_variant_get(w->variant)->name,
-                     w->fused ? " (gather + QR + weights fused)" : " (materialized training)");
+                     w->fused ? " (gather + QR + weights fused)"
+                     : sep    ? " (materialized training; QR, then the weight kernel: the model's plan)"
+                              : " (materialized training)");
             if (w->fused) return RT_OK;
         } else {
             snprintf(w->desc, sizeof w->desc, "cublasCgeqrfBatched + 2 cublasCtrsmBatched");
@@ -746,7 +770,8 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend ba
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
         if (backend == LA_BACKEND_GPU) {
-            TRY(pick_variant(variant, 0, m, n, groups, 0, &w->variant, err));
+            int sep = 0;
+            TRY(pick_variant(variant, 0, m, n, groups, 0, &w->variant, &sep, err));
             snprintf(w->desc, sizeof w->desc, "%s QR of %d + grouped weights",
                      rtk_qr_variant_get(w->variant)->name, groups);
         } else {
@@ -799,18 +824,20 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, rt_error *err)
 
 extern "C" int la_dev_weights_fused(const la_dev_weights *w) { return w && w->fused; }
 extern "C" const char *la_dev_weights_describe(const la_dev_weights *w) { return w ? w->desc : ""; }
-extern "C" int la_dev_weights_materializes(la_backend backend, int variant, int m, int n)
+extern "C" int la_dev_weights_materializes(la_backend backend, int variant, int m, int n,
+                                           int batch, int nbeams)
 {
     if (backend != LA_BACKEND_GPU) return 1;
-    int dev = 0, smem = 0;
+    int dev = 0, smem = 0, sep = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
         (void)cudaGetLastError();
         return 1;
     }
+    /* the plan la_dev_weights_create makes */
     const int v = variant >= 0 ? (rtk_qr_fits(variant, m, n, smem) ? variant : -1)
-                               : rtk_qr_select(m, n, smem);
-    return v < 0 || !rtk_qr_can_gather(v);
+                               : rtk_qr_plan_batch(2, m, n, batch, nbeams, smem, &sep);
+    return v < 0 || sep || !rtk_qr_can_gather(v);
 }
 
 extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)

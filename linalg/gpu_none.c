@@ -26,11 +26,13 @@ int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int 
 int la_gpu_variant_count(void) { return 0; }
 int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, la_gpu_variant *out,
                          rt_error *err) { return no_cuda(err); }
-int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, rt_error *err)
+int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
+                         rt_error *err)
 {
     return no_cuda(err);
 }
 int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err) { return no_cuda(err); }
+int la_gpu_force_plan(la_ctx *ctx, int v, int separate, rt_error *err) { return no_cuda(err); }
 
 #include "la_device.h"
 int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
@@ -55,7 +57,10 @@ int la_dev_weights_create_grouped(la_dev_weights **out, la_backend backend, int 
 }
 void *la_dev_weights_matrices(la_dev_weights *w) { return NULL; }
 int la_dev_weights_fused(const la_dev_weights *w) { return 0; }
-int la_dev_weights_materializes(la_backend backend, int variant, int m, int n) { return 1; }
+int la_dev_weights_materializes(la_backend backend, int variant, int m, int n, int batch, int nbeams)
+{
+    return 1;
+}
 const char *la_dev_weights_describe(const la_dev_weights *w) { return "none"; }
 size_t la_dev_weights_device_bytes(const la_dev_weights *w) { return 0; }
 void la_dev_weights_destroy(la_dev_weights *w) { (void)w; }

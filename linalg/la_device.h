@@ -34,9 +34,11 @@ int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
  * the one kernel when fused). */
 int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, rt_error *err);
 /* 1 when an object made with these arguments would materialize the m x n training
- * matrices (cuBLAS, or no gathering QR variant for the shape on the current device); 0
- * when gather, QR and weights would run as one kernel. */
-int la_dev_weights_materializes(la_backend backend, int variant, int m, int n);
+ * matrices (cuBLAS, no gathering QR variant for the shape on the current device, or the
+ * model's plan runs the QR alone and the weights after it); 0 when gather, QR and weights
+ * would run as one kernel. */
+int la_dev_weights_materializes(la_backend backend, int variant, int m, int n, int batch,
+                                int nbeams);
 /* The sub-CPI algorithms' solver: `groups` training matrices (m x n, column-major, leading
  * dimension m, written by the caller before each enqueue into la_dev_weights_matrices)
  * factored in place, then batch items k = 0..batch-1 solve factor k % groups for the

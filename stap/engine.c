@@ -78,9 +78,10 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     const size_t base = sizeof(float) * P + z * B * N + Vs + sizeof(int) * c->segments * c->training;
     if (is_gpu_backend(c->backend)) {
         /* the training matrices are materialized only by cuBLAS and for shapes that no
-         * gathering QR kernel takes */
+         * gathering QR kernel takes or whose plan runs the QR alone (JDL: one beam a solve) */
+        const int solve_beams = c->algorithm == STAP_ALGORITHM_JDL ? 1 : B;
         const size_t Tm = sub || la_dev_weights_materializes(c->backend, o->qr_variant, (int)M,
-                                                             (int)Nt)
+                                                             (int)Nt, (int)mats, solve_beams)
                               ? T : 0;
         /* JDL: every beam's beamspace cube and beamspace weights */
         const size_t jdl = c->algorithm == STAP_ALGORITHM_JDL

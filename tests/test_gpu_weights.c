@@ -19,6 +19,8 @@
 #include "linalg.h"
 #ifdef RTSTAP_HAVE_CUDA
 #include "la_device.h" /* rtk.h and la_gpu_force_variant */
+#include "rtk_model.h"
+#include <cuda_runtime_api.h>
 #endif
 #include "testutil.h"
 
@@ -257,10 +259,40 @@ int main(void)
             /* 40 beams: several passes of the fused solvers (16 beams a pass when blocked) */
             weights_case(ctx, cpu, what, &rng, m, n, 3, 40, 0);
             singular_cases(ctx, what, &rng, m, n);
+            if (info->fused_weights) { /* its QR alone, then the weight kernel (the plan's other way) */
+                CHECK(la_gpu_force_plan(ctx, v, 1, &err) == RT_OK, "forcing %d separate: %s", v, err.msg);
+                snprintf(what, sizeof what, "gpu %s, then wk", info->name);
+                weights_case(ctx, cpu, what, &rng, m, n, 3, 16, 0);
+                CHECK(la_gpu_force_plan(ctx, v, 0, &err) == RT_OK, "forcing %d: %s", v, err.msg);
+            }
         }
         la_ctx_destroy(ctx);
     } else {
         CHECK(0, "creating a gpu context: %s", err.msg);
+    }
+    /* the weight kernel's occupancy as the model's fit assumes it (rtk_model.h, H100 registers)
+     * against the device's answer, on the device the parameters were fitted on */
+    int dev = 0, sms = 0, major = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        major == 9 && sms == 132) {
+        const int ns[] = {1, 7, 16, 31, 32, 33, 50, 64, 65, 66, 96, 97, 128, 129, 200, 256, 257, 400, 512};
+        const int bs[] = {1, 3, 16, 40};
+        int agree = 0, total = 0;
+        for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+            for (size_t j = 0; j < sizeof bs / sizeof *bs; j++) {
+                int r = -1;
+                const int e = rtk_weights_occupancy(ns[i], bs[j], &r);
+                const int f = rtk_weights_blocks_per_sm_h100(ns[i], bs[j]);
+                CHECK(e == 0 && r == f, "weight kernel n=%d, %d beams: %d blocks an SM, the model assumes %d",
+                      ns[i], bs[j], r, f);
+                agree += e == 0 && r == f, total++;
+            }
+        printf("weight kernel occupancy: the model's H100 formula agrees with the device in %d of %d cases\n",
+               agree, total);
+    } else {
+        printf("weight kernel occupancy: not an H100 (132 SMs, sm_90); the model's formula not checked\n");
     }
 #endif
     la_ctx_destroy(cpu);

@@ -101,18 +101,26 @@ typedef struct la_gpu_variant {
     int fused;            /* 1: solves the weights in the same kernel                 */
     double predicted_us;  /* the model's time for the batch (QR alone when nbeams is 0,
                              else QR + nbeams fused weights); < 0 when not predicted  */
+    double separate_us;   /* nbeams > 0: the QR alone with this variant, then the weight
+                             kernel; < 0 when not predicted                            */
 } la_gpu_variant;
 int la_gpu_variant_count(void);
 /* Variant v for `batch` m x n factorizations (+ nbeams weight solves when > 0). */
 int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, la_gpu_variant *out,
                          rt_error *err);
-/* The variant the gpu backend uses for that batch (the model's choice). */
-int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, rt_error *err);
+/* The variant the gpu backend uses for that batch (the model's choice); with nbeams > 0,
+ * *separate (when not NULL) = 1 where it runs the QR alone with *v and the weight kernel
+ * after it (predicted faster than every fused kernel), 0 where *v fuses the weights. */
+int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
+                          rt_error *err);
 /* Force variant v (-1: back to the model's choice) for the later la_qr,
  * la_adaptive_weights and la_bench_qr calls on ctx (backend gpu): the tuning and test
  * hook. RT_EINVAL when v is out of range or ctx is not a gpu context; a forced variant
  * that does not fit a shape makes those calls fail with RT_EINVAL. */
 int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err);
+/* As la_gpu_force_variant; separate != 0: QR + weights run the forced variant's QR alone and
+ * the weight kernel after it even where the variant fuses them. */
+int la_gpu_force_plan(la_ctx *ctx, int v, int separate, rt_error *err);
 
 /* ---- device-resident timing (bench-qr) ---------------------------------------
  * Time the backend's batched QR on data already resident where the backend computes

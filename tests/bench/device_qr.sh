@@ -10,7 +10,7 @@
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH &&
 #        bash tests/bench/device_qr.sh [all|tests|sanitize|bench] [SIZES]
 # (all can exceed one device call's 10 minutes: split it)
-what=${1:-all}   # all | tests | sanitize | bench | model | verify
+what=${1:-all}   # all | tests | sanitize | bench | model | verify | plan
 # verify: the tests, then memcheck, racecheck and synccheck over the quick QR and weights
 # tests (every dispatch row, every fused solver; cluster rows at four CTAs): a commit's GPU
 # check in one call (≈ 7 minutes, 5.5 of them racecheck)
@@ -45,6 +45,25 @@ fi
 if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = bench ]; then
     step "gpu_bench --all" "$L/bench.log" "${BENCH_TIMEOUT:-240}" "$BIN/gpu_bench" --all --repeat 20 --sizes "$sizes"
 fi
+if [ "$what" = plan ]; then # fused or not (kernels/NOTES.md "Fused or not"): the tests, every
+    # variant fused and as its QR + the weight kernel at shapes where the plans differ and at 8
+    # random ones (seed 20261127), and the stream at K = 306 and 240 against the fused-only plan
+    for t in test_gpu_weights test_gpu_qr test_gpu_engine; do
+        step "$t" "$L/tests.log" 200 "$BIN/$t"
+    done
+    step "bench-qr --model plan" "$L/benchqr.log" 280 "$BIN/rtstap" bench-qr --model --weights 16 \
+        --backends gpu --repeat 20 --sizes "${2:-306x66x128,240x66x1280,240x66x264,315x37x1698,199x19x3622,57x39x362,240x66x128,80x16x384,186x75x3495,107x27x1226,233x36x3966,169x17x3324,114x65x203,115x32x231,282x25x3001,46x12x1892}"
+    S="$BIN/rtstap stream --preset hard --cpis 3000"
+    for r in 1 2; do
+        for d in plan fused; do
+            e=; [ $d = fused ] && e=fused
+            RTSTAP_QR_DISPATCH=$e step "stream hard K=306 ($d, run $r)" "$L/stream.log" 60 $S --training 306
+            RTSTAP_QR_DISPATCH=$e step "stream hard K=240 ($d, run $r)" "$L/stream.log" 60 $S
+        done
+    done
+    echo "---- bench-qr --model"; grep -v "^bench-qr" "$L/benchqr.log" | grep -v "^====" | head -150
+    echo "---- stream"; grep -E "^==== stream.*: /|engine:|CPIs:" "$L/stream.log" | sed 's/^==== //; s/: \/.*//' | cut -c1-150
+fi
 if [ "$what" = model ]; then # the performance model (issue 11 item 5), out of sample
     # 20 random shapes (fixed seed; kernels/NOTES.md "A predictive model"): every variant timed
     step "gpu_bench --all random" "$L/bench.log" 420 "$BIN/gpu_bench" --all --repeat 20 --sizes "$sizes"
@@ -64,7 +83,7 @@ if [ "$what" = model ]; then # the performance model (issue 11 item 5), out of s
 fi
 echo "---- verdicts"
 grep -h -E "^FAIL|RACECHECK SUMMARY|SYNCCHECK SUMMARY|ERROR SUMMARY|all passed|failure" "$L"/tests.log "$L"/sanitize.log | sort | uniq -c | sort -rn | head -20
-if [ "$what" != model ] && [ "$what" != verify ]; then
+if [ "$what" != model ] && [ "$what" != verify ] && [ "$what" != plan ]; then
     echo "---- gpu_bench (size, variant, QR us, QR+16 beams us, weights %, GFLOP/s)"
     grep -v "^====" "$L/bench.log" | grep -E "x[0-9]+ " | head -120
 fi
