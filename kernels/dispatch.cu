@@ -136,14 +136,13 @@ extern "C" int rtk_qr_launch(int v, int m, int n, int batch, void *A, int lda, l
 }
 
 extern "C" int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda,
-                                     long long stride, int write_r, int nbeams, const void *V,
+                                     long long stride, int nbeams, const void *V,
                                      void *W, rtk_factor_flags *flags, unsigned long long *phase_ns,
                                      void *stream)
 {
     if (v < 0 || v >= NROWS || !table[v].qrw || batch < 1 || nbeams < 1)
         return (int)cudaErrorInvalidValue;
     rtk::QrArgs a = make_args(m, n, batch, A, lda, stride);
-    a.write_r = write_r;
     a.nbeams = nbeams;
     a.V = (const float2 *)V;
     a.W = (float2 *)W;
@@ -164,7 +163,6 @@ extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, i
     if (!rtk_qr_can_gather(v) || !g || !g->X || !g->cells || batch < 1 || nbeams < 1)
         return (int)cudaErrorInvalidValue;
     rtk::QrArgs a = make_args(m, n, batch, nullptr, m, 0);
-    a.write_r = 0;
     a.nbeams = nbeams;
     a.V = (const float2 *)V;
     a.W = (float2 *)W;

@@ -481,7 +481,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     const int m = args.m, n = args.n, lda = args.lda;
     float2 *Ak = args.A + (long long)k * args.stride;
     /* a gathering kernel has no matrix in memory to write R back to */
-    float2 *Aout = (!GATHER && (!WEIGHTS || args.write_r) && crank == 0) ? Ak : nullptr;
+    float2 *Aout = (!GATHER && !WEIGHTS && crank == 0) ? Ak : nullptr;
     const int r0 = S::CL ? crank * S::MCAP : 0; /* R's rows (< n <= MCAP) are in CTA 0 */
 
     /* Training rows straight from the Doppler cube (rtk_gather): the matrix's threads

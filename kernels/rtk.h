@@ -116,13 +116,15 @@ typedef struct rtk_factor_flags {
 
 /* QR + MVDR weights with variant v (fused_weights must be 1): for each k and beam b,
  * solve R^H R z = v_b and write w = z / (v_b^H z) to W[(k*nbeams + b)*n + j]; V is
- * nbeams x n row-major. R is written back to A only when write_r != 0. A zero or
+ * nbeams x n row-major. R stays on-chip: A is read, not written (a write-back path cost the
+ * fused kernels registers: the 320-row kernel spilled 484 bytes instead of 168; kernels/
+ * NOTES.md "Fused or not"). A zero or
  * non-finite diagonal of R_k lowers flags->bad_item to k, and flags->worst takes the
  * diagonal ratio of every factor (rtk_factor_flags). phase_ns, when not NULL, receives
  * three %globaltimer readings of block
  * 0 (start, QR done, weights done) to split the fused time between the phases. */
 int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda, long long stride,
-                          int write_r, int nbeams, const void *V, void *W, rtk_factor_flags *flags,
+                          int nbeams, const void *V, void *W, rtk_factor_flags *flags,
                           unsigned long long *phase_ns, void *stream);
 
 
@@ -148,7 +150,7 @@ typedef struct rtk_gather {
 } rtk_gather;
 
 /* QR + weights as rtk_qr_weights_launch, reading A_k through the gather g instead of
- * from memory (m, n as described at rtk_gather; A and write_r are not used). Only
+ * from memory (m, n as described at rtk_gather; A is not used). Only
  * register variants gather: RTK_SHARED/RTK_GLOBAL rows return cudaErrorInvalidValue
  * (materialize with rtk_training_launch instead). */
 int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, int n, int batch,

@@ -279,7 +279,6 @@ struct QrArgs {
     float2 *A;
     long long stride;
     int lda, m, n, batch;
-    int write_r;             /* fused kernels: also store R                       */
     int nbeams;              /* fused kernels: beams (0 = QR only)                */
     const float2 *V;         /* nbeams x n, row-major                              */
     float2 *W;               /* batch x nbeams x n                                 */

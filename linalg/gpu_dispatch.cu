@@ -239,10 +239,11 @@ int device_weights(gpu_state *s, int n, int batch, void *dR, int ldr, int nbeams
     return RT_OK;
 }
 
-/* QR + weights on the packed matrices in s->a; *fused says whether one kernel did both.
+/* QR + weights on the packed matrices in s->a (R is left there only when not fused); *fused
+ * says whether one kernel did both.
  * Events ev[e0] (before), ev[e0+1] (QR done, when not fused), ev[e0+2] (after). */
-int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool write_r,
-                      bool *fused, int e0, rt_error *err)
+int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *fused, int e0,
+                      rt_error *err)
 {
     *fused = false;
     if (s->backend == LA_BACKEND_GPU) {
@@ -251,7 +252,7 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool wr
         if (rtk_qr_variant_get(v)->fused_weights && !sep) {
             *fused = true;
             CU(cudaEventRecord(s->ev[e0], s->stream));
-            RTK(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n, write_r,
+            RTK(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n,
                                       nbeams, s->v.p, s->w.p, s->bad, s->phase, s->stream));
             CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
             CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
@@ -497,7 +498,7 @@ extern "C" int la_gpu_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf3
     TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
     CU(cudaMemsetAsync(s->phase, 0, 3 * sizeof(unsigned long long), s->stream));
     bool fused;
-    TRY(device_qr_weights(s, m, n, batch, nbeams, false, &fused, 1, err));
+    TRY(device_qr_weights(s, m, n, batch, nbeams, &fused, 1, err));
     CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
                        cudaMemcpyDeviceToHost, s->stream));
     CU(cudaEventRecord(s->ev[4], s->stream));
@@ -549,7 +550,7 @@ extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 
             bool fused;
             if (with_weights) {
                 CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
-                TRY(device_qr_weights(s, m, n, batch, nbeams, false, &fused, 0, err));
+                TRY(device_qr_weights(s, m, n, batch, nbeams, &fused, 0, err));
                 TRY(check_bad(s, err));
                 if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[2]);
             } else {
