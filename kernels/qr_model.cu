@@ -13,6 +13,17 @@
 
 extern "C" const rtk_qr_model *rtk_qr_model_default(void) { return &rtk_qr_model_h100; }
 
+/* the current device's SM count and maximum SM clock (MHz) */
+static cudaError_t device_sms_clock(int *sms, double *mhz)
+{
+    int dev = 0, khz = 0;
+    cudaError_t ce = cudaGetDevice(&dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
+    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
+    *mhz = khz / 1000.0;
+    return ce;
+}
+
 extern "C" int rtk_qr_facts_get(int v, int kind, int m, int n, rtk_qr_facts *f)
 {
     const rtk_qr_variant *info = rtk_qr_variant_get(v);
@@ -20,10 +31,9 @@ extern "C" int rtk_qr_facts_get(int v, int kind, int m, int n, rtk_qr_facts *f)
     rtk_qr_resources res;
     int e = rtk_qr_resources_get(v, info->storage == RTK_REGISTERS ? kind : 0, m, n, &res);
     if (e) return e;
-    int dev = 0, sms = 0, khz = 0;
-    cudaError_t ce = cudaGetDevice(&dev);
-    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
+    int sms = 0;
+    double mhz = 0;
+    const cudaError_t ce = device_sms_clock(&sms, &mhz);
     if (ce != cudaSuccess) return (int)ce;
     *f = rtk_qr_facts{};
     f->storage = (int)info->storage;
@@ -40,7 +50,7 @@ extern "C" int rtk_qr_facts_get(int v, int kind, int m, int n, rtk_qr_facts *f)
         f->sms = res.clusters;
         f->blocks_per_sm = res.clusters > 0 ? 1 : 0;
     }
-    f->clock_mhz = khz / 1000.0;
+    f->clock_mhz = mhz;
     return 0;
 }
 
@@ -61,16 +71,15 @@ extern "C" int rtk_qr_predict_separate(int v, int kind, int m, int n, int batch,
     double tq = 0;
     int e = rtk_qr_predict(v, 0, m, n, batch, 0, &tq);
     if (e) return e;
-    int r = 0, dev = 0, sms = 0, khz = 0;
+    int r = 0, sms = 0;
+    double mhz = 0;
     e = rtk_weights_occupancy(n, nbeams, &r);
     if (e) return e;
-    cudaError_t ce = cudaGetDevice(&dev);
-    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
+    const cudaError_t ce = device_sms_clock(&sms, &mhz);
     if (ce != cudaSuccess) return (int)ce;
     if (r < 1) return (int)cudaErrorInvalidConfiguration;
     const rtk_weights_model *p = &rtk_weights_model_h100;
-    *us = tq + rtk_model_weights(p, n, batch, nbeams, r, sms, khz / 1000.0) +
+    *us = tq + rtk_model_weights(p, n, batch, nbeams, r, sms, mhz) +
           (kind == 2 ? rtk_model_gather(p, m, n, batch) : 0.0);
     return 0;
 }

@@ -829,16 +829,14 @@ extern "C" int la_dev_weights_materializes(la_backend backend, int variant, int 
                                            int batch, int nbeams)
 {
     if (backend != LA_BACKEND_GPU) return 1;
-    int dev = 0, smem = 0, sep = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+    /* the plan la_dev_weights_create makes (a variant that cannot be had: materialized) */
+    rt_error err = {};
+    int v = -1, sep = 0;
+    if (pick_variant(variant, 2, m, n, batch, nbeams, &v, &sep, &err) != RT_OK) {
         (void)cudaGetLastError();
         return 1;
     }
-    /* the plan la_dev_weights_create makes */
-    const int v = variant >= 0 ? (rtk_qr_fits(variant, m, n, smem) ? variant : -1)
-                               : rtk_qr_plan_batch(2, m, n, batch, nbeams, smem, &sep);
-    return v < 0 || sep || !rtk_qr_can_gather(v);
+    return sep || !rtk_qr_can_gather(v);
 }
 
 extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)
