@@ -36,6 +36,10 @@
  * column always in slot 0 (compile-time register indices, no local memory). An
  * instantiation per column slot multiplied the code by CPT (110-250 KB per kernel),
  * and a second lookahead variant for slot 1 pushed the 240x66 kernel into spills.
+ * FLOW & 64 and FLOW & 128 are bounds for measurement only (tests/gpu/qr_bounds.cu; never in
+ * a dispatch list, their results are not a factorization): 64 = the chain alone (the owner
+ * steps and their waits, no trailing update), 128 = the trailing update alone (no owner step,
+ * no wait: every warp applies n - 1 reflectors from a buffer of fixed values).
  * VREG = false re-reads v from shared memory in the update instead of keeping RPT
  * values live (for the largest shapes, to stay clear of register spills).
  * MATS > 1 puts MATS independent one-warp matrices in a block (NT must be 32; the
@@ -69,6 +73,12 @@ struct RegShape {
      * (ClusterCtx), [(sigma, alpha) NCAP x PMAX float4][owner's w 2 x PMAX][trailing w
      * 2 x TC x PMAX x CPT2][mbarriers: NCAP + 2 + 2 x TC] */
     static constexpr bool CL = (FLOW & 32) != 0;
+    static constexpr bool CHAIN_ONLY = (FLOW & 64) != 0, UPDATE_ONLY = (FLOW & 128) != 0;
+    static constexpr int UPDATE_KB = (FLOW & 512) ? 4 : (FLOW & 256) ? 2 : 1; /* bounds only */
+    static constexpr bool SKIP = (FLOW & 1024) != 0; /* skip register rows above v's first */
+    static_assert(!SKIP || !CL, "row skipping: one CTA a matrix (a cluster CTA's rows start at r0)");
+    static_assert(UPDATE_KB == 1 || (UPDATE_ONLY && !CL && !(FLOW & 2)),
+                  "the blocked update bound: update-only dataflow rows without deferral");
     static constexpr int PMAX = 16;                    /* CTAs a cluster, at most      */
     static constexpr int CPT2 = (CPT + 1) & ~1;        /* a lane group's slots, paired  */
     static constexpr int CL_F2 = CL ? 2 * NCAP * PMAX + 2 * PMAX + 2 * TC * PMAX * CPT2 + NCAP + 2 + 2 * TC : 0;
@@ -208,7 +218,7 @@ __device__ __forceinline__ float2 ld_shared_f2(const float2 *p)
 }
 
 /* Owners of column j+1 (slot Q): apply H_j, then form and publish reflector j+1. */
-template <int TR, int RPT, int CPT, bool VREG, int Q, bool CL = false, int PMAX = 1>
+template <int TR, int RPT, int CPT, bool VREG, int Q, bool CL = false, int PMAX = 1, bool SKIP = false>
 __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                            const float2 *vj, float2 tau, int j1, int tr,
                                            float2 *vnext, float2 *taunext,
@@ -217,6 +227,7 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
     float2 wa[4] = {c0(), c0(), c0(), c0()}; /* four chains: this is the critical path */
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
+        if (SKIP && TR * (p + 1) < j1) continue; /* rows all above v_j's first (warp-uniform) */
         const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
         wa[p & 3] = cjfma(vp, a[p][Q], wa[p & 3]);
     }
@@ -231,6 +242,7 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
     const float2 s = cjmul(tau, w); /* conj(tau) w */
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
+        if (SKIP && TR * (p + 1) < j1) continue;
         const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
         a[p][Q] = cfms(vp, s, a[p][Q]);
     }
@@ -241,7 +253,7 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
  * > j1 of slots Q0..Q1-1 (slot q holds column tc + TC*(g+q)); a slot is skipped by the
  * whole warp (a uniform branch) when none of the warp's columns in it needs the update. */
 template <int TR, int TC, int RPT, int CPT, bool VREG, int Q0, int Q1, int WS, bool CL = false,
-          int PMAX = 1>
+          int PMAX = 1, bool SKIP = false>
 __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                             const float2 *vj, float2 tau, int j1, int g, int n,
                                             int tc, int wtc0, int tr = 0,
@@ -259,6 +271,7 @@ __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 
             float2 w0 = c0(), w1 = c0();
 #pragma unroll
             for (int p = 0; p < RPT; p++) {
+                if (SKIP && TR * (p + 1) < j1) continue; /* v_j is 0 on all these rows */
                 const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
                 if (p & 1)
                     w1 = cjfma(vp, a[p][q], w1);
@@ -323,10 +336,79 @@ __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 
             const float2 s = cjmul(tau, w[q]);
 #pragma unroll
             for (int p = 0; p < RPT; p++) {
+                if (SKIP && TR * (p + 1) < j1) continue;
                 const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
                 a[p][q] = cfms(vp, s, a[p][q]);
             }
         }
+    }
+}
+
+/* Bound builds only (FLOW & 128 with FLOW & 256 (KB = 2) or FLOW & 512 (KB = 4)): the
+ * trailing update as it would run blocked, KB reflectors j .. j+KB-1 applied to the slots in
+ * one pass (compact WY: w = V^H a in KB interleaved butterflies, s = T^H w with T's coupling
+ * from shared memory, a -= V s), v re-read from shared memory. Only its time means anything
+ * (qr_bounds: how much of the update alone is latency that blocking would hide). */
+template <int TR, int KB>
+__device__ __forceinline__ void load_v_kb(float2 (&vp)[KB], const float2 *vbuf, int mcap, int ncap, int j,
+                                          int tr, int p)
+{
+#pragma unroll
+    for (int r = 0; r < KB; r++) vp[r] = ld_shared_f2(vbuf + min(j + r, ncap - 1) * mcap + tr + TR * p);
+}
+template <int TR, int TC, int RPT, int CPT, int KB, int WS>
+__device__ __forceinline__ void apply_slots_kb(float2 (&a)[RPT][CPT], const float2 *vbuf, int mcap, int ncap,
+                                               const float2 *taub, int j, int g, int n, int tc,
+                                               int wtc0, int tr)
+{
+    constexpr int TCW = slots_per_warp(TR);
+    const int j1 = j + 1;
+    float2 w[CPT][KB];
+    bool act[CPT];
+#pragma unroll
+    for (int q = 0; q < CPT; q++) {
+        const int c0w = wtc0 + TC * (g + q);
+        act[q] = c0w + WS * (TCW - 1) > j1 && c0w < n;
+#pragma unroll
+        for (int r = 0; r < KB; r++) w[q][r] = c0();
+    }
+#pragma unroll
+    for (int p = 0; p < RPT; p++) {
+        float2 vp[KB];
+        load_v_kb<TR, KB>(vp, vbuf, mcap, ncap, j, tr, p);
+#pragma unroll
+        for (int q = 0; q < CPT; q++)
+            if (act[q])
+#pragma unroll
+                for (int r = 0; r < KB; r++) w[q][r] = cjfma(vp[r], a[p][q], w[q][r]);
+    }
+#pragma unroll
+    for (int o = TR / 2; o > 0; o >>= 1)
+#pragma unroll
+        for (int q = 0; q < CPT; q++)
+#pragma unroll
+            for (int r = 0; r < KB; r++) {
+                w[q][r].x += __shfl_xor_sync(0xffffffffu, w[q][r].x, o, TR);
+                w[q][r].y += __shfl_xor_sync(0xffffffffu, w[q][r].y, o, TR);
+            }
+#pragma unroll
+    for (int q = 0; q < CPT; q++)
+#pragma unroll
+        for (int r = 0; r < KB; r++) { /* s_r = conj(tau_r)(w_r - sum_{i<r} G_ri s_i) */
+            float2 x = w[q][r];
+#pragma unroll
+            for (int i = 0; i < r; i++) x = cfms(taub[(j + i + r) % n], w[q][i], x);
+            w[q][r] = cjmul(taub[min(j + r, ncap - 1)], x);
+        }
+#pragma unroll
+    for (int p = 0; p < RPT; p++) {
+        float2 vp[KB];
+        load_v_kb<TR, KB>(vp, vbuf, mcap, ncap, j, tr, p);
+#pragma unroll
+        for (int q = 0; q < CPT; q++)
+            if (act[q] && tc + TC * (g + q) > j1)
+#pragma unroll
+                for (int r = 0; r < KB; r++) a[p][q] = cfms(vp[r], w[q][r], a[p][q]);
     }
 }
 
@@ -349,7 +431,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
     float2 *vnext, *taunext;
     float2 tau;
     if constexpr (FLOW) {
-        mbar_wait0(mbar + j);
+        if constexpr (!S::UPDATE_ONLY) mbar_wait0(mbar + j);
         vj = vbuf + j * S::MCAP + tr;
         tau = taub[j];
         vnext = vbuf + (j + 1) * S::MCAP;
@@ -370,14 +452,19 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
     const int j1 = j + 1;
 
     /* the critical path first: column j+1, always in slot 0 */
-    if (j1 < n && tc == j1 % TC) {
-        owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX>(a, v, vj, tau, j1, tr, vnext, taunext, cl);
+    if (!S::UPDATE_ONLY && j1 < n && tc == j1 % TC) {
+        owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX, S::SKIP>(a, v, vj, tau, j1, tr, vnext, taunext, cl);
         if constexpr (FLOW) mbar_arrive(mbar + j1); /* each of the TR owner lanes */
+    }
+    if constexpr (S::CHAIN_ONLY) return;
+    if constexpr (S::UPDATE_KB > 1) { /* bound builds: the kernel loop steps KB columns */
+        apply_slots_kb<TR, TC, RPT, CPT, S::UPDATE_KB, WS>(a, vbuf, S::MCAP, S::NCAP, taub, j, g, n, tc, wtc0, tr);
+        return;
     }
     if constexpr ((FLOW & 2) && CPT > 1) {
         const int j2 = j + 2, s2 = j2 % TC - wtc0; /* warp-uniform */
         if (j2 < n && j2 % TC != 0 && s2 >= 0 && s2 % WS == 0 && s2 / WS < S::TCW) {
-            apply_slots<TR, TC, RPT, CPT, VREG, 0, 1, WS>(a, v, vj, tau, j1, g, n, tc, wtc0);
+            apply_slots<TR, TC, RPT, CPT, VREG, 0, 1, WS, false, 1, S::SKIP>(a, v, vj, tau, j1, g, n, tc, wtc0);
             return; /* slots >= 1 owe H_j */
         }
         if (lo < j) {
@@ -389,7 +476,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
 #pragma unroll
                     for (int p = 0; p < RPT; p++) vv[p] = ld_shared_f2(vl + TR * p);
                 }
-                apply_slots<TR, TC, RPT, CPT, VREG, 1, CPT, WS>(a, vv, vl, taub[lo], lo + 1, g, n, tc, wtc0);
+                apply_slots<TR, TC, RPT, CPT, VREG, 1, CPT, WS, false, 1, S::SKIP>(a, vv, vl, taub[lo], lo + 1, g, n, tc, wtc0);
             }
             if constexpr (VREG) { /* re-read, so v was not held through the loop */
 #pragma unroll
@@ -398,7 +485,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
         }
         lo = j + 1;
     }
-    apply_slots<TR, TC, RPT, CPT, VREG, 0, CPT, WS, S::CL, S::PMAX>(a, v, vj, tau, j1, g, n, tc,
+    apply_slots<TR, TC, RPT, CPT, VREG, 0, CPT, WS, S::CL, S::PMAX, S::SKIP>(a, v, vj, tau, j1, g, n, tc,
                                                                     wtc0, tr, cl);
 }
 
@@ -516,7 +603,13 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     } else if constexpr (FLOW) {
         __syncthreads();
     }
-    if (tc == 0) {
+    if constexpr (S::UPDATE_ONLY) { /* fixed, finite reflectors; read after the barrier */
+        static_assert(FLOW & 1, "bounds: dataflow rows");
+        for (int i = t; i < S::MCAP * S::NCAP; i += S::NT)
+            vbuf[i] = make_float2(0.01f * (float)((i * 7) % 13), -0.005f);
+        for (int i = t; i < S::NCAP; i += S::NT) taub[i] = make_float2(1.5f, 0.25f);
+        if constexpr (S::CL) cluster_sync(); else __syncthreads();
+    } else if (tc == 0) {
         make_reflector<TR, RPT, CPT, 0, S::CL, S::PMAX>(a, 0, tr, vbuf, taub, &cl);
         if constexpr (FLOW) mbar_arrive(mbar);
     }
@@ -525,8 +618,8 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
      * slots rotate before that step, and column j+1 is always in slot 0 */
     int g = 0, lo = 0; /* lo: (FLOW & 2) the first reflector the slots >= 1 still owe */
 #pragma unroll 1
-    for (int j = 0; j < n - 1; j++) {
-        if (j + 1 == TC * (g + 1)) {
+    for (int j = 0; j < n - 1; j += S::UPDATE_KB) { /* UPDATE_KB > 1: bound builds only */
+        if (S::UPDATE_KB == 1 ? j + 1 == TC * (g + 1) : j + 1 >= TC * (g + 1)) {
             store_slot<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, Rs, LD);
 #pragma unroll
             for (int q = 0; q + 1 < CPT; q++)

@@ -10,8 +10,8 @@
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH &&
 #        bash tests/bench/device_qr.sh [all|tests|sanitize|bench] [SIZES]
 # (all can exceed one device call's 10 minutes: split it)
-what=${1:-all}   # all | tests | sanitize | bench | model | verify | plan
-# verify: the tests, then memcheck, racecheck and synccheck over the quick QR and weights
+what=${1:-all}   # all | tests | sanitize | bench | model | verify | plan | bounds
+# verify: the tests (the engine's too), then memcheck, racecheck and synccheck over the quick QR and weights
 # tests (every dispatch row, every fused solver; cluster rows at four CTAs): a commit's GPU
 # check in one call (≈ 7 minutes, 5.5 of them racecheck)
 sizes=${2:-240x66x128,192x96x128,80x16x384,96x16x384,64x24x16384,128x32x512,306x66x128,240x66x1280}
@@ -24,6 +24,7 @@ if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = verify ]; then
     for t in test_gpu_qr test_gpu_weights; do
         step "$t" "$L/tests.log" 150 "$BIN/$t"
     done
+    [ "$what" = verify ] && step test_gpu_engine "$L/tests.log" 150 "$BIN/test_gpu_engine"
 fi
 if [ "$what" = all ] || [ "$what" = sanitize ]; then
     cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
@@ -64,6 +65,18 @@ if [ "$what" = plan ]; then # fused or not (kernels/NOTES.md "Fused or not"): th
     echo "---- bench-qr --model"; grep -v "^bench-qr" "$L/benchqr.log" | grep -v "^====" | head -150
     echo "---- stream"; grep -E "^==== stream.*: /|engine:|CPIs:" "$L/stream.log" | sed 's/^==== //; s/: \/.*//' | cut -c1-150
 fi
+if [ "$what" = bounds ]; then # what limits each target (kernels/NOTES.md "What limits each
+    # target"): the dispatched kernel, its chain alone and its update alone (qr_bounds, twice),
+    # then ncu's issue, pipe and stall counters of each dispatched kernel (one launch each)
+    for r in 1 2; do step "qr_bounds run $r" "$L/bounds.log" 120 "$BIN/qr_bounds" --repeat 20; done
+    ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+    step "ncu qr_bounds --once" "$L/ncu.csv" 400 "$ncu" --clock-control none --csv --page raw \
+        -k regex:qr_reg_kernel --metrics "gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.avg.per_cycle_active,smsp__warps_active.avg.per_cycle_active,smsp__warps_eligible.avg.per_cycle_active,smsp__inst_executed.sum,sm__inst_executed_pipe_fma.sum,sm__inst_executed_pipe_alu.sum,regex:^sm__pipe_.*_cycles_active.avg.pct_of_peak_sustained_active$,regex:^smsp__average_warps_issue_stalled_.*_per_issue_active.ratio$" \
+        "$BIN/qr_bounds" --once
+    echo "---- qr_bounds"; grep -v "^====" "$L/bounds.log"
+    echo "---- ncu (raw csv: $L/ncu.csv)"; grep -c qr_reg_kernel "$L/ncu.csv"
+    cp "$L/ncu.csv" "$OUT/ncu.csv"
+fi
 if [ "$what" = model ]; then # the performance model (issue 11 item 5), out of sample
     # 20 random shapes (fixed seed; kernels/NOTES.md "A predictive model"): every variant timed
     step "gpu_bench --all random" "$L/bench.log" 420 "$BIN/gpu_bench" --all --repeat 20 --sizes "$sizes"
@@ -83,7 +96,7 @@ if [ "$what" = model ]; then # the performance model (issue 11 item 5), out of s
 fi
 echo "---- verdicts"
 grep -h -E "^FAIL|RACECHECK SUMMARY|SYNCCHECK SUMMARY|ERROR SUMMARY|all passed|failure" "$L"/tests.log "$L"/sanitize.log | sort | uniq -c | sort -rn | head -20
-if [ "$what" != model ] && [ "$what" != verify ] && [ "$what" != plan ]; then
+if [ "$what" != model ] && [ "$what" != verify ] && [ "$what" != plan ] && [ "$what" != bounds ]; then
     echo "---- gpu_bench (size, variant, QR us, QR+16 beams us, weights %, GFLOP/s)"
     grep -v "^====" "$L/bench.log" | grep -E "x[0-9]+ " | head -120
 fi

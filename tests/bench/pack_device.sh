@@ -14,6 +14,7 @@ bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/t
       "$b/tests/mkcube")
 [ -x "$b/gpu_bench" ] && bins+=("$b/gpu_bench") # tests/gpu/build_bench.sh, for device_qr.sh
 [ "${2:-}" = qr ] && bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/test_gpu_engine" "$b/gpu_bench")
+[ -x "$b/qr_bounds" ] && bins+=("$b/qr_bounds") # tests/gpu/build_bounds.sh, for device_qr.sh bounds
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${bins[@]}" "$tmp/"

@@ -1,0 +1,203 @@
+/* qr_bounds: what limits the register QR kernels (issue 11; kernels/NOTES.md "What limits
+ * each target"). For the kernel the dispatcher runs at each target size it times, in one
+ * process, three builds of the same kernel (qr_reg.cuh's FLOW bits):
+ *   full    the kernel as dispatched (QR alone);
+ *   chain   FLOW | 64: the owner steps and their waits only, no trailing update: the time
+ *           of the dependent reflector chain, the floor of this algorithm at this layout;
+ *   update  FLOW | 128: the trailing update only, no owner step and no wait: every warp
+ *           applies n - 1 fixed reflectors, the work that a faster update (e.g. tensor
+ *           cores, issue 11 item 3) could shrink;
+ *   upd kb2, kb4  (FLOW | 128 | 256, | 512; dataflow rows without deferral or clusters) the
+ *           same update applied KB reflectors a pass (compact WY), as a blocked update would
+ *           run it: how much of the update's time is latency that blocking hides;
+ *   full skip  FLOW | 1024: the kernel with the register rows wholly above each reflector's
+ *           first row skipped (v is 0 there), the same results.
+ * chain and update are bounds, not factorizations. Each time is the CUDA-event median of
+ * REPEAT launches, the input restored (device-to-device, outside the timed interval) before
+ * each; the registers and local memory of every build are printed beside it (a bound build
+ * that spills would not bound anything). --once launches each build once (for ncu). Not a CTest test (it needs a GPU and measures): built by
+ * tests/gpu/build_bounds.sh, run by tests/bench/device_qr.sh bounds.
+ * usage: qr_bounds [--repeat N] [--once] */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "qr_reg.cuh"
+
+#define CK(x)                                                                                  \
+    do {                                                                                       \
+        cudaError_t e_ = (x);                                                                  \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "qr_bounds: %s: %s\n", #x, cudaGetErrorString(e_));                \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+typedef cudaError_t (*launch_fn)(const rtk::QrArgs &, cudaStream_t);
+typedef cudaError_t (*res_fn)(rtk_qr_resources *, int);
+
+template <int TR, int TC, int RPT, int CPT, bool VREG, int FLOW>
+cudaError_t launch(const rtk::QrArgs &a, cudaStream_t s)
+{
+    return rtk::qr_reg_launch<TR, TC, RPT, CPT, 1, VREG, false, false, 1, FLOW>(a, s);
+}
+template <int TR, int TC, int RPT, int CPT, bool VREG, int FLOW>
+cudaError_t resources(rtk_qr_resources *r, int m)
+{
+    return rtk::qr_reg_resources<TR, TC, RPT, CPT, 1, VREG, false, false, 1, FLOW>(r, m);
+}
+
+struct Build {
+    launch_fn run;
+    res_fn res;
+};
+enum { NB = 6 };
+struct Case {
+    const char *variant;
+    int m, n, batch;
+    Build b[NB]; /* full, chain, update, update KB = 2, update KB = 4, full skipping rows above
+                    v's first (none: not built) */
+};
+
+#define BUILD(TR, TC, RPT, CPT, VREG, FLOW)                                                     \
+    {launch<TR, TC, RPT, CPT, VREG, FLOW>, resources<TR, TC, RPT, CPT, VREG, FLOW>}
+#define BUILDS3(TR, TC, RPT, CPT, VREG, FLOW)                                                   \
+    BUILD(TR, TC, RPT, CPT, VREG, FLOW), BUILD(TR, TC, RPT, CPT, VREG, FLOW | 64),              \
+        BUILD(TR, TC, RPT, CPT, VREG, FLOW | 128)
+/* the blocked update bounds: dataflow rows without deferral or clusters */
+#define BUILDS(TR, TC, RPT, CPT, VREG, FLOW)                                                    \
+    {BUILDS3(TR, TC, RPT, CPT, VREG, FLOW), BUILD(TR, TC, RPT, CPT, VREG, FLOW | 128 | 256),    \
+     BUILD(TR, TC, RPT, CPT, VREG, FLOW | 128 | 512), BUILD(TR, TC, RPT, CPT, VREG, FLOW | 1024)}
+#define BUILDS_NOKB(TR, TC, RPT, CPT, VREG, FLOW)                                               \
+    {BUILDS3(TR, TC, RPT, CPT, VREG, FLOW), {}, {}, BUILD(TR, TC, RPT, CPT, VREG, FLOW | 1024)}
+#define BUILDS_CL(TR, TC, RPT, CPT, VREG, FLOW) {BUILDS3(TR, TC, RPT, CPT, VREG, FLOW), {}, {}, {}}
+
+/* the issue's target sizes, with the rows the dispatcher picks there (bench-qr --model) */
+static const Case cases[] = {
+    {"flw16x22_15x3", 240, 66, 128, BUILDS(16, 22, 15, 3, true, 17)},
+    {"flw16x24_12x4", 192, 96, 128, BUILDS(16, 24, 12, 4, true, 17)},
+    {"flw16x8_5x2", 80, 16, 384, BUILDS(16, 8, 5, 2, true, 17)},
+    {"flw16x4_5x4", 80, 16, 384, BUILDS(16, 4, 5, 4, true, 17)},
+    {"flw16x8_5x2", 80, 16, 3840, BUILDS(16, 8, 5, 2, true, 17)},
+    {"flw16x22_15x3", 240, 66, 1280, BUILDS(16, 22, 15, 3, true, 17)},
+    {"flw16x22_20x3", 306, 66, 128, BUILDS_NOKB(16, 22, 20, 3, false, 19)},
+    {"clp16x32_8x4", 512, 128, 32, BUILDS_CL(16, 32, 8, 4, true, 49)},
+};
+
+static double median(std::vector<float> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t k = v.size();
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    int repeat = 20, once = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--once"))
+            once = 1;
+        else {
+            fprintf(stderr, "usage: qr_bounds [--repeat N] [--once]\n");
+            return 2;
+        }
+    }
+    if (repeat < 1) repeat = 1;
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    printf("qr_bounds: %s, %d SMs; CUDA-event median of %d launches, us\n", prop.name,
+           prop.multiProcessorCount, repeat);
+    printf("%-9s %-6s %-14s %9s %9s %9s %7s %7s %9s %9s %9s   regs/local bytes of each build\n",
+           "size", "batch", "variant", "full", "chain", "update", "chain%", "upd%", "upd kb2", "upd kb4",
+           "full skip");
+    cudaStream_t st;
+    CK(cudaStreamCreate(&st));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    unsigned seed = 20261126u;
+    for (const Case &c : cases) {
+        const size_t elems = (size_t)c.m * c.n * c.batch;
+        std::vector<float2> h(elems);
+        for (size_t i = 0; i < elems; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            const float x = (float)(seed >> 8) / 16777216.f - 0.5f;
+            seed = seed * 1664525u + 1013904223u;
+            h[i] = make_float2(x, (float)(seed >> 8) / 16777216.f - 0.5f);
+        }
+        float2 *A0, *A;
+        CK(cudaMalloc(&A0, elems * sizeof(float2)));
+        CK(cudaMalloc(&A, elems * sizeof(float2)));
+        CK(cudaMemcpy(A0, h.data(), elems * sizeof(float2), cudaMemcpyHostToDevice));
+        rtk::QrArgs args{};
+        args.A = A;
+        args.stride = (long long)c.m * c.n;
+        args.lda = c.m;
+        args.m = c.m;
+        args.n = c.n;
+        args.batch = c.batch;
+        double t[NB] = {0, 0, 0, 0, 0, 0}, skipdiff = -1;
+        std::vector<float2> ref(elems), out(elems);
+        rtk_qr_resources r[NB] = {};
+        for (int b = 0; b < NB; b++) {
+            if (!c.b[b].run) continue;
+            CK(c.b[b].res(&r[b], c.m));
+            std::vector<float> ms;
+            for (int it = -2; !once && it < repeat; it++) { /* two warm-ups */
+                CK(cudaMemcpyAsync(A, A0, elems * sizeof(float2), cudaMemcpyDeviceToDevice, st));
+                CK(cudaEventRecord(e0, st));
+                CK(c.b[b].run(args, st));
+                CK(cudaEventRecord(e1, st));
+                CK(cudaEventSynchronize(e1));
+                float x;
+                CK(cudaEventElapsedTime(&x, e0, e1));
+                if (it >= 0) ms.push_back(x);
+            }
+            if (once) {
+                CK(cudaMemcpyAsync(A, A0, elems * sizeof(float2), cudaMemcpyDeviceToDevice, st));
+                CK(c.b[b].run(args, st));
+                CK(cudaStreamSynchronize(st));
+            } else {
+                t[b] = 1e3 * median(ms);
+            }
+            /* the last launch factored A0: full (b = 0) is the reference of full skip (b = 5) */
+            if (b == 0 || b == 5) {
+                CK(cudaMemcpy((b ? out : ref).data(), A, elems * sizeof(float2), cudaMemcpyDeviceToHost));
+                if (b == 5) {
+                    double dmax = 0, rmax = 0;
+                    for (size_t i = 0; i < elems; i++) {
+                        dmax = std::max(dmax, (double)hypotf(out[i].x - ref[i].x, out[i].y - ref[i].y));
+                        rmax = std::max(rmax, (double)hypotf(ref[i].x, ref[i].y));
+                    }
+                    skipdiff = dmax / rmax;
+                }
+            }
+        }
+        CK(cudaFree(A));
+        CK(cudaFree(A0));
+        char size[32];
+        snprintf(size, sizeof size, "%dx%d", c.m, c.n);
+        if (once) {
+            printf("%-9s %-6d %-14s every build launched once\n", size, c.batch, c.variant);
+            continue;
+        }
+        printf("%-9s %-6d %-14s %9.1f %9.1f %9.1f %6.0f%% %6.0f%%", size, c.batch, c.variant, t[0],
+               t[1], t[2], 100 * t[1] / t[0], 100 * t[2] / t[0]);
+        for (int b = 3; b < NB; b++)
+            if (c.b[b].run)
+                printf(" %9.1f", t[b]);
+            else
+                printf(" %9s", "-");
+        printf("  ");
+        if (skipdiff >= 0) printf(" skip-full %.1e ", skipdiff);
+        for (int b = 0; b < NB; b++)
+            if (c.b[b].run) printf(" %d/%d", r[b].registers, r[b].local_bytes);
+        printf("\n");
+        fflush(stdout);
+    }
+    return 0;
+}
