@@ -75,8 +75,6 @@ struct RegShape {
     static constexpr bool CL = (FLOW & 32) != 0;
     static constexpr bool CHAIN_ONLY = (FLOW & 64) != 0, UPDATE_ONLY = (FLOW & 128) != 0;
     static constexpr int UPDATE_KB = (FLOW & 512) ? 4 : (FLOW & 256) ? 2 : 1; /* bounds only */
-    static constexpr bool SKIP = (FLOW & 1024) != 0; /* skip register rows above v's first */
-    static_assert(!SKIP || !CL, "row skipping: one CTA a matrix (a cluster CTA's rows start at r0)");
     static_assert(UPDATE_KB == 1 || (UPDATE_ONLY && !CL && !(FLOW & 2)),
                   "the blocked update bound: update-only dataflow rows without deferral");
     static constexpr int PMAX = 16;                    /* CTAs a cluster, at most      */
@@ -218,7 +216,7 @@ __device__ __forceinline__ float2 ld_shared_f2(const float2 *p)
 }
 
 /* Owners of column j+1 (slot Q): apply H_j, then form and publish reflector j+1. */
-template <int TR, int RPT, int CPT, bool VREG, int Q, bool CL = false, int PMAX = 1, bool SKIP = false>
+template <int TR, int RPT, int CPT, bool VREG, int Q, bool CL = false, int PMAX = 1>
 __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                            const float2 *vj, float2 tau, int j1, int tr,
                                            float2 *vnext, float2 *taunext,
@@ -227,7 +225,6 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
     float2 wa[4] = {c0(), c0(), c0(), c0()}; /* four chains: this is the critical path */
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
-        if (SKIP && TR * (p + 1) < j1) continue; /* rows all above v_j's first (warp-uniform) */
         const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
         wa[p & 3] = cjfma(vp, a[p][Q], wa[p & 3]);
     }
@@ -242,7 +239,6 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
     const float2 s = cjmul(tau, w); /* conj(tau) w */
 #pragma unroll
     for (int p = 0; p < RPT; p++) {
-        if (SKIP && TR * (p + 1) < j1) continue;
         const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
         a[p][Q] = cfms(vp, s, a[p][Q]);
     }
@@ -253,7 +249,7 @@ __device__ __forceinline__ void owner_step(float2 (&a)[RPT][CPT], const float2 (
  * > j1 of slots Q0..Q1-1 (slot q holds column tc + TC*(g+q)); a slot is skipped by the
  * whole warp (a uniform branch) when none of the warp's columns in it needs the update. */
 template <int TR, int TC, int RPT, int CPT, bool VREG, int Q0, int Q1, int WS, bool CL = false,
-          int PMAX = 1, bool SKIP = false>
+          int PMAX = 1>
 __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 (&v)[RPT],
                                             const float2 *vj, float2 tau, int j1, int g, int n,
                                             int tc, int wtc0, int tr = 0,
@@ -271,7 +267,6 @@ __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 
             float2 w0 = c0(), w1 = c0();
 #pragma unroll
             for (int p = 0; p < RPT; p++) {
-                if (SKIP && TR * (p + 1) < j1) continue; /* v_j is 0 on all these rows */
                 const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
                 if (p & 1)
                     w1 = cjfma(vp, a[p][q], w1);
@@ -336,7 +331,6 @@ __device__ __forceinline__ void apply_slots(float2 (&a)[RPT][CPT], const float2 
             const float2 s = cjmul(tau, w[q]);
 #pragma unroll
             for (int p = 0; p < RPT; p++) {
-                if (SKIP && TR * (p + 1) < j1) continue;
                 const float2 vp = VREG ? v[p] : ld_shared_f2(vj + TR * p);
                 a[p][q] = cfms(vp, s, a[p][q]);
             }
@@ -453,7 +447,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
 
     /* the critical path first: column j+1, always in slot 0 */
     if (!S::UPDATE_ONLY && j1 < n && tc == j1 % TC) {
-        owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX, S::SKIP>(a, v, vj, tau, j1, tr, vnext, taunext, cl);
+        owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX>(a, v, vj, tau, j1, tr, vnext, taunext, cl);
         if constexpr (FLOW) mbar_arrive(mbar + j1); /* each of the TR owner lanes */
     }
     if constexpr (S::CHAIN_ONLY) return;
@@ -464,7 +458,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
     if constexpr ((FLOW & 2) && CPT > 1) {
         const int j2 = j + 2, s2 = j2 % TC - wtc0; /* warp-uniform */
         if (j2 < n && j2 % TC != 0 && s2 >= 0 && s2 % WS == 0 && s2 / WS < S::TCW) {
-            apply_slots<TR, TC, RPT, CPT, VREG, 0, 1, WS, false, 1, S::SKIP>(a, v, vj, tau, j1, g, n, tc, wtc0);
+            apply_slots<TR, TC, RPT, CPT, VREG, 0, 1, WS>(a, v, vj, tau, j1, g, n, tc, wtc0);
             return; /* slots >= 1 owe H_j */
         }
         if (lo < j) {
@@ -476,7 +470,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
 #pragma unroll
                     for (int p = 0; p < RPT; p++) vv[p] = ld_shared_f2(vl + TR * p);
                 }
-                apply_slots<TR, TC, RPT, CPT, VREG, 1, CPT, WS, false, 1, S::SKIP>(a, vv, vl, taub[lo], lo + 1, g, n, tc, wtc0);
+                apply_slots<TR, TC, RPT, CPT, VREG, 1, CPT, WS>(a, vv, vl, taub[lo], lo + 1, g, n, tc, wtc0);
             }
             if constexpr (VREG) { /* re-read, so v was not held through the loop */
 #pragma unroll
@@ -485,7 +479,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
         }
         lo = j + 1;
     }
-    apply_slots<TR, TC, RPT, CPT, VREG, 0, CPT, WS, S::CL, S::PMAX, S::SKIP>(a, v, vj, tau, j1, g, n, tc,
+    apply_slots<TR, TC, RPT, CPT, VREG, 0, CPT, WS, S::CL, S::PMAX>(a, v, vj, tau, j1, g, n, tc,
                                                                     wtc0, tr, cl);
 }
 
