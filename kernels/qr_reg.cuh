@@ -66,15 +66,19 @@ struct RegShape {
     static constexpr int WS = (FLOW & 16) ? NT / 32 : 1; /* stride of a warp's slots */
     /* barrier-synchronized: v[2][MCAP], tau[2]; FLOW: tau[NCAP], one mbarrier per
      * reflector (NCAP x 8 bytes) here, every v (MCAP x NCAP) after the fused solve's area */
-    static constexpr int QR_F2 = FLOW ? 2 * NCAP : 2 * MCAP + 2;
+    static constexpr int QR_F2 = FLOW ? (((FLOW & 2048) && NCAP > 16) ? 3 : 2) * NCAP : 2 * MCAP + 2;
     static constexpr int V_F2 = FLOW ? MCAP * NCAP : 0;
-    static constexpr int W_F2 = solve_smem_f2(NCAP);   /* fused solve               */
+    static constexpr int W_F2 = solve_smem_f2(NCAP)    /* fused solve (+ the solver warp's X, Y) */
+        + ((((FLOW & 2048) && NCAP > 16) || (FLOW & 16384)) ? NCAP * (BLK_BS + BLK_NBC + 1) : 0);
     /* FLOW & 32, a cluster's CTAs share the rows: after v, the partial sums they exchange
      * (ClusterCtx), [(sigma, alpha) NCAP x PMAX float4][owner's w 2 x PMAX][trailing w
      * 2 x TC x PMAX x CPT2][mbarriers: NCAP + 2 + 2 x TC] */
     static constexpr bool CL = (FLOW & 32) != 0;
     static constexpr bool CHAIN_ONLY = (FLOW & 64) != 0, UPDATE_ONLY = (FLOW & 128) != 0;
     static constexpr int UPDATE_KB = (FLOW & 512) ? 4 : (FLOW & 256) ? 2 : 1; /* bounds only */
+    /* FLOW & 2048, the fused kernels with n > 16: one more warp, the solver warp
+     * (blk_inline_solve), and a second mbarrier a column (R's column k stored) */
+    static constexpr bool SOLVER = (FLOW & 2048) != 0 && NCAP > 16;
     static_assert(UPDATE_KB == 1 || (UPDATE_ONLY && !CL && !(FLOW & 2)),
                   "the blocked update bound: update-only dataflow rows without deferral");
     static constexpr int PMAX = 16;                    /* CTAs a cluster, at most      */
@@ -87,6 +91,14 @@ struct RegShape {
     static_assert(!CL || ((FLOW & 1) && !(FLOW & 2) && NCAP <= MCAP),
                   "cluster variants: dataflow, no deferral, R within the first CTA's rows");
 };
+
+/* A block's threads: the matrices' and, fused with the solver warp (FLOW & 2048), one more warp */
+template <int TR, int TC, int RPT, int CPT, int MATS, bool WEIGHTS, int FLOW>
+constexpr int qr_reg_threads()
+{
+    return RegShape<TR, TC, RPT, CPT, MATS, FLOW>::THREADS +
+           (WEIGHTS && RegShape<TR, TC, RPT, CPT, MATS, FLOW>::SOLVER ? 32 : 0);
+}
 
 /* FLOW & 32: where a cluster CTA's exchange buffers are, and which rows it holds. Every
  * reduction over a column (the owner's dot and norm, the trailing dots) is summed in each
@@ -414,10 +426,25 @@ __device__ __forceinline__ void apply_slots_kb(float2 (&a)[RPT][CPT], const floa
  * arrival and v_{j+2}'s publication; its slots >= 1 catch up (reflectors lo..) in the
  * first step it does not own the next column. Nothing is owed at a group rotation: the
  * step before one never defers (column j+2 then starts the next group). */
+/* The solver warp's feed (FLOW & 2048, fused): the owners of column j store its rows <= j
+ * (final now: R's column, beta on the diagonal) into R's shared copy, then arrive on rbar[j]. */
+template <int TR, int RPT, int CPT, int LD>
+__device__ __forceinline__ void feed_solver(const float2 (&a)[RPT][CPT], int j, int tr, float2 *Rs,
+                                            unsigned long long *rbar)
+{
+#pragma unroll
+    for (int p = 0; p < RPT; p++) {
+        const int row = tr + TR * p;
+        if (row <= j) Rs[row * LD + j] = a[p][0];
+    }
+    mbar_arrive(rbar + j);
+}
+
 template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, int FLOW>
 __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int n, int tr,
                                         int tc, int wtc0, float2 *vbuf, float2 *taub,
-                                        unsigned long long *mbar, int &lo, const ClusterCtx *cl)
+                                        unsigned long long *mbar, int &lo, const ClusterCtx *cl,
+                                        float2 *Rfeed = nullptr)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
     constexpr int WS = S::WS;
@@ -449,6 +476,8 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
     if (!S::UPDATE_ONLY && j1 < n && tc == j1 % TC) {
         owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX>(a, v, vj, tau, j1, tr, vnext, taunext, cl);
         if constexpr (FLOW) mbar_arrive(mbar + j1); /* each of the TR owner lanes */
+        if constexpr (S::SOLVER && !(FLOW & 8192))
+            if (Rfeed) feed_solver<TR, RPT, CPT, solve_ld(S::NCAP)>(a, j1, tr, Rfeed, mbar + S::NCAP);
     }
     if constexpr (S::CHAIN_ONLY) return;
     if constexpr (S::UPDATE_KB > 1) { /* bound builds: the kernel loop steps KB columns */
@@ -513,13 +542,20 @@ __device__ __forceinline__ void store_slots(const float2 (&a)[RPT][CPT], int g, 
 
 template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER, int MINB,
           int FLOW>
-__global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs args)
+__global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHTS, FLOW>() + ((FLOW & 32768) ? 32 : 0)), MINB)
+    qr_reg_kernel(const QrArgs args)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
+    /* the solver warp (FLOW & 2048, fused, n > 16): the block's last warp, no columns */
+    constexpr bool SOLVER = WEIGHTS && S::SOLVER;
+    static_assert(!S::SOLVER || (MATS == 1 && (FLOW & 1) && !S::CL), "the solver warp: dataflow rows");
     static_assert(!S::CL || (!WEIGHTS && !GATHER), "cluster variants: QR alone");
     extern __shared__ float2 smem[];
     const int g0 = MATS > 1 ? (int)threadIdx.x / S::NT : 0;
-    const int t = MATS > 1 ? (int)threadIdx.x % S::NT : (int)threadIdx.x;
+    /* FLOW & 65536 (measurement): the solver warp is the block's first warp, not its last */
+    const int tx = (int)threadIdx.x;
+    const int t = MATS > 1 ? tx % S::NT : (SOLVER && (FLOW & 65536)) ? (tx < 32 ? S::NT + tx : tx - 32) : tx;
+    const bool solver = SOLVER && t >= S::NT;
     /* FLOW & 32: matrix k's rows are spread over the CTAs of cluster k */
     const int crank = S::CL ? (int)cluster_rank() : 0, csize = S::CL ? (int)cluster_size() : 1;
     const int k = S::CL ? (int)blockIdx.x / csize : (int)blockIdx.x * MATS + g0;
@@ -537,9 +573,12 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     float2 *Rs = WEIGHTS ? base + S::QR_F2 : nullptr;
     float2 *dinv = WEIGHTS ? Rs + S::NCAP * LD : nullptr;
     int *flag = WEIGHTS ? reinterpret_cast<int *>(dinv + S::NCAP) : nullptr;
+    /* SOLVER: the solver warp's X and Y (blk_inline_solve), and R's columns' mbarriers */
+    float2 *xin = SOLVER ? dinv + S::NCAP + 1 : nullptr, *yin = SOLVER ? xin + S::NCAP * BLK_BS : nullptr;
+    unsigned long long *rbar = SOLVER ? mbar + S::NCAP : nullptr;
     if (WEIGHTS && t == 0) *flag = 0;
-    if constexpr (FLOW) /* one per reflector: complete when its TR owner lanes arrive */
-        for (int i = t; i < S::NCAP; i += S::NT) mbar_init(mbar + i, TR);
+    if constexpr (FLOW) /* one per reflector (and R column): complete when its TR owner lanes arrive */
+        for (int i = t; !solver && i < (SOLVER ? 2 : 1) * S::NCAP; i += S::NT) mbar_init(mbar + i, TR);
     ClusterCtx cl{};
     if constexpr (S::CL) { /* after v: the exchange buffers, then their barriers (one arrival,
                               the receiver's, and the bytes of every CTA's partial) */
@@ -574,7 +613,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     int lds = lda;
     if constexpr (GATHER) { /* FLOW: the stage is v's buffer, free once in registers */
         float2 *stage = FLOW ? vbuf : smem + MATS * (S::QR_F2 + (WEIGHTS ? S::W_F2 : 0)) + g0 * S::MCAP * S::NCAP;
-        gather_to_smem<S::NT>(args, k, m, n, t, stage);
+        if (!solver) gather_to_smem<S::NT>(args, k, m, n, t, stage);
         group_sync<MATS>();
         src = stage;
         lds = m;
@@ -586,7 +625,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
 #pragma unroll
         for (int p = 0; p < RPT; p++) {
             const int row = r0 + tr + TR * p;
-            a[p][q] = (row < m && col < n) ? src[(size_t)col * lds + row] : c0();
+            a[p][q] = (!solver && row < m && col < n) ? src[(size_t)col * lds + row] : c0();
         }
     }
     /* FLOW: the mbarriers' initialization, and the gather stage read, before anyone
@@ -597,6 +636,16 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     } else if constexpr (FLOW) {
         __syncthreads();
     }
+    if (solver) { /* the block's last warp: no columns, R's setup and y as its columns come */
+        if constexpr ((FLOW & 8192) != 0) { /* measurement only: an idle warp, no feed */
+        } else if constexpr ((FLOW & 4096) != 0) /* measurement only: the feed without the solving */
+            mbar_wait0(rbar + n - 1);
+        else
+            blk_inline_solve<BLK_BS, BLK_NBC, !(FLOW & 262144)>(Rs, LD, rbar, n, args.nbeams, args.V, xin,
+                                                               yin, t - S::NT);
+        if constexpr ((FLOW & 131072) != 0) /* measurement only: when the solver warp is done */
+            if (args.phase && k == 0 && t == S::NT) args.phase[3] = globaltimer();
+    } else {
     if constexpr (S::UPDATE_ONLY) { /* fixed, finite reflectors; read after the barrier */
         static_assert(FLOW & 1, "bounds: dataflow rows");
         for (int i = t; i < S::MCAP * S::NCAP; i += S::NT)
@@ -606,6 +655,7 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
     } else if (tc == 0) {
         make_reflector<TR, RPT, CPT, 0, S::CL, S::PMAX>(a, 0, tr, vbuf, taub, &cl);
         if constexpr (FLOW) mbar_arrive(mbar);
+        if constexpr (SOLVER && !(FLOW & 8192)) feed_solver<TR, RPT, CPT, LD>(a, 0, tr, Rs, rbar);
     }
     /* slot 0 holds group g; at the last step of a group (column j+1 starts group g+1)
      * slot 0 is final — only columns > j change in step j — so it is stored and the
@@ -614,7 +664,11 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
 #pragma unroll 1
     for (int j = 0; j < n - 1; j += S::UPDATE_KB) { /* UPDATE_KB > 1: bound builds only */
         if (S::UPDATE_KB == 1 ? j + 1 == TC * (g + 1) : j + 1 >= TC * (g + 1)) {
-            store_slot<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, Rs, LD);
+            store_slot<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, SOLVER ? nullptr : Rs, LD);
+            /* a rotation without stores (SOLVER: R is fed per column) must stay a branch: the
+             * compiler otherwise turns its moves into selects executed every step (+90 FSEL a
+             * step, 16 % of the 240x66 factorization; NOTES.md "A solver warp") */
+            if constexpr (SOLVER) asm volatile("" ::: "memory");
 #pragma unroll
             for (int q = 0; q + 1 < CPT; q++)
 #pragma unroll
@@ -623,16 +677,19 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
             for (int p = 0; p < RPT; p++) a[p][CPT - 1] = c0();
             g++;
         }
-        qr_step<TR, TC, RPT, CPT, MATS, VREG, FLOW>(a, j, g, n, tr, tc, wtc0, vbuf, taub, mbar, lo, &cl);
+        qr_step<TR, TC, RPT, CPT, MATS, VREG, FLOW>(a, j, g, n, tr, tc, wtc0, vbuf, taub, mbar, lo, &cl,
+                                                    SOLVER ? Rs : nullptr);
     }
-    store_slots<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, Rs, LD);
+    /* SOLVER: R is in shared memory already, each column stored by its owners */
+    store_slots<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, SOLVER ? nullptr : Rs, LD);
+    } /* !solver */
     if constexpr (S::CL) /* no CTA leaves while another may still write to its buffers */
         cluster_sync();
 
     if constexpr (WEIGHTS) {
         if (timer) args.phase[1] = globaltimer();
         group_sync<MATS>();
-        for (int i = t; i < n; i += S::NT) {
+        for (int i = t; !solver && i < n; i += S::NT) {
             const float2 d = Rs[i * LD + i];
             if (!cfinite_nonzero(d)) *flag = 1;
             dinv[i] = crecip(d);
@@ -643,6 +700,8 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
             return;
         }
         static_assert(S::NT % 32 == 0, "whole warps per matrix");
+        if constexpr ((FLOW & 131072) != 0) /* measurement only: past the diagonal's check */
+            if (timer) args.phase[4] = globaltimer();
         if (t < 32) diag_ratio_warp([&](int i) { return Rs[i * LD + i]; }, n, k, args.flags, t);
         float2 *Wk = args.W + (size_t)k * args.nbeams * n;
         using SS = SolveShape<S::NCAP>;
@@ -658,7 +717,10 @@ __global__ void __launch_bounds__(TR *TC *MATS, MINB) qr_reg_kernel(const QrArgs
              * substitutions") */
             static_assert(BlockedSolve<BLK_BS, BLK_NBC>::scratch_f2(S::NCAP) <= S::V_F2,
                           "blocked solve: scratch > v buffer");
-            if (!args.fused_subst)
+            if constexpr (SOLVER) /* R holds P and Q now: blocked only (fused_subst ignored) */
+                solve_beams_blocked<BLK_BS, BLK_NBC, S::NT + 32, S::NCAP, (FLOW & 262144) ? 2 : 1>(Rs, LD, dinv, n, args.nbeams,
+                                                                           args.V, Wk, t, vbuf, xin, yin);
+            else if (!args.fused_subst)
                 solve_beams_blocked<BLK_BS, BLK_NBC, S::NT, S::NCAP>(Rs, LD, dinv, n, args.nbeams, args.V,
                                                                     Wk, t, vbuf);
             else
@@ -738,8 +800,9 @@ cudaError_t qr_reg_resources(rtk_qr_resources *r, int m = 0)
     cudaFuncAttributes fa{};
     if (e == cudaSuccess) e = cudaFuncGetAttributes(&fa, kern);
     if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&r->blocks_per_sm, kern, TR * TC * MATS, smem);
-    r->threads = TR * TC * MATS;
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &r->blocks_per_sm, kern, qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHTS, FLOW>(), smem);
+    r->threads = qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHTS, FLOW>();
     r->registers = fa.numRegs;
     r->local_bytes = (int)fa.localSizeBytes;
     r->smem_bytes = smem;
@@ -780,7 +843,7 @@ cudaError_t qr_reg_launch(const QrArgs &args, cudaStream_t stream)
         return cudaLaunchKernelEx(&cfg, kern, args);
     }
     const int blocks = (args.batch + MATS - 1) / MATS;
-    kern<<<blocks, S::THREADS, smem, stream>>>(args);
+    kern<<<blocks, qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHTS, FLOW>(), smem, stream>>>(args);
     return cudaGetLastError();
 }
 

@@ -15,8 +15,11 @@
  * each; the registers and local memory of every build are printed beside it (a bound build
  * that spills would not bound anything). --once launches each build once (for ncu). Not a CTest test (it needs a GPU and measures): built by
  * tests/gpu/build_bounds.sh, run by tests/bench/device_qr.sh bounds.
- * usage: qr_bounds [--repeat N] [--once] */
+ * --fused times the fused QR + 16 beams as dispatched against the same kernel with the
+ * solver warp (FLOW | 2048), and compares their weights (exit 1 past 1e-3 relative).
+ * usage: qr_bounds [--repeat N] [--once] [--fused] */
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,6 +48,12 @@ template <int TR, int TC, int RPT, int CPT, bool VREG, int FLOW>
 cudaError_t resources(rtk_qr_resources *r, int m)
 {
     return rtk::qr_reg_resources<TR, TC, RPT, CPT, 1, VREG, false, false, 1, FLOW>(r, m);
+}
+
+template <int TR, int TC, int RPT, int CPT, bool VREG, int FLOW>
+cudaError_t launch_w(const rtk::QrArgs &a, cudaStream_t s)
+{
+    return rtk::qr_reg_launch<TR, TC, RPT, CPT, 1, VREG, true, false, 1, FLOW>(a, s);
 }
 
 struct Build {
@@ -81,6 +90,145 @@ static const Case cases[] = {
     {"clp16x32_8x4", 512, 128, 32, BUILDS_NOKB(16, 32, 8, 4, true, 49)},
 };
 
+/* --fused: QR + 16 beams, the fused kernel as dispatched against the same with the solver
+ * warp (FLOW | 2048: R's setup and the first chunk's forward solve during the factorization) */
+struct FusedCase {
+    const char *variant;
+    int m, n, batch;
+    launch_fn run[8];
+};
+#define FUSED(TR, TC, RPT, CPT, VREG, FLOW)                                                     \
+    {launch_w<TR, TC, RPT, CPT, VREG, FLOW>, launch_w<TR, TC, RPT, CPT, VREG, FLOW | 2048 | 131072>,     \
+     launch_w<TR, TC, RPT, CPT, VREG, FLOW | 2048 | 262144>, launch_w<TR, TC, RPT, CPT, VREG, FLOW | 2048 | 8192>,     \
+     launch_w<TR, TC, RPT, CPT, VREG, FLOW | 16384>, launch_w<TR, TC, RPT, CPT, VREG, FLOW | 32768>,                 \
+     launch_w<TR, TC, RPT, CPT, VREG, FLOW | 2048 | 65536>,                                                          \
+     launch_w<TR, TC, RPT, CPT, VREG, FLOW | 2048 | 8192 | 65536>}
+static const FusedCase fused_cases[] = {
+    {"flw16x22_15x3", 240, 66, 128, FUSED(16, 22, 15, 3, true, 17)},
+    {"flw16x22_15x3", 240, 66, 1280, FUSED(16, 22, 15, 3, true, 17)},
+    {"flw16x22_15x3", 200, 50, 128, FUSED(16, 22, 15, 3, true, 17)},
+    {"flw16x22_20x3", 306, 66, 128, FUSED(16, 22, 20, 3, false, 19)},
+    {"flw16x8_8x4", 128, 32, 512, FUSED(16, 8, 8, 4, true, 17)},
+    {"flw16x8_4x3", 64, 24, 4096, FUSED(16, 8, 4, 3, true, 17)},
+};
+
+static double median(std::vector<float> v);
+
+static float2 *upload(const std::vector<float2> &h)
+{
+    float2 *d;
+    CK(cudaMalloc(&d, h.size() * sizeof(float2)));
+    CK(cudaMemcpy(d, h.data(), h.size() * sizeof(float2), cudaMemcpyHostToDevice));
+    return d;
+}
+
+static void random_fill(std::vector<float2> &h, unsigned &seed)
+{
+    for (auto &x : h) {
+        seed = seed * 1664525u + 1013904223u;
+        const float re = (float)(seed >> 8) / 16777216.f - 0.5f;
+        seed = seed * 1664525u + 1013904223u;
+        x = make_float2(re, (float)(seed >> 8) / 16777216.f - 0.5f);
+    }
+}
+
+static int run_fused(int repeat, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1)
+{
+    const int nbeams = 16;
+    unsigned seed = 20261127u;
+    int bad = 0;
+    printf("\nfused QR + %d beams, us: as dispatched against the solver warp (FLOW | 2048)\n", nbeams);
+    printf("%-9s %-6s %-14s %9s %9s %7s  max|dW|/max|W|\n", "size", "batch", "variant", "fused", "solver", "gain");
+    for (const FusedCase &c : fused_cases) {
+        const size_t elems = (size_t)c.m * c.n * c.batch, welems = (size_t)c.batch * nbeams * c.n;
+        std::vector<float2> h(elems), hv((size_t)nbeams * c.n), w[8];
+        random_fill(h, seed);
+        random_fill(hv, seed);
+        float2 *A0 = upload(h), *A = upload(h), *V = upload(hv), *W;
+        CK(cudaMalloc(&W, welems * sizeof(float2)));
+        rtk_factor_flags *flags;
+        CK(cudaMalloc(&flags, sizeof *flags));
+        unsigned long long *phase; /* block 0: start, factorization done, weights done (ns) */
+        CK(cudaMalloc(&phase, 5 * sizeof *phase));
+        CK(cudaMemset(phase, 0, 5 * sizeof *phase));
+        rtk::QrArgs args{};
+        args.A = A;
+        args.stride = (long long)c.m * c.n;
+        args.lda = c.m;
+        args.m = c.m;
+        args.n = c.n;
+        args.batch = c.batch;
+        args.nbeams = nbeams;
+        args.V = V;
+        args.W = W;
+        args.flags = flags;
+        args.phase = phase;
+        double t[8], ph[8][2];
+        for (int b = 0; b < 8; b++) {
+            std::vector<float> ms;
+            for (int it = -2; it < repeat; it++) {
+                CK(cudaMemcpyAsync(A, A0, elems * sizeof(float2), cudaMemcpyDeviceToDevice, st));
+                CK(cudaMemsetAsync(flags, 0x7f, sizeof *flags, st));
+                CK(cudaMemsetAsync(W, 0, welems * sizeof(float2), st));
+                CK(cudaEventRecord(e0, st));
+                CK(c.run[b](args, st));
+                CK(cudaEventRecord(e1, st));
+                CK(cudaEventSynchronize(e1));
+                float x;
+                CK(cudaEventElapsedTime(&x, e0, e1));
+                if (it >= 0) ms.push_back(x);
+            }
+            t[b] = 1e3 * median(ms);
+            w[b].resize(welems);
+            CK(cudaMemcpy(w[b].data(), W, welems * sizeof(float2), cudaMemcpyDeviceToHost));
+            rtk_factor_flags f;
+            CK(cudaMemcpy(&f, flags, sizeof f, cudaMemcpyDeviceToHost));
+            unsigned long long hp[5];
+            CK(cudaMemcpy(hp, phase, sizeof hp, cudaMemcpyDeviceToHost));
+            ph[b][0] = 1e-3 * (double)(hp[1] - hp[0]);
+            ph[b][1] = 1e-3 * (double)(hp[2] - hp[1]);
+            if (b == 1)
+                printf("  [solver warp done %.1f us after the start, the check passed at %.1f, weights done %.1f]\n",
+                       1e-3 * (double)(hp[3] - hp[0]), 1e-3 * (double)(hp[4] - hp[0]), 1e-3 * (double)(hp[2] - hp[0]));
+            if (f.bad_item != RTK_NO_BAD) bad = 1;
+            if (b == 3 || b == 7) w[b].clear(); /* the feed alone: its weights are not computed */
+        }
+        double dmax = 0, wmax = 0;
+        for (size_t i = 0; i < welems; i++) {
+            const double d = hypot(w[1][i].x - w[0][i].x, w[1][i].y - w[0][i].y);
+            dmax = d > dmax || d != d ? d : dmax;
+            wmax = std::max(wmax, (double)hypotf(w[0][i].x, w[0][i].y));
+        }
+        const double rel = dmax / wmax;
+        double d2 = 0;
+        for (size_t i = 0; i < welems; i++)
+            d2 = std::max(d2, (double)hypotf(w[2][i].x - w[0][i].x, w[2][i].y - w[0][i].y));
+        const double rel2 = d2 / wmax;
+        if (!(rel2 < 1e-3)) bad = 1;
+        double d6 = 0;
+        for (size_t i = 0; i < welems; i++)
+            d6 = std::max(d6, (double)hypotf(w[6][i].x - w[0][i].x, w[6][i].y - w[0][i].y));
+        const double rel6 = d6 / wmax;
+        if (!(rel6 < 1e-3)) bad = 1;
+        if (!(rel < 1e-3)) bad = 1;
+        char size[32];
+        snprintf(size, sizeof size, "%dx%d", c.m, c.n);
+        printf("%-9s %-6d %-14s %9.1f %9.1f %6.1f%%  %.1e%s   block 0: QR %.1f + w %.1f / %.1f + %.1f;"
+               " forward-only solver %.1f (QR %.1f, %.1e); idle warp %.1f (QR %.1f); smem only %.1f (QR %.1f);"
+               " bounds only %.1f (QR %.1f); solver first %.1f (QR %.1f, %.1e); idle first %.1f (QR %.1f)\n",
+               size, c.batch, c.variant, t[0], t[1], 100 * (t[0] - t[1]) / t[0], rel,
+               rel < 1e-3 ? "" : "  MISMATCH", ph[0][0], ph[0][1], ph[1][0], ph[1][1], t[2], ph[2][0], rel2, t[3], ph[3][0], t[4], ph[4][0], t[5], ph[5][0], t[6], ph[6][0], rel6, t[7], ph[7][0]);
+        fflush(stdout);
+        CK(cudaFree(A));
+        CK(cudaFree(A0));
+        CK(cudaFree(V));
+        CK(cudaFree(W));
+        CK(cudaFree(flags));
+        CK(cudaFree(phase));
+    }
+    return bad;
+}
+
 static double median(std::vector<float> v)
 {
     std::sort(v.begin(), v.end());
@@ -90,14 +238,16 @@ static double median(std::vector<float> v)
 
 int main(int argc, char **argv)
 {
-    int repeat = 20, once = 0;
+    int repeat = 20, once = 0, fused = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
             repeat = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--once"))
             once = 1;
+        else if (!strcmp(argv[i], "--fused"))
+            fused = 1;
         else {
-            fprintf(stderr, "usage: qr_bounds [--repeat N] [--once]\n");
+            fprintf(stderr, "usage: qr_bounds [--repeat N] [--once] [--fused]\n");
             return 2;
         }
     }
@@ -113,6 +263,7 @@ int main(int argc, char **argv)
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
+    if (fused) return run_fused(repeat, st, e0, e1);
     unsigned seed = 20261126u;
     for (const Case &c : cases) {
         const size_t elems = (size_t)c.m * c.n * c.batch;
