@@ -51,6 +51,8 @@ extern "C" int rtk_qr_facts_get(int v, int kind, int m, int n, rtk_qr_facts *f)
         f->blocks_per_sm = res.clusters > 0 ? 1 : 0;
     }
     f->clock_mhz = mhz;
+    f->solver = kind > 0 && info->storage == RTK_REGISTERS && (info->flow & 2048) &&
+                info->tc * info->cpt > 16; /* qr_variants.cuh: FLOW & 2048 */
     return 0;
 }
 

@@ -36,6 +36,10 @@
  * column always in slot 0 (compile-time register indices, no local memory). An
  * instantiation per column slot multiplied the code by CPT (110-250 KB per kernel),
  * and a second lookahead variant for slot 1 pushed the 240x66 kernel into spills.
+ * FLOW & 2048, fused with n > 16: a solver warp beside the matrix's warps does the first 16
+ * beams' forward substitution while the matrix is factored (its owners store each column of
+ * R as it becomes final), so that only the backward half of the weights is left after it
+ * (kernels/NOTES.md "A solver warp"; kept for the 240x66 row only, where it pays).
  * FLOW & 64 and FLOW & 128 are bounds for measurement only (tests/gpu/qr_bounds.cu; never in
  * a dispatch list, their results are not a factorization): 64 = the chain alone (the owner
  * steps and their waits, no trailing update), 128 = the trailing update alone (no owner step,
@@ -65,11 +69,12 @@ struct RegShape {
     static constexpr int TCW = slots_per_warp(TR);     /* column slots per warp     */
     static constexpr int WS = (FLOW & 16) ? NT / 32 : 1; /* stride of a warp's slots */
     /* barrier-synchronized: v[2][MCAP], tau[2]; FLOW: tau[NCAP], one mbarrier per
-     * reflector (NCAP x 8 bytes) here, every v (MCAP x NCAP) after the fused solve's area */
+     * reflector (NCAP x 8 bytes; FLOW & 2048: and one per column of R) here, every v
+     * (MCAP x NCAP) after the fused solve's area */
     static constexpr int QR_F2 = FLOW ? (((FLOW & 2048) && NCAP > 16) ? 3 : 2) * NCAP : 2 * MCAP + 2;
     static constexpr int V_F2 = FLOW ? MCAP * NCAP : 0;
-    static constexpr int W_F2 = solve_smem_f2(NCAP)    /* fused solve (+ the solver warp's X, Y) */
-        + ((((FLOW & 2048) && NCAP > 16) || (FLOW & 16384)) ? NCAP * (BLK_BS + BLK_NBC + 1) : 0);
+    static constexpr int W_F2 = solve_smem_f2(NCAP)    /* fused solve (+ the solver warp's y) */
+        + (((FLOW & 2048) && NCAP > 16) ? NCAP * (BLK_NBC + 1) : 0);
     /* FLOW & 32, a cluster's CTAs share the rows: after v, the partial sums they exchange
      * (ClusterCtx), [(sigma, alpha) NCAP x PMAX float4][owner's w 2 x PMAX][trailing w
      * 2 x TC x PMAX x CPT2][mbarriers: NCAP + 2 + 2 x TC] */
@@ -77,7 +82,8 @@ struct RegShape {
     static constexpr bool CHAIN_ONLY = (FLOW & 64) != 0, UPDATE_ONLY = (FLOW & 128) != 0;
     static constexpr int UPDATE_KB = (FLOW & 512) ? 4 : (FLOW & 256) ? 2 : 1; /* bounds only */
     /* FLOW & 2048, the fused kernels with n > 16: one more warp, the solver warp
-     * (blk_inline_solve), and a second mbarrier a column (R's column k stored) */
+     * (blk_forward_warp: the first 16 beams' forward substitution while the matrix is
+     * factored), and a second mbarrier a column (R's column k stored) */
     static constexpr bool SOLVER = (FLOW & 2048) != 0 && NCAP > 16;
     static_assert(UPDATE_KB == 1 || (UPDATE_ONLY && !CL && !(FLOW & 2)),
                   "the blocked update bound: update-only dataflow rows without deferral");
@@ -418,14 +424,6 @@ __device__ __forceinline__ void apply_slots_kb(float2 (&a)[RPT][CPT], const floa
     }
 }
 
-/* Step j; slot 0 holds group g, which contains column j+1; see the file comment.
- * FLOW & 1: no block barrier; v_j sits in its own buffer (vbuf + j*MCAP) and is waited
- * for on its mbarrier (mbar[j]), so a warp waits only for the reflector it needs.
- * FLOW & 2, deferred updates: the warp that owns column j+2 (when that column is in slot 0)
- * applies H_j to slot 0 only, so that nothing but its owner step stands between v_{j+1}'s
- * arrival and v_{j+2}'s publication; its slots >= 1 catch up (reflectors lo..) in the
- * first step it does not own the next column. Nothing is owed at a group rotation: the
- * step before one never defers (column j+2 then starts the next group). */
 /* The solver warp's feed (FLOW & 2048, fused): the owners of column j store its rows <= j
  * (final now: R's column, beta on the diagonal) into R's shared copy, then arrive on rbar[j]. */
 template <int TR, int RPT, int CPT, int LD>
@@ -440,6 +438,14 @@ __device__ __forceinline__ void feed_solver(const float2 (&a)[RPT][CPT], int j, 
     mbar_arrive(rbar + j);
 }
 
+/* Step j; slot 0 holds group g, which contains column j+1; see the file comment.
+ * FLOW & 1: no block barrier; v_j sits in its own buffer (vbuf + j*MCAP) and is waited
+ * for on its mbarrier (mbar[j]), so a warp waits only for the reflector it needs.
+ * FLOW & 2, deferred updates: the warp that owns column j+2 (when that column is in slot 0)
+ * applies H_j to slot 0 only, so that nothing but its owner step stands between v_{j+1}'s
+ * arrival and v_{j+2}'s publication; its slots >= 1 catch up (reflectors lo..) in the
+ * first step it does not own the next column. Nothing is owed at a group rotation: the
+ * step before one never defers (column j+2 then starts the next group). */
 template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, int FLOW>
 __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int n, int tr,
                                         int tc, int wtc0, float2 *vbuf, float2 *taub,
@@ -476,7 +482,7 @@ __device__ __forceinline__ void qr_step(float2 (&a)[RPT][CPT], int j, int g, int
     if (!S::UPDATE_ONLY && j1 < n && tc == j1 % TC) {
         owner_step<TR, RPT, CPT, VREG, 0, S::CL, S::PMAX>(a, v, vj, tau, j1, tr, vnext, taunext, cl);
         if constexpr (FLOW) mbar_arrive(mbar + j1); /* each of the TR owner lanes */
-        if constexpr (S::SOLVER && !(FLOW & 8192))
+        if constexpr (S::SOLVER)
             if (Rfeed) feed_solver<TR, RPT, CPT, solve_ld(S::NCAP)>(a, j1, tr, Rfeed, mbar + S::NCAP);
     }
     if constexpr (S::CHAIN_ONLY) return;
@@ -542,7 +548,7 @@ __device__ __forceinline__ void store_slots(const float2 (&a)[RPT][CPT], int g, 
 
 template <int TR, int TC, int RPT, int CPT, int MATS, bool VREG, bool WEIGHTS, bool GATHER, int MINB,
           int FLOW>
-__global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHTS, FLOW>() + ((FLOW & 32768) ? 32 : 0)), MINB)
+__global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHTS, FLOW>()), MINB)
     qr_reg_kernel(const QrArgs args)
 {
     using S = RegShape<TR, TC, RPT, CPT, MATS, FLOW>;
@@ -552,9 +558,7 @@ __global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHT
     static_assert(!S::CL || (!WEIGHTS && !GATHER), "cluster variants: QR alone");
     extern __shared__ float2 smem[];
     const int g0 = MATS > 1 ? (int)threadIdx.x / S::NT : 0;
-    /* FLOW & 65536 (measurement): the solver warp is the block's first warp, not its last */
-    const int tx = (int)threadIdx.x;
-    const int t = MATS > 1 ? tx % S::NT : (SOLVER && (FLOW & 65536)) ? (tx < 32 ? S::NT + tx : tx - 32) : tx;
+    const int t = MATS > 1 ? (int)threadIdx.x % S::NT : (int)threadIdx.x;
     const bool solver = SOLVER && t >= S::NT;
     /* FLOW & 32: matrix k's rows are spread over the CTAs of cluster k */
     const int crank = S::CL ? (int)cluster_rank() : 0, csize = S::CL ? (int)cluster_size() : 1;
@@ -573,8 +577,8 @@ __global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHT
     float2 *Rs = WEIGHTS ? base + S::QR_F2 : nullptr;
     float2 *dinv = WEIGHTS ? Rs + S::NCAP * LD : nullptr;
     int *flag = WEIGHTS ? reinterpret_cast<int *>(dinv + S::NCAP) : nullptr;
-    /* SOLVER: the solver warp's X and Y (blk_inline_solve), and R's columns' mbarriers */
-    float2 *xin = SOLVER ? dinv + S::NCAP + 1 : nullptr, *yin = SOLVER ? xin + S::NCAP * BLK_BS : nullptr;
+    /* SOLVER: the solver warp's y (blk_forward_warp), and R's columns' mbarriers */
+    float2 *yin = SOLVER ? dinv + S::NCAP + 1 : nullptr;
     unsigned long long *rbar = SOLVER ? mbar + S::NCAP : nullptr;
     if (WEIGHTS && t == 0) *flag = 0;
     if constexpr (FLOW) /* one per reflector (and R column): complete when its TR owner lanes arrive */
@@ -636,15 +640,8 @@ __global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHT
     } else if constexpr (FLOW) {
         __syncthreads();
     }
-    if (solver) { /* the block's last warp: no columns, R's setup and y as its columns come */
-        if constexpr ((FLOW & 8192) != 0) { /* measurement only: an idle warp, no feed */
-        } else if constexpr ((FLOW & 4096) != 0) /* measurement only: the feed without the solving */
-            mbar_wait0(rbar + n - 1);
-        else
-            blk_inline_solve<BLK_BS, BLK_NBC, !(FLOW & 262144)>(Rs, LD, rbar, n, args.nbeams, args.V, xin,
-                                                               yin, t - S::NT);
-        if constexpr ((FLOW & 131072) != 0) /* measurement only: when the solver warp is done */
-            if (args.phase && k == 0 && t == S::NT) args.phase[3] = globaltimer();
+    if (solver) { /* the block's last warp: no columns; y as R's columns come */
+        blk_forward_warp<BLK_NBC>(Rs, LD, rbar, n, args.nbeams, args.V, yin, t - S::NT);
     } else {
     if constexpr (S::UPDATE_ONLY) { /* fixed, finite reflectors; read after the barrier */
         static_assert(FLOW & 1, "bounds: dataflow rows");
@@ -655,7 +652,7 @@ __global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHT
     } else if (tc == 0) {
         make_reflector<TR, RPT, CPT, 0, S::CL, S::PMAX>(a, 0, tr, vbuf, taub, &cl);
         if constexpr (FLOW) mbar_arrive(mbar);
-        if constexpr (SOLVER && !(FLOW & 8192)) feed_solver<TR, RPT, CPT, LD>(a, 0, tr, Rs, rbar);
+        if constexpr (SOLVER) feed_solver<TR, RPT, CPT, LD>(a, 0, tr, Rs, rbar);
     }
     /* slot 0 holds group g; at the last step of a group (column j+1 starts group g+1)
      * slot 0 is final — only columns > j change in step j — so it is stored and the
@@ -700,8 +697,6 @@ __global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHT
             return;
         }
         static_assert(S::NT % 32 == 0, "whole warps per matrix");
-        if constexpr ((FLOW & 131072) != 0) /* measurement only: past the diagonal's check */
-            if (timer) args.phase[4] = globaltimer();
         if (t < 32) diag_ratio_warp([&](int i) { return Rs[i * LD + i]; }, n, k, args.flags, t);
         float2 *Wk = args.W + (size_t)k * args.nbeams * n;
         using SS = SolveShape<S::NCAP>;
@@ -717,9 +712,9 @@ __global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHT
              * substitutions") */
             static_assert(BlockedSolve<BLK_BS, BLK_NBC>::scratch_f2(S::NCAP) <= S::V_F2,
                           "blocked solve: scratch > v buffer");
-            if constexpr (SOLVER) /* R holds P and Q now: blocked only (fused_subst ignored) */
-                solve_beams_blocked<BLK_BS, BLK_NBC, S::NT + 32, S::NCAP, (FLOW & 262144) ? 2 : 1>(Rs, LD, dinv, n, args.nbeams,
-                                                                           args.V, Wk, t, vbuf, xin, yin);
+            if constexpr (SOLVER) /* the first chunk's y is done: blocked only (fused_subst ignored) */
+                solve_beams_blocked<BLK_BS, BLK_NBC, S::NT + 32, S::NCAP, true>(Rs, LD, dinv, n, args.nbeams,
+                                                                           args.V, Wk, t, vbuf, yin);
             else if (!args.fused_subst)
                 solve_beams_blocked<BLK_BS, BLK_NBC, S::NT, S::NCAP>(Rs, LD, dinv, n, args.nbeams, args.V,
                                                                     Wk, t, vbuf);

@@ -6,7 +6,8 @@
  * the column steps synchronize (qr_reg.cuh): 0 = a barrier per column (__syncwarp for the
  * one-warp matrices, MATS > 1), bit 1 = dataflow (every reflector in shared memory behind
  * its own mbarrier), + 2 = deferred updates, + 16 = a warp's column slots strided by the
- * warps of the matrix (the `flw` rows; kernels/NOTES.md "Dataflow"), + 32 = the rows over the
+ * warps of the matrix (the `flw` rows; kernels/NOTES.md "Dataflow"), + 2048 = fused with a
+ * solver warp (qr_reg.cuh; NOTES.md "A solver warp"), + 32 = the rows over the
  * CTAs of a thread-block cluster (the `cl` rows, their own list; NOTES.md "Clusters"). Split
  * in lists so that translation units compile them in parallel; the order of preference (the
  * dispatch table) is in dispatch.cu. */
@@ -34,7 +35,7 @@
 
 /* one matrix per block, the whole SM's register file */
 #define RTK_ONCHIP_VARIANTS(X)                                                                   \
-    X(flw16x22_15x3, 16, 22, 15, 3, 1, true, 1, 17)  /* 240 x 66, 352 threads                     */ \
+    X(flw16x22_15x3, 16, 22, 15, 3, 1, true, 1, 2065) /* 240 x 66, 352 threads (+ the solver warp)  */ \
     X(flw16x24_12x4, 16, 24, 12, 4, 1, true, 1, 17)  /* 192 x 96, 384 threads                     */ \
     X(flw16x22_20x3, 16, 22, 20, 3, 1, false, 1, 19) /* 320 x 66 (306 x 66), deferred updates     */
 

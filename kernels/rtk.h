@@ -38,7 +38,8 @@ typedef struct rtk_qr_variant {
        TR x TC thread grid holding RPT x CPT complex values a thread; v kept in
        registers (vreg) or re-read from shared memory */
     int tr, tc, rpt, cpt, vreg;
-    int flow; /* 1: column steps synchronized per reflector (mbarriers), not per block barrier */
+    int flow; /* the FLOW bits (kernels/qr_variants.cuh): & 1 column steps synchronized per
+                 reflector (mbarriers), not per block barrier; & 2048 fused with a solver warp */
 } rtk_qr_variant;
 
 int rtk_qr_variant_count(void);

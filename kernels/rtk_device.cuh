@@ -582,83 +582,24 @@ __device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs
  * before). scratch: BlockedSolve::scratch_f2(NC) words (the dataflow kernels' reflector
  * buffers, free after the factorization). Variants measured and dropped (NOTES.md): P's and
  * Q's output loops rolled; z_B and w_C merged into the block steps (fewer phases). */
-/* The blocked solve's setup, one task at a time (the block's threads in the phases of
- * solve_beams_blocked, or the solver warp while the factorization runs: blk_inline_column).
- * X_B's column j of block c0b: bottom-up in place (a rolled loop: cold code, NOTES.md); entries
- * below the diagonal are 0 (R's entries past n are never read); di = 1 / R_cj,cj. */
-template <int BS>
-__device__ __forceinline__ void blk_inverse_col(const float2 *R, int ld, float2 *X, int c0b, int j,
-                                                float2 di, const float2 *dinv)
-{
-    const int cj = c0b + j;
-    float2 *x = X + cj * BS;
-#pragma unroll 1
-    for (int i = BS - 1; i > j; i--) x[i] = c0();
-    x[j] = di;
-#pragma unroll 1
-    for (int i = j - 1; i >= 0; i--) {
-        float2 s = c0();
-#pragma unroll
-        for (int k = 1; k < BS; k++)
-            if (i + k <= j) s = cfma(R[(c0b + i) * ld + c0b + i + k], x[i + k], s);
-        x[i] = cmul(make_float2(-s.x, -s.y), dinv ? dinv[c0b + i] : crecip(R[(c0b + i) * ld + c0b + i]));
-    }
-}
-/* P_il = sum_{k <= l'} R(i, cb + k) X_C(k, l'), l = cb + l', for row i above block C (nb of
- * its columns): into R(l, i), the lower triangle */
-template <int BS>
-__device__ __forceinline__ void blk_p_row(float2 *R, int ld, const float2 *X, int cb, int nb, int i)
-{
-    float2 r[BS];
-#pragma unroll
-    for (int k = 0; k < BS; k++) r[k] = k < nb ? R[i * ld + cb + k] : c0();
-#pragma unroll
-    for (int l = 0; l < BS; l++) {
-        if (l < nb) {
-            float2 p = c0();
-#pragma unroll
-            for (int k = 0; k <= l; k++) p = cfma(r[k], X[(cb + l) * BS + k], p);
-            R[(cb + l) * ld + i] = p;
-        }
-    }
-}
-/* Q_il = sum_{k >= i'} X_B(i', k) R(bB + k, l), i = bB + i', for column l right of the full
- * block B: in place (the whole column segment read first) */
-template <int BS>
-__device__ __forceinline__ void blk_q_col(float2 *R, int ld, const float2 *X, int bb, int l)
-{
-    float2 r[BS];
-#pragma unroll
-    for (int k = 0; k < BS; k++) r[k] = R[(bb + k) * ld + l];
-#pragma unroll
-    for (int i = 0; i < BS; i++) {
-        float2 q = c0();
-#pragma unroll
-        for (int k = i; k < BS; k++) q = cfma(X[(bb + k) * BS + i], r[k], q);
-        R[(bb + i) * ld + l] = q;
-    }
-}
-
 template <int BS, int NBC>
 struct BlockedSolve {
     static constexpr int YS = NBC + 1; /* Y/Z row stride: odd, bank-conflict free by row */
     static __host__ __device__ constexpr int scratch_f2(int nc) { return nc * BS + 3 * nc * YS; }
 };
 
-template <int BS, int NBC, int NT, int NC, int INL = 0>
+template <int BS, int NBC, int NT, int NC, bool INL = false>
 __device__ __forceinline__ void solve_beams_blocked(float2 *R, int ld, const float2 *dinv, int n,
                                                     int nbeams, const float2 *V, float2 *Wk,
-                                                    int t, float2 *scratch, float2 *xin = nullptr,
-                                                    float2 *yin = nullptr)
+                                                    int t, float2 *scratch, float2 *yin = nullptr)
 {
     constexpr int YS = BlockedSolve<BS, NBC>::YS, VPT = (NC * NBC + NT - 1) / NT;
     const int nblk = (n + BS - 1) / BS;
     /* INL: the first chunk's y was made by the solver warp during the factorization
-     * (blk_inline_solve), and with INL = 1 also X, Q (and P for more than NBC beams); X and Y
-     * in their own buffers. INL = 2: X, P (more than NBC beams only) and Q here. */
-    float2 *X = INL ? xin : scratch; /* X[(B*BS + j)*BS + i] = (R_BB^-1)(i, j), columns j < n */
-    float2 *Y = INL ? yin : X + NC * BS; /* Y[l*YS + b]: beam b0 + b, row l                  */
-    float2 *Z = INL ? scratch : Y + NC * YS;
+     * (blk_forward_warp) in its own buffer, yin; P serves only the chunks after it */
+    float2 *X = scratch;          /* X[(B*BS + j)*BS + i] = (R_BB^-1)(i, j), columns j < n */
+    float2 *Y = INL ? yin : X + NC * BS; /* Y[l*YS + b]: beam b0 + b, row l                */
+    float2 *Z = X + NC * BS + NC * YS;
     float2 *Vs = Z + NC * YS;     /* the chunk's v, Vs[l*YS + b]                           */
     float2 vp[VPT];               /* the first chunk's v, in flight during the setup       */
 #pragma unroll
@@ -666,16 +607,42 @@ __device__ __forceinline__ void solve_beams_blocked(float2 *R, int ld, const flo
         const int e = t + u * NT, b = e / n, l = e - b * n;
         vp[u] = (e < n * NBC && b < nbeams) ? __ldg(V + (size_t)b * n + l) : c0();
     }
-    if constexpr (INL != 1) {
-        /* X_B: column j of the inverse of an upper-triangular block */
-        for (int task = t; task < nblk * BS; task += NT) {
-            const int c0b = (task / BS) * BS, j = task % BS;
-            if (c0b + j < n) blk_inverse_col<BS>(R, ld, X, c0b, j, dinv[c0b + j], dinv);
+    /* X_B: column j of the inverse of an upper-triangular block, bottom-up in place
+     * (i = j - 1 .. 0; a rolled loop: cold code, NOTES.md); entries below the diagonal are 0
+     * (R's entries past n are never read) */
+    for (int task = t; task < nblk * BS; task += NT) {
+        const int c0b = (task / BS) * BS, j = task % BS, cj = c0b + j;
+        if (cj >= n) continue;
+        float2 *x = X + cj * BS;
+#pragma unroll 1
+        for (int i = BS - 1; i > j; i--) x[i] = c0();
+        x[j] = dinv[cj];
+#pragma unroll 1
+        for (int i = j - 1; i >= 0; i--) {
+            float2 s = c0();
+#pragma unroll
+            for (int k = 1; k < BS; k++)
+                if (i + k <= j) s = cfma(R[(c0b + i) * ld + c0b + i + k], x[i + k], s);
+            x[i] = cmul(make_float2(-s.x, -s.y), dinv[c0b + i]);
         }
-        __syncthreads();
-        for (int task = t; (!INL || nbeams > NBC) && task < nblk * n; task += NT) { /* P for rows above block C */
-            const int C = task / n, i = task - C * n, cb = C * BS;
-            if (i < cb) blk_p_row<BS>(R, ld, X, cb, min(BS, n - cb), i);
+    }
+    __syncthreads();
+    /* P_il = sum_{k <= l'} R(i, cB + k) X_C(k, l'), l = cB + l', for rows i above block C:
+     * into R(l, i) (the lower triangle) */
+    for (int task = t; (!INL || nbeams > NBC) && task < nblk * n; task += NT) {
+        const int C = task / n, i = task - C * n, cb = C * BS, nb = min(BS, n - cb);
+        if (i >= cb) continue;
+        float2 r[BS];
+#pragma unroll
+        for (int k = 0; k < BS; k++) r[k] = k < nb ? R[i * ld + cb + k] : c0();
+#pragma unroll
+        for (int l = 0; l < BS; l++) {
+            if (l < nb) {
+                float2 p = c0();
+#pragma unroll
+                for (int k = 0; k <= l; k++) p = cfma(r[k], X[(cb + l) * BS + k], p);
+                R[(cb + l) * ld + i] = p;
+            }
         }
     }
 #pragma unroll
@@ -684,10 +651,20 @@ __device__ __forceinline__ void solve_beams_blocked(float2 *R, int ld, const flo
         if (e < n * NBC) Vs[l * YS + b] = vp[u];
     }
     __syncthreads();
-    if constexpr (INL != 1) {
-        for (int task = t; task < nblk * n; task += NT) { /* Q for columns l right of block B */
-            const int B = task / n, l = task - B * n, bb = B * BS;
-            if (l >= bb + BS) blk_q_col<BS>(R, ld, X, bb, l); /* never l of the last block */
+    /* Q_il = sum_{k >= i'} X_B(i', k) R(bB + k, l), i = bB + i', for columns l right of block
+     * B: in place (a thread reads its whole column segment first) */
+    for (int task = t; task < nblk * n; task += NT) {
+        const int B = task / n, l = task - B * n, bb = B * BS;
+        if (l < bb + BS) continue; /* also every l of the last block */
+        float2 r[BS];
+#pragma unroll
+        for (int k = 0; k < BS; k++) r[k] = R[(bb + k) * ld + l]; /* a full block: B < nblk - 1 */
+#pragma unroll
+        for (int i = 0; i < BS; i++) {
+            float2 q = c0();
+#pragma unroll
+            for (int k = i; k < BS; k++) q = cfma(X[(bb + k) * BS + i], r[k], q);
+            R[(bb + i) * ld + l] = q;
         }
     }
     for (int b0 = 0; b0 < nbeams; b0 += NBC) {
@@ -763,24 +740,18 @@ __device__ __forceinline__ void solve_beams_blocked(float2 *R, int ld, const flo
 
 /* The solver warp of the fused dataflow kernels (qr_reg.cuh, FLOW & 2048; NOTES.md "A solver
  * warp"): while the other warps factor the matrix it follows the columns of R as their owners
- * store them (rbar[k] completes when column k, rows <= k, is in R) and does the blocked
- * solve's setup and the first chunk's forward substitution then, so that after the
- * factorization only the backward half is left:
- *   column k: y_k = (v_k - sum_{i<k} conj(R_ik) y_i) / conj(R_kk) for the first NBC beams
- *             (lane b + 16h: beam b, the terms i = h mod 2), into Y;
- *   when block C (columns cb .. k) is complete: X_C (a lane a column), P for the rows above
- *             it (a lane a row; only with more than NBC beams: P serves the later chunks),
- *             then Q of its columns (a lane a block and column), in place of R_BC (P read
- *             those entries first).
- * The results are those of solve_beams_blocked's setup and forward phase up to rounding
- * (the forward substitution here is direct). */
-template <int BS, int NBC, bool SETUP = true>
-__device__ __forceinline__ void blk_inline_solve(float2 *R, int ld, unsigned long long *rbar, int n,
-                                                 int nbeams, const float2 *V, float2 *X, float2 *Y,
-                                                 int lane)
+ * store them (rbar[k] completes when column k, rows <= k, is in R) and does the first NBC
+ * beams' forward substitution then,
+ *   y_k = (v_k - sum_{i<k} conj(R_ik) y_i) / conj(R_kk)   (lane b + 16h: beam b, i = h mod 2),
+ * into Y (Y[k*(NBC+1) + b]), so that solve_beams_blocked<..., INL = true> starts that chunk at
+ * the backward half. The blocked setup (X, Q; P beyond NBC beams) stays there: done here as
+ * well the warp fell behind the factorization (NOTES.md). */
+template <int NBC>
+__device__ __forceinline__ void blk_forward_warp(const float2 *R, int ld, unsigned long long *rbar, int n,
+                                                 int nbeams, const float2 *V, float2 *Y, int lane)
 {
     static_assert(NBC == 16, "the solver warp: 16 beams, two lanes a beam");
-    constexpr int YS = BlockedSolve<BS, NBC>::YS;
+    constexpr int YS = NBC + 1;
     const int b = lane & 15, h = lane >> 4;
     const bool on = b < nbeams;
     float2 vk = on ? __ldg(V + (size_t)b * n) : c0();
@@ -804,17 +775,7 @@ __device__ __forceinline__ void blk_inline_solve(float2 *R, int ld, unsigned lon
         sum.y += __shfl_xor_sync(0xffffffffu, sum.y, 16);
         if (h == 0) Y[k * YS + b] = cmul(make_float2(vk.x - sum.x, vk.y - sum.y), crecip(cconj(R[k * ld + k])));
         vk = vnext;
-        if (SETUP && ((k + 1) % BS == 0 || k + 1 == n)) { /* block C = cb .. k is complete */
-            const int cb = k - k % BS, nb = k - cb + 1, C = cb / BS;
-            if (lane < nb) blk_inverse_col<BS>(R, ld, X, cb, lane, crecip(R[(cb + lane) * ld + cb + lane]), nullptr);
-            __syncwarp();
-            if (nbeams > NBC) { /* P serves the later chunks' forward steps only */
-                for (int i = lane; i < cb; i += 32) blk_p_row<BS>(R, ld, X, cb, nb, i);
-                __syncwarp();
-            }
-            for (int task = lane; task < C * nb; task += 32) blk_q_col<BS>(R, ld, X, (task / nb) * BS, cb + task % nb);
-        }
-        __syncwarp(); /* Y_k (and this block's X, P, Q) before the next column reads them */
+        __syncwarp(); /* y_k before the next column reads it */
     }
 }
 

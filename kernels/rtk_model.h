@@ -15,7 +15,9 @@
  * block:  T_b(c) = sum_j t_j + io0 + io_elem*c*m*n*MATS + weights
  *   weights (fused): w0 + w_lane*n*NCAP*passes (NCAP <= 16, a beam per lane)
  *                    or w0 + w_warp*n*passes (the blocked substitutions, 16 beams a pass:
- *                    phases and rows a thread both grow with n)
+ *                    phases and rows a thread both grow with n); with a solver warp
+ *                    (facts.solver) less RTK_SOLVER_PASS_SAVED*w_warp*n, plus
+ *                    RTK_SOLVER_FEED_CYCLES*n
  * batch:  k blocks on the busiest SM, r resident at most (occupancy), c = min(k, r):
  *         T = launch + floor(k/c) T_b(c) + T_b(k mod c)
  * Shared- and global-memory rows (one 512-thread block per matrix):
@@ -61,7 +63,18 @@ typedef struct rtk_qr_facts {
     int sms;                          /* streaming multiprocessors (RTK_CLUSTER: the
                                          clusters resident at once)                */
     double clock_mhz;                 /* maximum SM clock                          */
+    int solver;                       /* fused with a solver warp (FLOW & 2048, n > 16):
+                                         the first pass's forward half runs during the
+                                         factorization (kernels/NOTES.md "A solver warp") */
 } rtk_qr_facts;
+
+/* The solver warp's terms (not fitted by fit_qr_model: its logs predate the solver warp;
+ * measured at 240x66 x 128 and 200x50 x 128, H100, 2026-11-26, qr_bounds --fused): the first
+ * pass's blocked solve loses this share of its w_warp*n (the forward half, less what the
+ * solver warp still leaves at the end), and every column costs the factorization this many
+ * cycles (the owners' store of R's column and its barrier, the extra warp). */
+#define RTK_SOLVER_PASS_SAVED 0.35
+#define RTK_SOLVER_FEED_CYCLES 70.0
 
 /* Fitted on NVIDIA H100 80GB HBM3 (132 SMs, 1980 MHz), every parameter at once, to every
  * timing of tests/data (2026-11-26: qr_model_h100_fit.log, _cluster.log and _check.log, the
@@ -123,6 +136,7 @@ static inline double rtk_model_block(const rtk_qr_model *p, const rtk_qr_facts *
         } else { /* blocked substitutions, 16 beams a pass (rtk_device.cuh) */
             const int passes = (nbeams + 15) / 16;
             t += p->w0 + p->w_warp * (double)n * passes;
+            if (f->solver) t += -RTK_SOLVER_PASS_SAVED * p->w_warp * n + RTK_SOLVER_FEED_CYCLES * n;
         }
     }
     return t;
