@@ -1,7 +1,8 @@
 /* qr_bounds: what limits the register QR kernels (issue 11; kernels/NOTES.md "What limits
  * each target"). For the kernel the dispatcher runs at each target size it times, in one
- * process, three builds of the same kernel (qr_reg.cuh's FLOW bits):
- *   full    the kernel as dispatched (QR alone);
+ * process, builds of the same kernel (qr_reg.cuh's FLOW bits):
+ *   full    the kernel as dispatched (QR alone; FLOW & 2048, the 240x66 row's solver warp,
+ *           changes its fused kernels only);
  *   chain   FLOW | 64: the owner steps and their waits only, no trailing update: the time
  *           of the dependent reflector chain, the floor of this algorithm at this layout;
  *   update  FLOW | 128: the trailing update only, no owner step and no wait: every warp
@@ -13,8 +14,9 @@
  * chain and update are bounds, not factorizations. Each time is the CUDA-event median of
  * REPEAT launches, the input restored (device-to-device, outside the timed interval) before
  * each; the registers and local memory of every build are printed beside it (a bound build
- * that spills would not bound anything). --once launches each build once (for ncu). Not a CTest test (it needs a GPU and measures): built by
- * tests/gpu/build_bounds.sh, run by tests/bench/device_qr.sh bounds.
+ * that spills would not bound anything). --once launches each build once (for ncu). Not a
+ * CTest test (it needs a GPU and measures): built by tests/gpu/build_bounds.sh, run by
+ * tests/bench/device_qr.sh bounds.
  * --fused times each fused QR + 16 beams kernel without and with the solver warp (FLOW &
  * 2048), with block 0's split (QR | weights), and compares their weights (exit 1 past 1e-3
  * relative, or on a flagged matrix).
