@@ -19,7 +19,8 @@ int rtk_qr_facts_get(int v, int kind, int m, int n, rtk_qr_facts *f); /* qr_mode
 
 /* The model's facts of variant v (QR alone and fused) and its predictions, appended to
  * a timing line for tests/tools/fit_qr_model.c: "| storage tr tc rpt cpt mats nt
- * blocks_qr blocks_qrw local_qr local_qrw sms mhz pred_qr pred_qrw". */
+ * blocks_qr blocks_qrw local_qr local_qrw sms mhz pred_qr pred_qrw solver" (solver: the
+ * fused kernel has a solver warp, rtk_model.h). */
 static void print_facts(int v, int m, int n, int batch, int nbeams)
 {
     rtk_qr_facts f0, f1;
@@ -28,9 +29,9 @@ static void print_facts(int v, int m, int n, int batch, int nbeams)
     double p0 = -1, p1 = -1;
     rtk_qr_predict(v, 0, m, n, batch, 0, &p0);
     if (f1.blocks_per_sm > 0) rtk_qr_predict(v, 1, m, n, batch, nbeams, &p1);
-    printf("  | %d %d %d %d %d %d %d %d %d %d %d %d %.0f %.2f %.2f", f0.storage, f0.tr, f0.tc,
+    printf("  | %d %d %d %d %d %d %d %d %d %d %d %d %.0f %.2f %.2f %d", f0.storage, f0.tr, f0.tc,
            f0.rpt, f0.cpt, f0.mats, f0.nt, f0.blocks_per_sm, f1.blocks_per_sm, f0.local_bytes,
-           f1.local_bytes, f0.sms, f0.clock_mhz, p0, p1);
+           f1.local_bytes, f0.sms, f0.clock_mhz, p0, p1, f1.blocks_per_sm > 0 ? f1.solver : 0);
 }
 
 static double qr_flops(int m, int n, int batch)

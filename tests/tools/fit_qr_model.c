@@ -81,16 +81,18 @@ static int parse(const char *path)
         snprintf(r.name, sizeof r.name, "%.31s", name[0] == '*' ? name + 1 : name);
         rtk_qr_facts f;
         memset(&f, 0, sizeof f);
-        int b1 = 0, l1 = 0;
+        int b1 = 0, l1 = 0, solver = 0;
         double p0, p1;
-        if (sscanf(bar + 1, "%d %d %d %d %d %d %d %d %d %d %d %d %lf %lf %lf", &f.storage, &f.tr,
-                   &f.tc, &f.rpt, &f.cpt, &f.mats, &f.nt, &f.blocks_per_sm, &b1, &f.local_bytes, &l1,
-                   &f.sms, &f.clock_mhz, &p0, &p1) != 15)
-            continue;
+        /* the 16th field, the fused kernel's solver warp, since 2026-11-26 (older logs: 0) */
+        const int got = sscanf(bar + 1, "%d %d %d %d %d %d %d %d %d %d %d %d %lf %lf %lf %d", &f.storage,
+                               &f.tr, &f.tc, &f.rpt, &f.cpt, &f.mats, &f.nt, &f.blocks_per_sm, &b1,
+                               &f.local_bytes, &l1, &f.sms, &f.clock_mhz, &p0, &p1, &solver);
+        if (got != 15 && got != 16) continue;
         r.f0 = f;
         r.f1 = f;
         r.f1.blocks_per_sm = b1;
         r.f1.local_bytes = l1;
+        r.f1.solver = solver;
         r.file = nfiles;
         Row *nr = realloc(rows, (nrows + 1) * sizeof *rows);
         if (!nr) return 1;
