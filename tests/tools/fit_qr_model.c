@@ -2,7 +2,7 @@
  * timings of every kernel variant, as tests/gpu/gpu_bench --all prints them (the lines
  * with the model's facts after '|'), and reports the fit row by row.
  *
- * usage: fit_qr_model [--check | --cv | --cluster | --separate] [--require ERR,PICK] BENCH_LOG [BENCH_LOG...]
+ * usage: fit_qr_model [--check | --cv | --cluster | --weights | --separate] [--require ERR,PICK] BENCH_LOG [BENCH_LOG...]
  *   default  fit (Nelder-Mead on the mean squared log ratio predicted/measured, all
  *            parameters positive, from the built-in H100 parameters), print the
  *            parameter block for kernels/qr_model.cu, then the report
@@ -10,6 +10,8 @@
  *            fit is the out-of-sample test)
  *   --cluster fit only the cluster rows' parameters (cl_col, cl_cta, cl_warp), the others as
  *            built in
+ *   --weights fit only the fused weights' parameters (w0, w_lane, w_warp), the others as built
+ *            in (the fused timings refreshed without touching the QR terms)
  *   --cv     leave-one-shape-out cross-validation: for every (m, n, batch) of the logs, fit
  *            every parameter without that shape's rows (Nelder-Mead from the built-in
  *            parameters, 2 rounds of 2000 iterations), then predict its rows and pick among
@@ -133,13 +135,14 @@ static double loss(const rtk_qr_model *p)
 
 enum { NP = RTK_MODEL_NPARAM };
 
-static int fit_from; /* --cluster: the parameters before cl_col stay the built-in ones */
+static int fit_from;      /* --cluster: the parameters before cl_col stay the built-in ones */
+static int fit_to = NP;   /* --weights: only w0, w_lane, w_warp are fitted */
 
 static double loss_x(const double *x)
 {
     rtk_qr_model p = rtk_qr_model_h100;
     double *q = (double *)&p;
-    for (int i = fit_from; i < NP; i++) q[i] = exp(x[i]);
+    for (int i = fit_from; i < fit_to; i++) q[i] = exp(x[i]);
     return loss(&p);
 }
 
@@ -204,7 +207,7 @@ static void fit(rtk_qr_model *p, int rounds, int iters)
     double *q = (double *)p;
     for (int i = 0; i < NP; i++) x[i] = log(q[i] > 0 ? q[i] : 1e-3);
     for (int r = 0; r < rounds; r++) nelder_mead(x, iters);
-    for (int i = fit_from; i < NP; i++) q[i] = exp(x[i]);
+    for (int i = fit_from; i < fit_to; i++) q[i] = exp(x[i]);
 }
 
 static double worst_err, worst_loss; /* of the last report, fractions */
@@ -532,6 +535,11 @@ int main(int argc, char **argv)
             fit_from = (int)(offsetof(rtk_qr_model, cl_col) / sizeof(double));
             continue;
         }
+        if (!strcmp(argv[i], "--weights")) {
+            fit_from = (int)(offsetof(rtk_qr_model, w0) / sizeof(double));
+            fit_to = (int)(offsetof(rtk_qr_model, w_warp) / sizeof(double)) + 1;
+            continue;
+        }
         if (!strcmp(argv[i], "--require")) {
             if (i + 1 >= argc || sscanf(argv[++i], "%lf,%lf", &req_err, &req_pick) != 2) {
                 fprintf(stderr, "fit_qr_model: --require ERR,PICK (percent)\n");
@@ -559,7 +567,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!files || !nrows) {
-        fprintf(stderr, "usage: fit_qr_model [--check|--cv|--cluster|--separate] [--require ERR,PICK] BENCH_LOG...  "
+        fprintf(stderr, "usage: fit_qr_model [--check|--cv|--cluster|--weights|--separate] [--require ERR,PICK] BENCH_LOG...  "
                         "(gpu_bench --all output)\n");
         return files ? 1 : 2;
     }
