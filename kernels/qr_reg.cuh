@@ -68,23 +68,23 @@ struct RegShape {
     static constexpr int MCAP = TR * RPT, NCAP = TC * CPT;
     static constexpr int TCW = slots_per_warp(TR);     /* column slots per warp     */
     static constexpr int WS = (FLOW & 16) ? NT / 32 : 1; /* stride of a warp's slots */
+    /* FLOW & 2048, the fused kernels with n > 16: one more warp, the solver warp
+     * (blk_forward_warp: the first 16 beams' forward substitution while the matrix is
+     * factored), and a second mbarrier a column (R's column k stored) */
+    static constexpr bool SOLVER = (FLOW & 2048) != 0 && NCAP > 16;
     /* barrier-synchronized: v[2][MCAP], tau[2]; FLOW: tau[NCAP], one mbarrier per
      * reflector (NCAP x 8 bytes; FLOW & 2048: and one per column of R) here, every v
      * (MCAP x NCAP) after the fused solve's area */
-    static constexpr int QR_F2 = FLOW ? (((FLOW & 2048) && NCAP > 16) ? 3 : 2) * NCAP : 2 * MCAP + 2;
+    static constexpr int QR_F2 = FLOW ? (SOLVER ? 3 : 2) * NCAP : 2 * MCAP + 2;
     static constexpr int V_F2 = FLOW ? MCAP * NCAP : 0;
     static constexpr int W_F2 = solve_smem_f2(NCAP)    /* fused solve (+ the solver warp's y) */
-        + (((FLOW & 2048) && NCAP > 16) ? NCAP * (BLK_NBC + 1) : 0);
+        + (SOLVER ? NCAP * (BLK_NBC + 1) : 0);
     /* FLOW & 32, a cluster's CTAs share the rows: after v, the partial sums they exchange
      * (ClusterCtx), [(sigma, alpha) NCAP x PMAX float4][owner's w 2 x PMAX][trailing w
      * 2 x TC x PMAX x CPT2][mbarriers: NCAP + 2 + 2 x TC] */
     static constexpr bool CL = (FLOW & 32) != 0;
     static constexpr bool CHAIN_ONLY = (FLOW & 64) != 0, UPDATE_ONLY = (FLOW & 128) != 0;
     static constexpr int UPDATE_KB = (FLOW & 512) ? 4 : (FLOW & 256) ? 2 : 1; /* bounds only */
-    /* FLOW & 2048, the fused kernels with n > 16: one more warp, the solver warp
-     * (blk_forward_warp: the first 16 beams' forward substitution while the matrix is
-     * factored), and a second mbarrier a column (R's column k stored) */
-    static constexpr bool SOLVER = (FLOW & 2048) != 0 && NCAP > 16;
     static_assert(UPDATE_KB == 1 || (UPDATE_ONLY && !CL && !(FLOW & 2)),
                   "the blocked update bound: update-only dataflow rows without deferral");
     static constexpr int PMAX = 16;                    /* CTAs a cluster, at most      */

@@ -112,7 +112,32 @@ static const FusedCase fused_cases[] = {
     {"flw16x8_4x3", 64, 24, 4096, FUSED(16, 8, 4, 3, true, 17)},
 };
 
-static double median(std::vector<float> v);
+static double median(std::vector<float> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t k = v.size();
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+/* The CUDA-event median of `repeat` launches (after two warm-ups), microseconds; reset()
+ * restores the inputs before each launch, outside the timed interval. */
+template <class Reset>
+static double time_us(launch_fn run, const rtk::QrArgs &args, int repeat, cudaStream_t st, cudaEvent_t e0,
+                      cudaEvent_t e1, Reset reset)
+{
+    std::vector<float> ms;
+    for (int it = -2; it < repeat; it++) {
+        reset();
+        CK(cudaEventRecord(e0, st));
+        CK(run(args, st));
+        CK(cudaEventRecord(e1, st));
+        CK(cudaEventSynchronize(e1));
+        float x;
+        CK(cudaEventElapsedTime(&x, e0, e1));
+        if (it >= 0) ms.push_back(x);
+    }
+    return 1e3 * median(ms);
+}
 
 static float2 *upload(const std::vector<float2> &h)
 {
@@ -165,20 +190,11 @@ static int run_fused(int repeat, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1
         args.phase = phase;
         double t[2], ph[2][2];
         for (int b = 0; b < 2; b++) {
-            std::vector<float> ms;
-            for (int it = -2; it < repeat; it++) {
+            t[b] = time_us(c.run[b], args, repeat, st, e0, e1, [&] {
                 CK(cudaMemcpyAsync(A, A0, elems * sizeof(float2), cudaMemcpyDeviceToDevice, st));
                 CK(cudaMemsetAsync(flags, 0x7f, sizeof *flags, st));
                 CK(cudaMemsetAsync(W, 0, welems * sizeof(float2), st));
-                CK(cudaEventRecord(e0, st));
-                CK(c.run[b](args, st));
-                CK(cudaEventRecord(e1, st));
-                CK(cudaEventSynchronize(e1));
-                float x;
-                CK(cudaEventElapsedTime(&x, e0, e1));
-                if (it >= 0) ms.push_back(x);
-            }
-            t[b] = 1e3 * median(ms);
+            });
             w[b].resize(welems);
             CK(cudaMemcpy(w[b].data(), W, welems * sizeof(float2), cudaMemcpyDeviceToHost));
             rtk_factor_flags f;
@@ -213,12 +229,6 @@ static int run_fused(int repeat, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1
     return bad;
 }
 
-static double median(std::vector<float> v)
-{
-    std::sort(v.begin(), v.end());
-    const size_t k = v.size();
-    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
 
 int main(int argc, char **argv)
 {
@@ -240,28 +250,20 @@ int main(int argc, char **argv)
     CK(cudaGetDeviceProperties(&prop, 0));
     printf("qr_bounds: %s, %d SMs; CUDA-event median of %d launches, us\n", prop.name,
            prop.multiProcessorCount, repeat);
-    printf("%-9s %-6s %-14s %9s %9s %9s %7s %7s %9s %9s   regs/local bytes of each build\n", "size",
-           "batch", "variant", "full", "chain", "update", "chain%", "upd%", "upd kb2", "upd kb4");
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     if (fused) return run_fused(repeat, st, e0, e1);
+    printf("%-9s %-6s %-14s %9s %9s %9s %7s %7s %9s %9s   regs/local bytes of each build\n", "size",
+           "batch", "variant", "full", "chain", "update", "chain%", "upd%", "upd kb2", "upd kb4");
     unsigned seed = 20261126u;
     for (const Case &c : cases) {
         const size_t elems = (size_t)c.m * c.n * c.batch;
         std::vector<float2> h(elems);
-        for (size_t i = 0; i < elems; i++) {
-            seed = seed * 1664525u + 1013904223u;
-            const float x = (float)(seed >> 8) / 16777216.f - 0.5f;
-            seed = seed * 1664525u + 1013904223u;
-            h[i] = make_float2(x, (float)(seed >> 8) / 16777216.f - 0.5f);
-        }
-        float2 *A0, *A;
-        CK(cudaMalloc(&A0, elems * sizeof(float2)));
-        CK(cudaMalloc(&A, elems * sizeof(float2)));
-        CK(cudaMemcpy(A0, h.data(), elems * sizeof(float2), cudaMemcpyHostToDevice));
+        random_fill(h, seed);
+        float2 *A0 = upload(h), *A = upload(h);
         rtk::QrArgs args{};
         args.A = A;
         args.stride = (long long)c.m * c.n;
@@ -274,23 +276,15 @@ int main(int argc, char **argv)
         for (int b = 0; b < NB; b++) {
             if (!c.b[b].run) continue;
             CK(c.b[b].res(&r[b], c.m));
-            std::vector<float> ms;
-            for (int it = -2; !once && it < repeat; it++) { /* two warm-ups */
+            const auto restore = [&] {
                 CK(cudaMemcpyAsync(A, A0, elems * sizeof(float2), cudaMemcpyDeviceToDevice, st));
-                CK(cudaEventRecord(e0, st));
-                CK(c.b[b].run(args, st));
-                CK(cudaEventRecord(e1, st));
-                CK(cudaEventSynchronize(e1));
-                float x;
-                CK(cudaEventElapsedTime(&x, e0, e1));
-                if (it >= 0) ms.push_back(x);
-            }
+            };
             if (once) {
-                CK(cudaMemcpyAsync(A, A0, elems * sizeof(float2), cudaMemcpyDeviceToDevice, st));
+                restore();
                 CK(c.b[b].run(args, st));
                 CK(cudaStreamSynchronize(st));
             } else {
-                t[b] = 1e3 * median(ms);
+                t[b] = time_us(c.b[b].run, args, repeat, st, e0, e1, restore);
             }
         }
         CK(cudaFree(A));
