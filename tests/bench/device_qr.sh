@@ -10,7 +10,7 @@
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH &&
 #        bash tests/bench/device_qr.sh [all|tests|sanitize|bench] [SIZES]
 # (all can exceed one device call's 10 minutes: split it)
-what=${1:-all}   # all | tests | sanitize | bench | model | verify | plan | bounds
+what=${1:-all}   # all | tests | sanitize | bench | model | verify | plan | bounds | tc
 # verify: the tests (the engine's too), then memcheck, racecheck and synccheck over the quick QR and weights
 # tests (every dispatch row, every fused solver; cluster rows at four CTAs): a commit's GPU
 # check in one call (≈ 7 minutes, 5.5 of them racecheck)
@@ -77,6 +77,25 @@ if [ "$what" = bounds ]; then # what limits each target (kernels/NOTES.md "What 
     echo "---- ncu (raw csv: $L/ncu.csv)"; grep -c qr_reg_kernel "$L/ncu.csv"
     cp "$L/ncu.csv" "$OUT/ncu.csv"
 fi
+if [ "$what" = tc ]; then # issue 11 item 3: the tensor-core QR (tests/gpu/qr_tc.cu) against the
+    # dispatched FP32 kernel, accuracy and time (twice), then ncu's tensor-pipe and issue counters
+    for r in 1 2; do step "qr_tc run $r" "$L/tc.log" 240 "$BIN/qr_tc" --repeat 20; done
+    [ -n "${TC_SAN:-1}" ] && for tool in memcheck racecheck synccheck; do
+        cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+        step "qr_tc --quick $tool" "$L/sanitize.log" 200 "$cs" --tool $tool "$BIN/qr_tc" --quick
+    done
+    ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+    # ncu (TC_NCU=1): the tensor-core kernel (3xTF32, 1xTF32) and the FP32 kernel at 240x66 and
+    # 192x96 x 128, one launch each on random input
+    [ -n "${TC_NCU:-}" ] && for sz in 240x66x128 192x96x128; do
+        step "ncu qr_tc $sz" "$L/ncu_tc.csv" 200 "$ncu" --clock-control none --csv --page raw \
+            -k regex:"tc_qr_kernel|qr_reg_kernel" -c 3 --metrics "gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__warps_eligible.avg.per_cycle_active,sm__inst_executed_pipe_fma.sum,regex:^sm__pipe_.*_cycles_active.avg.pct_of_peak_sustained_active$,regex:^smsp__average_warps_issue_stalled_.*_per_issue_active.ratio$" \
+            "$BIN/qr_tc" --repeat 1 --size $sz
+    done
+    echo "---- qr_tc"; grep -v "^====" "$L/tc.log" | grep -v "^accuracy.*ok$"
+    grep "FAIL" "$L/tc.log" | head
+    [ -f "$L/ncu_tc.csv" ] && cp "$L/ncu_tc.csv" "$OUT/ncu_tc.csv"
+fi
 if [ "$what" = model ]; then # the performance model (issue 11 item 5), out of sample
     # 20 random shapes (fixed seed; kernels/NOTES.md "A predictive model"): every variant timed
     step "gpu_bench --all random" "$L/bench.log" 420 "$BIN/gpu_bench" --all --repeat 20 --sizes "$sizes"
@@ -96,7 +115,7 @@ if [ "$what" = model ]; then # the performance model (issue 11 item 5), out of s
 fi
 echo "---- verdicts"
 grep -h -E "^FAIL|RACECHECK SUMMARY|SYNCCHECK SUMMARY|ERROR SUMMARY|all passed|failure" "$L"/tests.log "$L"/sanitize.log | sort | uniq -c | sort -rn | head -20
-if [ "$what" != model ] && [ "$what" != verify ] && [ "$what" != plan ] && [ "$what" != bounds ]; then
+if [ "$what" != model ] && [ "$what" != verify ] && [ "$what" != plan ] && [ "$what" != bounds ] && [ "$what" != tc ]; then
     echo "---- gpu_bench (size, variant, QR us, QR+16 beams us, weights %, GFLOP/s)"
     grep -v "^====" "$L/bench.log" | grep -E "x[0-9]+ " | head -120
 fi

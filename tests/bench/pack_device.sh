@@ -15,6 +15,7 @@ bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/t
 [ -x "$b/gpu_bench" ] && bins+=("$b/gpu_bench") # tests/gpu/build_bench.sh, for device_qr.sh
 [ "${2:-}" = qr ] && bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/test_gpu_engine" "$b/gpu_bench")
 [ -x "$b/qr_bounds" ] && bins+=("$b/qr_bounds") # tests/gpu/build_bounds.sh, for device_qr.sh bounds
+[ -x "$b/qr_tc" ] && bins+=("$b/qr_tc") # tests/gpu/build_tc.sh, for device_qr.sh tc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${bins[@]}" "$tmp/"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Build tests/gpu/qr_tc (issue 11 item 3: the tensor-core QR against the dispatched FP32
+# kernel; kernels/NOTES.md "Tensor cores") against a CUDA build of rtstap, with the link line
+# CMake uses for the GPU tests (no CMakeLists change).
+# usage: tests/gpu/build_tc.sh [BUILD_DIR]   (default build; needs test_gpu_qr built)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=$(cd "${1:-build}" && pwd)
+src=$PWD
+rsp=$build/tests/CMakeFiles/test_gpu_qr.dir/linkLibs.rsp
+[ -f "$rsp" ] || { echo "build_tc: $rsp missing: build test_gpu_qr first" >&2; exit 1; }
+nvcc -std=c++17 -O3 -lineinfo --expt-relaxed-constexpr -arch=sm_90 -Xptxas=-v \
+    -I"$src/include" -I"$src/include/rtstap" -I"$build/generated" -I"$src/linalg" -I"$src/kernels" \
+    -I"$src/tests/support" -c "$src/tests/gpu/qr_tc.cu" -o "$build/qr_tc.o" \
+    2> "$build/qr_tc.ptxas.log" || { cat "$build/qr_tc.ptxas.log" >&2; exit 1; }
+cd "$build/tests"
+g++ "$build/qr_tc.o" -o "$build/qr_tc" @"$rsp" \
+    -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib
+echo "build_tc: $build/qr_tc"

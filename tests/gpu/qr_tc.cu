@@ -1,0 +1,692 @@
+/* qr_tc: issue 11 item 3, measured — a blocked complex Householder QR whose trailing update
+ * runs on the tensor cores (TF32 with 3xTF32 error compensation), against the FP32 kernel the
+ * dispatcher runs at the same size, in one process (kernels/NOTES.md "Tensor cores").
+ *
+ * The kernel (tc_qr_kernel): one block a matrix, the matrix in shared memory as two float
+ * planes (real, imaginary; column-major, leading dimension MP + 8), padded with zeros to
+ * MP x NP (multiples of 16). Panels of 16 columns:
+ *   panel   the owner warp of each panel column (q mod warps) applies the panel's earlier
+ *           reflectors to it column by column and makes its reflector (LAPACK's clarfg); one
+ *           block barrier a column; v goes to a separate 16-column buffer V with explicit
+ *           zeros and ones (LAPACK layout in A as well);
+ *   gemm1   W = V^H [V | C] (C: the trailing columns) on the tensor cores, the rows split
+ *           over the warps, each warp's partial added into W with shared-memory atomics;
+ *           V^H V is the Gram matrix of the panel for T;
+ *   T       LAPACK's clarft (forward, columnwise) from V^H V and tau, one lane a row; then
+ *           W := T^H W, one thread a column;
+ *   gemm2   C -= V W on the tensor cores, one warp a 16x16 tile.
+ * Each real product a*b is a_big*b_big + a_big*b_small + a_small*b_big (PREC 3; big =
+ * tf32(a), small = tf32(a - big)), four real products a complex one; PREC 1 (one TF32
+ * product, not accurate enough: measured only as the bound of the compensation's cost).
+ * Block 0 records %globaltimer around each phase.
+ *
+ * Accuracy: LAPACK's test ratios (la_qr_check: Gram residual, |diag R| against LAPACKE in
+ * double; threshold 30) on random and ill-conditioned (cond 1e6) batches, exit 1 past them
+ * (PREC 3 only). Times: CUDA-event median of REPEAT launches, the input restored before each
+ * outside the timed interval. Not a CTest test (needs a GPU and measures): built by
+ * tests/gpu/build_tc.sh, run by tests/bench/device_qr.sh tc.
+ * --quick (for compute-sanitizer): two matrices a size, accuracy only. --size MxNxB: that
+ * case only (for ncu: its launches come in the order tc 3xTF32, tc 1xTF32, FP32, first on
+ * random then on ill-conditioned input, then the timed ones).
+ * usage: qr_tc [--repeat N] [--quick] [--size MxNxB] */
+#include <mma.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <stdint.h>
+
+extern "C" {
+#include "la_accuracy.h" /* la_qr_check (C) */
+}
+#include "rtk.h"
+/* tests/support/la_check.h's generators; that header includes rt_rng.h, which uses C99
+ * complex and does not compile as C++: its declarations, with rt_rng's layout */
+extern "C" {
+typedef struct rt_rng { uint64_t s[4]; } tc_rng;
+void tc_rng_seed(tc_rng *r, uint64_t seed);
+uint64_t tc_seed_from_env_or_time(void);
+void tc_random_batch(tc_rng *r, int m, int n, int batch, cf32 *A);
+void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, cf32 *A);
+}
+#include "rtk_device.cuh"
+
+#define CK(x)                                                                                  \
+    do {                                                                                       \
+        cudaError_t e_ = (x);                                                                  \
+        if (e_ != cudaSuccess) {                                                               \
+            fprintf(stderr, "qr_tc: %s: %s\n", #x, cudaGetErrorString(e_));                    \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+namespace wm = nvcuda::wmma;
+typedef wm::fragment<wm::matrix_a, 16, 16, 8, wm::precision::tf32, wm::row_major> FragAr;
+typedef wm::fragment<wm::matrix_a, 16, 16, 8, wm::precision::tf32, wm::col_major> FragAc;
+typedef wm::fragment<wm::matrix_b, 16, 16, 8, wm::precision::tf32, wm::col_major> FragB;
+typedef wm::fragment<wm::accumulator, 16, 16, 8, float> FragC;
+
+/* x (fp32 values as loaded) -> big = x rounded to TF32 (round half up on the magnitude:
+ * add half an ulp of TF32's 10-bit mantissa, clear the 13 low bits), small = x - big (exact
+ * in FP32; the tensor cores read its 10 high mantissa bits), as CUTLASS's 3xTF32 does
+ * (round_half_ulp_truncate for big, small truncated): three instructions an element (an
+ * integer add, a mask, a subtraction) where cvt.rna.tf32 twice took about twelve (sm_90
+ * SASS: FSETP, LOP3, SEL, IADD3 ...); inputs are finite */
+template <class F> __device__ __forceinline__ void split(F &big, F &small)
+{
+#pragma unroll
+    for (int i = 0; i < big.num_elements; i++) {
+        const float x = big.x[i], b = __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
+        big.x[i] = b;
+        small.x[i] = x - b;
+    }
+}
+/* c += a*b, compensated (PREC 3) or not (PREC 1) */
+template <int PREC, class FA>
+__device__ __forceinline__ void mma(FragC &c, const FA &ab, const FA &as, const FragB &bb, const FragB &bs)
+{
+    if (PREC == 3) {
+        wm::mma_sync(c, as, bb, c);
+        wm::mma_sync(c, ab, bs, c);
+    }
+    wm::mma_sync(c, ab, bb, c);
+}
+
+template <int MP, int NP, int NT, int PAD> struct TcShape {
+    static_assert(MP % 16 == 0 && NP % 16 == 0 && MP >= NP && NT % 32 == 0 && PAD % 8 == 0, "shape");
+    static constexpr int LD = MP + PAD, NW = NT / 32, NTILE = NP / 16;
+    /* gemm1's partial sums: two slots a warp, summed in a fixed order (deterministic), where
+     * they fit (8 warps); otherwise one staging tile a warp added into W by shared-memory
+     * atomics (a compare-and-swap loop each on sm_90) */
+    static constexpr bool SLOTS = NW == 8;
+    static_assert(NTILE <= NW, "a warp's share of gemm1 spans at most two tiles");
+    /* offsets in floats, each a multiple of 8 (32-byte aligned tiles) */
+    static constexpr int AR = 0, AI = NP * LD, VR = 2 * NP * LD, VI = VR + 16 * LD, WR = VI + 16 * LD,
+                         WI = WR + 16 * NP, WP = WI + 16 * NP, STG = WP + 16 * NP,
+                         TAUR = WP + 16 * (NP - 16), /* Wp's last tile: never a trailing column */
+        TAUI = TAUR + 16, TOTAL = STG + NW * (SLOTS ? 1024 : 512);
+    static constexpr size_t bytes = (size_t)TOTAL * sizeof(float);
+};
+
+__device__ __forceinline__ unsigned long long gtimer()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ __forceinline__ float wsum(float x)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+}
+
+/* One panel step by one warp (row r on lane r mod 32, the column in registers): with APPLY,
+ * A(:, jq) -= conj(tau_c) v_c (v_c^H A(:, jq)) over rows >= jc (v_c is 0 above); with MAKE,
+ * then the reflector of column jq (panel column q): v to A and V, beta to A(jq, jq), tau to
+ * tau[q]. */
+template <int MP, int LD, bool APPLY, bool MAKE>
+__device__ __forceinline__ void panel_step(float *Ar, float *Ai, float *Vr, float *Vi, float *taur, float *taui,
+                                           float tr, float ti, int jc, int c, int jq, int q, int lane)
+{
+    constexpr int RL = (MP + 31) / 32;
+    float xr[RL], xi[RL];
+    float *cr = Ar + jq * LD, *ci = Ai + jq * LD;
+    const int lo = APPLY ? jc : jq;
+#pragma unroll
+    for (int i = 0; i < RL; i++) {
+        const int r = lane + 32 * i;
+        const bool act = r >= lo && r < MP;
+        xr[i] = act ? cr[r] : 0.f;
+        xi[i] = act ? ci[r] : 0.f;
+    }
+    if (APPLY) {
+        const float *vr = Vr + c * LD, *vi = Vi + c * LD;
+        float a[RL], b[RL], wr0 = 0.f, wi0 = 0.f, wr1 = 0.f, wi1 = 0.f;
+#pragma unroll
+        for (int i = 0; i < RL; i++) {
+            const int r = lane + 32 * i;
+            const bool act = r >= jc && r < MP;
+            a[i] = act ? vr[r] : 0.f;
+            b[i] = act ? vi[r] : 0.f;
+            if (i & 1) {
+                wr1 = fmaf(a[i], xr[i], fmaf(b[i], xi[i], wr1));
+                wi1 = fmaf(a[i], xi[i], fmaf(-b[i], xr[i], wi1));
+            } else {
+                wr0 = fmaf(a[i], xr[i], fmaf(b[i], xi[i], wr0));
+                wi0 = fmaf(a[i], xi[i], fmaf(-b[i], xr[i], wi0));
+            }
+        }
+        const float wr = wsum(wr0 + wr1), wi = wsum(wi0 + wi1);
+        const float sr = tr * wr + ti * wi, si = tr * wi - ti * wr; /* conj(tau) w */
+#pragma unroll
+        for (int i = 0; i < RL; i++) {
+            xr[i] -= a[i] * sr - b[i] * si;
+            xi[i] -= a[i] * si + b[i] * sr;
+        }
+        if (!MAKE) {
+#pragma unroll
+            for (int i = 0; i < RL; i++) {
+                const int r = lane + 32 * i;
+                if (r >= jc && r < MP) {
+                    cr[r] = xr[i];
+                    ci[r] = xi[i];
+                }
+            }
+        }
+    }
+    if (MAKE) {
+        float sig0 = 0.f, sig1 = 0.f, ar = 0.f, ai = 0.f;
+#pragma unroll
+        for (int i = 0; i < RL; i++) {
+            const int r = lane + 32 * i;
+            if (r > jq) {
+                if (i & 1)
+                    sig1 = fmaf(xr[i], xr[i], fmaf(xi[i], xi[i], sig1));
+                else
+                    sig0 = fmaf(xr[i], xr[i], fmaf(xi[i], xi[i], sig0));
+            }
+            if (r == jq) {
+                ar = xr[i];
+                ai = xi[i];
+            }
+        }
+        const float sig = wsum(sig0 + sig1);
+        ar = __shfl_sync(0xffffffffu, ar, jq & 31);
+        ai = __shfl_sync(0xffffffffu, ai, jq & 31);
+        float2 beta, tau, scale;
+        rtk::clarfg(ar, ai, sig, &beta, &tau, &scale);
+        float *vr = Vr + q * LD, *vi = Vi + q * LD;
+#pragma unroll
+        for (int i = 0; i < RL; i++) {
+            const int r = lane + 32 * i;
+            if (r >= (APPLY ? jc : jq) && r < MP) {
+                float2 v = r > jq ? rtk::cmul(make_float2(xr[i], xi[i]), scale)
+                                  : make_float2(r == jq ? beta.x : xr[i], r == jq ? beta.y : xi[i]);
+                cr[r] = v.x;
+                ci[r] = v.y;
+                if (r >= jq) {
+                    vr[r] = r == jq ? 1.f : v.x;
+                    vi[r] = r == jq ? 0.f : v.y;
+                }
+            }
+        }
+        if (lane == 0) {
+            taur[q] = tau.x;
+            taui[q] = tau.y;
+        }
+    }
+}
+
+template <int MP, int NP, int NT, int PAD, int PREC>
+__global__ void __launch_bounds__(NT, 1)
+    tc_qr_kernel(float2 *A, int lda, long long stride, int m, int n, unsigned long long *phase)
+{
+    typedef TcShape<MP, NP, NT, PAD> S;
+    constexpr int LD = S::LD, NW = S::NW;
+    extern __shared__ __align__(128) float sm[];
+    float *Ar = sm + S::AR, *Ai = sm + S::AI, *Vr = sm + S::VR, *Vi = sm + S::VI, *Wr = sm + S::WR,
+          *Wi = sm + S::WI, *Wp = sm + S::WP, *taur = sm + S::TAUR,
+          *taui = sm + S::TAUI;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    float2 *Ag = A + (long long)blockIdx.x * stride;
+    const bool timer = phase && blockIdx.x == 0 && tid == 0;
+    unsigned long long tp[5] = {0, 0, 0, 0, 0}, t0 = 0;
+
+    for (int idx = tid; idx < NP * MP; idx += NT) {
+        const int c = idx / MP, r = idx - c * MP;
+        const float2 x = r < m && c < n ? Ag[(size_t)c * lda + r] : make_float2(0.f, 0.f);
+        Ar[c * LD + r] = x.x;
+        Ai[c * LD + r] = x.y;
+    }
+    __syncthreads();
+
+    for (int j0 = 0; j0 < n; j0 += 16) {
+        const int kb = min(16, n - j0), nt0 = j0 + 16, rows = MP - j0;
+        const int ntile = 1 + (NP - nt0) / 16; /* V's Gram tile, then the trailing columns */
+        if (timer) t0 = gtimer();
+        for (int idx = tid; idx < 16 * rows; idx += NT) {
+            const int c = idx / rows, r = j0 + idx - c * rows;
+            Vr[c * LD + r] = 0.f;
+            Vi[c * LD + r] = 0.f;
+        }
+        if (!S::SLOTS)
+            for (int idx = tid; idx < 256 * ntile; idx += NT) {
+                Wr[idx] = 0.f;
+                Wi[idx] = 0.f;
+            }
+        __syncthreads();
+        /* ---- panel: one barrier a column */
+        if (warp == 0)
+            panel_step<MP, LD, false, true>(Ar, Ai, Vr, Vi, taur, taui, 0.f, 0.f, j0, 0, j0, 0, lane);
+        __syncthreads();
+        /* a warp owns panel columns warp, warp + NW, ...; at step c the owner of column c + 1
+         * applies reflector c to it and makes reflector c + 1 (the critical path) and nothing
+         * else; every other column catches up on its pending reflectors when its warp is not
+         * the critical one (each column's next reflector: nxt, uniform in the warp) */
+        {
+            int nxt[(16 + NW - 1) / NW];
+#pragma unroll
+            for (int o = 0; o < (16 + NW - 1) / NW; o++) nxt[o] = 0;
+            for (int c = 0; c < kb; c++) {
+                const bool crit = (c + 1) % NW == warp && c + 1 < kb;
+#pragma unroll
+                for (int o = 0; o < (16 + NW - 1) / NW; o++) {
+                    const int q = warp + NW * o;
+                    if (q >= kb || q <= c) continue;
+                    if (q == c + 1) {
+                        for (int p = nxt[o]; p < c; p++)
+                            panel_step<MP, LD, true, false>(Ar, Ai, Vr, Vi, taur, taui, taur[p], taui[p], j0 + p, p,
+                                                            j0 + q, q, lane);
+                        panel_step<MP, LD, true, true>(Ar, Ai, Vr, Vi, taur, taui, taur[c], taui[c], j0 + c, c, j0 + q,
+                                                       q, lane);
+                        nxt[o] = c + 1;
+                    } else if (!crit) {
+                        for (int p = nxt[o]; p <= c; p++)
+                            panel_step<MP, LD, true, false>(Ar, Ai, Vr, Vi, taur, taui, taur[p], taui[p], j0 + p, p,
+                                                            j0 + q, q, lane);
+                        nxt[o] = c + 1;
+                    }
+                }
+                __syncthreads();
+            }
+        }
+        if (timer) {
+            const unsigned long long t = gtimer();
+            tp[0] += t - t0;
+            t0 = t;
+        }
+        if (nt0 >= n) break; /* the last panel: no trailing columns */
+
+        /* ---- gemm1: W = V^H [V | C] (tile 0: V^H V) */
+        {
+            const int nks = rows / 8;
+            /* one 16-column tile, row steps ks0..ks1 (8 rows each): conj(V)^T C into re, im */
+            auto tile = [&](int t, int ks0, int ks1, FragC &rr, FragC &ri) {
+                const float *br = t == 0 ? Vr : Ar + (nt0 + 16 * (t - 1)) * LD;
+                const float *bi = t == 0 ? Vi : Ai + (nt0 + 16 * (t - 1)) * LD;
+                FragC ii, ir; /* Vr.Cr, Vi.Ci, Vr.Ci, Vi.Cr */
+                wm::fill_fragment(rr, 0.f);
+                wm::fill_fragment(ii, 0.f);
+                wm::fill_fragment(ri, 0.f);
+                wm::fill_fragment(ir, 0.f);
+#pragma unroll 2
+                for (int ks = ks0; ks < ks1; ks++) {
+                    const int row0 = j0 + 8 * ks;
+                    FragAr arb, ars, aib, ais; /* V^T: A(i, k) = V(row0 + k, i) */
+                    FragB brb, brs, bib, bis;
+                    wm::load_matrix_sync(arb, Vr + row0, LD);
+                    wm::load_matrix_sync(aib, Vi + row0, LD);
+                    wm::load_matrix_sync(brb, br + row0, LD);
+                    wm::load_matrix_sync(bib, bi + row0, LD);
+                    split(arb, ars);
+                    split(aib, ais);
+                    split(brb, brs);
+                    split(bib, bis);
+                    mma<PREC>(rr, arb, ars, brb, brs);
+                    mma<PREC>(ii, aib, ais, bib, bis);
+                    mma<PREC>(ri, arb, ars, bib, bis);
+                    mma<PREC>(ir, aib, ais, brb, brs);
+                }
+                /* re = Vr.Cr + Vi.Ci, im = Vr.Ci - Vi.Cr */
+#pragma unroll
+                for (int e = 0; e < rr.num_elements; e++) {
+                    rr.x[e] += ii.x[e];
+                    ri.x[e] -= ir.x[e];
+                }
+            };
+            if constexpr (S::SLOTS) {
+                /* the ntile x nks row steps cut into NW equal runs (tile major): a run spans
+                 * at most two tiles, one slot each */
+                const int work = ntile * nks, per = (work + NW - 1) / NW;
+                float *stg = sm + S::STG + warp * 1024;
+                for (int g = warp * per, g1 = min(work, g + per), slot = 0; g < g1; slot++) {
+                    const int t = g / nks, ks0 = g - t * nks, ks1 = min(nks, ks0 + (g1 - g));
+                    FragC rr, ri;
+                    tile(t, ks0, ks1, rr, ri);
+                    wm::store_matrix_sync(stg + 512 * slot, rr, 16, wm::mem_col_major);
+                    wm::store_matrix_sync(stg + 512 * slot + 256, ri, 16, wm::mem_col_major);
+                    g += ks1 - ks0;
+                }
+                __syncthreads();
+                for (int idx = tid; idx < 256 * ntile; idx += NT) {
+                    const int t = idx >> 8, e = idx & 255;
+                    const int w0 = t * nks / per, w1 = ((t + 1) * nks - 1) / per;
+                    float sr = 0.f, si = 0.f;
+                    for (int w = w0; w <= w1; w++) {
+                        const float *p = sm + S::STG + w * 1024 + (t == w * per / nks ? 0 : 512);
+                        sr += p[e];
+                        si += p[256 + e];
+                    }
+                    Wr[idx] = sr;
+                    Wi[idx] = si;
+                }
+            } else {
+                /* items (tile, row chunk), about two a warp, added into W (zeroed) by atomics */
+                const int ksplit = min(nks, max(1, (2 * NW + ntile - 1) / ntile));
+                const int per = (nks + ksplit - 1) / ksplit;
+                float *stg = sm + S::STG + warp * 512;
+                for (int item = warp; item < ntile * ksplit; item += NW) {
+                    const int t = item % ntile, kc = item / ntile;
+                    const int ks0 = kc * per, ks1 = min(nks, ks0 + per);
+                    if (ks0 >= ks1) continue;
+                    FragC rr, ri;
+                    tile(t, ks0, ks1, rr, ri);
+                    wm::store_matrix_sync(stg, rr, 16, wm::mem_col_major);
+                    wm::store_matrix_sync(stg + 256, ri, 16, wm::mem_col_major);
+                    __syncwarp();
+                    for (int e = lane; e < 256; e += 32) {
+                        atomicAdd(Wr + 256 * t + e, stg[e]);
+                        atomicAdd(Wi + 256 * t + e, stg[256 + e]);
+                    }
+                    __syncwarp();
+                }
+            }
+        }
+        __syncthreads();
+        if (timer) {
+            const unsigned long long t = gtimer();
+            tp[1] += t - t0;
+            t0 = t;
+        }
+        /* ---- W := T^H W without T: T^-1 = diag(1/tau) + striu(V^H V) (G = V^H V is W's
+         * tile 0), so T^H W solves a lower triangular system, y_i = conj(tau_i) (W_i -
+         * sum_{k<i} conj(G_ki) y_k); one thread a trailing column. Stored as -Re, -Im (over W)
+         * and +Im (Wp) for gemm2. */
+        for (int col = tid; col < NP - nt0; col += NT) {
+            float yr[16], yi[16];
+#pragma unroll
+            for (int i = 0; i < 16; i++) {
+                float sr0 = Wr[256 + col * 16 + i], si0 = Wi[256 + col * 16 + i], sr1 = 0.f, si1 = 0.f;
+#pragma unroll
+                for (int k = 0; k < i; k++) {
+                    const float g = Wr[i * 16 + k], h = Wi[i * 16 + k];
+                    if (k & 1) {
+                        sr1 = fmaf(-g, yr[k], fmaf(-h, yi[k], sr1));
+                        si1 = fmaf(-g, yi[k], fmaf(h, yr[k], si1));
+                    } else {
+                        sr0 = fmaf(-g, yr[k], fmaf(-h, yi[k], sr0));
+                        si0 = fmaf(-g, yi[k], fmaf(h, yr[k], si0));
+                    }
+                }
+                const float sr = sr0 + sr1, si = si0 + si1, tr = taur[i], ti = taui[i];
+                yr[i] = tr * sr + ti * si;
+                yi[i] = tr * si - ti * sr;
+            }
+#pragma unroll
+            for (int i = 0; i < 16; i++) {
+                Wr[256 + col * 16 + i] = -yr[i];
+                Wi[256 + col * 16 + i] = -yi[i];
+                Wp[col * 16 + i] = yi[i];
+            }
+        }
+        __syncthreads();
+        if (timer) {
+            const unsigned long long t = gtimer();
+            tp[2] += t - t0;
+            t0 = t;
+        }
+        /* ---- gemm2: C -= V W, one warp a 16x16 tile */
+        {
+            const int mt = rows / 16, nt = (NP - nt0) / 16, items = mt * nt;
+            /* a warp takes a contiguous run of items, row tile major, and keeps V's row tile
+             * (split) across the items of one row tile */
+            const int per = (items + NW - 1) / NW, i0 = warp * per, i1 = min(items, i0 + per);
+            FragAc vrb[2], vrs[2], vib[2], vis[2];
+            int cur = -1;
+            for (int item = i0; item < i1; item++) {
+                const int im = item / nt, in = item - im * nt;
+                const int row0 = j0 + 16 * im, col0 = nt0 + 16 * in;
+                if (im != cur) {
+                    cur = im;
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        wm::load_matrix_sync(vrb[h], Vr + 8 * h * LD + row0, LD);
+                        wm::load_matrix_sync(vib[h], Vi + 8 * h * LD + row0, LD);
+                        split(vrb[h], vrs[h]);
+                        split(vib[h], vis[h]);
+                    }
+                }
+                FragC cr, ci, cr2, ci2;
+                wm::load_matrix_sync(cr, Ar + col0 * LD + row0, LD, wm::mem_col_major);
+                wm::load_matrix_sync(ci, Ai + col0 * LD + row0, LD, wm::mem_col_major);
+                wm::fill_fragment(cr2, 0.f);
+                wm::fill_fragment(ci2, 0.f);
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const int kk = 8 * h;
+                    FragB nrb, nrs, nib, nis, pib, pis; /* -Re W, -Im W, +Im W */
+                    wm::load_matrix_sync(nrb, Wr + 256 + 16 * 16 * in + kk, 16);
+                    wm::load_matrix_sync(nib, Wi + 256 + 16 * 16 * in + kk, 16);
+                    wm::load_matrix_sync(pib, Wp + 16 * 16 * in + kk, 16);
+                    split(nrb, nrs);
+                    split(nib, nis);
+                    split(pib, pis);
+                    /* C - V W: re += Vr(-Wr) + Vi(Wi), im += Vr(-Wi) + Vi(-Wr) */
+                    mma<PREC>(cr, vrb[h], vrs[h], nrb, nrs);
+                    mma<PREC>(cr2, vib[h], vis[h], pib, pis);
+                    mma<PREC>(ci, vrb[h], vrs[h], nib, nis);
+                    mma<PREC>(ci2, vib[h], vis[h], nrb, nrs);
+                }
+#pragma unroll
+                for (int e = 0; e < cr.num_elements; e++) {
+                    cr.x[e] += cr2.x[e];
+                    ci.x[e] += ci2.x[e];
+                }
+                wm::store_matrix_sync(Ar + col0 * LD + row0, cr, LD, wm::mem_col_major);
+                wm::store_matrix_sync(Ai + col0 * LD + row0, ci, LD, wm::mem_col_major);
+            }
+        }
+        __syncthreads();
+        if (timer) {
+            const unsigned long long t = gtimer();
+            tp[3] += t - t0;
+            t0 = t;
+        }
+    }
+    __syncthreads();
+    for (int idx = tid; idx < n * m; idx += NT) {
+        const int c = idx / m, r = idx - c * m;
+        Ag[(size_t)c * lda + r] = make_float2(Ar[c * LD + r], Ai[c * LD + r]);
+    }
+    if (timer) {
+        for (int k = 0; k < 4; k++) phase[k] = tp[k];
+    }
+}
+
+typedef cudaError_t (*tc_fn)(float2 *, int, long long, int, int, int, unsigned long long *, cudaStream_t);
+
+template <int MP, int NP, int NT, int PAD, int PREC>
+cudaError_t tc_launch(float2 *A, int lda, long long stride, int m, int n, int batch, unsigned long long *phase,
+                      cudaStream_t s)
+{
+    typedef TcShape<MP, NP, NT, PAD> S;
+    static_assert(S::bytes <= 232448, "shared memory");
+    if (m > MP || n > NP || m < n) return cudaErrorInvalidValue;
+    cudaError_t e = cudaFuncSetAttribute(tc_qr_kernel<MP, NP, NT, PAD, PREC>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::bytes);
+    if (e != cudaSuccess) return e;
+    tc_qr_kernel<MP, NP, NT, PAD, PREC><<<batch, NT, S::bytes, s>>>(A, lda, stride, m, n, phase);
+    return cudaGetLastError();
+}
+
+struct TcCase {
+    int m, n, batch, threads;
+    tc_fn run[2]; /* PREC 3, PREC 1 */
+};
+#define TC(MP, NP, NT, PAD) NT, {tc_launch<MP, NP, NT, PAD, 3>, tc_launch<MP, NP, NT, PAD, 1>}
+static const TcCase tc_cases[] = {
+    {240, 66, 128, TC(240, 80, 256, 0)}, {240, 66, 128, TC(240, 80, 384, 0)},
+    {240, 66, 1280, TC(240, 80, 256, 0)}, {192, 96, 128, TC(192, 96, 256, 8)},
+    {192, 96, 128, TC(192, 96, 384, 8)}, {192, 96, 128, TC(192, 96, 512, 8)},
+    {200, 50, 128, TC(208, 64, 256, 8)}, {200, 50, 128, TC(208, 64, 512, 8)},
+    {128, 32, 512, TC(128, 32, 256, 8)},
+};
+
+static double median(std::vector<float> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t k = v.size();
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+/* CUDA-event median of `repeat` launches after two warm-ups, µs; the input restored first */
+template <class Run>
+static double time_us(Run run, float2 *work, const float2 *orig, size_t bytes, int repeat, cudaStream_t st)
+{
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int it = -2; it < repeat; it++) {
+        CK(cudaMemcpyAsync(work, orig, bytes, cudaMemcpyDeviceToDevice, st));
+        CK(cudaEventRecord(e0, st));
+        CK(run());
+        CK(cudaEventRecord(e1, st));
+        CK(cudaEventSynchronize(e1));
+        float x;
+        CK(cudaEventElapsedTime(&x, e0, e1));
+        if (it >= 0) ms.push_back(x);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    return 1e3 * median(ms);
+}
+
+/* Factor T (batch m x n, lda = m) with run() and check LAPACK's ratios; returns 1 when
+ * they pass */
+template <class Run>
+static int check(const char *what, Run run, const std::vector<cf32> &T, float2 *work, int m, int n, int batch,
+                 cudaStream_t st, double *res, double *dia)
+{
+    const size_t bytes = T.size() * sizeof(cf32);
+    std::vector<cf32> R(T.size());
+    CK(cudaMemcpyAsync(work, T.data(), bytes, cudaMemcpyHostToDevice, st));
+    CK(run());
+    CK(cudaMemcpyAsync(R.data(), work, bytes, cudaMemcpyDeviceToHost, st));
+    CK(cudaStreamSynchronize(st));
+    la_qr_accuracy acc;
+    rt_error err = {};
+    if (la_qr_check(m, n, batch, T.data(), R.data(), 1, &acc, &err) != RT_OK) {
+        fprintf(stderr, "qr_tc: %s: la_qr_check: %s\n", what, err.msg);
+        exit(1);
+    }
+    int bad = 0;
+    for (const cf32 &x : R) bad += !std::isfinite(x.re) || !std::isfinite(x.im);
+    *res = acc.residual;
+    *dia = acc.diag;
+    return bad == 0 && acc.residual < 30.0 && acc.diag < 30.0;
+}
+
+int main(int argc, char **argv)
+{
+    int repeat = 20, quick = 0, sm_ = 0, sn = 0, sb = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--quick"))
+            quick = 1;
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc && sscanf(argv[i + 1], "%dx%dx%d", &sm_, &sn, &sb) == 3)
+            i++;
+        else {
+            fprintf(stderr, "usage: qr_tc [--repeat N] [--quick] [--size MxNxB]\n");
+            return 2;
+        }
+    }
+    int dev = 0, smem_limit = 0;
+    CK(cudaGetDevice(&dev));
+    CK(cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, dev));
+    printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+    tc_rng rng;
+    tc_rng_seed(&rng, tc_seed_from_env_or_time());
+    cudaStream_t st;
+    CK(cudaStreamCreate(&st));
+    unsigned long long *dphase;
+    CK(cudaMalloc(&dphase, 8 * sizeof *dphase));
+    int fails = 0;
+    struct Row {
+        int m, n, batch;
+        const char *var;
+        int threads;
+        double fp32, tc3, tc1, ph[4];
+    };
+    std::vector<Row> rows;
+    for (const TcCase &c : tc_cases) {
+        if (sm_ && (c.m != sm_ || c.n != sn || c.batch != sb)) continue;
+        const int m = c.m, n = c.n, batch = quick ? 2 : c.batch;
+        const size_t total = (size_t)m * n * batch, bytes = total * sizeof(float2);
+        const int v = rtk_qr_select_batch(0, m, n, batch, 0, smem_limit);
+        const rtk_qr_variant *var = rtk_qr_variant_get(v);
+        float2 *work, *orig;
+        CK(cudaMalloc(&work, bytes));
+        CK(cudaMalloc(&orig, bytes));
+        auto fp32 = [&] { return (cudaError_t)rtk_qr_launch(v, m, n, batch, work, m, (long long)m * n, st); };
+        auto tc3 = [&] { return c.run[0](work, m, (long long)m * n, m, n, batch, nullptr, st); };
+        auto tc1 = [&] { return c.run[1](work, m, (long long)m * n, m, n, batch, nullptr, st); };
+        std::vector<cf32> T(total);
+        for (int k = 0; k < 2; k++) {
+            const double cond = k ? 1e6 : 0.0;
+            const int b = k && batch > 128 ? 128 : batch; /* ill-conditioned: 128 matrices */
+            std::vector<cf32> Tk((size_t)m * n * b);
+            if (cond > 0)
+                tc_illcond_batch(&rng, m, n, b, cond, Tk.data());
+            else
+                tc_random_batch(&rng, m, n, b, Tk.data());
+            const char *cn = cond > 0 ? "cond=1e6" : "random";
+            auto tc3b = [&] { return c.run[0](work, m, (long long)m * n, m, n, b, nullptr, st); };
+            auto tc1b = [&] { return c.run[1](work, m, (long long)m * n, m, n, b, nullptr, st); };
+            auto fpb = [&] { return (cudaError_t)rtk_qr_launch(v, m, n, b, work, m, (long long)m * n, st); };
+            double r, d;
+            int ok = check("tc3", tc3b, Tk, work, m, n, b, st, &r, &d);
+            printf("accuracy %3dx%-3d x%-4d %-8s tc 3xTF32  residual %8.3f diag %8.3f %s\n", m, n, b, cn, r, d,
+                   ok ? "ok" : "FAIL");
+            fails += !ok;
+            ok = check("tc1", tc1b, Tk, work, m, n, b, st, &r, &d);
+            printf("accuracy %3dx%-3d x%-4d %-8s tc 1xTF32  residual %8.3f diag %8.3f %s\n", m, n, b, cn, r, d,
+                   ok ? "ok" : "over 30 (a bound only, not a candidate)");
+            ok = check("fp32", fpb, Tk, work, m, n, b, st, &r, &d);
+            printf("accuracy %3dx%-3d x%-4d %-8s %-14s residual %8.3f diag %8.3f %s\n", m, n, b, cn, var->name, r,
+                   d, ok ? "ok" : "FAIL");
+            fails += !ok;
+            if (k == 0) T = Tk;
+        }
+        if (quick) {
+            CK(cudaFree(work));
+            CK(cudaFree(orig));
+            continue;
+        }
+        CK(cudaMemcpy(orig, T.data(), bytes, cudaMemcpyHostToDevice));
+        Row row = {m, n, batch, var->name, c.threads, 0, 0, 0, {0, 0, 0, 0}};
+        row.fp32 = time_us(fp32, work, orig, bytes, repeat, st);
+        row.tc3 = time_us(tc3, work, orig, bytes, repeat, st);
+        row.tc1 = time_us(tc1, work, orig, bytes, repeat, st);
+        row.fp32 = std::min(row.fp32, time_us(fp32, work, orig, bytes, repeat, st)); /* alternate */
+        CK(cudaMemcpy(work, orig, bytes, cudaMemcpyDeviceToDevice));
+        CK(c.run[0](work, m, (long long)m * n, m, n, batch, dphase, st));
+        CK(cudaStreamSynchronize(st));
+        unsigned long long ph[4];
+        CK(cudaMemcpy(ph, dphase, sizeof ph, cudaMemcpyDeviceToHost));
+        for (int k = 0; k < 4; k++) row.ph[k] = ph[k] * 1e-3;
+        rows.push_back(row);
+        printf("time %3dx%-3d x%-4d %s %.1f  tc3 (%d threads) %.1f  tc1 %.1f  (block 0: panel %.1f gemm1 %.1f T^H W %.1f "
+               "gemm2 %.1f)\n",
+               m, n, batch, var->name, row.fp32, c.threads, row.tc3, row.tc1, row.ph[0], row.ph[1], row.ph[2], row.ph[3]);
+        fflush(stdout);
+        CK(cudaFree(work));
+        CK(cudaFree(orig));
+    }
+    printf("\n| size x batch | dispatched FP32 kernel | µs | tensor cores 3xTF32 | 1xTF32 (bound) | block 0: panel | "
+           "gemm1 | T, T^H W | gemm2 |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (const Row &r : rows)
+        printf("| %dx%d x %d | %s | %.1f | %.1f (%d) | %.1f | %.1f | %.1f | %.1f | %.1f |\n", r.m, r.n, r.batch, r.var,
+               r.fp32, r.tc3, r.threads, r.tc1, r.ph[0], r.ph[1], r.ph[2], r.ph[3]);
+    if (fails) printf("qr_tc: %d accuracy failure(s)\n", fails);
+    return fails ? 1 : 0;
+}
