@@ -80,7 +80,7 @@ fi
 if [ "$what" = tc ]; then # issue 11 item 3: the tensor-core QR (tests/gpu/qr_tc.cu) against the
     # dispatched FP32 kernel, accuracy and time (twice), then ncu's tensor-pipe and issue counters
     for r in 1 2; do step "qr_tc run $r" "$L/tc.log" 240 "$BIN/qr_tc" --repeat 20; done
-    [ -n "${TC_SAN:-1}" ] && for tool in memcheck racecheck synccheck; do
+    [ -n "${TC_SAN-1}" ] && for tool in memcheck racecheck synccheck; do
         cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
         step "qr_tc --quick $tool" "$L/sanitize.log" 200 "$cs" --tool $tool "$BIN/qr_tc" --quick
     done
