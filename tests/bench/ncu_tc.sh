@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ncu_tc.sh (GPU machine): qr_tc once, then ncu's full set with source counters over the
-# first tensor-core kernel launch (240x66 x 128, 3xTF32), summarized: the details page's key
+# first tensor-core kernel launch (240x66 x 128, 3xTF32; ARGS: qr_tc's --size and --panel to
+# pick another), summarized: the details page's key
 # lines, the stall samples and instructions between block barriers (the kernel's phases), and
 # the hottest SASS lines. Writes the report, details and SASS csv under $OUT.
 set -u
@@ -8,11 +9,12 @@ mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs && export LD_LIBRARY_PATH
 tar -xJf .gpubin/bin.txz -C .gpubin
 OUT=${OUT:-$PWD/out-device}
 mkdir -p "$OUT"
-[ "${1:-}" = noqr ] || timeout 200 stdbuf -oL .gpubin/qr_tc --repeat 20 > "$OUT/tc.log" 2>&1; echo "qr_tc rc=$?"
+args=("$@")
+[ -n "${NOQR:-}" ] || timeout 200 stdbuf -oL .gpubin/qr_tc --repeat 20 > "$OUT/tc.log" 2>&1; echo "qr_tc rc=$?"
 grep -v "ok$" "$OUT/tc.log" | grep -v "^time"
 ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu | head -1)
 timeout 300 "$ncu" --clock-control none --set full --import-source yes -k regex:tc_qr_kernel -c 1 -o "$OUT/tc" \
-    .gpubin/qr_tc --repeat 1 > "$OUT/ncu_run.log" 2>&1; echo "ncu rc=$?"
+    .gpubin/qr_tc --repeat 1 "${args[@]}" > "$OUT/ncu_run.log" 2>&1; echo "ncu rc=$?"
 "$ncu" -i "$OUT/tc.ncu-rep" --page details > "$OUT/details.txt" 2>&1
 "$ncu" -i "$OUT/tc.ncu-rep" --page source --csv --print-source sass > "$OUT/sass.csv" 2>&1
 grep -E "Duration|Issue Slots Busy|Eligible Warps|Warp Cycles Per Issued|Executed Instructions  " "$OUT/details.txt"
