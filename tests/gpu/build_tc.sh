@@ -9,7 +9,7 @@ build=$(cd "${1:-build}" && pwd)
 src=$PWD
 rsp=$build/tests/CMakeFiles/test_gpu_qr.dir/linkLibs.rsp
 [ -f "$rsp" ] || { echo "build_tc: $rsp missing: build test_gpu_qr first" >&2; exit 1; }
-nvcc -std=c++17 -O3 -lineinfo --expt-relaxed-constexpr -arch=sm_90 -Xptxas=-v \
+"${NVCC:-nvcc}" -std=c++17 -O3 -lineinfo --expt-relaxed-constexpr -arch=sm_90 -Xptxas=-v \
     -I"$src/include" -I"$src/include/rtstap" -I"$build/generated" -I"$src/linalg" -I"$src/kernels" \
     -I"$src/tests/support" -c "$src/tests/gpu/qr_tc.cu" -o "$build/qr_tc.o" \
     2> "$build/qr_tc.ptxas.log" || { cat "$build/qr_tc.ptxas.log" >&2; exit 1; }
