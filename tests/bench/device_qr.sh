@@ -82,19 +82,22 @@ if [ "$what" = tc ]; then # issue 11 item 3: the tensor-core QR (tests/gpu/qr_tc
     for r in 1 2; do step "qr_tc run $r" "$L/tc.log" 240 "$BIN/qr_tc" --repeat 20; done
     [ -n "${TC_SAN-1}" ] && for tool in memcheck racecheck synccheck; do
         cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-        step "qr_tc --quick $tool" "$L/sanitize.log" 200 "$cs" --tool $tool "$BIN/qr_tc" --quick
+        step "qr_tc --quick $tool" "$L/sanitize.log" 200 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/qr_tc" --quick
     done
     ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
-    # ncu (TC_NCU=1): the tensor-core kernel (3xTF32, 1xTF32) and the FP32 kernel at 240x66 and
-    # 192x96 x 128, one launch each on random input
+    # ncu (TC_NCU=1): the tensor-core kernel (3xTF32, 1xTF32; barrier and dataflow panels) and
+    # the FP32 kernel at 240x66 and 192x96 x 128, one launch each on random input (the
+    # program's own output goes to the log, the csv to ncu_tc.csv)
     [ -n "${TC_NCU:-}" ] && for sz in 240x66x128 192x96x128; do
-        step "ncu qr_tc $sz" "$L/ncu_tc.csv" 200 "$ncu" --clock-control none --csv --page raw \
-            -k regex:"tc_qr_kernel|qr_reg_kernel" -c 3 --metrics "gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__warps_eligible.avg.per_cycle_active,sm__inst_executed_pipe_fma.sum,regex:^sm__pipe_.*_cycles_active.avg.pct_of_peak_sustained_active$,regex:^smsp__average_warps_issue_stalled_.*_per_issue_active.ratio$" \
-            "$BIN/qr_tc" --repeat 1 --size $sz
+        for panel in barrier dataflow; do
+            step "ncu qr_tc $sz $panel" "$L/ncu_tc_run.log" 200 "$ncu" --clock-control none --csv --page raw \
+                --log-file "$L/ncu_tc_${sz}_$panel.csv" -k regex:"tc_qr_kernel|qr_reg_kernel" -c 3 --metrics "gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__warps_eligible.avg.per_cycle_active,sm__inst_executed_pipe_fma.sum,regex:^sm__pipe_.*_cycles_active.avg.pct_of_peak_sustained_active$,regex:^smsp__average_warps_issue_stalled_.*_per_issue_active.ratio$" \
+                "$BIN/qr_tc" --repeat 1 --size $sz --panel $panel
+        done
     done
     echo "---- qr_tc"; grep -v "^====" "$L/tc.log" | grep -v "^accuracy.*ok$"
     grep "FAIL" "$L/tc.log" | head
-    [ -f "$L/ncu_tc.csv" ] && cp "$L/ncu_tc.csv" "$OUT/ncu_tc.csv"
+    for f in "$L"/ncu_tc_*.csv; do [ -f "$f" ] && cp "$f" "$OUT/"; done
 fi
 if [ "$what" = model ]; then # the performance model (issue 11 item 5), out of sample
     # 20 random shapes (fixed seed; kernels/NOTES.md "A predictive model"): every variant timed

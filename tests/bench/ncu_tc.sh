@@ -5,7 +5,7 @@
 # lines, the stall samples and instructions between block barriers (the kernel's phases), and
 # the hottest SASS lines. Writes the report, details and SASS csv under $OUT.
 set -u
-mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs && export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH
+mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs && export LD_LIBRARY_PATH=$PWD/.gpulibs:${LD_LIBRARY_PATH:-}
 tar -xJf .gpubin/bin.txz -C .gpubin
 OUT=${OUT:-$PWD/out-device}
 mkdir -p "$OUT"
@@ -14,7 +14,10 @@ args=("$@")
 grep -v "ok$" "$OUT/tc.log" | grep -v "^time"
 ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu | head -1)
 timeout 300 "$ncu" --clock-control none --set full --import-source yes -k regex:tc_qr_kernel -c 1 -o "$OUT/tc" \
-    .gpubin/qr_tc --repeat 1 "${args[@]}" > "$OUT/ncu_run.log" 2>&1; echo "ncu rc=$?"
+    .gpubin/qr_tc --repeat 1 "${args[@]}" > "$OUT/ncu_run.log" 2>&1
+rc=$?
+echo "ncu rc=$rc"
+[ "$rc" = 0 ] && [ -f "$OUT/tc.ncu-rep" ] || { tail -20 "$OUT/ncu_run.log"; exit 1; }
 "$ncu" -i "$OUT/tc.ncu-rep" --page details > "$OUT/details.txt" 2>&1
 "$ncu" -i "$OUT/tc.ncu-rep" --page source --csv --print-source sass > "$OUT/sass.csv" 2>&1
 grep -E "Duration|Issue Slots Busy|Eligible Warps|Warp Cycles Per Issued|Executed Instructions  " "$OUT/details.txt"
