@@ -104,34 +104,19 @@ __device__ __forceinline__ void mma(FragC &c, const FA &ab, const FA &as, const 
 template <int MP, int NP, int NT, int PAD> struct TcShape {
     static_assert(MP % 16 == 0 && NP % 16 == 0 && MP >= NP && NT % 32 == 0 && PAD % 8 == 0, "shape");
     static constexpr int LD = MP + PAD, NW = NT / 32, NTILE = NP / 16;
-    /* gemm1's partial sums: two slots a warp, summed in a fixed order (deterministic), where
-     * they fit (8 warps); otherwise one staging tile a warp added into W by shared-memory
-     * atomics (a compare-and-swap loop each on sm_90) */
-    static constexpr bool SLOTS = NW == 8;
+    /* gemm1's partial sums: two slots a warp, summed in a fixed order (deterministic); the 384-
+     * and 512-thread builds of NOTES "Tensor cores" added one staging tile a warp into W by
+     * shared-memory atomics instead (commit 838a777) */
     static_assert(NTILE <= NW, "a warp's share of gemm1 spans at most two tiles");
     /* offsets in floats, each a multiple of 8 (32-byte aligned tiles) */
     static constexpr int AR = 0, AI = NP * LD, VR = 2 * NP * LD, VI = VR + 16 * LD, WR = VI + 16 * LD,
                          WI = WR + 16 * NP, WP = WI + 16 * NP, STG = WP + 16 * NP,
                          TAUR = WP + 16 * (NP - 16), /* Wp's last tile: never a trailing column */
-        TAUI = TAUR + 16, TOTAL = STG + NW * (SLOTS ? 1024 : 512),
+        TAUI = TAUR + 16, TOTAL = STG + NW * 1024,
         BAR = TAUI + 16; /* the dataflow panel's mbarriers, one a column, after tau */
     static_assert(32 + 2 * NP <= 256, "tau and the mbarriers fit in Wp's last tile");
     static constexpr size_t bytes = (size_t)TOTAL * sizeof(float);
 };
-
-__device__ __forceinline__ unsigned long long gtimer()
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-    return t;
-}
-
-__device__ __forceinline__ float wsum(float x)
-{
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
-    return x;
-}
 
 /* A panel column's operations, the column's rows (lane + 32 i) in registers:
  * apply reflector c (V's column c, zero above row jc) to it; make its reflector (column jq,
@@ -156,7 +141,7 @@ __device__ __forceinline__ void reg_apply(float (&xr)[RL], float (&xi)[RL], cons
             wi0 = fmaf(a[i], xi[i], fmaf(-b[i], xr[i], wi0));
         }
     }
-    const float wr = wsum(wr0 + wr1), wi = wsum(wi0 + wi1);
+    const float wr = rtk::group_sum<32>(wr0 + wr1, 0xffffffffu), wi = rtk::group_sum<32>(wi0 + wi1, 0xffffffffu);
     const float sr = tr * wr + ti * wi, si = tr * wi - ti * wr; /* conj(tau) w */
 #pragma unroll
     for (int i = 0; i < RL; i++) {
@@ -183,7 +168,7 @@ __device__ __forceinline__ void reg_make(float (&xr)[RL], float (&xi)[RL], float
             ai = xi[i];
         }
     }
-    const float sig = wsum(sig0 + sig1);
+    const float sig = rtk::group_sum<32>(sig0 + sig1, 0xffffffffu);
     ar = __shfl_sync(0xffffffffu, ar, jq & 31);
     ai = __shfl_sync(0xffffffffu, ai, jq & 31);
     float2 beta, tau, scale;
@@ -259,7 +244,13 @@ __global__ void __launch_bounds__(NT, 1)
     unsigned long long *bar = reinterpret_cast<unsigned long long *>(sm + S::BAR);
     if (FLOWP && tid == 0)
         for (int k = 0; k < NP; k++) rtk::mbar_init(bar + k, 32);
-    unsigned long long tp[5] = {0, 0, 0, 0, 0}, t0 = 0;
+    unsigned long long tp[4] = {0, 0, 0, 0}, t0 = 0;
+    auto stamp = [&](int k) { /* the phase k that ends here */
+        if (!timer) return;
+        const unsigned long long t = rtk::globaltimer();
+        tp[k] += t - t0;
+        t0 = t;
+    };
 
     /* the load, eight elements a thread in flight (one at a time left it latency-bound:
      * ≈ 8 % of the kernel's warp samples) */
@@ -285,17 +276,12 @@ __global__ void __launch_bounds__(NT, 1)
     for (int j0 = 0; j0 < n; j0 += 16) {
         const int kb = min(16, n - j0), nt0 = j0 + 16, rows = MP - j0;
         const int ntile = 1 + (NP - nt0) / 16; /* V's Gram tile, then the trailing columns */
-        if (timer) t0 = gtimer();
+        if (timer) t0 = rtk::globaltimer();
         for (int idx = tid; idx < 16 * rows; idx += NT) {
             const int c = idx / rows, r = j0 + idx - c * rows;
             Vr[c * LD + r] = 0.f;
             Vi[c * LD + r] = 0.f;
         }
-        if (!S::SLOTS)
-            for (int idx = tid; idx < 256 * ntile; idx += NT) {
-                Wr[idx] = 0.f;
-                Wi[idx] = 0.f;
-            }
         __syncthreads();
         if constexpr (FLOWP) {
             /* ---- panel, dataflow: a warp takes its columns (warp, warp + NW, ...) in turn,
@@ -366,11 +352,7 @@ __global__ void __launch_bounds__(NT, 1)
                 }
             }
         }
-        if (timer) {
-            const unsigned long long t = gtimer();
-            tp[0] += t - t0;
-            t0 = t;
-        }
+        stamp(0);
         if (nt0 >= n) break; /* the last panel: no trailing columns */
 
         /* ---- gemm1: W = V^H [V | C] (tile 0: V^H V) */
@@ -410,60 +392,34 @@ __global__ void __launch_bounds__(NT, 1)
                     ri.x[e] -= ir.x[e];
                 }
             };
-            if constexpr (S::SLOTS) {
-                /* the ntile x nks row steps cut into NW equal runs (tile major): a run spans
-                 * at most two tiles, one slot each */
-                const int work = ntile * nks, per = (work + NW - 1) / NW;
-                float *stg = sm + S::STG + warp * 1024;
-                for (int g = warp * per, g1 = min(work, g + per), slot = 0; g < g1; slot++) {
-                    const int t = g / nks, ks0 = g - t * nks, ks1 = min(nks, ks0 + (g1 - g));
-                    FragC rr, ri;
-                    tile(t, ks0, ks1, rr, ri);
-                    wm::store_matrix_sync(stg + 512 * slot, rr, 16, wm::mem_col_major);
-                    wm::store_matrix_sync(stg + 512 * slot + 256, ri, 16, wm::mem_col_major);
-                    g += ks1 - ks0;
+            /* the ntile x nks row steps cut into NW equal runs (tile major): a run spans
+             * at most two tiles, one slot each */
+            const int work = ntile * nks, per = (work + NW - 1) / NW;
+            float *stg = sm + S::STG + warp * 1024;
+            for (int g = warp * per, g1 = min(work, g + per), slot = 0; g < g1; slot++) {
+                const int t = g / nks, ks0 = g - t * nks, ks1 = min(nks, ks0 + (g1 - g));
+                FragC rr, ri;
+                tile(t, ks0, ks1, rr, ri);
+                wm::store_matrix_sync(stg + 512 * slot, rr, 16, wm::mem_col_major);
+                wm::store_matrix_sync(stg + 512 * slot + 256, ri, 16, wm::mem_col_major);
+                g += ks1 - ks0;
+            }
+            __syncthreads();
+            for (int idx = tid; idx < 256 * ntile; idx += NT) {
+                const int t = idx >> 8, e = idx & 255;
+                const int w0 = t * nks / per, w1 = ((t + 1) * nks - 1) / per;
+                float sr = 0.f, si = 0.f;
+                for (int w = w0; w <= w1; w++) {
+                    const float *p = sm + S::STG + w * 1024 + (t == w * per / nks ? 0 : 512);
+                    sr += p[e];
+                    si += p[256 + e];
                 }
-                __syncthreads();
-                for (int idx = tid; idx < 256 * ntile; idx += NT) {
-                    const int t = idx >> 8, e = idx & 255;
-                    const int w0 = t * nks / per, w1 = ((t + 1) * nks - 1) / per;
-                    float sr = 0.f, si = 0.f;
-                    for (int w = w0; w <= w1; w++) {
-                        const float *p = sm + S::STG + w * 1024 + (t == w * per / nks ? 0 : 512);
-                        sr += p[e];
-                        si += p[256 + e];
-                    }
-                    Wr[idx] = sr;
-                    Wi[idx] = si;
-                }
-            } else {
-                /* items (tile, row chunk), about two a warp, added into W (zeroed) by atomics */
-                const int ksplit = min(nks, max(1, (2 * NW + ntile - 1) / ntile));
-                const int per = (nks + ksplit - 1) / ksplit;
-                float *stg = sm + S::STG + warp * 512;
-                for (int item = warp; item < ntile * ksplit; item += NW) {
-                    const int t = item % ntile, kc = item / ntile;
-                    const int ks0 = kc * per, ks1 = min(nks, ks0 + per);
-                    if (ks0 >= ks1) continue;
-                    FragC rr, ri;
-                    tile(t, ks0, ks1, rr, ri);
-                    wm::store_matrix_sync(stg, rr, 16, wm::mem_col_major);
-                    wm::store_matrix_sync(stg + 256, ri, 16, wm::mem_col_major);
-                    __syncwarp();
-                    for (int e = lane; e < 256; e += 32) {
-                        atomicAdd(Wr + 256 * t + e, stg[e]);
-                        atomicAdd(Wi + 256 * t + e, stg[256 + e]);
-                    }
-                    __syncwarp();
-                }
+                Wr[idx] = sr;
+                Wi[idx] = si;
             }
         }
         __syncthreads();
-        if (timer) {
-            const unsigned long long t = gtimer();
-            tp[1] += t - t0;
-            t0 = t;
-        }
+        stamp(1);
         /* ---- W := T^H W without T: T^-1 = diag(1/tau) + striu(V^H V) (G = V^H V is W's
          * tile 0), so T^H W solves a lower triangular system, y_i = conj(tau_i) (W_i -
          * sum_{k<i} conj(G_ki) y_k); one thread a trailing column. Stored as -Re, -Im (over W)
@@ -496,11 +452,7 @@ __global__ void __launch_bounds__(NT, 1)
             }
         }
         __syncthreads();
-        if (timer) {
-            const unsigned long long t = gtimer();
-            tp[2] += t - t0;
-            t0 = t;
-        }
+        stamp(2);
         /* ---- gemm2: C -= V W, one warp a 16x16 tile */
         {
             const int mt = rows / 16, nt = (NP - nt0) / 16, items = mt * nt;
@@ -553,11 +505,7 @@ __global__ void __launch_bounds__(NT, 1)
             }
         }
         __syncthreads();
-        if (timer) {
-            const unsigned long long t = gtimer();
-            tp[3] += t - t0;
-            t0 = t;
-        }
+        stamp(3);
     }
     __syncthreads();
     for (int idx = tid; idx < n * m; idx += NT) {
