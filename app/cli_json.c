@@ -1,6 +1,7 @@
 /* cli_json.c: valid JSON whatever the report holds, written atomically (cli_json.h). */
 #include "cli_json.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,22 +84,15 @@ int cli_json_write(const char *path, cJSON *doc, rt_write_mode mode, rt_error *e
     char *text = cJSON_Print(doc);
     if (!text) return rt_fail(err, RT_ENOMEM, "out of memory formatting JSON");
     int st = RT_OK;
+    const size_t n = strlen(text);
+    text[n] = '\n'; /* cJSON_Print's terminator becomes the last line's end */
     if (!strcmp(path, "-")) {
-        if (fputs(text, stdout) < 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
-            st = rt_fail(err, RT_EIO, "writing JSON to stdout failed");
+        errno = 0;
+        if (fwrite(text, 1, n + 1, stdout) != n + 1 || fflush(stdout) != 0)
+            st = rt_fail(err, RT_EIO, "cannot write the JSON report to stdout: %s",
+                         errno ? strerror(errno) : "write error");
     } else {
-        char tmp[4096];
-        if (!(st = rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err))) {
-            FILE *f = fopen(tmp, "w");
-            int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-            if (f && fclose(f) != 0) ok = 0;
-            if (!ok) {
-                rt_atomic_abort(tmp);
-                st = rt_fail(err, RT_EIO, "%s: writing JSON failed", path);
-            } else {
-                st = rt_atomic_commit_mode(tmp, path, mode, err);
-            }
-        }
+        st = rt_atomic_write(path, text, n + 1, mode, err);
     }
     cJSON_free(text);
     return st;

@@ -318,7 +318,12 @@ int cmd_stream(int argc, char **argv)
     }
     if (!sr && mem_every) mem_sample(&mem, st.cpis_run); /* the state at the end */
     if (tl.f) { /* published when the stream ran (or stopped cleanly), else removed */
-        if (fclose(tl.f) != 0 && !sr) sr = rt_fail(&err, RT_EIO, "'%s': write failed", timeline_path);
+        errno = 0;
+        const int bad = ferror(tl.f) || fflush(tl.f) != 0;
+        const int e = errno;
+        if ((fclose(tl.f) != 0 || bad) && !sr)
+            sr = rt_fail(&err, RT_EIO, "cannot write '%s': %s", timeline_path,
+                         e ? strerror(e) : errno ? strerror(errno) : "write error");
         if (sr) rt_atomic_abort(tl.tmp);
         else sr = rt_atomic_commit_mode(tl.tmp, timeline_path, mode, &err);
         tl.f = NULL;

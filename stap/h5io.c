@@ -4,6 +4,7 @@
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "h5layout.h"
+#include "h5out.h"
 #include "engine.h"
 
 #include <errno.h>
@@ -73,14 +74,25 @@ static herr_t walk_first(unsigned n, const H5E_error2_t *e, void *user)
     return 0;
 }
 
-/* The innermost (most specific) message of HDF5's current error stack. Call right after
- * the failing HDF5 call: the next API call clears the stack. */
+/* The innermost (most specific) message of HDF5's current error stack, on one line. A
+ * failed system call is said in the system's words: HDF5's own message ("file write
+ * failed: time = ..., filename = ..., errno = 28, error message = 'No space left on
+ * device', buf = ...") spans lines and addresses. Call right after the failing HDF5 call:
+ * the next API call clears the stack. */
 static const char *h5_detail(char *buf, size_t len)
 {
     h5_walk w = {buf, len};
     buf[0] = '\0';
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_first, &w);
     if (!buf[0]) snprintf(buf, len, "HDF5 error");
+    const char *e = strstr(buf, "errno = ");
+    int code = 0;
+    if (e && sscanf(e + 8, "%d", &code) == 1 && code > 0) {
+        snprintf(buf, len, "%s", strerror(code));
+        return buf;
+    }
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
     return buf;
 }
 
@@ -750,7 +762,16 @@ typedef struct h5w {
     const char *path;   /* the final name, for messages */
     rt_error *err;
     int st;             /* first failure, RT_OK so far  */
+    h5_out *out;        /* the file being written (its blocks allocated ahead of HDF5's
+                           writes: h5_out_reserve), and its HDF5 identifier          */
+    hid_t file;
 } h5w;
+
+/* Before HDF5 writes `bytes` of raw data into w's file. */
+static void w_reserve(h5w *w, size_t bytes)
+{
+    if (!w->st && w->out) w->st = h5_out_reserve(w->out, w->file, bytes, w->err);
+}
 
 static int w_fail_h5(h5w *w, const char *what)
 {
@@ -789,7 +810,9 @@ static void w_dataset(h5w *w, hid_t loc, const char *name, const char *fullname,
     }
     dset = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hssize_t n = H5Sget_simple_extent_npoints(space);
-    if (dset < 0 || (n > 0 && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0))
+    if (dset >= 0 && n > 0) w_reserve(w, (size_t)n * H5Tget_size(ftype));
+    if (!w->st &&
+        (dset < 0 || (n > 0 && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)))
         w_fail_h5(w, what);
     if (keep && !w->st) *keep = dset;
     else CLOSE_DSET(dset);
@@ -869,31 +892,163 @@ static void w_root(h5w *w, hid_t file)
     w_attr_string(w, file, "commit", RTSTAP_COMMIT);
 }
 
-/* Create `tmp` (already made by rt_atomic_begin) as an HDF5 file. */
-static hid_t w_create(h5w *w, const char *tmp)
+/* ---- a file being written ------------------------------------------------------------
+ * Every file rtstap writes with HDF5 goes through h5_out (h5out.h): a temporary beside the
+ * output (rt_atomic_begin), published by a rename once complete. A full disk must end in
+ * a clean error, and Debian's HDF5 1.10.8 does not survive a failed write:
+ *  - a failed flush (H5Fclose's) leaves its metadata cache's skip list switched on, every
+ *    later flush fails with "slist already enabled?", the file stays open, and HDF5's
+ *    shutdown at exit crashes in H5F__close_cb (SIGSEGV: `run` on a full disk did that);
+ *  - a failed write of a chunk leaks blocks of HDF5's free lists, so that its shutdown
+ *    loops ("HDF5: infinite loop closing library" and a line of package names).
+ * So HDF5 is never let write where the disk has no room: the temporary's blocks are
+ * allocated ahead of HDF5's end of file (fallocate, FALLOC_FL_KEEP_SIZE: the file's size
+ * is HDF5's alone) before each write that can allocate — the end of allocated space plus
+ * what the write needs plus a margin — and a full disk fails that fallocate, in our code,
+ * before HDF5 has written anything there. A file system without fallocate gets a reserve
+ * instead (a second temporary of H5IO_RESERVE_BYTES, released just before H5Fclose, so
+ * that the close finds room for its metadata). A write that fails all the same abandons
+ * the file: the temporary is truncated to nothing first (its blocks freed), then closed
+ * and removed. */
+#define H5IO_RESERVE_BYTES ((off_t)4 << 20)
+#define H5IO_AHEAD_BYTES ((hsize_t)1 << 20) /* beyond every write's own bytes */
+
+const char *h5_error_detail(char *buf, size_t len) { return h5_detail(buf, len); }
+
+static void reserve_release(h5_out *o)
+{
+    if (o->reserve[0]) rt_atomic_abort(o->reserve);
+    o->reserve[0] = '\0';
+}
+
+static int tmp_make(const char *path, char *tmp, size_t tmplen, rt_error *err);
+
+static int out_fail_space(h5_out *o, int e, rt_error *err)
+{
+    return rt_fail(err, RT_EIO, "cannot write '%s': %s", o->path, strerror(e));
+}
+
+int h5_out_begin(h5_out *o, const char *path, rt_write_mode mode, rt_error *err)
+{
+    o->path = path;
+    o->mode = mode;
+    o->tmp[0] = o->reserve[0] = '\0';
+    o->fd = -1;
+    o->reserved = 0;
+    if (rt_atomic_begin_mode(path, o->tmp, sizeof o->tmp, mode, err)) return err ? err->code : RT_EIO;
+    o->fd = open(o->tmp, O_WRONLY | O_CLOEXEC);
+    int e = o->fd < 0 ? errno : 0;
+    if (!e && fallocate(o->fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)H5IO_AHEAD_BYTES) == 0) {
+        o->reserved = (off_t)H5IO_AHEAD_BYTES;
+        return RT_OK;
+    }
+    if (!e) e = errno;
+    if (e == ENOSPC || e == EDQUOT || e == EFBIG) {
+        h5_out_finish(o, -1, 1, NULL);
+        return out_fail_space(o, e, err);
+    }
+    /* no fallocate here (or no descriptor): a reserve the close can use */
+    int fd = tmp_make(path, o->reserve, sizeof o->reserve, err);
+    if (fd < 0) {
+        h5_out_finish(o, -1, 1, NULL);
+        return err ? err->code : RT_EIO;
+    }
+    e = posix_fallocate(fd, 0, H5IO_RESERVE_BYTES);
+    close(fd);
+    if (e == EINVAL || e == EOPNOTSUPP || e == ENODEV || e == ESPIPE) {
+        reserve_release(o); /* a file system that cannot reserve at all: written as it is */
+    } else if (e) {
+        h5_out_finish(o, -1, 1, NULL);
+        return out_fail_space(o, e, err);
+    }
+    return RT_OK;
+}
+
+hid_t h5_out_create(h5_out *o, rt_error *err)
 {
     char detail[256];
     hid_t fapl = strong_fapl();
-    hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t file = H5Fcreate(o->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     if (file < 0) h5_detail(detail, sizeof detail); /* before the close clears the stack */
     CLOSE_PLIST(fapl);
     if (file < 0)
-        w->st = rt_fail(w->err, RT_EIO, "cannot create '%s' (as '%s'): %s", w->path, tmp, detail);
+        rt_fail(err, RT_EIO, "cannot create '%s' (as '%s'): %s", o->path, o->tmp, detail);
     return file;
 }
 
-/* Close the file, run nothing more on failure, publish it on success. */
-static int w_finish(h5w *w, hid_t file, const char *tmp, rt_write_mode mode)
+int h5_out_reserve(h5_out *o, hid_t file, size_t bytes, rt_error *err)
+{
+    if (!o->reserved || file < 0) return RT_OK; /* no fallocate: the reserve file stands in */
+    hsize_t eoa = 0;
+    if (H5Fget_filesize(file, &eoa) < 0) return RT_OK;
+    const off_t want = (off_t)(eoa + bytes + H5IO_AHEAD_BYTES);
+    if (want <= o->reserved) return RT_OK;
+    /* in steps of an eighth more, at least 4 MiB: few calls for a file written CPI by CPI */
+    off_t step = o->reserved / 8 > ((off_t)4 << 20) ? o->reserved / 8 : ((off_t)4 << 20);
+    off_t to = want > o->reserved + step ? want : o->reserved + step;
+    if (fallocate(o->fd, FALLOC_FL_KEEP_SIZE, 0, to) != 0 &&
+        (to == want || fallocate(o->fd, FALLOC_FL_KEEP_SIZE, 0, to = want) != 0))
+        return out_fail_space(o, errno, err);
+    o->reserved = to;
+    return RT_OK;
+}
+
+/* Abandon the file: free its blocks and the reserve's, then close and remove it. */
+static void out_discard(h5_out *o, hid_t file)
+{
+    if (o->fd >= 0) {
+        if (ftruncate(o->fd, 0) != 0) { /* nothing more to free */ }
+        close(o->fd);
+        o->fd = -1;
+    }
+    reserve_release(o);
+    if (file >= 0) H5Fclose(file);
+    if (o->tmp[0]) rt_atomic_abort(o->tmp);
+    o->tmp[0] = '\0';
+}
+
+int h5_out_finish(h5_out *o, hid_t file, int failed, rt_error *err)
 {
     char detail[256];
-    if (file >= 0 && H5Fclose(file) < 0 && !w->st)
-        w->st = rt_fail(w->err, RT_EIO, "cannot write '%s': %s", w->path,
-                        h5_detail(detail, sizeof detail));
-    if (w->st) {
-        rt_atomic_abort(tmp);
-        return w->st;
+    if (failed) {
+        out_discard(o, file);
+        return err ? err->code : RT_EIO;
     }
-    return rt_atomic_commit_mode(tmp, w->path, mode, w->err);
+    reserve_release(o);
+    if (file >= 0 && H5Fclose(file) < 0) {
+        int st = rt_fail(err, RT_EIO, "cannot write '%s': %s", o->path,
+                         h5_detail(detail, sizeof detail));
+        out_discard(o, -1);
+        return st;
+    }
+    if (o->fd >= 0) { /* the blocks allocated ahead that HDF5 did not use */
+        struct stat sb;
+        if (o->reserved && fstat(o->fd, &sb) == 0 && o->reserved > sb.st_size &&
+            fallocate(o->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, sb.st_size,
+                      o->reserved - sb.st_size) != 0) { /* kept: no harm but space */ }
+        close(o->fd);
+        o->fd = -1;
+    }
+    int st = rt_atomic_commit_mode(o->tmp, o->path, o->mode, err);
+    o->tmp[0] = '\0';
+    return st;
+}
+
+/* The writers' forms: the failure goes into w. */
+static hid_t out_create(h5w *w, h5_out *o)
+{
+    hid_t file = h5_out_create(o, w->err);
+    if (file < 0) w->st = w->err ? w->err->code : RT_EIO;
+    w->out = o;
+    w->file = file;
+    return file;
+}
+
+static int out_finish(h5w *w, h5_out *o, hid_t file)
+{
+    int st = h5_out_finish(o, file, w->st != RT_OK, w->err);
+    if (w->st) return w->st;
+    return w->st = st;
 }
 
 static void w_meta_radar(h5w *w, hid_t file, const stap_radar_meta *m, int always)
@@ -931,15 +1086,15 @@ int stap_input_write_mode(const char *path, const stap_input *in, stap_h5_extra_
         return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): element spacing %g is not a "
                        "finite number > 0", path, m->element_spacing_wavelengths);
 
-    char tmp[4096];
+    h5_out o;
     h5_quiet q;
     quiet_begin(&q);
-    h5w w = {path, err, RT_OK};
-    if (rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err)) {
+    h5w w = {path, err, RT_OK, NULL, -1};
+    if (h5_out_begin(&o, path, mode, err)) {
         quiet_end(&q);
         return err ? err->code : RT_EIO;
     }
-    hid_t file = w_create(&w, tmp);
+    hid_t file = out_create(&w, &o);
     w_attr_int(&w, file, "schema_version", H5IO_SCHEMA_VERSION);
     w_root(&w, file);
     hid_t g = w_group(&w, file, "data");
@@ -960,8 +1115,9 @@ int stap_input_write_mode(const char *path, const stap_input *in, stap_h5_extra_
         CLOSE_GROUP(g);
     }
     w_meta_radar(&w, file, m, 0);
+    w_reserve(&w, 0); /* the hook writes small things: within the margin */
     if (!w.st && extra) w.st = extra((int64_t)file, extra_user, err);
-    int st = w_finish(&w, file, tmp, mode);
+    int st = out_finish(&w, &o, file);
     quiet_end(&q);
     return st;
 }
@@ -1204,15 +1360,15 @@ int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mo
         return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): configuration not resolved "
                        "(D %d, S %d, N %d, R %d)", path, D, c->segments, N, c->range_gates);
 
-    char tmp[4096];
+    h5_out o;
     h5_quiet q;
     quiet_begin(&q);
-    h5w w = {path, err, RT_OK};
-    if (rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err)) {
+    h5w w = {path, err, RT_OK, NULL, -1};
+    if (h5_out_begin(&o, path, mode, err)) {
         quiet_end(&q);
         return err ? err->code : RT_EIO;
     }
-    hid_t file = w_create(&w, tmp);
+    hid_t file = out_create(&w, &o);
     w_root(&w, file);
     result_axes ax;
     w_axes(&w, file, res, D, &ax);
@@ -1234,8 +1390,9 @@ int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mo
     w_timing(&w, file, res);
     w_meta_radar(&w, file, res->meta, 1);
     if (res->have_detections) w_detections(&w, file, res);
+    w_reserve(&w, 0);
     if (!w.st && res->extra) w.st = res->extra((int64_t)file, res->extra_user, err);
-    int st = w_finish(&w, file, tmp, mode);
+    int st = out_finish(&w, &o, file);
     quiet_end(&q);
     return st;
 }
@@ -1394,6 +1551,17 @@ int rt_atomic_begin_mode(const char *path, char *tmp, size_t tmplen, rt_write_mo
                            "replaced", path, S_ISDIR(sb.st_mode) ? "a directory"
                            : S_ISLNK(sb.st_mode) ? "a symbolic link" : "not a regular file");
     }
+    int fd = tmp_make(path, tmp, tmplen, err);
+    if (fd < 0) return err ? err->code : RT_EIO;
+    close(fd);
+    return RT_OK;
+}
+
+/* A new temporary "<dir>/.<base>.tmp.<owner>.<pid>.XXXXXX" beside path, created
+ * exclusively with the usual permissions and registered for the signal handlers; its
+ * descriptor (open for writing), or -1 with err. Stale temporaries of path are swept. */
+static int tmp_make(const char *path, char *tmp, size_t tmplen, rt_error *err)
+{
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     int dlen = slash ? (int)(slash - path) : 0;
@@ -1405,20 +1573,21 @@ int rt_atomic_begin_mode(const char *path, char *tmp, size_t tmplen, rt_write_mo
                   : snprintf(tmp, tmplen, ".%s.tmp.%s.%ld.XXXXXX", base, owner, (long)getpid());
     if (w < 0 || (size_t)w >= tmplen) {
         tmp[0] = '\0';
-        return rt_fail(err, RT_EINVAL, "output path '%s' is too long", path);
+        rt_fail(err, RT_EINVAL, "output path '%s' is too long", path);
+        return -1;
     }
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
         tmp[0] = '\0';
-        return rt_fail(err, RT_EIO, "cannot write '%s' (directory '%.*s'): %s", path,
-                       slash ? (dlen ? dlen : 1) : 1, slash ? path : ".", strerror(e));
+        rt_fail(err, RT_EIO, "cannot write '%s' (directory '%.*s'): %s", path,
+                slash ? (dlen ? dlen : 1) : 1, slash ? path : ".", strerror(e));
+        return -1;
     }
     /* mkstemp makes 0600; a published file gets the usual permissions. */
     if (fchmod(fd, 0666 & ~current_umask()) != 0) { /* not fatal: the file stays private */ }
-    close(fd);
     tmp_register(tmp);
-    return RT_OK;
+    return fd;
 }
 
 int rt_atomic_commit(const char *tmp, const char *path, rt_error *err)
@@ -1491,6 +1660,28 @@ int rt_atomic_commit_mode(const char *tmp, const char *path, rt_write_mode mode,
     if (e == EEXIST)
         return rt_fail(err, RT_EIO, "'%s' already exists; refusing to overwrite", path);
     return rt_fail(err, RT_EIO, "cannot create '%s': %s", path, strerror(e));
+}
+
+int rt_atomic_write(const char *path, const void *data, size_t len, rt_write_mode mode,
+                    rt_error *err)
+{
+    char tmp[4096];
+    int st = rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err);
+    if (st) return st;
+    int fd = open(tmp, O_WRONLY | O_CLOEXEC), e = fd < 0 ? errno : 0;
+    const char *p = data;
+    for (size_t left = len; !e && left;) {
+        ssize_t k = write(fd, p, left);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) e = k < 0 ? errno : EIO;
+        else p += k, left -= (size_t)k;
+    }
+    if (fd >= 0 && close(fd) != 0 && !e) e = errno;
+    if (e) {
+        rt_atomic_abort(tmp);
+        return rt_fail(err, RT_EIO, "cannot write '%s': %s", path, strerror(e));
+    }
+    return rt_atomic_commit_mode(tmp, path, mode, err);
 }
 
 void rt_atomic_abort(const char *tmp)
@@ -2076,8 +2267,8 @@ int stap_input_read_opts(const char *path, stap_input *in, const stap_read_optio
 /* ---- writing a recording (gen, import-perfect) -------------------------------------- */
 
 struct stap_recording_writer {
-    char path[1024], tmp[4096];
-    rt_write_mode mode;
+    char path[1024];
+    h5_out out;
     hid_t file, dset, ftype, mtype;
     hsize_t dims[4];
     rt_error *err;
@@ -2092,10 +2283,9 @@ void stap_recording_abort(stap_recording_writer *w)
     CLOSE_DSET(w->dset);
     CLOSE_TYPE(w->ftype);
     CLOSE_TYPE(w->mtype);
-    if (w->file >= 0) H5Fclose(w->file);
+    out_discard(&w->out, w->file);
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
-    rt_atomic_abort(w->tmp);
     free(w);
 }
 
@@ -2115,9 +2305,8 @@ int stap_recording_create_mode(stap_recording_writer **out, const char *path,
     stap_recording_writer *w = calloc(1, sizeof *w);
     if (!w) return rt_fail(err, RT_ENOMEM, "out of memory");
     w->file = w->dset = w->ftype = w->mtype = -1;
-    w->mode = mode;
     snprintf(w->path, sizeof w->path, "%s", path);
-    if (rt_atomic_begin_mode(path, w->tmp, sizeof w->tmp, mode, err)) {
+    if (h5_out_begin(&w->out, w->path, mode, err)) {
         int st = err ? err->code : RT_EIO;
         free(w);
         return st;
@@ -2125,8 +2314,8 @@ int stap_recording_create_mode(stap_recording_writer **out, const char *path,
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {path, err, RT_OK};
-    w->file = w_create(&hw, w->tmp);
+    h5w hw = {w->path, err, RT_OK, NULL, -1};
+    w->file = out_create(&hw, &w->out);
     w_attr_int(&hw, w->file, "schema_version", H5IO_SCHEMA_VERSION);
     w_root(&hw, w->file);
     hid_t g = w_group(&hw, w->file, "data"), space = -1, dcpl = -1;
@@ -2181,11 +2370,13 @@ int stap_recording_write(stap_recording_writer *w, long long cpi, const cf32 *cu
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {w->path, err, RT_OK};
+    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
     hsize_t start[4] = {(hsize_t)cpi, 0, 0, 0}, count[4] = {1, w->dims[1], w->dims[2], w->dims[3]};
-    hid_t fs = H5Dget_space(w->dset), ms = H5Screate_simple(4, count, NULL);
-    if (fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-        H5Dwrite(w->dset, w->mtype, ms, fs, H5P_DEFAULT, cube) < 0)
+    w_reserve(&hw, sizeof(cf32) * (size_t)(w->dims[1] * w->dims[2] * w->dims[3]));
+    hid_t fs = hw.st ? -1 : H5Dget_space(w->dset), ms = hw.st ? -1 : H5Screate_simple(4, count, NULL);
+    if (!hw.st &&
+        (fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+         H5Dwrite(w->dset, w->mtype, ms, fs, H5P_DEFAULT, cube) < 0))
         w_fail_h5(&hw, "a CPI of '/data/iq'");
     CLOSE_SPACE(fs);
     CLOSE_SPACE(ms);
@@ -2200,12 +2391,13 @@ int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {w->path, err, RT_OK};
-    if (extra) hw.st = extra((int64_t)w->file, user, err);
+    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    w_reserve(&hw, 0);
+    if (extra && !hw.st) hw.st = extra((int64_t)w->file, user, err);
     CLOSE_DSET(w->dset);
     CLOSE_TYPE(w->ftype);
     CLOSE_TYPE(w->mtype);
-    int st = w_finish(&hw, w->file, w->tmp, w->mode);
+    int st = out_finish(&hw, &w->out, w->file);
     w->file = -1;
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
@@ -2216,8 +2408,8 @@ int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void
 /* ---- results of many CPIs (run over a rank-4 recording) ------------------------------ */
 
 struct stap_result_writer {
-    char path[1024], tmp[4096];
-    rt_write_mode mode;
+    char path[1024];
+    h5_out out;
     hid_t file, weights, output, det, timing, cf_t, cm_t, df_t, dm_t;
     int keep_output;
     hsize_t wdims[5], odims[4];
@@ -2243,10 +2435,9 @@ void stap_result_writer_abort(stap_result_writer *w)
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) CLOSE_DSET(*ids[i]);
     hid_t *types[] = {&w->cf_t, &w->cm_t, &w->df_t, &w->dm_t};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) CLOSE_TYPE(*types[i]);
-    if (w->file >= 0) H5Fclose(w->file);
+    out_discard(&w->out, w->file);
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
-    rt_atomic_abort(w->tmp);
     free(w);
 }
 
@@ -2286,7 +2477,13 @@ static void w_append(h5w *w, hid_t d, hid_t mtype, int rank, hsize_t rows, const
     start[0] = dims[0];
     dims[0] += rows;
     for (int k = 0; k < rank; k++) count[k] = k ? dims[k] : rows;
-    hid_t ms = H5Screate_simple(rank, count, NULL);
+    hid_t dt = H5Dget_type(d);
+    size_t bytes = dt >= 0 ? H5Tget_size(dt) : 16;
+    CLOSE_TYPE(dt);
+    for (int k = 0; k < rank; k++) bytes *= count[k];
+    w_reserve(w, bytes);
+    hid_t ms = w->st ? -1 : H5Screate_simple(rank, count, NULL);
+    if (w->st) return;
     if (ms < 0 || H5Dset_extent(d, dims) < 0 || (fs = H5Dget_space(d)) < 0 ||
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
         H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, data) < 0)
@@ -2316,9 +2513,8 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
     w->file = w->weights = w->output = w->det = w->timing = -1;
     w->cf_t = w->cm_t = w->df_t = w->dm_t = -1;
     w->keep_output = keep_output;
-    w->mode = mode;
     snprintf(w->path, sizeof w->path, "%s", path);
-    if (rt_atomic_begin_mode(path, w->tmp, sizeof w->tmp, mode, err)) {
+    if (h5_out_begin(&w->out, w->path, mode, err)) {
         int st = err ? err->code : RT_EIO;
         free(w);
         return st;
@@ -2326,8 +2522,8 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {path, err, RT_OK};
-    w->file = w_create(&hw, w->tmp);
+    h5w hw = {w->path, err, RT_OK, NULL, -1};
+    w->file = out_create(&hw, &w->out);
     w->cf_t = cf32_file_type();
     w->cm_t = cf32_mem_type();
     w->dm_t = H5Tcreate(H5T_COMPOUND, sizeof(cpi_detection));
@@ -2414,7 +2610,7 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, const cf32 *
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {w->path, err, RT_OK};
+    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
     w_append(&hw, w->weights, w->cm_t, 5, 1, weights, "'/weights'");
     if (w->keep_output) w_append(&hw, w->output, w->cm_t, 4, 1, output, "'/output/iq'");
     if (cd) w_append(&hw, w->det, w->dm_t, 1, ndet, cd, "'/detections'");
@@ -2431,8 +2627,9 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {w->path, err, RT_OK};
-    hid_t g = H5Gopen2(w->file, "timing", H5P_DEFAULT);
+    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    w_reserve(&hw, 0);
+    hid_t g = hw.st ? -1 : H5Gopen2(w->file, "timing", H5P_DEFAULT);
     if (g < 0) w_fail_h5(&hw, "'/timing'");
     for (int s = 0; s < STAP_STAGE_COUNT && summary->timing_ms; s++) {
         char name[64];
@@ -2454,7 +2651,7 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) CLOSE_DSET(*ids[i]);
     hid_t *types[] = {&w->cf_t, &w->cm_t, &w->df_t, &w->dm_t};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) CLOSE_TYPE(*types[i]);
-    int st = w_finish(&hw, w->file, w->tmp, w->mode);
+    int st = out_finish(&hw, &w->out, w->file);
     w->file = -1;
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);

@@ -81,20 +81,7 @@ int perfect_write_raw(const char *path, const cf32 *data, size_t n, rt_error *er
 int perfect_write_raw_mode(const char *path, const cf32 *data, size_t n, rt_write_mode mode,
                            rt_error *err)
 {
-    char tmp[4096];
-    int st = rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err);
-    if (st) return st;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot write '%s': %s", tmp, strerror(errno));
-    }
-    size_t put = fwrite(data, 2 * sizeof(float), n, f);
-    if (fclose(f) != 0 || put != n) {
-        rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot write '%s' (disk full?)", path);
-    }
-    return rt_atomic_commit_mode(tmp, path, mode, err);
+    return rt_atomic_write(path, data, n * 2 * sizeof(float), mode, err);
 }
 
 int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, rt_error *err)

@@ -1,6 +1,7 @@
 /* plot.c: raster drawing, PNG output and the three radar pictures of plot.h. */
 #include "plot.h"
 
+#include <errno.h>
 #include <math.h>
 #include <png.h>
 #include <setjmp.h>
@@ -137,8 +138,9 @@ plot_rgb plot_colormap(double t)
 /* libpng reports errors by longjmp */
 static void png_error_fn(png_structp png, png_const_charp msg)
 {
+    const int e = errno; /* a failed fwrite: the system's words, not libpng's "Write Error" */
     char *buf = png_get_error_ptr(png);
-    snprintf(buf, 256, "%s", msg);
+    snprintf(buf, 256, "%s", e && !strcmp(msg, "Write Error") ? strerror(e) : msg);
     png_longjmp(png, 1);
 }
 static void png_warning_fn(png_structp png, png_const_charp msg)
@@ -183,10 +185,16 @@ int plot_png_write(const char *path, const plot_image *im, rt_write_mode mode, r
     }
     if (png) png_destroy_write_struct(&png, info ? &info : NULL);
     free(rows);
-    if (fclose(f) != 0) bad = 1;
+    errno = 0;
+    if ((fflush(f) != 0 || fclose(f) != 0) && !bad) {
+        bad = 1;
+        snprintf(msg, sizeof msg, "%s", errno ? strerror(errno) : "write error");
+    } else if (bad) {
+        fclose(f);
+    }
     if (bad) {
         rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot write PNG '%s'%s%s", path, msg[0] ? ": " : "", msg);
+        return rt_fail(err, RT_EIO, "cannot write '%s': %s", path, msg[0] ? msg : "libpng failed");
     }
     return rt_atomic_commit_mode(tmp, path, mode, err);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "h5io.h"
+#include "h5out.h"
 
 void stap_sinr_free(stap_sinr_result *r)
 {
@@ -390,22 +391,25 @@ int stap_sinr_write(const char *path, const stap_sinr_result *r, const char *sce
 int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char *scene_name,
                          const char *run_name, rt_write_mode mode, rt_error *err)
 {
-    char tmp[4096];
-    if (rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err)) return err ? err->code : RT_EIO;
+    h5_out o;
+    if (h5_out_begin(&o, path, mode, err)) return err ? err->code : RT_EIO;
     quiet_t q;
     quiet_begin(&q);
     const size_t DB = (size_t)r->D * r->B, DSB = DB * r->S;
     double *hz = malloc(sizeof(double) * r->D), *lo = malloc(sizeof(double) * DB);
     double *lg = malloc(sizeof(double) * DB), *la = malloc(sizeof(double) * DSB);
     hid_t f = -1, g = -1;
-    int bad = !hz || !lo || !lg || !la;
+    const int oom = !hz || !lo || !lg || !la;
+    int bad = oom, said = oom; /* said: err holds the failure already */
+    if (oom) rt_fail(err, RT_ENOMEM, "out of memory writing '%s'", path);
     if (!bad) {
         for (int d = 0; d < r->D; d++) hz[d] = r->doppler[d] * r->prf_hz;
         for (size_t i = 0; i < DB; i++) lo[i] = to_db(r->optimum_loss[i]);
         for (size_t i = 0; i < DB; i++) lg[i] = to_db(r->algorithm_loss[i]);
         for (size_t i = 0; i < DSB; i++) la[i] = to_db(r->adaptive_loss[i]);
-        f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-        bad = f < 0;
+        f = h5_out_create(&o, err);
+        /* every dataset's bytes allocated before HDF5 writes them (h5out.h) */
+        said = bad = f < 0 || h5_out_reserve(&o, f, sizeof(double) * (2 * r->D + 2 * DB + 2 * DSB), err);
     }
     if (!bad) {
         g = H5Gcreate2(f, "sinr", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -455,18 +459,17 @@ int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char
         bad |= w_attr_d(g, "z", r->z);
         bad |= w_attr_i(g, "rmb_applicable", r->rmb_applicable);
     }
+    char detail[256];
+    if (bad && !said) /* the HDF5 call that failed, in the system's words */
+        rt_fail(err, RT_EIO, "cannot write '%s': %s", path, h5_error_detail(detail, sizeof detail));
     if (g >= 0) H5Gclose(g);
-    if (f >= 0 && H5Fclose(f) < 0) bad = 1;
     free(hz);
     free(lo);
     free(lg);
     free(la);
+    int st = h5_out_finish(&o, f, bad, err);
     quiet_end(&q);
-    if (bad) {
-        rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot write '%s' (as '%s')", path, tmp);
-    }
-    return rt_atomic_commit_mode(tmp, path, mode, err);
+    return st;
 }
 
 static int r_dset(hid_t g, const char *name, int rank, const hsize_t *expect, double *v,

@@ -231,6 +231,10 @@ int rt_atomic_begin_mode(const char *path, char *tmp, size_t tmplen, rt_write_mo
                          rt_error *err);
 int rt_atomic_commit_mode(const char *tmp, const char *path, rt_write_mode mode, rt_error *err);
 void rt_atomic_abort(const char *tmp);
+/* A whole file of len bytes, written atomically in `mode`: RT_EIO naming path and, for a
+ * failed write, the system's words ("No space left on device"); nothing left behind. */
+int rt_atomic_write(const char *path, const void *data, size_t len, rt_write_mode mode,
+                    rt_error *err);
 /* Open an existing file for reading, refusing (RT_EIO, message naming path) anything but a
  * regular file without blocking: the open is non-blocking, so that a FIFO never makes a
  * reader wait forever for a writer. Returns a blocking descriptor (close it), or -1. */
