@@ -17,6 +17,7 @@ static const struct cli_param {
     const char *param, *flag;
 } cli_params[] = {
     {"stap_config.doppler_bins", "--doppler-bins"},
+    {STAP_SUBCPI_PARAM, "--sub-cpi"}, /* before doppler_order: the longer name first */
     {"stap_config.doppler_order", "--doppler-order"},
     {"stap_config.segments", "--segments"},
     {"stap_config.training_window", "--training-window"},

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cfar.h"
+#include "cli_files.h"
 #include "h5io_extra.h" /* stap_output_check_mode */
 
 static int takes_value(const cli_opt *o)
@@ -154,6 +155,9 @@ static int scan(const cli_command *cmd, cli_opt *opts, int argc, char **argv, in
     return CLI_GO;
 }
 
+/* the option names the file registry quotes (it keeps the pointers) */
+static char file_flags[MAX_OPTS][48];
+
 int cli_parse(const cli_command *cmd, cli_opt *opts, int argc, char **argv)
 {
     unsigned char seen[MAX_OPTS] = {0};
@@ -177,6 +181,22 @@ int cli_parse(const cli_command *cmd, cli_opt *opts, int argc, char **argv)
     }
     if (n) return cli_error(EXIT_USAGE, "%s needs %s (see rtstap %s --help)", cmd->name, missing,
                             cmd->name);
+    /* the files: inputs first, then the outputs, each checked against those before it */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < count; i++) {
+            const cli_opt *o = &opts[i];
+            const unsigned want = pass ? CLI_OUTPUT : CLI_INPUT;
+            if (!(o->flags & want) || !seen[i]) continue;
+            char *flag = file_flags[i];
+            snprintf(flag, sizeof file_flags[i], "--%s", o->name);
+            const char *one = o->kind == CLI_STRING ? *(const char **)o->value : NULL;
+            const cli_strings *many = o->kind == CLI_STRINGS ? o->value : NULL;
+            for (int k = 0; k < (many ? many->n : 1); k++) {
+                const char *path = many ? many->v[k] : one;
+                int st = pass ? cli_files_output(flag, path) : cli_files_input(flag, path);
+                if (st) return st;
+            }
+        }
     return CLI_GO;
 }
 

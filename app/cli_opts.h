@@ -38,8 +38,12 @@ typedef enum cli_kind {
 
 enum {
     CLI_REQUIRED = 1, /* the command needs it: "run needs --output FILE"                 */
-    CLI_EARLY = 2     /* applied before every other option, wherever it stands (a preset
+    CLI_EARLY = 2,    /* applied before every other option, wherever it stands (a preset
                          that the other options override)                                */
+    CLI_INPUT = 4,    /* a file the command reads (CLI_STRING, CLI_STRINGS): registered
+                         with cli_files_input after parsing                               */
+    CLI_OUTPUT = 8    /* a file it writes: cli_files_output ("-" is stdout) — no output
+                         may be an input or another output (cli_files.h)                  */
 };
 
 /* The values of a CLI_STRINGS option, in command-line order (argv's storage). */
@@ -99,7 +103,7 @@ int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input
 #define CLI_OPT_JSON(var)                                                                   \
     {"json", 0, CLI_STRING, (var), "FILE|-",                                                \
      "also write the report as JSON to FILE (atomically), or to\n"                         \
-     "stdout for - (the text report then goes to stderr)"}
+     "stdout for - (the text report then goes to stderr)", .flags = CLI_OUTPUT}
 #define CLI_OPT_DEVICE(var)                                                                 \
     {"device", 0, CLI_INT, (var), "N",                                                      \
      "CUDA device to run on (default 0; numbered as CUDA sees\n"                           \
@@ -108,7 +112,7 @@ int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input
     {"backend", 0, CLI_CALL, (var), "B", "auto | cpu | lapack | gpu | cublas (default auto)", \
      .parse = cli_parse_backend}
 #define CLI_OPT_THREADS(var)                                                                \
-    {"threads", 0, CLI_INT, (var), "T", "CPU threads (default: all)", .lo = 0, .hi = 4096}
+    {"threads", 0, CLI_INT, (var), "T", "CPU threads, >= 1 (default: all)", .lo = 1, .hi = 4096}
 #define CLI_OPT_LAYOUT(inopts)                                                              \
     {"layout", 0, CLI_CALL, (inopts), "ORDER",                                              \
      "the input's stored axis order, e.g. P,C,R or\n"                                      \
@@ -148,8 +152,9 @@ int cli_parse_doppler_order(const cli_opt *o, const char *arg);   /* value: int,
      .hi = 1 << 20, .given = (set)},                                                      \
     {"cfar-train", 0, CLI_INT, &(cf)->train, "N", "training cells each side (default 16)",  \
      .lo = 1, .hi = STAP_CFAR_MAX_TRAIN, .given = (set)},                                 \
-    {"cfar-rank", 0, CLI_INT, &(cf)->os_rank, "K", "OS-CFAR order statistic (default 0.75 x 2N)", \
-     .lo = 0, .hi = 2 * STAP_CFAR_MAX_TRAIN, .given = (set)},                             \
+    {"cfar-rank", 0, CLI_INT, &(cf)->os_rank, "K",                                           \
+     "OS-CFAR order statistic, 1..2N (default 0.75 x 2N)",                                  \
+     .lo = 1, .hi = 2 * STAP_CFAR_MAX_TRAIN, .given = (set)},                             \
     {"cfar-guard-doppler", 0, CLI_INT, &(cf)->guard_doppler, "G",                            \
      "ca2d: guard Doppler bins each side (default 1)", .lo = 0,                             \
      .hi = STAP_CFAR_MAX_DOPPLER, .given = (set)},                                        \

@@ -280,7 +280,8 @@ int cmd_bench_qr(int argc, char **argv)
          "printed)"},
         CLI_OPT_DEVICE(&device_n),
         {"threads", 0, CLI_INT, &threads, "T",
-         "CPU threads of the cpu and lapack backends (default: all)", .lo = 0, .hi = 4096},
+         "CPU threads of the cpu and lapack backends, >= 1 (default:\n"
+         "all)", .lo = 1, .hi = 4096},
         {0}};
     int pst = cli_parse(&bench_qr_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;

@@ -138,7 +138,7 @@ int cmd_gen(int argc, char **argv)
          .parse = opt_preset, .flags = CLI_EARLY},
         {"output", 'o', CLI_STRING, &out, "FILE",
          "output file (written atomically; an existing file is refused\n"
-         "without -f)", .alias = "out", .flags = CLI_REQUIRED},
+         "without -f)", .alias = "out", .flags = CLI_REQUIRED | CLI_OUTPUT},
         CLI_OPT_FORCE(&force),
         {"cpis", 0, CLI_INT, &cpis, "N",
          "a recording of N CPIs (/data/iq: N x C x P x R; fresh noise,\n"

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_files.h"
 #include "cli_opts.h"
 #include "h5io.h"
 #include "h5io_extra.h"
@@ -25,7 +26,7 @@ typedef struct import_opts {
 #define IMPORT_OPTIONS(io)                                                                   \
     {"output", 'o', CLI_STRING, &(io)->output, "FILE",                                      \
      "the schema-v1.1 file (written atomically; an existing file is\n"                     \
-     "refused without -f)", .alias = "out", .flags = CLI_REQUIRED},                         \
+     "refused without -f)", .alias = "out", .flags = CLI_REQUIRED | CLI_OUTPUT},                         \
     CLI_OPT_FORCE(&(io)->force),                                                            \
     {"scale", 0, CLI_DOUBLE, &(io)->scale, "S",                                             \
      "multiply the samples by S (> 0; default 1): the file holds\n"                        \
@@ -116,7 +117,7 @@ int cmd_import_raw(int argc, char **argv)
     rt_error err;
     rt_clear(&err);
     cli_opt opts[] = {
-        {"input", 0, CLI_STRING, &imp.input, "FILE", "the raw file", .flags = CLI_REQUIRED},
+        {"input", 0, CLI_STRING, &imp.input, "FILE", "the raw file", .flags = CLI_REQUIRED | CLI_INPUT},
         {"shape", 0, CLI_STRING, &shape, "C,P,R[,CPIS]",
          "channels, pulses, range gates (always in this order), and\n"
          "with CPIS a recording of that many CPIs, one after the other\n"
@@ -319,7 +320,7 @@ int cmd_import_sigmf(int argc, char **argv)
     cli_opt opts[] = {
         {"meta", 0, CLI_STRING, &meta_path, "FILE",
          "the .sigmf-meta file (JSON); the data file beside it is\n"
-         "FILE.sigmf-data, or global core:dataset", .flags = CLI_REQUIRED},
+         "FILE.sigmf-data, or global core:dataset", .flags = CLI_REQUIRED | CLI_INPUT},
         {"pulses", 0, CLI_INT, &pulses, "P", "pulses of a CPI", .lo = 1, .hi = INT_MAX,
          .flags = CLI_REQUIRED},
         {"range-gates", 0, CLI_INT, &range, "R", "range samples of a pulse", .lo = 1,
@@ -336,6 +337,7 @@ int cmd_import_sigmf(int argc, char **argv)
     if ((pst = cli_output_ok(io.output, io.force))) return pst;
     sigmf_meta m;
     if (sigmf_parse(meta_path, &m, &err)) return cli_fail(&err);
+    if ((pst = cli_files_input("the data file of --meta", m.dataset))) return pst;
     stap_raw_import imp;
     memset(&imp, 0, sizeof imp);
     if (stap_raw_type_parse(m.datatype, &imp.type, &err))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_json.h"
+#include "cli_files.h"
 #include "cli_opts.h"
 #include "h5io.h"
 #include "h5io_extra.h"
@@ -39,6 +40,16 @@ static const cli_command import_perfect_cmd = {
     "to time the whole chain from disk with `rtstap run` or `rtstap stream --input`.\n",
     NULL};
 
+/* The two files of --input-dir are inputs: no output may be one of them (cli_files.h). */
+static int perfect_files(perfect_size size, const char *dir)
+{
+    static char paths[2][4096];
+    int st = EXIT_OK;
+    for (int k = 0; k < 2 && !st; k++)
+        st = cli_files_input("--input-dir", perfect_input_path(size, dir, k, paths[k], sizeof paths[k]));
+    return st;
+}
+
 int cmd_perfect(int argc, char **argv)
 {
     const char *size_s = NULL, *dir = NULL, *output = NULL, *gold = NULL, *json = NULL;
@@ -51,9 +62,9 @@ int cmd_perfect(int argc, char **argv)
         PERFECT_INPUT_OPTIONS(&size_s, &dir),
         {"output", 'o', CLI_STRING, &output, "FILE",
          "the output in the suite's raw layout (written atomically; an\n"
-         "existing file is refused without -f)", .flags = CLI_REQUIRED},
+         "existing file is refused without -f)", .flags = CLI_REQUIRED | CLI_OUTPUT},
         CLI_OPT_FORCE(&force),
-        {"gold", 0, CLI_STRING, &gold, "FILE", "the suite's output to compare with (SNR)"},
+        {"gold", 0, CLI_STRING, &gold, "FILE", "the suite's output to compare with (SNR)", .flags = CLI_INPUT},
         {"min-snr", 0, CLI_DOUBLE, &min_snr, "DB",
          "the SNR against --gold under which perfect fails (default 80)", .lo = -1e3,
          .hi = 1e3},
@@ -67,6 +78,7 @@ int cmd_perfect(int argc, char **argv)
     if (pst != CLI_GO) return pst;
     perfect_size size;
     if (perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
+    if ((pst = perfect_files(size, dir))) return pst;
     if ((pst = cli_select_device(device))) return pst;
     const rt_write_mode mode = cli_write_mode(force);
     if ((pst = cli_output_ok(json, force))) return pst;
@@ -170,7 +182,7 @@ int cmd_import_perfect(int argc, char **argv)
         PERFECT_INPUT_OPTIONS(&size_s, &dir),
         {"output", 'o', CLI_STRING, &out, "FILE",
          "the schema-v1.1 file (written atomically; an existing file is\n"
-         "refused without -f)", .alias = "out", .flags = CLI_REQUIRED},
+         "refused without -f)", .alias = "out", .flags = CLI_REQUIRED | CLI_OUTPUT},
         CLI_OPT_FORCE(&force),
         {"cpis", 0, CLI_INT, &cpis, "N", "a recording of N CPIs (default 1)", .lo = 1,
          .hi = 1000000},
@@ -180,6 +192,7 @@ int cmd_import_perfect(int argc, char **argv)
     const rt_write_mode mode = cli_write_mode(force);
     perfect_size size;
     if (perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
+    if ((pst = perfect_files(size, dir))) return pst;
     if ((pst = cli_output_ok(out, force))) return pst;
     stap_input in;
     if (perfect_read_inputs(size, dir, &in, &err)) return cli_fail(&err);

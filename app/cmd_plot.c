@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cfar.h"
+#include "cli_files.h"
 #include "cli_opts.h"
 #include "cmd_scene.h"
 #include "h5io.h"
@@ -87,15 +88,15 @@ int cmd_plot(int argc, char **argv)
     cli_opt opts[] = {
         {"input", 0, CLI_STRING, &input, "FILE",
          "the input cube (a scene from 'rtstap gen' or any schema-v1.1\n"
-         "file)", .flags = CLI_REQUIRED},
+         "file)", .flags = CLI_REQUIRED | CLI_INPUT},
         CLI_OPT_LAYOUT(&inopts),
         CLI_OPT_STRICT(&inopts, "refuse an input without axis labels"),
         CLI_OPT_SCALE(&inopts),
-        {"result", 0, CLI_STRING, &result, "FILE", "a result of 'rtstap run' on it"},
+        {"result", 0, CLI_STRING, &result, "FILE", "a result of 'rtstap run' on it", .flags = CLI_INPUT},
         {"sinr", 0, CLI_STRINGS, &sinrs, "FILE",
          "a table of 'rtstap sinr'; repeated (e.g. the Q = 1 and Q = 3\n"
          "runs on one scene): sinr_loss.png shows the first,\n"
-         "sinr_compare.png all of them", .hi = STAP_PLOT_SINR_MAX_TABLES},
+         "sinr_compare.png all of them", .hi = STAP_PLOT_SINR_MAX_TABLES, .flags = CLI_INPUT},
         {"label", 0, CLI_STRINGS, &labels, "TEXT",
          "legend of the k-th --sinr table in sinr_compare.png\n"
          "(default: its configuration, e.g. \"Q=3, K=150\")",
@@ -135,6 +136,14 @@ int cmd_plot(int argc, char **argv)
         {0}};
     int pst = cli_parse(&plot_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
+    /* the pictures are outputs: none may be an input (cli_files.h) */
+    static const char *const pictures[] = {"angle_doppler.png", "sinr_loss.png", "range_doppler.png",
+                                           "sinr_compare.png", "adapted_response.png"};
+    static char picture_paths[5][4096];
+    for (int k = 0; k < 5; k++) {
+        snprintf(picture_paths[k], sizeof picture_paths[k], "%s/%s", dir, pictures[k]);
+        if ((pst = cli_files_output("--output-dir", picture_paths[k]))) return pst;
+    }
     const rt_write_mode mode = cli_write_mode(force);
     if (labels.n > sinrs.n)
         return cli_error(EXIT_USAGE, "%d --label for %d --sinr table%s", labels.n, sinrs.n,

@@ -327,12 +327,12 @@ int cmd_run(int argc, char **argv)
          "or CPIs x channels x pulses x range: a recording; any\n"
          "order of the three when its axes are labelled; complex64,\n"
          "or {r,i}/{real,imag} of float64, int8, int16, int32, or\n"
-         "those interleaved along a last axis of length 2)"},
+         "those interleaved along a last axis of length 2)", .flags = CLI_INPUT},
         CLI_OPT_LAYOUT(&inopts),
         CLI_OPT_SCALE(&inopts),
         {"output", 'o', CLI_STRING, &output, "FILE",
          "result file (written atomically; an existing file is refused\n"
-         "without -f)", .flags = CLI_REQUIRED},
+         "without -f)", .flags = CLI_REQUIRED | CLI_OUTPUT},
         CLI_OPT_FORCE(&force),
         {"preset", 0, CLI_CALL, &preset, "NAME",
          "easy | medium | hard (default hard); options override it", .parse = parse_preset},

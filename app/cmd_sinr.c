@@ -31,12 +31,12 @@ int cmd_sinr(int argc, char **argv)
     const char *input = NULL, *result = NULL, *out = NULL, *json = NULL;
     int beam = -1, quiet = 0, force = 0;
     cli_opt opts[] = {
-        {"input", 0, CLI_STRING, &input, "FILE", "the scene (needs /truth)", .flags = CLI_REQUIRED},
+        {"input", 0, CLI_STRING, &input, "FILE", "the scene (needs /truth)", .flags = CLI_REQUIRED | CLI_INPUT},
         {"result", 0, CLI_STRING, &result, "FILE", "the output of 'rtstap run --input SCENE.h5'",
-         .flags = CLI_REQUIRED},
+         .flags = CLI_REQUIRED | CLI_INPUT},
         {"output", 'o', CLI_STRING, &out, "FILE",
          "where to write the table (written atomically; an existing\n"
-         "file is refused without -f)", .alias = "out", .flags = CLI_REQUIRED},
+         "file is refused without -f)", .alias = "out", .flags = CLI_REQUIRED | CLI_OUTPUT},
         CLI_OPT_FORCE(&force),
         {"beam", 0, CLI_INT, &beam, "B",
          "summarize and print beam B only (default: summary over all\n"

@@ -139,7 +139,7 @@ int cmd_stream(int argc, char **argv)
          "a recording (/data/iq: CPIs x C x P x R) or one CPI; the\n"
          "run's parameters as for rtstap run with this file: D = P,\n"
          "the preset's Q, S, K, B (only the preset's processing\n"
-         "parameters are used)"},
+         "parameters are used)", .flags = CLI_INPUT},
         CLI_OPT_LAYOUT(&inopts),
         CLI_OPT_STRICT(&inopts, "refuse an input without axis labels"),
         CLI_OPT_SCALE(&inopts),
@@ -171,7 +171,7 @@ int cmd_stream(int argc, char **argv)
         CLI_OPT_JSON(&json),
         {"timeline", 0, CLI_STRING, &timeline_path, "FILE",
          "one CSV line per timed CPI: cpi, slot, submit and done (ms from\n"
-         "the first submit), latency, and the 8 stage times (CUDA events)"},
+         "the first submit), latency, and the 8 stage times (CUDA events)", .flags = CLI_OUTPUT},
         CLI_OPT_FORCE(&force),
         {"mem-every", 0, CLI_INT, &mem_every, "N",
          "sample host RSS and device memory in use every N CPIs (a soak\n"

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_files.h"
 #include "engine.h" /* stap_gpu_info */
 #include "h5io.h"
 #include "cmd_scene.h"
@@ -96,7 +97,8 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name))
+            return cli_files_invariants(commands[i].fn(argc - 1, argv + 1), argc, argv);
     cli_error(EXIT_USAGE, "unknown command '%s'", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

@@ -1684,6 +1684,15 @@ int rt_atomic_write(const char *path, const void *data, size_t len, rt_write_mod
     return rt_atomic_commit_mode(tmp, path, mode, err);
 }
 
+int rt_atomic_pending(void)
+{
+    int n = 0;
+    pthread_mutex_lock(&tmp_lock);
+    for (int i = 0; i < RT_TMP_SLOTS; i++) n += tmp_used[i] != 0;
+    pthread_mutex_unlock(&tmp_lock);
+    return n;
+}
+
 void rt_atomic_abort(const char *tmp)
 {
     if (tmp && *tmp) {
@@ -1713,6 +1722,14 @@ int stap_output_check_mode(const char *path, rt_write_mode mode, rt_error *err)
  * lock. */
 
 static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int stap_io_open_objects(void)
+{
+    pthread_mutex_lock(&h5_lock);
+    const ssize_t n = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+    pthread_mutex_unlock(&h5_lock);
+    return n > 0 ? (int)n : 0;
+}
 
 /* ---- the element forms of /data/iq (README "File format") --------------------------
  * A compound of two members {r, i} or {real, imag}, or integer or real elements with a

@@ -258,7 +258,7 @@ static int read_dims_attr(hid_t dset, label_list *ll, char *why, size_t len)
     ll->present = 1;
     int st = -1;
     hid_t a = H5Aopen(dset, "dims", H5P_DEFAULT), t = -1, s = -1, mt = -1;
-    char *fixed = NULL, *vls[8] = {NULL};
+    char *fixed = NULL, *raw = NULL, *vls[8] = {NULL};
     if (a < 0 || (t = H5Aget_type(a)) < 0 || (s = H5Aget_space(a)) < 0) {
         snprintf(why, len, "its 'dims' attribute is unreadable");
         goto done;
@@ -273,14 +273,26 @@ static int read_dims_attr(hid_t dset, label_list *ll, char *why, size_t len)
                  "(e.g. \"pulse,channel,range\")");
         goto done;
     }
-    mt = H5Tcopy(H5T_C_S1);
-    if (mt < 0 || H5Tset_cset(mt, H5Tget_cset(t)) < 0 ||
-        H5Tset_size(mt, vlen ? H5T_VARIABLE : fsz + 1) < 0 ||
-        (!vlen && H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0) ||
-        (!vlen && !(fixed = calloc((size_t)npts, fsz + 1))) ||
-        H5Aread(a, mt, vlen ? (void *)vls : (void *)fixed) < 0) {
+    /* fixed-length strings are read as stored (the file's type: no conversion, which would
+     * end each name at its first NUL and drop what follows unseen), then checked */
+    mt = vlen ? H5Tcopy(H5T_C_S1) : H5Tcopy(t);
+    if (mt < 0 || (vlen && (H5Tset_cset(mt, H5Tget_cset(t)) < 0 ||
+                            H5Tset_size(mt, H5T_VARIABLE) < 0)) ||
+        (!vlen && (!(fixed = calloc((size_t)npts, fsz + 1)) || !(raw = calloc((size_t)npts, fsz)))) ||
+        H5Aread(a, mt, vlen ? (void *)vls : (void *)raw) < 0) {
         snprintf(why, len, "its 'dims' attribute is unreadable");
         goto done;
+    }
+    for (hssize_t i = 0; i < npts && !vlen; i++) {
+        const char *v = raw + (size_t)i * fsz, *nul = memchr(v, 0, fsz);
+        const size_t n = nul ? (size_t)(nul - v) : fsz;
+        for (const char *q = nul; q && q < v + fsz; q++)
+            if (*q) { /* "channel\0pulse": the rest of the name would be dropped unseen */
+                snprintf(why, len, "its 'dims' attribute has a NUL byte inside a name (after "
+                         "'%.*s'); refused", (int)(n < 64 ? n : 64), v);
+                goto done;
+            }
+        memcpy(fixed + (size_t)i * (fsz + 1), v, n);
     }
     for (hssize_t i = 0; i < npts; i++) {
         const char *v = vlen ? (vls[i] ? vls[i] : "") : fixed + (size_t)i * (fsz + 1);
@@ -300,6 +312,7 @@ done:
     for (int i = 0; i < 8; i++)
         if (vls[i]) H5free_memory(vls[i]);
     free(fixed);
+    free(raw);
     if (mt >= 0) H5Tclose(mt);
     if (s >= 0) H5Sclose(s);
     if (t >= 0) H5Tclose(t);

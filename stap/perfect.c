@@ -84,6 +84,13 @@ int perfect_write_raw_mode(const char *path, const cf32 *data, size_t n, rt_writ
     return rt_atomic_write(path, data, n * 2 * sizeof(float), mode, err);
 }
 
+const char *perfect_input_path(perfect_size s, const char *dir, int steering, char *buf,
+                               size_t len)
+{
+    snprintf(buf, len, "%s/%s_app_%s.bin", dir, dims[s].name, steering ? "steering_vectors" : "input");
+    return buf;
+}
+
 int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, rt_error *err)
 {
     const perfect_dims *d = &dims[s];
@@ -97,12 +104,8 @@ int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, rt_erro
         stap_input_free(in);
         return rt_fail(err, RT_ENOMEM, "out of memory for the PERFECT %s input", d->name);
     }
-    snprintf(path, sizeof path, "%s/%s_app_input.bin", dir, d->name);
-    int st = perfect_read_raw(path, n, in->iq, err);
-    if (!st) {
-        snprintf(path, sizeof path, "%s/%s_app_steering_vectors.bin", dir, d->name);
-        st = perfect_read_raw(path, nv, in->steering, err);
-    }
+    int st = perfect_read_raw(perfect_input_path(s, dir, 0, path, sizeof path), n, in->iq, err);
+    if (!st) st = perfect_read_raw(perfect_input_path(s, dir, 1, path, sizeof path), nv, in->steering, err);
     if (st) {
         stap_input_free(in);
         return st;

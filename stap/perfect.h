@@ -31,6 +31,9 @@ void perfect_config(perfect_size s, stap_config *cfg);
  * "<dir>/<size>_app_steering_vectors.bin" ([16][C*3]) into in (shape, iq, steering).
  * The file sizes must match the size exactly; non-finite samples are rejected. */
 int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, rt_error *err);
+/* The path of the input (steering = 0) or steering-vector file of size s in dir; returns buf. */
+const char *perfect_input_path(perfect_size s, const char *dir, int steering, char *buf,
+                               size_t len);
 
 /* Read a raw interleaved float32 complex file of exactly n elements. */
 int perfect_read_raw(const char *path, size_t n, cf32 *out, rt_error *err);

@@ -211,7 +211,7 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
         /* the taps are the pulses of a sub-CPI: any count up to P (ADPCA: 2 or 3) */
         if (c->algorithm != STAP_ALGORITHM_PRE_DOPPLER && c->doppler_order != 2 &&
             c->doppler_order != 3)
-            return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d: %s cancels over 2 "
+            return rt_fail(err, RT_EINVAL, STAP_SUBCPI_PARAM " %d: %s cancels over 2 "
                            "or 3 pulses", c->doppler_order,
                            c->algorithm == STAP_ALGORITHM_DPCA ? "DPCA" : "ADPCA");
         if (c->algorithm == STAP_ALGORITHM_DPCA) {
@@ -223,7 +223,7 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                                c->dpca_shift, c->doppler_order, c->channels);
         }
         if (c->doppler_order < 1 || c->doppler_order > c->pulses)
-            return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d: a sub-CPI has 1 to "
+            return rt_fail(err, RT_EINVAL, STAP_SUBCPI_PARAM " %d: a sub-CPI has 1 to "
                            "the %d pulses", c->doppler_order, c->pulses);
     } else {
         if (c->doppler_order < 1 || c->doppler_order % 2 == 0)

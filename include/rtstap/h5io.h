@@ -239,6 +239,11 @@ int rt_atomic_write(const char *path, const void *data, size_t len, rt_write_mod
  * regular file without blocking: the open is non-blocking, so that a FIFO never makes a
  * reader wait forever for a writer. Returns a blocking descriptor (close it), or -1. */
 int rt_open_regular(const char *path, rt_error *err);
+/* Temporary files made and not yet published or removed (for checks at a program's end). */
+int rt_atomic_pending(void);
+/* HDF5 objects (files, datasets, groups, types, attributes of files) open in this process:
+ * 0 whenever no call of the library is in progress and no reader or writer is open. */
+int stap_io_open_objects(void);
 /* Install handlers for SIGINT, SIGTERM and SIGHUP that remove every temporary file still
  * in progress, then end the process by the same signal (for programs; app/main.c). */
 void rt_atomic_cleanup_on_signals(void);

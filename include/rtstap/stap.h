@@ -47,6 +47,10 @@ typedef enum stap_algorithm {
                                         dpca_shift channels a pulse (no training)        */
 } stap_algorithm;
 
+/* How messages name doppler_order when it holds a sub-CPI's pulses M (pre-Doppler, ADPCA,
+ * DPCA), so that a program can show its own name for M (rtstap: --sub-cpi). */
+#define STAP_SUBCPI_PARAM "stap_config.doppler_order (the sub-CPI's pulses M)"
+
 /* Every parameter of a run. Shape fields come from the input cube. */
 typedef struct stap_config {
     int channels;        /* C  >= 1                                                */
