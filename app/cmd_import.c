@@ -1,7 +1,6 @@
 /* cmd_import.c: `rtstap import-raw` (a raw file of interleaved complex samples, of a given
  * shape, type and axis order) and `rtstap import-sigmf` (a SigMF recording: .sigmf-meta and
  * .sigmf-data) into a schema-v1.1 file of complex64 samples (stap/rawio.h). */
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -151,151 +150,6 @@ int cmd_import_raw(int argc, char **argv)
 
 /* ---- SigMF ---------------------------------------------------------------------------- */
 
-/* A whole file into memory (at most max bytes); NULL with a message. */
-static char *slurp(const char *path, size_t max, rt_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
-        return NULL;
-    }
-    char *buf = malloc(max + 1);
-    size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad || n > max) {
-        free(buf);
-        rt_fail(err, RT_EIO, "cannot read '%s': %s", path,
-                !buf ? "out of memory" : bad ? "read error" : "larger than 16 MiB (not metadata)");
-        return NULL;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
-/* What rtstap takes from a SigMF metadata file. */
-typedef struct sigmf_meta {
-    char datatype[32];
-    long long channels;        /* core:num_channels, 1 when absent */
-    int has_rate, has_freq, freq_conflict;
-    double sample_rate, frequency;
-    unsigned long long header_bytes;
-    char dataset[1024];        /* the data file's path */
-} sigmf_meta;
-
-/* A non-negative integer field (a JSON number without fraction); 0 absent, 1 set, -1 bad. */
-static int json_count(const cJSON *obj, const char *name, long long *v)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
-    if (!it) return 0;
-    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0 ||
-        it->valuedouble > 9e15 || it->valuedouble != floor(it->valuedouble))
-        return -1;
-    *v = (long long)it->valuedouble;
-    return 1;
-}
-
-static int sigmf_parse(const char *meta_path, sigmf_meta *m, rt_error *err)
-{
-    memset(m, 0, sizeof *m);
-    m->channels = 1;
-    const size_t len = strlen(meta_path), suffix = strlen(".sigmf-meta");
-    if (len <= suffix || strcmp(meta_path + len - suffix, ".sigmf-meta"))
-        return rt_fail(err, RT_EINVAL, "--meta '%s' does not end in .sigmf-meta", meta_path);
-    char *text = slurp(meta_path, (size_t)16 << 20, err);
-    if (!text) return err->code;
-    int st = RT_OK;
-    cJSON *doc = cJSON_Parse(text);
-    const cJSON *global = doc ? cJSON_GetObjectItemCaseSensitive(doc, "global") : NULL;
-    if (!doc) {
-        const char *at = cJSON_GetErrorPtr();
-        long off = at && at >= text && at <= text + strlen(text) ? (long)(at - text) : -1;
-        st = rt_fail(err, RT_EFORMAT, "'%s' is not JSON (an error near byte %ld)", meta_path, off);
-        goto done;
-    }
-    if (!cJSON_IsObject(global)) {
-        st = rt_fail(err, RT_EFORMAT, "'%s' has no \"global\" object (SigMF metadata)", meta_path);
-        goto done;
-    }
-    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(global, "core:datatype");
-    if (!cJSON_IsString(dt) || strlen(dt->valuestring) >= sizeof m->datatype) {
-        st = rt_fail(err, RT_EFORMAT, "'%s': global \"core:datatype\" is missing or not a short "
-                     "string", meta_path);
-        goto done;
-    }
-    snprintf(m->datatype, sizeof m->datatype, "%s", dt->valuestring);
-    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(global, "core:metadata_only"))) {
-        st = rt_fail(err, RT_EFORMAT, "'%s' says core:metadata_only: it has no samples", meta_path);
-        goto done;
-    }
-    int got = json_count(global, "core:num_channels", &m->channels);
-    if (got < 0 || m->channels < 1 || m->channels > 1 << 20) {
-        st = rt_fail(err, RT_EFORMAT, "'%s': global \"core:num_channels\" is not a whole number "
-                     ">= 1", meta_path);
-        goto done;
-    }
-    const cJSON *rate = cJSON_GetObjectItemCaseSensitive(global, "core:sample_rate");
-    if (rate) {
-        if (!cJSON_IsNumber(rate) || !isfinite(rate->valuedouble) || rate->valuedouble <= 0) {
-            st = rt_fail(err, RT_EFORMAT, "'%s': global \"core:sample_rate\" is not a number > 0",
-                         meta_path);
-            goto done;
-        }
-        m->has_rate = 1;
-        m->sample_rate = rate->valuedouble;
-    }
-    /* the data file: beside the metadata, its name or global core:dataset (a file name) */
-    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(global, "core:dataset");
-    const char *slash = strrchr(meta_path, '/');
-    const int dlen = slash ? (int)(slash - meta_path) + 1 : 0;
-    if (ds) {
-        if (!cJSON_IsString(ds) || !ds->valuestring[0] || strchr(ds->valuestring, '/') ||
-            !strcmp(ds->valuestring, "..")) {
-            st = rt_fail(err, RT_EFORMAT, "'%s': global \"core:dataset\" must name a file beside "
-                         "the metadata (no '/')", meta_path);
-            goto done;
-        }
-        snprintf(m->dataset, sizeof m->dataset, "%.*s%s", dlen, meta_path, ds->valuestring);
-    } else {
-        snprintf(m->dataset, sizeof m->dataset, "%.*s.sigmf-data", (int)(len - suffix), meta_path);
-    }
-    /* captures: one centre frequency if they agree; header bytes only before the first */
-    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(doc, "captures");
-    if (caps && !cJSON_IsArray(caps)) {
-        st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\" is not an array", meta_path);
-        goto done;
-    }
-    int k = 0;
-    const cJSON *cap;
-    cJSON_ArrayForEach(cap, caps) {
-        long long hb = 0;
-        const cJSON *fr = cJSON_GetObjectItemCaseSensitive(cap, "core:frequency");
-        if (!cJSON_IsObject(cap) || json_count(cap, "core:header_bytes", &hb) < 0 ||
-            (fr && (!cJSON_IsNumber(fr) || !isfinite(fr->valuedouble)))) {
-            st = rt_fail(err, RT_EFORMAT, "'%s': capture %d is malformed (core:header_bytes a whole "
-                         "number, core:frequency a number)", meta_path, k);
-            goto done;
-        }
-        if (hb > 0 && k > 0) {
-            st = rt_fail(err, RT_EFORMAT, "'%s': capture %d has core:header_bytes: bytes between "
-                         "the samples are not read (only a header before the first capture)",
-                         meta_path, k);
-            goto done;
-        }
-        if (k == 0) m->header_bytes = (unsigned long long)hb;
-        if (fr) {
-            if (m->has_freq && fr->valuedouble != m->frequency) m->freq_conflict = 1;
-            m->has_freq = 1;
-            m->frequency = fr->valuedouble;
-        }
-        k++;
-    }
-done:
-    cJSON_Delete(doc);
-    free(text);
-    return st;
-}
-
 int cmd_import_sigmf(int argc, char **argv)
 {
     char about[1200];
@@ -335,8 +189,8 @@ int cmd_import_sigmf(int argc, char **argv)
     int pst = cli_parse(&cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
     if ((pst = cli_output_ok(io.output, io.force))) return pst;
-    sigmf_meta m;
-    if (sigmf_parse(meta_path, &m, &err)) return cli_fail(&err);
+    stap_sigmf_meta m;
+    if (stap_sigmf_read_meta(meta_path, &m, &err)) return cli_fail(&err);
     if ((pst = cli_files_input("the data file of --meta", m.dataset))) return pst;
     stap_raw_import imp;
     memset(&imp, 0, sizeof imp);
@@ -352,8 +206,11 @@ int cmd_import_sigmf(int argc, char **argv)
                          strerror(errno));
     const unsigned long long cpi_bytes =
         (unsigned long long)pulses * range * m.channels * stap_raw_sample_bytes(imp.type);
-    const unsigned long long data = (unsigned long long)sb.st_size > m.header_bytes
-                                        ? (unsigned long long)sb.st_size - m.header_bytes : 0;
+    if (m.header_bytes > (unsigned long long)sb.st_size)
+        return cli_error(EXIT_PROCESSING, "%s: \"captures\"[0].\"core:header_bytes\" %llu is "
+                         "beyond the end of '%s' (%llu bytes)", meta_path, m.header_bytes,
+                         m.dataset, (unsigned long long)sb.st_size);
+    const unsigned long long data = (unsigned long long)sb.st_size - m.header_bytes;
     if (!cpis && (data == 0 || data % cpi_bytes))
         return cli_error(EXIT_PROCESSING, "%s: '%s' holds %llu bytes of samples, not a whole "
                          "number of CPIs of %d pulses x %d range gates x %lld channels of %s "

@@ -1,10 +1,10 @@
 # rtstapDependencies.cmake: the libraries librtstap links, found in the same way by rtstap's
 # own build (CMakeLists.txt) and by users of the installed package (rtstapConfig.cmake),
 # as imported targets with the same names in both:
-#   PkgConfig::FFTW3F (fftw3f), HDF5::HDF5 and hdf5::hdf5_hl, OpenMP::OpenMP_C, rtstap::openblas,
+#   PkgConfig::FFTW3F (fftw3f), PkgConfig::CJSON (libcjson), HDF5::HDF5 and hdf5::hdf5_hl, OpenMP::OpenMP_C, rtstap::openblas,
 #   rtstap::lapacke, rtstap::png, and, when RTSTAP_DEPS_CUDA is on, CUDA::cudart,
 #   CUDA::cublas, CUDA::cufft (CUDAToolkit).
-# Debian 12: libfftw3-dev libhdf5-dev libopenblas-dev liblapacke-dev libpng-dev.
+# Debian 12: libfftw3-dev libcjson-dev libhdf5-dev libopenblas-dev liblapacke-dev libpng-dev.
 # In the package (RTSTAP_DEPS_IN_PACKAGE) a missing dependency makes find_package(rtstap)
 # fail naming it (rtstap_FOUND false, rtstap_NOT_FOUND_MESSAGE); in the build it is fatal.
 
@@ -33,6 +33,14 @@ if(NOT TARGET PkgConfig::FFTW3F)
   pkg_check_modules(FFTW3F QUIET IMPORTED_TARGET fftw3f)
   if(NOT FFTW3F_FOUND)
     rtstap_dep_missing("fftw3f (pkg-config; Debian: libfftw3-dev)")
+  endif()
+endif()
+
+# cJSON (SigMF metadata) through its pkg-config file
+if(NOT TARGET PkgConfig::CJSON)
+  pkg_check_modules(CJSON QUIET IMPORTED_TARGET libcjson)
+  if(NOT CJSON_FOUND)
+    rtstap_dep_missing("libcjson (pkg-config; Debian: libcjson-dev)")
   endif()
 endif()
 

@@ -3,6 +3,7 @@
  * of input and result files. */
 #include "h5io.h"
 #include "h5io_extra.h"
+#include "h5check.h"
 #include "h5layout.h"
 #include "h5out.h"
 #include "engine.h"
@@ -606,8 +607,10 @@ static int read_positive_attr(h5_src *s, const char *obj, const char *name, int 
 {
     const char *path = s->path;
     *has = 0;
-    if (!link_exists(s, obj) || H5Aexists_by_name(s->file, obj, name, s->lapl) <= 0)
-        return src_refused(s, obj, err);
+    if (!link_exists(s, obj)) return src_refused(s, obj, err);
+    int cst = h5check_attributes(s->path, s->file, obj, s->lapl, err);
+    if (cst || (cst = src_refused(s, obj, err))) return cst;
+    if (H5Aexists_by_name(s->file, obj, name, s->lapl) <= 0) return src_refused(s, obj, err);
     char detail[256];
     int st = RT_OK;
     hid_t attr = -1, space = -1, type = -1;
@@ -2055,7 +2058,9 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
         if (d[k] == 0 || d[k] > (hsize_t)INT_MAX)
             return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has shape %s: a zero-size or "
                            "too large dimension", path, shape);
-    if ((lst = h5layout_resolve(r->dset, drank, iq, path, "/data/iq", opts, &in->layout, err)))
+    /* the attributes (labels, scale) only once their messages are known to be sound */
+    if ((lst = h5check_attributes(path, r->file, "/data/iq", s->lapl, err)) ||
+        (lst = h5layout_resolve(r->dset, drank, iq, path, "/data/iq", opts, &in->layout, err)))
         return lst;
     r->layout = in->layout.layout;
     r->transpose = !stap_layout_is_identity(&r->layout);

@@ -52,4 +52,26 @@ typedef struct stap_raw_import {
  * pulse, range and byte offset. */
 int stap_raw_import_file(const char *output, const stap_raw_import *imp, rt_error *err);
 
+/* ---- SigMF (import-sigmf) -------------------------------------------------------------- */
+
+/* What rtstap takes from a SigMF metadata file (.sigmf-meta). */
+typedef struct stap_sigmf_meta {
+    char datatype[32];             /* global core:datatype, e.g. "ci16_le"              */
+    long long channels;            /* core:num_channels (1 when absent)                  */
+    int has_rate, has_freq, freq_conflict;
+    double sample_rate;            /* core:sample_rate                                   */
+    double frequency;              /* the captures' core:frequency (freq_conflict: they
+                                      differ)                                            */
+    unsigned long long header_bytes; /* the first capture's core:header_bytes           */
+    char dataset[4096];            /* the data file: NAME.sigmf-data beside it, or global
+                                      core:dataset (a name beside it)                    */
+} stap_sigmf_meta;
+
+/* Read meta_path (a regular file ending in .sigmf-meta, at most 16 MiB) as strict JSON —
+ * one value, nothing after it, no repeated key, strings of UTF-8 without NUL, no malformed
+ * escape — then its SigMF fields. RT_EFORMAT naming the key path and what is wrong
+ * ("\"global\".\"core:num_channels\" 0: expected a whole number from 1 to 1048576"), RT_EIO
+ * when it cannot be read, RT_EINVAL for another suffix. */
+int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, rt_error *err);
+
 #endif

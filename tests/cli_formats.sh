@@ -140,7 +140,31 @@ sigmf_bad() { # NAME META-JSON WORDS [ARGS...]
     check "import-sigmf $name: exit 1 (got $rc) saying '$words', no output" \
         '[ $rc -eq 1 ] && grep -qF -- "$words" "$tmp/err" && [ ! -e "$tmp/bad_$name.h5" ]'
 }
-sigmf_bad notjson '{"global": {' "is not JSON"
+sigmf_bad notjson '{"global": {' 'is not strict JSON: "global": a key (a string) expected'
+# strict JSON (issue 29): what cJSON alone took, each refused naming the key
+sigmf_bad trailing '{"global": {"core:datatype": "ci16_le", "core:num_channels": 4}} trailing' \
+    'is not strict JSON: (top level): text after the JSON value'
+sigmf_bad duplicate '{"global": {"core:datatype": "ci16_le", "core:datatype": "cf32_le", "core:num_channels": 4}}' \
+    '"global"."core:datatype": the key appears twice'
+sigmf_bad nulescape '{"global": {"core:datatype": "ci16\u0000_le", "core:num_channels": 4}}' \
+    '"global"."core:datatype": \u0000 (a NUL) inside a string'
+sigmf_bad badescape '{"global": {"core:datatype": "cf32\uZZZZ_le", "core:num_channels": 4}}' \
+    '"global"."core:datatype": a \u escape without four hex digits'
+sigmf_bad surrogate '{"global": {"core:datatype": "ci16_le\udc00", "core:num_channels": 4}}' \
+    '"global"."core:datatype": a lone low surrogate'
+sigmf_bad hugeheader '{"global": {"core:datatype": "ci16_le", "core:num_channels": 4}, "captures": [{"core:header_bytes": 1e15}]}' \
+    '"captures"[0]."core:header_bytes" 1000000000000000 is beyond the end of'
+sigmf_bad fracheader '{"global": {"core:datatype": "ci16_le", "core:num_channels": 4}, "captures": [{"core:header_bytes": 2.5}]}' \
+    '"captures"[0]."core:header_bytes" 2.5: expected a whole number of bytes'
+# a raw NUL byte inside a string (printf writes it; the shell's variables cannot hold one)
+cp "$tmp/rx.sigmf-data" "$tmp/bad_rawnul.sigmf-data"
+printf '{"global": {"core:datatype": "ci16\0_le", "core:num_channels": 4}}' > "$tmp/bad_rawnul.sigmf-meta"
+"$bin" import-sigmf --meta "$tmp/bad_rawnul.sigmf-meta" --pulses 8 --range-gates 48 \
+    --output "$tmp/bad_rawnul.h5" 2>"$tmp/err"
+rc=$?
+check "import-sigmf rawnul: exit 1 (got $rc) naming the key and the NUL byte, no output" \
+    '[ $rc -eq 1 ] && grep -qF "\"global\".\"core:datatype\": a NUL byte inside a string" "$tmp/err" && [ ! -e "$tmp/bad_rawnul.h5" ]'
+
 sigmf_bad nodatatype '{"global": {"core:num_channels": 4}}' '"core:datatype" is missing'
 sigmf_bad real '{"global": {"core:datatype": "rf32_le", "core:num_channels": 4}}' "real-valued"
 sigmf_bad unsigned '{"global": {"core:datatype": "cu16_le", "core:num_channels": 4}}' "unsigned"
@@ -148,7 +172,7 @@ sigmf_bad channels '{"global": {"core:datatype": "ci16_le", "core:num_channels":
 sigmf_bad partial '{"global": {"core:datatype": "ci16_le", "core:num_channels": 5}}' "not a whole number of CPIs"
 sigmf_bad cpis '{"global": {"core:datatype": "ci16_le", "core:num_channels": 4}}' "need exactly" --cpis 3
 sigmf_bad metaonly '{"global": {"core:datatype": "ci16_le", "core:metadata_only": true}}' "metadata_only"
-sigmf_bad header2 '{"global": {"core:datatype": "ci16_le", "core:num_channels": 4}, "captures": [{"core:sample_start": 0}, {"core:sample_start": 384, "core:header_bytes": 8}]}' "capture 1 has core:header_bytes"
+sigmf_bad header2 '{"global": {"core:datatype": "ci16_le", "core:num_channels": 4}, "captures": [{"core:sample_start": 0}, {"core:sample_start": 384, "core:header_bytes": 8}]}' '"captures"[1]."core:header_bytes": bytes between the samples are not read'
 sigmf_bad dataset '{"global": {"core:datatype": "ci16_le", "core:num_channels": 4, "core:dataset": "../x.bin"}}' "core:dataset"
 printf '{"global": {"core:datatype": "ci16_le", "core:num_channels": 4}, "captures": [{"core:sample_start": 0, "core:frequency": 1e9}, {"core:sample_start": 384, "core:frequency": 2e9}]}' > "$tmp/rx2.sigmf-meta"
 cp "$tmp/rx.sigmf-data" "$tmp/rx2.sigmf-data"

@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,6 +530,90 @@ static void build_attributes(bctx *c)
     object_at(c, "/array", make_attr_group, &array);
 }
 
+/* ---- damaged object headers -------------------------------------------------------------
+ * A version-1 object header has no checksum: libhdf5 1.10.8 decodes a damaged attribute
+ * message past its end, in every attribute call (../shared/data/regress/damaged-header-
+ * label-lookup.h5). The readers check those messages first (stap/h5check.c); this damage
+ * exercises that check: one field of one attribute message of a chosen object — the name,
+ * datatype or dataspace size, the name's terminator, the datatype's element size, the
+ * dataspace's rank or first extent — is overwritten after the file is written. (Damage
+ * anywhere else in a header crashes libhdf5 itself in ways no reader can see beforehand:
+ * fuzz_h5_file's byte mutations find those, and run.sh counts them as libhdf5's.) */
+
+static uint64_t le_get(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int k = n - 1; k >= 0; k--) v = v << 8 | p[k];
+    return v;
+}
+
+static void damage_attributes(const char *path, fz_bytes *b)
+{
+    const unsigned what = fz_pick(b, 4);
+    if (!what) return;
+    static const char *const objects[] = {"/data/iq", "/radar", "/array"};
+    const char *name = objects[what - 1];
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return;
+    H5O_info_t oi;
+    hsize_t base = 0;
+    size_t addr_len = 8, size_len = 8;
+    hid_t fcpl = H5Fget_create_plist(f);
+    H5Pget_userblock(fcpl, &base);
+    H5Pget_sizes(fcpl, &addr_len, &size_len);
+    H5Pclose(fcpl);
+    const int v1 = H5Oget_info_by_name2(f, name, &oi, H5O_INFO_BASIC | H5O_INFO_HDR,
+                                        H5P_DEFAULT) >= 0 && oi.hdr.version == 1;
+    H5Fclose(f);
+    if (!v1) return;
+    FILE *fp = fopen(path, "r+b");
+    if (!fp) return;
+    /* the attribute messages: their offsets in the file, chunk by chunk */
+    uint64_t chunk[16], len[16], attr[32];
+    int nchunks = 0, nattr = 0;
+    unsigned char pre[16], *buf = NULL;
+    if (fseeko(fp, (off_t)(base + oi.addr), SEEK_SET) == 0 && fread(pre, 1, 16, fp) == 16) {
+        chunk[0] = base + oi.addr + 16;
+        len[0] = le_get(pre + 8, 4);
+        nchunks = 1;
+    }
+    for (int c = 0; c < nchunks && len[c] <= (1 << 16); c++) {
+        free(buf);
+        buf = malloc(len[c] + 1);
+        if (!buf || fseeko(fp, (off_t)chunk[c], SEEK_SET) || fread(buf, 1, len[c], fp) != len[c]) break;
+        for (uint64_t at = 0; at + 8 <= len[c];) {
+            const unsigned type = (unsigned)le_get(buf + at, 2), size = (unsigned)le_get(buf + at + 2, 2);
+            if (type == 0x0c && nattr < 32) attr[nattr++] = chunk[c] + at + 8;
+            if (type == 0x10 && nchunks < 16 && size >= addr_len + size_len) {
+                chunk[nchunks] = base + le_get(buf + at + 8, (int)addr_len);
+                len[nchunks++] = le_get(buf + at + 8 + addr_len, (int)size_len);
+            }
+            at += 8 + size;
+        }
+    }
+    free(buf);
+    if (nattr) {
+        const uint64_t m = attr[fz_pick(b, (unsigned)nattr)];
+        unsigned char h[8];
+        if (fseeko(fp, (off_t)m, SEEK_SET) == 0 && fread(h, 1, 8, fp) == 8) {
+            const int version = h[0];
+            const uint64_t ns = le_get(h + 2, 2), dt = le_get(h + 4, 2);
+            const uint64_t name_at = version == 3 ? 9 : 8;
+            const uint64_t dt_at = name_at + (version == 1 ? (ns + 7) / 8 * 8 : ns);
+            const uint64_t ds_at = dt_at + (version == 1 ? (dt + 7) / 8 * 8 : dt);
+            struct { uint64_t off; int n; } field[] = {
+                {2, 2}, {4, 2}, {6, 2}, {name_at + ns - 1, 1}, {dt_at + 4, 4}, {ds_at + 1, 1},
+                {ds_at + (h[0] == 1 ? 8 : 4), (int)size_len}};
+            const unsigned k = fz_pick(b, sizeof field / sizeof *field);
+            unsigned char v[8];
+            fz_take(b, v, sizeof v);
+            if (fseeko(fp, (off_t)(m + field[k].off), SEEK_SET) == 0)
+                fwrite(v, 1, (size_t)field[k].n, fp);
+        }
+    }
+    fclose(fp);
+}
+
 /* ---- the file ------------------------------------------------------------------------ */
 
 void fzh5_build(const char *path, fz_bytes *b, fzh5_focus focus)
@@ -556,6 +641,7 @@ void fzh5_build(const char *path, fz_bytes *b, fzh5_focus focus)
     }
     H5Pclose(c.lcpl);
     if (H5Fclose(c.file) < 0) fz_die("harness: cannot close %s", path);
+    damage_attributes(path, b);
 }
 
 /* ---- the readers --------------------------------------------------------------------- */

@@ -1,0 +1,195 @@
+/* sigmf.c: SigMF metadata (rawio.h: stap_sigmf_read_meta) — strict JSON (jsoncheck.c), then
+ * what rtstap takes from it, each problem named by its key. */
+#include "rawio.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jsoncheck.h"
+
+#define SIGMF_MAX_BYTES ((size_t)16 << 20)
+
+/* The metadata file's bytes (at most SIGMF_MAX_BYTES), without blocking on a FIFO. */
+static char *slurp(const char *path, size_t *len, rt_error *err)
+{
+    int fd = rt_open_regular(path, err);
+    if (fd < 0) return NULL;
+    char *buf = malloc(SIGMF_MAX_BYTES + 1);
+    size_t n = 0;
+    int e = buf ? 0 : ENOMEM;
+    while (!e && n <= SIGMF_MAX_BYTES) {
+        ssize_t k = read(fd, buf + n, SIGMF_MAX_BYTES + 1 - n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) e = errno;
+        if (k <= 0) break;
+        n += (size_t)k;
+    }
+    close(fd);
+    if (e || n > SIGMF_MAX_BYTES) {
+        free(buf);
+        rt_fail(err, RT_EIO, "cannot read '%s': %s", path,
+                e ? strerror(e) : "larger than 16 MiB (not metadata)");
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* A whole number >= 0 (a JSON number without fraction, up to 2^53) at key `name` of obj:
+ * 0 absent, 1 set, -1 anything else. */
+static int count_at(const cJSON *obj, const char *name, unsigned long long *v)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
+    if (!it) return 0;
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0 ||
+        it->valuedouble > 9007199254740992.0 || it->valuedouble != floor(it->valuedouble))
+        return -1;
+    *v = (unsigned long long)it->valuedouble;
+    return 1;
+}
+
+/* "JSON text" of a value, short, for messages */
+static void shown(const cJSON *it, char *buf, size_t len)
+{
+    char *t = it ? cJSON_PrintUnformatted(it) : NULL;
+    snprintf(buf, len, "%.60s%s", t ? t : "?", t && strlen(t) > 60 ? "..." : "");
+    cJSON_free(t);
+}
+
+int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, rt_error *err)
+{
+    memset(m, 0, sizeof *m);
+    m->channels = 1;
+    const char *suffix = ".sigmf-meta";
+    const size_t len = strlen(meta_path), sl = strlen(suffix);
+    if (len <= sl || strcmp(meta_path + len - sl, suffix))
+        return rt_fail(err, RT_EINVAL, "SigMF metadata '%s' does not end in .sigmf-meta", meta_path);
+    size_t n = 0;
+    char *text = slurp(meta_path, &n, err);
+    if (!text) return err ? err->code : RT_EIO;
+    char why[320], val[80];
+    size_t at = 0;
+    if (json_check(text, n, &at, why, sizeof why)) {
+        free(text);
+        return rt_fail(err, RT_EFORMAT, "'%s' is not strict JSON: %s (byte %zu)", meta_path, why, at);
+    }
+    int st = RT_OK;
+    cJSON *doc = cJSON_ParseWithLength(text, n);
+    const cJSON *global = doc ? cJSON_GetObjectItemCaseSensitive(doc, "global") : NULL;
+    if (!doc) {
+        st = rt_fail(err, RT_ENOMEM, "out of memory parsing '%s'", meta_path);
+        goto done;
+    }
+    if (!cJSON_IsObject(global)) {
+        st = rt_fail(err, RT_EFORMAT, "'%s': \"global\" is missing or not an object (SigMF "
+                     "metadata)", meta_path);
+        goto done;
+    }
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(global, "core:datatype");
+    if (!cJSON_IsString(dt) || strlen(dt->valuestring) >= sizeof m->datatype) {
+        shown(dt, val, sizeof val);
+        st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:datatype\" %s: expected a short "
+                     "string such as \"ci16_le\"", meta_path, dt ? val : "is missing");
+        goto done;
+    }
+    snprintf(m->datatype, sizeof m->datatype, "%s", dt->valuestring);
+    const cJSON *mo = cJSON_GetObjectItemCaseSensitive(global, "core:metadata_only");
+    if (mo && !cJSON_IsBool(mo)) {
+        shown(mo, val, sizeof val);
+        st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:metadata_only\" %s: expected true "
+                     "or false", meta_path, val);
+        goto done;
+    }
+    if (cJSON_IsTrue(mo)) {
+        st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:metadata_only\" is true: it has no "
+                     "samples", meta_path);
+        goto done;
+    }
+    unsigned long long ch = 1;
+    if (count_at(global, "core:num_channels", &ch) < 0 || ch < 1 || ch > 1 << 20) {
+        shown(cJSON_GetObjectItemCaseSensitive(global, "core:num_channels"), val, sizeof val);
+        st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:num_channels\" %s: expected a whole "
+                     "number from 1 to 1048576", meta_path, val);
+        goto done;
+    }
+    m->channels = (long long)ch;
+    const cJSON *rate = cJSON_GetObjectItemCaseSensitive(global, "core:sample_rate");
+    if (rate) {
+        if (!cJSON_IsNumber(rate) || !isfinite(rate->valuedouble) || rate->valuedouble <= 0) {
+            shown(rate, val, sizeof val);
+            st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:sample_rate\" %s: expected a "
+                         "number > 0", meta_path, val);
+            goto done;
+        }
+        m->has_rate = 1;
+        m->sample_rate = rate->valuedouble;
+    }
+    /* the data file: beside the metadata, its name or global core:dataset (a file name) */
+    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(global, "core:dataset");
+    const char *slash = strrchr(meta_path, '/');
+    const int dlen = slash ? (int)(slash - meta_path) + 1 : 0;
+    if (ds) {
+        if (!cJSON_IsString(ds) || !ds->valuestring[0] || strchr(ds->valuestring, '/') ||
+            !strcmp(ds->valuestring, "..") || !strcmp(ds->valuestring, ".")) {
+            shown(ds, val, sizeof val);
+            st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:dataset\" %s: expected the name "
+                         "of a file beside the metadata (no '/')", meta_path, val);
+            goto done;
+        }
+        snprintf(m->dataset, sizeof m->dataset, "%.*s%s", dlen, meta_path, ds->valuestring);
+    } else {
+        snprintf(m->dataset, sizeof m->dataset, "%.*s.sigmf-data", (int)(len - sl), meta_path);
+    }
+    /* captures: one centre frequency if they agree; header bytes only before the first */
+    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(doc, "captures");
+    if (caps && !cJSON_IsArray(caps)) {
+        st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\" is not an array", meta_path);
+        goto done;
+    }
+    int k = 0;
+    const cJSON *cap;
+    cJSON_ArrayForEach(cap, caps) {
+        unsigned long long hb = 0;
+        if (!cJSON_IsObject(cap)) {
+            st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\"[%d] is not an object", meta_path, k);
+            goto done;
+        }
+        const cJSON *fr = cJSON_GetObjectItemCaseSensitive(cap, "core:frequency");
+        if (count_at(cap, "core:header_bytes", &hb) < 0) {
+            shown(cJSON_GetObjectItemCaseSensitive(cap, "core:header_bytes"), val, sizeof val);
+            st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\"[%d].\"core:header_bytes\" %s: "
+                         "expected a whole number of bytes", meta_path, k, val);
+            goto done;
+        }
+        if (fr && (!cJSON_IsNumber(fr) || !isfinite(fr->valuedouble))) {
+            shown(fr, val, sizeof val);
+            st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\"[%d].\"core:frequency\" %s: expected "
+                         "a number", meta_path, k, val);
+            goto done;
+        }
+        if (hb > 0 && k > 0) {
+            st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\"[%d].\"core:header_bytes\": bytes "
+                         "between the samples are not read (only a header before the first "
+                         "capture)", meta_path, k);
+            goto done;
+        }
+        if (k == 0) m->header_bytes = hb;
+        if (fr) {
+            if (m->has_freq && fr->valuedouble != m->frequency) m->freq_conflict = 1;
+            m->has_freq = 1;
+            m->frequency = fr->valuedouble;
+        }
+        k++;
+    }
+done:
+    cJSON_Delete(doc);
+    free(text);
+    return st;
+}
