@@ -253,3 +253,27 @@ int cli_check_layout(const char *path, const stap_input *in, const cli_input_opt
             "or pass --layout\n", path, order);
     return EXIT_OK;
 }
+
+int cli_check_unwritten(const char *path, const stap_recording *rec, int strict)
+{
+    const long long all = stap_recording_cpis(rec), written = stap_recording_written(rec);
+    if (written == all) return EXIT_OK;
+    if (written == 0)
+        return cli_error(EXIT_PROCESSING, "%s: none of its %lld CPIs was ever written (HDF5 "
+                         "allocated no storage for /data/iq: it would read its fill value)",
+                         path, all);
+    long long first[8];
+    const int n = stap_recording_unwritten(rec, first, 8);
+    char list[200] = "";
+    size_t at = 0;
+    for (int k = 0; k < n && at < sizeof list; k++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%lld", k ? ", " : "", first[k]);
+    if (all - written > n && at < sizeof list) snprintf(list + at, sizeof list - at, ", ...");
+    if (strict)
+        return cli_error(EXIT_PROCESSING, "%s: %lld of its %lld CPIs were never written (CPI %s); "
+                         "--strict refuses an incomplete recording", path, all - written, all, list);
+    fprintf(stderr, "rtstap: warning: %s: %lld of its %lld CPIs were never written (CPI %s): "
+            "running the %lld written; /axes/input_cpi of the results names each one's CPI\n",
+            path, all - written, all, list, written);
+    return EXIT_OK;
+}

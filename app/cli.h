@@ -60,6 +60,11 @@ int cli_input_opts_need_input(const cli_input_opts *o, const char *input);
  * transposed (more channels than pulses, fewer range gates than pulses); else EXIT_OK. */
 int cli_check_layout(const char *path, const stap_input *in, const cli_input_opts *o);
 
+/* A recording with CPIs that were never written (stap_recording_written): one warning
+ * naming how many and the first of them, or (--strict) an error; none written at all is an
+ * error either way. EXIT_OK or EXIT_PROCESSING (printed). */
+int cli_check_unwritten(const char *path, const stap_recording *rec, int strict);
+
 /* The stage-timing table on stderr (shared by run and perfect). */
 /* "" for segment training, else " sliding LB=1 G=2" (after S=.. K=.. in reports) */
 const char *cli_window_str(const stap_config *cfg, char *buf, size_t len);

@@ -118,13 +118,14 @@ typedef struct checked_sink {
     cpi_checks checks;
     const stap_engine *eng;
     cpi_writer *writer;
+    const cpi_reader *reader; /* the input's CPI of each result */
 } checked_sink;
 
 static int checked_put(void *user, const stap_cpi_result *r, rt_error *err)
 {
     checked_sink *cs = user;
     int st = cpi_check(&cs->checks, cs->eng, r, err);
-    return st ? st : cpi_writer_put_fn(cs->writer, r, err);
+    return st ? st : cpi_writer_put(cs->writer, r, cpi_reader_input_cpi(cs->reader, r->cpi), err);
 }
 
 /* Every CPI of a rank-4 recording through one engine: a reader thread, S CPIs in flight, a
@@ -138,7 +139,7 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
 {
     rt_error err;
     int status = EXIT_OK;
-    const long long cpis = stap_recording_cpis(rec);
+    const long long in_file = stap_recording_cpis(rec), cpis = stap_recording_written(rec);
     cfg->channels = in->channels;
     cfg->pulses = in->pulses;
     cfg->range_gates = in->range_gates;
@@ -213,25 +214,39 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     }
     stream_stats st;
     double t0 = la_now_ms();
-    checked_sink cs = {{0}, eng, writer};
+    checked_sink cs = {{0}, eng, writer, reader};
     /* what is written is always checked finite; --check also the output not written */
     cpi_checks_init(&cs.checks, input, strict, check || keep_output, 1);
     int rst = stream_run(eng, 0, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
                          checked_put, &cs, 0, !quiet && isatty(2), &st, &err);
     rt_graceful_end();
-    if (rst) {
+    char stopped[640] = "";
+    rt_error fault;
+    rt_clear(&fault);
+    if (rst && err.code == RT_EDEVICE) {
+        /* a device fault with a named backend (auto moves to the CPU instead): the CPIs
+         * before it are published, marked stopped, and the run fails naming the CPI */
+        fault = err;
+        snprintf(stopped, sizeof stopped, "by a device fault at input CPI %lld, after %lld of "
+                 "the %lld written CPIs: %.400s", cpi_reader_input_cpi(reader, st.cpis_done),
+                 st.cpis_done, cpis, err.msg);
+        st.cpis_run = st.cpis_done;
+        status = EXIT_PROCESSING;
+    } else if (rst) {
         if (!strstr(err.msg, input)) rt_prefix(&err, "%s", input);
         status = cli_fail(&err);
         goto out;
     }
     cpi_checks_report(&cs.checks);
-    char stopped[160] = "";
     if (st.stopped_by) {
-        snprintf(stopped, sizeof stopped, "by %s after %lld of %lld CPIs",
+        snprintf(stopped, sizeof stopped, "by %s after %lld of the %lld written CPIs",
                  st.stopped_by == SIGINT ? "SIGINT" : st.stopped_by == SIGTERM ? "SIGTERM" : "a signal",
                  st.cpis_run, cpis);
         status = 128 + st.stopped_by;
     }
+    if (stap_engine_moved_to_cpu(eng) >= 0) /* said once, as it ends */
+        fprintf(stderr, "rtstap: warning: %s: %s (input CPI %lld)\n", input, stap_engine_note(eng),
+                cpi_reader_input_cpi(reader, stap_engine_moved_to_cpu(eng)));
     double write_s = 0, read_s = 0, wait_s = 0;
     cpi_reader_times(reader, &read_s, &wait_s);
     cpi_reader_stop(reader);
@@ -250,13 +265,18 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     sum.total_ms = la_now_ms() - t_start;
     sum.backend_name = hdr.backend_name;
     sum.stopped = stopped[0] ? stopped : NULL;
+    sum.cpis_unwritten = in_file - cpis;
+    sum.engine_note = stap_engine_note(eng);
     int cst = stap_result_writer_close(rw, &sum, &err);
     rw = NULL;
     if (cst) {
         status = cli_fail(&err);
         goto out;
     }
-    if (stopped[0])
+    if (fault.code)
+        cli_error(EXIT_PROCESSING, "%s: %s; the %lld CPIs before it are in %s (/config stopped)",
+                  input, fault.msg, st.cpis_done, output);
+    else if (stopped[0])
         fprintf(stderr, "rtstap: stopped %s; %s holds them (/config stopped)\n", stopped, output);
     if (!quiet) {
         fprintf(stderr, "rtstap: %s, %lld CPIs, backend %s\n  engine: %s\n", input, st.cpis_run,
@@ -280,7 +300,8 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     }
     if (json) {
         cJSON *doc = run_json(input, output, eng, hdr.beams, cfar, cfar_desc, threads);
-        cJSON_AddNumberToObject(doc, "cpis_in_file", (double)cpis);
+        cJSON_AddNumberToObject(doc, "cpis_in_file", (double)in_file);
+        cJSON_AddNumberToObject(doc, "cpis_unwritten", (double)(in_file - cpis));
         cJSON_AddNumberToObject(doc, "cpis_run", (double)st.cpis_run);
         if (st.stopped_by) cJSON_AddNumberToObject(doc, "stopped_by_signal", st.stopped_by);
         stream_json_stats(doc, &st);
@@ -399,6 +420,12 @@ int cmd_run(int argc, char **argv)
         if (stap_recording_open_opts(input, &rec, &in, &inopts.read, &err)) return cli_fail(&err);
         int lst = cli_check_layout(input, &in, &inopts);
         if (lst) {
+            stap_recording_close(rec);
+            stap_input_free(&in);
+            return lst;
+        }
+        if (stap_recording_rank(rec) == 4 &&
+            (lst = cli_check_unwritten(input, rec, inopts.strict))) {
             stap_recording_close(rec);
             stap_input_free(&in);
             return lst;

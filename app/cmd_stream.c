@@ -219,8 +219,10 @@ int cmd_stream(int argc, char **argv)
             status = cli_fail(&err);
             goto out;
         }
-        if ((status = cli_check_layout(input, &in, &inopts))) goto out;
-        if (!cpis_given) cpis = (int)stap_recording_cpis(rec);
+        if ((status = cli_check_layout(input, &in, &inopts)) ||
+            (status = cli_check_unwritten(input, rec, inopts.strict)))
+            goto out;
+        if (!cpis_given) cpis = (int)stap_recording_written(rec);
         w.cfg.channels = in.channels;
         w.cfg.pulses = in.pulses;
         w.cfg.range_gates = in.range_gates;
@@ -311,6 +313,8 @@ int cmd_stream(int argc, char **argv)
                  : stream_run(eng, warm, cpis, stream_ring_source, NULL, &ring, sink, &sinks,
                               deadline, !quiet && isatty(2), &st, &err);
     rt_graceful_end();
+    if (stap_engine_moved_to_cpu(eng) >= 0) /* said once, as it ends */
+        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(eng));
     if (!sr && st.stopped_by) {
         fprintf(stderr, "rtstap: stream stopped by %s after %lld CPIs (%lld timed)\n",
                 st.stopped_by == SIGINT ? "SIGINT" : "SIGTERM", st.cpis_run, st.cpis);

@@ -14,7 +14,7 @@
 struct cpi_reader {
     stap_recording *rec;
     stap_engine *e;
-    long long count, cpis;
+    long long count, cpis; /* cpis: the recording's written CPIs, the only ones read */
     int nbuf;
     cf32 **buf;
     long long *holds;   /* per buffer: the i it holds, -1 while free                  */
@@ -65,7 +65,7 @@ static void *reader_main(void *arg)
         double t1 = la_now_ms();
         if (stop) break;
         rt_error e;
-        int st = stap_recording_read(r->rec, i % r->cpis, r->buf[b], &e);
+        int st = stap_recording_read(r->rec, cpi_reader_input_cpi(r, i), r->buf[b], &e);
         double t2 = la_now_ms();
         pthread_mutex_lock(&r->mu);
         r->wait_s += (t1 - t0) * 1e-3;
@@ -113,7 +113,11 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
     r->rec = rec;
     r->e = e;
     r->count = count;
-    r->cpis = stap_recording_cpis(rec);
+    r->cpis = stap_recording_written(rec);
+    if (r->cpis < 1) {
+        cpi_reader_stop(r);
+        return rt_fail(err, RT_EFORMAT, "no CPI of the recording was ever written");
+    }
     r->nbuf = nbuf;
     r->buf = calloc((size_t)nbuf, sizeof *r->buf);
     r->holds = malloc(sizeof *r->holds * (size_t)nbuf);
@@ -161,6 +165,11 @@ int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err)
     return st;
 }
 
+long long cpi_reader_input_cpi(const cpi_reader *r, long long i)
+{
+    return stap_recording_written_index(r->rec, i % r->cpis);
+}
+
 void cpi_reader_release(cpi_reader *r, long long i)
 {
     const int b = (int)(i % r->nbuf);
@@ -182,7 +191,7 @@ void cpi_reader_times(const cpi_reader *r, double *read_s, double *wait_s)
 /* ---- writer ------------------------------------------------------------------------- */
 
 typedef struct wentry {
-    long long cpi;
+    long long cpi, input_cpi;
     cf32 *W, *Y;
     stap_detection *det;
     size_t ndet, det_cap;
@@ -217,7 +226,7 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&cw->mu);
         rt_error err;
         double t0 = la_now_ms();
-        int st = stap_result_writer_append(cw->w, e->cpi, e->W, cw->ylen ? e->Y : NULL, e->det,
+        int st = stap_result_writer_append(cw->w, e->cpi, e->input_cpi, e->W, cw->ylen ? e->Y : NULL, e->det,
                                            e->ndet, e->stage_ms, &err);
         double t1 = la_now_ms();
         pthread_mutex_lock(&cw->mu);
@@ -268,7 +277,7 @@ int cpi_writer_start(cpi_writer **out, stap_result_writer *w, size_t wlen, size_
     return RT_OK;
 }
 
-int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, rt_error *err)
+int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi, rt_error *err)
 {
     pthread_mutex_lock(&cw->mu);
     while (cw->tail - cw->head >= cw->depth && !cw->status) pthread_cond_wait(&cw->cv, &cw->mu);
@@ -278,6 +287,7 @@ int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, rt_error *err)
     if (st) return st;
     wentry *e = &cw->q[cw->tail % cw->depth]; /* not in use: the thread works on [head, tail) */
     e->cpi = r->cpi;
+    e->input_cpi = input_cpi;
     memcpy(e->W, r->weights, sizeof(cf32) * cw->wlen);
     if (cw->ylen) memcpy(e->Y, r->output, sizeof(cf32) * cw->ylen);
     if (r->detection_count > e->det_cap) {
@@ -323,7 +333,4 @@ int cpi_reader_get_fn(void *r, long long i, const cf32 **cube, rt_error *err)
     return cpi_reader_get(r, i, cube, err);
 }
 void cpi_reader_release_fn(void *r, long long i) { cpi_reader_release(r, i); }
-int cpi_writer_put_fn(void *w, const stap_cpi_result *r, rt_error *err)
-{
-    return cpi_writer_put(w, r, err);
-}
+

@@ -10,12 +10,15 @@
 #include "h5io.h"
 
 typedef struct cpi_reader cpi_reader;
-/* Read CPIs first .. first+count-1 of rec in order (CPI index modulo the recording's
- * length when count runs past it: a recording replayed), `nbuf` buffers ahead. */
+/* Read `count` CPIs of rec in order, `nbuf` buffers ahead: its written CPIs (stap_recording_
+ * written; the unwritten ones are never read), from the first again when count runs past
+ * them (a recording replayed). RT_EFORMAT when rec has no written CPI. */
 int cpi_reader_start(cpi_reader **r, stap_recording *rec, stap_engine *e, long long count,
                      int nbuf, rt_error *err);
 /* Wait for the buffer of the i-th CPI read (i counts from 0, in order). */
 int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err);
+/* The input's CPI index of the i-th CPI read. */
+long long cpi_reader_input_cpi(const cpi_reader *r, long long i);
 /* The i-th CPI's buffer is free again (its copy-in is done: after collect). */
 void cpi_reader_release(cpi_reader *r, long long i);
 /* Seconds the thread spent reading, and waiting for a free buffer. */
@@ -26,15 +29,15 @@ typedef struct cpi_writer cpi_writer;
 /* Append to w from a thread; `depth` results queued (copied) at most. */
 int cpi_writer_start(cpi_writer **cw, stap_result_writer *w, size_t weights_len,
                      size_t output_len, int depth, rt_error *err);
-/* Queue a copy of r (waits while the queue is full); fails with the writer's first error. */
-int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, rt_error *err);
+/* Queue a copy of r, the input's CPI input_cpi (waits while the queue is full); fails with
+ * the writer's first error. */
+int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi, rt_error *err);
 /* Wait until everything queued is written; joins; returns the writer's first error. The
  * stap_result_writer is not closed. */
 int cpi_writer_finish(cpi_writer *cw, double *write_s, rt_error *err);
 
-/* The three as stream_loop callbacks (user: the reader / the writer). */
+/* The reader as stream_loop callbacks (user: the reader). */
 int cpi_reader_get_fn(void *reader, long long i, const cf32 **cube, rt_error *err);
 void cpi_reader_release_fn(void *reader, long long i);
-int cpi_writer_put_fn(void *writer, const stap_cpi_result *r, rt_error *err);
 
 #endif

@@ -74,6 +74,7 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
                 if (deadline_ms > 0 && lat[k] > deadline_ms) st->deadline_misses++;
             }
             if (sink && (status = sink(sink_user, &r, err))) break;
+            st->cpis_done = j + 1;
             t_end = la_now_ms();
             if (progress && t_end >= next_report && j >= warmup) {
                 fprintf(stderr, "\r  %lld / %lld CPIs  %.0f CPIs/s   ", j - warmup + 1, n,

@@ -25,6 +25,8 @@ typedef struct stream_stats {
     double stage_median[STAP_STAGE_COUNT];
     double detections_per_cpi;
     long long cpis_run;                  /* CPIs collected, warm-up included         */
+    long long cpis_done;                 /* CPIs collected and passed to the sink, in
+                                            order: all of them, or those before an error */
     int stopped_by;                      /* the signal of a graceful stop, or 0      */
 } stream_stats;
 

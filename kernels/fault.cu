@@ -1,4 +1,5 @@
-/* fault.cu: rtk_malloc, cudaMalloc with the allocation-failure test hook (rtk.h). */
+/* fault.cu: rtk_malloc, cudaMalloc with the allocation-failure test hook, and the device
+ * fault test hook (rtk.h). */
 #include <atomic>
 #include <cstdlib>
 
@@ -20,4 +21,18 @@ extern "C" int rtk_malloc(void **p, size_t bytes)
         return (int)cudaErrorMemoryAllocation;
     }
     return (int)cudaMalloc(p, bytes);
+}
+
+static __global__ void trap_kernel() { __trap(); }
+
+extern "C" int rtk_fault_trap_maybe(void *stream)
+{
+    static const long long at = [] {
+        const char *s = std::getenv("RTSTAP_TEST_DEVICE_TRAP");
+        return s ? std::atoll(s) : 0LL;
+    }();
+    static std::atomic<long long> calls{0};
+    if (at <= 0 || ++calls != at) return 0;
+    trap_kernel<<<1, 1, 0, (cudaStream_t)stream>>>();
+    return 1;
 }

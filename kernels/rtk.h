@@ -101,6 +101,10 @@ int rtk_qr_launch(int v, int m, int n, int batch, void *A, int lda, long long st
  * fails with cudaErrorMemoryAllocation, as a full device would. Returns a cudaError_t
  * value. */
 int rtk_malloc(void **p, size_t bytes);
+/* Test hook (issue 29): when RTSTAP_TEST_DEVICE_TRAP=K is set, the K-th call of the process
+ * (from 1) launches a kernel that traps on `stream` — a real device fault: the context is
+ * lost and every later CUDA call fails — and returns 1; otherwise it returns 0. */
+int rtk_fault_trap_maybe(void *stream);
 
 /* What the weight solvers report about the triangular factors of a batch. The caller
  * presets the whole struct with cudaMemset(0x7f) (RTK_NO_BAD / RTK_NO_WORST). */

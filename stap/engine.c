@@ -390,6 +390,8 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
         stap_engine_destroy(e);
         return st;
     }
+    e->host_ops = e->ops;
+    e->moved_at = -1;
     rt_error ignore;
     if (!is_gpu_backend(cfg->backend) ||
         stap_gpu_info(e->device, sizeof e->device, NULL, NULL, &ignore) != RT_OK) {
@@ -444,8 +446,68 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const cf32 
     }
     if (st) return st;
     snprintf((*out)->note, sizeof (*out)->note, "%s", note);
+    (*out)->fallback = auto_backend;
     return RT_OK;
 }
+
+/* ---- a device fault in the middle of a run --------------------------------------------
+ * An engine made with AUTO that meets a device error (RT_EDEVICE: a failed launch or copy,
+ * a context lost to a fault) after it was made moves to the CPU: its GPU implementation is
+ * destroyed, the CPU's made in its place, and every CPI in flight submitted again, in the
+ * order it came, from the caller's cubes (valid until their slot is collected: engine.h).
+ * So no CPI is lost, repeated or reordered, and stap_engine_note says from which CPI on it
+ * ran on the CPU. An engine made for a named backend reports the error instead. */
+static int move_to_cpu(stap_engine *e, const rt_error *cause, rt_error *err)
+{
+    int order[STAP_ENGINE_MAX_SLOTS], n = 0;
+    for (int s = 0; s < e->opt.slots; s++)
+        if (e->busy[s]) order[n++] = s;
+    for (int i = 1; i < n; i++) /* by submit order */
+        for (int k = i; k > 0 && e->slot_cpi[order[k]] < e->slot_cpi[order[k - 1]]; k--) {
+            const int t = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = t;
+        }
+    const long long first = n ? e->slot_cpi[order[0]] : e->next_cpi;
+    char why[300];
+    snprintf(why, sizeof why, "%.299s", cause->msg);
+    e->ops->destroy(e);
+    e->impl = NULL;
+    const la_backend from = e->cfg.backend;
+    e->cfg.backend = LA_BACKEND_CPU;
+    e->ops = &stap_engine_cpu_ops;
+    int st = e->ops->create(e, err);
+    if (st) {
+        e->ops = NULL; /* nothing left to run on: every later call fails */
+        return rt_prefix(err, "%s failed at CPI %lld (%s), and the CPU engine could not be made",
+                         la_backend_name(from), first, why);
+    }
+    la_blas_info bi;
+    la_blas_query(&bi);
+    snprintf(e->device, sizeof e->device, "%s", bi.cpu_model);
+    e->moved_at = first;
+    snprintf(e->note, sizeof e->note, "running on the CPU from CPI %lld on: the %s engine failed "
+             "(%.380s)", first, la_backend_name(from), why);
+    for (int i = 0; i < n; i++)
+        if ((st = e->ops->submit(e, order[i], e->slot_cube[order[i]], err))) return st;
+    return RT_OK;
+}
+
+/* Test hook (issue 29): RTSTAP_TEST_FAIL_ENGINE=K makes the K-th collect of the process
+ * (from 1) fail as a device fault would, on any backend, so that the move to the CPU and a
+ * named backend's stop are tested without a GPU. */
+static int injected_fault(rt_error *err)
+{
+    static long long at = -1, calls = 0;
+    if (at < 0) {
+        const char *s = getenv("RTSTAP_TEST_FAIL_ENGINE");
+        at = s ? atoll(s) : 0;
+    }
+    if (at <= 0 || ++calls != at) return RT_OK;
+    return rt_fail(err, RT_EDEVICE, "injected device fault (RTSTAP_TEST_FAIL_ENGINE=%lld)", at);
+}
+
+long long stap_engine_moved_to_cpu(const stap_engine *e) { return e->moved_at; }
 
 const char *stap_engine_note(const stap_engine *e) { return e->note; }
 
@@ -464,8 +526,17 @@ int stap_engine_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err
         return rt_fail(err, RT_EINVAL, "slot %d still holds CPI %lld: collect it first", slot,
                        e->slot_cpi[slot]);
     if (!cube) return rt_fail(err, RT_EINVAL, "null cube");
+    if (!e->ops) return rt_fail(err, RT_EDEVICE, "the engine failed earlier and has no backend");
     e->slot_cpi[slot] = e->next_cpi++;
-    if ((st = e->ops->submit(e, slot, cube, err))) return st;
+    e->slot_cube[slot] = cube;
+    st = e->ops->submit(e, slot, cube, err);
+    if (st == RT_EDEVICE && e->fallback) {
+        e->busy[slot] = 1; /* in flight: submitted again with the others */
+        rt_error cause = *err;
+        if ((st = move_to_cpu(e, &cause, err))) e->busy[slot] = 0;
+        return st;
+    }
+    if (st) return st;
     e->busy[slot] = 1;
     return RT_OK;
 }
@@ -477,15 +548,32 @@ int stap_engine_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error
     if (!e->busy[slot]) return rt_fail(err, RT_EINVAL, "slot %d has no CPI to collect", slot);
     memset(res, 0, sizeof *res);
     res->cpi = e->slot_cpi[slot];
-    st = e->ops->collect(e, slot, res, err);
+    if (!e->ops) {
+        e->busy[slot] = 0;
+        return rt_fail(err, RT_EDEVICE, "the engine failed earlier and has no backend");
+    }
+    st = injected_fault(err);
+    if (!st) st = e->ops->collect(e, slot, res, err);
+    if (st == RT_EDEVICE && e->fallback) {
+        rt_error cause = *err;
+        st = move_to_cpu(e, &cause, err);
+        if (!st) {
+            memset(res, 0, sizeof *res);
+            res->cpi = e->slot_cpi[slot];
+            st = e->ops->collect(e, slot, res, err);
+        }
+    }
     e->busy[slot] = 0;
     return st;
 }
 
-void *stap_engine_host_alloc(stap_engine *e, size_t bytes) { return e->ops->host_alloc(e, bytes); }
+void *stap_engine_host_alloc(stap_engine *e, size_t bytes)
+{
+    return e->host_ops->host_alloc(e, bytes);
+}
 void stap_engine_host_free(stap_engine *e, void *p)
 {
-    if (p) e->ops->host_free(e, p);
+    if (p) e->host_ops->host_free(e, p);
 }
 const stap_config *stap_engine_config(const stap_engine *e) { return &e->cfg; }
 int stap_engine_slots(const stap_engine *e) { return e->opt.slots; }
@@ -496,12 +584,13 @@ const char *stap_engine_describe(const stap_engine *e) { return e->describe; }
 int stap_engine_threads(const stap_engine *e) { return e->threads; }
 const char *stap_engine_device(const stap_engine *e) { return e->device; }
 int stap_engine_custom_steering(const stap_engine *e) { return e->custom_steering; }
-size_t stap_engine_memory_bytes(const stap_engine *e) { return e->ops->memory_bytes(e); }
+size_t stap_engine_memory_bytes(const stap_engine *e) { return e->ops ? e->ops->memory_bytes(e) : 0; }
 
 int stap_engine_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)
 {
     int st = check_slot(e, slot, err);
     if (st) return st;
+    if (!e->ops) return rt_fail(err, RT_EDEVICE, "the engine failed earlier and has no backend");
     return e->ops->doppler(e, slot, X, err);
 }
 

@@ -510,6 +510,7 @@ int gpu_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
     CU(cudaMemcpyAsync(s->d_in, cube, sizeof(float2) * c->channels * c->pulses * c->range_gates,
                        cudaMemcpyHostToDevice, s->stream));
     RTK(rtk_event_record(s->ev[STAP_STAGE_DOPPLER], s->stream));
+    rtk_fault_trap_maybe(s->stream); /* test hook: a device fault (RTSTAP_TEST_DEVICE_TRAP) */
     if (s->graph) CU(cudaGraphLaunch(s->graph, s->stream));
     else TRY(enqueue_compute(e, g, s, err));
     return RT_OK;

@@ -36,9 +36,14 @@ struct stap_engine {
     int nvs;                  /* D*B or B                                          */
     int *cells;               /* S x K training cells (stap_training_cells) */
     const stap_engine_ops *ops;
+    const stap_engine_ops *host_ops; /* who allocated the caller's host buffers: the first
+                                        implementation's, even after a move to the CPU   */
     void *impl;
     int busy[STAP_ENGINE_MAX_SLOTS];
     long long slot_cpi[STAP_ENGINE_MAX_SLOTS];
+    const cf32 *slot_cube[STAP_ENGINE_MAX_SLOTS]; /* the caller's cube, valid until collect */
+    int fallback;             /* AUTO asked: a device fault moves the engine to the CPU   */
+    long long moved_at;       /* the CPI from which it ran on the CPU (-1: it did not)     */
     long long next_cpi;
     char describe[256];
     char note[512];           /* why AUTO runs on the CPU, or ""   */

@@ -1968,6 +1968,11 @@ struct stap_recording {
     int transpose;     /* not stored as (C, P, R): read into `stored`, transposed */
     double *slab;      /* float64 and int32 samples: one CPI of doubles (stored order) */
     cf32 *stored;      /* transposed files: one CPI in stored order             */
+    /* the CPIs that hold data (written_map): ranges [a, b) of CPI indices, in order, and
+     * the count of CPIs in them before each range (for the k-th written CPI) */
+    long long (*ranges)[2], *before;
+    int nranges;
+    long long written;
 };
 
 void stap_recording_close(stap_recording *r)
@@ -1985,10 +1990,135 @@ void stap_recording_close(stap_recording *r)
     pthread_mutex_unlock(&h5_lock);
     free(r->slab);
     free(r->stored);
+    free(r->ranges);
+    free(r->before);
     free(r);
 }
 
 long long stap_recording_cpis(const stap_recording *r) { return (long long)r->dims[0]; }
+long long stap_recording_written(const stap_recording *r) { return r->written; }
+
+long long stap_recording_written_index(const stap_recording *r, long long k)
+{
+    if (k < 0 || k >= r->written) return -1;
+    int lo = 0, hi = r->nranges - 1; /* the last range whose count before it is <= k */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (r->before[mid] <= k) lo = mid;
+        else hi = mid - 1;
+    }
+    return r->ranges[lo][0] + (k - r->before[lo]);
+}
+
+int stap_recording_unwritten(const stap_recording *r, long long *out, int n)
+{
+    int got = 0;
+    long long next = 0; /* the first CPI after the previous range */
+    for (int i = 0; i <= r->nranges && got < n; i++) {
+        const long long end = i < r->nranges ? r->ranges[i][0] : (long long)r->dims[0];
+        for (long long c = next; c < end && got < n; c++) out[got++] = c;
+        if (i < r->nranges) next = r->ranges[i][1];
+    }
+    return got;
+}
+
+static int cpi_is_written(const stap_recording *r, long long cpi)
+{
+    for (int lo = 0, hi = r->nranges - 1; lo <= hi;) {
+        const int mid = (lo + hi) / 2;
+        if (cpi < r->ranges[mid][0]) hi = mid - 1;
+        else if (cpi >= r->ranges[mid][1]) lo = mid + 1;
+        else return 1;
+    }
+    return 0;
+}
+
+/* Add [a, b) to the map (rows come in order: a range that continues the last extends it). */
+static int map_add(stap_recording *r, long long a, long long b, int *cap)
+{
+    if (r->nranges && r->ranges[r->nranges - 1][1] == a) {
+        r->ranges[r->nranges - 1][1] = b;
+    } else {
+        if (r->nranges == *cap) {
+            *cap = *cap ? 2 * *cap : 16;
+            long long (*nr)[2] = realloc(r->ranges, sizeof *nr * (size_t)*cap);
+            if (!nr) return -1;
+            r->ranges = nr;
+        }
+        r->ranges[r->nranges][0] = a;
+        r->ranges[r->nranges++][1] = b;
+    }
+    r->written += b - a;
+    return 0;
+}
+
+/* Which CPIs of /data/iq hold data (HDF5 never allocated the chunks, or the contiguous
+ * storage, of what was never written: it reads the fill value there, which rtstap must not
+ * take for samples). A one-CPI cube must be whole. A recording's chunk rows (chunks along
+ * the cpi axis) are looked up one by one (H5Dget_chunk_info_by_coord, 0.16 s for 10^6
+ * rows in Debian's HDF5 1.10.8) unless all its chunks are allocated. */
+static int written_map(stap_recording *r, const char *path, int drank, rt_error *err)
+{
+    const long long cpis = (long long)r->dims[0];
+    int cap = 0;
+    hid_t dcpl = H5Dget_create_plist(r->dset);
+    const H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    hsize_t chunk[H5S_MAX_RANK], d[H5S_MAX_RANK];
+    const int chunked = layout == H5D_CHUNKED && H5Pget_chunk(dcpl, drank, chunk) == drank;
+    CLOSE_PLIST(dcpl);
+    H5Sget_simple_extent_dims(r->space, d, NULL);
+    char cube[160];
+    shape_string(cube, sizeof cube, drank, d);
+    if (!chunked) {
+        H5D_space_status_t ss = H5D_SPACE_STATUS_ERROR;
+        H5Dget_space_status(r->dset, &ss);
+        if (layout == H5D_CONTIGUOUS && ss == H5D_SPACE_STATUS_NOT_ALLOCATED) {
+            if (r->rank == 3)
+                return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' (%s) was never written: HDF5 "
+                               "allocated no storage for it, and would read its fill value as "
+                               "samples; refused", path, cube);
+            return RT_OK; /* no CPI written: written stays 0, the caller says so */
+        }
+        return map_add(r, 0, cpis, &cap) ? rt_fail(err, RT_ENOMEM, "out of memory") : RT_OK;
+    }
+    hsize_t grid[H5S_MAX_RANK], per_row = 1, total;
+    for (int k = 0; k < drank; k++) {
+        grid[k] = chunk[k] ? (d[k] + chunk[k] - 1) / chunk[k] : 0;
+        if (k > 0 || r->rank == 3) per_row *= grid[k];
+    }
+    const hsize_t rows = r->rank == 3 ? 1 : grid[0];
+    total = rows * per_row;
+    hsize_t have = 0;
+    if (H5Dget_num_chunks(r->dset, r->space, &have) < 0) have = 0;
+    if (have >= total) return map_add(r, 0, cpis, &cap) ? rt_fail(err, RT_ENOMEM, "out of memory") : RT_OK;
+    if (r->rank == 3)
+        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' (%s) was never written in full: %llu "
+                       "of its %llu chunks hold data (%.3g %%); HDF5 would read its fill value as "
+                       "samples in the rest; refused", path, cube, (unsigned long long)have,
+                       (unsigned long long)total, 100.0 * (double)have / (double)total);
+    for (hsize_t row = 0; row < rows && have; row++) {
+        int whole = 1;
+        for (hsize_t j = 0; j < per_row && whole; j++) { /* each chunk of the row */
+            hsize_t off[H5S_MAX_RANK], rest = j;
+            off[0] = row * chunk[0];
+            for (int k = drank - 1; k >= 1; k--) {
+                off[k] = rest % grid[k] * chunk[k];
+                rest /= grid[k];
+            }
+            unsigned mask = 0;
+            haddr_t addr = HADDR_UNDEF;
+            hsize_t size = 0;
+            whole = H5Dget_chunk_info_by_coord(r->dset, off, &mask, &addr, &size) >= 0 &&
+                    addr != HADDR_UNDEF && size > 0;
+        }
+        if (!whole) continue;
+        const long long a = (long long)(row * chunk[0]);
+        const long long b = a + (long long)chunk[0] < cpis ? a + (long long)chunk[0] : cpis;
+        if (map_add(r, a, b, &cap)) return rt_fail(err, RT_ENOMEM, "out of memory");
+    }
+    return RT_OK;
+}
+
 int stap_recording_rank(const stap_recording *r) { return r->rank; }
 
 static const char *const iq_axes[] = {"channel", "pulse", "range"};
@@ -2078,6 +2208,11 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
         n *= r->dims[k];
     }
     if ((st = iq_scale(s, opts, &r->scale, err))) return st;
+    if ((st = written_map(r, path, drank, err))) return st;
+    r->before = malloc(sizeof *r->before * (size_t)(r->nranges ? r->nranges : 1));
+    if (!r->before) return rt_fail(err, RT_ENOMEM, "out of memory");
+    for (int i = 0; i < r->nranges; i++)
+        r->before[i] = i ? r->before[i - 1] + r->ranges[i - 1][1] - r->ranges[i - 1][0] : 0;
     if (iq_read_types_make(r->dset, &r->form, &r->types))
         return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': no conversion of its %s samples: %s",
                        path, r->form.comp, h5_detail(detail, sizeof detail));
@@ -2205,6 +2340,9 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
     if (cpi < 0 || cpi >= (long long)r->dims[0])
         return rt_fail(err, RT_EINVAL, "'%s' has %llu CPIs; CPI %lld asked for", r->path,
                        (unsigned long long)r->dims[0], cpi);
+    if (!cpi_is_written(r, cpi))
+        return rt_fail(err, RT_EFORMAT, "CPI %lld of '/data/iq' in '%s' was never written (it "
+                       "would read as the fill value)", cpi, r->path);
     const size_t n = (size_t)(r->dims[1] * r->dims[2] * r->dims[3]);
     char detail[256];
     int st = RT_OK;
@@ -2432,7 +2570,7 @@ int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void
 struct stap_result_writer {
     char path[1024];
     h5_out out;
-    hid_t file, weights, output, det, timing, cf_t, cm_t, df_t, dm_t;
+    hid_t file, weights, output, det, timing, icpi, cf_t, cm_t, df_t, dm_t;
     int keep_output;
     hsize_t wdims[5], odims[4];
     hsize_t ndet;
@@ -2453,7 +2591,7 @@ void stap_result_writer_abort(stap_result_writer *w)
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    hid_t *ids[] = {&w->weights, &w->output, &w->det, &w->timing};
+    hid_t *ids[] = {&w->weights, &w->output, &w->det, &w->timing, &w->icpi};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) CLOSE_DSET(*ids[i]);
     hid_t *types[] = {&w->cf_t, &w->cm_t, &w->df_t, &w->dm_t};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) CLOSE_TYPE(*types[i]);
@@ -2532,7 +2670,7 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
     const int D = c->doppler_bins, N = stap_dof(c), B = hdr->beams;
     stap_result_writer *w = calloc(1, sizeof *w);
     if (!w) return rt_fail(err, RT_ENOMEM, "out of memory");
-    w->file = w->weights = w->output = w->det = w->timing = -1;
+    w->file = w->weights = w->output = w->det = w->timing = w->icpi = -1;
     w->cf_t = w->cm_t = w->df_t = w->dm_t = -1;
     w->keep_output = keep_output;
     snprintf(w->path, sizeof w->path, "%s", path);
@@ -2603,6 +2741,22 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
         w_attr_string(&hw, w->timing, "columns", names);
     }
     CLOSE_GROUP(g);
+    /* each row's CPI of the input (they differ when the input has unwritten CPIs): a
+     * dimension scale of the cpi axis */
+    hid_t ag = hw.st ? -1 : H5Gopen2(w->file, "axes", H5P_DEFAULT);
+    if (!hw.st && ag < 0) w_fail_h5(&hw, "'/axes'");
+    w->icpi = w_extensible(&hw, ag, "input_cpi", "/axes/input_cpi", H5T_STD_I64LE, 1, NULL, 1024);
+    CLOSE_GROUP(ag);
+    if (!hw.st) {
+        w_attr_string(&hw, w->icpi, "units", "CPI index");
+        w_attr_string(&hw, w->icpi, "description", "the input's CPI of each row of the results "
+                      "(CPIs the input never wrote are not run)");
+    }
+    if (!hw.st && H5DSset_scale(w->icpi, "input_cpi") < 0) w_fail_h5(&hw, "'/axes/input_cpi'");
+    const hid_t by_cpi[3] = {w->weights, w->output, w->timing};
+    for (int k = 0; k < 3; k++)
+        if (!hw.st && by_cpi[k] >= 0 && H5DSattach_scale(by_cpi[k], w->icpi, 0) < 0)
+            w_fail_h5(&hw, "the scale of the cpi axis");
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
     if (hw.st) {
@@ -2614,9 +2768,9 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
     return RT_OK;
 }
 
-int stap_result_writer_append(stap_result_writer *w, long long cpi, const cf32 *weights,
-                              const cf32 *output, const stap_detection *det, size_t ndet,
-                              const double *stage_ms, rt_error *err)
+int stap_result_writer_append(stap_result_writer *w, long long cpi, long long input_cpi,
+                              const cf32 *weights, const cf32 *output, const stap_detection *det,
+                              size_t ndet, const double *stage_ms, rt_error *err)
 {
     if (cpi != w->written)
         return rt_fail(err, RT_EINVAL, "'%s': CPI %lld written after %lld (results must come in "
@@ -2627,7 +2781,7 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, const cf32 *
     if (ndet && w->det >= 0) {
         cd = malloc(sizeof *cd * ndet); /* only CPIs with detections: a few per CPI */
         if (!cd) return rt_fail(err, RT_ENOMEM, "out of memory for %zu detections", ndet);
-        for (size_t i = 0; i < ndet; i++) cd[i] = (cpi_detection){cpi, det[i]};
+        for (size_t i = 0; i < ndet; i++) cd[i] = (cpi_detection){input_cpi, det[i]};
     }
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
@@ -2637,6 +2791,7 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, const cf32 *
     if (w->keep_output) w_append(&hw, w->output, w->cm_t, 4, 1, output, "'/output/iq'");
     if (cd) w_append(&hw, w->det, w->dm_t, 1, ndet, cd, "'/detections'");
     w_append(&hw, w->timing, H5T_NATIVE_DOUBLE, 2, 1, stage_ms, "'/timing/cpi_ms'");
+    w_append(&hw, w->icpi, H5T_NATIVE_LLONG, 1, 1, &input_cpi, "'/axes/input_cpi'");
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
     free(cd);
@@ -2666,10 +2821,15 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
     hid_t cg = H5Gopen2(w->file, "config", H5P_DEFAULT);
     if (cg >= 0) {
         w_attr(&hw, cg, "cpis", H5T_STD_I64LE, H5T_NATIVE_LLONG, &w->written);
+        if (summary->cpis_unwritten > 0)
+            w_attr(&hw, cg, "cpis_unwritten", H5T_STD_I64LE, H5T_NATIVE_LLONG,
+                   &summary->cpis_unwritten);
         if (summary->stopped) w_attr_string(&hw, cg, "stopped", summary->stopped);
+        if (summary->engine_note && summary->engine_note[0])
+            w_attr_string(&hw, cg, "engine_note", summary->engine_note);
         CLOSE_GROUP(cg);
     }
-    hid_t *ids[] = {&w->weights, &w->output, &w->det, &w->timing};
+    hid_t *ids[] = {&w->weights, &w->output, &w->det, &w->timing, &w->icpi};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) CLOSE_DSET(*ids[i]);
     hid_t *types[] = {&w->cf_t, &w->cm_t, &w->df_t, &w->dm_t};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) CLOSE_TYPE(*types[i]);

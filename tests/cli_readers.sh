@@ -85,7 +85,8 @@ with open(f"{tmp}/probe.txt", "w") as f:
 rr = read_output(f"{tmp}/rec_out.h5")
 y, w = rr["output/iq"], rr["weights"]
 assert y.dims == ("cpi", "beam", "doppler", "range") and y.shape == (2, 3, 16, 120)
-assert w.dims == ("cpi", "doppler", "segment", "beam", "dof") and "cpi" not in w.coords
+assert w.dims == ("cpi", "doppler", "segment", "beam", "dof") and w.coords["cpi"][2] == "/axes/input_cpi"
+assert np.array_equal(w.coord("cpi"), [0, 1]) and np.array_equal(y.coord("cpi"), [0, 1])
 assert np.allclose(y.coord("doppler"), doppler(16, rr["radar"]["prf_hz"]), rtol=0, atol=1e-9)
 assert y.coords["range"][2] == "/axes/range_cell" and np.array_equal(y.coord("range"), np.arange(120))
 assert rr["timing/cpi_ms"].dims == ("cpi", "stage") and rr["timing/cpi_ms"].units == "ms"

@@ -76,7 +76,7 @@ for sig in HUP TERM; do
     else
         check "SIGTERM: exit 143 (rc $rc)" '[ $rc -eq 143 ]'
         check "SIGTERM: stopped within 2 s, not after the 8 s stall (${ms} ms)" '[ $ms -lt 2000 ]'
-        check "SIGTERM: says so" 'grep -q "stopped by SIGTERM after 2 of 8 CPIs" "$tmp/sigTERM.err"'
+        check "SIGTERM: says so" 'grep -q "stopped by SIGTERM after 2 of the 8 written CPIs" "$tmp/sigTERM.err"'
         check "SIGTERM: the file holds the 2 CPIs run" \
             '[ "$("$shape" "$tmp/sigTERM/o.h5" /weights | cut -d" " -f2 | cut -dx -f1)" = 2 ]'
         check "SIGTERM: no temporary file left" '[ "$(ls -A "$tmp/sigTERM")" = o.h5 ]'

@@ -396,6 +396,9 @@ static void test_kinds(uint64_t seed)
                   "kind %s: message lacks '%s': %s", kind->name, kind->keyword2, err.msg);
             CHECK(in.iq == NULL && in.steering == NULL && in.channels == 0,
                   "kind %s: failed read left data behind", kind->name);
+            CHECK(stap_io_open_objects() == 0 && H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0,
+                  "kind %s: %d HDF5 object(s) left open by the failed read", kind->name,
+                  stap_io_open_objects());
             printf("  %-15s -> %s\n", kind->name, err.msg);
         }
     }
@@ -1352,6 +1355,150 @@ static void test_replace_mode(void)
 }
 
 
+/* ---- unwritten data (issue 29): HDF5 reads the fill value where nothing was written ---- */
+
+/* A recording of `cpis` CPIs of C x P x R, chunks of `rows` CPIs, of which the CPIs marked in
+ * `write` are written (random samples, kept in x). */
+static void write_partial(const char *path, int cpis, int rows, const int *write, int C, int P,
+                          int R, cf32 *x, tc_rng *rng)
+{
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t t = H5Tcreate(H5T_COMPOUND, 8);
+    H5Tinsert(t, "r", 0, H5T_NATIVE_FLOAT);
+    H5Tinsert(t, "i", 4, H5T_NATIVE_FLOAT);
+    const hsize_t dims[4] = {(hsize_t)cpis, (hsize_t)C, (hsize_t)P, (hsize_t)R};
+    const hsize_t chunk[4] = {(hsize_t)rows, (hsize_t)C, (hsize_t)P, (hsize_t)R};
+    hid_t sp = H5Screate_simple(4, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 4, chunk);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t d = H5Dcreate2(f, "/data/iq", t, sp, lcpl, dcpl, H5P_DEFAULT);
+    const char *labels[4] = {"cpi", "channel", "pulse", "range"};
+    for (int k = 0; k < 4; k++) H5DSset_label(d, (unsigned)k, labels[k]);
+    const size_t n = (size_t)C * P * R;
+    for (int c = 0; c < cpis; c++) {
+        if (!write[c]) continue;
+        random_cf32(rng, x + (size_t)c * n, n);
+        hsize_t start[4] = {(hsize_t)c, 0, 0, 0}, count[4] = {1, dims[1], dims[2], dims[3]};
+        hid_t fs = H5Dget_space(d), ms = H5Screate_simple(4, count, NULL);
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+        H5Dwrite(d, t, ms, fs, H5P_DEFAULT, x + (size_t)c * n);
+        H5Sclose(fs);
+        H5Sclose(ms);
+    }
+    H5Dclose(d);
+    H5Pclose(lcpl);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    H5Tclose(t);
+    H5Fclose(f);
+}
+
+static void test_unwritten(tc_rng *rng)
+{
+    enum { C = 2, P = 3, R = 5, N = 6 };
+    const size_t n = (size_t)C * P * R;
+    cf32 *x = tc_xmalloc(sizeof(cf32) * n * N), *cube = tc_xmalloc(sizeof(cf32) * n);
+    char path[4200];
+    rt_error err;
+    /* a CPI a chunk, CPIs 2 and 4 never written */
+    const int gaps[N] = {1, 1, 0, 1, 0, 1};
+    pathof(path, sizeof path, "gaps.h5");
+    write_partial(path, N, 1, gaps, C, P, R, x, rng);
+    stap_recording *rec = NULL;
+    stap_input in;
+    int st = stap_recording_open(path, &rec, &in, &err);
+    CHECK(st == RT_OK, "gaps: open: %s", err.msg);
+    if (!st) {
+        CHECK(stap_recording_cpis(rec) == N && stap_recording_written(rec) == 4,
+              "gaps: %lld CPIs, %lld written; expected 6, 4", stap_recording_cpis(rec),
+              stap_recording_written(rec));
+        const long long want[4] = {0, 1, 3, 5};
+        for (int k = 0; k < 4; k++)
+            CHECK(stap_recording_written_index(rec, k) == want[k], "gaps: written CPI %d is %lld, "
+                  "expected %lld", k, stap_recording_written_index(rec, k), want[k]);
+        CHECK(stap_recording_written_index(rec, 4) == -1, "gaps: a fifth written CPI");
+        long long un[4];
+        CHECK(stap_recording_unwritten(rec, un, 4) == 2 && un[0] == 2 && un[1] == 4,
+              "gaps: the unwritten CPIs are not 2 and 4");
+        st = stap_recording_read(rec, 2, cube, &err);
+        CHECK(st == RT_EFORMAT && strstr(err.msg, "CPI 2") && strstr(err.msg, "never written"),
+              "gaps: CPI 2 read: %d %s", st, err.msg);
+        for (int c = 0; c < N; c++) {
+            if (!gaps[c]) continue;
+            st = stap_recording_read(rec, c, cube, &err);
+            CHECK(st == RT_OK && !memcmp(cube, x + (size_t)c * n, sizeof(cf32) * n),
+                  "gaps: CPI %d not read back exactly: %s", c, err.msg);
+        }
+        stap_recording_close(rec);
+        stap_input_free(&in);
+    }
+    /* chunks of 2 CPIs: writing CPI 0 allocates the chunk of CPIs 0 and 1 (1 reads the fill
+     * value there: a chunk written in part cannot be told apart) */
+    const int first[N] = {1, 0, 0, 0, 0, 0};
+    pathof(path, sizeof path, "rows.h5");
+    write_partial(path, N, 2, first, C, P, R, x, rng);
+    st = stap_recording_open(path, &rec, &in, &err);
+    CHECK(st == RT_OK && stap_recording_written(rec) == 2 && stap_recording_written_index(rec, 1) == 1,
+          "rows of 2: %s, %lld written", err.msg, st ? -1 : stap_recording_written(rec));
+    if (!st) {
+        stap_recording_close(rec);
+        stap_input_free(&in);
+    }
+    /* none written */
+    const int none[N] = {0};
+    pathof(path, sizeof path, "none.h5");
+    write_partial(path, N, 1, none, C, P, R, x, rng);
+    st = stap_recording_open(path, &rec, &in, &err);
+    CHECK(st == RT_OK && stap_recording_written(rec) == 0, "none written: %s", err.msg);
+    if (!st) {
+        stap_recording_close(rec);
+        stap_input_free(&in);
+    }
+    /* one CPI (rank 3) with a chunk never written, and one never written at all: refused at
+     * open, saying how much holds data */
+    for (int contiguous = 0; contiguous < 2; contiguous++) {
+        pathof(path, sizeof path, contiguous ? "one_contig.h5" : "one_chunk.h5");
+        hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t t = H5Tcreate(H5T_COMPOUND, 8);
+        H5Tinsert(t, "r", 0, H5T_NATIVE_FLOAT);
+        H5Tinsert(t, "i", 4, H5T_NATIVE_FLOAT);
+        const hsize_t dims[3] = {C, P, 4 * R}, chunk[3] = {C, P, R};
+        hid_t sp = H5Screate_simple(3, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        if (!contiguous) H5Pset_chunk(dcpl, 3, chunk);
+        hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+        H5Pset_create_intermediate_group(lcpl, 1);
+        hid_t d = H5Dcreate2(f, "/data/iq", t, sp, lcpl, dcpl, H5P_DEFAULT);
+        if (!contiguous) { /* the first chunk of four */
+            hsize_t start[3] = {0, 0, 0};
+            hid_t fs = H5Dget_space(d), ms = H5Screate_simple(3, chunk, NULL);
+            H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, chunk, NULL);
+            random_cf32(rng, x, n);
+            H5Dwrite(d, t, ms, fs, H5P_DEFAULT, x);
+            H5Sclose(fs);
+            H5Sclose(ms);
+        }
+        H5Dclose(d);
+        H5Pclose(lcpl);
+        H5Pclose(dcpl);
+        H5Sclose(sp);
+        H5Tclose(t);
+        H5Fclose(f);
+        st = stap_input_read(path, &in, &err);
+        CHECK(st == RT_EFORMAT && strstr(err.msg, path) &&
+                  strstr(err.msg, contiguous ? "was never written: HDF5 allocated no storage"
+                                             : "never written in full: 1 of its 4 chunks"),
+              "one CPI, %s: %d %s", contiguous ? "no storage" : "3 chunks unwritten", st, err.msg);
+        CHECK(stap_io_open_objects() == 0, "one CPI never written: HDF5 objects left open");
+        st = stap_recording_open(path, &rec, &in, &err);
+        CHECK(st == RT_EFORMAT, "one CPI never written: opened as a recording (%d)", st);
+        if (!st) stap_recording_close(rec);
+    }
+    CHECK(stap_io_open_objects() == 0, "unwritten data: HDF5 objects left open");
+    free(x);
+    free(cube);
+}
+
 int main(void)
 {
     uint64_t seed = tc_seed_from_env_or_time();
@@ -1376,6 +1523,8 @@ int main(void)
     test_results(&rng);
     test_atomic_rules();
     test_replace_mode();
+    test_unwritten(&rng);
+    CHECK(stap_io_open_objects() == 0, "HDF5 objects left open at the end");
     CHECK(count_tmp(dir) == 0, "temporary files left in %s", dir);
     tc_remove_tree(dir);
     if (tc_failures) {

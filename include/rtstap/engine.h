@@ -74,8 +74,16 @@ typedef struct stap_engine stap_engine;
 int stap_engine_create(stap_engine **e, const stap_config *cfg, const cf32 *steering, int nbeams,
                        int steering_len, const stap_engine_options *opt, rt_error *err);
 void stap_engine_destroy(stap_engine *e);
-/* "" or, after a fallback, why the engine runs on the CPU although AUTO asked for the GPU. */
+/* "" or, after a fallback, why the engine runs on the CPU although AUTO asked for the GPU:
+ * made there (the GPU engine could not be made), or moved there in the middle of a run. An
+ * engine made with AUTO that meets a device error (RT_EDEVICE) at submit or collect moves
+ * to the CPU engine and submits every CPI in flight again, in order, from the caller's
+ * cubes: no CPI is lost, repeated or reordered, and the call goes on. An engine made for a
+ * named backend returns the error. */
 const char *stap_engine_note(const stap_engine *e);
+/* The CPI (submit sequence number) from which the engine ran on the CPU after a device
+ * fault, or -1. */
+long long stap_engine_moved_to_cpu(const stap_engine *e);
 
 /* The memory an engine of this configuration would hold (cfg validated on a copy; its
  * backend must be resolved or AUTO, which counts the GPU engine when a device is usable):

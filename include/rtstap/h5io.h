@@ -146,6 +146,10 @@ typedef struct stap_result {
     void *extra_user;
     const char *stopped;           /* recordings: why the run stopped early (written as
                                       /config stopped), NULL when every CPI was run     */
+    long long cpis_unwritten;      /* recordings: the input's CPIs never written, which
+                                      were not run (/config cpis_unwritten when > 0)   */
+    const char *engine_note;       /* recordings: stap_engine_note as the run ended
+                                      (/config engine_note when not empty)             */
     /* Optional (schema v1.1): the engine that ran, for /config threads (the threads it
      * computed with), device and engine, and the beams' u; NULL: /config threads is
      * cfg->threads, beams are indexed. */
@@ -178,8 +182,20 @@ int stap_recording_open_opts(const char *path, stap_recording **rec, stap_input 
 /* stap_recording_open_opts with the default options. */
 int stap_recording_open(const char *path, stap_recording **rec, stap_input *in, rt_error *err);
 long long stap_recording_cpis(const stap_recording *rec);
+/* The CPIs that hold data. HDF5 allocates no chunk (or contiguous storage) for what was
+ * never written and reads its fill value there: a recording declared longer than it ran
+ * (a recorder that stopped, a file preallocated for a night) has unwritten CPIs, which are
+ * never read as samples. Opening decides it per chunk row (a one-CPI cube with an
+ * unwritten chunk is refused at open, saying how much of it holds data). Chunks HDF5
+ * allocated early (H5D_ALLOC_TIME_EARLY), or contiguous storage written in part, cannot be
+ * told from written ones. */
+long long stap_recording_written(const stap_recording *rec);
+/* The input index of the k-th written CPI (k from 0), or -1 past the last. */
+long long stap_recording_written_index(const stap_recording *rec, long long k);
+/* The first (up to n) indices of unwritten CPIs into out; returns how many. */
+int stap_recording_unwritten(const stap_recording *rec, long long *out, int n);
 int stap_recording_rank(const stap_recording *rec); /* 3 or 4 */
-/* Read CPI `cpi` (C x P x R) into cube, transposed from the stored axis order and
+/* Read CPI `cpi` (C x P x R; an unwritten CPI is RT_EFORMAT) into cube, transposed from the stored axis order and
  * converted from the stored element type and scale like stap_input_read (samples beyond
  * float32's range once converted are refused, naming the CPI and the sample); non-finite
  * stored samples are left to the engine, which names them. Chunks of one CPI of native
@@ -204,8 +220,10 @@ int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void
 void stap_recording_abort(stap_recording_writer *w); /* removes the temporary file */
 
 /* Results of a recording: /weights (CPIs x D x S x B x N), /output/iq (CPIs x B x D x R,
- * only when keep_output), /detections with a cpi column, /timing/cpi_ms (CPIs x stages),
- * extended CPI by CPI in order; /steering, /config (with cpis), /radar as for one CPI. */
+ * only when keep_output), /detections with a cpi column (the input's CPI),
+ * /timing/cpi_ms (CPIs x stages), /axes/input_cpi (the input's CPI of each row: the scale
+ * of their cpi axis), extended CPI by CPI in order; /steering, /config (with cpis), /radar
+ * as for one CPI. */
 typedef struct stap_result_writer stap_result_writer;
 /* hdr: everything but weights, output, detections and timing. */
 int stap_result_writer_open(stap_result_writer **w, const char *path, const stap_result *hdr,
@@ -213,10 +231,12 @@ int stap_result_writer_open(stap_result_writer **w, const char *path, const stap
 int stap_result_writer_open_mode(stap_result_writer **w, const char *path,
                                  const stap_result *hdr, int keep_output, rt_write_mode mode,
                                  rt_error *err);
-int stap_result_writer_append(stap_result_writer *w, long long cpi, const cf32 *weights,
-                              const cf32 *output, const stap_detection *det, size_t ndet,
-                              const double *stage_ms, rt_error *err);
-/* summary: timing_ms (medians), read_ms, total_ms, backend_name; publishes; frees w. */
+/* Row `cpi` (0, 1, 2, ... in order) holds the input's CPI input_cpi. */
+int stap_result_writer_append(stap_result_writer *w, long long cpi, long long input_cpi,
+                              const cf32 *weights, const cf32 *output, const stap_detection *det,
+                              size_t ndet, const double *stage_ms, rt_error *err);
+/* summary: timing_ms (medians), read_ms, total_ms, backend_name, stopped, cpis_unwritten;
+ * publishes; frees w. */
 int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, rt_error *err);
 void stap_result_writer_abort(stap_result_writer *w);
 

@@ -547,6 +547,12 @@ static uint64_t le_get(const unsigned char *p, int n)
     return v;
 }
 
+static herr_t no_external(const char *pf, const char *pg, const char *cf, const char *co,
+                          unsigned *flags, hid_t fapl, void *user)
+{
+    return -1; /* the damage is for objects in this file (another may be a FIFO) */
+}
+
 static void damage_attributes(const char *path, fz_bytes *b)
 {
     const unsigned what = fz_pick(b, 4);
@@ -562,8 +568,11 @@ static void damage_attributes(const char *path, fz_bytes *b)
     H5Pget_userblock(fcpl, &base);
     H5Pget_sizes(fcpl, &addr_len, &size_len);
     H5Pclose(fcpl);
-    const int v1 = H5Oget_info_by_name2(f, name, &oi, H5O_INFO_BASIC | H5O_INFO_HDR,
-                                        H5P_DEFAULT) >= 0 && oi.hdr.version == 1;
+    hid_t lapl = H5Pcreate(H5P_LINK_ACCESS);
+    H5Pset_elink_cb(lapl, no_external, NULL);
+    const int v1 = H5Oget_info_by_name2(f, name, &oi, H5O_INFO_BASIC | H5O_INFO_HDR, lapl) >= 0 &&
+                   oi.hdr.version == 1;
+    H5Pclose(lapl);
     H5Fclose(f);
     if (!v1) return;
     FILE *fp = fopen(path, "r+b");
