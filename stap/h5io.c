@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <pthread.h>
 #include <dirent.h>
@@ -986,6 +987,12 @@ int h5_out_reserve(h5_out *o, hid_t file, size_t bytes, rt_error *err)
     if (H5Fget_filesize(file, &eoa) < 0) return RT_OK;
     const off_t want = (off_t)(eoa + bytes + H5IO_AHEAD_BYTES);
     if (want <= o->reserved) return RT_OK;
+    /* a file size limit (RLIMIT_FSIZE): fallocate's KEEP_SIZE does not see it, HDF5's write
+     * past it would fail (EFBIG); say so before it writes */
+    struct rlimit fl;
+    if (getrlimit(RLIMIT_FSIZE, &fl) == 0 && fl.rlim_cur != RLIM_INFINITY &&
+        (rlim_t)want > fl.rlim_cur)
+        return out_fail_space(o, EFBIG, err);
     /* in steps of an eighth more, at least 4 MiB: few calls for a file written CPI by CPI */
     off_t step = o->reserved / 8 > ((off_t)4 << 20) ? o->reserved / 8 : ((off_t)4 << 20);
     off_t to = want > o->reserved + step ? want : o->reserved + step;
@@ -1035,6 +1042,23 @@ int h5_out_finish(h5_out *o, hid_t file, int failed, rt_error *err)
     int st = rt_atomic_commit_mode(o->tmp, o->path, o->mode, err);
     o->tmp[0] = '\0';
     return st;
+}
+
+/* A dataset access list without a chunk cache, for the writers' chunked datasets: each
+ * chunk goes to the file when H5Dwrite returns — within the blocks allocated ahead of it —
+ * and none is left dirty for a close to flush past them (or to fail, when the file is
+ * being abandoned). One list for the process, made once (never closed). */
+static hid_t no_chunk_cache(void)
+{
+    static hid_t dapl = -1;
+    if (dapl < 0) {
+        dapl = H5Pcreate(H5P_DATASET_ACCESS);
+        if (dapl >= 0 && H5Pset_chunk_cache(dapl, 0, 0, H5D_CHUNK_CACHE_W0_DEFAULT) < 0) {
+            H5Pclose(dapl);
+            dapl = -1;
+        }
+    }
+    return dapl >= 0 ? dapl : H5P_DEFAULT;
 }
 
 /* The writers' forms: the failure goes into w. */
@@ -2493,7 +2517,7 @@ int stap_recording_create_mode(stap_recording_writer **out, const char *path,
         if (w->ftype < 0 || w->mtype < 0 || space < 0 || dcpl < 0 ||
             (size_t)in->channels * in->pulses * in->range_gates * 8 >= ((size_t)4 << 30) ||
             H5Pset_chunk(dcpl, 4, chunk) < 0 ||
-            (w->dset = H5Dcreate2(g, "iq", w->ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+            (w->dset = H5Dcreate2(g, "iq", w->ftype, space, H5P_DEFAULT, dcpl, no_chunk_cache())) < 0)
             w_fail_h5(&hw, "'/data/iq'");
         w_iq_labels(&hw, w->dset, 4);
     }
@@ -2610,7 +2634,7 @@ static hid_t w_extensible(h5w *w, hid_t loc, const char *name, const char *fulln
     for (int k = 1; k < rank; k++) dims[k] = maxd[k] = chunk[k] = row_dims[k - 1];
     hid_t space = H5Screate_simple(rank, dims, maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE), d = -1;
     if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0)
-        d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, no_chunk_cache());
     if (d < 0) {
         char what[96];
         snprintf(what, sizeof what, "'%s'", fullname);
