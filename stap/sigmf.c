@@ -20,21 +20,27 @@ static char *slurp(const char *path, size_t *len, rt_error *err)
 {
     int fd = rt_open_regular(path, err);
     if (fd < 0) return NULL;
-    char *buf = malloc(SIGMF_MAX_BYTES + 1);
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || (unsigned long long)sb.st_size > SIGMF_MAX_BYTES) {
+        close(fd);
+        rt_fail(err, RT_EIO, "cannot read '%s': %s", path, "larger than 16 MiB (not metadata)");
+        return NULL;
+    }
+    const size_t want = (size_t)sb.st_size;
+    char *buf = malloc(want + 1);
     size_t n = 0;
     int e = buf ? 0 : ENOMEM;
-    while (!e && n <= SIGMF_MAX_BYTES) {
-        ssize_t k = read(fd, buf + n, SIGMF_MAX_BYTES + 1 - n);
+    while (!e && n < want) { /* (a file that grows meanwhile is read as it was) */
+        ssize_t k = read(fd, buf + n, want - n);
         if (k < 0 && errno == EINTR) continue;
         if (k < 0) e = errno;
         if (k <= 0) break;
         n += (size_t)k;
     }
     close(fd);
-    if (e || n > SIGMF_MAX_BYTES) {
+    if (e) {
         free(buf);
-        rt_fail(err, RT_EIO, "cannot read '%s': %s", path,
-                e ? strerror(e) : "larger than 16 MiB (not metadata)");
+        rt_fail(err, RT_EIO, "cannot read '%s': %s", path, strerror(e));
         return NULL;
     }
     buf[n] = '\0';

@@ -50,4 +50,27 @@ check "1 MB of device memory, gpu: says why" 'grep -q "GB of device memory but .
 RTSTAP_DEVICE_MEMORY_LIMIT=1M "$bin" "${run[@]}" --backend auto --output "$tmp/d2.h5" 2>"$tmp/d2.err"
 check "1 MB of device memory, auto: the CPU, with a warning" \
     '[ $? -eq 0 ] && grep -q "warning: running on the CPU: the run needs about" "$tmp/d2.err"'
+# a device fault in the middle of a recording (issue 29): the 4th submit launches a kernel
+# that traps — the context is lost, every later CUDA call fails. auto moves to the CPU and
+# runs every CPI (the detections of a CPU run); gpu publishes the CPIs before it, marked
+# stopped, and exits 1
+"$bin" gen --preset easy --cpis 8 --seed 4 --out "$tmp/rec.h5" --quiet
+"$bin" run --input "$tmp/rec.h5" --output "$tmp/rcpu.h5" --backend cpu --quiet 2>/dev/null
+"$shape" "$tmp/rcpu.h5" --detections > "$tmp/rcpu.det"
+RTSTAP_TEST_DEVICE_TRAP=4 "$bin" run --input "$tmp/rec.h5" --output "$tmp/rauto.h5" --backend auto \
+    --quiet 2>"$tmp/rauto.err"
+rc=$?
+check "device trap, auto: exit 0 (rc $rc): $(head -c 300 "$tmp/rauto.err")" '[ $rc -eq 0 ]'
+check "device trap, auto: said once, the CPI named" \
+    '[ "$(grep -c "running on the CPU from CPI [0-9]* on: the gpu engine failed" "$tmp/rauto.err")" = 1 ]'
+"$shape" "$tmp/rauto.h5" --detections > "$tmp/rauto.det"
+check "device trap, auto: 8 CPIs, the CPU run's detections" \
+    '[ "$("$RTSTAP_TOOLS_DIR/h5attr" "$tmp/rauto.h5" /config cpis)" = "cpis 8" ] && cmp -s "$tmp/rcpu.det" "$tmp/rauto.det"'
+RTSTAP_TEST_DEVICE_TRAP=4 "$bin" run --input "$tmp/rec.h5" --output "$tmp/rgpu.h5" --backend gpu \
+    --quiet 2>"$tmp/rgpu.err"
+rc=$?
+check "device trap, gpu: exit 1 naming the CPI and the file (rc $rc): $(head -c 300 "$tmp/rgpu.err")" \
+    '[ $rc -eq 1 ] && grep -q "CPIs before it are in $tmp/rgpu.h5 (/config stopped)" "$tmp/rgpu.err"'
+check "device trap, gpu: /config stopped names the device fault" \
+    '"$RTSTAP_TOOLS_DIR/h5attr" "$tmp/rgpu.h5" /config stopped | grep -q "by a device fault at input CPI"'
 exit $fail
