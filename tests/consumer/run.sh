@@ -26,6 +26,15 @@ done
 [ -e "$libdir/librtstap.a" ] || fail "not installed: librtstap.a"
 [ -e "$libdir/cmake/rtstap/rtstapConfig.cmake" ] || fail "not installed: rtstapConfig.cmake"
 [ -e "$libdir/pkgconfig/rtstap.pc" ] || fail "not installed: rtstap.pc"
+# the licence: its text beside the documentation, its name in the pkg-config file
+license=$(find "$prefix" -path '*/doc/rtstap/LICENSE' | head -1)
+if [ -z "$license" ]; then
+    fail "not installed: share/doc/rtstap/LICENSE"
+else
+    cmp -s "$license" "$src/../../LICENSE" || fail "the installed LICENSE differs from the tree's"
+    head -1 "$license" | grep -qx "BSD 3-Clause License" || fail "LICENSE is not the BSD 3-Clause text"
+fi
+grep -qx "License: BSD-3-Clause" "$libdir/pkgconfig/rtstap.pc" || fail "rtstap.pc names no BSD-3-Clause licence"
 soname=$(readelf -d "$libdir/librtstap.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ -e "$libdir/$soname" ] || fail "the SONAME '$soname' is not installed"
 echo "    $(cd "$prefix" && find . -type f | wc -l) files; SONAME $soname"
