@@ -1,0 +1,147 @@
+/* io_internal.h: what the files of rtstap's I/O module (stap/io/) share and nothing outside
+ * it may use (README "Layout": every HDF5 call of rtstap is in stap/io/). One helper set:
+ *   base.c       HDF5's error stack, closing identifiers, file access lists, the complex
+ *                types, the lock every reader and writer thread holds around HDF5
+ *   source.c     an input file being read: refusing external links and other files'
+ *                storage, validating and reading complex datasets and attributes
+ *   iqform.c     the element forms of /data/iq and their conversion
+ *   recording.c  stap_recording (one CPI or a recording), stap_input_read
+ *   atomic.c     atomic publication: temporaries, commit, the stale-temporary sweep
+ *   h5out.c      a file being written: blocks allocated ahead of HDF5's writes (h5out.h)
+ *   write.c      the writers' helpers, stap_input_write, the recording writer
+ *   result.c     result files: one CPI, and a recording's result writer
+ *   layout.c, check.c, raw.c, sigmf.c, jsoncheck.c, perfect.c, sinr.c, h5x.c: as named */
+#ifndef STAP_IO_INTERNAL_H
+#define STAP_IO_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include <hdf5.h>
+
+#include "h5io.h"
+#include "h5out.h"
+
+/* Not exported from the shared library. */
+#define RT_INTERNAL __attribute__((visibility("hidden")))
+
+/* Largest arrays the reader allocates: a corrupt or hostile header must not make it
+ * ask for absurd amounts of memory. The RT_STAP hard cube is 10.8 MB. */
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define H5IO_MAX_CUBE_BYTES ((unsigned long long)4 << 30)
+#define H5IO_MAX_STEERING_BYTES ((unsigned long long)1 << 30)
+#else
+/* fuzz builds (tests/fuzz): the same checks, against caps a fuzzer can afford to fill */
+#define H5IO_MAX_CUBE_BYTES ((unsigned long long)4 << 20)
+#define H5IO_MAX_STEERING_BYTES ((unsigned long long)1 << 20)
+#endif
+/* float64 files are converted in slabs of at most this many bytes of doubles. */
+#define H5IO_SLAB_BYTES ((size_t)64 << 20)
+
+#define H5IO_SCHEMA_VERSION 1 /* /config and input files' root schema_version: v1 readers */
+#define H5IO_SCHEMA "1.1"     /* the root attribute `schema` of every file written      */
+#define H5IO_SPEED_OF_LIGHT 299792458.0
+
+/* ---- base.c ---------------------------------------------------------------------------- */
+
+/* HDF5's automatic error printing off for one public call (the library never prints). */
+typedef struct h5_quiet {
+    H5E_auto2_t fn;
+    void *data;
+} h5_quiet;
+RT_INTERNAL void quiet_begin(h5_quiet *q);
+RT_INTERNAL void quiet_end(const h5_quiet *q);
+/* The innermost message of HDF5's error stack on one line (h5out.h: h5_error_detail). */
+RT_INTERNAL const char *h5_detail(char *buf, size_t len);
+
+static inline void h5_close_id(hid_t *id, herr_t (*closer)(hid_t))
+{
+    if (*id >= 0) closer(*id);
+    *id = -1;
+}
+#define CLOSE_DSET(x) h5_close_id(&(x), H5Dclose)
+#define CLOSE_SPACE(x) h5_close_id(&(x), H5Sclose)
+#define CLOSE_TYPE(x) h5_close_id(&(x), H5Tclose)
+#define CLOSE_ATTR(x) h5_close_id(&(x), H5Aclose)
+#define CLOSE_GROUP(x) h5_close_id(&(x), H5Gclose)
+#define CLOSE_PLIST(x) h5_close_id(&(x), H5Pclose)
+
+RT_INTERNAL hid_t strong_fapl(void);
+RT_INTERNAL hid_t cf32_mem_type(void);
+RT_INTERNAL hid_t cf32_file_type(void);
+RT_INTERNAL hid_t cf64_mem_type(void);
+RT_INTERNAL const char *class_name(H5T_class_t c);
+RT_INTERNAL void shape_string(char *buf, size_t len, int rank, const hsize_t *dims);
+RT_INTERNAL int atomic_layout_ok(hid_t t);
+RT_INTERNAL void index_string(char *buf, size_t len, size_t flat, int rank, const hsize_t *dims,
+                              const char *const *axis);
+RT_INTERNAL int check_finite_f32(const cf32 *x, size_t n, size_t *bad);
+/* Every HDF5 call of the recording readers and writers runs under it: Debian's libhdf5 is
+ * not built thread-safe, and a reader and a writer thread share it. */
+RT_INTERNAL extern pthread_mutex_t h5_lock;
+
+/* ---- source.c -------------------------------------------------------------------------- */
+
+typedef struct h5_src {
+    const char *path;
+    hid_t file, lapl, dapl;
+    char elink[320];
+} h5_src;
+
+typedef struct complex_spec {
+    const char *name;          /* dataset path, e.g. "/data/iq"                      */
+    int rank;                  /* required rank                                       */
+    const char *axes_desc;     /* "(channels, pulses, range_gates)"                   */
+    const char *const *axis;   /* axis names for index messages                        */
+    unsigned long long max_bytes;
+} complex_spec;
+
+RT_INTERNAL int src_open(h5_src *s, const char *path, rt_error *err);
+RT_INTERNAL void src_close_lists(h5_src *s);
+RT_INTERNAL int src_refused(const h5_src *s, const char *name, rt_error *err);
+RT_INTERNAL int link_exists(h5_src *s, const char *obj);
+RT_INTERNAL int check_local(h5_src *s, hid_t dset, const char *name, rt_error *err);
+RT_INTERNAL int fill_never(hid_t dset);
+RT_INTERNAL int read_positive_attr(h5_src *s, const char *obj, const char *name, int *has,
+                                   double *value, rt_error *err);
+RT_INTERNAL int read_steering_and_meta(h5_src *s, stap_input *in, rt_error *err);
+
+/* ---- write.c --------------------------------------------------------------------------- */
+
+/* A file being written: each step records the first failure. */
+typedef struct h5w {
+    const char *path;   /* the final name, for messages */
+    rt_error *err;
+    int st;             /* first failure, RT_OK so far  */
+    h5_out *out;        /* the file being written (its blocks allocated ahead of HDF5's
+                           writes: h5_out_reserve), and its HDF5 identifier          */
+    hid_t file;
+} h5w;
+
+RT_INTERNAL void w_reserve(h5w *w, size_t bytes);
+RT_INTERNAL int w_fail_h5(h5w *w, const char *what);
+RT_INTERNAL hid_t w_group(h5w *w, hid_t loc, const char *name);
+RT_INTERNAL void w_dataset(h5w *w, hid_t loc, const char *name, const char *fullname,
+                           hid_t ftype, hid_t mtype, int rank, const hsize_t *dims,
+                           const void *data, hid_t *keep);
+RT_INTERNAL void w_cf32_keep(h5w *w, hid_t loc, const char *name, const char *fullname,
+                             int rank, const hsize_t *dims, const cf32 *data, hid_t *keep);
+RT_INTERNAL void w_cf32(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
+                        const hsize_t *dims, const cf32 *data);
+RT_INTERNAL void w_attr(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+                        const void *value);
+RT_INTERNAL void w_attr_int(h5w *w, hid_t obj, const char *name, int v);
+RT_INTERNAL void w_attr_double(h5w *w, hid_t obj, const char *name, double v);
+RT_INTERNAL void w_attr_string(h5w *w, hid_t obj, const char *name, const char *s);
+RT_INTERNAL void w_root(h5w *w, hid_t file);
+RT_INTERNAL void w_meta_radar(h5w *w, hid_t file, const stap_radar_meta *m, int always);
+RT_INTERNAL hid_t no_chunk_cache(void);
+RT_INTERNAL hid_t out_create(h5w *w, h5_out *o);
+RT_INTERNAL int out_finish(h5w *w, h5_out *o, hid_t file);
+
+/* ---- atomic.c -------------------------------------------------------------------------- */
+
+/* A new temporary "<dir>/.<base>.tmp.<owner>.<pid>.XXXXXX" beside path (atomic.c). */
+RT_INTERNAL int tmp_make(const char *path, char *tmp, size_t tmplen, rt_error *err);
+
+#endif

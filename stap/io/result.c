@@ -1,0 +1,562 @@
+/* result.c: result files (h5io.h) — one CPI's (stap_result_write) and a recording's,
+ * CPI by CPI (stap_result_writer): the datasets, /config, /timing, /axes and their scales. */
+#include "io_internal.h"
+#include "engine.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <hdf5_hl.h>
+
+static void window_string(const stap_config *c, char *buf, size_t len)
+{
+    switch (c->window) {
+    case STAP_WINDOW_HANN: snprintf(buf, len, "hann"); break;
+    case STAP_WINDOW_CHEBYSHEV: snprintf(buf, len, "chebyshev:%g", c->chebyshev_db); break;
+    default: snprintf(buf, len, "none"); break;
+    }
+}
+
+static const char detection_units[] =
+    "beam, doppler_bin, range_cell: indices into /axes (see /output/iq); power: |y|^2 in the "
+    "input samples' units squared; snr_db: dB over the CFAR's noise estimate";
+
+static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
+{
+    const stap_config *c = res->cfg;
+    hid_t g = w_group(w, file, "config");
+    if (g < 0) return;
+    char win[64];
+    window_string(c, win, sizeof win);
+    w_attr_int(w, g, "channels", c->channels);
+    w_attr_int(w, g, "pulses", c->pulses);
+    w_attr_int(w, g, "range_gates", c->range_gates);
+    w_attr_int(w, g, "doppler_bins", D);
+    w_attr_int(w, g, "doppler_order", c->doppler_order);
+    w_attr_int(w, g, "segments", c->segments);
+    w_attr_int(w, g, "training", c->training);
+    w_attr_string(w, g, "training_window", stap_training_window_name(c->training_window));
+    if (c->training_window == STAP_TRAINING_SLIDING) {
+        w_attr_int(w, g, "block", c->block);
+        w_attr_int(w, g, "guard", c->guard);
+    }
+    w_attr_string(w, g, "algorithm", stap_algorithm_name(c->algorithm));
+    if (c->algorithm == STAP_ALGORITHM_JDL) w_attr_int(w, g, "angle_bins", c->angle_bins);
+    if (c->algorithm == STAP_ALGORITHM_DPCA) w_attr_int(w, g, "dpca_shift", c->dpca_shift);
+    w_attr_int(w, g, "beams", res->beams);
+    w_attr_double(w, g, "loading", c->loading);
+    w_attr_string(w, g, "window", win);
+    w_attr_double(w, g, "element_spacing_wavelengths", c->element_spacing);
+    w_attr_string(w, g, "backend", la_backend_name(c->backend));
+    /* what ran: the engine's threads (0 on a GPU), the device and the engine's stages */
+    w_attr_int(w, g, "threads", res->engine ? stap_engine_threads(res->engine) : c->threads);
+    w_attr_int(w, g, "threads_requested", c->threads);
+    if (res->engine) {
+        w_attr_string(w, g, "device", stap_engine_device(res->engine));
+        w_attr_string(w, g, "engine", stap_engine_describe(res->engine));
+    }
+    w_attr_string(w, g, "input", res->input_name ? res->input_name : "");
+    if (res->input_samples) w_attr_string(w, g, "input_samples", res->input_samples);
+    w_attr_int(w, g, "schema_version", H5IO_SCHEMA_VERSION);
+    w_attr_string(w, g, "rtstap_version", RTSTAP_VERSION);
+    w_attr_string(w, g, "rtstap_commit", RTSTAP_COMMIT);
+    CLOSE_GROUP(g);
+}
+
+static void w_timing(h5w *w, hid_t file, const stap_result *res)
+{
+    hid_t g = w_group(w, file, "timing");
+    if (g < 0) return;
+    for (int s = 0; s < STAP_STAGE_COUNT; s++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s_ms", stap_stage_names[s]);
+        w_attr_double(w, g, name, res->timing_ms ? res->timing_ms[s] : 0.0);
+    }
+    w_attr_double(w, g, "read_ms", res->read_ms);
+    w_attr_double(w, g, "total_ms", res->total_ms);
+    w_attr_string(w, g, "backend", res->backend_name ? res->backend_name
+                                                     : la_backend_name(res->cfg->backend));
+    CLOSE_GROUP(g);
+}
+
+static void w_detections(h5w *w, hid_t file, const stap_result *res)
+{
+    if (w->st) return;
+    hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(stap_detection));
+    hid_t ft = H5Tcreate(H5T_COMPOUND, 5 * 4);
+    if (mt < 0 || ft < 0 ||
+        H5Tinsert(mt, "beam", offsetof(stap_detection, beam), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(mt, "doppler_bin", offsetof(stap_detection, doppler_bin), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(mt, "range_cell", offsetof(stap_detection, range_cell), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(mt, "power", offsetof(stap_detection, power), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(mt, "snr_db", offsetof(stap_detection, snr_db), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(ft, "beam", 0, H5T_STD_I32LE) < 0 ||
+        H5Tinsert(ft, "doppler_bin", 4, H5T_STD_I32LE) < 0 ||
+        H5Tinsert(ft, "range_cell", 8, H5T_STD_I32LE) < 0 ||
+        H5Tinsert(ft, "power", 12, H5T_IEEE_F32LE) < 0 ||
+        H5Tinsert(ft, "snr_db", 16, H5T_IEEE_F32LE) < 0) {
+        w_fail_h5(w, "the detection type");
+    } else {
+        const hsize_t n = (hsize_t)res->detection_count;
+        hid_t dset;
+        w_dataset(w, file, "detections", "/detections", ft, mt, 1, &n, res->detections, &dset);
+        if (!w->st) w_attr_string(w, dset, "cfar", res->cfar_description);
+        if (!w->st) w_attr_string(w, dset, "units", detection_units);
+        CLOSE_DSET(dset);
+    }
+    CLOSE_TYPE(mt);
+    CLOSE_TYPE(ft);
+}
+
+/* ---- the axes of a result (schema v1.1): dimension scales in /axes, attached to every
+ * dataset's axes, and every axis labelled ------------------------------------------------ */
+
+typedef struct result_axes {
+    hid_t doppler, segment, beam, range; /* scale datasets, -1 when not made */
+} result_axes;
+
+/* A 1-D scale dataset /axes/<name> of n doubles (or ints when iv), with units and a
+ * description; -1 after a failure (recorded in w). */
+static hid_t w_scale(h5w *w, hid_t g, const char *name, hsize_t n, const double *dv, const int *iv,
+                     const char *units, const char *desc)
+{
+    hid_t d = -1;
+    char full[64];
+    snprintf(full, sizeof full, "/axes/%s", name);
+    if (dv) w_dataset(w, g, name, full, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, dv, &d);
+    else w_dataset(w, g, name, full, H5T_STD_I32LE, H5T_NATIVE_INT, 1, &n, iv, &d);
+    if (d < 0) return -1;
+    w_attr_string(w, d, "units", units);
+    w_attr_string(w, d, "description", desc);
+    if (!w->st && H5DSset_scale(d, name) < 0) w_fail_h5(w, full);
+    return d;
+}
+
+static void w_axes(h5w *w, hid_t file, const stap_result *res, int D, result_axes *ax)
+{
+    ax->doppler = ax->segment = ax->beam = ax->range = -1;
+    const stap_config *c = res->cfg;
+    const int S = c->segments, B = res->beams, R = c->range_gates, L = R / S;
+    const stap_radar_meta *m = res->meta;
+    const int nmax = D > R ? (D > B ? D : B) : (R > B ? R : B);
+    double *dv = malloc(sizeof(double) * (size_t)nmax);
+    int *iv = malloc(sizeof(int) * (size_t)(nmax > S ? nmax : S));
+    hid_t g = w_group(w, file, "axes");
+    if (!dv || !iv) {
+        if (!w->st) w->st = rt_fail(w->err, RT_ENOMEM, "out of memory for the axes of '%s'", w->path);
+    } else if (g >= 0) {
+        /* Doppler bin d: d/D cycles per pulse, taken in [-1/2, 1/2) */
+        const int hz = m && m->has_prf;
+        for (int d = 0; d < D; d++) {
+            double f = (double)d / D;
+            dv[d] = (f >= 0.5 ? f - 1 : f) * (hz ? m->prf_hz : 1);
+        }
+        ax->doppler = w_scale(w, g, hz ? "doppler_hz" : "doppler_normalized", (hsize_t)D, dv, NULL,
+                              hz ? "Hz" : "cycles/pulse",
+                              hz ? "Doppler bin d: d/D cycles per pulse in [-1/2, 1/2), times "
+                                   "/radar prf_hz"
+                                 : "Doppler bin d: d/D cycles per pulse in [-1/2, 1/2) (no PRF "
+                                   "known)");
+        for (int s = 0; s < S; s++) iv[s] = s * L;
+        ax->segment = w_scale(w, g, "segment_start_cell", (hsize_t)S, NULL, iv, "range cell",
+                              c->training_window == STAP_TRAINING_SLIDING
+                                  ? "the first range cell of sliding block s: s * /config block"
+                                  : "the first range cell of segment s: s * R / S");
+        if (res->engine && !stap_engine_custom_steering(res->engine)) {
+            for (int b = 0; b < B; b++) dv[b] = stap_beam_u(b, B);
+            ax->beam = w_scale(w, g, "beam_u", (hsize_t)B, dv, NULL, "1",
+                               "the default beams: u = sin(angle from broadside) = -1 + (2b+1)/B");
+        } else {
+            for (int b = 0; b < B; b++) iv[b] = b;
+            ax->beam = w_scale(w, g, "beam", (hsize_t)B, NULL, iv, "1",
+                               "beam index: row of /steering (the input's steering vectors)");
+        }
+        const int meters = m && m->has_sample_rate;
+        if (meters) {
+            const double dr = H5IO_SPEED_OF_LIGHT / (2 * m->sample_rate_hz);
+            for (int r = 0; r < R; r++) dv[r] = r * dr;
+            ax->range = w_scale(w, g, "range_m", (hsize_t)R, dv, NULL, "m",
+                                "range from the first gate: cell * c / (2 /radar sample_rate_hz)");
+        } else {
+            for (int r = 0; r < R; r++) iv[r] = r;
+            ax->range = w_scale(w, g, "range_cell", (hsize_t)R, NULL, iv, "range cell",
+                                "range cell index (no sample rate known)");
+        }
+    }
+    CLOSE_GROUP(g);
+    free(dv);
+    free(iv);
+}
+
+static void w_axes_close(result_axes *ax)
+{
+    CLOSE_DSET(ax->doppler);
+    CLOSE_DSET(ax->segment);
+    CLOSE_DSET(ax->beam);
+    CLOSE_DSET(ax->range);
+}
+
+/* Label the axes of dset (names[k], NULL: none) and attach scales[k] (-1: none); `units`. */
+static void w_describe(h5w *w, hid_t dset, const char *what, int rank, const char *const *names,
+                       const hid_t *scales, const char *units)
+{
+    for (int k = 0; k < rank && !w->st && dset >= 0; k++) {
+        if ((names[k] && H5DSset_label(dset, (unsigned)k, names[k]) < 0) ||
+            (scales[k] >= 0 && H5DSattach_scale(dset, scales[k], (unsigned)k) < 0))
+            w_fail_h5(w, what);
+    }
+    if (dset >= 0 && units) w_attr_string(w, dset, "units", units);
+}
+
+/* The result datasets' axes; a recording's have a leading cpi axis (off = 1). */
+static void w_describe_results(h5w *w, hid_t weights, hid_t output, hid_t steering,
+                               const result_axes *ax, int off)
+{
+    const char *wn[5] = {"cpi", "doppler", "segment", "beam", "dof"};
+    const hid_t ws[5] = {-1, ax->doppler, ax->segment, ax->beam, -1};
+    w_describe(w, weights, "the axes of '/weights'", 4 + off, wn + 1 - off, ws + 1 - off, "1");
+    const char *on[4] = {"cpi", "beam", "doppler", "range"};
+    const hid_t os[4] = {-1, ax->beam, ax->doppler, ax->range};
+    w_describe(w, output, "the axes of '/output/iq'", 3 + off, on + 1 - off, os + 1 - off,
+               "those of the input samples (w^H v = 1)");
+    const char *sn[2] = {"beam", "dof"};
+    const hid_t ss[2] = {ax->beam, -1};
+    w_describe(w, steering, "the axes of '/steering'", 2, sn, ss, "1");
+}
+
+int stap_result_write(const char *path, const stap_result *res, rt_error *err)
+{
+    return stap_result_write_mode(path, res, RT_WRITE_NEW, err);
+}
+
+int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mode mode,
+                           rt_error *err)
+{
+    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_result_write: empty output path");
+    if (!res || !res->cfg || !res->weights || !res->output || !res->steering || res->beams < 1)
+        return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): missing weights, output, "
+                       "steering or configuration", path);
+    if (res->have_detections && res->detection_count > 0 && !res->detections)
+        return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): %zu detections but no array",
+                       path, res->detection_count);
+    const stap_config *c = res->cfg;
+    const int D = c->doppler_bins > 0 ? c->doppler_bins : c->pulses;
+    const int N = stap_dof(c), B = res->beams;
+    if (D < 1 || c->segments < 1 || N < 1 || c->range_gates < 1)
+        return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): configuration not resolved "
+                       "(D %d, S %d, N %d, R %d)", path, D, c->segments, N, c->range_gates);
+
+    h5_out o;
+    h5_quiet q;
+    quiet_begin(&q);
+    h5w w = {path, err, RT_OK, NULL, -1};
+    if (h5_out_begin(&o, path, mode, err)) {
+        quiet_end(&q);
+        return err ? err->code : RT_EIO;
+    }
+    hid_t file = out_create(&w, &o);
+    w_root(&w, file);
+    result_axes ax;
+    w_axes(&w, file, res, D, &ax);
+    hid_t wds, ods, sds;
+    const hsize_t wd[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
+    w_cf32_keep(&w, file, "weights", "/weights", 4, wd, res->weights, &wds);
+    hid_t g = w_group(&w, file, "output");
+    const hsize_t od[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)c->range_gates};
+    w_cf32_keep(&w, g, "iq", "/output/iq", 3, od, res->output, &ods);
+    CLOSE_GROUP(g);
+    const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
+    w_cf32_keep(&w, file, "steering", "/steering", 2, sd, res->steering, &sds);
+    w_describe_results(&w, wds, ods, sds, &ax, 0);
+    CLOSE_DSET(wds);
+    CLOSE_DSET(ods);
+    CLOSE_DSET(sds);
+    w_axes_close(&ax);
+    w_config(&w, file, res, D);
+    w_timing(&w, file, res);
+    w_meta_radar(&w, file, res->meta, 1);
+    if (res->have_detections) w_detections(&w, file, res);
+    w_reserve(&w, 0);
+    if (!w.st && res->extra) w.st = res->extra((int64_t)file, res->extra_user, err);
+    int st = out_finish(&w, &o, file);
+    quiet_end(&q);
+    return st;
+}
+
+/* ---- results of many CPIs (run over a rank-4 recording) ------------------------------ */
+
+struct stap_result_writer {
+    char path[1024];
+    h5_out out;
+    hid_t file, weights, output, det, timing, icpi, cf_t, cm_t, df_t, dm_t;
+    int keep_output;
+    hsize_t wdims[5], odims[4];
+    hsize_t ndet;
+    long long written;
+    int stages;
+};
+
+/* detections of a recording: {cpi int64, beam, doppler_bin, range_cell int32, power,
+ * snr_db float32} */
+typedef struct cpi_detection {
+    long long cpi;
+    stap_detection d;
+} cpi_detection;
+
+void stap_result_writer_abort(stap_result_writer *w)
+{
+    if (!w) return;
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    hid_t *ids[] = {&w->weights, &w->output, &w->det, &w->timing, &w->icpi};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) CLOSE_DSET(*ids[i]);
+    hid_t *types[] = {&w->cf_t, &w->cm_t, &w->df_t, &w->dm_t};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) CLOSE_TYPE(*types[i]);
+    h5_out_finish(&w->out, w->file, 1, NULL); /* abandoned: its blocks freed, closed, removed */
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    free(w);
+}
+
+/* an extensible dataset with a leading CPI axis, one CPI (or `chunk0` rows) per chunk */
+static hid_t w_extensible(h5w *w, hid_t loc, const char *name, const char *fullname, hid_t ftype,
+                          int rank, const hsize_t *row_dims, hsize_t chunk0)
+{
+    if (w->st) return -1;
+    hsize_t dims[6] = {0}, maxd[6] = {H5S_UNLIMITED}, chunk[6] = {chunk0};
+    for (int k = 1; k < rank; k++) dims[k] = maxd[k] = chunk[k] = row_dims[k - 1];
+    hid_t space = H5Screate_simple(rank, dims, maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE), d = -1;
+    if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0)
+        d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, no_chunk_cache());
+    if (d < 0) {
+        char what[96];
+        snprintf(what, sizeof what, "'%s'", fullname);
+        w_fail_h5(w, what);
+    }
+    CLOSE_PLIST(dcpl);
+    CLOSE_SPACE(space);
+    return d;
+}
+
+/* append `rows` leading-axis rows of data to an extensible dataset */
+static void w_append(h5w *w, hid_t d, hid_t mtype, int rank, hsize_t rows, const void *data,
+                     const char *what)
+{
+    if (w->st || rows == 0) return;
+    hid_t fs = H5Dget_space(d);
+    hsize_t dims[6], start[6] = {0}, count[6];
+    if (fs < 0) {
+        w_fail_h5(w, what);
+        return;
+    }
+    H5Sget_simple_extent_dims(fs, dims, NULL);
+    CLOSE_SPACE(fs);
+    start[0] = dims[0];
+    dims[0] += rows;
+    for (int k = 0; k < rank; k++) count[k] = k ? dims[k] : rows;
+    hid_t dt = H5Dget_type(d);
+    size_t bytes = dt >= 0 ? H5Tget_size(dt) : 16;
+    CLOSE_TYPE(dt);
+    for (int k = 0; k < rank; k++) bytes *= count[k];
+    w_reserve(w, bytes);
+    hid_t ms = w->st ? -1 : H5Screate_simple(rank, count, NULL);
+    if (w->st) return;
+    if (ms < 0 || H5Dset_extent(d, dims) < 0 || (fs = H5Dget_space(d)) < 0 ||
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+        H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, data) < 0)
+        w_fail_h5(w, what);
+    CLOSE_SPACE(ms);
+    CLOSE_SPACE(fs);
+}
+
+int stap_result_writer_open(stap_result_writer **out, const char *path, const stap_result *hdr,
+                            int keep_output, rt_error *err)
+{
+    return stap_result_writer_open_mode(out, path, hdr, keep_output, RT_WRITE_NEW, err);
+}
+
+int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
+                                 const stap_result *hdr, int keep_output, rt_write_mode mode,
+                                 rt_error *err)
+{
+    *out = NULL;
+    if (!path || !*path || !hdr || !hdr->cfg || !hdr->steering || hdr->beams < 1)
+        return rt_fail(err, RT_EINVAL, "stap_result_writer_open: missing path, configuration or "
+                       "steering");
+    const stap_config *c = hdr->cfg;
+    const int D = c->doppler_bins, N = stap_dof(c), B = hdr->beams;
+    stap_result_writer *w = calloc(1, sizeof *w);
+    if (!w) return rt_fail(err, RT_ENOMEM, "out of memory");
+    w->file = w->weights = w->output = w->det = w->timing = w->icpi = -1;
+    w->cf_t = w->cm_t = w->df_t = w->dm_t = -1;
+    w->keep_output = keep_output;
+    snprintf(w->path, sizeof w->path, "%s", path);
+    if (h5_out_begin(&w->out, w->path, mode, err)) {
+        int st = err ? err->code : RT_EIO;
+        free(w);
+        return st;
+    }
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    h5w hw = {w->path, err, RT_OK, NULL, -1};
+    w->file = out_create(&hw, &w->out);
+    w->cf_t = cf32_file_type();
+    w->cm_t = cf32_mem_type();
+    w->dm_t = H5Tcreate(H5T_COMPOUND, sizeof(cpi_detection));
+    w->df_t = H5Tcreate(H5T_COMPOUND, 8 + 5 * 4);
+    const size_t o = offsetof(cpi_detection, d);
+    if (w->cf_t < 0 || w->cm_t < 0 || w->dm_t < 0 || w->df_t < 0 ||
+        H5Tinsert(w->dm_t, "cpi", offsetof(cpi_detection, cpi), H5T_NATIVE_LLONG) < 0 ||
+        H5Tinsert(w->dm_t, "beam", o + offsetof(stap_detection, beam), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(w->dm_t, "doppler_bin", o + offsetof(stap_detection, doppler_bin), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(w->dm_t, "range_cell", o + offsetof(stap_detection, range_cell), H5T_NATIVE_INT) < 0 ||
+        H5Tinsert(w->dm_t, "power", o + offsetof(stap_detection, power), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(w->dm_t, "snr_db", o + offsetof(stap_detection, snr_db), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(w->df_t, "cpi", 0, H5T_STD_I64LE) < 0 ||
+        H5Tinsert(w->df_t, "beam", 8, H5T_STD_I32LE) < 0 ||
+        H5Tinsert(w->df_t, "doppler_bin", 12, H5T_STD_I32LE) < 0 ||
+        H5Tinsert(w->df_t, "range_cell", 16, H5T_STD_I32LE) < 0 ||
+        H5Tinsert(w->df_t, "power", 20, H5T_IEEE_F32LE) < 0 ||
+        H5Tinsert(w->df_t, "snr_db", 24, H5T_IEEE_F32LE) < 0)
+        w_fail_h5(&hw, "the file's types");
+    w_root(&hw, w->file);
+    result_axes ax;
+    w_axes(&hw, w->file, hdr, D, &ax);
+    const hsize_t wrow[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
+    w->weights = w_extensible(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow, 1);
+    if (keep_output) {
+        hid_t g = w_group(&hw, w->file, "output");
+        const hsize_t orow[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)c->range_gates};
+        w->output = w_extensible(&hw, g, "iq", "/output/iq", w->cf_t, 4, orow, 1);
+        CLOSE_GROUP(g);
+    }
+    if (hdr->have_detections) {
+        w->det = w_extensible(&hw, w->file, "detections", "/detections", w->df_t, 1, NULL, 1024);
+        if (!hw.st) w_attr_string(&hw, w->det, "cfar", hdr->cfar_description);
+        if (!hw.st) w_attr_string(&hw, w->det, "units", detection_units);
+    }
+    const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
+    hid_t sds;
+    w_cf32_keep(&hw, w->file, "steering", "/steering", 2, sd, hdr->steering, &sds);
+    w_describe_results(&hw, w->weights, w->output, sds, &ax, 1);
+    CLOSE_DSET(sds);
+    w_axes_close(&ax);
+    w_config(&hw, w->file, hdr, D);
+    w_meta_radar(&hw, w->file, hdr->meta, 1);
+    hid_t g = w_group(&hw, w->file, "timing");
+    const hsize_t trow[1] = {STAP_STAGE_COUNT};
+    w->timing = w_extensible(&hw, g, "cpi_ms", "/timing/cpi_ms", H5T_IEEE_F64LE, 2, trow, 256);
+    const char *tn[2] = {"cpi", "stage"};
+    const hid_t ts[2] = {-1, -1};
+    w_describe(&hw, w->timing, "the axes of '/timing/cpi_ms'", 2, tn, ts, "ms");
+    if (!hw.st) {
+        char names[256] = "";
+        size_t at = 0;
+        for (int s = 0; s < STAP_STAGE_COUNT; s++)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", s ? "," : "", stap_stage_names[s]);
+        w_attr_string(&hw, w->timing, "columns", names);
+    }
+    CLOSE_GROUP(g);
+    /* each row's CPI of the input (they differ when the input has unwritten CPIs): a
+     * dimension scale of the cpi axis */
+    hid_t ag = hw.st ? -1 : H5Gopen2(w->file, "axes", H5P_DEFAULT);
+    if (!hw.st && ag < 0) w_fail_h5(&hw, "'/axes'");
+    w->icpi = w_extensible(&hw, ag, "input_cpi", "/axes/input_cpi", H5T_STD_I64LE, 1, NULL, 1024);
+    CLOSE_GROUP(ag);
+    if (!hw.st) {
+        w_attr_string(&hw, w->icpi, "units", "CPI index");
+        w_attr_string(&hw, w->icpi, "description", "the input's CPI of each row of the results "
+                      "(CPIs the input never wrote are not run)");
+    }
+    if (!hw.st && H5DSset_scale(w->icpi, "input_cpi") < 0) w_fail_h5(&hw, "'/axes/input_cpi'");
+    const hid_t by_cpi[3] = {w->weights, w->output, w->timing};
+    for (int k = 0; k < 3; k++)
+        if (!hw.st && by_cpi[k] >= 0 && H5DSattach_scale(by_cpi[k], w->icpi, 0) < 0)
+            w_fail_h5(&hw, "the scale of the cpi axis");
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    if (hw.st) {
+        int st = hw.st;
+        stap_result_writer_abort(w);
+        return st;
+    }
+    *out = w;
+    return RT_OK;
+}
+
+int stap_result_writer_append(stap_result_writer *w, long long cpi, long long input_cpi,
+                              const cf32 *weights, const cf32 *output, const stap_detection *det,
+                              size_t ndet, const double *stage_ms, rt_error *err)
+{
+    if (cpi != w->written)
+        return rt_fail(err, RT_EINVAL, "'%s': CPI %lld written after %lld (results must come in "
+                       "order)", w->path, cpi, w->written - 1);
+    if (!weights || (w->keep_output && !output))
+        return rt_fail(err, RT_EINVAL, "'%s': CPI %lld without its weights or output", w->path, cpi);
+    cpi_detection *cd = NULL;
+    if (ndet && w->det >= 0) {
+        cd = malloc(sizeof *cd * ndet); /* only CPIs with detections: a few per CPI */
+        if (!cd) return rt_fail(err, RT_ENOMEM, "out of memory for %zu detections", ndet);
+        for (size_t i = 0; i < ndet; i++) cd[i] = (cpi_detection){input_cpi, det[i]};
+    }
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    w_append(&hw, w->weights, w->cm_t, 5, 1, weights, "'/weights'");
+    if (w->keep_output) w_append(&hw, w->output, w->cm_t, 4, 1, output, "'/output/iq'");
+    if (cd) w_append(&hw, w->det, w->dm_t, 1, ndet, cd, "'/detections'");
+    w_append(&hw, w->timing, H5T_NATIVE_DOUBLE, 2, 1, stage_ms, "'/timing/cpi_ms'");
+    w_append(&hw, w->icpi, H5T_NATIVE_LLONG, 1, 1, &input_cpi, "'/axes/input_cpi'");
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    free(cd);
+    if (!hw.st) w->written++;
+    return hw.st;
+}
+
+int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, rt_error *err)
+{
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    w_reserve(&hw, 0);
+    hid_t g = hw.st ? -1 : H5Gopen2(w->file, "timing", H5P_DEFAULT);
+    if (g < 0) w_fail_h5(&hw, "'/timing'");
+    for (int s = 0; s < STAP_STAGE_COUNT && summary->timing_ms; s++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s_ms", stap_stage_names[s]);
+        w_attr_double(&hw, g, name, summary->timing_ms[s]);
+    }
+    w_attr_double(&hw, g, "read_ms", summary->read_ms);
+    w_attr_double(&hw, g, "total_ms", summary->total_ms);
+    w_attr_string(&hw, g, "backend", summary->backend_name);
+    w_attr_string(&hw, g, "statistic", "median over the CPIs (per CPI: /timing/cpi_ms)");
+    CLOSE_GROUP(g);
+    hid_t cg = H5Gopen2(w->file, "config", H5P_DEFAULT);
+    if (cg >= 0) {
+        w_attr(&hw, cg, "cpis", H5T_STD_I64LE, H5T_NATIVE_LLONG, &w->written);
+        if (summary->cpis_unwritten > 0)
+            w_attr(&hw, cg, "cpis_unwritten", H5T_STD_I64LE, H5T_NATIVE_LLONG,
+                   &summary->cpis_unwritten);
+        if (summary->stopped) w_attr_string(&hw, cg, "stopped", summary->stopped);
+        if (summary->engine_note && summary->engine_note[0])
+            w_attr_string(&hw, cg, "engine_note", summary->engine_note);
+        CLOSE_GROUP(cg);
+    }
+    hid_t *ids[] = {&w->weights, &w->output, &w->det, &w->timing, &w->icpi};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) CLOSE_DSET(*ids[i]);
+    hid_t *types[] = {&w->cf_t, &w->cm_t, &w->df_t, &w->dm_t};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) CLOSE_TYPE(*types[i]);
+    int st = out_finish(&hw, &w->out, w->file);
+    w->file = -1;
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    free(w);
+    return st;
+}

@@ -1,0 +1,384 @@
+/* write.c: the writers' helpers (io_internal.h), stap_input_write and the recording
+ * writer (gen --cpis, the imports). */
+#include "io_internal.h"
+#include "h5layout.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <hdf5_hl.h>
+
+/* ------------------------------------------------------------------------------------
+ * Writing: a small context so that each step can report the first failure. */
+
+/* Before HDF5 writes `bytes` of raw data into w's file. */
+void w_reserve(h5w *w, size_t bytes)
+{
+    if (!w->st && w->out) w->st = h5_out_reserve(w->out, w->file, bytes, w->err);
+}
+
+int w_fail_h5(h5w *w, const char *what)
+{
+    char detail[256];
+    if (!w->st)
+        w->st = rt_fail(w->err, RT_EIO, "cannot write %s to '%s': %s", what, w->path,
+                        h5_detail(detail, sizeof detail));
+    return w->st;
+}
+
+hid_t w_group(h5w *w, hid_t loc, const char *name)
+{
+    if (w->st) return -1;
+    hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) {
+        char what[96];
+        snprintf(what, sizeof what, "group '%s'", name);
+        w_fail_h5(w, what);
+    }
+    return g;
+}
+
+/* A contiguous dataset: `count` elements of mtype from data (NULL when count is 0). */
+void w_dataset(h5w *w, hid_t loc, const char *name, const char *fullname, hid_t ftype,
+                      hid_t mtype, int rank, const hsize_t *dims, const void *data,
+                      hid_t *keep)
+{
+    if (keep) *keep = -1;
+    if (w->st) return;
+    char what[96];
+    snprintf(what, sizeof what, "'%s'", fullname);
+    hid_t space = H5Screate_simple(rank, dims, NULL), dset = -1;
+    if (space < 0) {
+        w_fail_h5(w, what);
+        return;
+    }
+    dset = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hssize_t n = H5Sget_simple_extent_npoints(space);
+    if (dset >= 0 && n > 0) w_reserve(w, (size_t)n * H5Tget_size(ftype));
+    if (!w->st &&
+        (dset < 0 || (n > 0 && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)))
+        w_fail_h5(w, what);
+    if (keep && !w->st) *keep = dset;
+    else CLOSE_DSET(dset);
+    CLOSE_SPACE(space);
+}
+
+/* A complex64 dataset; *keep (when not NULL) gets it open, or -1. */
+void w_cf32_keep(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
+                        const hsize_t *dims, const cf32 *data, hid_t *keep)
+{
+    if (keep) *keep = -1;
+    if (w->st) return;
+    hid_t ft = cf32_file_type(), mt = cf32_mem_type();
+    if (ft < 0 || mt < 0) w_fail_h5(w, "the complex64 type");
+    else w_dataset(w, loc, name, fullname, ft, mt, rank, dims, data, keep);
+    CLOSE_TYPE(ft);
+    CLOSE_TYPE(mt);
+}
+
+void w_cf32(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
+                   const hsize_t *dims, const cf32 *data)
+{
+    w_cf32_keep(w, loc, name, fullname, rank, dims, data, NULL);
+}
+
+/* /data/iq's axis labels (schema v1.1): channel, pulse, range, after cpi for a recording */
+static void w_iq_labels(h5w *w, hid_t dset, int rank)
+{
+    if (!w->st && h5layout_write_labels(dset, rank) < 0)
+        w_fail_h5(w, "the axis labels of '/data/iq'");
+}
+
+void w_attr(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+                   const void *value)
+{
+    if (w->st) return;
+    hid_t space = H5Screate(H5S_SCALAR), attr = -1;
+    if (space >= 0) attr = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (space < 0 || attr < 0 || H5Awrite(attr, mtype, value) < 0) {
+        char what[96];
+        snprintf(what, sizeof what, "attribute '%s'", name);
+        w_fail_h5(w, what);
+    }
+    CLOSE_ATTR(attr);
+    CLOSE_SPACE(space);
+}
+
+void w_attr_int(h5w *w, hid_t obj, const char *name, int v)
+{
+    w_attr(w, obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &v);
+}
+
+void w_attr_double(h5w *w, hid_t obj, const char *name, double v)
+{
+    w_attr(w, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* Strings are variable-length UTF-8, what h5py writes for str (and reads back as str). */
+void w_attr_string(h5w *w, hid_t obj, const char *name, const char *s)
+{
+    if (w->st) return;
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+        w_fail_h5(w, "a string type");
+    } else {
+        const char *v = s ? s : "";
+        w_attr(w, obj, name, t, t, &v);
+    }
+    CLOSE_TYPE(t);
+}
+
+/* The root attributes of every file rtstap writes (schema v1.1). */
+void w_root(h5w *w, hid_t file)
+{
+    w_attr_string(w, file, "schema", H5IO_SCHEMA);
+    w_attr_string(w, file, "rtstap_version", RTSTAP_VERSION);
+    w_attr_string(w, file, "commit", RTSTAP_COMMIT);
+}
+
+/* A dataset access list without a chunk cache, for the writers' chunked datasets: each
+ * chunk goes to the file when H5Dwrite returns — within the blocks allocated ahead of it —
+ * and none is left dirty for a close to flush past them (or to fail, when the file is
+ * being abandoned). One list for the process, made once (never closed). */
+hid_t no_chunk_cache(void)
+{
+    static hid_t dapl = -1;
+    if (dapl < 0) {
+        dapl = H5Pcreate(H5P_DATASET_ACCESS);
+        if (dapl >= 0 && H5Pset_chunk_cache(dapl, 0, 0, H5D_CHUNK_CACHE_W0_DEFAULT) < 0) {
+            H5Pclose(dapl);
+            dapl = -1;
+        }
+    }
+    return dapl >= 0 ? dapl : H5P_DEFAULT;
+}
+
+/* The writers' forms: the failure goes into w. */
+hid_t out_create(h5w *w, h5_out *o)
+{
+    hid_t file = h5_out_create(o, w->err);
+    if (file < 0) w->st = w->err ? w->err->code : RT_EIO;
+    w->out = o;
+    w->file = file;
+    return file;
+}
+
+int out_finish(h5w *w, h5_out *o, hid_t file)
+{
+    int st = h5_out_finish(o, file, w->st != RT_OK, w->err);
+    if (w->st) return w->st;
+    return w->st = st;
+}
+
+void w_meta_radar(h5w *w, hid_t file, const stap_radar_meta *m, int always)
+{
+    if (w->st) return;
+    int any = m && (m->has_prf || m->has_carrier || m->has_sample_rate);
+    if (!any && !always) return;
+    hid_t g = w_group(w, file, "radar");
+    if (g < 0) return;
+    if (m && m->has_prf) w_attr_double(w, g, "prf_hz", m->prf_hz);
+    if (m && m->has_carrier) w_attr_double(w, g, "carrier_frequency_hz", m->carrier_frequency_hz);
+    if (m && m->has_sample_rate) w_attr_double(w, g, "sample_rate_hz", m->sample_rate_hz);
+    CLOSE_GROUP(g);
+}
+
+int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn extra,
+                     void *extra_user, rt_error *err)
+{
+    return stap_input_write_mode(path, in, extra, extra_user, RT_WRITE_NEW, err);
+}
+
+int stap_input_write_mode(const char *path, const stap_input *in, stap_h5_extra_fn extra,
+                          void *extra_user, rt_write_mode mode, rt_error *err)
+{
+    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_write: empty output path");
+    if (!in || !in->iq || in->channels < 1 || in->pulses < 1 || in->range_gates < 1)
+        return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): no cube, or a dimension < 1", path);
+    if (in->steering_beams < 0 ||
+        (in->steering_beams > 0 && (!in->steering || in->steering_len < 1)))
+        return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): steering_beams = %d but no "
+                       "steering vectors of length >= 1", path, in->steering_beams);
+    const stap_radar_meta *m = &in->meta;
+    if (m->has_element_spacing &&
+        !(isfinite(m->element_spacing_wavelengths) && m->element_spacing_wavelengths > 0))
+        return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): element spacing %g is not a "
+                       "finite number > 0", path, m->element_spacing_wavelengths);
+
+    h5_out o;
+    h5_quiet q;
+    quiet_begin(&q);
+    h5w w = {path, err, RT_OK, NULL, -1};
+    if (h5_out_begin(&o, path, mode, err)) {
+        quiet_end(&q);
+        return err ? err->code : RT_EIO;
+    }
+    hid_t file = out_create(&w, &o);
+    w_attr_int(&w, file, "schema_version", H5IO_SCHEMA_VERSION);
+    w_root(&w, file);
+    hid_t g = w_group(&w, file, "data");
+    const hsize_t dims[3] = {(hsize_t)in->channels, (hsize_t)in->pulses, (hsize_t)in->range_gates};
+    hid_t iq;
+    w_cf32_keep(&w, g, "iq", "/data/iq", 3, dims, in->iq, &iq);
+    if (iq >= 0) w_iq_labels(&w, iq, 3);
+    CLOSE_DSET(iq);
+    CLOSE_GROUP(g);
+    if (in->steering_beams > 0) {
+        const hsize_t sd[2] = {(hsize_t)in->steering_beams, (hsize_t)in->steering_len};
+        w_cf32(&w, file, "steering", "/steering", 2, sd, in->steering);
+    }
+    if (m->has_element_spacing) {
+        g = w_group(&w, file, "array");
+        if (g >= 0)
+            w_attr_double(&w, g, "element_spacing_wavelengths", m->element_spacing_wavelengths);
+        CLOSE_GROUP(g);
+    }
+    w_meta_radar(&w, file, m, 0);
+    w_reserve(&w, 0); /* the hook writes small things: within the margin */
+    if (!w.st && extra) w.st = extra((int64_t)file, extra_user, err);
+    int st = out_finish(&w, &o, file);
+    quiet_end(&q);
+    return st;
+}
+
+/* ---- writing a recording (gen, import-perfect) -------------------------------------- */
+
+struct stap_recording_writer {
+    char path[1024];
+    h5_out out;
+    hid_t file, dset, ftype, mtype;
+    hsize_t dims[4];
+    rt_error *err;
+};
+
+void stap_recording_abort(stap_recording_writer *w)
+{
+    if (!w) return;
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    CLOSE_DSET(w->dset);
+    CLOSE_TYPE(w->ftype);
+    CLOSE_TYPE(w->mtype);
+    h5_out_finish(&w->out, w->file, 1, NULL); /* abandoned: its blocks freed, closed, removed */
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    free(w);
+}
+
+int stap_recording_create(stap_recording_writer **out, const char *path, const stap_input *in,
+                          long long cpis, rt_error *err)
+{
+    return stap_recording_create_mode(out, path, in, cpis, RT_WRITE_NEW, err);
+}
+
+int stap_recording_create_mode(stap_recording_writer **out, const char *path,
+                               const stap_input *in, long long cpis, rt_write_mode mode,
+                               rt_error *err)
+{
+    *out = NULL;
+    if (!path || !*path || !in || cpis < 1 || in->channels < 1 || in->pulses < 1 || in->range_gates < 1)
+        return rt_fail(err, RT_EINVAL, "stap_recording_create: no path, or a dimension < 1");
+    stap_recording_writer *w = calloc(1, sizeof *w);
+    if (!w) return rt_fail(err, RT_ENOMEM, "out of memory");
+    w->file = w->dset = w->ftype = w->mtype = -1;
+    snprintf(w->path, sizeof w->path, "%s", path);
+    if (h5_out_begin(&w->out, w->path, mode, err)) {
+        int st = err ? err->code : RT_EIO;
+        free(w);
+        return st;
+    }
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    h5w hw = {w->path, err, RT_OK, NULL, -1};
+    w->file = out_create(&hw, &w->out);
+    w_attr_int(&hw, w->file, "schema_version", H5IO_SCHEMA_VERSION);
+    w_root(&hw, w->file);
+    hid_t g = w_group(&hw, w->file, "data"), space = -1, dcpl = -1;
+    w->dims[0] = (hsize_t)cpis;
+    w->dims[1] = (hsize_t)in->channels;
+    w->dims[2] = (hsize_t)in->pulses;
+    w->dims[3] = (hsize_t)in->range_gates;
+    const hsize_t chunk[4] = {1, w->dims[1], w->dims[2], w->dims[3]};
+    if (!hw.st) {
+        w->ftype = cf32_file_type();
+        w->mtype = cf32_mem_type();
+        space = H5Screate_simple(4, w->dims, NULL);
+        dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        /* one CPI per chunk (HDF5 caps a chunk at 4 GiB) */
+        if (w->ftype < 0 || w->mtype < 0 || space < 0 || dcpl < 0 ||
+            (size_t)in->channels * in->pulses * in->range_gates * 8 >= ((size_t)4 << 30) ||
+            H5Pset_chunk(dcpl, 4, chunk) < 0 ||
+            (w->dset = H5Dcreate2(g, "iq", w->ftype, space, H5P_DEFAULT, dcpl, no_chunk_cache())) < 0)
+            w_fail_h5(&hw, "'/data/iq'");
+        w_iq_labels(&hw, w->dset, 4);
+    }
+    CLOSE_PLIST(dcpl);
+    CLOSE_SPACE(space);
+    CLOSE_GROUP(g);
+    if (in->steering_beams > 0) {
+        const hsize_t sd[2] = {(hsize_t)in->steering_beams, (hsize_t)in->steering_len};
+        w_cf32(&hw, w->file, "steering", "/steering", 2, sd, in->steering);
+    }
+    const stap_radar_meta *m = &in->meta;
+    if (m->has_element_spacing) {
+        g = w_group(&hw, w->file, "array");
+        if (g >= 0) w_attr_double(&hw, g, "element_spacing_wavelengths", m->element_spacing_wavelengths);
+        CLOSE_GROUP(g);
+    }
+    w_meta_radar(&hw, w->file, m, 0);
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    if (hw.st) {
+        int st = hw.st;
+        stap_recording_abort(w);
+        return st;
+    }
+    *out = w;
+    return RT_OK;
+}
+
+int stap_recording_write(stap_recording_writer *w, long long cpi, const cf32 *cube, rt_error *err)
+{
+    if (cpi < 0 || cpi >= (long long)w->dims[0])
+        return rt_fail(err, RT_EINVAL, "'%s' holds %llu CPIs; CPI %lld written", w->path,
+                       (unsigned long long)w->dims[0], cpi);
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    hsize_t start[4] = {(hsize_t)cpi, 0, 0, 0}, count[4] = {1, w->dims[1], w->dims[2], w->dims[3]};
+    w_reserve(&hw, sizeof(cf32) * (size_t)(w->dims[1] * w->dims[2] * w->dims[3]));
+    hid_t fs = hw.st ? -1 : H5Dget_space(w->dset), ms = hw.st ? -1 : H5Screate_simple(4, count, NULL);
+    if (!hw.st &&
+        (fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+         H5Dwrite(w->dset, w->mtype, ms, fs, H5P_DEFAULT, cube) < 0))
+        w_fail_h5(&hw, "a CPI of '/data/iq'");
+    CLOSE_SPACE(fs);
+    CLOSE_SPACE(ms);
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    return hw.st;
+}
+
+int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void *user,
+                          rt_error *err)
+{
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    w_reserve(&hw, 0);
+    if (extra && !hw.st) hw.st = extra((int64_t)w->file, user, err);
+    CLOSE_DSET(w->dset);
+    CLOSE_TYPE(w->ftype);
+    CLOSE_TYPE(w->mtype);
+    int st = out_finish(&hw, &w->out, w->file);
+    w->file = -1;
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    free(w);
+    return st;
+}
