@@ -99,7 +99,8 @@ int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, rt_error *er
         goto done;
     }
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(global, "core:datatype");
-    if (!cJSON_IsString(dt) || strlen(dt->valuestring) >= sizeof m->datatype) {
+    if (!cJSON_IsString(dt) || !dt->valuestring[0] ||
+        strlen(dt->valuestring) >= sizeof m->datatype) {
         shown(dt, val, sizeof val);
         st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:datatype\" %s: expected a short "
                      "string such as \"ci16_le\"", meta_path, dt ? val : "is missing");
