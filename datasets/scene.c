@@ -2,9 +2,9 @@
  * jammers, noise, point targets), its /truth record and its exact covariances. */
 #include "scene.h"
 #include "rt_rng.h"
+#include "h5x.h"
 
 #include <cblas.h>
-#include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,79 +494,46 @@ void scene_staggered_signature(int C, const cf64 *a, double w, const double *win
     }
 }
 
-/* ---- /truth in HDF5 ------------------------------------------------------------ */
-static int attr_write(hid_t loc, const char *name, hid_t type, const void *v)
-{
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t st = a < 0 ? -1 : H5Awrite(a, type, v);
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp);
-    return st < 0 ? -1 : 0;
-}
-static int attr_d(hid_t loc, const char *name, double v) { return attr_write(loc, name, H5T_NATIVE_DOUBLE, &v); }
-static int attr_i(hid_t loc, const char *name, long long v) { return attr_write(loc, name, H5T_NATIVE_LLONG, &v); }
-static int attr_s(hid_t loc, const char *name, const char *s)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, strlen(s) + 1);
-    int st = attr_write(loc, name, t, s);
-    H5Tclose(t);
-    return st;
-}
-static int dset_write(hid_t loc, const char *name, hid_t type, int n, const void *v)
-{
-    hsize_t dim = (hsize_t)n;
-    hid_t sp = H5Screate_simple(1, &dim, NULL);
-    hid_t ds = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t st = ds < 0 ? -1 : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
-    if (ds >= 0) H5Dclose(ds);
-    H5Sclose(sp);
-    return st < 0 ? -1 : 0;
-}
+/* ---- /truth in HDF5 (through the I/O module: stap/io/h5x.h) -------------------------- */
 
-int scene_truth_write(int64_t file_id, const scene_truth *t, rt_error *err)
+int scene_truth_write(stap_h5_file *f, const scene_truth *t, rt_error *err)
 {
     const scene_config *c = &t->cfg;
-    hid_t g = H5Gcreate2((hid_t)file_id, "/truth", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0) return rt_fail(err, RT_EIO, "cannot create group /truth");
-    int bad = 0;
-    bad |= attr_s(g, "model", "Ward TR-1015 side-looking ULA: flat earth, range-homogeneous "
-                              "clutter ring (constant gamma, cos^2 element, uniform transmit "
-                              "array), barrage jammers, thermal noise, point targets");
-    bad |= attr_s(g, "covariance_index", "space-time vector index c*P + p");
-    bad |= attr_i(g, "channels", c->channels);
-    bad |= attr_i(g, "pulses", c->pulses);
-    bad |= attr_i(g, "range_gates", c->range_gates);
-    bad |= attr_d(g, "element_spacing_wavelengths", c->element_spacing);
-    bad |= attr_d(g, "carrier_frequency_hz", c->carrier_hz);
-    bad |= attr_d(g, "wavelength_m", t->wavelength_m);
-    bad |= attr_d(g, "prf_hz", c->prf_hz);
-    bad |= attr_d(g, "velocity_mps", c->velocity_mps);
-    bad |= attr_d(g, "beta", t->beta);
-    bad |= attr_d(g, "altitude_m", c->altitude_m);
-    bad |= attr_d(g, "slant_range_m", c->slant_range_m);
-    bad |= attr_d(g, "depression_rad", t->depression_rad);
-    bad |= attr_d(g, "grazing_rad", t->grazing_rad);
-    bad |= attr_i(g, "clutter", c->clutter);
-    bad |= attr_d(g, "cnr_db", c->cnr_db);
-    bad |= attr_i(g, "patches", t->patches);
-    bad |= attr_d(g, "backlobe_db", c->backlobe_db);
-    bad |= attr_d(g, "transmit_u", c->transmit_u);
-    bad |= attr_d(g, "noise_power", c->noise_power);
-    bad |= attr_i(g, "seed", (long long)c->seed);
-    bad |= attr_i(g, "jammer_count", c->njammers);
-    bad |= attr_i(g, "target_count", c->ntargets);
+    const char *g = "/truth";
+    h5x_group(f, g);
+    h5x_put_fixed_string(f, g, "model", "Ward TR-1015 side-looking ULA: flat earth, "
+                         "range-homogeneous clutter ring (constant gamma, cos^2 element, "
+                         "uniform transmit array), barrage jammers, thermal noise, point targets");
+    h5x_put_fixed_string(f, g, "covariance_index", "space-time vector index c*P + p");
+    h5x_put_llong(f, g, "channels", c->channels);
+    h5x_put_llong(f, g, "pulses", c->pulses);
+    h5x_put_llong(f, g, "range_gates", c->range_gates);
+    h5x_put_double(f, g, "element_spacing_wavelengths", c->element_spacing);
+    h5x_put_double(f, g, "carrier_frequency_hz", c->carrier_hz);
+    h5x_put_double(f, g, "wavelength_m", t->wavelength_m);
+    h5x_put_double(f, g, "prf_hz", c->prf_hz);
+    h5x_put_double(f, g, "velocity_mps", c->velocity_mps);
+    h5x_put_double(f, g, "beta", t->beta);
+    h5x_put_double(f, g, "altitude_m", c->altitude_m);
+    h5x_put_double(f, g, "slant_range_m", c->slant_range_m);
+    h5x_put_double(f, g, "depression_rad", t->depression_rad);
+    h5x_put_double(f, g, "grazing_rad", t->grazing_rad);
+    h5x_put_llong(f, g, "clutter", c->clutter);
+    h5x_put_double(f, g, "cnr_db", c->cnr_db);
+    h5x_put_llong(f, g, "patches", t->patches);
+    h5x_put_double(f, g, "backlobe_db", c->backlobe_db);
+    h5x_put_double(f, g, "transmit_u", c->transmit_u);
+    h5x_put_double(f, g, "noise_power", c->noise_power);
+    h5x_put_llong(f, g, "seed", (long long)c->seed);
+    h5x_put_llong(f, g, "jammer_count", c->njammers);
+    h5x_put_llong(f, g, "target_count", c->ntargets);
     if (t->patches > 0) {
-        hid_t cg = H5Gcreate2(g, "clutter", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        bad |= cg < 0;
-        if (cg >= 0) {
-            bad |= dset_write(cg, "azimuth_rad", H5T_NATIVE_DOUBLE, t->patches, t->patch_azimuth);
-            bad |= dset_write(cg, "spatial_frequency", H5T_NATIVE_DOUBLE, t->patches, t->patch_spatial);
-            bad |= dset_write(cg, "normalized_doppler", H5T_NATIVE_DOUBLE, t->patches, t->patch_doppler);
-            bad |= dset_write(cg, "cnr", H5T_NATIVE_DOUBLE, t->patches, t->patch_cnr);
-            H5Gclose(cg);
-        }
+        const size_t n = (size_t)t->patches;
+        h5x_group(f, "/truth/clutter");
+        h5x_put_doubles(f, "/truth/clutter/azimuth_rad", 1, &n, t->patch_azimuth);
+        h5x_put_doubles(f, "/truth/clutter/spatial_frequency", 1, &n, t->patch_spatial);
+        h5x_put_doubles(f, "/truth/clutter/normalized_doppler", 1, &n, t->patch_doppler);
+        h5x_put_doubles(f, "/truth/clutter/cnr", 1, &n, t->patch_cnr);
     }
     if (c->njammers > 0) {
         double u[SCENE_MAX_JAMMERS], jnr[SCENE_MAX_JAMMERS], vt[SCENE_MAX_JAMMERS];
@@ -575,20 +542,18 @@ int scene_truth_write(int64_t file_id, const scene_truth *t, rt_error *err)
             jnr[j] = c->jammers[j].jnr_db;
             vt[j] = c->element_spacing * u[j];
         }
-        hid_t jg = H5Gcreate2(g, "jammers", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        bad |= jg < 0;
-        if (jg >= 0) {
-            bad |= dset_write(jg, "u", H5T_NATIVE_DOUBLE, c->njammers, u);
-            bad |= dset_write(jg, "jnr_db", H5T_NATIVE_DOUBLE, c->njammers, jnr);
-            bad |= dset_write(jg, "spatial_frequency", H5T_NATIVE_DOUBLE, c->njammers, vt);
-            H5Gclose(jg);
-        }
+        const size_t n = (size_t)c->njammers;
+        h5x_group(f, "/truth/jammers");
+        h5x_put_doubles(f, "/truth/jammers/u", 1, &n, u);
+        h5x_put_doubles(f, "/truth/jammers/jnr_db", 1, &n, jnr);
+        h5x_put_doubles(f, "/truth/jammers/spatial_frequency", 1, &n, vt);
     }
     if (c->ntargets > 0) {
-        int n = c->ntargets, rc[SCENE_MAX_TARGETS];
+        int rc[SCENE_MAX_TARGETS];
         double u[SCENE_MAX_TARGETS], fd[SCENE_MAX_TARGETS], snr[SCENE_MAX_TARGETS];
         double vt[SCENE_MAX_TARGETS], w[SCENE_MAX_TARGETS];
-        for (int k = 0; k < n; k++) {
+        const size_t n = (size_t)c->ntargets;
+        for (size_t k = 0; k < n; k++) {
             rc[k] = c->targets[k].range_cell;
             u[k] = c->targets[k].u;
             fd[k] = c->targets[k].doppler_hz;
@@ -596,164 +561,88 @@ int scene_truth_write(int64_t file_id, const scene_truth *t, rt_error *err)
             vt[k] = c->element_spacing * u[k];
             w[k] = fd[k] / c->prf_hz;
         }
-        hid_t tg = H5Gcreate2(g, "targets", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        bad |= tg < 0;
-        if (tg >= 0) {
-            bad |= dset_write(tg, "range_cell", H5T_NATIVE_INT, n, rc);
-            bad |= dset_write(tg, "u", H5T_NATIVE_DOUBLE, n, u);
-            bad |= dset_write(tg, "doppler_hz", H5T_NATIVE_DOUBLE, n, fd);
-            bad |= dset_write(tg, "snr_db", H5T_NATIVE_DOUBLE, n, snr);
-            bad |= dset_write(tg, "spatial_frequency", H5T_NATIVE_DOUBLE, n, vt);
-            bad |= dset_write(tg, "normalized_doppler", H5T_NATIVE_DOUBLE, n, w);
-            bad |= dset_write(tg, "phase_rad", H5T_NATIVE_DOUBLE, n, t->target_phase);
-            H5Gclose(tg);
-        }
+        h5x_group(f, "/truth/targets");
+        h5x_put_ints(f, "/truth/targets/range_cell", n, rc);
+        h5x_put_doubles(f, "/truth/targets/u", 1, &n, u);
+        h5x_put_doubles(f, "/truth/targets/doppler_hz", 1, &n, fd);
+        h5x_put_doubles(f, "/truth/targets/snr_db", 1, &n, snr);
+        h5x_put_doubles(f, "/truth/targets/spatial_frequency", 1, &n, vt);
+        h5x_put_doubles(f, "/truth/targets/normalized_doppler", 1, &n, w);
+        h5x_put_doubles(f, "/truth/targets/phase_rad", 1, &n, t->target_phase);
     }
-    H5Gclose(g);
-    return bad ? rt_fail(err, RT_EIO, "cannot write /truth") : RT_OK;
+    return h5x_status(f, err);
 }
 
-int scene_truth_write_hook(int64_t file_id, void *user, rt_error *err)
+int scene_truth_write_hook(stap_h5_file *f, void *user, rt_error *err)
 {
-    return scene_truth_write(file_id, (const scene_truth *)user, err);
+    return scene_truth_write(f, (const scene_truth *)user, err);
 }
 
-static int attr_read(hid_t loc, const char *name, hid_t type, void *v, const char *path,
-                     rt_error *err)
-{
-    if (H5Aexists(loc, name) <= 0)
-        return rt_fail(err, RT_EFORMAT, "%s: /truth lacks attribute '%s'", path, name);
-    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-    herr_t st = a < 0 ? -1 : H5Aread(a, type, v);
-    if (a >= 0) H5Aclose(a);
-    return st < 0 ? rt_fail(err, RT_EFORMAT, "%s: cannot read /truth attribute '%s'", path, name)
-                  : RT_OK;
-}
-
-static int dset_read(hid_t loc, const char *name, hid_t type, int n, void *v, const char *path,
-                     rt_error *err)
-{
-    hid_t ds = H5Dopen2(loc, name, H5P_DEFAULT);
-    if (ds < 0) return rt_fail(err, RT_EFORMAT, "%s: missing dataset /truth/.../%s", path, name);
-    hid_t sp = H5Dget_space(ds);
-    hsize_t dim = 0;
-    int rank = H5Sget_simple_extent_ndims(sp);
-    if (rank == 1) H5Sget_simple_extent_dims(sp, &dim, NULL);
-    H5Sclose(sp);
-    if (rank != 1 || dim != (hsize_t)n) {
-        H5Dclose(ds);
-        return rt_fail(err, RT_EFORMAT, "%s: dataset %s has the wrong shape (expected %d values)",
-                       path, name, n);
-    }
-    herr_t st = H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
-    H5Dclose(ds);
-    return st < 0 ? rt_fail(err, RT_EFORMAT, "%s: cannot read dataset %s", path, name) : RT_OK;
-}
+/* The /truth attributes: counts (whole numbers) and numbers, by name */
+typedef struct truth_count { const char *name; long long lo, hi; int *dst; } truth_count;
+typedef struct truth_number { const char *name; double *dst; } truth_number;
 
 int scene_truth_read(const char *path, scene_truth *t, rt_error *err)
 {
     memset(t, 0, sizeof *t);
-    H5E_auto2_t fn;
-    void *fd;
-    H5Eget_auto2(H5E_DEFAULT, &fn, &fd);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    int st = RT_OK;
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), g = -1;
-    if (f < 0) {
-        st = rt_fail(err, RT_EIO, "%s: cannot open as HDF5", path);
-        goto out;
-    }
-    if (H5Lexists(f, "/truth", H5P_DEFAULT) <= 0) {
-        st = rt_fail(err, RT_EFORMAT, "%s: no /truth group (not a file of 'rtstap gen')", path);
-        goto out;
-    }
-    g = H5Gopen2(f, "/truth", H5P_DEFAULT);
+    h5x *f = NULL;
+    int st = h5x_open(&f, path, err);
+    if (st) return st;
     scene_config *c = &t->cfg;
-    long long i64;
-#define RD_I(name, dst) \
-    if ((st = attr_read(g, name, H5T_NATIVE_LLONG, &i64, path, err))) goto out; \
-    dst = i64;
-#define RD_D(name, dst) \
-    if ((st = attr_read(g, name, H5T_NATIVE_DOUBLE, &dst, path, err))) goto out;
-    RD_I("channels", c->channels);
-    RD_I("pulses", c->pulses);
-    RD_I("range_gates", c->range_gates);
-    RD_D("element_spacing_wavelengths", c->element_spacing);
-    RD_D("carrier_frequency_hz", c->carrier_hz);
-    RD_D("prf_hz", c->prf_hz);
-    RD_D("velocity_mps", c->velocity_mps);
-    RD_D("altitude_m", c->altitude_m);
-    RD_D("slant_range_m", c->slant_range_m);
-    RD_I("clutter", c->clutter);
-    RD_D("cnr_db", c->cnr_db);
-    RD_I("patches", c->patches);
-    RD_D("backlobe_db", c->backlobe_db);
-    RD_D("transmit_u", c->transmit_u);
-    RD_D("noise_power", c->noise_power);
-    RD_I("seed", c->seed);
-    RD_I("jammer_count", c->njammers);
-    RD_I("target_count", c->ntargets);
-    RD_D("wavelength_m", t->wavelength_m);
-    RD_D("beta", t->beta);
-    RD_D("depression_rad", t->depression_rad);
-    RD_D("grazing_rad", t->grazing_rad);
-#undef RD_I
-#undef RD_D
-    if (c->njammers < 0 || c->njammers > SCENE_MAX_JAMMERS || c->ntargets < 0 ||
-        c->ntargets > SCENE_MAX_TARGETS || c->channels < 1 || c->pulses < 1 ||
-        c->range_gates < 1 || c->patches < 0) {
-        st = rt_fail(err, RT_EFORMAT, "%s: /truth holds out-of-range counts", path);
-        goto out;
+    const char *g = "/truth";
+    if (!h5x_exists(f, g)) {
+        h5x_close(f);
+        return rt_fail(err, RT_EFORMAT, "%s: no /truth group (not a file of 'rtstap gen')", path);
     }
-    int Nc = c->clutter ? c->patches : 0;
-    if ((st = alloc_patches(t, Nc, err))) goto out;
-    if (Nc > 0) {
-        hid_t cg = H5Gopen2(g, "clutter", H5P_DEFAULT);
-        if (cg < 0) {
-            st = rt_fail(err, RT_EFORMAT, "%s: missing /truth/clutter", path);
-            goto out;
-        }
-        if (!(st = dset_read(cg, "azimuth_rad", H5T_NATIVE_DOUBLE, Nc, t->patch_azimuth, path, err)) &&
-            !(st = dset_read(cg, "spatial_frequency", H5T_NATIVE_DOUBLE, Nc, t->patch_spatial, path, err)) &&
-            !(st = dset_read(cg, "normalized_doppler", H5T_NATIVE_DOUBLE, Nc, t->patch_doppler, path, err)))
-            st = dset_read(cg, "cnr", H5T_NATIVE_DOUBLE, Nc, t->patch_cnr, path, err);
-        H5Gclose(cg);
-        if (st) goto out;
+    const truth_count counts[] = {
+        {"channels", 1, 1 << 20, &c->channels}, {"pulses", 1, 1 << 24, &c->pulses},
+        {"range_gates", 1, 1 << 28, &c->range_gates}, {"clutter", 0, 1, &c->clutter},
+        {"patches", 0, 1 << 24, &c->patches}, {"jammer_count", 0, SCENE_MAX_JAMMERS, &c->njammers},
+        {"target_count", 0, SCENE_MAX_TARGETS, &c->ntargets}};
+    const truth_number numbers[] = {
+        {"element_spacing_wavelengths", &c->element_spacing}, {"carrier_frequency_hz", &c->carrier_hz},
+        {"prf_hz", &c->prf_hz}, {"velocity_mps", &c->velocity_mps}, {"altitude_m", &c->altitude_m},
+        {"slant_range_m", &c->slant_range_m}, {"cnr_db", &c->cnr_db}, {"backlobe_db", &c->backlobe_db},
+        {"transmit_u", &c->transmit_u}, {"noise_power", &c->noise_power},
+        {"wavelength_m", &t->wavelength_m}, {"beta", &t->beta},
+        {"depression_rad", &t->depression_rad}, {"grazing_rad", &t->grazing_rad}};
+    for (size_t i = 0; !st && i < sizeof counts / sizeof *counts; i++) {
+        long long v;
+        if (!(st = h5x_get_count(f, g, counts[i].name, counts[i].lo, counts[i].hi, &v, err)))
+            *counts[i].dst = (int)v;
     }
-    if (c->njammers > 0) {
+    for (size_t i = 0; !st && i < sizeof numbers / sizeof *numbers; i++)
+        st = h5x_get_double(f, g, numbers[i].name, numbers[i].dst, err);
+    long long seed = 0; /* written as int64: every bit of the uint64 seed */
+    if (!st && !(st = h5x_get_llong(f, g, "seed", &seed, err))) c->seed = (uint64_t)seed;
+    const int Nc = c->clutter ? c->patches : 0;
+    if (!st) st = alloc_patches(t, Nc, err);
+    if (!st && Nc > 0) {
+        const size_t n = (size_t)Nc;
+        if (!(st = h5x_get_doubles(f, "/truth/clutter/azimuth_rad", 1, &n, t->patch_azimuth, err)) &&
+            !(st = h5x_get_doubles(f, "/truth/clutter/spatial_frequency", 1, &n, t->patch_spatial, err)) &&
+            !(st = h5x_get_doubles(f, "/truth/clutter/normalized_doppler", 1, &n, t->patch_doppler, err)))
+            st = h5x_get_doubles(f, "/truth/clutter/cnr", 1, &n, t->patch_cnr, err);
+    }
+    if (!st && c->njammers > 0) {
         double u[SCENE_MAX_JAMMERS], jnr[SCENE_MAX_JAMMERS];
-        hid_t jg = H5Gopen2(g, "jammers", H5P_DEFAULT);
-        if (jg < 0) {
-            st = rt_fail(err, RT_EFORMAT, "%s: missing /truth/jammers", path);
-            goto out;
-        }
-        if (!(st = dset_read(jg, "u", H5T_NATIVE_DOUBLE, c->njammers, u, path, err)))
-            st = dset_read(jg, "jnr_db", H5T_NATIVE_DOUBLE, c->njammers, jnr, path, err);
-        H5Gclose(jg);
-        if (st) goto out;
-        for (int j = 0; j < c->njammers; j++) c->jammers[j] = (scene_jammer){u[j], jnr[j]};
+        const size_t n = (size_t)c->njammers;
+        if (!(st = h5x_get_doubles(f, "/truth/jammers/u", 1, &n, u, err)))
+            st = h5x_get_doubles(f, "/truth/jammers/jnr_db", 1, &n, jnr, err);
+        for (int j = 0; !st && j < c->njammers; j++) c->jammers[j] = (scene_jammer){u[j], jnr[j]};
     }
-    if (c->ntargets > 0) {
-        int n = c->ntargets, rc[SCENE_MAX_TARGETS];
+    if (!st && c->ntargets > 0) {
+        int rc[SCENE_MAX_TARGETS];
         double u[SCENE_MAX_TARGETS], fd[SCENE_MAX_TARGETS], snr[SCENE_MAX_TARGETS];
-        hid_t tg = H5Gopen2(g, "targets", H5P_DEFAULT);
-        if (tg < 0) {
-            st = rt_fail(err, RT_EFORMAT, "%s: missing /truth/targets", path);
-            goto out;
-        }
-        if (!(st = dset_read(tg, "range_cell", H5T_NATIVE_INT, n, rc, path, err)) &&
-            !(st = dset_read(tg, "u", H5T_NATIVE_DOUBLE, n, u, path, err)) &&
-            !(st = dset_read(tg, "doppler_hz", H5T_NATIVE_DOUBLE, n, fd, path, err)) &&
-            !(st = dset_read(tg, "snr_db", H5T_NATIVE_DOUBLE, n, snr, path, err)))
-            st = dset_read(tg, "phase_rad", H5T_NATIVE_DOUBLE, n, t->target_phase, path, err);
-        H5Gclose(tg);
-        if (st) goto out;
-        for (int k = 0; k < n; k++) c->targets[k] = (scene_target){rc[k], u[k], fd[k], snr[k]};
+        const size_t n = (size_t)c->ntargets;
+        if (!(st = h5x_get_ints(f, "/truth/targets/range_cell", n, rc, err)) &&
+            !(st = h5x_get_doubles(f, "/truth/targets/u", 1, &n, u, err)) &&
+            !(st = h5x_get_doubles(f, "/truth/targets/doppler_hz", 1, &n, fd, err)) &&
+            !(st = h5x_get_doubles(f, "/truth/targets/snr_db", 1, &n, snr, err)))
+            st = h5x_get_doubles(f, "/truth/targets/phase_rad", 1, &n, t->target_phase, err);
+        for (size_t k = 0; !st && k < n; k++) c->targets[k] = (scene_target){rc[k], u[k], fd[k], snr[k]};
     }
-out:
-    if (g >= 0) H5Gclose(g);
-    if (f >= 0) H5Fclose(f);
-    H5Eset_auto2(H5E_DEFAULT, fn, fd);
+    h5x_close(f);
     if (st) scene_truth_free(t);
     return st;
 }

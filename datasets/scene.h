@@ -116,10 +116,10 @@ int scene_generate(const scene_truth *t, cf32 *cube, rt_error *err);
 void scene_radar_meta(const scene_truth *t, stap_radar_meta *meta);
 
 /* Write /truth (parameters as attributes; clutter patches, jammers and targets as
- * datasets) into an open HDF5 file; scene_truth_write_hook has the stap_h5_extra_fn
- * signature with user = const scene_truth *. */
-int scene_truth_write(int64_t file_id, const scene_truth *t, rt_error *err);
-int scene_truth_write_hook(int64_t file_id, void *user, rt_error *err);
+ * datasets) into a file being written (a writer's hook); scene_truth_write_hook has the
+ * stap_h5_extra_fn signature with user = const scene_truth *. */
+int scene_truth_write(stap_h5_file *f, const scene_truth *t, rt_error *err);
+int scene_truth_write_hook(stap_h5_file *f, void *user, rt_error *err);
 /* Read /truth of a generated scene file back (the patch arrays as stored, so the
  * covariance is the exact one of the file). */
 int scene_truth_read(const char *path, scene_truth *t, rt_error *err);

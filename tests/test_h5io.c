@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "h5io.h"
 #include "h5io_extra.h"
+#include "h5x.h"
 #include "la_check.h"
 #include "layout_lib.h"
 #include "mkinput_lib.h"
@@ -187,20 +188,14 @@ typedef struct hook_state {
 } hook_state;
 
 /* An extra hook writing /truth (int32, 3 values) with the raw API, or failing. */
-static int truth_hook(int64_t file_id, void *user, rt_error *err)
+static int truth_hook(stap_h5_file *f, void *user, rt_error *err)
 {
     hook_state *h = user;
     h->calls++;
     if (h->fail) return rt_fail(err, RT_EINVAL, "hook refused on purpose");
     const int v[3] = {7, 8, 9};
-    const hsize_t n = 3;
-    hid_t s = H5Screate_simple(1, &n, NULL);
-    hid_t d = H5Dcreate2((hid_t)file_id, "truth", H5T_STD_I32LE, s, H5P_DEFAULT, H5P_DEFAULT,
-                         H5P_DEFAULT);
-    int bad = d < 0 || H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
-    if (d >= 0) H5Dclose(d);
-    H5Sclose(s);
-    return bad ? rt_fail(err, RT_EIO, "hook could not write /truth") : RT_OK;
+    h5x_put_ints(f, "/truth", 3, v);
+    return h5x_status(f, err);
 }
 
 static int has_truth(const char *path)

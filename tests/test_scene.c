@@ -9,7 +9,6 @@
  *  4. Jammer placement and power (spatial spectrum peak, white over pulses); target
  *     placement (the exact difference of two draws with and without the target).
  *  5. /truth round trip through HDF5, and rejected configurations. */
-#include <hdf5.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 
 #include "la_check.h"
 #include "scene.h"
+#include "h5x.h"
 #include "stap.h"
 #include "testutil.h"
 
@@ -394,9 +394,12 @@ static void test_truth_roundtrip(tc_rng *rng)
     char path[] = "/tmp/rtstap_test_scene_XXXXXX";
     int fd = mkstemp(path);
     if (fd >= 0) close(fd);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    CHECK(f >= 0 && scene_truth_write(f, &t, &err) == RT_OK, "truth write: %s", err.msg);
-    H5Fclose(f);
+    h5x *f = NULL;
+    CHECK(h5x_create(&f, path, RT_WRITE_REPLACE, &err) == RT_OK, "truth file: %s", err.msg);
+    if (f) {
+        CHECK(scene_truth_write(f, &t, &err) == RT_OK, "truth write: %s", err.msg);
+        CHECK(h5x_finish(f, &err) == RT_OK, "truth file: %s", err.msg);
+    }
     int st = scene_truth_read(path, &back, &err);
     CHECK(st == RT_OK, "truth read: %s", err.msg);
     if (st == RT_OK) {

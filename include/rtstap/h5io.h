@@ -13,9 +13,12 @@
 extern "C" {
 #endif
 
-/* A hook that adds datasets/groups to a file being written (e.g. /truth of the scene
- * generator). file_id is the HDF5 hid_t of the open file. Return RT_OK or a code. */
-typedef int (*stap_h5_extra_fn)(int64_t file_id, void *user, rt_error *err);
+/* A file being written, as a hook sees it: what the hook adds goes through the library's
+ * own writer functions (stap/io/h5x.h, internal), so that it is written as the rest is. */
+typedef struct stap_h5_file stap_h5_file;
+/* A hook that adds groups, datasets and attributes to a file being written (e.g. /truth of
+ * the scene generator). Return RT_OK or a code. */
+typedef int (*stap_h5_extra_fn)(stap_h5_file *file, void *user, rt_error *err);
 
 /* Optional metadata of an input file. */
 typedef struct stap_radar_meta {

@@ -105,6 +105,10 @@ RT_INTERNAL int fill_never(hid_t dset);
 RT_INTERNAL int read_positive_attr(h5_src *s, const char *obj, const char *name, int *has,
                                    double *value, rt_error *err);
 RT_INTERNAL int read_steering_and_meta(h5_src *s, stap_input *in, rt_error *err);
+/* A complex dataset of spec's rank (at most spec->max_bytes as complex64) into a new cf32
+ * array (row-major), every sample finite and within float32's range; dims its extents. */
+RT_INTERNAL int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, cf32 **out,
+                             rt_error *err);
 
 /* ---- write.c --------------------------------------------------------------------------- */
 
@@ -138,6 +142,20 @@ RT_INTERNAL void w_meta_radar(h5w *w, hid_t file, const stap_radar_meta *m, int 
 RT_INTERNAL hid_t no_chunk_cache(void);
 RT_INTERNAL hid_t out_create(h5w *w, h5_out *o);
 RT_INTERNAL int out_finish(h5w *w, h5_out *o, hid_t file);
+
+/* ---- h5x.c (h5x.h) --------------------------------------------------------------------- */
+
+struct stap_h5_file {
+    char path[4096];
+    h5_src src;              /* reading: the file, its lookups refusing external links     */
+    char checked[256];       /* reading: the last object whose header h5check passed        */
+    h5w *w;                  /* writing: the writer (its file, reservations, first failure) */
+    h5w own;                 /* h5x_create's writer and its file                           */
+    h5_out out;
+    hid_t file;
+};
+/* A hook's view of the file a writer has open (writing through w). */
+RT_INTERNAL void h5x_for_writer(struct stap_h5_file *f, h5w *w, hid_t file);
 
 /* ---- atomic.c -------------------------------------------------------------------------- */
 

@@ -2,6 +2,7 @@
  * raw file of a given shape and axis order into a schema-v1.1 file (see rawio.h). */
 #include "rawio.h"
 #include "h5layout.h"
+#include "h5x.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -108,21 +109,12 @@ typedef struct source_attr {
 } source_attr;
 
 /* extra hook: /data/iq's `source` attribute (what the file was made from) */
-static int write_source(int64_t file_id, void *user, rt_error *err)
+static int write_source(stap_h5_file *f, void *user, rt_error *err)
 {
     const source_attr *s = user;
     if (!s->text) return RT_OK;
-    hid_t d = H5Dopen2((hid_t)file_id, "/data/iq", H5P_DEFAULT), t = H5Tcopy(H5T_C_S1);
-    hid_t sp = H5Screate(H5S_SCALAR), a = -1;
-    int ok = d >= 0 && t >= 0 && sp >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 &&
-             H5Tset_cset(t, H5T_CSET_UTF8) >= 0 &&
-             (a = H5Acreate2(d, "source", t, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
-             H5Awrite(a, t, &s->text) >= 0;
-    if (a >= 0) H5Aclose(a);
-    if (sp >= 0) H5Sclose(sp);
-    if (t >= 0) H5Tclose(t);
-    if (d >= 0) H5Dclose(d);
-    return ok ? RT_OK : rt_fail(err, RT_EIO, "cannot write the attribute 'source' of '/data/iq'");
+    h5x_put_string(f, "/data/iq", "source", s->text);
+    return h5x_status(f, err);
 }
 
 typedef struct raw_reader {

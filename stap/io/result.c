@@ -279,7 +279,11 @@ int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mo
     w_meta_radar(&w, file, res->meta, 1);
     if (res->have_detections) w_detections(&w, file, res);
     w_reserve(&w, 0);
-    if (!w.st && res->extra) w.st = res->extra((int64_t)file, res->extra_user, err);
+    if (!w.st && res->extra) {
+        struct stap_h5_file hf;
+        h5x_for_writer(&hf, &w, file);
+        if (res->extra(&hf, res->extra_user, err) && !w.st) w.st = err ? err->code : RT_EIO;
+    }
     int st = out_finish(&w, &o, file);
     quiet_end(&q);
     return st;

@@ -208,8 +208,8 @@ int fill_never(hid_t dset)
 }
 
 /* Read a complex dataset of the given rank into a new cf32 array (row-major). */
-static int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, cf32 **out,
-                        rt_error *err)
+int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, cf32 **out,
+                 rt_error *err)
 {
     const char *path = s->path;
     char detail[256], shape[128], where[128];

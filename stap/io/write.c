@@ -236,7 +236,11 @@ int stap_input_write_mode(const char *path, const stap_input *in, stap_h5_extra_
     }
     w_meta_radar(&w, file, m, 0);
     w_reserve(&w, 0); /* the hook writes small things: within the margin */
-    if (!w.st && extra) w.st = extra((int64_t)file, extra_user, err);
+    if (!w.st && extra) {
+        struct stap_h5_file hf;
+        h5x_for_writer(&hf, &w, file);
+        if (extra(&hf, extra_user, err) && !w.st) w.st = err ? err->code : RT_EIO;
+    }
     int st = out_finish(&w, &o, file);
     quiet_end(&q);
     return st;
@@ -371,7 +375,11 @@ int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void
     quiet_begin(&q);
     h5w hw = {w->path, err, RT_OK, &w->out, w->file};
     w_reserve(&hw, 0);
-    if (extra && !hw.st) hw.st = extra((int64_t)w->file, user, err);
+    if (extra && !hw.st) {
+        struct stap_h5_file hf;
+        h5x_for_writer(&hf, &hw, w->file);
+        if (extra(&hf, user, err) && !hw.st) hw.st = err ? err->code : RT_EIO;
+    }
     CLOSE_DSET(w->dset);
     CLOSE_TYPE(w->ftype);
     CLOSE_TYPE(w->mtype);
