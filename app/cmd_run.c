@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "signals.h"
 #include "cfar.h"
 #include "cli_json.h"
 #include "cli_opts.h"
@@ -205,7 +206,7 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     const size_t wlen = stap_weights_count(pc, hdr.beams), ylen = stap_output_count(pc, hdr.beams);
     /* from here SIGINT/SIGTERM finish the CPIs in flight and publish what ran (a signal
      * before the first CPI publishes a file of none) */
-    rt_graceful_begin();
+    cli_graceful_begin();
     if (stap_result_writer_open_mode(&rw, output, &hdr, keep_output, mode, &err) ||
         cpi_writer_start(&writer, rw, wlen, keep_output ? ylen : 0, 4, &err) ||
         cpi_reader_start(&reader, rec, eng, cpis, eo.slots + 2, &err)) {
@@ -219,7 +220,7 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
     cpi_checks_init(&cs.checks, input, strict, check || keep_output, 1);
     int rst = stream_run(eng, 0, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
                          checked_put, &cs, 0, !quiet && isatty(2), &st, &err);
-    rt_graceful_end();
+    cli_graceful_end();
     char stopped[640] = "";
     rt_error fault;
     rt_clear(&fault);
@@ -313,7 +314,7 @@ static int run_recording(stap_recording *rec, stap_input *in, const char *input,
         cJSON_Delete(doc);
     }
 out:
-    rt_graceful_end();
+    cli_graceful_end();
     cpi_reader_stop(reader);
     if (writer) cpi_writer_finish(writer, NULL, &err);
     stap_result_writer_abort(rw);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "signals.h"
 #include "cli_json.h"
 #include "cli_opts.h"
 #include "rtstap/common.h" /* la_now_ms */
@@ -307,12 +308,12 @@ int cmd_stream(int argc, char **argv)
     mem.gpu = cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS;
     stream_sinks sinks = {&tl, &mem};
     stream_sink_fn sink = tl.f || mem_every ? stream_sink : NULL;
-    rt_graceful_begin(); /* SIGINT/SIGTERM: finish the CPIs in flight, report them */
+    cli_graceful_begin(); /* SIGINT/SIGTERM: finish the CPIs in flight, report them */
     int sr = rec ? stream_run(eng, warm, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
                               sink, &sinks, deadline, !quiet && isatty(2), &st, &err)
                  : stream_run(eng, warm, cpis, stream_ring_source, NULL, &ring, sink, &sinks,
                               deadline, !quiet && isatty(2), &st, &err);
-    rt_graceful_end();
+    cli_graceful_end();
     if (stap_engine_moved_to_cpu(eng) >= 0) /* said once, as it ends */
         fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(eng));
     if (!sr && st.stopped_by) {

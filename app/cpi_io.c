@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "rtstap/common.h" /* la_now_ms */
+#include "signals.h"
 
 /* ---- reader ------------------------------------------------------------------------- */
 
@@ -150,7 +151,7 @@ int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err)
         /* wake every 50 ms: a graceful stop (SIGINT/SIGTERM) must not wait for a slow disk */
         const struct timespec ts = deadline_after_ms(50);
         pthread_cond_timedwait(&r->cv, &r->mu, &ts);
-        if (r->holds[b] != i && rt_graceful_requested()) {
+        if (r->holds[b] != i && cli_graceful_requested()) {
             stopped = 1;
             break;
         }

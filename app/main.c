@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "signals.h"
 #include "cli.h"
 #include "cli_files.h"
 #include "engine.h" /* stap_gpu_info */
@@ -71,7 +72,7 @@ static void fit_blas_to_cpu(char **argv)
 int main(int argc, char **argv)
 {
     fit_blas_to_cpu(argv);
-    rt_atomic_cleanup_on_signals(); /* no hidden .NAME.tmp.* left by an interrupted write */
+    cli_signals_install(); /* no hidden .NAME.tmp.* left by an interrupted write */
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

@@ -1,4 +1,5 @@
 /* stream_loop.c: the CPIs-in-flight loop of `stream` and `bench` (stream_loop.h). */
+#include "signals.h"
 #include "stream_loop.h"
 
 #include <stdio.h>
@@ -7,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "h5io.h"        /* rt_graceful_* */
+#include "h5io.h"
 #include "rtstap/common.h" /* la_now_ms */
 #ifdef _OPENMP
 #include <omp.h>
@@ -54,9 +55,9 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
     double t0 = la_now_ms(), t_end = t0, next_report = t0 + 500;
     size_t detections = 0;
     for (long long i = 0; i < total + S && !status; i++) {
-        /* a graceful stop (SIGINT/SIGTERM under rt_graceful_begin): submit nothing more,
+        /* a graceful stop (SIGINT/SIGTERM under cli_graceful_begin): submit nothing more,
          * finish the CPIs in flight */
-        if (i < total && !st->stopped_by && (st->stopped_by = rt_graceful_requested())) total = i;
+        if (i < total && !st->stopped_by && (st->stopped_by = cli_graceful_requested())) total = i;
         if (i >= S) { /* collect CPI j = i - S, the oldest in flight */
             const long long j = i - S;
             stap_cpi_result r;
@@ -87,7 +88,7 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
             if ((status = src(src_user, i, &cube, err))) {
                 /* a source that gave up waiting because of a graceful stop: a stop, not an
                  * error */
-                if (!st->stopped_by && (st->stopped_by = rt_graceful_requested())) {
+                if (!st->stopped_by && (st->stopped_by = cli_graceful_requested())) {
                     status = RT_OK;
                     total = i;
                     continue;

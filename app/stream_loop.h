@@ -32,7 +32,7 @@ typedef struct stream_stats {
 
 /* Run warmup + n CPIs through e with all its slots in flight; time the last n. progress:
  * a line on stderr every half second (the caller decides, e.g. isatty(2)). Under a
- * graceful stop (rt_graceful_begin, h5io.h) a SIGINT/SIGTERM ends the submitting: the
+ * graceful stop (cli_graceful_begin, signals.h) a SIGINT/SIGTERM ends the submitting: the
  * CPIs in flight are collected and passed to the sink, stopped_by is set and the stats
  * cover the CPIs run (cpis = 0 when the stop came during the warm-up). */
 int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src,

@@ -267,16 +267,9 @@ int rt_atomic_pending(void);
 /* HDF5 objects (files, datasets, groups, types, attributes of files) open in this process:
  * 0 whenever no call of the library is in progress and no reader or writer is open. */
 int stap_io_open_objects(void);
-/* Install handlers for SIGINT, SIGTERM and SIGHUP that remove every temporary file still
- * in progress, then end the process by the same signal (for programs; app/main.c). */
-void rt_atomic_cleanup_on_signals(void);
-/* While a graceful stop is on (begin .. end), the first SIGINT or SIGTERM does not end
- * the process: rt_graceful_requested() returns its number (else 0), and the program
- * finishes the work in flight and writes what it has; a second signal ends the process
- * (removing temporary files). Needs rt_atomic_cleanup_on_signals' handlers. */
-void rt_graceful_begin(void);
-void rt_graceful_end(void);
-int rt_graceful_requested(void);
+/* Unlink every temporary file still in progress: async-signal-safe, for a program's own
+ * handler of SIGINT, SIGTERM or SIGHUP (the library installs no handler; app/signals.c). */
+void rt_atomic_remove_pending(void);
 
 #ifdef __cplusplus
 }

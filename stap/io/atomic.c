@@ -6,7 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <signal.h> /* sig_atomic_t */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +34,9 @@ static mode_t current_umask(void)
     return mask;
 }
 
-/* Temporary files in progress, for rt_atomic_cleanup_on_signals: a handler that unlinks
- * them when SIGINT, SIGTERM or SIGHUP ends the process (they were left behind, up to
- * 184 MB each). Slots are claimed and released in normal code; the handler only reads. */
+/* Temporary files in progress, for rt_atomic_remove_pending: a program's signal handler
+ * unlinks them when SIGINT, SIGTERM or SIGHUP ends the process (they were left behind, up
+ * to 184 MB each). Slots are claimed and released in normal code; the handler only reads. */
 #define RT_TMP_SLOTS 16
 static char tmp_names[RT_TMP_SLOTS][4096];
 static volatile sig_atomic_t tmp_used[RT_TMP_SLOTS];
@@ -62,43 +62,10 @@ static void tmp_unregister(const char *tmp)
     pthread_mutex_unlock(&tmp_lock);
 }
 
-/* A graceful stop (rt_graceful_begin): the first SIGINT or SIGTERM is recorded for the
- * program to finish its work in flight; a second one ends the process as below. */
-static volatile sig_atomic_t graceful_on, graceful_sig;
-
-void rt_graceful_begin(void)
+void rt_atomic_remove_pending(void)
 {
-    graceful_sig = 0;
-    graceful_on = 1;
-}
-void rt_graceful_end(void) { graceful_on = 0; }
-int rt_graceful_requested(void) { return graceful_on ? (int)graceful_sig : 0; }
-
-static void on_fatal_signal(int sig)
-{
-    if (graceful_on && !graceful_sig && sig != SIGHUP) {
-        graceful_sig = sig;
-        return;
-    }
     for (int i = 0; i < RT_TMP_SLOTS; i++)
         if (tmp_used[i]) unlink(tmp_names[i]); /* async-signal-safe */
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-void rt_atomic_cleanup_on_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
-    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        struct sigaction old;
-        /* a signal the caller ignores (nohup, a shell's background job) stays ignored */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-        sigaction(sigs[i], &sa, NULL);
-    }
 }
 
 /* The host part of temporary names: a hostname without '.' (sweeping needs to know that

@@ -1,0 +1,42 @@
+/* signals.c: SIGINT, SIGTERM and SIGHUP (signals.h). */
+#include "signals.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "h5io.h" /* rt_atomic_remove_pending */
+
+static volatile sig_atomic_t graceful_on, graceful_sig;
+
+void cli_graceful_begin(void)
+{
+    graceful_sig = 0;
+    graceful_on = 1;
+}
+void cli_graceful_end(void) { graceful_on = 0; }
+int cli_graceful_requested(void) { return graceful_on ? (int)graceful_sig : 0; }
+
+static void on_signal(int sig)
+{
+    if (graceful_on && !graceful_sig && sig != SIGHUP) {
+        graceful_sig = sig;
+        return;
+    }
+    rt_atomic_remove_pending();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_signals_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}

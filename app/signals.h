@@ -1,0 +1,18 @@
+/* signals: rtstap's handling of SIGINT, SIGTERM and SIGHUP — the program's, not the
+ * library's (a library installs no handler). A signal that ends the process first removes
+ * every temporary file still in progress (rt_atomic_remove_pending), then ends it by the
+ * same signal. Between cli_graceful_begin and cli_graceful_end the first SIGINT or SIGTERM
+ * does not end it: cli_graceful_requested returns its number, and the command finishes
+ * the work in flight and publishes what it has; a second signal, or SIGHUP, ends it. */
+#ifndef CLI_SIGNALS_H
+#define CLI_SIGNALS_H
+
+/* Install the handlers (main, once). A signal the caller ignores (nohup, a background job)
+ * stays ignored. */
+void cli_signals_install(void);
+void cli_graceful_begin(void);
+void cli_graceful_end(void);
+/* The signal of a graceful stop asked for (SIGINT or SIGTERM), else 0. */
+int cli_graceful_requested(void);
+
+#endif
