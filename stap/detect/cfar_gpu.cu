@@ -6,7 +6,7 @@
 
 #include <cstdlib>
 
-#include "cfar_internal.h"
+#include "cfar_gpu.h"
 
 static_assert((int)STAP_CFAR_CA == RTK_CFAR_CA && (int)STAP_CFAR_OS == RTK_CFAR_OS &&
                   (int)STAP_CFAR_GO == RTK_CFAR_GO && (int)STAP_CFAR_SO == RTK_CFAR_SO &&

@@ -1,7 +1,7 @@
-/* cfar_internal: the GPU detector's launches (stap/cfar_gpu.cu, CUDA builds only), shared
+/* cfar_gpu: the GPU detector's launches (stap/detect/cfar_gpu.cu, CUDA builds only), shared
  * by stap_cfar_detect_gpu and the GPU engine (engine_gpu.cu). Not part of the public API. */
-#ifndef STAP_CFAR_INTERNAL_H
-#define STAP_CFAR_INTERNAL_H
+#ifndef STAP_CFAR_GPU_H
+#define STAP_CFAR_GPU_H
 
 #include "cfar.h"
 #include "rtk_pipeline.h"

@@ -16,7 +16,7 @@
 #include <cstring>
 #include <new>
 
-#include "cfar_internal.h"
+#include "cfar_gpu.h"
 #include "la_device.h"
 #include "rtk_pipeline.h"
 extern "C" {
