@@ -161,12 +161,9 @@ const char *cli_window_str(const stap_config *cfg, char *buf, size_t len)
 
 const char *cli_algorithm_str(const stap_config *cfg, char *buf, size_t len)
 {
-    if (cfg->algorithm == STAP_ALGORITHM_JDL) snprintf(buf, len, " jdl NA=%d", cfg->angle_bins);
-    else if (cfg->algorithm == STAP_ALGORITHM_DPCA)
-        snprintf(buf, len, " dpca M=%d shift=%d", cfg->doppler_order, cfg->dpca_shift);
-    else if (stap_is_subcpi(cfg))
-        snprintf(buf, len, " %s M=%d", stap_algorithm_name(cfg->algorithm), cfg->doppler_order);
-    else return "";
+    if (stap_algorithm_traits(cfg) == 0) return ""; /* post-Doppler: nothing to say */
+    char label[64];
+    snprintf(buf, len, " %s", stap_algorithm_label(cfg, label, sizeof label));
     return buf;
 }
 

@@ -3,6 +3,7 @@
 #include "cli_opts.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -336,6 +337,40 @@ void cli_training_defaults(cli_training *t)
     t->guard = c.guard;
 }
 
+/* "a, b and c": the algorithms with (want = 1) or without (want = 0) a trait */
+static const char *algorithms_with(unsigned trait, int want, char *buf, size_t len)
+{
+    const char *names[16];
+    int n = 0;
+    for (int a = 0; n < 16 && stap_algorithm_info_of((stap_algorithm)a); a++) {
+        const stap_algorithm_info *i = stap_algorithm_info_of((stap_algorithm)a);
+        if (((i->traits & trait) != 0) == want) names[n++] = i->name;
+    }
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int j = 0; j < n && k < len; j++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%s", j == 0 ? "" : j == n - 1 ? " and " : ", ",
+                              names[j]);
+    return buf;
+}
+
+/* the algorithm whose own parameter (stap_algorithm_info.param) is `param` */
+static const char *param_owner(const char *param)
+{
+    for (int a = 0; stap_algorithm_info_of((stap_algorithm)a); a++) {
+        const stap_algorithm_info *i = stap_algorithm_info_of((stap_algorithm)a);
+        if (i->param && !strcmp(i->param, param)) return i->name;
+    }
+    return "(none)";
+}
+
+/* an algorithm option given to an algorithm it is not a parameter of */
+static int param_misplaced(const cli_training *t, const char *param, int given)
+{
+    const stap_algorithm_info *i = stap_algorithm_info_of(t->algorithm);
+    return given && !(i && i->param && !strcmp(i->param, param));
+}
+
 int cli_training_apply(const cli_training *t, int segments_given, stap_config *cfg)
 {
     if (t->window != STAP_TRAINING_SLIDING && (t->block_given || t->guard_given))
@@ -344,10 +379,10 @@ int cli_training_apply(const cli_training *t, int segments_given, stap_config *c
     if (t->window == STAP_TRAINING_SLIDING && segments_given)
         return cli_error(EXIT_USAGE, "--segments applies to --training-window segment; a "
                          "sliding window's blocks are --block cells long");
-    if (t->algorithm != STAP_ALGORITHM_JDL && t->angle_bins_given)
-        return cli_error(EXIT_USAGE, "--angle-bins applies to --algorithm jdl");
-    if (t->algorithm != STAP_ALGORITHM_DPCA && t->dpca_shift_given)
-        return cli_error(EXIT_USAGE, "--dpca-shift applies to --algorithm dpca");
+    if (param_misplaced(t, "angle_bins", t->angle_bins_given))
+        return cli_error(EXIT_USAGE, "--angle-bins applies to --algorithm %s", param_owner("angle_bins"));
+    if (param_misplaced(t, "dpca_shift", t->dpca_shift_given))
+        return cli_error(EXIT_USAGE, "--dpca-shift applies to --algorithm %s", param_owner("dpca_shift"));
     cfg->training_window = t->window;
     cfg->block = t->block;
     cfg->guard = t->guard;
@@ -359,21 +394,23 @@ int cli_training_apply(const cli_training *t, int segments_given, stap_config *c
 
 int cli_training_order(const cli_training *t, int *dorder)
 {
-    const int sub = t->algorithm == STAP_ALGORITHM_PRE_DOPPLER ||
-                    t->algorithm == STAP_ALGORITHM_ADPCA || t->algorithm == STAP_ALGORITHM_DPCA;
-    if (!sub) {
+    const stap_algorithm_info *ai = stap_algorithm_info_of(t->algorithm);
+    char list[96];
+    if (!ai || !(ai->traits & STAP_TRAIT_SUBCPI)) {
         if (t->sub_cpi_given)
-            return cli_error(EXIT_USAGE, "--sub-cpi applies to --algorithm pre-doppler, adpca and dpca");
+            return cli_error(EXIT_USAGE, "--sub-cpi applies to --algorithm %s",
+                             algorithms_with(STAP_TRAIT_SUBCPI, 1, list, sizeof list));
         return 0;
     }
     if (*dorder > 0)
-        return cli_error(EXIT_USAGE, "--doppler-order applies to post-doppler and jdl; %s takes "
-                         "--sub-cpi M (pulses of a sub-CPI)", stap_algorithm_name(t->algorithm));
-    const int adpca = t->algorithm != STAP_ALGORITHM_PRE_DOPPLER;
-    if (adpca && t->sub_cpi_given && t->sub_cpi != 2 && t->sub_cpi != 3)
-        return cli_error(EXIT_USAGE, "--sub-cpi %d: %s cancels over 2 or 3 pulses", t->sub_cpi,
-                         stap_algorithm_name(t->algorithm));
-    *dorder = t->sub_cpi_given ? t->sub_cpi : adpca ? 2 : 3;
+        return cli_error(EXIT_USAGE, "--doppler-order applies to %s; %s takes --sub-cpi M "
+                         "(pulses of a sub-CPI)", algorithms_with(STAP_TRAIT_SUBCPI, 0, list,
+                         sizeof list), ai->name);
+    if (ai->taps_max && t->sub_cpi_given &&
+        (t->sub_cpi < ai->taps_min || t->sub_cpi > ai->taps_max))
+        return cli_error(EXIT_USAGE, "--sub-cpi %d: %s cancels over %d or %d pulses", t->sub_cpi,
+                         ai->name, ai->taps_min, ai->taps_max);
+    *dorder = t->sub_cpi_given ? t->sub_cpi : ai->taps_default;
     return 0;
 }
 

@@ -328,7 +328,7 @@ int cmd_plot(int argc, char **argv)
             /* the sub-CPI algorithms name their M' in the algorithm ("pre-doppler M=3"), and
              * their optimum (on the staggered snapshots) is their own */
             const int sub = stap_sinr_is_subcpi(t);
-            if (sub && !strncmp(t->algorithm, "dpca", 4)) { /* trains nothing: no K */
+            if (stap_sinr_traits(t) & STAP_TRAIT_FIXED) { /* trains nothing: no K */
                 snprintf(deflab[k], sizeof deflab[k], "%s%s", t->algorithm, win);
                 snprintf(optlab[k], sizeof optlab[k], "optimum %s%s", t->algorithm, win);
             } else if (sub) {
@@ -380,8 +380,8 @@ int cmd_plot(int argc, char **argv)
         snprintf(title, sizeof title, "Response |w^H s(u,f)|^2: Doppler bin %d (f = %.3f), "
                  "segment %d, beam %d (u = %.3f)", resp_bin, r.bin_doppler, resp_seg, resp_beam,
                  r.look_u);
-        const int sub = stap_is_subcpi(c), dpca = c->algorithm == STAP_ALGORITHM_DPCA;
-        if (dpca)
+        const int sub = stap_is_subcpi(c), fixed = (stap_algorithm_traits(c) & STAP_TRAIT_FIXED) != 0;
+        if (fixed)
             snprintf(t0, sizeof t0, "DPCA fixed weights, M=%d shift %d", c->doppler_order,
                      c->dpca_shift);
         else
@@ -390,7 +390,7 @@ int cmd_plot(int argc, char **argv)
                      sub ? " weights" : "", sub ? "M" : "Q", c->doppler_order, c->training);
         stap_response_picture pic = {
             .title = title,
-            .npanels = dpca ? 1 : 2,
+            .npanels = fixed ? 1 : 2,
             .panel = {r.adapted, r.optimum},
             .panel_title = {t0, sub ? "clairvoyant R_sub^-1 s" : "clairvoyant optimum R^-1 v"},
             .nu = r.nu,

@@ -92,13 +92,13 @@ int cmd_sinr(int argc, char **argv)
     if (show < 0) show = 0;
     if (!quiet) {
         fprintf(rep, "SINR loss: %s on %s\n", result, input);
-        const int reduced = c->algorithm != STAP_ALGORITHM_POST_DOPPLER;
+        const unsigned traits = stap_algorithm_traits(c);
+        const int reduced = traits != 0; /* not plain element-space post-Doppler */
         fprintf(rep, "  C=%d P=%d D=%d Q=%d N=%d S=%d K=%d B=%d loading %g%s%s; beam %d looks at u = %.3f\n",
                c->channels, c->pulses, c->doppler_bins, c->doppler_order, res.N, res.S, res.K,
                res.B, c->loading, reduced ? "; " : "", reduced ? res.algorithm : "", show,
                u ? u[show] : NAN);
-        const int dpca = c->algorithm == STAP_ALGORITHM_DPCA;
-        if (dpca)
+        if (traits & STAP_TRAIT_FIXED)
             fprintf(rep, "  fixed weights (no adaptation: %d channels x %d pulses, %d sub-CPIs); "
                     "algorithm(dB): the canceller's loss on the staggered snapshots; rho = "
                     "SINR(w) / SINR(canceller)\n", c->channels, c->doppler_order,
@@ -128,7 +128,7 @@ int cmd_sinr(int argc, char **argv)
         fprintf(rep, "  mean rho over %zu values (%s): %.4f (%.2f dB)\n", res.count,
                beam < 0 ? "all beams, bins and segments" : "this beam, all bins and segments",
                res.rho_mean, db(res.rho_mean));
-        if (dpca) {
+        if (traits & STAP_TRAIT_FIXED) {
             fprintf(rep, "  RMB law: not applicable (DPCA trains nothing)\n");
         } else if (isfinite(res.rmb_mean)) {
             fprintf(rep, "  RMB (K+2-N)/(K+1) = %.4f (%.2f dB); rho ~ Beta(%d, %d), sd %.4f; standard "

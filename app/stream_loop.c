@@ -176,8 +176,9 @@ void stream_json_config(cJSON *doc, const stap_config *pc, int beams)
         cJSON_AddNumberToObject(c, "guard", pc->guard);
     }
     cJSON_AddStringToObject(c, "algorithm", stap_algorithm_name(pc->algorithm));
-    if (pc->algorithm == STAP_ALGORITHM_JDL) cJSON_AddNumberToObject(c, "angle_bins", pc->angle_bins);
-    if (pc->algorithm == STAP_ALGORITHM_DPCA) cJSON_AddNumberToObject(c, "dpca_shift", pc->dpca_shift);
+    int pv;
+    const char *pn = stap_algorithm_param(pc, &pv); /* angle_bins, dpca_shift */
+    if (pn) cJSON_AddNumberToObject(c, pn, pv);
     if (stap_is_subcpi(pc)) cJSON_AddNumberToObject(c, "sub_cpi", pc->doppler_order);
     cJSON_AddNumberToObject(c, "beams", beams);
     cJSON_AddNumberToObject(c, "loading", pc->loading);

@@ -111,14 +111,14 @@ int scene_response_compute(const scene_truth *t, const stap_config *cfg_in, cons
     if (sub) stap_subcpi_steering(&cfg, v, bin, s2);
     for (int k = 0; k < N; k++) sv[k] = sub ? s2[2 * k] + I * s2[2 * k + 1] : (cf64)v[k];
     free(s2);
-    if (cfg.algorithm == STAP_ALGORITHM_DPCA) {
+    if (stap_algorithm_traits(&cfg) & STAP_TRAIT_FIXED) {
         cf32 *wd = malloc(sizeof(cf32) * N);
         if (!wd) {
             free(sv);
-            st = rt_fail(err, RT_ENOMEM, "out of memory for the DPCA weights");
+            st = rt_fail(err, RT_ENOMEM, "out of memory for the fixed weights");
             goto out;
         }
-        stap_dpca_weights(&cfg, v, wd);
+        stap_fixed_weights(&cfg, v, wd, NULL); /* fixed: cannot fail */
         for (int k = 0; k < N; k++) res->optimum_weights[k] = wd[k];
         free(wd);
         free(sv);

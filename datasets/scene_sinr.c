@@ -128,8 +128,8 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
     cf64 *sv = malloc(sizeof(cf64) * N), *x = malloc(sizeof(cf64) * N);
     cf64 *w = malloc(sizeof(cf64) * N);
     double *an = malloc(sizeof(double) * B), *s2 = malloc(sizeof(double) * 2 * (size_t)N);
-    const int dpca = cfg->algorithm == STAP_ALGORITHM_DPCA;
-    cf32 *wd = malloc(sizeof(cf32) * N); /* DPCA's fixed weights */
+    const int fixed = (stap_algorithm_traits(cfg) & STAP_TRAIT_FIXED) != 0;
+    cf32 *wd = malloc(sizeof(cf32) * N); /* fixed weights (DPCA) */
     int st = RT_OK;
     if (!Rs || !Rz || !a || !tz || !sv || !x || !w || !an || !s2 || !wd) {
         st = rt_fail(err, RT_ENOMEM, "out of memory for the sub-CPI SINR computation");
@@ -183,8 +183,8 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
             /* the clairvoyant weights R_sub^{-1} s and s^H R_sub^{-1} s = ||L_s^{-1} s||^2;
              * DPCA: its fixed weights (rho = SINR(w) / SINR(w_alg), 1 but for rounding) */
             double srs = 0, salg;
-            if (dpca) {
-                stap_dpca_weights(cfg, V + (size_t)b * N, wd);
+            if (fixed) {
+                if ((st = stap_fixed_weights(cfg, V + (size_t)b * N, wd, err))) goto out;
                 for (int j = 0; j < N; j++) w[j] = wd[j];
                 salg = sinr_on(N, Rz, w, tz);
             } else {
@@ -203,10 +203,10 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
                 cf64 ws = 0;
                 for (int j = 0; j < N; j++) {
                     w[j] = wf[j];
-                    if (!dpca) ws += conj(w[j]) * sv[j]; /* (DPCA has no solve steering) */
+                    if (!fixed) ws += conj(w[j]) * sv[j]; /* (fixed weights: no solve steering) */
                 }
                 const double wrw = quad_form(N, Rs, w), sw = sinr_on(N, Rz, w, tz);
-                if (dpca) /* the canceller's own nulls (SINR 0 for both): rho 1 */
+                if (fixed) /* the canceller's own nulls (SINR 0 for both): rho 1 */
                     res->rho[k] = salg > 0 ? sw / salg : sw == salg ? 1.0 : 0.0;
                 else res->rho[k] = wrw > 0 && srs > 0 ? creal(ws * conj(ws)) / (wrw * srs) : 0;
                 res->adaptive_loss[k] = snr0 > 0 ? sw / snr0 : 0;
@@ -241,8 +241,9 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     if (st) return st;
     const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
     const int S = cfg.segments, N = C * Q, K = cfg.training, Nt = stap_adaptive_dof(&cfg);
-    const int jdl = cfg.algorithm == STAP_ALGORITHM_JDL, Na = cfg.angle_bins;
-    const int sub = stap_is_subcpi(&cfg);
+    const unsigned traits = stap_algorithm_traits(&cfg);
+    const int jdl = (traits & STAP_TRAIT_BEAMSPACE) != 0, Na = cfg.angle_bins;
+    const int sub = (traits & STAP_TRAIT_SUBCPI) != 0;
     if (beam < -1 || beam >= B)
         return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d (-1: all beams)", beam, B - 1);
     res->D = D;
@@ -250,12 +251,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->B = B;
     res->N = N;
     res->Nt = Nt;
-    if (cfg.algorithm == STAP_ALGORITHM_DPCA)
-        snprintf(res->algorithm, sizeof res->algorithm, "dpca M=%d shift=%d", Q, cfg.dpca_shift);
-    else if (jdl || sub)
-        snprintf(res->algorithm, sizeof res->algorithm, jdl ? "%s NA=%d" : "%s M=%d",
-                 stap_algorithm_name(cfg.algorithm), jdl ? Na : Q);
-    else snprintf(res->algorithm, sizeof res->algorithm, "post-doppler");
+    stap_algorithm_label(&cfg, res->algorithm, sizeof res->algorithm);
     res->K = K;
     res->C = C;
     res->P = P;
@@ -302,7 +298,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
             goto out;
         }
 
-    int applicable = cfg.loading == 0 && K >= Nt && cfg.algorithm != STAP_ALGORITHM_DPCA;
+    int applicable = cfg.loading == 0 && K >= Nt && !(traits & STAP_TRAIT_FIXED);
     for (int d = 0; d < D; d++) {
         double f = (double)d / D;
         res->doppler[d] = f >= 0.5 ? f - 1.0 : f;

@@ -13,35 +13,13 @@
 #include <cstring>
 
 #include "rtk.h"
+#include "rtk_check.h"
 extern "C" {
 #include "la_internal.h"
 }
 
 namespace {
 
-/* ---- error checks ----------------------------------------------------------------- */
-#define CU(call)                                                                           \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            (void)cudaGetLastError(); /* later launch checks must not see it again */       \
-            return rt_fail(err, RT_EDEVICE, "%s failed at %s:%d: %s", #call, __FILE__,       \
-                           __LINE__, cudaGetErrorString(e_));                              \
-        }                                                                                  \
-    } while (0)
-#define RTK(call) CU((cudaError_t)(call))
-#define CB(call)                                                                           \
-    do {                                                                                   \
-        cublasStatus_t s_ = (call);                                                        \
-        if (s_ != CUBLAS_STATUS_SUCCESS)                                                   \
-            return rt_fail(err, RT_EDEVICE, "%s failed at %s:%d: %s", #call, __FILE__,       \
-                           __LINE__, cublasGetStatusString(s_));                           \
-    } while (0)
-#define TRY(expr)                                                                          \
-    do {                                                                                   \
-        int st_ = (expr);                                                                  \
-        if (st_) return st_;                                                               \
-    } while (0)
 
 /* ---- state ------------------------------------------------------------------------- */
 struct dbuf {
@@ -76,7 +54,7 @@ gpu_state *state(la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); }
 int grow(dbuf *b, size_t bytes, const char *what, rt_error *err)
 {
     if (b->cap >= bytes) return RT_OK;
-    if (b->p) CU(cudaFree(b->p));
+    if (b->p) RTK_CU(cudaFree(b->p));
     b->p = nullptr;
     b->cap = 0;
     cudaError_t e = (cudaError_t)rtk_malloc(&b->p, bytes);
@@ -103,9 +81,9 @@ int copy_matrices(gpu_state *s, bool to_device, void *host, int hld, ptrdiff_t h
         char *h = (char *)host + (size_t)k * hstride * es;
         char *d = (char *)dev + (size_t)k * dld * n * es;
         if (to_device)
-            CU(cudaMemcpy2DAsync(d, dld * es, h, hld * es, rows * es, height, kind, s->stream));
+            RTK_CU(cudaMemcpy2DAsync(d, dld * es, h, hld * es, rows * es, height, kind, s->stream));
         else
-            CU(cudaMemcpy2DAsync(h, hld * es, d, dld * es, rows * es, height, kind, s->stream));
+            RTK_CU(cudaMemcpy2DAsync(h, hld * es, d, dld * es, rows * es, height, kind, s->stream));
     }
     return RT_OK;
 }
@@ -115,8 +93,8 @@ int copy_matrices(gpu_state *s, bool to_device, void *host, int hld, ptrdiff_t h
 int device_smem_limit(int *smem, rt_error *err)
 {
     int dev = 0;
-    CU(cudaGetDevice(&dev));
-    CU(cudaDeviceGetAttribute(smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    RTK_CU(cudaGetDevice(&dev));
+    RTK_CU(cudaDeviceGetAttribute(smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     return RT_OK;
 }
 
@@ -161,10 +139,10 @@ int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, v
         s->key_batch == batch && (!w || (s->key_w == w && s->key_nbeams == nbeams)))
         return RT_OK;
     const size_t pb = (size_t)batch * sizeof(void *);
-    TRY(grow(&s->aptr, pb, "cuBLAS matrix pointers", err));
-    TRY(grow(&s->tptr, pb, "cuBLAS tau pointers", err));
-    TRY(grow(&s->wptr, pb, "cuBLAS right-hand-side pointers", err));
-    TRY(grow(&s->tau, (size_t)batch * n * sizeof(float2), "cuBLAS tau", err));
+    RTK_TRY(grow(&s->aptr, pb, "cuBLAS matrix pointers", err));
+    RTK_TRY(grow(&s->tptr, pb, "cuBLAS tau pointers", err));
+    RTK_TRY(grow(&s->wptr, pb, "cuBLAS right-hand-side pointers", err));
+    RTK_TRY(grow(&s->tau, (size_t)batch * n * sizeof(float2), "cuBLAS tau", err));
     void **h = (void **)malloc(3 * pb);
     if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for %d cuBLAS pointers", 3 * batch);
     for (int k = 0; k < batch; k++) {
@@ -197,9 +175,9 @@ int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, v
 int device_qr(gpu_state *s, int m, int n, int batch, void *dA, rt_error *err)
 {
     if (s->backend == LA_BACKEND_CUBLAS) {
-        TRY(cublas_pointers(s, dA, m, n, m, batch, nullptr, 0, err));
+        RTK_TRY(cublas_pointers(s, dA, m, n, m, batch, nullptr, 0, err));
         int info = 0;
-        CB(cublasCgeqrfBatched(s->blas, m, n, (cuComplex **)s->aptr.p, m,
+        RTK_CUBLAS(cublasCgeqrfBatched(s->blas, m, n, (cuComplex **)s->aptr.p, m,
                                (cuComplex **)s->tptr.p, &info, batch));
         if (info != 0)
             return rt_fail(err, RT_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
@@ -207,8 +185,8 @@ int device_qr(gpu_state *s, int m, int n, int batch, void *dA, rt_error *err)
     }
     int v;
     int sep = 0;
-    TRY(pick_variant(s, 0, m, n, batch, 0, &v, &sep, err));
-    RTK(rtk_qr_launch(v, m, n, batch, dA, m, (long long)m * n, s->stream));
+    RTK_TRY(pick_variant(s, 0, m, n, batch, 0, &v, &sep, err));
+    RTK_LAUNCH(rtk_qr_launch(v, m, n, batch, dA, m, (long long)m * n, s->stream));
     return RT_OK;
 }
 
@@ -217,25 +195,25 @@ int device_weights(gpu_state *s, int n, int batch, void *dR, int ldr, int nbeams
 {
     const long long stride = (long long)ldr * n;
     if (s->backend == LA_BACKEND_CUBLAS) {
-        TRY(cublas_pointers(s, dR, ldr, n, ldr, batch, s->w.p, nbeams, err));
-        RTK(rtk_fill_rhs_launch(n, batch, nbeams, s->v.p, s->w.p, s->stream));
+        RTK_TRY(cublas_pointers(s, dR, ldr, n, ldr, batch, s->w.p, nbeams, err));
+        RTK_LAUNCH(rtk_fill_rhs_launch(n, batch, nbeams, s->v.p, s->w.p, s->stream));
         const cuComplex one = make_cuComplex(1.f, 0.f);
-        CB(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
+        RTK_CUBLAS(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
                               CUBLAS_DIAG_NON_UNIT, n, nbeams, &one,
                               (const cuComplex *const *)s->aptr.p, ldr,
                               (cuComplex *const *)s->wptr.p, n, batch));
-        CB(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+        RTK_CUBLAS(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
                               CUBLAS_DIAG_NON_UNIT, n, nbeams, &one,
                               (const cuComplex *const *)s->aptr.p, ldr,
                               (cuComplex *const *)s->wptr.p, n, batch));
-        RTK(rtk_normalize_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad,
+        RTK_LAUNCH(rtk_normalize_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad,
                                  s->stream));
         return RT_OK;
     }
     if (n > RTK_WEIGHTS_MAX_N)
         return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
                        RTK_WEIGHTS_MAX_N);
-    RTK(rtk_weights_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad, s->stream));
+    RTK_LAUNCH(rtk_weights_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad, s->stream));
     return RT_OK;
 }
 
@@ -248,30 +226,30 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *f
     *fused = false;
     if (s->backend == LA_BACKEND_GPU) {
         int v, sep = 0;
-        TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, &sep, err));
+        RTK_TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, &sep, err));
         if (rtk_qr_variant_get(v)->fused_weights && !sep) {
             *fused = true;
-            CU(cudaEventRecord(s->ev[e0], s->stream));
-            RTK(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n,
+            RTK_CU(cudaEventRecord(s->ev[e0], s->stream));
+            RTK_LAUNCH(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n,
                                       nbeams, s->v.p, s->w.p, s->bad, s->phase, s->stream));
-            CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
-            CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
+            RTK_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
+            RTK_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
             return RT_OK;
         }
     }
-    CU(cudaEventRecord(s->ev[e0], s->stream));
-    TRY(device_qr(s, m, n, batch, s->a.p, err));
-    CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
-    TRY(device_weights(s, n, batch, s->a.p, m, nbeams, err));
-    CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
+    RTK_CU(cudaEventRecord(s->ev[e0], s->stream));
+    RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
+    RTK_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
+    RTK_TRY(device_weights(s, n, batch, s->a.p, m, nbeams, err));
+    RTK_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
     return RT_OK;
 }
 
 int check_bad(gpu_state *s, rt_error *err)
 {
     rtk_factor_flags f;
-    CU(cudaMemcpyAsync(&f, s->bad, sizeof f, cudaMemcpyDeviceToHost, s->stream));
-    CU(cudaStreamSynchronize(s->stream));
+    RTK_CU(cudaMemcpyAsync(&f, s->bad, sizeof f, cudaMemcpyDeviceToHost, s->stream));
+    RTK_CU(cudaStreamSynchronize(s->stream));
     if (f.bad_item != RTK_NO_BAD)
         return rt_fail(err, RT_ENUMERIC, "singular triangular factor in batch item %d", f.bad_item);
     return RT_OK;
@@ -279,11 +257,11 @@ int check_bad(gpu_state *s, rt_error *err)
 
 int upload_steering(gpu_state *s, int n, int batch, int nbeams, const cf32 *V, rt_error *err)
 {
-    TRY(grow(&s->v, (size_t)nbeams * n * sizeof(float2), "steering vectors", err));
-    TRY(grow(&s->w, (size_t)batch * nbeams * n * sizeof(float2), "weights", err));
-    CU(cudaMemcpyAsync(s->v.p, V, (size_t)nbeams * n * sizeof(float2), cudaMemcpyHostToDevice,
+    RTK_TRY(grow(&s->v, (size_t)nbeams * n * sizeof(float2), "steering vectors", err));
+    RTK_TRY(grow(&s->w, (size_t)batch * nbeams * n * sizeof(float2), "weights", err));
+    RTK_CU(cudaMemcpyAsync(s->v.p, V, (size_t)nbeams * n * sizeof(float2), cudaMemcpyHostToDevice,
                        s->stream));
-    CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
+    RTK_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
     return RT_OK;
 }
 
@@ -381,14 +359,14 @@ extern "C" int la_gpu_init(la_ctx *ctx, rt_error *err)
     s->backend = ctx->backend;
     ctx->gpu = s;
     int st = [&]() -> int {
-        TRY(device_smem_limit(&s->smem_limit, err));
-        CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-        for (cudaEvent_t &e : s->ev) CU(cudaEventCreate(&e));
-        CU((cudaError_t)rtk_malloc((void **)&s->bad, sizeof(rtk_factor_flags)));
-        CU((cudaError_t)rtk_malloc((void **)&s->phase, 3 * sizeof(unsigned long long)));
+        RTK_TRY(device_smem_limit(&s->smem_limit, err));
+        RTK_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+        for (cudaEvent_t &e : s->ev) RTK_CU(cudaEventCreate(&e));
+        RTK_CU((cudaError_t)rtk_malloc((void **)&s->bad, sizeof(rtk_factor_flags)));
+        RTK_CU((cudaError_t)rtk_malloc((void **)&s->phase, 3 * sizeof(unsigned long long)));
         if (s->backend == LA_BACKEND_CUBLAS) {
-            CB(cublasCreate(&s->blas));
-            CB(cublasSetStream(s->blas, s->stream));
+            RTK_CUBLAS(cublasCreate(&s->blas));
+            RTK_CUBLAS(cublasSetStream(s->blas, s->stream));
         }
         return RT_OK;
     }();
@@ -406,7 +384,7 @@ extern "C" int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, 
         return rt_fail(err, RT_EINVAL, "gpu variant query: bad variant %d or shape %dx%dx%d", v,
                        m, n, batch);
     int smem = 0;
-    TRY(device_smem_limit(&smem, err));
+    RTK_TRY(device_smem_limit(&smem, err));
     *out = la_gpu_variant{};
     snprintf(out->name, sizeof out->name, "%s", info->name);
     out->fits = rtk_qr_fits(v, m, n, smem);
@@ -429,7 +407,7 @@ extern "C" int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v
     if (m < n || n < 1 || batch < 1 || nbeams < 0)
         return rt_fail(err, RT_EINVAL, "gpu variant choice: bad shape %dx%dx%d", m, n, batch);
     int smem = 0, sep = 0;
-    TRY(device_smem_limit(&smem, err));
+    RTK_TRY(device_smem_limit(&smem, err));
     *v = rtk_qr_plan_batch(nbeams > 0 ? 1 : 0, m, n, batch, nbeams, smem, &sep);
     if (separate) *separate = sep;
     return RT_OK;
@@ -456,11 +434,11 @@ extern "C" int la_gpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
                          ptrdiff_t stride_a, rt_error *err)
 {
     gpu_state *s = state(ctx);
-    TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
-    TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
-    TRY(device_qr(s, m, n, batch, s->a.p, err));
-    TRY(copy_matrices(s, false, A, lda, stride_a, s->a.p, m, n, n, batch, err));
-    CU(cudaStreamSynchronize(s->stream));
+    RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
+    RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
+    RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
+    RTK_TRY(copy_matrices(s, false, A, lda, stride_a, s->a.p, m, n, n, batch, err));
+    RTK_CU(cudaStreamSynchronize(s->stream));
     return RT_OK;
 }
 
@@ -469,14 +447,14 @@ extern "C" int la_gpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int 
                               rt_error *err)
 {
     gpu_state *s = state(ctx);
-    TRY(grow(&s->r, (size_t)n * n * batch * sizeof(float2), "triangular factors", err));
-    TRY(upload_steering(s, n, batch, nbeams, V, err));
-    TRY(copy_matrices(s, true, (void *)R, ldr, stride_r, s->r.p, n, n, n, batch, err));
-    TRY(device_weights(s, n, batch, s->r.p, n, nbeams, err));
-    TRY(check_bad(s, err));
-    CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
+    RTK_TRY(grow(&s->r, (size_t)n * n * batch * sizeof(float2), "triangular factors", err));
+    RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
+    RTK_TRY(copy_matrices(s, true, (void *)R, ldr, stride_r, s->r.p, n, n, n, batch, err));
+    RTK_TRY(device_weights(s, n, batch, s->r.p, n, nbeams, err));
+    RTK_TRY(check_bad(s, err));
+    RTK_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
                        cudaMemcpyDeviceToHost, s->stream));
-    CU(cudaStreamSynchronize(s->stream));
+    RTK_CU(cudaStreamSynchronize(s->stream));
     return RT_OK;
 }
 
@@ -492,19 +470,19 @@ extern "C" int la_gpu_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf3
     if (s->backend == LA_BACKEND_GPU && n > RTK_WEIGHTS_MAX_N)
         return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
                        RTK_WEIGHTS_MAX_N);
-    TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
-    CU(cudaEventRecord(s->ev[0], s->stream));
-    TRY(upload_steering(s, n, batch, nbeams, V, err));
-    TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
-    CU(cudaMemsetAsync(s->phase, 0, 3 * sizeof(unsigned long long), s->stream));
+    RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
+    RTK_CU(cudaEventRecord(s->ev[0], s->stream));
+    RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
+    RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
+    RTK_CU(cudaMemsetAsync(s->phase, 0, 3 * sizeof(unsigned long long), s->stream));
     bool fused;
-    TRY(device_qr_weights(s, m, n, batch, nbeams, &fused, 1, err));
-    CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
+    RTK_TRY(device_qr_weights(s, m, n, batch, nbeams, &fused, 1, err));
+    RTK_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
                        cudaMemcpyDeviceToHost, s->stream));
-    CU(cudaEventRecord(s->ev[4], s->stream));
+    RTK_CU(cudaEventRecord(s->ev[4], s->stream));
     unsigned long long ph[3] = {0, 0, 0};
-    CU(cudaMemcpyAsync(ph, s->phase, sizeof ph, cudaMemcpyDeviceToHost, s->stream));
-    TRY(check_bad(s, err)); /* synchronizes */
+    RTK_CU(cudaMemcpyAsync(ph, s->phase, sizeof ph, cudaMemcpyDeviceToHost, s->stream));
+    RTK_TRY(check_bad(s, err)); /* synchronizes */
     if (timing) {
         const double up = elapsed(s->ev[0], s->ev[1]), down = elapsed(s->ev[3], s->ev[4]);
         const double qr = elapsed(s->ev[1], s->ev[2]), wt = elapsed(s->ev[2], s->ev[3]);
@@ -534,30 +512,30 @@ extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 
 {
     gpu_state *s = state(ctx);
     const size_t one = (size_t)m * n * batch * sizeof(float2);
-    TRY(grow(&s->sets, one * nsets, "benchmark input sets", err));
-    TRY(grow(&s->a, one, "QR matrices", err));
-    CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));
-    if (with_weights) TRY(upload_steering(s, n, batch, nbeams, V, err));
+    RTK_TRY(grow(&s->sets, one * nsets, "benchmark input sets", err));
+    RTK_TRY(grow(&s->a, one, "QR matrices", err));
+    RTK_CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));
+    if (with_weights) RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
     double *times = (double *)malloc((size_t)repeat * sizeof(double));
     if (!times) return rt_fail(err, RT_ENOMEM, "bench: out of memory");
     int st = RT_OK;
     for (int r = -1; r < repeat && !st; r++) { /* r = -1: warm-up, not timed */
         st = [&]() -> int {
             const int set = (r + nsets) % nsets;
-            RTK(rtk_spin_launch(200, s->stream));
-            CU(cudaMemcpyAsync(s->a.p, (char *)s->sets.p + one * set, one,
+            RTK_LAUNCH(rtk_spin_launch(200, s->stream));
+            RTK_CU(cudaMemcpyAsync(s->a.p, (char *)s->sets.p + one * set, one,
                                cudaMemcpyDeviceToDevice, s->stream));
             bool fused;
             if (with_weights) {
-                CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
-                TRY(device_qr_weights(s, m, n, batch, nbeams, &fused, 0, err));
-                TRY(check_bad(s, err));
+                RTK_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
+                RTK_TRY(device_qr_weights(s, m, n, batch, nbeams, &fused, 0, err));
+                RTK_TRY(check_bad(s, err));
                 if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[2]);
             } else {
-                CU(cudaEventRecord(s->ev[0], s->stream));
-                TRY(device_qr(s, m, n, batch, s->a.p, err));
-                CU(cudaEventRecord(s->ev[1], s->stream));
-                CU(cudaEventSynchronize(s->ev[1]));
+                RTK_CU(cudaEventRecord(s->ev[0], s->stream));
+                RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
+                RTK_CU(cudaEventRecord(s->ev[1], s->stream));
+                RTK_CU(cudaEventSynchronize(s->ev[1]));
                 if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[1]);
             }
             return RT_OK;
@@ -565,10 +543,10 @@ extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 
     }
     if (!st && R_out) { /* R of set 0, from a plain factorization */
         st = [&]() -> int {
-            CU(cudaMemcpyAsync(s->a.p, s->sets.p, one, cudaMemcpyDeviceToDevice, s->stream));
-            TRY(device_qr(s, m, n, batch, s->a.p, err));
-            CU(cudaMemcpyAsync(R_out, s->a.p, one, cudaMemcpyDeviceToHost, s->stream));
-            CU(cudaStreamSynchronize(s->stream));
+            RTK_CU(cudaMemcpyAsync(s->a.p, s->sets.p, one, cudaMemcpyDeviceToDevice, s->stream));
+            RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
+            RTK_CU(cudaMemcpyAsync(R_out, s->a.p, one, cudaMemcpyDeviceToHost, s->stream));
+            RTK_CU(cudaStreamSynchronize(s->stream));
             return RT_OK;
         }();
     }
@@ -620,14 +598,14 @@ extern "C" void la_dev_weights_destroy(la_dev_weights *w)
 static int cublas_setup(la_dev_weights *w, int G, rt_error *err)
 {
     const int m = w->m, n = w->n, batch = w->batch;
-    CB(cublasCreate(&w->blas));
-    CB(cublasSetStream(w->blas, w->stream));
+    RTK_CUBLAS(cublasCreate(&w->blas));
+    RTK_CUBLAS(cublasSetStream(w->blas, w->stream));
     const size_t pg = (size_t)G * sizeof(void *), pb = (size_t)batch * sizeof(void *);
-    TRY(grow(&w->aptr, pg, "cuBLAS matrix pointers", err));
-    TRY(grow(&w->tptr, pg, "cuBLAS tau pointers", err));
-    TRY(grow(&w->fptr, pb, "cuBLAS factor pointers", err));
-    TRY(grow(&w->wptr, pb, "cuBLAS right-hand-side pointers", err));
-    TRY(grow(&w->tau, (size_t)G * n * sizeof(float2), "cuBLAS tau", err));
+    RTK_TRY(grow(&w->aptr, pg, "cuBLAS matrix pointers", err));
+    RTK_TRY(grow(&w->tptr, pg, "cuBLAS tau pointers", err));
+    RTK_TRY(grow(&w->fptr, pb, "cuBLAS factor pointers", err));
+    RTK_TRY(grow(&w->wptr, pb, "cuBLAS right-hand-side pointers", err));
+    RTK_TRY(grow(&w->tau, (size_t)G * n * sizeof(float2), "cuBLAS tau", err));
     void **h = (void **)malloc(2 * pg + 2 * pb);
     if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for cuBLAS pointers");
     void **ha = h, **ht = h + G, **hf = h + 2 * G, **hw = hf + batch;
@@ -644,7 +622,7 @@ static int cublas_setup(la_dev_weights *w, int G, rt_error *err)
     if (e == cudaSuccess) e = cudaMemcpy(w->fptr.p, hf, pb, cudaMemcpyHostToDevice);
     if (e == cudaSuccess) e = cudaMemcpy(w->wptr.p, hw, pb, cudaMemcpyHostToDevice);
     free(h);
-    CU(e);
+    RTK_CU(e);
     return RT_OK;
 }
 
@@ -656,7 +634,7 @@ static int pick_variant(int variant, int kind, int m, int n, int batch, int nbea
 {
     int smem = 0;
     *sep = 0;
-    TRY(device_smem_limit(&smem, err));
+    RTK_TRY(device_smem_limit(&smem, err));
     if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
         return rt_fail(err, RT_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m, n);
     *out = variant >= 0 ? variant : rtk_qr_plan_batch(kind, m, n, batch, nbeams, smem, sep);
@@ -692,7 +670,7 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, i
     int st = [&]() -> int {
         if (backend == LA_BACKEND_GPU) {
             int sep = 0;
-            TRY(pick_variant(variant, 2, m, n, batch, nbeams, &w->variant, &sep, err));
+            RTK_TRY(pick_variant(variant, 2, m, n, batch, nbeams, &w->variant, &sep, err));
             w->fused = rtk_qr_can_gather(w->variant) != 0 && !sep;
             if (!w->fused && n > RTK_WEIGHTS_MAX_N)
                 return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d",
@@ -705,8 +683,8 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, i
         } else {
             snprintf(w->desc, sizeof w->desc, "cublasCgeqrfBatched + 2 cublasCtrsmBatched");
         }
-        TRY(grow(&w->T, (size_t)m * n * batch * sizeof(float2), "training matrices", err));
-        if (backend == LA_BACKEND_CUBLAS) TRY(cublas_setup(w, batch, err));
+        RTK_TRY(grow(&w->T, (size_t)m * n * batch * sizeof(float2), "training matrices", err));
+        if (backend == LA_BACKEND_CUBLAS) RTK_TRY(cublas_setup(w, batch, err));
         return RT_OK;
     }();
     if (st) {
@@ -725,17 +703,17 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
     if (w->fused) {
-        if (ev_training) RTK(rtk_event_record(ev_training, s));
-        if (ev_qr) RTK(rtk_event_record(ev_qr, s));
-        RTK(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
+        if (ev_training) RTK_LAUNCH(rtk_event_record(ev_training, s));
+        if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
+        RTK_LAUNCH(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
                                          w->dbad, w->dphase, s));
         return RT_OK;
     }
     /* materialized: the gather's matrices (grouped: the caller wrote them), then factor and
      * solve — the plain object is the grouped one with a factor per item */
     if (!w->caller_matrices)
-        RTK(rtk_training_launch(&w->g, m, n, batch, w->T.p, m, (long long)m * n, s));
-    if (ev_training) RTK(rtk_event_record(ev_training, s));
+        RTK_LAUNCH(rtk_training_launch(&w->g, m, n, batch, w->T.p, m, (long long)m * n, s));
+    if (ev_training) RTK_LAUNCH(rtk_event_record(ev_training, s));
     return grouped_enqueue(w, ev_qr, err);
 }
 
@@ -772,15 +750,15 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend ba
     int st = [&]() -> int {
         if (backend == LA_BACKEND_GPU) {
             int sep = 0;
-            TRY(pick_variant(variant, 0, m, n, groups, 0, &w->variant, &sep, err));
+            RTK_TRY(pick_variant(variant, 0, m, n, groups, 0, &w->variant, &sep, err));
             snprintf(w->desc, sizeof w->desc, "%s QR of %d + grouped weights",
                      rtk_qr_variant_get(w->variant)->name, groups);
         } else {
             snprintf(w->desc, sizeof w->desc, "cublasCgeqrfBatched of %d + 2 cublasCtrsmBatched",
                      groups);
         }
-        TRY(grow(&w->T, (size_t)m * n * groups * sizeof(float2), "training matrices", err));
-        if (backend == LA_BACKEND_CUBLAS) TRY(cublas_setup(w, groups, err));
+        RTK_TRY(grow(&w->T, (size_t)m * n * groups * sizeof(float2), "training matrices", err));
+        if (backend == LA_BACKEND_CUBLAS) RTK_TRY(cublas_setup(w, groups, err));
         return RT_OK;
     }();
     if (st) {
@@ -799,26 +777,26 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, rt_error *err)
     const int m = w->m, n = w->n, G = w->groups, batch = w->batch, nb = w->nbeams;
     const long long stride = (long long)m * n;
     if (w->backend == LA_BACKEND_GPU) {
-        RTK(rtk_qr_launch(w->variant, m, n, G, w->T.p, m, stride, s));
-        if (ev_qr) RTK(rtk_event_record(ev_qr, s));
-        RTK(rtk_weights_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
+        RTK_LAUNCH(rtk_qr_launch(w->variant, m, n, G, w->T.p, m, stride, s));
+        if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
+        RTK_LAUNCH(rtk_weights_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
                                        w->dW, w->dbad, s));
         return RT_OK;
     }
     int info = 0;
-    CB(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
+    RTK_CUBLAS(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
                            &info, G));
     if (info != 0) return rt_fail(err, RT_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
-    if (ev_qr) RTK(rtk_event_record(ev_qr, s));
-    RTK(rtk_fill_rhs_grouped_launch(n, batch, G, nb, w->dV, w->vstride, w->dW, s));
+    if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
+    RTK_LAUNCH(rtk_fill_rhs_grouped_launch(n, batch, G, nb, w->dV, w->vstride, w->dW, s));
     const cuComplex one = make_cuComplex(1.f, 0.f);
-    CB(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
+    RTK_CUBLAS(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
                           CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->fptr.p,
                           m, (cuComplex *const *)w->wptr.p, n, batch));
-    CB(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+    RTK_CUBLAS(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
                           CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->fptr.p,
                           m, (cuComplex *const *)w->wptr.p, n, batch));
-    RTK(rtk_normalize_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
+    RTK_LAUNCH(rtk_normalize_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
                                      w->dW, w->dbad, s));
     return RT_OK;
 }

@@ -99,31 +99,16 @@ int stap_config_validate(stap_config *cfg, int have_steering, int steering_beams
 /* N = C*Q: the length of a snapshot, a steering vector and a weight vector. */
 static inline int stap_dof(const stap_config *c) { return c->channels * c->doppler_order; }
 /* The degrees of freedom adapted: the columns of a training matrix (N, or Na*Q for JDL). */
-static inline int stap_adaptive_dof(const stap_config *c)
-{
-    return c->algorithm == STAP_ALGORITHM_JDL ? c->angle_bins * c->doppler_order : stap_dof(c);
-}
+int stap_adaptive_dof(const stap_config *c);
 /* Pre-Doppler, ADPCA and DPCA: the taps are the pulses of a sub-CPI (README "Algorithms"). */
-static inline int stap_is_subcpi(const stap_config *c)
-{
-    return c->algorithm == STAP_ALGORITHM_PRE_DOPPLER || c->algorithm == STAP_ALGORITHM_ADPCA ||
-           c->algorithm == STAP_ALGORITHM_DPCA;
-}
+int stap_is_subcpi(const stap_config *c);
 /* Training matrices per CPI: D*S, times B for JDL (each beam its own transform); S for
- * the sub-CPI algorithms (time-domain snapshots do not depend on the Doppler bin). */
-static inline long long stap_training_matrices(const stap_config *c)
-{
-    if (c->algorithm == STAP_ALGORITHM_DPCA) return 0; /* fixed weights, nothing to train */
-    if (stap_is_subcpi(c)) return c->segments;
-    return (long long)c->doppler_bins * c->segments *
-           (c->algorithm == STAP_ALGORITHM_JDL ? c->beams : 1);
-}
+ * the sub-CPI algorithms (time-domain snapshots do not depend on the Doppler bin); 0 for
+ * fixed weights (DPCA). */
+long long stap_training_matrices(const stap_config *c);
 /* Coefficients of the Doppler window: P, or P - Q + 1 for the sub-CPI algorithms (their
  * Doppler filter runs over the adapted sub-CPIs). */
-static inline int stap_window_len(const stap_config *c)
-{
-    return stap_is_subcpi(c) ? c->pulses - c->doppler_order + 1 : c->pulses;
-}
+int stap_window_len(const stap_config *c);
 /* Rows of one training matrix: K, plus one loading row per adapted DOF when loading > 0. */
 static inline int stap_training_rows(const stap_config *c)
 {
@@ -138,6 +123,45 @@ void stap_training_cells(const stap_config *cfg, int s, int *cells);
 /* "post-doppler", "jdl", "pre-doppler", "adpca" or "dpca" */
 const char *stap_algorithm_name(stap_algorithm a);
 int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err);
+/* What an algorithm is, for code that must not name one (README "Algorithms"; each
+ * algorithm is one descriptor in stap/engine/algorithms.c). */
+enum {
+    STAP_TRAIT_SUBCPI = 1u << 0,    /* the taps are the Q pulses of a sub-CPI, Doppler
+                                       filtering after adaptation (stap_is_subcpi)       */
+    STAP_TRAIT_BEAMSPACE = 1u << 1, /* adapts in each beam's own reduced space: B x D x S
+                                       training matrices of Nt < N columns              */
+    STAP_TRAIT_FIXED = 1u << 2,     /* non-adaptive: fixed weights, nothing trained     */
+    STAP_TRAIT_STEER_PER_BIN = 1u << 3 /* the solves steer each Doppler bin on its own
+                                       (sub-CPI: D x B steering vectors, not B)          */
+};
+typedef struct stap_algorithm_info {
+    const char *name;   /* "jdl": the command line's and the files' name               */
+    const char *label;  /* "JDL": messages and descriptions                             */
+    unsigned traits;    /* STAP_TRAIT_*                                                 */
+    int taps_min, taps_max; /* the sub-CPI's pulses a canceller takes (ADPCA, DPCA: 2..3);
+                               0, 0: any the shape allows                               */
+    int taps_default;   /* the sub-CPI's pulses when none are asked (0: the preset's Q) */
+    const char *param;  /* the stap_config field only this algorithm reads ("angle_bins",
+                           "dpca_shift"), or NULL                                      */
+    const char *dof;    /* what the adapted DOF are ("channels x Doppler order")        */
+} stap_algorithm_info;
+/* The descriptor of algorithm a, or NULL when a is not one. */
+const stap_algorithm_info *stap_algorithm_info_of(stap_algorithm a);
+/* The traits of c's algorithm (0 when it is not one). */
+unsigned stap_algorithm_traits(const stap_config *c);
+/* The algorithm's own parameter (stap_algorithm_info.param) of c: its name, and its value
+ * in *value; NULL when the algorithm has none. */
+const char *stap_algorithm_param(const stap_config *c, int *value);
+/* Set it: RT_EINVAL naming both when c's algorithm has no parameter `name`. */
+int stap_algorithm_set_param(stap_config *c, const char *name, int value, rt_error *err);
+/* A short label of the algorithm and its own sizes, as results name it: "post-doppler",
+ * "jdl NA=3", "pre-doppler M=3", "adpca M=2", "dpca M=2 shift=1". Returns buf. */
+const char *stap_algorithm_label(const stap_config *c, char *buf, size_t len);
+/* The algorithm a label (or a name) starts with. */
+int stap_algorithm_of_label(const char *label, stap_algorithm *out, rt_error *err);
+/* A fixed-weight algorithm's weight for steering vector v (STAP_TRAIT_FIXED; N = C*Q):
+ * RT_EINVAL for an adaptive one. */
+int stap_fixed_weights(const stap_config *cfg, const cf32 *v, cf32 *w, rt_error *err);
 /* JDL's transform for a beam with steering vector v (N = C*Q): T = I_Q (x) A, A the C x Na
  * matrix (column-major, A[j*C + c]) of the beam's own spatial response — v's centre tap
  * v[c*Q + (Q-1)/2], unit norm — and its shifts by j - (Na-1)/2 spatial DFT bins (1/C

@@ -36,8 +36,14 @@ double stap_sinr_adaptive_mean(const stap_sinr_result *r, int d, int b)
     return s / r->S;
 }
 
+unsigned stap_sinr_traits(const stap_sinr_result *r)
+{
+    stap_config c = {0};
+    if (stap_algorithm_of_label(r->algorithm, &c.algorithm, NULL)) return 0;
+    return stap_algorithm_traits(&c);
+}
+
 int stap_sinr_is_subcpi(const stap_sinr_result *r)
 {
-    return !strncmp(r->algorithm, "pre-doppler", 11) || !strncmp(r->algorithm, "adpca", 5) ||
-           !strncmp(r->algorithm, "dpca", 4);
+    return (stap_sinr_traits(r) & STAP_TRAIT_SUBCPI) != 0;
 }

@@ -103,7 +103,10 @@ void stap_sinr_free(stap_sinr_result *res);
 double stap_sinr_rho_mean(const stap_sinr_result *res, int d, int b);
 /* Mean of the adaptive loss (linear) over segments for (d, b). */
 double stap_sinr_adaptive_mean(const stap_sinr_result *res, int d, int b);
-/* Whether the table's algorithm adapts in the sub-CPI domain (pre-Doppler, ADPCA). */
+/* The traits (STAP_TRAIT_*) of the table's algorithm, from its label; 0 for a label that
+ * names no algorithm. */
+unsigned stap_sinr_traits(const stap_sinr_result *res);
+/* Whether the table's algorithm adapts in the sub-CPI domain (pre-Doppler, ADPCA, DPCA). */
 int stap_sinr_is_subcpi(const stap_sinr_result *res);
 
 /* Write the table to path atomically (never overwrites; the _mode variant replaces an

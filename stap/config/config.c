@@ -2,6 +2,8 @@
  * validation, Doppler windows and the default steering vectors (contract step 6). */
 #include "stap.h"
 
+#include "algorithm.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -70,75 +72,6 @@ int stap_training_window_parse(const char *name, stap_training_window *out, rt_e
     return RT_OK;
 }
 
-static const char *const algorithm_names[] = {"post-doppler", "jdl", "pre-doppler", "adpca",
-                                               "dpca"};
-enum { ALGORITHM_COUNT = (int)(sizeof algorithm_names / sizeof *algorithm_names) };
-
-const char *stap_algorithm_name(stap_algorithm a)
-{
-    return (int)a >= 0 && (int)a < ALGORITHM_COUNT ? algorithm_names[a] : "invalid";
-}
-
-int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err)
-{
-    for (int a = 0; name && a < ALGORITHM_COUNT; a++)
-        if (strcmp(name, algorithm_names[a]) == 0) {
-            *out = (stap_algorithm)a;
-            return RT_OK;
-        }
-    return rt_fail(err, RT_EINVAL, "algorithm '%s': expected post-doppler, jdl, pre-doppler, "
-                   "adpca or dpca", name ? name : "");
-}
-
-void stap_dpca_weights(const stap_config *cfg, const cf32 *v, cf32 *w)
-{
-    const int C = cfg->channels, Q = cfg->doppler_order, sh = cfg->dpca_shift;
-    const int span = (Q - 1) * abs(sh), Cs = C - span, c0 = sh < 0 ? span : 0;
-    for (int j = 0; j < C * Q; j++) w[j] = 0;
-    for (int c = c0; c < c0 + Cs; c++)
-        for (int q = 0; q < Q; q++) w[(c + (Q - 1 - q) * sh) * Q + q] = v[c * Q + q] / (float)Cs;
-}
-
-void stap_subcpi_steering(const stap_config *cfg, const cf32 *v, int d, double *s)
-{
-    const int C = cfg->channels, Q = cfg->doppler_order, D = cfg->doppler_bins;
-    const int pre = cfg->algorithm == STAP_ALGORITHM_PRE_DOPPLER;
-    for (int c = 0; c < C; c++)
-        for (int q = 0; q < Q; q++) {
-            const int j = c * Q + q;
-            /* exp(2 pi i d q / D), the phase reduced exactly first */
-            const double ph = pre ? 2.0 * M_PI * (double)(((long long)d * q) % D) / D : 0.0;
-            const double cr = cos(ph), ci = sin(ph), vr = crealf(v[j]), vi = cimagf(v[j]);
-            s[2 * j] = vr * cr - vi * ci;
-            s[2 * j + 1] = vr * ci + vi * cr;
-        }
-}
-
-int stap_jdl_beams(const stap_config *cfg, const cf32 *v, double *A, rt_error *err)
-{
-    const int C = cfg->channels, Q = cfg->doppler_order, Na = cfg->angle_bins;
-    double norm = 0;
-    for (int c = 0; c < C; c++) {
-        const cf32 x = v[c * Q + (Q - 1) / 2];
-        norm += (double)crealf(x) * crealf(x) + (double)cimagf(x) * cimagf(x);
-    }
-    if (!(norm > 0) || !isfinite(norm))
-        return rt_fail(err, RT_EINVAL, "JDL: the steering vector's centre tap (entries c*Q + "
-                       "%d) is zero or not finite: it gives no look direction", (Q - 1) / 2);
-    norm = sqrt(norm);
-    for (int j = 0; j < Na; j++) {
-        const double shift = (double)(j - (Na - 1) / 2) / C; /* cycles per element */
-        for (int c = 0; c < C; c++) {
-            const cf32 x = v[c * Q + (Q - 1) / 2];
-            const double ph = 2.0 * M_PI * shift * c, cr = cos(ph), ci = sin(ph);
-            const double xr = crealf(x) / norm, xi = cimagf(x) / norm;
-            A[2 * ((size_t)j * C + c)] = xr * cr - xi * ci;
-            A[2 * ((size_t)j * C + c) + 1] = xr * ci + xi * cr;
-        }
-    }
-    return RT_OK;
-}
-
 /* Sliding block s: the cells left of it beyond its guard, [0, lo), and right of it,
  * [hi, R); the K nearest, half on each side where both sides have them. */
 static void sliding_sides(const stap_config *c, int s, int *lo, int *hi, int *kl, int *kr)
@@ -190,6 +123,7 @@ void stap_preset_config(stap_preset p, stap_config *cfg)
 int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                          int steering_len, rt_error *err)
 {
+    int st;
     if (c->channels < 1 || c->pulses < 1 || c->range_gates < 1)
         return rt_fail(err, RT_EINVAL, "cube shape %d x %d x %d has a zero dimension",
                        c->channels, c->pulses, c->range_gates);
@@ -207,21 +141,15 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     if (c->threads < 0 || (cpus > 0 && c->threads > 4 * cpus))
         return rt_fail(err, RT_EINVAL, "stap_config.threads %d: at most 4 x the %ld CPUs",
                        c->threads, cpus);
-    if (stap_is_subcpi(c)) {
-        /* the taps are the pulses of a sub-CPI: any count up to P (ADPCA: 2 or 3) */
-        if (c->algorithm != STAP_ALGORITHM_PRE_DOPPLER && c->doppler_order != 2 &&
-            c->doppler_order != 3)
-            return rt_fail(err, RT_EINVAL, STAP_SUBCPI_PARAM " %d: %s cancels over 2 "
-                           "or 3 pulses", c->doppler_order,
-                           c->algorithm == STAP_ALGORITHM_DPCA ? "DPCA" : "ADPCA");
-        if (c->algorithm == STAP_ALGORITHM_DPCA) {
-            if (c->dpca_shift == 0) c->dpca_shift = 1;
-            if (c->dpca_shift > INT_MAX / 4 || c->dpca_shift < -INT_MAX / 4 ||
-                (c->doppler_order - 1) * abs(c->dpca_shift) >= c->channels)
-                return rt_fail(err, RT_EINVAL, "stap_config.dpca_shift %d: the %d pulses' "
-                               "subarrays need (pulses - 1) x |shift| < the %d channels",
-                               c->dpca_shift, c->doppler_order, c->channels);
-        }
+    const stap_algo *al = stap_algo_of(c);
+    if (al && (al->info.traits & STAP_TRAIT_SUBCPI)) {
+        /* the taps are the pulses of a sub-CPI: any count up to P (a canceller: 2 or 3) */
+        if (al->info.taps_max &&
+            (c->doppler_order < al->info.taps_min || c->doppler_order > al->info.taps_max))
+            return rt_fail(err, RT_EINVAL, STAP_SUBCPI_PARAM " %d: %s cancels over %d "
+                           "or %d pulses", c->doppler_order, al->info.label, al->info.taps_min,
+                           al->info.taps_max);
+        if (al->validate && (st = al->validate(c, err))) return st;
         if (c->doppler_order < 1 || c->doppler_order > c->pulses)
             return rt_fail(err, RT_EINVAL, STAP_SUBCPI_PARAM " %d: a sub-CPI has 1 to "
                            "the %d pulses", c->doppler_order, c->pulses);
@@ -234,15 +162,11 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                            "stap_config.doppler_order %d exceeds the %d Doppler bins",
                            c->doppler_order, c->doppler_bins);
     }
-    if (c->algorithm == STAP_ALGORITHM_JDL) {
-        if (c->angle_bins == 0) c->angle_bins = c->channels < 3 ? 1 : 3;
-        if (c->angle_bins < 1 || c->angle_bins % 2 == 0 || c->angle_bins > c->channels)
-            return rt_fail(err, RT_EINVAL, "stap_config.angle_bins %d must be odd and between "
-                           "1 and the %d channels", c->angle_bins, c->channels);
-    } else if (c->algorithm != STAP_ALGORITHM_POST_DOPPLER && !stap_is_subcpi(c)) {
+    if (!al)
         return rt_fail(err, RT_EINVAL, "stap_config.algorithm %d is not an algorithm",
                        (int)c->algorithm);
-    }
+    if (!(al->info.traits & STAP_TRAIT_SUBCPI) && al->validate && (st = al->validate(c, err)))
+        return st;
     const int N = stap_dof(c), Nt = stap_adaptive_dof(c);
     if (c->training_window == STAP_TRAINING_SLIDING) {
         if (c->block == 0) c->block = 1;
@@ -288,15 +212,12 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     }
     if (!(c->loading >= 0.0) || !isfinite(c->loading))
         return rt_fail(err, RT_EINVAL, "stap_config.loading must be a finite number >= 0");
-    if (c->training < Nt && c->loading == 0.0 && c->algorithm != STAP_ALGORITHM_DPCA)
+    if (c->training < Nt && c->loading == 0.0 && !(al->info.traits & STAP_TRAIT_FIXED))
         return rt_fail(err, RT_EINVAL,
                        "stap_config.training %d is smaller than the N = %d degrees of freedom "
                        "(%s): the training matrix is rank-deficient; "
                        "use stap_config.training >= %d or stap_config.loading > 0",
-                       c->training, Nt,
-                       c->algorithm == STAP_ALGORITHM_JDL ? "angle bins x Doppler order"
-                       : stap_is_subcpi(c) ? "channels x sub-CPI pulses"
-                                           : "channels x Doppler order", Nt);
+                       c->training, Nt, al->info.dof, Nt);
     if (c->window == STAP_WINDOW_HANN && stap_window_len(c) < 3) /* 0.5 - 0.5 cos: all zero */
         return rt_fail(err, RT_EINVAL, "stap_config.window: a Hann window of %d points is all "
                        "zeros (it needs 3 or more)", stap_window_len(c));
@@ -408,21 +329,17 @@ double stap_beam_u(int b, int B) { return -1.0 + (2.0 * b + 1.0) / B; }
 void stap_default_steering(const stap_config *cfg, cf32 *V)
 {
     int B = cfg->beams, C = cfg->channels, Q = cfg->doppler_order, N = C * Q;
+    const stap_algo *al = stap_algo_of(cfg);
     for (int b = 0; b < B; b++) {
         double u = stap_beam_u(b, B);
         for (int j = 0; j < N; j++) V[(size_t)b * N + j] = 0;
         for (int c = 0; c < C; c++) {
             double ph = 2.0 * M_PI * cfg->element_spacing * c * u;
             const cf32 a = (float)cos(ph) + I * (float)sin(ph);
-            if (cfg->algorithm == STAP_ALGORITHM_PRE_DOPPLER)
-                for (int q = 0; q < Q; q++) V[(size_t)b * N + c * Q + q] = a;
-            else if (cfg->algorithm == STAP_ALGORITHM_ADPCA ||
-                     cfg->algorithm == STAP_ALGORITHM_DPCA) /* binomial, alternating */
-                for (int q = 0; q < Q; q++)
-                    V[(size_t)b * N + c * Q + q] = (q % 2 ? -1.0f : 1.0f) *
-                                                   (Q == 3 && q == 1 ? 2.0f : 1.0f) * a;
-            else
-                V[(size_t)b * N + c * Q + (Q - 1) / 2] = a;
+            for (int q = 0; q < Q; q++) {
+                const float h = al ? al->steering_tap(Q, q) : q == (Q - 1) / 2;
+                if (h != 0) V[(size_t)b * N + c * Q + q] = h * a;
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 /* engine.c: what every STAP engine shares (engine.h) — configuration, window and
  * steering, slot bookkeeping and the choice of implementation, made once at create. */
+#include "algorithm.h"
 #include "engine_internal.h"
 #include "la_device.h"
 
@@ -66,10 +67,11 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     const size_t Nt = stap_adaptive_dof(c), mats = (size_t)stap_training_matrices(c);
     const size_t z = sizeof(cf32), slots = (size_t)o->slots;
     const size_t nw = stap_weights_count(c, B), ny = stap_output_count(c, B);
-    const int sub = stap_is_subcpi(c);
+    const unsigned tr = stap_algorithm_traits(c);
+    const int sub = (tr & STAP_TRAIT_SUBCPI) != 0, beamspace = (tr & STAP_TRAIT_BEAMSPACE) != 0;
     /* sub-CPI: Q staggered cubes; the solve steering (D*B or B vectors) */
     const size_t X = z * C * D * R * (sub ? (size_t)c->doppler_order : 1), T = z * mats * M * Nt;
-    const size_t Vs = sub ? z * N * B * (c->algorithm == STAP_ALGORITHM_PRE_DOPPLER ? D : 1) : 0;
+    const size_t Vs = sub ? z * N * B * (tr & STAP_TRAIT_STEER_PER_BIN ? D : 1) : 0;
     const int cfar = o->cfar.kind != STAP_CFAR_NONE;
     const size_t prefix =
         stap_cfar_uses_prefix(o->cfar.kind) ? sizeof(double) * B * D * (R + 1) : 0;
@@ -79,20 +81,19 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     if (is_gpu_backend(c->backend)) {
         /* the training matrices are materialized only by cuBLAS and for shapes that no
          * gathering QR kernel takes or whose plan runs the QR alone (JDL: one beam a solve) */
-        const int solve_beams = c->algorithm == STAP_ALGORITHM_JDL ? 1 : B;
+        const int solve_beams = beamspace ? 1 : B;
         const size_t Tm = sub || la_dev_weights_materializes(c->backend, o->qr_variant, (int)M,
                                                              (int)Nt, (int)mats, solve_beams)
                               ? T : 0;
-        /* JDL: every beam's beamspace cube and beamspace weights */
-        const size_t jdl = c->algorithm == STAP_ALGORITHM_JDL
-                               ? z * B * D * c->angle_bins * R + z * B * batch * Nt
-                               : 0;
+        /* beamspace (JDL): every beam's beamspace cube (Nt / Q "channels") and weights */
+        const size_t jdl = beamspace ? z * B * D * (Nt / c->doppler_order) * R + z * B * batch * Nt
+                                     : 0;
         size_t per = z * C * P * R + X + z * nw + z * ny + 256 + prefix + hit * hit_cap +
                      X /* cuFFT work, at most about the transform's size */ + Tm + jdl;
         if (o->apply_gemm) per += z * nw + sizeof(void *) * 3 * (sub ? 1 : c->doppler_order) * batch;
         /* the cuBLAS solver's pointer arrays (geqrf: 2 per matrix; trsm: 2 per item) and tau */
         if (c->backend == LA_BACKEND_CUBLAS)
-            per += sizeof(void *) * 2 * (mats + batch * (c->algorithm == STAP_ALGORITHM_JDL ? B : 1)) +
+            per += sizeof(void *) * 2 * (mats + batch * (beamspace ? B : 1)) +
                    z * mats * Nt;
         *dev = base + slots * per;
         size_t hper = 256 + (o->keep_weights ? z * nw : 0) + (o->keep_output ? z * ny : 0) +
@@ -102,8 +103,7 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
         const size_t threads = c->threads > 0 ? (size_t)c->threads : 64;
         size_t per = z * nw + z * ny + (cfar ? sizeof(stap_detection) * hit_cap : 0);
         /* JDL's beamspace weights; the sub-CPI solves' weights before their reordering */
-        const int dpca = c->algorithm == STAP_ALGORITHM_DPCA;
-        const size_t jdl_wt = c->algorithm == STAP_ALGORITHM_JDL || (sub && !dpca) ? z * B * batch * Nt : 0;
+        const size_t jdl_wt = stap_engine_needs_wt(c) ? z * B * batch * Nt : 0;
         /* per thread: the apply's conjugated weights of a tap (C*Q channels for sub-CPI) */
         const size_t wc = threads * z * B * C * (sub ? (size_t)c->doppler_order : 1);
         *host = base + 2 * X /* Doppler cube, FFTW's plan */ + T + jdl_wt + wc +
@@ -268,72 +268,6 @@ int stap_engine_check_memory(const stap_config *cfg_in, int nbeams, int steering
 
 /* ---- create ------------------------------------------------------------------------ */
 
-/* JDL: each beam's transform A_b (stap_jdl_beams) and beamspace steering T_b^H v_b, the
- * latter in double before rounding. */
-static int jdl_transforms(stap_engine *e, rt_error *err)
-{
-    const int C = e->cfg.channels, Q = e->cfg.doppler_order, Na = e->cfg.angle_bins;
-    e->A = malloc(sizeof(cf32) * (size_t)e->B * C * Na);
-    e->Vt = malloc(sizeof(cf32) * (size_t)e->B * e->Nt);
-    double *a = malloc(sizeof(double) * 2 * (size_t)C * Na);
-    if (!e->A || !e->Vt || !a) {
-        free(a);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the JDL transforms");
-    }
-    for (int b = 0; b < e->B; b++) {
-        const cf32 *v = e->V + (size_t)b * e->N;
-        int st = stap_jdl_beams(&e->cfg, v, a, err);
-        if (st) {
-            free(a);
-            return rt_prefix(err, "beam %d", b);
-        }
-        for (int i = 0; i < C * Na; i++)
-            e->A[(size_t)b * C * Na + i] = (float)a[2 * i] + I * (float)a[2 * i + 1];
-        for (int j = 0; j < Na; j++)
-            for (int q = 0; q < Q; q++) {
-                double re = 0, im = 0; /* sum_c conj(A[j][c]) v[c*Q + q] */
-                for (int c = 0; c < C; c++) {
-                    const double ar = a[2 * ((size_t)j * C + c)], ai = a[2 * ((size_t)j * C + c) + 1];
-                    const double vr = crealf(v[c * Q + q]), vi = cimagf(v[c * Q + q]);
-                    re += ar * vr + ai * vi;
-                    im += ar * vi - ai * vr;
-                }
-                e->Vt[(size_t)b * e->Nt + j * Q + q] = (float)re + I * (float)im;
-            }
-    }
-    free(a);
-    return RT_OK;
-}
-
-/* Sub-CPI algorithms: the steering vectors of the solves, bin-major for pre-Doppler
- * (stap_subcpi_steering, in double before rounding). */
-static int subcpi_steering(stap_engine *e, rt_error *err)
-{
-    const int pre = e->cfg.algorithm == STAP_ALGORITHM_PRE_DOPPLER, N = e->N;
-    const int nd = pre ? e->cfg.doppler_bins : 1;
-    e->nvs = nd * e->B;
-    e->Vs = malloc(sizeof(cf32) * (size_t)e->nvs * N);
-    double *s = malloc(sizeof(double) * 2 * (size_t)N);
-    if (!e->Vs || !s) {
-        free(s);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the sub-CPI steering vectors");
-    }
-    if (e->cfg.algorithm == STAP_ALGORITHM_DPCA) { /* the fixed weights themselves */
-        for (int b = 0; b < e->B; b++)
-            stap_dpca_weights(&e->cfg, e->V + (size_t)b * N, e->Vs + (size_t)b * N);
-        free(s);
-        return RT_OK;
-    }
-    for (int d = 0; d < nd; d++)
-        for (int b = 0; b < e->B; b++) {
-            stap_subcpi_steering(&e->cfg, e->V + (size_t)b * N, d, s);
-            cf32 *o = e->Vs + ((size_t)d * e->B + b) * N;
-            for (int j = 0; j < N; j++) o[j] = (float)s[2 * j] + I * (float)s[2 * j + 1];
-        }
-    free(s);
-    return RT_OK;
-}
-
 static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32 *steering,
                            const stap_engine_options *opt, rt_error *err)
 {
@@ -365,11 +299,8 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     if (steering) memcpy(e->V, steering, sizeof(cf32) * (size_t)e->B * e->N);
     else stap_default_steering(cfg, e->V);
     e->custom_steering = steering != NULL;
-    if (cfg->algorithm == STAP_ALGORITHM_JDL && (st = jdl_transforms(e, err))) {
-        stap_engine_destroy(e);
-        return st;
-    }
-    if (stap_is_subcpi(cfg) && (st = subcpi_steering(e, err))) {
+    const stap_algo *al = stap_algo_of(cfg); /* validated: one of the table's */
+    if (al->prepare && (st = al->prepare(e, err))) {
         stap_engine_destroy(e);
         return st;
     }

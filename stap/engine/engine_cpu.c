@@ -13,6 +13,7 @@
 #include <omp.h>
 #endif
 
+#include "algorithm.h"
 #include "engine_internal.h"
 
 extern void openblas_set_num_threads(int num_threads);
@@ -86,10 +87,9 @@ static int cpu_create(stap_engine *e, rt_error *err)
     const size_t D = cfg->doppler_bins, R = cfg->range_gates;
     c->X = xmalloc(sizeof(cf32) * C * D * R);
     const size_t nx = C * D * R, nt = (size_t)stap_training_matrices(cfg) * e->M * e->Nt;
-    const int jdl = cfg->algorithm == STAP_ALGORITHM_JDL;
     c->T = xmalloc(sizeof(cf32) * nt);
     c->wc = xmalloc(sizeof(cf32) * (size_t)c->threads * e->B * C);
-    const int solves = jdl || (sub && cfg->algorithm != STAP_ALGORITHM_DPCA); /* need Wt */
+    const int solves = stap_engine_needs_wt(cfg);
     if (solves) c->Wt = xmalloc(sizeof(cf32) * (size_t)e->B * e->batch * e->Nt);
     if (!c->X || !c->T || !c->wc || (solves && !c->Wt))
         return rt_fail(err, RT_ENOMEM, "out of memory for the CPU engine's work buffers");
@@ -122,15 +122,10 @@ static int cpu_create(stap_engine *e, rt_error *err)
         (st = stap_cfar_plan_create(&c->cfar, &e->opt.cfar, e->B, (int)D, (int)R, c->threads, err)))
         return st;
     const int own = cfg->backend != LA_BACKEND_LAPACK;
-    char algo[48] = "";
-    if (jdl) snprintf(algo, sizeof algo, "JDL %d beams x %d bins, ", cfg->angle_bins,
-                      cfg->doppler_order);
-    if (sub) snprintf(algo, sizeof algo, "%s %d-pulse sub-CPIs, ",
-                      cfg->algorithm == STAP_ALGORITHM_ADPCA  ? "ADPCA"
-                      : cfg->algorithm == STAP_ALGORITHM_DPCA ? "DPCA (fixed weights)"
-                                                              : "pre-Doppler",
-                      cfg->doppler_order);
-    const int dpca = cfg->algorithm == STAP_ALGORITHM_DPCA; /* no QR, no solves */
+    const stap_algo *al = stap_algo_of(cfg);
+    char algo[64] = "";
+    if (al->cpu_describe) al->cpu_describe(cfg, algo, sizeof algo);
+    const int dpca = (al->info.traits & STAP_TRAIT_FIXED) != 0; /* no QR, no solves */
     snprintf(e->describe, sizeof e->describe,
              "%s: FFTW, %s%s%s%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
              "%d slot%s",
@@ -164,123 +159,6 @@ static void doppler_filter(stap_engine *e, cpu_engine *c, const cf32 *x)
         }
         memset(Xc + (size_t)Pw * R, 0, sizeof(cf32) * (size_t)(D - Pw) * R);
         fftwf_execute_dft(c->fft, (fftwf_complex *)Xc, (fftwf_complex *)Xc);
-    }
-}
-
-/* Sub-CPI training: T_s (M x N), row i = conj of the first sub-CPI of training cell i,
- * column c*Q + q = x[c, q, cell]; with loading, N more rows sqrt(K*delta) I. */
-static void form_training_subcpi(stap_engine *e, cpu_engine *c, const cf32 *x)
-{
-    const int P = e->cfg.pulses, Q = e->cfg.doppler_order;
-    const int S = e->cfg.segments, K = e->cfg.training, M = e->M, N = e->N;
-    const size_t R = e->cfg.range_gates;
-    const float load = e->cfg.loading > 0 ? (float)sqrt(K * e->cfg.loading) : 0.0f;
-#pragma omp parallel for schedule(static) num_threads(c->threads)
-    for (int s = 0; s < S; s++) {
-        cf32 *T = c->T + (size_t)s * M * N;
-        const int *cell = e->cells + (size_t)s * K;
-        for (int j = 0; j < N; j++) {
-            const cf32 *row = x + ((size_t)(j / Q) * P + j % Q) * R;
-            cf32 *col = T + (size_t)j * M;
-            for (int i = 0; i < K; i++) col[i] = conjf(row[cell[i]]);
-            if (M > K) {
-                memset(col + K, 0, sizeof(cf32) * (size_t)N);
-                col[K + j] = load;
-            }
-        }
-    }
-}
-
-/* Sub-CPI weights from the solves' (Wt: S x nvs x N, steering d*B + b for pre-Doppler,
- * b for ADPCA) into W (D x S x B x N). */
-static void subcpi_weights(stap_engine *e, const cf32 *Wt, cf32 *W)
-{
-    const int D = e->cfg.doppler_bins, S = e->cfg.segments, B = e->B, N = e->N;
-    const int pre = e->cfg.algorithm == STAP_ALGORITHM_PRE_DOPPLER;
-    for (int d = 0; d < D; d++)
-        for (int s = 0; s < S; s++)
-            memcpy(W + ((size_t)d * S + s) * B * N,
-                   Wt + ((size_t)s * e->nvs + (pre ? (size_t)d * B : 0)) * N,
-                   sizeof(cf32) * (size_t)B * N);
-}
-
-/* Contract steps 2-4: T_k (M x N, column-major), k = d*S + s; row i = snapshot^H of
- * training cell i of segment (block) s, e->cells[s*K + i]; with loading, N more rows
- * sqrt(K*delta) I. */
-static void form_training(stap_engine *e, cpu_engine *c)
-{
-    const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
-    const int S = e->cfg.segments, K = e->cfg.training, M = e->M, N = e->N;
-    const size_t R = e->cfg.range_gates;
-    const float load = e->cfg.loading > 0 ? (float)sqrt(K * e->cfg.loading) : 0.0f;
-#pragma omp parallel for schedule(static) num_threads(c->threads)
-    for (int k = 0; k < e->batch; k++) {
-        int d = k / S, s = k % S;
-        cf32 *T = c->T + (size_t)k * M * N;
-        const int *cell = e->cells + (size_t)s * K;
-        for (int ch = 0; ch < C; ch++)
-            for (int q = 0; q < Q; q++) {
-                int j = ch * Q + q;
-                const cf32 *row = c->X + ((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R;
-                cf32 *col = T + (size_t)j * M;
-                for (int i = 0; i < K; i++) col[i] = conjf(row[cell[i]]);
-                if (M > K) {
-                    memset(col + K, 0, sizeof(cf32) * (size_t)N);
-                    col[K + j] = load;
-                }
-            }
-    }
-}
-
-/* JDL (contract steps 2-4 in beamspace): T_k (M x Nt), k = b*D*S + d*S + s; row i =
- * conj(z) of training cell i, z_{j*Q+q} = sum_c conj(A_b[j][c]) X[c, tap(d,q), cell]; with
- * loading, Nt more rows sqrt(K*delta) I. */
-static void form_training_jdl(stap_engine *e, cpu_engine *c)
-{
-    const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
-    const int S = e->cfg.segments, K = e->cfg.training, M = e->M, Nt = e->Nt;
-    const int Na = e->cfg.angle_bins, DS = e->batch;
-    const size_t R = e->cfg.range_gates;
-    const float load = e->cfg.loading > 0 ? (float)sqrt(K * e->cfg.loading) : 0.0f;
-#pragma omp parallel for schedule(static) num_threads(c->threads)
-    for (int k = 0; k < e->B * DS; k++) {
-        const int b = k / DS, d = (k % DS) / S, s = k % S;
-        const cf32 *A = e->A + (size_t)b * C * Na;
-        cf32 *T = c->T + (size_t)k * M * Nt;
-        const int *cell = e->cells + (size_t)s * K;
-        memset(T, 0, sizeof(cf32) * (size_t)M * Nt);
-        for (int q = 0; q < Q; q++)
-            for (int ch = 0; ch < C; ch++) {
-                const cf32 *row = c->X + ((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R;
-                for (int j = 0; j < Na; j++) {
-                    const cf32 a = A[(size_t)j * C + ch]; /* conj(z) = sum_c A conj(x) */
-                    cf32 *col = T + (size_t)(j * Q + q) * M;
-                    for (int i = 0; i < K; i++) col[i] += a * conjf(row[cell[i]]);
-                }
-            }
-        if (M > K)
-            for (int j = 0; j < Nt; j++) T[(size_t)j * M + K + j] = load;
-    }
-}
-
-/* JDL: element-space weights from beamspace ones, w_b = T_b w~_b:
- * W[(k*B + b)*N + c*Q + q] = sum_j A_b[j][c] Wt[b][k][j*Q + q], k = d*S + s. */
-static void jdl_expand(stap_engine *e, const cf32 *Wt, cf32 *W)
-{
-    const int C = e->cfg.channels, Q = e->cfg.doppler_order, Na = e->cfg.angle_bins;
-    const int N = e->N, Nt = e->Nt, B = e->B;
-    for (int b = 0; b < B; b++) {
-        const cf32 *A = e->A + (size_t)b * C * Na;
-        for (int k = 0; k < e->batch; k++) {
-            const cf32 *wt = Wt + ((size_t)b * e->batch + k) * Nt;
-            cf32 *w = W + ((size_t)k * B + b) * N;
-            for (int ch = 0; ch < C; ch++)
-                for (int q = 0; q < Q; q++) {
-                    cf32 acc = 0;
-                    for (int j = 0; j < Na; j++) acc += A[(size_t)j * C + ch] * wt[j * Q + q];
-                    w[ch * Q + q] = acc;
-                }
-        }
     }
 }
 
@@ -336,45 +214,18 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
     if (first_nonfinite(cube, (size_t)e->cfg.channels * e->cfg.pulses * e->cfg.range_gates, &at))
         return stap_engine_fail_input(e, at, err);
     double t0 = rt_now_ms();
-    const int jdl = e->cfg.algorithm == STAP_ALGORITHM_JDL, sub = stap_is_subcpi(&e->cfg);
-    const int dpca = e->cfg.algorithm == STAP_ALGORITHM_DPCA;
+    const stap_algo *al = stap_algo_of(&e->cfg);
     doppler_filter(e, c, cube);
     double t1 = rt_now_ms();
-    if (jdl) form_training_jdl(e, c);
-    else if (sub && !dpca) form_training_subcpi(e, c, cube);
-    else if (!sub) form_training(e, c);
+    if (al->cpu_training) al->cpu_training(e, c->X, cube, c->T, c->threads);
     double t2 = rt_now_ms();
     la_timing lt = {0};
-    int st = RT_OK;
-    if (dpca) { /* fixed weights: the same for every bin and segment */
-        for (int k = 0; k < e->batch; k++)
-            memcpy(sl->W + (size_t)k * e->B * e->N, e->Vs, sizeof(cf32) * (size_t)e->B * e->N);
-    } else if (sub) { /* S factors, each solved for every bin's (pre-Doppler) or one steering set */
-        st = la_adaptive_weights(c->la, e->M, e->N, e->cfg.segments, c->T, e->M,
-                                 (ptrdiff_t)e->M * e->N, e->nvs, e->Vs, c->Wt, &lt, err);
-        if (st == RT_ENUMERIC) {
-            rt_prefix(err, "adaptive weights (batch item = segment)");
-            return st;
-        }
-        if (!st) subcpi_weights(e, c->Wt, sl->W);
-    } else if (!jdl) {
-        st = la_adaptive_weights(c->la, e->M, e->N, e->batch, c->T, e->M,
-                                 (ptrdiff_t)e->M * e->N, e->B, e->V, sl->W, &lt, err);
-    } else { /* one batch of D*S per beam, each with its own transform and steering */
-        for (int b = 0; b < e->B && !st; b++) {
-            la_timing lb;
-            const size_t mn = (size_t)e->M * e->Nt;
-            st = la_adaptive_weights(c->la, e->M, e->Nt, e->batch, c->T + (size_t)b * e->batch * mn,
-                                     e->M, (ptrdiff_t)mn, 1, e->Vt + (size_t)b * e->Nt,
-                                     c->Wt + (size_t)b * e->batch * e->Nt, &lb, err);
-            if (st == RT_ENUMERIC) rt_prefix(err, "beam %d", b);
-            lt.qr_ms += lb.qr_ms;
-        }
-        if (!st) jdl_expand(e, c->Wt, sl->W);
-    }
+    int st = al->cpu_weights(e, c->la, c->T, c->Wt, sl->W, &lt, err);
     double t3 = rt_now_ms();
     if (st) {
-        if (st == RT_ENUMERIC)
+        if (st == RT_ENUMERIC && (al->info.traits & STAP_TRAIT_SUBCPI))
+            rt_prefix(err, "adaptive weights (batch item = segment)");
+        else if (st == RT_ENUMERIC)
             rt_prefix(err, "adaptive weights (batch item = Doppler bin x %d segments + segment)",
                       e->cfg.segments);
         return st;
@@ -480,9 +331,7 @@ static size_t cpu_memory_bytes(const stap_engine *e)
     const size_t Q = stap_is_subcpi(cfg) ? (size_t)cfg->doppler_order : 1;
     size_t x = sizeof(cf32) * (size_t)cfg->channels * Q * cfg->doppler_bins * cfg->range_gates;
     size_t t = sizeof(cf32) * (size_t)stap_training_matrices(cfg) * e->M * e->Nt;
-    if (cfg->algorithm == STAP_ALGORITHM_JDL ||
-        (stap_is_subcpi(cfg) && cfg->algorithm != STAP_ALGORITHM_DPCA))
-        t += sizeof(cf32) * (size_t)e->B * e->batch * e->Nt;
+    if (stap_engine_needs_wt(cfg)) t += sizeof(cf32) * (size_t)e->B * e->batch * e->Nt;
     t += sizeof(cf32) * (size_t)e->threads * e->B * cfg->channels *
          (stap_is_subcpi(cfg) ? (size_t)cfg->doppler_order : 1); /* wc */
     size_t per = sizeof(cf32) * (stap_weights_count(cfg, e->B) + stap_output_count(cfg, e->B));

@@ -6,120 +6,27 @@
  * events and (by default) a CUDA graph of its launches, so that the copy-in of one CPI,
  * the compute of another and the copy-out of a third overlap. Only what the user keeps
  * (weights, output, detections) comes back. Host code only: the kernels are in kernels/. */
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cufft.h>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
-#include "cfar_gpu.h"
-#include "la_device.h"
-#include "rtk_pipeline.h"
-extern "C" {
-#include "engine_internal.h"
-}
+#include "algorithm.h"
+#include "engine_gpu.h"
 
 namespace {
 
-/* a failed call is reported, and the runtime's last-error state cleared: the kernels'
- * launch checks read it (cudaGetLastError), and must not see an older failure */
-#define CU(call)                                                                           \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            (void)cudaGetLastError();                                                      \
-            return rt_fail(err, e_ == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,  \
-                           "GPU engine: %s failed: %s", #call, cudaGetErrorString(e_));    \
-        }                                                                                  \
-    } while (0)
-#define RTK(call) CU((cudaError_t)(call))
-#define FFT(call)                                                                          \
-    do {                                                                                   \
-        cufftResult r_ = (call);                                                           \
-        if (r_ != CUFFT_SUCCESS)                                                           \
-            return rt_fail(err, RT_EDEVICE, "GPU engine: %s failed (cuFFT status %d)", #call, \
-                           (int)r_);                                                       \
-    } while (0)
-#define TRY(expr)                                                                          \
-    do {                                                                                   \
-        int st_ = (expr);                                                                  \
-        if (st_) return st_;                                                               \
-    } while (0)
-
-/* events of a slot: ev[i] .. ev[i+1] brackets stage i of STAP_STAGE_* */
-constexpr int NEV = STAP_STAGE_COUNT + 1;
-
-struct gpu_slot {
-    cudaStream_t stream = nullptr;
-    cudaEvent_t ev[NEV] = {};
-    cudaGraphExec_t graph = nullptr;
-    cufftHandle fft = 0;
-    bool fft_made = false;
-    la_dev_weights *qr = nullptr;     /* post-Doppler: the batch of D*S; sub-CPI: the
-                                         grouped solver (S factors, D*S items)         */
-    la_dev_weights **jqr = nullptr;   /* JDL: one for all beams (B*D*S items) when they
-                                         share the beamspace steering, else one per beam
-                                         (D*S each); qr unused                         */
-    int njqr = 0;
-    float2 *d_Xb = nullptr;           /* JDL: beamspace cubes, B x D x Na x R        */
-    float2 *d_Wt = nullptr;           /* JDL: beamspace weights, B x D*S x Na*Q      */
-    rtk_gather g{};
-    float2 *d_in = nullptr, *d_X = nullptr, *d_W = nullptr, *d_Y = nullptr;
-    double *d_prefix = nullptr;
-    /* apply as GEMMs (apply_gemm): weights by tap, pointer arrays (Q x batch each) */
-    cublasHandle_t blas = nullptr;
-    float2 *d_Wc = nullptr;
-    void **d_ptr = nullptr;
-    rtk_cfar_hit *d_hits = nullptr;
-    rtk_cpi_status *d_status = nullptr;
-    rtk_cpi_status *h_status = nullptr; /* pinned */
-    rtk_cfar_hit *h_hits = nullptr;     /* pinned, hit_cap entries */
-    cf32 *h_W = nullptr, *h_Y = nullptr; /* pinned, when kept */
-    stap_cfar_plan *cfar = nullptr;      /* records from hits */
-    double submit_ms = 0;
-    double done_ms = 0;
-};
-
-struct gpu_engine {
-    size_t dev_bytes = 0, host_bytes = 0;
-    float *d_win = nullptr;
-    float2 *d_V = nullptr;
-    float2 *d_A = nullptr;  /* JDL: B x Na x C transforms (e->A)        */
-    float2 *d_Vt = nullptr; /* JDL: B x Na*Q beamspace steering (e->Vt) */
-    float2 *d_Vs = nullptr; /* sub-CPI: nvs x N solve steering (e->Vs)  */
-    bool jdl_shared = false; /* JDL: every beam's beamspace steering the same */
-    int *d_cells = nullptr; /* S x K training cells, read by the gather */
-    double *d_alpha = nullptr;
-    int *d_rank = nullptr;
-    unsigned hit_cap = 0;   /* device hit list per slot            */
-    unsigned hit_chunk = 0; /* entries copied back with every CPI  */
-    rtk_cfar_hit *d_big = nullptr; /* overflow path: every cell    */
-    rtk_cpi_status *d_big_status = nullptr;
-    stap_cfar_hit *h_big = nullptr;
-    bool graphs = false;
-    char graph_note[96] = {0};
-    gpu_slot slot[STAP_ENGINE_MAX_SLOTS];
-};
+using gpu_engine = stap_gpu_engine;
+using gpu_slot = stap_gpu_slot;
+constexpr int NEV = STAP_GPU_NEV;
 
 gpu_engine *impl(stap_engine *e) { return static_cast<gpu_engine *>(e->impl); }
 
 template <typename T>
 int dalloc(gpu_engine *g, T **p, size_t bytes, const char *what, rt_error *err)
 {
-    cudaError_t e = (cudaError_t)rtk_malloc((void **)p, bytes ? bytes : 1);
-    if (e != cudaSuccess) {
-        *p = nullptr;
-        (void)cudaGetLastError();
-        return rt_fail(err, e == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,
-                       "GPU engine: cudaMalloc of %zu bytes for the %s failed: %s", bytes, what,
-                       cudaGetErrorString(e));
-    }
-    g->dev_bytes += bytes;
-    return RT_OK;
+    return stap_gpu_dalloc(g, p, bytes, what, err);
 }
 
 template <typename T>
@@ -142,53 +49,23 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
 {
     const stap_config *c = &e->cfg;
     cudaStream_t st = s->stream;
-    RTK(rtk_status_reset_launch(s->d_status, st));
+    RTK_LAUNCH(rtk_status_reset_launch(s->d_status, st));
     const int sub = stap_is_subcpi(c);
     if (sub)
-        RTK(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
+        RTK_LAUNCH(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
                                    c->doppler_bins, c->doppler_order, s->d_X, s->d_status, st));
     else
-        RTK(rtk_doppler_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
+        RTK_LAUNCH(rtk_doppler_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
                                     c->doppler_bins, s->d_X, s->d_status, st));
-    FFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
-    RTK(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
-    if (c->algorithm == STAP_ALGORITHM_DPCA) {
-        /* fixed weights, written into d_W when the slot was made: no training, no solves */
-        RTK(rtk_event_record(s->ev[STAP_STAGE_QR], st));
-        RTK(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
-    } else if (sub) {
-        /* training from the time-domain cube, S factors, D*S solves (grouped) */
-        RTK(rtk_subcpi_training_launch(s->d_in, g->d_cells, c->channels, c->pulses,
-                                       c->range_gates, c->doppler_order, c->segments,
-                                       c->training, s->g.load, e->M,
-                                       la_dev_weights_matrices(s->qr), st));
-        TRY(la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err));
-        if (c->algorithm == STAP_ALGORITHM_ADPCA && c->doppler_bins > 1) {
-            /* bins 1..D-1 = bin 0's S x B weights (one block of S*B*N per bin) */
-            const size_t slice = (size_t)c->segments * e->B * e->N;
-            RTK(rtk_fill_rhs_launch(e->N, c->doppler_bins - 1, c->segments * e->B, s->d_W,
-                                    s->d_W + slice, st));
-        }
-    } else if (s->jqr) {
-        /* JDL: training = the beamspace transform, qr = every beam's QR and solves,
-         * weights = back to element space */
-        const int Na = c->angle_bins;
-        RTK(rtk_beamspace_launch(s->d_X, c->channels, c->doppler_bins, c->range_gates, g->d_A,
-                                 e->B, Na, s->d_Xb, st));
-        RTK(rtk_event_record(s->ev[STAP_STAGE_QR], st));
-        for (int b = 0; b < s->njqr; b++) TRY(la_dev_weights_enqueue(s->jqr[b], nullptr, nullptr, err));
-        RTK(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
-        RTK(rtk_jdl_expand_launch(s->d_Wt, g->d_A, e->batch, e->B, c->channels,
-                                  c->doppler_order, Na, s->d_W, st));
-    } else {
-        TRY(la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err));
-    }
-    RTK(rtk_event_record(s->ev[STAP_STAGE_APPLY], st));
+    RTK_CUFFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
+    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
+    RTK_TRY(stap_gpu_algo_of(c)->enqueue(e, g, s, err));
+    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_APPLY], st));
     if (e->opt.apply_gemm) {
         /* Y_ds (L x B, ld D*R) += X_tap (L x C, ld R) * conj(W_ds,tap) (C x B), per tap
          * (sub-CPI: C*Q channels, one tap) */
         const int Q = s->g.order, n = e->batch, Ce = s->g.channels;
-        RTK(rtk_weights_by_tap_launch(s->d_W, n, e->B, Ce, Q, s->d_Wc, s->d_status, st));
+        RTK_LAUNCH(rtk_weights_by_tap_launch(s->d_W, n, e->B, Ce, Q, s->d_Wc, s->d_status, st));
         const cuComplex one = make_cuComplex(1.f, 0.f), zero = make_cuComplex(0.f, 0.f);
         for (int q = 0; q < Q; q++) {
             void **p = s->d_ptr + (size_t)3 * q * n;
@@ -202,25 +79,25 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
                                cublasGetStatusString(bs));
         }
     } else {
-        RTK(rtk_apply_launch(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
+        RTK_LAUNCH(rtk_apply_launch(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
     }
-    RTK(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
+    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
     const stap_cfar_config *cf = &e->opt.cfar;
     if (cf->kind != STAP_CFAR_NONE)
-        RTK(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 1,
+        RTK_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 1,
                               g->d_alpha, g->d_rank, s->d_hits, g->hit_cap, s->d_status, st));
-    RTK(rtk_event_record(s->ev[STAP_STAGE_COPY_OUT], st));
-    CU(cudaMemcpyAsync(s->h_status, s->d_status, sizeof(rtk_cpi_status), cudaMemcpyDeviceToHost, st));
+    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_OUT], st));
+    RTK_CU(cudaMemcpyAsync(s->h_status, s->d_status, sizeof(rtk_cpi_status), cudaMemcpyDeviceToHost, st));
     if (cf->kind != STAP_CFAR_NONE)
-        CU(cudaMemcpyAsync(s->h_hits, s->d_hits, sizeof(rtk_cfar_hit) * g->hit_chunk,
+        RTK_CU(cudaMemcpyAsync(s->h_hits, s->d_hits, sizeof(rtk_cfar_hit) * g->hit_chunk,
                            cudaMemcpyDeviceToHost, st));
     if (e->opt.keep_weights)
-        CU(cudaMemcpyAsync(s->h_W, s->d_W, sizeof(cf32) * stap_weights_count(c, e->B),
+        RTK_CU(cudaMemcpyAsync(s->h_W, s->d_W, sizeof(cf32) * stap_weights_count(c, e->B),
                            cudaMemcpyDeviceToHost, st));
     if (e->opt.keep_output)
-        CU(cudaMemcpyAsync(s->h_Y, s->d_Y, sizeof(cf32) * stap_output_count(c, e->B),
+        RTK_CU(cudaMemcpyAsync(s->h_Y, s->d_Y, sizeof(cf32) * stap_output_count(c, e->B),
                            cudaMemcpyDeviceToHost, st));
-    RTK(rtk_event_record(s->ev[NEV - 1], st));
+    RTK_LAUNCH(rtk_event_record(s->ev[NEV - 1], st));
     return RT_OK;
 }
 
@@ -254,32 +131,32 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     const size_t C = (size_t)c->channels * (sub ? c->doppler_order : 1);
     const size_t P = c->pulses, R = c->range_gates, D = c->doppler_bins;
     const size_t nw = stap_weights_count(c, e->B), ny = stap_output_count(c, e->B);
-    CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-    for (cudaEvent_t &ev : s->ev) CU(cudaEventCreate(&ev));
-    TRY(dalloc(g, &s->d_in, sizeof(float2) * c->channels * P * R, "input cube", err));
-    TRY(dalloc(g, &s->d_X, sizeof(float2) * D * C * R, "Doppler cube", err));
-    TRY(dalloc(g, &s->d_W, sizeof(float2) * nw, "weights", err));
-    TRY(dalloc(g, &s->d_Y, sizeof(float2) * ny, "adaptive output", err));
-    TRY(dalloc(g, &s->d_status, sizeof(rtk_cpi_status), "status block", err));
-    TRY(halloc(g, &s->h_status, sizeof(rtk_cpi_status), "status block", err));
-    if (e->opt.keep_weights) TRY(halloc(g, &s->h_W, sizeof(cf32) * nw, "weights", err));
-    if (e->opt.keep_output) TRY(halloc(g, &s->h_Y, sizeof(cf32) * ny, "adaptive output", err));
+    RTK_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    for (cudaEvent_t &ev : s->ev) RTK_CU(cudaEventCreate(&ev));
+    RTK_TRY(dalloc(g, &s->d_in, sizeof(float2) * c->channels * P * R, "input cube", err));
+    RTK_TRY(dalloc(g, &s->d_X, sizeof(float2) * D * C * R, "Doppler cube", err));
+    RTK_TRY(dalloc(g, &s->d_W, sizeof(float2) * nw, "weights", err));
+    RTK_TRY(dalloc(g, &s->d_Y, sizeof(float2) * ny, "adaptive output", err));
+    RTK_TRY(dalloc(g, &s->d_status, sizeof(rtk_cpi_status), "status block", err));
+    RTK_TRY(halloc(g, &s->h_status, sizeof(rtk_cpi_status), "status block", err));
+    if (e->opt.keep_weights) RTK_TRY(halloc(g, &s->h_W, sizeof(cf32) * nw, "weights", err));
+    if (e->opt.keep_output) RTK_TRY(halloc(g, &s->h_Y, sizeof(cf32) * ny, "adaptive output", err));
     const stap_cfar_config *cf = &e->opt.cfar;
     if (cf->kind != STAP_CFAR_NONE) {
         if (stap_cfar_uses_prefix(cf->kind))
-            TRY(dalloc(g, &s->d_prefix, sizeof(double) * (size_t)e->B * D * (R + 1),
+            RTK_TRY(dalloc(g, &s->d_prefix, sizeof(double) * (size_t)e->B * D * (R + 1),
                        "CFAR prefix sums", err));
-        TRY(dalloc(g, &s->d_hits, sizeof(rtk_cfar_hit) * g->hit_cap, "CFAR hit list", err));
-        TRY(halloc(g, &s->h_hits, sizeof(rtk_cfar_hit) * g->hit_cap, "CFAR hit list", err));
-        TRY(stap_cfar_plan_create(&s->cfar, cf, e->B, (int)D, (int)R, 1, err));
+        RTK_TRY(dalloc(g, &s->d_hits, sizeof(rtk_cfar_hit) * g->hit_cap, "CFAR hit list", err));
+        RTK_TRY(halloc(g, &s->h_hits, sizeof(rtk_cfar_hit) * g->hit_cap, "CFAR hit list", err));
+        RTK_TRY(stap_cfar_plan_create(&s->cfar, cf, e->B, (int)D, (int)R, 1, err));
     }
     /* D-point transforms along the first axis of X (D x C x R): C*R of them, element
      * stride C*R, neighbours 1 apart — one plan, one launch per CPI */
     int n[1] = {(int)D}, embed[1] = {(int)D};
-    FFT(cufftPlanMany(&s->fft, 1, n, embed, (int)(C * R), 1, embed, (int)(C * R), 1, CUFFT_C2C,
+    RTK_CUFFT(cufftPlanMany(&s->fft, 1, n, embed, (int)(C * R), 1, embed, (int)(C * R), 1, CUFFT_C2C,
                       (int)(C * R)));
     s->fft_made = true;
-    FFT(cufftSetStream(s->fft, s->stream));
+    RTK_CUFFT(cufftSetStream(s->fft, s->stream));
     size_t fft_work = 0;
     if (cufftGetSize(s->fft, &fft_work) == CUFFT_SUCCESS) g->dev_bytes += fft_work;
 
@@ -296,8 +173,8 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     gt.load = c->loading > 0 ? (float)std::sqrt(c->training * c->loading) : 0.f;
     if (e->opt.apply_gemm) {
         const int Q = gt.order, n = e->batch, S = c->segments;
-        TRY(dalloc(g, &s->d_Wc, sizeof(float2) * nw, "weights by tap", err));
-        TRY(dalloc(g, &s->d_ptr, sizeof(void *) * 3 * Q * (size_t)n, "GEMM pointer arrays", err));
+        RTK_TRY(dalloc(g, &s->d_Wc, sizeof(float2) * nw, "weights by tap", err));
+        RTK_TRY(dalloc(g, &s->d_ptr, sizeof(void *) * 3 * Q * (size_t)n, "GEMM pointer arrays", err));
         void **h = (void **)malloc(sizeof(void *) * 3 * Q * (size_t)n);
         if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for GEMM pointers");
         for (int q = 0; q < Q; q++)
@@ -312,63 +189,18 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
         cudaError_t ce = cudaMemcpy(s->d_ptr, h, sizeof(void *) * 3 * Q * (size_t)n,
                                     cudaMemcpyHostToDevice);
         free(h);
-        CU(ce);
+        RTK_CU(ce);
         if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS ||
             cublasSetStream(s->blas, s->stream) != CUBLAS_STATUS_SUCCESS)
             return rt_fail(err, RT_EDEVICE, "GPU engine: cuBLAS could not be set up");
     }
-    if (c->algorithm == STAP_ALGORITHM_JDL) {
-        /* beam b: the gather reads its beamspace cube (Na "channels"), one steering vector */
-        const int Na = c->angle_bins;
-        TRY(dalloc(g, &s->d_Xb, sizeof(float2) * e->B * D * Na * R, "JDL beamspace cubes", err));
-        TRY(dalloc(g, &s->d_Wt, sizeof(float2) * (size_t)e->B * e->batch * e->Nt,
-                   "JDL beamspace weights", err));
-        /* one launch over every beam's D*S problems when they share the beamspace
-         * steering (the default beams: T_b^H v_b = sqrt(C) e_centre for every b), the
-         * beams' cubes stacked as B groups of D bins whose taps wrap within each group */
-        const int groups = g->jdl_shared ? 1 : e->B;
-        s->jqr = (la_dev_weights **)calloc((size_t)groups, sizeof *s->jqr);
-        if (!s->jqr) return rt_fail(err, RT_ENOMEM, "out of memory for the JDL solvers");
-        s->njqr = groups;
-        for (int b = 0; b < groups; b++) {
-            rtk_gather gb = gt;
-            gb.X = s->d_Xb + (size_t)b * D * Na * R;
-            gb.channels = Na;
-            if (g->jdl_shared) {
-                gb.bins = (int)(e->B * D);
-                gb.wrap = (int)D;
-            }
-            TRY(la_dev_weights_create(&s->jqr[b], c->backend, e->opt.qr_variant, &gb, e->M, e->Nt,
-                                      e->batch * (g->jdl_shared ? e->B : 1), 1,
-                                      g->d_Vt + (size_t)b * e->Nt,
-                                      s->d_Wt + (size_t)b * e->batch * e->Nt,
-                                      &s->d_status->factor, nullptr, s->stream, err));
-            g->dev_bytes += la_dev_weights_device_bytes(s->jqr[b]);
-        }
-    } else if (c->algorithm == STAP_ALGORITHM_DPCA) {
-        /* every (bin, segment) gets the beams' fixed weights, once, on the slot's stream */
-        RTK(rtk_fill_rhs_launch(e->N, e->batch, e->B, g->d_Vs, s->d_W, s->stream));
-    } else if (sub) {
-        /* pre-Doppler: item k = d*S + s solves factor s for bin d's steering set; ADPCA:
-         * the S items of bin 0 (one steering set), broadcast to the other bins after */
-        const int pre = c->algorithm == STAP_ALGORITHM_PRE_DOPPLER;
-        TRY(la_dev_weights_create_grouped(&s->qr, c->backend, e->opt.qr_variant, e->M, e->N,
-                                          c->segments, pre ? e->batch : c->segments, e->B,
-                                          g->d_Vs, pre ? (long long)e->B * e->N : 0, s->d_W,
-                                          &s->d_status->factor, s->stream, err));
-        g->dev_bytes += la_dev_weights_device_bytes(s->qr);
-    } else {
-        TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &gt, e->M, e->N, e->batch,
-                                  e->B, g->d_V, s->d_W, &s->d_status->factor,
-                                  s->d_status->phase, s->stream, err));
-        g->dev_bytes += la_dev_weights_device_bytes(s->qr);
-    }
+    RTK_TRY(stap_gpu_algo_of(c)->create_slot(e, g, s, err));
 
     /* one direct run on a zero cube: module loading and kernel attributes happen here, not
      * in the first CPI or inside a capture (its status, a singular factor, is ignored) */
-    CU(cudaMemsetAsync(s->d_in, 0, sizeof(float2) * c->channels * P * R, s->stream));
-    TRY(enqueue_compute(e, g, s, err));
-    CU(cudaStreamSynchronize(s->stream));
+    RTK_CU(cudaMemsetAsync(s->d_in, 0, sizeof(float2) * c->channels * P * R, s->stream));
+    RTK_TRY(enqueue_compute(e, g, s, err));
+    RTK_CU(cudaStreamSynchronize(s->stream));
     return RT_OK;
 }
 
@@ -422,39 +254,24 @@ int gpu_create(stap_engine *e, rt_error *err)
     if (!g) return rt_fail(err, RT_ENOMEM, "out of memory creating the GPU engine");
     e->impl = g;
     const stap_config *c = &e->cfg;
-    TRY(dalloc(g, &g->d_win, sizeof(float) * c->pulses, "window", err));
-    TRY(dalloc(g, &g->d_V, sizeof(float2) * (size_t)e->B * e->N, "steering vectors", err));
-    CU(cudaMemcpy(g->d_win, e->win, sizeof(float) * c->pulses, cudaMemcpyHostToDevice));
-    CU(cudaMemcpy(g->d_V, e->V, sizeof(float2) * (size_t)e->B * e->N, cudaMemcpyHostToDevice));
+    RTK_TRY(dalloc(g, &g->d_win, sizeof(float) * c->pulses, "window", err));
+    RTK_TRY(dalloc(g, &g->d_V, sizeof(float2) * (size_t)e->B * e->N, "steering vectors", err));
+    RTK_CU(cudaMemcpy(g->d_win, e->win, sizeof(float) * c->pulses, cudaMemcpyHostToDevice));
+    RTK_CU(cudaMemcpy(g->d_V, e->V, sizeof(float2) * (size_t)e->B * e->N, cudaMemcpyHostToDevice));
     if (stap_is_subcpi(c)) {
         const size_t nv = (size_t)e->nvs * e->N;
-        TRY(dalloc(g, &g->d_Vs, sizeof(float2) * nv, "sub-CPI steering", err));
-        CU(cudaMemcpy(g->d_Vs, e->Vs, sizeof(float2) * nv, cudaMemcpyHostToDevice));
+        RTK_TRY(dalloc(g, &g->d_Vs, sizeof(float2) * nv, "sub-CPI steering", err));
+        RTK_CU(cudaMemcpy(g->d_Vs, e->Vs, sizeof(float2) * nv, cudaMemcpyHostToDevice));
     }
-    if (c->algorithm == STAP_ALGORITHM_JDL) {
-        const size_t na = (size_t)e->B * c->angle_bins * c->channels, nt = (size_t)e->B * e->Nt;
-        TRY(dalloc(g, &g->d_A, sizeof(float2) * na, "JDL transforms", err));
-        TRY(dalloc(g, &g->d_Vt, sizeof(float2) * nt, "JDL steering", err));
-        CU(cudaMemcpy(g->d_A, e->A, sizeof(float2) * na, cudaMemcpyHostToDevice));
-        CU(cudaMemcpy(g->d_Vt, e->Vt, sizeof(float2) * nt, cudaMemcpyHostToDevice));
-        /* the same to float precision (the default beams' differ by rounding only) */
-        double top = 0, diff = 0;
-        const cf32 *vt = e->Vt;
-        for (int i = 0; i < e->Nt; i++) top = std::fmax(top, std::hypot(vt[i].re, vt[i].im));
-        for (int b = 1; b < e->B; b++)
-            for (int i = 0; i < e->Nt; i++) {
-                const cf32 x = vt[(size_t)b * e->Nt + i];
-                diff = std::fmax(diff, std::hypot(x.re - vt[i].re, x.im - vt[i].im));
-            }
-        g->jdl_shared = diff <= 1e-6 * top;
-    }
+    const stap_gpu_algo *al = stap_gpu_algo_of(c);
+    if (al->create) RTK_TRY(al->create(e, g, err));
     const size_t ncells = (size_t)c->segments * c->training;
-    TRY(dalloc(g, &g->d_cells, sizeof(int) * ncells, "training-cell table", err));
-    CU(cudaMemcpy(g->d_cells, e->cells, sizeof(int) * ncells, cudaMemcpyHostToDevice));
+    RTK_TRY(dalloc(g, &g->d_cells, sizeof(int) * ncells, "training-cell table", err));
+    RTK_CU(cudaMemcpy(g->d_cells, e->cells, sizeof(int) * ncells, cudaMemcpyHostToDevice));
     const stap_cfar_config *cf = &e->opt.cfar;
     if (cf->kind != STAP_CFAR_NONE) {
         stap_cfar_plan *tables = nullptr;
-        TRY(stap_cfar_plan_create(&tables, cf, e->B, c->doppler_bins, c->range_gates, 1, err));
+        RTK_TRY(stap_cfar_plan_create(&tables, cf, e->B, c->doppler_bins, c->range_gates, 1, err));
         const size_t nt = stap_cfar_table_len(cf);
         int st = dalloc(g, &g->d_alpha, sizeof(double) * nt, "CFAR thresholds", err);
         if (!st) st = dalloc(g, &g->d_rank, sizeof(int) * nt, "CFAR ranks", err);
@@ -466,29 +283,16 @@ int gpu_create(stap_engine *e, rt_error *err)
                             cudaMemcpyHostToDevice);
         stap_cfar_plan_destroy(tables);
         if (st) return st;
-        CU(ce);
+        RTK_CU(ce);
         /* a CPI that detects more than the device list holds is re-tested into a list of
          * every cell (collect) */
         g->hit_cap = (unsigned)std::fmin((double)stap_engine_hit_capacity(c, e->B, &e->opt), 4.0e9);
         g->hit_chunk = g->hit_cap < 1024 ? g->hit_cap : 1024;
     }
-    for (int i = 0; i < e->opt.slots; i++) TRY(create_slot(e, g, &g->slot[i], err));
+    for (int i = 0; i < e->opt.slots; i++) RTK_TRY(create_slot(e, g, &g->slot[i], err));
     if (e->opt.graphs) make_graphs(e, g);
     char qr[160];
-    if (g->slot[0].jqr)
-        snprintf(qr, sizeof qr, "JDL %d beams x %d bins: beamspace kernel, %s%s, expand kernel",
-                 c->angle_bins, c->doppler_order,
-                 g->jdl_shared ? "one launch over the beams: " : "one launch per beam: ",
-                 la_dev_weights_describe(g->slot[0].jqr[0]));
-    else if (c->algorithm == STAP_ALGORITHM_DPCA)
-        snprintf(qr, sizeof qr, "DPCA %d-pulse, shift %d: fixed weights", c->doppler_order,
-                 c->dpca_shift);
-    else if (stap_is_subcpi(c))
-        snprintf(qr, sizeof qr, "%s %d-pulse sub-CPIs: training kernel, %s",
-                 c->algorithm == STAP_ALGORITHM_ADPCA ? "ADPCA" : "pre-Doppler",
-                 c->doppler_order, la_dev_weights_describe(g->slot[0].qr));
-    else
-        snprintf(qr, sizeof qr, "%s", la_dev_weights_describe(g->slot[0].qr));
+    al->describe(e, g, qr, sizeof qr);
     snprintf(e->describe, sizeof e->describe,
              "%s: cuFFT Doppler, %s, %s, %s CFAR kernels, %s, %d slot%s",
              la_backend_name(c->backend), qr,
@@ -506,13 +310,13 @@ int gpu_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
     const stap_config *c = &e->cfg;
     s->submit_ms = rt_now_ms();
     s->done_ms = 0;
-    RTK(rtk_event_record(s->ev[STAP_STAGE_COPY_IN], s->stream));
-    CU(cudaMemcpyAsync(s->d_in, cube, sizeof(float2) * c->channels * c->pulses * c->range_gates,
+    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_IN], s->stream));
+    RTK_CU(cudaMemcpyAsync(s->d_in, cube, sizeof(float2) * c->channels * c->pulses * c->range_gates,
                        cudaMemcpyHostToDevice, s->stream));
-    RTK(rtk_event_record(s->ev[STAP_STAGE_DOPPLER], s->stream));
+    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DOPPLER], s->stream));
     rtk_fault_trap_maybe(s->stream); /* test hook: a device fault (RTSTAP_TEST_DEVICE_TRAP) */
-    if (s->graph) CU(cudaGraphLaunch(s->graph, s->stream));
-    else TRY(enqueue_compute(e, g, s, err));
+    if (s->graph) RTK_CU(cudaGraphLaunch(s->graph, s->stream));
+    else RTK_TRY(enqueue_compute(e, g, s, err));
     return RT_OK;
 }
 
@@ -523,19 +327,19 @@ int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, rt_er
     const stap_config *c = &e->cfg;
     const size_t cells = stap_output_count(c, e->B);
     if (!g->d_big) {
-        TRY(dalloc(g, &g->d_big, sizeof(rtk_cfar_hit) * cells, "full CFAR hit list", err));
-        TRY(dalloc(g, &g->d_big_status, sizeof(rtk_cpi_status), "status block", err));
+        RTK_TRY(dalloc(g, &g->d_big, sizeof(rtk_cfar_hit) * cells, "full CFAR hit list", err));
+        RTK_TRY(dalloc(g, &g->d_big_status, sizeof(rtk_cpi_status), "status block", err));
         g->h_big = (stap_cfar_hit *)malloc(sizeof(stap_cfar_hit) * cells);
         if (!g->h_big) return rt_fail(err, RT_ENOMEM, "out of memory for %zu CFAR hits", cells);
     }
     const stap_cfar_config *cf = &e->opt.cfar;
-    RTK(rtk_status_reset_launch(g->d_big_status, s->stream));
-    RTK(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 0,
+    RTK_LAUNCH(rtk_status_reset_launch(g->d_big_status, s->stream));
+    RTK_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 0,
                           g->d_alpha, g->d_rank, g->d_big, (unsigned)cells, g->d_big_status,
                           s->stream));
-    CU(cudaMemcpyAsync(g->h_big, g->d_big, sizeof(rtk_cfar_hit) * count, cudaMemcpyDeviceToHost,
+    RTK_CU(cudaMemcpyAsync(g->h_big, g->d_big, sizeof(rtk_cfar_hit) * count, cudaMemcpyDeviceToHost,
                        s->stream));
-    CU(cudaStreamSynchronize(s->stream));
+    RTK_CU(cudaStreamSynchronize(s->stream));
     return RT_OK;
 }
 
@@ -546,7 +350,7 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
     /* the host learns of the last copy here: latency ends when the results are usable (an
      * event wait, not a host-function stamp, which would block the stream behind the
      * driver's callback thread) */
-    CU(cudaEventSynchronize(s->ev[NEV - 1]));
+    RTK_CU(cudaEventSynchronize(s->ev[NEV - 1]));
     s->done_ms = rt_now_ms();
     const rtk_cpi_status *h = s->h_status;
     if (h->bad_input != RTK_NO_INDEX) return stap_engine_fail_input(e, h->bad_input, err);
@@ -572,16 +376,16 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
         const unsigned n = h->detections;
         stap_cfar_hit *hits = (stap_cfar_hit *)s->h_hits;
         if (n > g->hit_cap) {
-            TRY(retest_all(e, g, s, n, err));
+            RTK_TRY(retest_all(e, g, s, n, err));
             hits = g->h_big;
         } else if (n > g->hit_chunk) {
-            CU(cudaMemcpy(s->h_hits + g->hit_chunk, s->d_hits + g->hit_chunk,
+            RTK_CU(cudaMemcpy(s->h_hits + g->hit_chunk, s->d_hits + g->hit_chunk,
                           sizeof(rtk_cfar_hit) * (n - g->hit_chunk), cudaMemcpyDeviceToHost));
         }
         static_assert(sizeof(stap_cfar_hit) == sizeof(rtk_cfar_hit), "hit layouts differ");
-        TRY(stap_cfar_plan_finish(s->cfar, hits, n, &res->detections, &res->detection_count, err));
+        RTK_TRY(stap_cfar_plan_finish(s->cfar, hits, n, &res->detections, &res->detection_count, err));
     }
-    if (e->cfg.algorithm == STAP_ALGORITHM_DPCA) { /* no factors: nothing ill-conditioned */
+    if (stap_algorithm_traits(&e->cfg) & STAP_TRAIT_FIXED) { /* no factors: nothing ill-conditioned */
         res->diag_ratio = 1.0f;
         res->diag_ratio_item = 0;
     } else {
@@ -650,14 +454,14 @@ extern "C" int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t 
                              rt_error *err)
 {
     int dev = 0;
-    CU(cudaGetDevice(&dev));
+    RTK_CU(cudaGetDevice(&dev));
     if (name && len) {
         cudaDeviceProp prop;
-        CU(cudaGetDeviceProperties(&prop, dev));
+        RTK_CU(cudaGetDeviceProperties(&prop, dev));
         snprintf(name, len, "%s", prop.name);
     }
     size_t f = 0, t = 0;
-    CU(cudaMemGetInfo(&f, &t));
+    RTK_CU(cudaMemGetInfo(&f, &t));
     if (free_bytes) *free_bytes = f;
     if (total_bytes) *total_bytes = t;
     return RT_OK;
@@ -678,21 +482,21 @@ extern "C" int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs
     double *t = (double *)malloc(sizeof(double) * 2 * (repeat > 0 ? repeat : 1));
     int st = [&]() -> int {
         if (!t || repeat < 1) return rt_fail(err, RT_EINVAL, "link bandwidth: bad repeat %d", repeat);
-        CU(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
-        CU(cudaMalloc(&d, bytes));
-        CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-        CU(cudaEventCreate(&a));
-        CU(cudaEventCreate(&b));
+        RTK_CU(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
+        RTK_CU(cudaMalloc(&d, bytes));
+        RTK_CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        RTK_CU(cudaEventCreate(&a));
+        RTK_CU(cudaEventCreate(&b));
         memset(h, 1, bytes);
         for (int dir = 0; dir < 2; dir++)
             for (int r = -1; r < repeat; r++) {
-                CU(cudaEventRecord(a, s));
-                if (dir == 0) CU(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s));
-                else CU(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
-                CU(cudaEventRecord(b, s));
-                CU(cudaEventSynchronize(b));
+                RTK_CU(cudaEventRecord(a, s));
+                if (dir == 0) RTK_CU(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s));
+                else RTK_CU(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
+                RTK_CU(cudaEventRecord(b, s));
+                RTK_CU(cudaEventSynchronize(b));
                 float ms = 0;
-                CU(cudaEventElapsedTime(&ms, a, b));
+                RTK_CU(cudaEventElapsedTime(&ms, a, b));
                 if (r >= 0) t[dir * repeat + r] = bytes / (ms * 1e-3) / 1e9;
             }
         qsort(t, (size_t)repeat, sizeof *t, cmp_d);

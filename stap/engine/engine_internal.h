@@ -64,6 +64,14 @@ static inline int stap_tap_bin(int d, int q, int Q, int D)
     return b < 0 ? b + D : b;
 }
 
+/* The CPU engine's work Wt of B x D x S x Nt: weights solved somewhere else than W (a
+ * beamspace, or the sub-CPI solves' order) */
+static inline int stap_engine_needs_wt(const stap_config *c)
+{
+    const unsigned t = stap_algorithm_traits(c);
+    return (t & (STAP_TRAIT_BEAMSPACE | STAP_TRAIT_SUBCPI)) && !(t & STAP_TRAIT_FIXED);
+}
+
 /* The messages of a failed CPI, shared by both implementations. */
 /* CFAR hits a GPU slot's device list holds (stap_engine_options.hit_capacity; 0 without
  * a detector) */

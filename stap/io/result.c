@@ -43,8 +43,9 @@ static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
         w_attr_int(w, g, "guard", c->guard);
     }
     w_attr_string(w, g, "algorithm", stap_algorithm_name(c->algorithm));
-    if (c->algorithm == STAP_ALGORITHM_JDL) w_attr_int(w, g, "angle_bins", c->angle_bins);
-    if (c->algorithm == STAP_ALGORITHM_DPCA) w_attr_int(w, g, "dpca_shift", c->dpca_shift);
+    int pv; /* the algorithm's own parameter (angle_bins, dpca_shift), if it has one */
+    const char *pn = stap_algorithm_param(c, &pv);
+    if (pn) w_attr_int(w, g, pn, pv);
     w_attr_int(w, g, "beams", res->beams);
     w_attr_double(w, g, "loading", c->loading);
     w_attr_string(w, g, "window", win);

@@ -79,16 +79,14 @@ static int run_config(h5x *f, stap_run_data *rd, rt_error *err)
             rt_prefix(err, "%s: /config algorithm", path);
             return RT_EFORMAT;
         }
-        if (c->algorithm == STAP_ALGORITHM_JDL) {
-            if ((st = h5x_get_count(f, g, "angle_bins", 1, 1000000, &v, err))) return st;
-            c->angle_bins = (int)v;
-        }
-        if (c->algorithm == STAP_ALGORITHM_DPCA) {
-            if ((st = h5x_get_count(f, g, "dpca_shift", -1000000, 1000000, &v, err))) return st;
+        /* its own parameter, if it has one (0, the library's "default", is not a value) */
+        const char *pn = stap_algorithm_info_of(c->algorithm)->param;
+        if (pn) {
+            if ((st = h5x_get_count(f, g, pn, -1000000, 1000000, &v, err))) return st;
             if (v == 0)
-                return rt_fail(err, RT_EFORMAT, "%s: /config dpca_shift is 0; expected a nonzero "
-                               "whole number", path);
-            c->dpca_shift = (int)v;
+                return rt_fail(err, RT_EFORMAT, "%s: /config %s is 0; expected a nonzero "
+                               "whole number", path, pn);
+            if ((st = stap_algorithm_set_param(c, pn, (int)v, err))) return st;
         }
     }
     c->backend = LA_BACKEND_CPU;

@@ -684,7 +684,7 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_w
      * sub-CPI algorithms the law holds where they adapt: on the staggered snapshots the
      * line is a guide) */
     const int sub = stap_sinr_is_subcpi(res);
-    const int reduced = res->Nt != res->N || !strncmp(res->algorithm, "jdl", 3) || sub;
+    const int reduced = res->Nt != res->N || (stap_sinr_traits(res) & STAP_TRAIT_BEAMSPACE) || sub;
     for (int k = 0; k < D; k++) {
         yr[k] = isfinite(res->rmb_mean) ? yg[k] + db10(res->rmb_mean) : NAN;
         ymin = fmin(ymin, fmin(yo[k], fmin(ya[k], yg[k])));

@@ -7,6 +7,6 @@ cd "$(dirname "$0")/../.."
 build=${1:-build}
 mkdir -p "$build"
 "${NVCC:-nvcc}" -std=c++17 -O3 -lineinfo --expt-relaxed-constexpr -arch=sm_90 -Xptxas=-v \
-    -Iinclude -Iinclude/rtstap -Ikernels tests/gpu/qr_bounds.cu -o "$build/qr_bounds" \
+    -Iinclude -Iinclude/rtstap -I"$build/generated" -Ikernels tests/gpu/qr_bounds.cu -o "$build/qr_bounds" \
     2> "$build/qr_bounds.ptxas.log" || { cat "$build/qr_bounds.ptxas.log" >&2; exit 1; }
 echo "build_bounds: $build/qr_bounds"

@@ -28,16 +28,9 @@
 #include <cstring>
 #include <vector>
 
+#include "rtk_check.h"
 #include "qr_reg.cuh"
 
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "qr_bounds: %s: %s\n", #x, cudaGetErrorString(e_));                \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
 
 typedef cudaError_t (*launch_fn)(const rtk::QrArgs &, cudaStream_t);
 typedef cudaError_t (*res_fn)(rtk_qr_resources *, int);
@@ -128,12 +121,12 @@ static double time_us(launch_fn run, const rtk::QrArgs &args, int repeat, cudaSt
     std::vector<float> ms;
     for (int it = -2; it < repeat; it++) {
         reset();
-        CK(cudaEventRecord(e0, st));
-        CK(run(args, st));
-        CK(cudaEventRecord(e1, st));
-        CK(cudaEventSynchronize(e1));
+        RTK_CU_EXIT(cudaEventRecord(e0, st));
+        RTK_CU_EXIT(run(args, st));
+        RTK_CU_EXIT(cudaEventRecord(e1, st));
+        RTK_CU_EXIT(cudaEventSynchronize(e1));
         float x;
-        CK(cudaEventElapsedTime(&x, e0, e1));
+        RTK_CU_EXIT(cudaEventElapsedTime(&x, e0, e1));
         if (it >= 0) ms.push_back(x);
     }
     return 1e3 * median(ms);
@@ -142,8 +135,8 @@ static double time_us(launch_fn run, const rtk::QrArgs &args, int repeat, cudaSt
 static float2 *upload(const std::vector<float2> &h)
 {
     float2 *d;
-    CK(cudaMalloc(&d, h.size() * sizeof(float2)));
-    CK(cudaMemcpy(d, h.data(), h.size() * sizeof(float2), cudaMemcpyHostToDevice));
+    RTK_CU_EXIT(cudaMalloc(&d, h.size() * sizeof(float2)));
+    RTK_CU_EXIT(cudaMemcpy(d, h.data(), h.size() * sizeof(float2), cudaMemcpyHostToDevice));
     return d;
 }
 
@@ -171,11 +164,11 @@ static int run_fused(int repeat, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1
         random_fill(h, seed);
         random_fill(hv, seed);
         float2 *A0 = upload(h), *A = upload(h), *V = upload(hv), *W;
-        CK(cudaMalloc(&W, welems * sizeof(float2)));
+        RTK_CU_EXIT(cudaMalloc(&W, welems * sizeof(float2)));
         rtk_factor_flags *flags;
-        CK(cudaMalloc(&flags, sizeof *flags));
+        RTK_CU_EXIT(cudaMalloc(&flags, sizeof *flags));
         unsigned long long *phase; /* block 0: start, factorization done, weights done (ns) */
-        CK(cudaMalloc(&phase, 3 * sizeof *phase));
+        RTK_CU_EXIT(cudaMalloc(&phase, 3 * sizeof *phase));
         rtk::QrArgs args{};
         args.A = A;
         args.stride = (long long)c.m * c.n;
@@ -191,16 +184,16 @@ static int run_fused(int repeat, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1
         double t[2], ph[2][2];
         for (int b = 0; b < 2; b++) {
             t[b] = time_us(c.run[b], args, repeat, st, e0, e1, [&] {
-                CK(cudaMemcpyAsync(A, A0, elems * sizeof(float2), cudaMemcpyDeviceToDevice, st));
-                CK(cudaMemsetAsync(flags, 0x7f, sizeof *flags, st));
-                CK(cudaMemsetAsync(W, 0, welems * sizeof(float2), st));
+                RTK_CU_EXIT(cudaMemcpyAsync(A, A0, elems * sizeof(float2), cudaMemcpyDeviceToDevice, st));
+                RTK_CU_EXIT(cudaMemsetAsync(flags, 0x7f, sizeof *flags, st));
+                RTK_CU_EXIT(cudaMemsetAsync(W, 0, welems * sizeof(float2), st));
             });
             w[b].resize(welems);
-            CK(cudaMemcpy(w[b].data(), W, welems * sizeof(float2), cudaMemcpyDeviceToHost));
+            RTK_CU_EXIT(cudaMemcpy(w[b].data(), W, welems * sizeof(float2), cudaMemcpyDeviceToHost));
             rtk_factor_flags f;
-            CK(cudaMemcpy(&f, flags, sizeof f, cudaMemcpyDeviceToHost));
+            RTK_CU_EXIT(cudaMemcpy(&f, flags, sizeof f, cudaMemcpyDeviceToHost));
             unsigned long long hp[3];
-            CK(cudaMemcpy(hp, phase, sizeof hp, cudaMemcpyDeviceToHost));
+            RTK_CU_EXIT(cudaMemcpy(hp, phase, sizeof hp, cudaMemcpyDeviceToHost));
             ph[b][0] = 1e-3 * (double)(hp[1] - hp[0]);
             ph[b][1] = 1e-3 * (double)(hp[2] - hp[1]);
             if (f.bad_item != RTK_NO_BAD) bad = 1;
@@ -219,12 +212,12 @@ static int run_fused(int repeat, cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1
                c.batch, c.variant, t[0], t[1], 100 * (t[0] - t[1]) / t[0], rel, rel < 1e-3 ? "" : "  MISMATCH",
                ph[0][0], ph[0][1], ph[1][0], ph[1][1]);
         fflush(stdout);
-        CK(cudaFree(A));
-        CK(cudaFree(A0));
-        CK(cudaFree(V));
-        CK(cudaFree(W));
-        CK(cudaFree(flags));
-        CK(cudaFree(phase));
+        RTK_CU_EXIT(cudaFree(A));
+        RTK_CU_EXIT(cudaFree(A0));
+        RTK_CU_EXIT(cudaFree(V));
+        RTK_CU_EXIT(cudaFree(W));
+        RTK_CU_EXIT(cudaFree(flags));
+        RTK_CU_EXIT(cudaFree(phase));
     }
     return bad;
 }
@@ -247,14 +240,14 @@ int main(int argc, char **argv)
     }
     if (repeat < 1) repeat = 1;
     cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
+    RTK_CU_EXIT(cudaGetDeviceProperties(&prop, 0));
     printf("qr_bounds: %s, %d SMs; CUDA-event median of %d launches, us\n", prop.name,
            prop.multiProcessorCount, repeat);
     cudaStream_t st;
-    CK(cudaStreamCreate(&st));
+    RTK_CU_EXIT(cudaStreamCreate(&st));
     cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
+    RTK_CU_EXIT(cudaEventCreate(&e0));
+    RTK_CU_EXIT(cudaEventCreate(&e1));
     if (fused) return run_fused(repeat, st, e0, e1);
     printf("%-9s %-6s %-14s %9s %9s %9s %7s %7s %9s %9s   regs/local bytes of each build\n", "size",
            "batch", "variant", "full", "chain", "update", "chain%", "upd%", "upd kb2", "upd kb4");
@@ -275,20 +268,20 @@ int main(int argc, char **argv)
         rtk_qr_resources r[NB] = {};
         for (int b = 0; b < NB; b++) {
             if (!c.b[b].run) continue;
-            CK(c.b[b].res(&r[b], c.m));
+            RTK_CU_EXIT(c.b[b].res(&r[b], c.m));
             const auto restore = [&] {
-                CK(cudaMemcpyAsync(A, A0, elems * sizeof(float2), cudaMemcpyDeviceToDevice, st));
+                RTK_CU_EXIT(cudaMemcpyAsync(A, A0, elems * sizeof(float2), cudaMemcpyDeviceToDevice, st));
             };
             if (once) {
                 restore();
-                CK(c.b[b].run(args, st));
-                CK(cudaStreamSynchronize(st));
+                RTK_CU_EXIT(c.b[b].run(args, st));
+                RTK_CU_EXIT(cudaStreamSynchronize(st));
             } else {
                 t[b] = time_us(c.b[b].run, args, repeat, st, e0, e1, restore);
             }
         }
-        CK(cudaFree(A));
-        CK(cudaFree(A0));
+        RTK_CU_EXIT(cudaFree(A));
+        RTK_CU_EXIT(cudaFree(A0));
         char size[32];
         snprintf(size, sizeof size, "%dx%d", c.m, c.n);
         if (once) {

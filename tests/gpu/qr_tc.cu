@@ -49,6 +49,7 @@ extern "C" {
 #include "la_accuracy.h" /* la_qr_check (C) */
 }
 #include "rtk.h"
+#include "rtk_check.h"
 /* tests/support/la_check.h's generators; that header includes rt_rng.h, which uses C99
  * complex and does not compile as C++: its declarations, with rt_rng's layout */
 extern "C" {
@@ -60,14 +61,6 @@ void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, cf32 *A);
 }
 #include "rtk_device.cuh"
 
-#define CK(x)                                                                                  \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            fprintf(stderr, "qr_tc: %s: %s\n", #x, cudaGetErrorString(e_));                    \
-            exit(1);                                                                           \
-        }                                                                                      \
-    } while (0)
 
 namespace wm = nvcuda::wmma;
 typedef wm::fragment<wm::matrix_a, 16, 16, 8, wm::precision::tf32, wm::row_major> FragAr;
@@ -558,21 +551,21 @@ template <class Run>
 static double time_us(Run run, float2 *work, const float2 *orig, size_t bytes, int repeat, cudaStream_t st)
 {
     cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
+    RTK_CU_EXIT(cudaEventCreate(&e0));
+    RTK_CU_EXIT(cudaEventCreate(&e1));
     std::vector<float> ms;
     for (int it = -2; it < repeat; it++) {
-        CK(cudaMemcpyAsync(work, orig, bytes, cudaMemcpyDeviceToDevice, st));
-        CK(cudaEventRecord(e0, st));
-        CK(run());
-        CK(cudaEventRecord(e1, st));
-        CK(cudaEventSynchronize(e1));
+        RTK_CU_EXIT(cudaMemcpyAsync(work, orig, bytes, cudaMemcpyDeviceToDevice, st));
+        RTK_CU_EXIT(cudaEventRecord(e0, st));
+        RTK_CU_EXIT(run());
+        RTK_CU_EXIT(cudaEventRecord(e1, st));
+        RTK_CU_EXIT(cudaEventSynchronize(e1));
         float x;
-        CK(cudaEventElapsedTime(&x, e0, e1));
+        RTK_CU_EXIT(cudaEventElapsedTime(&x, e0, e1));
         if (it >= 0) ms.push_back(x);
     }
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+    RTK_CU_EXIT(cudaEventDestroy(e0));
+    RTK_CU_EXIT(cudaEventDestroy(e1));
     return 1e3 * median(ms);
 }
 
@@ -584,10 +577,10 @@ static int check(const char *what, Run run, const std::vector<cf32> &T, float2 *
 {
     const size_t bytes = T.size() * sizeof(cf32);
     std::vector<cf32> R(T.size());
-    CK(cudaMemcpyAsync(work, T.data(), bytes, cudaMemcpyHostToDevice, st));
-    CK(run());
-    CK(cudaMemcpyAsync(R.data(), work, bytes, cudaMemcpyDeviceToHost, st));
-    CK(cudaStreamSynchronize(st));
+    RTK_CU_EXIT(cudaMemcpyAsync(work, T.data(), bytes, cudaMemcpyHostToDevice, st));
+    RTK_CU_EXIT(run());
+    RTK_CU_EXIT(cudaMemcpyAsync(R.data(), work, bytes, cudaMemcpyDeviceToHost, st));
+    RTK_CU_EXIT(cudaStreamSynchronize(st));
     la_qr_accuracy acc;
     rt_error err = {};
     if (la_qr_check(m, n, batch, T.data(), R.data(), 1, &acc, &err) != RT_OK) {
@@ -619,17 +612,17 @@ int main(int argc, char **argv)
         }
     }
     int dev = 0, smem_limit = 0;
-    CK(cudaGetDevice(&dev));
-    CK(cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    RTK_CU_EXIT(cudaGetDevice(&dev));
+    RTK_CU_EXIT(cudaDeviceGetAttribute(&smem_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, dev));
+    RTK_CU_EXIT(cudaGetDeviceProperties(&prop, dev));
     printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
     tc_rng rng;
     tc_rng_seed(&rng, tc_seed_from_env_or_time());
     cudaStream_t st;
-    CK(cudaStreamCreate(&st));
+    RTK_CU_EXIT(cudaStreamCreate(&st));
     unsigned long long *dphase;
-    CK(cudaMalloc(&dphase, 8 * sizeof *dphase));
+    RTK_CU_EXIT(cudaMalloc(&dphase, 8 * sizeof *dphase));
     int fails = 0;
     struct Row {
         int m, n, batch;
@@ -646,8 +639,8 @@ int main(int argc, char **argv)
         const int v = rtk_qr_select_batch(0, m, n, batch, 0, smem_limit);
         const rtk_qr_variant *var = rtk_qr_variant_get(v);
         float2 *work, *orig;
-        CK(cudaMalloc(&work, bytes));
-        CK(cudaMalloc(&orig, bytes));
+        RTK_CU_EXIT(cudaMalloc(&work, bytes));
+        RTK_CU_EXIT(cudaMalloc(&orig, bytes));
         auto fp32 = [&] { return (cudaError_t)rtk_qr_launch(v, m, n, batch, work, m, (long long)m * n, st); };
         auto tc3 = [&] { return c.run[0](work, m, (long long)m * n, m, n, batch, nullptr, st); };
         auto tc1 = [&] { return c.run[1](work, m, (long long)m * n, m, n, batch, nullptr, st); };
@@ -679,11 +672,11 @@ int main(int argc, char **argv)
             if (k == 0) T = Tk;
         }
         if (quick) {
-            CK(cudaFree(work));
-            CK(cudaFree(orig));
+            RTK_CU_EXIT(cudaFree(work));
+            RTK_CU_EXIT(cudaFree(orig));
             continue;
         }
-        CK(cudaMemcpy(orig, T.data(), bytes, cudaMemcpyHostToDevice));
+        RTK_CU_EXIT(cudaMemcpy(orig, T.data(), bytes, cudaMemcpyHostToDevice));
         Row row = {m, n, batch, var->name, c.threads, c.flowp, 0, 0, 0, {0, 0, 0, 0}};
         row.fp32 = time_us(fp32, work, orig, bytes, repeat, st);
         row.tc3 = time_us(tc3, work, orig, bytes, repeat, st);
@@ -691,11 +684,11 @@ int main(int argc, char **argv)
         /* each timed twice, alternating, the better median kept (the same for both) */
         row.fp32 = std::min(row.fp32, time_us(fp32, work, orig, bytes, repeat, st));
         row.tc3 = std::min(row.tc3, time_us(tc3, work, orig, bytes, repeat, st));
-        CK(cudaMemcpy(work, orig, bytes, cudaMemcpyDeviceToDevice));
-        CK(c.run[0](work, m, (long long)m * n, m, n, batch, dphase, st));
-        CK(cudaStreamSynchronize(st));
+        RTK_CU_EXIT(cudaMemcpy(work, orig, bytes, cudaMemcpyDeviceToDevice));
+        RTK_CU_EXIT(c.run[0](work, m, (long long)m * n, m, n, batch, dphase, st));
+        RTK_CU_EXIT(cudaStreamSynchronize(st));
         unsigned long long ph[8];
-        CK(cudaMemcpy(ph, dphase, sizeof ph, cudaMemcpyDeviceToHost));
+        RTK_CU_EXIT(cudaMemcpy(ph, dphase, sizeof ph, cudaMemcpyDeviceToHost));
         for (int k = 0; k < 4; k++) row.ph[k] = ph[k] * 1e-3;
         printf("phases of block 0 by its last warp: panel %.1f gemm1 %.1f T^H W %.1f gemm2 %.1f\n", ph[4] * 1e-3,
                ph[5] * 1e-3, ph[6] * 1e-3, ph[7] * 1e-3);
@@ -704,8 +697,8 @@ int main(int argc, char **argv)
                "gemm2 %.1f)\n",
                m, n, batch, var->name, row.fp32, c.threads, c.flowp ? "dataflow" : "barrier", row.tc3, row.tc1, row.ph[0], row.ph[1], row.ph[2], row.ph[3]);
         fflush(stdout);
-        CK(cudaFree(work));
-        CK(cudaFree(orig));
+        RTK_CU_EXIT(cudaFree(work));
+        RTK_CU_EXIT(cudaFree(orig));
     }
     printf("\n| size x batch | dispatched FP32 kernel | µs | tensor cores 3xTF32 | 1xTF32 (bound) | block 0: panel | "
            "gemm1 | T, T^H W | gemm2 |\n|---|---|---|---|---|---|---|---|---|\n");

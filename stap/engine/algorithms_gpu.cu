@@ -1,0 +1,200 @@
+/* algorithms_gpu.cu: each algorithm's GPU stages for the GPU engine (engine_gpu.cu) —
+ * the training, QR and weight stages of contract steps 2-7 and the device tables they
+ * read. The descriptors' other half is algorithms.c; the kernels are in kernels/. */
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "engine_gpu.h"
+
+namespace {
+
+/* ---- post-Doppler: the QR kernel gathers the training rows from the Doppler cube ---- */
+
+int doppler_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+{
+    const stap_config *c = &e->cfg;
+    RTK_TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &s->g, e->M, e->N,
+                                  e->batch, e->B, g->d_V, s->d_W, &s->d_status->factor,
+                                  s->d_status->phase, s->stream, err));
+    g->dev_bytes += la_dev_weights_device_bytes(s->qr);
+    return RT_OK;
+}
+
+int doppler_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+{
+    return la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err);
+}
+
+void doppler_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", la_dev_weights_describe(g->slot[0].qr));
+}
+
+/* ---- JDL: beamspace cubes, a QR and solve per beam (or one over the beams), expand ---- */
+
+int jdl_create(stap_engine *e, stap_gpu_engine *g, rt_error *err)
+{
+    const stap_config *c = &e->cfg;
+    const size_t na = (size_t)e->B * c->angle_bins * c->channels, nt = (size_t)e->B * e->Nt;
+    RTK_TRY(stap_gpu_dalloc(g, &g->d_A, sizeof(float2) * na, "JDL transforms", err));
+    RTK_TRY(stap_gpu_dalloc(g, &g->d_Vt, sizeof(float2) * nt, "JDL steering", err));
+    RTK_CU(cudaMemcpy(g->d_A, e->A, sizeof(float2) * na, cudaMemcpyHostToDevice));
+    RTK_CU(cudaMemcpy(g->d_Vt, e->Vt, sizeof(float2) * nt, cudaMemcpyHostToDevice));
+    /* the same to float precision (the default beams' differ by rounding only) */
+    double top = 0, diff = 0;
+    const cf32 *vt = e->Vt;
+    for (int i = 0; i < e->Nt; i++) top = std::fmax(top, std::hypot(vt[i].re, vt[i].im));
+    for (int b = 1; b < e->B; b++)
+        for (int i = 0; i < e->Nt; i++) {
+            const cf32 x = vt[(size_t)b * e->Nt + i];
+            diff = std::fmax(diff, std::hypot(x.re - vt[i].re, x.im - vt[i].im));
+        }
+    g->jdl_shared = diff <= 1e-6 * top;
+    return RT_OK;
+}
+
+int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+{
+    /* beam b: the gather reads its beamspace cube (Na "channels"), one steering vector */
+    const stap_config *c = &e->cfg;
+    const size_t D = c->doppler_bins, R = c->range_gates;
+    const int Na = c->angle_bins;
+    RTK_TRY(stap_gpu_dalloc(g, &s->d_Xb, sizeof(float2) * e->B * D * Na * R,
+                            "JDL beamspace cubes", err));
+    RTK_TRY(stap_gpu_dalloc(g, &s->d_Wt, sizeof(float2) * (size_t)e->B * e->batch * e->Nt,
+                            "JDL beamspace weights", err));
+    /* one launch over every beam's D*S problems when they share the beamspace
+     * steering (the default beams: T_b^H v_b = sqrt(C) e_centre for every b), the
+     * beams' cubes stacked as B groups of D bins whose taps wrap within each group */
+    const int groups = g->jdl_shared ? 1 : e->B;
+    s->jqr = (la_dev_weights **)calloc((size_t)groups, sizeof *s->jqr);
+    if (!s->jqr) return rt_fail(err, RT_ENOMEM, "out of memory for the JDL solvers");
+    s->njqr = groups;
+    for (int b = 0; b < groups; b++) {
+        rtk_gather gb = s->g;
+        gb.X = s->d_Xb + (size_t)b * D * Na * R;
+        gb.channels = Na;
+        if (g->jdl_shared) {
+            gb.bins = (int)(e->B * D);
+            gb.wrap = (int)D;
+        }
+        RTK_TRY(la_dev_weights_create(&s->jqr[b], c->backend, e->opt.qr_variant, &gb, e->M, e->Nt,
+                                      e->batch * (g->jdl_shared ? e->B : 1), 1,
+                                      g->d_Vt + (size_t)b * e->Nt,
+                                      s->d_Wt + (size_t)b * e->batch * e->Nt,
+                                      &s->d_status->factor, nullptr, s->stream, err));
+        g->dev_bytes += la_dev_weights_device_bytes(s->jqr[b]);
+    }
+    return RT_OK;
+}
+
+/* training = the beamspace transform, qr = every beam's QR and solves, weights = back to
+ * element space */
+int jdl_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+{
+    const stap_config *c = &e->cfg;
+    const int Na = c->angle_bins;
+    cudaStream_t st = s->stream;
+    RTK_LAUNCH(rtk_beamspace_launch(s->d_X, c->channels, c->doppler_bins,
+                                             c->range_gates, g->d_A, e->B, Na, s->d_Xb, st));
+    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_QR], st));
+    for (int b = 0; b < s->njqr; b++)
+        RTK_TRY(la_dev_weights_enqueue(s->jqr[b], nullptr, nullptr, err));
+    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
+    RTK_LAUNCH(rtk_jdl_expand_launch(s->d_Wt, g->d_A, e->batch, e->B, c->channels,
+                                              c->doppler_order, Na, s->d_W, st));
+    return RT_OK;
+}
+
+void jdl_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, size_t len)
+{
+    snprintf(buf, len, "JDL %d beams x %d bins: beamspace kernel, %s%s, expand kernel",
+             e->cfg.angle_bins, e->cfg.doppler_order,
+             g->jdl_shared ? "one launch over the beams: " : "one launch per beam: ",
+             la_dev_weights_describe(g->slot[0].jqr[0]));
+}
+
+/* ---- pre-Doppler, ADPCA: training from the time-domain cube, S factors, grouped solves */
+
+int subcpi_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+{
+    /* per-bin steering (pre-Doppler): item k = d*S + s solves factor s for bin d's
+     * steering set; else (ADPCA) the S items of bin 0 (one steering set), broadcast to
+     * the other bins after */
+    const stap_config *c = &e->cfg;
+    const int per_bin = (stap_algorithm_traits(c) & STAP_TRAIT_STEER_PER_BIN) != 0;
+    RTK_TRY(la_dev_weights_create_grouped(&s->qr, c->backend, e->opt.qr_variant, e->M, e->N,
+                                          c->segments, per_bin ? e->batch : c->segments, e->B,
+                                          g->d_Vs, per_bin ? (long long)e->B * e->N : 0, s->d_W,
+                                          &s->d_status->factor, s->stream, err));
+    g->dev_bytes += la_dev_weights_device_bytes(s->qr);
+    return RT_OK;
+}
+
+int subcpi_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+{
+    const stap_config *c = &e->cfg;
+    cudaStream_t st = s->stream;
+    RTK_LAUNCH(rtk_subcpi_training_launch(s->d_in, g->d_cells, c->channels, c->pulses,
+                                                   c->range_gates, c->doppler_order,
+                                                   c->segments, c->training, s->g.load, e->M,
+                                                   la_dev_weights_matrices(s->qr), st));
+    RTK_TRY(la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err));
+    if (!(stap_algorithm_traits(c) & STAP_TRAIT_STEER_PER_BIN) && c->doppler_bins > 1) {
+        /* bins 1..D-1 = bin 0's S x B weights (one block of S*B*N per bin) */
+        const size_t slice = (size_t)c->segments * e->B * e->N;
+        RTK_LAUNCH(rtk_fill_rhs_launch(e->N, c->doppler_bins - 1, c->segments * e->B,
+                                                s->d_W, s->d_W + slice, st));
+    }
+    return RT_OK;
+}
+
+void subcpi_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %d-pulse sub-CPIs: training kernel, %s",
+             stap_algorithm_info_of(e->cfg.algorithm)->label, e->cfg.doppler_order,
+             la_dev_weights_describe(g->slot[0].qr));
+}
+
+/* ---- DPCA: fixed weights, written into d_W when the slot is made ---- */
+
+int fixed_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+{
+    /* every (bin, segment) gets the beams' fixed weights, once, on the slot's stream */
+    RTK_LAUNCH(rtk_fill_rhs_launch(e->N, e->batch, e->B, g->d_Vs, s->d_W, s->stream));
+    return RT_OK;
+}
+
+/* no training, no solves */
+int fixed_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+{
+    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_QR], s->stream));
+    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], s->stream));
+    return RT_OK;
+}
+
+void dpca_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, size_t len)
+{
+    snprintf(buf, len, "DPCA %d-pulse, shift %d: fixed weights", e->cfg.doppler_order,
+             e->cfg.dpca_shift);
+}
+
+const stap_gpu_algo post_doppler = {nullptr, doppler_slot, doppler_enqueue, doppler_describe};
+const stap_gpu_algo jdl = {jdl_create, jdl_slot, jdl_enqueue, jdl_describe};
+const stap_gpu_algo subcpi = {nullptr, subcpi_slot, subcpi_enqueue, subcpi_describe};
+const stap_gpu_algo dpca = {nullptr, fixed_slot, fixed_enqueue, dpca_describe};
+
+} // namespace
+
+const stap_gpu_algo *stap_gpu_algo_of(const stap_config *c)
+{
+    switch (c->algorithm) {
+    case STAP_ALGORITHM_POST_DOPPLER: return &post_doppler;
+    case STAP_ALGORITHM_JDL: return &jdl;
+    case STAP_ALGORITHM_PRE_DOPPLER:
+    case STAP_ALGORITHM_ADPCA: return &subcpi;
+    case STAP_ALGORITHM_DPCA: return &dpca;
+    }
+    return nullptr;
+}

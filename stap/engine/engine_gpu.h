@@ -1,0 +1,105 @@
+/* engine_gpu.h: the GPU engine's state (engine_gpu.cu) and the table of each algorithm's
+ * GPU stages (stap/engine/algorithms_gpu.cu), which fill and use it. C++, host code;
+ * not part of the public API. */
+#ifndef STAP_ENGINE_GPU_H
+#define STAP_ENGINE_GPU_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include "cfar_gpu.h"
+#include "la_device.h"
+#include "rtk_check.h"
+#include "rtk_pipeline.h"
+extern "C" {
+#include "engine_internal.h"
+}
+
+/* events of a slot: ev[i] .. ev[i+1] brackets stage i of STAP_STAGE_* */
+constexpr int STAP_GPU_NEV = STAP_STAGE_COUNT + 1;
+
+struct stap_gpu_slot {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t ev[STAP_GPU_NEV] = {};
+    cudaGraphExec_t graph = nullptr;
+    cufftHandle fft = 0;
+    bool fft_made = false;
+    la_dev_weights *qr = nullptr;     /* post-Doppler: the batch of D*S; sub-CPI: the
+                                         grouped solver (S factors, D*S items)         */
+    la_dev_weights **jqr = nullptr;   /* JDL: one for all beams (B*D*S items) when they
+                                         share the beamspace steering, else one per beam
+                                         (D*S each); qr unused                         */
+    int njqr = 0;
+    float2 *d_Xb = nullptr;           /* JDL: beamspace cubes, B x D x Na x R        */
+    float2 *d_Wt = nullptr;           /* JDL: beamspace weights, B x D*S x Na*Q      */
+    rtk_gather g{};
+    float2 *d_in = nullptr, *d_X = nullptr, *d_W = nullptr, *d_Y = nullptr;
+    double *d_prefix = nullptr;
+    /* apply as GEMMs (apply_gemm): weights by tap, pointer arrays (Q x batch each) */
+    cublasHandle_t blas = nullptr;
+    float2 *d_Wc = nullptr;
+    void **d_ptr = nullptr;
+    rtk_cfar_hit *d_hits = nullptr;
+    rtk_cpi_status *d_status = nullptr;
+    rtk_cpi_status *h_status = nullptr; /* pinned */
+    rtk_cfar_hit *h_hits = nullptr;     /* pinned, hit_cap entries */
+    cf32 *h_W = nullptr, *h_Y = nullptr; /* pinned, when kept */
+    stap_cfar_plan *cfar = nullptr;      /* records from hits */
+    double submit_ms = 0;
+    double done_ms = 0;
+};
+
+struct stap_gpu_engine {
+    size_t dev_bytes = 0, host_bytes = 0;
+    float *d_win = nullptr;
+    float2 *d_V = nullptr;
+    float2 *d_A = nullptr;  /* JDL: B x Na x C transforms (e->A)        */
+    float2 *d_Vt = nullptr; /* JDL: B x Na*Q beamspace steering (e->Vt) */
+    float2 *d_Vs = nullptr; /* sub-CPI: nvs x N solve steering (e->Vs)  */
+    bool jdl_shared = false; /* JDL: every beam's beamspace steering the same */
+    int *d_cells = nullptr; /* S x K training cells, read by the gather */
+    double *d_alpha = nullptr;
+    int *d_rank = nullptr;
+    unsigned hit_cap = 0;   /* device hit list per slot            */
+    unsigned hit_chunk = 0; /* entries copied back with every CPI  */
+    rtk_cfar_hit *d_big = nullptr; /* overflow path: every cell    */
+    rtk_cpi_status *d_big_status = nullptr;
+    stap_cfar_hit *h_big = nullptr;
+    bool graphs = false;
+    char graph_note[96] = {0};
+    stap_gpu_slot slot[STAP_ENGINE_MAX_SLOTS];
+};
+
+/* Device memory for the engine, counted in dev_bytes; the message names `what`. */
+template <typename T>
+int stap_gpu_dalloc(stap_gpu_engine *g, T **p, size_t bytes, const char *what, rt_error *err)
+{
+    cudaError_t e = (cudaError_t)rtk_malloc((void **)p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        *p = nullptr;
+        (void)cudaGetLastError();
+        return rt_fail(err, e == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,
+                       "GPU engine: cudaMalloc of %zu bytes for the %s failed: %s", bytes, what,
+                       cudaGetErrorString(e));
+    }
+    g->dev_bytes += bytes;
+    return RT_OK;
+}
+
+/* An algorithm's GPU stages (algorithms_gpu.cu). */
+struct stap_gpu_algo {
+    /* engine creation: the algorithm's device tables from the host ones (NULL: none) */
+    int (*create)(stap_engine *e, stap_gpu_engine *g, rt_error *err);
+    /* slot creation: its solvers and buffers (s->g, the gather of the Doppler cube, set) */
+    int (*create_slot)(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err);
+    /* a CPI's training, QR and weights on the slot's stream, into s->d_W; records
+     * ev[STAP_STAGE_QR] and ev[STAP_STAGE_WEIGHTS] (the training stage starts before) */
+    int (*enqueue)(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err);
+    /* the engine's description of the QR and weight stages */
+    void (*describe)(const stap_engine *e, const stap_gpu_engine *g, char *buf, size_t len);
+};
+
+const stap_gpu_algo *stap_gpu_algo_of(const stap_config *c);
+
+#endif
