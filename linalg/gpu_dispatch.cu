@@ -15,7 +15,7 @@
 #include "rtk.h"
 #include "rtk_check.h"
 extern "C" {
-#include "la_internal.h"
+#include "la_gpu_module.h"
 }
 
 namespace {
@@ -820,4 +820,17 @@ extern "C" int la_dev_weights_materializes(la_backend backend, int variant, int 
 extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)
 {
     return w ? w->T.cap + w->aptr.cap + w->tptr.cap + w->wptr.cap + w->tau.cap + w->fptr.cap : 0;
+}
+
+/* ---- the GPU library's linalg entry (la_gpu_module.h) ------------------------------- */
+extern "C" const la_gpu_api *rtstap_gpu_linalg_api(int abi)
+{
+    static const la_gpu_api api = {
+        sizeof(la_gpu_api),      la_gpu_probe,         la_gpu_select,
+        la_gpu_init,             la_gpu_fini,          la_gpu_qr,
+        la_gpu_weights,          la_gpu_adaptive_weights, la_gpu_bench_qr,
+        la_gpu_variant_count,    la_gpu_variant_query, la_gpu_variant_choice,
+        la_gpu_force_variant,    la_gpu_force_plan,    la_dev_weights_materializes,
+    };
+    return abi == RTSTAP_GPU_ABI ? &api : nullptr;
 }

@@ -12,7 +12,11 @@ the bottom. The rules, each a failure:
            (it would not be found once installed), or include/rtstap/ holds a header this
            script does not know the layer of;
   flag     a string literal of a library layer (everything but app/) names a command-line
-           flag ("--training"): library messages name parameters, app/ maps them to flags.
+           flag ("--training"): library messages name parameters, app/ maps them to flags;
+  home     a concern outside its one home (docs/architecture.md): HDF5 (hdf5.h, H5*.h)
+           outside stap/io/; a signal handler installed (sigaction, signal) outside app/;
+           CUDA (cuda*.h, cublas*.h, cufft*.h, or a project header that includes one) in a
+           .c file: librtstap's C code links no CUDA, the GPU library (.cu) holds it all.
 usage: check_layers.py [ROOT]      (default: the repository this script is in)
        check_layers.py --self-test (the rules on a small tree with one violation of each)
 Exit status 0 when the tree follows the rules, 1 when it does not (each violation is
@@ -40,6 +44,9 @@ SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 STRING_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+HDF5_RE = re.compile(r"^(hdf5(_hl)?\.h|H5\w*\.h)$")
+CUDA_RE = re.compile(r"^(cuda\w*\.h|cublas\w*\.h|cufft\w*\.h|cuComplex\.h)$")
+SIGNAL_RE = re.compile(r"\b(sigaction|signal)\s*\(")
 
 
 def sources(root):
@@ -99,6 +106,21 @@ def check(root):
         if rel.startswith("include" + os.sep):
             by_name.setdefault(os.path.relpath(rel, "include"), []).append(rel)
     problems, includes = [], 0
+    # project headers that bring CUDA in (directly, or through another such header)
+    raw = {}
+    for rel in files:
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+            raw[rel] = [m.group(2) for m in map(INCLUDE_RE.match, fh.read().splitlines()) if m]
+    cuda_headers = {rel for rel, incs in raw.items()
+                    if rel.endswith((".h", ".cuh")) and any(CUDA_RE.match(os.path.basename(i)) for i in incs)}
+    grew = True
+    while grew:
+        names = {os.path.basename(h) for h in cuda_headers}
+        more = {rel for rel, incs in raw.items() if rel.endswith((".h", ".cuh")) and
+                rel not in cuda_headers and any(os.path.basename(i) in names for i in incs)}
+        grew = bool(more)
+        cuda_headers |= more
+    cuda_names = {os.path.basename(h) for h in cuda_headers}
     for rel in files:
         if rel.endswith(".in"):
             continue
@@ -113,6 +135,13 @@ def check(root):
             if not m:
                 continue
             name = m.group(2)
+            base_name = os.path.basename(name)
+            if HDF5_RE.match(base_name) and not rel.startswith(os.path.join("stap", "io") + os.sep):
+                problems.append("%s:%d: home: %s includes %s: HDF5 is called in stap/io/ only"
+                                % (rel, lineno, rel, name))
+            if rel.endswith(".c") and (CUDA_RE.match(base_name) or base_name in cuda_names):
+                problems.append("%s:%d: home: %s includes %s: CUDA belongs to the GPU library "
+                                "(.cu files), never to librtstap's C code" % (rel, lineno, rel, name))
             if name in GENERATED:
                 target, their = "(generated) " + name, GENERATED[name]
             else:
@@ -146,6 +175,10 @@ def check(root):
             for lineno, line in enumerate(code.splitlines(), 1):
                 if INCLUDE_RE.match(line):
                     continue
+                sg = SIGNAL_RE.search(STRING_RE.sub('""', line))
+                if sg:
+                    problems.append("%s:%d: home: %s calls %s: a library installs no signal "
+                                    "handler (app/signals.c does)" % (rel, lineno, rel, sg.group(1)))
                 for s in STRING_RE.finditer(line):
                     f = FLAG_RE.search(s.group(1))
                     if f:
@@ -167,7 +200,13 @@ def self_test():
         "stap/s.c": '#include "la_internal.h"\n#include "stap.h"\n'
                     'int f(void) { return g("--loading must be >= 0"); }\n',
         "datasets/scene.h": '#include "stap.h"\n',
-        "app/main.c": '#include "scene.h"\nconst char *u = "--training";\n',
+        "app/main.c": '#include "scene.h"\nconst char *u = "--training";\n'
+                      'int h(void) { return sigaction(2, 0, 0); }\n',
+        "datasets/d.c": '#include <hdf5.h>\n',
+        "linalg/g.h": '#include <cuda_runtime.h>\n',
+        "linalg/g.cu": '#include "g.h"\n',
+        "linalg/c.c": '#include "g.h"\n',
+        "stap/sig.c": 'void i(void) { signal(15, 0); }\n',
     }
     expect = [
         "include/rtstap/stap.h:2: upward",
@@ -176,6 +215,9 @@ def self_test():
         "kernels/k.cu:1: upward",
         "stap/s.c:1: private",
         "stap/s.c:3: flag",
+        "datasets/d.c:1: home",
+        "linalg/c.c:1: home",
+        "stap/sig.c:1: home",
     ]
     with tempfile.TemporaryDirectory() as root:
         for rel, text in tree.items():

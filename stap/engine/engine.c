@@ -2,6 +2,7 @@
  * steering, slot bookkeeping and the choice of implementation, made once at create. */
 #include "algorithm.h"
 #include "engine_internal.h"
+#include "gpu_module.h"
 #include "la_device.h"
 
 #include <errno.h>
@@ -308,10 +309,16 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     switch (cfg->backend) {
     case LA_BACKEND_CPU:
     case LA_BACKEND_LAPACK: e->ops = &stap_engine_cpu_ops; break;
-#ifdef RTSTAP_HAVE_CUDA
     case LA_BACKEND_GPU:
-    case LA_BACKEND_CUBLAS: e->ops = &stap_engine_gpu_ops; break;
-#endif
+    case LA_BACKEND_CUBLAS: { /* the GPU backends' library, loaded on first use */
+        const stap_gpu_api *gpu = stap_gpu_api_get(err);
+        if (!gpu) {
+            stap_engine_destroy(e);
+            return RT_EUNSUPPORTED;
+        }
+        e->ops = gpu->engine;
+        break;
+    }
     default:
         stap_engine_destroy(e);
         return rt_fail(err, RT_EUNSUPPORTED, "no engine for backend %s",
@@ -572,14 +579,3 @@ int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, rt_er
                    (flat / e->N) % e->B);
 }
 
-#ifndef RTSTAP_HAVE_CUDA
-int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t *total_bytes, rt_error *err)
-{
-    return rt_fail(err, RT_EUNSUPPORTED, "built without CUDA support");
-}
-int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs, double *d2h_gbs,
-                            rt_error *err)
-{
-    return rt_fail(err, RT_EUNSUPPORTED, "built without CUDA support");
-}
-#endif

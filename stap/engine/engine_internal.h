@@ -53,9 +53,7 @@ struct stap_engine {
 };
 
 extern const stap_engine_ops stap_engine_cpu_ops;
-#ifdef RTSTAP_HAVE_CUDA
-extern const stap_engine_ops stap_engine_gpu_ops;
-#endif
+/* the GPU engine's table is the GPU backends' library's (gpu_module.h) */
 
 /* Doppler bin of tap q for centre bin d (contract step 2). */
 static inline int stap_tap_bin(int d, int q, int Q, int D)

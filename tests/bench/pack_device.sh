@@ -19,6 +19,11 @@ bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/t
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${bins[@]}" "$tmp/"
+# the GPU backends' library, under its SONAME beside rtstap (where librtstap looks first)
+if [ -e "$b/librtstap_gpu.so" ]; then
+    so=$(readelf -d "$b/librtstap_gpu.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+    cp -L "$b/librtstap_gpu.so" "$tmp/$so"
+fi
 "${RTSTAP_SHARED:-../shared}"/gpu/bundle-libs .gpulibs.tgz "$tmp"/*
 rm -rf .gpubin && mkdir -p .gpubin
 XZ_OPT=${XZ_OPT:--9} tar -C "$tmp" -cJf .gpubin/bin.txz .

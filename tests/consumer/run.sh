@@ -42,10 +42,30 @@ echo "    $(cd "$prefix" && find . -type f | wc -l) files; SONAME $soname"
 extra=$(ls "$prefix/include/rtstap" | grep -v -x -E 'common.h|version.h|linalg.h|stap.h|cfar.h|engine.h|h5io.h|rtstap.h')
 [ -z "$extra" ] || fail "headers installed that are not public: $extra"
 
+# with CUDA, the GPU backends' library is installed beside librtstap and the installed
+# program finds it (without a GPU it then says why the GPU is unusable, not that the
+# library is missing)
+if grep -q "rtstap_HAS_CUDA ON" "$libdir/cmake/rtstap/rtstapConfig.cmake"; then
+    ls "$libdir"/librtstap_gpu.so.* >/dev/null 2>&1 || fail "not installed: librtstap_gpu.so"
+    v=$(env -u RTSTAP_GPU_LIBRARY "$prefix/bin/rtstap" --version 2>&1)
+    echo "$v" | grep -q "could not be loaded" && fail "the installed rtstap: $(echo "$v" | grep GPU)"
+fi
+# librtstap links no CUDA library and no libpng (the GPU backends are loaded at run time)
+if readelf -d "$libdir/librtstap.so" | grep -qiE 'NEEDED.*(cuda|cublas|cufft|png)'; then
+    fail "librtstap.so needs $(readelf -d "$libdir/librtstap.so" | grep -ioE '\[lib(cuda|cublas|cufft|png)[^]]*\]' | tr '\n' ' ')"
+fi
+if nm -u "$libdir/librtstap.a" 2>/dev/null | grep -qE ' (cuda|cublas|cufft|png_)'; then
+    fail "librtstap.a calls $(nm -u "$libdir/librtstap.a" | grep -oE '(cuda|cublas|cufft|png_)[A-Za-z_]*' | sort -u | head -5 | tr '\n' ' ')"
+fi
+
 run_consumer() { # NAME BINARY: run it on a fresh file, it must find the target
     local name=$1 bin=$2
     rm -f "$T/cube.h5"
-    if "$bin" "$T/cube.h5" >"$T/$name.out" 2>&1; then
+    if ldd "$bin" | grep -qiE 'libcuda|libcublas|libcufft'; then
+        fail "$name: links a CUDA library: $(ldd "$bin" | grep -iE 'libcuda|libcublas|libcufft' | tr -s ' \t\n' ' ')"
+    fi
+    # runs with the GPU library out of reach: a CPU-only program needs none of it
+    if RTSTAP_GPU_LIBRARY=/nonexistent/librtstap_gpu.so "$bin" "$T/cube.h5" >"$T/$name.out" 2>&1; then
         echo "    $(cat "$T/$name.out")"
     else
         fail "$name: $(cat "$T/$name.out")"
@@ -57,7 +77,8 @@ for kind in shared static; do
     static=OFF
     [ $kind = static ] && static=ON
     if cmake -S "$src" -B "$T/cmake-$kind" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
-            -DCONSUMER_STATIC=$static >"$T/cmake-$kind.log" 2>&1 &&
+            -DCONSUMER_STATIC=$static -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON \
+            >"$T/cmake-$kind.log" 2>&1 &&
         cmake --build "$T/cmake-$kind" >>"$T/cmake-$kind.log" 2>&1; then
         grep "consumer: rtstap" "$T/cmake-$kind.log" | sed 's/^-- /    /'
         run_consumer "cmake-$kind" "$T/cmake-$kind/consumer"

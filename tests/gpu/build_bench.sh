@@ -6,13 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=$(cd "${1:-build-gpu}" && pwd)
 src=$PWD
-rsp=$build/tests/CMakeFiles/test_gpu_qr.dir/linkLibs.rsp
-[ -f "$rsp" ] || { echo "build_bench: $rsp missing: build test_gpu_qr first" >&2; exit 1; }
+# test_gpu_qr's link line: the libraries after its "-o test_gpu_qr" (run from build/tests)
+link=$build/tests/CMakeFiles/test_gpu_qr.dir/link.txt
+[ -f "$link" ] || { echo "build_bench: $link missing: configure the build first" >&2; exit 1; }
+libs=$(sed 's/.* -o test_gpu_qr //' "$link")
 gcc -std=c11 -O2 -Wall -Wextra -Wno-unused-parameter -fopenmp -D_GNU_SOURCE -DRTSTAP_HAVE_CUDA=1 \
     -I"$src/include" -I"$src/include/rtstap" -I"$build/generated" -I"$src/linalg" -I"$src/kernels" \
     -I/usr/local/cuda/include \
     -c "$src/tests/gpu/gpu_bench.c" -o "$build/gpu_bench.o"
 cd "$build/tests"
-g++ "$build/gpu_bench.o" -o "$build/gpu_bench" @"$rsp" \
+g++ "$build/gpu_bench.o" -o "$build/gpu_bench" $libs \
     -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib
 echo "build_bench: $build/gpu_bench"

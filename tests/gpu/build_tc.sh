@@ -8,13 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=$(cd "${1:-build}" && pwd)
 src=$PWD
-rsp=$build/tests/CMakeFiles/test_gpu_qr.dir/linkLibs.rsp
-[ -f "$rsp" ] || { echo "build_tc: $rsp missing: build test_gpu_qr first" >&2; exit 1; }
+# test_gpu_qr's link line: the libraries after its "-o test_gpu_qr" (run from build/tests)
+link=$build/tests/CMakeFiles/test_gpu_qr.dir/link.txt
+[ -f "$link" ] || { echo "build_tc: $link missing: configure the build first" >&2; exit 1; }
+libs=$(sed 's/.* -o test_gpu_qr //' "$link")
 "${NVCC:-nvcc}" -std=c++17 -O3 -lineinfo --expt-relaxed-constexpr -arch=sm_90 -Xptxas=-v \
     -I"$src/include" -I"$src/include/rtstap" -I"$build/generated" -I"$src/linalg" -I"$src/kernels" \
     -I"$src/tests/support" -c "$src/tests/gpu/qr_tc.cu" -o "$build/qr_tc.o" \
     2> "$build/qr_tc.ptxas.log" || { cat "$build/qr_tc.ptxas.log" >&2; exit 1; }
 cd "$build/tests"
-g++ "$build/qr_tc.o" -o "$build/qr_tc" @"$rsp" \
+g++ "$build/qr_tc.o" -o "$build/qr_tc" $libs \
     -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib
 echo "build_tc: $build/qr_tc"

@@ -1,0 +1,217 @@
+/* gpu_loader.c: linalg's GPU entry points in librtstap — each loads the GPU backends'
+ * library (la_gpu_module.h) on first use and calls its implementation, or says why there is
+ * none: built without CUDA, or the library not found or not loadable. librtstap itself
+ * links no CUDA library. */
+#include "la_gpu_module.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef RTSTAP_HAVE_CUDA
+#include <dlfcn.h>
+#include <pthread.h>
+
+static struct {
+    pthread_once_t once;
+    void *handle;
+    const la_gpu_api *api;
+    char path[4096];
+    char why[768];
+} mod = {PTHREAD_ONCE_INIT, NULL, NULL, "", ""};
+
+static int try_open(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        /* the first reason that is not "no such file" is the one worth telling */
+        if (!mod.why[0] || strstr(mod.why, "No such file"))
+            snprintf(mod.why, sizeof mod.why, "%.760s", e ? e : path);
+        return 0;
+    }
+    mod.handle = h;
+    snprintf(mod.path, sizeof mod.path, "%s", path);
+    return 1;
+}
+
+/* path of the folder holding the object this code was linked into, with '/' at the end */
+static int own_folder(char *buf, size_t len)
+{
+    Dl_info info;
+    if (!dladdr((void *)own_folder, &info) || !info.dli_fname || !strchr(info.dli_fname, '/'))
+        return 0;
+    const char *slash = strrchr(info.dli_fname, '/');
+    const size_t n = (size_t)(slash - info.dli_fname) + 1;
+    if (n >= len) return 0;
+    memcpy(buf, info.dli_fname, n);
+    buf[n] = '\0';
+    return 1;
+}
+
+static void load(void)
+{
+    const char *name = RTSTAP_GPU_MODULE_NAME;
+    char path[4096];
+    const char *env = getenv("RTSTAP_GPU_LIBRARY");
+    int ok = 0;
+    if (env && env[0]) {
+        ok = try_open(env);
+        if (!ok) {
+            char e[sizeof mod.why];
+            snprintf(e, sizeof e, "%s", mod.why);
+            snprintf(mod.why, sizeof mod.why, "RTSTAP_GPU_LIBRARY=%.200s: %.500s", env, e);
+            return; /* the user's choice, no other */
+        }
+    }
+    char dir[4000];
+    if (!ok && own_folder(dir, sizeof dir)) {
+        /* beside it (librtstap.so, or a program in the build tree), then the library folder
+         * of an installed program (bin/../lib) */
+        if (snprintf(path, sizeof path, "%s%s", dir, name) < (int)sizeof path) ok = try_open(path);
+#ifdef RTSTAP_GPU_RELDIR
+        if (!ok && snprintf(path, sizeof path, "%s%s/%s", dir, RTSTAP_GPU_RELDIR, name) <
+                       (int)sizeof path)
+            ok = try_open(path);
+#endif
+    }
+    if (!ok) ok = try_open(name); /* loaded already, LD_LIBRARY_PATH, the run path, the cache */
+#ifdef RTSTAP_GPU_LIBDIR
+    if (!ok && snprintf(path, sizeof path, "%s/%s", RTSTAP_GPU_LIBDIR, name) < (int)sizeof path)
+        ok = try_open(path);
+#endif
+    if (!ok) return;
+    la_gpu_linalg_entry entry = (la_gpu_linalg_entry)dlsym(mod.handle, LA_GPU_LINALG_ENTRY);
+    const la_gpu_api *api = entry ? entry(RTSTAP_GPU_ABI) : NULL;
+    if (!api || api->size != sizeof *api) {
+        snprintf(mod.why, sizeof mod.why, "%.600s is not the GPU library of this build of "
+                 "rtstap %s (another version or ABI)", mod.path, RTSTAP_VERSION);
+        dlclose(mod.handle);
+        mod.handle = NULL;
+        mod.path[0] = '\0';
+        return;
+    }
+    mod.api = api;
+}
+
+static const la_gpu_api *api(rt_error *err)
+{
+    pthread_once(&mod.once, load);
+    if (mod.api) return mod.api;
+    rt_fail(err, RT_EUNSUPPORTED, "the GPU backends' library %s could not be loaded: %s",
+            RTSTAP_GPU_MODULE_NAME, mod.why);
+    return NULL;
+}
+
+void *la_gpu_module_symbol(const char *name, rt_error *err)
+{
+    if (!api(err)) return NULL;
+    void *s = dlsym(mod.handle, name);
+    if (!s) rt_fail(err, RT_EUNSUPPORTED, "%s has no %s", mod.path, name);
+    return s;
+}
+
+const char *la_gpu_module_path(void) { return mod.api ? mod.path : ""; }
+
+#else /* built without CUDA: the same entry points, each saying so */
+
+static const la_gpu_api *api(rt_error *err)
+{
+    rt_fail(err, RT_EUNSUPPORTED, "rtstap was built without CUDA support");
+    return NULL;
+}
+
+void *la_gpu_module_symbol(const char *name, rt_error *err)
+{
+    (void)name;
+    api(err);
+    return NULL;
+}
+
+const char *la_gpu_module_path(void) { return ""; }
+
+#endif
+
+int la_gpu_probe(rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->probe(err) : RT_EUNSUPPORTED;
+}
+int la_gpu_select(int device, rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->select(device, err) : RT_EUNSUPPORTED;
+}
+int la_gpu_init(la_ctx *ctx, rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->init(ctx, err) : RT_EUNSUPPORTED;
+}
+void la_gpu_fini(la_ctx *ctx)
+{
+    const la_gpu_api *a = ctx->gpu ? api(NULL) : NULL; /* state only if the library made it */
+    if (a) a->fini(ctx);
+}
+int la_gpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
+              rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->qr(ctx, m, n, batch, A, lda, stride_a, err) : RT_EUNSUPPORTED;
+}
+int la_gpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
+                   int nbeams, const cf32 *V, cf32 *W, rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err) : RT_EUNSUPPORTED;
+}
+int la_gpu_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
+                            ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
+                            la_timing *timing, rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->adaptive_weights(ctx, m, n, batch, A, lda, stride_a, nbeams, V, W, timing, err)
+             : RT_EUNSUPPORTED;
+}
+int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
+                    int repeat, int with_weights, int nbeams, const cf32 *V,
+                    double *median_us, cf32 *R_out, rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->bench_qr(ctx, m, n, batch, sets, nsets, repeat, with_weights, nbeams, V,
+                           median_us, R_out, err)
+             : RT_EUNSUPPORTED;
+}
+int la_gpu_variant_count(void)
+{
+    const la_gpu_api *a = api(NULL);
+    return a ? a->variant_count() : 0;
+}
+int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, la_gpu_variant *out,
+                         rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->variant_query(v, m, n, batch, nbeams, out, err) : RT_EUNSUPPORTED;
+}
+int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
+                          rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->variant_choice(m, n, batch, nbeams, v, separate, err) : RT_EUNSUPPORTED;
+}
+int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->force_variant(ctx, v, err) : RT_EUNSUPPORTED;
+}
+int la_gpu_force_plan(la_ctx *ctx, int v, int separate, rt_error *err)
+{
+    const la_gpu_api *a = api(err);
+    return a ? a->force_plan(ctx, v, separate, err) : RT_EUNSUPPORTED;
+}
+
+#include "la_device.h"
+int la_dev_weights_materializes(la_backend backend, int variant, int m, int n, int batch, int nbeams)
+{
+    const la_gpu_api *a = api(NULL);
+    return a ? a->dev_weights_materializes(backend, variant, m, n, batch, nbeams) : 1;
+}
