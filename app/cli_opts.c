@@ -95,6 +95,22 @@ enum { MAX_OPTS = 128 };
 /* the pass that applies o: 0 for CLI_EARLY, else 1 */
 static int pass_of(const cli_opt *o) { return (o->flags & CLI_EARLY) ? 0 : 1; }
 
+/* --help: the usage on stdout, or the documentation generator's hook (cli_doc.c) */
+static cli_help_fn help_hook;
+static void *help_ctx;
+
+void cli_set_help_hook(cli_help_fn fn, void *ctx)
+{
+    help_hook = fn;
+    help_ctx = ctx;
+}
+
+static void help(const cli_command *cmd, const cli_opt *opts)
+{
+    if (help_hook) help_hook(cmd, opts, help_ctx);
+    else cli_usage(stdout, cmd, opts);
+}
+
 /* One pass over argv. pass 0 reports every syntax error, answers --help, applies the
  * CLI_EARLY options and marks in seen[] the options present; pass 1 applies the others.
  * CLI_GO, EXIT_OK (help) or EXIT_USAGE. */
@@ -115,7 +131,7 @@ static int scan(const cli_command *cmd, cli_opt *opts, int argc, char **argv, in
             if (k == -1) return EXIT_USAGE; /* (printed; only pass 0 gets here) */
             if (k == -2) {
                 if (eq) return cli_error(EXIT_USAGE, "--help takes no value");
-                cli_usage(stdout, cmd, opts);
+                help(cmd, opts);
                 return EXIT_OK;
             }
             const cli_opt *o = &opts[k];
@@ -133,7 +149,7 @@ static int scan(const cli_command *cmd, cli_opt *opts, int argc, char **argv, in
         }
         for (const char *c = a + 1; *c; c++) { /* -x, -xVALUE, -x VALUE, bundles -fq */
             if (*c == 'h') {
-                cli_usage(stdout, cmd, opts);
+                help(cmd, opts);
                 return EXIT_OK;
             }
             int k = 0;

@@ -88,6 +88,10 @@ enum { CLI_GO = -1 };
 int cli_parse(const cli_command *cmd, cli_opt *opts, int argc, char **argv);
 /* The help text generated from the table: synopsis, about, options, epilogue. */
 void cli_usage(FILE *f, const cli_command *cmd, const cli_opt *opts);
+/* What --help does instead of printing the usage, while set (NULL: print it): the
+ * documentation generator (cli_doc.c) runs each command with --help to reach its table. */
+typedef void (*cli_help_fn)(const cli_command *cmd, const cli_opt *opts, void *ctx);
+void cli_set_help_hook(cli_help_fn fn, void *ctx);
 
 /* ---- parsers of values several commands take (CLI_CALL) ----------------------------- */
 int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: la_backend *       */

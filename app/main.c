@@ -8,36 +8,18 @@
 #include "signals.h"
 #include "cli.h"
 #include "cli_files.h"
+#include "commands.h"
 #include "engine.h" /* stap_gpu_info */
 #include "h5io.h"
 #include "cmd_scene.h"
 #include "linalg.h"
 
-typedef struct {
-    const char *name;
-    int (*fn)(int, char **);
-    const char *summary;
-} command;
-
-static const command commands[] = {
-    {"run", cmd_run, "process a data cube (HDF5) or a synthesized one: weights, output, timing"},
-    {"stream", cmd_stream, "stream CPIs through the engine with several in flight: CPIs/s, latency"},
-    {"bench", cmd_bench_pipeline, "per-stage times and CPIs/s of every backend on every workload"},
-    {"bench-qr", cmd_bench_qr, "time the batched complex QR of every backend, with accuracy"},
-    {"perfect", cmd_perfect, "run the PERFECT suite's STAP application on its raw files"},
-    {"import-perfect", cmd_import_perfect, "convert PERFECT STAP inputs to a schema-v1.1 HDF5 file"},
-    {"import-raw", cmd_import_raw, "convert a raw file of interleaved complex samples to schema v1.1"},
-    {"import-sigmf", cmd_import_sigmf, "convert a SigMF recording (.sigmf-meta/.sigmf-data) to schema v1.1"},
-    {"gen", cmd_gen, "draw an airborne scene (clutter, jammers, noise, targets) with its truth"},
-    {"sinr", cmd_sinr, "SINR loss of a run's weights against a generated scene's optimum"},
-    {"plot", cmd_plot, "PNG pictures: angle-Doppler spectrum, SINR loss, range-Doppler map"},
-};
-
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: rtstap <command> [options]\n       rtstap --help | --version\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(f, "  %-15s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "usage: rtstap <command> [options]\n       rtstap --help | --version | --help-all "
+            "markdown|man|bash\n\ncommands:\n");
+    for (int i = 0; i < cli_command_count; i++)
+        fprintf(f, "  %-15s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(f, "\n'rtstap <command> --help' describes a command's options.\n");
 }
 
@@ -97,9 +79,14 @@ int main(int argc, char **argv)
                la_cpu_kernels(), bi.library, bi.core);
         return EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return cli_files_invariants(commands[i].fn(argc - 1, argv + 1), argc, argv);
+    if (!strcmp(argv[1], "--help-all")) { /* the reference documentation (docs/cli.md) */
+        if (argc != 3)
+            return cli_error(EXIT_USAGE, "--help-all takes one format: markdown, man or bash");
+        return cli_doc(argv[2]);
+    }
+    for (int i = 0; i < cli_command_count; i++)
+        if (!strcmp(argv[1], cli_commands[i].name))
+            return cli_files_invariants(cli_commands[i].fn(argc - 1, argv + 1), argc, argv);
     cli_error(EXIT_USAGE, "unknown command '%s'", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

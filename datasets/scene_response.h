@@ -3,7 +3,7 @@
  * picture adapted_response.png of `rtstap plot` shows (stap/plot.h draws it).
  *
  * For Doppler bin d, range segment s and beam b of a factored post-Doppler run (weights
- * D x S x B x N, N = C Q; README "Processing contract"), the response of a weight
+ * D x S x B x N, N = C Q; docs/processing.md), the response of a weight
  * vector w at sine-space angle u and normalized Doppler f (cycles per pulse) is
  *
  *   G(u, f) = |w^H s(u, f)|^2,

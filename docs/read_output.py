@@ -12,7 +12,7 @@
 
 Every dataset's axes are named by their HDF5 dimension labels and take their coordinates
 from the attached dimension scales (/axes/doppler_hz or doppler_normalized, range_m or
-range_cell, beam_u or beam, segment_start_cell; README "File format", schema v1.1). Files of
+range_cell, beam_u or beam, segment_start_cell; docs/file-format.md, schema v1.1). Files of
 schema v1 (no labels or scales) read too: axes are then named dim_0, dim_1, ... and indexed.
 Complex datasets ({r, i} float32) arrive as complex64.
 

@@ -2,7 +2,7 @@
  * order of preference; rtk_qr_select returns the first row whose capacity holds (m, n)
  * (the fallback: the dispatch itself takes the variant the performance model predicts
  * fastest for the batch, kernels/qr_model.cu).
- * The order comes from the measurements in NOTES.md (per preset size, the fastest
+ * The order comes from the measurements in docs/kernels/design.md (per preset size, the fastest
  * variant first); alternatives stay in the table (later rows) so that tests and
  * `la_gpu_force_variant` can exercise and time them. The last two rows (shared memory,
  * global memory) take any m >= n. */
@@ -43,7 +43,7 @@ const Row table[] = {
     REG(flw16x8_6x2),
     REG(flw16x4_8x3),    /* 120x9 x3840 */
     REG(flw16x8_8x4),
-    /* tall and narrow (JDL at K = 240, NOTES.md "Tall and narrow") */
+    /* tall and narrow (JDL at K = 240, docs/kernels/journal.md "Tall and narrow") */
     REG(flw16x4_15x3),
     REG(flw16x8_15x2),
     REG(flw16x22_15x3),
@@ -54,8 +54,8 @@ const Row table[] = {
     REG(reg8x4_10x4_m2),
     REG(reg8x4_12x4_m2),
     REG(flw16x22_20x3), /* 306x66: re-reads v from shared memory, deferred updates */
-    REG(flw32x8_4x4),   /* a whole warp a column slot (NOTES.md "Whole-warp column slots") */
-    /* taller than one block's registers: the rows over a cluster's CTAs (NOTES.md "Clusters") */
+    REG(flw32x8_4x4),   /* a whole warp a column slot (docs/kernels/journal.md "Whole-warp column slots") */
+    /* taller than one block's registers: the rows over a cluster's CTAs (docs/kernels/journal.md "Clusters") */
     CL(clp16x22_8x3),
     CL(clp16x24_8x4),
     CL(clp16x32_8x4),

@@ -2,7 +2,7 @@
  * variant's prediction needs (occupancy, spills, SM count, clock) and the choice of the
  * variant predicted fastest for (m, n, batch, beams). The model itself is rtk_model.h;
  * its parameters were fitted on an H100 (tests/tools/fit_qr_model.c; provenance below
- * and in kernels/NOTES.md). */
+ * and in docs/kernels/design.md). */
 #include <cuda_runtime.h>
 
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  *   other shared buffer — the critical path of the factorization;
  *   then everyone updates its columns c > j+1: w_c = v_j^H A(:, c) (register FMAs,
  *   the butterflies of all slots interleaved), A(:, c) -= v_j conj(tau_j) w_c.
- * Synchronization (FLOW, kernels/NOTES.md "Dataflow"). FLOW = 0: one barrier per
+ * Synchronization (FLOW, docs/kernels/journal.md "Dataflow"). FLOW = 0: one barrier per
  * column (__syncwarp for the one-warp matrices): v is double-buffered, and the owners of
  * column j+1 are the threads that just updated it, so the next norm needs no barrier of
  * its own. FLOW & 1, dataflow: every reflector keeps its own shared-memory buffer
@@ -39,7 +39,7 @@
  * FLOW & 2048, fused with n > 16: a solver warp beside the matrix's warps does the first 16
  * beams' forward substitution while the matrix is factored (its owners store each column of
  * R as it becomes final), so that only the backward half of the weights is left after it
- * (kernels/NOTES.md "A solver warp"; kept for the 240x66 row only, where it pays).
+ * (docs/kernels/journal.md "A solver warp"; kept for the 240x66 row only, where it pays).
  * FLOW & 64 and FLOW & 128 are bounds for measurement only (tests/gpu/qr_bounds.cu; never in
  * a dispatch list, their results are not a factorization): 64 = the chain alone (the owner
  * steps and their waits, no trailing update), 128 = the trailing update alone (no owner step,
@@ -113,7 +113,7 @@ constexpr int qr_reg_threads()
  * CTA order: every CTA gets the same bits, so they all form the same reflector and none
  * has to send v. The trailing dots of a lane group's slots go out in pairs (st.async.v4)
  * on one barrier per lane group and step: half the messages and one wait a step instead of
- * one a column took 20-30 % off clusters of 4-16 CTAs (kernels/NOTES.md "Clusters: fewer
+ * one a column took 20-30 % off clusters of 4-16 CTAs (docs/kernels/journal.md "Clusters: fewer
  * messages", with the variants that did not pay).
  * Buffers written at step j are written again at step j + 2, only by a CTA that has
  * received this CTA's step-(j + 1) partial, which this CTA sends after the loads of step j
@@ -664,7 +664,7 @@ __global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHT
             store_slot<TR, TC, RPT, CPT, 0>(a, g, n, tr, tc, Aout, lda, SOLVER ? nullptr : Rs, LD);
             /* a rotation without stores (SOLVER: R is fed per column) must stay a branch: the
              * compiler otherwise turns its moves into selects executed every step (+90 FSEL a
-             * step, 16 % of the 240x66 factorization; NOTES.md "A solver warp") */
+             * step, 16 % of the 240x66 factorization; docs/kernels/journal.md "A solver warp") */
             if constexpr (SOLVER) asm volatile("" ::: "memory");
 #pragma unroll
             for (int q = 0; q + 1 < CPT; q++)
@@ -700,7 +700,7 @@ __global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHT
         if (t < 32) diag_ratio_warp([&](int i) { return Rs[i * LD + i]; }, n, k, args.flags, t);
         float2 *Wk = args.W + (size_t)k * args.nbeams * n;
         using SS = SolveShape<S::NCAP>;
-        if constexpr (S::NCAP <= 16) { /* measured faster for the small shapes (NOTES.md) */
+        if constexpr (S::NCAP <= 16) { /* measured faster for the small shapes (docs/kernels/design.md) */
             /* off warp 0, which reports the diagonal's ratio meanwhile, where there are others */
             constexpr int L0 = S::NT >= 64 ? 32 : 0;
             if (args.fused_subst)
@@ -708,7 +708,7 @@ __global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHT
             else if (t >= L0)
                 solve_beams_lanes<S::NCAP>(Rs, LD, 1, dinv, n, args.nbeams, args.V, Wk, t - L0, S::NT - L0);
         } else if constexpr ((FLOW & 1) != 0) {
-            /* blocked substitutions in the reflectors' buffer, free now (NOTES.md "Blocked
+            /* blocked substitutions in the reflectors' buffer, free now (docs/kernels/journal.md "Blocked
              * substitutions") */
             static_assert(BlockedSolve<BLK_BS, BLK_NBC>::scratch_f2(S::NCAP) <= S::V_F2,
                           "blocked solve: scratch > v buffer");

@@ -6,9 +6,9 @@
  * the column steps synchronize (qr_reg.cuh): 0 = a barrier per column (__syncwarp for the
  * one-warp matrices, MATS > 1), bit 1 = dataflow (every reflector in shared memory behind
  * its own mbarrier), + 2 = deferred updates, + 16 = a warp's column slots strided by the
- * warps of the matrix (the `flw` rows; kernels/NOTES.md "Dataflow"), + 2048 = fused with a
- * solver warp (qr_reg.cuh; NOTES.md "A solver warp"), + 32 = the rows over the
- * CTAs of a thread-block cluster (the `cl` rows, their own list; NOTES.md "Clusters"). Split
+ * warps of the matrix (the `flw` rows; docs/kernels/journal.md "Dataflow"), + 2048 = fused with a
+ * solver warp (qr_reg.cuh; docs/kernels/journal.md "A solver warp"), + 32 = the rows over the
+ * CTAs of a thread-block cluster (the `cl` rows, their own list; docs/kernels/journal.md "Clusters"). Split
  * in lists so that translation units compile them in parallel; the order of preference (the
  * dispatch table) is in dispatch.cu. */
 #ifndef RTK_QR_VARIANTS_CUH
@@ -40,7 +40,7 @@
     X(flw16x22_20x3, 16, 22, 20, 3, 1, false, 1, 19) /* 320 x 66 (306 x 66), deferred updates     */
 
 /* one matrix per thread-block cluster (sm_90; FLOW & 32): each CTA holds a TR*RPT-row tile of
- * it, up to 16 CTAs (kernels/NOTES.md "Clusters"); QR alone */
+ * it, up to 16 CTAs (docs/kernels/journal.md "Clusters"); QR alone */
 #define RTK_CLUSTER_VARIANTS(X)                                                                  \
     X(clp16x32_8x4, 16, 32, 8, 4, 1, true, 1, 49) /* 128 x 128 a CTA: m <= 2048, n <= 128      */ \
     X(clp16x24_8x4, 16, 24, 8, 4, 1, true, 1, 49) /* 128 x 96 a CTA: m <= 2048, n <= 96        */ \

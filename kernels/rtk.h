@@ -5,8 +5,8 @@
  * layout) and the stream as void* (a cudaStream_t), so that this header also compiles
  * in plain C without the CUDA headers. Launch functions return a cudaError_t value
  * (0 = cudaSuccess); they never print and never synchronize. No type of linalg/ or stap/
- * appears here: kernels/ is below them (README "Layout"; linalg/la_device.h builds on it).
- * Design, performance model and measurements: kernels/NOTES.md. */
+ * appears here: kernels/ is below them (docs/architecture.md; linalg/la_device.h builds on it).
+ * Design, performance model and measurements: docs/kernels/design.md. */
 #ifndef RTK_H
 #define RTK_H
 
@@ -75,7 +75,7 @@ int rtk_qr_resources_get(int v, int kind, int m, int n, rtk_qr_resources *out);
 int rtk_qr_predict(int v, int kind, int m, int n, int batch, int nbeams, double *us);
 int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit);
 /* The plan for QR + weights (kind 1, or 2 gathering the rows): rtk_qr_select_batch's fused
- * choice, or, where the model predicts it faster (kernels/NOTES.md "Fused or not"), the QR
+ * choice, or, where the model predicts it faster (docs/kernels/journal.md "Fused or not"), the QR
  * alone with the kind-0 choice followed by the weight kernel (for kind 2 after the rows are
  * gathered into matrices): then *separate = 1 and the variant returned is that QR's. With
  * RTSTAP_QR_DISPATCH=fused (or =table) always the fused choice, =separate always the QR
@@ -123,7 +123,7 @@ typedef struct rtk_factor_flags {
  * solve R^H R z = v_b and write w = z / (v_b^H z) to W[(k*nbeams + b)*n + j]; V is
  * nbeams x n row-major. R stays on-chip: A is read, not written (a write-back path cost the
  * fused kernels registers: the 320-row kernel spilled 484 bytes instead of 168; kernels/
- * NOTES.md "Fused or not"). A zero or
+ * docs/kernels/journal.md "Fused or not"). A zero or
  * non-finite diagonal of R_k lowers flags->bad_item to k, and flags->worst takes the
  * diagonal ratio of every factor (rtk_factor_flags). phase_ns, when not NULL, receives
  * three %globaltimer readings of block
@@ -133,7 +133,7 @@ int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda, long
                           unsigned long long *phase_ns, void *stream);
 
 
-/* Training matrices gathered straight from a Doppler cube (README "Processing contract",
+/* Training matrices gathered straight from a Doppler cube (docs/processing.md,
  * steps 2-4), so that no training matrix is materialized and re-read. X is the device
  * Doppler cube laid out [bins][channels][range] (complex). Batch item k = d*segments + s
  * is the m x n matrix, n = channels*order, m = training (+ n loading rows when load > 0):

@@ -142,7 +142,7 @@ __device__ __forceinline__ void mbar_arrive(unsigned long long *b)
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(b)) : "memory");
 }
 /* acquire: returns once the barrier's first phase has completed (try_wait may suspend the
- * thread until then; polling with test_wait measured 1 % slower, kernels/NOTES.md) */
+ * thread until then; polling with test_wait measured 1 % slower, docs/kernels/design.md) */
 __device__ __forceinline__ void mbar_wait0(unsigned long long *b)
 {
     unsigned done;
@@ -219,7 +219,7 @@ __device__ __forceinline__ void mbar_expect_tx(unsigned long long *b, unsigned b
 }
 /* returns once the phase of the given parity has completed: polls with test_wait, never
  * suspending (a thread suspended in try_wait was measured 1.4-1.8x slower to notice bytes
- * completed by another SM; kernels/NOTES.md "Clusters") */
+ * completed by another SM; docs/kernels/journal.md "Clusters") */
 __device__ __forceinline__ void mbar_wait_parity(unsigned long long *b, unsigned parity)
 {
 #if __CUDA_ARCH__ >= 900
@@ -327,7 +327,7 @@ __device__ __forceinline__ float2 gather_elem(const float2 *X, int C, int Q, int
  * NT < m). Loads come in groups of GU with their addresses computed first, so that GU
  * of them are in flight per thread: a load-then-store loop has one, and its latency
  * (L2, ~600 cycles) times the m*n/NT elements a thread gathers showed as ~20 % of the
- * fused kernel's time at 240x66 (H100, NOTES.md). Consecutive threads take consecutive
+ * fused kernel's time at 240x66 (H100, docs/kernels/design.md). Consecutive threads take consecutive
  * rows: the cube's reads are coalesced along range and the stores are conflict-free. */
 template <int NT>
 __device__ __forceinline__ void gather_to_smem(const QrArgs &a, int k, int m, int n, int t,
@@ -367,7 +367,7 @@ __device__ __forceinline__ void gather_to_smem(const QrArgs &a, int k, int m, in
  * R(i, l) = R[i*rs + l*cs] (upper triangle only is read), dinv[i] = 1 / R(i, i). */
 
 /* One lane per beam, the whole vector in registers (n <= NC, NC <= 16): no shuffles, R
- * read through broadcasts; measured faster than the warp solver for n = 16 (NOTES.md).
+ * read through broadcasts; measured faster than the warp solver for n = 16 (docs/kernels/design.md).
  * Lanes lane0, lane0 + nlanes, ... take the beams. */
 template <int NC, bool NORM_Y = true>
 __device__ __forceinline__ void solve_beams_lanes(const float2 *R, int rs, int cs,
@@ -565,7 +565,7 @@ __device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs
 }
 
 /* Blocked MVDR solves for one matrix by its whole thread block (NT threads,
- * __syncthreads; kernels/NOTES.md "Blocked substitutions"). The substitutions' chain of 2n
+ * __syncthreads; docs/kernels/journal.md "Blocked substitutions"). The substitutions' chain of 2n
  * dependent steps (shuffle, scale, update: ~300 cycles a step in solve_beams_warp) becomes
  * 2(NBLK - 1) block steps of BS-term dot products, NBLK = ceil(n / BS):
  *   X_B = R_BB^-1 for every diagonal block (a column a thread, in parallel);
@@ -580,7 +580,7 @@ __device__ __forceinline__ void solve_beams_warp(const float2 *R, int rs, int cs
  * R: row-major R(i, l) = R[i * ld + l] (the upper triangle is read, then overwritten; the
  * strict lower triangle is written), dinv[i] = 1 / R_ii (finite and nonzero: checked
  * before). scratch: BlockedSolve::scratch_f2(NC) words (the dataflow kernels' reflector
- * buffers, free after the factorization). Variants measured and dropped (NOTES.md): P's and
+ * buffers, free after the factorization). Variants measured and dropped (docs/kernels/design.md): P's and
  * Q's output loops rolled; z_B and w_C merged into the block steps (fewer phases). */
 template <int BS, int NBC>
 struct BlockedSolve {
@@ -608,7 +608,7 @@ __device__ __forceinline__ void solve_beams_blocked(float2 *R, int ld, const flo
         vp[u] = (e < n * NBC && b < nbeams) ? __ldg(V + (size_t)b * n + l) : c0();
     }
     /* X_B: column j of the inverse of an upper-triangular block, bottom-up in place
-     * (i = j - 1 .. 0; a rolled loop: cold code, NOTES.md); entries below the diagonal are 0
+     * (i = j - 1 .. 0; a rolled loop: cold code, docs/kernels/design.md); entries below the diagonal are 0
      * (R's entries past n are never read) */
     for (int task = t; task < nblk * BS; task += NT) {
         const int c0b = (task / BS) * BS, j = task % BS, cj = c0b + j;
@@ -738,14 +738,14 @@ __device__ __forceinline__ void solve_beams_blocked(float2 *R, int ld, const flo
     }
 }
 
-/* The solver warp of the fused dataflow kernels (qr_reg.cuh, FLOW & 2048; NOTES.md "A solver
+/* The solver warp of the fused dataflow kernels (qr_reg.cuh, FLOW & 2048; docs/kernels/journal.md "A solver
  * warp"): while the other warps factor the matrix it follows the columns of R as their owners
  * store them (rbar[k] completes when column k, rows <= k, is in R) and does the first NBC
  * beams' forward substitution then,
  *   y_k = (v_k - sum_{i<k} conj(R_ik) y_i) / conj(R_kk)   (lane b + 16h: beam b, i = h mod 2),
  * into Y (Y[k*(NBC+1) + b]), so that solve_beams_blocked<..., INL = true> starts that chunk at
  * the backward half. The blocked setup (X, Q; P beyond NBC beams) stays there: done here as
- * well the warp fell behind the factorization (NOTES.md). */
+ * well the warp fell behind the factorization (docs/kernels/design.md). */
 template <int NBC>
 __device__ __forceinline__ void blk_forward_warp(const float2 *R, int ld, unsigned long long *rbar, int n,
                                                  int nbeams, const float2 *V, float2 *Y, int lane)

@@ -65,7 +65,7 @@ typedef struct rtk_qr_facts {
     double clock_mhz;                 /* maximum SM clock                          */
     int solver;                       /* fused with a solver warp (FLOW & 2048, n > 16):
                                          the first pass's forward half runs during the
-                                         factorization (kernels/NOTES.md "A solver warp") */
+                                         factorization (docs/kernels/journal.md "A solver warp") */
 } rtk_qr_facts;
 
 /* The solver warp's terms (not fitted by fit_qr_model: its logs predate the solver warp;
@@ -82,7 +82,7 @@ typedef struct rtk_qr_facts {
  * Earlier fits were piecewise (the register terms on the calibration set, the cluster and
  * the weights terms alone afterwards), because a full refit picked worse; with cl_warp it
  * picks the same variant as those parameters at every logged shape. Out of sample: a
- * leave-one-shape-out cross-validation (`fit_qr_model --cv`, kernels/NOTES.md "The model,
+ * leave-one-shape-out cross-validation (`fit_qr_model --cv`, docs/kernels/journal.md "The model,
  * one fit") predicts 854 of 866 timings within 25 % and picks within 10 % of the fastest in
  * 121 of 124 cases (the form without cl_warp: 110 of 124). The fit drives l0 to zero and s
  * towards a geometric mean of chain and shuffle load: the form written for the barrier
@@ -160,7 +160,7 @@ static inline double rtk_model_predict(const rtk_qr_model *p, const rtk_qr_facts
 }
 
 /* QR alone, then the weight kernel (kernels/weights.cu), against a fused kernel: the
- * dispatch of QR + weights compares both (kernels/NOTES.md "Fused or not"). Where a fused
+ * dispatch of QR + weights compares both (docs/kernels/journal.md "Fused or not"). Where a fused
  * kernel spills (the 320-row flw16x22_20x3 with its solver: 1 040 bytes) or is oversized for
  * the shape, QR alone + the weight kernel measured 10-59 % faster. The weight kernel: one
  * block a matrix, R staged in shared memory, a warp per NB beams (rtk_weights_launch_shape).

@@ -3,7 +3,7 @@
  * training-matrix gather, the weight application y = w^H s, CFAR along range and the
  * per-CPI status block. Sizes, device pointers and streams only (void* for cudaStream_t);
  * launch functions return a cudaError_t value (0 = success), never print, never
- * synchronize. The processing contract they follow is README's. */
+ * synchronize. The processing contract they follow is docs/processing.md. */
 #ifndef RTK_PIPELINE_H
 #define RTK_PIPELINE_H
 
@@ -49,7 +49,7 @@ int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
 int rtk_weights_by_tap_launch(const void *W, int batch, int beams, int channels, int order,
                               void *Wc, rtk_cpi_status *status, void *stream);
 
-/* ---- JDL (joint-domain localized, README's processing contract) ----------------------
+/* ---- JDL (joint-domain localized, docs/processing.md) ----------------------
  * A: B x Na x C, beam b's C x Na transform column-major (column j at A + (b*Na + j)*C).
  * Beamspace cubes, one per beam in the gather's layout (bins x Na x range):
  * Xb[((b*D + d)*Na + j)*R + r] = sum_c conj(A[(b*Na + j)*C + c]) X[(d*C + c)*R + r]. */
@@ -61,7 +61,7 @@ int rtk_beamspace_launch(const void *X, int C, int D, int R, const void *A, int 
 int rtk_jdl_expand_launch(const void *Wt, const void *A, int batch, int B, int C, int Q,
                           int Na, void *W, void *stream);
 
-/* ---- pre-Doppler and ADPCA (sub-CPIs of Q pulses, README's processing contract) -------
+/* ---- pre-Doppler and ADPCA (sub-CPIs of Q pulses, docs/processing.md) -------
  * Xs (D x C*Q x R, the layout of a C*Q-channel Doppler cube before its FFT):
  * Xs[d][c*Q + q][r] = u[d] x[c][d + q][r] for d < P - Q + 1, 0 for the rest (zero padding);
  * u: P - Q + 1 window coefficients. A non-finite sample lowers status->bad_input. */

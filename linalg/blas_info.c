@@ -1,7 +1,7 @@
 /* blas_info.c: which BLAS the lapack baseline runs on, with which kernels and threads, and
  * on which CPU — and whether OpenBLAS chose generic kernels for a CPU that can run better
  * ones (Debian's OpenBLAS 0.3.21 takes a virtualized Cooper Lake for Prescott: SSE3
- * kernels, about 3.5x slower; README "Baselines"). */
+ * kernels, about 3.5x slower; docs/benchmarks.md "Baselines at their real speed"). */
 #include "linalg.h"
 
 #include <stdio.h>

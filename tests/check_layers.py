@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_layers: rtstap's include graph must follow its layers (README "Layout").
+"""check_layers: rtstap's include graph must follow its layers (docs/architecture.md).
 
 From the top: app -> datasets -> stap -> linalg -> kernels -> include (include/rtstap/
 common.h, the bottom). A file may include headers of its own layer and of the layers

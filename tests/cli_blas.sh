@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# cli_blas: the lapack baseline runs OpenBLAS kernels that fit the CPU (README
-# "Baselines"): on this machine the core `rtstap --version` reports is not a generic one
+# cli_blas: the lapack baseline runs OpenBLAS kernels that fit the CPU (docs/benchmarks.md
+# "Baselines at their real speed"): on this machine the core `rtstap --version` reports is not a generic one
 # when the CPU has AVX2; a generic core (simulated with OPENBLAS_CORETYPE=Prescott and
 # RTSTAP_BLAS_RECHECK=1, which judges it like a detection) makes rtstap restart itself once
 # with a fitting core and say so once; a user's own OPENBLAS_CORETYPE is otherwise kept;

@@ -35,8 +35,7 @@ static const gcase cases[] = {
     {"hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
     {"easy preset", 16, 128, 480, 128, 1, 3, 80, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
     /* K = 306: the model plans the QR alone (flw16x22_20x3), the rows gathered into matrices
-     * first and the weight kernel after it, faster than its fused kernel (kernels/NOTES.md
-     * "Fused or not") */
+     * first and the weight kernel after it, faster than its fused kernel (docs/kernels/design.md* "Fused or not") */
     {"hard preset, K = 306", 22, 128, 480, 128, 3, 1, 306, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
     {"medium preset", 32, 128, 384, 128, 3, 1, 192, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
     {"PERFECT-small shape", 4, 128, 512, 256, 3, 16, 32, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},

@@ -313,7 +313,7 @@ static void peak_without_clutter(void)
 /* Ward's scene with clutter, broadside beam, bin 3: Q = 1 behind a 60 dB Chebyshev
  * taper (factored post-Doppler needs a low-sidelobe Doppler filter, Ward ch. 4: without
  * one, mainbeam clutter leaks into every bin in the look direction and the optimum's
- * largest lobe moves near endfire) and Q = 3 without a window (README's Ward run). */
+ * largest lobe moves near endfire) and Q = 3 without a window (docs/scene.md's Ward run). */
 /* Ward's scene with 540 range gates (a fresh seed) and one CPI of it into *cube (the
  * caller frees both); 0, or -1 after reporting the failure. */
 static int ward_cpi(tc_rng *rng, scene_config *sc, scene_truth *tr, cf32 **cube)

@@ -494,7 +494,7 @@ static void subcpi_composite(const scene_config *sc0, stap_algorithm alg, int Q,
 /* DPCA against theory: on a clutter-and-noise scene with beta = 1 its fixed weights with
  * shift 1 see the subarrays' clutter identically, so the canceller removes it and its
  * SINR equals that on the same scene without clutter (to rounding); with shift 2 the
- * clutter stays (a much lower SINR). The weights are built here from README's formula and
+ * clutter stays (a much lower SINR). The weights are built here from docs/processing.md's formula and
  * evaluated through the composite weight on R_st, beside stap_sinr_compute's losses. */
 static void dpca_theory(const scene_config *sc0, int Q)
 {
@@ -539,7 +539,7 @@ static void dpca_theory(const scene_config *sc0, int Q)
         for (int d = 0; st == RT_OK && stn == RT_OK && d < D; d++)
             for (int b = 0; b < B; b++) {
                 const size_t k = (size_t)d * B + b;
-                /* README: tap q of channel c + (Q-1-q) shift gets v[c*Q + q] / Cs */
+                /* docs/processing.md: tap q of channel c + (Q-1-q) shift gets v[c*Q + q] / Cs */
                 const int Cs = C - (Q - 1) * shift;
                 for (int j = 0; j < N; j++) w[j] = 0;
                 for (int c = 0; c < Cs; c++)

@@ -1,6 +1,6 @@
 /* rtstap/common.h: what every layer of rtstap shares — the complex types, the status codes
  * and the message that goes with them, the version, and a monotonic clock. The bottom of
- * the include graph (README "Layout"): it includes no other header of the project but the
+ * the include graph (docs/architecture.md): it includes no other header of the project but the
  * generated version header, and the CUDA kernels (kernels/) may include it. */
 #ifndef RTSTAP_COMMON_H
 #define RTSTAP_COMMON_H

@@ -134,7 +134,7 @@ const stap_engine_options *stap_engine_options_of(const stap_engine *e);
 /* One line on how the stages run, e.g. "gpu: cuFFT, flw16x22_15x3 (gather + QR + weights
  * fused), apply kernel, CA-CFAR kernels, CUDA graphs, 2 slots". */
 const char *stap_engine_describe(const stap_engine *e);
-/* What a result records of the run (README "File format": /config threads, device, engine):
+/* What a result records of the run (docs/file-format.md: /config threads, device, engine):
  * the CPU threads the engine computes with (0 for a GPU engine: the device computes), the
  * device that computes (the GPU's name, else the CPU model), and whether the steering
  * vectors came from the caller (else they are the default beams, at stap_beam_u). */

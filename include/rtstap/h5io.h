@@ -1,4 +1,4 @@
-/* h5io: rtstap's HDF5 file format (README "File format", schema v1.1): reading and
+/* h5io: rtstap's HDF5 file format (docs/file-format.md, schema v1.1): reading and
  * validating an input cube, and writing a result file atomically (temporary name in
  * the target directory, renamed on success; an existing file is never overwritten,
  * unless a writer's _mode variant is given RT_WRITE_REPLACE). */
@@ -28,7 +28,7 @@ typedef struct stap_radar_meta {
     double element_spacing_wavelengths;
 } stap_radar_meta;
 
-/* ---- axis order of /data/iq (schema v1.1, README "File format") ---------------------
+/* ---- axis order of /data/iq (schema v1.1, docs/file-format.md) ---------------------
  * A cube may be stored in any order of its three axes; the reader transposes it into
  * (channel, pulse, range), the order of every cube in memory. A recording keeps its cpi
  * axis first. The order comes from the file's labels — HDF5 dimension-scale labels
@@ -171,7 +171,7 @@ int stap_result_write(const char *path, const stap_result *res, rt_error *err);
 int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mode mode,
                            rt_error *err);
 
-/* ---- recordings of many CPIs (README "File format": /data/iq of rank 4, CPIs x C x P x R,
+/* ---- recordings of many CPIs (docs/file-format.md: /data/iq of rank 4, CPIs x C x P x R,
  * one CPI per chunk; rank 3 is one CPI) ------------------------------------------------
  * Read and written one CPI at a time; safe to use from a reader and a writer thread at
  * once (every HDF5 call of these functions runs under one lock). */

@@ -92,7 +92,7 @@ int la_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
 /* ---- the gpu backend's QR variants and its performance model -----------------
  * The gpu backend factors with one of several kernel variants (kernels/dispatch.cu) and
  * picks, per (m, n, batch, beams), the one its performance model predicts fastest
- * (kernels/rtk_model.h, kernels/NOTES.md). These calls expose the variants and the model
+ * (kernels/rtk_model.h, docs/kernels/design.md). These calls expose the variants and the model
  * for `rtstap bench-qr --model`. Without CUDA there are no variants (count 0) and every
  * other call returns RT_EUNSUPPORTED. */
 typedef struct la_gpu_variant {

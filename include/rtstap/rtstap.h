@@ -1,7 +1,7 @@
 /* rtstap/rtstap.h: the whole public API of librtstap in one include — status codes and
  * types (common.h), the batched linear algebra (linalg.h), the STAP configuration,
  * presets and one-CPI plan (stap.h), CFAR (cfar.h), the streaming engine (engine.h) and
- * the HDF5 file format (h5io.h). README "Using the library" shows a program. */
+ * the HDF5 file format (h5io.h). docs/library.md shows a program. */
 #ifndef RTSTAP_RTSTAP_H
 #define RTSTAP_RTSTAP_H
 

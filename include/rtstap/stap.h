@@ -19,7 +19,7 @@ typedef enum stap_window_kind {
     STAP_WINDOW_CHEBYSHEV  /* Dolph-Chebyshev, sidelobes `chebyshev_db` below the peak */
 } stap_window_kind;
 
-/* Which range cells train the weights of which cells (README "Processing contract" 3). */
+/* Which range cells train the weights of which cells (docs/processing.md 3). */
 typedef enum stap_training_window {
     STAP_TRAINING_SEGMENT = 0, /* S segments of R/S cells; K cells spread over each       */
     STAP_TRAINING_SLIDING      /* blocks of `block` cells, each trained on the K cells
@@ -27,7 +27,7 @@ typedef enum stap_training_window {
                                   (one-sided at the edges); segments = R / block        */
 } stap_training_window;
 
-/* Which degrees of freedom the weights adapt (README "Algorithms and detectors"). */
+/* Which degrees of freedom the weights adapt (docs/processing.md "Algorithms and detectors"). */
 typedef enum stap_algorithm {
     STAP_ALGORITHM_POST_DOPPLER = 0, /* every channel x Q adjacent Doppler bins: factored
                                         post-Doppler (Q = 1) or EFA (Q = 3); N = C*Q      */
@@ -83,7 +83,7 @@ typedef struct stap_config {
 typedef enum stap_preset { STAP_PRESET_EASY = 0, STAP_PRESET_MEDIUM, STAP_PRESET_HARD,
                            STAP_PRESET_COUNT } stap_preset;
 
-/* Fill cfg with a preset's values (README "Presets"); returns RT_EINVAL for a bad name. */
+/* Fill cfg with a preset's values (docs/processing.md "Presets"); returns RT_EINVAL for a bad name. */
 int stap_preset_parse(const char *name, stap_preset *out, rt_error *err);
 const char *stap_preset_name(stap_preset p);
 void stap_preset_config(stap_preset p, stap_config *cfg);
@@ -100,7 +100,7 @@ int stap_config_validate(stap_config *cfg, int have_steering, int steering_beams
 static inline int stap_dof(const stap_config *c) { return c->channels * c->doppler_order; }
 /* The degrees of freedom adapted: the columns of a training matrix (N, or Na*Q for JDL). */
 int stap_adaptive_dof(const stap_config *c);
-/* Pre-Doppler, ADPCA and DPCA: the taps are the pulses of a sub-CPI (README "Algorithms"). */
+/* Pre-Doppler, ADPCA and DPCA: the taps are the pulses of a sub-CPI (docs/processing.md "Algorithms and detectors"). */
 int stap_is_subcpi(const stap_config *c);
 /* Training matrices per CPI: D*S, times B for JDL (each beam its own transform); S for
  * the sub-CPI algorithms (time-domain snapshots do not depend on the Doppler bin); 0 for
@@ -123,7 +123,7 @@ void stap_training_cells(const stap_config *cfg, int s, int *cells);
 /* "post-doppler", "jdl", "pre-doppler", "adpca" or "dpca" */
 const char *stap_algorithm_name(stap_algorithm a);
 int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err);
-/* What an algorithm is, for code that must not name one (README "Algorithms"; each
+/* What an algorithm is, for code that must not name one (docs/processing.md "Algorithms and detectors"; each
  * algorithm is one descriptor in stap/engine/algorithms.c). */
 enum {
     STAP_TRAIT_SUBCPI = 1u << 0,    /* the taps are the Q pulses of a sub-CPI, Doppler

@@ -13,7 +13,7 @@
 const char *const stap_stage_names[STAP_STAGE_COUNT] = {
     "copy_in", "doppler", "training", "qr", "weights", "apply", "detect", "copy_out"};
 
-/* The batched complex QR table of the RT_STAP reference paper (README "Presets"). */
+/* The batched complex QR table of the RT_STAP reference paper (docs/processing.md "Presets"). */
 static const struct {
     const char *name;
     int C, P, R, D, Q, S, K, B;

@@ -3,7 +3,7 @@
  * CPU speed: FFTW (plans made once), training matrices, the linalg backend's batched QR
  * and MVDR solves, weight application as complex GEMMs (cblas_cgemm, one Doppler bin per
  * thread), CFAR with prefix sums. A CPI is computed when it is submitted; each slot keeps
- * its own results until it is collected. Steps cite README's processing contract. */
+ * its own results until it is collected. Steps cite docs/processing.md. */
 #include <cblas.h>
 #include <fftw3.h>
 #include <math.h>

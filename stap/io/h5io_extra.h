@@ -1,4 +1,4 @@
-/* h5io_extra: additions to h5io.h (README "File format") that callers need before any
+/* h5io_extra: additions to h5io.h (docs/file-format.md) that callers need before any
  * file is written, e.g. so that `rtstap run` fails before computing. */
 #ifndef H5IO_EXTRA_H
 #define H5IO_EXTRA_H

@@ -1,5 +1,5 @@
 /* io_internal.h: what the files of rtstap's I/O module (stap/io/) share and nothing outside
- * it may use (README "Layout": every HDF5 call of rtstap is in stap/io/). One helper set:
+ * it may use (docs/architecture.md: every HDF5 call of rtstap is in stap/io/). One helper set:
  *   base.c       HDF5's error stack, closing identifiers, file access lists, the complex
  *                types, the lock every reader and writer thread holds around HDF5
  *   source.c     an input file being read: refusing external links and other files'

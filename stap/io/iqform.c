@@ -1,4 +1,4 @@
-/* iqform.c: the element forms of /data/iq (README "File format") and their conversion
+/* iqform.c: the element forms of /data/iq (docs/file-format.md) and their conversion
  * (internal to recording.c; io_internal.h). */
 #include "io_internal.h"
 #include "iqform.h"
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- the element forms of /data/iq (README "File format") --------------------------
+/* ---- the element forms of /data/iq (docs/file-format.md) --------------------------
  * A compound of two members {r, i} or {real, imag}, or integer or real elements with a
  * last axis of length 2 (interleaved); each component float32, float64 or a signed 8-,
  * 16- or 32-bit integer, in either byte order. HDF5 converts them: to float32 when that is

@@ -1,4 +1,4 @@
-/* iqform: the element forms of /data/iq (README "File format") — a compound of two members
+/* iqform: the element forms of /data/iq (docs/file-format.md) — a compound of two members
  * {r, i} or {real, imag}, or integer or real elements with a last axis of length 2
  * (interleaved); each component float32, float64 or a signed 8-, 16- or 32-bit integer, in
  * either byte order — and how HDF5 reads and converts them (internal to stap/io/). */
@@ -19,8 +19,8 @@ typedef struct iq_form {
  * a packed {n0, n1} of it: no conversion at all when the file's compound is that), then
  * H5Tconvert of the 2n components to their native type (byte order) and to float or double:
  * each one of HDF5's fast conversion paths. (An H5Dread converting int16 to float took
- * 20-80 ms per hard CPI, the H5Dread and H5Tconvert 3-13 ms: tests/bench numbers in the
- * README.) A compound of mixed member types is converted member-wise by H5Dread (slowly);
+ * 20-80 ms per hard CPI, the H5Dread and H5Tconvert 3-13 ms: tests/bench numbers in
+ * docs/benchmarks.md.) A compound of mixed member types is converted member-wise by H5Dread (slowly);
  * then *comp and *native are -1. */
 typedef struct iq_read_types {
     hid_t mtype;   /* H5Dread's memory type                                    */

@@ -46,7 +46,7 @@ fi
 if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = bench ]; then
     step "gpu_bench --all" "$L/bench.log" "${BENCH_TIMEOUT:-240}" "$BIN/gpu_bench" --all --repeat 20 --sizes "$sizes"
 fi
-if [ "$what" = plan ]; then # fused or not (kernels/NOTES.md "Fused or not"): the tests, every
+if [ "$what" = plan ]; then # fused or not (docs/kernels/journal.md "Fused or not"): the tests, every
     # variant fused and as its QR + the weight kernel at shapes where the plans differ and at 8
     # random ones (seed 20261127), and the stream at K = 306 and 240 against the fused-only plan
     for t in test_gpu_weights test_gpu_qr test_gpu_engine; do
@@ -65,7 +65,7 @@ if [ "$what" = plan ]; then # fused or not (kernels/NOTES.md "Fused or not"): th
     echo "---- bench-qr --model"; grep -v "^bench-qr" "$L/benchqr.log" | grep -v "^====" | head -150
     echo "---- stream"; grep -E "^==== stream.*: /|engine:|CPIs:" "$L/stream.log" | sed 's/^==== //; s/: \/.*//' | cut -c1-150
 fi
-if [ "$what" = bounds ]; then # what limits each target (kernels/NOTES.md "What limits each
+if [ "$what" = bounds ]; then # what limits each target (docs/kernels/journal.md "What limits each
     # target"): the dispatched kernel, its chain alone and its update alone (qr_bounds, twice),
     # then ncu's issue, pipe and stall counters of each dispatched kernel (one launch each)
     for r in 1 2; do step "qr_bounds run $r" "$L/bounds.log" 120 "$BIN/qr_bounds" --repeat 20; done
@@ -100,7 +100,7 @@ if [ "$what" = tc ]; then # issue 11 item 3: the tensor-core QR (tests/gpu/qr_tc
     for f in "$L"/ncu_tc_*.csv; do [ -f "$f" ] && cp "$f" "$OUT/"; done
 fi
 if [ "$what" = model ]; then # the performance model (issue 11 item 5), out of sample
-    # 20 random shapes (fixed seed; kernels/NOTES.md "A predictive model"): every variant timed
+    # 20 random shapes (fixed seed; docs/kernels/journal.md "A predictive model"): every variant timed
     step "gpu_bench --all random" "$L/bench.log" 420 "$BIN/gpu_bench" --all --repeat 20 --sizes "$sizes"
     step "bench-qr --model" "$L/benchqr.log" 200 "$BIN/rtstap" bench-qr --model --weights 16 \
         --backends gpu,cublas --repeat 20 --sizes 80x16x384,80x16x3840,240x66x128,192x96x128,240x66x1280,120x9x3840

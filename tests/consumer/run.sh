@@ -20,7 +20,8 @@ cmake --install "$build" --prefix "$prefix" >"$T/install.log" 2>&1 || {
     cat "$T/install.log"; echo "FAIL: cmake --install"; exit 1; }
 libdir=$(dirname "$(find "$prefix" -name 'librtstap.so' | head -1)")
 [ -d "$libdir" ] || { echo "FAIL: no librtstap.so installed"; exit 1; }
-for f in include/rtstap/rtstap.h include/rtstap/common.h include/rtstap/version.h bin/rtstap; do
+for f in include/rtstap/rtstap.h include/rtstap/common.h include/rtstap/version.h bin/rtstap \
+         share/man/man1/rtstap.1 share/bash-completion/completions/rtstap; do
     [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
 [ -e "$libdir/librtstap.a" ] || fail "not installed: librtstap.a"

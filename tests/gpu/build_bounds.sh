@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build tests/gpu/qr_bounds (the chain-only and update-only bounds of the register QR
-# kernels; kernels/NOTES.md "What limits each target") with the library's CUDA flags.
+# kernels; docs/kernels/journal.md "What limits each target") with the library's CUDA flags.
 # usage: tests/gpu/build_bounds.sh [BUILD_DIR]   (default build; writes BUILD_DIR/qr_bounds)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

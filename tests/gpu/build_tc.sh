@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build tests/gpu/qr_tc (issue 11 item 3: the tensor-core QR against the dispatched FP32
-# kernel; kernels/NOTES.md "Tensor cores") against a CUDA build of rtstap, with the link line
+# kernel; docs/kernels/journal.md "Tensor cores") against a CUDA build of rtstap, with the link line
 # CMake uses for the GPU tests (no CMakeLists change).
 # usage: tests/gpu/build_tc.sh [BUILD_DIR]   (relative to the repository root; default build;
 # needs test_gpu_qr built by a Makefile generator, whose link line linkLibs.rsp it reuses)

@@ -1,4 +1,4 @@
-/* qr_bounds: what limits the register QR kernels (issue 11; kernels/NOTES.md "What limits
+/* qr_bounds: what limits the register QR kernels (issue 11; docs/kernels/journal.md "What limits
  * each target"). For the kernel the dispatcher runs at each target size it times, in one
  * process, builds of the same kernel (qr_reg.cuh's FLOW bits):
  *   full    the kernel as dispatched (QR alone; FLOW & 2048, the 240x66 row's solver warp,
@@ -87,7 +87,7 @@ static const Case cases[] = {
 };
 
 /* --fused: QR + 16 beams, each fused kernel without and with the solver warp (FLOW & 2048:
- * the first chunk's forward substitution during the factorization; kernels/NOTES.md "A solver
+ * the first chunk's forward substitution during the factorization; docs/kernels/journal.md "A solver
  * warp"); the 240x66 row is dispatched with it, the others without */
 struct FusedCase {
     const char *variant;

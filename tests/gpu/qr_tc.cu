@@ -1,6 +1,6 @@
 /* qr_tc: issue 11 item 3, measured — a blocked complex Householder QR whose trailing update
  * runs on the tensor cores (TF32 with 3xTF32 error compensation), against the FP32 kernel the
- * dispatcher runs at the same size, in one process (kernels/NOTES.md "Tensor cores").
+ * dispatcher runs at the same size, in one process (docs/kernels/journal.md "Tensor cores").
  *
  * The kernel (tc_qr_kernel): one block a matrix, the matrix in shared memory as two float
  * planes (real, imaginary; column-major, leading dimension MP + 8), padded with zeros to
@@ -21,7 +21,7 @@
  * tf32(a), small = tf32(a - big)), four real products a complex one; PREC 1 (one TF32
  * product, not accurate enough: measured only as the bound of the compensation's cost).
  * Block 0's thread 0 and last warp's lane 0 record %globaltimer around each phase (the two
- * disagree on some phases: kernels/NOTES.md "Tensor cores"; the times that count are the
+ * disagree on some phases: docs/kernels/journal.md "Tensor cores"; the times that count are the
  * CUDA events').
  *
  * Accuracy: LAPACK's test ratios (la_qr_check: Gram residual, |diag R| against LAPACKE in
@@ -530,7 +530,7 @@ struct TcCase {
     int m, n, batch, threads, flowp;
     tc_fn run[2]; /* PREC 3, PREC 1 */
 };
-/* (the 384- and 512-thread builds of kernels/NOTES.md "Tensor cores" were slower; dropped) */
+/* (the 384- and 512-thread builds of docs/kernels/journal.md "Tensor cores" were slower; dropped) */
 #define TC(MP, NP, NT, PAD, F) NT, F, {tc_launch<MP, NP, NT, PAD, 3, F>, tc_launch<MP, NP, NT, PAD, 1, F>}
 static const TcCase tc_cases[] = {
     {240, 66, 128, TC(240, 80, 256, 0, false)}, {240, 66, 128, TC(240, 80, 256, 0, true)},

@@ -71,7 +71,7 @@ static void mvdr_solve(int M, int N, const cf64 *T, const cf64 *v, cf64 *y, cf64
     for (int i = 0; i < N; i++) w[i] /= vw;
 }
 
-/* Pre-Doppler and ADPCA (README "Algorithms"): Q = M' pulses a sub-CPI, N = C*Q. Segment s
+/* Pre-Doppler and ADPCA (docs/processing.md "Algorithms and detectors"): Q = M' pulses a sub-CPI, N = C*Q. Segment s
  * trains on the first sub-CPI x[c, q, cell] (q < Q) of its cells; bin d's weights solve
  * for s_d = v exp(2 pi i d q / D) (pre-Doppler) or v (ADPCA); the output is
  * y = w^H z_d, z_d[c*Q + q] = sum_{p'} win[p'] x[c, p' + q, r] exp(-2 pi i d p' / D),
@@ -91,7 +91,7 @@ static int ref_subcpi(const stap_config *cfg, const double *win, int B, const cf
     cf64 *sv = malloc(sizeof(cf64) * N), *y = malloc(sizeof(cf64) * N);
     int status = 0;
     if (cfg->algorithm == STAP_ALGORITHM_DPCA) {
-        /* README: tap q of the pulse-q subarray, channels c + (Q-1-q) shift, c over the
+        /* docs/processing.md: tap q of the pulse-q subarray, channels c + (Q-1-q) shift, c over the
          * Cs = C - (Q-1)|shift| channels that keep every tap inside the array */
         const int sh = cfg->dpca_shift ? cfg->dpca_shift : 1; /* 0: the default, 1 */
         const int span = (Q - 1) * (sh < 0 ? -sh : sh);
@@ -185,7 +185,7 @@ int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
             for (int i = 0; i < N; i++) tg[(size_t)i * N + i] = 1;
             continue;
         }
-        /* JDL (README): v's centre tap, unit norm, and its shifts by whole spatial DFT bins */
+        /* JDL (docs/processing.md): v's centre tap, unit norm, and its shifts by whole spatial DFT bins */
         const cf32 *v = V + (size_t)g * N;
         double nv = 0;
         for (int c = 0; c < C; c++) nv += pow(cabs((cf64)v[c * Q + (Q - 1) / 2]), 2);

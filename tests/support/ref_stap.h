@@ -1,5 +1,5 @@
 /* ref_stap: a straightforward double-precision implementation of the processing contract
- * (README), independent of stap/ and linalg/: naive DFT, Householder QR in double, two
+ * (docs/processing.md), independent of stap/ and linalg/: naive DFT, Householder QR in double, two
  * triangular solves, adaptive filtering. Tests compare the product against it in dB. */
 #ifndef REF_STAP_H
 #define REF_STAP_H
@@ -11,10 +11,10 @@
  * With cfg->training_window sliding, S = R / block and block s trains on the K cells
  * nearest to it beyond `guard` cells (found independently of stap_training_cells).
  * With cfg->algorithm JDL, beam b adapts Na*Q beamspace DOF through its own transform
- * (built here from README's definition, independently of stap_jdl_beams).
+ * (built here from docs/processing.md's definition, independently of stap_jdl_beams).
  * With cfg->algorithm pre-Doppler or ADPCA (Q = pulses of a sub-CPI), win holds the
  * P - Q + 1 coefficients of the Doppler filter after adaptation; the per-bin steering and
- * the staggered snapshots are built here from README's definition.
+ * the staggered snapshots are built here from docs/processing.md's definition.
  * Outputs (double complex): W (D x S x B x N), Y (B x D x R). Returns 0, or -1 when a
  * factor is singular. */
 int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
