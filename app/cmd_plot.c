@@ -72,67 +72,82 @@ static int make_dir(const char *dir)
     return 0;
 }
 
-int cmd_plot(int argc, char **argv)
-{
-    const char *input = NULL, *result = NULL, *sinr = NULL, *dir = NULL;
-    int rc = -1, half = 16, beam = -1, force = 0;
-    int resp_bin = -1, resp_seg = -1, resp_beam = -1, resp_asked = 0;
-    response_grid grid = {241, 0};
-    double taper_db = 70, resp_floor = -60;
-    cli_strings sinrs = {{0}, 0}, labels = {{0}, 0};
-    cli_input_opts inopts = {{0}, NULL, NULL, 0}; /* --layout, --strict */
+/* One `rtstap plot`: its options, then what it read. */
+typedef struct plot_job {
+    const char *input, *result, *dir;
+    int rc, half, beam, force, resp_bin, resp_seg, resp_beam, resp_asked;
+    response_grid grid;
+    double taper_db, resp_floor;
+    cli_strings sinrs, labels;
+    cli_input_opts inopts; /* --layout, --strict */
     stap_cfar_config cfar;
-    stap_cfar_defaults(&cfar);
-    rt_error err;
-    rt_clear(&err);
+    rt_write_mode mode;
+    stap_input in;
+    scene_truth truth;
+    stap_run_data run;
+    stap_sinr_result sr, more[STAP_PLOT_SINR_MAX_TABLES]; /* more[k]: --sinr number k+2 */
+    int have_truth, have_run, have_sinr, nmore;
+    rt_error truth_err;
+    double prf, spacing;
+} plot_job;
+
+static int plot_parse(plot_job *j, int argc, char **argv)
+{
+    j->rc = -1;
+    j->half = 16;
+    j->beam = j->resp_bin = j->resp_seg = j->resp_beam = -1;
+    j->grid = (response_grid){241, 0};
+    j->taper_db = 70;
+    j->resp_floor = -60;
+    stap_cfar_defaults(&j->cfar);
     cli_opt opts[] = {
-        {"input", 0, CLI_STRING, &input, "FILE",
+        {"input", 0, CLI_STRING, &j->input, "FILE",
          "the input cube (a scene from 'rtstap gen' or any schema-v1.1\n"
          "file)", .flags = CLI_REQUIRED | CLI_INPUT},
-        CLI_OPT_LAYOUT(&inopts),
-        CLI_OPT_STRICT(&inopts, "refuse an input without axis labels"),
-        CLI_OPT_SCALE(&inopts),
-        {"result", 0, CLI_STRING, &result, "FILE", "a result of 'rtstap run' on it", .flags = CLI_INPUT},
-        {"sinr", 0, CLI_STRINGS, &sinrs, "FILE",
+        CLI_OPT_LAYOUT(&j->inopts),
+        CLI_OPT_STRICT(&j->inopts, "refuse an input without axis labels"),
+        CLI_OPT_SCALE(&j->inopts),
+        {"result", 0, CLI_STRING, &j->result, "FILE", "a result of 'rtstap run' on it", .flags = CLI_INPUT},
+        {"sinr", 0, CLI_STRINGS, &j->sinrs, "FILE",
          "a table of 'rtstap sinr'; repeated (e.g. the Q = 1 and Q = 3\n"
          "runs on one scene): sinr_loss.png shows the first,\n"
          "sinr_compare.png all of them", .hi = STAP_PLOT_SINR_MAX_TABLES, .flags = CLI_INPUT},
-        {"label", 0, CLI_STRINGS, &labels, "TEXT",
+        {"label", 0, CLI_STRINGS, &j->labels, "TEXT",
          "legend of the k-th --sinr table in sinr_compare.png\n"
          "(default: its configuration, e.g. \"Q=3, K=150\")",
          .hi = STAP_PLOT_SINR_MAX_TABLES},
-        {"output-dir", 0, CLI_STRING, &dir, "DIR", "where the pictures go", .alias = "out-dir",
+        {"output-dir", 0, CLI_STRING, &j->dir, "DIR", "where the pictures go", .alias = "out-dir",
          .flags = CLI_REQUIRED},
-        CLI_OPT_FORCE(&force),
-        {"range-cell", 0, CLI_INT, &rc, "R",
+        CLI_OPT_FORCE(&j->force),
+        {"range-cell", 0, CLI_INT, &j->rc, "R",
          "centre of the angle-Doppler window (default: the first\n"
          "target's cell, else the middle)", .lo = 0, .hi = 1 << 30},
-        {"window-cells", 0, CLI_INT, &half, "H",
+        {"window-cells", 0, CLI_INT, &j->half, "H",
          "average the spectrum over R-H..R+H (default 16)", .lo = 0, .hi = 1 << 20},
-        {"taper-db", 0, CLI_DOUBLE, &taper_db, "DB",
+        {"taper-db", 0, CLI_DOUBLE, &j->taper_db, "DB",
          "Chebyshev taper of the spectrum (default 70)", .lo = 10, .hi = 300},
-        {"beam", 0, CLI_INT, &beam, "B",
+        {"beam", 0, CLI_INT, &j->beam, "B",
          "beam of the range-Doppler map and SINR plot (default: the\n"
          "beam nearest the first target, else nearest broadside)", .lo = 0, .hi = 4095},
-        CLI_OPTS_CFAR(&cfar, NULL), /* the detector when the result has no /detections */
-        {"response-bin", 0, CLI_INT, &resp_bin, "D",
+        CLI_OPTS_CFAR(&j->cfar, NULL), /* the detector when the result has no /detections */
+        {"response-bin", 0, CLI_INT, &j->resp_bin, "D",
          "Doppler bin of adapted_response.png (default: the bin\n"
          "nearest the first target's Doppler, else 0)", .lo = 0, .hi = 1 << 20,
-         .given = &resp_asked},
-        {"response-segment", 0, CLI_INT, &resp_seg, "S",
+         .given = &j->resp_asked},
+        {"response-segment", 0, CLI_INT, &j->resp_seg, "S",
          "its range segment, the block whose weights are shown\n"
          "(default: the segment holding --range-cell)", .lo = 0, .hi = 1 << 20,
-         .given = &resp_asked},
-        {"response-beam", 0, CLI_INT, &resp_beam, "B", "its beam (default: --beam's)", .lo = 0,
-         .hi = 4095, .given = &resp_asked},
-        {"response-grid", 0, CLI_CALL, &grid, "NU,NF",
+         .given = &j->resp_asked},
+        {"response-beam", 0, CLI_INT, &j->resp_beam, "B", "its beam (default: --beam's)", .lo = 0,
+         .hi = 4095, .given = &j->resp_asked},
+        {"response-grid", 0, CLI_CALL, &j->grid, "NU,NF",
          "its grid: NU sine-angles over [-1, 1], NF Dopplers over\n"
          "[-1/2, 1/2) (default 241 and a multiple of the bins\n"
          "near 240, so that bin centres lie on it)", .parse = opt_response_grid,
-         .given = &resp_asked},
-        {"response-floor", 0, CLI_DOUBLE, &resp_floor, "DB",
+         .given = &j->resp_asked},
+        {"response-floor", 0, CLI_DOUBLE, &j->resp_floor, "DB",
          "bottom of its colour scale, dB under each panel's peak\n"
-         "(default -60)", .lo = -300, .hi = -1, .given = &resp_asked},
+         "(default -60)", .lo = -300, .hi = -1, .given = &j->resp_asked},
         {0}};
     int pst = cli_parse(&plot_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
@@ -141,283 +156,282 @@ int cmd_plot(int argc, char **argv)
                                            "sinr_compare.png", "adapted_response.png"};
     static char picture_paths[5][4096];
     for (int k = 0; k < 5; k++) {
-        snprintf(picture_paths[k], sizeof picture_paths[k], "%s/%s", dir, pictures[k]);
+        snprintf(picture_paths[k], sizeof picture_paths[k], "%s/%s", j->dir, pictures[k]);
         if ((pst = cli_files_output("--output-dir", picture_paths[k]))) return pst;
     }
-    const rt_write_mode mode = cli_write_mode(force);
-    if (labels.n > sinrs.n)
-        return cli_error(EXIT_USAGE, "%d --label for %d --sinr table%s", labels.n, sinrs.n,
-                         sinrs.n == 1 ? "" : "s");
-    sinr = sinrs.n ? sinrs.v[0] : NULL;
+    j->mode = cli_write_mode(j->force);
+    if (j->labels.n > j->sinrs.n)
+        return cli_error(EXIT_USAGE, "%d --label for %d --sinr table%s", j->labels.n, j->sinrs.n,
+                         j->sinrs.n == 1 ? "" : "s");
+    return CLI_GO;
+}
 
-    stap_input in;
-    scene_truth truth;
-    stap_run_data run;
-    stap_sinr_result sr, more[STAP_PLOT_SINR_MAX_TABLES]; /* more[k]: --sinr number k+1 */
-    int have_truth = 0, have_run = 0, have_sinr = 0, nmore = 0, status = EXIT_OK;
-    rt_error truth_err;
-    memset(&in, 0, sizeof in);
-    memset(&run, 0, sizeof run);
-    memset(&sr, 0, sizeof sr);
-    char path[4096];
-    if (stap_input_read_opts(input, &in, &inopts.read, &err)) return cli_fail(&err);
-    if ((status = cli_check_layout(input, &in, &inopts))) {
-        stap_input_free(&in);
-        return status;
-    }
+/* the result: its cube's shape and the beam and response options against it */
+static int plot_check_run(plot_job *j)
+{
+    const stap_run_data *run = &j->run;
+    if (run->cfg.channels != j->in.channels || run->cfg.pulses != j->in.pulses ||
+        run->cfg.range_gates != j->in.range_gates)
+        return cli_error(EXIT_PROCESSING, "%s is a run on a %d x %d x %d cube, %s is %d x %d x "
+                         "%d", j->result, run->cfg.channels, run->cfg.pulses,
+                         run->cfg.range_gates, j->input, j->in.channels, j->in.pulses,
+                         j->in.range_gates);
+    if (j->beam >= run->beams)
+        return cli_error(EXIT_USAGE, "--beam %d: the run has %d beams", j->beam, run->beams);
+    const struct {
+        const char *flag, *what;
+        int value, count;
+    } lim[3] = {{"--response-bin", "Doppler bins", j->resp_bin, run->cfg.doppler_bins},
+                {"--response-segment", "segments", j->resp_seg, run->cfg.segments},
+                {"--response-beam", "beams", j->resp_beam, run->beams}};
+    for (int i = 0; i < 3; i++)
+        if (lim[i].value >= lim[i].count)
+            return cli_error(EXIT_USAGE, "%s %d: the run has %d %s (0..%d)", lim[i].flag,
+                             lim[i].value, lim[i].count, lim[i].what, lim[i].count - 1);
+    return EXIT_OK;
+}
+
+/* everything read before any picture: a bad table costs no work */
+static int plot_load(plot_job *j)
+{
+    rt_error err;
+    int status;
+    if (stap_input_read_opts(j->input, &j->in, &j->inopts.read, &err)) return cli_fail(&err);
+    if ((status = cli_check_layout(j->input, &j->in, &j->inopts))) return status;
     /* /truth is optional: without it there is no SINR loss to compute and no optimum */
-    have_truth = scene_truth_read(input, &truth, &truth_err) == RT_OK;
-    if (resp_asked && !result) {
-        status = cli_error(EXIT_USAGE, "the --response-* options draw adapted_response.png, "
-                           "which needs --result (a run's /weights)");
-        goto out;
+    j->have_truth = scene_truth_read(j->input, &j->truth, &j->truth_err) == RT_OK;
+    if (j->resp_asked && !j->result)
+        return cli_error(EXIT_USAGE, "the --response-* options draw adapted_response.png, "
+                         "which needs --result (a run's /weights)");
+    if (j->resp_asked && !j->have_truth)
+        return cli_error(EXIT_PROCESSING, "%s (adapted_response.png needs the scene's truth "
+                         "for the clairvoyant optimum)", j->truth_err.msg);
+    if (j->result) {
+        if (stap_run_read(j->result, 1, &j->run, &err)) return cli_fail(&err);
+        j->have_run = 1;
+        if ((status = plot_check_run(j))) return status;
     }
-    if (resp_asked && !have_truth) {
-        status = cli_error(EXIT_PROCESSING, "%s (adapted_response.png needs the scene's truth "
-                           "for the clairvoyant optimum)", truth_err.msg);
-        goto out;
+    for (int k = 0; k < j->sinrs.n; k++) {
+        stap_sinr_result *t = k == 0 ? &j->sr : &j->more[k - 1];
+        if (stap_sinr_read(j->sinrs.v[k], t, &err)) return cli_fail(&err);
+        if (k == 0) j->have_sinr = 1;
+        else j->nmore = k;
     }
-    if (result) {
-        if (stap_run_read(result, 1, &run, &err)) {
-            status = cli_fail(&err);
-            goto out;
-        }
-        have_run = 1;
-        if (run.cfg.channels != in.channels || run.cfg.pulses != in.pulses ||
-            run.cfg.range_gates != in.range_gates) {
-            status = cli_error(EXIT_PROCESSING, "%s is a run on a %d x %d x %d cube, %s is %d x "
-                               "%d x %d", result, run.cfg.channels, run.cfg.pulses,
-                               run.cfg.range_gates, input, in.channels, in.pulses, in.range_gates);
-            goto out;
-        }
-        if (beam >= run.beams) {
-            status = cli_error(EXIT_USAGE, "--beam %d: the run has %d beams", beam, run.beams);
-            goto out;
-        }
-        const struct {
-            const char *flag, *what;
-            int value, count;
-        } lim[3] = {{"--response-bin", "Doppler bins", resp_bin, run.cfg.doppler_bins},
-                    {"--response-segment", "segments", resp_seg, run.cfg.segments},
-                    {"--response-beam", "beams", resp_beam, run.beams}};
-        for (int i = 0; i < 3; i++)
-            if (lim[i].value >= lim[i].count) {
-                status = cli_error(EXIT_USAGE, "%s %d: the run has %d %s (0..%d)", lim[i].flag,
-                                   lim[i].value, lim[i].count, lim[i].what, lim[i].count - 1);
-                goto out;
-            }
-    }
-    /* every table before any picture: a bad one costs no work */
-    for (int k = 0; k < sinrs.n; k++) {
-        stap_sinr_result *t = k == 0 ? &sr : &more[k - 1];
-        if (stap_sinr_read(sinrs.v[k], t, &err)) {
-            status = cli_fail(&err);
-            goto out;
-        }
-        if (k == 0) have_sinr = 1;
-        else nmore = k;
-    }
-    if (make_dir(dir)) {
-        status = EXIT_PROCESSING;
-        goto out;
-    }
-    double prf = in.meta.has_prf ? in.meta.prf_hz : 0;
-    double spacing = in.meta.has_element_spacing ? in.meta.element_spacing_wavelengths : 0.5;
-    if (rc < 0) rc = have_truth && truth.cfg.ntargets > 0 ? truth.cfg.targets[0].range_cell
-                                                          : in.range_gates / 2;
-    if (rc >= in.range_gates) {
-        status = cli_error(EXIT_USAGE, "--range-cell %d: the cube has %d range gates", rc,
-                           in.range_gates);
-        goto out;
-    }
+    if (make_dir(j->dir)) return EXIT_PROCESSING;
+    j->prf = j->in.meta.has_prf ? j->in.meta.prf_hz : 0;
+    j->spacing = j->in.meta.has_element_spacing ? j->in.meta.element_spacing_wavelengths : 0.5;
+    if (j->rc < 0)
+        j->rc = j->have_truth && j->truth.cfg.ntargets > 0 ? j->truth.cfg.targets[0].range_cell
+                                                           : j->in.range_gates / 2;
+    if (j->rc >= j->in.range_gates)
+        return cli_error(EXIT_USAGE, "--range-cell %d: the cube has %d range gates", j->rc,
+                         j->in.range_gates);
+    return EXIT_OK;
+}
 
-    /* 1: angle-Doppler spectrum */
-    snprintf(path, sizeof path, "%s/angle_doppler.png", dir);
-    if (stap_plot_angle_doppler(path, in.iq, in.channels, in.pulses, in.range_gates, rc, half,
-                                spacing, prf, taper_db, mode, &err)) {
-        status = cli_fail(&err);
-        goto out;
+/* the beam to show: the run's beam that looks nearest the first target (or broadside) */
+static void plot_choose_beam(plot_job *j)
+{
+    if (!j->have_run || j->beam >= 0) return;
+    const stap_run_data *run = &j->run;
+    double want = j->have_truth && j->truth.cfg.ntargets > 0 ? j->truth.cfg.targets[0].u : 0;
+    double best = 9;
+    for (int b = 0; b < run->beams; b++) {
+        double u = stap_look_direction(run->steering + (size_t)b * stap_dof(&run->cfg),
+                                       run->cfg.channels, run->cfg.doppler_order,
+                                       run->cfg.element_spacing);
+        if (fabs(u - want) < best) {
+            best = fabs(u - want);
+            j->beam = b;
+        }
     }
+}
+
+static int plot_done(const char *path)
+{
     printf("%s\n", path);
+    return EXIT_OK;
+}
 
-    /* the beam to show */
-    if (have_run && beam < 0) {
-        double want = have_truth && truth.cfg.ntargets > 0 ? truth.cfg.targets[0].u : 0, best = 9;
-        for (int b = 0; b < run.beams; b++) {
-            double u = stap_look_direction(run.steering + (size_t)b * stap_dof(&run.cfg),
-                                      run.cfg.channels, run.cfg.doppler_order,
-                                      run.cfg.element_spacing);
-            if (fabs(u - want) < best) {
-                best = fabs(u - want);
-                beam = b;
-            }
-        }
+/* 2: SINR loss, of the first table or computed from the run and the truth */
+static int picture_sinr(plot_job *j, char *path, size_t len)
+{
+    rt_error err;
+    if (!j->have_sinr && j->have_run && j->have_truth) {
+        if (stap_sinr_compute(&j->truth, &j->run.cfg, j->run.steering, j->run.beams,
+                              j->run.weights, -1, &j->sr, &err))
+            return cli_fail(&err);
+        j->have_sinr = 1;
     }
-
-    /* 2: SINR loss */
-    if (!sinr && have_run && have_truth) {
-        if (stap_sinr_compute(&truth, &run.cfg, run.steering, run.beams, run.weights, -1, &sr,
-                              &err)) {
-            status = cli_fail(&err);
-            goto out;
-        }
-        have_sinr = 1;
-    }
-    if (have_sinr) {
-        int b = beam >= 0 && beam < sr.B ? beam : sr.B / 2;
-        snprintf(path, sizeof path, "%s/sinr_loss.png", dir);
-        if (stap_plot_sinr(path, &sr, b, mode, &err)) {
-            status = cli_fail(&err);
-            goto out;
-        }
-        printf("%s\n", path);
-    } else {
+    if (!j->have_sinr) {
         fprintf(stderr, "rtstap plot: no SINR-loss picture (needs --sinr, or --result and a scene "
                         "with /truth)\n");
+        return EXIT_OK;
     }
+    int b = j->beam >= 0 && j->beam < j->sr.B ? j->beam : j->sr.B / 2;
+    snprintf(path, len, "%s/sinr_loss.png", j->dir);
+    if (stap_plot_sinr(path, &j->sr, b, j->mode, &err)) return cli_fail(&err);
+    return plot_done(path);
+}
 
-    /* 3: range-Doppler map */
-    if (have_run) {
-        stap_detection *det = run.detections;
-        size_t ndet = run.detection_count;
-        int own = 0;
-        if (!run.have_detections && cfar.kind != STAP_CFAR_NONE) {
-            if (stap_cfar_detect(&cfar, run.output, run.beams, run.cfg.doppler_bins,
-                                 run.cfg.range_gates, &det, &ndet, &err)) {
-                status = cli_fail(&err);
-                goto out;
-            }
-            own = 1;
-        }
-        snprintf(path, sizeof path, "%s/range_doppler.png", dir);
-        int st = stap_plot_range_doppler(path, run.output, run.beams, run.cfg.doppler_bins,
-                                         run.cfg.range_gates, beam, det, ndet,
-                                         run.has_prf ? run.prf_hz : prf, mode, &err);
-        if (own) free(det);
-        if (st) {
-            status = cli_fail(&err);
-            goto out;
-        }
-        printf("%s\n", path);
+/* 3: range-Doppler map of the run's output, its detections (or the CFAR's) ringed */
+static int picture_range_doppler(plot_job *j, char *path, size_t len)
+{
+    rt_error err;
+    stap_run_data *run = &j->run;
+    stap_detection *det = run->detections;
+    size_t ndet = run->detection_count;
+    int own = 0;
+    if (!run->have_detections && j->cfar.kind != STAP_CFAR_NONE) {
+        if (stap_cfar_detect(&j->cfar, run->output, run->beams, run->cfg.doppler_bins,
+                             run->cfg.range_gates, &det, &ndet, &err))
+            return cli_fail(&err);
+        own = 1;
     }
+    snprintf(path, len, "%s/range_doppler.png", j->dir);
+    int st = stap_plot_range_doppler(path, run->output, run->beams, run->cfg.doppler_bins,
+                                     run->cfg.range_gates, j->beam, det, ndet,
+                                     run->has_prf ? run->prf_hz : j->prf, j->mode, &err);
+    if (own) free(det);
+    return st ? cli_fail(&err) : plot_done(path);
+}
 
-    /* 4: the SINR loss of several tables */
-    if (nmore > 0) {
-        const stap_sinr_result *tabs[STAP_PLOT_SINR_MAX_TABLES];
-        int beams[STAP_PLOT_SINR_MAX_TABLES];
-        char deflab[STAP_PLOT_SINR_MAX_TABLES][96], optlab[STAP_PLOT_SINR_MAX_TABLES][96];
-        const char *labs[STAP_PLOT_SINR_MAX_TABLES], *optlabs[STAP_PLOT_SINR_MAX_TABLES];
-        for (int k = 0; k < sinrs.n; k++) {
-            const stap_sinr_result *t = tabs[k] = k == 0 ? &sr : &more[k - 1];
-            beams[k] = beam >= 0 ? beam : t->B / 2;
-            if (beams[k] >= t->B) {
-                status = cli_error(EXIT_PROCESSING, "--sinr %s has %d beams, no beam %d to "
-                                   "compare", sinrs.v[k], t->B, beams[k]);
-                goto out;
-            }
-            /* "[jdl NA=3, ]Q=3, K=150[, S=3][, chebyshev:60]"; its optimum "optimum Q=3[, window]" (the
-             * optimum does not depend on K or S) */
-            char segs[48] = "", win[40] = "";
-            if (!strncmp(t->training, "sliding", 7)) snprintf(segs, sizeof segs, ", %s", t->training);
-            else if (t->S > 1) snprintf(segs, sizeof segs, ", S=%d", t->S);
-            if (t->window[0] && strcmp(t->window, "none"))
-                snprintf(win, sizeof win, ", %s", t->window);
-            char alg[40] = ""; /* "jdl NA=3, " for a reduced-DOF table */
-            if (t->algorithm[0] && strcmp(t->algorithm, "post-doppler"))
-                snprintf(alg, sizeof alg, "%s, ", t->algorithm);
-            /* the sub-CPI algorithms name their M' in the algorithm ("pre-doppler M=3"), and
-             * their optimum (on the staggered snapshots) is their own */
-            const int sub = stap_sinr_is_subcpi(t);
-            if (stap_sinr_traits(t) & STAP_TRAIT_FIXED) { /* trains nothing: no K */
-                snprintf(deflab[k], sizeof deflab[k], "%s%s", t->algorithm, win);
-                snprintf(optlab[k], sizeof optlab[k], "optimum %s%s", t->algorithm, win);
-            } else if (sub) {
-                snprintf(deflab[k], sizeof deflab[k], "%sK=%d%s%s", alg, t->K, segs, win);
-                snprintf(optlab[k], sizeof optlab[k], "optimum %s%s", t->algorithm, win);
-            } else {
-                snprintf(deflab[k], sizeof deflab[k], "%sQ=%d, K=%d%s%s", alg, t->Q, t->K, segs,
-                         win);
-                snprintf(optlab[k], sizeof optlab[k], "optimum Q=%d%s", t->Q, win);
-            }
-            labs[k] = k < labels.n ? labels.v[k] : deflab[k];
-            optlabs[k] = k < labels.n ? NULL : optlab[k];
-        }
-        snprintf(path, sizeof path, "%s/sinr_compare.png", dir);
-        if (stap_plot_sinr_compare(path, tabs, beams, labs, optlabs, sinrs.n, mode, &err)) {
-            status = cli_fail(&err);
-            goto out;
-        }
-        printf("%s\n", path);
+/* a table's legend, "[jdl NA=3, ]Q=3, K=150[, S=3][, chebyshev:60]", and its optimum's,
+ * "optimum Q=3[, window]" (the optimum does not depend on K or S); the sub-CPI algorithms
+ * name their M in the algorithm ("pre-doppler M=3"), and their optimum is their own */
+static void compare_labels(const stap_sinr_result *t, char *lab, char *optlab, size_t len)
+{
+    char segs[48] = "", win[40] = "", alg[40] = "";
+    if (!strncmp(t->training, "sliding", 7)) snprintf(segs, sizeof segs, ", %s", t->training);
+    else if (t->S > 1) snprintf(segs, sizeof segs, ", S=%d", t->S);
+    if (t->window[0] && strcmp(t->window, "none")) snprintf(win, sizeof win, ", %s", t->window);
+    if (t->algorithm[0] && strcmp(t->algorithm, "post-doppler"))
+        snprintf(alg, sizeof alg, "%s, ", t->algorithm);
+    if (stap_sinr_traits(t) & STAP_TRAIT_FIXED) { /* trains nothing: no K */
+        snprintf(lab, len, "%s%s", t->algorithm, win);
+        snprintf(optlab, len, "optimum %s%s", t->algorithm, win);
+    } else if (stap_sinr_is_subcpi(t)) {
+        snprintf(lab, len, "%sK=%d%s%s", alg, t->K, segs, win);
+        snprintf(optlab, len, "optimum %s%s", t->algorithm, win);
+    } else {
+        snprintf(lab, len, "%sQ=%d, K=%d%s%s", alg, t->Q, t->K, segs, win);
+        snprintf(optlab, len, "optimum Q=%d%s", t->Q, win);
     }
+}
 
-    /* 5: the angle-Doppler response of the adapted weights and of the optimum (sub-CPI
-     * algorithms: on the staggered snapshot, beside their own clairvoyant weights; DPCA's
-     * fixed weights alone) */
-    if (have_run && have_truth) {
-        const stap_config *c = &run.cfg;
-        const int D = c->doppler_bins;
-        if (resp_bin < 0) {
-            /* the bin nearest the first target's normalized Doppler */
-            double f = truth.cfg.ntargets > 0 ? truth.cfg.targets[0].doppler_hz / truth.cfg.prf_hz
-                                              : 0;
-            resp_bin = (int)(((long)lround(f * D) % D + D) % D);
-        }
-        if (resp_seg < 0) resp_seg = rc / (c->range_gates / c->segments);
-        if (resp_beam < 0) resp_beam = beam;
-        if (grid.nf == 0) /* bin centres on the grid: a multiple of D near 240 */
-            grid.nf = D >= 240 ? D : D * ((240 + D - 1) / D);
-        if (grid.nf > SCENE_RESPONSE_MAX_POINTS) grid.nf = SCENE_RESPONSE_MAX_POINTS;
-        scene_response r;
-        if (scene_response_compute(&truth, c, run.steering, run.beams, run.weights, resp_bin,
-                                   resp_seg, resp_beam, grid.nu, grid.nf, &r, &err)) {
-            rt_prefix(&err, "%s vs %s", result, input);
-            status = cli_fail(&err);
-            goto out;
-        }
-        double ju[SCENE_MAX_JAMMERS];
-        for (int j = 0; j < truth.cfg.njammers; j++) ju[j] = truth.cfg.jammers[j].u;
-        char title[200], t0[96];
-        snprintf(title, sizeof title, "Response |w^H s(u,f)|^2: Doppler bin %d (f = %.3f), "
-                 "segment %d, beam %d (u = %.3f)", resp_bin, r.bin_doppler, resp_seg, resp_beam,
-                 r.look_u);
-        const int sub = stap_is_subcpi(c), fixed = (stap_algorithm_traits(c) & STAP_TRAIT_FIXED) != 0;
-        if (fixed)
-            snprintf(t0, sizeof t0, "DPCA fixed weights, M=%d shift %d", c->doppler_order,
-                     c->dpca_shift);
-        else
-            snprintf(t0, sizeof t0, "%s%s, %s=%d K=%d", sub ? stap_algorithm_name(c->algorithm)
-                                                             : "adapted weights",
-                     sub ? " weights" : "", sub ? "M" : "Q", c->doppler_order, c->training);
-        stap_response_picture pic = {
-            .title = title,
-            .npanels = fixed ? 1 : 2,
-            .panel = {r.adapted, r.optimum},
-            .panel_title = {t0, sub ? "clairvoyant R_sub^-1 s" : "clairvoyant optimum R^-1 v"},
-            .nu = r.nu,
-            .nf = r.nf,
-            .look_u = r.look_u,
-            .look_f = r.bin_doppler,
-            .floor_db = resp_floor,
-            .jammer_u = ju,
-            .njammers = truth.cfg.njammers,
-            /* patches at u = cos(phi) sin(theta) have Doppler beta (d/lambda) u */
-            .ridge_slope = truth.patches > 0 ? truth.beta * truth.cfg.element_spacing : NAN};
-        snprintf(path, sizeof path, "%s/adapted_response.png", dir);
-        int st = stap_plot_response(path, &pic, mode, &err);
-        scene_response_free(&r);
-        if (st) {
-            status = cli_fail(&err);
-            goto out;
-        }
-        printf("%s\n", path);
-    } else if (have_run) {
-        fprintf(stderr, "rtstap plot: no adapted_response.png: %s\n", truth_err.msg);
+/* 4: the SINR loss of several tables on one plot */
+static int picture_compare(plot_job *j, char *path, size_t len)
+{
+    rt_error err;
+    const stap_sinr_result *tabs[STAP_PLOT_SINR_MAX_TABLES];
+    int beams[STAP_PLOT_SINR_MAX_TABLES];
+    char deflab[STAP_PLOT_SINR_MAX_TABLES][96], optlab[STAP_PLOT_SINR_MAX_TABLES][96];
+    const char *labs[STAP_PLOT_SINR_MAX_TABLES], *optlabs[STAP_PLOT_SINR_MAX_TABLES];
+    for (int k = 0; k < j->sinrs.n; k++) {
+        const stap_sinr_result *t = tabs[k] = k == 0 ? &j->sr : &j->more[k - 1];
+        beams[k] = j->beam >= 0 ? j->beam : t->B / 2;
+        if (beams[k] >= t->B)
+            return cli_error(EXIT_PROCESSING, "--sinr %s has %d beams, no beam %d to compare",
+                             j->sinrs.v[k], t->B, beams[k]);
+        compare_labels(t, deflab[k], optlab[k], sizeof deflab[k]);
+        labs[k] = k < j->labels.n ? j->labels.v[k] : deflab[k];
+        optlabs[k] = k < j->labels.n ? NULL : optlab[k];
     }
-out:
-    stap_input_free(&in);
-    if (have_truth) scene_truth_free(&truth);
-    stap_run_free(&run);
-    stap_sinr_free(&sr);
-    for (int k = 0; k < nmore; k++) stap_sinr_free(&more[k]);
+    snprintf(path, len, "%s/sinr_compare.png", j->dir);
+    if (stap_plot_sinr_compare(path, tabs, beams, labs, optlabs, j->sinrs.n, j->mode, &err))
+        return cli_fail(&err);
+    return plot_done(path);
+}
+
+/* 5: the angle-Doppler response of the adapted weights and of the optimum (sub-CPI
+ * algorithms: on the staggered snapshot, beside their own clairvoyant weights; fixed
+ * weights alone) */
+static int picture_response(plot_job *j, char *path, size_t len)
+{
+    rt_error err;
+    const stap_config *c = &j->run.cfg;
+    const int D = c->doppler_bins;
+    const scene_truth *tr = &j->truth;
+    if (j->resp_bin < 0) { /* the bin nearest the first target's normalized Doppler */
+        double f = tr->cfg.ntargets > 0 ? tr->cfg.targets[0].doppler_hz / tr->cfg.prf_hz : 0;
+        j->resp_bin = (int)(((long)lround(f * D) % D + D) % D);
+    }
+    if (j->resp_seg < 0) j->resp_seg = j->rc / (c->range_gates / c->segments);
+    if (j->resp_beam < 0) j->resp_beam = j->beam;
+    if (j->grid.nf == 0) /* bin centres on the grid: a multiple of D near 240 */
+        j->grid.nf = D >= 240 ? D : D * ((240 + D - 1) / D);
+    if (j->grid.nf > SCENE_RESPONSE_MAX_POINTS) j->grid.nf = SCENE_RESPONSE_MAX_POINTS;
+    scene_response r;
+    if (scene_response_compute(tr, c, j->run.steering, j->run.beams, j->run.weights, j->resp_bin,
+                               j->resp_seg, j->resp_beam, j->grid.nu, j->grid.nf, &r, &err)) {
+        rt_prefix(&err, "%s vs %s", j->result, j->input);
+        return cli_fail(&err);
+    }
+    double ju[SCENE_MAX_JAMMERS];
+    for (int k = 0; k < tr->cfg.njammers; k++) ju[k] = tr->cfg.jammers[k].u;
+    char title[200], t0[96];
+    snprintf(title, sizeof title, "Response |w^H s(u,f)|^2: Doppler bin %d (f = %.3f), "
+             "segment %d, beam %d (u = %.3f)", j->resp_bin, r.bin_doppler, j->resp_seg,
+             j->resp_beam, r.look_u);
+    const int sub = stap_is_subcpi(c), fixed = (stap_algorithm_traits(c) & STAP_TRAIT_FIXED) != 0;
+    if (fixed)
+        snprintf(t0, sizeof t0, "DPCA fixed weights, M=%d shift %d", c->doppler_order,
+                 c->dpca_shift);
+    else
+        snprintf(t0, sizeof t0, "%s%s, %s=%d K=%d", sub ? stap_algorithm_name(c->algorithm)
+                                                         : "adapted weights",
+                 sub ? " weights" : "", sub ? "M" : "Q", c->doppler_order, c->training);
+    stap_response_picture pic = {
+        .title = title,
+        .npanels = fixed ? 1 : 2,
+        .panel = {r.adapted, r.optimum},
+        .panel_title = {t0, sub ? "clairvoyant R_sub^-1 s" : "clairvoyant optimum R^-1 v"},
+        .nu = r.nu,
+        .nf = r.nf,
+        .look_u = r.look_u,
+        .look_f = r.bin_doppler,
+        .floor_db = j->resp_floor,
+        .jammer_u = ju,
+        .njammers = tr->cfg.njammers,
+        /* patches at u = cos(phi) sin(theta) have Doppler beta (d/lambda) u */
+        .ridge_slope = tr->patches > 0 ? tr->beta * tr->cfg.element_spacing : NAN};
+    snprintf(path, len, "%s/adapted_response.png", j->dir);
+    int st = stap_plot_response(path, &pic, j->mode, &err);
+    scene_response_free(&r);
+    return st ? cli_fail(&err) : plot_done(path);
+}
+
+/* 1: the angle-Doppler spectrum, then the others that what was read allows */
+static int plot_pictures(plot_job *j)
+{
+    rt_error err;
+    char path[4096];
+    int st;
+    snprintf(path, sizeof path, "%s/angle_doppler.png", j->dir);
+    if (stap_plot_angle_doppler(path, j->in.iq, j->in.channels, j->in.pulses, j->in.range_gates,
+                                j->rc, j->half, j->spacing, j->prf, j->taper_db, j->mode, &err))
+        return cli_fail(&err);
+    plot_done(path);
+    plot_choose_beam(j);
+    if ((st = picture_sinr(j, path, sizeof path))) return st;
+    if (j->have_run && (st = picture_range_doppler(j, path, sizeof path))) return st;
+    if (j->nmore > 0 && (st = picture_compare(j, path, sizeof path))) return st;
+    if (j->have_run && j->have_truth) return picture_response(j, path, sizeof path);
+    if (j->have_run) fprintf(stderr, "rtstap plot: no adapted_response.png: %s\n", j->truth_err.msg);
+    return EXIT_OK;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+    plot_job *j = calloc(1, sizeof *j);
+    if (!j) return cli_error(EXIT_PROCESSING, "out of memory");
+    int status = plot_parse(j, argc, argv);
+    if (status == CLI_GO && (status = plot_load(j)) == EXIT_OK) status = plot_pictures(j);
+    stap_input_free(&j->in);
+    if (j->have_truth) scene_truth_free(&j->truth);
+    stap_run_free(&j->run);
+    stap_sinr_free(&j->sr);
+    for (int k = 0; k < j->nmore; k++) stap_sinr_free(&j->more[k]);
+    free(j);
     return status;
 }
