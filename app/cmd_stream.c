@@ -115,339 +115,423 @@ static int parse_keep(const cli_opt *opt, const char *s)
     return bad ? -1 : 0;
 }
 
-int cmd_stream(int argc, char **argv)
-{
-    const char *preset = "hard", *json = NULL, *input = NULL, *timeline_path = NULL;
-    int cpis_given = 0;
-    int cpis = 2000, ring_n = 8, quiet = 0, threads = 0, force = 0, device_n = -1;
-    double deadline = 0;
-    int mem_every = 0;
-    la_backend backend = LA_BACKEND_AUTO;
-    cli_input_opts inopts = {{0}, NULL, NULL, 0}; /* --layout, --strict */
+/* One `rtstap stream`: its options, then what it made and measured. */
+typedef struct stream_job {
+    const char *preset, *json, *input, *timeline_path;
+    int cpis_given, cpis, ring_n, quiet, threads, force, device_n, mem_every, dorder, train;
+    double deadline;
+    la_backend backend;
+    cli_input_opts inopts; /* --layout, --strict */
     stap_engine_options eo;
-    stap_engine_options_defaults(&eo);
-    eo.slots = 3;
     cli_training tw;
-    cli_training_defaults(&tw);
-    int dorder = 0, train = 0;
-    rt_error err;
-    rt_clear(&err);
+    rt_write_mode mode;
+    workload w;
+    int have_w;
+    stap_engine *eng;
+    stream_ring ring;
+    stap_recording *rec;
+    stap_input in;
+    cpi_reader *reader;
+    double plain_gbs, file_bytes;
+    mem_samples mem;
+    timeline tl;
+    size_t rss0, rss1, rss2, cube_len;
+    char device[256];
+    double h2d, d2h, t_run, read_s, wait_s;
+    int have_link;
+    long long warm;
+    stream_stats st;
+} stream_job;
+
+static int stream_parse(stream_job *j, int argc, char **argv)
+{
+    j->preset = "hard";
+    j->cpis = 2000;
+    j->ring_n = 8;
+    j->device_n = -1;
+    j->backend = LA_BACKEND_AUTO;
+    stap_engine_options_defaults(&j->eo);
+    j->eo.slots = 3;
+    cli_training_defaults(&j->tw);
     cli_opt opts[] = {
-        {"preset", 0, CLI_STRING, &preset, "NAME",
+        {"preset", 0, CLI_STRING, &j->preset, "NAME",
          "easy | medium | hard | perfect-small | perfect-medium |\n"
          "perfect-large (default hard)"},
-        {"input", 0, CLI_STRING, &input, "FILE",
+        {"input", 0, CLI_STRING, &j->input, "FILE",
          "a recording (/data/iq: CPIs x C x P x R) or one CPI; the\n"
          "run's parameters as for rtstap run with this file: D = P,\n"
          "the preset's Q, S, K, B (only the preset's processing\n"
          "parameters are used)", .flags = CLI_INPUT},
-        CLI_OPT_LAYOUT(&inopts),
-        CLI_OPT_STRICT(&inopts, "refuse an input without axis labels"),
-        CLI_OPT_SCALE(&inopts),
-        {"cpis", 0, CLI_INT, &cpis, "N",
+        CLI_OPT_LAYOUT(&j->inopts),
+        CLI_OPT_STRICT(&j->inopts, "refuse an input without axis labels"),
+        CLI_OPT_SCALE(&j->inopts),
+        {"cpis", 0, CLI_INT, &j->cpis, "N",
          "timed CPIs (default 2000; with --input: the recording's CPIs),\n"
          "after 2 x S warm-up CPIs (a recording is replayed from its\n"
          "start)",
-         .lo = 1, .hi = 100000000, .given = &cpis_given},
-        {"slots", 0, CLI_INT, &eo.slots, "S", "CPIs in flight, 1..8 (default 3)", .lo = 1,
+         .lo = 1, .hi = 100000000, .given = &j->cpis_given},
+        {"slots", 0, CLI_INT, &j->eo.slots, "S", "CPIs in flight, 1..8 (default 3)", .lo = 1,
          .hi = STAP_ENGINE_MAX_SLOTS},
-        {"ring", 0, CLI_INT, &ring_n, "K", "distinct CPIs replayed (default 8)", .lo = 1,
+        {"ring", 0, CLI_INT, &j->ring_n, "K", "distinct CPIs replayed (default 8)", .lo = 1,
          .hi = 1024},
-        {"deadline-ms", 0, CLI_DOUBLE, &deadline, "T", "count CPIs whose latency exceeds T ms",
+        {"deadline-ms", 0, CLI_DOUBLE, &j->deadline, "T", "count CPIs whose latency exceeds T ms",
          .lo = 1e-6, .hi = 1e9},
-        CLI_OPT_BACKEND(&backend),
-        CLI_OPT_DEVICE(&device_n),
-        CLI_OPT_THREADS(&threads),
-        {"keep", 0, CLI_CALL, &eo, "LIST",
+        CLI_OPT_BACKEND(&j->backend),
+        CLI_OPT_DEVICE(&j->device_n),
+        CLI_OPT_THREADS(&j->threads),
+        {"keep", 0, CLI_CALL, &j->eo, "LIST",
          "what comes back per CPI, comma-separated: detections,\n"
          "weights, output (default detections,weights)", .parse = parse_keep},
-        CLI_OPTS_CFAR(&eo.cfar, NULL),
-        {"doppler-order", 0, CLI_CALL, &dorder, "Q",
+        CLI_OPTS_CFAR(&j->eo.cfar, NULL),
+        {"doppler-order", 0, CLI_CALL, &j->dorder, "Q",
          "override the preset's Doppler order (odd)", .parse = cli_parse_doppler_order},
-        {"training", 0, CLI_INT, &train, "K", "override the preset's training cells",
+        {"training", 0, CLI_INT, &j->train, "K", "override the preset's training cells",
          .lo = 1, .hi = 1 << 24},
-        CLI_OPT_TRAINING(&tw),
-        {"no-graphs", 0, CLI_CLEAR, &eo.graphs, NULL,
+        CLI_OPT_TRAINING(&j->tw),
+        {"no-graphs", 0, CLI_CLEAR, &j->eo.graphs, NULL,
          "launch each CPI's kernels directly instead of a CUDA graph"},
-        CLI_OPT_JSON(&json),
-        {"timeline", 0, CLI_STRING, &timeline_path, "FILE",
+        CLI_OPT_JSON(&j->json),
+        {"timeline", 0, CLI_STRING, &j->timeline_path, "FILE",
          "one CSV line per timed CPI: cpi, slot, submit and done (ms from\n"
          "the first submit), latency, and the 8 stage times (CUDA events)", .flags = CLI_OUTPUT},
-        CLI_OPT_FORCE(&force),
-        {"mem-every", 0, CLI_INT, &mem_every, "N",
+        CLI_OPT_FORCE(&j->force),
+        {"mem-every", 0, CLI_INT, &j->mem_every, "N",
          "sample host RSS and device memory in use every N CPIs (a soak\n"
          "test: the report gives first, last and largest; JSON: all)", .lo = 1,
          .hi = 100000000},
-        {"quiet", 0, CLI_FLAG, &quiet, NULL, "no text report"},
+        {"quiet", 0, CLI_FLAG, &j->quiet, NULL, "no text report"},
         {0}};
     int pst = cli_parse(&stream_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
-    if (cli_input_opts_need_input(&inopts, input)) return EXIT_USAGE;
-    if ((pst = cli_select_device(device_n))) return pst;
-    const rt_write_mode mode = cli_write_mode(force);
-    if ((pst = cli_output_ok(json, force)) || (pst = cli_output_ok(timeline_path, force)))
+    if (cli_input_opts_need_input(&j->inopts, j->input)) return EXIT_USAGE;
+    if ((pst = cli_select_device(j->device_n))) return pst;
+    j->mode = cli_write_mode(j->force);
+    if ((pst = cli_output_ok(j->json, j->force)) || (pst = cli_output_ok(j->timeline_path, j->force)))
         return pst;
+    return CLI_GO;
+}
 
-    workload w;
-    if (workload_get(preset, &w, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
-    w.cfg.backend = backend;
-    w.cfg.threads = threads;
-    if ((pst = cli_training_apply(&tw, 0, &w.cfg)) || (pst = cli_training_order(&tw, &dorder)))
+/* the workload: the preset, the options over it */
+static int stream_workload(stream_job *j)
+{
+    rt_error err;
+    int pst;
+    if (workload_get(j->preset, &j->w, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
+    j->have_w = 1;
+    workload *w = &j->w;
+    w->cfg.backend = j->backend;
+    w->cfg.threads = j->threads;
+    if ((pst = cli_training_apply(&j->tw, 0, &w->cfg)) || (pst = cli_training_order(&j->tw, &j->dorder)))
         return pst;
-    if (dorder > 0) w.cfg.doppler_order = dorder;
-    if (train > 0) w.cfg.training = train;
+    if (j->dorder > 0) w->cfg.doppler_order = j->dorder;
+    if (j->train > 0) w->cfg.training = j->train;
     /* a PERFECT workload brings its steering vectors: their width is its N */
-    if (w.steering && stap_dof(&w.cfg) != w.steering_len) {
-        workload_free(&w);
+    if (w->steering && stap_dof(&w->cfg) != w->steering_len)
         return cli_error(EXIT_USAGE, "--preset %s: its steering vectors are %d long (channels x "
-                         "Doppler order %d); the run's %s would need %d", preset,
-                         w.steering_len, w.steering_len / w.cfg.channels,
-                         stap_is_subcpi(&w.cfg) ? "sub-CPI" : "Doppler order", stap_dof(&w.cfg));
+                         "Doppler order %d); the run's %s would need %d", j->preset,
+                         w->steering_len, w->steering_len / w->cfg.channels,
+                         stap_is_subcpi(&w->cfg) ? "sub-CPI" : "Doppler order", stap_dof(&w->cfg));
+    return EXIT_OK;
+}
+
+/* --input: the recording, its shape into the workload, and the yardstick: the same file
+ * read sequentially, plainly (page cache or disk) */
+static int stream_open_input(stream_job *j)
+{
+    rt_error err;
+    int status;
+    if (stap_recording_open_opts(j->input, &j->rec, &j->in, &j->inopts.read, &err))
+        return cli_fail(&err);
+    if ((status = cli_check_layout(j->input, &j->in, &j->inopts)) ||
+        (status = cli_check_unwritten(j->input, j->rec, j->inopts.strict)))
+        return status;
+    if (!j->cpis_given) j->cpis = (int)stap_recording_written(j->rec);
+    stap_config *c = &j->w.cfg;
+    c->channels = j->in.channels;
+    c->pulses = j->in.pulses;
+    c->range_gates = j->in.range_gates;
+    c->doppler_bins = 0;
+    if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
+    snprintf(j->w.name, sizeof j->w.name, "%.31s", j->input);
+    int fd = open(j->input, O_RDONLY);
+    if (fd >= 0) {
+        static char chunk[1 << 22];
+        double t0 = la_now_ms();
+        ssize_t got;
+        while ((got = read(fd, chunk, sizeof chunk)) > 0) j->file_bytes += (double)got;
+        j->plain_gbs = j->file_bytes / ((la_now_ms() - t0) * 1e-3) / 1e9;
+        close(fd);
     }
-    int status = EXIT_OK;
-    stap_engine *eng = NULL;
-    stream_ring ring = {NULL, 0};
-    cJSON *doc = NULL;
-    stap_recording *rec = NULL;
-    stap_input in;
-    memset(&in, 0, sizeof in);
-    cpi_reader *reader = NULL;
-    double plain_gbs = 0, file_bytes = 0;
-    mem_samples mem = {mem_every, 0, 0, NULL, NULL, NULL, 0};
-    const size_t rss0 = stream_rss_bytes();
-    if (input) {
-        if (stap_recording_open_opts(input, &rec, &in, &inopts.read, &err)) {
-            status = cli_fail(&err);
-            goto out;
-        }
-        if ((status = cli_check_layout(input, &in, &inopts)) ||
-            (status = cli_check_unwritten(input, rec, inopts.strict)))
-            goto out;
-        if (!cpis_given) cpis = (int)stap_recording_written(rec);
-        w.cfg.channels = in.channels;
-        w.cfg.pulses = in.pulses;
-        w.cfg.range_gates = in.range_gates;
-        w.cfg.doppler_bins = 0;
-        if (in.meta.has_element_spacing) w.cfg.element_spacing = in.meta.element_spacing_wavelengths;
-        snprintf(w.name, sizeof w.name, "%.31s", input);
-        /* the yardstick: the same file read sequentially, plainly (page cache or disk) */
-        int fd = open(input, O_RDONLY);
-        if (fd >= 0) {
-            static char chunk[1 << 22];
-            double t0 = la_now_ms();
-            ssize_t got;
-            while ((got = read(fd, chunk, sizeof chunk)) > 0) file_bytes += (double)got;
-            plain_gbs = file_bytes / ((la_now_ms() - t0) * 1e-3) / 1e9;
-            close(fd);
-        }
+    return EXIT_OK;
+}
+
+/* the engine, the ring of pinned synthesized CPIs (without --input), the link */
+static int stream_engine(stream_job *j)
+{
+    rt_error err;
+    workload *w = &j->w;
+    const stap_input *in = &j->in;
+    j->eo.host_reserve = sizeof(cf32) * workload_cube_len(w) *
+                         (size_t)(j->rec ? j->eo.slots + 2 : j->ring_n);
+    if (stap_engine_create(&j->eng, &w->cfg, in->steering ? in->steering : w->steering,
+                           in->steering ? in->steering_beams : w->nbeams,
+                           in->steering ? in->steering_len : (w->steering ? w->steering_len : 0),
+                           &j->eo, &err))
+        return cli_fail(&err);
+    if (*stap_engine_note(j->eng)) /* warnings are not silenced by --quiet */
+        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(j->eng));
+    j->ring.cube = calloc((size_t)j->ring_n, sizeof *j->ring.cube);
+    if (!j->ring.cube) return cli_error(EXIT_PROCESSING, "out of memory");
+    j->cube_len = workload_cube_len(w);
+    for (int k = 0; k < j->ring_n && !j->rec; k++, j->ring.count++) {
+        j->ring.cube[k] = stap_engine_host_alloc(j->eng, sizeof(cf32) * j->cube_len);
+        if (!j->ring.cube[k])
+            return cli_error(EXIT_PROCESSING, "cannot allocate %d pinned cubes of %.1f MB",
+                             j->ring_n, sizeof(cf32) * j->cube_len / 1e6);
+        if (workload_cube(w, k, j->ring.cube[k], &err)) return cli_fail(&err);
     }
-    eo.host_reserve = sizeof(cf32) * workload_cube_len(&w) * (size_t)(rec ? eo.slots + 2 : ring_n);
-    if (stap_engine_create(&eng, &w.cfg, in.steering ? in.steering : w.steering,
-                           in.steering ? in.steering_beams : w.nbeams,
-                           in.steering ? in.steering_len : (w.steering ? w.steering_len : 0), &eo, &err)) {
-        status = cli_fail(&err);
-        goto out;
-    }
-    if (*stap_engine_note(eng)) /* warnings are not silenced by --quiet */
-        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(eng));
-    ring.cube = calloc((size_t)ring_n, sizeof *ring.cube);
-    if (!ring.cube) {
-        status = cli_error(EXIT_PROCESSING, "out of memory");
-        goto out;
-    }
-    const size_t cube_len = workload_cube_len(&w);
-    for (int k = 0; k < ring_n && !rec; k++, ring.count++) {
-        ring.cube[k] = stap_engine_host_alloc(eng, sizeof(cf32) * cube_len);
-        if (!ring.cube[k]) {
-            status = cli_error(EXIT_PROCESSING, "cannot allocate %d pinned cubes of %.1f MB",
-                               ring_n, sizeof(cf32) * cube_len / 1e6);
-            goto out;
-        }
-        if (workload_cube(&w, k, ring.cube[k], &err)) {
-            status = cli_fail(&err);
-            goto out;
-        }
-    }
-    const size_t rss1 = stream_rss_bytes();
-    char device[256] = "host CPU";
-    double h2d = 0, d2h = 0;
-    int have_link = 0;
-    const stap_config *cfg = stap_engine_config(eng);
+    j->rss1 = stream_rss_bytes();
+    snprintf(j->device, sizeof j->device, "host CPU");
+    const stap_config *cfg = stap_engine_config(j->eng);
     if (cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS) {
-        have_link = stap_gpu_link_bandwidth(sizeof(cf32) * cube_len, 20, &h2d, &d2h, &err) == RT_OK;
-        stap_gpu_info(device, sizeof device, NULL, NULL, &err);
+        j->have_link = stap_gpu_link_bandwidth(sizeof(cf32) * j->cube_len, 20, &j->h2d, &j->d2h,
+                                               &err) == RT_OK;
+        stap_gpu_info(j->device, sizeof j->device, NULL, NULL, &err);
     }
-    stream_stats st;
-    const long long warm = 2LL * eo.slots;
-    timeline tl = {NULL, "", warm, eo.slots, 0};
-    if (timeline_path) {
-        if (rt_atomic_begin_mode(timeline_path, tl.tmp, sizeof tl.tmp, mode, &err)) {
-            status = cli_fail(&err);
-            goto out;
-        }
-        tl.f = fopen(tl.tmp, "w");
-        if (!tl.f) {
-            status = cli_error(EXIT_PROCESSING, "cannot create '%s' (as '%s'): %s", timeline_path,
-                               tl.tmp, strerror(errno));
-            rt_atomic_abort(tl.tmp);
-            goto out;
-        }
-        fprintf(tl.f, "cpi,slot,submit_ms,done_ms,latency_ms");
-        for (int i = 0; i < STAP_STAGE_COUNT; i++) fprintf(tl.f, ",%s_ms", stap_stage_names[i]);
-        fputc('\n', tl.f);
+    return EXIT_OK;
+}
+
+/* --timeline: opened as a temporary, published when the stream ran */
+static int stream_timeline_open(stream_job *j)
+{
+    rt_error err;
+    timeline *tl = &j->tl;
+    if (rt_atomic_begin_mode(j->timeline_path, tl->tmp, sizeof tl->tmp, j->mode, &err))
+        return cli_fail(&err);
+    tl->f = fopen(tl->tmp, "w");
+    if (!tl->f) {
+        int st = cli_error(EXIT_PROCESSING, "cannot create '%s' (as '%s'): %s", j->timeline_path,
+                           tl->tmp, strerror(errno));
+        rt_atomic_abort(tl->tmp);
+        return st;
     }
-    if (rec && cpi_reader_start(&reader, rec, eng, warm + cpis, eo.slots + 2, &err)) {
-        status = cli_fail(&err);
-        if (tl.f) {
-            fclose(tl.f);
-            rt_atomic_abort(tl.tmp);
+    fprintf(tl->f, "cpi,slot,submit_ms,done_ms,latency_ms");
+    for (int i = 0; i < STAP_STAGE_COUNT; i++) fprintf(tl->f, ",%s_ms", stap_stage_names[i]);
+    fputc('\n', tl->f);
+    return EXIT_OK;
+}
+
+/* the timeline published when the stream ran (or stopped cleanly), else removed */
+static int stream_timeline_close(stream_job *j, int sr, rt_error *err)
+{
+    timeline *tl = &j->tl;
+    errno = 0;
+    const int bad = ferror(tl->f) || fflush(tl->f) != 0;
+    const int e = errno;
+    if ((fclose(tl->f) != 0 || bad) && !sr)
+        sr = rt_fail(err, RT_EIO, "cannot write '%s': %s", j->timeline_path,
+                     e ? strerror(e) : errno ? strerror(errno) : "write error");
+    if (sr) rt_atomic_abort(tl->tmp);
+    else sr = rt_atomic_commit_mode(tl->tmp, j->timeline_path, j->mode, err);
+    tl->f = NULL;
+    return sr;
+}
+
+/* the timed stream, its reader started first when it reads a recording */
+static int stream_go(stream_job *j)
+{
+    rt_error err;
+    int status = EXIT_OK;
+    j->warm = 2LL * j->eo.slots;
+    j->tl = (timeline){NULL, "", j->warm, j->eo.slots, 0};
+    if (j->timeline_path && (status = stream_timeline_open(j))) return status;
+    if (j->rec && cpi_reader_start(&j->reader, j->rec, j->eng, j->warm + j->cpis, j->eo.slots + 2,
+                                   &err)) {
+        if (j->tl.f) {
+            fclose(j->tl.f);
+            rt_atomic_abort(j->tl.tmp);
         }
-        goto out;
+        return cli_fail(&err);
     }
     double t_run = la_now_ms();
-    mem.gpu = cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS;
-    stream_sinks sinks = {&tl, &mem};
-    stream_sink_fn sink = tl.f || mem_every ? stream_sink : NULL;
+    const stap_config *cfg = stap_engine_config(j->eng);
+    j->mem.gpu = cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS;
+    stream_sinks sinks = {&j->tl, &j->mem};
+    stream_sink_fn sink = j->tl.f || j->mem_every ? stream_sink : NULL;
+    const int progress = !j->quiet && isatty(2);
     cli_graceful_begin(); /* SIGINT/SIGTERM: finish the CPIs in flight, report them */
-    int sr = rec ? stream_run(eng, warm, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
-                              sink, &sinks, deadline, !quiet && isatty(2), &st, &err)
-                 : stream_run(eng, warm, cpis, stream_ring_source, NULL, &ring, sink, &sinks,
-                              deadline, !quiet && isatty(2), &st, &err);
+    int sr = j->rec ? stream_run(j->eng, j->warm, j->cpis, cpi_reader_get_fn, cpi_reader_release_fn,
+                                 j->reader, sink, &sinks, j->deadline, progress, &j->st, &err)
+                    : stream_run(j->eng, j->warm, j->cpis, stream_ring_source, NULL, &j->ring, sink,
+                                 &sinks, j->deadline, progress, &j->st, &err);
     cli_graceful_end();
-    if (stap_engine_moved_to_cpu(eng) >= 0) /* said once, as it ends */
-        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(eng));
-    if (!sr && st.stopped_by) {
+    if (stap_engine_moved_to_cpu(j->eng) >= 0) /* said once, as it ends */
+        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(j->eng));
+    if (!sr && j->st.stopped_by) {
         fprintf(stderr, "rtstap: stream stopped by %s after %lld CPIs (%lld timed)\n",
-                st.stopped_by == SIGINT ? "SIGINT" : "SIGTERM", st.cpis_run, st.cpis);
-        status = 128 + st.stopped_by;
+                j->st.stopped_by == SIGINT ? "SIGINT" : "SIGTERM", j->st.cpis_run, j->st.cpis);
+        status = 128 + j->st.stopped_by;
     }
-    if (!sr && mem_every) mem_sample(&mem, st.cpis_run); /* the state at the end */
-    if (tl.f) { /* published when the stream ran (or stopped cleanly), else removed */
-        errno = 0;
-        const int bad = ferror(tl.f) || fflush(tl.f) != 0;
-        const int e = errno;
-        if ((fclose(tl.f) != 0 || bad) && !sr)
-            sr = rt_fail(&err, RT_EIO, "cannot write '%s': %s", timeline_path,
-                         e ? strerror(e) : errno ? strerror(errno) : "write error");
-        if (sr) rt_atomic_abort(tl.tmp);
-        else sr = rt_atomic_commit_mode(tl.tmp, timeline_path, mode, &err);
-        tl.f = NULL;
+    if (!sr && j->mem_every) mem_sample(&j->mem, j->st.cpis_run); /* the state at the end */
+    if (j->tl.f) sr = stream_timeline_close(j, sr, &err);
+    if (sr) return cli_fail(&err);
+    j->t_run = la_now_ms() - t_run;
+    if (j->reader) cpi_reader_times(j->reader, &j->read_s, &j->wait_s);
+    j->rss2 = stream_rss_bytes();
+    return status;
+}
+
+/* bytes a CPI moves each way */
+static void stream_bytes(const stream_job *j, double *in_bytes, double *out_bytes)
+{
+    const stap_config *cfg = stap_engine_config(j->eng);
+    const int B = stap_engine_beams(j->eng);
+    *in_bytes = sizeof(cf32) * (double)j->cube_len;
+    *out_bytes = (j->eo.keep_weights ? sizeof(cf32) * (double)stap_weights_count(cfg, B) : 0) +
+                 (j->eo.keep_output ? sizeof(cf32) * (double)stap_output_count(cfg, B) : 0);
+}
+
+static void stream_print_memory(const stream_job *j)
+{
+    const stap_config *cfg = stap_engine_config(j->eng);
+    const mem_samples *mem = &j->mem;
+    fprintf(stderr, "  memory: engine %.1f MB %s; host RSS %.1f MB at start, %.1f MB with "
+            "the ring, %.1f MB at the end\n", stap_engine_memory_bytes(j->eng) / 1e6,
+            cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS ? "on the device" : "on the host",
+            j->rss0 / 1e6, j->rss1 / 1e6, j->rss2 / 1e6);
+    if (mem->count == 0) return;
+    double hmax = 0, dmax = 0;
+    for (long long i = 0; i < mem->count; i++) {
+        if (mem->host_mb[i] > hmax) hmax = mem->host_mb[i];
+        if (mem->dev_mb[i] > dmax) dmax = mem->dev_mb[i];
     }
-    if (sr) {
-        status = cli_fail(&err);
-        goto out;
+    const long long l = mem->count - 1;
+    fprintf(stderr, "  memory samples (%lld, every %d CPIs): host RSS %.1f MB at CPI %lld, "
+            "%.1f MB at CPI %lld, largest %.1f MB", mem->count, j->mem_every, mem->host_mb[0],
+            mem->cpi[0], mem->host_mb[l], mem->cpi[l], hmax);
+    if (mem->gpu)
+        fprintf(stderr, "; device in use %.1f MB, %.1f MB, largest %.1f MB", mem->dev_mb[0],
+                mem->dev_mb[l], dmax);
+    fputc('\n', stderr);
+}
+
+static void stream_print(const stream_job *j)
+{
+    const stap_config *cfg = stap_engine_config(j->eng);
+    const stream_stats *st = &j->st;
+    double in_bytes, out_bytes;
+    stream_bytes(j, &in_bytes, &out_bytes);
+    const double in_gbs = in_bytes * st->cpis_per_s / 1e9, out_gbs = out_bytes * st->cpis_per_s / 1e9;
+    char wb[64], ab[48];
+    fprintf(stderr,
+            "rtstap stream: %s (C=%d P=%d R=%d D=%d Q=%d S=%d K=%d%s B=%d%s), backend %s\n"
+            "  engine: %s\n  device: %s\n  host: ",
+            j->w.name, cfg->channels, cfg->pulses, cfg->range_gates, cfg->doppler_bins,
+            cfg->doppler_order, cfg->segments, cfg->training, cli_window_str(cfg, wb, sizeof wb),
+            stap_engine_beams(j->eng), cli_algorithm_str(cfg, ab, sizeof ab),
+            la_backend_name(cfg->backend), stap_engine_describe(j->eng), j->device);
+    stream_print_platform(stderr, j->threads);
+    fprintf(stderr, "  CPIs: %lld (after %d warm-up) in %.3f s: %.1f CPIs/s\n", st->cpis,
+            2 * j->eo.slots, st->seconds, st->cpis_per_s);
+    fprintf(stderr, "  latency ms: min %.3f  p50 %.3f  p99 %.3f  max %.3f", st->lat_min,
+            st->lat_p50, st->lat_p99, st->lat_max);
+    if (j->deadline > 0)
+        fprintf(stderr, "; deadline %g ms: %lld missed", j->deadline, st->deadline_misses);
+    fputc('\n', stderr);
+    fprintf(stderr, "  copy: in %.2f GB/s (%.1f MB per CPI), out %.2f GB/s (%.2f MB per CPI)",
+            in_gbs, in_bytes / 1e6, out_gbs, out_bytes / 1e6);
+    if (j->have_link)
+        fprintf(stderr, "; link %.1f / %.1f GB/s (pinned): in at %.0f%% of it", j->h2d, j->d2h,
+                100 * in_gbs / j->h2d);
+    fputc('\n', stderr);
+    fprintf(stderr, "  detections: %.2f per CPI\n", st->detections_per_cpi);
+    if (j->rec)
+        fprintf(stderr, "  reading: %.2f GB/s of CPIs from the file vs %.2f GB/s plain sequential "
+                "read (%.0f%%); the reader read %.0f%% of the time: %s limits the stream\n",
+                in_gbs, j->plain_gbs, j->plain_gbs > 0 ? 100 * in_gbs / j->plain_gbs : 0,
+                100 * j->read_s / (j->t_run * 1e-3),
+                j->read_s > 0.8 * j->t_run * 1e-3 ? "reading" : "compute");
+    stream_print_memory(j);
+}
+
+static int stream_json(const stream_job *j)
+{
+    rt_error err;
+    const stap_config *cfg = stap_engine_config(j->eng);
+    double in_bytes, out_bytes;
+    stream_bytes(j, &in_bytes, &out_bytes);
+    cJSON *doc = stream_json_report("stream");
+    cJSON_AddStringToObject(doc, "workload", j->w.name);
+    cJSON_AddStringToObject(doc, "backend", la_backend_name(cfg->backend));
+    cJSON_AddStringToObject(doc, "engine", stap_engine_describe(j->eng));
+    cJSON_AddStringToObject(doc, "device", j->device);
+    cJSON_AddNumberToObject(doc, "slots", j->eo.slots);
+    cJSON_AddNumberToObject(doc, "ring", j->ring_n);
+    cJSON_AddBoolToObject(doc, "keep_weights", j->eo.keep_weights);
+    cJSON_AddBoolToObject(doc, "keep_output", j->eo.keep_output);
+    stream_json_stats(doc, &j->st);
+    stream_json_platform(doc, j->threads);
+    if (j->deadline > 0) cJSON_AddNumberToObject(doc, "deadline_ms", j->deadline);
+    cJSON_AddNumberToObject(doc, "copy_in_gbs", in_bytes * j->st.cpis_per_s / 1e9);
+    cJSON_AddNumberToObject(doc, "copy_out_gbs", out_bytes * j->st.cpis_per_s / 1e9);
+    if (j->have_link) {
+        cJSON_AddNumberToObject(doc, "link_h2d_gbs", j->h2d);
+        cJSON_AddNumberToObject(doc, "link_d2h_gbs", j->d2h);
     }
-    t_run = la_now_ms() - t_run;
-    double read_s = 0, wait_s = 0;
-    if (reader) cpi_reader_times(reader, &read_s, &wait_s);
-    const size_t rss2 = stream_rss_bytes();
-    const int B = stap_engine_beams(eng);
-    const double in_bytes = sizeof(cf32) * (double)cube_len;
-    const double out_bytes = (eo.keep_weights ? sizeof(cf32) * (double)stap_weights_count(cfg, B) : 0) +
-                             (eo.keep_output ? sizeof(cf32) * (double)stap_output_count(cfg, B) : 0);
-    const double in_gbs = in_bytes * st.cpis_per_s / 1e9, out_gbs = out_bytes * st.cpis_per_s / 1e9;
-    const double dev_mb = stap_engine_memory_bytes(eng) / 1e6;
-    if (!quiet) {
-        char wb[64], ab[48];
-        fprintf(stderr,
-                "rtstap stream: %s (C=%d P=%d R=%d D=%d Q=%d S=%d K=%d%s B=%d%s), backend %s\n"
-                "  engine: %s\n  device: %s\n  host: ",
-                w.name, cfg->channels, cfg->pulses, cfg->range_gates, cfg->doppler_bins,
-                cfg->doppler_order, cfg->segments, cfg->training, cli_window_str(cfg, wb, sizeof wb),
-                B, cli_algorithm_str(cfg, ab, sizeof ab), la_backend_name(cfg->backend),
-                stap_engine_describe(eng), device);
-        stream_print_platform(stderr, threads);
-        fprintf(stderr, "  CPIs: %lld (after %d warm-up) in %.3f s: %.1f CPIs/s\n", st.cpis,
-                2 * eo.slots, st.seconds, st.cpis_per_s);
-        fprintf(stderr, "  latency ms: min %.3f  p50 %.3f  p99 %.3f  max %.3f", st.lat_min,
-                st.lat_p50, st.lat_p99, st.lat_max);
-        if (deadline > 0) fprintf(stderr, "; deadline %g ms: %lld missed", deadline, st.deadline_misses);
-        fputc('\n', stderr);
-        fprintf(stderr, "  copy: in %.2f GB/s (%.1f MB per CPI), out %.2f GB/s (%.2f MB per CPI)",
-                in_gbs, in_bytes / 1e6, out_gbs, out_bytes / 1e6);
-        if (have_link)
-            fprintf(stderr, "; link %.1f / %.1f GB/s (pinned): in at %.0f%% of it", h2d, d2h,
-                    100 * in_gbs / h2d);
-        fputc('\n', stderr);
-        fprintf(stderr, "  detections: %.2f per CPI\n", st.detections_per_cpi);
-        if (rec)
-            fprintf(stderr, "  reading: %.2f GB/s of CPIs from the file vs %.2f GB/s plain sequential "
-                    "read (%.0f%%); the reader read %.0f%% of the time: %s limits the stream\n",
-                    in_gbs, plain_gbs, plain_gbs > 0 ? 100 * in_gbs / plain_gbs : 0,
-                    100 * read_s / (t_run * 1e-3), read_s > 0.8 * t_run * 1e-3 ? "reading" : "compute");
-        fprintf(stderr, "  memory: engine %.1f MB %s; host RSS %.1f MB at start, %.1f MB with "
-                "the ring, %.1f MB at the end\n", dev_mb,
-                cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS ? "on the device" : "on the host",
-                rss0 / 1e6, rss1 / 1e6, rss2 / 1e6);
-        if (mem.count > 0) {
-            double hmax = 0, dmax = 0;
-            for (long long i = 0; i < mem.count; i++) {
-                if (mem.host_mb[i] > hmax) hmax = mem.host_mb[i];
-                if (mem.dev_mb[i] > dmax) dmax = mem.dev_mb[i];
-            }
-            const long long l = mem.count - 1;
-            fprintf(stderr, "  memory samples (%lld, every %d CPIs): host RSS %.1f MB at CPI %lld, "
-                    "%.1f MB at CPI %lld, largest %.1f MB", mem.count, mem_every, mem.host_mb[0],
-                    mem.cpi[0], mem.host_mb[l], mem.cpi[l], hmax);
-            if (mem.gpu)
-                fprintf(stderr, "; device in use %.1f MB, %.1f MB, largest %.1f MB",
-                        mem.dev_mb[0], mem.dev_mb[l], dmax);
-            fputc('\n', stderr);
+    cJSON_AddNumberToObject(doc, "engine_memory_mb", stap_engine_memory_bytes(j->eng) / 1e6);
+    if (j->rec) {
+        cJSON_AddStringToObject(doc, "input", j->input);
+        cJSON_AddNumberToObject(doc, "plain_read_gbs", j->plain_gbs);
+        cJSON_AddNumberToObject(doc, "reader_busy_fraction", j->read_s / (j->t_run * 1e-3));
+    }
+    cJSON_AddNumberToObject(doc, "host_rss_mb_start", j->rss0 / 1e6);
+    cJSON_AddNumberToObject(doc, "host_rss_mb_ring", j->rss1 / 1e6);
+    cJSON_AddNumberToObject(doc, "host_rss_mb_end", j->rss2 / 1e6);
+    if (j->st.stopped_by) cJSON_AddNumberToObject(doc, "stopped_by_signal", j->st.stopped_by);
+    cJSON_AddNumberToObject(doc, "cpis_run", (double)j->st.cpis_run);
+    if (j->mem.count > 0) {
+        cJSON *arr = cJSON_AddArrayToObject(doc, "memory_samples");
+        for (long long i = 0; arr && i < j->mem.count; i++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "cpi", (double)j->mem.cpi[i]);
+            cJSON_AddNumberToObject(o, "host_rss_mb", j->mem.host_mb[i]);
+            if (j->mem.gpu) cJSON_AddNumberToObject(o, "device_used_mb", j->mem.dev_mb[i]);
+            cJSON_AddItemToArray(arr, o);
         }
     }
-    if (json) {
-        doc = stream_json_report("stream");
-        cJSON_AddStringToObject(doc, "workload", w.name);
-        cJSON_AddStringToObject(doc, "backend", la_backend_name(cfg->backend));
-        cJSON_AddStringToObject(doc, "engine", stap_engine_describe(eng));
-        cJSON_AddStringToObject(doc, "device", device);
-        cJSON_AddNumberToObject(doc, "slots", eo.slots);
-        cJSON_AddNumberToObject(doc, "ring", ring_n);
-        cJSON_AddBoolToObject(doc, "keep_weights", eo.keep_weights);
-        cJSON_AddBoolToObject(doc, "keep_output", eo.keep_output);
-        stream_json_stats(doc, &st);
-        stream_json_platform(doc, threads);
-        if (deadline > 0) cJSON_AddNumberToObject(doc, "deadline_ms", deadline);
-        cJSON_AddNumberToObject(doc, "copy_in_gbs", in_gbs);
-        cJSON_AddNumberToObject(doc, "copy_out_gbs", out_gbs);
-        if (have_link) {
-            cJSON_AddNumberToObject(doc, "link_h2d_gbs", h2d);
-            cJSON_AddNumberToObject(doc, "link_d2h_gbs", d2h);
-        }
-        cJSON_AddNumberToObject(doc, "engine_memory_mb", dev_mb);
-        if (rec) {
-            cJSON_AddStringToObject(doc, "input", input);
-            cJSON_AddNumberToObject(doc, "plain_read_gbs", plain_gbs);
-            cJSON_AddNumberToObject(doc, "reader_busy_fraction", read_s / (t_run * 1e-3));
-        }
-        cJSON_AddNumberToObject(doc, "host_rss_mb_start", rss0 / 1e6);
-        cJSON_AddNumberToObject(doc, "host_rss_mb_ring", rss1 / 1e6);
-        cJSON_AddNumberToObject(doc, "host_rss_mb_end", rss2 / 1e6);
-        if (st.stopped_by) cJSON_AddNumberToObject(doc, "stopped_by_signal", st.stopped_by);
-        cJSON_AddNumberToObject(doc, "cpis_run", (double)st.cpis_run);
-        if (mem.count > 0) {
-            cJSON *arr = cJSON_AddArrayToObject(doc, "memory_samples");
-            for (long long i = 0; arr && i < mem.count; i++) {
-                cJSON *o = cJSON_CreateObject();
-                cJSON_AddNumberToObject(o, "cpi", (double)mem.cpi[i]);
-                cJSON_AddNumberToObject(o, "host_rss_mb", mem.host_mb[i]);
-                if (mem.gpu) cJSON_AddNumberToObject(o, "device_used_mb", mem.dev_mb[i]);
-                cJSON_AddItemToArray(arr, o);
-            }
-        }
-        if (cli_json_write(json, doc, mode, &err)) status = cli_fail(&err);
-    }
-out:
-    cpi_reader_stop(reader);
-    stap_recording_close(rec);
-    stap_input_free(&in);
+    int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
     cJSON_Delete(doc);
-    for (int k = 0; k < ring.count; k++) stap_engine_host_free(eng, ring.cube[k]);
-    free(ring.cube);
-    free(mem.cpi);
-    free(mem.host_mb);
-    free(mem.dev_mb);
-    stap_engine_destroy(eng);
-    workload_free(&w);
+    return status;
+}
+
+int cmd_stream(int argc, char **argv)
+{
+    stream_job *j = calloc(1, sizeof *j);
+    if (!j) return cli_error(EXIT_PROCESSING, "out of memory");
+    int status = stream_parse(j, argc, argv);
+    if (status == CLI_GO) {
+        j->mem = (mem_samples){j->mem_every, 0, 0, NULL, NULL, NULL, 0};
+        j->rss0 = stream_rss_bytes();
+        if (!(status = stream_workload(j)) && !(status = j->input ? stream_open_input(j) : EXIT_OK) &&
+            !(status = stream_engine(j))) {
+            status = stream_go(j);
+            if (status == EXIT_OK || status > 128) { /* a clean stop reports what ran */
+                if (!j->quiet) stream_print(j);
+                int js = j->json ? stream_json(j) : EXIT_OK;
+                if (js) status = js;
+            }
+        }
+    }
+    cpi_reader_stop(j->reader);
+    stap_recording_close(j->rec);
+    stap_input_free(&j->in);
+    for (int k = 0; k < j->ring.count; k++) stap_engine_host_free(j->eng, j->ring.cube[k]);
+    free(j->ring.cube);
+    free(j->mem.cpi);
+    free(j->mem.host_mb);
+    free(j->mem.dev_mb);
+    stap_engine_destroy(j->eng);
+    if (j->have_w) workload_free(&j->w);
+    free(j);
     return status;
 }
