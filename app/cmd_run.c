@@ -1,5 +1,5 @@
 /* cmd_run.c: `rtstap run` — read (or synthesize) a cube, run it through the STAP engine, write the
- * result file atomically and print the stage timing. */
+ * result file atomically and print the stage timing; a recording goes to run_recording.c. */
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,6 +19,7 @@
 #include "rtstap/common.h" /* la_now_ms */
 #include "stap.h"
 #include "synth.h"
+#include "run_job.h"
 
 static const cli_command run_cmd = {
     "run",
@@ -75,7 +76,7 @@ static double median_stage(const double *rows, int n, int i)
 
 /* The default detector steps aside (with a note) on range lines too short for its window;
  * a detector the user asked for is an error there. */
-static int cfar_fit(stap_cfar_config *cfar, const stap_config *cfg, int given, int quiet,
+int run_cfar_fit(stap_cfar_config *cfar, const stap_config *cfg, int given, int quiet,
                     const char *input, rt_error *err)
 {
     const int D = cfg->doppler_bins > 0 ? cfg->doppler_bins : cfg->pulses; /* 0 = P */
@@ -89,7 +90,7 @@ static int cfar_fit(stap_cfar_config *cfar, const stap_config *cfg, int given, i
 
 /* --json: what every run report holds — the files, the engine, its configuration, the
  * detector and the platform; the caller adds what was measured. */
-static cJSON *run_json(const char *input, const char *output, const stap_engine *eng,
+cJSON *run_json(const char *input, const char *output, const stap_engine *eng,
                        int beams, const stap_cfar_config *cfar, const char *cfar_desc,
                        int threads)
 {
@@ -107,437 +108,254 @@ static cJSON *run_json(const char *input, const char *output, const stap_engine 
 }
 
 /* "conditioning": the smallest min|R_ii|/max|R_ii| of the run's factors and its limit */
-static void run_json_conditioning(cJSON *doc, double ratio, const stap_engine *eng)
+void run_json_conditioning(cJSON *doc, double ratio, const stap_engine *eng)
 {
     cJSON *c = cJSON_AddObjectToObject(doc, "conditioning");
     cJSON_AddNumberToObject(c, "min_ratio", ratio);
     cJSON_AddNumberToObject(c, "limit", stap_engine_conditioning_limit(eng));
 }
 
-/* The writer's sink behind the checks of cpi_check.h. */
-typedef struct checked_sink {
-    cpi_checks checks;
-    const stap_engine *eng;
-    cpi_writer *writer;
-    const cpi_reader *reader; /* the input's CPI of each result */
-} checked_sink;
-
-static int checked_put(void *user, const stap_cpi_result *r, rt_error *err)
+static int run_parse(run_job *j, int argc, char **argv)
 {
-    checked_sink *cs = user;
-    int st = cpi_check(&cs->checks, cs->eng, r, err);
-    return st ? st : cpi_writer_put(cs->writer, r, cpi_reader_input_cpi(cs->reader, r->cpi), err);
-}
-
-/* Every CPI of a rank-4 recording through one engine: a reader thread, S CPIs in flight, a
- * writer thread; per-CPI results in the extensible datasets of stap_result_writer. */
-static int run_recording(stap_recording *rec, stap_input *in, const char *input,
-                         const char *output, stap_config *cfg, int dbins, int dorder, int seg,
-                         int train, int beams, double loading, int threads,
-                         stap_cfar_config *cfar, int cfar_given, int keep_output, int quiet,
-                         int strict, int check, double t_start, const char *json,
-                         rt_write_mode mode)
-{
-    rt_error err;
-    int status = EXIT_OK;
-    const long long in_file = stap_recording_cpis(rec), cpis = stap_recording_written(rec);
-    cfg->channels = in->channels;
-    cfg->pulses = in->pulses;
-    cfg->range_gates = in->range_gates;
-    cfg->doppler_bins = dbins > 0 ? dbins : 0;
-    if (dorder > 0) cfg->doppler_order = dorder;
-    if (seg > 0) cfg->segments = seg;
-    if (train > 0) cfg->training = train;
-    if (beams > 0) cfg->beams = beams;
-    cfg->loading = loading;
-    cfg->threads = threads;
-    if (in->meta.has_element_spacing) cfg->element_spacing = in->meta.element_spacing_wavelengths;
-    stap_engine *eng = NULL;
-    stap_result_writer *rw = NULL;
-    cpi_reader *reader = NULL;
-    cpi_writer *writer = NULL;
-    if (cfar_fit(cfar, cfg, cfar_given, quiet, input, &err)) {
-        status = cli_fail(&err);
-        goto out;
-    }
-    stap_engine_options eo;
-    stap_engine_options_defaults(&eo);
-    eo.slots = cpis < 3 ? (int)cpis : 3;
-    eo.keep_weights = 1;
-    eo.keep_output = keep_output || check; /* --check looks at every output sample */
-    eo.cfar = *cfar;
-    {   /* the reader's cubes and the writer's queue, beside the engine */
-        stap_config vc = *cfg;
-        rt_error ignore;
-        if (!stap_config_validate(&vc, in->steering != NULL, in->steering_beams,
-                                  in->steering ? in->steering_len : 0, &ignore)) {
-            const int B = in->steering ? in->steering_beams : vc.beams;
-            eo.host_reserve = sizeof(cf32) * ((size_t)(eo.slots + 2) * in->channels * in->pulses *
-                                                  in->range_gates +
-                                              4 * (stap_weights_count(&vc, B) +
-                                                   (keep_output ? stap_output_count(&vc, B) : 0)));
-        }
-    }
-    if (stap_engine_create(&eng, cfg, in->steering, in->steering_beams, in->steering_len, &eo, &err)) {
-        /* say how the file was read: a rank-4 cube written in another layout fails here */
-        rt_prefix(&err, "%s: '/data/iq' of rank 4 read as a recording of %lld CPIs of %d "
-                  "channels x %d pulses x %d range gates", input, cpis, in->channels, in->pulses,
-                  in->range_gates);
-        status = cli_fail(&err);
-        goto out;
-    }
-    if (*stap_engine_note(eng)) /* warnings are not silenced by --quiet */
-        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(eng));
-    const stap_config *pc = stap_engine_config(eng);
-    char cfar_desc[128];
-    stap_cfar_describe(cfar, cfar_desc, sizeof cfar_desc);
-    stap_result hdr;
-    memset(&hdr, 0, sizeof hdr);
-    hdr.cfg = pc;
-    hdr.input_name = input;
-    hdr.backend_name = la_backend_name(pc->backend);
-    hdr.beams = stap_engine_beams(eng);
-    hdr.steering = stap_engine_steering(eng);
-    hdr.meta = &in->meta;
-    hdr.have_detections = cfar->kind != STAP_CFAR_NONE;
-    hdr.cfar_description = cfar_desc;
-    hdr.engine = eng;
-    hdr.input_samples = in->samples;
-    const size_t wlen = stap_weights_count(pc, hdr.beams), ylen = stap_output_count(pc, hdr.beams);
-    /* from here SIGINT/SIGTERM finish the CPIs in flight and publish what ran (a signal
-     * before the first CPI publishes a file of none) */
-    cli_graceful_begin();
-    if (stap_result_writer_open_mode(&rw, output, &hdr, keep_output, mode, &err) ||
-        cpi_writer_start(&writer, rw, wlen, keep_output ? ylen : 0, 4, &err) ||
-        cpi_reader_start(&reader, rec, eng, cpis, eo.slots + 2, &err)) {
-        status = cli_fail(&err);
-        goto out;
-    }
-    stream_stats st;
-    double t0 = la_now_ms();
-    checked_sink cs = {{0}, eng, writer, reader};
-    /* what is written is always checked finite; --check also the output not written */
-    cpi_checks_init(&cs.checks, input, strict, check || keep_output, 1);
-    int rst = stream_run(eng, 0, cpis, cpi_reader_get_fn, cpi_reader_release_fn, reader,
-                         checked_put, &cs, 0, !quiet && isatty(2), &st, &err);
-    cli_graceful_end();
-    char stopped[640] = "";
-    rt_error fault;
-    rt_clear(&fault);
-    if (rst && err.code == RT_EDEVICE) {
-        /* a device fault with a named backend (auto moves to the CPU instead): the CPIs
-         * before it are published, marked stopped, and the run fails naming the CPI */
-        fault = err;
-        snprintf(stopped, sizeof stopped, "by a device fault at input CPI %lld, after %lld of "
-                 "the %lld written CPIs: %.400s", cpi_reader_input_cpi(reader, st.cpis_done),
-                 st.cpis_done, cpis, err.msg);
-        st.cpis_run = st.cpis_done;
-        status = EXIT_PROCESSING;
-    } else if (rst) {
-        if (!strstr(err.msg, input)) rt_prefix(&err, "%s", input);
-        status = cli_fail(&err);
-        goto out;
-    }
-    cpi_checks_report(&cs.checks);
-    if (st.stopped_by) {
-        snprintf(stopped, sizeof stopped, "by %s after %lld of the %lld written CPIs",
-                 st.stopped_by == SIGINT ? "SIGINT" : st.stopped_by == SIGTERM ? "SIGTERM" : "a signal",
-                 st.cpis_run, cpis);
-        status = 128 + st.stopped_by;
-    }
-    if (stap_engine_moved_to_cpu(eng) >= 0) /* said once, as it ends */
-        fprintf(stderr, "rtstap: warning: %s: %s (input CPI %lld)\n", input, stap_engine_note(eng),
-                cpi_reader_input_cpi(reader, stap_engine_moved_to_cpu(eng)));
-    double write_s = 0, read_s = 0, wait_s = 0;
-    cpi_reader_times(reader, &read_s, &wait_s);
-    cpi_reader_stop(reader);
-    reader = NULL;
-    int wst = cpi_writer_finish(writer, &write_s, &err);
-    writer = NULL;
-    if (wst) {
-        status = cli_fail(&err);
-        goto out;
-    }
-    const double wall = la_now_ms() - t0;
-    stap_result sum;
-    memset(&sum, 0, sizeof sum);
-    sum.timing_ms = st.stage_median;
-    sum.read_ms = read_s * 1e3;
-    sum.total_ms = la_now_ms() - t_start;
-    sum.backend_name = hdr.backend_name;
-    sum.stopped = stopped[0] ? stopped : NULL;
-    sum.cpis_unwritten = in_file - cpis;
-    sum.engine_note = stap_engine_note(eng);
-    int cst = stap_result_writer_close(rw, &sum, &err);
-    rw = NULL;
-    if (cst) {
-        status = cli_fail(&err);
-        goto out;
-    }
-    if (fault.code)
-        cli_error(EXIT_PROCESSING, "%s: %s; the %lld CPIs before it are in %s (/config stopped)",
-                  input, fault.msg, st.cpis_done, output);
-    else if (stopped[0])
-        fprintf(stderr, "rtstap: stopped %s; %s holds them (/config stopped)\n", stopped, output);
-    if (!quiet) {
-        fprintf(stderr, "rtstap: %s, %lld CPIs, backend %s\n  engine: %s\n", input, st.cpis_run,
-                hdr.backend_name, stap_engine_describe(eng));
-        char wb[64], ab[48];
-        fprintf(stderr, "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d%s B=%d%s\n", pc->channels, pc->pulses,
-                pc->range_gates, pc->doppler_bins, pc->doppler_order, pc->segments, pc->training,
-                cli_window_str(pc, wb, sizeof wb), hdr.beams, cli_algorithm_str(pc, ab, sizeof ab));
-        fprintf(stderr, "  stage medians ms:");
-        for (int s = 0; s < STAP_STAGE_COUNT; s++)
-            fprintf(stderr, " %s %.3f", stap_stage_names[s], st.stage_median[s]);
-        fprintf(stderr, "\n  %.1f CPIs/s over %.3f s; latency p50 %.3f ms, p99 %.3f ms\n",
-                st.cpis_run / (wall * 1e-3), wall * 1e-3, st.lat_p50, st.lat_p99);
-        fprintf(stderr, "  reader: %.3f s reading, writer: %.3f s writing (%s limits the run)\n",
-                read_s, write_s, read_s > 0.8 * wall * 1e-3 ? "reading" :
-                write_s > 0.8 * wall * 1e-3 ? "writing" : "compute");
-        if (hdr.have_detections)
-            fprintf(stderr, "  detections: %.2f per CPI (%s)\n", st.detections_per_cpi, cfar_desc);
-        fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
-                (double)cs.checks.worst_ratio, stap_engine_conditioning_limit(eng));
-    }
-    if (json) {
-        cJSON *doc = run_json(input, output, eng, hdr.beams, cfar, cfar_desc, threads);
-        cJSON_AddNumberToObject(doc, "cpis_in_file", (double)in_file);
-        cJSON_AddNumberToObject(doc, "cpis_unwritten", (double)(in_file - cpis));
-        cJSON_AddNumberToObject(doc, "cpis_run", (double)st.cpis_run);
-        if (st.stopped_by) cJSON_AddNumberToObject(doc, "stopped_by_signal", st.stopped_by);
-        stream_json_stats(doc, &st);
-        cJSON_AddNumberToObject(doc, "reader_s", read_s);
-        cJSON_AddNumberToObject(doc, "writer_s", write_s);
-        cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - t_start);
-        run_json_conditioning(doc, cs.checks.worst_ratio, eng);
-        if (cli_json_write(json, doc, mode, &err)) status = cli_fail(&err);
-        cJSON_Delete(doc);
-    }
-out:
-    cli_graceful_end();
-    cpi_reader_stop(reader);
-    if (writer) cpi_writer_finish(writer, NULL, &err);
-    stap_result_writer_abort(rw);
-    stap_engine_destroy(eng);
-    stap_recording_close(rec);
-    stap_input_free(in);
-    return status;
-}
-
-int cmd_run(int argc, char **argv)
-{
-    const char *input = NULL, *output = NULL, *json = NULL;
-    stap_preset preset = STAP_PRESET_HARD;
-    int quiet = 0, repeat = 1, keep_output = 0, check = 0, force = 0, device = -1;
-    /* flags first collected, then laid over the preset */
-    int dbins = -1, dorder = -1, seg = -1, train = -1, beams = -1, threads = 0;
-    double loading = 0;
-    stap_config cfg;
-    stap_config_defaults(&cfg);
-    stap_cfar_config cfar;
-    stap_cfar_defaults(&cfar);
-    cfar.kind = STAP_CFAR_CA;
-    int cfar_given = 0; /* the default detector steps aside on cubes too short for it */
-    cli_input_opts inopts = {{0}, NULL, NULL, 0}; /* --layout, --strict */
-    cli_training tw;
-    cli_training_defaults(&tw);
-    rt_error err;
-    rt_clear(&err);
+    j->preset = STAP_PRESET_HARD;
+    j->repeat = 1;
+    j->device = -1;
+    j->dbins = j->dorder = j->seg = j->train = j->beams = -1; /* laid over the preset later */
+    stap_config_defaults(&j->cfg);
+    stap_cfar_defaults(&j->cfar);
+    j->cfar.kind = STAP_CFAR_CA; /* the default detector steps aside on cubes too short for it */
+    cli_training_defaults(&j->tw);
     cli_opt opts[] = {
-        {"input", 0, CLI_STRING, &input, "FILE",
+        {"input", 0, CLI_STRING, &j->input, "FILE",
          "schema-v1.1 HDF5 cube (/data/iq: channels x pulses x range,\n"
          "or CPIs x channels x pulses x range: a recording; any\n"
          "order of the three when its axes are labelled; complex64,\n"
          "or {r,i}/{real,imag} of float64, int8, int16, int32, or\n"
          "those interleaved along a last axis of length 2)", .flags = CLI_INPUT},
-        CLI_OPT_LAYOUT(&inopts),
-        CLI_OPT_SCALE(&inopts),
-        {"output", 'o', CLI_STRING, &output, "FILE",
+        CLI_OPT_LAYOUT(&j->inopts),
+        CLI_OPT_SCALE(&j->inopts),
+        {"output", 'o', CLI_STRING, &j->output, "FILE",
          "result file (written atomically; an existing file is refused\n"
          "without -f)", .flags = CLI_REQUIRED | CLI_OUTPUT},
-        CLI_OPT_FORCE(&force),
-        {"preset", 0, CLI_CALL, &preset, "NAME",
+        CLI_OPT_FORCE(&j->force),
+        {"preset", 0, CLI_CALL, &j->preset, "NAME",
          "easy | medium | hard (default hard); options override it", .parse = parse_preset},
-        {"doppler-bins", 0, CLI_INT, &dbins, "D", "Doppler bins, D >= pulses (zero-padded FFT)",
+        {"doppler-bins", 0, CLI_INT, &j->dbins, "D", "Doppler bins, D >= pulses (zero-padded FFT)",
          .lo = 1, .hi = 1 << 20},
-        {"doppler-order", 0, CLI_CALL, &dorder, "Q",
+        {"doppler-order", 0, CLI_CALL, &j->dorder, "Q",
          "odd: 1 = post-Doppler, 3 = third-order Doppler-factored",
          .parse = cli_parse_doppler_order},
-        {"segments", 0, CLI_INT, &seg, "S", "range segments (S divides the range gates)",
+        {"segments", 0, CLI_INT, &j->seg, "S", "range segments (S divides the range gates)",
          .lo = 1, .hi = 1 << 24},
-        {"training", 0, CLI_INT, &train, "K", "training cells per segment (or sliding block)",
+        {"training", 0, CLI_INT, &j->train, "K", "training cells per segment (or sliding block)",
          .lo = 1, .hi = 1 << 24},
-        CLI_OPT_TRAINING(&tw),
-        {"beams", 0, CLI_INT, &beams, "B", "beams (ignored when the input has /steering)",
+        CLI_OPT_TRAINING(&j->tw),
+        {"beams", 0, CLI_INT, &j->beams, "B", "beams (ignored when the input has /steering)",
          .lo = 1, .hi = 4096},
-        {"loading", 0, CLI_DOUBLE, &loading, "DELTA",
+        {"loading", 0, CLI_DOUBLE, &j->loading, "DELTA",
          "diagonal loading, R^H R = K (Rhat + DELTA I) (default 0)", .lo = 0, .hi = 1e30},
-        {"window", 0, CLI_CALL, &cfg, "W", "none | hann | chebyshev:DB (default none)",
+        {"window", 0, CLI_CALL, &j->cfg, "W", "none | hann | chebyshev:DB (default none)",
          .parse = parse_window},
-        CLI_OPT_BACKEND(&cfg.backend),
-        CLI_OPT_DEVICE(&device),
-        CLI_OPT_THREADS(&threads),
-        CLI_OPTS_CFAR(&cfar, &cfar_given),
-        {"keep-output", 0, CLI_FLAG, &keep_output, NULL,
+        CLI_OPT_BACKEND(&j->cfg.backend),
+        CLI_OPT_DEVICE(&j->device),
+        CLI_OPT_THREADS(&j->threads),
+        CLI_OPTS_CFAR(&j->cfar, &j->cfar_given),
+        {"keep-output", 0, CLI_FLAG, &j->keep_output, NULL,
          "recordings: also write /output/iq for every CPI (a single\n"
          "CPI always has it)"},
-        {"repeat", 0, CLI_INT, &repeat, "N",
+        {"repeat", 0, CLI_INT, &j->repeat, "N",
          "process the CPI N times through one engine; the table\n"
          "gives the median of runs 2..N (default 1)", .lo = 1, .hi = 100000},
-        CLI_OPT_STRICT(&inopts,
+        CLI_OPT_STRICT(&j->inopts,
                        "errors instead of warnings: an input without axis labels\n"
                        "is refused (default: read as channel, pulse, range), and\n"
                        "ill-conditioned training (min|R_ii|/max|R_ii| below\n"
                        "10 eps N) stops the run"),
-        {"check", 0, CLI_FLAG, &check, NULL,
+        {"check", 0, CLI_FLAG, &j->check, NULL,
          "recordings: verify that every output sample is finite,\n"
          "also those not written (what is written is always checked:\n"
          "exit 1 naming the first weight, sample or detection that\n"
          "is not finite)"},
-        CLI_OPT_JSON(&json),
-        {"quiet", 0, CLI_FLAG, &quiet, NULL, "no timing table"},
+        CLI_OPT_JSON(&j->json),
+        {"quiet", 0, CLI_FLAG, &j->quiet, NULL, "no timing table"},
         {0}};
     int pst = cli_parse(&run_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
-    if (cli_input_opts_need_input(&inopts, input)) return EXIT_USAGE;
-    if ((pst = cli_training_apply(&tw, seg > 0, &cfg)) || (pst = cli_training_order(&tw, &dorder)))
+    if (cli_input_opts_need_input(&j->inopts, j->input)) return EXIT_USAGE;
+    if ((pst = cli_training_apply(&j->tw, j->seg > 0, &j->cfg)) ||
+        (pst = cli_training_order(&j->tw, &j->dorder)))
         return pst;
-    if ((pst = cli_select_device(device))) return pst;
-    const rt_write_mode mode = cli_write_mode(force);
-    if ((pst = cli_output_ok(json, force))) return pst;
+    if ((pst = cli_select_device(j->device))) return pst;
+    j->mode = cli_write_mode(j->force);
+    if ((pst = cli_output_ok(j->json, j->force))) return pst;
+    /* fail before computing when the output cannot be written */
+    rt_error err;
+    if (stap_output_check_mode(j->output, j->mode, &err)) return cli_fail(&err);
+    return CLI_GO;
+}
 
-    /* Fail before computing when the output cannot be written. */
-    if (stap_output_check_mode(output, mode, &err)) return cli_fail(&err);
+void run_apply_options(run_job *j)
+{
+    stap_config *c = &j->cfg;
+    c->channels = j->in.channels;
+    c->pulses = j->in.pulses;
+    c->range_gates = j->in.range_gates;
+    if (j->input) c->doppler_bins = 0; /* default D = P of the file unless given */
+    if (j->dbins > 0) c->doppler_bins = j->dbins;
+    if (j->dorder > 0) c->doppler_order = j->dorder;
+    if (j->seg > 0) c->segments = j->seg;
+    if (j->train > 0) c->training = j->train;
+    if (j->beams > 0) c->beams = j->beams;
+    c->loading = j->loading;
+    c->threads = j->threads;
+    if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
+}
 
-    double t_start = la_now_ms();
-    stap_recording *one_cpi = NULL; /* a one-CPI file, read after validation */
-    stap_input in;
-    memset(&in, 0, sizeof in);
-    char input_name[1024];
-    stap_preset_config(preset, &cfg);
-    if (input) {
-        /* a rank-4 file is a recording of many CPIs: its own path (run_recording) */
-        stap_recording *rec;
-        if (stap_recording_open_opts(input, &rec, &in, &inopts.read, &err)) return cli_fail(&err);
-        int lst = cli_check_layout(input, &in, &inopts);
-        if (lst) {
-            stap_recording_close(rec);
-            stap_input_free(&in);
-            return lst;
-        }
-        if (stap_recording_rank(rec) == 4 &&
-            (lst = cli_check_unwritten(input, rec, inopts.strict))) {
-            stap_recording_close(rec);
-            stap_input_free(&in);
-            return lst;
-        }
-        if (stap_recording_rank(rec) == 4)
-            return run_recording(rec, &in, input, output, &cfg, dbins, dorder, seg, train, beams,
-                                 loading, threads, &cfar, cfar_given, keep_output, quiet,
-                                 inopts.strict, check, t_start, json, mode);
-        /* one CPI: its samples are read once the configuration is known to fit (a small
-         * file declaring a huge dataset made run read gigabytes of fill values first) */
-        one_cpi = rec;
-        snprintf(input_name, sizeof input_name, "%s", input);
-    } else {
-        in.channels = cfg.channels;
-        in.pulses = cfg.pulses;
-        in.range_gates = cfg.range_gates;
-        in.iq = malloc(sizeof(cf32) * (size_t)in.channels * in.pulses * in.range_gates);
-        if (!in.iq) return cli_error(EXIT_PROCESSING, "out of memory for the synthetic cube");
+/* the input: a file's shape and metadata (a recording is handed on), or the synthesized cube */
+static int run_open_input(run_job *j)
+{
+    rt_error err;
+    int st;
+    stap_preset_config(j->preset, &j->cfg);
+    if (!j->input) {
+        j->in.channels = j->cfg.channels;
+        j->in.pulses = j->cfg.pulses;
+        j->in.range_gates = j->cfg.range_gates;
+        j->in.iq = malloc(sizeof(cf32) * (size_t)j->in.channels * j->in.pulses * j->in.range_gates);
+        if (!j->in.iq) return cli_error(EXIT_PROCESSING, "out of memory for the synthetic cube");
         synth_params sp;
-        synth_defaults(&sp, in.channels, in.pulses, in.range_gates);
-        if (synth_cube(&sp, in.iq, &err)) {
-            stap_input_free(&in);
-            return cli_fail(&err);
-        }
-        snprintf(input_name, sizeof input_name, "synthetic:%s", stap_preset_name(preset));
+        synth_defaults(&sp, j->in.channels, j->in.pulses, j->in.range_gates);
+        if (synth_cube(&sp, j->in.iq, &err)) return cli_fail(&err);
+        snprintf(j->input_name, sizeof j->input_name, "synthetic:%s", stap_preset_name(j->preset));
+        return EXIT_OK;
     }
-    double read_ms = la_now_ms() - t_start;
+    if (stap_recording_open_opts(j->input, &j->rec, &j->in, &j->inopts.read, &err))
+        return cli_fail(&err);
+    if ((st = cli_check_layout(j->input, &j->in, &j->inopts))) return st;
+    if (stap_recording_rank(j->rec) == 4 && (st = cli_check_unwritten(j->input, j->rec, j->inopts.strict)))
+        return st;
+    /* one CPI: its samples are read once the configuration is known to fit (a small file
+     * declaring a huge dataset made run read gigabytes of fill values first) */
+    snprintf(j->input_name, sizeof j->input_name, "%s", j->input);
+    return EXIT_OK;
+}
 
-    cfg.channels = in.channels;
-    cfg.pulses = in.pulses;
-    cfg.range_gates = in.range_gates;
-    if (input) cfg.doppler_bins = 0; /* default D = P of the file unless given */
-    if (dbins > 0) cfg.doppler_bins = dbins;
-    if (dorder > 0) cfg.doppler_order = dorder;
-    if (seg > 0) cfg.segments = seg;
-    if (train > 0) cfg.training = train;
-    if (beams > 0) cfg.beams = beams;
-    cfg.loading = loading;
-    cfg.threads = threads;
-    if (in.meta.has_element_spacing) cfg.element_spacing = in.meta.element_spacing_wavelengths;
-
-    int status = EXIT_OK;
-    stap_engine *eng = NULL;
-    double *reps = NULL;
-    stap_cpi_result r;
-    memset(&r, 0, sizeof r);
-    if (cfar_fit(&cfar, &cfg, cfar_given, quiet, input_name, &err)) {
-        status = cli_fail(&err);
-        goto out;
-    }
+/* One CPI: the engine, the cube read (a file's), --repeat runs, the checks; the stage times
+ * (the median of runs 2..N) into timing */
+static int one_compute(run_job *j, stap_engine **eng, stap_cpi_result *r, double *timing,
+                       double *read_ms)
+{
+    rt_error err;
+    run_apply_options(j);
+    if (run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input_name, &err))
+        return cli_fail(&err);
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);
     eo.slots = 1;
     eo.keep_weights = 1;
     eo.keep_output = 1;
-    eo.cfar = cfar;
-    eo.host_reserve = sizeof(cf32) * (size_t)in.channels * in.pulses * in.range_gates;
-    if (stap_engine_create(&eng, &cfg, in.steering, in.steering_beams, in.steering_len, &eo, &err)) {
-        rt_prefix(&err, "%s", input_name);
-        status = cli_fail(&err);
-        goto out;
+    eo.cfar = j->cfar;
+    const size_t n = (size_t)j->in.channels * j->in.pulses * j->in.range_gates;
+    eo.host_reserve = sizeof(cf32) * n;
+    if (stap_engine_create(eng, &j->cfg, j->in.steering, j->in.steering_beams, j->in.steering_len,
+                           &eo, &err)) {
+        rt_prefix(&err, "%s", j->input_name);
+        return cli_fail(&err);
     }
-    if (*stap_engine_note(eng)) /* warnings are not silenced by --quiet */
-        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(eng));
-    if (one_cpi) {
+    if (*stap_engine_note(*eng)) /* warnings are not silenced by --quiet */
+        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(*eng));
+    if (j->rec) {
         double t0 = la_now_ms();
-        in.iq = malloc(sizeof(cf32) * (size_t)in.channels * in.pulses * in.range_gates);
-        if (!in.iq) {
-            status = cli_error(EXIT_PROCESSING, "out of memory for the %d x %d x %d cube",
-                               in.channels, in.pulses, in.range_gates);
-            goto out;
-        }
-        if (stap_recording_read(one_cpi, 0, in.iq, &err)) {
-            status = cli_fail(&err);
-            goto out;
-        }
-        read_ms += la_now_ms() - t0;
+        j->in.iq = malloc(sizeof(cf32) * n);
+        if (!j->in.iq)
+            return cli_error(EXIT_PROCESSING, "out of memory for the %d x %d x %d cube",
+                             j->in.channels, j->in.pulses, j->in.range_gates);
+        if (stap_recording_read(j->rec, 0, j->in.iq, &err)) return cli_fail(&err);
+        *read_ms += la_now_ms() - t0;
     }
-    double timing[STAP_STAGE_COUNT];
-    reps = calloc((size_t)repeat * STAP_STAGE_COUNT, sizeof *reps);
-    if (!reps) {
-        status = cli_error(EXIT_PROCESSING, "out of memory");
-        goto out;
-    }
-    /* --repeat N: the same CPI N times through the one engine; the first run is the
-     * warm-up and the table reports the median of the others, the steady state of a
-     * real-time loop (rtstap stream measures CPIs in flight). */
-    for (int rep = 0; rep < repeat; rep++) {
-        if (stap_engine_submit(eng, 0, in.iq, &err) || stap_engine_collect(eng, 0, &r, &err)) {
-            rt_prefix(&err, "%s", input_name);
-            status = cli_fail(&err);
-            goto out;
+    double *reps = calloc((size_t)j->repeat * STAP_STAGE_COUNT, sizeof *reps);
+    if (!reps) return cli_error(EXIT_PROCESSING, "out of memory");
+    /* --repeat N: the same CPI N times through the one engine; the first run is the warm-up
+     * and the table reports the median of the others, the steady state of a real-time loop
+     * (rtstap stream measures CPIs in flight) */
+    for (int rep = 0; rep < j->repeat; rep++) {
+        if (stap_engine_submit(*eng, 0, j->in.iq, &err) || stap_engine_collect(*eng, 0, r, &err)) {
+            free(reps);
+            rt_prefix(&err, "%s", j->input_name);
+            return cli_fail(&err);
         }
-        memcpy(reps + (size_t)rep * STAP_STAGE_COUNT, r.stage_ms, sizeof r.stage_ms);
-    }
-    cpi_checks checks;
-    cpi_checks_init(&checks, input_name, inopts.strict, 1, 0); /* everything is written: checked */
-    if (cpi_check(&checks, eng, &r, &err)) {
-        status = cli_fail(&err);
-        goto out;
+        memcpy(reps + (size_t)rep * STAP_STAGE_COUNT, r->stage_ms, sizeof r->stage_ms);
     }
     for (int i = 0; i < STAP_STAGE_COUNT; i++)
-        timing[i] = repeat == 1 ? reps[i] : median_stage(reps + STAP_STAGE_COUNT, repeat - 1, i);
+        timing[i] = j->repeat == 1 ? reps[i] : median_stage(reps + STAP_STAGE_COUNT, j->repeat - 1, i);
+    free(reps);
+    cpi_checks checks;
+    cpi_checks_init(&checks, j->input_name, j->inopts.strict, 1, 0); /* all written: checked */
+    if (cpi_check(&checks, *eng, r, &err)) return cli_fail(&err);
+    return EXIT_OK;
+}
+
+static void one_report(const run_job *j, const stap_engine *eng, const stap_cpi_result *r,
+                       const double *timing, double read_ms, double write_ms,
+                       const char *cfar_desc)
+{
+    const stap_config *pc = stap_engine_config(eng);
+    cli_print_timing(pc, j->input_name, timing, read_ms, write_ms, la_now_ms() - j->t_start);
+    if (j->repeat > 1) {
+        double c = 0;
+        for (int i = 0; i < STAP_STAGE_COUNT; i++) c += timing[i];
+        fprintf(stderr, "  stage times: median of %d CPIs after one warm-up; %.1f CPIs/s\n",
+                j->repeat - 1, 1e3 / c);
+    }
+    if (j->cfar.kind != STAP_CFAR_NONE)
+        fprintf(stderr, "  detections: %zu (%s)\n", r->detection_count, cfar_desc);
+    fprintf(stderr, "  engine: %s\n", stap_engine_describe(eng));
+    fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
+            (double)r->diag_ratio, stap_engine_conditioning_limit(eng));
+}
+
+static int one_json(const run_job *j, const stap_engine *eng, const stap_cpi_result *r,
+                    const double *timing, double read_ms, double write_ms, const char *cfar_desc)
+{
+    rt_error err;
+    cJSON *doc = run_json(j->input_name, j->output, eng, stap_engine_beams(eng), &j->cfar,
+                          cfar_desc, j->threads);
+    cJSON *t = cJSON_AddObjectToObject(doc, "stage_ms");
+    for (int i = 0; i < STAP_STAGE_COUNT; i++) cJSON_AddNumberToObject(t, stap_stage_names[i], timing[i]);
+    cJSON_AddStringToObject(doc, "stage_ms_statistic",
+                            j->repeat == 1 ? "one CPI" : "median of runs 2..repeat");
+    cJSON_AddNumberToObject(doc, "repeat", j->repeat);
+    cJSON_AddNumberToObject(doc, "read_ms", read_ms);
+    cJSON_AddNumberToObject(doc, "write_ms", write_ms);
+    cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - j->t_start);
+    if (j->cfar.kind != STAP_CFAR_NONE)
+        cJSON_AddNumberToObject(doc, "detections", (double)r->detection_count);
+    run_json_conditioning(doc, r->diag_ratio, eng);
+    int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
+    cJSON_Delete(doc);
+    return status;
+}
+
+/* One CPI: compute, write the result file, report */
+static int run_one(run_job *j, double read_ms)
+{
+    rt_error err;
+    stap_engine *eng = NULL;
+    stap_cpi_result r;
+    memset(&r, 0, sizeof r);
+    double timing[STAP_STAGE_COUNT];
+    int status = one_compute(j, &eng, &r, timing, &read_ms);
+    if (status) {
+        stap_engine_destroy(eng);
+        return status;
+    }
     char cfar_desc[128];
-    stap_cfar_describe(&cfar, cfar_desc, sizeof cfar_desc);
-    double total_ms = la_now_ms() - t_start;
+    stap_cfar_describe(&j->cfar, cfar_desc, sizeof cfar_desc);
     const stap_config *pc = stap_engine_config(eng);
     stap_result res;
     memset(&res, 0, sizeof res);
     res.cfg = pc;
-    res.input_name = input_name;
+    res.input_name = j->input_name;
     res.backend_name = la_backend_name(pc->backend);
     res.beams = stap_engine_beams(eng);
     res.steering = stap_engine_steering(eng);
@@ -545,55 +363,37 @@ int cmd_run(int argc, char **argv)
     res.output = r.output;
     res.timing_ms = timing;
     res.read_ms = read_ms;
-    res.total_ms = total_ms;
-    res.meta = &in.meta;
-    res.have_detections = cfar.kind != STAP_CFAR_NONE;
+    res.total_ms = la_now_ms() - j->t_start;
+    res.meta = &j->in.meta;
+    res.have_detections = j->cfar.kind != STAP_CFAR_NONE;
     res.detections = r.detections;
     res.detection_count = r.detection_count;
     res.cfar_description = cfar_desc;
     res.engine = eng;
-    res.input_samples = input ? in.samples : NULL;
+    res.input_samples = j->input ? j->in.samples : NULL;
     double t_w = la_now_ms();
-    if (stap_result_write_mode(output, &res, mode, &err)) {
-        status = cli_fail(&err);
-        goto out;
-    }
+    if (stap_result_write_mode(j->output, &res, j->mode, &err)) status = cli_fail(&err);
     double write_ms = la_now_ms() - t_w;
-    if (!quiet) {
-        cli_print_timing(pc, input_name, timing, read_ms, write_ms, la_now_ms() - t_start);
-        if (repeat > 1) {
-            double c = 0;
-            for (int i = 0; i < STAP_STAGE_COUNT; i++) c += timing[i];
-            fprintf(stderr, "  stage times: median of %d CPIs after one warm-up; %.1f CPIs/s\n",
-                    repeat - 1, 1e3 / c);
-        }
-        if (cfar.kind != STAP_CFAR_NONE)
-            fprintf(stderr, "  detections: %zu (%s)\n", r.detection_count, cfar_desc);
-        fprintf(stderr, "  engine: %s\n", stap_engine_describe(eng));
-        fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
-                (double)r.diag_ratio, stap_engine_conditioning_limit(eng));
-    }
-    if (json) {
-        cJSON *doc = run_json(input_name, output, eng, res.beams, &cfar, cfar_desc, threads);
-        cJSON *t = cJSON_AddObjectToObject(doc, "stage_ms");
-        for (int i = 0; i < STAP_STAGE_COUNT; i++)
-            cJSON_AddNumberToObject(t, stap_stage_names[i], timing[i]);
-        cJSON_AddStringToObject(doc, "stage_ms_statistic",
-                                repeat == 1 ? "one CPI" : "median of runs 2..repeat");
-        cJSON_AddNumberToObject(doc, "repeat", repeat);
-        cJSON_AddNumberToObject(doc, "read_ms", read_ms);
-        cJSON_AddNumberToObject(doc, "write_ms", write_ms);
-        cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - t_start);
-        if (cfar.kind != STAP_CFAR_NONE)
-            cJSON_AddNumberToObject(doc, "detections", (double)r.detection_count);
-        run_json_conditioning(doc, r.diag_ratio, eng);
-        if (cli_json_write(json, doc, mode, &err)) status = cli_fail(&err);
-        cJSON_Delete(doc);
-    }
-out:
-    free(reps);
+    if (!status && !j->quiet) one_report(j, eng, &r, timing, read_ms, write_ms, cfar_desc);
+    if (!status && j->json) status = one_json(j, eng, &r, timing, read_ms, write_ms, cfar_desc);
     stap_engine_destroy(eng);
-    stap_recording_close(one_cpi);
-    stap_input_free(&in);
+    return status;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_job *j = calloc(1, sizeof *j);
+    if (!j) return cli_error(EXIT_PROCESSING, "out of memory");
+    int status = run_parse(j, argc, argv);
+    if (status == CLI_GO) {
+        j->t_start = la_now_ms();
+        if (!(status = run_open_input(j))) {
+            if (j->rec && stap_recording_rank(j->rec) == 4) status = run_recording(j);
+            else status = run_one(j, la_now_ms() - j->t_start);
+        }
+    }
+    stap_recording_close(j->rec);
+    stap_input_free(&j->in);
+    free(j);
     return status;
 }

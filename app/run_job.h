@@ -1,0 +1,45 @@
+/* run_job: one `rtstap run` — its options, its input and what the two paths share: the one-
+ * CPI path (cmd_run.c) and the recording path (run_recording.c). */
+#ifndef RUN_JOB_H
+#define RUN_JOB_H
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "cli_opts.h"
+#include "engine.h"
+#include "h5io.h"
+
+typedef struct run_job {
+    const char *input, *output, *json;
+    stap_preset preset;
+    int quiet, repeat, keep_output, check, force, device;
+    int dbins, dorder, seg, train, beams, threads; /* laid over the preset (-1, 0: not given) */
+    double loading;
+    stap_config cfg;
+    stap_cfar_config cfar;
+    int cfar_given;
+    cli_input_opts inopts; /* --layout, --strict */
+    cli_training tw;
+    rt_write_mode mode;
+    double t_start;
+    stap_input in;
+    stap_recording *rec; /* the input file (one CPI or a recording), or NULL: synthesized */
+    char input_name[1024];
+} run_job;
+
+/* the options over the preset's configuration, the input's shape and metadata */
+void run_apply_options(run_job *j);
+/* The default detector steps aside (with a note) on range lines too short for its window;
+ * a detector the user asked for is an error there. */
+int run_cfar_fit(stap_cfar_config *cfar, const stap_config *cfg, int given, int quiet,
+                 const char *input, rt_error *err);
+/* --json: the files, the engine, its configuration, the detector and the platform */
+cJSON *run_json(const char *input, const char *output, const stap_engine *eng, int beams,
+                const stap_cfar_config *cfar, const char *cfar_desc, int threads);
+/* "conditioning": the smallest min|R_ii|/max|R_ii| of the run's factors and its limit */
+void run_json_conditioning(cJSON *doc, double ratio, const stap_engine *eng);
+/* Every CPI of a rank-4 recording (run_recording.c) */
+int run_recording(run_job *j);
+
+#endif

@@ -1,0 +1,247 @@
+/* run_recording.c: `rtstap run` on a recording (/data/iq of rank 4) — every written CPI
+ * through one engine: a reader thread, S CPIs in flight, a writer thread; per-CPI results
+ * in the extensible datasets of stap_result_writer, published when the run ends (or stops
+ * cleanly on SIGINT/SIGTERM, or on a device fault with a named backend). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpi_check.h"
+#include "cpi_io.h"
+#include "cli_json.h"
+#include "h5io_extra.h"
+#include "rtstap/common.h" /* la_now_ms */
+#include "run_job.h"
+#include "signals.h"
+#include "stream_loop.h"
+
+/* The writer's sink behind the checks of cpi_check.h. */
+typedef struct checked_sink {
+    cpi_checks checks;
+    const stap_engine *eng;
+    cpi_writer *writer;
+    const cpi_reader *reader; /* the input's CPI of each result */
+} checked_sink;
+
+static int checked_put(void *user, const stap_cpi_result *r, rt_error *err)
+{
+    checked_sink *cs = user;
+    int st = cpi_check(&cs->checks, cs->eng, r, err);
+    return st ? st : cpi_writer_put(cs->writer, r, cpi_reader_input_cpi(cs->reader, r->cpi), err);
+}
+
+/* what one recording run holds and measures */
+typedef struct rec_run {
+    long long in_file, cpis;
+    stap_engine *eng;
+    stap_engine_options eo;
+    stap_result_writer *rw;
+    cpi_reader *reader;
+    cpi_writer *writer;
+    stap_result hdr;
+    char cfar_desc[128];
+    stream_stats st;
+    checked_sink cs;
+    char stopped[640];
+    rt_error fault;
+    double read_s, wait_s, write_s, wall;
+    int ran; /* the stream ended, stopped or faulted: what ran is published */
+} rec_run;
+
+/* the engine, with room reserved for the reader's cubes and the writer's queue */
+static int rec_engine(run_job *j, rec_run *r)
+{
+    rt_error err;
+    const stap_input *in = &j->in;
+    if (run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input, &err))
+        return cli_fail(&err);
+    stap_engine_options_defaults(&r->eo);
+    r->eo.slots = r->cpis < 3 ? (int)r->cpis : 3;
+    r->eo.keep_weights = 1;
+    r->eo.keep_output = j->keep_output || j->check; /* --check looks at every output sample */
+    r->eo.cfar = j->cfar;
+    stap_config vc = j->cfg;
+    rt_error ignore;
+    if (!stap_config_validate(&vc, in->steering != NULL, in->steering_beams,
+                              in->steering ? in->steering_len : 0, &ignore)) {
+        const int B = in->steering ? in->steering_beams : vc.beams;
+        r->eo.host_reserve = sizeof(cf32) * ((size_t)(r->eo.slots + 2) * in->channels * in->pulses *
+                                                 in->range_gates +
+                                             4 * (stap_weights_count(&vc, B) +
+                                                  (j->keep_output ? stap_output_count(&vc, B) : 0)));
+    }
+    if (stap_engine_create(&r->eng, &j->cfg, in->steering, in->steering_beams, in->steering_len,
+                           &r->eo, &err)) {
+        /* say how the file was read: a rank-4 cube written in another layout fails here */
+        rt_prefix(&err, "%s: '/data/iq' of rank 4 read as a recording of %lld CPIs of %d "
+                  "channels x %d pulses x %d range gates", j->input, r->cpis, in->channels,
+                  in->pulses, in->range_gates);
+        return cli_fail(&err);
+    }
+    if (*stap_engine_note(r->eng)) /* warnings are not silenced by --quiet */
+        fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(r->eng));
+    stap_cfar_describe(&j->cfar, r->cfar_desc, sizeof r->cfar_desc);
+    stap_result *h = &r->hdr;
+    h->cfg = stap_engine_config(r->eng);
+    h->input_name = j->input;
+    h->backend_name = la_backend_name(h->cfg->backend);
+    h->beams = stap_engine_beams(r->eng);
+    h->steering = stap_engine_steering(r->eng);
+    h->meta = &in->meta;
+    h->have_detections = j->cfar.kind != STAP_CFAR_NONE;
+    h->cfar_description = r->cfar_desc;
+    h->engine = r->eng;
+    h->input_samples = in->samples;
+    return EXIT_OK;
+}
+
+/* the stream from reader to writer; a device fault with a named backend (auto moves to the
+ * CPU instead) publishes the CPIs before it, marked stopped, and fails naming the CPI */
+static int rec_stream(run_job *j, rec_run *r)
+{
+    rt_error err;
+    const stap_config *pc = r->hdr.cfg;
+    const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
+    if (stap_result_writer_open_mode(&r->rw, j->output, &r->hdr, j->keep_output, j->mode, &err) ||
+        cpi_writer_start(&r->writer, r->rw, wlen, j->keep_output ? ylen : 0, 4, &err) ||
+        cpi_reader_start(&r->reader, j->rec, r->eng, r->cpis, r->eo.slots + 2, &err))
+        return cli_fail(&err);
+    double t0 = la_now_ms();
+    r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
+    /* what is written is always checked finite; --check also the output not written */
+    cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || j->keep_output, 1);
+    int rst = stream_run(r->eng, 0, r->cpis, cpi_reader_get_fn, cpi_reader_release_fn, r->reader,
+                         checked_put, &r->cs, 0, !j->quiet && isatty(2), &r->st, &err);
+    cli_graceful_end();
+    int status = EXIT_OK;
+    if (rst && err.code == RT_EDEVICE) {
+        r->fault = err;
+        snprintf(r->stopped, sizeof r->stopped, "by a device fault at input CPI %lld, after %lld "
+                 "of the %lld written CPIs: %.400s", cpi_reader_input_cpi(r->reader, r->st.cpis_done),
+                 r->st.cpis_done, r->cpis, err.msg);
+        r->st.cpis_run = r->st.cpis_done;
+        status = EXIT_PROCESSING;
+    } else if (rst) {
+        if (!strstr(err.msg, j->input)) rt_prefix(&err, "%s", j->input);
+        return cli_fail(&err);
+    }
+    cpi_checks_report(&r->cs.checks);
+    if (r->st.stopped_by) {
+        snprintf(r->stopped, sizeof r->stopped, "by %s after %lld of the %lld written CPIs",
+                 r->st.stopped_by == SIGINT ? "SIGINT" : r->st.stopped_by == SIGTERM ? "SIGTERM" : "a signal",
+                 r->st.cpis_run, r->cpis);
+        status = 128 + r->st.stopped_by;
+    }
+    if (stap_engine_moved_to_cpu(r->eng) >= 0) /* said once, as it ends */
+        fprintf(stderr, "rtstap: warning: %s: %s (input CPI %lld)\n", j->input,
+                stap_engine_note(r->eng), cpi_reader_input_cpi(r->reader, stap_engine_moved_to_cpu(r->eng)));
+    cpi_reader_times(r->reader, &r->read_s, &r->wait_s);
+    cpi_reader_stop(r->reader);
+    r->reader = NULL;
+    int wst = cpi_writer_finish(r->writer, &r->write_s, &err);
+    r->writer = NULL;
+    if (wst) return cli_fail(&err);
+    r->wall = la_now_ms() - t0;
+    r->ran = 1;
+    return status;
+}
+
+/* the file published: the summary of what ran */
+static int rec_publish(run_job *j, rec_run *r)
+{
+    rt_error err;
+    stap_result sum;
+    memset(&sum, 0, sizeof sum);
+    sum.timing_ms = r->st.stage_median;
+    sum.read_ms = r->read_s * 1e3;
+    sum.total_ms = la_now_ms() - j->t_start;
+    sum.backend_name = r->hdr.backend_name;
+    sum.stopped = r->stopped[0] ? r->stopped : NULL;
+    sum.cpis_unwritten = r->in_file - r->cpis;
+    sum.engine_note = stap_engine_note(r->eng);
+    int cst = stap_result_writer_close(r->rw, &sum, &err);
+    r->rw = NULL;
+    if (cst) return cli_fail(&err);
+    if (r->fault.code)
+        cli_error(EXIT_PROCESSING, "%s: %s; the %lld CPIs before it are in %s (/config stopped)",
+                  j->input, r->fault.msg, r->st.cpis_done, j->output);
+    else if (r->stopped[0])
+        fprintf(stderr, "rtstap: stopped %s; %s holds them (/config stopped)\n", r->stopped, j->output);
+    return EXIT_OK;
+}
+
+static void rec_report(const run_job *j, const rec_run *r)
+{
+    const stap_config *pc = r->hdr.cfg;
+    const double wall_s = r->wall * 1e-3;
+    fprintf(stderr, "rtstap: %s, %lld CPIs, backend %s\n  engine: %s\n", j->input, r->st.cpis_run,
+            r->hdr.backend_name, stap_engine_describe(r->eng));
+    char wb[64], ab[48];
+    fprintf(stderr, "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d%s B=%d%s\n", pc->channels, pc->pulses,
+            pc->range_gates, pc->doppler_bins, pc->doppler_order, pc->segments, pc->training,
+            cli_window_str(pc, wb, sizeof wb), r->hdr.beams, cli_algorithm_str(pc, ab, sizeof ab));
+    fprintf(stderr, "  stage medians ms:");
+    for (int s = 0; s < STAP_STAGE_COUNT; s++)
+        fprintf(stderr, " %s %.3f", stap_stage_names[s], r->st.stage_median[s]);
+    fprintf(stderr, "\n  %.1f CPIs/s over %.3f s; latency p50 %.3f ms, p99 %.3f ms\n",
+            r->st.cpis_run / wall_s, wall_s, r->st.lat_p50, r->st.lat_p99);
+    fprintf(stderr, "  reader: %.3f s reading, writer: %.3f s writing (%s limits the run)\n",
+            r->read_s, r->write_s, r->read_s > 0.8 * wall_s ? "reading" :
+            r->write_s > 0.8 * wall_s ? "writing" : "compute");
+    if (r->hdr.have_detections)
+        fprintf(stderr, "  detections: %.2f per CPI (%s)\n", r->st.detections_per_cpi, r->cfar_desc);
+    fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
+            (double)r->cs.checks.worst_ratio, stap_engine_conditioning_limit(r->eng));
+}
+
+static int rec_json(const run_job *j, const rec_run *r)
+{
+    rt_error err;
+    cJSON *doc = run_json(j->input, j->output, r->eng, r->hdr.beams, &j->cfar, r->cfar_desc, j->threads);
+    cJSON_AddNumberToObject(doc, "cpis_in_file", (double)r->in_file);
+    cJSON_AddNumberToObject(doc, "cpis_unwritten", (double)(r->in_file - r->cpis));
+    cJSON_AddNumberToObject(doc, "cpis_run", (double)r->st.cpis_run);
+    if (r->st.stopped_by) cJSON_AddNumberToObject(doc, "stopped_by_signal", r->st.stopped_by);
+    stream_json_stats(doc, &r->st);
+    cJSON_AddNumberToObject(doc, "reader_s", r->read_s);
+    cJSON_AddNumberToObject(doc, "writer_s", r->write_s);
+    cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - j->t_start);
+    run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);
+    int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
+    cJSON_Delete(doc);
+    return status;
+}
+
+int run_recording(run_job *j)
+{
+    rec_run *r = calloc(1, sizeof *r);
+    if (!r) return cli_error(EXIT_PROCESSING, "out of memory");
+    r->in_file = stap_recording_cpis(j->rec);
+    r->cpis = stap_recording_written(j->rec);
+    run_apply_options(j);
+    int status = rec_engine(j, r);
+    if (!status) {
+        /* from here SIGINT/SIGTERM finish the CPIs in flight and publish what ran (a signal
+         * before the first CPI publishes a file of none) */
+        cli_graceful_begin();
+        status = rec_stream(j, r);
+        if (r->ran) {
+            int st = rec_publish(j, r);
+            if (st) status = st;
+            else {
+                if (!j->quiet) rec_report(j, r);
+                if (j->json && (st = rec_json(j, r))) status = st;
+            }
+        }
+    }
+    cli_graceful_end();
+    rt_error ignore;
+    cpi_reader_stop(r->reader);
+    if (r->writer) cpi_writer_finish(r->writer, NULL, &ignore);
+    stap_result_writer_abort(r->rw);
+    stap_engine_destroy(r->eng);
+    free(r);
+    return status;
+}
