@@ -115,6 +115,60 @@ static int opt_beta(const cli_opt *o, const char *arg)
     return 0;
 }
 
+/* The scene into OUT: one CPI, or a recording of cpis CPIs (fresh noise, clutter and jammer
+ * draws per CPI, seed + CPI index; targets moving by their drift; /truth describes CPI 0). */
+static int gen_write(scene_truth *truth, stap_input *in, const double *drift, int cpis,
+                     const char *out, rt_write_mode mode, rt_error *err)
+{
+    if (cpis == 1)
+        return scene_generate(truth, in->iq, err) ||
+               stap_input_write_mode(out, in, scene_truth_write_hook, truth, mode, err);
+    stap_recording_writer *rw = NULL;
+    int failed = stap_recording_create_mode(&rw, out, in, cpis, mode, err) != RT_OK;
+    const scene_truth base = *truth;
+    for (int c = 0; c < cpis && !failed; c++) {
+        truth->cfg.seed = base.cfg.seed + (uint64_t)c;
+        for (int k = 0; k < base.cfg.ntargets; k++)
+            truth->cfg.targets[k].range_cell =
+                (int)lround(base.cfg.targets[k].range_cell + drift[k] * c);
+        failed = scene_generate(truth, in->iq, err) || stap_recording_write(rw, c, in->iq, err);
+    }
+    truth->cfg = base.cfg;
+    if (failed) {
+        stap_recording_abort(rw);
+        return 1;
+    }
+    return stap_recording_finish(rw, scene_truth_write_hook, truth, err) != RT_OK;
+}
+
+static void gen_summary(const scene_truth *truth, scene_preset preset, int cpis, const char *out)
+{
+    const scene_config *cfg = &truth->cfg;
+    if (cpis > 1) fprintf(stderr, "rtstap gen: a recording of %d CPIs\n", cpis);
+    fprintf(stderr,
+            "rtstap gen: %s scene, %d channels x %d pulses x %d range gates -> %s\n"
+            "  d = %g lambda, carrier %g Hz, PRF %g Hz, v = %.3f m/s, beta = %.4f, "
+            "depression %.2f deg\n",
+            scene_preset_name(preset), cfg->channels, cfg->pulses, cfg->range_gates, out,
+            cfg->element_spacing, cfg->carrier_hz, cfg->prf_hz, cfg->velocity_mps, truth->beta,
+            truth->depression_rad * 180 / M_PI);
+    if (truth->patches)
+        fprintf(stderr, "  clutter: CNR %g dB over %d patches\n", cfg->cnr_db, truth->patches);
+    else
+        fprintf(stderr, "  clutter: none\n");
+    for (int j = 0; j < cfg->njammers; j++)
+        fprintf(stderr, "  jammer %d: u = %g, JNR %g dB\n", j, cfg->jammers[j].u,
+                cfg->jammers[j].jnr_db);
+    for (int k = 0; k < cfg->ntargets; k++) {
+        const scene_target *t = &cfg->targets[k];
+        double w = t->doppler_hz / cfg->prf_hz;
+        fprintf(stderr, "  target %d: range cell %d, u = %g, Doppler %g Hz (%.4f cycles/pulse, "
+                "bin %.2f of %d), SNR %g dB per element and pulse\n", k, t->range_cell, t->u,
+                t->doppler_hz, w, fmod(fmod(w, 1.0) + 1.0, 1.0) * cfg->pulses, cfg->pulses,
+                t->snr_db);
+    }
+}
+
 int cmd_gen(int argc, char **argv)
 {
     gen_opts g;
@@ -216,54 +270,8 @@ int cmd_gen(int argc, char **argv)
                              "0..%d", k, last, cpis - 1, cfg.range_gates - 1);
         }
     }
-    int failed;
-    if (cpis == 1) {
-        failed = scene_generate(&truth, in.iq, &err) ||
-                 stap_input_write_mode(out, &in, scene_truth_write_hook, &truth, mode, &err);
-    } else {
-        /* a recording: fresh noise, clutter and jammer draws per CPI (seed + CPI index),
-         * targets moving by their drift; /truth describes CPI 0 */
-        stap_recording_writer *rw = NULL;
-        failed = stap_recording_create_mode(&rw, out, &in, cpis, mode, &err) != RT_OK;
-        const scene_truth base = truth;
-        for (int c = 0; c < cpis && !failed; c++) {
-            truth.cfg.seed = base.cfg.seed + (uint64_t)c;
-            for (int k = 0; k < cfg.ntargets; k++)
-                truth.cfg.targets[k].range_cell =
-                    (int)lround(base.cfg.targets[k].range_cell + drift[k] * c);
-            failed = scene_generate(&truth, in.iq, &err) || stap_recording_write(rw, c, in.iq, &err);
-        }
-        truth.cfg = base.cfg;
-        if (failed) stap_recording_abort(rw);
-        else failed = stap_recording_finish(rw, scene_truth_write_hook, &truth, &err) != RT_OK;
-    }
-    if (failed) {
-        status = cli_fail(&err);
-    } else if (!quiet) {
-        if (cpis > 1) fprintf(stderr, "rtstap gen: a recording of %d CPIs\n", cpis);
-        fprintf(stderr,
-                "rtstap gen: %s scene, %d channels x %d pulses x %d range gates -> %s\n"
-                "  d = %g lambda, carrier %g Hz, PRF %g Hz, v = %.3f m/s, beta = %.4f, "
-                "depression %.2f deg\n",
-                scene_preset_name(preset), cfg.channels, cfg.pulses, cfg.range_gates, out,
-                cfg.element_spacing, cfg.carrier_hz, cfg.prf_hz, cfg.velocity_mps, truth.beta,
-                truth.depression_rad * 180 / M_PI);
-        if (truth.patches)
-            fprintf(stderr, "  clutter: CNR %g dB over %d patches\n", cfg.cnr_db, truth.patches);
-        else
-            fprintf(stderr, "  clutter: none\n");
-        for (int j = 0; j < cfg.njammers; j++)
-            fprintf(stderr, "  jammer %d: u = %g, JNR %g dB\n", j, cfg.jammers[j].u,
-                    cfg.jammers[j].jnr_db);
-        for (int k = 0; k < cfg.ntargets; k++) {
-            const scene_target *t = &cfg.targets[k];
-            double w = t->doppler_hz / cfg.prf_hz;
-            fprintf(stderr, "  target %d: range cell %d, u = %g, Doppler %g Hz (%.4f cycles/pulse, "
-                    "bin %.2f of %d), SNR %g dB per element and pulse\n", k, t->range_cell, t->u,
-                    t->doppler_hz, w, fmod(fmod(w, 1.0) + 1.0, 1.0) * cfg.pulses, cfg.pulses,
-                    t->snr_db);
-        }
-    }
+    if (gen_write(&truth, &in, drift, cpis, out, mode, &err)) status = cli_fail(&err);
+    else if (!quiet) gen_summary(&truth, preset, cpis, out);
     free(in.iq);
     scene_truth_free(&truth);
     return status;

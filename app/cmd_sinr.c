@@ -26,6 +26,138 @@ static const cli_command sinr_cmd = {
 
 static double db(double x) { return 10 * log10(x > 1e-300 ? x : 1e-300); }
 
+/* what the report shows: the table, its run, the beam of the per-bin table */
+typedef struct sinr_view {
+    const char *input, *result, *out;
+    const stap_config *c;
+    const stap_sinr_result *res;
+    int beam, show; /* --beam (-1: all), the beam of the per-bin table */
+    const double *u; /* each beam's look direction, or NULL */
+} sinr_view;
+
+static void sinr_print(FILE *rep, const sinr_view *v)
+{
+    const char *input = v->input, *result = v->result, *out = v->out;
+    const stap_config *c = v->c;
+    const stap_sinr_result res = *v->res;
+    const int beam = v->beam, show = v->show;
+    const double *u = v->u;
+    fprintf(rep, "SINR loss: %s on %s\n", result, input);
+    const unsigned traits = stap_algorithm_traits(c);
+    const int reduced = traits != 0; /* not plain element-space post-Doppler */
+    fprintf(rep, "  C=%d P=%d D=%d Q=%d N=%d S=%d K=%d B=%d loading %g%s%s; beam %d looks at u = %.3f\n",
+           c->channels, c->pulses, c->doppler_bins, c->doppler_order, res.N, res.S, res.K,
+           res.B, c->loading, reduced ? "; " : "", reduced ? res.algorithm : "", show,
+           u ? u[show] : NAN);
+    if (traits & STAP_TRAIT_FIXED)
+        fprintf(rep, "  fixed weights (no adaptation: %d channels x %d pulses, %d sub-CPIs); "
+                "algorithm(dB): the canceller's loss on the staggered snapshots; rho = "
+                "SINR(w) / SINR(canceller)\n", c->channels, c->doppler_order,
+                stap_window_len(c));
+    else if (reduced && stap_is_subcpi(c))
+        fprintf(rep, "  %d DOF adapted (%d channels x %d pulses of a sub-CPI, %d sub-CPIs); "
+                "algorithm(dB): its clairvoyant weights R_sub^-1 s on the staggered "
+                "snapshots; rho in the sub-CPI domain\n", res.Nt, c->channels,
+                c->doppler_order, stap_window_len(c));
+    else if (reduced)
+        fprintf(rep, "  %d DOF adapted; algorithm(dB): the loss of its clairvoyant weights, rho "
+                "against them\n", res.Nt);
+    fprintf(rep, "  %4s %12s %12s", "bin", res.prf_hz > 0 ? "Doppler(Hz)" : "Doppler",
+            "optimum(dB)");
+    if (reduced) fprintf(rep, " %13s", "algorithm(dB)");
+    fprintf(rep, " %12s %10s\n", "adaptive(dB)", "rho(dB)");
+    for (int d = 0; d < res.D; d++) {
+        double lo = res.optimum_loss[(size_t)d * res.B + show];
+        double lg = res.algorithm_loss[(size_t)d * res.B + show];
+        double rm = stap_sinr_rho_mean(&res, d, show);
+        double la = stap_sinr_adaptive_mean(&res, d, show);
+        fprintf(rep, "  %4d %12.3f %12.2f", d,
+               res.doppler[d] * (res.prf_hz > 0 ? res.prf_hz : 1), db(lo));
+        if (reduced) fprintf(rep, " %13.2f", db(lg));
+        fprintf(rep, " %12.2f %10.2f\n", db(la), db(rm));
+    }
+    fprintf(rep, "  mean rho over %zu values (%s): %.4f (%.2f dB)\n", res.count,
+           beam < 0 ? "all beams, bins and segments" : "this beam, all bins and segments",
+           res.rho_mean, db(res.rho_mean));
+    if (traits & STAP_TRAIT_FIXED) {
+        fprintf(rep, "  RMB law: not applicable (DPCA trains nothing)\n");
+    } else if (isfinite(res.rmb_mean)) {
+        fprintf(rep, "  RMB (K+2-N)/(K+1) = %.4f (%.2f dB); rho ~ Beta(%d, %d), sd %.4f; standard "
+               "error of the mean %.4f if the values were independent: z = %.2f\n",
+               res.rmb_mean, db(res.rmb_mean), res.K + 2 - res.Nt, res.Nt - 1, res.rmb_sd,
+               res.rho_se, res.z);
+        fprintf(rep, "  sample sd of rho %.4f (Beta: %.4f)%s\n", res.rho_sd, res.rmb_sd,
+               res.rmb_applicable ? ""
+                                  : "; note: the RMB law does not strictly apply to this "
+                                    "run (diagonal loading, or steering unlike the target "
+                                    "signature)");
+    } else {
+        fprintf(rep, "  RMB law undefined: K = %d < N - 1 = %d\n", res.K, res.Nt - 1);
+    }
+    fprintf(rep, "  written: %s\n", out);
+}
+
+static int sinr_json(const char *json, rt_write_mode mode, const sinr_view *v)
+{
+    rt_error err;
+    int status = EXIT_OK;
+    const char *input = v->input, *result = v->result, *out = v->out;
+    const stap_config *c = v->c;
+    const stap_sinr_result res = *v->res;
+    const int beam = v->beam, show = v->show;
+    const double *u = v->u;
+    cJSON *doc = stream_json_report("sinr");
+    cJSON_AddStringToObject(doc, "input", input);
+    cJSON_AddStringToObject(doc, "result", result);
+    cJSON_AddStringToObject(doc, "output", out);
+    cJSON *cj = cJSON_AddObjectToObject(doc, "config");
+    cJSON_AddNumberToObject(cj, "channels", c->channels);
+    cJSON_AddNumberToObject(cj, "pulses", c->pulses);
+    cJSON_AddNumberToObject(cj, "doppler_bins", res.D);
+    cJSON_AddNumberToObject(cj, "doppler_order", c->doppler_order);
+    cJSON_AddNumberToObject(cj, "dof", res.N);
+    cJSON_AddNumberToObject(cj, "adapted_dof", res.Nt);
+    cJSON_AddStringToObject(cj, "algorithm", res.algorithm);
+    cJSON_AddNumberToObject(cj, "segments", res.S);
+    cJSON_AddNumberToObject(cj, "training", res.K);
+    cJSON_AddNumberToObject(cj, "beams", res.B);
+    cJSON_AddNumberToObject(cj, "loading", c->loading);
+    if (res.prf_hz > 0) cJSON_AddNumberToObject(cj, "prf_hz", res.prf_hz);
+    cJSON *sm = cJSON_AddObjectToObject(doc, "summary");
+    if (beam >= 0) cJSON_AddNumberToObject(sm, "beam", beam);
+    else cJSON_AddStringToObject(sm, "beam", "all");
+    cJSON_AddNumberToObject(sm, "count", (double)res.count);
+    cJSON_AddNumberToObject(sm, "rho_mean", res.rho_mean);
+    cJSON_AddNumberToObject(sm, "rho_sd", res.rho_sd);
+    cJSON_AddNumberToObject(sm, "rmb_mean", res.rmb_mean); /* NaN (null) when K < N - 1 */
+    cJSON_AddNumberToObject(sm, "rmb_sd", res.rmb_sd);
+    cJSON_AddNumberToObject(sm, "rho_se", res.rho_se);
+    cJSON_AddNumberToObject(sm, "z", res.z);
+    cJSON_AddBoolToObject(sm, "rmb_applicable", res.rmb_applicable);
+    cJSON *tb = cJSON_AddObjectToObject(doc, "table");
+    cJSON_AddNumberToObject(tb, "beam", show);
+    cJSON_AddNumberToObject(tb, "look_u", u ? u[show] : NAN);
+    cJSON *rows = cJSON_AddArrayToObject(tb, "bins");
+    for (int d = 0; d < res.D; d++) {
+        double lo = res.optimum_loss[(size_t)d * res.B + show];
+        double lg = res.algorithm_loss[(size_t)d * res.B + show];
+        double rm = stap_sinr_rho_mean(&res, d, show);
+        double la = stap_sinr_adaptive_mean(&res, d, show);
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddNumberToObject(r, "bin", d);
+        cJSON_AddNumberToObject(r, "doppler", res.doppler[d]);
+        if (res.prf_hz > 0) cJSON_AddNumberToObject(r, "doppler_hz", res.doppler[d] * res.prf_hz);
+        cJSON_AddNumberToObject(r, "optimum_db", db(lo));
+        cJSON_AddNumberToObject(r, "algorithm_db", db(lg));
+        cJSON_AddNumberToObject(r, "adaptive_db", db(la));
+        cJSON_AddNumberToObject(r, "rho_db", db(rm));
+        cJSON_AddItemToArray(rows, r);
+    }
+    if (cli_json_write(json, doc, mode, &err)) status = cli_fail(&err);
+    cJSON_Delete(doc);
+    return status;
+}
+
 int cmd_sinr(int argc, char **argv)
 {
     const char *input = NULL, *result = NULL, *out = NULL, *json = NULL;
@@ -90,111 +222,11 @@ int cmd_sinr(int argc, char **argv)
         }
     }
     if (show < 0) show = 0;
-    if (!quiet) {
-        fprintf(rep, "SINR loss: %s on %s\n", result, input);
-        const unsigned traits = stap_algorithm_traits(c);
-        const int reduced = traits != 0; /* not plain element-space post-Doppler */
-        fprintf(rep, "  C=%d P=%d D=%d Q=%d N=%d S=%d K=%d B=%d loading %g%s%s; beam %d looks at u = %.3f\n",
-               c->channels, c->pulses, c->doppler_bins, c->doppler_order, res.N, res.S, res.K,
-               res.B, c->loading, reduced ? "; " : "", reduced ? res.algorithm : "", show,
-               u ? u[show] : NAN);
-        if (traits & STAP_TRAIT_FIXED)
-            fprintf(rep, "  fixed weights (no adaptation: %d channels x %d pulses, %d sub-CPIs); "
-                    "algorithm(dB): the canceller's loss on the staggered snapshots; rho = "
-                    "SINR(w) / SINR(canceller)\n", c->channels, c->doppler_order,
-                    stap_window_len(c));
-        else if (reduced && stap_is_subcpi(c))
-            fprintf(rep, "  %d DOF adapted (%d channels x %d pulses of a sub-CPI, %d sub-CPIs); "
-                    "algorithm(dB): its clairvoyant weights R_sub^-1 s on the staggered "
-                    "snapshots; rho in the sub-CPI domain\n", res.Nt, c->channels,
-                    c->doppler_order, stap_window_len(c));
-        else if (reduced)
-            fprintf(rep, "  %d DOF adapted; algorithm(dB): the loss of its clairvoyant weights, rho "
-                    "against them\n", res.Nt);
-        fprintf(rep, "  %4s %12s %12s", "bin", res.prf_hz > 0 ? "Doppler(Hz)" : "Doppler",
-                "optimum(dB)");
-        if (reduced) fprintf(rep, " %13s", "algorithm(dB)");
-        fprintf(rep, " %12s %10s\n", "adaptive(dB)", "rho(dB)");
-        for (int d = 0; d < res.D; d++) {
-            double lo = res.optimum_loss[(size_t)d * res.B + show];
-            double lg = res.algorithm_loss[(size_t)d * res.B + show];
-            double rm = stap_sinr_rho_mean(&res, d, show);
-            double la = stap_sinr_adaptive_mean(&res, d, show);
-            fprintf(rep, "  %4d %12.3f %12.2f", d,
-                   res.doppler[d] * (res.prf_hz > 0 ? res.prf_hz : 1), db(lo));
-            if (reduced) fprintf(rep, " %13.2f", db(lg));
-            fprintf(rep, " %12.2f %10.2f\n", db(la), db(rm));
-        }
-        fprintf(rep, "  mean rho over %zu values (%s): %.4f (%.2f dB)\n", res.count,
-               beam < 0 ? "all beams, bins and segments" : "this beam, all bins and segments",
-               res.rho_mean, db(res.rho_mean));
-        if (traits & STAP_TRAIT_FIXED) {
-            fprintf(rep, "  RMB law: not applicable (DPCA trains nothing)\n");
-        } else if (isfinite(res.rmb_mean)) {
-            fprintf(rep, "  RMB (K+2-N)/(K+1) = %.4f (%.2f dB); rho ~ Beta(%d, %d), sd %.4f; standard "
-                   "error of the mean %.4f if the values were independent: z = %.2f\n",
-                   res.rmb_mean, db(res.rmb_mean), res.K + 2 - res.Nt, res.Nt - 1, res.rmb_sd,
-                   res.rho_se, res.z);
-            fprintf(rep, "  sample sd of rho %.4f (Beta: %.4f)%s\n", res.rho_sd, res.rmb_sd,
-                   res.rmb_applicable ? ""
-                                      : "; note: the RMB law does not strictly apply to this "
-                                        "run (diagonal loading, or steering unlike the target "
-                                        "signature)");
-        } else {
-            fprintf(rep, "  RMB law undefined: K = %d < N - 1 = %d\n", res.K, res.Nt - 1);
-        }
-        fprintf(rep, "  written: %s\n", out);
-    }
+    sinr_view v = {input, result, out, c, &res, beam, show, u};
+    if (!quiet) sinr_print(rep, &v);
     if (json) {
-        cJSON *doc = stream_json_report("sinr");
-        cJSON_AddStringToObject(doc, "input", input);
-        cJSON_AddStringToObject(doc, "result", result);
-        cJSON_AddStringToObject(doc, "output", out);
-        cJSON *cj = cJSON_AddObjectToObject(doc, "config");
-        cJSON_AddNumberToObject(cj, "channels", c->channels);
-        cJSON_AddNumberToObject(cj, "pulses", c->pulses);
-        cJSON_AddNumberToObject(cj, "doppler_bins", res.D);
-        cJSON_AddNumberToObject(cj, "doppler_order", c->doppler_order);
-        cJSON_AddNumberToObject(cj, "dof", res.N);
-        cJSON_AddNumberToObject(cj, "adapted_dof", res.Nt);
-        cJSON_AddStringToObject(cj, "algorithm", res.algorithm);
-        cJSON_AddNumberToObject(cj, "segments", res.S);
-        cJSON_AddNumberToObject(cj, "training", res.K);
-        cJSON_AddNumberToObject(cj, "beams", res.B);
-        cJSON_AddNumberToObject(cj, "loading", c->loading);
-        if (res.prf_hz > 0) cJSON_AddNumberToObject(cj, "prf_hz", res.prf_hz);
-        cJSON *sm = cJSON_AddObjectToObject(doc, "summary");
-        if (beam >= 0) cJSON_AddNumberToObject(sm, "beam", beam);
-        else cJSON_AddStringToObject(sm, "beam", "all");
-        cJSON_AddNumberToObject(sm, "count", (double)res.count);
-        cJSON_AddNumberToObject(sm, "rho_mean", res.rho_mean);
-        cJSON_AddNumberToObject(sm, "rho_sd", res.rho_sd);
-        cJSON_AddNumberToObject(sm, "rmb_mean", res.rmb_mean); /* NaN (null) when K < N - 1 */
-        cJSON_AddNumberToObject(sm, "rmb_sd", res.rmb_sd);
-        cJSON_AddNumberToObject(sm, "rho_se", res.rho_se);
-        cJSON_AddNumberToObject(sm, "z", res.z);
-        cJSON_AddBoolToObject(sm, "rmb_applicable", res.rmb_applicable);
-        cJSON *tb = cJSON_AddObjectToObject(doc, "table");
-        cJSON_AddNumberToObject(tb, "beam", show);
-        cJSON_AddNumberToObject(tb, "look_u", u ? u[show] : NAN);
-        cJSON *rows = cJSON_AddArrayToObject(tb, "bins");
-        for (int d = 0; d < res.D; d++) {
-            double lo = res.optimum_loss[(size_t)d * res.B + show];
-            double lg = res.algorithm_loss[(size_t)d * res.B + show];
-            double rm = stap_sinr_rho_mean(&res, d, show);
-            double la = stap_sinr_adaptive_mean(&res, d, show);
-            cJSON *r = cJSON_CreateObject();
-            cJSON_AddNumberToObject(r, "bin", d);
-            cJSON_AddNumberToObject(r, "doppler", res.doppler[d]);
-            if (res.prf_hz > 0) cJSON_AddNumberToObject(r, "doppler_hz", res.doppler[d] * res.prf_hz);
-            cJSON_AddNumberToObject(r, "optimum_db", db(lo));
-            cJSON_AddNumberToObject(r, "algorithm_db", db(lg));
-            cJSON_AddNumberToObject(r, "adaptive_db", db(la));
-            cJSON_AddNumberToObject(r, "rho_db", db(rm));
-            cJSON_AddItemToArray(rows, r);
-        }
-        if (cli_json_write(json, doc, mode, &err)) status = cli_fail(&err);
-        cJSON_Delete(doc);
+        int js = sinr_json(json, mode, &v);
+        if (js) status = js;
     }
     free(u);
     stap_sinr_free(&res);

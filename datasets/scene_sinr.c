@@ -232,6 +232,61 @@ static double beta_fn_sd(double a, double b)
     return sqrt(a * b / ((a + b) * (a + b) * (a + b + 1)));
 }
 
+/* the table's description of the run: sizes, algorithm, training window, window */
+static void sinr_describe(stap_sinr_result *res, const stap_config *cfg, int B)
+{
+    res->D = cfg->doppler_bins;
+    res->S = cfg->segments;
+    res->B = B;
+    res->N = stap_dof(cfg);
+    res->Nt = stap_adaptive_dof(cfg);
+    stap_algorithm_label(cfg, res->algorithm, sizeof res->algorithm);
+    res->K = cfg->training;
+    res->C = cfg->channels;
+    res->P = cfg->pulses;
+    res->Q = cfg->doppler_order;
+    if (cfg->training_window == STAP_TRAINING_SLIDING)
+        snprintf(res->training, sizeof res->training, "sliding LB=%d G=%d", cfg->block, cfg->guard);
+    else
+        snprintf(res->training, sizeof res->training, "segment");
+    if (cfg->window == STAP_WINDOW_CHEBYSHEV)
+        snprintf(res->window, sizeof res->window, "chebyshev:%g", cfg->chebyshev_db);
+    else
+        snprintf(res->window, sizeof res->window, "%s", cfg->window == STAP_WINDOW_HANN ? "hann"
+                                                                                     : "none");
+}
+
+/* the summary: rho's mean and spread over the beam (or all), against the RMB law */
+static void sinr_summary(stap_sinr_result *res, int beam, int applicable, int K, int Nt)
+{
+    const int D = res->D, S = res->S, B = res->B;
+    double s1 = 0, s2 = 0;
+    size_t n = 0;
+    for (int d = 0; d < D; d++)
+        for (int g = 0; g < S; g++)
+            for (int b = 0; b < B; b++) {
+                if (beam >= 0 && b != beam) continue;
+                double r = res->rho[((size_t)d * S + g) * B + b];
+                s1 += r;
+                s2 += r * r;
+                n++;
+            }
+    res->count = n;
+    res->rho_mean = s1 / n;
+    res->rho_sd = n > 1 ? sqrt(fmax(0, (s2 - s1 * s1 / n) / (n - 1))) : 0;
+    res->rmb_applicable = applicable;
+    if (K + 2 - Nt > 0 && Nt > 1) {
+        double aa = K + 2 - Nt, bb = Nt - 1;
+        res->rmb_mean = aa / (aa + bb);
+        res->rmb_sd = beta_fn_sd(aa, bb);
+    } else {
+        res->rmb_mean = Nt == 1 ? 1.0 : NAN;
+        res->rmb_sd = Nt == 1 ? 0.0 : NAN;
+    }
+    res->rho_se = res->rmb_sd / sqrt((double)n);
+    res->z = res->rho_se > 0 ? (res->rho_mean - res->rmb_mean) / res->rho_se : 0;
+}
+
 int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf32 *V, int B,
                       const cf32 *W, int beam, stap_sinr_result *res, rt_error *err)
 {
@@ -246,25 +301,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     const int sub = (traits & STAP_TRAIT_SUBCPI) != 0;
     if (beam < -1 || beam >= B)
         return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d (-1: all beams)", beam, B - 1);
-    res->D = D;
-    res->S = S;
-    res->B = B;
-    res->N = N;
-    res->Nt = Nt;
-    stap_algorithm_label(&cfg, res->algorithm, sizeof res->algorithm);
-    res->K = K;
-    res->C = C;
-    res->P = P;
-    res->Q = Q;
-    if (cfg.training_window == STAP_TRAINING_SLIDING)
-        snprintf(res->training, sizeof res->training, "sliding LB=%d G=%d", cfg.block, cfg.guard);
-    else
-        snprintf(res->training, sizeof res->training, "segment");
-    if (cfg.window == STAP_WINDOW_CHEBYSHEV)
-        snprintf(res->window, sizeof res->window, "chebyshev:%g", cfg.chebyshev_db);
-    else
-        snprintf(res->window, sizeof res->window, "%s", cfg.window == STAP_WINDOW_HANN ? "hann"
-                                                                                    : "none");
+    sinr_describe(res, &cfg, B);
     res->beam = beam;
     res->prf_hz = t->cfg.prf_hz;
     res->doppler = malloc(sizeof(double) * D);
@@ -354,13 +391,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
                     w[j] = wf[j];
                     ws += conj(w[j]) * sig[j];
                 }
-                /* w^H R w = ||L^H w||^2 */
-                double wrw = 0;
-                for (int i = 0; i < N; i++) {
-                    cf64 acc = 0;
-                    for (int j = i; j < N; j++) acc += conj(Rd[(size_t)i * N + j]) * w[j];
-                    wrw += creal(acc * conj(acc));
-                }
+                const double wrw = quad_form(N, Rd, w); /* w^H R w = ||L^H w||^2 */
                 double sinr_w = creal(ws * conj(ws)) / wrw;
                 res->rho[((size_t)d * S + g) * B + b] = talg > 0 ? sinr_w / talg : 0;
                 res->adaptive_loss[((size_t)d * S + g) * B + b] =
@@ -368,32 +399,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
             }
         }
     }
-    /* summary */
-    double s1 = 0, s2 = 0;
-    size_t n = 0;
-    for (int d = 0; d < D; d++)
-        for (int g = 0; g < S; g++)
-            for (int b = 0; b < B; b++) {
-                if (beam >= 0 && b != beam) continue;
-                double r = res->rho[((size_t)d * S + g) * B + b];
-                s1 += r;
-                s2 += r * r;
-                n++;
-            }
-    res->count = n;
-    res->rho_mean = s1 / n;
-    res->rho_sd = n > 1 ? sqrt(fmax(0, (s2 - s1 * s1 / n) / (n - 1))) : 0;
-    res->rmb_applicable = applicable;
-    if (K + 2 - Nt > 0 && Nt > 1) {
-        double aa = K + 2 - Nt, bb = Nt - 1;
-        res->rmb_mean = aa / (aa + bb);
-        res->rmb_sd = beta_fn_sd(aa, bb);
-    } else {
-        res->rmb_mean = Nt == 1 ? 1.0 : NAN;
-        res->rmb_sd = Nt == 1 ? 0.0 : NAN;
-    }
-    res->rho_se = res->rmb_sd / sqrt((double)n);
-    res->z = res->rho_se > 0 ? (res->rho_mean - res->rmb_mean) / res->rho_se : 0;
+    sinr_summary(res, beam, applicable, K, Nt);
 out:
     free(winf);
     free(win);
