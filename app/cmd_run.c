@@ -26,8 +26,8 @@ static const cli_command run_cmd = {
     "Process a CPI, or every CPI of a recording in order: Doppler filtering, training,\n"
     "batched QR, MVDR weights, adaptive filtering, CFAR. Without --input a fixed-seed\n"
     "cube of the preset's shape is synthesized (noise, two barrage jammers, one target).\n"
-    "A recording (/data/iq of rank 4) is read by a reader thread and its results written\n"
-    "by a writer thread while the engine keeps several CPIs in flight.\n",
+    "A recording (/data/iq of rank 4) is read by reader threads (--readers) and its results\n"
+    "written by a writer thread while the engine keeps several CPIs in flight.\n",
     "A recording stops cleanly on SIGINT or SIGTERM: the CPIs in flight are finished and\n"
     "written, the file is published with /config cpis and stopped (and the JSON report\n"
     "written), and the exit status is 128 + the signal; a second signal ends at once (no\n"
@@ -134,6 +134,7 @@ static int run_parse(run_job *j, int argc, char **argv)
          "those interleaved along a last axis of length 2)", .flags = CLI_INPUT},
         CLI_OPT_LAYOUT(&j->inopts),
         CLI_OPT_SCALE(&j->inopts),
+        CLI_OPT_READERS(&j->readers),
         {"output", 'o', CLI_STRING, &j->output, "FILE",
          "result file (written atomically; an existing file is refused\n"
          "without -f)", .flags = CLI_REQUIRED | CLI_OUTPUT},

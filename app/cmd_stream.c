@@ -26,8 +26,8 @@ static const cli_command stream_cmd = {
     "p99, max), deadline misses, achieved copy bandwidth against the measured link, and\n"
     "host and device memory. A ring of distinct synthesized CPIs, held in pinned host\n"
     "memory, is replayed (the engine is measured, not the disk); with --input a recording\n"
-    "is read by a reader thread as it streams (the whole chain: it says whether reading\n"
-    "or computing limits it, against a plain sequential read of the same file).\n",
+    "is read by reader threads as it streams (the whole chain: it says whether reading\n"
+    "or computing limits it, against plain parallel reads of the same file).\n",
     "SIGINT or SIGTERM stops the stream cleanly: the CPIs in flight finish, the report\n"
     "covers the CPIs run, and the exit status is 128 + the signal.\n"};
 
@@ -119,6 +119,7 @@ static int parse_keep(const cli_opt *opt, const char *s)
 typedef struct stream_job {
     const char *preset, *json, *input, *timeline_path;
     int cpis_given, cpis, ring_n, quiet, threads, force, device_n, mem_every, dorder, train;
+    int readers;
     double deadline;
     la_backend backend;
     cli_input_opts inopts; /* --layout, --strict */
@@ -132,7 +133,7 @@ typedef struct stream_job {
     stap_recording *rec;
     stap_input in;
     cpi_reader *reader;
-    double plain_gbs, file_bytes;
+    double plain_gbs;
     mem_samples mem;
     timeline tl;
     size_t rss0, rss1, rss2, cube_len;
@@ -165,6 +166,7 @@ static int stream_parse(stream_job *j, int argc, char **argv)
         CLI_OPT_LAYOUT(&j->inopts),
         CLI_OPT_STRICT(&j->inopts, "refuse an input without axis labels"),
         CLI_OPT_SCALE(&j->inopts),
+        CLI_OPT_READERS(&j->readers),
         {"cpis", 0, CLI_INT, &j->cpis, "N",
          "timed CPIs (default 2000; with --input: the recording's CPIs),\n"
          "after 2 x S warm-up CPIs (a recording is replayed from its\n"
@@ -253,15 +255,10 @@ static int stream_open_input(stream_job *j)
     c->doppler_bins = 0;
     if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
     snprintf(j->w.name, sizeof j->w.name, "%.31s", j->input);
-    int fd = open(j->input, O_RDONLY);
-    if (fd >= 0) {
-        static char chunk[1 << 22];
-        double t0 = la_now_ms();
-        ssize_t got;
-        while ((got = read(fd, chunk, sizeof chunk)) > 0) j->file_bytes += (double)got;
-        j->plain_gbs = j->file_bytes / ((la_now_ms() - t0) * 1e-3) / 1e9;
-        close(fd);
-    }
+    /* the yardstick: the same file read by as many threads as will read it, plainly */
+    const int nr = stap_recording_parallel(j->rec)
+                       ? (j->readers ? j->readers : cpi_reader_default_threads()) : 1;
+    j->plain_gbs = cpi_plain_read_gbs(j->input, nr);
     return EXIT_OK;
 }
 
@@ -346,7 +343,7 @@ static int stream_go(stream_job *j)
     j->tl = (timeline){NULL, "", j->warm, j->eo.slots, 0};
     if (j->timeline_path && (status = stream_timeline_open(j))) return status;
     if (j->rec && cpi_reader_start(&j->reader, j->rec, j->eng, j->warm + j->cpis, j->eo.slots + 2,
-                                   &err)) {
+                                   j->readers ? j->readers : cpi_reader_default_threads(), &err)) {
         if (j->tl.f) {
             fclose(j->tl.f);
             rt_atomic_abort(j->tl.tmp);
@@ -446,10 +443,11 @@ static void stream_print(const stream_job *j)
     fputc('\n', stderr);
     fprintf(stderr, "  detections: %.2f per CPI\n", st->detections_per_cpi);
     if (j->rec)
-        fprintf(stderr, "  reading: %.2f GB/s of CPIs from the file vs %.2f GB/s plain sequential "
-                "read (%.0f%%); the reader read %.0f%% of the time: %s limits the stream\n",
-                in_gbs, j->plain_gbs, j->plain_gbs > 0 ? 100 * in_gbs / j->plain_gbs : 0,
-                100 * j->read_s / (j->t_run * 1e-3),
+        fprintf(stderr, "  reading: %.2f GB/s of CPIs from the file vs %.2f GB/s plain parallel "
+                "read (%.0f%%); %d reader%s, %s, reading %.0f%% of the time: %s limits the "
+                "stream\n", in_gbs, j->plain_gbs, j->plain_gbs > 0 ? 100 * in_gbs / j->plain_gbs : 0,
+                cpi_reader_threads(j->reader), cpi_reader_threads(j->reader) > 1 ? "s" : "",
+                stap_recording_read_path(j->rec), 100 * j->read_s / (j->t_run * 1e-3),
                 j->read_s > 0.8 * j->t_run * 1e-3 ? "reading" : "compute");
     stream_print_memory(j);
 }
@@ -483,6 +481,8 @@ static int stream_json(const stream_job *j)
         cJSON_AddStringToObject(doc, "input", j->input);
         cJSON_AddNumberToObject(doc, "plain_read_gbs", j->plain_gbs);
         cJSON_AddNumberToObject(doc, "reader_busy_fraction", j->read_s / (j->t_run * 1e-3));
+        cJSON_AddNumberToObject(doc, "readers", cpi_reader_threads(j->reader));
+        cJSON_AddStringToObject(doc, "reader_path", stap_recording_read_path(j->rec));
     }
     cJSON_AddNumberToObject(doc, "host_rss_mb_start", j->rss0 / 1e6);
     cJSON_AddNumberToObject(doc, "host_rss_mb_ring", j->rss1 / 1e6);

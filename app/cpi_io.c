@@ -5,28 +5,36 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rtstap/common.h" /* la_now_ms */
 #include "signals.h"
 
 /* ---- reader ------------------------------------------------------------------------- */
 
+enum { CPI_READER_MAX_THREADS = 64 };
+
 struct cpi_reader {
     stap_recording *rec;
     stap_engine *e;
     long long count, cpis; /* cpis: the recording's written CPIs, the only ones read */
-    int nbuf;
+    int nbuf, nthreads;
     cf32 **buf;
     long long *holds;   /* per buffer: the i it holds, -1 while free                  */
-    long long next;     /* the next i the thread reads                                 */
-    long long released; /* buffers of i < released are free                           */
+    long long claimed;  /* the next i a thread takes                                   */
     int stop, status;
+    long long fail_at;  /* the i whose read failed (the first in order)               */
     rt_error err;
-    double read_s, wait_s;
+    double read_s, wait_s; /* summed over the threads                                 */
+    double busy_from, busy_ms; /* wall time with at least one thread reading           */
+    int reading;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    pthread_t thread;
+    pthread_t thread[CPI_READER_MAX_THREADS];
+    void *scratch[CPI_READER_MAX_THREADS];
     int started;
 };
 
@@ -41,15 +49,33 @@ static struct timespec deadline_after_ms(long long ms)
     return ts;
 }
 
+typedef struct reader_arg {
+    cpi_reader *r;
+    int t;
+} reader_arg;
+
+/* One reader thread: takes the next CPI in order, waits for its buffer (i % nbuf) to be free,
+ * reads it there. With several threads the reads overlap (the direct path: pread, no lock);
+ * the CPIs still reach the engine in order (cpi_reader_get waits for the i-th). */
 static void *reader_main(void *arg)
 {
-    cpi_reader *r = arg;
+    cpi_reader *r = ((reader_arg *)arg)->r;
+    const int t = ((reader_arg *)arg)->t;
+    free(arg);
     /* test hook: RTSTAP_TEST_READER_STALL=I:MS stalls the reader MS ms before the I-th CPI
      * (a slow disk), to show that the run is delayed, never reordered or truncated */
     long long stall_at = -1, stall_ms = 0;
     const char *hook = getenv("RTSTAP_TEST_READER_STALL");
     if (hook && sscanf(hook, "%lld:%lld", &stall_at, &stall_ms) != 2) stall_at = -1;
-    for (long long i = 0; i < r->count; i++) {
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        const long long i = r->claimed;
+        if (r->stop || r->status || i >= r->count) {
+            pthread_mutex_unlock(&r->mu);
+            break;
+        }
+        r->claimed++;
+        pthread_mutex_unlock(&r->mu);
         if (i == stall_at) { /* a wait that cpi_reader_stop cuts short */
             const struct timespec ts = deadline_after_ms(stall_ms);
             pthread_mutex_lock(&r->mu);
@@ -60,23 +86,29 @@ static void *reader_main(void *arg)
         const int b = (int)(i % r->nbuf);
         double t0 = la_now_ms();
         pthread_mutex_lock(&r->mu);
-        while (!r->stop && r->holds[b] >= 0) pthread_cond_wait(&r->cv, &r->mu);
+        /* the buffer is free once the CPI nbuf before this one was released */
+        while (!r->stop && r->holds[b] != -1 - i) pthread_cond_wait(&r->cv, &r->mu);
         const int stop = r->stop;
-        pthread_mutex_unlock(&r->mu);
         double t1 = la_now_ms();
+        if (!stop && r->reading++ == 0) r->busy_from = t1;
+        pthread_mutex_unlock(&r->mu);
         if (stop) break;
         rt_error e;
-        int st = stap_recording_read(r->rec, cpi_reader_input_cpi(r, i), r->buf[b], &e);
+        int st = stap_recording_read_with(r->rec, cpi_reader_input_cpi(r, i), r->buf[b],
+                                          r->scratch[t], &e);
         double t2 = la_now_ms();
         pthread_mutex_lock(&r->mu);
+        if (--r->reading == 0) r->busy_ms += t2 - r->busy_from;
         r->wait_s += (t1 - t0) * 1e-3;
         r->read_s += (t2 - t1) * 1e-3;
         if (st) {
-            r->status = st;
-            r->err = e;
+            if (!r->status || i < r->fail_at) { /* the first failing CPI in order */
+                r->status = st;
+                r->err = e;
+                r->fail_at = i;
+            }
         } else {
             r->holds[b] = i;
-            r->next = i + 1;
         }
         pthread_cond_broadcast(&r->cv);
         pthread_mutex_unlock(&r->mu);
@@ -88,14 +120,13 @@ static void *reader_main(void *arg)
 void cpi_reader_stop(cpi_reader *r)
 {
     if (!r) return;
-    if (r->started) {
-        pthread_mutex_lock(&r->mu);
-        r->stop = 1;
-        pthread_cond_broadcast(&r->cv);
-        pthread_mutex_unlock(&r->mu);
-        pthread_join(r->thread, NULL);
-    }
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    for (int t = 0; t < r->started; t++) pthread_join(r->thread[t], NULL);
     for (int b = 0; b < r->nbuf && r->buf; b++) stap_engine_host_free(r->e, r->buf[b]);
+    for (int t = 0; t < CPI_READER_MAX_THREADS; t++) free(r->scratch[t]);
     free(r->buf);
     free(r->holds);
     pthread_mutex_destroy(&r->mu);
@@ -104,7 +135,7 @@ void cpi_reader_stop(cpi_reader *r)
 }
 
 int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long long count,
-                     int nbuf, rt_error *err)
+                     int nbuf, int nthreads, rt_error *err)
 {
     *out = NULL;
     cpi_reader *r = calloc(1, sizeof *r);
@@ -119,27 +150,92 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
         cpi_reader_stop(r);
         return rt_fail(err, RT_EFORMAT, "no CPI of the recording was ever written");
     }
-    r->nbuf = nbuf;
-    r->buf = calloc((size_t)nbuf, sizeof *r->buf);
-    r->holds = malloc(sizeof *r->holds * (size_t)nbuf);
+    /* the HDF5 path reads one CPI at a time: one thread */
+    r->nthreads = stap_recording_parallel(rec) ? nthreads : 1;
+    if (r->nthreads < 1) r->nthreads = 1;
+    if (r->nthreads > CPI_READER_MAX_THREADS) r->nthreads = CPI_READER_MAX_THREADS;
+    r->nbuf = nbuf > r->nthreads + 1 ? nbuf : r->nthreads + 1; /* every thread a buffer ahead */
+    r->buf = calloc((size_t)r->nbuf, sizeof *r->buf);
+    r->holds = malloc(sizeof *r->holds * (size_t)r->nbuf);
     const stap_config *c = stap_engine_config(e);
     const size_t bytes = sizeof(cf32) * (size_t)c->channels * c->pulses * c->range_gates;
+    const size_t sb = stap_recording_scratch_bytes(rec);
     int ok = r->buf && r->holds;
-    for (int b = 0; b < nbuf && ok; b++) {
-        r->holds[b] = -1;
+    for (int b = 0; b < r->nbuf && ok; b++) {
+        r->holds[b] = -1 - b; /* free for the b-th CPI */
         ok = (r->buf[b] = stap_engine_host_alloc(e, bytes)) != NULL;
     }
+    for (int t = 0; t < r->nthreads && ok && sb; t++) ok = (r->scratch[t] = malloc(sb)) != NULL;
     if (!ok) {
         cpi_reader_stop(r);
-        return rt_fail(err, RT_ENOMEM, "cannot allocate %d input buffers of %.1f MB", nbuf, bytes / 1e6);
+        return rt_fail(err, RT_ENOMEM, "cannot allocate %d input buffers of %.1f MB", r->nbuf,
+                       bytes / 1e6);
     }
-    if (pthread_create(&r->thread, NULL, reader_main, r)) {
-        cpi_reader_stop(r);
-        return rt_fail(err, RT_ENOMEM, "cannot start the reader thread");
+    for (int t = 0; t < r->nthreads; t++) {
+        reader_arg *a = malloc(sizeof *a);
+        if (a) *a = (reader_arg){r, t};
+        if (!a || pthread_create(&r->thread[t], NULL, reader_main, a)) {
+            free(a);
+            cpi_reader_stop(r);
+            return rt_fail(err, RT_ENOMEM, "cannot start the reader threads");
+        }
+        r->started++;
     }
-    r->started = 1;
     *out = r;
     return RT_OK;
+}
+
+int cpi_reader_threads(const cpi_reader *r) { return r->nthreads; }
+
+typedef struct plain_part {
+    const char *path;
+    off_t from, to;
+    double bytes;
+} plain_part;
+
+static void *plain_main(void *arg)
+{
+    plain_part *p = arg;
+    int fd = open(p->path, O_RDONLY | O_CLOEXEC);
+    char *buf = malloc((size_t)1 << 22);
+    for (off_t at = p->from; fd >= 0 && buf && at < p->to;) {
+        const size_t want = p->to - at < ((off_t)1 << 22) ? (size_t)(p->to - at) : (size_t)1 << 22;
+        const ssize_t got = pread(fd, buf, want, at);
+        if (got <= 0) break;
+        at += got;
+        p->bytes += (double)got;
+    }
+    free(buf);
+    if (fd >= 0) close(fd);
+    return NULL;
+}
+
+double cpi_plain_read_gbs(const char *path, int threads)
+{
+    struct stat sb;
+    if (threads < 1 || threads > CPI_READER_MAX_THREADS || stat(path, &sb) != 0) return 0;
+    plain_part part[CPI_READER_MAX_THREADS];
+    pthread_t th[CPI_READER_MAX_THREADS];
+    int started = 0;
+    const double t0 = la_now_ms();
+    for (int t = 0; t < threads; t++) {
+        part[t] = (plain_part){path, sb.st_size * t / threads, sb.st_size * (t + 1) / threads, 0};
+        if (pthread_create(&th[t], NULL, plain_main, &part[t]) == 0) started++;
+        else break;
+    }
+    double bytes = 0;
+    for (int t = 0; t < started; t++) {
+        pthread_join(th[t], NULL);
+        bytes += part[t].bytes;
+    }
+    const double s = (la_now_ms() - t0) * 1e-3;
+    return s > 0 ? bytes / s / 1e9 : 0;
+}
+
+int cpi_reader_default_threads(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN) - 2; /* the stream loop, the writer */
+    return n < 1 ? 1 : n > 16 ? 16 : (int)n;
 }
 
 int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err)
@@ -147,7 +243,8 @@ int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err)
     const int b = (int)(i % r->nbuf);
     pthread_mutex_lock(&r->mu);
     int stopped = 0;
-    while (r->holds[b] != i && !r->status) {
+    /* a failed read stops the run at its CPI: the ones before it (other threads) still come */
+    while (r->holds[b] != i && !(r->status && r->fail_at <= i)) {
         /* wake every 50 ms: a graceful stop (SIGINT/SIGTERM) must not wait for a slow disk */
         const struct timespec ts = deadline_after_ms(50);
         pthread_cond_timedwait(&r->cv, &r->mu, &ts);
@@ -175,7 +272,7 @@ void cpi_reader_release(cpi_reader *r, long long i)
 {
     const int b = (int)(i % r->nbuf);
     pthread_mutex_lock(&r->mu);
-    if (r->holds[b] == i) r->holds[b] = -1;
+    if (r->holds[b] == i) r->holds[b] = -1 - (i + r->nbuf); /* free for the CPI nbuf on */
     pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
 }
@@ -184,7 +281,8 @@ void cpi_reader_times(const cpi_reader *r, double *read_s, double *wait_s)
 {
     cpi_reader *m = (cpi_reader *)r;
     pthread_mutex_lock(&m->mu);
-    *read_s = r->read_s;
+    /* the wall time with a read in progress (several threads overlap), and the waits */
+    *read_s = r->busy_ms * 1e-3;
     *wait_s = r->wait_s;
     pthread_mutex_unlock(&m->mu);
 }

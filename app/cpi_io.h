@@ -10,18 +10,32 @@
 #include "h5io.h"
 
 typedef struct cpi_reader cpi_reader;
-/* Read `count` CPIs of rec in order, `nbuf` buffers ahead: its written CPIs (stap_recording_
- * written; the unwritten ones are never read), from the first again when count runs past
- * them (a recording replayed). RT_EFORMAT when rec has no written CPI. */
+/* Read `count` CPIs of rec in order, `nbuf` buffers ahead (at least one more than the
+ * threads), with `threads` reader threads when rec reads in parallel (stap_recording_
+ * parallel; else one): its written CPIs (stap_recording_written; the unwritten ones are
+ * never read), from the first again when count runs past them (a recording replayed).
+ * RT_EFORMAT when rec has no written CPI. */
 int cpi_reader_start(cpi_reader **r, stap_recording *rec, stap_engine *e, long long count,
-                     int nbuf, rt_error *err);
+                     int nbuf, int threads, rt_error *err);
+/* The reader threads running. */
+int cpi_reader_threads(const cpi_reader *r);
+/* GB/s of reading the whole file at path by `threads` threads, each a contiguous part with
+ * 4 MiB preads (the page cache or the disk): the yardstick of a reader's rate. */
+double cpi_plain_read_gbs(const char *path, int threads);
+/* --readers' default: the CPUs less two (the stream loop and the writer), 1 to 16. */
+int cpi_reader_default_threads(void);
+#define CLI_OPT_READERS(var)                                                                 \
+    {"readers", 0, CLI_INT, (var), "N",                                                      \
+     "reader threads for a recording (default: the CPUs less 2, at\n"                        \
+     "most 16; one when the file is read through HDF5)", .lo = 1, .hi = 64}
 /* Wait for the buffer of the i-th CPI read (i counts from 0, in order). */
 int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err);
 /* The input's CPI index of the i-th CPI read. */
 long long cpi_reader_input_cpi(const cpi_reader *r, long long i);
 /* The i-th CPI's buffer is free again (its copy-in is done: after collect). */
 void cpi_reader_release(cpi_reader *r, long long i);
-/* Seconds the thread spent reading, and waiting for a free buffer. */
+/* Seconds of wall time with a read in progress (the threads overlap), and the threads'
+ * summed wait for a free buffer. */
 void cpi_reader_times(const cpi_reader *r, double *read_s, double *wait_s);
 void cpi_reader_stop(cpi_reader *r); /* joins the thread, frees the buffers */
 

@@ -48,6 +48,7 @@ typedef struct rec_run {
     rt_error fault;
     double read_s, wait_s, write_s, wall;
     int ran; /* the stream ended, stopped or faulted: what ran is published */
+    int threads; /* reader threads */
 } rec_run;
 
 /* the engine, with room reserved for the reader's cubes and the writer's queue */
@@ -106,7 +107,8 @@ static int rec_stream(run_job *j, rec_run *r)
     const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
     if (stap_result_writer_open_mode(&r->rw, j->output, &r->hdr, j->keep_output, j->mode, &err) ||
         cpi_writer_start(&r->writer, r->rw, wlen, j->keep_output ? ylen : 0, 4, &err) ||
-        cpi_reader_start(&r->reader, j->rec, r->eng, r->cpis, r->eo.slots + 2, &err))
+        cpi_reader_start(&r->reader, j->rec, r->eng, r->cpis, r->eo.slots + 2,
+                         j->readers ? j->readers : cpi_reader_default_threads(), &err))
         return cli_fail(&err);
     double t0 = la_now_ms();
     r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
@@ -138,6 +140,7 @@ static int rec_stream(run_job *j, rec_run *r)
         fprintf(stderr, "rtstap: warning: %s: %s (input CPI %lld)\n", j->input,
                 stap_engine_note(r->eng), cpi_reader_input_cpi(r->reader, stap_engine_moved_to_cpu(r->eng)));
     cpi_reader_times(r->reader, &r->read_s, &r->wait_s);
+    r->threads = cpi_reader_threads(r->reader);
     cpi_reader_stop(r->reader);
     r->reader = NULL;
     int wst = cpi_writer_finish(r->writer, &r->write_s, &err);
@@ -187,8 +190,9 @@ static void rec_report(const run_job *j, const rec_run *r)
         fprintf(stderr, " %s %.3f", stap_stage_names[s], r->st.stage_median[s]);
     fprintf(stderr, "\n  %.1f CPIs/s over %.3f s; latency p50 %.3f ms, p99 %.3f ms\n",
             r->st.cpis_run / wall_s, wall_s, r->st.lat_p50, r->st.lat_p99);
-    fprintf(stderr, "  reader: %.3f s reading, writer: %.3f s writing (%s limits the run)\n",
-            r->read_s, r->write_s, r->read_s > 0.8 * wall_s ? "reading" :
+    fprintf(stderr, "  reader: %.3f s reading (%d thread%s, %s), writer: %.3f s writing (%s "
+            "limits the run)\n", r->read_s, r->threads, r->threads > 1 ? "s" : "",
+            stap_recording_read_path(j->rec), r->write_s, r->read_s > 0.8 * wall_s ? "reading" :
             r->write_s > 0.8 * wall_s ? "writing" : "compute");
     if (r->hdr.have_detections)
         fprintf(stderr, "  detections: %.2f per CPI (%s)\n", r->st.detections_per_cpi, r->cfar_desc);
@@ -206,6 +210,8 @@ static int rec_json(const run_job *j, const rec_run *r)
     if (r->st.stopped_by) cJSON_AddNumberToObject(doc, "stopped_by_signal", r->st.stopped_by);
     stream_json_stats(doc, &r->st);
     cJSON_AddNumberToObject(doc, "reader_s", r->read_s);
+    cJSON_AddNumberToObject(doc, "readers", r->threads);
+    cJSON_AddStringToObject(doc, "reader_path", stap_recording_read_path(j->rec));
     cJSON_AddNumberToObject(doc, "writer_s", r->write_s);
     cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - j->t_start);
     run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);

@@ -43,11 +43,22 @@ form() { # NAME REFERENCE RELAYOUT-ARGS...
     check "$name: exit 0, nothing on stderr" '[ $? -eq 0 ] && [ ! -s "$tmp/err" ]'
     check "  $name: the result of its complex64 equivalent" \
         '"$same" "$tmp/$ref" "$tmp/o_$name.h5" $results > "$tmp/same.txt" || { cat "$tmp/same.txt"; false; }'
+    # the same result through HDF5's reader, and with 1 and 3 reader threads (issue 31)
+    RTSTAP_READER=hdf5 "$bin" run --input "$tmp/$name.h5" --output "$tmp/oh_$name.h5" "${rq[@]}" --json "$tmp/h_$name.json" 2>"$tmp/err"
+    check "  $name through HDF5 (RTSTAP_READER=hdf5): the same result" \
+        '"$same" "$tmp/o_$name.h5" "$tmp/oh_$name.h5" $results >/dev/null && grep -q "\"reader_path\":[[:space:]]*\"HDF5 (H5Dread" "$tmp/h_$name.json"'
+    for n in 1 3; do
+        "$bin" run --input "$tmp/$name.h5" --output "$tmp/o${n}_$name.h5" "${rq[@]}" --readers $n --json "$tmp/r${n}_$name.json" 2>"$tmp/err"
+        check "  $name with --readers $n: the same result" '"$same" "$tmp/o_$name.h5" "$tmp/o${n}_$name.h5" $results >/dev/null'
+    done
+    check "  $name: the report names its reader path ($want)" 'grep -q "\"reader_path\":[[:space:]]*\"$want" "$tmp/r3_$name.json"'
 }
+want=direct
 form i16_prc o_q.h5 P,R,C ds i16                 # int16 (cpi, P, R, C, iq), one CPI per chunk
 form ri16_cpr o_q.h5 C,P,R attr ri16 contiguous  # int16 {real, imag} (cpi, C, P, R), dims
 form f32iq_rcp o_rec.h5 R,C,P ds f32iq           # float32 (cpi, R, C, P, iq)
-form f32iq_cpr o_rec.h5 C,P,R ds f32iq           # float32 (cpi, C, P, R, iq): read chunk-direct
+form f32iq_cpr o_rec.h5 C,P,R ds f32iq           # float32 (cpi, C, P, R, iq): as stored
+form f64_pcr o_rec.h5 P,C,R ds f64 contiguous    # float64 {r, i} (cpi, P, C, R), contiguous
 "$bin" stream --input "$tmp/i16_prc.h5" --backend cpu --slots 2 --quiet 2>"$tmp/err"
 check "stream --input of the int16 recording: exit 0" '[ $? -eq 0 ] && [ ! -s "$tmp/err" ]'
 "$bin" run --input "$tmp/i16_prc.h5" --output "$tmp/o_i16_s.h5" "${rq[@]}" --scale 0.5 2>"$tmp/err"

@@ -205,6 +205,19 @@ int stap_recording_rank(const stap_recording *rec); /* 3 or 4 */
  * complex64, unscaled, are read directly; other types and layouts through HDF5's
  * conversion. */
 int stap_recording_read(stap_recording *rec, long long cpi, cf32 *cube, rt_error *err);
+/* How CPIs are read: "direct (pread, no HDF5 call; ...)" when every written CPI's bytes
+ * were placed at open (one CPI per unfiltered chunk, or contiguous storage; any element form
+ * but a compound of mixed member types), else "HDF5 (H5Dread, one reader at a time: why)". */
+const char *stap_recording_read_path(const stap_recording *rec);
+/* 1 when stap_recording_read_with may be called by many threads at once with no lock (the
+ * direct path); on the HDF5 path the calls take turns. */
+int stap_recording_parallel(const stap_recording *rec);
+/* Bytes of scratch one thread's stap_recording_read_with needs (0: none). */
+size_t stap_recording_scratch_bytes(const stap_recording *rec);
+/* stap_recording_read for one of several reader threads, each with its own scratch: the
+ * same samples, bit for bit, on either path. */
+int stap_recording_read_with(stap_recording *rec, long long cpi, cf32 *cube, void *scratch,
+                             rt_error *err);
 void stap_recording_close(stap_recording *rec);
 
 typedef struct stap_recording_writer stap_recording_writer;

@@ -3,6 +3,7 @@
 #include "io_internal.h"
 #include "iqform.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -193,4 +194,139 @@ void iq_describe(const iq_form *f, double scale, char *buf, size_t len)
         at = snprintf(buf, len, "complex64 {r, i}");
     else at = snprintf(buf, len, "%s {%s, %s}", f->comp, f->n0, f->n1);
     if (scale != 1 && at > 0 && (size_t)at < len) snprintf(buf + at, len - at, ", scale %g", scale);
+}
+
+/* ---- the direct reader's decoding (recording.c) ---------------------------------------- */
+
+int iq_raw_make(hid_t dset, const iq_form *f, iq_raw *raw)
+{
+    memset(raw, 0, sizeof *raw);
+    if (!f->interleaved && f->mixed) return -1;
+    hid_t ft = H5Dget_type(dset);
+    if (ft < 0) return -1;
+    hid_t comp = f->interleaved ? H5Tcopy(ft)
+                                : H5Tget_member_type(ft, (unsigned)H5Tget_member_index(ft, f->n0));
+    int ok = comp >= 0;
+    if (ok) {
+        raw->is_float = H5Tget_class(comp) == H5T_FLOAT;
+        raw->size = (int)H5Tget_size(comp);
+        raw->big_endian = H5Tget_order(comp) == H5T_ORDER_BE;
+        raw->wide = f->wide;
+        /* only the standard layouts: IEEE binary32/64, two's complement integers of whole
+         * bytes with no padding bits */
+        ok = raw->is_float ? (raw->size == 4 || raw->size == 8) &&
+                                 H5Tget_precision(comp) == (size_t)(8 * raw->size) &&
+                                 H5Tget_offset(comp) == 0
+                           : (raw->size == 1 || raw->size == 2 || raw->size == 4) &&
+                                 H5Tget_precision(comp) == (size_t)(8 * raw->size) &&
+                                 H5Tget_offset(comp) == 0;
+        if (ok && raw->is_float) {
+            size_t spos, epos, esize, mpos, msize;
+            ok = H5Tget_fields(comp, &spos, &epos, &esize, &mpos, &msize) >= 0 &&
+                 H5Tget_norm(comp) == H5T_NORM_IMPLIED &&
+                 (raw->size == 4 ? spos == 31 && epos == 23 && esize == 8 && mpos == 0 && msize == 23
+                                 : spos == 63 && epos == 52 && esize == 11 && mpos == 0 && msize == 52);
+        }
+    }
+    if (ok && f->interleaved) {
+        raw->stride = 2 * (size_t)raw->size;
+        raw->off_r = 0;
+        raw->off_i = (size_t)raw->size;
+    } else if (ok) {
+        raw->stride = H5Tget_size(ft);
+        raw->off_r = H5Tget_member_offset(ft, (unsigned)H5Tget_member_index(ft, f->n0));
+        raw->off_i = H5Tget_member_offset(ft, (unsigned)H5Tget_member_index(ft, f->n1));
+    }
+    if (comp >= 0) H5Tclose(comp);
+    H5Tclose(ft);
+    return ok ? 0 : -1;
+}
+
+int iq_raw_is_complex64(const iq_raw *raw)
+{
+    const uint16_t one = 1;
+    const int little = *(const unsigned char *)&one == 1;
+    return raw->is_float && raw->size == 4 && raw->big_endian != little && raw->stride == 8 &&
+           raw->off_r == 0 && raw->off_i == 4;
+}
+
+/* one component at p, in the machine's order */
+static inline uint64_t raw_bits(const unsigned char *p, int size, int swap)
+{
+    uint64_t v = 0;
+    if (swap)
+        for (int k = 0; k < size; k++) v = v << 8 | p[k]; /* big-endian bytes */
+    else
+        for (int k = size - 1; k >= 0; k--) v = v << 8 | p[k]; /* little-endian bytes */
+    return v;
+}
+
+static inline double raw_value(const iq_raw *raw, const unsigned char *p)
+{
+    const uint64_t b = raw_bits(p, raw->size, raw->big_endian);
+    if (raw->is_float) {
+        if (raw->size == 4) {
+            const uint32_t u = (uint32_t)b;
+            float f;
+            memcpy(&f, &u, 4);
+            return f;
+        }
+        double d;
+        memcpy(&d, &b, 8);
+        return d;
+    }
+    switch (raw->size) { /* sign-extended two's complement */
+    case 1: return (double)(int8_t)(uint8_t)b;
+    case 2: return (double)(int16_t)(uint16_t)b;
+    default: return (double)(int32_t)(uint32_t)b;
+    }
+}
+
+void iq_raw_decode(const iq_raw *raw, const void *src, size_t n, void *dst)
+{
+    const unsigned char *s = src;
+    const uint16_t one = 1;
+    const int native = raw->big_endian != (*(const unsigned char *)&one == 1);
+    if (native && !raw->wide && raw->stride == 2 * (size_t)raw->size && raw->off_r == 0 &&
+        raw->off_i == (size_t)raw->size) { /* packed pairs in the machine's order */
+        float *d = dst;
+        const size_t m = 2 * n;
+        if (raw->is_float) memcpy(d, src, 4 * m);
+        else if (raw->size == 2)
+            for (size_t k = 0; k < m; k++) d[k] = (float)((const int16_t *)src)[k];
+        else
+            for (size_t k = 0; k < m; k++) d[k] = (float)((const int8_t *)src)[k];
+        return;
+    }
+    if (raw->wide) {
+        double *d = dst;
+        for (size_t k = 0; k < n; k++, s += raw->stride) {
+            d[2 * k] = raw_value(raw, s + raw->off_r);
+            d[2 * k + 1] = raw_value(raw, s + raw->off_i);
+        }
+    } else { /* float32, int8, int16: exact in float */
+        float *d = dst;
+        for (size_t k = 0; k < n; k++, s += raw->stride) {
+            d[2 * k] = (float)raw_value(raw, s + raw->off_r);
+            d[2 * k + 1] = (float)raw_value(raw, s + raw->off_i);
+        }
+    }
+}
+
+int iq_raw_decode_scaled(const iq_raw *raw, const void *src, size_t n, double scale, float *dst)
+{
+    const uint16_t one = 1;
+    const int native = raw->big_endian != (*(const unsigned char *)&one == 1);
+    if (!native || raw->wide || raw->is_float || raw->stride != 2 * (size_t)raw->size ||
+        raw->off_r != 0 || raw->off_i != (size_t)raw->size || 32768.0 * scale > 3.0e38)
+        return -1;
+    const size_t m = 2 * n;
+    if (raw->size == 2) {
+        const int16_t *v = src;
+        for (size_t k = 0; k < m; k++) dst[k] = (float)((double)v[k] * scale);
+    } else {
+        const int8_t *v = src;
+        for (size_t k = 0; k < m; k++) dst[k] = (float)((double)v[k] * scale);
+    }
+    return 0;
 }

@@ -301,7 +301,19 @@ struct stap_result_writer {
     hsize_t ndet;
     long long written;
     int stages;
+    /* weights and output: one CPI per chunk written as stored bytes (H5Dwrite_chunk) when the
+     * memory type is the file type byte for byte; their extent grows ahead (doubling) and is
+     * cut to the CPIs written at close */
+    int direct;
+    hsize_t extent;
+    /* the small per-CPI rows (stage times, input CPI, detections), kept and written in
+     * batches of RESULT_BATCH CPIs: one HDF5 call each per batch, not per CPI */
+    double *tbuf;
+    long long *ibuf;
+    struct cpi_detection *dbuf;
+    size_t nbuf, ndbuf, dcap;
 };
+enum { RESULT_BATCH = 1024 };
 
 /* detections of a recording: {cpi int64, beam, doppler_bin, range_cell int32, power,
  * snr_db float32} */
@@ -323,6 +335,9 @@ void stap_result_writer_abort(stap_result_writer *w)
     h5_out_finish(&w->out, w->file, 1, NULL); /* abandoned: its blocks freed, closed, removed */
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
+    free(w->tbuf);
+    free(w->ibuf);
+    free(w->dbuf);
     free(w);
 }
 
@@ -375,6 +390,35 @@ static void w_append(h5w *w, hid_t d, hid_t mtype, int rank, hsize_t rows, const
         w_fail_h5(w, what);
     CLOSE_SPACE(ms);
     CLOSE_SPACE(fs);
+}
+
+/* one CPI's row `row` of an extensible dataset with one CPI per chunk, written as its stored
+ * bytes (H5Dwrite_chunk: no selection, no conversion); the extent is grown by the caller */
+static void w_put_chunk(h5w *w, hid_t d, int rank, hsize_t row, size_t bytes, const void *data,
+                        const char *what)
+{
+    if (w->st) return;
+    hsize_t off[6] = {row, 0, 0, 0, 0, 0};
+    (void)rank;
+    w_reserve(w, bytes);
+    if (!w->st && H5Dwrite_chunk(d, H5P_DEFAULT, 0, off, bytes, data) < 0) w_fail_h5(w, what);
+}
+
+/* the extent of the per-CPI datasets written by chunk: room for CPI `row` (grown ahead,
+ * doubling), or exactly `rows` (at close) */
+static void w_extent(h5w *w, stap_result_writer *rw, hsize_t rows)
+{
+    hid_t ds[2] = {rw->weights, rw->keep_output ? rw->output : -1};
+    const hsize_t *tail[2] = {rw->wdims, rw->odims};
+    const int rank[2] = {5, 4};
+    for (int k = 0; k < 2 && !w->st; k++) {
+        if (ds[k] < 0) continue;
+        hsize_t dims[6];
+        dims[0] = rows;
+        for (int j = 1; j < rank[k]; j++) dims[j] = tail[k][j - 1];
+        if (H5Dset_extent(ds[k], dims) < 0) w_fail_h5(w, k ? "'/output/iq'" : "'/weights'");
+    }
+    rw->extent = rows;
 }
 
 int stap_result_writer_open(stap_result_writer **out, const char *path, const stap_result *hdr,
@@ -432,10 +476,14 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
     result_axes ax;
     w_axes(&hw, w->file, hdr, D, &ax);
     const hsize_t wrow[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
+    const hsize_t orow[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)c->range_gates};
+    memcpy(w->wdims, wrow, sizeof wrow);
+    memcpy(w->odims, orow, sizeof orow);
+    /* the weights' and output's bytes as the file stores them: written by chunk */
+    w->direct = !hw.st && H5Tequal(w->cf_t, w->cm_t) > 0 && H5Tget_size(w->cf_t) == sizeof(cf32);
     w->weights = w_extensible(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow, 1);
     if (keep_output) {
         hid_t g = w_group(&hw, w->file, "output");
-        const hsize_t orow[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)c->range_gates};
         w->output = w_extensible(&hw, g, "iq", "/output/iq", w->cf_t, 4, orow, 1);
         CLOSE_GROUP(g);
     }
@@ -493,6 +541,15 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
     return RT_OK;
 }
 
+/* the batched rows to the file (under the HDF5 lock) */
+static void w_flush_rows(h5w *hw, stap_result_writer *w)
+{
+    if (w->ndbuf) w_append(hw, w->det, w->dm_t, 1, w->ndbuf, w->dbuf, "'/detections'");
+    w_append(hw, w->timing, H5T_NATIVE_DOUBLE, 2, w->nbuf, w->tbuf, "'/timing/cpi_ms'");
+    w_append(hw, w->icpi, H5T_NATIVE_LLONG, 1, w->nbuf, w->ibuf, "'/axes/input_cpi'");
+    w->nbuf = w->ndbuf = 0;
+}
+
 int stap_result_writer_append(stap_result_writer *w, long long cpi, long long input_cpi,
                               const cf32 *weights, const cf32 *output, const stap_detection *det,
                               size_t ndet, const double *stage_ms, rt_error *err)
@@ -502,24 +559,41 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, long long in
                        "order)", w->path, cpi, w->written - 1);
     if (!weights || (w->keep_output && !output))
         return rt_fail(err, RT_EINVAL, "'%s': CPI %lld without its weights or output", w->path, cpi);
-    cpi_detection *cd = NULL;
-    if (ndet && w->det >= 0) {
-        cd = malloc(sizeof *cd * ndet); /* only CPIs with detections: a few per CPI */
-        if (!cd) return rt_fail(err, RT_ENOMEM, "out of memory for %zu detections", ndet);
-        for (size_t i = 0; i < ndet; i++) cd[i] = (cpi_detection){input_cpi, det[i]};
+    if (!w->tbuf) {
+        w->tbuf = malloc(sizeof *w->tbuf * STAP_STAGE_COUNT * RESULT_BATCH);
+        w->ibuf = malloc(sizeof *w->ibuf * RESULT_BATCH);
+        if (!w->tbuf || !w->ibuf) return rt_fail(err, RT_ENOMEM, "out of memory for the result rows");
     }
+    if (ndet && w->det >= 0 && w->ndbuf + ndet > w->dcap) {
+        size_t cap = 2 * (w->ndbuf + ndet) > 4096 ? 2 * (w->ndbuf + ndet) : 4096;
+        cpi_detection *nd = realloc(w->dbuf, sizeof *nd * cap);
+        if (!nd) return rt_fail(err, RT_ENOMEM, "out of memory for %zu detections", ndet);
+        w->dbuf = nd;
+        w->dcap = cap;
+    }
+    for (size_t i = 0; ndet && w->det >= 0 && i < ndet; i++)
+        w->dbuf[w->ndbuf++] = (cpi_detection){input_cpi, det[i]};
+    memcpy(w->tbuf + w->nbuf * STAP_STAGE_COUNT, stage_ms, sizeof(double) * STAP_STAGE_COUNT);
+    w->ibuf[w->nbuf++] = input_cpi;
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
     h5w hw = {w->path, err, RT_OK, &w->out, w->file};
-    w_append(&hw, w->weights, w->cm_t, 5, 1, weights, "'/weights'");
-    if (w->keep_output) w_append(&hw, w->output, w->cm_t, 4, 1, output, "'/output/iq'");
-    if (cd) w_append(&hw, w->det, w->dm_t, 1, ndet, cd, "'/detections'");
-    w_append(&hw, w->timing, H5T_NATIVE_DOUBLE, 2, 1, stage_ms, "'/timing/cpi_ms'");
-    w_append(&hw, w->icpi, H5T_NATIVE_LLONG, 1, 1, &input_cpi, "'/axes/input_cpi'");
+    if (w->direct) {
+        const hsize_t row = (hsize_t)w->written;
+        if (row >= w->extent) w_extent(&hw, w, row < 8 ? 16 : 2 * (row + 1));
+        size_t wb = sizeof(cf32), ob = sizeof(cf32);
+        for (int k = 0; k < 4; k++) wb *= w->wdims[k];
+        for (int k = 0; k < 3; k++) ob *= w->odims[k];
+        w_put_chunk(&hw, w->weights, 5, row, wb, weights, "'/weights'");
+        if (w->keep_output) w_put_chunk(&hw, w->output, 4, row, ob, output, "'/output/iq'");
+    } else {
+        w_append(&hw, w->weights, w->cm_t, 5, 1, weights, "'/weights'");
+        if (w->keep_output) w_append(&hw, w->output, w->cm_t, 4, 1, output, "'/output/iq'");
+    }
+    if (w->nbuf == RESULT_BATCH) w_flush_rows(&hw, w);
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
-    free(cd);
     if (!hw.st) w->written++;
     return hw.st;
 }
@@ -530,6 +604,8 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
     h5_quiet q;
     quiet_begin(&q);
     h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    w_flush_rows(&hw, w);
+    if (w->direct && w->extent != (hsize_t)w->written) w_extent(&hw, w, (hsize_t)w->written);
     w_reserve(&hw, 0);
     hid_t g = hw.st ? -1 : H5Gopen2(w->file, "timing", H5P_DEFAULT);
     if (g < 0) w_fail_h5(&hw, "'/timing'");
@@ -562,6 +638,9 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
     w->file = -1;
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
+    free(w->tbuf);
+    free(w->ibuf);
+    free(w->dbuf);
     free(w);
     return st;
 }
