@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # device_recordings.sh: issue 31's table — recorded data through the engine, hard preset,
-# 160-CPI recordings in /dev/shm (page cache, no disk): complex64 and int16 interleaved
+# 480-CPI recordings in /dev/shm (page cache, no disk): complex64 and int16 interleaved
 # (scale 1/256), `stream --input` and `run --input` (weights and detections written), the
 # reader threads 1..N, against the pinned replay and plain parallel reads; the packed build
 # and, when given, a reference rtstap (REF.txz) in the same call. Logs under $OUT, a table.
@@ -17,7 +17,7 @@ fi
 new=$BIN/rtstap
 D=/dev/shm/rtstap-rec
 mkdir -p $D
-step "gen 160 CPIs" "$L/gen.log" 200 "$new" gen --preset hard --cpis 160 --no-clutter --no-jammers --seed 3 \
+step "gen 480 CPIs" "$L/gen.log" 200 "$new" gen --preset hard --cpis 480 --no-clutter --no-jammers --seed 3 \
     --target 200:0:40:0 -o $D/c64.h5 -f --quiet
 step "relayout int16" "$L/gen.log" 200 "$BIN/relayout" $D/c64.h5 $D/i16.h5 C,P,R ds i16
 ls -la $D >> "$L/gen.log"
@@ -35,7 +35,7 @@ for f in c64 i16; do
         step "ref stream $f" "$L/ref-stream-$f.log" 120 "$ref" $S --input $D/$f.h5 --cpis 4800
         results+=("$(row "ref 5db9558: stream --input $f" "$L/ref-stream-$f.log")")
     fi
-    for n in 1 8 16; do
+    for n in 1 16; do
         step "new stream $f readers $n" "$L/new-stream-$f-$n.log" 120 "$new" $S --input $D/$f.h5 --cpis 4800 --readers $n
         results+=("$(row "new: stream --input $f --readers $n" "$L/new-stream-$f-$n.log")")
     done
