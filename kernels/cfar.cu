@@ -4,7 +4,7 @@
  * window halves), hits are compacted with an atomic counter. The
  * arithmetic is stap/cfar.c's, operation for operation (powers and sums in double,
  * explicit _rn intrinsics so that nothing is contracted), so that the two detectors give
- * identical lists on the same output; tests/test_gpu_cfar.c checks that bit for bit. */
+ * identical lists on the same output; tests/unit/test_gpu_cfar.c checks that bit for bit. */
 #include "rtk_device.cuh"
 #include "rtk_pipeline.h"
 

@@ -1,7 +1,7 @@
 /* pipeline.cu: the kernels of a CPI around the QR (rtk_pipeline.h): the Doppler window and
  * layout, the materialized training gather (for QR variants that cannot gather), the
  * weight application and the status block. CPU references: stap/engine_cpu.c (the same
- * contract steps); tests/test_gpu_engine.c compares the two on fresh random cubes. */
+ * contract steps); tests/unit/test_gpu_engine.c compares the two on fresh random cubes. */
 #include "rtk_device.cuh"
 #include "rtk_pipeline.h"
 

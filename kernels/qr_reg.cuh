@@ -40,7 +40,7 @@
  * beams' forward substitution while the matrix is factored (its owners store each column of
  * R as it becomes final), so that only the backward half of the weights is left after it
  * (docs/kernels/journal.md "A solver warp"; kept for the 240x66 row only, where it pays).
- * FLOW & 64 and FLOW & 128 are bounds for measurement only (tests/gpu/qr_bounds.cu; never in
+ * FLOW & 64 and FLOW & 128 are bounds for measurement only (tests/bench/gpu/qr_bounds.cu; never in
  * a dispatch list, their results are not a factorization): 64 = the chain alone (the owner
  * steps and their waits, no trailing update), 128 = the trailing update alone (no owner step,
  * no wait: every warp applies n - 1 reflectors from a buffer of fixed values).

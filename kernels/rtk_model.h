@@ -177,9 +177,9 @@ typedef struct rtk_weights_model {
 
 /* Fitted on the H100 (1980 MHz, 132 SMs): the weight kernel's five parameters by weighted
  * least squares to 92 shapes' (QR + weights) - QR of the non-fusing rows (clp, smem512,
- * global512) in tests/data/qr_model_h100_*.log, 16 beams (`fit_qr_model --separate`: 91 of
+ * global512) in tests/bench/data/qr_model_h100_*.log, 16 beams (`fit_qr_model --separate`: 91 of
  * 92 within 15 %, the worst -28.6 %); the gather's two to `rtstap bench`'s training stage of
- * the cublas backend at the six presets (`fit_qr_model --gather tests/data/gather_h100.txt`:
+ * the cublas backend at the six presets (`fit_qr_model --gather tests/bench/data/gather_h100.txt`:
  * within 2.5 %; 2026-11-26, 40ca649). */
 static const rtk_weights_model rtk_weights_model_h100 = {
     /* launch, wave, wave_n, blk_n, blk_n2 */ 2.871, 5264, 293.0, 89.35, 2.104,

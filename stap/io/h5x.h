@@ -2,7 +2,7 @@
  * dense arrays of numbers or complex64, the detections table — for the library's files that
  * are not cubes (a scene's /truth, SINR tables, reading a run's results). Everything outside
  * stap/io/ reads and writes HDF5 through it or through h5io.h: no other file of rtstap calls
- * HDF5 (tests/check_layers.py checks that).
+ * HDF5 (tests/tools/check_layers.py checks that).
  *
  * Reading: h5x_open checks the file as every reader does (a regular file opened without
  * blocking, external links refused on every lookup, damaged attribute messages refused

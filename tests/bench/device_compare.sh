@@ -16,7 +16,7 @@ export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN
 for t in test_gpu_engine test_gpu_qr test_gpu_weights test_gpu_cfar test_engine test_pipeline; do
     step "$t" "$L/tests.log" 300 "$BIN/$t"
 done
-step "cli_gpu_fault" "$L/fault.log" 300 bash tests/cli_gpu_fault.sh
+step "cli_gpu_fault" "$L/fault.log" 300 bash tests/cli/cli_gpu_fault.sh
 for round in 1 2 3; do
     for who in ref new; do
         b=$BIN/rtstap

@@ -210,8 +210,8 @@ if [ "$mode" = robust ]; then # issue 10 on the GPU: faults, checks, stop, 10^5-
     for t in test_gpu_engine test_engine test_gpu_weights test_gpu_qr; do
         step "$t" "$L/tests.log" 300 "$BIN/$t"
     done
-    step cli_gpu_fault "$L/tests.log" 240 bash tests/cli_gpu_fault.sh
-    step cli_checks "$L/tests.log" 120 bash tests/cli_checks.sh
+    step cli_gpu_fault "$L/tests.log" 240 bash tests/cli/cli_gpu_fault.sh
+    step cli_checks "$L/tests.log" 120 bash tests/cli/cli_checks.sh
     # SIGINT under job control on the GPU: the CPIs in flight finish, the report is written
     set -m
     "$BIN/rtstap" stream --preset hard --cpis 100000000 --json "$L/stream-sigint.json" > "$L/sigint.log" 2>&1 &

@@ -5,7 +5,7 @@
 # the quick QR and weights tests, and gpu_bench --all (every variant that fits each size,
 # QR alone and QR + 16 beams, cuBLAS beside them). Logs under $OUT, a short table last.
 #
-# Here:  bash tests/gpu/build_bench.sh BUILD && bash tests/bench/pack_device.sh BUILD qr
+# Here:  bash tests/bench/gpu/build_bench.sh BUILD && bash tests/bench/pack_device.sh BUILD qr
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH &&
 #        bash tests/bench/device_qr.sh [all|tests|sanitize|bench] [SIZES]
@@ -77,7 +77,7 @@ if [ "$what" = bounds ]; then # what limits each target (docs/kernels/journal.md
     echo "---- ncu (raw csv: $L/ncu.csv)"; grep -c qr_reg_kernel "$L/ncu.csv"
     cp "$L/ncu.csv" "$OUT/ncu.csv"
 fi
-if [ "$what" = tc ]; then # issue 11 item 3: the tensor-core QR (tests/gpu/qr_tc.cu) against the
+if [ "$what" = tc ]; then # issue 11 item 3: the tensor-core QR (tests/experiments/qr_tc.cu) against the
     # dispatched FP32 kernel, accuracy and time (twice), then ncu's tensor-pipe and issue counters
     for r in 1 2; do step "qr_tc run $r" "$L/tc.log" 240 "$BIN/qr_tc" --repeat 20; done
     [ -n "${TC_SAN-1}" ] && for tool in memcheck racecheck synccheck; do

@@ -11,7 +11,7 @@ L=$OUT/logs
 device_facts "$L/device.txt"
 export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN
 step "test_gpu_engine" "$L/tests.log" 300 "$BIN/test_gpu_engine"
-step "cli_gpu_fault" "$L/fault.log" 300 bash tests/cli_gpu_fault.sh
+step "cli_gpu_fault" "$L/fault.log" 300 bash tests/cli/cli_gpu_fault.sh
 "$BIN/rtstap" gen --preset easy --cpis 6 --out /dev/shm/rec.h5 --quiet -f
 RTSTAP_TEST_DEVICE_TRAP=3 step "memcheck: a trap, auto" "$L/memcheck.log" 200 \
     compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/rtstap" run --input /dev/shm/rec.h5 \

@@ -1,5 +1,5 @@
 # cli_expect.sh: what the CLI tests that drive rtstap command by command share (sourced,
-# not run: CTest runs tests/cli_*.sh only). Needs $T (the test's scratch directory) and
+# not run: CTest runs tests/cli/cli_*.sh only). Needs $T (the test's scratch directory) and
 # counts failures in $fails.
 #   fail MESSAGE...      report a failure and count it
 #   expect STATUS CMD... run CMD with stdout in $T/out and stderr in $T/err; a failure

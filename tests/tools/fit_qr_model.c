@@ -1,5 +1,5 @@
 /* fit_qr_model: fits the parameters of the QR performance model (kernels/rtk_model.h) to
- * timings of every kernel variant, as tests/gpu/gpu_bench --all prints them (the lines
+ * timings of every kernel variant, as tests/bench/gpu/gpu_bench --all prints them (the lines
  * with the model's facts after '|'), and reports the fit row by row.
  *
  * usage: fit_qr_model [--check | --cv | --cluster | --weights | --separate] [--require ERR,PICK] BENCH_LOG [BENCH_LOG...]
@@ -33,10 +33,10 @@
  *            variant's QR + the shape's weight-kernel time)
  *   --gather FILE  the training gather's two parameters (rtk_model_gather) fitted by weighted
  *            linear least squares (with --check: the built-in ones) to FILE's lines "m n batch
- *            us" (tests/data/gather_h100.txt), and the rows; no bench logs needed
+ *            us" (tests/bench/data/gather_h100.txt), and the rows; no bench logs needed
  *   --require ERR,PICK  exit 1 unless every prediction is within ERR % of its measurement
  *            and every pick within PICK % of the fastest (the CTest qr_model runs --check
- *            with it on the shipped H100 logs, tests/data/qr_model_h100_*.log)
+ *            with it on the shipped H100 logs, tests/bench/data/qr_model_h100_*.log)
  * Exit 0; 1 on unreadable input or a --require not met; 2 on usage. */
 #include <math.h>
 #include <stddef.h>

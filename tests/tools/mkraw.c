@@ -1,5 +1,5 @@
 /* mkraw: a raw file of interleaved complex samples (for rtstap import-raw and import-sigmf,
- * tests/cli_formats.sh) and the complex64 file a correct import gives, written with the raw
+ * tests/cli/cli_formats.sh) and the complex64 file a correct import gives, written with the raw
  * HDF5 API (not stap/). Samples are complex normal (seeded); integer types store
  * q = round(x * Q) (Q = 25 for ci8, 1000 for ci16, 1e6 for ci32), floats x itself; the
  * reference holds (float)(stored value * SCALE), (C, P, R) or (CPIs, C, P, R).

@@ -1,6 +1,6 @@
 /* relayout: copy an input file with /data/iq (rank 3, or a rank-4 recording) written in
  * another axis order and labelled as asked — for the CLI tests of axis labels
- * (tests/cli_layout.sh). Everything else at the file's root (/steering, /radar, /array,
+ * (tests/cli/cli_layout.sh). Everything else at the file's root (/steering, /radar, /array,
  * /truth) is copied as it is. Uses the raw HDF5 API (tests/support/layout_lib.c).
  * usage: relayout IN.h5 OUT.h5 ORDER [ds|ds=TEXT] [attr|attr=TEXT|list=TEXT] [f64] [contiguous]
  *                 [i16|ri16|f32iq] [quantize]

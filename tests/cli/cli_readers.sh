@@ -12,7 +12,7 @@
 set -u
 [ -x "${RTSTAP_BIN:-}" ] || { echo "RTSTAP_BIN not set"; exit 77; }
 bin=$RTSTAP_BIN
-src=${RTSTAP_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+src=${RTSTAP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 tools=${RTSTAP_TOOLS_DIR:-$(dirname "$bin")/tests}
 py=""
 for p in /usr/bin/python3 python3; do

@@ -10,7 +10,7 @@ set -u
 B=${RTSTAP_BIN:?RTSTAP_BIN must name the rtstap binary}
 T=$(mktemp -d "${TMPDIR:-/tmp}/rtstap_cli_pictures.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-. "$(dirname "$0")/support/cli_expect.sh" # fail, expect
+. "$(dirname "$0")/../support/cli_expect.sh" # fail, expect
 # png_ok FILE: the PNG signature, an IHDR chunk first and an IEND chunk last (a file
 # cut short or left half-written fails)
 png_ok() {

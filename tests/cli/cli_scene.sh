@@ -6,7 +6,7 @@ set -u
 B=${RTSTAP_BIN:?RTSTAP_BIN must name the rtstap binary}
 T=$(mktemp -d "${TMPDIR:-/tmp}/rtstap_cli_scene.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-. "$(dirname "$0")/support/cli_expect.sh" # fail, expect
+. "$(dirname "$0")/../support/cli_expect.sh" # fail, expect
 signature() { head -c 8 "$1" | od -An -tx1 | tr -d ' \n'; }
 
 SEED=${RTSTAP_SEED:-$RANDOM}

@@ -4,11 +4,11 @@
 # kernel-variant tuning driver and `rtstap bench-qr`; logs under $OUT, a short table last.
 #
 # Here (no GPU):  cmake --build build-gpu -j2 --target test_gpu_qr test_gpu_weights rtstap
-#                 bash tests/gpu/build_bench.sh            # optional: tests/gpu/gpu_bench
-#                 bash tests/gpu/pack.sh                   # .gpubin/bin.tgz, .gpulibs.tgz
+#                 bash tests/bench/gpu/build_bench.sh            # optional: tests/bench/gpu/gpu_bench
+#                 bash tests/bench/gpu/pack.sh                   # .gpubin/bin.tgz, .gpulibs.tgz
 # There (device run tool, carry [".gpubin", ".gpulibs.tgz"]):
 #   mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
-#   export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/gpu/run_gpu.sh [STAGES]
+#   export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/gpu/run_gpu.sh [STAGES]
 # STAGES: any of tests tune profile bench sanitize (default: all but profile, in that order). Files under $OUT:
 # device.txt tests.log sanitize.log tune.log profile.log bench.log bench.json (<= 8 come back).
 set -uo pipefail

@@ -1,5 +1,5 @@
 /* gpu_bench: tuning driver for the GPU QR kernels (not a CTest test; built by
- * tests/gpu/build_bench.sh). For each size it times, with la_bench_qr (device-resident
+ * tests/bench/gpu/build_bench.sh). For each size it times, with la_bench_qr (device-resident
  * data, CUDA events, median), cuBLAS, the dispatcher's choice and every row of the
  * dispatch table that fits: QR alone and QR + weights; the table order in
  * kernels/dispatch.cu is set from this output. Also prints la_adaptive_weights' phase

@@ -241,7 +241,7 @@ def self_test():
 def main(argv):
     if len(argv) > 1 and argv[1] == "--self-test":
         return self_test()
-    root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files, includes, problems = check(root)
     for p in problems:
         print(p)

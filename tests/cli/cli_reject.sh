@@ -149,7 +149,7 @@ expect_words "truncated file" "$indir/truncated.h5" "truncated file: eof"
 # ---- a damaged file (fuzz_h5_file's finding): 16 bytes of compact raw data standing for a
 # 167 772 160 x 1 x 1 x 1 recording; HDF5 1.10.8 copied the last CPI from 2.7 GB past its
 # buffer (SEGV). Refused when the dataset is opened, before any read.
-short="${RTSTAP_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}/tests/fuzz/corpus/fuzz_h5_file/regress-compact-storage-short"
+short="${RTSTAP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/fuzz/corpus/fuzz_h5_file/regress-compact-storage-short"
 run "compact storage short" 1 "$outdir/cs.h5" run --input "$short" --output "$outdir/cs.h5" --quiet "${params[@]}"
 expect_words "compact storage short" "stores 16 bytes of compact data for 167772160 elements" "damaged"
 
