@@ -46,7 +46,8 @@ struct stap_recording {
     /* the direct path (direct_plan): every written CPI's stored bytes at a file offset,
      * decoded without HDF5, so that any number of threads read at once (pread) */
     int fd;            /* the file, read-only, or -1: the HDF5 path                    */
-    long long *offset; /* per CPI: where its bytes start (-1: never written)           */
+    long long *offset; /* chunked: where the k-th written CPI's bytes start            */
+    long long base;    /* contiguous (offset NULL): where CPI 0's bytes start          */
     size_t cpi_bytes;  /* stored bytes of one CPI                                      */
     iq_raw raw;
     char read_path[160]; /* stap_recording_read_path                                   */
@@ -250,27 +251,31 @@ static void direct_plan(stap_recording *r, int drank)
     } else if (layout != H5D_CONTIGUOUS) {
         why = "its storage layout";
     }
+    /* contiguous: CPI k at base + k * cpi_bytes, if the storage holds every CPI; chunked:
+     * the address of each written CPI's chunk, by its written index (what the file holds:
+     * a declared extent of 10^9 CPIs with a few written costs a few entries) */
     const long long cpis = (long long)r->dims[0];
-    if (!why && !(r->offset = malloc(sizeof *r->offset * (size_t)cpis))) why = "memory";
-    const haddr_t base = !why && layout == H5D_CONTIGUOUS ? H5Dget_offset(r->dset) : HADDR_UNDEF;
-    if (!why && layout == H5D_CONTIGUOUS && base == HADDR_UNDEF) why = "unallocated storage";
-    for (long long k = 0; !why && k < cpis; k++) {
-        r->offset[k] = -1;
-        if (!cpi_is_written(r, k)) continue;
-        if (layout == H5D_CONTIGUOUS) {
-            r->offset[k] = (long long)(base + (haddr_t)k * r->cpi_bytes);
-            continue;
-        }
-        hsize_t off[H5S_MAX_RANK] = {0}, size = 0;
-        off[0] = r->rank == 4 ? (hsize_t)k : 0;
-        unsigned mask = 0;
-        haddr_t addr = HADDR_UNDEF;
-        if (H5Dget_chunk_info_by_coord(r->dset, off, &mask, &addr, &size) < 0 ||
-            addr == HADDR_UNDEF || size != r->cpi_bytes || mask != 0)
-            why = "a chunk it could not place";
-        else
-            r->offset[k] = (long long)addr;
+    if (!why && layout == H5D_CONTIGUOUS) {
+        const haddr_t base = H5Dget_offset(r->dset);
+        const hsize_t have = H5Dget_storage_size(r->dset);
+        if (base == HADDR_UNDEF) why = "unallocated storage";
+        else if (r->cpi_bytes == 0 || have / r->cpi_bytes < (hsize_t)cpis) why = "storage shorter than its extent";
+        else r->base = (long long)base;
+    } else if (!why && !(r->offset = malloc(sizeof *r->offset * (size_t)(r->written ? r->written : 1)))) {
+        why = "memory";
     }
+    for (int g = 0; !why && r->offset && g < r->nranges; g++)
+        for (long long k = r->ranges[g][0]; !why && k < r->ranges[g][1]; k++) {
+            hsize_t off[H5S_MAX_RANK] = {0}, size = 0;
+            off[0] = r->rank == 4 ? (hsize_t)k : 0;
+            unsigned mask = 0;
+            haddr_t addr = HADDR_UNDEF;
+            if (H5Dget_chunk_info_by_coord(r->dset, off, &mask, &addr, &size) < 0 ||
+                addr == HADDR_UNDEF || size != r->cpi_bytes || mask != 0)
+                why = "a chunk it could not place";
+            else
+                r->offset[r->before[g] + (k - r->ranges[g][0])] = (long long)addr;
+        }
     if (!why && (r->fd = open(r->path, O_RDONLY | O_CLOEXEC)) < 0) why = "the file not opening";
     if (!why && stap_recording_scratch_bytes(r) &&
         !(r->scratch = malloc(stap_recording_scratch_bytes(r))))
@@ -538,6 +543,19 @@ static int hdf5_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *err
     return RT_OK;
 }
 
+/* where a written CPI's bytes start (direct path) */
+static long long cpi_offset(const stap_recording *r, long long cpi)
+{
+    if (!r->offset) return r->base + cpi * (long long)r->cpi_bytes;
+    for (int lo = 0, hi = r->nranges - 1; lo <= hi;) {
+        const int mid = (lo + hi) / 2;
+        if (cpi < r->ranges[mid][0]) hi = mid - 1;
+        else if (cpi >= r->ranges[mid][1]) lo = mid + 1;
+        else return r->offset[r->before[mid] + (cpi - r->ranges[mid][0])];
+    }
+    return -1; /* never: callers check cpi_is_written first */
+}
+
 /* The direct path: pread the CPI's stored bytes, decode, scale, transpose; no HDF5 call,
  * no shared buffer (scratch: stap_recording_scratch_bytes). */
 static int direct_read(const stap_recording *r, long long cpi, cf32 *cube, void *scratch,
@@ -551,15 +569,16 @@ static int direct_read(const stap_recording *r, long long cpi, cf32 *cube, void 
     if (slab) sp += 16 * n;
     const int as_stored = iq_raw_is_complex64(&r->raw);
     void *raw = as_stored ? (void *)got : (void *)sp;
+    const long long at = cpi_offset(r, cpi);
     size_t done = 0;
     while (done < r->cpi_bytes) {
         const ssize_t k = pread(r->fd, (unsigned char *)raw + done, r->cpi_bytes - done,
-                                (off_t)r->offset[cpi] + (off_t)done);
+                                (off_t)at + (off_t)done);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0)
             return rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s' (%zu "
                            "bytes at offset %lld): %s", cpi, r->path, r->cpi_bytes,
-                           r->offset[cpi], k < 0 ? strerror(errno) : "the file ends early");
+                           at, k < 0 ? strerror(errno) : "the file ends early");
         done += (size_t)k;
     }
     int st;
