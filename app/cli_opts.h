@@ -117,6 +117,11 @@ int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input
      .parse = cli_parse_backend}
 #define CLI_OPT_THREADS(var)                                                                \
     {"threads", 0, CLI_INT, (var), "T", "CPU threads, >= 1 (default: all)", .lo = 1, .hi = 4096}
+/* --readers: reader threads of a recording (cpi_io.h; 0 when not given: the default) */
+#define CLI_OPT_READERS(var)                                                                 \
+    {"readers", 0, CLI_INT, (var), "N",                                                      \
+     "reader threads for a recording (default: the CPUs less 2, at\n"                        \
+     "most 16; one when the file is read through HDF5)", .lo = 1, .hi = 64}
 #define CLI_OPT_LAYOUT(inopts)                                                              \
     {"layout", 0, CLI_CALL, (inopts), "ORDER",                                              \
      "the input's stored axis order, e.g. P,C,R or\n"                                      \

@@ -3,7 +3,6 @@
  * the disk, is measured), reporting sustained CPIs/s, host-to-host latency percentiles,
  * deadline misses, copy bandwidth against the measured link, and memory. */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,8 +235,7 @@ static int stream_workload(stream_job *j)
     return EXIT_OK;
 }
 
-/* --input: the recording, its shape into the workload, and the yardstick: the same file
- * read sequentially, plainly (page cache or disk) */
+/* --input: the recording and its shape into the workload */
 static int stream_open_input(stream_job *j)
 {
     rt_error err;
@@ -255,10 +253,6 @@ static int stream_open_input(stream_job *j)
     c->doppler_bins = 0;
     if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
     snprintf(j->w.name, sizeof j->w.name, "%.31s", j->input);
-    /* the yardstick: the same file read by as many threads as will read it, plainly */
-    const int nr = stap_recording_parallel(j->rec)
-                       ? (j->readers ? j->readers : cpi_reader_default_threads()) : 1;
-    j->plain_gbs = cpi_plain_read_gbs(j->input, nr);
     return EXIT_OK;
 }
 
@@ -373,7 +367,11 @@ static int stream_go(stream_job *j)
     if (j->tl.f) sr = stream_timeline_close(j, sr, &err);
     if (sr) return cli_fail(&err);
     j->t_run = la_now_ms() - t_run;
-    if (j->reader) cpi_reader_times(j->reader, &j->read_s, &j->wait_s);
+    if (j->reader) {
+        cpi_reader_times(j->reader, &j->read_s, &j->wait_s);
+        /* the yardstick: the same file read plainly by as many threads as read it */
+        j->plain_gbs = cpi_plain_read_gbs(j->input, cpi_reader_threads(j->reader));
+    }
     j->rss2 = stream_rss_bytes();
     return status;
 }

@@ -24,10 +24,6 @@ int cpi_reader_threads(const cpi_reader *r);
 double cpi_plain_read_gbs(const char *path, int threads);
 /* --readers' default: the CPUs less two (the stream loop and the writer), 1 to 16. */
 int cpi_reader_default_threads(void);
-#define CLI_OPT_READERS(var)                                                                 \
-    {"readers", 0, CLI_INT, (var), "N",                                                      \
-     "reader threads for a recording (default: the CPUs less 2, at\n"                        \
-     "most 16; one when the file is read through HDF5)", .lo = 1, .hi = 64}
 /* Wait for the buffer of the i-th CPI read (i counts from 0, in order). */
 int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err);
 /* The input's CPI index of the i-th CPI read. */

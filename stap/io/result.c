@@ -394,12 +394,11 @@ static void w_append(h5w *w, hid_t d, hid_t mtype, int rank, hsize_t rows, const
 
 /* one CPI's row `row` of an extensible dataset with one CPI per chunk, written as its stored
  * bytes (H5Dwrite_chunk: no selection, no conversion); the extent is grown by the caller */
-static void w_put_chunk(h5w *w, hid_t d, int rank, hsize_t row, size_t bytes, const void *data,
+static void w_put_chunk(h5w *w, hid_t d, hsize_t row, size_t bytes, const void *data,
                         const char *what)
 {
     if (w->st) return;
     hsize_t off[6] = {row, 0, 0, 0, 0, 0};
-    (void)rank;
     w_reserve(w, bytes);
     if (!w->st && H5Dwrite_chunk(d, H5P_DEFAULT, 0, off, bytes, data) < 0) w_fail_h5(w, what);
 }
@@ -585,8 +584,8 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, long long in
         size_t wb = sizeof(cf32), ob = sizeof(cf32);
         for (int k = 0; k < 4; k++) wb *= w->wdims[k];
         for (int k = 0; k < 3; k++) ob *= w->odims[k];
-        w_put_chunk(&hw, w->weights, 5, row, wb, weights, "'/weights'");
-        if (w->keep_output) w_put_chunk(&hw, w->output, 4, row, ob, output, "'/output/iq'");
+        w_put_chunk(&hw, w->weights, row, wb, weights, "'/weights'");
+        if (w->keep_output) w_put_chunk(&hw, w->output, row, ob, output, "'/output/iq'");
     } else {
         w_append(&hw, w->weights, w->cm_t, 5, 1, weights, "'/weights'");
         if (w->keep_output) w_append(&hw, w->output, w->cm_t, 4, 1, output, "'/output/iq'");
