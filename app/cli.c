@@ -90,7 +90,7 @@ const char *cli_flag_names(const char *msg, char *buf, size_t len)
     return buf;
 }
 
-const char *cli_flags_in(rt_error *err)
+const char *cli_flags_in(stap_error *err)
 {
     char buf[sizeof err->msg];
     cli_flag_names(err->msg, buf, sizeof buf);
@@ -109,9 +109,9 @@ int cli_error(int status, const char *fmt, ...)
     return status;
 }
 
-int cli_fail(const rt_error *err)
+int cli_fail(const stap_error *err)
 {
-    return cli_error(EXIT_PROCESSING, "%s", err->msg[0] ? err->msg : rt_status_name(err->code));
+    return cli_error(EXIT_PROCESSING, "%s", err->msg[0] ? err->msg : stap_status_name(err->code));
 }
 
 int cli_unknown_option(const char *command, int argc, char **argv)
@@ -177,7 +177,7 @@ void cli_print_timing(const stap_config *cfg, const char *input, const double *t
     fprintf(stderr,
             "rtstap: %s, backend %s\n"
             "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d%s B=%d%s  loading %g  QR batch %lld x %dx%d\n",
-            input, la_backend_name(cfg->backend), cfg->channels, cfg->pulses, cfg->range_gates,
+            input, stap_backend_name(cfg->backend), cfg->channels, cfg->pulses, cfg->range_gates,
             cfg->doppler_bins, cfg->doppler_order, cfg->segments, cfg->training,
             cli_window_str(cfg, wb, sizeof wb), cfg->beams, cli_algorithm_str(cfg, ab, sizeof ab),
             cfg->loading, batch, M, N);
@@ -199,7 +199,7 @@ void cli_print_timing(const stap_config *cfg, const char *input, const double *t
 
 int cli_parse_layout(const char *value, cli_input_opts *o)
 {
-    rt_error err;
+    stap_error err;
     if (stap_layout_parse(value, &o->read.layout, &err)) {
         cli_error(EXIT_USAGE, "--layout: %s", err.msg);
         return -1;

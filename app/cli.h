@@ -24,10 +24,10 @@ int cli_error(int status, const char *fmt, ...)
  * buf (at most len bytes) with each known parameter replaced; returns buf. */
 const char *cli_flag_names(const char *msg, char *buf, size_t len);
 /* The same in place, on err->msg; returns err->msg. */
-const char *cli_flags_in(rt_error *err);
-/* The library's error as a processing (1) or, for RT_EINVAL raised by option checks,
+const char *cli_flags_in(stap_error *err);
+/* The library's error as a processing (1) or, for STAP_EINVAL raised by option checks,
  * processing as well: everything the library reports is about inputs or data. */
-int cli_fail(const rt_error *err);
+int cli_fail(const stap_error *err);
 
 /* The usage error for the argument getopt_long refused (returned '?') in `command`. */
 int cli_unknown_option(const char *command, int argc, char **argv);

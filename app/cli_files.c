@@ -180,8 +180,8 @@ int cli_files_invariants(int status, int argc, char **argv)
     const int open_objects = stap_io_open_objects();
     snprintf(num, sizeof num, "%d", open_objects);
     if (open_objects) violated(&v, "%s HDF5 object(s) open at exit%s", num, "");
-    snprintf(num, sizeof num, "%d", rt_atomic_pending());
-    if (rt_atomic_pending()) violated(&v, "%s temporary file(s) still registered at exit%s", num, "");
+    snprintf(num, sizeof num, "%d", stap_atomic_pending());
+    if (stap_atomic_pending()) violated(&v, "%s temporary file(s) still registered at exit%s", num, "");
     for (int i = 0; i < nfiles; i++) {
         const file_entry *e = &files[i];
         if (e->output) {

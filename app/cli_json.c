@@ -78,21 +78,21 @@ void cli_json_sanitize(cJSON *item)
     }
 }
 
-int cli_json_write(const char *path, cJSON *doc, rt_write_mode mode, rt_error *err)
+int cli_json_write(const char *path, cJSON *doc, stap_write_mode mode, stap_error *err)
 {
     cli_json_sanitize(doc);
     char *text = cJSON_Print(doc);
-    if (!text) return rt_fail(err, RT_ENOMEM, "out of memory formatting JSON");
-    int st = RT_OK;
+    if (!text) return stap_fail(err, STAP_ENOMEM, "out of memory formatting JSON");
+    int st = STAP_OK;
     const size_t n = strlen(text);
     text[n] = '\n'; /* cJSON_Print's terminator becomes the last line's end */
     if (!strcmp(path, "-")) {
         errno = 0;
         if (fwrite(text, 1, n + 1, stdout) != n + 1 || fflush(stdout) != 0)
-            st = rt_fail(err, RT_EIO, "cannot write the JSON report to stdout: %s",
-                         errno ? strerror(errno) : "write error");
+            st = stap_fail(err, STAP_EIO, "cannot write the JSON report to stdout: %s",
+                           errno ? strerror(errno) : "write error");
     } else {
-        st = rt_atomic_write(path, text, n + 1, mode, err);
+        st = stap_atomic_write(path, text, n + 1, mode, err);
     }
     cJSON_free(text);
     return st;

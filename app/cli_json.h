@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "h5io.h" /* rt_write_mode */
+#include "h5io.h" /* stap_write_mode */
 
 /* Make item and everything in it valid as above (keys included), in place. */
 void cli_json_sanitize(cJSON *item);
@@ -18,6 +18,6 @@ void cli_json_sanitize(cJSON *item);
 int cli_utf8_sequence(const unsigned char *s);
 /* Sanitize doc and write it, with a final newline, to path atomically in `mode`, or to
  * stdout for "-". */
-int cli_json_write(const char *path, cJSON *doc, rt_write_mode mode, rt_error *err);
+int cli_json_write(const char *path, cJSON *doc, stap_write_mode mode, stap_error *err);
 
 #endif

@@ -294,8 +294,8 @@ void cli_usage(FILE *f, const cli_command *cmd, const cli_opt *opts)
 
 int cli_parse_backend(const cli_opt *o, const char *arg)
 {
-    rt_error err;
-    if (la_backend_parse(arg, (la_backend *)o->value, &err)) {
+    stap_error err;
+    if (stap_backend_parse(arg, (stap_backend *)o->value, &err)) {
         cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
         return -1;
     }
@@ -304,7 +304,7 @@ int cli_parse_backend(const cli_opt *o, const char *arg)
 
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg)
 {
-    rt_error err;
+    stap_error err;
     if (stap_cfar_parse_kind(arg, (stap_cfar_kind *)o->value, &err)) {
         cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
         return -1;
@@ -314,7 +314,7 @@ int cli_parse_cfar_kind(const cli_opt *o, const char *arg)
 
 int cli_parse_training_window(const cli_opt *o, const char *arg)
 {
-    rt_error err;
+    stap_error err;
     if (stap_training_window_parse(arg, &((cli_training *)o->value)->window, &err)) {
         cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
         return -1;
@@ -324,7 +324,7 @@ int cli_parse_training_window(const cli_opt *o, const char *arg)
 
 int cli_parse_algorithm(const cli_opt *o, const char *arg)
 {
-    rt_error err;
+    stap_error err;
     if (stap_algorithm_parse(arg, &((cli_training *)o->value)->algorithm, &err)) {
         cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
         return -1;
@@ -444,7 +444,7 @@ int cli_parse_scale_opt(const cli_opt *o, const char *arg)
 
 int cli_output_ok(const char *path, int force)
 {
-    rt_error err;
+    stap_error err;
     if (!path || !strcmp(path, "-")) return EXIT_OK;
     if (stap_output_check_mode(path, cli_write_mode(force), &err)) return cli_fail(&err);
     return EXIT_OK;
@@ -452,10 +452,10 @@ int cli_output_ok(const char *path, int force)
 
 int cli_select_device(int device)
 {
-    rt_error err;
+    stap_error err;
     if (device < 0) return EXIT_OK;
-    int st = la_gpu_select(device, &err);
-    if (st == RT_EINVAL) return cli_error(EXIT_USAGE, "--device: %s", err.msg);
+    int st = stap_la_gpu_select(device, &err);
+    if (st == STAP_EINVAL) return cli_error(EXIT_USAGE, "--device: %s", err.msg);
     if (st) return cli_error(EXIT_PROCESSING, "--device %d: %s", device, err.msg);
     return EXIT_OK;
 }

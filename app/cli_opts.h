@@ -94,7 +94,7 @@ typedef void (*cli_help_fn)(const cli_command *cmd, const cli_opt *opts, void *c
 void cli_set_help_hook(cli_help_fn fn, void *ctx);
 
 /* ---- parsers of values several commands take (CLI_CALL) ----------------------------- */
-int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: la_backend *       */
+int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: stap_backend *       */
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
 int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input_opts *  */
@@ -219,9 +219,9 @@ int cli_training_order(const cli_training *t, int *dorder);
 
 /* ---- after parsing ------------------------------------------------------------------- */
 /* The write mode of -f/--force. */
-static inline rt_write_mode cli_write_mode(int force)
+static inline stap_write_mode cli_write_mode(int force)
 {
-    return force ? RT_WRITE_REPLACE : RT_WRITE_NEW;
+    return force ? STAP_WRITE_REPLACE : STAP_WRITE_NEW;
 }
 /* Before any work: can an output be published at path (NULL and "-" pass)? EXIT_OK, or
  * EXIT_PROCESSING with the error printed ("'x' already exists; refusing to overwrite"). */

@@ -19,7 +19,7 @@ typedef struct {
 
 typedef struct {
     qr_size sz;
-    la_backend be;
+    stap_backend be;
     int ok;               /* measured */
     char why[600];        /* when not measured */
     double median_us, gflops, residual, diag, weights_us;
@@ -43,7 +43,7 @@ static const cli_command bench_qr_cmd = {
 /* One gpu kernel variant at one size (--model). */
 typedef struct {
     qr_size sz;
-    la_gpu_variant info, info_w;   /* predictions: QR alone, QR + weights (fused; separate) */
+    stap_la_gpu_variant info, info_w;   /* predictions: QR alone, QR + weights (fused; separate) */
     double qr_us, qrw_us, sep_us;  /* measured; < 0 when not. qrw_us: the fused kernel where
                                       the variant fuses, else = sep_us; sep_us: its QR alone,
                                       then the weight kernel */
@@ -66,34 +66,34 @@ static void model_cell(FILE *out, int choice, int fastest, double us, double pre
 
 /* Time every variant that fits z and put it beside the model's prediction: QR alone, QR +
  * weights fused in its kernel, and its QR alone followed by the weight kernel. */
-static int model_rows(qr_size z, const cf32 *sets, int nsets, int repeat, int nbeams,
-                      const cf32 *V, model_row **rows, int *nrows, FILE *out, rt_error *err)
+static int model_rows(qr_size z, const stap_cf32 *sets, int nsets, int repeat, int nbeams,
+                      const stap_cf32 *V, model_row **rows, int *nrows, FILE *out, stap_error *err)
 {
-    la_ctx *ctx = NULL;
-    if (la_ctx_create(&ctx, LA_BACKEND_GPU, 0, err)) return -1;
+    stap_la_ctx *ctx = NULL;
+    if (stap_la_ctx_create(&ctx, STAP_BACKEND_GPU, 0, err)) return -1;
     int choice = -1, choice_w = -1, sep = 0;
-    if (la_gpu_variant_choice(z.m, z.n, z.batch, 0, &choice, NULL, err) ||
-        (nbeams && la_gpu_variant_choice(z.m, z.n, z.batch, nbeams, &choice_w, &sep, err))) {
-        la_ctx_destroy(ctx);
+    if (stap_la_gpu_variant_choice(z.m, z.n, z.batch, 0, &choice, NULL, err) ||
+        (nbeams && stap_la_gpu_variant_choice(z.m, z.n, z.batch, nbeams, &choice_w, &sep, err))) {
+        stap_la_ctx_destroy(ctx);
         return -1;
     }
     const int first = *nrows;
-    for (int v = 0; v < la_gpu_variant_count(); v++) {
+    for (int v = 0; v < stap_la_gpu_variant_count(); v++) {
         model_row r = {.sz = z, .qr_us = -1, .qrw_us = -1, .sep_us = -1};
-        if (la_gpu_variant_query(v, z.m, z.n, z.batch, 0, &r.info, err) ||
-            (nbeams && la_gpu_variant_query(v, z.m, z.n, z.batch, nbeams, &r.info_w, err)))
+        if (stap_la_gpu_variant_query(v, z.m, z.n, z.batch, 0, &r.info, err) ||
+            (nbeams && stap_la_gpu_variant_query(v, z.m, z.n, z.batch, nbeams, &r.info_w, err)))
             break;
         if (!r.info.fits) continue;
-        if (la_gpu_force_variant(ctx, v, err) ||
-            la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 0, 0, NULL, &r.qr_us, NULL, err) ||
-            (nbeams && la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 1, nbeams, V,
-                                   &r.qrw_us, NULL, err)))
+        if (stap_la_gpu_force_variant(ctx, v, err) ||
+            stap_la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 0, 0, NULL, &r.qr_us, NULL, err) ||
+            (nbeams && stap_la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 1, nbeams, V,
+                                        &r.qrw_us, NULL, err)))
             break;
         if (nbeams && !r.info_w.fused)
             r.sep_us = r.qrw_us;
-        else if (nbeams && (la_gpu_force_plan(ctx, v, 1, err) ||
-                            la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 1, nbeams, V,
-                                        &r.sep_us, NULL, err)))
+        else if (nbeams && (stap_la_gpu_force_plan(ctx, v, 1, err) ||
+                            stap_la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 1, nbeams, V,
+                                             &r.sep_us, NULL, err)))
             break;
         r.choice = v == choice;
         r.choice_w = v == choice_w && !sep;
@@ -103,7 +103,7 @@ static int model_rows(qr_size z, const cf32 *sets, int nsets, int repeat, int nb
         *rows = g;
         (*rows)[(*nrows)++] = r;
     }
-    la_ctx_destroy(ctx);
+    stap_la_ctx_destroy(ctx);
     if (err->code) return -1;
     /* the fastest measured, for the '<' marks (QR + weights: fused or separate) */
     double best = 0, best_w = 0;
@@ -163,14 +163,14 @@ static int parse_sizes(const char *s, qr_size **out, int *count)
     return 0;
 }
 
-static int parse_backends(const char *s, la_backend *out, int *count)
+static int parse_backends(const char *s, stap_backend *out, int *count)
 {
     char *copy = strdup(s), *save = NULL;
     int n = 0;
-    rt_error err;
+    stap_error err;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        la_backend b;
-        if (la_backend_parse(tok, &b, &err) || b == LA_BACKEND_AUTO || n == LA_BACKEND_COUNT) {
+        stap_backend b;
+        if (stap_backend_parse(tok, &b, &err) || b == STAP_BACKEND_AUTO || n == STAP_BACKEND_COUNT) {
             cli_error(EXIT_USAGE, "--backends: '%s' is not one of cpu, lapack, gpu, cublas", tok);
             free(copy);
             return -1;
@@ -199,7 +199,7 @@ static cJSON *json_sized(qr_size z)
 
 static int write_json(const char *path, const bench_row *rows, int nrows, const model_row *mrows,
                       int nmrows, int repeat, unsigned long long seed, int threads,
-                      rt_write_mode mode, rt_error *err)
+                      stap_write_mode mode, stap_error *err)
 {
     cJSON *doc = stream_json_report("bench-qr");
     cJSON_AddNumberToObject(doc, "repeat", repeat);
@@ -209,7 +209,7 @@ static int write_json(const char *path, const bench_row *rows, int nrows, const 
     for (int i = 0; i < nrows; i++) {
         const bench_row *r = &rows[i];
         cJSON *o = json_sized(r->sz);
-        cJSON_AddStringToObject(o, "backend", la_backend_name(r->be));
+        cJSON_AddStringToObject(o, "backend", stap_backend_name(r->be));
         if (r->ok) {
             cJSON_AddNumberToObject(o, "median_us", r->median_us);
             cJSON_AddNumberToObject(o, "gflops", r->gflops);
@@ -289,13 +289,13 @@ int cmd_bench_qr(int argc, char **argv)
     FILE *out = json && !strcmp(json, "-") ? stderr : stdout; /* stdout: the JSON only */
     qr_size *sizes;
     int nsizes, nback;
-    la_backend backends[LA_BACKEND_COUNT];
+    stap_backend backends[STAP_BACKEND_COUNT];
     if (parse_sizes(sizes_s, &sizes, &nsizes)) return EXIT_USAGE;
     if (parse_backends(backends_s, backends, &nback)) {
         free(sizes);
         return EXIT_USAGE;
     }
-    rt_error err;
+    stap_error err;
 
     bench_row *rows = calloc((size_t)nsizes * nback, sizeof *rows);
     model_row *mrows = NULL;
@@ -311,9 +311,9 @@ int cmd_bench_qr(int argc, char **argv)
     for (int si = 0; si < nsizes && status == EXIT_OK; si++) {
         qr_size z = sizes[si];
         size_t one = (size_t)z.m * z.n * z.batch;
-        cf32 *sets = malloc(sizeof(cf32) * one * nsets);
-        cf32 *R = malloc(sizeof(cf32) * one);
-        cf32 *V = nbeams ? malloc(sizeof(cf32) * (size_t)nbeams * z.n) : NULL;
+        stap_cf32 *sets = malloc(sizeof(stap_cf32) * one * nsets);
+        stap_cf32 *R = malloc(sizeof(stap_cf32) * one);
+        stap_cf32 *V = nbeams ? malloc(sizeof(stap_cf32) * (size_t)nbeams * z.n) : NULL;
         if (!sets || !R || (nbeams && !V)) {
             status = cli_error(EXIT_PROCESSING, "out of memory for %dx%dx%d", z.m, z.n, z.batch);
             free(sets); free(R); free(V);
@@ -326,24 +326,24 @@ int cmd_bench_qr(int argc, char **argv)
             bench_row *r = &rows[nrows++];
             r->sz = z;
             r->be = backends[bi];
-            la_ctx *ctx = NULL;
-            if (la_ctx_create(&ctx, r->be, threads, &err)) {
+            stap_la_ctx *ctx = NULL;
+            if (stap_la_ctx_create(&ctx, r->be, threads, &err)) {
                 snprintf(r->why, sizeof r->why, "%s", err.msg);
                 continue;
             }
-            if (la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 0, 0, NULL,
-                            &r->median_us, R, &err)) {
+            if (stap_la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 0, 0, NULL,
+                                 &r->median_us, R, &err)) {
                 snprintf(r->why, sizeof r->why, "%s", err.msg);
-                la_ctx_destroy(ctx);
+                stap_la_ctx_destroy(ctx);
                 continue;
             }
-            if (nbeams && la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 1, nbeams,
-                                      V, &r->weights_us, NULL, &err)) {
+            if (nbeams && stap_la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 1, nbeams,
+                                           V, &r->weights_us, NULL, &err)) {
                 snprintf(r->why, sizeof r->why, "weights: %s", err.msg);
-                la_ctx_destroy(ctx);
+                stap_la_ctx_destroy(ctx);
                 continue;
             }
-            la_ctx_destroy(ctx);
+            stap_la_ctx_destroy(ctx);
             la_qr_accuracy acc;
             if (la_qr_check(z.m, z.n, z.batch, sets, R, 1, &acc, &err)) {
                 snprintf(r->why, sizeof r->why, "accuracy check: %s", err.msg);
@@ -357,17 +357,17 @@ int cmd_bench_qr(int argc, char **argv)
         /* print the rows of this size, with the gpu backend's speed-up over each */
         double gpu_us = 0;
         for (int i = first_row; i < nrows; i++)
-            if (rows[i].be == LA_BACKEND_GPU && rows[i].ok) gpu_us = rows[i].median_us;
+            if (rows[i].be == STAP_BACKEND_GPU && rows[i].ok) gpu_us = rows[i].median_us;
         for (int i = first_row; i < nrows; i++) {
             bench_row *r = &rows[i];
-            fprintf(out, "%6d %4d %6d  %-7s ", z.m, z.n, z.batch, la_backend_name(r->be));
+            fprintf(out, "%6d %4d %6d  %-7s ", z.m, z.n, z.batch, stap_backend_name(r->be));
             if (!r->ok) {
                 fprintf(out, "not measured: %s\n", r->why);
                 continue;
             }
             fprintf(out, "%12.2f %10.2f %9.3f %7.3f", r->median_us, r->gflops, r->residual, r->diag);
             if (nbeams) fprintf(out, " %14.2f", r->weights_us);
-            if (gpu_us > 0 && r->be != LA_BACKEND_GPU) fprintf(out, "  %.1fx", r->median_us / gpu_us);
+            if (gpu_us > 0 && r->be != STAP_BACKEND_GPU) fprintf(out, "  %.1fx", r->median_us / gpu_us);
             if (r->residual >= 30 || r->diag >= 30) fprintf(out, "  ACCURACY FAIL");
             fputc('\n', out);
         }

@@ -24,7 +24,7 @@ static const cli_command bench_cmd = {
 
 typedef struct bench_case {
     char workload[64];
-    la_backend be;
+    stap_backend be;
     int gemm;           /* gpu with the apply stage as cuBLAS GEMMs */
     int ok;
     char why[512];
@@ -34,9 +34,9 @@ typedef struct bench_case {
 } bench_case;
 
 /* One engine, `n` CPIs from the ring (copied to the engine's pinned memory). */
-static int measure(const workload *w, la_backend be, int gemm, int threads, int slots, int graphs,
-                   cf32 *const *cubes, int ncubes, long long n, stream_stats *st, char *desc,
-                   size_t desc_len, rt_error *err)
+static int measure(const workload *w, stap_backend be, int gemm, int threads, int slots, int graphs,
+                   stap_cf32 *const *cubes, int ncubes, long long n, stream_stats *st, char *desc,
+                   size_t desc_len, stap_error *err)
 {
     stap_config cfg = w->cfg;
     cfg.backend = be;
@@ -51,12 +51,12 @@ static int measure(const workload *w, la_backend be, int gemm, int threads, int 
                                    w->steering ? stap_dof(&cfg) : 0, &eo, err);
     if (status) return status;
     const size_t len = workload_cube_len(w);
-    stream_ring ring = {calloc((size_t)ncubes, sizeof(cf32 *)), 0};
-    if (!ring.cube) status = rt_fail(err, RT_ENOMEM, "out of memory");
+    stream_ring ring = {calloc((size_t)ncubes, sizeof(stap_cf32 *)), 0};
+    if (!ring.cube) status = stap_fail(err, STAP_ENOMEM, "out of memory");
     for (int k = 0; k < ncubes && !status; k++, ring.count++) {
-        ring.cube[k] = stap_engine_host_alloc(e, sizeof(cf32) * len);
-        if (!ring.cube[k]) status = rt_fail(err, RT_ENOMEM, "cannot allocate pinned cubes");
-        else memcpy(ring.cube[k], cubes[k], sizeof(cf32) * len);
+        ring.cube[k] = stap_engine_host_alloc(e, sizeof(stap_cf32) * len);
+        if (!ring.cube[k]) status = stap_fail(err, STAP_ENOMEM, "cannot allocate pinned cubes");
+        else memcpy(ring.cube[k], cubes[k], sizeof(stap_cf32) * len);
     }
     if (!status) status = stream_run(e, 2LL * slots, n, stream_ring_source, NULL, &ring, NULL, NULL, 0, 0, st, err);
     if (desc) snprintf(desc, desc_len, "%s", stap_engine_describe(e));
@@ -87,8 +87,8 @@ int cmd_bench_pipeline(int argc, char **argv)
     const char *wl = "easy,medium,hard,perfect-small,perfect-medium,perfect-large";
     const char *bl = "gpu,cublas,cpu,lapack", *json = NULL;
     int cpis = 500, cpu_cpis = 8, slots = 3, threads = 0, force = 0, device_n = -1;
-    rt_error err;
-    rt_clear(&err);
+    stap_error err;
+    stap_error_clear(&err);
     cli_opt opts[] = {
         {"workloads", 0, CLI_STRING, &wl, "LIST",
          "default easy,medium,hard,perfect-small,perfect-medium,\n"
@@ -113,9 +113,9 @@ int cmd_bench_pipeline(int argc, char **argv)
     char wnames[16][32], bnames[8][32];
     const int nw = split_list(wl, wnames, 16);
     int nb = split_list(bl, bnames, 8);
-    la_backend bes[8];
+    stap_backend bes[8];
     for (int b = 0; b < nb; b++)
-        if (la_backend_parse(bnames[b], &bes[b], &err) || bes[b] == LA_BACKEND_AUTO)
+        if (stap_backend_parse(bnames[b], &bes[b], &err) || bes[b] == STAP_BACKEND_AUTO)
             return cli_error(EXIT_USAGE, "--backends: '%s' is not cpu, lapack, gpu or cublas", bnames[b]);
     workload ws[16];
     for (int i = 0; i < nw; i++)
@@ -125,14 +125,14 @@ int cmd_bench_pipeline(int argc, char **argv)
         }
 
     /* the gpu backend twice: the apply kernel, and the apply stage as cuBLAS batched GEMMs */
-    la_backend rb[9];
+    stap_backend rb[9];
     int rg[9], nr = 0;
     char rname[9][32];
     for (int b = 0; b < nb; b++) {
         rb[nr] = bes[b];
         rg[nr] = 0;
         snprintf(rname[nr++], 32, "%.31s", bnames[b]);
-        if (bes[b] == LA_BACKEND_GPU) {
+        if (bes[b] == STAP_BACKEND_GPU) {
             rb[nr] = bes[b];
             rg[nr] = 1;
             snprintf(rname[nr++], 32, "gpu-gemm");
@@ -146,20 +146,20 @@ int cmd_bench_pipeline(int argc, char **argv)
     enum { NCUBES = 4 };
     for (int i = 0; i < nw && cases; i++) {
         const size_t len = workload_cube_len(&ws[i]);
-        cf32 *cubes[NCUBES] = {0};
+        stap_cf32 *cubes[NCUBES] = {0};
         int ok = 1;
         for (int k = 0; k < NCUBES && ok; k++) {
-            cubes[k] = malloc(sizeof(cf32) * len);
-            ok = cubes[k] && workload_cube(&ws[i], k, cubes[k], &err) == RT_OK;
+            cubes[k] = malloc(sizeof(stap_cf32) * len);
+            ok = cubes[k] && workload_cube(&ws[i], k, cubes[k], &err) == STAP_OK;
         }
         for (int b = 0; b < nb && ok; b++) {
             bench_case *c = &cases[i * nb + b];
             snprintf(c->workload, sizeof c->workload, "%.31s", ws[i].name);
             c->be = rb[b];
             c->gemm = rg[b];
-            const int gpu = rb[b] == LA_BACKEND_GPU || rb[b] == LA_BACKEND_CUBLAS;
-            rt_error e2;
-            if (la_backend_available(rb[b], &e2)) {
+            const int gpu = rb[b] == STAP_BACKEND_GPU || rb[b] == STAP_BACKEND_CUBLAS;
+            stap_error e2;
+            if (stap_backend_available(rb[b], &e2)) {
                 snprintf(c->why, sizeof c->why, "%s", e2.msg);
                 continue;
             }
@@ -189,7 +189,7 @@ int cmd_bench_pipeline(int argc, char **argv)
     for (int i = 0; i < nw && cases; i++) {
         const bench_case *g = NULL;
         for (int b = 0; b < nb; b++)
-            if (cases[i * nb + b].be == LA_BACKEND_GPU && !cases[i * nb + b].gemm && cases[i * nb + b].ok)
+            if (cases[i * nb + b].be == STAP_BACKEND_GPU && !cases[i * nb + b].gemm && cases[i * nb + b].ok)
                 g = &cases[i * nb + b];
         for (int b = 0; b < nb; b++) {
             const bench_case *c = &cases[i * nb + b];
@@ -214,7 +214,7 @@ int cmd_bench_pipeline(int argc, char **argv)
             const bench_case *c = &cases[k];
             cJSON *r = cJSON_CreateObject();
             cJSON_AddStringToObject(r, "workload", c->workload);
-            cJSON_AddStringToObject(r, "backend", la_backend_name(c->be));
+            cJSON_AddStringToObject(r, "backend", stap_backend_name(c->be));
             cJSON_AddStringToObject(r, "apply", c->gemm ? "cublasCgemmBatched" : "engine");
             cJSON_AddBoolToObject(r, "measured", c->ok);
             if (!c->ok) cJSON_AddStringToObject(r, "why", c->why);

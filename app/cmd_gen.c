@@ -50,7 +50,7 @@ static int parse_fields(const char *flag, const char *s, int n, double *v)
 static int opt_preset(const cli_opt *o, const char *arg)
 {
     gen_opts *g = o->value;
-    rt_error err;
+    stap_error err;
     if (scene_preset_parse(arg, &g->preset, &err)) {
         cli_error(EXIT_USAGE, "--preset: %s", err.msg);
         return -1;
@@ -118,13 +118,13 @@ static int opt_beta(const cli_opt *o, const char *arg)
 /* The scene into OUT: one CPI, or a recording of cpis CPIs (fresh noise, clutter and jammer
  * draws per CPI, seed + CPI index; targets moving by their drift; /truth describes CPI 0). */
 static int gen_write(scene_truth *truth, stap_input *in, const double *drift, int cpis,
-                     const char *out, rt_write_mode mode, rt_error *err)
+                     const char *out, stap_write_mode mode, stap_error *err)
 {
     if (cpis == 1)
         return scene_generate(truth, in->iq, err) ||
-               stap_input_write_mode(out, in, scene_truth_write_hook, truth, mode, err);
+               stap_input_write(out, in, scene_truth_write_hook, truth, &(stap_write_options){.mode = mode}, err);
     stap_recording_writer *rw = NULL;
-    int failed = stap_recording_create_mode(&rw, out, in, cpis, mode, err) != RT_OK;
+    int failed = stap_recording_create(&rw, out, in, cpis, &(stap_write_options){.mode = mode}, err) != STAP_OK;
     const scene_truth base = *truth;
     for (int c = 0; c < cpis && !failed; c++) {
         truth->cfg.seed = base.cfg.seed + (uint64_t)c;
@@ -138,7 +138,7 @@ static int gen_write(scene_truth *truth, stap_input *in, const double *drift, in
         stap_recording_abort(rw);
         return 1;
     }
-    return stap_recording_finish(rw, scene_truth_write_hook, truth, err) != RT_OK;
+    return stap_recording_finish(rw, scene_truth_write_hook, truth, err) != STAP_OK;
 }
 
 static void gen_summary(const scene_truth *truth, scene_preset preset, int cpis, const char *out)
@@ -180,8 +180,8 @@ int cmd_gen(int argc, char **argv)
     const char *out = NULL;
     int quiet = 0, cpis = 1, force = 0, seed_given = 0;
     unsigned long long seed = 0;
-    rt_error err;
-    rt_clear(&err);
+    stap_error err;
+    stap_error_clear(&err);
     cli_opt opts[] = {
         {"preset", 0, CLI_CALL, &g, "NAME",
          "ward (default): 18 elements at lambda/2, 18 pulses,\n"
@@ -237,7 +237,7 @@ int cmd_gen(int argc, char **argv)
     int pst = cli_parse(&gen_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
     if ((pst = cli_output_ok(out, force))) return pst;
-    const rt_write_mode mode = cli_write_mode(force);
+    const stap_write_mode mode = cli_write_mode(force);
     if (seed_given) c->seed = seed;
     scene_config cfg = g.cfg;
     const scene_preset preset = g.preset;
@@ -253,7 +253,7 @@ int cmd_gen(int argc, char **argv)
     in.channels = cfg.channels;
     in.pulses = cfg.pulses;
     in.range_gates = cfg.range_gates;
-    in.iq = malloc(sizeof(cf32) * (size_t)cfg.channels * cfg.pulses * cfg.range_gates);
+    in.iq = malloc(sizeof(stap_cf32) * (size_t)cfg.channels * cfg.pulses * cfg.range_gates);
     if (!in.iq) {
         scene_truth_free(&truth);
         return cli_error(EXIT_PROCESSING, "out of memory for a %d x %d x %d cube", cfg.channels,

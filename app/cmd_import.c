@@ -45,8 +45,8 @@ typedef struct import_opts {
 /* Run the import and say what was written. */
 static int import_run(const stap_raw_import *imp, const import_opts *io)
 {
-    rt_error err;
-    rt_clear(&err);
+    stap_error err;
+    stap_error_clear(&err);
     if (stap_raw_import_file(io->output, imp, &err)) return cli_fail(&err);
     char cpis[48] = "";
     if (imp->cpis > 0) snprintf(cpis, sizeof cpis, " x %lld CPIs", imp->cpis);
@@ -113,8 +113,8 @@ int cmd_import_raw(int argc, char **argv)
     char type_help[512];
     snprintf(type_help, sizeof type_help, "%s\n(the SigMF names: ci = signed integer, cf = float)",
              stap_raw_type_list());
-    rt_error err;
-    rt_clear(&err);
+    stap_error err;
+    stap_error_clear(&err);
     cli_opt opts[] = {
         {"input", 0, CLI_STRING, &imp.input, "FILE", "the raw file", .flags = CLI_REQUIRED | CLI_INPUT},
         {"shape", 0, CLI_STRING, &shape, "C,P,R[,CPIS]",
@@ -169,8 +169,8 @@ int cmd_import_sigmf(int argc, char **argv)
     io.scale = 1;
     const char *meta_path = NULL;
     int pulses = 0, range = 0, channels = 0, cpis = 0;
-    rt_error err;
-    rt_clear(&err);
+    stap_error err;
+    stap_error_clear(&err);
     cli_opt opts[] = {
         {"meta", 0, CLI_STRING, &meta_path, "FILE",
          "the .sigmf-meta file (JSON); the data file beside it is\n"

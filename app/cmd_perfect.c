@@ -10,7 +10,7 @@
 #include "cli_opts.h"
 #include "h5io.h"
 #include "h5io_extra.h"
-#include "rtstap/common.h" /* la_now_ms */
+#include "rtstap/common.h" /* stap_now_ms */
 #include "perfect.h"
 #include "stream_loop.h" /* the JSON report helpers */
 
@@ -55,9 +55,9 @@ int cmd_perfect(int argc, char **argv)
     const char *size_s = NULL, *dir = NULL, *output = NULL, *gold = NULL, *json = NULL;
     double min_snr = 80;
     int threads = 0, quiet = 0, force = 0, device = -1;
-    la_backend backend = LA_BACKEND_AUTO;
-    rt_error err;
-    rt_clear(&err);
+    stap_backend backend = STAP_BACKEND_AUTO;
+    stap_error err;
+    stap_error_clear(&err);
     cli_opt opts[] = {
         PERFECT_INPUT_OPTIONS(&size_s, &dir),
         {"output", 'o', CLI_STRING, &output, "FILE",
@@ -80,29 +80,29 @@ int cmd_perfect(int argc, char **argv)
     if (perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
     if ((pst = perfect_files(size, dir))) return pst;
     if ((pst = cli_select_device(device))) return pst;
-    const rt_write_mode mode = cli_write_mode(force);
+    const stap_write_mode mode = cli_write_mode(force);
     if ((pst = cli_output_ok(json, force))) return pst;
     if (stap_output_check_mode(output, mode, &err)) return cli_fail(&err);
     FILE *out = json && !strcmp(json, "-") ? stderr : stdout; /* stdout: the JSON only */
 
-    double t0 = la_now_ms();
+    double t0 = stap_now_ms();
     stap_input in;
     if (perfect_read_inputs(size, dir, &in, &err)) return cli_fail(&err);
-    double read_ms = la_now_ms() - t0;
+    double read_ms = stap_now_ms() - t0;
     stap_config cfg;
     perfect_config(size, &cfg);
     cfg.backend = backend;
     cfg.threads = threads;
     int status = EXIT_OK;
     stap_plan *plan = NULL;
-    cf32 *W = NULL, *Y = NULL, *G = NULL;
+    stap_cf32 *W = NULL, *Y = NULL, *G = NULL;
     if (stap_plan_create(&plan, &cfg, in.steering, in.steering_beams, in.steering_len, &err)) {
         status = cli_fail(&err);
         goto out;
     }
     size_t ny = stap_output_len(plan);
-    W = malloc(sizeof(cf32) * stap_weights_len(plan));
-    Y = malloc(sizeof(cf32) * ny);
+    W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
+    Y = malloc(sizeof(stap_cf32) * ny);
     if (!W || !Y) {
         status = cli_error(EXIT_PROCESSING, "out of memory");
         goto out;
@@ -112,18 +112,18 @@ int cmd_perfect(int argc, char **argv)
         status = cli_fail(&err);
         goto out;
     }
-    double tw = la_now_ms();
-    if (perfect_write_raw_mode(output, Y, ny, mode, &err)) {
+    double tw = stap_now_ms();
+    if (perfect_write_raw(output, Y, ny, mode, &err)) {
         status = cli_fail(&err);
         goto out;
     }
-    double write_ms = la_now_ms() - tw;
+    double write_ms = stap_now_ms() - tw;
     char name[64];
     snprintf(name, sizeof name, "PERFECT STAP %s", size_s);
-    if (!quiet) cli_print_timing(stap_plan_config(plan), name, timing, read_ms, write_ms, la_now_ms() - t0);
+    if (!quiet) cli_print_timing(stap_plan_config(plan), name, timing, read_ms, write_ms, stap_now_ms() - t0);
     double snr = NAN;
     if (gold) {
-        G = malloc(sizeof(cf32) * ny);
+        G = malloc(sizeof(stap_cf32) * ny);
         if (!G) {
             status = cli_error(EXIT_PROCESSING, "out of memory");
             goto out;
@@ -145,14 +145,14 @@ int cmd_perfect(int argc, char **argv)
         cJSON_AddStringToObject(doc, "size", size_s);
         cJSON_AddStringToObject(doc, "input_dir", dir);
         cJSON_AddStringToObject(doc, "output", output);
-        cJSON_AddStringToObject(doc, "backend", la_backend_name(pc->backend));
+        cJSON_AddStringToObject(doc, "backend", stap_backend_name(pc->backend));
         stream_json_config(doc, pc, in.steering_beams);
         cJSON *t = cJSON_AddObjectToObject(doc, "stage_ms");
         for (int i = 0; i < STAP_STAGE_COUNT; i++)
             cJSON_AddNumberToObject(t, stap_stage_names[i], timing[i]);
         cJSON_AddNumberToObject(doc, "read_ms", read_ms);
         cJSON_AddNumberToObject(doc, "write_ms", write_ms);
-        cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - t0);
+        cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - t0);
         if (gold) {
             cJSON *g = cJSON_AddObjectToObject(doc, "gold");
             cJSON_AddStringToObject(g, "file", gold);
@@ -177,7 +177,7 @@ int cmd_import_perfect(int argc, char **argv)
 {
     const char *size_s = NULL, *dir = NULL, *out = NULL;
     int cpis = 1, force = 0;
-    rt_error err;
+    stap_error err;
     cli_opt opts[] = {
         PERFECT_INPUT_OPTIONS(&size_s, &dir),
         {"output", 'o', CLI_STRING, &out, "FILE",
@@ -189,7 +189,7 @@ int cmd_import_perfect(int argc, char **argv)
         {0}};
     int pst = cli_parse(&import_perfect_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
-    const rt_write_mode mode = cli_write_mode(force);
+    const stap_write_mode mode = cli_write_mode(force);
     perfect_size size;
     if (perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
     if ((pst = perfect_files(size, dir))) return pst;
@@ -198,10 +198,10 @@ int cmd_import_perfect(int argc, char **argv)
     if (perfect_read_inputs(size, dir, &in, &err)) return cli_fail(&err);
     int st;
     if (cpis == 1) {
-        st = stap_input_write_mode(out, &in, NULL, NULL, mode, &err);
+        st = stap_input_write(out, &in, NULL, NULL, &(stap_write_options){.mode = mode}, &err);
     } else {
         stap_recording_writer *rw = NULL;
-        st = stap_recording_create_mode(&rw, out, &in, cpis, mode, &err);
+        st = stap_recording_create(&rw, out, &in, cpis, &(stap_write_options){.mode = mode}, &err);
         for (int c = 0; c < cpis && !st; c++) st = stap_recording_write(rw, c, in.iq, &err);
         if (st && rw) stap_recording_abort(rw);
         else if (!st) st = stap_recording_finish(rw, NULL, NULL, &err);

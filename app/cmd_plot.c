@@ -81,13 +81,13 @@ typedef struct plot_job {
     cli_strings sinrs, labels;
     cli_input_opts inopts; /* --layout, --strict */
     stap_cfar_config cfar;
-    rt_write_mode mode;
+    stap_write_mode mode;
     stap_input in;
     scene_truth truth;
     stap_run_data run;
     stap_sinr_result sr, more[STAP_PLOT_SINR_MAX_TABLES]; /* more[k]: --sinr number k+2 */
     int have_truth, have_run, have_sinr, nmore;
-    rt_error truth_err;
+    stap_error truth_err;
     double prf, spacing;
 } plot_job;
 
@@ -194,12 +194,12 @@ static int plot_check_run(plot_job *j)
 /* everything read before any picture: a bad table costs no work */
 static int plot_load(plot_job *j)
 {
-    rt_error err;
+    stap_error err;
     int status;
-    if (stap_input_read_opts(j->input, &j->in, &j->inopts.read, &err)) return cli_fail(&err);
+    if (stap_input_read(j->input, &j->in, &j->inopts.read, &err)) return cli_fail(&err);
     if ((status = cli_check_layout(j->input, &j->in, &j->inopts))) return status;
     /* /truth is optional: without it there is no SINR loss to compute and no optimum */
-    j->have_truth = scene_truth_read(j->input, &j->truth, &j->truth_err) == RT_OK;
+    j->have_truth = scene_truth_read(j->input, &j->truth, &j->truth_err) == STAP_OK;
     if (j->resp_asked && !j->result)
         return cli_error(EXIT_USAGE, "the --response-* options draw adapted_response.png, "
                          "which needs --result (a run's /weights)");
@@ -256,7 +256,7 @@ static int plot_done(const char *path)
 /* 2: SINR loss, of the first table or computed from the run and the truth */
 static int picture_sinr(plot_job *j, char *path, size_t len)
 {
-    rt_error err;
+    stap_error err;
     if (!j->have_sinr && j->have_run && j->have_truth) {
         if (stap_sinr_compute(&j->truth, &j->run.cfg, j->run.steering, j->run.beams,
                               j->run.weights, -1, &j->sr, &err))
@@ -277,7 +277,7 @@ static int picture_sinr(plot_job *j, char *path, size_t len)
 /* 3: range-Doppler map of the run's output, its detections (or the CFAR's) ringed */
 static int picture_range_doppler(plot_job *j, char *path, size_t len)
 {
-    rt_error err;
+    stap_error err;
     stap_run_data *run = &j->run;
     stap_detection *det = run->detections;
     size_t ndet = run->detection_count;
@@ -322,7 +322,7 @@ static void compare_labels(const stap_sinr_result *t, char *lab, char *optlab, s
 /* 4: the SINR loss of several tables on one plot */
 static int picture_compare(plot_job *j, char *path, size_t len)
 {
-    rt_error err;
+    stap_error err;
     const stap_sinr_result *tabs[STAP_PLOT_SINR_MAX_TABLES];
     int beams[STAP_PLOT_SINR_MAX_TABLES];
     char deflab[STAP_PLOT_SINR_MAX_TABLES][96], optlab[STAP_PLOT_SINR_MAX_TABLES][96];
@@ -348,7 +348,7 @@ static int picture_compare(plot_job *j, char *path, size_t len)
  * weights alone) */
 static int picture_response(plot_job *j, char *path, size_t len)
 {
-    rt_error err;
+    stap_error err;
     const stap_config *c = &j->run.cfg;
     const int D = c->doppler_bins;
     const scene_truth *tr = &j->truth;
@@ -364,7 +364,7 @@ static int picture_response(plot_job *j, char *path, size_t len)
     scene_response r;
     if (scene_response_compute(tr, c, j->run.steering, j->run.beams, j->run.weights, j->resp_bin,
                                j->resp_seg, j->resp_beam, j->grid.nu, j->grid.nf, &r, &err)) {
-        rt_prefix(&err, "%s vs %s", j->result, j->input);
+        stap_error_prefix(&err, "%s vs %s", j->result, j->input);
         return cli_fail(&err);
     }
     double ju[SCENE_MAX_JAMMERS];
@@ -404,7 +404,7 @@ static int picture_response(plot_job *j, char *path, size_t len)
 /* 1: the angle-Doppler spectrum, then the others that what was read allows */
 static int plot_pictures(plot_job *j)
 {
-    rt_error err;
+    stap_error err;
     char path[4096];
     int st;
     snprintf(path, sizeof path, "%s/angle_doppler.png", j->dir);

@@ -16,7 +16,7 @@
 #include "stream_loop.h"
 #include "h5io.h"
 #include "h5io_extra.h"
-#include "rtstap/common.h" /* la_now_ms */
+#include "rtstap/common.h" /* stap_now_ms */
 #include "stap.h"
 #include "synth.h"
 #include "run_job.h"
@@ -51,7 +51,7 @@ static int parse_window(const cli_opt *o, const char *s)
 
 static int parse_preset(const cli_opt *o, const char *s)
 {
-    rt_error err;
+    stap_error err;
     if (stap_preset_parse(s, o->value, &err)) {
         cli_error(EXIT_USAGE, "--preset: %s", err.msg);
         return -1;
@@ -77,15 +77,15 @@ static double median_stage(const double *rows, int n, int i)
 /* The default detector steps aside (with a note) on range lines too short for its window;
  * a detector the user asked for is an error there. */
 int run_cfar_fit(stap_cfar_config *cfar, const stap_config *cfg, int given, int quiet,
-                    const char *input, rt_error *err)
+                    const char *input, stap_error *err)
 {
     const int D = cfg->doppler_bins > 0 ? cfg->doppler_bins : cfg->pulses; /* 0 = P */
     if (cfar->kind == STAP_CFAR_NONE || !stap_cfar_validate(cfar, D, cfg->range_gates, err))
-        return RT_OK;
-    if (given) return rt_prefix(err, "%s", input);
+        return STAP_OK;
+    if (given) return stap_error_prefix(err, "%s", input);
     if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", cli_flags_in(err));
     cfar->kind = STAP_CFAR_NONE;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* --json: what every run report holds — the files, the engine, its configuration, the
@@ -98,7 +98,7 @@ cJSON *run_json(const char *input, const char *output, const stap_engine *eng,
     cJSON *doc = stream_json_report("run");
     cJSON_AddStringToObject(doc, "input", input);
     cJSON_AddStringToObject(doc, "output", output);
-    cJSON_AddStringToObject(doc, "backend", la_backend_name(pc->backend));
+    cJSON_AddStringToObject(doc, "backend", stap_backend_name(pc->backend));
     cJSON_AddStringToObject(doc, "engine", stap_engine_describe(eng));
     stream_json_config(doc, pc, beams);
     if (cfar->kind != STAP_CFAR_NONE) cJSON_AddStringToObject(doc, "cfar", cfar_desc);
@@ -190,7 +190,7 @@ static int run_parse(run_job *j, int argc, char **argv)
     j->mode = cli_write_mode(j->force);
     if ((pst = cli_output_ok(j->json, j->force))) return pst;
     /* fail before computing when the output cannot be written */
-    rt_error err;
+    stap_error err;
     if (stap_output_check_mode(j->output, j->mode, &err)) return cli_fail(&err);
     return CLI_GO;
 }
@@ -215,14 +215,14 @@ void run_apply_options(run_job *j)
 /* the input: a file's shape and metadata (a recording is handed on), or the synthesized cube */
 static int run_open_input(run_job *j)
 {
-    rt_error err;
+    stap_error err;
     int st;
     stap_preset_config(j->preset, &j->cfg);
     if (!j->input) {
         j->in.channels = j->cfg.channels;
         j->in.pulses = j->cfg.pulses;
         j->in.range_gates = j->cfg.range_gates;
-        j->in.iq = malloc(sizeof(cf32) * (size_t)j->in.channels * j->in.pulses * j->in.range_gates);
+        j->in.iq = malloc(sizeof(stap_cf32) * (size_t)j->in.channels * j->in.pulses * j->in.range_gates);
         if (!j->in.iq) return cli_error(EXIT_PROCESSING, "out of memory for the synthetic cube");
         synth_params sp;
         synth_defaults(&sp, j->in.channels, j->in.pulses, j->in.range_gates);
@@ -230,7 +230,7 @@ static int run_open_input(run_job *j)
         snprintf(j->input_name, sizeof j->input_name, "synthetic:%s", stap_preset_name(j->preset));
         return EXIT_OK;
     }
-    if (stap_recording_open_opts(j->input, &j->rec, &j->in, &j->inopts.read, &err))
+    if (stap_recording_open(j->input, &j->rec, &j->in, &j->inopts.read, &err))
         return cli_fail(&err);
     if ((st = cli_check_layout(j->input, &j->in, &j->inopts))) return st;
     if (stap_recording_rank(j->rec) == 4 && (st = cli_check_unwritten(j->input, j->rec, j->inopts.strict)))
@@ -246,7 +246,7 @@ static int run_open_input(run_job *j)
 static int one_compute(run_job *j, stap_engine **eng, stap_cpi_result *r, double *timing,
                        double *read_ms)
 {
-    rt_error err;
+    stap_error err;
     run_apply_options(j);
     if (run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input_name, &err))
         return cli_fail(&err);
@@ -257,22 +257,22 @@ static int one_compute(run_job *j, stap_engine **eng, stap_cpi_result *r, double
     eo.keep_output = 1;
     eo.cfar = j->cfar;
     const size_t n = (size_t)j->in.channels * j->in.pulses * j->in.range_gates;
-    eo.host_reserve = sizeof(cf32) * n;
+    eo.host_reserve = sizeof(stap_cf32) * n;
     if (stap_engine_create(eng, &j->cfg, j->in.steering, j->in.steering_beams, j->in.steering_len,
                            &eo, &err)) {
-        rt_prefix(&err, "%s", j->input_name);
+        stap_error_prefix(&err, "%s", j->input_name);
         return cli_fail(&err);
     }
     if (*stap_engine_note(*eng)) /* warnings are not silenced by --quiet */
         fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(*eng));
     if (j->rec) {
-        double t0 = la_now_ms();
-        j->in.iq = malloc(sizeof(cf32) * n);
+        double t0 = stap_now_ms();
+        j->in.iq = malloc(sizeof(stap_cf32) * n);
         if (!j->in.iq)
             return cli_error(EXIT_PROCESSING, "out of memory for the %d x %d x %d cube",
                              j->in.channels, j->in.pulses, j->in.range_gates);
         if (stap_recording_read(j->rec, 0, j->in.iq, &err)) return cli_fail(&err);
-        *read_ms += la_now_ms() - t0;
+        *read_ms += stap_now_ms() - t0;
     }
     double *reps = calloc((size_t)j->repeat * STAP_STAGE_COUNT, sizeof *reps);
     if (!reps) return cli_error(EXIT_PROCESSING, "out of memory");
@@ -282,7 +282,7 @@ static int one_compute(run_job *j, stap_engine **eng, stap_cpi_result *r, double
     for (int rep = 0; rep < j->repeat; rep++) {
         if (stap_engine_submit(*eng, 0, j->in.iq, &err) || stap_engine_collect(*eng, 0, r, &err)) {
             free(reps);
-            rt_prefix(&err, "%s", j->input_name);
+            stap_error_prefix(&err, "%s", j->input_name);
             return cli_fail(&err);
         }
         memcpy(reps + (size_t)rep * STAP_STAGE_COUNT, r->stage_ms, sizeof r->stage_ms);
@@ -301,7 +301,7 @@ static void one_report(const run_job *j, const stap_engine *eng, const stap_cpi_
                        const char *cfar_desc)
 {
     const stap_config *pc = stap_engine_config(eng);
-    cli_print_timing(pc, j->input_name, timing, read_ms, write_ms, la_now_ms() - j->t_start);
+    cli_print_timing(pc, j->input_name, timing, read_ms, write_ms, stap_now_ms() - j->t_start);
     if (j->repeat > 1) {
         double c = 0;
         for (int i = 0; i < STAP_STAGE_COUNT; i++) c += timing[i];
@@ -318,7 +318,7 @@ static void one_report(const run_job *j, const stap_engine *eng, const stap_cpi_
 static int one_json(const run_job *j, const stap_engine *eng, const stap_cpi_result *r,
                     const double *timing, double read_ms, double write_ms, const char *cfar_desc)
 {
-    rt_error err;
+    stap_error err;
     cJSON *doc = run_json(j->input_name, j->output, eng, stap_engine_beams(eng), &j->cfar,
                           cfar_desc, j->threads);
     cJSON *t = cJSON_AddObjectToObject(doc, "stage_ms");
@@ -328,7 +328,7 @@ static int one_json(const run_job *j, const stap_engine *eng, const stap_cpi_res
     cJSON_AddNumberToObject(doc, "repeat", j->repeat);
     cJSON_AddNumberToObject(doc, "read_ms", read_ms);
     cJSON_AddNumberToObject(doc, "write_ms", write_ms);
-    cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - j->t_start);
+    cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
     if (j->cfar.kind != STAP_CFAR_NONE)
         cJSON_AddNumberToObject(doc, "detections", (double)r->detection_count);
     run_json_conditioning(doc, r->diag_ratio, eng);
@@ -340,7 +340,7 @@ static int one_json(const run_job *j, const stap_engine *eng, const stap_cpi_res
 /* One CPI: compute, write the result file, report */
 static int run_one(run_job *j, double read_ms)
 {
-    rt_error err;
+    stap_error err;
     stap_engine *eng = NULL;
     stap_cpi_result r;
     memset(&r, 0, sizeof r);
@@ -357,14 +357,14 @@ static int run_one(run_job *j, double read_ms)
     memset(&res, 0, sizeof res);
     res.cfg = pc;
     res.input_name = j->input_name;
-    res.backend_name = la_backend_name(pc->backend);
+    res.backend_name = stap_backend_name(pc->backend);
     res.beams = stap_engine_beams(eng);
     res.steering = stap_engine_steering(eng);
     res.weights = r.weights;
     res.output = r.output;
     res.timing_ms = timing;
     res.read_ms = read_ms;
-    res.total_ms = la_now_ms() - j->t_start;
+    res.total_ms = stap_now_ms() - j->t_start;
     res.meta = &j->in.meta;
     res.have_detections = j->cfar.kind != STAP_CFAR_NONE;
     res.detections = r.detections;
@@ -372,9 +372,9 @@ static int run_one(run_job *j, double read_ms)
     res.cfar_description = cfar_desc;
     res.engine = eng;
     res.input_samples = j->input ? j->in.samples : NULL;
-    double t_w = la_now_ms();
-    if (stap_result_write_mode(j->output, &res, j->mode, &err)) status = cli_fail(&err);
-    double write_ms = la_now_ms() - t_w;
+    double t_w = stap_now_ms();
+    if (stap_result_write(j->output, &res, &(stap_write_options){.mode = j->mode}, &err)) status = cli_fail(&err);
+    double write_ms = stap_now_ms() - t_w;
     if (!status && !j->quiet) one_report(j, eng, &r, timing, read_ms, write_ms, cfar_desc);
     if (!status && j->json) status = one_json(j, eng, &r, timing, read_ms, write_ms, cfar_desc);
     stap_engine_destroy(eng);
@@ -387,10 +387,10 @@ int cmd_run(int argc, char **argv)
     if (!j) return cli_error(EXIT_PROCESSING, "out of memory");
     int status = run_parse(j, argc, argv);
     if (status == CLI_GO) {
-        j->t_start = la_now_ms();
+        j->t_start = stap_now_ms();
         if (!(status = run_open_input(j))) {
             if (j->rec && stap_recording_rank(j->rec) == 4) status = run_recording(j);
-            else status = run_one(j, la_now_ms() - j->t_start);
+            else status = run_one(j, stap_now_ms() - j->t_start);
         }
     }
     stap_recording_close(j->rec);

@@ -97,9 +97,9 @@ static void sinr_print(FILE *rep, const sinr_view *v)
     fprintf(rep, "  written: %s\n", out);
 }
 
-static int sinr_json(const char *json, rt_write_mode mode, const sinr_view *v)
+static int sinr_json(const char *json, stap_write_mode mode, const sinr_view *v)
 {
-    rt_error err;
+    stap_error err;
     int status = EXIT_OK;
     const char *input = v->input, *result = v->result, *out = v->out;
     const stap_config *c = v->c;
@@ -178,12 +178,12 @@ int cmd_sinr(int argc, char **argv)
         {0}};
     int pst = cli_parse(&sinr_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
-    const rt_write_mode mode = cli_write_mode(force);
+    const stap_write_mode mode = cli_write_mode(force);
     if ((pst = cli_output_ok(out, force)) || (pst = cli_output_ok(json, force))) return pst;
     FILE *rep = json && !strcmp(json, "-") ? stderr : stdout; /* stdout: the JSON only */
 
-    rt_error err;
-    rt_clear(&err);
+    stap_error err;
+    stap_error_clear(&err);
     scene_truth truth;
     stap_run_data run;
     stap_sinr_result res;
@@ -200,11 +200,11 @@ int cmd_sinr(int argc, char **argv)
     }
     if (stap_sinr_compute(&truth, &run.cfg, run.steering, run.beams, run.weights, beam, &res,
                           &err)) {
-        rt_prefix(&err, "%s vs %s", result, input);
+        stap_error_prefix(&err, "%s vs %s", result, input);
         status = cli_fail(&err);
         goto out;
     }
-    if (stap_sinr_write_mode(out, &res, input, result, mode, &err)) {
+    if (stap_sinr_write(out, &res, input, result, &(stap_write_options){.mode = mode}, &err)) {
         status = cli_fail(&err);
         stap_sinr_free(&res);
         goto out;

@@ -12,7 +12,7 @@
 #include "signals.h"
 #include "cli_json.h"
 #include "cli_opts.h"
-#include "rtstap/common.h" /* la_now_ms */
+#include "rtstap/common.h" /* stap_now_ms */
 #include "cpi_io.h"
 #include "stream_loop.h"
 #include "workload.h"
@@ -40,16 +40,16 @@ typedef struct timeline {
     double t0;
 } timeline;
 
-static int timeline_sink(void *user, const stap_cpi_result *r, rt_error *err)
+static int timeline_sink(void *user, const stap_cpi_result *r, stap_error *err)
 {
     timeline *t = user;
-    if (r->cpi < t->warmup) return RT_OK;
+    if (r->cpi < t->warmup) return STAP_OK;
     if (t->t0 == 0) t->t0 = r->submit_ms;
     fprintf(t->f, "%lld,%lld,%.4f,%.4f,%.4f", r->cpi - t->warmup, r->cpi % t->slots,
             r->submit_ms - t->t0, r->done_ms - t->t0, r->done_ms - r->submit_ms);
     for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(t->f, ",%.4f", r->stage_ms[s]);
     fputc('\n', t->f);
-    return ferror(t->f) ? rt_fail(err, RT_EIO, "writing the timeline failed") : RT_OK;
+    return ferror(t->f) ? stap_fail(err, STAP_EIO, "writing the timeline failed") : STAP_OK;
 }
 
 /* --mem-every N: host RSS and device memory in use, sampled from the sink every N CPIs */
@@ -74,9 +74,9 @@ static void mem_sample(mem_samples *m, long long cpi)
         m->cap = cap;
     }
     size_t fr = 0, tot = 0;
-    rt_error ignore;
+    stap_error ignore;
     double dev = -1;
-    if (m->gpu && stap_gpu_info(NULL, 0, &fr, &tot, &ignore) == RT_OK) dev = (double)(tot - fr) / 1e6;
+    if (m->gpu && stap_gpu_info(NULL, 0, &fr, &tot, &ignore) == STAP_OK) dev = (double)(tot - fr) / 1e6;
     m->cpi[m->count] = cpi;
     m->host_mb[m->count] = stream_rss_bytes() / 1e6;
     m->dev_mb[m->count] = dev;
@@ -88,11 +88,11 @@ typedef struct stream_sinks {
     mem_samples *mem;
 } stream_sinks;
 
-static int stream_sink(void *user, const stap_cpi_result *r, rt_error *err)
+static int stream_sink(void *user, const stap_cpi_result *r, stap_error *err)
 {
     stream_sinks *s = user;
     if (s->mem->every > 0 && r->cpi % s->mem->every == 0) mem_sample(s->mem, r->cpi);
-    return s->tl->f ? timeline_sink(s->tl, r, err) : RT_OK;
+    return s->tl->f ? timeline_sink(s->tl, r, err) : STAP_OK;
 }
 
 /* --keep LIST: value is the stap_engine_options */
@@ -120,11 +120,11 @@ typedef struct stream_job {
     int cpis_given, cpis, ring_n, quiet, threads, force, device_n, mem_every, dorder, train;
     int readers;
     double deadline;
-    la_backend backend;
+    stap_backend backend;
     cli_input_opts inopts; /* --layout, --strict */
     stap_engine_options eo;
     cli_training tw;
-    rt_write_mode mode;
+    stap_write_mode mode;
     workload w;
     int have_w;
     stap_engine *eng;
@@ -149,7 +149,7 @@ static int stream_parse(stream_job *j, int argc, char **argv)
     j->cpis = 2000;
     j->ring_n = 8;
     j->device_n = -1;
-    j->backend = LA_BACKEND_AUTO;
+    j->backend = STAP_BACKEND_AUTO;
     stap_engine_options_defaults(&j->eo);
     j->eo.slots = 3;
     cli_training_defaults(&j->tw);
@@ -215,7 +215,7 @@ static int stream_parse(stream_job *j, int argc, char **argv)
 /* the workload: the preset, the options over it */
 static int stream_workload(stream_job *j)
 {
-    rt_error err;
+    stap_error err;
     int pst;
     if (workload_get(j->preset, &j->w, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
     j->have_w = 1;
@@ -238,9 +238,9 @@ static int stream_workload(stream_job *j)
 /* --input: the recording and its shape into the workload */
 static int stream_open_input(stream_job *j)
 {
-    rt_error err;
+    stap_error err;
     int status;
-    if (stap_recording_open_opts(j->input, &j->rec, &j->in, &j->inopts.read, &err))
+    if (stap_recording_open(j->input, &j->rec, &j->in, &j->inopts.read, &err))
         return cli_fail(&err);
     if ((status = cli_check_layout(j->input, &j->in, &j->inopts)) ||
         (status = cli_check_unwritten(j->input, j->rec, j->inopts.strict)))
@@ -259,10 +259,10 @@ static int stream_open_input(stream_job *j)
 /* the engine, the ring of pinned synthesized CPIs (without --input), the link */
 static int stream_engine(stream_job *j)
 {
-    rt_error err;
+    stap_error err;
     workload *w = &j->w;
     const stap_input *in = &j->in;
-    j->eo.host_reserve = sizeof(cf32) * workload_cube_len(w) *
+    j->eo.host_reserve = sizeof(stap_cf32) * workload_cube_len(w) *
                          (size_t)(j->rec ? j->eo.slots + 2 : j->ring_n);
     if (stap_engine_create(&j->eng, &w->cfg, in->steering ? in->steering : w->steering,
                            in->steering ? in->steering_beams : w->nbeams,
@@ -275,18 +275,18 @@ static int stream_engine(stream_job *j)
     if (!j->ring.cube) return cli_error(EXIT_PROCESSING, "out of memory");
     j->cube_len = workload_cube_len(w);
     for (int k = 0; k < j->ring_n && !j->rec; k++, j->ring.count++) {
-        j->ring.cube[k] = stap_engine_host_alloc(j->eng, sizeof(cf32) * j->cube_len);
+        j->ring.cube[k] = stap_engine_host_alloc(j->eng, sizeof(stap_cf32) * j->cube_len);
         if (!j->ring.cube[k])
             return cli_error(EXIT_PROCESSING, "cannot allocate %d pinned cubes of %.1f MB",
-                             j->ring_n, sizeof(cf32) * j->cube_len / 1e6);
+                             j->ring_n, sizeof(stap_cf32) * j->cube_len / 1e6);
         if (workload_cube(w, k, j->ring.cube[k], &err)) return cli_fail(&err);
     }
     j->rss1 = stream_rss_bytes();
     snprintf(j->device, sizeof j->device, "host CPU");
     const stap_config *cfg = stap_engine_config(j->eng);
-    if (cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS) {
-        j->have_link = stap_gpu_link_bandwidth(sizeof(cf32) * j->cube_len, 20, &j->h2d, &j->d2h,
-                                               &err) == RT_OK;
+    if (cfg->backend == STAP_BACKEND_GPU || cfg->backend == STAP_BACKEND_CUBLAS) {
+        j->have_link = stap_gpu_link_bandwidth(sizeof(stap_cf32) * j->cube_len, 20, &j->h2d, &j->d2h,
+                                               &err) == STAP_OK;
         stap_gpu_info(j->device, sizeof j->device, NULL, NULL, &err);
     }
     return EXIT_OK;
@@ -295,15 +295,15 @@ static int stream_engine(stream_job *j)
 /* --timeline: opened as a temporary, published when the stream ran */
 static int stream_timeline_open(stream_job *j)
 {
-    rt_error err;
+    stap_error err;
     timeline *tl = &j->tl;
-    if (rt_atomic_begin_mode(j->timeline_path, tl->tmp, sizeof tl->tmp, j->mode, &err))
+    if (stap_atomic_begin(j->timeline_path, tl->tmp, sizeof tl->tmp, j->mode, &err))
         return cli_fail(&err);
     tl->f = fopen(tl->tmp, "w");
     if (!tl->f) {
         int st = cli_error(EXIT_PROCESSING, "cannot create '%s' (as '%s'): %s", j->timeline_path,
                            tl->tmp, strerror(errno));
-        rt_atomic_abort(tl->tmp);
+        stap_atomic_abort(tl->tmp);
         return st;
     }
     fprintf(tl->f, "cpi,slot,submit_ms,done_ms,latency_ms");
@@ -313,17 +313,17 @@ static int stream_timeline_open(stream_job *j)
 }
 
 /* the timeline published when the stream ran (or stopped cleanly), else removed */
-static int stream_timeline_close(stream_job *j, int sr, rt_error *err)
+static int stream_timeline_close(stream_job *j, int sr, stap_error *err)
 {
     timeline *tl = &j->tl;
     errno = 0;
     const int bad = ferror(tl->f) || fflush(tl->f) != 0;
     const int e = errno;
     if ((fclose(tl->f) != 0 || bad) && !sr)
-        sr = rt_fail(err, RT_EIO, "cannot write '%s': %s", j->timeline_path,
-                     e ? strerror(e) : errno ? strerror(errno) : "write error");
-    if (sr) rt_atomic_abort(tl->tmp);
-    else sr = rt_atomic_commit_mode(tl->tmp, j->timeline_path, j->mode, err);
+        sr = stap_fail(err, STAP_EIO, "cannot write '%s': %s", j->timeline_path,
+                       e ? strerror(e) : errno ? strerror(errno) : "write error");
+    if (sr) stap_atomic_abort(tl->tmp);
+    else sr = stap_atomic_commit(tl->tmp, j->timeline_path, j->mode, err);
     tl->f = NULL;
     return sr;
 }
@@ -331,7 +331,7 @@ static int stream_timeline_close(stream_job *j, int sr, rt_error *err)
 /* the timed stream, its reader started first when it reads a recording */
 static int stream_go(stream_job *j)
 {
-    rt_error err;
+    stap_error err;
     int status = EXIT_OK;
     j->warm = 2LL * j->eo.slots;
     j->tl = (timeline){NULL, "", j->warm, j->eo.slots, 0};
@@ -340,13 +340,13 @@ static int stream_go(stream_job *j)
                                    j->readers ? j->readers : cpi_reader_default_threads(), &err)) {
         if (j->tl.f) {
             fclose(j->tl.f);
-            rt_atomic_abort(j->tl.tmp);
+            stap_atomic_abort(j->tl.tmp);
         }
         return cli_fail(&err);
     }
-    double t_run = la_now_ms();
+    double t_run = stap_now_ms();
     const stap_config *cfg = stap_engine_config(j->eng);
-    j->mem.gpu = cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS;
+    j->mem.gpu = cfg->backend == STAP_BACKEND_GPU || cfg->backend == STAP_BACKEND_CUBLAS;
     stream_sinks sinks = {&j->tl, &j->mem};
     stream_sink_fn sink = j->tl.f || j->mem_every ? stream_sink : NULL;
     const int progress = !j->quiet && isatty(2);
@@ -366,7 +366,7 @@ static int stream_go(stream_job *j)
     if (!sr && j->mem_every) mem_sample(&j->mem, j->st.cpis_run); /* the state at the end */
     if (j->tl.f) sr = stream_timeline_close(j, sr, &err);
     if (sr) return cli_fail(&err);
-    j->t_run = la_now_ms() - t_run;
+    j->t_run = stap_now_ms() - t_run;
     if (j->reader) {
         cpi_reader_times(j->reader, &j->read_s, &j->wait_s);
         /* the yardstick: the same file read plainly by as many threads as read it */
@@ -381,9 +381,9 @@ static void stream_bytes(const stream_job *j, double *in_bytes, double *out_byte
 {
     const stap_config *cfg = stap_engine_config(j->eng);
     const int B = stap_engine_beams(j->eng);
-    *in_bytes = sizeof(cf32) * (double)j->cube_len;
-    *out_bytes = (j->eo.keep_weights ? sizeof(cf32) * (double)stap_weights_count(cfg, B) : 0) +
-                 (j->eo.keep_output ? sizeof(cf32) * (double)stap_output_count(cfg, B) : 0);
+    *in_bytes = sizeof(stap_cf32) * (double)j->cube_len;
+    *out_bytes = (j->eo.keep_weights ? sizeof(stap_cf32) * (double)stap_weights_count(cfg, B) : 0) +
+                 (j->eo.keep_output ? sizeof(stap_cf32) * (double)stap_output_count(cfg, B) : 0);
 }
 
 static void stream_print_memory(const stream_job *j)
@@ -392,7 +392,7 @@ static void stream_print_memory(const stream_job *j)
     const mem_samples *mem = &j->mem;
     fprintf(stderr, "  memory: engine %.1f MB %s; host RSS %.1f MB at start, %.1f MB with "
             "the ring, %.1f MB at the end\n", stap_engine_memory_bytes(j->eng) / 1e6,
-            cfg->backend == LA_BACKEND_GPU || cfg->backend == LA_BACKEND_CUBLAS ? "on the device" : "on the host",
+            cfg->backend == STAP_BACKEND_GPU || cfg->backend == STAP_BACKEND_CUBLAS ? "on the device" : "on the host",
             j->rss0 / 1e6, j->rss1 / 1e6, j->rss2 / 1e6);
     if (mem->count == 0) return;
     double hmax = 0, dmax = 0;
@@ -424,7 +424,7 @@ static void stream_print(const stream_job *j)
             j->w.name, cfg->channels, cfg->pulses, cfg->range_gates, cfg->doppler_bins,
             cfg->doppler_order, cfg->segments, cfg->training, cli_window_str(cfg, wb, sizeof wb),
             stap_engine_beams(j->eng), cli_algorithm_str(cfg, ab, sizeof ab),
-            la_backend_name(cfg->backend), stap_engine_describe(j->eng), j->device);
+            stap_backend_name(cfg->backend), stap_engine_describe(j->eng), j->device);
     stream_print_platform(stderr, j->threads);
     fprintf(stderr, "  CPIs: %lld (after %d warm-up) in %.3f s: %.1f CPIs/s\n", st->cpis,
             2 * j->eo.slots, st->seconds, st->cpis_per_s);
@@ -452,13 +452,13 @@ static void stream_print(const stream_job *j)
 
 static int stream_json(const stream_job *j)
 {
-    rt_error err;
+    stap_error err;
     const stap_config *cfg = stap_engine_config(j->eng);
     double in_bytes, out_bytes;
     stream_bytes(j, &in_bytes, &out_bytes);
     cJSON *doc = stream_json_report("stream");
     cJSON_AddStringToObject(doc, "workload", j->w.name);
-    cJSON_AddStringToObject(doc, "backend", la_backend_name(cfg->backend));
+    cJSON_AddStringToObject(doc, "backend", stap_backend_name(cfg->backend));
     cJSON_AddStringToObject(doc, "engine", stap_engine_describe(j->eng));
     cJSON_AddStringToObject(doc, "device", j->device);
     cJSON_AddNumberToObject(doc, "slots", j->eo.slots);

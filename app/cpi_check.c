@@ -16,9 +16,9 @@ void cpi_checks_init(cpi_checks *c, const char *input, int strict, int finite, i
     c->checked = 0;
 }
 
-static int finite_c(cf32 v) { return isfinite(crealf(v)) && isfinite(cimagf(v)); }
+static int finite_c(stap_cf32 v) { return isfinite(crealf(v)) && isfinite(cimagf(v)); }
 
-static int check_finite(const stap_engine *e, const stap_cpi_result *r, rt_error *err)
+static int check_finite(const stap_engine *e, const stap_cpi_result *r, stap_error *err)
 {
     const stap_config *cfg = stap_engine_config(e);
     const int B = stap_engine_beams(e);
@@ -28,43 +28,43 @@ static int check_finite(const stap_engine *e, const stap_cpi_result *r, rt_error
         for (size_t i = 0; i < n; i++)
             if (!finite_c(r->weights[i])) {
                 const size_t k = i / (B * N);
-                return rt_fail(err, RT_ENUMERIC, "check: adaptive weight not finite at Doppler "
-                               "bin %zu, segment %zu, beam %zu", k / cfg->segments,
-                               k % cfg->segments, (i / N) % B);
+                return stap_fail(err, STAP_ENUMERIC, "check: adaptive weight not finite at Doppler "
+                                 "bin %zu, segment %zu, beam %zu", k / cfg->segments,
+                                 k % cfg->segments, (i / N) % B);
             }
     }
     if (r->output) {
         const size_t n = stap_output_count(cfg, B);
         for (size_t i = 0; i < n; i++)
             if (!finite_c(r->output[i]))
-                return rt_fail(err, RT_ENUMERIC, "check: adaptive output not finite at beam %zu, "
-                               "Doppler bin %zu, range cell %zu (input samples near float's "
-                               "range overflow the Doppler filter)", i / (D * R), (i / R) % D,
-                               i % R);
+                return stap_fail(err, STAP_ENUMERIC, "check: adaptive output not finite at beam %zu, "
+                                 "Doppler bin %zu, range cell %zu (input samples near float's "
+                                 "range overflow the Doppler filter)", i / (D * R), (i / R) % D,
+                                 i % R);
     }
     for (size_t i = 0; i < r->detection_count; i++) {
         const stap_detection *d = &r->detections[i];
         if (!isfinite(d->power) || !isfinite(d->snr_db))
-            return rt_fail(err, RT_ENUMERIC, "check: detection at beam %d, Doppler bin %d, range "
-                           "cell %d has a non-finite power or SNR", d->beam, d->doppler_bin,
-                           d->range_cell);
+            return stap_fail(err, STAP_ENUMERIC, "check: detection at beam %d, Doppler bin %d, range "
+                             "cell %d has a non-finite power or SNR", d->beam, d->doppler_bin,
+                             d->range_cell);
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
-int cpi_check(cpi_checks *c, const stap_engine *e, const stap_cpi_result *r, rt_error *err)
+int cpi_check(cpi_checks *c, const stap_engine *e, const stap_cpi_result *r, stap_error *err)
 {
     c->checked++;
     if (r->diag_ratio < c->worst_ratio) c->worst_ratio = r->diag_ratio;
-    rt_error why;
+    stap_error why;
     if (stap_engine_check_conditioning(e, r, &why)) {
         c->ill_cpis++;
         if (c->strict) {
             *err = why;
             const size_t l = strlen(err->msg);
             snprintf(err->msg + l, sizeof err->msg - l, " (--loading DELTA, e.g. 1e-3, regularizes it)");
-            if (c->recording) rt_prefix(err, "CPI %lld", r->cpi);
-            return rt_prefix(err, "%s", c->input);
+            if (c->recording) stap_error_prefix(err, "CPI %lld", r->cpi);
+            return stap_error_prefix(err, "%s", c->input);
         }
         if (c->ill_cpis == 1) {
             if (c->recording)
@@ -76,10 +76,10 @@ int cpi_check(cpi_checks *c, const stap_engine *e, const stap_cpi_result *r, rt_
         }
     }
     if (c->finite && check_finite(e, r, err)) {
-        if (c->recording) rt_prefix(err, "CPI %lld", r->cpi);
-        return rt_prefix(err, "%s", c->input);
+        if (c->recording) stap_error_prefix(err, "CPI %lld", r->cpi);
+        return stap_error_prefix(err, "%s", c->input);
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 void cpi_checks_report(const cpi_checks *c)

@@ -18,8 +18,8 @@ typedef struct cpi_checks {
 
 void cpi_checks_init(cpi_checks *c, const char *input, int strict, int finite, int recording);
 /* Check one collected CPI of engine e; prints the first conditioning warning; returns
- * RT_ENUMERIC (message in err) for a failed check under strict/finite. */
-int cpi_check(cpi_checks *c, const stap_engine *e, const stap_cpi_result *r, rt_error *err);
+ * STAP_ENUMERIC (message in err) for a failed check under strict/finite. */
+int cpi_check(cpi_checks *c, const stap_engine *e, const stap_cpi_result *r, stap_error *err);
 /* The closing line after many CPIs (only when more than one was ill-conditioned). */
 void cpi_checks_report(const cpi_checks *c);
 

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rtstap/common.h" /* la_now_ms */
+#include "rtstap/common.h" /* stap_now_ms */
 #include "signals.h"
 
 /* ---- reader ------------------------------------------------------------------------- */
@@ -22,12 +22,12 @@ struct cpi_reader {
     stap_engine *e;
     long long count, cpis; /* cpis: the recording's written CPIs, the only ones read */
     int nbuf, nthreads;
-    cf32 **buf;
+    stap_cf32 **buf;
     long long *holds;   /* per buffer: the i it holds, -1 while free                  */
     long long claimed;  /* the next i a thread takes                                   */
     int stop, status;
     long long fail_at;  /* the i whose read failed (the first in order)               */
-    rt_error err;
+    stap_error err;
     double read_s, wait_s; /* summed over the threads                                 */
     double busy_from, busy_ms; /* wall time with at least one thread reading           */
     int reading;
@@ -84,19 +84,19 @@ static void *reader_main(void *arg)
             pthread_mutex_unlock(&r->mu);
         }
         const int b = (int)(i % r->nbuf);
-        double t0 = la_now_ms();
+        double t0 = stap_now_ms();
         pthread_mutex_lock(&r->mu);
         /* the buffer is free once the CPI nbuf before this one was released */
         while (!r->stop && r->holds[b] != -1 - i) pthread_cond_wait(&r->cv, &r->mu);
         const int stop = r->stop;
-        double t1 = la_now_ms();
+        double t1 = stap_now_ms();
         if (!stop && r->reading++ == 0) r->busy_from = t1;
         pthread_mutex_unlock(&r->mu);
         if (stop) break;
-        rt_error e;
+        stap_error e;
         int st = stap_recording_read_with(r->rec, cpi_reader_input_cpi(r, i), r->buf[b],
                                           r->scratch[t], &e);
-        double t2 = la_now_ms();
+        double t2 = stap_now_ms();
         pthread_mutex_lock(&r->mu);
         if (--r->reading == 0) r->busy_ms += t2 - r->busy_from;
         r->wait_s += (t1 - t0) * 1e-3;
@@ -135,11 +135,11 @@ void cpi_reader_stop(cpi_reader *r)
 }
 
 int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long long count,
-                     int nbuf, int nthreads, rt_error *err)
+                     int nbuf, int nthreads, stap_error *err)
 {
     *out = NULL;
     cpi_reader *r = calloc(1, sizeof *r);
-    if (!r) return rt_fail(err, RT_ENOMEM, "out of memory for the reader");
+    if (!r) return stap_fail(err, STAP_ENOMEM, "out of memory for the reader");
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
     r->rec = rec;
@@ -148,7 +148,7 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
     r->cpis = stap_recording_written(rec);
     if (r->cpis < 1) {
         cpi_reader_stop(r);
-        return rt_fail(err, RT_EFORMAT, "no CPI of the recording was ever written");
+        return stap_fail(err, STAP_EFORMAT, "no CPI of the recording was ever written");
     }
     /* the HDF5 path reads one CPI at a time: one thread */
     r->nthreads = stap_recording_parallel(rec) ? nthreads : 1;
@@ -158,7 +158,7 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
     r->buf = calloc((size_t)r->nbuf, sizeof *r->buf);
     r->holds = malloc(sizeof *r->holds * (size_t)r->nbuf);
     const stap_config *c = stap_engine_config(e);
-    const size_t bytes = sizeof(cf32) * (size_t)c->channels * c->pulses * c->range_gates;
+    const size_t bytes = sizeof(stap_cf32) * (size_t)c->channels * c->pulses * c->range_gates;
     const size_t sb = stap_recording_scratch_bytes(rec);
     int ok = r->buf && r->holds;
     for (int b = 0; b < r->nbuf && ok; b++) {
@@ -168,8 +168,8 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
     for (int t = 0; t < r->nthreads && ok && sb; t++) ok = (r->scratch[t] = malloc(sb)) != NULL;
     if (!ok) {
         cpi_reader_stop(r);
-        return rt_fail(err, RT_ENOMEM, "cannot allocate %d input buffers of %.1f MB", r->nbuf,
-                       bytes / 1e6);
+        return stap_fail(err, STAP_ENOMEM, "cannot allocate %d input buffers of %.1f MB", r->nbuf,
+                         bytes / 1e6);
     }
     for (int t = 0; t < r->nthreads; t++) {
         reader_arg *a = malloc(sizeof *a);
@@ -177,12 +177,12 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
         if (!a || pthread_create(&r->thread[t], NULL, reader_main, a)) {
             free(a);
             cpi_reader_stop(r);
-            return rt_fail(err, RT_ENOMEM, "cannot start the reader threads");
+            return stap_fail(err, STAP_ENOMEM, "cannot start the reader threads");
         }
         r->started++;
     }
     *out = r;
-    return RT_OK;
+    return STAP_OK;
 }
 
 int cpi_reader_threads(const cpi_reader *r) { return r->nthreads; }
@@ -217,7 +217,7 @@ double cpi_plain_read_gbs(const char *path, int threads)
     plain_part part[CPI_READER_MAX_THREADS];
     pthread_t th[CPI_READER_MAX_THREADS];
     int started = 0;
-    const double t0 = la_now_ms();
+    const double t0 = stap_now_ms();
     for (int t = 0; t < threads; t++) {
         part[t] = (plain_part){path, sb.st_size * t / threads, sb.st_size * (t + 1) / threads, 0};
         if (pthread_create(&th[t], NULL, plain_main, &part[t]) == 0) started++;
@@ -228,7 +228,7 @@ double cpi_plain_read_gbs(const char *path, int threads)
         pthread_join(th[t], NULL);
         bytes += part[t].bytes;
     }
-    const double s = (la_now_ms() - t0) * 1e-3;
+    const double s = (stap_now_ms() - t0) * 1e-3;
     return s > 0 ? bytes / s / 1e9 : 0;
 }
 
@@ -238,7 +238,7 @@ int cpi_reader_default_threads(void)
     return n < 1 ? 1 : n > 16 ? 16 : (int)n;
 }
 
-int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err)
+int cpi_reader_get(cpi_reader *r, long long i, const stap_cf32 **cube, stap_error *err)
 {
     const int b = (int)(i % r->nbuf);
     pthread_mutex_lock(&r->mu);
@@ -253,9 +253,9 @@ int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err)
             break;
         }
     }
-    int st = r->holds[b] == i ? RT_OK : stopped ? RT_EIO : r->status;
+    int st = r->holds[b] == i ? STAP_OK : stopped ? STAP_EIO : r->status;
     if (st && err) {
-        if (stopped) rt_fail(err, RT_EIO, "stopped while waiting for CPI %lld", i);
+        if (stopped) stap_fail(err, STAP_EIO, "stopped while waiting for CPI %lld", i);
         else *err = r->err;
     }
     pthread_mutex_unlock(&r->mu);
@@ -291,7 +291,7 @@ void cpi_reader_times(const cpi_reader *r, double *read_s, double *wait_s)
 
 typedef struct wentry {
     long long cpi, input_cpi;
-    cf32 *W, *Y;
+    stap_cf32 *W, *Y;
     stap_detection *det;
     size_t ndet, det_cap;
     double stage_ms[STAP_STAGE_COUNT];
@@ -304,7 +304,7 @@ struct cpi_writer {
     wentry *q;
     long long head, tail; /* entries [head, tail) queued */
     int done, status;
-    rt_error err;
+    stap_error err;
     double write_s;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -323,11 +323,11 @@ static void *writer_main(void *arg)
         }
         wentry *e = &cw->q[cw->head % cw->depth];
         pthread_mutex_unlock(&cw->mu);
-        rt_error err;
-        double t0 = la_now_ms();
+        stap_error err;
+        double t0 = stap_now_ms();
         int st = stap_result_writer_append(cw->w, e->cpi, e->input_cpi, e->W, cw->ylen ? e->Y : NULL, e->det,
                                            e->ndet, e->stage_ms, &err);
-        double t1 = la_now_ms();
+        double t1 = stap_now_ms();
         pthread_mutex_lock(&cw->mu);
         cw->write_s += (t1 - t0) * 1e-3;
         if (st && !cw->status) {
@@ -344,11 +344,11 @@ static void *writer_main(void *arg)
 }
 
 int cpi_writer_start(cpi_writer **out, stap_result_writer *w, size_t wlen, size_t ylen, int depth,
-                     rt_error *err)
+                     stap_error *err)
 {
     *out = NULL;
     cpi_writer *cw = calloc(1, sizeof *cw);
-    if (!cw) return rt_fail(err, RT_ENOMEM, "out of memory for the writer");
+    if (!cw) return stap_fail(err, STAP_ENOMEM, "out of memory for the writer");
     cw->w = w;
     cw->wlen = wlen;
     cw->ylen = ylen;
@@ -356,8 +356,8 @@ int cpi_writer_start(cpi_writer **out, stap_result_writer *w, size_t wlen, size_
     cw->q = calloc((size_t)depth, sizeof *cw->q);
     int ok = cw->q != NULL;
     for (int k = 0; k < depth && ok; k++) {
-        cw->q[k].W = malloc(sizeof(cf32) * wlen);
-        cw->q[k].Y = ylen ? malloc(sizeof(cf32) * ylen) : NULL;
+        cw->q[k].W = malloc(sizeof(stap_cf32) * wlen);
+        cw->q[k].Y = ylen ? malloc(sizeof(stap_cf32) * ylen) : NULL;
         ok = cw->q[k].W && (!ylen || cw->q[k].Y);
     }
     pthread_mutex_init(&cw->mu, NULL);
@@ -369,14 +369,14 @@ int cpi_writer_start(cpi_writer **out, stap_result_writer *w, size_t wlen, size_
         }
         free(cw->q);
         free(cw);
-        return rt_fail(err, RT_ENOMEM, "cannot start the writer (%d results of %.1f MB queued)",
-                       depth, sizeof(cf32) * (wlen + ylen) / 1e6);
+        return stap_fail(err, STAP_ENOMEM, "cannot start the writer (%d results of %.1f MB queued)",
+                         depth, sizeof(stap_cf32) * (wlen + ylen) / 1e6);
     }
     *out = cw;
-    return RT_OK;
+    return STAP_OK;
 }
 
-int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi, rt_error *err)
+int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi, stap_error *err)
 {
     pthread_mutex_lock(&cw->mu);
     while (cw->tail - cw->head >= cw->depth && !cw->status) pthread_cond_wait(&cw->cv, &cw->mu);
@@ -387,11 +387,11 @@ int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi
     wentry *e = &cw->q[cw->tail % cw->depth]; /* not in use: the thread works on [head, tail) */
     e->cpi = r->cpi;
     e->input_cpi = input_cpi;
-    memcpy(e->W, r->weights, sizeof(cf32) * cw->wlen);
-    if (cw->ylen) memcpy(e->Y, r->output, sizeof(cf32) * cw->ylen);
+    memcpy(e->W, r->weights, sizeof(stap_cf32) * cw->wlen);
+    if (cw->ylen) memcpy(e->Y, r->output, sizeof(stap_cf32) * cw->ylen);
     if (r->detection_count > e->det_cap) {
         stap_detection *d = realloc(e->det, sizeof *d * r->detection_count);
-        if (!d) return rt_fail(err, RT_ENOMEM, "out of memory for %zu detections", r->detection_count);
+        if (!d) return stap_fail(err, STAP_ENOMEM, "out of memory for %zu detections", r->detection_count);
         e->det = d;
         e->det_cap = r->detection_count;
     }
@@ -402,10 +402,10 @@ int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi
     cw->tail++;
     pthread_cond_broadcast(&cw->cv);
     pthread_mutex_unlock(&cw->mu);
-    return RT_OK;
+    return STAP_OK;
 }
 
-int cpi_writer_finish(cpi_writer *cw, double *write_s, rt_error *err)
+int cpi_writer_finish(cpi_writer *cw, double *write_s, stap_error *err)
 {
     pthread_mutex_lock(&cw->mu);
     cw->done = 1;
@@ -427,7 +427,7 @@ int cpi_writer_finish(cpi_writer *cw, double *write_s, rt_error *err)
     return st;
 }
 
-int cpi_reader_get_fn(void *r, long long i, const cf32 **cube, rt_error *err)
+int cpi_reader_get_fn(void *r, long long i, const stap_cf32 **cube, stap_error *err)
 {
     return cpi_reader_get(r, i, cube, err);
 }

@@ -14,9 +14,9 @@ typedef struct cpi_reader cpi_reader;
  * threads), with `threads` reader threads when rec reads in parallel (stap_recording_
  * parallel; else one): its written CPIs (stap_recording_written; the unwritten ones are
  * never read), from the first again when count runs past them (a recording replayed).
- * RT_EFORMAT when rec has no written CPI. */
+ * STAP_EFORMAT when rec has no written CPI. */
 int cpi_reader_start(cpi_reader **r, stap_recording *rec, stap_engine *e, long long count,
-                     int nbuf, int threads, rt_error *err);
+                     int nbuf, int threads, stap_error *err);
 /* The reader threads running. */
 int cpi_reader_threads(const cpi_reader *r);
 /* GB/s of reading the whole file at path by `threads` threads, each a contiguous part with
@@ -25,7 +25,7 @@ double cpi_plain_read_gbs(const char *path, int threads);
 /* --readers' default: the CPUs less two (the stream loop and the writer), 1 to 16. */
 int cpi_reader_default_threads(void);
 /* Wait for the buffer of the i-th CPI read (i counts from 0, in order). */
-int cpi_reader_get(cpi_reader *r, long long i, const cf32 **cube, rt_error *err);
+int cpi_reader_get(cpi_reader *r, long long i, const stap_cf32 **cube, stap_error *err);
 /* The input's CPI index of the i-th CPI read. */
 long long cpi_reader_input_cpi(const cpi_reader *r, long long i);
 /* The i-th CPI's buffer is free again (its copy-in is done: after collect). */
@@ -38,16 +38,16 @@ void cpi_reader_stop(cpi_reader *r); /* joins the thread, frees the buffers */
 typedef struct cpi_writer cpi_writer;
 /* Append to w from a thread; `depth` results queued (copied) at most. */
 int cpi_writer_start(cpi_writer **cw, stap_result_writer *w, size_t weights_len,
-                     size_t output_len, int depth, rt_error *err);
+                     size_t output_len, int depth, stap_error *err);
 /* Queue a copy of r, the input's CPI input_cpi (waits while the queue is full); fails with
  * the writer's first error. */
-int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi, rt_error *err);
+int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi, stap_error *err);
 /* Wait until everything queued is written; joins; returns the writer's first error. The
  * stap_result_writer is not closed. */
-int cpi_writer_finish(cpi_writer *cw, double *write_s, rt_error *err);
+int cpi_writer_finish(cpi_writer *cw, double *write_s, stap_error *err);
 
 /* The reader as stream_loop callbacks (user: the reader). */
-int cpi_reader_get_fn(void *reader, long long i, const cf32 **cube, rt_error *err);
+int cpi_reader_get_fn(void *reader, long long i, const stap_cf32 **cube, stap_error *err);
 void cpi_reader_release_fn(void *reader, long long i);
 
 #endif

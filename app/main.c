@@ -30,8 +30,8 @@ static void fit_blas_to_cpu(char **argv)
 {
     const char *from = getenv("RTSTAP_BLAS_REEXEC_FROM");
     if (from) {
-        la_blas_info bi;
-        la_blas_query(&bi);
+        stap_la_blas_info bi;
+        stap_la_blas_query(&bi);
         fprintf(stderr, "rtstap: note: OpenBLAS took this CPU (%s) for %s, generic kernels; "
                 "restarted with OPENBLAS_CORETYPE=%s\n", bi.cpu_features, from, bi.core);
         unsetenv("RTSTAP_BLAS_REEXEC_FROM");
@@ -40,8 +40,8 @@ static void fit_blas_to_cpu(char **argv)
     /* RTSTAP_BLAS_RECHECK=1 (tests): judge a user's OPENBLAS_CORETYPE like a detection */
     if (getenv("OPENBLAS_CORETYPE") && !getenv("RTSTAP_BLAS_RECHECK")) return;
     unsetenv("RTSTAP_BLAS_RECHECK");
-    la_blas_info bi;
-    la_blas_query(&bi);
+    stap_la_blas_info bi;
+    stap_la_blas_query(&bi);
     if (!bi.better_core) return;
     setenv("OPENBLAS_CORETYPE", bi.better_core, 1);
     setenv("RTSTAP_BLAS_REEXEC_FROM", bi.core, 1);
@@ -64,19 +64,19 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        rt_error e;
-        int gpu = la_backend_available(LA_BACKEND_GPU, &e) == RT_OK;
-        la_blas_info bi;
-        la_blas_query(&bi);
+        stap_error e;
+        int gpu = stap_backend_available(STAP_BACKEND_GPU, &e) == STAP_OK;
+        stap_la_blas_info bi;
+        stap_la_blas_query(&bi);
         char line[600] = "available", dev[256];
         if (!gpu) /* e.g. "no CUDA driver (CUDA driver version is insufficient for ...)" */
             snprintf(line, sizeof line, "not available: %s", e.msg);
-        else if (stap_gpu_info(dev, sizeof dev, NULL, NULL, &e) == RT_OK)
+        else if (stap_gpu_info(dev, sizeof dev, NULL, NULL, &e) == STAP_OK)
             snprintf(line, sizeof line, "available (device 0: %s)", dev);
         printf("rtstap %s (commit %s)\nGPU backend: %s\nCPU: %s (%s); cpu backend kernels %s\n"
                "BLAS: %s; core %s\n",
                RTSTAP_VERSION, RTSTAP_COMMIT, line, bi.cpu_model, bi.cpu_features,
-               la_cpu_kernels(), bi.library, bi.core);
+               stap_la_cpu_kernels(), bi.library, bi.core);
         return EXIT_OK;
     }
     if (!strcmp(argv[1], "--help-all")) { /* the reference documentation (docs/cli.md) */

@@ -21,7 +21,7 @@ typedef struct run_job {
     int cfar_given;
     cli_input_opts inopts; /* --layout, --strict */
     cli_training tw;
-    rt_write_mode mode;
+    stap_write_mode mode;
     double t_start;
     stap_input in;
     stap_recording *rec; /* the input file (one CPI or a recording), or NULL: synthesized */
@@ -33,7 +33,7 @@ void run_apply_options(run_job *j);
 /* The default detector steps aside (with a note) on range lines too short for its window;
  * a detector the user asked for is an error there. */
 int run_cfar_fit(stap_cfar_config *cfar, const stap_config *cfg, int given, int quiet,
-                 const char *input, rt_error *err);
+                 const char *input, stap_error *err);
 /* --json: the files, the engine, its configuration, the detector and the platform */
 cJSON *run_json(const char *input, const char *output, const stap_engine *eng, int beams,
                 const stap_cfar_config *cfar, const char *cfar_desc, int threads);

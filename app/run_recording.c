@@ -12,7 +12,7 @@
 #include "cpi_io.h"
 #include "cli_json.h"
 #include "h5io_extra.h"
-#include "rtstap/common.h" /* la_now_ms */
+#include "rtstap/common.h" /* stap_now_ms */
 #include "run_job.h"
 #include "signals.h"
 #include "stream_loop.h"
@@ -25,7 +25,7 @@ typedef struct checked_sink {
     const cpi_reader *reader; /* the input's CPI of each result */
 } checked_sink;
 
-static int checked_put(void *user, const stap_cpi_result *r, rt_error *err)
+static int checked_put(void *user, const stap_cpi_result *r, stap_error *err)
 {
     checked_sink *cs = user;
     int st = cpi_check(&cs->checks, cs->eng, r, err);
@@ -45,7 +45,7 @@ typedef struct rec_run {
     stream_stats st;
     checked_sink cs;
     char stopped[640];
-    rt_error fault;
+    stap_error fault;
     double read_s, wait_s, write_s, wall;
     int ran; /* the stream ended, stopped or faulted: what ran is published */
     int threads; /* reader threads */
@@ -54,7 +54,7 @@ typedef struct rec_run {
 /* the engine, with room reserved for the reader's cubes and the writer's queue */
 static int rec_engine(run_job *j, rec_run *r)
 {
-    rt_error err;
+    stap_error err;
     const stap_input *in = &j->in;
     if (run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input, &err))
         return cli_fail(&err);
@@ -64,21 +64,21 @@ static int rec_engine(run_job *j, rec_run *r)
     r->eo.keep_output = j->keep_output || j->check; /* --check looks at every output sample */
     r->eo.cfar = j->cfar;
     stap_config vc = j->cfg;
-    rt_error ignore;
+    stap_error ignore;
     if (!stap_config_validate(&vc, in->steering != NULL, in->steering_beams,
                               in->steering ? in->steering_len : 0, &ignore)) {
         const int B = in->steering ? in->steering_beams : vc.beams;
-        r->eo.host_reserve = sizeof(cf32) * ((size_t)(r->eo.slots + 2) * in->channels * in->pulses *
+        r->eo.host_reserve = sizeof(stap_cf32) * ((size_t)(r->eo.slots + 2) * in->channels * in->pulses *
                                                  in->range_gates +
-                                             4 * (stap_weights_count(&vc, B) +
-                                                  (j->keep_output ? stap_output_count(&vc, B) : 0)));
+                                                  4 * (stap_weights_count(&vc, B) +
+                                                       (j->keep_output ? stap_output_count(&vc, B) : 0)));
     }
     if (stap_engine_create(&r->eng, &j->cfg, in->steering, in->steering_beams, in->steering_len,
                            &r->eo, &err)) {
         /* say how the file was read: a rank-4 cube written in another layout fails here */
-        rt_prefix(&err, "%s: '/data/iq' of rank 4 read as a recording of %lld CPIs of %d "
-                  "channels x %d pulses x %d range gates", j->input, r->cpis, in->channels,
-                  in->pulses, in->range_gates);
+        stap_error_prefix(&err, "%s: '/data/iq' of rank 4 read as a recording of %lld CPIs of %d "
+                          "channels x %d pulses x %d range gates", j->input, r->cpis, in->channels,
+                          in->pulses, in->range_gates);
         return cli_fail(&err);
     }
     if (*stap_engine_note(r->eng)) /* warnings are not silenced by --quiet */
@@ -87,7 +87,7 @@ static int rec_engine(run_job *j, rec_run *r)
     stap_result *h = &r->hdr;
     h->cfg = stap_engine_config(r->eng);
     h->input_name = j->input;
-    h->backend_name = la_backend_name(h->cfg->backend);
+    h->backend_name = stap_backend_name(h->cfg->backend);
     h->beams = stap_engine_beams(r->eng);
     h->steering = stap_engine_steering(r->eng);
     h->meta = &in->meta;
@@ -102,15 +102,17 @@ static int rec_engine(run_job *j, rec_run *r)
  * CPU instead) publishes the CPIs before it, marked stopped, and fails naming the CPI */
 static int rec_stream(run_job *j, rec_run *r)
 {
-    rt_error err;
+    stap_error err;
     const stap_config *pc = r->hdr.cfg;
     const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
-    if (stap_result_writer_open_mode(&r->rw, j->output, &r->hdr, j->keep_output, j->mode, &err) ||
+    const stap_write_options wo = {
+        j->mode, STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS | (j->keep_output ? STAP_KEEP_OUTPUT : 0u)};
+    if (stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, &err) ||
         cpi_writer_start(&r->writer, r->rw, wlen, j->keep_output ? ylen : 0, 4, &err) ||
         cpi_reader_start(&r->reader, j->rec, r->eng, r->cpis, r->eo.slots + 2,
                          j->readers ? j->readers : cpi_reader_default_threads(), &err))
         return cli_fail(&err);
-    double t0 = la_now_ms();
+    double t0 = stap_now_ms();
     r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
     /* what is written is always checked finite; --check also the output not written */
     cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || j->keep_output, 1);
@@ -118,7 +120,7 @@ static int rec_stream(run_job *j, rec_run *r)
                          checked_put, &r->cs, 0, !j->quiet && isatty(2), &r->st, &err);
     cli_graceful_end();
     int status = EXIT_OK;
-    if (rst && err.code == RT_EDEVICE) {
+    if (rst && err.code == STAP_EDEVICE) {
         r->fault = err;
         snprintf(r->stopped, sizeof r->stopped, "by a device fault at input CPI %lld, after %lld "
                  "of the %lld written CPIs: %.400s", cpi_reader_input_cpi(r->reader, r->st.cpis_done),
@@ -126,7 +128,7 @@ static int rec_stream(run_job *j, rec_run *r)
         r->st.cpis_run = r->st.cpis_done;
         status = EXIT_PROCESSING;
     } else if (rst) {
-        if (!strstr(err.msg, j->input)) rt_prefix(&err, "%s", j->input);
+        if (!strstr(err.msg, j->input)) stap_error_prefix(&err, "%s", j->input);
         return cli_fail(&err);
     }
     cpi_checks_report(&r->cs.checks);
@@ -146,7 +148,7 @@ static int rec_stream(run_job *j, rec_run *r)
     int wst = cpi_writer_finish(r->writer, &r->write_s, &err);
     r->writer = NULL;
     if (wst) return cli_fail(&err);
-    r->wall = la_now_ms() - t0;
+    r->wall = stap_now_ms() - t0;
     r->ran = 1;
     return status;
 }
@@ -154,12 +156,12 @@ static int rec_stream(run_job *j, rec_run *r)
 /* the file published: the summary of what ran */
 static int rec_publish(run_job *j, rec_run *r)
 {
-    rt_error err;
+    stap_error err;
     stap_result sum;
     memset(&sum, 0, sizeof sum);
     sum.timing_ms = r->st.stage_median;
     sum.read_ms = r->read_s * 1e3;
-    sum.total_ms = la_now_ms() - j->t_start;
+    sum.total_ms = stap_now_ms() - j->t_start;
     sum.backend_name = r->hdr.backend_name;
     sum.stopped = r->stopped[0] ? r->stopped : NULL;
     sum.cpis_unwritten = r->in_file - r->cpis;
@@ -202,7 +204,7 @@ static void rec_report(const run_job *j, const rec_run *r)
 
 static int rec_json(const run_job *j, const rec_run *r)
 {
-    rt_error err;
+    stap_error err;
     cJSON *doc = run_json(j->input, j->output, r->eng, r->hdr.beams, &j->cfar, r->cfar_desc, j->threads);
     cJSON_AddNumberToObject(doc, "cpis_in_file", (double)r->in_file);
     cJSON_AddNumberToObject(doc, "cpis_unwritten", (double)(r->in_file - r->cpis));
@@ -213,7 +215,7 @@ static int rec_json(const run_job *j, const rec_run *r)
     cJSON_AddNumberToObject(doc, "readers", r->threads);
     cJSON_AddStringToObject(doc, "reader_path", stap_recording_read_path(j->rec));
     cJSON_AddNumberToObject(doc, "writer_s", r->write_s);
-    cJSON_AddNumberToObject(doc, "total_ms", la_now_ms() - j->t_start);
+    cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
     run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);
     int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
     cJSON_Delete(doc);
@@ -243,7 +245,7 @@ int run_recording(run_job *j)
         }
     }
     cli_graceful_end();
-    rt_error ignore;
+    stap_error ignore;
     cpi_reader_stop(r->reader);
     if (r->writer) cpi_writer_finish(r->writer, NULL, &ignore);
     stap_result_writer_abort(r->rw);

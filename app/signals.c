@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "h5io.h" /* rt_atomic_remove_pending */
+#include "h5io.h" /* stap_atomic_remove_pending */
 
 static volatile sig_atomic_t graceful_on, graceful_sig;
 
@@ -22,7 +22,7 @@ static void on_signal(int sig)
         graceful_sig = sig;
         return;
     }
-    rt_atomic_remove_pending();
+    stap_atomic_remove_pending();
     signal(sig, SIG_DFL);
     raise(sig);
 }

@@ -1,6 +1,6 @@
 /* signals: rtstap's handling of SIGINT, SIGTERM and SIGHUP — the program's, not the
  * library's (a library installs no handler). A signal that ends the process first removes
- * every temporary file still in progress (rt_atomic_remove_pending), then ends it by the
+ * every temporary file still in progress (stap_atomic_remove_pending), then ends it by the
  * same signal. Between cli_graceful_begin and cli_graceful_end the first SIGINT or SIGTERM
  * does not end it: cli_graceful_requested returns its number, and the command finishes
  * the work in flight and publishes what it has; a second signal, or SIGHUP, ends it. */

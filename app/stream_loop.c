@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "h5io.h"
-#include "rtstap/common.h" /* la_now_ms */
+#include "rtstap/common.h" /* stap_now_ms */
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -29,19 +29,19 @@ static double quantile(const double *v, long long n, double q)
     return v[i];
 }
 
-int stream_ring_source(void *user, long long n, const cf32 **cube, rt_error *err)
+int stream_ring_source(void *user, long long n, const stap_cf32 **cube, stap_error *err)
 {
     const stream_ring *r = user;
     *cube = r->cube[n % r->count];
-    return RT_OK;
+    return STAP_OK;
 }
 
 int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src,
                stream_release_fn release, void *src_user, stream_sink_fn sink, void *sink_user,
-               double deadline_ms, int progress, stream_stats *st, rt_error *err)
+               double deadline_ms, int progress, stream_stats *st, stap_error *err)
 {
     memset(st, 0, sizeof *st);
-    if (n < 1) return rt_fail(err, RT_EINVAL, "stream: need at least one CPI");
+    if (n < 1) return stap_fail(err, STAP_EINVAL, "stream: need at least one CPI");
     const int S = stap_engine_slots(e);
     long long total = warmup + n;
     double *lat = malloc(sizeof(double) * n);
@@ -49,10 +49,10 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
     if (!lat || !stage) {
         free(lat);
         free(stage);
-        return rt_fail(err, RT_ENOMEM, "stream: out of memory for %lld CPIs' timings", n);
+        return stap_fail(err, STAP_ENOMEM, "stream: out of memory for %lld CPIs' timings", n);
     }
-    int status = RT_OK;
-    double t0 = la_now_ms(), t_end = t0, next_report = t0 + 500;
+    int status = STAP_OK;
+    double t0 = stap_now_ms(), t_end = t0, next_report = t0 + 500;
     size_t detections = 0;
     for (long long i = 0; i < total + S && !status; i++) {
         /* a graceful stop (SIGINT/SIGTERM under cli_graceful_begin): submit nothing more,
@@ -64,7 +64,7 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
             status = stap_engine_collect(e, (int)(j % S), &r, err);
             if (release) release(src_user, j);
             if (status) {
-                rt_prefix(err, "CPI %lld", j);
+                stap_error_prefix(err, "CPI %lld", j);
                 break;
             }
             if (j >= warmup) {
@@ -76,7 +76,7 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
             }
             if (sink && (status = sink(sink_user, &r, err))) break;
             st->cpis_done = j + 1;
-            t_end = la_now_ms();
+            t_end = stap_now_ms();
             if (progress && t_end >= next_report && j >= warmup) {
                 fprintf(stderr, "\r  %lld / %lld CPIs  %.0f CPIs/s   ", j - warmup + 1, n,
                         (j - warmup + 1) / ((t_end - t0) * 1e-3));
@@ -84,23 +84,23 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
             }
         }
         if (i < total) {
-            const cf32 *cube;
+            const stap_cf32 *cube;
             if ((status = src(src_user, i, &cube, err))) {
                 /* a source that gave up waiting because of a graceful stop: a stop, not an
                  * error */
                 if (!st->stopped_by && (st->stopped_by = cli_graceful_requested())) {
-                    status = RT_OK;
+                    status = STAP_OK;
                     total = i;
                     continue;
                 }
                 break;
             }
-            if (i == warmup) t0 = la_now_ms();
+            if (i == warmup) t0 = stap_now_ms();
             if ((status = stap_engine_submit(e, (int)(i % S), cube, err))) break;
         }
     }
     if (status) { /* leave no CPI in flight: collect what is still there */
-        rt_error ignore;
+        stap_error ignore;
         stap_cpi_result r;
         for (int s = 0; s < S; s++) stap_engine_collect(e, s, &r, &ignore);
     }
@@ -195,8 +195,8 @@ static int threads_of(int cpu_threads)
 
 void stream_json_platform(cJSON *doc, int cpu_threads)
 {
-    la_blas_info bi;
-    la_blas_query(&bi);
+    stap_la_blas_info bi;
+    stap_la_blas_query(&bi);
     cJSON *c = cJSON_AddObjectToObject(doc, "cpu");
     cJSON_AddStringToObject(c, "model", bi.cpu_model);
     cJSON_AddStringToObject(c, "features", bi.cpu_features);
@@ -207,15 +207,15 @@ void stream_json_platform(cJSON *doc, int cpu_threads)
     /* the lapack backend calls OpenBLAS from each OpenMP thread with its threads set to 1 */
     cJSON_AddNumberToObject(b, "threads_per_call", 1);
     char gpu[256];
-    rt_error err;
-    if (stap_gpu_info(gpu, sizeof gpu, NULL, NULL, &err) == RT_OK) cJSON_AddStringToObject(doc, "gpu", gpu);
+    stap_error err;
+    if (stap_gpu_info(gpu, sizeof gpu, NULL, NULL, &err) == STAP_OK) cJSON_AddStringToObject(doc, "gpu", gpu);
     else cJSON_AddNullToObject(doc, "gpu");
 }
 
 void stream_print_platform(FILE *f, int cpu_threads)
 {
-    la_blas_info bi;
-    la_blas_query(&bi);
+    stap_la_blas_info bi;
+    stap_la_blas_query(&bi);
     fprintf(f, "CPU %s (%s), %d threads; BLAS core %s (%.40s)\n", bi.cpu_model, bi.cpu_features,
             threads_of(cpu_threads), bi.core, bi.library);
 }

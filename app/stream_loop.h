@@ -11,11 +11,11 @@
 #include "engine.h"
 
 /* Where CPI n comes from: set *cube (valid until the CPI is collected). */
-typedef int (*stream_source_fn)(void *user, long long n, const cf32 **cube, rt_error *err);
+typedef int (*stream_source_fn)(void *user, long long n, const stap_cf32 **cube, stap_error *err);
 /* CPI n's cube is no longer needed (called after its collect; may be NULL). */
 typedef void (*stream_release_fn)(void *user, long long n);
 /* What happens to CPI n's results, in CPI order (may be NULL). */
-typedef int (*stream_sink_fn)(void *user, const stap_cpi_result *r, rt_error *err);
+typedef int (*stream_sink_fn)(void *user, const stap_cpi_result *r, stap_error *err);
 
 typedef struct stream_stats {
     long long cpis;                      /* timed CPIs (after the warm-up)           */
@@ -37,14 +37,14 @@ typedef struct stream_stats {
  * cover the CPIs run (cpis = 0 when the stop came during the warm-up). */
 int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src,
                stream_release_fn release, void *src_user, stream_sink_fn sink, void *sink_user,
-               double deadline_ms, int progress, stream_stats *st, rt_error *err);
+               double deadline_ms, int progress, stream_stats *st, stap_error *err);
 
 /* A source replaying a ring of cubes: CPI n is ring[n % count]. */
 typedef struct stream_ring {
-    cf32 **cube;
+    stap_cf32 **cube;
     int count;
 } stream_ring;
-int stream_ring_source(void *user, long long n, const cf32 **cube, rt_error *err);
+int stream_ring_source(void *user, long long n, const stap_cf32 **cube, stap_error *err);
 
 /* Resident set size of this process, bytes (0 when unknown). */
 size_t stream_rss_bytes(void);

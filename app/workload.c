@@ -9,34 +9,34 @@
 #include "rt_rng.h"
 #include "synth.h"
 
-int workload_get(const char *name, workload *w, rt_error *err)
+int workload_get(const char *name, workload *w, stap_error *err)
 {
     memset(w, 0, sizeof *w);
     snprintf(w->name, sizeof w->name, "%s", name);
     stap_config_defaults(&w->cfg);
     if (!strncmp(name, "perfect-", 8)) {
         perfect_size ps;
-        if (perfect_size_parse(name + 8, &ps, err)) return RT_EINVAL;
+        if (perfect_size_parse(name + 8, &ps, err)) return STAP_EINVAL;
         w->perfect = (int)ps + 1;
         perfect_config(ps, &w->cfg);
         const perfect_dims *pd = perfect_get_dims(ps);
         w->nbeams = pd->steering;
         w->steering_len = pd->channels * pd->doppler_order;
         const size_t n = (size_t)w->nbeams * w->steering_len;
-        w->steering = malloc(sizeof(cf32) * n);
-        if (!w->steering) return rt_fail(err, RT_ENOMEM, "out of memory for steering vectors");
+        w->steering = malloc(sizeof(stap_cf32) * n);
+        if (!w->steering) return stap_fail(err, STAP_ENOMEM, "out of memory for steering vectors");
         rt_rng r;
         rt_rng_seed(&r, 20101, 99); /* the suite's statistics: uniform [0, 1) */
         for (size_t i = 0; i < n; i++) w->steering[i] = (float)rt_uniform(&r) + I * (float)rt_uniform(&r);
-        return RT_OK;
+        return STAP_OK;
     }
     stap_preset p;
     if (stap_preset_parse(name, &p, err))
-        return rt_fail(err, RT_EINVAL, "unknown workload '%s' (expected easy, medium, hard, "
-                       "perfect-small, perfect-medium or perfect-large)", name);
+        return stap_fail(err, STAP_EINVAL, "unknown workload '%s' (expected easy, medium, hard, "
+                         "perfect-small, perfect-medium or perfect-large)", name);
     w->preset = (int)p;
     stap_preset_config(p, &w->cfg);
-    return RT_OK;
+    return STAP_OK;
 }
 
 void workload_free(workload *w) { free(w->steering); w->steering = NULL; }
@@ -46,7 +46,7 @@ size_t workload_cube_len(const workload *w)
     return (size_t)w->cfg.channels * w->cfg.pulses * w->cfg.range_gates;
 }
 
-int workload_cube(const workload *w, int index, cf32 *cube, rt_error *err)
+int workload_cube(const workload *w, int index, stap_cf32 *cube, stap_error *err)
 {
     if (w->perfect) {
         rt_rng r;
@@ -54,7 +54,7 @@ int workload_cube(const workload *w, int index, cf32 *cube, rt_error *err)
         const size_t n = workload_cube_len(w);
         for (size_t i = 0; i < n; i++)
             cube[i] = (float)(1e6 * rt_uniform(&r)) + I * (float)(1e6 * rt_uniform(&r));
-        return RT_OK;
+        return STAP_OK;
     }
     synth_params sp;
     synth_defaults(&sp, w->cfg.channels, w->cfg.pulses, w->cfg.range_gates);

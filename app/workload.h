@@ -10,18 +10,18 @@ typedef struct workload {
     int perfect;           /* PERFECT size + 1, 0 for a preset                      */
     int preset;            /* stap_preset when perfect == 0                         */
     stap_config cfg;       /* backend AUTO, threads 0                               */
-    cf32 *steering;        /* nbeams x steering_len, or NULL for the default beams  */
+    stap_cf32 *steering;        /* nbeams x steering_len, or NULL for the default beams  */
     int nbeams;
     int steering_len;      /* the workload's N (PERFECT: channels x its Doppler order)  */
 } workload;
 
 /* "easy" | "medium" | "hard" | "perfect-small" | "perfect-medium" | "perfect-large" */
-int workload_get(const char *name, workload *w, rt_error *err);
+int workload_get(const char *name, workload *w, stap_error *err);
 void workload_free(workload *w);
 /* Cube number `index` (C x P x R): a preset's synthesized scene (noise, jammers, target)
  * with seed 20101 + index; a PERFECT size's uniform [0, 1e6) samples (the suite's
  * statistics). */
-int workload_cube(const workload *w, int index, cf32 *cube, rt_error *err);
+int workload_cube(const workload *w, int index, stap_cf32 *cube, stap_error *err);
 size_t workload_cube_len(const workload *w);
 
 #endif

@@ -17,7 +17,7 @@ typedef rt_rng rng_t;
 #define rng_seed rt_rng_seed
 #define uniform rt_uniform
 #define cgauss rt_cgauss
-static cf64 cis(double cycles)
+static stap_cf64 cis(double cycles)
 {
     double ph = 2 * M_PI * cycles;
     return cos(ph) + I * sin(ph);
@@ -35,15 +35,15 @@ static const struct {
     {"ward", 18, 18, 300, 47},
 };
 
-int scene_preset_parse(const char *name, scene_preset *p, rt_error *err)
+int scene_preset_parse(const char *name, scene_preset *p, stap_error *err)
 {
     for (int i = 0; i < SCENE_PRESET_COUNT; i++)
         if (name && !strcmp(name, presets[i].name)) {
             *p = (scene_preset)i;
-            return RT_OK;
+            return STAP_OK;
         }
-    return rt_fail(err, RT_EINVAL, "unknown scene preset '%s' (expected easy, medium, hard "
-                   "or ward)", name ? name : "");
+    return stap_fail(err, STAP_EINVAL, "unknown scene preset '%s' (expected easy, medium, hard "
+                     "or ward)", name ? name : "");
 }
 
 const char *scene_preset_name(scene_preset p)
@@ -90,60 +90,60 @@ static int default_patches(const scene_config *c)
     return n < 360 ? 360 : n;
 }
 
-int scene_config_validate(const scene_config *c, rt_error *err)
+int scene_config_validate(const scene_config *c, stap_error *err)
 {
     if (c->channels < 1 || c->pulses < 1 || c->range_gates < 1)
-        return rt_fail(err, RT_EINVAL, "scene_config.channels, scene_config.pulses and "
-                       "scene_config.range_gates must be >= 1 (got %d, %d, %d)", c->channels,
-                       c->pulses, c->range_gates);
+        return stap_fail(err, STAP_EINVAL, "scene_config.channels, scene_config.pulses and "
+                         "scene_config.range_gates must be >= 1 (got %d, %d, %d)", c->channels,
+                         c->pulses, c->range_gates);
     if ((double)c->channels * c->pulses * c->range_gates > 1.0e9)
-        return rt_fail(err, RT_EINVAL, "the cube %d x %d x %d is too large (over 1e9 samples)",
-                       c->channels, c->pulses, c->range_gates);
+        return stap_fail(err, STAP_EINVAL, "the cube %d x %d x %d is too large (over 1e9 samples)",
+                         c->channels, c->pulses, c->range_gates);
     if (!(c->element_spacing > 0 && c->element_spacing < 100))
-        return rt_fail(err, RT_EINVAL,
-                       "scene_config.element_spacing must be between 0 and 100 wavelengths");
+        return stap_fail(err, STAP_EINVAL,
+                         "scene_config.element_spacing must be between 0 and 100 wavelengths");
     if (!(c->carrier_hz > 0 && isfinite(c->carrier_hz)))
-        return rt_fail(err, RT_EINVAL,
-                       "scene_config.carrier_hz must be a positive frequency in Hz");
+        return stap_fail(err, STAP_EINVAL,
+                         "scene_config.carrier_hz must be a positive frequency in Hz");
     if (!(c->prf_hz > 0 && isfinite(c->prf_hz)))
-        return rt_fail(err, RT_EINVAL, "scene_config.prf_hz must be a positive frequency in Hz");
+        return stap_fail(err, STAP_EINVAL, "scene_config.prf_hz must be a positive frequency in Hz");
     if (!(c->velocity_mps >= 0 && c->velocity_mps < 1e5))
-        return rt_fail(err, RT_EINVAL, "scene_config.velocity_mps must be between 0 and 1e5 m/s");
+        return stap_fail(err, STAP_EINVAL, "scene_config.velocity_mps must be between 0 and 1e5 m/s");
     if (!(c->altitude_m > 0 && isfinite(c->altitude_m)))
-        return rt_fail(err, RT_EINVAL, "scene_config.altitude_m must be positive (m)");
+        return stap_fail(err, STAP_EINVAL, "scene_config.altitude_m must be positive (m)");
     if (!(c->slant_range_m > c->altitude_m && isfinite(c->slant_range_m)))
-        return rt_fail(err, RT_EINVAL,
-                       "scene_config.slant_range_m (%g m) must exceed the altitude (%g m)",
-                       c->slant_range_m, c->altitude_m);
+        return stap_fail(err, STAP_EINVAL,
+                         "scene_config.slant_range_m (%g m) must exceed the altitude (%g m)",
+                         c->slant_range_m, c->altitude_m);
     if (c->clutter && !(c->cnr_db > -200 && c->cnr_db < 200))
-        return rt_fail(err, RT_EINVAL, "scene_config.cnr_db must be between -200 and 200 dB");
+        return stap_fail(err, STAP_EINVAL, "scene_config.cnr_db must be between -200 and 200 dB");
     if (c->patches < 0 || c->patches > 1000000)
-        return rt_fail(err, RT_EINVAL, "scene_config.patches must be between 1 and 1000000");
+        return stap_fail(err, STAP_EINVAL, "scene_config.patches must be between 1 and 1000000");
     if (!(c->backlobe_db <= 0 && c->backlobe_db > -400))
-        return rt_fail(err, RT_EINVAL, "scene_config.backlobe_db must be between -400 and 0 dB");
+        return stap_fail(err, STAP_EINVAL, "scene_config.backlobe_db must be between -400 and 0 dB");
     if (!(fabs(c->transmit_u) <= 1))
-        return rt_fail(err, RT_EINVAL, "scene_config.transmit_u must be a sine-angle in [-1, 1]");
+        return stap_fail(err, STAP_EINVAL, "scene_config.transmit_u must be a sine-angle in [-1, 1]");
     if (!(c->noise_power > 0 && isfinite(c->noise_power)))
-        return rt_fail(err, RT_EINVAL, "scene_config.noise_power must be positive");
+        return stap_fail(err, STAP_EINVAL, "scene_config.noise_power must be positive");
     if (c->njammers < 0 || c->njammers > SCENE_MAX_JAMMERS)
-        return rt_fail(err, RT_EINVAL, "at most %d scene_config.jammers", SCENE_MAX_JAMMERS);
+        return stap_fail(err, STAP_EINVAL, "at most %d scene_config.jammers", SCENE_MAX_JAMMERS);
     for (int j = 0; j < c->njammers; j++)
         if (!(fabs(c->jammers[j].u) <= 1) || !(fabs(c->jammers[j].jnr_db) < 200))
-            return rt_fail(err, RT_EINVAL, "scene_config.jammers[%d]: u must be in [-1, 1] "
-                           "and jnr_db within +-200 dB (got %g:%g)", j, c->jammers[j].u,
-                           c->jammers[j].jnr_db);
+            return stap_fail(err, STAP_EINVAL, "scene_config.jammers[%d]: u must be in [-1, 1] "
+                             "and jnr_db within +-200 dB (got %g:%g)", j, c->jammers[j].u,
+                             c->jammers[j].jnr_db);
     if (c->ntargets < 0 || c->ntargets > SCENE_MAX_TARGETS)
-        return rt_fail(err, RT_EINVAL, "at most %d scene_config.targets", SCENE_MAX_TARGETS);
+        return stap_fail(err, STAP_EINVAL, "at most %d scene_config.targets", SCENE_MAX_TARGETS);
     for (int k = 0; k < c->ntargets; k++) {
         const scene_target *t = &c->targets[k];
         if (t->range_cell < 0 || t->range_cell >= c->range_gates)
-            return rt_fail(err, RT_EINVAL, "scene_config.targets[%d]: range cell %d outside "
-                           "0..%d", k, t->range_cell, c->range_gates - 1);
+            return stap_fail(err, STAP_EINVAL, "scene_config.targets[%d]: range cell %d outside "
+                             "0..%d", k, t->range_cell, c->range_gates - 1);
         if (!(fabs(t->u) <= 1) || !isfinite(t->doppler_hz) || !(fabs(t->snr_db) < 200))
-            return rt_fail(err, RT_EINVAL, "scene_config.targets[%d]: u must be in [-1, 1], "
-                           "doppler_hz finite and snr_db within +-200 dB", k);
+            return stap_fail(err, STAP_EINVAL, "scene_config.targets[%d]: u must be in [-1, 1], "
+                             "doppler_hz finite and snr_db within +-200 dB", k);
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* ---- the model ---------------------------------------------------------------- */
@@ -158,19 +158,19 @@ void scene_truth_free(scene_truth *t)
     t->patches = 0;
 }
 
-static int alloc_patches(scene_truth *t, int n, rt_error *err)
+static int alloc_patches(scene_truth *t, int n, stap_error *err)
 {
     t->patches = n;
-    if (n == 0) return RT_OK;
+    if (n == 0) return STAP_OK;
     t->patch_azimuth = malloc(sizeof(double) * n);
     t->patch_spatial = malloc(sizeof(double) * n);
     t->patch_doppler = malloc(sizeof(double) * n);
     t->patch_cnr = malloc(sizeof(double) * n);
     if (!t->patch_azimuth || !t->patch_spatial || !t->patch_doppler || !t->patch_cnr) {
         scene_truth_free(t);
-        return rt_fail(err, RT_ENOMEM, "out of memory for %d clutter patches", n);
+        return stap_fail(err, STAP_ENOMEM, "out of memory for %d clutter patches", n);
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 static void derive_geometry(scene_truth *t)
@@ -183,7 +183,7 @@ static void derive_geometry(scene_truth *t)
     t->grazing_rad = t->depression_rad; /* flat earth */
 }
 
-int scene_truth_build(const scene_config *cfg, scene_truth *t, rt_error *err)
+int scene_truth_build(const scene_config *cfg, scene_truth *t, stap_error *err)
 {
     memset(t, 0, sizeof *t);
     int st = scene_config_validate(cfg, err);
@@ -203,7 +203,7 @@ int scene_truth_build(const scene_config *cfg, scene_truth *t, rt_error *err)
         double g = cos(th) * cos(th) * (fabs(th) <= M_PI / 2 ? 1.0 : back);
         /* transmit array factor, uniform weights, steered to transmit_u, peak 1 */
         double x = vt - c->element_spacing * c->transmit_u;
-        cf64 af = 0;
+        stap_cf64 af = 0;
         for (int e = 0; e < c->channels; e++) af += cis(e * x);
         double AF = creal(af * conj(af)) / ((double)c->channels * c->channels);
         t->patch_azimuth[i] = th;
@@ -219,7 +219,7 @@ int scene_truth_build(const scene_config *cfg, scene_truth *t, rt_error *err)
     rng_t r;
     rng_seed(&r, c->seed, 3);
     for (int k = 0; k < c->ntargets; k++) t->target_phase[k] = 2 * M_PI * uniform(&r);
-    return RT_OK;
+    return STAP_OK;
 }
 
 void scene_radar_meta(const scene_truth *t, stap_radar_meta *m)
@@ -234,26 +234,26 @@ void scene_radar_meta(const scene_truth *t, stap_radar_meta *m)
 }
 
 /* ---- drawing a CPI ------------------------------------------------------------ */
-int scene_generate(const scene_truth *t, cf32 *cube, rt_error *err)
+int scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err)
 {
     const scene_config *c = &t->cfg;
     const int C = c->channels, P = c->pulses, R = c->range_gates, Nc = t->patches;
     const size_t CP = (size_t)C * P;
     const double sd = sqrt(c->noise_power);
-    cf64 *Z = calloc(CP * R, sizeof(cf64)); /* (c*P+p) x r, row-major = the cube's order */
-    if (!Z) return rt_fail(err, RT_ENOMEM, "out of memory for a %d x %d x %d scene", C, P, R);
+    stap_cf64 *Z = calloc(CP * R, sizeof(stap_cf64)); /* (c*P+p) x r, row-major = the cube's order */
+    if (!Z) return stap_fail(err, STAP_ENOMEM, "out of memory for a %d x %d x %d scene", C, P, R);
 
     /* Clutter: Z = V A with V[(c,p), i] = exp(2 pi i (c vt_i + p w_i)) and
      * A[i, r] ~ CN(0, xi_i sigma^2), in blocks of patches (one zgemm each). */
     if (Nc > 0) {
         const int blk = 256;
-        cf64 *V = malloc(sizeof(cf64) * CP * blk);
-        cf64 *A = malloc(sizeof(cf64) * (size_t)blk * R);
+        stap_cf64 *V = malloc(sizeof(stap_cf64) * CP * blk);
+        stap_cf64 *A = malloc(sizeof(stap_cf64) * (size_t)blk * R);
         if (!V || !A) {
             free(V);
             free(A);
             free(Z);
-            return rt_fail(err, RT_ENOMEM, "out of memory for the clutter patches");
+            return stap_fail(err, STAP_ENOMEM, "out of memory for the clutter patches");
         }
         rng_t rc;
         rng_seed(&rc, c->seed, 0);
@@ -268,7 +268,7 @@ int scene_generate(const scene_truth *t, cf32 *cube, rt_error *err)
                 double amp = sqrt(t->patch_cnr[i] * c->noise_power);
                 for (int r = 0; r < R; r++) A[(size_t)ii * R + r] = amp * cgauss(&rc);
             }
-            const cf64 one = 1.0;
+            const stap_cf64 one = 1.0;
             cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)CP, R, nb, &one, V, nb,
                         A, R, &one, Z, R);
         }
@@ -284,7 +284,7 @@ int scene_generate(const scene_truth *t, cf32 *cube, rt_error *err)
         double vt = c->element_spacing * c->jammers[j].u;
         for (int p = 0; p < P; p++)
             for (int r = 0; r < R; r++) {
-                cf64 s = amp * cgauss(&rj);
+                stap_cf64 s = amp * cgauss(&rj);
                 for (int ch = 0; ch < C; ch++) Z[((size_t)ch * P + p) * R + r] += s * cis(ch * vt);
             }
     }
@@ -293,7 +293,7 @@ int scene_generate(const scene_truth *t, cf32 *cube, rt_error *err)
         const scene_target *tg = &c->targets[k];
         double amp = sqrt(pow(10.0, tg->snr_db / 10.0) * c->noise_power);
         double vt = c->element_spacing * tg->u, w = tg->doppler_hz / c->prf_hz;
-        cf64 a0 = amp * (cos(t->target_phase[k]) + I * sin(t->target_phase[k]));
+        stap_cf64 a0 = amp * (cos(t->target_phase[k]) + I * sin(t->target_phase[k]));
         for (int ch = 0; ch < C; ch++)
             for (int p = 0; p < P; p++)
                 Z[((size_t)ch * P + p) * R + tg->range_cell] += a0 * cis(ch * vt + p * w);
@@ -301,28 +301,28 @@ int scene_generate(const scene_truth *t, cf32 *cube, rt_error *err)
     /* Thermal noise, and the conversion to single precision */
     rng_t rn;
     rng_seed(&rn, c->seed, 2);
-    for (size_t i = 0; i < CP * R; i++) cube[i] = (cf32)(Z[i] + sd * cgauss(&rn));
+    for (size_t i = 0; i < CP * R; i++) cube[i] = (stap_cf32)(Z[i] + sd * cgauss(&rn));
     free(Z);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* ---- covariances --------------------------------------------------------------- */
-int scene_covariance_spacetime(const scene_truth *t, cf64 *Rst, rt_error *err)
+int scene_covariance_spacetime(const scene_truth *t, stap_cf64 *Rst, stap_error *err)
 {
     const scene_config *c = &t->cfg;
     const int C = c->channels, P = c->pulses, N = C * P;
     /* Toeplitz-block-Toeplitz: the entry depends on (c - c', p - p') only. */
     const int nc = 2 * C - 1, np = 2 * P - 1;
-    cf64 *r = calloc((size_t)nc * np, sizeof(cf64));
-    if (!r) return rt_fail(err, RT_ENOMEM, "out of memory for the space-time covariance");
+    stap_cf64 *r = calloc((size_t)nc * np, sizeof(stap_cf64));
+    if (!r) return stap_fail(err, STAP_ENOMEM, "out of memory for the space-time covariance");
     for (int i = 0; i < t->patches; i++)
         for (int dc = -(C - 1); dc <= C - 1; dc++) {
-            cf64 sp = t->patch_cnr[i] * c->noise_power * cis(dc * t->patch_spatial[i]);
+            stap_cf64 sp = t->patch_cnr[i] * c->noise_power * cis(dc * t->patch_spatial[i]);
             for (int dp = -(P - 1); dp <= P - 1; dp++)
                 r[(size_t)(dc + C - 1) * np + dp + P - 1] += sp * cis(dp * t->patch_doppler[i]);
         }
     for (int dc = -(C - 1); dc <= C - 1; dc++) {
-        cf64 s = dc == 0 ? c->noise_power : 0;
+        stap_cf64 s = dc == 0 ? c->noise_power : 0;
         for (int j = 0; j < c->njammers; j++)
             s += pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power *
                  cis(dc * c->element_spacing * c->jammers[j].u);
@@ -335,7 +335,7 @@ int scene_covariance_spacetime(const scene_truth *t, cf64 *Rst, rt_error *err)
                     Rst[(size_t)(c2 * P + p2) * N + c1 * P + p1] =
                         r[(size_t)(c1 - c2 + C - 1) * np + p1 - p2 + P - 1];
     free(r);
-    return RT_OK;
+    return STAP_OK;
 }
 
 static inline int tap_bin(int d, int q, int Q, int D)
@@ -346,51 +346,51 @@ static inline int tap_bin(int d, int q, int Q, int D)
 
 /* g[q] = sum_p win[p] exp(2 pi i w p) exp(-2 pi i b_q p / D) */
 static void temporal_response(int P, double w, const double *win, int D, int Q, int d,
-                              cf64 *g)
+                              stap_cf64 *g)
 {
     for (int q = 0; q < Q; q++) {
         double f = w - (double)tap_bin(d, q, Q, D) / D;
-        cf64 s = 0;
+        stap_cf64 s = 0;
         for (int p = 0; p < P; p++) s += win[p] * cis(f * p);
         g[q] = s;
     }
 }
 
-void scene_doppler_signature(int C, int P, const cf64 *a, double w, const double *win, int D,
-                             int Q, int d, cf64 *s)
+void scene_doppler_signature(int C, int P, const stap_cf64 *a, double w, const double *win, int D,
+                             int Q, int d, stap_cf64 *s)
 {
     for (int q = 0; q < Q; q++) {
         double f = w - (double)tap_bin(d, q, Q, D) / D;
-        cf64 g = 0;
+        stap_cf64 g = 0;
         for (int p = 0; p < P; p++) g += win[p] * cis(f * p);
         for (int ch = 0; ch < C; ch++) s[ch * Q + q] = a[ch] * g;
     }
 }
 
 int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int Q, int d,
-                             cf64 *Rd, rt_error *err)
+                             stap_cf64 *Rd, stap_error *err)
 {
     const scene_config *c = &t->cfg;
     const int C = c->channels, P = c->pulses, N = C * Q, nc = 2 * C - 1;
     if (D < P || Q < 1 || Q % 2 == 0 || Q > D || d < 0 || d >= D)
-        return rt_fail(err, RT_EINVAL, "Doppler covariance: need D >= P, odd Q <= D and "
-                       "0 <= d < D (got D=%d Q=%d d=%d, P=%d)", D, Q, d, P);
+        return stap_fail(err, STAP_EINVAL, "Doppler covariance: need D >= P, odd Q <= D and "
+                         "0 <= d < D (got D=%d Q=%d d=%d, P=%d)", D, Q, d, P);
     /* per (c - c', q, q'): clutter sum_i xi_i e^{2 pi i dc vt_i} g_i[q] conj(g_i[q']) */
-    cf64 *cl = calloc((size_t)nc * Q * Q, sizeof(cf64));
-    cf64 *gg = calloc((size_t)Q * Q, sizeof(cf64));
-    cf64 *g = malloc(sizeof(cf64) * Q);
+    stap_cf64 *cl = calloc((size_t)nc * Q * Q, sizeof(stap_cf64));
+    stap_cf64 *gg = calloc((size_t)Q * Q, sizeof(stap_cf64));
+    stap_cf64 *g = malloc(sizeof(stap_cf64) * Q);
     if (!cl || !gg || !g) {
         free(cl);
         free(gg);
         free(g);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the Doppler-domain covariance");
+        return stap_fail(err, STAP_ENOMEM, "out of memory for the Doppler-domain covariance");
     }
     for (int i = 0; i < t->patches; i++) {
         temporal_response(P, t->patch_doppler[i], win, D, Q, d, g);
         double xi = t->patch_cnr[i] * c->noise_power;
         for (int dc = -(C - 1); dc <= C - 1; dc++) {
-            cf64 sp = xi * cis(dc * t->patch_spatial[i]);
-            cf64 *blk = cl + (size_t)(dc + C - 1) * Q * Q;
+            stap_cf64 sp = xi * cis(dc * t->patch_spatial[i]);
+            stap_cf64 *blk = cl + (size_t)(dc + C - 1) * Q * Q;
             for (int q = 0; q < Q; q++)
                 for (int q2 = 0; q2 < Q; q2++) blk[q * Q + q2] += sp * g[q] * conj(g[q2]);
         }
@@ -399,16 +399,16 @@ int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int
     for (int q = 0; q < Q; q++)
         for (int q2 = 0; q2 < Q; q2++) {
             double f = (double)(tap_bin(d, q2, Q, D) - tap_bin(d, q, Q, D)) / D;
-            cf64 s = 0;
+            stap_cf64 s = 0;
             for (int p = 0; p < P; p++) s += win[p] * win[p] * cis(f * p);
             gg[q * Q + q2] = s;
         }
     for (int dc = -(C - 1); dc <= C - 1; dc++) {
-        cf64 s = dc == 0 ? c->noise_power : 0;
+        stap_cf64 s = dc == 0 ? c->noise_power : 0;
         for (int j = 0; j < c->njammers; j++)
             s += pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power *
                  cis(dc * c->element_spacing * c->jammers[j].u);
-        cf64 *blk = cl + (size_t)(dc + C - 1) * Q * Q;
+        stap_cf64 *blk = cl + (size_t)(dc + C - 1) * Q * Q;
         for (int k = 0; k < Q * Q; k++) blk[k] += s * gg[k];
     }
     for (int c2 = 0; c2 < C; c2++)
@@ -420,7 +420,7 @@ int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int
     free(cl);
     free(gg);
     free(g);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* h[p'] = win[p'] exp(-2 pi i d p' / D): z[c*Q + q] = sum_p' h[p'] x[c, p' + q]. For a
@@ -428,46 +428,46 @@ int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int
  * h[p'] exp(2 pi i w p'); for white noise and jammers E[z_q conj(z_q')] picks p2' = p' + q
  * - q': M[q - q'] = sum_p' h[p'] conj(h[p' + q - q']). */
 int scene_covariance_staggered(const scene_truth *t, const double *win, int Pw, int D, int Q,
-                               int d, cf64 *Rz, rt_error *err)
+                               int d, stap_cf64 *Rz, stap_error *err)
 {
     const scene_config *c = &t->cfg;
     const int C = c->channels, P = c->pulses, N = C * Q, nc = 2 * C - 1, nq = 2 * Q - 1;
     if (Pw < 1 || Q < 1 || Pw + Q - 1 > P || D < 1 || d < 0 || d >= D)
-        return rt_fail(err, RT_EINVAL, "staggered covariance: need Pw, Q >= 1, Pw + Q - 1 <= P "
-                       "and 0 <= d < D (got Pw=%d Q=%d P=%d D=%d d=%d)", Pw, Q, P, D, d);
+        return stap_fail(err, STAP_EINVAL, "staggered covariance: need Pw, Q >= 1, Pw + Q - 1 <= P "
+                         "and 0 <= d < D (got Pw=%d Q=%d P=%d D=%d d=%d)", Pw, Q, P, D, d);
     /* per (c - c', q - q') */
-    cf64 *cl = calloc((size_t)nc * nq, sizeof(cf64));
-    cf64 *h = malloc(sizeof(cf64) * Pw), *m = malloc(sizeof(cf64) * nq);
+    stap_cf64 *cl = calloc((size_t)nc * nq, sizeof(stap_cf64));
+    stap_cf64 *h = malloc(sizeof(stap_cf64) * Pw), *m = malloc(sizeof(stap_cf64) * nq);
     if (!cl || !h || !m) {
         free(cl);
         free(h);
         free(m);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the staggered covariance");
+        return stap_fail(err, STAP_ENOMEM, "out of memory for the staggered covariance");
     }
     for (int p = 0; p < Pw; p++) h[p] = win[p] * cis(-(double)(((long long)d * p) % D) / D);
     for (int i = 0; i < t->patches; i++) {
         const double w = t->patch_doppler[i];
-        cf64 H = 0;
+        stap_cf64 H = 0;
         for (int p = 0; p < Pw; p++) H += h[p] * cis(w * p);
         const double xi = t->patch_cnr[i] * c->noise_power * creal(H * conj(H));
         for (int dc = -(C - 1); dc <= C - 1; dc++) {
-            const cf64 sp = xi * cis(dc * t->patch_spatial[i]);
-            cf64 *row = cl + (size_t)(dc + C - 1) * nq;
+            const stap_cf64 sp = xi * cis(dc * t->patch_spatial[i]);
+            stap_cf64 *row = cl + (size_t)(dc + C - 1) * nq;
             for (int dq = -(Q - 1); dq <= Q - 1; dq++) row[dq + Q - 1] += sp * cis(dq * w);
         }
     }
     for (int dq = -(Q - 1); dq <= Q - 1; dq++) {
-        cf64 s = 0;
+        stap_cf64 s = 0;
         for (int p = 0; p < Pw; p++)
             if (p + dq >= 0 && p + dq < Pw) s += h[p] * conj(h[p + dq]);
         m[dq + Q - 1] = s;
     }
     for (int dc = -(C - 1); dc <= C - 1; dc++) {
-        cf64 s = dc == 0 ? c->noise_power : 0;
+        stap_cf64 s = dc == 0 ? c->noise_power : 0;
         for (int j = 0; j < c->njammers; j++)
             s += pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power *
                  cis(dc * c->element_spacing * c->jammers[j].u);
-        cf64 *row = cl + (size_t)(dc + C - 1) * nq;
+        stap_cf64 *row = cl + (size_t)(dc + C - 1) * nq;
         for (int k = 0; k < nq; k++) row[k] += s * m[k];
     }
     for (int c2 = 0; c2 < C; c2++)
@@ -479,24 +479,24 @@ int scene_covariance_staggered(const scene_truth *t, const double *win, int Pw, 
     free(cl);
     free(h);
     free(m);
-    return RT_OK;
+    return STAP_OK;
 }
 
-void scene_staggered_signature(int C, const cf64 *a, double w, const double *win, int Pw,
-                               int D, int Q, int d, cf64 *s)
+void scene_staggered_signature(int C, const stap_cf64 *a, double w, const double *win, int Pw,
+                               int D, int Q, int d, stap_cf64 *s)
 {
-    cf64 H = 0;
+    stap_cf64 H = 0;
     for (int p = 0; p < Pw; p++)
         H += win[p] * cis(w * p - (double)(((long long)d * p) % D) / D);
     for (int q = 0; q < Q; q++) {
-        const cf64 g = H * cis(w * q);
+        const stap_cf64 g = H * cis(w * q);
         for (int ch = 0; ch < C; ch++) s[ch * Q + q] = a[ch] * g;
     }
 }
 
 /* ---- /truth in HDF5 (through the I/O module: stap/io/h5x.h) -------------------------- */
 
-int scene_truth_write(stap_h5_file *f, const scene_truth *t, rt_error *err)
+int scene_truth_write(stap_h5_file *f, const scene_truth *t, stap_error *err)
 {
     const scene_config *c = &t->cfg;
     const char *g = "/truth";
@@ -573,7 +573,7 @@ int scene_truth_write(stap_h5_file *f, const scene_truth *t, rt_error *err)
     return h5x_status(f, err);
 }
 
-int scene_truth_write_hook(stap_h5_file *f, void *user, rt_error *err)
+int scene_truth_write_hook(stap_h5_file *f, void *user, stap_error *err)
 {
     return scene_truth_write(f, (const scene_truth *)user, err);
 }
@@ -582,7 +582,7 @@ int scene_truth_write_hook(stap_h5_file *f, void *user, rt_error *err)
 typedef struct truth_count { const char *name; long long lo, hi; int *dst; } truth_count;
 typedef struct truth_number { const char *name; double *dst; } truth_number;
 
-int scene_truth_read(const char *path, scene_truth *t, rt_error *err)
+int scene_truth_read(const char *path, scene_truth *t, stap_error *err)
 {
     memset(t, 0, sizeof *t);
     h5x *f = NULL;
@@ -592,7 +592,7 @@ int scene_truth_read(const char *path, scene_truth *t, rt_error *err)
     const char *g = "/truth";
     if (!h5x_exists(f, g)) {
         h5x_close(f);
-        return rt_fail(err, RT_EFORMAT, "%s: no /truth group (not a file of 'rtstap gen')", path);
+        return stap_fail(err, STAP_EFORMAT, "%s: no /truth group (not a file of 'rtstap gen')", path);
     }
     const truth_count counts[] = {
         {"channels", 1, 1 << 20, &c->channels}, {"pulses", 1, 1 << 24, &c->pulses},

@@ -48,17 +48,17 @@ typedef struct scene_response {
     double *adapted;       /* nf x nu, row j = f_j: G of the run's weights; NULL when no
                               weights were given                                          */
     double *optimum;       /* nf x nu: G of w_opt                                         */
-    cf64 *optimum_weights; /* N: w_opt                                                    */
+    stap_cf64 *optimum_weights; /* N: w_opt                                                    */
 } scene_response;
 
 /* The two responses on an nu x nf grid (2 <= nu, 1 <= nf, each <= SCENE_RESPONSE_MAX_POINTS).
  * t: the scene's truth; cfg: the run's configuration (its C, P, R and element spacing
  * must be the scene's); steering: B x N; weights: D x S x B x N, or NULL for the optimum
- * alone; bin 0..D-1, segment 0..S-1, beam 0..B-1. RT_EINVAL names the parameter out of
- * range; RT_ENUMERIC when R_d is not positive definite. */
-int scene_response_compute(const scene_truth *t, const stap_config *cfg, const cf32 *steering,
-                           int B, const cf32 *weights, int bin, int segment, int beam, int nu,
-                           int nf, scene_response *res, rt_error *err);
+ * alone; bin 0..D-1, segment 0..S-1, beam 0..B-1. STAP_EINVAL names the parameter out of
+ * range; STAP_ENUMERIC when R_d is not positive definite. */
+int scene_response_compute(const scene_truth *t, const stap_config *cfg, const stap_cf32 *steering,
+                           int B, const stap_cf32 *weights, int bin, int segment, int beam, int nu,
+                           int nf, scene_response *res, stap_error *err);
 void scene_response_free(scene_response *res);
 
 /* The grid's coordinates. */

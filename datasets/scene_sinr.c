@@ -9,31 +9,31 @@
 #include <string.h>
 
 /* Solve L x = b in place (L lower triangular, column-major N x N). */
-static void trsv_lower(int N, const cf64 *L, cf64 *x)
+static void trsv_lower(int N, const stap_cf64 *L, stap_cf64 *x)
 {
     for (int i = 0; i < N; i++) {
-        cf64 s = x[i];
+        stap_cf64 s = x[i];
         for (int j = 0; j < i; j++) s -= L[(size_t)j * N + i] * x[j];
         x[i] = s / L[(size_t)i * N + i];
     }
 }
 
 /* Solve L^H x = b in place (L as trsv_lower). */
-static void trsv_upper_h(int N, const cf64 *L, cf64 *x)
+static void trsv_upper_h(int N, const stap_cf64 *L, stap_cf64 *x)
 {
     for (int i = N - 1; i >= 0; i--) {
-        cf64 s = x[i];
+        stap_cf64 s = x[i];
         for (int j = i + 1; j < N; j++) s -= conj(L[(size_t)i * N + j]) * x[j];
         x[i] = s / conj(L[(size_t)i * N + i]);
     }
 }
 
 /* w^H R w = ||L^H w||^2 (R = L L^H, L as trsv_lower). */
-static double quad_form(int N, const cf64 *L, const cf64 *w)
+static double quad_form(int N, const stap_cf64 *L, const stap_cf64 *w)
 {
     double q = 0;
     for (int i = 0; i < N; i++) {
-        cf64 acc = 0;
+        stap_cf64 acc = 0;
         for (int j = i; j < N; j++) acc += conj(L[(size_t)i * N + j]) * w[j];
         q += creal(acc * conj(acc));
     }
@@ -41,37 +41,37 @@ static double quad_form(int N, const cf64 *L, const cf64 *w)
 }
 
 /* |w^H t|^2 / (w^H R w): the output SINR of w per unit target power (R = L L^H). */
-static double sinr_on(int N, const cf64 *L, const cf64 *w, const cf64 *t)
+static double sinr_on(int N, const stap_cf64 *L, const stap_cf64 *w, const stap_cf64 *t)
 {
-    cf64 wt = 0;
+    stap_cf64 wt = 0;
     for (int j = 0; j < N; j++) wt += conj(w[j]) * t[j];
     const double q = quad_form(N, L, w);
     return q > 0 ? creal(wt * conj(wt)) / q : 0;
 }
 
 int scene_run_config(const scene_truth *t, const stap_config *run, int B, stap_config *cfg,
-                     rt_error *err)
+                     stap_error *err)
 {
     *cfg = *run;
     int st = stap_config_validate(cfg, 1, B, stap_dof(cfg), err);
     if (st) return st;
     if (cfg->channels != t->cfg.channels || cfg->pulses != t->cfg.pulses ||
         cfg->range_gates != t->cfg.range_gates)
-        return rt_fail(err, RT_EINVAL, "the run is on a %d x %d x %d cube but the scene is "
-                       "%d x %d x %d (channels x pulses x range gates)", cfg->channels,
-                       cfg->pulses, cfg->range_gates, t->cfg.channels, t->cfg.pulses,
-                       t->cfg.range_gates);
+        return stap_fail(err, STAP_EINVAL, "the run is on a %d x %d x %d cube but the scene is "
+                         "%d x %d x %d (channels x pulses x range gates)", cfg->channels,
+                         cfg->pulses, cfg->range_gates, t->cfg.channels, t->cfg.pulses,
+                         t->cfg.range_gates);
     if (fabs(cfg->element_spacing - t->cfg.element_spacing) > 1e-9 * t->cfg.element_spacing)
-        return rt_fail(err, RT_EINVAL, "the run assumed an element spacing of %g wavelengths, "
-                       "the scene has %g", cfg->element_spacing, t->cfg.element_spacing);
-    return RT_OK;
+        return stap_fail(err, STAP_EINVAL, "the run assumed an element spacing of %g wavelengths, "
+                         "the scene has %g", cfg->element_spacing, t->cfg.element_spacing);
+    return STAP_OK;
 }
 
 /* JDL's best SINR (over xi): t~^H (T^H R T)^{-1} t~, t~ = T^H t, T = I_Q (x) A (A: C x Na,
  * (re, im) pairs, column j at A + 2 j C; DOF j*Q + q). R: N x N column-major (untouched);
  * RT (N x Nt), Rt (Nt x Nt), tt (Nt): work space. */
-static int jdl_optimum(const stap_config *cfg, const double *A, const cf64 *R, const cf64 *t,
-                       cf64 *RT, cf64 *Rt, cf64 *tt, double *out, rt_error *err)
+static int jdl_optimum(const stap_config *cfg, const double *A, const stap_cf64 *R, const stap_cf64 *t,
+                       stap_cf64 *RT, stap_cf64 *Rt, stap_cf64 *tt, double *out, stap_error *err)
 {
     const int C = cfg->channels, Q = cfg->doppler_order, Na = cfg->angle_bins;
     const int N = C * Q, Nt = Na * Q;
@@ -79,11 +79,11 @@ static int jdl_optimum(const stap_config *cfg, const double *A, const cf64 *R, c
     /* RT[:, j*Q + q] = R T e_{jq} = sum_c R[:, c*Q + q] A[c][j] */
     for (int j = 0; j < Na; j++)
         for (int q = 0; q < Q; q++) {
-            cf64 *col = RT + (size_t)(j * Q + q) * N;
+            stap_cf64 *col = RT + (size_t)(j * Q + q) * N;
             for (int i = 0; i < N; i++) col[i] = 0;
             for (int c = 0; c < C; c++) {
-                const cf64 a = TA(c, j);
-                const cf64 *rc = R + (size_t)(c * Q + q) * N;
+                const stap_cf64 a = TA(c, j);
+                const stap_cf64 *rc = R + (size_t)(c * Q + q) * N;
                 for (int i = 0; i < N; i++) col[i] += rc[i] * a;
             }
         }
@@ -92,24 +92,24 @@ static int jdl_optimum(const stap_config *cfg, const double *A, const cf64 *R, c
         for (int q = 0; q < Q; q++) {
             const int row = j * Q + q;
             for (int k = 0; k < Nt; k++) {
-                cf64 acc = 0;
+                stap_cf64 acc = 0;
                 for (int c = 0; c < C; c++) acc += conj(TA(c, j)) * RT[(size_t)k * N + c * Q + q];
                 Rt[(size_t)k * Nt + row] = acc;
             }
-            cf64 acc = 0;
+            stap_cf64 acc = 0;
             for (int c = 0; c < C; c++) acc += conj(TA(c, j)) * t[c * Q + q];
             tt[row] = acc;
         }
 #undef TA
     lapack_int info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', Nt, (lapack_complex_double *)Rt, Nt);
     if (info != 0)
-        return rt_fail(err, RT_ENUMERIC, "JDL: T^H R T is not positive definite (zpotrf info %d)",
-                       (int)info);
+        return stap_fail(err, STAP_ENUMERIC, "JDL: T^H R T is not positive definite (zpotrf info %d)",
+                         (int)info);
     trsv_lower(Nt, Rt, tt);
     double s = 0;
     for (int j = 0; j < Nt; j++) s += creal(tt[j] * conj(tt[j]));
     *out = s;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* The sub-CPI algorithms (sinr.h): for each bin d the covariance R_z(d) of the staggered
@@ -117,37 +117,37 @@ static int jdl_optimum(const stap_config *cfg, const double *A, const cf64 *R, c
  * centre Doppler; the clairvoyant weights R_sub^{-1} s_{d,b} and the run's weights w on
  * z_d, rho of w in the sub-CPI domain. Fills res's arrays (allocated, D x B and D x S x B). */
 static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const double *win,
-                         const cf32 *V, int B, const cf32 *W, stap_sinr_result *res,
-                         rt_error *err)
+                         const stap_cf32 *V, int B, const stap_cf32 *W, stap_sinr_result *res,
+                         stap_error *err)
 {
     const int C = cfg->channels, P = cfg->pulses, D = cfg->doppler_bins, Q = cfg->doppler_order;
     const int S = cfg->segments, N = C * Q, Pw = stap_window_len(cfg);
     const double sigma2 = t->cfg.noise_power, one = 1.0;
-    cf64 *Rs = malloc(sizeof(cf64) * (size_t)N * N), *Rz = malloc(sizeof(cf64) * (size_t)N * N);
-    cf64 *a = malloc(sizeof(cf64) * (size_t)B * C), *tz = malloc(sizeof(cf64) * N);
-    cf64 *sv = malloc(sizeof(cf64) * N), *x = malloc(sizeof(cf64) * N);
-    cf64 *w = malloc(sizeof(cf64) * N);
+    stap_cf64 *Rs = malloc(sizeof(stap_cf64) * (size_t)N * N), *Rz = malloc(sizeof(stap_cf64) * (size_t)N * N);
+    stap_cf64 *a = malloc(sizeof(stap_cf64) * (size_t)B * C), *tz = malloc(sizeof(stap_cf64) * N);
+    stap_cf64 *sv = malloc(sizeof(stap_cf64) * N), *x = malloc(sizeof(stap_cf64) * N);
+    stap_cf64 *w = malloc(sizeof(stap_cf64) * N);
     double *an = malloc(sizeof(double) * B), *s2 = malloc(sizeof(double) * 2 * (size_t)N);
     const int fixed = (stap_algorithm_traits(cfg) & STAP_TRAIT_FIXED) != 0;
-    cf32 *wd = malloc(sizeof(cf32) * N); /* fixed weights (DPCA) */
-    int st = RT_OK;
+    stap_cf32 *wd = malloc(sizeof(stap_cf32) * N); /* fixed weights (DPCA) */
+    int st = STAP_OK;
     if (!Rs || !Rz || !a || !tz || !sv || !x || !w || !an || !s2 || !wd) {
-        st = rt_fail(err, RT_ENOMEM, "out of memory for the sub-CPI SINR computation");
+        st = stap_fail(err, STAP_ENOMEM, "out of memory for the sub-CPI SINR computation");
         goto out;
     }
     /* R_sub = L_s L_s^H: the covariance of one sub-CPI (pulses 0..Q-1, as trained) */
     if ((st = scene_covariance_staggered(t, &one, 1, D, Q, 0, Rs, err))) goto out;
     lapack_int info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rs, N);
     if (info != 0) {
-        st = rt_fail(err, RT_ENUMERIC, "true covariance of a sub-CPI is not positive definite "
-                     "(zpotrf info %d)", (int)info);
+        st = stap_fail(err, STAP_ENUMERIC, "true covariance of a sub-CPI is not positive definite "
+                       "(zpotrf info %d)", (int)info);
         goto out;
     }
     /* beam b's spatial response: the tap of v_b with the most energy (pre-Doppler a_b on
      * every tap; ADPCA a_b times the canceller's coefficient); the losses do not depend on
      * its scale */
     for (int b = 0; b < B; b++) {
-        const cf32 *v = V + (size_t)b * N;
+        const stap_cf32 *v = V + (size_t)b * N;
         int best = 0;
         double emax = -1;
         for (int q = 0; q < Q; q++) {
@@ -166,15 +166,15 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
         if ((st = scene_covariance_staggered(t, win, Pw, D, Q, d, Rz, err))) goto out;
         info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rz, N);
         if (info != 0) {
-            st = rt_fail(err, RT_ENUMERIC, "true covariance of the staggered snapshot of Doppler "
-                         "bin %d is not positive definite (zpotrf info %d)", d, (int)info);
+            st = stap_fail(err, STAP_ENUMERIC, "true covariance of the staggered snapshot of Doppler "
+                           "bin %d is not positive definite (zpotrf info %d)", d, (int)info);
             goto out;
         }
         for (int b = 0; b < B; b++) {
             const size_t db = (size_t)d * B + b;
             scene_staggered_signature(C, a + (size_t)b * C, f, win, Pw, D, Q, d, tz);
             /* L_opt: t^H R_z^{-1} t = ||L_z^{-1} t||^2 */
-            memcpy(x, tz, sizeof(cf64) * N);
+            memcpy(x, tz, sizeof(stap_cf64) * N);
             trsv_lower(N, Rz, x);
             double topt = 0;
             for (int j = 0; j < N; j++) topt += creal(x[j] * conj(x[j]));
@@ -190,7 +190,7 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
             } else {
                 stap_subcpi_steering(cfg, V + (size_t)b * N, d, s2);
                 for (int j = 0; j < N; j++) sv[j] = s2[2 * j] + I * s2[2 * j + 1];
-                memcpy(w, sv, sizeof(cf64) * N);
+                memcpy(w, sv, sizeof(stap_cf64) * N);
                 trsv_lower(N, Rs, w);
                 for (int j = 0; j < N; j++) srs += creal(w[j] * conj(w[j]));
                 trsv_upper_h(N, Rs, w);
@@ -199,8 +199,8 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
             res->algorithm_loss[db] = snr0 > 0 ? salg / snr0 : 0;
             for (int g = 0; g < S; g++) {
                 const size_t k = ((size_t)d * S + g) * B + b;
-                const cf32 *wf = W + k * N;
-                cf64 ws = 0;
+                const stap_cf32 *wf = W + k * N;
+                stap_cf64 ws = 0;
                 for (int j = 0; j < N; j++) {
                     w[j] = wf[j];
                     if (!fixed) ws += conj(w[j]) * sv[j]; /* (fixed weights: no solve steering) */
@@ -287,8 +287,8 @@ static void sinr_summary(stap_sinr_result *res, int beam, int applicable, int K,
     res->z = res->rho_se > 0 ? (res->rho_mean - res->rmb_mean) / res->rho_se : 0;
 }
 
-int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf32 *V, int B,
-                      const cf32 *W, int beam, stap_sinr_result *res, rt_error *err)
+int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const stap_cf32 *V, int B,
+                      const stap_cf32 *W, int beam, stap_sinr_result *res, stap_error *err)
 {
     memset(res, 0, sizeof *res);
     stap_config cfg;
@@ -300,7 +300,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     const int jdl = (traits & STAP_TRAIT_BEAMSPACE) != 0, Na = cfg.angle_bins;
     const int sub = (traits & STAP_TRAIT_SUBCPI) != 0;
     if (beam < -1 || beam >= B)
-        return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d (-1: all beams)", beam, B - 1);
+        return stap_fail(err, STAP_EINVAL, "beam %d outside 0..%d (-1: all beams)", beam, B - 1);
     sinr_describe(res, &cfg, B);
     res->beam = beam;
     res->prf_hz = t->cfg.prf_hz;
@@ -311,27 +311,27 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     res->adaptive_loss = malloc(sizeof(double) * (size_t)D * S * B);
     float *winf = malloc(sizeof(float) * P);
     double *win = malloc(sizeof(double) * P);
-    cf64 *Rd = malloc(sizeof(cf64) * (size_t)N * N);
-    cf64 *a = malloc(sizeof(cf64) * C);
-    cf64 *sig = malloc(sizeof(cf64) * N), *x = malloc(sizeof(cf64) * N);
-    cf64 *w = malloc(sizeof(cf64) * N);
+    stap_cf64 *Rd = malloc(sizeof(stap_cf64) * (size_t)N * N);
+    stap_cf64 *a = malloc(sizeof(stap_cf64) * C);
+    stap_cf64 *sig = malloc(sizeof(stap_cf64) * N), *x = malloc(sizeof(stap_cf64) * N);
+    stap_cf64 *w = malloc(sizeof(stap_cf64) * N);
     /* JDL: every beam's transform (stap_jdl_beams, as the engine makes it), T^H R_d T */
     double *At = jdl ? malloc(sizeof(double) * 2 * (size_t)B * C * Na) : NULL;
-    cf64 *Rt = jdl ? malloc(sizeof(cf64) * (size_t)Nt * Nt) : NULL;
-    cf64 *RT = jdl ? malloc(sizeof(cf64) * (size_t)N * Nt) : NULL;
-    cf64 *Rfull = jdl ? malloc(sizeof(cf64) * (size_t)N * N) : NULL; /* R_d before zpotrf */
-    cf64 *st_ = jdl ? malloc(sizeof(cf64) * Nt) : NULL;
+    stap_cf64 *Rt = jdl ? malloc(sizeof(stap_cf64) * (size_t)Nt * Nt) : NULL;
+    stap_cf64 *RT = jdl ? malloc(sizeof(stap_cf64) * (size_t)N * Nt) : NULL;
+    stap_cf64 *Rfull = jdl ? malloc(sizeof(stap_cf64) * (size_t)N * N) : NULL; /* R_d before zpotrf */
+    stap_cf64 *st_ = jdl ? malloc(sizeof(stap_cf64) * Nt) : NULL;
     if (!res->doppler || !res->optimum_loss || !res->algorithm_loss || !res->rho ||
         !res->adaptive_loss || !winf ||
         !win || !Rd || !a || !sig || !x || !w || (jdl && (!At || !Rt || !RT || !st_ || !Rfull))) {
-        st = rt_fail(err, RT_ENOMEM, "out of memory for the SINR computation");
+        st = stap_fail(err, STAP_ENOMEM, "out of memory for the SINR computation");
         goto out;
     }
     if ((st = stap_window(&cfg, winf, err))) goto out;
     for (int p = 0; p < stap_window_len(&cfg); p++) win[p] = winf[p];
     for (int b = 0; jdl && b < B; b++)
         if ((st = stap_jdl_beams(&cfg, V + (size_t)b * N, At + 2 * (size_t)b * C * Na, err))) {
-            rt_prefix(err, "beam %d", b);
+            stap_error_prefix(err, "beam %d", b);
             goto out;
         }
 
@@ -345,16 +345,16 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
     for (int d = 0; !sub && d < D; d++) {
         double f = (double)d / D;
         if ((st = scene_covariance_doppler(t, win, D, Q, d, Rd, err))) goto out;
-        if (jdl) memcpy(Rfull, Rd, sizeof(cf64) * (size_t)N * N);
+        if (jdl) memcpy(Rfull, Rd, sizeof(stap_cf64) * (size_t)N * N);
         /* R_d = L L^H */
         lapack_int info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rd, N);
         if (info != 0) {
-            st = rt_fail(err, RT_ENUMERIC, "true covariance of Doppler bin %d is not positive "
-                         "definite (zpotrf info %d)", d, (int)info);
+            st = stap_fail(err, STAP_ENUMERIC, "true covariance of Doppler bin %d is not positive "
+                           "definite (zpotrf info %d)", d, (int)info);
             goto out;
         }
         for (int b = 0; b < B; b++) {
-            const cf32 *v = V + (size_t)b * N;
+            const stap_cf32 *v = V + (size_t)b * N;
             double an = 0;
             for (int c = 0; c < C; c++) {
                 a[c] = v[c * Q + (Q - 1) / 2];
@@ -362,7 +362,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
             }
             scene_doppler_signature(C, P, a, f, win, D, Q, d, sig);
             /* is v proportional to the signature? (the RMB law assumes it) */
-            cf64 vs = 0;
+            stap_cf64 vs = 0;
             double vv = 0, ss = 0;
             for (int j = 0; j < N; j++) {
                 vs += conj(v[j]) * sig[j];
@@ -371,7 +371,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
             }
             if (creal(vs * conj(vs)) < (1 - 1e-6) * vv * ss) applicable = 0;
             /* t^H R^{-1} t = ||L^{-1} t||^2 */
-            memcpy(x, sig, sizeof(cf64) * N);
+            memcpy(x, sig, sizeof(stap_cf64) * N);
             trsv_lower(N, Rd, x);
             double topt = 0;
             for (int j = 0; j < N; j++) topt += creal(x[j] * conj(x[j]));
@@ -380,13 +380,13 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const cf3
             double talg = topt; /* t~^H (T^H R_d T)^{-1} t~ */
             if (jdl && (st = jdl_optimum(&cfg, At + 2 * (size_t)b * C * Na, Rfull, sig, RT, Rt,
                                          st_, &talg, err))) {
-                rt_prefix(err, "Doppler bin %d, beam %d", d, b);
+                stap_error_prefix(err, "Doppler bin %d, beam %d", d, b);
                 goto out;
             }
             res->algorithm_loss[(size_t)d * B + b] = an > 0 ? sigma2 * talg / (an * P) : 0;
             for (int g = 0; g < S; g++) {
-                const cf32 *wf = W + (((size_t)d * S + g) * B + b) * N;
-                cf64 ws = 0;
+                const stap_cf32 *wf = W + (((size_t)d * S + g) * B + b) * N;
+                stap_cf64 ws = 0;
                 for (int j = 0; j < N; j++) {
                     w[j] = wf[j];
                     ws += conj(w[j]) * sig[j];

@@ -13,16 +13,16 @@ extern "C" {
 
 /* A run's configuration (with B steering vectors of length C Q) validated, its defaults
  * resolved, into *cfg, and checked against the scene: the same C, P, R and element
- * spacing. RT_OK, or RT_EINVAL saying what is wrong or differs. */
+ * spacing. STAP_OK, or STAP_EINVAL saying what is wrong or differs. */
 int scene_run_config(const scene_truth *t, const stap_config *run, int B, stap_config *cfg,
-                     rt_error *err);
+                     stap_error *err);
 
 /* Compute the table for beam `beam` (0..B-1) or all beams (-1). t: the scene's truth;
  * cfg: the run's configuration (must match the scene's C and P); steering B x N;
  * weights D x S x B x N. */
-int stap_sinr_compute(const scene_truth *t, const stap_config *cfg, const cf32 *steering,
-                      int B, const cf32 *weights, int beam, stap_sinr_result *res,
-                      rt_error *err);
+int stap_sinr_compute(const scene_truth *t, const stap_config *cfg, const stap_cf32 *steering,
+                      int B, const stap_cf32 *weights, int beam, stap_sinr_result *res,
+                      stap_error *err);
 
 #ifdef __cplusplus
 }

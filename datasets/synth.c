@@ -21,16 +21,16 @@ void synth_defaults(synth_params *sp, int C, int P, int R)
     sp->target_snr_db = 0;
 }
 
-int synth_cube(const synth_params *sp, cf32 *cube, rt_error *err)
+int synth_cube(const synth_params *sp, stap_cf32 *cube, stap_error *err)
 {
     const int C = sp->channels, P = sp->pulses, R = sp->range_gates;
     if (C < 1 || P < 1 || R < 1)
-        return rt_fail(err, RT_EINVAL, "synthetic cube needs positive dimensions");
+        return stap_fail(err, STAP_EINVAL, "synthetic cube needs positive dimensions");
     rt_rng g;
     rt_rng_seed(&g, sp->seed, 0);
     const double d = sp->element_spacing;
     /* thermal noise, unit power per element, pulse and range cell */
-    for (size_t i = 0; i < (size_t)C * P * R; i++) cube[i] = (cf32)rt_cgauss(&g);
+    for (size_t i = 0; i < (size_t)C * P * R; i++) cube[i] = (stap_cf32)rt_cgauss(&g);
     /* barrage jammers: one complex Gaussian waveform sample per (pulse, range cell),
      * white over pulses and range, arriving on the array with a plane-wave steering */
     for (int j = 0; j < 2; j++) {
@@ -40,7 +40,7 @@ int synth_cube(const synth_params *sp, cf32 *cube, rt_error *err)
                 double complex s = amp * rt_cgauss(&g);
                 for (int c = 0; c < C; c++) {
                     double ph = 2 * M_PI * d * c * sp->jammer_u[j];
-                    cube[((size_t)c * P + p) * R + r] += (cf32)(s * (cos(ph) + I * sin(ph)));
+                    cube[((size_t)c * P + p) * R + r] += (stap_cf32)(s * (cos(ph) + I * sin(ph)));
                 }
             }
     }
@@ -51,8 +51,8 @@ int synth_cube(const synth_params *sp, cf32 *cube, rt_error *err)
             for (int p = 0; p < P; p++) {
                 double ph = 2 * M_PI * (d * c * sp->target_u + sp->target_doppler * p);
                 cube[((size_t)c * P + p) * R + sp->target_range] +=
-                    (cf32)(amp * (cos(ph) + I * sin(ph)));
+                    (stap_cf32)(amp * (cos(ph) + I * sin(ph)));
             }
     }
-    return RT_OK;
+    return STAP_OK;
 }

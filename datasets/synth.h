@@ -26,6 +26,6 @@ void synth_defaults(synth_params *sp, int channels, int pulses, int range_gates)
 
 /* Fill cube (C x P x R, row-major) with unit-power complex white noise plus the jammers
  * and the target. */
-int synth_cube(const synth_params *sp, cf32 *cube, rt_error *err);
+int synth_cube(const synth_params *sp, stap_cf32 *cube, stap_error *err);
 
 #endif

@@ -4,7 +4,7 @@
  * fastest for the batch, kernels/qr_model.cu).
  * The order comes from the measurements in docs/kernels/design.md (per preset size, the fastest
  * variant first); alternatives stay in the table (later rows) so that tests and
- * `la_gpu_force_variant` can exercise and time them. The last two rows (shared memory,
+ * `stap_la_gpu_force_variant` can exercise and time them. The last two rows (shared memory,
  * global memory) take any m >= n. */
 #include "qr_variants.cuh"
 

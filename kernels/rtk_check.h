@@ -1,10 +1,10 @@
 /* rtk_check.h: the one way host code of the CUDA backends (linalg/gpu_dispatch.cu, the GPU
  * engine, the GPU CFAR) checks a CUDA runtime, cuBLAS or cuFFT call. A failed call becomes
- * an rt_error naming the call, its file and line and the library's reason; out of memory
- * is RT_ENOMEM, every other failure RT_EDEVICE. The runtime's last-error state is cleared,
+ * a stap_error naming the call, its file and line and the library's reason; out of memory
+ * is STAP_ENOMEM, every other failure STAP_EDEVICE. The runtime's last-error state is cleared,
  * so that the kernels' launch checks (cudaGetLastError) do not see an older failure.
  *
- * Each macro needs `rt_error *err` in scope. RTK_CU / RTK_CUBLAS / RTK_CUFFT return the
+ * Each macro needs `stap_error *err` in scope. RTK_CU / RTK_CUBLAS / RTK_CUFFT return the
  * status from the enclosing function; RTK_CU_GOTO stores it and jumps (functions with a
  * cleanup label); RTK_TRY returns any nonzero status of a call of ours; RTK_LAUNCH checks a
  * launch function of kernels/ (which returns its cudaError_t as an int). */
@@ -26,29 +26,29 @@ static inline const char *rtk_check_file(const char *path)
     return s ? s + 1 : path;
 }
 
-static inline int rtk_cuda_fail(rt_error *err, cudaError_t e, const char *call, const char *file,
+static inline int rtk_cuda_fail(stap_error *err, cudaError_t e, const char *call, const char *file,
                                 int line)
 {
     (void)cudaGetLastError();
-    return rt_fail(err, e == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,
-                   "%s failed (%s:%d): %s", call, rtk_check_file(file), line,
-                   cudaGetErrorString(e));
+    return stap_fail(err, e == cudaErrorMemoryAllocation ? STAP_ENOMEM : STAP_EDEVICE,
+                     "%s failed (%s:%d): %s", call, rtk_check_file(file), line,
+                     cudaGetErrorString(e));
 }
 
-static inline int rtk_cublas_fail(rt_error *err, cublasStatus_t s, const char *call,
+static inline int rtk_cublas_fail(stap_error *err, cublasStatus_t s, const char *call,
                                   const char *file, int line)
 {
-    return rt_fail(err, s == CUBLAS_STATUS_ALLOC_FAILED ? RT_ENOMEM : RT_EDEVICE,
-                   "%s failed (%s:%d): %s", call, rtk_check_file(file), line,
-                   cublasGetStatusString(s));
+    return stap_fail(err, s == CUBLAS_STATUS_ALLOC_FAILED ? STAP_ENOMEM : STAP_EDEVICE,
+                     "%s failed (%s:%d): %s", call, rtk_check_file(file), line,
+                     cublasGetStatusString(s));
 }
 
-static inline int rtk_cufft_fail(rt_error *err, cufftResult r, const char *call,
+static inline int rtk_cufft_fail(stap_error *err, cufftResult r, const char *call,
                                  const char *file, int line)
 {
-    return rt_fail(err, r == CUFFT_ALLOC_FAILED ? RT_ENOMEM : RT_EDEVICE,
-                   "%s failed (%s:%d): cuFFT status %d", call, rtk_check_file(file), line,
-                   (int)r);
+    return stap_fail(err, r == CUFFT_ALLOC_FAILED ? STAP_ENOMEM : STAP_EDEVICE,
+                     "%s failed (%s:%d): cuFFT status %d", call, rtk_check_file(file), line,
+                     (int)r);
 }
 
 #define RTK_CU(call)                                                                       \

@@ -17,7 +17,7 @@ extern int openblas_get_num_threads(void);
 static const char *const vector_cores[] = {"Haswell", "Zen", "SkylakeX", "CooperLake",
                                            "SapphireRapids", "Excavator"};
 
-void la_blas_query(la_blas_info *bi)
+void stap_la_blas_query(stap_la_blas_info *bi)
 {
     memset(bi, 0, sizeof *bi);
     snprintf(bi->library, sizeof bi->library, "%s", openblas_get_config());

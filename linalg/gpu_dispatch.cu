@@ -1,7 +1,7 @@
 /* gpu_dispatch.cu: the gpu backend (rtstap's own kernels, kernels/rtk.h) and the cublas
  * backend (cublasCgeqrfBatched + 2 x cublasCtrsmBatched, the vendor baseline) of linalg/:
  * host <-> device copies, device buffers cached in the context, CUDA-event timing.
- * Every CUDA and cuBLAS call is checked; failures become RT_EDEVICE naming the call,
+ * Every CUDA and cuBLAS call is checked; failures become STAP_EDEVICE naming the call,
  * file:line and the CUDA error string. */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -28,13 +28,13 @@ struct dbuf {
 };
 
 struct gpu_state {
-    la_backend backend;
+    stap_backend backend;
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
     cudaEvent_t ev[6] = {};
     int smem_limit = 0;
     int forced = -1;
-    int forced_sep = 0; /* la_gpu_force_plan: the forced variant's QR, then the weight kernel */
+    int forced_sep = 0; /* stap_la_gpu_force_plan: the forced variant's QR, then the weight kernel */
     dbuf a, sets, w, v, r; /* work matrices, bench sets, weights, steering, R (weights) */
     rtk_factor_flags *bad = nullptr; /* bad diagonal, conditioning        */
     unsigned long long *phase = nullptr;
@@ -49,29 +49,29 @@ struct gpu_state {
     int sel_sep[2] = {0, 0};
 };
 
-gpu_state *state(la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); }
+gpu_state *state(stap_la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); }
 
-int grow(dbuf *b, size_t bytes, const char *what, rt_error *err)
+int grow(dbuf *b, size_t bytes, const char *what, stap_error *err)
 {
-    if (b->cap >= bytes) return RT_OK;
+    if (b->cap >= bytes) return STAP_OK;
     if (b->p) RTK_CU(cudaFree(b->p));
     b->p = nullptr;
     b->cap = 0;
     cudaError_t e = (cudaError_t)rtk_malloc(&b->p, bytes);
     if (e != cudaSuccess) {
         b->p = nullptr;
-        return rt_fail(err, e == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,
-                       "cudaMalloc of %zu bytes for the %s failed at %s:%d: %s", bytes, what,
-                       __FILE__, __LINE__, cudaGetErrorString(e));
+        return stap_fail(err, e == cudaErrorMemoryAllocation ? STAP_ENOMEM : STAP_EDEVICE,
+                         "cudaMalloc of %zu bytes for the %s failed at %s:%d: %s", bytes, what,
+                         __FILE__, __LINE__, cudaGetErrorString(e));
     }
     b->cap = bytes;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Copy `batch` matrices of rows x n (host: leading dimension hld, stride hstride;
  * device: packed with leading dimension dld, stride dld*n). to_device picks the way. */
 int copy_matrices(gpu_state *s, bool to_device, void *host, int hld, ptrdiff_t hstride,
-                  void *dev, int dld, int rows, int n, int batch, rt_error *err)
+                  void *dev, int dld, int rows, int n, int batch, stap_error *err)
 {
     const size_t es = sizeof(float2);
     const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
@@ -85,17 +85,17 @@ int copy_matrices(gpu_state *s, bool to_device, void *host, int hld, ptrdiff_t h
         else
             RTK_CU(cudaMemcpy2DAsync(h, hld * es, d, dld * es, rows * es, height, kind, s->stream));
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* The current device's per-block shared-memory limit (opt-in), which decides which QR
  * variants fit (rtk_qr_fits). */
-int device_smem_limit(int *smem, rt_error *err)
+int device_smem_limit(int *smem, stap_error *err)
 {
     int dev = 0;
     RTK_CU(cudaGetDevice(&dev));
     RTK_CU(cudaDeviceGetAttribute(smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    return RT_OK;
+    return STAP_OK;
 }
 
 float elapsed(cudaEvent_t a, cudaEvent_t b)
@@ -108,16 +108,16 @@ float elapsed(cudaEvent_t a, cudaEvent_t b)
  * model predicts fastest (rtk_qr_plan_batch; kind 0 = QR alone, 1 = QR + nbeams weights);
  * *sep = 1: the QR alone with *v, then the weight kernel (not one fused kernel). */
 int pick_variant(gpu_state *s, int kind, int m, int n, int batch, int nbeams, int *v, int *sep,
-                 rt_error *err)
+                 stap_error *err)
 {
     *sep = 0;
     if (s->forced >= 0) {
         if (!rtk_qr_fits(s->forced, m, n, s->smem_limit))
-            return rt_fail(err, RT_EINVAL, "gpu QR variant %s cannot factor %dx%d",
-                           rtk_qr_variant_get(s->forced)->name, m, n);
+            return stap_fail(err, STAP_EINVAL, "gpu QR variant %s cannot factor %dx%d",
+                             rtk_qr_variant_get(s->forced)->name, m, n);
         *v = s->forced;
         *sep = s->forced_sep;
-        return RT_OK;
+        return STAP_OK;
     }
     const int key[5] = {kind, m, n, batch, nbeams}, c = kind ? 1 : 0;
     if (memcmp(key, s->sel_key[c], sizeof key) != 0) {
@@ -126,25 +126,25 @@ int pick_variant(gpu_state *s, int kind, int m, int n, int batch, int nbeams, in
     }
     *v = s->sel_v[c];
     *sep = s->sel_sep[c];
-    if (*v < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
-    return RT_OK;
+    if (*v < 0) return stap_fail(err, STAP_EINVAL, "no gpu QR variant for %dx%d", m, n);
+    return STAP_OK;
 }
 
 /* cuBLAS pointer arrays for matrices at base (m x n, ld, packed) and, when w != NULL,
  * the right-hand-side blocks of the weights (n x nbeams each). Built once per shape. */
 int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, void *w,
-                    int nbeams, rt_error *err)
+                    int nbeams, stap_error *err)
 {
     if (s->key_a == base && s->key_m == m && s->key_n == n && s->key_ld == ld &&
         s->key_batch == batch && (!w || (s->key_w == w && s->key_nbeams == nbeams)))
-        return RT_OK;
+        return STAP_OK;
     const size_t pb = (size_t)batch * sizeof(void *);
     RTK_TRY(grow(&s->aptr, pb, "cuBLAS matrix pointers", err));
     RTK_TRY(grow(&s->tptr, pb, "cuBLAS tau pointers", err));
     RTK_TRY(grow(&s->wptr, pb, "cuBLAS right-hand-side pointers", err));
     RTK_TRY(grow(&s->tau, (size_t)batch * n * sizeof(float2), "cuBLAS tau", err));
     void **h = (void **)malloc(3 * pb);
-    if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for %d cuBLAS pointers", 3 * batch);
+    if (!h) return stap_fail(err, STAP_ENOMEM, "out of memory for %d cuBLAS pointers", 3 * batch);
     for (int k = 0; k < batch; k++) {
         h[k] = (char *)base + (size_t)k * ld * n * sizeof(float2);
         h[batch + k] = (char *)s->tau.p + (size_t)k * n * sizeof(float2);
@@ -158,8 +158,8 @@ int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, v
     if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
     free(h);
     if (e != cudaSuccess)
-        return rt_fail(err, RT_EDEVICE, "copying cuBLAS pointer arrays failed at %s:%d: %s",
-                       __FILE__, __LINE__, cudaGetErrorString(e));
+        return stap_fail(err, STAP_EDEVICE, "copying cuBLAS pointer arrays failed at %s:%d: %s",
+                         __FILE__, __LINE__, cudaGetErrorString(e));
     s->key_a = base;
     s->key_w = w;
     s->key_m = m;
@@ -167,34 +167,34 @@ int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, v
     s->key_ld = ld;
     s->key_batch = batch;
     s->key_nbeams = nbeams;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* ---- the computations on device data (packed: ld = m, stride = m*n) ----------------- */
 
-int device_qr(gpu_state *s, int m, int n, int batch, void *dA, rt_error *err)
+int device_qr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
 {
-    if (s->backend == LA_BACKEND_CUBLAS) {
+    if (s->backend == STAP_BACKEND_CUBLAS) {
         RTK_TRY(cublas_pointers(s, dA, m, n, m, batch, nullptr, 0, err));
         int info = 0;
         RTK_CUBLAS(cublasCgeqrfBatched(s->blas, m, n, (cuComplex **)s->aptr.p, m,
                                (cuComplex **)s->tptr.p, &info, batch));
         if (info != 0)
-            return rt_fail(err, RT_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
-        return RT_OK;
+            return stap_fail(err, STAP_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
+        return STAP_OK;
     }
     int v;
     int sep = 0;
     RTK_TRY(pick_variant(s, 0, m, n, batch, 0, &v, &sep, err));
     RTK_LAUNCH(rtk_qr_launch(v, m, n, batch, dA, m, (long long)m * n, s->stream));
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* weights from R (upper n x n of the packed matrices at dR, leading dimension ldr) */
-int device_weights(gpu_state *s, int n, int batch, void *dR, int ldr, int nbeams, rt_error *err)
+int device_weights(gpu_state *s, int n, int batch, void *dR, int ldr, int nbeams, stap_error *err)
 {
     const long long stride = (long long)ldr * n;
-    if (s->backend == LA_BACKEND_CUBLAS) {
+    if (s->backend == STAP_BACKEND_CUBLAS) {
         RTK_TRY(cublas_pointers(s, dR, ldr, n, ldr, batch, s->w.p, nbeams, err));
         RTK_LAUNCH(rtk_fill_rhs_launch(n, batch, nbeams, s->v.p, s->w.p, s->stream));
         const cuComplex one = make_cuComplex(1.f, 0.f);
@@ -208,23 +208,23 @@ int device_weights(gpu_state *s, int n, int batch, void *dR, int ldr, int nbeams
                               (cuComplex *const *)s->wptr.p, n, batch));
         RTK_LAUNCH(rtk_normalize_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad,
                                  s->stream));
-        return RT_OK;
+        return STAP_OK;
     }
     if (n > RTK_WEIGHTS_MAX_N)
-        return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
-                       RTK_WEIGHTS_MAX_N);
+        return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
+                         RTK_WEIGHTS_MAX_N);
     RTK_LAUNCH(rtk_weights_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad, s->stream));
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* QR + weights on the packed matrices in s->a (R is left there only when not fused); *fused
  * says whether one kernel did both.
  * Events ev[e0] (before), ev[e0+1] (QR done, when not fused), ev[e0+2] (after). */
 int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *fused, int e0,
-                      rt_error *err)
+                      stap_error *err)
 {
     *fused = false;
-    if (s->backend == LA_BACKEND_GPU) {
+    if (s->backend == STAP_BACKEND_GPU) {
         int v, sep = 0;
         RTK_TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, &sep, err));
         if (rtk_qr_variant_get(v)->fused_weights && !sep) {
@@ -234,7 +234,7 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *f
                                       nbeams, s->v.p, s->w.p, s->bad, s->phase, s->stream));
             RTK_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
             RTK_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
-            return RT_OK;
+            return STAP_OK;
         }
     }
     RTK_CU(cudaEventRecord(s->ev[e0], s->stream));
@@ -242,27 +242,27 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *f
     RTK_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
     RTK_TRY(device_weights(s, n, batch, s->a.p, m, nbeams, err));
     RTK_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
-    return RT_OK;
+    return STAP_OK;
 }
 
-int check_bad(gpu_state *s, rt_error *err)
+int check_bad(gpu_state *s, stap_error *err)
 {
     rtk_factor_flags f;
     RTK_CU(cudaMemcpyAsync(&f, s->bad, sizeof f, cudaMemcpyDeviceToHost, s->stream));
     RTK_CU(cudaStreamSynchronize(s->stream));
     if (f.bad_item != RTK_NO_BAD)
-        return rt_fail(err, RT_ENUMERIC, "singular triangular factor in batch item %d", f.bad_item);
-    return RT_OK;
+        return stap_fail(err, STAP_ENUMERIC, "singular triangular factor in batch item %d", f.bad_item);
+    return STAP_OK;
 }
 
-int upload_steering(gpu_state *s, int n, int batch, int nbeams, const cf32 *V, rt_error *err)
+int upload_steering(gpu_state *s, int n, int batch, int nbeams, const stap_cf32 *V, stap_error *err)
 {
     RTK_TRY(grow(&s->v, (size_t)nbeams * n * sizeof(float2), "steering vectors", err));
     RTK_TRY(grow(&s->w, (size_t)batch * nbeams * n * sizeof(float2), "weights", err));
     RTK_CU(cudaMemcpyAsync(s->v.p, V, (size_t)nbeams * n * sizeof(float2), cudaMemcpyHostToDevice,
                        s->stream));
     RTK_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
-    return RT_OK;
+    return STAP_OK;
 }
 
 int cmp_double(const void *a, const void *b)
@@ -278,24 +278,24 @@ int cmp_double(const void *a, const void *b)
 /* Why CUDA cannot be used, in plain words first and CUDA's own words in parentheses
  * (e.g. on a machine without an NVIDIA driver CUDA says "CUDA driver version is
  * insufficient for CUDA runtime version"). */
-static int cuda_unusable(cudaError_t e, rt_error *err)
+static int cuda_unusable(cudaError_t e, stap_error *err)
 {
     const char *detail = cudaGetErrorString(e);
     if (e == cudaErrorInsufficientDriver) {
         int drv = 0, rtv = 0;
         cudaDriverGetVersion(&drv); /* 0 when no driver is installed */
         cudaRuntimeGetVersion(&rtv);
-        if (drv == 0) return rt_fail(err, RT_EDEVICE, "no CUDA driver (%s)", detail);
-        return rt_fail(err, RT_EDEVICE, "CUDA driver too old: it supports CUDA %d.%d, rtstap "
-                       "was built for %d.%d (%s)", drv / 1000, drv % 1000 / 10, rtv / 1000,
-                       rtv % 1000 / 10, detail);
+        if (drv == 0) return stap_fail(err, STAP_EDEVICE, "no CUDA driver (%s)", detail);
+        return stap_fail(err, STAP_EDEVICE, "CUDA driver too old: it supports CUDA %d.%d, rtstap "
+                         "was built for %d.%d (%s)", drv / 1000, drv % 1000 / 10, rtv / 1000,
+                         rtv % 1000 / 10, detail);
     }
-    if (e == cudaErrorNoDevice) return rt_fail(err, RT_EDEVICE, "no CUDA device (%s)", detail);
-    return rt_fail(err, RT_EDEVICE, "CUDA not usable (%s)", detail);
+    if (e == cudaErrorNoDevice) return stap_fail(err, STAP_EDEVICE, "no CUDA device (%s)", detail);
+    return stap_fail(err, STAP_EDEVICE, "CUDA not usable (%s)", detail);
 }
 
 /* How many devices CUDA sees, or an error saying why none can be used. */
-static int device_count(int *count, rt_error *err)
+static int device_count(int *count, stap_error *err)
 {
     *count = 0;
     cudaError_t e = cudaGetDeviceCount(count);
@@ -305,36 +305,36 @@ static int device_count(int *count, rt_error *err)
         return cuda_unusable(e, err);
     }
     if (*count < 1) return cuda_unusable(cudaErrorNoDevice, err);
-    return RT_OK;
+    return STAP_OK;
 }
 
-extern "C" int la_gpu_probe(rt_error *err)
+extern "C" int la_gpu_probe(stap_error *err)
 {
     int count;
     return device_count(&count, err);
 }
 
-extern "C" int la_gpu_select(int device, rt_error *err)
+extern "C" int stap_la_gpu_select(int device, stap_error *err)
 {
     int count;
     int st = device_count(&count, err);
     if (st) return st;
     if (device < 0 || device >= count) {
         const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-        return rt_fail(err, RT_EINVAL, "GPU device %d does not exist: CUDA sees %d device%s "
-                       "(0..%d)%s%s", device, count, count == 1 ? "" : "s", count - 1,
-                       vis ? " with CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
+        return stap_fail(err, STAP_EINVAL, "GPU device %d does not exist: CUDA sees %d device%s "
+                         "(0..%d)%s%s", device, count, count == 1 ? "" : "s", count - 1,
+                         vis ? " with CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "");
     }
     cudaError_t e = cudaSetDevice(device);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return rt_fail(err, RT_EDEVICE, "cannot use GPU device %d: %s", device,
-                       cudaGetErrorString(e));
+        return stap_fail(err, STAP_EDEVICE, "cannot use GPU device %d: %s", device,
+                         cudaGetErrorString(e));
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
-extern "C" void la_gpu_fini(la_ctx *ctx)
+extern "C" void la_gpu_fini(stap_la_ctx *ctx)
 {
     gpu_state *s = state(ctx);
     if (!s) return;
@@ -352,10 +352,10 @@ extern "C" void la_gpu_fini(la_ctx *ctx)
     ctx->gpu = nullptr;
 }
 
-extern "C" int la_gpu_init(la_ctx *ctx, rt_error *err)
+extern "C" int la_gpu_init(stap_la_ctx *ctx, stap_error *err)
 {
     gpu_state *s = new (std::nothrow) gpu_state;
-    if (!s) return rt_fail(err, RT_ENOMEM, "out of memory for the GPU backend state");
+    if (!s) return stap_fail(err, STAP_ENOMEM, "out of memory for the GPU backend state");
     s->backend = ctx->backend;
     ctx->gpu = s;
     int st = [&]() -> int {
@@ -364,28 +364,28 @@ extern "C" int la_gpu_init(la_ctx *ctx, rt_error *err)
         for (cudaEvent_t &e : s->ev) RTK_CU(cudaEventCreate(&e));
         RTK_CU((cudaError_t)rtk_malloc((void **)&s->bad, sizeof(rtk_factor_flags)));
         RTK_CU((cudaError_t)rtk_malloc((void **)&s->phase, 3 * sizeof(unsigned long long)));
-        if (s->backend == LA_BACKEND_CUBLAS) {
+        if (s->backend == STAP_BACKEND_CUBLAS) {
             RTK_CUBLAS(cublasCreate(&s->blas));
             RTK_CUBLAS(cublasSetStream(s->blas, s->stream));
         }
-        return RT_OK;
+        return STAP_OK;
     }();
     if (st) la_gpu_fini(ctx);
     return st;
 }
 
-extern "C" int la_gpu_variant_count(void) { return rtk_qr_variant_count(); }
+extern "C" int stap_la_gpu_variant_count(void) { return rtk_qr_variant_count(); }
 
-extern "C" int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, la_gpu_variant *out,
-                                    rt_error *err)
+extern "C" int stap_la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, stap_la_gpu_variant *out,
+                                         stap_error *err)
 {
     const rtk_qr_variant *info = rtk_qr_variant_get(v);
     if (!info || !out || m < n || n < 1 || batch < 1 || nbeams < 0)
-        return rt_fail(err, RT_EINVAL, "gpu variant query: bad variant %d or shape %dx%dx%d", v,
-                       m, n, batch);
+        return stap_fail(err, STAP_EINVAL, "gpu variant query: bad variant %d or shape %dx%dx%d", v,
+                         m, n, batch);
     int smem = 0;
     RTK_TRY(device_smem_limit(&smem, err));
-    *out = la_gpu_variant{};
+    *out = stap_la_gpu_variant{};
     snprintf(out->name, sizeof out->name, "%s", info->name);
     out->fits = rtk_qr_fits(v, m, n, smem);
     out->fused = info->fused_weights;
@@ -398,40 +398,40 @@ extern "C" int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, 
     if (out->fits && nbeams > 0 && rtk_qr_predict_separate(v, 1, m, n, batch, nbeams, &us) == 0)
         out->separate_us = us;
     (void)cudaGetLastError();
-    return RT_OK;
+    return STAP_OK;
 }
 
-extern "C" int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
-                                     rt_error *err)
+extern "C" int stap_la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
+                                          stap_error *err)
 {
     if (m < n || n < 1 || batch < 1 || nbeams < 0)
-        return rt_fail(err, RT_EINVAL, "gpu variant choice: bad shape %dx%dx%d", m, n, batch);
+        return stap_fail(err, STAP_EINVAL, "gpu variant choice: bad shape %dx%dx%d", m, n, batch);
     int smem = 0, sep = 0;
     RTK_TRY(device_smem_limit(&smem, err));
     *v = rtk_qr_plan_batch(nbeams > 0 ? 1 : 0, m, n, batch, nbeams, smem, &sep);
     if (separate) *separate = sep;
-    return RT_OK;
+    return STAP_OK;
 }
 
-extern "C" int la_gpu_force_plan(la_ctx *ctx, int v, int separate, rt_error *err)
+extern "C" int stap_la_gpu_force_plan(stap_la_ctx *ctx, int v, int separate, stap_error *err)
 {
-    if (!ctx || ctx->backend != LA_BACKEND_GPU || !ctx->gpu)
-        return rt_fail(err, RT_EINVAL, "forcing a QR variant needs a gpu-backend context");
+    if (!ctx || ctx->backend != STAP_BACKEND_GPU || !ctx->gpu)
+        return stap_fail(err, STAP_EINVAL, "forcing a QR variant needs a gpu-backend context");
     if (v < -1 || v >= rtk_qr_variant_count())
-        return rt_fail(err, RT_EINVAL, "QR variant %d out of range (0..%d)", v,
-                       rtk_qr_variant_count() - 1);
+        return stap_fail(err, STAP_EINVAL, "QR variant %d out of range (0..%d)", v,
+                         rtk_qr_variant_count() - 1);
     state(ctx)->forced = v;
     state(ctx)->forced_sep = v >= 0 && separate;
-    return RT_OK;
+    return STAP_OK;
 }
 
-extern "C" int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err)
+extern "C" int stap_la_gpu_force_variant(stap_la_ctx *ctx, int v, stap_error *err)
 {
-    return la_gpu_force_plan(ctx, v, 0, err);
+    return stap_la_gpu_force_plan(ctx, v, 0, err);
 }
 
-extern "C" int la_gpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
-                         ptrdiff_t stride_a, rt_error *err)
+extern "C" int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+                         ptrdiff_t stride_a, stap_error *err)
 {
     gpu_state *s = state(ctx);
     RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
@@ -439,12 +439,12 @@ extern "C" int la_gpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
     RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
     RTK_TRY(copy_matrices(s, false, A, lda, stride_a, s->a.p, m, n, n, batch, err));
     RTK_CU(cudaStreamSynchronize(s->stream));
-    return RT_OK;
+    return STAP_OK;
 }
 
-extern "C" int la_gpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr,
-                              ptrdiff_t stride_r, int nbeams, const cf32 *V, cf32 *W,
-                              rt_error *err)
+extern "C" int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+                              ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W,
+                              stap_error *err)
 {
     gpu_state *s = state(ctx);
     RTK_TRY(grow(&s->r, (size_t)n * n * batch * sizeof(float2), "triangular factors", err));
@@ -455,21 +455,21 @@ extern "C" int la_gpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int 
     RTK_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
                        cudaMemcpyDeviceToHost, s->stream));
     RTK_CU(cudaStreamSynchronize(s->stream));
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Timing: transfer_ms = host->device + device->host copies; qr_ms and weights_ms from
  * events around the kernels. When one fused kernel does both (gpu backend, register
  * variants), its time is split by block 0's %globaltimer readings at the start, at the
  * end of the factorization and at the end of the solves. */
-extern "C" int la_gpu_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
-                                       ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
-                                       la_timing *timing, rt_error *err)
+extern "C" int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+                                       ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
+                                       stap_la_timing *timing, stap_error *err)
 {
     gpu_state *s = state(ctx);
-    if (s->backend == LA_BACKEND_GPU && n > RTK_WEIGHTS_MAX_N)
-        return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
-                       RTK_WEIGHTS_MAX_N);
+    if (s->backend == STAP_BACKEND_GPU && n > RTK_WEIGHTS_MAX_N)
+        return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
+                         RTK_WEIGHTS_MAX_N);
     RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
     RTK_CU(cudaEventRecord(s->ev[0], s->stream));
     RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
@@ -498,17 +498,17 @@ extern "C" int la_gpu_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf3
             timing->weights_ms = wt;
         }
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
-/* la_bench_qr on the device: the nsets input sets are uploaded once; each run copies
+/* stap_la_bench_qr on the device: the nsets input sets are uploaded once; each run copies
  * one set into the work buffer (device to device) outside the timed region, then CUDA
  * events bracket the factorization (or factorization + weights). A spin kernel queued
  * first keeps the GPU busy while the host queues the copy, the events and the launches,
  * so the host's launch latency is not timed. One warm-up run, then the median. */
-extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
-                               int repeat, int with_weights, int nbeams, const cf32 *V,
-                               double *median_us, cf32 *R_out, rt_error *err)
+extern "C" int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
+                               int repeat, int with_weights, int nbeams, const stap_cf32 *V,
+                               double *median_us, stap_cf32 *R_out, stap_error *err)
 {
     gpu_state *s = state(ctx);
     const size_t one = (size_t)m * n * batch * sizeof(float2);
@@ -517,14 +517,14 @@ extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 
     RTK_CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));
     if (with_weights) RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
     double *times = (double *)malloc((size_t)repeat * sizeof(double));
-    if (!times) return rt_fail(err, RT_ENOMEM, "bench: out of memory");
-    int st = RT_OK;
+    if (!times) return stap_fail(err, STAP_ENOMEM, "bench: out of memory");
+    int st = STAP_OK;
     for (int r = -1; r < repeat && !st; r++) { /* r = -1: warm-up, not timed */
         st = [&]() -> int {
             const int set = (r + nsets) % nsets;
             RTK_LAUNCH(rtk_spin_launch(200, s->stream));
             RTK_CU(cudaMemcpyAsync(s->a.p, (char *)s->sets.p + one * set, one,
-                               cudaMemcpyDeviceToDevice, s->stream));
+                                 cudaMemcpyDeviceToDevice, s->stream));
             bool fused;
             if (with_weights) {
                 RTK_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
@@ -538,7 +538,7 @@ extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 
                 RTK_CU(cudaEventSynchronize(s->ev[1]));
                 if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[1]);
             }
-            return RT_OK;
+            return STAP_OK;
         }();
     }
     if (!st && R_out) { /* R of set 0, from a plain factorization */
@@ -547,7 +547,7 @@ extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 
             RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
             RTK_CU(cudaMemcpyAsync(R_out, s->a.p, one, cudaMemcpyDeviceToHost, s->stream));
             RTK_CU(cudaStreamSynchronize(s->stream));
-            return RT_OK;
+            return STAP_OK;
         }();
     }
     if (!st) {
@@ -563,7 +563,7 @@ extern "C" int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 
 #include "la_device.h"
 
 struct la_dev_weights {
-    la_backend backend;
+    stap_backend backend;
     int variant = -1; /* gpu */
     bool fused = false;
     rtk_gather g;
@@ -595,7 +595,7 @@ extern "C" void la_dev_weights_destroy(la_dev_weights *w)
 /* The cuBLAS baseline's handle and pointer arrays: G matrices in T (aptr, tptr: geqrf), and
  * for the batch's items the factor each solves (fptr = factor k % G) and its right-hand
  * sides in dW (wptr). */
-static int cublas_setup(la_dev_weights *w, int G, rt_error *err)
+static int cublas_setup(la_dev_weights *w, int G, stap_error *err)
 {
     const int m = w->m, n = w->n, batch = w->batch;
     RTK_CUBLAS(cublasCreate(&w->blas));
@@ -607,7 +607,7 @@ static int cublas_setup(la_dev_weights *w, int G, rt_error *err)
     RTK_TRY(grow(&w->wptr, pb, "cuBLAS right-hand-side pointers", err));
     RTK_TRY(grow(&w->tau, (size_t)G * n * sizeof(float2), "cuBLAS tau", err));
     void **h = (void **)malloc(2 * pg + 2 * pb);
-    if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for cuBLAS pointers");
+    if (!h) return stap_fail(err, STAP_ENOMEM, "out of memory for cuBLAS pointers");
     void **ha = h, **ht = h + G, **hf = h + 2 * G, **hw = hf + batch;
     for (int k = 0; k < G; k++) {
         ha[k] = (char *)w->T.p + (size_t)k * m * n * sizeof(float2);
@@ -623,38 +623,38 @@ static int cublas_setup(la_dev_weights *w, int G, rt_error *err)
     if (e == cudaSuccess) e = cudaMemcpy(w->wptr.p, hw, pb, cudaMemcpyHostToDevice);
     free(h);
     RTK_CU(e);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* The QR variant for a batch of m x n: the forced one when it fits (*sep = 0: it gathers and
  * solves when it can), else the model's plan for the kernel kind (rtk_qr_plan_batch; *sep =
  * 1: the QR alone, the rows gathered into matrices first and the weights after it). */
 static int pick_variant(int variant, int kind, int m, int n, int batch, int nbeams, int *out,
-                        int *sep, rt_error *err)
+                        int *sep, stap_error *err)
 {
     int smem = 0;
     *sep = 0;
     RTK_TRY(device_smem_limit(&smem, err));
     if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
-        return rt_fail(err, RT_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m, n);
+        return stap_fail(err, STAP_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m, n);
     *out = variant >= 0 ? variant : rtk_qr_plan_batch(kind, m, n, batch, nbeams, smem, sep);
-    if (*out < 0) return rt_fail(err, RT_EINVAL, "no gpu QR variant for %dx%d", m, n);
-    return RT_OK;
+    if (*out < 0) return stap_fail(err, STAP_EINVAL, "no gpu QR variant for %dx%d", m, n);
+    return STAP_OK;
 }
 
-extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
+extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend, int variant,
                                      const rtk_gather *g, int m, int n, int batch, int nbeams,
                                      const void *dV, void *dW, rtk_factor_flags *dbad,
-                                     unsigned long long *dphase, void *stream, rt_error *err)
+                                     unsigned long long *dphase, void *stream, stap_error *err)
 {
     *out = nullptr;
-    if (backend != LA_BACKEND_GPU && backend != LA_BACKEND_CUBLAS)
-        return rt_fail(err, RT_EINVAL, "device weights need the gpu or cublas backend");
+    if (backend != STAP_BACKEND_GPU && backend != STAP_BACKEND_CUBLAS)
+        return stap_fail(err, STAP_EINVAL, "device weights need the gpu or cublas backend");
     if (!g || m < n || n < 1 || batch < 1 || nbeams < 1)
-        return rt_fail(err, RT_EINVAL, "device weights: bad shape %dx%d, batch %d, %d beams", m,
-                       n, batch, nbeams);
+        return stap_fail(err, STAP_EINVAL, "device weights: bad shape %dx%d, batch %d, %d beams", m,
+                         n, batch, nbeams);
     la_dev_weights *w = new (std::nothrow) la_dev_weights;
-    if (!w) return rt_fail(err, RT_ENOMEM, "out of memory for the device weights object");
+    if (!w) return stap_fail(err, STAP_ENOMEM, "out of memory for the device weights object");
     w->backend = backend;
     w->g = *g;
     w->m = m;
@@ -668,37 +668,37 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, la_backend backend, i
     w->dphase = dphase;
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
-        if (backend == LA_BACKEND_GPU) {
+        if (backend == STAP_BACKEND_GPU) {
             int sep = 0;
             RTK_TRY(pick_variant(variant, 2, m, n, batch, nbeams, &w->variant, &sep, err));
             w->fused = rtk_qr_can_gather(w->variant) != 0 && !sep;
             if (!w->fused && n > RTK_WEIGHTS_MAX_N)
-                return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d",
-                               n, RTK_WEIGHTS_MAX_N);
+                return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d",
+                                 n, RTK_WEIGHTS_MAX_N);
             snprintf(w->desc, sizeof w->desc, "%s%s", rtk_qr_variant_get(w->variant)->name,
                      w->fused ? " (gather + QR + weights fused)"
                      : sep    ? " (materialized training; QR, then the weight kernel: the model's plan)"
                               : " (materialized training)");
-            if (w->fused) return RT_OK;
+            if (w->fused) return STAP_OK;
         } else {
             snprintf(w->desc, sizeof w->desc, "cublasCgeqrfBatched + 2 cublasCtrsmBatched");
         }
         RTK_TRY(grow(&w->T, (size_t)m * n * batch * sizeof(float2), "training matrices", err));
-        if (backend == LA_BACKEND_CUBLAS) RTK_TRY(cublas_setup(w, batch, err));
-        return RT_OK;
+        if (backend == STAP_BACKEND_CUBLAS) RTK_TRY(cublas_setup(w, batch, err));
+        return STAP_OK;
     }();
     if (st) {
         la_dev_weights_destroy(w);
         return st;
     }
     *out = w;
-    return RT_OK;
+    return STAP_OK;
 }
 
-static int grouped_enqueue(la_dev_weights *w, void *ev_qr, rt_error *err);
+static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err);
 
 extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr,
-                                      rt_error *err)
+                                      stap_error *err)
 {
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
@@ -707,7 +707,7 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
         if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
         RTK_LAUNCH(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
                                          w->dbad, w->dphase, s));
-        return RT_OK;
+        return STAP_OK;
     }
     /* materialized: the gather's matrices (grouped: the caller wrote them), then factor and
      * solve — the plain object is the grouped one with a factor per item */
@@ -717,23 +717,23 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
     return grouped_enqueue(w, ev_qr, err);
 }
 
-extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend backend,
+extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, stap_backend backend,
                                              int variant, int m, int n, int groups, int batch,
                                              int nbeams, const void *dV, long long vstride,
                                              void *dW, rtk_factor_flags *dbad, void *stream,
-                                             rt_error *err)
+                                             stap_error *err)
 {
     *out = nullptr;
-    if (backend != LA_BACKEND_GPU && backend != LA_BACKEND_CUBLAS)
-        return rt_fail(err, RT_EINVAL, "device weights need the gpu or cublas backend");
+    if (backend != STAP_BACKEND_GPU && backend != STAP_BACKEND_CUBLAS)
+        return stap_fail(err, STAP_EINVAL, "device weights need the gpu or cublas backend");
     if (m < n || n < 1 || groups < 1 || batch < 1 || nbeams < 1 || vstride < 0)
-        return rt_fail(err, RT_EINVAL, "grouped device weights: bad shape %dx%d, %d factors, "
-                       "batch %d, %d beams", m, n, groups, batch, nbeams);
-    if (backend == LA_BACKEND_GPU && n > RTK_WEIGHTS_MAX_N) /* cuBLAS's trsm has no limit */
-        return rt_fail(err, RT_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
-                       RTK_WEIGHTS_MAX_N);
+        return stap_fail(err, STAP_EINVAL, "grouped device weights: bad shape %dx%d, %d factors, "
+                         "batch %d, %d beams", m, n, groups, batch, nbeams);
+    if (backend == STAP_BACKEND_GPU && n > RTK_WEIGHTS_MAX_N) /* cuBLAS's trsm has no limit */
+        return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
+                         RTK_WEIGHTS_MAX_N);
     la_dev_weights *w = new (std::nothrow) la_dev_weights;
-    if (!w) return rt_fail(err, RT_ENOMEM, "out of memory for the device weights object");
+    if (!w) return stap_fail(err, STAP_ENOMEM, "out of memory for the device weights object");
     w->backend = backend;
     w->g = rtk_gather{};
     w->m = m;
@@ -748,7 +748,7 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend ba
     w->dbad = dbad;
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
-        if (backend == LA_BACKEND_GPU) {
+        if (backend == STAP_BACKEND_GPU) {
             int sep = 0;
             RTK_TRY(pick_variant(variant, 0, m, n, groups, 0, &w->variant, &sep, err));
             snprintf(w->desc, sizeof w->desc, "%s QR of %d + grouped weights",
@@ -758,35 +758,35 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, la_backend ba
                      groups);
         }
         RTK_TRY(grow(&w->T, (size_t)m * n * groups * sizeof(float2), "training matrices", err));
-        if (backend == LA_BACKEND_CUBLAS) RTK_TRY(cublas_setup(w, groups, err));
-        return RT_OK;
+        if (backend == STAP_BACKEND_CUBLAS) RTK_TRY(cublas_setup(w, groups, err));
+        return STAP_OK;
     }();
     if (st) {
         la_dev_weights_destroy(w);
         return st;
     }
     *out = w;
-    return RT_OK;
+    return STAP_OK;
 }
 
 extern "C" void *la_dev_weights_matrices(la_dev_weights *w) { return w ? w->T.p : nullptr; }
 
-static int grouped_enqueue(la_dev_weights *w, void *ev_qr, rt_error *err)
+static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err)
 {
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, G = w->groups, batch = w->batch, nb = w->nbeams;
     const long long stride = (long long)m * n;
-    if (w->backend == LA_BACKEND_GPU) {
+    if (w->backend == STAP_BACKEND_GPU) {
         RTK_LAUNCH(rtk_qr_launch(w->variant, m, n, G, w->T.p, m, stride, s));
         if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
         RTK_LAUNCH(rtk_weights_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
                                        w->dW, w->dbad, s));
-        return RT_OK;
+        return STAP_OK;
     }
     int info = 0;
     RTK_CUBLAS(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
                            &info, G));
-    if (info != 0) return rt_fail(err, RT_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
+    if (info != 0) return stap_fail(err, STAP_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
     if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
     RTK_LAUNCH(rtk_fill_rhs_grouped_launch(n, batch, G, nb, w->dV, w->vstride, w->dW, s));
     const cuComplex one = make_cuComplex(1.f, 0.f);
@@ -798,19 +798,19 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, rt_error *err)
                           m, (cuComplex *const *)w->wptr.p, n, batch));
     RTK_LAUNCH(rtk_normalize_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
                                      w->dW, w->dbad, s));
-    return RT_OK;
+    return STAP_OK;
 }
 
 extern "C" int la_dev_weights_fused(const la_dev_weights *w) { return w && w->fused; }
 extern "C" const char *la_dev_weights_describe(const la_dev_weights *w) { return w ? w->desc : ""; }
-extern "C" int la_dev_weights_materializes(la_backend backend, int variant, int m, int n,
+extern "C" int la_dev_weights_materializes(stap_backend backend, int variant, int m, int n,
                                            int batch, int nbeams)
 {
-    if (backend != LA_BACKEND_GPU) return 1;
+    if (backend != STAP_BACKEND_GPU) return 1;
     /* the plan la_dev_weights_create makes (a variant that cannot be had: materialized) */
-    rt_error err = {};
+    stap_error err = {};
     int v = -1, sep = 0;
-    if (pick_variant(variant, 2, m, n, batch, nbeams, &v, &sep, &err) != RT_OK) {
+    if (pick_variant(variant, 2, m, n, batch, nbeams, &v, &sep, &err) != STAP_OK) {
         (void)cudaGetLastError();
         return 1;
     }
@@ -826,11 +826,11 @@ extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)
 extern "C" const la_gpu_api *rtstap_gpu_linalg_api(int abi)
 {
     static const la_gpu_api api = {
-        sizeof(la_gpu_api),      la_gpu_probe,         la_gpu_select,
+        sizeof(la_gpu_api),      la_gpu_probe,         stap_la_gpu_select,
         la_gpu_init,             la_gpu_fini,          la_gpu_qr,
         la_gpu_weights,          la_gpu_adaptive_weights, la_gpu_bench_qr,
-        la_gpu_variant_count,    la_gpu_variant_query, la_gpu_variant_choice,
-        la_gpu_force_variant,    la_gpu_force_plan,    la_dev_weights_materializes,
+        stap_la_gpu_variant_count,    stap_la_gpu_variant_query, stap_la_gpu_variant_choice,
+        stap_la_gpu_force_variant,    stap_la_gpu_force_plan,    la_dev_weights_materializes,
     };
     return abi == RTSTAP_GPU_ABI ? &api : nullptr;
 }

@@ -94,20 +94,20 @@ static void load(void)
     mod.api = api;
 }
 
-static const la_gpu_api *api(rt_error *err)
+static const la_gpu_api *api(stap_error *err)
 {
     pthread_once(&mod.once, load);
     if (mod.api) return mod.api;
-    rt_fail(err, RT_EUNSUPPORTED, "the GPU backends' library %s could not be loaded: %s",
-            RTSTAP_GPU_MODULE_NAME, mod.why);
+    stap_fail(err, STAP_EUNSUPPORTED, "the GPU backends' library %s could not be loaded: %s",
+              RTSTAP_GPU_MODULE_NAME, mod.why);
     return NULL;
 }
 
-void *la_gpu_module_symbol(const char *name, rt_error *err)
+void *la_gpu_module_symbol(const char *name, stap_error *err)
 {
     if (!api(err)) return NULL;
     void *s = dlsym(mod.handle, name);
-    if (!s) rt_fail(err, RT_EUNSUPPORTED, "%s has no %s", mod.path, name);
+    if (!s) stap_fail(err, STAP_EUNSUPPORTED, "%s has no %s", mod.path, name);
     return s;
 }
 
@@ -115,13 +115,13 @@ const char *la_gpu_module_path(void) { return mod.api ? mod.path : ""; }
 
 #else /* built without CUDA: the same entry points, each saying so */
 
-static const la_gpu_api *api(rt_error *err)
+static const la_gpu_api *api(stap_error *err)
 {
-    rt_fail(err, RT_EUNSUPPORTED, "rtstap was built without CUDA support");
+    stap_fail(err, STAP_EUNSUPPORTED, "rtstap was built without CUDA support");
     return NULL;
 }
 
-void *la_gpu_module_symbol(const char *name, rt_error *err)
+void *la_gpu_module_symbol(const char *name, stap_error *err)
 {
     (void)name;
     api(err);
@@ -132,85 +132,85 @@ const char *la_gpu_module_path(void) { return ""; }
 
 #endif
 
-int la_gpu_probe(rt_error *err)
+int la_gpu_probe(stap_error *err)
 {
     const la_gpu_api *a = api(err);
-    return a ? a->probe(err) : RT_EUNSUPPORTED;
+    return a ? a->probe(err) : STAP_EUNSUPPORTED;
 }
-int la_gpu_select(int device, rt_error *err)
+int stap_la_gpu_select(int device, stap_error *err)
 {
     const la_gpu_api *a = api(err);
-    return a ? a->select(device, err) : RT_EUNSUPPORTED;
+    return a ? a->select(device, err) : STAP_EUNSUPPORTED;
 }
-int la_gpu_init(la_ctx *ctx, rt_error *err)
+int la_gpu_init(stap_la_ctx *ctx, stap_error *err)
 {
     const la_gpu_api *a = api(err);
-    return a ? a->init(ctx, err) : RT_EUNSUPPORTED;
+    return a ? a->init(ctx, err) : STAP_EUNSUPPORTED;
 }
-void la_gpu_fini(la_ctx *ctx)
+void la_gpu_fini(stap_la_ctx *ctx)
 {
     const la_gpu_api *a = ctx->gpu ? api(NULL) : NULL; /* state only if the library made it */
     if (a) a->fini(ctx);
 }
-int la_gpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-              rt_error *err)
+int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+              stap_error *err)
 {
     const la_gpu_api *a = api(err);
-    return a ? a->qr(ctx, m, n, batch, A, lda, stride_a, err) : RT_EUNSUPPORTED;
+    return a ? a->qr(ctx, m, n, batch, A, lda, stride_a, err) : STAP_EUNSUPPORTED;
 }
-int la_gpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
-                   int nbeams, const cf32 *V, cf32 *W, rt_error *err)
+int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+                   int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err)
 {
     const la_gpu_api *a = api(err);
-    return a ? a->weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err) : RT_EUNSUPPORTED;
+    return a ? a->weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err) : STAP_EUNSUPPORTED;
 }
-int la_gpu_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
-                            ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
-                            la_timing *timing, rt_error *err)
+int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+                            ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
+                            stap_la_timing *timing, stap_error *err)
 {
     const la_gpu_api *a = api(err);
     return a ? a->adaptive_weights(ctx, m, n, batch, A, lda, stride_a, nbeams, V, W, timing, err)
-             : RT_EUNSUPPORTED;
+             : STAP_EUNSUPPORTED;
 }
-int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
-                    int repeat, int with_weights, int nbeams, const cf32 *V,
-                    double *median_us, cf32 *R_out, rt_error *err)
+int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
+                    int repeat, int with_weights, int nbeams, const stap_cf32 *V,
+                    double *median_us, stap_cf32 *R_out, stap_error *err)
 {
     const la_gpu_api *a = api(err);
     return a ? a->bench_qr(ctx, m, n, batch, sets, nsets, repeat, with_weights, nbeams, V,
                            median_us, R_out, err)
-             : RT_EUNSUPPORTED;
+             : STAP_EUNSUPPORTED;
 }
-int la_gpu_variant_count(void)
+int stap_la_gpu_variant_count(void)
 {
     const la_gpu_api *a = api(NULL);
     return a ? a->variant_count() : 0;
 }
-int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, la_gpu_variant *out,
-                         rt_error *err)
+int stap_la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, stap_la_gpu_variant *out,
+                              stap_error *err)
 {
     const la_gpu_api *a = api(err);
-    return a ? a->variant_query(v, m, n, batch, nbeams, out, err) : RT_EUNSUPPORTED;
+    return a ? a->variant_query(v, m, n, batch, nbeams, out, err) : STAP_EUNSUPPORTED;
 }
-int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
-                          rt_error *err)
+int stap_la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
+                               stap_error *err)
 {
     const la_gpu_api *a = api(err);
-    return a ? a->variant_choice(m, n, batch, nbeams, v, separate, err) : RT_EUNSUPPORTED;
+    return a ? a->variant_choice(m, n, batch, nbeams, v, separate, err) : STAP_EUNSUPPORTED;
 }
-int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err)
+int stap_la_gpu_force_variant(stap_la_ctx *ctx, int v, stap_error *err)
 {
     const la_gpu_api *a = api(err);
-    return a ? a->force_variant(ctx, v, err) : RT_EUNSUPPORTED;
+    return a ? a->force_variant(ctx, v, err) : STAP_EUNSUPPORTED;
 }
-int la_gpu_force_plan(la_ctx *ctx, int v, int separate, rt_error *err)
+int stap_la_gpu_force_plan(stap_la_ctx *ctx, int v, int separate, stap_error *err)
 {
     const la_gpu_api *a = api(err);
-    return a ? a->force_plan(ctx, v, separate, err) : RT_EUNSUPPORTED;
+    return a ? a->force_plan(ctx, v, separate, err) : STAP_EUNSUPPORTED;
 }
 
 #include "la_device.h"
-int la_dev_weights_materializes(la_backend backend, int variant, int m, int n, int batch, int nbeams)
+int la_dev_weights_materializes(stap_backend backend, int variant, int m, int n, int batch, int nbeams)
 {
     const la_gpu_api *a = api(NULL);
     return a ? a->dev_weights_materializes(backend, variant, m, n, batch, nbeams) : 1;

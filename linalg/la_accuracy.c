@@ -35,7 +35,7 @@ static double ratio(double num, double den)
 }
 
 /* ||T^H T - R^H R||_F and ||T||_F^2 for one matrix; Tr/Ti are m x n double scratch. */
-static void gram_residual(int m, int n, const cf32 *T, const cf32 *R, double *Tr, double *Ti,
+static void gram_residual(int m, int n, const stap_cf32 *T, const stap_cf32 *R, double *Tr, double *Ti,
                           double *num, double *tnorm2)
 {
     double fro = 0.0;
@@ -49,7 +49,7 @@ static void gram_residual(int m, int n, const cf32 *T, const cf32 *R, double *Tr
     double d2 = 0.0;
     for (int j = 0; j < n; j++) {
         const double *br = Tr + (size_t)j * m, *bi = Ti + (size_t)j * m;
-        const cf32 *rj = R + (size_t)j * m;
+        const stap_cf32 *rj = R + (size_t)j * m;
         for (int i = 0; i <= j; i++) {
             const double *ar = Tr + (size_t)i * m, *ai = Ti + (size_t)i * m;
             double sr = 0.0, si = 0.0;
@@ -58,7 +58,7 @@ static void gram_residual(int m, int n, const cf32 *T, const cf32 *R, double *Tr
                 sr += ar[r] * br[r] + ai[r] * bi[r];
                 si += ar[r] * bi[r] - ai[r] * br[r];
             }
-            const cf32 *ri = R + (size_t)i * m;
+            const stap_cf32 *ri = R + (size_t)i * m;
             for (int r = 0; r <= i; r++) { /* - conj(R_ri) R_rj, upper triangle only */
                 double xr = crealf(ri[r]), xi = cimagf(ri[r]);
                 double yr = crealf(rj[r]), yi = cimagf(rj[r]);
@@ -85,7 +85,7 @@ static void gram_residual(int m, int n, const cf32 *T, const cf32 *R, double *Tr
  * n scratch entries each. Columns with an exactly zero reference pivot get x_k = 0 (their
  * t_k lies in the span of the earlier ones; they add nothing to the later distances). */
 static double diag_ratio(int m, int n, const double *Tr, const double *Ti,
-                         const double complex *Rx, const cf32 *Rk, double *cn, double complex *x)
+                         const double complex *Rx, const stap_cf32 *Rk, double *cn, double complex *x)
 {
     for (int j = 0; j < n; j++) {
         double s = 0.0;
@@ -110,17 +110,17 @@ static double diag_ratio(int m, int n, const double *Tr, const double *Ti,
     return worst;
 }
 
-int la_qr_check(int m, int n, int batch, const cf32 *T, const cf32 *R, int compute_ref,
-                la_qr_accuracy *acc, rt_error *err)
+int la_qr_check(int m, int n, int batch, const stap_cf32 *T, const stap_cf32 *R, int compute_ref,
+                la_qr_accuracy *acc, stap_error *err)
 {
-    if (!acc) return rt_fail(err, RT_EINVAL, "la_qr_check: null result pointer");
+    if (!acc) return stap_fail(err, STAP_EINVAL, "la_qr_check: null result pointer");
     acc->residual = 0.0;
     acc->diag = 0.0;
     acc->worst = 0;
     if (n < 1 || m < n || batch < 0)
-        return rt_fail(err, RT_EINVAL, "la_qr_check: needs m >= n >= 1 (got m=%d, n=%d, batch=%d)",
-                       m, n, batch);
-    if (batch > 0 && (!T || !R)) return rt_fail(err, RT_EINVAL, "la_qr_check: null matrix pointer");
+        return stap_fail(err, STAP_EINVAL, "la_qr_check: needs m >= n >= 1 (got m=%d, n=%d, batch=%d)",
+                         m, n, batch);
+    if (batch > 0 && (!T || !R)) return stap_fail(err, STAP_EINVAL, "la_qr_check: null matrix pointer");
     if (compute_ref) openblas_set_num_threads(1);
 
     const size_t one = (size_t)m * n;
@@ -143,7 +143,7 @@ int la_qr_check(int m, int n, int batch, const cf32 *T, const cf32 *R, int compu
 #pragma omp for schedule(dynamic, 4)
         for (int k = 0; k < batch; k++) {
             if (!have) continue;
-            const cf32 *Tk = T + one * k, *Rk = R + one * k;
+            const stap_cf32 *Tk = T + one * k, *Rk = R + one * k;
             double num, t2;
             gram_residual(m, n, Tk, Rk, Tr, Ti, &num, &t2);
             double rk = ratio(num, t2 * m * LA_EPS);
@@ -152,7 +152,7 @@ int la_qr_check(int m, int n, int batch, const cf32 *T, const cf32 *R, int compu
                 my_worst = k;
             }
             if (compute_ref) {
-                for (size_t e = 0; e < one; e++) ref[e] = CMPLX(Tr[e], Ti[e]);
+                for (size_t e = 0; e < one; e++) ref[e] = STAP_CMPLX(Tr[e], Ti[e]);
                 if (LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, ref, m, tau) != 0) {
 #pragma omp atomic write
                     lapack_fail = k;
@@ -176,12 +176,12 @@ int la_qr_check(int m, int n, int batch, const cf32 *T, const cf32 *R, int compu
             dg = nanmax(my_dg, dg);
         }
     }
-    if (nomem) return rt_fail(err, RT_ENOMEM, "la_qr_check: out of memory (m=%d, n=%d)", m, n);
+    if (nomem) return stap_fail(err, STAP_ENOMEM, "la_qr_check: out of memory (m=%d, n=%d)", m, n);
     if (lapack_fail >= 0)
-        return rt_fail(err, RT_ENUMERIC, "la_qr_check: reference cgeqrf failed on batch item %d",
-                       lapack_fail);
+        return stap_fail(err, STAP_ENUMERIC, "la_qr_check: reference cgeqrf failed on batch item %d",
+                         lapack_fail);
     acc->residual = res;
     acc->diag = dg;
     acc->worst = worst < batch ? worst : 0;
-    return RT_OK;
+    return STAP_OK;
 }

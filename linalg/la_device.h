@@ -7,7 +7,7 @@
  *  - cublas: materialized, cublasCgeqrfBatched, two cublasCtrsmBatched, normalization.
  * Created once per shape and stream with every buffer, handle and pointer array it
  * needs; enqueue allocates nothing and never synchronizes (it may be captured in a
- * CUDA graph). Only in builds with CUDA (gpu_none.c answers RT_EUNSUPPORTED). */
+ * CUDA graph). Only in builds with CUDA (gpu_none.c answers STAP_EUNSUPPORTED). */
 #ifndef LA_DEVICE_H
 #define LA_DEVICE_H
 
@@ -20,34 +20,34 @@ extern "C" {
 
 typedef struct la_dev_weights la_dev_weights;
 
-/* backend: LA_BACKEND_GPU or LA_BACKEND_CUBLAS. variant: a QR variant to force (gpu; -1 =
+/* backend: STAP_BACKEND_GPU or STAP_BACKEND_CUBLAS. variant: a QR variant to force (gpu; -1 =
  * the dispatch table). g: the gather (its X pointer is fixed for the object's life).
  * m x n: the training matrix; batch: D*S; dV: nbeams x n steering (device); dW: batch x
  * nbeams x n weights (device, written per enqueue); dbad: the factor flags
  * (rtk_factor_flags, preset by the caller); dphase: 3 timestamps of the fused kernel, or NULL. */
-int la_dev_weights_create(la_dev_weights **out, la_backend backend, int variant,
+int la_dev_weights_create(la_dev_weights **out, stap_backend backend, int variant,
                           const rtk_gather *g, int m, int n, int batch, int nbeams,
                           const void *dV, void *dW, rtk_factor_flags *dbad, unsigned long long *dphase,
-                          void *stream, rt_error *err);
+                          void *stream, stap_error *err);
 /* Enqueue one batch. ev_training / ev_qr (cudaEvent_t, may be NULL) are recorded when the
  * training matrices are formed and when the factorization is done (both at the start of
  * the one kernel when fused). */
-int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, rt_error *err);
+int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, stap_error *err);
 /* 1 when an object made with these arguments would materialize the m x n training
  * matrices (cuBLAS, no gathering QR variant for the shape on the current device, or the
  * model's plan runs the QR alone and the weights after it); 0 when gather, QR and weights
  * would run as one kernel. */
-int la_dev_weights_materializes(la_backend backend, int variant, int m, int n, int batch,
+int la_dev_weights_materializes(stap_backend backend, int variant, int m, int n, int batch,
                                 int nbeams);
 /* The sub-CPI algorithms' solver: `groups` training matrices (m x n, column-major, leading
  * dimension m, written by the caller before each enqueue into la_dev_weights_matrices)
  * factored in place, then batch items k = 0..batch-1 solve factor k % groups for the
  * nbeams steering vectors dV + (k / groups)*vstride into dW + k*nbeams*n (rtk.h's grouped
  * launches; cuBLAS: geqrf of the groups, two trsm over the batch). */
-int la_dev_weights_create_grouped(la_dev_weights **out, la_backend backend, int variant,
+int la_dev_weights_create_grouped(la_dev_weights **out, stap_backend backend, int variant,
                                   int m, int n, int groups, int batch, int nbeams,
                                   const void *dV, long long vstride, void *dW,
-                                  rtk_factor_flags *dbad, void *stream, rt_error *err);
+                                  rtk_factor_flags *dbad, void *stream, stap_error *err);
 /* The grouped solver's matrix buffer (device). */
 void *la_dev_weights_matrices(la_dev_weights *w);
 /* 1 when gather, QR and weights run as one kernel. */
@@ -58,7 +58,7 @@ const char *la_dev_weights_describe(const la_dev_weights *w);
 size_t la_dev_weights_device_bytes(const la_dev_weights *w);
 void la_dev_weights_destroy(la_dev_weights *w);
 
-/* la_gpu_force_variant (the test and tuning hook) is in <rtstap/linalg.h>. */
+/* stap_la_gpu_force_variant (the test and tuning hook) is in <rtstap/linalg.h>. */
 
 #ifdef __cplusplus
 }

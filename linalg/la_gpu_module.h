@@ -24,28 +24,28 @@ extern "C" {
  * implements them */
 typedef struct la_gpu_api {
     size_t size; /* sizeof(la_gpu_api) */
-    int (*probe)(rt_error *err);
-    int (*select)(int device, rt_error *err);
-    int (*init)(la_ctx *ctx, rt_error *err);
-    void (*fini)(la_ctx *ctx);
-    int (*qr)(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-              rt_error *err);
-    int (*weights)(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
-                   int nbeams, const cf32 *V, cf32 *W, rt_error *err);
-    int (*adaptive_weights)(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
-                            ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
-                            la_timing *timing, rt_error *err);
-    int (*bench_qr)(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
-                    int repeat, int with_weights, int nbeams, const cf32 *V, double *median_us,
-                    cf32 *R_out, rt_error *err);
+    int (*probe)(stap_error *err);
+    int (*select)(int device, stap_error *err);
+    int (*init)(stap_la_ctx *ctx, stap_error *err);
+    void (*fini)(stap_la_ctx *ctx);
+    int (*qr)(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+              stap_error *err);
+    int (*weights)(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+                   int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
+    int (*adaptive_weights)(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+                            ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
+                            stap_la_timing *timing, stap_error *err);
+    int (*bench_qr)(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
+                    int repeat, int with_weights, int nbeams, const stap_cf32 *V, double *median_us,
+                    stap_cf32 *R_out, stap_error *err);
     int (*variant_count)(void);
-    int (*variant_query)(int v, int m, int n, int batch, int nbeams, la_gpu_variant *out,
-                         rt_error *err);
+    int (*variant_query)(int v, int m, int n, int batch, int nbeams, stap_la_gpu_variant *out,
+                         stap_error *err);
     int (*variant_choice)(int m, int n, int batch, int nbeams, int *v, int *separate,
-                          rt_error *err);
-    int (*force_variant)(la_ctx *ctx, int v, rt_error *err);
-    int (*force_plan)(la_ctx *ctx, int v, int separate, rt_error *err);
-    int (*dev_weights_materializes)(la_backend backend, int variant, int m, int n, int batch,
+                          stap_error *err);
+    int (*force_variant)(stap_la_ctx *ctx, int v, stap_error *err);
+    int (*force_plan)(stap_la_ctx *ctx, int v, int separate, stap_error *err);
+    int (*dev_weights_materializes)(stap_backend backend, int variant, int m, int n, int batch,
                                     int nbeams);
 } la_gpu_api;
 
@@ -59,7 +59,7 @@ typedef const la_gpu_api *(*la_gpu_linalg_entry)(int abi);
  * the program linked with librtstap.a), or in the library folder next to that program's
  * (bin/../lib); else by the dynamic loader's own search; else in the library folder rtstap
  * was installed to. */
-void *la_gpu_module_symbol(const char *name, rt_error *err);
+void *la_gpu_module_symbol(const char *name, stap_error *err);
 /* Where the GPU library was loaded from ("" before, or when it was not). */
 const char *la_gpu_module_path(void);
 

@@ -5,44 +5,44 @@
 
 #include "linalg.h"
 
-struct la_ctx {
-    la_backend backend; /* resolved, never AUTO */
+struct stap_la_ctx {
+    stap_backend backend; /* resolved, never AUTO */
     int threads;        /* CPU threads (>= 1)   */
     void *gpu;          /* GPU backend state (device buffers, handles, stream) */
 };
 
 /* cpu: own Householder (qr_cpu.c) */
-int la_cpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-              rt_error *err);
-int la_cpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr,
-                   ptrdiff_t stride_r, int nbeams, const cf32 *V, cf32 *W, rt_error *err);
+int la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+              stap_error *err);
+int la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+                   ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
 
 /* lapack: LAPACKE cgeqrf / ctrtrs on OpenBLAS (qr_lapack.c) */
-int la_lapack_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
-                 ptrdiff_t stride_a, rt_error *err);
-int la_lapack_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr,
-                      ptrdiff_t stride_r, int nbeams, const cf32 *V, cf32 *W, rt_error *err);
+int la_lapack_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+                 ptrdiff_t stride_a, stap_error *err);
+int la_lapack_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+                      ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
 
 /* gpu and cublas (gpu_dispatch.cu when built with CUDA, gpu_none.c otherwise).
  * la_gpu_init fills ctx->gpu; la_gpu_fini releases it. */
-int la_gpu_probe(rt_error *err);
-int la_gpu_init(la_ctx *ctx, rt_error *err);
-void la_gpu_fini(la_ctx *ctx);
-int la_gpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-              rt_error *err);
-int la_gpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
-                   int nbeams, const cf32 *V, cf32 *W, rt_error *err);
-int la_gpu_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
-                            ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
-                            la_timing *timing, rt_error *err);
-int la_gpu_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
-                    int repeat, int with_weights, int nbeams, const cf32 *V,
-                    double *median_us, cf32 *R_out, rt_error *err);
+int la_gpu_probe(stap_error *err);
+int la_gpu_init(stap_la_ctx *ctx, stap_error *err);
+void la_gpu_fini(stap_la_ctx *ctx);
+int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+              stap_error *err);
+int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+                   int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
+int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+                            ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
+                            stap_la_timing *timing, stap_error *err);
+int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
+                    int repeat, int with_weights, int nbeams, const stap_cf32 *V,
+                    double *median_us, stap_cf32 *R_out, stap_error *err);
 
 /* Shared helpers (linalg.c) */
 int la_check_qr_args(int m, int n, int batch, const void *A, int lda, ptrdiff_t stride_a,
-                     rt_error *err);
+                     stap_error *err);
 int la_check_weights_args(int n, int batch, const void *R, int ldr, ptrdiff_t stride_r,
-                          int nbeams, const void *V, const void *W, rt_error *err);
+                          int nbeams, const void *V, const void *W, stap_error *err);
 
 #endif

@@ -3,10 +3,10 @@
 #include "rt_rng.h"
 
 
-void la_random_batch(uint64_t seed, int m, int n, int batch, cf32 *A)
+void la_random_batch(uint64_t seed, int m, int n, int batch, stap_cf32 *A)
 {
     rt_rng r;
     rt_rng_seed(&r, seed, 0);
     size_t total = (size_t)m * n * batch;
-    for (size_t i = 0; i < total; i++) A[i] = (cf32)rt_cgauss(&r);
+    for (size_t i = 0; i < total; i++) A[i] = (stap_cf32)rt_cgauss(&r);
 }

@@ -8,6 +8,6 @@
 
 /* batch m x n matrices (contiguous, lda = m) of circular complex Gaussian entries with
  * E|a|^2 = 1, from `seed`. */
-void la_random_batch(uint64_t seed, int m, int n, int batch, cf32 *A);
+void la_random_batch(uint64_t seed, int m, int n, int batch, stap_cf32 *A);
 
 #endif

@@ -8,48 +8,48 @@
 #include <omp.h>
 #endif
 
-static const char *const backend_names[LA_BACKEND_COUNT] = {"auto", "cpu", "lapack", "gpu",
+static const char *const backend_names[STAP_BACKEND_COUNT] = {"auto", "cpu", "lapack", "gpu",
                                                             "cublas"};
 
-const char *la_backend_name(la_backend b)
+const char *stap_backend_name(stap_backend b)
 {
-    return (b >= 0 && b < LA_BACKEND_COUNT) ? backend_names[b] : "invalid";
+    return (b >= 0 && b < STAP_BACKEND_COUNT) ? backend_names[b] : "invalid";
 }
 
-int la_backend_parse(const char *name, la_backend *out, rt_error *err)
+int stap_backend_parse(const char *name, stap_backend *out, stap_error *err)
 {
-    for (int b = 0; b < LA_BACKEND_COUNT; b++)
+    for (int b = 0; b < STAP_BACKEND_COUNT; b++)
         if (name && strcmp(name, backend_names[b]) == 0) {
-            *out = (la_backend)b;
-            return RT_OK;
+            *out = (stap_backend)b;
+            return STAP_OK;
         }
-    return rt_fail(err, RT_EINVAL, "unknown backend '%s' (expected auto, cpu, lapack, gpu or cublas)",
-                   name ? name : "");
+    return stap_fail(err, STAP_EINVAL, "unknown backend '%s' (expected auto, cpu, lapack, gpu or cublas)",
+                     name ? name : "");
 }
 
-int la_backend_available(la_backend b, rt_error *err)
+int stap_backend_available(stap_backend b, stap_error *err)
 {
     switch (b) {
-    case LA_BACKEND_AUTO:
-    case LA_BACKEND_CPU:
-    case LA_BACKEND_LAPACK: return RT_OK;
-    case LA_BACKEND_GPU:
-    case LA_BACKEND_CUBLAS: return la_gpu_probe(err);
-    default: return rt_fail(err, RT_EINVAL, "invalid backend %d", (int)b);
+    case STAP_BACKEND_AUTO:
+    case STAP_BACKEND_CPU:
+    case STAP_BACKEND_LAPACK: return STAP_OK;
+    case STAP_BACKEND_GPU:
+    case STAP_BACKEND_CUBLAS: return la_gpu_probe(err);
+    default: return stap_fail(err, STAP_EINVAL, "invalid backend %d", (int)b);
     }
 }
 
-int la_ctx_create(la_ctx **out, la_backend b, int threads, rt_error *err)
+int stap_la_ctx_create(stap_la_ctx **out, stap_backend b, int threads, stap_error *err)
 {
     *out = NULL;
-    if (b == LA_BACKEND_AUTO) {
-        rt_error probe;
-        b = la_gpu_probe(&probe) == RT_OK ? LA_BACKEND_GPU : LA_BACKEND_CPU;
+    if (b == STAP_BACKEND_AUTO) {
+        stap_error probe;
+        b = la_gpu_probe(&probe) == STAP_OK ? STAP_BACKEND_GPU : STAP_BACKEND_CPU;
     }
-    int st = la_backend_available(b, err);
+    int st = stap_backend_available(b, err);
     if (st) return st;
-    la_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return rt_fail(err, RT_ENOMEM, "out of memory creating the linalg context");
+    stap_la_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return stap_fail(err, STAP_ENOMEM, "out of memory creating the linalg context");
     ctx->backend = b;
 #ifdef _OPENMP
     ctx->threads = threads > 0 ? threads : omp_get_max_threads();
@@ -57,7 +57,7 @@ int la_ctx_create(la_ctx **out, la_backend b, int threads, rt_error *err)
     ctx->threads = 1;
     (void)threads;
 #endif
-    if (b == LA_BACKEND_GPU || b == LA_BACKEND_CUBLAS) {
+    if (b == STAP_BACKEND_GPU || b == STAP_BACKEND_CUBLAS) {
         st = la_gpu_init(ctx, err);
         if (st) {
             free(ctx);
@@ -65,91 +65,91 @@ int la_ctx_create(la_ctx **out, la_backend b, int threads, rt_error *err)
         }
     }
     *out = ctx;
-    return RT_OK;
+    return STAP_OK;
 }
 
-void la_ctx_destroy(la_ctx *ctx)
+void stap_la_ctx_destroy(stap_la_ctx *ctx)
 {
     if (!ctx) return;
     if (ctx->gpu) la_gpu_fini(ctx);
     free(ctx);
 }
 
-la_backend la_ctx_backend(const la_ctx *ctx) { return ctx->backend; }
-int la_ctx_threads(const la_ctx *ctx) { return ctx->threads; }
+stap_backend stap_la_ctx_backend(const stap_la_ctx *ctx) { return ctx->backend; }
+int stap_la_ctx_threads(const stap_la_ctx *ctx) { return ctx->threads; }
 
 int la_check_qr_args(int m, int n, int batch, const void *A, int lda, ptrdiff_t stride_a,
-                     rt_error *err)
+                     stap_error *err)
 {
     if (n < 1 || m < n)
-        return rt_fail(err, RT_EINVAL, "QR needs m >= n >= 1 (got m=%d, n=%d)", m, n);
-    if (batch < 0) return rt_fail(err, RT_EINVAL, "negative batch count %d", batch);
-    if (lda < m) return rt_fail(err, RT_EINVAL, "leading dimension %d < m=%d", lda, m);
+        return stap_fail(err, STAP_EINVAL, "QR needs m >= n >= 1 (got m=%d, n=%d)", m, n);
+    if (batch < 0) return stap_fail(err, STAP_EINVAL, "negative batch count %d", batch);
+    if (lda < m) return stap_fail(err, STAP_EINVAL, "leading dimension %d < m=%d", lda, m);
     if (batch > 1 && stride_a < (ptrdiff_t)lda * n)
-        return rt_fail(err, RT_EINVAL, "batch stride %td is smaller than one matrix (%d x %d)",
-                       stride_a, lda, n);
-    if (batch > 0 && !A) return rt_fail(err, RT_EINVAL, "null matrix pointer");
-    return RT_OK;
+        return stap_fail(err, STAP_EINVAL, "batch stride %td is smaller than one matrix (%d x %d)",
+                         stride_a, lda, n);
+    if (batch > 0 && !A) return stap_fail(err, STAP_EINVAL, "null matrix pointer");
+    return STAP_OK;
 }
 
 int la_check_weights_args(int n, int batch, const void *R, int ldr, ptrdiff_t stride_r,
-                          int nbeams, const void *V, const void *W, rt_error *err)
+                          int nbeams, const void *V, const void *W, stap_error *err)
 {
-    if (n < 1) return rt_fail(err, RT_EINVAL, "weights need n >= 1 (got %d)", n);
-    if (batch < 0) return rt_fail(err, RT_EINVAL, "negative batch count %d", batch);
-    if (nbeams < 1) return rt_fail(err, RT_EINVAL, "need at least one beam (got %d)", nbeams);
-    if (ldr < n) return rt_fail(err, RT_EINVAL, "leading dimension %d < n=%d", ldr, n);
+    if (n < 1) return stap_fail(err, STAP_EINVAL, "weights need n >= 1 (got %d)", n);
+    if (batch < 0) return stap_fail(err, STAP_EINVAL, "negative batch count %d", batch);
+    if (nbeams < 1) return stap_fail(err, STAP_EINVAL, "need at least one beam (got %d)", nbeams);
+    if (ldr < n) return stap_fail(err, STAP_EINVAL, "leading dimension %d < n=%d", ldr, n);
     if (batch > 1 && stride_r < (ptrdiff_t)ldr * n)
-        return rt_fail(err, RT_EINVAL, "batch stride %td is smaller than one factor", stride_r);
-    if (batch > 0 && (!R || !V || !W)) return rt_fail(err, RT_EINVAL, "null pointer argument");
-    return RT_OK;
+        return stap_fail(err, STAP_EINVAL, "batch stride %td is smaller than one factor", stride_r);
+    if (batch > 0 && (!R || !V || !W)) return stap_fail(err, STAP_EINVAL, "null pointer argument");
+    return STAP_OK;
 }
 
-int la_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-          rt_error *err)
+int stap_la_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+               stap_error *err)
 {
     int st = la_check_qr_args(m, n, batch, A, lda, stride_a, err);
     if (st || batch == 0) return st;
     switch (ctx->backend) {
-    case LA_BACKEND_CPU: return la_cpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
-    case LA_BACKEND_LAPACK: return la_lapack_qr(ctx, m, n, batch, A, lda, stride_a, err);
+    case STAP_BACKEND_CPU: return la_cpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
+    case STAP_BACKEND_LAPACK: return la_lapack_qr(ctx, m, n, batch, A, lda, stride_a, err);
     default: return la_gpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
     }
 }
 
-int la_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
-               int nbeams, const cf32 *V, cf32 *W, rt_error *err)
+int stap_la_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+                    int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err)
 {
     int st = la_check_weights_args(n, batch, R, ldr, stride_r, nbeams, V, W, err);
     if (st || batch == 0) return st;
     switch (ctx->backend) {
-    case LA_BACKEND_CPU:
+    case STAP_BACKEND_CPU:
         return la_cpu_weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
-    case LA_BACKEND_LAPACK:
+    case STAP_BACKEND_LAPACK:
         return la_lapack_weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
     default: return la_gpu_weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
     }
 }
 
-int la_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
-                        ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
-                        la_timing *timing, rt_error *err)
+int stap_la_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+                             ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
+                             stap_la_timing *timing, stap_error *err)
 {
-    la_timing t = {0, 0, 0};
+    stap_la_timing t = {0, 0, 0};
     int st = la_check_qr_args(m, n, batch, A, lda, stride_a, err);
     if (!st) st = la_check_weights_args(n, batch, A, lda, stride_a, nbeams, V, W, err);
     if (st || batch == 0) goto done;
-    if (ctx->backend == LA_BACKEND_GPU || ctx->backend == LA_BACKEND_CUBLAS) {
+    if (ctx->backend == STAP_BACKEND_GPU || ctx->backend == STAP_BACKEND_CUBLAS) {
         st = la_gpu_adaptive_weights(ctx, m, n, batch, A, lda, stride_a, nbeams, V, W, &t, err);
         goto done;
     }
-    double t0 = rt_now_ms();
-    st = la_qr(ctx, m, n, batch, A, lda, stride_a, err);
-    double t1 = rt_now_ms();
+    double t0 = stap_now_ms();
+    st = stap_la_qr(ctx, m, n, batch, A, lda, stride_a, err);
+    double t1 = stap_now_ms();
     t.qr_ms = t1 - t0;
     if (st) goto done;
-    st = la_weights(ctx, n, batch, A, lda, stride_a, nbeams, V, W, err);
-    t.weights_ms = rt_now_ms() - t1;
+    st = stap_la_weights(ctx, n, batch, A, lda, stride_a, nbeams, V, W, err);
+    t.weights_ms = stap_now_ms() - t1;
 done:
     if (timing) *timing = t;
     return st;
@@ -161,38 +161,38 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int la_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
-                int repeat, int with_weights, int nbeams, const cf32 *V, double *median_us,
-                cf32 *R_out, rt_error *err)
+int stap_la_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
+                     int repeat, int with_weights, int nbeams, const stap_cf32 *V, double *median_us,
+                     stap_cf32 *R_out, stap_error *err)
 {
     if (m < n || n < 1 || batch < 1 || nsets < 1 || repeat < 1 || !sets)
-        return rt_fail(err, RT_EINVAL, "bench: bad arguments (m=%d n=%d batch=%d sets=%d repeat=%d)",
-                       m, n, batch, nsets, repeat);
+        return stap_fail(err, STAP_EINVAL, "bench: bad arguments (m=%d n=%d batch=%d sets=%d repeat=%d)",
+                         m, n, batch, nsets, repeat);
     if (with_weights && (nbeams < 1 || !V))
-        return rt_fail(err, RT_EINVAL, "bench: weights need steering vectors");
-    if (ctx->backend == LA_BACKEND_GPU || ctx->backend == LA_BACKEND_CUBLAS)
+        return stap_fail(err, STAP_EINVAL, "bench: weights need steering vectors");
+    if (ctx->backend == STAP_BACKEND_GPU || ctx->backend == STAP_BACKEND_CUBLAS)
         return la_gpu_bench_qr(ctx, m, n, batch, sets, nsets, repeat, with_weights, nbeams, V,
                                median_us, R_out, err);
 
     size_t one = (size_t)m * n * batch;
-    cf32 *work = malloc(one * sizeof *work);
-    cf32 *W = with_weights ? malloc((size_t)batch * nbeams * n * sizeof *W) : NULL;
+    stap_cf32 *work = malloc(one * sizeof *work);
+    stap_cf32 *W = with_weights ? malloc((size_t)batch * nbeams * n * sizeof *W) : NULL;
     double *times = malloc((size_t)repeat * sizeof *times);
-    int st = RT_OK;
+    int st = STAP_OK;
     if (!work || !times || (with_weights && !W)) {
-        st = rt_fail(err, RT_ENOMEM, "bench: out of memory");
+        st = stap_fail(err, STAP_ENOMEM, "bench: out of memory");
         goto out;
     }
     for (int r = -1; r < repeat; r++) { /* r = -1: warm-up, not timed */
         int set = (r + nsets) % nsets;
         memcpy(work, sets + one * set, one * sizeof *work);
-        double t0 = rt_now_ms();
+        double t0 = stap_now_ms();
         if (with_weights)
-            st = la_adaptive_weights(ctx, m, n, batch, work, m, (ptrdiff_t)m * n, nbeams, V, W,
-                                     NULL, err);
+            st = stap_la_adaptive_weights(ctx, m, n, batch, work, m, (ptrdiff_t)m * n, nbeams, V, W,
+                                          NULL, err);
         else
-            st = la_qr(ctx, m, n, batch, work, m, (ptrdiff_t)m * n, err);
-        double t1 = rt_now_ms();
+            st = stap_la_qr(ctx, m, n, batch, work, m, (ptrdiff_t)m * n, err);
+        double t1 = stap_now_ms();
         if (st) goto out;
         if (r >= 0) times[r] = (t1 - t0) * 1e3;
         if (set == 0 && R_out) memcpy(R_out, work, one * sizeof *work);

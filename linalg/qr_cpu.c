@@ -29,11 +29,11 @@
 #else
 #define LA_CPU_COPY(name) name##_portable
 #endif
-int LA_CPU_COPY(la_cpu_qr)(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
-                           ptrdiff_t stride_a, rt_error *err);
-int LA_CPU_COPY(la_cpu_weights)(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr,
-                                ptrdiff_t stride_r, int nbeams, const cf32 *V, cf32 *W,
-                                rt_error *err);
+int LA_CPU_COPY(la_cpu_qr)(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+                           ptrdiff_t stride_a, stap_error *err);
+int LA_CPU_COPY(la_cpu_weights)(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+                                ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W,
+                                stap_error *err);
 
 /* Reflectors per compact-WY block, a multiple of 4. Measured on 128 x 240x66 with 2
  * threads: 4 is fastest (wider blocks move more work into the level-2 panel, and the
@@ -356,8 +356,8 @@ static void qr_one(int m, int n, qr_work *w)
 #undef COL
 }
 
-int LA_CPU_COPY(la_cpu_qr)(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
-                           ptrdiff_t stride_a, rt_error *err)
+int LA_CPU_COPY(la_cpu_qr)(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+                           ptrdiff_t stride_a, stap_error *err)
 {
     int nomem = 0;
     const int ld = round8(m);
@@ -377,9 +377,9 @@ int LA_CPU_COPY(la_cpu_qr)(la_ctx *ctx, int m, int n, int batch, cf32 *A, int ld
 #pragma omp for schedule(static)
         for (int k = 0; k < batch; k++) {
             if (!buf) continue;
-            cf32 *Ak = A + (ptrdiff_t)k * stride_a;
+            stap_cf32 *Ak = A + (ptrdiff_t)k * stride_a;
             for (int j = 0; j < n; j++) {
-                const cf32 *a = Ak + (size_t)j * lda;
+                const stap_cf32 *a = Ak + (size_t)j * lda;
                 float *cr = w.pr + (size_t)j * ld, *ci = w.pi + (size_t)j * ld;
                 for (int i = 0; i < m; i++) {
                     cr[i] = crealf(a[i]);
@@ -389,15 +389,15 @@ int LA_CPU_COPY(la_cpu_qr)(la_ctx *ctx, int m, int n, int batch, cf32 *A, int ld
             }
             qr_one(m, n, &w);
             for (int j = 0; j < n; j++) { /* R only: the upper triangle */
-                cf32 *a = Ak + (size_t)j * lda;
+                stap_cf32 *a = Ak + (size_t)j * lda;
                 const float *cr = w.pr + (size_t)j * ld, *ci = w.pi + (size_t)j * ld;
                 for (int i = 0; i <= j; i++) a[i] = cr[i] + I * ci[i];
             }
         }
         free(buf);
     }
-    if (nomem) return rt_fail(err, RT_ENOMEM, "cpu QR: out of memory for %dx%d work buffers", m, n);
-    return RT_OK;
+    if (nomem) return stap_fail(err, STAP_ENOMEM, "cpu QR: out of memory for %dx%d work buffers", m, n);
+    return STAP_OK;
 }
 
 /* ---- weights --------------------------------------------------------------------------
@@ -498,23 +498,23 @@ static void subst_block(int n, int lower, const double *mr, const double *mi, co
 #endif
 
 /* Weights of one factor for all beams; returns 0, or 1 + b when beam b has v^H z = 0. */
-static int weights_one(int n, const cf32 *Rk, int ldr, int nbeams, const cf32 *V, cf32 *Wk,
+static int weights_one(int n, const stap_cf32 *Rk, int ldr, int nbeams, const stap_cf32 *V, stap_cf32 *Wk,
                        wt_work *w)
 {
     for (int j = 0; j < n; j++) { /* column j of R, read contiguously */
-        const cf32 *col = Rk + (size_t)j * ldr;
+        const stap_cf32 *col = Rk + (size_t)j * ldr;
         for (int i = 0; i <= j; i++) {
             w->lr[(size_t)j * n + i] = crealf(col[i]), w->li[(size_t)j * n + i] = -cimagf(col[i]);
             w->ur[(size_t)i * n + j] = crealf(col[i]), w->ui[(size_t)i * n + j] = cimagf(col[i]);
         }
-        const cf64 inv = 1.0 / (cf64)col[j];
+        const stap_cf64 inv = 1.0 / (stap_cf64)col[j];
         w->dr[j] = creal(inv), w->di[j] = cimag(inv);
     }
     for (int b0 = 0; b0 < nbeams; b0 += BEAMS) {
         const int nb = nbeams - b0 < BEAMS ? nbeams - b0 : BEAMS;
         for (int i = 0; i < n; i++)
             for (int b = 0; b < BEAMS; b++) {
-                const cf32 v = b < nb ? V[(size_t)(b0 + b) * n + i] : 0.0f;
+                const stap_cf32 v = b < nb ? V[(size_t)(b0 + b) * n + i] : 0.0f;
                 w->yr[(size_t)i * BEAMS + b] = crealf(v), w->yi[(size_t)i * BEAMS + b] = cimagf(v);
             }
         /* R^H y = v: lower, diagonal conj(R(i,i)), inverse conj(1/R(i,i)) */
@@ -523,7 +523,7 @@ static int weights_one(int n, const cf32 *Rk, int ldr, int nbeams, const cf32 *V
         for (int i = 0; i < n; i++) w->di[i] = -w->di[i];
         subst_block(n, 0, w->ur, w->ui, w->dr, w->di, w->yr, w->yi); /* R z = y */
         for (int b = 0; b < nb; b++) {
-            const cf32 *v = V + (size_t)(b0 + b) * n;
+            const stap_cf32 *v = V + (size_t)(b0 + b) * n;
             double sr = 0, si = 0; /* v^H z */
             for (int i = 0; i < n; i++) {
                 const double zr = w->yr[(size_t)i * BEAMS + b], zi = w->yi[(size_t)i * BEAMS + b];
@@ -533,7 +533,7 @@ static int weights_one(int n, const cf32 *Rk, int ldr, int nbeams, const cf32 *V
             const double den = sr * sr + si * si;
             if (!(den > 0) || !isfinite(den)) return 1 + b0 + b;
             const double qr = sr / den, qi = -si / den; /* 1 / (v^H z) */
-            cf32 *out = Wk + (size_t)(b0 + b) * n;
+            stap_cf32 *out = Wk + (size_t)(b0 + b) * n;
             for (int i = 0; i < n; i++) {
                 const double zr = w->yr[(size_t)i * BEAMS + b], zi = w->yi[(size_t)i * BEAMS + b];
                 out[i] = (float)(zr * qr - zi * qi) + I * (float)(zr * qi + zi * qr);
@@ -543,19 +543,19 @@ static int weights_one(int n, const cf32 *Rk, int ldr, int nbeams, const cf32 *V
     return 0;
 }
 
-static int diag_usable(int n, const cf32 *Rk, int ldr)
+static int diag_usable(int n, const stap_cf32 *Rk, int ldr)
 {
     for (int i = 0; i < n; i++) {
-        const cf32 d = Rk[(size_t)i * ldr + i];
+        const stap_cf32 d = Rk[(size_t)i * ldr + i];
         if (!isfinite(crealf(d)) || !isfinite(cimagf(d)) || (crealf(d) == 0.0f && cimagf(d) == 0.0f))
             return 0;
     }
     return 1;
 }
 
-int LA_CPU_COPY(la_cpu_weights)(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr,
-                                ptrdiff_t stride_r, int nbeams, const cf32 *V, cf32 *W,
-                                rt_error *err)
+int LA_CPU_COPY(la_cpu_weights)(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+                                ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W,
+                                stap_error *err)
 {
     int bad = -1, bad_beam = -1, nomem = 0;
     const size_t nn = (size_t)n * n;
@@ -577,7 +577,7 @@ int LA_CPU_COPY(la_cpu_weights)(la_ctx *ctx, int n, int batch, const cf32 *R, in
 #pragma omp for schedule(static)
         for (int k = 0; k < batch; k++) {
             if (!buf) continue;
-            const cf32 *Rk = R + (ptrdiff_t)k * stride_r;
+            const stap_cf32 *Rk = R + (ptrdiff_t)k * stride_r;
             int beam = -1;
             if (diag_usable(n, Rk, ldr)) {
                 int st = weights_one(n, Rk, ldr, nbeams, V, W + (size_t)k * nbeams * n, &w);
@@ -592,23 +592,23 @@ int LA_CPU_COPY(la_cpu_weights)(la_ctx *ctx, int n, int batch, const cf32 *R, in
         }
         free(buf);
     }
-    if (nomem) return rt_fail(err, RT_ENOMEM, "cpu weights: out of memory (n=%d)", n);
+    if (nomem) return stap_fail(err, STAP_ENOMEM, "cpu weights: out of memory (n=%d)", n);
     if (bad >= 0 && bad_beam >= 0)
-        return rt_fail(err, RT_ENUMERIC,
-                       "steering vector %d gives v^H (R^H R)^-1 v = 0 or non-finite in batch item %d",
-                       bad_beam, bad);
-    if (bad >= 0) return rt_fail(err, RT_ENUMERIC, "singular triangular factor in batch item %d", bad);
-    return RT_OK;
+        return stap_fail(err, STAP_ENUMERIC,
+                         "steering vector %d gives v^H (R^H R)^-1 v = 0 or non-finite in batch item %d",
+                         bad_beam, bad);
+    if (bad >= 0) return stap_fail(err, STAP_ENUMERIC, "singular triangular factor in batch item %d", bad);
+    return STAP_OK;
 }
 
 /* ---- the choice between the copies (once, in the portable copy) ----------------------- */
 #ifndef LA_CPU_AVX2_COPY
 #if defined(RTSTAP_CPU_AVX2) && (defined(__x86_64__) || defined(__i386__))
 
-int la_cpu_qr_avx2(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-                   rt_error *err);
-int la_cpu_weights_avx2(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr,
-                        ptrdiff_t stride_r, int nbeams, const cf32 *V, cf32 *W, rt_error *err);
+int la_cpu_qr_avx2(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+                   stap_error *err);
+int la_cpu_weights_avx2(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+                        ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
 
 /* 1 for the AVX2 copy: the CPU has AVX2 and FMA, and RTSTAP_CPU_KERNELS is not
  * "portable" (the tests run the portable copy on AVX2 machines too). Decided once. */
@@ -626,23 +626,23 @@ static int use_avx2(void)
     return d;
 }
 
-const char *la_cpu_kernels(void) { return use_avx2() ? "avx2+fma" : "portable"; }
+const char *stap_la_cpu_kernels(void) { return use_avx2() ? "avx2+fma" : "portable"; }
 
-int la_cpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-              rt_error *err)
+int la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+              stap_error *err)
 {
     return (use_avx2() ? la_cpu_qr_avx2 : la_cpu_qr_portable)(ctx, m, n, batch, A, lda,
                                                                stride_a, err);
 }
 
-int la_cpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
-                   int nbeams, const cf32 *V, cf32 *W, rt_error *err)
+int la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+                   int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err)
 {
     return (use_avx2() ? la_cpu_weights_avx2 : la_cpu_weights_portable)(
         ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
 }
 #else /* one copy: the build's target decides (AVX2 when compiled with it, e.g. RTSTAP_NATIVE) */
-const char *la_cpu_kernels(void)
+const char *stap_la_cpu_kernels(void)
 {
 #if defined(__AVX2__) && defined(__FMA__)
     return "avx2+fma";
@@ -651,14 +651,14 @@ const char *la_cpu_kernels(void)
 #endif
 }
 
-int la_cpu_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-              rt_error *err)
+int la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+              stap_error *err)
 {
     return la_cpu_qr_portable(ctx, m, n, batch, A, lda, stride_a, err);
 }
 
-int la_cpu_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
-                   int nbeams, const cf32 *V, cf32 *W, rt_error *err)
+int la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+                   int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err)
 {
     return la_cpu_weights_portable(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
 }

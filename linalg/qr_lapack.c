@@ -15,21 +15,21 @@ extern void openblas_set_num_threads(int num_threads);
  * "done" flag when several contexts run at once. */
 static void single_threaded_blas(void) { openblas_set_num_threads(1); }
 
-int la_lapack_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-                 rt_error *err)
+int la_lapack_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+                 stap_error *err)
 {
     single_threaded_blas();
     /* Workspace query once; each thread then owns tau and work for the whole call. */
-    cf32 wq = 0, tq = 0;
+    stap_cf32 wq = 0, tq = 0;
     lapack_int info = LAPACKE_cgeqrf_work(LAPACK_COL_MAJOR, m, n, A, lda, &tq, &wq, -1);
-    if (info != 0) return rt_fail(err, RT_EINVAL, "cgeqrf workspace query failed (info %d)", (int)info);
+    if (info != 0) return stap_fail(err, STAP_EINVAL, "cgeqrf workspace query failed (info %d)", (int)info);
     lapack_int lwork = (lapack_int)crealf(wq);
     if (lwork < n) lwork = n;
     int fail_item = -1, fail_info = 0, nomem = 0;
 #pragma omp parallel num_threads(ctx->threads)
     {
-        cf32 *tau = malloc((size_t)n * sizeof *tau);
-        cf32 *work = malloc((size_t)lwork * sizeof *work);
+        stap_cf32 *tau = malloc((size_t)n * sizeof *tau);
+        stap_cf32 *work = malloc((size_t)lwork * sizeof *work);
         if (!tau || !work) {
 #pragma omp atomic write
             nomem = 1;
@@ -50,31 +50,31 @@ int la_lapack_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff
         free(tau);
         free(work);
     }
-    if (nomem) return rt_fail(err, RT_ENOMEM, "out of memory for the cgeqrf workspace (n=%d)", n);
+    if (nomem) return stap_fail(err, STAP_ENOMEM, "out of memory for the cgeqrf workspace (n=%d)", n);
     if (fail_item >= 0)
-        return rt_fail(err, RT_ENUMERIC, "cgeqrf failed on batch item %d (info %d)", fail_item,
-                       fail_info);
-    return RT_OK;
+        return stap_fail(err, STAP_ENUMERIC, "cgeqrf failed on batch item %d (info %d)", fail_item,
+                         fail_info);
+    return STAP_OK;
 }
 
-static int diag_ok(int n, const cf32 *R, int ldr)
+static int diag_ok(int n, const stap_cf32 *R, int ldr)
 {
     for (int i = 0; i < n; i++) {
-        cf32 d = R[(size_t)i * ldr + i];
+        stap_cf32 d = R[(size_t)i * ldr + i];
         if (!isfinite(crealf(d)) || !isfinite(cimagf(d)) || (crealf(d) == 0.f && cimagf(d) == 0.f))
             return 0;
     }
     return 1;
 }
 
-int la_lapack_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
-                      int nbeams, const cf32 *V, cf32 *W, rt_error *err)
+int la_lapack_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+                      int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err)
 {
     single_threaded_blas();
     int bad = -1, bad_beam = -1, nomem = 0;
 #pragma omp parallel num_threads(ctx->threads)
     {
-        cf32 *B = malloc((size_t)n * nbeams * sizeof *B); /* n x nbeams, column b = v_b */
+        stap_cf32 *B = malloc((size_t)n * nbeams * sizeof *B); /* n x nbeams, column b = v_b */
         if (!B) {
 #pragma omp atomic write
             nomem = 1;
@@ -82,7 +82,7 @@ int la_lapack_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptr
 #pragma omp for schedule(static)
         for (int k = 0; k < batch; k++) {
             if (!B) continue;
-            const cf32 *Rk = R + (ptrdiff_t)k * stride_r;
+            const stap_cf32 *Rk = R + (ptrdiff_t)k * stride_r;
             lapack_int i1 = -1, i2 = -1;
             if (diag_ok(n, Rk, ldr)) {
                 /* V is row-major nbeams x n, i.e. column-major n x nbeams: B = V. */
@@ -100,9 +100,9 @@ int la_lapack_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptr
                 continue;
             }
             for (int b = 0; b < nbeams; b++) {
-                const cf32 *v = V + (size_t)b * n, *z = B + (size_t)b * n;
-                cf64 vz = 0;
-                for (int j = 0; j < n; j++) vz += conj((cf64)v[j]) * (cf64)z[j];
+                const stap_cf32 *v = V + (size_t)b * n, *z = B + (size_t)b * n;
+                stap_cf64 vz = 0;
+                for (int j = 0; j < n; j++) vz += conj((stap_cf64)v[j]) * (stap_cf64)z[j];
                 if (!(cabs(vz) > 0) || !isfinite(cabs(vz))) {
 #pragma omp critical(la_lapack_weights_bad)
                     if (bad < 0 || k < bad) {
@@ -111,18 +111,18 @@ int la_lapack_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptr
                     }
                     break;
                 }
-                cf32 s = (cf32)(1.0 / vz);
-                cf32 *w = W + ((size_t)k * nbeams + b) * n;
+                stap_cf32 s = (stap_cf32)(1.0 / vz);
+                stap_cf32 *w = W + ((size_t)k * nbeams + b) * n;
                 for (int j = 0; j < n; j++) w[j] = z[j] * s;
             }
         }
         free(B);
     }
-    if (nomem) return rt_fail(err, RT_ENOMEM, "out of memory for the right-hand sides (n=%d)", n);
+    if (nomem) return stap_fail(err, STAP_ENOMEM, "out of memory for the right-hand sides (n=%d)", n);
     if (bad >= 0 && bad_beam >= 0)
-        return rt_fail(err, RT_ENUMERIC,
-                       "steering vector %d gives v^H (R^H R)^-1 v = 0 or non-finite in batch item %d",
-                       bad_beam, bad);
-    if (bad >= 0) return rt_fail(err, RT_ENUMERIC, "singular triangular factor in batch item %d", bad);
-    return RT_OK;
+        return stap_fail(err, STAP_ENUMERIC,
+                         "steering vector %d gives v^H (R^H R)^-1 v = 0 or non-finite in batch item %d",
+                         bad_beam, bad);
+    if (bad >= 0) return stap_fail(err, STAP_ENUMERIC, "singular triangular factor in batch item %d", bad);
+    return STAP_OK;
 }

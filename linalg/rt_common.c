@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-int rt_fail(rt_error *err, int code, const char *fmt, ...)
+int stap_fail(stap_error *err, int code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -19,9 +19,9 @@ int rt_fail(rt_error *err, int code, const char *fmt, ...)
     return code;
 }
 
-int rt_prefix(rt_error *err, const char *fmt, ...)
+int stap_error_prefix(stap_error *err, const char *fmt, ...)
 {
-    if (!err) return RT_EINVAL;
+    if (!err) return STAP_EINVAL;
     char head[256], old[sizeof err->msg];
     va_list ap;
     va_start(ap, fmt);
@@ -39,31 +39,31 @@ int rt_prefix(rt_error *err, const char *fmt, ...)
     return err->code;
 }
 
-void rt_clear(rt_error *err)
+void stap_error_clear(stap_error *err)
 {
-    if (err) { err->code = RT_OK; err->msg[0] = '\0'; }
+    if (err) { err->code = STAP_OK; err->msg[0] = '\0'; }
 }
 
-const char *rt_status_name(int code)
+const char *stap_status_name(int code)
 {
     switch (code) {
-    case RT_OK: return "ok";
-    case RT_EINVAL: return "invalid argument";
-    case RT_EIO: return "i/o error";
-    case RT_EFORMAT: return "format error";
-    case RT_ENOMEM: return "out of memory";
-    case RT_ENUMERIC: return "numerical error";
-    case RT_EDEVICE: return "device error";
-    case RT_EUNSUPPORTED: return "unsupported";
+    case STAP_OK: return "ok";
+    case STAP_EINVAL: return "invalid argument";
+    case STAP_EIO: return "i/o error";
+    case STAP_EFORMAT: return "format error";
+    case STAP_ENOMEM: return "out of memory";
+    case STAP_ENUMERIC: return "numerical error";
+    case STAP_EDEVICE: return "device error";
+    case STAP_EUNSUPPORTED: return "unsupported";
     default: return "unknown error";
     }
 }
 
-const char *rt_version(void) { return RTSTAP_VERSION; }
+const char *stap_version(void) { return RTSTAP_VERSION; }
 
-const char *rt_commit(void) { return RTSTAP_COMMIT_ID; }
+const char *stap_commit(void) { return RTSTAP_COMMIT_ID; }
 
-double rt_now_ms(void)
+double stap_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

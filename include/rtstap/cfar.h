@@ -39,8 +39,8 @@
  * sum_{i=0}^{k-1} 1/(n-i) for OS (the k-th order statistic's mean), and
  * 1 +- C(2m, m) / 4^m for GO / SO (the mean of the larger / smaller of two Gamma(m)
  * means). */
-#ifndef CFAR_H
-#define CFAR_H
+#ifndef RTSTAP_CFAR_H
+#define RTSTAP_CFAR_H
 
 #include <stddef.h>
 
@@ -79,13 +79,13 @@ typedef struct stap_cfar_config {
 
 void stap_cfar_defaults(stap_cfar_config *c);
 /* "none" | "ca" | "os" | "go" | "so" | "ca2d" */
-int stap_cfar_parse_kind(const char *s, stap_cfar_kind *k, rt_error *err);
+int stap_cfar_parse_kind(const char *s, stap_cfar_kind *k, stap_error *err);
 const char *stap_cfar_kind_name(stap_cfar_kind k);
 /* Checks every field the kind uses against the output's doppler_bins and range_gates
  * (messages name the field: stap_cfar_config.pfa, .guard, .train, .os_rank,
  * .guard_doppler, .train_doppler). */
 int stap_cfar_validate(const stap_cfar_config *c, int doppler_bins, int range_gates,
-                       rt_error *err);
+                       stap_error *err);
 /* Entries of the threshold tables (index = training-cell count n, 0 unused): 2 train + 1
  * along range, the full rectangle's count + 1 for CA2D; 1 for kind NONE. For a valid c. */
 size_t stap_cfar_table_len(const stap_cfar_config *c);
@@ -98,8 +98,8 @@ static inline int stap_cfar_uses_prefix(stap_cfar_kind k)
 /* Square-law detection along range of |y|^2, y: beams x doppler x range (row-major).
  * Returns the detections sorted by (beam, doppler_bin, range_cell), malloc'd (free
  * with free(); *out is NULL when *count is 0). kind NONE returns no detections. */
-int stap_cfar_detect(const stap_cfar_config *c, const cf32 *y, int beams, int doppler_bins,
-                     int range_gates, stap_detection **out, size_t *count, rt_error *err);
+int stap_cfar_detect(const stap_cfar_config *c, const stap_cf32 *y, int beams, int doppler_bins,
+                     int range_gates, stap_detection **out, size_t *count, stap_error *err);
 
 /* The detector as a plan for one output shape (B x D x R) and thread count: tables and
  * work space made once, executed per CPI without allocating (the detection array grows
@@ -115,12 +115,12 @@ typedef struct stap_cfar_hit {
     double z, power;
 } stap_cfar_hit;
 int stap_cfar_plan_create(stap_cfar_plan **p, const stap_cfar_config *c, int beams,
-                          int doppler_bins, int range_gates, int threads, rt_error *err);
-int stap_cfar_plan_execute(stap_cfar_plan *p, const cf32 *y, const stap_detection **out,
-                           size_t *count, rt_error *err);
+                          int doppler_bins, int range_gates, int threads, stap_error *err);
+int stap_cfar_plan_execute(stap_cfar_plan *p, const stap_cf32 *y, const stap_detection **out,
+                           size_t *count, stap_error *err);
 /* Detections from hits found elsewhere (the GPU): sorts hits, forms the records. */
 int stap_cfar_plan_finish(stap_cfar_plan *p, stap_cfar_hit *hits, size_t count,
-                          const stap_detection **out, size_t *n_out, rt_error *err);
+                          const stap_detection **out, size_t *n_out, stap_error *err);
 /* The threshold tables (stap_cfar_table_len entries) for a GPU detector to copy. */
 const double *stap_cfar_plan_alpha(const stap_cfar_plan *p);
 const int *stap_cfar_plan_rank(const stap_cfar_plan *p);
@@ -129,8 +129,8 @@ void stap_cfar_plan_destroy(stap_cfar_plan *p);
 /* The same detector on the GPU (stap/cfar_gpu.cu, builds with CUDA only): copies y up,
  * runs the rtk CFAR kernels, returns a malloc'd sorted list as stap_cfar_detect does.
  * For tests and one-off use; engines keep their buffers (stap/engine_gpu.cu). */
-int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y, int beams, int doppler_bins,
-                         int range_gates, stap_detection **out, size_t *count, rt_error *err);
+int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *y, int beams, int doppler_bins,
+                         int range_gates, stap_detection **out, size_t *count, stap_error *err);
 
 /* e.g. "ca pfa=1e-06 guard=2 train=16", "os pfa=0.001 guard=2 train=16 rank=24",
  * "go pfa=1e-06 guard=2 train=16",
@@ -163,9 +163,9 @@ static inline int stap_cfar_count(const stap_cfar_config *c, int lo0, int hi0, i
 /* Per training-cell count n = 1..stap_cfar_table_len(c) - 1: the threshold factor
  * alpha[n] and, for OS, the rank k[n] (1-based), and the noise-estimate divisor norm[n]
  * (Z / norm[n] is the noise-power estimate). Arrays of stap_cfar_table_len(c) entries
- * (index 0 unused). Returns RT_OK or RT_ENUMERIC when an equation has no solution. */
+ * (index 0 unused). Returns STAP_OK or STAP_ENUMERIC when an equation has no solution. */
 int stap_cfar_tables(const stap_cfar_config *c, double *alpha, int *rank, double *norm,
-                     rt_error *err);
+                     stap_error *err);
 
 /* Square-law power exactly as both detectors compute it: (double)re^2 + (double)im^2
  * (the float products are exact in double, so contraction cannot change it). */

@@ -22,76 +22,84 @@ extern "C" {
  * C++ users) a struct of the same layout under the same name — only pointers to them
  * cross the API, and std::complex<float> or float2 data may be cast to them. */
 #ifdef __cplusplus
-typedef struct { float re, im; } cf32;
-typedef struct { double re, im; } cf64;
+typedef struct { float re, im; } stap_cf32;
+typedef struct { double re, im; } stap_cf64;
 #else
-typedef float _Complex cf32;
-typedef double _Complex cf64;
-/* C11's CMPLXF and CMPLX: glibc's <complex.h> defines them for GCC >= 4.7 only; clang has
- * the builtin */
-#ifndef CMPLXF
-#define CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
-#endif
-#ifndef CMPLX
-#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
-#endif
+typedef float _Complex stap_cf32;
+typedef double _Complex stap_cf64;
+/* A complex value from its real and imaginary parts, exactly (C11's CMPLXF and CMPLX, which
+ * glibc's <complex.h> defines for GCC >= 4.7 only; GCC and clang have the builtin) */
+#define STAP_CMPLXF(x, y) __builtin_complex((float)(x), (float)(y))
+#define STAP_CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
 #endif
 
 /* The status-code-plus-message convention of every rtstap library function: it returns
- * an int status (RT_OK = 0) and fills an rt_error with a message that names the file,
+ * an int status (STAP_OK = 0) and fills a stap_error with a message that names the file,
  * dataset or parameter at fault; the library never prints (only app/ does). */
-enum rt_status {
-    RT_OK = 0,
-    RT_EINVAL = 1,   /* an argument or parameter is out of range            */
-    RT_EIO = 2,      /* a file could not be read or written                 */
-    RT_EFORMAT = 3,  /* an input file does not follow the expected schema   */
-    RT_ENOMEM = 4,   /* an allocation failed                                */
-    RT_ENUMERIC = 5, /* a non-finite value or a singular factor was met     */
-    RT_EDEVICE = 6,  /* a GPU error, or no GPU where one is needed          */
-    RT_EUNSUPPORTED = 7 /* the build lacks a feature (e.g. CUDA)            */
+enum stap_status {
+    STAP_OK = 0,
+    STAP_EINVAL = 1,   /* an argument or parameter is out of range            */
+    STAP_EIO = 2,      /* a file could not be read or written                 */
+    STAP_EFORMAT = 3,  /* an input file does not follow the expected schema   */
+    STAP_ENOMEM = 4,   /* an allocation failed                                */
+    STAP_ENUMERIC = 5, /* a non-finite value or a singular factor was met     */
+    STAP_EDEVICE = 6,  /* a GPU error, or no GPU where one is needed          */
+    STAP_EUNSUPPORTED = 7 /* the build lacks a feature (e.g. CUDA)            */
 };
 
-typedef struct rt_error {
-    int code;        /* one of enum rt_status                              */
+typedef struct stap_error {
+    int code;        /* one of enum stap_status                              */
     char msg[512];   /* what went wrong, naming the file/dataset/parameter */
-} rt_error;
+} stap_error;
 
-/* How an atomic writer publishes its file. RT_WRITE_NEW (every writer without a _mode
- * suffix): an existing file of that name is refused (RT_EIO, "already exists"), before
- * and again after the work. RT_WRITE_REPLACE (rtstap's -f): an existing regular file is
- * replaced by renaming the complete temporary over it, so it stays as it was until the
- * new file is complete, and for good when the writing fails; a directory, symbolic link
- * or other non-regular file of that name is still refused. */
-typedef enum rt_write_mode { RT_WRITE_NEW = 0, RT_WRITE_REPLACE = 1 } rt_write_mode;
+/* How an atomic writer publishes its file. STAP_WRITE_NEW (the default): an existing file
+ * of that name is refused (STAP_EIO, "already exists"), before and again after the work.
+ * STAP_WRITE_REPLACE (rtstap's -f): an existing regular file is replaced by renaming the
+ * complete temporary over it, so it stays as it was until the new file is complete, and
+ * for good when the writing fails; a directory, symbolic link or other non-regular file
+ * of that name is still refused. */
+typedef enum stap_write_mode { STAP_WRITE_NEW = 0, STAP_WRITE_REPLACE = 1 } stap_write_mode;
+
+/* What a result file keeps of each CPI (stap_write_options.keep). */
+enum {
+    STAP_KEEP_WEIGHTS = 1u << 0,    /* /weights: D x S x B x N per CPI (about 1 MB, hard) */
+    STAP_KEEP_OUTPUT = 1u << 1,     /* /output/iq: B x D x R per CPI                     */
+    STAP_KEEP_DETECTIONS = 1u << 2  /* /detections (a few KB per CPI)                    */
+};
+
+/* How a writer writes (NULL = defaults: a new file; a result file keeps what its writer
+ * names as its default). */
+typedef struct stap_write_options {
+    stap_write_mode mode;    /* STAP_WRITE_NEW (0): an existing file is refused;
+                                STAP_WRITE_REPLACE: an existing regular file is replaced */
+    unsigned keep;           /* result files: STAP_KEEP_* bits, 0 = the writer's default   */
+} stap_write_options;
 
 /* Record an error (printf-style message) and return its code. err may be NULL. */
-int rt_fail(rt_error *err, int code, const char *fmt, ...)
+int stap_fail(stap_error *err, int code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 /* Prefix an existing message, e.g. with a file name; returns err->code. */
-int rt_prefix(rt_error *err, const char *fmt, ...)
+int stap_error_prefix(stap_error *err, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-void rt_clear(rt_error *err);
+void stap_error_clear(stap_error *err);
 /* "ok", "invalid argument", "i/o error", ... for a status code. */
-const char *rt_status_name(int code);
+const char *stap_status_name(int code);
 
 /* The version of the library linked (RTSTAP_VERSION is the headers' version). */
-const char *rt_version(void);
+const char *stap_version(void);
 /* The git commit the library was built from ("+dirty" when the tree had uncommitted
  * changes), for --version, result files and benchmark records. */
-const char *rt_commit(void);
-#define RTSTAP_COMMIT rt_commit()
+const char *stap_commit(void);
+#define RTSTAP_COMMIT stap_commit()
 
 /* A monotonic clock (CLOCK_MONOTONIC), in milliseconds: stage timing and time stamps. */
-double rt_now_ms(void);
-/* Its earlier name, from when the clock was linalg's; kept so that code written against
- * it builds unchanged (prefer rt_now_ms). */
-#define la_now_ms rt_now_ms
+double stap_now_ms(void);
 
 #ifdef __cplusplus
 }

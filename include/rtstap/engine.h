@@ -47,8 +47,8 @@ void stap_engine_options_defaults(stap_engine_options *o);
 
 typedef struct stap_cpi_result {
     long long cpi;                      /* submit sequence number, from 0               */
-    const cf32 *weights;                /* D x S x B x N, or NULL when not kept         */
-    const cf32 *output;                 /* B x D x R, or NULL when not kept             */
+    const stap_cf32 *weights;                /* D x S x B x N, or NULL when not kept         */
+    const stap_cf32 *output;                 /* B x D x R, or NULL when not kept             */
     const stap_detection *detections;   /* sorted by (beam, Doppler bin, range cell)    */
     size_t detection_count;
     double stage_ms[STAP_STAGE_COUNT];  /* CUDA-event (GPU) or wall-clock (CPU) times   */
@@ -71,12 +71,12 @@ typedef struct stap_engine stap_engine;
  * falls back to the CPU engine, and stap_engine_note says why. steering: nbeams x steering_len row-major, as the
  * caller has it (steering_len must equal N = C*Q and nbeams is capped like cfg->beams, or the
  * call fails naming /steering), or NULL for the default beams (cfg->beams). */
-int stap_engine_create(stap_engine **e, const stap_config *cfg, const cf32 *steering, int nbeams,
-                       int steering_len, const stap_engine_options *opt, rt_error *err);
+int stap_engine_create(stap_engine **e, const stap_config *cfg, const stap_cf32 *steering, int nbeams,
+                       int steering_len, const stap_engine_options *opt, stap_error *err);
 void stap_engine_destroy(stap_engine *e);
 /* "" or, after a fallback, why the engine runs on the CPU although AUTO asked for the GPU:
  * made there (the GPU engine could not be made), or moved there in the middle of a run. An
- * engine made with AUTO that meets a device error (RT_EDEVICE) at submit or collect moves
+ * engine made with AUTO that meets a device error (STAP_EDEVICE) at submit or collect moves
  * to the CPU engine and submits every CPI in flight again, in order, from the caller's
  * cubes: no CPI is lost, repeated or reordered, and the call goes on. An engine made for a
  * named backend returns the error. */
@@ -92,35 +92,35 @@ long long stap_engine_moved_to_cpu(const stap_engine *e);
  * training matrices and a cuFFT work area the size of the Doppler cube). */
 int stap_engine_estimate(const stap_config *cfg, int nbeams, int steering_len,
                          const stap_engine_options *opt, size_t *host_bytes,
-                         size_t *device_bytes, rt_error *err);
+                         size_t *device_bytes, stap_error *err);
 /* The memory a run may plan to use: host = MemAvailable (/proc/meminfo), lowered by a
  * cgroup v2 limit (memory.max - memory.current) and by RTSTAP_MEMORY_LIMIT (bytes) when
- * set; device = the device's free memory, lowered by RTSTAP_DEVICE_MEMORY_LIMIT. RT_OK
+ * set; device = the device's free memory, lowered by RTSTAP_DEVICE_MEMORY_LIMIT. STAP_OK
  * with what was found; src names where the host figure came from. */
-int stap_memory_available(size_t *host_bytes, const char **src, rt_error *err);
-/* The estimate plus opt->host_reserve against what is available: RT_ENOMEM naming the
+int stap_memory_available(size_t *host_bytes, const char **src, stap_error *err);
+/* The estimate plus opt->host_reserve against what is available: STAP_ENOMEM naming the
  * need, the estimate's parts and what is available (backend AUTO: only the host is
  * checked). */
 int stap_engine_check_memory(const stap_config *cfg, int nbeams, int steering_len,
-                             const stap_engine_options *opt, rt_error *err);
+                             const stap_engine_options *opt, stap_error *err);
 
 /* Start a CPI (cube: C x P x R row-major, host memory; from stap_engine_host_alloc for
  * full copy speed on the GPU) in a free slot. The cube may be reused once the slot is
- * collected. RT_EINVAL when the slot is out of range or not collected yet. */
-int stap_engine_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err);
+ * collected. STAP_EINVAL when the slot is out of range or not collected yet. */
+int stap_engine_submit(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err);
 /* Wait for the slot's CPI and return its results. A CPI whose input has a non-finite
  * sample, whose training data is singular or whose weights are not finite fails here
- * (RT_EFORMAT / RT_ENUMERIC, naming the sample or the Doppler bin and segment); the slot
+ * (STAP_EFORMAT / STAP_ENUMERIC, naming the sample or the Doppler bin and segment); the slot
  * is free again either way. */
-int stap_engine_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err);
+int stap_engine_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err);
 
 /* The conditioning limit: a CPI whose diag_ratio is below 10 * FLT_EPSILON * N (N the
  * degrees of freedom) has training data that is rank-deficient to working precision —
  * its weights are dominated by rounding. stap_engine_check_conditioning returns
- * RT_ENUMERIC naming the Doppler bin, segment, ratio and limit in that case, else RT_OK
+ * STAP_ENUMERIC naming the Doppler bin, segment, ratio and limit in that case, else STAP_OK
  * (the caller decides whether that is a warning or an error). */
 double stap_engine_conditioning_limit(const stap_engine *e);
-int stap_engine_check_conditioning(const stap_engine *e, const stap_cpi_result *r, rt_error *err);
+int stap_engine_check_conditioning(const stap_engine *e, const stap_cpi_result *r, stap_error *err);
 
 /* Host memory for cubes: pinned (page-locked) for the GPU engine, plain for the CPU one. */
 void *stap_engine_host_alloc(stap_engine *e, size_t bytes);
@@ -129,7 +129,7 @@ void stap_engine_host_free(stap_engine *e, void *p);
 const stap_config *stap_engine_config(const stap_engine *e); /* backend resolved       */
 int stap_engine_slots(const stap_engine *e);
 int stap_engine_beams(const stap_engine *e);
-const cf32 *stap_engine_steering(const stap_engine *e); /* B x N                        */
+const stap_cf32 *stap_engine_steering(const stap_engine *e); /* B x N                        */
 const stap_engine_options *stap_engine_options_of(const stap_engine *e);
 /* One line on how the stages run, e.g. "gpu: cuFFT, flw16x22_15x3 (gather + QR + weights
  * fused), apply kernel, CA-CFAR kernels, CUDA graphs, 2 slots". */
@@ -149,16 +149,16 @@ size_t stap_output_count(const stap_config *cfg, int beams);  /* B * D * R     *
 /* The Doppler cube of the slot's last CPI, C x D x R (copied from the device by the GPU
  * engine): for tests and tools. Sub-CPI algorithms: the staggered cube of each channel's
  * sub-CPI pulse 0 (README step 1', q = 0). */
-int stap_engine_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err);
+int stap_engine_doppler(stap_engine *e, int slot, stap_cf32 *X, stap_error *err);
 
 /* GPU facts for reports and memory checks (builds with CUDA and a usable device;
- * otherwise RT_EUNSUPPORTED or RT_EDEVICE). name: the device's name. */
+ * otherwise STAP_EUNSUPPORTED or STAP_EDEVICE). name: the device's name. */
 int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t *total_bytes,
-                  rt_error *err);
+                  stap_error *err);
 /* The host link measured with pinned buffers of `bytes`: median GB/s of `repeat` copies
  * each way. */
 int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs, double *d2h_gbs,
-                            rt_error *err);
+                            stap_error *err);
 
 #ifdef __cplusplus
 }

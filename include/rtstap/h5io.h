@@ -1,9 +1,9 @@
 /* h5io: rtstap's HDF5 file format (docs/file-format.md, schema v1.1): reading and
  * validating an input cube, and writing a result file atomically (temporary name in
  * the target directory, renamed on success; an existing file is never overwritten,
- * unless a writer's _mode variant is given RT_WRITE_REPLACE). */
-#ifndef H5IO_H
-#define H5IO_H
+ * unless the writer's options say STAP_WRITE_REPLACE). */
+#ifndef RTSTAP_H5IO_H
+#define RTSTAP_H5IO_H
 
 #include <stdint.h>
 
@@ -17,8 +17,8 @@ extern "C" {
  * own writer functions (stap/io/h5x.h, internal), so that it is written as the rest is. */
 typedef struct stap_h5_file stap_h5_file;
 /* A hook that adds groups, datasets and attributes to a file being written (e.g. /truth of
- * the scene generator). Return RT_OK or a code. */
-typedef int (*stap_h5_extra_fn)(stap_h5_file *file, void *user, rt_error *err);
+ * the scene generator). Return STAP_OK or a code. */
+typedef int (*stap_h5_extra_fn)(stap_h5_file *file, void *user, stap_error *err);
 
 /* Optional metadata of an input file. */
 typedef struct stap_radar_meta {
@@ -50,8 +50,8 @@ typedef struct stap_layout {
 int stap_axis_parse(const char *name, size_t len);
 const char *stap_axis_name(int axis); /* "channel", "pulse", "range", "cpi", "iq" */
 /* "P,C,R", "pulse, channel, range", ...: the three cube axes, each once, comma-separated.
- * RT_EINVAL with a message quoting the text and saying what is wrong. */
-int stap_layout_parse(const char *text, stap_layout *out, rt_error *err);
+ * STAP_EINVAL with a message quoting the text and saying what is wrong. */
+int stap_layout_parse(const char *text, stap_layout *out, stap_error *err);
 /* "pulse, channel, range" (with "cpi, " first when rank is 4); returns buf. */
 const char *stap_layout_string(const stap_layout *l, int rank, char *buf, size_t len);
 int stap_layout_is_identity(const stap_layout *l);
@@ -91,10 +91,10 @@ typedef struct stap_layout_report {
 
 typedef struct stap_input {
     int channels, pulses, range_gates;
-    cf32 *iq;                /* C x P x R, row-major                    */
+    stap_cf32 *iq;                /* C x P x R, row-major                    */
     int steering_beams;      /* 0 when the file has no /steering         */
     int steering_len;        /* its second dimension (must be C*Q)       */
-    cf32 *steering;          /* steering_beams x steering_len, or NULL   */
+    stap_cf32 *steering;          /* steering_beams x steering_len, or NULL   */
     stap_radar_meta meta;
     stap_layout_report layout; /* how /data/iq's axis order was determined (readers) */
     double scale;            /* readers: the factor applied to the stored samples (1: none) */
@@ -107,26 +107,22 @@ typedef struct stap_input {
  * integer, in either byte order (rank 3); or interleaved: integer or real elements with a
  * last axis of length 2 (rank 4). HDF5 converts them to float32 (float64 and int32 by way
  * of double); they are multiplied by the `scale` attribute of /data/iq (or opts->scale).
- * Rejects (RT_EFORMAT, message naming the file and dataset): missing /data/iq, another
+ * Rejects (STAP_EFORMAT, message naming the file and dataset): missing /data/iq, another
  * rank, a zero-size dimension, another element type (real without the iq axis, unsigned
  * or 64-bit integers, other member names or counts), a malformed `scale`, non-finite
  * samples or samples beyond float32's range once converted and scaled; axis labels that
  * are unknown, repeated, too few or too many, or that disagree (dimension labels against
- * `dims`) — unless opts overrides them; a malformed /steering or attribute. RT_EIO when
+ * `dims`) — unless opts overrides them; a malformed /steering or attribute. STAP_EIO when
  * the file cannot be opened. The cube is transposed into (channel, pulse, range);
  * in->layout says how its order was determined. opts may be NULL. */
-int stap_input_read_opts(const char *path, stap_input *in, const stap_read_options *opts,
-                         rt_error *err);
-/* stap_input_read_opts with the default options. */
-int stap_input_read(const char *path, stap_input *in, rt_error *err);
+int stap_input_read(const char *path, stap_input *in, const stap_read_options *opts,
+                    stap_error *err);
 void stap_input_free(stap_input *in);
 
 /* Write a schema-v1.1 input file (used by the generators and import-perfect), atomically;
- * /data/iq's axes carry the dimension labels channel, pulse, range. */
+ * /data/iq's axes carry the dimension labels channel, pulse, range. wo may be NULL. */
 int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn extra,
-                     void *extra_user, rt_error *err);
-int stap_input_write_mode(const char *path, const stap_input *in, stap_h5_extra_fn extra,
-                          void *extra_user, rt_write_mode mode, rt_error *err);
+                     void *extra_user, const stap_write_options *wo, stap_error *err);
 
 /* Everything a run writes. */
 typedef struct stap_result {
@@ -134,9 +130,9 @@ typedef struct stap_result {
     const char *input_name;        /* "synthetic:<preset>" when synthesized          */
     const char *backend_name;      /* resolved backend                              */
     int beams;
-    const cf32 *steering;          /* B x N                                          */
-    const cf32 *weights;           /* D x S x B x N                                  */
-    const cf32 *output;            /* B x D x R                                      */
+    const stap_cf32 *steering;          /* B x N                                          */
+    const stap_cf32 *weights;           /* D x S x B x N                                  */
+    const stap_cf32 *output;            /* B x D x R                                      */
     const double *timing_ms;       /* STAP_STAGE_COUNT entries, plus the extras below */
     double read_ms, total_ms;
     const stap_radar_meta *meta;   /* may be NULL                                    */
@@ -166,24 +162,23 @@ typedef struct stap_result {
  * (doppler_hz when the input's PRF is known, else doppler_normalized), segment, beam
  * (beam_u for the default beams) and range (range_m when the input's sample rate is known,
  * else range_cell), attached to every dataset's axes, each axis labelled; `units`
- * attributes. Fails with RT_EIO, writing nothing, when path exists. */
-int stap_result_write(const char *path, const stap_result *res, rt_error *err);
-int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mode mode,
-                           rt_error *err);
+ * attributes. wo->keep (0: weights, output and detections) chooses among /weights,
+ * /output/iq and /detections. Fails with STAP_EIO, writing nothing, when path exists (unless
+ * wo->mode is STAP_WRITE_REPLACE). wo may be NULL. */
+int stap_result_write(const char *path, const stap_result *res, const stap_write_options *wo,
+                      stap_error *err);
 
 /* ---- recordings of many CPIs (docs/file-format.md: /data/iq of rank 4, CPIs x C x P x R,
  * one CPI per chunk; rank 3 is one CPI) ------------------------------------------------
  * Read and written one CPI at a time; safe to use from a reader and a writer thread at
  * once (every HDF5 call of these functions runs under one lock). */
 typedef struct stap_recording stap_recording;
-/* Open and validate (rank, shape, element type, scale and axis labels as
- * stap_input_read_opts, with the cpi axis of a rank-4 (interleaved: rank-5) recording first; opts orders the three cube axes after it;
- * /steering and the metadata are read into `in`, whose iq stays NULL; in->layout says how
- * the axis order was determined). opts may be NULL. */
-int stap_recording_open_opts(const char *path, stap_recording **rec, stap_input *in,
-                             const stap_read_options *opts, rt_error *err);
-/* stap_recording_open_opts with the default options. */
-int stap_recording_open(const char *path, stap_recording **rec, stap_input *in, rt_error *err);
+/* Open and validate (rank, shape, element type, scale and axis labels as stap_input_read,
+ * with the cpi axis of a rank-4 (interleaved: rank-5) recording first; opts orders the
+ * three cube axes after it; /steering and the metadata are read into `in`, whose iq stays
+ * NULL; in->layout says how the axis order was determined). opts may be NULL. */
+int stap_recording_open(const char *path, stap_recording **rec, stap_input *in,
+                        const stap_read_options *opts, stap_error *err);
 long long stap_recording_cpis(const stap_recording *rec);
 /* The CPIs that hold data. HDF5 allocates no chunk (or contiguous storage) for what was
  * never written and reads its fill value there: a recording declared longer than it ran
@@ -198,13 +193,13 @@ long long stap_recording_written_index(const stap_recording *rec, long long k);
 /* The first (up to n) indices of unwritten CPIs into out; returns how many. */
 int stap_recording_unwritten(const stap_recording *rec, long long *out, int n);
 int stap_recording_rank(const stap_recording *rec); /* 3 or 4 */
-/* Read CPI `cpi` (C x P x R; an unwritten CPI is RT_EFORMAT) into cube, transposed from the stored axis order and
+/* Read CPI `cpi` (C x P x R; an unwritten CPI is STAP_EFORMAT) into cube, transposed from the stored axis order and
  * converted from the stored element type and scale like stap_input_read (samples beyond
  * float32's range once converted are refused, naming the CPI and the sample); non-finite
  * stored samples are left to the engine, which names them. Chunks of one CPI of native
  * complex64, unscaled, are read directly; other types and layouts through HDF5's
  * conversion. */
-int stap_recording_read(stap_recording *rec, long long cpi, cf32 *cube, rt_error *err);
+int stap_recording_read(stap_recording *rec, long long cpi, stap_cf32 *cube, stap_error *err);
 /* How CPIs are read: "direct (pread, no HDF5 call; ...)" when every written CPI's bytes
  * were placed at open (one CPI per unfiltered chunk, or contiguous storage; any element form
  * but a compound of mixed member types), else "HDF5 (H5Dread, one reader at a time: why)". */
@@ -216,73 +211,67 @@ int stap_recording_parallel(const stap_recording *rec);
 size_t stap_recording_scratch_bytes(const stap_recording *rec);
 /* stap_recording_read for one of several reader threads, each with its own scratch: the
  * same samples, bit for bit, on either path. */
-int stap_recording_read_with(stap_recording *rec, long long cpi, cf32 *cube, void *scratch,
-                             rt_error *err);
+int stap_recording_read_with(stap_recording *rec, long long cpi, stap_cf32 *cube, void *scratch,
+                             stap_error *err);
 void stap_recording_close(stap_recording *rec);
 
 typedef struct stap_recording_writer stap_recording_writer;
 /* A new recording of `cpis` CPIs of in's shape (in->iq is not used; steering and metadata
  * are written; /data/iq's axes are labelled cpi, channel, pulse, range), as a temporary
- * file published by stap_recording_finish. */
+ * file published by stap_recording_finish. wo may be NULL. */
 int stap_recording_create(stap_recording_writer **w, const char *path, const stap_input *in,
-                          long long cpis, rt_error *err);
-int stap_recording_create_mode(stap_recording_writer **w, const char *path,
-                               const stap_input *in, long long cpis, rt_write_mode mode,
-                               rt_error *err);
-int stap_recording_write(stap_recording_writer *w, long long cpi, const cf32 *cube, rt_error *err);
+                          long long cpis, const stap_write_options *wo, stap_error *err);
+int stap_recording_write(stap_recording_writer *w, long long cpi, const stap_cf32 *cube, stap_error *err);
 /* Run `extra` on the open file (may be NULL), close and publish; frees w either way. */
 int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void *user,
-                          rt_error *err);
+                          stap_error *err);
 void stap_recording_abort(stap_recording_writer *w); /* removes the temporary file */
 
-/* Results of a recording: /weights (CPIs x D x S x B x N), /output/iq (CPIs x B x D x R,
- * only when keep_output), /detections with a cpi column (the input's CPI),
+/* Results of a recording: /weights (CPIs x D x S x B x N), /output/iq (CPIs x B x D x R),
+ * /detections with a cpi column (the input's CPI), each as wo->keep says (0: weights and
+ * detections),
  * /timing/cpi_ms (CPIs x stages), /axes/input_cpi (the input's CPI of each row: the scale
  * of their cpi axis), extended CPI by CPI in order; /steering, /config (with cpis), /radar
  * as for one CPI. */
 typedef struct stap_result_writer stap_result_writer;
-/* hdr: everything but weights, output, detections and timing. */
+/* hdr: everything but weights, output, detections and timing. wo may be NULL. */
 int stap_result_writer_open(stap_result_writer **w, const char *path, const stap_result *hdr,
-                            int keep_output, rt_error *err);
-int stap_result_writer_open_mode(stap_result_writer **w, const char *path,
-                                 const stap_result *hdr, int keep_output, rt_write_mode mode,
-                                 rt_error *err);
+                            const stap_write_options *wo, stap_error *err);
 /* Row `cpi` (0, 1, 2, ... in order) holds the input's CPI input_cpi. */
 int stap_result_writer_append(stap_result_writer *w, long long cpi, long long input_cpi,
-                              const cf32 *weights, const cf32 *output, const stap_detection *det,
-                              size_t ndet, const double *stage_ms, rt_error *err);
+                              const stap_cf32 *weights, const stap_cf32 *output, const stap_detection *det,
+                              size_t ndet, const double *stage_ms, stap_error *err);
 /* summary: timing_ms (medians), read_ms, total_ms, backend_name, stopped, cpis_unwritten;
  * publishes; frees w. */
-int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, rt_error *err);
+int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, stap_error *err);
 void stap_result_writer_abort(stap_result_writer *w);
 
 /* Atomic-write helpers for any writer of the project: make a temporary name beside
  * `path` ("<dir>/.<base>.tmp.XXXXXX" created exclusively), and publish it with a
- * link()-based rename that refuses to replace an existing `path` — or, in the _mode
- * variants with RT_WRITE_REPLACE, with rename(), replacing an existing regular file
- * (begin and commit must be given the same mode). */
-int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err);
-int rt_atomic_commit(const char *tmp, const char *path, rt_error *err);
-int rt_atomic_begin_mode(const char *path, char *tmp, size_t tmplen, rt_write_mode mode,
-                         rt_error *err);
-int rt_atomic_commit_mode(const char *tmp, const char *path, rt_write_mode mode, rt_error *err);
-void rt_atomic_abort(const char *tmp);
-/* A whole file of len bytes, written atomically in `mode`: RT_EIO naming path and, for a
+ * link()-based rename that refuses to replace an existing `path` (STAP_WRITE_NEW) — or,
+ * with STAP_WRITE_REPLACE, with rename(), replacing an existing regular file (begin and
+ * commit must be given the same mode). */
+int stap_atomic_begin(const char *path, char *tmp, size_t tmplen, stap_write_mode mode,
+                      stap_error *err);
+int stap_atomic_commit(const char *tmp, const char *path, stap_write_mode mode,
+                       stap_error *err);
+void stap_atomic_abort(const char *tmp);
+/* A whole file of len bytes, written atomically in `mode`: STAP_EIO naming path and, for a
  * failed write, the system's words ("No space left on device"); nothing left behind. */
-int rt_atomic_write(const char *path, const void *data, size_t len, rt_write_mode mode,
-                    rt_error *err);
-/* Open an existing file for reading, refusing (RT_EIO, message naming path) anything but a
+int stap_atomic_write(const char *path, const void *data, size_t len, stap_write_mode mode,
+                      stap_error *err);
+/* Open an existing file for reading, refusing (STAP_EIO, message naming path) anything but a
  * regular file without blocking: the open is non-blocking, so that a FIFO never makes a
  * reader wait forever for a writer. Returns a blocking descriptor (close it), or -1. */
-int rt_open_regular(const char *path, rt_error *err);
+int stap_open_regular(const char *path, stap_error *err);
 /* Temporary files made and not yet published or removed (for checks at a program's end). */
-int rt_atomic_pending(void);
+int stap_atomic_pending(void);
 /* HDF5 objects (files, datasets, groups, types, attributes of files) open in this process:
  * 0 whenever no call of the library is in progress and no reader or writer is open. */
 int stap_io_open_objects(void);
 /* Unlink every temporary file still in progress: async-signal-safe, for a program's own
  * handler of SIGINT, SIGTERM or SIGHUP (the library installs no handler; app/signals.c). */
-void rt_atomic_remove_pending(void);
+void stap_atomic_remove_pending(void);
 
 #ifdef __cplusplus
 }

@@ -8,10 +8,10 @@
  *    one base pointer plus a stride (in elements) between consecutive matrices.
  *  - Host pointers everywhere in this header; GPU backends copy in and out and keep
  *    their device buffers in the context between calls.
- *  - Every function returns RT_OK or an rt_status code with err->msg filled.
+ *  - Every function returns STAP_OK or a stap_status code with err->msg filled.
  */
-#ifndef LINALG_H
-#define LINALG_H
+#ifndef RTSTAP_LINALG_H
+#define RTSTAP_LINALG_H
 
 #include <stddef.h>
 
@@ -21,55 +21,55 @@
 extern "C" {
 #endif
 
-typedef enum la_backend {
-    LA_BACKEND_AUTO = 0, /* gpu when a CUDA device is usable, else cpu        */
-    LA_BACKEND_CPU,      /* own Householder QR, OpenMP across the batch       */
-    LA_BACKEND_LAPACK,   /* LAPACKE on OpenBLAS, one matrix per thread        */
-    LA_BACKEND_GPU,      /* own CUDA kernels                                  */
-    LA_BACKEND_CUBLAS,   /* cublasCgeqrfBatched + cublasCtrsmBatched          */
-    LA_BACKEND_COUNT
-} la_backend;
+typedef enum stap_backend {
+    STAP_BACKEND_AUTO = 0, /* gpu when a CUDA device is usable, else cpu        */
+    STAP_BACKEND_CPU,      /* own Householder QR, OpenMP across the batch       */
+    STAP_BACKEND_LAPACK,   /* LAPACKE on OpenBLAS, one matrix per thread        */
+    STAP_BACKEND_GPU,      /* own CUDA kernels                                  */
+    STAP_BACKEND_CUBLAS,   /* cublasCgeqrfBatched + cublasCtrsmBatched          */
+    STAP_BACKEND_COUNT
+} stap_backend;
 
 /* "auto", "cpu", "lapack", "gpu", "cublas" */
-const char *la_backend_name(la_backend b);
-/* Parse a backend name; returns RT_OK or RT_EINVAL. */
-int la_backend_parse(const char *name, la_backend *out, rt_error *err);
-/* RT_OK when backend b can run in this process; otherwise a code and err says why in
+const char *stap_backend_name(stap_backend b);
+/* Parse a backend name; returns STAP_OK or STAP_EINVAL. */
+int stap_backend_parse(const char *name, stap_backend *out, stap_error *err);
+/* STAP_OK when backend b can run in this process; otherwise a code and err says why in
  * plain words, CUDA's own in parentheses (e.g. "... built without CUDA support", "no CUDA
  * driver (...)", "no CUDA device (...)"). AUTO is always available. */
-int la_backend_available(la_backend b, rt_error *err);
+int stap_backend_available(stap_backend b, stap_error *err);
 /* Make CUDA device `device` (0-based, as CUDA numbers them: CUDA_VISIBLE_DEVICES applies)
  * the current one of the calling thread, for every GPU context and engine created after it
- * on this thread (rtstap creates them all on its main thread). RT_EINVAL when there is no
- * such device (err gives the count), RT_EDEVICE when CUDA is unusable, RT_EUNSUPPORTED in a
+ * on this thread (rtstap creates them all on its main thread). STAP_EINVAL when there is no
+ * such device (err gives the count), STAP_EDEVICE when CUDA is unusable, STAP_EUNSUPPORTED in a
  * build without CUDA. */
-int la_gpu_select(int device, rt_error *err);
+int stap_la_gpu_select(int device, stap_error *err);
 
 /* Time spent inside a call, by phase, in milliseconds (wall clock for CPU backends,
  * CUDA events for GPU ones; transfer is host<->device copying, 0 on the CPU). */
-typedef struct la_timing {
+typedef struct stap_la_timing {
     double qr_ms;
     double weights_ms;
     double transfer_ms;
-} la_timing;
+} stap_la_timing;
 
-typedef struct la_ctx la_ctx;
+typedef struct stap_la_ctx stap_la_ctx;
 
-/* Create a context for backend b (AUTO resolves here; la_ctx_backend tells which).
+/* Create a context for backend b (AUTO resolves here; stap_la_ctx_backend tells which).
  * threads: CPU threads to use (0 = all available). */
-int la_ctx_create(la_ctx **ctx, la_backend b, int threads, rt_error *err);
-void la_ctx_destroy(la_ctx *ctx);
-la_backend la_ctx_backend(const la_ctx *ctx);
+int stap_la_ctx_create(stap_la_ctx **ctx, stap_backend b, int threads, stap_error *err);
+void stap_la_ctx_destroy(stap_la_ctx *ctx);
+stap_backend stap_la_ctx_backend(const stap_la_ctx *ctx);
 /* CPU threads the context uses (>= 1). */
-int la_ctx_threads(const la_ctx *ctx);
+int stap_la_ctx_threads(const stap_la_ctx *ctx);
 
 /* Batched QR: for each of batch matrices A_k (m x n, m >= n >= 1, column-major,
  * leading dimension lda >= m, A_k = A + k*stride_a), compute the Householder QR and
  * leave R (n x n, upper triangular) in the upper triangle of A_k. What is left below
  * the diagonal is unspecified. R's diagonal follows LAPACK's sign convention
  * (real, any sign); only |R_ii| is unique. */
-int la_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stride_a,
-          rt_error *err);
+int stap_la_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+               stap_error *err);
 
 /* Batched MVDR weights from triangular factors: for each k, with R_k = R + k*stride_r
  * (upper n x n in a column-major array with leading dimension ldr) and each of the
@@ -77,25 +77,25 @@ int la_qr(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda, ptrdiff_t stri
  * whole batch), solve R_k^H R_k z = v_b (two triangular solves) and set
  * w = z / (v_b^H z), so that w^H v_b = 1.  W is batch x nbeams x n (row-major:
  * W[(k*nbeams + b)*n + j]).  A zero or non-finite diagonal of R_k is reported as
- * RT_ENUMERIC naming k; W is then unspecified. */
-int la_weights(la_ctx *ctx, int n, int batch, const cf32 *R, int ldr, ptrdiff_t stride_r,
-               int nbeams, const cf32 *V, cf32 *W, rt_error *err);
+ * STAP_ENUMERIC naming k; W is then unspecified. */
+int stap_la_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+                    int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
 
-/* la_qr followed by la_weights on the same batch; a GPU backend keeps R on the
+/* stap_la_qr followed by stap_la_weights on the same batch; a GPU backend keeps R on the
  * device between the two (and may fuse them). A is used as workspace: its contents
  * afterwards are unspecified (CPU backends leave R there, GPU backends do not copy R
  * back). timing may be NULL. */
-int la_adaptive_weights(la_ctx *ctx, int m, int n, int batch, cf32 *A, int lda,
-                        ptrdiff_t stride_a, int nbeams, const cf32 *V, cf32 *W,
-                        la_timing *timing, rt_error *err);
+int stap_la_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+                             ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
+                             stap_la_timing *timing, stap_error *err);
 
 /* ---- the gpu backend's QR variants and its performance model -----------------
  * The gpu backend factors with one of several kernel variants (kernels/dispatch.cu) and
  * picks, per (m, n, batch, beams), the one its performance model predicts fastest
  * (kernels/rtk_model.h, docs/kernels/design.md). These calls expose the variants and the model
  * for `rtstap bench-qr --model`. Without CUDA there are no variants (count 0) and every
- * other call returns RT_EUNSUPPORTED. */
-typedef struct la_gpu_variant {
+ * other call returns STAP_EUNSUPPORTED. */
+typedef struct stap_la_gpu_variant {
     char name[32];        /* e.g. "flw16x22_15x3"                                     */
     int fits;             /* 1: can factor m x n                                      */
     int fused;            /* 1: solves the weights in the same kernel                 */
@@ -103,24 +103,24 @@ typedef struct la_gpu_variant {
                              else QR + nbeams fused weights); < 0 when not predicted  */
     double separate_us;   /* nbeams > 0: the QR alone with this variant, then the weight
                              kernel; < 0 when not predicted                            */
-} la_gpu_variant;
-int la_gpu_variant_count(void);
+} stap_la_gpu_variant;
+int stap_la_gpu_variant_count(void);
 /* Variant v for `batch` m x n factorizations (+ nbeams weight solves when > 0). */
-int la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, la_gpu_variant *out,
-                         rt_error *err);
+int stap_la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, stap_la_gpu_variant *out,
+                              stap_error *err);
 /* The variant the gpu backend uses for that batch (the model's choice); with nbeams > 0,
  * *separate (when not NULL) = 1 where it runs the QR alone with *v and the weight kernel
  * after it (predicted faster than every fused kernel), 0 where *v fuses the weights. */
-int la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
-                          rt_error *err);
-/* Force variant v (-1: back to the model's choice) for the later la_qr,
- * la_adaptive_weights and la_bench_qr calls on ctx (backend gpu): the tuning and test
- * hook. RT_EINVAL when v is out of range or ctx is not a gpu context; a forced variant
- * that does not fit a shape makes those calls fail with RT_EINVAL. */
-int la_gpu_force_variant(la_ctx *ctx, int v, rt_error *err);
-/* As la_gpu_force_variant; separate != 0: QR + weights run the forced variant's QR alone and
+int stap_la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
+                               stap_error *err);
+/* Force variant v (-1: back to the model's choice) for the later stap_la_qr,
+ * stap_la_adaptive_weights and stap_la_bench_qr calls on ctx (backend gpu): the tuning and test
+ * hook. STAP_EINVAL when v is out of range or ctx is not a gpu context; a forced variant
+ * that does not fit a shape makes those calls fail with STAP_EINVAL. */
+int stap_la_gpu_force_variant(stap_la_ctx *ctx, int v, stap_error *err);
+/* As stap_la_gpu_force_variant; separate != 0: QR + weights run the forced variant's QR alone and
  * the weight kernel after it even where the variant fuses them. */
-int la_gpu_force_plan(la_ctx *ctx, int v, int separate, rt_error *err);
+int stap_la_gpu_force_plan(stap_la_ctx *ctx, int v, int separate, stap_error *err);
 
 /* ---- device-resident timing (bench-qr) ---------------------------------------
  * Time the backend's batched QR on data already resident where the backend computes
@@ -128,19 +128,19 @@ int la_gpu_force_plan(la_ctx *ctx, int v, int separate, rt_error *err);
  * (each batch matrices m x n, lda = m, contiguous) are uploaded once and rotated
  * through so that caches do not flatter the result; each timed run factors a fresh
  * copy of one set. Returns the median over `repeat` runs in microseconds, and R of
- * set 0 (batch x m x n, as la_qr leaves it) in R_out when R_out != NULL.
- * with_weights != 0 times la_adaptive_weights (QR + nbeams solves) instead. */
-int la_bench_qr(la_ctx *ctx, int m, int n, int batch, const cf32 *sets, int nsets,
-                int repeat, int with_weights, int nbeams, const cf32 *V,
-                double *median_us, cf32 *R_out, rt_error *err);
+ * set 0 (batch x m x n, as stap_la_qr leaves it) in R_out when R_out != NULL.
+ * with_weights != 0 times stap_la_adaptive_weights (QR + nbeams solves) instead. */
+int stap_la_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
+                     int repeat, int with_weights, int nbeams, const stap_cf32 *V,
+                     double *median_us, stap_cf32 *R_out, stap_error *err);
 
 /* The kernels the cpu backend runs in this process: "avx2+fma" (x86-64 CPUs with AVX2 and
  * FMA, chosen at run time; the environment variable RTSTAP_CPU_KERNELS=portable declines
  * them) or "portable" (the build's target, baseline x86-64 unless built RTSTAP_NATIVE). */
-const char *la_cpu_kernels(void);
+const char *stap_la_cpu_kernels(void);
 
 /* ---- the BLAS under the lapack backend (blas_info.c) ------------------------------ */
-typedef struct la_blas_info {
+typedef struct stap_la_blas_info {
     char library[192];      /* openblas_get_config(): version, build options, core   */
     char core[32];          /* the kernels OpenBLAS runs (openblas_get_corename())   */
     int threads;            /* OpenBLAS's own threads now (the backends set 1)       */
@@ -150,8 +150,8 @@ typedef struct la_blas_info {
                                chose kernels without AVX2 on a CPU that has it, else NULL.
                                OpenBLAS reads the variable only when it loads: the
                                program has to restart itself with it (app/main.c). */
-} la_blas_info;
-void la_blas_query(la_blas_info *info);
+} stap_la_blas_info;
+void stap_la_blas_query(stap_la_blas_info *info);
 
 #ifdef __cplusplus
 }

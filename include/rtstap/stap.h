@@ -68,7 +68,7 @@ typedef struct stap_config {
     stap_window_kind window;
     double chebyshev_db; /* sidelobe level in dB (> 0) for STAP_WINDOW_CHEBYSHEV    */
     double element_spacing; /* d / lambda, default 0.5                             */
-    la_backend backend;
+    stap_backend backend;
     int threads;         /* CPU threads, 0 = all                                    */
     stap_training_window training_window; /* default STAP_TRAINING_SEGMENT          */
     int block;           /* Lb, sliding: cells per block (divides R); 0 = 1          */
@@ -83,8 +83,8 @@ typedef struct stap_config {
 typedef enum stap_preset { STAP_PRESET_EASY = 0, STAP_PRESET_MEDIUM, STAP_PRESET_HARD,
                            STAP_PRESET_COUNT } stap_preset;
 
-/* Fill cfg with a preset's values (docs/processing.md "Presets"); returns RT_EINVAL for a bad name. */
-int stap_preset_parse(const char *name, stap_preset *out, rt_error *err);
+/* Fill cfg with a preset's values (docs/processing.md "Presets"); returns STAP_EINVAL for a bad name. */
+int stap_preset_parse(const char *name, stap_preset *out, stap_error *err);
 const char *stap_preset_name(stap_preset p);
 void stap_preset_config(stap_preset p, stap_config *cfg);
 /* Defaults that are not part of a preset (window none, loading 0, spacing 0.5, auto). */
@@ -94,7 +94,7 @@ void stap_config_defaults(stap_config *cfg);
  * the message names the parameter by its field (e.g. "stap_config.training 40 must be
  * ..."; the command line shows its flag instead). */
 int stap_config_validate(stap_config *cfg, int have_steering, int steering_beams,
-                         int steering_len, rt_error *err);
+                         int steering_len, stap_error *err);
 
 /* N = C*Q: the length of a snapshot, a steering vector and a weight vector. */
 static inline int stap_dof(const stap_config *c) { return c->channels * c->doppler_order; }
@@ -116,13 +116,13 @@ static inline int stap_training_rows(const stap_config *c)
 }
 
 /* Window coefficients win[0..stap_window_len(cfg)-1] for the configured window. */
-int stap_window(const stap_config *cfg, float *win, rt_error *err);
+int stap_window(const stap_config *cfg, float *win, stap_error *err);
 /* Contract step 3: the K training cells of segment (or sliding block) s of a validated
  * configuration, ascending, into cells[0..K-1]. */
 void stap_training_cells(const stap_config *cfg, int s, int *cells);
 /* "post-doppler", "jdl", "pre-doppler", "adpca" or "dpca" */
 const char *stap_algorithm_name(stap_algorithm a);
-int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err);
+int stap_algorithm_parse(const char *name, stap_algorithm *out, stap_error *err);
 /* What an algorithm is, for code that must not name one (docs/processing.md "Algorithms and detectors"; each
  * algorithm is one descriptor in stap/engine/algorithms.c). */
 enum {
@@ -152,47 +152,47 @@ unsigned stap_algorithm_traits(const stap_config *c);
 /* The algorithm's own parameter (stap_algorithm_info.param) of c: its name, and its value
  * in *value; NULL when the algorithm has none. */
 const char *stap_algorithm_param(const stap_config *c, int *value);
-/* Set it: RT_EINVAL naming both when c's algorithm has no parameter `name`. */
-int stap_algorithm_set_param(stap_config *c, const char *name, int value, rt_error *err);
+/* Set it: STAP_EINVAL naming both when c's algorithm has no parameter `name`. */
+int stap_algorithm_set_param(stap_config *c, const char *name, int value, stap_error *err);
 /* A short label of the algorithm and its own sizes, as results name it: "post-doppler",
  * "jdl NA=3", "pre-doppler M=3", "adpca M=2", "dpca M=2 shift=1". Returns buf. */
 const char *stap_algorithm_label(const stap_config *c, char *buf, size_t len);
 /* The algorithm a label (or a name) starts with. */
-int stap_algorithm_of_label(const char *label, stap_algorithm *out, rt_error *err);
+int stap_algorithm_of_label(const char *label, stap_algorithm *out, stap_error *err);
 /* A fixed-weight algorithm's weight for steering vector v (STAP_TRAIT_FIXED; N = C*Q):
- * RT_EINVAL for an adaptive one. */
-int stap_fixed_weights(const stap_config *cfg, const cf32 *v, cf32 *w, rt_error *err);
+ * STAP_EINVAL for an adaptive one. */
+int stap_fixed_weights(const stap_config *cfg, const stap_cf32 *v, stap_cf32 *w, stap_error *err);
 /* JDL's transform for a beam with steering vector v (N = C*Q): T = I_Q (x) A, A the C x Na
  * matrix (column-major, A[j*C + c]) of the beam's own spatial response — v's centre tap
  * v[c*Q + (Q-1)/2], unit norm — and its shifts by j - (Na-1)/2 spatial DFT bins (1/C
  * cycles per element: the adjacent beams of a C-element array), in double as (re, im)
  * pairs: A[2*(j*C + c)] and A[2*(j*C + c) + 1]. Beamspace DOF j*Q + q is
- * sum_c conj(A[j*C + c]) x[c*Q + q]. RT_EINVAL when the centre tap is zero. */
-int stap_jdl_beams(const stap_config *cfg, const cf32 *v, double *A, rt_error *err);
+ * sum_c conj(A[j*C + c]) x[c*Q + q]. STAP_EINVAL when the centre tap is zero. */
+int stap_jdl_beams(const stap_config *cfg, const stap_cf32 *v, double *A, stap_error *err);
 /* Sub-CPI algorithms: the steering vector of Doppler bin d for steering vector v (N = C*Q,
  * the zero-Doppler sub-CPI steering): pre-Doppler s[c*Q + q] = v[c*Q + q] exp(2 pi i d q / D)
  * (a target at the bin's centre frequency d / D, sub-CPI pulse q); ADPCA s = v (one weight
  * for every bin). In double, (re, im) pairs: s[2 j], s[2 j + 1]. */
-void stap_subcpi_steering(const stap_config *cfg, const cf32 *v, int d, double *s);
+void stap_subcpi_steering(const stap_config *cfg, const stap_cf32 *v, int d, double *s);
 /* DPCA's fixed weight for steering vector v (N = C*Q): tap q of channel c + (Q-1-q)*shift
  * gets v[c*Q + q] / Cs for the Cs = C - (Q-1)|shift| channels c of the subarray (c from
  * max(0, -(Q-1)*shift)), every other entry 0 — with the default v = a (x) h the pulses'
  * subarrays see the same clutter when shift = beta, and the binomial taps h cancel it. */
-void stap_dpca_weights(const stap_config *cfg, const cf32 *v, cf32 *w);
+void stap_dpca_weights(const stap_config *cfg, const stap_cf32 *v, stap_cf32 *w);
 /* "segment" or "sliding" */
 const char *stap_training_window_name(stap_training_window w);
-int stap_training_window_parse(const char *name, stap_training_window *out, rt_error *err);
+int stap_training_window_parse(const char *name, stap_training_window *out, stap_error *err);
 
 /* Default steering (contract step 6): V is B x N row-major; beam b's spatial response
  * a_b(c) = exp(2 pi i spacing c u_b) on the centre tap (post-Doppler, JDL), on every pulse
  * of the sub-CPI (pre-Doppler: a_b (x) 1_Q), or times the binomial canceller (ADPCA,
  * DPCA: a_b (x) (1, -1) or a_b (x) (1, -2, 1)). */
-void stap_default_steering(const stap_config *cfg, cf32 *V);
+void stap_default_steering(const stap_config *cfg, stap_cf32 *V);
 /* The sine-space angle of default beam b of B: u_b = -1 + (2b + 1) / B. */
 double stap_beam_u(int b, int B);
 /* The sine-space angle u in [-1, 1] a steering vector looks at: the peak over a fine grid
  * of |a(u)^H v_centre|, v_centre = the centre-tap entries v[c*Q + (Q-1)/2]. */
-double stap_look_direction(const cf32 *v, int channels, int doppler_order, double spacing);
+double stap_look_direction(const stap_cf32 *v, int channels, int doppler_order, double spacing);
 
 /* One detection of the CFAR detector (cfar.h), as written to /detections. */
 typedef struct stap_detection {
@@ -215,13 +215,13 @@ typedef struct stap_plan stap_plan;
 /* Create a plan: validates cfg (copied) and creates the engine of its backend.
  * steering: nbeams x steering_len row-major (steering_len must be N = C*Q), or NULL for
  * the default beams (cfg->beams). */
-int stap_plan_create(stap_plan **plan, const stap_config *cfg, const cf32 *steering,
-                     int nbeams, int steering_len, rt_error *err);
+int stap_plan_create(stap_plan **plan, const stap_config *cfg, const stap_cf32 *steering,
+                     int nbeams, int steering_len, stap_error *err);
 void stap_plan_destroy(stap_plan *plan);
 const stap_config *stap_plan_config(const stap_plan *plan);
 int stap_plan_beams(const stap_plan *plan);
-const cf32 *stap_plan_steering(const stap_plan *plan);   /* B x N */
-la_backend stap_plan_backend(const stap_plan *plan);      /* resolved backend */
+const stap_cf32 *stap_plan_steering(const stap_plan *plan);   /* B x N */
+stap_backend stap_plan_backend(const stap_plan *plan);      /* resolved backend */
 
 /* Sizes of the outputs, in complex elements. */
 size_t stap_weights_len(const stap_plan *plan); /* D * S * B * N */
@@ -229,13 +229,13 @@ size_t stap_output_len(const stap_plan *plan);  /* B * D * R     */
 
 /* Run one CPI. cube: C x P x R row-major. weights: D x S x B x N; output: B x D x R
  * (y = w^H s). timing_ms[STAP_STAGE_COUNT] may be NULL. Non-finite input samples are
- * rejected (RT_EFORMAT) naming the first offending index. */
-int stap_plan_execute(stap_plan *plan, const cf32 *cube, cf32 *weights, cf32 *output,
-                      double *timing_ms, rt_error *err);
+ * rejected (STAP_EFORMAT) naming the first offending index. */
+int stap_plan_execute(stap_plan *plan, const stap_cf32 *cube, stap_cf32 *weights, stap_cf32 *output,
+                      double *timing_ms, stap_error *err);
 
 /* The Doppler cube of the last CPI, C x D x R (for tests and tools; sub-CPI algorithms:
  * the staggered cube of pulse 0, stap_engine_doppler). */
-const cf32 *stap_plan_doppler(stap_plan *plan);
+const stap_cf32 *stap_plan_doppler(stap_plan *plan);
 
 #ifdef __cplusplus
 }

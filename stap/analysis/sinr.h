@@ -47,9 +47,9 @@ extern "C" {
 typedef struct stap_run_data {
     stap_config cfg;            /* from /config (validated, D resolved)                    */
     int beams;                  /* B                                                        */
-    cf32 *steering;             /* B x N                                                    */
-    cf32 *weights;              /* D x S x B x N                                            */
-    cf32 *output;               /* B x D x R, or NULL when not asked for                     */
+    stap_cf32 *steering;             /* B x N                                                    */
+    stap_cf32 *weights;              /* D x S x B x N                                            */
+    stap_cf32 *output;               /* B x D x R, or NULL when not asked for                     */
     int have_detections;        /* /detections present                                      */
     size_t detection_count;
     stap_detection *detections; /* sorted as written                                        */
@@ -59,7 +59,7 @@ typedef struct stap_run_data {
 
 /* Read a result file of `rtstap run` (/config, /steering, /weights; /output/iq when
  * want_output; /detections and /radar/prf_hz when present). */
-int stap_run_read(const char *path, int want_output, stap_run_data *rd, rt_error *err);
+int stap_run_read(const char *path, int want_output, stap_run_data *rd, stap_error *err);
 void stap_run_free(stap_run_data *rd);
 
 typedef struct stap_sinr_result {
@@ -109,19 +109,17 @@ unsigned stap_sinr_traits(const stap_sinr_result *res);
 /* Whether the table's algorithm adapts in the sub-CPI domain (pre-Doppler, ADPCA, DPCA). */
 int stap_sinr_is_subcpi(const stap_sinr_result *res);
 
-/* Write the table to path atomically (never overwrites; the _mode variant replaces an
- * existing file with RT_WRITE_REPLACE, h5io.h): /sinr/doppler_normalized (D),
+/* Write the table to path atomically (wo: NULL or STAP_WRITE_NEW never overwrites;
+ * STAP_WRITE_REPLACE replaces an existing file, h5io.h): /sinr/doppler_normalized (D),
  * /sinr/doppler_hz (D, when the PRF is known), /sinr/optimum_loss_db (D x B),
  * /sinr/algorithm_loss_db (D x B), /sinr/rho (D x S x B), /sinr/adaptive_loss_db
  * (D x S x B) and the summary as attributes of /sinr, plus the names of the scene and run
  * files, the run's Doppler order and window. */
 int stap_sinr_write(const char *path, const stap_sinr_result *res, const char *scene_name,
-                    const char *run_name, rt_error *err);
-int stap_sinr_write_mode(const char *path, const stap_sinr_result *res, const char *scene_name,
-                         const char *run_name, rt_write_mode mode, rt_error *err);
+                    const char *run_name, const stap_write_options *wo, stap_error *err);
 /* Read a file written by stap_sinr_write (tables without algorithm_loss_db: L_alg = L_opt;
  * without adaptive_loss_db: L_alg rho). */
-int stap_sinr_read(const char *path, stap_sinr_result *res, rt_error *err);
+int stap_sinr_read(const char *path, stap_sinr_result *res, stap_error *err);
 
 #ifdef __cplusplus
 }

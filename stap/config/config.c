@@ -23,15 +23,15 @@ static const struct {
     {"hard", 22, 128, 480, 128, 3, 1, 240, 16},
 };
 
-int stap_preset_parse(const char *name, stap_preset *out, rt_error *err)
+int stap_preset_parse(const char *name, stap_preset *out, stap_error *err)
 {
     for (int p = 0; p < STAP_PRESET_COUNT; p++)
         if (name && strcmp(name, presets[p].name) == 0) {
             *out = (stap_preset)p;
-            return RT_OK;
+            return STAP_OK;
         }
-    return rt_fail(err, RT_EINVAL, "unknown preset '%s' (expected easy, medium or hard)",
-                   name ? name : "");
+    return stap_fail(err, STAP_EINVAL, "unknown preset '%s' (expected easy, medium or hard)",
+                     name ? name : "");
 }
 
 const char *stap_preset_name(stap_preset p)
@@ -49,7 +49,7 @@ void stap_config_defaults(stap_config *cfg)
     cfg->window = STAP_WINDOW_NONE;
     cfg->chebyshev_db = 60.0;
     cfg->element_spacing = 0.5;
-    cfg->backend = LA_BACKEND_AUTO;
+    cfg->backend = STAP_BACKEND_AUTO;
     cfg->threads = 0;
     cfg->training_window = STAP_TRAINING_SEGMENT;
     cfg->block = 1;
@@ -62,14 +62,14 @@ const char *stap_training_window_name(stap_training_window w)
                                                                                 : "invalid";
 }
 
-int stap_training_window_parse(const char *name, stap_training_window *out, rt_error *err)
+int stap_training_window_parse(const char *name, stap_training_window *out, stap_error *err)
 {
     if (name && strcmp(name, "segment") == 0) *out = STAP_TRAINING_SEGMENT;
     else if (name && strcmp(name, "sliding") == 0) *out = STAP_TRAINING_SLIDING;
     else
-        return rt_fail(err, RT_EINVAL, "training window '%s': expected segment or sliding",
-                       name ? name : "");
-    return RT_OK;
+        return stap_fail(err, STAP_EINVAL, "training window '%s': expected segment or sliding",
+                         name ? name : "");
+    return STAP_OK;
 }
 
 /* Sliding block s: the cells left of it beyond its guard, [0, lo), and right of it,
@@ -121,63 +121,63 @@ void stap_preset_config(stap_preset p, stap_config *cfg)
 }
 
 int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
-                         int steering_len, rt_error *err)
+                         int steering_len, stap_error *err)
 {
     int st;
     if (c->channels < 1 || c->pulses < 1 || c->range_gates < 1)
-        return rt_fail(err, RT_EINVAL, "cube shape %d x %d x %d has a zero dimension",
-                       c->channels, c->pulses, c->range_gates);
+        return stap_fail(err, STAP_EINVAL, "cube shape %d x %d x %d has a zero dimension",
+                         c->channels, c->pulses, c->range_gates);
     if (c->doppler_bins == 0) c->doppler_bins = c->pulses;
     if (c->doppler_bins < c->pulses)
-        return rt_fail(err, RT_EINVAL,
-                       "stap_config.doppler_bins %d is smaller than the %d pulses",
-                       c->doppler_bins, c->pulses);
+        return stap_fail(err, STAP_EINVAL,
+                         "stap_config.doppler_bins %d is smaller than the %d pulses",
+                         c->doppler_bins, c->pulses);
     /* zero padding beyond 8 x P only interpolates the spectrum further; the GPU kernels
      * take at most 65535 bins */
     if (c->doppler_bins > 8 * c->pulses || c->doppler_bins > 65535)
-        return rt_fail(err, RT_EINVAL, "stap_config.doppler_bins %d: at most 8 x the %d "
-                       "pulses (and 65535)", c->doppler_bins, c->pulses);
+        return stap_fail(err, STAP_EINVAL, "stap_config.doppler_bins %d: at most 8 x the %d "
+                         "pulses (and 65535)", c->doppler_bins, c->pulses);
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (c->threads < 0 || (cpus > 0 && c->threads > 4 * cpus))
-        return rt_fail(err, RT_EINVAL, "stap_config.threads %d: at most 4 x the %ld CPUs",
-                       c->threads, cpus);
+        return stap_fail(err, STAP_EINVAL, "stap_config.threads %d: at most 4 x the %ld CPUs",
+                         c->threads, cpus);
     const stap_algo *al = stap_algo_of(c);
     if (al && (al->info.traits & STAP_TRAIT_SUBCPI)) {
         /* the taps are the pulses of a sub-CPI: any count up to P (a canceller: 2 or 3) */
         if (al->info.taps_max &&
             (c->doppler_order < al->info.taps_min || c->doppler_order > al->info.taps_max))
-            return rt_fail(err, RT_EINVAL, STAP_SUBCPI_PARAM " %d: %s cancels over %d "
-                           "or %d pulses", c->doppler_order, al->info.label, al->info.taps_min,
-                           al->info.taps_max);
+            return stap_fail(err, STAP_EINVAL, STAP_SUBCPI_PARAM " %d: %s cancels over %d "
+                             "or %d pulses", c->doppler_order, al->info.label, al->info.taps_min,
+                             al->info.taps_max);
         if (al->validate && (st = al->validate(c, err))) return st;
         if (c->doppler_order < 1 || c->doppler_order > c->pulses)
-            return rt_fail(err, RT_EINVAL, STAP_SUBCPI_PARAM " %d: a sub-CPI has 1 to "
-                           "the %d pulses", c->doppler_order, c->pulses);
+            return stap_fail(err, STAP_EINVAL, STAP_SUBCPI_PARAM " %d: a sub-CPI has 1 to "
+                             "the %d pulses", c->doppler_order, c->pulses);
     } else {
         if (c->doppler_order < 1 || c->doppler_order % 2 == 0)
-            return rt_fail(err, RT_EINVAL, "stap_config.doppler_order %d must be odd and >= 1",
-                           c->doppler_order);
+            return stap_fail(err, STAP_EINVAL, "stap_config.doppler_order %d must be odd and >= 1",
+                             c->doppler_order);
         if (c->doppler_order > c->doppler_bins)
-            return rt_fail(err, RT_EINVAL,
-                           "stap_config.doppler_order %d exceeds the %d Doppler bins",
-                           c->doppler_order, c->doppler_bins);
+            return stap_fail(err, STAP_EINVAL,
+                             "stap_config.doppler_order %d exceeds the %d Doppler bins",
+                             c->doppler_order, c->doppler_bins);
     }
     if (!al)
-        return rt_fail(err, RT_EINVAL, "stap_config.algorithm %d is not an algorithm",
-                       (int)c->algorithm);
+        return stap_fail(err, STAP_EINVAL, "stap_config.algorithm %d is not an algorithm",
+                         (int)c->algorithm);
     if (!(al->info.traits & STAP_TRAIT_SUBCPI) && al->validate && (st = al->validate(c, err)))
         return st;
     const int N = stap_dof(c), Nt = stap_adaptive_dof(c);
     if (c->training_window == STAP_TRAINING_SLIDING) {
         if (c->block == 0) c->block = 1;
         if (c->block < 1 || c->range_gates % c->block != 0)
-            return rt_fail(err, RT_EINVAL,
-                           "stap_config.block %d must divide the %d range gates", c->block,
-                           c->range_gates);
+            return stap_fail(err, STAP_EINVAL,
+                             "stap_config.block %d must divide the %d range gates", c->block,
+                             c->range_gates);
         if (c->guard < 0 || c->guard > c->range_gates)
-            return rt_fail(err, RT_EINVAL,
-                           "stap_config.guard %d must be between 0 and the %d range gates",
-                           c->guard, c->range_gates);
+            return stap_fail(err, STAP_EINVAL,
+                             "stap_config.guard %d must be between 0 and the %d range gates",
+                             c->guard, c->range_gates);
         c->segments = c->range_gates / c->block;
         /* the block whose guards leave the fewest cells outside: an inner one when any */
         int fewest = c->range_gates, at = 0;
@@ -191,56 +191,56 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
             }
         }
         if (c->training < 1 || c->training > fewest)
-            return rt_fail(err, RT_EINVAL,
-                           "stap_config.training %d must be between 1 and the %d range cells "
-                           "outside block %d (cells %d..%d) and its %d guard cells on each "
-                           "side", c->training, fewest, at, at * c->block,
-                           (at + 1) * c->block - 1, c->guard);
+            return stap_fail(err, STAP_EINVAL,
+                             "stap_config.training %d must be between 1 and the %d range cells "
+                             "outside block %d (cells %d..%d) and its %d guard cells on each "
+                             "side", c->training, fewest, at, at * c->block,
+                             (at + 1) * c->block - 1, c->guard);
     } else if (c->training_window != STAP_TRAINING_SEGMENT) {
-        return rt_fail(err, RT_EINVAL, "stap_config.training_window %d is not a training window",
-                       (int)c->training_window);
+        return stap_fail(err, STAP_EINVAL, "stap_config.training_window %d is not a training window",
+                         (int)c->training_window);
     } else {
         if (c->segments < 1 || c->range_gates % c->segments != 0)
-            return rt_fail(err, RT_EINVAL,
-                           "stap_config.segments %d must divide the %d range gates",
-                           c->segments, c->range_gates);
+            return stap_fail(err, STAP_EINVAL,
+                             "stap_config.segments %d must divide the %d range gates",
+                             c->segments, c->range_gates);
         int L = c->range_gates / c->segments;
         if (c->training < 1 || c->training > L)
-            return rt_fail(err, RT_EINVAL,
-                           "stap_config.training %d must be between 1 and the %d range cells "
-                           "of a segment", c->training, L);
+            return stap_fail(err, STAP_EINVAL,
+                             "stap_config.training %d must be between 1 and the %d range cells "
+                             "of a segment", c->training, L);
     }
     if (!(c->loading >= 0.0) || !isfinite(c->loading))
-        return rt_fail(err, RT_EINVAL, "stap_config.loading must be a finite number >= 0");
+        return stap_fail(err, STAP_EINVAL, "stap_config.loading must be a finite number >= 0");
     if (c->training < Nt && c->loading == 0.0 && !(al->info.traits & STAP_TRAIT_FIXED))
-        return rt_fail(err, RT_EINVAL,
-                       "stap_config.training %d is smaller than the N = %d degrees of freedom "
-                       "(%s): the training matrix is rank-deficient; "
-                       "use stap_config.training >= %d or stap_config.loading > 0",
-                       c->training, Nt, al->info.dof, Nt);
+        return stap_fail(err, STAP_EINVAL,
+                         "stap_config.training %d is smaller than the N = %d degrees of freedom "
+                         "(%s): the training matrix is rank-deficient; "
+                         "use stap_config.training >= %d or stap_config.loading > 0",
+                         c->training, Nt, al->info.dof, Nt);
     if (c->window == STAP_WINDOW_HANN && stap_window_len(c) < 3) /* 0.5 - 0.5 cos: all zero */
-        return rt_fail(err, RT_EINVAL, "stap_config.window: a Hann window of %d points is all "
-                       "zeros (it needs 3 or more)", stap_window_len(c));
+        return stap_fail(err, STAP_EINVAL, "stap_config.window: a Hann window of %d points is all "
+                         "zeros (it needs 3 or more)", stap_window_len(c));
     if (c->window == STAP_WINDOW_CHEBYSHEV && !(c->chebyshev_db > 0 && c->chebyshev_db < 400))
-        return rt_fail(err, RT_EINVAL,
-                       "stap_config.chebyshev_db %g: the Chebyshev window needs 0 < DB < 400",
-                       c->chebyshev_db);
+        return stap_fail(err, STAP_EINVAL,
+                         "stap_config.chebyshev_db %g: the Chebyshev window needs 0 < DB < 400",
+                         c->chebyshev_db);
     if (!(c->element_spacing > 0) || !isfinite(c->element_spacing))
-        return rt_fail(err, RT_EINVAL, "stap_config.element_spacing must be > 0 wavelengths");
+        return stap_fail(err, STAP_EINVAL, "stap_config.element_spacing must be > 0 wavelengths");
     if (have_steering) {
         if (steering_len != N)
-            return rt_fail(err, RT_EINVAL,
-                           "/steering has vectors of length %d; expected channels x Doppler "
-                           "order = %d x %d = %d",
-                           steering_len, c->channels, c->doppler_order, N);
-        if (steering_beams < 1) return rt_fail(err, RT_EINVAL, "/steering holds no vectors");
+            return stap_fail(err, STAP_EINVAL,
+                             "/steering has vectors of length %d; expected channels x Doppler "
+                             "order = %d x %d = %d",
+                             steering_len, c->channels, c->doppler_order, N);
+        if (steering_beams < 1) return stap_fail(err, STAP_EINVAL, "/steering holds no vectors");
         if (steering_beams > 4096) /* the cap of stap_config.beams: outputs grow with them */
-            return rt_fail(err, RT_EINVAL, "/steering holds %d vectors; at most 4096 beams",
-                           steering_beams);
+            return stap_fail(err, STAP_EINVAL, "/steering holds %d vectors; at most 4096 beams",
+                             steering_beams);
         c->beams = steering_beams;
     } else if (c->beams < 1 || c->beams > 4096) {
-        return rt_fail(err, RT_EINVAL, "stap_config.beams %d must be between 1 and 4096",
-                       c->beams);
+        return stap_fail(err, STAP_EINVAL, "stap_config.beams %d must be between 1 and 4096",
+                         c->beams);
     }
     /* Sizes that would not fit in memory are refused before anything is allocated. */
     /* (the sub-CPI algorithms keep Q staggered Doppler cubes) */
@@ -249,9 +249,9 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     double train_bytes = 8.0 * (double)stap_training_matrices(c) * stap_training_rows(c) * Nt;
     double out_bytes = 8.0 * c->beams * c->doppler_bins * c->range_gates;
     if (doppler_bytes + train_bytes + out_bytes > 16e9)
-        return rt_fail(err, RT_EINVAL, "the configuration needs %.1f GB of working memory "
-                       "(over the 16 GB limit)", (doppler_bytes + train_bytes + out_bytes) / 1e9);
-    return RT_OK;
+        return stap_fail(err, STAP_EINVAL, "the configuration needs %.1f GB of working memory "
+                         "(over the 16 GB limit)", (doppler_bytes + train_bytes + out_bytes) / 1e9);
+    return STAP_OK;
 }
 
 /* Dolph–Chebyshev window (as in scipy.signal.windows.chebwin): the window is the
@@ -301,32 +301,32 @@ static void chebyshev_window(int M, double at_db, double *w)
     free(f);
 }
 
-int stap_window(const stap_config *cfg, float *win, rt_error *err)
+int stap_window(const stap_config *cfg, float *win, stap_error *err)
 {
     int P = stap_window_len(cfg);
     switch (cfg->window) {
     case STAP_WINDOW_NONE:
         for (int p = 0; p < P; p++) win[p] = 1.0f;
-        return RT_OK;
+        return STAP_OK;
     case STAP_WINDOW_HANN:
         for (int p = 0; p < P; p++)
             win[p] = P == 1 ? 1.0f : (float)(0.5 - 0.5 * cos(2.0 * M_PI * p / (P - 1)));
-        return RT_OK;
+        return STAP_OK;
     case STAP_WINDOW_CHEBYSHEV: {
         double *w = malloc(sizeof(double) * P);
-        if (!w) return rt_fail(err, RT_ENOMEM, "out of memory for the window");
+        if (!w) return stap_fail(err, STAP_ENOMEM, "out of memory for the window");
         chebyshev_window(P, cfg->chebyshev_db, w);
         for (int p = 0; p < P; p++) win[p] = (float)w[p];
         free(w);
-        return RT_OK;
+        return STAP_OK;
     }
     }
-    return rt_fail(err, RT_EINVAL, "unknown window kind %d", (int)cfg->window);
+    return stap_fail(err, STAP_EINVAL, "unknown window kind %d", (int)cfg->window);
 }
 
 double stap_beam_u(int b, int B) { return -1.0 + (2.0 * b + 1.0) / B; }
 
-void stap_default_steering(const stap_config *cfg, cf32 *V)
+void stap_default_steering(const stap_config *cfg, stap_cf32 *V)
 {
     int B = cfg->beams, C = cfg->channels, Q = cfg->doppler_order, N = C * Q;
     const stap_algo *al = stap_algo_of(cfg);
@@ -335,7 +335,7 @@ void stap_default_steering(const stap_config *cfg, cf32 *V)
         for (int j = 0; j < N; j++) V[(size_t)b * N + j] = 0;
         for (int c = 0; c < C; c++) {
             double ph = 2.0 * M_PI * cfg->element_spacing * c * u;
-            const cf32 a = (float)cos(ph) + I * (float)sin(ph);
+            const stap_cf32 a = (float)cos(ph) + I * (float)sin(ph);
             for (int q = 0; q < Q; q++) {
                 const float h = al ? al->steering_tap(Q, q) : q == (Q - 1) / 2;
                 if (h != 0) V[(size_t)b * N + c * Q + q] = h * a;
@@ -344,7 +344,7 @@ void stap_default_steering(const stap_config *cfg, cf32 *V)
     }
 }
 
-double stap_look_direction(const cf32 *v, int C, int Q, double spacing)
+double stap_look_direction(const stap_cf32 *v, int C, int Q, double spacing)
 {
     double best = -1, ub = 0;
     for (int k = 0; k <= 4000; k++) {

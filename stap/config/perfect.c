@@ -14,15 +14,15 @@ static const perfect_dims dims[PERFECT_SIZE_COUNT] = {
     {"large", 8, 4096, 64, 128, 256, 3, 16},
 };
 
-int perfect_size_parse(const char *name, perfect_size *out, rt_error *err)
+int perfect_size_parse(const char *name, perfect_size *out, stap_error *err)
 {
     for (int i = 0; i < PERFECT_SIZE_COUNT; i++)
         if (name && !strcmp(name, dims[i].name)) {
             *out = (perfect_size)i;
-            return RT_OK;
+            return STAP_OK;
         }
-    return rt_fail(err, RT_EINVAL, "unknown PERFECT size '%s' (expected small, medium or large)",
-                   name ? name : "");
+    return stap_fail(err, STAP_EINVAL, "unknown PERFECT size '%s' (expected small, medium or large)",
+                     name ? name : "");
 }
 
 const perfect_dims *perfect_get_dims(perfect_size s) { return &dims[s]; }
@@ -43,45 +43,40 @@ void perfect_config(perfect_size s, stap_config *cfg)
     cfg->window = STAP_WINDOW_NONE;
 }
 
-int perfect_read_raw(const char *path, size_t n, cf32 *out, rt_error *err)
+int perfect_read_raw(const char *path, size_t n, stap_cf32 *out, stap_error *err)
 {
     /* regular files only: a FIFO made `rtstap perfect` wait forever for a writer */
-    const int fd = rt_open_regular(path, err);
-    if (fd < 0) return err ? err->code : RT_EIO;
+    const int fd = stap_open_regular(path, err);
+    if (fd < 0) return err ? err->code : STAP_EIO;
     FILE *f = fdopen(fd, "rb");
     if (!f) {
         close(fd);
-        return rt_fail(err, RT_EIO, "cannot open '%s': %s", path, strerror(errno));
+        return stap_fail(err, STAP_EIO, "cannot open '%s': %s", path, strerror(errno));
     }
     if (fseek(f, 0, SEEK_END) != 0) {
         fclose(f);
-        return rt_fail(err, RT_EIO, "cannot seek in '%s'", path);
+        return stap_fail(err, STAP_EIO, "cannot seek in '%s'", path);
     }
     long size = ftell(f);
     rewind(f);
     if (size < 0 || (size_t)size != n * 2 * sizeof(float)) {
         fclose(f);
-        return rt_fail(err, RT_EFORMAT, "'%s' holds %ld bytes; expected %zu (%zu complex float32 "
-                       "samples)", path, size, n * 2 * sizeof(float), n);
+        return stap_fail(err, STAP_EFORMAT, "'%s' holds %ld bytes; expected %zu (%zu complex float32 "
+                         "samples)", path, size, n * 2 * sizeof(float), n);
     }
     size_t got = fread(out, 2 * sizeof(float), n, f);
     fclose(f);
-    if (got != n) return rt_fail(err, RT_EIO, "short read from '%s'", path);
+    if (got != n) return stap_fail(err, STAP_EIO, "short read from '%s'", path);
     for (size_t i = 0; i < n; i++)
         if (!isfinite(crealf(out[i])) || !isfinite(cimagf(out[i])))
-            return rt_fail(err, RT_EFORMAT, "'%s': non-finite sample at element %zu", path, i);
-    return RT_OK;
+            return stap_fail(err, STAP_EFORMAT, "'%s': non-finite sample at element %zu", path, i);
+    return STAP_OK;
 }
 
-int perfect_write_raw(const char *path, const cf32 *data, size_t n, rt_error *err)
+int perfect_write_raw(const char *path, const stap_cf32 *data, size_t n, stap_write_mode mode,
+                      stap_error *err)
 {
-    return perfect_write_raw_mode(path, data, n, RT_WRITE_NEW, err);
-}
-
-int perfect_write_raw_mode(const char *path, const cf32 *data, size_t n, rt_write_mode mode,
-                           rt_error *err)
-{
-    return rt_atomic_write(path, data, n * 2 * sizeof(float), mode, err);
+    return stap_atomic_write(path, data, n * 2 * sizeof(float), mode, err);
 }
 
 const char *perfect_input_path(perfect_size s, const char *dir, int steering, char *buf,
@@ -91,18 +86,18 @@ const char *perfect_input_path(perfect_size s, const char *dir, int steering, ch
     return buf;
 }
 
-int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, rt_error *err)
+int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, stap_error *err)
 {
     const perfect_dims *d = &dims[s];
     memset(in, 0, sizeof *in);
     char path[4096];
     size_t n = (size_t)d->channels * d->pulses * d->range_cells;
     size_t nv = (size_t)d->steering * d->channels * d->doppler_order;
-    in->iq = malloc(sizeof(cf32) * n);
-    in->steering = malloc(sizeof(cf32) * nv);
+    in->iq = malloc(sizeof(stap_cf32) * n);
+    in->steering = malloc(sizeof(stap_cf32) * nv);
     if (!in->iq || !in->steering) {
         stap_input_free(in);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the PERFECT %s input", d->name);
+        return stap_fail(err, STAP_ENOMEM, "out of memory for the PERFECT %s input", d->name);
     }
     int st = perfect_read_raw(perfect_input_path(s, dir, 0, path, sizeof path), n, in->iq, err);
     if (!st) st = perfect_read_raw(perfect_input_path(s, dir, 1, path, sizeof path), nv, in->steering, err);
@@ -115,10 +110,10 @@ int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, rt_erro
     in->range_gates = d->range_cells;
     in->steering_beams = d->steering;
     in->steering_len = d->channels * d->doppler_order;
-    return RT_OK;
+    return STAP_OK;
 }
 
-double perfect_snr_db(const cf32 *ref, const cf32 *out, size_t n)
+double perfect_snr_db(const stap_cf32 *ref, const stap_cf32 *out, size_t n)
 {
     double sig = 0, noise = 0;
     for (size_t i = 0; i < n; i++) {

@@ -22,7 +22,7 @@ typedef struct perfect_dims {
     int steering;       /* 16 steering vectors                */
 } perfect_dims;
 
-int perfect_size_parse(const char *name, perfect_size *out, rt_error *err);
+int perfect_size_parse(const char *name, perfect_size *out, stap_error *err);
 const perfect_dims *perfect_get_dims(perfect_size s);
 /* The pipeline configuration of a size (backend AUTO; caller may change it). */
 void perfect_config(perfect_size s, stap_config *cfg);
@@ -30,20 +30,19 @@ void perfect_config(perfect_size s, stap_config *cfg);
 /* Read "<dir>/<size>_app_input.bin" ([channel][pulse][range]) and
  * "<dir>/<size>_app_steering_vectors.bin" ([16][C*3]) into in (shape, iq, steering).
  * The file sizes must match the size exactly; non-finite samples are rejected. */
-int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, rt_error *err);
+int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, stap_error *err);
 /* The path of the input (steering = 0) or steering-vector file of size s in dir; returns buf. */
 const char *perfect_input_path(perfect_size s, const char *dir, int steering, char *buf,
                                size_t len);
 
 /* Read a raw interleaved float32 complex file of exactly n elements. */
-int perfect_read_raw(const char *path, size_t n, cf32 *out, rt_error *err);
-/* Write n complex elements as raw interleaved float32, atomically (never overwrites; the
- * _mode variant replaces an existing file with RT_WRITE_REPLACE, h5io.h). */
-int perfect_write_raw(const char *path, const cf32 *data, size_t n, rt_error *err);
-int perfect_write_raw_mode(const char *path, const cf32 *data, size_t n, rt_write_mode mode,
-                           rt_error *err);
+int perfect_read_raw(const char *path, size_t n, stap_cf32 *out, stap_error *err);
+/* Write n complex elements as raw interleaved float32, atomically (STAP_WRITE_NEW never
+ * overwrites; STAP_WRITE_REPLACE replaces an existing file, h5io.h). */
+int perfect_write_raw(const char *path, const stap_cf32 *data, size_t n, stap_write_mode mode,
+                      stap_error *err);
 
 /* The suite's agreement metric: 10 log10(sum |ref|^2 / sum |ref - out|^2) in dB. */
-double perfect_snr_db(const cf32 *ref, const cf32 *out, size_t n);
+double perfect_snr_db(const stap_cf32 *ref, const stap_cf32 *out, size_t n);
 
 #endif

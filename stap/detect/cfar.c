@@ -35,15 +35,15 @@ const char *stap_cfar_kind_name(stap_cfar_kind k)
     return "invalid";
 }
 
-int stap_cfar_parse_kind(const char *s, stap_cfar_kind *k, rt_error *err)
+int stap_cfar_parse_kind(const char *s, stap_cfar_kind *k, stap_error *err)
 {
     for (int i = STAP_CFAR_NONE; i <= STAP_CFAR_CA2D; i++)
         if (s && !strcmp(s, stap_cfar_kind_name((stap_cfar_kind)i))) {
             *k = (stap_cfar_kind)i;
-            return RT_OK;
+            return STAP_OK;
         }
-    return rt_fail(err, RT_EINVAL,
-                   "unknown CFAR kind '%s' (expected none, ca, os, go, so or ca2d)", s ? s : "");
+    return stap_fail(err, STAP_EINVAL,
+                     "unknown CFAR kind '%s' (expected none, ca, os, go, so or ca2d)", s ? s : "");
 }
 
 static int full_rank(const stap_cfar_config *c)
@@ -65,59 +65,59 @@ size_t stap_cfar_table_len(const stap_cfar_config *c)
 }
 
 int stap_cfar_validate(const stap_cfar_config *c, int doppler_bins, int range_gates,
-                       rt_error *err)
+                       stap_error *err)
 {
     if ((int)c->kind < STAP_CFAR_NONE || (int)c->kind > STAP_CFAR_CA2D)
-        return rt_fail(err, RT_EINVAL, "stap_cfar_config.kind %d is not a detector kind",
-                       (int)c->kind);
-    if (c->kind == STAP_CFAR_NONE) return RT_OK;
+        return stap_fail(err, STAP_EINVAL, "stap_cfar_config.kind %d is not a detector kind",
+                         (int)c->kind);
+    if (c->kind == STAP_CFAR_NONE) return STAP_OK;
     if (!(c->pfa > 0 && c->pfa < 1))
-        return rt_fail(err, RT_EINVAL,
-                       "stap_cfar_config.pfa %g must be between 0 and 1 (exclusive)", c->pfa);
+        return stap_fail(err, STAP_EINVAL,
+                         "stap_cfar_config.pfa %g must be between 0 and 1 (exclusive)", c->pfa);
     if (c->guard < 0 || c->guard > 4096)
-        return rt_fail(err, RT_EINVAL, "stap_cfar_config.guard %d must be between 0 and 4096",
-                       c->guard);
+        return stap_fail(err, STAP_EINVAL, "stap_cfar_config.guard %d must be between 0 and 4096",
+                         c->guard);
     if (c->train < 1 || c->train > STAP_CFAR_MAX_TRAIN)
-        return rt_fail(err, RT_EINVAL, "stap_cfar_config.train %d must be between 1 and %d",
-                       c->train, STAP_CFAR_MAX_TRAIN);
+        return stap_fail(err, STAP_EINVAL, "stap_cfar_config.train %d must be between 1 and %d",
+                         c->train, STAP_CFAR_MAX_TRAIN);
     if (c->kind == STAP_CFAR_OS) {
         int k = full_rank(c);
         if (c->os_rank < 0 || k < 1 || k > 2 * c->train)
-            return rt_fail(err, RT_EINVAL,
-                           "stap_cfar_config.os_rank %d must be between 1 and "
-                           "2 x stap_cfar_config.train = %d", c->os_rank, 2 * c->train);
+            return stap_fail(err, STAP_EINVAL,
+                             "stap_cfar_config.os_rank %d must be between 1 and "
+                             "2 x stap_cfar_config.train = %d", c->os_rank, 2 * c->train);
     }
     long need = 2L * (c->guard + c->train) + 1;
     if (range_gates < need)
-        return rt_fail(err, RT_EINVAL,
-                       "CFAR window (2 x (stap_cfar_config.guard %d + stap_cfar_config.train "
-                       "%d) + 1 = %ld cells) is longer than the %d range gates",
-                       c->guard, c->train, need, range_gates);
+        return stap_fail(err, STAP_EINVAL,
+                         "CFAR window (2 x (stap_cfar_config.guard %d + stap_cfar_config.train "
+                         "%d) + 1 = %ld cells) is longer than the %d range gates",
+                         c->guard, c->train, need, range_gates);
     if (c->kind == STAP_CFAR_CA2D) {
         if (c->guard_doppler < 0 || c->guard_doppler > STAP_CFAR_MAX_DOPPLER)
-            return rt_fail(err, RT_EINVAL,
-                           "stap_cfar_config.guard_doppler %d must be between 0 and %d",
-                           c->guard_doppler, STAP_CFAR_MAX_DOPPLER);
+            return stap_fail(err, STAP_EINVAL,
+                             "stap_cfar_config.guard_doppler %d must be between 0 and %d",
+                             c->guard_doppler, STAP_CFAR_MAX_DOPPLER);
         if (c->train_doppler < 0 || c->train_doppler > STAP_CFAR_MAX_DOPPLER)
-            return rt_fail(err, RT_EINVAL,
-                           "stap_cfar_config.train_doppler %d must be between 0 and %d",
-                           c->train_doppler, STAP_CFAR_MAX_DOPPLER);
+            return stap_fail(err, STAP_EINVAL,
+                             "stap_cfar_config.train_doppler %d must be between 0 and %d",
+                             c->train_doppler, STAP_CFAR_MAX_DOPPLER);
         long dneed = 2L * (c->guard_doppler + c->train_doppler) + 1;
         if (doppler_bins < dneed)
-            return rt_fail(err, RT_EINVAL,
-                           "CFAR Doppler window (2 x (stap_cfar_config.guard_doppler %d + "
-                           "stap_cfar_config.train_doppler %d) + 1 = %ld bins) is longer than "
-                           "the %d Doppler bins", c->guard_doppler, c->train_doppler, dneed,
-                           doppler_bins);
+            return stap_fail(err, STAP_EINVAL,
+                             "CFAR Doppler window (2 x (stap_cfar_config.guard_doppler %d + "
+                             "stap_cfar_config.train_doppler %d) + 1 = %ld bins) is longer than "
+                             "the %d Doppler bins", c->guard_doppler, c->train_doppler, dneed,
+                             doppler_bins);
         if (cells_2d(c) > STAP_CFAR_MAX_CELLS)
-            return rt_fail(err, RT_EINVAL,
-                           "CFAR 2-D window: 2 x stap_cfar_config.train_doppler %d x (2 x "
-                           "(stap_cfar_config.guard %d + stap_cfar_config.train %d) + 1) + 2 x "
-                           "stap_cfar_config.train x (2 x stap_cfar_config.guard_doppler %d + 1) "
-                           "= %ld training cells, more than %d", c->train_doppler, c->guard,
-                           c->train, c->guard_doppler, cells_2d(c), STAP_CFAR_MAX_CELLS);
+            return stap_fail(err, STAP_EINVAL,
+                             "CFAR 2-D window: 2 x stap_cfar_config.train_doppler %d x (2 x "
+                             "(stap_cfar_config.guard %d + stap_cfar_config.train %d) + 1) + 2 x "
+                             "stap_cfar_config.train x (2 x stap_cfar_config.guard_doppler %d + 1) "
+                             "= %ld training cells, more than %d", c->train_doppler, c->guard,
+                             c->train, c->guard_doppler, cells_2d(c), STAP_CFAR_MAX_CELLS);
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Each log pfa(alpha) below decreases in alpha from 0 at alpha = 0 to -inf; solve_alpha
@@ -173,7 +173,7 @@ static int solve_alpha(double (*log_pfa)(int, int, double), int n, int k, double
 }
 
 int stap_cfar_tables(const stap_cfar_config *c, double *alpha, int *rank, double *norm,
-                     rt_error *err)
+                     stap_error *err)
 {
     const int nmax = (int)stap_cfar_table_len(c) - 1, kfull = full_rank(c);
     alpha[0] = 0;
@@ -189,9 +189,9 @@ int stap_cfar_tables(const stap_cfar_config *c, double *alpha, int *rank, double
             for (int i = 0; i < k; i++) s += 1.0 / (n - i);
             norm[n] = s;
             if (solve_alpha(os_log_pfa, n, k, c->pfa, &alpha[n]))
-                return rt_fail(err, RT_ENUMERIC,
-                               "OS-CFAR: no threshold reaches pfa %g with rank %d of %d cells",
-                               c->pfa, k, n);
+                return stap_fail(err, STAP_ENUMERIC,
+                                 "OS-CFAR: no threshold reaches pfa %g with rank %d of %d cells",
+                                 c->pfa, k, n);
         } else if ((c->kind == STAP_CFAR_GO || c->kind == STAP_CFAR_SO) && n == nmax) {
             const int m = c->train, greatest = c->kind == STAP_CFAR_GO;
             rank[n] = 0;
@@ -200,15 +200,15 @@ int stap_cfar_tables(const stap_cfar_config *c, double *alpha, int *rank, double
             for (int i = 1; i <= m; i++) b *= (2.0 * i - 1) / (2.0 * i);
             norm[n] = greatest ? 1 + b : 1 - b;
             if (solve_alpha(goso_log_pfa, m, greatest, c->pfa, &alpha[n]))
-                return rt_fail(err, RT_ENUMERIC, "%s-CFAR: no threshold reaches pfa %g with %d "
-                               "cells each side", greatest ? "GO" : "SO", c->pfa, m);
+                return stap_fail(err, STAP_ENUMERIC, "%s-CFAR: no threshold reaches pfa %g with %d "
+                                 "cells each side", greatest ? "GO" : "SO", c->pfa, m);
         } else { /* CA, CA2D, and GO/SO where a side is partial */
             rank[n] = 0;
             norm[n] = 1;
             alpha[n] = n * (pow(c->pfa, -1.0 / n) - 1.0);
         }
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 stap_detection stap_cfar_record(size_t flat, int D, int R, double power, double noise)
@@ -350,7 +350,7 @@ static void detect_line(const stap_cfar_plan *pl, const double *p, const double 
 
 /* A line's powers and prefix sums in the blocked order of the GPU (kernels/rtk_pipeline.h):
  * running sums within blocks of 32 cells, block offsets chained left to right. */
-static void line_prefix(const cf32 *yl, int R, double *pw, double *prefix)
+static void line_prefix(const stap_cf32 *yl, int R, double *pw, double *prefix)
 {
     double off = 0;
     prefix[0] = 0;
@@ -382,16 +382,16 @@ void stap_cfar_plan_destroy(stap_cfar_plan *p)
 }
 
 int stap_cfar_plan_create(stap_cfar_plan **out, const stap_cfar_config *c, int B, int D, int R,
-                          int threads, rt_error *err)
+                          int threads, stap_error *err)
 {
     *out = NULL;
     if (B < 1 || D < 1 || R < 1)
-        return rt_fail(err, RT_EINVAL, "CFAR: output shape %d x %d x %d has a zero dimension",
-                       B, D, R);
+        return stap_fail(err, STAP_EINVAL, "CFAR: output shape %d x %d x %d has a zero dimension",
+                         B, D, R);
     int st = stap_cfar_validate(c, D, R, err);
     if (st) return st;
     stap_cfar_plan *p = calloc(1, sizeof *p);
-    if (!p) return rt_fail(err, RT_ENOMEM, "CFAR: out of memory");
+    if (!p) return stap_fail(err, STAP_ENOMEM, "CFAR: out of memory");
     p->c = *c;
     p->B = B;
     p->D = D;
@@ -409,8 +409,8 @@ int stap_cfar_plan_create(stap_cfar_plan **out, const stap_cfar_config *c, int B
     if (!p->alpha || !p->norm || !p->rank || !p->work || !p->lists ||
         (c->kind == STAP_CFAR_CA2D && !p->prefix2d)) {
         stap_cfar_plan_destroy(p);
-        return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for %d threads' work space",
-                       p->threads);
+        return stap_fail(err, STAP_ENOMEM, "CFAR: out of memory for %d threads' work space",
+                         p->threads);
     }
     p->alpha[0] = p->norm[0] = 1;
     p->rank[0] = 0;
@@ -419,18 +419,18 @@ int stap_cfar_plan_create(stap_cfar_plan **out, const stap_cfar_config *c, int B
         return st;
     }
     *out = p;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Grow the detection array to n entries (only when a CPI detects more than any before). */
-static int reserve_det(stap_cfar_plan *p, size_t n, rt_error *err)
+static int reserve_det(stap_cfar_plan *p, size_t n, stap_error *err)
 {
-    if (n <= p->det_cap) return RT_OK;
+    if (n <= p->det_cap) return STAP_OK;
     stap_detection *d = realloc(p->det, sizeof *d * n);
-    if (!d) return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for %zu detections", n);
+    if (!d) return stap_fail(err, STAP_ENOMEM, "CFAR: out of memory for %zu detections", n);
     p->det = d;
     p->det_cap = n;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* The noise-power estimate of a hit (its window statistic over norm[n]). */
@@ -441,12 +441,12 @@ static double hit_noise(const stap_cfar_plan *p, const stap_cfar_hit *h)
     return h->z / p->norm[stap_cfar_count(&p->c, lo0, hi0, lo1, hi1)];
 }
 
-int stap_cfar_plan_execute(stap_cfar_plan *p, const cf32 *y, const stap_detection **out,
-                           size_t *count, rt_error *err)
+int stap_cfar_plan_execute(stap_cfar_plan *p, const stap_cf32 *y, const stap_detection **out,
+                           size_t *count, stap_error *err)
 {
     *out = NULL;
     *count = 0;
-    if (p->c.kind == STAP_CFAR_NONE) return RT_OK;
+    if (p->c.kind == STAP_CFAR_NONE) return STAP_OK;
     const size_t lines = (size_t)p->B * p->D;
     const int R = p->R, two_d = p->c.kind == STAP_CFAR_CA2D;
     int oom = 0;
@@ -474,7 +474,7 @@ int stap_cfar_plan_execute(stap_cfar_plan *p, const cf32 *y, const stap_detectio
         oom |= list->oom;
         list->oom = 0;
     }
-    if (oom) return rt_fail(err, RT_ENOMEM, "CFAR: out of memory for the detections");
+    if (oom) return stap_fail(err, STAP_ENOMEM, "CFAR: out of memory for the detections");
     size_t n = 0;
     for (int t = 0; t < p->threads; t++) n += p->lists[t].n;
     int st = reserve_det(p, n, err);
@@ -487,7 +487,7 @@ int stap_cfar_plan_execute(stap_cfar_plan *p, const cf32 *y, const stap_detectio
         }
     *out = n ? p->det : NULL;
     *count = n;
-    return RT_OK;
+    return STAP_OK;
 }
 
 static int cmp_hit(const void *a, const void *b)
@@ -497,7 +497,7 @@ static int cmp_hit(const void *a, const void *b)
 }
 
 int stap_cfar_plan_finish(stap_cfar_plan *p, stap_cfar_hit *hits, size_t count,
-                          const stap_detection **out, size_t *n_out, rt_error *err)
+                          const stap_detection **out, size_t *n_out, stap_error *err)
 {
     *out = NULL;
     *n_out = 0;
@@ -509,14 +509,14 @@ int stap_cfar_plan_finish(stap_cfar_plan *p, stap_cfar_hit *hits, size_t count,
                                      hit_noise(p, &hits[i]));
     *out = count ? p->det : NULL;
     *n_out = count;
-    return RT_OK;
+    return STAP_OK;
 }
 
 const double *stap_cfar_plan_alpha(const stap_cfar_plan *p) { return p->alpha; }
 const int *stap_cfar_plan_rank(const stap_cfar_plan *p) { return p->rank; }
 
-int stap_cfar_detect(const stap_cfar_config *c, const cf32 *y, int B, int D, int R,
-                     stap_detection **out, size_t *count, rt_error *err)
+int stap_cfar_detect(const stap_cfar_config *c, const stap_cf32 *y, int B, int D, int R,
+                     stap_detection **out, size_t *count, stap_error *err)
 {
     *out = NULL;
     *count = 0;
@@ -532,7 +532,7 @@ int stap_cfar_detect(const stap_cfar_config *c, const cf32 *y, int B, int D, int
     st = stap_cfar_plan_execute(p, y, &d, &n, err);
     if (!st && n) {
         *out = malloc(sizeof **out * n);
-        if (!*out) st = rt_fail(err, RT_ENOMEM, "CFAR: out of memory for %zu detections", n);
+        if (!*out) st = stap_fail(err, STAP_ENOMEM, "CFAR: out of memory for %zu detections", n);
         else {
             memcpy(*out, d, sizeof **out * n);
             *count = n;

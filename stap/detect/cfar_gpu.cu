@@ -30,8 +30,8 @@ extern "C" int stap_cfar_enqueue(const stap_cfar_config *c, int B, int D, int R,
                                 stream);
 }
 
-extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y_host, int B, int D,
-                                    int R, stap_detection **out, size_t *count, rt_error *err)
+extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *y_host, int B, int D,
+                                    int R, stap_detection **out, size_t *count, stap_error *err)
 {
     *out = NULL;
     *count = 0;
@@ -40,7 +40,7 @@ extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y_hos
     if (st) return st;
     if (c->kind == STAP_CFAR_NONE) {
         stap_cfar_plan_destroy(plan);
-        return RT_OK;
+        return STAP_OK;
     }
     const long long lines = (long long)B * D;
     const size_t cells = (size_t)lines * R;
@@ -70,8 +70,8 @@ extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y_hos
     if (hst.detections) {
         hits = (stap_cfar_hit *)malloc(sizeof(stap_cfar_hit) * hst.detections);
         if (!hits) {
-            st = rt_fail(err, RT_ENOMEM, "GPU CFAR: out of memory for %u detections",
-                         hst.detections);
+            st = stap_fail(err, STAP_ENOMEM, "GPU CFAR: out of memory for %u detections",
+                           hst.detections);
             goto done;
         }
         static_assert(sizeof(stap_cfar_hit) == sizeof(rtk_cfar_hit), "hit layouts differ");
@@ -81,7 +81,7 @@ extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y_hos
     if (n) {
         *out = (stap_detection *)malloc(sizeof(stap_detection) * n);
         if (!*out) {
-            st = rt_fail(err, RT_ENOMEM, "GPU CFAR: out of memory for %zu detections", n);
+            st = stap_fail(err, STAP_ENOMEM, "GPU CFAR: out of memory for %zu detections", n);
             goto done;
         }
         for (size_t i = 0; i < n; i++) (*out)[i] = det[i];

@@ -19,29 +19,29 @@ typedef struct stap_algo {
     stap_algorithm_info info;
     /* stap_config_validate's part for this algorithm: defaults and ranges of its own
      * parameter (angle bins, DPCA shift); NULL: nothing of its own */
-    int (*validate)(stap_config *c, rt_error *err);
+    int (*validate)(stap_config *c, stap_error *err);
     /* N = C*Q adapted DOF (default) or fewer: the columns of a training matrix */
     int (*adapted_dof)(const stap_config *c);
     /* tap q of the default steering's Q taps h of a beam: v = a(u) (x) h */
     float (*steering_tap)(int Q, int q);
     /* the solves' steering vector for Doppler bin d (sub-CPI), in double (re, im) pairs */
-    void (*bin_steering)(const stap_config *c, const cf32 *v, int d, double *s);
+    void (*bin_steering)(const stap_config *c, const stap_cf32 *v, int d, double *s);
     /* fixed weights for steering vector v (STAP_TRAIT_FIXED) */
-    void (*fixed_weights)(const stap_config *c, const cf32 *v, cf32 *w);
+    void (*fixed_weights)(const stap_config *c, const stap_cf32 *v, stap_cf32 *w);
     /* the label's own part after the name (" NA=3"), "" for none */
     void (*label)(const stap_config *c, char *buf, size_t len);
     /* engine creation: the host tables the stages read (e->A, e->Vt, e->Vs, e->nvs) */
-    int (*prepare)(stap_engine *e, rt_error *err);
+    int (*prepare)(stap_engine *e, stap_error *err);
 
     /* ---- CPU engine (engine_cpu.c) */
     /* contract steps 2-4: the training matrices T (stap_training_matrices of M x Nt,
      * column-major) from the Doppler cube X or, sub-CPI, the input cube x; NULL: none */
-    void (*cpu_training)(const stap_engine *e, const cf32 *X, const cf32 *x, cf32 *T,
+    void (*cpu_training)(const stap_engine *e, const stap_cf32 *X, const stap_cf32 *x, stap_cf32 *T,
                          int threads);
     /* steps 5-7: the weights W (D x S x B x N) from T (factored in place), with Wt the
      * work of B x D x S x Nt; the QR time into lt->qr_ms */
-    int (*cpu_weights)(const stap_engine *e, la_ctx *la, cf32 *T, cf32 *Wt, cf32 *W,
-                       la_timing *lt, rt_error *err);
+    int (*cpu_weights)(const stap_engine *e, stap_la_ctx *la, stap_cf32 *T, stap_cf32 *Wt, stap_cf32 *W,
+                       stap_la_timing *lt, stap_error *err);
     /* the engine's description of the algorithm ("JDL 3 beams x 3 bins, "), "" for none */
     void (*cpu_describe)(const stap_config *c, char *buf, size_t len);
 } stap_algo;

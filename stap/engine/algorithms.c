@@ -17,7 +17,7 @@
 
 /* ---- the mathematics of one algorithm each --------------------------------------------- */
 
-void stap_dpca_weights(const stap_config *cfg, const cf32 *v, cf32 *w)
+void stap_dpca_weights(const stap_config *cfg, const stap_cf32 *v, stap_cf32 *w)
 {
     const int C = cfg->channels, Q = cfg->doppler_order, sh = cfg->dpca_shift;
     const int span = (Q - 1) * abs(sh), Cs = C - span, c0 = sh < 0 ? span : 0;
@@ -27,7 +27,7 @@ void stap_dpca_weights(const stap_config *cfg, const cf32 *v, cf32 *w)
 }
 
 /* pre-Doppler: bin d's steering s[c*Q + q] = v[c*Q + q] exp(2 pi i d q / D) */
-static void predoppler_bin_steering(const stap_config *cfg, const cf32 *v, int d, double *s)
+static void predoppler_bin_steering(const stap_config *cfg, const stap_cf32 *v, int d, double *s)
 {
     const int C = cfg->channels, Q = cfg->doppler_order, D = cfg->doppler_bins;
     for (int c = 0; c < C; c++)
@@ -41,7 +41,7 @@ static void predoppler_bin_steering(const stap_config *cfg, const cf32 *v, int d
         }
 }
 
-void stap_subcpi_steering(const stap_config *cfg, const cf32 *v, int d, double *s)
+void stap_subcpi_steering(const stap_config *cfg, const stap_cf32 *v, int d, double *s)
 {
     const stap_algo *a = stap_algo_of(cfg);
     if (a && a->bin_steering) {
@@ -54,51 +54,51 @@ void stap_subcpi_steering(const stap_config *cfg, const cf32 *v, int d, double *
     }
 }
 
-int stap_jdl_beams(const stap_config *cfg, const cf32 *v, double *A, rt_error *err)
+int stap_jdl_beams(const stap_config *cfg, const stap_cf32 *v, double *A, stap_error *err)
 {
     const int C = cfg->channels, Q = cfg->doppler_order, Na = cfg->angle_bins;
     double norm = 0;
     for (int c = 0; c < C; c++) {
-        const cf32 x = v[c * Q + (Q - 1) / 2];
+        const stap_cf32 x = v[c * Q + (Q - 1) / 2];
         norm += (double)crealf(x) * crealf(x) + (double)cimagf(x) * cimagf(x);
     }
     if (!(norm > 0) || !isfinite(norm))
-        return rt_fail(err, RT_EINVAL, "JDL: the steering vector's centre tap (entries c*Q + "
-                       "%d) is zero or not finite: it gives no look direction", (Q - 1) / 2);
+        return stap_fail(err, STAP_EINVAL, "JDL: the steering vector's centre tap (entries c*Q + "
+                         "%d) is zero or not finite: it gives no look direction", (Q - 1) / 2);
     norm = sqrt(norm);
     for (int j = 0; j < Na; j++) {
         const double shift = (double)(j - (Na - 1) / 2) / C; /* cycles per element */
         for (int c = 0; c < C; c++) {
-            const cf32 x = v[c * Q + (Q - 1) / 2];
+            const stap_cf32 x = v[c * Q + (Q - 1) / 2];
             const double ph = 2.0 * M_PI * shift * c, cr = cos(ph), ci = sin(ph);
             const double xr = crealf(x) / norm, xi = cimagf(x) / norm;
             A[2 * ((size_t)j * C + c)] = xr * cr - xi * ci;
             A[2 * ((size_t)j * C + c) + 1] = xr * ci + xi * cr;
         }
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* ---- checks, sizes, labels, default steering ------------------------------------------ */
 
-static int jdl_validate(stap_config *c, rt_error *err)
+static int jdl_validate(stap_config *c, stap_error *err)
 {
     if (c->angle_bins == 0) c->angle_bins = c->channels < 3 ? 1 : 3;
     if (c->angle_bins < 1 || c->angle_bins % 2 == 0 || c->angle_bins > c->channels)
-        return rt_fail(err, RT_EINVAL, "stap_config.angle_bins %d must be odd and between "
-                       "1 and the %d channels", c->angle_bins, c->channels);
-    return RT_OK;
+        return stap_fail(err, STAP_EINVAL, "stap_config.angle_bins %d must be odd and between "
+                         "1 and the %d channels", c->angle_bins, c->channels);
+    return STAP_OK;
 }
 
-static int dpca_validate(stap_config *c, rt_error *err)
+static int dpca_validate(stap_config *c, stap_error *err)
 {
     if (c->dpca_shift == 0) c->dpca_shift = 1;
     if (c->dpca_shift > INT_MAX / 4 || c->dpca_shift < -INT_MAX / 4 ||
         (c->doppler_order - 1) * abs(c->dpca_shift) >= c->channels)
-        return rt_fail(err, RT_EINVAL, "stap_config.dpca_shift %d: the %d pulses' "
-                       "subarrays need (pulses - 1) x |shift| < the %d channels",
-                       c->dpca_shift, c->doppler_order, c->channels);
-    return RT_OK;
+        return stap_fail(err, STAP_EINVAL, "stap_config.dpca_shift %d: the %d pulses' "
+                         "subarrays need (pulses - 1) x |shift| < the %d channels",
+                         c->dpca_shift, c->doppler_order, c->channels);
+    return STAP_OK;
 }
 
 static int jdl_adapted_dof(const stap_config *c) { return c->angle_bins * c->doppler_order; }
@@ -130,22 +130,22 @@ static void dpca_label(const stap_config *c, char *buf, size_t len)
 
 /* JDL: each beam's transform A_b (stap_jdl_beams) and beamspace steering T_b^H v_b, the
  * latter in double before rounding. */
-static int jdl_prepare(stap_engine *e, rt_error *err)
+static int jdl_prepare(stap_engine *e, stap_error *err)
 {
     const int C = e->cfg.channels, Q = e->cfg.doppler_order, Na = e->cfg.angle_bins;
-    e->A = malloc(sizeof(cf32) * (size_t)e->B * C * Na);
-    e->Vt = malloc(sizeof(cf32) * (size_t)e->B * e->Nt);
+    e->A = malloc(sizeof(stap_cf32) * (size_t)e->B * C * Na);
+    e->Vt = malloc(sizeof(stap_cf32) * (size_t)e->B * e->Nt);
     double *a = malloc(sizeof(double) * 2 * (size_t)C * Na);
     if (!e->A || !e->Vt || !a) {
         free(a);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the JDL transforms");
+        return stap_fail(err, STAP_ENOMEM, "out of memory for the JDL transforms");
     }
     for (int b = 0; b < e->B; b++) {
-        const cf32 *v = e->V + (size_t)b * e->N;
+        const stap_cf32 *v = e->V + (size_t)b * e->N;
         int st = stap_jdl_beams(&e->cfg, v, a, err);
         if (st) {
             free(a);
-            return rt_prefix(err, "beam %d", b);
+            return stap_error_prefix(err, "beam %d", b);
         }
         for (int i = 0; i < C * Na; i++)
             e->A[(size_t)b * C * Na + i] = (float)a[2 * i] + I * (float)a[2 * i + 1];
@@ -162,37 +162,37 @@ static int jdl_prepare(stap_engine *e, rt_error *err)
             }
     }
     free(a);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Pre-Doppler, ADPCA: the steering vectors of the solves, bin-major when each bin steers
  * on its own (stap_subcpi_steering, in double before rounding); DPCA: the B fixed weights
  * themselves. */
-static int subcpi_prepare(stap_engine *e, rt_error *err)
+static int subcpi_prepare(stap_engine *e, stap_error *err)
 {
     const stap_algo *al = stap_algo_of(&e->cfg);
     const int N = e->N;
     const int nd = al->info.traits & STAP_TRAIT_STEER_PER_BIN ? e->cfg.doppler_bins : 1;
     e->nvs = nd * e->B;
-    e->Vs = malloc(sizeof(cf32) * (size_t)e->nvs * N);
+    e->Vs = malloc(sizeof(stap_cf32) * (size_t)e->nvs * N);
     double *s = malloc(sizeof(double) * 2 * (size_t)N);
     if (!e->Vs || !s) {
         free(s);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the sub-CPI steering vectors");
+        return stap_fail(err, STAP_ENOMEM, "out of memory for the sub-CPI steering vectors");
     }
     if (al->fixed_weights) {
         for (int b = 0; b < e->B; b++) al->fixed_weights(&e->cfg, e->V + (size_t)b * N, e->Vs + (size_t)b * N);
         free(s);
-        return RT_OK;
+        return STAP_OK;
     }
     for (int d = 0; d < nd; d++)
         for (int b = 0; b < e->B; b++) {
             stap_subcpi_steering(&e->cfg, e->V + (size_t)b * N, d, s);
-            cf32 *o = e->Vs + ((size_t)d * e->B + b) * N;
+            stap_cf32 *o = e->Vs + ((size_t)d * e->B + b) * N;
             for (int j = 0; j < N; j++) o[j] = (float)s[2 * j] + I * (float)s[2 * j + 1];
         }
     free(s);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* ---- CPU stages ------------------------------------------------------------------------ */
@@ -200,7 +200,7 @@ static int subcpi_prepare(stap_engine *e, rt_error *err)
 /* Contract steps 2-4: T_k (M x N, column-major), k = d*S + s; row i = snapshot^H of
  * training cell i of segment (block) s, e->cells[s*K + i]; with loading, N more rows
  * sqrt(K*delta) I. */
-static void training_doppler(const stap_engine *e, const cf32 *X, const cf32 *x, cf32 *Tall,
+static void training_doppler(const stap_engine *e, const stap_cf32 *X, const stap_cf32 *x, stap_cf32 *Tall,
                              int threads)
 {
     const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
@@ -210,16 +210,16 @@ static void training_doppler(const stap_engine *e, const cf32 *X, const cf32 *x,
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int k = 0; k < e->batch; k++) {
         int d = k / S, s = k % S;
-        cf32 *T = Tall + (size_t)k * M * N;
+        stap_cf32 *T = Tall + (size_t)k * M * N;
         const int *cell = e->cells + (size_t)s * K;
         for (int ch = 0; ch < C; ch++)
             for (int q = 0; q < Q; q++) {
                 int j = ch * Q + q;
-                const cf32 *row = X + ((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R;
-                cf32 *col = T + (size_t)j * M;
+                const stap_cf32 *row = X + ((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R;
+                stap_cf32 *col = T + (size_t)j * M;
                 for (int i = 0; i < K; i++) col[i] = conjf(row[cell[i]]);
                 if (M > K) {
-                    memset(col + K, 0, sizeof(cf32) * (size_t)N);
+                    memset(col + K, 0, sizeof(stap_cf32) * (size_t)N);
                     col[K + j] = load;
                 }
             }
@@ -229,7 +229,7 @@ static void training_doppler(const stap_engine *e, const cf32 *X, const cf32 *x,
 /* JDL (contract steps 2-4 in beamspace): T_k (M x Nt), k = b*D*S + d*S + s; row i =
  * conj(z) of training cell i, z_{j*Q+q} = sum_c conj(A_b[j][c]) X[c, tap(d,q), cell]; with
  * loading, Nt more rows sqrt(K*delta) I. */
-static void training_jdl(const stap_engine *e, const cf32 *X, const cf32 *x, cf32 *Tall,
+static void training_jdl(const stap_engine *e, const stap_cf32 *X, const stap_cf32 *x, stap_cf32 *Tall,
                          int threads)
 {
     const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
@@ -240,16 +240,16 @@ static void training_jdl(const stap_engine *e, const cf32 *X, const cf32 *x, cf3
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int k = 0; k < e->B * DS; k++) {
         const int b = k / DS, d = (k % DS) / S, s = k % S;
-        const cf32 *A = e->A + (size_t)b * C * Na;
-        cf32 *T = Tall + (size_t)k * M * Nt;
+        const stap_cf32 *A = e->A + (size_t)b * C * Na;
+        stap_cf32 *T = Tall + (size_t)k * M * Nt;
         const int *cell = e->cells + (size_t)s * K;
-        memset(T, 0, sizeof(cf32) * (size_t)M * Nt);
+        memset(T, 0, sizeof(stap_cf32) * (size_t)M * Nt);
         for (int q = 0; q < Q; q++)
             for (int ch = 0; ch < C; ch++) {
-                const cf32 *row = X + ((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R;
+                const stap_cf32 *row = X + ((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R;
                 for (int j = 0; j < Na; j++) {
-                    const cf32 a = A[(size_t)j * C + ch]; /* conj(z) = sum_c A conj(x) */
-                    cf32 *col = T + (size_t)(j * Q + q) * M;
+                    const stap_cf32 a = A[(size_t)j * C + ch]; /* conj(z) = sum_c A conj(x) */
+                    stap_cf32 *col = T + (size_t)(j * Q + q) * M;
                     for (int i = 0; i < K; i++) col[i] += a * conjf(row[cell[i]]);
                 }
             }
@@ -260,7 +260,7 @@ static void training_jdl(const stap_engine *e, const cf32 *X, const cf32 *x, cf3
 
 /* Sub-CPI training: T_s (M x N), row i = conj of the first sub-CPI of training cell i,
  * column c*Q + q = x[c, q, cell]; with loading, N more rows sqrt(K*delta) I. */
-static void training_subcpi(const stap_engine *e, const cf32 *X, const cf32 *x, cf32 *Tall,
+static void training_subcpi(const stap_engine *e, const stap_cf32 *X, const stap_cf32 *x, stap_cf32 *Tall,
                             int threads)
 {
     const int P = e->cfg.pulses, Q = e->cfg.doppler_order;
@@ -269,14 +269,14 @@ static void training_subcpi(const stap_engine *e, const cf32 *X, const cf32 *x, 
     const float load = e->cfg.loading > 0 ? (float)sqrt(K * e->cfg.loading) : 0.0f;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int s = 0; s < S; s++) {
-        cf32 *T = Tall + (size_t)s * M * N;
+        stap_cf32 *T = Tall + (size_t)s * M * N;
         const int *cell = e->cells + (size_t)s * K;
         for (int j = 0; j < N; j++) {
-            const cf32 *row = x + ((size_t)(j / Q) * P + j % Q) * R;
-            cf32 *col = T + (size_t)j * M;
+            const stap_cf32 *row = x + ((size_t)(j / Q) * P + j % Q) * R;
+            stap_cf32 *col = T + (size_t)j * M;
             for (int i = 0; i < K; i++) col[i] = conjf(row[cell[i]]);
             if (M > K) {
-                memset(col + K, 0, sizeof(cf32) * (size_t)N);
+                memset(col + K, 0, sizeof(stap_cf32) * (size_t)N);
                 col[K + j] = load;
             }
         }
@@ -284,27 +284,27 @@ static void training_subcpi(const stap_engine *e, const cf32 *X, const cf32 *x, 
 }
 
 /* post-Doppler: one batch of D*S, every beam's steering vector */
-static int weights_doppler(const stap_engine *e, la_ctx *la, cf32 *T, cf32 *Wt, cf32 *W,
-                           la_timing *lt, rt_error *err)
+static int weights_doppler(const stap_engine *e, stap_la_ctx *la, stap_cf32 *T, stap_cf32 *Wt, stap_cf32 *W,
+                           stap_la_timing *lt, stap_error *err)
 {
-    return la_adaptive_weights(la, e->M, e->N, e->batch, T, e->M, (ptrdiff_t)e->M * e->N, e->B,
-                               e->V, W, lt, err);
+    return stap_la_adaptive_weights(la, e->M, e->N, e->batch, T, e->M, (ptrdiff_t)e->M * e->N, e->B,
+                                    e->V, W, lt, err);
 }
 
 /* JDL: element-space weights from beamspace ones, w_b = T_b w~_b:
  * W[(k*B + b)*N + c*Q + q] = sum_j A_b[j][c] Wt[b][k][j*Q + q], k = d*S + s. */
-static void jdl_expand(const stap_engine *e, const cf32 *Wt, cf32 *W)
+static void jdl_expand(const stap_engine *e, const stap_cf32 *Wt, stap_cf32 *W)
 {
     const int C = e->cfg.channels, Q = e->cfg.doppler_order, Na = e->cfg.angle_bins;
     const int N = e->N, Nt = e->Nt, B = e->B;
     for (int b = 0; b < B; b++) {
-        const cf32 *A = e->A + (size_t)b * C * Na;
+        const stap_cf32 *A = e->A + (size_t)b * C * Na;
         for (int k = 0; k < e->batch; k++) {
-            const cf32 *wt = Wt + ((size_t)b * e->batch + k) * Nt;
-            cf32 *w = W + ((size_t)k * B + b) * N;
+            const stap_cf32 *wt = Wt + ((size_t)b * e->batch + k) * Nt;
+            stap_cf32 *w = W + ((size_t)k * B + b) * N;
             for (int ch = 0; ch < C; ch++)
                 for (int q = 0; q < Q; q++) {
-                    cf32 acc = 0;
+                    stap_cf32 acc = 0;
                     for (int j = 0; j < Na; j++) acc += A[(size_t)j * C + ch] * wt[j * Q + q];
                     w[ch * Q + q] = acc;
                 }
@@ -313,17 +313,17 @@ static void jdl_expand(const stap_engine *e, const cf32 *Wt, cf32 *W)
 }
 
 /* JDL: one batch of D*S per beam, each with its own transform and steering */
-static int weights_jdl(const stap_engine *e, la_ctx *la, cf32 *T, cf32 *Wt, cf32 *W,
-                       la_timing *lt, rt_error *err)
+static int weights_jdl(const stap_engine *e, stap_la_ctx *la, stap_cf32 *T, stap_cf32 *Wt, stap_cf32 *W,
+                       stap_la_timing *lt, stap_error *err)
 {
-    int st = RT_OK;
+    int st = STAP_OK;
     for (int b = 0; b < e->B && !st; b++) {
-        la_timing lb;
+        stap_la_timing lb;
         const size_t mn = (size_t)e->M * e->Nt;
-        st = la_adaptive_weights(la, e->M, e->Nt, e->batch, T + (size_t)b * e->batch * mn, e->M,
-                                 (ptrdiff_t)mn, 1, e->Vt + (size_t)b * e->Nt,
-                                 Wt + (size_t)b * e->batch * e->Nt, &lb, err);
-        if (st == RT_ENUMERIC) rt_prefix(err, "beam %d", b);
+        st = stap_la_adaptive_weights(la, e->M, e->Nt, e->batch, T + (size_t)b * e->batch * mn, e->M,
+                                      (ptrdiff_t)mn, 1, e->Vt + (size_t)b * e->Nt,
+                                      Wt + (size_t)b * e->batch * e->Nt, &lb, err);
+        if (st == STAP_ENUMERIC) stap_error_prefix(err, "beam %d", b);
         lt->qr_ms += lb.qr_ms;
     }
     if (!st) jdl_expand(e, Wt, W);
@@ -332,11 +332,11 @@ static int weights_jdl(const stap_engine *e, la_ctx *la, cf32 *T, cf32 *Wt, cf32
 
 /* Pre-Doppler, ADPCA: S factors, each solved for every bin's steering set (pre-Doppler)
  * or one (ADPCA), into Wt (S x nvs x N); then W (D x S x B x N). */
-static int weights_subcpi(const stap_engine *e, la_ctx *la, cf32 *T, cf32 *Wt, cf32 *W,
-                          la_timing *lt, rt_error *err)
+static int weights_subcpi(const stap_engine *e, stap_la_ctx *la, stap_cf32 *T, stap_cf32 *Wt, stap_cf32 *W,
+                          stap_la_timing *lt, stap_error *err)
 {
-    int st = la_adaptive_weights(la, e->M, e->N, e->cfg.segments, T, e->M,
-                                 (ptrdiff_t)e->M * e->N, e->nvs, e->Vs, Wt, lt, err);
+    int st = stap_la_adaptive_weights(la, e->M, e->N, e->cfg.segments, T, e->M,
+                                      (ptrdiff_t)e->M * e->N, e->nvs, e->Vs, Wt, lt, err);
     if (st) return st;
     const int D = e->cfg.doppler_bins, S = e->cfg.segments, B = e->B, N = e->N;
     const int per_bin = e->nvs == D * B && (stap_algorithm_traits(&e->cfg) & STAP_TRAIT_STEER_PER_BIN);
@@ -344,17 +344,17 @@ static int weights_subcpi(const stap_engine *e, la_ctx *la, cf32 *T, cf32 *Wt, c
         for (int s = 0; s < S; s++)
             memcpy(W + ((size_t)d * S + s) * B * N,
                    Wt + ((size_t)s * e->nvs + (per_bin ? (size_t)d * B : 0)) * N,
-                   sizeof(cf32) * (size_t)B * N);
-    return RT_OK;
+                   sizeof(stap_cf32) * (size_t)B * N);
+    return STAP_OK;
 }
 
 /* DPCA: the fixed weights, the same for every bin and segment */
-static int weights_fixed(const stap_engine *e, la_ctx *la, cf32 *T, cf32 *Wt, cf32 *W,
-                         la_timing *lt, rt_error *err)
+static int weights_fixed(const stap_engine *e, stap_la_ctx *la, stap_cf32 *T, stap_cf32 *Wt, stap_cf32 *W,
+                         stap_la_timing *lt, stap_error *err)
 {
     for (int k = 0; k < e->batch; k++)
-        memcpy(W + (size_t)k * e->B * e->N, e->Vs, sizeof(cf32) * (size_t)e->B * e->N);
-    return RT_OK;
+        memcpy(W + (size_t)k * e->B * e->N, e->Vs, sizeof(stap_cf32) * (size_t)e->B * e->N);
+    return STAP_OK;
 }
 
 static void jdl_describe(const stap_config *c, char *buf, size_t len)
@@ -457,12 +457,12 @@ const char *stap_algorithm_name(stap_algorithm a)
     return i ? i->name : "invalid";
 }
 
-int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err)
+int stap_algorithm_parse(const char *name, stap_algorithm *out, stap_error *err)
 {
     for (int a = 0; name && a < ALGORITHM_COUNT; a++)
         if (strcmp(name, algorithms[a].info.name) == 0) {
             *out = (stap_algorithm)a;
-            return RT_OK;
+            return STAP_OK;
         }
     char list[160] = "";
     size_t n = 0;
@@ -470,10 +470,10 @@ int stap_algorithm_parse(const char *name, stap_algorithm *out, rt_error *err)
         n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
                               a == 0 ? "" : a == ALGORITHM_COUNT - 1 ? " or " : ", ",
                               algorithms[a].info.name);
-    return rt_fail(err, RT_EINVAL, "algorithm '%s': expected %s", name ? name : "", list);
+    return stap_fail(err, STAP_EINVAL, "algorithm '%s': expected %s", name ? name : "", list);
 }
 
-int stap_algorithm_of_label(const char *label, stap_algorithm *out, rt_error *err)
+int stap_algorithm_of_label(const char *label, stap_algorithm *out, stap_error *err)
 {
     char name[32];
     size_t n = label ? strcspn(label, " ,") : 0;
@@ -491,14 +491,14 @@ const char *stap_algorithm_param(const stap_config *c, int *value)
     return a->info.param;
 }
 
-int stap_algorithm_set_param(stap_config *c, const char *name, int value, rt_error *err)
+int stap_algorithm_set_param(stap_config *c, const char *name, int value, stap_error *err)
 {
     const stap_algo *a = stap_algo_of(c);
     if (!a || !a->info.param || !name || strcmp(a->info.param, name))
-        return rt_fail(err, RT_EINVAL, "stap_config.%s does not apply to algorithm %s",
-                       name ? name : "(null)", stap_algorithm_name(c->algorithm));
+        return stap_fail(err, STAP_EINVAL, "stap_config.%s does not apply to algorithm %s",
+                         name ? name : "(null)", stap_algorithm_name(c->algorithm));
     *param_field(c, name) = value;
-    return RT_OK;
+    return STAP_OK;
 }
 
 const char *stap_algorithm_label(const stap_config *c, char *buf, size_t len)
@@ -510,14 +510,14 @@ const char *stap_algorithm_label(const stap_config *c, char *buf, size_t len)
     return buf;
 }
 
-int stap_fixed_weights(const stap_config *cfg, const cf32 *v, cf32 *w, rt_error *err)
+int stap_fixed_weights(const stap_config *cfg, const stap_cf32 *v, stap_cf32 *w, stap_error *err)
 {
     const stap_algo *a = stap_algo_of(cfg);
     if (!a || !a->fixed_weights)
-        return rt_fail(err, RT_EINVAL, "algorithm %s adapts its weights: it has no fixed ones",
-                       stap_algorithm_name(cfg->algorithm));
+        return stap_fail(err, STAP_EINVAL, "algorithm %s adapts its weights: it has no fixed ones",
+                         stap_algorithm_name(cfg->algorithm));
     a->fixed_weights(cfg, v, w);
-    return RT_OK;
+    return STAP_OK;
 }
 
 int stap_adaptive_dof(const stap_config *c)

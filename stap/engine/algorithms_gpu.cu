@@ -11,17 +11,17 @@ namespace {
 
 /* ---- post-Doppler: the QR kernel gathers the training rows from the Doppler cube ---- */
 
-int doppler_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+int doppler_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     const stap_config *c = &e->cfg;
     RTK_TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &s->g, e->M, e->N,
                                   e->batch, e->B, g->d_V, s->d_W, &s->d_status->factor,
                                   s->d_status->phase, s->stream, err));
     g->dev_bytes += la_dev_weights_device_bytes(s->qr);
-    return RT_OK;
+    return STAP_OK;
 }
 
-int doppler_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+int doppler_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     return la_dev_weights_enqueue(s->qr, s->ev[STAP_STAGE_QR], s->ev[STAP_STAGE_WEIGHTS], err);
 }
@@ -33,7 +33,7 @@ void doppler_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf,
 
 /* ---- JDL: beamspace cubes, a QR and solve per beam (or one over the beams), expand ---- */
 
-int jdl_create(stap_engine *e, stap_gpu_engine *g, rt_error *err)
+int jdl_create(stap_engine *e, stap_gpu_engine *g, stap_error *err)
 {
     const stap_config *c = &e->cfg;
     const size_t na = (size_t)e->B * c->angle_bins * c->channels, nt = (size_t)e->B * e->Nt;
@@ -43,18 +43,18 @@ int jdl_create(stap_engine *e, stap_gpu_engine *g, rt_error *err)
     RTK_CU(cudaMemcpy(g->d_Vt, e->Vt, sizeof(float2) * nt, cudaMemcpyHostToDevice));
     /* the same to float precision (the default beams' differ by rounding only) */
     double top = 0, diff = 0;
-    const cf32 *vt = e->Vt;
+    const stap_cf32 *vt = e->Vt;
     for (int i = 0; i < e->Nt; i++) top = std::fmax(top, std::hypot(vt[i].re, vt[i].im));
     for (int b = 1; b < e->B; b++)
         for (int i = 0; i < e->Nt; i++) {
-            const cf32 x = vt[(size_t)b * e->Nt + i];
+            const stap_cf32 x = vt[(size_t)b * e->Nt + i];
             diff = std::fmax(diff, std::hypot(x.re - vt[i].re, x.im - vt[i].im));
         }
     g->jdl_shared = diff <= 1e-6 * top;
-    return RT_OK;
+    return STAP_OK;
 }
 
-int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     /* beam b: the gather reads its beamspace cube (Na "channels"), one steering vector */
     const stap_config *c = &e->cfg;
@@ -69,7 +69,7 @@ int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err
      * beams' cubes stacked as B groups of D bins whose taps wrap within each group */
     const int groups = g->jdl_shared ? 1 : e->B;
     s->jqr = (la_dev_weights **)calloc((size_t)groups, sizeof *s->jqr);
-    if (!s->jqr) return rt_fail(err, RT_ENOMEM, "out of memory for the JDL solvers");
+    if (!s->jqr) return stap_fail(err, STAP_ENOMEM, "out of memory for the JDL solvers");
     s->njqr = groups;
     for (int b = 0; b < groups; b++) {
         rtk_gather gb = s->g;
@@ -86,12 +86,12 @@ int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err
                                       &s->d_status->factor, nullptr, s->stream, err));
         g->dev_bytes += la_dev_weights_device_bytes(s->jqr[b]);
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* training = the beamspace transform, qr = every beam's QR and solves, weights = back to
  * element space */
-int jdl_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+int jdl_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     const stap_config *c = &e->cfg;
     const int Na = c->angle_bins;
@@ -104,7 +104,7 @@ int jdl_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
     RTK_LAUNCH(rtk_jdl_expand_launch(s->d_Wt, g->d_A, e->batch, e->B, c->channels,
                                               c->doppler_order, Na, s->d_W, st));
-    return RT_OK;
+    return STAP_OK;
 }
 
 void jdl_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, size_t len)
@@ -117,7 +117,7 @@ void jdl_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, siz
 
 /* ---- pre-Doppler, ADPCA: training from the time-domain cube, S factors, grouped solves */
 
-int subcpi_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+int subcpi_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     /* per-bin steering (pre-Doppler): item k = d*S + s solves factor s for bin d's
      * steering set; else (ADPCA) the S items of bin 0 (one steering set), broadcast to
@@ -129,10 +129,10 @@ int subcpi_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *
                                           g->d_Vs, per_bin ? (long long)e->B * e->N : 0, s->d_W,
                                           &s->d_status->factor, s->stream, err));
     g->dev_bytes += la_dev_weights_device_bytes(s->qr);
-    return RT_OK;
+    return STAP_OK;
 }
 
-int subcpi_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+int subcpi_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     const stap_config *c = &e->cfg;
     cudaStream_t st = s->stream;
@@ -147,7 +147,7 @@ int subcpi_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_erro
         RTK_LAUNCH(rtk_fill_rhs_launch(e->N, c->doppler_bins - 1, c->segments * e->B,
                                                 s->d_W, s->d_W + slice, st));
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 void subcpi_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, size_t len)
@@ -159,19 +159,19 @@ void subcpi_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, 
 
 /* ---- DPCA: fixed weights, written into d_W when the slot is made ---- */
 
-int fixed_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+int fixed_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     /* every (bin, segment) gets the beams' fixed weights, once, on the slot's stream */
     RTK_LAUNCH(rtk_fill_rhs_launch(e->N, e->batch, e->B, g->d_Vs, s->d_W, s->stream));
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* no training, no solves */
-int fixed_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err)
+int fixed_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_QR], s->stream));
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], s->stream));
-    return RT_OK;
+    return STAP_OK;
 }
 
 void dpca_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, size_t len)

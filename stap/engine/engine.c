@@ -48,7 +48,7 @@ void stap_engine_destroy(stap_engine *e)
 
 /* ---- memory: estimate, availability, check --------------------------------------- */
 
-static int is_gpu_backend(la_backend b) { return b == LA_BACKEND_GPU || b == LA_BACKEND_CUBLAS; }
+static int is_gpu_backend(stap_backend b) { return b == STAP_BACKEND_GPU || b == STAP_BACKEND_CUBLAS; }
 
 size_t stap_engine_hit_capacity(const stap_config *c, int B, const stap_engine_options *o)
 {
@@ -66,7 +66,7 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     const size_t C = c->channels, P = c->pulses, R = c->range_gates, D = c->doppler_bins;
     const size_t N = stap_dof(c), M = stap_training_rows(c), batch = D * c->segments;
     const size_t Nt = stap_adaptive_dof(c), mats = (size_t)stap_training_matrices(c);
-    const size_t z = sizeof(cf32), slots = (size_t)o->slots;
+    const size_t z = sizeof(stap_cf32), slots = (size_t)o->slots;
     const size_t nw = stap_weights_count(c, B), ny = stap_output_count(c, B);
     const unsigned tr = stap_algorithm_traits(c);
     const int sub = (tr & STAP_TRAIT_SUBCPI) != 0, beamspace = (tr & STAP_TRAIT_BEAMSPACE) != 0;
@@ -93,7 +93,7 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
                      X /* cuFFT work, at most about the transform's size */ + Tm + jdl;
         if (o->apply_gemm) per += z * nw + sizeof(void *) * 3 * (sub ? 1 : c->doppler_order) * batch;
         /* the cuBLAS solver's pointer arrays (geqrf: 2 per matrix; trsm: 2 per item) and tau */
-        if (c->backend == LA_BACKEND_CUBLAS)
+        if (c->backend == STAP_BACKEND_CUBLAS)
             per += sizeof(void *) * 2 * (mats + batch * (beamspace ? B : 1)) +
                    z * mats * Nt;
         *dev = base + slots * per;
@@ -114,22 +114,22 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
 }
 
 int stap_engine_estimate(const stap_config *cfg_in, int nbeams, int steering_len,
-                         const stap_engine_options *opt, size_t *host, size_t *dev, rt_error *err)
+                         const stap_engine_options *opt, size_t *host, size_t *dev, stap_error *err)
 {
     stap_config cfg = *cfg_in;
     int st = stap_config_validate(&cfg, nbeams > 0, nbeams, nbeams > 0 ? steering_len : 0, err);
     if (st) return st;
-    if (cfg.backend == LA_BACKEND_AUTO) {
-        rt_error probe;
-        cfg.backend = la_backend_available(LA_BACKEND_GPU, &probe) == RT_OK ? LA_BACKEND_GPU
-                                                                            : LA_BACKEND_CPU;
+    if (cfg.backend == STAP_BACKEND_AUTO) {
+        stap_error probe;
+        cfg.backend = stap_backend_available(STAP_BACKEND_GPU, &probe) == STAP_OK ? STAP_BACKEND_GPU
+                                                                            : STAP_BACKEND_CPU;
     }
     estimate_resolved(&cfg, cfg.beams, opt, host, dev);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* A byte count with an optional k/M/G/T suffix (powers of 1024). */
-static int parse_bytes(const char *name, const char *s, size_t *out, rt_error *err)
+static int parse_bytes(const char *name, const char *s, size_t *out, stap_error *err)
 {
     char *end;
     errno = 0;
@@ -140,10 +140,10 @@ static int parse_bytes(const char *name, const char *s, size_t *out, rt_error *e
     else if (*end == 'g' || *end == 'G') mul = 1073741824.0, end++;
     else if (*end == 't' || *end == 'T') mul = 1099511627776.0, end++;
     if (end == s || *end || errno || !(v >= 0) || v * mul > 1.8e19)
-        return rt_fail(err, RT_EINVAL, "%s: expected a byte count such as 2000000 or 8G (got '%s')",
-                       name, s);
+        return stap_fail(err, STAP_EINVAL, "%s: expected a byte count such as 2000000 or 8G (got '%s')",
+                         name, s);
     *out = (size_t)(v * mul);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* a number from the first line of a file ("max" = unlimited: 0 returned) */
@@ -157,7 +157,7 @@ static int read_first_number(const char *path, unsigned long long *v)
     return ok;
 }
 
-int stap_memory_available(size_t *host, const char **src, rt_error *err)
+int stap_memory_available(size_t *host, const char **src, stap_error *err)
 {
     unsigned long long avail = 0;
     *src = "MemAvailable";
@@ -209,14 +209,14 @@ int stap_memory_available(size_t *host, const char **src, rt_error *err)
         }
     }
     *host = (size_t)avail;
-    return RT_OK;
+    return STAP_OK;
 }
 
 static double gb(size_t b) { return (double)b / 1e9; }
 
 /* which: 1 = host short, 2 = device short */
 static int check_memory_resolved(const stap_config *cfg, const stap_engine_options *opt,
-                                 int *which, rt_error *err)
+                                 int *which, stap_error *err)
 {
     size_t host, dev, avail;
     const char *src;
@@ -227,11 +227,11 @@ static int check_memory_resolved(const stap_config *cfg, const stap_engine_optio
     const size_t need = host + opt->host_reserve;
     if (need > avail) {
         *which = 1;
-        return rt_fail(err, RT_ENOMEM, "the run needs about %.3g GB of host memory (engine %.3g "
-                       "GB, cubes and queues %.3g GB) but %.3g GB are available (%s)",
-                       gb(need), gb(host), gb(opt->host_reserve), gb(avail), src);
+        return stap_fail(err, STAP_ENOMEM, "the run needs about %.3g GB of host memory (engine %.3g "
+                         "GB, cubes and queues %.3g GB) but %.3g GB are available (%s)",
+                         gb(need), gb(host), gb(opt->host_reserve), gb(avail), src);
     }
-    if (!is_gpu_backend(cfg->backend)) return RT_OK;
+    if (!is_gpu_backend(cfg->backend)) return STAP_OK;
     char name[128] = "the GPU";
     size_t dfree = 0, dtotal = 0;
     if ((st = stap_gpu_info(name, sizeof name, &dfree, &dtotal, err))) {
@@ -250,30 +250,30 @@ static int check_memory_resolved(const stap_config *cfg, const stap_engine_optio
     }
     if (dev > dfree) {
         *which = 2;
-        return rt_fail(err, RT_ENOMEM, "the run needs about %.3g GB of device memory but %.3g GB "
-                       "are %s on %s", gb(dev), gb(dfree), dsrc, name);
+        return stap_fail(err, STAP_ENOMEM, "the run needs about %.3g GB of device memory but %.3g GB "
+                         "are %s on %s", gb(dev), gb(dfree), dsrc, name);
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 int stap_engine_check_memory(const stap_config *cfg_in, int nbeams, int steering_len,
-                             const stap_engine_options *opt, rt_error *err)
+                             const stap_engine_options *opt, stap_error *err)
 {
     stap_config cfg = *cfg_in;
     int which;
     int st = stap_config_validate(&cfg, nbeams > 0, nbeams, nbeams > 0 ? steering_len : 0, err);
     if (st) return st;
-    if (cfg.backend == LA_BACKEND_AUTO) cfg.backend = LA_BACKEND_CPU; /* the host only */
+    if (cfg.backend == STAP_BACKEND_AUTO) cfg.backend = STAP_BACKEND_CPU; /* the host only */
     return check_memory_resolved(&cfg, opt, &which, err);
 }
 
 /* ---- create ------------------------------------------------------------------------ */
 
-static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32 *steering,
-                           const stap_engine_options *opt, rt_error *err)
+static int create_resolved(stap_engine **out, const stap_config *cfg, const stap_cf32 *steering,
+                           const stap_engine_options *opt, stap_error *err)
 {
     stap_engine *e = calloc(1, sizeof *e);
-    if (!e) return rt_fail(err, RT_ENOMEM, "out of memory creating the STAP engine");
+    if (!e) return stap_fail(err, STAP_ENOMEM, "out of memory creating the STAP engine");
     e->cfg = *cfg;
     e->opt = *opt;
     e->N = stap_dof(cfg);
@@ -283,12 +283,12 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     e->B = cfg->beams;
     e->batch = cfg->doppler_bins * cfg->segments;
     e->win = calloc((size_t)cfg->pulses, sizeof(float)); /* stap_window_len(cfg) used */
-    e->V = malloc(sizeof(cf32) * (size_t)e->B * e->N);
+    e->V = malloc(sizeof(stap_cf32) * (size_t)e->B * e->N);
     e->cells = malloc(sizeof(int) * (size_t)cfg->segments * cfg->training);
     if (!e->win || !e->V || !e->cells) {
         stap_engine_destroy(e);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the window, steering vectors and "
-                       "training-cell table");
+        return stap_fail(err, STAP_ENOMEM, "out of memory for the window, steering vectors and "
+                         "training-cell table");
     }
     for (int s = 0; s < cfg->segments; s++)
         stap_training_cells(cfg, s, e->cells + (size_t)s * cfg->training);
@@ -297,7 +297,7 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
         stap_engine_destroy(e);
         return st;
     }
-    if (steering) memcpy(e->V, steering, sizeof(cf32) * (size_t)e->B * e->N);
+    if (steering) memcpy(e->V, steering, sizeof(stap_cf32) * (size_t)e->B * e->N);
     else stap_default_steering(cfg, e->V);
     e->custom_steering = steering != NULL;
     const stap_algo *al = stap_algo_of(cfg); /* validated: one of the table's */
@@ -307,22 +307,22 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     }
 
     switch (cfg->backend) {
-    case LA_BACKEND_CPU:
-    case LA_BACKEND_LAPACK: e->ops = &stap_engine_cpu_ops; break;
-    case LA_BACKEND_GPU:
-    case LA_BACKEND_CUBLAS: { /* the GPU backends' library, loaded on first use */
+    case STAP_BACKEND_CPU:
+    case STAP_BACKEND_LAPACK: e->ops = &stap_engine_cpu_ops; break;
+    case STAP_BACKEND_GPU:
+    case STAP_BACKEND_CUBLAS: { /* the GPU backends' library, loaded on first use */
         const stap_gpu_api *gpu = stap_gpu_api_get(err);
         if (!gpu) {
             stap_engine_destroy(e);
-            return RT_EUNSUPPORTED;
+            return STAP_EUNSUPPORTED;
         }
         e->ops = gpu->engine;
         break;
     }
     default:
         stap_engine_destroy(e);
-        return rt_fail(err, RT_EUNSUPPORTED, "no engine for backend %s",
-                       la_backend_name(cfg->backend));
+        return stap_fail(err, STAP_EUNSUPPORTED, "no engine for backend %s",
+                         stap_backend_name(cfg->backend));
     }
     if ((st = e->ops->create(e, err))) {
         stap_engine_destroy(e);
@@ -330,19 +330,19 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const cf32
     }
     e->host_ops = e->ops;
     e->moved_at = -1;
-    rt_error ignore;
+    stap_error ignore;
     if (!is_gpu_backend(cfg->backend) ||
-        stap_gpu_info(e->device, sizeof e->device, NULL, NULL, &ignore) != RT_OK) {
-        la_blas_info bi;
-        la_blas_query(&bi);
+        stap_gpu_info(e->device, sizeof e->device, NULL, NULL, &ignore) != STAP_OK) {
+        stap_la_blas_info bi;
+        stap_la_blas_query(&bi);
         snprintf(e->device, sizeof e->device, "%s", bi.cpu_model);
     }
     *out = e;
-    return RT_OK;
+    return STAP_OK;
 }
 
-int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const cf32 *steering,
-                       int nbeams, int steering_len, const stap_engine_options *opt, rt_error *err)
+int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_cf32 *steering,
+                       int nbeams, int steering_len, const stap_engine_options *opt, stap_error *err)
 {
     *out = NULL;
     stap_config cfg = *cfg_in;
@@ -351,24 +351,24 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const cf32 
     int st = stap_config_validate(&cfg, steering != NULL, nbeams, steering ? steering_len : 0, err);
     if (st) return st;
     if (opt->slots < 1 || opt->slots > STAP_ENGINE_MAX_SLOTS)
-        return rt_fail(err, RT_EINVAL, "slots %d must be between 1 and %d", opt->slots,
-                       STAP_ENGINE_MAX_SLOTS);
+        return stap_fail(err, STAP_EINVAL, "slots %d must be between 1 and %d", opt->slots,
+                         STAP_ENGINE_MAX_SLOTS);
     if (opt->cfar.kind != STAP_CFAR_NONE &&
         (st = stap_cfar_validate(&opt->cfar, cfg.doppler_bins, cfg.range_gates, err)))
         return st;
-    const int auto_backend = cfg.backend == LA_BACKEND_AUTO;
+    const int auto_backend = cfg.backend == STAP_BACKEND_AUTO;
     if (auto_backend) {
-        rt_error probe;
-        cfg.backend = la_backend_available(LA_BACKEND_GPU, &probe) == RT_OK ? LA_BACKEND_GPU
-                                                                            : LA_BACKEND_CPU;
+        stap_error probe;
+        cfg.backend = stap_backend_available(STAP_BACKEND_GPU, &probe) == STAP_OK ? STAP_BACKEND_GPU
+                                                                            : STAP_BACKEND_CPU;
     }
-    if ((st = la_backend_available(cfg.backend, err))) return st;
+    if ((st = stap_backend_available(cfg.backend, err))) return st;
     char note[sizeof((stap_engine *)0)->note] = "";
     int which = 0;
     st = check_memory_resolved(&cfg, opt, &which, err);
     if (st && auto_backend && which == 2) {
         snprintf(note, sizeof note, "running on the CPU: %.440s", err->msg);
-        cfg.backend = LA_BACKEND_CPU;
+        cfg.backend = STAP_BACKEND_CPU;
         st = check_memory_resolved(&cfg, opt, &which, err);
     }
     if (st) return st;
@@ -377,25 +377,25 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const cf32 
         /* the device failed us (an allocation, a plan, a CUDA call): the CPU can still run */
         snprintf(note, sizeof note, "running on the CPU: the GPU engine could not be made (%.400s)",
                  err->msg);
-        cfg.backend = LA_BACKEND_CPU;
-        rt_clear(err);
+        cfg.backend = STAP_BACKEND_CPU;
+        stap_error_clear(err);
         st = check_memory_resolved(&cfg, opt, &which, err);
         if (!st) st = create_resolved(out, &cfg, steering, opt, err);
     }
     if (st) return st;
     snprintf((*out)->note, sizeof (*out)->note, "%s", note);
     (*out)->fallback = auto_backend;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* ---- a device fault in the middle of a run --------------------------------------------
- * An engine made with AUTO that meets a device error (RT_EDEVICE: a failed launch or copy,
+ * An engine made with AUTO that meets a device error (STAP_EDEVICE: a failed launch or copy,
  * a context lost to a fault) after it was made moves to the CPU: its GPU implementation is
  * destroyed, the CPU's made in its place, and every CPI in flight submitted again, in the
  * order it came, from the caller's cubes (valid until their slot is collected: engine.h).
  * So no CPI is lost, repeated or reordered, and stap_engine_note says from which CPI on it
  * ran on the CPU. An engine made for a named backend reports the error instead. */
-static int move_to_cpu(stap_engine *e, const rt_error *cause, rt_error *err)
+static int move_to_cpu(stap_engine *e, const stap_error *cause, stap_error *err)
 {
     int order[STAP_ENGINE_MAX_SLOTS], n = 0;
     for (int s = 0; s < e->opt.slots; s++)
@@ -411,89 +411,89 @@ static int move_to_cpu(stap_engine *e, const rt_error *cause, rt_error *err)
     snprintf(why, sizeof why, "%.299s", cause->msg);
     e->ops->destroy(e);
     e->impl = NULL;
-    const la_backend from = e->cfg.backend;
-    e->cfg.backend = LA_BACKEND_CPU;
+    const stap_backend from = e->cfg.backend;
+    e->cfg.backend = STAP_BACKEND_CPU;
     e->ops = &stap_engine_cpu_ops;
     int st = e->ops->create(e, err);
     if (st) {
         e->ops = NULL; /* nothing left to run on: every later call fails */
-        return rt_prefix(err, "%s failed at CPI %lld (%s), and the CPU engine could not be made",
-                         la_backend_name(from), first, why);
+        return stap_error_prefix(err, "%s failed at CPI %lld (%s), and the CPU engine could not be made",
+                                 stap_backend_name(from), first, why);
     }
-    la_blas_info bi;
-    la_blas_query(&bi);
+    stap_la_blas_info bi;
+    stap_la_blas_query(&bi);
     snprintf(e->device, sizeof e->device, "%s", bi.cpu_model);
     e->moved_at = first;
     snprintf(e->note, sizeof e->note, "running on the CPU from CPI %lld on: the %s engine failed "
-             "(%.380s)", first, la_backend_name(from), why);
+             "(%.380s)", first, stap_backend_name(from), why);
     for (int i = 0; i < n; i++)
         if ((st = e->ops->submit(e, order[i], e->slot_cube[order[i]], err))) return st;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Test hook (issue 29): RTSTAP_TEST_FAIL_ENGINE=K makes the K-th collect of the process
  * (from 1) fail as a device fault would, on any backend, so that the move to the CPU and a
  * named backend's stop are tested without a GPU. */
-static int injected_fault(rt_error *err)
+static int injected_fault(stap_error *err)
 {
     static long long at = -1, calls = 0;
     if (at < 0) {
         const char *s = getenv("RTSTAP_TEST_FAIL_ENGINE");
         at = s ? atoll(s) : 0;
     }
-    if (at <= 0 || ++calls != at) return RT_OK;
-    return rt_fail(err, RT_EDEVICE, "injected device fault (RTSTAP_TEST_FAIL_ENGINE=%lld)", at);
+    if (at <= 0 || ++calls != at) return STAP_OK;
+    return stap_fail(err, STAP_EDEVICE, "injected device fault (RTSTAP_TEST_FAIL_ENGINE=%lld)", at);
 }
 
 long long stap_engine_moved_to_cpu(const stap_engine *e) { return e->moved_at; }
 
 const char *stap_engine_note(const stap_engine *e) { return e->note; }
 
-static int check_slot(const stap_engine *e, int slot, rt_error *err)
+static int check_slot(const stap_engine *e, int slot, stap_error *err)
 {
     if (slot < 0 || slot >= e->opt.slots)
-        return rt_fail(err, RT_EINVAL, "slot %d out of range (engine has %d)", slot, e->opt.slots);
-    return RT_OK;
+        return stap_fail(err, STAP_EINVAL, "slot %d out of range (engine has %d)", slot, e->opt.slots);
+    return STAP_OK;
 }
 
-int stap_engine_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
+int stap_engine_submit(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err)
 {
     int st = check_slot(e, slot, err);
     if (st) return st;
     if (e->busy[slot])
-        return rt_fail(err, RT_EINVAL, "slot %d still holds CPI %lld: collect it first", slot,
-                       e->slot_cpi[slot]);
-    if (!cube) return rt_fail(err, RT_EINVAL, "null cube");
-    if (!e->ops) return rt_fail(err, RT_EDEVICE, "the engine failed earlier and has no backend");
+        return stap_fail(err, STAP_EINVAL, "slot %d still holds CPI %lld: collect it first", slot,
+                         e->slot_cpi[slot]);
+    if (!cube) return stap_fail(err, STAP_EINVAL, "null cube");
+    if (!e->ops) return stap_fail(err, STAP_EDEVICE, "the engine failed earlier and has no backend");
     e->slot_cpi[slot] = e->next_cpi++;
     e->slot_cube[slot] = cube;
     st = e->ops->submit(e, slot, cube, err);
-    if (st == RT_EDEVICE && e->fallback) {
+    if (st == STAP_EDEVICE && e->fallback) {
         e->busy[slot] = 1; /* in flight: submitted again with the others */
-        rt_error cause = *err;
+        stap_error cause = *err;
         if ((st = move_to_cpu(e, &cause, err))) e->busy[slot] = 0;
         return st;
     }
     if (st) return st;
     e->busy[slot] = 1;
-    return RT_OK;
+    return STAP_OK;
 }
 
-int stap_engine_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
+int stap_engine_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err)
 {
     int st = check_slot(e, slot, err);
     if (st) return st;
-    if (!e->busy[slot]) return rt_fail(err, RT_EINVAL, "slot %d has no CPI to collect", slot);
+    if (!e->busy[slot]) return stap_fail(err, STAP_EINVAL, "slot %d has no CPI to collect", slot);
     memset(res, 0, sizeof *res);
     res->cpi = e->slot_cpi[slot];
     if (!e->ops) {
         e->busy[slot] = 0;
-        return rt_fail(err, RT_EDEVICE, "the engine failed earlier and has no backend");
+        return stap_fail(err, STAP_EDEVICE, "the engine failed earlier and has no backend");
     }
     st = injected_fault(err);
     if (!st) st = e->ops->collect(e, slot, res, err);
-    if (st == RT_EDEVICE && e->fallback) {
-        rt_error cause = *err;
+    if (st == STAP_EDEVICE && e->fallback) {
+        stap_error cause = *err;
         st = move_to_cpu(e, &cause, err);
         if (!st) {
             memset(res, 0, sizeof *res);
@@ -516,7 +516,7 @@ void stap_engine_host_free(stap_engine *e, void *p)
 const stap_config *stap_engine_config(const stap_engine *e) { return &e->cfg; }
 int stap_engine_slots(const stap_engine *e) { return e->opt.slots; }
 int stap_engine_beams(const stap_engine *e) { return e->B; }
-const cf32 *stap_engine_steering(const stap_engine *e) { return e->V; }
+const stap_cf32 *stap_engine_steering(const stap_engine *e) { return e->V; }
 const stap_engine_options *stap_engine_options_of(const stap_engine *e) { return &e->opt; }
 const char *stap_engine_describe(const stap_engine *e) { return e->describe; }
 int stap_engine_threads(const stap_engine *e) { return e->threads; }
@@ -524,30 +524,30 @@ const char *stap_engine_device(const stap_engine *e) { return e->device; }
 int stap_engine_custom_steering(const stap_engine *e) { return e->custom_steering; }
 size_t stap_engine_memory_bytes(const stap_engine *e) { return e->ops ? e->ops->memory_bytes(e) : 0; }
 
-int stap_engine_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)
+int stap_engine_doppler(stap_engine *e, int slot, stap_cf32 *X, stap_error *err)
 {
     int st = check_slot(e, slot, err);
     if (st) return st;
-    if (!e->ops) return rt_fail(err, RT_EDEVICE, "the engine failed earlier and has no backend");
+    if (!e->ops) return stap_fail(err, STAP_EDEVICE, "the engine failed earlier and has no backend");
     return e->ops->doppler(e, slot, X, err);
 }
 
-int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, rt_error *err)
+int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, stap_error *err)
 {
     const unsigned long long R = e->cfg.range_gates, P = e->cfg.pulses;
-    return rt_fail(err, RT_EFORMAT, "non-finite input sample at (channel %llu, pulse %llu, "
-                   "range %llu)", flat / (P * R), (flat / R) % P, flat % R);
+    return stap_fail(err, STAP_EFORMAT, "non-finite input sample at (channel %llu, pulse %llu, "
+                     "range %llu)", flat / (P * R), (flat / R) % P, flat % R);
 }
 
-int stap_engine_fail_item(const stap_engine *e, int item, rt_error *err)
+int stap_engine_fail_item(const stap_engine *e, int item, stap_error *err)
 {
     if (stap_is_subcpi(&e->cfg)) /* the factor is the segment's: one for every bin */
-        return rt_fail(err, RT_ENUMERIC, "singular training data in segment %d (a zero or "
-                       "non-finite diagonal of R: rank-deficient sub-CPI training, K < N "
-                       "without loading?)", item % e->cfg.segments);
-    return rt_fail(err, RT_ENUMERIC, "singular training data at Doppler bin %d, segment %d "
-                   "(a zero or non-finite diagonal of R: rank-deficient training, K < N "
-                   "without loading?)", item / e->cfg.segments, item % e->cfg.segments);
+        return stap_fail(err, STAP_ENUMERIC, "singular training data in segment %d (a zero or "
+                         "non-finite diagonal of R: rank-deficient sub-CPI training, K < N "
+                         "without loading?)", item % e->cfg.segments);
+    return stap_fail(err, STAP_ENUMERIC, "singular training data at Doppler bin %d, segment %d "
+                     "(a zero or non-finite diagonal of R: rank-deficient training, K < N "
+                     "without loading?)", item / e->cfg.segments, item % e->cfg.segments);
 }
 
 double stap_engine_conditioning_limit(const stap_engine *e)
@@ -555,27 +555,27 @@ double stap_engine_conditioning_limit(const stap_engine *e)
     return 10.0 * FLT_EPSILON * e->N;
 }
 
-int stap_engine_check_conditioning(const stap_engine *e, const stap_cpi_result *r, rt_error *err)
+int stap_engine_check_conditioning(const stap_engine *e, const stap_cpi_result *r, stap_error *err)
 {
     const double limit = stap_engine_conditioning_limit(e);
-    if (!(r->diag_ratio < limit)) return RT_OK;
+    if (!(r->diag_ratio < limit)) return STAP_OK;
     if (stap_is_subcpi(&e->cfg))
-        return rt_fail(err, RT_ENUMERIC, "ill-conditioned training data in segment %d: "
-                       "min|R_ii|/max|R_ii| = %.2g, below %.2g (10 eps N): the weights are "
-                       "dominated by rounding", r->diag_ratio_item % e->cfg.segments,
-                       (double)r->diag_ratio, limit);
-    return rt_fail(err, RT_ENUMERIC, "ill-conditioned training data at Doppler bin %d, segment "
-                   "%d: min|R_ii|/max|R_ii| = %.2g, below %.2g (10 eps N): the weights are "
-                   "dominated by rounding",
-                   r->diag_ratio_item / e->cfg.segments, r->diag_ratio_item % e->cfg.segments,
-                   (double)r->diag_ratio, limit);
+        return stap_fail(err, STAP_ENUMERIC, "ill-conditioned training data in segment %d: "
+                         "min|R_ii|/max|R_ii| = %.2g, below %.2g (10 eps N): the weights are "
+                         "dominated by rounding", r->diag_ratio_item % e->cfg.segments,
+                         (double)r->diag_ratio, limit);
+    return stap_fail(err, STAP_ENUMERIC, "ill-conditioned training data at Doppler bin %d, segment "
+                     "%d: min|R_ii|/max|R_ii| = %.2g, below %.2g (10 eps N): the weights are "
+                     "dominated by rounding",
+                     r->diag_ratio_item / e->cfg.segments, r->diag_ratio_item % e->cfg.segments,
+                     (double)r->diag_ratio, limit);
 }
 
-int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, rt_error *err)
+int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, stap_error *err)
 {
     const unsigned long long k = flat / ((unsigned long long)e->B * e->N);
-    return rt_fail(err, RT_ENUMERIC, "non-finite adaptive weight at Doppler bin %llu, segment "
-                   "%llu, beam %llu", k / e->cfg.segments, k % e->cfg.segments,
-                   (flat / e->N) % e->B);
+    return stap_fail(err, STAP_ENUMERIC, "non-finite adaptive weight at Doppler bin %llu, segment "
+                     "%llu, beam %llu", k / e->cfg.segments, k % e->cfg.segments,
+                     (flat / e->N) % e->B);
 }
 

@@ -19,8 +19,8 @@
 extern void openblas_set_num_threads(int num_threads);
 
 typedef struct cpu_slot {
-    cf32 *W;                   /* D x S x B x N                        */
-    cf32 *Y;                   /* B x D x R                            */
+    stap_cf32 *W;                   /* D x S x B x N                        */
+    stap_cf32 *Y;                   /* B x D x R                            */
     stap_detection *det;       /* a copy of the CFAR plan's list       */
     size_t ndet, det_cap;
     double stage_ms[STAP_STAGE_COUNT];
@@ -28,20 +28,20 @@ typedef struct cpu_slot {
     float diag_ratio;          /* conditioning of the factors (engine.h)   */
     int diag_ratio_item;
     int status;                /* the CPI's outcome, reported by collect */
-    rt_error err;
+    stap_error err;
 } cpu_slot;
 
 typedef struct cpu_engine {
-    la_ctx *la;
+    stap_la_ctx *la;
     int threads;
-    cf32 *X;                   /* C x D x R Doppler cube (the last CPI's); sub-CPI:
+    stap_cf32 *X;                   /* C x D x R Doppler cube (the last CPI's); sub-CPI:
                                   (C*Q) x D x R, row c*Q + q the staggered cube of
                                   the sub-CPIs' pulse q                           */
-    cf32 *T;                   /* training matrices, M x Nt each: D*S, or for JDL
+    stap_cf32 *T;                   /* training matrices, M x Nt each: D*S, or for JDL
                                   B x D*S (beam-major)                         */
-    cf32 *Wt;                  /* JDL: B x D*S x Nt beamspace weights; sub-CPI:
+    stap_cf32 *Wt;                  /* JDL: B x D*S x Nt beamspace weights; sub-CPI:
                                   S x nvs x N weights of the solves              */
-    cf32 *wc;                  /* per thread: B x C conjugated weights of a tap */
+    stap_cf32 *wc;                  /* per thread: B x C conjugated weights of a tap */
     fftwf_plan fft;
     stap_cfar_plan *cfar;
     cpu_slot slot[STAP_ENGINE_MAX_SLOTS];
@@ -54,7 +54,7 @@ static void cpu_destroy(stap_engine *e)
     cpu_engine *c = e->impl;
     if (!c) return;
     if (c->fft) fftwf_destroy_plan(c->fft);
-    la_ctx_destroy(c->la);
+    stap_la_ctx_destroy(c->la);
     stap_cfar_plan_destroy(c->cfar);
     fftwf_free(c->X);
     fftwf_free(c->T);
@@ -69,15 +69,15 @@ static void cpu_destroy(stap_engine *e)
     e->impl = NULL;
 }
 
-static int cpu_create(stap_engine *e, rt_error *err)
+static int cpu_create(stap_engine *e, stap_error *err)
 {
     cpu_engine *c = calloc(1, sizeof *c);
-    if (!c) return rt_fail(err, RT_ENOMEM, "out of memory creating the CPU engine");
+    if (!c) return stap_fail(err, STAP_ENOMEM, "out of memory creating the CPU engine");
     e->impl = c;
     const stap_config *cfg = &e->cfg;
-    int st = la_ctx_create(&c->la, cfg->backend, cfg->threads, err);
+    int st = stap_la_ctx_create(&c->la, cfg->backend, cfg->threads, err);
     if (st) return st;
-    c->threads = la_ctx_threads(c->la);
+    c->threads = stap_la_ctx_threads(c->la);
     e->threads = c->threads;
     /* BLAS calls run one per OpenMP thread (the GEMMs of the apply stage, LAPACKE) */
     openblas_set_num_threads(1);
@@ -85,14 +85,14 @@ static int cpu_create(stap_engine *e, rt_error *err)
     /* the apply's channels: C, or C*Q staggered sequences for the sub-CPI algorithms */
     const size_t C = (size_t)cfg->channels * (sub ? cfg->doppler_order : 1);
     const size_t D = cfg->doppler_bins, R = cfg->range_gates;
-    c->X = xmalloc(sizeof(cf32) * C * D * R);
+    c->X = xmalloc(sizeof(stap_cf32) * C * D * R);
     const size_t nx = C * D * R, nt = (size_t)stap_training_matrices(cfg) * e->M * e->Nt;
-    c->T = xmalloc(sizeof(cf32) * nt);
-    c->wc = xmalloc(sizeof(cf32) * (size_t)c->threads * e->B * C);
+    c->T = xmalloc(sizeof(stap_cf32) * nt);
+    c->wc = xmalloc(sizeof(stap_cf32) * (size_t)c->threads * e->B * C);
     const int solves = stap_engine_needs_wt(cfg);
-    if (solves) c->Wt = xmalloc(sizeof(cf32) * (size_t)e->B * e->batch * e->Nt);
+    if (solves) c->Wt = xmalloc(sizeof(stap_cf32) * (size_t)e->B * e->batch * e->Nt);
     if (!c->X || !c->T || !c->wc || (solves && !c->Wt))
-        return rt_fail(err, RT_ENOMEM, "out of memory for the CPU engine's work buffers");
+        return stap_fail(err, STAP_ENOMEM, "out of memory for the CPU engine's work buffers");
     /* touch every page now, from the threads that will use it: the first CPI must not pay
      * the page faults (measured: 24 ms Doppler and 34 ms training cold vs 5 and 4 warm) */
 #pragma omp parallel num_threads(c->threads)
@@ -103,12 +103,12 @@ static int cpu_create(stap_engine *e, rt_error *err)
         for (size_t i = 0; i < nt; i++) c->T[i] = 0;
     }
     for (int s = 0; s < e->opt.slots; s++) {
-        c->slot[s].W = xmalloc(sizeof(cf32) * stap_weights_count(cfg, e->B));
-        c->slot[s].Y = xmalloc(sizeof(cf32) * stap_output_count(cfg, e->B));
+        c->slot[s].W = xmalloc(sizeof(stap_cf32) * stap_weights_count(cfg, e->B));
+        c->slot[s].Y = xmalloc(sizeof(stap_cf32) * stap_output_count(cfg, e->B));
         if (!c->slot[s].W || !c->slot[s].Y)
-            return rt_fail(err, RT_ENOMEM, "out of memory for slot %d's results", s);
-        memset(c->slot[s].W, 0, sizeof(cf32) * stap_weights_count(cfg, e->B));
-        memset(c->slot[s].Y, 0, sizeof(cf32) * stap_output_count(cfg, e->B));
+            return stap_fail(err, STAP_ENOMEM, "out of memory for slot %d's results", s);
+        memset(c->slot[s].W, 0, sizeof(stap_cf32) * stap_weights_count(cfg, e->B));
+        memset(c->slot[s].Y, 0, sizeof(stap_cf32) * stap_output_count(cfg, e->B));
     }
     /* One channel's D x R block: R transforms of length D, stride R, distance 1; the plan is
      * reused for every channel (fftwf_execute_dft is thread-safe), channels in parallel. */
@@ -117,11 +117,11 @@ static int cpu_create(stap_engine *e, rt_error *err)
     c->fft = fftwf_plan_guru_dft(1, &dim, 1, &howmany, (fftwf_complex *)c->X,
                                  (fftwf_complex *)c->X, FFTW_FORWARD,
                                  FFTW_ESTIMATE | FFTW_UNALIGNED);
-    if (!c->fft) return rt_fail(err, RT_EINVAL, "FFTW could not plan a %zu-point transform", D);
+    if (!c->fft) return stap_fail(err, STAP_EINVAL, "FFTW could not plan a %zu-point transform", D);
     if (e->opt.cfar.kind != STAP_CFAR_NONE &&
         (st = stap_cfar_plan_create(&c->cfar, &e->opt.cfar, e->B, (int)D, (int)R, c->threads, err)))
         return st;
-    const int own = cfg->backend != LA_BACKEND_LAPACK;
+    const int own = cfg->backend != STAP_BACKEND_LAPACK;
     const stap_algo *al = stap_algo_of(cfg);
     char algo[64] = "";
     if (al->cpu_describe) al->cpu_describe(cfg, algo, sizeof algo);
@@ -129,13 +129,13 @@ static int cpu_create(stap_engine *e, rt_error *err)
     snprintf(e->describe, sizeof e->describe,
              "%s: FFTW, %s%s%s%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
              "%d slot%s",
-             la_backend_name(cfg->backend), algo,
+             stap_backend_name(cfg->backend), algo,
              dpca ? "" : own ? "own Householder" : "LAPACKE cgeqrf",
              dpca ? "no QR" : " QR + MVDR solves", own && !dpca ? " (" : "",
-             own && !dpca ? la_cpu_kernels() : "", own && !dpca ? ")" : "",
+             own && !dpca ? stap_la_cpu_kernels() : "", own && !dpca ? ")" : "",
              stap_cfar_kind_name(e->opt.cfar.kind), c->threads, e->opt.slots,
              e->opt.slots > 1 ? "s" : "");
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Contract step 1: X[c,d,r] = sum_p win[p] x[c,p,r] exp(-2 pi i d p / D). The sub-CPI
@@ -143,7 +143,7 @@ static int cpu_create(stap_engine *e, rt_error *err)
  * p' = 0..P-Q (the window u over the sub-CPIs' pulse q):
  * X[c*Q + q, d, r] = sum_p' u[p'] x[c, p' + q, r] exp(-2 pi i d p' / D) — the same loop
  * with Q rows a channel and P - Q + 1 pulses (Q = 1: step 1). */
-static void doppler_filter(stap_engine *e, cpu_engine *c, const cf32 *x)
+static void doppler_filter(stap_engine *e, cpu_engine *c, const stap_cf32 *x)
 {
     const int C = e->cfg.channels, P = e->cfg.pulses, D = e->cfg.doppler_bins;
     const int Q = stap_is_subcpi(&e->cfg) ? e->cfg.doppler_order : 1, Pw = P - Q + 1;
@@ -151,13 +151,13 @@ static void doppler_filter(stap_engine *e, cpu_engine *c, const cf32 *x)
 #pragma omp parallel for schedule(static) num_threads(c->threads)
     for (int cq = 0; cq < C * Q; cq++) {
         const int ch = cq / Q, q = cq % Q;
-        cf32 *Xc = c->X + (size_t)cq * D * R;
-        const cf32 *xc = x + ((size_t)ch * P + q) * R;
+        stap_cf32 *Xc = c->X + (size_t)cq * D * R;
+        const stap_cf32 *xc = x + ((size_t)ch * P + q) * R;
         for (int p = 0; p < Pw; p++) {
             const float w = e->win[p];
             for (size_t r = 0; r < R; r++) Xc[p * R + r] = w * xc[p * R + r];
         }
-        memset(Xc + (size_t)Pw * R, 0, sizeof(cf32) * (size_t)(D - Pw) * R);
+        memset(Xc + (size_t)Pw * R, 0, sizeof(stap_cf32) * (size_t)(D - Pw) * R);
         fftwf_execute_dft(c->fft, (fftwf_complex *)Xc, (fftwf_complex *)Xc);
     }
 }
@@ -166,30 +166,30 @@ static void doppler_filter(stap_engine *e, cpu_engine *c, const cf32 *x)
  * Y[:, d, sL:(s+1)L] (B x L) += conj(W_q) (B x C) * X[:, tap(d,q), sL:(s+1)L] (C x L),
  * W_q[b][c] = w[d,s,b][c*Q + q]; rows of X and Y are D*R apart. The sub-CPI algorithms
  * are the case C*Q channels (the staggered cubes), one tap. */
-static void apply_weights(stap_engine *e, cpu_engine *c, const cf32 *W, cf32 *Y)
+static void apply_weights(stap_engine *e, cpu_engine *c, const stap_cf32 *W, stap_cf32 *Y)
 {
     const int sub = stap_is_subcpi(&e->cfg);
     const int C = e->cfg.channels * (sub ? e->cfg.doppler_order : 1), D = e->cfg.doppler_bins;
     const int Q = sub ? 1 : e->cfg.doppler_order;
     const int S = e->cfg.segments, L = e->L, N = e->N, B = e->B;
     const size_t R = e->cfg.range_gates;
-    const cf32 one = 1.0f, zero = 0.0f;
+    const stap_cf32 one = 1.0f, zero = 0.0f;
 #pragma omp parallel num_threads(c->threads)
     {
         int t = 0;
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        cf32 *wc = c->wc + (size_t)t * B * C;
+        stap_cf32 *wc = c->wc + (size_t)t * B * C;
 #pragma omp for collapse(2) schedule(static)
         for (int d = 0; d < D; d++)
             for (int s = 0; s < S; s++) {
-                const cf32 *w = W + ((size_t)d * S + s) * B * N;
+                const stap_cf32 *w = W + ((size_t)d * S + s) * B * N;
                 for (int q = 0; q < Q; q++) {
                     for (int b = 0; b < B; b++)
                         for (int ch = 0; ch < C; ch++) wc[b * C + ch] = conjf(w[(size_t)b * N + ch * Q + q]);
-                    const cf32 *xq = c->X + (size_t)stap_tap_bin(d, q, Q, D) * R + (size_t)s * L;
-                    cf32 *ys = Y + (size_t)d * R + (size_t)s * L;
+                    const stap_cf32 *xq = c->X + (size_t)stap_tap_bin(d, q, Q, D) * R + (size_t)s * L;
+                    stap_cf32 *ys = Y + (size_t)d * R + (size_t)s * L;
                     cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, L, C, &one, wc, C,
                                 xq, (int)((size_t)D * R), q ? &one : &zero, ys, (int)((size_t)D * R));
                 }
@@ -197,7 +197,7 @@ static void apply_weights(stap_engine *e, cpu_engine *c, const cf32 *W, cf32 *Y)
     }
 }
 
-static int first_nonfinite(const cf32 *x, size_t n, size_t *at)
+static int first_nonfinite(const stap_cf32 *x, size_t n, size_t *at)
 {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(crealf(x[i])) || !isfinite(cimagf(x[i]))) {
@@ -207,27 +207,27 @@ static int first_nonfinite(const cf32 *x, size_t n, size_t *at)
     return 0;
 }
 
-static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube, rt_error *err)
+static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const stap_cf32 *cube, stap_error *err)
 {
     double *t = sl->stage_ms;
     size_t at;
     if (first_nonfinite(cube, (size_t)e->cfg.channels * e->cfg.pulses * e->cfg.range_gates, &at))
         return stap_engine_fail_input(e, at, err);
-    double t0 = rt_now_ms();
+    double t0 = stap_now_ms();
     const stap_algo *al = stap_algo_of(&e->cfg);
     doppler_filter(e, c, cube);
-    double t1 = rt_now_ms();
+    double t1 = stap_now_ms();
     if (al->cpu_training) al->cpu_training(e, c->X, cube, c->T, c->threads);
-    double t2 = rt_now_ms();
-    la_timing lt = {0};
+    double t2 = stap_now_ms();
+    stap_la_timing lt = {0};
     int st = al->cpu_weights(e, c->la, c->T, c->Wt, sl->W, &lt, err);
-    double t3 = rt_now_ms();
+    double t3 = stap_now_ms();
     if (st) {
-        if (st == RT_ENUMERIC && (al->info.traits & STAP_TRAIT_SUBCPI))
-            rt_prefix(err, "adaptive weights (batch item = segment)");
-        else if (st == RT_ENUMERIC)
-            rt_prefix(err, "adaptive weights (batch item = Doppler bin x %d segments + segment)",
-                      e->cfg.segments);
+        if (st == STAP_ENUMERIC && (al->info.traits & STAP_TRAIT_SUBCPI))
+            stap_error_prefix(err, "adaptive weights (batch item = segment)");
+        else if (st == STAP_ENUMERIC)
+            stap_error_prefix(err, "adaptive weights (batch item = Doppler bin x %d segments + segment)",
+                              e->cfg.segments);
         return st;
     }
     /* The conditioning of every factor (R is left in T by the CPU backends). */
@@ -235,7 +235,7 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
     sl->diag_ratio_item = 0;
     const long long mats = stap_training_matrices(&e->cfg);
     for (long long k = 0; k < mats; k++) {
-        const cf32 *Rk = c->T + (size_t)k * e->M * e->Nt;
+        const stap_cf32 *Rk = c->T + (size_t)k * e->M * e->Nt;
         float lo = INFINITY, hi = 0;
         for (int i = 0; i < e->Nt; i++) {
             const float a = cabsf(Rk[(size_t)i * e->M + i]);
@@ -252,9 +252,9 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
     /* No silent NaN: a weight that is not finite is a processing error. */
     if (first_nonfinite(sl->W, stap_weights_count(&e->cfg, e->B), &at))
         return stap_engine_fail_weight(e, at, err);
-    double t4 = rt_now_ms();
+    double t4 = stap_now_ms();
     apply_weights(e, c, sl->W, sl->Y);
-    double t5 = rt_now_ms();
+    double t5 = stap_now_ms();
     sl->ndet = 0;
     if (c->cfar) {
         const stap_detection *d;
@@ -262,14 +262,14 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
         if ((st = stap_cfar_plan_execute(c->cfar, sl->Y, &d, &n, err))) return st;
         if (n > sl->det_cap) {
             stap_detection *nd = realloc(sl->det, sizeof *nd * n);
-            if (!nd) return rt_fail(err, RT_ENOMEM, "out of memory for %zu detections", n);
+            if (!nd) return stap_fail(err, STAP_ENOMEM, "out of memory for %zu detections", n);
             sl->det = nd;
             sl->det_cap = n;
         }
         if (n) memcpy(sl->det, d, sizeof *d * n);
         sl->ndet = n;
     }
-    double t6 = rt_now_ms();
+    double t6 = stap_now_ms();
     t[STAP_STAGE_COPY_IN] = 0;
     t[STAP_STAGE_DOPPLER] = t1 - t0;
     t[STAP_STAGE_TRAINING] = t2 - t1;
@@ -278,21 +278,21 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const cf32 *cube
     t[STAP_STAGE_APPLY] = t5 - t4;
     t[STAP_STAGE_DETECT] = t6 - t5;
     t[STAP_STAGE_COPY_OUT] = 0;
-    return RT_OK;
+    return STAP_OK;
 }
 
-static int cpu_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
+static int cpu_submit(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err)
 {
     cpu_engine *c = e->impl;
     cpu_slot *sl = &c->slot[slot];
-    sl->submit_ms = rt_now_ms();
-    rt_clear(&sl->err);
+    sl->submit_ms = stap_now_ms();
+    stap_error_clear(&sl->err);
     sl->status = compute(e, c, sl, cube, &sl->err);
-    sl->done_ms = rt_now_ms();
-    return RT_OK; /* a failed CPI is reported by collect, like the GPU engine's */
+    sl->done_ms = stap_now_ms();
+    return STAP_OK; /* a failed CPI is reported by collect, like the GPU engine's */
 }
 
-static int cpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
+static int cpu_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err)
 {
     cpu_engine *c = e->impl;
     cpu_slot *sl = &c->slot[slot];
@@ -309,32 +309,32 @@ static int cpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error 
     res->done_ms = sl->done_ms;
     res->diag_ratio = sl->diag_ratio;
     res->diag_ratio_item = sl->diag_ratio_item;
-    return RT_OK;
+    return STAP_OK;
 }
 
 static void *cpu_host_alloc(stap_engine *e, size_t bytes) { return fftwf_malloc(bytes ? bytes : 1); }
 static void cpu_host_free(stap_engine *e, void *p) { fftwf_free(p); }
 
-static int cpu_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)
+static int cpu_doppler(stap_engine *e, int slot, stap_cf32 *X, stap_error *err)
 {
     cpu_engine *c = e->impl;
     const size_t C = e->cfg.channels, DR = (size_t)e->cfg.doppler_bins * e->cfg.range_gates;
     /* sub-CPI: the staggered cube of pulse 0 of each channel */
     const size_t Q = stap_is_subcpi(&e->cfg) ? (size_t)e->cfg.doppler_order : 1;
-    for (size_t ch = 0; ch < C; ch++) memcpy(X + ch * DR, c->X + ch * Q * DR, sizeof(cf32) * DR);
-    return RT_OK;
+    for (size_t ch = 0; ch < C; ch++) memcpy(X + ch * DR, c->X + ch * Q * DR, sizeof(stap_cf32) * DR);
+    return STAP_OK;
 }
 
 static size_t cpu_memory_bytes(const stap_engine *e)
 {
     const stap_config *cfg = &e->cfg;
     const size_t Q = stap_is_subcpi(cfg) ? (size_t)cfg->doppler_order : 1;
-    size_t x = sizeof(cf32) * (size_t)cfg->channels * Q * cfg->doppler_bins * cfg->range_gates;
-    size_t t = sizeof(cf32) * (size_t)stap_training_matrices(cfg) * e->M * e->Nt;
-    if (stap_engine_needs_wt(cfg)) t += sizeof(cf32) * (size_t)e->B * e->batch * e->Nt;
-    t += sizeof(cf32) * (size_t)e->threads * e->B * cfg->channels *
+    size_t x = sizeof(stap_cf32) * (size_t)cfg->channels * Q * cfg->doppler_bins * cfg->range_gates;
+    size_t t = sizeof(stap_cf32) * (size_t)stap_training_matrices(cfg) * e->M * e->Nt;
+    if (stap_engine_needs_wt(cfg)) t += sizeof(stap_cf32) * (size_t)e->B * e->batch * e->Nt;
+    t += sizeof(stap_cf32) * (size_t)e->threads * e->B * cfg->channels *
          (stap_is_subcpi(cfg) ? (size_t)cfg->doppler_order : 1); /* wc */
-    size_t per = sizeof(cf32) * (stap_weights_count(cfg, e->B) + stap_output_count(cfg, e->B));
+    size_t per = sizeof(stap_cf32) * (stap_weights_count(cfg, e->B) + stap_output_count(cfg, e->B));
     return x + t + per * e->opt.slots;
 }
 

@@ -24,28 +24,28 @@ constexpr int NEV = STAP_GPU_NEV;
 gpu_engine *impl(stap_engine *e) { return static_cast<gpu_engine *>(e->impl); }
 
 template <typename T>
-int dalloc(gpu_engine *g, T **p, size_t bytes, const char *what, rt_error *err)
+int dalloc(gpu_engine *g, T **p, size_t bytes, const char *what, stap_error *err)
 {
     return stap_gpu_dalloc(g, p, bytes, what, err);
 }
 
 template <typename T>
-int halloc(gpu_engine *g, T **p, size_t bytes, const char *what, rt_error *err)
+int halloc(gpu_engine *g, T **p, size_t bytes, const char *what, stap_error *err)
 {
     cudaError_t e = cudaHostAlloc((void **)p, bytes ? bytes : 1, cudaHostAllocDefault);
     if (e != cudaSuccess) {
         *p = nullptr;
         (void)cudaGetLastError();
-        return rt_fail(err, RT_ENOMEM, "GPU engine: cudaHostAlloc of %zu bytes for the %s "
-                       "failed: %s", bytes, what, cudaGetErrorString(e));
+        return stap_fail(err, STAP_ENOMEM, "GPU engine: cudaHostAlloc of %zu bytes for the %s "
+                         "failed: %s", bytes, what, cudaGetErrorString(e));
     }
     g->host_bytes += bytes;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Everything of a CPI after its copy-in, on the slot's stream: captured once as a graph,
  * or launched directly per CPI. */
-int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
+int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
 {
     const stap_config *c = &e->cfg;
     cudaStream_t st = s->stream;
@@ -75,8 +75,8 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
                 Ce, q ? &one : &zero, (cuComplex *const *)(p + 2 * n),
                 c->doppler_bins * c->range_gates, n);
             if (bs != CUBLAS_STATUS_SUCCESS)
-                return rt_fail(err, RT_EDEVICE, "GPU engine: cublasCgemmBatched failed: %s",
-                               cublasGetStatusString(bs));
+                return stap_fail(err, STAP_EDEVICE, "GPU engine: cublasCgemmBatched failed: %s",
+                                 cublasGetStatusString(bs));
         }
     } else {
         RTK_LAUNCH(rtk_apply_launch(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
@@ -92,13 +92,13 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
         RTK_CU(cudaMemcpyAsync(s->h_hits, s->d_hits, sizeof(rtk_cfar_hit) * g->hit_chunk,
                            cudaMemcpyDeviceToHost, st));
     if (e->opt.keep_weights)
-        RTK_CU(cudaMemcpyAsync(s->h_W, s->d_W, sizeof(cf32) * stap_weights_count(c, e->B),
+        RTK_CU(cudaMemcpyAsync(s->h_W, s->d_W, sizeof(stap_cf32) * stap_weights_count(c, e->B),
                            cudaMemcpyDeviceToHost, st));
     if (e->opt.keep_output)
-        RTK_CU(cudaMemcpyAsync(s->h_Y, s->d_Y, sizeof(cf32) * stap_output_count(c, e->B),
+        RTK_CU(cudaMemcpyAsync(s->h_Y, s->d_Y, sizeof(stap_cf32) * stap_output_count(c, e->B),
                            cudaMemcpyDeviceToHost, st));
     RTK_LAUNCH(rtk_event_record(s->ev[NEV - 1], st));
-    return RT_OK;
+    return STAP_OK;
 }
 
 void destroy_slot(gpu_slot *s)
@@ -123,7 +123,7 @@ void destroy_slot(gpu_slot *s)
     stap_cfar_plan_destroy(s->cfar);
 }
 
-int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
+int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
 {
     const stap_config *c = &e->cfg;
     const int sub = stap_is_subcpi(c);
@@ -139,8 +139,8 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     RTK_TRY(dalloc(g, &s->d_Y, sizeof(float2) * ny, "adaptive output", err));
     RTK_TRY(dalloc(g, &s->d_status, sizeof(rtk_cpi_status), "status block", err));
     RTK_TRY(halloc(g, &s->h_status, sizeof(rtk_cpi_status), "status block", err));
-    if (e->opt.keep_weights) RTK_TRY(halloc(g, &s->h_W, sizeof(cf32) * nw, "weights", err));
-    if (e->opt.keep_output) RTK_TRY(halloc(g, &s->h_Y, sizeof(cf32) * ny, "adaptive output", err));
+    if (e->opt.keep_weights) RTK_TRY(halloc(g, &s->h_W, sizeof(stap_cf32) * nw, "weights", err));
+    if (e->opt.keep_output) RTK_TRY(halloc(g, &s->h_Y, sizeof(stap_cf32) * ny, "adaptive output", err));
     const stap_cfar_config *cf = &e->opt.cfar;
     if (cf->kind != STAP_CFAR_NONE) {
         if (stap_cfar_uses_prefix(cf->kind))
@@ -176,7 +176,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
         RTK_TRY(dalloc(g, &s->d_Wc, sizeof(float2) * nw, "weights by tap", err));
         RTK_TRY(dalloc(g, &s->d_ptr, sizeof(void *) * 3 * Q * (size_t)n, "GEMM pointer arrays", err));
         void **h = (void **)malloc(sizeof(void *) * 3 * Q * (size_t)n);
-        if (!h) return rt_fail(err, RT_ENOMEM, "out of memory for GEMM pointers");
+        if (!h) return stap_fail(err, STAP_ENOMEM, "out of memory for GEMM pointers");
         for (int q = 0; q < Q; q++)
             for (int k = 0; k < n; k++) {
                 const int d = k / S, sg = k % S;
@@ -192,7 +192,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
         RTK_CU(ce);
         if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS ||
             cublasSetStream(s->blas, s->stream) != CUBLAS_STATUS_SUCCESS)
-            return rt_fail(err, RT_EDEVICE, "GPU engine: cuBLAS could not be set up");
+            return stap_fail(err, STAP_EDEVICE, "GPU engine: cuBLAS could not be set up");
     }
     RTK_TRY(stap_gpu_algo_of(c)->create_slot(e, g, s, err));
 
@@ -201,7 +201,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, rt_error *err)
     RTK_CU(cudaMemsetAsync(s->d_in, 0, sizeof(float2) * c->channels * P * R, s->stream));
     RTK_TRY(enqueue_compute(e, g, s, err));
     RTK_CU(cudaStreamSynchronize(s->stream));
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Capture each slot's enqueue_compute as a graph; on any failure the engine launches
@@ -212,9 +212,9 @@ void make_graphs(stap_engine *e, gpu_engine *g)
     for (int i = 0; i < e->opt.slots && g->graphs; i++) {
         gpu_slot *s = &g->slot[i];
         cudaGraph_t graph = nullptr;
-        rt_error err;
+        stap_error err;
         cudaError_t ce = cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeRelaxed);
-        int st = ce == cudaSuccess ? enqueue_compute(e, g, s, &err) : RT_EDEVICE;
+        int st = ce == cudaSuccess ? enqueue_compute(e, g, s, &err) : STAP_EDEVICE;
         cudaError_t ee = cudaStreamEndCapture(s->stream, &graph);
         if (ce == cudaSuccess && !st && ee == cudaSuccess)
             ee = cudaGraphInstantiate(&s->graph, graph, 0);
@@ -248,10 +248,10 @@ void gpu_destroy(stap_engine *e)
     e->impl = nullptr;
 }
 
-int gpu_create(stap_engine *e, rt_error *err)
+int gpu_create(stap_engine *e, stap_error *err)
 {
     gpu_engine *g = new (std::nothrow) gpu_engine;
-    if (!g) return rt_fail(err, RT_ENOMEM, "out of memory creating the GPU engine");
+    if (!g) return stap_fail(err, STAP_ENOMEM, "out of memory creating the GPU engine");
     e->impl = g;
     const stap_config *c = &e->cfg;
     RTK_TRY(dalloc(g, &g->d_win, sizeof(float) * c->pulses, "window", err));
@@ -295,20 +295,20 @@ int gpu_create(stap_engine *e, rt_error *err)
     al->describe(e, g, qr, sizeof qr);
     snprintf(e->describe, sizeof e->describe,
              "%s: cuFFT Doppler, %s, %s, %s CFAR kernels, %s, %d slot%s",
-             la_backend_name(c->backend), qr,
+             stap_backend_name(c->backend), qr,
              e->opt.apply_gemm ? "apply as cublasCgemmBatched per tap" : "apply kernel",
              stap_cfar_kind_name(cf->kind),
              g->graphs ? "CUDA graphs" : (g->graph_note[0] ? g->graph_note : "direct launches"),
              e->opt.slots, e->opt.slots > 1 ? "s" : "");
-    return RT_OK;
+    return STAP_OK;
 }
 
-int gpu_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
+int gpu_submit(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err)
 {
     gpu_engine *g = impl(e);
     gpu_slot *s = &g->slot[slot];
     const stap_config *c = &e->cfg;
-    s->submit_ms = rt_now_ms();
+    s->submit_ms = stap_now_ms();
     s->done_ms = 0;
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_IN], s->stream));
     RTK_CU(cudaMemcpyAsync(s->d_in, cube, sizeof(float2) * c->channels * c->pulses * c->range_gates,
@@ -317,12 +317,12 @@ int gpu_submit(stap_engine *e, int slot, const cf32 *cube, rt_error *err)
     rtk_fault_trap_maybe(s->stream); /* test hook: a device fault (RTSTAP_TEST_DEVICE_TRAP) */
     if (s->graph) RTK_CU(cudaGraphLaunch(s->graph, s->stream));
     else RTK_TRY(enqueue_compute(e, g, s, err));
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* More hits than the device list holds: test again into a list of every cell. Allocates
  * (once per engine) on this exceptional path only. */
-int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, rt_error *err)
+int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, stap_error *err)
 {
     const stap_config *c = &e->cfg;
     const size_t cells = stap_output_count(c, e->B);
@@ -330,7 +330,7 @@ int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, rt_er
         RTK_TRY(dalloc(g, &g->d_big, sizeof(rtk_cfar_hit) * cells, "full CFAR hit list", err));
         RTK_TRY(dalloc(g, &g->d_big_status, sizeof(rtk_cpi_status), "status block", err));
         g->h_big = (stap_cfar_hit *)malloc(sizeof(stap_cfar_hit) * cells);
-        if (!g->h_big) return rt_fail(err, RT_ENOMEM, "out of memory for %zu CFAR hits", cells);
+        if (!g->h_big) return stap_fail(err, STAP_ENOMEM, "out of memory for %zu CFAR hits", cells);
     }
     const stap_cfar_config *cf = &e->opt.cfar;
     RTK_LAUNCH(rtk_status_reset_launch(g->d_big_status, s->stream));
@@ -340,10 +340,10 @@ int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, rt_er
     RTK_CU(cudaMemcpyAsync(g->h_big, g->d_big, sizeof(rtk_cfar_hit) * count, cudaMemcpyDeviceToHost,
                        s->stream));
     RTK_CU(cudaStreamSynchronize(s->stream));
-    return RT_OK;
+    return STAP_OK;
 }
 
-int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
+int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err)
 {
     gpu_engine *g = impl(e);
     gpu_slot *s = &g->slot[slot];
@@ -351,7 +351,7 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
      * event wait, not a host-function stamp, which would block the stream behind the
      * driver's callback thread) */
     RTK_CU(cudaEventSynchronize(s->ev[NEV - 1]));
-    s->done_ms = rt_now_ms();
+    s->done_ms = stap_now_ms();
     const rtk_cpi_status *h = s->h_status;
     if (h->bad_input != RTK_NO_INDEX) return stap_engine_fail_input(e, h->bad_input, err);
     if (h->factor.bad_item != RTK_NO_BAD) return stap_engine_fail_item(e, h->factor.bad_item, err);
@@ -390,7 +390,7 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
         res->diag_ratio_item = 0;
     } else {
         if (h->factor.worst == RTK_NO_WORST) /* every solver path reports every factor */
-            return rt_fail(err, RT_EDEVICE, "the weight solver reported no factor conditioning");
+            return stap_fail(err, STAP_EDEVICE, "the weight solver reported no factor conditioning");
         const unsigned ratio_bits = (unsigned)(h->factor.worst >> 32);
         memcpy(&res->diag_ratio, &ratio_bits, sizeof ratio_bits);
         res->diag_ratio_item = (int)(h->factor.worst & 0xffffffffu);
@@ -399,7 +399,7 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err)
     res->output = e->opt.keep_output ? s->h_Y : nullptr;
     res->submit_ms = s->submit_ms;
     res->done_ms = s->done_ms;
-    return RT_OK;
+    return STAP_OK;
 }
 
 void *gpu_host_alloc(stap_engine *e, size_t bytes)
@@ -413,7 +413,7 @@ void *gpu_host_alloc(stap_engine *e, size_t bytes)
 }
 void gpu_host_free(stap_engine *e, void *p) { cudaFreeHost(p); }
 
-int gpu_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)
+int gpu_doppler(stap_engine *e, int slot, stap_cf32 *X, stap_error *err)
 {
     gpu_engine *g = impl(e);
     gpu_slot *s = &g->slot[slot];
@@ -422,20 +422,20 @@ int gpu_doppler(stap_engine *e, int slot, cf32 *X, rt_error *err)
     /* sub-CPI: the staggered cube of pulse 0 of each channel (row c*Q of C*Q) */
     const size_t Q = stap_is_subcpi(c) ? (size_t)c->doppler_order : 1;
     float2 *tmp = (float2 *)malloc(sizeof(float2) * C * Q * D * R);
-    if (!tmp) return rt_fail(err, RT_ENOMEM, "out of memory for the Doppler cube");
+    if (!tmp) return stap_fail(err, STAP_ENOMEM, "out of memory for the Doppler cube");
     cudaError_t ce = cudaStreamSynchronize(s->stream);
     if (ce == cudaSuccess)
         ce = cudaMemcpy(tmp, s->d_X, sizeof(float2) * C * Q * D * R, cudaMemcpyDeviceToHost);
     if (ce != cudaSuccess) {
         free(tmp);
-        return rt_fail(err, RT_EDEVICE, "GPU engine: copying the Doppler cube failed: %s",
-                       cudaGetErrorString(ce));
+        return stap_fail(err, STAP_EDEVICE, "GPU engine: copying the Doppler cube failed: %s",
+                         cudaGetErrorString(ce));
     }
     for (size_t d = 0; d < D; d++) /* D x C x R -> C x D x R */
         for (size_t ch = 0; ch < C; ch++)
             memcpy(&X[(ch * D + d) * R], &tmp[(d * C * Q + ch * Q) * R], sizeof(float2) * R);
     free(tmp);
-    return RT_OK;
+    return STAP_OK;
 }
 
 size_t gpu_memory_bytes(const stap_engine *e)
@@ -451,7 +451,7 @@ extern "C" const stap_engine_ops stap_engine_gpu_ops = {
 };
 
 extern "C" int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t *total_bytes,
-                             rt_error *err)
+                             stap_error *err)
 {
     int dev = 0;
     RTK_CU(cudaGetDevice(&dev));
@@ -464,7 +464,7 @@ extern "C" int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t 
     RTK_CU(cudaMemGetInfo(&f, &t));
     if (free_bytes) *free_bytes = f;
     if (total_bytes) *total_bytes = t;
-    return RT_OK;
+    return STAP_OK;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -474,14 +474,14 @@ static int cmp_d(const void *a, const void *b)
 }
 
 extern "C" int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs,
-                                       double *d2h_gbs, rt_error *err)
+                                       double *d2h_gbs, stap_error *err)
 {
     void *h = nullptr, *d = nullptr;
     cudaStream_t s = nullptr;
     cudaEvent_t a = nullptr, b = nullptr;
     double *t = (double *)malloc(sizeof(double) * 2 * (repeat > 0 ? repeat : 1));
     int st = [&]() -> int {
-        if (!t || repeat < 1) return rt_fail(err, RT_EINVAL, "link bandwidth: bad repeat %d", repeat);
+        if (!t || repeat < 1) return stap_fail(err, STAP_EINVAL, "link bandwidth: bad repeat %d", repeat);
         RTK_CU(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
         RTK_CU(cudaMalloc(&d, bytes));
         RTK_CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -503,7 +503,7 @@ extern "C" int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs
         qsort(t + repeat, (size_t)repeat, sizeof *t, cmp_d);
         *h2d_gbs = t[repeat / 2];
         *d2h_gbs = t[repeat + repeat / 2];
-        return RT_OK;
+        return STAP_OK;
     }();
     free(t);
     if (a) cudaEventDestroy(a);

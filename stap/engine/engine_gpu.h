@@ -44,7 +44,7 @@ struct stap_gpu_slot {
     rtk_cpi_status *d_status = nullptr;
     rtk_cpi_status *h_status = nullptr; /* pinned */
     rtk_cfar_hit *h_hits = nullptr;     /* pinned, hit_cap entries */
-    cf32 *h_W = nullptr, *h_Y = nullptr; /* pinned, when kept */
+    stap_cf32 *h_W = nullptr, *h_Y = nullptr; /* pinned, when kept */
     stap_cfar_plan *cfar = nullptr;      /* records from hits */
     double submit_ms = 0;
     double done_ms = 0;
@@ -73,29 +73,29 @@ struct stap_gpu_engine {
 
 /* Device memory for the engine, counted in dev_bytes; the message names `what`. */
 template <typename T>
-int stap_gpu_dalloc(stap_gpu_engine *g, T **p, size_t bytes, const char *what, rt_error *err)
+int stap_gpu_dalloc(stap_gpu_engine *g, T **p, size_t bytes, const char *what, stap_error *err)
 {
     cudaError_t e = (cudaError_t)rtk_malloc((void **)p, bytes ? bytes : 1);
     if (e != cudaSuccess) {
         *p = nullptr;
         (void)cudaGetLastError();
-        return rt_fail(err, e == cudaErrorMemoryAllocation ? RT_ENOMEM : RT_EDEVICE,
-                       "GPU engine: cudaMalloc of %zu bytes for the %s failed: %s", bytes, what,
-                       cudaGetErrorString(e));
+        return stap_fail(err, e == cudaErrorMemoryAllocation ? STAP_ENOMEM : STAP_EDEVICE,
+                         "GPU engine: cudaMalloc of %zu bytes for the %s failed: %s", bytes, what,
+                         cudaGetErrorString(e));
     }
     g->dev_bytes += bytes;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* An algorithm's GPU stages (algorithms_gpu.cu). */
 struct stap_gpu_algo {
     /* engine creation: the algorithm's device tables from the host ones (NULL: none) */
-    int (*create)(stap_engine *e, stap_gpu_engine *g, rt_error *err);
+    int (*create)(stap_engine *e, stap_gpu_engine *g, stap_error *err);
     /* slot creation: its solvers and buffers (s->g, the gather of the Doppler cube, set) */
-    int (*create_slot)(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err);
+    int (*create_slot)(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err);
     /* a CPI's training, QR and weights on the slot's stream, into s->d_W; records
      * ev[STAP_STAGE_QR] and ev[STAP_STAGE_WEIGHTS] (the training stage starts before) */
-    int (*enqueue)(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rt_error *err);
+    int (*enqueue)(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err);
     /* the engine's description of the QR and weight stages */
     void (*describe)(const stap_engine *e, const stap_gpu_engine *g, char *buf, size_t len);
 };

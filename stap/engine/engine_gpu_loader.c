@@ -10,7 +10,7 @@
 static const stap_gpu_host host = {
     sizeof(stap_gpu_host),
     sizeof(struct stap_engine),
-    la_backend_name,
+    stap_backend_name,
     stap_algorithm_info_of,
     stap_algorithm_traits,
     stap_is_subcpi,
@@ -32,7 +32,7 @@ static const stap_gpu_host host = {
 static struct {
     pthread_once_t once;
     const stap_gpu_api *api;
-    rt_error why;
+    stap_error why;
 } mod = {PTHREAD_ONCE_INIT, NULL, {0}};
 
 static void load(void)
@@ -42,39 +42,39 @@ static void load(void)
     if (!entry) return;
     const stap_gpu_api *a = entry(RTSTAP_GPU_ABI, &host);
     if (!a || a->size != sizeof *a) {
-        rt_fail(&mod.why, RT_EUNSUPPORTED, "%s is not the GPU library of this build of rtstap "
-                "(another ABI)", la_gpu_module_path());
+        stap_fail(&mod.why, STAP_EUNSUPPORTED, "%s is not the GPU library of this build of rtstap "
+                  "(another ABI)", la_gpu_module_path());
         return;
     }
     mod.api = a;
 }
 
-const stap_gpu_api *stap_gpu_api_get(rt_error *err)
+const stap_gpu_api *stap_gpu_api_get(stap_error *err)
 {
     pthread_once(&mod.once, load);
     if (!mod.api && err) *err = mod.why;
     return mod.api;
 }
 
-int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t *total_bytes, rt_error *err)
+int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t *total_bytes, stap_error *err)
 {
     const stap_gpu_api *a = stap_gpu_api_get(err);
-    return a ? a->gpu_info(name, len, free_bytes, total_bytes, err) : RT_EUNSUPPORTED;
+    return a ? a->gpu_info(name, len, free_bytes, total_bytes, err) : STAP_EUNSUPPORTED;
 }
 
 int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs, double *d2h_gbs,
-                            rt_error *err)
+                            stap_error *err)
 {
     const stap_gpu_api *a = stap_gpu_api_get(err);
-    return a ? a->link_bandwidth(bytes, repeat, h2d_gbs, d2h_gbs, err) : RT_EUNSUPPORTED;
+    return a ? a->link_bandwidth(bytes, repeat, h2d_gbs, d2h_gbs, err) : STAP_EUNSUPPORTED;
 }
 
-int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y, int beams, int doppler_bins,
-                         int range_gates, stap_detection **out, size_t *count, rt_error *err)
+int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *y, int beams, int doppler_bins,
+                         int range_gates, stap_detection **out, size_t *count, stap_error *err)
 {
     *out = NULL;
     *count = 0;
     const stap_gpu_api *a = stap_gpu_api_get(err);
     return a ? a->cfar_detect(c, y, beams, doppler_bins, range_gates, out, count, err)
-             : RT_EUNSUPPORTED;
+             : STAP_EUNSUPPORTED;
 }

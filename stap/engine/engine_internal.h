@@ -11,13 +11,13 @@ extern "C" {
 
 typedef struct stap_engine_ops {
     const char *name;
-    int (*create)(stap_engine *e, rt_error *err); /* sets e->impl and e->describe     */
+    int (*create)(stap_engine *e, stap_error *err); /* sets e->impl and e->describe     */
     void (*destroy)(stap_engine *e);
-    int (*submit)(stap_engine *e, int slot, const cf32 *cube, rt_error *err);
-    int (*collect)(stap_engine *e, int slot, stap_cpi_result *res, rt_error *err);
+    int (*submit)(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err);
+    int (*collect)(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err);
     void *(*host_alloc)(stap_engine *e, size_t bytes);
     void (*host_free)(stap_engine *e, void *p);
-    int (*doppler)(stap_engine *e, int slot, cf32 *X, rt_error *err);
+    int (*doppler)(stap_engine *e, int slot, stap_cf32 *X, stap_error *err);
     size_t (*memory_bytes)(const stap_engine *e);
 } stap_engine_ops;
 
@@ -27,10 +27,10 @@ struct stap_engine {
     int N, M, L, B, batch;    /* DOF, training rows, cells per segment, beams, D*S */
     int Nt;                   /* adapted DOF (training columns): N, or Na*Q for JDL */
     float *win;               /* P window coefficients                    */
-    cf32 *V;                  /* B x N steering                           */
-    cf32 *A;                  /* JDL: B x (C x Na) beam transforms (stap_jdl_beams) */
-    cf32 *Vt;                 /* JDL: B x Nt beamspace steering, T_b^H v_b         */
-    cf32 *Vs;                 /* sub-CPI: nvs x N solve steering (stap_subcpi_steering):
+    stap_cf32 *V;                  /* B x N steering                           */
+    stap_cf32 *A;                  /* JDL: B x (C x Na) beam transforms (stap_jdl_beams) */
+    stap_cf32 *Vt;                 /* JDL: B x Nt beamspace steering, T_b^H v_b         */
+    stap_cf32 *Vs;                 /* sub-CPI: nvs x N solve steering (stap_subcpi_steering):
                                  pre-Doppler D x B (bin-major), ADPCA B (= V); DPCA:
                                  the B fixed weights (stap_dpca_weights)              */
     int nvs;                  /* D*B or B                                          */
@@ -41,7 +41,7 @@ struct stap_engine {
     void *impl;
     int busy[STAP_ENGINE_MAX_SLOTS];
     long long slot_cpi[STAP_ENGINE_MAX_SLOTS];
-    const cf32 *slot_cube[STAP_ENGINE_MAX_SLOTS]; /* the caller's cube, valid until collect */
+    const stap_cf32 *slot_cube[STAP_ENGINE_MAX_SLOTS]; /* the caller's cube, valid until collect */
     int fallback;             /* AUTO asked: a device fault moves the engine to the CPU   */
     long long moved_at;       /* the CPI from which it ran on the CPU (-1: it did not)     */
     long long next_cpi;
@@ -74,9 +74,9 @@ static inline int stap_engine_needs_wt(const stap_config *c)
 /* CFAR hits a GPU slot's device list holds (stap_engine_options.hit_capacity; 0 without
  * a detector) */
 size_t stap_engine_hit_capacity(const stap_config *c, int B, const stap_engine_options *o);
-int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, rt_error *err);
-int stap_engine_fail_item(const stap_engine *e, int item, rt_error *err);
-int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, rt_error *err);
+int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, stap_error *err);
+int stap_engine_fail_item(const stap_engine *e, int item, stap_error *err);
+int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, stap_error *err);
 
 #ifdef __cplusplus
 }

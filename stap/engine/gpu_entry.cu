@@ -11,12 +11,12 @@ extern "C" {
 
 extern "C" const stap_engine_ops stap_engine_gpu_ops;
 extern "C" int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t *total_bytes,
-                             rt_error *err);
+                             stap_error *err);
 extern "C" int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs,
-                                       double *d2h_gbs, rt_error *err);
-extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const cf32 *y, int beams,
+                                       double *d2h_gbs, stap_error *err);
+extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *y, int beams,
                                     int doppler_bins, int range_gates, stap_detection **out,
-                                    size_t *count, rt_error *err);
+                                    size_t *count, stap_error *err);
 
 static const stap_gpu_host *H = nullptr;
 
@@ -32,7 +32,7 @@ extern "C" const stap_gpu_api *rtstap_gpu_stap_api(int abi, const stap_gpu_host 
 }
 
 extern "C" {
-const char *la_backend_name(la_backend b) { return H->la_backend_name(b); }
+const char *stap_backend_name(stap_backend b) { return H->stap_backend_name(b); }
 const stap_algorithm_info *stap_algorithm_info_of(stap_algorithm a)
 {
     return H->stap_algorithm_info_of(a);
@@ -50,12 +50,12 @@ size_t stap_output_count(const stap_config *cfg, int beams)
 const char *stap_cfar_kind_name(stap_cfar_kind k) { return H->stap_cfar_kind_name(k); }
 size_t stap_cfar_table_len(const stap_cfar_config *c) { return H->stap_cfar_table_len(c); }
 int stap_cfar_plan_create(stap_cfar_plan **p, const stap_cfar_config *c, int beams,
-                          int doppler_bins, int range_gates, int threads, rt_error *err)
+                          int doppler_bins, int range_gates, int threads, stap_error *err)
 {
     return H->stap_cfar_plan_create(p, c, beams, doppler_bins, range_gates, threads, err);
 }
 int stap_cfar_plan_finish(stap_cfar_plan *p, stap_cfar_hit *hits, size_t count,
-                          const stap_detection **out, size_t *n_out, rt_error *err)
+                          const stap_detection **out, size_t *n_out, stap_error *err)
 {
     return H->stap_cfar_plan_finish(p, hits, count, out, n_out, err);
 }
@@ -66,15 +66,15 @@ size_t stap_engine_hit_capacity(const stap_config *c, int B, const stap_engine_o
 {
     return H->stap_engine_hit_capacity(c, B, o);
 }
-int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, rt_error *err)
+int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, stap_error *err)
 {
     return H->stap_engine_fail_input(e, flat, err);
 }
-int stap_engine_fail_item(const stap_engine *e, int item, rt_error *err)
+int stap_engine_fail_item(const stap_engine *e, int item, stap_error *err)
 {
     return H->stap_engine_fail_item(e, item, err);
 }
-int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, rt_error *err)
+int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, stap_error *err)
 {
     return H->stap_engine_fail_weight(e, flat, err);
 }

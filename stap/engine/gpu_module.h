@@ -18,7 +18,7 @@ extern "C" {
 typedef struct stap_gpu_host {
     size_t size;        /* sizeof(stap_gpu_host) */
     size_t engine_size; /* sizeof(struct stap_engine): both sides see one layout */
-    const char *(*la_backend_name)(la_backend b);
+    const char *(*stap_backend_name)(stap_backend b);
     const stap_algorithm_info *(*stap_algorithm_info_of)(stap_algorithm a);
     unsigned (*stap_algorithm_traits)(const stap_config *c);
     int (*stap_is_subcpi)(const stap_config *c);
@@ -27,34 +27,34 @@ typedef struct stap_gpu_host {
     const char *(*stap_cfar_kind_name)(stap_cfar_kind k);
     size_t (*stap_cfar_table_len)(const stap_cfar_config *c);
     int (*stap_cfar_plan_create)(stap_cfar_plan **p, const stap_cfar_config *c, int beams,
-                                 int doppler_bins, int range_gates, int threads, rt_error *err);
+                                 int doppler_bins, int range_gates, int threads, stap_error *err);
     int (*stap_cfar_plan_finish)(stap_cfar_plan *p, stap_cfar_hit *hits, size_t count,
-                                 const stap_detection **out, size_t *n_out, rt_error *err);
+                                 const stap_detection **out, size_t *n_out, stap_error *err);
     const double *(*stap_cfar_plan_alpha)(const stap_cfar_plan *p);
     const int *(*stap_cfar_plan_rank)(const stap_cfar_plan *p);
     void (*stap_cfar_plan_destroy)(stap_cfar_plan *p);
     size_t (*stap_engine_hit_capacity)(const stap_config *c, int B, const stap_engine_options *o);
-    int (*stap_engine_fail_input)(const stap_engine *e, unsigned long long flat, rt_error *err);
-    int (*stap_engine_fail_item)(const stap_engine *e, int item, rt_error *err);
-    int (*stap_engine_fail_weight)(const stap_engine *e, unsigned long long flat, rt_error *err);
+    int (*stap_engine_fail_input)(const stap_engine *e, unsigned long long flat, stap_error *err);
+    int (*stap_engine_fail_item)(const stap_engine *e, int item, stap_error *err);
+    int (*stap_engine_fail_weight)(const stap_engine *e, unsigned long long flat, stap_error *err);
 } stap_gpu_host;
 
 typedef struct stap_gpu_api {
     size_t size; /* sizeof(stap_gpu_api) */
     const stap_engine_ops *engine;
     int (*gpu_info)(char *name, size_t len, size_t *free_bytes, size_t *total_bytes,
-                    rt_error *err);
+                    stap_error *err);
     int (*link_bandwidth)(size_t bytes, int repeat, double *h2d_gbs, double *d2h_gbs,
-                          rt_error *err);
-    int (*cfar_detect)(const stap_cfar_config *c, const cf32 *y, int beams, int doppler_bins,
-                       int range_gates, stap_detection **out, size_t *count, rt_error *err);
+                          stap_error *err);
+    int (*cfar_detect)(const stap_cfar_config *c, const stap_cf32 *y, int beams, int doppler_bins,
+                       int range_gates, stap_detection **out, size_t *count, stap_error *err);
 } stap_gpu_api;
 
 #define STAP_GPU_STAP_ENTRY "rtstap_gpu_stap_api"
 typedef const stap_gpu_api *(*stap_gpu_stap_entry)(int abi, const stap_gpu_host *host);
 
 /* The GPU library's stap table (loaded on first use), or NULL with the reason in err. */
-const stap_gpu_api *stap_gpu_api_get(rt_error *err);
+const stap_gpu_api *stap_gpu_api_get(stap_error *err);
 
 #ifdef __cplusplus
 }

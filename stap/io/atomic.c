@@ -34,7 +34,7 @@ static mode_t current_umask(void)
     return mask;
 }
 
-/* Temporary files in progress, for rt_atomic_remove_pending: a program's signal handler
+/* Temporary files in progress, for stap_atomic_remove_pending: a program's signal handler
  * unlinks them when SIGINT, SIGTERM or SIGHUP ends the process (they were left behind, up
  * to 184 MB each). Slots are claimed and released in normal code; the handler only reads. */
 #define RT_TMP_SLOTS 16
@@ -62,7 +62,7 @@ static void tmp_unregister(const char *tmp)
     pthread_mutex_unlock(&tmp_lock);
 }
 
-void rt_atomic_remove_pending(void)
+void stap_atomic_remove_pending(void)
 {
     for (int i = 0; i < RT_TMP_SLOTS; i++)
         if (tmp_used[i]) unlink(tmp_names[i]); /* async-signal-safe */
@@ -107,43 +107,38 @@ static void sweep_stale(const char *path, int dlen, const char *base, const char
     closedir(d);
 }
 
-int rt_atomic_begin(const char *path, char *tmp, size_t tmplen, rt_error *err)
-{
-    return rt_atomic_begin_mode(path, tmp, tmplen, RT_WRITE_NEW, err);
-}
-
-int rt_atomic_begin_mode(const char *path, char *tmp, size_t tmplen, rt_write_mode mode,
-                         rt_error *err)
+int stap_atomic_begin(const char *path, char *tmp, size_t tmplen, stap_write_mode mode,
+                      stap_error *err)
 {
     if (tmp && tmplen) tmp[0] = '\0';
-    if (!path || !*path) return rt_fail(err, RT_EINVAL, "empty output path");
-    if (!tmp) return rt_fail(err, RT_EINVAL, "rt_atomic_begin: no buffer for the name");
-    if (mode != RT_WRITE_NEW && mode != RT_WRITE_REPLACE)
-        return rt_fail(err, RT_EINVAL, "rt_atomic_begin: invalid write mode %d", (int)mode);
+    if (!path || !*path) return stap_fail(err, STAP_EINVAL, "empty output path");
+    if (!tmp) return stap_fail(err, STAP_EINVAL, "stap_atomic_begin: no buffer for the name");
+    if (mode != STAP_WRITE_NEW && mode != STAP_WRITE_REPLACE)
+        return stap_fail(err, STAP_EINVAL, "stap_atomic_begin: invalid write mode %d", (int)mode);
     size_t n = strlen(path);
     if (path[n - 1] == '/')
-        return rt_fail(err, RT_EINVAL, "output path '%s' names a directory, not a file", path);
+        return stap_fail(err, STAP_EINVAL, "output path '%s' names a directory, not a file", path);
     struct stat sb;
     if (lstat(path, &sb) == 0) {
-        if (mode == RT_WRITE_NEW)
-            return rt_fail(err, RT_EIO, "'%s' already exists; refusing to overwrite", path);
+        if (mode == STAP_WRITE_NEW)
+            return stap_fail(err, STAP_EIO, "'%s' already exists; refusing to overwrite", path);
         /* replacing renames a new file over the name: only a regular file is replaced
          * (not a directory, nor the target of a symbolic link, nor a device or FIFO) */
         if (!S_ISREG(sb.st_mode))
-            return rt_fail(err, RT_EIO, "'%s' exists and is %s; only a regular file is "
-                           "replaced", path, S_ISDIR(sb.st_mode) ? "a directory"
-                           : S_ISLNK(sb.st_mode) ? "a symbolic link" : "not a regular file");
+            return stap_fail(err, STAP_EIO, "'%s' exists and is %s; only a regular file is "
+                             "replaced", path, S_ISDIR(sb.st_mode) ? "a directory"
+                             : S_ISLNK(sb.st_mode) ? "a symbolic link" : "not a regular file");
     }
     int fd = tmp_make(path, tmp, tmplen, err);
-    if (fd < 0) return err ? err->code : RT_EIO;
+    if (fd < 0) return err ? err->code : STAP_EIO;
     close(fd);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* A new temporary "<dir>/.<base>.tmp.<owner>.<pid>.XXXXXX" beside path, created
  * exclusively with the usual permissions and registered for the signal handlers; its
  * descriptor (open for writing), or -1 with err. Stale temporaries of path are swept. */
-int tmp_make(const char *path, char *tmp, size_t tmplen, rt_error *err)
+int tmp_make(const char *path, char *tmp, size_t tmplen, stap_error *err)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
@@ -156,15 +151,15 @@ int tmp_make(const char *path, char *tmp, size_t tmplen, rt_error *err)
                   : snprintf(tmp, tmplen, ".%s.tmp.%s.%ld.XXXXXX", base, owner, (long)getpid());
     if (w < 0 || (size_t)w >= tmplen) {
         tmp[0] = '\0';
-        rt_fail(err, RT_EINVAL, "output path '%s' is too long", path);
+        stap_fail(err, STAP_EINVAL, "output path '%s' is too long", path);
         return -1;
     }
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
         tmp[0] = '\0';
-        rt_fail(err, RT_EIO, "cannot write '%s' (directory '%.*s'): %s", path,
-                slash ? (dlen ? dlen : 1) : 1, slash ? path : ".", strerror(e));
+        stap_fail(err, STAP_EIO, "cannot write '%s' (directory '%.*s'): %s", path,
+                  slash ? (dlen ? dlen : 1) : 1, slash ? path : ".", strerror(e));
         return -1;
     }
     /* mkstemp makes 0600; a published file gets the usual permissions. */
@@ -173,50 +168,45 @@ int tmp_make(const char *path, char *tmp, size_t tmplen, rt_error *err)
     return fd;
 }
 
-int rt_atomic_commit(const char *tmp, const char *path, rt_error *err)
-{
-    return rt_atomic_commit_mode(tmp, path, RT_WRITE_NEW, err);
-}
-
-int rt_atomic_commit_mode(const char *tmp, const char *path, rt_write_mode mode, rt_error *err)
+int stap_atomic_commit(const char *tmp, const char *path, stap_write_mode mode, stap_error *err)
 {
     /* The data must be on disk before the name appears, so that even a crash never
      * publishes a partial file. */
     int fd = open(tmp, O_RDONLY);
     if (fd < 0) {
         int e = errno;
-        return rt_fail(err, RT_EIO, "cannot publish '%s': temporary '%s' vanished: %s", path, tmp,
-                       strerror(e));
+        return stap_fail(err, STAP_EIO, "cannot publish '%s': temporary '%s' vanished: %s", path, tmp,
+                         strerror(e));
     }
     if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
         int e = errno;
         close(fd);
-        rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot write '%s': %s", path, strerror(e));
+        stap_atomic_abort(tmp);
+        return stap_fail(err, STAP_EIO, "cannot write '%s': %s", path, strerror(e));
     }
     close(fd);
 
-    if (mode == RT_WRITE_REPLACE) {
+    if (mode == STAP_WRITE_REPLACE) {
         /* rename() replaces the old file in one step: readers see the old file or the
          * new one, never a mixture, and a failure leaves the old one as it was */
         struct stat sb;
         if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-            rt_atomic_abort(tmp);
-            return rt_fail(err, RT_EIO, "'%s' is no longer a regular file; not replaced", path);
+            stap_atomic_abort(tmp);
+            return stap_fail(err, STAP_EIO, "'%s' is no longer a regular file; not replaced", path);
         }
         if (rename(tmp, path) == 0) {
             tmp_unregister(tmp);
-            return RT_OK;
+            return STAP_OK;
         }
         int e = errno;
-        rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot replace '%s': %s", path, strerror(e));
+        stap_atomic_abort(tmp);
+        return stap_fail(err, STAP_EIO, "cannot replace '%s': %s", path, strerror(e));
     }
     /* link() fails with EEXIST instead of replacing an existing file, unlike rename(). */
     if (link(tmp, path) == 0) {
         unlink(tmp);
         tmp_unregister(tmp);
-        return RT_OK;
+        return STAP_OK;
     }
     int e = errno;
     if (e == EPERM || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK) {
@@ -224,7 +214,7 @@ int rt_atomic_commit_mode(const char *tmp, const char *path, rt_write_mode mode,
 #ifdef RENAME_NOREPLACE
         if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) {
             tmp_unregister(tmp);
-            return RT_OK;
+            return STAP_OK;
         }
         e = errno;
         if (e == EINVAL || e == ENOSYS || e == EOPNOTSUPP)
@@ -234,22 +224,22 @@ int rt_atomic_commit_mode(const char *tmp, const char *path, rt_write_mode mode,
             if (lstat(path, &sb) == 0) e = EEXIST;
             else if (rename(tmp, path) == 0) {
                 tmp_unregister(tmp);
-                return RT_OK;
+                return STAP_OK;
             }
             else e = errno;
         }
     }
-    rt_atomic_abort(tmp);
+    stap_atomic_abort(tmp);
     if (e == EEXIST)
-        return rt_fail(err, RT_EIO, "'%s' already exists; refusing to overwrite", path);
-    return rt_fail(err, RT_EIO, "cannot create '%s': %s", path, strerror(e));
+        return stap_fail(err, STAP_EIO, "'%s' already exists; refusing to overwrite", path);
+    return stap_fail(err, STAP_EIO, "cannot create '%s': %s", path, strerror(e));
 }
 
-int rt_atomic_write(const char *path, const void *data, size_t len, rt_write_mode mode,
-                    rt_error *err)
+int stap_atomic_write(const char *path, const void *data, size_t len, stap_write_mode mode,
+                      stap_error *err)
 {
     char tmp[4096];
-    int st = rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err);
+    int st = stap_atomic_begin(path, tmp, sizeof tmp, mode, err);
     if (st) return st;
     int fd = open(tmp, O_WRONLY | O_CLOEXEC), e = fd < 0 ? errno : 0;
     const char *p = data;
@@ -261,13 +251,13 @@ int rt_atomic_write(const char *path, const void *data, size_t len, rt_write_mod
     }
     if (fd >= 0 && close(fd) != 0 && !e) e = errno;
     if (e) {
-        rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot write '%s': %s", path, strerror(e));
+        stap_atomic_abort(tmp);
+        return stap_fail(err, STAP_EIO, "cannot write '%s': %s", path, strerror(e));
     }
-    return rt_atomic_commit_mode(tmp, path, mode, err);
+    return stap_atomic_commit(tmp, path, mode, err);
 }
 
-int rt_atomic_pending(void)
+int stap_atomic_pending(void)
 {
     int n = 0;
     pthread_mutex_lock(&tmp_lock);
@@ -276,7 +266,7 @@ int rt_atomic_pending(void)
     return n;
 }
 
-void rt_atomic_abort(const char *tmp)
+void stap_atomic_abort(const char *tmp)
 {
     if (tmp && *tmp) {
         unlink(tmp);
@@ -284,16 +274,16 @@ void rt_atomic_abort(const char *tmp)
     }
 }
 
-int stap_output_check(const char *path, rt_error *err)
+int stap_output_check(const char *path, stap_error *err)
 {
-    return stap_output_check_mode(path, RT_WRITE_NEW, err);
+    return stap_output_check_mode(path, STAP_WRITE_NEW, err);
 }
 
-int stap_output_check_mode(const char *path, rt_write_mode mode, rt_error *err)
+int stap_output_check_mode(const char *path, stap_write_mode mode, stap_error *err)
 {
     char tmp[4096];
-    int st = rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err);
+    int st = stap_atomic_begin(path, tmp, sizeof tmp, mode, err);
     if (st) return st;
-    rt_atomic_abort(tmp);
-    return RT_OK;
+    stap_atomic_abort(tmp);
+    return STAP_OK;
 }

@@ -72,11 +72,11 @@ hid_t strong_fapl(void)
     return fapl;
 }
 
-/* Memory type of cf32 (and of the file type on little-endian hosts): what h5py writes
+/* Memory type of stap_cf32 (and of the file type on little-endian hosts): what h5py writes
  * for complex64, a compound {r: float32, i: float32}. */
 hid_t cf32_mem_type(void)
 {
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(cf32));
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(stap_cf32));
     if (t < 0) return t;
     if (H5Tinsert(t, "r", 0, H5T_NATIVE_FLOAT) < 0 ||
         H5Tinsert(t, "i", sizeof(float), H5T_NATIVE_FLOAT) < 0) {
@@ -168,7 +168,7 @@ void index_string(char *buf, size_t len, size_t flat, int rank, const hsize_t *d
     if (at < len) snprintf(buf + at, len - at, ")");
 }
 
-int check_finite_f32(const cf32 *x, size_t n, size_t *bad)
+int check_finite_f32(const stap_cf32 *x, size_t n, size_t *bad)
 {
     const float *f = (const float *)x;
     const size_t m = 2 * n, block = 4096;

@@ -75,12 +75,12 @@ static const char *attribute_ok(const unsigned char *a, size_t n, int size_len, 
 }
 
 int h5check_attributes(const char *path, hid_t file, const char *name, hid_t lapl,
-                       rt_error *err)
+                       stap_error *err)
 {
     H5O_info_t oi;
     if (H5Oget_info_by_name2(file, name, &oi, H5O_INFO_BASIC | H5O_INFO_HDR, lapl) < 0 ||
         oi.hdr.version != 1)
-        return RT_OK; /* not there (the caller's lookups say so), or checksummed */
+        return STAP_OK; /* not there (the caller's lookups say so), or checksummed */
     hid_t fcpl = H5Fget_create_plist(file);
     size_t addr_len = 8, size_len = 8;
     hsize_t base = 0;
@@ -89,9 +89,9 @@ int h5check_attributes(const char *path, hid_t file, const char *name, hid_t lap
         H5Pget_userblock(fcpl, &base);
         H5Pclose(fcpl);
     }
-    if (addr_len < 2 || addr_len > 8 || size_len < 2 || size_len > 8) return RT_OK;
+    if (addr_len < 2 || addr_len > 8 || size_len < 2 || size_len > 8) return STAP_OK;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return RT_OK; /* libhdf5 has it open: nothing to check it with */
+    if (fd < 0) return STAP_OK; /* libhdf5 has it open: nothing to check it with */
     char why[200] = "";
     const char *bad = NULL;
     unsigned char *buf = NULL;
@@ -146,7 +146,7 @@ int h5check_attributes(const char *path, hid_t file, const char *name, hid_t lap
     }
     free(buf);
     close(fd);
-    if (!bad) return RT_OK;
-    return rt_fail(err, RT_EFORMAT, "'%s' in '%s': its object header is damaged (%s); refused",
-                   name, path, bad);
+    if (!bad) return STAP_OK;
+    return stap_fail(err, STAP_EFORMAT, "'%s' in '%s': its object header is damaged (%s); refused",
+                     name, path, bad);
 }

@@ -15,11 +15,11 @@
 #include "rtstap/common.h"
 
 /* The object `name` of the open file (path: its name on disk, for reading its bytes; lapl:
- * the link access list its lookup goes through, e.g. one refusing external links): RT_OK
- * when its attributes can be handed to libhdf5; RT_EFORMAT naming the object and what is
- * damaged otherwise. An object that cannot be looked up is RT_OK (the caller's lookups say
+ * the link access list its lookup goes through, e.g. one refusing external links): STAP_OK
+ * when its attributes can be handed to libhdf5; STAP_EFORMAT naming the object and what is
+ * damaged otherwise. An object that cannot be looked up is STAP_OK (the caller's lookups say
  * why). */
 int h5check_attributes(const char *path, hid_t file, const char *name, hid_t lapl,
-                       rt_error *err);
+                       stap_error *err);
 
 #endif

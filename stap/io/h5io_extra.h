@@ -7,11 +7,11 @@
 
 /* Check, before any work, that a result can be published at `path`: it must not exist
  * (not even as a dangling link) and its directory must accept a new file (a temporary
- * file is created there and removed at once). RT_OK, or RT_EIO / RT_EINVAL with a
+ * file is created there and removed at once). STAP_OK, or STAP_EIO / STAP_EINVAL with a
  * message naming the path and the reason. */
-int stap_output_check(const char *path, rt_error *err);
-/* The same for a writer in `mode`: with RT_WRITE_REPLACE an existing regular file passes
+int stap_output_check(const char *path, stap_error *err);
+/* The same for a writer in `mode`: with STAP_WRITE_REPLACE an existing regular file passes
  * (it is left as it is). */
-int stap_output_check_mode(const char *path, rt_write_mode mode, rt_error *err);
+int stap_output_check_mode(const char *path, stap_write_mode mode, stap_error *err);
 
 #endif

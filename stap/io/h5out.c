@@ -12,7 +12,7 @@
 
 /* ---- a file being written ------------------------------------------------------------
  * Every file rtstap writes with HDF5 goes through h5_out (h5out.h): a temporary beside the
- * output (rt_atomic_begin), published by a rename once complete. A full disk must end in
+ * output (stap_atomic_begin), published by a rename once complete. A full disk must end in
  * a clean error, and Debian's HDF5 1.10.8 does not survive a failed write:
  *  - a failed flush (H5Fclose's) leaves its metadata cache's skip list switched on, every
  *    later flush fails with "slist already enabled?", the file stays open, and HDF5's
@@ -35,30 +35,30 @@ const char *h5_error_detail(char *buf, size_t len) { return h5_detail(buf, len);
 
 static void reserve_release(h5_out *o)
 {
-    if (o->reserve[0]) rt_atomic_abort(o->reserve);
+    if (o->reserve[0]) stap_atomic_abort(o->reserve);
     o->reserve[0] = '\0';
 }
 
-int tmp_make(const char *path, char *tmp, size_t tmplen, rt_error *err);
+int tmp_make(const char *path, char *tmp, size_t tmplen, stap_error *err);
 
-static int out_fail_space(h5_out *o, int e, rt_error *err)
+static int out_fail_space(h5_out *o, int e, stap_error *err)
 {
-    return rt_fail(err, RT_EIO, "cannot write '%s': %s", o->path, strerror(e));
+    return stap_fail(err, STAP_EIO, "cannot write '%s': %s", o->path, strerror(e));
 }
 
-int h5_out_begin(h5_out *o, const char *path, rt_write_mode mode, rt_error *err)
+int h5_out_begin(h5_out *o, const char *path, stap_write_mode mode, stap_error *err)
 {
     o->path = path;
     o->mode = mode;
     o->tmp[0] = o->reserve[0] = '\0';
     o->fd = -1;
     o->reserved = 0;
-    if (rt_atomic_begin_mode(path, o->tmp, sizeof o->tmp, mode, err)) return err ? err->code : RT_EIO;
+    if (stap_atomic_begin(path, o->tmp, sizeof o->tmp, mode, err)) return err ? err->code : STAP_EIO;
     o->fd = open(o->tmp, O_WRONLY | O_CLOEXEC);
     int e = o->fd < 0 ? errno : 0;
     if (!e && fallocate(o->fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)H5IO_AHEAD_BYTES) == 0) {
         o->reserved = (off_t)H5IO_AHEAD_BYTES;
-        return RT_OK;
+        return STAP_OK;
     }
     if (!e) e = errno;
     if (e == ENOSPC || e == EDQUOT || e == EFBIG) {
@@ -69,7 +69,7 @@ int h5_out_begin(h5_out *o, const char *path, rt_write_mode mode, rt_error *err)
     int fd = tmp_make(path, o->reserve, sizeof o->reserve, err);
     if (fd < 0) {
         h5_out_finish(o, -1, 1, NULL);
-        return err ? err->code : RT_EIO;
+        return err ? err->code : STAP_EIO;
     }
     e = posix_fallocate(fd, 0, H5IO_RESERVE_BYTES);
     close(fd);
@@ -79,10 +79,10 @@ int h5_out_begin(h5_out *o, const char *path, rt_write_mode mode, rt_error *err)
         h5_out_finish(o, -1, 1, NULL);
         return out_fail_space(o, e, err);
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
-hid_t h5_out_create(h5_out *o, rt_error *err)
+hid_t h5_out_create(h5_out *o, stap_error *err)
 {
     char detail[256];
     hid_t fapl = strong_fapl();
@@ -90,17 +90,17 @@ hid_t h5_out_create(h5_out *o, rt_error *err)
     if (file < 0) h5_detail(detail, sizeof detail); /* before the close clears the stack */
     CLOSE_PLIST(fapl);
     if (file < 0)
-        rt_fail(err, RT_EIO, "cannot create '%s' (as '%s'): %s", o->path, o->tmp, detail);
+        stap_fail(err, STAP_EIO, "cannot create '%s' (as '%s'): %s", o->path, o->tmp, detail);
     return file;
 }
 
-int h5_out_reserve(h5_out *o, hid_t file, size_t bytes, rt_error *err)
+int h5_out_reserve(h5_out *o, hid_t file, size_t bytes, stap_error *err)
 {
-    if (!o->reserved || file < 0) return RT_OK; /* no fallocate: the reserve file stands in */
+    if (!o->reserved || file < 0) return STAP_OK; /* no fallocate: the reserve file stands in */
     hsize_t eoa = 0;
-    if (H5Fget_filesize(file, &eoa) < 0) return RT_OK;
+    if (H5Fget_filesize(file, &eoa) < 0) return STAP_OK;
     const off_t want = (off_t)(eoa + bytes + H5IO_AHEAD_BYTES);
-    if (want <= o->reserved) return RT_OK;
+    if (want <= o->reserved) return STAP_OK;
     /* a file size limit (RLIMIT_FSIZE): fallocate's KEEP_SIZE does not see it, HDF5's write
      * past it would fail (EFBIG); say so before it writes */
     struct rlimit fl;
@@ -114,7 +114,7 @@ int h5_out_reserve(h5_out *o, hid_t file, size_t bytes, rt_error *err)
         (to == want || fallocate(o->fd, FALLOC_FL_KEEP_SIZE, 0, to = want) != 0))
         return out_fail_space(o, errno, err);
     o->reserved = to;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Abandon the file: free its blocks and the reserve's, then close and remove it. */
@@ -127,21 +127,21 @@ static void out_discard(h5_out *o, hid_t file)
     }
     reserve_release(o);
     if (file >= 0) H5Fclose(file);
-    if (o->tmp[0]) rt_atomic_abort(o->tmp);
+    if (o->tmp[0]) stap_atomic_abort(o->tmp);
     o->tmp[0] = '\0';
 }
 
-int h5_out_finish(h5_out *o, hid_t file, int failed, rt_error *err)
+int h5_out_finish(h5_out *o, hid_t file, int failed, stap_error *err)
 {
     char detail[256];
     if (failed) {
         out_discard(o, file);
-        return err ? err->code : RT_EIO;
+        return err ? err->code : STAP_EIO;
     }
     reserve_release(o);
     if (file >= 0 && H5Fclose(file) < 0) {
-        int st = rt_fail(err, RT_EIO, "cannot write '%s': %s", o->path,
-                         h5_detail(detail, sizeof detail));
+        int st = stap_fail(err, STAP_EIO, "cannot write '%s': %s", o->path,
+                           h5_detail(detail, sizeof detail));
         out_discard(o, -1);
         return st;
     }
@@ -153,7 +153,7 @@ int h5_out_finish(h5_out *o, hid_t file, int failed, rt_error *err)
         close(o->fd);
         o->fd = -1;
     }
-    int st = rt_atomic_commit_mode(o->tmp, o->path, o->mode, err);
+    int st = stap_atomic_commit(o->tmp, o->path, o->mode, err);
     o->tmp[0] = '\0';
     return st;
 }

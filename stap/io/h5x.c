@@ -11,11 +11,11 @@
 
 /* ---- reading ------------------------------------------------------------------------- */
 
-int h5x_open(h5x **out, const char *path, rt_error *err)
+int h5x_open(h5x **out, const char *path, stap_error *err)
 {
     *out = NULL;
     h5x *f = calloc(1, sizeof *f);
-    if (!f) return rt_fail(err, RT_ENOMEM, "out of memory opening '%s'", path);
+    if (!f) return stap_fail(err, STAP_ENOMEM, "out of memory opening '%s'", path);
     snprintf(f->path, sizeof f->path, "%s", path);
     f->file = -1;
     h5_quiet q;
@@ -28,7 +28,7 @@ int h5x_open(h5x **out, const char *path, rt_error *err)
     }
     f->file = f->src.file;
     *out = f;
-    return RT_OK;
+    return STAP_OK;
 }
 
 void h5x_close(h5x *f)
@@ -54,11 +54,11 @@ int h5x_exists(h5x *f, const char *name)
 }
 
 /* The object `obj` open for its attributes, its header checked first (once per object). */
-static hid_t open_for_attrs(h5x *f, const char *obj, rt_error *err)
+static hid_t open_for_attrs(h5x *f, const char *obj, stap_error *err)
 {
     if (!link_exists(&f->src, obj)) {
         int st = src_refused(&f->src, obj, err);
-        if (!st) rt_fail(err, RT_EFORMAT, "'%s' is missing from '%s'", obj, f->path);
+        if (!st) stap_fail(err, STAP_EFORMAT, "'%s' is missing from '%s'", obj, f->path);
         return -1;
     }
     if (strcmp(f->checked, obj)) {
@@ -67,7 +67,7 @@ static hid_t open_for_attrs(h5x *f, const char *obj, rt_error *err)
     }
     hid_t o = H5Oopen(f->file, obj, f->src.lapl);
     if (o < 0 && !src_refused(&f->src, obj, err))
-        rt_fail(err, RT_EFORMAT, "'%s' in '%s' cannot be opened", obj, f->path);
+        stap_fail(err, STAP_EFORMAT, "'%s' in '%s' cannot be opened", obj, f->path);
     return o;
 }
 
@@ -75,7 +75,7 @@ int h5x_has_attr(h5x *f, const char *obj, const char *name)
 {
     h5_quiet q;
     quiet_begin(&q);
-    rt_error ignore;
+    stap_error ignore;
     hid_t o = open_for_attrs(f, obj, &ignore);
     const int has = o >= 0 && H5Aexists(o, name) > 0;
     if (o >= 0) H5Oclose(o);
@@ -84,30 +84,30 @@ int h5x_has_attr(h5x *f, const char *obj, const char *name)
 }
 
 /* The attribute (o's `name`) open, or -1 with err naming it. */
-static hid_t open_attr(h5x *f, hid_t o, const char *obj, const char *name, rt_error *err)
+static hid_t open_attr(h5x *f, hid_t o, const char *obj, const char *name, stap_error *err)
 {
     if (H5Aexists(o, name) <= 0) {
-        rt_fail(err, RT_EFORMAT, "'%s' in '%s' has no attribute '%s'", obj, f->path, name);
+        stap_fail(err, STAP_EFORMAT, "'%s' in '%s' has no attribute '%s'", obj, f->path, name);
         return -1;
     }
     hid_t a = H5Aopen(o, name, H5P_DEFAULT);
-    if (a < 0) rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable", name, obj,
-                       f->path);
+    if (a < 0) stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable", name, obj,
+                         f->path);
     return a;
 }
 
-int h5x_get_double(h5x *f, const char *obj, const char *name, double *v, rt_error *err)
+int h5x_get_double(h5x *f, const char *obj, const char *name, double *v, stap_error *err)
 {
     h5_quiet q;
     quiet_begin(&q);
-    int st = RT_OK;
+    int st = STAP_OK;
     hid_t o = open_for_attrs(f, obj, err), a = -1, sp = -1, t = -1;
     if (o < 0) {
-        st = err ? err->code : RT_EFORMAT;
+        st = err ? err->code : STAP_EFORMAT;
         goto done;
     }
     if ((a = open_attr(f, o, obj, name, err)) < 0) {
-        st = RT_EFORMAT;
+        st = STAP_EFORMAT;
         goto done;
     }
     sp = H5Aget_space(a);
@@ -117,8 +117,8 @@ int h5x_get_double(h5x *f, const char *obj, const char *name, double *v, rt_erro
     if (sp < 0 || H5Sget_simple_extent_type(sp) == H5S_NULL || H5Sget_simple_extent_npoints(sp) != 1 ||
         (c != H5T_INTEGER && c != H5T_FLOAT) || !atomic_layout_ok(t) ||
         H5Aread(a, H5T_NATIVE_DOUBLE, &x) < 0 || !isfinite(x)) {
-        st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is not one finite number",
-                     name, obj, f->path);
+        st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is not one finite number",
+                       name, obj, f->path);
         goto done;
     }
     *v = x;
@@ -131,16 +131,16 @@ done:
     return st;
 }
 
-int h5x_get_llong(h5x *f, const char *obj, const char *name, long long *v, rt_error *err)
+int h5x_get_llong(h5x *f, const char *obj, const char *name, long long *v, stap_error *err)
 {
     h5_quiet q;
     quiet_begin(&q);
-    int st = RT_OK;
+    int st = STAP_OK;
     hid_t o = open_for_attrs(f, obj, err), a = -1, sp = -1, t = -1;
     if (o < 0) {
-        st = err ? err->code : RT_EFORMAT;
+        st = err ? err->code : STAP_EFORMAT;
     } else if ((a = open_attr(f, o, obj, name, err)) < 0) {
-        st = RT_EFORMAT;
+        st = STAP_EFORMAT;
     } else {
         sp = H5Aget_space(a);
         t = H5Aget_type(a);
@@ -148,8 +148,8 @@ int h5x_get_llong(h5x *f, const char *obj, const char *name, long long *v, rt_er
         if (sp < 0 || H5Sget_simple_extent_type(sp) == H5S_NULL ||
             H5Sget_simple_extent_npoints(sp) != 1 || H5Tget_class(t) != H5T_INTEGER ||
             !atomic_layout_ok(t) || H5Aread(a, H5T_NATIVE_LLONG, &x) < 0)
-            st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is not one integer",
-                         name, obj, f->path);
+            st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is not one integer",
+                           name, obj, f->path);
         else *v = x;
     }
     CLOSE_TYPE(t);
@@ -161,38 +161,38 @@ int h5x_get_llong(h5x *f, const char *obj, const char *name, long long *v, rt_er
 }
 
 int h5x_get_count(h5x *f, const char *obj, const char *name, long long lo, long long hi,
-                  long long *v, rt_error *err)
+                  long long *v, stap_error *err)
 {
     double x;
     int st = h5x_get_double(f, obj, name, &x, err);
     if (st) return st;
     if (x < (double)lo || x > (double)hi || x != floor(x))
-        return rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is %g; expected a whole "
-                       "number from %lld to %lld", name, obj, f->path, x, lo, hi);
+        return stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is %g; expected a whole "
+                         "number from %lld to %lld", name, obj, f->path, x, lo, hi);
     *v = (long long)x;
-    return RT_OK;
+    return STAP_OK;
 }
 
 int h5x_get_string(h5x *f, const char *obj, const char *name, char *buf, size_t len,
-                   rt_error *err)
+                   stap_error *err)
 {
     h5_quiet q;
     quiet_begin(&q);
-    int st = RT_OK;
+    int st = STAP_OK;
     hid_t o = open_for_attrs(f, obj, err), a = -1, ft = -1, mt = -1, sp = -1;
     if (o < 0) {
-        st = err ? err->code : RT_EFORMAT;
+        st = err ? err->code : STAP_EFORMAT;
         goto done;
     }
     if ((a = open_attr(f, o, obj, name, err)) < 0) {
-        st = RT_EFORMAT;
+        st = STAP_EFORMAT;
         goto done;
     }
     ft = H5Aget_type(a);
     sp = H5Aget_space(a);
     if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_STRING || H5Sget_simple_extent_npoints(sp) != 1) {
-        st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is not a string", name, obj,
-                     f->path);
+        st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is not a string", name, obj,
+                       f->path);
         goto done;
     }
     if (H5Tis_variable_str(ft) > 0) {
@@ -200,8 +200,8 @@ int h5x_get_string(h5x *f, const char *obj, const char *name, char *buf, size_t 
         mt = H5Tcopy(H5T_C_S1);
         if (mt < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Tset_cset(mt, H5Tget_cset(ft)) < 0 ||
             H5Aread(a, mt, &s) < 0 || !s)
-            st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable", name,
-                         obj, f->path);
+            st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable", name,
+                           obj, f->path);
         else snprintf(buf, len, "%s", s);
         if (s) H5free_memory(s);
     } else {
@@ -209,8 +209,8 @@ int h5x_get_string(h5x *f, const char *obj, const char *name, char *buf, size_t 
         char *s = n <= 65536 ? calloc(n + 1, 1) : NULL;
         mt = H5Tcopy(H5T_C_S1);
         if (!s || mt < 0 || H5Tset_size(mt, n + 1) < 0 || H5Aread(a, mt, s) < 0)
-            st = rt_fail(err, RT_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable", name,
-                         obj, f->path);
+            st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable", name,
+                           obj, f->path);
         else snprintf(buf, len, "%s", s);
         free(s);
     }
@@ -225,18 +225,18 @@ done:
 }
 
 /* The dataset `name` open, local (no external storage), of `rank` dimensions `shape`. */
-static hid_t open_shaped(h5x *f, const char *name, int rank, const size_t *shape, rt_error *err)
+static hid_t open_shaped(h5x *f, const char *name, int rank, const size_t *shape, stap_error *err)
 {
     if (!link_exists(&f->src, name)) {
         if (!src_refused(&f->src, name, err))
-            rt_fail(err, RT_EFORMAT, "'%s' is missing from '%s'", name, f->path);
+            stap_fail(err, STAP_EFORMAT, "'%s' is missing from '%s'", name, f->path);
         return -1;
     }
     if (check_local(&f->src, -1, name, err)) return -1;
     hid_t d = H5Dopen2(f->file, name, f->src.dapl), sp = -1;
     if (d < 0) {
         if (!src_refused(&f->src, name, err))
-            rt_fail(err, RT_EFORMAT, "'%s' in '%s' is not a dataset", name, f->path);
+            stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not a dataset", name, f->path);
         return -1;
     }
     if (check_local(&f->src, d, name, err)) {
@@ -253,8 +253,8 @@ static hid_t open_shaped(h5x *f, const char *name, int rank, const size_t *shape
         size_t at = 0;
         for (int k = 0; k < rank && at < sizeof want; k++)
             at += (size_t)snprintf(want + at, sizeof want - at, "%s%zu", k ? " x " : "", shape[k]);
-        rt_fail(err, RT_EFORMAT, "'%s' in '%s' does not have the shape %s", name, f->path,
-                rank ? want : "of one value");
+        stap_fail(err, STAP_EFORMAT, "'%s' in '%s' does not have the shape %s", name, f->path,
+                  rank ? want : "of one value");
         H5Dclose(d);
         return -1;
     }
@@ -263,21 +263,21 @@ static hid_t open_shaped(h5x *f, const char *name, int rank, const size_t *shape
 
 /* Read dataset `name` of that shape as numbers of mem type mtype (class checked). */
 static int get_numbers(h5x *f, const char *name, int rank, const size_t *shape, hid_t mtype,
-                       void *out, rt_error *err)
+                       void *out, stap_error *err)
 {
     h5_quiet q;
     quiet_begin(&q);
-    int st = RT_OK;
+    int st = STAP_OK;
     hid_t d = open_shaped(f, name, rank, shape, err), t = d >= 0 ? H5Dget_type(d) : -1;
     if (d < 0) {
-        st = err ? err->code : RT_EFORMAT;
+        st = err ? err->code : STAP_EFORMAT;
     } else {
         const H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
         size_t n = 1;
         for (int k = 0; k < rank; k++) n *= shape[k];
         if ((c != H5T_INTEGER && c != H5T_FLOAT) || !atomic_layout_ok(t) ||
             (n && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0))
-            st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' is not an array of numbers", name, f->path);
+            st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not an array of numbers", name, f->path);
     }
     CLOSE_TYPE(t);
     CLOSE_DSET(d);
@@ -286,18 +286,18 @@ static int get_numbers(h5x *f, const char *name, int rank, const size_t *shape, 
 }
 
 int h5x_get_doubles(h5x *f, const char *name, int rank, const size_t *shape, double *out,
-                    rt_error *err)
+                    stap_error *err)
 {
     return get_numbers(f, name, rank, shape, H5T_NATIVE_DOUBLE, out, err);
 }
 
-int h5x_get_ints(h5x *f, const char *name, size_t n, int *out, rt_error *err)
+int h5x_get_ints(h5x *f, const char *name, size_t n, int *out, stap_error *err)
 {
     return get_numbers(f, name, 1, &n, H5T_NATIVE_INT, out, err);
 }
 
-int h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, cf32 *out,
-                 rt_error *err)
+int h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, stap_cf32 *out,
+                 stap_error *err)
 {
     static const char *const axes[8] = {"0", "1", "2", "3", "4", "5", "6", "7"};
     size_t n = 1;
@@ -306,40 +306,40 @@ int h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, cf32 *
     h5_quiet q;
     quiet_begin(&q);
     hsize_t dims[H5S_MAX_RANK];
-    cf32 *v = NULL;
-    int st = link_exists(&f->src, name) ? read_complex(&f->src, &spec, dims, &v, err) : RT_EFORMAT;
+    stap_cf32 *v = NULL;
+    int st = link_exists(&f->src, name) ? read_complex(&f->src, &spec, dims, &v, err) : STAP_EFORMAT;
     if (st && !v && !link_exists(&f->src, name) && !src_refused(&f->src, name, err))
-        rt_fail(err, RT_EFORMAT, "'%s' is missing from '%s'", name, f->path);
+        stap_fail(err, STAP_EFORMAT, "'%s' is missing from '%s'", name, f->path);
     for (int k = 0; !st && k < rank; k++)
         if (dims[k] != (hsize_t)shape[k])
-            st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' does not have the shape its /config "
-                         "implies", name, f->path);
-    if (!st) memcpy(out, v, sizeof(cf32) * n);
+            st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' does not have the shape its /config "
+                           "implies", name, f->path);
+    if (!st) memcpy(out, v, sizeof(stap_cf32) * n);
     free(v);
     quiet_end(&q);
     return st;
 }
 
 int h5x_get_detections(h5x *f, const char *name, stap_detection **out, size_t *count,
-                       rt_error *err)
+                       stap_error *err)
 {
     *out = NULL;
     *count = 0;
     h5_quiet q;
     quiet_begin(&q);
-    int st = RT_OK;
+    int st = STAP_OK;
     hid_t d = -1, sp = -1, mt = -1;
     if (!link_exists(&f->src, name) || check_local(&f->src, -1, name, err) ||
         (d = H5Dopen2(f->file, name, f->src.dapl)) < 0 || check_local(&f->src, d, name, err)) {
         if (!err || !err->msg[0] || !strstr(err->msg, name))
-            st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' is missing or not a dataset", name, f->path);
+            st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is missing or not a dataset", name, f->path);
         else st = err->code;
         goto done;
     }
     hsize_t n = 0;
     if ((sp = H5Dget_space(d)) < 0 || H5Sget_simple_extent_ndims(sp) != 1 ||
         H5Sget_simple_extent_dims(sp, &n, NULL) < 0 || n > ((hsize_t)1 << 32)) {
-        st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' is not a table of detections", name, f->path);
+        st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not a table of detections", name, f->path);
         goto done;
     }
     mt = H5Tcreate(H5T_COMPOUND, sizeof(stap_detection));
@@ -352,8 +352,8 @@ int h5x_get_detections(h5x *f, const char *name, stap_detection **out, size_t *c
         H5Tinsert(mt, "snr_db", offsetof(stap_detection, snr_db), H5T_NATIVE_FLOAT) < 0 ||
         (n > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, det) < 0)) {
         free(det);
-        st = rt_fail(err, RT_EFORMAT, "'%s' in '%s' is not a table of (beam, doppler_bin, "
-                     "range_cell, power, snr_db)", name, f->path);
+        st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not a table of (beam, doppler_bin, "
+                       "range_cell, power, snr_db)", name, f->path);
         goto done;
     }
     *out = det;
@@ -377,28 +377,28 @@ void h5x_for_writer(struct stap_h5_file *f, h5w *w, hid_t file)
     f->src.file = f->src.lapl = f->src.dapl = -1;
 }
 
-int h5x_create(h5x **out, const char *path, rt_write_mode mode, rt_error *err)
+int h5x_create(h5x **out, const char *path, stap_write_mode mode, stap_error *err)
 {
     *out = NULL;
     h5x *f = calloc(1, sizeof *f);
-    if (!f) return rt_fail(err, RT_ENOMEM, "out of memory writing '%s'", path);
+    if (!f) return stap_fail(err, STAP_ENOMEM, "out of memory writing '%s'", path);
     snprintf(f->path, sizeof f->path, "%s", path);
     f->src.file = f->src.lapl = f->src.dapl = -1;
     if (h5_out_begin(&f->out, f->path, mode, err)) {
         free(f);
-        return err ? err->code : RT_EIO;
+        return err ? err->code : STAP_EIO;
     }
     h5_quiet q;
     quiet_begin(&q);
-    f->own = (h5w){f->path, err, RT_OK, NULL, -1};
+    f->own = (h5w){f->path, err, STAP_OK, NULL, -1};
     f->file = out_create(&f->own, &f->out);
     f->w = &f->own;
     quiet_end(&q);
     *out = f;
-    return RT_OK;
+    return STAP_OK;
 }
 
-int h5x_finish(h5x *f, rt_error *err)
+int h5x_finish(h5x *f, stap_error *err)
 {
     h5_quiet q;
     quiet_begin(&q);
@@ -409,7 +409,7 @@ int h5x_finish(h5x *f, rt_error *err)
     return st;
 }
 
-int h5x_status(const h5x *f, rt_error *err)
+int h5x_status(const h5x *f, stap_error *err)
 {
     if (f->w->st && err && f->w->err && err != f->w->err) *err = *f->w->err;
     return f->w->st;

@@ -20,40 +20,40 @@
 typedef struct stap_h5_file h5x;
 
 /* ---- reading ------------------------------------------------------------------------ */
-int h5x_open(h5x **f, const char *path, rt_error *err);
+int h5x_open(h5x **f, const char *path, stap_error *err);
 void h5x_close(h5x *f);
 const char *h5x_path(const h5x *f);
 /* 1 when the object (a group or dataset, at the end of links inside the file) exists. */
 int h5x_exists(h5x *f, const char *name);
 int h5x_has_attr(h5x *f, const char *obj, const char *name);
-/* A scalar number (any integer or float type) as double; RT_EFORMAT when missing, not one
+/* A scalar number (any integer or float type) as double; STAP_EFORMAT when missing, not one
  * number, or not finite. */
-int h5x_get_double(h5x *f, const char *obj, const char *name, double *v, rt_error *err);
+int h5x_get_double(h5x *f, const char *obj, const char *name, double *v, stap_error *err);
 /* A number that must be a whole number in [lo, hi]. */
 int h5x_get_count(h5x *f, const char *obj, const char *name, long long lo, long long hi,
-                  long long *v, rt_error *err);
+                  long long *v, stap_error *err);
 /* An integer attribute read exactly as int64 (a count beyond 2^53, a seed). */
-int h5x_get_llong(h5x *f, const char *obj, const char *name, long long *v, rt_error *err);
+int h5x_get_llong(h5x *f, const char *obj, const char *name, long long *v, stap_error *err);
 /* A string (variable or fixed length), at most len - 1 bytes. */
 int h5x_get_string(h5x *f, const char *obj, const char *name, char *buf, size_t len,
-                   rt_error *err);
-/* A dataset of `rank` dimensions that must be `shape`, converted to double / int / cf32
+                   stap_error *err);
+/* A dataset of `rank` dimensions that must be `shape`, converted to double / int / stap_cf32
  * (a compound {r, i}). */
 int h5x_get_doubles(h5x *f, const char *name, int rank, const size_t *shape, double *out,
-                    rt_error *err);
-int h5x_get_ints(h5x *f, const char *name, size_t n, int *out, rt_error *err);
-int h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, cf32 *out,
-                 rt_error *err);
+                    stap_error *err);
+int h5x_get_ints(h5x *f, const char *name, size_t n, int *out, stap_error *err);
+int h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, stap_cf32 *out,
+                 stap_error *err);
 /* A 1-D table of detections (beam, doppler_bin, range_cell, power, snr_db: the columns of
  * /detections), malloc'd into *out. */
 int h5x_get_detections(h5x *f, const char *name, stap_detection **out, size_t *n,
-                       rt_error *err);
+                       stap_error *err);
 
 /* ---- writing (a hook's file, or h5x_create) ------------------------------------------ */
 /* A new file at path, written atomically (h5out.h) and published by h5x_finish. */
-int h5x_create(h5x **f, const char *path, rt_write_mode mode, rt_error *err);
-/* Publish (the first failure RT_OK) or abandon; frees f; the status. */
-int h5x_finish(h5x *f, rt_error *err);
+int h5x_create(h5x **f, const char *path, stap_write_mode mode, stap_error *err);
+/* Publish (the first failure STAP_OK) or abandon; frees f; the status. */
+int h5x_finish(h5x *f, stap_error *err);
 void h5x_group(h5x *f, const char *name);
 void h5x_put_double(h5x *f, const char *obj, const char *name, double v);
 void h5x_put_llong(h5x *f, const char *obj, const char *name, long long v);
@@ -64,7 +64,7 @@ void h5x_put_fixed_string(h5x *f, const char *obj, const char *name, const char 
 /* float64 / int32 datasets of `rank` dimensions dims */
 void h5x_put_doubles(h5x *f, const char *name, int rank, const size_t *dims, const double *v);
 void h5x_put_ints(h5x *f, const char *name, size_t n, const int *v);
-/* RT_OK, or the first failure of the writes (err filled). */
-int h5x_status(const h5x *f, rt_error *err);
+/* STAP_OK, or the first failure of the writes (err filled). */
+int h5x_status(const h5x *f, stap_error *err);
 
 #endif

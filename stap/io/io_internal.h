@@ -75,7 +75,7 @@ RT_INTERNAL void shape_string(char *buf, size_t len, int rank, const hsize_t *di
 RT_INTERNAL int atomic_layout_ok(hid_t t);
 RT_INTERNAL void index_string(char *buf, size_t len, size_t flat, int rank, const hsize_t *dims,
                               const char *const *axis);
-RT_INTERNAL int check_finite_f32(const cf32 *x, size_t n, size_t *bad);
+RT_INTERNAL int check_finite_f32(const stap_cf32 *x, size_t n, size_t *bad);
 /* Every HDF5 call of the recording readers and writers runs under it: Debian's libhdf5 is
  * not built thread-safe, and a reader and a writer thread share it. */
 RT_INTERNAL extern pthread_mutex_t h5_lock;
@@ -96,27 +96,27 @@ typedef struct complex_spec {
     unsigned long long max_bytes;
 } complex_spec;
 
-RT_INTERNAL int src_open(h5_src *s, const char *path, rt_error *err);
+RT_INTERNAL int src_open(h5_src *s, const char *path, stap_error *err);
 RT_INTERNAL void src_close_lists(h5_src *s);
-RT_INTERNAL int src_refused(const h5_src *s, const char *name, rt_error *err);
+RT_INTERNAL int src_refused(const h5_src *s, const char *name, stap_error *err);
 RT_INTERNAL int link_exists(h5_src *s, const char *obj);
-RT_INTERNAL int check_local(h5_src *s, hid_t dset, const char *name, rt_error *err);
+RT_INTERNAL int check_local(h5_src *s, hid_t dset, const char *name, stap_error *err);
 RT_INTERNAL int fill_never(hid_t dset);
 RT_INTERNAL int read_positive_attr(h5_src *s, const char *obj, const char *name, int *has,
-                                   double *value, rt_error *err);
-RT_INTERNAL int read_steering_and_meta(h5_src *s, stap_input *in, rt_error *err);
-/* A complex dataset of spec's rank (at most spec->max_bytes as complex64) into a new cf32
+                                   double *value, stap_error *err);
+RT_INTERNAL int read_steering_and_meta(h5_src *s, stap_input *in, stap_error *err);
+/* A complex dataset of spec's rank (at most spec->max_bytes as complex64) into a new stap_cf32
  * array (row-major), every sample finite and within float32's range; dims its extents. */
-RT_INTERNAL int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, cf32 **out,
-                             rt_error *err);
+RT_INTERNAL int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, stap_cf32 **out,
+                             stap_error *err);
 
 /* ---- write.c --------------------------------------------------------------------------- */
 
 /* A file being written: each step records the first failure. */
 typedef struct h5w {
     const char *path;   /* the final name, for messages */
-    rt_error *err;
-    int st;             /* first failure, RT_OK so far  */
+    stap_error *err;
+    int st;             /* first failure, STAP_OK so far  */
     h5_out *out;        /* the file being written (its blocks allocated ahead of HDF5's
                            writes: h5_out_reserve), and its HDF5 identifier          */
     hid_t file;
@@ -129,9 +129,9 @@ RT_INTERNAL void w_dataset(h5w *w, hid_t loc, const char *name, const char *full
                            hid_t ftype, hid_t mtype, int rank, const hsize_t *dims,
                            const void *data, hid_t *keep);
 RT_INTERNAL void w_cf32_keep(h5w *w, hid_t loc, const char *name, const char *fullname,
-                             int rank, const hsize_t *dims, const cf32 *data, hid_t *keep);
+                             int rank, const hsize_t *dims, const stap_cf32 *data, hid_t *keep);
 RT_INTERNAL void w_cf32(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
-                        const hsize_t *dims, const cf32 *data);
+                        const hsize_t *dims, const stap_cf32 *data);
 RT_INTERNAL void w_attr(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
                         const void *value);
 RT_INTERNAL void w_attr_int(h5w *w, hid_t obj, const char *name, int v);
@@ -160,6 +160,6 @@ RT_INTERNAL void h5x_for_writer(struct stap_h5_file *f, h5w *w, hid_t file);
 /* ---- atomic.c -------------------------------------------------------------------------- */
 
 /* A new temporary "<dir>/.<base>.tmp.<owner>.<pid>.XXXXXX" beside path (atomic.c). */
-RT_INTERNAL int tmp_make(const char *path, char *tmp, size_t tmplen, rt_error *err);
+RT_INTERNAL int tmp_make(const char *path, char *tmp, size_t tmplen, stap_error *err);
 
 #endif

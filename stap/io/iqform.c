@@ -47,10 +47,10 @@ static int iq_component(hid_t t, int *wide, char *name, size_t nlen, char *why, 
     return -1;
 }
 
-/* The form of /data/iq (type `type`, dataset rank and extents): 0, or RT_EFORMAT naming
+/* The form of /data/iq (type `type`, dataset rank and extents): 0, or STAP_EFORMAT naming
  * the dataset and what is wrong. */
 int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
-                       iq_form *f, rt_error *err)
+                       iq_form *f, stap_error *err)
 {
     memset(f, 0, sizeof *f);
     char why[200], shape[128];
@@ -58,23 +58,23 @@ int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
     if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
         shape_string(shape, sizeof shape, rank, dims);
         if ((rank != 4 && rank != 5) || dims[rank - 1] != 2)
-            return rt_fail(err, RT_EFORMAT,
-                           "'/data/iq' in '%s' is real-valued (%zu-byte %s, shape %s); expected "
-                           "complex samples: a compound {r, i} of float32 (complex64; also of "
-                           "float64, int8, int16, int32, or named {real, imag}), or interleaved "
-                           "integer or real samples whose last axis, of length 2 (labelled iq), "
-                           "holds the real and imaginary parts (C, P, R, 2 or CPIs, C, P, R, 2)",
-                           path, H5Tget_size(type), class_name(cls), shape);
+            return stap_fail(err, STAP_EFORMAT,
+                             "'/data/iq' in '%s' is real-valued (%zu-byte %s, shape %s); expected "
+                             "complex samples: a compound {r, i} of float32 (complex64; also of "
+                             "float64, int8, int16, int32, or named {real, imag}), or interleaved "
+                             "integer or real samples whose last axis, of length 2 (labelled iq), "
+                             "holds the real and imaginary parts (C, P, R, 2 or CPIs, C, P, R, 2)",
+                             path, H5Tget_size(type), class_name(cls), shape);
         if (iq_component(type, &f->wide, f->comp, sizeof f->comp, why, sizeof why))
-            return rt_fail(err, RT_EFORMAT, "the interleaved samples of '/data/iq' in '%s' are %s",
-                           path, why);
+            return stap_fail(err, STAP_EFORMAT, "the interleaved samples of '/data/iq' in '%s' are %s",
+                             path, why);
         f->interleaved = 1;
-        return RT_OK;
+        return STAP_OK;
     }
     if (cls != H5T_COMPOUND)
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has %s elements; expected a compound "
-                       "{r, i} of float32 (complex64), or interleaved integer or real samples",
-                       path, class_name(cls));
+        return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has %s elements; expected a compound "
+                         "{r, i} of float32 (complex64), or interleaved integer or real samples",
+                         path, class_name(cls));
     const int nm = H5Tget_nmembers(type);
     char names[160] = "";
     size_t at = 0;
@@ -91,12 +91,12 @@ int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
         H5free_memory(name);
     }
     if (nm != 2)
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' is a compound with %d members (%s); "
-                       "expected exactly two, r and i (or real and imag)", path, nm, names);
+        return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' is a compound with %d members (%s); "
+                         "expected exactly two, r and i (or real and imag)", path, nm, names);
     const int plain = idx[0] >= 0 && idx[1] >= 0;
     if (!plain && (alt[0] < 0 || alt[1] < 0))
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has compound members (%s); expected "
-                       "members named r and i (or real and imag)", path, names);
+        return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has compound members (%s); expected "
+                         "members named r and i (or real and imag)", path, names);
     snprintf(f->n0, sizeof f->n0, "%s", plain ? "r" : "real");
     snprintf(f->n1, sizeof f->n1, "%s", plain ? "i" : "imag");
     char comp[2][40];
@@ -121,13 +121,13 @@ int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
         }
         if (mt >= 0) H5Tclose(mt);
         if (bad)
-            return rt_fail(err, RT_EFORMAT, "member '%s' of '/data/iq' in '%s' is %s",
-                           k ? f->n1 : f->n0, path, why);
+            return stap_fail(err, STAP_EFORMAT, "member '%s' of '/data/iq' in '%s' is %s",
+                             k ? f->n1 : f->n0, path, why);
         f->wide |= wide;
     }
     if (strcmp(comp[0], comp[1])) snprintf(f->comp, sizeof f->comp, "%.18s/%.18s", comp[0], comp[1]);
     else snprintf(f->comp, sizeof f->comp, "%s", comp[0]);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* The memory type HDF5 converts a compound of mixed member types into: pairs of float (or

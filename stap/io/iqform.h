@@ -30,10 +30,10 @@ typedef struct iq_read_types {
     int convert;   /* native is not float (double when wide): H5Tconvert to it */
 } iq_read_types;
 
-/* The form of /data/iq (type `type`, dataset rank and extents): 0, or RT_EFORMAT naming
+/* The form of /data/iq (type `type`, dataset rank and extents): 0, or STAP_EFORMAT naming
  * the dataset and what is wrong. */
 RT_INTERNAL int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
-                            iq_form *f, rt_error *err);
+                            iq_form *f, stap_error *err);
 RT_INTERNAL int iq_read_types_make(hid_t dset, const iq_form *f, iq_read_types *t);
 RT_INTERNAL void iq_read_types_close(iq_read_types *t);
 /* The m components read into buf (room for m floats, or doubles when wide) as float/double. */

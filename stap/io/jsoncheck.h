@@ -1,7 +1,7 @@
 /* jsoncheck: strict JSON (RFC 8259), checked before cJSON builds its tree from a file a user
  * gives (SigMF metadata). cJSON 1.7.15 takes what it should not: text after the value, a
  * key twice (the first wins, unseen), "\u0000" or a malformed "\uZZZZ" (both decoded to a
- * NUL that silently ends the string: "cf32\uZZZZ_le" became "cf32"), raw control
+ * NUL that silently ends the string: "stap_cf32\uZZZZ_le" became "stap_cf32"), raw control
  * characters, bytes that are not UTF-8. Internal to stap/. */
 #ifndef JSONCHECK_H
 #define JSONCHECK_H

@@ -119,9 +119,9 @@ static int names_to_layout(char (*names)[64], int n, int want, int iq, stap_layo
     return 0;
 }
 
-int stap_layout_parse(const char *text, stap_layout *out, rt_error *err)
+int stap_layout_parse(const char *text, stap_layout *out, stap_error *err)
 {
-    if (!text) return rt_fail(err, RT_EINVAL, "no layout given");
+    if (!text) return stap_fail(err, STAP_EINVAL, "no layout given");
     char names[4][64];
     int n = 0;
     const char *p = text;
@@ -143,16 +143,16 @@ int stap_layout_parse(const char *text, stap_layout *out, rt_error *err)
     }
     for (int k = 0; k < n && k < 4; k++)
         if (stap_axis_parse(names[k], strlen(names[k])) >= STAP_AXIS_CPI)
-            return rt_fail(err, RT_EINVAL, "layout '%s': name the three cube axes only "
-                           "(channel, pulse, range; a recording's cpi axis is always first, an "
-                           "interleaved cube's iq axis always last)", text);
+            return stap_fail(err, STAP_EINVAL, "layout '%s': name the three cube axes only "
+                             "(channel, pulse, range; a recording's cpi axis is always first, an "
+                             "interleaved cube's iq axis always last)", text);
     char why[160];
     stap_layout l;
     if (names_to_layout(names, n, 3, 0, &l, why, sizeof why))
-        return rt_fail(err, RT_EINVAL, "layout '%s': %s (e.g. P,C,R or pulse,channel,range)", text,
-                       n != 3 ? "three axes expected, comma-separated" : why);
+        return stap_fail(err, STAP_EINVAL, "layout '%s': %s (e.g. P,C,R or pulse,channel,range)", text,
+                         n != 3 ? "three axes expected, comma-separated" : why);
     *out = l;
-    return RT_OK;
+    return STAP_OK;
 }
 
 int stap_shape_looks_transposed(int channels, int pulses, int range_gates, char *why, size_t len)
@@ -321,7 +321,7 @@ done:
 }
 
 int h5layout_resolve(hid_t dset, int rank, int iq, const char *path, const char *dname,
-                     const stap_read_options *opts, stap_layout_report *rep, rt_error *err)
+                     const stap_read_options *opts, stap_layout_report *rep, stap_error *err)
 {
     const int override = opts && opts->override;
     memset(rep, 0, sizeof *rep);
@@ -353,8 +353,8 @@ int h5layout_resolve(hid_t dset, int rank, int iq, const char *path, const char 
     }
     rep->layout = cpr;
     if (problem[0] && !override)
-        return rt_fail(err, RT_EFORMAT, "'%s' in '%s': %s (a layout given explicitly "
-                       "overrides them)", dname, path, problem);
+        return stap_fail(err, STAP_EFORMAT, "'%s' in '%s': %s (a layout given explicitly "
+                         "overrides them)", dname, path, problem);
     const int usable = rep->labelled && !problem[0];
     const stap_layout file = ds.present ? lds : lat;
     if (override) {
@@ -365,7 +365,7 @@ int h5layout_resolve(hid_t dset, int rank, int iq, const char *path, const char 
         rep->source = STAP_LAYOUT_LABELS;
         rep->layout = file;
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* ---- writing labels, transposing ------------------------------------------------------ */
@@ -384,7 +384,7 @@ void h5layout_logical_dims(const stap_layout *l, const hsize_t *sd, hsize_t *cpr
     for (int k = 0; k < 3; k++) cpr[l->axis[k]] = sd[k];
 }
 
-void h5layout_transpose(const cf32 *src, cf32 *dst, const stap_layout *l, const hsize_t *sd)
+void h5layout_transpose(const stap_cf32 *src, stap_cf32 *dst, const stap_layout *l, const hsize_t *sd)
 {
     hsize_t cpr[3];
     h5layout_logical_dims(l, sd, cpr);
@@ -396,7 +396,7 @@ void h5layout_transpose(const cf32 *src, cf32 *dst, const stap_layout *l, const 
         for (hsize_t i0 = 0; i0 < sd[0]; i0++)
             for (hsize_t i1 = 0; i1 < sd[1]; i1++)
                 memcpy(dst + i0 * ds[0] + i1 * ds[1], src + i0 * ss[0] + i1 * ss[1],
-                       sizeof(cf32) * (size_t)sd[2]);
+                       sizeof(stap_cf32) * (size_t)sd[2]);
         return;
     }
     /* range is stored at position kr < 2: tiles of (axis kr, the last axis), read along the
@@ -409,8 +409,8 @@ void h5layout_transpose(const cf32 *src, cf32 *dst, const stap_layout *l, const 
                 const hsize_t r1 = r0 + TILE < sd[kr] ? r0 + TILE : sd[kr];
                 const hsize_t j1 = j0 + TILE < sd[2] ? j0 + TILE : sd[2];
                 for (hsize_t j = j0; j < j1; j++) {
-                    const cf32 *s0 = src + io * ss[ko] + j;
-                    cf32 *d0 = dst + io * ds[ko] + j * ds[2];
+                    const stap_cf32 *s0 = src + io * ss[ko] + j;
+                    stap_cf32 *d0 = dst + io * ds[ko] + j * ds[2];
                     for (hsize_t r = r0; r < r1; r++) d0[r] = s0[r * ss[kr]];
                 }
             }

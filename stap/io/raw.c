@@ -54,25 +54,25 @@ const char *stap_raw_type_list(void)
 
 size_t stap_raw_sample_bytes(stap_raw_type t) { return 2 * raw_types[t].bytes; }
 
-int stap_raw_type_parse(const char *name, stap_raw_type *t, rt_error *err)
+int stap_raw_type_parse(const char *name, stap_raw_type *t, stap_error *err)
 {
     if (!name) name = "";
     for (int k = 0; k < STAP_RAW_COUNT; k++)
         if (!strcasecmp(name, raw_types[k].name)) {
             *t = (stap_raw_type)k;
-            return RT_OK;
+            return STAP_OK;
         }
     const char *why = "";
     if (tolower((unsigned char)name[0]) == 'c' && tolower((unsigned char)name[1]) == 'u')
         why = " (unsigned samples carry an offset rtstap does not know: convert them to signed)";
     else if (tolower((unsigned char)name[0]) == 'r')
         why = " (real-valued samples: rtstap takes complex ones)";
-    return rt_fail(err, RT_EINVAL, "sample type '%s' is not one rtstap reads%s; expected one of %s",
-                   name, why, stap_raw_type_list());
+    return stap_fail(err, STAP_EINVAL, "sample type '%s' is not one rtstap reads%s; expected one of %s",
+                     name, why, stap_raw_type_list());
 }
 
-int stap_raw_convert(stap_raw_type t, void *raw, size_t m, double scale, cf32 *out, size_t *bad,
-                     rt_error *err)
+int stap_raw_convert(stap_raw_type t, void *raw, size_t m, double scale, stap_cf32 *out, size_t *bad,
+                     stap_error *err)
 {
     H5E_auto2_t fn = NULL;
     void *data = NULL;
@@ -86,20 +86,20 @@ int stap_raw_convert(stap_raw_type t, void *raw, size_t m, double scale, cf32 *o
              H5Tconvert(native, H5T_NATIVE_DOUBLE, 2 * m, raw, NULL, H5P_DEFAULT) >= 0;
     if (native >= 0) H5Tclose(native);
     H5Eset_auto2(H5E_DEFAULT, fn, data);
-    if (!ok) return rt_fail(err, RT_EFORMAT, "HDF5 cannot convert %s samples", stap_raw_type_name(t));
+    if (!ok) return stap_fail(err, STAP_EFORMAT, "HDF5 cannot convert %s samples", stap_raw_type_name(t));
     const double *v = raw;
     for (size_t k = 0; k < m; k++) {
         const double re = v[2 * k], im = v[2 * k + 1], sr = re * scale, si = im * scale;
         if (!isfinite(re) || !isfinite(im) || fabs(sr) > FLT_MAX || fabs(si) > FLT_MAX) {
             *bad = k;
             if (!isfinite(re) || !isfinite(im))
-                return rt_fail(err, RT_EFORMAT, "is not finite (r = %g, i = %g)", re, im);
-            return rt_fail(err, RT_EFORMAT, "(r = %g, i = %g) times the scale %g overflows "
-                           "float32", re, im, scale);
+                return stap_fail(err, STAP_EFORMAT, "is not finite (r = %g, i = %g)", re, im);
+            return stap_fail(err, STAP_EFORMAT, "(r = %g, i = %g) times the scale %g overflows "
+                             "float32", re, im, scale);
         }
-        out[k] = CMPLXF((float)sr, (float)si);
+        out[k] = STAP_CMPLXF((float)sr, (float)si);
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* ---- the import ---------------------------------------------------------------------- */
@@ -109,10 +109,10 @@ typedef struct source_attr {
 } source_attr;
 
 /* extra hook: /data/iq's `source` attribute (what the file was made from) */
-static int write_source(stap_h5_file *f, void *user, rt_error *err)
+static int write_source(stap_h5_file *f, void *user, stap_error *err)
 {
     const source_attr *s = user;
-    if (!s->text) return RT_OK;
+    if (!s->text) return STAP_OK;
     h5x_put_string(f, "/data/iq", "source", s->text);
     return h5x_status(f, err);
 }
@@ -123,7 +123,7 @@ typedef struct raw_reader {
     size_t n;           /* samples per CPI */
     hsize_t sd[3];      /* stored extents of a CPI */
     unsigned char *raw; /* 16 n bytes */
-    cf32 *stored;       /* n, in stored order */
+    stap_cf32 *stored;       /* n, in stored order */
 } raw_reader;
 
 /* The stored index k of a CPI as "(channel c, pulse p, range r)". */
@@ -139,7 +139,7 @@ static void where_string(const raw_reader *r, size_t k, char *buf, size_t len)
 }
 
 /* CPI `c` of the raw file into cube (C, P, R). */
-static int raw_read_cpi(raw_reader *r, long long c, cf32 *cube, rt_error *err)
+static int raw_read_cpi(raw_reader *r, long long c, stap_cf32 *cube, stap_error *err)
 {
     const stap_raw_import *imp = r->imp;
     const size_t bytes = r->n * stap_raw_sample_bytes(imp->type);
@@ -149,8 +149,8 @@ static int raw_read_cpi(raw_reader *r, long long c, cf32 *cube, rt_error *err)
         ssize_t k = pread(r->fd, r->raw + got, bytes - got, (off_t)(at + got));
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0)
-            return rt_fail(err, RT_EIO, "cannot read CPI %lld of '%s': %s", c, imp->input,
-                           k < 0 ? strerror(errno) : "unexpected end of file");
+            return stap_fail(err, STAP_EIO, "cannot read CPI %lld of '%s': %s", c, imp->input,
+                             k < 0 ? strerror(errno) : "unexpected end of file");
         got += (size_t)k;
     }
     size_t bad = 0;
@@ -158,54 +158,54 @@ static int raw_read_cpi(raw_reader *r, long long c, cf32 *cube, rt_error *err)
     if (st) {
         char where[96];
         where_string(r, bad, where, sizeof where);
-        rt_prefix(err, "'%s': the %s sample of CPI %lld at %s (byte offset %llu)", imp->input,
-                  stap_raw_type_name(imp->type), c, where,
-                  at + (unsigned long long)bad * stap_raw_sample_bytes(imp->type));
+        stap_error_prefix(err, "'%s': the %s sample of CPI %lld at %s (byte offset %llu)", imp->input,
+                          stap_raw_type_name(imp->type), c, where,
+                          at + (unsigned long long)bad * stap_raw_sample_bytes(imp->type));
         return st;
     }
     h5layout_transpose(r->stored, cube, &imp->layout, r->sd);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* Open the input: a regular file of exactly the size the shape and type need. */
-static int raw_open(raw_reader *r, long long cpis, rt_error *err)
+static int raw_open(raw_reader *r, long long cpis, stap_error *err)
 {
     const stap_raw_import *imp = r->imp;
     r->fd = open(imp->input, O_RDONLY | O_NONBLOCK);
-    if (r->fd < 0) return rt_fail(err, RT_EIO, "cannot open '%s': %s", imp->input, strerror(errno));
+    if (r->fd < 0) return stap_fail(err, STAP_EIO, "cannot open '%s': %s", imp->input, strerror(errno));
     struct stat sb;
     if (fstat(r->fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return rt_fail(err, RT_EIO, "cannot open '%s': not a regular file", imp->input);
+        return stap_fail(err, STAP_EIO, "cannot open '%s': not a regular file", imp->input);
     const size_t sbytes = stap_raw_sample_bytes(imp->type);
     const unsigned long long need =
         imp->offset + (unsigned long long)cpis * r->n * sbytes;
     if ((unsigned long long)sb.st_size != need) {
         char offset[64] = "";
         if (imp->offset) snprintf(offset, sizeof offset, ", after %llu header bytes", imp->offset);
-        return rt_fail(err, RT_EFORMAT, "'%s' holds %llu bytes; %lld CPI%s of %d channels x %d "
-                       "pulses x %d range gates of %s (%zu bytes a sample%s) need exactly %llu",
-                       imp->input, (unsigned long long)sb.st_size, cpis, cpis == 1 ? "" : "s",
-                       imp->channels, imp->pulses, imp->range_gates,
-                       stap_raw_type_name(imp->type), sbytes, offset, need);
+        return stap_fail(err, STAP_EFORMAT, "'%s' holds %llu bytes; %lld CPI%s of %d channels x %d "
+                         "pulses x %d range gates of %s (%zu bytes a sample%s) need exactly %llu",
+                         imp->input, (unsigned long long)sb.st_size, cpis, cpis == 1 ? "" : "s",
+                         imp->channels, imp->pulses, imp->range_gates,
+                         stap_raw_type_name(imp->type), sbytes, offset, need);
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
-int stap_raw_import_file(const char *output, const stap_raw_import *imp, rt_error *err)
+int stap_raw_import_file(const char *output, const stap_raw_import *imp, stap_error *err)
 {
     if (!output || !imp || !imp->input)
-        return rt_fail(err, RT_EINVAL, "stap_raw_import_file: no input or output");
+        return stap_fail(err, STAP_EINVAL, "stap_raw_import_file: no input or output");
     if (imp->type < 0 || imp->type >= STAP_RAW_COUNT)
-        return rt_fail(err, RT_EINVAL, "stap_raw_import_file: unknown sample type %d", (int)imp->type);
+        return stap_fail(err, STAP_EINVAL, "stap_raw_import_file: unknown sample type %d", (int)imp->type);
     if (imp->channels < 1 || imp->pulses < 1 || imp->range_gates < 1 || imp->cpis < 0)
-        return rt_fail(err, RT_EINVAL, "shape %d x %d x %d (%lld CPIs): every extent must be >= 1",
-                       imp->channels, imp->pulses, imp->range_gates, imp->cpis);
+        return stap_fail(err, STAP_EINVAL, "shape %d x %d x %d (%lld CPIs): every extent must be >= 1",
+                         imp->channels, imp->pulses, imp->range_gates, imp->cpis);
     if (!isfinite(imp->scale) || imp->scale <= 0)
-        return rt_fail(err, RT_EINVAL, "scale %g: expected a finite number > 0", imp->scale);
+        return stap_fail(err, STAP_EINVAL, "scale %g: expected a finite number > 0", imp->scale);
     const size_t n = (size_t)imp->channels * imp->pulses * imp->range_gates;
     if (n > ((size_t)4 << 30) / 8)
-        return rt_fail(err, RT_EINVAL, "a CPI of %d x %d x %d is more than the 4 GiB (complex64) "
-                       "that rtstap reads", imp->channels, imp->pulses, imp->range_gates);
+        return stap_fail(err, STAP_EINVAL, "a CPI of %d x %d x %d is more than the 4 GiB (complex64) "
+                         "that rtstap reads", imp->channels, imp->pulses, imp->range_gates);
     raw_reader r = {imp, -1, n, {0, 0, 0}, NULL, NULL};
     const hsize_t cpr[3] = {(hsize_t)imp->channels, (hsize_t)imp->pulses, (hsize_t)imp->range_gates};
     for (int k = 0; k < 3; k++) r.sd[k] = cpr[imp->layout.axis[k]];
@@ -221,17 +221,17 @@ int stap_raw_import_file(const char *output, const stap_raw_import *imp, rt_erro
     int st = raw_open(&r, cpis, err);
     if (!st) {
         r.raw = malloc(16 * n);
-        r.stored = malloc(sizeof(cf32) * n);
-        in.iq = malloc(sizeof(cf32) * n);
+        r.stored = malloc(sizeof(stap_cf32) * n);
+        in.iq = malloc(sizeof(stap_cf32) * n);
         if (!r.raw || !r.stored || !in.iq)
-            st = rt_fail(err, RT_ENOMEM, "out of memory for a CPI of %d x %d x %d", imp->channels,
-                         imp->pulses, imp->range_gates);
+            st = stap_fail(err, STAP_ENOMEM, "out of memory for a CPI of %d x %d x %d", imp->channels,
+                           imp->pulses, imp->range_gates);
     }
     if (!st && imp->cpis == 0) {
         st = raw_read_cpi(&r, 0, in.iq, err);
-        if (!st) st = stap_input_write_mode(output, &in, write_source, &src, imp->mode, err);
+        if (!st) st = stap_input_write(output, &in, write_source, &src, &(stap_write_options){.mode = imp->mode}, err);
     } else if (!st) {
-        st = stap_recording_create_mode(&w, output, &in, cpis, imp->mode, err);
+        st = stap_recording_create(&w, output, &in, cpis, &(stap_write_options){.mode = imp->mode}, err);
         for (long long c = 0; c < cpis && !st; c++)
             if (!(st = raw_read_cpi(&r, c, in.iq, err))) st = stap_recording_write(w, c, in.iq, err);
         if (st) stap_recording_abort(w);

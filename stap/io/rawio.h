@@ -15,9 +15,9 @@ typedef enum stap_raw_type {
     STAP_RAW_CF32_LE, STAP_RAW_CF32_BE, STAP_RAW_CF64_LE, STAP_RAW_CF64_BE, STAP_RAW_COUNT
 } stap_raw_type;
 
-/* "ci16_le" -> type (case-insensitive). RT_EINVAL naming the text and the known types; the
+/* "ci16_le" -> type (case-insensitive). STAP_EINVAL naming the text and the known types; the
  * message says why for unsigned (cu8, cu16_le, ...) and real (ri16_le, rf32_le, ...) types. */
-int stap_raw_type_parse(const char *name, stap_raw_type *t, rt_error *err);
+int stap_raw_type_parse(const char *name, stap_raw_type *t, stap_error *err);
 const char *stap_raw_type_name(stap_raw_type t);
 const char *stap_raw_type_list(void);      /* "ci8, ci16_le, ci16_be, ..." */
 size_t stap_raw_sample_bytes(stap_raw_type t); /* one complex sample: 2 components */
@@ -25,9 +25,9 @@ size_t stap_raw_sample_bytes(stap_raw_type t); /* one complex sample: 2 componen
 /* m complex samples of type t (raw bytes, in a buffer of room for 16 * m bytes that the
  * conversion uses in place) into out, converted by HDF5 to double, multiplied by scale and
  * rounded to float32. A non-finite sample, or one beyond float32's range once scaled:
- * RT_EFORMAT, its index in *bad and a message without the file (the caller adds it). */
-int stap_raw_convert(stap_raw_type t, void *raw, size_t m, double scale, cf32 *out, size_t *bad,
-                     rt_error *err);
+ * STAP_EFORMAT, its index in *bad and a message without the file (the caller adds it). */
+int stap_raw_convert(stap_raw_type t, void *raw, size_t m, double scale, stap_cf32 *out, size_t *bad,
+                     stap_error *err);
 
 /* An import: the raw file holds `cpis` CPIs (1 when cpis is 0) one after the other, each
  * C x P x R complex samples stored in `layout`'s order of the three axes (the last fastest),
@@ -42,15 +42,15 @@ typedef struct stap_raw_import {
     unsigned long long offset; /* bytes before the first sample                             */
     stap_radar_meta meta;    /* written to /radar and /array                                 */
     const char *source;      /* written as the string attribute `source` of /data/iq, or NULL */
-    rt_write_mode mode;      /* RT_WRITE_NEW (0): an existing output is refused; REPLACE     */
+    stap_write_mode mode;      /* STAP_WRITE_NEW (0): an existing output is refused; REPLACE     */
 } stap_raw_import;
 
 /* Convert imp->input into a schema-v1.1 file at output (complex64 (C, P, R), or a recording
  * (CPIs, C, P, R) one CPI per chunk; labelled), atomically. The input's size must be exactly
- * offset + CPIs x C x P x R x the sample size (RT_EFORMAT naming both otherwise); a sample
+ * offset + CPIs x C x P x R x the sample size (STAP_EFORMAT naming both otherwise); a sample
  * that is not finite or beyond float32 once scaled is refused naming its CPI, channel,
  * pulse, range and byte offset. */
-int stap_raw_import_file(const char *output, const stap_raw_import *imp, rt_error *err);
+int stap_raw_import_file(const char *output, const stap_raw_import *imp, stap_error *err);
 
 /* ---- SigMF (import-sigmf) -------------------------------------------------------------- */
 
@@ -69,9 +69,9 @@ typedef struct stap_sigmf_meta {
 
 /* Read meta_path (a regular file ending in .sigmf-meta, at most 16 MiB) as strict JSON —
  * one value, nothing after it, no repeated key, strings of UTF-8 without NUL, no malformed
- * escape — then its SigMF fields. RT_EFORMAT naming the key path and what is wrong
- * ("\"global\".\"core:num_channels\" 0: expected a whole number from 1 to 1048576"), RT_EIO
- * when it cannot be read, RT_EINVAL for another suffix. */
-int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, rt_error *err);
+ * escape — then its SigMF fields. STAP_EFORMAT naming the key path and what is wrong
+ * ("\"global\".\"core:num_channels\" 0: expected a whole number from 1 to 1048576"), STAP_EIO
+ * when it cannot be read, STAP_EINVAL for another suffix. */
+int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, stap_error *err);
 
 #endif

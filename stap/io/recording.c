@@ -37,7 +37,7 @@ struct stap_recording {
     const char *saxes[4]; /* axis names in stored order, for messages            */
     int transpose;     /* not stored as (C, P, R): read into `stored`, transposed */
     double *slab;      /* float64 and int32 samples: one CPI of doubles (stored order) */
-    cf32 *stored;      /* transposed files: one CPI in stored order             */
+    stap_cf32 *stored;      /* transposed files: one CPI in stored order             */
     /* the CPIs that hold data (written_map): ranges [a, b) of CPI indices, in order, and
      * the count of CPIs in them before each range (for the k-th written CPI) */
     long long (*ranges)[2], *before;
@@ -141,7 +141,7 @@ static int map_add(stap_recording *r, long long a, long long b, int *cap)
  * take for samples). A one-CPI cube must be whole. A recording's chunk rows (chunks along
  * the cpi axis) are looked up one by one (H5Dget_chunk_info_by_coord, 0.16 s for 10^6
  * rows in Debian's HDF5 1.10.8) unless all its chunks are allocated. */
-static int written_map(stap_recording *r, const char *path, int drank, rt_error *err)
+static int written_map(stap_recording *r, const char *path, int drank, stap_error *err)
 {
     const long long cpis = (long long)r->dims[0];
     int cap = 0;
@@ -158,12 +158,12 @@ static int written_map(stap_recording *r, const char *path, int drank, rt_error 
         H5Dget_space_status(r->dset, &ss);
         if (layout == H5D_CONTIGUOUS && ss == H5D_SPACE_STATUS_NOT_ALLOCATED) {
             if (r->rank == 3)
-                return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' (%s) was never written: HDF5 "
-                               "allocated no storage for it, and would read its fill value as "
-                               "samples; refused", path, cube);
-            return RT_OK; /* no CPI written: written stays 0, the caller says so */
+                return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' (%s) was never written: HDF5 "
+                                 "allocated no storage for it, and would read its fill value as "
+                                 "samples; refused", path, cube);
+            return STAP_OK; /* no CPI written: written stays 0, the caller says so */
         }
-        return map_add(r, 0, cpis, &cap) ? rt_fail(err, RT_ENOMEM, "out of memory") : RT_OK;
+        return map_add(r, 0, cpis, &cap) ? stap_fail(err, STAP_ENOMEM, "out of memory") : STAP_OK;
     }
     hsize_t grid[H5S_MAX_RANK], per_row = 1, total;
     for (int k = 0; k < drank; k++) {
@@ -174,12 +174,12 @@ static int written_map(stap_recording *r, const char *path, int drank, rt_error 
     total = rows * per_row;
     hsize_t have = 0;
     if (H5Dget_num_chunks(r->dset, r->space, &have) < 0) have = 0;
-    if (have >= total) return map_add(r, 0, cpis, &cap) ? rt_fail(err, RT_ENOMEM, "out of memory") : RT_OK;
+    if (have >= total) return map_add(r, 0, cpis, &cap) ? stap_fail(err, STAP_ENOMEM, "out of memory") : STAP_OK;
     if (r->rank == 3)
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' (%s) was never written in full: %llu "
-                       "of its %llu chunks hold data (%.3g %%); HDF5 would read its fill value as "
-                       "samples in the rest; refused", path, cube, (unsigned long long)have,
-                       (unsigned long long)total, 100.0 * (double)have / (double)total);
+        return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' (%s) was never written in full: %llu "
+                         "of its %llu chunks hold data (%.3g %%); HDF5 would read its fill value as "
+                         "samples in the rest; refused", path, cube, (unsigned long long)have,
+                         (unsigned long long)total, 100.0 * (double)have / (double)total);
     for (hsize_t row = 0; row < rows && have; row++) {
         int whole = 1;
         for (hsize_t j = 0; j < per_row && whole; j++) { /* each chunk of the row */
@@ -198,9 +198,9 @@ static int written_map(stap_recording *r, const char *path, int drank, rt_error 
         if (!whole) continue;
         const long long a = (long long)(row * chunk[0]);
         const long long b = a + (long long)chunk[0] < cpis ? a + (long long)chunk[0] : cpis;
-        if (map_add(r, a, b, &cap)) return rt_fail(err, RT_ENOMEM, "out of memory");
+        if (map_add(r, a, b, &cap)) return stap_fail(err, STAP_ENOMEM, "out of memory");
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 int stap_recording_rank(const stap_recording *r) { return r->rank; }
@@ -208,15 +208,15 @@ int stap_recording_rank(const stap_recording *r) { return r->rank; }
 static const char *const iq_axes[] = {"channel", "pulse", "range"};
 
 /* The factor of the samples: opts' --scale, else the `scale` attribute of /data/iq, else 1. */
-static int iq_scale(h5_src *s, const stap_read_options *opts, double *scale, rt_error *err)
+static int iq_scale(h5_src *s, const stap_read_options *opts, double *scale, stap_error *err)
 {
     *scale = 1;
     if (opts && opts->has_scale) {
         if (!isfinite(opts->scale) || opts->scale <= 0)
-            return rt_fail(err, RT_EINVAL, "scale %g for '/data/iq' of '%s': expected a finite "
-                           "number > 0", opts->scale, s->path);
+            return stap_fail(err, STAP_EINVAL, "scale %g for '/data/iq' of '%s': expected a finite "
+                             "number > 0", opts->scale, s->path);
         *scale = opts->scale;
-        return RT_OK;
+        return STAP_OK;
     }
     int has = 0;
     return read_positive_attr(s, "/data/iq", "scale", &has, scale, err);
@@ -298,34 +298,34 @@ static void direct_plan(stap_recording *r, int drank)
 /* Validate the open file s as a recording (r->file is s->file; one_cpi: a single CPI, as
  * stap_input_read takes). */
 static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
-                          const stap_read_options *opts, int one_cpi, rt_error *err)
+                          const stap_read_options *opts, int one_cpi, stap_error *err)
 {
     char detail[256], shape[128];
     const char *path = s->path;
     if (!link_exists(s, "/data/iq")) {
         int st = src_refused(s, "/data/iq", err);
-        return st ? st : rt_fail(err, RT_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 "
-                                 "keeps the cube there: channels x pulses x range_gates%s, or "
-                                 "another order with axis labels; complex64, or another complex "
-                                 "or interleaved form)", path,
-                                 one_cpi ? "" : ", or CPIs x channels x pulses x range_gates");
+        return st ? st : stap_fail(err, STAP_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 "
+                                   "keeps the cube there: channels x pulses x range_gates%s, or "
+                                   "another order with axis labels; complex64, or another complex "
+                                   "or interleaved form)", path,
+                                   one_cpi ? "" : ", or CPIs x channels x pulses x range_gates");
     }
     int lst = check_local(s, -1, "/data/iq", err);
     if (lst) return lst;
     r->dset = H5Dopen2(r->file, "/data/iq", s->dapl);
     if (r->dset < 0) {
         lst = src_refused(s, "/data/iq", err);
-        return lst ? lst : rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' is not a dataset", path);
+        return lst ? lst : stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' is not a dataset", path);
     }
     if ((lst = check_local(s, r->dset, "/data/iq", err))) return lst;
     r->space = H5Dget_space(r->dset);
     if (r->space < 0 || H5Sget_simple_extent_type(r->space) == H5S_NULL)
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' holds no data", path);
+        return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' holds no data", path);
     const int drank = H5Sget_simple_extent_ndims(r->space);
     hsize_t d[H5S_MAX_RANK];
     H5Sget_simple_extent_dims(r->space, d, NULL);
     hid_t ftype = H5Dget_type(r->dset);
-    if (ftype < 0) return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': unreadable element type", path);
+    if (ftype < 0) return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s': unreadable element type", path);
     int st = iq_classify(ftype, drank, d, path, &r->form, err);
     CLOSE_TYPE(ftype);
     if (st) return st;
@@ -333,18 +333,18 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     r->rank = drank - iq;
     if (r->rank != 3 && (one_cpi || r->rank != 4)) {
         if (one_cpi)
-            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has rank %d; expected %d "
-                           "(channels, pulses, range_gates%s)", path, drank, 3 + iq,
-                           iq ? ", iq" : "");
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has rank %d; expected %d (channels, "
-                       "pulses, range_gates%s) or %d (CPIs, channels, pulses, range_gates%s)", path,
-                       drank, 3 + iq, iq ? ", iq" : "", 4 + iq, iq ? ", iq" : "");
+            return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has rank %d; expected %d "
+                             "(channels, pulses, range_gates%s)", path, drank, 3 + iq,
+                             iq ? ", iq" : "");
+        return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has rank %d; expected %d (channels, "
+                         "pulses, range_gates%s) or %d (CPIs, channels, pulses, range_gates%s)", path,
+                         drank, 3 + iq, iq ? ", iq" : "", 4 + iq, iq ? ", iq" : "");
     }
     shape_string(shape, sizeof shape, drank, d);
     for (int k = 0; k < drank; k++)
         if (d[k] == 0 || d[k] > (hsize_t)INT_MAX)
-            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has shape %s: a zero-size or "
-                           "too large dimension", path, shape);
+            return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has shape %s: a zero-size or "
+                             "too large dimension", path, shape);
     /* the attributes (labels, scale) only once their messages are known to be sound */
     if ((lst = h5check_attributes(path, r->file, "/data/iq", s->lapl, err)) ||
         (lst = h5layout_resolve(r->dset, drank, iq, path, "/data/iq", opts, &in->layout, err)))
@@ -359,20 +359,20 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     unsigned long long n = 1;
     for (int k = 1; k < 4; k++) {
         if (n > H5IO_MAX_CUBE_BYTES / 8 / r->dims[k])
-            return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has shape %s: one CPI is more "
-                           "than the %llu GiB (complex64) that rtstap reads", path, shape,
-                           H5IO_MAX_CUBE_BYTES >> 30);
+            return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has shape %s: one CPI is more "
+                             "than the %llu GiB (complex64) that rtstap reads", path, shape,
+                             H5IO_MAX_CUBE_BYTES >> 30);
         n *= r->dims[k];
     }
     if ((st = iq_scale(s, opts, &r->scale, err))) return st;
     if ((st = written_map(r, path, drank, err))) return st;
     r->before = malloc(sizeof *r->before * (size_t)(r->nranges ? r->nranges : 1));
-    if (!r->before) return rt_fail(err, RT_ENOMEM, "out of memory");
+    if (!r->before) return stap_fail(err, STAP_ENOMEM, "out of memory");
     for (int i = 0; i < r->nranges; i++)
         r->before[i] = i ? r->before[i - 1] + r->ranges[i - 1][1] - r->ranges[i - 1][0] : 0;
     if (iq_read_types_make(r->dset, &r->form, &r->types))
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': no conversion of its %s samples: %s",
-                       path, r->form.comp, h5_detail(detail, sizeof detail));
+        return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s': no conversion of its %s samples: %s",
+                         path, r->form.comp, h5_detail(detail, sizeof detail));
     r->zero = fill_never(r->dset);
     direct_plan(r, drank);
     /* one CPI per unfiltered chunk whose bytes are native complex64 (a compound of float32
@@ -395,11 +395,11 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     const size_t tconv = 16 * (size_t)n > ((size_t)1 << 20) ? 16 * (size_t)n : (size_t)1 << 20;
     r->xfer = H5Pcreate(H5P_DATASET_XFER);
     if (r->xfer < 0 || H5Pset_buffer(r->xfer, tconv, NULL, NULL) < 0)
-        return rt_fail(err, RT_ENOMEM, "out of memory for a transfer property list");
+        return stap_fail(err, STAP_ENOMEM, "out of memory for a transfer property list");
     if (r->form.wide && !(r->slab = malloc(16 * (size_t)n)))
-        return rt_fail(err, RT_ENOMEM, "out of memory converting '%s' from %s", path, r->form.comp);
-    if (r->transpose && !(r->stored = malloc(sizeof(cf32) * (size_t)n)))
-        return rt_fail(err, RT_ENOMEM, "out of memory transposing '%s'", path);
+        return stap_fail(err, STAP_ENOMEM, "out of memory converting '%s' from %s", path, r->form.comp);
+    if (r->transpose && !(r->stored = malloc(sizeof(stap_cf32) * (size_t)n)))
+        return stap_fail(err, STAP_ENOMEM, "out of memory transposing '%s'", path);
     in->channels = (int)r->dims[1];
     in->pulses = (int)r->dims[2];
     in->range_gates = (int)r->dims[3];
@@ -409,13 +409,13 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
 }
 
 static int recording_open_common(const char *path, stap_recording **out, stap_input *in,
-                                 const stap_read_options *opts, int one_cpi, rt_error *err)
+                                 const stap_read_options *opts, int one_cpi, stap_error *err)
 {
     *out = NULL;
     memset(in, 0, sizeof *in);
-    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_recording_open: empty input path");
+    if (!path || !*path) return stap_fail(err, STAP_EINVAL, "stap_recording_open: empty input path");
     stap_recording *r = calloc(1, sizeof *r);
-    if (!r) return rt_fail(err, RT_ENOMEM, "out of memory opening '%s'", path);
+    if (!r) return stap_fail(err, STAP_ENOMEM, "out of memory opening '%s'", path);
     r->file = r->dset = r->space = r->xfer = r->fd = -1;
     pthread_mutex_init(&r->mu, NULL);
     r->types.mtype = r->types.comp = r->types.native = -1;
@@ -436,16 +436,11 @@ static int recording_open_common(const char *path, stap_recording **out, stap_in
         return st;
     }
     *out = r;
-    return RT_OK;
+    return STAP_OK;
 }
 
-int stap_recording_open(const char *path, stap_recording **out, stap_input *in, rt_error *err)
-{
-    return stap_recording_open_opts(path, out, in, NULL, err);
-}
-
-int stap_recording_open_opts(const char *path, stap_recording **out, stap_input *in,
-                             const stap_read_options *opts, rt_error *err)
+int stap_recording_open(const char *path, stap_recording **out, stap_input *in,
+                        const stap_read_options *opts, stap_error *err)
 {
     return recording_open_common(path, out, in, opts, 0, err);
 }
@@ -453,8 +448,8 @@ int stap_recording_open_opts(const char *path, stap_recording **out, stap_input 
 /* The samples read into got (float32 pairs) or r->slab (double pairs): converted from
  * double, scaled, checked against float32's range, and (check_finite) for non-finite
  * values; in stored order. */
-static int recording_convert(const stap_recording *r, long long cpi, cf32 *got,
-                             const double *slab, size_t n, rt_error *err)
+static int recording_convert(const stap_recording *r, long long cpi, stap_cf32 *got,
+                             const double *slab, size_t n, stap_error *err)
 {
     const double s = r->scale;
     char where[128], of_cpi[48] = "", scaled[48] = "";
@@ -473,9 +468,9 @@ static int recording_convert(const stap_recording *r, long long cpi, cf32 *got,
             const double im = src ? src[2 * k + 1] : (double)gf[2 * k + 1];
             if (isfinite(re) && isfinite(im) && (fabs(re * s) > FLT_MAX || fabs(im * s) > FLT_MAX)) {
                 index_string(where, sizeof where, k, 3, r->sdims + 1, r->saxes + 1);
-                return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s': the %s sample %sat %s "
-                               "(r = %g, i = %g)%s overflows float32", r->path, r->form.comp,
-                               of_cpi, where, re, im, scaled);
+                return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s': the %s sample %sat %s "
+                                 "(r = %g, i = %g)%s overflows float32", r->path, r->form.comp,
+                                 of_cpi, where, re, im, scaled);
             }
         }
         float *out = (float *)got;
@@ -487,22 +482,22 @@ static int recording_convert(const stap_recording *r, long long cpi, cf32 *got,
     size_t bad = 0;
     if (r->check_finite && !check_finite_f32(got, n, &bad)) {
         index_string(where, sizeof where, bad, 3, r->sdims + 1, r->saxes + 1);
-        return rt_fail(err, RT_EFORMAT, "'/data/iq' in '%s' has a non-finite sample %sat %s: "
-                       "r = %g, i = %g", r->path, of_cpi, where, crealf(got[bad]),
-                       cimagf(got[bad]));
+        return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has a non-finite sample %sat %s: "
+                         "r = %g, i = %g", r->path, of_cpi, where, crealf(got[bad]),
+                         cimagf(got[bad]));
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* The HDF5 path (under the caller's r->mu: r's own buffers) */
-static int hdf5_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *err)
+static int hdf5_read(stap_recording *r, long long cpi, stap_cf32 *cube, stap_error *err)
 {
     const size_t n = (size_t)(r->dims[1] * r->dims[2] * r->dims[3]);
     char detail[256];
-    int st = RT_OK;
+    int st = STAP_OK;
     hid_t mspace = -1;
     /* a cube stored in another axis order is read in that order, then transposed */
-    cf32 *got = r->transpose ? r->stored : cube;
+    stap_cf32 *got = r->transpose ? r->stored : cube;
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
@@ -520,8 +515,8 @@ static int hdf5_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *err
     if (r->direct && H5Dget_chunk_storage_size(r->dset, start, &stored) >= 0 && stored == 8 * n) {
         uint32_t filters = 0;
         if (H5Dread_chunk(r->dset, H5P_DEFAULT, start, &filters, got) < 0)
-            st = rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
-                         r->path, h5_detail(detail, sizeof detail));
+            st = stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
+                           r->path, h5_detail(detail, sizeof detail));
     } else {
         mspace = H5Screate_simple(drank, count, NULL);
         void *dst = r->form.wide ? (void *)r->slab : (void *)got;
@@ -529,18 +524,18 @@ static int hdf5_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *err
         if (mspace < 0 ||
             H5Sselect_hyperslab(r->space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
             H5Dread(r->dset, r->types.mtype, mspace, r->space, r->xfer, dst) < 0)
-            st = rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
-                         r->path, h5_detail(detail, sizeof detail));
+            st = stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
+                           r->path, h5_detail(detail, sizeof detail));
         else if (iq_read_convert(&r->types, &r->form, 2 * n, dst) < 0)
-            st = rt_fail(err, RT_EIO, "cannot convert CPI %lld of '/data/iq' in '%s' from %s: %s",
-                         cpi, r->path, r->form.comp, h5_detail(detail, sizeof detail));
+            st = stap_fail(err, STAP_EIO, "cannot convert CPI %lld of '/data/iq' in '%s' from %s: %s",
+                           cpi, r->path, r->form.comp, h5_detail(detail, sizeof detail));
         CLOSE_SPACE(mspace);
     }
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
     if (st || (st = recording_convert(r, cpi, got, r->slab, n, err))) return st;
     if (r->transpose) h5layout_transpose(got, cube, &r->layout, r->sdims + 1);
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* where a written CPI's bytes start (direct path) */
@@ -558,13 +553,13 @@ static long long cpi_offset(const stap_recording *r, long long cpi)
 
 /* The direct path: pread the CPI's stored bytes, decode, scale, transpose; no HDF5 call,
  * no shared buffer (scratch: stap_recording_scratch_bytes). */
-static int direct_read(const stap_recording *r, long long cpi, cf32 *cube, void *scratch,
-                       rt_error *err)
+static int direct_read(const stap_recording *r, long long cpi, stap_cf32 *cube, void *scratch,
+                       stap_error *err)
 {
     const size_t n = (size_t)(r->dims[1] * r->dims[2] * r->dims[3]);
     unsigned char *sp = scratch;
-    cf32 *got = r->transpose ? (cf32 *)sp : cube; /* the decoded CPI in stored order */
-    if (r->transpose) sp += sizeof(cf32) * n;
+    stap_cf32 *got = r->transpose ? (stap_cf32 *)sp : cube; /* the decoded CPI in stored order */
+    if (r->transpose) sp += sizeof(stap_cf32) * n;
     double *slab = r->form.wide ? (double *)sp : NULL;
     if (slab) sp += 16 * n;
     const int as_stored = iq_raw_is_complex64(&r->raw);
@@ -576,9 +571,9 @@ static int direct_read(const stap_recording *r, long long cpi, cf32 *cube, void 
                                 (off_t)at + (off_t)done);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0)
-            return rt_fail(err, RT_EIO, "cannot read CPI %lld of '/data/iq' from '%s' (%zu "
-                           "bytes at offset %lld): %s", cpi, r->path, r->cpi_bytes,
-                           at, k < 0 ? strerror(errno) : "the file ends early");
+            return stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s' (%zu "
+                             "bytes at offset %lld): %s", cpi, r->path, r->cpi_bytes,
+                             at, k < 0 ? strerror(errno) : "the file ends early");
         done += (size_t)k;
     }
     int st;
@@ -590,14 +585,14 @@ static int direct_read(const stap_recording *r, long long cpi, cf32 *cube, void 
         if ((st = recording_convert(r, cpi, got, slab, n, err))) return st;
     }
     if (r->transpose) h5layout_transpose(got, cube, &r->layout, r->sdims + 1);
-    return RT_OK;
+    return STAP_OK;
 }
 
 size_t stap_recording_scratch_bytes(const stap_recording *r)
 {
     if (r->fd < 0) return 0;
     const size_t n = (size_t)(r->dims[1] * r->dims[2] * r->dims[3]);
-    return (r->transpose ? sizeof(cf32) * n : 0) + (r->form.wide ? 16 * n : 0) +
+    return (r->transpose ? sizeof(stap_cf32) * n : 0) + (r->form.wide ? 16 * n : 0) +
            (iq_raw_is_complex64(&r->raw) ? 0 : r->cpi_bytes);
 }
 
@@ -605,19 +600,19 @@ int stap_recording_parallel(const stap_recording *r) { return r->fd >= 0; }
 
 const char *stap_recording_read_path(const stap_recording *r) { return r->read_path; }
 
-static int check_cpi(const stap_recording *r, long long cpi, rt_error *err)
+static int check_cpi(const stap_recording *r, long long cpi, stap_error *err)
 {
     if (cpi < 0 || cpi >= (long long)r->dims[0])
-        return rt_fail(err, RT_EINVAL, "'%s' has %llu CPIs; CPI %lld asked for", r->path,
-                       (unsigned long long)r->dims[0], cpi);
+        return stap_fail(err, STAP_EINVAL, "'%s' has %llu CPIs; CPI %lld asked for", r->path,
+                         (unsigned long long)r->dims[0], cpi);
     if (!cpi_is_written(r, cpi))
-        return rt_fail(err, RT_EFORMAT, "CPI %lld of '/data/iq' in '%s' was never written (it "
-                       "would read as the fill value)", cpi, r->path);
-    return RT_OK;
+        return stap_fail(err, STAP_EFORMAT, "CPI %lld of '/data/iq' in '%s' was never written (it "
+                         "would read as the fill value)", cpi, r->path);
+    return STAP_OK;
 }
 
-int stap_recording_read_with(stap_recording *r, long long cpi, cf32 *cube, void *scratch,
-                             rt_error *err)
+int stap_recording_read_with(stap_recording *r, long long cpi, stap_cf32 *cube, void *scratch,
+                             stap_error *err)
 {
     int st = check_cpi(r, cpi, err);
     if (st) return st;
@@ -628,7 +623,7 @@ int stap_recording_read_with(stap_recording *r, long long cpi, cf32 *cube, void 
     return st;
 }
 
-int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *err)
+int stap_recording_read(stap_recording *r, long long cpi, stap_cf32 *cube, stap_error *err)
 {
     int st = check_cpi(r, cpi, err);
     if (st) return st;
@@ -645,33 +640,28 @@ int stap_recording_read(stap_recording *r, long long cpi, cf32 *cube, rt_error *
 /* ---- one CPI (stap_input_read): the recording reader, every sample checked finite ------ */
 
 static int input_read(const char *path, stap_input *in, const stap_read_options *opts,
-                      rt_error *err)
+                      stap_error *err)
 {
     stap_recording *r = NULL;
     int st = recording_open_common(path, &r, in, opts, 1, err);
     if (st) return st;
     r->check_finite = 1;
-    in->iq = malloc(sizeof(cf32) * (size_t)in->channels * in->pulses * in->range_gates);
+    in->iq = malloc(sizeof(stap_cf32) * (size_t)in->channels * in->pulses * in->range_gates);
     if (!in->iq)
-        st = rt_fail(err, RT_ENOMEM, "out of memory for the %d x %d x %d cube of '%s'",
-                     in->channels, in->pulses, in->range_gates, path);
+        st = stap_fail(err, STAP_ENOMEM, "out of memory for the %d x %d x %d cube of '%s'",
+                       in->channels, in->pulses, in->range_gates, path);
     else
         st = stap_recording_read(r, 0, in->iq, err);
     stap_recording_close(r);
     return st;
 }
 
-int stap_input_read(const char *path, stap_input *in, rt_error *err)
+int stap_input_read(const char *path, stap_input *in, const stap_read_options *opts,
+                    stap_error *err)
 {
-    return stap_input_read_opts(path, in, NULL, err);
-}
-
-int stap_input_read_opts(const char *path, stap_input *in, const stap_read_options *opts,
-                         rt_error *err)
-{
-    if (!in) return rt_fail(err, RT_EINVAL, "stap_input_read: no output structure");
+    if (!in) return stap_fail(err, STAP_EINVAL, "stap_input_read: no output structure");
     memset(in, 0, sizeof *in);
-    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_read: empty input path");
+    if (!path || !*path) return stap_fail(err, STAP_EINVAL, "stap_input_read: empty input path");
     int st = input_read(path, in, opts, err);
     if (st) stap_input_free(in);
     return st;

@@ -50,7 +50,7 @@ static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
     w_attr_double(w, g, "loading", c->loading);
     w_attr_string(w, g, "window", win);
     w_attr_double(w, g, "element_spacing_wavelengths", c->element_spacing);
-    w_attr_string(w, g, "backend", la_backend_name(c->backend));
+    w_attr_string(w, g, "backend", stap_backend_name(c->backend));
     /* what ran: the engine's threads (0 on a GPU), the device and the engine's stages */
     w_attr_int(w, g, "threads", res->engine ? stap_engine_threads(res->engine) : c->threads);
     w_attr_int(w, g, "threads_requested", c->threads);
@@ -78,7 +78,7 @@ static void w_timing(h5w *w, hid_t file, const stap_result *res)
     w_attr_double(w, g, "read_ms", res->read_ms);
     w_attr_double(w, g, "total_ms", res->total_ms);
     w_attr_string(w, g, "backend", res->backend_name ? res->backend_name
-                                                     : la_backend_name(res->cfg->backend));
+                                                     : stap_backend_name(res->cfg->backend));
     CLOSE_GROUP(g);
 }
 
@@ -146,7 +146,7 @@ static void w_axes(h5w *w, hid_t file, const stap_result *res, int D, result_axe
     int *iv = malloc(sizeof(int) * (size_t)(nmax > S ? nmax : S));
     hid_t g = w_group(w, file, "axes");
     if (!dv || !iv) {
-        if (!w->st) w->st = rt_fail(w->err, RT_ENOMEM, "out of memory for the axes of '%s'", w->path);
+        if (!w->st) w->st = stap_fail(w->err, STAP_ENOMEM, "out of memory for the axes of '%s'", w->path);
     } else if (g >= 0) {
         /* Doppler bin d: d/D cycles per pulse, taken in [-1/2, 1/2) */
         const int hz = m && m->has_prf;
@@ -227,47 +227,48 @@ static void w_describe_results(h5w *w, hid_t weights, hid_t output, hid_t steeri
     w_describe(w, steering, "the axes of '/steering'", 2, sn, ss, "1");
 }
 
-int stap_result_write(const char *path, const stap_result *res, rt_error *err)
+int stap_result_write(const char *path, const stap_result *res, const stap_write_options *wo,
+                      stap_error *err)
 {
-    return stap_result_write_mode(path, res, RT_WRITE_NEW, err);
-}
-
-int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mode mode,
-                           rt_error *err)
-{
-    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_result_write: empty output path");
-    if (!res || !res->cfg || !res->weights || !res->output || !res->steering || res->beams < 1)
-        return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): missing weights, output, "
+    const stap_write_mode mode = wo ? wo->mode : STAP_WRITE_NEW;
+    const unsigned keep = wo && wo->keep ? wo->keep
+                                         : STAP_KEEP_WEIGHTS | STAP_KEEP_OUTPUT | STAP_KEEP_DETECTIONS;
+    if (!path || !*path) return stap_fail(err, STAP_EINVAL, "stap_result_write: empty output path");
+    if (!res || !res->cfg || (keep & STAP_KEEP_WEIGHTS && !res->weights) ||
+        (keep & STAP_KEEP_OUTPUT && !res->output) || !res->steering || res->beams < 1)
+        return stap_fail(err, STAP_EINVAL, "stap_result_write('%s'): missing weights, output, "
                        "steering or configuration", path);
     if (res->have_detections && res->detection_count > 0 && !res->detections)
-        return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): %zu detections but no array",
-                       path, res->detection_count);
+        return stap_fail(err, STAP_EINVAL, "stap_result_write('%s'): %zu detections but no array",
+                         path, res->detection_count);
     const stap_config *c = res->cfg;
     const int D = c->doppler_bins > 0 ? c->doppler_bins : c->pulses;
     const int N = stap_dof(c), B = res->beams;
     if (D < 1 || c->segments < 1 || N < 1 || c->range_gates < 1)
-        return rt_fail(err, RT_EINVAL, "stap_result_write('%s'): configuration not resolved "
-                       "(D %d, S %d, N %d, R %d)", path, D, c->segments, N, c->range_gates);
+        return stap_fail(err, STAP_EINVAL, "stap_result_write('%s'): configuration not resolved "
+                         "(D %d, S %d, N %d, R %d)", path, D, c->segments, N, c->range_gates);
 
     h5_out o;
     h5_quiet q;
     quiet_begin(&q);
-    h5w w = {path, err, RT_OK, NULL, -1};
+    h5w w = {path, err, STAP_OK, NULL, -1};
     if (h5_out_begin(&o, path, mode, err)) {
         quiet_end(&q);
-        return err ? err->code : RT_EIO;
+        return err ? err->code : STAP_EIO;
     }
     hid_t file = out_create(&w, &o);
     w_root(&w, file);
     result_axes ax;
     w_axes(&w, file, res, D, &ax);
-    hid_t wds, ods, sds;
+    hid_t wds = -1, ods = -1, sds;
     const hsize_t wd[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
-    w_cf32_keep(&w, file, "weights", "/weights", 4, wd, res->weights, &wds);
-    hid_t g = w_group(&w, file, "output");
-    const hsize_t od[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)c->range_gates};
-    w_cf32_keep(&w, g, "iq", "/output/iq", 3, od, res->output, &ods);
-    CLOSE_GROUP(g);
+    if (keep & STAP_KEEP_WEIGHTS) w_cf32_keep(&w, file, "weights", "/weights", 4, wd, res->weights, &wds);
+    if (keep & STAP_KEEP_OUTPUT) {
+        hid_t g = w_group(&w, file, "output");
+        const hsize_t od[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)c->range_gates};
+        w_cf32_keep(&w, g, "iq", "/output/iq", 3, od, res->output, &ods);
+        CLOSE_GROUP(g);
+    }
     const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
     w_cf32_keep(&w, file, "steering", "/steering", 2, sd, res->steering, &sds);
     w_describe_results(&w, wds, ods, sds, &ax, 0);
@@ -278,12 +279,12 @@ int stap_result_write_mode(const char *path, const stap_result *res, rt_write_mo
     w_config(&w, file, res, D);
     w_timing(&w, file, res);
     w_meta_radar(&w, file, res->meta, 1);
-    if (res->have_detections) w_detections(&w, file, res);
+    if (res->have_detections && keep & STAP_KEEP_DETECTIONS) w_detections(&w, file, res);
     w_reserve(&w, 0);
     if (!w.st && res->extra) {
         struct stap_h5_file hf;
         h5x_for_writer(&hf, &w, file);
-        if (res->extra(&hf, res->extra_user, err) && !w.st) w.st = err ? err->code : RT_EIO;
+        if (res->extra(&hf, res->extra_user, err) && !w.st) w.st = err ? err->code : STAP_EIO;
     }
     int st = out_finish(&w, &o, file);
     quiet_end(&q);
@@ -296,7 +297,7 @@ struct stap_result_writer {
     char path[1024];
     h5_out out;
     hid_t file, weights, output, det, timing, icpi, cf_t, cm_t, df_t, dm_t;
-    int keep_output;
+    unsigned keep; /* STAP_KEEP_* */
     hsize_t wdims[5], odims[4];
     hsize_t ndet;
     long long written;
@@ -407,7 +408,7 @@ static void w_put_chunk(h5w *w, hid_t d, hsize_t row, size_t bytes, const void *
  * doubling), or exactly `rows` (at close) */
 static void w_extent(h5w *w, stap_result_writer *rw, hsize_t rows)
 {
-    hid_t ds[2] = {rw->weights, rw->keep_output ? rw->output : -1};
+    hid_t ds[2] = {rw->weights, rw->output};
     const hsize_t *tail[2] = {rw->wdims, rw->odims};
     const int rank[2] = {5, 4};
     for (int k = 0; k < 2 && !w->st; k++) {
@@ -420,37 +421,32 @@ static void w_extent(h5w *w, stap_result_writer *rw, hsize_t rows)
     rw->extent = rows;
 }
 
-int stap_result_writer_open(stap_result_writer **out, const char *path, const stap_result *hdr,
-                            int keep_output, rt_error *err)
+int stap_result_writer_open(stap_result_writer **out, const char *path,
+                            const stap_result *hdr, const stap_write_options *wo,
+                            stap_error *err)
 {
-    return stap_result_writer_open_mode(out, path, hdr, keep_output, RT_WRITE_NEW, err);
-}
-
-int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
-                                 const stap_result *hdr, int keep_output, rt_write_mode mode,
-                                 rt_error *err)
-{
+    const stap_write_mode mode = wo ? wo->mode : STAP_WRITE_NEW;
     *out = NULL;
     if (!path || !*path || !hdr || !hdr->cfg || !hdr->steering || hdr->beams < 1)
-        return rt_fail(err, RT_EINVAL, "stap_result_writer_open: missing path, configuration or "
-                       "steering");
+        return stap_fail(err, STAP_EINVAL, "stap_result_writer_open: missing path, configuration or "
+                         "steering");
     const stap_config *c = hdr->cfg;
     const int D = c->doppler_bins, N = stap_dof(c), B = hdr->beams;
     stap_result_writer *w = calloc(1, sizeof *w);
-    if (!w) return rt_fail(err, RT_ENOMEM, "out of memory");
+    if (!w) return stap_fail(err, STAP_ENOMEM, "out of memory");
     w->file = w->weights = w->output = w->det = w->timing = w->icpi = -1;
     w->cf_t = w->cm_t = w->df_t = w->dm_t = -1;
-    w->keep_output = keep_output;
+    w->keep = wo && wo->keep ? wo->keep : STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS;
     snprintf(w->path, sizeof w->path, "%s", path);
     if (h5_out_begin(&w->out, w->path, mode, err)) {
-        int st = err ? err->code : RT_EIO;
+        int st = err ? err->code : STAP_EIO;
         free(w);
         return st;
     }
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {w->path, err, RT_OK, NULL, -1};
+    h5w hw = {w->path, err, STAP_OK, NULL, -1};
     w->file = out_create(&hw, &w->out);
     w->cf_t = cf32_file_type();
     w->cm_t = cf32_mem_type();
@@ -479,14 +475,15 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
     memcpy(w->wdims, wrow, sizeof wrow);
     memcpy(w->odims, orow, sizeof orow);
     /* the weights' and output's bytes as the file stores them: written by chunk */
-    w->direct = !hw.st && H5Tequal(w->cf_t, w->cm_t) > 0 && H5Tget_size(w->cf_t) == sizeof(cf32);
-    w->weights = w_extensible(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow, 1);
-    if (keep_output) {
+    w->direct = !hw.st && H5Tequal(w->cf_t, w->cm_t) > 0 && H5Tget_size(w->cf_t) == sizeof(stap_cf32);
+    if (w->keep & STAP_KEEP_WEIGHTS)
+        w->weights = w_extensible(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow, 1);
+    if (w->keep & STAP_KEEP_OUTPUT) {
         hid_t g = w_group(&hw, w->file, "output");
         w->output = w_extensible(&hw, g, "iq", "/output/iq", w->cf_t, 4, orow, 1);
         CLOSE_GROUP(g);
     }
-    if (hdr->have_detections) {
+    if (hdr->have_detections && w->keep & STAP_KEEP_DETECTIONS) {
         w->det = w_extensible(&hw, w->file, "detections", "/detections", w->df_t, 1, NULL, 1024);
         if (!hw.st) w_attr_string(&hw, w->det, "cfar", hdr->cfar_description);
         if (!hw.st) w_attr_string(&hw, w->det, "units", detection_units);
@@ -537,7 +534,7 @@ int stap_result_writer_open_mode(stap_result_writer **out, const char *path,
         return st;
     }
     *out = w;
-    return RT_OK;
+    return STAP_OK;
 }
 
 /* the batched rows to the file (under the HDF5 lock) */
@@ -550,23 +547,23 @@ static void w_flush_rows(h5w *hw, stap_result_writer *w)
 }
 
 int stap_result_writer_append(stap_result_writer *w, long long cpi, long long input_cpi,
-                              const cf32 *weights, const cf32 *output, const stap_detection *det,
-                              size_t ndet, const double *stage_ms, rt_error *err)
+                              const stap_cf32 *weights, const stap_cf32 *output, const stap_detection *det,
+                              size_t ndet, const double *stage_ms, stap_error *err)
 {
     if (cpi != w->written)
-        return rt_fail(err, RT_EINVAL, "'%s': CPI %lld written after %lld (results must come in "
-                       "order)", w->path, cpi, w->written - 1);
-    if (!weights || (w->keep_output && !output))
-        return rt_fail(err, RT_EINVAL, "'%s': CPI %lld without its weights or output", w->path, cpi);
+        return stap_fail(err, STAP_EINVAL, "'%s': CPI %lld written after %lld (results must come in "
+                         "order)", w->path, cpi, w->written - 1);
+    if ((w->weights >= 0 && !weights) || (w->output >= 0 && !output))
+        return stap_fail(err, STAP_EINVAL, "'%s': CPI %lld without its weights or output", w->path, cpi);
     if (!w->tbuf) {
         w->tbuf = malloc(sizeof *w->tbuf * STAP_STAGE_COUNT * RESULT_BATCH);
         w->ibuf = malloc(sizeof *w->ibuf * RESULT_BATCH);
-        if (!w->tbuf || !w->ibuf) return rt_fail(err, RT_ENOMEM, "out of memory for the result rows");
+        if (!w->tbuf || !w->ibuf) return stap_fail(err, STAP_ENOMEM, "out of memory for the result rows");
     }
     if (ndet && w->det >= 0 && w->ndbuf + ndet > w->dcap) {
         size_t cap = 2 * (w->ndbuf + ndet) > 4096 ? 2 * (w->ndbuf + ndet) : 4096;
         cpi_detection *nd = realloc(w->dbuf, sizeof *nd * cap);
-        if (!nd) return rt_fail(err, RT_ENOMEM, "out of memory for %zu detections", ndet);
+        if (!nd) return stap_fail(err, STAP_ENOMEM, "out of memory for %zu detections", ndet);
         w->dbuf = nd;
         w->dcap = cap;
     }
@@ -577,18 +574,18 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, long long in
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    h5w hw = {w->path, err, STAP_OK, &w->out, w->file};
     if (w->direct) {
         const hsize_t row = (hsize_t)w->written;
         if (row >= w->extent) w_extent(&hw, w, row < 8 ? 16 : 2 * (row + 1));
-        size_t wb = sizeof(cf32), ob = sizeof(cf32);
+        size_t wb = sizeof(stap_cf32), ob = sizeof(stap_cf32);
         for (int k = 0; k < 4; k++) wb *= w->wdims[k];
         for (int k = 0; k < 3; k++) ob *= w->odims[k];
-        w_put_chunk(&hw, w->weights, row, wb, weights, "'/weights'");
-        if (w->keep_output) w_put_chunk(&hw, w->output, row, ob, output, "'/output/iq'");
+        if (w->weights >= 0) w_put_chunk(&hw, w->weights, row, wb, weights, "'/weights'");
+        if (w->output >= 0) w_put_chunk(&hw, w->output, row, ob, output, "'/output/iq'");
     } else {
-        w_append(&hw, w->weights, w->cm_t, 5, 1, weights, "'/weights'");
-        if (w->keep_output) w_append(&hw, w->output, w->cm_t, 4, 1, output, "'/output/iq'");
+        if (w->weights >= 0) w_append(&hw, w->weights, w->cm_t, 5, 1, weights, "'/weights'");
+        if (w->output >= 0) w_append(&hw, w->output, w->cm_t, 4, 1, output, "'/output/iq'");
     }
     if (w->nbuf == RESULT_BATCH) w_flush_rows(&hw, w);
     quiet_end(&q);
@@ -597,12 +594,12 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, long long in
     return hw.st;
 }
 
-int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, rt_error *err)
+int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, stap_error *err)
 {
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    h5w hw = {w->path, err, STAP_OK, &w->out, w->file};
     w_flush_rows(&hw, w);
     if (w->direct && w->extent != (hsize_t)w->written) w_extent(&hw, w, (hsize_t)w->written);
     w_reserve(&hw, 0);

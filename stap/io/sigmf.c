@@ -16,14 +16,14 @@
 #define SIGMF_MAX_BYTES ((size_t)16 << 20)
 
 /* The metadata file's bytes (at most SIGMF_MAX_BYTES), without blocking on a FIFO. */
-static char *slurp(const char *path, size_t *len, rt_error *err)
+static char *slurp(const char *path, size_t *len, stap_error *err)
 {
-    int fd = rt_open_regular(path, err);
+    int fd = stap_open_regular(path, err);
     if (fd < 0) return NULL;
     struct stat sb;
     if (fstat(fd, &sb) != 0 || (unsigned long long)sb.st_size > SIGMF_MAX_BYTES) {
         close(fd);
-        rt_fail(err, RT_EIO, "cannot read '%s': %s", path, "larger than 16 MiB (not metadata)");
+        stap_fail(err, STAP_EIO, "cannot read '%s': %s", path, "larger than 16 MiB (not metadata)");
         return NULL;
     }
     const size_t want = (size_t)sb.st_size;
@@ -40,7 +40,7 @@ static char *slurp(const char *path, size_t *len, rt_error *err)
     close(fd);
     if (e) {
         free(buf);
-        rt_fail(err, RT_EIO, "cannot read '%s': %s", path, strerror(e));
+        stap_fail(err, STAP_EIO, "cannot read '%s': %s", path, strerror(e));
         return NULL;
     }
     buf[n] = '\0';
@@ -69,61 +69,61 @@ static void shown(const cJSON *it, char *buf, size_t len)
     cJSON_free(t);
 }
 
-int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, rt_error *err)
+int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, stap_error *err)
 {
     memset(m, 0, sizeof *m);
     m->channels = 1;
     const char *suffix = ".sigmf-meta";
     const size_t len = strlen(meta_path), sl = strlen(suffix);
     if (len <= sl || strcmp(meta_path + len - sl, suffix))
-        return rt_fail(err, RT_EINVAL, "SigMF metadata '%s' does not end in .sigmf-meta", meta_path);
+        return stap_fail(err, STAP_EINVAL, "SigMF metadata '%s' does not end in .sigmf-meta", meta_path);
     size_t n = 0;
     char *text = slurp(meta_path, &n, err);
-    if (!text) return err ? err->code : RT_EIO;
+    if (!text) return err ? err->code : STAP_EIO;
     char why[320], val[80];
     size_t at = 0;
     if (json_check(text, n, &at, why, sizeof why)) {
         free(text);
-        return rt_fail(err, RT_EFORMAT, "'%s' is not strict JSON: %s (byte %zu)", meta_path, why, at);
+        return stap_fail(err, STAP_EFORMAT, "'%s' is not strict JSON: %s (byte %zu)", meta_path, why, at);
     }
-    int st = RT_OK;
+    int st = STAP_OK;
     cJSON *doc = cJSON_ParseWithLength(text, n);
     const cJSON *global = doc ? cJSON_GetObjectItemCaseSensitive(doc, "global") : NULL;
     if (!doc) {
-        st = rt_fail(err, RT_ENOMEM, "out of memory parsing '%s'", meta_path);
+        st = stap_fail(err, STAP_ENOMEM, "out of memory parsing '%s'", meta_path);
         goto done;
     }
     if (!cJSON_IsObject(global)) {
-        st = rt_fail(err, RT_EFORMAT, "'%s': \"global\" is missing or not an object (SigMF "
-                     "metadata)", meta_path);
+        st = stap_fail(err, STAP_EFORMAT, "'%s': \"global\" is missing or not an object (SigMF "
+                       "metadata)", meta_path);
         goto done;
     }
     const cJSON *dt = cJSON_GetObjectItemCaseSensitive(global, "core:datatype");
     if (!cJSON_IsString(dt) || !dt->valuestring[0] ||
         strlen(dt->valuestring) >= sizeof m->datatype) {
         shown(dt, val, sizeof val);
-        st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:datatype\" %s: expected a short "
-                     "string such as \"ci16_le\"", meta_path, dt ? val : "is missing");
+        st = stap_fail(err, STAP_EFORMAT, "'%s': \"global\".\"core:datatype\" %s: expected a short "
+                       "string such as \"ci16_le\"", meta_path, dt ? val : "is missing");
         goto done;
     }
     snprintf(m->datatype, sizeof m->datatype, "%s", dt->valuestring);
     const cJSON *mo = cJSON_GetObjectItemCaseSensitive(global, "core:metadata_only");
     if (mo && !cJSON_IsBool(mo)) {
         shown(mo, val, sizeof val);
-        st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:metadata_only\" %s: expected true "
-                     "or false", meta_path, val);
+        st = stap_fail(err, STAP_EFORMAT, "'%s': \"global\".\"core:metadata_only\" %s: expected true "
+                       "or false", meta_path, val);
         goto done;
     }
     if (cJSON_IsTrue(mo)) {
-        st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:metadata_only\" is true: it has no "
-                     "samples", meta_path);
+        st = stap_fail(err, STAP_EFORMAT, "'%s': \"global\".\"core:metadata_only\" is true: it has no "
+                       "samples", meta_path);
         goto done;
     }
     unsigned long long ch = 1;
     if (count_at(global, "core:num_channels", &ch) < 0 || ch < 1 || ch > 1 << 20) {
         shown(cJSON_GetObjectItemCaseSensitive(global, "core:num_channels"), val, sizeof val);
-        st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:num_channels\" %s: expected a whole "
-                     "number from 1 to 1048576", meta_path, val);
+        st = stap_fail(err, STAP_EFORMAT, "'%s': \"global\".\"core:num_channels\" %s: expected a whole "
+                       "number from 1 to 1048576", meta_path, val);
         goto done;
     }
     m->channels = (long long)ch;
@@ -131,8 +131,8 @@ int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, rt_error *er
     if (rate) {
         if (!cJSON_IsNumber(rate) || !isfinite(rate->valuedouble) || rate->valuedouble <= 0) {
             shown(rate, val, sizeof val);
-            st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:sample_rate\" %s: expected a "
-                         "number > 0", meta_path, val);
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"global\".\"core:sample_rate\" %s: expected a "
+                           "number > 0", meta_path, val);
             goto done;
         }
         m->has_rate = 1;
@@ -146,8 +146,8 @@ int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, rt_error *er
         if (!cJSON_IsString(ds) || !ds->valuestring[0] || strchr(ds->valuestring, '/') ||
             !strcmp(ds->valuestring, "..") || !strcmp(ds->valuestring, ".")) {
             shown(ds, val, sizeof val);
-            st = rt_fail(err, RT_EFORMAT, "'%s': \"global\".\"core:dataset\" %s: expected the name "
-                         "of a file beside the metadata (no '/')", meta_path, val);
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"global\".\"core:dataset\" %s: expected the name "
+                           "of a file beside the metadata (no '/')", meta_path, val);
             goto done;
         }
         snprintf(m->dataset, sizeof m->dataset, "%.*s%s", dlen, meta_path, ds->valuestring);
@@ -157,7 +157,7 @@ int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, rt_error *er
     /* captures: one centre frequency if they agree; header bytes only before the first */
     const cJSON *caps = cJSON_GetObjectItemCaseSensitive(doc, "captures");
     if (caps && !cJSON_IsArray(caps)) {
-        st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\" is not an array", meta_path);
+        st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\" is not an array", meta_path);
         goto done;
     }
     int k = 0;
@@ -165,26 +165,26 @@ int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, rt_error *er
     cJSON_ArrayForEach(cap, caps) {
         unsigned long long hb = 0;
         if (!cJSON_IsObject(cap)) {
-            st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\"[%d] is not an object", meta_path, k);
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d] is not an object", meta_path, k);
             goto done;
         }
         const cJSON *fr = cJSON_GetObjectItemCaseSensitive(cap, "core:frequency");
         if (count_at(cap, "core:header_bytes", &hb) < 0) {
             shown(cJSON_GetObjectItemCaseSensitive(cap, "core:header_bytes"), val, sizeof val);
-            st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\"[%d].\"core:header_bytes\" %s: "
-                         "expected a whole number of bytes", meta_path, k, val);
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d].\"core:header_bytes\" %s: "
+                           "expected a whole number of bytes", meta_path, k, val);
             goto done;
         }
         if (fr && (!cJSON_IsNumber(fr) || !isfinite(fr->valuedouble))) {
             shown(fr, val, sizeof val);
-            st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\"[%d].\"core:frequency\" %s: expected "
-                         "a number", meta_path, k, val);
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d].\"core:frequency\" %s: expected "
+                           "a number", meta_path, k, val);
             goto done;
         }
         if (hb > 0 && k > 0) {
-            st = rt_fail(err, RT_EFORMAT, "'%s': \"captures\"[%d].\"core:header_bytes\": bytes "
-                         "between the samples are not read (only a header before the first "
-                         "capture)", meta_path, k);
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d].\"core:header_bytes\": bytes "
+                           "between the samples are not read (only a header before the first "
+                           "capture)", meta_path, k);
             goto done;
         }
         if (k == 0) m->header_bytes = hb;

@@ -33,7 +33,7 @@ static int parse_window_string(const char *s, stap_config *c)
 }
 
 /* /config of a result file into rd->cfg (validated as a run's configuration) */
-static int run_config(h5x *f, stap_run_data *rd, rt_error *err)
+static int run_config(h5x *f, stap_run_data *rd, stap_error *err)
 {
     const char *path = h5x_path(f), *g = "/config";
     stap_config *c = &rd->cfg;
@@ -42,7 +42,7 @@ static int run_config(h5x *f, stap_run_data *rd, rt_error *err)
                                          "doppler_order", "segments", "training", "beams"};
     int *idst[] = {&c->channels, &c->pulses, &c->range_gates, &c->doppler_bins,
                    &c->doppler_order, &c->segments, &c->training, &c->beams};
-    int st = RT_OK;
+    int st = STAP_OK;
     long long v;
     for (int i = 0; i < 8 && !st; i++)
         if (!(st = h5x_get_count(f, g, inames[i], 0, 1000000000, &v, err))) *idst[i] = (int)v;
@@ -52,15 +52,15 @@ static int run_config(h5x *f, stap_run_data *rd, rt_error *err)
     char win[128];
     if ((st = h5x_get_string(f, g, "window", win, sizeof win, err))) return st;
     if (parse_window_string(win, c))
-        return rt_fail(err, RT_EFORMAT, "%s: /config window '%s' is not none, hann or "
-                       "chebyshev:DB", path, win);
+        return stap_fail(err, STAP_EFORMAT, "%s: /config window '%s' is not none, hann or "
+                         "chebyshev:DB", path, win);
     /* v1.1 files before the sliding window have no training_window: segments */
     if (h5x_has_attr(f, g, "training_window")) {
         char tw[32];
         if ((st = h5x_get_string(f, g, "training_window", tw, sizeof tw, err))) return st;
         if (stap_training_window_parse(tw, &c->training_window, err)) {
-            rt_prefix(err, "%s: /config training_window", path);
-            return RT_EFORMAT;
+            stap_error_prefix(err, "%s: /config training_window", path);
+            return STAP_EFORMAT;
         }
         if (c->training_window == STAP_TRAINING_SLIDING) {
             long long b, gd;
@@ -76,34 +76,34 @@ static int run_config(h5x *f, stap_run_data *rd, rt_error *err)
         char al[32];
         if ((st = h5x_get_string(f, g, "algorithm", al, sizeof al, err))) return st;
         if (stap_algorithm_parse(al, &c->algorithm, err)) {
-            rt_prefix(err, "%s: /config algorithm", path);
-            return RT_EFORMAT;
+            stap_error_prefix(err, "%s: /config algorithm", path);
+            return STAP_EFORMAT;
         }
         /* its own parameter, if it has one (0, the library's "default", is not a value) */
         const char *pn = stap_algorithm_info_of(c->algorithm)->param;
         if (pn) {
             if ((st = h5x_get_count(f, g, pn, -1000000, 1000000, &v, err))) return st;
             if (v == 0)
-                return rt_fail(err, RT_EFORMAT, "%s: /config %s is 0; expected a nonzero "
-                               "whole number", path, pn);
+                return stap_fail(err, STAP_EFORMAT, "%s: /config %s is 0; expected a nonzero "
+                                 "whole number", path, pn);
             if ((st = stap_algorithm_set_param(c, pn, (int)v, err))) return st;
         }
     }
-    c->backend = LA_BACKEND_CPU;
+    c->backend = STAP_BACKEND_CPU;
     rd->beams = c->beams;
     stap_config chk = *c;
     if ((st = stap_config_validate(&chk, 1, rd->beams, stap_dof(c), err))) {
-        rt_prefix(err, "%s: /config", path);
+        stap_error_prefix(err, "%s: /config", path);
         return st;
     }
     if (chk.segments != c->segments) /* sliding: the blocks give the segments */
-        return rt_fail(err, RT_EFORMAT, "%s: /config segments %d, but %d range gates in "
-                       "sliding blocks of %d make %d", path, c->segments, c->range_gates,
-                       c->block, chk.segments);
-    return RT_OK;
+        return stap_fail(err, STAP_EFORMAT, "%s: /config segments %d, but %d range gates in "
+                         "sliding blocks of %d make %d", path, c->segments, c->range_gates,
+                         c->block, chk.segments);
+    return STAP_OK;
 }
 
-int stap_run_read(const char *path, int want_output, stap_run_data *rd, rt_error *err)
+int stap_run_read(const char *path, int want_output, stap_run_data *rd, stap_error *err)
 {
     memset(rd, 0, sizeof *rd);
     h5x *f = NULL;
@@ -111,28 +111,28 @@ int stap_run_read(const char *path, int want_output, stap_run_data *rd, rt_error
     if (st) return st;
     if (!h5x_exists(f, "/config")) {
         h5x_close(f);
-        return rt_fail(err, RT_EFORMAT, "%s: no /config group (not a result of 'rtstap run')",
-                       path);
+        return stap_fail(err, STAP_EFORMAT, "%s: no /config group (not a result of 'rtstap run')",
+                         path);
     }
     if ((st = run_config(f, rd, err))) goto out;
     const stap_config *c = &rd->cfg;
     const size_t N = (size_t)stap_dof(c), B = (size_t)rd->beams, D = (size_t)c->doppler_bins;
     const size_t sd[2] = {B, N}, wd[4] = {D, (size_t)c->segments, B, N};
     const size_t od[3] = {B, D, (size_t)c->range_gates};
-    rd->steering = malloc(sizeof(cf32) * B * N);
-    rd->weights = malloc(sizeof(cf32) * D * c->segments * B * N);
-    rd->output = want_output ? malloc(sizeof(cf32) * B * D * c->range_gates) : NULL;
+    rd->steering = malloc(sizeof(stap_cf32) * B * N);
+    rd->weights = malloc(sizeof(stap_cf32) * D * c->segments * B * N);
+    rd->output = want_output ? malloc(sizeof(stap_cf32) * B * D * c->range_gates) : NULL;
     if (!rd->steering || !rd->weights || (want_output && !rd->output)) {
-        st = rt_fail(err, RT_ENOMEM, "%s: out of memory", path);
+        st = stap_fail(err, STAP_ENOMEM, "%s: out of memory", path);
         goto out;
     }
     if ((st = h5x_get_cf32(f, "/steering", 2, sd, rd->steering, err)) ||
         (st = h5x_get_cf32(f, "/weights", 4, wd, rd->weights, err)) ||
         (want_output && (st = h5x_get_cf32(f, "/output/iq", 3, od, rd->output, err))))
         goto out;
-    rt_error ignore;
+    stap_error ignore;
     if (h5x_has_attr(f, "/radar", "prf_hz") &&
-        h5x_get_double(f, "/radar", "prf_hz", &rd->prf_hz, &ignore) == RT_OK && rd->prf_hz > 0)
+        h5x_get_double(f, "/radar", "prf_hz", &rd->prf_hz, &ignore) == STAP_OK && rd->prf_hz > 0)
         rd->has_prf = 1;
     if (h5x_exists(f, "/detections")) {
         if ((st = h5x_get_detections(f, "/detections", &rd->detections, &rd->detection_count, err)))
@@ -143,8 +143,8 @@ int stap_run_read(const char *path, int want_output, stap_run_data *rd, rt_error
             if (d->beam < 0 || d->beam >= rd->beams || d->doppler_bin < 0 ||
                 d->doppler_bin >= c->doppler_bins || d->range_cell < 0 ||
                 d->range_cell >= c->range_gates) {
-                st = rt_fail(err, RT_EFORMAT, "%s: /detections row %zu lies outside the output",
-                             path, i);
+                st = stap_fail(err, STAP_EFORMAT, "%s: /detections row %zu lies outside the output",
+                               path, i);
                 goto out;
             }
         }
@@ -160,20 +160,15 @@ out:
 static double to_db(double x) { return 10.0 * log10(x > 1e-300 ? x : 1e-300); }
 
 int stap_sinr_write(const char *path, const stap_sinr_result *r, const char *scene_name,
-                    const char *run_name, rt_error *err)
+                    const char *run_name, const stap_write_options *wo, stap_error *err)
 {
-    return stap_sinr_write_mode(path, r, scene_name, run_name, RT_WRITE_NEW, err);
-}
-
-int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char *scene_name,
-                         const char *run_name, rt_write_mode mode, rt_error *err)
-{
+    const stap_write_mode mode = wo ? wo->mode : STAP_WRITE_NEW;
     const size_t DB = (size_t)r->D * r->B, DSB = DB * r->S;
     double *hz = malloc(sizeof(double) * r->D), *lo = malloc(sizeof(double) * DB);
     double *lg = malloc(sizeof(double) * DB), *la = malloc(sizeof(double) * DSB);
     h5x *f = NULL;
-    int st = RT_OK;
-    if (!hz || !lo || !lg || !la) st = rt_fail(err, RT_ENOMEM, "out of memory writing '%s'", path);
+    int st = STAP_OK;
+    if (!hz || !lo || !lg || !la) st = stap_fail(err, STAP_ENOMEM, "out of memory writing '%s'", path);
     else st = h5x_create(&f, path, mode, err);
     if (!st) {
         for (int d = 0; d < r->D; d++) hz[d] = r->doppler[d] * r->prf_hz;
@@ -233,7 +228,7 @@ int stap_sinr_write_mode(const char *path, const stap_sinr_result *r, const char
     return st;
 }
 
-int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
+int stap_sinr_read(const char *path, stap_sinr_result *r, stap_error *err)
 {
     memset(r, 0, sizeof *r);
     h5x *f = NULL;
@@ -242,7 +237,7 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
     const char *g = "/sinr";
     if (!h5x_exists(f, g)) {
         h5x_close(f);
-        return rt_fail(err, RT_EFORMAT, "%s: no /sinr group (not a file of 'rtstap sinr')", path);
+        return stap_fail(err, STAP_EFORMAT, "%s: no /sinr group (not a file of 'rtstap sinr')", path);
     }
     static const char *const names[] = {"doppler_bins", "segments", "beams", "dof", "training",
                                         "channels", "pulses"};
@@ -256,8 +251,8 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
     if (h5x_has_attr(f, g, "doppler_order")) {
         if ((st = h5x_get_count(f, g, "doppler_order", 1, 100000000, &v, err))) goto out;
         if (v != r->N / r->C || r->N % r->C) {
-            st = rt_fail(err, RT_EFORMAT, "%s: /sinr doppler_order %lld does not divide dof %d "
-                         "into channels %d", path, v, r->N, r->C);
+            st = stap_fail(err, STAP_EFORMAT, "%s: /sinr doppler_order %lld does not divide dof %d "
+                           "into channels %d", path, v, r->N, r->C);
             goto out;
         }
         r->Q = (int)v;
@@ -291,7 +286,7 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
         goto out;
     r->rmb_applicable = (int)x;
     /* rmb_mean / rmb_sd are NaN when the law does not apply: read them leniently */
-    rt_error ignore;
+    stap_error ignore;
     if (h5x_get_double(f, g, "rmb_mean", &r->rmb_mean, &ignore)) r->rmb_mean = NAN;
     if (h5x_get_double(f, g, "rmb_sd", &r->rmb_sd, &ignore)) r->rmb_sd = NAN;
     const size_t DB = (size_t)r->D * r->B;
@@ -301,7 +296,7 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, rt_error *err)
     r->rho = malloc(sizeof(double) * DB * r->S);
     r->adaptive_loss = malloc(sizeof(double) * DB * r->S);
     if (!r->doppler || !r->optimum_loss || !r->algorithm_loss || !r->rho || !r->adaptive_loss) {
-        st = rt_fail(err, RT_ENOMEM, "%s: out of memory", path);
+        st = stap_fail(err, STAP_ENOMEM, "%s: out of memory", path);
         goto out;
     }
     const size_t d1[1] = {(size_t)r->D}, d2[2] = {(size_t)r->D, (size_t)r->B};

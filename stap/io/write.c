@@ -22,8 +22,8 @@ int w_fail_h5(h5w *w, const char *what)
 {
     char detail[256];
     if (!w->st)
-        w->st = rt_fail(w->err, RT_EIO, "cannot write %s to '%s': %s", what, w->path,
-                        h5_detail(detail, sizeof detail));
+        w->st = stap_fail(w->err, STAP_EIO, "cannot write %s to '%s': %s", what, w->path,
+                          h5_detail(detail, sizeof detail));
     return w->st;
 }
 
@@ -66,7 +66,7 @@ void w_dataset(h5w *w, hid_t loc, const char *name, const char *fullname, hid_t 
 
 /* A complex64 dataset; *keep (when not NULL) gets it open, or -1. */
 void w_cf32_keep(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
-                        const hsize_t *dims, const cf32 *data, hid_t *keep)
+                        const hsize_t *dims, const stap_cf32 *data, hid_t *keep)
 {
     if (keep) *keep = -1;
     if (w->st) return;
@@ -78,7 +78,7 @@ void w_cf32_keep(h5w *w, hid_t loc, const char *name, const char *fullname, int 
 }
 
 void w_cf32(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
-                   const hsize_t *dims, const cf32 *data)
+                   const hsize_t *dims, const stap_cf32 *data)
 {
     w_cf32_keep(w, loc, name, fullname, rank, dims, data, NULL);
 }
@@ -158,7 +158,7 @@ hid_t no_chunk_cache(void)
 hid_t out_create(h5w *w, h5_out *o)
 {
     hid_t file = h5_out_create(o, w->err);
-    if (file < 0) w->st = w->err ? w->err->code : RT_EIO;
+    if (file < 0) w->st = w->err ? w->err->code : STAP_EIO;
     w->out = o;
     w->file = file;
     return file;
@@ -166,7 +166,7 @@ hid_t out_create(h5w *w, h5_out *o)
 
 int out_finish(h5w *w, h5_out *o, hid_t file)
 {
-    int st = h5_out_finish(o, file, w->st != RT_OK, w->err);
+    int st = h5_out_finish(o, file, w->st != STAP_OK, w->err);
     if (w->st) return w->st;
     return w->st = st;
 }
@@ -185,34 +185,29 @@ void w_meta_radar(h5w *w, hid_t file, const stap_radar_meta *m, int always)
 }
 
 int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn extra,
-                     void *extra_user, rt_error *err)
+                     void *extra_user, const stap_write_options *wo, stap_error *err)
 {
-    return stap_input_write_mode(path, in, extra, extra_user, RT_WRITE_NEW, err);
-}
-
-int stap_input_write_mode(const char *path, const stap_input *in, stap_h5_extra_fn extra,
-                          void *extra_user, rt_write_mode mode, rt_error *err)
-{
-    if (!path || !*path) return rt_fail(err, RT_EINVAL, "stap_input_write: empty output path");
+    const stap_write_mode mode = wo ? wo->mode : STAP_WRITE_NEW;
+    if (!path || !*path) return stap_fail(err, STAP_EINVAL, "stap_input_write: empty output path");
     if (!in || !in->iq || in->channels < 1 || in->pulses < 1 || in->range_gates < 1)
-        return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): no cube, or a dimension < 1", path);
+        return stap_fail(err, STAP_EINVAL, "stap_input_write('%s'): no cube, or a dimension < 1", path);
     if (in->steering_beams < 0 ||
         (in->steering_beams > 0 && (!in->steering || in->steering_len < 1)))
-        return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): steering_beams = %d but no "
-                       "steering vectors of length >= 1", path, in->steering_beams);
+        return stap_fail(err, STAP_EINVAL, "stap_input_write('%s'): steering_beams = %d but no "
+                         "steering vectors of length >= 1", path, in->steering_beams);
     const stap_radar_meta *m = &in->meta;
     if (m->has_element_spacing &&
         !(isfinite(m->element_spacing_wavelengths) && m->element_spacing_wavelengths > 0))
-        return rt_fail(err, RT_EINVAL, "stap_input_write('%s'): element spacing %g is not a "
-                       "finite number > 0", path, m->element_spacing_wavelengths);
+        return stap_fail(err, STAP_EINVAL, "stap_input_write('%s'): element spacing %g is not a "
+                         "finite number > 0", path, m->element_spacing_wavelengths);
 
     h5_out o;
     h5_quiet q;
     quiet_begin(&q);
-    h5w w = {path, err, RT_OK, NULL, -1};
+    h5w w = {path, err, STAP_OK, NULL, -1};
     if (h5_out_begin(&o, path, mode, err)) {
         quiet_end(&q);
-        return err ? err->code : RT_EIO;
+        return err ? err->code : STAP_EIO;
     }
     hid_t file = out_create(&w, &o);
     w_attr_int(&w, file, "schema_version", H5IO_SCHEMA_VERSION);
@@ -239,7 +234,7 @@ int stap_input_write_mode(const char *path, const stap_input *in, stap_h5_extra_
     if (!w.st && extra) {
         struct stap_h5_file hf;
         h5x_for_writer(&hf, &w, file);
-        if (extra(&hf, extra_user, err) && !w.st) w.st = err ? err->code : RT_EIO;
+        if (extra(&hf, extra_user, err) && !w.st) w.st = err ? err->code : STAP_EIO;
     }
     int st = out_finish(&w, &o, file);
     quiet_end(&q);
@@ -253,7 +248,7 @@ struct stap_recording_writer {
     h5_out out;
     hid_t file, dset, ftype, mtype;
     hsize_t dims[4];
-    rt_error *err;
+    stap_error *err;
 };
 
 void stap_recording_abort(stap_recording_writer *w)
@@ -271,32 +266,27 @@ void stap_recording_abort(stap_recording_writer *w)
     free(w);
 }
 
-int stap_recording_create(stap_recording_writer **out, const char *path, const stap_input *in,
-                          long long cpis, rt_error *err)
+int stap_recording_create(stap_recording_writer **out, const char *path,
+                          const stap_input *in, long long cpis, const stap_write_options *wo,
+                          stap_error *err)
 {
-    return stap_recording_create_mode(out, path, in, cpis, RT_WRITE_NEW, err);
-}
-
-int stap_recording_create_mode(stap_recording_writer **out, const char *path,
-                               const stap_input *in, long long cpis, rt_write_mode mode,
-                               rt_error *err)
-{
+    const stap_write_mode mode = wo ? wo->mode : STAP_WRITE_NEW;
     *out = NULL;
     if (!path || !*path || !in || cpis < 1 || in->channels < 1 || in->pulses < 1 || in->range_gates < 1)
-        return rt_fail(err, RT_EINVAL, "stap_recording_create: no path, or a dimension < 1");
+        return stap_fail(err, STAP_EINVAL, "stap_recording_create: no path, or a dimension < 1");
     stap_recording_writer *w = calloc(1, sizeof *w);
-    if (!w) return rt_fail(err, RT_ENOMEM, "out of memory");
+    if (!w) return stap_fail(err, STAP_ENOMEM, "out of memory");
     w->file = w->dset = w->ftype = w->mtype = -1;
     snprintf(w->path, sizeof w->path, "%s", path);
     if (h5_out_begin(&w->out, w->path, mode, err)) {
-        int st = err ? err->code : RT_EIO;
+        int st = err ? err->code : STAP_EIO;
         free(w);
         return st;
     }
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {w->path, err, RT_OK, NULL, -1};
+    h5w hw = {w->path, err, STAP_OK, NULL, -1};
     w->file = out_create(&hw, &w->out);
     w_attr_int(&hw, w->file, "schema_version", H5IO_SCHEMA_VERSION);
     w_root(&hw, w->file);
@@ -341,20 +331,20 @@ int stap_recording_create_mode(stap_recording_writer **out, const char *path,
         return st;
     }
     *out = w;
-    return RT_OK;
+    return STAP_OK;
 }
 
-int stap_recording_write(stap_recording_writer *w, long long cpi, const cf32 *cube, rt_error *err)
+int stap_recording_write(stap_recording_writer *w, long long cpi, const stap_cf32 *cube, stap_error *err)
 {
     if (cpi < 0 || cpi >= (long long)w->dims[0])
-        return rt_fail(err, RT_EINVAL, "'%s' holds %llu CPIs; CPI %lld written", w->path,
-                       (unsigned long long)w->dims[0], cpi);
+        return stap_fail(err, STAP_EINVAL, "'%s' holds %llu CPIs; CPI %lld written", w->path,
+                         (unsigned long long)w->dims[0], cpi);
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    h5w hw = {w->path, err, STAP_OK, &w->out, w->file};
     hsize_t start[4] = {(hsize_t)cpi, 0, 0, 0}, count[4] = {1, w->dims[1], w->dims[2], w->dims[3]};
-    w_reserve(&hw, sizeof(cf32) * (size_t)(w->dims[1] * w->dims[2] * w->dims[3]));
+    w_reserve(&hw, sizeof(stap_cf32) * (size_t)(w->dims[1] * w->dims[2] * w->dims[3]));
     hid_t fs = hw.st ? -1 : H5Dget_space(w->dset), ms = hw.st ? -1 : H5Screate_simple(4, count, NULL);
     if (!hw.st &&
         (fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
@@ -368,17 +358,17 @@ int stap_recording_write(stap_recording_writer *w, long long cpi, const cf32 *cu
 }
 
 int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void *user,
-                          rt_error *err)
+                          stap_error *err)
 {
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
-    h5w hw = {w->path, err, RT_OK, &w->out, w->file};
+    h5w hw = {w->path, err, STAP_OK, &w->out, w->file};
     w_reserve(&hw, 0);
     if (extra && !hw.st) {
         struct stap_h5_file hf;
         h5x_for_writer(&hf, &hw, w->file);
-        if (extra(&hf, user, err) && !hw.st) hw.st = err ? err->code : RT_EIO;
+        if (extra(&hf, user, err) && !hw.st) hw.st = err ? err->code : STAP_EIO;
     }
     CLOSE_DSET(w->dset);
     CLOSE_TYPE(w->ftype);

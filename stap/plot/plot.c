@@ -16,18 +16,18 @@ static const plot_rgb WHITE = {255, 255, 255}, BLACK = {0, 0, 0}, GRID = {225, 2
 static const plot_rgb INK = {30, 30, 30};
 
 /* ---- raster ------------------------------------------------------------------------ */
-int plot_image_create(plot_image *im, int w, int h, plot_rgb bg, rt_error *err)
+int plot_image_create(plot_image *im, int w, int h, plot_rgb bg, stap_error *err)
 {
     im->w = w;
     im->h = h;
     im->rgb = malloc((size_t)w * h * 3);
-    if (!im->rgb) return rt_fail(err, RT_ENOMEM, "out of memory for a %d x %d image", w, h);
+    if (!im->rgb) return stap_fail(err, STAP_ENOMEM, "out of memory for a %d x %d image", w, h);
     for (size_t i = 0; i < (size_t)w * h; i++) {
         im->rgb[3 * i] = bg.r;
         im->rgb[3 * i + 1] = bg.g;
         im->rgb[3 * i + 2] = bg.b;
     }
-    return RT_OK;
+    return STAP_OK;
 }
 
 void plot_image_free(plot_image *im)
@@ -149,15 +149,15 @@ static void png_warning_fn(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
-int plot_png_write(const char *path, const plot_image *im, rt_write_mode mode, rt_error *err)
+int plot_png_write(const char *path, const plot_image *im, stap_write_mode mode, stap_error *err)
 {
     char tmp[4096];
-    int st = rt_atomic_begin_mode(path, tmp, sizeof tmp, mode, err);
+    int st = stap_atomic_begin(path, tmp, sizeof tmp, mode, err);
     if (st) return st;
     FILE *f = fopen(tmp, "wb");
     if (!f) {
-        rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot write '%s' (as '%s')", path, tmp);
+        stap_atomic_abort(tmp);
+        return stap_fail(err, STAP_EIO, "cannot write '%s' (as '%s')", path, tmp);
     }
     char msg[256] = "";
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, msg, png_error_fn,
@@ -193,10 +193,10 @@ int plot_png_write(const char *path, const plot_image *im, rt_write_mode mode, r
         fclose(f);
     }
     if (bad) {
-        rt_atomic_abort(tmp);
-        return rt_fail(err, RT_EIO, "cannot write '%s': %s", path, msg[0] ? msg : "libpng failed");
+        stap_atomic_abort(tmp);
+        return stap_fail(err, STAP_EIO, "cannot write '%s': %s", path, msg[0] ? msg : "libpng failed");
     }
-    return rt_atomic_commit_mode(tmp, path, mode, err);
+    return stap_atomic_commit(tmp, path, mode, err);
 }
 
 /* ---- axes ------------------------------------------------------------------------- */
@@ -349,15 +349,15 @@ static void draw_colorbar(plot_image *im, const frame *cb, const char *label, in
                   TXT, 1, INK);
 }
 
-static int heatmap_ok(const char *path, const plot_heatmap *hm, rt_error *err)
+static int heatmap_ok(const char *path, const plot_heatmap *hm, stap_error *err)
 {
     if (hm->nx < 1 || hm->ny < 1 || !(hm->x1 > hm->x0) || !(hm->y1 > hm->y0))
-        return rt_fail(err, RT_EINVAL, "heat map '%s': empty grid or range", path);
-    return RT_OK;
+        return stap_fail(err, STAP_EINVAL, "heat map '%s': empty grid or range", path);
+    return STAP_OK;
 }
 
-int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_write_mode mode,
-                     rt_error *err)
+int plot_heatmap_png(const char *path, const plot_heatmap *hm, stap_write_mode mode,
+                     stap_error *err)
 {
     int st = heatmap_ok(path, hm, err);
     if (st) return st;
@@ -374,10 +374,10 @@ int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_write_mode mod
 }
 
 int plot_heatmaps_png(const char *path, const char *title, const char *note,
-                      const plot_heatmap *hm, int n, rt_write_mode mode, rt_error *err)
+                      const plot_heatmap *hm, int n, stap_write_mode mode, stap_error *err)
 {
     if (n < 1 || n > 4)
-        return rt_fail(err, RT_EINVAL, "heat maps '%s': %d panels (1 to 4)", path, n);
+        return stap_fail(err, STAP_EINVAL, "heat maps '%s': %d panels (1 to 4)", path, n);
     int st;
     for (int k = 0; k < n; k++)
         if ((st = heatmap_ok(path, &hm[k], err))) return st;
@@ -414,10 +414,10 @@ int plot_heatmaps_png(const char *path, const char *title, const char *note,
     return st;
 }
 
-int plot_lines_png(const char *path, const plot_lines *pl, rt_write_mode mode, rt_error *err)
+int plot_lines_png(const char *path, const plot_lines *pl, stap_write_mode mode, stap_error *err)
 {
     if (!(pl->x1 > pl->x0) || !(pl->y1 > pl->y0))
-        return rt_fail(err, RT_EINVAL, "line plot '%s': empty range", path);
+        return stap_fail(err, STAP_EINVAL, "line plot '%s': empty range", path);
     /* the legend: rows of entries above the plot area, as many rows as it needs */
     const int W = 980, row_h = 26;
     int rows = 1;
@@ -470,7 +470,7 @@ int plot_lines_png(const char *path, const plot_lines *pl, rt_write_mode mode, r
 /* ---- the radar pictures ------------------------------------------------------------- */
 static double db10(double x) { return 10 * log10(x > 1e-30 ? x : 1e-30); }
 
-static int taper(int n, double db, double *w, rt_error *err)
+static int taper(int n, double db, double *w, stap_error *err)
 {
     stap_config c;
     stap_config_defaults(&c);
@@ -478,28 +478,28 @@ static int taper(int n, double db, double *w, rt_error *err)
     c.window = STAP_WINDOW_CHEBYSHEV;
     c.chebyshev_db = db;
     float *wf = malloc(sizeof(float) * n);
-    if (!wf) return rt_fail(err, RT_ENOMEM, "out of memory");
+    if (!wf) return stap_fail(err, STAP_ENOMEM, "out of memory");
     int st = stap_window(&c, wf, err);
     for (int i = 0; i < n; i++) w[i] = wf[i];
     free(wf);
     return st;
 }
 
-int stap_plot_angle_doppler(const char *path, const cf32 *cube, int C, int P, int R, int rc,
+int stap_plot_angle_doppler(const char *path, const stap_cf32 *cube, int C, int P, int R, int rc,
                             int half, double spacing, double prf_hz, double taper_db,
-                            rt_write_mode mode, rt_error *err)
+                            stap_write_mode mode, stap_error *err)
 {
     if (rc < 0 || rc >= R)
-        return rt_fail(err, RT_EINVAL, "range cell %d outside 0..%d", rc, R - 1);
+        return stap_fail(err, STAP_EINVAL, "range cell %d outside 0..%d", rc, R - 1);
     const int nu = 240, nf = 200;
     int r0 = rc - half < 0 ? 0 : rc - half, r1 = rc + half >= R ? R - 1 : rc + half;
     double *wc = malloc(sizeof(double) * C), *wp = malloc(sizeof(double) * P);
-    cf64 *tw_p = malloc(sizeof(cf64) * (size_t)nf * P), *tw_c = malloc(sizeof(cf64) * (size_t)nu * C);
-    cf64 *T = malloc(sizeof(cf64) * (size_t)C * nf);
+    stap_cf64 *tw_p = malloc(sizeof(stap_cf64) * (size_t)nf * P), *tw_c = malloc(sizeof(stap_cf64) * (size_t)nu * C);
+    stap_cf64 *T = malloc(sizeof(stap_cf64) * (size_t)C * nf);
     double *S = calloc((size_t)nu * nf, sizeof(double));
-    int st = RT_OK;
+    int st = STAP_OK;
     if (!wc || !wp || !tw_p || !tw_c || !T || !S) {
-        st = rt_fail(err, RT_ENOMEM, "out of memory for the angle-Doppler spectrum");
+        st = stap_fail(err, STAP_ENOMEM, "out of memory for the angle-Doppler spectrum");
         goto out;
     }
     if ((st = taper(C, taper_db, wc, err)) || (st = taper(P, taper_db, wp, err))) goto out;
@@ -518,15 +518,15 @@ int stap_plot_angle_doppler(const char *path, const cf32 *cube, int C, int P, in
     for (int r = r0; r <= r1; r++) {
         for (int c = 0; c < C; c++)
             for (int j = 0; j < nf; j++) {
-                cf64 acc = 0;
-                const cf64 *tw = tw_p + (size_t)j * P;
+                stap_cf64 acc = 0;
+                const stap_cf64 *tw = tw_p + (size_t)j * P;
                 for (int p = 0; p < P; p++) acc += tw[p] * cube[((size_t)c * P + p) * R + r];
                 T[(size_t)c * nf + j] = acc;
             }
         for (int j = 0; j < nf; j++)
             for (int i = 0; i < nu; i++) {
-                cf64 acc = 0;
-                const cf64 *tw = tw_c + (size_t)i * C;
+                stap_cf64 acc = 0;
+                const stap_cf64 *tw = tw_c + (size_t)i * C;
                 for (int c = 0; c < C; c++) acc += tw[c] * T[(size_t)c * nf + j];
                 S[(size_t)j * nu + i] += creal(acc * conj(acc));
             }
@@ -556,14 +556,14 @@ out:
     return st;
 }
 
-int stap_plot_response(const char *path, const stap_response_picture *pic, rt_write_mode mode,
-                       rt_error *err)
+int stap_plot_response(const char *path, const stap_response_picture *pic, stap_write_mode mode,
+                       stap_error *err)
 {
     const int nu = pic->nu, nf = pic->nf, np = pic->npanels;
     if (np < 1 || np > 2 || nu < 2 || nf < 1 || !(pic->floor_db < 0))
-        return rt_fail(err, RT_EINVAL, "response picture '%s': %d panels of %d x %d, floor %g "
-                       "dB (need 1 or 2 panels, nu >= 2, nf >= 1, floor < 0)", path, np, nu, nf,
-                       pic->floor_db);
+        return stap_fail(err, STAP_EINVAL, "response picture '%s': %d panels of %d x %d, floor %g "
+                         "dB (need 1 or 2 panels, nu >= 2, nf >= 1, floor < 0)", path, np, nu, nf,
+                         pic->floor_db);
     const size_t n = (size_t)nu * nf;
     double *z = malloc(sizeof(double) * n * np);
     /* the ridge: one segment per wrap, u in [(k - 1/2) / slope, (k + 1/2) / slope] */
@@ -587,7 +587,7 @@ int stap_plot_response(const char *path, const stap_response_picture *pic, rt_wr
             guides[ng++] = (plot_guide){ua + e, sl * (ua + e) - k, ub - e, sl * (ub - e) - k};
         }
     }
-    if (!z) return rt_fail(err, RT_ENOMEM, "out of memory for the response picture");
+    if (!z) return stap_fail(err, STAP_ENOMEM, "out of memory for the response picture");
     plot_marker look = {pic->look_u, pic->look_f};
     plot_heatmap hm[2];
     char titles[2][200];
@@ -647,11 +647,11 @@ static int cmp_bin(const void *a, const void *b)
 /* One table's curves for one beam in Doppler order: x (times scale), the optimum loss yo,
  * the adaptive loss ya (mean over the segments) and the clairvoyant loss yg, in dB. */
 static int sinr_curves(const stap_sinr_result *res, int beam, double scale, double *x,
-                       double *yo, double *ya, double *yg, rt_error *err)
+                       double *yo, double *ya, double *yg, stap_error *err)
 {
     const int D = res->D;
     bin_order *o = malloc(sizeof(bin_order) * D);
-    if (!o) return rt_fail(err, RT_ENOMEM, "out of memory");
+    if (!o) return stap_fail(err, STAP_ENOMEM, "out of memory");
     for (int d = 0; d < D; d++) o[d] = (bin_order){res->doppler[d], d};
     qsort(o, D, sizeof *o, cmp_bin);
     for (int k = 0; k < D; k++) {
@@ -664,21 +664,21 @@ static int sinr_curves(const stap_sinr_result *res, int beam, double scale, doub
         if (yg) yg[k] = db10(lg);
     }
     free(o);
-    return RT_OK;
+    return STAP_OK;
 }
 
-int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_write_mode mode,
-                   rt_error *err)
+int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, stap_write_mode mode,
+                   stap_error *err)
 {
     if (beam < 0 || beam >= res->B)
-        return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d", beam, res->B - 1);
+        return stap_fail(err, STAP_EINVAL, "beam %d outside 0..%d", beam, res->B - 1);
     const int D = res->D;
     double *x = malloc(sizeof(double) * D), *yo = malloc(sizeof(double) * D);
     double *ya = malloc(sizeof(double) * D), *yr = malloc(sizeof(double) * D);
     double *yg = malloc(sizeof(double) * D);
     double scale = res->prf_hz > 0 ? res->prf_hz : 1, ymin = 0;
     int st = x && yo && ya && yr && yg ? sinr_curves(res, beam, scale, x, yo, ya, yg, err)
-                                       : rt_fail(err, RT_ENOMEM, "out of memory");
+                                       : stap_fail(err, STAP_ENOMEM, "out of memory");
     if (st) goto out;
     /* a reduced-DOF algorithm: its clairvoyant curve too, and RMB relative to it (for the
      * sub-CPI algorithms the law holds where they adapt: on the staggered snapshots the
@@ -727,28 +727,28 @@ out:
 
 int stap_plot_sinr_compare(const char *path, const stap_sinr_result *const *res,
                            const int *beams, const char *const *labels,
-                           const char *const *optimum_labels, int n, rt_write_mode mode,
-                           rt_error *err)
+                           const char *const *optimum_labels, int n, stap_write_mode mode,
+                           stap_error *err)
 {
     enum { MAX = STAP_PLOT_SINR_MAX_TABLES };
     static const plot_rgb palette[MAX] = {{31, 119, 180}, {230, 100, 20}, {44, 160, 44},
                                           {214, 39, 40},  {148, 103, 189}, {140, 86, 75},
                                           {227, 119, 194}, {90, 90, 90}};
     if (n < 1 || n > MAX)
-        return rt_fail(err, RT_EINVAL, "SINR comparison '%s': %d tables (1 to %d)", path, n, MAX);
+        return stap_fail(err, STAP_EINVAL, "SINR comparison '%s': %d tables (1 to %d)", path, n, MAX);
     /* Hz when every table knows the same PRF, else cycles per pulse */
     double prf = res[0]->prf_hz;
     for (int k = 0; k < n; k++) {
         if (beams[k] < 0 || beams[k] >= res[k]->B)
-            return rt_fail(err, RT_EINVAL, "SINR table %d: beam %d outside 0..%d", k, beams[k],
-                           res[k]->B - 1);
+            return stap_fail(err, STAP_EINVAL, "SINR table %d: beam %d outside 0..%d", k, beams[k],
+                             res[k]->B - 1);
         if (!(res[k]->prf_hz > 0) || fabs(res[k]->prf_hz - prf) > 1e-9 * prf) prf = 0;
     }
     const double scale = prf > 0 ? prf : 1;
     double *buf[3 * MAX] = {0};
     char optlab[MAX][96];
     plot_series s[2 * MAX];
-    int ns = 0, st = RT_OK;
+    int ns = 0, st = STAP_OK;
     double ymin = 0;
     for (int k = 0; k < n && !st; k++) {
         const int D = res[k]->D;
@@ -756,7 +756,7 @@ int stap_plot_sinr_compare(const char *path, const stap_sinr_result *const *res,
         double *yo = buf[3 * k + 1] = malloc(sizeof(double) * D);
         double *ya = buf[3 * k + 2] = malloc(sizeof(double) * D);
         st = x && yo && ya ? sinr_curves(res[k], beams[k], scale, x, yo, ya, NULL, err)
-                           : rt_fail(err, RT_ENOMEM, "out of memory");
+                           : stap_fail(err, STAP_ENOMEM, "out of memory");
         if (st) break;
         for (int i = 0; i < D; i++) ymin = fmin(ymin, fmin(yo[i], ya[i]));
         /* the optimum of a table with the same degrees of freedom and bins as an earlier
@@ -797,12 +797,12 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R, int beam,
+int stap_plot_range_doppler(const char *path, const stap_cf32 *y, int B, int D, int R, int beam,
                             const stap_detection *det, size_t ndet, double prf_hz,
-                            rt_write_mode mode, rt_error *err)
+                            stap_write_mode mode, stap_error *err)
 {
     if (beam < 0 || beam >= B)
-        return rt_fail(err, RT_EINVAL, "beam %d outside 0..%d", beam, B - 1);
+        return stap_fail(err, STAP_EINVAL, "beam %d outside 0..%d", beam, B - 1);
     const size_t n = (size_t)D * R;
     double *z = malloc(sizeof(double) * n), *tmp = malloc(sizeof(double) * n);
     plot_marker *mk = malloc(sizeof(plot_marker) * (ndet ? ndet : 1));
@@ -810,9 +810,9 @@ int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R
         free(z);
         free(tmp);
         free(mk);
-        return rt_fail(err, RT_ENOMEM, "out of memory for the range-Doppler map");
+        return stap_fail(err, STAP_ENOMEM, "out of memory for the range-Doppler map");
     }
-    const cf32 *yb = y + (size_t)beam * n;
+    const stap_cf32 *yb = y + (size_t)beam * n;
     double zmax = -INFINITY;
     /* rows bottom-up by Doppler: row j holds bin (j + ceil(D/2)) mod D; each row is
      * shown over its own median (the output noise level differs from bin to bin) */
@@ -820,13 +820,13 @@ int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R
     for (int j = 0; j < D; j++) {
         int d = (j + first) % D;
         for (int r = 0; r < R; r++) {
-            cf32 v = yb[(size_t)d * R + r];
+            stap_cf32 v = yb[(size_t)d * R + r];
             tmp[r] = (double)crealf(v) * crealf(v) + (double)cimagf(v) * cimagf(v);
         }
         qsort(tmp, R, sizeof(double), cmp_double);
         double med = tmp[R / 2] > 0 ? tmp[R / 2] : 1;
         for (int r = 0; r < R; r++) {
-            cf32 v = yb[(size_t)d * R + r];
+            stap_cf32 v = yb[(size_t)d * R + r];
             double p = (double)crealf(v) * crealf(v) + (double)cimagf(v) * cimagf(v);
             z[(size_t)j * R + r] = db10(p / med);
             if (z[(size_t)j * R + r] > zmax) zmax = z[(size_t)j * R + r];

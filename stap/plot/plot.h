@@ -3,8 +3,8 @@
  * radar pictures built on it: the angle–Doppler spectrum of an input cube at a range
  * cell, the SINR loss against Doppler, and the range–Doppler map of one output beam
  * with the CFAR detections marked. PNG files are published atomically (h5io.h's
- * rt_atomic_*): every writer takes the rt_write_mode (RT_WRITE_NEW: an existing file is
- * refused; RT_WRITE_REPLACE: replaced once the new one is complete). */
+ * rt_atomic_*): every writer takes the stap_write_mode (STAP_WRITE_NEW: an existing file is
+ * refused; STAP_WRITE_REPLACE: replaced once the new one is complete). */
 #ifndef PLOT_H
 #define PLOT_H
 
@@ -26,7 +26,7 @@ typedef struct plot_image {
 
 typedef struct plot_rgb { uint8_t r, g, b; } plot_rgb;
 
-int plot_image_create(plot_image *im, int w, int h, plot_rgb background, rt_error *err);
+int plot_image_create(plot_image *im, int w, int h, plot_rgb background, stap_error *err);
 void plot_image_free(plot_image *im);
 void plot_fill_rect(plot_image *im, int x0, int y0, int x1, int y1, plot_rgb c); /* [x0,x1) */
 void plot_line(plot_image *im, int x0, int y0, int x1, int y1, int width, plot_rgb c);
@@ -38,7 +38,7 @@ int plot_text_width(const char *s, int scale);
 /* The viridis colour map, t in [0, 1]. */
 plot_rgb plot_colormap(double t);
 /* Write im to path as an 8-bit RGB PNG, atomically. */
-int plot_png_write(const char *path, const plot_image *im, rt_write_mode mode, rt_error *err);
+int plot_png_write(const char *path, const plot_image *im, stap_write_mode mode, stap_error *err);
 
 /* ---- charts ------------------------------------------------------------------------ */
 typedef struct plot_marker {
@@ -66,13 +66,13 @@ typedef struct plot_heatmap {
     size_t nxmarks;
     const char *xmark_label;
 } plot_heatmap;
-int plot_heatmap_png(const char *path, const plot_heatmap *hm, rt_write_mode mode,
-                     rt_error *err);
+int plot_heatmap_png(const char *path, const plot_heatmap *hm, stap_write_mode mode,
+                     stap_error *err);
 /* n (1..4) heat maps side by side on the first one's colour scale (zmin..zmax) and
  * colour bar, under one title, with a note (or NULL) at the bottom; each panel's title
  * may have a second line after '\n' (the y label is drawn on the first panel only). */
 int plot_heatmaps_png(const char *path, const char *title, const char *note,
-                      const plot_heatmap *hm, int n, rt_write_mode mode, rt_error *err);
+                      const plot_heatmap *hm, int n, stap_write_mode mode, stap_error *err);
 
 typedef struct plot_series {
     const char *label;
@@ -88,7 +88,7 @@ typedef struct plot_lines {
     const plot_series *series;
     double x0, x1, y0, y1;
 } plot_lines;
-int plot_lines_png(const char *path, const plot_lines *pl, rt_write_mode mode, rt_error *err);
+int plot_lines_png(const char *path, const plot_lines *pl, stap_write_mode mode, stap_error *err);
 
 /* ---- the radar pictures ------------------------------------------------------------- */
 /* Angle–Doppler (Fourier) spectrum of the cube (C x P x R) averaged over the range
@@ -96,13 +96,13 @@ int plot_lines_png(const char *path, const plot_lines *pl, rt_write_mode mode, r
  * e^{-2 pi i (spacing c u + w p)}|^2 / (sum wc^2 sum wp^2) on a grid of sine-angle u in
  * [-1, 1] and Doppler w in [-1/2, 1/2), with Dolph–Chebyshev tapers of taper_db in
  * both dimensions; unit-power white noise is 0 dB. prf_hz > 0 labels Doppler in Hz. */
-int stap_plot_angle_doppler(const char *path, const cf32 *cube, int C, int P, int R,
+int stap_plot_angle_doppler(const char *path, const stap_cf32 *cube, int C, int P, int R,
                             int range_cell, int half_window, double spacing, double prf_hz,
-                            double taper_db, rt_write_mode mode, rt_error *err);
+                            double taper_db, stap_write_mode mode, stap_error *err);
 /* SINR loss against Doppler for one beam: the optimum, the adaptive (mean over the
  * segments) and the optimum times the RMB expectation. */
-int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, rt_write_mode mode,
-                   rt_error *err);
+int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, stap_write_mode mode,
+                   stap_error *err);
 /* Angle–Doppler response of weight vectors (datasets/scene_response.h computes them):
  * panels side by side, each |w^H s(u, f)|^2 in dB over its own peak on one colour scale
  * floor_db..0, on the grid u_i = -1 + 2 i / (nu - 1), f_j = -1/2 + j / nf (cycles per
@@ -120,8 +120,8 @@ typedef struct stap_response_picture {
     int njammers;
     double ridge_slope;          /* beta (d/lambda); NAN or 0: no ridge drawn         */
 } stap_response_picture;
-int stap_plot_response(const char *path, const stap_response_picture *pic, rt_write_mode mode,
-                       rt_error *err);
+int stap_plot_response(const char *path, const stap_response_picture *pic, stap_write_mode mode,
+                       stap_error *err);
 /* SINR loss against Doppler of n tables (1..STAP_PLOT_SINR_MAX_TABLES; e.g. Q = 1 and
  * Q = 3 runs on one scene) on one plot: table k's adaptive loss (mean over segments) for
  * beam beams[k], solid, labelled labels[k], and its optimum dashed in the same colour,
@@ -132,13 +132,13 @@ int stap_plot_response(const char *path, const stap_response_picture *pic, rt_wr
 #define STAP_PLOT_SINR_MAX_TABLES 8
 int stap_plot_sinr_compare(const char *path, const stap_sinr_result *const *res,
                            const int *beams, const char *const *labels,
-                           const char *const *optimum_labels, int n, rt_write_mode mode,
-                           rt_error *err);
+                           const char *const *optimum_labels, int n, stap_write_mode mode,
+                           stap_error *err);
 /* Range–Doppler map |y|^2 (dB over each Doppler bin's median) of beam `beam` of the output
  * y (B x D x R), with the detections of that beam ringed. */
-int stap_plot_range_doppler(const char *path, const cf32 *y, int B, int D, int R, int beam,
+int stap_plot_range_doppler(const char *path, const stap_cf32 *y, int B, int D, int R, int beam,
                             const stap_detection *det, size_t ndet, double prf_hz,
-                            rt_write_mode mode, rt_error *err);
+                            stap_write_mode mode, stap_error *err);
 
 #ifdef __cplusplus
 }

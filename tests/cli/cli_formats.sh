@@ -159,7 +159,7 @@ sigmf_bad duplicate '{"global": {"core:datatype": "ci16_le", "core:datatype": "c
     '"global"."core:datatype": the key appears twice'
 sigmf_bad nulescape '{"global": {"core:datatype": "ci16\u0000_le", "core:num_channels": 4}}' \
     '"global"."core:datatype": \u0000 (a NUL) inside a string'
-sigmf_bad badescape '{"global": {"core:datatype": "cf32\uZZZZ_le", "core:num_channels": 4}}' \
+sigmf_bad badescape '{"global": {"core:datatype": "stap_cf32\uZZZZ_le", "core:num_channels": 4}}' \
     '"global"."core:datatype": a \u escape without four hex digits'
 sigmf_bad surrogate '{"global": {"core:datatype": "ci16_le\udc00", "core:num_channels": 4}}' \
     '"global"."core:datatype": a lone low surrogate'

@@ -22,9 +22,9 @@ static double uniform(void) /* (0, 1), xorshift64* */
     return ((rng * 2685821657736338717ull >> 11) + 0.5) * 0x1.0p-53;
 }
 
-static int fail(const char *what, const rt_error *err)
+static int fail(const char *what, const stap_error *err)
 {
-    fprintf(stderr, "consumer: %s: %s (%s)\n", what, err->msg, rt_status_name(err->code));
+    fprintf(stderr, "consumer: %s: %s (%s)\n", what, err->msg, stap_status_name(err->code));
     return 1;
 }
 
@@ -34,17 +34,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: consumer FILE.h5\n");
         return 2;
     }
-    rt_error err;
+    stap_error err;
     stap_config cfg;
     stap_config_defaults(&cfg);
     stap_preset_config(STAP_PRESET_EASY, &cfg);
-    cfg.backend = LA_BACKEND_CPU;
+    cfg.backend = STAP_BACKEND_CPU;
     const int C = cfg.channels, P = cfg.pulses, R = cfg.range_gates;
     const double u = -1.0 + (2.0 * BEAM + 1) / cfg.beams, f = (double)BIN / P;
 
     /* unit-power complex noise, and the target at 0 dB per element and pulse */
     stap_input in = {.channels = C, .pulses = P, .range_gates = R};
-    in.iq = malloc(sizeof(cf32) * (size_t)C * P * R);
+    in.iq = malloc(sizeof(stap_cf32) * (size_t)C * P * R);
     if (!in.iq) return 1;
     for (size_t i = 0; i < (size_t)C * P * R; i++) {
         const double a = sqrt(-log(uniform())), ph = TWO_PI * uniform(); /* E|x|^2 = 1 */
@@ -55,10 +55,10 @@ int main(int argc, char **argv)
             const double ph = TWO_PI * (cfg.element_spacing * c * u + f * p);
             in.iq[((size_t)c * P + p) * R + CELL] += (float)cos(ph) + I * (float)sin(ph);
         }
-    if (stap_input_write(argv[1], &in, NULL, NULL, &err)) return fail("writing the cube", &err);
+    if (stap_input_write(argv[1], &in, NULL, NULL, NULL, &err)) return fail("writing the cube", &err);
     free(in.iq);
     stap_input cube;
-    if (stap_input_read(argv[1], &cube, &err)) return fail("reading it back", &err);
+    if (stap_input_read(argv[1], &cube, NULL, &err)) return fail("reading it back", &err);
 
     stap_engine_options opt;
     stap_engine_options_defaults(&opt);
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
         if (d->beam == BEAM && d->doppler_bin == BIN && d->range_cell == CELL) found = (int)k;
     }
     printf("consumer: rtstap %s (headers %s, CUDA %d): %s, %zu detections",
-           rt_version(), RTSTAP_VERSION, RTSTAP_BUILT_WITH_CUDA, stap_engine_describe(e),
+           stap_version(), RTSTAP_VERSION, RTSTAP_BUILT_WITH_CUDA, stap_engine_describe(e),
            res.detection_count);
     if (found >= 0)
         printf("; the target at beam %d, Doppler bin %d, range cell %d, %.1f dB\n", BEAM, BIN,

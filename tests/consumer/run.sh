@@ -116,7 +116,7 @@ fi
 
 step "the public headers as C++"
 # shellcheck disable=SC2046
-printf '#include <rtstap/rtstap.h>\nint main() { cf32 z{1, 2}; return (int)z.re - 1; }\n' |
+printf '#include <rtstap/rtstap.h>\nint main() { stap_cf32 z{1, 2}; return (int)z.re - 1; }\n' |
     ${CXX:-c++} -std=c++17 -Wall -Wextra -Werror -fsyntax-only -x c++ $(pkg-config --cflags rtstap) - \
         >"$T/cxx.log" 2>&1 || fail "C++: $(cat "$T/cxx.log")"
 

@@ -56,8 +56,8 @@ extern "C" {
 typedef struct rt_rng { uint64_t s[4]; } tc_rng;
 void tc_rng_seed(tc_rng *r, uint64_t seed);
 uint64_t tc_seed_from_env_or_time(void);
-void tc_random_batch(tc_rng *r, int m, int n, int batch, cf32 *A);
-void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, cf32 *A);
+void tc_random_batch(tc_rng *r, int m, int n, int batch, stap_cf32 *A);
+void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, stap_cf32 *A);
 }
 #include "rtk_device.cuh"
 
@@ -572,23 +572,23 @@ static double time_us(Run run, float2 *work, const float2 *orig, size_t bytes, i
 /* Factor T (batch m x n, lda = m) with run() and check LAPACK's ratios; returns 1 when
  * they pass */
 template <class Run>
-static int check(const char *what, Run run, const std::vector<cf32> &T, float2 *work, int m, int n, int batch,
+static int check(const char *what, Run run, const std::vector<stap_cf32> &T, float2 *work, int m, int n, int batch,
                  cudaStream_t st, double *res, double *dia)
 {
-    const size_t bytes = T.size() * sizeof(cf32);
-    std::vector<cf32> R(T.size());
+    const size_t bytes = T.size() * sizeof(stap_cf32);
+    std::vector<stap_cf32> R(T.size());
     RTK_CU_EXIT(cudaMemcpyAsync(work, T.data(), bytes, cudaMemcpyHostToDevice, st));
     RTK_CU_EXIT(run());
     RTK_CU_EXIT(cudaMemcpyAsync(R.data(), work, bytes, cudaMemcpyDeviceToHost, st));
     RTK_CU_EXIT(cudaStreamSynchronize(st));
     la_qr_accuracy acc;
-    rt_error err = {};
-    if (la_qr_check(m, n, batch, T.data(), R.data(), 1, &acc, &err) != RT_OK) {
+    stap_error err = {};
+    if (la_qr_check(m, n, batch, T.data(), R.data(), 1, &acc, &err) != STAP_OK) {
         fprintf(stderr, "qr_tc: %s: la_qr_check: %s\n", what, err.msg);
         exit(1);
     }
     int bad = 0;
-    for (const cf32 &x : R) bad += !std::isfinite(x.re) || !std::isfinite(x.im);
+    for (const stap_cf32 &x : R) bad += !std::isfinite(x.re) || !std::isfinite(x.im);
     *res = acc.residual;
     *dia = acc.diag;
     return bad == 0 && acc.residual < 30.0 && acc.diag < 30.0;
@@ -644,11 +644,11 @@ int main(int argc, char **argv)
         auto fp32 = [&] { return (cudaError_t)rtk_qr_launch(v, m, n, batch, work, m, (long long)m * n, st); };
         auto tc3 = [&] { return c.run[0](work, m, (long long)m * n, m, n, batch, nullptr, st); };
         auto tc1 = [&] { return c.run[1](work, m, (long long)m * n, m, n, batch, nullptr, st); };
-        std::vector<cf32> T(total);
+        std::vector<stap_cf32> T(total);
         for (int k = 0; k < 2; k++) {
             const double cond = k ? 1e6 : 0.0;
             const int b = k && batch > 128 ? 128 : batch; /* ill-conditioned: 128 matrices */
-            std::vector<cf32> Tk((size_t)m * n * b);
+            std::vector<stap_cf32> Tk((size_t)m * n * b);
             if (cond > 0)
                 tc_illcond_batch(&rng, m, n, b, cond, Tk.data());
             else

@@ -67,7 +67,7 @@ static void make_file(fz_bytes *b, const char *path, size_t len)
     free(buf);
 }
 
-static void check_finite(const char *what, const cf32 *x, size_t n)
+static void check_finite(const char *what, const stap_cf32 *x, size_t n)
 {
     for (size_t k = 0; k < n; k++)
         if (!isfinite(crealf(x[k])) || !isfinite(cimagf(x[k])))
@@ -82,9 +82,9 @@ static void raw(fz_bytes *b)
     make_file(b, path, SIZE_MAX);
     const size_t len = b->n;
     size_t n = len / 8 + (off == 2) - (off == 1 && len >= 8);
-    cf32 *out = malloc(sizeof(cf32) * (n ? n : 1));
-    rt_error err;
-    rt_clear(&err);
+    stap_cf32 *out = malloc(sizeof(stap_cf32) * (n ? n : 1));
+    stap_error err;
+    stap_error_clear(&err);
     fz_watch("perfect_read_raw");
     int st = perfect_read_raw(path, n, out, &err);
     fz_unwatch();
@@ -112,8 +112,8 @@ static void inputs(fz_bytes *b)
     make_file(b, in_path, 8 * n + delta[fz_pick(b, 8)]);
     make_file(b, sv_path, 8 * nv + delta[fz_pick(b, 8)]);
     stap_input in;
-    rt_error err;
-    rt_clear(&err);
+    stap_error err;
+    stap_error_clear(&err);
     fz_watch("perfect_read_inputs");
     int st = perfect_read_inputs(size, dir, &in, &err);
     fz_unwatch();
@@ -137,8 +137,8 @@ static void size_name(fz_bytes *b)
     fz_take(b, name, sizeof name - 1);
     name[sizeof name - 1] = '\0';
     perfect_size s = PERFECT_SIZE_COUNT;
-    rt_error err;
-    rt_clear(&err);
+    stap_error err;
+    stap_error_clear(&err);
     int st = perfect_size_parse(name, &s, &err);
     fz_check_status("perfect_size_parse", st, &err);
     if (!st && (s >= PERFECT_SIZE_COUNT || strcmp(perfect_get_dims(s)->name, name)))

@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the reader */
     fz_write_file(meta, data, size);
     stap_sigmf_meta m;
-    rt_error err;
+    stap_error err;
     memset(&err, 0, sizeof err);
     int st = stap_sigmf_read_meta(meta, &m, &err);
     fz_check_status("stap_sigmf_read_meta", st, &err);

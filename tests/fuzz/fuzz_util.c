@@ -114,17 +114,17 @@ void fz_take(fz_bytes *b, void *out, size_t len)
 
 /* ---- results ------------------------------------------------------------------------ */
 
-void fz_check_status(const char *what, int st, const rt_error *err)
+void fz_check_status(const char *what, int st, const stap_error *err)
 {
     static int verbose = -1;
     if (verbose < 0) verbose = getenv("FUZZ_VERBOSE") != NULL;
     if (verbose) fprintf(stderr, "%s: %s\n", what, st ? err->msg : "ok");
-    if (st == RT_OK) return;
-    if (st < RT_EINVAL || st > RT_EUNSUPPORTED)
-        fz_die("%s returned %d, not an rt_status", what, st);
+    if (st == STAP_OK) return;
+    if (st < STAP_EINVAL || st > STAP_EUNSUPPORTED)
+        fz_die("%s returned %d, not a stap_status", what, st);
     if (err->code != st) fz_die("%s returned %d but its error says %d", what, st, err->code);
     if (!err->msg[0] || strlen(err->msg) >= sizeof err->msg)
-        fz_die("%s failed (%s) without a message", what, rt_status_name(st));
+        fz_die("%s failed (%s) without a message", what, stap_status_name(st));
 }
 
 /* ---- watchdog ----------------------------------------------------------------------- */

@@ -39,9 +39,9 @@ unsigned fz_pick(fz_bytes *b, unsigned n);
 /* Copy up to len bytes (0-filled past the end). */
 void fz_take(fz_bytes *b, void *out, size_t len);
 
-/* A library call's outcome must be RT_OK, or a known rt_status with a message (printed
+/* A library call's outcome must be STAP_OK, or a known stap_status with a message (printed
  * when FUZZ_VERBOSE is set in the environment). */
-void fz_check_status(const char *what, int st, const rt_error *err);
+void fz_check_status(const char *what, int st, const stap_error *err);
 
 /* A watchdog: a call between fz_watch and fz_unwatch that has not returned after
  * FZ_BLOCK_SECONDS is reported as blocked (an open(2) of a FIFO waits for a writer

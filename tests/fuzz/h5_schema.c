@@ -655,7 +655,7 @@ void fzh5_build(const char *path, fz_bytes *b, fzh5_focus focus)
 
 /* ---- the readers --------------------------------------------------------------------- */
 
-static void check_samples(const char *what, const cf32 *x, size_t n, int finite)
+static void check_samples(const char *what, const stap_cf32 *x, size_t n, int finite)
 {
     for (size_t k = 0; k < n; k++) {
         const float re = crealf(x[k]), im = cimagf(x[k]);
@@ -695,8 +695,8 @@ static void check_input(const char *what, const stap_input *in, int have_iq)
 }
 
 /* What stap_input_read accepted (one CPI) the recording reader must read alike. */
-static void same_as_input(const stap_input *one, const stap_input *in, int rank, const cf32 *cpi0,
-                          int st0, const rt_error *err)
+static void same_as_input(const stap_input *one, const stap_input *in, int rank, const stap_cf32 *cpi0,
+                          int st0, const stap_error *err)
 {
     const size_t n = (size_t)in->channels * in->pulses * in->range_gates;
     if (rank != 3 || in->channels != one->channels || in->pulses != one->pulses ||
@@ -709,7 +709,7 @@ static void same_as_input(const stap_input *one, const stap_input *in, int rank,
         fz_die("stap_recording_read and stap_input_read read different samples");
     const size_t nv = (size_t)in->steering_beams * in->steering_len;
     if (in->steering_beams != one->steering_beams || in->steering_len != one->steering_len ||
-        (nv && memcmp(in->steering, one->steering, nv * sizeof(cf32))) ||
+        (nv && memcmp(in->steering, one->steering, nv * sizeof(stap_cf32))) ||
         memcmp(&in->meta, &one->meta, sizeof in->meta))
         fz_die("stap_recording_open and stap_input_read read different /steering or metadata");
 }
@@ -720,12 +720,12 @@ static void read_recording(const char *path, const stap_input *one)
 {
     stap_recording *rec = NULL;
     stap_input in;
-    rt_error err;
-    rt_clear(&err);
+    stap_error err;
+    stap_error_clear(&err);
     fz_h5_ids ids;
     fz_h5_ids_get(&ids);
     fz_watch("stap_recording_open");
-    int st = stap_recording_open(path, &rec, &in, &err);
+    int st = stap_recording_open(path, &rec, &in, NULL, &err);
     fz_unwatch();
     fz_check_status("stap_recording_open", st, &err);
     if (st) {
@@ -740,7 +740,7 @@ static void read_recording(const char *path, const stap_input *one)
     if (cpis < 1 || (rank != 3 && rank != 4) || (rank == 3 && cpis != 1))
         fz_die("stap_recording_open: %lld CPIs of rank %d", cpis, rank);
     const size_t n = (size_t)in.channels * in.pulses * in.range_gates;
-    cf32 *cube = malloc(sizeof(cf32) * n);
+    stap_cf32 *cube = malloc(sizeof(stap_cf32) * n);
     if (!cube) fz_die("harness: out of memory for %zu samples", n);
     const long long which[3] = {0, cpis - 1, cpis};
     /* Two NaNs that no conversion makes mark the samples a read must write. A file may
@@ -754,18 +754,18 @@ static void read_recording(const char *path, const stap_input *one)
         st = stap_recording_read(rec, which[k], cube, &err);
         fz_unwatch();
         fz_check_status("stap_recording_read", st, &err);
-        if (k == 2 && st != RT_EINVAL) fz_die("stap_recording_read of CPI %lld of %lld: %d", cpis, cpis, st);
+        if (k == 2 && st != STAP_EINVAL) fz_die("stap_recording_read of CPI %lld of %lld: %d", cpis, cpis, st);
         if (!st) check_samples("stap_recording_read", cube, n, 0);
         size_t marked = 2 * n;
         for (size_t i = 0; !st && i < 2 * n && marked == 2 * n; i++)
             if (!memcmp((float *)cube + i, &untouched[0], 4)) marked = i;
         if (marked < 2 * n) {
-            float *again = malloc(sizeof(cf32) * n);
+            float *again = malloc(sizeof(stap_cf32) * n);
             if (!again) fz_die("harness: out of memory for %zu samples", n);
             for (size_t i = 0; i < 2 * n; i++) memcpy(again + i, &untouched[1], 4);
-            rt_error err2;
-            rt_clear(&err2);
-            if (stap_recording_read(rec, which[k], (cf32 *)again, &err2))
+            stap_error err2;
+            stap_error_clear(&err2);
+            if (stap_recording_read(rec, which[k], (stap_cf32 *)again, &err2))
                 fz_die("stap_recording_read of CPI %lld failed the second time: %s", which[k], err2.msg);
             for (size_t i = marked; i < 2 * n; i++)
                 if (!memcmp(again + i, &untouched[1], 4) && !memcmp((float *)cube + i, &untouched[0], 4))
@@ -786,12 +786,12 @@ void fzh5_read_all(const char *path)
 {
     fzh5_setup();
     stap_input in;
-    rt_error err;
-    rt_clear(&err);
+    stap_error err;
+    stap_error_clear(&err);
     fz_h5_ids ids;
     fz_h5_ids_get(&ids);
     fz_watch("stap_input_read");
-    int st = stap_input_read(path, &in, &err);
+    int st = stap_input_read(path, &in, NULL, &err);
     fz_unwatch();
     fz_check_status("stap_input_read", st, &err);
     if (!st) check_input("stap_input_read", &in, 1);

@@ -39,11 +39,11 @@ double tc_normal(tc_rng *r)
     return sqrt(-2.0 * log(rt_uniform(r))) * cos(TC_TWO_PI * rt_uniform(r));
 }
 
-static cf64 cnormal64(tc_rng *r) { return rt_cgauss(r); }
+static stap_cf64 cnormal64(tc_rng *r) { return rt_cgauss(r); }
 
-cf32 tc_cnormal(tc_rng *r) { return (cf32)cnormal64(r); }
+stap_cf32 tc_cnormal(tc_rng *r) { return (stap_cf32)cnormal64(r); }
 
-void tc_random_batch(tc_rng *r, int m, int n, int batch, cf32 *A)
+void tc_random_batch(tc_rng *r, int m, int n, int batch, stap_cf32 *A)
 {
     size_t total = (size_t)m * n * batch;
     for (size_t i = 0; i < total; i++) A[i] = tc_cnormal(r);
@@ -52,15 +52,15 @@ void tc_random_batch(tc_rng *r, int m, int n, int batch, cf32 *A)
 /* Orthonormal columns: the explicit Q (rows x cols) of a random complex normal matrix,
  * by modified Gram-Schmidt applied twice (reorthogonalization keeps it orthonormal to
  * double precision). Q is column-major with leading dimension rows. */
-static void random_orthonormal(tc_rng *r, int rows, int cols, cf64 *Q)
+static void random_orthonormal(tc_rng *r, int rows, int cols, stap_cf64 *Q)
 {
     for (size_t i = 0; i < (size_t)rows * cols; i++) Q[i] = cnormal64(r);
     for (int j = 0; j < cols; j++) {
-        cf64 *q = Q + (size_t)j * rows;
+        stap_cf64 *q = Q + (size_t)j * rows;
         for (int pass = 0; pass < 2; pass++)
             for (int i = 0; i < j; i++) {
-                const cf64 *p = Q + (size_t)i * rows;
-                cf64 d = 0;
+                const stap_cf64 *p = Q + (size_t)i * rows;
+                stap_cf64 d = 0;
                 for (int t = 0; t < rows; t++) d += conj(p[t]) * q[t];
                 for (int t = 0; t < rows; t++) q[t] -= d * p[t];
             }
@@ -71,9 +71,9 @@ static void random_orthonormal(tc_rng *r, int rows, int cols, cf64 *Q)
     }
 }
 
-void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, cf32 *A)
+void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, stap_cf32 *A)
 {
-    cf64 *U = malloc((size_t)m * n * sizeof *U), *V = malloc((size_t)n * n * sizeof *V);
+    stap_cf64 *U = malloc((size_t)m * n * sizeof *U), *V = malloc((size_t)n * n * sizeof *V);
     double *s = malloc((size_t)n * sizeof *s);
     if (!U || !V || !s) {
         fprintf(stderr, "tc_illcond_batch: out of memory\n");
@@ -83,13 +83,13 @@ void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, cf32 *A)
     for (int k = 0; k < batch; k++) {
         random_orthonormal(r, m, n, U);
         random_orthonormal(r, n, n, V);
-        cf32 *Ak = A + (size_t)m * n * k;
+        stap_cf32 *Ak = A + (size_t)m * n * k;
         /* A = U diag(s) V^H: A(:, j) = sum_i U(:, i) s_i conj(V(j, i)) */
         for (int j = 0; j < n; j++)
             for (int t = 0; t < m; t++) {
-                cf64 acc = 0;
+                stap_cf64 acc = 0;
                 for (int i = 0; i < n; i++) acc += U[(size_t)i * m + t] * (s[i] * conj(V[(size_t)i * n + j]));
-                Ak[(size_t)j * m + t] = (cf32)acc;
+                Ak[(size_t)j * m + t] = (stap_cf32)acc;
             }
     }
     free(U);

@@ -17,12 +17,12 @@ void tc_rng_seed(tc_rng *r, uint64_t seed);
 uint64_t tc_seed_from_env_or_time(void); /* prints "seed = N" to stderr */
 double tc_uniform(tc_rng *r);            /* (0,1) */
 double tc_normal(tc_rng *r);             /* N(0,1) */
-cf32 tc_cnormal(tc_rng *r);              /* complex circular normal, E|z|^2 = 1 */
+stap_cf32 tc_cnormal(tc_rng *r);              /* complex circular normal, E|z|^2 = 1 */
 
 /* batch random m x n matrices (lda = m, contiguous): entries complex normal. */
-void tc_random_batch(tc_rng *r, int m, int n, int batch, cf32 *A);
+void tc_random_batch(tc_rng *r, int m, int n, int batch, stap_cf32 *A);
 /* batch m x n matrices with prescribed 2-norm condition number cond (singular values
  * geometrically spaced from 1 to 1/cond, random unitary factors), computed in double. */
-void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, cf32 *A);
+void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, stap_cf32 *A);
 
 #endif

@@ -72,14 +72,14 @@ static int put_dims_attr(hid_t dset, const layout_spec *spec)
     return bad ? -1 : 0;
 }
 
-int layout_quantize(cf32 *x, size_t n)
+int layout_quantize(stap_cf32 *x, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         /* + 0.0: integers have no negative zero */
         const double re = nearbyint(crealf(x[k]) / LAYOUT_I16_SCALE) + 0.0;
         const double im = nearbyint(cimagf(x[k]) / LAYOUT_I16_SCALE) + 0.0;
         if (fabs(re) > 32767 || fabs(im) > 32767) return -1;
-        x[k] = CMPLXF((float)(re * LAYOUT_I16_SCALE), (float)(im * LAYOUT_I16_SCALE));
+        x[k] = STAP_CMPLXF((float)(re * LAYOUT_I16_SCALE), (float)(im * LAYOUT_I16_SCALE));
     }
     return 0;
 }
@@ -92,7 +92,7 @@ static const char *with_iq(const char *names, int form, char *buf, size_t len)
     return buf;
 }
 
-int layout_put_iq(int64_t file_id, const cf32 *cube, int rank, long long cpis, int C, int P, int R,
+int layout_put_iq(int64_t file_id, const stap_cf32 *cube, int rank, long long cpis, int C, int P, int R,
                   const layout_spec *spec, char *why, size_t whylen)
 {
     hid_t file = (hid_t)file_id;
@@ -126,7 +126,7 @@ int layout_put_iq(int64_t file_id, const cf32 *cube, int rank, long long cpis, i
         for (hsize_t i0 = 0; i0 < sd[0]; i0++)
             for (hsize_t i1 = 0; i1 < sd[1]; i1++)
                 for (hsize_t i2 = 0; i2 < sd[2]; i2++, at++) {
-                    const cf32 x = cube[(size_t)c * n + i0 * stride[axis[0]] +
+                    const stap_cf32 x = cube[(size_t)c * n + i0 * stride[axis[0]] +
                                         i1 * stride[axis[1]] + i2 * stride[axis[2]]];
                     buf[2 * at] = crealf(x) / unit;
                     buf[2 * at + 1] = cimagf(x) / unit;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "linalg.h" /* cf32 */
+#include "linalg.h" /* stap_cf32 */
 
 typedef struct layout_spec {
     const char *order;     /* the stored order of the cube axes: three of C, P, R (letters,
@@ -30,12 +30,12 @@ enum { LAYOUT_COMPLEX = 0, LAYOUT_I16_IQ, LAYOUT_I16_REAL_IMAG, LAYOUT_F32_IQ };
 #define LAYOUT_I16_SCALE (1.0 / 256)
 /* x = round(x / LAYOUT_I16_SCALE) * LAYOUT_I16_SCALE (float-exact); -1 when a sample falls
  * outside int16's range at that scale. */
-int layout_quantize(cf32 *x, size_t n);
+int layout_quantize(stap_cf32 *x, size_t n);
 
 /* Write cube (cpis x C x P x R, row-major; rank 3 when rank is 3, cpis = 1) as /data/iq of the
  * open file (group /data created), transposed into spec->order and labelled as spec says.
  * 0, or -1 with why[] filled. */
-int layout_put_iq(int64_t file, const cf32 *cube, int rank, long long cpis, int C, int P, int R,
+int layout_put_iq(int64_t file, const stap_cf32 *cube, int rank, long long cpis, int C, int P, int R,
                   const layout_spec *spec, char *why, size_t whylen);
 
 /* The names of spec->order as labels ("pulse,channel,range", "cpi," first when rank is 4);

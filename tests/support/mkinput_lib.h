@@ -16,7 +16,7 @@ typedef struct mkinput_kind {
     int valid;            /* 1: the reader must accept it and run process it; 2: the reader
                              accepts it, run refuses it (keyword in its message); 0: the
                              reader refuses it                                           */
-    int status;           /* expected rt_status of the reader (0 when valid)             */
+    int status;           /* expected stap_status of the reader (0 when valid)             */
     const char *keyword;  /* words its rejection message must contain (NULL when valid)  */
     const char *keyword2; /* a second one, e.g. the dataset or the index, or NULL        */
     const char *what;     /* one line for `mkinput --list`                                */

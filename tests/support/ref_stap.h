@@ -17,10 +17,10 @@
  * the staggered snapshots are built here from docs/processing.md's definition.
  * Outputs (double complex): W (D x S x B x N), Y (B x D x R). Returns 0, or -1 when a
  * factor is singular. */
-int ref_stap(const stap_config *cfg, const double *win, int B, const cf32 *V,
-             const cf32 *cube, cf64 *W, cf64 *Y);
+int ref_stap(const stap_config *cfg, const double *win, int B, const stap_cf32 *V,
+             const stap_cf32 *cube, stap_cf64 *W, stap_cf64 *Y);
 
 /* SNR in dB of `out` against `ref`: 10 log10(sum |ref|^2 / sum |ref - out|^2). */
-double ref_snr_db(const cf64 *ref, const cf32 *out, size_t n);
+double ref_snr_db(const stap_cf64 *ref, const stap_cf32 *out, size_t n);
 
 #endif

@@ -19,7 +19,7 @@ void *tc_xmalloc(size_t bytes)
     return p;
 }
 
-cf32 tc_poison(size_t i) { return (float)(-777.0 - (double)(i % 13)) + I * 1234.5f; }
+stap_cf32 tc_poison(size_t i) { return (float)(-777.0 - (double)(i % 13)) + I * 1234.5f; }
 
 void tc_remove_tree(const char *d)
 {

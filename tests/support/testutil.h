@@ -23,7 +23,7 @@ extern int tc_failures; /* tests/support/testutil.c */
 /* malloc that ends the test (exit 1) when memory runs out; 0 bytes gives a valid pointer. */
 void *tc_xmalloc(size_t bytes);
 /* A value no QR produces by accident, to detect writes outside the matrices. */
-cf32 tc_poison(size_t i);
+stap_cf32 tc_poison(size_t i);
 /* Remove a directory and everything below it (a test's scratch directory). */
 void tc_remove_tree(const char *dir);
 

@@ -16,7 +16,10 @@ the bottom. The rules, each a failure:
   home     a concern outside its one home (docs/architecture.md): HDF5 (hdf5.h, H5*.h)
            outside stap/io/; a signal handler installed (sigaction, signal) outside app/;
            CUDA (cuda*.h, cublas*.h, cufft*.h, or a project header that includes one) in a
-           .c file: librtstap's C code links no CUDA, the GPU library (.cu) holds it all.
+           .c file: librtstap's C code links no CUDA, the GPU library (.cu) holds it all;
+  name     a name an installed header declares (function, type, tag, enum constant, macro)
+           outside the one public family: stap_ / STAP_ (RTSTAP_ for the header guards and
+           version macros; docs/library.md, "Names and options").
 usage: check_layers.py [ROOT]      (default: the repository this script is in)
        check_layers.py --self-test (the rules on a small tree with one violation of each)
 Exit status 0 when the tree follows the rules, 1 when it does not (each violation is
@@ -47,6 +50,39 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 HDF5_RE = re.compile(r"^(hdf5(_hl)?\.h|H5\w*\.h)$")
 CUDA_RE = re.compile(r"^(cuda\w*\.h|cublas\w*\.h|cufft\w*\.h|cuComplex\.h)$")
 SIGNAL_RE = re.compile(r"\b(sigaction|signal)\s*\(")
+PUBLIC_NAME_RE = re.compile(r"^(stap_|STAP_|RTSTAP_)")
+
+
+def public_names(code):
+    """(line, name) of what a header declares at file scope: macros, functions and
+    typedefs declared at column 0, struct/enum tags, enum constants."""
+    out = []
+    for lineno, line in enumerate(code.splitlines(), 1):
+        m = re.match(r"\s*#\s*define\s+(\w+)", line)
+        if m:
+            out.append((lineno, m.group(1)))
+            continue
+        if line.startswith("#"):
+            continue
+        for m in re.finditer(r"\b(?:struct|enum)\s+(\w+)", line):
+            out.append((lineno, m.group(1)))
+        m = re.match(r"^}\s*(\w+)\s*;", line) or re.match(r"^typedef\b.*?\(\s*\*\s*(\w+)\s*\)", line) \
+            or re.match(r"^typedef\b[^(]*\b(\w+)\s*;\s*$", line)
+        if m:
+            out.append((lineno, m.group(1)))
+        elif not line.startswith(("typedef", "extern")):
+            m = re.match(r"^[A-Za-z_][\w\s\*]*?\b(\w+)\s*\(", line)
+            if m:
+                out.append((lineno, m.group(1)))
+    for m in re.finditer(r"\benum\b[^{;]*\{([^}]*)\}", code):
+        first = code.count("\n", 0, m.start(1)) + 1
+        for item in m.group(1).split(","):
+            n = re.match(r"\s*(\w+)", item)
+            if n:
+                lead = item[:n.start(1)]
+                out.append((first + m.group(1)[:m.group(1).index(item)].count("\n")
+                            + lead.count("\n"), n.group(1)))
+    return out
 
 
 def sources(root):
@@ -170,6 +206,11 @@ def check(root):
                     and not target.startswith("(generated)"):
                 problems.append("%s:%d: public: installed header %s includes %s, which is "
                                 "not installed" % (rel, lineno, rel, target))
+        if rel.startswith("include" + os.sep) and rel.endswith(".h"):
+            for lineno, name in public_names(strip_comments(text)):
+                if not PUBLIC_NAME_RE.match(name):
+                    problems.append("%s:%d: name: %s is public and not stap_/STAP_ (the one "
+                                    "public family; docs/library.md)" % (rel, lineno, name))
         if mine != "app":
             code = strip_comments(text)
             for lineno, line in enumerate(code.splitlines(), 1):
@@ -190,7 +231,8 @@ def check(root):
 
 def self_test():
     tree = {
-        "include/rtstap/common.h": "#include <stddef.h>\n",
+        "include/rtstap/common.h": "#include <stddef.h>\ntypedef float cf32;\n"
+                                   "int stap_ok(void);\nenum stap_e { STAP_A, RT_B };\n",
         "include/rtstap/linalg.h": '#include "common.h"\n',
         "include/rtstap/stap.h": '#include "linalg.h"\n#include "scene.h"\n',
         "include/rtstap/extra.h": "\n",
@@ -209,6 +251,8 @@ def self_test():
         "stap/sig.c": 'void i(void) { signal(15, 0); }\n',
     }
     expect = [
+        "include/rtstap/common.h:2: name",
+        "include/rtstap/common.h:4: name",
         "include/rtstap/stap.h:2: upward",
         "include/rtstap/stap.h:2: public",
         "include/rtstap/extra.h:1: public",

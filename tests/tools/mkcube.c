@@ -33,7 +33,7 @@ int main(int argc, char **argv)
     in.channels = C;
     in.pulses = P;
     in.range_gates = R;
-    in.iq = malloc(sizeof(cf32) * C * P * R);
+    in.iq = malloc(sizeof(stap_cf32) * C * P * R);
     if (!in.iq) return 1;
     for (int i = 0; i < C * P * R; i++)
         in.iq[i] = (float)(tc_normal(&rng) * 0.7071) + I * (float)(tc_normal(&rng) * 0.7071);
@@ -43,9 +43,9 @@ int main(int argc, char **argv)
                 for (int r = 1; r < R; r++)
                     in.iq[((size_t)c * P + p) * R + r] = in.iq[((size_t)c * P + p) * R];
     } else if (!strcmp(argv[1], "overflow-rec")) {
-        rt_error err;
+        stap_error err;
         stap_recording_writer *w = NULL;
-        int st = stap_recording_create(&w, argv[2], &in, 3, &err);
+        int st = stap_recording_create(&w, argv[2], &in, 3, NULL, &err);
         for (int cpi = 0; cpi < 3 && !st; cpi++) {
             for (int p = 0; p < P; p++) in.iq[(size_t)p * R + 17] = cpi == 1 ? 0.9f * FLT_MAX : 0.5f;
             st = stap_recording_write(w, cpi, in.iq, &err);
@@ -61,8 +61,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mkcube: unknown kind '%s'\n", argv[1]);
         return 2;
     }
-    rt_error err;
-    if (stap_input_write(argv[2], &in, NULL, NULL, &err)) {
+    stap_error err;
+    if (stap_input_write(argv[2], &in, NULL, NULL, NULL, &err)) {
         fprintf(stderr, "mkcube: %s\n", err.msg);
         return 1;
     }

@@ -62,7 +62,7 @@ static int recording(int argc, char **argv)
     const char *labels[4] = {"cpi", "channel", "pulse", "range"};
     for (int k = 0; k < 4; k++) H5DSset_label(d, (unsigned)k, labels[k]);
     const size_t n = (size_t)C * P * R;
-    cf32 *x = malloc(sizeof(cf32) * n);
+    stap_cf32 *x = malloc(sizeof(stap_cf32) * n);
     tc_rng rng;
     tc_rng_seed(&rng, 1);
     int bad = !x;
@@ -135,7 +135,7 @@ static int dims_nul(int argc, char **argv)
     hid_t sp = H5Screate_simple(3, dims, NULL), lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
     hid_t d = H5Dcreate2(f, "/data/iq", t, sp, lcpl, H5P_DEFAULT, H5P_DEFAULT);
-    cf32 *x = malloc(sizeof(cf32) * 4 * 8 * 48);
+    stap_cf32 *x = malloc(sizeof(stap_cf32) * 4 * 8 * 48);
     tc_rng rng;
     tc_rng_seed(&rng, 2);
     for (int i = 0; i < 4 * 8 * 48; i++) x[i] = tc_cnormal(&rng);

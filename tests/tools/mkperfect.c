@@ -14,7 +14,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: mkperfect small|medium|large DIR [SEED]\n");
         return 2;
     }
-    rt_error err;
+    stap_error err;
     perfect_size size;
     if (perfect_size_parse(argv[1], &size, &err)) {
         fprintf(stderr, "mkperfect: %s\n", err.msg);
@@ -25,16 +25,16 @@ int main(int argc, char **argv)
     const perfect_dims *d = perfect_get_dims(size);
     size_t n = (size_t)d->channels * d->pulses * d->range_cells;
     size_t nv = (size_t)d->steering * d->channels * d->doppler_order;
-    cf32 *x = malloc(sizeof(cf32) * n), *v = malloc(sizeof(cf32) * nv);
+    stap_cf32 *x = malloc(sizeof(stap_cf32) * n), *v = malloc(sizeof(stap_cf32) * nv);
     for (size_t i = 0; i < n; i++)
         x[i] = (float)(1e6 * tc_uniform(&rng)) + I * (float)(1e6 * tc_uniform(&rng));
     for (size_t i = 0; i < nv; i++) v[i] = (float)tc_uniform(&rng) + I * (float)tc_uniform(&rng);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s_app_input.bin", argv[2], d->name);
-    int st = perfect_write_raw(path, x, n, &err);
+    int st = perfect_write_raw(path, x, n, STAP_WRITE_NEW, &err);
     if (!st) {
         snprintf(path, sizeof path, "%s/%s_app_steering_vectors.bin", argv[2], d->name);
-        st = perfect_write_raw(path, v, nv, &err);
+        st = perfect_write_raw(path, v, nv, STAP_WRITE_NEW, &err);
     }
     free(x);
     free(v);

@@ -71,8 +71,8 @@ int main(int argc, char **argv)
     const int off = rank - 3;
     const long long cpis = rank == 4 ? (long long)dims[0] : 1;
     const int C = (int)dims[off], P = (int)dims[off + 1], R = (int)dims[off + 2];
-    cf32 *cube = malloc(sizeof(cf32) * (size_t)cpis * C * P * R);
-    hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(cf32));
+    stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)cpis * C * P * R);
+    hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(stap_cf32));
     H5Tinsert(mt, "r", 0, H5T_NATIVE_FLOAT);
     H5Tinsert(mt, "i", sizeof(float), H5T_NATIVE_FLOAT);
     if (!cube || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, cube) < 0) {

@@ -100,14 +100,14 @@ static double ref_goso_norm(int m, int greatest)
     return greatest ? 1 + b : 1 - b;
 }
 
-static double power_at(const cf32 *y, size_t i)
+static double power_at(const stap_cf32 *y, size_t i)
 {
     return (double)crealf(y[i]) * crealf(y[i]) + (double)cimagf(y[i]) * cimagf(y[i]);
 }
 
 /* The detector written out directly on a B x D x R output: returns the count, fills
  * flat indices and noise estimates. */
-static size_t ref_cfar(const stap_cfar_config *c, const cf32 *y, int B, int D, int R,
+static size_t ref_cfar(const stap_cfar_config *c, const stap_cf32 *y, int B, int D, int R,
                        size_t *flat, double *noise)
 {
     size_t cnt = 0;
@@ -172,7 +172,7 @@ static size_t ref_cfar(const stap_cfar_config *c, const cf32 *y, int B, int D, i
 static void test_reference(tc_rng *rng)
 {
     const int B = 3, D = 20, R = 150, lines = B * D;
-    cf32 *y = malloc(sizeof(cf32) * (size_t)lines * R);
+    stap_cf32 *y = malloc(sizeof(stap_cf32) * (size_t)lines * R);
     size_t *flat = malloc(sizeof(size_t) * (size_t)lines * R);
     double *noise = malloc(sizeof(double) * (size_t)lines * R);
     for (int kind = STAP_CFAR_CA; kind <= STAP_CFAR_CA2D; kind++)
@@ -197,9 +197,9 @@ static void test_reference(tc_rng *rng)
                 }
             stap_detection *det;
             size_t n;
-            rt_error err;
+            stap_error err;
             int st = stap_cfar_detect(&c, y, B, D, Rr, &det, &n, &err);
-            CHECK(st == RT_OK, "detect: %s", err.msg);
+            CHECK(st == STAP_OK, "detect: %s", err.msg);
             if (st) continue;
             size_t nref = ref_cfar(&c, y, B, D, Rr, flat, noise);
             char desc[128];
@@ -278,7 +278,7 @@ static void test_tables(void)
                 const int nt = (int)stap_cfar_table_len(&c), m = ms[i];
                 double *alpha = malloc(sizeof(double) * nt), *norm = malloc(sizeof(double) * nt);
                 int *rank = malloc(sizeof(int) * nt);
-                rt_error err;
+                stap_error err;
                 CHECK(nt == 2 * m + 1, "table length %d for train %d", nt, m);
                 if (stap_cfar_tables(&c, alpha, rank, norm, &err)) {
                     CHECK(0, "tables: %s", err.msg);
@@ -323,8 +323,8 @@ static void test_tables(void)
     CHECK(nt == 2 * 3 * (2 * 13 + 1) + 2 * 10 * 5 + 1, "CA2D table length %d", nt);
     double *alpha = malloc(sizeof(double) * nt), *norm = malloc(sizeof(double) * nt);
     int *rank = malloc(sizeof(int) * nt);
-    rt_error err;
-    CHECK(stap_cfar_tables(&c, alpha, rank, norm, &err) == RT_OK, "CA2D tables: %s", err.msg);
+    stap_error err;
+    CHECK(stap_cfar_tables(&c, alpha, rank, norm, &err) == STAP_OK, "CA2D tables: %s", err.msg);
     for (int n = 1; n < nt; n++)
         if (fabs(alpha[n] / (n * (pow(c.pfa, -1.0 / n) - 1)) - 1) > 1e-13 || norm[n] != 1 ||
             fabs(pow(1 + alpha[n] / n, -n) / c.pfa - 1) > 1e-12) {
@@ -349,7 +349,7 @@ static void test_monte_carlo(void)
     const size_t cells = (size_t)B * D * R;
     tc_rng rng;
     tc_rng_seed(&rng, 20240613);
-    cf32 *y = malloc(sizeof(cf32) * cells);
+    stap_cf32 *y = malloc(sizeof(stap_cf32) * cells);
     for (size_t i = 0; i < cells; i++) {
         const float level = (float)exp(2.0 * (int)(i / ((size_t)D * R)));
         y[i] = level * tc_cnormal(&rng);
@@ -361,8 +361,8 @@ static void test_monte_carlo(void)
             stap_cfar_config c = config((stap_cfar_kind)kind, pfas[j], 2, 16, 0);
             stap_detection *det;
             size_t n;
-            rt_error err;
-            double t0 = rt_now_ms();
+            stap_error err;
+            double t0 = stap_now_ms();
             if (stap_cfar_detect(&c, y, B, D, R, &det, &n, &err)) {
                 CHECK(0, "detect: %s", err.msg);
                 continue;
@@ -374,7 +374,7 @@ static void test_monte_carlo(void)
             stap_cfar_describe(&c, desc, sizeof desc);
             fprintf(stderr, "  Monte Carlo, %s: %zu false alarms in %zu cells, expected %.1f: "
                     "ratio %.3f (z = %.2f, %.0f ms)\n", desc, n, cells, expect, ratio, z,
-                    rt_now_ms() - t0);
+                    stap_now_ms() - t0);
             CHECK(ratio_ok(ratio, z), "%s: measured / requested false-alarm rate %.3f", desc,
                   ratio);
             if (kind == STAP_CFAR_CA && j == 0) count_1e3_ca = n;
@@ -392,7 +392,7 @@ static double pfa_noise(tc_rng *rng, stap_cfar_kind kind, double pfa, int guard,
 {
     stap_cfar_config c = config(kind, pfa, guard, train, os_rank);
     size_t cells = (size_t)lines * R, total = 0;
-    cf32 *y = malloc(sizeof(cf32) * cells);
+    stap_cf32 *y = malloc(sizeof(stap_cf32) * cells);
     double scale = 1;
     for (size_t i = 0; i < cells; i++) {
         /* unknown noise level per line (CA2D: one level, its window spans the lines) */
@@ -401,7 +401,7 @@ static double pfa_noise(tc_rng *rng, stap_cfar_kind kind, double pfa, int guard,
     }
     stap_detection *det;
     size_t n;
-    rt_error err;
+    stap_error err;
     if (stap_cfar_detect(&c, y, 1, lines, R, &det, &n, &err)) {
         CHECK(0, "detect: %s", err.msg);
         free(y);
@@ -436,11 +436,11 @@ static double pfa_noise(tc_rng *rng, stap_cfar_kind kind, double pfa, int guard,
 }
 
 /* A Ward scene through a plan; y: B x D x R output. */
-static int ward_output(const scene_truth *tr, stap_plan *plan, cf32 *y, rt_error *err)
+static int ward_output(const scene_truth *tr, stap_plan *plan, stap_cf32 *y, stap_error *err)
 {
     const scene_config *c = &tr->cfg;
-    cf32 *cube = malloc(sizeof(cf32) * (size_t)c->channels * c->pulses * c->range_gates);
-    cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
+    stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)c->channels * c->pulses * c->range_gates);
+    stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
     int st = scene_generate(tr, cube, err);
     if (!st) st = stap_plan_execute(plan, cube, W, y, NULL, err);
     free(cube);
@@ -453,7 +453,7 @@ static void test_scene_false_alarms(tc_rng *rng)
     scene_config sc;
     scene_preset_config(SCENE_PRESET_WARD, &sc);
     scene_truth tr;
-    rt_error err;
+    stap_error err;
     scene_truth_build(&sc, &tr, &err);
     stap_config cfg;
     stap_config_defaults(&cfg);
@@ -464,7 +464,7 @@ static void test_scene_false_alarms(tc_rng *rng)
     cfg.segments = 1;
     cfg.training = sc.range_gates; /* every cell trains: exchangeable output */
     cfg.beams = 1;   /* broadside; beams of one CPI share their data and alarm together */
-    cfg.backend = LA_BACKEND_CPU;
+    cfg.backend = STAP_BACKEND_CPU;
     stap_plan *plan;
     if (stap_plan_create(&plan, &cfg, NULL, 0, 0, &err)) {
         CHECK(0, "plan: %s", err.msg);
@@ -473,7 +473,7 @@ static void test_scene_false_alarms(tc_rng *rng)
     const stap_config *pc = stap_plan_config(plan);
     enum { trials = 400 };
     const int B = 1, D = pc->doppler_bins, R = pc->range_gates;
-    cf32 *y = malloc(sizeof(cf32) * stap_output_len(plan));
+    stap_cf32 *y = malloc(sizeof(stap_cf32) * stap_output_len(plan));
     static const stap_cfar_kind kinds[] = {STAP_CFAR_CA, STAP_CFAR_OS, STAP_CFAR_GO, STAP_CFAR_SO};
     enum { NK = sizeof kinds / sizeof *kinds };
     size_t count[NK] = {0}, per_trial[NK][trials];
@@ -535,9 +535,9 @@ static void test_targets(tc_rng *rng)
      * data too, which costs them SINR (self-nulling). */
     cfg.training = sc.range_gates;
     cfg.beams = B;
-    cfg.backend = LA_BACKEND_CPU;
+    cfg.backend = STAP_BACKEND_CPU;
     stap_plan *plan;
-    rt_error err;
+    stap_error err;
     if (stap_plan_create(&plan, &cfg, NULL, 0, 0, &err)) {
         CHECK(0, "plan: %s", err.msg);
         return;
@@ -547,7 +547,7 @@ static void test_targets(tc_rng *rng)
     /* the optimum loss per (bin, beam) from the target-free truth */
     scene_truth tr0;
     scene_truth_build(&sc, &tr0, &err);
-    cf32 *W = calloc(stap_weights_len(plan), sizeof(cf32));
+    stap_cf32 *W = calloc(stap_weights_len(plan), sizeof(stap_cf32));
     stap_sinr_result lo;
     if (stap_sinr_compute(&tr0, &cfg, stap_plan_steering(plan), B, W, -1, &lo, &err)) {
         CHECK(0, "sinr: %s", err.msg);
@@ -555,7 +555,7 @@ static void test_targets(tc_rng *rng)
     }
     const double rho = (double)(cfg.training + 2 - N) / (cfg.training + 1);
     const stap_cfar_config cc = config(STAP_CFAR_CA, 1e-4, 2, 16, 0);
-    cf32 *y = malloc(sizeof(cf32) * stap_output_len(plan));
+    stap_cf32 *y = malloc(sizeof(stap_cf32) * stap_output_len(plan));
     int detected = 0, expected = 0;
     size_t other = 0, cells = 0;
     /* Per trial 7 targets, 40 range cells apart; within a beam their Doppler bins are
@@ -641,7 +641,7 @@ static void test_targets(tc_rng *rng)
 static void test_validation(void)
 {
     stap_cfar_config c;
-    rt_error err;
+    stap_error err;
     stap_cfar_kind k;
     stap_cfar_defaults(&c);
     CHECK(c.kind == STAP_CFAR_CA && c.pfa == 1e-6 && c.guard == 2 && c.train == 16 &&
@@ -649,28 +649,28 @@ static void test_validation(void)
           "defaults");
     static const char *names[] = {"none", "ca", "os", "go", "so", "ca2d"};
     for (int i = 0; i < 6; i++)
-        CHECK(stap_cfar_parse_kind(names[i], &k, &err) == RT_OK && (int)k == i &&
+        CHECK(stap_cfar_parse_kind(names[i], &k, &err) == STAP_OK && (int)k == i &&
                   !strcmp(stap_cfar_kind_name(k), names[i]),
               "parse %s", names[i]);
-    CHECK(stap_cfar_parse_kind("CA", &k, &err) == RT_EINVAL, "parse CA accepted");
-    CHECK(stap_cfar_parse_kind("gO", &k, &err) == RT_EINVAL &&
+    CHECK(stap_cfar_parse_kind("CA", &k, &err) == STAP_EINVAL, "parse CA accepted");
+    CHECK(stap_cfar_parse_kind("gO", &k, &err) == STAP_EINVAL &&
               strstr(err.msg, "expected none, ca, os, go, so or ca2d"),
           "parse gO: %s", err.msg);
-    CHECK(stap_cfar_validate(&c, 1, 37, &err) == RT_OK, "R = 37 is enough for guard 2, train 16");
-    CHECK(stap_cfar_validate(&c, 1, 36, &err) == RT_EINVAL && strstr(err.msg, "range gates"),
+    CHECK(stap_cfar_validate(&c, 1, 37, &err) == STAP_OK, "R = 37 is enough for guard 2, train 16");
+    CHECK(stap_cfar_validate(&c, 1, 36, &err) == STAP_EINVAL && strstr(err.msg, "range gates"),
           "R = 36 accepted");
     c.pfa = 1;
-    CHECK(stap_cfar_validate(&c, 1, 100, &err) == RT_EINVAL &&
+    CHECK(stap_cfar_validate(&c, 1, 100, &err) == STAP_EINVAL &&
               strstr(err.msg, "stap_cfar_config.pfa"),
           "pfa 1 accepted");
     stap_cfar_defaults(&c);
     c.kind = (stap_cfar_kind)6;
-    CHECK(stap_cfar_validate(&c, 1, 100, &err) == RT_EINVAL &&
+    CHECK(stap_cfar_validate(&c, 1, 100, &err) == STAP_EINVAL &&
               strstr(err.msg, "stap_cfar_config.kind 6"),
           "kind 6 accepted");
     c.kind = STAP_CFAR_OS;
     c.os_rank = 33;
-    CHECK(stap_cfar_validate(&c, 1, 100, &err) == RT_EINVAL &&
+    CHECK(stap_cfar_validate(&c, 1, 100, &err) == STAP_EINVAL &&
               strstr(err.msg, "stap_cfar_config.os_rank"),
           "rank 33 of 32 accepted");
     c.os_rank = 0;
@@ -680,8 +680,8 @@ static void test_validation(void)
     /* GO/SO: the range window only; the Doppler fields are not theirs to check */
     c.kind = STAP_CFAR_GO;
     c.guard_doppler = -1;
-    CHECK(stap_cfar_validate(&c, 1, 37, &err) == RT_OK, "GO checked guard_doppler");
-    CHECK(stap_cfar_validate(&c, 1, 36, &err) == RT_EINVAL && strstr(err.msg, "range gates"),
+    CHECK(stap_cfar_validate(&c, 1, 37, &err) == STAP_OK, "GO checked guard_doppler");
+    CHECK(stap_cfar_validate(&c, 1, 36, &err) == STAP_EINVAL && strstr(err.msg, "range gates"),
           "GO: R = 36 accepted");
     stap_cfar_describe(&c, buf, sizeof buf);
     CHECK(!strcmp(buf, "go pfa=1e-06 guard=2 train=16"), "describe: '%s'", buf);
@@ -695,28 +695,28 @@ static void test_validation(void)
     stap_cfar_describe(&c, buf, sizeof buf);
     CHECK(!strcmp(buf, "ca2d pfa=1e-06 guard=2 train=16 guard_doppler=1 train_doppler=2"),
           "describe: '%s'", buf);
-    CHECK(stap_cfar_validate(&c, 7, 37, &err) == RT_OK, "D = 7 is enough for 1 + 2 bins");
-    CHECK(stap_cfar_validate(&c, 6, 37, &err) == RT_EINVAL &&
+    CHECK(stap_cfar_validate(&c, 7, 37, &err) == STAP_OK, "D = 7 is enough for 1 + 2 bins");
+    CHECK(stap_cfar_validate(&c, 6, 37, &err) == STAP_EINVAL &&
               strstr(err.msg, "(2 x (stap_cfar_config.guard_doppler 1 + "
                               "stap_cfar_config.train_doppler 2) + 1 = 7 bins) is longer than "
                               "the 6 Doppler bins"),
           "D = 6 accepted: %s", err.msg);
-    CHECK(stap_cfar_validate(&c, 7, 36, &err) == RT_EINVAL && strstr(err.msg, "range gates"),
+    CHECK(stap_cfar_validate(&c, 7, 36, &err) == STAP_EINVAL && strstr(err.msg, "range gates"),
           "CA2D: R = 36 accepted");
     c.guard_doppler = -1;
-    CHECK(stap_cfar_validate(&c, 100, 100, &err) == RT_EINVAL &&
+    CHECK(stap_cfar_validate(&c, 100, 100, &err) == STAP_EINVAL &&
               strstr(err.msg, "stap_cfar_config.guard_doppler -1 must be between 0 and 64"),
           "guard_doppler -1: %s", err.msg);
     c.guard_doppler = 0;
     c.train_doppler = 65;
-    CHECK(stap_cfar_validate(&c, 1000, 100, &err) == RT_EINVAL &&
+    CHECK(stap_cfar_validate(&c, 1000, 100, &err) == STAP_EINVAL &&
               strstr(err.msg, "stap_cfar_config.train_doppler 65 must be between 0 and 64"),
           "train_doppler 65: %s", err.msg);
     c.train_doppler = 0; /* a one-bin rectangle is CA along range */
-    CHECK(stap_cfar_validate(&c, 1, 37, &err) == RT_OK, "CA2D with one bin: %s", err.msg);
+    CHECK(stap_cfar_validate(&c, 1, 37, &err) == STAP_OK, "CA2D with one bin: %s", err.msg);
     c.train_doppler = 64;
     c.guard = 300; /* 2 x 64 x 633 + 2 x 16 x 1 = 81056 cells */
-    CHECK(stap_cfar_validate(&c, 1000, 1000, &err) == RT_EINVAL &&
+    CHECK(stap_cfar_validate(&c, 1000, 1000, &err) == STAP_EINVAL &&
               strstr(err.msg, "= 81056 training cells, more than 65536"),
           "a 2-D window of 81056 cells accepted: %s", err.msg);
     c.guard = 2;
@@ -725,8 +725,8 @@ static void test_validation(void)
     c.kind = STAP_CFAR_NONE;
     stap_detection *det = (stap_detection *)&c;
     size_t n = 7;
-    cf32 y[40] = {0};
-    CHECK(stap_cfar_detect(&c, y, 1, 1, 40, &det, &n, &err) == RT_OK && n == 0 && !det,
+    stap_cf32 y[40] = {0};
+    CHECK(stap_cfar_detect(&c, y, 1, 1, 40, &det, &n, &err) == STAP_OK && n == 0 && !det,
           "kind none must detect nothing");
 }
 

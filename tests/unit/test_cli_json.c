@@ -110,13 +110,13 @@ static void test_write(const char *dir)
     fclose(f);
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddNumberToObject(doc, "x", NAN);
-    rt_error err;
-    int st = cli_json_write(path, doc, RT_WRITE_NEW, &err);
-    CHECK(st == RT_EIO && strstr(err.msg, "already exists") && file_text(path, buf, sizeof buf) == 0 &&
+    stap_error err;
+    int st = cli_json_write(path, doc, STAP_WRITE_NEW, &err);
+    CHECK(st == STAP_EIO && strstr(err.msg, "already exists") && file_text(path, buf, sizeof buf) == 0 &&
               !strcmp(buf, "old\n"),
           "an existing file: %d %s", st, err.msg);
-    st = cli_json_write(path, doc, RT_WRITE_REPLACE, &err);
-    CHECK(st == RT_OK && file_text(path, buf, sizeof buf) == 0 && strstr(buf, "\"x\":\tnull"),
+    st = cli_json_write(path, doc, STAP_WRITE_REPLACE, &err);
+    CHECK(st == STAP_OK && file_text(path, buf, sizeof buf) == 0 && strstr(buf, "\"x\":\tnull"),
           "replace: %d %s: '%s'", st, err.msg, buf);
     unlink(path);
     cJSON_Delete(doc);

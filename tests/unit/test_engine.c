@@ -15,12 +15,12 @@
 #include "testutil.h"
 
 typedef struct expect {
-    cf32 *W, *Y;
+    stap_cf32 *W, *Y;
     stap_detection *det;
     size_t ndet;
 } expect;
 
-static stap_config small_config(la_backend be)
+static stap_config small_config(stap_backend be)
 {
     stap_config c;
     stap_config_defaults(&c);
@@ -38,30 +38,30 @@ static stap_config small_config(la_backend be)
     return c;
 }
 
-static void make_cube(uint64_t seed, const stap_config *c, cf32 *cube)
+static void make_cube(uint64_t seed, const stap_config *c, stap_cf32 *cube)
 {
     synth_params sp;
     synth_defaults(&sp, c->channels, c->pulses, c->range_gates);
     sp.seed = seed;
     sp.target_snr_db = 15; /* a detection to compare */
-    rt_error e;
+    stap_error e;
     synth_cube(&sp, cube, &e);
 }
 
-static void expected(const stap_config *c, const stap_cfar_config *cf, const cf32 *cube, expect *x)
+static void expected(const stap_config *c, const stap_cfar_config *cf, const stap_cf32 *cube, expect *x)
 {
     stap_plan *p;
-    rt_error err;
+    stap_error err;
     memset(x, 0, sizeof *x);
     if (stap_plan_create(&p, c, NULL, 0, 0, &err)) {
         CHECK(0, "plan: %s", err.msg);
         return;
     }
-    x->W = tc_xmalloc(sizeof(cf32) * stap_weights_len(p));
-    x->Y = tc_xmalloc(sizeof(cf32) * stap_output_len(p));
-    CHECK(stap_plan_execute(p, cube, x->W, x->Y, NULL, &err) == RT_OK, "plan execute: %s", err.msg);
+    x->W = tc_xmalloc(sizeof(stap_cf32) * stap_weights_len(p));
+    x->Y = tc_xmalloc(sizeof(stap_cf32) * stap_output_len(p));
+    CHECK(stap_plan_execute(p, cube, x->W, x->Y, NULL, &err) == STAP_OK, "plan execute: %s", err.msg);
     CHECK(stap_cfar_detect(cf, x->Y, c->beams, c->doppler_bins, c->range_gates, &x->det, &x->ndet,
-                           &err) == RT_OK, "cfar: %s", err.msg);
+                           &err) == STAP_OK, "cfar: %s", err.msg);
     stap_plan_destroy(p);
 }
 
@@ -77,11 +77,11 @@ static void compare(const char *what, const stap_config *c, const stap_cpi_resul
 {
     const size_t nw = stap_weights_count(c, c->beams), ny = stap_output_count(c, c->beams);
     if (keep_w) {
-        CHECK(r->weights && !memcmp(r->weights, x->W, sizeof(cf32) * nw), "%s: weights differ from the plan's", what);
+        CHECK(r->weights && !memcmp(r->weights, x->W, sizeof(stap_cf32) * nw), "%s: weights differ from the plan's", what);
     } else
         CHECK(!r->weights, "%s: weights returned though not kept", what);
     if (keep_y)
-        CHECK(r->output && !memcmp(r->output, x->Y, sizeof(cf32) * ny), "%s: output differs from the plan's", what);
+        CHECK(r->output && !memcmp(r->output, x->Y, sizeof(stap_cf32) * ny), "%s: output differs from the plan's", what);
     else
         CHECK(!r->output, "%s: output returned though not kept", what);
     CHECK(r->detection_count == x->ndet, "%s: %zu detections, expected %zu", what, r->detection_count, x->ndet);
@@ -92,7 +92,7 @@ static void compare(const char *what, const stap_config *c, const stap_cpi_resul
     CHECK(r->done_ms >= r->submit_ms, "%s: done before submit", what);
 }
 
-static void backend_cases(la_backend be)
+static void backend_cases(stap_backend be)
 {
     const stap_config c = small_config(be);
     stap_cfar_config cf;
@@ -101,17 +101,17 @@ static void backend_cases(la_backend be)
     cf.train = 8;
     const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
     enum { RING = 3 };
-    cf32 *cube[RING];
+    stap_cf32 *cube[RING];
     expect x[RING];
     for (int k = 0; k < RING; k++) {
-        cube[k] = tc_xmalloc(sizeof(cf32) * n);
+        cube[k] = tc_xmalloc(sizeof(stap_cf32) * n);
         make_cube(1000 + k, &c, cube[k]);
         memset(&x[k], 0, sizeof x[k]);
     }
-    cf32 *bad = tc_xmalloc(sizeof(cf32) * n);
-    memcpy(bad, cube[0], sizeof(cf32) * n);
+    stap_cf32 *bad = tc_xmalloc(sizeof(stap_cf32) * n);
+    memcpy(bad, cube[0], sizeof(stap_cf32) * n);
     bad[((size_t)3 * c.pulses + 7) * c.range_gates + 42] = INFINITY;
-    cf32 *flat = tc_xmalloc(sizeof(cf32) * n);
+    stap_cf32 *flat = tc_xmalloc(sizeof(stap_cf32) * n);
     for (size_t i = 0; i < n; i++) flat[i] = 1.0f;
 
     for (int keep = 0; keep < 2; keep++) {
@@ -122,7 +122,7 @@ static void backend_cases(la_backend be)
         o.keep_output = keep;
         o.cfar = cf;
         stap_engine *e;
-        rt_error err;
+        stap_error err;
         stap_config cl = c;
         cl.loading = keep ? c.loading : 0; /* flat cube: singular only without loading */
         for (int k = 0; k < RING; k++) {
@@ -130,50 +130,50 @@ static void backend_cases(la_backend be)
             expected(&cl, &cf, cube[k], &x[k]);
         }
         if (stap_engine_create(&e, &cl, NULL, 0, 0, &o, &err)) {
-            CHECK(0, "%s: engine: %s", la_backend_name(be), err.msg);
+            CHECK(0, "%s: engine: %s", stap_backend_name(be), err.msg);
             continue;
         }
         printf("  %s\n", stap_engine_describe(e));
         char what[96];
         /* three CPIs in flight, collected in order */
         for (int k = 0; k < RING; k++)
-            CHECK(stap_engine_submit(e, k, cube[k], &err) == RT_OK, "submit %d: %s", k, err.msg);
-        CHECK(stap_engine_submit(e, 1, cube[0], &err) == RT_EINVAL, "submit into a busy slot accepted");
-        CHECK(stap_engine_submit(e, 3, cube[0], &err) == RT_EINVAL, "slot 3 of 3 accepted");
+            CHECK(stap_engine_submit(e, k, cube[k], &err) == STAP_OK, "submit %d: %s", k, err.msg);
+        CHECK(stap_engine_submit(e, 1, cube[0], &err) == STAP_EINVAL, "submit into a busy slot accepted");
+        CHECK(stap_engine_submit(e, 3, cube[0], &err) == STAP_EINVAL, "slot 3 of 3 accepted");
         for (int k = 0; k < RING; k++) {
             stap_cpi_result r;
-            snprintf(what, sizeof what, "%s keep=%d slot %d", la_backend_name(be), keep, k);
-            CHECK(stap_engine_collect(e, k, &r, &err) == RT_OK, "%s: %s", what, err.msg);
+            snprintf(what, sizeof what, "%s keep=%d slot %d", stap_backend_name(be), keep, k);
+            CHECK(stap_engine_collect(e, k, &r, &err) == STAP_OK, "%s: %s", what, err.msg);
             CHECK(r.cpi == k, "%s: cpi %lld", what, r.cpi);
             compare(what, &cl, &r, &x[k], keep, keep);
         }
         stap_cpi_result r;
-        CHECK(stap_engine_collect(e, 0, &r, &err) == RT_EINVAL, "collect of an empty slot accepted");
+        CHECK(stap_engine_collect(e, 0, &r, &err) == STAP_EINVAL, "collect of an empty slot accepted");
         /* a failed CPI between two good ones */
-        CHECK(stap_engine_submit(e, 0, cube[1], &err) == RT_OK, "submit: %s", err.msg);
-        CHECK(stap_engine_submit(e, 1, keep ? bad : flat, &err) == RT_OK, "submit: %s", err.msg);
-        CHECK(stap_engine_submit(e, 2, cube[2], &err) == RT_OK, "submit: %s", err.msg);
-        snprintf(what, sizeof what, "%s keep=%d around a failure", la_backend_name(be), keep);
-        CHECK(stap_engine_collect(e, 0, &r, &err) == RT_OK, "%s: %s", what, err.msg);
+        CHECK(stap_engine_submit(e, 0, cube[1], &err) == STAP_OK, "submit: %s", err.msg);
+        CHECK(stap_engine_submit(e, 1, keep ? bad : flat, &err) == STAP_OK, "submit: %s", err.msg);
+        CHECK(stap_engine_submit(e, 2, cube[2], &err) == STAP_OK, "submit: %s", err.msg);
+        snprintf(what, sizeof what, "%s keep=%d around a failure", stap_backend_name(be), keep);
+        CHECK(stap_engine_collect(e, 0, &r, &err) == STAP_OK, "%s: %s", what, err.msg);
         compare(what, &cl, &r, &x[1], keep, keep);
         int st = stap_engine_collect(e, 1, &r, &err);
         if (keep)
-            CHECK(st == RT_EFORMAT && strstr(err.msg, "channel 3, pulse 7, range 42"),
+            CHECK(st == STAP_EFORMAT && strstr(err.msg, "channel 3, pulse 7, range 42"),
                   "%s: non-finite sample gave %d (%s)", what, st, err.msg);
         else
-            CHECK(st == RT_ENUMERIC && strstr(err.msg, "Doppler bin"),
+            CHECK(st == STAP_ENUMERIC && strstr(err.msg, "Doppler bin"),
                   "%s: singular training gave %d (%s)", what, st, err.msg);
-        CHECK(stap_engine_collect(e, 2, &r, &err) == RT_OK, "%s: %s", what, err.msg);
+        CHECK(stap_engine_collect(e, 2, &r, &err) == STAP_OK, "%s: %s", what, err.msg);
         compare(what, &cl, &r, &x[2], keep, keep);
         /* round robin: 20 CPIs, 2 at a time in 3 slots, ring of 3 cubes */
         for (int i = 0; i < 20 + 2; i++) {
             if (i >= 2) {
                 const int j = i - 2;
-                snprintf(what, sizeof what, "%s keep=%d round robin CPI %d", la_backend_name(be), keep, j);
-                CHECK(stap_engine_collect(e, j % 3, &r, &err) == RT_OK, "%s: %s", what, err.msg);
+                snprintf(what, sizeof what, "%s keep=%d round robin CPI %d", stap_backend_name(be), keep, j);
+                CHECK(stap_engine_collect(e, j % 3, &r, &err) == STAP_OK, "%s: %s", what, err.msg);
                 compare(what, &cl, &r, &x[j % RING], keep, keep);
             }
-            if (i < 20) CHECK(stap_engine_submit(e, i % 3, cube[i % RING], &err) == RT_OK, "submit: %s", err.msg);
+            if (i < 20) CHECK(stap_engine_submit(e, i % 3, cube[i % RING], &err) == STAP_OK, "submit: %s", err.msg);
         }
         stap_engine_destroy(e);
     }
@@ -191,11 +191,11 @@ static void backend_cases(la_backend be)
  * engine's memory covers what it holds. */
 /* Every detector kind through the engine (two slots, two CPIs): the results are the plan's,
  * the detections the CPU detector's on the plan's output. */
-static void kinds_cases(la_backend be)
+static void kinds_cases(stap_backend be)
 {
     const stap_config c = small_config(be);
     const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
-    cf32 *cube = tc_xmalloc(sizeof(cf32) * n);
+    stap_cf32 *cube = tc_xmalloc(sizeof(stap_cf32) * n);
     make_cube(77, &c, cube);
     for (int kind = STAP_CFAR_CA; kind <= STAP_CFAR_CA2D; kind++) {
         stap_engine_options o;
@@ -211,9 +211,9 @@ static void kinds_cases(la_backend be)
         expected(&c, &o.cfar, cube, &x);
         char what[160], desc[128];
         stap_cfar_describe(&o.cfar, desc, sizeof desc);
-        snprintf(what, sizeof what, "%s, %s", la_backend_name(be), desc);
+        snprintf(what, sizeof what, "%s, %s", stap_backend_name(be), desc);
         stap_engine *e;
-        rt_error err;
+        stap_error err;
         if (stap_engine_create(&e, &c, NULL, 0, 0, &o, &err)) {
             CHECK(0, "%s: engine: %s", what, err.msg);
             free_expect(&x);
@@ -221,8 +221,8 @@ static void kinds_cases(la_backend be)
         }
         for (int k = 0; k < 2; k++) {
             stap_cpi_result r;
-            CHECK(stap_engine_submit(e, k, cube, &err) == RT_OK, "%s: submit: %s", what, err.msg);
-            CHECK(stap_engine_collect(e, k, &r, &err) == RT_OK, "%s: collect: %s", what, err.msg);
+            CHECK(stap_engine_submit(e, k, cube, &err) == STAP_OK, "%s: submit: %s", what, err.msg);
+            CHECK(stap_engine_collect(e, k, &r, &err) == STAP_OK, "%s: collect: %s", what, err.msg);
             compare(what, &c, &r, &x, 1, 1);
         }
         printf("  %s: %zu detections, as the CPU detector\n", what, x.ndet);
@@ -232,12 +232,12 @@ static void kinds_cases(la_backend be)
     free(cube);
 }
 
-static void conditioning_and_memory(la_backend be)
+static void conditioning_and_memory(stap_backend be)
 {
     stap_config c = small_config(be);
     c.loading = 0;
     const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
-    cf32 *cube = tc_xmalloc(sizeof(cf32) * n), *flat = tc_xmalloc(sizeof(cf32) * n);
+    stap_cf32 *cube = tc_xmalloc(sizeof(stap_cf32) * n), *flat = tc_xmalloc(sizeof(stap_cf32) * n);
     make_cube(11, &c, cube);
     for (size_t i = 0; i < n; i++) flat[i] = cube[i - i % c.range_gates];
     for (int loaded = 0; loaded < 2; loaded++) {
@@ -246,7 +246,7 @@ static void conditioning_and_memory(la_backend be)
         stap_engine_options_defaults(&o);
         o.slots = 2;
         stap_engine *e;
-        rt_error err;
+        stap_error err;
         if (stap_engine_create(&e, &c, NULL, 0, 0, &o, &err)) {
             CHECK(0, "engine: %s", err.msg);
             continue;
@@ -257,26 +257,26 @@ static void conditioning_and_memory(la_backend be)
         stap_cpi_result r[2];
         int st = stap_engine_submit(e, 0, cube, &err) || stap_engine_submit(e, 1, flat, &err) ||
                  stap_engine_collect(e, 0, &r[0], &err);
-        CHECK(!st, "%s: %s", la_backend_name(be), err.msg);
+        CHECK(!st, "%s: %s", stap_backend_name(be), err.msg);
         /* rank-1 data may also fail outright (a zero pivot, v^H z = 0): that is reported too */
-        rt_error err1;
+        stap_error err1;
         const int st1 = stap_engine_collect(e, 1, &r[1], &err1);
         if (st1) {
-            printf("  %s loading %g: rank-1 CPI failed: %s\n", la_backend_name(be), c.loading, err1.msg);
-            CHECK(!loaded && st1 == RT_ENUMERIC, "rank-1 training: %s", err1.msg);
+            printf("  %s loading %g: rank-1 CPI failed: %s\n", stap_backend_name(be), c.loading, err1.msg);
+            CHECK(!loaded && st1 == STAP_ENUMERIC, "rank-1 training: %s", err1.msg);
             r[1].diag_ratio = 0;
         }
         if (!st) {
             printf("  %s loading %g: diag ratio %.3g (synthesized), %.3g (rank 1, item %d); limit "
-                   "%.2g\n", la_backend_name(be), c.loading, r[0].diag_ratio, r[1].diag_ratio,
+                   "%.2g\n", stap_backend_name(be), c.loading, r[0].diag_ratio, r[1].diag_ratio,
                    r[1].diag_ratio_item, limit);
             CHECK(r[0].diag_ratio > 100 * limit && r[0].diag_ratio <= 1,
                   "synthesized cube: ratio %g", r[0].diag_ratio);
-            CHECK(stap_engine_check_conditioning(e, &r[0], &err) == RT_OK, "synthesized: %s", err.msg);
+            CHECK(stap_engine_check_conditioning(e, &r[0], &err) == STAP_OK, "synthesized: %s", err.msg);
             if (!loaded && !st1) {
                 CHECK(r[1].diag_ratio < limit, "rank-1 training: ratio %g not below %g",
                       r[1].diag_ratio, limit);
-                CHECK(stap_engine_check_conditioning(e, &r[1], &err) == RT_ENUMERIC &&
+                CHECK(stap_engine_check_conditioning(e, &r[1], &err) == STAP_ENUMERIC &&
                           strstr(err.msg, "ill-conditioned training data at Doppler bin"),
                       "rank-1 training not reported: %s", err.msg);
             } else if (loaded) {
@@ -285,13 +285,13 @@ static void conditioning_and_memory(la_backend be)
             }
         }
         size_t host = 0, dev = 0;
-        CHECK(stap_engine_estimate(&c, 0, 0, &o, &host, &dev, &err) == RT_OK, "estimate: %s", err.msg);
+        CHECK(stap_engine_estimate(&c, 0, 0, &o, &host, &dev, &err) == STAP_OK, "estimate: %s", err.msg);
         const size_t held = stap_engine_memory_bytes(e);
         printf("  %s: engine holds %.2f MB; estimate host %.2f MB, device %.2f MB\n",
-               la_backend_name(be), held / 1e6, host / 1e6, dev / 1e6);
-        const size_t est = (be == LA_BACKEND_GPU || be == LA_BACKEND_CUBLAS) ? dev : host;
+               stap_backend_name(be), held / 1e6, host / 1e6, dev / 1e6);
+        const size_t est = (be == STAP_BACKEND_GPU || be == STAP_BACKEND_CUBLAS) ? dev : host;
         CHECK(est >= held && est <= 4 * held + (1 << 20),
-              "%s: estimate %zu bytes for an engine holding %zu", la_backend_name(be), est, held);
+              "%s: estimate %zu bytes for an engine holding %zu", stap_backend_name(be), est, held);
         stap_engine_destroy(e);
     }
     free(cube);
@@ -300,7 +300,7 @@ static void conditioning_and_memory(la_backend be)
 
 /* Every algorithm's engine: the memory estimate covers what the engine holds (within 4x),
  * and a CPI runs through it (the results themselves are test_pipeline's business). */
-static void algorithm_memory(la_backend be)
+static void algorithm_memory(stap_backend be)
 {
     const struct {
         stap_algorithm a;
@@ -313,29 +313,29 @@ static void algorithm_memory(la_backend be)
         c.algorithm = algs[i].a;
         c.doppler_order = algs[i].Q;
         const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
-        cf32 *cube = tc_xmalloc(sizeof(cf32) * n);
+        stap_cf32 *cube = tc_xmalloc(sizeof(stap_cf32) * n);
         make_cube(11 + i, &c, cube);
         stap_engine_options o;
         stap_engine_options_defaults(&o);
         stap_engine *e;
-        rt_error err;
+        stap_error err;
         if (stap_engine_create(&e, &c, NULL, 0, 0, &o, &err)) {
-            CHECK(0, "%s %s: engine: %s", la_backend_name(be), stap_algorithm_name(c.algorithm),
+            CHECK(0, "%s %s: engine: %s", stap_backend_name(be), stap_algorithm_name(c.algorithm),
                   err.msg);
             free(cube);
             continue;
         }
         stap_cpi_result r;
-        CHECK(stap_engine_submit(e, 0, cube, &err) == RT_OK && stap_engine_collect(e, 0, &r, &err) == RT_OK,
-              "%s %s: CPI: %s", la_backend_name(be), stap_algorithm_name(c.algorithm), err.msg);
+        CHECK(stap_engine_submit(e, 0, cube, &err) == STAP_OK && stap_engine_collect(e, 0, &r, &err) == STAP_OK,
+              "%s %s: CPI: %s", stap_backend_name(be), stap_algorithm_name(c.algorithm), err.msg);
         size_t host = 0, dev = 0;
-        CHECK(stap_engine_estimate(&c, 0, 0, &o, &host, &dev, &err) == RT_OK, "estimate: %s", err.msg);
+        CHECK(stap_engine_estimate(&c, 0, 0, &o, &host, &dev, &err) == STAP_OK, "estimate: %s", err.msg);
         const size_t held = stap_engine_memory_bytes(e);
-        const size_t est = (be == LA_BACKEND_GPU || be == LA_BACKEND_CUBLAS) ? dev : host;
-        printf("  %s %s: engine holds %.3f MB, estimate %.3f MB\n", la_backend_name(be),
+        const size_t est = (be == STAP_BACKEND_GPU || be == STAP_BACKEND_CUBLAS) ? dev : host;
+        printf("  %s %s: engine holds %.3f MB, estimate %.3f MB\n", stap_backend_name(be),
                stap_algorithm_name(c.algorithm), held / 1e6, est / 1e6);
         CHECK(est >= held && est <= 4 * held + (1 << 20),
-              "%s %s: estimate %zu bytes for an engine holding %zu", la_backend_name(be),
+              "%s %s: estimate %zu bytes for an engine holding %zu", stap_backend_name(be),
               stap_algorithm_name(c.algorithm), est, held);
         stap_engine_destroy(e);
         free(cube);
@@ -344,12 +344,12 @@ static void algorithm_memory(la_backend be)
 
 int main(void)
 {
-    const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU,
-                                   LA_BACKEND_CUBLAS};
+    const stap_backend backends[] = {STAP_BACKEND_CPU, STAP_BACKEND_LAPACK, STAP_BACKEND_GPU,
+                                   STAP_BACKEND_CUBLAS};
     for (int b = 0; b < 4; b++) {
-        rt_error why;
-        if (la_backend_available(backends[b], &why) != RT_OK) {
-            printf("  backend %s not available here: %s\n", la_backend_name(backends[b]), why.msg);
+        stap_error why;
+        if (stap_backend_available(backends[b], &why) != STAP_OK) {
+            printf("  backend %s not available here: %s\n", stap_backend_name(backends[b]), why.msg);
             continue;
         }
         backend_cases(backends[b]);
@@ -358,32 +358,32 @@ int main(void)
         algorithm_memory(backends[b]);
     }
     /* bad options */
-    stap_config c = small_config(LA_BACKEND_CPU);
+    stap_config c = small_config(STAP_BACKEND_CPU);
     stap_engine_options o;
     stap_engine_options_defaults(&o);
     stap_engine *e;
-    rt_error err;
+    stap_error err;
     o.slots = 0;
-    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_EINVAL && strstr(err.msg, "slots"),
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_EINVAL && strstr(err.msg, "slots"),
           "0 slots accepted");
     o.slots = 2;
     o.cfar.train = 100; /* window longer than 120 cells */
-    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_EINVAL, "CFAR window > R accepted");
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_EINVAL, "CFAR window > R accepted");
     o.cfar.train = 16;
     o.cfar.kind = STAP_CFAR_CA2D;
     o.cfar.guard_doppler = o.cfar.train_doppler = 5; /* 21 bins of 20 */
-    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_EINVAL &&
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_EINVAL &&
               strstr(err.msg, "the 20 Doppler bins"),
           "CFAR Doppler window > D accepted: %s", err.msg);
     stap_cfar_defaults(&o.cfar);
     /* the memory check: refused before allocating, naming need and availability */
     o.cfar.train = 16;
     setenv("RTSTAP_MEMORY_LIMIT", "64k", 1);
-    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_ENOMEM &&
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_ENOMEM &&
               strstr(err.msg, "host memory") && strstr(err.msg, "RTSTAP_MEMORY_LIMIT"),
           "64 kB of memory: %s", err.msg);
     setenv("RTSTAP_MEMORY_LIMIT", "1e12", 1);
-    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == RT_OK, "1 TB of memory: %s", err.msg);
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_OK, "1 TB of memory: %s", err.msg);
     if (!tc_failures) stap_engine_destroy(e);
     unsetenv("RTSTAP_MEMORY_LIMIT");
     if (tc_failures) {

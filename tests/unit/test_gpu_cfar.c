@@ -14,7 +14,7 @@
 
 #include "cfar.h"
 #include "la_check.h"
-#include "rtstap/common.h" /* rt_now_ms */
+#include "rtstap/common.h" /* stap_now_ms */
 #ifdef RTSTAP_HAVE_CUDA
 #include "testutil.h"
 #endif
@@ -23,7 +23,7 @@
 static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R, int ties)
 {
     size_t cells = (size_t)B * D * R;
-    cf32 *y = malloc(sizeof(cf32) * cells);
+    stap_cf32 *y = malloc(sizeof(stap_cf32) * cells);
     double level = 1;
     for (size_t i = 0; i < cells; i++) {
         if (i % R == 0) level = exp(6 * tc_uniform(rng));
@@ -32,17 +32,17 @@ static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R
         if ((i / R) % 17 == 3 && (int)(i % R) > R / 2) g *= 8; /* a clutter edge */
         y[i] = (float)sqrt(g) * tc_cnormal(rng);
         /* ties: samples on a coarse grid, so that windows hold many equal powers and zeros */
-        if (ties) y[i] = CMPLXF(roundf(crealf(y[i]) / 2), roundf(cimagf(y[i]) / 2));
+        if (ties) y[i] = STAP_CMPLXF(roundf(crealf(y[i]) / 2), roundf(cimagf(y[i]) / 2));
     }
     stap_detection *dc = NULL, *dg = NULL;
     size_t nc = 0, ng = 0;
-    rt_error err;
-    double t0 = rt_now_ms();
+    stap_error err;
+    double t0 = stap_now_ms();
     int sc = stap_cfar_detect(c, y, B, D, R, &dc, &nc, &err);
-    double t1 = rt_now_ms();
+    double t1 = stap_now_ms();
     if (sc) fprintf(stderr, "FAIL: CPU CFAR: %s\n", err.msg);
     int sg = stap_cfar_detect_gpu(c, y, B, D, R, &dg, &ng, &err);
-    double t2 = rt_now_ms();
+    double t2 = stap_now_ms();
     if (sg) fprintf(stderr, "FAIL: GPU CFAR: %s\n", err.msg);
     char desc[128];
     stap_cfar_describe(c, desc, sizeof desc);
@@ -79,8 +79,8 @@ int main(void)
     fprintf(stderr, "test_gpu_cfar: built without CUDA: skipped\n");
     return 77;
 #else
-    rt_error err;
-    if (la_backend_available(LA_BACKEND_GPU, &err) != RT_OK) {
+    stap_error err;
+    if (stap_backend_available(STAP_BACKEND_GPU, &err) != STAP_OK) {
         fprintf(stderr, "test_gpu_cfar: no GPU (%s): skipped\n", err.msg);
         return 77;
     }

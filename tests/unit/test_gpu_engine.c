@@ -73,7 +73,7 @@ static size_t rss_bytes(void)
     return (size_t)b * (size_t)sysconf(_SC_PAGESIZE);
 }
 
-static stap_config config_of(const gcase *g, la_backend be)
+static stap_config config_of(const gcase *g, stap_backend be)
 {
     stap_config c;
     stap_config_defaults(&c);
@@ -97,7 +97,7 @@ static stap_config config_of(const gcase *g, la_backend be)
 }
 
 typedef struct run_out {
-    cf32 *W, *Y;
+    stap_cf32 *W, *Y;
     stap_detection *det;
     size_t ndet;
     float ratio; /* the training's conditioning indicator (engine.h diag_ratio) */
@@ -105,9 +105,9 @@ typedef struct run_out {
 } run_out;
 
 static size_t hit_capacity; /* stap_engine_options.hit_capacity of the runs below */
-static const cf32 *user_V;  /* the runs' steering vectors (B x N), or NULL: the default */
+static const stap_cf32 *user_V;  /* the runs' steering vectors (B x N), or NULL: the default */
 
-static void run_engine(const stap_config *c, int graphs, int variant, int gemm, const cf32 *cube,
+static void run_engine(const stap_config *c, int graphs, int variant, int gemm, const stap_cf32 *cube,
                        const stap_cfar_config *cf, run_out *o, const char *what)
 {
     memset(o, 0, sizeof *o);
@@ -121,7 +121,7 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
     eo.cfar = *cf;
     eo.hit_capacity = hit_capacity;
     stap_engine *e;
-    rt_error err;
+    stap_error err;
     if (stap_engine_create(&e, c, user_V, user_V ? c->beams : 0, user_V ? stap_dof(c) : 0, &eo,
                            &err)) {
         CHECK(0, "%s: engine: %s", what, err.msg);
@@ -134,13 +134,13 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
     if (!st) st = stap_engine_submit(e, 1, cube, &err);
     if (!st) st = stap_engine_collect(e, 0, &r, &err);
     if (!st) st = stap_engine_collect(e, 1, &r, &err);
-    CHECK(st == RT_OK, "%s: %s", what, err.msg);
+    CHECK(st == STAP_OK, "%s: %s", what, err.msg);
     if (!st) {
         const size_t nw = stap_weights_count(c, c->beams), ny = stap_output_count(c, c->beams);
-        o->W = tc_xmalloc(sizeof(cf32) * nw);
-        o->Y = tc_xmalloc(sizeof(cf32) * ny);
-        memcpy(o->W, r.weights, sizeof(cf32) * nw);
-        memcpy(o->Y, r.output, sizeof(cf32) * ny);
+        o->W = tc_xmalloc(sizeof(stap_cf32) * nw);
+        o->Y = tc_xmalloc(sizeof(stap_cf32) * ny);
+        memcpy(o->W, r.weights, sizeof(stap_cf32) * nw);
+        memcpy(o->Y, r.output, sizeof(stap_cf32) * ny);
         o->ndet = r.detection_count;
         o->ratio = r.diag_ratio;
         o->det = tc_xmalloc(sizeof(stap_detection) * (o->ndet + 1));
@@ -167,30 +167,30 @@ static int has_cell(const run_out *o, int b, int d, int r)
 }
 
 /* A synthesized cube of the case's shape (a 10 dB target; its parameters in *sp). */
-static cf32 *case_cube(const gcase *g, uint64_t seed, synth_params *sp)
+static stap_cf32 *case_cube(const gcase *g, uint64_t seed, synth_params *sp)
 {
-    cf32 *cube = tc_xmalloc(sizeof(cf32) * (size_t)g->C * g->P * g->R);
+    stap_cf32 *cube = tc_xmalloc(sizeof(stap_cf32) * (size_t)g->C * g->P * g->R);
     synth_defaults(sp, g->C, g->P, g->R);
     sp->seed = seed;
     sp->target_snr_db = 10;
-    rt_error err;
-    CHECK(synth_cube(sp, cube, &err) == RT_OK, "%s: synth: %s", g->name, err.msg);
+    stap_error err;
+    CHECK(synth_cube(sp, cube, &err) == STAP_OK, "%s: synth: %s", g->name, err.msg);
     return cube;
 }
 
-static void one_case(const gcase *g, la_backend be, uint64_t seed)
+static void one_case(const gcase *g, stap_backend be, uint64_t seed)
 {
-    stap_config c = config_of(g, be), ccpu = config_of(g, LA_BACKEND_CPU);
+    stap_config c = config_of(g, be), ccpu = config_of(g, STAP_BACKEND_CPU);
     synth_params sp;
-    cf32 *cube = case_cube(g, seed, &sp);
-    rt_error err;
+    stap_cf32 *cube = case_cube(g, seed, &sp);
+    stap_error err;
     stap_cfar_config cf;
     stap_cfar_defaults(&cf);
     if (g->R < 2 * (cf.guard + cf.train) + 1) cf.train = (g->R - 1) / 2 - cf.guard;
     char what[160];
-    snprintf(what, sizeof what, "%s [%s]", g->name, la_backend_name(be));
+    snprintf(what, sizeof what, "%s [%s]", g->name, stap_backend_name(be));
     printf("  %s\n", what);
-    cf32 *V = tc_xmalloc(sizeof(cf32) * (size_t)g->B * g->C * g->Q);
+    stap_cf32 *V = tc_xmalloc(sizeof(stap_cf32) * (size_t)g->B * g->C * g->Q);
     stap_default_steering(&c, V);
     if (g->steer) {
         tc_rng r;
@@ -199,22 +199,22 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
         user_V = V;
     }
     run_out gpu, gpu_direct, cpu;
-    cf64 *Yref = NULL; /* the double reference's output, kept for the GEMM apply below */
+    stap_cf64 *Yref = NULL; /* the double reference's output, kept for the GEMM apply below */
     double cpu_y = 0;  /* the CPU engine's output against it, dB */
     run_engine(&c, 1, -1, 0, cube, &cf, &gpu, what);
     run_engine(&c, 0, -1, 0, cube, &cf, &gpu_direct, what);
     run_engine(&ccpu, 1, -1, 0, cube, &cf, &cpu, what);
     if (gpu.ok && cpu.ok && gpu_direct.ok) {
         const size_t nw = stap_weights_count(&c, c.beams), ny = stap_output_count(&c, c.beams);
-        CHECK(!memcmp(gpu.W, gpu_direct.W, sizeof(cf32) * nw) &&
-              !memcmp(gpu.Y, gpu_direct.Y, sizeof(cf32) * ny),
+        CHECK(!memcmp(gpu.W, gpu_direct.W, sizeof(stap_cf32) * nw) &&
+              !memcmp(gpu.Y, gpu_direct.Y, sizeof(stap_cf32) * ny),
               "%s: CUDA graph and direct launches differ", what);
         /* against the double-precision reference, beside the CPU engine's agreement */
         float *winf = tc_xmalloc(sizeof(float) * g->P);
         double *win = tc_xmalloc(sizeof(double) * g->P);
         stap_window(&c, winf, &err);
         for (int p = 0; p < g->P; p++) win[p] = winf[p];
-        cf64 *Wr = tc_xmalloc(sizeof(cf64) * nw), *Yr = tc_xmalloc(sizeof(cf64) * ny);
+        stap_cf64 *Wr = tc_xmalloc(sizeof(stap_cf64) * nw), *Yr = tc_xmalloc(sizeof(stap_cf64) * ny);
         CHECK(ref_stap(&c, win, g->B, V, cube, Wr, Yr) == 0, "%s: reference failed", what);
         const double gw = ref_snr_db(Wr, gpu.W, nw), gy = ref_snr_db(Yr, gpu.Y, ny);
         const double cw = ref_snr_db(Wr, cpu.W, nw), cy = ref_snr_db(Yr, cpu.Y, ny);
@@ -258,7 +258,7 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
     }
 #ifdef RTSTAP_HAVE_CUDA /* the dispatch table (kernels/) is linked only with CUDA */
     /* the materialized-training path (shared-memory QR, separate weights kernel) */
-    if (be == LA_BACKEND_GPU) {
+    if (be == STAP_BACKEND_GPU) {
         int smem = -1;
         for (int v = 0; v < rtk_qr_variant_count(); v++)
             if (rtk_qr_variant_get(v)->storage == RTK_SHARED) smem = v;
@@ -266,7 +266,7 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
         run_engine(&c, 1, smem, 0, cube, &cf, &mat, what);
         if (mat.ok && gpu.ok) {
             const size_t nw = stap_weights_count(&c, c.beams);
-            cf64 *ref = tc_xmalloc(sizeof(cf64) * nw);
+            stap_cf64 *ref = tc_xmalloc(sizeof(stap_cf64) * nw);
             for (size_t i = 0; i < nw; i++) ref[i] = gpu.W[i];
             const double s = ref_snr_db(ref, mat.W, nw);
             printf("    materialized training (smem QR) vs fused gather: weights %.1f dB, ratio "
@@ -280,7 +280,7 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
     }
 #endif
     /* the apply stage as cuBLAS GEMMs against the apply kernel */
-    if (be == LA_BACKEND_GPU) {
+    if (be == STAP_BACKEND_GPU) {
         run_out gemm;
         run_engine(&c, 1, -1, 1, cube, &cf, &gemm, what);
         if (gemm.ok && gpu.ok && Yref) {
@@ -289,7 +289,7 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
              * is relative to |y|, which cancellation makes small: ~100 dB on jammed,
              * loaded cubes was measured, too close to any fixed bar) */
             const size_t ny = stap_output_count(&c, c.beams);
-            cf64 *ref = tc_xmalloc(sizeof(cf64) * ny);
+            stap_cf64 *ref = tc_xmalloc(sizeof(stap_cf64) * ny);
             for (size_t i = 0; i < ny; i++) ref[i] = gpu.Y[i];
             const double s = ref_snr_db(ref, gemm.Y, ny), gy = ref_snr_db(Yref, gemm.Y, ny);
             printf("    apply as cuBLAS GEMMs: vs the apply kernel %.1f dB, vs double reference "
@@ -316,10 +316,10 @@ static void one_case(const gcase *g, la_backend be, uint64_t seed)
 static void kinds_case(const gcase *g, uint64_t seed, size_t cap)
 {
     hit_capacity = cap;
-    stap_config c = config_of(g, LA_BACKEND_GPU);
+    stap_config c = config_of(g, STAP_BACKEND_GPU);
     synth_params sp;
-    cf32 *cube = case_cube(g, seed, &sp);
-    rt_error err;
+    stap_cf32 *cube = case_cube(g, seed, &sp);
+    stap_error err;
     for (int kind = STAP_CFAR_CA; kind <= STAP_CFAR_CA2D; kind++) {
         stap_cfar_config cf;
         stap_cfar_defaults(&cf);
@@ -336,7 +336,7 @@ static void kinds_case(const gcase *g, uint64_t seed, size_t cap)
         if (o.ok) {
             stap_detection *det = NULL;
             size_t nd = 0;
-            CHECK(stap_cfar_detect(&cf, o.Y, g->B, g->D, g->R, &det, &nd, &err) == RT_OK,
+            CHECK(stap_cfar_detect(&cf, o.Y, g->B, g->D, g->R, &det, &nd, &err) == STAP_OK,
                   "%s: CPU detector: %s", what, err.msg);
             printf("    detections: engine %zu, CPU detector on its output %zu\n", o.ndet, nd);
             CHECK(nd == o.ndet && (!nd || !memcmp(det, o.det, sizeof(stap_detection) * nd)),
@@ -354,20 +354,20 @@ static void kinds_case(const gcase *g, uint64_t seed, size_t cap)
 /* 1000 CPIs through 3 slots: device free memory and host RSS sampled at CPI 100 and 1000 */
 static void soak(void)
 {
-    stap_config c = config_of(&cases[0], LA_BACKEND_GPU);
+    stap_config c = config_of(&cases[0], STAP_BACKEND_GPU);
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);
     eo.slots = 3;
     stap_engine *e;
-    rt_error err;
+    stap_error err;
     if (stap_engine_create(&e, &c, NULL, 0, 0, &eo, &err)) {
         CHECK(0, "soak: engine: %s", err.msg);
         return;
     }
     const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
-    cf32 *cube[2];
+    stap_cf32 *cube[2];
     for (int k = 0; k < 2; k++) {
-        cube[k] = stap_engine_host_alloc(e, sizeof(cf32) * n);
+        cube[k] = stap_engine_host_alloc(e, sizeof(stap_cf32) * n);
         synth_params sp;
         synth_defaults(&sp, c.channels, c.pulses, c.range_gates);
         sp.seed = 77 + k;
@@ -412,8 +412,8 @@ static void soak(void)
 
 int main(void)
 {
-    rt_error why;
-    if (la_backend_available(LA_BACKEND_GPU, &why) != RT_OK) {
+    stap_error why;
+    if (stap_backend_available(STAP_BACKEND_GPU, &why) != STAP_OK) {
         printf("test_gpu_engine: skipped (%s)\n", why.msg);
         return 77;
     }
@@ -421,9 +421,9 @@ int main(void)
     tc_rng_seed(&rng, tc_seed_from_env_or_time());
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const uint64_t seed = (uint64_t)(tc_uniform(&rng) * 1e15);
-        one_case(&cases[i], LA_BACKEND_GPU, seed);
+        one_case(&cases[i], STAP_BACKEND_GPU, seed);
         if (i == 0 || i == 3 || i == 6 || i == 8 || i == 11 || i == 14 || i == 15 || i == 16)
-            one_case(&cases[i], LA_BACKEND_CUBLAS, seed);
+            one_case(&cases[i], STAP_BACKEND_CUBLAS, seed);
         if (i == 0 || i == 4) kinds_case(&cases[i], seed, 0);
         if (i == 0) kinds_case(&cases[i], seed, 100);
     }

@@ -3,7 +3,7 @@
  * bound; both < 30) on random
  * and ill-conditioned inputs (cond 1e2, 1e4, 1e6): every preset size (once at full
  * batch), the diagonally-loaded sizes, odd shapes, and every row of the kernels'
- * dispatch table; strided layouts whose gaps must stay untouched; la_bench_qr's R.
+ * dispatch table; strided layouts whose gaps must stay untouched; stap_la_bench_qr's R.
  * Exits 77 (skipped) without a usable GPU. RTSTAP_SEED=N replays a run;
  * RTSTAP_GPU_QUICK=1 (for compute-sanitizer) keeps the gpu backend, random inputs and
  * batches of at most 3. */
@@ -16,7 +16,7 @@
 #include "la_check.h"
 #include "linalg.h"
 #ifdef RTSTAP_HAVE_CUDA
-#include "la_device.h" /* rtk.h and la_gpu_force_variant */
+#include "la_device.h" /* rtk.h and stap_la_gpu_force_variant */
 #endif
 #include "testutil.h"
 
@@ -24,9 +24,9 @@
 
 static int cases = 0;
 
-static int same_bits(cf32 a, cf32 b) { return memcmp(&a, &b, sizeof a) == 0; }
+static int same_bits(stap_cf32 a, stap_cf32 b) { return memcmp(&a, &b, sizeof a) == 0; }
 
-static void make_input(tc_rng *rng, int m, int n, int batch, double cond, cf32 *T)
+static void make_input(tc_rng *rng, int m, int n, int batch, double cond, stap_cf32 *T)
 {
     if (cond > 0)
         tc_illcond_batch(rng, m, n, batch, cond, T);
@@ -44,27 +44,27 @@ static const char *cond_name(double cond)
 
 /* Factor a fresh batch (lda = m, contiguous) and check LAPACK's ratios; gpu backend:
  * also a real diagonal. */
-static void qr_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, int batch,
+static void qr_case(stap_la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, int batch,
                     double cond)
 {
     const size_t one = (size_t)m * n, total = one * batch;
-    cf32 *T = tc_xmalloc(total * sizeof *T), *R = tc_xmalloc(total * sizeof *R);
+    stap_cf32 *T = tc_xmalloc(total * sizeof *T), *R = tc_xmalloc(total * sizeof *R);
     make_input(rng, m, n, batch, cond, T);
     memcpy(R, T, total * sizeof *R);
-    rt_error err = {0};
-    int st = la_qr(ctx, m, n, batch, R, m, (ptrdiff_t)one, &err);
+    stap_error err = {0};
+    int st = stap_la_qr(ctx, m, n, batch, R, m, (ptrdiff_t)one, &err);
     cases++;
-    CHECK(st == RT_OK, "%s %dx%dx%d %s: la_qr: %s", what, m, n, batch, cond_name(cond), err.msg);
-    if (st == RT_OK) {
+    CHECK(st == STAP_OK, "%s %dx%dx%d %s: stap_la_qr: %s", what, m, n, batch, cond_name(cond), err.msg);
+    if (st == STAP_OK) {
         la_qr_accuracy acc;
         st = la_qr_check(m, n, batch, T, R, 1, &acc, &err);
-        CHECK(st == RT_OK, "la_qr_check: %s", err.msg);
-        int ok = st == RT_OK && acc.residual < THRESHOLD && acc.diag < THRESHOLD;
+        CHECK(st == STAP_OK, "la_qr_check: %s", err.msg);
+        int ok = st == STAP_OK && acc.residual < THRESHOLD && acc.diag < THRESHOLD;
         printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f  %s\n", what, m, n,
                batch, cond_name(cond), acc.residual, acc.diag, ok ? "ok" : "FAIL");
         CHECK(ok, "%s %dx%dx%d %s: residual %.3f diag %.3f (worst item %d)", what, m, n, batch,
               cond_name(cond), acc.residual, acc.diag, acc.worst);
-        if (la_ctx_backend(ctx) == LA_BACKEND_GPU) {
+        if (stap_la_ctx_backend(ctx) == STAP_BACKEND_GPU) {
             int complex_diag = 0;
             for (int k = 0; k < batch; k++)
                 for (int i = 0; i < n; i++)
@@ -79,22 +79,22 @@ static void qr_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, in
 
 /* lda > m and stride > lda*n: the gaps (rows m..lda-1, the tail after each matrix) and
  * everything below row n must keep their values; R must pass the ratios. */
-static void gap_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, int batch)
+static void gap_case(stap_la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, int batch)
 {
     const int lda = m + 3;
     const ptrdiff_t stride = (ptrdiff_t)lda * n + 7;
     const size_t span = (size_t)stride * batch, one = (size_t)m * n;
-    cf32 *T = tc_xmalloc(one * batch * sizeof *T), *A = tc_xmalloc(span * sizeof *A);
-    cf32 *R = tc_xmalloc(one * batch * sizeof *R);
+    stap_cf32 *T = tc_xmalloc(one * batch * sizeof *T), *A = tc_xmalloc(span * sizeof *A);
+    stap_cf32 *R = tc_xmalloc(one * batch * sizeof *R);
     tc_random_batch(rng, m, n, batch, T);
     for (size_t i = 0; i < span; i++) A[i] = tc_poison(i);
     for (int k = 0; k < batch; k++)
         for (int j = 0; j < n; j++)
             memcpy(A + stride * k + (size_t)j * lda, T + one * k + (size_t)j * m, m * sizeof *A);
-    rt_error err = {0};
-    int st = la_qr(ctx, m, n, batch, A, lda, stride, &err);
+    stap_error err = {0};
+    int st = stap_la_qr(ctx, m, n, batch, A, lda, stride, &err);
     cases++;
-    CHECK(st == RT_OK, "%s gaps %dx%d: la_qr: %s", what, m, n, err.msg);
+    CHECK(st == STAP_OK, "%s gaps %dx%d: stap_la_qr: %s", what, m, n, err.msg);
     if (st) goto out;
     size_t touched = 0;
     for (size_t i = 0; i < span; i++) {
@@ -109,7 +109,7 @@ static void gap_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, i
             memcpy(R + one * k + (size_t)j * m, A + stride * k + (size_t)j * lda, m * sizeof *R);
     la_qr_accuracy acc;
     st = la_qr_check(m, n, batch, T, R, 1, &acc, &err);
-    int ok = st == RT_OK && acc.residual < THRESHOLD && acc.diag < THRESHOLD;
+    int ok = st == STAP_OK && acc.residual < THRESHOLD && acc.diag < THRESHOLD;
     printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f  gaps %s  %s\n", what, m, n,
            batch, "lda+3", acc.residual, acc.diag, touched ? "CHANGED" : "untouched",
            ok ? "ok" : "FAIL");
@@ -120,20 +120,20 @@ out:
     free(R);
 }
 
-/* la_bench_qr: positive median, R of set 0 fully written (poisoned first) and accurate */
-static void bench_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, int batch)
+/* stap_la_bench_qr: positive median, R of set 0 fully written (poisoned first) and accurate */
+static void bench_case(stap_la_ctx *ctx, const char *what, tc_rng *rng, int m, int n, int batch)
 {
     const int nsets = 2;
     const size_t one = (size_t)m * n * batch;
-    cf32 *sets = tc_xmalloc(one * nsets * sizeof *sets), *R = tc_xmalloc(one * sizeof *R);
+    stap_cf32 *sets = tc_xmalloc(one * nsets * sizeof *sets), *R = tc_xmalloc(one * sizeof *R);
     tc_random_batch(rng, m, n, batch * nsets, sets);
     for (size_t i = 0; i < one; i++) R[i] = tc_poison(i);
     double us = -1;
-    rt_error err = {0};
-    int st = la_bench_qr(ctx, m, n, batch, sets, nsets, 3, 0, 0, NULL, &us, R, &err);
+    stap_error err = {0};
+    int st = stap_la_bench_qr(ctx, m, n, batch, sets, nsets, 3, 0, 0, NULL, &us, R, &err);
     cases++;
-    CHECK(st == RT_OK, "%s bench %dx%d: %s", what, m, n, err.msg);
-    if (st == RT_OK) {
+    CHECK(st == STAP_OK, "%s bench %dx%d: %s", what, m, n, err.msg);
+    if (st == STAP_OK) {
         size_t unwritten = 0;
         for (int k = 0; k < batch; k++)
             for (int j = 0; j < n; j++)
@@ -143,7 +143,7 @@ static void bench_case(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n,
                 }
         la_qr_accuracy acc;
         st = la_qr_check(m, n, batch, sets, R, 1, &acc, &err);
-        int ok = st == RT_OK && unwritten == 0 && us > 0 && acc.residual < THRESHOLD &&
+        int ok = st == STAP_OK && unwritten == 0 && us > 0 && acc.residual < THRESHOLD &&
                  acc.diag < THRESHOLD;
         printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f  median %.1f us  %s\n",
                what, m, n, batch, "bench", acc.residual, acc.diag, us, ok ? "ok" : "FAIL");
@@ -158,8 +158,8 @@ typedef struct { int m, n, batch; } shape;
 
 int main(void)
 {
-    rt_error err = {0};
-    if (la_backend_available(LA_BACKEND_GPU, &err) != RT_OK) {
+    stap_error err = {0};
+    if (stap_backend_available(STAP_BACKEND_GPU, &err) != STAP_OK) {
         printf("test_gpu_qr: skipped: %s\n", err.msg);
         return 77;
     }
@@ -174,12 +174,12 @@ int main(void)
                            {33, 32, 6},  {64, 64, 5},  {100, 1, 6},  {512, 128, 3},
                            {300, 7, 5},  {1000, 100, 2}, {2100, 40, 2}};
     const shape full[] = {{80, 16, 384}, {240, 66, 128}, {192, 96, 128}, {240, 66, 1280}};
-    const la_backend backends[] = {LA_BACKEND_GPU, LA_BACKEND_CUBLAS};
+    const stap_backend backends[] = {STAP_BACKEND_GPU, STAP_BACKEND_CUBLAS};
 
     for (int bi = 0; bi < nbackends; bi++) {
-        la_ctx *ctx = NULL;
-        const char *bname = la_backend_name(backends[bi]);
-        if (la_ctx_create(&ctx, backends[bi], 0, &err) != RT_OK) {
+        stap_la_ctx *ctx = NULL;
+        const char *bname = stap_backend_name(backends[bi]);
+        if (stap_la_ctx_create(&ctx, backends[bi], 0, &err) != STAP_OK) {
             CHECK(0, "creating a %s context: %s", bname, err.msg);
             continue;
         }
@@ -191,19 +191,19 @@ int main(void)
         printf("backend %s: full batches\n", bname);
         for (size_t s = 0; s < sizeof full / sizeof *full && !quick; s++)
             qr_case(ctx, bname, &rng, full[s].m, full[s].n, full[s].batch, 0);
-        printf("backend %s: strided layouts and la_bench_qr\n", bname);
+        printf("backend %s: strided layouts and stap_la_bench_qr\n", bname);
         gap_case(ctx, bname, &rng, 33, 32, 5);
         gap_case(ctx, bname, &rng, 240, 66, 3);
         gap_case(ctx, bname, &rng, 80, 16, 1);
         bench_case(ctx, bname, &rng, 80, 16, quick ? 3 : 12);
         bench_case(ctx, bname, &rng, 240, 66, quick ? 2 : 6);
-        la_ctx_destroy(ctx);
+        stap_la_ctx_destroy(ctx);
     }
 
 #ifdef RTSTAP_HAVE_CUDA
     /* every row of the dispatch table, at its capacity and at an odd smaller shape */
-    la_ctx *ctx = NULL;
-    if (la_ctx_create(&ctx, LA_BACKEND_GPU, 0, &err) == RT_OK) {
+    stap_la_ctx *ctx = NULL;
+    if (stap_la_ctx_create(&ctx, STAP_BACKEND_GPU, 0, &err) == STAP_OK) {
         printf("gpu dispatch table: every variant\n");
         for (int v = 0; v < rtk_qr_variant_count(); v++) {
             const rtk_qr_variant *info = rtk_qr_variant_get(v);
@@ -228,7 +228,7 @@ int main(void)
                 s[0] = (shape){512, 128, 3};
                 s[1] = (shape){70, 33, 4};
             }
-            CHECK(la_gpu_force_variant(ctx, v, &err) == RT_OK, "forcing variant %d: %s", v, err.msg);
+            CHECK(stap_la_gpu_force_variant(ctx, v, &err) == STAP_OK, "forcing variant %d: %s", v, err.msg);
             char what[64];
             snprintf(what, sizeof what, "gpu %s", info->name);
             for (int i = 0; i < ns; i++) {
@@ -241,15 +241,15 @@ int main(void)
             if (info->storage == RTK_CLUSTER) qr_case(ctx, what, &rng, s[1].m, s[1].n, 2, 1e6);
         }
         /* a forced variant too small for the shape, and an out-of-range variant */
-        cf32 *A = tc_xmalloc(100 * 50 * sizeof *A);
+        stap_cf32 *A = tc_xmalloc(100 * 50 * sizeof *A);
         tc_random_batch(&rng, 100, 50, 1, A);
-        CHECK(la_gpu_force_variant(ctx, 0, &err) == RT_OK, "forcing variant 0: %s", err.msg);
-        CHECK(la_qr(ctx, 100, 50, 1, A, 100, 5000, &err) == RT_EINVAL,
+        CHECK(stap_la_gpu_force_variant(ctx, 0, &err) == STAP_OK, "forcing variant 0: %s", err.msg);
+        CHECK(stap_la_qr(ctx, 100, 50, 1, A, 100, 5000, &err) == STAP_EINVAL,
               "a variant that cannot hold 100x50 must be refused");
-        CHECK(la_gpu_force_variant(ctx, rtk_qr_variant_count(), &err) == RT_EINVAL,
+        CHECK(stap_la_gpu_force_variant(ctx, rtk_qr_variant_count(), &err) == STAP_EINVAL,
               "an out-of-range variant must be refused");
-        CHECK(la_gpu_force_variant(ctx, -1, &err) == RT_OK, "back to dispatch: %s", err.msg);
-        CHECK(la_qr(ctx, 100, 50, 1, A, 100, 5000, &err) == RT_OK, "dispatch 100x50: %s", err.msg);
+        CHECK(stap_la_gpu_force_variant(ctx, -1, &err) == STAP_OK, "back to dispatch: %s", err.msg);
+        CHECK(stap_la_qr(ctx, 100, 50, 1, A, 100, 5000, &err) == STAP_OK, "dispatch 100x50: %s", err.msg);
         free(A);
 
         /* dispatch by prediction (kernels/qr_model.cu) on random shapes: the choice fits,
@@ -286,14 +286,14 @@ int main(void)
                       m, n, batch, kind, rtk_qr_variant_get(u)->name, tu, rtk_qr_variant_get(v)->name, tv);
             }
             if (it < 8) {
-                CHECK(la_gpu_force_variant(ctx, v, &err) == RT_OK, "forcing %d: %s", v, err.msg);
+                CHECK(stap_la_gpu_force_variant(ctx, v, &err) == STAP_OK, "forcing %d: %s", v, err.msg);
                 char what[64];
                 snprintf(what, sizeof what, "model's choice %s", rtk_qr_variant_get(v)->name);
                 qr_case(ctx, what, &rng, m, n, 3, 0);
             }
         }
-        CHECK(la_gpu_force_variant(ctx, -1, &err) == RT_OK, "back to dispatch: %s", err.msg);
-        la_ctx_destroy(ctx);
+        CHECK(stap_la_gpu_force_variant(ctx, -1, &err) == STAP_OK, "back to dispatch: %s", err.msg);
+        stap_la_ctx_destroy(ctx);
     } else {
         CHECK(0, "creating a gpu context: %s", err.msg);
     }

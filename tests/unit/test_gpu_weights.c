@@ -1,11 +1,11 @@
-/* test_gpu_weights: MVDR weights of the gpu and cublas backends — la_adaptive_weights
- * (QR + solves, fused on the device) and la_weights (solves from given factors) —
+/* test_gpu_weights: MVDR weights of the gpu and cublas backends — stap_la_adaptive_weights
+ * (QR + solves, fused on the device) and stap_la_weights (solves from given factors) —
  * against the cpu backend: relative error where the problem is well conditioned, the
  * normalization w^H v = 1, and a backward residual ||A^H A w - alpha v|| /
  * (||A||_F^2 ||w|| m eps) < 30 that holds at any conditioning. Every preset, loaded and
  * odd size, every row of the dispatch table (at 16, 7 and 40 beams: several passes of the
  * fused solvers), and singular / non-finite factors (must be
- * RT_ENUMERIC naming the batch item). Exits 77 without a usable GPU. RTSTAP_SEED=N
+ * STAP_ENUMERIC naming the batch item). Exits 77 without a usable GPU. RTSTAP_SEED=N
  * replays a run; RTSTAP_GPU_QUICK=1 (for compute-sanitizer) keeps the gpu backend,
  * random inputs and batches of at most 3. */
 #include <complex.h>
@@ -18,7 +18,7 @@
 #include "la_check.h"
 #include "linalg.h"
 #ifdef RTSTAP_HAVE_CUDA
-#include "la_device.h" /* rtk.h and la_gpu_force_variant */
+#include "la_device.h" /* rtk.h and stap_la_gpu_force_variant */
 #include "rtk_model.h"
 #include <cuda_runtime_api.h>
 #endif
@@ -37,47 +37,47 @@ typedef struct {
 
 /* Compare W (batch x nbeams x n) with Wref; residual against M_k^H M_k where M_k is
  * rows x n with leading dimension ld (A itself, or R with rows = n). */
-static wstats weight_stats(int rows, int n, int batch, const cf32 *M, int ld, ptrdiff_t stride,
-                           int nbeams, const cf32 *V, const cf32 *W, const cf32 *Wref)
+static wstats weight_stats(int rows, int n, int batch, const stap_cf32 *M, int ld, ptrdiff_t stride,
+                           int nbeams, const stap_cf32 *V, const stap_cf32 *W, const stap_cf32 *Wref)
 {
     wstats s = {0, 0, 0};
-    cf64 *Mw = tc_xmalloc((size_t)rows * sizeof *Mw), *u = tc_xmalloc((size_t)n * sizeof *u);
+    stap_cf64 *Mw = tc_xmalloc((size_t)rows * sizeof *Mw), *u = tc_xmalloc((size_t)n * sizeof *u);
     for (int k = 0; k < batch; k++) {
-        const cf32 *Mk = M + stride * k;
+        const stap_cf32 *Mk = M + stride * k;
         double fro = 0;
         for (int j = 0; j < n; j++)
             for (int i = 0; i < rows; i++) {
-                const cf32 x = Mk[(size_t)j * ld + i];
+                const stap_cf32 x = Mk[(size_t)j * ld + i];
                 fro += crealf(x) * crealf(x) + cimagf(x) * cimagf(x);
             }
         for (int b = 0; b < nbeams; b++) {
-            const cf32 *v = V + (size_t)b * n, *w = W + ((size_t)k * nbeams + b) * n;
-            const cf32 *wr = Wref + ((size_t)k * nbeams + b) * n;
+            const stap_cf32 *v = V + (size_t)b * n, *w = W + ((size_t)k * nbeams + b) * n;
+            const stap_cf32 *wr = Wref + ((size_t)k * nbeams + b) * n;
             double d2 = 0, r2 = 0, w2 = 0, v2 = 0;
-            cf64 vw = 0, vu = 0;
+            stap_cf64 vw = 0, vu = 0;
             for (int j = 0; j < n; j++) {
-                const cf64 d = (cf64)w[j] - (cf64)wr[j];
+                const stap_cf64 d = (stap_cf64)w[j] - (stap_cf64)wr[j];
                 d2 += creal(d * conj(d));
-                r2 += creal((cf64)wr[j] * conj((cf64)wr[j]));
-                w2 += creal((cf64)w[j] * conj((cf64)w[j]));
-                v2 += creal((cf64)v[j] * conj((cf64)v[j]));
-                vw += conj((cf64)v[j]) * (cf64)w[j];
+                r2 += creal((stap_cf64)wr[j] * conj((stap_cf64)wr[j]));
+                w2 += creal((stap_cf64)w[j] * conj((stap_cf64)w[j]));
+                v2 += creal((stap_cf64)v[j] * conj((stap_cf64)v[j]));
+                vw += conj((stap_cf64)v[j]) * (stap_cf64)w[j];
             }
             for (int i = 0; i < rows; i++) { /* Mw = M w */
-                cf64 acc = 0;
-                for (int j = 0; j < n; j++) acc += (cf64)Mk[(size_t)j * ld + i] * (cf64)w[j];
+                stap_cf64 acc = 0;
+                for (int j = 0; j < n; j++) acc += (stap_cf64)Mk[(size_t)j * ld + i] * (stap_cf64)w[j];
                 Mw[i] = acc;
             }
             for (int j = 0; j < n; j++) { /* u = M^H (M w) */
-                cf64 acc = 0;
-                for (int i = 0; i < rows; i++) acc += conj((cf64)Mk[(size_t)j * ld + i]) * Mw[i];
+                stap_cf64 acc = 0;
+                for (int i = 0; i < rows; i++) acc += conj((stap_cf64)Mk[(size_t)j * ld + i]) * Mw[i];
                 u[j] = acc;
-                vu += conj((cf64)v[j]) * acc;
+                vu += conj((stap_cf64)v[j]) * acc;
             }
-            const cf64 alpha = vu / v2;
+            const stap_cf64 alpha = vu / v2;
             double res2 = 0;
             for (int j = 0; j < n; j++) {
-                const cf64 e = u[j] - alpha * (cf64)v[j];
+                const stap_cf64 e = u[j] - alpha * (stap_cf64)v[j];
                 res2 += creal(e * conj(e));
             }
             const double rel = r2 > 0 ? sqrt(d2 / r2) : INFINITY;
@@ -93,41 +93,41 @@ static wstats weight_stats(int rows, int n, int batch, const cf32 *M, int ld, pt
     return s;
 }
 
-/* One batch: cpu reference (la_qr + la_weights), then on the backend under test
- * la_adaptive_weights (from A) and la_weights (from the cpu's R). */
-static void weights_case(la_ctx *ctx, la_ctx *cpu, const char *what, tc_rng *rng, int m, int n,
+/* One batch: cpu reference (stap_la_qr + stap_la_weights), then on the backend under test
+ * stap_la_adaptive_weights (from A) and stap_la_weights (from the cpu's R). */
+static void weights_case(stap_la_ctx *ctx, stap_la_ctx *cpu, const char *what, tc_rng *rng, int m, int n,
                          int batch, int nbeams, double cond)
 {
     const size_t one = (size_t)m * n, total = one * batch, nw = (size_t)batch * nbeams * n;
-    cf32 *A = tc_xmalloc(total * sizeof *A), *R = tc_xmalloc(total * sizeof *R);
-    cf32 *work = tc_xmalloc(total * sizeof *work), *V = tc_xmalloc((size_t)nbeams * n * sizeof *V);
-    cf32 *Wref = tc_xmalloc(nw * sizeof *Wref), *Wa = tc_xmalloc(nw * sizeof *Wa), *Ws = tc_xmalloc(nw * sizeof *Ws);
+    stap_cf32 *A = tc_xmalloc(total * sizeof *A), *R = tc_xmalloc(total * sizeof *R);
+    stap_cf32 *work = tc_xmalloc(total * sizeof *work), *V = tc_xmalloc((size_t)nbeams * n * sizeof *V);
+    stap_cf32 *Wref = tc_xmalloc(nw * sizeof *Wref), *Wa = tc_xmalloc(nw * sizeof *Wa), *Ws = tc_xmalloc(nw * sizeof *Ws);
     if (cond > 0)
         tc_illcond_batch(rng, m, n, batch, cond, A);
     else
         tc_random_batch(rng, m, n, batch, A);
     tc_random_batch(rng, nbeams, n, 1, V);
     for (size_t i = 0; i < nw; i++) Wa[i] = Ws[i] = NAN;
-    rt_error err = {0};
+    stap_error err = {0};
     memcpy(R, A, total * sizeof *R);
-    int st = la_qr(cpu, m, n, batch, R, m, (ptrdiff_t)one, &err);
-    if (!st) st = la_weights(cpu, n, batch, R, m, (ptrdiff_t)one, nbeams, V, Wref, &err);
-    CHECK(st == RT_OK, "cpu reference %dx%d: %s", m, n, err.msg);
+    int st = stap_la_qr(cpu, m, n, batch, R, m, (ptrdiff_t)one, &err);
+    if (!st) st = stap_la_weights(cpu, n, batch, R, m, (ptrdiff_t)one, nbeams, V, Wref, &err);
+    CHECK(st == STAP_OK, "cpu reference %dx%d: %s", m, n, err.msg);
     cases++;
     if (st) goto out;
     for (int k = 0; k < batch; k++) /* R's strict lower part: 0 (the residual reads it) */
         for (int j = 0; j < n; j++)
             for (int i = j + 1; i < m; i++) R[one * k + (size_t)j * m + i] = 0;
     memcpy(work, A, total * sizeof *work);
-    la_timing t = {-1, -1, -1};
-    st = la_adaptive_weights(ctx, m, n, batch, work, m, (ptrdiff_t)one, nbeams, V, Wa, &t, &err);
-    CHECK(st == RT_OK, "%s %dx%d la_adaptive_weights: %s", what, m, n, err.msg);
-    if (st == RT_OK)
+    stap_la_timing t = {-1, -1, -1};
+    st = stap_la_adaptive_weights(ctx, m, n, batch, work, m, (ptrdiff_t)one, nbeams, V, Wa, &t, &err);
+    CHECK(st == STAP_OK, "%s %dx%d stap_la_adaptive_weights: %s", what, m, n, err.msg);
+    if (st == STAP_OK)
         CHECK(t.qr_ms > 0 && t.weights_ms >= 0 && t.transfer_ms > 0,
               "%s %dx%d: timing qr %.4f weights %.4f transfer %.4f ms", what, m, n, t.qr_ms,
               t.weights_ms, t.transfer_ms);
-    int st2 = la_weights(ctx, n, batch, R, m, (ptrdiff_t)one, nbeams, V, Ws, &err);
-    CHECK(st2 == RT_OK, "%s %dx%d la_weights: %s", what, m, n, err.msg);
+    int st2 = stap_la_weights(ctx, n, batch, R, m, (ptrdiff_t)one, nbeams, V, Ws, &err);
+    CHECK(st2 == STAP_OK, "%s %dx%d stap_la_weights: %s", what, m, n, err.msg);
     if (st || st2) goto out;
     const int wellcond = cond <= 0 && m >= 2 * n;
     wstats sa = weight_stats(m, n, batch, A, m, (ptrdiff_t)one, nbeams, V, Wa, Wref);
@@ -151,40 +151,40 @@ out:
     free(Ws);
 }
 
-/* Singular and non-finite factors: RT_ENUMERIC naming the (lowest) bad batch item. */
-static void singular_cases(la_ctx *ctx, const char *what, tc_rng *rng, int m, int n)
+/* Singular and non-finite factors: STAP_ENUMERIC naming the (lowest) bad batch item. */
+static void singular_cases(stap_la_ctx *ctx, const char *what, tc_rng *rng, int m, int n)
 {
     const int batch = 6, nbeams = 4, bad = 3;
     const size_t one = (size_t)m * n, total = one * batch;
-    cf32 *A = tc_xmalloc(total * sizeof *A), *V = tc_xmalloc((size_t)nbeams * n * sizeof *V);
-    cf32 *W = tc_xmalloc((size_t)batch * nbeams * n * sizeof *W);
+    stap_cf32 *A = tc_xmalloc(total * sizeof *A), *V = tc_xmalloc((size_t)nbeams * n * sizeof *V);
+    stap_cf32 *W = tc_xmalloc((size_t)batch * nbeams * n * sizeof *W);
     tc_random_batch(rng, m, n, batch, A);
     tc_random_batch(rng, nbeams, n, 1, V);
     for (int i = 0; i < m; i++) A[one * bad + (size_t)2 * m + i] = 0; /* column 2 of item 3 */
-    rt_error err = {0};
+    stap_error err = {0};
     char want[64];
     snprintf(want, sizeof want, "batch item %d", bad);
-    int st = la_adaptive_weights(ctx, m, n, batch, A, m, (ptrdiff_t)one, nbeams, V, W, NULL, &err);
+    int st = stap_la_adaptive_weights(ctx, m, n, batch, A, m, (ptrdiff_t)one, nbeams, V, W, NULL, &err);
     cases++;
-    CHECK(st == RT_ENUMERIC && strstr(err.msg, want),
+    CHECK(st == STAP_ENUMERIC && strstr(err.msg, want),
           "%s %dx%d: a zero column in item %d gave status %d '%s'", what, m, n, bad, st, err.msg);
     printf("  %-26s %4dx%-4d zero column in item %d: %s: %s\n", what, m, n, bad,
-           rt_status_name(st), err.msg);
+           stap_status_name(st), err.msg);
     /* triangular factors with a zero (item 4) and a NaN (item 1) diagonal */
-    cf32 *R = tc_xmalloc((size_t)n * n * batch * sizeof *R);
+    stap_cf32 *R = tc_xmalloc((size_t)n * n * batch * sizeof *R);
     for (int k = 0; k < batch; k++)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < n; i++)
                 R[(size_t)n * n * k + (size_t)j * n + i] = i == j ? 2.0f + 0.5f * I : (i < j ? 0.3f : 0.0f);
     R[(size_t)n * n * 4 + (size_t)(n - 1) * n + (n - 1)] = 0;
-    st = la_weights(ctx, n, batch, R, n, (ptrdiff_t)n * n, nbeams, V, W, &err);
+    st = stap_la_weights(ctx, n, batch, R, n, (ptrdiff_t)n * n, nbeams, V, W, &err);
     cases++;
-    CHECK(st == RT_ENUMERIC && strstr(err.msg, "batch item 4"),
+    CHECK(st == STAP_ENUMERIC && strstr(err.msg, "batch item 4"),
           "%s n=%d: zero diagonal in item 4 gave status %d '%s'", what, n, st, err.msg);
     R[(size_t)n * n * 1] = NAN;
-    st = la_weights(ctx, n, batch, R, n, (ptrdiff_t)n * n, nbeams, V, W, &err);
+    st = stap_la_weights(ctx, n, batch, R, n, (ptrdiff_t)n * n, nbeams, V, W, &err);
     cases++;
-    CHECK(st == RT_ENUMERIC && strstr(err.msg, "batch item 1"),
+    CHECK(st == STAP_ENUMERIC && strstr(err.msg, "batch item 1"),
           "%s n=%d: NaN diagonal in item 1 gave status %d '%s'", what, n, st, err.msg);
     free(A);
     free(V);
@@ -196,16 +196,16 @@ typedef struct { int m, n, batch, nbeams; } wshape;
 
 int main(void)
 {
-    rt_error err = {0};
-    if (la_backend_available(LA_BACKEND_GPU, &err) != RT_OK) {
+    stap_error err = {0};
+    if (stap_backend_available(STAP_BACKEND_GPU, &err) != STAP_OK) {
         printf("test_gpu_weights: skipped: %s\n", err.msg);
         return 77;
     }
     tc_rng rng;
     tc_rng_seed(&rng, tc_seed_from_env_or_time());
     const int quick = getenv("RTSTAP_GPU_QUICK") != NULL;
-    la_ctx *cpu = NULL;
-    if (la_ctx_create(&cpu, LA_BACKEND_CPU, 0, &err) != RT_OK) {
+    stap_la_ctx *cpu = NULL;
+    if (stap_la_ctx_create(&cpu, STAP_BACKEND_CPU, 0, &err) != STAP_OK) {
         fprintf(stderr, "cpu context: %s\n", err.msg);
         return 1;
     }
@@ -215,11 +215,11 @@ int main(void)
                             {512, 128, 2, 16}, {300, 257, 2, 16}, {520, 512, 2, 9}};
     const wshape full[] = {{80, 16, 384, 16}, {240, 66, 128, 16}, {192, 96, 128, 16},
                            {240, 66, 1280, 16}};
-    const la_backend backends[] = {LA_BACKEND_GPU, LA_BACKEND_CUBLAS};
+    const stap_backend backends[] = {STAP_BACKEND_GPU, STAP_BACKEND_CUBLAS};
     for (int bi = 0; bi < (quick ? 1 : 2); bi++) {
-        la_ctx *ctx = NULL;
-        const char *bname = la_backend_name(backends[bi]);
-        if (la_ctx_create(&ctx, backends[bi], 0, &err) != RT_OK) {
+        stap_la_ctx *ctx = NULL;
+        const char *bname = stap_backend_name(backends[bi]);
+        if (stap_la_ctx_create(&ctx, backends[bi], 0, &err) != STAP_OK) {
             CHECK(0, "creating a %s context: %s", bname, err.msg);
             continue;
         }
@@ -237,11 +237,11 @@ int main(void)
         printf("backend %s: singular and non-finite factors\n", bname);
         singular_cases(ctx, bname, &rng, 80, 16);
         singular_cases(ctx, bname, &rng, 240, 66);
-        la_ctx_destroy(ctx);
+        stap_la_ctx_destroy(ctx);
     }
 #ifdef RTSTAP_HAVE_CUDA
-    la_ctx *ctx = NULL;
-    if (la_ctx_create(&ctx, LA_BACKEND_GPU, 0, &err) == RT_OK) {
+    stap_la_ctx *ctx = NULL;
+    if (stap_la_ctx_create(&ctx, STAP_BACKEND_GPU, 0, &err) == STAP_OK) {
         printf("gpu dispatch table: every variant (fused where the variant fuses)\n");
         for (int v = 0; v < rtk_qr_variant_count(); v++) {
             const rtk_qr_variant *info = rtk_qr_variant_get(v);
@@ -251,7 +251,7 @@ int main(void)
             /* quick (the sanitizers' run): a cluster row at 512 rows, four CTAs exchanging,
              * not at its 2 048 (16 CTAs), which racecheck alone takes minutes a case over */
             if (quick && info->storage == RTK_CLUSTER && m > 512) m = 512;
-            CHECK(la_gpu_force_variant(ctx, v, &err) == RT_OK, "forcing variant %d: %s", v, err.msg);
+            CHECK(stap_la_gpu_force_variant(ctx, v, &err) == STAP_OK, "forcing variant %d: %s", v, err.msg);
             char what[64];
             snprintf(what, sizeof what, "gpu %s", info->name);
             weights_case(ctx, cpu, what, &rng, m, n, quick ? 3 : 5, 16, 0);
@@ -260,13 +260,13 @@ int main(void)
             weights_case(ctx, cpu, what, &rng, m, n, 3, 40, 0);
             singular_cases(ctx, what, &rng, m, n);
             if (info->fused_weights) { /* its QR alone, then the weight kernel (the plan's other way) */
-                CHECK(la_gpu_force_plan(ctx, v, 1, &err) == RT_OK, "forcing %d separate: %s", v, err.msg);
+                CHECK(stap_la_gpu_force_plan(ctx, v, 1, &err) == STAP_OK, "forcing %d separate: %s", v, err.msg);
                 snprintf(what, sizeof what, "gpu %s, then wk", info->name);
                 weights_case(ctx, cpu, what, &rng, m, n, 3, 16, 0);
-                CHECK(la_gpu_force_plan(ctx, v, 0, &err) == RT_OK, "forcing %d: %s", v, err.msg);
+                CHECK(stap_la_gpu_force_plan(ctx, v, 0, &err) == STAP_OK, "forcing %d: %s", v, err.msg);
             }
         }
-        la_ctx_destroy(ctx);
+        stap_la_ctx_destroy(ctx);
     } else {
         CHECK(0, "creating a gpu context: %s", err.msg);
     }
@@ -295,7 +295,7 @@ int main(void)
         printf("weight kernel occupancy: not an H100 (132 SMs, sm_90); the model's formula not checked\n");
     }
 #endif
-    la_ctx_destroy(cpu);
+    stap_la_ctx_destroy(cpu);
     printf("test_gpu_weights: %d cases, %d failures\n", cases, tc_failures);
     return tc_failures ? 1 : 0;
 }

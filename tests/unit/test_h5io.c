@@ -74,7 +74,7 @@ static int file_equals(const char *path, const char *text)
 
 static int randint(tc_rng *r, int lo, int hi) { return lo + (int)(tc_uniform(r) * (hi - lo + 1)); }
 
-static void random_cf32(tc_rng *r, cf32 *x, size_t n)
+static void random_cf32(tc_rng *r, stap_cf32 *x, size_t n)
 {
     for (size_t k = 0; k < n; k++) x[k] = tc_cnormal(r);
 }
@@ -82,7 +82,7 @@ static void random_cf32(tc_rng *r, cf32 *x, size_t n)
 /* ---- raw HDF5 readers for checking what was written ---------------------------- */
 
 /* Read a {r, i} float32-LE compound dataset of the given shape; 0 on success. */
-static int raw_read_cf32(hid_t file, const char *name, int rank, const hsize_t *want, cf32 *out)
+static int raw_read_cf32(hid_t file, const char *name, int rank, const hsize_t *want, stap_cf32 *out)
 {
     int bad = 0;
     hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
@@ -107,7 +107,7 @@ static int raw_read_cf32(hid_t file, const char *name, int rank, const hsize_t *
         H5Tclose(mt);
     }
     if (!bad) {
-        hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(cf32));
+        hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(stap_cf32));
         H5Tinsert(mt, "r", 0, H5T_NATIVE_FLOAT);
         H5Tinsert(mt, "i", sizeof(float), H5T_NATIVE_FLOAT);
         if (H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) bad = -6;
@@ -188,11 +188,11 @@ typedef struct hook_state {
 } hook_state;
 
 /* An extra hook writing /truth (int32, 3 values) with the raw API, or failing. */
-static int truth_hook(stap_h5_file *f, void *user, rt_error *err)
+static int truth_hook(stap_h5_file *f, void *user, stap_error *err)
 {
     hook_state *h = user;
     h->calls++;
-    if (h->fail) return rt_fail(err, RT_EINVAL, "hook refused on purpose");
+    if (h->fail) return stap_fail(err, STAP_EINVAL, "hook refused on purpose");
     const int v[3] = {7, 8, 9};
     h5x_put_ints(f, "/truth", 3, v);
     return h5x_status(f, err);
@@ -216,7 +216,7 @@ static void test_input_roundtrip(tc_rng *rng)
         in.pulses = randint(rng, 1, 9);
         in.range_gates = randint(rng, 1, 40);
         size_t n = (size_t)in.channels * in.pulses * in.range_gates;
-        in.iq = malloc(sizeof(cf32) * n);
+        in.iq = malloc(sizeof(stap_cf32) * n);
         random_cf32(rng, in.iq, n);
         /* extremes of float32 must survive bit for bit */
         const float special[] = {-0.0f, FLT_MAX, -FLT_MAX, FLT_MIN, FLT_TRUE_MIN, 1e-40f};
@@ -226,7 +226,7 @@ static void test_input_roundtrip(tc_rng *rng)
         if (with_extras) {
             in.steering_beams = randint(rng, 1, 5);
             in.steering_len = randint(rng, 1, 12);
-            in.steering = malloc(sizeof(cf32) * in.steering_beams * in.steering_len);
+            in.steering = malloc(sizeof(stap_cf32) * in.steering_beams * in.steering_len);
             random_cf32(rng, in.steering, (size_t)in.steering_beams * in.steering_len);
             in.meta.has_prf = 1;
             in.meta.prf_hz = 500 + 4000 * tc_uniform(rng);
@@ -240,25 +240,25 @@ static void test_input_roundtrip(tc_rng *rng)
         char path[4200];
         snprintf(path, sizeof path, "%s/roundtrip_%d.h5", dir, trial);
         hook_state hook = {0, 0};
-        rt_error err;
-        int st = stap_input_write(path, &in, with_extras ? truth_hook : NULL, &hook, &err);
-        CHECK(st == RT_OK, "round trip %d: write: %s", trial, err.msg);
+        stap_error err;
+        int st = stap_input_write(path, &in, with_extras ? truth_hook : NULL, &hook, NULL, &err);
+        CHECK(st == STAP_OK, "round trip %d: write: %s", trial, err.msg);
         CHECK(!with_extras || (hook.calls == 1 && has_truth(path)), "input extra hook not run");
         stap_input back;
-        st = stap_input_read(path, &back, &err);
-        CHECK(st == RT_OK, "round trip %d: read: %s", trial, err.msg);
-        if (st == RT_OK) {
+        st = stap_input_read(path, &back, NULL, &err);
+        CHECK(st == STAP_OK, "round trip %d: read: %s", trial, err.msg);
+        if (st == STAP_OK) {
             CHECK(back.channels == in.channels && back.pulses == in.pulses &&
                       back.range_gates == in.range_gates,
                   "round trip %d: shape", trial);
-            CHECK(memcmp(back.iq, in.iq, sizeof(cf32) * n) == 0, "round trip %d: /data/iq differs",
+            CHECK(memcmp(back.iq, in.iq, sizeof(stap_cf32) * n) == 0, "round trip %d: /data/iq differs",
                   trial);
             CHECK(back.steering_beams == in.steering_beams && back.steering_len == in.steering_len,
                   "round trip %d: steering shape %d x %d", trial, back.steering_beams,
                   back.steering_len);
             CHECK(with_extras ? back.steering &&
                                     memcmp(back.steering, in.steering,
-                                           sizeof(cf32) * in.steering_beams * in.steering_len) == 0
+                                           sizeof(stap_cf32) * in.steering_beams * in.steering_len) == 0
                               : back.steering == NULL,
                   "round trip %d: /steering differs", trial);
             const stap_radar_meta *a = &in.meta, *b = &back.meta;
@@ -276,11 +276,11 @@ static void test_input_roundtrip(tc_rng *rng)
             CHECK(back.iq == NULL && back.steering == NULL, "stap_input_free leaves pointers");
         }
         /* writing again over it is refused, and leaves it as it was */
-        st = stap_input_write(path, &in, NULL, NULL, &err);
-        CHECK(st == RT_EIO && strstr(err.msg, "already exists"), "input overwrite: %d %s", st,
+        st = stap_input_write(path, &in, NULL, NULL, NULL, &err);
+        CHECK(st == STAP_EIO && strstr(err.msg, "already exists"), "input overwrite: %d %s", st,
               err.msg);
-        CHECK(stap_input_read(path, &back, &err) == RT_OK &&
-                  memcmp(back.iq, in.iq, sizeof(cf32) * n) == 0,
+        CHECK(stap_input_read(path, &back, NULL, &err) == STAP_OK &&
+                  memcmp(back.iq, in.iq, sizeof(stap_cf32) * n) == 0,
               "refused overwrite changed the file");
         stap_input_free(&back);
         stap_input_free(&in);
@@ -288,18 +288,18 @@ static void test_input_roundtrip(tc_rng *rng)
     /* a failing hook: nothing published */
     stap_input in;
     memset(&in, 0, sizeof in);
-    cf32 one = 1;
+    stap_cf32 one = 1;
     in.channels = in.pulses = in.range_gates = 1;
     in.iq = &one;
     char path[4200];
     pathof(path, sizeof path, "hook_fails.h5");
     hook_state hook = {0, 1};
-    rt_error err;
-    int st = stap_input_write(path, &in, truth_hook, &hook, &err);
-    CHECK(st == RT_EINVAL && strstr(err.msg, "on purpose") && !exists(path),
+    stap_error err;
+    int st = stap_input_write(path, &in, truth_hook, &hook, NULL, &err);
+    CHECK(st == STAP_EINVAL && strstr(err.msg, "on purpose") && !exists(path),
           "failing input hook: %d '%s', file %s", st, err.msg, exists(path) ? "exists" : "absent");
     in.iq = NULL;
-    CHECK(stap_input_write(path, &in, NULL, NULL, &err) == RT_EINVAL && !exists(path),
+    CHECK(stap_input_write(path, &in, NULL, NULL, NULL, &err) == STAP_EINVAL && !exists(path),
           "input without a cube accepted");
     CHECK(count_tmp(dir) == 0, "temporary files left after the input writes");
 }
@@ -322,11 +322,11 @@ static void test_kinds(uint64_t seed)
             continue;
         }
         stap_input in;
-        rt_error err;
-        rt_clear(&err);
-        int st = stap_input_read(path, &in, &err);
+        stap_error err;
+        stap_error_clear(&err);
+        int st = stap_input_read(path, &in, NULL, &err);
         if (kind->valid) {
-            CHECK(st == RT_OK, "kind %s rejected: %s", kind->name, err.msg);
+            CHECK(st == STAP_OK, "kind %s rejected: %s", kind->name, err.msg);
             if (st) continue;
             CHECK(in.channels == MKINPUT_C && in.pulses == MKINPUT_P && in.range_gates == MKINPUT_R,
                   "kind %s: shape %d x %d x %d", kind->name, in.channels, in.pulses,
@@ -381,7 +381,7 @@ static void test_kinds(uint64_t seed)
             stap_input_free(&in);
         } else {
             CHECK(st == kind->status, "kind %s: status %d (%s), expected %d: %s", kind->name, st,
-                  rt_status_name(st), kind->status, err.msg);
+                  stap_status_name(st), kind->status, err.msg);
             CHECK(err.code == st, "kind %s: err.code %d != status %d", kind->name, err.code, st);
             CHECK(strstr(err.msg, path) != NULL, "kind %s: message does not name the file: %s",
                   kind->name, err.msg);
@@ -403,14 +403,14 @@ static void test_kinds(uint64_t seed)
     /* the operating system's reasons */
     char path[4200];
     stap_input in;
-    rt_error err;
+    stap_error err;
     pathof(path, sizeof path, "does_not_exist.h5");
-    int st = stap_input_read(path, &in, &err);
-    CHECK(st == RT_EIO && strstr(err.msg, "cannot open") && strstr(err.msg, path) &&
+    int st = stap_input_read(path, &in, NULL, &err);
+    CHECK(st == STAP_EIO && strstr(err.msg, "cannot open") && strstr(err.msg, path) &&
               strstr(err.msg, "No such file"),
           "missing file: %d %s", st, err.msg);
-    st = stap_input_read(dir, &in, &err);
-    CHECK(st == RT_EIO && strstr(err.msg, "directory"), "directory as input: %d %s", st, err.msg);
+    st = stap_input_read(dir, &in, NULL, &err);
+    CHECK(st == STAP_EIO && strstr(err.msg, "directory"), "directory as input: %d %s", st, err.msg);
 }
 
 /* ---- axis labels and other axis orders (schema v1.1) ----------------------------------- */
@@ -418,7 +418,7 @@ static void test_kinds(uint64_t seed)
 static const char *const orders[6] = {"C,P,R", "C,R,P", "P,C,R", "P,R,C", "R,C,P", "R,P,C"};
 
 /* A file holding cube (cpis x C x P x R) as /data/iq of the given rank, written by layout_lib. */
-static int write_layout(const char *path, const cf32 *cube, int rank, long long cpis, int C,
+static int write_layout(const char *path, const stap_cf32 *cube, int rank, long long cpis, int C,
                         int P, int R, const layout_spec *spec)
 {
     char why[256] = "";
@@ -432,7 +432,7 @@ static int write_layout(const char *path, const cf32 *cube, int rank, long long 
 static int same_layout(const stap_layout *l, const char *order)
 {
     stap_layout want;
-    return stap_layout_parse(order, &want, NULL) == RT_OK && !memcmp(l, &want, sizeof want);
+    return stap_layout_parse(order, &want, NULL) == STAP_OK && !memcmp(l, &want, sizeof want);
 }
 
 /* Every order, labelled every way, reads back as the (C, P, R) original, bit for bit
@@ -441,7 +441,7 @@ static int same_layout(const stap_layout *l, const char *order)
 static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int R)
 {
     const size_t n = (size_t)C * P * R;
-    cf32 *cube = malloc(sizeof(cf32) * n);
+    stap_cf32 *cube = malloc(sizeof(stap_cf32) * n);
     random_cf32(rng, cube, n);
     char path[4200], names[64];
     for (int o = 0; o < 6; o++)
@@ -456,13 +456,13 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
             snprintf(path, sizeof path, "%s/layout_%d_%d_%d.h5", dir, R, o, how);
             if (write_layout(path, cube, 3, 1, C, P, R, &spec)) continue;
             stap_input in;
-            rt_error err;
-            int st = stap_input_read(path, &in, &err);
-            CHECK(st == RT_OK, "order %s, labels %d: %s", orders[o], how, err.msg);
+            stap_error err;
+            int st = stap_input_read(path, &in, NULL, &err);
+            CHECK(st == STAP_OK, "order %s, labels %d: %s", orders[o], how, err.msg);
             if (st) continue;
             if (how < 5) {
                 CHECK(in.channels == C && in.pulses == P && in.range_gates == R &&
-                          memcmp(in.iq, cube, sizeof(cf32) * n) == 0,
+                          memcmp(in.iq, cube, sizeof(stap_cf32) * n) == 0,
                       "order %s, labels %d: not read back as the (C, P, R) cube (%d x %d x %d)",
                       orders[o], how, in.channels, in.pulses, in.range_gates);
                 CHECK(in.layout.source == STAP_LAYOUT_LABELS && in.layout.labelled &&
@@ -475,10 +475,10 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
                 stap_input_free(&in);
                 /* the caller's layout reads it right, and nothing differs from no labels */
                 stap_read_options ro = {.override = 1};
-                CHECK(stap_layout_parse(orders[o], &ro.layout, &err) == RT_OK, "%s", err.msg);
-                st = stap_input_read_opts(path, &in, &ro, &err);
-                CHECK(st == RT_OK && in.channels == C && in.pulses == P && in.range_gates == R &&
-                          memcmp(in.iq, cube, sizeof(cf32) * n) == 0 &&
+                CHECK(stap_layout_parse(orders[o], &ro.layout, &err) == STAP_OK, "%s", err.msg);
+                st = stap_input_read(path, &in, &ro, &err);
+                CHECK(st == STAP_OK && in.channels == C && in.pulses == P && in.range_gates == R &&
+                          memcmp(in.iq, cube, sizeof(stap_cf32) * n) == 0 &&
                           in.layout.source == STAP_LAYOUT_OVERRIDE && !in.layout.labels_differ,
                       "order %s unlabelled, overridden: %d %s", orders[o], st, err.msg);
             }
@@ -490,17 +490,17 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
     snprintf(path, sizeof path, "%s/layout_override_%d.h5", dir, R);
     if (!write_layout(path, cube, 3, 1, C, P, R, &spec)) {
         stap_input in;
-        rt_error err;
+        stap_error err;
         stap_read_options ro = {.override = 1, .layout = {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}}};
-        int st = stap_input_read_opts(path, &in, &ro, &err);
-        CHECK(st == RT_OK && in.channels == P && in.pulses == C && in.range_gates == R &&
+        int st = stap_input_read(path, &in, &ro, &err);
+        CHECK(st == STAP_OK && in.channels == P && in.pulses == C && in.range_gates == R &&
                   in.layout.source == STAP_LAYOUT_OVERRIDE && in.layout.labels_differ &&
                   !strcmp(in.layout.labels, "pulse, channel, range"),
               "override against the labels: %d %s; labels '%s'", st, err.msg, in.layout.labels);
         stap_input_free(&in);
         ro.layout = (stap_layout){{STAP_AXIS_PULSE, STAP_AXIS_CHANNEL, STAP_AXIS_RANGE}};
-        st = stap_input_read_opts(path, &in, &ro, &err);
-        CHECK(st == RT_OK && !in.layout.labels_differ && memcmp(in.iq, cube, sizeof(cf32) * n) == 0,
+        st = stap_input_read(path, &in, &ro, &err);
+        CHECK(st == STAP_OK && !in.layout.labels_differ && memcmp(in.iq, cube, sizeof(stap_cf32) * n) == 0,
               "override agreeing with the labels: %d %s", st, err.msg);
         stap_input_free(&in);
     }
@@ -511,9 +511,9 @@ static void test_layout_one_cpi(tc_rng *rng, const int C, const int P, const int
     snprintf(path, sizeof path, "%s/layout_nan_%d.h5", dir, R);
     if (!write_layout(path, cube, 3, 1, C, P, R, &spec)) {
         stap_input in;
-        rt_error err;
-        int st = stap_input_read(path, &in, &err);
-        CHECK(st == RT_EFORMAT && strstr(err.msg, "(pulse 2, range 3, channel 1)"),
+        stap_error err;
+        int st = stap_input_read(path, &in, NULL, &err);
+        CHECK(st == STAP_EFORMAT && strstr(err.msg, "(pulse 2, range 3, channel 1)"),
               "NaN in a (P, R, C) cube: %d %s", st, err.msg);
     }
     free(cube);
@@ -527,7 +527,7 @@ static void test_layout_recordings(tc_rng *rng)
 {
     enum { CPIS = 3, C = 2, P = 4, R = 6 };
     const size_t n = (size_t)C * P * R;
-    cf32 *cube = malloc(sizeof(cf32) * n * CPIS), *got = malloc(sizeof(cf32) * n);
+    stap_cf32 *cube = malloc(sizeof(stap_cf32) * n * CPIS), *got = malloc(sizeof(stap_cf32) * n);
     random_cf32(rng, cube, n * CPIS);
     CHECK(layout_quantize(cube, n * CPIS) == 0, "quantizing the recording");
     char path[4200], names[64];
@@ -549,9 +549,9 @@ static void test_layout_recordings(tc_rng *rng)
             if (write_layout(path, cube, 4, CPIS, C, P, R, &spec)) continue;
             stap_recording *rec;
             stap_input in;
-            rt_error err;
-            int st = stap_recording_open(path, &rec, &in, &err);
-            CHECK(st == RT_OK, "recording %s/%d: %s", orders[o], how, err.msg);
+            stap_error err;
+            int st = stap_recording_open(path, &rec, &in, NULL, &err);
+            CHECK(st == STAP_OK, "recording %s/%d: %s", orders[o], how, err.msg);
             if (st) continue;
             CHECK(stap_recording_cpis(rec) == CPIS && stap_recording_rank(rec) == 4 &&
                       in.channels == C && in.pulses == P && in.range_gates == R &&
@@ -561,9 +561,9 @@ static void test_layout_recordings(tc_rng *rng)
                   "recording %s/%d: shape %d x %d x %d, source %d, samples '%s'", orders[o], how,
                   in.channels, in.pulses, in.range_gates, in.layout.source, in.samples);
             for (int k = 0; k < CPIS; k++) {
-                memset(got, 0, sizeof(cf32) * n);
+                memset(got, 0, sizeof(stap_cf32) * n);
                 st = stap_recording_read(rec, k, got, &err);
-                CHECK(st == RT_OK && memcmp(got, cube + (size_t)k * n, sizeof(cf32) * n) == 0,
+                CHECK(st == STAP_OK && memcmp(got, cube + (size_t)k * n, sizeof(stap_cf32) * n) == 0,
                       "recording %s/%d: CPI %d not read back as (C, P, R): %s", orders[o], how, k,
                       st ? err.msg : "values differ");
             }
@@ -576,17 +576,17 @@ static void test_layout_recordings(tc_rng *rng)
     if (!write_layout(path, cube, 4, CPIS, C, P, R, &spec)) {
         stap_recording *rec;
         stap_input in;
-        rt_error err;
+        stap_error err;
         stap_read_options ro = {.override = 1, .layout = {{STAP_AXIS_RANGE, STAP_AXIS_CHANNEL, STAP_AXIS_PULSE}}};
-        int st = stap_recording_open_opts(path, &rec, &in, &ro, &err);
-        CHECK(st == RT_OK && in.channels == C && in.layout.source == STAP_LAYOUT_OVERRIDE &&
-                  stap_recording_read(rec, 2, got, &err) == RT_OK &&
-                  memcmp(got, cube + 2 * n, sizeof(cf32) * n) == 0,
+        int st = stap_recording_open(path, &rec, &in, &ro, &err);
+        CHECK(st == STAP_OK && in.channels == C && in.layout.source == STAP_LAYOUT_OVERRIDE &&
+                  stap_recording_read(rec, 2, got, &err) == STAP_OK &&
+                  memcmp(got, cube + 2 * n, sizeof(stap_cf32) * n) == 0,
               "overridden recording: %s", err.msg);
         if (!st) stap_recording_close(rec);
         stap_input_free(&in);
-        st = stap_recording_open(path, &rec, &in, &err); /* without: as stored, assumed */
-        CHECK(st == RT_OK && in.channels == R && in.pulses == C && in.range_gates == P &&
+        st = stap_recording_open(path, &rec, &in, NULL, &err); /* without: as stored, assumed */
+        CHECK(st == STAP_OK && in.channels == R && in.pulses == C && in.range_gates == P &&
                   in.layout.source == STAP_LAYOUT_ASSUMED && !in.layout.labelled,
               "unlabelled recording: %d %s", st, err.msg);
         if (!st) stap_recording_close(rec);
@@ -615,12 +615,12 @@ static void test_layout_recordings(tc_rng *rng)
         H5Fclose(f);
         stap_recording *rec;
         stap_input in;
-        rt_error err;
-        int st = stap_recording_open(path, &rec, &in, &err);
-        CHECK(st == RT_OK, "overflow recording: %s", err.msg);
+        stap_error err;
+        int st = stap_recording_open(path, &rec, &in, NULL, &err);
+        CHECK(st == STAP_OK, "overflow recording: %s", err.msg);
         if (!st) {
             st = stap_recording_read(rec, 1, got, &err);
-            CHECK(st == RT_EFORMAT && strstr(err.msg, "CPI 1") &&
+            CHECK(st == STAP_EFORMAT && strstr(err.msg, "CPI 1") &&
                       strstr(err.msg, "(range 5, pulse 3, channel 1)"),
                   "float64 overflow in a (R, P, C) recording: %d %s", st, err.msg);
             stap_recording_close(rec);
@@ -636,7 +636,7 @@ static void test_layout_recordings(tc_rng *rng)
 static void test_layout_bad_labels(void)
 {
     enum { C = 2, P = 3, R = 4 };
-    cf32 cube[2 * C * P * R];
+    stap_cf32 cube[2 * C * P * R];
     for (int i = 0; i < 2 * C * P * R; i++) cube[i] = (float)i;
     static const struct {
         int rank;
@@ -666,10 +666,10 @@ static void test_layout_bad_labels(void)
         if (write_layout(path, cube, bad[i].rank, 2, C, P, R, &spec)) continue;
         stap_input in;
         stap_recording *rec = NULL;
-        rt_error err;
-        int st = bad[i].rank == 3 ? stap_input_read(path, &in, &err)
-                                  : stap_recording_open(path, &rec, &in, &err);
-        CHECK(st == RT_EFORMAT && strstr(err.msg, path) && strstr(err.msg, "/data/iq") &&
+        stap_error err;
+        int st = bad[i].rank == 3 ? stap_input_read(path, &in, NULL, &err)
+                                  : stap_recording_open(path, &rec, &in, NULL, &err);
+        CHECK(st == STAP_EFORMAT && strstr(err.msg, path) && strstr(err.msg, "/data/iq") &&
                   strstr(err.msg, bad[i].k1) && strstr(err.msg, bad[i].k2),
               "bad labels %zu: %d '%s' (wanted '%s', '%s')", i, st, err.msg, bad[i].k1, bad[i].k2);
         if (!st) {
@@ -680,9 +680,9 @@ static void test_layout_bad_labels(void)
         /* an explicit layout reads it anyway, and says the labels differ */
         stap_read_options ro = {.override = 1, .layout = {{STAP_AXIS_CHANNEL, STAP_AXIS_PULSE, STAP_AXIS_RANGE}}};
         rec = NULL;
-        st = bad[i].rank == 3 ? stap_input_read_opts(path, &in, &ro, &err)
-                              : stap_recording_open_opts(path, &rec, &in, &ro, &err);
-        CHECK(st == RT_OK && in.channels == C && in.pulses == P && in.range_gates == R &&
+        st = bad[i].rank == 3 ? stap_input_read(path, &in, &ro, &err)
+                              : stap_recording_open(path, &rec, &in, &ro, &err);
+        CHECK(st == STAP_OK && in.channels == C && in.pulses == P && in.range_gates == R &&
                   in.layout.source == STAP_LAYOUT_OVERRIDE && in.layout.labelled &&
                   in.layout.labels_differ,
               "bad labels %zu overridden: %d %s", i, st, err.msg);
@@ -708,9 +708,9 @@ static void test_layout_bad_labels(void)
         H5Dclose(d);
         H5Fclose(f);
         stap_input in;
-        rt_error err;
-        int st = stap_input_read(path, &in, &err);
-        CHECK(st == RT_EFORMAT && strstr(err.msg, "DIMENSION_LABELS") && strstr(err.msg, path),
+        stap_error err;
+        int st = stap_input_read(path, &in, NULL, &err);
+        CHECK(st == STAP_EFORMAT && strstr(err.msg, "DIMENSION_LABELS") && strstr(err.msg, path),
               "a malformed DIMENSION_LABELS: %d %s", st, err.msg);
     }
 }
@@ -723,18 +723,18 @@ static void test_layout_writers(tc_rng *rng)
     in.channels = 2;
     in.pulses = 3;
     in.range_gates = 5;
-    in.iq = malloc(sizeof(cf32) * 30);
+    in.iq = malloc(sizeof(stap_cf32) * 30);
     random_cf32(rng, in.iq, 30);
     char path[4200], rpath[4200];
-    rt_error err;
+    stap_error err;
     pathof(path, sizeof path, "labelled_input.h5");
     pathof(rpath, sizeof rpath, "labelled_recording.h5");
     stap_recording_writer *w = NULL;
-    CHECK(stap_input_write(path, &in, NULL, NULL, &err) == RT_OK, "%s", err.msg);
-    CHECK(stap_recording_create(&w, rpath, &in, 2, &err) == RT_OK &&
-              stap_recording_write(w, 0, in.iq, &err) == RT_OK &&
-              stap_recording_write(w, 1, in.iq, &err) == RT_OK &&
-              stap_recording_finish(w, NULL, NULL, &err) == RT_OK,
+    CHECK(stap_input_write(path, &in, NULL, NULL, NULL, &err) == STAP_OK, "%s", err.msg);
+    CHECK(stap_recording_create(&w, rpath, &in, 2, NULL, &err) == STAP_OK &&
+              stap_recording_write(w, 0, in.iq, &err) == STAP_OK &&
+              stap_recording_write(w, 1, in.iq, &err) == STAP_OK &&
+              stap_recording_finish(w, NULL, NULL, &err) == STAP_OK,
           "recording: %s", err.msg);
     static const char *const want[2][4] = {{"channel", "pulse", "range", NULL},
                                            {"cpi", "channel", "pulse", "range"}};
@@ -752,10 +752,10 @@ static void test_layout_writers(tc_rng *rng)
         if (fh >= 0) H5Fclose(fh);
     }
     stap_input back;
-    CHECK(stap_input_read(path, &back, &err) == RT_OK &&
+    CHECK(stap_input_read(path, &back, NULL, &err) == STAP_OK &&
               back.layout.source == STAP_LAYOUT_LABELS && back.layout.labelled &&
               !strcmp(back.layout.labels, "channel, pulse, range") &&
-              memcmp(back.iq, in.iq, sizeof(cf32) * 30) == 0,
+              memcmp(back.iq, in.iq, sizeof(stap_cf32) * 30) == 0,
           "the written input read back: %s, labels '%s'", err.msg, back.layout.labels);
     stap_input_free(&back);
     stap_input_free(&in);
@@ -788,13 +788,13 @@ static void test_layout_names(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         stap_layout l;
-        rt_error err;
+        stap_error err;
         int st = stap_layout_parse(cases[i].text, &l, &err);
         if (cases[i].order)
-            CHECK(st == RT_OK && same_layout(&l, cases[i].order), "layout '%s': %d %s",
+            CHECK(st == STAP_OK && same_layout(&l, cases[i].order), "layout '%s': %d %s",
                   cases[i].text, st, err.msg);
         else
-            CHECK(st == RT_EINVAL && strstr(err.msg, cases[i].text), "layout '%s' accepted",
+            CHECK(st == STAP_EINVAL && strstr(err.msg, cases[i].text), "layout '%s' accepted",
                   cases[i].text);
     }
     char buf[64], why[128];
@@ -891,14 +891,14 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
     cfg.window = rc->window;
     cfg.chebyshev_db = rc->cheb_db;
     cfg.element_spacing = 0.5 * tc_uniform(rng) + 0.25;
-    cfg.backend = LA_BACKEND_LAPACK;
+    cfg.backend = STAP_BACKEND_LAPACK;
     cfg.threads = randint(rng, 0, 8);
     const int D = cfg.doppler_bins, S = cfg.segments, B = cfg.beams, N = stap_dof(&cfg),
               R = cfg.range_gates;
     size_t nw = (size_t)D * S * B * N, ny = (size_t)B * D * R, nv = (size_t)B * N;
-    cf32 *W = malloc(sizeof(cf32) * nw), *Y = malloc(sizeof(cf32) * ny),
-         *V = malloc(sizeof(cf32) * nv);
-    cf32 *back = malloc(sizeof(cf32) * (nw + ny + nv));
+    stap_cf32 *W = malloc(sizeof(stap_cf32) * nw), *Y = malloc(sizeof(stap_cf32) * ny),
+         *V = malloc(sizeof(stap_cf32) * nv);
+    stap_cf32 *back = malloc(sizeof(stap_cf32) * (nw + ny + nv));
     random_cf32(rng, W, nw);
     random_cf32(rng, Y, ny);
     random_cf32(rng, V, nv);
@@ -939,13 +939,13 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
     hook_state hook = {0, 0};
     res.extra = truth_hook;
     res.extra_user = &hook;
-    rt_error err;
+    stap_error err;
     stap_engine *eng = NULL;
     if (rc->with_engine) {
         stap_engine_options eo;
         stap_engine_options_defaults(&eo);
         eo.cfar.kind = STAP_CFAR_NONE; /* the cubes here are too short for its window */
-        CHECK(stap_engine_create(&eng, &cfg, NULL, 0, 0, &eo, &err) == RT_OK, "result %d: engine: %s",
+        CHECK(stap_engine_create(&eng, &cfg, NULL, 0, 0, &eo, &err) == STAP_OK, "result %d: engine: %s",
               idx, err.msg);
         res.engine = eng;
         res.input_samples = "int16, interleaved (last axis iq), scale 0.001";
@@ -953,8 +953,8 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
 
     char path[4200];
     snprintf(path, sizeof path, "%s/result_%d.h5", dir, idx);
-    int st = stap_result_write(path, &res, &err);
-    CHECK(st == RT_OK, "result %d: %s", idx, err.msg);
+    int st = stap_result_write(path, &res, NULL, &err);
+    CHECK(st == STAP_OK, "result %d: %s", idx, err.msg);
     CHECK(count_tmp(dir) == 0, "result %d: temporary file left", idx);
     CHECK(hook.calls == 1, "result %d: extra hook called %d times", idx, hook.calls);
     if (st) goto out;
@@ -970,12 +970,12 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
     const hsize_t wd[4] = {(hsize_t)D, (hsize_t)S, (hsize_t)B, (hsize_t)N};
     const hsize_t od[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)R}, sd[2] = {(hsize_t)B, (hsize_t)N};
     int r1 = raw_read_cf32(f, "/weights", 4, wd, back);
-    CHECK(r1 == 0 && memcmp(back, W, sizeof(cf32) * nw) == 0, "result %d: /weights (%d)", idx, r1);
+    CHECK(r1 == 0 && memcmp(back, W, sizeof(stap_cf32) * nw) == 0, "result %d: /weights (%d)", idx, r1);
     r1 = raw_read_cf32(f, "/output/iq", 3, od, back);
-    CHECK(r1 == 0 && memcmp(back, Y, sizeof(cf32) * ny) == 0, "result %d: /output/iq (%d)", idx,
+    CHECK(r1 == 0 && memcmp(back, Y, sizeof(stap_cf32) * ny) == 0, "result %d: /output/iq (%d)", idx,
           r1);
     r1 = raw_read_cf32(f, "/steering", 2, sd, back);
-    CHECK(r1 == 0 && memcmp(back, V, sizeof(cf32) * nv) == 0, "result %d: /steering (%d)", idx, r1);
+    CHECK(r1 == 0 && memcmp(back, V, sizeof(stap_cf32) * nv) == 0, "result %d: /steering (%d)", idx, r1);
 
     const char *c = "/config";
     CHECK(attr_int(f, c, "channels", cfg.channels) && attr_int(f, c, "pulses", cfg.pulses) &&
@@ -1133,7 +1133,7 @@ static void test_results(tc_rng *rng)
 
 /* ---- the atomic-write rules ------------------------------------------------------ */
 
-static void minimal_result(stap_config *cfg, stap_result *res, cf32 *buf)
+static void minimal_result(stap_config *cfg, stap_result *res, stap_cf32 *buf)
 {
     stap_config_defaults(cfg);
     cfg->channels = cfg->pulses = cfg->range_gates = cfg->doppler_bins = 1;
@@ -1153,61 +1153,61 @@ static void test_atomic_rules(void)
 {
     stap_config cfg;
     stap_result res;
-    cf32 buf[3];
+    stap_cf32 buf[3];
     minimal_result(&cfg, &res, buf);
-    rt_error err;
+    stap_error err;
     char path[4200], tmp[4200];
 
     /* an existing output is refused and left unchanged, by both writers */
     pathof(path, sizeof path, "existing.h5");
     write_text(path, "keep me\n");
-    int st = stap_result_write(path, &res, &err);
-    CHECK(st == RT_EIO && strstr(err.msg, "already exists") && strstr(err.msg, path),
+    int st = stap_result_write(path, &res, NULL, &err);
+    CHECK(st == STAP_EIO && strstr(err.msg, "already exists") && strstr(err.msg, path),
           "existing output: %d %s", st, err.msg);
     CHECK(file_equals(path, "keep me\n"), "existing output was modified");
-    CHECK(stap_output_check(path, &err) == RT_EIO && strstr(err.msg, "already exists"),
+    CHECK(stap_output_check(path, &err) == STAP_EIO && strstr(err.msg, "already exists"),
           "stap_output_check on an existing file: %s", err.msg);
 
     /* a dangling symbolic link counts as existing */
     pathof(path, sizeof path, "dangling.h5");
     CHECK(symlink("no/such/target", path) == 0, "symlink: %s", strerror(errno));
-    CHECK(stap_output_check(path, &err) == RT_EIO && stap_result_write(path, &res, &err) == RT_EIO,
+    CHECK(stap_output_check(path, &err) == STAP_EIO && stap_result_write(path, &res, NULL, &err) == STAP_EIO,
           "a dangling link was not treated as existing");
 
     /* a name that appears between begin and commit is not replaced (link(), not rename()) */
     pathof(path, sizeof path, "race.h5");
-    st = rt_atomic_begin(path, tmp, sizeof tmp, &err);
+    st = stap_atomic_begin(path, tmp, sizeof tmp, STAP_WRITE_NEW, &err);
     char prefix[4300];
     snprintf(prefix, sizeof prefix, "%s/.race.h5.tmp.", dir);
-    CHECK(st == RT_OK && strncmp(tmp, prefix, strlen(prefix)) == 0 && exists(tmp),
-          "rt_atomic_begin: %d '%s' (%s)", st, tmp, err.msg);
+    CHECK(st == STAP_OK && strncmp(tmp, prefix, strlen(prefix)) == 0 && exists(tmp),
+          "stap_atomic_begin: %d '%s' (%s)", st, tmp, err.msg);
     write_text(tmp, "new\n");
     write_text(path, "first\n");
-    st = rt_atomic_commit(tmp, path, &err);
-    CHECK(st == RT_EIO && strstr(err.msg, "already exists") && file_equals(path, "first\n") &&
+    st = stap_atomic_commit(tmp, path, STAP_WRITE_NEW, &err);
+    CHECK(st == STAP_EIO && strstr(err.msg, "already exists") && file_equals(path, "first\n") &&
               !exists(tmp),
           "commit over a name created meanwhile: %d %s", st, err.msg);
 
     /* begin + commit publishes, begin + abort leaves nothing */
     pathof(path, sizeof path, "published.txt");
-    st = rt_atomic_begin(path, tmp, sizeof tmp, &err);
+    st = stap_atomic_begin(path, tmp, sizeof tmp, STAP_WRITE_NEW, &err);
     write_text(tmp, "payload\n");
-    CHECK(st == RT_OK && rt_atomic_commit(tmp, path, &err) == RT_OK &&
+    CHECK(st == STAP_OK && stap_atomic_commit(tmp, path, STAP_WRITE_NEW, &err) == STAP_OK &&
               file_equals(path, "payload\n") && !exists(tmp),
           "begin/commit: %s", err.msg);
     pathof(path, sizeof path, "aborted.txt");
-    st = rt_atomic_begin(path, tmp, sizeof tmp, &err);
-    rt_atomic_abort(tmp);
-    CHECK(st == RT_OK && !exists(tmp) && !exists(path), "begin/abort left a file");
-    CHECK(rt_atomic_begin(path, tmp, 8, &err) == RT_EINVAL, "a too-small name buffer accepted");
+    st = stap_atomic_begin(path, tmp, sizeof tmp, STAP_WRITE_NEW, &err);
+    stap_atomic_abort(tmp);
+    CHECK(st == STAP_OK && !exists(tmp) && !exists(path), "begin/abort left a file");
+    CHECK(stap_atomic_begin(path, tmp, 8, STAP_WRITE_NEW, &err) == STAP_EINVAL, "a too-small name buffer accepted");
 
     /* a relative path: the temporary sits in the current directory */
     char cwd[4096];
     if (getcwd(cwd, sizeof cwd) && chdir(dir) == 0) {
-        st = rt_atomic_begin("relative.h5", tmp, sizeof tmp, &err);
-        CHECK(st == RT_OK && strncmp(tmp, ".relative.h5.tmp.", 17) == 0 && exists(tmp),
+        st = stap_atomic_begin("relative.h5", tmp, sizeof tmp, STAP_WRITE_NEW, &err);
+        CHECK(st == STAP_OK && strncmp(tmp, ".relative.h5.tmp.", 17) == 0 && exists(tmp),
               "relative begin: '%s'", tmp);
-        rt_atomic_abort(tmp);
+        stap_atomic_abort(tmp);
         CHECK(chdir(cwd) == 0, "chdir back");
     }
 
@@ -1216,23 +1216,23 @@ static void test_atomic_rules(void)
     res.extra = truth_hook;
     res.extra_user = &hook;
     pathof(path, sizeof path, "hook_fails_result.h5");
-    st = stap_result_write(path, &res, &err);
-    CHECK(st == RT_EINVAL && strstr(err.msg, "on purpose") && !exists(path),
+    st = stap_result_write(path, &res, NULL, &err);
+    CHECK(st == STAP_EINVAL && strstr(err.msg, "on purpose") && !exists(path),
           "failing result hook: %d %s", st, err.msg);
     res.extra = NULL;
     res.weights = NULL;
     pathof(path, sizeof path, "incomplete.h5");
-    CHECK(stap_result_write(path, &res, &err) == RT_EINVAL && !exists(path),
+    CHECK(stap_result_write(path, &res, NULL, &err) == STAP_EINVAL && !exists(path),
           "result without weights");
     res.weights = buf;
     pathof(path, sizeof path, "no_such_dir/out.h5");
-    st = stap_result_write(path, &res, &err);
-    CHECK(st == RT_EIO && strstr(err.msg, path) && strstr(err.msg, "No such file"),
+    st = stap_result_write(path, &res, NULL, &err);
+    CHECK(st == STAP_EIO && strstr(err.msg, path) && strstr(err.msg, "No such file"),
           "missing directory: %d %s", st, err.msg);
-    CHECK(stap_output_check(path, &err) == RT_EIO, "stap_output_check: missing directory accepted");
+    CHECK(stap_output_check(path, &err) == STAP_EIO, "stap_output_check: missing directory accepted");
     pathof(path, sizeof path, "trailing/");
-    CHECK(stap_output_check(path, &err) == RT_EINVAL, "stap_output_check: 'dir/' accepted");
-    CHECK(stap_output_check("", &err) == RT_EINVAL, "stap_output_check: empty path accepted");
+    CHECK(stap_output_check(path, &err) == STAP_EINVAL, "stap_output_check: 'dir/' accepted");
+    CHECK(stap_output_check("", &err) == STAP_EINVAL, "stap_output_check: empty path accepted");
 
     /* an unwritable directory (root ignores permissions: skip then) */
     char ro[4200];
@@ -1240,84 +1240,84 @@ static void test_atomic_rules(void)
     pathof(path, sizeof path, "readonly/out.h5");
     if (mkdir(ro, 0555) == 0 && geteuid() != 0) {
         st = stap_output_check(path, &err);
-        CHECK(st == RT_EIO && strstr(err.msg, "Permission denied"), "read-only dir: %d %s", st,
+        CHECK(st == STAP_EIO && strstr(err.msg, "Permission denied"), "read-only dir: %d %s", st,
               err.msg);
-        CHECK(stap_result_write(path, &res, &err) == RT_EIO && !exists(path),
+        CHECK(stap_result_write(path, &res, NULL, &err) == STAP_EIO && !exists(path),
               "read-only dir write");
     }
 
     /* a new path is fine, and checking it leaves nothing behind */
     pathof(path, sizeof path, "fresh.h5");
-    CHECK(stap_output_check(path, &err) == RT_OK && !exists(path), "stap_output_check: %s",
+    CHECK(stap_output_check(path, &err) == STAP_OK && !exists(path), "stap_output_check: %s",
           err.msg);
     CHECK(count_tmp(dir) == 0, "temporary files left after the failures");
 }
 
-/* RT_WRITE_REPLACE (rtstap -f): an existing regular file is replaced only when the new one
+/* STAP_WRITE_REPLACE (rtstap -f): an existing regular file is replaced only when the new one
  * is complete; a failed or aborted write leaves it as it was; non-regular files are still
- * refused; RT_WRITE_NEW stays the default of the writers without _mode. */
+ * refused; STAP_WRITE_NEW stays the default of the writers without _mode. */
 static void test_replace_mode(void)
 {
     stap_config cfg;
     stap_result res;
-    cf32 buf[3];
+    stap_cf32 buf[3];
     minimal_result(&cfg, &res, buf);
-    rt_error err;
+    stap_error err;
     char path[4200], tmp[4200];
 
     pathof(path, sizeof path, "replace.h5");
     write_text(path, "old\n");
-    CHECK(stap_output_check_mode(path, RT_WRITE_REPLACE, &err) == RT_OK &&
+    CHECK(stap_output_check_mode(path, STAP_WRITE_REPLACE, &err) == STAP_OK &&
               file_equals(path, "old\n"),
           "stap_output_check_mode(REPLACE) on a regular file: %s", err.msg);
-    CHECK(stap_output_check_mode(path, RT_WRITE_NEW, &err) == RT_EIO,
+    CHECK(stap_output_check_mode(path, STAP_WRITE_NEW, &err) == STAP_EIO,
           "stap_output_check_mode(NEW) accepted an existing file");
     /* a failing write (the hook fails after the temporary is made) keeps the old file */
     hook_state hook = {0, 1};
     res.extra = truth_hook;
     res.extra_user = &hook;
-    int st = stap_result_write_mode(path, &res, RT_WRITE_REPLACE, &err);
-    CHECK(st == RT_EINVAL && file_equals(path, "old\n"), "failed replace: %d %s", st, err.msg);
+    int st = stap_result_write(path, &res, &(stap_write_options){.mode = STAP_WRITE_REPLACE}, &err);
+    CHECK(st == STAP_EINVAL && file_equals(path, "old\n"), "failed replace: %d %s", st, err.msg);
     res.extra = NULL;
-    CHECK(stap_result_write(path, &res, &err) == RT_EIO && file_equals(path, "old\n"),
+    CHECK(stap_result_write(path, &res, NULL, &err) == STAP_EIO && file_equals(path, "old\n"),
           "stap_result_write replaced without the mode");
-    st = stap_result_write_mode(path, &res, RT_WRITE_REPLACE, &err);
-    CHECK(st == RT_OK && H5Fis_hdf5(path) > 0, "replace: %d %s", st, err.msg);
+    st = stap_result_write(path, &res, &(stap_write_options){.mode = STAP_WRITE_REPLACE}, &err);
+    CHECK(st == STAP_OK && H5Fis_hdf5(path) > 0, "replace: %d %s", st, err.msg);
     /* ... and replaces a file it wrote itself, again */
-    CHECK(stap_result_write_mode(path, &res, RT_WRITE_REPLACE, &err) == RT_OK,
+    CHECK(stap_result_write(path, &res, &(stap_write_options){.mode = STAP_WRITE_REPLACE}, &err) == STAP_OK,
           "second replace: %s", err.msg);
 
     /* begin + abort keeps the old file; begin + commit replaces it */
     pathof(path, sizeof path, "replace.txt");
     write_text(path, "old\n");
-    st = rt_atomic_begin_mode(path, tmp, sizeof tmp, RT_WRITE_REPLACE, &err);
+    st = stap_atomic_begin(path, tmp, sizeof tmp, STAP_WRITE_REPLACE, &err);
     write_text(tmp, "new\n");
-    rt_atomic_abort(tmp);
-    CHECK(st == RT_OK && file_equals(path, "old\n") && !exists(tmp), "replace abort: %s",
+    stap_atomic_abort(tmp);
+    CHECK(st == STAP_OK && file_equals(path, "old\n") && !exists(tmp), "replace abort: %s",
           err.msg);
-    st = rt_atomic_begin_mode(path, tmp, sizeof tmp, RT_WRITE_REPLACE, &err);
+    st = stap_atomic_begin(path, tmp, sizeof tmp, STAP_WRITE_REPLACE, &err);
     write_text(tmp, "new\n");
-    CHECK(st == RT_OK && rt_atomic_commit_mode(tmp, path, RT_WRITE_REPLACE, &err) == RT_OK &&
+    CHECK(st == STAP_OK && stap_atomic_commit(tmp, path, STAP_WRITE_REPLACE, &err) == STAP_OK &&
               file_equals(path, "new\n") && !exists(tmp),
           "replace commit: %s", err.msg);
 
     /* a directory, a symbolic link (dangling or not): refused, left alone */
     pathof(path, sizeof path, "replace_dir");
     CHECK(mkdir(path, 0700) == 0, "mkdir: %s", strerror(errno));
-    st = stap_output_check_mode(path, RT_WRITE_REPLACE, &err);
-    CHECK(st == RT_EIO && strstr(err.msg, "a directory"), "replace a directory: %d %s", st,
+    st = stap_output_check_mode(path, STAP_WRITE_REPLACE, &err);
+    CHECK(st == STAP_EIO && strstr(err.msg, "a directory"), "replace a directory: %d %s", st,
           err.msg);
     pathof(path, sizeof path, "replace_link.h5");
     CHECK(symlink("replace.txt", path) == 0, "symlink: %s", strerror(errno));
-    st = stap_result_write_mode(path, &res, RT_WRITE_REPLACE, &err);
+    st = stap_result_write(path, &res, &(stap_write_options){.mode = STAP_WRITE_REPLACE}, &err);
     struct stat sb;
-    CHECK(st == RT_EIO && strstr(err.msg, "symbolic link") && lstat(path, &sb) == 0 &&
+    CHECK(st == STAP_EIO && strstr(err.msg, "symbolic link") && lstat(path, &sb) == 0 &&
               S_ISLNK(sb.st_mode),
           "replace a symbolic link: %d %s", st, err.msg);
     pathof(path, sizeof path, "replace.txt");
     CHECK(file_equals(path, "new\n"), "the link's target was modified");
     /* the mode must be one of the two */
-    CHECK(rt_atomic_begin_mode(path, tmp, sizeof tmp, (rt_write_mode)7, &err) == RT_EINVAL,
+    CHECK(stap_atomic_begin(path, tmp, sizeof tmp, (stap_write_mode)7, &err) == STAP_EINVAL,
           "an invalid mode accepted");
 
     /* the other writers take the mode too */
@@ -1325,26 +1325,26 @@ static void test_replace_mode(void)
     write_text(path, "old\n");
     stap_input in;
     memset(&in, 0, sizeof in);
-    cf32 one = 1;
+    stap_cf32 one = 1;
     in.channels = in.pulses = in.range_gates = 1;
     in.iq = &one;
-    CHECK(stap_input_write(path, &in, NULL, NULL, &err) == RT_EIO && file_equals(path, "old\n"),
+    CHECK(stap_input_write(path, &in, NULL, NULL, NULL, &err) == STAP_EIO && file_equals(path, "old\n"),
           "stap_input_write replaced without the mode");
-    CHECK(stap_input_write_mode(path, &in, NULL, NULL, RT_WRITE_REPLACE, &err) == RT_OK &&
+    CHECK(stap_input_write(path, &in, NULL, NULL, &(stap_write_options){.mode = STAP_WRITE_REPLACE}, &err) == STAP_OK &&
               !file_equals(path, "old\n"),
-          "stap_input_write_mode: %s", err.msg);
+          "stap_input_write, replacing: %s", err.msg);
     pathof(path, sizeof path, "replace_rec.h5");
     write_text(path, "old\n");
     stap_recording_writer *rw = NULL;
-    st = stap_recording_create_mode(&rw, path, &in, 2, RT_WRITE_REPLACE, &err);
-    CHECK(st == RT_OK && stap_recording_write(rw, 0, &one, &err) == RT_OK,
+    st = stap_recording_create(&rw, path, &in, 2, &(stap_write_options){.mode = STAP_WRITE_REPLACE}, &err);
+    CHECK(st == STAP_OK && stap_recording_write(rw, 0, &one, &err) == STAP_OK,
           "recording replace: %s", err.msg);
     if (rw) stap_recording_abort(rw); /* failed half-way: the old file stays */
     CHECK(file_equals(path, "old\n"), "an aborted recording replaced the old file");
     rw = NULL;
-    st = stap_recording_create_mode(&rw, path, &in, 1, RT_WRITE_REPLACE, &err);
-    CHECK(st == RT_OK && stap_recording_write(rw, 0, &one, &err) == RT_OK &&
-              stap_recording_finish(rw, NULL, NULL, &err) == RT_OK && !file_equals(path, "old\n"),
+    st = stap_recording_create(&rw, path, &in, 1, &(stap_write_options){.mode = STAP_WRITE_REPLACE}, &err);
+    CHECK(st == STAP_OK && stap_recording_write(rw, 0, &one, &err) == STAP_OK &&
+              stap_recording_finish(rw, NULL, NULL, &err) == STAP_OK && !file_equals(path, "old\n"),
           "recording replace finish: %s", err.msg);
     CHECK(count_tmp(dir) == 0, "temporary files left after the replacements");
 }
@@ -1355,7 +1355,7 @@ static void test_replace_mode(void)
 /* A recording of `cpis` CPIs of C x P x R, chunks of `rows` CPIs, of which the CPIs marked in
  * `write` are written (random samples, kept in x). */
 static void write_partial(const char *path, int cpis, int rows, const int *write, int C, int P,
-                          int R, cf32 *x, tc_rng *rng)
+                          int R, stap_cf32 *x, tc_rng *rng)
 {
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     hid_t t = H5Tcreate(H5T_COMPOUND, 8);
@@ -1393,17 +1393,17 @@ static void test_unwritten(tc_rng *rng)
 {
     enum { C = 2, P = 3, R = 5, N = 6 };
     const size_t n = (size_t)C * P * R;
-    cf32 *x = tc_xmalloc(sizeof(cf32) * n * N), *cube = tc_xmalloc(sizeof(cf32) * n);
+    stap_cf32 *x = tc_xmalloc(sizeof(stap_cf32) * n * N), *cube = tc_xmalloc(sizeof(stap_cf32) * n);
     char path[4200];
-    rt_error err;
+    stap_error err;
     /* a CPI a chunk, CPIs 2 and 4 never written */
     const int gaps[N] = {1, 1, 0, 1, 0, 1};
     pathof(path, sizeof path, "gaps.h5");
     write_partial(path, N, 1, gaps, C, P, R, x, rng);
     stap_recording *rec = NULL;
     stap_input in;
-    int st = stap_recording_open(path, &rec, &in, &err);
-    CHECK(st == RT_OK, "gaps: open: %s", err.msg);
+    int st = stap_recording_open(path, &rec, &in, NULL, &err);
+    CHECK(st == STAP_OK, "gaps: open: %s", err.msg);
     if (!st) {
         CHECK(stap_recording_cpis(rec) == N && stap_recording_written(rec) == 4,
               "gaps: %lld CPIs, %lld written; expected 6, 4", stap_recording_cpis(rec),
@@ -1417,12 +1417,12 @@ static void test_unwritten(tc_rng *rng)
         CHECK(stap_recording_unwritten(rec, un, 4) == 2 && un[0] == 2 && un[1] == 4,
               "gaps: the unwritten CPIs are not 2 and 4");
         st = stap_recording_read(rec, 2, cube, &err);
-        CHECK(st == RT_EFORMAT && strstr(err.msg, "CPI 2") && strstr(err.msg, "never written"),
+        CHECK(st == STAP_EFORMAT && strstr(err.msg, "CPI 2") && strstr(err.msg, "never written"),
               "gaps: CPI 2 read: %d %s", st, err.msg);
         for (int c = 0; c < N; c++) {
             if (!gaps[c]) continue;
             st = stap_recording_read(rec, c, cube, &err);
-            CHECK(st == RT_OK && !memcmp(cube, x + (size_t)c * n, sizeof(cf32) * n),
+            CHECK(st == STAP_OK && !memcmp(cube, x + (size_t)c * n, sizeof(stap_cf32) * n),
                   "gaps: CPI %d not read back exactly: %s", c, err.msg);
         }
         stap_recording_close(rec);
@@ -1433,8 +1433,8 @@ static void test_unwritten(tc_rng *rng)
     const int first[N] = {1, 0, 0, 0, 0, 0};
     pathof(path, sizeof path, "rows.h5");
     write_partial(path, N, 2, first, C, P, R, x, rng);
-    st = stap_recording_open(path, &rec, &in, &err);
-    CHECK(st == RT_OK && stap_recording_written(rec) == 2 && stap_recording_written_index(rec, 1) == 1,
+    st = stap_recording_open(path, &rec, &in, NULL, &err);
+    CHECK(st == STAP_OK && stap_recording_written(rec) == 2 && stap_recording_written_index(rec, 1) == 1,
           "rows of 2: %s, %lld written", err.msg, st ? -1 : stap_recording_written(rec));
     if (!st) {
         stap_recording_close(rec);
@@ -1444,8 +1444,8 @@ static void test_unwritten(tc_rng *rng)
     const int none[N] = {0};
     pathof(path, sizeof path, "none.h5");
     write_partial(path, N, 1, none, C, P, R, x, rng);
-    st = stap_recording_open(path, &rec, &in, &err);
-    CHECK(st == RT_OK && stap_recording_written(rec) == 0, "none written: %s", err.msg);
+    st = stap_recording_open(path, &rec, &in, NULL, &err);
+    CHECK(st == STAP_OK && stap_recording_written(rec) == 0, "none written: %s", err.msg);
     if (!st) {
         stap_recording_close(rec);
         stap_input_free(&in);
@@ -1479,19 +1479,98 @@ static void test_unwritten(tc_rng *rng)
         H5Sclose(sp);
         H5Tclose(t);
         H5Fclose(f);
-        st = stap_input_read(path, &in, &err);
-        CHECK(st == RT_EFORMAT && strstr(err.msg, path) &&
+        st = stap_input_read(path, &in, NULL, &err);
+        CHECK(st == STAP_EFORMAT && strstr(err.msg, path) &&
                   strstr(err.msg, contiguous ? "was never written: HDF5 allocated no storage"
                                              : "never written in full: 1 of its 4 chunks"),
               "one CPI, %s: %d %s", contiguous ? "no storage" : "3 chunks unwritten", st, err.msg);
         CHECK(stap_io_open_objects() == 0, "one CPI never written: HDF5 objects left open");
-        st = stap_recording_open(path, &rec, &in, &err);
-        CHECK(st == RT_EFORMAT, "one CPI never written: opened as a recording (%d)", st);
+        st = stap_recording_open(path, &rec, &in, NULL, &err);
+        CHECK(st == STAP_EFORMAT, "one CPI never written: opened as a recording (%d)", st);
         if (!st) stap_recording_close(rec);
     }
     CHECK(stap_io_open_objects() == 0, "unwritten data: HDF5 objects left open");
     free(x);
     free(cube);
+}
+
+/* which datasets a link path names in a file (1 exists, 0 not, -1 file not readable) */
+static int has_object(const char *path, const char *name)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return -1;
+    int ok = H5Lexists(f, name, H5P_DEFAULT) > 0;
+    H5Fclose(f);
+    return ok;
+}
+
+/* stap_write_options.keep: the result files hold what was asked for, and nothing else */
+static void test_keep(void)
+{
+    stap_config cfg;
+    stap_result res;
+    stap_cf32 buf[3];
+    minimal_result(&cfg, &res, buf);
+    stap_detection det = {0, 0, 0, 2.0f, 3.0f};
+    res.have_detections = 1;
+    res.detection_count = 1;
+    res.detections = &det;
+    stap_error err;
+    char path[4200];
+    static const struct {
+        unsigned keep;
+        int weights, output, detections;
+    } one[] = {{0, 1, 1, 1},
+               {STAP_KEEP_WEIGHTS, 1, 0, 0},
+               {STAP_KEEP_DETECTIONS, 0, 0, 1},
+               {STAP_KEEP_OUTPUT | STAP_KEEP_DETECTIONS, 0, 1, 1}};
+    for (size_t k = 0; k < sizeof one / sizeof *one; k++) {
+        snprintf(path, sizeof path, "%s/keep_one_%zu.h5", dir, k);
+        stap_result r = res;
+        if (!(one[k].keep & STAP_KEEP_WEIGHTS) && one[k].keep) r.weights = NULL; /* not needed */
+        int st = stap_result_write(path, &r, &(stap_write_options){.keep = one[k].keep}, &err);
+        CHECK(st == STAP_OK && has_object(path, "weights") == one[k].weights &&
+                  has_object(path, "output") == one[k].output &&
+                  has_object(path, "detections") == one[k].detections &&
+                  has_object(path, "steering") == 1 && has_object(path, "config") == 1,
+              "one CPI, keep %#x: %d %s", one[k].keep, st, err.msg);
+    }
+    /* a recording's writer: the default is weights and detections; without weights, a CPI
+     * comes without them */
+    static const struct {
+        unsigned keep;
+        int weights, output, detections;
+    } rec[] = {{0, 1, 0, 1}, {STAP_KEEP_DETECTIONS, 0, 0, 1}, {STAP_KEEP_OUTPUT, 0, 1, 0}};
+    double ms[STAP_STAGE_COUNT] = {0};
+    for (size_t k = 0; k < sizeof rec / sizeof *rec; k++) {
+        snprintf(path, sizeof path, "%s/keep_rec_%zu.h5", dir, k);
+        stap_result_writer *w = NULL;
+        int st = stap_result_writer_open(&w, path, &res, &(stap_write_options){.keep = rec[k].keep},
+                                         &err);
+        for (long long c = 0; c < 3 && st == STAP_OK; c++)
+            st = stap_result_writer_append(w, c, c, rec[k].weights ? buf : NULL,
+                                           rec[k].output ? buf + 1 : NULL, &det, 1, ms, &err);
+        if (st == STAP_OK) {
+            stap_result sum = res;
+            st = stap_result_writer_close(w, &sum, &err);
+        } else if (w) {
+            stap_result_writer_abort(w);
+        }
+        CHECK(st == STAP_OK && has_object(path, "weights") == rec[k].weights &&
+                  has_object(path, "output") == rec[k].output &&
+                  has_object(path, "detections") == rec[k].detections &&
+                  has_object(path, "timing") == 1,
+              "recording, keep %#x: %d %s", rec[k].keep, st, err.msg);
+    }
+    /* a kept dataset's CPI must come with its data */
+    stap_result_writer *w = NULL;
+    snprintf(path, sizeof path, "%s/keep_missing.h5", dir);
+    int st = stap_result_writer_open(&w, path, &res, NULL, &err);
+    if (st == STAP_OK) {
+        st = stap_result_writer_append(w, 0, 0, NULL, NULL, NULL, 0, ms, &err);
+        stap_result_writer_abort(w);
+    }
+    CHECK(st == STAP_EINVAL && !exists(path), "a kept dataset without its data: %d", st);
 }
 
 int main(void)
@@ -1518,6 +1597,7 @@ int main(void)
     test_results(&rng);
     test_atomic_rules();
     test_replace_mode();
+    test_keep();
     test_unwritten(&rng);
     CHECK(stap_io_open_objects() == 0, "HDF5 objects left open at the end");
     CHECK(count_tmp(dir) == 0, "temporary files left in %s", dir);

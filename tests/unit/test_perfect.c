@@ -15,12 +15,12 @@
 #include "ref_stap.h"
 #include "testutil.h"
 
-static cf32 *run_plan(const stap_config *cfg, const stap_input *in, rt_error *err)
+static stap_cf32 *run_plan(const stap_config *cfg, const stap_input *in, stap_error *err)
 {
     stap_plan *plan;
     if (stap_plan_create(&plan, cfg, in->steering, in->steering_beams, in->steering_len, err)) return NULL;
-    cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
-    cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan));
+    stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
+    stap_cf32 *Y = malloc(sizeof(stap_cf32) * stap_output_len(plan));
     if (stap_plan_execute(plan, in->iq, W, Y, NULL, err)) {
         free(Y);
         Y = NULL;
@@ -32,37 +32,37 @@ static cf32 *run_plan(const stap_config *cfg, const stap_input *in, rt_error *er
 
 static void check_size(perfect_size size, const char *dir, const char *label, int check_import)
 {
-    rt_error err;
+    stap_error err;
     stap_input in;
     int st = perfect_read_inputs(size, dir, &in, &err);
-    CHECK(st == RT_OK, "%s: %s", label, err.msg);
+    CHECK(st == STAP_OK, "%s: %s", label, err.msg);
     if (st) return;
     stap_config cfg;
     perfect_config(size, &cfg);
     int N = cfg.channels * cfg.doppler_order;
     size_t ny = (size_t)16 * cfg.doppler_bins * cfg.range_gates;
     size_t nw = (size_t)cfg.doppler_bins * cfg.segments * 16 * N;
-    cf64 *Yr = malloc(sizeof(cf64) * ny), *Wr = malloc(sizeof(cf64) * nw);
+    stap_cf64 *Yr = malloc(sizeof(stap_cf64) * ny), *Wr = malloc(sizeof(stap_cf64) * nw);
     double *win = malloc(sizeof(double) * cfg.pulses);
     for (int p = 0; p < cfg.pulses; p++) win[p] = 1.0;
     CHECK(ref_stap(&cfg, win, 16, in.steering, in.iq, Wr, Yr) == 0, "%s: reference", label);
-    cf32 *first = NULL;
+    stap_cf32 *first = NULL;
     /* every backend available here: cpu and lapack always, gpu and cublas on a GPU machine */
-    const la_backend bes[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU, LA_BACKEND_CUBLAS};
+    const stap_backend bes[] = {STAP_BACKEND_CPU, STAP_BACKEND_LAPACK, STAP_BACKEND_GPU, STAP_BACKEND_CUBLAS};
     for (int b = 0; b < 4; b++) {
-        rt_error why;
-        if (la_backend_available(bes[b], &why) != RT_OK) {
-            printf("  PERFECT %-28s %-6s not available here: %s\n", label, la_backend_name(bes[b]), why.msg);
+        stap_error why;
+        if (stap_backend_available(bes[b], &why) != STAP_OK) {
+            printf("  PERFECT %-28s %-6s not available here: %s\n", label, stap_backend_name(bes[b]), why.msg);
             continue;
         }
         cfg.backend = bes[b];
-        cf32 *Y = run_plan(&cfg, &in, &err);
-        CHECK(Y != NULL, "%s [%s]: %s", label, la_backend_name(bes[b]), err.msg);
+        stap_cf32 *Y = run_plan(&cfg, &in, &err);
+        CHECK(Y != NULL, "%s [%s]: %s", label, stap_backend_name(bes[b]), err.msg);
         if (!Y) continue;
         double snr = ref_snr_db(Yr, Y, ny);
         printf("  PERFECT %-28s %-6s SNR vs double reference %6.1f dB (need 80)\n", label,
-               la_backend_name(bes[b]), snr);
-        CHECK(snr >= 80, "%s [%s]: SNR %.1f dB < 80", label, la_backend_name(bes[b]), snr);
+               stap_backend_name(bes[b]), snr);
+        CHECK(snr >= 80, "%s [%s]: SNR %.1f dB < 80", label, stap_backend_name(bes[b]), snr);
         if (!first) first = Y;
         else free(Y);
     }
@@ -71,16 +71,16 @@ static void check_size(perfect_size size, const char *dir, const char *label, in
         char path[4096];
         snprintf(path, sizeof path, "%s/import_%d.h5", dir, (int)size);
         unlink(path);
-        st = stap_input_write(path, &in, NULL, NULL, &err);
-        CHECK(st == RT_OK, "import write: %s", err.msg);
+        st = stap_input_write(path, &in, NULL, NULL, NULL, &err);
+        CHECK(st == STAP_OK, "import write: %s", err.msg);
         stap_input back;
-        if (!st && (st = stap_input_read(path, &back, &err)) == RT_OK) {
+        if (!st && (st = stap_input_read(path, &back, NULL, &err)) == STAP_OK) {
             CHECK(back.steering_beams == 16 && back.steering_len == N, "imported /steering shape");
             stap_config c2;
             perfect_config(size, &c2);
-            c2.backend = LA_BACKEND_CPU;
-            cf32 *Y2 = run_plan(&c2, &back, &err);
-            CHECK(Y2 && memcmp(Y2, first, sizeof(cf32) * ny) == 0,
+            c2.backend = STAP_BACKEND_CPU;
+            stap_cf32 *Y2 = run_plan(&c2, &back, &err);
+            CHECK(Y2 && memcmp(Y2, first, sizeof(stap_cf32) * ny) == 0,
                   "%s: output through the imported HDF5 file differs", label);
             free(Y2);
             stap_input_free(&back);
@@ -101,19 +101,19 @@ static void synthesize(perfect_size size, const char *dir, tc_rng *rng)
     const perfect_dims *d = perfect_get_dims(size);
     size_t n = (size_t)d->channels * d->pulses * d->range_cells;
     size_t nv = (size_t)d->steering * d->channels * d->doppler_order;
-    cf32 *x = malloc(sizeof(cf32) * n), *v = malloc(sizeof(cf32) * nv);
+    stap_cf32 *x = malloc(sizeof(stap_cf32) * n), *v = malloc(sizeof(stap_cf32) * nv);
     for (size_t i = 0; i < n; i++) x[i] = (float)(1e6 * tc_uniform(rng)) + I * (float)(1e6 * tc_uniform(rng));
     for (size_t i = 0; i < nv; i++) v[i] = (float)tc_uniform(rng) + I * (float)tc_uniform(rng);
     char path[4096];
-    rt_error err;
+    stap_error err;
     snprintf(path, sizeof path, "%s/%s_app_input.bin", dir, d->name);
-    CHECK(perfect_write_raw(path, x, n, &err) == RT_OK, "%s", err.msg);
+    CHECK(perfect_write_raw(path, x, n, STAP_WRITE_NEW, &err) == STAP_OK, "%s", err.msg);
     snprintf(path, sizeof path, "%s/%s_app_steering_vectors.bin", dir, d->name);
-    CHECK(perfect_write_raw(path, v, nv, &err) == RT_OK, "%s", err.msg);
+    CHECK(perfect_write_raw(path, v, nv, STAP_WRITE_NEW, &err) == STAP_OK, "%s", err.msg);
     /* writing again must be refused: never overwrite */
-    CHECK(perfect_write_raw(path, v, nv, &err) == RT_EIO, "overwrite not refused");
+    CHECK(perfect_write_raw(path, v, nv, STAP_WRITE_NEW, &err) == STAP_EIO, "overwrite not refused");
     /* ... unless asked to replace it (-f): the same contents again */
-    CHECK(perfect_write_raw_mode(path, v, nv, RT_WRITE_REPLACE, &err) == RT_OK, "replace: %s",
+    CHECK(perfect_write_raw(path, v, nv, STAP_WRITE_REPLACE, &err) == STAP_OK, "replace: %s",
           err.msg);
     free(x);
     free(v);
@@ -143,8 +143,8 @@ int main(void)
         fwrite("abcdefgh", 1, 8, f);
         fclose(f);
         stap_input in;
-        rt_error err;
-        CHECK(perfect_read_inputs(PERFECT_SMALL, dir, &in, &err) == RT_EFORMAT &&
+        stap_error err;
+        CHECK(perfect_read_inputs(PERFECT_SMALL, dir, &in, &err) == STAP_EFORMAT &&
                   strstr(err.msg, "holds 8 bytes"), "truncated input: %s", err.msg);
         char cmd[4300];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -49,7 +49,7 @@ static const pcase cases[] = {
     {"DPCA 3-pulse, shift -1, user steering", 6, 12, 48, 16, 3, 1, 8, 2, 0, STAP_WINDOW_NONE, 0, 1, 0, 100, 0, 0, 0, STAP_ALGORITHM_DPCA},
 };
 
-static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
+static void run_case(const pcase *pc, stap_backend be, tc_rng *rng)
 {
     stap_config cfg;
     stap_config_defaults(&cfg);
@@ -70,25 +70,25 @@ static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
     if (pc->algo == STAP_ALGORITHM_DPCA && pc->user_steering) cfg.dpca_shift = -1;
     int N = pc->C * pc->Q;
     size_t ncube = (size_t)pc->C * pc->P * pc->R;
-    cf32 *cube = malloc(sizeof(cf32) * ncube);
+    stap_cf32 *cube = malloc(sizeof(stap_cf32) * ncube);
     if (pc->jammed) {
         synth_params sp;
         synth_defaults(&sp, pc->C, pc->P, pc->R);
         sp.seed = (uint64_t)(tc_uniform(rng) * 1e15);
-        rt_error e;
+        stap_error e;
         synth_cube(&sp, cube, &e);
     } else {
         for (size_t i = 0; i < ncube; i++) cube[i] = tc_cnormal(rng);
     }
-    cf32 *V = NULL;
+    stap_cf32 *V = NULL;
     if (pc->user_steering) {
-        V = malloc(sizeof(cf32) * (size_t)pc->B * N);
+        V = malloc(sizeof(stap_cf32) * (size_t)pc->B * N);
         for (int i = 0; i < pc->B * N; i++) V[i] = tc_cnormal(rng);
     }
-    rt_error err;
+    stap_error err;
     stap_plan *plan;
     int st = stap_plan_create(&plan, &cfg, V, V ? pc->B : 0, V ? N : 0, &err);
-    CHECK(st == RT_OK, "%s [%s]: plan: %s", pc->name, la_backend_name(be), err.msg);
+    CHECK(st == STAP_OK, "%s [%s]: plan: %s", pc->name, stap_backend_name(be), err.msg);
     if (st) {
         free(cube);
         free(V);
@@ -96,53 +96,53 @@ static void run_case(const pcase *pc, la_backend be, tc_rng *rng)
     }
     const stap_config *c = stap_plan_config(plan);
     size_t nw = stap_weights_len(plan), ny = stap_output_len(plan);
-    cf32 *W = malloc(sizeof(cf32) * nw), *Y = malloc(sizeof(cf32) * ny);
+    stap_cf32 *W = malloc(sizeof(stap_cf32) * nw), *Y = malloc(sizeof(stap_cf32) * ny);
     for (size_t i = 0; i < nw; i++) W[i] = NAN; /* poison: every element must be written */
     for (size_t i = 0; i < ny; i++) Y[i] = NAN;
     double timing[STAP_STAGE_COUNT];
     st = stap_plan_execute(plan, cube, W, Y, timing, &err);
-    CHECK(st == RT_OK, "%s [%s]: execute: %s", pc->name, la_backend_name(be), err.msg);
+    CHECK(st == STAP_OK, "%s [%s]: execute: %s", pc->name, stap_backend_name(be), err.msg);
 
     float *winf = malloc(sizeof(float) * pc->P);
     double *win = malloc(sizeof(double) * pc->P);
     stap_window(c, winf, &err);
     for (int p = 0; p < pc->P; p++) win[p] = winf[p];
-    cf64 *Wr = malloc(sizeof(cf64) * nw), *Yr = malloc(sizeof(cf64) * ny);
+    stap_cf64 *Wr = malloc(sizeof(stap_cf64) * nw), *Yr = malloc(sizeof(stap_cf64) * ny);
     CHECK(ref_stap(c, win, stap_plan_beams(plan), stap_plan_steering(plan), cube, Wr, Yr) == 0,
           "%s: reference failed", pc->name);
     double snr_w = ref_snr_db(Wr, W, nw), snr_y = ref_snr_db(Yr, Y, ny);
     printf("  %-40s %-6s weights %6.1f dB  output %6.1f dB  (need %g)\n", pc->name,
-           la_backend_name(be), snr_w, snr_y, pc->min_snr_db);
+           stap_backend_name(be), snr_w, snr_y, pc->min_snr_db);
     CHECK(snr_w >= pc->min_snr_db, "%s [%s]: weights SNR %.1f dB < %g", pc->name,
-          la_backend_name(be), snr_w, pc->min_snr_db);
+          stap_backend_name(be), snr_w, pc->min_snr_db);
     CHECK(snr_y >= pc->min_snr_db, "%s [%s]: output SNR %.1f dB < %g", pc->name,
-          la_backend_name(be), snr_y, pc->min_snr_db);
+          stap_backend_name(be), snr_y, pc->min_snr_db);
     /* distortionless constraint w^H v = 1 for every (d, s, b) (sub-CPI: v = bin d's
      * steering; DPCA: a fixed canceller, the constraint does not apply) */
     double worst = 0;
-    const cf32 *Vs = stap_plan_steering(plan);
+    const stap_cf32 *Vs = stap_plan_steering(plan);
     const int B = stap_plan_beams(plan);
     double *sd = malloc(sizeof(double) * 2 * N);
     for (size_t k = 0; k < nw / N && c->algorithm != STAP_ALGORITHM_DPCA; k++) {
-        const cf32 *w = W + k * N, *v = Vs + (k % B) * N;
+        const stap_cf32 *w = W + k * N, *v = Vs + (k % B) * N;
         const int d = (int)(k / B / c->segments);
         if (stap_is_subcpi(c)) stap_subcpi_steering(c, v, d, sd);
-        cf64 s = 0;
+        stap_cf64 s = 0;
         for (int j = 0; j < N; j++)
-            s += conj((cf64)w[j]) * (stap_is_subcpi(c) ? sd[2 * j] + I * sd[2 * j + 1] : (cf64)v[j]);
+            s += conj((stap_cf64)w[j]) * (stap_is_subcpi(c) ? sd[2 * j] + I * sd[2 * j + 1] : (stap_cf64)v[j]);
         worst = fmax(worst, cabs(s - 1.0));
     }
     free(sd);
-    CHECK(worst < 1e-3, "%s [%s]: |w^H v - 1| = %g", pc->name, la_backend_name(be), worst);
+    CHECK(worst < 1e-3, "%s [%s]: |w^H v - 1| = %g", pc->name, stap_backend_name(be), worst);
     if (pc->Na == pc->C) { /* JDL spanning every DOF is post-Doppler: same weights */
         stap_config pd = *c;
         pd.algorithm = STAP_ALGORITHM_POST_DOPPLER;
         CHECK(ref_stap(&pd, win, stap_plan_beams(plan), Vs, cube, Wr, Yr) == 0,
               "%s: post-Doppler reference failed", pc->name);
         double snr_pd = ref_snr_db(Wr, W, nw);
-        printf("  %-40s %-6s weights vs post-Doppler's %6.1f dB\n", "", la_backend_name(be), snr_pd);
+        printf("  %-40s %-6s weights vs post-Doppler's %6.1f dB\n", "", stap_backend_name(be), snr_pd);
         CHECK(snr_pd >= pc->min_snr_db, "%s [%s]: JDL with NA = C differs from post-Doppler: "
-              "%.1f dB", pc->name, la_backend_name(be), snr_pd);
+              "%.1f dB", pc->name, stap_backend_name(be), snr_pd);
     }
     free(winf); free(win); free(Wr); free(Yr); free(W); free(Y); free(cube); free(V);
     stap_plan_destroy(plan);
@@ -154,7 +154,7 @@ static void test_windows(void)
 {
     stap_config cfg;
     stap_config_defaults(&cfg);
-    rt_error err;
+    stap_error err;
     for (int P = 7; P <= 32; P += 25) {
         cfg.pulses = P;
         float w[64];
@@ -176,7 +176,7 @@ static void test_windows(void)
             int G = 4096;
             double *mag = malloc(sizeof(double) * (G / 2 + 1));
             for (int g = 0; g <= G / 2; g++) {
-                cf64 s = 0;
+                stap_cf64 s = 0;
                 for (int p = 0; p < P; p++) s += w[p] * cexp(-2 * M_PI * I * g * p / G);
                 mag[g] = cabs(s);
             }
@@ -196,82 +196,82 @@ static void test_rejections(void)
     stap_config cfg;
     stap_config_defaults(&cfg);
     cfg.channels = 4; cfg.pulses = 8; cfg.range_gates = 30; cfg.training = 10;
-    rt_error err;
+    stap_error err;
     stap_config c = cfg;
     c.segments = 4;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "stap_config.segments"),
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL && strstr(err.msg, "stap_config.segments"),
           "segments not dividing R: %s", err.msg);
     c = cfg;
     c.doppler_order = 2;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "odd"), "even Q");
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL && strstr(err.msg, "odd"), "even Q");
     c = cfg;
     c.doppler_bins = 4;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "stap_config.doppler_bins"), "D < P");
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL && strstr(err.msg, "stap_config.doppler_bins"), "D < P");
     c = cfg;
     c.training = 3;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "rank-deficient"), "K < N");
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL && strstr(err.msg, "rank-deficient"), "K < N");
     c.loading = 0.1;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_OK, "K < N with loading: %s", err.msg);
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_OK, "K < N with loading: %s", err.msg);
     c = cfg;
     c.training = 31;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "stap_config.training"), "K > L");
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL && strstr(err.msg, "stap_config.training"), "K > L");
     c = cfg;
-    CHECK(stap_config_validate(&c, 1, 3, 5, &err) == RT_EINVAL && strstr(err.msg, "/steering"), "steering len");
+    CHECK(stap_config_validate(&c, 1, 3, 5, &err) == STAP_EINVAL && strstr(err.msg, "/steering"), "steering len");
     /* the sub-CPI algorithms: M within 1..P (ADPCA/DPCA 2 or 3), DPCA's subarrays on the
      * array, and a Hann window over P - M + 1 < 3 points (all zeros) refused */
     c = cfg;
     c.algorithm = STAP_ALGORITHM_PRE_DOPPLER;
     c.doppler_order = 9;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "sub-CPI"),
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL && strstr(err.msg, "sub-CPI"),
           "M > P: %s", err.msg);
     c.doppler_order = 8; /* M = P: one sub-CPI, N = 32 > K = 10 without loading */
     c.loading = 0.1;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_OK, "M = P: %s", err.msg);
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_OK, "M = P: %s", err.msg);
     c.window = STAP_WINDOW_HANN;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "Hann"),
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL && strstr(err.msg, "Hann"),
           "Hann over one sub-CPI: %s", err.msg);
     c = cfg;
     c.algorithm = STAP_ALGORITHM_ADPCA;
     c.doppler_order = 4;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "ADPCA"),
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL && strstr(err.msg, "ADPCA"),
           "ADPCA over 4 pulses: %s", err.msg);
     c = cfg;
     c.algorithm = STAP_ALGORITHM_DPCA;
     c.doppler_order = 3;
     c.dpca_shift = -2; /* (3 - 1) x 2 = 4 = C: no channel keeps both taps */
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "dpca_shift"),
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL && strstr(err.msg, "dpca_shift"),
           "DPCA shift beyond the array: %s", err.msg);
     c.dpca_shift = -1;
     c.training = 1; /* DPCA trains nothing: K < N is fine */
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_OK, "DPCA: %s", err.msg);
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_OK, "DPCA: %s", err.msg);
 
     /* non-finite samples are rejected, naming the index; on every available backend */
-    const la_backend bes[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU, LA_BACKEND_CUBLAS};
+    const stap_backend bes[] = {STAP_BACKEND_CPU, STAP_BACKEND_LAPACK, STAP_BACKEND_GPU, STAP_BACKEND_CUBLAS};
     for (int b = 0; b < 4; b++) {
-        rt_error why;
-        if (la_backend_available(bes[b], &why) != RT_OK) continue;
+        stap_error why;
+        if (stap_backend_available(bes[b], &why) != STAP_OK) continue;
         c = cfg;
         c.backend = bes[b];
         stap_plan *plan;
-        if (stap_plan_create(&plan, &c, NULL, 0, 0, &err) != RT_OK) {
-            CHECK(0, "plan [%s]: %s", la_backend_name(bes[b]), err.msg);
+        if (stap_plan_create(&plan, &c, NULL, 0, 0, &err) != STAP_OK) {
+            CHECK(0, "plan [%s]: %s", stap_backend_name(bes[b]), err.msg);
             continue;
         }
         size_t n = 4 * 8 * 30;
-        cf32 *cube = calloc(n, sizeof(cf32));
+        stap_cf32 *cube = calloc(n, sizeof(stap_cf32));
         for (size_t i = 0; i < n; i++) cube[i] = 1.0f + (float)(i % 7) * I;
         cube[(2 * 8 + 5) * 30 + 11] = NAN;
         cube[(3 * 8 + 1) * 30 + 2] = INFINITY; /* later: the first one is named */
-        cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
-        cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan));
+        stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
+        stap_cf32 *Y = malloc(sizeof(stap_cf32) * stap_output_len(plan));
         int st = stap_plan_execute(plan, cube, W, Y, NULL, &err);
-        CHECK(st == RT_EFORMAT && strstr(err.msg, "channel 2, pulse 5, range 11"), "NaN [%s]: %s",
-              la_backend_name(bes[b]), err.msg);
+        CHECK(st == STAP_EFORMAT && strstr(err.msg, "channel 2, pulse 5, range 11"), "NaN [%s]: %s",
+              stap_backend_name(bes[b]), err.msg);
         /* a rank-deficient cube (all cells equal): singular factor, reported, no NaN */
         for (size_t i = 0; i < n; i++) cube[i] = 1.0f;
         st = stap_plan_execute(plan, cube, W, Y, NULL, &err);
-        CHECK(st == RT_ENUMERIC, "singular training data [%s] gave status %d (%s)",
-              la_backend_name(bes[b]), st, err.msg);
+        CHECK(st == STAP_ENUMERIC, "singular training data [%s] gave status %d (%s)",
+              stap_backend_name(bes[b]), st, err.msg);
         free(cube); free(W); free(Y);
         stap_plan_destroy(plan);
     }
@@ -292,9 +292,9 @@ static void test_sliding_cells(void)
         c.channels = 2; c.pulses = 4; c.range_gates = cs[t].R; c.training = cs[t].K;
         c.training_window = STAP_TRAINING_SLIDING; c.block = cs[t].Lb; c.guard = cs[t].G;
         c.segments = 7; /* overwritten: R / block */
-        rt_error err;
+        stap_error err;
         int st = stap_config_validate(&c, 0, 0, 0, &err);
-        CHECK(st == RT_OK, "sliding R %d Lb %d G %d K %d: %s", cs[t].R, cs[t].Lb, cs[t].G,
+        CHECK(st == STAP_OK, "sliding R %d Lb %d G %d K %d: %s", cs[t].R, cs[t].Lb, cs[t].G,
               cs[t].K, err.msg);
         if (st) continue;
         CHECK(c.segments == cs[t].R / cs[t].Lb, "segments %d, want R/Lb", c.segments);
@@ -341,26 +341,26 @@ static void test_sliding_cells(void)
     stap_config_defaults(&c);
     c.channels = 2; c.pulses = 4; c.range_gates = 64; c.training = 59;
     c.training_window = STAP_TRAINING_SLIDING; c.block = 2; c.guard = 2;
-    rt_error err;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL &&
+    stap_error err;
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL &&
               strstr(err.msg, "stap_config.training 59") && strstr(err.msg, " 58 range cells") &&
               strstr(err.msg, "guard"),
           "K = 59 > 64 - 2 - 2 x 2 accepted or unclear: %s", err.msg);
     c.training = 58;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_OK, "K = 58 refused: %s", err.msg);
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_OK, "K = 58 refused: %s", err.msg);
     c.block = 5;
-    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == RT_EINVAL && strstr(err.msg, "stap_config.block 5"),
+    CHECK(stap_config_validate(&c, 0, 0, 0, &err) == STAP_EINVAL && strstr(err.msg, "stap_config.block 5"),
           "block 5 of 64 accepted: %s", err.msg);
 }
 
 /* One output sample y = w^H s(d, r) of bin d, cell r, beam b (Q = 1), from weights W
  * (D x S x B x C) of segment s and the Doppler cube X (C x D x R). */
-static cf64 output_at(const cf32 *W, const cf32 *X, int C, int D, int R, int S, int B, int b,
-                      int d, int s, int r)
+static stap_cf64 output_at(const stap_cf32 *W, const stap_cf32 *X, int C, int D, int R, int S, int B, int b,
+                           int d, int s, int r)
 {
-    cf64 y = 0;
-    const cf32 *w = W + (((size_t)d * S + s) * B + b) * C;
-    for (int c = 0; c < C; c++) y += conj((cf64)w[c]) * X[((size_t)c * D + d) * R + r];
+    stap_cf64 y = 0;
+    const stap_cf32 *w = W + (((size_t)d * S + s) * B + b) * C;
+    for (int c = 0; c < C; c++) y += conj((stap_cf64)w[c]) * X[((size_t)c * D + d) * R + r];
     return y;
 }
 
@@ -377,20 +377,20 @@ static void test_self_nulling(void)
     sp.target_doppler = (double)dbin / D;
     sp.target_snr_db = 20;
     const int rt = sp.target_range;
-    cf32 *cube = malloc(sizeof(cf32) * (size_t)C * P * R),
-         *clean = malloc(sizeof(cf32) * (size_t)C * P * R);
-    rt_error err;
-    CHECK(synth_cube(&sp, cube, &err) == RT_OK, "synth: %s", err.msg);
+    stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)C * P * R),
+         *clean = malloc(sizeof(stap_cf32) * (size_t)C * P * R);
+    stap_error err;
+    CHECK(synth_cube(&sp, cube, &err) == STAP_OK, "synth: %s", err.msg);
     synth_params sc = sp;
     sc.target_range = -1;
-    CHECK(synth_cube(&sc, clean, &err) == RT_OK, "synth: %s", err.msg);
+    CHECK(synth_cube(&sc, clean, &err) == STAP_OK, "synth: %s", err.msg);
     double pw[3];
-    cf32 *Xt = malloc(sizeof(cf32) * (size_t)C * D * R);
+    stap_cf32 *Xt = malloc(sizeof(stap_cf32) * (size_t)C * D * R);
     for (int run = 0; run < 3; run++) { /* segment on target cube, sliding, segment on clean */
         stap_config cfg;
         stap_config_defaults(&cfg);
         cfg.channels = C; cfg.pulses = P; cfg.range_gates = R; cfg.doppler_bins = D;
-        cfg.beams = B; cfg.backend = LA_BACKEND_CPU;
+        cfg.beams = B; cfg.backend = STAP_BACKEND_CPU;
         cfg.segments = 1;
         cfg.training = R;
         if (run == 1) {
@@ -401,19 +401,19 @@ static void test_self_nulling(void)
         }
         stap_plan *plan;
         int st = stap_plan_create(&plan, &cfg, NULL, 0, 0, &err);
-        CHECK(st == RT_OK, "self-nulling plan %d: %s", run, err.msg);
+        CHECK(st == STAP_OK, "self-nulling plan %d: %s", run, err.msg);
         if (st) return;
         const stap_config *c = stap_plan_config(plan);
-        cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan)),
-             *Y = malloc(sizeof(cf32) * stap_output_len(plan));
+        stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan)),
+             *Y = malloc(sizeof(stap_cf32) * stap_output_len(plan));
         st = stap_plan_execute(plan, run == 2 ? clean : cube, W, Y, NULL, &err);
-        CHECK(st == RT_OK, "self-nulling run %d: %s", run, err.msg);
-        if (run == 0) memcpy(Xt, stap_plan_doppler(plan), sizeof(cf32) * (size_t)C * D * R);
+        CHECK(st == STAP_OK, "self-nulling run %d: %s", run, err.msg);
+        if (run == 0) memcpy(Xt, stap_plan_doppler(plan), sizeof(stap_cf32) * (size_t)C * D * R);
         const int s = c->training_window == STAP_TRAINING_SLIDING ? rt / c->block : 0;
-        const cf64 y = output_at(W, Xt, C, D, R, c->segments, B, b, dbin, s, rt);
+        const stap_cf64 y = output_at(W, Xt, C, D, R, c->segments, B, b, dbin, s, rt);
         pw[run] = creal(y * conj(y));
         if (run < 2) /* the engine's own output agrees with the hand-applied weights */
-            CHECK(cabs((cf64)Y[((size_t)b * D + dbin) * R + rt] - y) <= 1e-4 * cabs(y),
+            CHECK(cabs((stap_cf64)Y[((size_t)b * D + dbin) * R + rt] - y) <= 1e-4 * cabs(y),
                   "self-nulling run %d: output differs from w^H s", run);
         free(W);
         free(Y);
@@ -439,12 +439,12 @@ int main(void)
     test_sliding_cells();
     test_self_nulling();
     /* cpu and lapack always; the GPU backends where a GPU is present (GPU machine) */
-    const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK, LA_BACKEND_GPU,
-                                   LA_BACKEND_CUBLAS};
+    const stap_backend backends[] = {STAP_BACKEND_CPU, STAP_BACKEND_LAPACK, STAP_BACKEND_GPU,
+                                   STAP_BACKEND_CUBLAS};
     for (int b = 0; b < 4; b++) {
-        rt_error why;
-        if (la_backend_available(backends[b], &why) != RT_OK) {
-            printf("  backend %s not available here: %s\n", la_backend_name(backends[b]), why.msg);
+        stap_error why;
+        if (stap_backend_available(backends[b], &why) != STAP_OK) {
+            printf("  backend %s not available here: %s\n", stap_backend_name(backends[b]), why.msg);
             continue;
         }
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i], backends[b], &rng);

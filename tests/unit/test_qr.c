@@ -17,62 +17,62 @@
 #define THRESHOLD 30.0
 
 
-/* Factor the contiguous batch T through la_qr with lda = m + pad and stride gaps that
+/* Factor the contiguous batch T through stap_la_qr with lda = m + pad and stride gaps that
  * are poisoned first; check the poison survives; return R repacked with lda = m. */
-static int factor_padded(la_ctx *ctx, int m, int n, int batch, const cf32 *T, int pad, int gap,
-                         cf32 *R, const char *what)
+static int factor_padded(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *T, int pad, int gap,
+                         stap_cf32 *R, const char *what)
 {
     int lda = m + pad;
     ptrdiff_t stride = (ptrdiff_t)lda * n + gap;
     size_t total = (size_t)stride * batch;
-    cf32 *A = tc_xmalloc(total * sizeof *A);
+    stap_cf32 *A = tc_xmalloc(total * sizeof *A);
     for (size_t i = 0; i < total; i++) A[i] = tc_poison(i);
     for (int k = 0; k < batch; k++)
         for (int j = 0; j < n; j++)
             memcpy(A + k * stride + (size_t)j * lda, T + ((size_t)k * n + j) * m, (size_t)m * sizeof *A);
-    rt_error err = {0};
-    int st = la_qr(ctx, m, n, batch, A, lda, stride, &err);
-    CHECK(st == RT_OK, "%s: la_qr %s %dx%d batch %d: %s", la_backend_name(la_ctx_backend(ctx)),
+    stap_error err = {0};
+    int st = stap_la_qr(ctx, m, n, batch, A, lda, stride, &err);
+    CHECK(st == STAP_OK, "%s: stap_la_qr %s %dx%d batch %d: %s", stap_backend_name(stap_la_ctx_backend(ctx)),
           what, m, n, batch, err.msg);
     int untouched = 1;
     for (int k = 0; k < batch; k++) {
         for (int j = 0; j < n; j++) {
             for (int i = m; i < lda; i++) {
                 size_t at = k * stride + (size_t)j * lda + i;
-                if (memcmp(&A[at], &(cf32){tc_poison(at)}, sizeof(cf32)) != 0) untouched = 0;
+                if (memcmp(&A[at], &(stap_cf32){tc_poison(at)}, sizeof(stap_cf32)) != 0) untouched = 0;
             }
             memcpy(R + ((size_t)k * n + j) * m, A + k * stride + (size_t)j * lda, (size_t)m * sizeof *A);
         }
         for (ptrdiff_t g = (ptrdiff_t)lda * n; g < stride; g++)
-            if (memcmp(&A[k * stride + g], &(cf32){tc_poison(k * stride + g)}, sizeof(cf32)) != 0)
+            if (memcmp(&A[k * stride + g], &(stap_cf32){tc_poison(k * stride + g)}, sizeof(stap_cf32)) != 0)
                 untouched = 0;
     }
-    CHECK(untouched, "%s: la_qr %s %dx%d wrote into lda padding or stride gaps",
-          la_backend_name(la_ctx_backend(ctx)), what, m, n);
+    CHECK(untouched, "%s: stap_la_qr %s %dx%d wrote into lda padding or stride gaps",
+          stap_backend_name(stap_la_ctx_backend(ctx)), what, m, n);
     free(A);
     return st;
 }
 
 /* Factor T and check the two ratios; real diagonal for the cpu backend. */
-static void check_batch(la_ctx *ctx, int m, int n, int batch, const cf32 *T, const char *what)
+static void check_batch(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *T, const char *what)
 {
-    const char *bn = la_backend_name(la_ctx_backend(ctx));
-    cf32 *R = tc_xmalloc((size_t)m * n * batch * sizeof *R);
-    if (factor_padded(ctx, m, n, batch, T, 3, 5, R, what) != RT_OK) {
+    const char *bn = stap_backend_name(stap_la_ctx_backend(ctx));
+    stap_cf32 *R = tc_xmalloc((size_t)m * n * batch * sizeof *R);
+    if (factor_padded(ctx, m, n, batch, T, 3, 5, R, what) != STAP_OK) {
         free(R);
         return;
     }
     la_qr_accuracy acc;
-    rt_error err = {0};
+    stap_error err = {0};
     int st = la_qr_check(m, n, batch, T, R, 1, &acc, &err);
-    CHECK(st == RT_OK, "la_qr_check: %s", err.msg);
+    CHECK(st == STAP_OK, "la_qr_check: %s", err.msg);
     printf("  %-6s %-12s %4dx%-4d batch %4d  residual %8.3f  diag %8.3f\n", bn, what, m, n, batch,
            acc.residual, acc.diag);
     CHECK(acc.residual < THRESHOLD, "%s %s %dx%d: residual ratio %g (batch item %d) >= %g", bn, what,
           m, n, acc.residual, acc.worst, THRESHOLD);
     CHECK(acc.diag < THRESHOLD, "%s %s %dx%d: diag ratio %g >= %g", bn, what, m, n, acc.diag,
           THRESHOLD);
-    if (la_ctx_backend(ctx) == LA_BACKEND_CPU) {
+    if (stap_la_ctx_backend(ctx) == STAP_BACKEND_CPU) {
         int real_diag = 1;
         for (int k = 0; k < batch; k++)
             for (int i = 0; i < n; i++)
@@ -83,20 +83,20 @@ static void check_batch(la_ctx *ctx, int m, int n, int batch, const cf32 *T, con
 }
 
 /* The checker must flag a wrong R: perturb one off-diagonal and one diagonal entry. */
-static void check_checker_flags_corruption(la_ctx *ctx, tc_rng *rng)
+static void check_checker_flags_corruption(stap_la_ctx *ctx, tc_rng *rng)
 {
     const int m = 240, n = 66, batch = 4;
-    cf32 *T = tc_xmalloc((size_t)m * n * batch * sizeof *T), *R = tc_xmalloc((size_t)m * n * batch * sizeof *R);
+    stap_cf32 *T = tc_xmalloc((size_t)m * n * batch * sizeof *T), *R = tc_xmalloc((size_t)m * n * batch * sizeof *R);
     tc_random_batch(rng, m, n, batch, T);
     memcpy(R, T, (size_t)m * n * batch * sizeof *R);
-    rt_error err = {0};
-    CHECK(la_qr(ctx, m, n, batch, R, m, (ptrdiff_t)m * n, &err) == RT_OK, "la_qr: %s", err.msg);
+    stap_error err = {0};
+    CHECK(stap_la_qr(ctx, m, n, batch, R, m, (ptrdiff_t)m * n, &err) == STAP_OK, "stap_la_qr: %s", err.msg);
     la_qr_accuracy acc;
     la_qr_check(m, n, batch, T, R, 1, &acc, &err);
     CHECK(acc.residual < THRESHOLD && acc.diag < THRESHOLD, "uncorrupted R fails the check");
 
     size_t item = 2, off = (item * n + 40) * m + 17; /* R(17, 40) of item 2 */
-    cf32 saved = R[off];
+    stap_cf32 saved = R[off];
     R[off] += 0.05f * cabsf(R[item * n * m]);
     la_qr_check(m, n, batch, T, R, 1, &acc, &err);
     CHECK(acc.residual >= THRESHOLD && acc.worst == (int)item,
@@ -128,29 +128,29 @@ static void check_checker_accepts_backward_stable(tc_rng *rng)
     for (int s = 0; s < 3; s++) {
         const int m = shapes[s][0], n = shapes[s][1], batch = 8;
         const size_t one = (size_t)m * n;
-        cf32 *T = tc_xmalloc(one * batch * sizeof *T), *R = tc_xmalloc(one * batch * sizeof *R);
+        stap_cf32 *T = tc_xmalloc(one * batch * sizeof *T), *R = tc_xmalloc(one * batch * sizeof *R);
         double complex *P = tc_xmalloc(one * sizeof *P), *tau = tc_xmalloc((size_t)n * sizeof *tau);
         tc_illcond_batch(rng, m, n, batch, 1e6, T);
         for (int k = 0; k < batch; k++) {
             for (int j = 0; j < n; j++) {
-                const cf32 *t = T + one * k + (size_t)j * m;
+                const stap_cf32 *t = T + one * k + (size_t)j * m;
                 double tn = 0.0, dn = 0.0;
                 for (int r = 0; r < m; r++) tn += (double)crealf(t[r] * conjf(t[r]));
                 double complex *d = P + (size_t)j * m;
                 for (int r = 0; r < m; r++) {
-                    cf32 z = tc_cnormal(rng);
-                    d[r] = CMPLX(crealf(z), cimagf(z));
+                    stap_cf32 z = tc_cnormal(rng);
+                    d[r] = STAP_CMPLX(crealf(z), cimagf(z));
                     dn += creal(d[r] * conj(d[r]));
                 }
                 const double scale = m * eps * sqrt(tn / dn);
-                for (int r = 0; r < m; r++) d[r] = CMPLX(crealf(t[r]), cimagf(t[r])) + scale * d[r];
+                for (int r = 0; r < m; r++) d[r] = STAP_CMPLX(crealf(t[r]), cimagf(t[r])) + scale * d[r];
             }
             CHECK(LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, P, m, tau) == 0, "zgeqrf failed");
-            for (size_t e = 0; e < one; e++) R[one * k + e] = CMPLXF((float)creal(P[e]), (float)cimag(P[e]));
+            for (size_t e = 0; e < one; e++) R[one * k + e] = STAP_CMPLXF((float)creal(P[e]), (float)cimag(P[e]));
         }
         la_qr_accuracy acc;
-        rt_error err = {0};
-        CHECK(la_qr_check(m, n, batch, T, R, 1, &acc, &err) == RT_OK, "la_qr_check: %s", err.msg);
+        stap_error err = {0};
+        CHECK(la_qr_check(m, n, batch, T, R, 1, &acc, &err) == STAP_OK, "la_qr_check: %s", err.msg);
         CHECK(acc.diag < THRESHOLD, "%dx%d cond 1e6: the exact factor of T + dT (||dt_j|| = m eps "
               "||t_j||) fails the diag ratio (%g)", m, n, acc.diag);
         if (acc.diag > worst) worst = acc.diag;
@@ -162,30 +162,30 @@ static void check_checker_accepts_backward_stable(tc_rng *rng)
     printf("  checker accepts backward-stable factors at cond 1e6 (worst diag %.3f): ok\n", worst);
 }
 
-static void check_arguments(la_ctx *ctx)
+static void check_arguments(stap_la_ctx *ctx)
 {
-    cf32 A[64] = {0};
-    rt_error err = {0};
-    const char *bn = la_backend_name(la_ctx_backend(ctx));
-    CHECK(la_qr(ctx, 3, 4, 1, A, 4, 16, &err) == RT_EINVAL, "%s: m < n accepted", bn);
-    CHECK(la_qr(ctx, 4, 0, 1, A, 4, 16, &err) == RT_EINVAL, "%s: n = 0 accepted", bn);
-    CHECK(la_qr(ctx, 8, 4, 1, A, 7, 28, &err) == RT_EINVAL, "%s: lda < m accepted", bn);
-    CHECK(la_qr(ctx, 4, 4, 2, A, 4, 15, &err) == RT_EINVAL, "%s: overlapping stride accepted", bn);
-    CHECK(la_qr(ctx, 4, 4, 1, NULL, 4, 16, &err) == RT_EINVAL, "%s: NULL matrix accepted", bn);
-    CHECK(la_qr(ctx, 4, 4, 0, A, 4, 16, &err) == RT_OK, "%s: empty batch rejected", bn);
+    stap_cf32 A[64] = {0};
+    stap_error err = {0};
+    const char *bn = stap_backend_name(stap_la_ctx_backend(ctx));
+    CHECK(stap_la_qr(ctx, 3, 4, 1, A, 4, 16, &err) == STAP_EINVAL, "%s: m < n accepted", bn);
+    CHECK(stap_la_qr(ctx, 4, 0, 1, A, 4, 16, &err) == STAP_EINVAL, "%s: n = 0 accepted", bn);
+    CHECK(stap_la_qr(ctx, 8, 4, 1, A, 7, 28, &err) == STAP_EINVAL, "%s: lda < m accepted", bn);
+    CHECK(stap_la_qr(ctx, 4, 4, 2, A, 4, 15, &err) == STAP_EINVAL, "%s: overlapping stride accepted", bn);
+    CHECK(stap_la_qr(ctx, 4, 4, 1, NULL, 4, 16, &err) == STAP_EINVAL, "%s: NULL matrix accepted", bn);
+    CHECK(stap_la_qr(ctx, 4, 4, 0, A, 4, 16, &err) == STAP_OK, "%s: empty batch rejected", bn);
 }
 
 /* Special inputs: zero matrix, zero columns, an already-triangular matrix with a complex
  * diagonal (tau must still make R's diagonal real), and entries near the float range
  * limits (the column norm must be computed with scaling). */
-static void check_special(la_ctx *ctx, tc_rng *rng)
+static void check_special(stap_la_ctx *ctx, tc_rng *rng)
 {
     const int m = 40, n = 12, batch = 6;
-    cf32 *T = tc_xmalloc((size_t)m * n * batch * sizeof *T);
+    stap_cf32 *T = tc_xmalloc((size_t)m * n * batch * sizeof *T);
     tc_random_batch(rng, m, n, batch, T);
     memset(T, 0, (size_t)m * n * sizeof *T);                    /* item 0: zero */
     memset(T + (size_t)m * n + 3 * m, 0, 2 * (size_t)m * sizeof *T); /* item 1: columns 3, 4 zero */
-    cf32 *T2 = T + 2 * (size_t)m * n;                           /* item 2: upper triangular */
+    stap_cf32 *T2 = T + 2 * (size_t)m * n;                           /* item 2: upper triangular */
     for (int j = 0; j < n; j++)
         for (int i = j + 1; i < m; i++) T2[(size_t)j * m + i] = 0;
     check_batch(ctx, m, n, 3, T, "special");
@@ -202,30 +202,30 @@ static void check_special(la_ctx *ctx, tc_rng *rng)
 }
 
 /* The cpu backend factors each matrix on one thread: 1 and 2 threads agree bitwise. */
-static void check_thread_independence(la_backend b, tc_rng *rng)
+static void check_thread_independence(stap_backend b, tc_rng *rng)
 {
     const int m = 96, n = 16, batch = 9;
     size_t total = (size_t)m * n * batch;
-    cf32 *A1 = tc_xmalloc(total * sizeof *A1), *A2 = tc_xmalloc(total * sizeof *A2);
+    stap_cf32 *A1 = tc_xmalloc(total * sizeof *A1), *A2 = tc_xmalloc(total * sizeof *A2);
     tc_random_batch(rng, m, n, batch, A1);
     memcpy(A2, A1, total * sizeof *A2);
-    la_ctx *c1 = NULL, *c2 = NULL;
-    rt_error err = {0};
-    if (la_ctx_create(&c1, b, 1, &err) || la_ctx_create(&c2, b, 2, &err)) {
-        CHECK(0, "la_ctx_create: %s", err.msg);
+    stap_la_ctx *c1 = NULL, *c2 = NULL;
+    stap_error err = {0};
+    if (stap_la_ctx_create(&c1, b, 1, &err) || stap_la_ctx_create(&c2, b, 2, &err)) {
+        CHECK(0, "stap_la_ctx_create: %s", err.msg);
     } else {
-        la_qr(c1, m, n, batch, A1, m, (ptrdiff_t)m * n, &err);
-        la_qr(c2, m, n, batch, A2, m, (ptrdiff_t)m * n, &err);
+        stap_la_qr(c1, m, n, batch, A1, m, (ptrdiff_t)m * n, &err);
+        stap_la_qr(c2, m, n, batch, A2, m, (ptrdiff_t)m * n, &err);
         int same = 1;
         for (int k = 0; k < batch; k++)
             for (int j = 0; j < n; j++)
                 for (int i = 0; i <= j; i++)
-                    if (memcmp(&A1[((size_t)k * n + j) * m + i], &A2[((size_t)k * n + j) * m + i], sizeof(cf32)))
+                    if (memcmp(&A1[((size_t)k * n + j) * m + i], &A2[((size_t)k * n + j) * m + i], sizeof(stap_cf32)))
                         same = 0;
-        CHECK(same, "%s: R differs between 1 and 2 threads", la_backend_name(b));
+        CHECK(same, "%s: R differs between 1 and 2 threads", stap_backend_name(b));
     }
-    la_ctx_destroy(c1);
-    la_ctx_destroy(c2);
+    stap_la_ctx_destroy(c1);
+    stap_la_ctx_destroy(c2);
     free(A1);
     free(A2);
 }
@@ -237,9 +237,9 @@ int main(void)
     /* the cpu backend's kernel copy: RTSTAP_CPU_KERNELS=portable (the CTest test *_portable)
      * must be honoured, so that the portable copy is tested on AVX2 machines too */
     const char *want_kernels = getenv("RTSTAP_CPU_KERNELS");
-    printf("cpu backend kernels: %s\n", la_cpu_kernels());
-    CHECK(!want_kernels || strcmp(want_kernels, "portable") || !strcmp(la_cpu_kernels(), "portable"),
-          "RTSTAP_CPU_KERNELS=portable, yet the cpu backend runs its %s kernels", la_cpu_kernels());
+    printf("cpu backend kernels: %s\n", stap_la_cpu_kernels());
+    CHECK(!want_kernels || strcmp(want_kernels, "portable") || !strcmp(stap_la_cpu_kernels(), "portable"),
+          "RTSTAP_CPU_KERNELS=portable, yet the cpu backend runs its %s kernels", stap_la_cpu_kernels());
 
     static const struct { int m, n, batch, ill_batch; } shapes[] = {
         {80, 16, 64, 8},   {192, 96, 16, 3},  {240, 66, 32, 4}, /* presets (batch reduced) */
@@ -248,20 +248,20 @@ int main(void)
         {300, 7, 16, 4},   {512, 128, 4, 1},
     };
     static const double conds[] = {1e2, 1e4, 1e6};
-    static const la_backend backends[] = {LA_BACKEND_CPU, LA_BACKEND_LAPACK};
+    static const stap_backend backends[] = {STAP_BACKEND_CPU, STAP_BACKEND_LAPACK};
 
     for (int b = 0; b < 2; b++) {
-        la_ctx *ctx = NULL;
-        rt_error err = {0};
-        if (la_ctx_create(&ctx, backends[b], 0, &err) != RT_OK) {
-            CHECK(0, "la_ctx_create(%s): %s", la_backend_name(backends[b]), err.msg);
+        stap_la_ctx *ctx = NULL;
+        stap_error err = {0};
+        if (stap_la_ctx_create(&ctx, backends[b], 0, &err) != STAP_OK) {
+            CHECK(0, "stap_la_ctx_create(%s): %s", stap_backend_name(backends[b]), err.msg);
             continue;
         }
-        printf("backend %s\n", la_backend_name(backends[b]));
+        printf("backend %s\n", stap_backend_name(backends[b]));
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             int m = shapes[s].m, n = shapes[s].n;
             size_t one = (size_t)m * n;
-            cf32 *T = tc_xmalloc(one * shapes[s].batch * sizeof *T);
+            stap_cf32 *T = tc_xmalloc(one * shapes[s].batch * sizeof *T);
             tc_random_batch(&rng, m, n, shapes[s].batch, T);
             check_batch(ctx, m, n, shapes[s].batch, T, "random");
             for (int c = 0; c < 3; c++) {
@@ -274,12 +274,12 @@ int main(void)
         }
         check_special(ctx, &rng);
         check_arguments(ctx);
-        if (backends[b] == LA_BACKEND_CPU) {
+        if (backends[b] == STAP_BACKEND_CPU) {
             check_checker_flags_corruption(ctx, &rng);
             check_checker_accepts_backward_stable(&rng);
         }
         check_thread_independence(backends[b], &rng);
-        la_ctx_destroy(ctx);
+        stap_la_ctx_destroy(ctx);
     }
     if (tc_failures) {
         fprintf(stderr, "test_qr: %d check(s) failed\n", tc_failures);

@@ -43,8 +43,8 @@ static void test_types(void)
     enum { M = 257 };
     for (size_t k = 0; k < sizeof t / sizeof *t; k++) {
         stap_raw_type ty;
-        rt_error err;
-        CHECK(stap_raw_type_parse(t[k].name, &ty, &err) == RT_OK &&
+        stap_error err;
+        CHECK(stap_raw_type_parse(t[k].name, &ty, &err) == STAP_OK &&
                   stap_raw_sample_bytes(ty) == (size_t)(2 * t[k].bytes),
               "type %s: %s", t[k].name, err.msg);
         unsigned char *raw = malloc(16 * M);
@@ -59,11 +59,11 @@ static void test_types(void)
             v[i] = x;
             put(raw + (size_t)i * t[k].bytes, x, t[k].bytes, t[k].is_float, t[k].big);
         }
-        cf32 out[M];
+        stap_cf32 out[M];
         size_t bad = 99;
         const double scale = 0.37;
         int st = stap_raw_convert(ty, raw, M, scale, out, &bad, &err);
-        int same = st == RT_OK;
+        int same = st == STAP_OK;
         for (int i = 0; same && i < M; i++)
             same = crealf(out[i]) == (float)(v[2 * i] * scale) &&
                    cimagf(out[i]) == (float)(v[2 * i + 1] * scale);
@@ -73,7 +73,7 @@ static void test_types(void)
                 put(raw + (size_t)i * t[k].bytes, i == 2 * 100 + 1 ? NAN : v[i], t[k].bytes, 1,
                     t[k].big);
             st = stap_raw_convert(ty, raw, M, 1, out, &bad, &err);
-            CHECK(st == RT_EFORMAT && bad == 100 && strstr(err.msg, "not finite"),
+            CHECK(st == STAP_EFORMAT && bad == 100 && strstr(err.msg, "not finite"),
                   "type %s: NaN: %d, index %zu, %s", t[k].name, st, bad, err.msg);
         }
         /* a scale that overflows float32 */
@@ -81,18 +81,18 @@ static void test_types(void)
             put(raw + (size_t)i * t[k].bytes, i == 2 * 37 ? 100 : 1, t[k].bytes, t[k].is_float,
                 t[k].big);
         st = stap_raw_convert(ty, raw, M, 1e37, out, &bad, &err);
-        CHECK(st == RT_EFORMAT && bad == 37 && strstr(err.msg, "overflows float32"),
+        CHECK(st == STAP_EFORMAT && bad == 37 && strstr(err.msg, "overflows float32"),
               "type %s: overflow: %d, index %zu, %s", t[k].name, st, bad, err.msg);
         free(raw);
     }
     stap_raw_type ty;
-    rt_error err;
-    CHECK(stap_raw_type_parse("cu8", &ty, &err) == RT_EINVAL && strstr(err.msg, "unsigned") &&
+    stap_error err;
+    CHECK(stap_raw_type_parse("cu8", &ty, &err) == STAP_EINVAL && strstr(err.msg, "unsigned") &&
               strstr(err.msg, "ci16_le"),
           "cu8: %s", err.msg);
-    CHECK(stap_raw_type_parse("rf32_le", &ty, &err) == RT_EINVAL && strstr(err.msg, "real"),
+    CHECK(stap_raw_type_parse("rf32_le", &ty, &err) == STAP_EINVAL && strstr(err.msg, "real"),
           "rf32_le: %s", err.msg);
-    CHECK(stap_raw_type_parse("ci12", &ty, &err) == RT_EINVAL && strstr(err.msg, "'ci12'"),
+    CHECK(stap_raw_type_parse("ci12", &ty, &err) == STAP_EINVAL && strstr(err.msg, "'ci12'"),
           "ci12: %s", err.msg);
 }
 
@@ -140,23 +140,23 @@ static void test_import(void)
     imp.meta.has_prf = 1;
     imp.meta.prf_hz = 1234;
     imp.source = "test";
-    rt_error err;
+    stap_error err;
     int st = stap_raw_import_file(out, &imp, &err);
-    CHECK(st == RT_OK, "import: %s", err.msg);
+    CHECK(st == STAP_OK, "import: %s", err.msg);
     stap_recording *rec = NULL;
     stap_input hdr;
-    if (!st && stap_recording_open(out, &rec, &hdr, &err) == RT_OK) {
+    if (!st && stap_recording_open(out, &rec, &hdr, NULL, &err) == STAP_OK) {
         CHECK(stap_recording_cpis(rec) == CPIS && hdr.channels == C && hdr.pulses == P &&
                   hdr.range_gates == R && hdr.meta.has_prf && hdr.meta.prf_hz == 1234 &&
                   hdr.layout.source == STAP_LAYOUT_LABELS,
               "imported recording's shape, metadata or labels");
-        cf32 cube[C * P * R];
+        stap_cf32 cube[C * P * R];
         for (int c = 0; c < CPIS; c++) {
-            int ok = stap_recording_read(rec, c, cube, &err) == RT_OK;
+            int ok = stap_recording_read(rec, c, cube, &err) == STAP_OK;
             for (int ch = 0; ok && ch < C; ch++)
                 for (int p = 0; ok && p < P; p++)
                     for (int r = 0; ok && r < R; r++) {
-                        cf32 x = cube[((size_t)ch * P + p) * R + r];
+                        stap_cf32 x = cube[((size_t)ch * P + p) * R + r];
                         ok = crealf(x) == 0.5f * q[c][ch][p][r][0] && cimagf(x) == 0.5f * q[c][ch][p][r][1];
                     }
             CHECK(ok, "CPI %d of the import is not the raw samples, transposed and scaled", c);
@@ -169,11 +169,11 @@ static void test_import(void)
     st = stap_raw_import_file(one, &imp, &err);
     char want[96];
     snprintf(want, sizeof want, "holds %zu bytes", HDR + CPIS * n * 4);
-    CHECK(st == RT_EFORMAT && strstr(err.msg, want) && strstr(err.msg, "need exactly") &&
+    CHECK(st == STAP_EFORMAT && strstr(err.msg, want) && strstr(err.msg, "need exactly") &&
               access(one, F_OK) != 0,
           "size mismatch: %d %s", st, err.msg);
     imp.scale = 0;
-    CHECK(stap_raw_import_file(one, &imp, &err) == RT_EINVAL, "scale 0 accepted");
+    CHECK(stap_raw_import_file(one, &imp, &err) == STAP_EINVAL, "scale 0 accepted");
     unlink(in);
     unlink(out);
     rmdir(dir);

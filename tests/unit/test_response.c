@@ -37,14 +37,14 @@ static double db(double x) { return 10 * log10(x > 1e-300 ? x : 1e-300); }
 /* |w^H s(u, f)|^2 from the whole space-time snapshot x[c, p] = exp(2 pi i (sp c u + f p)):
  * X[c, k] = sum_p win[p] x[c, p] exp(-2 pi i k p / D) (contract step 1), s[c Q + q] =
  * X[c, (d - (Q-1)/2 + q) mod D] (step 2). */
-static double brute_response(const cf64 *w, int C, int P, int D, int Q, int d, double sp,
+static double brute_response(const stap_cf64 *w, int C, int P, int D, int Q, int d, double sp,
                              const double *win, double u, double f)
 {
-    cf64 acc = 0;
+    stap_cf64 acc = 0;
     for (int c = 0; c < C; c++)
         for (int q = 0; q < Q; q++) {
             int k = ((d - (Q - 1) / 2 + q) % D + D) % D;
-            cf64 X = 0;
+            stap_cf64 X = 0;
             for (int p = 0; p < P; p++)
                 X += win[p] * cexp(2 * M_PI * I * (sp * c * u + f * p)) *
                      cexp(-2 * M_PI * I * (double)k * p / D);
@@ -56,7 +56,7 @@ static double brute_response(const cf64 *w, int C, int P, int D, int Q, int d, d
 static void window_of(const stap_config *cfg, double *win)
 {
     float wf[512];
-    rt_error err;
+    stap_error err;
     stap_window(cfg, wf, &err);
     for (int p = 0; p < cfg->pulses; p++) win[p] = wf[p];
 }
@@ -79,7 +79,7 @@ static stap_config config_for(const scene_config *sc, int D, int Q, int S, int K
     cfg.window = window;
     cfg.chebyshev_db = cheb_db;
     cfg.element_spacing = sc->element_spacing;
-    cfg.backend = LA_BACKEND_CPU;
+    cfg.backend = STAP_BACKEND_CPU;
     return cfg;
 }
 
@@ -93,17 +93,17 @@ static void brute_force(tc_rng *rng)
     sc.range_gates = 40;
     sc.cnr_db = 30;
     const int C = 5, P = 7, D = 10, Q = 3, N = C * Q, B = 3;
-    rt_error err;
+    stap_error err;
     scene_truth tr;
     if (scene_truth_build(&sc, &tr, &err)) {
         CHECK(0, "scene: %s", err.msg);
         return;
     }
     stap_config cfg = config_for(&sc, D, Q, 2, 20, B, STAP_WINDOW_HANN, 0);
-    cf32 V[B * N];
+    stap_cf32 V[B * N];
     stap_default_steering(&cfg, V);
     const size_t nw = (size_t)D * cfg.segments * B * N;
-    cf32 *W = malloc(sizeof(cf32) * nw);
+    stap_cf32 *W = malloc(sizeof(stap_cf32) * nw);
     for (size_t i = 0; i < nw; i++) W[i] = tc_cnormal(rng);
     double win[16];
     window_of(&cfg, win);
@@ -115,10 +115,10 @@ static void brute_force(tc_rng *rng)
             const int b = (d + s) % B;
             scene_response r;
             int st = scene_response_compute(&tr, &cfg, V, B, W, d, s, b, nu, nf, &r, &err);
-            CHECK(st == RT_OK, "response bin %d segment %d: %s", d, s, err.msg);
+            CHECK(st == STAP_OK, "response bin %d segment %d: %s", d, s, err.msg);
             if (st) continue;
-            cf64 w[N];
-            const cf32 *wr = W + (((size_t)d * cfg.segments + s) * B + b) * N;
+            stap_cf64 w[N];
+            const stap_cf32 *wr = W + (((size_t)d * cfg.segments + s) * B + b) * N;
             for (int k = 0; k < N; k++) w[k] = wr[k];
             for (int j = 0; j < nf; j++)
                 for (int i = 0; i < nu; i++) {
@@ -135,8 +135,8 @@ static void brute_force(tc_rng *rng)
                 }
             /* the optimum weights from T_d^H R_st T_d and an LU solve */
             const int CP = C * P;
-            cf64 *Rst = malloc(sizeof(cf64) * CP * CP), *T = calloc((size_t)CP * N, sizeof(cf64));
-            cf64 *RT = malloc(sizeof(cf64) * CP * N), Rd[N * N], x[N];
+            stap_cf64 *Rst = malloc(sizeof(stap_cf64) * CP * CP), *T = calloc((size_t)CP * N, sizeof(stap_cf64));
+            stap_cf64 *RT = malloc(sizeof(stap_cf64) * CP * N), Rd[N * N], x[N];
             lapack_int ipiv[N];
             scene_covariance_spacetime(&tr, Rst, &err);
             for (int c = 0; c < C; c++)
@@ -148,23 +148,23 @@ static void brute_force(tc_rng *rng)
                 }
             for (int j = 0; j < N; j++)
                 for (int i = 0; i < CP; i++) {
-                    cf64 acc = 0;
+                    stap_cf64 acc = 0;
                     for (int k = 0; k < CP; k++) acc += Rst[(size_t)k * CP + i] * T[(size_t)j * CP + k];
                     RT[(size_t)j * CP + i] = acc;
                 }
             for (int j = 0; j < N; j++)
                 for (int i = 0; i < N; i++) {
-                    cf64 acc = 0;
+                    stap_cf64 acc = 0;
                     for (int k = 0; k < CP; k++) acc += conj(T[(size_t)i * CP + k]) * RT[(size_t)j * CP + k];
                     Rd[(size_t)j * N + i] = acc;
                 }
             for (int k = 0; k < N; k++) x[k] = V[b * N + k];
             LAPACKE_zgesv(LAPACK_COL_MAJOR, N, 1, Rd, N, ipiv, x, N);
-            cf64 vx = 0, vw = 0;
-            for (int k = 0; k < N; k++) vx += conj((cf64)V[b * N + k]) * x[k];
+            stap_cf64 vx = 0, vw = 0;
+            for (int k = 0; k < N; k++) vx += conj((stap_cf64)V[b * N + k]) * x[k];
             double dw = 0, nx = 0;
             for (int k = 0; k < N; k++) {
-                cf64 ref = x[k] / vx;
+                stap_cf64 ref = x[k] / vx;
                 dw += creal((ref - r.optimum_weights[k]) * conj(ref - r.optimum_weights[k]));
                 nx += creal(ref * conj(ref));
                 vw += conj(r.optimum_weights[k]) * V[b * N + k];
@@ -185,20 +185,20 @@ static void brute_force(tc_rng *rng)
 
     /* errors name what is wrong */
     scene_response r;
-    CHECK(scene_response_compute(&tr, &cfg, V, B, W, D, 0, 0, nu, nf, &r, &err) == RT_EINVAL &&
+    CHECK(scene_response_compute(&tr, &cfg, V, B, W, D, 0, 0, nu, nf, &r, &err) == STAP_EINVAL &&
               strstr(err.msg, "Doppler bin"), "bin out of range: %s", err.msg);
-    CHECK(scene_response_compute(&tr, &cfg, V, B, W, 0, 2, 0, nu, nf, &r, &err) == RT_EINVAL &&
+    CHECK(scene_response_compute(&tr, &cfg, V, B, W, 0, 2, 0, nu, nf, &r, &err) == STAP_EINVAL &&
               strstr(err.msg, "segment"), "segment out of range: %s", err.msg);
-    CHECK(scene_response_compute(&tr, &cfg, V, B, W, 0, 0, 3, nu, nf, &r, &err) == RT_EINVAL &&
+    CHECK(scene_response_compute(&tr, &cfg, V, B, W, 0, 0, 3, nu, nf, &r, &err) == STAP_EINVAL &&
               strstr(err.msg, "beam"), "beam out of range: %s", err.msg);
-    CHECK(scene_response_compute(&tr, &cfg, V, B, W, 0, 0, 0, 1, nf, &r, &err) == RT_EINVAL &&
+    CHECK(scene_response_compute(&tr, &cfg, V, B, W, 0, 0, 0, 1, nf, &r, &err) == STAP_EINVAL &&
               strstr(err.msg, "grid"), "grid too small: %s", err.msg);
     stap_config other = cfg;
     other.pulses = 8;
-    CHECK(scene_response_compute(&tr, &other, V, B, W, 0, 0, 0, nu, nf, &r, &err) == RT_EINVAL &&
+    CHECK(scene_response_compute(&tr, &other, V, B, W, 0, 0, 0, nu, nf, &r, &err) == STAP_EINVAL &&
               strstr(err.msg, "scene"), "cube of another shape: %s", err.msg);
     /* without weights: the optimum alone */
-    CHECK(scene_response_compute(&tr, &cfg, V, B, NULL, 1, 0, 1, nu, nf, &r, &err) == RT_OK &&
+    CHECK(scene_response_compute(&tr, &cfg, V, B, NULL, 1, 0, 1, nu, nf, &r, &err) == STAP_OK &&
               !r.adapted && r.optimum, "optimum alone: %s", err.msg);
     scene_response_free(&r);
     free(W);
@@ -215,7 +215,7 @@ typedef struct {
  * peak. The ridge is checked at the clutter patches' own (u, f) in front of the array
  * wherever bin d's Doppler response (|g|^2 of the tap at the look Doppler) is within
  * 20 dB of its peak: there the Doppler filter alone does not reject the clutter. */
-static shape shape_of(const scene_response *r, const double *G, const cf64 *w,
+static shape shape_of(const scene_response *r, const double *G, const stap_cf64 *w,
                       const scene_truth *tr, const stap_config *cfg, const double *win)
 {
     shape s = {0};
@@ -243,7 +243,7 @@ static shape shape_of(const scene_response *r, const double *G, const cf64 *w,
     const int nfine = 2000;
     for (int j = 0; j < nfine; j++) {
         double f = -0.5 + (double)j / nfine;
-        cf64 acc = 0;
+        stap_cf64 acc = 0;
         for (int p = 0; p < P; p++)
             acc += win[p] * cexp(2 * M_PI * I * (f - r->bin_doppler) * p);
         gq[j] = creal(acc * conj(acc));
@@ -273,7 +273,7 @@ static void peak_without_clutter(void)
     scene_preset_config(SCENE_PRESET_WARD, &sc);
     sc.clutter = 0;
     sc.range_gates = 60;
-    rt_error err;
+    stap_error err;
     scene_truth tr;
     if (scene_truth_build(&sc, &tr, &err)) {
         CHECK(0, "scene: %s", err.msg);
@@ -283,7 +283,7 @@ static void peak_without_clutter(void)
     for (int Q = 1; Q <= 3; Q += 2) {
         stap_config cfg =
             config_for(&sc, sc.pulses, Q, 1, sc.range_gates, B, STAP_WINDOW_NONE, 0);
-        cf32 V[3 * 54];
+        stap_cf32 V[3 * 54];
         stap_default_steering(&cfg, V);
         scene_response r;
         if (scene_response_compute(&tr, &cfg, V, B, NULL, bin, 0, beam, nu, nf, &r, &err)) {
@@ -316,43 +316,43 @@ static void peak_without_clutter(void)
  * largest lobe moves near endfire) and Q = 3 without a window (docs/scene.md's Ward run). */
 /* Ward's scene with 540 range gates (a fresh seed) and one CPI of it into *cube (the
  * caller frees both); 0, or -1 after reporting the failure. */
-static int ward_cpi(tc_rng *rng, scene_config *sc, scene_truth *tr, cf32 **cube)
+static int ward_cpi(tc_rng *rng, scene_config *sc, scene_truth *tr, stap_cf32 **cube)
 {
     scene_preset_config(SCENE_PRESET_WARD, sc);
     sc->range_gates = 540;
     sc->seed = (uint64_t)(tc_uniform(rng) * 1e15);
-    rt_error err;
+    stap_error err;
     if (scene_truth_build(sc, tr, &err)) {
         CHECK(0, "scene: %s", err.msg);
         return -1;
     }
-    *cube = malloc(sizeof(cf32) * (size_t)sc->channels * sc->pulses * sc->range_gates);
-    CHECK(scene_generate(tr, *cube, &err) == RT_OK, "generate: %s", err.msg);
+    *cube = malloc(sizeof(stap_cf32) * (size_t)sc->channels * sc->pulses * sc->range_gates);
+    CHECK(scene_generate(tr, *cube, &err) == STAP_OK, "generate: %s", err.msg);
     return 0;
 }
 
 /* A CPU run of *cfg on cube (*cfg becomes the validated configuration), and the response of
  * its weights in bin, segment 0 and beam on an nu x nf grid. The weights into *W (the
- * caller frees them, also on failure); RT_OK, or the failure reported naming `what`. */
-static int run_response(const scene_truth *tr, const cf32 *cube, stap_config *cfg, int bin,
-                        int beam, int nu, int nf, const char *what, cf32 **W, scene_response *r)
+ * caller frees them, also on failure); STAP_OK, or the failure reported naming `what`. */
+static int run_response(const scene_truth *tr, const stap_cf32 *cube, stap_config *cfg, int bin,
+                        int beam, int nu, int nf, const char *what, stap_cf32 **W, scene_response *r)
 {
-    rt_error err;
+    stap_error err;
     stap_plan *plan = NULL;
     *W = NULL;
     if (stap_plan_create(&plan, cfg, NULL, 0, 0, &err)) {
         CHECK(0, "plan: %s", err.msg);
-        return RT_EINVAL;
+        return STAP_EINVAL;
     }
     *cfg = *stap_plan_config(plan);
-    *W = malloc(sizeof(cf32) * stap_weights_len(plan));
-    cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan));
+    *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
+    stap_cf32 *Y = malloc(sizeof(stap_cf32) * stap_output_len(plan));
     int st = stap_plan_execute(plan, cube, *W, Y, NULL, &err);
-    CHECK(st == RT_OK, "execute: %s", err.msg);
+    CHECK(st == STAP_OK, "execute: %s", err.msg);
     if (!st)
         st = scene_response_compute(tr, cfg, stap_plan_steering(plan), cfg->beams, *W, bin, 0,
                                     beam, nu, nf, r, &err);
-    CHECK(st == RT_OK, "response %s: %s", what, err.msg);
+    CHECK(st == STAP_OK, "response %s: %s", what, err.msg);
     free(Y);
     stap_plan_destroy(plan);
     return st;
@@ -362,7 +362,7 @@ static void theory(tc_rng *rng)
 {
     scene_config sc;
     scene_truth tr;
-    cf32 *cube;
+    stap_cf32 *cube;
     if (ward_cpi(rng, &sc, &tr, &cube)) return; /* K = 30 N for Q = 1, 10 N for Q = 3 */
     const int C = sc.channels, P = sc.pulses;
     const int B = 5, beam = 2; /* u = 0 */
@@ -380,14 +380,14 @@ static void theory(tc_rng *rng)
                                      cases[k].db);
         char what[16];
         snprintf(what, sizeof what, "Q=%d", Q);
-        cf32 *W;
+        stap_cf32 *W;
         scene_response r;
         const int st = run_response(&tr, cube, &cfg, bin, beam, nu, nf, what, &W, &r);
         if (!st) {
             double win[64];
             window_of(&cfg, win);
-            cf64 wa[64];
-            const cf32 *wr = W + ((size_t)bin * B + beam) * N;
+            stap_cf64 wa[64];
+            const stap_cf32 *wr = W + ((size_t)bin * B + beam) * N;
             for (int i = 0; i < N; i++) wa[i] = wr[i];
             shape o = shape_of(&r, r.optimum, r.optimum_weights, &tr, &cfg, win);
             shape a = shape_of(&r, r.adapted, wa, &tr, &cfg, win);
@@ -445,10 +445,10 @@ static void subcpi_response(tc_rng *rng)
 {
     scene_config sc;
     scene_truth tr;
-    cf32 *cube;
+    stap_cf32 *cube;
     if (ward_cpi(rng, &sc, &tr, &cube)) return;
     const int C = sc.channels, P = sc.pulses;
-    rt_error err;
+    stap_error err;
     const int B = 5, beam = 2, bin = 3, nu = 241, nf = 216; /* u = 0 and f = 1/6 on the grid */
     const stap_algorithm algs[2] = {STAP_ALGORITHM_PRE_DOPPLER, STAP_ALGORITHM_ADPCA};
     const int Ms[2] = {3, 2};
@@ -456,7 +456,7 @@ static void subcpi_response(tc_rng *rng)
         const int Q = Ms[k], N = C * Q, Pw = P - Q + 1;
         stap_config cfg = config_for(&sc, P, Q, 1, sc.range_gates, B, STAP_WINDOW_HANN, 0);
         cfg.algorithm = algs[k];
-        cf32 *W;
+        stap_cf32 *W;
         scene_response r;
         const int st = run_response(&tr, cube, &cfg, bin, beam, nu, nf,
                                     stap_algorithm_name(cfg.algorithm), &W, &r);
@@ -470,18 +470,18 @@ static void subcpi_response(tc_rng *rng)
             const double eo = fabs(r.optimum[look] / (sw * sw) - 1);
             /* (b): G(u, f) = |sum_{c,q} conj(w) a_c(u) e^{2 pi i f q} sum_p' win e^{2 pi i
              * (f - d/D) p'}|^2 */
-            const cf32 *wr = W + ((size_t)bin * B + beam) * N;
+            const stap_cf32 *wr = W + ((size_t)bin * B + beam) * N;
             double worst = 0;
             for (int t = 0; t < 200; t++) {
                 const int i = (int)(tc_uniform(rng) * nu) % nu, j = (int)(tc_uniform(rng) * nf) % nf;
                 const double u = -1.0 + 2.0 * i / (nu - 1), f = -0.5 + (double)j / nf;
-                cf64 ga = 0, go = 0, hp = 0;
+                stap_cf64 ga = 0, go = 0, hp = 0;
                 for (int p = 0; p < Pw; p++)
                     hp += wf[p] * cexp(2 * M_PI * I * (f - (double)bin / cfg.doppler_bins) * p);
                 for (int c = 0; c < C; c++)
                     for (int q = 0; q < Q; q++) {
-                        const cf64 x = cexp(2 * M_PI * I * (cfg.element_spacing * c * u + f * q)) * hp;
-                        ga += conj((cf64)wr[c * Q + q]) * x;
+                        const stap_cf64 x = cexp(2 * M_PI * I * (cfg.element_spacing * c * u + f * q)) * hp;
+                        ga += conj((stap_cf64)wr[c * Q + q]) * x;
                         go += conj(r.optimum_weights[c * Q + q]) * x;
                     }
                 const double Ga = creal(ga * conj(ga)), Go = creal(go * conj(go));

@@ -22,17 +22,17 @@
 #include "stap.h"
 #include "testutil.h"
 
-static double cabs2(cf64 z) { return creal(z) * creal(z) + cimag(z) * cimag(z); }
+static double cabs2(stap_cf64 z) { return creal(z) * creal(z) + cimag(z) * cimag(z); }
 
 /* K ||Rhat - R||_F^2 / (tr R)^2 for the first K of the snapshots (N x ncells, column k
  * = snapshot k). */
-static double normalized_error(int N, const cf64 *snap, int K, const cf64 *R)
+static double normalized_error(int N, const stap_cf64 *snap, int K, const stap_cf64 *R)
 {
     double e = 0, tr = 0;
     for (int i = 0; i < N; i++) tr += creal(R[(size_t)i * N + i]);
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) {
-            cf64 s = 0;
+            stap_cf64 s = 0;
             for (int k = 0; k < K; k++) s += snap[(size_t)k * N + i] * conj(snap[(size_t)k * N + j]);
             e += cabs2(s / K - R[(size_t)j * N + i]);
         }
@@ -42,21 +42,21 @@ static double normalized_error(int N, const cf64 *snap, int K, const cf64 *R)
 /* The whitened version: with R = L L^H and z = L^{-1} s, E||Zhat - I||_F^2 = N^2 / K;
  * returns K ||Zhat - I||_F^2 / N^2. Far more sensitive to errors of the small
  * eigenvalues (the noise floor under 30-47 dB of clutter) than the raw error. */
-static double whitened_error(int N, const cf64 *snap, int K, const cf64 *R)
+static double whitened_error(int N, const stap_cf64 *snap, int K, const stap_cf64 *R)
 {
-    cf64 *L = malloc(sizeof(cf64) * N * N), *z = malloc(sizeof(cf64) * (size_t)N * K);
-    memcpy(L, R, sizeof(cf64) * N * N);
+    stap_cf64 *L = malloc(sizeof(stap_cf64) * N * N), *z = malloc(sizeof(stap_cf64) * (size_t)N * K);
+    memcpy(L, R, sizeof(stap_cf64) * N * N);
     if (LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, L, N) != 0) {
         free(L);
         free(z);
         return INFINITY;
     }
-    memcpy(z, snap, sizeof(cf64) * (size_t)N * K);
+    memcpy(z, snap, sizeof(stap_cf64) * (size_t)N * K);
     LAPACKE_ztrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', N, K, L, N, z, N);
     double e = 0;
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) {
-            cf64 s = 0;
+            stap_cf64 s = 0;
             for (int k = 0; k < K; k++) s += z[(size_t)k * N + i] * conj(z[(size_t)k * N + j]);
             e += cabs2(s / K - (i == j ? 1.0 : 0.0));
         }
@@ -88,15 +88,15 @@ static void test_spacetime_convergence(tc_rng *rng)
         scene_config cfg;
         small_scene(&cfg, rng, C, P, R);
         scene_truth tr;
-        rt_error err;
+        stap_error err;
         int st = scene_truth_build(&cfg, &tr, &err);
-        CHECK(st == RT_OK, "scene_truth_build: %s", err.msg);
+        CHECK(st == STAP_OK, "scene_truth_build: %s", err.msg);
         if (st) return;
-        cf32 *cube = malloc(sizeof(cf32) * (size_t)N * R);
-        cf64 *snap = malloc(sizeof(cf64) * (size_t)N * R);
-        cf64 *Rst = malloc(sizeof(cf64) * N * N);
-        CHECK(scene_generate(&tr, cube, &err) == RT_OK, "generate: %s", err.msg);
-        CHECK(scene_covariance_spacetime(&tr, Rst, &err) == RT_OK, "covariance: %s", err.msg);
+        stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)N * R);
+        stap_cf64 *snap = malloc(sizeof(stap_cf64) * (size_t)N * R);
+        stap_cf64 *Rst = malloc(sizeof(stap_cf64) * N * N);
+        CHECK(scene_generate(&tr, cube, &err) == STAP_OK, "generate: %s", err.msg);
+        CHECK(scene_covariance_spacetime(&tr, Rst, &err) == STAP_OK, "covariance: %s", err.msg);
         for (int r = 0; r < R; r++)
             for (int i = 0; i < N; i++) snap[(size_t)r * N + i] = cube[(size_t)i * R + r];
         /* the spread of K ||Rhat - R||^2 / (tr R)^2 (mean exactly 1 for Gaussian snapshots):
@@ -147,12 +147,12 @@ static void test_doppler_convergence(tc_rng *rng)
     scene_config cfg;
     small_scene(&cfg, rng, C, P, R);
     scene_truth tr;
-    rt_error err;
+    stap_error err;
     if (scene_truth_build(&cfg, &tr, &err)) {
         CHECK(0, "build: %s", err.msg);
         return;
     }
-    cf32 *cube = malloc(sizeof(cf32) * (size_t)C * P * R);
+    stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)C * P * R);
     scene_generate(&tr, cube, &err);
     stap_config sc;
     stap_config_defaults(&sc);
@@ -165,24 +165,24 @@ static void test_doppler_convergence(tc_rng *rng)
     sc.training = R;
     sc.beams = 1;
     sc.window = STAP_WINDOW_HANN;
-    sc.backend = LA_BACKEND_CPU;
+    sc.backend = STAP_BACKEND_CPU;
     stap_plan *plan;
     int st = stap_plan_create(&plan, &sc, NULL, 0, 0, &err);
-    CHECK(st == RT_OK, "plan: %s", err.msg);
+    CHECK(st == STAP_OK, "plan: %s", err.msg);
     if (st) {
         free(cube);
         scene_truth_free(&tr);
         return;
     }
-    cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
-    cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan));
-    CHECK(stap_plan_execute(plan, cube, W, Y, NULL, &err) == RT_OK, "execute: %s", err.msg);
-    const cf32 *X = stap_plan_doppler(plan);
+    stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
+    stap_cf32 *Y = malloc(sizeof(stap_cf32) * stap_output_len(plan));
+    CHECK(stap_plan_execute(plan, cube, W, Y, NULL, &err) == STAP_OK, "execute: %s", err.msg);
+    const stap_cf32 *X = stap_plan_doppler(plan);
     float winf[64];
     double win[64];
     stap_window(&sc, winf, &err);
     for (int p = 0; p < P; p++) win[p] = winf[p];
-    cf64 *snap = malloc(sizeof(cf64) * (size_t)N * R), *Rd = malloc(sizeof(cf64) * N * N);
+    stap_cf64 *snap = malloc(sizeof(stap_cf64) * (size_t)N * R), *Rd = malloc(sizeof(stap_cf64) * N * N);
     double worst = 0, lo = 1e9;
     for (int d = 0; d < D; d++) {
         for (int r = 0; r < R; r++)
@@ -222,20 +222,20 @@ static void test_doppler_structure(tc_rng *rng)
     small_scene(&cfg, rng, C, P, 4);
     cfg.patches = 97;
     scene_truth tr;
-    rt_error err;
+    stap_error err;
     if (scene_truth_build(&cfg, &tr, &err)) {
         CHECK(0, "build: %s", err.msg);
         return;
     }
     double win[7];
     for (int p = 0; p < P; p++) win[p] = 0.2 + tc_uniform(rng);
-    cf64 *Rst = malloc(sizeof(cf64) * CP * CP), *Rd = malloc(sizeof(cf64) * N * N);
-    cf64 *T = malloc(sizeof(cf64) * CP * N);
+    stap_cf64 *Rst = malloc(sizeof(stap_cf64) * CP * CP), *Rd = malloc(sizeof(stap_cf64) * N * N);
+    stap_cf64 *T = malloc(sizeof(stap_cf64) * CP * N);
     scene_covariance_spacetime(&tr, Rst, &err);
     double worst = 0;
     for (int d = 0; d < D; d++) {
         /* s = T^H x with T[(c,p), (c',q)] = delta_cc' win[p] exp(+2 pi i b_q p / D) */
-        memset(T, 0, sizeof(cf64) * CP * N);
+        memset(T, 0, sizeof(stap_cf64) * CP * N);
         for (int c = 0; c < C; c++)
             for (int q = 0; q < Q; q++) {
                 int b = ((d - 1 + q) % D + D) % D;
@@ -247,9 +247,9 @@ static void test_doppler_structure(tc_rng *rng)
         double num = 0, den = 0;
         for (int j = 0; j < N; j++)
             for (int i = 0; i < N; i++) {
-                cf64 s = 0;
+                stap_cf64 s = 0;
                 for (int a = 0; a < CP; a++) {
-                    cf64 ra = 0;
+                    stap_cf64 ra = 0;
                     for (int bb = 0; bb < CP; bb++) ra += Rst[(size_t)bb * CP + a] * T[(size_t)j * CP + bb];
                     s += conj(T[(size_t)i * CP + a]) * ra;
                 }
@@ -282,15 +282,15 @@ static void test_jammer(tc_rng *rng)
     double u = -0.8 + 1.6 * tc_uniform(rng), jnr_db = 20 + 10 * tc_uniform(rng);
     cfg.jammers[0] = (scene_jammer){u, jnr_db};
     scene_truth tr;
-    rt_error err;
+    stap_error err;
     if (scene_truth_build(&cfg, &tr, &err)) {
         CHECK(0, "build: %s", err.msg);
         return;
     }
-    cf32 *cube = malloc(sizeof(cf32) * (size_t)C * P * R);
+    stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)C * P * R);
     scene_generate(&tr, cube, &err);
     /* spatial sample covariance over pulses and range cells */
-    cf64 Rs[8 * 8] = {0};
+    stap_cf64 Rs[8 * 8] = {0};
     for (int p = 0; p < P; p++)
         for (int r = 0; r < R; r++)
             for (int i = 0; i < C; i++)
@@ -300,7 +300,7 @@ static void test_jammer(tc_rng *rng)
     double best = -1, ubest = 0;
     for (int k = 0; k <= 4000; k++) {
         double uu = -1 + 2.0 * k / 4000;
-        cf64 a[8], s = 0;
+        stap_cf64 a[8], s = 0;
         for (int c = 0; c < C; c++) a[c] = cexp(2 * M_PI * I * 0.5 * c * uu);
         for (int i = 0; i < C; i++)
             for (int j = 0; j < C; j++) s += conj(a[i]) * Rs[j * C + i] * a[j];
@@ -317,12 +317,12 @@ static void test_jammer(tc_rng *rng)
     CHECK(fabs(jnr_est / pow(10, jnr_db / 10) - 1) < 5 / sqrt((double)P * R),
           "jammer power %.3f dB, configured %.3f dB", 10 * log10(jnr_est), jnr_db);
     /* white over pulses: lag-1 correlation of the jammer beam output */
-    cf64 a[8], acc = 0;
+    stap_cf64 a[8], acc = 0;
     double pw = 0;
     for (int c = 0; c < C; c++) a[c] = cexp(2 * M_PI * I * 0.5 * c * u);
     for (int r = 0; r < R; r++)
         for (int p = 0; p + 1 < P; p++) {
-            cf64 y0 = 0, y1 = 0;
+            stap_cf64 y0 = 0, y1 = 0;
             for (int c = 0; c < C; c++) {
                 y0 += conj(a[c]) * cube[((size_t)c * P + p) * R + r];
                 y1 += conj(a[c]) * cube[((size_t)c * P + p + 1) * R + r];
@@ -343,14 +343,14 @@ static void test_target(tc_rng *rng)
     scene_config cfg;
     small_scene(&cfg, rng, C, P, R);
     scene_truth t0, t1;
-    rt_error err;
+    stap_error err;
     scene_truth_build(&cfg, &t0, &err);
     scene_target tg = {(int)(tc_uniform(rng) * R), -0.9 + 1.8 * tc_uniform(rng),
                        cfg.prf_hz * (-0.5 + tc_uniform(rng)), -10 + 30 * tc_uniform(rng)};
     cfg.ntargets = 1;
     cfg.targets[0] = tg;
-    CHECK(scene_truth_build(&cfg, &t1, &err) == RT_OK, "build with a target: %s", err.msg);
-    cf32 *x0 = malloc(sizeof(cf32) * C * P * R), *x1 = malloc(sizeof(cf32) * C * P * R);
+    CHECK(scene_truth_build(&cfg, &t1, &err) == STAP_OK, "build with a target: %s", err.msg);
+    stap_cf32 *x0 = malloc(sizeof(stap_cf32) * C * P * R), *x1 = malloc(sizeof(stap_cf32) * C * P * R);
     scene_generate(&t0, x0, &err);
     scene_generate(&t1, x1, &err);
     double amp = sqrt(pow(10, tg.snr_db / 10)), worst = 0, elsewhere = 0;
@@ -358,9 +358,9 @@ static void test_target(tc_rng *rng)
         for (int p = 0; p < P; p++)
             for (int r = 0; r < R; r++) {
                 size_t i = ((size_t)c * P + p) * R + r;
-                cf64 diff = (cf64)x1[i] - (cf64)x0[i];
+                stap_cf64 diff = (stap_cf64)x1[i] - (stap_cf64)x0[i];
                 if (r == tg.range_cell) {
-                    cf64 want = amp * cexp(I * t1.target_phase[0]) *
+                    stap_cf64 want = amp * cexp(I * t1.target_phase[0]) *
                                 cexp(2 * M_PI * I * (0.5 * tg.u * c + tg.doppler_hz / cfg.prf_hz * p));
                     double e = cabs(diff - want) / amp;
                     if (e > worst) worst = e;
@@ -389,24 +389,24 @@ static void test_truth_roundtrip(tc_rng *rng)
     cfg.targets[0] = (scene_target){3, 0.1, 25, 10};
     cfg.targets[1] = (scene_target){7, -0.4, -80, 5};
     scene_truth t, back;
-    rt_error err;
+    stap_error err;
     scene_truth_build(&cfg, &t, &err);
     char path[] = "/tmp/rtstap_test_scene_XXXXXX";
     int fd = mkstemp(path);
     if (fd >= 0) close(fd);
     h5x *f = NULL;
-    CHECK(h5x_create(&f, path, RT_WRITE_REPLACE, &err) == RT_OK, "truth file: %s", err.msg);
+    CHECK(h5x_create(&f, path, STAP_WRITE_REPLACE, &err) == STAP_OK, "truth file: %s", err.msg);
     if (f) {
-        CHECK(scene_truth_write(f, &t, &err) == RT_OK, "truth write: %s", err.msg);
-        CHECK(h5x_finish(f, &err) == RT_OK, "truth file: %s", err.msg);
+        CHECK(scene_truth_write(f, &t, &err) == STAP_OK, "truth write: %s", err.msg);
+        CHECK(h5x_finish(f, &err) == STAP_OK, "truth file: %s", err.msg);
     }
     int st = scene_truth_read(path, &back, &err);
-    CHECK(st == RT_OK, "truth read: %s", err.msg);
-    if (st == RT_OK) {
-        cf64 *R0 = malloc(sizeof(cf64) * 400), *R1 = malloc(sizeof(cf64) * 400);
+    CHECK(st == STAP_OK, "truth read: %s", err.msg);
+    if (st == STAP_OK) {
+        stap_cf64 *R0 = malloc(sizeof(stap_cf64) * 400), *R1 = malloc(sizeof(stap_cf64) * 400);
         scene_covariance_spacetime(&t, R0, &err);
         scene_covariance_spacetime(&back, R1, &err);
-        CHECK(!memcmp(R0, R1, sizeof(cf64) * 400), "covariance changed by the /truth round trip");
+        CHECK(!memcmp(R0, R1, sizeof(stap_cf64) * 400), "covariance changed by the /truth round trip");
         CHECK(back.cfg.ntargets == 2 && back.cfg.targets[1].range_cell == 7 &&
               back.cfg.targets[1].doppler_hz == -80 && back.target_phase[1] == t.target_phase[1] &&
               back.cfg.njammers == 2 && back.cfg.jammers[1].u == t.cfg.jammers[1].u &&
@@ -418,35 +418,35 @@ static void test_truth_roundtrip(tc_rng *rng)
     }
     unlink(path);
     /* a file without /truth */
-    CHECK(scene_truth_read("/nonexistent/file.h5", &back, &err) == RT_EIO, "missing file");
+    CHECK(scene_truth_read("/nonexistent/file.h5", &back, &err) == STAP_EIO, "missing file");
     scene_truth_free(&t);
 }
 
 static void test_rejections(void)
 {
     scene_config c;
-    rt_error err;
+    stap_error err;
     scene_truth t;
     scene_preset_config(SCENE_PRESET_WARD, &c);
     c.ntargets = 1;
     c.targets[0] = (scene_target){300, 0, 0, 0};
-    CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL && strstr(err.msg, "scene_config.targets["),
+    CHECK(scene_truth_build(&c, &t, &err) == STAP_EINVAL && strstr(err.msg, "scene_config.targets["),
           "target outside the range gates accepted (%s)", err.msg);
     scene_preset_config(SCENE_PRESET_WARD, &c);
     c.jammers[1].u = 1.5;
-    CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL && strstr(err.msg, "scene_config.jammers["),
+    CHECK(scene_truth_build(&c, &t, &err) == STAP_EINVAL && strstr(err.msg, "scene_config.jammers["),
           "jammer at u = 1.5 accepted");
     scene_preset_config(SCENE_PRESET_WARD, &c);
     c.prf_hz = 0;
-    CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL && strstr(err.msg, "scene_config.prf_hz"), "PRF 0 accepted");
+    CHECK(scene_truth_build(&c, &t, &err) == STAP_EINVAL && strstr(err.msg, "scene_config.prf_hz"), "PRF 0 accepted");
     scene_preset_config(SCENE_PRESET_WARD, &c);
     c.slant_range_m = 100;
-    CHECK(scene_truth_build(&c, &t, &err) == RT_EINVAL, "slant range below altitude accepted");
+    CHECK(scene_truth_build(&c, &t, &err) == STAP_EINVAL, "slant range below altitude accepted");
     scene_preset p;
-    CHECK(scene_preset_parse("nope", &p, &err) == RT_EINVAL, "bad preset name accepted");
+    CHECK(scene_preset_parse("nope", &p, &err) == STAP_EINVAL, "bad preset name accepted");
     /* the Ward preset is TR-1015's example */
     scene_preset_config(SCENE_PRESET_WARD, &c);
-    CHECK(scene_truth_build(&c, &t, &err) == RT_OK, "ward preset: %s", err.msg);
+    CHECK(scene_truth_build(&c, &t, &err) == STAP_OK, "ward preset: %s", err.msg);
     CHECK(c.channels == 18 && c.pulses == 18 && fabs(t.beta - 1) < 1e-12 && c.cnr_db == 47,
           "ward preset is not C = P = 18, beta = 1, CNR 47 dB (beta %.6f)", t.beta);
     double sum = 0;

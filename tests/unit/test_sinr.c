@@ -47,47 +47,47 @@ static double db(double x) { return 10 * log10(x); }
  * from the space-time covariance: s = T_d^H x with T_d = I_C (x) f_d, f_d[p] =
  * exp(2 pi i d p / P); target t = a (x) f_d; loss = sigma^2 (T^H t)^H (T^H R T)^-1
  * (T^H t) / (||a||^2 P). Also the full-DOF optimum t^H R^-1 t sigma^2 / (||a||^2 P). */
-static void direct_losses(const scene_truth *tr, const cf64 *Rst, const cf64 *a, int d,
+static void direct_losses(const scene_truth *tr, const stap_cf64 *Rst, const stap_cf64 *a, int d,
                           double *post_doppler, double *full_dof)
 {
     const int C = tr->cfg.channels, P = tr->cfg.pulses, CP = C * P;
-    cf64 *T = calloc((size_t)CP * C, sizeof(cf64)), *RT = malloc(sizeof(cf64) * CP * C);
-    cf64 *M = malloc(sizeof(cf64) * C * C), *t = malloc(sizeof(cf64) * CP);
-    cf64 *s = malloc(sizeof(cf64) * C), *x = malloc(sizeof(cf64) * CP);
-    cf64 *Rc = malloc(sizeof(cf64) * CP * CP);
+    stap_cf64 *T = calloc((size_t)CP * C, sizeof(stap_cf64)), *RT = malloc(sizeof(stap_cf64) * CP * C);
+    stap_cf64 *M = malloc(sizeof(stap_cf64) * C * C), *t = malloc(sizeof(stap_cf64) * CP);
+    stap_cf64 *s = malloc(sizeof(stap_cf64) * C), *x = malloc(sizeof(stap_cf64) * CP);
+    stap_cf64 *Rc = malloc(sizeof(stap_cf64) * CP * CP);
     for (int c = 0; c < C; c++)
         for (int p = 0; p < P; p++) {
-            cf64 f = cexp(2 * M_PI * I * (double)d * p / P);
+            stap_cf64 f = cexp(2 * M_PI * I * (double)d * p / P);
             T[(size_t)c * CP + c * P + p] = f;
             t[c * P + p] = a[c] * f;
         }
     for (int j = 0; j < C; j++)
         for (int i = 0; i < CP; i++) {
-            cf64 acc = 0;
+            stap_cf64 acc = 0;
             for (int k = 0; k < CP; k++) acc += Rst[(size_t)k * CP + i] * T[(size_t)j * CP + k];
             RT[(size_t)j * CP + i] = acc;
         }
     for (int j = 0; j < C; j++)
         for (int i = 0; i < C; i++) {
-            cf64 acc = 0;
+            stap_cf64 acc = 0;
             for (int k = 0; k < CP; k++) acc += conj(T[(size_t)i * CP + k]) * RT[(size_t)j * CP + k];
             M[(size_t)j * C + i] = acc;
         }
     for (int i = 0; i < C; i++) {
-        cf64 acc = 0;
+        stap_cf64 acc = 0;
         for (int k = 0; k < CP; k++) acc += conj(T[(size_t)i * CP + k]) * t[k];
         s[i] = acc;
     }
     double an = 0;
     for (int c = 0; c < C; c++) an += creal(a[c] * conj(a[c]));
-    cf64 *sc = malloc(sizeof(cf64) * C);
-    memcpy(sc, s, sizeof(cf64) * C);
+    stap_cf64 *sc = malloc(sizeof(stap_cf64) * C);
+    memcpy(sc, s, sizeof(stap_cf64) * C);
     LAPACKE_zposv(LAPACK_COL_MAJOR, 'U', C, 1, M, C, sc, C);
-    cf64 q = 0;
+    stap_cf64 q = 0;
     for (int i = 0; i < C; i++) q += conj(s[i]) * sc[i];
     *post_doppler = tr->cfg.noise_power * creal(q) / (an * P);
-    memcpy(Rc, Rst, sizeof(cf64) * CP * CP);
-    memcpy(x, t, sizeof(cf64) * CP);
+    memcpy(Rc, Rst, sizeof(stap_cf64) * CP * CP);
+    memcpy(x, t, sizeof(stap_cf64) * CP);
     LAPACKE_zposv(LAPACK_COL_MAJOR, 'U', CP, 1, Rc, CP, x, CP);
     q = 0;
     for (int i = 0; i < CP; i++) q += conj(t[i]) * x[i];
@@ -104,19 +104,19 @@ static void direct_losses(const scene_truth *tr, const cf64 *Rst, const cf64 *a,
 
 /* Non-adaptive (beamformer x Doppler filter) loss: SINR of w = t / ||t||... relative to
  * SNR_0: |t^H t|^2 / (t^H R t) sigma^2 / (||a||^2 P). */
-static double conventional_loss(const scene_truth *tr, const stap_config *cfg, const cf32 *v,
+static double conventional_loss(const scene_truth *tr, const stap_config *cfg, const stap_cf32 *v,
                                 int d)
 {
     const int C = cfg->channels, P = cfg->pulses, N = C;
     double win[256];
     for (int p = 0; p < P; p++) win[p] = 1;
-    cf64 *Rd = malloc(sizeof(cf64) * N * N), a[256], t[256];
-    rt_error err;
+    stap_cf64 *Rd = malloc(sizeof(stap_cf64) * N * N), a[256], t[256];
+    stap_error err;
     scene_covariance_doppler(tr, win, cfg->doppler_bins, 1, d, Rd, &err);
     for (int c = 0; c < C; c++) a[c] = v[c];
     scene_doppler_signature(C, P, a, (double)d / cfg->doppler_bins, win, cfg->doppler_bins, 1, d, t);
     double tt = 0, an = 0;
-    cf64 trt = 0;
+    stap_cf64 trt = 0;
     for (int i = 0; i < N; i++) {
         tt += creal(t[i] * conj(t[i]));
         an += creal(a[i] * conj(a[i]));
@@ -136,7 +136,7 @@ static double subspace_loss(int C, int P, double w)
 {
     double s = 0;
     for (int k = 0; k <= C + P - 2; k++) {
-        cf64 acc = 0;
+        stap_cf64 acc = 0;
         int n = 0;
         for (int c = 0; c < C; c++) {
             int p = k - c;
@@ -150,10 +150,10 @@ static double subspace_loss(int C, int P, double w)
 }
 
 /* Full-DOF optimum loss of the broadside target at Doppler w, given chol(R_st). */
-static double full_dof_loss(const scene_truth *tr, const cf64 *L, double w)
+static double full_dof_loss(const scene_truth *tr, const stap_cf64 *L, double w)
 {
     const int C = tr->cfg.channels, P = tr->cfg.pulses, CP = C * P;
-    cf64 *x = malloc(sizeof(cf64) * CP);
+    stap_cf64 *x = malloc(sizeof(stap_cf64) * CP);
     for (int c = 0; c < C; c++)
         for (int p = 0; p < P; p++) x[c * P + p] = cexp(2 * M_PI * I * w * p);
     LAPACKE_ztrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', CP, 1, L, CP, x, CP);
@@ -176,7 +176,7 @@ static double notch_halfwidth(double (*f)(const void *, double), const void *ctx
     }
     return 0.5 * (lo + hi);
 }
-typedef struct { const scene_truth *tr; const cf64 *L; } full_ctx;
+typedef struct { const scene_truth *tr; const stap_cf64 *L; } full_ctx;
 static double f_full(const void *c, double w)
 {
     const full_ctx *fc = c;
@@ -206,7 +206,7 @@ static stap_config subcpi_config(const scene_config *sc, stap_algorithm alg, int
     c.training = K;
     c.beams = B;
     c.element_spacing = sc->element_spacing;
-    c.backend = LA_BACKEND_CPU;
+    c.backend = STAP_BACKEND_CPU;
     c.algorithm = alg;
     return c;
 }
@@ -214,11 +214,11 @@ static stap_config subcpi_config(const scene_config *sc, stap_algorithm alg, int
 /* The clairvoyant sub-CPI weights w = R_sub^{-1} s, R_sub[(c,q), (c',q')] = R_st[c*P + q,
  * c'*P + q'] (q, q' < Q: the first sub-CPI) taken straight from the space-time covariance,
  * s = stap_subcpi_steering(v, d). */
-static void subcpi_clairvoyant(const stap_config *cfg, const cf64 *Rst, const cf32 *v, int d,
-                               cf64 *w)
+static void subcpi_clairvoyant(const stap_config *cfg, const stap_cf64 *Rst, const stap_cf32 *v, int d,
+                               stap_cf64 *w)
 {
     const int C = cfg->channels, P = cfg->pulses, Q = cfg->doppler_order, N = C * Q, CP = C * P;
-    cf64 *Rs = malloc(sizeof(cf64) * N * N);
+    stap_cf64 *Rs = malloc(sizeof(stap_cf64) * N * N);
     double *s = malloc(sizeof(double) * 2 * N);
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++)
@@ -235,12 +235,12 @@ static void subcpi_clairvoyant(const stap_config *cfg, const cf64 *Rst, const cf
  * h[p'] = u[p'] exp(-2 pi i d p' / D) is wf^H x, wf[c*P + p] = sum_q w[c*Q + q]
  * conj(h[p - q]); SINR = |wf^H v|^2 / (wf^H R_st wf) for the target v[c*P + p] = a[c]
  * exp(2 pi i d p / D), over SNR_0 = ||a||^2 P / sigma^2. */
-static double composite_loss(const scene_truth *tr, const stap_config *cfg, const cf64 *Rst,
-                             const double *u, int d, const cf64 *w, const cf64 *a)
+static double composite_loss(const scene_truth *tr, const stap_config *cfg, const stap_cf64 *Rst,
+                             const double *u, int d, const stap_cf64 *w, const stap_cf64 *a)
 {
     const int C = cfg->channels, P = cfg->pulses, Q = cfg->doppler_order, D = cfg->doppler_bins;
     const int Pw = P - Q + 1, CP = C * P;
-    cf64 *wf = calloc(CP, sizeof(cf64)), *v = malloc(sizeof(cf64) * CP);
+    stap_cf64 *wf = calloc(CP, sizeof(stap_cf64)), *v = malloc(sizeof(stap_cf64) * CP);
     for (int c = 0; c < C; c++)
         for (int q = 0; q < Q; q++)
             for (int p = 0; p < Pw; p++)
@@ -250,10 +250,10 @@ static double composite_loss(const scene_truth *tr, const stap_config *cfg, cons
         an += creal(a[c] * conj(a[c]));
         for (int p = 0; p < P; p++) v[c * P + p] = a[c] * cexp(2 * M_PI * I * (double)d * p / D);
     }
-    cf64 wv = 0, wrw = 0;
+    stap_cf64 wv = 0, wrw = 0;
     for (int i = 0; i < CP; i++) {
         wv += conj(wf[i]) * v[i];
-        cf64 acc = 0;
+        stap_cf64 acc = 0;
         for (int j = 0; j < CP; j++) acc += Rst[(size_t)j * CP + i] * wf[j];
         wrw += conj(wf[i]) * acc;
     }
@@ -264,10 +264,10 @@ static double composite_loss(const scene_truth *tr, const stap_config *cfg, cons
 
 /* 4a: L_alg <= L_opt <= the full-DOF optimum, for each algorithm and M' on Ward's scene;
  * the mean gap L_opt - L_alg in dB into *gap. chol_st: the Cholesky factor of R_st. */
-static void subcpi_bounds(const scene_truth *tr, const stap_config *cfg, const cf64 *chol_st,
+static void subcpi_bounds(const scene_truth *tr, const stap_config *cfg, const stap_cf64 *chol_st,
                           double *gap)
 {
-    rt_error err;
+    stap_error err;
     stap_plan *plan = NULL;
     *gap = NAN;
     if (stap_plan_create(&plan, cfg, NULL, 0, 0, &err)) {
@@ -276,21 +276,21 @@ static void subcpi_bounds(const scene_truth *tr, const stap_config *cfg, const c
     }
     const stap_config *pc = stap_plan_config(plan);
     const int B = stap_plan_beams(plan), D = pc->doppler_bins, C = pc->channels, P = pc->pulses;
-    cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
+    stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
     for (size_t i = 0; i < stap_weights_len(plan); i++) W[i] = 1; /* rho unused here */
     stap_sinr_result r;
     int st = stap_sinr_compute(tr, pc, stap_plan_steering(plan), B, W, -1, &r, &err);
-    CHECK(st == RT_OK, "sub-CPI sinr: %s", err.msg);
-    if (st == RT_OK) {
+    CHECK(st == STAP_OK, "sub-CPI sinr: %s", err.msg);
+    if (st == STAP_OK) {
         double above = -INFINITY, above_full = -INFINITY, g = 0;
-        cf64 *x = malloc(sizeof(cf64) * C * P);
+        stap_cf64 *x = malloc(sizeof(stap_cf64) * C * P);
         for (int d = 0; d < D; d++)
             for (int b = 0; b < B; b++) {
                 const size_t k = (size_t)d * B + b;
                 above = fmax(above, db(r.algorithm_loss[k]) - db(r.optimum_loss[k]));
                 g += (db(r.optimum_loss[k]) - db(r.algorithm_loss[k])) / ((double)D * B);
                 /* full-DOF: sigma^2 v^H R_st^-1 v / (||a||^2 P), v = a (x) exp(2 pi i d p/D) */
-                const cf32 *v = stap_plan_steering(plan) + (size_t)b * r.N;
+                const stap_cf32 *v = stap_plan_steering(plan) + (size_t)b * r.N;
                 for (int c = 0; c < C; c++)
                     for (int p = 0; p < P; p++)
                         x[c * P + p] = v[c * pc->doppler_order] *
@@ -324,7 +324,7 @@ static void subcpi_full_dof(const scene_config *sc0)
     sc.channels = 4;
     sc.pulses = 6;
     sc.range_gates = 48;
-    rt_error err;
+    stap_error err;
     scene_truth tr;
     if (scene_truth_build(&sc, &tr, &err)) {
         CHECK(0, "scene (4 x 6): %s", err.msg);
@@ -338,29 +338,29 @@ static void subcpi_full_dof(const scene_config *sc0)
         scene_truth_free(&tr);
         return;
     }
-    cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan));
+    stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
     for (size_t i = 0; i < stap_weights_len(plan); i++) W[i] = 1;
-    cf64 *Rst = malloc(sizeof(cf64) * CP * CP), *Rc = malloc(sizeof(cf64) * CP * CP);
-    cf64 *x = malloc(sizeof(cf64) * CP), *v = malloc(sizeof(cf64) * CP);
+    stap_cf64 *Rst = malloc(sizeof(stap_cf64) * CP * CP), *Rc = malloc(sizeof(stap_cf64) * CP * CP);
+    stap_cf64 *x = malloc(sizeof(stap_cf64) * CP), *v = malloc(sizeof(stap_cf64) * CP);
     scene_covariance_spacetime(&tr, Rst, &err);
     stap_sinr_result r;
     int st = stap_sinr_compute(&tr, stap_plan_config(plan), stap_plan_steering(plan), B, W, -1,
                                &r, &err);
-    CHECK(st == RT_OK, "pre-Doppler M' = P sinr: %s", err.msg);
+    CHECK(st == STAP_OK, "pre-Doppler M' = P sinr: %s", err.msg);
     double worst = 0, worst_opt = 0, lmin = INFINITY;
-    for (int d = 0; st == RT_OK && d < D; d++)
+    for (int d = 0; st == STAP_OK && d < D; d++)
         for (int b = 0; b < B; b++) {
-            const cf32 *s = stap_plan_steering(plan) + (size_t)b * CP;
+            const stap_cf32 *s = stap_plan_steering(plan) + (size_t)b * CP;
             double an = 0;
             for (int c = 0; c < C; c++) {
                 an += crealf(s[c * P] * conjf(s[c * P]));
                 for (int p = 0; p < P; p++)
                     v[c * P + p] = s[c * P] * cexp(2 * M_PI * I * (double)d * p / D);
             }
-            memcpy(Rc, Rst, sizeof(cf64) * CP * CP);
-            memcpy(x, v, sizeof(cf64) * CP);
+            memcpy(Rc, Rst, sizeof(stap_cf64) * CP * CP);
+            memcpy(x, v, sizeof(stap_cf64) * CP);
             LAPACKE_zposv(LAPACK_COL_MAJOR, 'U', CP, 1, Rc, CP, x, CP);
-            cf64 q = 0;
+            stap_cf64 q = 0;
             for (int i = 0; i < CP; i++) q += conj(v[i]) * x[i];
             const double full = tr.cfg.noise_power * creal(q) / (an * P);
             const size_t k = (size_t)d * B + b;
@@ -371,12 +371,12 @@ static void subcpi_full_dof(const scene_config *sc0)
     fprintf(stderr, "  pre-Doppler M' = P = %d (C = %d, D = %d): clairvoyant loss vs the full-DOF "
             "optimum from R_st: worst %.2e dB (optimum %.2e dB; deepest %.1f dB)\n", P, C, D,
             worst, worst_opt, db(lmin));
-    CHECK(st == RT_OK && worst < 1e-6, "pre-Doppler M' = P: clairvoyant loss %.3g dB from the "
+    CHECK(st == STAP_OK && worst < 1e-6, "pre-Doppler M' = P: clairvoyant loss %.3g dB from the "
           "full-DOF optimum", worst);
-    CHECK(st == RT_OK && worst_opt < 1e-6, "pre-Doppler M' = P: optimum %.3g dB from the full-DOF "
+    CHECK(st == STAP_OK && worst_opt < 1e-6, "pre-Doppler M' = P: optimum %.3g dB from the full-DOF "
           "optimum", worst_opt);
     CHECK(lmin < 0.1, "the 4 x 6 scene should have a clutter notch (deepest %.2f dB)", db(lmin));
-    if (st == RT_OK) stap_sinr_free(&r);
+    if (st == STAP_OK) stap_sinr_free(&r);
     free(W);
     free(Rst);
     free(Rc);
@@ -397,7 +397,7 @@ static void subcpi_composite(const scene_config *sc0, stap_algorithm alg, int Q,
     sc.range_gates = 60;
     sc.jammers[0].u = -0.9 + 1.8 * tc_uniform(rng); /* fresh: the jammer, beams, D, seed */
     sc.seed = (uint64_t)(tc_uniform(rng) * 1e15);
-    rt_error err;
+    stap_error err;
     scene_truth tr;
     if (scene_truth_build(&sc, &tr, &err)) {
         CHECK(0, "scene (6 x 10): %s", err.msg);
@@ -408,11 +408,11 @@ static void subcpi_composite(const scene_config *sc0, stap_algorithm alg, int Q,
     stap_config cfg = subcpi_config(&sc, alg, Q, 60, B, D);
     cfg.window = wk;
     cfg.chebyshev_db = 40;
-    cf32 *V = malloc(sizeof(cf32) * B * N);
+    stap_cf32 *V = malloc(sizeof(stap_cf32) * B * N);
     { /* random look directions, default structure (a_b (x) the algorithm's taps) */
         stap_config c1 = cfg;
         c1.beams = 1;
-        cf32 *v1 = malloc(sizeof(cf32) * N);
+        stap_cf32 *v1 = malloc(sizeof(stap_cf32) * N);
         for (int b = 0; b < B; b++) {
             const double u = -0.95 + 1.9 * tc_uniform(rng);
             stap_default_steering(&c1, v1); /* beam 0 of 1 looks at u = 0 */
@@ -434,22 +434,22 @@ static void subcpi_composite(const scene_config *sc0, stap_algorithm alg, int Q,
     double u[64];
     stap_window(&cfg, uf, &err);
     for (int p = 0; p < stap_window_len(&cfg); p++) u[p] = uf[p];
-    cf64 *Rst = malloc(sizeof(cf64) * CP * CP), *w = malloc(sizeof(cf64) * D * B * N);
-    cf64 *wr = malloc(sizeof(cf64) * N), a[64];
-    cf32 *W = malloc(sizeof(cf32) * D * S * B * N);
+    stap_cf64 *Rst = malloc(sizeof(stap_cf64) * CP * CP), *w = malloc(sizeof(stap_cf64) * D * B * N);
+    stap_cf64 *wr = malloc(sizeof(stap_cf64) * N), a[64];
+    stap_cf32 *W = malloc(sizeof(stap_cf32) * D * S * B * N);
     scene_covariance_spacetime(&tr, Rst, &err);
     for (int d = 0; d < D; d++)
         for (int b = 0; b < B; b++) {
-            cf64 *wb = w + ((size_t)d * B + b) * N;
+            stap_cf64 *wb = w + ((size_t)d * B + b) * N;
             subcpi_clairvoyant(&cfg, Rst, V + b * N, d, wb);
             for (int g = 0; g < S; g++)
-                for (int j = 0; j < N; j++) W[(((size_t)d * S + g) * B + b) * N + j] = (cf32)wb[j];
+                for (int j = 0; j < N; j++) W[(((size_t)d * S + g) * B + b) * N + j] = (stap_cf32)wb[j];
         }
     stap_sinr_result r;
     int st = stap_sinr_compute(&tr, &cfg, V, B, W, -1, &r, &err);
-    CHECK(st == RT_OK, "composite sinr: %s", err.msg);
+    CHECK(st == STAP_OK, "composite sinr: %s", err.msg);
     double worst_alg = 0, worst_ad = 0, worst_aa = 0, worst_rho = 0, lmin = INFINITY;
-    for (int d = 0; st == RT_OK && d < D; d++)
+    for (int d = 0; st == STAP_OK && d < D; d++)
         for (int b = 0; b < B; b++) {
             const size_t k = (size_t)d * B + b;
             for (int c = 0; c < C; c++) a[c] = V[b * N + c * Q];
@@ -474,15 +474,15 @@ static void subcpi_composite(const scene_config *sc0, stap_algorithm alg, int Q,
             "|rho - 1| %.2e; deepest %.1f dB\n", st ? "?" : r.algorithm, C, P, D,
             wk == STAP_WINDOW_NONE ? "no" : wk == STAP_WINDOW_HANN ? "hann" : "chebyshev 40 dB",
             worst_alg, worst_ad, worst_aa, worst_rho, db(lmin));
-    CHECK(st == RT_OK && worst_alg < 1e-6, "algorithm_loss %.3g dB from the composite weights",
+    CHECK(st == STAP_OK && worst_alg < 1e-6, "algorithm_loss %.3g dB from the composite weights",
           worst_alg);
-    CHECK(st == RT_OK && worst_ad < 1e-6, "adaptive_loss %.3g dB from the composite weights",
+    CHECK(st == STAP_OK && worst_ad < 1e-6, "adaptive_loss %.3g dB from the composite weights",
           worst_ad);
-    CHECK(st == RT_OK && worst_aa < 1e-3, "adaptive_loss of the clairvoyant weights %.3g dB from "
+    CHECK(st == STAP_OK && worst_aa < 1e-3, "adaptive_loss of the clairvoyant weights %.3g dB from "
           "algorithm_loss", worst_aa);
-    CHECK(st == RT_OK && worst_rho < 1e-5, "rho of the clairvoyant weights %.3g from 1", worst_rho);
+    CHECK(st == STAP_OK && worst_rho < 1e-5, "rho of the clairvoyant weights %.3g from 1", worst_rho);
     CHECK(lmin < pow(10, -1.0), "the 6 x 10 scene should have a clutter notch (%.2f dB)", db(lmin));
-    if (st == RT_OK) stap_sinr_free(&r);
+    if (st == STAP_OK) stap_sinr_free(&r);
     free(V);
     free(Rst);
     free(w);
@@ -503,7 +503,7 @@ static void dpca_theory(const scene_config *sc0, int Q)
     sc.pulses = 10;
     sc.range_gates = 60;
     sc.njammers = 0;
-    rt_error err;
+    stap_error err;
     scene_truth tr, tn;
     scene_config sn = sc;
     sn.clutter = 0;
@@ -513,14 +513,14 @@ static void dpca_theory(const scene_config *sc0, int Q)
     }
     CHECK(fabs(tr.beta - 1) < 1e-9, "the DPCA scene has beta %g, not 1", tr.beta);
     const int C = sc.channels, P = sc.pulses, N = C * Q, CP = C * P, B = 2, D = P;
-    cf64 *Rst = malloc(sizeof(cf64) * CP * CP), *w = malloc(sizeof(cf64) * N), a[16];
+    stap_cf64 *Rst = malloc(sizeof(stap_cf64) * CP * CP), *w = malloc(sizeof(stap_cf64) * N), a[16];
     scene_covariance_spacetime(&tr, Rst, &err);
     double u[64];
     for (int p = 0; p < P; p++) u[p] = 1;
     for (int shift = 1; shift <= 2; shift++) {
         stap_config cfg = subcpi_config(&sc, STAP_ALGORITHM_DPCA, Q, 60, B, D);
         cfg.dpca_shift = shift;
-        cf32 *V = malloc(sizeof(cf32) * B * N), *W = malloc(sizeof(cf32) * D * B * N);
+        stap_cf32 *V = malloc(sizeof(stap_cf32) * B * N), *W = malloc(sizeof(stap_cf32) * D * B * N);
         if (stap_config_validate(&cfg, 0, 0, 0, &err)) {
             CHECK(0, "dpca config: %s", err.msg);
             free(V);
@@ -532,11 +532,11 @@ static void dpca_theory(const scene_config *sc0, int Q)
             for (int b = 0; b < B; b++) stap_dpca_weights(&cfg, V + b * N, W + ((size_t)d * B + b) * N);
         stap_sinr_result r, rn;
         int st = stap_sinr_compute(&tr, &cfg, V, B, W, -1, &r, &err);
-        CHECK(st == RT_OK, "dpca sinr: %s", err.msg);
+        CHECK(st == STAP_OK, "dpca sinr: %s", err.msg);
         int stn = stap_sinr_compute(&tn, &cfg, V, B, W, -1, &rn, &err);
-        CHECK(stn == RT_OK, "dpca sinr (no clutter): %s", err.msg);
+        CHECK(stn == STAP_OK, "dpca sinr (no clutter): %s", err.msg);
         double worst_c = 0, worst_rho = 0, mean_gap = 0;
-        for (int d = 0; st == RT_OK && stn == RT_OK && d < D; d++)
+        for (int d = 0; st == STAP_OK && stn == STAP_OK && d < D; d++)
             for (int b = 0; b < B; b++) {
                 const size_t k = (size_t)d * B + b;
                 /* docs/processing.md: tap q of channel c + (Q-1-q) shift gets v[c*Q + q] / Cs */
@@ -544,7 +544,7 @@ static void dpca_theory(const scene_config *sc0, int Q)
                 for (int j = 0; j < N; j++) w[j] = 0;
                 for (int c = 0; c < Cs; c++)
                     for (int q = 0; q < Q; q++)
-                        w[(c + (Q - 1 - q) * shift) * Q + q] = (cf64)V[b * N + c * Q + q] / Cs;
+                        w[(c + (Q - 1 - q) * shift) * Q + q] = (stap_cf64)V[b * N + c * Q + q] / Cs;
                 for (int c = 0; c < C; c++) a[c] = V[b * N + c * Q];
                 const double lc = composite_loss(&tr, &cfg, Rst, u, d, w, a);
                 worst_c = fmax(worst_c, fabs(db(r.algorithm_loss[k]) - db(lc)));
@@ -556,14 +556,14 @@ static void dpca_theory(const scene_config *sc0, int Q)
                 Q, shift, worst_c, worst_rho, mean_gap);
         CHECK(worst_c < 1e-5, "DPCA algorithm_loss %.3g dB from the composite weights", worst_c);
         CHECK(worst_rho < 1e-5, "DPCA rho %.3g from 1", worst_rho);
-        CHECK(st == RT_OK && !r.rmb_applicable, "DPCA: the RMB law cannot apply to fixed weights");
+        CHECK(st == STAP_OK && !r.rmb_applicable, "DPCA: the RMB law cannot apply to fixed weights");
         if (shift == 1)
             CHECK(fabs(mean_gap) < 1e-6, "DPCA with shift = beta leaves %.3g dB of clutter", mean_gap);
         else
             CHECK(mean_gap > 10, "DPCA with shift 2 on a beta = 1 scene should leave clutter "
                   "(%.3g dB)", mean_gap);
-        if (st == RT_OK) stap_sinr_free(&r);
-        if (stn == RT_OK) stap_sinr_free(&rn);
+        if (st == STAP_OK) stap_sinr_free(&r);
+        if (stn == STAP_OK) stap_sinr_free(&rn);
         free(V);
         free(W);
     }
@@ -583,7 +583,7 @@ int main(void)
     scene_preset_config(SCENE_PRESET_WARD, &sc);
     sc.range_gates = 324; /* divisible by 6 and 9 segments of K = 54 = 3N and 36 = 2N cells */
     const int C = sc.channels, P = sc.pulses, B = 3, N = C;
-    rt_error err;
+    stap_error err;
     scene_truth tr;
     if (scene_truth_build(&sc, &tr, &err)) {
         fprintf(stderr, "scene: %s\n", err.msg);
@@ -610,7 +610,7 @@ int main(void)
         cfg[k].training = Ks[k];
         cfg[k].beams = B; /* u = -2/3, 0, 2/3: beam 1 looks at broadside */
         cfg[k].element_spacing = sc.element_spacing;
-        cfg[k].backend = LA_BACKEND_CPU;
+        cfg[k].backend = STAP_BACKEND_CPU;
         if (k == 2) {
             cfg[k].training_window = STAP_TRAINING_SLIDING;
             cfg[k].block = 4;
@@ -634,12 +634,12 @@ int main(void)
     /* ---- 1-2: the optimum curve --------------------------------------------------- */
     {
         stap_sinr_result res;
-        cf32 *W = calloc(stap_weights_len(plan[0]), sizeof(cf32));
+        stap_cf32 *W = calloc(stap_weights_len(plan[0]), sizeof(stap_cf32));
         for (size_t i = 0; i < stap_weights_len(plan[0]); i++) W[i] = 1; /* unused here */
         int st = stap_sinr_compute(&tr, &cfg[0], stap_plan_steering(plan[0]), B, W, -1, &res, &err);
-        CHECK(st == RT_OK, "sinr: %s", err.msg);
+        CHECK(st == STAP_OK, "sinr: %s", err.msg);
         if (st) return 1;
-        cf64 *Rst = malloc(sizeof(cf64) * (size_t)C * P * C * P);
+        stap_cf64 *Rst = malloc(sizeof(stap_cf64) * (size_t)C * P * C * P);
         scene_covariance_spacetime(&tr, Rst, &err);
         double worst = 0;
         int notch = -1;
@@ -648,8 +648,8 @@ int main(void)
         for (int d = 0; d < P; d++) {
             double pd[3], fd[3];
             for (int b = 0; b < B; b++) {
-                cf64 a[64];
-                const cf32 *v = stap_plan_steering(plan[0]) + (size_t)b * N;
+                stap_cf64 a[64];
+                const stap_cf32 *v = stap_plan_steering(plan[0]) + (size_t)b * N;
                 for (int c = 0; c < C; c++) a[c] = v[c];
                 direct_losses(&tr, Rst, a, d, &pd[b], &fd[b]);
                 double diff = fabs(db(res.optimum_loss[(size_t)d * B + b]) - db(pd[b]));
@@ -687,8 +687,8 @@ int main(void)
         /* the full-DOF optimum notch against the clutter-subspace prediction */
         {
             const int CP = C * P;
-            cf64 *L = malloc(sizeof(cf64) * CP * CP);
-            memcpy(L, Rst, sizeof(cf64) * CP * CP);
+            stap_cf64 *L = malloc(sizeof(stap_cf64) * CP * CP);
+            memcpy(L, Rst, sizeof(stap_cf64) * CP * CP);
             LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', CP, L, CP);
             full_ctx fc = {&tr, L};
             int cp[2] = {C, P};
@@ -724,7 +724,7 @@ int main(void)
             double half = 0, prev = INFINITY;
             for (int k = 1; k < 4000; k++) {
                 double f = 0.5 * k / 4000;
-                cf64 acc = 0;
+                stap_cf64 acc = 0;
                 for (int p = 0; p < P; p++) acc += wf[p] * cexp(-2 * M_PI * I * f * p);
                 double m = cabs(acc);
                 if (m > prev) {
@@ -733,13 +733,13 @@ int main(void)
                 }
                 prev = m;
             }
-            cf32 *W2 = calloc((size_t)P * B * N, sizeof(cf32));
+            stap_cf32 *W2 = calloc((size_t)P * B * N, sizeof(stap_cf32));
             stap_sinr_result r2;
             st = stap_sinr_compute(&tr, &cc, stap_plan_steering(plan[0]), B, W2, -1, &r2, &err);
-            CHECK(st == RT_OK, "sinr (chebyshev): %s", err.msg);
+            CHECK(st == STAP_OK, "sinr (chebyshev): %s", err.msg);
             double worst_far = 0;
             int nfar = 0;
-            for (int b = 0; st == RT_OK && b < B; b++) {
+            for (int b = 0; st == STAP_OK && b < B; b++) {
                 double u = -1.0 + (2.0 * b + 1.0) / B;
                 double wc = tr.beta * sc.element_spacing * cos(tr.depression_rad) * u;
                 for (int d = 0; d < P; d++) {
@@ -756,7 +756,7 @@ int main(void)
             CHECK(nfar >= B * (P - 10) && worst_far < 1.5,
                   "away from the notch the optimum loss deviates %.2f dB from the taper loss",
                   worst_far);
-            if (st == RT_OK) stap_sinr_free(&r2);
+            if (st == STAP_OK) stap_sinr_free(&r2);
             free(W2);
         }
         free(Rst);
@@ -788,13 +788,13 @@ int main(void)
             CHECK(0, "JDL plan: %s", err.msg);
             continue;
         }
-        cf32 *W = malloc(sizeof(cf32) * stap_weights_len(pj));
+        stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(pj));
         for (size_t i = 0; i < stap_weights_len(pj); i++) W[i] = 1; /* rho unused here */
         stap_sinr_result rj, rp;
         int st = stap_sinr_compute(&tr17, stap_plan_config(pj), stap_plan_steering(pj), B, W, -1, &rj, &err);
-        CHECK(st == RT_OK, "JDL sinr: %s", err.msg);
+        CHECK(st == STAP_OK, "JDL sinr: %s", err.msg);
         int st2 = stap_sinr_compute(&tr17, &po, stap_plan_steering(pj), B, W, -1, &rp, &err);
-        CHECK(st2 == RT_OK, "post-Doppler sinr: %s", err.msg);
+        CHECK(st2 == STAP_OK, "post-Doppler sinr: %s", err.msg);
         if (!st && !st2) {
             double above = -INFINITY, gap = 0, mean_gap = 0;
             for (size_t i = 0; i < (size_t)rj.D * B; i++) {
@@ -824,7 +824,7 @@ int main(void)
     /* ---- 4: the sub-CPI algorithms (a-c; RMB with 3) ------------------------------- */
     {
         const int CP = C * P;
-        cf64 *L = malloc(sizeof(cf64) * CP * CP);
+        stap_cf64 *L = malloc(sizeof(stap_cf64) * CP * CP);
         scene_covariance_spacetime(&tr, L, &err);
         CHECK(LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', CP, L, CP) == 0, "R_st not positive definite");
         for (int alg = 0; alg < 2; alg++)
@@ -854,19 +854,19 @@ int main(void)
     const int trials = 40;
     double tmean[NCFG][40], all1[NCFG] = {0}, all2[NCFG] = {0};
     size_t nall[NCFG] = {0};
-    cf32 *cube = malloc(sizeof(cf32) * (size_t)C * P * sc.range_gates);
+    stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)C * P * sc.range_gates);
     for (int t = 0; t < trials; t++) {
         tr.cfg.seed = (uint64_t)(tc_uniform(&rng) * 1e15);
         scene_generate(&tr, cube, &err);
         for (int k = 0; k < NCFG; k++) {
             if (k < 4 && t >= 20) continue;
-            cf32 *W = malloc(sizeof(cf32) * stap_weights_len(plan[k]));
-            cf32 *Y = malloc(sizeof(cf32) * stap_output_len(plan[k]));
+            stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan[k]));
+            stap_cf32 *Y = malloc(sizeof(stap_cf32) * stap_output_len(plan[k]));
             int st = stap_plan_execute(plan[k], cube, W, Y, NULL, &err);
-            CHECK(st == RT_OK, "execute: %s", err.msg);
+            CHECK(st == STAP_OK, "execute: %s", err.msg);
             stap_sinr_result res;
             st = stap_sinr_compute(&tr, &cfg[k], stap_plan_steering(plan[k]), B, W, -1, &res, &err);
-            CHECK(st == RT_OK, "sinr: %s", err.msg);
+            CHECK(st == STAP_OK, "sinr: %s", err.msg);
             if (st) return 1;
             CHECK(res.rmb_applicable, "RMB should apply (no loading, steering = signature)");
             tmean[k][t] = res.rho_mean;

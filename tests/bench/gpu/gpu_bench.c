@@ -1,8 +1,8 @@
 /* gpu_bench: tuning driver for the GPU QR kernels (not a CTest test; built by
- * tests/bench/gpu/build_bench.sh). For each size it times, with la_bench_qr (device-resident
+ * tests/bench/gpu/build_bench.sh). For each size it times, with stap_la_bench_qr (device-resident
  * data, CUDA events, median), cuBLAS, the dispatcher's choice and every row of the
  * dispatch table that fits: QR alone and QR + weights; the table order in
- * kernels/dispatch.cu is set from this output. Also prints la_adaptive_weights' phase
+ * kernels/dispatch.cu is set from this output. Also prints stap_la_adaptive_weights' phase
  * split (host in/out) for the dispatcher's choice.
  * usage: gpu_bench [--repeat N] [--beams B] [--sizes MxNxBATCH,...] [--all]
  *        (without --all only the dispatcher's choice and cuBLAS are timed) */
@@ -12,7 +12,7 @@
 
 #include "la_random.h"
 #include "linalg.h"
-#include "la_device.h" /* rtk.h and la_gpu_force_variant */
+#include "la_device.h" /* rtk.h and stap_la_gpu_force_variant */
 #include "rtk_model.h"
 
 int rtk_qr_facts_get(int v, int kind, int m, int n, rtk_qr_facts *f); /* qr_model.cu */
@@ -39,16 +39,16 @@ static double qr_flops(int m, int n, int batch)
     return batch * (8.0 * m * n * n - 8.0 * n * n * n / 3.0);
 }
 
-static int time_row(la_ctx *ctx, int v, const char *name, int m, int n, int batch, const cf32 *sets,
-                    int nsets, int repeat, int nbeams, const cf32 *V)
+static int time_row(stap_la_ctx *ctx, int v, const char *name, int m, int n, int batch, const stap_cf32 *sets,
+                    int nsets, int repeat, int nbeams, const stap_cf32 *V)
 {
-    rt_error err = {0};
+    stap_error err = {0};
     double qr = -1, qrw = -1;
-    if (la_bench_qr(ctx, m, n, batch, sets, nsets, repeat, 0, 0, NULL, &qr, NULL, &err)) {
+    if (stap_la_bench_qr(ctx, m, n, batch, sets, nsets, repeat, 0, 0, NULL, &qr, NULL, &err)) {
         printf("%4dx%-4d x%-5d %-18s error: %s\n", m, n, batch, name, err.msg);
         return 1;
     }
-    if (la_bench_qr(ctx, m, n, batch, sets, nsets, repeat, 1, nbeams, V, &qrw, NULL, &err)) {
+    if (stap_la_bench_qr(ctx, m, n, batch, sets, nsets, repeat, 1, nbeams, V, &qrw, NULL, &err)) {
         printf("%4dx%-4d x%-5d %-18s %10.2f  weights error: %s\n", m, n, batch, name, qr, err.msg);
         return 1;
     }
@@ -75,9 +75,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    rt_error err = {0};
-    la_ctx *gpu = NULL, *cublas = NULL;
-    if (la_ctx_create(&gpu, LA_BACKEND_GPU, 0, &err) || la_ctx_create(&cublas, LA_BACKEND_CUBLAS, 0, &err)) {
+    stap_error err = {0};
+    stap_la_ctx *gpu = NULL, *cublas = NULL;
+    if (stap_la_ctx_create(&gpu, STAP_BACKEND_GPU, 0, &err) || stap_la_ctx_create(&cublas, STAP_BACKEND_CUBLAS, 0, &err)) {
         fprintf(stderr, "gpu_bench: %s\n", err.msg);
         return 77;
     }
@@ -93,15 +93,15 @@ int main(int argc, char **argv)
         }
         const int nsets = 3;
         const size_t one = (size_t)m * n * batch;
-        cf32 *sets = malloc(one * nsets * sizeof *sets), *V = malloc((size_t)nbeams * n * sizeof *V);
-        cf32 *W = malloc((size_t)batch * nbeams * n * sizeof *W);
+        stap_cf32 *sets = malloc(one * nsets * sizeof *sets), *V = malloc((size_t)nbeams * n * sizeof *V);
+        stap_cf32 *W = malloc((size_t)batch * nbeams * n * sizeof *W);
         if (!sets || !V || !W) return 1;
         la_random_batch(1000 + m * 7 + n, m, n, batch * nsets, sets);
         la_random_batch(77 + n, nbeams, n, 1, V);
         bad |= time_row(cublas, -1, "cublas", m, n, batch, sets, nsets, repeat, nbeams, V);
-        la_gpu_force_variant(gpu, -1, &err);
-        la_timing t;
-        if (la_adaptive_weights(gpu, m, n, batch, sets, m, (ptrdiff_t)m * n, nbeams, V, W, &t, &err) == RT_OK)
+        stap_la_gpu_force_variant(gpu, -1, &err);
+        stap_la_timing t;
+        if (stap_la_adaptive_weights(gpu, m, n, batch, sets, m, (ptrdiff_t)m * n, nbeams, V, W, &t, &err) == STAP_OK)
             printf("%4dx%-4d x%-5d %-18s adaptive_weights (host in/out): qr %.4f ms, weights %.4f ms, transfer %.4f ms\n",
                    m, n, batch, "dispatch", t.qr_ms, t.weights_ms, t.transfer_ms);
         la_random_batch(1000 + m * 7 + n, m, n, batch, sets); /* restore set 0 */
@@ -113,20 +113,20 @@ int main(int argc, char **argv)
             snprintf(label, sizeof label, "*%s", chosen >= 0 ? rtk_qr_variant_get(chosen)->name : "?");
         }
         /* the first-fit row, forced (the dispatcher itself picks by the model now) */
-        if (chosen >= 0 && la_gpu_force_variant(gpu, chosen, &err) == RT_OK)
+        if (chosen >= 0 && stap_la_gpu_force_variant(gpu, chosen, &err) == STAP_OK)
             bad |= time_row(gpu, chosen, label, m, n, batch, sets, nsets, repeat, nbeams, V);
         for (int v = 0; all && v < rtk_qr_variant_count(); v++) {
             if (v == chosen || !rtk_qr_fits(v, m, n, 232448)) continue;
-            if (la_gpu_force_variant(gpu, v, &err)) continue;
+            if (stap_la_gpu_force_variant(gpu, v, &err)) continue;
             bad |= time_row(gpu, v, rtk_qr_variant_get(v)->name, m, n, batch, sets, nsets, repeat, nbeams, V);
         }
-        la_gpu_force_variant(gpu, -1, &err);
+        stap_la_gpu_force_variant(gpu, -1, &err);
         free(sets);
         free(V);
         free(W);
     }
     free(list);
-    la_ctx_destroy(gpu);
-    la_ctx_destroy(cublas);
+    stap_la_ctx_destroy(gpu);
+    stap_la_ctx_destroy(cublas);
     return bad;
 }
