@@ -459,3 +459,33 @@ int cli_select_device(int device)
     if (st) return cli_error(EXIT_PROCESSING, "--device %d: %s", device, err.msg);
     return EXIT_OK;
 }
+
+int cli_parse_keep(const cli_opt *o, const char *arg)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } items[] = {{"detections", STAP_KEEP_DETECTIONS}, {"weights", STAP_KEEP_WEIGHTS},
+                 {"output", STAP_KEEP_OUTPUT}};
+    unsigned keep = 0;
+    const char *p = arg;
+    while (*p) {
+        const size_t n = strcspn(p, ",");
+        unsigned bit = 0;
+        for (size_t k = 0; k < sizeof items / sizeof *items; k++)
+            if (n == strlen(items[k].name) && !strncmp(p, items[k].name, n)) bit = items[k].bit;
+        if (!bit) {
+            cli_error(EXIT_USAGE, "--%s: '%.*s' is not detections, weights or output", o->name,
+                      (int)n, p);
+            return -1;
+        }
+        keep |= bit;
+        p += n + (p[n] == ',');
+    }
+    if (!keep) {
+        cli_error(EXIT_USAGE, "--%s: name at least one of detections, weights and output", o->name);
+        return -1;
+    }
+    *(unsigned *)o->value = keep;
+    return 0;
+}

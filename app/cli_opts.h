@@ -98,6 +98,8 @@ int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: stap_backe
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
 int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input_opts *  */
+/* --keep LIST: detections, weights, output (comma-separated) as STAP_KEEP_* bits */
+int cli_parse_keep(const cli_opt *o, const char *arg);       /* value: unsigned *         */
 
 /* ---- the options several commands share ---------------------------------------------- */
 #define CLI_OPT_FORCE(var)                                                                  \
@@ -122,6 +124,12 @@ int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input
     {"readers", 0, CLI_INT, (var), "N",                                                      \
      "reader threads for a recording (default: the CPUs less 2, at\n"                        \
      "most 16; one when the file is read through HDF5)", .lo = 1, .hi = 64}
+/* --host-decode: a recording's integer samples decoded on the host (cpi_io.h) */
+#define CLI_OPT_HOST_DECODE(var)                                                             \
+    {"host-decode", 0, CLI_FLAG, (var), NULL,                                                \
+     "decode a recording's integer samples to complex64 on the host\n"                      \
+     "(default: they cross the link as stored and the engine's first\n"                     \
+     "kernel converts them)"}
 #define CLI_OPT_LAYOUT(inopts)                                                              \
     {"layout", 0, CLI_CALL, (inopts), "ORDER",                                              \
      "the input's stored axis order, e.g. P,C,R or\n"                                      \

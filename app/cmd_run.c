@@ -135,6 +135,7 @@ static int run_parse(run_job *j, int argc, char **argv)
         CLI_OPT_LAYOUT(&j->inopts),
         CLI_OPT_SCALE(&j->inopts),
         CLI_OPT_READERS(&j->readers),
+        CLI_OPT_HOST_DECODE(&j->host_decode),
         {"output", 'o', CLI_STRING, &j->output, "FILE",
          "result file (written atomically; an existing file is refused\n"
          "without -f)", .flags = CLI_REQUIRED | CLI_OUTPUT},
@@ -161,9 +162,14 @@ static int run_parse(run_job *j, int argc, char **argv)
         CLI_OPT_DEVICE(&j->device),
         CLI_OPT_THREADS(&j->threads),
         CLI_OPTS_CFAR(&j->cfar, &j->cfar_given),
+        {"keep", 0, CLI_CALL, &j->keep, "LIST",
+         "what the result file keeps, comma-separated: detections,\n"
+         "weights, output (default: all three for one CPI;\n"
+         "detections,weights for a recording: about 1 MB of weights\n"
+         "per hard CPI, a few kB of detections)", .parse = cli_parse_keep},
         {"keep-output", 0, CLI_FLAG, &j->keep_output, NULL,
-         "recordings: also write /output/iq for every CPI (a single\n"
-         "CPI always has it)"},
+         "recordings: also write /output/iq for every CPI (adds output\n"
+         "to --keep)"},
         {"repeat", 0, CLI_INT, &j->repeat, "N",
          "process the CPI N times through one engine; the table\n"
          "gives the median of runs 2..N (default 1)", .lo = 1, .hi = 100000},
@@ -373,7 +379,8 @@ static int run_one(run_job *j, double read_ms)
     res.engine = eng;
     res.input_samples = j->input ? j->in.samples : NULL;
     double t_w = stap_now_ms();
-    if (stap_result_write(j->output, &res, &(stap_write_options){.mode = j->mode}, &err)) status = cli_fail(&err);
+    const stap_write_options wo = {j->mode, j->keep ? j->keep | (j->keep_output ? STAP_KEEP_OUTPUT : 0u) : 0u};
+    if (stap_result_write(j->output, &res, &wo, &err)) status = cli_fail(&err);
     double write_ms = stap_now_ms() - t_w;
     if (!status && !j->quiet) one_report(j, eng, &r, timing, read_ms, write_ms, cfar_desc);
     if (!status && j->json) status = one_json(j, eng, &r, timing, read_ms, write_ms, cfar_desc);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,30 +96,25 @@ static int stream_sink(void *user, const stap_cpi_result *r, stap_error *err)
     return s->tl->f ? timeline_sink(s->tl, r, err) : STAP_OK;
 }
 
-/* --keep LIST: value is the stap_engine_options */
-static int parse_keep(const cli_opt *opt, const char *s)
+/* --format T: value is the ring's stap_sample_format */
+static int parse_format(const cli_opt *opt, const char *s)
 {
-    stap_engine_options *o = opt->value;
-    o->keep_weights = o->keep_output = 0;
-    char *copy = strdup(s), *save = NULL;
-    int bad = 0;
-    for (char *t = strtok_r(copy, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(t, "weights")) o->keep_weights = 1;
-        else if (!strcmp(t, "output")) o->keep_output = 1;
-        else if (strcmp(t, "detections")) {
-            cli_error(EXIT_USAGE, "--keep: '%s' is not detections, weights or output", t);
-            bad = 1;
-        }
+    stap_error err;
+    if (stap_sample_type_parse(s, opt->value, &err)) {
+        cli_error(EXIT_USAGE, "--format: %s", err.msg);
+        return -1;
     }
-    free(copy);
-    return bad ? -1 : 0;
+    return 0;
 }
 
 /* One `rtstap stream`: its options, then what it made and measured. */
 typedef struct stream_job {
     const char *preset, *json, *input, *timeline_path;
     int cpis_given, cpis, ring_n, quiet, threads, force, device_n, mem_every, dorder, train;
-    int readers;
+    int readers, host_decode;
+    unsigned keep;                  /* --keep: STAP_KEEP_* */
+    stap_sample_format ring_format; /* --format: the ring's samples */
+    char samples[200];              /* how the samples reach the engine, for the report */
     double deadline;
     stap_backend backend;
     cli_input_opts inopts; /* --layout, --strict */
@@ -152,6 +148,7 @@ static int stream_parse(stream_job *j, int argc, char **argv)
     j->backend = STAP_BACKEND_AUTO;
     stap_engine_options_defaults(&j->eo);
     j->eo.slots = 3;
+    j->keep = STAP_KEEP_DETECTIONS | STAP_KEEP_WEIGHTS;
     cli_training_defaults(&j->tw);
     cli_opt opts[] = {
         {"preset", 0, CLI_STRING, &j->preset, "NAME",
@@ -166,6 +163,11 @@ static int stream_parse(stream_job *j, int argc, char **argv)
         CLI_OPT_STRICT(&j->inopts, "refuse an input without axis labels"),
         CLI_OPT_SCALE(&j->inopts),
         CLI_OPT_READERS(&j->readers),
+        CLI_OPT_HOST_DECODE(&j->host_decode),
+        {"format", 0, CLI_CALL, &j->ring_format, "T",
+         "the ring's samples: cf32 (default), or ci16, ci8, ci32:\n"
+         "integer (i, q) pairs scaled to the ring's peak, crossing the\n"
+         "link as stored (without --input)", .parse = parse_format},
         {"cpis", 0, CLI_INT, &j->cpis, "N",
          "timed CPIs (default 2000; with --input: the recording's CPIs),\n"
          "after 2 x S warm-up CPIs (a recording is replayed from its\n"
@@ -180,9 +182,9 @@ static int stream_parse(stream_job *j, int argc, char **argv)
         CLI_OPT_BACKEND(&j->backend),
         CLI_OPT_DEVICE(&j->device_n),
         CLI_OPT_THREADS(&j->threads),
-        {"keep", 0, CLI_CALL, &j->eo, "LIST",
+        {"keep", 0, CLI_CALL, &j->keep, "LIST",
          "what comes back per CPI, comma-separated: detections,\n"
-         "weights, output (default detections,weights)", .parse = parse_keep},
+         "weights, output (default detections,weights)", .parse = cli_parse_keep},
         CLI_OPTS_CFAR(&j->eo.cfar, NULL),
         {"doppler-order", 0, CLI_CALL, &j->dorder, "Q",
          "override the preset's Doppler order (odd)", .parse = cli_parse_doppler_order},
@@ -204,6 +206,8 @@ static int stream_parse(stream_job *j, int argc, char **argv)
         {0}};
     int pst = cli_parse(&stream_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
+    j->eo.keep_weights = (j->keep & STAP_KEEP_WEIGHTS) != 0;
+    j->eo.keep_output = (j->keep & STAP_KEEP_OUTPUT) != 0;
     if (cli_input_opts_need_input(&j->inopts, j->input)) return EXIT_USAGE;
     if ((pst = cli_select_device(j->device_n))) return pst;
     j->mode = cli_write_mode(j->force);
@@ -256,31 +260,75 @@ static int stream_open_input(stream_job *j)
     return EXIT_OK;
 }
 
+/* The ring's cubes, synthesized (complex64, j->cube_len each) into tmp; for integer samples
+ * (--format) the scale that puts the ring's peak at the type's largest value into f */
+static int stream_synthesize(stream_job *j, stap_cf32 *tmp, stap_sample_format *f)
+{
+    stap_error err;
+    double peak = 0;
+    for (int k = 0; k < j->ring_n; k++) {
+        stap_cf32 *c = tmp + j->cube_len * (size_t)k;
+        if (workload_cube(&j->w, k, c, &err)) return cli_fail(&err);
+        for (size_t i = 0; i < 2 * j->cube_len; i++) {
+            const double v = fabs((double)((const float *)c)[i]);
+            if (v > peak) peak = v;
+        }
+    }
+    const double top = f->type == STAP_SAMPLES_CI8 ? 127 : f->type == STAP_SAMPLES_CI16 ? 32767
+                                                                                       : 2147483647.0;
+    f->scale = f->type == STAP_SAMPLES_CF32 ? 1.0 : peak > 0 ? peak / top : 1.0;
+    return EXIT_OK;
+}
+
 /* the engine, the ring of pinned synthesized CPIs (without --input), the link */
 static int stream_engine(stream_job *j)
 {
     stap_error err;
+    int status;
     workload *w = &j->w;
     const stap_input *in = &j->in;
     j->eo.host_reserve = sizeof(stap_cf32) * workload_cube_len(w) *
                          (size_t)(j->rec ? j->eo.slots + 2 : j->ring_n);
+    j->cube_len = workload_cube_len(w);
+    stap_cf32 *tmp = NULL; /* the synthesized ring, before it is stored as the engine takes it */
+    if (j->rec) {
+        cpi_input_format(j->rec, j->host_decode, &j->eo.input, j->samples, sizeof j->samples);
+    } else {
+        j->eo.input = j->ring_format;
+        tmp = malloc(sizeof(stap_cf32) * j->cube_len * (size_t)j->ring_n);
+        if (!tmp) return cli_error(EXIT_PROCESSING, "out of memory for the ring");
+        if ((status = stream_synthesize(j, tmp, &j->eo.input))) {
+            free(tmp);
+            return status;
+        }
+        char d[96];
+        stap_sample_format_describe(&j->eo.input, d, sizeof d);
+        snprintf(j->samples, sizeof j->samples, "%s over the link (the synthesized ring%s)", d,
+                 j->eo.input.type != STAP_SAMPLES_CF32 ? ", quantized to its peak" : "");
+    }
     if (stap_engine_create(&j->eng, &w->cfg, in->steering ? in->steering : w->steering,
                            in->steering ? in->steering_beams : w->nbeams,
                            in->steering ? in->steering_len : (w->steering ? w->steering_len : 0),
-                           &j->eo, &err))
+                           &j->eo, &err)) {
+        free(tmp);
         return cli_fail(&err);
+    }
     if (*stap_engine_note(j->eng)) /* warnings are not silenced by --quiet */
         fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(j->eng));
     j->ring.cube = calloc((size_t)j->ring_n, sizeof *j->ring.cube);
-    if (!j->ring.cube) return cli_error(EXIT_PROCESSING, "out of memory");
-    j->cube_len = workload_cube_len(w);
-    for (int k = 0; k < j->ring_n && !j->rec; k++, j->ring.count++) {
-        j->ring.cube[k] = stap_engine_host_alloc(j->eng, sizeof(stap_cf32) * j->cube_len);
-        if (!j->ring.cube[k])
+    const size_t bytes = stap_engine_cube_bytes(j->eng);
+    for (int k = 0; k < j->ring_n && !j->rec && j->ring.cube; k++, j->ring.count++) {
+        j->ring.cube[k] = stap_engine_host_alloc(j->eng, bytes);
+        if (!j->ring.cube[k]) {
+            free(tmp);
             return cli_error(EXIT_PROCESSING, "cannot allocate %d pinned cubes of %.1f MB",
-                             j->ring_n, sizeof(stap_cf32) * j->cube_len / 1e6);
-        if (workload_cube(w, k, j->ring.cube[k], &err)) return cli_fail(&err);
+                             j->ring_n, bytes / 1e6);
+        }
+        stap_samples_from_cf32(&j->eo.input, tmp + j->cube_len * (size_t)k, j->cube_len,
+                               j->ring.cube[k]);
     }
+    free(tmp);
+    if (!j->ring.cube) return cli_error(EXIT_PROCESSING, "out of memory");
     j->rss1 = stream_rss_bytes();
     snprintf(j->device, sizeof j->device, "host CPU");
     const stap_config *cfg = stap_engine_config(j->eng);
@@ -381,7 +429,7 @@ static void stream_bytes(const stream_job *j, double *in_bytes, double *out_byte
 {
     const stap_config *cfg = stap_engine_config(j->eng);
     const int B = stap_engine_beams(j->eng);
-    *in_bytes = sizeof(stap_cf32) * (double)j->cube_len;
+    *in_bytes = (double)stap_engine_cube_bytes(j->eng);
     *out_bytes = (j->eo.keep_weights ? sizeof(stap_cf32) * (double)stap_weights_count(cfg, B) : 0) +
                  (j->eo.keep_output ? sizeof(stap_cf32) * (double)stap_output_count(cfg, B) : 0);
 }
@@ -433,6 +481,7 @@ static void stream_print(const stream_job *j)
     if (j->deadline > 0)
         fprintf(stderr, "; deadline %g ms: %lld missed", j->deadline, st->deadline_misses);
     fputc('\n', stderr);
+    fprintf(stderr, "  samples: %s\n", j->samples);
     fprintf(stderr, "  copy: in %.2f GB/s (%.1f MB per CPI), out %.2f GB/s (%.2f MB per CPI)",
             in_gbs, in_bytes / 1e6, out_gbs, out_bytes / 1e6);
     if (j->have_link)
@@ -463,6 +512,7 @@ static int stream_json(const stream_job *j)
     cJSON_AddStringToObject(doc, "device", j->device);
     cJSON_AddNumberToObject(doc, "slots", j->eo.slots);
     cJSON_AddNumberToObject(doc, "ring", j->ring_n);
+    cJSON_AddStringToObject(doc, "samples", j->samples);
     cJSON_AddBoolToObject(doc, "keep_weights", j->eo.keep_weights);
     cJSON_AddBoolToObject(doc, "keep_output", j->eo.keep_output);
     stream_json_stats(doc, &j->st);

@@ -22,7 +22,8 @@ struct cpi_reader {
     stap_engine *e;
     long long count, cpis; /* cpis: the recording's written CPIs, the only ones read */
     int nbuf, nthreads;
-    stap_cf32 **buf;
+    int stored;         /* read as stored: the engine takes integer pairs                */
+    void **buf;
     long long *holds;   /* per buffer: the i it holds, -1 while free                  */
     long long claimed;  /* the next i a thread takes                                   */
     int stop, status;
@@ -94,8 +95,9 @@ static void *reader_main(void *arg)
         pthread_mutex_unlock(&r->mu);
         if (stop) break;
         stap_error e;
-        int st = stap_recording_read_with(r->rec, cpi_reader_input_cpi(r, i), r->buf[b],
-                                          r->scratch[t], &e);
+        const long long at = cpi_reader_input_cpi(r, i);
+        int st = r->stored ? stap_recording_read_stored(r->rec, at, r->buf[b], &e)
+                           : stap_recording_read_with(r->rec, at, r->buf[b], r->scratch[t], &e);
         double t2 = stap_now_ms();
         pthread_mutex_lock(&r->mu);
         if (--r->reading == 0) r->busy_ms += t2 - r->busy_from;
@@ -157,9 +159,9 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
     r->nbuf = nbuf > r->nthreads + 1 ? nbuf : r->nthreads + 1; /* every thread a buffer ahead */
     r->buf = calloc((size_t)r->nbuf, sizeof *r->buf);
     r->holds = malloc(sizeof *r->holds * (size_t)r->nbuf);
-    const stap_config *c = stap_engine_config(e);
-    const size_t bytes = sizeof(stap_cf32) * (size_t)c->channels * c->pulses * c->range_gates;
-    const size_t sb = stap_recording_scratch_bytes(rec);
+    r->stored = stap_engine_options_of(e)->input.type != STAP_SAMPLES_CF32;
+    const size_t bytes = stap_engine_cube_bytes(e);
+    const size_t sb = r->stored ? 0 : stap_recording_scratch_bytes(rec);
     int ok = r->buf && r->holds;
     for (int b = 0; b < r->nbuf && ok; b++) {
         r->holds[b] = -1 - b; /* free for the b-th CPI */
@@ -186,6 +188,30 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
 }
 
 int cpi_reader_threads(const cpi_reader *r) { return r->nthreads; }
+
+void cpi_input_format(const stap_recording *rec, int host_decode, stap_sample_format *f,
+                      char *desc, size_t len)
+{
+    stap_error why;
+    stap_sample_format stored;
+    *f = (stap_sample_format){STAP_SAMPLES_CF32, 0, 1.0};
+    if (stap_recording_stored_format(rec, &stored, &why)) {
+        const char *w = strstr(why.msg, "as stored: ");
+        snprintf(desc, len, "complex64 over the link (decoded on the host: %s)",
+                 w ? w + strlen("as stored: ") : why.msg);
+    } else if (stored.type == STAP_SAMPLES_CF32) {
+        snprintf(desc, len, "complex64 over the link, as stored");
+    } else {
+        char d[96];
+        stap_sample_format_describe(&stored, d, sizeof d);
+        if (host_decode) {
+            snprintf(desc, len, "complex64 over the link (%s decoded on the host: --host-decode)", d);
+        } else {
+            *f = stored;
+            snprintf(desc, len, "%s over the link as stored, converted by the engine", d);
+        }
+    }
+}
 
 typedef struct plain_part {
     const char *path;
@@ -238,7 +264,7 @@ int cpi_reader_default_threads(void)
     return n < 1 ? 1 : n > 16 ? 16 : (int)n;
 }
 
-int cpi_reader_get(cpi_reader *r, long long i, const stap_cf32 **cube, stap_error *err)
+int cpi_reader_get(cpi_reader *r, long long i, const void **cube, stap_error *err)
 {
     const int b = (int)(i % r->nbuf);
     pthread_mutex_lock(&r->mu);
@@ -325,7 +351,8 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&cw->mu);
         stap_error err;
         double t0 = stap_now_ms();
-        int st = stap_result_writer_append(cw->w, e->cpi, e->input_cpi, e->W, cw->ylen ? e->Y : NULL, e->det,
+        int st = stap_result_writer_append(cw->w, e->cpi, e->input_cpi, cw->wlen ? e->W : NULL,
+                                           cw->ylen ? e->Y : NULL, e->det,
                                            e->ndet, e->stage_ms, &err);
         double t1 = stap_now_ms();
         pthread_mutex_lock(&cw->mu);
@@ -356,9 +383,9 @@ int cpi_writer_start(cpi_writer **out, stap_result_writer *w, size_t wlen, size_
     cw->q = calloc((size_t)depth, sizeof *cw->q);
     int ok = cw->q != NULL;
     for (int k = 0; k < depth && ok; k++) {
-        cw->q[k].W = malloc(sizeof(stap_cf32) * wlen);
+        cw->q[k].W = wlen ? malloc(sizeof(stap_cf32) * wlen) : NULL;
         cw->q[k].Y = ylen ? malloc(sizeof(stap_cf32) * ylen) : NULL;
-        ok = cw->q[k].W && (!ylen || cw->q[k].Y);
+        ok = (!wlen || cw->q[k].W) && (!ylen || cw->q[k].Y);
     }
     pthread_mutex_init(&cw->mu, NULL);
     pthread_cond_init(&cw->cv, NULL);
@@ -387,7 +414,7 @@ int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi
     wentry *e = &cw->q[cw->tail % cw->depth]; /* not in use: the thread works on [head, tail) */
     e->cpi = r->cpi;
     e->input_cpi = input_cpi;
-    memcpy(e->W, r->weights, sizeof(stap_cf32) * cw->wlen);
+    if (cw->wlen) memcpy(e->W, r->weights, sizeof(stap_cf32) * cw->wlen);
     if (cw->ylen) memcpy(e->Y, r->output, sizeof(stap_cf32) * cw->ylen);
     if (r->detection_count > e->det_cap) {
         stap_detection *d = realloc(e->det, sizeof *d * r->detection_count);
@@ -427,7 +454,7 @@ int cpi_writer_finish(cpi_writer *cw, double *write_s, stap_error *err)
     return st;
 }
 
-int cpi_reader_get_fn(void *r, long long i, const stap_cf32 **cube, stap_error *err)
+int cpi_reader_get_fn(void *r, long long i, const void **cube, stap_error *err)
 {
     return cpi_reader_get(r, i, cube, err);
 }

@@ -9,12 +9,20 @@
 #include "engine.h"
 #include "h5io.h"
 
+/* The input format an engine for rec takes: the recording's samples as stored
+ * (stap_recording_stored_format) when they are integer pairs and host_decode is 0, else
+ * complex64 (the reader decodes); desc says which, and why, for the report. */
+void cpi_input_format(const stap_recording *rec, int host_decode, stap_sample_format *f,
+                      char *desc, size_t len);
+
 typedef struct cpi_reader cpi_reader;
 /* Read `count` CPIs of rec in order, `nbuf` buffers ahead (at least one more than the
  * threads), with `threads` reader threads when rec reads in parallel (stap_recording_
  * parallel; else one): its written CPIs (stap_recording_written; the unwritten ones are
  * never read), from the first again when count runs past them (a recording replayed).
- * STAP_EFORMAT when rec has no written CPI. */
+ * The CPIs are read as the engine takes them: as stored (stap_recording_read_stored) when
+ * its input format is integer pairs, else decoded to complex64. STAP_EFORMAT when rec has no
+ * written CPI. */
 int cpi_reader_start(cpi_reader **r, stap_recording *rec, stap_engine *e, long long count,
                      int nbuf, int threads, stap_error *err);
 /* The reader threads running. */
@@ -25,7 +33,7 @@ double cpi_plain_read_gbs(const char *path, int threads);
 /* --readers' default: the CPUs less two (the stream loop and the writer), 1 to 16. */
 int cpi_reader_default_threads(void);
 /* Wait for the buffer of the i-th CPI read (i counts from 0, in order). */
-int cpi_reader_get(cpi_reader *r, long long i, const stap_cf32 **cube, stap_error *err);
+int cpi_reader_get(cpi_reader *r, long long i, const void **cube, stap_error *err);
 /* The input's CPI index of the i-th CPI read. */
 long long cpi_reader_input_cpi(const cpi_reader *r, long long i);
 /* The i-th CPI's buffer is free again (its copy-in is done: after collect). */
@@ -47,7 +55,7 @@ int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi
 int cpi_writer_finish(cpi_writer *cw, double *write_s, stap_error *err);
 
 /* The reader as stream_loop callbacks (user: the reader). */
-int cpi_reader_get_fn(void *reader, long long i, const stap_cf32 **cube, stap_error *err);
+int cpi_reader_get_fn(void *reader, long long i, const void **cube, stap_error *err);
 void cpi_reader_release_fn(void *reader, long long i);
 
 #endif

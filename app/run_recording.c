@@ -49,6 +49,8 @@ typedef struct rec_run {
     double read_s, wait_s, write_s, wall;
     int ran; /* the stream ended, stopped or faulted: what ran is published */
     int threads; /* reader threads */
+    char samples[200]; /* how the samples reach the engine (cpi_input_format) */
+    unsigned keep;     /* what the result file keeps (STAP_KEEP_*) */
 } rec_run;
 
 /* the engine, with room reserved for the reader's cubes and the writer's queue */
@@ -60,9 +62,13 @@ static int rec_engine(run_job *j, rec_run *r)
         return cli_fail(&err);
     stap_engine_options_defaults(&r->eo);
     r->eo.slots = r->cpis < 3 ? (int)r->cpis : 3;
-    r->eo.keep_weights = 1;
-    r->eo.keep_output = j->keep_output || j->check; /* --check looks at every output sample */
+    r->keep = (j->keep ? j->keep : STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS) |
+              (j->keep_output ? STAP_KEEP_OUTPUT : 0u);
+    r->eo.keep_weights = (r->keep & STAP_KEEP_WEIGHTS) != 0;
+    /* --check looks at every output sample */
+    r->eo.keep_output = (r->keep & STAP_KEEP_OUTPUT) || j->check;
     r->eo.cfar = j->cfar;
+    cpi_input_format(j->rec, j->host_decode, &r->eo.input, r->samples, sizeof r->samples);
     stap_config vc = j->cfg;
     stap_error ignore;
     if (!stap_config_validate(&vc, in->steering != NULL, in->steering_beams,
@@ -71,7 +77,7 @@ static int rec_engine(run_job *j, rec_run *r)
         r->eo.host_reserve = sizeof(stap_cf32) * ((size_t)(r->eo.slots + 2) * in->channels * in->pulses *
                                                  in->range_gates +
                                                   4 * (stap_weights_count(&vc, B) +
-                                                       (j->keep_output ? stap_output_count(&vc, B) : 0)));
+                                                       (r->keep & STAP_KEEP_OUTPUT ? stap_output_count(&vc, B) : 0)));
     }
     if (stap_engine_create(&r->eng, &j->cfg, in->steering, in->steering_beams, in->steering_len,
                            &r->eo, &err)) {
@@ -105,17 +111,17 @@ static int rec_stream(run_job *j, rec_run *r)
     stap_error err;
     const stap_config *pc = r->hdr.cfg;
     const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
-    const stap_write_options wo = {
-        j->mode, STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS | (j->keep_output ? STAP_KEEP_OUTPUT : 0u)};
+    const stap_write_options wo = {j->mode, r->keep};
     if (stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, &err) ||
-        cpi_writer_start(&r->writer, r->rw, wlen, j->keep_output ? ylen : 0, 4, &err) ||
+        cpi_writer_start(&r->writer, r->rw, r->keep & STAP_KEEP_WEIGHTS ? wlen : 0,
+                         r->keep & STAP_KEEP_OUTPUT ? ylen : 0, 4, &err) ||
         cpi_reader_start(&r->reader, j->rec, r->eng, r->cpis, r->eo.slots + 2,
                          j->readers ? j->readers : cpi_reader_default_threads(), &err))
         return cli_fail(&err);
     double t0 = stap_now_ms();
     r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
     /* what is written is always checked finite; --check also the output not written */
-    cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || j->keep_output, 1);
+    cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || (r->keep & STAP_KEEP_OUTPUT), 1);
     int rst = stream_run(r->eng, 0, r->cpis, cpi_reader_get_fn, cpi_reader_release_fn, r->reader,
                          checked_put, &r->cs, 0, !j->quiet && isatty(2), &r->st, &err);
     cli_graceful_end();
@@ -177,6 +183,15 @@ static int rec_publish(run_job *j, rec_run *r)
     return EXIT_OK;
 }
 
+/* What limits a recording's run: the part busy the most of its wall time (the engine's, by
+ * elimination, when neither thread is busy most of it). */
+static const char *rec_limit(const rec_run *r, double wall_s)
+{
+    if (r->read_s > 0.8 * wall_s && r->read_s >= r->write_s) return "reading";
+    if (r->write_s > 0.8 * wall_s) return "writing";
+    return "the engine (compute and link)";
+}
+
 static void rec_report(const run_job *j, const rec_run *r)
 {
     const stap_config *pc = r->hdr.cfg;
@@ -192,10 +207,20 @@ static void rec_report(const run_job *j, const rec_run *r)
         fprintf(stderr, " %s %.3f", stap_stage_names[s], r->st.stage_median[s]);
     fprintf(stderr, "\n  %.1f CPIs/s over %.3f s; latency p50 %.3f ms, p99 %.3f ms\n",
             r->st.cpis_run / wall_s, wall_s, r->st.lat_p50, r->st.lat_p99);
-    fprintf(stderr, "  reader: %.3f s reading (%d thread%s, %s), writer: %.3f s writing (%s "
-            "limits the run)\n", r->read_s, r->threads, r->threads > 1 ? "s" : "",
-            stap_recording_read_path(j->rec), r->write_s, r->read_s > 0.8 * wall_s ? "reading" :
-            r->write_s > 0.8 * wall_s ? "writing" : "compute");
+    /* each part's own rate: CPIs over the wall time it was busy (reading: with a read in
+     * progress; writing: the writer thread's calls; the device: the stage medians between
+     * the copies), and the one busiest over the run limits it */
+    const double n = (double)r->st.cpis_run;
+    double dev_ms = 0;
+    for (int s = STAP_STAGE_COPY_IN + 1; s < STAP_STAGE_COPY_OUT; s++) dev_ms += r->st.stage_median[s];
+    const double link_ms = r->st.stage_median[STAP_STAGE_COPY_IN] + r->st.stage_median[STAP_STAGE_COPY_OUT];
+    const char *limit = rec_limit(r, wall_s);
+    fprintf(stderr, "  samples: %s\n", r->samples);
+    fprintf(stderr, "  rates, CPIs/s: reading %.0f (%d thread%s, %s), computing %.0f, link %.0f, "
+            "writing %.0f: %s limits the run\n", r->read_s > 0 ? n / r->read_s : 0, r->threads,
+            r->threads > 1 ? "s" : "", stap_recording_read_path(j->rec),
+            dev_ms > 0 ? 1e3 / dev_ms : 0, link_ms > 0 ? 1e3 / link_ms : 0,
+            r->write_s > 0 ? n / r->write_s : 0, limit);
     if (r->hdr.have_detections)
         fprintf(stderr, "  detections: %.2f per CPI (%s)\n", r->st.detections_per_cpi, r->cfar_desc);
     fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
@@ -215,6 +240,8 @@ static int rec_json(const run_job *j, const rec_run *r)
     cJSON_AddNumberToObject(doc, "readers", r->threads);
     cJSON_AddStringToObject(doc, "reader_path", stap_recording_read_path(j->rec));
     cJSON_AddNumberToObject(doc, "writer_s", r->write_s);
+    cJSON_AddStringToObject(doc, "samples", r->samples);
+    cJSON_AddStringToObject(doc, "limited_by", rec_limit(r, r->wall * 1e-3));
     cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
     run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);
     int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;

@@ -29,7 +29,7 @@ static double quantile(const double *v, long long n, double q)
     return v[i];
 }
 
-int stream_ring_source(void *user, long long n, const stap_cf32 **cube, stap_error *err)
+int stream_ring_source(void *user, long long n, const void **cube, stap_error *err)
 {
     const stream_ring *r = user;
     *cube = r->cube[n % r->count];
@@ -84,7 +84,7 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
             }
         }
         if (i < total) {
-            const stap_cf32 *cube;
+            const void *cube;
             if ((status = src(src_user, i, &cube, err))) {
                 /* a source that gave up waiting because of a graceful stop: a stop, not an
                  * error */

@@ -11,7 +11,7 @@
 #include "engine.h"
 
 /* Where CPI n comes from: set *cube (valid until the CPI is collected). */
-typedef int (*stream_source_fn)(void *user, long long n, const stap_cf32 **cube, stap_error *err);
+typedef int (*stream_source_fn)(void *user, long long n, const void **cube, stap_error *err);
 /* CPI n's cube is no longer needed (called after its collect; may be NULL). */
 typedef void (*stream_release_fn)(void *user, long long n);
 /* What happens to CPI n's results, in CPI order (may be NULL). */
@@ -41,10 +41,10 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
 
 /* A source replaying a ring of cubes: CPI n is ring[n % count]. */
 typedef struct stream_ring {
-    stap_cf32 **cube;
+    void **cube;      /* samples as the engine takes them (stap_engine_options.input) */
     int count;
 } stream_ring;
-int stream_ring_source(void *user, long long n, const stap_cf32 **cube, stap_error *err);
+int stream_ring_source(void *user, long long n, const void **cube, stap_error *err);
 
 /* Resident set size of this process, bytes (0 when unknown). */
 size_t stream_rss_bytes(void);

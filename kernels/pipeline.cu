@@ -23,10 +23,43 @@ __global__ void status_reset_kernel(rtk_cpi_status *s)
     s->phase[0] = s->phase[1] = s->phase[2] = 0;
 }
 
+/* A stored sample as complex64: complex64 as it is; an integer pair converted like the
+ * host's conversions ((float)v, or (float)((double)v * scale)). */
+template <typename T> struct sample_of;
+template <> struct sample_of<float2> {
+    static __device__ __forceinline__ float2 get(const float2 *x, long long i, const rtk_samples &)
+    {
+        return x[i];
+    }
+};
+__device__ __forceinline__ signed char swap_bytes(signed char v) { return v; }
+__device__ __forceinline__ short swap_bytes(short v)
+{
+    return (short)__byte_perm((unsigned)(unsigned short)v, 0u, 0x3201);
+}
+__device__ __forceinline__ int swap_bytes(int v) { return (int)__byte_perm((unsigned)v, 0u, 0x0123); }
+template <typename I> struct int_pair {
+    I re, im;
+};
+template <typename I> struct sample_of<int_pair<I>> {
+    static __device__ __forceinline__ float conv(I v, const rtk_samples &f)
+    {
+        if (f.big_endian) v = swap_bytes(v);
+        return f.scaled ? __double2float_rn((double)v * f.scale) : (float)v;
+    }
+    static __device__ __forceinline__ float2 get(const int_pair<I> *x, long long i,
+                                                 const rtk_samples &f)
+    {
+        const int_pair<I> v = x[i];
+        return make_float2(conv(v.re, f), conv(v.im, f));
+    }
+};
+
 /* one thread per element of X (D x C x R); the writes are coalesced along r */
-__global__ void doppler_load_kernel(const float2 *__restrict__ x, const float *__restrict__ win,
-                                    int C, int P, int R, long long total,
-                                    float2 *__restrict__ X, rtk_cpi_status *st)
+template <typename T>
+__global__ void doppler_load_kernel(const T *__restrict__ x, rtk_samples fmt,
+                                    const float *__restrict__ win, int C, int P, int R,
+                                    long long total, float2 *__restrict__ X, rtk_cpi_status *st)
 {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
          i += (long long)gridDim.x * blockDim.x) {
@@ -36,12 +69,24 @@ __global__ void doppler_load_kernel(const float2 *__restrict__ x, const float *_
         float2 out = c0();
         if (p < P) {
             const long long src = ((long long)c * P + p) * R + r;
-            const float2 v = x[src];
+            const float2 v = sample_of<T>::get(x, src, fmt);
             if (!finite2(v)) atomicMin(&st->bad_input, (unsigned long long)src);
             const float w = win[p];
             out = make_float2(w * v.x, w * v.y);
         }
         X[i] = out;
+    }
+}
+
+template <typename T>
+__global__ void samples_convert_kernel(const T *__restrict__ x, rtk_samples fmt, long long n,
+                                       float2 *__restrict__ y, rtk_cpi_status *st)
+{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        const float2 v = sample_of<T>::get(x, i, fmt);
+        if (!finite2(v)) atomicMin(&st->bad_input, (unsigned long long)i);
+        y[i] = v;
     }
 }
 
@@ -267,13 +312,53 @@ extern "C" int rtk_status_reset_launch(rtk_cpi_status *status, void *stream)
     return (int)cudaGetLastError();
 }
 
-extern "C" int rtk_doppler_load_launch(const void *x, const float *win, int C, int P, int R,
-                                       int D, void *X, rtk_cpi_status *status, void *stream)
+template <typename T>
+static void doppler_load_as(const void *x, const rtk_samples &f, const float *win, int C, int P,
+                            int R, long long total, void *X, rtk_cpi_status *status,
+                            cudaStream_t s)
+{
+    doppler_load_kernel<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)x, f, win, C, P, R,
+                                                                total, (float2 *)X, status);
+}
+
+extern "C" int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *win,
+                                       int C, int P, int R, int D, void *X,
+                                       rtk_cpi_status *status, void *stream)
 {
     if (C < 1 || P < 1 || R < 1 || D < P) return (int)cudaErrorInvalidValue;
+    const rtk_samples f = fmt ? *fmt : rtk_samples{0, 0, 0, 1.0};
     const long long total = (long long)D * C * R;
-    doppler_load_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(
-        (const float2 *)x, win, C, P, R, total, (float2 *)X, status);
+    const cudaStream_t s = (cudaStream_t)stream;
+    switch (f.type) {
+    case 0: doppler_load_as<float2>(x, f, win, C, P, R, total, X, status, s); break;
+    case 1: doppler_load_as<int_pair<signed char>>(x, f, win, C, P, R, total, X, status, s); break;
+    case 2: doppler_load_as<int_pair<short>>(x, f, win, C, P, R, total, X, status, s); break;
+    case 3: doppler_load_as<int_pair<int>>(x, f, win, C, P, R, total, X, status, s); break;
+    default: return (int)cudaErrorInvalidValue;
+    }
+    return (int)cudaGetLastError();
+}
+
+template <typename T>
+static void convert_as(const void *x, const rtk_samples &f, long long n, void *y,
+                       rtk_cpi_status *status, cudaStream_t s)
+{
+    samples_convert_kernel<T><<<grid_for(n, 256), 256, 0, s>>>((const T *)x, f, n, (float2 *)y,
+                                                               status);
+}
+
+extern "C" int rtk_samples_convert_launch(const void *x, const rtk_samples *fmt, long long n,
+                                          void *y, rtk_cpi_status *status, void *stream)
+{
+    if (!fmt || n < 1) return (int)cudaErrorInvalidValue;
+    const cudaStream_t s = (cudaStream_t)stream;
+    switch (fmt->type) {
+    case 0: convert_as<float2>(x, *fmt, n, y, status, s); break;
+    case 1: convert_as<int_pair<signed char>>(x, *fmt, n, y, status, s); break;
+    case 2: convert_as<int_pair<short>>(x, *fmt, n, y, status, s); break;
+    case 3: convert_as<int_pair<int>>(x, *fmt, n, y, status, s); break;
+    default: return (int)cudaErrorInvalidValue;
+    }
     return (int)cudaGetLastError();
 }
 

@@ -30,12 +30,28 @@ typedef struct rtk_cpi_status {
 
 int rtk_status_reset_launch(rtk_cpi_status *status, void *stream);
 
+/* How the input cube's samples are stored (stap_sample_format, engine.h): complex64, or
+ * (i, q) pairs of signed 8-, 16- or 32-bit integers, either byte order. An integer
+ * component v becomes (float)v, or (float)((double)v * scale) when scaled — as the host's
+ * conversions give it, bit for bit. */
+typedef struct rtk_samples {
+    int type;        /* 0 complex64, 1 int8, 2 int16, 3 int32 pairs             */
+    int big_endian;  /* integer components stored big-endian                    */
+    int scaled;      /* multiply by scale (in double, then round to float)      */
+    double scale;
+} rtk_samples;
+
 /* Contract step 1, before the FFT: X[p][c][r] = win[p] * x[c][p][r] for p < P and 0 for
- * P <= p < D (zero padding). x: C x P x R, X: D x C x R (the layout the D-point FFTs along
- * the first axis, the gather and the apply kernel read). A non-finite sample lowers
- * status->bad_input. */
-int rtk_doppler_load_launch(const void *x, const float *win, int C, int P, int R, int D,
-                            void *X, rtk_cpi_status *status, void *stream);
+ * P <= p < D (zero padding). x: C x P x R samples as fmt says (NULL: complex64), converted
+ * as they are read; X: D x C x R (the layout the D-point FFTs along the first axis, the
+ * gather and the apply kernel read). A non-finite sample lowers status->bad_input. */
+int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *win, int C,
+                            int P, int R, int D, void *X, rtk_cpi_status *status,
+                            void *stream);
+/* n samples stored as fmt says, to complex64 (y); a non-finite result lowers
+ * status->bad_input (the sample's index). */
+int rtk_samples_convert_launch(const void *x, const rtk_samples *fmt, long long n, void *y,
+                               rtk_cpi_status *status, void *stream);
 
 /* Contract step 8: Y[b][d][r] = sum_j conj(W[((d*S + s)*B + b)*N + j]) * snapshot_j(d, r),
  * s = r / L (g describes X, C, Q, D, R, S, L as for the gather; N = C*Q). A non-finite

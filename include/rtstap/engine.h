@@ -36,6 +36,10 @@ typedef struct stap_engine_options {
                              Doppler tap) instead of the apply kernel                  */
     size_t host_reserve;  /* host memory the caller needs besides the engine (its cubes,
                              queues), bytes: counted in the memory check at create     */
+    stap_sample_format input; /* how the submitted cubes store their samples (stap.h):
+                             complex64 by default; integer pairs cross the host link as
+                             stored and are converted by the GPU's first kernel (the CPU
+                             engine converts them on the host)                         */
     size_t hit_capacity;  /* GPU: CFAR hits the device list of a slot holds (0 = 16x
                              the expected false alarms, at least 65536, at most every
                              cell); a CPI that detects more is tested again into a list
@@ -104,10 +108,13 @@ int stap_memory_available(size_t *host_bytes, const char **src, stap_error *err)
 int stap_engine_check_memory(const stap_config *cfg, int nbeams, int steering_len,
                              const stap_engine_options *opt, stap_error *err);
 
-/* Start a CPI (cube: C x P x R row-major, host memory; from stap_engine_host_alloc for
- * full copy speed on the GPU) in a free slot. The cube may be reused once the slot is
- * collected. STAP_EINVAL when the slot is out of range or not collected yet. */
-int stap_engine_submit(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err);
+/* Start a CPI (cube: C x P x R row-major samples stored as opt->input says, host memory;
+ * from stap_engine_host_alloc for full copy speed on the GPU) in a free slot. The cube may
+ * be reused once the slot is collected. STAP_EINVAL when the slot is out of range or not
+ * collected yet. */
+int stap_engine_submit(stap_engine *e, int slot, const void *cube, stap_error *err);
+/* Bytes of one submitted cube: C * P * R * stap_sample_bytes(&opt->input). */
+size_t stap_engine_cube_bytes(const stap_engine *e);
 /* Wait for the slot's CPI and return its results. A CPI whose input has a non-finite
  * sample, whose training data is singular or whose weights are not finite fails here
  * (STAP_EFORMAT / STAP_ENUMERIC, naming the sample or the Doppler bin and segment); the slot

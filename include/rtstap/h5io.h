@@ -213,6 +213,17 @@ size_t stap_recording_scratch_bytes(const stap_recording *rec);
  * same samples, bit for bit, on either path. */
 int stap_recording_read_with(stap_recording *rec, long long cpi, stap_cf32 *cube, void *scratch,
                              stap_error *err);
+/* How the recording's samples are stored, when an engine can take them as they are
+ * (stap_engine_options.input: the bytes cross the host link as stored and the GPU converts
+ * them): the direct path, complex64 unscaled or integer pairs (an interleaved iq axis, or a
+ * packed compound with the real part first), either byte order, the scale; the cube axes in
+ * (channel, pulse, range) order. STAP_EUNSUPPORTED saying why otherwise (the readers above
+ * then decode on the host). */
+int stap_recording_stored_format(const stap_recording *rec, stap_sample_format *f,
+                                 stap_error *err);
+/* CPI `cpi`'s bytes as stored (C x P x R samples of stap_recording_stored_format) into buf:
+ * one pread, no decoding, no HDF5 call; safe from many threads at once. */
+int stap_recording_read_stored(stap_recording *rec, long long cpi, void *buf, stap_error *err);
 void stap_recording_close(stap_recording *rec);
 
 typedef struct stap_recording_writer stap_recording_writer;

@@ -194,6 +194,44 @@ double stap_beam_u(int b, int B);
  * of |a(u)^H v_centre|, v_centre = the centre-tap entries v[c*Q + (Q-1)/2]. */
 double stap_look_direction(const stap_cf32 *v, int channels, int doppler_order, double spacing);
 
+/* How a cube's samples are stored, as the engine takes them (stap_engine_options.input)
+ * and recordings hold them: complex64, or (i, q) pairs of signed 8-, 16- or 32-bit
+ * integers (an interleaved iq axis, or a packed {r, i} / {real, imag} compound), either
+ * byte order. An integer component v is the sample (float)v, or (float)((double)v * scale)
+ * with a scale other than 0 and 1 — the conversion every path of the library makes, so
+ * that a cube gives the same result bit for bit whichever converts it. */
+typedef enum stap_sample_type {
+    STAP_SAMPLES_CF32 = 0, /* float32 (re, im) pairs in the machine's byte order: 8 bytes */
+    STAP_SAMPLES_CI8 = 1,  /* int8 (i, q): 2 bytes                                         */
+    STAP_SAMPLES_CI16 = 2, /* int16 (i, q): 4 bytes                                        */
+    STAP_SAMPLES_CI32 = 3  /* int32 (i, q): 8 bytes                                        */
+} stap_sample_type;
+
+typedef struct stap_sample_format {
+    stap_sample_type type;
+    int big_endian;        /* integer components stored big-endian (else little)        */
+    double scale;          /* integers: the factor (0 or 1: none; else finite, > 0)      */
+} stap_sample_format;
+
+/* Bytes of one stored sample (8, 2, 4, 8), or 0 for an unknown type. */
+size_t stap_sample_bytes(const stap_sample_format *f);
+/* STAP_OK, or STAP_EINVAL naming what is wrong (type, byte order of complex64, scale). */
+int stap_sample_format_validate(const stap_sample_format *f, stap_error *err);
+/* "complex64", "int16 (i, q), scale 0.001", "int16 big-endian (i, q)": for reports. */
+void stap_sample_format_describe(const stap_sample_format *f, char *buf, size_t len);
+/* n samples stored as f says (src) to complex64 (dst), the conversion of the engine's
+ * GPU kernels and of the readers, bit for bit. */
+void stap_samples_to_cf32(const stap_sample_format *f, const void *src, size_t n,
+                          stap_cf32 *dst);
+
+/* n complex64 samples (src) stored as f says (dst): each component v / scale (scale 0: 1)
+ * rounded to the nearest integer, ties to even, and clamped to the type's range. Returns
+ * how many components were clamped (0 for complex64, copied as they are). */
+size_t stap_samples_from_cf32(const stap_sample_format *f, const stap_cf32 *src, size_t n,
+                              void *dst);
+/* "cf32", "ci8", "ci16", "ci32" (SigMF's names; little-endian, unscaled) into f. */
+int stap_sample_type_parse(const char *s, stap_sample_format *f, stap_error *err);
+
 /* One detection of the CFAR detector (cfar.h), as written to /detections. */
 typedef struct stap_detection {
     int beam, doppler_bin, range_cell;

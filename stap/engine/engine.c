@@ -22,6 +22,7 @@ void stap_engine_options_defaults(stap_engine_options *o)
     stap_cfar_defaults(&o->cfar);
     o->graphs = 1;
     o->qr_variant = -1;
+    o->input = (stap_sample_format){STAP_SAMPLES_CF32, 0, 1.0};
 }
 
 size_t stap_weights_count(const stap_config *c, int beams)
@@ -43,6 +44,7 @@ void stap_engine_destroy(stap_engine *e)
     free(e->Vt);
     free(e->Vs);
     free(e->cells);
+    free(e->conv);
     free(e);
 }
 
@@ -78,7 +80,11 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
         stap_cfar_uses_prefix(o->cfar.kind) ? sizeof(double) * B * D * (R + 1) : 0;
     const size_t hit_cap = stap_engine_hit_capacity(c, B, o);
     const size_t hit = 24; /* rtk_cfar_hit / stap_cfar_hit */
-    const size_t base = sizeof(float) * P + z * B * N + Vs + sizeof(int) * c->segments * c->training;
+    /* integer input: the host's complex64 cube (engine.c) and, on the GPU, each slot's
+     * cube as stored */
+    const int as_stored = o->input.type != STAP_SAMPLES_CF32;
+    const size_t base = sizeof(float) * P + z * B * N + Vs + sizeof(int) * c->segments * c->training +
+                        (as_stored ? z * C * P * R : 0);
     if (is_gpu_backend(c->backend)) {
         /* the training matrices are materialized only by cuBLAS and for shapes that no
          * gathering QR kernel takes or whose plan runs the QR alone (JDL: one beam a solve) */
@@ -89,7 +95,8 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
         /* beamspace (JDL): every beam's beamspace cube (Nt / Q "channels") and weights */
         const size_t jdl = beamspace ? z * B * D * (Nt / c->doppler_order) * R + z * B * batch * Nt
                                      : 0;
-        size_t per = z * C * P * R + X + z * nw + z * ny + 256 + prefix + hit * hit_cap +
+        size_t per = z * C * P * R + (as_stored ? stap_sample_bytes(&o->input) * C * P * R : 0) +
+                     X + z * nw + z * ny + 256 + prefix + hit * hit_cap +
                      X /* cuFFT work, at most about the transform's size */ + Tm + jdl;
         if (o->apply_gemm) per += z * nw + sizeof(void *) * 3 * (sub ? 1 : c->doppler_order) * batch;
         /* the cuBLAS solver's pointer arrays (geqrf: 2 per matrix; trsm: 2 per item) and tau */
@@ -285,7 +292,11 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const stap
     e->win = calloc((size_t)cfg->pulses, sizeof(float)); /* stap_window_len(cfg) used */
     e->V = malloc(sizeof(stap_cf32) * (size_t)e->B * e->N);
     e->cells = malloc(sizeof(int) * (size_t)cfg->segments * cfg->training);
-    if (!e->win || !e->V || !e->cells) {
+    /* integer samples: the cube the CPU engine computes from (a GPU engine may move to the
+     * CPU in the middle of a run, so every engine made for them holds it) */
+    if (opt->input.type != STAP_SAMPLES_CF32)
+        e->conv = malloc(sizeof(stap_cf32) * (size_t)cfg->channels * cfg->pulses * cfg->range_gates);
+    if (!e->win || !e->V || !e->cells || (opt->input.type != STAP_SAMPLES_CF32 && !e->conv)) {
         stap_engine_destroy(e);
         return stap_fail(err, STAP_ENOMEM, "out of memory for the window, steering vectors and "
                          "training-cell table");
@@ -353,6 +364,8 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
     if (opt->slots < 1 || opt->slots > STAP_ENGINE_MAX_SLOTS)
         return stap_fail(err, STAP_EINVAL, "slots %d must be between 1 and %d", opt->slots,
                          STAP_ENGINE_MAX_SLOTS);
+    if ((st = stap_sample_format_validate(&opt->input, err)))
+        return stap_error_prefix(err, "the engine's input format");
     if (opt->cfar.kind != STAP_CFAR_NONE &&
         (st = stap_cfar_validate(&opt->cfar, cfg.doppler_bins, cfg.range_gates, err)))
         return st;
@@ -387,6 +400,20 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
     (*out)->fallback = auto_backend;
     return STAP_OK;
 }
+
+/* The implementation's submit: the GPU takes the cube as stored; the CPU engine, computing
+ * at submit, from its complex64 conversion. */
+static int submit_to(stap_engine *e, int slot, const void *cube, stap_error *err)
+{
+    if (e->conv && e->ops == &stap_engine_cpu_ops) {
+        stap_samples_to_cf32(&e->opt.input, cube,
+                             (size_t)e->cfg.channels * e->cfg.pulses * e->cfg.range_gates, e->conv);
+        cube = e->conv;
+    }
+    return e->ops->submit(e, slot, cube, err);
+}
+
+size_t stap_engine_cube_bytes(const stap_engine *e) { return stap_engine_input_bytes(e); }
 
 /* ---- a device fault in the middle of a run --------------------------------------------
  * An engine made with AUTO that meets a device error (STAP_EDEVICE: a failed launch or copy,
@@ -427,7 +454,7 @@ static int move_to_cpu(stap_engine *e, const stap_error *cause, stap_error *err)
     snprintf(e->note, sizeof e->note, "running on the CPU from CPI %lld on: the %s engine failed "
              "(%.380s)", first, stap_backend_name(from), why);
     for (int i = 0; i < n; i++)
-        if ((st = e->ops->submit(e, order[i], e->slot_cube[order[i]], err))) return st;
+        if ((st = submit_to(e, order[i], e->slot_cube[order[i]], err))) return st;
     return STAP_OK;
 }
 
@@ -456,7 +483,7 @@ static int check_slot(const stap_engine *e, int slot, stap_error *err)
     return STAP_OK;
 }
 
-int stap_engine_submit(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err)
+int stap_engine_submit(stap_engine *e, int slot, const void *cube, stap_error *err)
 {
     int st = check_slot(e, slot, err);
     if (st) return st;
@@ -467,7 +494,7 @@ int stap_engine_submit(stap_engine *e, int slot, const stap_cf32 *cube, stap_err
     if (!e->ops) return stap_fail(err, STAP_EDEVICE, "the engine failed earlier and has no backend");
     e->slot_cpi[slot] = e->next_cpi++;
     e->slot_cube[slot] = cube;
-    st = e->ops->submit(e, slot, cube, err);
+    st = submit_to(e, slot, cube, err);
     if (st == STAP_EDEVICE && e->fallback) {
         e->busy[slot] = 1; /* in flight: submitted again with the others */
         stap_error cause = *err;

@@ -281,7 +281,7 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const stap_cf32 
     return STAP_OK;
 }
 
-static int cpu_submit(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err)
+static int cpu_submit(stap_engine *e, int slot, const void *cube, stap_error *err)
 {
     cpu_engine *c = e->impl;
     cpu_slot *sl = &c->slot[slot];

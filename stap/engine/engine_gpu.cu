@@ -51,12 +51,22 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     cudaStream_t st = s->stream;
     RTK_LAUNCH(rtk_status_reset_launch(s->d_status, st));
     const int sub = stap_is_subcpi(c);
+    /* integer input, converted as it is read: by the Doppler load itself, or (sub-CPI
+     * algorithms, whose training reads the time-domain cube again) into d_in first */
+    const stap_sample_format *in = &e->opt.input;
+    const rtk_samples fmt = {(int)in->type, in->big_endian, in->scale != 0.0 && in->scale != 1.0,
+                             in->scale};
+    if (s->d_raw && sub)
+        RTK_LAUNCH(rtk_samples_convert_launch(s->d_raw, &fmt,
+                                              (long long)c->channels * c->pulses * c->range_gates,
+                                              s->d_in, s->d_status, st));
     if (sub)
         RTK_LAUNCH(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
-                                   c->doppler_bins, c->doppler_order, s->d_X, s->d_status, st));
+                                          c->doppler_bins, c->doppler_order, s->d_X, s->d_status, st));
     else
-        RTK_LAUNCH(rtk_doppler_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
-                                    c->doppler_bins, s->d_X, s->d_status, st));
+        RTK_LAUNCH(rtk_doppler_load_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
+                                           g->d_win, c->channels, c->pulses, c->range_gates,
+                                           c->doppler_bins, s->d_X, s->d_status, st));
     RTK_CUFFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
     RTK_TRY(stap_gpu_algo_of(c)->enqueue(e, g, s, err));
@@ -111,7 +121,7 @@ void destroy_slot(gpu_slot *s)
     free(s->jqr);
     if (s->blas) cublasDestroy(s->blas);
     void *dev[] = {s->d_in, s->d_X, s->d_W, s->d_Y, s->d_prefix, s->d_hits, s->d_status,
-                   s->d_Wc, s->d_ptr, s->d_Xb, s->d_Wt};
+                   s->d_Wc, s->d_ptr, s->d_Xb, s->d_Wt, s->d_raw};
     for (void *p : dev)
         if (p) cudaFree(p);
     void *host[] = {s->h_status, s->h_hits, s->h_W, s->h_Y};
@@ -134,6 +144,8 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     RTK_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     for (cudaEvent_t &ev : s->ev) RTK_CU(cudaEventCreate(&ev));
     RTK_TRY(dalloc(g, &s->d_in, sizeof(float2) * c->channels * P * R, "input cube", err));
+    if (e->opt.input.type != STAP_SAMPLES_CF32)
+        RTK_TRY(dalloc(g, &s->d_raw, stap_engine_input_bytes(e), "input cube as stored", err));
     RTK_TRY(dalloc(g, &s->d_X, sizeof(float2) * D * C * R, "Doppler cube", err));
     RTK_TRY(dalloc(g, &s->d_W, sizeof(float2) * nw, "weights", err));
     RTK_TRY(dalloc(g, &s->d_Y, sizeof(float2) * ny, "adaptive output", err));
@@ -199,6 +211,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     /* one direct run on a zero cube: module loading and kernel attributes happen here, not
      * in the first CPI or inside a capture (its status, a singular factor, is ignored) */
     RTK_CU(cudaMemsetAsync(s->d_in, 0, sizeof(float2) * c->channels * P * R, s->stream));
+    if (s->d_raw) RTK_CU(cudaMemsetAsync(s->d_raw, 0, stap_engine_input_bytes(e), s->stream));
     RTK_TRY(enqueue_compute(e, g, s, err));
     RTK_CU(cudaStreamSynchronize(s->stream));
     return STAP_OK;
@@ -303,7 +316,7 @@ int gpu_create(stap_engine *e, stap_error *err)
     return STAP_OK;
 }
 
-int gpu_submit(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err)
+int gpu_submit(stap_engine *e, int slot, const void *cube, stap_error *err)
 {
     gpu_engine *g = impl(e);
     gpu_slot *s = &g->slot[slot];
@@ -311,8 +324,9 @@ int gpu_submit(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err)
     s->submit_ms = stap_now_ms();
     s->done_ms = 0;
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_IN], s->stream));
-    RTK_CU(cudaMemcpyAsync(s->d_in, cube, sizeof(float2) * c->channels * c->pulses * c->range_gates,
-                       cudaMemcpyHostToDevice, s->stream));
+    /* the cube crosses the link as stored (integer pairs: a quarter to a half of complex64) */
+    RTK_CU(cudaMemcpyAsync(s->d_raw ? s->d_raw : (void *)s->d_in, cube, stap_engine_input_bytes(e),
+                           cudaMemcpyHostToDevice, s->stream));
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DOPPLER], s->stream));
     rtk_fault_trap_maybe(s->stream); /* test hook: a device fault (RTSTAP_TEST_DEVICE_TRAP) */
     if (s->graph) RTK_CU(cudaGraphLaunch(s->graph, s->stream));

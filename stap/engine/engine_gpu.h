@@ -35,6 +35,7 @@ struct stap_gpu_slot {
     float2 *d_Wt = nullptr;           /* JDL: beamspace weights, B x D*S x Na*Q      */
     rtk_gather g{};
     float2 *d_in = nullptr, *d_X = nullptr, *d_W = nullptr, *d_Y = nullptr;
+    void *d_raw = nullptr;            /* integer input: the cube as stored (else NULL) */
     double *d_prefix = nullptr;
     /* apply as GEMMs (apply_gemm): weights by tap, pointer arrays (Q x batch each) */
     cublasHandle_t blas = nullptr;

@@ -13,7 +13,8 @@ typedef struct stap_engine_ops {
     const char *name;
     int (*create)(stap_engine *e, stap_error *err); /* sets e->impl and e->describe     */
     void (*destroy)(stap_engine *e);
-    int (*submit)(stap_engine *e, int slot, const stap_cf32 *cube, stap_error *err);
+    /* cube: complex64 for the CPU engine; as stored (e->opt.input) for the GPU's */
+    int (*submit)(stap_engine *e, int slot, const void *cube, stap_error *err);
     int (*collect)(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err);
     void *(*host_alloc)(stap_engine *e, size_t bytes);
     void (*host_free)(stap_engine *e, void *p);
@@ -41,7 +42,8 @@ struct stap_engine {
     void *impl;
     int busy[STAP_ENGINE_MAX_SLOTS];
     long long slot_cpi[STAP_ENGINE_MAX_SLOTS];
-    const stap_cf32 *slot_cube[STAP_ENGINE_MAX_SLOTS]; /* the caller's cube, valid until collect */
+    const void *slot_cube[STAP_ENGINE_MAX_SLOTS]; /* the caller's cube, valid until collect */
+    stap_cf32 *conv;          /* integer input: the CPU engine's complex64 cube (else NULL) */
     int fallback;             /* AUTO asked: a device fault moves the engine to the CPU   */
     long long moved_at;       /* the CPI from which it ran on the CPU (-1: it did not)     */
     long long next_cpi;
@@ -54,6 +56,14 @@ struct stap_engine {
 
 extern const stap_engine_ops stap_engine_cpu_ops;
 /* the GPU engine's table is the GPU backends' library's (gpu_module.h) */
+
+/* Bytes of one submitted cube (stap_engine_cube_bytes; inline for the GPU library, which
+ * calls librtstap through its table only) */
+static inline size_t stap_engine_input_bytes(const stap_engine *e)
+{
+    const size_t each = e->opt.input.type == STAP_SAMPLES_CI8 ? 2 : e->opt.input.type == STAP_SAMPLES_CI16 ? 4 : 8;
+    return (size_t)e->cfg.channels * e->cfg.pulses * e->cfg.range_gates * each;
+}
 
 /* Doppler bin of tap q for centre bin d (contract step 2). */
 static inline int stap_tap_bin(int d, int q, int Q, int D)

@@ -551,6 +551,24 @@ static long long cpi_offset(const stap_recording *r, long long cpi)
     return -1; /* never: callers check cpi_is_written first */
 }
 
+/* The CPI's stored bytes (r->cpi_bytes) into raw, by pread. */
+static int pread_cpi(const stap_recording *r, long long cpi, void *raw, stap_error *err)
+{
+    const long long at = cpi_offset(r, cpi);
+    size_t done = 0;
+    while (done < r->cpi_bytes) {
+        const ssize_t k = pread(r->fd, (unsigned char *)raw + done, r->cpi_bytes - done,
+                                (off_t)at + (off_t)done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0)
+            return stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s' (%zu "
+                             "bytes at offset %lld): %s", cpi, r->path, r->cpi_bytes,
+                             at, k < 0 ? strerror(errno) : "the file ends early");
+        done += (size_t)k;
+    }
+    return STAP_OK;
+}
+
 /* The direct path: pread the CPI's stored bytes, decode, scale, transpose; no HDF5 call,
  * no shared buffer (scratch: stap_recording_scratch_bytes). */
 static int direct_read(const stap_recording *r, long long cpi, stap_cf32 *cube, void *scratch,
@@ -564,19 +582,8 @@ static int direct_read(const stap_recording *r, long long cpi, stap_cf32 *cube, 
     if (slab) sp += 16 * n;
     const int as_stored = iq_raw_is_complex64(&r->raw);
     void *raw = as_stored ? (void *)got : (void *)sp;
-    const long long at = cpi_offset(r, cpi);
-    size_t done = 0;
-    while (done < r->cpi_bytes) {
-        const ssize_t k = pread(r->fd, (unsigned char *)raw + done, r->cpi_bytes - done,
-                                (off_t)at + (off_t)done);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0)
-            return stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s' (%zu "
-                             "bytes at offset %lld): %s", cpi, r->path, r->cpi_bytes,
-                             at, k < 0 ? strerror(errno) : "the file ends early");
-        done += (size_t)k;
-    }
-    int st;
+    int st = pread_cpi(r, cpi, raw, err);
+    if (st) return st;
     if (!as_stored && !slab && !r->check_finite &&
         iq_raw_decode_scaled(&r->raw, raw, n, r->scale, (float *)got) == 0) {
         /* int8/int16 recordings: decoded and scaled in one pass (no overflow possible) */
@@ -621,6 +628,41 @@ int stap_recording_read_with(stap_recording *r, long long cpi, stap_cf32 *cube, 
     st = hdf5_read(r, cpi, cube, err);
     pthread_mutex_unlock(&r->mu);
     return st;
+}
+
+int stap_recording_stored_format(const stap_recording *r, stap_sample_format *f, stap_error *err)
+{
+    const char *why = NULL;
+    const iq_raw *q = &r->raw;
+    if (r->fd < 0) why = "it is read through HDF5";
+    else if (r->transpose) why = "its axes are not (channel, pulse, range)";
+    else if (iq_raw_is_complex64(q)) why = NULL;
+    else if (q->is_float) why = "its samples are floating point other than complex64";
+    else if (q->stride != 2 * (size_t)q->size || q->off_r != 0 || q->off_i != (size_t)q->size)
+        why = "its real and imaginary parts are not packed in that order";
+    else if (r->scale * 2147483648.0 > 3.0e38) why = "its scale could overflow float32";
+    if (why) return stap_fail(err, STAP_EUNSUPPORTED, "'%s': the engine cannot take the samples as "
+                              "stored: %s", r->path, why);
+    if (iq_raw_is_complex64(q)) {
+        if (r->scale != 1.0)
+            return stap_fail(err, STAP_EUNSUPPORTED, "'%s': the engine cannot take the samples "
+                             "as stored: complex64 with a scale", r->path);
+        *f = (stap_sample_format){STAP_SAMPLES_CF32, 0, 1.0};
+        return STAP_OK;
+    }
+    f->type = q->size == 1 ? STAP_SAMPLES_CI8 : q->size == 2 ? STAP_SAMPLES_CI16 : STAP_SAMPLES_CI32;
+    f->big_endian = q->big_endian;
+    f->scale = r->scale;
+    return STAP_OK;
+}
+
+int stap_recording_read_stored(stap_recording *r, long long cpi, void *buf, stap_error *err)
+{
+    int st = check_cpi(r, cpi, err);
+    if (st) return st;
+    if (r->fd < 0)
+        return stap_fail(err, STAP_EUNSUPPORTED, "'%s' is read through HDF5, not as stored", r->path);
+    return pread_cpi(r, cpi, buf, err);
 }
 
 int stap_recording_read(stap_recording *r, long long cpi, stap_cf32 *cube, stap_error *err)

@@ -52,15 +52,36 @@ form() { # NAME REFERENCE RELAYOUT-ARGS...
         check "  $name with --readers $n: the same result" '"$same" "$tmp/o_$name.h5" "$tmp/o${n}_$name.h5" $results >/dev/null'
     done
     check "  $name: the report names its reader path ($want)" 'grep -q "\"reader_path\":[[:space:]]*\"$want" "$tmp/r3_$name.json"'
+    # integer samples cross to the engine as stored, or decoded on the host: the same result
+    "$bin" run --input "$tmp/$name.h5" --output "$tmp/od_$name.h5" "${rq[@]}" --host-decode 2>"$tmp/err"
+    check "  $name with --host-decode: the same result" '"$same" "$tmp/o_$name.h5" "$tmp/od_$name.h5" $results >/dev/null'
+    check "  $name: the report says how the samples reach the engine ($samples)" \
+        'grep -q "\"samples\":[[:space:]]*\"$samples" "$tmp/r3_$name.json"'
 }
 want=direct
+samples="complex64 over the link (decoded on the host: its axes"
 form i16_prc o_q.h5 P,R,C ds i16                 # int16 (cpi, P, R, C, iq), one CPI per chunk
+samples="int16 (i, q), scale 0.00390625 over the link as stored"
+form i16_cpr o_q.h5 C,P,R ds i16                 # int16 (cpi, C, P, R, iq): to the engine as stored
 form ri16_cpr o_q.h5 C,P,R attr ri16 contiguous  # int16 {real, imag} (cpi, C, P, R), dims
+samples="complex64 over the link (decoded on the host: its axes"
 form f32iq_rcp o_rec.h5 R,C,P ds f32iq           # float32 (cpi, R, C, P, iq)
-form f32iq_cpr o_rec.h5 C,P,R ds f32iq           # float32 (cpi, C, P, R, iq): as stored
+samples="complex64 over the link, as stored"
+form f32iq_cpr o_rec.h5 C,P,R ds f32iq           # float32 (cpi, C, P, R, iq): complex64 as stored
+samples="complex64 over the link (decoded on the host: its axes"
 form f64_pcr o_rec.h5 P,C,R ds f64 contiguous    # float64 {r, i} (cpi, P, C, R), contiguous
 "$bin" stream --input "$tmp/i16_prc.h5" --backend cpu --slots 2 --quiet 2>"$tmp/err"
 check "stream --input of the int16 recording: exit 0" '[ $? -eq 0 ] && [ ! -s "$tmp/err" ]'
+"$bin" stream --input "$tmp/i16_cpr.h5" --backend cpu --slots 2 --json "$tmp/s16.json" 2>"$tmp/err"
+check "stream --input of an int16 recording the engine takes as stored: exit 0" \
+    '[ $? -eq 0 ] && grep -q "\"samples\":[[:space:]]*\"int16 (i, q), scale 0.00390625 over the link as stored" "$tmp/s16.json"'
+for f in ci8 ci16 ci32; do
+    "$bin" stream --preset easy --cpis 8 --backend cpu --format $f --json "$tmp/ring_$f.json" 2>"$tmp/err"
+    check "stream --format $f: exit 0, the ring's samples reported" \
+        '[ $? -eq 0 ] && grep -q "\"samples\":[[:space:]]*\"${f/ci/int} (i, q), scale" "$tmp/ring_$f.json"'
+done
+"$bin" stream --preset easy --cpis 8 --backend cpu --format ci12 2>"$tmp/err"
+check "stream --format ci12: exit 2 naming the types" '[ $? -eq 2 ] && grep -q "none of cf32, ci8, ci16 and ci32" "$tmp/err"'
 "$bin" run --input "$tmp/i16_prc.h5" --output "$tmp/o_i16_s.h5" "${rq[@]}" --scale 0.5 2>"$tmp/err"
 check "--scale 0.5 over the recording's 1/256: exit 0, another result" \
     '[ $? -eq 0 ] && ! "$same" "$tmp/o_q.h5" "$tmp/o_i16_s.h5" /output/iq >/dev/null'

@@ -110,6 +110,20 @@ check "after SIGKILL: another host's temporary stays" '[ -e "$tmp/kill/.o.h5.tmp
     --training 60 --segments 2 --beams 3 --loading 0.01 --keep-output --quiet
 check "--keep-output: /output/iq CPIs x B x D x R" \
     '[ "$("$shape" "$tmp/out.h5" /output/iq)" = "/output/iq 8x3x32x240" ]'
+# --keep: what the file keeps, and the kept datasets as the full run wrote them
+same=$RTSTAP_TOOLS_DIR/h5same
+"$bin" run --input "$tmp/rec.h5" --output "$tmp/keep_d.h5" --backend cpu --doppler-order 3 \
+    --training 60 --segments 2 --beams 3 --loading 0.01 --keep detections --quiet --json "$tmp/kd.json"
+check "--keep detections: /detections and /timing, no /weights or /output" \
+    '"$same" "$tmp/out.h5" "$tmp/keep_d.h5" /detections /axes/input_cpi >/dev/null &&
+     "$shape" "$tmp/keep_d.h5" /timing/cpi_ms >/dev/null && [ "$("$shape" "$tmp/keep_d.h5" /weights)" = "/weights missing" ] &&
+     [ "$("$shape" "$tmp/keep_d.h5" /output/iq)" = "/output/iq missing" ] && grep -q "\"limited_by\"" "$tmp/kd.json"'
+"$bin" run --input "$tmp/rec.h5" --output "$tmp/keep_wo.h5" --backend cpu --doppler-order 3 \
+    --training 60 --segments 2 --beams 3 --loading 0.01 --keep output,weights --quiet
+check "--keep output,weights: both as the full run's, no /detections" \
+    '"$same" "$tmp/out.h5" "$tmp/keep_wo.h5" /weights /output/iq >/dev/null && [ "$("$shape" "$tmp/keep_wo.h5" /detections)" = "/detections missing" ]'
+"$bin" run --input "$tmp/rec.h5" --output "$tmp/keep_bad.h5" --backend cpu --keep weights,phase 2>"$tmp/err"
+check "--keep weights,phase: exit 2 naming the item" '[ $? -eq 2 ] && grep -q "phase. is not detections, weights or output" "$tmp/err" && [ ! -e "$tmp/keep_bad.h5" ]'
 
 "$bin" stream --input "$tmp/rec.h5" --backend cpu --slots 2 --quiet --json "$tmp/s.json"
 check "stream --input exit 0" '[ $? -eq 0 ]'
@@ -127,4 +141,9 @@ check "import-perfect --cpis: 3 CPIs" '[ "$("$shape" "$tmp/p3.h5" /data/iq)" = "
     --training 60 --segments 2 --beams 3 --loading 0.01 --quiet
 check "one CPI: /weights D x S x B x N" '[ "$("$shape" "$tmp/one_out.h5" /weights)" = "/weights 32x2x3x18" ]'
 check "one CPI: /output/iq B x D x R" '[ "$("$shape" "$tmp/one_out.h5" /output/iq)" = "/output/iq 3x32x240" ]'
+"$bin" run --input "$tmp/one.h5" --output "$tmp/one_w.h5" --backend cpu --doppler-order 3 \
+    --training 60 --segments 2 --beams 3 --loading 0.01 --quiet --keep weights
+check "one CPI, --keep weights: the weights, no /output or /detections" \
+    '"$same" "$tmp/one_out.h5" "$tmp/one_w.h5" /weights >/dev/null && [ "$("$shape" "$tmp/one_w.h5" /output/iq)" = "/output/iq missing" ] &&
+     [ "$("$shape" "$tmp/one_w.h5" /detections)" = "/detections missing" ]'
 exit $fail

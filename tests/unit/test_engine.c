@@ -6,6 +6,7 @@
  * others intact; misuse of slots is refused; kept/not-kept results; every CFAR kind (CA,
  * OS, GO, SO, CA2D) through the engine gives the CPU detector's list on the plan's output. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,143 @@ static void algorithm_memory(stap_backend be)
     }
 }
 
+/* The test's own conversion of stored integer pairs (stap_sample_format): the bytes of each
+ * component assembled in the stated order, then (float)v or (float)((double)v * scale). */
+static void reference_convert(const stap_sample_format *f, const unsigned char *src, size_t n,
+                              stap_cf32 *dst)
+{
+    const size_t w = f->type == STAP_SAMPLES_CI8 ? 1 : f->type == STAP_SAMPLES_CI16 ? 2 : 4;
+    const int scaled = f->scale != 0 && f->scale != 1;
+    float *y = (float *)dst;
+    for (size_t i = 0; i < 2 * n; i++) {
+        uint32_t u = 0;
+        for (size_t b = 0; b < w; b++) {
+            const unsigned byte = src[i * w + (f->big_endian ? b : w - 1 - b)];
+            u = (u << 8) | byte;
+        }
+        long long v = (long long)u;
+        if (u >> (8 * w - 1)) v -= (long long)1 << (8 * w); /* two's complement */
+        y[i] = scaled ? (float)((double)v * f->scale) : (float)v;
+    }
+}
+
+/* Store x (float components) as f says: v = round(x / scale), clamped to the type. */
+static void store_as(const stap_sample_format *f, const stap_cf32 *x, size_t n, unsigned char *dst)
+{
+    const size_t w = f->type == STAP_SAMPLES_CI8 ? 1 : f->type == STAP_SAMPLES_CI16 ? 2 : 4;
+    const double s = f->scale != 0 ? f->scale : 1, top = ldexp(1.0, (int)(8 * w) - 1) - 1;
+    const float *xf = (const float *)x;
+    for (size_t i = 0; i < 2 * n; i++) {
+        double v = nearbyint(xf[i] / s);
+        v = v > top ? top : v < -top - 1 ? -top - 1 : v;
+        const uint32_t u = (uint32_t)(int32_t)v;
+        for (size_t b = 0; b < w; b++) {
+            const unsigned char byte = (unsigned char)(u >> (8 * b));
+            dst[i * w + (f->big_endian ? w - 1 - b : b)] = byte;
+        }
+    }
+}
+
+/* Integer cubes taken as stored (issue 31): the engine given int8/int16/int32 pairs, either
+ * byte order, scaled or not, gives bit for bit what it gives for the same samples converted
+ * to complex64 first — on the GPU, the first kernel's conversion against the host's — for a
+ * Doppler-domain algorithm (conversion fused in the Doppler load) and a sub-CPI one
+ * (converted first); stap_samples_to_cf32 equals the test's own conversion. */
+static void sample_format_cases(stap_backend be)
+{
+    static const stap_sample_format fmts[] = {
+        {STAP_SAMPLES_CI16, 0, 0.0}, {STAP_SAMPLES_CI16, 1, 1.0 / 4096}, {STAP_SAMPLES_CI8, 0, 0.02},
+        {STAP_SAMPLES_CI32, 1, 3e-7}, {STAP_SAMPLES_CI32, 0, 0.0}};
+    const stap_algorithm algs[] = {STAP_ALGORITHM_POST_DOPPLER, STAP_ALGORITHM_ADPCA};
+    for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
+        stap_config c = small_config(be);
+        c.algorithm = algs[a];
+        if (a) c.doppler_bins = c.pulses; /* sub-CPI: no zero padding */
+        const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
+        stap_cf32 *x = tc_xmalloc(sizeof(stap_cf32) * n), *conv = tc_xmalloc(sizeof(stap_cf32) * n),
+                  *lib = tc_xmalloc(sizeof(stap_cf32) * n);
+        unsigned char *raw = tc_xmalloc(8 * n);
+        for (size_t k = 0; k < sizeof fmts / sizeof *fmts; k++) {
+            const stap_sample_format *f = &fmts[k];
+            char what[200], desc[96];
+            stap_sample_format_describe(f, desc, sizeof desc);
+            snprintf(what, sizeof what, "%s, %s, %s", stap_backend_name(be),
+                     stap_algorithm_name(c.algorithm), desc);
+            make_cube(500 + k, &c, x);
+            /* the synthetic cube has noise power 1: spread it over the integer range */
+            const double unit = (f->scale != 0 ? f->scale : 1) *
+                                (f->type == STAP_SAMPLES_CI8 ? 20.0 : f->type == STAP_SAMPLES_CI16 ? 2000.0 : 1e6);
+            for (size_t i = 0; i < n; i++) x[i] *= (float)unit;
+            store_as(f, x, n, raw);
+            reference_convert(f, raw, n, conv);
+            stap_samples_to_cf32(f, raw, n, lib);
+            CHECK(!memcmp(conv, lib, sizeof(stap_cf32) * n), "%s: stap_samples_to_cf32 differs from "
+                  "the test's conversion", what);
+            stap_engine_options o;
+            stap_engine_options_defaults(&o);
+            o.slots = 2;
+            o.keep_weights = o.keep_output = 1;
+            o.cfar.pfa = 1e-3;
+            o.cfar.train = 8;
+            stap_engine *ef = NULL, *ei = NULL;
+            stap_error err;
+            if (stap_engine_create(&ef, &c, NULL, 0, 0, &o, &err)) {
+                CHECK(0, "%s: complex64 engine: %s", what, err.msg);
+                continue;
+            }
+            o.input = *f;
+            if (stap_engine_create(&ei, &c, NULL, 0, 0, &o, &err)) {
+                CHECK(0, "%s: engine: %s", what, err.msg);
+                stap_engine_destroy(ef);
+                continue;
+            }
+            CHECK(stap_engine_cube_bytes(ei) == n * stap_sample_bytes(f), "%s: cube bytes", what);
+            stap_cpi_result rf, ri;
+            CHECK(stap_engine_submit(ef, 0, conv, &err) == STAP_OK &&
+                      stap_engine_collect(ef, 0, &rf, &err) == STAP_OK,
+                  "%s: complex64 CPI: %s", what, err.msg);
+            for (int slot = 0; slot < 2 && !tc_failures; slot++) {
+                CHECK(stap_engine_submit(ei, slot, raw, &err) == STAP_OK &&
+                          stap_engine_collect(ei, slot, &ri, &err) == STAP_OK,
+                      "%s: CPI: %s", what, err.msg);
+                if (tc_failures) break;
+                const size_t nw = stap_weights_count(&c, c.beams), ny = stap_output_count(&c, c.beams);
+                CHECK(!memcmp(rf.weights, ri.weights, sizeof(stap_cf32) * nw) &&
+                          !memcmp(rf.output, ri.output, sizeof(stap_cf32) * ny),
+                      "%s: weights or output differ from the complex64 cube's", what);
+                CHECK(rf.detection_count == ri.detection_count &&
+                          (!rf.detection_count ||
+                           !memcmp(rf.detections, ri.detections, sizeof(stap_detection) * rf.detection_count)),
+                      "%s: %zu detections against %zu of the complex64 cube", what,
+                      ri.detection_count, rf.detection_count);
+            }
+            printf("  %s: as its complex64 conversion, bit for bit (%zu detections)\n", what,
+                   rf.detection_count);
+            stap_engine_destroy(ei);
+            stap_engine_destroy(ef);
+        }
+        free(x);
+        free(conv);
+        free(lib);
+        free(raw);
+    }
+    /* formats refused */
+    stap_config c = small_config(be);
+    stap_engine_options o;
+    stap_engine_options_defaults(&o);
+    stap_engine *e;
+    stap_error err;
+    const stap_sample_format bad[] = {{(stap_sample_type)9, 0, 0}, {STAP_SAMPLES_CF32, 1, 0},
+                                      {STAP_SAMPLES_CF32, 0, 2.0}, {STAP_SAMPLES_CI16, 0, -1},
+                                      {STAP_SAMPLES_CI16, 0, NAN}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        o.input = bad[k];
+        CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_EINVAL &&
+                  strstr(err.msg, "input format"),
+              "%s: bad sample format %zu accepted: %s", stap_backend_name(be), k, err.msg);
+    }
+}
+
 int main(void)
 {
     const stap_backend backends[] = {STAP_BACKEND_CPU, STAP_BACKEND_LAPACK, STAP_BACKEND_GPU,
@@ -356,6 +494,7 @@ int main(void)
         kinds_cases(backends[b]);
         conditioning_and_memory(backends[b]);
         algorithm_memory(backends[b]);
+        sample_format_cases(backends[b]);
     }
     /* bad options */
     stap_config c = small_config(STAP_BACKEND_CPU);
