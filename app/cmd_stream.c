@@ -494,7 +494,7 @@ static void stream_print(const stream_job *j)
                 "read (%.0f%%); %d reader%s, %s, reading %.0f%% of the time: %s limits the "
                 "stream\n", in_gbs, j->plain_gbs, j->plain_gbs > 0 ? 100 * in_gbs / j->plain_gbs : 0,
                 cpi_reader_threads(j->reader), cpi_reader_threads(j->reader) > 1 ? "s" : "",
-                stap_recording_read_path(j->rec), 100 * j->read_s / (j->t_run * 1e-3),
+                cpi_reader_path(j->reader), 100 * j->read_s / (j->t_run * 1e-3),
                 j->read_s > 0.8 * j->t_run * 1e-3 ? "reading" : "compute");
     stream_print_memory(j);
 }
@@ -530,7 +530,7 @@ static int stream_json(const stream_job *j)
         cJSON_AddNumberToObject(doc, "plain_read_gbs", j->plain_gbs);
         cJSON_AddNumberToObject(doc, "reader_busy_fraction", j->read_s / (j->t_run * 1e-3));
         cJSON_AddNumberToObject(doc, "readers", cpi_reader_threads(j->reader));
-        cJSON_AddStringToObject(doc, "reader_path", stap_recording_read_path(j->rec));
+        cJSON_AddStringToObject(doc, "reader_path", cpi_reader_path(j->reader));
     }
     cJSON_AddNumberToObject(doc, "host_rss_mb_start", j->rss0 / 1e6);
     cJSON_AddNumberToObject(doc, "host_rss_mb_ring", j->rss1 / 1e6);

@@ -189,6 +189,12 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
 
 int cpi_reader_threads(const cpi_reader *r) { return r->nthreads; }
 
+const char *cpi_reader_path(const cpi_reader *r)
+{
+    return r->stored ? "direct (pread, no HDF5 call; as stored, converted by the engine)"
+                     : stap_recording_read_path(r->rec);
+}
+
 void cpi_input_format(const stap_recording *rec, int host_decode, stap_sample_format *f,
                       char *desc, size_t len)
 {

@@ -27,6 +27,8 @@ int cpi_reader_start(cpi_reader **r, stap_recording *rec, stap_engine *e, long l
                      int nbuf, int threads, stap_error *err);
 /* The reader threads running. */
 int cpi_reader_threads(const cpi_reader *r);
+/* How the CPIs are read, for reports: stap_recording_read_path, or the stored bytes' path. */
+const char *cpi_reader_path(const cpi_reader *r);
 /* GB/s of reading the whole file at path by `threads` threads, each a contiguous part with
  * 4 MiB preads (the page cache or the disk): the yardstick of a reader's rate. */
 double cpi_plain_read_gbs(const char *path, int threads);

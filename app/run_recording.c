@@ -51,6 +51,7 @@ typedef struct rec_run {
     int threads; /* reader threads */
     char samples[200]; /* how the samples reach the engine (cpi_input_format) */
     unsigned keep;     /* what the result file keeps (STAP_KEEP_*) */
+    char read_path[200]; /* how the reader read (cpi_reader_path) */
 } rec_run;
 
 /* the engine, with room reserved for the reader's cubes and the writer's queue */
@@ -111,7 +112,7 @@ static int rec_stream(run_job *j, rec_run *r)
     stap_error err;
     const stap_config *pc = r->hdr.cfg;
     const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
-    const stap_write_options wo = {j->mode, r->keep};
+    const stap_write_options wo = {j->mode, r->keep, r->cpis}; /* allocated at open */
     if (stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, &err) ||
         cpi_writer_start(&r->writer, r->rw, r->keep & STAP_KEEP_WEIGHTS ? wlen : 0,
                          r->keep & STAP_KEEP_OUTPUT ? ylen : 0, 4, &err) ||
@@ -149,6 +150,7 @@ static int rec_stream(run_job *j, rec_run *r)
                 stap_engine_note(r->eng), cpi_reader_input_cpi(r->reader, stap_engine_moved_to_cpu(r->eng)));
     cpi_reader_times(r->reader, &r->read_s, &r->wait_s);
     r->threads = cpi_reader_threads(r->reader);
+    snprintf(r->read_path, sizeof r->read_path, "%s", cpi_reader_path(r->reader));
     cpi_reader_stop(r->reader);
     r->reader = NULL;
     int wst = cpi_writer_finish(r->writer, &r->write_s, &err);
@@ -218,7 +220,7 @@ static void rec_report(const run_job *j, const rec_run *r)
     fprintf(stderr, "  samples: %s\n", r->samples);
     fprintf(stderr, "  rates, CPIs/s: reading %.0f (%d thread%s, %s), computing %.0f, link %.0f, "
             "writing %.0f: %s limits the run\n", r->read_s > 0 ? n / r->read_s : 0, r->threads,
-            r->threads > 1 ? "s" : "", stap_recording_read_path(j->rec),
+            r->threads > 1 ? "s" : "", r->read_path,
             dev_ms > 0 ? 1e3 / dev_ms : 0, link_ms > 0 ? 1e3 / link_ms : 0,
             r->write_s > 0 ? n / r->write_s : 0, limit);
     if (r->hdr.have_detections)
@@ -238,7 +240,7 @@ static int rec_json(const run_job *j, const rec_run *r)
     stream_json_stats(doc, &r->st);
     cJSON_AddNumberToObject(doc, "reader_s", r->read_s);
     cJSON_AddNumberToObject(doc, "readers", r->threads);
-    cJSON_AddStringToObject(doc, "reader_path", stap_recording_read_path(j->rec));
+    cJSON_AddStringToObject(doc, "reader_path", r->read_path);
     cJSON_AddNumberToObject(doc, "writer_s", r->write_s);
     cJSON_AddStringToObject(doc, "samples", r->samples);
     cJSON_AddStringToObject(doc, "limited_by", rec_limit(r, r->wall * 1e-3));

@@ -73,6 +73,10 @@ typedef struct stap_write_options {
     stap_write_mode mode;    /* STAP_WRITE_NEW (0): an existing file is refused;
                                 STAP_WRITE_REPLACE: an existing regular file is replaced */
     unsigned keep;           /* result files: STAP_KEEP_* bits, 0 = the writer's default   */
+    long long cpis;          /* a recording's result writer: the CPIs it will be given, when
+                                known (0: not). Its per-CPI weights and output are then
+                                allocated at open — the disk space checked there, not
+                                mid-run — and written in place, without HDF5 per CPI     */
 } stap_write_options;
 
 /* Record an error (printf-style message) and return its code. err may be NULL. */

@@ -3,8 +3,11 @@
 #include "io_internal.h"
 #include "engine.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +310,11 @@ struct stap_result_writer {
      * cut to the CPIs written at close */
     int direct;
     hsize_t extent;
+    /* preallocated (stap_write_options.cpis): every row's chunk allocated at open, at the
+     * file offsets woff/ooff, written there by pwrite (no HDF5 call, no lock); the rows
+     * never written are freed at close */
+    long long rows;
+    long long *woff, *ooff;
     /* the small per-CPI rows (stage times, input CPI, detections), kept and written in
      * batches of RESULT_BATCH CPIs: one HDF5 call each per batch, not per CPI */
     double *tbuf;
@@ -337,6 +345,8 @@ void stap_result_writer_abort(stap_result_writer *w)
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
     free(w->tbuf);
+    free(w->woff);
+    free(w->ooff);
     free(w->ibuf);
     free(w->dbuf);
     free(w);
@@ -360,6 +370,67 @@ static hid_t w_extensible(h5w *w, hid_t loc, const char *name, const char *fulln
     CLOSE_PLIST(dcpl);
     CLOSE_SPACE(space);
     return d;
+}
+
+/* A per-CPI dataset of `rows` rows (one chunk each) allocated now and never filled (the
+ * writer fills every row it keeps), extensible so that a stopped run is cut to its rows; the
+ * file offset of each row's chunk into off. */
+static hid_t w_preallocated(h5w *w, hid_t loc, const char *name, const char *fullname, hid_t ftype,
+                            int rank, const hsize_t *row_dims, hsize_t rows, long long *off)
+{
+    if (w->st) return -1;
+    hsize_t dims[6] = {rows}, maxd[6] = {H5S_UNLIMITED}, chunk[6] = {1};
+    for (int k = 1; k < rank; k++) dims[k] = maxd[k] = chunk[k] = row_dims[k - 1];
+    hid_t space = H5Screate_simple(rank, dims, maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE), d = -1;
+    if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
+        H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
+        H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
+        d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, no_chunk_cache());
+    for (hsize_t r = 0; d >= 0 && r < rows; r++) {
+        hsize_t at[6] = {r, 0, 0, 0, 0, 0}, size = 0;
+        unsigned mask = 0;
+        haddr_t addr = HADDR_UNDEF;
+        if (H5Dget_chunk_info_by_coord(d, at, &mask, &addr, &size) < 0 || addr == HADDR_UNDEF) {
+            H5Dclose(d);
+            d = -1;
+        } else {
+            off[r] = (long long)addr;
+        }
+    }
+    if (d < 0) {
+        char what[96];
+        snprintf(what, sizeof what, "'%s' (allocated for %llu CPIs)", fullname, (unsigned long long)rows);
+        w_fail_h5(w, what);
+    }
+    CLOSE_PLIST(dcpl);
+    CLOSE_SPACE(space);
+    return d;
+}
+
+/* n bytes at file offset `at` of fd, in parts written by several threads (a CPI's weights
+ * are a megabyte: the copy into the page cache is the writer's cost) */
+static int pwrite_parallel(int fd, const void *buf, size_t n, long long at, int *err_no)
+{
+    const size_t part = (size_t)256 << 10;
+    const long parts = (long)((n + part - 1) / part);
+    int bad = 0;
+#pragma omp parallel for num_threads(parts < 4 ? (int)parts : 4) schedule(static) reduction(| : bad) if (parts > 1)
+    for (long k = 0; k < parts; k++) {
+        size_t done = (size_t)k * part;
+        const size_t end = done + part < n ? done + part : n;
+        while (done < end && !bad) {
+            const ssize_t got = pwrite(fd, (const char *)buf + done, end - done, (off_t)(at + (long long)done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+#pragma omp critical(rtstap_result_pwrite)
+                *err_no = got < 0 ? errno : EIO;
+                bad = 1;
+            } else {
+                done += (size_t)got;
+            }
+        }
+    }
+    return bad ? -1 : 0;
 }
 
 /* append `rows` leading-axis rows of data to an extensible dataset */
@@ -402,6 +473,14 @@ static void w_put_chunk(h5w *w, hid_t d, hsize_t row, size_t bytes, const void *
     hsize_t off[6] = {row, 0, 0, 0, 0, 0};
     w_reserve(w, bytes);
     if (!w->st && H5Dwrite_chunk(d, H5P_DEFAULT, 0, off, bytes, data) < 0) w_fail_h5(w, what);
+}
+
+/* bytes of one CPI's weights and output */
+static void row_bytes(const stap_result_writer *w, size_t *wb, size_t *ob)
+{
+    *wb = *ob = sizeof(stap_cf32);
+    for (int k = 0; k < 4; k++) *wb *= w->wdims[k];
+    for (int k = 0; k < 3; k++) *ob *= w->odims[k];
 }
 
 /* the extent of the per-CPI datasets written by chunk: room for CPI `row` (grown ahead,
@@ -476,13 +555,31 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     memcpy(w->odims, orow, sizeof orow);
     /* the weights' and output's bytes as the file stores them: written by chunk */
     w->direct = !hw.st && H5Tequal(w->cf_t, w->cm_t) > 0 && H5Tget_size(w->cf_t) == sizeof(stap_cf32);
+    size_t wb, ob;
+    row_bytes(w, &wb, &ob);
+    const size_t per_row = (w->keep & STAP_KEEP_WEIGHTS ? wb : 0) + (w->keep & STAP_KEEP_OUTPUT ? ob : 0);
+    if (w->direct && wo && wo->cpis > 0 && per_row && w->out.fd >= 0) {
+        w->rows = wo->cpis;
+        w->woff = calloc((size_t)w->rows, sizeof *w->woff);
+        w->ooff = calloc((size_t)w->rows, sizeof *w->ooff);
+        if (!w->woff || !w->ooff) {
+            if (!hw.st) hw.st = stap_fail(err, STAP_ENOMEM, "out of memory for the offsets of %lld CPIs", w->rows);
+        } else if (!hw.st && h5_out_reserve(&w->out, w->file, (size_t)w->rows * per_row, err)) {
+            hw.st = err ? err->code : STAP_EIO; /* the disk cannot hold the results: said now */
+        }
+    }
     if (w->keep & STAP_KEEP_WEIGHTS)
-        w->weights = w_extensible(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow, 1);
+        w->weights = w->rows ? w_preallocated(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow,
+                                              (hsize_t)w->rows, w->woff)
+                             : w_extensible(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow, 1);
     if (w->keep & STAP_KEEP_OUTPUT) {
         hid_t g = w_group(&hw, w->file, "output");
-        w->output = w_extensible(&hw, g, "iq", "/output/iq", w->cf_t, 4, orow, 1);
+        w->output = w->rows ? w_preallocated(&hw, g, "iq", "/output/iq", w->cf_t, 4, orow,
+                                             (hsize_t)w->rows, w->ooff)
+                            : w_extensible(&hw, g, "iq", "/output/iq", w->cf_t, 4, orow, 1);
         CLOSE_GROUP(g);
     }
+    if (w->rows) w->extent = (hsize_t)w->rows;
     if (hdr->have_detections && w->keep & STAP_KEEP_DETECTIONS) {
         w->det = w_extensible(&hw, w->file, "detections", "/detections", w->df_t, 1, NULL, 1024);
         if (!hw.st) w_attr_string(&hw, w->det, "cfar", hdr->cfar_description);
@@ -571,16 +668,27 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, long long in
         w->dbuf[w->ndbuf++] = (cpi_detection){input_cpi, det[i]};
     memcpy(w->tbuf + w->nbuf * STAP_STAGE_COUNT, stage_ms, sizeof(double) * STAP_STAGE_COUNT);
     w->ibuf[w->nbuf++] = input_cpi;
+    size_t wb, ob;
+    row_bytes(w, &wb, &ob);
+    if (w->rows) { /* in place: no HDF5 call, no lock */
+        if (cpi >= w->rows)
+            return stap_fail(err, STAP_EINVAL, "'%s': CPI %lld past the %lld the writer was opened for",
+                             w->path, cpi, w->rows);
+        int e = 0;
+        if ((w->weights >= 0 && pwrite_parallel(w->out.fd, weights, wb, w->woff[cpi], &e)) ||
+            (w->output >= 0 && pwrite_parallel(w->out.fd, output, ob, w->ooff[cpi], &e)))
+            return stap_fail(err, STAP_EIO, "cannot write CPI %lld's results to '%s': %s", cpi,
+                             w->path, strerror(e));
+    }
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
     h5w hw = {w->path, err, STAP_OK, &w->out, w->file};
-    if (w->direct) {
+    if (w->rows) {
+        /* written above */
+    } else if (w->direct) {
         const hsize_t row = (hsize_t)w->written;
         if (row >= w->extent) w_extent(&hw, w, row < 8 ? 16 : 2 * (row + 1));
-        size_t wb = sizeof(stap_cf32), ob = sizeof(stap_cf32);
-        for (int k = 0; k < 4; k++) wb *= w->wdims[k];
-        for (int k = 0; k < 3; k++) ob *= w->odims[k];
         if (w->weights >= 0) w_put_chunk(&hw, w->weights, row, wb, weights, "'/weights'");
         if (w->output >= 0) w_put_chunk(&hw, w->output, row, ob, output, "'/output/iq'");
     } else {
@@ -601,6 +709,16 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
     quiet_begin(&q);
     h5w hw = {w->path, err, STAP_OK, &w->out, w->file};
     w_flush_rows(&hw, w);
+    /* a run stopped early: the rows never written give their blocks back (before HDF5 may
+     * reuse their space), then the datasets end at the rows written */
+    size_t wb, ob;
+    row_bytes(w, &wb, &ob);
+    for (long long r = w->written; r < w->rows; r++) {
+        if (w->weights >= 0 && fallocate(w->out.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                                         (off_t)w->woff[r], (off_t)wb) != 0) { /* kept: space only */ }
+        if (w->output >= 0 && fallocate(w->out.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                                        (off_t)w->ooff[r], (off_t)ob) != 0) { /* kept: space only */ }
+    }
     if (w->direct && w->extent != (hsize_t)w->written) w_extent(&hw, w, (hsize_t)w->written);
     w_reserve(&hw, 0);
     hid_t g = hw.st ? -1 : H5Gopen2(w->file, "timing", H5P_DEFAULT);
@@ -635,6 +753,8 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
     free(w->tbuf);
+    free(w->woff);
+    free(w->ooff);
     free(w->ibuf);
     free(w->dbuf);
     free(w);

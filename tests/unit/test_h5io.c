@@ -1562,6 +1562,51 @@ static void test_keep(void)
                   has_object(path, "timing") == 1,
               "recording, keep %#x: %d %s", rec[k].keep, st, err.msg);
     }
+    /* allocated at open for the CPIs to come (stap_write_options.cpis): the same rows as
+     * grown CPI by CPI, bit for bit; a run that stops early ends at the rows written */
+    static const struct {
+        long long cpis;
+        int written;
+    } pre[] = {{0, 4}, {4, 4}, {9, 4}};
+    stap_cf32 rows[4][3];
+    for (int c = 0; c < 4; c++)
+        for (int k = 0; k < 3; k++) rows[c][k] = STAP_CMPLXF(c + 0.25f * k, -c - 0.5f * k);
+    for (size_t k = 0; k < sizeof pre / sizeof *pre; k++) {
+        snprintf(path, sizeof path, "%s/prealloc_%zu.h5", dir, k);
+        stap_result_writer *w = NULL;
+        const stap_write_options wo = {STAP_WRITE_NEW, STAP_KEEP_WEIGHTS | STAP_KEEP_OUTPUT, pre[k].cpis};
+        int st = stap_result_writer_open(&w, path, &res, &wo, &err);
+        for (long long c = 0; c < pre[k].written && st == STAP_OK; c++)
+            st = stap_result_writer_append(w, c, c, rows[c], rows[c] + 1, NULL, 0, ms, &err);
+        if (st == STAP_OK) {
+            stap_result sum = res;
+            st = stap_result_writer_close(w, &sum, &err);
+        } else if (w) {
+            stap_result_writer_abort(w);
+        }
+        hsize_t dims[5] = {0};
+        hid_t f = st == STAP_OK ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+        hid_t d = f >= 0 ? H5Dopen2(f, "weights", H5P_DEFAULT) : -1, y = f >= 0 ? H5Dopen2(f, "output/iq", H5P_DEFAULT) : -1;
+        hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
+        if (sp >= 0) H5Sget_simple_extent_dims(sp, dims, NULL);
+        int ok = d >= 0 && y >= 0 && dims[0] == 4;
+        stap_cf32 wv[4], yv[4];
+        hid_t ct = H5Tcreate(H5T_COMPOUND, sizeof(stap_cf32));
+        H5Tinsert(ct, "r", 0, H5T_NATIVE_FLOAT);
+        H5Tinsert(ct, "i", 4, H5T_NATIVE_FLOAT);
+        ok = ok && H5Dread(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, wv) >= 0 &&
+             H5Dread(y, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, yv) >= 0;
+        for (int c = 0; ok && c < 4; c++) {
+            ok = !memcmp(&wv[c], &rows[c][0], sizeof(stap_cf32)) && !memcmp(&yv[c], &rows[c][1], sizeof(stap_cf32));
+        }
+        H5Tclose(ct);
+        if (sp >= 0) H5Sclose(sp);
+        if (d >= 0) H5Dclose(d);
+        if (y >= 0) H5Dclose(y);
+        if (f >= 0) H5Fclose(f);
+        CHECK(st == STAP_OK && ok, "writer allocated for %lld CPIs, %d written: %d %s (rows %llu)",
+              pre[k].cpis, pre[k].written, st, err.msg, (unsigned long long)dims[0]);
+    }
     /* a kept dataset's CPI must come with its data */
     stap_result_writer *w = NULL;
     snprintf(path, sizeof path, "%s/keep_missing.h5", dir);
