@@ -9,6 +9,7 @@
 
 #include "cli_json.h"
 #include "cli_opts.h"
+#include "progress.h"
 #include "stream_loop.h"
 #include "workload.h"
 
@@ -58,7 +59,7 @@ static int measure(const workload *w, stap_backend be, int gemm, int threads, in
         if (!ring.cube[k]) status = stap_fail(err, STAP_ENOMEM, "cannot allocate pinned cubes");
         else memcpy(ring.cube[k], cubes[k], sizeof(stap_cf32) * len);
     }
-    if (!status) status = stream_run(e, 2LL * slots, n, stream_ring_source, NULL, &ring, NULL, NULL, 0, 0, st, err);
+    if (!status) status = stream_run(e, 2LL * slots, n, stream_ring_source, NULL, &ring, NULL, NULL, 0, NULL, st, err);
     if (desc) snprintf(desc, desc_len, "%s", stap_engine_describe(e));
     for (int k = 0; k < ring.count; k++) stap_engine_host_free(e, ring.cube[k]);
     free(ring.cube);
@@ -87,6 +88,7 @@ int cmd_bench_pipeline(int argc, char **argv)
     const char *wl = "easy,medium,hard,perfect-small,perfect-medium,perfect-large";
     const char *bl = "gpu,cublas,cpu,lapack", *json = NULL;
     int cpis = 500, cpu_cpis = 8, slots = 3, threads = 0, force = 0, device_n = -1;
+    int progress_mode = PROGRESS_AUTO;
     stap_error err;
     stap_error_clear(&err);
     cli_opt opts[] = {
@@ -105,6 +107,7 @@ int cmd_bench_pipeline(int argc, char **argv)
         CLI_OPT_THREADS(&threads),
         CLI_OPT_JSON(&json),
         CLI_OPT_FORCE(&force),
+        CLI_OPT_PROGRESS(&progress_mode),
         {0}};
     int pst = cli_parse(&bench_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
@@ -144,6 +147,8 @@ int cmd_bench_pipeline(int argc, char **argv)
     stap_gpu_info(device, sizeof device, NULL, NULL, &err);
     int status = EXIT_OK;
     enum { NCUBES = 4 };
+    progress pg; /* over the cases; without it (stderr not a terminal), a line a case */
+    progress_begin(&pg, progress_mode, 0, "bench", "cases", (long long)nw * nb);
     for (int i = 0; i < nw && cases; i++) {
         const size_t len = workload_cube_len(&ws[i]);
         stap_cf32 *cubes[NCUBES] = {0};
@@ -163,7 +168,8 @@ int cmd_bench_pipeline(int argc, char **argv)
                 snprintf(c->why, sizeof c->why, "%s", e2.msg);
                 continue;
             }
-            fprintf(stderr, "bench: %s on %s ...\n", ws[i].name, rname[b]);
+            progress_update(&pg, (long long)i * nb + b);
+            if (pg.mode == PROGRESS_NONE) fprintf(stderr, "bench: %s on %s ...\n", ws[i].name, rname[b]);
             int st = measure(&ws[i], rb[b], rg[b], threads, 1, 0, cubes, NCUBES,
                              gpu ? cpis : cpu_cpis, &c->one, c->engine, sizeof c->engine, &e2);
             if (!st && gpu)
@@ -177,6 +183,8 @@ int cmd_bench_pipeline(int argc, char **argv)
         if (!ok) status = cli_fail(&err);
         for (int k = 0; k < NCUBES; k++) free(cubes[k]);
     }
+    pg.done = (long long)nw * nb;
+    progress_end(&pg);
     if (!cases) status = cli_error(EXIT_PROCESSING, "out of memory");
 
     fprintf(out, "rtstap bench: device %s, commit %s; stage medians with one CPI in flight (ms),\n"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_opts.h"
+#include "progress.h"
 #include "cmd_scene.h"
 #include "h5io.h"
 #include "scene.h"
@@ -118,7 +119,7 @@ static int opt_beta(const cli_opt *o, const char *arg)
 /* The scene into OUT: one CPI, or a recording of cpis CPIs (fresh noise, clutter and jammer
  * draws per CPI, seed + CPI index; targets moving by their drift; /truth describes CPI 0). */
 static int gen_write(scene_truth *truth, stap_input *in, const double *drift, int cpis,
-                     const char *out, stap_write_mode mode, stap_error *err)
+                     const char *out, stap_write_mode mode, progress *pg, stap_error *err)
 {
     if (cpis == 1)
         return scene_generate(truth, in->iq, err) ||
@@ -132,6 +133,7 @@ static int gen_write(scene_truth *truth, stap_input *in, const double *drift, in
             truth->cfg.targets[k].range_cell =
                 (int)lround(base.cfg.targets[k].range_cell + drift[k] * c);
         failed = scene_generate(truth, in->iq, err) || stap_recording_write(rw, c, in->iq, err);
+        progress_update(pg, c + 1);
     }
     truth->cfg = base.cfg;
     if (failed) {
@@ -178,7 +180,7 @@ int cmd_gen(int argc, char **argv)
     g.beta = 1.0;
     scene_config *c = &g.cfg;
     const char *out = NULL;
-    int quiet = 0, cpis = 1, force = 0, seed_given = 0;
+    int quiet = 0, cpis = 1, force = 0, seed_given = 0, progress_mode = PROGRESS_AUTO;
     unsigned long long seed = 0;
     stap_error err;
     stap_error_clear(&err);
@@ -233,6 +235,7 @@ int cmd_gen(int argc, char **argv)
         {"slant-range", 0, CLI_DOUBLE, &c->slant_range_m, "M",
          "slant range of the clutter ring (default 100e3)", .lo = 1e-3, .hi = 1e10},
         {"quiet", 0, CLI_FLAG, &quiet, NULL, "no summary on stderr"},
+        CLI_OPT_PROGRESS(&progress_mode),
         {0}};
     int pst = cli_parse(&gen_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
@@ -270,7 +273,11 @@ int cmd_gen(int argc, char **argv)
                              "0..%d", k, last, cpis - 1, cfg.range_gates - 1);
         }
     }
-    if (gen_write(&truth, &in, drift, cpis, out, mode, &err)) status = cli_fail(&err);
+    progress pg;
+    progress_begin(&pg, cpis > 1 ? progress_mode : PROGRESS_NONE, quiet, "gen", "CPIs", cpis);
+    const int failed = gen_write(&truth, &in, drift, cpis, out, mode, &pg, &err);
+    progress_end(&pg);
+    if (failed) status = cli_fail(&err);
     else if (!quiet) gen_summary(&truth, preset, cpis, out);
     free(in.iq);
     scene_truth_free(&truth);

@@ -10,6 +10,7 @@
 
 #include "cli_files.h"
 #include "cli_opts.h"
+#include "progress.h"
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "rawio.h"
@@ -17,7 +18,7 @@
 /* The options both commands share: output, scale and the radar metadata. */
 typedef struct import_opts {
     const char *output;
-    int force;
+    int force, progress;
     double scale;
     stap_radar_meta meta;
 } import_opts;
@@ -27,6 +28,7 @@ typedef struct import_opts {
      "the schema-v1.1 file (written atomically; an existing file is\n"                     \
      "refused without -f)", .alias = "out", .flags = CLI_REQUIRED | CLI_OUTPUT},                         \
     CLI_OPT_FORCE(&(io)->force),                                                            \
+    CLI_OPT_PROGRESS(&(io)->progress),                                                      \
     {"scale", 0, CLI_DOUBLE, &(io)->scale, "S",                                             \
      "multiply the samples by S (> 0; default 1): the file holds\n"                        \
      "complex64 of the scaled values", .lo = 1e-300, .hi = 1e300},                          \
@@ -43,11 +45,19 @@ typedef struct import_opts {
 
 
 /* Run the import and say what was written. */
-static int import_run(const stap_raw_import *imp, const import_opts *io)
+static int import_run(const stap_raw_import *imp_in, const import_opts *io)
 {
     stap_error err;
     stap_error_clear(&err);
-    if (stap_raw_import_file(io->output, imp, &err)) return cli_fail(&err);
+    stap_raw_import imp_p = *imp_in;
+    const stap_raw_import *imp = &imp_p;
+    progress pg;
+    progress_begin(&pg, io->progress, 0, "import", "CPIs", imp->cpis);
+    imp_p.progress = progress_fn;
+    imp_p.progress_user = &pg;
+    const int st = stap_raw_import_file(io->output, imp, &err);
+    progress_end(&pg);
+    if (st) return cli_fail(&err);
     char cpis[48] = "";
     if (imp->cpis > 0) snprintf(cpis, sizeof cpis, " x %lld CPIs", imp->cpis);
     printf("wrote %s: complex64 %d channels x %d pulses x %d range gates%s, from %s; process it "

@@ -8,6 +8,7 @@
 #include "cli_json.h"
 #include "cli_files.h"
 #include "cli_opts.h"
+#include "progress.h"
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "rtstap/common.h" /* stap_now_ms */
@@ -176,7 +177,7 @@ out:
 int cmd_import_perfect(int argc, char **argv)
 {
     const char *size_s = NULL, *dir = NULL, *out = NULL;
-    int cpis = 1, force = 0;
+    int cpis = 1, force = 0, progress_mode = PROGRESS_AUTO;
     stap_error err;
     cli_opt opts[] = {
         PERFECT_INPUT_OPTIONS(&size_s, &dir),
@@ -186,6 +187,7 @@ int cmd_import_perfect(int argc, char **argv)
         CLI_OPT_FORCE(&force),
         {"cpis", 0, CLI_INT, &cpis, "N", "a recording of N CPIs (default 1)", .lo = 1,
          .hi = 1000000},
+        CLI_OPT_PROGRESS(&progress_mode),
         {0}};
     int pst = cli_parse(&import_perfect_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
@@ -202,7 +204,13 @@ int cmd_import_perfect(int argc, char **argv)
     } else {
         stap_recording_writer *rw = NULL;
         st = stap_recording_create(&rw, out, &in, cpis, &(stap_write_options){.mode = mode}, &err);
-        for (int c = 0; c < cpis && !st; c++) st = stap_recording_write(rw, c, in.iq, &err);
+        progress pg;
+        progress_begin(&pg, progress_mode, 0, "import-perfect", "CPIs", cpis);
+        for (int c = 0; c < cpis && !st; c++) {
+            st = stap_recording_write(rw, c, in.iq, &err);
+            progress_update(&pg, c + 1);
+        }
+        progress_end(&pg);
         if (st && rw) stap_recording_abort(rw);
         else if (!st) st = stap_recording_finish(rw, NULL, NULL, &err);
     }

@@ -10,6 +10,7 @@
 #include "cfar.h"
 #include "cli_json.h"
 #include "cli_opts.h"
+#include "progress.h"
 #include "cpi_check.h"
 #include "cpi_io.h"
 #include "engine.h"
@@ -136,6 +137,7 @@ static int run_parse(run_job *j, int argc, char **argv)
         CLI_OPT_SCALE(&j->inopts),
         CLI_OPT_READERS(&j->readers),
         CLI_OPT_HOST_DECODE(&j->host_decode),
+        CLI_OPT_PROGRESS(&j->progress),
         {"output", 'o', CLI_STRING, &j->output, "FILE",
          "result file (written atomically; an existing file is refused\n"
          "without -f)", .flags = CLI_REQUIRED | CLI_OUTPUT},

@@ -13,6 +13,7 @@
 #include "signals.h"
 #include "cli_json.h"
 #include "cli_opts.h"
+#include "progress.h"
 #include "rtstap/common.h" /* stap_now_ms */
 #include "cpi_io.h"
 #include "stream_loop.h"
@@ -111,7 +112,7 @@ static int parse_format(const cli_opt *opt, const char *s)
 typedef struct stream_job {
     const char *preset, *json, *input, *timeline_path;
     int cpis_given, cpis, ring_n, quiet, threads, force, device_n, mem_every, dorder, train;
-    int readers, host_decode;
+    int readers, host_decode, progress;
     unsigned keep;                  /* --keep: STAP_KEEP_* */
     stap_sample_format ring_format; /* --format: the ring's samples */
     char samples[200];              /* how the samples reach the engine, for the report */
@@ -203,6 +204,7 @@ static int stream_parse(stream_job *j, int argc, char **argv)
          "test: the report gives first, last and largest; JSON: all)", .lo = 1,
          .hi = 100000000},
         {"quiet", 0, CLI_FLAG, &j->quiet, NULL, "no text report"},
+        CLI_OPT_PROGRESS(&j->progress),
         {0}};
     int pst = cli_parse(&stream_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
@@ -397,13 +399,15 @@ static int stream_go(stream_job *j)
     j->mem.gpu = cfg->backend == STAP_BACKEND_GPU || cfg->backend == STAP_BACKEND_CUBLAS;
     stream_sinks sinks = {&j->tl, &j->mem};
     stream_sink_fn sink = j->tl.f || j->mem_every ? stream_sink : NULL;
-    const int progress = !j->quiet && isatty(2);
+    progress pg;
+    progress_begin(&pg, j->progress, j->quiet, "stream", "CPIs", j->cpis);
     cli_graceful_begin(); /* SIGINT/SIGTERM: finish the CPIs in flight, report them */
     int sr = j->rec ? stream_run(j->eng, j->warm, j->cpis, cpi_reader_get_fn, cpi_reader_release_fn,
-                                 j->reader, sink, &sinks, j->deadline, progress, &j->st, &err)
+                                 j->reader, sink, &sinks, j->deadline, &pg, &j->st, &err)
                     : stream_run(j->eng, j->warm, j->cpis, stream_ring_source, NULL, &j->ring, sink,
-                                 &sinks, j->deadline, progress, &j->st, &err);
+                                 &sinks, j->deadline, &pg, &j->st, &err);
     cli_graceful_end();
+    progress_end(&pg);
     if (stap_engine_moved_to_cpu(j->eng) >= 0) /* said once, as it ends */
         fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(j->eng));
     if (!sr && j->st.stopped_by) {

@@ -438,6 +438,14 @@ int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi
     return STAP_OK;
 }
 
+double cpi_writer_seconds(cpi_writer *cw)
+{
+    pthread_mutex_lock(&cw->mu);
+    const double s = cw->write_s;
+    pthread_mutex_unlock(&cw->mu);
+    return s;
+}
+
 int cpi_writer_finish(cpi_writer *cw, double *write_s, stap_error *err)
 {
     pthread_mutex_lock(&cw->mu);

@@ -52,6 +52,8 @@ int cpi_writer_start(cpi_writer **cw, stap_result_writer *w, size_t weights_len,
 /* Queue a copy of r, the input's CPI input_cpi (waits while the queue is full); fails with
  * the writer's first error. */
 int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi, stap_error *err);
+/* Seconds the writer has spent writing so far. */
+double cpi_writer_seconds(cpi_writer *cw);
 /* Wait until everything queued is written; joins; returns the writer's first error. The
  * stap_result_writer is not closed. */
 int cpi_writer_finish(cpi_writer *cw, double *write_s, stap_error *err);

@@ -13,7 +13,7 @@
 typedef struct run_job {
     const char *input, *output, *json;
     stap_preset preset;
-    int quiet, repeat, keep_output, check, force, device, readers, host_decode;
+    int quiet, repeat, keep_output, check, force, device, readers, host_decode, progress;
     unsigned keep; /* --keep: STAP_KEEP_* (0: not given) */
     int dbins, dorder, seg, train, beams, threads; /* laid over the preset (-1, 0: not given) */
     double loading;

@@ -10,6 +10,7 @@
 
 #include "cpi_check.h"
 #include "cpi_io.h"
+#include "progress.h"
 #include "cli_json.h"
 #include "h5io_extra.h"
 #include "rtstap/common.h" /* stap_now_ms */
@@ -32,6 +33,15 @@ static int checked_put(void *user, const stap_cpi_result *r, stap_error *err)
     return st ? st : cpi_writer_put(cs->writer, r, cpi_reader_input_cpi(cs->reader, r->cpi), err);
 }
 
+/* What limits a recording's run: the part busy the most of its wall time (the engine's, by
+ * elimination, when neither thread is busy most of it). */
+static const char *limit_of(double read_s, double write_s, double wall_s)
+{
+    if (read_s > 0.8 * wall_s && read_s >= write_s) return "reading";
+    if (write_s > 0.8 * wall_s) return "writing";
+    return "the engine (compute and link)";
+}
+
 /* what one recording run holds and measures */
 typedef struct rec_run {
     long long in_file, cpis;
@@ -52,6 +62,8 @@ typedef struct rec_run {
     char samples[200]; /* how the samples reach the engine (cpi_input_format) */
     unsigned keep;     /* what the result file keeps (STAP_KEEP_*) */
     char read_path[200]; /* how the reader read (cpi_reader_path) */
+    progress pg;         /* the progress line (--progress) */
+    double t_stream;     /* ms, when the stream began */
 } rec_run;
 
 /* the engine, with room reserved for the reader's cubes and the writer's queue */
@@ -105,6 +117,15 @@ static int rec_engine(run_job *j, rec_run *r)
     return EXIT_OK;
 }
 
+/* what limits the run so far (the progress line) */
+static const char *rec_limit_now(void *user)
+{
+    rec_run *r = user;
+    double read_s, wait_s;
+    cpi_reader_times(r->reader, &read_s, &wait_s);
+    return limit_of(read_s, cpi_writer_seconds(r->writer), (stap_now_ms() - r->t_stream) * 1e-3);
+}
+
 /* the stream from reader to writer; a device fault with a named backend (auto moves to the
  * CPU instead) publishes the CPIs before it, marked stopped, and fails naming the CPI */
 static int rec_stream(run_job *j, rec_run *r)
@@ -123,8 +144,13 @@ static int rec_stream(run_job *j, rec_run *r)
     r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
     /* what is written is always checked finite; --check also the output not written */
     cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || (r->keep & STAP_KEEP_OUTPUT), 1);
+    progress_begin(&r->pg, j->progress, j->quiet, "run", "CPIs", r->cpis);
+    r->pg.limit = rec_limit_now;
+    r->pg.limit_user = r;
+    r->t_stream = stap_now_ms();
     int rst = stream_run(r->eng, 0, r->cpis, cpi_reader_get_fn, cpi_reader_release_fn, r->reader,
-                         checked_put, &r->cs, 0, !j->quiet && isatty(2), &r->st, &err);
+                         checked_put, &r->cs, 0, &r->pg, &r->st, &err);
+    progress_end(&r->pg);
     cli_graceful_end();
     int status = EXIT_OK;
     if (rst && err.code == STAP_EDEVICE) {
@@ -185,14 +211,6 @@ static int rec_publish(run_job *j, rec_run *r)
     return EXIT_OK;
 }
 
-/* What limits a recording's run: the part busy the most of its wall time (the engine's, by
- * elimination, when neither thread is busy most of it). */
-static const char *rec_limit(const rec_run *r, double wall_s)
-{
-    if (r->read_s > 0.8 * wall_s && r->read_s >= r->write_s) return "reading";
-    if (r->write_s > 0.8 * wall_s) return "writing";
-    return "the engine (compute and link)";
-}
 
 static void rec_report(const run_job *j, const rec_run *r)
 {
@@ -216,7 +234,7 @@ static void rec_report(const run_job *j, const rec_run *r)
     double dev_ms = 0;
     for (int s = STAP_STAGE_COPY_IN + 1; s < STAP_STAGE_COPY_OUT; s++) dev_ms += r->st.stage_median[s];
     const double link_ms = r->st.stage_median[STAP_STAGE_COPY_IN] + r->st.stage_median[STAP_STAGE_COPY_OUT];
-    const char *limit = rec_limit(r, wall_s);
+    const char *limit = limit_of(r->read_s, r->write_s, wall_s);
     fprintf(stderr, "  samples: %s\n", r->samples);
     fprintf(stderr, "  rates, CPIs/s: reading %.0f (%d thread%s, %s), computing %.0f, link %.0f, "
             "writing %.0f: %s limits the run\n", r->read_s > 0 ? n / r->read_s : 0, r->threads,
@@ -243,7 +261,7 @@ static int rec_json(const run_job *j, const rec_run *r)
     cJSON_AddStringToObject(doc, "reader_path", r->read_path);
     cJSON_AddNumberToObject(doc, "writer_s", r->write_s);
     cJSON_AddStringToObject(doc, "samples", r->samples);
-    cJSON_AddStringToObject(doc, "limited_by", rec_limit(r, r->wall * 1e-3));
+    cJSON_AddStringToObject(doc, "limited_by", limit_of(r->read_s, r->write_s, r->wall * 1e-3));
     cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
     run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);
     int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;

@@ -2,6 +2,8 @@
 #include "signals.h"
 #include "stream_loop.h"
 
+#include "progress.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +40,7 @@ int stream_ring_source(void *user, long long n, const void **cube, stap_error *e
 
 int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src,
                stream_release_fn release, void *src_user, stream_sink_fn sink, void *sink_user,
-               double deadline_ms, int progress, stream_stats *st, stap_error *err)
+               double deadline_ms, progress *pg, stream_stats *st, stap_error *err)
 {
     memset(st, 0, sizeof *st);
     if (n < 1) return stap_fail(err, STAP_EINVAL, "stream: need at least one CPI");
@@ -52,7 +54,7 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
         return stap_fail(err, STAP_ENOMEM, "stream: out of memory for %lld CPIs' timings", n);
     }
     int status = STAP_OK;
-    double t0 = stap_now_ms(), t_end = t0, next_report = t0 + 500;
+    double t0 = stap_now_ms(), t_end = t0;
     size_t detections = 0;
     for (long long i = 0; i < total + S && !status; i++) {
         /* a graceful stop (SIGINT/SIGTERM under cli_graceful_begin): submit nothing more,
@@ -77,11 +79,7 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
             if (sink && (status = sink(sink_user, &r, err))) break;
             st->cpis_done = j + 1;
             t_end = stap_now_ms();
-            if (progress && t_end >= next_report && j >= warmup) {
-                fprintf(stderr, "\r  %lld / %lld CPIs  %.0f CPIs/s   ", j - warmup + 1, n,
-                        (j - warmup + 1) / ((t_end - t0) * 1e-3));
-                next_report = t_end + 500;
-            }
+            if (pg && j >= warmup) progress_update(pg, j - warmup + 1);
         }
         if (i < total) {
             const void *cube;
@@ -104,7 +102,6 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
         stap_cpi_result r;
         for (int s = 0; s < S; s++) stap_engine_collect(e, s, &r, &ignore);
     }
-    if (progress) fputc('\n', stderr);
     st->cpis_run = total;
     n = total - warmup; /* fewer after a graceful stop */
     if (!status && n > 0) {

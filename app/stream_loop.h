@@ -30,14 +30,15 @@ typedef struct stream_stats {
     int stopped_by;                      /* the signal of a graceful stop, or 0      */
 } stream_stats;
 
-/* Run warmup + n CPIs through e with all its slots in flight; time the last n. progress:
- * a line on stderr every half second (the caller decides, e.g. isatty(2)). Under a
+struct progress;
+/* Run warmup + n CPIs through e with all its slots in flight; time the last n. pg: the
+ * progress line (progress.h) the timed CPIs advance, or NULL. Under a
  * graceful stop (cli_graceful_begin, signals.h) a SIGINT/SIGTERM ends the submitting: the
  * CPIs in flight are collected and passed to the sink, stopped_by is set and the stats
  * cover the CPIs run (cpis = 0 when the stop came during the warm-up). */
 int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src,
                stream_release_fn release, void *src_user, stream_sink_fn sink, void *sink_user,
-               double deadline_ms, int progress, stream_stats *st, stap_error *err);
+               double deadline_ms, struct progress *pg, stream_stats *st, stap_error *err);
 
 /* A source replaying a ring of cubes: CPI n is ring[n % count]. */
 typedef struct stream_ring {

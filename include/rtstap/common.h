@@ -79,6 +79,10 @@ typedef struct stap_write_options {
                                 mid-run — and written in place, without HDF5 per CPI     */
 } stap_write_options;
 
+/* Progress of long work (an import of many CPIs): called with the units done of total, now
+ * and then and at the end; the library never draws it (app/ does). */
+typedef void (*stap_progress_fn)(void *user, long long done, long long total);
+
 /* Record an error (printf-style message) and return its code. err may be NULL. */
 int stap_fail(stap_error *err, int code, const char *fmt, ...)
 #if defined(__GNUC__)

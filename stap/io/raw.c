@@ -232,8 +232,10 @@ int stap_raw_import_file(const char *output, const stap_raw_import *imp, stap_er
         if (!st) st = stap_input_write(output, &in, write_source, &src, &(stap_write_options){.mode = imp->mode}, err);
     } else if (!st) {
         st = stap_recording_create(&w, output, &in, cpis, &(stap_write_options){.mode = imp->mode}, err);
-        for (long long c = 0; c < cpis && !st; c++)
+        for (long long c = 0; c < cpis && !st; c++) {
             if (!(st = raw_read_cpi(&r, c, in.iq, err))) st = stap_recording_write(w, c, in.iq, err);
+            if (!st && imp->progress) imp->progress(imp->progress_user, c + 1, cpis);
+        }
         if (st) stap_recording_abort(w);
         else st = stap_recording_finish(w, write_source, &src, err);
     }

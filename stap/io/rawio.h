@@ -43,6 +43,8 @@ typedef struct stap_raw_import {
     stap_radar_meta meta;    /* written to /radar and /array                                 */
     const char *source;      /* written as the string attribute `source` of /data/iq, or NULL */
     stap_write_mode mode;      /* STAP_WRITE_NEW (0): an existing output is refused; REPLACE     */
+    stap_progress_fn progress; /* CPIs done of the total after each CPI, or NULL              */
+    void *progress_user;
 } stap_raw_import;
 
 /* Convert imp->input into a schema-v1.1 file at output (complex64 (C, P, R), or a recording

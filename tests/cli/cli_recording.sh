@@ -122,6 +122,19 @@ check "--keep detections: /detections and /timing, no /weights or /output" \
     --training 60 --segments 2 --beams 3 --loading 0.01 --keep output,weights --quiet
 check "--keep output,weights: both as the full run's, no /detections" \
     '"$same" "$tmp/out.h5" "$tmp/keep_wo.h5" /weights /output/iq >/dev/null && [ "$("$shape" "$tmp/keep_wo.h5" /detections)" = "/detections missing" ]'
+# progress (issue 31): JSON lines for scripts, the last one final; a line redrawn and cleared
+# when asked; nothing when stderr is not a terminal and nothing is asked
+"$bin" run --input "$tmp/rec.h5" --output "$tmp/prog.h5" --backend cpu --doppler-order 3 \
+    --training 60 --segments 2 --beams 3 --loading 0.01 --quiet --progress json 2>"$tmp/prog.err"
+check "--progress json: a final JSON line of 8 of 8 CPIs naming what limits" \
+    'tail -1 "$tmp/prog.err" | grep -q "^{\"progress\": {\"what\": \"run\", \"done\": 8, \"total\": 8, .*\"limit\": .*\"final\": true}}$"'
+"$bin" run --input "$tmp/rec.h5" --output "$tmp/prog.h5" -f --backend cpu --doppler-order 3 \
+    --training 60 --segments 2 --beams 3 --loading 0.01 --quiet 2>"$tmp/prog.err"
+check "no --progress, stderr not a terminal, --quiet: nothing on stderr" '[ ! -s "$tmp/prog.err" ]'
+"$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 240 --no-clutter --cpis 30 \
+    --out "$tmp/prog_gen.h5" --progress line 2>"$tmp/prog.err" >/dev/null
+check "gen --cpis --progress line: drawn with carriage returns, cleared at the end" \
+    'grep -q "gen: [0-9]*/30 CPIs" "$tmp/prog.err" && [ "$(tr "\r" "\n" < "$tmp/prog.err" | grep -c "^$(printf "\033")\[K")" -ge 2 ]'
 "$bin" run --input "$tmp/rec.h5" --output "$tmp/keep_bad.h5" --backend cpu --keep weights,phase 2>"$tmp/err"
 check "--keep weights,phase: exit 2 naming the item" '[ $? -eq 2 ] && grep -q "phase. is not detections, weights or output" "$tmp/err" && [ ! -e "$tmp/keep_bad.h5" ]'
 
