@@ -159,7 +159,7 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
     r->nbuf = nbuf > r->nthreads + 1 ? nbuf : r->nthreads + 1; /* every thread a buffer ahead */
     r->buf = calloc((size_t)r->nbuf, sizeof *r->buf);
     r->holds = malloc(sizeof *r->holds * (size_t)r->nbuf);
-    r->stored = stap_engine_options_of(e)->input.type != STAP_SAMPLES_CF32;
+    r->stored = !stap_sample_format_is_native(&stap_engine_options_of(e)->input);
     const size_t bytes = stap_engine_cube_bytes(e);
     const size_t sb = r->stored ? 0 : stap_recording_scratch_bytes(rec);
     int ok = r->buf && r->holds;
@@ -200,18 +200,18 @@ void cpi_input_format(const stap_recording *rec, int host_decode, stap_sample_fo
 {
     stap_error why;
     stap_sample_format stored;
-    *f = (stap_sample_format){STAP_SAMPLES_CF32, 0, 1.0};
+    *f = (stap_sample_format){.type = STAP_SAMPLES_CF32, .scale = 1.0};
     if (stap_recording_stored_format(rec, &stored, &why)) {
         const char *w = strstr(why.msg, "as stored: ");
         snprintf(desc, len, "complex64 over the link (decoded on the host: %s)",
                  w ? w + strlen("as stored: ") : why.msg);
-    } else if (stored.type == STAP_SAMPLES_CF32) {
+    } else if (stap_sample_format_is_native(&stored)) {
         snprintf(desc, len, "complex64 over the link, as stored");
     } else {
         char d[96];
         stap_sample_format_describe(&stored, d, sizeof d);
         if (host_decode) {
-            snprintf(desc, len, "complex64 over the link (%s decoded on the host: --host-decode)", d);
+            snprintf(desc, len, "complex64 over the link (%s, decoded on the host: --host-decode)", d);
         } else {
             *f = stored;
             snprintf(desc, len, "%s over the link as stored, converted by the engine", d);

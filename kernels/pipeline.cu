@@ -69,7 +69,8 @@ __global__ void doppler_load_kernel(const T *__restrict__ x, rtk_samples fmt,
         float2 out = c0();
         if (p < P) {
             const long long src = ((long long)c * P + p) * R + r;
-            const float2 v = sample_of<T>::get(x, src, fmt);
+            const float2 v = sample_of<T>::get(
+                x, c * fmt.stride[0] + p * fmt.stride[1] + r * fmt.stride[2], fmt);
             if (!finite2(v)) atomicMin(&st->bad_input, (unsigned long long)src);
             const float w = win[p];
             out = make_float2(w * v.x, w * v.y);
@@ -84,7 +85,8 @@ __global__ void samples_convert_kernel(const T *__restrict__ x, rtk_samples fmt,
 {
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
-        const float2 v = sample_of<T>::get(x, i, fmt);
+        const long long r = i % fmt.R, t = i / fmt.R, p = t % fmt.P, c = t / fmt.P;
+        const float2 v = sample_of<T>::get(x, c * fmt.stride[0] + p * fmt.stride[1] + r * fmt.stride[2], fmt);
         if (!finite2(v)) atomicMin(&st->bad_input, (unsigned long long)i);
         y[i] = v;
     }
@@ -326,7 +328,7 @@ extern "C" int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, co
                                        rtk_cpi_status *status, void *stream)
 {
     if (C < 1 || P < 1 || R < 1 || D < P) return (int)cudaErrorInvalidValue;
-    const rtk_samples f = fmt ? *fmt : rtk_samples{0, 0, 0, 1.0};
+    const rtk_samples f = fmt ? *fmt : rtk_samples{0, 0, 0, 1.0, {(long long)P * R, R, 1}, P, R};
     const long long total = (long long)D * C * R;
     const cudaStream_t s = (cudaStream_t)stream;
     switch (f.type) {

@@ -39,6 +39,9 @@ typedef struct rtk_samples {
     int big_endian;  /* integer components stored big-endian                    */
     int scaled;      /* multiply by scale (in double, then round to float)      */
     double scale;
+    long long stride[3]; /* samples between neighbours along channel, pulse,
+                            range as stored (any order: read transposed)        */
+    int P, R;        /* the cube's pulses and range gates                       */
 } rtk_samples;
 
 /* Contract step 1, before the FFT: X[p][c][r] = win[p] * x[c][p][r] for p < P and 0 for
@@ -48,8 +51,8 @@ typedef struct rtk_samples {
 int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *win, int C,
                             int P, int R, int D, void *X, rtk_cpi_status *status,
                             void *stream);
-/* n samples stored as fmt says, to complex64 (y); a non-finite result lowers
- * status->bad_input (the sample's index). */
+/* n = C x P x R samples stored as fmt says, to complex64 (y, channel, pulse, range); a
+ * non-finite result lowers status->bad_input (the sample's index in (channel, pulse, range)). */
 int rtk_samples_convert_launch(const void *x, const rtk_samples *fmt, long long n, void *y,
                                rtk_cpi_status *status, void *stream);
 

@@ -34,14 +34,7 @@ typedef struct stap_radar_meta {
  * axis first. The order comes from the file's labels — HDF5 dimension-scale labels
  * (H5DSset_label; h5py: dset.dims[i].label = 'pulse') or a string attribute `dims` on
  * the dataset ("pulse,channel,range", or an array of names) — or from the caller. */
-typedef enum stap_axis { STAP_AXIS_CHANNEL = 0, STAP_AXIS_PULSE, STAP_AXIS_RANGE,
-                         STAP_AXIS_CPI, STAP_AXIS_IQ } stap_axis;
-
-/* axis[k]: the axis stored at position k of the cube (after a recording's cpi axis);
- * (channel, pulse, range) = {0, 1, 2}. */
-typedef struct stap_layout {
-    unsigned char axis[3];
-} stap_layout;
+/* (stap_axis and stap_layout: stap.h) */
 
 /* An axis name: channel (channels, element, elements, C), pulse (pulses, P), range
  * (range_gate, range_gates, range_cell, range_cells, gate, gates, R), cpi (cpis), iq (i_q,
@@ -216,9 +209,9 @@ int stap_recording_read_with(stap_recording *rec, long long cpi, stap_cf32 *cube
 /* How the recording's samples are stored, when an engine can take them as they are
  * (stap_engine_options.input: the bytes cross the host link as stored and the GPU converts
  * them): the direct path, complex64 unscaled or integer pairs (an interleaved iq axis, or a
- * packed compound with the real part first), either byte order, the scale; the cube axes in
- * (channel, pulse, range) order. STAP_EUNSUPPORTED saying why otherwise (the readers above
- * then decode on the host). */
+ * packed compound with the real part first), either byte order, the scale, and the stored
+ * order of the cube's axes (the engine reads it transposed). STAP_EUNSUPPORTED saying why
+ * otherwise (the readers above then decode on the host). */
 int stap_recording_stored_format(const stap_recording *rec, stap_sample_format *f,
                                  stap_error *err);
 /* CPI `cpi`'s bytes as stored (C x P x R samples of stap_recording_stored_format) into buf:

@@ -194,6 +194,16 @@ double stap_beam_u(int b, int B);
  * of |a(u)^H v_centre|, v_centre = the centre-tap entries v[c*Q + (Q-1)/2]. */
 double stap_look_direction(const stap_cf32 *v, int channels, int doppler_order, double spacing);
 
+/* The axes of a cube (a recording's cpi axis, an interleaved cube's iq axis too). */
+typedef enum stap_axis { STAP_AXIS_CHANNEL = 0, STAP_AXIS_PULSE, STAP_AXIS_RANGE,
+                         STAP_AXIS_CPI, STAP_AXIS_IQ } stap_axis;
+
+/* axis[k]: the axis stored at position k of the cube (after a recording's cpi axis);
+ * (channel, pulse, range) = {0, 1, 2}. */
+typedef struct stap_layout {
+    unsigned char axis[3];
+} stap_layout;
+
 /* How a cube's samples are stored, as the engine takes them (stap_engine_options.input)
  * and recordings hold them: complex64, or (i, q) pairs of signed 8-, 16- or 32-bit
  * integers (an interleaved iq axis, or a packed {r, i} / {real, imag} compound), either
@@ -211,6 +221,9 @@ typedef struct stap_sample_format {
     stap_sample_type type;
     int big_endian;        /* integer components stored big-endian (else little)        */
     double scale;          /* integers: the factor (0 or 1: none; else finite, > 0)      */
+    stap_layout order;     /* the stored order of the cube's three axes, slowest first
+                              ({0, 0, 0}, as zeroed: channel, pulse, range). The GPU
+                              engine reads any order as it converts (no host transpose) */
 } stap_sample_format;
 
 /* Bytes of one stored sample (8, 2, 4, 8), or 0 for an unknown type. */
@@ -219,10 +232,17 @@ size_t stap_sample_bytes(const stap_sample_format *f);
 int stap_sample_format_validate(const stap_sample_format *f, stap_error *err);
 /* "complex64", "int16 (i, q), scale 0.001", "int16 big-endian (i, q)": for reports. */
 void stap_sample_format_describe(const stap_sample_format *f, char *buf, size_t len);
-/* n samples stored as f says (src) to complex64 (dst), the conversion of the engine's
- * GPU kernels and of the readers, bit for bit. */
+/* n samples stored as f says (src) to complex64 (dst), in the order they are stored (f's
+ * order is not applied): the conversion of the engine's GPU kernels and of the readers,
+ * bit for bit. */
 void stap_samples_to_cf32(const stap_sample_format *f, const void *src, size_t n,
                           stap_cf32 *dst);
+/* A C x P x R cube stored as f says (any order) to complex64 (channel, pulse, range). */
+void stap_cube_to_cf32(const stap_sample_format *f, const void *src, int channels, int pulses,
+                       int range_gates, stap_cf32 *dst);
+/* 1 when f's cube is complex64 in (channel, pulse, range) order: what the engine computes
+ * from, with no conversion. */
+int stap_sample_format_is_native(const stap_sample_format *f);
 
 /* n complex64 samples (src) stored as f says (dst): each component v / scale (scale 0: 1)
  * rounded to the nearest integer, ties to even, and clamped to the type's range. Returns

@@ -22,6 +22,30 @@ size_t stap_sample_bytes(const stap_sample_format *f)
 
 static int scaled(const stap_sample_format *f) { return f->scale != 0.0 && f->scale != 1.0; }
 
+/* the stored order: {0, 0, 0} is (channel, pulse, range); else a permutation (-1: neither) */
+static int order_of(const stap_sample_format *f, int axis[3])
+{
+    const unsigned char *a = f->order.axis;
+    if (!a[0] && !a[1] && !a[2]) {
+        axis[0] = STAP_AXIS_CHANNEL, axis[1] = STAP_AXIS_PULSE, axis[2] = STAP_AXIS_RANGE;
+        return 0;
+    }
+    int seen = 0;
+    for (int k = 0; k < 3; k++) {
+        if (a[k] > STAP_AXIS_RANGE) return -1;
+        seen |= 1 << a[k];
+        axis[k] = a[k];
+    }
+    return seen == 7 ? 0 : -1;
+}
+
+int stap_sample_format_is_native(const stap_sample_format *f)
+{
+    int axis[3];
+    return f->type == STAP_SAMPLES_CF32 && order_of(f, axis) == 0 && axis[0] == STAP_AXIS_CHANNEL &&
+           axis[1] == STAP_AXIS_PULSE;
+}
+
 int stap_sample_format_validate(const stap_sample_format *f, stap_error *err)
 {
     if (!f) return stap_fail(err, STAP_EINVAL, "no sample format");
@@ -34,6 +58,11 @@ int stap_sample_format_validate(const stap_sample_format *f, stap_error *err)
     if (!isfinite(f->scale) || f->scale < 0)
         return stap_fail(err, STAP_EINVAL, "sample scale %g must be a finite number > 0 (0: none)",
                          f->scale);
+    int axis[3];
+    if (order_of(f, axis))
+        return stap_fail(err, STAP_EINVAL, "the stored axis order (%d, %d, %d) is not channel, "
+                         "pulse and range each once", f->order.axis[0], f->order.axis[1],
+                         f->order.axis[2]);
     return STAP_OK;
 }
 
@@ -42,7 +71,14 @@ void stap_sample_format_describe(const stap_sample_format *f, char *buf, size_t 
     static const char *const names[] = {"complex64", "int8 (i, q)", "int16 (i, q)", "int32 (i, q)"};
     const char *name = stap_sample_bytes(f) ? names[f->type] : "unknown";
     int n = snprintf(buf, len, "%s%s", name, f->big_endian ? ", big-endian" : "");
-    if (scaled(f) && n >= 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, ", scale %.9g", f->scale);
+    if (scaled(f) && n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, ", scale %.9g", f->scale);
+    int axis[3];
+    if (!order_of(f, axis) && !(axis[0] == STAP_AXIS_CHANNEL && axis[1] == STAP_AXIS_PULSE) &&
+        n >= 0 && (size_t)n < len) {
+        static const char *const ax[] = {"channel", "pulse", "range"};
+        snprintf(buf + n, len - (size_t)n, ", stored (%s, %s, %s)", ax[axis[0]], ax[axis[1]], ax[axis[2]]);
+    }
 }
 
 /* the machine's byte order against the stored one */
@@ -112,9 +148,33 @@ int stap_sample_type_parse(const char *s, stap_sample_format *f, stap_error *err
     static const char *const names[] = {"cf32", "ci8", "ci16", "ci32"};
     for (int k = 0; k < 4; k++)
         if (s && !strcmp(s, names[k])) {
-            *f = (stap_sample_format){(stap_sample_type)k, 0, 1.0};
+            *f = (stap_sample_format){.type = (stap_sample_type)k, .scale = 1.0};
             return STAP_OK;
         }
     return stap_fail(err, STAP_EINVAL, "sample type '%s' is none of cf32, ci8, ci16 and ci32",
                      s ? s : "");
+}
+
+void stap_cube_to_cf32(const stap_sample_format *f, const void *src, int channels, int pulses,
+                       int range_gates, stap_cf32 *dst)
+{
+    int axis[3];
+    const size_t n = (size_t)channels * pulses * range_gates;
+    if (order_of(f, axis) || (axis[0] == STAP_AXIS_CHANNEL && axis[1] == STAP_AXIS_PULSE)) {
+        stap_samples_to_cf32(f, src, n, dst);
+        return;
+    }
+    /* the stride of each logical axis in the stored cube, then one sample at a time */
+    const size_t ext[3] = {(size_t)channels, (size_t)pulses, (size_t)range_gates};
+    size_t stride[3];
+    stride[axis[2]] = 1;
+    stride[axis[1]] = ext[axis[2]];
+    stride[axis[0]] = ext[axis[2]] * ext[axis[1]];
+    const size_t bytes = stap_sample_bytes(f);
+    for (size_t c = 0; c < ext[0]; c++)
+        for (size_t p = 0; p < ext[1]; p++)
+            for (size_t r = 0; r < ext[2]; r++)
+                stap_samples_to_cf32(f, (const unsigned char *)src +
+                                            bytes * (c * stride[0] + p * stride[1] + r * stride[2]),
+                                     1, dst + (c * ext[1] + p) * ext[2] + r);
 }

@@ -22,7 +22,7 @@ void stap_engine_options_defaults(stap_engine_options *o)
     stap_cfar_defaults(&o->cfar);
     o->graphs = 1;
     o->qr_variant = -1;
-    o->input = (stap_sample_format){STAP_SAMPLES_CF32, 0, 1.0};
+    o->input = (stap_sample_format){.type = STAP_SAMPLES_CF32, .scale = 1.0};
 }
 
 size_t stap_weights_count(const stap_config *c, int beams)
@@ -82,7 +82,7 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
     const size_t hit = 24; /* rtk_cfar_hit / stap_cfar_hit */
     /* integer input: the host's complex64 cube (engine.c) and, on the GPU, each slot's
      * cube as stored */
-    const int as_stored = o->input.type != STAP_SAMPLES_CF32;
+    const int as_stored = !stap_sample_format_is_native(&o->input);
     const size_t base = sizeof(float) * P + z * B * N + Vs + sizeof(int) * c->segments * c->training +
                         (as_stored ? z * C * P * R : 0);
     if (is_gpu_backend(c->backend)) {
@@ -294,9 +294,10 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const stap
     e->cells = malloc(sizeof(int) * (size_t)cfg->segments * cfg->training);
     /* integer samples: the cube the CPU engine computes from (a GPU engine may move to the
      * CPU in the middle of a run, so every engine made for them holds it) */
-    if (opt->input.type != STAP_SAMPLES_CF32)
+    const int as_stored = !stap_sample_format_is_native(&opt->input);
+    if (as_stored)
         e->conv = malloc(sizeof(stap_cf32) * (size_t)cfg->channels * cfg->pulses * cfg->range_gates);
-    if (!e->win || !e->V || !e->cells || (opt->input.type != STAP_SAMPLES_CF32 && !e->conv)) {
+    if (!e->win || !e->V || !e->cells || (as_stored && !e->conv)) {
         stap_engine_destroy(e);
         return stap_fail(err, STAP_ENOMEM, "out of memory for the window, steering vectors and "
                          "training-cell table");
@@ -406,8 +407,8 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
 static int submit_to(stap_engine *e, int slot, const void *cube, stap_error *err)
 {
     if (e->conv && e->ops == &stap_engine_cpu_ops) {
-        stap_samples_to_cf32(&e->opt.input, cube,
-                             (size_t)e->cfg.channels * e->cfg.pulses * e->cfg.range_gates, e->conv);
+        stap_cube_to_cf32(&e->opt.input, cube, e->cfg.channels, e->cfg.pulses, e->cfg.range_gates,
+                          e->conv);
         cube = e->conv;
     }
     return e->ops->submit(e, slot, cube, err);

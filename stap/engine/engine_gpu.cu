@@ -54,8 +54,9 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     /* integer input, converted as it is read: by the Doppler load itself, or (sub-CPI
      * algorithms, whose training reads the time-domain cube again) into d_in first */
     const stap_sample_format *in = &e->opt.input;
-    const rtk_samples fmt = {(int)in->type, in->big_endian, in->scale != 0.0 && in->scale != 1.0,
-                             in->scale};
+    rtk_samples fmt = {(int)in->type, in->big_endian, in->scale != 0.0 && in->scale != 1.0,
+                       in->scale, {0, 0, 0}, c->pulses, c->range_gates};
+    stap_engine_input_strides(e, fmt.stride);
     if (s->d_raw && sub)
         RTK_LAUNCH(rtk_samples_convert_launch(s->d_raw, &fmt,
                                               (long long)c->channels * c->pulses * c->range_gates,
@@ -144,7 +145,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     RTK_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
     for (cudaEvent_t &ev : s->ev) RTK_CU(cudaEventCreate(&ev));
     RTK_TRY(dalloc(g, &s->d_in, sizeof(float2) * c->channels * P * R, "input cube", err));
-    if (e->opt.input.type != STAP_SAMPLES_CF32)
+    if (stap_engine_input_as_stored(e))
         RTK_TRY(dalloc(g, &s->d_raw, stap_engine_input_bytes(e), "input cube as stored", err));
     RTK_TRY(dalloc(g, &s->d_X, sizeof(float2) * D * C * R, "Doppler cube", err));
     RTK_TRY(dalloc(g, &s->d_W, sizeof(float2) * nw, "weights", err));

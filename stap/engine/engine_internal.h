@@ -57,6 +57,28 @@ struct stap_engine {
 extern const stap_engine_ops stap_engine_cpu_ops;
 /* the GPU engine's table is the GPU backends' library's (gpu_module.h) */
 
+/* The submitted cube's stride (in samples) along channel, pulse and range, from the input's
+ * stored order ({0, 0, 0}: channel, pulse, range); 1 when that is (channel, pulse, range)
+ * (inline for the GPU library, which calls librtstap through its table only) */
+static inline int stap_engine_input_strides(const stap_engine *e, long long st[3])
+{
+    const unsigned char *a = e->opt.input.order.axis;
+    const int o[3] = {a[0] || a[1] || a[2] ? a[0] : 0, a[0] || a[1] || a[2] ? a[1] : 1,
+                      a[0] || a[1] || a[2] ? a[2] : 2};
+    const long long ext[3] = {e->cfg.channels, e->cfg.pulses, e->cfg.range_gates};
+    st[o[2]] = 1;
+    st[o[1]] = ext[o[2]];
+    st[o[0]] = ext[o[2]] * ext[o[1]];
+    return o[0] == 0 && o[1] == 1;
+}
+
+/* The cube is taken as stored: not complex64 in (channel, pulse, range) order. */
+static inline int stap_engine_input_as_stored(const stap_engine *e)
+{
+    long long st[3];
+    return e->opt.input.type != STAP_SAMPLES_CF32 || !stap_engine_input_strides(e, st);
+}
+
 /* Bytes of one submitted cube (stap_engine_cube_bytes; inline for the GPU library, which
  * calls librtstap through its table only) */
 static inline size_t stap_engine_input_bytes(const stap_engine *e)

@@ -635,7 +635,6 @@ int stap_recording_stored_format(const stap_recording *r, stap_sample_format *f,
     const char *why = NULL;
     const iq_raw *q = &r->raw;
     if (r->fd < 0) why = "it is read through HDF5";
-    else if (r->transpose) why = "its axes are not (channel, pulse, range)";
     else if (iq_raw_is_complex64(q)) why = NULL;
     else if (q->is_float) why = "its samples are floating point other than complex64";
     else if (q->stride != 2 * (size_t)q->size || q->off_r != 0 || q->off_i != (size_t)q->size)
@@ -647,12 +646,13 @@ int stap_recording_stored_format(const stap_recording *r, stap_sample_format *f,
         if (r->scale != 1.0)
             return stap_fail(err, STAP_EUNSUPPORTED, "'%s': the engine cannot take the samples "
                              "as stored: complex64 with a scale", r->path);
-        *f = (stap_sample_format){STAP_SAMPLES_CF32, 0, 1.0};
+        *f = (stap_sample_format){.type = STAP_SAMPLES_CF32, .scale = 1.0, .order = r->layout};
         return STAP_OK;
     }
     f->type = q->size == 1 ? STAP_SAMPLES_CI8 : q->size == 2 ? STAP_SAMPLES_CI16 : STAP_SAMPLES_CI32;
     f->big_endian = q->big_endian;
     f->scale = r->scale;
+    f->order = r->layout; /* the engine reads it transposed */
     return STAP_OK;
 }
 

@@ -59,17 +59,17 @@ form() { # NAME REFERENCE RELAYOUT-ARGS...
         'grep -q "\"samples\":[[:space:]]*\"$samples" "$tmp/r3_$name.json"'
 }
 want=direct
-samples="complex64 over the link (decoded on the host: its axes"
-form i16_prc o_q.h5 P,R,C ds i16                 # int16 (cpi, P, R, C, iq), one CPI per chunk
+samples="int16 (i, q), scale 0.00390625, stored (pulse, range, channel) over the link as stored"
+form i16_prc o_q.h5 P,R,C ds i16                 # int16 (cpi, P, R, C, iq): read transposed by the engine
 samples="int16 (i, q), scale 0.00390625 over the link as stored"
 form i16_cpr o_q.h5 C,P,R ds i16                 # int16 (cpi, C, P, R, iq): to the engine as stored
 form ri16_cpr o_q.h5 C,P,R attr ri16 contiguous  # int16 {real, imag} (cpi, C, P, R), dims
-samples="complex64 over the link (decoded on the host: its axes"
-form f32iq_rcp o_rec.h5 R,C,P ds f32iq           # float32 (cpi, R, C, P, iq)
+samples="complex64, stored (range, channel, pulse) over the link as stored"
+form f32iq_rcp o_rec.h5 R,C,P ds f32iq           # float32 (cpi, R, C, P, iq): complex64, transposed by the engine
 samples="complex64 over the link, as stored"
 form f32iq_cpr o_rec.h5 C,P,R ds f32iq           # float32 (cpi, C, P, R, iq): complex64 as stored
-samples="complex64 over the link (decoded on the host: its axes"
-form f64_pcr o_rec.h5 P,C,R ds f64 contiguous    # float64 {r, i} (cpi, P, C, R), contiguous
+samples="complex64 over the link (decoded on the host: its samples are floating point"
+form f64_pcr o_rec.h5 P,C,R ds f64 contiguous    # float64 {r, i} (cpi, P, C, R), contiguous: decoded
 "$bin" stream --input "$tmp/i16_prc.h5" --backend cpu --slots 2 --quiet 2>"$tmp/err"
 check "stream --input of the int16 recording: exit 0" '[ $? -eq 0 ] && [ ! -s "$tmp/err" ]'
 "$bin" stream --input "$tmp/i16_cpr.h5" --backend cpu --slots 2 --json "$tmp/s16.json" 2>"$tmp/err"

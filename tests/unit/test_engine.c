@@ -380,6 +380,25 @@ static void store_as(const stap_sample_format *f, const stap_cf32 *x, size_t n, 
     }
 }
 
+/* src (channel, pulse, range), w bytes a sample, into dst in f's stored axis order (the
+ * test's own transposition) */
+static void permute(const stap_sample_format *f, const unsigned char *src, int C, int P, int R,
+                    size_t w, unsigned char *dst)
+{
+    const unsigned char *a = f->order.axis;
+    const int zero = !a[0] && !a[1] && !a[2];
+    const size_t ext[3] = {(size_t)C, (size_t)P, (size_t)R};
+    size_t st[3]; /* the stored stride of channel, pulse, range */
+    const int o[3] = {zero ? 0 : a[0], zero ? 1 : a[1], zero ? 2 : a[2]};
+    st[o[2]] = 1;
+    st[o[1]] = ext[o[2]];
+    st[o[0]] = ext[o[2]] * ext[o[1]];
+    for (size_t c = 0; c < ext[0]; c++)
+        for (size_t p = 0; p < ext[1]; p++)
+            for (size_t r = 0; r < ext[2]; r++)
+                memcpy(dst + w * (c * st[0] + p * st[1] + r * st[2]), src + w * ((c * ext[1] + p) * ext[2] + r), w);
+}
+
 /* Integer cubes taken as stored (issue 31): the engine given int8/int16/int32 pairs, either
  * byte order, scaled or not, gives bit for bit what it gives for the same samples converted
  * to complex64 first — on the GPU, the first kernel's conversion against the host's — for a
@@ -387,9 +406,17 @@ static void store_as(const stap_sample_format *f, const stap_cf32 *x, size_t n, 
  * (converted first); stap_samples_to_cf32 equals the test's own conversion. */
 static void sample_format_cases(stap_backend be)
 {
+    enum { C_ = STAP_AXIS_CHANNEL, P_ = STAP_AXIS_PULSE, R_ = STAP_AXIS_RANGE };
     static const stap_sample_format fmts[] = {
-        {STAP_SAMPLES_CI16, 0, 0.0}, {STAP_SAMPLES_CI16, 1, 1.0 / 4096}, {STAP_SAMPLES_CI8, 0, 0.02},
-        {STAP_SAMPLES_CI32, 1, 3e-7}, {STAP_SAMPLES_CI32, 0, 0.0}};
+        {STAP_SAMPLES_CI16, 0, 0.0, {{0, 0, 0}}},
+        {STAP_SAMPLES_CI16, 1, 1.0 / 4096, {{C_, P_, R_}}},
+        {STAP_SAMPLES_CI8, 0, 0.02, {{0, 0, 0}}},
+        {STAP_SAMPLES_CI32, 1, 3e-7, {{0, 0, 0}}},
+        {STAP_SAMPLES_CI32, 0, 0.0, {{0, 0, 0}}},
+        /* stored in another axis order: transposed as the GPU reads it */
+        {STAP_SAMPLES_CI16, 0, 1.0 / 512, {{P_, R_, C_}}},
+        {STAP_SAMPLES_CF32, 0, 0.0, {{R_, C_, P_}}},
+        {STAP_SAMPLES_CI8, 1, 0.5, {{C_, R_, P_}}}};
     const stap_algorithm algs[] = {STAP_ALGORITHM_POST_DOPPLER, STAP_ALGORITHM_ADPCA};
     for (size_t a = 0; a < sizeof algs / sizeof *algs; a++) {
         stap_config c = small_config(be);
@@ -398,7 +425,7 @@ static void sample_format_cases(stap_backend be)
         const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
         stap_cf32 *x = tc_xmalloc(sizeof(stap_cf32) * n), *conv = tc_xmalloc(sizeof(stap_cf32) * n),
                   *lib = tc_xmalloc(sizeof(stap_cf32) * n);
-        unsigned char *raw = tc_xmalloc(8 * n);
+        unsigned char *raw = tc_xmalloc(8 * n), *native = tc_xmalloc(8 * n);
         for (size_t k = 0; k < sizeof fmts / sizeof *fmts; k++) {
             const stap_sample_format *f = &fmts[k];
             char what[200], desc[96];
@@ -410,10 +437,15 @@ static void sample_format_cases(stap_backend be)
             const double unit = (f->scale != 0 ? f->scale : 1) *
                                 (f->type == STAP_SAMPLES_CI8 ? 20.0 : f->type == STAP_SAMPLES_CI16 ? 2000.0 : 1e6);
             for (size_t i = 0; i < n; i++) x[i] *= (float)unit;
-            store_as(f, x, n, raw);
-            reference_convert(f, raw, n, conv);
-            stap_samples_to_cf32(f, raw, n, lib);
-            CHECK(!memcmp(conv, lib, sizeof(stap_cf32) * n), "%s: stap_samples_to_cf32 differs from "
+            /* the samples in (channel, pulse, range), then moved to the stored order */
+            const size_t w = stap_sample_bytes(f);
+            if (f->type == STAP_SAMPLES_CF32) memcpy(native, x, sizeof(stap_cf32) * n);
+            else store_as(f, x, n, native);
+            if (f->type == STAP_SAMPLES_CF32) memcpy(conv, native, sizeof(stap_cf32) * n);
+            else reference_convert(f, native, n, conv);
+            permute(f, native, c.channels, c.pulses, c.range_gates, w, raw);
+            stap_cube_to_cf32(f, raw, c.channels, c.pulses, c.range_gates, lib);
+            CHECK(!memcmp(conv, lib, sizeof(stap_cf32) * n), "%s: stap_cube_to_cf32 differs from "
                   "the test's conversion", what);
             stap_engine_options o;
             stap_engine_options_defaults(&o);
@@ -462,6 +494,7 @@ static void sample_format_cases(stap_backend be)
         free(conv);
         free(lib);
         free(raw);
+        free(native);
     }
     /* formats refused */
     stap_config c = small_config(be);
@@ -469,9 +502,13 @@ static void sample_format_cases(stap_backend be)
     stap_engine_options_defaults(&o);
     stap_engine *e;
     stap_error err;
-    const stap_sample_format bad[] = {{(stap_sample_type)9, 0, 0}, {STAP_SAMPLES_CF32, 1, 0},
-                                      {STAP_SAMPLES_CF32, 0, 2.0}, {STAP_SAMPLES_CI16, 0, -1},
-                                      {STAP_SAMPLES_CI16, 0, NAN}};
+    const stap_sample_format bad[] = {{(stap_sample_type)9, 0, 0, {{0, 0, 0}}},
+                                      {STAP_SAMPLES_CF32, 1, 0, {{0, 0, 0}}},
+                                      {STAP_SAMPLES_CF32, 0, 2.0, {{0, 0, 0}}},
+                                      {STAP_SAMPLES_CI16, 0, -1, {{0, 0, 0}}},
+                                      {STAP_SAMPLES_CI16, 0, NAN, {{0, 0, 0}}},
+                                      {STAP_SAMPLES_CI16, 0, 0, {{1, 1, 2}}},
+                                      {STAP_SAMPLES_CI16, 0, 0, {{0, 1, 3}}}};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         o.input = bad[k];
         CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_EINVAL &&
