@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "rtstap/common.h" /* stap_now_ms */
 #include "cpi_io.h"
+#include "stream_devices.h"
 #include "stream_loop.h"
 #include "workload.h"
 
@@ -108,11 +109,16 @@ static int parse_format(const cli_opt *opt, const char *s)
     return 0;
 }
 
+struct stream_job;
+static int stream_parse_devices(struct stream_job *j);
+
 /* One `rtstap stream`: its options, then what it made and measured. */
 typedef struct stream_job {
     const char *preset, *json, *input, *timeline_path;
     int cpis_given, cpis, ring_n, quiet, threads, force, device_n, mem_every, dorder, train;
     int readers, host_decode, progress;
+    const char *devices_s;          /* --devices LIST|all */
+    int devices[STREAM_MAX_DEVICES], ndevices; /* resolved: > 0 runs one engine per device */
     unsigned keep;                  /* --keep: STAP_KEEP_* */
     stap_sample_format ring_format; /* --format: the ring's samples */
     char samples[200];              /* how the samples reach the engine, for the report */
@@ -182,6 +188,10 @@ static int stream_parse(stream_job *j, int argc, char **argv)
          .lo = 1e-6, .hi = 1e9},
         CLI_OPT_BACKEND(&j->backend),
         CLI_OPT_DEVICE(&j->device_n),
+        {"devices", 0, CLI_STRING, &j->devices_s, "LIST|all",
+         "one engine per GPU, each in its own thread with its share of\n"
+         "the CPIs (e.g. 0,1 or all; the synthesized ring: not with\n"
+         "--input, --timeline, --mem-every or --device)"},
         CLI_OPT_THREADS(&j->threads),
         {"keep", 0, CLI_CALL, &j->keep, "LIST",
          "what comes back per CPI, comma-separated: detections,\n"
@@ -210,6 +220,7 @@ static int stream_parse(stream_job *j, int argc, char **argv)
     if (pst != CLI_GO) return pst;
     j->eo.keep_weights = (j->keep & STAP_KEEP_WEIGHTS) != 0;
     j->eo.keep_output = (j->keep & STAP_KEEP_OUTPUT) != 0;
+    if (j->devices_s && (pst = stream_parse_devices(j))) return pst;
     if (cli_input_opts_need_input(&j->inopts, j->input)) return EXIT_USAGE;
     if ((pst = cli_select_device(j->device_n))) return pst;
     j->mode = cli_write_mode(j->force);
@@ -280,6 +291,104 @@ static int stream_synthesize(stream_job *j, stap_cf32 *tmp, stap_sample_format *
                                                                                        : 2147483647.0;
     f->scale = f->type == STAP_SAMPLES_CF32 ? 1.0 : peak > 0 ? peak / top : 1.0;
     return EXIT_OK;
+}
+
+/* --devices LIST|all: the devices, checked against those CUDA sees; `all` on a host without a
+ * usable GPU and a backend left to auto runs one CPU engine, said once */
+static int stream_parse_devices(stream_job *j)
+{
+    if (j->input || j->timeline_path || j->mem_every || j->device_n >= 0)
+        return cli_error(EXIT_USAGE, "--devices replays the synthesized ring: not with --input, "
+                         "--timeline, --mem-every or --device");
+    stap_error err;
+    int count = 0;
+    const int have = stap_la_gpu_count(&count, &err) == STAP_OK;
+    if (!strcmp(j->devices_s, "all")) {
+        if (!have) {
+            if (j->backend != STAP_BACKEND_AUTO)
+                return cli_error(EXIT_PROCESSING, "--devices all: no GPU: %s", err.msg);
+            fprintf(stderr, "rtstap: warning: --devices all: no GPU (%s): one CPU engine\n", err.msg);
+            return EXIT_OK;
+        }
+        j->ndevices = count < STREAM_MAX_DEVICES ? count : STREAM_MAX_DEVICES;
+        for (int d = 0; d < j->ndevices; d++) j->devices[d] = d;
+        return EXIT_OK;
+    }
+    const char *p = j->devices_s;
+    while (*p) {
+        char *end;
+        const long d = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || d < 0 || j->ndevices == STREAM_MAX_DEVICES)
+            return cli_error(EXIT_USAGE, "--devices: '%s' is not a list of device numbers or all",
+                             j->devices_s);
+        for (int k = 0; k < j->ndevices; k++)
+            if (j->devices[k] == d) return cli_error(EXIT_USAGE, "--devices: device %ld twice", d);
+        j->devices[j->ndevices++] = (int)d;
+        p = *end ? end + 1 : end;
+    }
+    if (!have) return cli_error(EXIT_PROCESSING, "--devices %s: no GPU: %s", j->devices_s, err.msg);
+    for (int k = 0; k < j->ndevices; k++)
+        if (j->devices[k] >= count)
+            return cli_error(EXIT_USAGE, "--devices: device %d does not exist: CUDA sees %d",
+                             j->devices[k], count);
+    return EXIT_OK;
+}
+
+/* --devices: the ring synthesized once, each device's engine and pinned copy of it in its
+ * own thread, the shares streamed at once; the report per device and in all */
+static int stream_multi(stream_job *j)
+{
+    stap_error err;
+    workload *w = &j->w;
+    j->cube_len = workload_cube_len(w);
+    j->eo.input = j->ring_format;
+    stap_cf32 *tmp = malloc(sizeof(stap_cf32) * j->cube_len * (size_t)j->ring_n);
+    if (!tmp) return cli_error(EXIT_PROCESSING, "out of memory for the ring");
+    int status = stream_synthesize(j, tmp, &j->eo.input);
+    stream_device dev[STREAM_MAX_DEVICES];
+    double wall_s = 0;
+    const stream_devices_job job = {&w->cfg, w->steering, w->nbeams, w->steering ? w->steering_len : 0,
+                                    &j->eo, tmp, j->ring_n, j->cube_len, 2LL * j->eo.slots, j->cpis};
+    if (!status) {
+        cli_graceful_begin();
+        if (stream_devices_run(&job, j->devices, j->ndevices, dev, &wall_s, &err)) status = cli_fail(&err);
+        cli_graceful_end();
+    }
+    free(tmp);
+    if (status) return status;
+    char d[96];
+    stap_sample_format_describe(&j->eo.input, d, sizeof d);
+    long long total = 0;
+    for (int k = 0; k < j->ndevices; k++) total += dev[k].st.cpis;
+    const double rate = wall_s > 0 ? total / wall_s : 0;
+    if (!j->quiet) {
+        fprintf(stderr, "rtstap stream: %s on %d devices, %s over the link\n  engine: %s\n", w->name,
+                j->ndevices, d, dev[0].engine);
+        for (int k = 0; k < j->ndevices; k++)
+            fprintf(stderr, "  device %d (%s): %lld CPIs, %.1f CPIs/s, latency p50 %.3f ms, p99 %.3f ms\n",
+                    dev[k].device, dev[k].name, dev[k].st.cpis, dev[k].st.cpis_per_s, dev[k].st.lat_p50,
+                    dev[k].st.lat_p99);
+        fprintf(stderr, "  all: %lld CPIs in %.3f s: %.1f CPIs/s\n", total, wall_s, rate);
+    }
+    if (!j->json) return EXIT_OK;
+    cJSON *doc = stream_json_report("stream");
+    cJSON_AddStringToObject(doc, "workload", w->name);
+    cJSON_AddStringToObject(doc, "samples", d);
+    cJSON_AddNumberToObject(doc, "cpis", (double)total);
+    cJSON_AddNumberToObject(doc, "seconds", wall_s);
+    cJSON_AddNumberToObject(doc, "cpis_per_s", rate);
+    cJSON *arr = cJSON_AddArrayToObject(doc, "devices");
+    for (int k = 0; k < j->ndevices; k++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "device", dev[k].device);
+        cJSON_AddStringToObject(o, "name", dev[k].name);
+        cJSON_AddStringToObject(o, "engine", dev[k].engine);
+        stream_json_stats(o, &dev[k].st);
+        cJSON_AddItemToArray(arr, o);
+    }
+    status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
+    cJSON_Delete(doc);
+    return status;
 }
 
 /* the engine, the ring of pinned synthesized CPIs (without --input), the link */
@@ -564,8 +673,10 @@ int cmd_stream(int argc, char **argv)
     if (status == CLI_GO) {
         j->mem = (mem_samples){j->mem_every, 0, 0, NULL, NULL, NULL, 0};
         j->rss0 = stream_rss_bytes();
-        if (!(status = stream_workload(j)) && !(status = j->input ? stream_open_input(j) : EXIT_OK) &&
-            !(status = stream_engine(j))) {
+        if (j->ndevices && !(status = stream_workload(j))) {
+            status = stream_multi(j);
+        } else if (!j->ndevices && !(status = stream_workload(j)) &&
+                   !(status = j->input ? stream_open_input(j) : EXIT_OK) && !(status = stream_engine(j))) {
             status = stream_go(j);
             if (status == EXIT_OK || status > 128) { /* a clean stop reports what ran */
                 if (!j->quiet) stream_print(j);

@@ -314,6 +314,8 @@ extern "C" int la_gpu_probe(stap_error *err)
     return device_count(&count, err);
 }
 
+extern "C" int stap_la_gpu_count(int *devices, stap_error *err) { return device_count(devices, err); }
+
 extern "C" int stap_la_gpu_select(int device, stap_error *err)
 {
     int count;
@@ -831,6 +833,7 @@ extern "C" const la_gpu_api *rtstap_gpu_linalg_api(int abi)
         la_gpu_weights,          la_gpu_adaptive_weights, la_gpu_bench_qr,
         stap_la_gpu_variant_count,    stap_la_gpu_variant_query, stap_la_gpu_variant_choice,
         stap_la_gpu_force_variant,    stap_la_gpu_force_plan,    la_dev_weights_materializes,
+        stap_la_gpu_count,
     };
     return abi == RTSTAP_GPU_ABI ? &api : nullptr;
 }

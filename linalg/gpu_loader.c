@@ -137,6 +137,12 @@ int la_gpu_probe(stap_error *err)
     const la_gpu_api *a = api(err);
     return a ? a->probe(err) : STAP_EUNSUPPORTED;
 }
+int stap_la_gpu_count(int *devices, stap_error *err)
+{
+    *devices = 0;
+    const la_gpu_api *a = api(err);
+    return a ? a->count(devices, err) : STAP_EUNSUPPORTED;
+}
 int stap_la_gpu_select(int device, stap_error *err)
 {
     const la_gpu_api *a = api(err);

@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a table, or a type a table passes, changes. */
-#define RTSTAP_GPU_ABI 1
+#define RTSTAP_GPU_ABI 2
 
 /* linalg's GPU entry points (la_internal.h, linalg.h, la_device.h), as the GPU library
  * implements them */
@@ -47,6 +47,7 @@ typedef struct la_gpu_api {
     int (*force_plan)(stap_la_ctx *ctx, int v, int separate, stap_error *err);
     int (*dev_weights_materializes)(stap_backend backend, int variant, int m, int n, int batch,
                                     int nbeams);
+    int (*count)(int *devices, stap_error *err);
 } la_gpu_api;
 
 #define LA_GPU_LINALG_ENTRY "rtstap_gpu_linalg_api"

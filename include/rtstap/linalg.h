@@ -44,6 +44,12 @@ int stap_backend_available(stap_backend b, stap_error *err);
  * such device (err gives the count), STAP_EDEVICE when CUDA is unusable, STAP_EUNSUPPORTED in a
  * build without CUDA. */
 int stap_la_gpu_select(int device, stap_error *err);
+/* The CUDA devices this process sees (CUDA_VISIBLE_DEVICES applies): STAP_OK with *devices
+ * >= 1; else 0 devices and STAP_EDEVICE (no device, no driver) or STAP_EUNSUPPORTED (a build
+ * without CUDA, or the GPU library not loadable), err saying why. A thread that calls
+ * stap_la_gpu_select(k) then creates and runs its engines on device k: one thread per
+ * device runs every GPU of a host in one process. */
+int stap_la_gpu_count(int *devices, stap_error *err);
 
 /* Time spent inside a call, by phase, in milliseconds (wall clock for CPU backends,
  * CUDA events for GPU ones; transfer is host<->device copying, 0 on the CPU). */

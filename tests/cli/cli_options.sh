@@ -200,4 +200,22 @@ else
     check "--device 1000 without a usable GPU: exit 1 saying why ($rc)" '[ $rc -eq 1 ] && grep -q "^rtstap: error: --device 1000: " "$tmp/e"'
 fi
 check "--device failing: no output" '[ ! -e "$tmp/d.h5" ]'
+
+# ---- stream --devices (issue 32): one engine per GPU; without a GPU, auto runs one CPU engine
+"$bin" stream --preset easy --cpis 4 --slots 2 --devices all --json "$tmp/dev.json" 2> "$tmp/e"
+rc=$?
+if grep -q "^GPU backend: available" "$tmp/v"; then
+    check "--devices all: exit 0, a rate per device and in all ($rc)" '[ $rc -eq 0 ] && grep -q "\"devices\"" "$tmp/dev.json" && grep -q "all: 4 CPIs" "$tmp/e"'
+else
+    check "--devices all without a GPU: one CPU engine, said once ($rc)" \
+        '[ $rc -eq 0 ] && [ "$(grep -c "warning: --devices all: no GPU" "$tmp/e")" = 1 ] && grep -q "\"backend\":[[:space:]]*\"cpu\"" "$tmp/dev.json"'
+    "$bin" stream --preset easy --cpis 4 --devices 0,1 2> "$tmp/e"
+    check "--devices 0,1 without a GPU: exit 1 saying why" '[ $? -eq 1 ] && grep -q "^rtstap: error: --devices 0,1: no GPU: " "$tmp/e"'
+    "$bin" stream --preset easy --cpis 4 --devices all --backend gpu 2> "$tmp/e"
+    check "--devices all --backend gpu without a GPU: exit 1" '[ $? -eq 1 ] && grep -q "^rtstap: error: --devices all: no GPU" "$tmp/e"'
+fi
+for bad in "--devices 0,x" "--devices all --input $tmp/none.h5" "--devices all --device 0" "--devices all --timeline $tmp/t.csv"; do
+    "$bin" stream --preset easy --cpis 4 $bad 2> "$tmp/e"
+    check "stream $bad: exit 2" '[ $? -eq 2 ] && grep -q "^rtstap: error: --devices" "$tmp/e"'
+done
 exit $fail
