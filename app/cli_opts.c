@@ -489,3 +489,46 @@ int cli_parse_keep(const cli_opt *o, const char *arg)
     *(unsigned *)o->value = keep;
     return 0;
 }
+
+int cli_devices(const char *spec, stap_backend backend, int *devices, int max, int *n)
+{
+    stap_error err;
+    int count = 0;
+    *n = 0;
+    const int have = stap_la_gpu_count(&count, &err) == STAP_OK;
+    if (!strcmp(spec, "all")) {
+        if (!have) {
+            if (backend != STAP_BACKEND_AUTO)
+                return cli_error(EXIT_PROCESSING, "--devices all: no GPU: %s", err.msg);
+            fprintf(stderr, "rtstap: warning: --devices all: no GPU (%s): one CPU engine\n", err.msg);
+            return EXIT_OK;
+        }
+        *n = count < max ? count : max;
+        for (int d = 0; d < *n; d++) devices[d] = d;
+        return EXIT_OK;
+    }
+    const char *p = spec;
+    while (*p) {
+        char *end;
+        const long d = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || d < 0 || *n == max)
+            return cli_error(EXIT_USAGE, "--devices: '%s' is not a list of device numbers or all", spec);
+        for (int k = 0; k < *n; k++)
+            if (devices[k] == d) return cli_error(EXIT_USAGE, "--devices: device %ld twice", d);
+        devices[(*n)++] = (int)d;
+        p = *end ? end + 1 : end;
+    }
+    /* test hook: RTSTAP_TEST_DEVICES_CPU=1 takes the list as that many engines of the run's own
+     * backend with no device selected (numbered -1, -2, ...): the dealing, the ordered writer
+     * and the stops tested where there is no GPU */
+    const char *hook = getenv("RTSTAP_TEST_DEVICES_CPU");
+    if (hook && !strcmp(hook, "1")) {
+        for (int k = 0; k < *n; k++) devices[k] = -1 - k;
+        return EXIT_OK;
+    }
+    if (!have) return cli_error(EXIT_PROCESSING, "--devices %s: no GPU: %s", spec, err.msg);
+    for (int k = 0; k < *n; k++)
+        if (devices[k] >= count)
+            return cli_error(EXIT_USAGE, "--devices: device %d does not exist: CUDA sees %d", devices[k], count);
+    return EXIT_OK;
+}

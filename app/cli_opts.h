@@ -98,6 +98,11 @@ int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: stap_backe
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
 int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input_opts *  */
+/* --devices LIST|all: the CUDA devices of spec into devices[0..*n-1] (at most max), checked
+ * against those CUDA sees; `all` on a host without a usable GPU with backend auto: *n = 0
+ * (one engine as without the option) and a warning, once. EXIT_OK, or the exit status of
+ * the error printed. */
+int cli_devices(const char *spec, stap_backend backend, int *devices, int max, int *n);
 /* --keep LIST: detections, weights, output (comma-separated) as STAP_KEEP_* bits */
 int cli_parse_keep(const cli_opt *o, const char *arg);       /* value: unsigned *         */
 

@@ -138,6 +138,10 @@ static int run_parse(run_job *j, int argc, char **argv)
         CLI_OPT_READERS(&j->readers),
         CLI_OPT_HOST_DECODE(&j->host_decode),
         CLI_OPT_PROGRESS(&j->progress),
+        {"devices", 0, CLI_STRING, &j->devices_s, "LIST|all",
+         "a recording on several GPUs: one engine per device (e.g. 0,1\n"
+         "or all), CPI g on device g mod N, the results written in CPI\n"
+         "order as one device writes them (not with --device)"},
         {"output", 'o', CLI_STRING, &j->output, "FILE",
          "result file (written atomically; an existing file is refused\n"
          "without -f)", .flags = CLI_REQUIRED | CLI_OUTPUT},
@@ -190,6 +194,12 @@ static int run_parse(run_job *j, int argc, char **argv)
         {0}};
     int pst = cli_parse(&run_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
+    if (j->devices_s) {
+        if (j->device >= 0) return cli_error(EXIT_USAGE, "--devices: not with --device");
+        if ((pst = cli_devices(j->devices_s, j->cfg.backend, j->devices, 16, &j->ndevices))) return pst;
+        /* the first device is the current one: one CPI, and the main thread's engine */
+        if (j->ndevices && j->devices[0] >= 0 && (pst = cli_select_device(j->devices[0]))) return pst;
+    }
     if (cli_input_opts_need_input(&j->inopts, j->input)) return EXIT_USAGE;
     if ((pst = cli_training_apply(&j->tw, j->seg > 0, &j->cfg)) ||
         (pst = cli_training_order(&j->tw, &j->dorder)))

@@ -293,45 +293,13 @@ static int stream_synthesize(stream_job *j, stap_cf32 *tmp, stap_sample_format *
     return EXIT_OK;
 }
 
-/* --devices LIST|all: the devices, checked against those CUDA sees; `all` on a host without a
- * usable GPU and a backend left to auto runs one CPU engine, said once */
+/* --devices LIST|all (cli_devices): the ring only */
 static int stream_parse_devices(stream_job *j)
 {
     if (j->input || j->timeline_path || j->mem_every || j->device_n >= 0)
         return cli_error(EXIT_USAGE, "--devices replays the synthesized ring: not with --input, "
                          "--timeline, --mem-every or --device");
-    stap_error err;
-    int count = 0;
-    const int have = stap_la_gpu_count(&count, &err) == STAP_OK;
-    if (!strcmp(j->devices_s, "all")) {
-        if (!have) {
-            if (j->backend != STAP_BACKEND_AUTO)
-                return cli_error(EXIT_PROCESSING, "--devices all: no GPU: %s", err.msg);
-            fprintf(stderr, "rtstap: warning: --devices all: no GPU (%s): one CPU engine\n", err.msg);
-            return EXIT_OK;
-        }
-        j->ndevices = count < STREAM_MAX_DEVICES ? count : STREAM_MAX_DEVICES;
-        for (int d = 0; d < j->ndevices; d++) j->devices[d] = d;
-        return EXIT_OK;
-    }
-    const char *p = j->devices_s;
-    while (*p) {
-        char *end;
-        const long d = strtol(p, &end, 10);
-        if (end == p || (*end && *end != ',') || d < 0 || j->ndevices == STREAM_MAX_DEVICES)
-            return cli_error(EXIT_USAGE, "--devices: '%s' is not a list of device numbers or all",
-                             j->devices_s);
-        for (int k = 0; k < j->ndevices; k++)
-            if (j->devices[k] == d) return cli_error(EXIT_USAGE, "--devices: device %ld twice", d);
-        j->devices[j->ndevices++] = (int)d;
-        p = *end ? end + 1 : end;
-    }
-    if (!have) return cli_error(EXIT_PROCESSING, "--devices %s: no GPU: %s", j->devices_s, err.msg);
-    for (int k = 0; k < j->ndevices; k++)
-        if (j->devices[k] >= count)
-            return cli_error(EXIT_USAGE, "--devices: device %d does not exist: CUDA sees %d",
-                             j->devices[k], count);
-    return EXIT_OK;
+    return cli_devices(j->devices_s, j->backend, j->devices, STREAM_MAX_DEVICES, &j->ndevices);
 }
 
 /* --devices: the ring synthesized once, each device's engine and pinned copy of it in its

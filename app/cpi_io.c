@@ -323,6 +323,7 @@ void cpi_reader_times(const cpi_reader *r, double *read_s, double *wait_s)
 
 typedef struct wentry {
     long long cpi, input_cpi;
+    int ready;          /* filled: the writer may write it when its row comes */
     stap_cf32 *W, *Y;
     stap_detection *det;
     size_t ndet, det_cap;
@@ -334,7 +335,9 @@ struct cpi_writer {
     size_t wlen, ylen;
     int depth;
     wentry *q;
-    long long head, tail; /* entries [head, tail) queued */
+    long long head;     /* the next row written; rows [head, head + depth) may be queued */
+    long long tail;     /* cpi_writer_put's next row                                   */
+    long long limit;    /* no row at or past it is written (cpi_writer_limit)          */
     int done, status;
     stap_error err;
     double write_s;
@@ -348,12 +351,12 @@ static void *writer_main(void *arg)
     cpi_writer *cw = arg;
     for (;;) {
         pthread_mutex_lock(&cw->mu);
-        while (cw->head == cw->tail && !cw->done) pthread_cond_wait(&cw->cv, &cw->mu);
-        if (cw->head == cw->tail && cw->done) {
+        wentry *e = &cw->q[cw->head % cw->depth];
+        while (!e->ready && !cw->done && cw->head < cw->limit) pthread_cond_wait(&cw->cv, &cw->mu);
+        if (!e->ready || cw->head >= cw->limit) { /* finished, or a row that never comes */
             pthread_mutex_unlock(&cw->mu);
             break;
         }
-        wentry *e = &cw->q[cw->head % cw->depth];
         pthread_mutex_unlock(&cw->mu);
         stap_error err;
         double t0 = stap_now_ms();
@@ -367,6 +370,7 @@ static void *writer_main(void *arg)
             cw->status = st;
             cw->err = err;
         }
+        e->ready = 0;
         cw->head++;
         pthread_cond_broadcast(&cw->cv);
         const int stop = cw->status != 0;
@@ -386,6 +390,7 @@ int cpi_writer_start(cpi_writer **out, stap_result_writer *w, size_t wlen, size_
     cw->wlen = wlen;
     cw->ylen = ylen;
     cw->depth = depth;
+    cw->limit = 1LL << 62;
     cw->q = calloc((size_t)depth, sizeof *cw->q);
     int ok = cw->q != NULL;
     for (int k = 0; k < depth && ok; k++) {
@@ -411,14 +416,38 @@ int cpi_writer_start(cpi_writer **out, stap_result_writer *w, size_t wlen, size_
 
 int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi, stap_error *err)
 {
+    return cpi_writer_put_row(cw, cw->tail++, r, input_cpi, err);
+}
+
+void cpi_writer_limit(cpi_writer *cw, long long row)
+{
     pthread_mutex_lock(&cw->mu);
-    while (cw->tail - cw->head >= cw->depth && !cw->status) pthread_cond_wait(&cw->cv, &cw->mu);
+    if (row < cw->limit) cw->limit = row;
+    pthread_cond_broadcast(&cw->cv);
+    pthread_mutex_unlock(&cw->mu);
+}
+
+long long cpi_writer_rows(cpi_writer *cw)
+{
+    pthread_mutex_lock(&cw->mu);
+    const long long n = cw->head;
+    pthread_mutex_unlock(&cw->mu);
+    return n;
+}
+
+int cpi_writer_put_row(cpi_writer *cw, long long row, const stap_cpi_result *r, long long input_cpi,
+                       stap_error *err)
+{
+    pthread_mutex_lock(&cw->mu);
+    while (row >= cw->head + cw->depth && row < cw->limit && !cw->status)
+        pthread_cond_wait(&cw->cv, &cw->mu);
     int st = cw->status;
     if (st && err) *err = cw->err;
+    const int dropped = row >= cw->limit; /* after a row that never comes: never written */
     pthread_mutex_unlock(&cw->mu);
-    if (st) return st;
-    wentry *e = &cw->q[cw->tail % cw->depth]; /* not in use: the thread works on [head, tail) */
-    e->cpi = r->cpi;
+    if (st || dropped) return st;
+    wentry *e = &cw->q[row % cw->depth]; /* its own until the writer passes it */
+    e->cpi = row;
     e->input_cpi = input_cpi;
     if (cw->wlen) memcpy(e->W, r->weights, sizeof(stap_cf32) * cw->wlen);
     if (cw->ylen) memcpy(e->Y, r->output, sizeof(stap_cf32) * cw->ylen);
@@ -432,7 +461,7 @@ int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi
     e->ndet = r->detection_count;
     memcpy(e->stage_ms, r->stage_ms, sizeof e->stage_ms);
     pthread_mutex_lock(&cw->mu);
-    cw->tail++;
+    e->ready = 1;
     pthread_cond_broadcast(&cw->cv);
     pthread_mutex_unlock(&cw->mu);
     return STAP_OK;

@@ -52,6 +52,16 @@ int cpi_writer_start(cpi_writer **cw, stap_result_writer *w, size_t weights_len,
 /* Queue a copy of r, the input's CPI input_cpi (waits while the queue is full); fails with
  * the writer's first error. */
 int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi, stap_error *err);
+/* Queue a copy of r as row `row`, from any of several threads, the rows in any order (each
+ * once): waits while the row is `depth` or more past the next one written; the writer
+ * writes them in order. A row at or past cpi_writer_limit's is dropped (STAP_OK). */
+int cpi_writer_put_row(cpi_writer *cw, long long row, const stap_cpi_result *r, long long input_cpi,
+                       stap_error *err);
+/* Rows from `row` on will never come (a device stopped there): nothing from it on is
+ * written, and no put waits for it. */
+void cpi_writer_limit(cpi_writer *cw, long long row);
+/* The rows written so far (in order, from 0). */
+long long cpi_writer_rows(cpi_writer *cw);
 /* Seconds the writer has spent writing so far. */
 double cpi_writer_seconds(cpi_writer *cw);
 /* Wait until everything queued is written; joins; returns the writer's first error. The

@@ -15,6 +15,8 @@ typedef struct run_job {
     stap_preset preset;
     int quiet, repeat, keep_output, check, force, device, readers, host_decode, progress;
     unsigned keep; /* --keep: STAP_KEEP_* (0: not given) */
+    const char *devices_s;   /* --devices LIST|all (recordings)                      */
+    int devices[16], ndevices; /* resolved: > 0, one engine per device               */
     int dbins, dorder, seg, train, beams, threads; /* laid over the preset (-1, 0: not given) */
     double loading;
     stap_config cfg;

@@ -11,6 +11,7 @@
 #include "cpi_check.h"
 #include "cpi_io.h"
 #include "progress.h"
+#include "run_devices.h"
 #include "cli_json.h"
 #include "h5io_extra.h"
 #include "rtstap/common.h" /* stap_now_ms */
@@ -42,6 +43,12 @@ static const char *limit_of(double read_s, double write_s, double wall_s)
     return "the engine (compute and link)";
 }
 
+/* the checks of one CPI, for run_devices (which serializes them) */
+static int checked_cpi(void *user, const stap_engine *e, const stap_cpi_result *r, stap_error *err)
+{
+    return cpi_check(user, e, r, err);
+}
+
 /* what one recording run holds and measures */
 typedef struct rec_run {
     long long in_file, cpis;
@@ -64,6 +71,9 @@ typedef struct rec_run {
     char read_path[200]; /* how the reader read (cpi_reader_path) */
     progress pg;         /* the progress line (--progress) */
     double t_stream;     /* ms, when the stream began */
+    stap_engine *engs[RUN_MAX_DEVICES]; /* --devices: one per device (engs[0] is eng)  */
+    int ndev;
+    stream_stats dev_st[RUN_MAX_DEVICES];
 } rec_run;
 
 /* the engine, with room reserved for the reader's cubes and the writer's queue */
@@ -102,6 +112,19 @@ static int rec_engine(run_job *j, rec_run *r)
     }
     if (*stap_engine_note(r->eng)) /* warnings are not silenced by --quiet */
         fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(r->eng));
+    /* --devices: an engine on each further device, made with it selected (its thread selects
+     * it again to run it) */
+    r->engs[0] = r->eng;
+    r->ndev = j->ndevices > 1 ? j->ndevices : 1;
+    for (int k = 1; k < r->ndev; k++) {
+        if ((j->devices[k] >= 0 && stap_la_gpu_select(j->devices[k], &err)) ||
+            stap_engine_create(&r->engs[k], &j->cfg, in->steering, in->steering_beams,
+                               in->steering_len, &r->eo, &err)) {
+            stap_error_prefix(&err, "device %d", j->devices[k]);
+            return cli_fail(&err);
+        }
+    }
+    if (r->ndev > 1 && j->devices[0] >= 0 && stap_la_gpu_select(j->devices[0], &err)) return cli_fail(&err);
     stap_cfar_describe(&j->cfar, r->cfar_desc, sizeof r->cfar_desc);
     stap_result *h = &r->hdr;
     h->cfg = stap_engine_config(r->eng);
@@ -134,11 +157,15 @@ static int rec_stream(run_job *j, rec_run *r)
     const stap_config *pc = r->hdr.cfg;
     const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
     const stap_write_options wo = {j->mode, r->keep, r->cpis}; /* allocated at open */
+    const int readers = j->readers ? j->readers : cpi_reader_default_threads();
+    const int multi = r->ndev > 1;
     if (stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, &err) ||
         cpi_writer_start(&r->writer, r->rw, r->keep & STAP_KEEP_WEIGHTS ? wlen : 0,
-                         r->keep & STAP_KEEP_OUTPUT ? ylen : 0, 4, &err) ||
-        cpi_reader_start(&r->reader, j->rec, r->eng, r->cpis, r->eo.slots + 2,
-                         j->readers ? j->readers : cpi_reader_default_threads(), &err))
+                         r->keep & STAP_KEEP_OUTPUT ? ylen : 0,
+                         multi ? run_devices_depth(r->ndev, r->eo.slots, readers) : 4, &err) ||
+        cpi_reader_start(&r->reader, j->rec, r->eng, r->cpis,
+                         multi ? run_devices_buffers(r->ndev, r->eo.slots, readers) : r->eo.slots + 2,
+                         readers, &err))
         return cli_fail(&err);
     double t0 = stap_now_ms();
     r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
@@ -148,8 +175,22 @@ static int rec_stream(run_job *j, rec_run *r)
     r->pg.limit = rec_limit_now;
     r->pg.limit_user = r;
     r->t_stream = stap_now_ms();
-    int rst = stream_run(r->eng, 0, r->cpis, cpi_reader_get_fn, cpi_reader_release_fn, r->reader,
+    int rst;
+    if (multi) {
+        const run_devices_job dj = {r->engs, j->devices, r->ndev, r->reader, r->writer, r->cpis,
+                                    checked_cpi, &r->cs.checks};
+        long long missing = 0;
+        rst = run_devices(&dj, r->dev_st, &missing, &err);
+        r->pg.done = missing;
+        /* the run as a whole: device 0's stage times, the CPIs written in order */
+        r->st = r->dev_st[0];
+        r->st.cpis_run = r->st.cpis_done = missing;
+        for (int k = 0; k < r->ndev; k++)
+            if (r->dev_st[k].stopped_by) r->st.stopped_by = r->dev_st[k].stopped_by;
+    } else {
+        rst = stream_run(r->eng, 0, r->cpis, cpi_reader_get_fn, cpi_reader_release_fn, r->reader,
                          checked_put, &r->cs, 0, &r->pg, &r->st, &err);
+    }
     progress_end(&r->pg);
     cli_graceful_end();
     int status = EXIT_OK;
@@ -236,6 +277,10 @@ static void rec_report(const run_job *j, const rec_run *r)
     const double link_ms = r->st.stage_median[STAP_STAGE_COPY_IN] + r->st.stage_median[STAP_STAGE_COPY_OUT];
     const char *limit = limit_of(r->read_s, r->write_s, wall_s);
     fprintf(stderr, "  samples: %s\n", r->samples);
+    for (int k = 0; r->ndev > 1 && k < r->ndev; k++)
+        fprintf(stderr, "  device %d: %lld CPIs, %.1f CPIs/s, latency p50 %.3f ms, p99 %.3f ms\n",
+                j->devices[k], r->dev_st[k].cpis, r->dev_st[k].cpis_per_s, r->dev_st[k].lat_p50,
+                r->dev_st[k].lat_p99);
     fprintf(stderr, "  rates, CPIs/s: reading %.0f (%d thread%s, %s), computing %.0f, link %.0f, "
             "writing %.0f: %s limits the run\n", r->read_s > 0 ? n / r->read_s : 0, r->threads,
             r->threads > 1 ? "s" : "", r->read_path,
@@ -261,6 +306,15 @@ static int rec_json(const run_job *j, const rec_run *r)
     cJSON_AddStringToObject(doc, "reader_path", r->read_path);
     cJSON_AddNumberToObject(doc, "writer_s", r->write_s);
     cJSON_AddStringToObject(doc, "samples", r->samples);
+    if (r->ndev > 1) {
+        cJSON *arr = cJSON_AddArrayToObject(doc, "devices");
+        for (int k = 0; k < r->ndev; k++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "device", j->devices[k]);
+            stream_json_stats(o, &r->dev_st[k]);
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
     cJSON_AddStringToObject(doc, "limited_by", limit_of(r->read_s, r->write_s, r->wall * 1e-3));
     cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
     run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);
@@ -296,6 +350,11 @@ int run_recording(run_job *j)
     cpi_reader_stop(r->reader);
     if (r->writer) cpi_writer_finish(r->writer, NULL, &ignore);
     stap_result_writer_abort(r->rw);
+    for (int k = 1; k < r->ndev; k++) { /* each on its device */
+        stap_error ignore2;
+        if (j->devices[k] < 0 || !stap_la_gpu_select(j->devices[k], &ignore2)) stap_engine_destroy(r->engs[k]);
+    }
+    if (r->ndev > 1 && j->devices[0] >= 0) stap_la_gpu_select(j->devices[0], &ignore);
     stap_engine_destroy(r->eng);
     free(r);
     return status;

@@ -45,8 +45,38 @@ for fmt in cf32 ci16; do
     sum=$(for d in $(seq 0 $((n - 1))); do one "$L/proc-$fmt-$d.log"; done | awk '{s += $1} END {printf "%.1f", s}')
     results+=("$(printf 'hard  %-5s %d processes, one GPU each: %s CPIs/s in all' $fmt $n "$sum")")
 done
+# recordings (run --devices): a 480-CPI int16 and complex64 recording in /dev/shm, run on 1, 2
+# and all GPUs, each file equal to the one-GPU run's (h5same)
+D=/dev/shm/rtstap-dev
+mkdir -p $D
+step "gen 480 CPIs" "$L/gen.log" 200 "$new" gen --preset hard --cpis 480 --no-clutter --no-jammers --seed 3 \
+    --target 200:0:40:0 -o $D/c64.h5 -f --quiet
+step "relayout int16" "$L/gen.log" 200 "$BIN/relayout" $D/c64.h5 $D/i16.h5 C,P,R ds i16
+rrate() { grep -h "CPIs/s over" "$1" | tail -1 | sed 's/^ *\([0-9.]*\) CPIs.*/\1/'; }
+for f in i16 c64; do
+    for keep in detections,weights detections; do
+        row="$(printf 'run %-4s --keep %-18s' $f $keep)"
+        step "run $f $keep 1" "$L/run-$f-$keep-1.log" 120 "$new" run --input $D/$f.h5 -o $D/o-$f-1.h5 -f --backend gpu --keep $keep
+        row="$row $(printf ' 1: %7s' "$(rrate "$L/run-$f-$keep-1.log")")"
+        list=0
+        for d in $(seq 1 $((n - 1))); do
+            list="$list,$d"
+            k=$((d + 1))
+            [ $k -ne 2 ] && [ $k -ne $n ] && continue
+            step "run $f $keep --devices $list" "$L/run-$f-$keep-$k.log" 120 "$new" run --input $D/$f.h5 \
+                -o $D/o-$f-$k.h5 -f --backend gpu --keep $keep --devices $list
+            row="$row $(printf ' %d: %7s' $k "$(rrate "$L/run-$f-$keep-$k.log")")"
+            ds="/detections /axes/input_cpi"
+            [ $keep = detections,weights ] && ds="/weights $ds"
+            step "same: run $f $keep $k devices vs 1" "$L/same.log" 60 "$BIN/h5same" $D/o-$f-1.h5 $D/o-$f-$k.h5 $ds
+        done
+        results+=("$row")
+    done
+done
+rm -rf $D
 echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt"); $n GPUs, $(nproc) CPUs"
 grep -h "passed\|FAIL\|failure\|bit for bit" "$L/tests.log" | tail -4
 printf '%s\n' "${results[@]}"
 grep -h "device [0-9] (" "$L"/hard-ci16-$n.log 2>/dev/null | head -8
+grep -h "differ\|rc=" "$L/same.log" | sort | uniq -c
 printf '%s\n' "${summary[@]}"

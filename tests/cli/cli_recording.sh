@@ -122,6 +122,29 @@ check "--keep detections: /detections and /timing, no /weights or /output" \
     --training 60 --segments 2 --beams 3 --loading 0.01 --keep output,weights --quiet
 check "--keep output,weights: both as the full run's, no /detections" \
     '"$same" "$tmp/out.h5" "$tmp/keep_wo.h5" /weights /output/iq >/dev/null && [ "$("$shape" "$tmp/keep_wo.h5" /detections)" = "/detections missing" ]'
+# --devices (issue 32): CPI g on engine g mod N, rows written in order — the same file as one
+# engine's. RTSTAP_TEST_DEVICES_CPU=1 makes the engines CPU ones with no device selected, so
+# the dealing, the ordered writer and a stop are tested here; the GPU machine runs the real one
+# (tests/bench/device_devices.sh).
+RTSTAP_TEST_DEVICES_CPU=1 "$bin" run --input "$tmp/rec.h5" --output "$tmp/dev3.h5" --backend cpu \
+    --doppler-order 3 --training 60 --segments 2 --beams 3 --loading 0.01 --keep-output --quiet \
+    --devices 0,1,2 --json "$tmp/dev3.json"
+check "--devices 0,1,2 (3 CPU engines): the one-engine file, row for row" \
+    '"$same" "$tmp/out.h5" "$tmp/dev3.h5" /weights /output/iq /detections /axes/input_cpi >/dev/null &&
+     grep -q "\"devices\"" "$tmp/dev3.json"'
+mkdir -p "$tmp/devsig"
+RTSTAP_TEST_DEVICES_CPU=1 RTSTAP_TEST_READER_STALL=3:8000 "$bin" run --input "$tmp/rec.h5" \
+    --output "$tmp/devsig/o.h5" --backend cpu --doppler-order 3 --training 60 --segments 2 --beams 3 \
+    --loading 0.01 --keep-output --quiet --devices 0,1 --readers 1 2>"$tmp/devsig.err" &
+pid=$!
+sleep 2 # CPIs 0 to 2 done; the reader stalls before CPI 3 (engine 1's second)
+kill -TERM $pid
+wait $pid
+rc=$?
+check "--devices 0,1 stopped by SIGTERM: exit 143, the 3 CPIs before the first missing one ($rc)" \
+    '[ $rc -eq 143 ] && grep -q "stopped by SIGTERM after 3 of the 8 written CPIs" "$tmp/devsig.err" &&
+     [ "$("$shape" "$tmp/devsig/o.h5" /weights)" = "/weights 3x32x2x3x18" ]'
+
 # progress (issue 31): JSON lines for scripts, the last one final; a line redrawn and cleared
 # when asked; nothing when stderr is not a terminal and nothing is asked
 "$bin" run --input "$tmp/rec.h5" --output "$tmp/prog.h5" --backend cpu --doppler-order 3 \
