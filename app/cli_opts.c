@@ -6,10 +6,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cfar.h"
 #include "cli_files.h"
 #include "h5io_extra.h" /* stap_output_check_mode */
+
+size_t cli_edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+    /* Levenshtein, one row (option names are short) */
+    size_t row[64];
+    if (na >= 64 || nb >= 64) return (size_t)-1 / 2;
+    for (size_t j = 0; j <= nb; j++) row[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            const size_t up = row[j];
+            const size_t sub = diag + (a[i - 1] != b[j - 1]);
+            size_t m = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
+            row[j] = sub < m ? sub : m;
+            diag = up;
+        }
+    }
+    return row[nb];
+}
 
 static int takes_value(const cli_opt *o)
 {
@@ -81,8 +102,28 @@ static int find_long(const cli_command *cmd, const cli_opt *opts, const char *na
         }
     }
     if (count == 1) return found;
-    if (count > 1)
+    if (count > 1) {
         cli_error(EXIT_USAGE, "option '--%.*s' is ambiguous: %s (see rtstap %s --help)",
+                  (int)len, name, cands, cmd->name);
+        return -1;
+    }
+    /* did you mean: the closest names within a third of the word (--trainig: --training) */
+    const size_t limit = len / 3 > 1 ? len / 3 : 1;
+    size_t best = limit + 1;
+    cands[0] = '\0';
+    for (int i = 0; opts[i].name; i++) {
+        const size_t d = cli_edit_distance(opts[i].name, strlen(opts[i].name), name, len);
+        if (d < best) {
+            best = d;
+            cands[0] = '\0';
+        }
+        if (d == best && d <= limit) {
+            size_t u = strlen(cands);
+            snprintf(cands + u, sizeof cands - u, "%s--%s", u ? " or " : "", opts[i].name);
+        }
+    }
+    if (cands[0])
+        cli_error(EXIT_USAGE, "unknown option '--%.*s'; did you mean %s? (see rtstap %s --help)",
                   (int)len, name, cands, cmd->name);
     else
         cli_error(EXIT_USAGE, "unknown option '--%.*s' (see rtstap %s --help)", (int)len, name,
@@ -531,4 +572,34 @@ int cli_devices(const char *spec, stap_backend backend, int *devices, int max, i
         if (devices[k] >= count)
             return cli_error(EXIT_USAGE, "--devices: device %d does not exist: CUDA sees %d", devices[k], count);
     return EXIT_OK;
+}
+
+int cli_parse_window(const cli_opt *o, const char *s)
+{
+    cli_processing *p = o->value;
+    if (!strcasecmp(s, "none")) p->window = STAP_WINDOW_NONE;
+    else if (!strcasecmp(s, "hann")) p->window = STAP_WINDOW_HANN;
+    else if (!strncasecmp(s, "chebyshev:", 10)) {
+        p->window = STAP_WINDOW_CHEBYSHEV;
+        if (cli_double("--window chebyshev:DB", s + 10, 1e-3, 399, &p->chebyshev_db)) return -1;
+    } else {
+        cli_error(EXIT_USAGE, "--window expects none, hann or chebyshev:DB (got '%s')", s);
+        return -1;
+    }
+    p->window_given = 1;
+    return 0;
+}
+
+void cli_processing_apply(const cli_processing *p, stap_config *c)
+{
+    if (p->dbins > 0) c->doppler_bins = p->dbins;
+    if (p->dorder > 0) c->doppler_order = p->dorder;
+    if (p->seg > 0) c->segments = p->seg;
+    if (p->train > 0) c->training = p->train;
+    if (p->beams > 0) c->beams = p->beams;
+    if (p->loading_given) c->loading = p->loading;
+    if (p->window_given) {
+        c->window = p->window;
+        if (p->window == STAP_WINDOW_CHEBYSHEV) c->chebyshev_db = p->chebyshev_db;
+    }
 }

@@ -98,6 +98,38 @@ int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: stap_backe
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
 int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input_opts *  */
+/* The edit distance (Levenshtein) of two short words: did-you-mean for options, commands. */
+size_t cli_edit_distance(const char *a, size_t na, const char *b, size_t nb);
+/* The processing options `run` and `stream` share (one table): laid over the
+ * preset or the input's shape; 0 / not given leaves it. */
+typedef struct cli_processing {
+    int dbins, dorder, seg, train, beams;
+    double loading;
+    int loading_given;
+    stap_window_kind window;
+    double chebyshev_db;
+    int window_given;
+} cli_processing;
+int cli_parse_window(const cli_opt *o, const char *arg); /* value: cli_processing * */
+#define CLI_OPTS_PROCESSING(p)                                                               \
+    {"doppler-bins", 0, CLI_INT, &(p)->dbins, "D", "Doppler bins, D >= pulses (zero-padded FFT)", \
+     .lo = 1, .hi = 1 << 20},                                                                 \
+    {"doppler-order", 0, CLI_CALL, &(p)->dorder, "Q",                                         \
+     "odd: 1 = post-Doppler, 3 = third-order Doppler-factored",                              \
+     .parse = cli_parse_doppler_order},                                                       \
+    {"segments", 0, CLI_INT, &(p)->seg, "S", "range segments (S divides the range gates)",    \
+     .lo = 1, .hi = 1 << 24},                                                                 \
+    {"training", 0, CLI_INT, &(p)->train, "K", "training cells per segment (or sliding block)", \
+     .lo = 1, .hi = 1 << 24},                                                                 \
+    {"beams", 0, CLI_INT, &(p)->beams, "B", "beams (ignored when the input has /steering)",   \
+     .lo = 1, .hi = 4096},                                                                    \
+    {"loading", 0, CLI_DOUBLE, &(p)->loading, "DELTA",                                        \
+     "diagonal loading, R^H R = K (Rhat + DELTA I) (default 0)", .lo = 0, .hi = 1e30,         \
+     .given = &(p)->loading_given},                                                           \
+    {"window", 0, CLI_CALL, (p), "W", "none | hann | chebyshev:DB (default none)",            \
+     .parse = cli_parse_window}
+/* The options given, over c (the preset's or the input's). */
+void cli_processing_apply(const cli_processing *p, stap_config *c);
 /* --devices LIST|all: the CUDA devices of spec into devices[0..*n-1] (at most max), checked
  * against those CUDA sees; `all` on a host without a usable GPU with backend auto: *n = 0
  * (one engine as without the option) and a warning, once. EXIT_OK, or the exit status of

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "signals.h"
@@ -35,21 +36,6 @@ static const cli_command run_cmd = {
     "file).\n"};
 
 /* --window: value is the stap_config */
-static int parse_window(const cli_opt *o, const char *s)
-{
-    stap_config *cfg = o->value;
-    if (!strcmp(s, "none")) cfg->window = STAP_WINDOW_NONE;
-    else if (!strcmp(s, "hann")) cfg->window = STAP_WINDOW_HANN;
-    else if (!strncmp(s, "chebyshev:", 10)) {
-        cfg->window = STAP_WINDOW_CHEBYSHEV;
-        if (cli_double("--window chebyshev:DB", s + 10, 1e-3, 399, &cfg->chebyshev_db)) return -1;
-    } else {
-        cli_error(EXIT_USAGE, "--window expects none, hann or chebyshev:DB (got '%s')", s);
-        return -1;
-    }
-    return 0;
-}
-
 static int parse_preset(const cli_opt *o, const char *s)
 {
     stap_error err;
@@ -121,7 +107,6 @@ static int run_parse(run_job *j, int argc, char **argv)
     j->preset = STAP_PRESET_HARD;
     j->repeat = 1;
     j->device = -1;
-    j->dbins = j->dorder = j->seg = j->train = j->beams = -1; /* laid over the preset later */
     stap_config_defaults(&j->cfg);
     stap_cfar_defaults(&j->cfar);
     j->cfar.kind = STAP_CFAR_CA; /* the default detector steps aside on cubes too short for it */
@@ -148,22 +133,8 @@ static int run_parse(run_job *j, int argc, char **argv)
         CLI_OPT_FORCE(&j->force),
         {"preset", 0, CLI_CALL, &j->preset, "NAME",
          "easy | medium | hard (default hard); options override it", .parse = parse_preset},
-        {"doppler-bins", 0, CLI_INT, &j->dbins, "D", "Doppler bins, D >= pulses (zero-padded FFT)",
-         .lo = 1, .hi = 1 << 20},
-        {"doppler-order", 0, CLI_CALL, &j->dorder, "Q",
-         "odd: 1 = post-Doppler, 3 = third-order Doppler-factored",
-         .parse = cli_parse_doppler_order},
-        {"segments", 0, CLI_INT, &j->seg, "S", "range segments (S divides the range gates)",
-         .lo = 1, .hi = 1 << 24},
-        {"training", 0, CLI_INT, &j->train, "K", "training cells per segment (or sliding block)",
-         .lo = 1, .hi = 1 << 24},
+        CLI_OPTS_PROCESSING(&j->proc),
         CLI_OPT_TRAINING(&j->tw),
-        {"beams", 0, CLI_INT, &j->beams, "B", "beams (ignored when the input has /steering)",
-         .lo = 1, .hi = 4096},
-        {"loading", 0, CLI_DOUBLE, &j->loading, "DELTA",
-         "diagonal loading, R^H R = K (Rhat + DELTA I) (default 0)", .lo = 0, .hi = 1e30},
-        {"window", 0, CLI_CALL, &j->cfg, "W", "none | hann | chebyshev:DB (default none)",
-         .parse = parse_window},
         CLI_OPT_BACKEND(&j->cfg.backend),
         CLI_OPT_DEVICE(&j->device),
         CLI_OPT_THREADS(&j->threads),
@@ -201,8 +172,8 @@ static int run_parse(run_job *j, int argc, char **argv)
         if (j->ndevices && j->devices[0] >= 0 && (pst = cli_select_device(j->devices[0]))) return pst;
     }
     if (cli_input_opts_need_input(&j->inopts, j->input)) return EXIT_USAGE;
-    if ((pst = cli_training_apply(&j->tw, j->seg > 0, &j->cfg)) ||
-        (pst = cli_training_order(&j->tw, &j->dorder)))
+    if ((pst = cli_training_apply(&j->tw, j->proc.seg > 0, &j->cfg)) ||
+        (pst = cli_training_order(&j->tw, &j->proc.dorder)))
         return pst;
     if ((pst = cli_select_device(j->device))) return pst;
     j->mode = cli_write_mode(j->force);
@@ -220,12 +191,7 @@ void run_apply_options(run_job *j)
     c->pulses = j->in.pulses;
     c->range_gates = j->in.range_gates;
     if (j->input) c->doppler_bins = 0; /* default D = P of the file unless given */
-    if (j->dbins > 0) c->doppler_bins = j->dbins;
-    if (j->dorder > 0) c->doppler_order = j->dorder;
-    if (j->seg > 0) c->segments = j->seg;
-    if (j->train > 0) c->training = j->train;
-    if (j->beams > 0) c->beams = j->beams;
-    c->loading = j->loading;
+    cli_processing_apply(&j->proc, c);
     c->threads = j->threads;
     if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
 }

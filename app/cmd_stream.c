@@ -115,7 +115,8 @@ static int stream_parse_devices(struct stream_job *j);
 /* One `rtstap stream`: its options, then what it made and measured. */
 typedef struct stream_job {
     const char *preset, *json, *input, *timeline_path;
-    int cpis_given, cpis, ring_n, quiet, threads, force, device_n, mem_every, dorder, train;
+    int cpis_given, cpis, ring_n, quiet, threads, force, device_n, mem_every;
+    cli_processing proc;            /* run's processing options, over the preset */
     int readers, host_decode, progress;
     const char *devices_s;          /* --devices LIST|all */
     int devices[STREAM_MAX_DEVICES], ndevices; /* resolved: > 0 runs one engine per device */
@@ -197,10 +198,7 @@ static int stream_parse(stream_job *j, int argc, char **argv)
          "what comes back per CPI, comma-separated: detections,\n"
          "weights, output (default detections,weights)", .parse = cli_parse_keep},
         CLI_OPTS_CFAR(&j->eo.cfar, NULL),
-        {"doppler-order", 0, CLI_CALL, &j->dorder, "Q",
-         "override the preset's Doppler order (odd)", .parse = cli_parse_doppler_order},
-        {"training", 0, CLI_INT, &j->train, "K", "override the preset's training cells",
-         .lo = 1, .hi = 1 << 24},
+        CLI_OPTS_PROCESSING(&j->proc),
         CLI_OPT_TRAINING(&j->tw),
         {"no-graphs", 0, CLI_CLEAR, &j->eo.graphs, NULL,
          "launch each CPI's kernels directly instead of a CUDA graph"},
@@ -239,10 +237,10 @@ static int stream_workload(stream_job *j)
     workload *w = &j->w;
     w->cfg.backend = j->backend;
     w->cfg.threads = j->threads;
-    if ((pst = cli_training_apply(&j->tw, 0, &w->cfg)) || (pst = cli_training_order(&j->tw, &j->dorder)))
+    if ((pst = cli_training_apply(&j->tw, j->proc.seg > 0, &w->cfg)) ||
+        (pst = cli_training_order(&j->tw, &j->proc.dorder)))
         return pst;
-    if (j->dorder > 0) w->cfg.doppler_order = j->dorder;
-    if (j->train > 0) w->cfg.training = j->train;
+    cli_processing_apply(&j->proc, &w->cfg);
     /* a PERFECT workload brings its steering vectors: their width is its N */
     if (w->steering && stap_dof(&w->cfg) != w->steering_len)
         return cli_error(EXIT_USAGE, "--preset %s: its steering vectors are %d long (channels x "
@@ -267,7 +265,7 @@ static int stream_open_input(stream_job *j)
     c->channels = j->in.channels;
     c->pulses = j->in.pulses;
     c->range_gates = j->in.range_gates;
-    c->doppler_bins = 0;
+    c->doppler_bins = j->proc.dbins > 0 ? j->proc.dbins : 0; /* D = P unless given */
     if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
     snprintf(j->w.name, sizeof j->w.name, "%.31s", j->input);
     return EXIT_OK;
@@ -588,6 +586,7 @@ static int stream_json(const stream_job *j)
     stream_bytes(j, &in_bytes, &out_bytes);
     cJSON *doc = stream_json_report("stream");
     cJSON_AddStringToObject(doc, "workload", j->w.name);
+    stream_json_config(doc, cfg, stap_engine_beams(j->eng));
     cJSON_AddStringToObject(doc, "backend", stap_backend_name(cfg->backend));
     cJSON_AddStringToObject(doc, "engine", stap_engine_describe(j->eng));
     cJSON_AddStringToObject(doc, "device", j->device);

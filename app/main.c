@@ -8,6 +8,7 @@
 #include "signals.h"
 #include "cli.h"
 #include "cli_files.h"
+#include "cli_opts.h" /* cli_edit_distance */
 #include "commands.h"
 #include "engine.h" /* stap_gpu_info */
 #include "h5io.h"
@@ -16,11 +17,12 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: rtstap <command> [options]\n       rtstap --help | --version | --help-all "
-            "markdown|man|bash\n\ncommands:\n");
+    fprintf(f, "usage: rtstap <command> [options]\n       rtstap help [<command>] | --help | "
+            "--version (-V) | --help-all markdown|man|bash\n\ncommands:\n");
     for (int i = 0; i < cli_command_count; i++)
         fprintf(f, "  %-15s %s\n", cli_commands[i].name, cli_commands[i].summary);
-    fprintf(f, "\n'rtstap <command> --help' describes a command's options.\n");
+    fprintf(f, "\n'rtstap help <command>' (or 'rtstap <command> --help') describes a command's "
+            "options;\na mistyped command or option is answered with the closest name.\n");
 }
 
 /* The lapack baseline at its real speed: when OpenBLAS took this CPU for one without AVX2
@@ -51,6 +53,22 @@ static void fit_blas_to_cpu(char **argv)
     unsetenv("RTSTAP_BLAS_REEXEC_FROM");
 }
 
+/* an unknown command: the closest one named, then the usage */
+static int unknown_command(const char *name)
+{
+    const char *best = NULL;
+    size_t bd = strlen(name) / 3 > 1 ? strlen(name) / 3 + 1 : 2;
+    for (int i = 0; i < cli_command_count; i++) {
+        const size_t d = cli_edit_distance(cli_commands[i].name, strlen(cli_commands[i].name), name,
+                                           strlen(name));
+        if (d < bd) bd = d, best = cli_commands[i].name;
+    }
+    if (best) cli_error(EXIT_USAGE, "unknown command '%s'; did you mean %s?", name, best);
+    else cli_error(EXIT_USAGE, "unknown command '%s'", name);
+    usage(stderr);
+    return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     fit_blas_to_cpu(argv);
@@ -63,7 +81,17 @@ int main(int argc, char **argv)
         usage(stdout);
         return EXIT_OK;
     }
-    if (!strcmp(argv[1], "--version")) {
+    if (!strcmp(argv[1], "help")) { /* rtstap help [CMD]: the usage, or CMD --help */
+        if (argc < 3) {
+            usage(stdout);
+            return EXIT_OK;
+        }
+        char *help_argv[] = {argv[2], (char *)"--help", NULL};
+        for (int i = 0; i < cli_command_count; i++)
+            if (!strcmp(argv[2], cli_commands[i].name)) return cli_commands[i].fn(2, help_argv);
+        return unknown_command(argv[2]);
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         stap_error e;
         int gpu = stap_backend_available(STAP_BACKEND_GPU, &e) == STAP_OK;
         stap_la_blas_info bi;
@@ -87,7 +115,5 @@ int main(int argc, char **argv)
     for (int i = 0; i < cli_command_count; i++)
         if (!strcmp(argv[1], cli_commands[i].name))
             return cli_files_invariants(cli_commands[i].fn(argc - 1, argv + 1), argc, argv);
-    cli_error(EXIT_USAGE, "unknown command '%s'", argv[1]);
-    usage(stderr);
-    return EXIT_USAGE;
+    return unknown_command(argv[1]);
 }

@@ -17,8 +17,8 @@ typedef struct run_job {
     unsigned keep; /* --keep: STAP_KEEP_* (0: not given) */
     const char *devices_s;   /* --devices LIST|all (recordings)                      */
     int devices[16], ndevices; /* resolved: > 0, one engine per device               */
-    int dbins, dorder, seg, train, beams, threads; /* laid over the preset (-1, 0: not given) */
-    double loading;
+    cli_processing proc; /* --doppler-bins ... --window, laid over the preset */
+    int threads;
     stap_config cfg;
     stap_cfar_config cfar;
     int cfar_given;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "perfect.h"
 #include "rt_rng.h"
@@ -14,7 +15,7 @@ int workload_get(const char *name, workload *w, stap_error *err)
     memset(w, 0, sizeof *w);
     snprintf(w->name, sizeof w->name, "%s", name);
     stap_config_defaults(&w->cfg);
-    if (!strncmp(name, "perfect-", 8)) {
+    if (!strncasecmp(name, "perfect-", 8)) {
         perfect_size ps;
         if (perfect_size_parse(name + 8, &ps, err)) return STAP_EINVAL;
         w->perfect = (int)ps + 1;

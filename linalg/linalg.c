@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -19,7 +20,7 @@ const char *stap_backend_name(stap_backend b)
 int stap_backend_parse(const char *name, stap_backend *out, stap_error *err)
 {
     for (int b = 0; b < STAP_BACKEND_COUNT; b++)
-        if (name && strcmp(name, backend_names[b]) == 0) {
+        if (name && strcasecmp(name, backend_names[b]) == 0) {
             *out = (stap_backend)b;
             return STAP_OK;
         }

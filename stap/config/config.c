@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 const char *const stap_stage_names[STAP_STAGE_COUNT] = {
@@ -26,7 +27,7 @@ static const struct {
 int stap_preset_parse(const char *name, stap_preset *out, stap_error *err)
 {
     for (int p = 0; p < STAP_PRESET_COUNT; p++)
-        if (name && strcmp(name, presets[p].name) == 0) {
+        if (name && strcasecmp(name, presets[p].name) == 0) {
             *out = (stap_preset)p;
             return STAP_OK;
         }
@@ -64,8 +65,8 @@ const char *stap_training_window_name(stap_training_window w)
 
 int stap_training_window_parse(const char *name, stap_training_window *out, stap_error *err)
 {
-    if (name && strcmp(name, "segment") == 0) *out = STAP_TRAINING_SEGMENT;
-    else if (name && strcmp(name, "sliding") == 0) *out = STAP_TRAINING_SLIDING;
+    if (name && strcasecmp(name, "segment") == 0) *out = STAP_TRAINING_SEGMENT;
+    else if (name && strcasecmp(name, "sliding") == 0) *out = STAP_TRAINING_SLIDING;
     else
         return stap_fail(err, STAP_EINVAL, "training window '%s': expected segment or sliding",
                          name ? name : "");

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static const perfect_dims dims[PERFECT_SIZE_COUNT] = {
@@ -17,7 +18,7 @@ static const perfect_dims dims[PERFECT_SIZE_COUNT] = {
 int perfect_size_parse(const char *name, perfect_size *out, stap_error *err)
 {
     for (int i = 0; i < PERFECT_SIZE_COUNT; i++)
-        if (name && !strcmp(name, dims[i].name)) {
+        if (name && !strcasecmp(name, dims[i].name)) {
             *out = (perfect_size)i;
             return STAP_OK;
         }

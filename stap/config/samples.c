@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "stap.h"
 
@@ -147,7 +148,7 @@ int stap_sample_type_parse(const char *s, stap_sample_format *f, stap_error *err
 {
     static const char *const names[] = {"cf32", "ci8", "ci16", "ci32"};
     for (int k = 0; k < 4; k++)
-        if (s && !strcmp(s, names[k])) {
+        if (s && !strcasecmp(s, names[k])) {
             *f = (stap_sample_format){.type = (stap_sample_type)k, .scale = 1.0};
             return STAP_OK;
         }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -38,7 +39,7 @@ const char *stap_cfar_kind_name(stap_cfar_kind k)
 int stap_cfar_parse_kind(const char *s, stap_cfar_kind *k, stap_error *err)
 {
     for (int i = STAP_CFAR_NONE; i <= STAP_CFAR_CA2D; i++)
-        if (s && !strcmp(s, stap_cfar_kind_name((stap_cfar_kind)i))) {
+        if (s && !strcasecmp(s, stap_cfar_kind_name((stap_cfar_kind)i))) {
             *k = (stap_cfar_kind)i;
             return STAP_OK;
         }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "engine_internal.h"
 
@@ -460,7 +461,7 @@ const char *stap_algorithm_name(stap_algorithm a)
 int stap_algorithm_parse(const char *name, stap_algorithm *out, stap_error *err)
 {
     for (int a = 0; name && a < ALGORITHM_COUNT; a++)
-        if (strcmp(name, algorithms[a].info.name) == 0) {
+        if (strcasecmp(name, algorithms[a].info.name) == 0) {
             *out = (stap_algorithm)a;
             return STAP_OK;
         }

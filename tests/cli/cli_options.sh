@@ -201,6 +201,33 @@ else
 fi
 check "--device failing: no output" '[ ! -e "$tmp/d.h5" ]'
 
+# ---- habits (issue 33): did-you-mean, help CMD, -V, names in any case
+"$bin" run --trainig 40 -o "$tmp/dym.h5" 2> "$tmp/e"
+check "--trainig: exit 2, did you mean --training?" '[ $? -eq 2 ] && grep -q "unknown option .--trainig.; did you mean --training?" "$tmp/e"'
+"$bin" strem 2> "$tmp/e"
+check "strem: exit 2, did you mean stream?" '[ $? -eq 2 ] && grep -q "unknown command .strem.; did you mean stream?" "$tmp/e"'
+"$bin" run --zzzzzz 1 -o "$tmp/dym.h5" 2> "$tmp/e"
+check "--zzzzzz: no guess" '[ $? -eq 2 ] && grep -q "unknown option .--zzzzzz. (see" "$tmp/e"'
+"$bin" help stream > "$tmp/h" 2>&1
+check "help stream: the stream usage" '[ $? -eq 0 ] && grep -q "^usage: rtstap stream" "$tmp/h"'
+check "-V: the version" '[ "$("$bin" -V | head -1)" = "$("$bin" --version | head -1)" ]'
+"$bin" run --preset EASY --backend CPU --algorithm JDL --cfar CA --window Hann --training 40 --beams 4 \
+    -o "$tmp/case.h5" --quiet
+check "names in any case (EASY, CPU, JDL, CA, Hann): exit 0" '[ $? -eq 0 ] && [ -s "$tmp/case.h5" ]'
+
+# ---- one table of processing options (issue 33): stream takes run's
+"$bin" stream --preset easy --cpis 4 --slots 2 --backend cpu --beams 8 --segments 2 --loading 0.01 \
+    --window hann --doppler-bins 256 --training 40 --doppler-order 3 --json "$tmp/sp.json" 2> "$tmp/e"
+check "stream --beams --segments --loading --window --doppler-bins --training: exit 0, applied" \
+    '[ $? -eq 0 ] && python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))[\"config\"]
+want = dict(beams=8, segments=2, loading=0.01, doppler_bins=256, training=40, doppler_order=3)
+sys.exit(0 if all(c[k] == v for k, v in want.items()) else 1)" "$tmp/sp.json"'
+diff <("$bin" run --help | grep -E "^ +--(doppler-bins|doppler-order|segments|training|beams|loading|window) ") \
+     <("$bin" stream --help | grep -E "^ +--(doppler-bins|doppler-order|segments|training|beams|loading|window) ") > "$tmp/d"
+check "run and stream document the processing options alike (one table)" '[ ! -s "$tmp/d" ]'
+
 # ---- stream --devices (issue 32): one engine per GPU; without a GPU, auto runs one CPU engine
 "$bin" stream --preset easy --cpis 4 --slots 2 --devices all --json "$tmp/dev.json" 2> "$tmp/e"
 rc=$?

@@ -652,10 +652,12 @@ static void test_validation(void)
         CHECK(stap_cfar_parse_kind(names[i], &k, &err) == STAP_OK && (int)k == i &&
                   !strcmp(stap_cfar_kind_name(k), names[i]),
               "parse %s", names[i]);
-    CHECK(stap_cfar_parse_kind("CA", &k, &err) == STAP_EINVAL, "parse CA accepted");
-    CHECK(stap_cfar_parse_kind("gO", &k, &err) == STAP_EINVAL &&
+    /* names in any case (issue 33); others refused, naming the kinds */
+    CHECK(stap_cfar_parse_kind("CA", &k, &err) == STAP_OK && k == STAP_CFAR_CA, "parse CA: %s", err.msg);
+    CHECK(stap_cfar_parse_kind("gO", &k, &err) == STAP_OK && k == STAP_CFAR_GO, "parse gO: %s", err.msg);
+    CHECK(stap_cfar_parse_kind("cx", &k, &err) == STAP_EINVAL &&
               strstr(err.msg, "expected none, ca, os, go, so or ca2d"),
-          "parse gO: %s", err.msg);
+          "parse cx: %s", err.msg);
     CHECK(stap_cfar_validate(&c, 1, 37, &err) == STAP_OK, "R = 37 is enough for guard 2, train 16");
     CHECK(stap_cfar_validate(&c, 1, 36, &err) == STAP_EINVAL && strstr(err.msg, "range gates"),
           "R = 36 accepted");
