@@ -1,0 +1,368 @@
+/* _rtstap: the Python binding's C part (app/python/rtstap/__init__.py is the Python API) — an
+ * Engine over librtstap's public API (include/rtstap/), numpy arrays in without a copy (the
+ * cube's own memory is submitted, held until its slot is collected), results out as new
+ * arrays (one copy from the engine's buffers, which the next CPI of the slot reuses), the
+ * GIL released while the engine works, every error an rtstap.Error with the library's
+ * message. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <string.h>
+
+#include <rtstap/rtstap.h>
+
+static PyObject *RtstapError;
+
+static PyObject *raise_error(const stap_error *err)
+{
+    PyObject *args = Py_BuildValue("(si)", err->msg[0] ? err->msg : stap_status_name(err->code), err->code);
+    if (args) {
+        PyErr_SetObject(RtstapError, args);
+        Py_DECREF(args);
+    }
+    return NULL;
+}
+
+typedef struct {
+    PyObject_HEAD
+    stap_engine *e;
+    int C, P, R, slots;
+    PyObject *held[STAP_ENGINE_MAX_SLOTS]; /* the cube of each slot in flight */
+} Engine;
+
+/* dict item helpers: a missing key leaves the value */
+static int get_int(PyObject *d, const char *k, int *v)
+{
+    PyObject *o = PyDict_GetItemString(d, k);
+    if (!o || o == Py_None) return 0;
+    long x = PyLong_AsLong(o);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    *v = (int)x;
+    return 0;
+}
+static int get_double(PyObject *d, const char *k, double *v)
+{
+    PyObject *o = PyDict_GetItemString(d, k);
+    if (!o || o == Py_None) return 0;
+    double x = PyFloat_AsDouble(o);
+    if (x == -1.0 && PyErr_Occurred()) return -1;
+    *v = x;
+    return 0;
+}
+static int get_str(PyObject *d, const char *k, const char **v)
+{
+    PyObject *o = PyDict_GetItemString(d, k);
+    if (!o || o == Py_None) return 0;
+    const char *s = PyUnicode_AsUTF8(o);
+    if (!s) return -1;
+    *v = s;
+    return 0;
+}
+
+/* the configuration from the options dict (rtstap/__init__.py names them as the command line) */
+static int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_error *err)
+{
+    const char *preset = NULL, *algorithm = NULL, *backend = NULL, *window = NULL, *tw = NULL,
+               *cfar = NULL;
+    stap_config_defaults(c);
+    stap_engine_options_defaults(o);
+    if (get_str(d, "preset", &preset) || get_str(d, "algorithm", &algorithm) ||
+        get_str(d, "backend", &backend) || get_str(d, "window", &window) ||
+        get_str(d, "training_window", &tw) || get_str(d, "cfar", &cfar))
+        return -1;
+    if (preset) {
+        stap_preset p;
+        if (stap_preset_parse(preset, &p, err)) return STAP_EINVAL;
+        stap_preset_config(p, c);
+    }
+    if (get_int(d, "channels", &c->channels) || get_int(d, "pulses", &c->pulses) ||
+        get_int(d, "range_gates", &c->range_gates) || get_int(d, "doppler_bins", &c->doppler_bins) ||
+        get_int(d, "doppler_order", &c->doppler_order) || get_int(d, "segments", &c->segments) ||
+        get_int(d, "training", &c->training) || get_int(d, "beams", &c->beams) ||
+        get_int(d, "threads", &c->threads) || get_int(d, "block", &c->block) ||
+        get_int(d, "guard", &c->guard) || get_int(d, "angle_bins", &c->angle_bins) ||
+        get_int(d, "dpca_shift", &c->dpca_shift) || get_double(d, "loading", &c->loading) ||
+        get_double(d, "element_spacing", &c->element_spacing) || get_int(d, "slots", &o->slots) ||
+        get_double(d, "pfa", &o->cfar.pfa) || get_int(d, "cfar_guard", &o->cfar.guard) ||
+        get_int(d, "cfar_train", &o->cfar.train) || get_int(d, "cfar_rank", &o->cfar.os_rank) ||
+        get_int(d, "keep_weights", &o->keep_weights) || get_int(d, "keep_output", &o->keep_output))
+        return -1;
+    if (algorithm && stap_algorithm_parse(algorithm, &c->algorithm, err)) return STAP_EINVAL;
+    if (backend && stap_backend_parse(backend, &c->backend, err)) return STAP_EINVAL;
+    if (tw && stap_training_window_parse(tw, &c->training_window, err)) return STAP_EINVAL;
+    if (cfar && stap_cfar_parse_kind(cfar, &o->cfar.kind, err)) return STAP_EINVAL;
+    if (window) {
+        if (!strcasecmp(window, "none")) c->window = STAP_WINDOW_NONE;
+        else if (!strcasecmp(window, "hann")) c->window = STAP_WINDOW_HANN;
+        else if (!strncasecmp(window, "chebyshev:", 10)) {
+            c->window = STAP_WINDOW_CHEBYSHEV;
+            c->chebyshev_db = atof(window + 10);
+        } else {
+            return stap_fail(err, STAP_EINVAL, "window '%s': expected none, hann or chebyshev:DB", window);
+        }
+    }
+    return 0;
+}
+
+static int Engine_init(Engine *self, PyObject *args, PyObject *kw)
+{
+    PyObject *opts = NULL, *steering = Py_None;
+    static char *names[] = {"options", "steering", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|O", names, &PyDict_Type, &opts, &steering)) return -1;
+    stap_config c;
+    stap_engine_options o;
+    stap_error err = {0, ""};
+    int st = config_of(opts, &c, &o, &err);
+    if (st < 0) return -1;
+    if (st) {
+        raise_error(&err);
+        return -1;
+    }
+    PyArrayObject *V = NULL;
+    if (steering != Py_None) {
+        V = (PyArrayObject *)PyArray_FROMANY(steering, NPY_COMPLEX64, 2, 2, NPY_ARRAY_IN_ARRAY);
+        if (!V) return -1;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = stap_engine_create(&self->e, &c, V ? (const stap_cf32 *)PyArray_DATA(V) : NULL,
+                            V ? (int)PyArray_DIM(V, 0) : 0, V ? (int)PyArray_DIM(V, 1) : 0, &o, &err);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(V);
+    if (st) {
+        self->e = NULL;
+        raise_error(&err);
+        return -1;
+    }
+    const stap_config *r = stap_engine_config(self->e);
+    self->C = r->channels;
+    self->P = r->pulses;
+    self->R = r->range_gates;
+    self->slots = stap_engine_slots(self->e);
+    return 0;
+}
+
+static void Engine_close_impl(Engine *self)
+{
+    if (self->e) {
+        Py_BEGIN_ALLOW_THREADS
+        stap_engine_destroy(self->e);
+        Py_END_ALLOW_THREADS
+        self->e = NULL;
+    }
+    for (int s = 0; s < STAP_ENGINE_MAX_SLOTS; s++) Py_CLEAR(self->held[s]);
+}
+
+static void Engine_dealloc(Engine *self)
+{
+    Engine_close_impl(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int need_open(Engine *self)
+{
+    if (self->e) return 0;
+    PyErr_SetString(RtstapError, "the engine is closed");
+    return -1;
+}
+
+/* submit(slot, cube): cube a C-contiguous complex64 array (channels, pulses, range_gates) — its
+ * memory is the engine's input, no copy; held until the slot is collected */
+static PyObject *Engine_submit(Engine *self, PyObject *args)
+{
+    int slot;
+    PyObject *cube;
+    if (!PyArg_ParseTuple(args, "iO", &slot, &cube) || need_open(self)) return NULL;
+    if (slot < 0 || slot >= self->slots) return PyErr_Format(PyExc_ValueError, "slot %d: the engine has %d", slot, self->slots);
+    if (!PyArray_Check(cube) || PyArray_TYPE((PyArrayObject *)cube) != NPY_COMPLEX64 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)cube) || PyArray_NDIM((PyArrayObject *)cube) != 3 ||
+        PyArray_DIM((PyArrayObject *)cube, 0) != self->C || PyArray_DIM((PyArrayObject *)cube, 1) != self->P ||
+        PyArray_DIM((PyArrayObject *)cube, 2) != self->R)
+        return PyErr_Format(PyExc_ValueError, "the cube must be a C-contiguous complex64 array of shape "
+                            "(%d, %d, %d) (channels, pulses, range gates): numpy.ascontiguousarray(x, "
+                            "numpy.complex64)", self->C, self->P, self->R);
+    stap_error err = {0, ""};
+    int st;
+    const void *data = PyArray_DATA((PyArrayObject *)cube);
+    Py_BEGIN_ALLOW_THREADS
+    st = stap_engine_submit(self->e, slot, data, &err);
+    Py_END_ALLOW_THREADS
+    if (st) return raise_error(&err);
+    Py_INCREF(cube);
+    Py_XSETREF(self->held[slot], cube);
+    Py_RETURN_NONE;
+}
+
+static PyObject *array_copy(int nd, npy_intp *dims, int type, const void *src, size_t bytes)
+{
+    PyObject *a = PyArray_SimpleNew(nd, dims, type);
+    if (a && bytes) memcpy(PyArray_DATA((PyArrayObject *)a), src, bytes);
+    return a;
+}
+
+/* collect(slot) -> dict: weights (D, S, B, N) or None, output (B, D, R) or None, detections
+ * (a structured array: beam, doppler_bin, range_cell, power, snr_db), stage_ms (dict),
+ * diag_ratio */
+static PyObject *Engine_collect(Engine *self, PyObject *args)
+{
+    int slot;
+    if (!PyArg_ParseTuple(args, "i", &slot) || need_open(self)) return NULL;
+    if (slot < 0 || slot >= self->slots) return PyErr_Format(PyExc_ValueError, "slot %d: the engine has %d", slot, self->slots);
+    stap_cpi_result r;
+    stap_error err = {0, ""};
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = stap_engine_collect(self->e, slot, &r, &err);
+    Py_END_ALLOW_THREADS
+    Py_CLEAR(self->held[slot]);
+    if (st) return raise_error(&err);
+    const stap_config *c = stap_engine_config(self->e);
+    const int B = stap_engine_beams(self->e), N = (int)(stap_weights_count(c, B) /
+                                                      ((size_t)c->doppler_bins * c->segments * B));
+    PyObject *out = PyDict_New();
+    if (!out) return NULL;
+    PyObject *w = Py_None, *y = Py_None;
+    Py_INCREF(Py_None);
+    Py_INCREF(Py_None);
+    if (r.weights) {
+        Py_DECREF(w);
+        npy_intp d[4] = {c->doppler_bins, c->segments, B, N};
+        w = array_copy(4, d, NPY_COMPLEX64, r.weights, sizeof(stap_cf32) * stap_weights_count(c, B));
+    }
+    if (r.output) {
+        Py_DECREF(y);
+        npy_intp d[3] = {B, c->doppler_bins, c->range_gates};
+        y = array_copy(3, d, NPY_COMPLEX64, r.output, sizeof(stap_cf32) * stap_output_count(c, B));
+    }
+    /* detections: a structured array of the file's /detections fields */
+    PyObject *descr_list = Py_BuildValue("[(s,s),(s,s),(s,s),(s,s),(s,s)]", "beam", "i4", "doppler_bin", "i4",
+                                         "range_cell", "i4", "power", "f4", "snr_db", "f4");
+    PyArray_Descr *descr = NULL;
+    PyObject *det = NULL;
+    if (descr_list && PyArray_DescrConverter(descr_list, &descr)) {
+        npy_intp n = (npy_intp)r.detection_count;
+        det = PyArray_NewFromDescr(&PyArray_Type, descr, 1, &n, NULL, NULL, 0, NULL);
+        if (det && n) memcpy(PyArray_DATA((PyArrayObject *)det), r.detections, sizeof(stap_detection) * (size_t)n);
+    }
+    Py_XDECREF(descr_list);
+    PyObject *stages = PyDict_New();
+    for (int s = 0; stages && s < STAP_STAGE_COUNT; s++) {
+        PyObject *v = PyFloat_FromDouble(r.stage_ms[s]);
+        if (v) PyDict_SetItemString(stages, stap_stage_names[s], v);
+        Py_XDECREF(v);
+    }
+    PyObject *ratio = PyFloat_FromDouble(r.diag_ratio);
+    if (!w || !y || !det || !stages || !ratio) {
+        Py_XDECREF(w), Py_XDECREF(y), Py_XDECREF(det), Py_XDECREF(stages), Py_XDECREF(ratio), Py_DECREF(out);
+        return NULL;
+    }
+    PyDict_SetItemString(out, "weights", w);
+    PyDict_SetItemString(out, "output", y);
+    PyDict_SetItemString(out, "detections", det);
+    PyDict_SetItemString(out, "stage_ms", stages);
+    PyDict_SetItemString(out, "diag_ratio", ratio);
+    Py_DECREF(w), Py_DECREF(y), Py_DECREF(det), Py_DECREF(stages), Py_DECREF(ratio);
+    return out;
+}
+
+static PyObject *Engine_close(Engine *self, PyObject *unused)
+{
+    Engine_close_impl(self);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Engine_enter(Engine *self, PyObject *unused)
+{
+    Py_INCREF(self);
+    return (PyObject *)self;
+}
+
+static PyObject *Engine_exit(Engine *self, PyObject *args)
+{
+    Engine_close_impl(self);
+    Py_RETURN_FALSE;
+}
+
+static PyObject *Engine_get(Engine *self, void *what)
+{
+    if (need_open(self)) return NULL;
+    const stap_config *c = stap_engine_config(self->e);
+    const char *w = what;
+    if (!strcmp(w, "shape")) return Py_BuildValue("(iii)", self->C, self->P, self->R);
+    if (!strcmp(w, "slots")) return PyLong_FromLong(self->slots);
+    if (!strcmp(w, "beams")) return PyLong_FromLong(stap_engine_beams(self->e));
+    if (!strcmp(w, "backend")) return PyUnicode_FromString(stap_backend_name(c->backend));
+    if (!strcmp(w, "describe")) return PyUnicode_FromString(stap_engine_describe(self->e));
+    if (!strcmp(w, "device")) return PyUnicode_FromString(stap_engine_device(self->e));
+    if (!strcmp(w, "config")) {
+        return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:d,s:s,s:s}", "channels", c->channels,
+                             "pulses", c->pulses, "range_gates", c->range_gates, "doppler_bins",
+                             c->doppler_bins, "doppler_order", c->doppler_order, "segments", c->segments,
+                             "training", c->training, "beams", stap_engine_beams(self->e), "loading",
+                             c->loading, "algorithm", stap_algorithm_name(c->algorithm), "backend",
+                             stap_backend_name(c->backend));
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Engine_methods[] = {
+    {"submit", (PyCFunction)Engine_submit, METH_VARARGS, "submit(slot, cube): start a CPI (no copy of cube)"},
+    {"collect", (PyCFunction)Engine_collect, METH_VARARGS, "collect(slot) -> dict of the CPI's results"},
+    {"close", (PyCFunction)Engine_close, METH_NOARGS, "free the engine"},
+    {"__enter__", (PyCFunction)Engine_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)Engine_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef Engine_getset[] = {
+    {"shape", (getter)Engine_get, NULL, "(channels, pulses, range_gates)", "shape"},
+    {"slots", (getter)Engine_get, NULL, "CPIs in flight", "slots"},
+    {"beams", (getter)Engine_get, NULL, "beams", "beams"},
+    {"backend", (getter)Engine_get, NULL, "the backend resolved", "backend"},
+    {"describe", (getter)Engine_get, NULL, "how the stages run", "describe"},
+    {"device", (getter)Engine_get, NULL, "the GPU or CPU that computes", "device"},
+    {"config", (getter)Engine_get, NULL, "the resolved configuration", "config"},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject EngineType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "rtstap._rtstap.Engine",
+    .tp_basicsize = sizeof(Engine),
+    .tp_dealloc = (destructor)Engine_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Engine(options, steering=None): one STAP engine (create once, submit/collect CPIs)",
+    .tp_methods = Engine_methods,
+    .tp_getset = Engine_getset,
+    .tp_init = (initproc)Engine_init,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyObject *version(PyObject *self, PyObject *unused)
+{
+    return Py_BuildValue("(ss)", stap_version(), stap_commit());
+}
+
+static PyMethodDef module_methods[] = {
+    {"version", version, METH_NOARGS, "(version, commit) of the library"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_rtstap", "rtstap's C binding", -1,
+                                    module_methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__rtstap(void)
+{
+    import_array();
+    if (PyType_Ready(&EngineType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    RtstapError = PyErr_NewExceptionWithDoc("rtstap.Error", "an rtstap library error: args (message, status code)",
+                                            NULL, NULL);
+    Py_INCREF(&EngineType);
+    if (!RtstapError || PyModule_AddObject(m, "Engine", (PyObject *)&EngineType) < 0 ||
+        PyModule_AddObject(m, "Error", RtstapError) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(RtstapError);
+    return m;
+}

@@ -1,0 +1,114 @@
+"""rtstap: real-time space-time adaptive processing from Python (numpy arrays in and out).
+
+    import numpy as np, rtstap
+    cube = np.load("cpi.npy").astype(np.complex64)      # (channels, pulses, range gates)
+    r = rtstap.run(cube, training=150, beams=5, doppler_order=3, cfar="ca")
+    print(r.detections)                                  # beam, doppler_bin, range_cell, power, snr_db
+    w = r.weights                                        # (doppler, segment, beam, dof)
+
+`run` processes one cube; `Engine` keeps an engine for many (create once, submit/collect with
+several CPIs in flight, or `process`), as a context manager. Options are named as on the
+command line (`rtstap run --help`), with underscores: preset, doppler_bins, doppler_order,
+segments, training, beams, loading, window, algorithm, training_window, block, guard,
+angle_bins, dpca_shift, backend, threads, cfar, pfa, cfar_guard, cfar_train, cfar_rank,
+element_spacing, slots, keep_weights, keep_output. The shape comes from the cube; the other
+defaults from the preset (hard unless given), D = pulses. Errors are rtstap.Error with the
+library's message. The cube is the engine's input as it is (C-contiguous complex64: no copy);
+the GIL is released while the engine works. Built on librtstap's public API (docs/library.md).
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from . import _rtstap
+
+Error = _rtstap.Error
+__version__, __commit__ = _rtstap.version()
+
+Result = namedtuple("Result", "weights output detections stage_ms diag_ratio")
+
+_OPTIONS = {"preset", "doppler_bins", "doppler_order", "segments", "training", "beams", "loading",
+            "window", "algorithm", "training_window", "block", "guard", "angle_bins", "dpca_shift",
+            "backend", "threads", "cfar", "pfa", "cfar_guard", "cfar_train", "cfar_rank",
+            "element_spacing", "slots", "keep_weights", "keep_output"}
+
+
+def _options(shape, options):
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise TypeError("unknown option%s %s (see rtstap run --help)" %
+                        ("s" if len(unknown) > 1 else "", ", ".join(sorted(unknown))))
+    o = {"preset": "hard", "doppler_bins": shape[1]}
+    o.update({k: v for k, v in options.items() if v is not None})
+    o["channels"], o["pulses"], o["range_gates"] = (int(n) for n in shape)
+    for k in ("keep_weights", "keep_output"):
+        if k in o:
+            o[k] = int(bool(o[k]))
+    return o
+
+
+def _cube(cube):
+    a = np.asarray(cube)
+    if a.ndim != 3:
+        raise ValueError("a cube is (channels, pulses, range gates); got shape %s" % (a.shape,))
+    return np.ascontiguousarray(a, dtype=np.complex64)   # no copy when it already is
+
+
+class Engine:
+    """Engine(shape, steering=None, **options): one engine for cubes of `shape` (channels,
+    pulses, range gates), made once with every buffer it needs.
+
+        with rtstap.Engine(cube.shape, training=150, beams=5) as e:
+            for cube in cubes:
+                r = e.process(cube)
+
+    submit(slot, cube) / collect(slot) keep `slots` CPIs in flight (a GPU's copies and
+    compute overlap); process(cube) is one of each on slot 0."""
+
+    def __init__(self, shape, steering=None, **options):
+        o = _options(shape, options)
+        o.setdefault("keep_output", 1)
+        if steering is not None:
+            steering = np.ascontiguousarray(steering, dtype=np.complex64)
+        self._e = _rtstap.Engine(o, steering)
+        self._held = {}
+
+    def submit(self, slot, cube):
+        c = _cube(cube)
+        self._e.submit(slot, c)
+        self._held[slot] = c     # the engine reads it until collect
+
+    def collect(self, slot):
+        r = self._e.collect(slot)
+        self._held.pop(slot, None)
+        return Result(r["weights"], r["output"], r["detections"], r["stage_ms"], r["diag_ratio"])
+
+    def process(self, cube):
+        self.submit(0, cube)
+        return self.collect(0)
+
+    def close(self):
+        self._e.close()
+        self._held.clear()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    shape = property(lambda self: self._e.shape)
+    slots = property(lambda self: self._e.slots)
+    beams = property(lambda self: self._e.beams)
+    backend = property(lambda self: self._e.backend)
+    config = property(lambda self: self._e.config)
+    describe = property(lambda self: self._e.describe)
+
+
+def run(cube, steering=None, **options):
+    """Process one cube (channels, pulses, range gates): a Result of weights (D, S, B, N),
+    output (B, D, R), detections, stage_ms and diag_ratio, as `rtstap run` computes them."""
+    c = _cube(cube)
+    with Engine(c.shape, steering, slots=1, **options) as e:
+        return e.process(c)
