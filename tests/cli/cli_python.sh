@@ -81,4 +81,11 @@ check "a bad option: rtstap.Error with the library's message" 'grep -q "^error: 
 check "a misspelled option: TypeError naming it" 'grep -q "^typo: unknown option traning" "$tmp/py.out"'
 check "a complex128 cube: converted, the same" 'grep -q "^complex128: same" "$tmp/py.out"'
 cat "$tmp/py.out"
+
+# README's Python example, exactly as written, on the quick start's CPI
+src=${RTSTAP_SOURCE_DIR:-$(dirname "$0")/../..}
+awk '/^## Python/ {p = 1} p && /^```python/ {c = 1; next} c && /^```/ {exit} c' "$src/README.md" > "$tmp/readme.py"
+(cd "$tmp" && "$bin" gen --preset ward --target 151:0:50:-5 --seed 11 -o cpi.h5 --quiet -f &&
+    "$python3" readme.py > readme.out 2>&1)
+check "README's Python example runs as written" '[ $? -eq 0 ] && [ -s "$tmp/readme.py" ] && grep -q "(" "$tmp/readme.out" || { cat "$tmp/readme.out"; false; }'
 exit $fail
