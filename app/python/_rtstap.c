@@ -29,6 +29,7 @@ typedef struct {
     PyObject_HEAD
     stap_engine *e;
     int C, P, R, slots;
+    int npy_type;     /* the cube's numpy type: complex64, or int8/int16/int32 (i, q) pairs */
     PyObject *held[STAP_ENGINE_MAX_SLOTS]; /* the cube of each slot in flight */
 } Engine;
 
@@ -65,12 +66,16 @@ static int get_str(PyObject *d, const char *k, const char **v)
 static int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_error *err)
 {
     const char *preset = NULL, *algorithm = NULL, *backend = NULL, *window = NULL, *tw = NULL,
-               *cfar = NULL;
+               *cfar = NULL, *samples = NULL;
     stap_config_defaults(c);
     stap_engine_options_defaults(o);
     if (get_str(d, "preset", &preset) || get_str(d, "algorithm", &algorithm) ||
         get_str(d, "backend", &backend) || get_str(d, "window", &window) ||
-        get_str(d, "training_window", &tw) || get_str(d, "cfar", &cfar))
+        get_str(d, "training_window", &tw) || get_str(d, "cfar", &cfar) ||
+        get_str(d, "samples", &samples))
+        return -1;
+    if (samples && stap_sample_type_parse(samples, &o->input, err)) return STAP_EINVAL;
+    if (get_double(d, "scale", &o->input.scale) || get_int(d, "big_endian", &o->input.big_endian))
         return -1;
     if (preset) {
         stap_preset p;
@@ -140,6 +145,8 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kw)
     self->P = r->pulses;
     self->R = r->range_gates;
     self->slots = stap_engine_slots(self->e);
+    static const int types[] = {NPY_COMPLEX64, NPY_INT8, NPY_INT16, NPY_INT32};
+    self->npy_type = types[stap_engine_options_of(self->e)->input.type];
     return 0;
 }
 
@@ -175,13 +182,16 @@ static PyObject *Engine_submit(Engine *self, PyObject *args)
     PyObject *cube;
     if (!PyArg_ParseTuple(args, "iO", &slot, &cube) || need_open(self)) return NULL;
     if (slot < 0 || slot >= self->slots) return PyErr_Format(PyExc_ValueError, "slot %d: the engine has %d", slot, self->slots);
-    if (!PyArray_Check(cube) || PyArray_TYPE((PyArrayObject *)cube) != NPY_COMPLEX64 ||
-        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)cube) || PyArray_NDIM((PyArrayObject *)cube) != 3 ||
-        PyArray_DIM((PyArrayObject *)cube, 0) != self->C || PyArray_DIM((PyArrayObject *)cube, 1) != self->P ||
-        PyArray_DIM((PyArrayObject *)cube, 2) != self->R)
-        return PyErr_Format(PyExc_ValueError, "the cube must be a C-contiguous complex64 array of shape "
-                            "(%d, %d, %d) (channels, pulses, range gates): numpy.ascontiguousarray(x, "
-                            "numpy.complex64)", self->C, self->P, self->R);
+    /* complex64 (C, P, R), or integer (i, q) pairs (C, P, R, 2) as the engine was made for */
+    PyArrayObject *a = (PyArrayObject *)cube;
+    const int pairs = self->npy_type != NPY_COMPLEX64;
+    if (!PyArray_Check(cube) || PyArray_TYPE(a) != self->npy_type || !PyArray_IS_C_CONTIGUOUS(a) ||
+        PyArray_NDIM(a) != 3 + pairs || PyArray_DIM(a, 0) != self->C || PyArray_DIM(a, 1) != self->P ||
+        PyArray_DIM(a, 2) != self->R || (pairs && PyArray_DIM(a, 3) != 2))
+        return PyErr_Format(PyExc_ValueError, "the cube must be a C-contiguous %s array of shape "
+                            "(%d, %d, %d%s) (channels, pulses, range gates%s)",
+                            pairs ? "integer" : "complex64", self->C, self->P, self->R,
+                            pairs ? ", 2" : "", pairs ? ", i/q" : "");
     stap_error err = {0, ""};
     int st;
     const void *data = PyArray_DATA((PyArrayObject *)cube);

@@ -72,6 +72,12 @@ except TypeError as err:
     print("typo:", err)
 r16 = rtstap.run(cube.astype(np.complex128), **opts)   # converted once to complex64
 print("complex128:", "same" if np.array_equal(r16.weights, W) else "DIFFERENT")
+# int16 (i, q) pairs with a scale: to the engine as stored, converted there, as numpy's
+# (float)((double)v * scale) of them (issue 31's formats through the binding)
+q = np.clip(np.rint(np.stack([cube.real, cube.imag], -1) * 256), -32768, 32767).astype(np.int16)
+x = (q[..., 0].astype(np.float64) / 256).astype(np.float32) + 1j * (q[..., 1].astype(np.float64) / 256).astype(np.float32)
+a, b = rtstap.run(q, scale=1 / 256, **opts), rtstap.run(x.astype(np.complex64), **opts)
+print("int16:", "same" if np.array_equal(a.weights, b.weights) and np.array_equal(a.output, b.output) else "DIFFERENT")
 print("version:", rtstap.__version__)
 PY
 check "python: ran" '[ $? -eq 0 ] || { cat "$tmp/py.out"; false; }'
@@ -80,6 +86,7 @@ check "rtstap.Engine, two slots in flight: the same" 'grep -q "^engine: same 2 c
 check "a bad option: rtstap.Error with the library's message" 'grep -q "^error: .*training.* | code 1" "$tmp/py.out"'
 check "a misspelled option: TypeError naming it" 'grep -q "^typo: unknown option traning" "$tmp/py.out"'
 check "a complex128 cube: converted, the same" 'grep -q "^complex128: same" "$tmp/py.out"'
+check "an int16 (i, q) cube with a scale: as its complex64 conversion, bit for bit" 'grep -q "^int16: same" "$tmp/py.out"'
 cat "$tmp/py.out"
 
 # README's Python example, exactly as written, on the quick start's CPI

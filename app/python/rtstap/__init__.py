@@ -11,7 +11,8 @@ several CPIs in flight, or `process`), as a context manager. Options are named a
 command line (`rtstap run --help`), with underscores: preset, doppler_bins, doppler_order,
 segments, training, beams, loading, window, algorithm, training_window, block, guard,
 angle_bins, dpca_shift, backend, threads, cfar, pfa, cfar_guard, cfar_train, cfar_rank,
-element_spacing, slots, keep_weights, keep_output. The shape comes from the cube; the other
+element_spacing, slots, keep_weights, keep_output; samples (cf32, ci8, ci16, ci32: the
+cube's stored form, as `rtstap stream --format`), scale, big_endian. The shape comes from the cube; the other
 defaults from the preset (hard unless given), D = pulses. Errors are rtstap.Error with the
 library's message. The cube is the engine's input as it is (C-contiguous complex64: no copy);
 the GIL is released while the engine works. Built on librtstap's public API (docs/library.md).
@@ -30,7 +31,9 @@ Result = namedtuple("Result", "weights output detections stage_ms diag_ratio")
 _OPTIONS = {"preset", "doppler_bins", "doppler_order", "segments", "training", "beams", "loading",
             "window", "algorithm", "training_window", "block", "guard", "angle_bins", "dpca_shift",
             "backend", "threads", "cfar", "pfa", "cfar_guard", "cfar_train", "cfar_rank",
-            "element_spacing", "slots", "keep_weights", "keep_output"}
+            "element_spacing", "slots", "keep_weights", "keep_output", "samples", "scale",
+            "big_endian"}
+_SAMPLES = {np.dtype(np.int8): "ci8", np.dtype(np.int16): "ci16", np.dtype(np.int32): "ci32"}
 
 
 def _options(shape, options):
@@ -49,8 +52,11 @@ def _options(shape, options):
 
 def _cube(cube):
     a = np.asarray(cube)
+    if a.ndim == 4 and a.shape[3] == 2 and a.dtype in _SAMPLES:   # integer (i, q) pairs
+        return np.ascontiguousarray(a)
     if a.ndim != 3:
-        raise ValueError("a cube is (channels, pulses, range gates); got shape %s" % (a.shape,))
+        raise ValueError("a cube is (channels, pulses, range gates) complex, or (channels, "
+                         "pulses, range gates, 2) int8/int16/int32 (i, q); got shape %s" % (a.shape,))
     return np.ascontiguousarray(a, dtype=np.complex64)   # no copy when it already is
 
 
@@ -107,8 +113,12 @@ class Engine:
 
 
 def run(cube, steering=None, **options):
-    """Process one cube (channels, pulses, range gates): a Result of weights (D, S, B, N),
-    output (B, D, R), detections, stage_ms and diag_ratio, as `rtstap run` computes them."""
+    """Process one cube (channels, pulses, range gates) complex, or (channels, pulses, range
+    gates, 2) int8/int16/int32 (i, q) pairs with their `scale` (they go to the engine as they
+    are; a GPU converts them): a Result of weights (D, S, B, N), output (B, D, R),
+    detections, stage_ms and diag_ratio, as `rtstap run` computes them."""
     c = _cube(cube)
-    with Engine(c.shape, steering, slots=1, **options) as e:
+    if c.ndim == 4:
+        options.setdefault("samples", _SAMPLES[c.dtype])
+    with Engine(c.shape[:3], steering, slots=1, **options) as e:
         return e.process(c)
