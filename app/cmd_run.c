@@ -313,8 +313,23 @@ static int one_json(const run_job *j, const stap_engine *eng, const stap_cpi_res
     cJSON_AddNumberToObject(doc, "read_ms", read_ms);
     cJSON_AddNumberToObject(doc, "write_ms", write_ms);
     cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
-    if (j->cfar.kind != STAP_CFAR_NONE)
+    if (j->cfar.kind != STAP_CFAR_NONE) {
         cJSON_AddNumberToObject(doc, "detections", (double)r->detection_count);
+        /* the detections themselves (the result file's /detections), the first 10 000 */
+        enum { LISTED = 10000 };
+        cJSON *list = cJSON_AddArrayToObject(doc, "detection_list");
+        for (size_t k = 0; list && k < r->detection_count && k < LISTED; k++) {
+            const stap_detection *d = &r->detections[k];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "beam", d->beam);
+            cJSON_AddNumberToObject(o, "doppler_bin", d->doppler_bin);
+            cJSON_AddNumberToObject(o, "range_cell", d->range_cell);
+            cJSON_AddNumberToObject(o, "power", d->power);
+            cJSON_AddNumberToObject(o, "snr_db", d->snr_db);
+            cJSON_AddItemToArray(list, o);
+        }
+        if (r->detection_count > LISTED) cJSON_AddBoolToObject(doc, "detection_list_truncated", 1);
+    }
     run_json_conditioning(doc, r->diag_ratio, eng);
     int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
     cJSON_Delete(doc);

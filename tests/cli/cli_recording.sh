@@ -177,6 +177,16 @@ check "import-perfect --cpis: 3 CPIs" '[ "$("$shape" "$tmp/p3.h5" /data/iq)" = "
     --training 60 --segments 2 --beams 3 --loading 0.01 --quiet
 check "one CPI: /weights D x S x B x N" '[ "$("$shape" "$tmp/one_out.h5" /weights)" = "/weights 32x2x3x18" ]'
 check "one CPI: /output/iq B x D x R" '[ "$("$shape" "$tmp/one_out.h5" /output/iq)" = "/output/iq 3x32x240" ]'
+"$bin" run --input "$tmp/one.h5" --output "$tmp/one_j.h5" --backend cpu --doppler-order 3 \
+    --training 60 --segments 2 --beams 3 --loading 0.01 --cfar-pfa 1e-3 --quiet --json "$tmp/one.json"
+check "one CPI, --json: the detections listed, as many as counted and as in the file" \
+    'python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = d[\"detections\"] > 0 and len(d[\"detection_list\"]) == d[\"detections\"]
+ok = ok and set(d[\"detection_list\"][0]) == {\"beam\", \"doppler_bin\", \"range_cell\", \"power\", \"snr_db\"}
+sys.exit(0 if ok else 1)" "$tmp/one.json" &&
+     [ "$("$shape" "$tmp/one_j.h5" --detections | wc -l)" -ge 1 ]'
 "$bin" run --input "$tmp/one.h5" --output "$tmp/one_w.h5" --backend cpu --doppler-order 3 \
     --training 60 --segments 2 --beams 3 --loading 0.01 --quiet --keep weights
 check "one CPI, --keep weights: the weights, no /output or /detections" \
