@@ -81,6 +81,7 @@ int cmd_import_perfect(int argc, char **argv);
 int cmd_import_raw(int argc, char **argv);
 int cmd_import_sigmf(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 int cmd_bench_pipeline(int argc, char **argv);
 
 #endif

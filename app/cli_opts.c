@@ -333,6 +333,16 @@ void cli_usage(FILE *f, const cli_command *cmd, const cli_opt *opts)
 
 /* ---- shared value parsers -------------------------------------------------------------- */
 
+int cli_parse_preset(const cli_opt *o, const char *arg)
+{
+    stap_error err;
+    if (stap_preset_parse(arg, (stap_preset *)o->value, &err)) {
+        cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_parse_backend(const cli_opt *o, const char *arg)
 {
     stap_error err;

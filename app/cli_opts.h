@@ -95,6 +95,7 @@ void cli_set_help_hook(cli_help_fn fn, void *ctx);
 
 /* ---- parsers of values several commands take (CLI_CALL) ----------------------------- */
 int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: stap_backend *       */
+int cli_parse_preset(const cli_opt *o, const char *arg);    /* value: stap_preset *        */
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
 int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input_opts *  */

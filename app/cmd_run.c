@@ -35,17 +35,6 @@ static const cli_command run_cmd = {
     "written), and the exit status is 128 + the signal; a second signal ends at once (no\n"
     "file).\n"};
 
-/* --window: value is the stap_config */
-static int parse_preset(const cli_opt *o, const char *s)
-{
-    stap_error err;
-    if (stap_preset_parse(s, o->value, &err)) {
-        cli_error(EXIT_USAGE, "--preset: %s", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -132,7 +121,7 @@ static int run_parse(run_job *j, int argc, char **argv)
          "without -f)", .flags = CLI_REQUIRED | CLI_OUTPUT},
         CLI_OPT_FORCE(&j->force),
         {"preset", 0, CLI_CALL, &j->preset, "NAME",
-         "easy | medium | hard (default hard); options override it", .parse = parse_preset},
+         "easy | medium | hard (default hard); options override it", .parse = cli_parse_preset},
         CLI_OPTS_PROCESSING(&j->proc),
         CLI_OPT_TRAINING(&j->tw),
         CLI_OPT_BACKEND(&j->cfg.backend),

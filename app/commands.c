@@ -6,6 +6,7 @@
 
 const cli_command_entry cli_commands[] = {
     {"run", cmd_run, "process a data cube (HDF5) or a synthesized one: weights, output, timing"},
+    {"info", cmd_info, "how rtstap will read a file: type, scale, axes, CPIs, what a run would use"},
     {"stream", cmd_stream, "stream CPIs through the engine with several in flight: CPIs/s, latency"},
     {"bench", cmd_bench_pipeline, "per-stage times and CPIs/s of every backend on every workload"},
     {"bench-qr", cmd_bench_qr, "time the batched complex QR of every backend, with accuracy"},

@@ -57,6 +57,12 @@ form() { # NAME REFERENCE RELAYOUT-ARGS...
     check "  $name with --host-decode: the same result" '"$same" "$tmp/o_$name.h5" "$tmp/od_$name.h5" $results >/dev/null'
     check "  $name: the report says how the samples reach the engine ($samples)" \
         'grep -q "\"samples\":[[:space:]]*\"$samples" "$tmp/r3_$name.json"'
+    # rtstap info (issue 33): the same reading, said before anything runs
+    "$bin" info --input "$tmp/$name.h5" "${rq[@]:2:8}" --json "$tmp/i_$name.json" > "$tmp/i_$name.txt" 2>&1
+    check "  info $name: exit 0, the stored form, the CPIs, how it reads, what a run would use" \
+        '[ $? -eq 0 ] && grep -q "\"samples\":[[:space:]]*\"$samples" "$tmp/i_$name.json" &&
+         grep -q "\"cpis_written\":[[:space:]]*3" "$tmp/i_$name.json" && grep -q "\"fits\":[[:space:]]*true" "$tmp/i_$name.json" &&
+         grep -q "axes: (cpi, " "$tmp/i_$name.txt" && grep -q "from the file.s labels\|from --layout" "$tmp/i_$name.txt"'
 }
 want=direct
 samples="int16 (i, q), scale 0.00390625, stored (pulse, range, channel) over the link as stored"
@@ -72,6 +78,9 @@ samples="complex64 over the link (decoded on the host: its samples are floating 
 form f64_pcr o_rec.h5 P,C,R ds f64 contiguous    # float64 {r, i} (cpi, P, C, R), contiguous: decoded
 "$bin" stream --input "$tmp/i16_prc.h5" --backend cpu --slots 2 --quiet 2>"$tmp/err"
 check "stream --input of the int16 recording: exit 0" '[ $? -eq 0 ] && [ ! -s "$tmp/err" ]'
+"$bin" info --input "$tmp/i16_cpr.h5" --training 100000 > "$tmp/info_bad.txt" 2>&1
+check "info: a run that does not fit says why, by its flags" \
+    '[ $? -eq 0 ] && grep -q "a run (--preset hard and the options given): .*: --training 100000 must be between 1 and" "$tmp/info_bad.txt"'
 "$bin" stream --input "$tmp/i16_cpr.h5" --backend cpu --slots 2 --json "$tmp/s16.json" 2>"$tmp/err"
 check "stream --input of an int16 recording the engine takes as stored: exit 0" \
     '[ $? -eq 0 ] && grep -q "\"samples\":[[:space:]]*\"int16 (i, q), scale 0.00390625 over the link as stored" "$tmp/s16.json"'
