@@ -613,3 +613,35 @@ void cli_processing_apply(const cli_processing *p, stap_config *c)
         if (p->window == STAP_WINDOW_CHEBYSHEV) c->chebyshev_db = p->chebyshev_db;
     }
 }
+
+void cli_fit_to_shape(stap_config *c, const cli_processing *p, char *note, size_t len)
+{
+    size_t at = 0;
+    note[0] = '\0';
+#define NOTE(...)                                                                            \
+    do {                                                                                     \
+        if (at < len) at += (size_t)snprintf(note + at, len - at, __VA_ARGS__);              \
+    } while (0)
+    if (!p->dorder && c->doppler_order > c->pulses) {
+        const int q = c->pulses % 2 ? c->pulses : c->pulses - 1;
+        NOTE("%s--doppler-order %d (the preset's %d is more than the %d pulses)", at ? ", " : "", q,
+             c->doppler_order, c->pulses);
+        c->doppler_order = q;
+    }
+    if (c->training_window == STAP_TRAINING_SEGMENT) {
+        if (!p->seg && c->segments > 0 && c->range_gates % c->segments) {
+            int s = c->segments;
+            while (s > 1 && c->range_gates % s) s--;
+            NOTE("%s--segments %d (the preset's %d does not divide the %d range gates)", at ? ", " : "",
+                 s, c->segments, c->range_gates);
+            c->segments = s;
+        }
+        const int cells = c->segments > 0 ? c->range_gates / c->segments : c->range_gates;
+        if (!p->train && c->training > cells) {
+            NOTE("%s--training %d (the preset's %d is more than a segment's %d cells)", at ? ", " : "",
+                 cells, c->training, cells);
+            c->training = cells;
+        }
+    }
+#undef NOTE
+}

@@ -131,6 +131,11 @@ int cli_parse_window(const cli_opt *o, const char *arg); /* value: cli_processin
      .parse = cli_parse_window}
 /* The options given, over c (the preset's or the input's). */
 void cli_processing_apply(const cli_processing *p, stap_config *c);
+/* A file's shape over the preset (issue 33): each value the options did not give and the
+ * file cannot hold is lowered to what it can — Q the largest odd order not above the pulses,
+ * S the largest divisor of the range gates not above the preset's, K at most a segment's
+ * cells — and named in note ("" when none was). */
+void cli_fit_to_shape(stap_config *c, const cli_processing *given, char *note, size_t len);
 /* --devices LIST|all: the CUDA devices of spec into devices[0..*n-1] (at most max), checked
  * against those CUDA sees; `all` on a host without a usable GPU with backend auto: *n = 0
  * (one engine as without the option) and a warning, once. EXIT_OK, or the exit status of

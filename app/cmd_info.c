@@ -73,6 +73,8 @@ int cmd_info(int argc, char **argv)
     c.doppler_bins = 0;
     if (in.meta.has_element_spacing) c.element_spacing = in.meta.element_spacing_wavelengths;
     cli_processing_apply(&proc, &c);
+    char fitted[400];
+    cli_fit_to_shape(&c, &proc, fitted, sizeof fitted); /* as run fits the preset to the file */
     stap_error why;
     char whyflags[600] = "";
     const int fits = stap_config_validate(&c, in.steering != NULL, in.steering_beams,
@@ -104,6 +106,7 @@ int cmd_info(int argc, char **argv)
     if (!m->has_prf && !m->has_carrier && !m->has_sample_rate && !m->has_element_spacing) fprintf(out, " none");
     fprintf(out, "\n  a run (--preset %s and the options given): %s: %s\n", stap_preset_name(preset), cfgline,
            fits ? "fits" : cli_flag_names(why.msg, whyflags, sizeof whyflags)); /* flags named */
+    if (fitted[0]) fprintf(out, "  from the file's shape: %s\n", fitted);
     int status = EXIT_OK;
     if (json) {
         cJSON *doc = cJSON_CreateObject();
@@ -129,6 +132,7 @@ int cmd_info(int argc, char **argv)
         cJSON_AddNumberToObject(r, "beams", in.steering ? in.steering_beams : c.beams);
         cJSON_AddStringToObject(r, "algorithm", stap_algorithm_name(c.algorithm));
         cJSON_AddBoolToObject(r, "fits", fits);
+        if (fitted[0]) cJSON_AddStringToObject(r, "from_shape", fitted);
         if (!fits) cJSON_AddStringToObject(r, "why", whyflags);
         if (cli_json_write(json, doc, cli_write_mode(force), &err)) status = cli_fail(&err);
         cJSON_Delete(doc);

@@ -183,6 +183,13 @@ void run_apply_options(run_job *j)
     cli_processing_apply(&j->proc, c);
     c->threads = j->threads;
     if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
+    if (j->input && !j->fitted) { /* the preset's values the file cannot hold, lowered (once) */
+        char note[400];
+        cli_fit_to_shape(c, &j->proc, note, sizeof note);
+        if (note[0] && !j->quiet)
+            fprintf(stderr, "rtstap: note: %s: from its shape: %s\n", j->input, note);
+        j->fitted = 1;
+    }
 }
 
 /* the input: a file's shape and metadata (a recording is handed on), or the synthesized cube */

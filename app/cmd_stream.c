@@ -266,6 +266,9 @@ static int stream_open_input(stream_job *j)
     c->pulses = j->in.pulses;
     c->range_gates = j->in.range_gates;
     c->doppler_bins = j->proc.dbins > 0 ? j->proc.dbins : 0; /* D = P unless given */
+    char note[400];
+    cli_fit_to_shape(c, &j->proc, note, sizeof note); /* the preset's values it cannot hold */
+    if (note[0] && !j->quiet) fprintf(stderr, "rtstap: note: %s: from its shape: %s\n", j->input, note);
     if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
     snprintf(j->w.name, sizeof j->w.name, "%.31s", j->input);
     return EXIT_OK;

@@ -18,6 +18,7 @@ typedef struct run_job {
     const char *devices_s;   /* --devices LIST|all (recordings)                      */
     int devices[16], ndevices; /* resolved: > 0, one engine per device               */
     cli_processing proc; /* --doppler-bins ... --window, laid over the preset */
+    int fitted;          /* the preset fitted to the file's shape (cli_fit_to_shape) */
     int threads;
     stap_config cfg;
     stap_cfar_config cfar;

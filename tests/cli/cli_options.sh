@@ -215,6 +215,19 @@ check "-V: the version" '[ "$("$bin" -V | head -1)" = "$("$bin" --version | head
     -o "$tmp/case.h5" --quiet
 check "names in any case (EASY, CPU, JDL, CA, Hann): exit 0" '[ $? -eq 0 ] && [ -s "$tmp/case.h5" ]'
 
+# ---- the preset fitted to a file's shape (issue 33): what it cannot hold is lowered and said;
+# what was typed is never changed
+"$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 128 --no-clutter -o "$tmp/g128.h5" --quiet
+"$bin" run --input "$tmp/g128.h5" -o "$tmp/g128r.h5" --backend cpu 2> "$tmp/e" >/dev/null
+check "a 128-gate file with the hard preset: runs, K = 128 said" \
+    '[ $? -eq 0 ] && grep -q "note: .*g128.h5: from its shape: --training 128 (the preset.s 240 is more than a segment.s 128 cells)" "$tmp/e"'
+"$bin" run --input "$tmp/g128.h5" -o "$tmp/g128t.h5" --backend cpu --training 240 --quiet 2> "$tmp/e"
+check "--training 240 typed on 128 gates: still refused by its flag" '[ $? -eq 1 ] && grep -q "\-\-training 240 must be between 1 and the 128" "$tmp/e"'
+"$bin" gen --preset ward --channels 16 --pulses 128 --range-gates 400 --no-clutter -o "$tmp/g400.h5" --quiet
+"$bin" run --input "$tmp/g400.h5" -o "$tmp/g400r.h5" --backend cpu --preset easy 2> "$tmp/e" >/dev/null
+check "--preset easy on 400 gates: S = 2 (the preset's 3 does not divide 400), said" \
+    '[ $? -eq 0 ] && grep -q "\-\-segments 2 (the preset.s 3 does not divide the 400 range gates)" "$tmp/e"'
+
 # ---- one table of processing options (issue 33): stream takes run's
 "$bin" stream --preset easy --cpis 4 --slots 2 --backend cpu --beams 8 --segments 2 --loading 0.01 \
     --window hann --doppler-bins 256 --training 40 --doppler-order 3 --json "$tmp/sp.json" 2> "$tmp/e"
