@@ -3,13 +3,14 @@
  *      samples with n its size / 8 or one off;
  *   1  perfect_read_inputs: <size>_app_input.bin and <size>_app_steering_vectors.bin of a
  *      size, each of the exact length or not, filled from the input's bytes;
- *   2  perfect_size_parse on the rest as a string;
+ *   2  perfect_size_parse on the rest as a string (a size's name in any case, or refused);
  * and the files may be missing, directories, FIFOs or symbolic links instead. A reader
  * must return a status with a message, and on success exactly the finite samples asked. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,7 +142,8 @@ static void size_name(fz_bytes *b)
     stap_error_clear(&err);
     int st = perfect_size_parse(name, &s, &err);
     fz_check_status("perfect_size_parse", st, &err);
-    if (!st && (s >= PERFECT_SIZE_COUNT || strcmp(perfect_get_dims(s)->name, name)))
+    /* the size's name, in any case (issue 33) */
+    if (!st && (s >= PERFECT_SIZE_COUNT || strcasecmp(perfect_get_dims(s)->name, name)))
         fz_die("perfect_size_parse accepted '%s'", name);
 }
 
