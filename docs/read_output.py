@@ -91,19 +91,21 @@ def read_output(path):
             r["detections"] = det
             # the detections in the axes' units, through the scales of /output/iq (or the
             # axes group when the output of a recording was not kept)
-            coords = {}
+            coords, units = {}, {}
             for dim, column, prefix in (("doppler", "doppler_bin", "doppler"),
                                         ("range", "range_cell", "range"), ("beam", "beam", "beam")):
-                values = None
+                values, unit = None, ""
                 if "output/iq" in r and dim in r["output/iq"].coords:
-                    values = r["output/iq"].coords[dim][0]
+                    values, unit = r["output/iq"].coords[dim][0], r["output/iq"].coords[dim][1]
                 else:
                     names = [k for k in r["axes"] if k.startswith(prefix)]
                     if names:
-                        values = r["axes"][names[0]][0]
+                        values, unit = r["axes"][names[0]]
                 if values is not None and len(det):
                     coords[dim] = np.asarray(values)[det[column]]
+                    units[dim] = unit
             r["detections_coords"] = coords
+            r["detections_units"] = units   # the unit of each coordinate (e.g. "Hz", "m")
     return r
 
 
@@ -127,12 +129,15 @@ def main(argv):
                 v, unit, scale = a.coords[dim]
                 print(f"    {dim:8s} {scale}: {v[0]:.6g} ... {v[-1]:.6g} {unit}")
     if "detections" in r:
-        det, coords = r["detections"], r["detections_coords"]
-        print(f"  detections: {len(det)}")
+        det, coords, units = r["detections"], r["detections_coords"], r["detections_units"]
+        cpis = "cpi" in det.dtype.names   # a recording's: the input's CPI of each
+        print(f"  detections: {len(det)}" + (f" in {len(np.unique(det['cpi']))} CPIs" if cpis else ""))
         for k in range(min(len(det), 5)):
-            where = ", ".join(f"{d} {coords[d][k]:.6g}" for d in coords)
-            print(f"    beam {det['beam'][k]} bin {det['doppler_bin'][k]} cell "
-                  f"{det['range_cell'][k]}: {where}; SNR {det['snr_db'][k]:.1f} dB")
+            where = ", ".join(f"{d} {coords[d][k]:.6g}{' ' + units[d] if units.get(d) else ''}"
+                              for d in coords)
+            print(f"    {'CPI ' + str(det['cpi'][k]) + ', ' if cpis else ''}beam {det['beam'][k]} "
+                  f"bin {det['doppler_bin'][k]} cell {det['range_cell'][k]}: {where}; "
+                  f"power {det['power'][k]:.4g} (input units squared), SNR {det['snr_db'][k]:.1f} dB")
     return 0
 
 

@@ -119,6 +119,9 @@ check "h5py reader: every check (exit $rc)" '[ $rc -eq 0 ]'
 PYTHONPATH="$src/docs" "$py" "$src/docs/read_output.py" "$tmp/rec_out.h5" >"$tmp/py_main.out" 2>&1
 check "read_output.py as a program: exit 0, names the axes" \
     '[ $? -eq 0 ] && grep -q "doppler  /axes/doppler_hz" "$tmp/py_main.out" && grep -q "detections:" "$tmp/py_main.out"'
+check "read_output.py: a recording's detections with their CPI and units" \
+    'grep -q "detections: 0$" "$tmp/py_main.out" || { grep -q "detections: [0-9]* in [0-9]* CPIs" "$tmp/py_main.out" &&
+     grep -q "^    CPI [0-9]*, beam [0-9]* bin [0-9]* cell [0-9]*: doppler .* Hz, .*power .* (input units squared), SNR" "$tmp/py_main.out"; }'
 
 # ---- Octave (through h5dump)
 cat > "$tmp/check.m" <<'OCT'
