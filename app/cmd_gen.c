@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_json.h"
+#include "stream_loop.h" /* cli_json_written */
 #include "cli_opts.h"
 #include "progress.h"
 #include "cmd_scene.h"
@@ -171,6 +173,42 @@ static void gen_summary(const scene_truth *truth, scene_preset preset, int cpis,
     }
 }
 
+/* --json: the file written and its scene (the truth /truth holds) */
+static int gen_json(const char *json, stap_write_mode mode, const scene_truth *truth,
+                    scene_preset preset, int cpis, const char *out)
+{
+    const scene_config *c = &truth->cfg;
+    cJSON *doc = cli_json_written("gen", out, c->channels, c->pulses, c->range_gates, cpis);
+    if (!doc) return cli_error(EXIT_PROCESSING, "out of memory");
+    cJSON_AddStringToObject(doc, "scene", scene_preset_name(preset));
+    cJSON_AddNumberToObject(doc, "element_spacing_wavelengths", c->element_spacing);
+    cJSON_AddNumberToObject(doc, "carrier_frequency_hz", c->carrier_hz);
+    cJSON_AddNumberToObject(doc, "prf_hz", c->prf_hz);
+    cJSON_AddNumberToObject(doc, "clutter_patches", truth->patches);
+    if (truth->patches) cJSON_AddNumberToObject(doc, "cnr_db", c->cnr_db);
+    cJSON *jam = cJSON_AddArrayToObject(doc, "jammers");
+    for (int k = 0; jam && k < c->njammers; k++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "u", c->jammers[k].u);
+        cJSON_AddNumberToObject(o, "jnr_db", c->jammers[k].jnr_db);
+        cJSON_AddItemToArray(jam, o);
+    }
+    cJSON *tg = cJSON_AddArrayToObject(doc, "targets");
+    for (int k = 0; tg && k < c->ntargets; k++) {
+        const scene_target *t = &c->targets[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "range_cell", t->range_cell);
+        cJSON_AddNumberToObject(o, "u", t->u);
+        cJSON_AddNumberToObject(o, "doppler_hz", t->doppler_hz);
+        cJSON_AddNumberToObject(o, "snr_db", t->snr_db);
+        cJSON_AddItemToArray(tg, o);
+    }
+    stap_error err;
+    const int st = cli_json_write(json, doc, mode, &err) ? cli_fail(&err) : EXIT_OK;
+    cJSON_Delete(doc);
+    return st;
+}
+
 int cmd_gen(int argc, char **argv)
 {
     gen_opts g;
@@ -179,7 +217,7 @@ int cmd_gen(int argc, char **argv)
     scene_preset_config(g.preset, &g.cfg);
     g.beta = 1.0;
     scene_config *c = &g.cfg;
-    const char *out = NULL;
+    const char *out = NULL, *json = NULL;
     int quiet = 0, cpis = 1, force = 0, seed_given = 0, progress_mode = PROGRESS_AUTO;
     unsigned long long seed = 0;
     stap_error err;
@@ -196,6 +234,7 @@ int cmd_gen(int argc, char **argv)
          "output file (written atomically; an existing file is refused\n"
          "without -f)", .alias = "out", .flags = CLI_REQUIRED | CLI_OUTPUT},
         CLI_OPT_FORCE(&force),
+        CLI_OPT_JSON(&json),
         {"cpis", 0, CLI_INT, &cpis, "N",
          "a recording of N CPIs (/data/iq: N x C x P x R; fresh noise,\n"
          "clutter and jammer draws per CPI; /truth describes CPI 0)", .lo = 1, .hi = 1000000},
@@ -239,7 +278,7 @@ int cmd_gen(int argc, char **argv)
         {0}};
     int pst = cli_parse(&gen_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
-    if ((pst = cli_output_ok(out, force))) return pst;
+    if ((pst = cli_output_ok(out, force)) || (pst = cli_output_ok(json, force))) return pst;
     const stap_write_mode mode = cli_write_mode(force);
     if (seed_given) c->seed = seed;
     scene_config cfg = g.cfg;
@@ -279,6 +318,7 @@ int cmd_gen(int argc, char **argv)
     progress_end(&pg);
     if (failed) status = cli_fail(&err);
     else if (!quiet) gen_summary(&truth, preset, cpis, out);
+    if (!failed && json) status = gen_json(json, mode, &truth, preset, cpis, out);
     free(in.iq);
     scene_truth_free(&truth);
     return status;

@@ -9,15 +9,17 @@
 #include <sys/stat.h>
 
 #include "cli_files.h"
+#include "cli_json.h"
 #include "cli_opts.h"
 #include "progress.h"
+#include "stream_loop.h" /* cli_json_written */
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "rawio.h"
 
 /* The options both commands share: output, scale and the radar metadata. */
 typedef struct import_opts {
-    const char *output;
+    const char *output, *json;
     int force, progress;
     double scale;
     stap_radar_meta meta;
@@ -29,6 +31,7 @@ typedef struct import_opts {
      "refused without -f)", .alias = "out", .flags = CLI_REQUIRED | CLI_OUTPUT},                         \
     CLI_OPT_FORCE(&(io)->force),                                                            \
     CLI_OPT_PROGRESS(&(io)->progress),                                                      \
+    CLI_OPT_JSON(&(io)->json),                                                              \
     {"scale", 0, CLI_DOUBLE, &(io)->scale, "S",                                             \
      "multiply the samples by S (> 0; default 1): the file holds\n"                        \
      "complex64 of the scaled values", .lo = 1e-300, .hi = 1e300},                          \
@@ -60,10 +63,24 @@ static int import_run(const stap_raw_import *imp_in, const import_opts *io)
     if (st) return cli_fail(&err);
     char cpis[48] = "";
     if (imp->cpis > 0) snprintf(cpis, sizeof cpis, " x %lld CPIs", imp->cpis);
-    printf("wrote %s: complex64 %d channels x %d pulses x %d range gates%s, from %s; process it "
-           "with:\n  rtstap run --input %s --output RESULT.h5\n", io->output, imp->channels,
-           imp->pulses, imp->range_gates, cpis, stap_raw_type_name(imp->type), io->output);
-    return EXIT_OK;
+    /* --json -: the JSON alone on stdout, the line on stderr */
+    FILE *out = io->json && !strcmp(io->json, "-") ? stderr : stdout;
+    fprintf(out, "wrote %s: complex64 %d channels x %d pulses x %d range gates%s, from %s; process it "
+            "with:\n  rtstap run --input %s --output RESULT.h5\n", io->output, imp->channels,
+            imp->pulses, imp->range_gates, cpis, stap_raw_type_name(imp->type), io->output);
+    if (!io->json) return EXIT_OK;
+    cJSON *doc = cli_json_written(imp->source && strstr(imp->source, "import-sigmf") ? "import-sigmf" : "import-raw",
+                                  io->output, imp->channels, imp->pulses, imp->range_gates, imp->cpis);
+    if (!doc) return cli_error(EXIT_PROCESSING, "out of memory");
+    cJSON_AddStringToObject(doc, "input", imp->input);
+    cJSON_AddStringToObject(doc, "type", stap_raw_type_name(imp->type));
+    cJSON_AddNumberToObject(doc, "scale", imp->scale);
+    cJSON_AddNumberToObject(doc, "offset", (double)imp->offset);
+    char order[64];
+    cJSON_AddStringToObject(doc, "stored_order", stap_layout_string(&imp->layout, 3, order, sizeof order));
+    const int st2 = cli_json_write(io->json, doc, imp->mode, &err) ? cli_fail(&err) : EXIT_OK;
+    cJSON_Delete(doc);
+    return st2;
 }
 
 /* "C,P,R" or "C,P,R,CPIS": positive integers. */
@@ -146,7 +163,7 @@ int cmd_import_raw(int argc, char **argv)
     if (stap_raw_type_parse(type, &imp.type, &err)) return cli_error(EXIT_USAGE, "--type: %s", err.msg);
     if (layout && stap_layout_parse(layout, &imp.layout, &err))
         return cli_error(EXIT_USAGE, "--layout: %s", err.msg);
-    if ((pst = cli_output_ok(io.output, io.force))) return pst;
+    if ((pst = cli_output_ok(io.output, io.force)) || (pst = cli_output_ok(io.json, io.force))) return pst;
     imp.scale = io.scale;
     imp.meta = io.meta;
     imp.mode = cli_write_mode(io.force);
@@ -198,7 +215,7 @@ int cmd_import_sigmf(int argc, char **argv)
         {0}};
     int pst = cli_parse(&cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
-    if ((pst = cli_output_ok(io.output, io.force))) return pst;
+    if ((pst = cli_output_ok(io.output, io.force)) || (pst = cli_output_ok(io.json, io.force))) return pst;
     stap_sigmf_meta m;
     if (stap_sigmf_read_meta(meta_path, &m, &err)) return cli_fail(&err);
     if ((pst = cli_files_input("the data file of --meta", m.dataset))) return pst;

@@ -176,7 +176,7 @@ out:
 
 int cmd_import_perfect(int argc, char **argv)
 {
-    const char *size_s = NULL, *dir = NULL, *out = NULL;
+    const char *size_s = NULL, *dir = NULL, *out = NULL, *json = NULL;
     int cpis = 1, force = 0, progress_mode = PROGRESS_AUTO;
     stap_error err;
     cli_opt opts[] = {
@@ -188,6 +188,7 @@ int cmd_import_perfect(int argc, char **argv)
         {"cpis", 0, CLI_INT, &cpis, "N", "a recording of N CPIs (default 1)", .lo = 1,
          .hi = 1000000},
         CLI_OPT_PROGRESS(&progress_mode),
+        CLI_OPT_JSON(&json),
         {0}};
     int pst = cli_parse(&import_perfect_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
@@ -195,7 +196,7 @@ int cmd_import_perfect(int argc, char **argv)
     perfect_size size;
     if (perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
     if ((pst = perfect_files(size, dir))) return pst;
-    if ((pst = cli_output_ok(out, force))) return pst;
+    if ((pst = cli_output_ok(out, force)) || (pst = cli_output_ok(json, force))) return pst;
     stap_input in;
     if (perfect_read_inputs(size, dir, &in, &err)) return cli_fail(&err);
     int st;
@@ -214,12 +215,26 @@ int cmd_import_perfect(int argc, char **argv)
         if (st && rw) stap_recording_abort(rw);
         else if (!st) st = stap_recording_finish(rw, NULL, NULL, &err);
     }
+    const int C = in.channels, P = in.pulses, R = in.range_gates;
     stap_input_free(&in);
     if (st) return cli_fail(&err);
     stap_config c;
     perfect_config(size, &c);
-    printf("wrote %s; process it with:\n  rtstap run --input %s --output OUT.h5 --doppler-bins %d "
-           "--doppler-order %d --segments %d --training %d\n",
-           out, out, c.doppler_bins, c.doppler_order, c.segments, c.training);
+    if (json) {
+        cJSON *doc = cli_json_written("import-perfect", out, C, P, R, cpis);
+        if (!doc) return cli_error(EXIT_PROCESSING, "out of memory");
+        cJSON_AddStringToObject(doc, "size", size_s);
+        cJSON_AddNumberToObject(doc, "doppler_bins", c.doppler_bins);
+        cJSON_AddNumberToObject(doc, "doppler_order", c.doppler_order);
+        cJSON_AddNumberToObject(doc, "segments", c.segments);
+        cJSON_AddNumberToObject(doc, "training", c.training);
+        st = cli_json_write(json, doc, mode, &err) ? cli_fail(&err) : EXIT_OK;
+        cJSON_Delete(doc);
+        if (st) return st;
+    }
+    fprintf(json && !strcmp(json, "-") ? stderr : stdout, /* --json -: the JSON alone on stdout */
+            "wrote %s; process it with:\n  rtstap run --input %s --output OUT.h5 --doppler-bins %d "
+            "--doppler-order %d --segments %d --training %d\n",
+            out, out, c.doppler_bins, c.doppler_order, c.segments, c.training);
     return EXIT_OK;
 }

@@ -232,3 +232,17 @@ cJSON *stream_json_report(const char *command)
     cJSON_AddStringToObject(doc, "commit", RTSTAP_COMMIT);
     return doc;
 }
+
+cJSON *cli_json_written(const char *command, const char *output, int channels, int pulses,
+                        int range_gates, long long cpis)
+{
+    cJSON *doc = stream_json_report(command);
+    if (!doc) return NULL;
+    cJSON_AddStringToObject(doc, "output", output);
+    cJSON_AddNumberToObject(doc, "channels", channels);
+    cJSON_AddNumberToObject(doc, "pulses", pulses);
+    cJSON_AddNumberToObject(doc, "range_gates", range_gates);
+    cJSON_AddNumberToObject(doc, "cpis", (double)(cpis > 0 ? cpis : 1));
+    cJSON_AddStringToObject(doc, "samples", "complex64");
+    return doc;
+}

@@ -54,6 +54,11 @@ size_t stream_rss_bytes(void);
  * "stage_ms": {...}} to obj. */
 void stream_json_stats(cJSON *obj, const stream_stats *st);
 
+/* The --json report of a command that wrote an input file (gen, the imports): the common
+ * header (stream_json_report) and output, channels, pulses, range_gates, cpis (1: one
+ * CPI), samples ("complex64"); the caller adds its own keys and writes it. */
+cJSON *cli_json_written(const char *command, const char *output, int channels, int pulses,
+                        int range_gates, long long cpis);
 /* A new JSON report: {"command", "host", "date" (UTC), "rtstap_version", "commit"}. */
 cJSON *stream_json_report(const char *command);
 /* "config": {channels, pulses, range_gates, doppler_bins, doppler_order, segments,

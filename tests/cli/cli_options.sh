@@ -215,6 +215,20 @@ check "-V: the version" '[ "$("$bin" -V | head -1)" = "$("$bin" --version | head
     -o "$tmp/case.h5" --quiet
 check "names in any case (EASY, CPU, JDL, CA, Hann): exit 0" '[ $? -eq 0 ] && [ -s "$tmp/case.h5" ]'
 
+# ---- --json on gen and the imports (issue 33): the file written, as JSON alone on stdout with -
+"$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 128 --cpis 2 -o "$tmp/gj.h5" --quiet --json - > "$tmp/gj.json"
+check "gen --json -: the JSON alone on stdout, the file and its scene" \
+    'json_ok "$tmp/gj.json" && grep -q "\"command\":[[:space:]]*\"gen\"" "$tmp/gj.json" &&
+     grep -q "\"cpis\":[[:space:]]*2" "$tmp/gj.json" && grep -q "\"targets\"" "$tmp/gj.json"'
+head -c $((4 * 8 * 48 * 4)) /dev/zero > "$tmp/ij.bin"
+"$bin" import-raw --input "$tmp/ij.bin" --shape 4,8,48 --type ci16_le -o "$tmp/ij.h5" --json - > "$tmp/ij.json" 2> "$tmp/ij.err"
+check "import-raw --json -: the JSON on stdout, the line on stderr" \
+    '[ $? -eq 0 ] && json_ok "$tmp/ij.json" && grep -q "\"type\":[[:space:]]*\"ci16_le\"" "$tmp/ij.json" &&
+     grep -q "^wrote $tmp/ij.h5" "$tmp/ij.err"'
+"$bin" import-perfect --size small --input-dir "$RTSTAP_SOURCE_DIR/datasets/perfect" -o "$tmp/pj.h5" --json "$tmp/pj.json" > /dev/null
+check "import-perfect --json FILE: the file and the run it needs" \
+    '[ $? -eq 0 ] && json_ok "$tmp/pj.json" && grep -q "\"size\":[[:space:]]*\"small\"" "$tmp/pj.json" && grep -q "\"training\"" "$tmp/pj.json"'
+
 # ---- the preset fitted to a file's shape (issue 33): what it cannot hold is lowered and said;
 # what was typed is never changed
 "$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 128 --no-clutter -o "$tmp/g128.h5" --quiet
