@@ -12,6 +12,8 @@
 #include "cfar.h"
 #include "cli_files.h"
 #include "cli_opts.h"
+#include "stream_loop.h"
+#include "cli_json.h"
 #include "cmd_scene.h"
 #include "h5io.h"
 #include "plot.h"
@@ -74,7 +76,9 @@ static int make_dir(const char *dir)
 
 /* One `rtstap plot`: its options, then what it read. */
 typedef struct plot_job {
-    const char *input, *result, *dir;
+    const char *input, *result, *dir, *json;
+    char written[5][4096]; /* the pictures written, for --json */
+    int nwritten;
     int rc, half, beam, force, resp_bin, resp_seg, resp_beam, resp_asked;
     response_grid grid;
     double taper_db, resp_floor;
@@ -119,6 +123,7 @@ static int plot_parse(plot_job *j, int argc, char **argv)
         {"output-dir", 0, CLI_STRING, &j->dir, "DIR", "where the pictures go", .alias = "out-dir",
          .flags = CLI_REQUIRED},
         CLI_OPT_FORCE(&j->force),
+        CLI_OPT_JSON(&j->json),
         {"range-cell", 0, CLI_INT, &j->rc, "R",
          "centre of the angle-Doppler window (default: the first\n"
          "target's cell, else the middle)", .lo = 0, .hi = 1 << 30},
@@ -160,6 +165,7 @@ static int plot_parse(plot_job *j, int argc, char **argv)
         if ((pst = cli_files_output("--output-dir", picture_paths[k]))) return pst;
     }
     j->mode = cli_write_mode(j->force);
+    if ((pst = cli_output_ok(j->json, j->force))) return pst;
     if (j->labels.n > j->sinrs.n)
         return cli_error(EXIT_USAGE, "%d --label for %d --sinr table%s", j->labels.n, j->sinrs.n,
                          j->sinrs.n == 1 ? "" : "s");
@@ -247,9 +253,11 @@ static void plot_choose_beam(plot_job *j)
     }
 }
 
-static int plot_done(const char *path)
+static int plot_done(plot_job *j, const char *path)
 {
-    printf("%s\n", path);
+    /* each picture's path on stdout (stderr with --json -, whose JSON lists them) */
+    fprintf(j->json && !strcmp(j->json, "-") ? stderr : stdout, "%s\n", path);
+    if (j->nwritten < 5) snprintf(j->written[j->nwritten++], sizeof j->written[0], "%s", path);
     return EXIT_OK;
 }
 
@@ -271,7 +279,7 @@ static int picture_sinr(plot_job *j, char *path, size_t len)
     int b = j->beam >= 0 && j->beam < j->sr.B ? j->beam : j->sr.B / 2;
     snprintf(path, len, "%s/sinr_loss.png", j->dir);
     if (stap_plot_sinr(path, &j->sr, b, j->mode, &err)) return cli_fail(&err);
-    return plot_done(path);
+    return plot_done(j, path);
 }
 
 /* 3: range-Doppler map of the run's output, its detections (or the CFAR's) ringed */
@@ -293,7 +301,7 @@ static int picture_range_doppler(plot_job *j, char *path, size_t len)
                                      run->cfg.range_gates, j->beam, det, ndet,
                                      run->has_prf ? run->prf_hz : j->prf, j->mode, &err);
     if (own) free(det);
-    return st ? cli_fail(&err) : plot_done(path);
+    return st ? cli_fail(&err) : plot_done(j, path);
 }
 
 /* a table's legend, "[jdl NA=3, ]Q=3, K=150[, S=3][, chebyshev:60]", and its optimum's,
@@ -340,7 +348,7 @@ static int picture_compare(plot_job *j, char *path, size_t len)
     snprintf(path, len, "%s/sinr_compare.png", j->dir);
     if (stap_plot_sinr_compare(path, tabs, beams, labs, optlabs, j->sinrs.n, j->mode, &err))
         return cli_fail(&err);
-    return plot_done(path);
+    return plot_done(j, path);
 }
 
 /* 5: the angle-Doppler response of the adapted weights and of the optimum (sub-CPI
@@ -398,7 +406,7 @@ static int picture_response(plot_job *j, char *path, size_t len)
     snprintf(path, len, "%s/adapted_response.png", j->dir);
     int st = stap_plot_response(path, &pic, j->mode, &err);
     scene_response_free(&r);
-    return st ? cli_fail(&err) : plot_done(path);
+    return st ? cli_fail(&err) : plot_done(j, path);
 }
 
 /* 1: the angle-Doppler spectrum, then the others that what was read allows */
@@ -411,7 +419,7 @@ static int plot_pictures(plot_job *j)
     if (stap_plot_angle_doppler(path, j->in.iq, j->in.channels, j->in.pulses, j->in.range_gates,
                                 j->rc, j->half, j->spacing, j->prf, j->taper_db, j->mode, &err))
         return cli_fail(&err);
-    plot_done(path);
+    plot_done(j, path);
     plot_choose_beam(j);
     if ((st = picture_sinr(j, path, sizeof path))) return st;
     if (j->have_run && (st = picture_range_doppler(j, path, sizeof path))) return st;
@@ -421,12 +429,30 @@ static int plot_pictures(plot_job *j)
     return EXIT_OK;
 }
 
+/* --json: the pictures written and the beam drawn */
+static int plot_json(const plot_job *j)
+{
+    cJSON *doc = stream_json_report("plot");
+    if (!doc) return cli_error(EXIT_PROCESSING, "out of memory");
+    cJSON_AddStringToObject(doc, "input", j->input);
+    if (j->result) cJSON_AddStringToObject(doc, "result", j->result);
+    cJSON_AddStringToObject(doc, "output_dir", j->dir);
+    if (j->have_run) cJSON_AddNumberToObject(doc, "beam", j->beam);
+    cJSON *arr = cJSON_AddArrayToObject(doc, "pictures");
+    for (int k = 0; arr && k < j->nwritten; k++) cJSON_AddItemToArray(arr, cJSON_CreateString(j->written[k]));
+    stap_error err;
+    const int st = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
+    cJSON_Delete(doc);
+    return st;
+}
+
 int cmd_plot(int argc, char **argv)
 {
     plot_job *j = calloc(1, sizeof *j);
     if (!j) return cli_error(EXIT_PROCESSING, "out of memory");
     int status = plot_parse(j, argc, argv);
     if (status == CLI_GO && (status = plot_load(j)) == EXIT_OK) status = plot_pictures(j);
+    if (status == EXIT_OK && j->json) status = plot_json(j);
     stap_input_free(&j->in);
     if (j->have_truth) scene_truth_free(&j->truth);
     stap_run_free(&j->run);

@@ -62,6 +62,15 @@ expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --sinr "$T/sinr3.
 png_ok "$T/img3/sinr_loss.png" && [ ! -e "$T/img3/sinr_compare.png" ] ||
     fail "one --sinr: wrong set of SINR pictures"
 
+# --json (issue 33): the pictures written and the beam drawn; with -, the JSON alone on stdout
+expect 0 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --output-dir "$T/imgj" --json -
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = d['command'] == 'plot' and 'beam' in d and len(d['pictures']) >= 2
+ok = ok and all(p.startswith(sys.argv[2]) for p in d['pictures'])
+sys.exit(0 if ok else 1)" "$T/out" "$T/imgj/" || fail "plot --json -: $(cat "$T/out")"
+
 # never overwrite without -f; with -f, replaced
 expect 1 "$B" plot --input "$T/scene.h5" --result "$T/run3.h5" --output-dir "$T/img3"
 grep -q "already exists" "$T/err" || fail "existing picture: $(cat "$T/err")"
