@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sample_order.h"
 #include "stap.h"
 
 size_t stap_sample_bytes(const stap_sample_format *f)
@@ -23,22 +24,7 @@ size_t stap_sample_bytes(const stap_sample_format *f)
 
 static int scaled(const stap_sample_format *f) { return f->scale != 0.0 && f->scale != 1.0; }
 
-/* the stored order: {0, 0, 0} is (channel, pulse, range); else a permutation (-1: neither) */
-static int order_of(const stap_sample_format *f, int axis[3])
-{
-    const unsigned char *a = f->order.axis;
-    if (!a[0] && !a[1] && !a[2]) {
-        axis[0] = STAP_AXIS_CHANNEL, axis[1] = STAP_AXIS_PULSE, axis[2] = STAP_AXIS_RANGE;
-        return 0;
-    }
-    int seen = 0;
-    for (int k = 0; k < 3; k++) {
-        if (a[k] > STAP_AXIS_RANGE) return -1;
-        seen |= 1 << a[k];
-        axis[k] = a[k];
-    }
-    return seen == 7 ? 0 : -1;
-}
+static int order_of(const stap_sample_format *f, int axis[3]) { return stap_sample_order(&f->order, axis); }
 
 int stap_sample_format_is_native(const stap_sample_format *f)
 {
@@ -167,10 +153,8 @@ void stap_cube_to_cf32(const stap_sample_format *f, const void *src, int channel
     }
     /* the stride of each logical axis in the stored cube, then one sample at a time */
     const size_t ext[3] = {(size_t)channels, (size_t)pulses, (size_t)range_gates};
-    size_t stride[3];
-    stride[axis[2]] = 1;
-    stride[axis[1]] = ext[axis[2]];
-    stride[axis[0]] = ext[axis[2]] * ext[axis[1]];
+    long long stride[3];
+    stap_sample_strides(axis, channels, pulses, range_gates, stride);
     const size_t bytes = stap_sample_bytes(f);
     for (size_t c = 0; c < ext[0]; c++)
         for (size_t p = 0; p < ext[1]; p++)

@@ -321,7 +321,6 @@ int gpu_submit(stap_engine *e, int slot, const void *cube, stap_error *err)
 {
     gpu_engine *g = impl(e);
     gpu_slot *s = &g->slot[slot];
-    const stap_config *c = &e->cfg;
     s->submit_ms = stap_now_ms();
     s->done_ms = 0;
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_IN], s->stream));

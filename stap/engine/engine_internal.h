@@ -4,6 +4,7 @@
 #define STAP_ENGINE_INTERNAL_H
 
 #include "engine.h"
+#include "sample_order.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,14 +63,9 @@ extern const stap_engine_ops stap_engine_cpu_ops;
  * (inline for the GPU library, which calls librtstap through its table only) */
 static inline int stap_engine_input_strides(const stap_engine *e, long long st[3])
 {
-    const unsigned char *a = e->opt.input.order.axis;
-    const int o[3] = {a[0] || a[1] || a[2] ? a[0] : 0, a[0] || a[1] || a[2] ? a[1] : 1,
-                      a[0] || a[1] || a[2] ? a[2] : 2};
-    const long long ext[3] = {e->cfg.channels, e->cfg.pulses, e->cfg.range_gates};
-    st[o[2]] = 1;
-    st[o[1]] = ext[o[2]];
-    st[o[0]] = ext[o[2]] * ext[o[1]];
-    return o[0] == 0 && o[1] == 1;
+    int axis[3];
+    stap_sample_order(&e->opt.input.order, axis); /* validated at create */
+    return stap_sample_strides(axis, e->cfg.channels, e->cfg.pulses, e->cfg.range_gates, st);
 }
 
 /* The cube is taken as stored: not complex64 in (channel, pulse, range) order. */

@@ -1,5 +1,5 @@
 # device_common.sh: what the GPU-machine scripts (device_engine.sh, device_qr.sh,
-# device_all.sh) share; sourced, not run. Sets OUT (default ./out-device) and BIN (.gpubin,
+# device_all.sh, device_samples.sh, device_devices.sh: `recordings` below) share; sourced, not run. Sets OUT (default ./out-device) and BIN (.gpubin,
 # unpacked from bin.txz), exports RTSTAP_SOURCE_DIR, and defines
 #   step NAME LOG LIMIT CMD...  run CMD under `timeout LIMIT`, line-buffered, appending its
 #                               output to LOG between "==== NAME" lines, and add a line
@@ -20,6 +20,16 @@ step() {
     local rc=$?
     echo "==== $name: rc=$rc" >> "$log"
     summary+=("$(printf '%-44s rc=%-3s %4ss' "$name" "$rc" "$((SECONDS - t0))")")
+}
+# recordings DIR LOG: the hard preset's 480-CPI recordings in DIR — complex64 as gen writes
+# it (c64.h5) and interleaved int16, scale 1/256, (cpi, C, P, R, iq) as digitizers write it
+# (i16.h5) — for device_samples.sh and device_devices.sh
+recordings() {
+    mkdir -p "$1"
+    step "gen 480 CPIs" "$2" 200 "$BIN/rtstap" gen --preset hard --cpis 480 --no-clutter --no-jammers \
+        --seed 3 --target 200:0:40:0 -o "$1/c64.h5" -f --quiet
+    step "relayout int16" "$2" 200 "$BIN/relayout" "$1/c64.h5" "$1/i16.h5" C,P,R ds i16
+    ls -la "$1" >> "$2"
 }
 device_facts() {
     { date -u +%Y-%m-%dT%H:%M:%SZ

@@ -48,10 +48,7 @@ done
 # recordings (run --devices): a 480-CPI int16 and complex64 recording in /dev/shm, run on 1, 2
 # and all GPUs, each file equal to the one-GPU run's (h5same)
 D=/dev/shm/rtstap-dev
-mkdir -p $D
-step "gen 480 CPIs" "$L/gen.log" 200 "$new" gen --preset hard --cpis 480 --no-clutter --no-jammers --seed 3 \
-    --target 200:0:40:0 -o $D/c64.h5 -f --quiet
-step "relayout int16" "$L/gen.log" 200 "$BIN/relayout" $D/c64.h5 $D/i16.h5 C,P,R ds i16
+recordings $D "$L/gen.log"
 rrate() { grep -h "CPIs/s over" "$1" | tail -1 | sed 's/^ *\([0-9.]*\) CPIs.*/\1/'; }
 for f in i16 c64; do
     for keep in detections,weights detections; do

@@ -30,11 +30,7 @@ for f in cf32 ci16 ci8; do
     results+=("$(printf '%-46s %8s  %s' "new: stream replay --format $f" "$(rate "$L/new-replay-$f.log")" "$(copyin "$L/new-replay-$f.log")")")
 done
 D=/dev/shm/rtstap-rec
-mkdir -p $D
-step "gen 480 CPIs" "$L/gen.log" 200 "$new" gen --preset hard --cpis 480 --no-clutter --no-jammers --seed 3 \
-    --target 200:0:40:0 -o $D/c64.h5 -f --quiet
-step "relayout int16" "$L/gen.log" 200 "$BIN/relayout" $D/c64.h5 $D/i16.h5 C,P,R ds i16
-ls -la $D >> "$L/gen.log"
+recordings $D "$L/gen.log"
 srow() { printf '%-46s %8s  %s' "$1" "$(rate "$2")" "$(grep -h "reading:" "$2" | tail -1 | cut -c3-110)"; }
 for f in c64 i16; do
     if [ -n "$ref" ]; then
