@@ -1,5 +1,6 @@
 /* cli.c: strict option parsing and error reporting shared by the subcommands. */
 #include "cli.h"
+#include "par.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -105,7 +106,9 @@ int cli_error(int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "rtstap: error: %s\n", cli_flag_names(text, shown, sizeof shown));
+    cli_flag_names(text, shown, sizeof shown);
+    par_set_last_error(shown); /* rtstap-mpi: rank 0 prints the others' (par_check) */
+    if (par_rank() == 0) fprintf(stderr, "rtstap: error: %s\n", shown);
     return status;
 }
 

@@ -1,6 +1,7 @@
 /* cli_opts.c: parsing argv against a command's option table, and the help text generated
  * from it (cli_opts.h). */
 #include "cli_opts.h"
+#include "par.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -498,6 +499,26 @@ int cli_output_ok(const char *path, int force)
     stap_error err;
     if (!path || !strcmp(path, "-")) return EXIT_OK;
     if (stap_output_check_mode(path, cli_write_mode(force), &err)) return cli_fail(&err);
+    return EXIT_OK;
+}
+
+int cli_rank_device(const char *devices_s, stap_backend backend, int *device)
+{
+    if (*device >= 0) {
+        if (devices_s) return cli_error(EXIT_USAGE, "--devices: not with --device");
+        return EXIT_OK;
+    }
+    if (backend == STAP_BACKEND_CPU || backend == STAP_BACKEND_LAPACK) return EXIT_OK;
+    int list[64], n = 0;
+    stap_error err;
+    int count = 0;
+    if (!devices_s && stap_la_gpu_count(&count, &err) != STAP_OK) {
+        if (backend != STAP_BACKEND_AUTO) return cli_error(EXIT_PROCESSING, "no GPU: %s", err.msg);
+        return EXIT_OK; /* auto on a host without GPUs: the CPU engine */
+    }
+    const int st = cli_devices(devices_s ? devices_s : "all", backend, list, 64, &n);
+    if (st) return st;
+    if (n > 0 && list[0] >= 0) *device = list[par_local_rank() % n];
     return EXIT_OK;
 }
 

@@ -281,5 +281,10 @@ int cli_output_ok(const char *path, int force);
  * EXIT_USAGE when there is no such device; EXIT_PROCESSING when CUDA is unusable or the
  * build has no CUDA. */
 int cli_select_device(int device);
+/* rtstap-mpi with several ranks: this rank's GPU — --devices LIST|all (a list: the GPUs
+ * this host's ranks take in turn; local rank L takes entry L mod its length), or by default
+ * every GPU of the host the same way; -1 (no GPU) with the CPU backends or no GPU under
+ * auto. --device N pins every rank to N. *device is set; EXIT_OK or the error printed. */
+int cli_rank_device(const char *devices_s, stap_backend backend, int *device);
 
 #endif

@@ -22,6 +22,7 @@
 #include "stap.h"
 #include "synth.h"
 #include "run_job.h"
+#include "par.h"
 
 static const cli_command run_cmd = {
     "run",
@@ -154,6 +155,10 @@ static int run_parse(run_job *j, int argc, char **argv)
         {0}};
     int pst = cli_parse(&run_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
+    if (par_size() > 1) { /* rtstap-mpi: one GPU per rank (--devices: the host's to share) */
+        if ((pst = cli_rank_device(j->devices_s, j->cfg.backend, &j->device))) return pst;
+        j->devices_s = NULL;
+    }
     if (j->devices_s) {
         if (j->device >= 0) return cli_error(EXIT_USAGE, "--devices: not with --device");
         if ((pst = cli_devices(j->devices_s, j->cfg.backend, j->devices, 16, &j->ndevices))) return pst;
@@ -385,8 +390,13 @@ int cmd_run(int argc, char **argv)
     if (status == CLI_GO) {
         j->t_start = stap_now_ms();
         if (!(status = run_open_input(j))) {
-            if (j->rec && stap_recording_rank(j->rec) == 4) status = run_recording(j);
-            else status = run_one(j, stap_now_ms() - j->t_start);
+            if (j->rec && stap_recording_rank(j->rec) == 4) {
+                status = run_recording(j);
+            } else if (par_rank() == 0) { /* one CPI: rtstap-mpi's rank 0 runs it alone */
+                if (par_size() > 1 && !j->quiet)
+                    fprintf(stderr, "rtstap-mpi: one CPI: rank 0 runs it alone\n");
+                status = run_one(j, stap_now_ms() - j->t_start);
+            }
         }
     }
     stap_recording_close(j->rec);

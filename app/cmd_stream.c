@@ -17,6 +17,7 @@
 #include "rtstap/common.h" /* stap_now_ms */
 #include "cpi_io.h"
 #include "stream_devices.h"
+#include "par.h"
 #include "stream_loop.h"
 #include "workload.h"
 
@@ -112,6 +113,13 @@ static int parse_format(const cli_opt *opt, const char *s)
 struct stream_job;
 static int stream_parse_devices(struct stream_job *j);
 
+/* One rank's stream, as rank 0 reports it (rtstap-mpi) */
+typedef struct rank_stream {
+    int device;
+    long long cpis;
+    double seconds, cpis_per_s, lat_p50, lat_p99, lat_max;
+} rank_stream;
+
 /* One `rtstap stream`: its options, then what it made and measured. */
 typedef struct stream_job {
     const char *preset, *json, *input, *timeline_path;
@@ -145,6 +153,8 @@ typedef struct stream_job {
     int have_link;
     long long warm;
     stream_stats st;
+    rank_stream ranks[PAR_MAX_RANKS]; /* rtstap-mpi: every rank's stream (rank 0 reports) */
+    int nranks;
 } stream_job;
 
 static int stream_parse(stream_job *j, int argc, char **argv)
@@ -218,6 +228,13 @@ static int stream_parse(stream_job *j, int argc, char **argv)
     if (pst != CLI_GO) return pst;
     j->eo.keep_weights = (j->keep & STAP_KEEP_WEIGHTS) != 0;
     j->eo.keep_output = (j->keep & STAP_KEEP_OUTPUT) != 0;
+    if (par_size() > 1) { /* rtstap-mpi: every rank replays; one GPU each */
+        if (j->timeline_path || j->mem_every)
+            return cli_error(EXIT_USAGE, "--timeline and --mem-every: one process (rtstap), not "
+                             "%d ranks", par_size());
+        if ((pst = cli_rank_device(j->devices_s, j->backend, &j->device_n))) return pst;
+        j->devices_s = NULL;
+    }
     if (j->devices_s && (pst = stream_parse_devices(j))) return pst;
     if (cli_input_opts_need_input(&j->inopts, j->input)) return EXIT_USAGE;
     if ((pst = cli_select_device(j->device_n))) return pst;
@@ -579,6 +596,20 @@ static void stream_print(const stream_job *j)
                 cpi_reader_path(j->reader), 100 * j->read_s / (j->t_run * 1e-3),
                 j->read_s > 0.8 * j->t_run * 1e-3 ? "reading" : "compute");
     stream_print_memory(j);
+    if (j->nranks > 1) { /* rtstap-mpi: the above is rank 0's stream; every rank's at once */
+        double sum = 0;
+        for (int k = 0; k < j->nranks; k++) sum += j->ranks[k].cpis_per_s;
+        fprintf(stderr, "  ranks: %s, each replaying: %.1f CPIs/s in all (the sum of their rates)\n",
+                par_describe(), sum);
+        for (int k = 0; k < j->nranks; k++) {
+            const rank_stream *q = &j->ranks[k];
+            char dev[32] = "cpu";
+            if (q->device >= 0) snprintf(dev, sizeof dev, "device %d", q->device);
+            fprintf(stderr, "    rank %d (%s): %lld CPIs in %.3f s, %.1f CPIs/s; latency ms p50 %.3f, "
+                    "p99 %.3f, max %.3f\n", k, dev, q->cpis, q->seconds, q->cpis_per_s, q->lat_p50,
+                    q->lat_p99, q->lat_max);
+        }
+    }
 }
 
 static int stream_json(const stream_job *j)
@@ -620,6 +651,27 @@ static int stream_json(const stream_job *j)
     cJSON_AddNumberToObject(doc, "host_rss_mb_end", j->rss2 / 1e6);
     if (j->st.stopped_by) cJSON_AddNumberToObject(doc, "stopped_by_signal", j->st.stopped_by);
     cJSON_AddNumberToObject(doc, "cpis_run", (double)j->st.cpis_run);
+    if (j->nranks > 1) { /* rtstap-mpi: the keys above are rank 0's */
+        double sum = 0;
+        cJSON_AddStringToObject(doc, "mpi", par_describe());
+        cJSON_AddNumberToObject(doc, "ranks", j->nranks);
+        cJSON *arr = cJSON_AddArrayToObject(doc, "rank_stats");
+        for (int k = 0; k < j->nranks; k++) {
+            const rank_stream *q = &j->ranks[k];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "rank", k);
+            cJSON_AddNumberToObject(o, "device", q->device);
+            cJSON_AddNumberToObject(o, "cpis", (double)q->cpis);
+            cJSON_AddNumberToObject(o, "seconds", q->seconds);
+            cJSON_AddNumberToObject(o, "cpis_per_s", q->cpis_per_s);
+            cJSON_AddNumberToObject(o, "latency_p50_ms", q->lat_p50);
+            cJSON_AddNumberToObject(o, "latency_p99_ms", q->lat_p99);
+            cJSON_AddNumberToObject(o, "latency_max_ms", q->lat_max);
+            cJSON_AddItemToArray(arr, o);
+            sum += q->cpis_per_s;
+        }
+        cJSON_AddNumberToObject(doc, "total_cpis_per_s", sum);
+    }
     if (j->mem.count > 0) {
         cJSON *arr = cJSON_AddArrayToObject(doc, "memory_samples");
         for (long long i = 0; arr && i < j->mem.count; i++) {
@@ -635,6 +687,18 @@ static int stream_json(const stream_job *j)
     return status;
 }
 
+/* Collective (rtstap-mpi): every rank's stream, to rank 0's report — each rank's status
+ * (a failed rank named by par_check), rate and latency; the worst status back. */
+static int stream_ranks(stream_job *j, int status)
+{
+    status = par_check(status);
+    const rank_stream mine = {j->device_n, j->st.cpis, j->st.seconds, j->st.cpis_per_s,
+                              j->st.lat_p50, j->st.lat_p99, j->st.lat_max};
+    par_allgather(&mine, sizeof mine, j->ranks);
+    j->nranks = par_size();
+    return status;
+}
+
 int cmd_stream(int argc, char **argv)
 {
     stream_job *j = calloc(1, sizeof *j);
@@ -645,13 +709,23 @@ int cmd_stream(int argc, char **argv)
         j->rss0 = stream_rss_bytes();
         if (j->ndevices && !(status = stream_workload(j))) {
             status = stream_multi(j);
-        } else if (!j->ndevices && !(status = stream_workload(j)) &&
-                   !(status = j->input ? stream_open_input(j) : EXIT_OK) && !(status = stream_engine(j))) {
-            status = stream_go(j);
-            if (status == EXIT_OK || status > 128) { /* a clean stop reports what ran */
-                if (!j->quiet) stream_print(j);
-                int js = j->json ? stream_json(j) : EXIT_OK;
-                if (js) status = js;
+        } else if (!j->ndevices) {
+            if (!(status = stream_workload(j)) && !(status = j->input ? stream_open_input(j) : EXIT_OK))
+                status = stream_engine(j);
+            /* rtstap-mpi: the ranks meet with their engines made, then replay at once */
+            if (par_size() > 1 && !(status = par_check(status)) && par_rank() > 0) {
+                j->quiet = 1;
+                j->json = NULL;
+                j->progress = PROGRESS_NONE;
+            }
+            if (!status) {
+                status = stream_go(j);
+                if (par_size() > 1) status = stream_ranks(j, status);
+                if (status == EXIT_OK || status > 128) { /* a clean stop reports what ran */
+                    if (!j->quiet) stream_print(j);
+                    int js = j->json ? stream_json(j) : EXIT_OK;
+                    if (js) status = js;
+                }
             }
         }
     }

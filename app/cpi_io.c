@@ -21,6 +21,7 @@ struct cpi_reader {
     stap_recording *rec;
     stap_engine *e;
     long long count, cpis; /* cpis: the recording's written CPIs, the only ones read */
+    long long first, stride; /* the i-th CPI read: written CPI first + i * stride      */
     int nbuf, nthreads;
     int stored;         /* read as stored: the engine takes integer pairs                */
     void **buf;
@@ -139,6 +140,13 @@ void cpi_reader_stop(cpi_reader *r)
 int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long long count,
                      int nbuf, int nthreads, stap_error *err)
 {
+    return cpi_reader_start_share(out, rec, e, count, 0, 1, nbuf, nthreads, err);
+}
+
+int cpi_reader_start_share(cpi_reader **out, stap_recording *rec, stap_engine *e, long long count,
+                           long long first, long long stride, int nbuf, int nthreads,
+                           stap_error *err)
+{
     *out = NULL;
     cpi_reader *r = calloc(1, sizeof *r);
     if (!r) return stap_fail(err, STAP_ENOMEM, "out of memory for the reader");
@@ -147,6 +155,8 @@ int cpi_reader_start(cpi_reader **out, stap_recording *rec, stap_engine *e, long
     r->rec = rec;
     r->e = e;
     r->count = count;
+    r->first = first;
+    r->stride = stride > 0 ? stride : 1;
     r->cpis = stap_recording_written(rec);
     if (r->cpis < 1) {
         cpi_reader_stop(r);
@@ -297,7 +307,7 @@ int cpi_reader_get(cpi_reader *r, long long i, const void **cube, stap_error *er
 
 long long cpi_reader_input_cpi(const cpi_reader *r, long long i)
 {
-    return stap_recording_written_index(r->rec, i % r->cpis);
+    return stap_recording_written_index(r->rec, (r->first + i * r->stride) % r->cpis);
 }
 
 void cpi_reader_release(cpi_reader *r, long long i)
@@ -331,7 +341,8 @@ typedef struct wentry {
 } wentry;
 
 struct cpi_writer {
-    stap_result_writer *w;
+    cpi_row_sink_fn sink;
+    void *sink_user;
     size_t wlen, ylen;
     int depth;
     wentry *q;
@@ -360,9 +371,8 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&cw->mu);
         stap_error err;
         double t0 = stap_now_ms();
-        int st = stap_result_writer_append(cw->w, e->cpi, e->input_cpi, cw->wlen ? e->W : NULL,
-                                           cw->ylen ? e->Y : NULL, e->det,
-                                           e->ndet, e->stage_ms, &err);
+        int st = cw->sink(cw->sink_user, e->cpi, e->input_cpi, cw->wlen ? e->W : NULL,
+                          cw->ylen ? e->Y : NULL, e->det, e->ndet, e->stage_ms, &err);
         double t1 = stap_now_ms();
         pthread_mutex_lock(&cw->mu);
         cw->write_s += (t1 - t0) * 1e-3;
@@ -380,13 +390,27 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+static int result_sink(void *w, long long row, long long input_cpi, const stap_cf32 *weights,
+                       const stap_cf32 *output, const stap_detection *det, size_t ndet,
+                       const double *stage_ms, stap_error *err)
+{
+    return stap_result_writer_append(w, row, input_cpi, weights, output, det, ndet, stage_ms, err);
+}
+
 int cpi_writer_start(cpi_writer **out, stap_result_writer *w, size_t wlen, size_t ylen, int depth,
                      stap_error *err)
+{
+    return cpi_writer_start_sink(out, result_sink, w, wlen, ylen, depth, err);
+}
+
+int cpi_writer_start_sink(cpi_writer **out, cpi_row_sink_fn sink, void *user, size_t wlen,
+                          size_t ylen, int depth, stap_error *err)
 {
     *out = NULL;
     cpi_writer *cw = calloc(1, sizeof *cw);
     if (!cw) return stap_fail(err, STAP_ENOMEM, "out of memory for the writer");
-    cw->w = w;
+    cw->sink = sink;
+    cw->sink_user = user;
     cw->wlen = wlen;
     cw->ylen = ylen;
     cw->depth = depth;

@@ -25,6 +25,11 @@ typedef struct cpi_reader cpi_reader;
  * written CPI. */
 int cpi_reader_start(cpi_reader **r, stap_recording *rec, stap_engine *e, long long count,
                      int nbuf, int threads, stap_error *err);
+/* The same for one rank's share (rtstap-mpi): its i-th CPI is the written CPI first + i *
+ * stride. */
+int cpi_reader_start_share(cpi_reader **r, stap_recording *rec, stap_engine *e, long long count,
+                           long long first, long long stride, int nbuf, int threads,
+                           stap_error *err);
 /* The reader threads running. */
 int cpi_reader_threads(const cpi_reader *r);
 /* How the CPIs are read, for reports: stap_recording_read_path, or the stored bytes' path. */
@@ -49,6 +54,14 @@ typedef struct cpi_writer cpi_writer;
 /* Append to w from a thread; `depth` results queued (copied) at most. */
 int cpi_writer_start(cpi_writer **cw, stap_result_writer *w, size_t weights_len,
                      size_t output_len, int depth, stap_error *err);
+/* Where the writer thread puts each row, in order (row 0, 1, ...), instead of a result
+ * writer: weights/output NULL where their length is 0. */
+typedef int (*cpi_row_sink_fn)(void *user, long long row, long long input_cpi,
+                               const stap_cf32 *weights, const stap_cf32 *output,
+                               const stap_detection *det, size_t ndet, const double *stage_ms,
+                               stap_error *err);
+int cpi_writer_start_sink(cpi_writer **cw, cpi_row_sink_fn sink, void *user, size_t weights_len,
+                          size_t output_len, int depth, stap_error *err);
 /* Queue a copy of r, the input's CPI input_cpi (waits while the queue is full); fails with
  * the writer's first error. */
 int cpi_writer_put(cpi_writer *cw, const stap_cpi_result *r, long long input_cpi, stap_error *err);

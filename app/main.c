@@ -14,6 +14,7 @@
 #include "h5io.h"
 #include "cmd_scene.h"
 #include "linalg.h"
+#include "par.h"
 
 static void usage(FILE *f)
 {
@@ -69,10 +70,33 @@ static int unknown_command(const char *name)
     return EXIT_USAGE;
 }
 
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
-    fit_blas_to_cpu(argv);
+    fit_blas_to_cpu(argv); /* (may start again: before MPI) */
+    if (par_init(&argc, &argv)) return EXIT_PROCESSING;
     cli_signals_install(); /* no hidden .NAME.tmp.* left by an interrupted write */
+    int status = dispatch(argc, argv);
+    /* rtstap-mpi: the ranks that did not meet in the command meet here (par.h) */
+    if (!par_begun()) status = par_check(status);
+    par_finalize();
+    return status;
+}
+
+/* rtstap-mpi with several ranks: run and stream run on every rank; any other command on rank
+ * 0 alone (the others wait for its status in main's par_check) */
+static int rank_runs(const char *command)
+{
+    if (par_size() == 1 || !command || !strcmp(command, "run") || !strcmp(command, "stream")) return 1;
+    if (par_rank() == 0 && command[0] != '-' && strcmp(command, "help"))
+        fprintf(stderr, "rtstap-mpi: '%s' runs on rank 0 alone\n", command);
+    return par_rank() == 0;
+}
+
+static int dispatch(int argc, char **argv)
+{
+    if (!rank_runs(argc > 1 ? argv[1] : NULL)) return EXIT_OK;
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -101,10 +125,11 @@ int main(int argc, char **argv)
             snprintf(line, sizeof line, "not available: %s", e.msg);
         else if (stap_gpu_info(dev, sizeof dev, NULL, NULL, &e) == STAP_OK)
             snprintf(line, sizeof line, "available (device 0: %s)", dev);
-        printf("rtstap %s (commit %s)\nGPU backend: %s\nCPU: %s (%s); cpu backend kernels %s\n"
+        printf("%s %s (commit %s)\nGPU backend: %s\nCPU: %s (%s); cpu backend kernels %s\n"
                "BLAS: %s; core %s\n",
-               RTSTAP_VERSION, RTSTAP_COMMIT, line, bi.cpu_model, bi.cpu_features,
+               par_program(), RTSTAP_VERSION, RTSTAP_COMMIT, line, bi.cpu_model, bi.cpu_features,
                stap_la_cpu_kernels(), bi.library, bi.core);
+        if (*par_describe()) printf("MPI: %s\n", par_describe());
         return EXIT_OK;
     }
     if (!strcmp(argv[1], "--help-all")) { /* the reference documentation (docs/cli.md) */

@@ -16,16 +16,10 @@
 #include "h5io_extra.h"
 #include "rtstap/common.h" /* stap_now_ms */
 #include "run_job.h"
+#include "run_rec.h"
+#include "par.h"
 #include "signals.h"
 #include "stream_loop.h"
-
-/* The writer's sink behind the checks of cpi_check.h. */
-typedef struct checked_sink {
-    cpi_checks checks;
-    const stap_engine *eng;
-    cpi_writer *writer;
-    const cpi_reader *reader; /* the input's CPI of each result */
-} checked_sink;
 
 static int checked_put(void *user, const stap_cpi_result *r, stap_error *err)
 {
@@ -36,7 +30,7 @@ static int checked_put(void *user, const stap_cpi_result *r, stap_error *err)
 
 /* What limits a recording's run: the part busy the most of its wall time (the engine's, by
  * elimination, when neither thread is busy most of it). */
-static const char *limit_of(double read_s, double write_s, double wall_s)
+const char *rec_limit_of(double read_s, double write_s, double wall_s)
 {
     if (read_s > 0.8 * wall_s && read_s >= write_s) return "reading";
     if (write_s > 0.8 * wall_s) return "writing";
@@ -44,40 +38,13 @@ static const char *limit_of(double read_s, double write_s, double wall_s)
 }
 
 /* the checks of one CPI, for run_devices (which serializes them) */
-static int checked_cpi(void *user, const stap_engine *e, const stap_cpi_result *r, stap_error *err)
+int rec_checked_cpi(void *user, const stap_engine *e, const stap_cpi_result *r, stap_error *err)
 {
     return cpi_check(user, e, r, err);
 }
 
-/* what one recording run holds and measures */
-typedef struct rec_run {
-    long long in_file, cpis;
-    stap_engine *eng;
-    stap_engine_options eo;
-    stap_result_writer *rw;
-    cpi_reader *reader;
-    cpi_writer *writer;
-    stap_result hdr;
-    char cfar_desc[128];
-    stream_stats st;
-    checked_sink cs;
-    char stopped[640];
-    stap_error fault;
-    double read_s, wait_s, write_s, wall;
-    int ran; /* the stream ended, stopped or faulted: what ran is published */
-    int threads; /* reader threads */
-    char samples[200]; /* how the samples reach the engine (cpi_input_format) */
-    unsigned keep;     /* what the result file keeps (STAP_KEEP_*) */
-    char read_path[200]; /* how the reader read (cpi_reader_path) */
-    progress pg;         /* the progress line (--progress) */
-    double t_stream;     /* ms, when the stream began */
-    stap_engine *engs[RUN_MAX_DEVICES]; /* --devices: one per device (engs[0] is eng)  */
-    int ndev;
-    stream_stats dev_st[RUN_MAX_DEVICES];
-} rec_run;
-
 /* the engine, with room reserved for the reader's cubes and the writer's queue */
-static int rec_engine(run_job *j, rec_run *r)
+int rec_engine(run_job *j, rec_run *r)
 {
     stap_error err;
     const stap_input *in = &j->in;
@@ -110,7 +77,7 @@ static int rec_engine(run_job *j, rec_run *r)
                           in->pulses, in->range_gates);
         return cli_fail(&err);
     }
-    if (*stap_engine_note(r->eng)) /* warnings are not silenced by --quiet */
+    if (*stap_engine_note(r->eng) && par_rank() == 0) /* not silenced by --quiet; said once */
         fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(r->eng));
     /* --devices: an engine on each further device, made with it selected (its thread selects
      * it again to run it) */
@@ -146,7 +113,7 @@ static const char *rec_limit_now(void *user)
     rec_run *r = user;
     double read_s, wait_s;
     cpi_reader_times(r->reader, &read_s, &wait_s);
-    return limit_of(read_s, cpi_writer_seconds(r->writer), (stap_now_ms() - r->t_stream) * 1e-3);
+    return rec_limit_of(read_s, cpi_writer_seconds(r->writer), (stap_now_ms() - r->t_stream) * 1e-3);
 }
 
 /* the stream from reader to writer; a device fault with a named backend (auto moves to the
@@ -178,7 +145,7 @@ static int rec_stream(run_job *j, rec_run *r)
     int rst;
     if (multi) {
         const run_devices_job dj = {r->engs, j->devices, r->ndev, r->reader, r->writer, r->cpis,
-                                    checked_cpi, &r->cs.checks};
+                                    rec_checked_cpi, &r->cs.checks};
         long long missing = 0;
         rst = run_devices(&dj, r->dev_st, &missing, &err);
         r->pg.done = missing;
@@ -228,19 +195,25 @@ static int rec_stream(run_job *j, rec_run *r)
     return status;
 }
 
+void rec_summary(const run_job *j, const rec_run *r, const char *stopped, long long written,
+                 stap_result *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    sum->timing_ms = r->st.stage_median;
+    sum->read_ms = r->read_s * 1e3;
+    sum->total_ms = stap_now_ms() - j->t_start;
+    sum->backend_name = r->hdr.backend_name;
+    sum->stopped = stopped && stopped[0] ? stopped : NULL;
+    sum->cpis_unwritten = r->in_file - written;
+    sum->engine_note = stap_engine_note(r->eng);
+}
+
 /* the file published: the summary of what ran */
 static int rec_publish(run_job *j, rec_run *r)
 {
     stap_error err;
     stap_result sum;
-    memset(&sum, 0, sizeof sum);
-    sum.timing_ms = r->st.stage_median;
-    sum.read_ms = r->read_s * 1e3;
-    sum.total_ms = stap_now_ms() - j->t_start;
-    sum.backend_name = r->hdr.backend_name;
-    sum.stopped = r->stopped[0] ? r->stopped : NULL;
-    sum.cpis_unwritten = r->in_file - r->cpis;
-    sum.engine_note = stap_engine_note(r->eng);
+    rec_summary(j, r, r->stopped, r->cpis, &sum);
     int cst = stap_result_writer_close(r->rw, &sum, &err);
     r->rw = NULL;
     if (cst) return cli_fail(&err);
@@ -275,7 +248,7 @@ static void rec_report(const run_job *j, const rec_run *r)
     double dev_ms = 0;
     for (int s = STAP_STAGE_COPY_IN + 1; s < STAP_STAGE_COPY_OUT; s++) dev_ms += r->st.stage_median[s];
     const double link_ms = r->st.stage_median[STAP_STAGE_COPY_IN] + r->st.stage_median[STAP_STAGE_COPY_OUT];
-    const char *limit = limit_of(r->read_s, r->write_s, wall_s);
+    const char *limit = rec_limit_of(r->read_s, r->write_s, wall_s);
     fprintf(stderr, "  samples: %s\n", r->samples);
     for (int k = 0; r->ndev > 1 && k < r->ndev; k++)
         fprintf(stderr, "  device %d: %lld CPIs, %.1f CPIs/s, latency p50 %.3f ms, p99 %.3f ms\n",
@@ -315,7 +288,7 @@ static int rec_json(const run_job *j, const rec_run *r)
             cJSON_AddItemToArray(arr, o);
         }
     }
-    cJSON_AddStringToObject(doc, "limited_by", limit_of(r->read_s, r->write_s, r->wall * 1e-3));
+    cJSON_AddStringToObject(doc, "limited_by", rec_limit_of(r->read_s, r->write_s, r->wall * 1e-3));
     cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
     run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);
     int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
@@ -330,8 +303,10 @@ int run_recording(run_job *j)
     r->in_file = stap_recording_cpis(j->rec);
     r->cpis = stap_recording_written(j->rec);
     run_apply_options(j);
-    int status = rec_engine(j, r);
-    if (!status) {
+    int status = EXIT_OK;
+    if (par_size() > 1) /* rtstap-mpi: the CPIs dealt to the ranks */
+        status = run_ranks(j, r);
+    else if (!(status = rec_engine(j, r))) {
         /* from here SIGINT/SIGTERM finish the CPIs in flight and publish what ran (a signal
          * before the first CPI publishes a file of none) */
         cli_graceful_begin();

@@ -245,6 +245,21 @@ int stap_result_writer_open(stap_result_writer **w, const char *path, const stap
 int stap_result_writer_append(stap_result_writer *w, long long cpi, long long input_cpi,
                               const stap_cf32 *weights, const stap_cf32 *output, const stap_detection *det,
                               size_t ndet, const double *stage_ms, stap_error *err);
+/* Rows placed by another process (rtstap-mpi: each rank writes its CPIs' rows into the one
+ * file). A writer opened with stap_write_options.cpis allocates every row's weights and output
+ * at open, as their stored bytes (stap_cf32 little-endian, the engine's layout, one row per
+ * chunk): stap_result_writer_placement gives the file (the temporary that close publishes)
+ * and, per row, the byte offsets of its weights and output (-1 where not kept) and their
+ * sizes; whoever writes row r's bytes there then hands the rest of the row to
+ * stap_result_writer_append_placed, in order like append. STAP_EINVAL on a writer not
+ * preallocated. weights_at/output_at hold stap_result_writer_rows(w) entries, or are NULL. */
+long long stap_result_writer_rows(const stap_result_writer *w);
+int stap_result_writer_placement(const stap_result_writer *w, const char **file,
+                                 long long *weights_at, long long *output_at,
+                                 size_t *weights_bytes, size_t *output_bytes, stap_error *err);
+int stap_result_writer_append_placed(stap_result_writer *w, long long cpi, long long input_cpi,
+                                     const stap_detection *det, size_t ndet, const double *stage_ms,
+                                     stap_error *err);
 /* summary: timing_ms (medians), read_ms, total_ms, backend_name, stopped, cpis_unwritten;
  * publishes; frees w. */
 int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, stap_error *err);

@@ -643,14 +643,60 @@ static void w_flush_rows(h5w *hw, stap_result_writer *w)
     w->nbuf = w->ndbuf = 0;
 }
 
+long long stap_result_writer_rows(const stap_result_writer *w) { return w ? w->rows : 0; }
+
+int stap_result_writer_placement(const stap_result_writer *w, const char **file,
+                                 long long *weights_at, long long *output_at,
+                                 size_t *weights_bytes, size_t *output_bytes, stap_error *err)
+{
+    if (!w || !w->rows)
+        return stap_fail(err, STAP_EINVAL, "stap_result_writer_placement: the writer of '%s' was not "
+                         "opened with its CPIs (stap_write_options.cpis): its rows are not placed",
+                         w ? w->path : "?");
+    size_t wb, ob;
+    row_bytes(w, &wb, &ob);
+    if (file) *file = w->out.tmp;
+    if (weights_bytes) *weights_bytes = w->weights >= 0 ? wb : 0;
+    if (output_bytes) *output_bytes = w->output >= 0 ? ob : 0;
+    for (long long r = 0; r < w->rows; r++) {
+        if (weights_at) weights_at[r] = w->weights >= 0 ? w->woff[r] : -1;
+        if (output_at) output_at[r] = w->output >= 0 ? w->ooff[r] : -1;
+    }
+    return STAP_OK;
+}
+
+/* the row's weights and output written (or placed: NULL, placed = 1); its small rows kept */
+static int writer_append(stap_result_writer *w, long long cpi, long long input_cpi,
+                         const stap_cf32 *weights, const stap_cf32 *output, int placed,
+                         const stap_detection *det, size_t ndet, const double *stage_ms,
+                         stap_error *err);
+
 int stap_result_writer_append(stap_result_writer *w, long long cpi, long long input_cpi,
                               const stap_cf32 *weights, const stap_cf32 *output, const stap_detection *det,
                               size_t ndet, const double *stage_ms, stap_error *err)
 {
+    return writer_append(w, cpi, input_cpi, weights, output, 0, det, ndet, stage_ms, err);
+}
+
+int stap_result_writer_append_placed(stap_result_writer *w, long long cpi, long long input_cpi,
+                                     const stap_detection *det, size_t ndet, const double *stage_ms,
+                                     stap_error *err)
+{
+    if (!w->rows && (w->weights >= 0 || w->output >= 0))
+        return stap_fail(err, STAP_EINVAL, "'%s': CPI %lld placed, but the writer was not opened with "
+                         "its CPIs", w->path, cpi);
+    return writer_append(w, cpi, input_cpi, NULL, NULL, 1, det, ndet, stage_ms, err);
+}
+
+static int writer_append(stap_result_writer *w, long long cpi, long long input_cpi,
+                         const stap_cf32 *weights, const stap_cf32 *output, int placed,
+                         const stap_detection *det, size_t ndet, const double *stage_ms,
+                         stap_error *err)
+{
     if (cpi != w->written)
         return stap_fail(err, STAP_EINVAL, "'%s': CPI %lld written after %lld (results must come in "
                          "order)", w->path, cpi, w->written - 1);
-    if ((w->weights >= 0 && !weights) || (w->output >= 0 && !output))
+    if (!placed && ((w->weights >= 0 && !weights) || (w->output >= 0 && !output)))
         return stap_fail(err, STAP_EINVAL, "'%s': CPI %lld without its weights or output", w->path, cpi);
     if (!w->tbuf) {
         w->tbuf = malloc(sizeof *w->tbuf * STAP_STAGE_COUNT * RESULT_BATCH);
@@ -675,8 +721,8 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, long long in
             return stap_fail(err, STAP_EINVAL, "'%s': CPI %lld past the %lld the writer was opened for",
                              w->path, cpi, w->rows);
         int e = 0;
-        if ((w->weights >= 0 && pwrite_parallel(w->out.fd, weights, wb, w->woff[cpi], &e)) ||
-            (w->output >= 0 && pwrite_parallel(w->out.fd, output, ob, w->ooff[cpi], &e)))
+        if (!placed && ((w->weights >= 0 && pwrite_parallel(w->out.fd, weights, wb, w->woff[cpi], &e)) ||
+                        (w->output >= 0 && pwrite_parallel(w->out.fd, output, ob, w->ooff[cpi], &e))))
             return stap_fail(err, STAP_EIO, "cannot write CPI %lld's results to '%s': %s", cpi,
                              w->path, strerror(e));
     }

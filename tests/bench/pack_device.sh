@@ -20,6 +20,10 @@ bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/t
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "${bins[@]}" "$tmp/"
+# rtstap-mpi rides along without its MPI libraries: the GPU machine's own Open MPI (4.1,
+# the same ABI, libmpi.so.40) runs it with its own mpirun (device_mpi.sh)
+mpi_bin=()
+if [ -x "$b/rtstap-mpi" ] && [ "${2:-}" != qr ]; then mpi_bin=("$b/rtstap-mpi"); fi
 # the GPU backends' library, under its SONAME beside rtstap (where librtstap looks first)
 if [ -e "$b/librtstap_gpu.so" ]; then
     so=$(readelf -d "$b/librtstap_gpu.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
@@ -27,5 +31,6 @@ if [ -e "$b/librtstap_gpu.so" ]; then
 fi
 "${RTSTAP_SHARED:-../shared}"/gpu/bundle-libs .gpulibs.tgz "$tmp"/*
 rm -rf .gpubin && mkdir -p .gpubin
+[ ${#mpi_bin[@]} -gt 0 ] && cp "${mpi_bin[@]}" "$tmp/"
 XZ_OPT=${XZ_OPT:--9} tar -C "$tmp" -cJf .gpubin/bin.txz .
 du -ch .gpubin/bin.txz .gpulibs.tgz | tail -1

@@ -1,0 +1,472 @@
+/* run_ranks.c: `rtstap-mpi run` on a recording with N > 1 ranks (issue 32).
+ *
+ * The recording's written CPIs are dealt round-robin: written CPI g to rank g mod N. Every
+ * CPI of a recording costs the same (one shape, one configuration) and the ranks are alike
+ * (one GPU each), so a fixed deal keeps them equally busy without a queue's messages, each
+ * rank knows its CPIs without asking, and the CPIs a stopped rank never ran are "every N-th
+ * from g" — easy to name.
+ *
+ * Rank 0 opens the result file (stap_result_writer with every row allocated at open, the
+ * serial run's layout) and broadcasts where each row's weights and output go; each rank runs
+ * its own engine (its host's GPU local rank mod GPUs), reads its CPIs with its own reader
+ * threads and writes its rows' weights and output straight into the file with MPI-IO
+ * (MPI_File_write_at: its drivers know Lustre, GPFS and NFS). The small per-CPI rows (input
+ * CPI, stage times, detections) are gathered to rank 0 at the end; it writes them in order
+ * and publishes the file: datasets equal to the serial run's.
+ *
+ * Why not parallel HDF5: the bulk rows are all but a few bytes of the file and go through
+ * MPI-IO either way; parallel HDF5 would make every metadata call (create, extend, every
+ * attribute) collective with identical arguments, so that one rank's failure hangs the
+ * others at the next one, and it needs the whole HDF5 layer built a second time against
+ * libhdf5-openmpi (the serial and parallel libraries cannot share a process). Here one
+ * library lays out the file, as for one process, and MPI moves bytes.
+ *
+ * Faults: the ranks meet after making their engines (par_check) and again at the end, where
+ * each says how many of its rows it wrote, in order. The published rows are the prefix of
+ * CPIs every rank finished: rows past the first missing CPI are never published (their
+ * blocks are freed), so no CPI is written twice or out of place. A rank that failed is named
+ * with the CPIs it lost; a device fault or a signal publishes the prefix marked
+ * /config stopped (as one process does), any other failure publishes nothing. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_json.h"
+#include "par.h"
+#include "rtstap/common.h" /* stap_now_ms */
+#include "run_rec.h"
+#include "signals.h"
+
+/* what a rank's writer thread holds: its rows' offsets and the small rows it keeps */
+typedef struct rank_rows {
+    par_file *f;
+    const long long *woff, *ooff;
+    size_t wb, ob;
+    int rank, size;
+    long long n;                /* this rank's CPIs                                   */
+    long long rows;             /* rows written, in order                             */
+    long long *icpi, *ndet;     /* per row: the input's CPI, its detections           */
+    double *stage;              /* per row: STAP_STAGE_COUNT stage times              */
+    stap_detection *det;
+    size_t det_n, det_cap;
+    double bytes;               /* weights and output written                         */
+} rank_rows;
+
+static int rank_sink(void *user, long long row, long long input_cpi, const stap_cf32 *W,
+                     const stap_cf32 *Y, const stap_detection *det, size_t ndet,
+                     const double *stage_ms, stap_error *err)
+{
+    rank_rows *rr = user;
+    const long long g = rr->rank + row * rr->size; /* the file's row */
+    if (row != rr->rows || row >= rr->n)
+        return stap_fail(err, STAP_EINVAL, "rank %d: row %lld out of order", rr->rank, row);
+    if ((rr->wb && par_file_write_at(rr->f, rr->woff[g], W, rr->wb, err)) ||
+        (rr->ob && par_file_write_at(rr->f, rr->ooff[g], Y, rr->ob, err)))
+        return STAP_EIO;
+    if (ndet > rr->det_cap - rr->det_n) {
+        size_t cap = 2 * (rr->det_n + ndet) > 4096 ? 2 * (rr->det_n + ndet) : 4096;
+        stap_detection *d = realloc(rr->det, sizeof *d * cap);
+        if (!d) return stap_fail(err, STAP_ENOMEM, "rank %d: out of memory for detections", rr->rank);
+        rr->det = d;
+        rr->det_cap = cap;
+    }
+    if (ndet) memcpy(rr->det + rr->det_n, det, sizeof *det * ndet);
+    rr->det_n += ndet;
+    rr->icpi[row] = input_cpi;
+    rr->ndet[row] = (long long)ndet;
+    memcpy(rr->stage + row * STAP_STAGE_COUNT, stage_ms, sizeof(double) * STAP_STAGE_COUNT);
+    rr->bytes += (double)(rr->wb + rr->ob);
+    rr->rows++;
+    return STAP_OK;
+}
+
+/* checks, then the rank's writer (the input's CPI from its reader) */
+static int rank_put(void *user, const stap_cpi_result *res, stap_error *err)
+{
+    checked_sink *cs = user;
+    int st = cpi_check(&cs->checks, cs->eng, res, err);
+    return st ? st : cpi_writer_put(cs->writer, res, cpi_reader_input_cpi(cs->reader, res->cpi), err);
+}
+
+/* what each rank tells the others at the end */
+typedef struct rank_report {
+    int status, code, stopped_by, device;
+    long long share, done, ndet;
+    double wall_s, cpis_per_s, lat_p50, lat_p99, read_s, write_s, bytes, detections_per_cpi;
+    double stage_median[STAP_STAGE_COUNT];
+    char msg[600];
+} rank_report;
+
+/* the CPIs of rank k of N: g = k, k + N, ... below W */
+static long long share_of(long long W, int k, int N) { return W > k ? (W - k + N - 1) / N : 0; }
+
+/* the ranks' first missing CPI: every CPI below it ran and was written */
+static long long prefix_of(const rank_report *rep, int N, long long W)
+{
+    long long P = W;
+    for (int k = 0; k < N; k++)
+        if (rep[k].done < rep[k].share && k + rep[k].done * N < P) P = k + rep[k].done * N;
+    return P;
+}
+
+/* this rank's rows below P, packed: icpi[k], ndet[k], stage[k * S], detections */
+static void *pack_rows(const rank_rows *rr, long long P, size_t *bytes)
+{
+    const long long k = share_of(P, rr->rank, rr->size);
+    size_t nd = 0;
+    for (long long i = 0; i < k; i++) nd += (size_t)rr->ndet[i];
+    *bytes = (size_t)k * (2 * sizeof(long long) + sizeof(double) * STAP_STAGE_COUNT) + nd * sizeof(stap_detection);
+    char *b = malloc(*bytes ? *bytes : 1), *at = b;
+    if (!b) return NULL;
+    memcpy(at, rr->icpi, sizeof(long long) * (size_t)k), at += sizeof(long long) * (size_t)k;
+    memcpy(at, rr->ndet, sizeof(long long) * (size_t)k), at += sizeof(long long) * (size_t)k;
+    memcpy(at, rr->stage, sizeof(double) * STAP_STAGE_COUNT * (size_t)k), at += sizeof(double) * STAP_STAGE_COUNT * (size_t)k;
+    if (nd) memcpy(at, rr->det, sizeof(stap_detection) * nd);
+    return b;
+}
+
+/* Rank 0: the small rows of CPIs 0..P-1 from every rank's pack, in order. */
+static int write_rows(stap_result_writer *w, const char *all, const size_t *counts, int N, long long P,
+                      stap_error *err)
+{
+    const long long *icpi[PAR_MAX_RANKS], *ndet[PAR_MAX_RANKS];
+    const double *stage[PAR_MAX_RANKS];
+    const stap_detection *det[PAR_MAX_RANKS];
+    size_t at = 0;
+    for (int k = 0; k < N; k++) {
+        const long long n = share_of(P, k, N);
+        const char *b = all + at;
+        icpi[k] = (const long long *)b;
+        ndet[k] = icpi[k] + n;
+        stage[k] = (const double *)(ndet[k] + n);
+        det[k] = (const stap_detection *)(stage[k] + STAP_STAGE_COUNT * n);
+        at += counts[k];
+    }
+    for (long long g = 0; g < P; g++) {
+        const int k = (int)(g % N);
+        const long long i = g / N;
+        if (stap_result_writer_append_placed(w, g, icpi[k][i], det[k], (size_t)ndet[k][i],
+                                             stage[k] + STAP_STAGE_COUNT * i, err))
+            return err->code;
+        det[k] += ndet[k][i];
+    }
+    return STAP_OK;
+}
+
+/* "input CPIs 7, 9, 11 (every 2nd from 7)" */
+static void lost_cpis(const stap_recording *rec, long long from, long long W, int N, char *out, size_t len)
+{
+    size_t at = (size_t)snprintf(out, len, "input CPI%s", from + N < W ? "s" : "");
+    int shown = 0;
+    for (long long g = from; g < W && shown < 3 && at < len; g += N, shown++)
+        at += (size_t)snprintf(out + at, len - at, "%s %lld", shown ? "," : "",
+                               stap_recording_written_index(rec, g));
+    const long long n = (W - from + N - 1) / N;
+    if (n > 3 && at < len)
+        snprintf(out + at, len - at, ", ... (%lld CPIs: every %d%s from %lld)", n, N,
+                 N == 2 ? "nd" : N == 3 ? "rd" : "th", stap_recording_written_index(rec, from));
+}
+
+typedef struct ranks_run {
+    int N, me;
+    long long W;                 /* the written CPIs                                    */
+    rank_rows rr;
+    long long *woff, *ooff;
+    char file[4096];             /* the temporary the ranks write                        */
+    rank_report mine, *rep;
+    double t0;
+} ranks_run;
+
+static void ranks_report(const run_job *j, const rec_run *r, const ranks_run *x, long long P)
+{
+    const stap_config *pc = r->hdr.cfg;
+    double wall = 0, mean = 0, bytes = 0, dets = 0;
+    for (int k = 0; k < x->N; k++) {
+        if (x->rep[k].wall_s > wall) wall = x->rep[k].wall_s;
+        mean += x->rep[k].wall_s / x->N;
+        bytes += x->rep[k].bytes;
+        dets += x->rep[k].detections_per_cpi * (double)x->rep[k].done;
+    }
+    char wb[64], ab[48];
+    fprintf(stderr, "rtstap-mpi: %s, %lld CPIs on %d ranks (%s), backend %s\n  engine: %s\n",
+            j->input, P, x->N, par_describe(), r->hdr.backend_name, stap_engine_describe(r->eng));
+    fprintf(stderr, "  C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d%s B=%d%s\n", pc->channels, pc->pulses,
+            pc->range_gates, pc->doppler_bins, pc->doppler_order, pc->segments, pc->training,
+            cli_window_str(pc, wb, sizeof wb), r->hdr.beams, cli_algorithm_str(pc, ab, sizeof ab));
+    fprintf(stderr, "  samples: %s\n", r->samples);
+    for (int k = 0; k < x->N; k++) {
+        const rank_report *q = &x->rep[k];
+        char dev[32] = "cpu";
+        if (q->device >= 0) snprintf(dev, sizeof dev, "device %d", q->device);
+        fprintf(stderr, "  rank %d (%s): %lld CPIs, %.1f CPIs/s, latency p50 %.3f ms, p99 %.3f ms; "
+                "reading %.0f CPIs/s, writing %.2f GB/s\n", k, dev, q->done, q->cpis_per_s, q->lat_p50,
+                q->lat_p99, q->read_s > 0 ? q->done / q->read_s : 0,
+                q->write_s > 0 ? q->bytes / q->write_s / 1e9 : 0);
+    }
+    fprintf(stderr, "  in all: %.1f CPIs/s over %.3f s; imbalance %.1f%% (the slowest rank's time "
+            "over the mean)\n", wall > 0 ? P / wall : 0, wall, mean > 0 ? 100 * (wall / mean - 1) : 0);
+    fprintf(stderr, "  writing: %.2f GB of weights and output by MPI-IO, %.2f GB/s over the run\n",
+            bytes / 1e9, wall > 0 ? bytes / wall / 1e9 : 0);
+    if (r->hdr.have_detections)
+        fprintf(stderr, "  detections: %.2f per CPI (%s)\n", P > 0 ? dets / (double)P : 0, r->cfar_desc);
+}
+
+static int ranks_json(const run_job *j, const rec_run *r, const ranks_run *x, long long P)
+{
+    stap_error err;
+    cJSON *doc = run_json(j->input, j->output, r->eng, r->hdr.beams, &j->cfar, r->cfar_desc, j->threads);
+    double wall = 0, bytes = 0;
+    for (int k = 0; k < x->N; k++) {
+        if (x->rep[k].wall_s > wall) wall = x->rep[k].wall_s;
+        bytes += x->rep[k].bytes;
+    }
+    cJSON_AddStringToObject(doc, "mpi", par_describe());
+    cJSON_AddNumberToObject(doc, "ranks", x->N);
+    cJSON_AddNumberToObject(doc, "cpis_in_file", (double)r->in_file);
+    cJSON_AddNumberToObject(doc, "cpis_unwritten", (double)(r->in_file - x->W));
+    cJSON_AddNumberToObject(doc, "cpis_run", (double)P);
+    cJSON_AddNumberToObject(doc, "cpis_per_s", wall > 0 ? P / wall : 0);
+    cJSON_AddNumberToObject(doc, "seconds", wall);
+    cJSON_AddNumberToObject(doc, "writer_gbs", wall > 0 ? bytes / wall / 1e9 : 0);
+    cJSON_AddStringToObject(doc, "samples", r->samples);
+    cJSON_AddStringToObject(doc, "deal", "round-robin: written CPI g on rank g mod ranks");
+    cJSON *arr = cJSON_AddArrayToObject(doc, "rank_stats");
+    for (int k = 0; k < x->N; k++) {
+        const rank_report *q = &x->rep[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "rank", k);
+        cJSON_AddNumberToObject(o, "device", q->device);
+        cJSON_AddNumberToObject(o, "cpis", (double)q->done);
+        cJSON_AddNumberToObject(o, "cpis_per_s", q->cpis_per_s);
+        cJSON_AddNumberToObject(o, "seconds", q->wall_s);
+        cJSON_AddNumberToObject(o, "latency_p50_ms", q->lat_p50);
+        cJSON_AddNumberToObject(o, "latency_p99_ms", q->lat_p99);
+        cJSON_AddNumberToObject(o, "reader_s", q->read_s);
+        cJSON_AddNumberToObject(o, "writer_s", q->write_s);
+        cJSON_AddNumberToObject(o, "written_gb", q->bytes / 1e9);
+        cJSON_AddItemToArray(arr, o);
+    }
+    cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
+    run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);
+    int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
+    cJSON_Delete(doc);
+    return status;
+}
+
+/* Rank 0: open the result file for W rows; the placement to every rank. Collective. */
+static int ranks_open(run_job *j, rec_run *r, ranks_run *x, stap_error *err)
+{
+    int st = STAP_OK;
+    size_t sizes[2] = {0, 0};
+    if (x->me == 0) {
+        const stap_write_options wo = {j->mode, r->keep, x->W};
+        const char *file = NULL;
+        st = stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, err);
+        if (!st && stap_result_writer_rows(r->rw) == x->W)
+            st = stap_result_writer_placement(r->rw, &file, x->woff, x->ooff, &sizes[0], &sizes[1], err);
+        else if (!st) /* nothing per row but small rows (detections only): no bulk to place */
+            file = "";
+        if (!st) snprintf(x->file, sizeof x->file, "%s", file);
+        if (st) cli_fail(err);
+    }
+    par_bcast(&st, sizeof st, 0);
+    if (st) return EXIT_PROCESSING; /* rank 0 said why */
+    par_bcast(sizes, sizeof sizes, 0);
+    par_bcast(x->file, sizeof x->file, 0);
+    x->rr.wb = sizes[0];
+    x->rr.ob = sizes[1];
+    x->rr.woff = x->woff;
+    x->rr.ooff = x->ooff;
+    if (x->rr.wb || x->rr.ob) {
+        par_bcast(x->woff, sizeof(long long) * (size_t)x->W, 0);
+        par_bcast(x->ooff, sizeof(long long) * (size_t)x->W, 0);
+        st = par_file_open(&x->rr.f, x->file, err);
+        if (st) cli_fail(err);
+        st = par_check(st ? EXIT_PROCESSING : EXIT_OK);
+    }
+    return st;
+}
+
+/* This rank's share through its engine; its report filled. Not collective. */
+static void ranks_stream(run_job *j, rec_run *r, ranks_run *x)
+{
+    stap_error err;
+    rank_report *m = &x->mine;
+    if (x->rr.n == 0) return; /* past the written CPIs: no engine, nothing to run */
+    const stap_config *pc = r->hdr.cfg;
+    const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
+    const int readers = j->readers ? j->readers : cpi_reader_default_threads();
+    const long long n = x->rr.n;
+    int st = cpi_writer_start_sink(&r->writer, rank_sink, &x->rr, r->keep & STAP_KEEP_WEIGHTS ? wlen : 0,
+                                   r->keep & STAP_KEEP_OUTPUT ? ylen : 0, 4, &err);
+    if (!st) st = cpi_reader_start_share(&r->reader, j->rec, r->eng, n, x->me, x->N, r->eo.slots + 2,
+                                         readers, &err);
+    if (!st) {
+        r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
+        cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || (r->keep & STAP_KEEP_OUTPUT), 1);
+        progress_begin(&r->pg, x->me == 0 ? j->progress : PROGRESS_NONE, j->quiet || x->me != 0, "run (rank 0)",
+                       "CPIs", n);
+        st = stream_run(r->eng, 0, n, cpi_reader_get_fn, cpi_reader_release_fn, r->reader, rank_put,
+                        &r->cs, 0, &r->pg, &r->st, &err);
+        progress_end(&r->pg);
+        cpi_checks_report(&r->cs.checks);
+        m->stopped_by = r->st.stopped_by;
+        cpi_reader_times(r->reader, &r->read_s, &r->wait_s);
+        r->threads = cpi_reader_threads(r->reader);
+        snprintf(r->read_path, sizeof r->read_path, "%s", cpi_reader_path(r->reader));
+    }
+    cpi_reader_stop(r->reader);
+    r->reader = NULL;
+    if (r->writer) {
+        stap_error werr;
+        const int wst = cpi_writer_finish(r->writer, &r->write_s, &werr);
+        r->writer = NULL;
+        if (wst && !st) st = wst, err = werr;
+    }
+    m->wall_s = (stap_now_ms() - x->t0) * 1e-3;
+    if (st) {
+        m->code = err.code;
+        m->status = EXIT_PROCESSING;
+        /* "CPI i: ..." names this rank's i-th CPI: named as the input's CPI instead */
+        long long i = -1;
+        int at = 0;
+        if (sscanf(err.msg, "CPI %lld%n", &i, &at) == 1 && i >= 0 && i < n)
+            snprintf(m->msg, sizeof m->msg, "%s: CPI %lld%s", j->input,
+                     stap_recording_written_index(j->rec, x->me + i * x->N), err.msg + at);
+        else if (!strstr(err.msg, j->input))
+            snprintf(m->msg, sizeof m->msg, "%s: %s", j->input, err.msg);
+        else
+            snprintf(m->msg, sizeof m->msg, "%s", err.msg);
+    }
+}
+
+int run_ranks(run_job *j, rec_run *r)
+{
+    ranks_run *x = calloc(1, sizeof *x);
+    if (!x) return par_check(cli_error(EXIT_PROCESSING, "out of memory"));
+    x->N = par_size();
+    x->me = par_rank();
+    x->W = r->cpis;
+    x->rr.rank = x->me;
+    x->rr.size = x->N;
+    x->rr.n = share_of(x->W, x->me, x->N);
+    int status = EXIT_OK;
+    stap_error err;
+    /* this rank's engine for its share (a rank past the written CPIs has none; rank 0
+     * always has one, and its engine describes the file) */
+    x->mine.device = j->device;
+    x->mine.share = x->rr.n;
+    if (!status && x->rr.n > 0) {
+        const long long all = r->cpis;
+        r->cpis = x->rr.n;
+        status = rec_engine(j, r);
+        r->cpis = all;
+    }
+    if (!status) {
+        x->rr.icpi = malloc(sizeof(long long) * (size_t)(x->rr.n + 1));
+        x->rr.ndet = malloc(sizeof(long long) * (size_t)(x->rr.n + 1));
+        x->rr.stage = malloc(sizeof(double) * STAP_STAGE_COUNT * (size_t)(x->rr.n + 1));
+        x->woff = malloc(sizeof(long long) * (size_t)x->W);
+        x->ooff = malloc(sizeof(long long) * (size_t)x->W);
+        x->rep = malloc(sizeof *x->rep * (size_t)x->N);
+        if (!x->rr.icpi || !x->rr.ndet || !x->rr.stage || !x->woff || !x->ooff || !x->rep)
+            status = cli_error(EXIT_PROCESSING, "out of memory for %lld CPIs' rows", x->W);
+    }
+    /* the ranks meet: every engine made (else each failed rank is named, and all stop) */
+    status = par_check(status);
+    if (!status) status = ranks_open(j, r, x, &err);
+    if (!status) {
+        cli_graceful_begin(); /* SIGINT/SIGTERM: each rank finishes its CPIs in flight */
+        x->t0 = stap_now_ms();
+        ranks_stream(j, r, x);
+        cli_graceful_end();
+        x->mine.done = x->rr.rows;
+        x->mine.bytes = x->rr.bytes;
+        x->mine.read_s = r->read_s;
+        x->mine.write_s = r->write_s;
+        x->mine.cpis_per_s = r->st.cpis_per_s;
+        x->mine.lat_p50 = r->st.lat_p50;
+        x->mine.lat_p99 = r->st.lat_p99;
+        x->mine.detections_per_cpi = r->st.detections_per_cpi;
+        memcpy(x->mine.stage_median, r->st.stage_median, sizeof x->mine.stage_median);
+        stap_error cerr;
+        if (par_file_close(x->rr.f, &cerr) && !x->mine.status) {
+            x->mine.status = EXIT_PROCESSING;
+            x->mine.code = cerr.code;
+            snprintf(x->mine.msg, sizeof x->mine.msg, "%s", cerr.msg);
+        }
+        x->rr.f = NULL;
+        par_allgather(&x->mine, sizeof x->mine, x->rep);
+        const long long P = prefix_of(x->rep, x->N, x->W);
+        /* what failed, and whether the prefix is published: a device fault or a signal
+         * publishes it marked stopped, any other failure nothing */
+        int failed = 0, publish = 1, signal = 0;
+        for (int k = 0; k < x->N; k++) {
+            if (x->rep[k].status) failed = 1;
+            if (x->rep[k].status && x->rep[k].code != STAP_EDEVICE) publish = 0;
+            if (x->rep[k].stopped_by && !signal) signal = x->rep[k].stopped_by;
+        }
+        size_t bytes = 0, counts[PAR_MAX_RANKS];
+        void *mine = publish ? pack_rows(&x->rr, P, &bytes) : NULL, *all = NULL;
+        int ok = !publish || mine != NULL, all_ok = 1, flags[PAR_MAX_RANKS];
+        par_allgather(&ok, sizeof ok, flags); /* every rank's packing went well */
+        for (int k = 0; k < x->N; k++) all_ok &= flags[k];
+        if (!all_ok) stap_fail(&err, STAP_ENOMEM, "a rank ran out of memory packing its rows");
+        if (publish && all_ok && par_gatherv(mine, bytes, &all, counts, 0, &err)) all_ok = 0;
+        free(mine);
+        if (x->me == 0) {
+            char stopped[900] = "";
+            for (int k = 0; k < x->N; k++) { /* each failed rank, named with what it lost */
+                const rank_report *q = &x->rep[k];
+                if (!q->status) continue;
+                char lost[200] = "no CPI", dev[32] = "cpu";
+                if (q->done < q->share) lost_cpis(j->rec, k + q->done * x->N, x->W, x->N, lost, sizeof lost);
+                if (q->device >= 0) snprintf(dev, sizeof dev, "device %d", q->device);
+                fprintf(stderr, "rtstap-mpi: rank %d (%s): error: %s; it lost %s\n", k, dev, q->msg, lost);
+                if (!stopped[0])
+                    snprintf(stopped, sizeof stopped, "by a failure of rank %d at input CPI %lld, after "
+                             "%lld of the %lld written CPIs: %.400s", k,
+                             stap_recording_written_index(j->rec, k + q->done * x->N), P, x->W, q->msg);
+            }
+            if (!failed && signal)
+                snprintf(stopped, sizeof stopped, "by %s after %lld of the %lld written CPIs",
+                         signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal", P, x->W);
+            status = failed ? EXIT_PROCESSING : signal ? 128 + signal : EXIT_OK;
+            if (!publish || !all_ok) {
+                if (publish) cli_fail(&err);
+                stap_result_writer_abort(r->rw); /* nothing partial */
+                r->rw = NULL;
+                status = EXIT_PROCESSING;
+            } else {
+                stap_result sum;
+                rec_summary(j, r, stopped, x->W, &sum);
+                int st = write_rows(r->rw, all, counts, x->N, P, &err);
+                if (st) {
+                    stap_result_writer_abort(r->rw);
+                    r->rw = NULL;
+                } else {
+                    st = stap_result_writer_close(r->rw, &sum, &err);
+                    r->rw = NULL;
+                }
+                if (st) status = cli_fail(&err);
+                else if (stopped[0])
+                    fprintf(stderr, "rtstap-mpi: stopped %s; %s holds them (/config stopped)\n", stopped,
+                            j->output);
+                if (!st && !j->quiet) ranks_report(j, r, x, P);
+                if (!st && j->json && (st = ranks_json(j, r, x, P))) status = st;
+            }
+        }
+        free(all);
+        par_bcast(&status, sizeof status, 0);
+    }
+    free(x->rr.icpi);
+    free(x->rr.ndet);
+    free(x->rr.stage);
+    free(x->rr.det);
+    free(x->woff);
+    free(x->ooff);
+    free(x->rep);
+    free(x);
+    return status;
+}

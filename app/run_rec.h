@@ -1,0 +1,61 @@
+/* run_rec: what `run` on a recording holds and measures, shared by its one-process path
+ * (run_recording.c) and its ranks' path under rtstap-mpi (run_ranks.c). */
+#ifndef RUN_REC_H
+#define RUN_REC_H
+
+#include "cpi_check.h"
+#include "cpi_io.h"
+#include "progress.h"
+#include "run_devices.h"
+#include "run_job.h"
+#include "stream_loop.h"
+
+/* The writer's sink behind the checks of cpi_check.h. */
+typedef struct checked_sink {
+    cpi_checks checks;
+    const stap_engine *eng;
+    cpi_writer *writer;
+    const cpi_reader *reader; /* the input's CPI of each result */
+} checked_sink;
+
+/* what one recording run holds and measures */
+typedef struct rec_run {
+    long long in_file, cpis;
+    stap_engine *eng;
+    stap_engine_options eo;
+    stap_result_writer *rw;
+    cpi_reader *reader;
+    cpi_writer *writer;
+    stap_result hdr;
+    char cfar_desc[128];
+    stream_stats st;
+    checked_sink cs;
+    char stopped[640];
+    stap_error fault;
+    double read_s, wait_s, write_s, wall;
+    int ran; /* the stream ended, stopped or faulted: what ran is published */
+    int threads; /* reader threads */
+    char samples[200]; /* how the samples reach the engine (cpi_input_format) */
+    unsigned keep;     /* what the result file keeps (STAP_KEEP_*) */
+    char read_path[200]; /* how the reader read (cpi_reader_path) */
+    progress pg;         /* the progress line (--progress) */
+    double t_stream;     /* ms, when the stream began */
+    stap_engine *engs[RUN_MAX_DEVICES]; /* --devices: one per device (engs[0] is eng)  */
+    int ndev;
+    stream_stats dev_st[RUN_MAX_DEVICES];
+} rec_run;
+
+/* The engine (and --devices' further engines) for r->cpis CPIs, the result header. */
+int rec_engine(run_job *j, rec_run *r);
+/* The summary the result writer's close takes: rank 0's (or the one) stream's medians, the
+ * stop (NULL or ""), the CPIs the input never wrote (of `written` run). */
+void rec_summary(const run_job *j, const rec_run *r, const char *stopped, long long written,
+                 stap_result *sum);
+/* What limits a recording's run: the part busy the most of its wall time. */
+const char *rec_limit_of(double read_s, double write_s, double wall_s);
+/* one CPI's checks (cpi_check; user: the cpi_checks) */
+int rec_checked_cpi(void *user, const stap_engine *e, const stap_cpi_result *r, stap_error *err);
+/* `rtstap-mpi run` on a recording with more than one rank (run_ranks.c) */
+int run_ranks(run_job *j, rec_run *r);
+
+#endif
