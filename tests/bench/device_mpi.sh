@@ -15,8 +15,11 @@ device_facts "$L/device.txt"
 n=$(nvidia-smi -L | wc -l)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
-mpi() { local k=$1; shift; mpirun --bind-to none -n "$k" "$BIN/rtstap-mpi" "$@"; }
-step "rtstap-mpi --version" "$L/mpi.log" 60 mpi 2 --version
+# `mpi K ARGS`: rtstap-mpi on K ranks (a script, so that step's timeout can run it)
+printf '#!/usr/bin/env bash\nk=$1; shift; exec mpirun --bind-to none -n "$k" "%s/rtstap-mpi" "$@"\n' "$BIN" > "$BIN/mpi"
+chmod +x "$BIN/mpi"
+mpi=$BIN/mpi
+step "rtstap-mpi --version" "$L/mpi.log" 60 $mpi 2 --version
 D=/dev/shm/rtstap-mpi
 recordings $D "$L/gen.log"
 rrate() { grep -h "CPIs/s over" "$1" | tail -1 | sed 's/^ *\([0-9.]*\) CPIs.*/\1/;s/.*in all: \([0-9.]*\) CPIs.*/\1/'; }
@@ -28,14 +31,14 @@ for f in i16 c64; do
             step "run $f $keep 1 GPU #$round" "$L/run-$f-$keep-1-$round.log" 120 "$BIN/rtstap" run --input $D/$f.h5 \
                 -o $D/o1.h5 -f --backend gpu --keep $keep
             r1+=("$(rrate "$L/run-$f-$keep-1-$round.log")")
-            step "mpi -n 2 $f $keep #$round" "$L/mpi-$f-$keep-2-$round.log" 120 mpi 2 run --input $D/$f.h5 \
+            step "mpi -n 2 $f $keep #$round" "$L/mpi-$f-$keep-2-$round.log" 120 $mpi 2 run --input $D/$f.h5 \
                 -o $D/o2.h5 -f --backend gpu --keep $keep
             r2+=("$(rrate "$L/mpi-$f-$keep-2-$round.log")")
             step "run --devices 0,1 $f $keep #$round" "$L/dev-$f-$keep-2-$round.log" 120 "$BIN/rtstap" run \
                 --input $D/$f.h5 -o $D/od.h5 -f --backend gpu --keep $keep --devices 0,1
             rd+=("$(rrate "$L/dev-$f-$keep-2-$round.log")")
             if [ "$n" -ge 4 ]; then
-                step "mpi -n 4 $f $keep #$round" "$L/mpi-$f-$keep-4-$round.log" 120 mpi 4 run --input $D/$f.h5 \
+                step "mpi -n 4 $f $keep #$round" "$L/mpi-$f-$keep-4-$round.log" 120 $mpi 4 run --input $D/$f.h5 \
                     -o $D/o4.h5 -f --backend gpu --keep $keep
                 r4+=("$(rrate "$L/mpi-$f-$keep-4-$round.log")")
             fi
@@ -58,7 +61,7 @@ rm -rf $D
 # stream: every rank replays the hard preset (complex64 and int16 rings)
 for fmt in cf32 ci16; do
     step "stream 1 GPU $fmt" "$L/stream-$fmt-1.log" 90 "$BIN/rtstap" stream --preset hard --cpis 4000 --format $fmt --backend gpu
-    step "mpi -n $n stream $fmt" "$L/stream-$fmt-$n.log" 120 mpi "$n" stream --preset hard --cpis 4000 --format $fmt --backend gpu
+    step "mpi -n $n stream $fmt" "$L/stream-$fmt-$n.log" 120 $mpi "$n" stream --preset hard --cpis 4000 --format $fmt --backend gpu
     one=$(grep -h "CPIs:" "$L/stream-$fmt-1.log" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/')
     all=$(grep -h "CPIs/s in all" "$L/stream-$fmt-$n.log" | tail -1 | sed 's/.*replaying: \([0-9.]*\) CPIs.*/\1/')
     results+=("$(printf 'stream hard %-5s 1 GPU %8s | mpirun -n %d: %8s (%sx)' $fmt "$one" $n "$all" \
