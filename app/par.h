@@ -37,6 +37,8 @@ int par_check(int status);
 int par_begun(void);
 /* the last error message of this rank (cli_error keeps it), for par_check */
 void par_set_last_error(const char *msg);
+/* Collective: every rank here before any goes on (the ranks' clocks start together). */
+void par_barrier(void);
 /* Collective: root's `bytes` at buf to every rank. */
 void par_bcast(void *buf, size_t bytes, int root);
 /* Collective: every rank's `bytes` at mine into all[rank * bytes] on every rank. */

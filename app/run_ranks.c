@@ -288,25 +288,53 @@ static int ranks_open(run_job *j, rec_run *r, ranks_run *x, stap_error *err)
     return st;
 }
 
-/* This rank's share through its engine; its report filled. Not collective. */
-static void ranks_stream(run_job *j, rec_run *r, ranks_run *x)
+/* This rank's error into its report: "CPI i: ..." names its i-th CPI, named as the input's
+ * CPI instead */
+static void rank_failed(const run_job *j, ranks_run *x, const stap_error *err)
+{
+    rank_report *m = &x->mine;
+    m->code = err->code;
+    m->status = EXIT_PROCESSING;
+    long long i = -1;
+    int at = 0;
+    if (sscanf(err->msg, "CPI %lld%n", &i, &at) == 1 && i >= 0 && i < x->rr.n)
+        snprintf(m->msg, sizeof m->msg, "%s: CPI %lld%s", j->input,
+                 stap_recording_written_index(j->rec, x->me + i * x->N), err->msg + at);
+    else if (!strstr(err->msg, j->input))
+        snprintf(m->msg, sizeof m->msg, "%s: %s", j->input, err->msg);
+    else
+        snprintf(m->msg, sizeof m->msg, "%s", err->msg);
+}
+
+/* This rank's reader and writer: every reader thread a buffer to read into (the reads of a
+ * page-cached file overlap: fewer buffers starve them). Not collective. */
+static void ranks_setup(run_job *j, rec_run *r, ranks_run *x)
 {
     stap_error err;
-    rank_report *m = &x->mine;
     if (x->rr.n == 0) return; /* past the written CPIs: no engine, nothing to run */
     const stap_config *pc = r->hdr.cfg;
     const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
     const int readers = j->readers ? j->readers : cpi_reader_default_threads();
-    const long long n = x->rr.n;
-    int st = cpi_writer_start_sink(&r->writer, rank_sink, &x->rr, r->keep & STAP_KEEP_WEIGHTS ? wlen : 0,
-                                   r->keep & STAP_KEEP_OUTPUT ? ylen : 0, 4, &err);
-    if (!st) st = cpi_reader_start_share(&r->reader, j->rec, r->eng, n, x->me, x->N, r->eo.slots + 2,
-                                         readers, &err);
-    if (!st) {
+    if (cpi_writer_start_sink(&r->writer, rank_sink, &x->rr, r->keep & STAP_KEEP_WEIGHTS ? wlen : 0,
+                              r->keep & STAP_KEEP_OUTPUT ? ylen : 0, 4, &err) ||
+        cpi_reader_start_share(&r->reader, j->rec, r->eng, x->rr.n, x->me, x->N,
+                               run_devices_buffers(1, r->eo.slots, readers), readers, &err))
+        rank_failed(j, x, &err);
+}
+
+/* This rank's share through its engine (from the ranks' common start, x->t0); its report
+ * filled. Not collective. */
+static void ranks_stream(run_job *j, rec_run *r, ranks_run *x)
+{
+    stap_error err;
+    rank_report *m = &x->mine;
+    int st = m->status ? -1 : STAP_OK; /* (a failed setup: already said) */
+    if (!st && r->reader) {
+        const long long n = x->rr.n;
         r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
         cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || (r->keep & STAP_KEEP_OUTPUT), 1);
-        progress_begin(&r->pg, x->me == 0 ? j->progress : PROGRESS_NONE, j->quiet || x->me != 0, "run (rank 0)",
-                       "CPIs", n);
+        progress_begin(&r->pg, x->me == 0 ? j->progress : PROGRESS_NONE, j->quiet || x->me != 0,
+                       "run (rank 0)", "CPIs", n);
         st = stream_run(r->eng, 0, n, cpi_reader_get_fn, cpi_reader_release_fn, r->reader, rank_put,
                         &r->cs, 0, &r->pg, &r->st, &err);
         progress_end(&r->pg);
@@ -325,20 +353,7 @@ static void ranks_stream(run_job *j, rec_run *r, ranks_run *x)
         if (wst && !st) st = wst, err = werr;
     }
     m->wall_s = (stap_now_ms() - x->t0) * 1e-3;
-    if (st) {
-        m->code = err.code;
-        m->status = EXIT_PROCESSING;
-        /* "CPI i: ..." names this rank's i-th CPI: named as the input's CPI instead */
-        long long i = -1;
-        int at = 0;
-        if (sscanf(err.msg, "CPI %lld%n", &i, &at) == 1 && i >= 0 && i < n)
-            snprintf(m->msg, sizeof m->msg, "%s: CPI %lld%s", j->input,
-                     stap_recording_written_index(j->rec, x->me + i * x->N), err.msg + at);
-        else if (!strstr(err.msg, j->input))
-            snprintf(m->msg, sizeof m->msg, "%s: %s", j->input, err.msg);
-        else
-            snprintf(m->msg, sizeof m->msg, "%s", err.msg);
-    }
+    if (st > 0) rank_failed(j, x, &err);
 }
 
 int run_ranks(run_job *j, rec_run *r)
@@ -378,6 +393,8 @@ int run_ranks(run_job *j, rec_run *r)
     if (!status) status = ranks_open(j, r, x, &err);
     if (!status) {
         cli_graceful_begin(); /* SIGINT/SIGTERM: each rank finishes its CPIs in flight */
+        ranks_setup(j, r, x);
+        par_barrier(); /* the clock starts on every rank at once, readers and writers ready */
         x->t0 = stap_now_ms();
         ranks_stream(j, r, x);
         cli_graceful_end();

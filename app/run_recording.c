@@ -64,7 +64,9 @@ int rec_engine(run_job *j, rec_run *r)
     if (!stap_config_validate(&vc, in->steering != NULL, in->steering_beams,
                               in->steering ? in->steering_len : 0, &ignore)) {
         const int B = in->steering ? in->steering_beams : vc.beams;
-        r->eo.host_reserve = sizeof(stap_cf32) * ((size_t)(r->eo.slots + 2) * in->channels * in->pulses *
+        const int readers = j->readers ? j->readers : cpi_reader_default_threads();
+        const int nbuf = run_devices_buffers(j->ndevices > 1 ? j->ndevices : 1, r->eo.slots, readers);
+        r->eo.host_reserve = sizeof(stap_cf32) * ((size_t)nbuf * in->channels * in->pulses *
                                                  in->range_gates +
                                                   4 * (stap_weights_count(&vc, B) +
                                                        (r->keep & STAP_KEEP_OUTPUT ? stap_output_count(&vc, B) : 0)));
@@ -131,7 +133,7 @@ static int rec_stream(run_job *j, rec_run *r)
                          r->keep & STAP_KEEP_OUTPUT ? ylen : 0,
                          multi ? run_devices_depth(r->ndev, r->eo.slots, readers) : 4, &err) ||
         cpi_reader_start(&r->reader, j->rec, r->eng, r->cpis,
-                         multi ? run_devices_buffers(r->ndev, r->eo.slots, readers) : r->eo.slots + 2,
+                         run_devices_buffers(r->ndev, r->eo.slots, readers),
                          readers, &err))
         return cli_fail(&err);
     double t0 = stap_now_ms();

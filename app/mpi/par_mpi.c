@@ -101,6 +101,8 @@ int par_check(int status)
     return worst;
 }
 
+void par_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
+
 void par_bcast(void *buf, size_t bytes, int root)
 {
     for (size_t at = 0; at < bytes; at += PAR_PIECE) {
