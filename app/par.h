@@ -49,12 +49,17 @@ void par_allgather(const void *mine, size_t bytes, void *all);
 int par_gatherv(const void *mine, size_t bytes, void **all, size_t *counts, int root,
                 stap_error *err);
 
-/* A file the ranks write at once, each its own byte ranges (MPI-IO: MPI_File_write_at, whose
- * drivers know Lustre, GPFS and NFS; one process: pwrite). */
+/* A file the ranks write at once, each its own byte ranges: with ranks on several hosts by
+ * MPI-IO (MPI_File_write_at, whose drivers know Lustre, GPFS and NFS); with every rank on
+ * one host, or one process, by pwrite in parallel parts (par_posix.h: one page cache, and a
+ * writer thread per rank is not enough to fill it). RTSTAP_MPI_IO=mpiio takes MPI-IO on one
+ * host too. */
 typedef struct par_file par_file;
 /* Collective: open an existing file for writing. */
 int par_file_open(par_file **f, const char *path, stap_error *err);
 int par_file_write_at(par_file *f, long long at, const void *buf, size_t n, stap_error *err);
+/* "MPI-IO" or "pwrite", for reports */
+const char *par_file_method(const par_file *f);
 /* Collective: every rank's writes on the file (synced), then closed; NULL is a no-op there. */
 int par_file_close(par_file *f, stap_error *err);
 

@@ -1,11 +1,9 @@
 /* par_serial.c: rtstap's one process (par.h). */
 #include "par.h"
+#include "par_posix.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int begun;
 
@@ -52,46 +50,32 @@ int par_gatherv(const void *mine, size_t bytes, void **all, size_t *counts, int 
 }
 
 struct par_file {
-    int fd;
-    char path[4096];
+    posix_file *f;
 };
 
 int par_file_open(par_file **out, const char *path, stap_error *err)
 {
-    *out = NULL;
-    par_file *f = calloc(1, sizeof *f);
-    if (!f) return stap_fail(err, STAP_ENOMEM, "out of memory");
-    f->fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (f->fd < 0) {
-        int e = errno;
-        free(f);
-        return stap_fail(err, STAP_EIO, "cannot open '%s' to write: %s", path, strerror(e));
+    *out = calloc(1, sizeof **out);
+    if (!*out) return stap_fail(err, STAP_ENOMEM, "out of memory");
+    const int st = posix_file_open(&(*out)->f, path, err);
+    if (st) {
+        free(*out);
+        *out = NULL;
     }
-    strncpy(f->path, path, sizeof f->path - 1);
-    *out = f;
-    return STAP_OK;
+    return st;
 }
 
 int par_file_write_at(par_file *f, long long at, const void *buf, size_t n, stap_error *err)
 {
-    size_t done = 0;
-    while (done < n) {
-        ssize_t got = pwrite(f->fd, (const char *)buf + done, n - done, (off_t)(at + (long long)done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0)
-            return stap_fail(err, STAP_EIO, "cannot write %zu bytes at %lld of '%s': %s", n, at,
-                             f->path, got < 0 ? strerror(errno) : "no progress");
-        done += (size_t)got;
-    }
-    return STAP_OK;
+    return posix_file_write_at(f->f, at, buf, n, err);
 }
+
+const char *par_file_method(const par_file *f) { return f ? "pwrite" : ""; }
 
 int par_file_close(par_file *f, stap_error *err)
 {
     if (!f) return STAP_OK;
-    int st = STAP_OK, bad = fsync(f->fd) != 0 ? errno : 0;
-    if (close(f->fd) != 0 && !bad) bad = errno;
-    if (bad) st = stap_fail(err, STAP_EIO, "cannot finish '%s': %s", f->path, strerror(bad));
+    const int st = posix_file_close(f->f, err);
     free(f);
     return st;
 }

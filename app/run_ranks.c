@@ -174,6 +174,7 @@ typedef struct ranks_run {
     rank_rows rr;
     long long *woff, *ooff;
     char file[4096];             /* the temporary the ranks write                        */
+    char method[64];             /* how (par_file_method)                                 */
     rank_report mine, *rep;
     double t0;
 } ranks_run;
@@ -206,8 +207,9 @@ static void ranks_report(const run_job *j, const rec_run *r, const ranks_run *x,
     }
     fprintf(stderr, "  in all: %.1f CPIs/s over %.3f s; imbalance %.1f%% (the slowest rank's time "
             "over the mean)\n", wall > 0 ? P / wall : 0, wall, mean > 0 ? 100 * (wall / mean - 1) : 0);
-    fprintf(stderr, "  writing: %.2f GB of weights and output by MPI-IO, %.2f GB/s over the run\n",
-            bytes / 1e9, wall > 0 ? bytes / wall / 1e9 : 0);
+    if (bytes > 0)
+        fprintf(stderr, "  writing: %.2f GB of weights and output by %s, %.2f GB/s over the run\n",
+                bytes / 1e9, x->method, wall > 0 ? bytes / wall / 1e9 : 0);
     if (r->hdr.have_detections)
         fprintf(stderr, "  detections: %.2f per CPI (%s)\n", P > 0 ? dets / (double)P : 0, r->cfar_desc);
 }
@@ -229,6 +231,7 @@ static int ranks_json(const run_job *j, const rec_run *r, const ranks_run *x, lo
     cJSON_AddNumberToObject(doc, "cpis_per_s", wall > 0 ? P / wall : 0);
     cJSON_AddNumberToObject(doc, "seconds", wall);
     cJSON_AddNumberToObject(doc, "writer_gbs", wall > 0 ? bytes / wall / 1e9 : 0);
+    cJSON_AddStringToObject(doc, "writer", x->method);
     cJSON_AddStringToObject(doc, "samples", r->samples);
     cJSON_AddStringToObject(doc, "deal", "round-robin: written CPI g on rank g mod ranks");
     cJSON *arr = cJSON_AddArrayToObject(doc, "rank_stats");
@@ -283,6 +286,7 @@ static int ranks_open(run_job *j, rec_run *r, ranks_run *x, stap_error *err)
         par_bcast(x->ooff, sizeof(long long) * (size_t)x->W, 0);
         st = par_file_open(&x->rr.f, x->file, err);
         if (st) cli_fail(err);
+        snprintf(x->method, sizeof x->method, "%s", par_file_method(x->rr.f));
         st = par_check(st ? EXIT_PROCESSING : EXIT_OK);
     }
     return st;

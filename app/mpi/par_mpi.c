@@ -2,6 +2,7 @@
  * the main thread makes the collectives, the writer thread its ranges' writes
  * (par_file_write_at) while the main thread runs the stream, never two at once. */
 #include "par.h"
+#include "par_posix.h"
 
 #include <mpi.h>
 #include <sched.h>
@@ -13,7 +14,7 @@
 
 enum { PAR_MSG = 1024, PAR_PIECE = 1 << 30 /* bytes per MPI call: counts are int */ };
 
-static int rank, size = 1, local_rank, begun;
+static int rank, size = 1, local_rank, begun, hosts = 1;
 static char describe[512], last_error[PAR_MSG];
 
 int par_init(int *argc, char ***argv)
@@ -30,7 +31,7 @@ int par_init(int *argc, char ***argv)
     MPI_Comm_size(host, &host_size);
     MPI_Comm_free(&host);
     /* hosts: the ranks that are first on their host */
-    int first = local_rank == 0, hosts = 1;
+    int first = local_rank == 0;
     MPI_Allreduce(&first, &hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     lib[0] = '\0';
@@ -162,6 +163,7 @@ int par_gatherv(const void *mine, size_t bytes, void **all, size_t *counts, int 
 }
 
 struct par_file {
+    posix_file *posix; /* every rank on one host (par.h) */
     MPI_File fh;
     char path[4096];
 };
@@ -175,26 +177,45 @@ static void mpi_message(int code, char *out, int len)
 int par_file_open(par_file **out, const char *path, stap_error *err)
 {
     *out = NULL;
+    const char *how = getenv("RTSTAP_MPI_IO");
+    const int posix = hosts == 1 && !(how && !strcmp(how, "mpiio"));
     par_file *f = calloc(1, sizeof *f);
-    int ok = f != NULL, all_ok = 0;
-    int rc = ok ? MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &f->fh)
-                : MPI_ERR_NO_MEM;
-    ok = rc == MPI_SUCCESS;
+    int ok = f != NULL, all_ok = 0, rc = MPI_SUCCESS;
+    stap_error perr = {0};
+    if (ok && posix) {
+        ok = posix_file_open(&f->posix, path, &perr) == STAP_OK;
+    } else if (ok) {
+        rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &f->fh);
+        ok = rc == MPI_SUCCESS;
+    }
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all_ok) {
         char m[MPI_MAX_ERROR_STRING] = "another rank could not open it";
-        if (!ok) mpi_message(rc, m, sizeof m);
-        if (ok) MPI_File_close(&f->fh);
+        if (!ok && posix) snprintf(m, sizeof m, "%.200s", perr.msg);
+        else if (!ok) mpi_message(rc, m, sizeof m);
+        if (ok && posix) posix_file_close(f->posix, &perr);
+        else if (ok) MPI_File_close(&f->fh);
         free(f);
-        return stap_fail(err, STAP_EIO, "rank %d: cannot open '%s' with MPI-IO: %s", rank, path, m);
+        return stap_fail(err, STAP_EIO, "rank %d: cannot open '%s' (%s): %s", rank, path,
+                         posix ? "pwrite" : "MPI-IO", m);
     }
     snprintf(f->path, sizeof f->path, "%s", path);
     *out = f;
     return STAP_OK;
 }
 
+const char *par_file_method(const par_file *f)
+{
+    return !f ? "" : f->posix ? "pwrite (every rank on one host)" : "MPI-IO";
+}
+
 int par_file_write_at(par_file *f, long long at, const void *buf, size_t n, stap_error *err)
 {
+    if (f->posix) {
+        const int st = posix_file_write_at(f->posix, at, buf, n, err);
+        if (st) stap_error_prefix(err, "rank %d", rank);
+        return st;
+    }
     for (size_t k = 0; k < n;) {
         const int piece = (int)(n - k < PAR_PIECE ? n - k : PAR_PIECE);
         MPI_Status st;
@@ -216,6 +237,12 @@ int par_file_write_at(par_file *f, long long at, const void *buf, size_t n, stap
 int par_file_close(par_file *f, stap_error *err)
 {
     if (!f) return STAP_OK;
+    if (f->posix) { /* synced (rank 0 publishes after the ranks' next meeting) */
+        const int st = posix_file_close(f->posix, err);
+        free(f);
+        if (st) stap_error_prefix(err, "rank %d", rank);
+        return st;
+    }
     int rc = MPI_File_sync(f->fh);
     const int rc2 = MPI_File_close(&f->fh);
     if (rc == MPI_SUCCESS) rc = rc2;

@@ -50,8 +50,12 @@ check "-n 2 --keep-output: exit 0 ($rc), the serial file dataset for dataset" \
      [ "$("$attr" "$tmp/mpi2_o.h5" /config cpis)" = "cpis 9" ]'
 check "-n 2: the report gives each rank and the writer, the JSON each rank's rate" \
     'grep -q "rank 0 (cpu): 5 CPIs" "$tmp/mpi2.err" && grep -q "rank 1 (cpu): 4 CPIs" "$tmp/mpi2.err" &&
-     grep -q "imbalance" "$tmp/mpi2.err" && grep -q "by MPI-IO" "$tmp/mpi2.err" &&
+     grep -q "imbalance" "$tmp/mpi2.err" && grep -q "by pwrite (every rank on one host)" "$tmp/mpi2.err" &&
      [ "$(grep -o "\"rank\":" "$tmp/mpi2.json" | wc -l)" -eq 2 ] && grep -q "\"ranks\":[[:space:]]*2" "$tmp/mpi2.json"'
+# the ranks' rows by MPI-IO (as on several hosts), the same file
+RTSTAP_MPI_IO=mpiio run_n 2 run --input "$tmp/rec.h5" -o "$tmp/mpiio.h5" "${opts[@]}" --keep-output 2>"$tmp/mpiio.err"
+check "-n 2 by MPI-IO (RTSTAP_MPI_IO=mpiio): the serial file" \
+    '"$same" "$tmp/ser_o.h5" "$tmp/mpiio.h5" "${all_sets[@]}" >/dev/null && grep -q "by MPI-IO" "$tmp/mpiio.err"'
 # the default (weights and detections) on 3 ranks; detections alone on 2
 "$bin" run --input "$tmp/rec.h5" -o "$tmp/ser.h5" "${opts[@]}" --quiet
 run_n 3 run --input "$tmp/rec.h5" -o "$tmp/mpi3.h5" "${opts[@]}" --quiet
