@@ -117,6 +117,22 @@ check "rank 1's input missing: exit 1 ($rc), rank 1 named by rank 0, nothing wri
     '[ $rc -eq 1 ] && grep -q "^rtstap-mpi: rank 1: error: .*missing.h5" "$tmp/m.err" && [ ! -e "$tmp/mpi_m.h5" ] &&
      no_temp "$tmp"'
 
+# SIGTERM to mpirun (which forwards it): each rank finishes its CPIs in flight, the CPIs
+# before the first missing one are published, marked stopped (each rank's reader stalls
+# before its third CPI: 4 CPIs ran)
+mkdir -p "$tmp/sig"
+RTSTAP_TEST_READER_STALL=2:8000 mpirun --oversubscribe -n 2 "$mpi" run --input "$tmp/rec.h5" \
+    -o "$tmp/sig/o.h5" "${opts[@]}" --quiet --readers 1 >/dev/null 2>"$tmp/sig.err" &
+pid=$!
+sleep 3
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM to mpirun: exit non-zero ($rc), 4 CPIs published, stopped, the serial rows" \
+    '[ $rc -ne 0 ] && grep -q "stopped by SIGTERM after 4 of the 9 written CPIs" "$tmp/sig.err" &&
+     [ "$("$shape" "$tmp/sig/o.h5" /weights)" = "/weights 4x32x2x3x18" ] && no_temp "$tmp/sig" &&
+     "$attr" "$tmp/sig/o.h5" /config stopped | grep -q "by SIGTERM"'
+
 # stream: every rank replays; the sum and each rank's latency in rank 0's report
 run_n 2 stream --preset easy --backend cpu --cpis 12 --json "$tmp/s.json" 2>"$tmp/s.err"
 rc=$?
