@@ -11,6 +11,7 @@
 #include "cli_opts.h"
 #include "progress.h"
 #include "stream_loop.h"
+#include "stream_devices.h"
 #include "workload.h"
 
 static const cli_command bench_cmd = {
@@ -20,7 +21,9 @@ static const cli_command bench_cmd = {
     "one CPI, and CPIs/s end to end with S CPIs in flight (GPU backends; the CPU engines\n"
     "compute at submit, so their rate is one CPI at a time). Weights and detections come\n"
     "back per CPI; CA-CFAR at Pfa 1e-6. The gpu backend is measured twice: with the\n"
-    "apply kernel and (row gpu-gemm) with the apply stage as cuBLAS batched GEMMs.\n",
+    "apply kernel and (row gpu-gemm) with the apply stage as cuBLAS batched GEMMs.\n"
+    "With --devices, each GPU backend's rate is also measured with an engine on every\n"
+    "listed GPU at once (a thread each, the same ring, an equal share of N x --cpis).\n",
     NULL};
 
 typedef struct bench_case {
@@ -32,7 +35,32 @@ typedef struct bench_case {
     char engine[256];
     stream_stats one;   /* one CPI in flight, direct launches: stage times */
     stream_stats many;  /* S CPIs in flight, graphs: rate                  */
+    double devices_rate; /* --devices: CPIs/s with every device at once (0: not measured) */
+    stream_device dev[STREAM_MAX_DEVICES];
 } bench_case;
+
+/* --devices: the case's engines on every device at once, S CPIs in flight each */
+static int measure_devices(const workload *w, bench_case *c, int threads, int slots,
+                           const stap_cf32 *ring, int ncubes, long long cpis, const int *devices,
+                           int n, stap_error *err)
+{
+    stap_config cfg = w->cfg;
+    cfg.backend = c->be;
+    cfg.threads = threads;
+    stap_engine_options eo;
+    stap_engine_options_defaults(&eo);
+    eo.slots = slots;
+    eo.apply_gemm = c->gemm;
+    const stream_devices_job job = {&cfg, w->steering, w->nbeams, w->steering ? stap_dof(&cfg) : 0,
+                                    &eo, ring, ncubes, workload_cube_len(w), 2LL * slots,
+                                    cpis * n};
+    double wall_s = 0;
+    const int st = stream_devices_run(&job, devices, n, c->dev, &wall_s, err);
+    long long total = 0;
+    for (int k = 0; !st && k < n; k++) total += c->dev[k].st.cpis;
+    c->devices_rate = !st && wall_s > 0 ? total / wall_s : 0;
+    return st;
+}
 
 /* One engine, `n` CPIs from the ring (copied to the engine's pinned memory). */
 static int measure(const workload *w, stap_backend be, int gemm, int threads, int slots, int graphs,
@@ -89,6 +117,8 @@ int cmd_bench_pipeline(int argc, char **argv)
     const char *bl = "gpu,cublas,cpu,lapack", *json = NULL;
     int cpis = 500, cpu_cpis = 8, slots = 3, threads = 0, force = 0, device_n = -1;
     int progress_mode = PROGRESS_AUTO;
+    const char *devices_s = NULL;
+    int devices[STREAM_MAX_DEVICES], ndev = 0;
     stap_error err;
     stap_error_clear(&err);
     cli_opt opts[] = {
@@ -104,6 +134,9 @@ int cmd_bench_pipeline(int argc, char **argv)
         {"slots", 0, CLI_INT, &slots, "S", "CPIs in flight for the GPU rate (default 3)", .lo = 1,
          .hi = STAP_ENGINE_MAX_SLOTS},
         CLI_OPT_DEVICE(&device_n),
+        {"devices", 0, CLI_STRING, &devices_s, "LIST|all",
+         "GPU backends: also the rate with an engine on each listed\n"
+         "GPU at once (e.g. 0,1 or all; not with --device)"},
         CLI_OPT_THREADS(&threads),
         CLI_OPT_JSON(&json),
         CLI_OPT_FORCE(&force),
@@ -111,6 +144,10 @@ int cmd_bench_pipeline(int argc, char **argv)
         {0}};
     int pst = cli_parse(&bench_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
+    if (devices_s && device_n >= 0) return cli_error(EXIT_USAGE, "--devices: not with --device");
+    if (devices_s && (pst = cli_devices(devices_s, STAP_BACKEND_AUTO, devices, STREAM_MAX_DEVICES, &ndev)))
+        return pst;
+    if (ndev > 0 && devices[0] < 0) ndev = 0; /* (RTSTAP_TEST_DEVICES_CPU: no GPU to spread over) */
     if ((pst = cli_select_device(device_n)) || (pst = cli_output_ok(json, force))) return pst;
     FILE *out = json && !strcmp(json, "-") ? stderr : stdout; /* stdout: the JSON only */
     char wnames[16][32], bnames[8][32];
@@ -151,11 +188,12 @@ int cmd_bench_pipeline(int argc, char **argv)
     progress_begin(&pg, progress_mode, 0, "bench", "cases", (long long)nw * nb);
     for (int i = 0; i < nw && cases; i++) {
         const size_t len = workload_cube_len(&ws[i]);
-        stap_cf32 *cubes[NCUBES] = {0};
-        int ok = 1;
+        stap_cf32 *cubes[NCUBES] = {0}, *ring = malloc(sizeof(stap_cf32) * len * NCUBES);
+        int ok = ring != NULL;
+        if (!ok) stap_fail(&err, STAP_ENOMEM, "out of memory for %s's cubes", ws[i].name);
         for (int k = 0; k < NCUBES && ok; k++) {
-            cubes[k] = malloc(sizeof(stap_cf32) * len);
-            ok = cubes[k] && workload_cube(&ws[i], k, cubes[k], &err) == STAP_OK;
+            cubes[k] = ring + (size_t)k * len;
+            ok = workload_cube(&ws[i], k, cubes[k], &err) == STAP_OK;
         }
         for (int b = 0; b < nb && ok; b++) {
             bench_case *c = &cases[i * nb + b];
@@ -177,11 +215,13 @@ int cmd_bench_pipeline(int argc, char **argv)
                              &c->many, c->engine, sizeof c->engine, &e2);
             else if (!st)
                 c->many = c->one;
+            if (!st && gpu && ndev > 0)
+                st = measure_devices(&ws[i], c, threads, slots, ring, NCUBES, cpis, devices, ndev, &e2);
             if (st) snprintf(c->why, sizeof c->why, "%s", e2.msg);
             else c->ok = 1;
         }
         if (!ok) status = cli_fail(&err);
-        for (int k = 0; k < NCUBES; k++) free(cubes[k]);
+        free(ring);
     }
     pg.done = (long long)nw * nb;
     progress_end(&pg);
@@ -193,7 +233,9 @@ int cmd_bench_pipeline(int argc, char **argv)
     stream_print_platform(out, threads);
     fprintf(out, "%-15s %-8s", "workload", "backend");
     for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8s", stap_stage_names[s]);
-    fprintf(out, " %9s %10s %8s %9s\n", "1 CPI ms", "CPIs/s", "p99 ms", "gpu x");
+    fprintf(out, " %9s %10s %8s %9s", "1 CPI ms", "CPIs/s", "p99 ms", "gpu x");
+    if (ndev > 0) fprintf(out, " %8s %13s", "GPUs", "CPIs/s (x 1)");
+    fputc('\n', out);
     for (int i = 0; i < nw && cases; i++) {
         const bench_case *g = NULL;
         for (int b = 0; b < nb; b++)
@@ -209,6 +251,9 @@ int cmd_bench_pipeline(int argc, char **argv)
             for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8.3f", c->one.stage_median[s]);
             fprintf(out, " %9.3f %10.1f %8.3f", c->one.lat_p50, c->many.cpis_per_s, c->many.lat_p99);
             if (g) fprintf(out, " %9.1f", g->many.cpis_per_s / c->many.cpis_per_s);
+            else if (ndev > 0) fprintf(out, " %9s", "");
+            if (c->devices_rate > 0)
+                fprintf(out, " %8d %8.1f (%.2f)", ndev, c->devices_rate, c->devices_rate / c->many.cpis_per_s);
             fputc('\n', out);
         }
     }
@@ -230,6 +275,18 @@ int cmd_bench_pipeline(int argc, char **argv)
                 cJSON_AddStringToObject(r, "engine", c->engine);
                 json_stage_row(r, "one_in_flight", &c->one);
                 json_stage_row(r, "in_flight", &c->many);
+                if (c->devices_rate > 0) { /* --devices */
+                    cJSON *d = cJSON_AddObjectToObject(r, "devices_in_flight");
+                    cJSON_AddNumberToObject(d, "cpis_per_s", c->devices_rate);
+                    cJSON *arr = cJSON_AddArrayToObject(d, "devices");
+                    for (int k = 0; k < ndev; k++) {
+                        cJSON *o = cJSON_CreateObject();
+                        cJSON_AddNumberToObject(o, "device", c->dev[k].device);
+                        cJSON_AddStringToObject(o, "name", c->dev[k].name);
+                        stream_json_stats(o, &c->dev[k].st);
+                        cJSON_AddItemToArray(arr, o);
+                    }
+                }
             }
             cJSON_AddItemToArray(rows, r);
         }
