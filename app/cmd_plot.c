@@ -1,4 +1,5 @@
-/* cmd_plot.c: `rtstap plot` — PNG pictures of a scene and of a run on it: the
+/* cmd_plot.c: `rtstap plot` — pictures (PNG, SVG or PDF, drawn with cairo) of a scene or a
+ * recording's CPI and of a run on it: the
  * angle–Doppler spectrum of the input, the SINR loss against Doppler (of one run, or of
  * several runs' tables on one plot), the range–Doppler map of the output with its
  * detections, and the angle–Doppler response of the adapted weights beside the
@@ -7,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cfar.h"
@@ -22,8 +24,8 @@
 
 static const cli_command plot_cmd = {
     "plot",
-    "Writes PNG pictures into DIR (created if missing; existing pictures are replaced\n"
-    "only with -f):\n"
+    "Writes pictures into DIR (created if missing; existing pictures are replaced\n"
+    "only with -f), PNG unless --format says svg or pdf:\n"
     "  angle_doppler.png  the angle-Doppler spectrum of the input around a range cell\n"
     "  sinr_loss.png      SINR loss against Doppler, optimum and adaptive (needs --sinr,\n"
     "                     or --result with a scene that has /truth)\n"
@@ -37,7 +39,11 @@ static const cli_command plot_cmd = {
     "                     run's weights for one Doppler bin, segment and beam, beside the\n"
     "                     clairvoyant optimum R^-1 v from the scene's true covariance\n"
     "                     (needs --result and a scene with /truth; when a --response-*\n"
-    "                     option asks for it, their absence is an error)\n",
+    "                     option asks for it, their absence is an error)\n"
+    "A recording's CPI is drawn with --cpi K (its results with it: the result's row of\n"
+    "input CPI K). The beam drawn is the one of the strongest detection (else the one\n"
+    "nearest the first target, else broadside); range is in km from the first gate when\n"
+    "the input has a sample rate, Doppler in Hz when it has a PRF.\n",
     NULL};
 
 /* --response-grid NU,NF */
@@ -74,9 +80,47 @@ static int make_dir(const char *dir)
     return 0;
 }
 
+/* --xlim/--ylim LO,HI */
+static int opt_limits(const cli_opt *o, const char *arg)
+{
+    double *lim = o->value;
+    char *end;
+    errno = 0;
+    const double lo = strtod(arg, &end);
+    double hi = NAN;
+    if (*end == ',') hi = strtod(end + 1, &end);
+    if (*end || errno || !isfinite(lo) || !isfinite(hi) || !(hi > lo)) {
+        cli_error(EXIT_USAGE, "--%s expects LO,HI with LO < HI, in the axis' units (got '%s')",
+                  o->name, arg);
+        return -1;
+    }
+    lim[0] = lo;
+    lim[1] = hi;
+    return 0;
+}
+
+/* --format png|svg|pdf */
+static int opt_format(const cli_opt *o, const char *arg)
+{
+    static const char *const names[] = {"png", "svg", "pdf"};
+    for (int k = 0; k < 3; k++)
+        if (!strcasecmp(arg, names[k])) {
+            snprintf(o->value, 8, "%s", names[k]);
+            return 0;
+        }
+    cli_error(EXIT_USAGE, "--format expects png, svg or pdf (got '%s')", arg);
+    return -1;
+}
+
 /* One `rtstap plot`: its options, then what it read. */
 typedef struct plot_job {
     const char *input, *result, *dir, *json;
+    char ext[8];           /* --format: png, svg or pdf */
+    int cpi;               /* --cpi: the input's CPI (a recording's)       */
+    stap_plot_view view;   /* --xlim, --ylim                                */
+    double *range_m;       /* the range of each gate from the first, or NULL */
+    char cpi_note[64];     /* "CPI 7" for a recording's titles              */
+    const char *beam_from; /* how the beam was chosen, for --json           */
     char written[5][4096]; /* the pictures written, for --json */
     int nwritten;
     int rc, half, beam, force, resp_bin, resp_seg, resp_beam, resp_asked;
@@ -99,6 +143,7 @@ static int plot_parse(plot_job *j, int argc, char **argv)
 {
     j->rc = -1;
     j->half = 16;
+    snprintf(j->ext, sizeof j->ext, "png");
     j->beam = j->resp_bin = j->resp_seg = j->resp_beam = -1;
     j->grid = (response_grid){241, 0};
     j->taper_db = 70;
@@ -122,6 +167,17 @@ static int plot_parse(plot_job *j, int argc, char **argv)
          .hi = STAP_PLOT_SINR_MAX_TABLES},
         {"output-dir", 0, CLI_STRING, &j->dir, "DIR", "where the pictures go", .alias = "out-dir",
          .flags = CLI_REQUIRED},
+        {"cpi", 0, CLI_INT, &j->cpi, "K",
+         "a recording's CPI to draw (default 0), and its results'\n"
+         "row (the result's /axes/input_cpi)", .lo = 0, .hi = 1 << 30},
+        {"format", 0, CLI_CALL, j->ext, "F",
+         "png (default), svg or pdf: one drawing, as pixels or as\n"
+         "vectors", .parse = opt_format},
+        {"xlim", 0, CLI_CALL, j->view.xlim, "LO,HI",
+         "the x axis shown, in its units (Hz, km, cells, sine of\n"
+         "azimuth)", .parse = opt_limits},
+        {"ylim", 0, CLI_CALL, j->view.ylim, "LO,HI",
+         "the y axis shown (dB of the SINR plots, Hz of the maps)", .parse = opt_limits},
         CLI_OPT_FORCE(&j->force),
         CLI_OPT_JSON(&j->json),
         {"range-cell", 0, CLI_INT, &j->rc, "R",
@@ -133,7 +189,8 @@ static int plot_parse(plot_job *j, int argc, char **argv)
          "Chebyshev taper of the spectrum (default 70)", .lo = 10, .hi = 300},
         {"beam", 0, CLI_INT, &j->beam, "B",
          "beam of the range-Doppler map and SINR plot (default: the\n"
-         "beam nearest the first target, else nearest broadside)", .lo = 0, .hi = 4095},
+         "strongest detection's, else nearest the first target, else\n"
+         "broadside)", .lo = 0, .hi = 4095},
         CLI_OPTS_CFAR(&j->cfar, NULL), /* the detector when the result has no /detections */
         {"response-bin", 0, CLI_INT, &j->resp_bin, "D",
          "Doppler bin of adapted_response.png (default: the bin\n"
@@ -157,11 +214,11 @@ static int plot_parse(plot_job *j, int argc, char **argv)
     int pst = cli_parse(&plot_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
     /* the pictures are outputs: none may be an input (cli_files.h) */
-    static const char *const pictures[] = {"angle_doppler.png", "sinr_loss.png", "range_doppler.png",
-                                           "sinr_compare.png", "adapted_response.png"};
+    static const char *const pictures[] = {"angle_doppler", "sinr_loss", "range_doppler",
+                                           "sinr_compare", "adapted_response"};
     static char picture_paths[5][4096];
     for (int k = 0; k < 5; k++) {
-        snprintf(picture_paths[k], sizeof picture_paths[k], "%s/%s", j->dir, pictures[k]);
+        snprintf(picture_paths[k], sizeof picture_paths[k], "%s/%s.%s", j->dir, pictures[k], j->ext);
         if ((pst = cli_files_output("--output-dir", picture_paths[k]))) return pst;
     }
     j->mode = cli_write_mode(j->force);
@@ -202,8 +259,28 @@ static int plot_load(plot_job *j)
 {
     stap_error err;
     int status;
-    if (stap_input_read(j->input, &j->in, &j->inopts.read, &err)) return cli_fail(&err);
-    if ((status = cli_check_layout(j->input, &j->in, &j->inopts))) return status;
+    /* one CPI, or CPI --cpi of a recording */
+    stap_recording *rec = NULL;
+    if (stap_recording_open(j->input, &rec, &j->in, &j->inopts.read, &err)) return cli_fail(&err);
+    const long long cpis = stap_recording_cpis(rec);
+    const int recording = stap_recording_rank(rec) == 4;
+    if (j->cpi >= cpis) {
+        stap_recording_close(rec);
+        return cli_error(EXIT_USAGE, "--cpi %d: %s holds %s", j->cpi, j->input,
+                         recording ? "fewer CPIs" : "one CPI");
+    }
+    if (recording) snprintf(j->cpi_note, sizeof j->cpi_note, "CPI %d", j->cpi);
+    j->in.iq = malloc(sizeof(stap_cf32) * (size_t)j->in.channels * j->in.pulses * j->in.range_gates);
+    status = !j->in.iq ? cli_error(EXIT_PROCESSING, "out of memory for the cube")
+             : stap_recording_read(rec, j->cpi, j->in.iq, &err) ? cli_fail(&err)
+                                                                : cli_check_layout(j->input, &j->in, &j->inopts);
+    stap_recording_close(rec);
+    if (status) return status;
+    if (j->in.meta.has_sample_rate && j->in.meta.sample_rate_hz > 0) { /* range from the first gate */
+        j->range_m = malloc(sizeof(double) * (size_t)j->in.range_gates);
+        for (int r = 0; j->range_m && r < j->in.range_gates; r++)
+            j->range_m[r] = r * 299792458.0 / (2 * j->in.meta.sample_rate_hz);
+    }
     /* /truth is optional: without it there is no SINR loss to compute and no optimum */
     j->have_truth = scene_truth_read(j->input, &j->truth, &j->truth_err) == STAP_OK;
     if (j->resp_asked && !j->result)
@@ -213,7 +290,7 @@ static int plot_load(plot_job *j)
         return cli_error(EXIT_PROCESSING, "%s (adapted_response.png needs the scene's truth "
                          "for the clairvoyant optimum)", j->truth_err.msg);
     if (j->result) {
-        if (stap_run_read(j->result, 1, &j->run, &err)) return cli_fail(&err);
+        if (stap_run_read_cpi(j->result, j->cpi, 1, &j->run, NULL, &err)) return cli_fail(&err);
         j->have_run = 1;
         if ((status = plot_check_run(j))) return status;
     }
@@ -235,11 +312,26 @@ static int plot_load(plot_job *j)
     return EXIT_OK;
 }
 
-/* the beam to show: the run's beam that looks nearest the first target (or broadside) */
+/* the beam to show: the strongest detection's; else the run's beam that looks nearest the
+ * first target (or broadside) */
 static void plot_choose_beam(plot_job *j)
 {
-    if (!j->have_run || j->beam >= 0) return;
+    if (!j->have_run || j->beam >= 0) {
+        j->beam_from = "--beam";
+        return;
+    }
     const stap_run_data *run = &j->run;
+    float strongest = -INFINITY;
+    for (size_t k = 0; k < run->detection_count; k++)
+        if (run->detections[k].snr_db > strongest) {
+            strongest = run->detections[k].snr_db;
+            j->beam = run->detections[k].beam;
+        }
+    if (j->beam >= 0) {
+        j->beam_from = "the strongest detection";
+        return;
+    }
+    j->beam_from = j->have_truth && j->truth.cfg.ntargets > 0 ? "the first target" : "broadside";
     double want = j->have_truth && j->truth.cfg.ntargets > 0 ? j->truth.cfg.targets[0].u : 0;
     double best = 9;
     for (int b = 0; b < run->beams; b++) {
@@ -277,8 +369,8 @@ static int picture_sinr(plot_job *j, char *path, size_t len)
         return EXIT_OK;
     }
     int b = j->beam >= 0 && j->beam < j->sr.B ? j->beam : j->sr.B / 2;
-    snprintf(path, len, "%s/sinr_loss.png", j->dir);
-    if (stap_plot_sinr(path, &j->sr, b, j->mode, &err)) return cli_fail(&err);
+    snprintf(path, len, "%s/sinr_loss.%s", j->dir, j->ext);
+    if (stap_plot_sinr(path, &j->sr, b, &j->view, j->mode, &err)) return cli_fail(&err);
     return plot_done(j, path);
 }
 
@@ -296,10 +388,11 @@ static int picture_range_doppler(plot_job *j, char *path, size_t len)
             return cli_fail(&err);
         own = 1;
     }
-    snprintf(path, len, "%s/range_doppler.png", j->dir);
+    snprintf(path, len, "%s/range_doppler.%s", j->dir, j->ext);
     int st = stap_plot_range_doppler(path, run->output, run->beams, run->cfg.doppler_bins,
                                      run->cfg.range_gates, j->beam, det, ndet,
-                                     run->has_prf ? run->prf_hz : j->prf, j->mode, &err);
+                                     run->has_prf ? run->prf_hz : j->prf, j->range_m,
+                                     j->cpi_note[0] ? j->cpi_note : NULL, &j->view, j->mode, &err);
     if (own) free(det);
     return st ? cli_fail(&err) : plot_done(j, path);
 }
@@ -345,8 +438,8 @@ static int picture_compare(plot_job *j, char *path, size_t len)
         labs[k] = k < j->labels.n ? j->labels.v[k] : deflab[k];
         optlabs[k] = k < j->labels.n ? NULL : optlab[k];
     }
-    snprintf(path, len, "%s/sinr_compare.png", j->dir);
-    if (stap_plot_sinr_compare(path, tabs, beams, labs, optlabs, j->sinrs.n, j->mode, &err))
+    snprintf(path, len, "%s/sinr_compare.%s", j->dir, j->ext);
+    if (stap_plot_sinr_compare(path, tabs, beams, labs, optlabs, j->sinrs.n, &j->view, j->mode, &err))
         return cli_fail(&err);
     return plot_done(j, path);
 }
@@ -403,8 +496,8 @@ static int picture_response(plot_job *j, char *path, size_t len)
         .njammers = tr->cfg.njammers,
         /* patches at u = cos(phi) sin(theta) have Doppler beta (d/lambda) u */
         .ridge_slope = tr->patches > 0 ? tr->beta * tr->cfg.element_spacing : NAN};
-    snprintf(path, len, "%s/adapted_response.png", j->dir);
-    int st = stap_plot_response(path, &pic, j->mode, &err);
+    snprintf(path, len, "%s/adapted_response.%s", j->dir, j->ext);
+    int st = stap_plot_response(path, &pic, &j->view, j->mode, &err);
     scene_response_free(&r);
     return st ? cli_fail(&err) : plot_done(j, path);
 }
@@ -415,9 +508,9 @@ static int plot_pictures(plot_job *j)
     stap_error err;
     char path[4096];
     int st;
-    snprintf(path, sizeof path, "%s/angle_doppler.png", j->dir);
+    snprintf(path, sizeof path, "%s/angle_doppler.%s", j->dir, j->ext);
     if (stap_plot_angle_doppler(path, j->in.iq, j->in.channels, j->in.pulses, j->in.range_gates,
-                                j->rc, j->half, j->spacing, j->prf, j->taper_db, j->mode, &err))
+                                j->rc, j->half, j->spacing, j->prf, j->taper_db, &j->view, j->mode, &err))
         return cli_fail(&err);
     plot_done(j, path);
     plot_choose_beam(j);
@@ -438,6 +531,9 @@ static int plot_json(const plot_job *j)
     if (j->result) cJSON_AddStringToObject(doc, "result", j->result);
     cJSON_AddStringToObject(doc, "output_dir", j->dir);
     if (j->have_run) cJSON_AddNumberToObject(doc, "beam", j->beam);
+    if (j->have_run && j->beam_from) cJSON_AddStringToObject(doc, "beam_from", j->beam_from);
+    cJSON_AddNumberToObject(doc, "cpi", j->cpi);
+    cJSON_AddStringToObject(doc, "format", j->ext);
     cJSON *arr = cJSON_AddArrayToObject(doc, "pictures");
     for (int k = 0; arr && k < j->nwritten; k++) cJSON_AddItemToArray(arr, cJSON_CreateString(j->written[k]));
     stap_error err;
@@ -458,6 +554,7 @@ int cmd_plot(int argc, char **argv)
     stap_run_free(&j->run);
     stap_sinr_free(&j->sr);
     for (int k = 0; k < j->nmore; k++) stap_sinr_free(&j->more[k]);
+    free(j->range_m);
     free(j);
     return status;
 }

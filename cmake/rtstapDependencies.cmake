@@ -2,12 +2,12 @@
 # own build (CMakeLists.txt) and by users of the installed package (rtstapConfig.cmake),
 # as imported targets with the same names in both:
 #   PkgConfig::FFTW3F (fftw3f), PkgConfig::CJSON (libcjson), HDF5::HDF5 and hdf5::hdf5_hl, OpenMP::OpenMP_C, rtstap::openblas,
-#   rtstap::lapacke, Threads::Threads; in rtstap's own build also rtstap::png (the pictures
+#   rtstap::lapacke, Threads::Threads; in rtstap's own build also rtstap::cairo (the pictures
 #   of the command line) and, when RTSTAP_DEPS_CUDA is on, CUDA::cudart, CUDA::cublas,
 #   CUDA::cufft (CUDAToolkit) for the GPU backends' library. librtstap itself links neither:
-#   a program using the package needs no libpng and no CUDA.
+#   a program using the package needs no cairo and no CUDA.
 # Debian 12: libfftw3-dev libcjson-dev libhdf5-dev libopenblas-dev liblapacke-dev (and for
-# the build libpng-dev).
+# the build libcairo2-dev).
 # In the package (RTSTAP_DEPS_IN_PACKAGE) a missing dependency makes find_package(rtstap)
 # fail naming it (rtstap_FOUND false, rtstap_NOT_FOUND_MESSAGE); in the build it is fatal.
 
@@ -53,14 +53,22 @@ rtstap_dep_package(HDF5 COMPONENTS C HL)
 rtstap_dep_package(OpenMP COMPONENTS C)
 rtstap_dep_package(Threads)
 
-# OpenBLAS (CBLAS), LAPACKE and (the build only) libpng: plain libraries, wrapped as
-# imported targets
+# OpenBLAS (CBLAS) and LAPACKE: plain libraries, wrapped as imported targets
 find_library(RTSTAP_OPENBLAS_LIBRARY NAMES openblas)
 find_library(RTSTAP_LAPACKE_LIBRARY NAMES lapacke)
 set(rtstap_plain_deps OPENBLAS LAPACKE)
-if(NOT RTSTAP_DEPS_IN_PACKAGE)
-  find_library(RTSTAP_PNG_LIBRARY NAMES png16 png)
-  list(APPEND rtstap_plain_deps PNG)
+# (the build only) cairo with its SVG and PDF surfaces: the pictures of the command line
+if(NOT RTSTAP_DEPS_IN_PACKAGE AND NOT TARGET rtstap::cairo)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(RTSTAP_CAIRO QUIET IMPORTED_TARGET cairo cairo-svg cairo-pdf)
+  endif()
+  if(NOT RTSTAP_CAIRO_FOUND)
+    rtstap_dep_missing("cairo with its SVG and PDF surfaces (Debian: libcairo2-dev)")
+  else()
+    add_library(rtstap::cairo INTERFACE IMPORTED)
+    set_target_properties(rtstap::cairo PROPERTIES INTERFACE_LINK_LIBRARIES PkgConfig::RTSTAP_CAIRO)
+  endif()
 endif()
 foreach(dep ${rtstap_plain_deps})
   string(TOLOWER ${dep} name)

@@ -60,6 +60,12 @@ typedef struct stap_run_data {
 /* Read a result file of `rtstap run` (/config, /steering, /weights; /output/iq when
  * want_output; /detections and /radar/prf_hz when present). */
 int stap_run_read(const char *path, int want_output, stap_run_data *rd, stap_error *err);
+/* The same for a recording's results (/weights of CPIs x D x S x B x N): the row of the
+ * input's CPI `cpi` (by /axes/input_cpi) of /weights and /output/iq, and that CPI's
+ * detections; *rows (or NULL) gets the rows in the file. A one-CPI result with cpi 0 is
+ * read as stap_run_read does. */
+int stap_run_read_cpi(const char *path, long long cpi, int want_output, stap_run_data *rd,
+                      long long *rows, stap_error *err);
 void stap_run_free(stap_run_data *rd);
 
 typedef struct stap_sinr_result {

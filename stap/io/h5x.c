@@ -320,8 +320,92 @@ int h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, stap_c
     return st;
 }
 
+static int get_detections(h5x *f, const char *name, int by_cpi, long long cpi,
+                          stap_detection **out, size_t *count, stap_error *err);
+
 int h5x_get_detections(h5x *f, const char *name, stap_detection **out, size_t *count,
                        stap_error *err)
+{
+    return get_detections(f, name, 0, 0, out, count, err);
+}
+
+int h5x_get_detections_of(h5x *f, const char *name, long long cpi, stap_detection **out,
+                          size_t *count, stap_error *err)
+{
+    return get_detections(f, name, 1, cpi, out, count, err);
+}
+
+int h5x_dataset_rank(h5x *f, const char *name, long long *rows)
+{
+    *rows = 0;
+    h5_quiet q;
+    quiet_begin(&q);
+    int rank = 0;
+    hid_t d = -1, sp = -1;
+    stap_error ignore;
+    if (link_exists(&f->src, name) && !check_local(&f->src, -1, name, &ignore) &&
+        (d = H5Dopen2(f->file, name, f->src.dapl)) >= 0 && (sp = H5Dget_space(d)) >= 0) {
+        hsize_t dims[H5S_MAX_RANK];
+        rank = H5Sget_simple_extent_ndims(sp);
+        if (rank > 0 && H5Sget_simple_extent_dims(sp, dims, NULL) >= 0) *rows = (long long)dims[0];
+        else rank = 0;
+    }
+    CLOSE_SPACE(sp);
+    CLOSE_DSET(d);
+    quiet_end(&q);
+    return rank;
+}
+
+int h5x_get_cf32_row(h5x *f, const char *name, long long row, int rank, const size_t *shape,
+                     stap_cf32 *out, long long *rows, stap_error *err)
+{
+    h5_quiet q;
+    quiet_begin(&q);
+    int st = STAP_OK;
+    hid_t d = -1, fs = -1, ms = -1, mt = -1;
+    hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK] = {0}, count[H5S_MAX_RANK];
+    if (!link_exists(&f->src, name) || check_local(&f->src, -1, name, err) ||
+        (d = H5Dopen2(f->file, name, f->src.dapl)) < 0 || check_local(&f->src, d, name, err) ||
+        (fs = H5Dget_space(d)) < 0) {
+        st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is missing or not a dataset", name, f->path);
+        goto done;
+    }
+    if (H5Sget_simple_extent_ndims(fs) != rank + 1 || H5Sget_simple_extent_dims(fs, dims, NULL) < 0) {
+        st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not %d-dimensional (CPIs x a CPI's "
+                       "results)", name, f->path, rank + 1);
+        goto done;
+    }
+    if (rows) *rows = (long long)dims[0];
+    for (int k = 0; k < rank; k++)
+        if (dims[k + 1] != (hsize_t)shape[k]) {
+            st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' does not have the shape its /config "
+                           "implies", name, f->path);
+            goto done;
+        }
+    if (row < 0 || (hsize_t)row >= dims[0]) {
+        st = stap_fail(err, STAP_EINVAL, "CPI %lld: '%s' in '%s' holds CPIs 0..%llu", row, name,
+                       f->path, (unsigned long long)dims[0] - 1);
+        goto done;
+    }
+    start[0] = (hsize_t)row;
+    count[0] = 1;
+    for (int k = 0; k < rank; k++) count[k + 1] = dims[k + 1];
+    if ((ms = H5Screate_simple(rank + 1, count, NULL)) < 0 || (mt = cf32_mem_type()) < 0 ||
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+        H5Dread(d, mt, ms, fs, H5P_DEFAULT, out) < 0)
+        st = stap_fail(err, STAP_EFORMAT, "cannot read CPI %lld of '%s' in '%s' as complex "
+                       "{r, i}", row, name, f->path);
+done:
+    CLOSE_TYPE(mt);
+    CLOSE_SPACE(ms);
+    CLOSE_SPACE(fs);
+    CLOSE_DSET(d);
+    quiet_end(&q);
+    return st;
+}
+
+static int get_detections(h5x *f, const char *name, int by_cpi, long long cpi,
+                          stap_detection **out, size_t *count, stap_error *err)
 {
     *out = NULL;
     *count = 0;
@@ -344,6 +428,18 @@ int h5x_get_detections(h5x *f, const char *name, stap_detection **out, size_t *c
     }
     mt = H5Tcreate(H5T_COMPOUND, sizeof(stap_detection));
     stap_detection *det = malloc(sizeof *det * (n ? (size_t)n : 1));
+    long long *cpis = by_cpi ? malloc(sizeof *cpis * (n ? (size_t)n : 1)) : NULL;
+    hid_t ct = by_cpi ? H5Tcreate(H5T_COMPOUND, sizeof(long long)) : -1;
+    if (by_cpi && (!cpis || ct < 0 || H5Tinsert(ct, "cpi", 0, H5T_NATIVE_LLONG) < 0 ||
+                   (n > 0 && H5Dread(d, ct, H5S_ALL, H5S_ALL, H5P_DEFAULT, cpis) < 0))) {
+        free(det);
+        free(cpis);
+        CLOSE_TYPE(ct);
+        st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' has no cpi column (not a recording's "
+                       "results)", name, f->path);
+        goto done;
+    }
+    CLOSE_TYPE(ct);
     if (mt < 0 || !det ||
         H5Tinsert(mt, "beam", offsetof(stap_detection, beam), H5T_NATIVE_INT) < 0 ||
         H5Tinsert(mt, "doppler_bin", offsetof(stap_detection, doppler_bin), H5T_NATIVE_INT) < 0 ||
@@ -352,12 +448,20 @@ int h5x_get_detections(h5x *f, const char *name, stap_detection **out, size_t *c
         H5Tinsert(mt, "snr_db", offsetof(stap_detection, snr_db), H5T_NATIVE_FLOAT) < 0 ||
         (n > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, det) < 0)) {
         free(det);
+        free(cpis);
         st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not a table of (beam, doppler_bin, "
                        "range_cell, power, snr_db)", name, f->path);
         goto done;
     }
+    size_t kept = (size_t)n;
+    if (by_cpi) { /* the rows of that CPI, in order */
+        kept = 0;
+        for (size_t i = 0; i < (size_t)n; i++)
+            if (cpis[i] == cpi) det[kept++] = det[i];
+        free(cpis);
+    }
     *out = det;
-    *count = (size_t)n;
+    *count = kept;
 done:
     CLOSE_TYPE(mt);
     CLOSE_SPACE(sp);

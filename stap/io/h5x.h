@@ -48,6 +48,15 @@ int h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, stap_c
  * /detections), malloc'd into *out. */
 int h5x_get_detections(h5x *f, const char *name, stap_detection **out, size_t *n,
                        stap_error *err);
+/* The same keeping only the rows whose cpi column (a recording's results) is `cpi`. */
+int h5x_get_detections_of(h5x *f, const char *name, long long cpi, stap_detection **out,
+                          size_t *n, stap_error *err);
+/* Row `row` of a dataset of `rank` + 1 dimensions whose rows are `shape` (a recording's
+ * per-CPI results), as stap_cf32; *rows (or NULL) gets the leading extent. */
+int h5x_get_cf32_row(h5x *f, const char *name, long long row, int rank, const size_t *shape,
+                     stap_cf32 *out, long long *rows, stap_error *err);
+/* The leading extent and rank of a dataset (0 and 0 when it is missing). */
+int h5x_dataset_rank(h5x *f, const char *name, long long *rows);
 
 /* ---- writing (a hook's file, or h5x_create) ------------------------------------------ */
 /* A new file at path, written atomically (h5out.h) and published by h5x_finish. */

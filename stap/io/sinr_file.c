@@ -105,7 +105,14 @@ static int run_config(h5x *f, stap_run_data *rd, stap_error *err)
 
 int stap_run_read(const char *path, int want_output, stap_run_data *rd, stap_error *err)
 {
+    return stap_run_read_cpi(path, -1, want_output, rd, NULL, err);
+}
+
+int stap_run_read_cpi(const char *path, long long cpi, int want_output, stap_run_data *rd,
+                      long long *rows, stap_error *err)
+{
     memset(rd, 0, sizeof *rd);
+    if (rows) *rows = 1;
     h5x *f = NULL;
     int st = h5x_open(&f, path, err);
     if (st) return st;
@@ -126,16 +133,54 @@ int stap_run_read(const char *path, int want_output, stap_run_data *rd, stap_err
         st = stap_fail(err, STAP_ENOMEM, "%s: out of memory", path);
         goto out;
     }
-    if ((st = h5x_get_cf32(f, "/steering", 2, sd, rd->steering, err)) ||
-        (st = h5x_get_cf32(f, "/weights", 4, wd, rd->weights, err)) ||
-        (want_output && (st = h5x_get_cf32(f, "/output/iq", 3, od, rd->output, err))))
+    long long n = 0, row = cpi;
+    const int recording = h5x_dataset_rank(f, "/weights", &n) == 5;
+    if (rows && recording) *rows = n;
+    if (!recording && cpi > 0) {
+        st = stap_fail(err, STAP_EINVAL, "CPI %lld: %s holds one CPI's results", cpi, path);
         goto out;
+    }
+    if (recording && cpi < 0) {
+        st = stap_fail(err, STAP_EINVAL, "%s holds the results of %lld CPIs: say which (a CPI "
+                       "index)", path, n);
+        goto out;
+    }
+    if (recording && h5x_exists(f, "/axes/input_cpi")) { /* the row of the input's CPI */
+        double *icd = malloc(sizeof *icd * (size_t)(n > 0 ? n : 1));
+        const size_t nd[1] = {(size_t)n};
+        if (!icd) {
+            st = stap_fail(err, STAP_ENOMEM, "%s: out of memory", path);
+            goto out;
+        }
+        if ((st = h5x_get_doubles(f, "/axes/input_cpi", 1, nd, icd, err))) {
+            free(icd);
+            goto out;
+        }
+        row = -1;
+        for (long long r = 0; r < n && row < 0; r++)
+            if ((long long)icd[r] == cpi) row = r;
+        free(icd);
+        if (row < 0) {
+            st = stap_fail(err, STAP_EINVAL, "CPI %lld: %s has no results of it (/axes/input_cpi)",
+                           cpi, path);
+            goto out;
+        }
+    }
+    if ((st = h5x_get_cf32(f, "/steering", 2, sd, rd->steering, err)) ||
+        (st = recording ? h5x_get_cf32_row(f, "/weights", row, 4, wd, rd->weights, NULL, err)
+                        : h5x_get_cf32(f, "/weights", 4, wd, rd->weights, err)) ||
+        (want_output && (st = recording ? h5x_get_cf32_row(f, "/output/iq", row, 3, od, rd->output, NULL, err)
+                                        : h5x_get_cf32(f, "/output/iq", 3, od, rd->output, err))))
+        goto out;
+    const long long input_cpi = cpi;
     stap_error ignore;
     if (h5x_has_attr(f, "/radar", "prf_hz") &&
         h5x_get_double(f, "/radar", "prf_hz", &rd->prf_hz, &ignore) == STAP_OK && rd->prf_hz > 0)
         rd->has_prf = 1;
     if (h5x_exists(f, "/detections")) {
-        if ((st = h5x_get_detections(f, "/detections", &rd->detections, &rd->detection_count, err)))
+        if ((st = recording ? h5x_get_detections_of(f, "/detections", input_cpi, &rd->detections,
+                                                    &rd->detection_count, err)
+                            : h5x_get_detections(f, "/detections", &rd->detections, &rd->detection_count, err)))
             goto out;
         rd->have_detections = 1;
         for (size_t i = 0; i < rd->detection_count; i++) {

@@ -1,120 +1,103 @@
-/* plot.c: raster drawing, PNG output and the three radar pictures of plot.h. */
+/* plot.c: drawing with cairo (anti-aliased lines and text; PNG, SVG and PDF from one code
+ * path: a recording surface replayed onto the file's surface), and the radar pictures. */
 #include "plot.h"
 
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
 #include <errno.h>
 #include <math.h>
-#include <png.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "font5x7.h"
 #include "h5io.h"
 
 static const plot_rgb WHITE = {255, 255, 255}, BLACK = {0, 0, 0}, GRID = {225, 225, 225};
 static const plot_rgb INK = {30, 30, 30};
+static const char FONT[] = "DejaVu Sans"; /* fontconfig falls back to any sans face */
 
-/* ---- raster ------------------------------------------------------------------------ */
+/* ---- drawing ------------------------------------------------------------------------ */
+static void source(cairo_t *cr, plot_rgb c) { cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0); }
+
 int plot_image_create(plot_image *im, int w, int h, plot_rgb bg, stap_error *err)
 {
+    const cairo_rectangle_t ext = {0, 0, w, h};
     im->w = w;
     im->h = h;
-    im->rgb = malloc((size_t)w * h * 3);
-    if (!im->rgb) return stap_fail(err, STAP_ENOMEM, "out of memory for a %d x %d image", w, h);
-    for (size_t i = 0; i < (size_t)w * h; i++) {
-        im->rgb[3 * i] = bg.r;
-        im->rgb[3 * i + 1] = bg.g;
-        im->rgb[3 * i + 2] = bg.b;
+    im->surface = cairo_recording_surface_create(CAIRO_CONTENT_COLOR, &ext);
+    im->cr = cairo_create(im->surface);
+    if (cairo_status(im->cr) != CAIRO_STATUS_SUCCESS) {
+        const char *why = cairo_status_to_string(cairo_status(im->cr));
+        plot_image_free(im);
+        return stap_fail(err, STAP_ENOMEM, "cannot draw a %d x %d picture: %s", w, h, why);
     }
+    source(im->cr, bg);
+    cairo_paint(im->cr);
+    cairo_select_font_face(im->cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     return STAP_OK;
 }
 
 void plot_image_free(plot_image *im)
 {
     if (!im) return;
-    free(im->rgb);
-    im->rgb = NULL;
+    if (im->cr) cairo_destroy(im->cr);
+    if (im->surface) cairo_surface_destroy(im->surface);
+    im->cr = NULL;
+    im->surface = NULL;
 }
 
-static inline void put(plot_image *im, int x, int y, plot_rgb c)
+void plot_fill_rect(plot_image *im, double x0, double y0, double x1, double y1, plot_rgb c)
 {
-    if (x < 0 || y < 0 || x >= im->w || y >= im->h) return;
-    uint8_t *p = im->rgb + ((size_t)y * im->w + x) * 3;
-    p[0] = c.r;
-    p[1] = c.g;
-    p[2] = c.b;
+    source(im->cr, c);
+    cairo_rectangle(im->cr, x0, y0, x1 - x0, y1 - y0);
+    cairo_fill(im->cr);
 }
 
-void plot_fill_rect(plot_image *im, int x0, int y0, int x1, int y1, plot_rgb c)
+/* a line of `width`, dashed with on/off lengths `dash` (0: solid) */
+static void line_dash(plot_image *im, double x0, double y0, double x1, double y1, double width,
+                      plot_rgb c, double dash)
 {
-    for (int y = y0; y < y1; y++)
-        for (int x = x0; x < x1; x++) put(im, x, y, c);
+    cairo_t *cr = im->cr;
+    cairo_save(cr);
+    source(cr, c);
+    cairo_set_line_width(cr, width);
+    if (dash > 0) cairo_set_dash(cr, &dash, 1, 0);
+    cairo_move_to(cr, x0, y0);
+    cairo_line_to(cr, x1, y1);
+    cairo_stroke(cr);
+    cairo_restore(cr);
 }
 
-/* Bresenham with a square pen; dash > 0: on for dash pixels, off for dash pixels.
- * The clip rectangle (cx0, cy0, cx1, cy1) bounds what is drawn. */
-typedef struct {
-    int x0, y0, x1, y1;
-} clip_rect;
-
-static void line_ex(plot_image *im, int x0, int y0, int x1, int y1, int width, plot_rgb c,
-                    int dash, int *phase, const clip_rect *clip)
+void plot_line(plot_image *im, double x0, double y0, double x1, double y1, double width, plot_rgb c)
 {
-    int dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
-    int e = dx + dy, lo = -(width - 1) / 2, hi = width / 2;
-    for (;;) {
-        int on = dash <= 0 || ((*phase / dash) % 2 == 0);
-        (*phase)++;
-        if (on)
-            for (int a = lo; a <= hi; a++)
-                for (int b = lo; b <= hi; b++) {
-                    int x = x0 + a, y = y0 + b;
-                    if (clip && (x < clip->x0 || x >= clip->x1 || y < clip->y0 || y >= clip->y1))
-                        continue;
-                    put(im, x, y, c);
-                }
-        if (x0 == x1 && y0 == y1) break;
-        int e2 = 2 * e;
-        if (e2 >= dy) {
-            e += dy;
-            x0 += sx;
-        }
-        if (e2 <= dx) {
-            e += dx;
-            y0 += sy;
-        }
-    }
+    line_dash(im, x0, y0, x1, y1, width, c, 0);
 }
 
-void plot_line(plot_image *im, int x0, int y0, int x1, int y1, int width, plot_rgb c)
+double plot_text_width(plot_image *im, const char *s, double size)
 {
-    int phase = 0;
-    line_ex(im, x0, y0, x1, y1, width, c, 0, &phase, NULL);
+    cairo_text_extents_t te;
+    cairo_set_font_size(im->cr, size);
+    cairo_text_extents(im->cr, s, &te);
+    return te.x_advance;
 }
 
-int plot_text_width(const char *s, int scale) { return (int)strlen(s) * 6 * scale - scale; }
-
-int plot_text(plot_image *im, int x, int y, const char *s, int scale, int vertical, plot_rgb c)
+double plot_text(plot_image *im, double x, double y, const char *s, double size, int vertical,
+                 plot_rgb c)
 {
-    int k = 0;
-    for (const char *p = s; *p; p++, k++) {
-        int ch = (unsigned char)*p;
-        if (ch < FONT5X7_FIRST || ch > FONT5X7_LAST) ch = '?';
-        const char *const *g = font5x7[ch - FONT5X7_FIRST];
-        for (int gy = 0; gy < 7; gy++)
-            for (int gx = 0; gx < 5; gx++) {
-                if (g[gy][gx] != '#') continue;
-                for (int a = 0; a < scale; a++)
-                    for (int b = 0; b < scale; b++) {
-                        if (!vertical)
-                            put(im, x + (k * 6 + gx) * scale + a, y + gy * scale + b, c);
-                        else /* rotated CCW: text runs upwards from (x, y) */
-                            put(im, x + gy * scale + b, y - (k * 6 + gx) * scale - a - 1, c);
-                    }
-            }
-    }
-    return plot_text_width(s, scale);
+    cairo_t *cr = im->cr;
+    cairo_font_extents_t fe;
+    cairo_save(cr);
+    cairo_set_font_size(cr, size);
+    cairo_font_extents(cr, &fe);
+    source(cr, c);
+    cairo_move_to(cr, x, y);
+    if (vertical) cairo_rotate(cr, -M_PI / 2); /* runs upwards from (x, y), the bottom-left */
+    cairo_rel_move_to(cr, 0, vertical ? 0 : fe.ascent);
+    if (vertical) cairo_rel_move_to(cr, 0, fe.ascent);
+    cairo_show_text(cr, s);
+    cairo_restore(cr);
+    return plot_text_width(im, s, size);
 }
 
 plot_rgb plot_colormap(double t)
@@ -135,86 +118,52 @@ plot_rgb plot_colormap(double t)
     return c;
 }
 
-/* libpng reports errors by longjmp */
-static void png_error_fn(png_structp png, png_const_charp msg)
+plot_format plot_format_of(const char *path)
 {
-    const int e = errno; /* a failed fwrite: the system's words, not libpng's "Write Error" */
-    char *buf = png_get_error_ptr(png);
-    snprintf(buf, 256, "%s", e && !strcmp(msg, "Write Error") ? strerror(e) : msg);
-    png_longjmp(png, 1);
-}
-static void png_warning_fn(png_structp png, png_const_charp msg)
-{
-    (void)png;
-    (void)msg;
+    const char *dot = strrchr(path, '.');
+    if (dot && !strcasecmp(dot, ".svg")) return PLOT_SVG;
+    if (dot && !strcasecmp(dot, ".pdf")) return PLOT_PDF;
+    return PLOT_PNG;
 }
 
-int plot_png_write(const char *path, const plot_image *im, stap_write_mode mode, stap_error *err)
+int plot_write(const char *path, const plot_image *im, stap_write_mode mode, stap_error *err)
 {
     char tmp[4096];
     int st = stap_atomic_begin(path, tmp, sizeof tmp, mode, err);
     if (st) return st;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
+    const plot_format fmt = plot_format_of(path);
+    cairo_surface_t *out = fmt == PLOT_SVG   ? cairo_svg_surface_create(tmp, im->w, im->h)
+                           : fmt == PLOT_PDF ? cairo_pdf_surface_create(tmp, im->w, im->h)
+                                             : cairo_image_surface_create(CAIRO_FORMAT_RGB24, im->w, im->h);
+    if (fmt == PLOT_PDF) cairo_pdf_surface_set_metadata(out, CAIRO_PDF_METADATA_CREATOR, "rtstap " RTSTAP_VERSION);
+    cairo_t *cr = cairo_create(out);
+    cairo_set_source_surface(cr, im->surface, 0, 0);
+    cairo_paint(cr);
+    cairo_status_t cs = cairo_status(cr);
+    cairo_destroy(cr);
+    if (cs == CAIRO_STATUS_SUCCESS && fmt == PLOT_PNG) cs = cairo_surface_write_to_png(out, tmp);
+    cairo_surface_finish(out); /* SVG and PDF: written here */
+    if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(out);
+    cairo_surface_destroy(out);
+    if (cs != CAIRO_STATUS_SUCCESS) {
         stap_atomic_abort(tmp);
-        return stap_fail(err, STAP_EIO, "cannot write '%s' (as '%s')", path, tmp);
-    }
-    char msg[256] = "";
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, msg, png_error_fn,
-                                              png_warning_fn);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    png_bytep *rows = malloc(sizeof(png_bytep) * im->h);
-    volatile int bad = !png || !info || !rows;
-    if (!bad) {
-        if (setjmp(png_jmpbuf(png))) {
-            bad = 1;
-        } else {
-            png_init_io(png, f);
-            png_set_IHDR(png, info, (png_uint_32)im->w, (png_uint_32)im->h, 8, PNG_COLOR_TYPE_RGB,
-                         PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                         PNG_FILTER_TYPE_DEFAULT);
-            png_text txt = {0};
-            txt.compression = PNG_TEXT_COMPRESSION_NONE;
-            txt.key = (png_charp) "Software";
-            txt.text = (png_charp) "rtstap " RTSTAP_VERSION;
-            png_set_text(png, info, &txt, 1);
-            for (int y = 0; y < im->h; y++) rows[y] = im->rgb + (size_t)y * im->w * 3;
-            png_set_rows(png, info, rows);
-            png_write_png(png, info, PNG_TRANSFORM_IDENTITY, NULL);
-        }
-    }
-    if (png) png_destroy_write_struct(&png, info ? &info : NULL);
-    free(rows);
-    errno = 0;
-    if ((fflush(f) != 0 || fclose(f) != 0) && !bad) {
-        bad = 1;
-        snprintf(msg, sizeof msg, "%s", errno ? strerror(errno) : "write error");
-    } else if (bad) {
-        fclose(f);
-    }
-    if (bad) {
-        stap_atomic_abort(tmp);
-        return stap_fail(err, STAP_EIO, "cannot write '%s': %s", path, msg[0] ? msg : "libpng failed");
+        return stap_fail(err, STAP_EIO, "cannot write '%s': %s", path,
+                         cs == CAIRO_STATUS_WRITE_ERROR ? "a write error (is the disk full?)"
+                                                        : cairo_status_to_string(cs));
     }
     return stap_atomic_commit(tmp, path, mode, err);
 }
 
 /* ---- axes ------------------------------------------------------------------------- */
-enum { TXT = 2 };                 /* text scale: glyphs 10 x 14 pixels                 */
+static const double TXT = 15; /* text size, pixels */
 
 typedef struct {
-    int x0, y0, x1, y1;           /* plot area in pixels, [x0, x1) x [y0, y1)          */
+    double x0, y0, x1, y1;        /* plot area in pixels                               */
     double dx0, dx1, dy0, dy1;    /* data range                                         */
 } frame;
 
-static int fx(const frame *f, double x)
-{
-    return f->x0 + (int)lround((x - f->dx0) / (f->dx1 - f->dx0) * (f->x1 - f->x0 - 1));
-}
-static int fy(const frame *f, double y)
-{
-    return f->y1 - 1 - (int)lround((y - f->dy0) / (f->dy1 - f->dy0) * (f->y1 - f->y0 - 1));
-}
+static double fx(const frame *f, double x) { return f->x0 + (x - f->dx0) / (f->dx1 - f->dx0) * (f->x1 - f->x0); }
+static double fy(const frame *f, double y) { return f->y1 - (y - f->dy0) / (f->dy1 - f->dy0) * (f->y1 - f->y0); }
 
 /* Ticks at 1, 2 or 5 times a power of ten, about `target` of them. */
 static int nice_ticks(double lo, double hi, int target, double *t, int max, double *step_out)
@@ -235,6 +184,12 @@ static void tick_label(char *buf, size_t len, double v, double step)
     snprintf(buf, len, "%.*f", dec, v);
 }
 
+static void clip_to(plot_image *im, const frame *f)
+{
+    cairo_rectangle(im->cr, f->x0, f->y0, f->x1 - f->x0, f->y1 - f->y0);
+    cairo_clip(im->cr);
+}
+
 /* Box, ticks, tick labels, grid (optional), axis labels and title. */
 static void draw_axes(plot_image *im, const frame *f, const char *title, const char *xlabel,
                       const char *ylabel, int grid)
@@ -242,110 +197,135 @@ static void draw_axes(plot_image *im, const frame *f, const char *title, const c
     double t[64], step;
     char lab[64];
     /* about one x tick per 80 pixels (at most 8): the labels must not touch */
-    int tx = (f->x1 - f->x0) / 80;
+    int tx = (int)(f->x1 - f->x0) / 80;
     int n = nice_ticks(f->dx0, f->dx1, tx < 2 ? 2 : tx > 8 ? 8 : tx, t, 64, &step);
     for (int i = 0; i < n; i++) {
-        int x = fx(f, t[i]);
-        if (grid) plot_line(im, x, f->y0, x, f->y1 - 1, 1, GRID);
-        plot_line(im, x, f->y1, x, f->y1 + 6, 2, INK);
+        double x = fx(f, t[i]);
+        if (grid) plot_line(im, x, f->y0, x, f->y1, 1, GRID);
+        plot_line(im, x, f->y1, x, f->y1 + 6, 1.5, INK);
         tick_label(lab, sizeof lab, t[i], step);
-        plot_text(im, x - plot_text_width(lab, TXT) / 2, f->y1 + 12, lab, TXT, 0, INK);
+        plot_text(im, x - plot_text_width(im, lab, TXT) / 2, f->y1 + 10, lab, TXT, 0, INK);
     }
     n = nice_ticks(f->dy0, f->dy1, 7, t, 64, &step);
     for (int i = 0; i < n; i++) {
-        int y = fy(f, t[i]);
-        if (grid) plot_line(im, f->x0, y, f->x1 - 1, y, 1, GRID);
-        plot_line(im, f->x0 - 7, y, f->x0 - 1, y, 2, INK);
+        double y = fy(f, t[i]);
+        if (grid) plot_line(im, f->x0, y, f->x1, y, 1, GRID);
+        plot_line(im, f->x0 - 6, y, f->x0, y, 1.5, INK);
         tick_label(lab, sizeof lab, t[i], step);
-        plot_text(im, f->x0 - 12 - plot_text_width(lab, TXT), y - 7, lab, TXT, 0, INK);
+        plot_text(im, f->x0 - 10 - plot_text_width(im, lab, TXT), y - TXT * 0.6, lab, TXT, 0, INK);
     }
-    /* box */
-    plot_line(im, f->x0 - 1, f->y0 - 1, f->x1, f->y0 - 1, 2, INK);
-    plot_line(im, f->x0 - 1, f->y1, f->x1, f->y1, 2, INK);
-    plot_line(im, f->x0 - 1, f->y0 - 1, f->x0 - 1, f->y1, 2, INK);
-    plot_line(im, f->x1, f->y0 - 1, f->x1, f->y1, 2, INK);
+    cairo_save(im->cr); /* the box */
+    source(im->cr, INK);
+    cairo_set_line_width(im->cr, 1.5);
+    cairo_rectangle(im->cr, f->x0, f->y0, f->x1 - f->x0, f->y1 - f->y0);
+    cairo_stroke(im->cr);
+    cairo_restore(im->cr);
     if (xlabel)
-        plot_text(im, (f->x0 + f->x1) / 2 - plot_text_width(xlabel, TXT) / 2, f->y1 + 40, xlabel,
+        plot_text(im, (f->x0 + f->x1) / 2 - plot_text_width(im, xlabel, TXT) / 2, f->y1 + 36, xlabel,
                   TXT, 0, INK);
     if (ylabel)
-        plot_text(im, 14, (f->y0 + f->y1) / 2 + plot_text_width(ylabel, TXT) / 2, ylabel, TXT, 1,
+        plot_text(im, 14, (f->y0 + f->y1) / 2 + plot_text_width(im, ylabel, TXT) / 2, ylabel, TXT, 1,
                   INK);
-    if (title) plot_text(im, f->x0, 16, title, TXT, 0, BLACK);
+    if (title) plot_text(im, f->x0, 14, title, TXT + 2, 0, BLACK);
 }
 
-static void ring(plot_image *im, int cx, int cy, double r, double width, plot_rgb c)
+static void ring(plot_image *im, double cx, double cy, double r, double width, plot_rgb c)
 {
-    int R = (int)ceil(r + width);
-    for (int y = -R; y <= R; y++)
-        for (int x = -R; x <= R; x++) {
-            double d = sqrt((double)x * x + (double)y * y);
-            if (d >= r - width / 2 && d <= r + width / 2) put(im, cx + x, cy + y, c);
-        }
+    cairo_save(im->cr);
+    source(im->cr, c);
+    cairo_set_line_width(im->cr, width);
+    cairo_new_sub_path(im->cr);
+    cairo_arc(im->cr, cx, cy, r, 0, 2 * M_PI);
+    cairo_stroke(im->cr);
+    cairo_restore(im->cr);
 }
 
-/* The cells of hm inside frame f, its guides (dotted) and markers (rings). */
+/* The cells of hm inside frame f (an image of nx x ny cells, scaled without smoothing: each
+ * cell a sharp rectangle in PNG, SVG and PDF alike), its guides (dotted) and markers
+ * (rings), clipped to the frame; the frame's data range may be a part of the map's. */
 static void draw_heatmap(plot_image *im, const frame *f, const plot_heatmap *hm)
 {
-    double zr = hm->zmax > hm->zmin ? hm->zmax - hm->zmin : 1;
-    for (int y = f->y0; y < f->y1; y++) {
-        double yd = hm->y0 + (f->y1 - 1 - y + 0.5) / (f->y1 - f->y0) * (hm->y1 - hm->y0);
-        int j = (int)floor((yd - hm->y0) / (hm->y1 - hm->y0) * hm->ny);
-        if (j < 0) j = 0;
-        if (j >= hm->ny) j = hm->ny - 1;
-        for (int x = f->x0; x < f->x1; x++) {
-            double xd = hm->x0 + (x - f->x0 + 0.5) / (f->x1 - f->x0) * (hm->x1 - hm->x0);
-            int i = (int)floor((xd - hm->x0) / (hm->x1 - hm->x0) * hm->nx);
-            if (i < 0) i = 0;
-            if (i >= hm->nx) i = hm->nx - 1;
-            double z = hm->z[(size_t)j * hm->nx + i];
-            put(im, x, y, plot_colormap(isfinite(z) ? (z - hm->zmin) / zr : 0));
+    const double zr = hm->zmax > hm->zmin ? hm->zmax - hm->zmin : 1;
+    cairo_surface_t *cells = cairo_image_surface_create(CAIRO_FORMAT_RGB24, hm->nx, hm->ny);
+    if (cairo_surface_status(cells) == CAIRO_STATUS_SUCCESS) {
+        cairo_surface_flush(cells);
+        unsigned char *px = cairo_image_surface_get_data(cells);
+        const int stride = cairo_image_surface_get_stride(cells);
+        for (int j = 0; j < hm->ny; j++) { /* image row 0 is the top: the last y row */
+            uint32_t *row = (uint32_t *)(px + (size_t)(hm->ny - 1 - j) * stride);
+            for (int i = 0; i < hm->nx; i++) {
+                const double z = hm->z[(size_t)j * hm->nx + i];
+                const plot_rgb c = plot_colormap(isfinite(z) ? (z - hm->zmin) / zr : 0);
+                row[i] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+            }
         }
+        cairo_surface_mark_dirty(cells);
+        cairo_save(im->cr);
+        clip_to(im, f);
+        /* the map's data rectangle in pixels */
+        const double px0 = fx(f, hm->x0), px1 = fx(f, hm->x1), py0 = fy(f, hm->y1), py1 = fy(f, hm->y0);
+        cairo_translate(im->cr, px0, py0);
+        cairo_scale(im->cr, (px1 - px0) / hm->nx, (py1 - py0) / hm->ny);
+        cairo_set_source_surface(im->cr, cells, 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(im->cr), CAIRO_FILTER_NEAREST);
+        cairo_paint(im->cr);
+        cairo_restore(im->cr);
     }
-    clip_rect clip = {f->x0, f->y0, f->x1, f->y1};
+    cairo_surface_destroy(cells);
+    cairo_save(im->cr);
+    clip_to(im, f);
     for (size_t k = 0; k < hm->nguides; k++) {
         const plot_guide *g = &hm->guides[k];
-        int phase = 0;
-        line_ex(im, fx(f, g->x0), fy(f, g->y0), fx(f, g->x1), fy(f, g->y1), 1, WHITE, 3, &phase,
-                &clip);
+        line_dash(im, fx(f, g->x0), fy(f, g->y0), fx(f, g->x1), fy(f, g->y1), 1.2, WHITE, 4);
     }
     for (size_t k = 0; k < hm->nmarkers; k++) {
-        int cx = fx(f, hm->markers[k].x), cy = fy(f, hm->markers[k].y);
+        const double cx = fx(f, hm->markers[k].x), cy = fy(f, hm->markers[k].y);
         ring(im, cx, cy, 10, 3.5, BLACK);
         ring(im, cx, cy, 10, 1.8, (plot_rgb){255, 60, 60});
     }
+    cairo_restore(im->cr);
     /* labelled ticks above the frame */
     for (size_t k = 0; k < hm->nxmarks; k++) {
-        int x = fx(f, hm->xmarks[k]);
-        for (int r = 0; r < 9; r++) plot_fill_rect(im, x - (8 - r) / 2, f->y0 - 14 + r,
-                                                   x + (8 - r) / 2 + 1, f->y0 - 13 + r, INK);
+        const double x = fx(f, hm->xmarks[k]);
+        if (x < f->x0 || x > f->x1) continue;
+        cairo_move_to(im->cr, x - 5, f->y0 - 13);
+        cairo_line_to(im->cr, x + 5, f->y0 - 13);
+        cairo_line_to(im->cr, x, f->y0 - 4);
+        cairo_close_path(im->cr);
+        source(im->cr, INK);
+        cairo_fill(im->cr);
         if (hm->xmark_label)
-            plot_text(im, x - plot_text_width(hm->xmark_label, TXT) / 2, f->y0 - 32,
+            plot_text(im, x - plot_text_width(im, hm->xmark_label, TXT) / 2, f->y0 - 32,
                       hm->xmark_label, TXT, 0, INK);
     }
 }
 
 /* A vertical colour bar in cb (its data range zmin..zmax), ticks, and label at x_label. */
-static void draw_colorbar(plot_image *im, const frame *cb, const char *label, int x_label)
+static void draw_colorbar(plot_image *im, const frame *cb, const char *label, double x_label)
 {
-    for (int y = cb->y0; y < cb->y1; y++) {
-        double t = (double)(cb->y1 - 1 - y) / (cb->y1 - cb->y0 - 1);
-        plot_fill_rect(im, cb->x0, y, cb->x1, y + 1, plot_colormap(t));
+    cairo_pattern_t *g = cairo_pattern_create_linear(0, cb->y1, 0, cb->y0);
+    for (int k = 0; k <= 16; k++) {
+        const plot_rgb c = plot_colormap(k / 16.0);
+        cairo_pattern_add_color_stop_rgb(g, k / 16.0, c.r / 255.0, c.g / 255.0, c.b / 255.0);
     }
-    plot_line(im, cb->x0 - 1, cb->y0 - 1, cb->x1, cb->y0 - 1, 1, INK);
-    plot_line(im, cb->x0 - 1, cb->y1, cb->x1, cb->y1, 1, INK);
-    plot_line(im, cb->x0 - 1, cb->y0 - 1, cb->x0 - 1, cb->y1, 1, INK);
-    plot_line(im, cb->x1, cb->y0 - 1, cb->x1, cb->y1, 1, INK);
+    cairo_rectangle(im->cr, cb->x0, cb->y0, cb->x1 - cb->x0, cb->y1 - cb->y0);
+    cairo_set_source(im->cr, g);
+    cairo_fill_preserve(im->cr);
+    cairo_pattern_destroy(g);
+    source(im->cr, INK);
+    cairo_set_line_width(im->cr, 1);
+    cairo_stroke(im->cr);
     double t[64], step;
     char lab[64];
     int n = nice_ticks(cb->dy0, cb->dy1, 8, t, 64, &step);
     for (int i = 0; i < n; i++) {
-        int y = fy(cb, t[i]);
-        plot_line(im, cb->x1, y, cb->x1 + 6, y, 2, INK);
+        const double y = fy(cb, t[i]);
+        plot_line(im, cb->x1, y, cb->x1 + 6, y, 1.5, INK);
         tick_label(lab, sizeof lab, t[i], step);
-        plot_text(im, cb->x1 + 10, y - 7, lab, TXT, 0, INK);
+        plot_text(im, cb->x1 + 10, y - TXT * 0.6, lab, TXT, 0, INK);
     }
     if (label)
-        plot_text(im, x_label, (cb->y0 + cb->y1) / 2 + plot_text_width(label, TXT) / 2, label,
+        plot_text(im, x_label, (cb->y0 + cb->y1) / 2 + plot_text_width(im, label, TXT) / 2, label,
                   TXT, 1, INK);
 }
 
@@ -356,25 +336,39 @@ static int heatmap_ok(const char *path, const plot_heatmap *hm, stap_error *err)
     return STAP_OK;
 }
 
-int plot_heatmap_png(const char *path, const plot_heatmap *hm, stap_write_mode mode,
-                     stap_error *err)
+/* the part of the data range a view shows (view NULL or a limit unset: all of it) */
+static void view_range(const stap_plot_view *v, int axis, double *lo, double *hi)
+{
+    if (!v) return;
+    const double *lim = axis ? v->ylim : v->xlim;
+    if (lim[1] > lim[0]) {
+        *lo = lim[0];
+        *hi = lim[1];
+    }
+}
+
+int plot_heatmap_file(const char *path, const plot_heatmap *hm, const stap_plot_view *view,
+                      stap_write_mode mode, stap_error *err)
 {
     int st = heatmap_ok(path, hm, err);
     if (st) return st;
     plot_image im;
     if ((st = plot_image_create(&im, 980, 660, WHITE, err))) return st;
     frame f = {110, 60, 780, 570, hm->x0, hm->x1, hm->y0, hm->y1};
+    view_range(view, 0, &f.dx0, &f.dx1);
+    view_range(view, 1, &f.dy0, &f.dy1);
     draw_heatmap(&im, &f, hm);
     draw_axes(&im, &f, hm->title, hm->xlabel, hm->ylabel, 0);
     frame cb = {f.x1 + 40, f.y0, f.x1 + 70, f.y1, 0, 1, hm->zmin, hm->zmax};
-    draw_colorbar(&im, &cb, hm->cbar_label, im.w - 30);
-    st = plot_png_write(path, &im, mode, err);
+    draw_colorbar(&im, &cb, hm->cbar_label, im.w - 34);
+    st = plot_write(path, &im, mode, err);
     plot_image_free(&im);
     return st;
 }
 
-int plot_heatmaps_png(const char *path, const char *title, const char *note,
-                      const plot_heatmap *hm, int n, stap_write_mode mode, stap_error *err)
+int plot_heatmaps_file(const char *path, const char *title, const char *note,
+                       const plot_heatmap *hm, int n, const stap_plot_view *view,
+                       stap_write_mode mode, stap_error *err)
 {
     if (n < 1 || n > 4)
         return stap_fail(err, STAP_EINVAL, "heat maps '%s': %d panels (1 to 4)", path, n);
@@ -387,11 +381,13 @@ int plot_heatmaps_png(const char *path, const char *title, const char *note,
     const int cbx = x0 + n * pw + (n - 1) * gap + 40;
     plot_image im;
     if ((st = plot_image_create(&im, cbx + 150, note ? 690 : 660, WHITE, err))) return st;
-    if (title) plot_text(&im, x0, 12, title, TXT, 0, BLACK);
-    if (note) plot_text(&im, x0, 660, note, TXT, 0, INK);
+    if (title) plot_text(&im, x0, 10, title, TXT + 2, 0, BLACK);
+    if (note) plot_text(&im, x0, 658, note, TXT, 0, INK);
     for (int k = 0; k < n; k++) {
         frame f = {x0 + k * (pw + gap), y0, x0 + k * (pw + gap) + pw, y1,
                    hm[k].x0, hm[k].x1, hm[k].y0, hm[k].y1};
+        view_range(view, 0, &f.dx0, &f.dx1);
+        view_range(view, 1, &f.dy0, &f.dy1);
         plot_heatmap p = hm[k];
         p.zmin = hm[0].zmin;
         p.zmax = hm[0].zmax;
@@ -403,26 +399,74 @@ int plot_heatmaps_png(const char *path, const char *title, const char *note,
             char line[160];
             snprintf(line, sizeof line, "%.*s", nl ? (int)(nl - p.title) : (int)strlen(p.title),
                      p.title);
-            plot_text(&im, f.x0, 42, line, TXT, 0, BLACK);
-            if (nl) plot_text(&im, f.x0, 64, nl + 1, TXT, 0, INK);
+            plot_text(&im, f.x0, 40, line, TXT, 0, BLACK);
+            if (nl) plot_text(&im, f.x0, 62, nl + 1, TXT, 0, INK);
         }
     }
     frame cb = {cbx, y0, cbx + 30, y1, 0, 1, hm[0].zmin, hm[0].zmax};
-    draw_colorbar(&im, &cb, hm[0].cbar_label, im.w - 30);
-    st = plot_png_write(path, &im, mode, err);
+    draw_colorbar(&im, &cb, hm[0].cbar_label, im.w - 34);
+    st = plot_write(path, &im, mode, err);
     plot_image_free(&im);
     return st;
 }
 
-int plot_lines_png(const char *path, const plot_lines *pl, stap_write_mode mode, stap_error *err)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* a series' median of its finite values (NAN: none) */
+static double series_median(const plot_series *se)
+{
+    double *v = malloc(sizeof(double) * (se->n > 0 ? se->n : 1)), m = NAN;
+    int k = 0;
+    for (int i = 0; v && i < se->n; i++)
+        if (isfinite(se->y[i])) v[k++] = se->y[i];
+    if (k) {
+        qsort(v, k, sizeof(double), cmp_double);
+        m = v[k / 2];
+    }
+    free(v);
+    return m;
+}
+
+int plot_lines_file(const char *path, const plot_lines *pl, const stap_plot_view *view,
+                    stap_write_mode mode, stap_error *err)
 {
     if (!(pl->x1 > pl->x0) || !(pl->y1 > pl->y0))
         return stap_fail(err, STAP_EINVAL, "line plot '%s': empty range", path);
+    plot_image im;
+    const int W = 980, row_h = 24;
+    int st = plot_image_create(&im, W, 640, WHITE, err);
+    if (st) return st;
+    /* the y range (auto_floor): down to 30 dB under the lowest curve's median — the level
+     * of each curve away from its notch is what is compared, and a notch's depth (a clutter
+     * null, a fixed canceller's -300 dB) runs off the bottom, clipped — counting only the
+     * curves within 40 dB of the highest (a curve far below is drawn clipped, its legend
+     * saying so); --ylim sets it outright */
+    double y0 = pl->y0, top = -INFINITY, *med = malloc(sizeof(double) * (pl->nseries + 1));
+    for (int s = 0; med && s < pl->nseries; s++) {
+        med[s] = series_median(&pl->series[s]);
+        if (med[s] > top) top = med[s];
+    }
+    if (med && isfinite(top) && pl->auto_floor) {
+        double lo = INFINITY, low_med = top;
+        for (int s = 0; s < pl->nseries; s++) {
+            if (!(med[s] >= top - 40)) continue;
+            low_med = fmin(low_med, med[s]);
+            for (int i = 0; i < pl->series[s].n; i++)
+                if (isfinite(pl->series[s].y[i])) lo = fmin(lo, pl->series[s].y[i]);
+        }
+        if (isfinite(lo)) y0 = fmax(y0, floor((fmax(lo, low_med - 30) - 3) / 5) * 5);
+    }
     /* the legend: rows of entries above the plot area, as many rows as it needs */
-    const int W = 980, row_h = 26;
+    char (*labels)[128] = malloc(sizeof *labels * (pl->nseries + 1));
     int rows = 1;
-    for (int s = 0, lx = 110; s < pl->nseries; s++) {
-        int w = 44 + plot_text_width(pl->series[s].label, TXT) + 30;
+    for (int s = 0, lx = 110; labels && s < pl->nseries; s++) {
+        snprintf(labels[s], sizeof labels[s], "%s%s", pl->series[s].label,
+                 med && med[s] < y0 && !(view && view->ylim[1] > view->ylim[0]) ? " (below the axis)" : "");
+        int w = 44 + (int)plot_text_width(&im, labels[s], TXT) + 30;
         if (lx > 110 && lx + w - 30 > W - 20) {
             rows++;
             lx = 110;
@@ -430,39 +474,61 @@ int plot_lines_png(const char *path, const plot_lines *pl, stap_write_mode mode,
         lx += w;
     }
     const int extra = (rows - 1) * row_h;
-    plot_image im;
-    int st = plot_image_create(&im, W, 640 + extra, WHITE, err);
-    if (st) return st;
-    frame f = {110, 100 + extra, 950, 550 + extra, pl->x0, pl->x1, pl->y0, pl->y1};
+    if (extra) { /* taller: start again on a surface of the right size */
+        plot_image_free(&im);
+        if ((st = plot_image_create(&im, W, 640 + extra, WHITE, err))) {
+            free(med);
+            free(labels);
+            return st;
+        }
+    }
+    frame f = {110, 100 + extra, 950, 550 + extra, pl->x0, pl->x1, y0, pl->y1};
+    view_range(view, 0, &f.dx0, &f.dx1);
+    view_range(view, 1, &f.dy0, &f.dy1);
     draw_axes(&im, &f, pl->title, pl->xlabel, pl->ylabel, 1);
-    clip_rect clip = {f.x0, f.y0, f.x1, f.y1};
-    int lx = f.x0, ly = 72;
+    double lx = f.x0, ly = 68;
     for (int s = 0; s < pl->nseries; s++) {
         const plot_series *se = &pl->series[s];
-        int phase = 0;
-        for (int i = 0; i + 1 < se->n; i++) {
-            if (!isfinite(se->y[i]) || !isfinite(se->y[i + 1])) continue;
-            line_ex(&im, fx(&f, se->x[i]), fy(&f, se->y[i]), fx(&f, se->x[i + 1]),
-                    fy(&f, se->y[i + 1]), 3, se->color, se->dashed ? 9 : 0, &phase, &clip);
+        cairo_t *cr = im.cr;
+        cairo_save(cr);
+        clip_to(&im, &f);
+        source(cr, se->color);
+        cairo_set_line_width(cr, 2.5);
+        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+        const double dash = 9;
+        if (se->dashed) cairo_set_dash(cr, &dash, 1, 0);
+        int pen = 0; /* a path runs over finite points; a gap breaks it */
+        for (int i = 0; i < se->n; i++) {
+            if (!isfinite(se->y[i])) {
+                pen = 0;
+                continue;
+            }
+            if (pen) cairo_line_to(cr, fx(&f, se->x[i]), fy(&f, se->y[i]));
+            else cairo_move_to(cr, fx(&f, se->x[i]), fy(&f, se->y[i]));
+            pen = 1;
         }
-        if (se->points)
-            for (int i = 0; i < se->n; i++)
-                if (isfinite(se->y[i])) {
-                    int cx = fx(&f, se->x[i]), cy = fy(&f, se->y[i]);
-                    if (cx >= f.x0 && cx < f.x1 && cy >= f.y0 && cy < f.y1)
-                        plot_fill_rect(&im, cx - 3, cy - 3, cx + 4, cy + 4, se->color);
-                }
+        cairo_stroke(cr);
+        cairo_set_dash(cr, NULL, 0, 0);
+        for (int i = 0; se->points && i < se->n; i++)
+            if (isfinite(se->y[i])) {
+                cairo_arc(cr, fx(&f, se->x[i]), fy(&f, se->y[i]), 3.2, 0, 2 * M_PI);
+                cairo_fill(cr);
+            }
+        cairo_restore(cr);
         /* legend entry */
-        int phase2 = 0, w = 44 + plot_text_width(se->label, TXT) + 30;
+        const char *lab = labels ? labels[s] : se->label;
+        double w = 44 + plot_text_width(&im, lab, TXT) + 30;
         if (lx > f.x0 && lx + w - 30 > W - 20) {
             lx = f.x0;
             ly += row_h;
         }
-        line_ex(&im, lx, ly, lx + 36, ly, 3, se->color, se->dashed ? 9 : 0, &phase2, NULL);
-        plot_text(&im, lx + 44, ly - 7, se->label, TXT, 0, INK);
+        line_dash(&im, lx, ly, lx + 36, ly, 2.5, se->color, se->dashed ? 9 : 0);
+        plot_text(&im, lx + 44, ly - TXT * 0.6, lab, TXT, 0, INK);
         lx += w;
     }
-    st = plot_png_write(path, &im, mode, err);
+    free(med);
+    free(labels);
+    st = plot_write(path, &im, mode, err);
     plot_image_free(&im);
     return st;
 }
@@ -487,7 +553,7 @@ static int taper(int n, double db, double *w, stap_error *err)
 
 int stap_plot_angle_doppler(const char *path, const stap_cf32 *cube, int C, int P, int R, int rc,
                             int half, double spacing, double prf_hz, double taper_db,
-                            stap_write_mode mode, stap_error *err)
+                            const stap_plot_view *view, stap_write_mode mode, stap_error *err)
 {
     if (rc < 0 || rc >= R)
         return stap_fail(err, STAP_EINVAL, "range cell %d outside 0..%d", rc, R - 1);
@@ -545,7 +611,7 @@ int stap_plot_angle_doppler(const char *path, const stap_cf32 *cube, int C, int 
                        -1, 1, -0.5 * yscale, 0.5 * yscale, -5, ceil(zmax / 5) * 5, NULL, 0,
                        NULL, 0, NULL, 0, NULL};
     if (hm.zmax <= hm.zmin) hm.zmax = hm.zmin + 10;
-    st = plot_heatmap_png(path, &hm, mode, err);
+    st = plot_heatmap_file(path, &hm, view, mode, err);
 out:
     free(wc);
     free(wp);
@@ -556,8 +622,8 @@ out:
     return st;
 }
 
-int stap_plot_response(const char *path, const stap_response_picture *pic, stap_write_mode mode,
-                       stap_error *err)
+int stap_plot_response(const char *path, const stap_response_picture *pic,
+                       const stap_plot_view *view, stap_write_mode mode, stap_error *err)
 {
     const int nu = pic->nu, nf = pic->nf, np = pic->npanels;
     if (np < 1 || np > 2 || nu < 2 || nf < 1 || !(pic->floor_db < 0))
@@ -629,7 +695,7 @@ int stap_plot_response(const char *path, const stap_response_picture *pic, stap_
                        pic->njammers > 0 ? "   J: jammers" : "");
     if (ng && len > 0 && (size_t)len < sizeof note)
         snprintf(note + len, sizeof note - len, "   dotted: clutter ridge f = %.3f u", sl);
-    int st = plot_heatmaps_png(path, pic->title, note, hm, np, mode, err);
+    int st = plot_heatmaps_file(path, pic->title, note, hm, np, view, mode, err);
     free(z);
     return st;
 }
@@ -667,8 +733,8 @@ static int sinr_curves(const stap_sinr_result *res, int beam, double scale, doub
     return STAP_OK;
 }
 
-int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, stap_write_mode mode,
-                   stap_error *err)
+int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam,
+                   const stap_plot_view *view, stap_write_mode mode, stap_error *err)
 {
     if (beam < 0 || beam >= res->B)
         return stap_fail(err, STAP_EINVAL, "beam %d outside 0..%d", beam, res->B - 1);
@@ -714,8 +780,8 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, stap
     double lo = floor((fmax(ymin, -120) - 3) / 10) * 10;
     plot_lines pl = {title, res->prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
                      "SINR loss (dB)", (isfinite(res->rmb_mean) ? 3 : 2) + reduced, s,
-                     -0.5 * scale, 0.5 * scale, lo, 3};
-    st = plot_lines_png(path, &pl, mode, err);
+                     -0.5 * scale, 0.5 * scale, lo, 3, 1};
+    st = plot_lines_file(path, &pl, view, mode, err);
 out:
     free(x);
     free(yo);
@@ -727,8 +793,8 @@ out:
 
 int stap_plot_sinr_compare(const char *path, const stap_sinr_result *const *res,
                            const int *beams, const char *const *labels,
-                           const char *const *optimum_labels, int n, stap_write_mode mode,
-                           stap_error *err)
+                           const char *const *optimum_labels, int n,
+                           const stap_plot_view *view, stap_write_mode mode, stap_error *err)
 {
     enum { MAX = STAP_PLOT_SINR_MAX_TABLES };
     static const plot_rgb palette[MAX] = {{31, 119, 180}, {230, 100, 20}, {44, 160, 44},
@@ -784,22 +850,17 @@ int stap_plot_sinr_compare(const char *path, const stap_sinr_result *const *res,
                  "(dashed), beam %d", beams[0]);
         plot_lines pl = {title, prf > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
                          "SINR loss (dB)", ns, s, -0.5 * scale, 0.5 * scale,
-                         floor((fmax(ymin, -120) - 3) / 10) * 10, 3}; /* as above */
-        st = plot_lines_png(path, &pl, mode, err);
+                         floor((fmax(ymin, -120) - 3) / 10) * 10, 3, 1}; /* as above */
+        st = plot_lines_file(path, &pl, view, mode, err);
     }
     for (int i = 0; i < 3 * MAX; i++) free(buf[i]);
     return st;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int stap_plot_range_doppler(const char *path, const stap_cf32 *y, int B, int D, int R, int beam,
                             const stap_detection *det, size_t ndet, double prf_hz,
-                            stap_write_mode mode, stap_error *err)
+                            const double *range_m, const char *title_note,
+                            const stap_plot_view *view, stap_write_mode mode, stap_error *err)
 {
     if (beam < 0 || beam >= B)
         return stap_fail(err, STAP_EINVAL, "beam %d outside 0..%d", beam, B - 1);
@@ -836,20 +897,25 @@ int stap_plot_range_doppler(const char *path, const stap_cf32 *y, int B, int D, 
     double f0 = (double)((first) % D) / D;
     if (f0 >= 0.5) f0 -= 1;
     double y0 = (f0 - 0.5 / D) * scale, y1 = y0 + scale;
+    /* the range axis: cells, or the file's ranges in km (cell r at range_m[r]) */
+    const int metres = range_m && R > 1 && range_m[R - 1] != range_m[0];
+    const double km0 = metres ? range_m[0] / 1e3 : 0, dkm = metres ? (range_m[R - 1] - range_m[0]) / 1e3 / (R - 1) : 1;
+    const double x0 = metres ? km0 - dkm / 2 : 0, x1 = metres ? km0 + dkm * (R - 0.5) : R;
     size_t nm = 0;
     for (size_t k = 0; k < ndet; k++) {
         if (det[k].beam != beam) continue;
         double f = (double)det[k].doppler_bin / D;
         if (f >= 0.5) f -= 1;
-        mk[nm++] = (plot_marker){det[k].range_cell + 0.5, f * scale};
+        mk[nm++] = (plot_marker){metres ? km0 + dkm * det[k].range_cell : det[k].range_cell + 0.5, f * scale};
     }
-    char title[160];
-    snprintf(title, sizeof title, "Range-Doppler output, beam %d: %zu detection%s", beam, nm,
-             nm == 1 ? "" : "s");
-    plot_heatmap hm = {title, "range cell", prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
-                       "|y|^2 over the bin's median (dB)", R, D, z, 0, R, y0, y1, -10,
+    char title[200];
+    snprintf(title, sizeof title, "Range-Doppler output, beam %d%s%s: %zu detection%s", beam,
+             title_note ? ", " : "", title_note ? title_note : "", nm, nm == 1 ? "" : "s");
+    plot_heatmap hm = {title, metres ? "range (km)" : "range cell",
+                       prf_hz > 0 ? "Doppler (Hz)" : "Doppler (cycles/pulse)",
+                       "|y|^2 over the bin's median (dB)", R, D, z, x0, x1, y0, y1, -10,
                        fmax(20, ceil(zmax / 5) * 5), mk, nm, NULL, 0, NULL, 0, NULL};
-    int st = plot_heatmap_png(path, &hm, mode, err);
+    int st = plot_heatmap_file(path, &hm, view, mode, err);
     free(z);
     free(tmp);
     free(mk);

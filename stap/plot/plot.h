@@ -1,6 +1,5 @@
-/* plot: rtstap's pictures — a small RGB raster with axes, ticks, labels, a colour bar
- * and a 5x7 bitmap font (font5x7.h), written as PNG through libpng; and the three
- * radar pictures built on it: the angle–Doppler spectrum of an input cube at a range
+/* plot: rtstap's pictures — axes, ticks, labels and a colour bar drawn with cairo (PNG, SVG
+ * or PDF from one code path); and the radar pictures built on it: the angle–Doppler spectrum of an input cube at a range
  * cell, the SINR loss against Doppler, and the range–Doppler map of one output beam
  * with the CFAR detections marked. PNG files are published atomically (h5io.h's
  * rt_atomic_*): every writer takes the stap_write_mode (STAP_WRITE_NEW: an existing file is
@@ -18,27 +17,42 @@
 extern "C" {
 #endif
 
-/* ---- raster ------------------------------------------------------------------------ */
+/* ---- drawing ------------------------------------------------------------------------ */
+/* A picture being drawn: a cairo recording surface (opaque here: cairo.h stays in plot.c),
+ * replayed onto the file's surface when written — PNG, SVG or PDF by the path's extension. */
 typedef struct plot_image {
     int w, h;
-    uint8_t *rgb; /* h rows of w pixels, 3 bytes each, top row first */
+    void *surface; /* cairo_surface_t * */
+    void *cr;      /* cairo_t *         */
 } plot_image;
 
 typedef struct plot_rgb { uint8_t r, g, b; } plot_rgb;
 
+typedef enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF } plot_format;
+/* .svg and .pdf (any case) name SVG and PDF; anything else is PNG */
+plot_format plot_format_of(const char *path);
+
 int plot_image_create(plot_image *im, int w, int h, plot_rgb background, stap_error *err);
 void plot_image_free(plot_image *im);
-void plot_fill_rect(plot_image *im, int x0, int y0, int x1, int y1, plot_rgb c); /* [x0,x1) */
-void plot_line(plot_image *im, int x0, int y0, int x1, int y1, int width, plot_rgb c);
-/* Text with the 5x7 font at integer scale (glyph cell 6*scale x 8*scale); (x, y) is the
- * top-left corner; vertical != 0 draws it rotated 90 degrees counter-clockwise with
- * (x, y) the bottom-left corner. Returns the advance in pixels. */
-int plot_text(plot_image *im, int x, int y, const char *s, int scale, int vertical, plot_rgb c);
-int plot_text_width(const char *s, int scale);
+void plot_fill_rect(plot_image *im, double x0, double y0, double x1, double y1, plot_rgb c);
+void plot_line(plot_image *im, double x0, double y0, double x1, double y1, double width, plot_rgb c);
+/* Text of `size` pixels (a sans-serif face, anti-aliased); (x, y) is the top-left corner;
+ * vertical != 0 draws it rotated 90 degrees counter-clockwise with (x, y) the bottom-left
+ * corner. Returns the advance in pixels. */
+double plot_text(plot_image *im, double x, double y, const char *s, double size, int vertical,
+                 plot_rgb c);
+double plot_text_width(plot_image *im, const char *s, double size);
 /* The viridis colour map, t in [0, 1]. */
 plot_rgb plot_colormap(double t);
-/* Write im to path as an 8-bit RGB PNG, atomically. */
-int plot_png_write(const char *path, const plot_image *im, stap_write_mode mode, stap_error *err);
+/* Write im to path (PNG, SVG or PDF: plot_format_of), atomically. */
+int plot_write(const char *path, const plot_image *im, stap_write_mode mode, stap_error *err);
+
+/* What part of a picture's data to show: xlim/ylim in the axes' own units (Hz, km, dB, sine
+ * of azimuth); a limit with hi <= lo (e.g. {0, 0}) leaves that axis to the data. NULL: all
+ * of it. */
+typedef struct stap_plot_view {
+    double xlim[2], ylim[2];
+} stap_plot_view;
 
 /* ---- charts ------------------------------------------------------------------------ */
 typedef struct plot_marker {
@@ -66,13 +80,14 @@ typedef struct plot_heatmap {
     size_t nxmarks;
     const char *xmark_label;
 } plot_heatmap;
-int plot_heatmap_png(const char *path, const plot_heatmap *hm, stap_write_mode mode,
-                     stap_error *err);
+int plot_heatmap_file(const char *path, const plot_heatmap *hm, const stap_plot_view *view,
+                      stap_write_mode mode, stap_error *err);
 /* n (1..4) heat maps side by side on the first one's colour scale (zmin..zmax) and
  * colour bar, under one title, with a note (or NULL) at the bottom; each panel's title
  * may have a second line after '\n' (the y label is drawn on the first panel only). */
-int plot_heatmaps_png(const char *path, const char *title, const char *note,
-                      const plot_heatmap *hm, int n, stap_write_mode mode, stap_error *err);
+int plot_heatmaps_file(const char *path, const char *title, const char *note,
+                       const plot_heatmap *hm, int n, const stap_plot_view *view,
+                       stap_write_mode mode, stap_error *err);
 
 typedef struct plot_series {
     const char *label;
@@ -87,8 +102,10 @@ typedef struct plot_lines {
     int nseries;
     const plot_series *series;
     double x0, x1, y0, y1;
+    int auto_floor; /* raise y0 to the curves within 40 dB of the highest (by median) */
 } plot_lines;
-int plot_lines_png(const char *path, const plot_lines *pl, stap_write_mode mode, stap_error *err);
+int plot_lines_file(const char *path, const plot_lines *pl, const stap_plot_view *view,
+                    stap_write_mode mode, stap_error *err);
 
 /* ---- the radar pictures ------------------------------------------------------------- */
 /* Angle–Doppler (Fourier) spectrum of the cube (C x P x R) averaged over the range
@@ -98,11 +115,12 @@ int plot_lines_png(const char *path, const plot_lines *pl, stap_write_mode mode,
  * both dimensions; unit-power white noise is 0 dB. prf_hz > 0 labels Doppler in Hz. */
 int stap_plot_angle_doppler(const char *path, const stap_cf32 *cube, int C, int P, int R,
                             int range_cell, int half_window, double spacing, double prf_hz,
-                            double taper_db, stap_write_mode mode, stap_error *err);
+                            double taper_db, const stap_plot_view *view, stap_write_mode mode,
+                            stap_error *err);
 /* SINR loss against Doppler for one beam: the optimum, the adaptive (mean over the
  * segments) and the optimum times the RMB expectation. */
-int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, stap_write_mode mode,
-                   stap_error *err);
+int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam,
+                   const stap_plot_view *view, stap_write_mode mode, stap_error *err);
 /* Angle–Doppler response of weight vectors (datasets/scene_response.h computes them):
  * panels side by side, each |w^H s(u, f)|^2 in dB over its own peak on one colour scale
  * floor_db..0, on the grid u_i = -1 + 2 i / (nu - 1), f_j = -1/2 + j / nf (cycles per
@@ -120,8 +138,8 @@ typedef struct stap_response_picture {
     int njammers;
     double ridge_slope;          /* beta (d/lambda); NAN or 0: no ridge drawn         */
 } stap_response_picture;
-int stap_plot_response(const char *path, const stap_response_picture *pic, stap_write_mode mode,
-                       stap_error *err);
+int stap_plot_response(const char *path, const stap_response_picture *pic,
+                       const stap_plot_view *view, stap_write_mode mode, stap_error *err);
 /* SINR loss against Doppler of n tables (1..STAP_PLOT_SINR_MAX_TABLES; e.g. Q = 1 and
  * Q = 3 runs on one scene) on one plot: table k's adaptive loss (mean over segments) for
  * beam beams[k], solid, labelled labels[k], and its optimum dashed in the same colour,
@@ -132,13 +150,16 @@ int stap_plot_response(const char *path, const stap_response_picture *pic, stap_
 #define STAP_PLOT_SINR_MAX_TABLES 8
 int stap_plot_sinr_compare(const char *path, const stap_sinr_result *const *res,
                            const int *beams, const char *const *labels,
-                           const char *const *optimum_labels, int n, stap_write_mode mode,
-                           stap_error *err);
+                           const char *const *optimum_labels, int n,
+                           const stap_plot_view *view, stap_write_mode mode, stap_error *err);
 /* Range–Doppler map |y|^2 (dB over each Doppler bin's median) of beam `beam` of the output
- * y (B x D x R), with the detections of that beam ringed. */
+ * y (B x D x R), with the detections of that beam ringed; range_m (R ranges in metres,
+ * evenly spaced, or NULL: range cells) labels the range axis in km. title_note (or NULL)
+ * is added to the title (e.g. "CPI 7"). */
 int stap_plot_range_doppler(const char *path, const stap_cf32 *y, int B, int D, int R, int beam,
                             const stap_detection *det, size_t ndet, double prf_hz,
-                            stap_write_mode mode, stap_error *err);
+                            const double *range_m, const char *title_note,
+                            const stap_plot_view *view, stap_write_mode mode, stap_error *err);
 
 #ifdef __cplusplus
 }

@@ -124,6 +124,53 @@ expect 0 "$B" plot --help
 grep -q -- "--sinr FILE\]\.\.\." "$T/out" && grep -q "adapted_response.png" "$T/out" ||
     fail "plot --help lacks the repeatable --sinr or the new picture"
 
+# --- a recording's CPI (issue 33): --cpi, the beam of the strongest detection, vectors ------
+# 4 CPIs, a target drifting 8 cells a CPI; the run's output kept for the map
+expect 0 "$B" gen --preset ward --channels 6 --pulses 16 --range-gates 200 --cpis 4 --seed 5 \
+    --target 61:0:75:15 --target-drift 0:8 -o "$T/rec.h5"
+expect 0 "$B" run --input "$T/rec.h5" -o "$T/rec_run.h5" --doppler-order 3 --training 120 \
+    --beams 5 --backend cpu --keep-output --quiet
+expect 0 "$B" plot --input "$T/rec.h5" --result "$T/rec_run.h5" --cpi 2 --output-dir "$T/rc2" --json "$T/rc2.json"
+expect 0 "$B" plot --input "$T/rec.h5" --result "$T/rec_run.h5" --cpi 0 --output-dir "$T/rc0"
+expect 0 "$B" plot --input "$T/rec.h5" --result "$T/rec_run.h5" --cpi 2 --output-dir "$T/rc2b"
+for p in angle_doppler sinr_loss range_doppler adapted_response; do
+    png_ok "$T/rc2/$p.png" || fail "--cpi 2: $p.png is missing or not a complete PNG"
+done
+w=$(od -An -tu1 -j16 -N4 "$T/rc2/range_doppler.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
+h=$(od -An -tu1 -j20 -N4 "$T/rc2/range_doppler.png" | awk '{print $1*16777216+$2*65536+$3*256+$4}')
+[ "$w" = 980 ] && [ "$h" = 660 ] || fail "range_doppler.png is ${w}x$h, not 980x660"
+# the CPI drawn is the one asked for: CPI 0's map differs, CPI 2's drawn again is the same
+! cmp -s "$T/rc0/range_doppler.png" "$T/rc2/range_doppler.png" || fail "--cpi 0 and --cpi 2 drew the same map"
+cmp -s "$T/rc2/range_doppler.png" "$T/rc2b/range_doppler.png" || fail "--cpi 2 twice: different maps"
+# the beam is the strongest detection's of CPI 2 (the result's /detections, read with h5py)
+py=""
+for p in /usr/bin/python3 python3; do "$p" -c "import h5py" 2>/dev/null && { py=$p; break; }; done
+if [ -n "$py" ]; then
+    "$py" -c "
+import json, sys, h5py
+d = json.load(open(sys.argv[1]))
+t = h5py.File(sys.argv[2], 'r')['/detections'][...]
+t = t[t['cpi'] == 2]
+want = int(t['beam'][t['snr_db'].argmax()])
+ok = d['cpi'] == 2 and d['beam'] == want and d['beam_from'] == 'the strongest detection'
+sys.exit(0 if ok else 1)" "$T/rc2.json" "$T/rec_run.h5" || fail "--cpi 2: not the strongest detection's beam: $(tr -d '\n' < "$T/rc2.json" | head -c 400)"
+elif [ "${RTSTAP_REQUIRE_READERS:-0}" = 1 ]; then
+    fail "python3-h5py is missing"
+fi
+# SVG and PDF from the same drawing; limits
+expect 0 "$B" plot --input "$T/rec.h5" --result "$T/rec_run.h5" --cpi 1 --format svg --output-dir "$T/svg" \
+    --xlim -0.4,0.4 --ylim -30,5
+expect 0 "$B" plot --input "$T/rec.h5" --result "$T/rec_run.h5" --cpi 1 --format PDF --output-dir "$T/pdf"
+for p in angle_doppler sinr_loss range_doppler adapted_response; do
+    head -c 200 "$T/svg/$p.svg" | grep -q "<svg" && grep -q "</svg>" "$T/svg/$p.svg" || fail "$p.svg is not a complete SVG"
+    [ "$(head -c 5 "$T/pdf/$p.pdf")" = "%PDF-" ] && tail -c 8 "$T/pdf/$p.pdf" | grep -q "%%EOF" || fail "$p.pdf is not a complete PDF"
+done
+expect 2 "$B" plot --input "$T/rec.h5" --cpi 4 --output-dir "$T/bad"
+grep -q -- "--cpi 4" "$T/err" || fail "--cpi past the recording: $(cat "$T/err")"
+expect 2 "$B" plot --input "$T/rec.h5" --xlim 5,1 --output-dir "$T/bad"
+expect 2 "$B" plot --input "$T/rec.h5" --format jpeg --output-dir "$T/bad"
+expect 1 "$B" plot --input "$T/rec.h5" --result "$T/run3.h5" --output-dir "$T/bad"
+
 if [ "$fails" -gt 0 ]; then
     echo "cli_pictures: $fails failure(s) (seed $SEED)" >&2
     exit 1

@@ -51,12 +51,12 @@ if grep -q "rtstap_HAS_CUDA ON" "$libdir/cmake/rtstap/rtstapConfig.cmake"; then
     v=$(env -u RTSTAP_GPU_LIBRARY "$prefix/bin/rtstap" --version 2>&1)
     echo "$v" | grep -q "could not be loaded" && fail "the installed rtstap: $(echo "$v" | grep GPU)"
 fi
-# librtstap links no CUDA library and no libpng (the GPU backends are loaded at run time)
-if readelf -d "$libdir/librtstap.so" | grep -qiE 'NEEDED.*(cuda|cublas|cufft|png)'; then
-    fail "librtstap.so needs $(readelf -d "$libdir/librtstap.so" | grep -ioE '\[lib(cuda|cublas|cufft|png)[^]]*\]' | tr '\n' ' ')"
+# librtstap links no CUDA library and no cairo (the GPU backends are loaded at run time)
+if readelf -d "$libdir/librtstap.so" | grep -qiE 'NEEDED.*(cuda|cublas|cufft|cairo|png)'; then
+    fail "librtstap.so needs $(readelf -d "$libdir/librtstap.so" | grep -ioE '\[lib(cuda|cublas|cufft|cairo|png)[^]]*\]' | tr '\n' ' ')"
 fi
-if nm -u "$libdir/librtstap.a" 2>/dev/null | grep -qE ' (cuda|cublas|cufft|png_)'; then
-    fail "librtstap.a calls $(nm -u "$libdir/librtstap.a" | grep -oE '(cuda|cublas|cufft|png_)[A-Za-z_]*' | sort -u | head -5 | tr '\n' ' ')"
+if nm -u "$libdir/librtstap.a" 2>/dev/null | grep -qE ' (cuda|cublas|cufft|cairo_|png_)'; then
+    fail "librtstap.a calls $(nm -u "$libdir/librtstap.a" | grep -oE '(cuda|cublas|cufft|cairo_|png_)[A-Za-z_]*' | sort -u | head -5 | tr '\n' ' ')"
 fi
 
 run_consumer() { # NAME BINARY: run it on a fresh file, it must find the target
