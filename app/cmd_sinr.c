@@ -45,6 +45,7 @@ static void sinr_print(FILE *rep, const sinr_view *v)
     fprintf(rep, "SINR loss: %s on %s\n", result, input);
     const unsigned traits = stap_algorithm_traits(c);
     const int reduced = traits != 0; /* not plain element-space post-Doppler */
+    const int sub = stap_is_subcpi(c);
     fprintf(rep, "  C=%d P=%d D=%d Q=%d N=%d S=%d K=%d B=%d loading %g%s%s; beam %d looks at u = %.3f\n",
            c->channels, c->pulses, c->doppler_bins, c->doppler_order, res.N, res.S, res.K,
            res.B, c->loading, reduced ? "; " : "", reduced ? res.algorithm : "", show,
@@ -83,9 +84,12 @@ static void sinr_print(FILE *rep, const sinr_view *v)
         fprintf(rep, "  RMB law: not applicable (DPCA trains nothing)\n");
     } else if (isfinite(res.rmb_mean)) {
         fprintf(rep, "  RMB (K+2-N)/(K+1) = %.4f (%.2f dB); rho ~ Beta(%d, %d), sd %.4f; standard "
-               "error of the mean %.4f if the values were independent: z = %.2f\n",
+               "error of the mean %.4f over the %zu independent covariance estimate%s (%s): "
+               "z = %.2f\n",
                res.rmb_mean, db(res.rmb_mean), res.K + 2 - res.Nt, res.Nt - 1, res.rmb_sd,
-               res.rho_se, res.z);
+               res.rho_se, res.estimates, res.estimates == 1 ? "" : "s",
+               sub ? "a segment's bins and beams share one" : "one per bin and segment, shared by the beams",
+               res.z);
         fprintf(rep, "  sample sd of rho %.4f (Beta: %.4f)%s\n", res.rho_sd, res.rmb_sd,
                res.rmb_applicable ? ""
                                   : "; note: the RMB law does not strictly apply to this "
@@ -132,6 +136,7 @@ static int sinr_json(const char *json, stap_write_mode mode, const sinr_view *v)
     cJSON_AddNumberToObject(sm, "rmb_mean", res.rmb_mean); /* NaN (null) when K < N - 1 */
     cJSON_AddNumberToObject(sm, "rmb_sd", res.rmb_sd);
     cJSON_AddNumberToObject(sm, "rho_se", res.rho_se);
+    cJSON_AddNumberToObject(sm, "estimates", (double)res.estimates);
     cJSON_AddNumberToObject(sm, "z", res.z);
     cJSON_AddBoolToObject(sm, "rmb_applicable", res.rmb_applicable);
     cJSON *tb = cJSON_AddObjectToObject(doc, "table");

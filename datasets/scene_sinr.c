@@ -257,7 +257,8 @@ static void sinr_describe(stap_sinr_result *res, const stap_config *cfg, int B)
 }
 
 /* the summary: rho's mean and spread over the beam (or all), against the RMB law */
-static void sinr_summary(stap_sinr_result *res, int beam, int applicable, int K, int Nt)
+static void sinr_summary(stap_sinr_result *res, int beam, int applicable, int K, int Nt,
+                         size_t estimates)
 {
     const int D = res->D, S = res->S, B = res->B;
     double s1 = 0, s2 = 0;
@@ -283,7 +284,8 @@ static void sinr_summary(stap_sinr_result *res, int beam, int applicable, int K,
         res->rmb_mean = Nt == 1 ? 1.0 : NAN;
         res->rmb_sd = Nt == 1 ? 0.0 : NAN;
     }
-    res->rho_se = res->rmb_sd / sqrt((double)n);
+    res->estimates = estimates < n ? estimates : n;
+    res->rho_se = res->rmb_sd / sqrt((double)res->estimates);
     res->z = res->rho_se > 0 ? (res->rho_mean - res->rmb_mean) / res->rho_se : 0;
 }
 
@@ -399,7 +401,9 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const sta
             }
         }
     }
-    sinr_summary(res, beam, applicable, K, Nt);
+    /* the sub-CPI algorithms train one covariance per segment for every bin and beam; the
+     * others one per bin and segment (shared by the beams) */
+    sinr_summary(res, beam, applicable, K, Nt, (size_t)(sub ? S : D * S));
 out:
     free(winf);
     free(win);

@@ -93,10 +93,15 @@ typedef struct stap_sinr_result {
                                     (L_alg rho but for the sub-CPI algorithms)             */
     /* Summary over the summarized beams, all bins and segments. */
     size_t count;                /* number of rho values                                  */
+    size_t estimates;            /* the independent covariance estimates among them: a
+                                    segment's bins (and beams) share one for the sub-CPI
+                                    algorithms (S), each bin has its own otherwise (D S)  */
     double rho_mean, rho_sd;     /* sample mean and standard deviation                    */
     double rmb_mean, rmb_sd;     /* Beta(K+2-N, N-1) mean and standard deviation          */
-    double rho_se;               /* rmb_sd / sqrt(count): standard error of rho_mean if
-                                    the values were independent                           */
+    double rho_se;               /* rmb_sd / sqrt(estimates): the standard error of rho_mean
+                                    counting the independent estimates only (values that
+                                    share one are correlated: counting each would make
+                                    it too small, and z too large)                         */
     double z;                    /* (rho_mean - rmb_mean) / rho_se                        */
     int rmb_applicable;          /* loading 0, K >= N, steering = target signature        */
 } stap_sinr_result;

@@ -257,6 +257,7 @@ int stap_sinr_write(const char *path, const stap_sinr_result *r, const char *sce
         h5x_put_llong(f, g, "summary_beam", r->beam);
         h5x_put_double(f, g, "prf_hz", r->prf_hz);
         h5x_put_llong(f, g, "rho_count", (long long)r->count);
+        h5x_put_llong(f, g, "rho_estimates", (long long)r->estimates);
         h5x_put_double(f, g, "rho_mean", r->rho_mean);
         h5x_put_double(f, g, "rho_sd", r->rho_sd);
         h5x_put_double(f, g, "rmb_mean", r->rmb_mean);
@@ -332,6 +333,8 @@ int stap_sinr_read(const char *path, stap_sinr_result *r, stap_error *err)
     r->rmb_applicable = (int)x;
     /* rmb_mean / rmb_sd are NaN when the law does not apply: read them leniently */
     stap_error ignore;
+    r->estimates = r->count; /* (tables before rho_estimates counted every value) */
+    if (h5x_get_double(f, g, "rho_estimates", &x, &ignore) == STAP_OK && x >= 1) r->estimates = (size_t)x;
     if (h5x_get_double(f, g, "rmb_mean", &r->rmb_mean, &ignore)) r->rmb_mean = NAN;
     if (h5x_get_double(f, g, "rmb_sd", &r->rmb_sd, &ignore)) r->rmb_sd = NAN;
     const size_t DB = (size_t)r->D * r->B;
