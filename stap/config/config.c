@@ -169,6 +169,9 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     if (!(al->info.traits & STAP_TRAIT_SUBCPI) && al->validate && (st = al->validate(c, err)))
         return st;
     const int N = stap_dof(c), Nt = stap_adaptive_dof(c);
+    /* a fixed canceller (DPCA) trains nothing: its training is not checked (a result file
+     * records it as 0) */
+    const int trains = !(al->info.traits & STAP_TRAIT_FIXED);
     if (c->training_window == STAP_TRAINING_SLIDING) {
         if (c->block == 0) c->block = 1;
         if (c->block < 1 || c->range_gates % c->block != 0)
@@ -191,7 +194,7 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                 at = s;
             }
         }
-        if (c->training < 1 || c->training > fewest)
+        if (trains && (c->training < 1 || c->training > fewest))
             return stap_fail(err, STAP_EINVAL,
                              "stap_config.training %d must be between 1 and the %d range cells "
                              "outside block %d (cells %d..%d) and its %d guard cells on each "
@@ -206,14 +209,14 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
                              "stap_config.segments %d must divide the %d range gates",
                              c->segments, c->range_gates);
         int L = c->range_gates / c->segments;
-        if (c->training < 1 || c->training > L)
+        if (trains && (c->training < 1 || c->training > L))
             return stap_fail(err, STAP_EINVAL,
                              "stap_config.training %d must be between 1 and the %d range cells "
                              "of a segment", c->training, L);
     }
     if (!(c->loading >= 0.0) || !isfinite(c->loading))
         return stap_fail(err, STAP_EINVAL, "stap_config.loading must be a finite number >= 0");
-    if (c->training < Nt && c->loading == 0.0 && !(al->info.traits & STAP_TRAIT_FIXED))
+    if (c->training < Nt && c->loading == 0.0 && trains)
         return stap_fail(err, STAP_EINVAL,
                          "stap_config.training %d is smaller than the N = %d degrees of freedom "
                          "(%s): the training matrix is rank-deficient; "

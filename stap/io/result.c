@@ -39,7 +39,8 @@ static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
     w_attr_int(w, g, "doppler_bins", D);
     w_attr_int(w, g, "doppler_order", c->doppler_order);
     w_attr_int(w, g, "segments", c->segments);
-    w_attr_int(w, g, "training", c->training);
+    /* DPCA trains nothing: 0 (not the preset's K) */
+    w_attr_int(w, g, "training", stap_algorithm_traits(c) & STAP_TRAIT_FIXED ? 0 : c->training);
     w_attr_string(w, g, "training_window", stap_training_window_name(c->training_window));
     if (c->training_window == STAP_TRAINING_SLIDING) {
         w_attr_int(w, g, "block", c->block);

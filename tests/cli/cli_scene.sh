@@ -85,6 +85,12 @@ grep -q "adpca M=3" "$T/out" && grep -q "RMB (K+2-N)/(K+1) = 0.7213" "$T/out" ||
 # DPCA (fixed weights: rho 1, no RMB law), its /config dpca_shift read back by sinr
 expect 0 "$B" run --input "$T/scene.h5" --output "$T/run-dpca.h5" --algorithm dpca \
     --dpca-shift 1 --segments 2 --training 60 --beams 3 --backend cpu --quiet
+if command -v h5dump >/dev/null; then # DPCA trains nothing: /config training 0 (issue 33)
+    h5dump -a /config/training "$T/run-dpca.h5" | grep -q "(0): 0" ||
+        fail "a DPCA result records training $(h5dump -a /config/training "$T/run-dpca.h5" | grep "(0)")"
+elif [ "${RTSTAP_REQUIRE_READERS:-0}" = 1 ]; then
+    fail "h5dump (hdf5-tools) is missing"
+fi
 expect 0 "$B" sinr --input "$T/scene.h5" --result "$T/run-dpca.h5" --out "$T/sinr-dpca.h5"
 grep -q "dpca M=2 shift=1" "$T/out" && grep -q "RMB law: not applicable" "$T/out" &&
     grep -qE "mean rho over 48 values \(all beams, bins and segments\): 1.0000 " "$T/out" ||
