@@ -22,6 +22,8 @@ static const cli_command bench_cmd = {
     "compute at submit, so their rate is one CPI at a time). Weights and detections come\n"
     "back per CPI; CA-CFAR at Pfa 1e-6. The gpu backend is measured twice: with the\n"
     "apply kernel and (row gpu-gemm) with the apply stage as cuBLAS batched GEMMs.\n"
+    "GPU backends also run with the cubes resident in device memory (no copy-in: the\n"
+    "rate of device compute alone, column resident).\n"
     "With --devices, each GPU backend's rate is also measured with an engine on every\n"
     "listed GPU at once (a thread each, the same ring, an equal share of N x --cpis).\n",
     NULL};
@@ -35,6 +37,7 @@ typedef struct bench_case {
     char engine[256];
     stream_stats one;   /* one CPI in flight, direct launches: stage times */
     stream_stats many;  /* S CPIs in flight, graphs: rate                  */
+    stream_stats resident; /* the same with the ring in device memory: compute alone (GPU) */
     double devices_rate; /* --devices: CPIs/s with every device at once (0: not measured) */
     stream_device dev[STREAM_MAX_DEVICES];
 } bench_case;
@@ -64,8 +67,8 @@ static int measure_devices(const workload *w, bench_case *c, int threads, int sl
 
 /* One engine, `n` CPIs from the ring (copied to the engine's pinned memory). */
 static int measure(const workload *w, stap_backend be, int gemm, int threads, int slots, int graphs,
-                   stap_cf32 *const *cubes, int ncubes, long long n, stream_stats *st, char *desc,
-                   size_t desc_len, stap_error *err)
+                   int resident, stap_cf32 *const *cubes, int ncubes, long long n, stream_stats *st,
+                   char *desc, size_t desc_len, stap_error *err)
 {
     stap_config cfg = w->cfg;
     cfg.backend = be;
@@ -75,6 +78,7 @@ static int measure(const workload *w, stap_backend be, int gemm, int threads, in
     eo.slots = slots;
     eo.graphs = graphs;
     eo.apply_gemm = gemm;
+    eo.resident = resident;
     stap_engine *e = NULL;
     int status = stap_engine_create(&e, &cfg, w->steering, w->nbeams,
                                    w->steering ? stap_dof(&cfg) : 0, &eo, err);
@@ -87,7 +91,10 @@ static int measure(const workload *w, stap_backend be, int gemm, int threads, in
         if (!ring.cube[k]) status = stap_fail(err, STAP_ENOMEM, "cannot allocate pinned cubes");
         else memcpy(ring.cube[k], cubes[k], sizeof(stap_cf32) * len);
     }
-    if (!status) status = stream_run(e, 2LL * slots, n, stream_ring_source, NULL, &ring, NULL, NULL, 0, NULL, st, err);
+    stream_resident res = {&ring, slots};
+    if (!status)
+        status = stream_run(e, 2LL * slots, n, resident ? stream_resident_source : stream_ring_source,
+                            NULL, resident ? (void *)&res : (void *)&ring, NULL, NULL, 0, NULL, st, err);
     if (desc) snprintf(desc, desc_len, "%s", stap_engine_describe(e));
     for (int k = 0; k < ring.count; k++) stap_engine_host_free(e, ring.cube[k]);
     free(ring.cube);
@@ -208,11 +215,14 @@ int cmd_bench_pipeline(int argc, char **argv)
             }
             progress_update(&pg, (long long)i * nb + b);
             if (pg.mode == PROGRESS_NONE) fprintf(stderr, "bench: %s on %s ...\n", ws[i].name, rname[b]);
-            int st = measure(&ws[i], rb[b], rg[b], threads, 1, 0, cubes, NCUBES,
+            int st = measure(&ws[i], rb[b], rg[b], threads, 1, 0, 0, cubes, NCUBES,
                              gpu ? cpis : cpu_cpis, &c->one, c->engine, sizeof c->engine, &e2);
             if (!st && gpu)
-                st = measure(&ws[i], rb[b], rg[b], threads, slots, 1, cubes, NCUBES, cpis,
+                st = measure(&ws[i], rb[b], rg[b], threads, slots, 1, 0, cubes, NCUBES, cpis,
                              &c->many, c->engine, sizeof c->engine, &e2);
+            if (!st && gpu) /* the rate of device compute alone: no copy-in */
+                st = measure(&ws[i], rb[b], rg[b], threads, slots, 1, 1, cubes, NCUBES, cpis,
+                             &c->resident, NULL, 0, &e2);
             else if (!st)
                 c->many = c->one;
             if (!st && gpu && ndev > 0)
@@ -233,7 +243,7 @@ int cmd_bench_pipeline(int argc, char **argv)
     stream_print_platform(out, threads);
     fprintf(out, "%-15s %-8s", "workload", "backend");
     for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8s", stap_stage_names[s]);
-    fprintf(out, " %9s %10s %8s %9s", "1 CPI ms", "CPIs/s", "p99 ms", "gpu x");
+    fprintf(out, " %9s %10s %8s %9s %10s", "1 CPI ms", "CPIs/s", "p99 ms", "gpu x", "resident");
     if (ndev > 0) fprintf(out, " %8s %13s", "GPUs", "CPIs/s (x 1)");
     fputc('\n', out);
     for (int i = 0; i < nw && cases; i++) {
@@ -251,7 +261,9 @@ int cmd_bench_pipeline(int argc, char **argv)
             for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8.3f", c->one.stage_median[s]);
             fprintf(out, " %9.3f %10.1f %8.3f", c->one.lat_p50, c->many.cpis_per_s, c->many.lat_p99);
             if (g) fprintf(out, " %9.1f", g->many.cpis_per_s / c->many.cpis_per_s);
-            else if (ndev > 0) fprintf(out, " %9s", "");
+            else fprintf(out, " %9s", "");
+            if (c->resident.cpis_per_s > 0) fprintf(out, " %10.1f", c->resident.cpis_per_s);
+            else if (ndev > 0) fprintf(out, " %10s", "-");
             if (c->devices_rate > 0)
                 fprintf(out, " %8d %8.1f (%.2f)", ndev, c->devices_rate, c->devices_rate / c->many.cpis_per_s);
             fputc('\n', out);
@@ -275,6 +287,7 @@ int cmd_bench_pipeline(int argc, char **argv)
                 cJSON_AddStringToObject(r, "engine", c->engine);
                 json_stage_row(r, "one_in_flight", &c->one);
                 json_stage_row(r, "in_flight", &c->many);
+                if (c->resident.cpis_per_s > 0) json_stage_row(r, "resident", &c->resident);
                 if (c->devices_rate > 0) { /* --devices */
                     cJSON *d = cJSON_AddObjectToObject(r, "devices_in_flight");
                     cJSON_AddNumberToObject(d, "cpis_per_s", c->devices_rate);

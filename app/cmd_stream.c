@@ -125,7 +125,7 @@ typedef struct stream_job {
     const char *preset, *json, *input, *timeline_path;
     int cpis_given, cpis, ring_n, quiet, threads, force, device_n, mem_every;
     cli_processing proc;            /* run's processing options, over the preset */
-    int readers, host_decode, progress;
+    int readers, host_decode, progress, resident;
     const char *devices_s;          /* --devices LIST|all */
     int devices[STREAM_MAX_DEVICES], ndevices; /* resolved: > 0 runs one engine per device */
     unsigned keep;                  /* --keep: STAP_KEEP_* */
@@ -210,6 +210,11 @@ static int stream_parse(stream_job *j, int argc, char **argv)
         CLI_OPTS_CFAR(&j->eo.cfar, NULL),
         CLI_OPTS_PROCESSING(&j->proc),
         CLI_OPT_TRAINING(&j->tw),
+        {"resident", 0, CLI_FLAG, &j->resident, NULL,
+         "the ring stays in device memory: each slot's cube is copied\n"
+         "once, then run again with no copy-in - device compute alone\n"
+         "(GPU; results still come back: --keep detections for the\n"
+         "least; not with --input or --devices)"},
         {"no-graphs", 0, CLI_CLEAR, &j->eo.graphs, NULL,
          "launch each CPI's kernels directly instead of a CUDA graph"},
         CLI_OPT_JSON(&j->json),
@@ -226,6 +231,10 @@ static int stream_parse(stream_job *j, int argc, char **argv)
         {0}};
     int pst = cli_parse(&stream_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
+    if (j->resident && (j->input || j->devices_s))
+        return cli_error(EXIT_USAGE, "--resident replays the synthesized ring from one GPU's "
+                         "memory: not with --input or --devices");
+    j->eo.resident = j->resident;
     j->eo.keep_weights = (j->keep & STAP_KEEP_WEIGHTS) != 0;
     j->eo.keep_output = (j->keep & STAP_KEEP_OUTPUT) != 0;
     if (par_size() > 1) { /* rtstap-mpi: every rank replays; one GPU each */
@@ -400,7 +409,8 @@ static int stream_engine(stream_job *j)
         }
         char d[96];
         stap_sample_format_describe(&j->eo.input, d, sizeof d);
-        snprintf(j->samples, sizeof j->samples, "%s over the link (the synthesized ring%s)", d,
+        snprintf(j->samples, sizeof j->samples, "%s %s (the synthesized ring%s)", d,
+                 j->resident ? "resident in device memory, no copy-in per CPI" : "over the link",
                  j->eo.input.type != STAP_SAMPLES_CF32 ? ", quantized to its peak" : "");
     }
     if (stap_engine_create(&j->eng, &w->cfg, in->steering ? in->steering : w->steering,
@@ -497,8 +507,11 @@ static int stream_go(stream_job *j)
     progress pg;
     progress_begin(&pg, j->progress, j->quiet, "stream", "CPIs", j->cpis);
     cli_graceful_begin(); /* SIGINT/SIGTERM: finish the CPIs in flight, report them */
+    stream_resident res = {&j->ring, j->eo.slots};
     int sr = j->rec ? stream_run(j->eng, j->warm, j->cpis, cpi_reader_get_fn, cpi_reader_release_fn,
                                  j->reader, sink, &sinks, j->deadline, &pg, &j->st, &err)
+                    : j->resident ? stream_run(j->eng, j->warm, j->cpis, stream_resident_source, NULL, &res,
+                                               sink, &sinks, j->deadline, &pg, &j->st, &err)
                     : stream_run(j->eng, j->warm, j->cpis, stream_ring_source, NULL, &j->ring, sink,
                                  &sinks, j->deadline, &pg, &j->st, &err);
     cli_graceful_end();
@@ -528,7 +541,7 @@ static void stream_bytes(const stream_job *j, double *in_bytes, double *out_byte
 {
     const stap_config *cfg = stap_engine_config(j->eng);
     const int B = stap_engine_beams(j->eng);
-    *in_bytes = (double)stap_engine_cube_bytes(j->eng);
+    *in_bytes = j->resident ? 0 : (double)stap_engine_cube_bytes(j->eng); /* resident: none */
     *out_bytes = (j->eo.keep_weights ? sizeof(stap_cf32) * (double)stap_weights_count(cfg, B) : 0) +
                  (j->eo.keep_output ? sizeof(stap_cf32) * (double)stap_output_count(cfg, B) : 0);
 }
@@ -626,6 +639,7 @@ static int stream_json(const stream_job *j)
     cJSON_AddStringToObject(doc, "device", j->device);
     cJSON_AddNumberToObject(doc, "slots", j->eo.slots);
     cJSON_AddNumberToObject(doc, "ring", j->ring_n);
+    cJSON_AddBoolToObject(doc, "resident", j->resident);
     cJSON_AddStringToObject(doc, "samples", j->samples);
     cJSON_AddBoolToObject(doc, "keep_weights", j->eo.keep_weights);
     cJSON_AddBoolToObject(doc, "keep_output", j->eo.keep_output);

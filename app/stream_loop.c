@@ -38,6 +38,13 @@ int stream_ring_source(void *user, long long n, const void **cube, stap_error *e
     return STAP_OK;
 }
 
+int stream_resident_source(void *user, long long n, const void **cube, stap_error *err)
+{
+    const stream_resident *r = user;
+    *cube = n < r->slots ? r->ring->cube[n % r->ring->count] : NULL;
+    return STAP_OK;
+}
+
 int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src,
                stream_release_fn release, void *src_user, stream_sink_fn sink, void *sink_user,
                double deadline_ms, progress *pg, stream_stats *st, stap_error *err)

@@ -46,6 +46,14 @@ typedef struct stream_ring {
     int count;
 } stream_ring;
 int stream_ring_source(void *user, long long n, const void **cube, stap_error *err);
+/* The ring from device memory (stap_engine_options.resident): CPI n < slots brings
+ * ring[n % count] into slot n % slots; every later CPI runs its slot's cube again (NULL:
+ * no copy-in). */
+typedef struct stream_resident {
+    const stream_ring *ring;
+    int slots;
+} stream_resident;
+int stream_resident_source(void *user, long long n, const void **cube, stap_error *err);
 
 /* Resident set size of this process, bytes (0 when unknown). */
 size_t stream_rss_bytes(void);

@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a table, or a type a table passes, changes. */
-#define RTSTAP_GPU_ABI 2
+#define RTSTAP_GPU_ABI 3 /* 3: the engine's submit takes NULL (resident) */
 
 /* linalg's GPU entry points (la_internal.h, linalg.h, la_device.h), as the GPU library
  * implements them */

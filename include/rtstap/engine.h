@@ -40,6 +40,10 @@ typedef struct stap_engine_options {
                              complex64 by default; integer pairs cross the host link as
                              stored and are converted by the GPU's first kernel (the CPU
                              engine converts them on the host)                         */
+    int resident;         /* GPU: a slot's input stays in device memory: after a slot's
+                             first submit, stap_engine_submit with a NULL cube runs the
+                             same cube again with no copy-in — device compute alone (for
+                             measurements: `stream --resident`); no move to the CPU    */
     size_t hit_capacity;  /* GPU: CFAR hits the device list of a slot holds (0 = 16x
                              the expected false alarms, at least 65536, at most every
                              cell); a CPI that detects more is tested again into a list
@@ -111,7 +115,8 @@ int stap_engine_check_memory(const stap_config *cfg, int nbeams, int steering_le
 /* Start a CPI (cube: C x P x R row-major samples stored as opt->input says, host memory;
  * from stap_engine_host_alloc for full copy speed on the GPU) in a free slot. The cube may
  * be reused once the slot is collected. STAP_EINVAL when the slot is out of range or not
- * collected yet. */
+ * collected yet. With opt->resident, a NULL cube runs the slot's last cube again from
+ * device memory (STAP_EINVAL before the slot's first cube). */
 int stap_engine_submit(stap_engine *e, int slot, const void *cube, stap_error *err);
 /* Bytes of one submitted cube: C * P * R * stap_sample_bytes(&opt->input). */
 size_t stap_engine_cube_bytes(const stap_engine *e);

@@ -377,17 +377,20 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
                                                                             : STAP_BACKEND_CPU;
     }
     if ((st = stap_backend_available(cfg.backend, err))) return st;
+    if (opt->resident && !is_gpu_backend(cfg.backend))
+        return stap_fail(err, STAP_EINVAL, "stap_engine_options.resident needs a GPU backend (the %s "
+                         "engine computes from host memory)", stap_backend_name(cfg.backend));
     char note[sizeof((stap_engine *)0)->note] = "";
     int which = 0;
     st = check_memory_resolved(&cfg, opt, &which, err);
-    if (st && auto_backend && which == 2) {
+    if (st && auto_backend && which == 2 && !opt->resident) {
         snprintf(note, sizeof note, "running on the CPU: %.440s", err->msg);
         cfg.backend = STAP_BACKEND_CPU;
         st = check_memory_resolved(&cfg, opt, &which, err);
     }
     if (st) return st;
     st = create_resolved(out, &cfg, steering, opt, err);
-    if (st && auto_backend && is_gpu_backend(cfg.backend)) {
+    if (st && auto_backend && is_gpu_backend(cfg.backend) && !opt->resident) {
         /* the device failed us (an allocation, a plan, a CUDA call): the CPU can still run */
         snprintf(note, sizeof note, "running on the CPU: the GPU engine could not be made (%.400s)",
                  err->msg);
@@ -398,7 +401,7 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
     }
     if (st) return st;
     snprintf((*out)->note, sizeof (*out)->note, "%s", note);
-    (*out)->fallback = auto_backend;
+    (*out)->fallback = auto_backend && !opt->resident; /* (a resident cube has no host copy) */
     return STAP_OK;
 }
 
@@ -491,7 +494,9 @@ int stap_engine_submit(stap_engine *e, int slot, const void *cube, stap_error *e
     if (e->busy[slot])
         return stap_fail(err, STAP_EINVAL, "slot %d still holds CPI %lld: collect it first", slot,
                          e->slot_cpi[slot]);
-    if (!cube) return stap_fail(err, STAP_EINVAL, "null cube");
+    if (!cube && !(e->opt.resident && e->slot_loaded[slot]))
+        return stap_fail(err, STAP_EINVAL, e->opt.resident ? "slot %d holds no cube yet: submit one "
+                         "before running it again from device memory" : "null cube", slot);
     if (!e->ops) return stap_fail(err, STAP_EDEVICE, "the engine failed earlier and has no backend");
     e->slot_cpi[slot] = e->next_cpi++;
     e->slot_cube[slot] = cube;
@@ -504,6 +509,7 @@ int stap_engine_submit(stap_engine *e, int slot, const void *cube, stap_error *e
     }
     if (st) return st;
     e->busy[slot] = 1;
+    e->slot_loaded[slot] = 1;
     return STAP_OK;
 }
 

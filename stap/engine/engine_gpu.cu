@@ -324,9 +324,11 @@ int gpu_submit(stap_engine *e, int slot, const void *cube, stap_error *err)
     s->submit_ms = stap_now_ms();
     s->done_ms = 0;
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_IN], s->stream));
-    /* the cube crosses the link as stored (integer pairs: a quarter to a half of complex64) */
-    RTK_CU(cudaMemcpyAsync(s->d_raw ? s->d_raw : (void *)s->d_in, cube, stap_engine_input_bytes(e),
-                           cudaMemcpyHostToDevice, s->stream));
+    /* the cube crosses the link as stored (integer pairs: a quarter to a half of complex64);
+     * resident (NULL): the slot's input still holds its last cube (the pipeline only reads it) */
+    if (cube)
+        RTK_CU(cudaMemcpyAsync(s->d_raw ? s->d_raw : (void *)s->d_in, cube, stap_engine_input_bytes(e),
+                               cudaMemcpyHostToDevice, s->stream));
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DOPPLER], s->stream));
     rtk_fault_trap_maybe(s->stream); /* test hook: a device fault (RTSTAP_TEST_DEVICE_TRAP) */
     if (s->graph) RTK_CU(cudaGraphLaunch(s->graph, s->stream));

@@ -44,6 +44,7 @@ struct stap_engine {
     int busy[STAP_ENGINE_MAX_SLOTS];
     long long slot_cpi[STAP_ENGINE_MAX_SLOTS];
     const void *slot_cube[STAP_ENGINE_MAX_SLOTS]; /* the caller's cube, valid until collect */
+    int slot_loaded[STAP_ENGINE_MAX_SLOTS];       /* resident: the slot's device input holds a cube */
     stap_cf32 *conv;          /* integer input: the CPU engine's complex64 cube (else NULL) */
     int fallback;             /* AUTO asked: a device fault moves the engine to the CPU   */
     long long moved_at;       /* the CPI from which it ran on the CPU (-1: it did not)     */

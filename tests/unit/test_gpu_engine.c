@@ -410,6 +410,96 @@ static void soak(void)
     stap_engine_destroy(e);
 }
 
+/* stap_engine_options.resident (issue 34): each slot's first cube copied in, then run
+ * again from device memory (NULL cube) — bit for bit the results of a run that copies it
+ * each time, on fresh cubes in slots 0 and 1 (complex64 and int16 input); NULL before a
+ * slot's first cube, and resident on the CPU backend, are refused */
+static void resident_case(const gcase *g, uint64_t seed)
+{
+    for (int fmt = 0; fmt < 2; fmt++) {
+        stap_config c = config_of(g, STAP_BACKEND_GPU);
+        stap_engine_options eo;
+        stap_engine_options_defaults(&eo);
+        eo.slots = 2;
+        eo.keep_weights = eo.keep_output = 1;
+        if (fmt) {
+            eo.input.type = STAP_SAMPLES_CI16;
+            eo.input.scale = 1.0 / 512;
+        }
+        stap_engine *plain, *res;
+        stap_error err;
+        if (stap_engine_create(&plain, &c, NULL, 0, 0, &eo, &err)) {
+            CHECK(0, "resident: engine: %s", err.msg);
+            return;
+        }
+        eo.resident = 1;
+        if (stap_engine_create(&res, &c, NULL, 0, 0, &eo, &err)) {
+            CHECK(0, "resident: resident engine: %s", err.msg);
+            stap_engine_destroy(plain);
+            return;
+        }
+        stap_cpi_result r;
+        CHECK(stap_engine_submit(res, 0, NULL, &err) == STAP_EINVAL && strstr(err.msg, "holds no cube"),
+              "resident: NULL before the slot's first cube: %s", err.msg);
+        const size_t n = (size_t)c.channels * c.pulses * c.range_gates;
+        void *cube[2];
+        for (int k = 0; k < 2; k++) {
+            synth_params sp;
+            stap_cf32 *x = case_cube(g, seed + (uint64_t)k, &sp);
+            cube[k] = stap_engine_host_alloc(res, stap_engine_cube_bytes(res));
+            stap_samples_from_cf32(&eo.input, x, n, cube[k]);
+            free(x);
+        }
+        const size_t nw = stap_weights_count(&c, c.beams), ny = stap_output_count(&c, c.beams);
+        stap_cf32 *W[2] = {NULL, NULL}, *Y[2] = {NULL, NULL};
+        size_t nd[2] = {0, 0};
+        int st = STAP_OK;
+        for (int k = 0; k < 2 && !st; k++) { /* the plain engine's results of each cube */
+            st = stap_engine_submit(plain, 0, cube[k], &err);
+            if (!st) st = stap_engine_collect(plain, 0, &r, &err);
+            if (st) break;
+            W[k] = tc_xmalloc(sizeof(stap_cf32) * nw);
+            Y[k] = tc_xmalloc(sizeof(stap_cf32) * ny);
+            memcpy(W[k], r.weights, sizeof(stap_cf32) * nw);
+            memcpy(Y[k], r.output, sizeof(stap_cf32) * ny);
+            nd[k] = r.detection_count;
+        }
+        CHECK(st == STAP_OK, "resident: plain run: %s", err.msg);
+        /* slot k holds cube k: copied once, then 3 more times from device memory */
+        for (int pass = 0; pass < 4 && !st; pass++)
+            for (int k = 0; k < 2 && !st; k++) {
+                st = stap_engine_submit(res, k, pass ? NULL : cube[k], &err);
+                if (st) break;
+                if (k == 1)
+                    for (int q = 0; q < 2 && !st; q++) {
+                        if ((st = stap_engine_collect(res, q, &r, &err))) break;
+                        CHECK(!memcmp(r.weights, W[q], sizeof(stap_cf32) * nw) &&
+                                  !memcmp(r.output, Y[q], sizeof(stap_cf32) * ny) &&
+                                  r.detection_count == nd[q],
+                              "resident %s: pass %d slot %d differs from the copied run",
+                              fmt ? "int16" : "complex64", pass, q);
+                    }
+            }
+        CHECK(st == STAP_OK, "resident: %s", err.msg);
+        printf("  resident (%s): 4 passes of 2 slots equal the copied run\n", fmt ? "int16" : "complex64");
+        for (int k = 0; k < 2; k++) {
+            stap_engine_host_free(res, cube[k]);
+            free(W[k]);
+            free(Y[k]);
+        }
+        stap_engine_destroy(res);
+        stap_engine_destroy(plain);
+    }
+    stap_config cpu = config_of(g, STAP_BACKEND_CPU);
+    stap_engine_options eo;
+    stap_engine_options_defaults(&eo);
+    eo.resident = 1;
+    stap_engine *e = NULL;
+    stap_error err;
+    CHECK(stap_engine_create(&e, &cpu, NULL, 0, 0, &eo, &err) == STAP_EINVAL && !e,
+          "resident on the CPU backend was not refused");
+}
+
 int main(void)
 {
     stap_error why;
@@ -427,6 +517,7 @@ int main(void)
         if (i == 0 || i == 4) kinds_case(&cases[i], seed, 0);
         if (i == 0) kinds_case(&cases[i], seed, 100);
     }
+    resident_case(&cases[0], (uint64_t)(tc_uniform(&rng) * 1e15));
     soak();
     if (tc_failures) {
         fprintf(stderr, "test_gpu_engine: %d failure(s)\n", tc_failures);
