@@ -20,17 +20,33 @@ static const char FONT[] = "DejaVu Sans"; /* fontconfig falls back to any sans f
 /* ---- drawing ------------------------------------------------------------------------ */
 static void source(cairo_t *cr, plot_rgb c) { cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0); }
 
-int plot_image_create(plot_image *im, int w, int h, plot_rgb bg, stap_error *err)
+int plot_image_create(plot_image *im, const char *path, stap_write_mode mode, int w, int h,
+                      plot_rgb bg, stap_error *err)
 {
-    const cairo_rectangle_t ext = {0, 0, w, h};
+    memset(im, 0, sizeof *im);
     im->w = w;
     im->h = h;
-    im->surface = cairo_recording_surface_create(CAIRO_CONTENT_COLOR, &ext);
-    im->cr = cairo_create(im->surface);
+    im->mode = mode;
+    im->format = plot_format_of(path);
+    snprintf(im->path, sizeof im->path, "%s", path);
+    int st = stap_atomic_begin(path, im->tmp, sizeof im->tmp, mode, err);
+    if (st) {
+        im->tmp[0] = '\0';
+        return st;
+    }
+    /* drawn straight onto the file's surface (a recording replayed onto an SVG surface
+     * leaks in cairo 1.16); PNG: an image written at the end */
+    cairo_surface_t *sf = im->format == PLOT_SVG   ? cairo_svg_surface_create(im->tmp, w, h)
+                          : im->format == PLOT_PDF ? cairo_pdf_surface_create(im->tmp, w, h)
+                                                   : cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    if (im->format == PLOT_PDF)
+        cairo_pdf_surface_set_metadata(sf, CAIRO_PDF_METADATA_CREATOR, "rtstap " RTSTAP_VERSION);
+    im->surface = sf;
+    im->cr = cairo_create(sf);
     if (cairo_status(im->cr) != CAIRO_STATUS_SUCCESS) {
         const char *why = cairo_status_to_string(cairo_status(im->cr));
         plot_image_free(im);
-        return stap_fail(err, STAP_ENOMEM, "cannot draw a %d x %d picture: %s", w, h, why);
+        return stap_fail(err, STAP_ENOMEM, "cannot draw a %d x %d picture '%s': %s", w, h, path, why);
     }
     source(im->cr, bg);
     cairo_paint(im->cr);
@@ -42,9 +58,14 @@ void plot_image_free(plot_image *im)
 {
     if (!im) return;
     if (im->cr) cairo_destroy(im->cr);
-    if (im->surface) cairo_surface_destroy(im->surface);
+    if (im->surface) {
+        cairo_surface_finish(im->surface);
+        cairo_surface_destroy(im->surface);
+    }
     im->cr = NULL;
     im->surface = NULL;
+    if (im->tmp[0]) stap_atomic_abort(im->tmp); /* not written: nothing left */
+    im->tmp[0] = '\0';
 }
 
 void plot_fill_rect(plot_image *im, double x0, double y0, double x1, double y1, plot_rgb c)
@@ -126,32 +147,26 @@ plot_format plot_format_of(const char *path)
     return PLOT_PNG;
 }
 
-int plot_write(const char *path, const plot_image *im, stap_write_mode mode, stap_error *err)
+int plot_write(plot_image *im, stap_error *err)
 {
-    char tmp[4096];
-    int st = stap_atomic_begin(path, tmp, sizeof tmp, mode, err);
-    if (st) return st;
-    const plot_format fmt = plot_format_of(path);
-    cairo_surface_t *out = fmt == PLOT_SVG   ? cairo_svg_surface_create(tmp, im->w, im->h)
-                           : fmt == PLOT_PDF ? cairo_pdf_surface_create(tmp, im->w, im->h)
-                                             : cairo_image_surface_create(CAIRO_FORMAT_RGB24, im->w, im->h);
-    if (fmt == PLOT_PDF) cairo_pdf_surface_set_metadata(out, CAIRO_PDF_METADATA_CREATOR, "rtstap " RTSTAP_VERSION);
-    cairo_t *cr = cairo_create(out);
-    cairo_set_source_surface(cr, im->surface, 0, 0);
-    cairo_paint(cr);
-    cairo_status_t cs = cairo_status(cr);
-    cairo_destroy(cr);
-    if (cs == CAIRO_STATUS_SUCCESS && fmt == PLOT_PNG) cs = cairo_surface_write_to_png(out, tmp);
-    cairo_surface_finish(out); /* SVG and PDF: written here */
-    if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(out);
-    cairo_surface_destroy(out);
+    cairo_status_t cs = cairo_status(im->cr);
+    cairo_destroy(im->cr);
+    im->cr = NULL;
+    if (cs == CAIRO_STATUS_SUCCESS && im->format == PLOT_PNG) cs = cairo_surface_write_to_png(im->surface, im->tmp);
+    cairo_surface_finish(im->surface); /* SVG and PDF: written here */
+    if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(im->surface);
+    cairo_surface_destroy(im->surface);
+    im->surface = NULL;
     if (cs != CAIRO_STATUS_SUCCESS) {
-        stap_atomic_abort(tmp);
-        return stap_fail(err, STAP_EIO, "cannot write '%s': %s", path,
+        stap_atomic_abort(im->tmp);
+        im->tmp[0] = '\0';
+        return stap_fail(err, STAP_EIO, "cannot write '%s': %s", im->path,
                          cs == CAIRO_STATUS_WRITE_ERROR ? "a write error (is the disk full?)"
                                                         : cairo_status_to_string(cs));
     }
-    return stap_atomic_commit(tmp, path, mode, err);
+    const int st = stap_atomic_commit(im->tmp, im->path, im->mode, err);
+    im->tmp[0] = '\0';
+    return st;
 }
 
 /* ---- axes ------------------------------------------------------------------------- */
@@ -353,7 +368,7 @@ int plot_heatmap_file(const char *path, const plot_heatmap *hm, const stap_plot_
     int st = heatmap_ok(path, hm, err);
     if (st) return st;
     plot_image im;
-    if ((st = plot_image_create(&im, 980, 660, WHITE, err))) return st;
+    if ((st = plot_image_create(&im, path, mode, 980, 660, WHITE, err))) return st;
     frame f = {110, 60, 780, 570, hm->x0, hm->x1, hm->y0, hm->y1};
     view_range(view, 0, &f.dx0, &f.dx1);
     view_range(view, 1, &f.dy0, &f.dy1);
@@ -361,7 +376,7 @@ int plot_heatmap_file(const char *path, const plot_heatmap *hm, const stap_plot_
     draw_axes(&im, &f, hm->title, hm->xlabel, hm->ylabel, 0);
     frame cb = {f.x1 + 40, f.y0, f.x1 + 70, f.y1, 0, 1, hm->zmin, hm->zmax};
     draw_colorbar(&im, &cb, hm->cbar_label, im.w - 34);
-    st = plot_write(path, &im, mode, err);
+    st = plot_write(&im, err);
     plot_image_free(&im);
     return st;
 }
@@ -380,7 +395,7 @@ int plot_heatmaps_file(const char *path, const char *title, const char *note,
     const int pw = 500, gap = 80, x0 = 110, y0 = 120, y1 = 580;
     const int cbx = x0 + n * pw + (n - 1) * gap + 40;
     plot_image im;
-    if ((st = plot_image_create(&im, cbx + 150, note ? 690 : 660, WHITE, err))) return st;
+    if ((st = plot_image_create(&im, path, mode, cbx + 150, note ? 690 : 660, WHITE, err))) return st;
     if (title) plot_text(&im, x0, 10, title, TXT + 2, 0, BLACK);
     if (note) plot_text(&im, x0, 658, note, TXT, 0, INK);
     for (int k = 0; k < n; k++) {
@@ -405,7 +420,7 @@ int plot_heatmaps_file(const char *path, const char *title, const char *note,
     }
     frame cb = {cbx, y0, cbx + 30, y1, 0, 1, hm[0].zmin, hm[0].zmax};
     draw_colorbar(&im, &cb, hm[0].cbar_label, im.w - 34);
-    st = plot_write(path, &im, mode, err);
+    st = plot_write(&im, err);
     plot_image_free(&im);
     return st;
 }
@@ -438,7 +453,7 @@ int plot_lines_file(const char *path, const plot_lines *pl, const stap_plot_view
         return stap_fail(err, STAP_EINVAL, "line plot '%s': empty range", path);
     plot_image im;
     const int W = 980, row_h = 24;
-    int st = plot_image_create(&im, W, 640, WHITE, err);
+    int st = plot_image_create(&im, path, mode, W, 640, WHITE, err);
     if (st) return st;
     /* the y range (auto_floor): down to 30 dB under the lowest curve's median — the level
      * of each curve away from its notch is what is compared, and a notch's depth (a clutter
@@ -476,7 +491,7 @@ int plot_lines_file(const char *path, const plot_lines *pl, const stap_plot_view
     const int extra = (rows - 1) * row_h;
     if (extra) { /* taller: start again on a surface of the right size */
         plot_image_free(&im);
-        if ((st = plot_image_create(&im, W, 640 + extra, WHITE, err))) {
+        if ((st = plot_image_create(&im, path, mode, W, 640 + extra, WHITE, err))) {
             free(med);
             free(labels);
             return st;
@@ -528,7 +543,7 @@ int plot_lines_file(const char *path, const plot_lines *pl, const stap_plot_view
     }
     free(med);
     free(labels);
-    st = plot_write(path, &im, mode, err);
+    st = plot_write(&im, err);
     plot_image_free(&im);
     return st;
 }

@@ -18,12 +18,15 @@ extern "C" {
 #endif
 
 /* ---- drawing ------------------------------------------------------------------------ */
-/* A picture being drawn: a cairo recording surface (opaque here: cairo.h stays in plot.c),
- * replayed onto the file's surface when written — PNG, SVG or PDF by the path's extension. */
+/* A picture being drawn onto its file's surface — PNG, SVG or PDF by the path's extension —
+ * as a temporary beside the path, published by plot_write (cairo's types stay in plot.c). */
 typedef struct plot_image {
     int w, h;
-    void *surface; /* cairo_surface_t * */
-    void *cr;      /* cairo_t *         */
+    void *surface;      /* cairo_surface_t * */
+    void *cr;           /* cairo_t *         */
+    int format;         /* plot_format       */
+    stap_write_mode mode;
+    char path[4096], tmp[4096];
 } plot_image;
 
 typedef struct plot_rgb { uint8_t r, g, b; } plot_rgb;
@@ -32,7 +35,10 @@ typedef enum plot_format { PLOT_PNG, PLOT_SVG, PLOT_PDF } plot_format;
 /* .svg and .pdf (any case) name SVG and PDF; anything else is PNG */
 plot_format plot_format_of(const char *path);
 
-int plot_image_create(plot_image *im, int w, int h, plot_rgb background, stap_error *err);
+/* A picture for path (STAP_WRITE_NEW: an existing path refused here, before any drawing). */
+int plot_image_create(plot_image *im, const char *path, stap_write_mode mode, int w, int h,
+                      plot_rgb background, stap_error *err);
+/* Frees im; a picture not written leaves nothing behind. */
 void plot_image_free(plot_image *im);
 void plot_fill_rect(plot_image *im, double x0, double y0, double x1, double y1, plot_rgb c);
 void plot_line(plot_image *im, double x0, double y0, double x1, double y1, double width, plot_rgb c);
@@ -44,8 +50,8 @@ double plot_text(plot_image *im, double x, double y, const char *s, double size,
 double plot_text_width(plot_image *im, const char *s, double size);
 /* The viridis colour map, t in [0, 1]. */
 plot_rgb plot_colormap(double t);
-/* Write im to path (PNG, SVG or PDF: plot_format_of), atomically. */
-int plot_write(const char *path, const plot_image *im, stap_write_mode mode, stap_error *err);
+/* Finish the drawing and publish it at its path, atomically (then plot_image_free). */
+int plot_write(plot_image *im, stap_error *err);
 
 /* What part of a picture's data to show: xlim/ylim in the axes' own units (Hz, km, dB, sine
  * of azimuth); a limit with hi <= lo (e.g. {0, 0}) leaves that axis to the data. NULL: all
