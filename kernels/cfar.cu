@@ -132,6 +132,87 @@ __global__ void test_kernel(const float2 *__restrict__ y, const double *__restri
     test_cell(power_of(yl[r]), z, alpha[n], (unsigned long long)i, hits, cap, st);
 }
 
+/* ---- CA/GO/SO in one pass: each power read once ---------------------------------------
+ * One warp per line (issue 34): the line's powers into shared memory (read from y once,
+ * coalesced), its prefix sums built there in the order of prefix_kernel (block sums left
+ * to right, lane 0 chaining the offsets), then every cell tested from shared memory — the
+ * same doubles as prefix_kernel + test_kernel, with no prefix array in global memory and
+ * no second read of y. Shared memory per warp: R powers and R + 1 prefix sums, padded one
+ * double in 32 so that lane b's walk over block b meets no bank conflict. */
+constexpr int LINE_WARPS = 4;
+
+__host__ __device__ __forceinline__ int padded(int r) { return r + (r >> 5); }
+
+template <int KIND>
+__global__ void __launch_bounds__(32 * LINE_WARPS)
+line_kernel(const float2 *__restrict__ y, long long lines, int R, rtk_cfar_window w,
+            const double *__restrict__ alpha, rtk_cfar_hit *hits, unsigned int cap,
+            rtk_cpi_status *st)
+{
+    extern __shared__ double sh[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const long long line = (long long)blockIdx.x * LINE_WARPS + warp;
+    if (line >= lines) return; /* (whole warps: no __syncthreads below) */
+    const int nblk = (R + SCAN_BLOCK - 1) / SCAN_BLOCK, np = padded(R) + 1, nq = padded(R + 1) + 1;
+    double *pw = sh + (size_t)warp * (np + nq + nblk); /* powers  */
+    double *pre = pw + np;                             /* prefix  */
+    double *bs = pre + nq;                             /* blocks  */
+    const float2 *yl = y + line * R;
+    for (int r = lane; r < R; r += 32) pw[padded(r)] = power_of(yl[r]);
+    __syncwarp();
+    for (int b = lane; b < nblk; b += 32) {
+        double acc = 0.0;
+        const int end = min(R, (b + 1) * SCAN_BLOCK);
+        for (int r = b * SCAN_BLOCK; r < end; r++) acc = __dadd_rn(acc, pw[padded(r)]);
+        bs[b] = acc;
+    }
+    __syncwarp();
+    if (lane == 0) {
+        double off = 0.0;
+        for (int b = 0; b < nblk; b++) {
+            const double t = bs[b];
+            bs[b] = off;
+            off = __dadd_rn(off, t);
+        }
+        pre[padded(0)] = 0.0;
+    }
+    __syncwarp();
+    for (int b = lane; b < nblk; b += 32) {
+        double acc = 0.0;
+        const double off = bs[b];
+        const int end = min(R, (b + 1) * SCAN_BLOCK);
+        for (int r = b * SCAN_BLOCK; r < end; r++) {
+            acc = __dadd_rn(acc, pw[padded(r)]);
+            pre[padded(r + 1)] = __dadd_rn(off, acc);
+        }
+    }
+    __syncwarp();
+    for (int r = lane; r < R; r += 32) {
+        int lo0, hi0, lo1, hi1;
+        window_of(r, R, w.guard, w.train, &lo0, &hi0, &lo1, &hi1);
+        const int n = (hi0 - lo0) + (hi1 - lo1);
+        double z;
+        if ((KIND == RTK_CFAR_GO || KIND == RTK_CFAR_SO) && n == 2 * w.train) {
+            const double sl = __dsub_rn(pre[padded(hi0)], pre[padded(lo0)]);
+            const double sr = __dsub_rn(pre[padded(hi1)], pre[padded(lo1)]);
+            const double side = KIND == RTK_CFAR_GO ? (sl > sr ? sl : sr) : (sl < sr ? sl : sr);
+            z = __ddiv_rn(side, (double)w.train);
+        } else { /* CA, and GO/SO at the edges: window_sum's order */
+            const double s = __dadd_rn(__dsub_rn(pre[padded(hi0)], pre[padded(lo0)]),
+                                       __dsub_rn(pre[padded(hi1)], pre[padded(lo1)]));
+            z = __ddiv_rn(s, (double)n);
+        }
+        test_cell(pw[padded(r)], z, alpha[n], (unsigned long long)(line * R + r), hits, cap, st);
+    }
+}
+
+/* shared memory of one warp of line_kernel */
+size_t line_smem(int R)
+{
+    const int nblk = (R + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    return sizeof(double) * ((size_t)padded(R) + 1 + padded(R + 1) + 1 + nblk);
+}
+
 /* ---- OS-CFAR: the rank[n]-th smallest power of each window ---------------------------
  * Each thread takes a run of consecutive cells of one line and keeps the two halves of
  * the window as sorted rows in shared memory: moving to the next cell replaces (or, at
@@ -261,6 +342,33 @@ extern "C" int rtk_cfar_prefix_launch(const void *y, long long lines, int R, dou
     }
     prefix_kernel<<<(unsigned)((lines + PREFIX_WARPS - 1) / PREFIX_WARPS), 32 * PREFIX_WARPS, smem,
                     (cudaStream_t)stream>>>((const float2 *)y, lines, R, prefix);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_cfar_line_fits(int kind, int R)
+{
+    return (kind == RTK_CFAR_CA || kind == RTK_CFAR_GO || kind == RTK_CFAR_SO) && R >= 1 &&
+           line_smem(R) * LINE_WARPS <= 96 * 1024;
+}
+
+extern "C" int rtk_cfar_line_launch(const void *y, long long lines, int R, const rtk_cfar_window *w,
+                                    const double *alpha, rtk_cfar_hit *hits, unsigned int capacity,
+                                    rtk_cpi_status *status, void *stream)
+{
+    if (lines < 1 || !w || !rtk_cfar_line_fits(w->kind, R) || w->train < 1 || w->train > 128 ||
+        w->guard < 0)
+        return (int)cudaErrorInvalidValue;
+    void (*k)(const float2 *, long long, int, rtk_cfar_window, const double *, rtk_cfar_hit *,
+              unsigned int, rtk_cpi_status *) =
+        w->kind == RTK_CFAR_CA ? line_kernel<RTK_CFAR_CA>
+        : w->kind == RTK_CFAR_GO ? line_kernel<RTK_CFAR_GO> : line_kernel<RTK_CFAR_SO>;
+    const size_t smem = line_smem(R) * LINE_WARPS;
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return (int)e;
+    }
+    k<<<(unsigned)((lines + LINE_WARPS - 1) / LINE_WARPS), 32 * LINE_WARPS, smem, (cudaStream_t)stream>>>(
+        (const float2 *)y, lines, R, *w, alpha, hits, capacity, status);
     return (int)cudaGetLastError();
 }
 

@@ -20,6 +20,16 @@ extern "C" int stap_cfar_enqueue(const stap_cfar_config *c, int B, int D, int R,
                                  rtk_cpi_status *status, void *stream)
 {
     const long long lines = (long long)B * D;
+    const rtk_cfar_window lw = {(int)c->kind, c->guard, c->train, c->guard_doppler,
+                                c->train_doppler, D};
+    /* CA, GO, SO: one pass, each power read once (RTSTAP_CFAR_TWO_PASS=1: the prefix pass
+     * and the test pass, for comparisons) */
+    static const int two_pass = [] {
+        const char *v = getenv("RTSTAP_CFAR_TWO_PASS");
+        return v && v[0] == '1';
+    }();
+    if (!two_pass && rtk_cfar_line_fits((int)c->kind, R))
+        return rtk_cfar_line_launch(y, lines, R, &lw, alpha, hits, capacity, status, stream);
     if (make_prefix && stap_cfar_uses_prefix(c->kind)) {
         int e = rtk_cfar_prefix_launch(y, lines, R, prefix, stream);
         if (e) return e;
