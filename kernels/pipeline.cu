@@ -2,9 +2,6 @@
  * layout, the materialized training gather (for QR variants that cannot gather), the
  * weight application and the status block. CPU references: stap/engine_cpu.c (the same
  * contract steps); tests/unit/test_gpu_engine.c compares the two on fresh random cubes. */
-#include <cstdlib>
-#include <cstring>
-
 #include "rtk_device.cuh"
 #include "rtk_pipeline.h"
 
@@ -160,23 +157,18 @@ __global__ void training_kernel(rtk_gather g, int m, int n, long long total, flo
     }
 }
 
-/* Weight application. A block takes one Doppler bin d, CELLS range cells of one segment s
+/* Weight application. A block takes one Doppler bin d, 32 range cells of one segment s
  * and 16 beams: the 16 x N conjugated weights of (d, s) go to shared memory as [j][beam]
- * (a thread reads its BPT beams' weights of tap j with 16-byte loads, the same address
- * across the warp: a broadcast); thread (cell, group) accumulates BPT beams of one cell over
- * the N snapshot entries, read from the Doppler cube coalesced along range. BPT 16 (the
- * default, issue 34): a thread takes all 16 beams of its cell, so each snapshot entry is
- * loaded once per cell instead of once per 4 beams; BPT 4 (RTSTAP_APPLY_BPT=4): the
- * earlier kernel, 32 cells x 4 groups. Every beam's sum runs in the same order either way:
- * the same output bit for bit. */
-constexpr int APPLY_BEAMS = 16;
+ * (a thread reads its 4 beams' weights of tap j with two 16-byte loads); thread
+ * (cell, group) accumulates 4 beams of one cell over the N snapshot entries, read once
+ * per warp from the Doppler cube (coalesced along range). */
+constexpr int APPLY_CELLS = 32, APPLY_BEAMS = 16, APPLY_BPT = 4;
+constexpr int APPLY_THREADS = APPLY_CELLS * APPLY_BEAMS / APPLY_BPT;
 
-template <int CELLS, int BPT>
-__global__ void __launch_bounds__(CELLS * APPLY_BEAMS / BPT)
+__global__ void __launch_bounds__(APPLY_THREADS)
 apply_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ W,
              float2 *__restrict__ Y, rtk_cpi_status *st)
 {
-    constexpr int APPLY_CELLS = CELLS, APPLY_BPT = BPT;
     extern __shared__ float4 apply_smem[];
     float2 *ws = reinterpret_cast<float2 *>(apply_smem);
     const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
@@ -212,16 +204,13 @@ apply_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ 
             const float2 x = xq[(size_t)c * R];
             const float4 *wp = reinterpret_cast<const float4 *>(ws + (c * Q + q) * APPLY_BEAMS +
                                                                 grp * APPLY_BPT);
+            const float4 w01 = wp[0], w23 = wp[1];
+            const float2 w[4] = {make_float2(w01.x, w01.y), make_float2(w01.z, w01.w),
+                                 make_float2(w23.x, w23.y), make_float2(w23.z, w23.w)};
 #pragma unroll
-            for (int i2 = 0; i2 < APPLY_BPT / 2; i2++) {
-                const float4 w2 = wp[i2];
-                const float2 w[2] = {make_float2(w2.x, w2.y), make_float2(w2.z, w2.w)};
-#pragma unroll
-                for (int k = 0; k < 2; k++) {
-                    const int i = 2 * i2 + k;
-                    acc[i].x = fmaf(w[k].x, x.x, fmaf(-w[k].y, x.y, acc[i].x));
-                    acc[i].y = fmaf(w[k].x, x.y, fmaf(w[k].y, x.x, acc[i].y));
-                }
+            for (int i = 0; i < APPLY_BPT; i++) {
+                acc[i].x = fmaf(w[i].x, x.x, fmaf(-w[i].y, x.y, acc[i].x));
+                acc[i].y = fmaf(w[i].x, x.y, fmaf(w[i].y, x.x, acc[i].y));
             }
         }
     }
@@ -427,22 +416,17 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
         return (int)cudaErrorInvalidValue;
     const int N = g->channels * g->order;
     const size_t smem = sizeof(float2) * APPLY_BEAMS * N;
-    /* RTSTAP_APPLY_BPT=4: the earlier kernel (4 beams a thread), for comparisons */
-    static const int bpt4 = [] {
-        const char *v = getenv("RTSTAP_APPLY_BPT");
-        return v && !strcmp(v, "4");
-    }();
-    void (*k)(rtk_gather, int, int, const float2 *, float2 *, rtk_cpi_status *) =
-        bpt4 ? apply_kernel<32, 4> : apply_kernel<128, 16>;
-    const int cells = bpt4 ? 32 : 128, threads = bpt4 ? 128 : 128;
     if (smem > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        cudaError_t e = cudaFuncSetAttribute(apply_kernel,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)smem);
         if (e != cudaSuccess) return (int)e;
     }
-    const int tiles = (g->seg_len + cells - 1) / cells;
+    const int tiles = (g->seg_len + APPLY_CELLS - 1) / APPLY_CELLS;
     dim3 grid((unsigned)(g->segments * tiles), (unsigned)g->bins,
               (unsigned)((beams + APPLY_BEAMS - 1) / APPLY_BEAMS));
-    k<<<grid, threads, smem, (cudaStream_t)stream>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status);
+    apply_kernel<<<grid, APPLY_THREADS, smem, (cudaStream_t)stream>>>(
+        *g, beams, tiles, (const float2 *)W, (float2 *)Y, status);
     return (int)cudaGetLastError();
 }
 
