@@ -235,7 +235,8 @@ int cli_check_layout(const char *path, const stap_input *in, const cli_input_opt
     const stap_layout_report *r = &in->layout;
     char order[64], why[128];
     stap_layout_string(&r->layout, r->rank, order, sizeof order);
-    if (r->source == STAP_LAYOUT_OVERRIDE && r->labels_differ)
+    /* (rtstap-mpi: every rank reads the same file: said once, by rank 0) */
+    if (r->source == STAP_LAYOUT_OVERRIDE && r->labels_differ && par_rank() == 0)
         fprintf(stderr, "rtstap: warning: %s: --layout %s overrides the axis labels of /data/iq "
                 "(%s): read as (%s)\n", path, o->layout_arg, r->labels, order);
     if (r->source != STAP_LAYOUT_ASSUMED) return EXIT_OK;
@@ -249,7 +250,8 @@ int cli_check_layout(const char *path, const stap_input *in, const cli_input_opt
                          "\"pulse,channel,range\") or pass --layout with the order they were "
                          "written in", path, r->rank, order, in->channels, in->pulses,
                          in->range_gates, why);
-    fprintf(stderr, "rtstap: warning: %s: /data/iq has no axis labels; read as (%s) — label it "
+    if (par_rank() == 0)
+        fprintf(stderr, "rtstap: warning: %s: /data/iq has no axis labels; read as (%s) — label it "
             "or pass --layout\n", path, order);
     return EXIT_OK;
 }
@@ -272,7 +274,8 @@ int cli_check_unwritten(const char *path, const stap_recording *rec, int strict)
     if (strict)
         return cli_error(EXIT_PROCESSING, "%s: %lld of its %lld CPIs were never written (CPI %s); "
                          "--strict refuses an incomplete recording", path, all - written, all, list);
-    fprintf(stderr, "rtstap: warning: %s: %lld of its %lld CPIs were never written (CPI %s): "
+    if (par_rank() == 0)
+        fprintf(stderr, "rtstap: warning: %s: %lld of its %lld CPIs were never written (CPI %s): "
             "running the %lld written; /axes/input_cpi of the results names each one's CPI\n",
             path, all - written, all, list, written);
     return EXIT_OK;

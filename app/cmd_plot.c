@@ -43,7 +43,8 @@ static const cli_command plot_cmd = {
     "A recording's CPI is drawn with --cpi K (its results with it: the result's row of\n"
     "input CPI K). The beam drawn is the one of the strongest detection (else the one\n"
     "nearest the first target, else broadside); range is in km from the first gate when\n"
-    "the input has a sample rate, Doppler in Hz when it has a PRF.\n",
+    "the input has a sample rate, Doppler in Hz when it has a PRF. --xlim and --ylim show a\n"
+    "part of the SINR plots (the maps show all of their data).\n",
     NULL};
 
 /* --response-grid NU,NF */
@@ -117,7 +118,7 @@ typedef struct plot_job {
     const char *input, *result, *dir, *json;
     char ext[8];           /* --format: png, svg or pdf */
     int cpi;               /* --cpi: the input's CPI (a recording's)       */
-    stap_plot_view view;   /* --xlim, --ylim                                */
+    stap_plot_view view;   /* --xlim, --ylim: the SINR plots' axes          */
     double *range_m;       /* the range of each gate from the first, or NULL */
     char cpi_note[64];     /* "CPI 7" for a recording's titles              */
     const char *beam_from; /* how the beam was chosen, for --json           */
@@ -174,10 +175,10 @@ static int plot_parse(plot_job *j, int argc, char **argv)
          "png (default), svg or pdf: one drawing, as pixels or as\n"
          "vectors", .parse = opt_format},
         {"xlim", 0, CLI_CALL, j->view.xlim, "LO,HI",
-         "the x axis shown, in its units (Hz, km, cells, sine of\n"
-         "azimuth)", .parse = opt_limits},
+         "the Doppler shown in the SINR plots (Hz, or cycles per pulse\n"
+         "without a PRF)", .parse = opt_limits},
         {"ylim", 0, CLI_CALL, j->view.ylim, "LO,HI",
-         "the y axis shown (dB of the SINR plots, Hz of the maps)", .parse = opt_limits},
+         "the SINR loss shown in the SINR plots (dB)", .parse = opt_limits},
         CLI_OPT_FORCE(&j->force),
         CLI_OPT_JSON(&j->json),
         {"range-cell", 0, CLI_INT, &j->rc, "R",
@@ -392,7 +393,7 @@ static int picture_range_doppler(plot_job *j, char *path, size_t len)
     int st = stap_plot_range_doppler(path, run->output, run->beams, run->cfg.doppler_bins,
                                      run->cfg.range_gates, j->beam, det, ndet,
                                      run->has_prf ? run->prf_hz : j->prf, j->range_m,
-                                     j->cpi_note[0] ? j->cpi_note : NULL, &j->view, j->mode, &err);
+                                     j->cpi_note[0] ? j->cpi_note : NULL, NULL, j->mode, &err);
     if (own) free(det);
     return st ? cli_fail(&err) : plot_done(j, path);
 }
@@ -497,7 +498,7 @@ static int picture_response(plot_job *j, char *path, size_t len)
         /* patches at u = cos(phi) sin(theta) have Doppler beta (d/lambda) u */
         .ridge_slope = tr->patches > 0 ? tr->beta * tr->cfg.element_spacing : NAN};
     snprintf(path, len, "%s/adapted_response.%s", j->dir, j->ext);
-    int st = stap_plot_response(path, &pic, &j->view, j->mode, &err);
+    int st = stap_plot_response(path, &pic, NULL, j->mode, &err);
     scene_response_free(&r);
     return st ? cli_fail(&err) : plot_done(j, path);
 }
@@ -510,7 +511,7 @@ static int plot_pictures(plot_job *j)
     int st;
     snprintf(path, sizeof path, "%s/angle_doppler.%s", j->dir, j->ext);
     if (stap_plot_angle_doppler(path, j->in.iq, j->in.channels, j->in.pulses, j->in.range_gates,
-                                j->rc, j->half, j->spacing, j->prf, j->taper_db, &j->view, j->mode, &err))
+                                j->rc, j->half, j->spacing, j->prf, j->taper_db, NULL, j->mode, &err))
         return cli_fail(&err);
     plot_done(j, path);
     plot_choose_beam(j);

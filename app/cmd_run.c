@@ -192,7 +192,7 @@ void run_apply_options(run_job *j)
         char note[400];
         cli_fit_to_shape(c, &j->proc, note, sizeof note);
         if (note[0] && !j->quiet)
-            fprintf(stderr, "rtstap: note: %s: from its shape: %s\n", j->input, note);
+            if (par_rank() == 0) fprintf(stderr, "rtstap: note: %s: from its shape: %s\n", j->input, note);
         j->fitted = 1;
     }
 }

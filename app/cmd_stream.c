@@ -294,7 +294,8 @@ static int stream_open_input(stream_job *j)
     c->doppler_bins = j->proc.dbins > 0 ? j->proc.dbins : 0; /* D = P unless given */
     char note[400];
     cli_fit_to_shape(c, &j->proc, note, sizeof note); /* the preset's values it cannot hold */
-    if (note[0] && !j->quiet) fprintf(stderr, "rtstap: note: %s: from its shape: %s\n", j->input, note);
+    if (note[0] && !j->quiet && par_rank() == 0)
+        fprintf(stderr, "rtstap: note: %s: from its shape: %s\n", j->input, note);
     if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
     snprintf(j->w.name, sizeof j->w.name, "%.31s", j->input);
     return EXIT_OK;
@@ -514,7 +515,7 @@ static int stream_go(stream_job *j)
                                                sink, &sinks, j->deadline, &pg, &j->st, &err)
                     : stream_run(j->eng, j->warm, j->cpis, stream_ring_source, NULL, &j->ring, sink,
                                  &sinks, j->deadline, &pg, &j->st, &err);
-    cli_graceful_end();
+    if (par_size() == 1) cli_graceful_end(); /* rtstap-mpi: after the ranks' report (cmd_stream) */
     progress_end(&pg);
     if (stap_engine_moved_to_cpu(j->eng) >= 0) /* said once, as it ends */
         fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(j->eng));
@@ -734,7 +735,10 @@ int cmd_stream(int argc, char **argv)
             }
             if (!status) {
                 status = stream_go(j);
-                if (par_size() > 1) status = stream_ranks(j, status);
+                if (par_size() > 1) { /* a rank done early waits here, its stop still graceful */
+                    status = stream_ranks(j, status);
+                    cli_graceful_end();
+                }
                 if (status == EXIT_OK || status > 128) { /* a clean stop reports what ran */
                     if (!j->quiet) stream_print(j);
                     int js = j->json ? stream_json(j) : EXIT_OK;

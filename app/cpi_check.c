@@ -52,6 +52,11 @@ static int check_finite(const stap_engine *e, const stap_cpi_result *r, stap_err
     return STAP_OK;
 }
 
+static long long cpi_name(const cpi_checks *c, long long cpi)
+{
+    return c->name_cpi ? c->name_cpi(c->name_user, cpi) : cpi;
+}
+
 int cpi_check(cpi_checks *c, const stap_engine *e, const stap_cpi_result *r, stap_error *err)
 {
     c->checked++;
@@ -63,20 +68,21 @@ int cpi_check(cpi_checks *c, const stap_engine *e, const stap_cpi_result *r, sta
             *err = why;
             const size_t l = strlen(err->msg);
             snprintf(err->msg + l, sizeof err->msg - l, " (--loading DELTA, e.g. 1e-3, regularizes it)");
-            if (c->recording) stap_error_prefix(err, "CPI %lld", r->cpi);
+            if (c->recording) stap_error_prefix(err, "CPI %lld", cpi_name(c, r->cpi));
             return stap_error_prefix(err, "%s", c->input);
         }
         if (c->ill_cpis == 1) {
             if (c->recording)
                 fprintf(stderr, "rtstap: warning: %s: CPI %lld: %s; --loading DELTA (e.g. 1e-3) "
-                        "regularizes it, --strict makes this an error\n", c->input, r->cpi, why.msg);
+                        "regularizes it, --strict makes this an error\n", c->input,
+                        cpi_name(c, r->cpi), why.msg);
             else
                 fprintf(stderr, "rtstap: warning: %s: %s; --loading DELTA (e.g. 1e-3) "
                         "regularizes it, --strict makes this an error\n", c->input, why.msg);
         }
     }
     if (c->finite && check_finite(e, r, err)) {
-        if (c->recording) stap_error_prefix(err, "CPI %lld", r->cpi);
+        if (c->recording) stap_error_prefix(err, "CPI %lld", cpi_name(c, r->cpi));
         return stap_error_prefix(err, "%s", c->input);
     }
     return STAP_OK;

@@ -14,6 +14,10 @@ typedef struct cpi_checks {
     long long ill_cpis;   /* CPIs with ill-conditioned training so far            */
     float worst_ratio;    /* the smallest diagonal ratio seen                     */
     long long checked;    /* CPIs checked                                         */
+    /* how a result's CPI (its submit number) is named in messages: the input's CPI (a
+     * recording's reader, an MPI rank's share), or NULL: as it is */
+    long long (*name_cpi)(const void *user, long long cpi);
+    const void *name_user;
 } cpi_checks;
 
 void cpi_checks_init(cpi_checks *c, const char *input, int strict, int finite, int recording);

@@ -526,4 +526,5 @@ int cpi_reader_get_fn(void *r, long long i, const void **cube, stap_error *err)
     return cpi_reader_get(r, i, cube, err);
 }
 void cpi_reader_release_fn(void *r, long long i) { cpi_reader_release(r, i); }
+long long cpi_reader_input_cpi_fn(const void *r, long long i) { return cpi_reader_input_cpi(r, i); }
 

@@ -84,5 +84,6 @@ int cpi_writer_finish(cpi_writer *cw, double *write_s, stap_error *err);
 /* The reader as stream_loop callbacks (user: the reader). */
 int cpi_reader_get_fn(void *reader, long long i, const void **cube, stap_error *err);
 void cpi_reader_release_fn(void *reader, long long i);
+long long cpi_reader_input_cpi_fn(const void *reader, long long i); /* (cpi_checks.name_cpi) */
 
 #endif

@@ -30,15 +30,22 @@ int par_local_rank(void);
 const char *par_program(void);
 const char *par_describe(void);
 
-/* Collective: every rank's exit status at this point (0: went well); returns the worst. Rank
- * 0 prints the message of each failed rank but its own (printed when it failed). The first
- * call of a command marks it begun (par_begun). */
+/* Collective: every rank's exit status at this point (0: went well); returns the worst
+ * (par_worse). Rank 0 prints the message of each failed rank, but not one it printed itself
+ * (its own failure, when another rank's is the same). The first call of a command marks it
+ * begun (par_begun). */
 int par_check(int status);
+/* The worse of two exit statuses: a failure (1 or 2) before a stop by a signal (128 + n),
+ * the higher within each. */
+static inline int par_worse(int a, int b)
+{
+    const int fa = a > 0 && a < 128, fb = b > 0 && b < 128;
+    if (fa != fb) return fa ? a : b;
+    return a > b ? a : b;
+}
 int par_begun(void);
 /* the last error message of this rank (cli_error keeps it), for par_check */
 void par_set_last_error(const char *msg);
-/* Collective: every rank here before any goes on (the ranks' clocks start together). */
-void par_barrier(void);
 /* Collective: root's `bytes` at buf to every rank. */
 void par_bcast(void *buf, size_t bytes, int root);
 /* Collective: every rank's `bytes` at mine into all[rank * bytes] on every rank. */
@@ -55,12 +62,14 @@ int par_gatherv(const void *mine, size_t bytes, void **all, size_t *counts, int 
  * writer thread per rank is not enough to fill it). RTSTAP_MPI_IO=mpiio takes MPI-IO on one
  * host too. */
 typedef struct par_file par_file;
-/* Collective: open an existing file for writing. */
+/* Collective (the ranks agree that every one opened it): open an existing file for writing,
+ * each rank its own handle. */
 int par_file_open(par_file **f, const char *path, stap_error *err);
 int par_file_write_at(par_file *f, long long at, const void *buf, size_t n, stap_error *err);
 /* "MPI-IO" or "pwrite", for reports */
 const char *par_file_method(const par_file *f);
-/* Collective: every rank's writes on the file (synced), then closed; NULL is a no-op there. */
+/* This rank's writes on the file synced, then closed (not a meeting: rank 0 publishes after
+ * the ranks' next one); NULL is a no-op. */
 int par_file_close(par_file *f, stap_error *err);
 
 #endif

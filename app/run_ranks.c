@@ -116,8 +116,10 @@ static void *pack_rows(const rank_rows *rr, long long P, size_t *bytes)
     const long long k = share_of(P, rr->rank, rr->size);
     size_t nd = 0;
     for (long long i = 0; i < k; i++) nd += (size_t)rr->ndet[i];
-    *bytes = (size_t)k * (2 * sizeof(long long) + sizeof(double) * STAP_STAGE_COUNT) + nd * sizeof(stap_detection);
-    char *b = malloc(*bytes ? *bytes : 1), *at = b;
+    /* padded to 8 bytes: the next rank's pack starts aligned for its long longs and doubles */
+    *bytes = ((size_t)k * (2 * sizeof(long long) + sizeof(double) * STAP_STAGE_COUNT) +
+              nd * sizeof(stap_detection) + 7) / 8 * 8;
+    char *b = calloc(1, *bytes ? *bytes : 1), *at = b;
     if (!b) return NULL;
     memcpy(at, rr->icpi, sizeof(long long) * (size_t)k), at += sizeof(long long) * (size_t)k;
     memcpy(at, rr->ndet, sizeof(long long) * (size_t)k), at += sizeof(long long) * (size_t)k;
@@ -326,17 +328,19 @@ static void ranks_setup(run_job *j, rec_run *r, ranks_run *x)
         rank_failed(j, x, &err);
 }
 
-/* This rank's share through its engine (from the ranks' common start, x->t0); its report
- * filled. Not collective. */
-static void ranks_stream(run_job *j, rec_run *r, ranks_run *x)
+/* This rank's share through its engine (from the ranks' common start, x->t0; skip: a rank's
+ * setup failed, nothing runs); its report filled. Not collective. */
+static void ranks_stream(run_job *j, rec_run *r, ranks_run *x, int skip)
 {
     stap_error err;
     rank_report *m = &x->mine;
     int st = m->status ? -1 : STAP_OK; /* (a failed setup: already said) */
-    if (!st && r->reader) {
+    if (!st && r->reader && !skip) {
         const long long n = x->rr.n;
         r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
         cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || (r->keep & STAP_KEEP_OUTPUT), 1);
+        r->cs.checks.name_cpi = cpi_reader_input_cpi_fn; /* the input's CPI, not the rank's count */
+        r->cs.checks.name_user = r->reader;
         progress_begin(&r->pg, x->me == 0 ? j->progress : PROGRESS_NONE, j->quiet || x->me != 0,
                        "run (rank 0)", "CPIs", n);
         st = stream_run(r->eng, 0, n, cpi_reader_get_fn, cpi_reader_release_fn, r->reader, rank_put,
@@ -394,14 +398,31 @@ int run_ranks(run_job *j, rec_run *r)
     }
     /* the ranks meet: every engine made (else each failed rank is named, and all stop) */
     status = par_check(status);
+    if (!status) { /* one recording for all: a recorder still writing it could show each
+                      rank a different number of written CPIs */
+        long long ws[PAR_MAX_RANKS];
+        par_allgather(&x->W, sizeof x->W, ws);
+        for (int k = 1; k < x->N && !status; k++)
+            if (ws[k] != ws[0])
+                status = x->me == 0 ? cli_error(EXIT_PROCESSING, "%s: rank %d sees %lld written CPIs, "
+                                                "rank 0 %lld (is it still being written?)", j->input, k,
+                                                ws[k], ws[0])
+                                    : EXIT_PROCESSING;
+    }
     if (!status) status = ranks_open(j, r, x, &err);
     if (!status) {
-        cli_graceful_begin(); /* SIGINT/SIGTERM: each rank finishes its CPIs in flight */
+        /* SIGINT/SIGTERM (mpirun forwards them): each rank finishes its CPIs in flight, and
+         * the stop stays graceful until the file is published (a rank done early waits in
+         * the collectives below) */
+        cli_graceful_begin();
         ranks_setup(j, r, x);
-        par_barrier(); /* the clock starts on every rank at once, readers and writers ready */
+        /* the ranks meet again, readers and writers ready (a rank whose setup failed stops
+         * them all: no work is done for nothing), and their clocks start together */
+        int bad = x->mine.status != 0, flags[PAR_MAX_RANKS], any = 0;
+        par_allgather(&bad, sizeof bad, flags);
+        for (int k = 0; k < x->N; k++) any |= flags[k];
         x->t0 = stap_now_ms();
-        ranks_stream(j, r, x);
-        cli_graceful_end();
+        ranks_stream(j, r, x, any);
         x->mine.done = x->rr.rows;
         x->mine.bytes = x->rr.bytes;
         x->mine.read_s = r->read_s;
@@ -430,7 +451,7 @@ int run_ranks(run_job *j, rec_run *r)
         }
         size_t bytes = 0, counts[PAR_MAX_RANKS];
         void *mine = publish ? pack_rows(&x->rr, P, &bytes) : NULL, *all = NULL;
-        int ok = !publish || mine != NULL, all_ok = 1, flags[PAR_MAX_RANKS];
+        int ok = !publish || mine != NULL, all_ok = 1;
         par_allgather(&ok, sizeof ok, flags); /* every rank's packing went well */
         for (int k = 0; k < x->N; k++) all_ok &= flags[k];
         if (!all_ok) stap_fail(&err, STAP_ENOMEM, "a rank ran out of memory packing its rows");
@@ -438,6 +459,14 @@ int run_ranks(run_job *j, rec_run *r)
         free(mine);
         if (x->me == 0) {
             char stopped[900] = "";
+            /* the failed rank whose first lost CPI is the first missing one (it set P) */
+            int first = -1;
+            for (int k = 0; k < x->N; k++) {
+                const rank_report *q = &x->rep[k];
+                if (q->status && q->done < q->share &&
+                    (first < 0 || k + q->done * x->N < first + x->rep[first].done * x->N))
+                    first = k;
+            }
             for (int k = 0; k < x->N; k++) { /* each failed rank, named with what it lost */
                 const rank_report *q = &x->rep[k];
                 if (!q->status) continue;
@@ -445,10 +474,12 @@ int run_ranks(run_job *j, rec_run *r)
                 if (q->done < q->share) lost_cpis(j->rec, k + q->done * x->N, x->W, x->N, lost, sizeof lost);
                 if (q->device >= 0) snprintf(dev, sizeof dev, "device %d", q->device);
                 fprintf(stderr, "rtstap-mpi: rank %d (%s): error: %s; it lost %s\n", k, dev, q->msg, lost);
-                if (!stopped[0])
+                if (k == first || (first < 0 && !stopped[0]))
                     snprintf(stopped, sizeof stopped, "by a failure of rank %d at input CPI %lld, after "
                              "%lld of the %lld written CPIs: %.400s", k,
-                             stap_recording_written_index(j->rec, k + q->done * x->N), P, x->W, q->msg);
+                             q->done < q->share ? stap_recording_written_index(j->rec, k + q->done * x->N)
+                                                : stap_recording_written_index(j->rec, P < x->W ? P : x->W - 1),
+                             P, x->W, q->msg);
             }
             if (!failed && signal)
                 snprintf(stopped, sizeof stopped, "by %s after %lld of the %lld written CPIs",
@@ -480,6 +511,7 @@ int run_ranks(run_job *j, rec_run *r)
         }
         free(all);
         par_bcast(&status, sizeof status, 0);
+        cli_graceful_end();
     }
     free(x->rr.icpi);
     free(x->rr.ndet);

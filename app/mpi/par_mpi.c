@@ -55,6 +55,12 @@ int par_init(int *argc, char ***argv)
         MPI_Finalize();
         return -1;
     }
+    /* standard output is rank 0's (help, --json -, the pictures' paths): the others' goes
+     * nowhere; their standard error stays (warnings of their own CPIs, crashes) */
+    if (rank > 0) {
+        FILE *quiet = freopen("/dev/null", "w", stdout);
+        (void)quiet; /* (failing, the rank prints what rank 0 prints: harmless) */
+    }
     /* mpirun binds each of 2 or fewer ranks to one core by default: a rank's reader, writer
      * and engine threads would share it. Said, not undone (the binding is the user's). */
     cpu_set_t set;
@@ -91,8 +97,10 @@ int par_check(int status)
     int worst = status;
     if (rank == 0 && all) {
         for (int r = 1; r < size; r++) {
-            if (all[r].status > worst) worst = all[r].status;
-            if (all[r].status && !status) /* rank 0's own failure was printed when it came */
+            worst = par_worse(worst, all[r].status);
+            /* each failed rank's message, but one rank 0 printed already (its own, and
+             * the same failure met everywhere: a usage error) */
+            if (all[r].status && !(status && !strcmp(all[r].msg, last_error)))
                 fprintf(stderr, "rtstap-mpi: rank %d: error: %s\n", r,
                         all[r].msg[0] ? all[r].msg : "(no message)");
         }
@@ -101,8 +109,6 @@ int par_check(int status)
     MPI_Bcast(&worst, 1, MPI_INT, 0, MPI_COMM_WORLD);
     return worst;
 }
-
-void par_barrier(void) { MPI_Barrier(MPI_COMM_WORLD); }
 
 void par_bcast(void *buf, size_t bytes, int root)
 {
@@ -184,8 +190,9 @@ int par_file_open(par_file **out, const char *path, stap_error *err)
     stap_error perr = {0};
     if (ok && posix) {
         ok = posix_file_open(&f->posix, path, &perr) == STAP_OK;
-    } else if (ok) {
-        rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &f->fh);
+    } else if (ok) { /* each rank its own handle: only independent writes, so a rank's
+                        failure to open leaves no collective unmatched */
+        rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_WRONLY, MPI_INFO_NULL, &f->fh);
         ok = rc == MPI_SUCCESS;
     }
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

@@ -383,8 +383,9 @@ int h5x_get_cf32_row(h5x *f, const char *name, long long row, int rank, const si
             goto done;
         }
     if (row < 0 || (hsize_t)row >= dims[0]) {
-        st = stap_fail(err, STAP_EINVAL, "CPI %lld: '%s' in '%s' holds CPIs 0..%llu", row, name,
-                       f->path, (unsigned long long)dims[0] - 1);
+        if (dims[0] == 0) st = stap_fail(err, STAP_EINVAL, "CPI %lld: '%s' in '%s' holds no CPI", row, name, f->path);
+        else st = stap_fail(err, STAP_EINVAL, "CPI %lld: '%s' in '%s' holds CPIs 0..%llu", row, name,
+                            f->path, (unsigned long long)dims[0] - 1);
         goto done;
     }
     start[0] = (hsize_t)row;

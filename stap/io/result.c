@@ -711,10 +711,6 @@ static int writer_append(stap_result_writer *w, long long cpi, long long input_c
         w->dbuf = nd;
         w->dcap = cap;
     }
-    for (size_t i = 0; ndet && w->det >= 0 && i < ndet; i++)
-        w->dbuf[w->ndbuf++] = (cpi_detection){input_cpi, det[i]};
-    memcpy(w->tbuf + w->nbuf * STAP_STAGE_COUNT, stage_ms, sizeof(double) * STAP_STAGE_COUNT);
-    w->ibuf[w->nbuf++] = input_cpi;
     size_t wb, ob;
     row_bytes(w, &wb, &ob);
     if (w->rows) { /* in place: no HDF5 call, no lock */
@@ -727,6 +723,13 @@ static int writer_append(stap_result_writer *w, long long cpi, long long input_c
             return stap_fail(err, STAP_EIO, "cannot write CPI %lld's results to '%s': %s", cpi,
                              w->path, strerror(e));
     }
+    /* the row's small parts, kept for the batch once its weights and output are in (a row
+     * that failed leaves nothing behind: the buffers are put back below) */
+    const size_t nbuf0 = w->nbuf, ndbuf0 = w->ndbuf;
+    for (size_t i = 0; ndet && w->det >= 0 && i < ndet; i++)
+        w->dbuf[w->ndbuf++] = (cpi_detection){input_cpi, det[i]};
+    memcpy(w->tbuf + w->nbuf * STAP_STAGE_COUNT, stage_ms, sizeof(double) * STAP_STAGE_COUNT);
+    w->ibuf[w->nbuf++] = input_cpi;
     pthread_mutex_lock(&h5_lock);
     h5_quiet q;
     quiet_begin(&q);
@@ -742,7 +745,12 @@ static int writer_append(stap_result_writer *w, long long cpi, long long input_c
         if (w->weights >= 0) w_append(&hw, w->weights, w->cm_t, 5, 1, weights, "'/weights'");
         if (w->output >= 0) w_append(&hw, w->output, w->cm_t, 4, 1, output, "'/output/iq'");
     }
-    if (w->nbuf == RESULT_BATCH) w_flush_rows(&hw, w);
+    if (hw.st) { /* the row is not written: its small parts neither */
+        w->nbuf = nbuf0;
+        w->ndbuf = ndbuf0;
+    } else if (w->nbuf == RESULT_BATCH) {
+        w_flush_rows(&hw, w);
+    }
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
     if (!hw.st) w->written++;

@@ -348,6 +348,9 @@ static int heatmap_ok(const char *path, const plot_heatmap *hm, stap_error *err)
 {
     if (hm->nx < 1 || hm->ny < 1 || !(hm->x1 > hm->x0) || !(hm->y1 > hm->y0))
         return stap_fail(err, STAP_EINVAL, "heat map '%s': empty grid or range", path);
+    if (hm->nx > 32767 || hm->ny > 32767) /* cairo's largest image: drawn cell for cell */
+        return stap_fail(err, STAP_EINVAL, "heat map '%s': %d x %d cells; at most 32767 a side", path,
+                         hm->nx, hm->ny);
     return STAP_OK;
 }
 

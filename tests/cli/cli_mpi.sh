@@ -120,18 +120,37 @@ check "rank 1's input missing: exit 1 ($rc), rank 1 named by rank 0, nothing wri
 # SIGTERM to mpirun (which forwards it): each rank finishes its CPIs in flight, the CPIs
 # before the first missing one are published, marked stopped (each rank's reader stalls
 # before its third CPI: 4 CPIs ran)
-mkdir -p "$tmp/sig"
-RTSTAP_TEST_READER_STALL=2:8000 mpirun --oversubscribe -n 2 "$mpi" run --input "$tmp/rec.h5" \
-    -o "$tmp/sig/o.h5" "${opts[@]}" --quiet --readers 1 >/dev/null 2>"$tmp/sig.err" &
-pid=$!
-sleep 3
-kill -TERM $pid
-wait $pid
-rc=$?
+# term_after STALL N INPUT DIR: mpirun -n N with every reader stalled 8 s before its CPI
+# STALL, SIGTERM 3 s in; rc, DIR/o.h5, DIR.err
+term_after() {
+    mkdir -p "$4"
+    RTSTAP_TEST_READER_STALL=$1:8000 mpirun --oversubscribe -n "$2" "$mpi" run --input "$3" \
+        -o "$4/o.h5" "${opts[@]}" --quiet --readers 1 >/dev/null 2>"$4.err" &
+    local pid=$!
+    sleep 3
+    kill -TERM $pid
+    wait $pid
+    rc=$?
+}
+term_after 2 2 "$tmp/rec.h5" "$tmp/sig"
 check "SIGTERM to mpirun: exit non-zero ($rc), 4 CPIs published, stopped, the serial rows" \
     '[ $rc -ne 0 ] && grep -q "stopped by SIGTERM after 4 of the 9 written CPIs" "$tmp/sig.err" &&
      [ "$("$shape" "$tmp/sig/o.h5" /weights)" = "/weights 4x32x2x3x18" ] && no_temp "$tmp/sig" &&
      "$attr" "$tmp/sig/o.h5" /config stopped | grep -q "by SIGTERM"'
+
+# a rank with no CPI waits for the others through SIGTERM (its stop stays graceful until the
+# file is published): 4 ranks on the 3-CPI recording, every reader stalled before its CPI;
+# rank 3, with none, waits in the ranks' meeting when the signal comes
+term_after 0 4 "$tmp/rec3.h5" "$tmp/sig3"
+check "SIGTERM while ranks wait (rank 3 has no CPI): exit non-zero ($rc), published, stopped, no temporary" \
+    '[ $rc -ne 0 ] && grep -q "stopped by SIGTERM" "$tmp/sig3.err" && [ -s "$tmp/sig3/o.h5" ] && no_temp "$tmp/sig3" &&
+     "$attr" "$tmp/sig3/o.h5" /config stopped | grep -q "by SIGTERM"'
+# many detections (Pfa 1e-2: odd counts per rank, so each rank's packed rows end unaligned
+# unless padded): the serial detections row for row
+"$bin" run --input "$tmp/rec.h5" -o "$tmp/ser_pfa.h5" "${opts[@]}" --cfar-pfa 1e-2 --quiet
+run_n 3 run --input "$tmp/rec.h5" -o "$tmp/mpi_pfa.h5" "${opts[@]}" --cfar-pfa 1e-2 --quiet
+check "-n 3 at Pfa 1e-2: the serial detections and weights" \
+    '"$same" "$tmp/ser_pfa.h5" "$tmp/mpi_pfa.h5" /weights /detections /axes/input_cpi >/dev/null'
 
 # stream: every rank replays; the sum and each rank's latency in rank 0's report
 run_n 2 stream --preset easy --backend cpu --cpis 12 --json "$tmp/s.json" 2>"$tmp/s.err"

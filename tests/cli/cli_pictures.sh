@@ -159,7 +159,7 @@ elif [ "${RTSTAP_REQUIRE_READERS:-0}" = 1 ]; then
 fi
 # SVG and PDF from the same drawing; limits
 expect 0 "$B" plot --input "$T/rec.h5" --result "$T/rec_run.h5" --cpi 1 --format svg --output-dir "$T/svg" \
-    --xlim -0.4,0.4 --ylim -30,5
+    --xlim -100,100 --ylim -30,5
 expect 0 "$B" plot --input "$T/rec.h5" --result "$T/rec_run.h5" --cpi 1 --format PDF --output-dir "$T/pdf"
 for p in angle_doppler sinr_loss range_doppler adapted_response; do
     head -c 200 "$T/svg/$p.svg" | grep -q "<svg" && grep -q "</svg>" "$T/svg/$p.svg" || fail "$p.svg is not a complete SVG"
