@@ -617,10 +617,9 @@ static void stream_print(const stream_job *j)
                 par_describe(), sum);
         for (int k = 0; k < j->nranks; k++) {
             const rank_stream *q = &j->ranks[k];
-            char dev[32] = "cpu";
-            if (q->device >= 0) snprintf(dev, sizeof dev, "device %d", q->device);
+            char dev[32];
             fprintf(stderr, "    rank %d (%s): %lld CPIs in %.3f s, %.1f CPIs/s; latency ms p50 %.3f, "
-                    "p99 %.3f, max %.3f\n", k, dev, q->cpis, q->seconds, q->cpis_per_s, q->lat_p50,
+                    "p99 %.3f, max %.3f\n", k, stream_device_name(q->device, dev, sizeof dev), q->cpis, q->seconds, q->cpis_per_s, q->lat_p50,
                     q->lat_p99, q->lat_max);
         }
     }
@@ -673,16 +672,9 @@ static int stream_json(const stream_job *j)
         cJSON *arr = cJSON_AddArrayToObject(doc, "rank_stats");
         for (int k = 0; k < j->nranks; k++) {
             const rank_stream *q = &j->ranks[k];
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "rank", k);
-            cJSON_AddNumberToObject(o, "device", q->device);
-            cJSON_AddNumberToObject(o, "cpis", (double)q->cpis);
-            cJSON_AddNumberToObject(o, "seconds", q->seconds);
-            cJSON_AddNumberToObject(o, "cpis_per_s", q->cpis_per_s);
-            cJSON_AddNumberToObject(o, "latency_p50_ms", q->lat_p50);
-            cJSON_AddNumberToObject(o, "latency_p99_ms", q->lat_p99);
+            cJSON *o = stream_json_rank(arr, k, q->device, q->cpis, q->seconds, q->cpis_per_s,
+                                        q->lat_p50, q->lat_p99);
             cJSON_AddNumberToObject(o, "latency_max_ms", q->lat_max);
-            cJSON_AddItemToArray(arr, o);
             sum += q->cpis_per_s;
         }
         cJSON_AddNumberToObject(doc, "total_cpis_per_s", sum);

@@ -200,10 +200,10 @@ static void ranks_report(const run_job *j, const rec_run *r, const ranks_run *x,
     fprintf(stderr, "  samples: %s\n", r->samples);
     for (int k = 0; k < x->N; k++) {
         const rank_report *q = &x->rep[k];
-        char dev[32] = "cpu";
-        if (q->device >= 0) snprintf(dev, sizeof dev, "device %d", q->device);
+        char dev[32];
         fprintf(stderr, "  rank %d (%s): %lld CPIs, %.1f CPIs/s, latency p50 %.3f ms, p99 %.3f ms; "
-                "reading %.0f CPIs/s, writing %.2f GB/s\n", k, dev, q->done, q->cpis_per_s, q->lat_p50,
+                "reading %.0f CPIs/s, writing %.2f GB/s\n", k, stream_device_name(q->device, dev, sizeof dev),
+                q->done, q->cpis_per_s, q->lat_p50,
                 q->lat_p99, q->read_s > 0 ? q->done / q->read_s : 0,
                 q->write_s > 0 ? q->bytes / q->write_s / 1e9 : 0);
     }
@@ -239,18 +239,11 @@ static int ranks_json(const run_job *j, const rec_run *r, const ranks_run *x, lo
     cJSON *arr = cJSON_AddArrayToObject(doc, "rank_stats");
     for (int k = 0; k < x->N; k++) {
         const rank_report *q = &x->rep[k];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "rank", k);
-        cJSON_AddNumberToObject(o, "device", q->device);
-        cJSON_AddNumberToObject(o, "cpis", (double)q->done);
-        cJSON_AddNumberToObject(o, "cpis_per_s", q->cpis_per_s);
-        cJSON_AddNumberToObject(o, "seconds", q->wall_s);
-        cJSON_AddNumberToObject(o, "latency_p50_ms", q->lat_p50);
-        cJSON_AddNumberToObject(o, "latency_p99_ms", q->lat_p99);
+        cJSON *o = stream_json_rank(arr, k, q->device, q->done, q->wall_s, q->cpis_per_s,
+                                    q->lat_p50, q->lat_p99);
         cJSON_AddNumberToObject(o, "reader_s", q->read_s);
         cJSON_AddNumberToObject(o, "writer_s", q->write_s);
         cJSON_AddNumberToObject(o, "written_gb", q->bytes / 1e9);
-        cJSON_AddItemToArray(arr, o);
     }
     cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
     run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);
@@ -470,10 +463,10 @@ int run_ranks(run_job *j, rec_run *r)
             for (int k = 0; k < x->N; k++) { /* each failed rank, named with what it lost */
                 const rank_report *q = &x->rep[k];
                 if (!q->status) continue;
-                char lost[200] = "no CPI", dev[32] = "cpu";
+                char lost[200] = "no CPI", dev[32];
                 if (q->done < q->share) lost_cpis(j->rec, k + q->done * x->N, x->W, x->N, lost, sizeof lost);
-                if (q->device >= 0) snprintf(dev, sizeof dev, "device %d", q->device);
-                fprintf(stderr, "rtstap-mpi: rank %d (%s): error: %s; it lost %s\n", k, dev, q->msg, lost);
+                fprintf(stderr, "rtstap-mpi: rank %d (%s): error: %s; it lost %s\n", k,
+                        stream_device_name(q->device, dev, sizeof dev), q->msg, lost);
                 if (k == first || (first < 0 && !stopped[0]))
                     snprintf(stopped, sizeof stopped, "by a failure of rank %d at input CPI %lld, after "
                              "%lld of the %lld written CPIs: %.400s", k,

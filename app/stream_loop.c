@@ -142,6 +142,28 @@ size_t stream_rss_bytes(void)
     return ok ? (size_t)rss * (size_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
+cJSON *stream_json_rank(cJSON *arr, int rank, int device, long long cpis, double seconds,
+                        double cpis_per_s, double lat_p50, double lat_p99)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "rank", rank);
+    cJSON_AddNumberToObject(o, "device", device);
+    cJSON_AddNumberToObject(o, "cpis", (double)cpis);
+    cJSON_AddNumberToObject(o, "seconds", seconds);
+    cJSON_AddNumberToObject(o, "cpis_per_s", cpis_per_s);
+    cJSON_AddNumberToObject(o, "latency_p50_ms", lat_p50);
+    cJSON_AddNumberToObject(o, "latency_p99_ms", lat_p99);
+    cJSON_AddItemToArray(arr, o);
+    return o;
+}
+
+const char *stream_device_name(int device, char *buf, size_t len)
+{
+    if (device >= 0) snprintf(buf, len, "device %d", device);
+    else snprintf(buf, len, "cpu");
+    return buf;
+}
+
 void stream_json_stats(cJSON *o, const stream_stats *st)
 {
     cJSON_AddNumberToObject(o, "cpis", (double)st->cpis);

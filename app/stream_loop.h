@@ -58,6 +58,12 @@ int stream_resident_source(void *user, long long n, const void **cube, stap_erro
 /* Resident set size of this process, bytes (0 when unknown). */
 size_t stream_rss_bytes(void);
 /* (JSON documents are written by cli_json_write, cli_json.h: valid whatever they hold.) */
+/* rtstap-mpi's reports: one rank's entry of "rank_stats" ({rank, device, cpis, seconds,
+ * cpis_per_s, latency_p50_ms, latency_p99_ms}, added to arr and returned for the caller's
+ * own keys), and a rank's device in words ("device 1", or "cpu" for -1) */
+cJSON *stream_json_rank(cJSON *arr, int rank, int device, long long cpis, double seconds,
+                        double cpis_per_s, double lat_p50, double lat_p99);
+const char *stream_device_name(int device, char *buf, size_t len);
 /* Add stats as {"cpis_per_s", "latency_ms": {min, p50, p99, max}, "deadline_misses",
  * "stage_ms": {...}} to obj. */
 void stream_json_stats(cJSON *obj, const stream_stats *st);
