@@ -55,28 +55,28 @@ template <typename I> struct sample_of<int_pair<I>> {
     }
 };
 
-/* one thread per element of X (D x C x R); the writes are coalesced along r */
+/* one thread per element of X (D x C x R): block (p*C + c, range tile), so that no thread
+ * divides a 64-bit index (the grid-stride form spent most of its issue slots on that);
+ * the writes are coalesced along r */
+constexpr int LOAD_THREADS = 128;
 template <typename T>
-__global__ void doppler_load_kernel(const T *__restrict__ x, rtk_samples fmt,
-                                    const float *__restrict__ win, int C, int P, int R,
-                                    long long total, float2 *__restrict__ X, rtk_cpi_status *st)
+__global__ void __launch_bounds__(LOAD_THREADS)
+doppler_load_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__restrict__ win,
+                    int C, int P, int R, float2 *__restrict__ X, rtk_cpi_status *st)
 {
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
-         i += (long long)gridDim.x * blockDim.x) {
-        const int r = (int)(i % R);
-        const long long t = i / R;
-        const int c = (int)(t % C), p = (int)(t / C);
-        float2 out = c0();
-        if (p < P) {
-            const long long src = ((long long)c * P + p) * R + r;
-            const float2 v = sample_of<T>::get(
-                x, c * fmt.stride[0] + p * fmt.stride[1] + r * fmt.stride[2], fmt);
-            if (!finite2(v)) atomicMin(&st->bad_input, (unsigned long long)src);
-            const float w = win[p];
-            out = make_float2(w * v.x, w * v.y);
-        }
-        X[i] = out;
+    const int row = blockIdx.x, p = row / C, c = row - p * C;
+    const int r = blockIdx.y * LOAD_THREADS + threadIdx.x;
+    if (r >= R) return;
+    float2 out = c0();
+    if (p < P) {
+        const float2 v = sample_of<T>::get(
+            x, c * fmt.stride[0] + p * fmt.stride[1] + r * fmt.stride[2], fmt);
+        if (!finite2(v))
+            atomicMin(&st->bad_input, (unsigned long long)(((long long)c * P + p) * R + r));
+        const float w = win[p];
+        out = make_float2(w * v.x, w * v.y);
     }
+    X[(size_t)row * R + r] = out;
 }
 
 template <typename T>
@@ -221,6 +221,118 @@ apply_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ 
     }
 }
 
+/* Weight application as a register-tiled GEMM (the default where N > 16; apply_kernel
+ * above takes N <= 16, where it measured faster, and every N with RTSTAP_APPLY_ROWS=1).
+ * Per (Doppler bin d, segment s) it is Y_ds (B x L) = conj(W_ds) (B x N) * X_ds (N x L),
+ * X_ds's row j = c*Q + q being the Doppler cube's row (bin (d - h + q) mod D, channel c)
+ * over the segment's cells. A block takes one d, a tile of 32*U cells of one segment and
+ * up to 16 beams (a warp per 4 beams). The N rows go through shared memory in chunks of
+ * KC <= 16, double-buffered: chunk i+1's rows and weights are copied in by cp.async (a
+ * warp per row, coalesced along range; zero-filled past the segment or the beams) while
+ * chunk i is multiplied. Each thread accumulates a 4-beam x U-cell tile (cells lane +
+ * 32u) in registers: per row, two broadcast 16-byte weight loads and U 8-byte cube loads
+ * feed 16U complex multiply-adds. The sums run over j = 0 .. N-1 in order. */
+constexpr int APT_BEAMS = 16, APT_KC = 16;
+
+__device__ __forceinline__ void cp_async8(void *dst, const void *src, bool fill)
+{
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src),
+                 "r"(fill ? 8 : 0));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+
+template <int U>
+__global__ void __launch_bounds__(128, 4)
+apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 *__restrict__ W,
+                   float2 *__restrict__ Y, rtk_cpi_status *st)
+{
+    constexpr int CELLS = 32 * U;
+    __shared__ float2 xs[2][APT_KC * CELLS];
+    __shared__ float4 ws4[2][APT_KC * APT_BEAMS / 2];
+    const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
+    const int N = C * Q, h = (Q - 1) / 2;
+    const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
+    const int b0 = blockIdx.z * APT_BEAMS;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nwarps = blockDim.x >> 5;
+    const int rl0 = tile * CELLS, r0 = s * L + rl0;
+    const size_t wbase = ((size_t)d * S + s) * B;
+    const float2 *X = (const float2 *)g.X;
+    /* chunk k0's rows and weights into buffer buf (each thread its own copies) */
+    auto issue = [&](int k0, int buf) {
+        const int kc = min(KC, N - k0);
+        for (int k = warp; k < kc; k += nwarps) {
+            const int j = k0 + k, c = j / Q, q = j - c * Q;
+            int bin = (d - h + q) % D;
+            if (bin < 0) bin += D;
+            const float2 *row = X + ((size_t)bin * C + c) * R + r0;
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int cl = lane + 32 * u;
+                const bool in = rl0 + cl < L;
+                cp_async8(&xs[buf][k * CELLS + cl], in ? row + cl : X, in);
+            }
+        }
+        float2 *ws = reinterpret_cast<float2 *>(ws4[buf]);
+        for (int i = threadIdx.x; i < APT_BEAMS * kc; i += blockDim.x) {
+            const int bl = i / kc, k = i - bl * kc, b = b0 + bl;
+            const bool in = b < B;
+            cp_async8(&ws[k * APT_BEAMS + bl], in ? W + (wbase + b) * N + k0 + k : W, in);
+        }
+        cp_async_commit();
+    };
+    float2 acc[4][U];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int u = 0; u < U; u++) acc[i][u] = c0();
+    issue(0, 0);
+    for (int k0 = 0, buf = 0; k0 < N; k0 += KC, buf ^= 1) {
+        if (k0 + KC < N) issue(k0 + KC, buf ^ 1);
+        else cp_async_commit(); /* an empty group: wait_group 1 below then means chunk k0 */
+        cp_async_wait1();
+        __syncthreads();
+        const int kc = min(KC, N - k0);
+        if (tile == 0) { /* the weights' check, once per (d, s), on the copies in shared memory */
+            const float2 *ws = reinterpret_cast<const float2 *>(ws4[buf]);
+            for (int i = threadIdx.x; i < APT_BEAMS * kc; i += blockDim.x) {
+                const int bl = i / kc, k = i - bl * kc, b = b0 + bl;
+                if (b < B && !finite2(ws[k * APT_BEAMS + bl]))
+                    atomicMin(&st->bad_weight, (unsigned long long)((wbase + b) * N + k0 + k));
+            }
+        }
+#pragma unroll 2
+        for (int k = 0; k < kc; k++) {
+            const float4 w01 = ws4[buf][k * (APT_BEAMS / 2) + 2 * warp];
+            const float4 w23 = ws4[buf][k * (APT_BEAMS / 2) + 2 * warp + 1];
+            const float2 w[4] = {make_float2(w01.x, w01.y), make_float2(w01.z, w01.w),
+                                 make_float2(w23.x, w23.y), make_float2(w23.z, w23.w)};
+            float2 x[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) x[u] = xs[buf][k * CELLS + lane + 32 * u];
+#pragma unroll
+            for (int i = 0; i < 4; i++) /* acc += conj(w) x */
+#pragma unroll
+                for (int u = 0; u < U; u++) {
+                    acc[i][u].x = fmaf(w[i].x, x[u].x, fmaf(w[i].y, x[u].y, acc[i][u].x));
+                    acc[i][u].y = fmaf(w[i].x, x[u].y, fmaf(-w[i].y, x[u].x, acc[i][u].y));
+                }
+        }
+        __syncthreads(); /* buffer buf is refilled by the next step's issue */
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int b = b0 + 4 * warp + i;
+        if (b >= B) break;
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int rl = rl0 + lane + 32 * u;
+            if (rl < L) Y[((size_t)b * D + d) * R + s * L + rl] = acc[i][u];
+        }
+    }
+}
+
 __global__ void weights_by_tap_kernel(const float2 *__restrict__ W, long long total, int B, int C,
                                       int Q, float2 *__restrict__ Wc, rtk_cpi_status *st)
 {
@@ -316,26 +428,27 @@ extern "C" int rtk_status_reset_launch(rtk_cpi_status *status, void *stream)
 
 template <typename T>
 static void doppler_load_as(const void *x, const rtk_samples &f, const float *win, int C, int P,
-                            int R, long long total, void *X, rtk_cpi_status *status,
-                            cudaStream_t s)
+                            int R, int D, void *X, rtk_cpi_status *status, cudaStream_t s)
 {
-    doppler_load_kernel<T><<<grid_for(total, 256), 256, 0, s>>>((const T *)x, f, win, C, P, R,
-                                                                total, (float2 *)X, status);
+    const dim3 grid((unsigned)(D * C), (unsigned)((R + LOAD_THREADS - 1) / LOAD_THREADS));
+    doppler_load_kernel<T><<<grid, LOAD_THREADS, 0, s>>>((const T *)x, f, win, C, P, R,
+                                                         (float2 *)X, status);
 }
 
 extern "C" int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *win,
                                        int C, int P, int R, int D, void *X,
                                        rtk_cpi_status *status, void *stream)
 {
-    if (C < 1 || P < 1 || R < 1 || D < P) return (int)cudaErrorInvalidValue;
+    if (C < 1 || P < 1 || R < 1 || D < P || (long long)D * C > 0x7fffffffLL ||
+        (R + LOAD_THREADS - 1) / LOAD_THREADS > 65535)
+        return (int)cudaErrorInvalidValue;
     const rtk_samples f = fmt ? *fmt : rtk_samples{0, 0, 0, 1.0, {(long long)P * R, R, 1}, P, R};
-    const long long total = (long long)D * C * R;
     const cudaStream_t s = (cudaStream_t)stream;
     switch (f.type) {
-    case 0: doppler_load_as<float2>(x, f, win, C, P, R, total, X, status, s); break;
-    case 1: doppler_load_as<int_pair<signed char>>(x, f, win, C, P, R, total, X, status, s); break;
-    case 2: doppler_load_as<int_pair<short>>(x, f, win, C, P, R, total, X, status, s); break;
-    case 3: doppler_load_as<int_pair<int>>(x, f, win, C, P, R, total, X, status, s); break;
+    case 0: doppler_load_as<float2>(x, f, win, C, P, R, D, X, status, s); break;
+    case 1: doppler_load_as<int_pair<signed char>>(x, f, win, C, P, R, D, X, status, s); break;
+    case 2: doppler_load_as<int_pair<short>>(x, f, win, C, P, R, D, X, status, s); break;
+    case 3: doppler_load_as<int_pair<int>>(x, f, win, C, P, R, D, X, status, s); break;
     default: return (int)cudaErrorInvalidValue;
     }
     return (int)cudaGetLastError();
@@ -409,8 +522,8 @@ extern "C" int rtk_weights_by_tap_launch(const void *W, int batch, int beams, in
     return (int)cudaGetLastError();
 }
 
-extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
-                                rtk_cpi_status *status, void *stream)
+extern "C" int rtk_apply_rows_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                                     rtk_cpi_status *status, void *stream)
 {
     if (!g || beams < 1 || g->segments < 1 || g->seg_len < 1 || g->bins > 65535)
         return (int)cudaErrorInvalidValue;
@@ -427,6 +540,43 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
               (unsigned)((beams + APPLY_BEAMS - 1) / APPLY_BEAMS));
     apply_kernel<<<grid, APPLY_THREADS, smem, (cudaStream_t)stream>>>(
         *g, beams, tiles, (const float2 *)W, (float2 *)Y, status);
+    return (int)cudaGetLastError();
+}
+
+/* The cells a lane takes (U): the largest of 4, 2, 1 whose tiles waste at most a fifth
+ * of the cells they cover (L = 480: U = 4, 4 tiles; L = 160: U = 2, 3 tiles of 64). */
+static int apply_cells_per_lane(int L)
+{
+    for (int u = 4; u > 1; u /= 2) {
+        const long long tiles = (L + 32LL * u - 1) / (32LL * u);
+        if (5 * (tiles * 32 * u - L) <= tiles * 32 * u) return u;
+    }
+    return 1;
+}
+
+extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                                rtk_cpi_status *status, void *stream)
+{
+    if (!g || beams < 1 || g->segments < 1 || g->seg_len < 1 || g->bins > 65535 ||
+        g->channels < 1 || g->order < 1)
+        return (int)cudaErrorInvalidValue;
+    const int N = g->channels * g->order, U = apply_cells_per_lane(g->seg_len);
+    /* N <= 16 (one short chunk): the row kernel measured faster (easy: 0.012 against 0.014
+     * ms, H100, 2026-11-27) */
+    if (N <= APT_KC) return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
+    const int chunks = (N + APT_KC - 1) / APT_KC, KC = (N + chunks - 1) / chunks;
+    const int tiles = (g->seg_len + 32 * U - 1) / (32 * U);
+    const int groups = (beams + APT_BEAMS - 1) / APT_BEAMS;
+    if ((long long)g->segments * tiles > 0x7fffffffLL || groups > 65535) return (int)cudaErrorInvalidValue;
+    /* a warp per 4 beams: fewer warps when there are fewer beams */
+    const int warps = (beams < APT_BEAMS ? beams + 3 : APT_BEAMS) / 4;
+    dim3 grid((unsigned)(g->segments * tiles), (unsigned)g->bins, (unsigned)groups);
+    const cudaStream_t s = (cudaStream_t)stream;
+    switch (U) {
+    case 4: apply_tiled_kernel<4><<<grid, 32 * warps, 0, s>>>(*g, beams, tiles, KC, (const float2 *)W, (float2 *)Y, status); break;
+    case 2: apply_tiled_kernel<2><<<grid, 32 * warps, 0, s>>>(*g, beams, tiles, KC, (const float2 *)W, (float2 *)Y, status); break;
+    default: apply_tiled_kernel<1><<<grid, 32 * warps, 0, s>>>(*g, beams, tiles, KC, (const float2 *)W, (float2 *)Y, status); break;
+    }
     return (int)cudaGetLastError();
 }
 

@@ -57,10 +57,15 @@ int rtk_samples_convert_launch(const void *x, const rtk_samples *fmt, long long 
                                rtk_cpi_status *status, void *stream);
 
 /* Contract step 8: Y[b][d][r] = sum_j conj(W[((d*S + s)*B + b)*N + j]) * snapshot_j(d, r),
- * s = r / L (g describes X, C, Q, D, R, S, L as for the gather; N = C*Q). A non-finite
- * weight lowers status->bad_weight. */
+ * s = r / L (g describes X, C, Q, D, R, S, L as for the gather; N = C*Q). For N > 16 a
+ * register-tiled GEMM per bin and segment (the sum over j = c*Q + q in order); for N <= 16
+ * the kernel below. A non-finite weight lowers status->bad_weight. */
 int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
                      rtk_cpi_status *status, void *stream);
+/* The same with the earlier kernel (a thread per cell and 4 beams, the snapshot read from
+ * the cube per warp; the sums over q, then c): kept for comparisons (RTSTAP_APPLY_ROWS=1). */
+int rtk_apply_rows_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                          rtk_cpi_status *status, void *stream);
 
 /* For the weight application as GEMMs (cuBLAS): Wc[((k*Q + q)*B + b)*C + c] =
  * conj(W[(k*B + b)*N + c*Q + q]), k = d*S + s (one C x B column-major block per batch

@@ -90,7 +90,13 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
                                  cublasGetStatusString(bs));
         }
     } else {
-        RTK_LAUNCH(rtk_apply_launch(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
+        /* the register-tiled kernel (RTSTAP_APPLY_ROWS=1: the earlier one, for comparisons) */
+        static const int rows = [] {
+            const char *v = getenv("RTSTAP_APPLY_ROWS");
+            return v && v[0] == '1';
+        }();
+        RTK_LAUNCH((rows ? rtk_apply_rows_launch : rtk_apply_launch)(&s->g, e->B, s->d_W, s->d_Y,
+                                                                    s->d_status, st));
     }
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
     const stap_cfar_config *cf = &e->opt.cfar;
