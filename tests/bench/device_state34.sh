@@ -8,6 +8,7 @@
 mkdir -p "$OUT/logs"
 L=$OUT/logs
 device_facts "$L/device.txt"
+step "test_gpu_engine" "$L/tests.log" 300 "$BIN/test_gpu_engine"
 S="$BIN/rtstap stream --backend gpu"
 rate() { grep -h "CPIs:" "$1" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/'; }
 lat() { grep -h "latency ms" "$1" | tail -1 | sed 's/^ *//'; }
@@ -27,6 +28,7 @@ step "hard one slot int16" "$L/hard-one16.log" 60 $S --preset hard --cpis 2000 -
 step "bench" "$L/bench.log" 200 "$BIN/rtstap" bench --workloads easy,medium,hard --backends gpu --cpis 2000 \
     --json "$OUT/bench.json"
 echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
+grep -h "all passed\|^FAIL\|failure" "$L/tests.log" | head -3
 echo "CPIs/s, --keep detections, 6 000 CPIs, 3 slots:"
 printf '%s\n' "${rows[@]}"
 echo "hard, one slot (host to host), complex64: $(lat "$L/hard-one.log")"
