@@ -79,6 +79,83 @@ doppler_load_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__res
     X[(size_t)row * R + r] = out;
 }
 
+/* The Doppler filter in one pass (contract steps 1 and 2 fused): window, conversion of the
+ * stored samples, zero padding, the D-point FFT along pulses and the D x C x R layout,
+ * each input sample read once and X written once (the load kernel and cuFFT read and
+ * write the cube twice more). A block takes one channel c and TILE range cells: their
+ * P windowed pulses go to shared memory as [p][t] (read coalesced along range), the
+ * TILE transforms run there as an in-place radix-2 decimation in frequency (natural order
+ * in, bit-reversed order out; twiddles exp(-2 pi i m / D) by sincospif, a table per
+ * block), and X[d][c][r0 + t] is written from row bitrev(d), coalesced along range.
+ * D is a power of two (2 .. DOPPLER_FFT_MAX_D); TILE = min(32, 8192 / D), so that the
+ * block's rows take at most 64 KB. */
+constexpr int DFFT_THREADS = 256, DOPPLER_FFT_MAX_D = 4096;
+
+template <typename T>
+__global__ void __launch_bounds__(DFFT_THREADS)
+doppler_fft_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__restrict__ win,
+                   int C, int P, int R, int logD, int logT, float2 *__restrict__ X,
+                   rtk_cpi_status *st)
+{
+    extern __shared__ float2 dfft_smem[];
+    const int D = 1 << logD, tile = 1 << logT, n = D << logT;
+    float2 *buf = dfft_smem;     /* D x tile */
+    float2 *tw = dfft_smem + n;  /* D/2 twiddles */
+    const int c = blockIdx.y, r0 = blockIdx.x << logT;
+    for (int m = threadIdx.x; m < D / 2; m += DFFT_THREADS) {
+        float sn, cs;
+        sincospif(-2.0f * (float)m / (float)D, &sn, &cs);
+        tw[m] = make_float2(cs, sn);
+    }
+    /* eight loads in flight a thread, then the check, window and store */
+    constexpr int LU = 8;
+    for (int i0 = threadIdx.x; i0 < n; i0 += LU * DFFT_THREADS) {
+        float2 v[LU];
+#pragma unroll
+        for (int u = 0; u < LU; u++) {
+            const int i = i0 + u * DFFT_THREADS, p = i >> logT, r = r0 + (i & (tile - 1));
+            v[u] = i < n && p < P && r < R
+                       ? sample_of<T>::get(x, c * fmt.stride[0] + p * fmt.stride[1] + r * fmt.stride[2], fmt)
+                       : c0();
+        }
+#pragma unroll
+        for (int u = 0; u < LU; u++) {
+            const int i = i0 + u * DFFT_THREADS, p = i >> logT, r = r0 + (i & (tile - 1));
+            if (i >= n) break;
+            float2 w = c0();
+            if (p < P && r < R) {
+                if (!finite2(v[u]))
+                    atomicMin(&st->bad_input, (unsigned long long)(((long long)c * P + p) * R + r));
+                const float wp = win[p];
+                w = make_float2(wp * v[u].x, wp * v[u].y);
+            }
+            buf[i] = w;
+        }
+    }
+    __syncthreads();
+    /* the stage of span h = 2^lh: butterfly bf (its k-th of a group of 2h) pairs rows
+     * base and base + h, twiddle index k * D / 2h */
+    for (int lh = logD - 1; lh >= 0; lh--) {
+        const int h = 1 << lh;
+        for (int i = threadIdx.x; i < n / 2; i += DFFT_THREADS) {
+            const int bf = i >> logT, t = i & (tile - 1);
+            const int k = bf & (h - 1), base = ((bf >> lh) << (lh + 1)) + k;
+            float2 *pa = buf + (base << logT) + t, *pb = pa + (h << logT);
+            const float2 a = *pa, b = *pb, w = tw[k << (logD - 1 - lh)];
+            const float2 dd = make_float2(a.x - b.x, a.y - b.y);
+            *pa = make_float2(a.x + b.x, a.y + b.y);
+            *pb = make_float2(dd.x * w.x - dd.y * w.y, dd.x * w.y + dd.y * w.x);
+        }
+        __syncthreads();
+    }
+    for (int i = threadIdx.x; i < n; i += DFFT_THREADS) {
+        const int d = i >> logT, t = i & (tile - 1), r = r0 + t;
+        if (r >= R) continue;
+        const int src = (int)(__brev((unsigned)d) >> (32 - logD));
+        X[((size_t)d * C + c) * R + r] = buf[(src << logT) + t];
+    }
+}
+
 template <typename T>
 __global__ void samples_convert_kernel(const T *__restrict__ x, rtk_samples fmt, long long n,
                                        float2 *__restrict__ y, rtk_cpi_status *st)
@@ -452,6 +529,47 @@ extern "C" int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, co
     default: return (int)cudaErrorInvalidValue;
     }
     return (int)cudaGetLastError();
+}
+
+template <typename T>
+static int doppler_fft_as(const void *x, const rtk_samples &f, const float *win, int C, int P,
+                          int R, int logD, void *X, rtk_cpi_status *status, cudaStream_t s)
+{
+    const int D = 1 << logD, logT = logD >= 8 ? 13 - logD : 5, tile = 1 << logT;
+    const size_t smem = sizeof(float2) * ((size_t)D * tile + D / 2);
+    if (smem > 48 * 1024) {
+        const cudaError_t e = cudaFuncSetAttribute(doppler_fft_kernel<T>,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)smem);
+        if (e != cudaSuccess) return (int)e;
+    }
+    const dim3 grid((unsigned)((R + tile - 1) / tile), (unsigned)C);
+    doppler_fft_kernel<T><<<grid, DFFT_THREADS, smem, s>>>((const T *)x, f, win, C, P, R, logD,
+                                                           logT, (float2 *)X, status);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_doppler_fft_fits(int P, int D)
+{
+    return D >= 2 && D <= DOPPLER_FFT_MAX_D && (D & (D - 1)) == 0 && P >= 1 && P <= D;
+}
+
+extern "C" int rtk_doppler_fft_launch(const void *x, const rtk_samples *fmt, const float *win,
+                                      int C, int P, int R, int D, void *X,
+                                      rtk_cpi_status *status, void *stream)
+{
+    if (C < 1 || R < 1 || C > 65535 || !rtk_doppler_fft_fits(P, D)) return (int)cudaErrorInvalidValue;
+    const rtk_samples f = fmt ? *fmt : rtk_samples{0, 0, 0, 1.0, {(long long)P * R, R, 1}, P, R};
+    int logD = 0;
+    while ((1 << logD) < D) logD++;
+    const cudaStream_t s = (cudaStream_t)stream;
+    switch (f.type) {
+    case 0: return doppler_fft_as<float2>(x, f, win, C, P, R, logD, X, status, s);
+    case 1: return doppler_fft_as<int_pair<signed char>>(x, f, win, C, P, R, logD, X, status, s);
+    case 2: return doppler_fft_as<int_pair<short>>(x, f, win, C, P, R, logD, X, status, s);
+    case 3: return doppler_fft_as<int_pair<int>>(x, f, win, C, P, R, logD, X, status, s);
+    default: return (int)cudaErrorInvalidValue;
+    }
 }
 
 template <typename T>

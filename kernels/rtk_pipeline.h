@@ -51,6 +51,13 @@ typedef struct rtk_samples {
 int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *win, int C,
                             int P, int R, int D, void *X, rtk_cpi_status *status,
                             void *stream);
+/* Contract steps 1 and 2 in one kernel: X[d][c][r] = sum_{p < P} win[p] x[c][p][r]
+ * exp(-2 pi i d p / D) (cuFFT's forward transform of what rtk_doppler_load_launch writes),
+ * each sample read once and X written once. Only where rtk_doppler_fft_fits(P, D): D a
+ * power of two, 2 <= D <= 4096, P <= D. A non-finite sample lowers status->bad_input. */
+int rtk_doppler_fft_fits(int P, int D);
+int rtk_doppler_fft_launch(const void *x, const rtk_samples *fmt, const float *win, int C,
+                           int P, int R, int D, void *X, rtk_cpi_status *status, void *stream);
 /* n = C x P x R samples stored as fmt says, to complex64 (y, channel, pulse, range); a
  * non-finite result lowers status->bad_input (the sample's index in (channel, pulse, range)). */
 int rtk_samples_convert_launch(const void *x, const rtk_samples *fmt, long long n, void *y,

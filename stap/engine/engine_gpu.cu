@@ -64,11 +64,23 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     if (sub)
         RTK_LAUNCH(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, c->doppler_order, s->d_X, s->d_status, st));
-    else
-        RTK_LAUNCH(rtk_doppler_load_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
-                                           g->d_win, c->channels, c->pulses, c->range_gates,
-                                           c->doppler_bins, s->d_X, s->d_status, st));
-    RTK_CUFFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
+    /* window, conversion, FFT and layout in one kernel where D is a power of two
+     * (RTSTAP_DOPPLER_CUFFT=1: the load kernel and cuFFT, for comparisons) */
+    static const int cufft_only = [] {
+        const char *v = getenv("RTSTAP_DOPPLER_CUFFT");
+        return v && v[0] == '1';
+    }();
+    if (!sub && !cufft_only && rtk_doppler_fft_fits(c->pulses, c->doppler_bins)) {
+        RTK_LAUNCH(rtk_doppler_fft_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
+                                          g->d_win, c->channels, c->pulses, c->range_gates,
+                                          c->doppler_bins, s->d_X, s->d_status, st));
+    } else {
+        if (!sub)
+            RTK_LAUNCH(rtk_doppler_load_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
+                                               g->d_win, c->channels, c->pulses, c->range_gates,
+                                               c->doppler_bins, s->d_X, s->d_status, st));
+        RTK_CUFFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
+    }
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
     RTK_TRY(stap_gpu_algo_of(c)->enqueue(e, g, s, err));
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_APPLY], st));

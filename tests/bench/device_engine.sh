@@ -33,7 +33,7 @@ L=$OUT/logs
 device_facts "$L/device.txt"
 
 if [ "$mode" = verify ]; then # a commit's GPU checks and a spot check of its speed
-    for t in test_gpu_engine test_gpu_apply test_engine test_gpu_cfar test_pipeline test_perfect test_sinr; do
+    for t in test_gpu_engine test_gpu_apply test_gpu_doppler test_engine test_gpu_cfar test_pipeline test_perfect test_sinr; do
         step "$t" "$L/tests.log" 300 "$BIN/$t"
     done
     grep -h -E "^FAIL|all passed|failure|soak:" "$L"/tests.log | sort | uniq -c

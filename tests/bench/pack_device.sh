@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 b=${1:?build dir}
 bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/test_gpu_cfar"
-      "$b/tests/test_gpu_engine" "$b/tests/test_gpu_apply" "$b/tests/test_engine" "$b/tests/test_pipeline"
+      "$b/tests/test_gpu_engine" "$b/tests/test_gpu_apply" "$b/tests/test_gpu_doppler" "$b/tests/test_engine" "$b/tests/test_pipeline"
       "$b/tests/test_perfect" "$b/tests/test_sinr" "$b/tests/mkperfect" "$b/tests/h5shape"
       "$b/tests/mkcube" "$b/tests/h5attr" "$b/tests/h5same" "$b/tests/mkpartial"
       "$b/tests/relayout" "$b/tests/test_gpu_devices")
