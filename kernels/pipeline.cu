@@ -88,7 +88,8 @@ doppler_load_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__res
  * in, bit-reversed order out; twiddles exp(-2 pi i m / D) by sincospif, a table per
  * block), and X[d][c][r0 + t] is written from row bitrev(d), coalesced along range.
  * D is a power of two (2 .. DOPPLER_FFT_MAX_D); TILE = min(32, 8192 / D), so that the
- * block's rows take at most 64 KB. */
+ * block's rows take at most 64 KB. Measured as fast as the load kernel and cuFFT together,
+ * not faster (kernels/journal.md), so the engine runs it only with RTSTAP_DOPPLER_FUSED=1. */
 constexpr int DFFT_THREADS = 256, DOPPLER_FFT_MAX_D = 4096;
 
 template <typename T>

@@ -54,7 +54,9 @@ int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *
 /* Contract steps 1 and 2 in one kernel: X[d][c][r] = sum_{p < P} win[p] x[c][p][r]
  * exp(-2 pi i d p / D) (cuFFT's forward transform of what rtk_doppler_load_launch writes),
  * each sample read once and X written once. Only where rtk_doppler_fft_fits(P, D): D a
- * power of two, 2 <= D <= 4096, P <= D. A non-finite sample lowers status->bad_input. */
+ * power of two, 2 <= D <= 4096, P <= D. A non-finite sample lowers status->bad_input.
+ * Measured no faster than the load kernel and cuFFT (kernels/journal.md), so the engine
+ * runs it only with RTSTAP_DOPPLER_FUSED=1. */
 int rtk_doppler_fft_fits(int P, int D);
 int rtk_doppler_fft_launch(const void *x, const rtk_samples *fmt, const float *win, int C,
                            int P, int R, int D, void *X, rtk_cpi_status *status, void *stream);

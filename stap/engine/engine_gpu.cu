@@ -64,13 +64,13 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     if (sub)
         RTK_LAUNCH(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, c->doppler_order, s->d_X, s->d_status, st));
-    /* window, conversion, FFT and layout in one kernel where D is a power of two
-     * (RTSTAP_DOPPLER_CUFFT=1: the load kernel and cuFFT, for comparisons) */
-    static const int cufft_only = [] {
-        const char *v = getenv("RTSTAP_DOPPLER_CUFFT");
+    /* the load kernel and cuFFT; RTSTAP_DOPPLER_FUSED=1: window, conversion, FFT and layout
+     * in one kernel where D is a power of two (measured no faster: kernels/journal.md) */
+    static const int fused = [] {
+        const char *v = getenv("RTSTAP_DOPPLER_FUSED");
         return v && v[0] == '1';
     }();
-    if (!sub && !cufft_only && rtk_doppler_fft_fits(c->pulses, c->doppler_bins)) {
+    if (!sub && fused && rtk_doppler_fft_fits(c->pulses, c->doppler_bins)) {
         RTK_LAUNCH(rtk_doppler_fft_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
                                           g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, s->d_X, s->d_status, st));

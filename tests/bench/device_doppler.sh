@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # device_doppler.sh: issue 34 step 2's one-pass Doppler filter (kernels/pipeline.cu
-# doppler_fft_kernel: window, conversion, FFT and layout in one kernel) against the load
-# kernel + cuFFT it replaces (RTSTAP_DOPPLER_CUFFT=1) — test_gpu_doppler (against a double
+# doppler_fft_kernel: window, conversion, FFT and layout in one kernel; RTSTAP_DOPPLER_FUSED=1)
+# against the load kernel + cuFFT (the default) — test_gpu_doppler (against a double
 # DFT), test_gpu_engine, compute-sanitizer memcheck/racecheck/synccheck on test_gpu_doppler
 # (quick) and memcheck on a resident int16 stream; `stream --resident --keep detections`
 # both ways on the presets and link-bound int16 (hard); ncu of the kernels; bench.
@@ -22,15 +22,15 @@ S="$BIN/rtstap stream --backend gpu --cpis 6000 --keep detections"
 rate() { grep -h "CPIs:" "$1" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/'; }
 rows=()
 for p in hard medium easy; do
-    step "$p cufft" "$L/$p-cufft.log" 60 env RTSTAP_DOPPLER_CUFFT=1 $S --preset $p --resident
-    step "$p fused" "$L/$p-fused.log" 60 $S --preset $p --resident
+    step "$p cufft" "$L/$p-cufft.log" 60 $S --preset $p --resident
+    step "$p fused" "$L/$p-fused.log" 60 env RTSTAP_DOPPLER_FUSED=1 $S --preset $p --resident
     rows+=("$(printf '%-6s resident: cuFFT %8s  fused %8s' $p "$(rate "$L/$p-cufft.log")" "$(rate "$L/$p-fused.log")")")
 done
-step "hard link cufft" "$L/hard-link-cufft.log" 60 env RTSTAP_DOPPLER_CUFFT=1 $S --preset hard --format ci16
-step "hard link fused" "$L/hard-link-fused.log" 60 $S --preset hard --format ci16
+step "hard link cufft" "$L/hard-link-cufft.log" 60 $S --preset hard --format ci16
+step "hard link fused" "$L/hard-link-fused.log" 60 env RTSTAP_DOPPLER_FUSED=1 $S --preset hard --format ci16
 rows+=("$(printf 'hard   int16 link: cuFFT %8s  fused %8s' "$(rate "$L/hard-link-cufft.log")" "$(rate "$L/hard-link-fused.log")")")
 for v in cufft fused; do
-    env=(); [ $v = cufft ] && env=(RTSTAP_DOPPLER_CUFFT=1)
+    env=(); [ $v = fused ] && env=(RTSTAP_DOPPLER_FUSED=1)
     step "ncu $v" "$L/ncu.log" 90 env "${env[@]}" ncu --clock-control none -k regex:"doppler|fft" --launch-skip 20 \
         --launch-count 4 --section SpeedOfLight --section LaunchStats --section Occupancy --section SchedulerStats \
         --section WarpStateStats -f -o "$OUT/ncu-$v" "$BIN/rtstap" stream --preset hard --resident --cpis 40 \
