@@ -316,9 +316,9 @@ __device__ __forceinline__ void cp_async8(void *dst, const void *src, bool fill)
 {
     const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src),
-                 "r"(fill ? 8 : 0));
+                 "r"(fill ? 8 : 0) : "memory");
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
 
 template <int U>
@@ -508,7 +508,7 @@ template <typename T>
 static void doppler_load_as(const void *x, const rtk_samples &f, const float *win, int C, int P,
                             int R, int D, void *X, rtk_cpi_status *status, cudaStream_t s)
 {
-    const dim3 grid((unsigned)(D * C), (unsigned)((R + LOAD_THREADS - 1) / LOAD_THREADS));
+    const dim3 grid((unsigned)(D * C), (unsigned)((R - 1) / LOAD_THREADS + 1));
     doppler_load_kernel<T><<<grid, LOAD_THREADS, 0, s>>>((const T *)x, f, win, C, P, R,
                                                          (float2 *)X, status);
 }
@@ -518,7 +518,7 @@ extern "C" int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, co
                                        rtk_cpi_status *status, void *stream)
 {
     if (C < 1 || P < 1 || R < 1 || D < P || (long long)D * C > 0x7fffffffLL ||
-        (R + LOAD_THREADS - 1) / LOAD_THREADS > 65535)
+        (R - 1) / LOAD_THREADS + 1 > 65535)
         return (int)cudaErrorInvalidValue;
     const rtk_samples f = fmt ? *fmt : rtk_samples{0, 0, 0, 1.0, {(long long)P * R, R, 1}, P, R};
     const cudaStream_t s = (cudaStream_t)stream;
@@ -544,22 +544,23 @@ static int doppler_fft_as(const void *x, const rtk_samples &f, const float *win,
                                                    (int)smem);
         if (e != cudaSuccess) return (int)e;
     }
-    const dim3 grid((unsigned)((R + tile - 1) / tile), (unsigned)C);
+    const dim3 grid((unsigned)((R - 1) / tile + 1), (unsigned)C);
     doppler_fft_kernel<T><<<grid, DFFT_THREADS, smem, s>>>((const T *)x, f, win, C, P, R, logD,
                                                            logT, (float2 *)X, status);
     return (int)cudaGetLastError();
 }
 
-extern "C" int rtk_doppler_fft_fits(int P, int D)
+extern "C" int rtk_doppler_fft_fits(int C, int P, int D)
 {
-    return D >= 2 && D <= DOPPLER_FFT_MAX_D && (D & (D - 1)) == 0 && P >= 1 && P <= D;
+    return C >= 1 && C <= 65535 && D >= 2 && D <= DOPPLER_FFT_MAX_D && (D & (D - 1)) == 0 &&
+           P >= 1 && P <= D;
 }
 
 extern "C" int rtk_doppler_fft_launch(const void *x, const rtk_samples *fmt, const float *win,
                                       int C, int P, int R, int D, void *X,
                                       rtk_cpi_status *status, void *stream)
 {
-    if (C < 1 || R < 1 || C > 65535 || !rtk_doppler_fft_fits(P, D)) return (int)cudaErrorInvalidValue;
+    if (R < 1 || !rtk_doppler_fft_fits(C, P, D)) return (int)cudaErrorInvalidValue;
     const rtk_samples f = fmt ? *fmt : rtk_samples{0, 0, 0, 1.0, {(long long)P * R, R, 1}, P, R};
     int logD = 0;
     while ((1 << logD) < D) logD++;
@@ -684,7 +685,7 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
      * ms, H100, 2026-11-27) */
     if (N <= APT_KC) return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
     const int chunks = (N + APT_KC - 1) / APT_KC, KC = (N + chunks - 1) / chunks;
-    const int tiles = (g->seg_len + 32 * U - 1) / (32 * U);
+    const int tiles = (g->seg_len - 1) / (32 * U) + 1;
     const int groups = (beams + APT_BEAMS - 1) / APT_BEAMS;
     if ((long long)g->segments * tiles > 0x7fffffffLL || groups > 65535) return (int)cudaErrorInvalidValue;
     /* a warp per 4 beams: fewer warps when there are fewer beams */

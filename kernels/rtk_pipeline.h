@@ -53,11 +53,11 @@ int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *
                             void *stream);
 /* Contract steps 1 and 2 in one kernel: X[d][c][r] = sum_{p < P} win[p] x[c][p][r]
  * exp(-2 pi i d p / D) (cuFFT's forward transform of what rtk_doppler_load_launch writes),
- * each sample read once and X written once. Only where rtk_doppler_fft_fits(P, D): D a
- * power of two, 2 <= D <= 4096, P <= D. A non-finite sample lowers status->bad_input.
+ * each sample read once and X written once. Only where rtk_doppler_fft_fits(C, P, D): D a
+ * power of two, 2 <= D <= 4096, P <= D, C <= 65535. A non-finite sample lowers status->bad_input.
  * Measured no faster than the load kernel and cuFFT (kernels/journal.md), so the engine
  * runs it only with RTSTAP_DOPPLER_FUSED=1. */
-int rtk_doppler_fft_fits(int P, int D);
+int rtk_doppler_fft_fits(int C, int P, int D);
 int rtk_doppler_fft_launch(const void *x, const rtk_samples *fmt, const float *win, int C,
                            int P, int R, int D, void *X, rtk_cpi_status *status, void *stream);
 /* n = C x P x R samples stored as fmt says, to complex64 (y, channel, pulse, range); a

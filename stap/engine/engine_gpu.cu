@@ -70,7 +70,7 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
         const char *v = getenv("RTSTAP_DOPPLER_FUSED");
         return v && v[0] == '1';
     }();
-    if (!sub && fused && rtk_doppler_fft_fits(c->pulses, c->doppler_bins)) {
+    if (!sub && fused && rtk_doppler_fft_fits(c->channels, c->pulses, c->doppler_bins)) {
         RTK_LAUNCH(rtk_doppler_fft_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
                                           g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, s->d_X, s->d_status, st));

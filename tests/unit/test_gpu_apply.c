@@ -1,14 +1,15 @@
-/* test_gpu_apply: the weight application on the GPU (kernels/pipeline.cu: the
- * register-tiled kernel rtk_apply_launch, and the earlier rtk_apply_rows_launch) against a
- * double-precision CPU reference of the contract (rtk_pipeline.h, docs/processing.md step
- * 8), on fresh random cubes and weights: the presets' shapes, segments, odd shapes (cells
- * and beams that leave tiles and warps partly idle, ranges longer than the segments), wide
- * snapshots (N up to 512: many shared-memory chunks), and ill-scaled entries (magnitudes
- * over twelve decades, where sums cancel). Criteria: every output within the forward error
- * bound of a float dot product, 4 N u sum_j |w_j| |x_j| (u = 2^-24), and, for well-scaled
- * inputs, an SNR of at least 110 dB against the reference; cells beyond the segments left
- * untouched; a non-finite weight reported at its lowest flat index. Exits 77 (skipped)
- * without CUDA or without a usable GPU; RTSTAP_SEED=N replays a run. */
+/* test_gpu_apply: the weight application on the GPU (kernels/pipeline.cu: rtk_apply_launch
+ * as dispatched — the register-tiled kernel for N > 16, the row kernel for N <= 16 — and
+ * rtk_apply_rows_launch, the row kernel for every N) against a double-precision CPU
+ * reference of the contract (rtk_pipeline.h, docs/processing.md step 8), on fresh random
+ * cubes and weights: the presets' shapes, segments, odd shapes (cells and beams that leave
+ * tiles and warps partly idle, ranges longer than the segments), wide snapshots (N up to
+ * 512: many shared-memory chunks), and ill-scaled entries (magnitudes over twelve decades,
+ * where sums cancel). Criteria: every output within the forward error bound of a float dot
+ * product, 4 N u sum_j |w_j| |x_j| (u = 2^-24), and, for well-scaled inputs, an SNR of at
+ * least 110 dB against the reference; cells beyond the segments left untouched; a
+ * non-finite weight reported at its lowest flat index. Exits 77 (skipped) without CUDA or
+ * without a usable GPU; RTSTAP_SEED=N replays a run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ static void one_case(tc_rng *rng, const char *name, apply_fn fn, shape sh, int i
          cudaMemcpy(dY, Y, sizeof *Y * ny, cudaMemcpyHostToDevice) == cudaSuccess;
     rtk_gather g = {dX, NULL, C, Q, D, R, S, L, 0, 0.f, 0};
     rtk_cpi_status st;
+    memset(&st, 0, sizeof st);
     ok = ok && rtk_status_reset_launch(dst, NULL) == 0;
     int e = ok ? fn(&g, B, dW, dY, dst, NULL) : -1;
     CHECK(e == 0, "%s: launch failed (%d)", name, e);
@@ -143,17 +145,17 @@ int main(void)
         {22, 3, 128, 480, 1, 480, 16}, /* hard */
         {32, 3, 128, 384, 1, 384, 16}, /* medium */
         {16, 1, 128, 480, 3, 160, 16}, /* easy: 3 segments of 160 */
-        {4, 3, 16, 4096, 64, 64, 16},  /* PERFECT-like: 64 segments of 64 */
-        {5, 3, 7, 101, 2, 50, 5},      /* a cell beyond the segments, 5 beams (2 warps) */
-        {13, 1, 9, 77, 1, 77, 37},     /* 3 groups of beams, the last of 5 */
-        {40, 3, 8, 64, 1, 64, 16},     /* N = 120: four chunks of 30 */
+        {8, 3, 16, 4096, 64, 64, 16},  /* PERFECT large's N = 24: 64 segments of 64 */
+        {6, 3, 7, 101, 2, 50, 5},      /* a cell beyond the segments, 5 beams (2 warps) */
+        {13, 2, 9, 77, 1, 77, 37},     /* 3 groups of beams, the last of 5 */
+        {40, 3, 8, 64, 1, 64, 16},     /* N = 120: eight chunks of 15 */
         {128, 4, 4, 40, 2, 20, 3},     /* N = 512, an even order */
         {1, 1, 1, 1, 1, 1, 1},         /* one of everything */
     };
     const struct {
         const char *name;
         apply_fn fn;
-    } kernels[] = {{"tiled", rtk_apply_launch}, {"rows", rtk_apply_rows_launch}};
+    } kernels[] = {{"apply", rtk_apply_launch}, {"rows", rtk_apply_rows_launch}};
     for (int k = 0; k < 2; k++) {
         printf("%s kernel:\n", kernels[k].name);
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)

@@ -99,6 +99,7 @@ static int one_case(tc_rng *rng, const dcase *k)
          rtk_status_reset_launch(dst, NULL) == 0;
     const int e = ok ? rtk_doppler_fft_launch(dr, &fmt, dw, C, P, R, D, dX, dst, NULL) : -1;
     rtk_cpi_status st;
+    memset(&st, 0, sizeof st);
     ok = ok && e == 0 && cudaDeviceSynchronize() == cudaSuccess &&
          cudaMemcpy(X, dX, sizeof *X * nx, cudaMemcpyDeviceToHost) == cudaSuccess &&
          cudaMemcpy(&st, dst, sizeof st, cudaMemcpyDeviceToHost) == cudaSuccess;
@@ -130,7 +131,8 @@ static int one_case(tc_rng *rng, const dcase *k)
                 en += er * er + ei * ei;
                 yn += re * re + im * im;
             }
-            const double ratio = yn > 0 ? sqrt(en / yn) / ((logD ? logD : 1) * ldexp(1.0, -24)) : (en > 0 ? INFINITY : 0);
+            const double ratio = yn > 0 ? sqrt(en / yn) / ((logD ? logD : 1) * ldexp(1.0, -24))
+                                        : (en > 0 || isnan(en) ? INFINITY : 0);
             if (!(ratio <= 30)) over++;
             if (ratio > worst) worst = ratio;
         }
@@ -182,6 +184,10 @@ int main(void)
         {3, 512, 17, 512, 3, 0, 1, 1, 0, 0},   /* int32 scaled; 16-cell tiles */
         {2, 700, 9, 1024, 3, 1, 0, 2, 1, 0},   /* 8-cell tiles */
         {1, 3000, 5, 4096, 0, 0, 0, 0, 0, 0},  /* the longest, 2-cell tiles */
+        {1, 2000, 7, 2048, 2, 0, 0, 0, 0, 0},  /* 4-cell tiles */
+        {2, 5, 9, 8, 0, 0, 0, 0, 0, 0},        /* D = 8, 16, 32: the short transforms */
+        {3, 16, 40, 16, 1, 1, 1, 0, 0, 0},
+        {2, 30, 33, 32, 0, 0, 0, 2, 1, 0},
         {7, 64, 129, 64, 0, 0, 0, 1, 0, 0},    /* (r, c, p) order complex64 */
         {6, 96, 61, 128, 0, 0, 0, 0, 0, 1},    /* non-finite samples */
     };
@@ -189,8 +195,9 @@ int main(void)
     const char *q = getenv("RTSTAP_GPU_QUICK");
     const size_t first = q && q[0] == '1' ? 2 : 0;
     for (size_t i = first; i < sizeof cases / sizeof cases[0]; i++) one_case(&rng, &cases[i]);
-    CHECK(!rtk_doppler_fft_fits(128, 96) && !rtk_doppler_fft_fits(129, 128) && !rtk_doppler_fft_fits(1, 8192) &&
-              rtk_doppler_fft_fits(128, 128),
+    CHECK(!rtk_doppler_fft_fits(22, 128, 96) && !rtk_doppler_fft_fits(22, 129, 128) &&
+              !rtk_doppler_fft_fits(1, 1, 8192) && !rtk_doppler_fft_fits(65536, 128, 128) &&
+              rtk_doppler_fft_fits(22, 128, 128),
           "rtk_doppler_fft_fits");
     if (tc_failures) {
         fprintf(stderr, "test_gpu_doppler: %d failure(s) (seed %llu)\n", tc_failures, (unsigned long long)seed);
