@@ -2,6 +2,7 @@
  * one run: per-stage medians with one CPI in flight (CUDA events on the GPU, wall clock
  * on the CPU), the host-to-host time of one CPI, and end-to-end CPIs/s with several CPIs
  * in flight, as a table and as JSON. The same distinct cubes go through every backend. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,7 +21,9 @@ static const cli_command bench_cmd = {
     "QR, weights, apply, CFAR, copy out) with one CPI in flight, the host-to-host time of\n"
     "one CPI, and CPIs/s end to end with S CPIs in flight (GPU backends; the CPU engines\n"
     "compute at submit, so their rate is one CPI at a time). Weights and detections come\n"
-    "back per CPI; CA-CFAR at Pfa 1e-6. The gpu backend is measured twice: with the\n"
+    "back per CPI; CA-CFAR at Pfa 1e-6. The host-to-host time of one CPI is measured\n"
+    "again with the cubes stored as int16 (i, q) scaled to their peak, as digitizers\n"
+    "deliver them (column 1 CPI i16). The gpu backend is measured twice: with the\n"
     "apply kernel and (row gpu-gemm) with the apply stage as cuBLAS batched GEMMs.\n"
     "GPU backends also run with the cubes resident in device memory (no copy-in: the\n"
     "rate of device compute alone, column resident).\n"
@@ -36,6 +39,7 @@ typedef struct bench_case {
     char why[512];
     char engine[256];
     stream_stats one;   /* one CPI in flight, direct launches: stage times */
+    stream_stats one16; /* the same with int16 cubes: host to host as digitizers deliver */
     stream_stats many;  /* S CPIs in flight, graphs: rate                  */
     stream_stats resident; /* the same with the ring in device memory: compute alone (GPU) */
     double devices_rate; /* --devices: CPIs/s with every device at once (0: not measured) */
@@ -65,10 +69,27 @@ static int measure_devices(const workload *w, bench_case *c, int threads, int sl
     return st;
 }
 
+/* int16 (i, q) with the scale that puts the cubes' peak at 32767 */
+static stap_sample_format int16_for(stap_cf32 *const *cubes, int ncubes, size_t len)
+{
+    double peak = 0;
+    for (int k = 0; k < ncubes; k++)
+        for (size_t i = 0; i < 2 * len; i++) {
+            const double v = fabs((double)((const float *)cubes[k])[i]);
+            if (v > peak) peak = v;
+        }
+    stap_sample_format f;
+    memset(&f, 0, sizeof f);
+    f.type = STAP_SAMPLES_CI16;
+    f.scale = peak > 0 ? peak / 32767 : 1.0;
+    return f;
+}
+
 /* One engine, `n` CPIs from the ring (copied to the engine's pinned memory). */
 static int measure(const workload *w, stap_backend be, int gemm, int threads, int slots, int graphs,
-                   int resident, stap_cf32 *const *cubes, int ncubes, long long n, stream_stats *st,
-                   char *desc, size_t desc_len, stap_error *err)
+                   int resident, const stap_sample_format *input, stap_cf32 *const *cubes,
+                   int ncubes, long long n, stream_stats *st, char *desc, size_t desc_len,
+                   stap_error *err)
 {
     stap_config cfg = w->cfg;
     cfg.backend = be;
@@ -79,6 +100,7 @@ static int measure(const workload *w, stap_backend be, int gemm, int threads, in
     eo.graphs = graphs;
     eo.apply_gemm = gemm;
     eo.resident = resident;
+    if (input) eo.input = *input; /* NULL: complex64 */
     stap_engine *e = NULL;
     int status = stap_engine_create(&e, &cfg, w->steering, w->nbeams,
                                    w->steering ? stap_dof(&cfg) : 0, &eo, err);
@@ -87,9 +109,9 @@ static int measure(const workload *w, stap_backend be, int gemm, int threads, in
     stream_ring ring = {calloc((size_t)ncubes, sizeof(stap_cf32 *)), 0};
     if (!ring.cube) status = stap_fail(err, STAP_ENOMEM, "out of memory");
     for (int k = 0; k < ncubes && !status; k++, ring.count++) {
-        ring.cube[k] = stap_engine_host_alloc(e, sizeof(stap_cf32) * len);
+        ring.cube[k] = stap_engine_host_alloc(e, stap_engine_cube_bytes(e));
         if (!ring.cube[k]) status = stap_fail(err, STAP_ENOMEM, "cannot allocate pinned cubes");
-        else memcpy(ring.cube[k], cubes[k], sizeof(stap_cf32) * len);
+        else stap_samples_from_cf32(&eo.input, cubes[k], len, ring.cube[k]);
     }
     stream_resident res = {&ring, slots};
     if (!status)
@@ -202,6 +224,7 @@ int cmd_bench_pipeline(int argc, char **argv)
             cubes[k] = ring + (size_t)k * len;
             ok = workload_cube(&ws[i], k, cubes[k], &err) == STAP_OK;
         }
+        const stap_sample_format i16 = int16_for(cubes, ok ? NCUBES : 0, len);
         for (int b = 0; b < nb && ok; b++) {
             bench_case *c = &cases[i * nb + b];
             snprintf(c->workload, sizeof c->workload, "%.31s", ws[i].name);
@@ -215,13 +238,16 @@ int cmd_bench_pipeline(int argc, char **argv)
             }
             progress_update(&pg, (long long)i * nb + b);
             if (pg.mode == PROGRESS_NONE) fprintf(stderr, "bench: %s on %s ...\n", ws[i].name, rname[b]);
-            int st = measure(&ws[i], rb[b], rg[b], threads, 1, 0, 0, cubes, NCUBES,
+            int st = measure(&ws[i], rb[b], rg[b], threads, 1, 0, 0, NULL, cubes, NCUBES,
                              gpu ? cpis : cpu_cpis, &c->one, c->engine, sizeof c->engine, &e2);
+            if (!st) /* one CPI host to host with int16 cubes */
+                st = measure(&ws[i], rb[b], rg[b], threads, 1, 0, 0, &i16, cubes, NCUBES,
+                             gpu ? cpis : cpu_cpis, &c->one16, NULL, 0, &e2);
             if (!st && gpu)
-                st = measure(&ws[i], rb[b], rg[b], threads, slots, 1, 0, cubes, NCUBES, cpis,
+                st = measure(&ws[i], rb[b], rg[b], threads, slots, 1, 0, NULL, cubes, NCUBES, cpis,
                              &c->many, c->engine, sizeof c->engine, &e2);
             if (!st && gpu) /* the rate of device compute alone: no copy-in */
-                st = measure(&ws[i], rb[b], rg[b], threads, slots, 1, 1, cubes, NCUBES, cpis,
+                st = measure(&ws[i], rb[b], rg[b], threads, slots, 1, 1, NULL, cubes, NCUBES, cpis,
                              &c->resident, NULL, 0, &e2);
             else if (!st)
                 c->many = c->one;
@@ -238,12 +264,14 @@ int cmd_bench_pipeline(int argc, char **argv)
     if (!cases) status = cli_error(EXIT_PROCESSING, "out of memory");
 
     fprintf(out, "rtstap bench: device %s, commit %s; stage medians with one CPI in flight (ms),\n"
-           "one CPI host to host (p50 ms), rate with %d CPIs in flight (GPU)\n\n", device,
+           "one CPI host to host (p50 ms; complex64, then int16 cubes), rate with %d CPIs in\n"
+           "flight (GPU)\n\n", device,
            RTSTAP_COMMIT, slots);
     stream_print_platform(out, threads);
     fprintf(out, "%-15s %-8s", "workload", "backend");
     for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8s", stap_stage_names[s]);
-    fprintf(out, " %9s %10s %8s %9s %10s", "1 CPI ms", "CPIs/s", "p99 ms", "gpu x", "resident");
+    fprintf(out, " %9s %10s %10s %8s %9s %10s", "1 CPI ms", "1 CPI i16", "CPIs/s", "p99 ms", "gpu x",
+            "resident");
     if (ndev > 0) fprintf(out, " %8s %13s", "GPUs", "CPIs/s (x 1)");
     fputc('\n', out);
     for (int i = 0; i < nw && cases; i++) {
@@ -259,7 +287,8 @@ int cmd_bench_pipeline(int argc, char **argv)
                 continue;
             }
             for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8.3f", c->one.stage_median[s]);
-            fprintf(out, " %9.3f %10.1f %8.3f", c->one.lat_p50, c->many.cpis_per_s, c->many.lat_p99);
+            fprintf(out, " %9.3f %10.3f %10.1f %8.3f", c->one.lat_p50, c->one16.lat_p50, c->many.cpis_per_s,
+                    c->many.lat_p99);
             if (g) fprintf(out, " %9.1f", g->many.cpis_per_s / c->many.cpis_per_s);
             else fprintf(out, " %9s", "");
             if (c->resident.cpis_per_s > 0) fprintf(out, " %10.1f", c->resident.cpis_per_s);
@@ -286,6 +315,7 @@ int cmd_bench_pipeline(int argc, char **argv)
             else {
                 cJSON_AddStringToObject(r, "engine", c->engine);
                 json_stage_row(r, "one_in_flight", &c->one);
+                json_stage_row(r, "one_in_flight_int16", &c->one16);
                 json_stage_row(r, "in_flight", &c->many);
                 if (c->resident.cpis_per_s > 0) json_stage_row(r, "resident", &c->resident);
                 if (c->devices_rate > 0) { /* --devices */
