@@ -310,7 +310,7 @@ apply_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ 
  * chunk i is multiplied. Each thread accumulates a 4-beam x U-cell tile (cells lane +
  * 32u) in registers: per row, two broadcast 16-byte weight loads and U 8-byte cube loads
  * feed 16U complex multiply-adds. The sums run over j = 0 .. N-1 in order. */
-constexpr int APT_BEAMS = 16, APT_KC = 16;
+constexpr int APT_BEAMS = 16, APT_KC = 16, APT_MAXN = 512;
 
 __device__ __forceinline__ void cp_async8(void *dst, const void *src, bool fill)
 {
@@ -329,6 +329,7 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
     constexpr int CELLS = 32 * U;
     __shared__ float2 xs[2][APT_KC * CELLS];
     __shared__ float4 ws4[2][APT_KC * APT_BEAMS / 2];
+    __shared__ int rowoff[APT_MAXN]; /* snapshot row j's offset in X: (bin*C + c)*R */
     const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
     const int N = C * Q, h = (Q - 1) / 2;
     const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
@@ -337,14 +338,24 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
     const int rl0 = tile * CELLS, r0 = s * L + rl0;
     const size_t wbase = ((size_t)d * S + s) * B;
     const float2 *X = (const float2 *)g.X;
+    /* the rows' offsets once a block (the divisions by Q and D out of the chunk loop) */
+    for (int j = threadIdx.x; j < N; j += blockDim.x) {
+        const int c = j / Q, q = j - c * Q;
+        int bin = (d - h + q) % D;
+        if (bin < 0) bin += D;
+        rowoff[j] = (bin * C + c) * R; /* < 2^31: the launch checks D*C*R */
+    }
+    /* a thread's weights: beam bl = tid / 8 of the group, rows k = tid % 8 and k + 8 of
+     * each chunk (KC <= 16); blockDim = 8 x the group's beams (a warp per 4) */
+    const int wbl = threadIdx.x >> 3, wk = threadIdx.x & 7;
+    const bool win = b0 + wbl < B;
+    const float2 *wrow = win ? W + (wbase + b0 + wbl) * N : W;
+    __syncthreads();
     /* chunk k0's rows and weights into buffer buf (each thread its own copies) */
     auto issue = [&](int k0, int buf) {
         const int kc = min(KC, N - k0);
         for (int k = warp; k < kc; k += nwarps) {
-            const int j = k0 + k, c = j / Q, q = j - c * Q;
-            int bin = (d - h + q) % D;
-            if (bin < 0) bin += D;
-            const float2 *row = X + ((size_t)bin * C + c) * R + r0;
+            const float2 *row = X + rowoff[k0 + k] + r0;
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const int cl = lane + 32 * u;
@@ -353,10 +364,10 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
             }
         }
         float2 *ws = reinterpret_cast<float2 *>(ws4[buf]);
-        for (int i = threadIdx.x; i < APT_BEAMS * kc; i += blockDim.x) {
-            const int bl = i / kc, k = i - bl * kc, b = b0 + bl;
-            const bool in = b < B;
-            cp_async8(&ws[k * APT_BEAMS + bl], in ? W + (wbase + b) * N + k0 + k : W, in);
+#pragma unroll
+        for (int m = 0; m < 2; m++) {
+            const int k = wk + 8 * m;
+            if (k < kc) cp_async8(&ws[k * APT_BEAMS + wbl], win ? wrow + k0 + k : W, win);
         }
         cp_async_commit();
     };
@@ -372,12 +383,13 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
         cp_async_wait1();
         __syncthreads();
         const int kc = min(KC, N - k0);
-        if (tile == 0) { /* the weights' check, once per (d, s), on the copies in shared memory */
+        if (tile == 0 && win) { /* the weights' check, once per (d, s): a thread its own copies */
             const float2 *ws = reinterpret_cast<const float2 *>(ws4[buf]);
-            for (int i = threadIdx.x; i < APT_BEAMS * kc; i += blockDim.x) {
-                const int bl = i / kc, k = i - bl * kc, b = b0 + bl;
-                if (b < B && !finite2(ws[k * APT_BEAMS + bl]))
-                    atomicMin(&st->bad_weight, (unsigned long long)((wbase + b) * N + k0 + k));
+#pragma unroll
+            for (int m = 0; m < 2; m++) {
+                const int k = wk + 8 * m;
+                if (k < kc && !finite2(ws[k * APT_BEAMS + wbl]))
+                    atomicMin(&st->bad_weight, (unsigned long long)((wbase + b0 + wbl) * N + k0 + k));
             }
         }
 #pragma unroll 2
@@ -684,6 +696,9 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
     /* N <= 16 (one short chunk): the row kernel measured faster (easy: 0.012 against 0.014
      * ms, H100, 2026-11-27) */
     if (N <= APT_KC) return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
+    /* the tiled kernel's row-offset table: N <= 512 rows, offsets within an int */
+    if (N > APT_MAXN || (long long)g->bins * g->channels * g->range > 0x7fffffffLL)
+        return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
     const int chunks = (N + APT_KC - 1) / APT_KC, KC = (N + chunks - 1) / chunks;
     const int tiles = (g->seg_len - 1) / (32 * U) + 1;
     const int groups = (beams + APT_BEAMS - 1) / APT_BEAMS;
