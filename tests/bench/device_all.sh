@@ -15,7 +15,6 @@ device_facts "$OUT/device.txt"
 for t in test_gpu_qr test_gpu_weights test_gpu_cfar test_gpu_apply test_gpu_doppler test_pipeline test_perfect; do
     step "$t" "$OUT/tests.log" 300 "$BIN/$t"
 done
-cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 for tool in memcheck racecheck; do
     for t in test_gpu_qr test_gpu_weights test_gpu_cfar test_gpu_apply test_gpu_doppler; do
         RTSTAP_GPU_QUICK=1 step "$tool $t" "$OUT/sanitize.log" 150 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/$t"

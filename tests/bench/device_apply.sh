@@ -10,7 +10,6 @@
 mkdir -p "$OUT/logs"
 L=$OUT/logs
 device_facts "$L/device.txt"
-cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 step "test_gpu_apply" "$L/tests.log" 300 "$BIN/test_gpu_apply"
 step "test_gpu_engine" "$L/tests.log" 300 "$BIN/test_gpu_engine"
 for tool in memcheck racecheck synccheck; do
@@ -19,7 +18,6 @@ for tool in memcheck racecheck synccheck; do
 done
 step "memcheck stream" "$L/sanitizer.log" 200 "$cs" --tool memcheck --error-exitcode 9 "$BIN/rtstap" stream \
     --preset hard --resident --cpis 40 --backend gpu --format ci16 --keep detections --quiet
-rate() { grep -h "CPIs:" "$1" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/'; }
 results=()
 for preset in ${PRESETS:-hard medium}; do
     row="$(printf '%-6s' $preset)"

@@ -15,7 +15,6 @@ step "memcheck" "$L/sanitizer.log" 200 compute-sanitizer --tool memcheck "$BIN/r
     --resident --cpis 40 --backend gpu --keep detections --quiet
 step "racecheck" "$L/sanitizer.log" 300 compute-sanitizer --tool racecheck "$BIN/rtstap" stream --preset easy \
     --resident --cpis 4 --slots 1 --backend gpu --keep detections --quiet
-rate() { grep -h "CPIs:" "$1" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/'; }
 det() { grep -h "stage medians\|detect" "$1" | head -1; }
 results=()
 for preset in hard medium easy; do

@@ -12,6 +12,9 @@ mkdir -p "$OUT"
 tar -xJf "$BIN/bin.txz" -C "$BIN" || exit 1
 export RTSTAP_SOURCE_DIR=$PWD
 summary=()
+# compute-sanitizer (on PATH or in the toolkit); rate LOG: the CPIs/s of a stream's report
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+rate() { grep -h "CPIs:" "$1" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/'; }
 step() {
     local name=$1 log=$2 limit=$3; shift 3
     local t0=$SECONDS

@@ -9,7 +9,6 @@
 mkdir -p "$OUT/logs"
 L=$OUT/logs
 device_facts "$L/device.txt"
-cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 step "test_gpu_doppler" "$L/tests.log" 120 "$BIN/test_gpu_doppler"
 step "test_gpu_engine" "$L/tests.log" 300 "$BIN/test_gpu_engine"
 for tool in memcheck racecheck synccheck; do
@@ -19,7 +18,6 @@ done
 step "memcheck stream" "$L/sanitizer.log" 120 "$cs" --tool memcheck --error-exitcode 9 "$BIN/rtstap" stream \
     --preset hard --resident --cpis 40 --backend gpu --format ci16 --keep detections --quiet
 S="$BIN/rtstap stream --backend gpu --cpis 6000 --keep detections"
-rate() { grep -h "CPIs:" "$1" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/'; }
 rows=()
 for p in hard medium easy; do
     step "$p cufft" "$L/$p-cufft.log" 60 $S --preset $p --resident

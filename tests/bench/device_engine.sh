@@ -61,7 +61,6 @@ if [ "$mode" = sliding ]; then
     for t in test_gpu_engine test_engine test_pipeline test_gpu_cfar; do
         step "$t" "$L/tests.log" 200 "$BIN/$t"
     done
-    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for tool in memcheck racecheck synccheck; do
         step "$tool sliding run" "$L/sanitize.log" 90 "$cs" --tool "$tool" --error-exitcode 9 \
             "$BIN/rtstap" run --preset easy --training-window sliding --block 16 --guard 2 --backend gpu -f -o /tmp/sl.h5 --quiet
@@ -83,7 +82,6 @@ if [ "$mode" = slidingperf ]; then # one CPI in flight: stage times without over
     for t in test_gpu_engine test_engine test_pipeline; do
         step "$t" "$L/tests.log" 200 "$BIN/$t"
     done
-    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     step "memcheck sliding run" "$L/tests.log" 90 "$cs" --tool memcheck --error-exitcode 9 \
         "$BIN/rtstap" run --preset easy --training-window sliding --block 16 --guard 2 --backend gpu -f -o /tmp/sl.h5 --quiet
     step "racecheck sliding run" "$L/tests.log" 90 "$cs" --tool racecheck --error-exitcode 9 \
@@ -105,7 +103,6 @@ if [ "$mode" = algorithms ]; then # README's algorithm table: the hard preset, 3
         step "Q=3 sliding $lb" "$L/stream.log" 120 $S --cpis $n --training-window sliding --block $lb --keep detections --json "$L/al-q3-sl$lb.json"
         step "Q=1 sliding $lb" "$L/stream.log" 120 $S --cpis $((n * 4)) --doppler-order 1 --training-window sliding --block $lb --keep detections --json "$L/al-q1-sl$lb.json"
     done
-    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for tool in racecheck synccheck; do
         step "$tool sliding run" "$L/tests.log" 120 "$cs" --tool $tool --error-exitcode 9 \
             "$BIN/rtstap" run --preset easy --training-window sliding --block 16 --guard 2 --backend gpu -f -o /tmp/sl.h5 --quiet
@@ -117,7 +114,6 @@ if [ "$mode" = jdl ]; then
     for t in test_gpu_engine test_engine test_pipeline test_sinr; do
         step "$t" "$L/tests.log" 300 "$BIN/$t"
     done
-    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for tool in memcheck racecheck synccheck; do
         step "$tool jdl run" "$L/sanitize.log" 120 "$cs" --tool "$tool" --error-exitcode 9 \
             "$BIN/rtstap" run --preset easy --algorithm jdl --doppler-order 3 --backend gpu -f -o /tmp/j.h5 --quiet
@@ -146,7 +142,6 @@ if [ "$mode" = subcpi ]; then # pre-Doppler and ADPCA: checks, sanitizers, rates
     for t in test_gpu_engine test_pipeline test_engine test_sinr; do
         step "$t" "$L/tests.log" 300 "$BIN/$t"
     done
-    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for a in "pre-doppler --sub-cpi 3" "adpca --sub-cpi 2" "dpca --sub-cpi 2"; do
         for tool in memcheck racecheck synccheck; do
             step "$tool $a" "$L/sanitize.log" 120 "$cs" --tool "$tool" --error-exitcode 9 \
@@ -183,7 +178,6 @@ if [ "$mode" = oscfar ]; then # the OS-CFAR kernel: checks, the stream, kernel t
     for t in test_gpu_cfar test_gpu_engine; do
         step "$t" "$L/tests.log" 300 "$BIN/$t"
     done
-    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for tool in memcheck racecheck; do
         step "$tool test_gpu_cfar" "$L/sanitize.log" 200 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/test_gpu_cfar"
     done
@@ -222,7 +216,6 @@ if [ "$mode" = robust ]; then # issue 10 on the GPU: faults, checks, stop, 10^5-
         --mem-every 1000 --json "$L/soak.json"
     step "stream hard" "$L/stream.log" 60 "$BIN/rtstap" stream --preset hard --cpis 4000 --slots 3 --deadline-ms 1
     step "bench-qr" "$L/benchqr.log" 120 "$BIN/rtstap" bench-qr --sizes 240x66x128,192x96x128,80x16x384 --backends gpu --weights 16
-    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for tool in memcheck synccheck racecheck; do
         step "$tool test_engine" "$L/sanitize.log" 150 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/test_engine"
     done
@@ -241,7 +234,6 @@ if [ "$mode" = tests ]; then
     for t in test_gpu_engine test_engine test_gpu_qr test_gpu_weights test_gpu_cfar test_pipeline test_perfect test_sinr; do
         step "$t" "$L/tests.log" 300 "$BIN/$t"
     done
-    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for tool in memcheck racecheck synccheck; do
         step "$tool test_engine" "$L/sanitize.log" 200 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/test_engine"
     done

@@ -27,7 +27,6 @@ if [ "$what" = all ] || [ "$what" = tests ] || [ "$what" = verify ]; then
     [ "$what" = verify ] && step test_gpu_engine "$L/tests.log" 150 "$BIN/test_gpu_engine"
 fi
 if [ "$what" = all ] || [ "$what" = sanitize ]; then
-    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for tool in racecheck synccheck memcheck; do
         for t in test_gpu_qr test_gpu_weights; do
             RTSTAP_GPU_QUICK=1 step "$tool $t" "$L/sanitize.log" 120 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/$t"
@@ -35,7 +34,6 @@ if [ "$what" = all ] || [ "$what" = sanitize ]; then
     done
 fi
 if [ "$what" = verify ]; then
-    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     for tool in racecheck synccheck memcheck; do
         for t in test_gpu_qr test_gpu_weights; do
             lim=60; [ "$tool" = racecheck ] && lim=260 # racecheck took 144 and 200 s (2026-11-26)
@@ -81,7 +79,6 @@ if [ "$what" = tc ]; then # issue 11 item 3: the tensor-core QR (tests/experimen
     # dispatched FP32 kernel, accuracy and time (twice), then ncu's tensor-pipe and issue counters
     for r in 1 2; do step "qr_tc run $r" "$L/tc.log" 240 "$BIN/qr_tc" --repeat 20; done
     [ -n "${TC_SAN-1}" ] && for tool in memcheck racecheck synccheck; do
-        cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
         step "qr_tc --quick $tool" "$L/sanitize.log" 200 "$cs" --tool "$tool" --error-exitcode 9 "$BIN/qr_tc" --quick
     done
     ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)

@@ -11,7 +11,6 @@ device_facts "$L/device.txt"
 step "test_gpu_engine" "$L/tests.log" 300 "$BIN/test_gpu_engine"
 step "memcheck stream --resident" "$L/sanitizer.log" 200 compute-sanitizer --tool memcheck --leak-check full \
     "$BIN/rtstap" stream --preset hard --resident --cpis 50 --backend gpu --format ci16 --quiet
-rate() { grep -h "CPIs:" "$1" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/'; }
 results=()
 for preset in hard medium easy; do
     for fmt in cf32 ci16; do

@@ -22,7 +22,6 @@ step "test_gpu_engine" "$L/tests.log" 240 "$BIN/test_gpu_engine"
 step "memcheck stream ci16" "$L/memcheck.log" 240 compute-sanitizer --tool memcheck --error-exitcode 9 \
     "$new" stream --preset hard --format ci16 --cpis 12 --backend gpu --no-graphs --quiet
 S="stream --preset hard --slots 3 --backend gpu"
-rate() { grep -h "CPIs:" "$1" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/'; }
 copyin() { grep -h "copy: in" "$1" | tail -1 | sed 's/^ *//' | cut -c1-60; }
 results=()
 for f in cf32 ci16 ci8; do

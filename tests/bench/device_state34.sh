@@ -10,7 +10,6 @@ L=$OUT/logs
 device_facts "$L/device.txt"
 step "test_gpu_engine" "$L/tests.log" 300 "$BIN/test_gpu_engine"
 S="$BIN/rtstap stream --backend gpu"
-rate() { grep -h "CPIs:" "$1" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/'; }
 lat() { grep -h "latency ms" "$1" | tail -1 | sed 's/^ *//'; }
 rows=()
 for p in hard medium easy; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ncu_summary.py CSV: one line per kernel (medians over its launches) from
 `ncu --import REPORT --page raw --csv` — time, SM and memory throughput (% of peak), DRAM and
-L2 bytes, issue activity, achieved occupancy, registers, block size and the top stall
+the L2 hit rate, issue activity, achieved occupancy, registers, block size and the top stall
 reasons (warps stalled per issued instruction)."""
 import csv, re, statistics, sys
 
@@ -18,11 +18,6 @@ col = {h: i for i, h in enumerate(hdr)}
 def get(r, name):
     i = col.get(name)
     return num(r[i]) if i is not None and i < len(r) else None
-
-def scale(name):  # bytes metrics in whatever unit ncu chose -> MB
-    i = col.get(name)
-    u = units[i] if i is not None else ''
-    return {'byte': 1e-6, 'Kbyte': 1e-3, 'Mbyte': 1.0, 'Gbyte': 1e3}.get(u, 1.0)
 
 def tscale(name):
     i = col.get(name)
@@ -64,5 +59,4 @@ for name, rs in by.items():
                       med(rs, 'launch__grid_size'), top)))
 for _, l in sorted(lines, reverse=True):
     print(l)
-print('sum of kernel medians over one CPI (launches / CPIs approximated by min count): %.1f us' %
-      sum(t * 1 for t, _ in lines))
+print('sum of the kernels\' medians (one launch of each, as in one CPI): %.1f us' % sum(t for t, _ in lines))
