@@ -9,7 +9,6 @@
 mkdir -p "$OUT/logs"
 L=$OUT/logs
 device_facts "$L/device.txt"
-cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 step "test_gpu_apply" "$L/tests.log" 200 "$BIN/test_gpu_apply"
 step "test_gpu_doppler" "$L/tests.log" 120 "$BIN/test_gpu_doppler"
 step "test_gpu_engine" "$L/tests.log" 300 "$BIN/test_gpu_engine"
@@ -20,7 +19,6 @@ for tool in memcheck racecheck synccheck; do
     done
 done
 S="$BIN/rtstap stream --backend gpu --cpis 6000 --keep detections --resident"
-rate() { grep -h "CPIs:" "$1" | tail -1 | sed 's/.*: \([0-9.]*\) CPIs\/s/\1/'; }
 rows=()
 for p in hard medium easy; do
     for round in 1 2; do
