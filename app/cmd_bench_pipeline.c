@@ -2,7 +2,6 @@
  * one run: per-stage medians with one CPI in flight (CUDA events on the GPU, wall clock
  * on the CPU), the host-to-host time of one CPI, and end-to-end CPIs/s with several CPIs
  * in flight, as a table and as JSON. The same distinct cubes go through every backend. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -67,22 +66,6 @@ static int measure_devices(const workload *w, bench_case *c, int threads, int sl
     for (int k = 0; !st && k < n; k++) total += c->dev[k].st.cpis;
     c->devices_rate = !st && wall_s > 0 ? total / wall_s : 0;
     return st;
-}
-
-/* int16 (i, q) with the scale that puts the cubes' peak at 32767 */
-static stap_sample_format int16_for(stap_cf32 *const *cubes, int ncubes, size_t len)
-{
-    double peak = 0;
-    for (int k = 0; k < ncubes; k++)
-        for (size_t i = 0; i < 2 * len; i++) {
-            const double v = fabs((double)((const float *)cubes[k])[i]);
-            if (v > peak) peak = v;
-        }
-    stap_sample_format f;
-    memset(&f, 0, sizeof f);
-    f.type = STAP_SAMPLES_CI16;
-    f.scale = peak > 0 ? peak / 32767 : 1.0;
-    return f;
 }
 
 /* One engine, `n` CPIs from the ring (copied to the engine's pinned memory). */
@@ -224,7 +207,10 @@ int cmd_bench_pipeline(int argc, char **argv)
             cubes[k] = ring + (size_t)k * len;
             ok = workload_cube(&ws[i], k, cubes[k], &err) == STAP_OK;
         }
-        const stap_sample_format i16 = int16_for(cubes, ok ? NCUBES : 0, len);
+        /* int16 (i, q), the cubes' peak at 32767 */
+        const stap_sample_format i16 = {
+            .type = STAP_SAMPLES_CI16,
+            .scale = ok ? stream_peak_scale(STAP_SAMPLES_CI16, ring, len * NCUBES) : 1.0};
         for (int b = 0; b < nb && ok; b++) {
             bench_case *c = &cases[i * nb + b];
             snprintf(c->workload, sizeof c->workload, "%.31s", ws[i].name);

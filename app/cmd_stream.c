@@ -306,18 +306,9 @@ static int stream_open_input(stream_job *j)
 static int stream_synthesize(stream_job *j, stap_cf32 *tmp, stap_sample_format *f)
 {
     stap_error err;
-    double peak = 0;
-    for (int k = 0; k < j->ring_n; k++) {
-        stap_cf32 *c = tmp + j->cube_len * (size_t)k;
-        if (workload_cube(&j->w, k, c, &err)) return cli_fail(&err);
-        for (size_t i = 0; i < 2 * j->cube_len; i++) {
-            const double v = fabs((double)((const float *)c)[i]);
-            if (v > peak) peak = v;
-        }
-    }
-    const double top = f->type == STAP_SAMPLES_CI8 ? 127 : f->type == STAP_SAMPLES_CI16 ? 32767
-                                                                                       : 2147483647.0;
-    f->scale = f->type == STAP_SAMPLES_CF32 ? 1.0 : peak > 0 ? peak / top : 1.0;
+    for (int k = 0; k < j->ring_n; k++)
+        if (workload_cube(&j->w, k, tmp + j->cube_len * (size_t)k, &err)) return cli_fail(&err);
+    f->scale = stream_peak_scale(f->type, tmp, j->cube_len * (size_t)j->ring_n);
     return EXIT_OK;
 }
 

@@ -4,6 +4,7 @@
 
 #include "progress.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,17 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
     free(stage);
     free(lat);
     return status;
+}
+
+double stream_peak_scale(stap_sample_type t, const stap_cf32 *x, size_t n)
+{
+    double peak = 0;
+    for (size_t i = 0; i < 2 * n; i++) {
+        const double v = fabs((double)((const float *)x)[i]);
+        if (v > peak) peak = v;
+    }
+    const double top = t == STAP_SAMPLES_CI8 ? 127 : t == STAP_SAMPLES_CI16 ? 32767 : 2147483647.0;
+    return t == STAP_SAMPLES_CF32 || !(peak > 0) ? 1.0 : peak / top;
 }
 
 size_t stream_rss_bytes(void)

@@ -55,6 +55,11 @@ typedef struct stream_resident {
 } stream_resident;
 int stream_resident_source(void *user, long long n, const void **cube, stap_error *err);
 
+/* The scale that stores n complex64 samples as type t with their peak component at the
+ * type's largest value (1 for complex64 or all zeros): how a synthesized ring becomes what
+ * a digitizer delivers. */
+double stream_peak_scale(stap_sample_type t, const stap_cf32 *x, size_t n);
+
 /* Resident set size of this process, bytes (0 when unknown). */
 size_t stream_rss_bytes(void);
 /* (JSON documents are written by cli_json_write, cli_json.h: valid whatever they hold.) */
