@@ -62,7 +62,9 @@ for sig in HUP TERM; do
         --backend cpu --doppler-order 3 --training 60 --segments 2 --beams 3 --loading 0.01 \
         --quiet 2>"$tmp/sig$sig.err" &
     pid=$!
-    for _ in $(seq 50); do ls -A "$tmp/sig$sig" | grep -q tmp && break; sleep 0.1; done
+    # up to 30 s for the temporary to appear: a loaded CI machine (ctest -j) has taken more
+    # than the 5 s this waited before; the loop ends as soon as it appears
+    for _ in $(seq 300); do ls -A "$tmp/sig$sig" | grep -q tmp && break; sleep 0.1; done
     check "SIG$sig: the temporary file existed while running" 'ls -A "$tmp/sig$sig" | grep -q "\.o\.h5\.tmp\."'
     sleep 2 # CPIs 0 and 1 done (milliseconds each); the reader is in its stall
     t0=$(date +%s%N)
@@ -92,7 +94,7 @@ mkdir -p "$tmp/kill"
 RTSTAP_TEST_READER_STALL=2:8000 "$bin" run --input "$tmp/rec.h5" --output "$tmp/kill/o.h5" \
     --backend cpu --doppler-order 3 --training 60 --segments 2 --beams 3 --loading 0.01 --quiet &
 pid=$!
-for _ in $(seq 50); do ls -A "$tmp/kill" | grep -q tmp && break; sleep 0.1; done
+for _ in $(seq 300); do ls -A "$tmp/kill" | grep -q tmp && break; sleep 0.1; done
 kill -KILL $pid
 wait $pid 2>/dev/null
 stale=$(ls -A "$tmp/kill")
