@@ -211,7 +211,7 @@ template <int N> __device__ __forceinline__ void dif_reg(float2 (&v)[N])
 }
 
 template <typename T>
-__global__ void __launch_bounds__(256, 2)
+__global__ void __launch_bounds__(256, 3)
 doppler_fft128_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__restrict__ win,
                       int C, int P, int R, float2 *__restrict__ X, rtk_cpi_status *st)
 {

@@ -146,11 +146,12 @@ typedef struct rtk_cfar_window {
  * indexed by n (stap_cfar_table_len entries). prefix: from rtk_cfar_prefix_launch (unused
  * for OS). */
 /* CA, GO and SO in one pass (no prefix array, y read once): whether it takes R range cells
- * (its shared memory), and the launch — the same hits as prefix + test. */
+ * (its shared memory), and the launch — the same hits as prefix + test. threads_per_line:
+ * 32, 64 or 128 (0: the default, 128); other values are invalid. */
 int rtk_cfar_line_fits(int kind, int R);
 int rtk_cfar_line_launch(const void *y, long long lines, int R, const rtk_cfar_window *w,
                          const double *alpha, rtk_cfar_hit *hits, unsigned int capacity,
-                         rtk_cpi_status *status, void *stream);
+                         int threads_per_line, rtk_cpi_status *status, void *stream);
 int rtk_cfar_test_launch(const void *y, const double *prefix, long long lines, int R,
                          const rtk_cfar_window *w, const double *alpha, const int *rank,
                          rtk_cfar_hit *hits, unsigned int capacity, rtk_cpi_status *status,

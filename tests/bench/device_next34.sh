@@ -13,11 +13,6 @@ step "test_gpu_apply" "$L/tests.log" 200 "$BIN/test_gpu_apply"
 step "test_gpu_doppler" "$L/tests.log" 120 "$BIN/test_gpu_doppler"
 step "test_gpu_engine" "$L/tests.log" 300 "$BIN/test_gpu_engine"
 step "test_gpu_engine fused" "$L/tests.log" 300 env RTSTAP_DOPPLER_FUSED=1 "$BIN/test_gpu_engine"
-for tool in memcheck racecheck synccheck; do
-    for t in test_gpu_apply test_gpu_doppler; do
-        step "$tool $t" "$L/sanitizer.log" 150 env RTSTAP_GPU_QUICK=1 "$cs" --tool $tool --error-exitcode 9 "$BIN/$t"
-    done
-done
 S="$BIN/rtstap stream --backend gpu --cpis 6000 --keep detections --resident"
 rows=()
 for p in hard medium easy; do
@@ -35,6 +30,11 @@ step "ncu" "$L/ncu.log" 90 env RTSTAP_DOPPLER_FUSED=1 ncu --clock-control none -
     --section SchedulerStats --section WarpStateStats -f -o "$OUT/ncu-next" "$BIN/rtstap" stream --preset hard \
     --resident --cpis 40 --backend gpu --keep detections --quiet
 step "ncu raw" "$L/ncu.log" 60 sh -c "ncu --import '$OUT/ncu-next.ncu-rep' --page raw --csv > '$OUT/ncu-next.csv'"
+for tool in memcheck racecheck synccheck; do
+    for t in test_gpu_apply test_gpu_doppler; do
+        step "$tool $t" "$L/sanitizer.log" 80 env RTSTAP_GPU_QUICK=1 "$cs" --tool $tool --error-exitcode 9 "$BIN/$t"
+    done
+done
 echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
 grep -h "all passed\|^FAIL\|failure" "$L/tests.log" | sort | uniq -c | head
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$L/sanitizer.log" | sort | uniq -c
