@@ -89,7 +89,9 @@ doppler_load_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__res
  * block), and X[d][c][r0 + t] is written from row bitrev(d), coalesced along range.
  * D is a power of two (2 .. DOPPLER_FFT_MAX_D); TILE = min(32, 8192 / D), so that the
  * block's rows take at most 64 KB. Measured as fast as the load kernel and cuFFT together,
- * not faster (kernels/journal.md), so the engine runs it only with RTSTAP_DOPPLER_FUSED=1. */
+ * not faster (kernels/journal.md), so the engine runs it only with RTSTAP_DOPPLER_FUSED=1;
+ * D = 128 goes to doppler_fft128_kernel below (registers, one exchange), the engine's
+ * default there. */
 constexpr int DFFT_THREADS = 256, DOPPLER_FFT_MAX_D = 4096;
 
 template <typename T>
@@ -211,7 +213,7 @@ template <int N> __device__ __forceinline__ void dif_reg(float2 (&v)[N])
 }
 
 template <typename T>
-__global__ void __launch_bounds__(256, 3)
+__global__ void __launch_bounds__(256, 2)
 doppler_fft128_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__restrict__ win,
                       int C, int P, int R, float2 *__restrict__ X, rtk_cpi_status *st)
 {
