@@ -133,41 +133,59 @@ __global__ void test_kernel(const float2 *__restrict__ y, const double *__restri
 }
 
 /* ---- CA/GO/SO in one pass: each power read once ---------------------------------------
- * One warp per line (issue 34): the line's powers into shared memory (read from y once,
- * coalesced), its prefix sums built there in the order of prefix_kernel (block sums left
- * to right, lane 0 chaining the offsets), then every cell tested from shared memory — the
- * same doubles as prefix_kernel + test_kernel, with no prefix array in global memory and
- * no second read of y. Shared memory per warp: R powers and R + 1 prefix sums, padded one
- * double in 32 so that lane b's walk over block b meets no bank conflict. */
-constexpr int LINE_WARPS = 4;
+ * TPL threads per line (issue 34), LINE_THREADS / TPL lines a block: the line's powers into
+ * shared memory (read from y once, coalesced), its prefix sums built there in the order of
+ * prefix_kernel (block sums left to right, the line's first thread chaining the offsets),
+ * then every cell tested from shared memory — the same doubles as prefix_kernel +
+ * test_kernel, with no prefix array in global memory and no second read of y. TPL = 32 (a
+ * warp a line) spends most of its time on its 15 serial rounds of loads and tests at
+ * R = 480; TPL = 128 (a block a line) cuts each to 4 (kernels/journal.md). Shared memory per
+ * line: R powers and R + 1 prefix sums, padded one double in 32 so that thread b's walk
+ * over block b meets no bank conflict. */
+constexpr int LINE_THREADS = 128;
 
 __host__ __device__ __forceinline__ int padded(int r) { return r + (r >> 5); }
 
-template <int KIND>
-__global__ void __launch_bounds__(32 * LINE_WARPS)
+/* the TPL threads of line group g meet: a warp, a named barrier (1 + g), or the block */
+template <int TPL> __device__ __forceinline__ void line_sync(int g)
+{
+    if constexpr (TPL == 32) {
+        __syncwarp();
+    } else if constexpr (TPL == LINE_THREADS) {
+        __syncthreads();
+    } else {
+        asm volatile("bar.sync %0, %1;" ::"r"(1 + g), "r"(TPL) : "memory");
+    }
+}
+
+template <int KIND, int TPL>
+__global__ void __launch_bounds__(LINE_THREADS)
 line_kernel(const float2 *__restrict__ y, long long lines, int R, rtk_cfar_window w,
             const double *__restrict__ alpha, rtk_cfar_hit *hits, unsigned int cap,
             rtk_cpi_status *st)
 {
+    static_assert(TPL % 32 == 0 && LINE_THREADS % TPL == 0, "whole warps a line");
+    constexpr int LPB = LINE_THREADS / TPL;
     extern __shared__ double sh[];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const long long line = (long long)blockIdx.x * LINE_WARPS + warp;
-    if (line >= lines) return; /* (whole warps: no __syncthreads below) */
+    const int g = threadIdx.x / TPL, tid = threadIdx.x % TPL;
+    const long long line = (long long)blockIdx.x * LPB + g;
+    if (line >= lines) return; /* (whole groups: their barriers are their own) */
     const int nblk = (R + SCAN_BLOCK - 1) / SCAN_BLOCK, np = padded(R) + 1, nq = padded(R + 1) + 1;
-    double *pw = sh + (size_t)warp * (np + nq + nblk); /* powers  */
-    double *pre = pw + np;                             /* prefix  */
-    double *bs = pre + nq;                             /* blocks  */
+    double *pw = sh + (size_t)g * (np + nq + nblk); /* powers  */
+    double *pre = pw + np;                          /* prefix  */
+    double *bs = pre + nq;                          /* blocks  */
     const float2 *yl = y + line * R;
-    for (int r = lane; r < R; r += 32) pw[padded(r)] = power_of(yl[r]);
-    __syncwarp();
-    for (int b = lane; b < nblk; b += 32) {
+#pragma unroll 4
+    for (int r = tid; r < R; r += TPL) pw[padded(r)] = power_of(yl[r]);
+    line_sync<TPL>(g);
+    for (int b = tid; b < nblk; b += TPL) {
         double acc = 0.0;
         const int end = min(R, (b + 1) * SCAN_BLOCK);
         for (int r = b * SCAN_BLOCK; r < end; r++) acc = __dadd_rn(acc, pw[padded(r)]);
         bs[b] = acc;
     }
-    __syncwarp();
-    if (lane == 0) {
+    line_sync<TPL>(g);
+    if (tid == 0) {
         double off = 0.0;
         for (int b = 0; b < nblk; b++) {
             const double t = bs[b];
@@ -176,8 +194,8 @@ line_kernel(const float2 *__restrict__ y, long long lines, int R, rtk_cfar_windo
         }
         pre[padded(0)] = 0.0;
     }
-    __syncwarp();
-    for (int b = lane; b < nblk; b += 32) {
+    line_sync<TPL>(g);
+    for (int b = tid; b < nblk; b += TPL) {
         double acc = 0.0;
         const double off = bs[b];
         const int end = min(R, (b + 1) * SCAN_BLOCK);
@@ -186,8 +204,8 @@ line_kernel(const float2 *__restrict__ y, long long lines, int R, rtk_cfar_windo
             pre[padded(r + 1)] = __dadd_rn(off, acc);
         }
     }
-    __syncwarp();
-    for (int r = lane; r < R; r += 32) {
+    line_sync<TPL>(g);
+    for (int r = tid; r < R; r += TPL) {
         int lo0, hi0, lo1, hi1;
         window_of(r, R, w.guard, w.train, &lo0, &hi0, &lo1, &hi1);
         const int n = (hi0 - lo0) + (hi1 - lo1);
@@ -202,11 +220,12 @@ line_kernel(const float2 *__restrict__ y, long long lines, int R, rtk_cfar_windo
                                        __dsub_rn(pre[padded(hi1)], pre[padded(lo1)]));
             z = __ddiv_rn(s, (double)n);
         }
-        test_cell(pw[padded(r)], z, alpha[n], (unsigned long long)(line * R + r), hits, cap, st);
+        test_cell(pw[padded(r)], z, __ldg(alpha + n), (unsigned long long)(line * R + r), hits,
+                  cap, st);
     }
 }
 
-/* shared memory of one warp of line_kernel */
+/* shared memory of one line of line_kernel */
 size_t line_smem(int R)
 {
     const int nblk = (R + SCAN_BLOCK - 1) / SCAN_BLOCK;
@@ -348,28 +367,44 @@ extern "C" int rtk_cfar_prefix_launch(const void *y, long long lines, int R, dou
 extern "C" int rtk_cfar_line_fits(int kind, int R)
 {
     return (kind == RTK_CFAR_CA || kind == RTK_CFAR_GO || kind == RTK_CFAR_SO) && R >= 1 &&
-           line_smem(R) * LINE_WARPS <= 96 * 1024;
+           line_smem(R) * 4 <= 96 * 1024;
 }
 
-extern "C" int rtk_cfar_line_launch(const void *y, long long lines, int R, const rtk_cfar_window *w,
-                                    const double *alpha, rtk_cfar_hit *hits, unsigned int capacity,
-                                    rtk_cpi_status *status, void *stream)
+template <int TPL>
+static int line_launch_as(const void *y, long long lines, int R, const rtk_cfar_window *w,
+                          const double *alpha, rtk_cfar_hit *hits, unsigned int capacity,
+                          rtk_cpi_status *status, cudaStream_t stream)
 {
-    if (lines < 1 || !w || !rtk_cfar_line_fits(w->kind, R) || w->train < 1 || w->train > 128 ||
-        w->guard < 0)
-        return (int)cudaErrorInvalidValue;
+    constexpr int LPB = LINE_THREADS / TPL;
     void (*k)(const float2 *, long long, int, rtk_cfar_window, const double *, rtk_cfar_hit *,
               unsigned int, rtk_cpi_status *) =
-        w->kind == RTK_CFAR_CA ? line_kernel<RTK_CFAR_CA>
-        : w->kind == RTK_CFAR_GO ? line_kernel<RTK_CFAR_GO> : line_kernel<RTK_CFAR_SO>;
-    const size_t smem = line_smem(R) * LINE_WARPS;
+        w->kind == RTK_CFAR_CA ? line_kernel<RTK_CFAR_CA, TPL>
+        : w->kind == RTK_CFAR_GO ? line_kernel<RTK_CFAR_GO, TPL> : line_kernel<RTK_CFAR_SO, TPL>;
+    const size_t smem = line_smem(R) * LPB;
     if (smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return (int)e;
     }
-    k<<<(unsigned)((lines + LINE_WARPS - 1) / LINE_WARPS), 32 * LINE_WARPS, smem, (cudaStream_t)stream>>>(
+    k<<<(unsigned)((lines + LPB - 1) / LPB), LINE_THREADS, smem, stream>>>(
         (const float2 *)y, lines, R, *w, alpha, hits, capacity, status);
     return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_cfar_line_launch(const void *y, long long lines, int R, const rtk_cfar_window *w,
+                                    const double *alpha, rtk_cfar_hit *hits, unsigned int capacity,
+                                    int threads_per_line, rtk_cpi_status *status, void *stream)
+{
+    if (lines < 1 || !w || !rtk_cfar_line_fits(w->kind, R) || w->train < 1 || w->train > 128 ||
+        w->guard < 0 || (lines + 3) / 4 > 0x7fffffffLL)
+        return (int)cudaErrorInvalidValue;
+    const cudaStream_t s = (cudaStream_t)stream;
+    switch (threads_per_line) {
+    case 32: return line_launch_as<32>(y, lines, R, w, alpha, hits, capacity, status, s);
+    case 64: return line_launch_as<64>(y, lines, R, w, alpha, hits, capacity, status, s);
+    case 0:
+    case 128: return line_launch_as<128>(y, lines, R, w, alpha, hits, capacity, status, s);
+    default: return (int)cudaErrorInvalidValue;
+    }
 }
 
 extern "C" int rtk_cfar_test_launch(const void *y, const double *prefix, long long lines, int R,

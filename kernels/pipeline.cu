@@ -89,7 +89,9 @@ doppler_load_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__res
  * block), and X[d][c][r0 + t] is written from row bitrev(d), coalesced along range.
  * D is a power of two (2 .. DOPPLER_FFT_MAX_D); TILE = min(32, 8192 / D), so that the
  * block's rows take at most 64 KB. Measured as fast as the load kernel and cuFFT together,
- * not faster (kernels/journal.md), so the engine runs it only with RTSTAP_DOPPLER_FUSED=1. */
+ * not faster (kernels/journal.md), so the engine runs it only with RTSTAP_DOPPLER_FUSED=1;
+ * D = 128 goes to doppler_fft128_kernel below (registers, one exchange), the engine's
+ * default there. */
 constexpr int DFFT_THREADS = 256, DOPPLER_FFT_MAX_D = 4096;
 
 template <typename T>
@@ -154,6 +156,114 @@ doppler_fft_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__rest
         if (r >= R) continue;
         const int src = (int)(__brev((unsigned)d) >> (32 - logD));
         X[((size_t)d * C + c) * R + r] = buf[(src << logT) + t];
+    }
+}
+
+/* The one-pass Doppler filter for D = 128 (the presets' and PERFECT's), with the
+ * transforms in registers: 128 = 16 x 8. A block takes one channel and 32 range cells; warp
+ * w holds pulses p = 8 p1 + w (p1 = 0..15) of its lane's cell — sixteen coalesced loads in
+ * flight — and makes their 16-point DFT over p1 in registers (radix-2 DIF, constant
+ * twiddles); the results, times W_128^(w k1), go through shared memory once; then warp w
+ * makes the 8-point DFTs over p2 of k1 = 2w and 2w + 1 and writes X[k1 + 16 k2]. One
+ * barrier between the passes instead of seven (doppler_fft_kernel's radix-2 stages). */
+/* bit reversal of 4 and 3 bits, branch- and loop-free so that it folds to a constant in
+ * the unrolled loops (the register arrays stay in registers) */
+__device__ __forceinline__ constexpr int brev4(int x)
+{
+    return ((x & 1) << 3) | ((x & 2) << 1) | ((x & 4) >> 1) | ((x & 8) >> 3);
+}
+__device__ __forceinline__ constexpr int brev3(int x) { return ((x & 1) << 2) | (x & 2) | ((x & 4) >> 2); }
+/* W_16^m = exp(-2 pi i m / 16), m = 0..7 (m is a constant once the loops unroll) */
+__device__ __forceinline__ float2 tw16(int m)
+{
+    constexpr float c1 = 0.923879532511286756f, c2 = 0.707106781186547524f,
+                    c3 = 0.382683432365089772f;
+    switch (m) {
+    case 0: return make_float2(1.f, 0.f);
+    case 1: return make_float2(c1, -c3);
+    case 2: return make_float2(c2, -c2);
+    case 3: return make_float2(c3, -c1);
+    case 4: return make_float2(0.f, -1.f);
+    case 5: return make_float2(-c3, -c1);
+    case 6: return make_float2(-c2, -c2);
+    default: return make_float2(-c1, -c3);
+    }
+}
+/* in-place radix-2 decimation in frequency of N (8 or 16) values in registers; the result
+ * in bit-reversed order */
+template <int N> __device__ __forceinline__ void dif_reg(float2 (&v)[N])
+{
+#pragma unroll
+    for (int h = N / 2; h >= 1; h /= 2)
+#pragma unroll
+        for (int base = 0; base < N; base += 2 * h)
+#pragma unroll
+            for (int k = 0; k < h; k++) {
+                const float2 a = v[base + k], b = v[base + k + h];
+                const float2 dd = make_float2(a.x - b.x, a.y - b.y);
+                v[base + k] = make_float2(a.x + b.x, a.y + b.y);
+                const int m = k * (N / (2 * h)) * (16 / N); /* W_N^(k N / 2h) as a power of W_16 */
+                if (m == 0) {
+                    v[base + k + h] = dd;
+                } else {
+                    const float2 w = tw16(m);
+                    v[base + k + h] = make_float2(dd.x * w.x - dd.y * w.y, dd.x * w.y + dd.y * w.x);
+                }
+            }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(256, 2)
+doppler_fft128_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__restrict__ win,
+                      int C, int P, int R, float2 *__restrict__ X, rtk_cpi_status *st)
+{
+    __shared__ float2 buf[16 * 8 * 32]; /* [k1][p2][cell] */
+    __shared__ float2 tw[128];
+    const int c = blockIdx.y, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int r = blockIdx.x * 32 + lane;
+    const bool rin = r < R;
+    if (threadIdx.x < 128) {
+        float sn, cs;
+        sincospif(-2.0f * (float)threadIdx.x / 128.0f, &sn, &cs);
+        tw[threadIdx.x] = make_float2(cs, sn);
+    }
+    float2 v[16];
+#pragma unroll
+    for (int p1 = 0; p1 < 16; p1++) {
+        const int p = 8 * p1 + w;
+        v[p1] = rin && p < P
+                    ? sample_of<T>::get(x, c * fmt.stride[0] + p * fmt.stride[1] + r * fmt.stride[2], fmt)
+                    : c0();
+    }
+#pragma unroll
+    for (int p1 = 0; p1 < 16; p1++) {
+        const int p = 8 * p1 + w;
+        if (rin && p < P) {
+            if (!finite2(v[p1]))
+                atomicMin(&st->bad_input, (unsigned long long)(((long long)c * P + p) * R + r));
+            const float wp = win[p];
+            v[p1] = make_float2(wp * v[p1].x, wp * v[p1].y);
+        }
+    }
+    dif_reg<16>(v);
+    __syncthreads(); /* the twiddle table */
+#pragma unroll
+    for (int k1 = 0; k1 < 16; k1++) {
+        const float2 y = v[brev4(k1)], t = tw[(w * k1) & 127];
+        buf[(k1 * 8 + w) * 32 + lane] = make_float2(y.x * t.x - y.y * t.y, y.x * t.y + y.y * t.x);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int e = 0; e < 2; e++) {
+        const int k1 = 2 * w + e;
+        float2 u[8];
+#pragma unroll
+        for (int p2 = 0; p2 < 8; p2++) u[p2] = buf[(k1 * 8 + p2) * 32 + lane];
+        dif_reg<8>(u);
+        if (rin)
+#pragma unroll
+            for (int k2 = 0; k2 < 8; k2++)
+                X[((size_t)(k1 + 16 * k2) * C + c) * R + r] = u[brev3(k2)];
     }
 }
 
@@ -310,7 +420,7 @@ apply_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ 
  * chunk i is multiplied. Each thread accumulates a 4-beam x U-cell tile (cells lane +
  * 32u) in registers: per row, two broadcast 16-byte weight loads and U 8-byte cube loads
  * feed 16U complex multiply-adds. The sums run over j = 0 .. N-1 in order. */
-constexpr int APT_BEAMS = 16, APT_KC = 16;
+constexpr int APT_BEAMS = 16, APT_KC = 16, APT_MAXN = 512;
 
 __device__ __forceinline__ void cp_async8(void *dst, const void *src, bool fill)
 {
@@ -329,6 +439,7 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
     constexpr int CELLS = 32 * U;
     __shared__ float2 xs[2][APT_KC * CELLS];
     __shared__ float4 ws4[2][APT_KC * APT_BEAMS / 2];
+    __shared__ int rowoff[APT_MAXN]; /* snapshot row j's offset in X: (bin*C + c)*R */
     const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
     const int N = C * Q, h = (Q - 1) / 2;
     const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
@@ -337,14 +448,24 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
     const int rl0 = tile * CELLS, r0 = s * L + rl0;
     const size_t wbase = ((size_t)d * S + s) * B;
     const float2 *X = (const float2 *)g.X;
+    /* the rows' offsets once a block (the divisions by Q and D out of the chunk loop) */
+    for (int j = threadIdx.x; j < N; j += blockDim.x) {
+        const int c = j / Q, q = j - c * Q;
+        int bin = (d - h + q) % D;
+        if (bin < 0) bin += D;
+        rowoff[j] = (bin * C + c) * R; /* < 2^31: the launch checks D*C*R */
+    }
+    /* a thread's weights: beam bl = tid / 8 of the group, rows k = tid % 8 and k + 8 of
+     * each chunk (KC <= 16); blockDim = 8 x the group's beams (a warp per 4) */
+    const int wbl = threadIdx.x >> 3, wk = threadIdx.x & 7;
+    const bool win = b0 + wbl < B;
+    const float2 *wrow = win ? W + (wbase + b0 + wbl) * N : W;
+    __syncthreads();
     /* chunk k0's rows and weights into buffer buf (each thread its own copies) */
     auto issue = [&](int k0, int buf) {
         const int kc = min(KC, N - k0);
         for (int k = warp; k < kc; k += nwarps) {
-            const int j = k0 + k, c = j / Q, q = j - c * Q;
-            int bin = (d - h + q) % D;
-            if (bin < 0) bin += D;
-            const float2 *row = X + ((size_t)bin * C + c) * R + r0;
+            const float2 *row = X + rowoff[k0 + k] + r0;
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const int cl = lane + 32 * u;
@@ -353,10 +474,10 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
             }
         }
         float2 *ws = reinterpret_cast<float2 *>(ws4[buf]);
-        for (int i = threadIdx.x; i < APT_BEAMS * kc; i += blockDim.x) {
-            const int bl = i / kc, k = i - bl * kc, b = b0 + bl;
-            const bool in = b < B;
-            cp_async8(&ws[k * APT_BEAMS + bl], in ? W + (wbase + b) * N + k0 + k : W, in);
+#pragma unroll
+        for (int m = 0; m < 2; m++) {
+            const int k = wk + 8 * m;
+            if (k < kc) cp_async8(&ws[k * APT_BEAMS + wbl], win ? wrow + k0 + k : W, win);
         }
         cp_async_commit();
     };
@@ -372,12 +493,13 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
         cp_async_wait1();
         __syncthreads();
         const int kc = min(KC, N - k0);
-        if (tile == 0) { /* the weights' check, once per (d, s), on the copies in shared memory */
+        if (tile == 0 && win) { /* the weights' check, once per (d, s): a thread its own copies */
             const float2 *ws = reinterpret_cast<const float2 *>(ws4[buf]);
-            for (int i = threadIdx.x; i < APT_BEAMS * kc; i += blockDim.x) {
-                const int bl = i / kc, k = i - bl * kc, b = b0 + bl;
-                if (b < B && !finite2(ws[k * APT_BEAMS + bl]))
-                    atomicMin(&st->bad_weight, (unsigned long long)((wbase + b) * N + k0 + k));
+#pragma unroll
+            for (int m = 0; m < 2; m++) {
+                const int k = wk + 8 * m;
+                if (k < kc && !finite2(ws[k * APT_BEAMS + wbl]))
+                    atomicMin(&st->bad_weight, (unsigned long long)((wbase + b0 + wbl) * N + k0 + k));
             }
         }
 #pragma unroll 2
@@ -536,6 +658,11 @@ template <typename T>
 static int doppler_fft_as(const void *x, const rtk_samples &f, const float *win, int C, int P,
                           int R, int logD, void *X, rtk_cpi_status *status, cudaStream_t s)
 {
+    if (logD == 7) { /* D = 128: the transforms in registers */
+        const dim3 grid((unsigned)((R - 1) / 32 + 1), (unsigned)C);
+        doppler_fft128_kernel<T><<<grid, 256, 0, s>>>((const T *)x, f, win, C, P, R, (float2 *)X, status);
+        return (int)cudaGetLastError();
+    }
     const int D = 1 << logD, logT = logD >= 8 ? 13 - logD : 5, tile = 1 << logT;
     const size_t smem = sizeof(float2) * ((size_t)D * tile + D / 2);
     if (smem > 48 * 1024) {
@@ -684,6 +811,9 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
     /* N <= 16 (one short chunk): the row kernel measured faster (easy: 0.012 against 0.014
      * ms, H100, 2026-11-27) */
     if (N <= APT_KC) return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
+    /* the tiled kernel's row-offset table: N <= 512 rows, offsets within an int */
+    if (N > APT_MAXN || (long long)g->bins * g->channels * g->range > 0x7fffffffLL)
+        return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
     const int chunks = (N + APT_KC - 1) / APT_KC, KC = (N + chunks - 1) / chunks;
     const int tiles = (g->seg_len - 1) / (32 * U) + 1;
     const int groups = (beams + APT_BEAMS - 1) / APT_BEAMS;

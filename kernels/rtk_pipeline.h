@@ -55,8 +55,10 @@ int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *
  * exp(-2 pi i d p / D) (cuFFT's forward transform of what rtk_doppler_load_launch writes),
  * each sample read once and X written once. Only where rtk_doppler_fft_fits(C, P, D): D a
  * power of two, 2 <= D <= 4096, P <= D, C <= 65535. A non-finite sample lowers status->bad_input.
- * Measured no faster than the load kernel and cuFFT (kernels/journal.md), so the engine
- * runs it only with RTSTAP_DOPPLER_FUSED=1. */
+ * D = 128 runs with the transforms in registers (15.6 us against 20.1 for the load kernel
+ * and cuFFT at the hard preset: the engine's default there); other D in shared memory,
+ * measured no faster than the load kernel and cuFFT (kernels/journal.md), so the engine
+ * runs those only with RTSTAP_DOPPLER_FUSED=1. */
 int rtk_doppler_fft_fits(int C, int P, int D);
 int rtk_doppler_fft_launch(const void *x, const rtk_samples *fmt, const float *win, int C,
                            int P, int R, int D, void *X, rtk_cpi_status *status, void *stream);
@@ -146,11 +148,12 @@ typedef struct rtk_cfar_window {
  * indexed by n (stap_cfar_table_len entries). prefix: from rtk_cfar_prefix_launch (unused
  * for OS). */
 /* CA, GO and SO in one pass (no prefix array, y read once): whether it takes R range cells
- * (its shared memory), and the launch — the same hits as prefix + test. */
+ * (its shared memory), and the launch — the same hits as prefix + test. threads_per_line:
+ * 32, 64 or 128 (0: the default, 128); other values are invalid. */
 int rtk_cfar_line_fits(int kind, int R);
 int rtk_cfar_line_launch(const void *y, long long lines, int R, const rtk_cfar_window *w,
                          const double *alpha, rtk_cfar_hit *hits, unsigned int capacity,
-                         rtk_cpi_status *status, void *stream);
+                         int threads_per_line, rtk_cpi_status *status, void *stream);
 int rtk_cfar_test_launch(const void *y, const double *prefix, long long lines, int R,
                          const rtk_cfar_window *w, const double *alpha, const int *rank,
                          rtk_cfar_hit *hits, unsigned int capacity, rtk_cpi_status *status,

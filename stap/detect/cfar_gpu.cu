@@ -28,8 +28,14 @@ extern "C" int stap_cfar_enqueue(const stap_cfar_config *c, int B, int D, int R,
         const char *v = getenv("RTSTAP_CFAR_TWO_PASS");
         return v && v[0] == '1';
     }();
+    /* RTSTAP_CFAR_LINE_THREADS=32|64|128: threads a line (default 128), for comparisons */
+    static const int tpl = [] {
+        const char *v = getenv("RTSTAP_CFAR_LINE_THREADS");
+        const int t = v ? atoi(v) : 0;
+        return t == 32 || t == 64 || t == 128 ? t : 0;
+    }();
     if (!two_pass && rtk_cfar_line_fits((int)c->kind, R))
-        return rtk_cfar_line_launch(y, lines, R, &lw, alpha, hits, capacity, status, stream);
+        return rtk_cfar_line_launch(y, lines, R, &lw, alpha, hits, capacity, tpl, status, stream);
     if (make_prefix && stap_cfar_uses_prefix(c->kind)) {
         int e = rtk_cfar_prefix_launch(y, lines, R, prefix, stream);
         if (e) return e;

@@ -64,13 +64,16 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     if (sub)
         RTK_LAUNCH(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, c->doppler_order, s->d_X, s->d_status, st));
-    /* the load kernel and cuFFT; RTSTAP_DOPPLER_FUSED=1: window, conversion, FFT and layout
-     * in one kernel where D is a power of two (measured no faster: kernels/journal.md) */
+    /* window, conversion, FFT and layout in one kernel where D = 128 (the transforms in
+     * registers: 15.6 against 20.1 us for the load kernel and cuFFT, hard, kernels/journal.md);
+     * elsewhere the load kernel and cuFFT, the one-kernel radix-2 filter measuring no faster.
+     * RTSTAP_DOPPLER_FUSED=1 takes the one kernel wherever D is a power of two, =0 never. */
     static const int fused = [] {
         const char *v = getenv("RTSTAP_DOPPLER_FUSED");
-        return v && v[0] == '1';
+        return v && v[0] == '1' ? 1 : v && v[0] == '0' ? 0 : -1;
     }();
-    if (!sub && fused && rtk_doppler_fft_fits(c->channels, c->pulses, c->doppler_bins)) {
+    if (!sub && (fused == 1 || (fused == -1 && c->doppler_bins == 128)) &&
+        rtk_doppler_fft_fits(c->channels, c->pulses, c->doppler_bins)) {
         RTK_LAUNCH(rtk_doppler_fft_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
                                           g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, s->d_X, s->d_status, st));
