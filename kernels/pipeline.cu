@@ -533,6 +533,163 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
     }
 }
 
+/* Weight application on the tensor cores (3xTF32: FP32-accurate products). The same
+ * per-(bin, segment) GEMM as apply_tiled_kernel, Y_ds = conj(W_ds) X_ds, written as one
+ * real GEMM: A (32 x 2N) times Xr (2N x cells), where the complex rows j of X are
+ * interleaved as real rows 2j (real parts) and 2j + 1 (imaginary parts), A's rows 0..15 are
+ * beam b's real outputs (A[b][2j] = Re w, A[b][2j+1] = Im w) and rows 16..31 its imaginary
+ * outputs (A[16+b][2j] = -Im w, A[16+b][2j+1] = Re w). mma.sync m16n8k8 TF32: the two
+ * 16-row tiles are the real and imaginary parts of 16 beams, an 8-column tile 8 cells, a
+ * k step 4 complex rows. Each product is split a = big + small (big = a rounded to TF32,
+ * small = the remainder rounded to TF32) and summed as small*big + big*small + big*big
+ * (the small*small term, <= 2^-22 of |a||b|, is dropped). A block takes one bin, 32*U
+ * cells of one segment and 16 beams (4 warps, U 8-cell tiles each); rows and weights come
+ * through shared memory in chunks of 16 complex rows, double-buffered by cp.async, rows
+ * past N zero-filled up to a multiple of 4. The sum over j is in k-step order, each k
+ * step's 8 products summed inside the MMA. */
+constexpr int AMMA_KC = 16, AMMA_PAD = 8;
+
+/* a rounded to TF32 (10 fraction bits; ties away from zero) by an integer add and mask, as
+ * CUTLASS's round_half_ulp_truncate: cvt.rna.tf32 is about 12 instructions on sm_90
+ * (docs/kernels/journal.md "Tensor cores"). Finite inputs only (non-finite weights are
+ * reported by the kernel, non-finite samples before it). */
+__device__ __forceinline__ unsigned tf32_of(float a)
+{
+    return (__float_as_uint(a) + 0x1000u) & 0xffffe000u;
+}
+/* a = big + small, both TF32 */
+__device__ __forceinline__ void tf32_split(float a, unsigned &big, unsigned &small)
+{
+    big = tf32_of(a);
+    small = tf32_of(a - __uint_as_float(big));
+}
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <int U>
+__global__ void __launch_bounds__(128, 4)
+apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ W,
+                 float2 *__restrict__ Y, rtk_cpi_status *st)
+{
+    constexpr int CELLS = 32 * U, XS = CELLS + AMMA_PAD; /* padded rows: no bank conflicts */
+    constexpr int WSS = APT_BEAMS + AMMA_PAD;
+    __shared__ float2 xs[2][AMMA_KC * XS];
+    __shared__ float2 ws[2][AMMA_KC * WSS];
+    __shared__ int rowoff[APT_MAXN];
+    const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
+    const int N = C * Q, h = (Q - 1) / 2;
+    const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
+    const int b0 = blockIdx.z * APT_BEAMS;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int gid = lane >> 2, tig = lane & 3;
+    const int rl0 = tile * CELLS, r0 = s * L + rl0;
+    const size_t wbase = ((size_t)d * S + s) * B;
+    const float2 *X = (const float2 *)g.X;
+    for (int j = threadIdx.x; j < N; j += blockDim.x) {
+        const int c = j / Q, q = j - c * Q;
+        int bin = (d - h + q) % D;
+        if (bin < 0) bin += D;
+        rowoff[j] = (bin * C + c) * R;
+    }
+    const int wbl = threadIdx.x >> 3, wk = threadIdx.x & 7;
+    const bool win = b0 + wbl < B;
+    const float2 *wrow = win ? W + (wbase + b0 + wbl) * N : W;
+    __syncthreads();
+    /* chunk k0 (kc rows, kc4 = kc rounded up to 4: the rest zero-filled) into buffer buf */
+    auto issue = [&](int k0, int buf) {
+        const int kc = min(AMMA_KC, N - k0), kc4 = (kc + 3) & ~3;
+        for (int k = warp; k < kc4; k += 4) {
+            const bool kin = k < kc;
+            const float2 *row = kin ? X + rowoff[k0 + k] + r0 : X;
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int cl = lane + 32 * u;
+                const bool in = kin && rl0 + cl < L;
+                cp_async8(&xs[buf][k * XS + cl], in ? row + cl : X, in);
+            }
+        }
+#pragma unroll
+        for (int m = 0; m < 2; m++) {
+            const int k = wk + 8 * m;
+            if (k < kc4) cp_async8(&ws[buf][k * WSS + wbl], win && k < kc ? wrow + k0 + k : W, win && k < kc);
+        }
+        cp_async_commit();
+    };
+    float acc[2][U][4]; /* [real/imaginary tile][cell tile][fragment] */
+#pragma unroll
+    for (int t = 0; t < 2; t++)
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) acc[t][u][i] = 0.f;
+    issue(0, 0);
+    for (int k0 = 0, buf = 0; k0 < N; k0 += AMMA_KC, buf ^= 1) {
+        if (k0 + AMMA_KC < N) issue(k0 + AMMA_KC, buf ^ 1);
+        else cp_async_commit();
+        cp_async_wait1();
+        __syncthreads();
+        const int kc = min(AMMA_KC, N - k0);
+        if (tile == 0 && win) { /* the weights' check, once per (d, s) */
+#pragma unroll
+            for (int m = 0; m < 2; m++) {
+                const int k = wk + 8 * m;
+                if (k < kc && !finite2(ws[buf][k * WSS + wbl]))
+                    atomicMin(&st->bad_weight, (unsigned long long)((wbase + b0 + wbl) * N + k0 + k));
+            }
+        }
+        const int steps = (kc + 3) >> 2;
+        const float *xf = reinterpret_cast<const float *>(xs[buf]);
+#pragma unroll
+        for (int t = 0; t < AMMA_KC / 4; t++) {
+            if (t >= steps) break;
+            /* A: complex rows j0 = 4t + tig/2 (k columns tig) and j0 + 2 (tig + 4); beams gid
+             * and gid + 8; the real tile takes (Re w, Im w), the imaginary (-Im w, Re w) */
+            const int j0 = 4 * t + (tig >> 1), odd = tig & 1;
+            const float2 w00 = ws[buf][j0 * WSS + gid], w08 = ws[buf][j0 * WSS + gid + 8];
+            const float2 w20 = ws[buf][(j0 + 2) * WSS + gid], w28 = ws[buf][(j0 + 2) * WSS + gid + 8];
+            const float ar[4] = {odd ? w00.y : w00.x, odd ? w08.y : w08.x, odd ? w20.y : w20.x, odd ? w28.y : w28.x};
+            const float ai[4] = {odd ? w00.x : -w00.y, odd ? w08.x : -w08.y, odd ? w20.x : -w20.y, odd ? w28.x : -w28.y};
+            unsigned arb[4], ars[4], aib[4], ais[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                tf32_split(ar[i], arb[i], ars[i]);
+                tf32_split(ai[i], aib[i], ais[i]);
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int cell = (warp * U + u) * 8 + gid;
+                /* B: real k rows tig (complex row j0, part odd) and tig + 4 (row j0 + 2) */
+                const float x0 = xf[2 * (j0 * XS + cell) + odd], x1 = xf[2 * ((j0 + 2) * XS + cell) + odd];
+                unsigned bb[2], bs[2];
+                tf32_split(x0, bb[0], bs[0]);
+                tf32_split(x1, bb[1], bs[1]);
+                mma_tf32(acc[0][u], ars, bb);
+                mma_tf32(acc[0][u], arb, bs);
+                mma_tf32(acc[0][u], arb, bb);
+                mma_tf32(acc[1][u], ais, bb);
+                mma_tf32(acc[1][u], aib, bs);
+                mma_tf32(acc[1][u], aib, bb);
+            }
+        }
+        __syncthreads();
+    }
+    /* D fragments: rows gid (0, 1) and gid + 8 (2, 3) = beams; columns 2 tig, 2 tig + 1 */
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int b = b0 + gid + (i >> 1) * 8;
+            const int rl = rl0 + (warp * U + u) * 8 + 2 * tig + (i & 1);
+            if (b < B && rl < L)
+                Y[((size_t)b * D + d) * R + s * L + rl] = make_float2(acc[0][u][i], acc[1][u][i]);
+        }
+}
+
 __global__ void weights_by_tap_kernel(const float2 *__restrict__ W, long long total, int B, int C,
                                       int Q, float2 *__restrict__ Wc, rtk_cpi_status *st)
 {
@@ -826,6 +983,28 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
     case 4: apply_tiled_kernel<4><<<grid, 32 * warps, 0, s>>>(*g, beams, tiles, KC, (const float2 *)W, (float2 *)Y, status); break;
     case 2: apply_tiled_kernel<2><<<grid, 32 * warps, 0, s>>>(*g, beams, tiles, KC, (const float2 *)W, (float2 *)Y, status); break;
     default: apply_tiled_kernel<1><<<grid, 32 * warps, 0, s>>>(*g, beams, tiles, KC, (const float2 *)W, (float2 *)Y, status); break;
+    }
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_apply_mma_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                                    rtk_cpi_status *status, void *stream)
+{
+    if (!g || beams < 1 || g->segments < 1 || g->seg_len < 1 || g->bins > 65535 ||
+        g->channels < 1 || g->order < 1)
+        return (int)cudaErrorInvalidValue;
+    const int N = g->channels * g->order, U = apply_cells_per_lane(g->seg_len);
+    if (N > APT_MAXN || (long long)g->bins * g->channels * g->range > 0x7fffffffLL)
+        return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
+    const int tiles = (g->seg_len - 1) / (32 * U) + 1;
+    const int groups = (beams + APT_BEAMS - 1) / APT_BEAMS;
+    if ((long long)g->segments * tiles > 0x7fffffffLL || groups > 65535) return (int)cudaErrorInvalidValue;
+    dim3 grid((unsigned)(g->segments * tiles), (unsigned)g->bins, (unsigned)groups);
+    const cudaStream_t s = (cudaStream_t)stream;
+    switch (U) {
+    case 4: apply_mma_kernel<4><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
+    case 2: apply_mma_kernel<2><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
+    default: apply_mma_kernel<1><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
     }
     return (int)cudaGetLastError();
 }

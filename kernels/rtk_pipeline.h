@@ -77,6 +77,11 @@ int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
  * the cube per warp; the sums over q, then c): kept for comparisons (RTSTAP_APPLY_ROWS=1). */
 int rtk_apply_rows_launch(const rtk_gather *g, int beams, const void *W, void *Y,
                           rtk_cpi_status *status, void *stream);
+/* The same on the tensor cores (mma.sync TF32 with 3xTF32 splitting: FP32-accurate
+ * products; kernels/pipeline.cu apply_mma_kernel), for every N <= 512 (larger N: the row
+ * kernel). RTSTAP_APPLY_MMA=1 makes it the engine's apply. */
+int rtk_apply_mma_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                         rtk_cpi_status *status, void *stream);
 
 /* For the weight application as GEMMs (cuBLAS): Wc[((k*Q + q)*B + b)*C + c] =
  * conj(W[(k*B + b)*N + c*Q + q]), k = d*S + s (one C x B column-major block per batch
