@@ -78,7 +78,7 @@ int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
 int rtk_apply_rows_launch(const rtk_gather *g, int beams, const void *W, void *Y,
                           rtk_cpi_status *status, void *stream);
 /* The same on the tensor cores (mma.sync TF32 with 3xTF32 splitting: FP32-accurate
- * products; kernels/pipeline.cu apply_mma_kernel), for every N <= 512 (larger N: the row
+ * products; kernels/pipeline.cu apply_mma_kernel), for 16 < N <= 512 (other N: the row
  * kernel). RTSTAP_APPLY_MMA=1 makes it the engine's apply. */
 int rtk_apply_mma_launch(const rtk_gather *g, int beams, const void *W, void *Y,
                          rtk_cpi_status *status, void *stream);
