@@ -37,6 +37,8 @@ grep -h "all passed\|^FAIL\|failure" "$L/tests.log" | sort | uniq -c | head
 grep -h "FAIL" "$L/tests.log" | head -5
 grep -h "mma .*worst" "$L/tests.log" | sort -t'f' -k1 | tail -3
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" | sort | uniq -c
+grep -h "vs double reference" "$L/tests.log" | sort | uniq -c | sort -rn | head -3
+grep -h "vs double reference" "$L/tests.log" | awk '{print $7}' | sort -n | head -3
 echo "stream --resident --keep detections, CPIs/s, two rounds:"
 printf '%s\n' "${rows[@]}"
 for v in tiled mma; do for p in hard medium; do echo "== $v $p"; python3 "$(dirname "$0")/ncu_summary.py" "$OUT/ncu-$v-$p.csv" | head -1 | cut -c1-230; done; done
