@@ -409,7 +409,8 @@ apply_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ 
     }
 }
 
-/* Weight application as a register-tiled GEMM (the default where N > 16; apply_kernel
+/* Weight application as a register-tiled GEMM in FP32 (the default where N > 16 until
+ * apply_mma_kernel below; now rtk_apply_fp32_launch, RTSTAP_APPLY_FP32=1; apply_kernel
  * above takes N <= 16, where it measured faster, and every N with RTSTAP_APPLY_ROWS=1).
  * Per (Doppler bin d, segment s) it is Y_ds (B x L) = conj(W_ds) (B x N) * X_ds (N x L),
  * X_ds's row j = c*Q + q being the Doppler cube's row (bin (d - h + q) mod D, channel c)
@@ -969,8 +970,8 @@ static int apply_cells_per_lane(int L)
     return 1;
 }
 
-extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
-                                rtk_cpi_status *status, void *stream)
+extern "C" int rtk_apply_fp32_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                                     rtk_cpi_status *status, void *stream)
 {
     if (!g || beams < 1 || g->segments < 1 || g->seg_len < 1 || g->bins > 65535 ||
         g->channels < 1 || g->order < 1)
@@ -998,8 +999,11 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
     return (int)cudaGetLastError();
 }
 
-extern "C" int rtk_apply_mma_launch(const rtk_gather *g, int beams, const void *W, void *Y,
-                                    rtk_cpi_status *status, void *stream)
+/* the dispatched apply: the tensor-core kernel for 16 < N <= 512 (hard: 21.4 against 23.8
+ * us for the FP32 tiled kernel, medium 21.8 / 26.2; H100, 2026-11-27, kernels/journal.md),
+ * the row kernel otherwise */
+extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                                rtk_cpi_status *status, void *stream)
 {
     if (!g || beams < 1 || g->segments < 1 || g->seg_len < 1 || g->bins > 65535 ||
         g->channels < 1 || g->order < 1)

@@ -105,14 +105,14 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
                                  cublasGetStatusString(bs));
         }
     } else {
-        /* the register-tiled kernel (RTSTAP_APPLY_ROWS=1: the earlier one;
-         * RTSTAP_APPLY_MMA=1: the tensor-core one; for comparisons) */
+        /* the tensor-core kernel (N > 16); for comparisons RTSTAP_APPLY_FP32=1: the FP32
+         * register-tiled one, RTSTAP_APPLY_ROWS=1: the row kernel for every N */
         static const int kind = [] {
-            const char *r = getenv("RTSTAP_APPLY_ROWS"), *m = getenv("RTSTAP_APPLY_MMA");
-            return r && r[0] == '1' ? 1 : m && m[0] == '1' ? 2 : 0;
+            const char *r = getenv("RTSTAP_APPLY_ROWS"), *f = getenv("RTSTAP_APPLY_FP32");
+            return r && r[0] == '1' ? 1 : f && f[0] == '1' ? 2 : 0;
         }();
         RTK_LAUNCH((kind == 1   ? rtk_apply_rows_launch
-                    : kind == 2 ? rtk_apply_mma_launch
+                    : kind == 2 ? rtk_apply_fp32_launch
                                 : rtk_apply_launch)(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
     }
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
