@@ -212,16 +212,20 @@ template <int N> __device__ __forceinline__ void dif_reg(float2 (&v)[N])
             }
 }
 
-template <typename T>
-__global__ void __launch_bounds__(256, 2)
+/* TILE range cells a block (32: a warp's lanes, 16: half-warps) and 8 pulse groups: 8*TILE
+ * threads. TILE = 16 gives the hard preset 660 blocks, 5 an SM, where 32 gave 330 (2.5 an SM:
+ * the SMs with 3 set the time). */
+template <typename T, int TILE>
+__global__ void __launch_bounds__(8 * TILE, TILE == 32 ? 2 : 5)
 doppler_fft128_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__restrict__ win,
                       int C, int P, int R, float2 *__restrict__ X, rtk_cpi_status *st)
 {
-    __shared__ float2 buf[16 * 8 * 32]; /* [k1][p2][cell] */
+    __shared__ float2 buf[16 * 8 * TILE]; /* [k1][p2][cell] */
     __shared__ float2 tw[128];
-    const int c = blockIdx.y, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const int r = blockIdx.x * 32 + lane;
+    const int c = blockIdx.y, cl = threadIdx.x % TILE, w = threadIdx.x / TILE;
+    const int r = blockIdx.x * TILE + cl;
     const bool rin = r < R;
+    static_assert(8 * TILE >= 128, "a thread a twiddle");
     if (threadIdx.x < 128) {
         float sn, cs;
         sincospif(-2.0f * (float)threadIdx.x / 128.0f, &sn, &cs);
@@ -250,7 +254,7 @@ doppler_fft128_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__r
 #pragma unroll
     for (int k1 = 0; k1 < 16; k1++) {
         const float2 y = v[brev4(k1)], t = tw[(w * k1) & 127];
-        buf[(k1 * 8 + w) * 32 + lane] = make_float2(y.x * t.x - y.y * t.y, y.x * t.y + y.y * t.x);
+        buf[(k1 * 8 + w) * TILE + cl] = make_float2(y.x * t.x - y.y * t.y, y.x * t.y + y.y * t.x);
     }
     __syncthreads();
 #pragma unroll
@@ -258,7 +262,7 @@ doppler_fft128_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__r
         const int k1 = 2 * w + e;
         float2 u[8];
 #pragma unroll
-        for (int p2 = 0; p2 < 8; p2++) u[p2] = buf[(k1 * 8 + p2) * 32 + lane];
+        for (int p2 = 0; p2 < 8; p2++) u[p2] = buf[(k1 * 8 + p2) * TILE + cl];
         dif_reg<8>(u);
         if (rin)
 #pragma unroll
@@ -825,11 +829,16 @@ extern "C" int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, co
 
 template <typename T>
 static int doppler_fft_as(const void *x, const rtk_samples &f, const float *win, int C, int P,
-                          int R, int logD, void *X, rtk_cpi_status *status, cudaStream_t s)
+                          int R, int logD, int tile128, void *X, rtk_cpi_status *status, cudaStream_t s)
 {
     if (logD == 7) { /* D = 128: the transforms in registers */
-        const dim3 grid((unsigned)((R - 1) / 32 + 1), (unsigned)C);
-        doppler_fft128_kernel<T><<<grid, 256, 0, s>>>((const T *)x, f, win, C, P, R, (float2 *)X, status);
+        if (tile128 == 32) {
+            const dim3 grid((unsigned)((R - 1) / 32 + 1), (unsigned)C);
+            doppler_fft128_kernel<T, 32><<<grid, 256, 0, s>>>((const T *)x, f, win, C, P, R, (float2 *)X, status);
+        } else {
+            const dim3 grid((unsigned)((R - 1) / 16 + 1), (unsigned)C);
+            doppler_fft128_kernel<T, 16><<<grid, 128, 0, s>>>((const T *)x, f, win, C, P, R, (float2 *)X, status);
+        }
         return (int)cudaGetLastError();
     }
     const int D = 1 << logD, logT = logD >= 8 ? 13 - logD : 5, tile = 1 << logT;
@@ -853,19 +862,20 @@ extern "C" int rtk_doppler_fft_fits(int C, int P, int D)
 }
 
 extern "C" int rtk_doppler_fft_launch(const void *x, const rtk_samples *fmt, const float *win,
-                                      int C, int P, int R, int D, void *X,
+                                      int C, int P, int R, int D, int tile, void *X,
                                       rtk_cpi_status *status, void *stream)
 {
-    if (R < 1 || !rtk_doppler_fft_fits(C, P, D)) return (int)cudaErrorInvalidValue;
+    if (R < 1 || !rtk_doppler_fft_fits(C, P, D) || (tile != 0 && tile != 16 && tile != 32))
+        return (int)cudaErrorInvalidValue;
     const rtk_samples f = fmt ? *fmt : rtk_samples{0, 0, 0, 1.0, {(long long)P * R, R, 1}, P, R};
     int logD = 0;
     while ((1 << logD) < D) logD++;
     const cudaStream_t s = (cudaStream_t)stream;
     switch (f.type) {
-    case 0: return doppler_fft_as<float2>(x, f, win, C, P, R, logD, X, status, s);
-    case 1: return doppler_fft_as<int_pair<signed char>>(x, f, win, C, P, R, logD, X, status, s);
-    case 2: return doppler_fft_as<int_pair<short>>(x, f, win, C, P, R, logD, X, status, s);
-    case 3: return doppler_fft_as<int_pair<int>>(x, f, win, C, P, R, logD, X, status, s);
+    case 0: return doppler_fft_as<float2>(x, f, win, C, P, R, logD, tile, X, status, s);
+    case 1: return doppler_fft_as<int_pair<signed char>>(x, f, win, C, P, R, logD, tile, X, status, s);
+    case 2: return doppler_fft_as<int_pair<short>>(x, f, win, C, P, R, logD, tile, X, status, s);
+    case 3: return doppler_fft_as<int_pair<int>>(x, f, win, C, P, R, logD, tile, X, status, s);
     default: return (int)cudaErrorInvalidValue;
     }
 }

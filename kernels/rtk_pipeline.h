@@ -58,10 +58,12 @@ int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *
  * D = 128 runs with the transforms in registers (15.6 us against 20.1 for the load kernel
  * and cuFFT at the hard preset: the engine's default there); other D in shared memory,
  * measured no faster than the load kernel and cuFFT (kernels/journal.md), so the engine
- * runs those only with RTSTAP_DOPPLER_FUSED=1. */
+ * runs those only with RTSTAP_DOPPLER_FUSED=1. tile: D = 128's range cells a block, 0 (the
+ * default, 16) or 32 (the earlier blocks, for comparisons); ignored for other D. */
 int rtk_doppler_fft_fits(int C, int P, int D);
 int rtk_doppler_fft_launch(const void *x, const rtk_samples *fmt, const float *win, int C,
-                           int P, int R, int D, void *X, rtk_cpi_status *status, void *stream);
+                           int P, int R, int D, int tile, void *X, rtk_cpi_status *status,
+                           void *stream);
 /* n = C x P x R samples stored as fmt says, to complex64 (y, channel, pulse, range); a
  * non-finite result lowers status->bad_input (the sample's index in (channel, pulse, range)). */
 int rtk_samples_convert_launch(const void *x, const rtk_samples *fmt, long long n, void *y,

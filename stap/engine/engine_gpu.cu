@@ -72,11 +72,16 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
         const char *v = getenv("RTSTAP_DOPPLER_FUSED");
         return v && v[0] == '1' ? 1 : v && v[0] == '0' ? 0 : -1;
     }();
+    /* RTSTAP_DOPPLER_TILE=32: the D = 128 kernel's earlier 32-cell blocks, for comparisons */
+    static const int tile = [] {
+        const char *v = getenv("RTSTAP_DOPPLER_TILE");
+        return v && atoi(v) == 32 ? 32 : 0;
+    }();
     if (!sub && (fused == 1 || (fused == -1 && c->doppler_bins == 128)) &&
         rtk_doppler_fft_fits(c->channels, c->pulses, c->doppler_bins)) {
         RTK_LAUNCH(rtk_doppler_fft_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
                                           g->d_win, c->channels, c->pulses, c->range_gates,
-                                          c->doppler_bins, s->d_X, s->d_status, st));
+                                          c->doppler_bins, tile, s->d_X, s->d_status, st));
     } else {
         if (!sub)
             RTK_LAUNCH(rtk_doppler_load_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
