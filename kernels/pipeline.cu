@@ -212,16 +212,20 @@ template <int N> __device__ __forceinline__ void dif_reg(float2 (&v)[N])
             }
 }
 
-template <typename T>
-__global__ void __launch_bounds__(256, 2)
+/* TILE range cells a block (32: a warp's lanes, 16: half-warps) and 8 pulse groups: 8*TILE
+ * threads. TILE = 16 gives the hard preset 660 blocks, 5 an SM, where 32 gave 330 (2.5 an SM:
+ * the SMs with 3 set the time). */
+template <typename T, int TILE>
+__global__ void __launch_bounds__(8 * TILE, TILE == 32 ? 2 : 5)
 doppler_fft128_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__restrict__ win,
                       int C, int P, int R, float2 *__restrict__ X, rtk_cpi_status *st)
 {
-    __shared__ float2 buf[16 * 8 * 32]; /* [k1][p2][cell] */
+    __shared__ float2 buf[16 * 8 * TILE]; /* [k1][p2][cell] */
     __shared__ float2 tw[128];
-    const int c = blockIdx.y, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const int r = blockIdx.x * 32 + lane;
+    const int c = blockIdx.y, cl = threadIdx.x % TILE, w = threadIdx.x / TILE;
+    const int r = blockIdx.x * TILE + cl;
     const bool rin = r < R;
+    static_assert(8 * TILE >= 128, "a thread a twiddle");
     if (threadIdx.x < 128) {
         float sn, cs;
         sincospif(-2.0f * (float)threadIdx.x / 128.0f, &sn, &cs);
@@ -250,7 +254,7 @@ doppler_fft128_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__r
 #pragma unroll
     for (int k1 = 0; k1 < 16; k1++) {
         const float2 y = v[brev4(k1)], t = tw[(w * k1) & 127];
-        buf[(k1 * 8 + w) * 32 + lane] = make_float2(y.x * t.x - y.y * t.y, y.x * t.y + y.y * t.x);
+        buf[(k1 * 8 + w) * TILE + cl] = make_float2(y.x * t.x - y.y * t.y, y.x * t.y + y.y * t.x);
     }
     __syncthreads();
 #pragma unroll
@@ -258,7 +262,7 @@ doppler_fft128_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__r
         const int k1 = 2 * w + e;
         float2 u[8];
 #pragma unroll
-        for (int p2 = 0; p2 < 8; p2++) u[p2] = buf[(k1 * 8 + p2) * 32 + lane];
+        for (int p2 = 0; p2 < 8; p2++) u[p2] = buf[(k1 * 8 + p2) * TILE + cl];
         dif_reg<8>(u);
         if (rin)
 #pragma unroll
@@ -409,7 +413,8 @@ apply_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ 
     }
 }
 
-/* Weight application as a register-tiled GEMM (the default where N > 16; apply_kernel
+/* Weight application as a register-tiled GEMM in FP32 (the default where N > 16 until
+ * apply_mma_kernel below; now rtk_apply_fp32_launch, RTSTAP_APPLY_FP32=1; apply_kernel
  * above takes N <= 16, where it measured faster, and every N with RTSTAP_APPLY_ROWS=1).
  * Per (Doppler bin d, segment s) it is Y_ds (B x L) = conj(W_ds) (B x N) * X_ds (N x L),
  * X_ds's row j = c*Q + q being the Doppler cube's row (bin (d - h + q) mod D, channel c)
@@ -531,6 +536,174 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
             if (rl < L) Y[((size_t)b * D + d) * R + s * L + rl] = acc[i][u];
         }
     }
+}
+
+/* Weight application on the tensor cores (3xTF32: FP32-accurate products). The same
+ * per-(bin, segment) GEMM as apply_tiled_kernel, Y_ds = conj(W_ds) X_ds, written as one
+ * real GEMM: A (32 x 2N) times Xr (2N x cells), where the complex rows j of X are
+ * interleaved as real rows 2j (real parts) and 2j + 1 (imaginary parts), A's rows 0..15 are
+ * beam b's real outputs (A[b][2j] = Re w, A[b][2j+1] = Im w) and rows 16..31 its imaginary
+ * outputs (A[16+b][2j] = -Im w, A[16+b][2j+1] = Re w). mma.sync m16n8k8 TF32: the two
+ * 16-row tiles are the real and imaginary parts of 16 beams, an 8-column tile 8 cells, a
+ * k step 4 complex rows. Each product is split a = big + small (big = a rounded to TF32,
+ * small = the remainder rounded to TF32) and summed as small*big + big*small + big*big
+ * (the small*small term, <= 2^-24 of |a||b|, is dropped), each k step's three MMAs from
+ * zero and added to the accumulator by a rounded FP32 add (mma3_add). A block takes one bin, 32*U
+ * cells of one segment and 16 beams (4 warps, U 8-cell tiles each); rows and weights come
+ * through shared memory in chunks of 16 complex rows, double-buffered by cp.async, rows
+ * past N zero-filled up to a multiple of 4. The sum over j is in k-step order, each k
+ * step's 8 products summed inside the MMA. */
+constexpr int AMMA_KC = 16, AMMA_PAD = 8;
+
+/* a rounded to TF32 (10 fraction bits; ties away from zero) by an integer add and mask, as
+ * CUTLASS's round_half_ulp_truncate: cvt.rna.tf32 is about 12 instructions on sm_90
+ * (docs/kernels/journal.md "Tensor cores"). Finite inputs only (non-finite weights are
+ * reported by the kernel, non-finite samples before it). */
+__device__ __forceinline__ unsigned tf32_of(float a)
+{
+    return (__float_as_uint(a) + 0x1000u) & 0xffffe000u;
+}
+/* a = big + small, both TF32 */
+__device__ __forceinline__ void tf32_split(float a, unsigned &big, unsigned &small)
+{
+    big = tf32_of(a);
+    small = tf32_of(a - __uint_as_float(big));
+}
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+/* acc += a b for one k step, 3xTF32: the three MMAs from zero, then one rounded FP32 add a
+ * fragment element. The tensor cores truncate their sums; chained on the running
+ * accumulator that costs a truncation of the whole sum per MMA (51 at N = 66), which
+ * measured 13 dB under the FP32 kernel (test_gpu_apply) and 17 dB in the engine's output */
+__device__ __forceinline__ void mma3_add(float (&acc)[4], const unsigned (&ab)[4], const unsigned (&as)[4],
+                                         const unsigned (&bb)[2], const unsigned (&bs)[2])
+{
+    float t[4] = {0.f, 0.f, 0.f, 0.f};
+    mma_tf32(t, as, bb);
+    mma_tf32(t, ab, bs);
+    mma_tf32(t, ab, bb);
+#pragma unroll
+    for (int i = 0; i < 4; i++) acc[i] = __fadd_rn(acc[i], t[i]);
+}
+
+template <int U>
+__global__ void __launch_bounds__(128, 4)
+apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ W,
+                 float2 *__restrict__ Y, rtk_cpi_status *st)
+{
+    constexpr int CELLS = 32 * U, XS = CELLS + AMMA_PAD; /* padded rows: no bank conflicts */
+    constexpr int WSS = APT_BEAMS + AMMA_PAD;
+    __shared__ float2 xs[2][AMMA_KC * XS];
+    __shared__ float2 ws[2][AMMA_KC * WSS];
+    __shared__ int rowoff[APT_MAXN];
+    const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
+    const int N = C * Q, h = (Q - 1) / 2;
+    const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
+    const int b0 = blockIdx.z * APT_BEAMS;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int gid = lane >> 2, tig = lane & 3;
+    const int rl0 = tile * CELLS, r0 = s * L + rl0;
+    const size_t wbase = ((size_t)d * S + s) * B;
+    const float2 *X = (const float2 *)g.X;
+    for (int j = threadIdx.x; j < N; j += blockDim.x) {
+        const int c = j / Q, q = j - c * Q;
+        int bin = (d - h + q) % D;
+        if (bin < 0) bin += D;
+        rowoff[j] = (bin * C + c) * R;
+    }
+    const int wbl = threadIdx.x >> 3, wk = threadIdx.x & 7;
+    const bool win = b0 + wbl < B;
+    const float2 *wrow = win ? W + (wbase + b0 + wbl) * N : W;
+    __syncthreads();
+    /* chunk k0 (kc rows, kc4 = kc rounded up to 4: the rest zero-filled) into buffer buf */
+    auto issue = [&](int k0, int buf) {
+        const int kc = min(AMMA_KC, N - k0), kc4 = (kc + 3) & ~3;
+        for (int k = warp; k < kc4; k += 4) {
+            const bool kin = k < kc;
+            const float2 *row = kin ? X + rowoff[k0 + k] + r0 : X;
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int cl = lane + 32 * u;
+                const bool in = kin && rl0 + cl < L;
+                cp_async8(&xs[buf][k * XS + cl], in ? row + cl : X, in);
+            }
+        }
+#pragma unroll
+        for (int m = 0; m < 2; m++) {
+            const int k = wk + 8 * m;
+            if (k < kc4) cp_async8(&ws[buf][k * WSS + wbl], win && k < kc ? wrow + k0 + k : W, win && k < kc);
+        }
+        cp_async_commit();
+    };
+    float acc[2][U][4]; /* [real/imaginary tile][cell tile][fragment] */
+#pragma unroll
+    for (int t = 0; t < 2; t++)
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) acc[t][u][i] = 0.f;
+    issue(0, 0);
+    for (int k0 = 0, buf = 0; k0 < N; k0 += AMMA_KC, buf ^= 1) {
+        if (k0 + AMMA_KC < N) issue(k0 + AMMA_KC, buf ^ 1);
+        else cp_async_commit();
+        cp_async_wait1();
+        __syncthreads();
+        const int kc = min(AMMA_KC, N - k0);
+        if (tile == 0 && win) { /* the weights' check, once per (d, s) */
+#pragma unroll
+            for (int m = 0; m < 2; m++) {
+                const int k = wk + 8 * m;
+                if (k < kc && !finite2(ws[buf][k * WSS + wbl]))
+                    atomicMin(&st->bad_weight, (unsigned long long)((wbase + b0 + wbl) * N + k0 + k));
+            }
+        }
+        const int steps = (kc + 3) >> 2;
+        const float *xf = reinterpret_cast<const float *>(xs[buf]);
+#pragma unroll
+        for (int t = 0; t < AMMA_KC / 4; t++) {
+            if (t >= steps) break;
+            /* A: complex rows j0 = 4t + tig/2 (k columns tig) and j0 + 2 (tig + 4); beams gid
+             * and gid + 8; the real tile takes (Re w, Im w), the imaginary (-Im w, Re w) */
+            const int j0 = 4 * t + (tig >> 1), odd = tig & 1;
+            const float2 w00 = ws[buf][j0 * WSS + gid], w08 = ws[buf][j0 * WSS + gid + 8];
+            const float2 w20 = ws[buf][(j0 + 2) * WSS + gid], w28 = ws[buf][(j0 + 2) * WSS + gid + 8];
+            const float ar[4] = {odd ? w00.y : w00.x, odd ? w08.y : w08.x, odd ? w20.y : w20.x, odd ? w28.y : w28.x};
+            const float ai[4] = {odd ? w00.x : -w00.y, odd ? w08.x : -w08.y, odd ? w20.x : -w20.y, odd ? w28.x : -w28.y};
+            unsigned arb[4], ars[4], aib[4], ais[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                tf32_split(ar[i], arb[i], ars[i]);
+                tf32_split(ai[i], aib[i], ais[i]);
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const int cell = (warp * U + u) * 8 + gid;
+                /* B: real k rows tig (complex row j0, part odd) and tig + 4 (row j0 + 2) */
+                const float x0 = xf[2 * (j0 * XS + cell) + odd], x1 = xf[2 * ((j0 + 2) * XS + cell) + odd];
+                unsigned bb[2], bs[2];
+                tf32_split(x0, bb[0], bs[0]);
+                tf32_split(x1, bb[1], bs[1]);
+                mma3_add(acc[0][u], arb, ars, bb, bs);
+                mma3_add(acc[1][u], aib, ais, bb, bs);
+            }
+        }
+        __syncthreads();
+    }
+    /* D fragments: rows gid (0, 1) and gid + 8 (2, 3) = beams; columns 2 tig, 2 tig + 1 */
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int b = b0 + gid + (i >> 1) * 8;
+            const int rl = rl0 + (warp * U + u) * 8 + 2 * tig + (i & 1);
+            if (b < B && rl < L)
+                Y[((size_t)b * D + d) * R + s * L + rl] = make_float2(acc[0][u][i], acc[1][u][i]);
+        }
 }
 
 __global__ void weights_by_tap_kernel(const float2 *__restrict__ W, long long total, int B, int C,
@@ -656,11 +829,16 @@ extern "C" int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, co
 
 template <typename T>
 static int doppler_fft_as(const void *x, const rtk_samples &f, const float *win, int C, int P,
-                          int R, int logD, void *X, rtk_cpi_status *status, cudaStream_t s)
+                          int R, int logD, int tile128, void *X, rtk_cpi_status *status, cudaStream_t s)
 {
     if (logD == 7) { /* D = 128: the transforms in registers */
-        const dim3 grid((unsigned)((R - 1) / 32 + 1), (unsigned)C);
-        doppler_fft128_kernel<T><<<grid, 256, 0, s>>>((const T *)x, f, win, C, P, R, (float2 *)X, status);
+        if (tile128 == 32) {
+            const dim3 grid((unsigned)((R - 1) / 32 + 1), (unsigned)C);
+            doppler_fft128_kernel<T, 32><<<grid, 256, 0, s>>>((const T *)x, f, win, C, P, R, (float2 *)X, status);
+        } else {
+            const dim3 grid((unsigned)((R - 1) / 16 + 1), (unsigned)C);
+            doppler_fft128_kernel<T, 16><<<grid, 128, 0, s>>>((const T *)x, f, win, C, P, R, (float2 *)X, status);
+        }
         return (int)cudaGetLastError();
     }
     const int D = 1 << logD, logT = logD >= 8 ? 13 - logD : 5, tile = 1 << logT;
@@ -684,19 +862,20 @@ extern "C" int rtk_doppler_fft_fits(int C, int P, int D)
 }
 
 extern "C" int rtk_doppler_fft_launch(const void *x, const rtk_samples *fmt, const float *win,
-                                      int C, int P, int R, int D, void *X,
+                                      int C, int P, int R, int D, int tile, void *X,
                                       rtk_cpi_status *status, void *stream)
 {
-    if (R < 1 || !rtk_doppler_fft_fits(C, P, D)) return (int)cudaErrorInvalidValue;
+    if (R < 1 || !rtk_doppler_fft_fits(C, P, D) || (tile != 0 && tile != 16 && tile != 32))
+        return (int)cudaErrorInvalidValue;
     const rtk_samples f = fmt ? *fmt : rtk_samples{0, 0, 0, 1.0, {(long long)P * R, R, 1}, P, R};
     int logD = 0;
     while ((1 << logD) < D) logD++;
     const cudaStream_t s = (cudaStream_t)stream;
     switch (f.type) {
-    case 0: return doppler_fft_as<float2>(x, f, win, C, P, R, logD, X, status, s);
-    case 1: return doppler_fft_as<int_pair<signed char>>(x, f, win, C, P, R, logD, X, status, s);
-    case 2: return doppler_fft_as<int_pair<short>>(x, f, win, C, P, R, logD, X, status, s);
-    case 3: return doppler_fft_as<int_pair<int>>(x, f, win, C, P, R, logD, X, status, s);
+    case 0: return doppler_fft_as<float2>(x, f, win, C, P, R, logD, tile, X, status, s);
+    case 1: return doppler_fft_as<int_pair<signed char>>(x, f, win, C, P, R, logD, tile, X, status, s);
+    case 2: return doppler_fft_as<int_pair<short>>(x, f, win, C, P, R, logD, tile, X, status, s);
+    case 3: return doppler_fft_as<int_pair<int>>(x, f, win, C, P, R, logD, tile, X, status, s);
     default: return (int)cudaErrorInvalidValue;
     }
 }
@@ -801,8 +980,8 @@ static int apply_cells_per_lane(int L)
     return 1;
 }
 
-extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
-                                rtk_cpi_status *status, void *stream)
+extern "C" int rtk_apply_fp32_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                                     rtk_cpi_status *status, void *stream)
 {
     if (!g || beams < 1 || g->segments < 1 || g->seg_len < 1 || g->bins > 65535 ||
         g->channels < 1 || g->order < 1)
@@ -826,6 +1005,32 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
     case 4: apply_tiled_kernel<4><<<grid, 32 * warps, 0, s>>>(*g, beams, tiles, KC, (const float2 *)W, (float2 *)Y, status); break;
     case 2: apply_tiled_kernel<2><<<grid, 32 * warps, 0, s>>>(*g, beams, tiles, KC, (const float2 *)W, (float2 *)Y, status); break;
     default: apply_tiled_kernel<1><<<grid, 32 * warps, 0, s>>>(*g, beams, tiles, KC, (const float2 *)W, (float2 *)Y, status); break;
+    }
+    return (int)cudaGetLastError();
+}
+
+/* the dispatched apply: the tensor-core kernel for 16 < N <= 512 (hard: 21.4 against 23.8
+ * us for the FP32 tiled kernel, medium 21.8 / 26.2; H100, 2026-11-27, kernels/journal.md),
+ * the row kernel otherwise */
+extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                                rtk_cpi_status *status, void *stream)
+{
+    if (!g || beams < 1 || g->segments < 1 || g->seg_len < 1 || g->bins > 65535 ||
+        g->channels < 1 || g->order < 1)
+        return (int)cudaErrorInvalidValue;
+    const int N = g->channels * g->order, U = apply_cells_per_lane(g->seg_len);
+    /* N <= 16 as rtk_apply_launch: the row kernel (one k step would be mostly padding) */
+    if (N <= APT_KC || N > APT_MAXN || (long long)g->bins * g->channels * g->range > 0x7fffffffLL)
+        return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
+    const int tiles = (g->seg_len - 1) / (32 * U) + 1;
+    const int groups = (beams + APT_BEAMS - 1) / APT_BEAMS;
+    if ((long long)g->segments * tiles > 0x7fffffffLL || groups > 65535) return (int)cudaErrorInvalidValue;
+    dim3 grid((unsigned)(g->segments * tiles), (unsigned)g->bins, (unsigned)groups);
+    const cudaStream_t s = (cudaStream_t)stream;
+    switch (U) {
+    case 4: apply_mma_kernel<4><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
+    case 2: apply_mma_kernel<2><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
+    default: apply_mma_kernel<1><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
     }
     return (int)cudaGetLastError();
 }

@@ -58,26 +58,33 @@ int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *
  * D = 128 runs with the transforms in registers (15.6 us against 20.1 for the load kernel
  * and cuFFT at the hard preset: the engine's default there); other D in shared memory,
  * measured no faster than the load kernel and cuFFT (kernels/journal.md), so the engine
- * runs those only with RTSTAP_DOPPLER_FUSED=1. */
+ * runs those only with RTSTAP_DOPPLER_FUSED=1. tile: D = 128's range cells a block, 0 (the
+ * default, 16) or 32 (the earlier blocks, for comparisons); ignored for other D. */
 int rtk_doppler_fft_fits(int C, int P, int D);
 int rtk_doppler_fft_launch(const void *x, const rtk_samples *fmt, const float *win, int C,
-                           int P, int R, int D, void *X, rtk_cpi_status *status, void *stream);
+                           int P, int R, int D, int tile, void *X, rtk_cpi_status *status,
+                           void *stream);
 /* n = C x P x R samples stored as fmt says, to complex64 (y, channel, pulse, range); a
  * non-finite result lowers status->bad_input (the sample's index in (channel, pulse, range)). */
 int rtk_samples_convert_launch(const void *x, const rtk_samples *fmt, long long n, void *y,
                                rtk_cpi_status *status, void *stream);
 
 /* Contract step 8: Y[b][d][r] = sum_j conj(W[((d*S + s)*B + b)*N + j]) * snapshot_j(d, r),
- * s = r / L (g describes X, C, Q, D, R, S, L as for the gather; N = C*Q). For N > 16 a
- * register-tiled GEMM per bin and segment (the sum over j = c*Q + q in order); for N <= 16
- * the kernel below. A non-finite weight lowers status->bad_weight. */
+ * s = r / L (g describes X, C, Q, D, R, S, L as for the gather; N = C*Q). For 16 < N <= 512
+ * a GEMM per bin and segment on the tensor cores (mma.sync TF32 with 3xTF32 splitting:
+ * FP32-accurate products, each k step's sum added in FP32; kernels/pipeline.cu
+ * apply_mma_kernel); otherwise the row kernel below. A non-finite weight lowers
+ * status->bad_weight. */
 int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
                      rtk_cpi_status *status, void *stream);
+/* The same with the FP32 register-tiled GEMM for N > 16 (the sum over j = c*Q + q in order;
+ * the default before the tensor-core kernel, kept for comparisons: RTSTAP_APPLY_FP32=1). */
+int rtk_apply_fp32_launch(const rtk_gather *g, int beams, const void *W, void *Y,
+                          rtk_cpi_status *status, void *stream);
 /* The same with the earlier kernel (a thread per cell and 4 beams, the snapshot read from
  * the cube per warp; the sums over q, then c): kept for comparisons (RTSTAP_APPLY_ROWS=1). */
 int rtk_apply_rows_launch(const rtk_gather *g, int beams, const void *W, void *Y,
                           rtk_cpi_status *status, void *stream);
-
 /* For the weight application as GEMMs (cuBLAS): Wc[((k*Q + q)*B + b)*C + c] =
  * conj(W[(k*B + b)*N + c*Q + q]), k = d*S + s (one C x B column-major block per batch
  * item and tap); a non-finite weight lowers status->bad_weight. */

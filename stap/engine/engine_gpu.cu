@@ -1,5 +1,6 @@
 /* engine_gpu.cu: the STAP engine on the GPU (backends gpu and cublas). Every stage of a CPI
- * runs on the device: window and layout, cuFFT Doppler filtering, training rows gathered
+ * runs on the device: the Doppler filter (window, conversion, FFT and layout in one kernel
+ * for D = 128; else a window and layout kernel, then cuFFT), training rows gathered
  * by the QR kernel's load (or materialized for cuBLAS and the fallback kernels), QR + MVDR
  * weights, weight application, CFAR, and a status block with the non-finite and singular
  * flags. Each slot owns a stream, device buffers, a cuFFT plan, pinned host results,
@@ -43,6 +44,33 @@ int halloc(gpu_engine *g, T **p, size_t bytes, const char *what, stap_error *err
     return STAP_OK;
 }
 
+/* The Doppler filter's path: window, conversion, FFT and layout in one kernel where D = 128
+ * (the transforms in registers: 15.2 against 20.1 us for the load kernel and cuFFT, hard,
+ * kernels/journal.md); elsewhere the load kernel and cuFFT, the one-kernel radix-2 filter
+ * measuring no faster. RTSTAP_DOPPLER_FUSED=1 takes the one kernel wherever D is a power of
+ * two, =0 never. Sub-CPI algorithms load their own way and run cuFFT. */
+static bool doppler_one_kernel(const stap_config *c)
+{
+    static const int fused = [] {
+        const char *v = getenv("RTSTAP_DOPPLER_FUSED");
+        return v && v[0] == '1' ? 1 : v && v[0] == '0' ? 0 : -1;
+    }();
+    return !stap_is_subcpi(c) && (fused == 1 || (fused == -1 && c->doppler_bins == 128)) &&
+           rtk_doppler_fft_fits(c->channels, c->pulses, c->doppler_bins);
+}
+
+/* The apply kernel: as dispatched (the tensor cores for N > 16, the row kernel otherwise);
+ * for comparisons RTSTAP_APPLY_FP32=1 the FP32 register-tiled kernel, RTSTAP_APPLY_ROWS=1
+ * the row kernel for every N */
+static int apply_kind()
+{
+    static const int kind = [] {
+        const char *r = getenv("RTSTAP_APPLY_ROWS"), *f = getenv("RTSTAP_APPLY_FP32");
+        return r && r[0] == '1' ? 1 : f && f[0] == '1' ? 2 : 0;
+    }();
+    return kind;
+}
+
 /* Everything of a CPI after its copy-in, on the slot's stream: captured once as a graph,
  * or launched directly per CPI. */
 int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
@@ -64,19 +92,15 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     if (sub)
         RTK_LAUNCH(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, c->doppler_order, s->d_X, s->d_status, st));
-    /* window, conversion, FFT and layout in one kernel where D = 128 (the transforms in
-     * registers: 15.6 against 20.1 us for the load kernel and cuFFT, hard, kernels/journal.md);
-     * elsewhere the load kernel and cuFFT, the one-kernel radix-2 filter measuring no faster.
-     * RTSTAP_DOPPLER_FUSED=1 takes the one kernel wherever D is a power of two, =0 never. */
-    static const int fused = [] {
-        const char *v = getenv("RTSTAP_DOPPLER_FUSED");
-        return v && v[0] == '1' ? 1 : v && v[0] == '0' ? 0 : -1;
+    /* RTSTAP_DOPPLER_TILE=32: the D = 128 kernel's earlier 32-cell blocks, for comparisons */
+    static const int tile = [] {
+        const char *v = getenv("RTSTAP_DOPPLER_TILE");
+        return v && atoi(v) == 32 ? 32 : 0;
     }();
-    if (!sub && (fused == 1 || (fused == -1 && c->doppler_bins == 128)) &&
-        rtk_doppler_fft_fits(c->channels, c->pulses, c->doppler_bins)) {
+    if (doppler_one_kernel(c)) {
         RTK_LAUNCH(rtk_doppler_fft_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
                                           g->d_win, c->channels, c->pulses, c->range_gates,
-                                          c->doppler_bins, s->d_X, s->d_status, st));
+                                          c->doppler_bins, tile, s->d_X, s->d_status, st));
     } else {
         if (!sub)
             RTK_LAUNCH(rtk_doppler_load_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
@@ -105,13 +129,10 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
                                  cublasGetStatusString(bs));
         }
     } else {
-        /* the register-tiled kernel (RTSTAP_APPLY_ROWS=1: the earlier one, for comparisons) */
-        static const int rows = [] {
-            const char *v = getenv("RTSTAP_APPLY_ROWS");
-            return v && v[0] == '1';
-        }();
-        RTK_LAUNCH((rows ? rtk_apply_rows_launch : rtk_apply_launch)(&s->g, e->B, s->d_W, s->d_Y,
-                                                                    s->d_status, st));
+        const int kind = apply_kind();
+        RTK_LAUNCH((kind == 1   ? rtk_apply_rows_launch
+                    : kind == 2 ? rtk_apply_fp32_launch
+                                : rtk_apply_launch)(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
     }
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
     const stap_cfar_config *cf = &e->opt.cfar;
@@ -328,10 +349,14 @@ int gpu_create(stap_engine *e, stap_error *err)
     if (e->opt.graphs) make_graphs(e, g);
     char qr[160];
     al->describe(e, g, qr, sizeof qr);
+    const int N = g->slot[0].g.channels * g->slot[0].g.order; /* the apply's snapshot length */
     snprintf(e->describe, sizeof e->describe,
-             "%s: cuFFT Doppler, %s, %s, %s CFAR kernels, %s, %d slot%s",
-             stap_backend_name(c->backend), qr,
-             e->opt.apply_gemm ? "apply as cublasCgemmBatched per tap" : "apply kernel",
+             "%s: %s, %s, %s, %s CFAR kernels, %s, %d slot%s", stap_backend_name(c->backend),
+             doppler_one_kernel(c) ? "Doppler filter in one kernel" : "cuFFT Doppler", qr,
+             e->opt.apply_gemm      ? "apply as cublasCgemmBatched per tap"
+             : apply_kind() == 1 || N <= 16 ? "apply kernel (rows)"
+             : apply_kind() == 2    ? "apply kernel (FP32 tiles)"
+                                    : "apply on the tensor cores (3xTF32)",
              stap_cfar_kind_name(cf->kind),
              g->graphs ? "CUDA graphs" : (g->graph_note[0] ? g->graph_note : "direct launches"),
              e->opt.slots, e->opt.slots > 1 ? "s" : "");

@@ -1,6 +1,7 @@
 /* test_gpu_apply: the weight application on the GPU (kernels/pipeline.cu: rtk_apply_launch
- * as dispatched — the register-tiled kernel for N > 16, the row kernel for N <= 16 — and
- * rtk_apply_rows_launch, the row kernel for every N) against a double-precision CPU
+ * as dispatched — the tensor-core kernel (3xTF32 products) for N > 16, the row kernel for
+ * N <= 16 — rtk_apply_rows_launch, the row kernel for every N, and rtk_apply_fp32_launch,
+ * the FP32 register-tiled kernel for N > 16) against a double-precision CPU
  * reference of the contract (rtk_pipeline.h, docs/processing.md step 8), on fresh random
  * cubes and weights: the presets' shapes, segments, odd shapes (cells and beams that leave
  * tiles and warps partly idle, ranges longer than the segments), wide snapshots (N up to
@@ -164,11 +165,11 @@ int main(void)
     const struct {
         const char *name;
         apply_fn fn;
-    } kernels[] = {{"apply", rtk_apply_launch}, {"rows", rtk_apply_rows_launch}};
+    } kernels[] = {{"apply", rtk_apply_launch}, {"rows", rtk_apply_rows_launch}, {"fp32", rtk_apply_fp32_launch}};
     /* RTSTAP_GPU_QUICK=1 (for compute-sanitizer): without the four preset-sized cubes */
     const char *quick = getenv("RTSTAP_GPU_QUICK");
     const size_t first = quick && quick[0] == '1' ? 4 : 0;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < (int)(sizeof kernels / sizeof kernels[0]); k++) {
         printf("%s kernel:\n", kernels[k].name);
         for (size_t i = first; i < sizeof fixed / sizeof fixed[0]; i++)
             for (int ill = 0; ill < 2; ill++) one_case(&rng, kernels[k].name, kernels[k].fn, fixed[i], ill, 0);

@@ -32,6 +32,7 @@ typedef struct dcase {
 } dcase;
 
 static const int type_bytes[4] = {8, 2, 4, 8};
+static int g_tile; /* rtk_doppler_fft_launch's tile: 0 (default) or 32 (D = 128's 32-cell blocks) */
 
 static void put_int(unsigned char *at, int bytes, long long v, int big)
 {
@@ -97,7 +98,7 @@ static int one_case(tc_rng *rng, const dcase *k)
          cudaMemcpy(dw, win, sizeof *win * P, cudaMemcpyHostToDevice) == cudaSuccess &&
          cudaMemcpy(dX, X, sizeof *X * nx, cudaMemcpyHostToDevice) == cudaSuccess &&
          rtk_status_reset_launch(dst, NULL) == 0;
-    const int e = ok ? rtk_doppler_fft_launch(dr, &fmt, dw, C, P, R, D, dX, dst, NULL) : -1;
+    const int e = ok ? rtk_doppler_fft_launch(dr, &fmt, dw, C, P, R, D, g_tile, dX, dst, NULL) : -1;
     rtk_cpi_status st;
     memset(&st, 0, sizeof st);
     ok = ok && e == 0 && cudaDeviceSynchronize() == cudaSuccess &&
@@ -195,6 +196,11 @@ int main(void)
     const char *q = getenv("RTSTAP_GPU_QUICK");
     const size_t first = q && q[0] == '1' ? 2 : 0;
     for (size_t i = first; i < sizeof cases / sizeof cases[0]; i++) one_case(&rng, &cases[i]);
+    g_tile = 32; /* the D = 128 cases again with 32-cell blocks */
+    printf("D = 128 with 32-cell blocks:\n");
+    for (size_t i = first; i < sizeof cases / sizeof cases[0]; i++)
+        if (cases[i].D == 128) one_case(&rng, &cases[i]);
+    g_tile = 0;
     CHECK(!rtk_doppler_fft_fits(22, 128, 96) && !rtk_doppler_fft_fits(22, 129, 128) &&
               !rtk_doppler_fft_fits(1, 1, 8192) && !rtk_doppler_fft_fits(65536, 128, 128) &&
               rtk_doppler_fft_fits(22, 128, 128),
