@@ -591,15 +591,6 @@ __device__ __forceinline__ void mma3_add(float (&acc)[4], const unsigned (&ab)[4
     for (int i = 0; i < 4; i++) acc[i] = __fadd_rn(acc[i], t[i]);
 }
 
-/* shared memory of apply_mma_kernel<U> (dynamic: over the 48 KB static limit at U = 4) */
-template <int U> constexpr size_t amma_smem()
-{
-    return sizeof(float2) * 2 * AMMA_KC * (32 * U + AMMA_PAD)      /* xs: two chunks of rows */
-           + sizeof(float2) * 2 * AMMA_KC * (APT_BEAMS + AMMA_PAD) /* ws: two chunks of weights */
-           + sizeof(uint4) * 4 * 32 * 4                            /* the chunk's A fragments */
-           + sizeof(int) * APT_MAXN;                               /* rowoff */
-}
-
 template <int U>
 __global__ void __launch_bounds__(128, 4)
 apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ W,
@@ -607,14 +598,9 @@ apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restric
 {
     constexpr int CELLS = 32 * U, XS = CELLS + AMMA_PAD; /* padded rows: no bank conflicts */
     constexpr int WSS = APT_BEAMS + AMMA_PAD;
-    extern __shared__ __align__(16) unsigned char amma_sh[];
-    float2(*xs)[AMMA_KC * XS] = reinterpret_cast<float2(*)[AMMA_KC * XS]>(amma_sh);
-    float2(*ws)[AMMA_KC * WSS] = reinterpret_cast<float2(*)[AMMA_KC * WSS]>(amma_sh + sizeof(float2) * 2 * AMMA_KC * XS);
-    /* afr[t][lane][f]: k step t's A fragments of one lane, pre-split — f = 0: the real tile's
-     * big parts, 1: its small parts, 2, 3: the imaginary tile's (made once a chunk for the
-     * four warps, which all use the same 32 x 8 A) */
-    uint4(*afr)[32][4] = reinterpret_cast<uint4(*)[32][4]>(amma_sh + sizeof(float2) * 2 * AMMA_KC * (XS + WSS));
-    int *rowoff = reinterpret_cast<int *>(amma_sh + sizeof(float2) * 2 * AMMA_KC * (XS + WSS) + sizeof(uint4) * 4 * 32 * 4);
+    __shared__ float2 xs[2][AMMA_KC * XS];
+    __shared__ float2 ws[2][AMMA_KC * WSS];
+    __shared__ int rowoff[APT_MAXN];
     const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
     const int N = C * Q, h = (Q - 1) / 2;
     const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
@@ -667,7 +653,7 @@ apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restric
         else cp_async_commit();
         cp_async_wait1();
         __syncthreads();
-        const int kc = min(AMMA_KC, N - k0), steps = (kc + 3) >> 2;
+        const int kc = min(AMMA_KC, N - k0);
         if (tile == 0 && win) { /* the weights' check, once per (d, s) */
 #pragma unroll
             for (int m = 0; m < 2; m++) {
@@ -676,36 +662,24 @@ apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restric
                     atomicMin(&st->bad_weight, (unsigned long long)((wbase + b0 + wbl) * N + k0 + k));
             }
         }
-        { /* the chunk's A fragments, split once: thread (t = warp, lane) makes step t's.
-           * A: complex rows j0 = 4t + tig/2 (k columns tig) and j0 + 2 (tig + 4); beams gid
-           * and gid + 8; the real tile takes (Re w, Im w), the imaginary (-Im w, Re w) */
-            const int t = warp, j0 = 4 * t + (tig >> 1), odd = tig & 1;
-            if (t < steps) {
-                const float2 w00 = ws[buf][j0 * WSS + gid], w08 = ws[buf][j0 * WSS + gid + 8];
-                const float2 w20 = ws[buf][(j0 + 2) * WSS + gid], w28 = ws[buf][(j0 + 2) * WSS + gid + 8];
-                const float ar[4] = {odd ? w00.y : w00.x, odd ? w08.y : w08.x, odd ? w20.y : w20.x, odd ? w28.y : w28.x};
-                const float ai[4] = {odd ? w00.x : -w00.y, odd ? w08.x : -w08.y, odd ? w20.x : -w20.y, odd ? w28.x : -w28.y};
-                unsigned rb[4], rs[4], ib[4], is[4];
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    tf32_split(ar[i], rb[i], rs[i]);
-                    tf32_split(ai[i], ib[i], is[i]);
-                }
-                afr[t][lane][0] = make_uint4(rb[0], rb[1], rb[2], rb[3]);
-                afr[t][lane][1] = make_uint4(rs[0], rs[1], rs[2], rs[3]);
-                afr[t][lane][2] = make_uint4(ib[0], ib[1], ib[2], ib[3]);
-                afr[t][lane][3] = make_uint4(is[0], is[1], is[2], is[3]);
-            }
-        }
-        __syncthreads();
+        const int steps = (kc + 3) >> 2;
         const float *xf = reinterpret_cast<const float *>(xs[buf]);
 #pragma unroll
         for (int t = 0; t < AMMA_KC / 4; t++) {
             if (t >= steps) break;
+            /* A: complex rows j0 = 4t + tig/2 (k columns tig) and j0 + 2 (tig + 4); beams gid
+             * and gid + 8; the real tile takes (Re w, Im w), the imaginary (-Im w, Re w) */
             const int j0 = 4 * t + (tig >> 1), odd = tig & 1;
-            const uint4 f0 = afr[t][lane][0], f1 = afr[t][lane][1], f2 = afr[t][lane][2], f3 = afr[t][lane][3];
-            const unsigned arb[4] = {f0.x, f0.y, f0.z, f0.w}, ars[4] = {f1.x, f1.y, f1.z, f1.w};
-            const unsigned aib[4] = {f2.x, f2.y, f2.z, f2.w}, ais[4] = {f3.x, f3.y, f3.z, f3.w};
+            const float2 w00 = ws[buf][j0 * WSS + gid], w08 = ws[buf][j0 * WSS + gid + 8];
+            const float2 w20 = ws[buf][(j0 + 2) * WSS + gid], w28 = ws[buf][(j0 + 2) * WSS + gid + 8];
+            const float ar[4] = {odd ? w00.y : w00.x, odd ? w08.y : w08.x, odd ? w20.y : w20.x, odd ? w28.y : w28.x};
+            const float ai[4] = {odd ? w00.x : -w00.y, odd ? w08.x : -w08.y, odd ? w20.x : -w20.y, odd ? w28.x : -w28.y};
+            unsigned arb[4], ars[4], aib[4], ais[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                tf32_split(ar[i], arb[i], ars[i]);
+                tf32_split(ai[i], aib[i], ais[i]);
+            }
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 const int cell = (warp * U + u) * 8 + gid;
@@ -730,20 +704,6 @@ apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restric
             if (b < B && rl < L)
                 Y[((size_t)b * D + d) * R + s * L + rl] = make_float2(acc[0][u][i], acc[1][u][i]);
         }
-}
-
-template <int U>
-static int apply_mma_as(const rtk_gather *g, int beams, int tiles, dim3 grid, const void *W, void *Y,
-                        rtk_cpi_status *status, cudaStream_t s)
-{
-    constexpr size_t smem = amma_smem<U>();
-    if (smem > 48 * 1024) {
-        const cudaError_t e = cudaFuncSetAttribute(apply_mma_kernel<U>,
-                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-        if (e != cudaSuccess) return (int)e;
-    }
-    apply_mma_kernel<U><<<grid, 128, smem, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status);
-    return (int)cudaGetLastError();
 }
 
 __global__ void weights_by_tap_kernel(const float2 *__restrict__ W, long long total, int B, int C,
@@ -1068,10 +1028,11 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
     dim3 grid((unsigned)(g->segments * tiles), (unsigned)g->bins, (unsigned)groups);
     const cudaStream_t s = (cudaStream_t)stream;
     switch (U) {
-    case 4: return apply_mma_as<4>(g, beams, tiles, grid, W, Y, status, s);
-    case 2: return apply_mma_as<2>(g, beams, tiles, grid, W, Y, status, s);
-    default: return apply_mma_as<1>(g, beams, tiles, grid, W, Y, status, s);
+    case 4: apply_mma_kernel<4><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
+    case 2: apply_mma_kernel<2><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
+    default: apply_mma_kernel<1><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
     }
+    return (int)cudaGetLastError();
 }
 
 extern "C" int rtk_event_record(void *event, void *stream)
