@@ -376,6 +376,7 @@ static int line_launch_as(const void *y, long long lines, int R, const rtk_cfar_
                           rtk_cpi_status *status, cudaStream_t stream)
 {
     constexpr int LPB = LINE_THREADS / TPL;
+    if ((lines + LPB - 1) / LPB > 0x7fffffffLL) return (int)cudaErrorInvalidValue;
     void (*k)(const float2 *, long long, int, rtk_cfar_window, const double *, rtk_cfar_hit *,
               unsigned int, rtk_cpi_status *) =
         w->kind == RTK_CFAR_CA ? line_kernel<RTK_CFAR_CA, TPL>
@@ -395,7 +396,7 @@ extern "C" int rtk_cfar_line_launch(const void *y, long long lines, int R, const
                                     int threads_per_line, rtk_cpi_status *status, void *stream)
 {
     if (lines < 1 || !w || !rtk_cfar_line_fits(w->kind, R) || w->train < 1 || w->train > 128 ||
-        w->guard < 0 || (lines + 3) / 4 > 0x7fffffffLL)
+        w->guard < 0)
         return (int)cudaErrorInvalidValue;
     const cudaStream_t s = (cudaStream_t)stream;
     switch (threads_per_line) {

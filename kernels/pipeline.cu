@@ -160,10 +160,11 @@ doppler_fft_kernel(const T *__restrict__ x, rtk_samples fmt, const float *__rest
 }
 
 /* The one-pass Doppler filter for D = 128 (the presets' and PERFECT's), with the
- * transforms in registers: 128 = 16 x 8. A block takes one channel and 32 range cells; warp
- * w holds pulses p = 8 p1 + w (p1 = 0..15) of its lane's cell — sixteen coalesced loads in
+ * transforms in registers: 128 = 16 x 8. A block takes one channel and TILE range cells (16,
+ * or 32 for comparisons) in 8 pulse groups of TILE threads (a warp, or a half-warp); group w
+ * holds pulses p = 8 p1 + w (p1 = 0..15) of its thread's cell — sixteen coalesced loads in
  * flight — and makes their 16-point DFT over p1 in registers (radix-2 DIF, constant
- * twiddles); the results, times W_128^(w k1), go through shared memory once; then warp w
+ * twiddles); the results, times W_128^(w k1), go through shared memory once; then group w
  * makes the 8-point DFTs over p2 of k1 = 2w and 2w + 1 and writes X[k1 + 16 k2]. One
  * barrier between the passes instead of seven (doppler_fft_kernel's radix-2 stages). */
 /* bit reversal of 4 and 3 bits, branch- and loop-free so that it folds to a constant in
@@ -547,7 +548,7 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
  * 16-row tiles are the real and imaginary parts of 16 beams, an 8-column tile 8 cells, a
  * k step 4 complex rows. Each product is split a = big + small (big = a rounded to TF32,
  * small = the remainder rounded to TF32) and summed as small*big + big*small + big*big
- * (the small*small term, <= 2^-24 of |a||b|, is dropped), each k step's three MMAs from
+ * (the small*small term, <= 2^-22 of |a||b|, is dropped), each k step's three MMAs from
  * zero and added to the accumulator by a rounded FP32 add (mma3_add). A block takes one bin, 32*U
  * cells of one segment and 16 beams (4 warps, U 8-cell tiles each); rows and weights come
  * through shared memory in chunks of 16 complex rows, double-buffered by cp.async, rows
@@ -557,16 +558,19 @@ constexpr int AMMA_KC = 16, AMMA_PAD = 8;
 
 /* a rounded to TF32 (10 fraction bits; ties away from zero) by an integer add and mask, as
  * CUTLASS's round_half_ulp_truncate: cvt.rna.tf32 is about 12 instructions on sm_90
- * (docs/kernels/journal.md "Tensor cores"). Finite inputs only (non-finite weights are
- * reported by the kernel, non-finite samples before it). */
+ * (docs/kernels/journal.md "Tensor cores"). |a| <= TF32_SAFE (a larger finite a would round
+ * to infinity). */
 __device__ __forceinline__ unsigned tf32_of(float a)
 {
     return (__float_as_uint(a) + 0x1000u) & 0xffffe000u;
 }
-/* a = big + small, both TF32 */
+/* a = big + small, both TF32. big rounds a clamped to +-TF32_SAFE (0x7f7fefff, the largest
+ * float that does not round up to infinity), so that the split of a finite a stays finite:
+ * a - big is exact and small takes the difference (a NaN stays NaN through small). */
 __device__ __forceinline__ void tf32_split(float a, unsigned &big, unsigned &small)
 {
-    big = tf32_of(a);
+    const float TF32_SAFE = __uint_as_float(0x7f7fefffu); /* 3.4019927e38 */
+    big = tf32_of(fminf(fmaxf(a, -TF32_SAFE), TF32_SAFE));
     small = tf32_of(a - __uint_as_float(big));
 }
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
@@ -969,6 +973,14 @@ extern "C" int rtk_apply_rows_launch(const rtk_gather *g, int beams, const void 
     return (int)cudaGetLastError();
 }
 
+/* the tiled kernels take 16 < N <= 512 (the row-offset table) and offsets within an int;
+ * otherwise their launchers run the row kernel */
+static bool apply_tiles_fit(const rtk_gather *g)
+{
+    const int N = g->channels * g->order;
+    return N > APT_KC && N <= APT_MAXN && (long long)g->bins * g->channels * g->range <= 0x7fffffffLL;
+}
+
 /* The cells a lane takes (U): the largest of 4, 2, 1 whose tiles waste at most a fifth
  * of the cells they cover (L = 480: U = 4, 4 tiles; L = 160: U = 2, 3 tiles of 64). */
 static int apply_cells_per_lane(int L)
@@ -988,11 +1000,9 @@ extern "C" int rtk_apply_fp32_launch(const rtk_gather *g, int beams, const void 
         return (int)cudaErrorInvalidValue;
     const int N = g->channels * g->order, U = apply_cells_per_lane(g->seg_len);
     /* N <= 16 (one short chunk): the row kernel measured faster (easy: 0.012 against 0.014
-     * ms, H100, 2026-11-27) */
-    if (N <= APT_KC) return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
-    /* the tiled kernel's row-offset table: N <= 512 rows, offsets within an int */
-    if (N > APT_MAXN || (long long)g->bins * g->channels * g->range > 0x7fffffffLL)
-        return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
+     * ms, H100, 2026-11-27); the tiled kernel's row-offset table: N <= 512 rows, offsets
+     * within an int */
+    if (!apply_tiles_fit(g)) return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
     const int chunks = (N + APT_KC - 1) / APT_KC, KC = (N + chunks - 1) / chunks;
     const int tiles = (g->seg_len - 1) / (32 * U) + 1;
     const int groups = (beams + APT_BEAMS - 1) / APT_BEAMS;
@@ -1018,10 +1028,10 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
     if (!g || beams < 1 || g->segments < 1 || g->seg_len < 1 || g->bins > 65535 ||
         g->channels < 1 || g->order < 1)
         return (int)cudaErrorInvalidValue;
-    const int N = g->channels * g->order, U = apply_cells_per_lane(g->seg_len);
-    /* N <= 16 as rtk_apply_launch: the row kernel (one k step would be mostly padding) */
-    if (N <= APT_KC || N > APT_MAXN || (long long)g->bins * g->channels * g->range > 0x7fffffffLL)
-        return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
+    const int U = apply_cells_per_lane(g->seg_len);
+    /* as rtk_apply_fp32_launch: N <= 16 (one k step would be mostly padding), N > 512 or
+     * offsets beyond an int go to the row kernel */
+    if (!apply_tiles_fit(g)) return rtk_apply_rows_launch(g, beams, W, Y, status, stream);
     const int tiles = (g->seg_len - 1) / (32 * U) + 1;
     const int groups = (beams + APT_BEAMS - 1) / APT_BEAMS;
     if ((long long)g->segments * tiles > 0x7fffffffLL || groups > 65535) return (int)cudaErrorInvalidValue;
@@ -1033,6 +1043,14 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
     default: apply_mma_kernel<1><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
     }
     return (int)cudaGetLastError();
+}
+
+/* which kernel rtk_apply_launch (which 0), rtk_apply_fp32_launch (1) or
+ * rtk_apply_rows_launch (2) runs for g */
+extern "C" const char *rtk_apply_describe(const rtk_gather *g, int which)
+{
+    if (!g || which == 2 || !apply_tiles_fit(g)) return "apply kernel (rows)";
+    return which == 1 ? "apply kernel (FP32 tiles)" : "apply on the tensor cores (3xTF32)";
 }
 
 extern "C" int rtk_event_record(void *event, void *stream)

@@ -55,7 +55,7 @@ int rtk_doppler_load_launch(const void *x, const rtk_samples *fmt, const float *
  * exp(-2 pi i d p / D) (cuFFT's forward transform of what rtk_doppler_load_launch writes),
  * each sample read once and X written once. Only where rtk_doppler_fft_fits(C, P, D): D a
  * power of two, 2 <= D <= 4096, P <= D, C <= 65535. A non-finite sample lowers status->bad_input.
- * D = 128 runs with the transforms in registers (15.6 us against 20.1 for the load kernel
+ * D = 128 runs with the transforms in registers (15.2 us against 20.1 for the load kernel
  * and cuFFT at the hard preset: the engine's default there); other D in shared memory,
  * measured no faster than the load kernel and cuFFT (kernels/journal.md), so the engine
  * runs those only with RTSTAP_DOPPLER_FUSED=1. tile: D = 128's range cells a block, 0 (the
@@ -81,6 +81,10 @@ int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,
  * the default before the tensor-core kernel, kept for comparisons: RTSTAP_APPLY_FP32=1). */
 int rtk_apply_fp32_launch(const rtk_gather *g, int beams, const void *W, void *Y,
                           rtk_cpi_status *status, void *stream);
+/* The kernel each launcher runs for g, in words: which 0 rtk_apply_launch, 1
+ * rtk_apply_fp32_launch, 2 rtk_apply_rows_launch (the first two fall back to the row
+ * kernel for N <= 16, N > 512 or a cube beyond 2^31 elements). A static string. */
+const char *rtk_apply_describe(const rtk_gather *g, int which);
 /* The same with the earlier kernel (a thread per cell and 4 beams, the snapshot read from
  * the cube per warp; the sums over q, then c): kept for comparisons (RTSTAP_APPLY_ROWS=1). */
 int rtk_apply_rows_launch(const rtk_gather *g, int beams, const void *W, void *Y,

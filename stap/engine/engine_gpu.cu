@@ -206,14 +206,17 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
         RTK_TRY(stap_cfar_plan_create(&s->cfar, cf, e->B, (int)D, (int)R, 1, err));
     }
     /* D-point transforms along the first axis of X (D x C x R): C*R of them, element
-     * stride C*R, neighbours 1 apart — one plan, one launch per CPI */
-    int n[1] = {(int)D}, embed[1] = {(int)D};
-    RTK_CUFFT(cufftPlanMany(&s->fft, 1, n, embed, (int)(C * R), 1, embed, (int)(C * R), 1, CUFFT_C2C,
-                      (int)(C * R)));
-    s->fft_made = true;
-    RTK_CUFFT(cufftSetStream(s->fft, s->stream));
-    size_t fft_work = 0;
-    if (cufftGetSize(s->fft, &fft_work) == CUFFT_SUCCESS) g->dev_bytes += fft_work;
+     * stride C*R, neighbours 1 apart — one plan, one launch per CPI (none where the
+     * Doppler filter runs in one kernel) */
+    if (!doppler_one_kernel(c)) {
+        int n[1] = {(int)D}, embed[1] = {(int)D};
+        RTK_CUFFT(cufftPlanMany(&s->fft, 1, n, embed, (int)(C * R), 1, embed, (int)(C * R), 1,
+                                CUFFT_C2C, (int)(C * R)));
+        s->fft_made = true;
+        RTK_CUFFT(cufftSetStream(s->fft, s->stream));
+        size_t fft_work = 0;
+        if (cufftGetSize(s->fft, &fft_work) == CUFFT_SUCCESS) g->dev_bytes += fft_work;
+    }
 
     rtk_gather &gt = s->g;
     gt.X = s->d_X;
@@ -349,14 +352,13 @@ int gpu_create(stap_engine *e, stap_error *err)
     if (e->opt.graphs) make_graphs(e, g);
     char qr[160];
     al->describe(e, g, qr, sizeof qr);
-    const int N = g->slot[0].g.channels * g->slot[0].g.order; /* the apply's snapshot length */
     snprintf(e->describe, sizeof e->describe,
              "%s: %s, %s, %s, %s CFAR kernels, %s, %d slot%s", stap_backend_name(c->backend),
              doppler_one_kernel(c) ? "Doppler filter in one kernel" : "cuFFT Doppler", qr,
-             e->opt.apply_gemm      ? "apply as cublasCgemmBatched per tap"
-             : apply_kind() == 1 || N <= 16 ? "apply kernel (rows)"
-             : apply_kind() == 2    ? "apply kernel (FP32 tiles)"
-                                    : "apply on the tensor cores (3xTF32)",
+             e->opt.apply_gemm ? "apply as cublasCgemmBatched per tap"
+                               : rtk_apply_describe(&g->slot[0].g, apply_kind() == 1   ? 2
+                                                                   : apply_kind() == 2 ? 1
+                                                                                       : 0),
              stap_cfar_kind_name(cf->kind),
              g->graphs ? "CUDA graphs" : (g->graph_note[0] ? g->graph_note : "direct launches"),
              e->opt.slots, e->opt.slots > 1 ? "s" : "");

@@ -4,8 +4,9 @@
  * the FP32 register-tiled kernel for N > 16) against a double-precision CPU
  * reference of the contract (rtk_pipeline.h, docs/processing.md step 8), on fresh random
  * cubes and weights: the presets' shapes, segments, odd shapes (cells and beams that leave
- * tiles and warps partly idle, ranges longer than the segments), wide snapshots (N up to
- * 512: many shared-memory chunks), and ill-scaled entries (magnitudes over twelve decades,
+ * tiles and warps partly idle, ranges longer than the segments, N % 4 = 1 and 3, partial beam
+ * groups of 13 and 5), wide snapshots (N up to 512: many shared-memory chunks; 513: the row
+ * kernel's fallback), and ill-scaled entries (magnitudes over twelve decades,
  * where sums cancel). Criteria: every output within the forward error bound of a float dot
  * product, 4 N u sum_j |w_j| |x_j| (u = 2^-24), and, for well-scaled inputs, an SNR of at
  * least 110 dB against the reference; cells beyond the segments left untouched; a
@@ -157,6 +158,9 @@ int main(void)
         {16, 1, 128, 480, 3, 160, 16}, /* easy: 3 segments of 160 */
         {8, 3, 16, 4096, 64, 64, 16},  /* PERFECT large's N = 24: 64 segments of 64 */
         {6, 3, 7, 101, 2, 50, 5},      /* a cell beyond the segments, 5 beams (2 warps) */
+        {17, 1, 4, 480, 1, 480, 12},   /* N = 17 (a last chunk of one row), 4 cells a lane, 12 beams */
+        {7, 5, 3, 256, 2, 128, 29},    /* N = 35 (N % 4 = 3), a last beam group of 13 */
+        {171, 3, 2, 16, 1, 16, 3},     /* N = 513: the launchers' fallback to the row kernel */
         {13, 2, 9, 77, 1, 77, 37},     /* 3 groups of beams, the last of 5 */
         {40, 3, 8, 64, 1, 64, 16},     /* N = 120: eight chunks of 15 */
         {128, 4, 4, 40, 2, 20, 3},     /* N = 512, an even order */

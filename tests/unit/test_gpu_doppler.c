@@ -1,6 +1,7 @@
 /* test_gpu_doppler: the one-pass Doppler filter on the GPU (kernels/pipeline.cu
- * doppler_fft_kernel: window, sample conversion, zero padding, the D-point FFT along
- * pulses and the D x C x R layout in one kernel) against a double-precision DFT of the
+ * doppler_fft_kernel, and doppler_fft128_kernel for D = 128 in 16- and 32-cell blocks:
+ * window, sample conversion, zero padding, the D-point FFT along pulses and the D x C x R
+ * layout in one kernel) against a double-precision DFT of the
  * contract (rtk_pipeline.h, docs/processing.md steps 1 and 2) on fresh random cubes:
  * the presets' shape, zero padding (P < D), every transform length the kernel takes
  * (2 .. 4096, so every tile width and the opted-in shared memory), odd channel and range
@@ -191,6 +192,8 @@ int main(void)
         {2, 30, 33, 32, 0, 0, 0, 2, 1, 0},
         {7, 64, 129, 64, 0, 0, 0, 1, 0, 0},    /* (r, c, p) order complex64 */
         {6, 96, 61, 128, 0, 0, 0, 0, 0, 1},    /* non-finite samples */
+        {3, 5, 50, 128, 1, 1, 1, 2, 0, 0},     /* D = 128 with 5 pulses (empty pulse groups), int8 big-endian scaled */
+        {2, 128, 19, 128, 3, 0, 0, 1, 1, 0},   /* D = 128, int32 in (r, c, p) order, ill-scaled */
     };
     /* RTSTAP_GPU_QUICK=1 (for compute-sanitizer): without the two hard-preset cubes */
     const char *q = getenv("RTSTAP_GPU_QUICK");
@@ -201,6 +204,9 @@ int main(void)
     for (size_t i = first; i < sizeof cases / sizeof cases[0]; i++)
         if (cases[i].D == 128) one_case(&rng, &cases[i]);
     g_tile = 0;
+    CHECK(rtk_doppler_fft_launch(NULL, NULL, NULL, 1, 128, 16, 128, 8, NULL, NULL, NULL) != 0 &&
+              rtk_doppler_fft_launch(NULL, NULL, NULL, 1, 128, 16, 128, 64, NULL, NULL, NULL) != 0,
+          "rtk_doppler_fft_launch accepts a tile other than 0, 16 or 32");
     CHECK(!rtk_doppler_fft_fits(22, 128, 96) && !rtk_doppler_fft_fits(22, 129, 128) &&
               !rtk_doppler_fft_fits(1, 1, 8192) && !rtk_doppler_fft_fits(65536, 128, 128) &&
               rtk_doppler_fft_fits(22, 128, 128),
