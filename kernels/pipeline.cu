@@ -546,9 +546,9 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
  * beam b's real outputs (A[b][2j] = Re w, A[b][2j+1] = Im w) and rows 16..31 its imaginary
  * outputs (A[16+b][2j] = -Im w, A[16+b][2j+1] = Re w). mma.sync m16n8k8 TF32: the two
  * 16-row tiles are the real and imaginary parts of 16 beams, an 8-column tile 8 cells, a
- * k step 4 complex rows. Each product is split a = big + small (big = a truncated to TF32,
+ * k step 4 complex rows. Each product is split a = big + small (big = a rounded to TF32,
  * small = the remainder rounded to TF32) and summed as small*big + big*small + big*big
- * (the small*small term, <= 2^-20 of |a||b|, is dropped), each k step's three MMAs from
+ * (the small*small term, <= 2^-22 of |a||b|, is dropped), each k step's three MMAs from
  * zero and added to the accumulator by a rounded FP32 add (mma3_add). A block takes one bin, 32*U
  * cells of one segment and 16 beams (4 warps, U 8-cell tiles each); rows and weights come
  * through shared memory in chunks of 16 complex rows, double-buffered by cp.async, rows
@@ -558,19 +558,19 @@ constexpr int AMMA_KC = 16, AMMA_PAD = 8;
 
 /* a rounded to TF32 (10 fraction bits; ties away from zero) by an integer add and mask, as
  * CUTLASS's round_half_ulp_truncate: cvt.rna.tf32 is about 12 instructions on sm_90
- * (docs/kernels/journal.md "Tensor cores"). For |a| < 0x7f7ff000 (beyond, it would round to
- * infinity; tf32_split only rounds remainders). */
+ * (docs/kernels/journal.md "Tensor cores"). |a| <= TF32_SAFE (a larger finite a would round
+ * to infinity). */
 __device__ __forceinline__ unsigned tf32_of(float a)
 {
     return (__float_as_uint(a) + 0x1000u) & 0xffffe000u;
 }
-/* a = big + small, both TF32: big = a truncated to TF32 (one instruction, and a finite a
- * stays finite: rounding big up overflows for |a| >= 0x7f7ff000; clamping before it cost
- * 1.4 us of 22.6 at hard), small = the exact remainder (< 2^-10 |a|) rounded to TF32. The
- * split's error is <= 2^-21 |a|; a NaN stays NaN through small. */
+/* a = big + small, both TF32. big rounds a clamped to +-TF32_SAFE (0x7f7fefff, the largest
+ * float that does not round up to infinity), so that the split of a finite a stays finite:
+ * a - big is exact and small takes the difference (a NaN stays NaN through small). */
 __device__ __forceinline__ void tf32_split(float a, unsigned &big, unsigned &small)
 {
-    big = __float_as_uint(a) & 0xffffe000u;
+    const float TF32_SAFE = __uint_as_float(0x7f7fefffu); /* 3.4019927e38 */
+    big = tf32_of(fminf(fmaxf(a, -TF32_SAFE), TF32_SAFE));
     small = tf32_of(a - __uint_as_float(big));
 }
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
