@@ -566,7 +566,10 @@ __device__ __forceinline__ unsigned tf32_of(float a)
 }
 /* a = big + small, both TF32. big rounds a clamped to +-TF32_SAFE (0x7f7fefff, the largest
  * float that does not round up to infinity), so that the split of a finite a stays finite:
- * a - big is exact and small takes the difference (a NaN stays NaN through small). */
+ * a - big is exact and small takes the difference (a NaN stays NaN through small). The clamp
+ * costs 1.4 us of 22.6 at hard; truncating big instead (one instruction, no overflow)
+ * measured 21.1 us but took the engine's output to 5.4 dB under the CPU engine's against
+ * the double reference (rounded: 3.8; the test allows 6), so big is rounded. */
 __device__ __forceinline__ void tf32_split(float a, unsigned &big, unsigned &small)
 {
     const float TF32_SAFE = __uint_as_float(0x7f7fefffu); /* 3.4019927e38 */
