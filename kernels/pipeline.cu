@@ -437,6 +437,20 @@ __device__ __forceinline__ void cp_async8(void *dst, const void *src, bool fill)
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
 
+/* the tiled kernels' row offsets, once a block (the divisions by Q and D out of the chunk
+ * loop): snapshot row j = c*Q + q of bin d starts at X[(bin*C + c)*R], bin = (d - h + q) mod D;
+ * < 2^31: the launchers check D*C*R */
+__device__ __forceinline__ void apply_row_offsets(int *rowoff, int N, int C, int Q, int D, int R, int d)
+{
+    const int h = (Q - 1) / 2;
+    for (int j = threadIdx.x; j < N; j += blockDim.x) {
+        const int c = j / Q, q = j - c * Q;
+        int bin = (d - h + q) % D;
+        if (bin < 0) bin += D;
+        rowoff[j] = (bin * C + c) * R;
+    }
+}
+
 template <int U>
 __global__ void __launch_bounds__(128, 4)
 apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 *__restrict__ W,
@@ -447,20 +461,14 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
     __shared__ float4 ws4[2][APT_KC * APT_BEAMS / 2];
     __shared__ int rowoff[APT_MAXN]; /* snapshot row j's offset in X: (bin*C + c)*R */
     const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
-    const int N = C * Q, h = (Q - 1) / 2;
+    const int N = C * Q;
     const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
     const int b0 = blockIdx.z * APT_BEAMS;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nwarps = blockDim.x >> 5;
     const int rl0 = tile * CELLS, r0 = s * L + rl0;
     const size_t wbase = ((size_t)d * S + s) * B;
     const float2 *X = (const float2 *)g.X;
-    /* the rows' offsets once a block (the divisions by Q and D out of the chunk loop) */
-    for (int j = threadIdx.x; j < N; j += blockDim.x) {
-        const int c = j / Q, q = j - c * Q;
-        int bin = (d - h + q) % D;
-        if (bin < 0) bin += D;
-        rowoff[j] = (bin * C + c) * R; /* < 2^31: the launch checks D*C*R */
-    }
+    apply_row_offsets(rowoff, N, C, Q, D, R, d);
     /* a thread's weights: beam bl = tid / 8 of the group, rows k = tid % 8 and k + 8 of
      * each chunk (KC <= 16); blockDim = 8 x the group's beams (a warp per 4) */
     const int wbl = threadIdx.x >> 3, wk = threadIdx.x & 7;
@@ -609,7 +617,7 @@ apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restric
     __shared__ float2 ws[2][AMMA_KC * WSS];
     __shared__ int rowoff[APT_MAXN];
     const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
-    const int N = C * Q, h = (Q - 1) / 2;
+    const int N = C * Q;
     const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
     const int b0 = blockIdx.z * APT_BEAMS;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -617,12 +625,7 @@ apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restric
     const int rl0 = tile * CELLS, r0 = s * L + rl0;
     const size_t wbase = ((size_t)d * S + s) * B;
     const float2 *X = (const float2 *)g.X;
-    for (int j = threadIdx.x; j < N; j += blockDim.x) {
-        const int c = j / Q, q = j - c * Q;
-        int bin = (d - h + q) % D;
-        if (bin < 0) bin += D;
-        rowoff[j] = (bin * C + c) * R;
-    }
+    apply_row_offsets(rowoff, N, C, Q, D, R, d);
     const int wbl = threadIdx.x >> 3, wk = threadIdx.x & 7;
     const bool win = b0 + wbl < B;
     const float2 *wrow = win ? W + (wbase + b0 + wbl) * N : W;
