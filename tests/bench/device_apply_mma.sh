@@ -9,9 +9,7 @@ mkdir -p "$OUT/logs"
 L=$OUT/logs
 device_facts "$L/device.txt"
 step "test_gpu_apply" "$L/tests.log" 200 "$BIN/test_gpu_apply"
-for tool in memcheck racecheck synccheck; do
-    step "$tool test_gpu_apply" "$L/sanitizer.log" 120 env RTSTAP_GPU_QUICK=1 "$cs" --tool $tool --error-exitcode 9 "$BIN/test_gpu_apply"
-done
+sanitize "$L/sanitizer.log" 120 test_gpu_apply
 S="$BIN/rtstap stream --backend gpu --cpis 6000 --keep detections --resident"
 rows=()
 for p in hard medium easy; do
@@ -33,8 +31,7 @@ for v in tiled mma; do
     done
 done
 step "test_gpu_engine" "$L/tests.log" 200 "$BIN/test_gpu_engine"
-echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
-grep -h "all passed\|^FAIL\|failure" "$L/tests.log" | sort | uniq -c | head
+report_head "$L"
 grep -h "FAIL" "$L/tests.log" | head -5
 grep -h "mma .*worst" "$L/tests.log" | sort -t'f' -k1 | tail -3
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" | sort | uniq -c

@@ -34,6 +34,20 @@ recordings() {
     step "relayout int16" "$2" 200 "$BIN/relayout" "$1/c64.h5" "$1/i16.h5" C,P,R ds i16
     ls -la "$1" >> "$2"
 }
+sanitize() {
+    local log=$1 limit=$2 tool t; shift 2
+    for tool in memcheck racecheck synccheck; do
+        for t in "$@"; do
+            step "$tool $t" "$log" "$limit" env RTSTAP_GPU_QUICK=1 "$cs" --tool $tool --error-exitcode 9 "$BIN/$t"
+        done
+    done
+}
+report_head() {
+    echo "---- $(head -1 "$1/device.txt"); $(grep -m1 NVIDIA "$1/device.txt"); $(grep -m1 commit "$1/device.txt")"
+    grep -h "all passed\|^FAIL\|failure" "$1/tests.log" | sort | uniq -c | head
+    [ -f "$1/sanitizer.log" ] && grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$1/sanitizer.log" | sort | uniq -c
+    return 0
+}
 device_facts() {
     { date -u +%Y-%m-%dT%H:%M:%SZ
       nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv

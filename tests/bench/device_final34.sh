@@ -8,11 +8,7 @@ mkdir -p "$OUT/logs"
 L=$OUT/logs
 device_facts "$L/device.txt"
 for t in test_gpu_apply test_gpu_doppler test_gpu_cfar; do step "$t" "$L/tests.log" 200 "$BIN/$t"; done
-for tool in memcheck racecheck synccheck; do
-    for t in test_gpu_apply test_gpu_doppler; do
-        step "$tool $t" "$L/sanitizer.log" 120 env RTSTAP_GPU_QUICK=1 "$cs" --tool $tool --error-exitcode 9 "$BIN/$t"
-    done
-done
+sanitize "$L/sanitizer.log" 120 test_gpu_apply test_gpu_doppler
 S="$BIN/rtstap stream --backend gpu --cpis 6000 --keep detections --resident"
 rows=()
 for p in hard medium; do
@@ -28,9 +24,7 @@ step "ncu hard" "$L/ncu.log" 90 ncu --clock-control none -k regex:"apply|doppler
     -f -o "$OUT/ncu-hard" "$BIN/rtstap" stream --preset hard --resident --cpis 20 --backend gpu --keep detections --quiet
 step "ncu raw" "$L/ncu.log" 60 sh -c "ncu --import '$OUT/ncu-hard.ncu-rep' --page raw --csv > '$OUT/ncu-hard.csv'"
 step "test_gpu_engine" "$L/tests.log" 200 "$BIN/test_gpu_engine"
-echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
-grep -h "all passed\|^FAIL\|failure" "$L/tests.log" | sort | uniq -c | head
-grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" | sort | uniq -c
+report_head "$L"
 grep -h "engine:" "$L/hard-mma-1.log" "$L/hard-fp32-1.log"
 grep -h "memory: engine" "$L/hard-mma-1.log"
 echo "stream --resident --keep detections, CPIs/s, two rounds:"

@@ -9,9 +9,7 @@ mkdir -p "$OUT/logs"
 L=$OUT/logs
 device_facts "$L/device.txt"
 step "test_gpu_apply" "$L/tests.log" 200 "$BIN/test_gpu_apply"
-for tool in memcheck racecheck synccheck; do
-    step "$tool test_gpu_apply" "$L/sanitizer.log" 120 env RTSTAP_GPU_QUICK=1 "$cs" --tool $tool --error-exitcode 9 "$BIN/test_gpu_apply"
-done
+sanitize "$L/sanitizer.log" 120 test_gpu_apply
 S="$BIN/rtstap stream --backend gpu --cpis 6000 --keep detections --resident"
 rows=()
 for p in hard medium; do
@@ -35,9 +33,7 @@ for k in line_kernel apply_mma; do
     step "ncu details $k" "$L/ncu.log" 60 sh -c "ncu -i '$OUT/full-$k.ncu-rep' --page details > '$OUT/details-$k.txt'"
 done
 step "test_gpu_engine" "$L/tests.log" 200 "$BIN/test_gpu_engine"
-echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
-grep -h "all passed\|^FAIL\|failure" "$L/tests.log" | sort | uniq -c | head
-grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" | sort | uniq -c
+report_head "$L"
 echo "stream --resident --keep detections, CPIs/s, two rounds:"
 printf '%s\n' "${rows[@]}"
 for p in hard medium; do echo "== $p"; python3 "$(dirname "$0")/ncu_summary.py" "$OUT/ncu-$p.csv" | head -1 | cut -c1-230; done

@@ -30,13 +30,8 @@ step "ncu" "$L/ncu.log" 90 env RTSTAP_DOPPLER_FUSED=1 ncu --clock-control none -
     --section SchedulerStats --section WarpStateStats -f -o "$OUT/ncu-next" "$BIN/rtstap" stream --preset hard \
     --resident --cpis 40 --backend gpu --keep detections --quiet
 step "ncu raw" "$L/ncu.log" 60 sh -c "ncu --import '$OUT/ncu-next.ncu-rep' --page raw --csv > '$OUT/ncu-next.csv'"
-for tool in memcheck racecheck synccheck; do
-    for t in test_gpu_apply test_gpu_doppler; do
-        step "$tool $t" "$L/sanitizer.log" 80 env RTSTAP_GPU_QUICK=1 "$cs" --tool $tool --error-exitcode 9 "$BIN/$t"
-    done
-done
-echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
-grep -h "all passed\|^FAIL\|failure" "$L/tests.log" | sort | uniq -c | head
+sanitize "$L/sanitizer.log" 80 test_gpu_apply test_gpu_doppler
+report_head "$L"
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY\|SYNCCHECK SUMMARY" "$L/sanitizer.log" | sort | uniq -c
 echo "stream --resident --keep detections, CPIs/s, two rounds:"
 printf '%s\n' "${rows[@]}"

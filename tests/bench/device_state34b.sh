@@ -40,12 +40,8 @@ step "ncu t32" "$L/ncu.log" 90 env RTSTAP_DOPPLER_TILE=32 ncu --clock-control no
     --keep detections --quiet
 step "ncu t32 raw" "$L/ncu.log" 60 sh -c "ncu --import '$OUT/ncu-t32.ncu-rep' --page raw --csv > '$OUT/ncu-t32.csv'"
 step "test_gpu_engine" "$L/tests.log" 200 "$BIN/test_gpu_engine"
-for tool in memcheck racecheck synccheck; do
-    step "$tool test_gpu_doppler" "$L/sanitizer.log" 90 env RTSTAP_GPU_QUICK=1 "$cs" --tool $tool --error-exitcode 9 "$BIN/test_gpu_doppler"
-done
-echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
-grep -h "all passed\|^FAIL\|failure" "$L/tests.log" | sort | uniq -c | head
-grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" | sort | uniq -c
+sanitize "$L/sanitizer.log" 90 test_gpu_doppler
+report_head "$L"
 echo "CPIs/s, --keep detections, 6 000 CPIs, 3 slots:"
 printf '%s\n' "${rows[@]}"
 echo "hard, one slot (host to host), complex64: $(lat "$L/hard-one.log")"

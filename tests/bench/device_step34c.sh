@@ -50,9 +50,7 @@ for tool in memcheck racecheck synccheck; do
     step "$tool stream tpl64" "$L/sanitizer.log" 90 env RTSTAP_CFAR_LINE_THREADS=64 "$cs" --tool $tool --error-exitcode 9 \
         "$BIN/rtstap" stream --preset easy --resident --cpis 4 --slots 1 --backend gpu --keep detections --quiet
 done
-echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
-grep -h "all passed\|^FAIL\|failure" "$L/tests.log" | sort | uniq -c | head
-grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" | sort | uniq -c
+report_head "$L"
 echo "stream --resident --keep detections, CPIs/s, two rounds:"
 printf '%s\n' "${rows[@]}"
 for t in 32 64 128; do echo "== cfar $t threads a line"; python3 "$(dirname "$0")/ncu_summary.py" "$OUT/ncu-$t.csv" | cut -c1-200; done

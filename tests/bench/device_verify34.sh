@@ -11,8 +11,7 @@ step "bench" "$L/bench.log" 200 "$BIN/rtstap" bench --workloads easy,medium,hard
     --json "$OUT/bench.json"
 step "bench-qr" "$L/bench-qr.log" 200 "$BIN/rtstap" bench-qr --backends gpu --repeat 20 \
     --sizes 240x66x128,192x96x128,80x16x384,240x66x1280 --json "$OUT/bench-qr.json"
-echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
-grep -h "all passed\|^FAIL\|failure" "$L/tests.log" | sort | uniq -c | head
+report_head "$L"
 grep -h "^workload\|^easy\|^medium\|^hard" "$L/bench.log"
 grep -h "x128\|x384\|x1280\|size" "$L/bench-qr.log" | head -12
 printf '%s\n' "${summary[@]}" | grep -v "rc=0 " | head
