@@ -32,8 +32,8 @@
  * --quick (for compute-sanitizer): two matrices a size, accuracy only. --size MxNxB: that
  * case only (for ncu: its launches come in the order tc 3xTF32, tc 1xTF32, FP32, first on
  * random then on ill-conditioned input, then the timed ones).
- * --panel barrier|dataflow: those builds only.
- * usage: qr_tc [--repeat N] [--quick] [--size MxNxB] [--panel barrier|dataflow] */
+ * --panel barrier|dataflow|lookahead: those builds only (lookahead: round 3, qr_la.cuh).
+ * usage: qr_tc [--repeat N] [--quick] [--size MxNxB] [--panel barrier|dataflow|lookahead] */
 #include <mma.h>
 
 #include <algorithm>
@@ -60,6 +60,7 @@ void tc_random_batch(tc_rng *r, int m, int n, int batch, stap_cf32 *A);
 void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, stap_cf32 *A);
 }
 #include "rtk_device.cuh"
+#include "qr_la.cuh" /* round 3: the dataflow panel with the MMA update behind it */
 
 
 namespace wm = nvcuda::wmma;
@@ -527,8 +528,8 @@ cudaError_t tc_launch(float2 *A, int lda, long long stride, int m, int n, int ba
 }
 
 struct TcCase {
-    int m, n, batch, threads, flowp;
-    tc_fn run[2]; /* PREC 3, PREC 1 */
+    int m, n, batch, threads, flowp; /* flowp: 0 barrier panel, 1 dataflow panel, 2 lookahead (qr_la.cuh) */
+    tc_fn run[2]; /* PREC 3, PREC 1 (none for the lookahead kernel) */
 };
 /* (the 384- and 512-thread builds of docs/kernels/journal.md "Tensor cores" were slower; dropped) */
 #define TC(MP, NP, NT, PAD, F) NT, F, {tc_launch<MP, NP, NT, PAD, 3, F>, tc_launch<MP, NP, NT, PAD, 1, F>}
@@ -537,7 +538,15 @@ static const TcCase tc_cases[] = {
     {240, 66, 1280, TC(240, 80, 256, 0, true)}, {192, 96, 128, TC(192, 96, 256, 8, false)},
     {192, 96, 128, TC(192, 96, 256, 8, true)},  {200, 50, 128, TC(208, 64, 256, 8, false)},
     {200, 50, 128, TC(208, 64, 256, 8, true)},  {128, 32, 512, TC(128, 32, 256, 8, true)},
+    /* round 3 (qr_la.cuh): 8 panel warps and UW update warps */
+#define LA(MP, NP, UW) (8 + UW) * 32, 2, {la::la_launch<MP, NP, 8, UW>, nullptr}
+    {240, 66, 128, LA(240, 80, 8)}, {240, 66, 128, LA(240, 80, 4)}, {240, 66, 1280, LA(240, 80, 8)},
+    {192, 96, 128, LA(192, 96, 8)}, {192, 96, 128, LA(192, 96, 4)}, {200, 50, 128, LA(208, 64, 8)},
+    {128, 32, 512, LA(128, 32, 4)},
+#undef LA
 };
+
+static const char *pname(int flowp) { return flowp == 2 ? "lookahead" : flowp ? "dataflow" : "barrier"; }
 
 static double median(std::vector<float> v)
 {
@@ -605,9 +614,12 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc && sscanf(argv[i + 1], "%dx%dx%d", &sm_, &sn, &sb) == 3)
             i++;
         else if (!strcmp(argv[i], "--panel") && i + 1 < argc)
-            flow = !strcmp(argv[++i], "dataflow");
+        {
+            i++;
+            flow = !strcmp(argv[i], "lookahead") ? 2 : !strcmp(argv[i], "dataflow");
+        }
         else {
-            fprintf(stderr, "usage: qr_tc [--repeat N] [--quick] [--size MxNxB] [--panel barrier|dataflow]\n");
+            fprintf(stderr, "usage: qr_tc [--repeat N] [--quick] [--size MxNxB] [--panel barrier|dataflow|lookahead]\n");
             return 2;
         }
     }
@@ -662,9 +674,11 @@ int main(int argc, char **argv)
             printf("accuracy %3dx%-3d x%-4d %-8s tc 3xTF32  residual %8.3f diag %8.3f %s\n", m, n, b, cn, r, d,
                    ok ? "ok" : "FAIL");
             fails += !ok;
+            if (c.run[1]) {
             ok = check("tc1", tc1b, Tk, work, m, n, b, st, &r, &d);
             printf("accuracy %3dx%-3d x%-4d %-8s tc 1xTF32  residual %8.3f diag %8.3f %s\n", m, n, b, cn, r, d,
                    ok ? "ok" : "over 30 (a bound only, not a candidate)");
+            }
             ok = check("fp32", fpb, Tk, work, m, n, b, st, &r, &d);
             printf("accuracy %3dx%-3d x%-4d %-8s %-14s residual %8.3f diag %8.3f %s\n", m, n, b, cn, var->name, r,
                    d, ok ? "ok" : "FAIL");
@@ -680,11 +694,12 @@ int main(int argc, char **argv)
         Row row = {m, n, batch, var->name, c.threads, c.flowp, 0, 0, 0, {0, 0, 0, 0}};
         row.fp32 = time_us(fp32, work, orig, bytes, repeat, st);
         row.tc3 = time_us(tc3, work, orig, bytes, repeat, st);
-        row.tc1 = time_us(tc1, work, orig, bytes, repeat, st);
+        row.tc1 = c.run[1] ? time_us(tc1, work, orig, bytes, repeat, st) : 0.0;
         /* each timed twice, alternating, the better median kept (the same for both) */
         row.fp32 = std::min(row.fp32, time_us(fp32, work, orig, bytes, repeat, st));
         row.tc3 = std::min(row.tc3, time_us(tc3, work, orig, bytes, repeat, st));
         RTK_CU_EXIT(cudaMemcpy(work, orig, bytes, cudaMemcpyDeviceToDevice));
+        RTK_CU_EXIT(cudaMemset(dphase, 0, 8 * sizeof *dphase)); /* the lookahead kernel stamps nothing */
         RTK_CU_EXIT(c.run[0](work, m, (long long)m * n, m, n, batch, dphase, st));
         RTK_CU_EXIT(cudaStreamSynchronize(st));
         unsigned long long ph[8];
@@ -695,7 +710,7 @@ int main(int argc, char **argv)
         rows.push_back(row);
         printf("time %3dx%-3d x%-4d %s %.1f  tc3 (%d threads, %s panel) %.1f  tc1 %.1f  (block 0: panel %.1f gemm1 %.1f T^H W %.1f "
                "gemm2 %.1f)\n",
-               m, n, batch, var->name, row.fp32, c.threads, c.flowp ? "dataflow" : "barrier", row.tc3, row.tc1, row.ph[0], row.ph[1], row.ph[2], row.ph[3]);
+               m, n, batch, var->name, row.fp32, c.threads, pname(c.flowp), row.tc3, row.tc1, row.ph[0], row.ph[1], row.ph[2], row.ph[3]);
         fflush(stdout);
         RTK_CU_EXIT(cudaFree(work));
         RTK_CU_EXIT(cudaFree(orig));
@@ -704,7 +719,7 @@ int main(int argc, char **argv)
            "gemm1 | T, T^H W | gemm2 |\n|---|---|---|---|---|---|---|---|---|\n");
     for (const Row &r : rows)
         printf("| %dx%d x %d | %s | %.1f | %.1f (%d, %s) | %.1f | %.1f | %.1f | %.1f | %.1f |\n", r.m, r.n, r.batch, r.var,
-               r.fp32, r.tc3, r.threads, r.flowp ? "dataflow" : "barrier", r.tc1, r.ph[0], r.ph[1], r.ph[2], r.ph[3]);
+               r.fp32, r.tc3, r.threads, pname(r.flowp), r.tc1, r.ph[0], r.ph[1], r.ph[2], r.ph[3]);
     if (fails) printf("qr_tc: %d accuracy failure(s)\n", fails);
     return fails ? 1 : 0;
 }

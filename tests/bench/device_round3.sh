@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# device_round3.sh: issue 34 item 3, the QR's round 3 (tests/experiments/qr_la.cuh) on one GPU:
+# accuracy (LAPACK's ratios) and times of the lookahead kernel against the dispatched FP32
+# kernel (qr_tc --panel lookahead, twice), compute-sanitizer over `qr_tc --quick --panel
+# lookahead`, then ncu's issue, pipe and stall counters of the lookahead kernel at 240x66 and
+# 192x96 (ROUND3_NCU=0 skips them). Needs qr_tc (tests/experiments/build_tc.sh) in the pack.
+# usage (on the GPU host, repository root): OUT=DIR bash tests/bench/device_round3.sh
+source "$(dirname "$0")/device_common.sh"
+L=$OUT/logs; mkdir -p "$L"
+device_facts "$L/device.txt"
+for r in 1 2; do step "qr_tc lookahead run $r" "$L/round3.log" 200 "$BIN/qr_tc" --repeat 20 --panel lookahead; done
+for tool in memcheck racecheck synccheck; do
+    step "qr_tc --quick lookahead $tool" "$L/sanitizer.log" 200 "$cs" --tool "$tool" --error-exitcode 9 \
+        "$BIN/qr_tc" --quick --panel lookahead
+done
+ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+if [ "${ROUND3_NCU:-1}" = 1 ] && [ -n "$ncu" ]; then
+    for sz in 240x66x128 192x96x128; do
+        step "ncu lookahead $sz" "$L/ncu_run.log" 150 "$ncu" --clock-control none --csv --page raw \
+            --log-file "$L/ncu_la_$sz.csv" -k regex:"la_qr_kernel|qr_reg_kernel" -c 4 --metrics "gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__warps_eligible.avg.per_cycle_active,regex:^sm__pipe_.*_cycles_active.avg.pct_of_peak_sustained_active$,regex:^smsp__average_warps_issue_stalled_.*_per_issue_active.ratio$" \
+            "$BIN/qr_tc" --repeat 1 --size "$sz" --panel lookahead
+    done
+fi
+echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
+grep -h "FAIL\|^time\|error\|Error" "$L/round3.log" | head -40
+grep -h "^|" "$L/round3.log" | tail -8
+grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" | sort | uniq -c
+grep -h "tc 3xTF32" "$L/round3.log" | sort -k8 -g | tail -3
+printf '%s\n' "${summary[@]}"
