@@ -223,7 +223,10 @@ __device__ __forceinline__ void load_next(float (&xr)[4][RL], float (&xi)[4][RL]
     }
 }
 
-template <int MP, int LD, int RL>
+/* DEFER: the warp that owns column j + 2 applies reflector j to that column alone and owes
+ * it to its other columns until it has published reflector j + 2 (qr_reg.cuh's FLOW & 2),
+ * so that nothing but its own column stands between v_{j+1}'s arrival and v_{j+2} */
+template <int MP, int LD, int RL, bool DEFER>
 __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsigned long long *bar,
                            unsigned long long *rdy, int n, int w, int lane)
 {
@@ -234,6 +237,7 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
     load_slot<MP, LD, RL, 2>(xr, xi, Ar, Ai, 16 + w, n, lane);
     load_slot<MP, LD, RL, 3>(xr, xi, Ar, Ai, 24 + w, n, lane);
     bool nxt = true; /* panel 1's columns need no update warp: nothing before panel 0 */
+    bool owe = false; /* DEFER: reflector j - 1 owed to this warp's columns but column j + 1 */
     for (int p = 0; p < npan; p++) {
         const int j0 = 16 * p, kb = min(16, n - j0);
         if (w == 0) {
@@ -242,7 +246,7 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
         }
         for (int c = 0; c < kb; c++) {
             const int j = j0 + c;
-            if (!nxt && p + 1 < npan) { /* the next panel, once the update warps are done with it */
+            if (!nxt && !owe && p + 1 < npan) { /* the next panel, once the update warps are done with it */
                 const bool ready = __shfl_sync(0xffffffffu, (int)mbar_test0(rdy + p + 1), 0) != 0;
                 if (ready) {
                     rtk::mbar_wait0(rdy + p + 1); /* each lane's acquire */
@@ -265,8 +269,23 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
                     make<MP, LD, RL, 1>(xr, xi, j + 1, j0, lane, Ar, Ai, Rd, tau);
                 rtk::mbar_arrive(bar + j + 1);
             }
+            const bool nx2 = nxt && p + 1 < npan && j0 + 16 + w < n, nx3 = nxt && p + 1 < npan && j0 + 24 + w < n;
+            if (DEFER && owe) { /* reflector j - 1 to the columns but j + 1 (which has it) */
+                float ur[RL], ui[RL];
+                load_v<MP, LD, RL>(ur, ui, Ar, Ai, j - 1, lane);
+                const bool ao[4] = {w > c - 1 && w < kb && q1 != w, w + 8 > c - 1 && w + 8 < kb && q1 != w + 8, nx2, nx3};
+                apply_slots<RL>(xr, xi, ur, ui, tau[j - 1], ao);
+                owe = false;
+            }
+            const int q2 = c + 2;
+            if (DEFER && q2 < kb && (q2 & 7) == w) { /* the next owner: its column only */
+                const bool a2[4] = {q2 < 8, q2 >= 8, false, false};
+                apply_slots<RL>(xr, xi, vr, vi, t, a2);
+                owe = true;
+                continue;
+            }
             const bool act[4] = {w > c && w < kb && !(own && q1 == w), w + 8 > c && w + 8 < kb && !(own && q1 == w + 8),
-                                 nxt && p + 1 < npan && j0 + 16 + w < n, nxt && p + 1 < npan && j0 + 24 + w < n};
+                                 nx2, nx3};
             apply_slots<RL>(xr, xi, vr, vi, t, act);
         }
         if (p + 1 < npan) {
@@ -480,7 +499,7 @@ __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const fl
     }
 }
 
-template <int MP, int NP, int PW, int UW>
+template <int MP, int NP, int PW, int UW, bool DEFER>
 __global__ void __launch_bounds__((PW + UW) * 32, 1)
     la_qr_kernel(float2 *A, int lda, long long stride, int m, int n)
 {
@@ -515,7 +534,7 @@ __global__ void __launch_bounds__((PW + UW) * 32, 1)
     }
     __syncthreads();
     if (warp < PW)
-        panel_warp<MP, LD, S::RL>(Ar, Ai, Rd, tau, bar, rdy, n, warp, lane);
+        panel_warp<MP, LD, S::RL, DEFER>(Ar, Ai, Rd, tau, bar, rdy, n, warp, lane);
     else
         update_warps<MP, NP, PW, UW>(Ar, Ai, sm + S::WP, sm + S::G, tau, bar, rdy, n, warp - PW, lane);
     __syncthreads();
@@ -526,17 +545,17 @@ __global__ void __launch_bounds__((PW + UW) * 32, 1)
     }
 }
 
-template <int MP, int NP, int PW, int UW>
+template <int MP, int NP, int PW, int UW, bool DEFER>
 cudaError_t la_launch(float2 *A, int lda, long long stride, int m, int n, int batch, unsigned long long *,
                       cudaStream_t s)
 {
     typedef LaShape<MP, NP, PW, UW> S;
     static_assert(S::bytes <= 232448, "shared memory");
     if (m > MP || n > NP || m < n) return cudaErrorInvalidValue;
-    cudaError_t e = cudaFuncSetAttribute(la_qr_kernel<MP, NP, PW, UW>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)S::bytes);
+    cudaError_t e = cudaFuncSetAttribute(la_qr_kernel<MP, NP, PW, UW, DEFER>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::bytes);
     if (e != cudaSuccess) return e;
-    la_qr_kernel<MP, NP, PW, UW><<<batch, S::NT, S::bytes, s>>>(A, lda, stride, m, n);
+    la_qr_kernel<MP, NP, PW, UW, DEFER><<<batch, S::NT, S::bytes, s>>>(A, lda, stride, m, n);
     return cudaGetLastError();
 }
 
