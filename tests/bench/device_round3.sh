@@ -27,7 +27,7 @@ if [ "${ROUND3_NCU:-1}" = 1 ] && [ -n "$ncu" ]; then
     rm -f "$L/full-la.ncu-rep"
 fi
 echo "---- $(head -1 "$L/device.txt"); $(grep -m1 NVIDIA "$L/device.txt"); $(grep -m1 commit "$L/device.txt")"
-grep -h "FAIL\|^time\|error\|Error" "$L/round3.log" | head -40
+grep -h "FAIL\|^time\|^timeline\|error\|Error" "$L/round3.log" | head -40
 grep -h "^|" "$L/round3.log" | tail -8
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" | sort | uniq -c
 grep -h "tc 3xTF32" "$L/round3.log" | sort -k8 -g | tail -3

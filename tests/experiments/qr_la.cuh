@@ -226,9 +226,18 @@ __device__ __forceinline__ void load_next(float (&xr)[4][RL], float (&xi)[4][RL]
 /* DEFER: the warp that owns column j + 2 applies reflector j to that column alone and owes
  * it to its other columns until it has published reflector j + 2 (qr_reg.cuh's FLOW & 2),
  * so that nothing but its own column stands between v_{j+1}'s arrival and v_{j+2} */
+/* Block 0's timeline (qr_tc prints it), SM clock cycles from the start of the factorization:
+ * ST_PUB + j reflector j published; ST_RDY + q rdy[q] arrived (update warps); ST_LOAD + q panel q
+ * in the panel warps' registers (warp 0); ST_END + p warp 0 done with panel p's steps */
+constexpr int ST_PUB = 1, ST_RDY = 129, ST_LOAD = 161, ST_END = 193, ST_N = 225;
+__device__ __forceinline__ void stamp(long long *st, int k)
+{
+    if (st) st[k] = clock64() - st[0];
+}
+
 template <int MP, int LD, int RL, bool DEFER>
 __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsigned long long *bar,
-                           unsigned long long *rdy, int n, int w, int lane)
+                           unsigned long long *rdy, int n, int w, int lane, long long *st)
 {
     const int npan = (n + 15) / 16;
     float xr[4][RL], xi[4][RL];
@@ -243,6 +252,7 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
         if (w == 0) {
             make<MP, LD, RL, 0>(xr, xi, j0, j0, lane, Ar, Ai, Rd, tau);
             rtk::mbar_arrive(bar + j0);
+            if (lane == 0) stamp(st, ST_PUB + j0);
         }
         for (int c = 0; c < kb; c++) {
             const int j = j0 + c;
@@ -252,6 +262,7 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
                     rtk::mbar_wait0(rdy + p + 1); /* each lane's acquire */
                     load_next<MP, LD, RL>(xr, xi, Ar, Ai, tau, j0, c, n, w, lane);
                     nxt = true;
+                    if (w == 0 && lane == 0) stamp(st, ST_LOAD + p + 1);
                 }
             }
             rtk::mbar_wait0(bar + j);
@@ -268,6 +279,7 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
                 else
                     make<MP, LD, RL, 1>(xr, xi, j + 1, j0, lane, Ar, Ai, Rd, tau);
                 rtk::mbar_arrive(bar + j + 1);
+                if (lane == 0) stamp(st, ST_PUB + j + 1);
             }
             const bool nx2 = nxt && p + 1 < npan && j0 + 16 + w < n, nx3 = nxt && p + 1 < npan && j0 + 24 + w < n;
             if (DEFER && owe) { /* reflector j - 1 to the columns but j + 1 (which has it) */
@@ -288,10 +300,12 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
                                  nx2, nx3};
             apply_slots<RL>(xr, xi, vr, vi, t, act);
         }
+        if (w == 0 && lane == 0) stamp(st, ST_END + p);
         if (p + 1 < npan) {
             if (!nxt) {
                 rtk::mbar_wait0(rdy + p + 1);
                 load_next<MP, LD, RL>(xr, xi, Ar, Ai, tau, j0, kb, n, w, lane);
+                if (w == 0 && lane == 0) stamp(st, ST_LOAD + p + 1);
             }
 #pragma unroll
             for (int i = 0; i < RL; i++) {
@@ -442,7 +456,7 @@ __device__ __forceinline__ void gemm2_unit(float *Ar, float *Ai, const float *Y,
 
 template <int MP, int NP, int PW, int UW>
 __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const float2 *tau, unsigned long long *bar,
-                             unsigned long long *rdy, int n, int uw, int lane)
+                             unsigned long long *rdy, int n, int uw, int lane, long long *st)
 {
     typedef LaShape<MP, NP, PW, UW> S;
     constexpr int LD = S::LD, YLD = S::YLD, UT = UW * 32;
@@ -490,18 +504,22 @@ __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const fl
             if (!arrived && u >= mt) {
                 rtk::mbar_arrive(rdy + p + 2);
                 arrived = true;
+                if (ut == 0) stamp(st, ST_RDY + p + 2);
             }
             const int im = u % mt, ic = u / mt;
             gemm2_unit<LD, NP, YLD>(Ar, Ai, Wp, j0, j0 + 16 * im, c2 + 16 * ic, lane);
         }
-        if (!arrived) rtk::mbar_arrive(rdy + p + 2);
+        if (!arrived) {
+            rtk::mbar_arrive(rdy + p + 2);
+            if (ut == 0) stamp(st, ST_RDY + p + 2);
+        }
         update_sync<UW>(); /* Y is read by every update warp before W is written again */
     }
 }
 
 template <int MP, int NP, int PW, int UW, bool DEFER>
 __global__ void __launch_bounds__((PW + UW) * 32, 1)
-    la_qr_kernel(float2 *A, int lda, long long stride, int m, int n)
+    la_qr_kernel(float2 *A, int lda, long long stride, int m, int n, long long *st)
 {
     typedef LaShape<MP, NP, PW, UW> S;
     constexpr int LD = S::LD, NT = S::NT;
@@ -532,11 +550,13 @@ __global__ void __launch_bounds__((PW + UW) * 32, 1)
             }
         }
     }
+    if (blockIdx.x != 0) st = nullptr;
+    if (st && tid == 0) st[0] = clock64();
     __syncthreads();
     if (warp < PW)
-        panel_warp<MP, LD, S::RL, DEFER>(Ar, Ai, Rd, tau, bar, rdy, n, warp, lane);
+        panel_warp<MP, LD, S::RL, DEFER>(Ar, Ai, Rd, tau, bar, rdy, n, warp, lane, st);
     else
-        update_warps<MP, NP, PW, UW>(Ar, Ai, sm + S::WP, sm + S::G, tau, bar, rdy, n, warp - PW, lane);
+        update_warps<MP, NP, PW, UW>(Ar, Ai, sm + S::WP, sm + S::G, tau, bar, rdy, n, warp - PW, lane, st);
     __syncthreads();
     for (int idx = tid; idx < n * m; idx += NT) { /* R above the diagonal (Rd's blocks), v below */
         const int c = idx / m, r = idx - c * m, c0 = c & ~15;
@@ -546,16 +566,18 @@ __global__ void __launch_bounds__((PW + UW) * 32, 1)
 }
 
 template <int MP, int NP, int PW, int UW, bool DEFER>
-cudaError_t la_launch(float2 *A, int lda, long long stride, int m, int n, int batch, unsigned long long *,
+cudaError_t la_launch(float2 *A, int lda, long long stride, int m, int n, int batch, unsigned long long *stamps,
                       cudaStream_t s)
 {
     typedef LaShape<MP, NP, PW, UW> S;
     static_assert(S::bytes <= 232448, "shared memory");
+    static_assert(NP <= 128 && NP / 16 <= 32, "the timeline's slots");
     if (m > MP || n > NP || m < n) return cudaErrorInvalidValue;
     cudaError_t e = cudaFuncSetAttribute(la_qr_kernel<MP, NP, PW, UW, DEFER>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::bytes);
     if (e != cudaSuccess) return e;
-    la_qr_kernel<MP, NP, PW, UW, DEFER><<<batch, S::NT, S::bytes, s>>>(A, lda, stride, m, n);
+    la_qr_kernel<MP, NP, PW, UW, DEFER><<<batch, S::NT, S::bytes, s>>>(A, lda, stride, m, n,
+                                                                       reinterpret_cast<long long *>(stamps));
     return cudaGetLastError();
 }
 

@@ -638,7 +638,7 @@ int main(int argc, char **argv)
     cudaStream_t st;
     RTK_CU_EXIT(cudaStreamCreate(&st));
     unsigned long long *dphase;
-    RTK_CU_EXIT(cudaMalloc(&dphase, 8 * sizeof *dphase));
+    RTK_CU_EXIT(cudaMalloc(&dphase, la::ST_N * sizeof *dphase)); /* the phases, or the lookahead's timeline */
     int fails = 0;
     struct Row {
         int m, n, batch;
@@ -703,11 +703,25 @@ int main(int argc, char **argv)
         row.fp32 = std::min(row.fp32, time_us(fp32, work, orig, bytes, repeat, st));
         row.tc3 = std::min(row.tc3, time_us(tc3, work, orig, bytes, repeat, st));
         RTK_CU_EXIT(cudaMemcpy(work, orig, bytes, cudaMemcpyDeviceToDevice));
-        RTK_CU_EXIT(cudaMemset(dphase, 0, 8 * sizeof *dphase)); /* the lookahead kernel stamps nothing */
+        RTK_CU_EXIT(cudaMemset(dphase, 0, la::ST_N * sizeof *dphase));
         RTK_CU_EXIT(c.run[0](work, m, (long long)m * n, m, n, batch, dphase, st));
         RTK_CU_EXIT(cudaStreamSynchronize(st));
-        unsigned long long ph[8];
+        unsigned long long ph[la::ST_N];
         RTK_CU_EXIT(cudaMemcpy(ph, dphase, sizeof ph, cudaMemcpyDeviceToHost));
+        if (c.flowp >= 2) { /* block 0's timeline, SM cycles: per panel, its columns' publication and the next panel's arrival */
+            const int npan = (n + 15) / 16;
+            printf("timeline %dx%d %s (block 0, kcycles): ", m, n, pname(c.flowp));
+            for (int p = 0; p < npan; p++) {
+                const int j0 = 16 * p, j1 = std::min(n, j0 + 16) - 1;
+                printf("[p%d pub %.1f..%.1f end %.1f", p, ph[la::ST_PUB + j0] * 1e-3, ph[la::ST_PUB + j1] * 1e-3,
+                       ph[la::ST_END + p] * 1e-3);
+                if (p >= 2) printf(" rdy %.1f", ph[la::ST_RDY + p] * 1e-3);
+                if (p >= 1) printf(" load %.1f", ph[la::ST_LOAD + p] * 1e-3);
+                printf("] ");
+            }
+            printf("\n");
+            memset(ph, 0, sizeof ph);
+        }
         for (int k = 0; k < 4; k++) row.ph[k] = ph[k] * 1e-3;
         printf("phases of block 0 by its last warp: panel %.1f gemm1 %.1f T^H W %.1f gemm2 %.1f\n", ph[4] * 1e-3,
                ph[5] * 1e-3, ph[6] * 1e-3, ph[7] * 1e-3);
