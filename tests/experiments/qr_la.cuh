@@ -108,8 +108,10 @@ __device__ __forceinline__ void load_v(float (&vr)[RL], float (&vi)[RL], const f
     }
 }
 
-/* Apply H_j = I - tau v v^H (x := H^H x) to the slots whose act flag is set (warp-uniform):
- * the dots, then all butterflies interleaved, then the updates */
+/* Apply H_j = I - tau v v^H (x := H^H x) to the slots whose act flag is set: every slot's
+ * dot and butterfly, branch-free, the update scaled by 0 where a slot is not active (the
+ * flags are warp-uniform, but a branch a slot cost a convergence barrier (BSSY/BSYNC) a
+ * shuffle: half of the panel's warp samples in the first build) */
 template <int RL>
 __device__ __forceinline__ void apply_slots(float (&xr)[4][RL], float (&xi)[4][RL], const float (&vr)[RL],
                                             const float (&vi)[RL], float2 tau, const bool (&act)[4])
@@ -117,67 +119,82 @@ __device__ __forceinline__ void apply_slots(float (&xr)[4][RL], float (&xi)[4][R
     float wr[4], wi[4];
 #pragma unroll
     for (int s = 0; s < 4; s++) {
-        wr[s] = wi[s] = 0.f;
-        if (act[s]) {
-            float r0 = 0.f, r1 = 0.f, i0 = 0.f, i1 = 0.f;
+        float r0 = 0.f, r1 = 0.f, i0 = 0.f, i1 = 0.f;
 #pragma unroll
-            for (int i = 0; i < RL; i++) { /* conj(v) x */
-                if (i & 1) {
-                    r1 = fmaf(vr[i], xr[s][i], fmaf(vi[i], xi[s][i], r1));
-                    i1 = fmaf(vr[i], xi[s][i], fmaf(-vi[i], xr[s][i], i1));
-                } else {
-                    r0 = fmaf(vr[i], xr[s][i], fmaf(vi[i], xi[s][i], r0));
-                    i0 = fmaf(vr[i], xi[s][i], fmaf(-vi[i], xr[s][i], i0));
-                }
+        for (int i = 0; i < RL; i++) { /* conj(v) x */
+            if (i & 1) {
+                r1 = fmaf(vr[i], xr[s][i], fmaf(vi[i], xi[s][i], r1));
+                i1 = fmaf(vr[i], xi[s][i], fmaf(-vi[i], xr[s][i], i1));
+            } else {
+                r0 = fmaf(vr[i], xr[s][i], fmaf(vi[i], xi[s][i], r0));
+                i0 = fmaf(vr[i], xi[s][i], fmaf(-vi[i], xr[s][i], i0));
             }
-            wr[s] = r0 + r1;
-            wi[s] = i0 + i1;
         }
+        wr[s] = r0 + r1;
+        wi[s] = i0 + i1;
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1)
 #pragma unroll
-        for (int s = 0; s < 4; s++)
-            if (act[s]) {
-                wr[s] += __shfl_xor_sync(0xffffffffu, wr[s], o);
-                wi[s] += __shfl_xor_sync(0xffffffffu, wi[s], o);
-            }
-#pragma unroll
-    for (int s = 0; s < 4; s++)
-        if (act[s]) {
-            const float sr = tau.x * wr[s] + tau.y * wi[s], si = tau.x * wi[s] - tau.y * wr[s]; /* conj(tau) w */
-#pragma unroll
-            for (int i = 0; i < RL; i++) {
-                xr[s][i] -= vr[i] * sr - vi[i] * si;
-                xi[s][i] -= vr[i] * si + vi[i] * sr;
-            }
+        for (int s = 0; s < 4; s++) {
+            wr[s] += __shfl_xor_sync(0xffffffffu, wr[s], o);
+            wi[s] += __shfl_xor_sync(0xffffffffu, wi[s], o);
         }
+#pragma unroll
+    for (int s = 0; s < 4; s++) {
+        const float f = act[s] ? 1.f : 0.f;
+        const float sr = f * (tau.x * wr[s] + tau.y * wi[s]), si = f * (tau.x * wi[s] - tau.y * wr[s]); /* conj(tau) w */
+#pragma unroll
+        for (int i = 0; i < RL; i++) {
+            xr[s][i] -= vr[i] * sr - vi[i] * si;
+            xi[s][i] -= vr[i] * si + vi[i] * sr;
+        }
+    }
+}
+/* the same for slot S alone (the owner's column: the critical path) */
+template <int RL, int S>
+__device__ __forceinline__ void apply_one(float (&xr)[4][RL], float (&xi)[4][RL], const float (&vr)[RL],
+                                          const float (&vi)[RL], float2 tau)
+{
+    float r[4] = {0.f, 0.f, 0.f, 0.f}, im[4] = {0.f, 0.f, 0.f, 0.f}; /* four chains */
+#pragma unroll
+    for (int i = 0; i < RL; i++) {
+        r[i & 3] = fmaf(vr[i], xr[S][i], fmaf(vi[i], xi[S][i], r[i & 3]));
+        im[i & 3] = fmaf(vr[i], xi[S][i], fmaf(-vi[i], xr[S][i], im[i & 3]));
+    }
+    float wr = (r[0] + r[1]) + (r[2] + r[3]), wi = (im[0] + im[1]) + (im[2] + im[3]);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        wr += __shfl_xor_sync(0xffffffffu, wr, o);
+        wi += __shfl_xor_sync(0xffffffffu, wi, o);
+    }
+    const float sr = tau.x * wr + tau.y * wi, si = tau.x * wi - tau.y * wr;
+#pragma unroll
+    for (int i = 0; i < RL; i++) {
+        xr[S][i] -= vr[i] * sr - vi[i] * si;
+        xi[S][i] -= vr[i] * si + vi[i] * sr;
+    }
 }
 
 /* Make reflector j (panel p's column, panel start j0) from slot S, which has every earlier
  * reflector applied, and publish it: rows < j0 back to the matrix (R's rows of earlier
  * panels, changed by panel p - 1's reflectors), rows j0 .. j of R to Rd (beta at j) with
- * explicit zeros and a one in the matrix, v below; tau_j. */
+ * explicit zeros and a one in the matrix, v below; tau_j. Selects and predicated stores,
+ * no branches. */
 template <int MP, int LD, int RL, int S>
 __device__ __forceinline__ void make(float (&xr)[4][RL], float (&xi)[4][RL], int j, int j0, int lane, float *Ar,
                                      float *Ai, float2 *Rd, float2 *tau)
 {
-    float s0 = 0.f, s1 = 0.f, ar = 0.f, ai = 0.f;
+    float sg[2] = {0.f, 0.f}, ar = 0.f, ai = 0.f;
 #pragma unroll
     for (int i = 0; i < RL; i++) {
         const int r = lane + 32 * i;
-        if (r > j && r < MP) {
-            if (i & 1)
-                s1 = fmaf(xr[S][i], xr[S][i], fmaf(xi[S][i], xi[S][i], s1));
-            else
-                s0 = fmaf(xr[S][i], xr[S][i], fmaf(xi[S][i], xi[S][i], s0));
-        }
-        if (r == j) {
-            ar = xr[S][i];
-            ai = xi[S][i];
-        }
+        const float x = r > j ? xr[S][i] : 0.f, y = r > j ? xi[S][i] : 0.f; /* rows >= MP hold zeros */
+        sg[i & 1] = fmaf(x, x, fmaf(y, y, sg[i & 1]));
+        ar = r == j ? xr[S][i] : ar;
+        ai = r == j ? xi[S][i] : ai;
     }
-    const float sig = rtk::group_sum<32>(s0 + s1, 0xffffffffu);
+    const float sig = rtk::group_sum<32>(sg[0] + sg[1], 0xffffffffu);
     ar = __shfl_sync(0xffffffffu, ar, j & 31);
     ai = __shfl_sync(0xffffffffu, ai, j & 31);
     float2 beta, t, scale;
@@ -185,24 +202,15 @@ __device__ __forceinline__ void make(float (&xr)[4][RL], float (&xi)[4][RL], int
 #pragma unroll
     for (int i = 0; i < RL; i++) {
         const int r = lane + 32 * i;
-        if (r >= MP) continue;
-        float *pr = Ar + j * LD + r, *pi = Ai + j * LD + r;
-        if (r < j0) {
-            *pr = xr[S][i];
-            *pi = xi[S][i];
-        } else if (r < j) {
-            Rd[j * 16 + r - j0] = make_float2(xr[S][i], xi[S][i]);
-            *pr = 0.f;
-            *pi = 0.f;
-        } else if (r == j) {
-            Rd[j * 16 + r - j0] = beta;
-            *pr = 1.f;
-            *pi = 0.f;
-        } else {
-            const float2 v = rtk::cmul(make_float2(xr[S][i], xi[S][i]), scale);
-            *pr = v.x;
-            *pi = v.y;
+        const float x = xr[S][i], y = xi[S][i];
+        const float vr = x * scale.x - y * scale.y, vi = x * scale.y + y * scale.x;
+        const bool below = r > j, above = r < j0;
+        const float ox = below ? vr : above ? x : (r == j ? 1.f : 0.f), oy = below ? vi : above ? y : 0.f;
+        if (r < MP) {
+            Ar[j * LD + r] = ox;
+            Ai[j * LD + r] = oy;
         }
+        if (r >= j0 && r <= j) Rd[j * 16 + r - j0] = r == j ? beta : make_float2(x, y);
     }
     if (lane == 0) tau[j] = t;
 }
@@ -272,12 +280,13 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
             const int q1 = c + 1;
             const bool own = q1 < kb && (q1 & 7) == w;
             if (own) { /* the critical path: column j + 1 and its reflector */
-                const bool a0[4] = {q1 < 8, q1 >= 8, false, false};
-                apply_slots<RL>(xr, xi, vr, vi, t, a0);
-                if (q1 < 8)
+                if (q1 < 8) {
+                    apply_one<RL, 0>(xr, xi, vr, vi, t);
                     make<MP, LD, RL, 0>(xr, xi, j + 1, j0, lane, Ar, Ai, Rd, tau);
-                else
+                } else {
+                    apply_one<RL, 1>(xr, xi, vr, vi, t);
                     make<MP, LD, RL, 1>(xr, xi, j + 1, j0, lane, Ar, Ai, Rd, tau);
+                }
                 rtk::mbar_arrive(bar + j + 1);
                 if (lane == 0) stamp(st, ST_PUB + j + 1);
             }
@@ -291,8 +300,10 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
             }
             const int q2 = c + 2;
             if (DEFER && q2 < kb && (q2 & 7) == w) { /* the next owner: its column only */
-                const bool a2[4] = {q2 < 8, q2 >= 8, false, false};
-                apply_slots<RL>(xr, xi, vr, vi, t, a2);
+                if (q2 < 8)
+                    apply_one<RL, 0>(xr, xi, vr, vi, t);
+                else
+                    apply_one<RL, 1>(xr, xi, vr, vi, t);
                 owe = true;
                 continue;
             }
