@@ -28,8 +28,9 @@
  *               each (16-column tile, half) a warp's unit, partial sums in two buffers;
  *        T^H W  by the UT transform (T^-1 = diag(1/tau) + striu(V^H V)), one thread a
  *               column, the two partials added first;
- *        gemm2  C -= V (T^H W), (16-row, 16-column) tiles; panel p + 2's tiles first, after
- *               which each update thread arrives on rdy[p + 2].
+ *        gemm2  C -= V (T^H W), (16-row, 16-column) tiles;
+ *      in two passes: the Gram matrix and panel p + 2's columns first, after which each
+ *      update thread arrives on rdy[p + 2], then the other columns.
  *      They synchronize among themselves with a named barrier, never with the panel warps.
  *
  * Every real product on the tensor cores is 3xTF32 (mma.sync m16n8k8: small*big + big*small
@@ -112,13 +113,13 @@ __device__ __forceinline__ void load_v(float (&vr)[RL], float (&vi)[RL], const f
  * dot and butterfly, branch-free, the update scaled by 0 where a slot is not active (the
  * flags are warp-uniform, but a branch a slot cost a convergence barrier (BSSY/BSYNC) a
  * shuffle: half of the panel's warp samples in the first build) */
-template <int RL>
+template <int RL, int S0 = 0, int S1 = 4>
 __device__ __forceinline__ void apply_slots(float (&xr)[4][RL], float (&xi)[4][RL], const float (&vr)[RL],
                                             const float (&vi)[RL], float2 tau, const bool (&act)[4])
 {
     float wr[4], wi[4];
 #pragma unroll
-    for (int s = 0; s < 4; s++) {
+    for (int s = S0; s < S1; s++) {
         float r0 = 0.f, r1 = 0.f, i0 = 0.f, i1 = 0.f;
 #pragma unroll
         for (int i = 0; i < RL; i++) { /* conj(v) x */
@@ -136,12 +137,12 @@ __device__ __forceinline__ void apply_slots(float (&xr)[4][RL], float (&xi)[4][R
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1)
 #pragma unroll
-        for (int s = 0; s < 4; s++) {
+        for (int s = S0; s < S1; s++) {
             wr[s] += __shfl_xor_sync(0xffffffffu, wr[s], o);
             wi[s] += __shfl_xor_sync(0xffffffffu, wi[s], o);
         }
 #pragma unroll
-    for (int s = 0; s < 4; s++) {
+    for (int s = S0; s < S1; s++) {
         const float f = act[s] ? 1.f : 0.f;
         const float sr = f * (tau.x * wr[s] + tau.y * wi[s]), si = f * (tau.x * wi[s] - tau.y * wr[s]); /* conj(tau) w */
 #pragma unroll
@@ -149,6 +150,26 @@ __device__ __forceinline__ void apply_slots(float (&xr)[4][RL], float (&xi)[4][R
             xr[s][i] -= vr[i] * sr - vi[i] * si;
             xi[s][i] -= vr[i] * si + vi[i] * sr;
         }
+    }
+}
+/* the slots from lo (0: both of the current panel's, 1: the second, 2: none) and the next
+ * panel's when nx: the variant with no dead slots (a uniform branch a step, not a slot) */
+template <int RL>
+__device__ __forceinline__ void apply_live(float (&xr)[4][RL], float (&xi)[4][RL], const float (&vr)[RL],
+                                           const float (&vi)[RL], float2 tau, const bool (&act)[4], int lo, bool nx)
+{
+    if (nx) {
+        if (lo == 0)
+            apply_slots<RL, 0, 4>(xr, xi, vr, vi, tau, act);
+        else if (lo == 1)
+            apply_slots<RL, 1, 4>(xr, xi, vr, vi, tau, act);
+        else
+            apply_slots<RL, 2, 4>(xr, xi, vr, vi, tau, act);
+    } else {
+        if (lo == 0)
+            apply_slots<RL, 0, 2>(xr, xi, vr, vi, tau, act);
+        else if (lo == 1)
+            apply_slots<RL, 1, 2>(xr, xi, vr, vi, tau, act);
     }
 }
 /* the same for slot S alone (the owner's column: the critical path) */
@@ -227,7 +248,7 @@ __device__ __forceinline__ void load_next(float (&xr)[4][RL], float (&xi)[4][RL]
     for (int cc = 0; cc < c; cc++) {
         float vr[RL], vi[RL];
         load_v<MP, LD, RL>(vr, vi, Ar, Ai, j0 + cc, lane);
-        apply_slots<RL>(xr, xi, vr, vi, tau[j0 + cc], act);
+        apply_slots<RL, 2, 4>(xr, xi, vr, vi, tau[j0 + cc], act);
     }
 }
 
@@ -295,7 +316,7 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
                 float ur[RL], ui[RL];
                 load_v<MP, LD, RL>(ur, ui, Ar, Ai, j - 1, lane);
                 const bool ao[4] = {w > c - 1 && w < kb && q1 != w, w + 8 > c - 1 && w + 8 < kb && q1 != w + 8, nx2, nx3};
-                apply_slots<RL>(xr, xi, ur, ui, tau[j - 1], ao);
+                apply_live<RL>(xr, xi, ur, ui, tau[j - 1], ao, c - 1 >= w + 8 ? 2 : c - 1 >= w ? 1 : 0, nx2 || nx3);
                 owe = false;
             }
             const int q2 = c + 2;
@@ -309,7 +330,7 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
             }
             const bool act[4] = {w > c && w < kb && !(own && q1 == w), w + 8 > c && w + 8 < kb && !(own && q1 == w + 8),
                                  nx2, nx3};
-            apply_slots<RL>(xr, xi, vr, vi, t, act);
+            apply_live<RL>(xr, xi, vr, vi, t, act, c >= w + 8 ? 2 : c >= w ? 1 : 0, nx2 || nx3);
         }
         if (w == 0 && lane == 0) stamp(st, ST_END + p);
         if (p + 1 < npan) {
@@ -465,6 +486,37 @@ __device__ __forceinline__ void gemm2_unit(float *Ar, float *Ai, const float *Y,
     }
 }
 
+/* Y = T^H W for columns c0 .. c1-1 (one thread a column), over W's first half */
+template <int NP, int YLD>
+__device__ __forceinline__ void t_solve(float *Wp, const float *G, const float2 *tau, int j0, int c0, int c1, int ut, int nthr)
+{
+    for (int col = c0 + ut; col < c1; col += nthr) {
+        float yr[16], yi[16];
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            const int o = col * YLD + i;
+            float sr = Wp[o] + Wp[2 * NP * YLD + o], si = Wp[NP * YLD + o] + Wp[3 * NP * YLD + o];
+#pragma unroll
+            for (int k = 0; k < i; k++) { /* s -= (v_i^H v_k) y_k */
+                const float gr = G[i * 16 + k], gi = G[256 + i * 16 + k];
+                sr = fmaf(-gr, yr[k], fmaf(gi, yi[k], sr));
+                si = fmaf(-gr, yi[k], fmaf(-gi, yr[k], si));
+            }
+            const float2 tq = tau[j0 + i];
+            yr[i] = tq.x * sr + tq.y * si; /* conj(tau_i) s */
+            yi[i] = tq.x * si - tq.y * sr;
+        }
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            Wp[col * YLD + i] = yr[i];
+            Wp[NP * YLD + col * YLD + i] = yi[i];
+        }
+    }
+}
+
+/* Panel p's block reflector to the columns of panels p + 2 .. in two passes: first the Gram
+ * matrix and panel p + 2's columns (gemm1, T^H W, gemm2), after which each update thread
+ * arrives on rdy[p + 2] — the panel warps wait for nothing else — then the other columns. */
 template <int MP, int NP, int PW, int UW>
 __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const float2 *tau, unsigned long long *bar,
                              unsigned long long *rdy, int n, int uw, int lane, long long *st)
@@ -473,56 +525,33 @@ __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const fl
     constexpr int LD = S::LD, YLD = S::YLD, UT = UW * 32;
     const int ut = uw * 32 + lane, npan = (n + 15) / 16, npad = 16 * npan;
     for (int p = 0; p + 2 < npan; p++) {
-        const int j0 = 16 * p, c2 = j0 + 32;
+        const int j0 = 16 * p, c2 = j0 + 32, c3 = c2 + 16;
         rtk::mbar_wait0(bar + j0 + 15); /* panel p's reflectors, all out */
-        const int ks = (MP - j0) / 8, kh = ks / 2, ntile = 1 + (npad - c2) / 16;
-        for (int u = uw; u < 2 * ntile; u += UW) { /* gemm1: tile 0 = V (the Gram matrix) */
-            const int tl = u >> 1, h = u & 1, col0 = tl == 0 ? j0 : c2 + 16 * (tl - 1);
-            gemm1_unit<LD, NP, YLD>(Ar, Ai, Wp + h * 2 * NP * YLD, j0, col0, h ? kh : 0, h ? ks : kh, lane);
-        }
+        const int ks = (MP - j0) / 8, kh = ks / 2, mt = (MP - j0) / 16;
+        for (int u = uw; u < 4; u += UW) /* gemm1, first pass: the Gram matrix and panel p + 2, row halves */
+            gemm1_unit<LD, NP, YLD>(Ar, Ai, Wp + (u & 1) * 2 * NP * YLD, j0, u < 2 ? j0 : c2, u & 1 ? kh : 0,
+                                    u & 1 ? ks : kh, lane);
         update_sync<UW>();
         for (int e = ut; e < 512; e += UT) { /* G[plane][i][k] = v_i^H v_k, the halves added */
             const int pl = e >> 8, i = (e >> 4) & 15, k = e & 15, o = (pl * NP + j0 + k) * YLD + i;
             G[e] = Wp[o] + Wp[2 * NP * YLD + o];
         }
         update_sync<UW>();
-        for (int col = c2 + ut; col < npad; col += UT) { /* Y = T^H W, over W's first half */
-            float yr[16], yi[16];
-#pragma unroll
-            for (int i = 0; i < 16; i++) {
-                const int o = col * YLD + i;
-                float sr = Wp[o] + Wp[2 * NP * YLD + o], si = Wp[NP * YLD + o] + Wp[3 * NP * YLD + o];
-#pragma unroll
-                for (int k = 0; k < i; k++) { /* s -= (v_i^H v_k) y_k */
-                    const float gr = G[i * 16 + k], gi = G[256 + i * 16 + k];
-                    sr = fmaf(-gr, yr[k], fmaf(gi, yi[k], sr));
-                    si = fmaf(-gr, yi[k], fmaf(-gi, yr[k], si));
-                }
-                const float2 tq = tau[j0 + i];
-                yr[i] = tq.x * sr + tq.y * si; /* conj(tau_i) s */
-                yi[i] = tq.x * si - tq.y * sr;
-            }
-#pragma unroll
-            for (int i = 0; i < 16; i++) {
-                Wp[col * YLD + i] = yr[i];
-                Wp[NP * YLD + col * YLD + i] = yi[i];
-            }
-        }
+        t_solve<NP, YLD>(Wp, G, tau, j0, c2, c3, ut, UT);
         update_sync<UW>();
-        const int mt = (MP - j0) / 16, units = mt * ((npad - c2) / 16);
-        bool arrived = false;
-        for (int u = uw; u < units; u += UW) { /* gemm2: panel p + 2's tiles (u < mt) first */
-            if (!arrived && u >= mt) {
-                rtk::mbar_arrive(rdy + p + 2);
-                arrived = true;
-                if (ut == 0) stamp(st, ST_RDY + p + 2);
-            }
-            const int im = u % mt, ic = u / mt;
-            gemm2_unit<LD, NP, YLD>(Ar, Ai, Wp, j0, j0 + 16 * im, c2 + 16 * ic, lane);
-        }
-        if (!arrived) {
-            rtk::mbar_arrive(rdy + p + 2);
-            if (ut == 0) stamp(st, ST_RDY + p + 2);
+        for (int u = uw; u < mt; u += UW) gemm2_unit<LD, NP, YLD>(Ar, Ai, Wp, j0, j0 + 16 * u, c2, lane);
+        rtk::mbar_arrive(rdy + p + 2);
+        if (ut == 0) stamp(st, ST_RDY + p + 2);
+        if (c3 < npad) { /* second pass: the columns of panels p + 3 .. */
+            const int nt = (npad - c3) / 16;
+            for (int u = uw; u < 2 * nt; u += UW)
+                gemm1_unit<LD, NP, YLD>(Ar, Ai, Wp + (u & 1) * 2 * NP * YLD, j0, c3 + 16 * (u >> 1), u & 1 ? kh : 0,
+                                        u & 1 ? ks : kh, lane);
+            update_sync<UW>();
+            t_solve<NP, YLD>(Wp, G, tau, j0, c3, npad, ut, UT);
+            update_sync<UW>();
+            for (int u = uw; u < mt * nt; u += UW)
+                gemm2_unit<LD, NP, YLD>(Ar, Ai, Wp, j0, j0 + 16 * (u % mt), c3 + 16 * (u / mt), lane);
         }
         update_sync<UW>(); /* Y is read by every update warp before W is written again */
     }
