@@ -75,6 +75,13 @@ __device__ __forceinline__ bool mbar_test0(unsigned long long *b)
     return done != 0;
 }
 
+/* the update warps' wait for a panel: polled with a 100 ns sleep between tests, so that
+ * the waiting warps leave the issue slots to the panel warps */
+__device__ __forceinline__ void mbar_wait_sleep(unsigned long long *b)
+{
+    while (!mbar_test0(b)) __nanosleep(100);
+}
+
 template <int UW> __device__ __forceinline__ void update_sync()
 {
     asm volatile("bar.sync 1, %0;" ::"n"(UW * 32) : "memory");
@@ -526,7 +533,7 @@ __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const fl
     const int ut = uw * 32 + lane, npan = (n + 15) / 16, npad = 16 * npan;
     for (int p = 0; p + 2 < npan; p++) {
         const int j0 = 16 * p, c2 = j0 + 32, c3 = c2 + 16;
-        rtk::mbar_wait0(bar + j0 + 15); /* panel p's reflectors, all out */
+        mbar_wait_sleep(bar + j0 + 15); /* panel p's reflectors, all out */
         const int ks = (MP - j0) / 8, kh = ks / 2, mt = (MP - j0) / 16;
         for (int u = uw; u < 4; u += UW) /* gemm1, first pass: the Gram matrix and panel p + 2, row halves */
             gemm1_unit<LD, NP, YLD>(Ar, Ai, Wp + (u & 1) * 2 * NP * YLD, j0, u < 2 ? j0 : c2, u & 1 ? kh : 0,

@@ -539,11 +539,11 @@ static const TcCase tc_cases[] = {
     {192, 96, 128, TC(192, 96, 256, 8, true)},  {200, 50, 128, TC(208, 64, 256, 8, false)},
     {200, 50, 128, TC(208, 64, 256, 8, true)},  {128, 32, 512, TC(128, 32, 256, 8, true)},
     /* round 3 (qr_la.cuh): 8 panel warps, UW update warps, with or without the next owner's
-     * deferral (the deferring build first at each size: ncu -c 1 profiles it) */
+     * deferral (ncu -c 1 profiles the first at each size) */
 #define LA(MP, NP, UW, D) (8 + UW) * 32, 2 + D, {la::la_launch<MP, NP, 8, UW, D>, nullptr}
-    {240, 66, 128, LA(240, 80, 8, 1)},  {240, 66, 128, LA(240, 80, 8, 0)}, {240, 66, 1280, LA(240, 80, 8, 1)},
-    {192, 96, 128, LA(192, 96, 8, 1)},  {192, 96, 128, LA(192, 96, 8, 0)}, {200, 50, 128, LA(208, 64, 8, 1)},
-    {128, 32, 512, LA(128, 32, 4, 1)},  {128, 32, 512, LA(128, 32, 4, 0)},
+    {240, 66, 128, LA(240, 80, 8, 0)},  {240, 66, 128, LA(240, 80, 4, 0)}, {240, 66, 128, LA(240, 80, 8, 1)},
+    {240, 66, 1280, LA(240, 80, 8, 0)}, {192, 96, 128, LA(192, 96, 8, 0)}, {192, 96, 128, LA(192, 96, 4, 0)},
+    {192, 96, 128, LA(192, 96, 8, 1)},  {200, 50, 128, LA(208, 64, 8, 0)}, {128, 32, 512, LA(128, 32, 4, 0)},
 #undef LA
 };
 
