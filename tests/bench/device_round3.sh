@@ -20,7 +20,7 @@ if [ "${ROUND3_NCU:-1}" = 1 ] && [ -n "$ncu" ]; then
             --log-file "$L/ncu_la_$sz.csv" -k regex:"la_qr_kernel|qr_reg_kernel" -c 4 --metrics "gpu__time_duration.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__warps_eligible.avg.per_cycle_active,regex:^sm__pipe_.*_cycles_active.avg.pct_of_peak_sustained_active$,regex:^smsp__average_warps_issue_stalled_.*_per_issue_active.ratio$" \
             "$BIN/qr_tc" --repeat 1 --size "$sz" --panel lookahead
     done
-    # the deferring 192x96 build's SASS, warp-stall samples per instruction (tests/bench/sass_hot.py)
+    # the 192x96 (UW = 8) build's SASS, warp-stall samples per instruction (tests/bench/sass_hot.py)
     step "ncu full 192x96" "$L/ncu_run.log" 200 "$ncu" --clock-control none --set full --import-source yes \
         -k regex:la_qr_kernel -c 1 -f -o "$L/full-la" "$BIN/qr_tc" --repeat 1 --size 192x96x128 --panel lookahead
     step "ncu sass 192x96" "$L/ncu_run.log" 60 sh -c "'$ncu' -i '$L/full-la.ncu-rep' --page source --csv --print-source sass > '$L/sass-la.csv'"

@@ -259,9 +259,6 @@ __device__ __forceinline__ void load_next(float (&xr)[4][RL], float (&xi)[4][RL]
     }
 }
 
-/* DEFER: the warp that owns column j + 2 applies reflector j to that column alone and owes
- * it to its other columns until it has published reflector j + 2 (qr_reg.cuh's FLOW & 2),
- * so that nothing but its own column stands between v_{j+1}'s arrival and v_{j+2} */
 /* Block 0's timeline (qr_tc prints it), SM clock cycles from the start of the factorization:
  * ST_PUB + j reflector j published; ST_RDY + q rdy[q] arrived (update warps); ST_LOAD + q panel q
  * in the panel warps' registers (warp 0); ST_END + p warp 0 done with panel p's steps */
@@ -271,7 +268,7 @@ __device__ __forceinline__ void stamp(long long *st, int k)
     if (st) st[k] = clock64() - st[0];
 }
 
-template <int MP, int LD, int RL, bool DEFER>
+template <int MP, int LD, int RL>
 __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsigned long long *bar,
                            unsigned long long *rdy, int n, int w, int lane, long long *st)
 {
@@ -282,7 +279,6 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
     load_slot<MP, LD, RL, 2>(xr, xi, Ar, Ai, 16 + w, n, lane);
     load_slot<MP, LD, RL, 3>(xr, xi, Ar, Ai, 24 + w, n, lane);
     bool nxt = true; /* panel 1's columns need no update warp: nothing before panel 0 */
-    bool owe = false; /* DEFER: reflector j - 1 owed to this warp's columns but column j + 1 */
     for (int p = 0; p < npan; p++) {
         const int j0 = 16 * p, kb = min(16, n - j0);
         if (w == 0) {
@@ -292,7 +288,7 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
         }
         for (int c = 0; c < kb; c++) {
             const int j = j0 + c;
-            if (!nxt && !owe && p + 1 < npan) { /* the next panel, once the update warps are done with it */
+            if (!nxt && p + 1 < npan) { /* the next panel, once the update warps are done with it */
                 const bool ready = __shfl_sync(0xffffffffu, (int)mbar_test0(rdy + p + 1), 0) != 0;
                 if (ready) {
                     rtk::mbar_wait0(rdy + p + 1); /* each lane's acquire */
@@ -319,22 +315,6 @@ __device__ void panel_warp(float *Ar, float *Ai, float2 *Rd, float2 *tau, unsign
                 if (lane == 0) stamp(st, ST_PUB + j + 1);
             }
             const bool nx2 = nxt && p + 1 < npan && j0 + 16 + w < n, nx3 = nxt && p + 1 < npan && j0 + 24 + w < n;
-            if (DEFER && owe) { /* reflector j - 1 to the columns but j + 1 (which has it) */
-                float ur[RL], ui[RL];
-                load_v<MP, LD, RL>(ur, ui, Ar, Ai, j - 1, lane);
-                const bool ao[4] = {w > c - 1 && w < kb && q1 != w, w + 8 > c - 1 && w + 8 < kb && q1 != w + 8, nx2, nx3};
-                apply_live<RL>(xr, xi, ur, ui, tau[j - 1], ao, c - 1 >= w + 8 ? 2 : c - 1 >= w ? 1 : 0, nx2 || nx3);
-                owe = false;
-            }
-            const int q2 = c + 2;
-            if (DEFER && q2 < kb && (q2 & 7) == w) { /* the next owner: its column only */
-                if (q2 < 8)
-                    apply_one<RL, 0>(xr, xi, vr, vi, t);
-                else
-                    apply_one<RL, 1>(xr, xi, vr, vi, t);
-                owe = true;
-                continue;
-            }
             const bool act[4] = {w > c && w < kb && !(own && q1 == w), w + 8 > c && w + 8 < kb && !(own && q1 == w + 8),
                                  nx2, nx3};
             apply_live<RL>(xr, xi, vr, vi, t, act, c >= w + 8 ? 2 : c >= w ? 1 : 0, nx2 || nx3);
@@ -493,6 +473,44 @@ __device__ __forceinline__ void gemm2_unit(float *Ar, float *Ai, const float *Y,
     }
 }
 
+/* columns c0 .. c1-1 of the matrix from global memory (zero-padded to MP rows), eight
+ * elements a thread in flight, by threads t of nthr */
+template <int MP, int LD>
+__device__ __forceinline__ void load_cols(const float2 *Ag, int lda, int m, int n, float *Ar, float *Ai, int c0, int c1,
+                                          int t, int nthr)
+{
+    constexpr int LU = 8;
+    const int total = (c1 - c0) * MP;
+    for (int base = 0; base < total; base += nthr * LU) {
+        float2 x[LU];
+#pragma unroll
+        for (int u = 0; u < LU; u++) {
+            const int idx = base + u * nthr + t, c = c0 + idx / MP, r = idx % MP;
+            x[u] = idx < total && r < m && c < n ? __ldg(Ag + (size_t)c * lda + r) : make_float2(0.f, 0.f);
+        }
+#pragma unroll
+        for (int u = 0; u < LU; u++) {
+            const int idx = base + u * nthr + t, c = c0 + idx / MP, r = idx % MP;
+            if (idx < total) {
+                Ar[c * LD + r] = x[u].x;
+                Ai[c * LD + r] = x[u].y;
+            }
+        }
+    }
+}
+/* panel p's columns, final once its last reflector is out, to global memory: R above the
+ * diagonal (Rd's block on rows j0 .. c), v below */
+template <int LD>
+__device__ __forceinline__ void store_panel(float2 *Ag, int lda, int m, int n, const float *Ar, const float *Ai,
+                                            const float2 *Rd, int j0, int t, int nthr)
+{
+    const int c1 = min(n, j0 + 16), total = (c1 - j0) * m;
+    for (int idx = t; idx < total; idx += nthr) {
+        const int c = j0 + idx / m, r = idx % m;
+        Ag[(size_t)c * lda + r] = r >= j0 && r <= c ? Rd[c * 16 + r - j0] : make_float2(Ar[c * LD + r], Ai[c * LD + r]);
+    }
+}
+
 /* Y = T^H W for columns c0 .. c1-1 (one thread a column), over W's first half */
 template <int NP, int YLD>
 __device__ __forceinline__ void t_solve(float *Wp, const float *G, const float2 *tau, int j0, int c0, int c1, int ut, int nthr)
@@ -526,14 +544,22 @@ __device__ __forceinline__ void t_solve(float *Wp, const float *G, const float2 
  * arrives on rdy[p + 2] — the panel warps wait for nothing else — then the other columns. */
 template <int MP, int NP, int PW, int UW>
 __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const float2 *tau, unsigned long long *bar,
-                             unsigned long long *rdy, int n, int uw, int lane, long long *st)
+                             unsigned long long *rdy, const float2 *Rd, float2 *Ag, int lda, int m, int n, int uw,
+                             int lane, long long *st)
 {
     typedef LaShape<MP, NP, PW, UW> S;
     constexpr int LD = S::LD, YLD = S::YLD, UT = UW * 32;
     const int ut = uw * 32 + lane, npan = (n + 15) / 16, npad = 16 * npan;
-    for (int p = 0; p + 2 < npan; p++) {
+    /* the columns after the first two panels, while the panel warps factor panel 0 */
+    load_cols<MP, LD>(Ag, lda, m, n, Ar, Ai, 32, NP, ut, UT);
+    update_sync<UW>();
+    for (int p = 0; p < npan; p++) {
         const int j0 = 16 * p, c2 = j0 + 32, c3 = c2 + 16;
-        mbar_wait_sleep(bar + j0 + 15); /* panel p's reflectors, all out */
+        mbar_wait_sleep(bar + min(n, j0 + 16) - 1); /* panel p's reflectors, all out */
+        if (p + 2 >= npan) { /* nothing of it left to apply: store it */
+            store_panel<LD>(Ag, lda, m, n, Ar, Ai, Rd, j0, ut, UT);
+            continue;
+        }
         const int ks = (MP - j0) / 8, kh = ks / 2, mt = (MP - j0) / 16;
         for (int u = uw; u < 4; u += UW) /* gemm1, first pass: the Gram matrix and panel p + 2, row halves */
             gemm1_unit<LD, NP, YLD>(Ar, Ai, Wp + (u & 1) * 2 * NP * YLD, j0, u < 2 ? j0 : c2, u & 1 ? kh : 0,
@@ -549,6 +575,7 @@ __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const fl
         for (int u = uw; u < mt; u += UW) gemm2_unit<LD, NP, YLD>(Ar, Ai, Wp, j0, j0 + 16 * u, c2, lane);
         rtk::mbar_arrive(rdy + p + 2);
         if (ut == 0) stamp(st, ST_RDY + p + 2);
+        store_panel<LD>(Ag, lda, m, n, Ar, Ai, Rd, j0, ut, UT); /* final: overlapped with the rest */
         if (c3 < npad) { /* second pass: the columns of panels p + 3 .. */
             const int nt = (npad - c3) / 16;
             for (int u = uw; u < 2 * nt; u += UW)
@@ -564,7 +591,7 @@ __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const fl
     }
 }
 
-template <int MP, int NP, int PW, int UW, bool DEFER>
+template <int MP, int NP, int PW, int UW>
 __global__ void __launch_bounds__((PW + UW) * 32, 1)
     la_qr_kernel(float2 *A, int lda, long long stride, int m, int n, long long *st)
 {
@@ -580,39 +607,19 @@ __global__ void __launch_bounds__((PW + UW) * 32, 1)
         for (int k = 0; k < NP; k++) rtk::mbar_init(bar + k, 32);
         for (int k = 0; k < S::NPAN; k++) rtk::mbar_init(rdy + k, UW * 32);
     }
-    constexpr int LU = 8; /* the load, eight elements a thread in flight */
-    for (int base = 0; base < NP * MP; base += NT * LU) {
-        float2 x[LU];
-#pragma unroll
-        for (int u = 0; u < LU; u++) {
-            const int idx = base + u * NT + tid, c = idx / MP, r = idx - c * MP;
-            x[u] = idx < NP * MP && r < m && c < n ? __ldg(Ag + (size_t)c * lda + r) : make_float2(0.f, 0.f);
-        }
-#pragma unroll
-        for (int u = 0; u < LU; u++) {
-            const int idx = base + u * NT + tid, c = idx / MP, r = idx - c * MP;
-            if (idx < NP * MP) {
-                Ar[c * LD + r] = x[u].x;
-                Ai[c * LD + r] = x[u].y;
-            }
-        }
-    }
+    /* panels 0 and 1 by every thread; the update warps load the rest behind panel 0 */
+    load_cols<MP, LD>(Ag, lda, m, n, Ar, Ai, 0, min(NP, 32), tid, NT);
     if (blockIdx.x != 0) st = nullptr;
     if (st && tid == 0) st[0] = clock64();
     __syncthreads();
     if (warp < PW)
-        panel_warp<MP, LD, S::RL, DEFER>(Ar, Ai, Rd, tau, bar, rdy, n, warp, lane, st);
+        panel_warp<MP, LD, S::RL>(Ar, Ai, Rd, tau, bar, rdy, n, warp, lane, st);
     else
-        update_warps<MP, NP, PW, UW>(Ar, Ai, sm + S::WP, sm + S::G, tau, bar, rdy, n, warp - PW, lane, st);
-    __syncthreads();
-    for (int idx = tid; idx < n * m; idx += NT) { /* R above the diagonal (Rd's blocks), v below */
-        const int c = idx / m, r = idx - c * m, c0 = c & ~15;
-        Ag[(size_t)c * lda + r] =
-            r >= c0 && r <= c ? Rd[c * 16 + r - c0] : make_float2(Ar[c * LD + r], Ai[c * LD + r]);
-    }
+        update_warps<MP, NP, PW, UW>(Ar, Ai, sm + S::WP, sm + S::G, tau, bar, rdy, Rd, Ag, lda, m, n, warp - PW,
+                                     lane, st);
 }
 
-template <int MP, int NP, int PW, int UW, bool DEFER>
+template <int MP, int NP, int PW, int UW>
 cudaError_t la_launch(float2 *A, int lda, long long stride, int m, int n, int batch, unsigned long long *stamps,
                       cudaStream_t s)
 {
@@ -620,10 +627,10 @@ cudaError_t la_launch(float2 *A, int lda, long long stride, int m, int n, int ba
     static_assert(S::bytes <= 232448, "shared memory");
     static_assert(NP <= 128 && NP / 16 <= 32, "the timeline's slots");
     if (m > MP || n > NP || m < n) return cudaErrorInvalidValue;
-    cudaError_t e = cudaFuncSetAttribute(la_qr_kernel<MP, NP, PW, UW, DEFER>,
+    cudaError_t e = cudaFuncSetAttribute(la_qr_kernel<MP, NP, PW, UW>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::bytes);
     if (e != cudaSuccess) return e;
-    la_qr_kernel<MP, NP, PW, UW, DEFER><<<batch, S::NT, S::bytes, s>>>(A, lda, stride, m, n,
+    la_qr_kernel<MP, NP, PW, UW><<<batch, S::NT, S::bytes, s>>>(A, lda, stride, m, n,
                                                                        reinterpret_cast<long long *>(stamps));
     return cudaGetLastError();
 }

@@ -528,7 +528,7 @@ cudaError_t tc_launch(float2 *A, int lda, long long stride, int m, int n, int ba
 }
 
 struct TcCase {
-    int m, n, batch, threads, flowp; /* flowp: 0 barrier panel, 1 dataflow panel, 2 lookahead (qr_la.cuh), 3 lookahead with deferral */
+    int m, n, batch, threads, flowp; /* flowp: 0 barrier panel, 1 dataflow panel, 2 lookahead (qr_la.cuh) */
     tc_fn run[2]; /* PREC 3, PREC 1 (none for the lookahead kernel) */
 };
 /* (the 384- and 512-thread builds of docs/kernels/journal.md "Tensor cores" were slower; dropped) */
@@ -538,18 +538,17 @@ static const TcCase tc_cases[] = {
     {240, 66, 1280, TC(240, 80, 256, 0, true)}, {192, 96, 128, TC(192, 96, 256, 8, false)},
     {192, 96, 128, TC(192, 96, 256, 8, true)},  {200, 50, 128, TC(208, 64, 256, 8, false)},
     {200, 50, 128, TC(208, 64, 256, 8, true)},  {128, 32, 512, TC(128, 32, 256, 8, true)},
-    /* round 3 (qr_la.cuh): 8 panel warps, UW update warps, with or without the next owner's
-     * deferral (ncu -c 1 profiles the first at each size) */
-#define LA(MP, NP, UW, D) (8 + UW) * 32, 2 + D, {la::la_launch<MP, NP, 8, UW, D>, nullptr}
-    {240, 66, 128, LA(240, 80, 8, 0)},  {240, 66, 128, LA(240, 80, 4, 0)}, {240, 66, 128, LA(240, 80, 8, 1)},
-    {240, 66, 1280, LA(240, 80, 8, 0)}, {192, 96, 128, LA(192, 96, 8, 0)}, {192, 96, 128, LA(192, 96, 4, 0)},
-    {192, 96, 128, LA(192, 96, 8, 1)},  {200, 50, 128, LA(208, 64, 8, 0)}, {128, 32, 512, LA(128, 32, 4, 0)},
+    /* round 3 (qr_la.cuh): 8 panel warps and UW update warps */
+#define LA(MP, NP, UW) (8 + UW) * 32, 2, {la::la_launch<MP, NP, 8, UW>, nullptr}
+    {240, 66, 128, LA(240, 80, 8)}, {240, 66, 128, LA(240, 80, 4)}, {240, 66, 1280, LA(240, 80, 8)},
+    {192, 96, 128, LA(192, 96, 8)}, {192, 96, 128, LA(192, 96, 4)}, {200, 50, 128, LA(208, 64, 8)},
+    {128, 32, 512, LA(128, 32, 4)},
 #undef LA
 };
 
 static const char *pname(int flowp)
 {
-    return flowp == 3 ? "lookahead+defer" : flowp == 2 ? "lookahead" : flowp ? "dataflow" : "barrier";
+    return flowp == 2 ? "lookahead" : flowp ? "dataflow" : "barrier";
 }
 
 static double median(std::vector<float> v)
@@ -649,7 +648,7 @@ int main(int argc, char **argv)
     std::vector<Row> rows;
     for (const TcCase &c : tc_cases) {
         if (sm_ && (c.m != sm_ || c.n != sn || c.batch != sb)) continue;
-        if (flow >= 0 && (flow == 2 ? c.flowp < 2 : c.flowp != flow)) continue;
+        if (flow >= 0 && c.flowp != flow) continue;
         const int m = c.m, n = c.n, batch = quick ? 2 : c.batch;
         const size_t total = (size_t)m * n * batch, bytes = total * sizeof(float2);
         const int v = rtk_qr_select_batch(0, m, n, batch, 0, smem_limit);
