@@ -30,7 +30,9 @@
  *               column, the two partials added first;
  *        gemm2  C -= V (T^H W), (16-row, 16-column) tiles;
  *      in two passes: the Gram matrix and panel p + 2's columns first, after which each
- *      update thread arrives on rdy[p + 2], then the other columns.
+ *      update thread arrives on rdy[p + 2], then the other columns — of which panel p + 3's
+ *      gemm2 at once and the rest's after panel p + 1's first pass (a depth-2 lookahead for
+ *      the update warps: the first pass of each panel waits only for the panel).
  *      They synchronize among themselves with a named barrier, never with the panel warps.
  *
  * Every real product on the tensor cores is 3xTF32 (mma.sync m16n8k8: small*big + big*small
@@ -577,6 +579,12 @@ __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const fl
         rtk::mbar_arrive(rdy + p + 2);
         if (ut == 0) stamp(st, ST_RDY + p + 2);
         store_panel<LD>(Ag, lda, m, n, Ar, Ai, Rd, j0, ut, UT); /* final: overlapped with the rest */
+        if (p > 0 && c3 < npad) { /* panel p - 1's block reflector to panels p + 3 .. (deferred, below) */
+            const int pj = j0 - 16, pmt = mt + 1, nt = (npad - c3) / 16;
+            for (int u = uw; u < pmt * nt; u += UW)
+                gemm2_unit<LD, NP, YLD>(Ar, Ai, Wp, pj, pj + 16 * (u % pmt), c3 + 16 * (u / pmt), lane);
+            update_sync<UW>(); /* its Y (columns >= c3) is read before the next gemm1 writes there */
+        }
         if (c3 < npad) { /* second pass: the columns of panels p + 3 .. */
             const int nt = (npad - c3) / 16;
             for (int u = uw; u < 2 * nt; u += UW)
@@ -585,8 +593,10 @@ __device__ void update_warps(float *Ar, float *Ai, float *Wp, float *G, const fl
             update_sync<UW>();
             t_solve<NP, YLD>(Wp, G, tau, j0, c3, npad, ut, UT);
             update_sync<UW>();
-            for (int u = uw; u < mt * nt; u += UW)
-                gemm2_unit<LD, NP, YLD>(Ar, Ai, Wp, j0, j0 + 16 * (u % mt), c3 + 16 * (u / mt), lane);
+            /* panel p + 3 now (panel p + 1's first pass needs it); panels p + 4 .. after panel p + 1's
+             * first pass, so that its rdy waits for nothing else (Y stays in W's columns >= c3 + 16,
+             * which that first pass does not touch) */
+            for (int u = uw; u < mt; u += UW) gemm2_unit<LD, NP, YLD>(Ar, Ai, Wp, j0, j0 + 16 * u, c3, lane);
         }
         update_sync<UW>(); /* Y is read by every update warp before W is written again */
     }
