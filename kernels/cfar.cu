@@ -5,32 +5,18 @@
  * arithmetic is stap/cfar.c's, operation for operation (powers and sums in double,
  * explicit _rn intrinsics so that nothing is contracted), so that the two detectors give
  * identical lists on the same output; tests/unit/test_gpu_cfar.c checks that bit for bit. */
+#include "rtk_cfar_line.cuh"
 #include "rtk_device.cuh"
 #include "rtk_pipeline.h"
 
 namespace {
 
-/* |y|^2 in double: the float products are exact in double, one rounding for the sum */
-__device__ __forceinline__ double power_of(float2 v)
-{
-    return __dadd_rn(__dmul_rn((double)v.x, (double)v.x), __dmul_rn((double)v.y, (double)v.y));
-}
-
-__device__ __forceinline__ void window_of(int r, int R, int guard, int train, int *lo0, int *hi0,
-                                          int *lo1, int *hi1)
-{
-    int a = r - guard - train, b = r - guard;
-    *lo0 = a < 0 ? 0 : a;
-    *hi0 = b < 0 ? 0 : b;
-    int c0 = r + guard + 1, d = r + guard + 1 + train;
-    *lo1 = c0 > R ? R : c0;
-    *hi1 = d > R ? R : d;
-}
+using namespace rtk::cfar;
 
 /* One warp per line. The prefix sums are defined block-wise (rtk_pipeline.h): lane l sums
  * its blocks of 32 cells left to right, lane 0 chains the block offsets, and every lane
  * writes offset + running sum for its blocks — the order stap/cfar.c follows too. */
-constexpr int SCAN_BLOCK = 32, PREFIX_WARPS = 4;
+constexpr int PREFIX_WARPS = 4;
 
 __global__ void __launch_bounds__(32 * PREFIX_WARPS)
 prefix_kernel(const float2 *__restrict__ y, long long lines, int R, double *__restrict__ prefix)
@@ -76,17 +62,6 @@ prefix_kernel(const float2 *__restrict__ y, long long lines, int R, double *__re
 __device__ __forceinline__ double window_sum(const double *pl, int lo0, int hi0, int lo1, int hi1)
 {
     return __dadd_rn(__dsub_rn(pl[hi0], pl[lo0]), __dsub_rn(pl[hi1], pl[lo1]));
-}
-
-/* A detection when p > alpha * z: the hit goes to the next slot of the list (those past
- * its capacity are only counted). */
-__device__ __forceinline__ void test_cell(double p, double z, double alpha, unsigned long long flat,
-                                          rtk_cfar_hit *hits, unsigned int cap, rtk_cpi_status *st)
-{
-    if (p > __dmul_rn(alpha, z)) {
-        const unsigned int slot = atomicAdd(&st->detections, 1u);
-        if (slot < cap) hits[slot] = rtk_cfar_hit{flat, z, p};
-    }
 }
 
 template <int KIND>
@@ -144,20 +119,6 @@ __global__ void test_kernel(const float2 *__restrict__ y, const double *__restri
  * over block b meets no bank conflict. */
 constexpr int LINE_THREADS = 128;
 
-__host__ __device__ __forceinline__ int padded(int r) { return r + (r >> 5); }
-
-/* the TPL threads of line group g meet: a warp, a named barrier (1 + g), or the block */
-template <int TPL> __device__ __forceinline__ void line_sync(int g)
-{
-    if constexpr (TPL == 32) {
-        __syncwarp();
-    } else if constexpr (TPL == LINE_THREADS) {
-        __syncthreads();
-    } else {
-        asm volatile("bar.sync %0, %1;" ::"r"(1 + g), "r"(TPL) : "memory");
-    }
-}
-
 template <int KIND, int TPL>
 __global__ void __launch_bounds__(LINE_THREADS)
 line_kernel(const float2 *__restrict__ y, long long lines, int R, rtk_cfar_window w,
@@ -170,67 +131,16 @@ line_kernel(const float2 *__restrict__ y, long long lines, int R, rtk_cfar_windo
     const int g = threadIdx.x / TPL, tid = threadIdx.x % TPL;
     const long long line = (long long)blockIdx.x * LPB + g;
     if (line >= lines) return; /* (whole groups: their barriers are their own) */
-    const int nblk = (R + SCAN_BLOCK - 1) / SCAN_BLOCK, np = padded(R) + 1, nq = padded(R + 1) + 1;
-    double *pw = sh + (size_t)g * (np + nq + nblk); /* powers  */
-    double *pre = pw + np;                          /* prefix  */
-    double *bs = pre + nq;                          /* blocks  */
+    double *pw = sh + (size_t)g * line_doubles(R); /* powers, prefix sums, block sums */
     const float2 *yl = y + line * R;
 #pragma unroll 4
     for (int r = tid; r < R; r += TPL) pw[padded(r)] = power_of(yl[r]);
-    line_sync<TPL>(g);
-    for (int b = tid; b < nblk; b += TPL) {
-        double acc = 0.0;
-        const int end = min(R, (b + 1) * SCAN_BLOCK);
-        for (int r = b * SCAN_BLOCK; r < end; r++) acc = __dadd_rn(acc, pw[padded(r)]);
-        bs[b] = acc;
-    }
-    line_sync<TPL>(g);
-    if (tid == 0) {
-        double off = 0.0;
-        for (int b = 0; b < nblk; b++) {
-            const double t = bs[b];
-            bs[b] = off;
-            off = __dadd_rn(off, t);
-        }
-        pre[padded(0)] = 0.0;
-    }
-    line_sync<TPL>(g);
-    for (int b = tid; b < nblk; b += TPL) {
-        double acc = 0.0;
-        const double off = bs[b];
-        const int end = min(R, (b + 1) * SCAN_BLOCK);
-        for (int r = b * SCAN_BLOCK; r < end; r++) {
-            acc = __dadd_rn(acc, pw[padded(r)]);
-            pre[padded(r + 1)] = __dadd_rn(off, acc);
-        }
-    }
-    line_sync<TPL>(g);
-    for (int r = tid; r < R; r += TPL) {
-        int lo0, hi0, lo1, hi1;
-        window_of(r, R, w.guard, w.train, &lo0, &hi0, &lo1, &hi1);
-        const int n = (hi0 - lo0) + (hi1 - lo1);
-        double z;
-        if ((KIND == RTK_CFAR_GO || KIND == RTK_CFAR_SO) && n == 2 * w.train) {
-            const double sl = __dsub_rn(pre[padded(hi0)], pre[padded(lo0)]);
-            const double sr = __dsub_rn(pre[padded(hi1)], pre[padded(lo1)]);
-            const double side = KIND == RTK_CFAR_GO ? (sl > sr ? sl : sr) : (sl < sr ? sl : sr);
-            z = __ddiv_rn(side, (double)w.train);
-        } else { /* CA, and GO/SO at the edges: window_sum's order */
-            const double s = __dadd_rn(__dsub_rn(pre[padded(hi0)], pre[padded(lo0)]),
-                                       __dsub_rn(pre[padded(hi1)], pre[padded(lo1)]));
-            z = __ddiv_rn(s, (double)n);
-        }
-        test_cell(pw[padded(r)], z, __ldg(alpha + n), (unsigned long long)(line * R + r), hits,
-                  cap, st);
-    }
+    line_sync<TPL, LINE_THREADS>(g);
+    line_scan_test<KIND, TPL, LINE_THREADS>(pw, tid, g, line, R, w, alpha, hits, cap, st);
 }
 
 /* shared memory of one line of line_kernel */
-size_t line_smem(int R)
-{
-    const int nblk = (R + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    return sizeof(double) * ((size_t)padded(R) + 1 + padded(R + 1) + 1 + nblk);
-}
+size_t line_smem(int R) { return sizeof(double) * (size_t)line_doubles(R); }
 
 /* ---- OS-CFAR: the rank[n]-th smallest power of each window ---------------------------
  * Each thread takes a run of consecutive cells of one line and keeps the two halves of

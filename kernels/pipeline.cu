@@ -2,6 +2,7 @@
  * layout, the materialized training gather (for QR variants that cannot gather), the
  * weight application and the status block. CPU references: stap/engine_cpu.c (the same
  * contract steps); tests/unit/test_gpu_engine.c compares the two on fresh random cubes. */
+#include "rtk_cfar_line.cuh"
 #include "rtk_device.cuh"
 #include "rtk_mma.cuh"
 #include "rtk_pipeline.h"
@@ -567,38 +568,42 @@ apply_tiled_kernel(rtk_gather g, int B, int tiles_per_seg, int KC, const float2 
  * step's 8 products summed inside the MMA. */
 constexpr int AMMA_KC = 16, AMMA_PAD = 8;
 
-template <int U>
-__global__ void __launch_bounds__(128, 4)
-apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ W,
-                 float2 *__restrict__ Y, rtk_cpi_status *st)
+/* The tensor-core apply of one block (NW warps): bin d, segment s, cell tile `tile` (CELLS =
+ * 8 U NW cells from rl0), beams b0 .. b0 + 15; acc[2][U][4] the warp's U 8-cell tiles (D
+ * fragments: rows gid, gid + 8 = beams, columns 2 tig, 2 tig + 1). xs, ws: shared memory
+ * of 2 * AMMA_KC * (CELLS + AMMA_PAD) and 2 * AMMA_KC * (16 + AMMA_PAD) float2; rowoff: N
+ * ints. Every thread of the block calls it (its barriers are the block's). */
+template <int U, int NW>
+__device__ __forceinline__ void apply_mma_core(const rtk_gather &g, int B, int d, int s, int tile, int b0,
+                                               const float2 *__restrict__ W, rtk_cpi_status *st,
+                                               float2 (*xs)[AMMA_KC * (8 * U * NW + AMMA_PAD)],
+                                               float2 (*ws)[AMMA_KC * (APT_BEAMS + AMMA_PAD)], int *rowoff,
+                                               float (&acc)[2][U][4])
 {
-    constexpr int CELLS = 32 * U, XS = CELLS + AMMA_PAD; /* padded rows: no bank conflicts */
+    constexpr int CELLS = 8 * U * NW, XS = CELLS + AMMA_PAD, CPL = CELLS / 32; /* cells a lane of a row */
     constexpr int WSS = APT_BEAMS + AMMA_PAD;
-    __shared__ float2 xs[2][AMMA_KC * XS];
-    __shared__ float2 ws[2][AMMA_KC * WSS];
-    __shared__ int rowoff[APT_MAXN];
+    static_assert(NW * 32 >= 128, "the weights' loads take 128 threads");
     const int C = g.channels, Q = g.order, D = g.bins, R = g.range, S = g.segments, L = g.seg_len;
     const int N = C * Q;
-    const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
-    const int b0 = blockIdx.z * APT_BEAMS;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int gid = lane >> 2, tig = lane & 3;
     const int rl0 = tile * CELLS, r0 = s * L + rl0;
     const size_t wbase = ((size_t)d * S + s) * B;
     const float2 *X = (const float2 *)g.X;
     apply_row_offsets(rowoff, N, C, Q, D, R, d);
-    const int wbl = threadIdx.x >> 3, wk = threadIdx.x & 7;
-    const bool win = b0 + wbl < B;
+    /* the weights: 16 beams x 8 rows by the first 128 threads, two chunk rows each */
+    const int wbl = (threadIdx.x >> 3) & 15, wk = threadIdx.x & 7;
+    const bool wld = threadIdx.x < 128, win = wld && b0 + wbl < B;
     const float2 *wrow = win ? W + (wbase + b0 + wbl) * N : W;
     __syncthreads();
     /* chunk k0 (kc rows, kc4 = kc rounded up to 4: the rest zero-filled) into buffer buf */
     auto issue = [&](int k0, int buf) {
         const int kc = min(AMMA_KC, N - k0), kc4 = (kc + 3) & ~3;
-        for (int k = warp; k < kc4; k += 4) {
+        for (int k = warp; k < kc4; k += NW) {
             const bool kin = k < kc;
             const float2 *row = kin ? X + rowoff[k0 + k] + r0 : X;
 #pragma unroll
-            for (int u = 0; u < U; u++) {
+            for (int u = 0; u < CPL; u++) {
                 const int cl = lane + 32 * u;
                 const bool in = kin && rl0 + cl < L;
                 cp_async8(&xs[buf][k * XS + cl], in ? row + cl : X, in);
@@ -607,11 +612,10 @@ apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restric
 #pragma unroll
         for (int m = 0; m < 2; m++) {
             const int k = wk + 8 * m;
-            if (k < kc4) cp_async8(&ws[buf][k * WSS + wbl], win && k < kc ? wrow + k0 + k : W, win && k < kc);
+            if (wld && k < kc4) cp_async8(&ws[buf][k * WSS + wbl], win && k < kc ? wrow + k0 + k : W, win && k < kc);
         }
         cp_async_commit();
     };
-    float acc[2][U][4]; /* [real/imaginary tile][cell tile][fragment] */
 #pragma unroll
     for (int t = 0; t < 2; t++)
 #pragma unroll
@@ -665,6 +669,24 @@ apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restric
         }
         __syncthreads();
     }
+}
+
+template <int U>
+__global__ void __launch_bounds__(128, 4)
+apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restrict__ W,
+                 float2 *__restrict__ Y, rtk_cpi_status *st)
+{
+    constexpr int CELLS = 32 * U, XS = CELLS + AMMA_PAD; /* padded rows: no bank conflicts */
+    constexpr int WSS = APT_BEAMS + AMMA_PAD;
+    __shared__ float2 xs[2][AMMA_KC * XS];
+    __shared__ float2 ws[2][AMMA_KC * WSS];
+    __shared__ int rowoff[APT_MAXN];
+    const int D = g.bins, R = g.range, L = g.seg_len;
+    const int d = blockIdx.y, s = blockIdx.x / tiles_per_seg, tile = blockIdx.x % tiles_per_seg;
+    const int b0 = blockIdx.z * APT_BEAMS, rl0 = tile * CELLS;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+    float acc[2][U][4]; /* [real/imaginary tile][cell tile][fragment] */
+    apply_mma_core<U, 4>(g, B, d, s, tile, b0, W, st, xs, ws, rowoff, acc);
     /* D fragments: rows gid (0, 1) and gid + 8 (2, 3) = beams; columns 2 tig, 2 tig + 1 */
 #pragma unroll
     for (int u = 0; u < U; u++)
@@ -675,6 +697,55 @@ apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restric
             if (b < B && rl < L)
                 Y[((size_t)b * D + d) * R + s * L + rl] = make_float2(acc[0][u][i], acc[1][u][i]);
         }
+}
+
+
+/* The apply fused with the CA/GO/SO detector when only detections are kept (issue 34):
+ * a block takes a whole line of every beam of its group — bin d, all R <= 512 cells of the
+ * one segment, 16 beams — with 16 warps, applies the weights as apply_mma_kernel does (the
+ * same k-step order and operations: the same y bit for bit), writes |y|^2 in double into
+ * shared memory where the rows were staged, and detects with one warp a line
+ * (rtk_cfar_line.cuh): y never goes to global memory and the powers never come back. */
+constexpr int AFUSE_U = 4, AFUSE_NW = 16, AFUSE_CELLS = 8 * AFUSE_U * AFUSE_NW;
+
+size_t apply_cfar_smem(int R, int N)
+{
+    const size_t apply = sizeof(float2) * 2 * AMMA_KC * (AFUSE_CELLS + AMMA_PAD + APT_BEAMS + AMMA_PAD) +
+                         sizeof(int) * (size_t)N;
+    const size_t lines = sizeof(double) * APT_BEAMS * (size_t)rtk::cfar::line_doubles(R);
+    return apply > lines ? apply : lines;
+}
+
+template <int KIND>
+__global__ void __launch_bounds__(32 * AFUSE_NW, 1)
+apply_cfar_kernel(rtk_gather g, int B, const float2 *__restrict__ W, rtk_cfar_window w,
+                  const double *__restrict__ alpha, rtk_cfar_hit *hits, unsigned int cap, rtk_cpi_status *st)
+{
+    constexpr int U = AFUSE_U, NW = AFUSE_NW, XS = AFUSE_CELLS + AMMA_PAD, WSS = APT_BEAMS + AMMA_PAD;
+    extern __shared__ __align__(16) unsigned char afuse_smem[];
+    auto xs = reinterpret_cast<float2 (*)[AMMA_KC * XS]>(afuse_smem);
+    auto ws = reinterpret_cast<float2 (*)[AMMA_KC * WSS]>(afuse_smem + sizeof(float2) * 2 * AMMA_KC * XS);
+    int *rowoff = reinterpret_cast<int *>(afuse_smem + sizeof(float2) * 2 * AMMA_KC * (XS + WSS));
+    double *lines = reinterpret_cast<double *>(afuse_smem); /* after the apply: the lines */
+    const int D = g.bins, R = g.range, d = blockIdx.y, b0 = blockIdx.z * APT_BEAMS;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gid = lane >> 2, tig = lane & 3;
+    const int LD = rtk::cfar::line_doubles(R);
+    float acc[2][U][4];
+    apply_mma_core<U, NW>(g, B, d, 0, 0, b0, W, st, xs, ws, rowoff, acc);
+    /* (apply_mma_core ends on a barrier: the staging buffers are free) */
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int bl = gid + (i >> 1) * 8, rl = (warp * U + u) * 8 + 2 * tig + (i & 1);
+            if (b0 + bl < B && rl < R)
+                lines[(size_t)bl * LD + rtk::cfar::padded(rl)] =
+                    rtk::cfar::power_of(make_float2(acc[0][u][i], acc[1][u][i]));
+        }
+    __syncthreads();
+    if (b0 + warp < B) /* warp b detects line (b0 + b, d) */
+        rtk::cfar::line_scan_test<KIND, 32, 32 * NW>(lines + (size_t)warp * LD, lane, warp,
+                                                     (long long)(b0 + warp) * D + d, R, w, alpha, hits, cap, st);
 }
 
 __global__ void weights_by_tap_kernel(const float2 *__restrict__ W, long long total, int B, int C,
@@ -1009,6 +1080,34 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
     case 2: apply_mma_kernel<2><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
     default: apply_mma_kernel<1><<<grid, 128, 0, s>>>(*g, beams, tiles, (const float2 *)W, (float2 *)Y, status); break;
     }
+    return (int)cudaGetLastError();
+}
+
+extern "C" int rtk_apply_cfar_fits(const rtk_gather *g, int kind)
+{
+    return g && apply_tiles_fit(g) && g->segments == 1 && g->seg_len == g->range && g->range >= 1 &&
+           g->range <= AFUSE_CELLS && g->bins <= 65535 &&
+           (kind == RTK_CFAR_CA || kind == RTK_CFAR_GO || kind == RTK_CFAR_SO);
+}
+
+extern "C" int rtk_apply_cfar_launch(const rtk_gather *g, int beams, const void *W, const rtk_cfar_window *w,
+                                     const double *alpha, rtk_cfar_hit *hits, unsigned int capacity,
+                                     rtk_cpi_status *status, void *stream)
+{
+    if (!w || beams < 1 || !rtk_apply_cfar_fits(g, w->kind) || w->train < 1 || w->train > 128 || w->guard < 0)
+        return (int)cudaErrorInvalidValue;
+    const int groups = (beams + APT_BEAMS - 1) / APT_BEAMS;
+    if (groups > 65535) return (int)cudaErrorInvalidValue;
+    void (*k)(rtk_gather, int, const float2 *, rtk_cfar_window, const double *, rtk_cfar_hit *, unsigned int,
+              rtk_cpi_status *) = w->kind == RTK_CFAR_CA   ? apply_cfar_kernel<RTK_CFAR_CA>
+                                  : w->kind == RTK_CFAR_GO ? apply_cfar_kernel<RTK_CFAR_GO>
+                                                           : apply_cfar_kernel<RTK_CFAR_SO>;
+    const size_t smem = apply_cfar_smem(g->range, g->channels * g->order);
+    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return (int)e;
+    dim3 grid(1u, (unsigned)g->bins, (unsigned)groups);
+    k<<<grid, 32 * AFUSE_NW, smem, (cudaStream_t)stream>>>(*g, beams, (const float2 *)W, *w, alpha, hits, capacity,
+                                                           status);
     return (int)cudaGetLastError();
 }
 

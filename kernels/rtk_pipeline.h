@@ -169,6 +169,15 @@ int rtk_cfar_test_launch(const void *y, const double *prefix, long long lines, i
                          const rtk_cfar_window *w, const double *alpha, const int *rank,
                          rtk_cfar_hit *hits, unsigned int capacity, rtk_cpi_status *status,
                          void *stream);
+/* The weight application fused with the CA/GO/SO detector, when only detections are kept:
+ * the hits of rtk_apply_launch followed by rtk_cfar_line_launch on its Y (the same y bit for
+ * bit, the same doubles), without Y in global memory. It takes one segment (S = 1, L = R),
+ * R <= 512 and 16 < N <= 512 (rtk_apply_cfar_fits); a block a bin and 16 beams. A
+ * non-finite weight lowers status->bad_weight as rtk_apply_launch does. */
+int rtk_apply_cfar_fits(const rtk_gather *g, int kind);
+int rtk_apply_cfar_launch(const rtk_gather *g, int beams, const void *W, const rtk_cfar_window *w,
+                          const double *alpha, rtk_cfar_hit *hits, unsigned int capacity,
+                          rtk_cpi_status *status, void *stream);
 
 #ifdef __cplusplus
 }

@@ -71,6 +71,27 @@ static int apply_kind()
     return kind;
 }
 
+/* The apply and the detector in one kernel (rtk_apply_cfar_launch) where only detections
+ * are kept, the apply runs on the tensor cores and the detector would run as the one-pass
+ * line kernel (CA, GO, SO; one segment, R <= 512); RTSTAP_APPLY_CFAR=0 keeps them apart,
+ * for comparisons (as do RTSTAP_APPLY_FP32, RTSTAP_APPLY_ROWS and RTSTAP_CFAR_TWO_PASS) */
+static bool fused_detect(const stap_engine *e, const gpu_slot *s)
+{
+    static const bool off = [] {
+        const char *v = getenv("RTSTAP_APPLY_CFAR"), *t = getenv("RTSTAP_CFAR_TWO_PASS");
+        return (v && v[0] == '0') || (t && t[0] == '1');
+    }();
+    const int kind = (int)e->opt.cfar.kind;
+    return !off && !e->opt.apply_gemm && apply_kind() == 0 && !e->opt.keep_output &&
+           rtk_cfar_line_fits(kind, e->cfg.range_gates) && rtk_apply_cfar_fits(&s->g, kind);
+}
+static rtk_cfar_window line_window(const stap_engine *e)
+{
+    const stap_cfar_config *cf = &e->opt.cfar;
+    return rtk_cfar_window{(int)cf->kind, cf->guard, cf->train, cf->guard_doppler, cf->train_doppler,
+                           e->cfg.doppler_bins};
+}
+
 /* Everything of a CPI after its copy-in, on the slot's stream: captured once as a graph,
  * or launched directly per CPI. */
 int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
@@ -128,6 +149,10 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
                 return stap_fail(err, STAP_EDEVICE, "GPU engine: cublasCgemmBatched failed: %s",
                                  cublasGetStatusString(bs));
         }
+    } else if (fused_detect(e, s)) { /* the detect stage is inside the apply's */
+        const rtk_cfar_window lw = line_window(e);
+        RTK_LAUNCH(rtk_apply_cfar_launch(&s->g, e->B, s->d_W, &lw, g->d_alpha, s->d_hits, g->hit_cap,
+                                         s->d_status, st));
     } else {
         const int kind = apply_kind();
         RTK_LAUNCH((kind == 1   ? rtk_apply_rows_launch
@@ -136,7 +161,7 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     }
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
     const stap_cfar_config *cf = &e->opt.cfar;
-    if (cf->kind != STAP_CFAR_NONE)
+    if (cf->kind != STAP_CFAR_NONE && !fused_detect(e, s))
         RTK_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 1,
                               g->d_alpha, g->d_rank, s->d_hits, g->hit_cap, s->d_status, st));
     RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_OUT], st));
@@ -355,10 +380,11 @@ int gpu_create(stap_engine *e, stap_error *err)
     snprintf(e->describe, sizeof e->describe,
              "%s: %s, %s, %s, %s CFAR kernels, %s, %d slot%s", stap_backend_name(c->backend),
              doppler_one_kernel(c) ? "Doppler filter in one kernel" : "cuFFT Doppler", qr,
-             e->opt.apply_gemm ? "apply as cublasCgemmBatched per tap"
-                               : rtk_apply_describe(&g->slot[0].g, apply_kind() == 1   ? 2
-                                                                   : apply_kind() == 2 ? 1
-                                                                                       : 0),
+             e->opt.apply_gemm                ? "apply as cublasCgemmBatched per tap"
+             : fused_detect(e, &g->slot[0]) ? "apply on the tensor cores (3xTF32) and detection in one kernel"
+                                            : rtk_apply_describe(&g->slot[0].g, apply_kind() == 1   ? 2
+                                                                                : apply_kind() == 2 ? 1
+                                                                                                    : 0),
              stap_cfar_kind_name(cf->kind),
              g->graphs ? "CUDA graphs" : (g->graph_note[0] ? g->graph_note : "direct launches"),
              e->opt.slots, e->opt.slots > 1 ? "s" : "");
@@ -398,9 +424,15 @@ int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, stap_
     }
     const stap_cfar_config *cf = &e->opt.cfar;
     RTK_LAUNCH(rtk_status_reset_launch(g->d_big_status, s->stream));
-    RTK_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 0,
-                          g->d_alpha, g->d_rank, g->d_big, (unsigned)cells, g->d_big_status,
-                          s->stream));
+    if (fused_detect(e, s)) { /* no Y in device memory: the fused kernel again (X and W are the CPI's) */
+        const rtk_cfar_window lw = line_window(e);
+        RTK_LAUNCH(rtk_apply_cfar_launch(&s->g, e->B, s->d_W, &lw, g->d_alpha, g->d_big, (unsigned)cells,
+                                         g->d_big_status, s->stream));
+    } else {
+        RTK_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 0,
+                                     g->d_alpha, g->d_rank, g->d_big, (unsigned)cells, g->d_big_status,
+                                     s->stream));
+    }
     RTK_CU(cudaMemcpyAsync(g->h_big, g->d_big, sizeof(rtk_cfar_hit) * count, cudaMemcpyDeviceToHost,
                        s->stream));
     RTK_CU(cudaStreamSynchronize(s->stream));

@@ -12,7 +12,9 @@
  * least 110 dB against the reference; cells beyond the segments left untouched; a
  * non-finite weight reported at its lowest flat index. Exits 77 (skipped) without CUDA or
  * without a usable GPU; RTSTAP_SEED=N replays a run; RTSTAP_GPU_QUICK=1 (for
- * compute-sanitizer) leaves out the preset-sized cubes. */
+ * compute-sanitizer) leaves out the preset-sized cubes. Also the apply fused with the
+ * CA/GO/SO detector (rtk_apply_cfar_launch): its hits against rtk_apply_launch followed by
+ * rtk_cfar_line_launch, bit for bit, and the shapes it refuses. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +138,78 @@ static void one_case(tc_rng *rng, const char *name, apply_fn fn, shape sh, int i
     free(aw);
     free(Y);
 }
+
+static int hit_order(const void *a, const void *b)
+{
+    const rtk_cfar_hit *x = a, *y = b;
+    return x->flat < y->flat ? -1 : x->flat > y->flat;
+}
+
+/* The apply fused with the detector (rtk_apply_cfar_launch) against rtk_apply_launch
+ * followed by the one-pass line detector (rtk_cfar_line_launch, itself equal to the CPU
+ * detector bit for bit: test_gpu_cfar): the same hits, flat index, window statistic and power
+ * bit for bit, the same count, the same bad-weight report; a threshold of 2 (alpha[n] = 2 for
+ * every n) so that about one cell in eight is a hit. */
+static void fused_case(tc_rng *rng, shape sh, int kind, int guard, int train, int nan_at)
+{
+    const int C = sh.C, Q = sh.Q, D = sh.D, R = sh.R, B = sh.B, N = C * Q;
+    const size_t nx = (size_t)D * C * R, nw = (size_t)D * B * N, ny = (size_t)B * D * R;
+    const char *kn = kind == RTK_CFAR_CA ? "CA" : kind == RTK_CFAR_GO ? "GO" : "SO";
+    stap_cf32 *X = tc_xmalloc(sizeof *X * nx), *W = tc_xmalloc(sizeof *W * nw);
+    for (size_t i = 0; i < nx; i++) X[i] = draw(rng, 0);
+    for (size_t i = 0; i < nw; i++) W[i] = draw(rng, 0);
+    if (nan_at) W[(size_t)(tc_uniform(rng) * nw)] = STAP_CMPLXF(NAN, 0.f);
+    double alpha[257];
+    for (int i = 0; i < 257; i++) alpha[i] = 2.0;
+    rtk_cfar_hit *h[2] = {tc_xmalloc(sizeof(rtk_cfar_hit) * ny), tc_xmalloc(sizeof(rtk_cfar_hit) * ny)};
+    rtk_cpi_status st[2];
+    void *dX = NULL, *dW = NULL, *dY = NULL, *dA = NULL, *dH = NULL, *dst = NULL;
+    int ok = cudaMalloc(&dX, sizeof *X * nx) == cudaSuccess && cudaMalloc(&dW, sizeof *W * nw) == cudaSuccess &&
+             cudaMalloc(&dY, sizeof(stap_cf32) * ny) == cudaSuccess && cudaMalloc(&dA, sizeof alpha) == cudaSuccess &&
+             cudaMalloc(&dH, sizeof(rtk_cfar_hit) * ny) == cudaSuccess &&
+             cudaMalloc(&dst, sizeof(rtk_cpi_status)) == cudaSuccess;
+    ok = ok && cudaMemcpy(dX, X, sizeof *X * nx, cudaMemcpyHostToDevice) == cudaSuccess &&
+         cudaMemcpy(dW, W, sizeof *W * nw, cudaMemcpyHostToDevice) == cudaSuccess &&
+         cudaMemcpy(dA, alpha, sizeof alpha, cudaMemcpyHostToDevice) == cudaSuccess;
+    CHECK(ok, "fused %s: device setup failed", kn);
+    const rtk_gather g = {dX, NULL, C, Q, D, R, 1, R, 0, 0.f, 0};
+    const rtk_cfar_window w = {kind, guard, train, 0, 0, D};
+    CHECK(rtk_apply_cfar_fits(&g, kind), "fused %s: C=%d Q=%d R=%d does not fit", kn, C, Q, R);
+    for (int k = 0; ok && k < 2; k++) { /* 0: apply, then the line detector; 1: fused */
+        int e = rtk_status_reset_launch(dst, NULL);
+        if (!e && k == 0) e = rtk_apply_launch(&g, B, dW, dY, dst, NULL);
+        if (!e && k == 0) e = rtk_cfar_line_launch(dY, (long long)B * D, R, &w, dA, dH, (unsigned)ny, 32, dst, NULL);
+        if (!e && k == 1) e = rtk_apply_cfar_launch(&g, B, dW, &w, dA, dH, (unsigned)ny, dst, NULL);
+        ok = e == 0 && cudaDeviceSynchronize() == cudaSuccess &&
+             cudaMemcpy(&st[k], dst, sizeof st[k], cudaMemcpyDeviceToHost) == cudaSuccess &&
+             cudaMemcpy(h[k], dH, sizeof(rtk_cfar_hit) * ny, cudaMemcpyDeviceToHost) == cudaSuccess;
+        CHECK(ok, "fused %s: run %d failed (%d): %s", kn, k, e, cudaGetErrorString(cudaGetLastError()));
+    }
+    if (ok) {
+        const unsigned n0 = st[0].detections, n1 = st[1].detections;
+        CHECK(n0 == n1, "fused %s: %u hits against %u", kn, n1, n0);
+        CHECK(st[0].bad_weight == st[1].bad_weight, "fused %s: bad_weight %llu against %llu", kn, st[1].bad_weight,
+              st[0].bad_weight);
+        CHECK(!nan_at || st[1].bad_weight != RTK_NO_INDEX, "fused %s: a bad weight not reported", kn);
+        if (n0 == n1 && n0 <= ny) {
+            qsort(h[0], n0, sizeof(rtk_cfar_hit), hit_order);
+            qsort(h[1], n1, sizeof(rtk_cfar_hit), hit_order);
+            CHECK(!memcmp(h[0], h[1], sizeof(rtk_cfar_hit) * n0), "fused %s: the hits differ", kn);
+        }
+        printf("  fused  C=%-3d Q=%d D=%-3d R=%-4d B=%-2d %s guard %d train %-2d %s: %u hits, the same\n", C, Q, D, R,
+               B, kn, guard, train, nan_at ? "(a NaN weight)" : "", n1);
+    }
+    cudaFree(dX);
+    cudaFree(dW);
+    cudaFree(dY);
+    cudaFree(dA);
+    cudaFree(dH);
+    cudaFree(dst);
+    free(X);
+    free(W);
+    free(h[0]);
+    free(h[1]);
+}
 #endif
 
 int main(void)
@@ -190,6 +264,33 @@ int main(void)
         }
         one_case(&rng, kernels[k].name, kernels[k].fn, fixed[4], 0, 1);
         one_case(&rng, kernels[k].name, kernels[k].fn, fixed[first ? 6 : 0], 0, 1);
+    }
+    printf("apply fused with the detector:\n");
+    const shape fz[] = {
+        {22, 3, 128, 480, 1, 480, 16}, /* hard */
+        {32, 3, 128, 384, 1, 384, 16}, /* medium */
+        {17, 1, 5, 512, 1, 512, 13},   /* N = 17, R = 512 (every cell of the block), 13 beams */
+        {7, 5, 3, 33, 1, 33, 29},      /* N = 35, two beam groups, a short line */
+        {128, 4, 2, 100, 1, 100, 3},   /* N = 512 */
+    };
+    for (size_t i = first ? 2 : 0; i < sizeof fz / sizeof fz[0]; i++)
+        for (int kind = RTK_CFAR_CA; kind <= RTK_CFAR_SO; kind++) {
+            if (kind == RTK_CFAR_OS) continue;
+            fused_case(&rng, fz[i], kind, 2, fz[i].R < 40 ? 4 : 16, 0);
+        }
+    fused_case(&rng, fz[3], RTK_CFAR_CA, 1, 3, 1);
+    { /* what it does not take: two segments, R > 512, N <= 16, OS */
+        const rtk_gather s2 = {NULL, NULL, 22, 3, 4, 480, 2, 240, 0, 0.f, 0},
+                         r5 = {NULL, NULL, 22, 3, 4, 513, 1, 513, 0, 0.f, 0},
+                         n16 = {NULL, NULL, 16, 1, 4, 480, 1, 480, 0, 0.f, 0},
+                         ok1 = {NULL, NULL, 22, 3, 4, 480, 1, 480, 0, 0.f, 0};
+        CHECK(!rtk_apply_cfar_fits(&s2, RTK_CFAR_CA) && !rtk_apply_cfar_fits(&r5, RTK_CFAR_CA) &&
+                  !rtk_apply_cfar_fits(&n16, RTK_CFAR_CA) && !rtk_apply_cfar_fits(&ok1, RTK_CFAR_OS) &&
+                  rtk_apply_cfar_fits(&ok1, RTK_CFAR_SO),
+              "rtk_apply_cfar_fits: wrong about a shape");
+        const rtk_cfar_window w = {RTK_CFAR_CA, 2, 16, 0, 0, 4};
+        CHECK(rtk_apply_cfar_launch(&s2, 16, NULL, &w, NULL, NULL, 0, NULL, NULL) != 0,
+              "rtk_apply_cfar_launch took two segments");
     }
     if (tc_failures) {
         fprintf(stderr, "test_gpu_apply: %d failure(s) (seed %llu)\n", tc_failures,

@@ -5,7 +5,8 @@
  * the lists nearly equal); CUDA graphs against direct launches (bit for bit); the
  * materialized-training path (a forced shared-memory QR variant) against the fused gather;
  * every CFAR kind (CA, OS, GO, SO, CA2D) through the engine: its detections equal the CPU
- * detector's on the engine's own output, bit for bit; and a 1000-CPI stream with 3 slots
+ * detector's on the engine's own output, bit for bit, and are the same when only detections
+ * are kept (the fused apply and detector); and a 1000-CPI stream with 3 slots
  * whose host and device memory do not grow. Exits 77 (skipped) without a usable GPU. RTSTAP_SEED=N repeats a run. */
 #include <math.h>
 #include <stdio.h>
@@ -105,6 +106,8 @@ typedef struct run_out {
 } run_out;
 
 static size_t hit_capacity; /* stap_engine_options.hit_capacity of the runs below */
+static int detections_only;  /* 1: the runs keep neither output nor weights (the fused apply
+                                and detector where it applies) */
 static const stap_cf32 *user_V;  /* the runs' steering vectors (B x N), or NULL: the default */
 
 static void run_engine(const stap_config *c, int graphs, int variant, int gemm, const stap_cf32 *cube,
@@ -114,7 +117,7 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);
     eo.slots = 2;
-    eo.keep_weights = eo.keep_output = 1;
+    eo.keep_weights = eo.keep_output = !detections_only;
     eo.graphs = graphs;
     eo.qr_variant = variant;
     eo.apply_gemm = gemm;
@@ -137,10 +140,12 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
     CHECK(st == STAP_OK, "%s: %s", what, err.msg);
     if (!st) {
         const size_t nw = stap_weights_count(c, c->beams), ny = stap_output_count(c, c->beams);
-        o->W = tc_xmalloc(sizeof(stap_cf32) * nw);
-        o->Y = tc_xmalloc(sizeof(stap_cf32) * ny);
-        memcpy(o->W, r.weights, sizeof(stap_cf32) * nw);
-        memcpy(o->Y, r.output, sizeof(stap_cf32) * ny);
+        if (!detections_only) {
+            o->W = tc_xmalloc(sizeof(stap_cf32) * nw);
+            o->Y = tc_xmalloc(sizeof(stap_cf32) * ny);
+            memcpy(o->W, r.weights, sizeof(stap_cf32) * nw);
+            memcpy(o->Y, r.output, sizeof(stap_cf32) * ny);
+        }
         o->ndet = r.detection_count;
         o->ratio = r.diag_ratio;
         o->det = tc_xmalloc(sizeof(stap_detection) * (o->ndet + 1));
@@ -311,8 +316,11 @@ static void one_case(const gcase *g, stap_backend be, uint64_t seed)
 }
 
 /* Every detector kind through the GPU engine: the list equals stap_cfar_detect (the CPU
- * plan) on the output the engine kept, field by field. cap > 0: a device hit list of cap
- * entries, which every kind's CPI overflows (its re-test into a list of every cell). */
+ * plan) on the output the engine kept, field by field; and the engine keeping detections
+ * only (for CA, GO and SO at one segment and R <= 512: the apply and the detector in one
+ * kernel, rtk_apply_cfar_launch) gives the same list. cap > 0: a device hit list of cap
+ * entries, which every kind's CPI overflows (its re-test into a list of every cell; the
+ * fused kernel again where it ran). */
 static void kinds_case(const gcase *g, uint64_t seed, size_t cap)
 {
     hit_capacity = cap;
@@ -344,6 +352,17 @@ static void kinds_case(const gcase *g, uint64_t seed, size_t cap)
             CHECK(!cap || o.ndet > cap, "%s: %zu detections did not overflow the %zu-entry list",
                   what, o.ndet, cap);
             free(det);
+            run_out f;
+            detections_only = 1;
+            run_engine(&c, 1, -1, 0, cube, &cf, &f, what);
+            detections_only = 0;
+            if (f.ok) {
+                printf("    detections only: %zu\n", f.ndet);
+                CHECK(f.ndet == o.ndet && (!f.ndet || !memcmp(f.det, o.det, sizeof(stap_detection) * f.ndet)),
+                      "%s: detections differ when only detections are kept (%zu against %zu)", what, f.ndet,
+                      o.ndet);
+            }
+            free_out(&f);
         }
         free_out(&o);
     }
