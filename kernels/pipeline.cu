@@ -702,26 +702,31 @@ apply_mma_kernel(rtk_gather g, int B, int tiles_per_seg, const float2 *__restric
 
 /* The apply fused with the CA/GO/SO detector when only detections are kept (issue 34):
  * a block takes a whole line of every beam of its group — bin d, all R <= 512 cells of the
- * one segment, 16 beams — with 16 warps, applies the weights as apply_mma_kernel does (the
+ * one segment, 16 beams — with 16 warps of U 8-cell tiles each (U = 1 .. 4, the fewest that
+ * cover R: 512 cells at hard's R = 480, 384 at medium's), applies the weights as apply_mma_kernel does (the
  * same k-step order and operations: the same y bit for bit), writes |y|^2 in double into
  * shared memory where the rows were staged, and detects with one warp a line
  * (rtk_cfar_line.cuh): y never goes to global memory and the powers never come back. */
-constexpr int AFUSE_U = 4, AFUSE_NW = 16, AFUSE_CELLS = 8 * AFUSE_U * AFUSE_NW;
+constexpr int AFUSE_NW = 16, AFUSE_MAXR = 8 * 4 * AFUSE_NW; /* U <= 4 cell tiles a warp: 512 cells */
+
+/* the cell tiles a warp takes for a line of R cells: the fewest that cover it (1 .. 4) */
+int apply_cfar_tiles(int R) { return (R + 8 * AFUSE_NW - 1) / (8 * AFUSE_NW); }
 
 size_t apply_cfar_smem(int R, int N)
 {
-    const size_t apply = sizeof(float2) * 2 * AMMA_KC * (AFUSE_CELLS + AMMA_PAD + APT_BEAMS + AMMA_PAD) +
+    const int cells = 8 * AFUSE_NW * apply_cfar_tiles(R);
+    const size_t apply = sizeof(float2) * 2 * AMMA_KC * (cells + AMMA_PAD + APT_BEAMS + AMMA_PAD) +
                          sizeof(int) * (size_t)N;
     const size_t lines = sizeof(double) * APT_BEAMS * (size_t)rtk::cfar::line_doubles(R);
     return apply > lines ? apply : lines;
 }
 
-template <int KIND>
+template <int KIND, int U>
 __global__ void __launch_bounds__(32 * AFUSE_NW, 1)
 apply_cfar_kernel(rtk_gather g, int B, const float2 *__restrict__ W, rtk_cfar_window w,
                   const double *__restrict__ alpha, rtk_cfar_hit *hits, unsigned int cap, rtk_cpi_status *st)
 {
-    constexpr int U = AFUSE_U, NW = AFUSE_NW, XS = AFUSE_CELLS + AMMA_PAD, WSS = APT_BEAMS + AMMA_PAD;
+    constexpr int NW = AFUSE_NW, XS = 8 * U * NW + AMMA_PAD, WSS = APT_BEAMS + AMMA_PAD;
     extern __shared__ __align__(16) unsigned char afuse_smem[];
     auto xs = reinterpret_cast<float2 (*)[AMMA_KC * XS]>(afuse_smem);
     auto ws = reinterpret_cast<float2 (*)[AMMA_KC * WSS]>(afuse_smem + sizeof(float2) * 2 * AMMA_KC * XS);
@@ -1086,7 +1091,7 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
 extern "C" int rtk_apply_cfar_fits(const rtk_gather *g, int kind)
 {
     return g && apply_tiles_fit(g) && g->segments == 1 && g->seg_len == g->range && g->range >= 1 &&
-           g->range <= AFUSE_CELLS && g->bins <= 65535 &&
+           g->range <= AFUSE_MAXR && g->bins <= 65535 &&
            (kind == RTK_CFAR_CA || kind == RTK_CFAR_GO || kind == RTK_CFAR_SO);
 }
 
@@ -1098,10 +1103,17 @@ extern "C" int rtk_apply_cfar_launch(const rtk_gather *g, int beams, const void 
         return (int)cudaErrorInvalidValue;
     const int groups = (beams + APT_BEAMS - 1) / APT_BEAMS;
     if (groups > 65535) return (int)cudaErrorInvalidValue;
-    void (*k)(rtk_gather, int, const float2 *, rtk_cfar_window, const double *, rtk_cfar_hit *, unsigned int,
-              rtk_cpi_status *) = w->kind == RTK_CFAR_CA   ? apply_cfar_kernel<RTK_CFAR_CA>
-                                  : w->kind == RTK_CFAR_GO ? apply_cfar_kernel<RTK_CFAR_GO>
-                                                           : apply_cfar_kernel<RTK_CFAR_SO>;
+    typedef void (*fused_fn)(rtk_gather, int, const float2 *, rtk_cfar_window, const double *, rtk_cfar_hit *,
+                             unsigned int, rtk_cpi_status *);
+    /* [kind: CA, GO, SO][tiles a warp - 1] */
+    static const fused_fn table[3][4] = {
+        {apply_cfar_kernel<RTK_CFAR_CA, 1>, apply_cfar_kernel<RTK_CFAR_CA, 2>, apply_cfar_kernel<RTK_CFAR_CA, 3>,
+         apply_cfar_kernel<RTK_CFAR_CA, 4>},
+        {apply_cfar_kernel<RTK_CFAR_GO, 1>, apply_cfar_kernel<RTK_CFAR_GO, 2>, apply_cfar_kernel<RTK_CFAR_GO, 3>,
+         apply_cfar_kernel<RTK_CFAR_GO, 4>},
+        {apply_cfar_kernel<RTK_CFAR_SO, 1>, apply_cfar_kernel<RTK_CFAR_SO, 2>, apply_cfar_kernel<RTK_CFAR_SO, 3>,
+         apply_cfar_kernel<RTK_CFAR_SO, 4>}};
+    const fused_fn k = table[w->kind == RTK_CFAR_CA ? 0 : w->kind == RTK_CFAR_GO ? 1 : 2][apply_cfar_tiles(g->range) - 1];
     const size_t smem = apply_cfar_smem(g->range, g->channels * g->order);
     cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return (int)e;

@@ -268,9 +268,10 @@ int main(void)
     printf("apply fused with the detector:\n");
     const shape fz[] = {
         {22, 3, 128, 480, 1, 480, 16}, /* hard */
-        {32, 3, 128, 384, 1, 384, 16}, /* medium */
+        {32, 3, 128, 384, 1, 384, 16}, /* medium: three tiles a warp */
         {17, 1, 5, 512, 1, 512, 13},   /* N = 17, R = 512 (every cell of the block), 13 beams */
-        {7, 5, 3, 33, 1, 33, 29},      /* N = 35, two beam groups, a short line */
+        {7, 5, 3, 33, 1, 33, 29},      /* N = 35, two beam groups, a short line (one tile a warp) */
+        {9, 2, 6, 250, 1, 250, 20},    /* N = 18, two tiles a warp, two beam groups */
         {128, 4, 2, 100, 1, 100, 3},   /* N = 512 */
     };
     for (size_t i = first ? 2 : 0; i < sizeof fz / sizeof fz[0]; i++)
