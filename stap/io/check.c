@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 enum { MAX_CHUNKS = 64, MAX_CHUNK_BYTES = 1 << 20 };
+/* the largest attribute element taken: libhdf5 1.10.8 allocates one element of the stated
+ * size when it copies an attribute's datatype (H5Aget_type), whatever the dataspace holds */
+#define MAX_ELEMENT_BYTES ((uint64_t)1 << 24)
 
 static uint64_t le(const unsigned char *p, int n)
 {
@@ -53,6 +56,10 @@ static const char *attribute_ok(const unsigned char *a, size_t n, int size_len, 
     /* the data: the element size times the dataspace's points must fit too */
     const unsigned char *t = a + dt_at, *s = a + ds_at;
     uint64_t elem = le(t + 4, 4);
+    if (elem > MAX_ELEMENT_BYTES) { /* even empty: the datatype's copy allocates one */
+        snprintf(why, wlen, "an element of %llu bytes", (unsigned long long)elem);
+        return why;
+    }
     if ((t[0] & 0x0f) == 9) elem = 4 + 8 + 4; /* variable-length: a length and a heap ID */
     const int ds_version = s[0], rank = ds < 2 ? 0 : s[1];
     const size_t dims_at = ds_version == 1 ? 8 : 4;
