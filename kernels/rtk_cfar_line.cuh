@@ -3,7 +3,7 @@
  * CA/GO/SO detection from its powers in shared memory: used by the CFAR kernels (cfar.cu)
  * and by the apply kernel fused with the detector (pipeline.cu), so that every GPU path
  * gives the CPU detector's list bit for bit (tests/unit/test_gpu_cfar.c, test_gpu_apply.c).
- * Part of rtk_device.cuh's set. */
+ * Listed in rtk_device.cuh, included where used. */
 #ifndef RTK_CFAR_LINE_CUH
 #define RTK_CFAR_LINE_CUH
 

@@ -5,7 +5,10 @@
  *   rtk_qr_args.cuh  the QR kernels' argument block and the training gather;
  *   rtk_solve.cuh    the triangular MVDR solvers;
  * and the launcher type of the QR kernel families. A kernel file includes this header or
- * only the parts it uses. */
+ * only the parts it uses. Two more, included only where used:
+ *   rtk_mma.cuh        TF32 splits and mma.sync with 3xTF32 (the apply; the round-3 QR);
+ *   rtk_cfar_line.cuh  the CFAR arithmetic and one line's detection (cfar.cu, the fused
+ *                      apply and detector). */
 #ifndef RTK_DEVICE_CUH
 #define RTK_DEVICE_CUH
 

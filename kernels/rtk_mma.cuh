@@ -2,7 +2,7 @@
  * mma.sync m16n8k8 with 3xTF32 compensation, a k step's MMAs from zero and added to the
  * accumulator by a rounded FP32 add (docs/kernels/journal.md "The apply stage on the tensor
  * cores"). Used by the apply kernel (pipeline.cu) and the round-3 QR experiment
- * (tests/experiments/qr_la.cuh). Part of rtk_device.cuh's set. */
+ * (tests/experiments/qr_la.cuh). Listed in rtk_device.cuh, included where used. */
 #ifndef RTK_MMA_CUH
 #define RTK_MMA_CUH
 
