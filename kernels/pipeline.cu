@@ -1088,11 +1088,24 @@ extern "C" int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, v
     return (int)cudaGetLastError();
 }
 
+/* the shared memory of the fused kernel instance for a line of R cells: set once to its
+ * largest (N = 512), so that no engine lowers it under another's captured launches */
+static size_t apply_cfar_smem_max(int R) { return apply_cfar_smem(8 * AFUSE_NW * apply_cfar_tiles(R), APT_MAXN); }
+
 extern "C" int rtk_apply_cfar_fits(const rtk_gather *g, int kind)
 {
-    return g && apply_tiles_fit(g) && g->segments == 1 && g->seg_len == g->range && g->range >= 1 &&
-           g->range <= AFUSE_MAXR && g->bins <= 65535 &&
-           (kind == RTK_CFAR_CA || kind == RTK_CFAR_GO || kind == RTK_CFAR_SO);
+    if (!g || g->channels < 1 || g->order < 1 || g->bins < 1 || !apply_tiles_fit(g) || g->segments != 1 ||
+        g->seg_len != g->range || g->range < 1 || g->range > AFUSE_MAXR || g->bins > 65535 ||
+        (kind != RTK_CFAR_CA && kind != RTK_CFAR_GO && kind != RTK_CFAR_SO))
+        return 0;
+    /* the device's opt-in shared memory a block (sm_90: 227 KiB; smaller GPUs take the two kernels) */
+    int dev = 0, optin = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return apply_cfar_smem_max(g->range) <= (size_t)optin;
 }
 
 extern "C" int rtk_apply_cfar_launch(const rtk_gather *g, int beams, const void *W, const rtk_cfar_window *w,
@@ -1115,7 +1128,8 @@ extern "C" int rtk_apply_cfar_launch(const rtk_gather *g, int beams, const void 
          apply_cfar_kernel<RTK_CFAR_SO, 4>}};
     const fused_fn k = table[w->kind == RTK_CFAR_CA ? 0 : w->kind == RTK_CFAR_GO ? 1 : 2][apply_cfar_tiles(g->range) - 1];
     const size_t smem = apply_cfar_smem(g->range, g->channels * g->order);
-    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)apply_cfar_smem_max(g->range));
     if (e != cudaSuccess) return (int)e;
     dim3 grid(1u, (unsigned)g->bins, (unsigned)groups);
     k<<<grid, 32 * AFUSE_NW, smem, (cudaStream_t)stream>>>(*g, beams, (const float2 *)W, *w, alpha, hits, capacity,

@@ -150,7 +150,7 @@ static int hit_order(const void *a, const void *b)
  * detector bit for bit: test_gpu_cfar): the same hits, flat index, window statistic and power
  * bit for bit, the same count, the same bad-weight report; a threshold of 2 (alpha[n] = 2 for
  * every n) so that about one cell in eight is a hit. */
-static void fused_case(tc_rng *rng, shape sh, int kind, int guard, int train, int nan_at)
+static void fused_case(tc_rng *rng, shape sh, int kind, int guard, int train, int nan_beam)
 {
     const int C = sh.C, Q = sh.Q, D = sh.D, R = sh.R, B = sh.B, N = C * Q;
     const size_t nx = (size_t)D * C * R, nw = (size_t)D * B * N, ny = (size_t)B * D * R;
@@ -158,7 +158,11 @@ static void fused_case(tc_rng *rng, shape sh, int kind, int guard, int train, in
     stap_cf32 *X = tc_xmalloc(sizeof *X * nx), *W = tc_xmalloc(sizeof *W * nw);
     for (size_t i = 0; i < nx; i++) X[i] = draw(rng, 0);
     for (size_t i = 0; i < nw; i++) W[i] = draw(rng, 0);
-    if (nan_at) W[(size_t)(tc_uniform(rng) * nw)] = STAP_CMPLXF(NAN, 0.f);
+    const int nan_at = nan_beam >= 0; /* a NaN weight of beam nan_beam, at a random bin and row */
+    if (nan_at) {
+        const int d = (int)(tc_uniform(rng) * D), j = (int)(tc_uniform(rng) * N);
+        W[((size_t)d * B + nan_beam) * N + j] = STAP_CMPLXF(NAN, 0.f);
+    }
     double alpha[257];
     for (int i = 0; i < 257; i++) alpha[i] = 2.0;
     rtk_cfar_hit *h[2] = {tc_xmalloc(sizeof(rtk_cfar_hit) * ny), tc_xmalloc(sizeof(rtk_cfar_hit) * ny)};
@@ -196,8 +200,8 @@ static void fused_case(tc_rng *rng, shape sh, int kind, int guard, int train, in
             qsort(h[1], n1, sizeof(rtk_cfar_hit), hit_order);
             CHECK(!memcmp(h[0], h[1], sizeof(rtk_cfar_hit) * n0), "fused %s: the hits differ", kn);
         }
-        printf("  fused  C=%-3d Q=%d D=%-3d R=%-4d B=%-2d %s guard %d train %-2d %s: %u hits, the same\n", C, Q, D, R,
-               B, kn, guard, train, nan_at ? "(a NaN weight)" : "", n1);
+        printf("  fused  C=%-3d Q=%d D=%-3d R=%-4d B=%-2d %s guard %d train %-2d%s: %u hits, the same\n", C, Q, D, R, B,
+               kn, guard, train, nan_at ? " (a NaN weight of the last beam)" : "", n1);
     }
     cudaFree(dX);
     cudaFree(dW);
@@ -272,14 +276,17 @@ int main(void)
         {17, 1, 5, 512, 1, 512, 13},   /* N = 17, R = 512 (every cell of the block), 13 beams */
         {7, 5, 3, 33, 1, 33, 29},      /* N = 35, two beam groups, a short line (one tile a warp) */
         {9, 2, 6, 250, 1, 250, 20},    /* N = 18, two tiles a warp, two beam groups */
+        {20, 1, 4, 300, 1, 300, 17},   /* N = 20, three tiles a warp, a last group of one beam */
         {128, 4, 2, 100, 1, 100, 3},   /* N = 512 */
     };
     for (size_t i = first ? 2 : 0; i < sizeof fz / sizeof fz[0]; i++)
         for (int kind = RTK_CFAR_CA; kind <= RTK_CFAR_SO; kind++) {
             if (kind == RTK_CFAR_OS) continue;
-            fused_case(&rng, fz[i], kind, 2, fz[i].R < 40 ? 4 : 16, 0);
+            fused_case(&rng, fz[i], kind, 2, fz[i].R < 40 ? 4 : 16, -1);
         }
-    fused_case(&rng, fz[3], RTK_CFAR_CA, 1, 3, 1);
+    /* a NaN weight in the last beam group, at one to four tiles a warp */
+    for (size_t i = first ? 2 : 0; i < sizeof fz / sizeof fz[0]; i++)
+        fused_case(&rng, fz[i], RTK_CFAR_CA, 1, 3, fz[i].B - 1);
     { /* what it does not take: two segments, R > 512, N <= 16, OS */
         const rtk_gather s2 = {NULL, NULL, 22, 3, 4, 480, 2, 240, 0, 0.f, 0},
                          r5 = {NULL, NULL, 22, 3, 4, 513, 1, 513, 0, 0.f, 0},

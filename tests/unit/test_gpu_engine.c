@@ -108,6 +108,7 @@ typedef struct run_out {
 static size_t hit_capacity; /* stap_engine_options.hit_capacity of the runs below */
 static int detections_only;  /* 1: the runs keep neither output nor weights (the fused apply
                                 and detector where it applies) */
+static char last_describe[512]; /* the last run's engine description */
 static const stap_cf32 *user_V;  /* the runs' steering vectors (B x N), or NULL: the default */
 
 static void run_engine(const stap_config *c, int graphs, int variant, int gemm, const stap_cf32 *cube,
@@ -131,6 +132,7 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
         return;
     }
     printf("    %s\n", stap_engine_describe(e));
+    snprintf(last_describe, sizeof last_describe, "%s", stap_engine_describe(e));
     stap_cpi_result r;
     /* twice through slot 1 after one CPI in slot 0: state left by earlier CPIs is harmless */
     int st = stap_engine_submit(e, 0, cube, &err);
@@ -357,7 +359,14 @@ static void kinds_case(const gcase *g, uint64_t seed, size_t cap)
             run_engine(&c, 1, -1, 0, cube, &cf, &f, what);
             detections_only = 0;
             if (f.ok) {
-                printf("    detections only: %zu\n", f.ndet);
+                /* the fused kernel where it applies (CA, GO, SO; one segment of <= 512 cells) */
+                const int fusable = (kind == STAP_CFAR_CA || kind == STAP_CFAR_GO || kind == STAP_CFAR_SO) &&
+                                    g->S == 1 && g->R <= 512 && g->C * g->Q > 16;
+                const int fused = strstr(last_describe, "detection in one kernel") != NULL;
+                CHECK(fused == fusable, "%s: the apply and detector %s in one kernel", what,
+                      fused ? "ran" : "did not run");
+                printf("    detections only (%s): %zu\n", fused ? "apply and detection in one kernel" : "apart",
+                       f.ndet);
                 CHECK(f.ndet == o.ndet && (!f.ndet || !memcmp(f.det, o.det, sizeof(stap_detection) * f.ndet)),
                       "%s: detections differ when only detections are kept (%zu against %zu)", what, f.ndet,
                       o.ndet);
