@@ -280,3 +280,12 @@ int cli_check_unwritten(const char *path, const stap_recording *rec, int strict)
             path, all - written, all, list, written);
     return EXIT_OK;
 }
+
+static char blas_detected[32]; /* the core OpenBLAS took before rtstap's restart, or "" */
+
+void cli_blas_set_restarted_from(const char *core)
+{
+    snprintf(blas_detected, sizeof blas_detected, "%s", core ? core : "");
+}
+
+const char *cli_blas_restarted_from(void) { return blas_detected[0] ? blas_detected : NULL; }

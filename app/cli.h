@@ -73,6 +73,11 @@ const char *cli_algorithm_str(const stap_config *cfg, char *buf, size_t len);
 void cli_print_timing(const stap_config *cfg, const char *input, const double *t,
                       double read_ms, double write_ms, double total_ms);
 
+/* The core OpenBLAS took for this CPU when rtstap restarted itself with a fitting
+ * OPENBLAS_CORETYPE (bench, bench-qr, --backend lapack: app/main.c), else NULL. */
+const char *cli_blas_restarted_from(void);
+void cli_blas_set_restarted_from(const char *core);
+
 /* Subcommands: each takes argv[0] = its name and returns the exit status. */
 int cmd_run(int argc, char **argv);
 int cmd_bench_qr(int argc, char **argv);

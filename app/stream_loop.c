@@ -1,6 +1,7 @@
 /* stream_loop.c: the CPIs-in-flight loop of `stream` and `bench` (stream_loop.h). */
 #include "signals.h"
 #include "stream_loop.h"
+#include "cli.h" /* cli_blas_restarted_from */
 
 #include "progress.h"
 
@@ -242,6 +243,8 @@ void stream_json_platform(cJSON *doc, int cpu_threads)
     cJSON *b = cJSON_AddObjectToObject(doc, "blas");
     cJSON_AddStringToObject(b, "library", bi.library);
     cJSON_AddStringToObject(b, "core", bi.core);
+    /* the core OpenBLAS took before rtstap restarted with a fitting one (app/main.c) */
+    if (cli_blas_restarted_from()) cJSON_AddStringToObject(b, "core_detected", cli_blas_restarted_from());
     /* the lapack backend calls OpenBLAS from each OpenMP thread with its threads set to 1 */
     cJSON_AddNumberToObject(b, "threads_per_call", 1);
     char gpu[256];
@@ -254,8 +257,13 @@ void stream_print_platform(FILE *f, int cpu_threads)
 {
     stap_la_blas_info bi;
     stap_la_blas_query(&bi);
-    fprintf(f, "CPU %s (%s), %d threads; BLAS core %s (%.40s)\n", bi.cpu_model, bi.cpu_features,
-            threads_of(cpu_threads), bi.core, bi.library);
+    char from[96] = "";
+    if (cli_blas_restarted_from())
+        snprintf(from, sizeof from, ", restarted: OpenBLAS took this CPU for %s", cli_blas_restarted_from());
+    else if (bi.better_core)
+        snprintf(from, sizeof from, ", generic: OPENBLAS_CORETYPE=%s fits this CPU", bi.better_core);
+    fprintf(f, "CPU %s (%s), %d threads; BLAS core %s%s (%.40s)\n", bi.cpu_model, bi.cpu_features,
+            threads_of(cpu_threads), bi.core, from, bi.library);
 }
 
 cJSON *stream_json_report(const char *command)

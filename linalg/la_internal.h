@@ -16,6 +16,9 @@ int la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, 
               stap_error *err);
 int la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                    ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
+/* 1 where the cpu backend runs its AVX2 + FMA copies (qr_cpu_avx2.c, gemm_cpu_avx2.c);
+ * defined on x86-64 builds with RTSTAP_CPU_AVX2 only */
+int la_cpu_use_avx2(void);
 
 /* lapack: LAPACKE cgeqrf / ctrtrs on OpenBLAS (qr_lapack.c) */
 int la_lapack_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,

@@ -610,9 +610,9 @@ int la_cpu_qr_avx2(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int 
 int la_cpu_weights_avx2(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                         ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
 
-/* 1 for the AVX2 copy: the CPU has AVX2 and FMA, and RTSTAP_CPU_KERNELS is not
+/* 1 for the AVX2 copies (qr_cpu_avx2.c, gemm_cpu_avx2.c): the CPU has AVX2 and FMA, and RTSTAP_CPU_KERNELS is not
  * "portable" (the tests run the portable copy on AVX2 machines too). Decided once. */
-static int use_avx2(void)
+int la_cpu_use_avx2(void)
 {
     static int decided = -1; /* read and written whole; every thread decides alike */
     int d = __atomic_load_n(&decided, __ATOMIC_RELAXED);
@@ -626,19 +626,19 @@ static int use_avx2(void)
     return d;
 }
 
-const char *stap_la_cpu_kernels(void) { return use_avx2() ? "avx2+fma" : "portable"; }
+const char *stap_la_cpu_kernels(void) { return la_cpu_use_avx2() ? "avx2+fma" : "portable"; }
 
 int la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
               stap_error *err)
 {
-    return (use_avx2() ? la_cpu_qr_avx2 : la_cpu_qr_portable)(ctx, m, n, batch, A, lda,
+    return (la_cpu_use_avx2() ? la_cpu_qr_avx2 : la_cpu_qr_portable)(ctx, m, n, batch, A, lda,
                                                                stride_a, err);
 }
 
 int la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
                    int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err)
 {
-    return (use_avx2() ? la_cpu_weights_avx2 : la_cpu_weights_portable)(
+    return (la_cpu_use_avx2() ? la_cpu_weights_avx2 : la_cpu_weights_portable)(
         ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
 }
 #else /* one copy: the build's target decides (AVX2 when compiled with it, e.g. RTSTAP_NATIVE) */

@@ -145,6 +145,14 @@ int stap_la_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 
  * them) or "portable" (the build's target, baseline x86-64 unless built RTSTAP_NATIVE). */
 const char *stap_la_cpu_kernels(void);
 
+/* The cpu backend's complex matrix product (gemm_cpu.c), single-threaded:
+ * Y (m x n, rows ldy apart) = A (m x k, rows lda apart) X (k x n, rows ldx apart), plus Y
+ * when accumulate != 0. rtstap's own kernels (those stap_la_cpu_kernels names), never the
+ * BLAS: the result depends on the CPU's instruction set alone, and each element is the
+ * same sum in the same order whatever m and n are. */
+void stap_la_cgemm(int m, int n, int k, const stap_cf32 *A, int lda, const stap_cf32 *X, size_t ldx,
+                   int accumulate, stap_cf32 *Y, size_t ldy);
+
 /* ---- the BLAS under the lapack backend (blas_info.c) ------------------------------ */
 typedef struct stap_la_blas_info {
     char library[192];      /* openblas_get_config(): version, build options, core   */

@@ -1,8 +1,8 @@
 /* engine_cpu.c: the STAP engine on the host (backends cpu and lapack) — the baseline the
  * GPU engine is measured against and the fallback without a GPU, each stage at honest
  * CPU speed: FFTW (plans made once), training matrices, the linalg backend's batched QR
- * and MVDR solves, weight application as complex GEMMs (cblas_cgemm, one Doppler bin per
- * thread), CFAR with prefix sums. A CPI is computed when it is submitted; each slot keeps
+ * and MVDR solves, weight application as complex GEMMs (the backend's own, or cblas_cgemm
+ * for lapack; one Doppler bin per thread), CFAR with prefix sums. A CPI is computed when it is submitted; each slot keeps
  * its own results until it is collected. Steps cite docs/processing.md. */
 #include <cblas.h>
 #include <fftw3.h>
@@ -127,13 +127,13 @@ static int cpu_create(stap_engine *e, stap_error *err)
     if (al->cpu_describe) al->cpu_describe(cfg, algo, sizeof algo);
     const int dpca = (al->info.traits & STAP_TRAIT_FIXED) != 0; /* no QR, no solves */
     snprintf(e->describe, sizeof e->describe,
-             "%s: FFTW, %s%s%s%s%s%s, cblas_cgemm apply, %s CFAR, %d threads, "
+             "%s: FFTW, %s%s%s%s%s%s, %s apply, %s CFAR, %d threads, "
              "%d slot%s",
              stap_backend_name(cfg->backend), algo,
              dpca ? "" : own ? "own Householder" : "LAPACKE cgeqrf",
              dpca ? "no QR" : " QR + MVDR solves", own && !dpca ? " (" : "",
              own && !dpca ? stap_la_cpu_kernels() : "", own && !dpca ? ")" : "",
-             stap_cfar_kind_name(e->opt.cfar.kind), c->threads, e->opt.slots,
+             own ? "own cgemm" : "cblas_cgemm", stap_cfar_kind_name(e->opt.cfar.kind), c->threads, e->opt.slots,
              e->opt.slots > 1 ? "s" : "");
     return STAP_OK;
 }
@@ -165,7 +165,9 @@ static void doppler_filter(stap_engine *e, cpu_engine *c, const stap_cf32 *x)
 /* Contract step 8 as GEMMs: for Doppler bin d, segment s and tap q,
  * Y[:, d, sL:(s+1)L] (B x L) += conj(W_q) (B x C) * X[:, tap(d,q), sL:(s+1)L] (C x L),
  * W_q[b][c] = w[d,s,b][c*Q + q]; rows of X and Y are D*R apart. The sub-CPI algorithms
- * are the case C*Q channels (the staggered cubes), one tap. */
+ * are the case C*Q channels (the staggered cubes), one tap. The cpu backend runs its own
+ * product (stap_la_cgemm: its results never depend on the kernels OpenBLAS picked), the
+ * lapack baseline cblas_cgemm. */
 static void apply_weights(stap_engine *e, cpu_engine *c, const stap_cf32 *W, stap_cf32 *Y)
 {
     const int sub = stap_is_subcpi(&e->cfg);
@@ -174,6 +176,7 @@ static void apply_weights(stap_engine *e, cpu_engine *c, const stap_cf32 *W, sta
     const int S = e->cfg.segments, L = e->L, N = e->N, B = e->B;
     const size_t R = e->cfg.range_gates;
     const stap_cf32 one = 1.0f, zero = 0.0f;
+    const int vendor = e->cfg.backend == STAP_BACKEND_LAPACK; /* the baseline: all OpenBLAS */
 #pragma omp parallel num_threads(c->threads)
     {
         int t = 0;
@@ -190,8 +193,11 @@ static void apply_weights(stap_engine *e, cpu_engine *c, const stap_cf32 *W, sta
                         for (int ch = 0; ch < C; ch++) wc[b * C + ch] = conjf(w[(size_t)b * N + ch * Q + q]);
                     const stap_cf32 *xq = c->X + (size_t)stap_tap_bin(d, q, Q, D) * R + (size_t)s * L;
                     stap_cf32 *ys = Y + (size_t)d * R + (size_t)s * L;
-                    cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, L, C, &one, wc, C,
-                                xq, (int)((size_t)D * R), q ? &one : &zero, ys, (int)((size_t)D * R));
+                    if (vendor)
+                        cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, L, C, &one, wc, C,
+                                    xq, (int)((size_t)D * R), q ? &one : &zero, ys, (int)((size_t)D * R));
+                    else
+                        stap_la_cgemm(B, L, C, wc, C, xq, (size_t)D * R, q > 0, ys, (size_t)D * R);
                 }
             }
     }

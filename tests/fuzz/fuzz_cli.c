@@ -58,7 +58,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     fz_path("cwd", cwd, sizeof cwd);
     home = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (mkdir(cwd, 0700) != 0 || home < 0) fz_die("harness: cannot make %s", cwd);
-    /* OpenBLAS reads it once; rtstap's main would restart itself without it */
+    /* OpenBLAS reads it once: the commands that run the lapack baseline would have rtstap's
+     * main restart itself without it (the harness has no such main) */
     setenv("OPENBLAS_CORETYPE", "Haswell", 0);
     return 0;
 }
