@@ -1,6 +1,7 @@
 /* cli.c: strict option parsing and error reporting shared by the subcommands. */
 #include "cli.h"
 #include "par.h"
+#include "result_info.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -230,30 +231,85 @@ int cli_input_opts_need_input(const cli_input_opts *o, const char *input)
     return 0;
 }
 
-int cli_check_layout(const char *path, const stap_input *in, const cli_input_opts *o)
+/* The layout's one message (warning or refusal) into msg ("" when there is none); 1 when
+ * it refuses the cube (--strict on an unlabelled one, or one whose shape looks transposed) */
+static int layout_message(const char *path, const stap_input *in, const cli_input_opts *o,
+                          char *msg, size_t len)
 {
     const stap_layout_report *r = &in->layout;
     char order[64], why[128];
     stap_layout_string(&r->layout, r->rank, order, sizeof order);
+    msg[0] = '\0';
+    if (r->source == STAP_LAYOUT_OVERRIDE && r->labels_differ)
+        snprintf(msg, len, "%s: --layout %s overrides the axis labels of /data/iq (%s): read as "
+                 "(%s)", path, o->layout_arg, r->labels, order);
+    if (r->source != STAP_LAYOUT_ASSUMED) return 0;
+    if (o->strict) {
+        snprintf(msg, len, "%s: /data/iq has no axis labels; --strict refuses to read it as (%s) "
+                 "— label it or pass --layout", path, order);
+        return 1;
+    }
+    if (stap_shape_looks_transposed(in->channels, in->pulses, in->range_gates, why, sizeof why)) {
+        snprintf(msg, len, "%s: /data/iq (rank %d) has no axis labels, and read as (%s) its %d x "
+                 "%d x %d cube has %s: its axes look transposed — label them (HDF5 dimension "
+                 "labels, or a 'dims' attribute such as \"pulse,channel,range\") or pass --layout "
+                 "with the order they were written in", path, r->rank, order, in->channels,
+                 in->pulses, in->range_gates, why);
+        return 1;
+    }
+    snprintf(msg, len, "%s: /data/iq has no axis labels; read as (%s) — label it or pass --layout",
+             path, order);
+    return 0;
+}
+
+int cli_check_layout(const char *path, const stap_input *in, const cli_input_opts *o)
+{
+    char msg[1024];
+    if (layout_message(path, in, o, msg, sizeof msg)) return cli_error(EXIT_PROCESSING, "%s", msg);
     /* (rtstap-mpi: every rank reads the same file: said once, by rank 0) */
-    if (r->source == STAP_LAYOUT_OVERRIDE && r->labels_differ && par_rank() == 0)
-        fprintf(stderr, "rtstap: warning: %s: --layout %s overrides the axis labels of /data/iq "
-                "(%s): read as (%s)\n", path, o->layout_arg, r->labels, order);
-    if (r->source != STAP_LAYOUT_ASSUMED) return EXIT_OK;
-    if (o->strict)
-        return cli_error(EXIT_PROCESSING, "%s: /data/iq has no axis labels; --strict refuses to "
-                         "read it as (%s) — label it or pass --layout", path, order);
-    if (stap_shape_looks_transposed(in->channels, in->pulses, in->range_gates, why, sizeof why))
-        return cli_error(EXIT_PROCESSING, "%s: /data/iq (rank %d) has no axis labels, and read "
-                         "as (%s) its %d x %d x %d cube has %s: its axes look transposed — label "
-                         "them (HDF5 dimension labels, or a 'dims' attribute such as "
-                         "\"pulse,channel,range\") or pass --layout with the order they were "
-                         "written in", path, r->rank, order, in->channels, in->pulses,
-                         in->range_gates, why);
-    if (par_rank() == 0)
-        fprintf(stderr, "rtstap: warning: %s: /data/iq has no axis labels; read as (%s) — label it "
-            "or pass --layout\n", path, order);
+    if (msg[0] && par_rank() == 0) fprintf(stderr, "rtstap: warning: %s\n", msg);
     return EXIT_OK;
+}
+
+int cli_warn_layout(const char *path, const stap_input *in, const cli_input_opts *o, char *msg,
+                    size_t len)
+{
+    const int refused = layout_message(path, in, o, msg, len);
+    if (msg[0]) fprintf(stderr, "rtstap: warning: %s%s\n", msg, refused ? " (run refuses it)" : "");
+    return refused;
+}
+
+int cli_fail_input(const char *path, const stap_error *err)
+{
+    char size[16], stem[4096], dir[4096];
+    const stap_file_kind kind = stap_file_kind_of(path, size, sizeof size);
+    /* the name without its extension (x.sigmf-meta: x), for the commands named */
+    snprintf(stem, sizeof stem, "%s", path);
+    char *dot = strrchr(stem, '.');
+    if (dot && dot > stem && !strchr(dot, '/')) *dot = '\0';
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) slash[slash == dir] = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    switch (kind) {
+    case STAP_FILE_SIGMF: { /* its metadata: itself, or x.sigmf-meta beside x.sigmf-data */
+        const size_t n = strlen(path);
+        const int data = n > 11 && !strcmp(path + n - 11, ".sigmf-data");
+        return cli_error(EXIT_PROCESSING, "'%s' is a SigMF recording, not an HDF5 file: convert it "
+                         "with 'rtstap import-sigmf --meta %s%s --pulses P --range-gates R -o "
+                         "%s.h5' (rtstap help import-sigmf)", path, data ? stem : path,
+                         data ? ".sigmf-meta" : "", stem);
+    }
+    case STAP_FILE_PERFECT:
+        return cli_error(EXIT_PROCESSING, "'%s' is an input of the PERFECT suite, not an HDF5 file: "
+                         "convert it with 'rtstap import-perfect --size %s --input-dir %s -o %s.h5', "
+                         "or run the suite's application with 'rtstap perfect'", path, size, dir, size);
+    case STAP_FILE_RAW:
+        return cli_error(EXIT_PROCESSING, "'%s' is not an HDF5 file: raw interleaved samples convert "
+                         "with 'rtstap import-raw --input %s --shape C,P,R --type TYPE -o %s.h5', a "
+                         "SigMF recording with 'rtstap import-sigmf'", path, path, stem);
+    default: return cli_fail(err);
+    }
 }
 
 int cli_check_unwritten(const char *path, const stap_recording *rec, int strict)

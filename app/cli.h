@@ -59,6 +59,15 @@ int cli_input_opts_need_input(const cli_input_opts *o, const char *input);
  * an error when --strict refuses an unlabelled cube, or an unlabelled cube's shape looks
  * transposed (more channels than pulses, fewer range gates than pulses); else EXIT_OK. */
 int cli_check_layout(const char *path, const stap_input *in, const cli_input_opts *o);
+/* The same message as a warning whatever it says (`info` describes what `run` would refuse,
+ * adding "(run refuses it)"): the message into msg ("" when none) and 1 when run refuses. */
+int cli_warn_layout(const char *path, const stap_input *in, const cli_input_opts *o, char *msg,
+                    size_t len);
+
+/* An input that could not be opened (err): when it is no HDF5 file but a SigMF recording, a
+ * PERFECT suite input or another file, an error naming the import command that reads it;
+ * else err. EXIT_PROCESSING (printed). */
+int cli_fail_input(const char *path, const stap_error *err);
 
 /* A recording with CPIs that were never written (stap_recording_written): one warning
  * naming how many and the first of them, or (--strict) an error; none written at all is an

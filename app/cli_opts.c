@@ -15,23 +15,64 @@
 
 size_t cli_edit_distance(const char *a, size_t na, const char *b, size_t nb)
 {
-    /* Levenshtein, one row (option names are short) */
-    size_t row[64];
+    /* optimal string alignment (Levenshtein with the transposition of two adjacent letters
+     * as one edit: rnu is one from run), three rows (option names are short) */
+    size_t rows[3][64], *prev2 = rows[0], *prev = rows[1], *row = rows[2];
     if (na >= 64 || nb >= 64) return (size_t)-1 / 2;
-    for (size_t j = 0; j <= nb; j++) row[j] = j;
+    for (size_t j = 0; j <= nb; j++) prev[j] = j;
     for (size_t i = 1; i <= na; i++) {
-        size_t diag = row[0];
         row[0] = i;
         for (size_t j = 1; j <= nb; j++) {
-            const size_t up = row[j];
-            const size_t sub = diag + (a[i - 1] != b[j - 1]);
-            size_t m = up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1;
-            row[j] = sub < m ? sub : m;
-            diag = up;
+            size_t m = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < m) m = prev[j] + 1;
+            if (row[j - 1] + 1 < m) m = row[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < m)
+                m = prev2[j - 2] + 1;
+            row[j] = m;
+        }
+        size_t *t = prev2;
+        prev2 = prev, prev = row, row = t;
+    }
+    return prev[nb];
+}
+
+/* name's last hyphen-separated words are word (len characters): cfar-pfa for pfa */
+static int ends_with_words(const char *name, const char *word, size_t len)
+{
+    const size_t n = strlen(name);
+    return len && n > len && name[n - len - 1] == '-' && !strncmp(name + n - len, word, len);
+}
+
+int cli_suggest(const char *word, size_t len, const char *const *names, int count,
+                const char *prefix, char *buf, size_t buflen)
+{
+    int found = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count; i++) /* --pfa: --cfar-pfa */
+        if (ends_with_words(names[i], word, len)) {
+            size_t u = strlen(buf);
+            snprintf(buf + u, buflen - u, "%s%s%s", found++ ? " or " : "", prefix, names[i]);
+        }
+    if (found) return found;
+    /* the closest names within a third of the word (--trainig: --training; rnu: run) */
+    const size_t limit = len / 3 > 1 ? len / 3 : 1;
+    size_t best = limit + 1;
+    for (int i = 0; i < count; i++) {
+        const size_t d = cli_edit_distance(names[i], strlen(names[i]), word, len);
+        if (d < best) {
+            best = d;
+            buf[0] = '\0';
+            found = 0;
+        }
+        if (d == best && d <= limit) {
+            size_t u = strlen(buf);
+            snprintf(buf + u, buflen - u, "%s%s%s", found++ ? " or " : "", prefix, names[i]);
         }
     }
-    return row[nb];
+    return found;
 }
+
+enum { MAX_OPTS = 128 };
 
 static int takes_value(const cli_opt *o)
 {
@@ -108,21 +149,11 @@ static int find_long(const cli_command *cmd, const cli_opt *opts, const char *na
                   (int)len, name, cands, cmd->name);
         return -1;
     }
-    /* did you mean: the closest names within a third of the word (--trainig: --training) */
-    const size_t limit = len / 3 > 1 ? len / 3 : 1;
-    size_t best = limit + 1;
-    cands[0] = '\0';
-    for (int i = 0; opts[i].name; i++) {
-        const size_t d = cli_edit_distance(opts[i].name, strlen(opts[i].name), name, len);
-        if (d < best) {
-            best = d;
-            cands[0] = '\0';
-        }
-        if (d == best && d <= limit) {
-            size_t u = strlen(cands);
-            snprintf(cands + u, sizeof cands - u, "%s--%s", u ? " or " : "", opts[i].name);
-        }
-    }
+    /* did you mean: an option ending in the word, else the closest names */
+    const char *names[MAX_OPTS];
+    int n = 0;
+    while (n < MAX_OPTS && opts[n].name) names[n] = opts[n].name, n++;
+    cli_suggest(name, len, names, n, "--", cands, sizeof cands);
     if (cands[0])
         cli_error(EXIT_USAGE, "unknown option '--%.*s'; did you mean %s? (see rtstap %s --help)",
                   (int)len, name, cands, cmd->name);
@@ -131,8 +162,6 @@ static int find_long(const cli_command *cmd, const cli_opt *opts, const char *na
                   cmd->name);
     return -1;
 }
-
-enum { MAX_OPTS = 128 };
 
 /* the pass that applies o: 0 for CLI_EARLY, else 1 */
 static int pass_of(const cli_opt *o) { return (o->flags & CLI_EARLY) ? 0 : 1; }
@@ -153,19 +182,40 @@ static void help(const cli_command *cmd, const cli_opt *opts)
     else cli_usage(stdout, cmd, opts);
 }
 
+/* The positional argument a (CLI_POSITIONAL): its option's value, once. *given counts the
+ * arguments of this pass. CLI_GO, or EXIT_USAGE (printed). */
+static int positional(const cli_command *cmd, const cli_opt *opts, const char *a, int pass,
+                      unsigned char *seen, int *given)
+{
+    int k = 0;
+    while (opts[k].name && !(opts[k].flags & CLI_POSITIONAL)) k++;
+    if (!opts[k].name) return cli_error(EXIT_USAGE, "unexpected argument '%s'", a);
+    if (++*given > 1)
+        return cli_error(EXIT_USAGE, "unexpected argument '%s': %s takes one %s (see rtstap %s "
+                         "--help)", a, cmd->name, opts[k].metavar, cmd->name);
+    seen[k] = 1;
+    return pass_of(&opts[k]) == pass && apply(&opts[k], a) ? EXIT_USAGE : CLI_GO;
+}
+
 /* One pass over argv. pass 0 reports every syntax error, answers --help, applies the
  * CLI_EARLY options and marks in seen[] the options present; pass 1 applies the others.
  * CLI_GO, EXIT_OK (help) or EXIT_USAGE. */
 static int scan(const cli_command *cmd, cli_opt *opts, int argc, char **argv, int pass,
                 unsigned char *seen)
 {
+    int npos = 0, named = -1; /* positional arguments; the CLI_POSITIONAL option by name */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--")) {
-            if (i + 1 < argc) return cli_error(EXIT_USAGE, "unexpected argument '%s'", argv[i + 1]);
+        if (!strcmp(a, "--")) { /* the rest are arguments */
+            for (int st; ++i < argc;)
+                if ((st = positional(cmd, opts, argv[i], pass, seen, &npos)) != CLI_GO) return st;
             break;
         }
-        if (a[0] != '-' || !a[1]) return cli_error(EXIT_USAGE, "unexpected argument '%s'", a);
+        if (a[0] != '-' || !a[1]) {
+            const int st = positional(cmd, opts, a, pass, seen, &npos);
+            if (st != CLI_GO) return st;
+            continue;
+        }
         if (a[1] == '-') { /* --name, --name=value */
             const char *eq = strchr(a + 2, '=');
             size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
@@ -179,6 +229,7 @@ static int scan(const cli_command *cmd, cli_opt *opts, int argc, char **argv, in
             const cli_opt *o = &opts[k];
             const char *arg = NULL;
             seen[k] = 1;
+            if (o->flags & CLI_POSITIONAL) named = k;
             if (takes_value(o)) {
                 if (eq) arg = eq + 1;
                 else if (i + 1 < argc) arg = argv[++i];
@@ -211,6 +262,9 @@ static int scan(const cli_command *cmd, cli_opt *opts, int argc, char **argv, in
             if (arg) break; /* the rest of the argument was the value */
         }
     }
+    if (npos && named >= 0)
+        return cli_error(EXIT_USAGE, "%s given twice: as the argument and with --%s (see rtstap "
+                         "%s --help)", opts[named].metavar, opts[named].name, cmd->name);
     return CLI_GO;
 }
 
@@ -234,9 +288,11 @@ int cli_parse(const cli_command *cmd, cli_opt *opts, int argc, char **argv)
         if (!(opts[i].flags & CLI_REQUIRED) || seen[i]) continue;
         size_t u = strlen(missing);
         k++;
-        snprintf(missing + u, sizeof missing - u, "%s--%s%s%s",
-                 k == 1 ? "" : k == n ? " and " : ", ", opts[i].name,
-                 opts[i].metavar ? " " : "", opts[i].metavar ? opts[i].metavar : "");
+        const int pos = (opts[i].flags & CLI_POSITIONAL) != 0; /* "FILE (or --input FILE)" */
+        snprintf(missing + u, sizeof missing - u, "%s%s%s--%s%s%s%s",
+                 k == 1 ? "" : k == n ? " and " : ", ", pos ? opts[i].metavar : "",
+                 pos ? " (or " : "", opts[i].name, opts[i].metavar ? " " : "",
+                 opts[i].metavar ? opts[i].metavar : "", pos ? ")" : "");
     }
     if (n) return cli_error(EXIT_USAGE, "%s needs %s (see rtstap %s --help)", cmd->name, missing,
                             cmd->name);
@@ -298,8 +354,10 @@ void cli_usage(FILE *f, const cli_command *cmd, const cli_opt *opts)
             int req = (o->flags & CLI_REQUIRED) != 0;
             if (req != (pass == 0)) continue;
             char item[128];
-            int n = snprintf(item, sizeof item, "%s--%s%s%s%s%s", req ? "" : "[", o->name,
-                             o->metavar ? " " : "", o->metavar ? o->metavar : "", req ? "" : "]",
+            const int pos = (o->flags & CLI_POSITIONAL) != 0; /* "FILE|--input FILE" */
+            int n = snprintf(item, sizeof item, "%s%s%s--%s%s%s%s%s", req ? "" : "[",
+                             pos ? o->metavar : "", pos ? "|" : "", o->name, o->metavar ? " " : "",
+                             o->metavar ? o->metavar : "", req ? "" : "]",
                              o->kind == CLI_STRINGS ? "..." : "");
             if (col + 1 + n > WIDTH) {
                 fprintf(f, "\n%*s", indent, "");
@@ -327,6 +385,8 @@ void cli_usage(FILE *f, const cli_command *cmd, const cli_opt *opts)
         else fprintf(f, "%*s", hcol - w, "");
         help_lines(f, o->help, hcol);
         if (o->alias) fprintf(f, "%*s(--%s: the old spelling, still accepted)\n", hcol, "", o->alias);
+        if (o->flags & CLI_POSITIONAL)
+            fprintf(f, "%*s(or %s alone: rtstap %s %s)\n", hcol, "", o->metavar, cmd->name, o->metavar);
     }
     fprintf(f, "  -h, --help%*sthis text\n", hcol - 12, "");
     if (cmd->epilogue) fprintf(f, "\n%s", cmd->epilogue);

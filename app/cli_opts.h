@@ -8,8 +8,9 @@
  *
  * Syntax: --name VALUE, --name=VALUE, -x VALUE, -xVALUE, bundled letters (-fq); a value
  * is the next argument even when it starts with '-' (--min-snr -3); a long name may be
- * abbreviated to any unambiguous prefix; "--" ends the options. No command takes
- * positional arguments. Errors are usage errors (exit 2) printed as "rtstap: error: ...":
+ * abbreviated to any unambiguous prefix; "--" ends the options. The one option marked
+ * CLI_POSITIONAL may be given as the command's one argument instead (info FILE); no other
+ * argument is taken. Errors are usage errors (exit 2) printed as "rtstap: error: ...":
  * "unknown option '--x' (see rtstap CMD --help)", "--output needs a value", "--cpis
  * expects an integer between 1 and 100000000 (got 'x')", "CMD needs --output FILE". */
 #ifndef CLI_OPTS_H
@@ -42,8 +43,11 @@ enum {
                          that the other options override)                                */
     CLI_INPUT = 4,    /* a file the command reads (CLI_STRING, CLI_STRINGS): registered
                          with cli_files_input after parsing                               */
-    CLI_OUTPUT = 8    /* a file it writes: cli_files_output ("-" is stdout) — no output
+    CLI_OUTPUT = 8,   /* a file it writes: cli_files_output ("-" is stdout) — no output
                          may be an input or another output (cli_files.h)                  */
+    CLI_POSITIONAL = 16 /* (one CLI_STRING of the table) also given as the command's one
+                         argument: `info FILE` is `info --input FILE`; both, or two
+                         arguments, are a usage error                                     */
 };
 
 /* The values of a CLI_STRINGS option, in command-line order (argv's storage). */
@@ -99,8 +103,15 @@ int cli_parse_preset(const cli_opt *o, const char *arg);    /* value: stap_prese
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
 int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input_opts *  */
-/* The edit distance (Levenshtein) of two short words: did-you-mean for options, commands. */
+/* The edit distance of two short words (Levenshtein, with two adjacent letters swapped as
+ * one edit): did-you-mean for options, commands. */
 size_t cli_edit_distance(const char *a, size_t na, const char *b, size_t nb);
+/* Did you mean: the names of names[0..count-1] that a mistyped word (len characters) stands
+ * for — those whose last hyphen-separated words it is (pfa: cfar-pfa), else the closest
+ * within a third of its length (at least one edit) — each after prefix, joined by " or ",
+ * into buf ("" when none); returns how many. */
+int cli_suggest(const char *word, size_t len, const char *const *names, int count,
+                const char *prefix, char *buf, size_t buflen);
 /* The processing options `run` and `stream` share (one table): laid over the
  * preset or the input's shape; 0 / not given leaves it. */
 typedef struct cli_processing {

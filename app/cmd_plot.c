@@ -19,6 +19,7 @@
 #include "cmd_scene.h"
 #include "h5io.h"
 #include "plot.h"
+#include "result_info.h"
 #include "scene_response.h"
 #include "scene_sinr.h"
 
@@ -40,6 +41,8 @@ static const cli_command plot_cmd = {
     "                     clairvoyant optimum R^-1 v from the scene's true covariance\n"
     "                     (needs --result and a scene with /truth; when a --response-*\n"
     "                     option asks for it, their absence is an error)\n"
+    "`rtstap plot RESULT --output-dir DIR` draws a result of 'rtstap run' over the input\n"
+    "its /config names (the path as run was given it).\n"
     "A recording's CPI is drawn with --cpi K (its results with it: the result's row of\n"
     "input CPI K). The beam drawn is the one of the strongest detection (else the one\n"
     "nearest the first target, else broadside); range is in km from the first gate when\n"
@@ -116,6 +119,7 @@ static int opt_format(const cli_opt *o, const char *arg)
 /* One `rtstap plot`: its options, then what it read. */
 typedef struct plot_job {
     const char *input, *result, *dir, *json;
+    char run_input[512];   /* the input a result's /config names (plot RESULT) */
     char ext[8];           /* --format: png, svg or pdf */
     int cpi;               /* --cpi: the input's CPI (a recording's)       */
     stap_plot_view view;   /* --xlim, --ylim: the SINR plots' axes          */
@@ -153,7 +157,9 @@ static int plot_parse(plot_job *j, int argc, char **argv)
     cli_opt opts[] = {
         {"input", 0, CLI_STRING, &j->input, "FILE",
          "the input cube (a scene from 'rtstap gen' or any schema-v1.1\n"
-         "file)", .flags = CLI_REQUIRED | CLI_INPUT},
+         "file); a result of 'rtstap run' instead, without --result:\n"
+         "that result, over the input its /config names",
+         .flags = CLI_REQUIRED | CLI_INPUT | CLI_POSITIONAL},
         CLI_OPT_LAYOUT(&j->inopts),
         CLI_OPT_STRICT(&j->inopts, "refuse an input without axis labels"),
         CLI_OPT_SCALE(&j->inopts),
@@ -255,14 +261,37 @@ static int plot_check_run(plot_job *j)
     return EXIT_OK;
 }
 
+/* plot RESULT (or --input RESULT) without --result: the result, over the input its /config
+ * names */
+static int plot_find_input(plot_job *j)
+{
+    stap_result_info ri;
+    stap_error err;
+    if (j->result) return EXIT_OK;
+    if (stap_result_info_read(j->input, &ri, &err)) return cli_fail_input(j->input, &err);
+    if (ri.has_iq || !ri.is_result) return EXIT_OK; /* an input (or its error, later) */
+    if (!ri.input[0] || !strncmp(ri.input, "synthetic:", 10))
+        return cli_error(EXIT_USAGE, "%s is a result of a run on %s: plot it with the cube it "
+                         "ran on, --input CUBE --result %s", j->input,
+                         ri.input[0] ? ri.input : "an input it does not name", j->input);
+    j->result = j->input;
+    snprintf(j->run_input, sizeof j->run_input, "%s", ri.input);
+    j->input = j->run_input;
+    fprintf(stderr, "rtstap plot: %s is a result of 'rtstap run': drawn over its input %s (its "
+            "/config input)\n", j->result, j->input);
+    return cli_files_input("the input named by the result's /config", j->input);
+}
+
 /* everything read before any picture: a bad table costs no work */
 static int plot_load(plot_job *j)
 {
     stap_error err;
     int status;
+    if ((status = plot_find_input(j))) return status;
     /* one CPI, or CPI --cpi of a recording */
     stap_recording *rec = NULL;
-    if (stap_recording_open(j->input, &rec, &j->in, &j->inopts.read, &err)) return cli_fail(&err);
+    if (stap_recording_open(j->input, &rec, &j->in, &j->inopts.read, &err))
+        return cli_fail_input(j->input, &err);
     const long long cpis = stap_recording_cpis(rec);
     const int recording = stap_recording_rank(rec) == 4;
     if (j->cpi >= cpis) {

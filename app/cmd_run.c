@@ -216,7 +216,7 @@ static int run_open_input(run_job *j)
         return EXIT_OK;
     }
     if (stap_recording_open(j->input, &j->rec, &j->in, &j->inopts.read, &err))
-        return cli_fail(&err);
+        return cli_fail_input(j->input, &err);
     if ((st = cli_check_layout(j->input, &j->in, &j->inopts))) return st;
     if (stap_recording_rank(j->rec) == 4 && (st = cli_check_unwritten(j->input, j->rec, j->inopts.strict)))
         return st;

@@ -282,7 +282,7 @@ static int stream_open_input(stream_job *j)
     stap_error err;
     int status;
     if (stap_recording_open(j->input, &j->rec, &j->in, &j->inopts.read, &err))
-        return cli_fail(&err);
+        return cli_fail_input(j->input, &err);
     if ((status = cli_check_layout(j->input, &j->in, &j->inopts)) ||
         (status = cli_check_unwritten(j->input, j->rec, j->inopts.strict)))
         return status;

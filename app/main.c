@@ -8,7 +8,7 @@
 #include "signals.h"
 #include "cli.h"
 #include "cli_files.h"
-#include "cli_opts.h" /* cli_edit_distance */
+#include "cli_opts.h" /* cli_suggest */
 #include "commands.h"
 #include "engine.h" /* stap_gpu_info */
 #include "h5io.h"
@@ -70,20 +70,22 @@ static void fit_blas_to_cpu(int argc, char **argv)
     unsetenv("RTSTAP_BLAS_REEXEC_FROM");
 }
 
-/* an unknown command: the closest one named, then the usage */
+/* an unknown command: the closest one named (the usage promises it), else the commands */
 static int unknown_command(const char *name)
 {
-    const char *best = NULL;
-    size_t bd = strlen(name) / 3 > 1 ? strlen(name) / 3 + 1 : 2;
-    for (int i = 0; i < cli_command_count; i++) {
-        const size_t d = cli_edit_distance(cli_commands[i].name, strlen(cli_commands[i].name), name,
-                                           strlen(name));
-        if (d < bd) bd = d, best = cli_commands[i].name;
+    const char *names[64] = {0};
+    int n = 0;
+    while (n < cli_command_count && n < 64) names[n] = cli_commands[n].name, n++;
+    char best[256], all[512] = "";
+    if (cli_suggest(name, strlen(name), names, n, "", best, sizeof best))
+        return cli_error(EXIT_USAGE, "unknown command '%s'; did you mean %s? (see rtstap --help)",
+                         name, best);
+    for (int i = 0; i < n; i++) {
+        const size_t u = strlen(all);
+        snprintf(all + u, sizeof all - u, "%s%s", i ? ", " : "", names[i]);
     }
-    if (best) cli_error(EXIT_USAGE, "unknown command '%s'; did you mean %s?", name, best);
-    else cli_error(EXIT_USAGE, "unknown command '%s'", name);
-    usage(stderr);
-    return EXIT_USAGE;
+    return cli_error(EXIT_USAGE, "unknown command '%s'; the commands are %s (see rtstap --help)",
+                     name, all);
 }
 
 static int dispatch(int argc, char **argv);

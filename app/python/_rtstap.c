@@ -72,7 +72,7 @@ static int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_e
     if (get_str(d, "preset", &preset) || get_str(d, "algorithm", &algorithm) ||
         get_str(d, "backend", &backend) || get_str(d, "window", &window) ||
         get_str(d, "training_window", &tw) || get_str(d, "cfar", &cfar) ||
-        get_str(d, "samples", &samples))
+        get_str(d, "format", &samples))
         return -1;
     if (samples && stap_sample_type_parse(samples, &o->input, err)) return STAP_EINVAL;
     if (get_double(d, "scale", &o->input.scale) || get_int(d, "big_endian", &o->input.big_endian))
@@ -90,8 +90,10 @@ static int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_e
         get_int(d, "guard", &c->guard) || get_int(d, "angle_bins", &c->angle_bins) ||
         get_int(d, "dpca_shift", &c->dpca_shift) || get_double(d, "loading", &c->loading) ||
         get_double(d, "element_spacing", &c->element_spacing) || get_int(d, "slots", &o->slots) ||
-        get_double(d, "pfa", &o->cfar.pfa) || get_int(d, "cfar_guard", &o->cfar.guard) ||
+        get_double(d, "cfar_pfa", &o->cfar.pfa) || get_int(d, "cfar_guard", &o->cfar.guard) ||
         get_int(d, "cfar_train", &o->cfar.train) || get_int(d, "cfar_rank", &o->cfar.os_rank) ||
+        get_int(d, "cfar_guard_doppler", &o->cfar.guard_doppler) ||
+        get_int(d, "cfar_train_doppler", &o->cfar.train_doppler) ||
         get_int(d, "keep_weights", &o->keep_weights) || get_int(d, "keep_output", &o->keep_output))
         return -1;
     if (algorithm && stap_algorithm_parse(algorithm, &c->algorithm, err)) return STAP_EINVAL;

@@ -78,6 +78,20 @@ q = np.clip(np.rint(np.stack([cube.real, cube.imag], -1) * 256), -32768, 32767).
 x = (q[..., 0].astype(np.float64) / 256).astype(np.float32) + 1j * (q[..., 1].astype(np.float64) / 256).astype(np.float32)
 a, b = rtstap.run(q, scale=1 / 256, **opts), rtstap.run(x.astype(np.complex64), **opts)
 print("int16:", "same" if np.array_equal(a.weights, b.weights) and np.array_equal(a.output, b.output) else "DIFFERENT")
+# the command line's names (cfar_pfa, format), the earlier short ones (pfa, samples) as aliases
+o2 = dict(opts, cfar_pfa=1e-2)
+a, b = rtstap.run(cube, **o2), rtstap.run(cube, **dict(opts, pfa=1e-2))
+print("cfar_pfa:", len(a.detections), "alias pfa:", "same" if len(a.detections) == len(b.detections) and all(
+    np.array_equal(a.detections[k], b.detections[k]) for k in ("beam", "doppler_bin", "range_cell")) else "DIFFERENT",
+    "more than at 1e-6:", len(a.detections) > len(r.detections))
+try:
+    rtstap.run(cube, pfa=1e-2, cfar_pfa=1e-3)
+    print("both names: no error")
+except TypeError as err:
+    print("both names:", err)
+f1 = rtstap.run(q, scale=1 / 256, format="ci16", **opts)
+f2 = rtstap.run(q, scale=1 / 256, samples="ci16", **opts)
+print("format:", "same" if np.array_equal(f1.weights, f2.weights) else "DIFFERENT")
 print("version:", rtstap.__version__)
 PY
 check "python: ran" '[ $? -eq 0 ] || { cat "$tmp/py.out"; false; }'
@@ -87,6 +101,9 @@ check "a bad option: rtstap.Error with the library's message" 'grep -q "^error: 
 check "a misspelled option: TypeError naming it" 'grep -q "^typo: unknown option traning" "$tmp/py.out"'
 check "a complex128 cube: converted, the same" 'grep -q "^complex128: same" "$tmp/py.out"'
 check "an int16 (i, q) cube with a scale: as its complex64 conversion, bit for bit" 'grep -q "^int16: same" "$tmp/py.out"'
+check "cfar_pfa, the CLI's name: detections as the alias pfa, more than at the default 1e-6" 'grep -q "^cfar_pfa: [0-9]* alias pfa: same more than at 1e-6: True" "$tmp/py.out"'
+check "cfar_pfa and pfa at once: TypeError" 'grep -q "^both names: cfar_pfa and pfa are one option" "$tmp/py.out"'
+check "format, the CLI's name, as the alias samples" 'grep -q "^format: same" "$tmp/py.out"'
 cat "$tmp/py.out"
 
 # README's Python example, exactly as written, on the quick start's CPI

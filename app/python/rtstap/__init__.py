@@ -10,9 +10,11 @@
 several CPIs in flight, or `process`), as a context manager. Options are named as on the
 command line (`rtstap run --help`), with underscores: preset, doppler_bins, doppler_order,
 segments, training, beams, loading, window, algorithm, training_window, block, guard,
-angle_bins, dpca_shift, backend, threads, cfar, pfa, cfar_guard, cfar_train, cfar_rank,
-element_spacing, slots, keep_weights, keep_output; samples (cf32, ci8, ci16, ci32: the
-cube's stored form, as `rtstap stream --format`), scale, big_endian. The shape comes from the cube; the other
+angle_bins, dpca_shift, backend, threads, cfar, cfar_pfa, cfar_guard, cfar_train, cfar_rank,
+cfar_guard_doppler, cfar_train_doppler, element_spacing, slots, keep_weights, keep_output;
+format (cf32, ci8, ci16, ci32: the cube's stored form, as `rtstap stream --format`), scale,
+big_endian. The earlier short names stay accepted as aliases: pfa (cfar_pfa) and samples
+(format); giving both names of one option is a TypeError. The shape comes from the cube; the other
 defaults from the preset (hard unless given), D = pulses. Errors are rtstap.Error with the
 library's message. The cube is the engine's input as it is (C-contiguous complex64: no copy);
 the GIL is released while the engine works. Built on librtstap's public API (docs/library.md).
@@ -30,17 +32,26 @@ Result = namedtuple("Result", "weights output detections stage_ms diag_ratio")
 
 _OPTIONS = {"preset", "doppler_bins", "doppler_order", "segments", "training", "beams", "loading",
             "window", "algorithm", "training_window", "block", "guard", "angle_bins", "dpca_shift",
-            "backend", "threads", "cfar", "pfa", "cfar_guard", "cfar_train", "cfar_rank",
-            "element_spacing", "slots", "keep_weights", "keep_output", "samples", "scale",
-            "big_endian"}
+            "backend", "threads", "cfar", "cfar_pfa", "cfar_guard", "cfar_train", "cfar_rank",
+            "cfar_guard_doppler", "cfar_train_doppler", "element_spacing", "slots",
+            "keep_weights", "keep_output", "format", "scale", "big_endian"}
+# the earlier short names, still accepted: alias -> the command line's name
+_ALIASES = {"pfa": "cfar_pfa", "samples": "format"}
 _SAMPLES = {np.dtype(np.int8): "ci8", np.dtype(np.int16): "ci16", np.dtype(np.int32): "ci32"}
 
 
 def _options(shape, options):
-    unknown = set(options) - _OPTIONS
+    unknown = set(options) - _OPTIONS - set(_ALIASES)
     if unknown:
         raise TypeError("unknown option%s %s (see rtstap run --help)" %
                         ("s" if len(unknown) > 1 else "", ", ".join(sorted(unknown))))
+    options = dict(options)
+    for alias, name in _ALIASES.items():
+        if alias in options:
+            if name in options:
+                raise TypeError("%s and %s are one option (%s is its old name): give one"
+                                % (name, alias, alias))
+            options[name] = options.pop(alias)
     o = {"preset": "hard", "doppler_bins": shape[1]}
     o.update({k: v for k, v in options.items() if v is not None})
     o["channels"], o["pulses"], o["range_gates"] = (int(n) for n in shape)
@@ -118,7 +129,7 @@ def run(cube, steering=None, **options):
     are; a GPU converts them): a Result of weights (D, S, B, N), output (B, D, R),
     detections, stage_ms and diag_ratio, as `rtstap run` computes them."""
     c = _cube(cube)
-    if c.ndim == 4:
-        options.setdefault("samples", _SAMPLES[c.dtype])
+    if c.ndim == 4 and "samples" not in options:
+        options.setdefault("format", _SAMPLES[c.dtype])
     with Engine(c.shape[:3], steering, slots=1, **options) as e:
         return e.process(c)
