@@ -27,6 +27,7 @@ done
 [ -e "$libdir/librtstap.a" ] || fail "not installed: librtstap.a"
 [ -e "$libdir/cmake/rtstap/rtstapConfig.cmake" ] || fail "not installed: rtstapConfig.cmake"
 [ -e "$libdir/pkgconfig/rtstap.pc" ] || fail "not installed: rtstap.pc"
+[ -e "$libdir/pkgconfig/rtstap-static.pc" ] || fail "not installed: rtstap-static.pc"
 # the licence: its text beside the documentation, its name in the pkg-config file
 license=$(find "$prefix" -path '*/doc/rtstap/LICENSE' | head -1)
 if [ -z "$license" ]; then
@@ -112,6 +113,16 @@ if $cc "${flags[@]}" -o "$T/pc-static" "$src/main.c" $(pkg-config --cflags rtsta
     run_consumer pc-static "$T/pc-static"
 else
     fail "pkg-config --static --libs: $(cat "$T/pc-static.log")"
+fi
+
+# static through rtstap-static.pc: the archive by its path, beside librtstap.so
+# shellcheck disable=SC2046
+if $cc "${flags[@]}" -o "$T/pc-static2" "$src/main.c" $(pkg-config --cflags --libs rtstap-static) \
+        >"$T/pc-static2.log" 2>&1; then
+    run_consumer pc-static2 "$T/pc-static2"
+    ldd "$T/pc-static2" | grep -q "librtstap.so" && fail "pkg-config rtstap-static: linked to librtstap.so"
+else
+    fail "pkg-config --libs rtstap-static: $(cat "$T/pc-static2.log")"
 fi
 
 step "the public headers as C++"
