@@ -129,6 +129,7 @@ static int dispatch(int argc, char **argv)
                "BLAS: %s; core %s\n",
                par_program(), RTSTAP_VERSION, RTSTAP_COMMIT, line, bi.cpu_model, bi.cpu_features,
                stap_la_cpu_kernels(), bi.library, bi.core);
+        if (*stap_la_gpu_library()) printf("GPU library: %s\n", stap_la_gpu_library());
         if (*par_describe()) printf("MPI: %s\n", par_describe());
         return EXIT_OK;
     }
