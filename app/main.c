@@ -152,6 +152,7 @@ static int dispatch(int argc, char **argv)
                    "--backend lapack restart with OPENBLAS_CORETYPE=%s%s\n",
                    bi.core, bi.better_core,
                    getenv("OPENBLAS_CORETYPE") ? " unless OPENBLAS_CORETYPE is set" : "");
+        if (*stap_la_gpu_library()) printf("GPU library: %s\n", stap_la_gpu_library());
         if (*par_describe()) printf("MPI: %s\n", par_describe());
         return EXIT_OK;
     }

@@ -10,7 +10,9 @@
 
 #ifdef RTSTAP_HAVE_CUDA
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
+#include <unistd.h>
 
 static struct {
     pthread_once_t once;
@@ -35,16 +37,27 @@ static int try_open(const char *path)
     return 1;
 }
 
-/* path of the folder holding the object this code was linked into, with '/' at the end */
+/* path of the folder holding the object this code was linked into, with '/' at the end:
+ * librtstap.so's own file, or the program's (/proc/self/exe) when it was linked in
+ * statically, since dladdr names the program by its argv[0] ("rtstap" when found on PATH) */
 static int own_folder(char *buf, size_t len)
 {
     Dl_info info;
-    if (!dladdr((void *)own_folder, &info) || !info.dli_fname || !strchr(info.dli_fname, '/'))
-        return 0;
-    const char *slash = strrchr(info.dli_fname, '/');
-    const size_t n = (size_t)(slash - info.dli_fname) + 1;
+    struct link_map *map = NULL;
+    if (!dladdr1((void *)own_folder, &info, (void **)&map, RTLD_DL_LINKMAP) || !map) return 0;
+    char file[4096];
+    if (map->l_name && map->l_name[0]) { /* a shared object: the name it was loaded by */
+        if (snprintf(file, sizeof file, "%s", map->l_name) >= (int)sizeof file) return 0;
+    } else { /* the program itself */
+        const ssize_t n = readlink("/proc/self/exe", file, sizeof file - 1);
+        if (n <= 0) return 0;
+        file[n] = '\0';
+    }
+    const char *slash = strrchr(file, '/');
+    if (!slash) return 0;
+    const size_t n = (size_t)(slash - file) + 1;
     if (n >= len) return 0;
-    memcpy(buf, info.dli_fname, n);
+    memcpy(buf, file, n);
     buf[n] = '\0';
     return 1;
 }
@@ -137,6 +150,7 @@ int la_gpu_probe(stap_error *err)
     const la_gpu_api *a = api(err);
     return a ? a->probe(err) : STAP_EUNSUPPORTED;
 }
+const char *stap_la_gpu_library(void) { return la_gpu_module_path(); }
 int stap_la_gpu_count(int *devices, stap_error *err)
 {
     *devices = 0;

@@ -50,6 +50,10 @@ int stap_la_gpu_select(int device, stap_error *err);
  * stap_la_gpu_select(k) then creates and runs its engines on device k: one thread per
  * device runs every GPU of a host in one process. */
 int stap_la_gpu_count(int *devices, stap_error *err);
+/* The file of the GPU backends' library this process loaded (found beside librtstap, or
+ * beside the program or in its ../lib when librtstap is linked in statically, then by the
+ * loader's search), or "" when none is loaded yet or none could be. */
+const char *stap_la_gpu_library(void);
 
 /* Time spent inside a call, by phase, in milliseconds (wall clock for CPU backends,
  * CUDA events for GPU ones; transfer is host<->device copying, 0 on the CPU). */

@@ -19,7 +19,7 @@ png_ok() {
         [ "$(tail -c 12 "$1" | od -An -tx1 | tr -d ' \n')" = "0000000049454e44ae426082" ]
 }
 
-SEED=${RTSTAP_SEED:-$RANDOM}
+SEED=${RTSTAP_SEED:-20261203} # fixed in CI; RTSTAP_SEED=N explores
 echo "seed = $SEED" >&2
 
 # --- the chain: a scene, two algorithms, two tables, the pictures ----------------------------

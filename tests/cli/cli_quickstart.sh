@@ -1,35 +1,51 @@
 #!/usr/bin/env bash
-# cli_quickstart: README's "Process your own recording", exactly as written — an int16
-# recording made with numpy and h5py, `rtstap info`, `rtstap run`, the detections read in
-# Python (issue 33). Skipped (77) without h5py, unless RTSTAP_REQUIRE_READERS=1.
+# cli_quickstart: README's blocks from "Quick start" to "Python", exactly as written and in
+# order, in a fresh folder whose `build` is this build (issue 42; issue 33): the install
+# into prefix/ and the paths, the recording's quick start (its pictures' CPI must show the
+# target detected), "Process your own recording" (numpy and h5py, `info`, `run`, the
+# detections in Python), the library's CPI and C program (compiled through pkg-config)
+# and the Python package on that CPI. Skipped (77) without /usr/bin/python3 with numpy and
+# h5py (README's interpreter), unless RTSTAP_REQUIRE_READERS=1.
 bin=$RTSTAP_BIN
 src=${RTSTAP_SOURCE_DIR:-$(dirname "$0")/../..}
-py=""
-for p in /usr/bin/python3 python3; do
-    if "$p" -c "import numpy, h5py" 2>/dev/null; then py=$(command -v "$p"); break; fi
-done
-if [ -z "$py" ]; then
-    echo "cli_quickstart: no python3 with numpy and h5py"
+if ! /usr/bin/python3 -c "import numpy, h5py" 2>/dev/null; then
+    echo "cli_quickstart: no /usr/bin/python3 with numpy and h5py"
     [ "${RTSTAP_REQUIRE_READERS:-0}" = 1 ] && exit 1
     exit 77
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/bin"
-ln -s "$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" "$tmp/bin/rtstap"
-ln -s "$py" "$tmp/bin/python3" # the block's python3: the one with h5py
-awk '/^## Process your own recording/ {p = 1} p && /^```sh/ {c = 1; next} c && /^```$/ {exit} c' \
-    "$src/README.md" > "$tmp/quickstart.sh"
+ln -s "$(cd "$(dirname "$bin")" && pwd)" "$tmp/build"
+# the blocks: sh as they are, python through README's interpreter, the C block as app.c
+awk -v dir="$tmp" '
+    /^## Quick start/ {p = 1} /^## Documentation/ {p = 0}
+    p && /^```sh$/ {k = "sh"; next} p && /^```python$/ {k = "py"; print "/usr/bin/python3 - <<'"'"'PYEOF'"'"'"; next}
+    p && /^```c$/ {k = "c"; next}
+    k && /^```$/ {if (k == "py") print "PYEOF"; k = ""; next}
+    k == "c" {print > (dir "/app.c"); next}
+    k {print}' "$src/README.md" > "$tmp/readme.sh"
 fail=0
 check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
-check "README has the block" '[ "$(wc -l < "$tmp/quickstart.sh")" -gt 8 ]'
-(cd "$tmp" && PATH="$tmp/bin:$PATH" bash -e quickstart.sh > out.txt 2>&1)
+check "README has the blocks" '[ "$(wc -l < "$tmp/readme.sh")" -gt 20 ] && [ -s "$tmp/app.c" ]'
+# a PATH without this build's folders: the blocks must put rtstap there themselves
+(cd "$tmp" && env -u PYTHONPATH -u PKG_CONFIG_PATH bash -e readme.sh > out.txt 2>&1)
 rc=$?
-check "the quick start runs as written (rc $rc)" '[ $rc -eq 0 ]'
+check "README's blocks run as written (rc $rc)" '[ $rc -eq 0 ]'
+# the quick start: the CPI whose pictures it draws has the target, drifting a cell a CPI
+cpi=$(sed -n 's/^rtstap plot .*--cpi \([0-9]*\).*/\1/p' "$tmp/readme.sh")
+check "the quick start draws a CPI's pictures (--cpi '$cpi')" '[ -n "$cpi" ] && ls "$tmp/pictures/"*.png > /dev/null'
+check "the pictured CPI $cpi detects the target (Doppler bin 3, range cell 151 + $cpi)" \
+    '/usr/bin/python3 -c "
+import h5py, sys
+d = h5py.File(\"$tmp/run.h5\")[\"detections\"][()]
+d = d[d[\"cpi\"] == $cpi]
+best = d[d[\"power\"].argmax()]
+sys.exit(not (best[\"doppler_bin\"] == 3 and best[\"range_cell\"] == 151 + $cpi))"'
 check "info said how it reads the int16 recording" \
     'grep -q "/data/iq: int16, interleaved" "$tmp/out.txt" && grep -q "8 CPIs x 4 channels x 64 pulses x 256 range gates" "$tmp/out.txt" &&
      grep -q "samples: int16 (i, q), scale 0.0009765625 over the link as stored" "$tmp/out.txt"'
-check "run wrote the 8 CPIs" '[ -s "$tmp/mine_run.h5" ] && grep -q "8 CPIs" "$tmp/out.txt"'
-check "Python printed the detections (an array)" 'tail -1 "$tmp/out.txt" | grep -q "^\[.*\]$"'
+check "run wrote the 8 CPIs of mine.h5" '[ -s "$tmp/mine_run.h5" ] && grep -q "mine.h5, 8 CPIs" "$tmp/out.txt"'
+check "the C program found the target" 'grep -q "^beam 2, Doppler bin 3, range cell 151$" "$tmp/out.txt"'
+check "Python found the target" 'grep -q "(2, *3, *151," "$tmp/out.txt"'
 cat "$tmp/out.txt"
 exit $fail

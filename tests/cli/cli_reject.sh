@@ -22,7 +22,7 @@ trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 indir="$work/in"
 outdir="$work/out"
 mkdir -p "$indir" "$outdir"
-seed=${RTSTAP_SEED:-$(( (RANDOM << 15) | RANDOM ))}
+seed=${RTSTAP_SEED:-20261203} # fixed in CI; RTSTAP_SEED=N explores
 echo "seed = $seed"
 
 failures=0

@@ -9,7 +9,7 @@ trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../support/cli_expect.sh" # fail, expect
 signature() { head -c 8 "$1" | od -An -tx1 | tr -d ' \n'; }
 
-SEED=${RTSTAP_SEED:-$RANDOM}
+SEED=${RTSTAP_SEED:-20261203} # fixed in CI; RTSTAP_SEED=N explores
 echo "seed = $SEED" >&2
 
 # --- the chain -----------------------------------------------------------------------

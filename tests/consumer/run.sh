@@ -27,6 +27,7 @@ done
 [ -e "$libdir/librtstap.a" ] || fail "not installed: librtstap.a"
 [ -e "$libdir/cmake/rtstap/rtstapConfig.cmake" ] || fail "not installed: rtstapConfig.cmake"
 [ -e "$libdir/pkgconfig/rtstap.pc" ] || fail "not installed: rtstap.pc"
+[ -e "$libdir/pkgconfig/rtstap-static.pc" ] || fail "not installed: rtstap-static.pc"
 # the licence: its text beside the documentation, its name in the pkg-config file
 license=$(find "$prefix" -path '*/doc/rtstap/LICENSE' | head -1)
 if [ -z "$license" ]; then
@@ -44,12 +45,23 @@ extra=$(ls "$prefix/include/rtstap" | grep -v -x -E 'common.h|version.h|linalg.h
 [ -z "$extra" ] || fail "headers installed that are not public: $extra"
 
 # with CUDA, the GPU backends' library is installed beside librtstap and the installed
-# program finds it (without a GPU it then says why the GPU is unusable, not that the
-# library is missing)
+# program finds it wherever the prefix is, also when found on PATH and run from another
+# folder (issue 42: it looked in the configured prefix, since dladdr names a program by its
+# argv[0]); without a GPU it then says why the GPU is unusable, not that the library is
+# missing. Without CUDA there is no library to find: --version must say it was not built.
+v=$(cd "$T" && env -u RTSTAP_GPU_LIBRARY PATH="$prefix/bin:$PATH" rtstap --version 2>&1)
 if grep -q "rtstap_HAS_CUDA ON" "$libdir/cmake/rtstap/rtstapConfig.cmake"; then
-    ls "$libdir"/librtstap_gpu.so.* >/dev/null 2>&1 || fail "not installed: librtstap_gpu.so"
-    v=$(env -u RTSTAP_GPU_LIBRARY "$prefix/bin/rtstap" --version 2>&1)
-    echo "$v" | grep -q "could not be loaded" && fail "the installed rtstap: $(echo "$v" | grep GPU)"
+    gpu_so=$(cd "$libdir" && ls librtstap_gpu.so.* 2>/dev/null | head -1)
+    [ -n "$gpu_so" ] || fail "not installed: librtstap_gpu.so"
+    echo "$v" | grep -q "could not be loaded" && fail "rtstap on PATH: $(echo "$v" | grep GPU)"
+    found=$(echo "$v" | sed -n 's/^GPU library: //p')
+    [ -n "$found" ] && [ "$(readlink -f "$found")" = "$(readlink -f "$libdir/$gpu_so")" ] ||
+        fail "rtstap on PATH loads '$found', not $libdir/$gpu_so"
+    echo "    rtstap on PATH: GPU library $found"
+else
+    echo "$v" | grep -q "^GPU backend: not available: rtstap was built without CUDA support" ||
+        fail "rtstap --version (without CUDA): $(echo "$v" | grep GPU)"
+    echo "    built without CUDA: no GPU library to find (the message checked only)"
 fi
 # librtstap links no CUDA library and no cairo (the GPU backends are loaded at run time)
 if readelf -d "$libdir/librtstap.so" | grep -qiE 'NEEDED.*(cuda|cublas|cufft|cairo|png)'; then
@@ -112,6 +124,16 @@ if $cc "${flags[@]}" -o "$T/pc-static" "$src/main.c" $(pkg-config --cflags rtsta
     run_consumer pc-static "$T/pc-static"
 else
     fail "pkg-config --static --libs: $(cat "$T/pc-static.log")"
+fi
+
+# static through rtstap-static.pc: the archive by its path, beside librtstap.so
+# shellcheck disable=SC2046
+if $cc "${flags[@]}" -o "$T/pc-static2" "$src/main.c" $(pkg-config --cflags --libs rtstap-static) \
+        >"$T/pc-static2.log" 2>&1; then
+    run_consumer pc-static2 "$T/pc-static2"
+    ldd "$T/pc-static2" | grep -q "librtstap.so" && fail "pkg-config rtstap-static: linked to librtstap.so"
+else
+    fail "pkg-config --libs rtstap-static: $(cat "$T/pc-static2.log")"
 fi
 
 step "the public headers as C++"

@@ -7,26 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #define TC_TWO_PI 6.283185307179586476925286766559
 
 void tc_rng_seed(tc_rng *r, uint64_t seed) { rt_rng_seed(r, seed, 0); }
 
-uint64_t tc_seed_from_env_or_time(void)
+uint64_t tc_seed_from_env(uint64_t fixed)
 {
-    uint64_t seed;
+    uint64_t seed = fixed;
     const char *env = getenv("RTSTAP_SEED");
     char *end = NULL;
-    if (env && *env && (seed = strtoull(env, &end, 0), end && *end == '\0')) {
-        /* replaying a given seed */
-    } else {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        uint64_t x = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec ^
-                     ((uint64_t)getpid() << 32);
-        seed = rt_splitmix64(&x) >> 1; /* keep it printable and replayable as a decimal */
+    if (env && *env) {
+        unsigned long long v = strtoull(env, &end, 0);
+        if (end && *end == '\0') seed = v; /* exploring or replaying a given seed */
     }
     fprintf(stderr, "seed = %llu\n", (unsigned long long)seed);
     return seed;

@@ -202,7 +202,7 @@ int main(void)
         return 77;
     }
     tc_rng rng;
-    tc_rng_seed(&rng, tc_seed_from_env_or_time());
+    tc_rng_seed(&rng, tc_seed_from_env(TC_FIXED_SEED));
     const int quick = getenv("RTSTAP_GPU_QUICK") != NULL;
     stap_la_ctx *cpu = NULL;
     if (stap_la_ctx_create(&cpu, STAP_BACKEND_CPU, 0, &err) != STAP_OK) {

@@ -122,7 +122,7 @@ static void synthesize(perfect_size size, const char *dir, tc_rng *rng)
 int main(void)
 {
     tc_rng rng;
-    tc_rng_seed(&rng, tc_seed_from_env_or_time());
+    tc_rng_seed(&rng, tc_seed_from_env(TC_FIXED_SEED));
     const char *src = getenv("RTSTAP_SOURCE_DIR");
     char shipped[4096];
     snprintf(shipped, sizeof shipped, "%s/datasets/perfect", src ? src : ".");

@@ -233,7 +233,7 @@ static void check_thread_independence(stap_backend b, tc_rng *rng)
 int main(void)
 {
     tc_rng rng;
-    tc_rng_seed(&rng, tc_seed_from_env_or_time());
+    tc_rng_seed(&rng, tc_seed_from_env(TC_FIXED_SEED));
     /* the cpu backend's kernel copy: RTSTAP_CPU_KERNELS=portable (the CTest test *_portable)
      * must be honoured, so that the portable copy is tested on AVX2 machines too */
     const char *want_kernels = getenv("RTSTAP_CPU_KERNELS");

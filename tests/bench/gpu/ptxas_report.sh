@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Resource report of the CUDA kernels from a build log made with -Xptxas=-v (the
-# CMake build's CUDA flags): one line per kernel with registers, spills, stack frame
-# and static shared memory. usage: ptxas_report.sh BUILD_LOG
+# Resource report of the CUDA kernels from a build log made with -Xptxas=-v (a CMake
+# build configured with -DRTSTAP_PTXAS_VERBOSE=ON, e.g. cmake --preset gpu-h100
+# -DRTSTAP_PTXAS_VERBOSE=ON, then cmake --build build-gpu 2>&1 | tee BUILD_LOG): one line per
+# kernel with registers, spills, stack frame and static shared memory.
+# usage: ptxas_report.sh BUILD_LOG
 set -euo pipefail
 log=${1:?usage: ptxas_report.sh BUILD_LOG}
 python3 - "$log" <<'PY'
