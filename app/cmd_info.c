@@ -43,6 +43,7 @@ int cmd_info(int argc, char **argv)
     cli_opt opts[] = {
         {"input", 0, CLI_STRING, &input, "FILE", "the file to describe", .flags = CLI_REQUIRED | CLI_INPUT},
         CLI_OPT_LAYOUT(&inopts),
+        CLI_OPT_DATASET(&inopts),
         CLI_OPT_SCALE(&inopts),
         {"preset", 0, CLI_CALL, &preset, "NAME",
          "the preset a run would start from (default hard)", .parse = cli_parse_preset},
@@ -84,7 +85,8 @@ int cmd_info(int argc, char **argv)
              in.steering ? in.steering_beams : c.beams, stap_algorithm_name(c.algorithm));
     FILE *out = json && !strcmp(json, "-") ? stderr : stdout; /* stdout: the JSON only */
     fprintf(out, "%s\n", input);
-    fprintf(out, "  /data/iq: %s\n", in.samples);
+    fprintf(out, "  %s: %s%s\n", in.dataset, in.samples,
+            in.layout.column_major ? " (MATLAB/Octave, column-major: extents reversed)" : "");
     if (rank == 4)
         fprintf(out, "  shape: %lld CPIs x %d channels x %d pulses x %d range gates (a recording)\n", cpis,
                in.channels, in.pulses, in.range_gates);
@@ -112,6 +114,8 @@ int cmd_info(int argc, char **argv)
         cJSON *doc = cJSON_CreateObject();
         cJSON_AddStringToObject(doc, "input", input);
         cJSON_AddStringToObject(doc, "stored", in.samples);
+        cJSON_AddStringToObject(doc, "dataset", in.dataset);
+        cJSON_AddBoolToObject(doc, "column_major", in.layout.column_major);
         cJSON_AddNumberToObject(doc, "rank", rank);
         cJSON_AddNumberToObject(doc, "cpis", (double)cpis);
         cJSON_AddNumberToObject(doc, "cpis_written", (double)written);

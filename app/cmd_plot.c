@@ -155,6 +155,7 @@ static int plot_parse(plot_job *j, int argc, char **argv)
          "the input cube (a scene from 'rtstap gen' or any schema-v1.1\n"
          "file)", .flags = CLI_REQUIRED | CLI_INPUT},
         CLI_OPT_LAYOUT(&j->inopts),
+        CLI_OPT_DATASET(&j->inopts),
         CLI_OPT_STRICT(&j->inopts, "refuse an input without axis labels"),
         CLI_OPT_SCALE(&j->inopts),
         {"result", 0, CLI_STRING, &j->result, "FILE", "a result of 'rtstap run' on it", .flags = CLI_INPUT},
