@@ -122,6 +122,21 @@ RT_INTERNAL int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims,
 RT_INTERNAL int cube_locate(h5_src *s, const char *want, char *dname, size_t len, int *colmajor,
                             stap_error *err);
 
+/* ---- raw.c, rawint.c -------------------------------------------------------------------- */
+
+struct stap_raw_import;
+/* The HDF5 type of one component of a raw sample type (predefined: not closed). */
+RT_INTERNAL hid_t raw_component_type(int type);
+/* The `bytes` bytes of CPI c of imp's input (fd, at imp->offset + c x bytes) into buf. */
+RT_INTERNAL int raw_read_bytes(const struct stap_raw_import *imp, int fd, long long c, size_t bytes,
+                               void *buf, stap_error *err);
+/* imp's integer samples (fd, CPIs of the stored extents sd, component type ct) written as
+ * they are into a schema-v1.1 file at output, atomically: /data/iq interleaved, labelled in
+ * the stored order, `scale` imp->scale; extra(user) then adds to it. */
+RT_INTERNAL int raw_import_integers(const char *output, const struct stap_raw_import *imp, int fd,
+                                    hid_t ct, const hsize_t *sd, stap_h5_extra_fn extra, void *user,
+                                    stap_error *err);
+
 /* ---- write.c --------------------------------------------------------------------------- */
 
 /* A file being written: each step records the first failure. */
