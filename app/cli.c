@@ -40,6 +40,8 @@ static const struct cli_param {
     {"stap_cfar_config.os_rank", "--cfar-rank"},
     {"stap_cfar_config.guard_doppler", "--cfar-guard-doppler"},
     {"stap_cfar_config.train_doppler", "--cfar-train-doppler"},
+    {"stap_read_options.dataset", "--dataset"},
+    {"stap_read_options.layout", "--layout"},
     {"scene_config.channels", "--channels"},
     {"scene_config.pulses", "--pulses"},
     {"scene_config.range_gates", "--range-gates"},
@@ -228,6 +230,7 @@ int cli_input_opts_need_input(const cli_input_opts *o, const char *input)
     if (input) return 0;
     if (o->layout_arg) return cli_error(EXIT_USAGE, "--layout needs --input FILE");
     if (o->scale_arg) return cli_error(EXIT_USAGE, "--scale needs --input FILE");
+    if (o->read.dataset) return cli_error(EXIT_USAGE, "--dataset needs --input FILE");
     return 0;
 }
 
@@ -238,27 +241,28 @@ static int layout_message(const char *path, const stap_input *in, const cli_inpu
 {
     const stap_layout_report *r = &in->layout;
     char order[64], why[128];
+    const char *ds = in->dataset[0] ? in->dataset : "/data/iq";
     stap_layout_string(&r->layout, r->rank, order, sizeof order);
     msg[0] = '\0';
     if (r->source == STAP_LAYOUT_OVERRIDE && r->labels_differ)
-        snprintf(msg, len, "%s: --layout %s overrides the axis labels of /data/iq (%s): read as "
-                 "(%s)", path, o->layout_arg, r->labels, order);
+        snprintf(msg, len, "%s: --layout %s overrides the axis labels of %s (%s): read as "
+                 "(%s)", path, o->layout_arg, ds, r->labels, order);
     if (r->source != STAP_LAYOUT_ASSUMED) return 0;
     if (o->strict) {
-        snprintf(msg, len, "%s: /data/iq has no axis labels; --strict refuses to read it as (%s) "
-                 "— label it or pass --layout", path, order);
+        snprintf(msg, len, "%s: %s has no axis labels; --strict refuses to read it as (%s) "
+                 "— label it or pass --layout", path, ds, order);
         return 1;
     }
     if (stap_shape_looks_transposed(in->channels, in->pulses, in->range_gates, why, sizeof why)) {
-        snprintf(msg, len, "%s: /data/iq (rank %d) has no axis labels, and read as (%s) its %d x "
+        snprintf(msg, len, "%s: %s (rank %d) has no axis labels, and read as (%s) its %d x "
                  "%d x %d cube has %s: its axes look transposed — label them (HDF5 dimension "
                  "labels, or a 'dims' attribute such as \"pulse,channel,range\") or pass --layout "
-                 "with the order they were written in", path, r->rank, order, in->channels,
+                 "with the order they were written in", path, ds, r->rank, order, in->channels,
                  in->pulses, in->range_gates, why);
         return 1;
     }
-    snprintf(msg, len, "%s: /data/iq has no axis labels; read as (%s) — label it or pass --layout",
-             path, order);
+    snprintf(msg, len, "%s: %s has no axis labels; read as (%s) — label it or pass --layout",
+             path, ds, order);
     return 0;
 }
 

@@ -455,6 +455,25 @@ int cli_parse_doppler_order(const cli_opt *o, const char *s)
     return 0;
 }
 
+/* --cfar-train-total, --cfar-guard-total: MATLAB's count over both sides (phased.CFARDetector's
+ * NumTrainingCells, NumGuardCells), stored per side; an odd total has no even split. */
+int cli_parse_cfar_total(const cli_opt *o, const char *s)
+{
+    char flag[48];
+    snprintf(flag, sizeof flag, "--%s", o->name);
+    const int train = !strcmp(o->name, "cfar-train-total");
+    int total;
+    if (cli_int(flag, s, train ? 2 : 0, train ? 2 * STAP_CFAR_MAX_TRAIN : 1 << 21, &total)) return -1;
+    if (total % 2) {
+        cli_error(EXIT_USAGE, "%s %d: the cells of both sides together must be even (rtstap takes "
+                  "the same number each side: --%s %d or %d)", flag, total,
+                  train ? "cfar-train" : "cfar-guard", total / 2, total / 2 + 1);
+        return -1;
+    }
+    *(int *)o->value = total / 2;
+    return 0;
+}
+
 void cli_training_defaults(cli_training *t)
 {
     memset(t, 0, sizeof *t);

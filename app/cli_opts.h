@@ -195,6 +195,11 @@ int cli_parse_keep(const cli_opt *o, const char *arg);       /* value: unsigned 
      "multiply the stored samples by S (> 0) instead of the\n"                             \
      "`scale` attribute of /data/iq (default 1)",                                           \
      .parse = cli_parse_scale_opt}
+#define CLI_OPT_DATASET(inopts)                                                             \
+    {"dataset", 0, CLI_STRING, &(inopts)->read.dataset, "PATH",                             \
+     "the cube's dataset in the input (default /data/iq, else\n"                          \
+     "the file's one MATLAB v7.3 or Octave -hdf5 array; an\n"                             \
+     "Octave variable by its name: docs/matlab.md)"}
 /* --strict's help differs: run also makes ill-conditioned training an error */
 /* The training window (stap_config.training_window, block, guard) of run and stream. */
 /* The adaptive processing's options (run, stream): training window and algorithm. */
@@ -210,6 +215,7 @@ typedef struct cli_training {
 int cli_parse_training_window(const cli_opt *o, const char *arg); /* value: cli_training * */
 int cli_parse_algorithm(const cli_opt *o, const char *arg);       /* value: cli_training * */
 int cli_parse_doppler_order(const cli_opt *o, const char *arg);   /* value: int, odd     */
+int cli_parse_cfar_total(const cli_opt *o, const char *arg);      /* value: int, per side */
 /* The detector's options (run, stream): cf a stap_cfar_config *, set an int * made 1 when
  * any of them is given (may be NULL). */
 #define CLI_OPTS_CFAR(cf, set)                                                             \
@@ -223,6 +229,12 @@ int cli_parse_doppler_order(const cli_opt *o, const char *arg);   /* value: int,
      .hi = 1 << 20, .given = (set)},                                                      \
     {"cfar-train", 0, CLI_INT, &(cf)->train, "N", "training cells each side (default 16)",  \
      .lo = 1, .hi = STAP_CFAR_MAX_TRAIN, .given = (set)},                                 \
+    {"cfar-guard-total", 0, CLI_CALL, &(cf)->guard, "G2",                                    \
+     "guard cells of both sides together, as MATLAB counts\n"                              \
+     "them (even: --cfar-guard G2/2)", .parse = cli_parse_cfar_total, .given = (set)},       \
+    {"cfar-train-total", 0, CLI_CALL, &(cf)->train, "N2",                                    \
+     "training cells of both sides together, as MATLAB counts\n"                           \
+     "them (even: --cfar-train N2/2)", .parse = cli_parse_cfar_total, .given = (set)},       \
     {"cfar-rank", 0, CLI_INT, &(cf)->os_rank, "K",                                           \
      "OS-CFAR order statistic, 1..2N (default 0.75 x 2N)",                                  \
      .lo = 1, .hi = 2 * STAP_CFAR_MAX_TRAIN, .given = (set)},                             \

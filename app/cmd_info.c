@@ -59,6 +59,8 @@ static cJSON *input_json(const info_job *j, const stap_config *c, int fits, cons
     cJSON_AddStringToObject(doc, "input", j->input);
     cJSON_AddStringToObject(doc, "kind", "input");
     cJSON_AddStringToObject(doc, "stored", j->in.samples);
+    cJSON_AddStringToObject(doc, "dataset", j->in.dataset);
+    cJSON_AddBoolToObject(doc, "column_major", j->in.layout.column_major);
     cJSON_AddNumberToObject(doc, "rank", rank);
     cJSON_AddNumberToObject(doc, "cpis", (double)stap_recording_cpis(j->rec));
     cJSON_AddNumberToObject(doc, "cpis_written", (double)stap_recording_written(j->rec));
@@ -121,7 +123,8 @@ static int info_input(info_job *j, cJSON **doc)
              in->steering ? in->steering_beams : c.beams, stap_algorithm_name(c.algorithm));
     FILE *out = j->json && !strcmp(j->json, "-") ? stderr : stdout; /* stdout: the JSON only */
     fprintf(out, "%s\n", j->input);
-    fprintf(out, "  /data/iq: %s\n", in->samples);
+    fprintf(out, "  %s: %s%s\n", in->dataset, in->samples,
+            in->layout.column_major ? " (MATLAB/Octave, column-major: extents reversed)" : "");
     if (rank == 4)
         fprintf(out, "  shape: %lld CPIs x %d channels x %d pulses x %d range gates (a recording)\n", cpis,
                in->channels, in->pulses, in->range_gates);
@@ -226,6 +229,7 @@ int cmd_info(int argc, char **argv)
         {"input", 0, CLI_STRING, &j.input, "FILE", "the file to describe: an input, or a result of run",
          .flags = CLI_REQUIRED | CLI_INPUT | CLI_POSITIONAL},
         CLI_OPT_LAYOUT(&j.inopts),
+        CLI_OPT_DATASET(&j.inopts),
         CLI_OPT_SCALE(&j.inopts),
         {"preset", 0, CLI_CALL, &j.preset, "NAME",
          "the preset a run would start from (default hard)", .parse = cli_parse_preset},

@@ -161,6 +161,7 @@ static int plot_parse(plot_job *j, int argc, char **argv)
          "that result, over the input its /config names",
          .flags = CLI_REQUIRED | CLI_INPUT | CLI_POSITIONAL},
         CLI_OPT_LAYOUT(&j->inopts),
+        CLI_OPT_DATASET(&j->inopts),
         CLI_OPT_STRICT(&j->inopts, "refuse an input without axis labels"),
         CLI_OPT_SCALE(&j->inopts),
         {"result", 0, CLI_STRING, &j->result, "FILE", "a result of 'rtstap run' on it", .flags = CLI_INPUT},

@@ -109,6 +109,7 @@ static int run_parse(run_job *j, int argc, char **argv)
          "or {r,i}/{real,imag} of float64, int8, int16, int32, or\n"
          "those interleaved along a last axis of length 2)", .flags = CLI_INPUT},
         CLI_OPT_LAYOUT(&j->inopts),
+        CLI_OPT_DATASET(&j->inopts),
         CLI_OPT_SCALE(&j->inopts),
         CLI_OPT_READERS(&j->readers),
         CLI_OPT_HOST_DECODE(&j->host_decode),

@@ -178,6 +178,7 @@ static int stream_parse(stream_job *j, int argc, char **argv)
          "the preset's Q, S, K, B (only the preset's processing\n"
          "parameters are used)", .flags = CLI_INPUT},
         CLI_OPT_LAYOUT(&j->inopts),
+        CLI_OPT_DATASET(&j->inopts),
         CLI_OPT_STRICT(&j->inopts, "refuse an input without axis labels"),
         CLI_OPT_SCALE(&j->inopts),
         CLI_OPT_READERS(&j->readers),

@@ -62,6 +62,9 @@ typedef struct stap_read_options {
     int has_scale;           /* 1: multiply the samples by `scale` (finite, > 0) instead of the
                                 file's `scale` attribute                                    */
     double scale;
+    const char *dataset;     /* the cube's dataset (an Octave variable: its group), or NULL:
+                                /data/iq, else the file's one MATLAB v7.3 / Octave -hdf5 array
+                                (docs/matlab.md)                                            */
 } stap_read_options;
 
 typedef enum stap_layout_source {
@@ -80,6 +83,8 @@ typedef struct stap_layout_report {
     int labels_differ;       /* an override, and the file's labels say another order or
                                 are malformed                                            */
     char labels[200];        /* the file's labels as written ("" when none)                */
+    int column_major;        /* MATLAB or Octave wrote the cube: its extents are MATLAB's
+                                reversed (unlabelled: refused without a layout given)        */
 } stap_layout_report;
 
 typedef struct stap_input {
@@ -93,6 +98,7 @@ typedef struct stap_input {
     double scale;            /* readers: the factor applied to the stored samples (1: none) */
     char samples[96];        /* readers: how /data/iq stores them, e.g. "complex64 {r, i}",
                                 "int16, interleaved (last axis iq), scale 0.001"           */
+    char dataset[256];       /* readers: the dataset the cube was read from ("/data/iq")    */
 } stap_input;
 
 /* Read and validate a schema-v1.1 file. /data/iq holds complex samples as a compound of

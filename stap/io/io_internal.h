@@ -10,6 +10,7 @@
  *   h5out.c      a file being written: blocks allocated ahead of HDF5's writes (h5out.h)
  *   write.c      the writers' helpers, stap_input_write, the recording writer
  *   result.c     result files: one CPI, and a recording's result writer
+ *   matfile.c    where the cube is: /data/iq, --dataset, a MATLAB v7.3 or Octave array
  *   layout.c, check.c, raw.c, sigmf.c, jsoncheck.c, perfect.c, sinr.c, h5x.c: as named */
 #ifndef STAP_IO_INTERNAL_H
 #define STAP_IO_INTERNAL_H
@@ -109,6 +110,32 @@ RT_INTERNAL int read_steering_and_meta(h5_src *s, stap_input *in, stap_error *er
  * array (row-major), every sample finite and within float32's range; dims its extents. */
 RT_INTERNAL int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, stap_cf32 **out,
                              stap_error *err);
+
+/* ---- matfile.c ------------------------------------------------------------------------- */
+
+/* Where the cube is, into dname: `want` (stap_read_options.dataset; an Octave variable's
+ * group stands for its `value`), else /data/iq, else Octave's /data/value/iq/value, else the
+ * file's one MATLAB (MATLAB_class) or Octave (OCTAVE_NEW_FORMAT) array variable. *colmajor:
+ * 1 when MATLAB or Octave wrote it (its extents are MATLAB's reversed). STAP_OK; -1 when
+ * nothing was asked for and none is there; an error when `want` is missing or several
+ * variables could be the cube. */
+RT_INTERNAL int cube_locate(h5_src *s, const char *want, char *dname, size_t len, int *colmajor,
+                            stap_error *err);
+
+/* ---- raw.c, rawint.c -------------------------------------------------------------------- */
+
+struct stap_raw_import;
+/* The HDF5 type of one component of a raw sample type (predefined: not closed). */
+RT_INTERNAL hid_t raw_component_type(int type);
+/* The `bytes` bytes of CPI c of imp's input (fd, at imp->offset + c x bytes) into buf. */
+RT_INTERNAL int raw_read_bytes(const struct stap_raw_import *imp, int fd, long long c, size_t bytes,
+                               void *buf, stap_error *err);
+/* imp's integer samples (fd, CPIs of the stored extents sd, component type ct) written as
+ * they are into a schema-v1.1 file at output, atomically: /data/iq interleaved, labelled in
+ * the stored order, `scale` imp->scale; extra(user) then adds to it. */
+RT_INTERNAL int raw_import_integers(const char *output, const struct stap_raw_import *imp, int fd,
+                                    hid_t ct, const hsize_t *sd, stap_h5_extra_fn extra, void *user,
+                                    stap_error *err);
 
 /* ---- write.c --------------------------------------------------------------------------- */
 

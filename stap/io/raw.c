@@ -1,5 +1,6 @@
 /* rawio.c: raw interleaved complex samples — types, conversion by HDF5, and the import of a
  * raw file of a given shape and axis order into a schema-v1.1 file (see rawio.h). */
+#include "io_internal.h"
 #include "rawio.h"
 #include "h5layout.h"
 #include "h5x.h"
@@ -27,9 +28,9 @@ static const struct {
 };
 
 /* The HDF5 type of one component (predefined: not closed). */
-static hid_t raw_component_type(stap_raw_type t)
+hid_t raw_component_type(int t)
 {
-    switch (t) {
+    switch ((stap_raw_type)t) {
     case STAP_RAW_CI8: return H5T_STD_I8LE;
     case STAP_RAW_CI16_LE: return H5T_STD_I16LE;
     case STAP_RAW_CI16_BE: return H5T_STD_I16BE;
@@ -106,14 +107,24 @@ int stap_raw_convert(stap_raw_type t, void *raw, size_t m, double scale, stap_cf
 
 typedef struct source_attr {
     const char *text;
+    const stap_sigmf_meta *sigmf;
 } source_attr;
 
-/* extra hook: /data/iq's `source` attribute (what the file was made from) */
+/* extra hook: /data/iq's `source` attribute (what the file was made from); a SigMF
+ * recording's captures and annotations as its metadata gave them (/sigmf) */
 static int write_source(stap_h5_file *f, void *user, stap_error *err)
 {
     const source_attr *s = user;
-    if (!s->text) return STAP_OK;
-    h5x_put_string(f, "/data/iq", "source", s->text);
+    if (s->text) h5x_put_string(f, "/data/iq", "source", s->text);
+    const stap_sigmf_meta *m = s->sigmf;
+    if (m) {
+        h5x_group(f, "/sigmf");
+        h5x_put_string(f, "/sigmf", "datatype", m->datatype);
+        h5x_put_string(f, "/sigmf", "captures", m->captures_json ? m->captures_json : "[]");
+        h5x_put_string(f, "/sigmf", "annotations", m->annotations_json ? m->annotations_json : "[]");
+        h5x_put_llong(f, "/sigmf", "annotation_count", m->annotations);
+        h5x_put_llong(f, "/sigmf", "capture_count", m->captures);
+    }
     return h5x_status(f, err);
 }
 
@@ -144,17 +155,10 @@ static int raw_read_cpi(raw_reader *r, long long c, stap_cf32 *cube, stap_error 
     const stap_raw_import *imp = r->imp;
     const size_t bytes = r->n * stap_raw_sample_bytes(imp->type);
     const unsigned long long at = imp->offset + (unsigned long long)c * bytes;
-    size_t got = 0;
-    while (got < bytes) {
-        ssize_t k = pread(r->fd, r->raw + got, bytes - got, (off_t)(at + got));
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0)
-            return stap_fail(err, STAP_EIO, "cannot read CPI %lld of '%s': %s", c, imp->input,
-                             k < 0 ? strerror(errno) : "unexpected end of file");
-        got += (size_t)k;
-    }
+    int st = raw_read_bytes(imp, r->fd, c, bytes, r->raw, err);
+    if (st) return st;
     size_t bad = 0;
-    int st = stap_raw_convert(imp->type, r->raw, r->n, imp->scale, r->stored, &bad, err);
+    st = stap_raw_convert(imp->type, r->raw, r->n, imp->scale, r->stored, &bad, err);
     if (st) {
         char where[96];
         where_string(r, bad, where, sizeof where);
@@ -216,9 +220,16 @@ int stap_raw_import_file(const char *output, const stap_raw_import *imp, stap_er
     in.pulses = imp->pulses;
     in.range_gates = imp->range_gates;
     in.meta = imp->meta;
-    source_attr src = {imp->source};
+    source_attr src = {imp->source, imp->sigmf};
     stap_recording_writer *w = NULL;
     int st = raw_open(&r, cpis, err);
+    const int integers = imp->keep_integers && imp->type <= STAP_RAW_CI32_BE;
+    if (!st && integers) {
+        st = raw_import_integers(output, imp, r.fd, raw_component_type(imp->type), r.sd, write_source,
+                                 &src, err);
+        close(r.fd);
+        return st;
+    }
     if (!st) {
         r.raw = malloc(16 * n);
         r.stored = malloc(sizeof(stap_cf32) * n);

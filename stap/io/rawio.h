@@ -32,6 +32,7 @@ int stap_raw_convert(stap_raw_type t, void *raw, size_t m, double scale, stap_cf
 /* An import: the raw file holds `cpis` CPIs (1 when cpis is 0) one after the other, each
  * C x P x R complex samples stored in `layout`'s order of the three axes (the last fastest),
  * after `offset` bytes. */
+typedef struct stap_sigmf_meta stap_sigmf_meta;
 typedef struct stap_raw_import {
     const char *input;
     stap_raw_type type;
@@ -45,6 +46,10 @@ typedef struct stap_raw_import {
     stap_write_mode mode;      /* STAP_WRITE_NEW (0): an existing output is refused; REPLACE     */
     stap_progress_fn progress; /* CPIs done of the total after each CPI, or NULL              */
     void *progress_user;
+    int keep_integers;       /* 1: integer samples (ci8, ci16, ci32) stored as they are —
+                                /data/iq interleaved in the stored order, labelled, with the
+                                `scale` attribute — instead of complex64 of the scaled values */
+    const stap_sigmf_meta *sigmf; /* written to /sigmf (captures, annotations), or NULL      */
 } stap_raw_import;
 
 /* Convert imp->input into a schema-v1.1 file at output (complex64 (C, P, R), or a recording
@@ -57,7 +62,7 @@ int stap_raw_import_file(const char *output, const stap_raw_import *imp, stap_er
 /* ---- SigMF (import-sigmf) -------------------------------------------------------------- */
 
 /* What rtstap takes from a SigMF metadata file (.sigmf-meta). */
-typedef struct stap_sigmf_meta {
+struct stap_sigmf_meta {
     char datatype[32];             /* global core:datatype, e.g. "ci16_le"              */
     long long channels;            /* core:num_channels (1 when absent)                  */
     int has_rate, has_freq, freq_conflict;
@@ -67,7 +72,15 @@ typedef struct stap_sigmf_meta {
     unsigned long long header_bytes; /* the first capture's core:header_bytes           */
     char dataset[4096];            /* the data file: NAME.sigmf-data beside it, or global
                                       core:dataset (a name beside it)                    */
-} stap_sigmf_meta;
+    int has_prf;                   /* global rtstap:prf (Hz, > 0): docs/usage.md          */
+    double prf;
+    long long captures;            /* the captures' count                                 */
+    long long pulse_samples;       /* the captures are pulses: capture k's core:sample_start
+                                      is k times it (k >= 1 of 2 or more; 0: they are not) */
+    char *captures_json;           /* "captures" and "annotations" as in the metadata (JSON,  */
+    char *annotations_json;        /* compact; NULL when absent): stap_sigmf_meta_free      */
+    long long annotations;         /* their count                                          */
+};
 
 /* Read meta_path (a regular file ending in .sigmf-meta, at most 16 MiB) as strict JSON —
  * one value, nothing after it, no repeated key, strings of UTF-8 without NUL, no malformed
@@ -75,5 +88,6 @@ typedef struct stap_sigmf_meta {
  * ("\"global\".\"core:num_channels\" 0: expected a whole number from 1 to 1048576"), STAP_EIO
  * when it cannot be read, STAP_EINVAL for another suffix. */
 int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, stap_error *err);
+void stap_sigmf_meta_free(stap_sigmf_meta *m);
 
 #endif

@@ -22,6 +22,8 @@
 
 struct stap_recording {
     char path[1024];
+    char dname[256];   /* the cube's dataset: /data/iq, --dataset's, a MATLAB/Octave array */
+    int colmajor;      /* MATLAB or Octave wrote it: its extents are MATLAB's reversed */
     hid_t file, dset, space, xfer;
     iq_read_types types;
     int rank;          /* of the cube: 3, or 4 with the cpi axis (the dataset has one more
@@ -208,7 +210,8 @@ int stap_recording_rank(const stap_recording *r) { return r->rank; }
 static const char *const iq_axes[] = {"channel", "pulse", "range"};
 
 /* The factor of the samples: opts' --scale, else the `scale` attribute of /data/iq, else 1. */
-static int iq_scale(h5_src *s, const stap_read_options *opts, double *scale, stap_error *err)
+static int iq_scale(h5_src *s, const char *dname, const stap_read_options *opts, double *scale,
+                    stap_error *err)
 {
     *scale = 1;
     if (opts && opts->has_scale) {
@@ -219,7 +222,7 @@ static int iq_scale(h5_src *s, const stap_read_options *opts, double *scale, sta
         return STAP_OK;
     }
     int has = 0;
-    return read_positive_attr(s, "/data/iq", "scale", &has, scale, err);
+    return read_positive_attr(s, dname, "scale", &has, scale, err);
 }
 
 /* The direct path: one CPI per unfiltered chunk, or contiguous storage, in a file without a
@@ -295,6 +298,40 @@ static void direct_plan(stap_recording *r, int drank)
     }
 }
 
+/* MATLAB and Octave write arrays column-major: the stored extents are the MATLAB array's
+ * reversed, and nothing says which axis is which (docs/matlab.md). */
+static int column_major_refusal(const char *dn, const char *path, int drank, int iq,
+                                const hsize_t *d, stap_error *err)
+{
+    char stored[128], matlab[128];
+    hsize_t rev[H5S_MAX_RANK];
+    for (int k = 0; k < drank; k++) rev[k] = d[drank - 1 - k];
+    shape_string(stored, sizeof stored, drank, d);
+    shape_string(matlab, sizeof matlab, drank, rev);
+    return stap_fail(err, STAP_EFORMAT, "'%s' in '%s' was written by MATLAB or Octave (column-major: "
+                     "the MATLAB array %s is stored as %s%s) and does not say which axis is which: "
+                     "give stap_read_options.layout the stored order — a MATLAB C x P x R cube is R,P,C; the "
+                     "phased toolbox's range x channel x pulse cube is P,C,R (docs/matlab.md)",
+                     dn, path, matlab, stored, drank - iq == 4 ? ", CPIs last in MATLAB" : "");
+}
+
+/* Errors name the cube as /data/iq; another dataset's name in its place. */
+static int named(const stap_recording *r, int st, stap_error *err)
+{
+    static const char def[] = "'/data/iq'";
+    if (!st || !err || !r->dname[0] || !strcmp(r->dname, "/data/iq")) return st;
+    char buf[sizeof err->msg], *at, *from = err->msg;
+    size_t n = 0;
+    while ((at = strstr(from, def)) && n < sizeof buf) {
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%.*s'%s'", (int)(at - from), from, r->dname);
+        from = at + sizeof def - 1;
+    }
+    if (n >= sizeof buf || from == err->msg) return st;
+    snprintf(buf + n, sizeof buf - n, "%s", from);
+    memcpy(err->msg, buf, sizeof buf);
+    return st;
+}
+
 /* Validate the open file s as a recording (r->file is s->file; one_cpi: a single CPI, as
  * stap_input_read takes). */
 static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
@@ -302,22 +339,25 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
 {
     char detail[256], shape[128];
     const char *path = s->path;
-    if (!link_exists(s, "/data/iq")) {
-        int st = src_refused(s, "/data/iq", err);
-        return st ? st : stap_fail(err, STAP_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 "
+    int lst = cube_locate(s, opts ? opts->dataset : NULL, r->dname, sizeof r->dname, &r->colmajor, err);
+    if (lst > 0) return lst;
+    if (lst < 0) {
+        lst = src_refused(s, "/data/iq", err);
+        return lst ? lst : stap_fail(err, STAP_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 "
                                    "keeps the cube there: channels x pulses x range_gates%s, or "
                                    "another order with axis labels; complex64, or another complex "
-                                   "or interleaved form)", path,
+                                   "or interleaved form; or name it with stap_read_options.dataset)", path,
                                    one_cpi ? "" : ", or CPIs x channels x pulses x range_gates");
     }
-    int lst = check_local(s, -1, "/data/iq", err);
-    if (lst) return lst;
-    r->dset = H5Dopen2(r->file, "/data/iq", s->dapl);
+    const char *dn = r->dname;
+    snprintf(in->dataset, sizeof in->dataset, "%s", dn);
+    if ((lst = check_local(s, -1, dn, err))) return lst;
+    r->dset = H5Dopen2(r->file, dn, s->dapl);
     if (r->dset < 0) {
-        lst = src_refused(s, "/data/iq", err);
-        return lst ? lst : stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' is not a dataset", path);
+        lst = src_refused(s, dn, err);
+        return lst ? lst : stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not a dataset", dn, path);
     }
-    if ((lst = check_local(s, r->dset, "/data/iq", err))) return lst;
+    if ((lst = check_local(s, r->dset, dn, err))) return lst;
     r->space = H5Dget_space(r->dset);
     if (r->space < 0 || H5Sget_simple_extent_type(r->space) == H5S_NULL)
         return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' holds no data", path);
@@ -346,9 +386,12 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
             return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has shape %s: a zero-size or "
                              "too large dimension", path, shape);
     /* the attributes (labels, scale) only once their messages are known to be sound */
-    if ((lst = h5check_attributes(path, r->file, "/data/iq", s->lapl, err)) ||
-        (lst = h5layout_resolve(r->dset, drank, iq, path, "/data/iq", opts, &in->layout, err)))
+    if ((lst = h5check_attributes(path, r->file, dn, s->lapl, err)) ||
+        (lst = h5layout_resolve(r->dset, drank, iq, path, dn, opts, &in->layout, err)))
         return lst;
+    in->layout.column_major = r->colmajor;
+    if (r->colmajor && in->layout.source == STAP_LAYOUT_ASSUMED)
+        return column_major_refusal(dn, path, drank, iq, d, err);
     r->layout = in->layout.layout;
     r->transpose = !stap_layout_is_identity(&r->layout);
     r->saxes[0] = "cpi";
@@ -364,7 +407,7 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
                              H5IO_MAX_CUBE_BYTES >> 30);
         n *= r->dims[k];
     }
-    if ((st = iq_scale(s, opts, &r->scale, err))) return st;
+    if ((st = iq_scale(s, r->dname, opts, &r->scale, err))) return st;
     if ((st = written_map(r, path, drank, err))) return st;
     r->before = malloc(sizeof *r->before * (size_t)(r->nranges ? r->nranges : 1));
     if (!r->before) return stap_fail(err, STAP_ENOMEM, "out of memory");
@@ -426,7 +469,7 @@ static int recording_open_common(const char *path, stap_recording **out, stap_in
     h5_src s;
     int st = src_open(&s, path, err);
     r->file = s.file; /* closed by stap_recording_close */
-    if (!st) st = recording_open(&s, r, in, opts, one_cpi, err);
+    if (!st) st = named(r, recording_open(&s, r, in, opts, one_cpi, err), err);
     src_close_lists(&s);
     quiet_end(&q);
     pthread_mutex_unlock(&h5_lock);
@@ -623,11 +666,11 @@ int stap_recording_read_with(stap_recording *r, long long cpi, stap_cf32 *cube, 
 {
     int st = check_cpi(r, cpi, err);
     if (st) return st;
-    if (r->fd >= 0) return direct_read(r, cpi, cube, scratch, err);
+    if (r->fd >= 0) return named(r, direct_read(r, cpi, cube, scratch, err), err);
     pthread_mutex_lock(&r->mu);
     st = hdf5_read(r, cpi, cube, err);
     pthread_mutex_unlock(&r->mu);
-    return st;
+    return named(r, st, err);
 }
 
 int stap_recording_stored_format(const stap_recording *r, stap_sample_format *f, stap_error *err)
@@ -676,7 +719,7 @@ int stap_recording_read(stap_recording *r, long long cpi, stap_cf32 *cube, stap_
         st = hdf5_read(r, cpi, cube, err);
     }
     pthread_mutex_unlock(&r->mu);
-    return st;
+    return named(r, st, err);
 }
 
 /* ---- one CPI (stap_input_read): the recording reader, every sample checked finite ------ */

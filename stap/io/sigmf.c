@@ -69,6 +69,82 @@ static void shown(const cJSON *it, char *buf, size_t len)
     cJSON_free(t);
 }
 
+/* The captures (one centre frequency if they agree; header bytes only before the first;
+ * whether they mark the pulses) and the annotations of doc, kept as JSON text. */
+static int read_captures(const cJSON *doc, const char *meta_path, stap_sigmf_meta *m, stap_error *err)
+{
+    int st = STAP_OK;
+    char val[80];
+    /* captures: one centre frequency if they agree; header bytes only before the first */
+    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(doc, "captures");
+    if (caps && !cJSON_IsArray(caps)) {
+        st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\" is not an array", meta_path);
+        return st;
+    }
+    int k = 0;
+    const cJSON *cap;
+    unsigned long long first_gap = 0, prev = 0;
+    int pulses = 1; /* so far every capture starts k x the first gap */
+    cJSON_ArrayForEach(cap, caps) {
+        unsigned long long hb = 0, start = 0;
+        const int has_start = count_at(cap, "core:sample_start", &start);
+        if (has_start < 0 || (k > 0 && has_start && start <= prev)) {
+            shown(cJSON_GetObjectItemCaseSensitive(cap, "core:sample_start"), val, sizeof val);
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d].\"core:sample_start\" %s: "
+                           "expected a whole number of samples, after the previous capture's",
+                           meta_path, k, val);
+            return st;
+        }
+        if (k == 1) first_gap = start;
+        pulses = pulses && has_start && start == (unsigned long long)k * (k ? first_gap : 0) &&
+                 (k == 0 || first_gap > 0);
+        prev = start;
+        if (!cJSON_IsObject(cap)) {
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d] is not an object", meta_path, k);
+            return st;
+        }
+        const cJSON *fr = cJSON_GetObjectItemCaseSensitive(cap, "core:frequency");
+        if (count_at(cap, "core:header_bytes", &hb) < 0) {
+            shown(cJSON_GetObjectItemCaseSensitive(cap, "core:header_bytes"), val, sizeof val);
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d].\"core:header_bytes\" %s: "
+                           "expected a whole number of bytes", meta_path, k, val);
+            return st;
+        }
+        if (fr && (!cJSON_IsNumber(fr) || !isfinite(fr->valuedouble))) {
+            shown(fr, val, sizeof val);
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d].\"core:frequency\" %s: expected "
+                           "a number", meta_path, k, val);
+            return st;
+        }
+        if (hb > 0 && k > 0) {
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d].\"core:header_bytes\": bytes "
+                           "between the samples are not read (only a header before the first "
+                           "capture)", meta_path, k);
+            return st;
+        }
+        if (k == 0) m->header_bytes = hb;
+        if (fr) {
+            if (m->has_freq && fr->valuedouble != m->frequency) m->freq_conflict = 1;
+            m->has_freq = 1;
+            m->frequency = fr->valuedouble;
+        }
+        k++;
+    }
+    m->captures = k;
+    m->pulse_samples = pulses && k >= 2 ? (long long)first_gap : 0;
+    const cJSON *ann = cJSON_GetObjectItemCaseSensitive(doc, "annotations");
+    if (ann && !cJSON_IsArray(ann)) {
+        st = stap_fail(err, STAP_EFORMAT, "'%s': \"annotations\" is not an array", meta_path);
+        return st;
+    }
+    m->annotations = ann ? cJSON_GetArraySize(ann) : 0;
+    if ((caps && !(m->captures_json = cJSON_PrintUnformatted(caps))) ||
+        (ann && !(m->annotations_json = cJSON_PrintUnformatted(ann))))
+        st = stap_fail(err, STAP_ENOMEM, "out of memory keeping the captures and annotations of '%s'",
+                       meta_path);
+    return st;
+}
+
 int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, stap_error *err)
 {
     memset(m, 0, sizeof *m);
@@ -138,6 +214,17 @@ int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, stap_error *
         m->has_rate = 1;
         m->sample_rate = rate->valuedouble;
     }
+    const cJSON *prf = cJSON_GetObjectItemCaseSensitive(global, "rtstap:prf");
+    if (prf) {
+        if (!cJSON_IsNumber(prf) || !isfinite(prf->valuedouble) || prf->valuedouble <= 0) {
+            shown(prf, val, sizeof val);
+            st = stap_fail(err, STAP_EFORMAT, "'%s': \"global\".\"rtstap:prf\" %s: expected the "
+                           "pulse repetition frequency in Hz, a number > 0", meta_path, val);
+            goto done;
+        }
+        m->has_prf = 1;
+        m->prf = prf->valuedouble;
+    }
     /* the data file: beside the metadata, its name or global core:dataset (a file name) */
     const cJSON *ds = cJSON_GetObjectItemCaseSensitive(global, "core:dataset");
     const char *slash = strrchr(meta_path, '/');
@@ -154,49 +241,18 @@ int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, stap_error *
     } else {
         snprintf(m->dataset, sizeof m->dataset, "%.*s.sigmf-data", (int)(len - sl), meta_path);
     }
-    /* captures: one centre frequency if they agree; header bytes only before the first */
-    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(doc, "captures");
-    if (caps && !cJSON_IsArray(caps)) {
-        st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\" is not an array", meta_path);
-        goto done;
-    }
-    int k = 0;
-    const cJSON *cap;
-    cJSON_ArrayForEach(cap, caps) {
-        unsigned long long hb = 0;
-        if (!cJSON_IsObject(cap)) {
-            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d] is not an object", meta_path, k);
-            goto done;
-        }
-        const cJSON *fr = cJSON_GetObjectItemCaseSensitive(cap, "core:frequency");
-        if (count_at(cap, "core:header_bytes", &hb) < 0) {
-            shown(cJSON_GetObjectItemCaseSensitive(cap, "core:header_bytes"), val, sizeof val);
-            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d].\"core:header_bytes\" %s: "
-                           "expected a whole number of bytes", meta_path, k, val);
-            goto done;
-        }
-        if (fr && (!cJSON_IsNumber(fr) || !isfinite(fr->valuedouble))) {
-            shown(fr, val, sizeof val);
-            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d].\"core:frequency\" %s: expected "
-                           "a number", meta_path, k, val);
-            goto done;
-        }
-        if (hb > 0 && k > 0) {
-            st = stap_fail(err, STAP_EFORMAT, "'%s': \"captures\"[%d].\"core:header_bytes\": bytes "
-                           "between the samples are not read (only a header before the first "
-                           "capture)", meta_path, k);
-            goto done;
-        }
-        if (k == 0) m->header_bytes = hb;
-        if (fr) {
-            if (m->has_freq && fr->valuedouble != m->frequency) m->freq_conflict = 1;
-            m->has_freq = 1;
-            m->frequency = fr->valuedouble;
-        }
-        k++;
-    }
+    st = read_captures(doc, meta_path, m, err);
 done:
     cJSON_Delete(doc);
     free(text);
+    if (st) stap_sigmf_meta_free(m);
     return st;
+}
+
+void stap_sigmf_meta_free(stap_sigmf_meta *m)
+{
+    if (!m) return;
+    cJSON_free(m->captures_json);
+    cJSON_free(m->annotations_json);
+    m->captures_json = m->annotations_json = NULL;
 }

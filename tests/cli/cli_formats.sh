@@ -159,8 +159,8 @@ printf '{"global": {"core:datatype": "ci16_le", "core:version": "1.0.0", "core:n
  "captures": [{"core:sample_start": 0, "core:frequency": 1.25e9}], "annotations": []}
 ' > "$tmp/rx.sigmf-meta"
 "$bin" import-sigmf --meta "$tmp/rx.sigmf-meta" --pulses 8 --range-gates 48 --scale 0.001 \
-    --prf 2000 --output "$tmp/rx.h5" >"$tmp/out" 2>"$tmp/err"
-check "import-sigmf ci16_le, 4 channels: exit 0, nothing on stderr" '[ $? -eq 0 ] && [ ! -s "$tmp/err" ]'
+    --prf 2000 --complex64 --output "$tmp/rx.h5" >"$tmp/out" 2>"$tmp/err"
+check "import-sigmf ci16_le --complex64, 4 channels: exit 0, nothing on stderr" '[ $? -eq 0 ] && [ ! -s "$tmp/err" ]'
 check "  2 CPIs of (pulse, range, channel) samples: exactly the complex64 recording" \
     '"$same" "$tmp/rx.ref.h5" "$tmp/rx.h5" /data/iq >/dev/null'
 check "  core:sample_rate and core:frequency in /radar, --prf too" \

@@ -14,19 +14,8 @@ set -u
 bin=$RTSTAP_BIN
 src=${RTSTAP_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 tools=${RTSTAP_TOOLS_DIR:-$(dirname "$bin")/tests}
-py=""
-for p in /usr/bin/python3 python3; do
-    if command -v "$p" >/dev/null && "$p" -c 'import h5py, numpy' 2>/dev/null; then py=$p; break; fi
-done
-missing=""
-[ -n "$py" ] || missing="$missing python3-h5py"
-command -v octave-cli >/dev/null || missing="$missing octave"
-command -v h5dump >/dev/null || missing="$missing hdf5-tools"
-if [ -n "$missing" ]; then
-    echo "cli_readers: not installed:$missing (bash .ci/install-deps installs them)"
-    [ -n "${RTSTAP_REQUIRE_READERS:-}" ] && exit 1
-    exit 77
-fi
+. "$(dirname "$0")/../support/readers.sh"
+need_readers cli_readers octave-cli h5dump
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0

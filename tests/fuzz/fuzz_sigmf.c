@@ -46,6 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int st = stap_sigmf_read_meta(meta, &m, &err);
     fz_check_status("stap_sigmf_read_meta", st, &err);
     if (st) return 0;
+    stap_sigmf_meta_free(&m); /* (the fields checked below are not the freed ones) */
     if (strict) fz_die("stap_sigmf_read_meta accepted text json_check refuses: %s", why);
     if (!m.datatype[0] || strlen(m.datatype) >= sizeof m.datatype)
         fz_die("datatype '%s' empty or too long", m.datatype);

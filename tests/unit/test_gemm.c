@@ -1,6 +1,6 @@
 /* test_gemm: the cpu backend's complex product stap_la_cgemm (linalg/gemm_cpu.c), the
  * engine's weight application, against a double-precision reference on fresh random
- * inputs, cancelling sums included: every element within the deterministic componentwise
+ * inputs (the fixed seed, or RTSTAP_SEED), cancelling sums included: every element within the deterministic componentwise
  * bound 2 (k + 2) eps sum_p |a_p| |x_p| (so no seed can fail it by chance); Y += A X with
  * accumulate; nothing written outside the m x n block of Y; and each element the same bit
  * for bit whatever block of rows and columns it is computed in (the engine's segments and
@@ -82,7 +82,7 @@ static void one_case(tc_rng *r, int m, int n, int k, int cancel)
 int main(void)
 {
     tc_rng r;
-    tc_rng_seed(&r, tc_seed_from_env_or_time());
+    tc_rng_seed(&r, tc_seed_from_env(TC_FIXED_SEED));
     printf("test_gemm: kernels %s\n", stap_la_cpu_kernels());
     /* the engine's shapes (beams x range cells x channels), tails of every width, k = 0 */
     const int shapes[][3] = {{16, 480, 22}, {16, 160, 66}, {5, 37, 3},  {4, 8, 1},  {1, 1, 1},
