@@ -238,6 +238,13 @@ static void test_truncated(tc_rng *rng)
             CHECK(0, "%s: %s", kinds[k].name, err.msg);
             continue;
         }
+        /* whole, every CPI reads */
+        for (int cpi = 0; cpi < cpis; cpi++) {
+            const int wst = stap_recording_read(r, cpi, got, &err);
+            CHECK(!wst && first_diff(got, x + (size_t)cpi * N, 1, N) == -1,
+                  "%s: CPI %d of the whole file misread: %s", kinds[k].name, cpi,
+                  wst ? err.msg : "other samples");
+        }
         /* the last CPI loses its last 200 bytes (and whatever followed it) */
         CHECK(end > 200 && truncate(path, end - 200) == 0, "%s: cannot cut at %lld", kinds[k].name, end);
         const char *how = stap_recording_read_path(r);
