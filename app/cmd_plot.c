@@ -128,6 +128,7 @@ typedef struct plot_job {
     const char *beam_from; /* how the beam was chosen, for --json           */
     char written[5][4096]; /* the pictures written, for --json */
     int nwritten;
+    stap_plot_held held;   /* the pictures until all are written */
     int rc, half, beam, force, resp_bin, resp_seg, resp_beam, resp_asked;
     response_grid grid;
     double taper_db, resp_floor;
@@ -378,8 +379,7 @@ static void plot_choose_beam(plot_job *j)
 
 static int plot_done(plot_job *j, const char *path)
 {
-    /* each picture's path on stdout (stderr with --json -, whose JSON lists them) */
-    fprintf(j->json && !strcmp(j->json, "-") ? stderr : stdout, "%s\n", path);
+    /* listed once every picture is written and published (plot_pictures) */
     if (j->nwritten < 5) snprintf(j->written[j->nwritten++], sizeof j->written[0], "%s", path);
     return EXIT_OK;
 }
@@ -534,7 +534,7 @@ static int picture_response(plot_job *j, char *path, size_t len)
 }
 
 /* 1: the angle-Doppler spectrum, then the others that what was read allows */
-static int plot_pictures(plot_job *j)
+static int plot_draw(plot_job *j)
 {
     stap_error err;
     char path[4096];
@@ -551,6 +551,21 @@ static int plot_pictures(plot_job *j)
     if (j->have_run && j->have_truth) return picture_response(j, path, sizeof path);
     if (j->have_run) fprintf(stderr, "rtstap plot: no adapted_response.png: %s\n", j->truth_err.msg);
     return EXIT_OK;
+}
+
+/* The pictures, published together once all are written: one that fails (a full disk)
+ * publishes none of them. Then each picture's path on stdout (stderr with --json -,
+ * whose JSON lists them). */
+static int plot_pictures(plot_job *j)
+{
+    stap_error err;
+    stap_plot_hold(&j->held);
+    int st = plot_draw(j);
+    if (st != EXIT_OK) stap_plot_discard(&j->held);
+    else if (stap_plot_publish(&j->held, &err)) st = cli_fail(&err);
+    for (int k = 0; st == EXIT_OK && k < j->nwritten; k++)
+        fprintf(j->json && !strcmp(j->json, "-") ? stderr : stdout, "%s\n", j->written[k]);
+    return st;
 }
 
 /* --json: the pictures written and the beam drawn */

@@ -1,4 +1,4 @@
-/* signals.c: SIGINT, SIGTERM and SIGHUP (signals.h). */
+/* signals.c: SIGINT, SIGTERM and SIGHUP; SIGXFSZ ignored (signals.h). */
 #include "signals.h"
 
 #include <signal.h>
@@ -39,4 +39,8 @@ void cli_signals_install(void)
         if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
         sigaction(sigs[i], &sa, NULL);
     }
+    /* a file size limit (ulimit -f): SIGXFSZ's default action ends the process mid-write,
+     * its temporary left behind; ignored, the write fails with EFBIG ("File too large"),
+     * which every writer reports, removing its temporary */
+    signal(SIGXFSZ, SIG_IGN);
 }

@@ -3,12 +3,13 @@
  * every temporary file still in progress (stap_atomic_remove_pending), then ends it by the
  * same signal. Between cli_graceful_begin and cli_graceful_end the first SIGINT or SIGTERM
  * does not end it: cli_graceful_requested returns its number, and the command finishes
- * the work in flight and publishes what it has; a second signal, or SIGHUP, ends it. */
+ * the work in flight and publishes what it has; a second signal, or SIGHUP, ends it.
+ * SIGXFSZ is ignored: a write past a file size limit fails (EFBIG) and is reported. */
 #ifndef CLI_SIGNALS_H
 #define CLI_SIGNALS_H
 
-/* Install the handlers (main, once). A signal the caller ignores (nohup, a background job)
- * stays ignored. */
+/* Install the handlers and ignore SIGXFSZ (main, once). A signal the caller ignores
+ * (nohup, a background job) stays ignored. */
 void cli_signals_install(void);
 void cli_graceful_begin(void);
 void cli_graceful_end(void);

@@ -2,6 +2,8 @@
  * the complex types, names and shapes for messages, the HDF5 lock. */
 #include "io_internal.h"
 
+#include <fcntl.h>
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -70,6 +72,20 @@ hid_t strong_fapl(void)
 #endif
     }
     return fapl;
+}
+
+/* A descriptor of its own (close it) for the file libhdf5 holds open as `file` (the sec2
+ * driver, every file rtstap opens), else -1: reading through it reads the file HDF5 read,
+ * whatever the path names by then (opening the path again could meet another file renamed
+ * over it). */
+int h5_file_fd(hid_t file)
+{
+    hid_t fapl = H5Fget_access_plist(file);
+    const int sec2 = fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2;
+    CLOSE_PLIST(fapl);
+    void *h = NULL;
+    if (!sec2 || H5Fget_vfd_handle(file, H5P_DEFAULT, &h) < 0 || !h) return -1;
+    return fcntl(*(int *)h, F_DUPFD_CLOEXEC, 0);
 }
 
 /* Memory type of stap_cf32 (and of the file type on little-endian hosts): what h5py writes

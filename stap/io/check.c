@@ -3,6 +3,7 @@
  * IV.A.1.a (version 1 object headers), IV.A.2.m (attribute), IV.A.2.b (dataspace),
  * IV.A.2.d (datatype), IV.A.2.q (continuation). */
 #include "h5check.h"
+#include "io_internal.h" /* h5_file_fd */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,8 +98,8 @@ int h5check_attributes(const char *path, hid_t file, const char *name, hid_t lap
         H5Pclose(fcpl);
     }
     if (addr_len < 2 || addr_len > 8 || size_len < 2 || size_len > 8) return STAP_OK;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return STAP_OK; /* libhdf5 has it open: nothing to check it with */
+    int fd = h5_file_fd(file); /* the file HDF5 read, not what the path names now */
+    if (fd < 0) return STAP_OK; /* not HDF5's sec2 driver: nothing to check it with */
     char why[200] = "";
     const char *bad = NULL;
     unsigned char *buf = NULL;

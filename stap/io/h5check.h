@@ -14,7 +14,8 @@
 
 #include "rtstap/common.h"
 
-/* The object `name` of the open file (path: its name on disk, for reading its bytes; lapl:
+/* The object `name` of the open file (its bytes read through the descriptor libhdf5 holds;
+ * path: its name, for messages; lapl:
  * the link access list its lookup goes through, e.g. one refusing external links): STAP_OK
  * when its attributes can be handed to libhdf5; STAP_EFORMAT naming the object and what is
  * damaged otherwise. An object that cannot be looked up is STAP_OK (the caller's lookups say

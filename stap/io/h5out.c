@@ -46,6 +46,16 @@ static int out_fail_space(h5_out *o, int e, stap_error *err)
     return stap_fail(err, STAP_EIO, "cannot write '%s': %s", o->path, strerror(e));
 }
 
+/* 1 when a file of `size` bytes passes the file size limit (RLIMIT_FSIZE): fallocate's
+ * KEEP_SIZE does not see the limit, and HDF5's write past it would fail (EFBIG) with the
+ * consequences above; so it is checked before HDF5 writes, with the same margin. */
+static int over_size_limit(off_t size)
+{
+    struct rlimit fl;
+    return getrlimit(RLIMIT_FSIZE, &fl) == 0 && fl.rlim_cur != RLIM_INFINITY &&
+           (rlim_t)size > fl.rlim_cur;
+}
+
 int h5_out_begin(h5_out *o, const char *path, stap_write_mode mode, stap_error *err)
 {
     o->path = path;
@@ -55,7 +65,7 @@ int h5_out_begin(h5_out *o, const char *path, stap_write_mode mode, stap_error *
     o->reserved = 0;
     if (stap_atomic_begin(path, o->tmp, sizeof o->tmp, mode, err)) return err ? err->code : STAP_EIO;
     o->fd = open(o->tmp, O_WRONLY | O_CLOEXEC);
-    int e = o->fd < 0 ? errno : 0;
+    int e = o->fd < 0 ? errno : over_size_limit((off_t)H5IO_AHEAD_BYTES) ? EFBIG : 0;
     if (!e && fallocate(o->fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)H5IO_AHEAD_BYTES) == 0) {
         o->reserved = (off_t)H5IO_AHEAD_BYTES;
         return STAP_OK;
@@ -96,17 +106,13 @@ hid_t h5_out_create(h5_out *o, stap_error *err)
 
 int h5_out_reserve(h5_out *o, hid_t file, size_t bytes, stap_error *err)
 {
-    if (!o->reserved || file < 0) return STAP_OK; /* no fallocate: the reserve file stands in */
+    if (file < 0) return STAP_OK;
     hsize_t eoa = 0;
     if (H5Fget_filesize(file, &eoa) < 0) return STAP_OK;
     const off_t want = (off_t)(eoa + bytes + H5IO_AHEAD_BYTES);
-    if (want <= o->reserved) return STAP_OK;
-    /* a file size limit (RLIMIT_FSIZE): fallocate's KEEP_SIZE does not see it, HDF5's write
-     * past it would fail (EFBIG); say so before it writes */
-    struct rlimit fl;
-    if (getrlimit(RLIMIT_FSIZE, &fl) == 0 && fl.rlim_cur != RLIM_INFINITY &&
-        (rlim_t)want > fl.rlim_cur)
-        return out_fail_space(o, EFBIG, err);
+    /* a file size limit: checked before every write, within the blocks allocated ahead too */
+    if (over_size_limit(want)) return out_fail_space(o, EFBIG, err);
+    if (!o->reserved || want <= o->reserved) return STAP_OK; /* no fallocate: the reserve file stands in */
     /* in steps of an eighth more, at least 4 MiB: few calls for a file written CPI by CPI */
     off_t step = o->reserved / 8 > ((off_t)4 << 20) ? o->reserved / 8 : ((off_t)4 << 20);
     off_t to = want > o->reserved + step ? want : o->reserved + step;

@@ -68,6 +68,7 @@ static inline void h5_close_id(hid_t *id, herr_t (*closer)(hid_t))
 #define CLOSE_PLIST(x) h5_close_id(&(x), H5Pclose)
 
 RT_INTERNAL hid_t strong_fapl(void);
+RT_INTERNAL int h5_file_fd(hid_t file);
 RT_INTERNAL hid_t cf32_mem_type(void);
 RT_INTERNAL hid_t cf32_file_type(void);
 RT_INTERNAL hid_t cf64_mem_type(void);

@@ -212,21 +212,17 @@ int iq_raw_make(hid_t dset, const iq_form *f, iq_raw *raw)
         raw->size = (int)H5Tget_size(comp);
         raw->big_endian = H5Tget_order(comp) == H5T_ORDER_BE;
         raw->wide = f->wide;
-        /* only the standard layouts: IEEE binary32/64, two's complement integers of whole
-         * bytes with no padding bits */
-        ok = raw->is_float ? (raw->size == 4 || raw->size == 8) &&
-                                 H5Tget_precision(comp) == (size_t)(8 * raw->size) &&
-                                 H5Tget_offset(comp) == 0
-                           : (raw->size == 1 || raw->size == 2 || raw->size == 4) &&
-                                 H5Tget_precision(comp) == (size_t)(8 * raw->size) &&
-                                 H5Tget_offset(comp) == 0;
-        if (ok && raw->is_float) {
-            size_t spos, epos, esize, mpos, msize;
-            ok = H5Tget_fields(comp, &spos, &epos, &esize, &mpos, &msize) >= 0 &&
-                 H5Tget_norm(comp) == H5T_NORM_IMPLIED &&
-                 (raw->size == 4 ? spos == 31 && epos == 23 && esize == 8 && mpos == 0 && msize == 23
-                                 : spos == 63 && epos == 52 && esize == 11 && mpos == 0 && msize == 52);
-        }
+        /* only the standard layouts, IEEE binary32/64 and two's complement integers of whole
+         * bytes, in either byte order: H5Tequal compares every property that changes a
+         * value (precision, offset, padding, sign; a float's bit fields, exponent bias,
+         * normalization and internal padding); anything else is left to HDF5's conversion */
+        static const struct { int is_float, size; } std[] = {{1, 4}, {1, 8}, {0, 1}, {0, 2}, {0, 4}};
+        const hid_t le[] = {H5T_IEEE_F32LE, H5T_IEEE_F64LE, H5T_STD_I8LE, H5T_STD_I16LE, H5T_STD_I32LE};
+        const hid_t be[] = {H5T_IEEE_F32BE, H5T_IEEE_F64BE, H5T_STD_I8BE, H5T_STD_I16BE, H5T_STD_I32BE};
+        ok = 0;
+        for (size_t k = 0; k < sizeof std / sizeof *std && !ok; k++)
+            ok = std[k].is_float == raw->is_float && std[k].size == raw->size &&
+                 H5Tequal(comp, raw->big_endian ? be[k] : le[k]) > 0;
     }
     if (ok && f->interleaved) {
         raw->stride = 2 * (size_t)raw->size;

@@ -7,6 +7,7 @@
 #include "iqform.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <float.h>
 #include <limits.h>
 #include <unistd.h>
@@ -138,6 +139,17 @@ static int map_add(stap_recording *r, long long a, long long b, int *cap)
     return 0;
 }
 
+/* The offset of the j-th chunk of chunk row `row` (the chunks along the first axis). */
+static void row_chunk(hsize_t *off, hsize_t row, hsize_t j, int drank, const hsize_t *chunk,
+                      const hsize_t *grid)
+{
+    off[0] = row * chunk[0];
+    for (int k = drank - 1; k >= 1; k--) {
+        off[k] = j % grid[k] * chunk[k];
+        j /= grid[k];
+    }
+}
+
 /* Which CPIs of /data/iq hold data (HDF5 never allocated the chunks, or the contiguous
  * storage, of what was never written: it reads the fill value there, which rtstap must not
  * take for samples). A one-CPI cube must be whole. A recording's chunk rows (chunks along
@@ -185,12 +197,8 @@ static int written_map(stap_recording *r, const char *path, int drank, stap_erro
     for (hsize_t row = 0; row < rows && have; row++) {
         int whole = 1;
         for (hsize_t j = 0; j < per_row && whole; j++) { /* each chunk of the row */
-            hsize_t off[H5S_MAX_RANK], rest = j;
-            off[0] = row * chunk[0];
-            for (int k = drank - 1; k >= 1; k--) {
-                off[k] = rest % grid[k] * chunk[k];
-                rest /= grid[k];
-            }
+            hsize_t off[H5S_MAX_RANK];
+            row_chunk(off, row, j, drank, chunk, grid);
             unsigned mask = 0;
             haddr_t addr = HADDR_UNDEF;
             hsize_t size = 0;
@@ -279,7 +287,8 @@ static void direct_plan(stap_recording *r, int drank)
             else
                 r->offset[r->before[g] + (k - r->ranges[g][0])] = (long long)addr;
         }
-    if (!why && (r->fd = open(r->path, O_RDONLY | O_CLOEXEC)) < 0) why = "the file not opening";
+    /* HDF5's own file (the path may name another one by now, renamed over it) */
+    if (!why && (r->fd = h5_file_fd(r->file)) < 0) why = "no descriptor of the file HDF5 opened";
     if (!why && stap_recording_scratch_bytes(r) &&
         !(r->scratch = malloc(stap_recording_scratch_bytes(r))))
         why = "memory";
@@ -532,6 +541,60 @@ static int recording_convert(const stap_recording *r, long long cpi, stap_cf32 *
     return STAP_OK;
 }
 
+/* Where the stored bytes of CPI cpi end in the file (0: not known, e.g. compact storage):
+ * the end of the chunks that hold it, or of its part of the contiguous storage. */
+static unsigned long long stored_end(const stap_recording *r, long long cpi)
+{
+    const int drank = r->rank + r->form.interleaved;
+    hid_t dcpl = H5Dget_create_plist(r->dset), fcpl = H5Fget_create_plist(r->file);
+    hsize_t ub = 0, ch[H5S_MAX_RANK], d[H5S_MAX_RANK], grid[H5S_MAX_RANK], per_row = 1;
+    if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0; /* addresses follow it */
+    const H5D_layout_t layout = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    const int chunked = layout == H5D_CHUNKED && H5Pget_chunk(dcpl, drank, ch) == drank;
+    CLOSE_PLIST(dcpl);
+    CLOSE_PLIST(fcpl);
+    unsigned long long end = 0;
+    if (layout == H5D_CONTIGUOUS) {
+        const haddr_t base = H5Dget_offset(r->dset);
+        if (base != HADDR_UNDEF) end = ub + base + (unsigned long long)(cpi + 1) * r->cpi_bytes;
+        return end;
+    }
+    if (!chunked || H5Sget_simple_extent_dims(r->space, d, NULL) != drank) return 0;
+    for (int k = 0; k < drank; k++) {
+        grid[k] = (d[k] + ch[k] - 1) / ch[k];
+        if (k > 0) per_row *= grid[k];
+    }
+    /* a recording: the row of chunks along the cpi axis that holds the CPI; one CPI: all */
+    const hsize_t row0 = r->rank == 4 ? (hsize_t)cpi / ch[0] : 0, rows = r->rank == 4 ? 1 : grid[0];
+    for (hsize_t row = row0; row < row0 + rows; row++)
+        for (hsize_t j = 0; j < per_row; j++) {
+            hsize_t off[H5S_MAX_RANK], size = 0;
+            row_chunk(off, row, j, drank, ch, grid);
+            unsigned mask = 0;
+            haddr_t addr = HADDR_UNDEF;
+            if (H5Dget_chunk_info_by_coord(r->dset, off, &mask, &addr, &size) >= 0 &&
+                addr != HADDR_UNDEF && ub + addr + size > end)
+                end = ub + addr + size;
+        }
+    return end;
+}
+
+/* After an HDF5 read of CPI cpi: libhdf5's sec2 driver reads zeros past the end of the file,
+ * so a file cut short while it is read (a recorder's, a copy's) would give zeros for
+ * samples. The file's size now is checked against the end of what the CPI read. */
+static int check_stored(const stap_recording *r, long long cpi, stap_error *err)
+{
+    const unsigned long long end = stored_end(r, cpi);
+    const int fd = end ? h5_file_fd(r->file) : -1;
+    struct stat sb;
+    const int known = fd >= 0 && fstat(fd, &sb) == 0;
+    if (fd >= 0) close(fd);
+    if (!known || (unsigned long long)sb.st_size >= end) return STAP_OK;
+    return stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s' (its bytes end "
+                     "at offset %llu, the file at %lld): the file ends early", cpi, r->path, end,
+                     (long long)sb.st_size);
+}
+
 /* The HDF5 path (under the caller's r->mu: r's own buffers) */
 static int hdf5_read(stap_recording *r, long long cpi, stap_cf32 *cube, stap_error *err)
 {
@@ -560,6 +623,7 @@ static int hdf5_read(stap_recording *r, long long cpi, stap_cf32 *cube, stap_err
         if (H5Dread_chunk(r->dset, H5P_DEFAULT, start, &filters, got) < 0)
             st = stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
                            r->path, h5_detail(detail, sizeof detail));
+        else st = check_stored(r, cpi, err);
     } else {
         mspace = H5Screate_simple(drank, count, NULL);
         void *dst = r->form.wide ? (void *)r->slab : (void *)got;
@@ -569,6 +633,7 @@ static int hdf5_read(stap_recording *r, long long cpi, stap_cf32 *cube, stap_err
             H5Dread(r->dset, r->types.mtype, mspace, r->space, r->xfer, dst) < 0)
             st = stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
                            r->path, h5_detail(detail, sizeof detail));
+        else if ((st = check_stored(r, cpi, err))) { /* said */ }
         else if (iq_read_convert(&r->types, &r->form, 2 * n, dst) < 0)
             st = stap_fail(err, STAP_EIO, "cannot convert CPI %lld of '/data/iq' in '%s' from %s: %s",
                            cpi, r->path, r->form.comp, h5_detail(detail, sizeof detail));

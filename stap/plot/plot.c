@@ -1,10 +1,8 @@
 /* plot.c: drawing with cairo (anti-aliased lines and text; PNG, SVG and PDF from one code
- * path: a recording surface replayed onto the file's surface), and the radar pictures. */
+ * path; the picture's file: plot_file.c), and the radar pictures. */
 #include "plot.h"
 
 #include <cairo.h>
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,58 +13,9 @@
 
 static const plot_rgb WHITE = {255, 255, 255}, BLACK = {0, 0, 0}, GRID = {225, 225, 225};
 static const plot_rgb INK = {30, 30, 30};
-static const char FONT[] = "DejaVu Sans"; /* fontconfig falls back to any sans face */
 
 /* ---- drawing ------------------------------------------------------------------------ */
 static void source(cairo_t *cr, plot_rgb c) { cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0); }
-
-int plot_image_create(plot_image *im, const char *path, stap_write_mode mode, int w, int h,
-                      plot_rgb bg, stap_error *err)
-{
-    memset(im, 0, sizeof *im);
-    im->w = w;
-    im->h = h;
-    im->mode = mode;
-    im->format = plot_format_of(path);
-    snprintf(im->path, sizeof im->path, "%s", path);
-    int st = stap_atomic_begin(path, im->tmp, sizeof im->tmp, mode, err);
-    if (st) {
-        im->tmp[0] = '\0';
-        return st;
-    }
-    /* drawn straight onto the file's surface (a recording replayed onto an SVG surface
-     * leaks in cairo 1.16); PNG: an image written at the end */
-    cairo_surface_t *sf = im->format == PLOT_SVG   ? cairo_svg_surface_create(im->tmp, w, h)
-                          : im->format == PLOT_PDF ? cairo_pdf_surface_create(im->tmp, w, h)
-                                                   : cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
-    if (im->format == PLOT_PDF)
-        cairo_pdf_surface_set_metadata(sf, CAIRO_PDF_METADATA_CREATOR, "rtstap " RTSTAP_VERSION);
-    im->surface = sf;
-    im->cr = cairo_create(sf);
-    if (cairo_status(im->cr) != CAIRO_STATUS_SUCCESS) {
-        const char *why = cairo_status_to_string(cairo_status(im->cr));
-        plot_image_free(im);
-        return stap_fail(err, STAP_ENOMEM, "cannot draw a %d x %d picture '%s': %s", w, h, path, why);
-    }
-    source(im->cr, bg);
-    cairo_paint(im->cr);
-    cairo_select_font_face(im->cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    return STAP_OK;
-}
-
-void plot_image_free(plot_image *im)
-{
-    if (!im) return;
-    if (im->cr) cairo_destroy(im->cr);
-    if (im->surface) {
-        cairo_surface_finish(im->surface);
-        cairo_surface_destroy(im->surface);
-    }
-    im->cr = NULL;
-    im->surface = NULL;
-    if (im->tmp[0]) stap_atomic_abort(im->tmp); /* not written: nothing left */
-    im->tmp[0] = '\0';
-}
 
 void plot_fill_rect(plot_image *im, double x0, double y0, double x1, double y1, plot_rgb c)
 {
@@ -137,36 +86,6 @@ plot_rgb plot_colormap(double t)
                   (uint8_t)lround(v[i][1] + f * (v[i + 1][1] - v[i][1])),
                   (uint8_t)lround(v[i][2] + f * (v[i + 1][2] - v[i][2]))};
     return c;
-}
-
-plot_format plot_format_of(const char *path)
-{
-    const char *dot = strrchr(path, '.');
-    if (dot && !strcasecmp(dot, ".svg")) return PLOT_SVG;
-    if (dot && !strcasecmp(dot, ".pdf")) return PLOT_PDF;
-    return PLOT_PNG;
-}
-
-int plot_write(plot_image *im, stap_error *err)
-{
-    cairo_status_t cs = cairo_status(im->cr);
-    cairo_destroy(im->cr);
-    im->cr = NULL;
-    if (cs == CAIRO_STATUS_SUCCESS && im->format == PLOT_PNG) cs = cairo_surface_write_to_png(im->surface, im->tmp);
-    cairo_surface_finish(im->surface); /* SVG and PDF: written here */
-    if (cs == CAIRO_STATUS_SUCCESS) cs = cairo_surface_status(im->surface);
-    cairo_surface_destroy(im->surface);
-    im->surface = NULL;
-    if (cs != CAIRO_STATUS_SUCCESS) {
-        stap_atomic_abort(im->tmp);
-        im->tmp[0] = '\0';
-        return stap_fail(err, STAP_EIO, "cannot write '%s': %s", im->path,
-                         cs == CAIRO_STATUS_WRITE_ERROR ? "a write error (is the disk full?)"
-                                                        : cairo_status_to_string(cs));
-    }
-    const int st = stap_atomic_commit(im->tmp, im->path, im->mode, err);
-    im->tmp[0] = '\0';
-    return st;
 }
 
 /* ---- axes ------------------------------------------------------------------------- */

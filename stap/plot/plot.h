@@ -26,6 +26,8 @@ typedef struct plot_image {
     void *cr;           /* cairo_t *         */
     int format;         /* plot_format       */
     stap_write_mode mode;
+    int fd;             /* the temporary, open for cairo's writes (plot_stream) */
+    int write_errno;    /* the first of them that failed, else 0               */
     char path[4096], tmp[4096];
 } plot_image;
 
@@ -50,8 +52,27 @@ double plot_text(plot_image *im, double x, double y, const char *s, double size,
 double plot_text_width(plot_image *im, const char *s, double size);
 /* The viridis colour map, t in [0, 1]. */
 plot_rgb plot_colormap(double t);
-/* Finish the drawing and publish it at its path, atomically (then plot_image_free). */
+/* Finish the drawing and publish it at its path, atomically (then plot_image_free); held
+ * (stap_plot_hold): kept complete, unpublished. */
 int plot_write(plot_image *im, stap_error *err);
+
+/* ---- pictures published together ---------------------------------------------------
+ * Between stap_plot_hold and stap_plot_publish or stap_plot_discard, each picture this
+ * thread writes is kept as its complete temporary, not published: stap_plot_publish
+ * publishes them all, stap_plot_discard removes them — a set of pictures of which one
+ * fails (a full disk) publishes none. More than STAP_PLOT_HELD_MAX is an error. */
+#define STAP_PLOT_HELD_MAX 8
+typedef struct stap_plot_held {
+    int n;
+    struct {
+        char tmp[4096], path[4096];
+        stap_write_mode mode;
+    } item[STAP_PLOT_HELD_MAX];
+} stap_plot_held;
+void stap_plot_hold(stap_plot_held *held);
+/* Publish every held picture in order; a failure removes the ones not yet published. */
+int stap_plot_publish(stap_plot_held *held, stap_error *err);
+void stap_plot_discard(stap_plot_held *held);
 
 /* What part of a picture's data to show: xlim/ylim in the axes' own units (Hz, km, dB, sine
  * of azimuth); a limit with hi <= lo (e.g. {0, 0}) leaves that axis to the data. NULL: all
