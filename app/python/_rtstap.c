@@ -16,6 +16,10 @@
 #include <rtstap/rtstap.h>
 
 static PyObject *RtstapError;
+/* stap_engine_create and stap_engine_destroy one at a time, whatever the engine: they plan and
+ * free FFTW transforms, and FFTW's planner is not thread-safe (two threads making engines at
+ * once freed its memory twice) */
+static PyThread_type_lock make_lock;
 
 static PyObject *raise_error(const stap_error *err)
 {
@@ -31,7 +35,8 @@ static PyObject *raise_error(const stap_error *err)
  * in buffers its slots share), so every call on one Engine holds its lock — calls on one
  * engine run one at a time, engines run in parallel (the GIL is released while the engine
  * works and while a call waits for the lock). close() takes the lock too: it waits for the
- * call in flight, and every call after it raises "the engine is closed". */
+ * call in flight, and every call after it raises "the engine is closed". Making and freeing
+ * engines also take make_lock. */
 typedef struct {
     PyObject_HEAD
     PyThread_type_lock lock; /* held by the call in progress */
@@ -179,8 +184,10 @@ static int engine_create(Engine *self, PyObject *opts, PyObject *steering)
         }
     }
     Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(make_lock, WAIT_LOCK);
     st = stap_engine_create(&self->e, &c, V ? (const stap_cf32 *)PyArray_DATA(V) : NULL,
                             V ? (int)PyArray_DIM(V, 0) : 0, V ? (int)PyArray_DIM(V, 1) : 0, &o, &err);
+    PyThread_release_lock(make_lock);
     Py_END_ALLOW_THREADS
     Py_XDECREF(V);
     if (st) {
@@ -224,7 +231,9 @@ static void Engine_close_impl(Engine *self)
     self->e = NULL;
     if (e) {
         Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(make_lock, WAIT_LOCK);
         stap_engine_destroy(e);
+        PyThread_release_lock(make_lock);
         Py_END_ALLOW_THREADS
     }
     PyObject *held[STAP_ENGINE_MAX_SLOTS];
@@ -489,6 +498,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_rtstap", "rtstap's 
 PyMODINIT_FUNC PyInit__rtstap(void)
 {
     import_array();
+    if (!make_lock && !(make_lock = PyThread_allocate_lock())) return PyErr_NoMemory();
     if (PyType_Ready(&EngineType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
