@@ -94,7 +94,8 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
             if ((status = src(src_user, i, &cube, err))) {
                 /* a source that ends the stream, or gave up waiting because of a graceful
                  * stop: a stop, not an error */
-                if (status == STREAM_END || (!st->stopped_by && (st->stopped_by = cli_graceful_requested()))) {
+                if (status == STREAM_END ||
+                    (!st->stopped_by && (st->stopped_by = cli_graceful_requested()))) {
                     status = STAP_OK;
                     total = i;
                     continue;

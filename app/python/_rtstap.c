@@ -61,7 +61,8 @@ static int get_int(PyObject *d, const char *k, int *v)
         }
     }
     if (x < INT_MIN || x > INT_MAX) {
-        PyErr_Format(PyExc_OverflowError, "option %s: %S does not fit a C int (%d..%d)", k, o, INT_MIN, INT_MAX);
+        PyErr_Format(PyExc_OverflowError, "option %s: %S does not fit a C int (%d..%d)", k, o,
+                     INT_MIN, INT_MAX);
         return -1;
     }
     *v = (int)x;
