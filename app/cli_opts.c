@@ -4,6 +4,7 @@
 #include "par.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -659,16 +660,17 @@ int cli_devices(const char *spec, stap_backend backend, int *devices, int max, i
         return EXIT_OK;
     }
     const char *p = spec;
-    while (*p) {
+    do { /* one number at least, and one after each comma ('', '0,' and '0,,1' are no list) */
         char *end;
         const long d = strtol(p, &end, 10);
-        if (end == p || (*end && *end != ',') || d < 0 || *n == max)
+        if (end == p || (*end && *end != ',') || (*end == ',' && !end[1]) || d < 0 || d > INT_MAX ||
+            *n == max)
             return cli_error(EXIT_USAGE, "--devices: '%s' is not a list of device numbers or all", spec);
         for (int k = 0; k < *n; k++)
             if (devices[k] == d) return cli_error(EXIT_USAGE, "--devices: device %ld twice", d);
         devices[(*n)++] = (int)d;
         p = *end ? end + 1 : end;
-    }
+    } while (*p);
     /* test hook: RTSTAP_TEST_DEVICES_CPU=1 takes the list as that many engines of the run's own
      * backend with no device selected (numbered -1, -2, ...): the dealing, the ordered writer
      * and the stops tested where there is no GPU */

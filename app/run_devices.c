@@ -1,6 +1,7 @@
 /* run_devices: a recording on several GPUs in one process (run_devices.h). */
 #include "run_devices.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +11,8 @@
 typedef struct shared {
     const run_devices_job *job;
     pthread_mutex_t check_mu;
-    int stop;                /* a device failed: the others stop submitting */
+    long long stop_at;       /* a device failed at this CPI: the others run the CPIs before
+                                it (those in flight included), none from it on          */
     pthread_mutex_t mu;
 } shared;
 
@@ -24,13 +26,20 @@ typedef struct dev {
 
 static long long global_of(const dev *d, long long j) { return j * d->sh->job->n + d->k; }
 
+static void stop_from(shared *sh, long long g)
+{
+    pthread_mutex_lock(&sh->mu);
+    if (g < sh->stop_at) sh->stop_at = g;
+    pthread_mutex_unlock(&sh->mu);
+}
+
 static int src(void *user, long long j, const void **cube, stap_error *err)
 {
     dev *d = user;
     pthread_mutex_lock(&d->sh->mu);
-    const int stop = d->sh->stop;
+    const long long end = d->sh->stop_at;
     pthread_mutex_unlock(&d->sh->mu);
-    if (stop) return stap_fail(err, STAP_EIO, "stopped: another device failed");
+    if (global_of(d, j) >= end) return STREAM_END;
     return cpi_reader_get(d->sh->job->reader, global_of(d, j), cube, err);
 }
 
@@ -44,14 +53,29 @@ static int sink(void *user, const stap_cpi_result *r, stap_error *err)
 {
     dev *d = user;
     const run_devices_job *job = d->sh->job;
-    const long long g = global_of(d, r->cpi);
+    stap_cpi_result rg = *r; /* numbered as the run's CPI, not the engine's */
+    rg.cpi = global_of(d, r->cpi);
     if (job->check) {
         pthread_mutex_lock(&d->sh->check_mu);
-        int st = job->check(job->check_user, job->eng[d->k], r, err);
+        int st = job->check(job->check_user, job->eng[d->k], &rg, err);
         pthread_mutex_unlock(&d->sh->check_mu);
         if (st) return st;
     }
-    return cpi_writer_put_row(job->writer, g, r, cpi_reader_input_cpi(job->reader, g), err);
+    return cpi_writer_put_row(job->writer, rg.cpi, &rg, cpi_reader_input_cpi(job->reader, rg.cpi), err);
+}
+
+/* an error that stream_run prefixed "CPI j: " (the engine's CPI j) renamed "CPI input_cpi: " */
+static void name_input_cpi(stap_error *err, long long j, long long input_cpi)
+{
+    char head[32], name[32];
+    const size_t n = (size_t)snprintf(head, sizeof head, "CPI %lld: ", j);
+    const size_t m = (size_t)snprintf(name, sizeof name, "CPI %lld: ", input_cpi);
+    if (strncmp(err->msg, head, n)) return;
+    size_t rest = strlen(err->msg) - n;
+    if (m + rest >= sizeof err->msg) rest = sizeof err->msg - 1 - m; /* cut, as stap_fail does */
+    memmove(err->msg + m, err->msg + n, rest);
+    memcpy(err->msg, name, m);
+    err->msg[m + rest] = '\0';
 }
 
 static void *dev_main(void *arg)
@@ -68,9 +92,9 @@ static void *dev_main(void *arg)
     const long long missing = global_of(d, d->st.cpis_done);
     if (missing < job->cpis) cpi_writer_limit(job->writer, missing);
     if (d->status) {
-        pthread_mutex_lock(&d->sh->mu);
-        d->sh->stop = 1;
-        pthread_mutex_unlock(&d->sh->mu);
+        stop_from(d->sh, missing);
+        /* stream_run names the engine's CPI: the input's, as one engine's run does */
+        name_input_cpi(&d->err, d->st.cpis_done, cpi_reader_input_cpi(job->reader, missing));
     }
     return NULL;
 }
@@ -87,7 +111,7 @@ int run_devices(const run_devices_job *job, stream_stats *st, long long *first_m
 {
     if (job->n < 1 || job->n > RUN_MAX_DEVICES)
         return stap_fail(err, STAP_EINVAL, "%d devices (1 to %d)", job->n, RUN_MAX_DEVICES);
-    shared sh = {job, PTHREAD_MUTEX_INITIALIZER, 0, PTHREAD_MUTEX_INITIALIZER};
+    shared sh = {job, PTHREAD_MUTEX_INITIALIZER, INT64_MAX, PTHREAD_MUTEX_INITIALIZER};
     dev d[RUN_MAX_DEVICES];
     pthread_t th[RUN_MAX_DEVICES];
     int started = 0, status = STAP_OK;
@@ -100,20 +124,20 @@ int run_devices(const run_devices_job *job, stream_stats *st, long long *first_m
         if (pthread_create(&th[started], NULL, dev_main, &d[started])) {
             status = stap_fail(err, STAP_ENOMEM, "cannot start the thread of device %d",
                                job->devices[started]);
-            pthread_mutex_lock(&sh.mu);
-            sh.stop = 1;
-            pthread_mutex_unlock(&sh.mu);
+            stop_from(&sh, started);
             cpi_writer_limit(job->writer, started); /* its first CPI never comes */
             break;
         }
     for (int k = 0; k < started; k++) pthread_join(th[k], NULL);
     *first_missing = job->cpis;
+    long long failed_at = started < job->n ? started : INT64_MAX; /* a thread not started */
     for (int k = 0; k < started; k++) {
         st[k] = d[k].st;
         const long long missing = d[k].st.cpis_done * job->n + k;
         if (missing < *first_missing) *first_missing = missing;
-        /* the first real error: not another device's "stopped" */
-        if (d[k].status && !status && !strstr(d[k].err.msg, "another device failed")) {
+        /* the error of the first CPI that failed (the others ran every CPI before it) */
+        if (d[k].status && missing < failed_at) {
+            failed_at = missing;
             status = d[k].status;
             if (err) {
                 *err = d[k].err;
@@ -121,11 +145,6 @@ int run_devices(const run_devices_job *job, stream_stats *st, long long *first_m
             }
         }
     }
-    for (int k = 0; k < started && !status; k++)
-        if (d[k].status) {
-            status = d[k].status;
-            if (err) *err = d[k].err;
-        }
     if (started < job->n && *first_missing > started) *first_missing = started;
     return status;
 }

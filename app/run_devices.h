@@ -6,7 +6,7 @@
  * device has not reached bound the others (the reader's buffers). When a device stops — an
  * error, or a graceful stop (SIGINT/SIGTERM) — its next CPI is a row that never comes: the
  * rows from it on are not written, so what is written is the CPIs in order up to the first
- * missing one, each once. */
+ * missing one, each once; after an error the other devices still run the CPIs before it. */
 #ifndef RUN_DEVICES_H
 #define RUN_DEVICES_H
 
@@ -32,8 +32,11 @@ typedef struct run_devices_job {
 int run_devices_buffers(int n, int slots, int readers);
 int run_devices_depth(int n, int slots, int readers);
 
-/* Run the job; per-device stats into st[0..n-1]; the first error (naming the device), with
- * *first_missing the first CPI that was not run (job->cpis when every one was). */
+/* Run the job; per-device stats into st[0..n-1]; the error of the first CPI that failed
+ * (naming the device and the input's CPI), with *first_missing the first CPI that was not
+ * run (job->cpis when every one was). When a device fails at CPI g the others stop
+ * submitting from g on but finish every CPI before it, those in flight included: the rows
+ * written are exactly the CPIs before g. */
 int run_devices(const run_devices_job *job, stream_stats *st, long long *first_missing,
                 stap_error *err);
 

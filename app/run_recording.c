@@ -140,10 +140,9 @@ static int rec_stream(run_job *j, rec_run *r)
     r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
     /* what is written is always checked finite; --check also the output not written */
     cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || (r->keep & STAP_KEEP_OUTPUT), 1);
-    if (!multi) { /* the input's CPI in messages (--devices' results count per engine) */
-        r->cs.checks.name_cpi = cpi_reader_input_cpi_fn;
-        r->cs.checks.name_user = r->reader;
-    }
+    /* the input's CPI in messages (run_devices numbers each result as the run's CPI) */
+    r->cs.checks.name_cpi = cpi_reader_input_cpi_fn;
+    r->cs.checks.name_user = r->reader;
     progress_begin(&r->pg, j->progress, j->quiet, "run", "CPIs", r->cpis);
     r->pg.limit = rec_limit_now;
     r->pg.limit_user = r;

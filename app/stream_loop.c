@@ -93,9 +93,10 @@ int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn s
         if (i < total) {
             const void *cube;
             if ((status = src(src_user, i, &cube, err))) {
-                /* a source that gave up waiting because of a graceful stop: a stop, not an
-                 * error */
-                if (!st->stopped_by && (st->stopped_by = cli_graceful_requested())) {
+                /* a source that ends the stream, or gave up waiting because of a graceful
+                 * stop: a stop, not an error */
+                if (status == STREAM_END ||
+                    (!st->stopped_by && (st->stopped_by = cli_graceful_requested()))) {
                     status = STAP_OK;
                     total = i;
                     continue;

@@ -10,8 +10,11 @@
 
 #include "engine.h"
 
-/* Where CPI n comes from: set *cube (valid until the CPI is collected). */
+/* Where CPI n comes from: set *cube (valid until the CPI is collected). STREAM_END (no
+ * status takes it) ends the stream before CPI n as a graceful stop does, without a signal:
+ * the CPIs in flight are collected and passed to the sink, and stream_run returns STAP_OK. */
 typedef int (*stream_source_fn)(void *user, long long n, const void **cube, stap_error *err);
+enum { STREAM_END = -1 };
 /* CPI n's cube is no longer needed (called after its collect; may be NULL). */
 typedef void (*stream_release_fn)(void *user, long long n);
 /* What happens to CPI n's results, in CPI order (may be NULL). */

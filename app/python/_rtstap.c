@@ -9,11 +9,17 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <limits.h>
 #include <string.h>
 
+#include <pythread.h>
 #include <rtstap/rtstap.h>
 
 static PyObject *RtstapError;
+/* stap_engine_create and stap_engine_destroy one at a time, whatever the engine: they plan and
+ * free FFTW transforms, and FFTW's planner is not thread-safe (two threads making engines at
+ * once freed its memory twice) */
+static PyThread_type_lock make_lock;
 
 static PyObject *raise_error(const stap_error *err)
 {
@@ -25,8 +31,15 @@ static PyObject *raise_error(const stap_error *err)
     return NULL;
 }
 
+/* Threads: the C engine is not safe for concurrent calls (the CPU engine computes at submit
+ * in buffers its slots share), so every call on one Engine holds its lock — calls on one
+ * engine run one at a time, engines run in parallel (the GIL is released while the engine
+ * works and while a call waits for the lock). close() takes the lock too: it waits for the
+ * call in flight, and every call after it raises "the engine is closed". Making and freeing
+ * engines also take make_lock. */
 typedef struct {
     PyObject_HEAD
+    PyThread_type_lock lock; /* held by the call in progress */
     stap_engine *e;
     int C, P, R, slots;
     int npy_type;     /* the cube's numpy type: complex64, or int8/int16/int32 (i, q) pairs */
@@ -38,8 +51,20 @@ static int get_int(PyObject *d, const char *k, int *v)
 {
     PyObject *o = PyDict_GetItemString(d, k);
     if (!o || o == Py_None) return 0;
-    long x = PyLong_AsLong(o);
-    if (x == -1 && PyErr_Occurred()) return -1;
+    long long x = PyLong_AsLongLong(o);
+    if (x == -1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            x = LLONG_MAX;
+        } else {
+            return -1;
+        }
+    }
+    if (x < INT_MIN || x > INT_MAX) {
+        PyErr_Format(PyExc_OverflowError, "option %s: %S does not fit a C int (%d..%d)", k, o,
+                     INT_MIN, INT_MAX);
+        return -1;
+    }
     *v = (int)x;
     return 0;
 }
@@ -113,11 +138,35 @@ static int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_e
     return 0;
 }
 
-static int Engine_init(Engine *self, PyObject *args, PyObject *kw)
+/* Take the engine's lock, waiting for the call in progress without the GIL (that call needs
+ * the GIL to finish) */
+static void lock_wait(Engine *self)
 {
-    PyObject *opts = NULL, *steering = Py_None;
-    static char *names[] = {"options", "steering", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|O", names, &PyDict_Type, &opts, &steering)) return -1;
+    if (PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) return;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    Py_END_ALLOW_THREADS
+}
+
+/* The lock taken with the engine open: 0; else -1, "the engine is closed" raised, no lock */
+static int engine_lock(Engine *self)
+{
+    if (self->lock) {
+        lock_wait(self);
+        if (self->e) return 0;
+        PyThread_release_lock(self->lock);
+    }
+    PyErr_SetString(RtstapError, "the engine is closed");
+    return -1;
+}
+
+static void engine_unlock(Engine *self)
+{
+    PyThread_release_lock(self->lock);
+}
+
+static int engine_create(Engine *self, PyObject *opts, PyObject *steering)
+{
     stap_config c;
     stap_engine_options o;
     stap_error err = {0, ""};
@@ -131,10 +180,17 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kw)
     if (steering != Py_None) {
         V = (PyArrayObject *)PyArray_FROMANY(steering, NPY_COMPLEX64, 2, 2, NPY_ARRAY_IN_ARRAY);
         if (!V) return -1;
+        if (PyArray_DIM(V, 0) > INT_MAX || PyArray_DIM(V, 1) > INT_MAX) {
+            Py_DECREF(V);
+            PyErr_SetString(PyExc_ValueError, "steering: more beams or elements than a C int holds");
+            return -1;
+        }
     }
     Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(make_lock, WAIT_LOCK);
     st = stap_engine_create(&self->e, &c, V ? (const stap_cf32 *)PyArray_DATA(V) : NULL,
                             V ? (int)PyArray_DIM(V, 0) : 0, V ? (int)PyArray_DIM(V, 1) : 0, &o, &err);
+    PyThread_release_lock(make_lock);
     Py_END_ALLOW_THREADS
     Py_XDECREF(V);
     if (st) {
@@ -152,57 +208,98 @@ static int Engine_init(Engine *self, PyObject *args, PyObject *kw)
     return 0;
 }
 
+static int Engine_init(Engine *self, PyObject *args, PyObject *kw)
+{
+    PyObject *opts = NULL, *steering = Py_None;
+    static char *names[] = {"options", "steering", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|O", names, &PyDict_Type, &opts, &steering)) return -1;
+    if (!self->lock && !(self->lock = PyThread_allocate_lock())) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    lock_wait(self);
+    int st = -1;
+    if (self->e) PyErr_SetString(PyExc_RuntimeError, "the engine is made already");
+    else st = engine_create(self, opts, steering);
+    engine_unlock(self);
+    return st;
+}
+
+/* Free the engine once the call in progress (another thread's) has returned */
 static void Engine_close_impl(Engine *self)
 {
-    if (self->e) {
+    if (!self->lock) return;
+    lock_wait(self);
+    stap_engine *e = self->e;
+    self->e = NULL;
+    if (e) {
         Py_BEGIN_ALLOW_THREADS
-        stap_engine_destroy(self->e);
+        PyThread_acquire_lock(make_lock, WAIT_LOCK);
+        stap_engine_destroy(e);
+        PyThread_release_lock(make_lock);
         Py_END_ALLOW_THREADS
-        self->e = NULL;
     }
-    for (int s = 0; s < STAP_ENGINE_MAX_SLOTS; s++) Py_CLEAR(self->held[s]);
+    PyObject *held[STAP_ENGINE_MAX_SLOTS];
+    memcpy(held, self->held, sizeof held);
+    memset(self->held, 0, sizeof self->held);
+    engine_unlock(self);
+    for (int s = 0; s < STAP_ENGINE_MAX_SLOTS; s++) Py_XDECREF(held[s]);
 }
 
 static void Engine_dealloc(Engine *self)
 {
     Engine_close_impl(self);
+    if (self->lock) PyThread_free_lock(self->lock);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static int need_open(Engine *self)
+static int slot_in_range(Engine *self, int slot)
 {
-    if (self->e) return 0;
-    PyErr_SetString(RtstapError, "the engine is closed");
+    if (slot >= 0 && slot < self->slots) return 0;
+    PyErr_Format(PyExc_ValueError, "slot %d: the engine has %d", slot, self->slots);
     return -1;
 }
 
-/* submit(slot, cube): cube a C-contiguous complex64 array (channels, pulses, range_gates) — its
- * memory is the engine's input, no copy; held until the slot is collected */
-static PyObject *Engine_submit(Engine *self, PyObject *args)
+/* submit with the lock held: cube a C-contiguous complex64 array (channels, pulses,
+ * range_gates) — its memory is the engine's input, no copy; held until the slot is collected */
+static int submit_locked(Engine *self, int slot, PyObject *cube)
 {
-    int slot;
-    PyObject *cube;
-    if (!PyArg_ParseTuple(args, "iO", &slot, &cube) || need_open(self)) return NULL;
-    if (slot < 0 || slot >= self->slots) return PyErr_Format(PyExc_ValueError, "slot %d: the engine has %d", slot, self->slots);
+    if (slot_in_range(self, slot)) return -1;
     /* complex64 (C, P, R), or integer (i, q) pairs (C, P, R, 2) as the engine was made for */
     PyArrayObject *a = (PyArrayObject *)cube;
     const int pairs = self->npy_type != NPY_COMPLEX64;
     if (!PyArray_Check(cube) || PyArray_TYPE(a) != self->npy_type || !PyArray_IS_C_CONTIGUOUS(a) ||
         PyArray_NDIM(a) != 3 + pairs || PyArray_DIM(a, 0) != self->C || PyArray_DIM(a, 1) != self->P ||
-        PyArray_DIM(a, 2) != self->R || (pairs && PyArray_DIM(a, 3) != 2))
-        return PyErr_Format(PyExc_ValueError, "the cube must be a C-contiguous %s array of shape "
-                            "(%d, %d, %d%s) (channels, pulses, range gates%s)",
-                            pairs ? "integer" : "complex64", self->C, self->P, self->R,
-                            pairs ? ", 2" : "", pairs ? ", i/q" : "");
+        PyArray_DIM(a, 2) != self->R || (pairs && PyArray_DIM(a, 3) != 2)) {
+        PyErr_Format(PyExc_ValueError, "the cube must be a C-contiguous %s array of shape "
+                     "(%d, %d, %d%s) (channels, pulses, range gates%s)",
+                     pairs ? "integer" : "complex64", self->C, self->P, self->R,
+                     pairs ? ", 2" : "", pairs ? ", i/q" : "");
+        return -1;
+    }
     stap_error err = {0, ""};
     int st;
     const void *data = PyArray_DATA((PyArrayObject *)cube);
     Py_BEGIN_ALLOW_THREADS
     st = stap_engine_submit(self->e, slot, data, &err);
     Py_END_ALLOW_THREADS
-    if (st) return raise_error(&err);
+    if (st) {
+        raise_error(&err);
+        return -1;
+    }
     Py_INCREF(cube);
-    Py_XSETREF(self->held[slot], cube);
+    self->held[slot] = cube; /* free: the engine refuses a slot not collected yet */
+    return 0;
+}
+
+static PyObject *Engine_submit(Engine *self, PyObject *args)
+{
+    int slot;
+    PyObject *cube;
+    if (!PyArg_ParseTuple(args, "iO", &slot, &cube) || engine_lock(self)) return NULL;
+    int st = submit_locked(self, slot, cube);
+    engine_unlock(self);
+    if (st) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -213,22 +310,10 @@ static PyObject *array_copy(int nd, npy_intp *dims, int type, const void *src, s
     return a;
 }
 
-/* collect(slot) -> dict: weights (D, S, B, N) or None, output (B, D, R) or None, detections
- * (a structured array: beam, doppler_bin, range_cell, power, snr_db), stage_ms (dict),
- * diag_ratio */
-static PyObject *Engine_collect(Engine *self, PyObject *args)
+/* the result's dict, its arrays copied out of the engine's buffers (with the lock held: the
+ * slot's next submit reuses them) */
+static PyObject *result_dict(Engine *self, const stap_cpi_result *r)
 {
-    int slot;
-    if (!PyArg_ParseTuple(args, "i", &slot) || need_open(self)) return NULL;
-    if (slot < 0 || slot >= self->slots) return PyErr_Format(PyExc_ValueError, "slot %d: the engine has %d", slot, self->slots);
-    stap_cpi_result r;
-    stap_error err = {0, ""};
-    int st;
-    Py_BEGIN_ALLOW_THREADS
-    st = stap_engine_collect(self->e, slot, &r, &err);
-    Py_END_ALLOW_THREADS
-    Py_CLEAR(self->held[slot]);
-    if (st) return raise_error(&err);
     const stap_config *c = stap_engine_config(self->e);
     const int B = stap_engine_beams(self->e), N = (int)(stap_weights_count(c, B) /
                                                       ((size_t)c->doppler_bins * c->segments * B));
@@ -237,15 +322,15 @@ static PyObject *Engine_collect(Engine *self, PyObject *args)
     PyObject *w = Py_None, *y = Py_None;
     Py_INCREF(Py_None);
     Py_INCREF(Py_None);
-    if (r.weights) {
+    if (r->weights) {
         Py_DECREF(w);
         npy_intp d[4] = {c->doppler_bins, c->segments, B, N};
-        w = array_copy(4, d, NPY_COMPLEX64, r.weights, sizeof(stap_cf32) * stap_weights_count(c, B));
+        w = array_copy(4, d, NPY_COMPLEX64, r->weights, sizeof(stap_cf32) * stap_weights_count(c, B));
     }
-    if (r.output) {
+    if (r->output) {
         Py_DECREF(y);
         npy_intp d[3] = {B, c->doppler_bins, c->range_gates};
-        y = array_copy(3, d, NPY_COMPLEX64, r.output, sizeof(stap_cf32) * stap_output_count(c, B));
+        y = array_copy(3, d, NPY_COMPLEX64, r->output, sizeof(stap_cf32) * stap_output_count(c, B));
     }
     /* detections: a structured array of the file's /detections fields */
     PyObject *descr_list = Py_BuildValue("[(s,s),(s,s),(s,s),(s,s),(s,s)]", "beam", "i4", "doppler_bin", "i4",
@@ -253,18 +338,18 @@ static PyObject *Engine_collect(Engine *self, PyObject *args)
     PyArray_Descr *descr = NULL;
     PyObject *det = NULL;
     if (descr_list && PyArray_DescrConverter(descr_list, &descr)) {
-        npy_intp n = (npy_intp)r.detection_count;
+        npy_intp n = (npy_intp)r->detection_count;
         det = PyArray_NewFromDescr(&PyArray_Type, descr, 1, &n, NULL, NULL, 0, NULL);
-        if (det && n) memcpy(PyArray_DATA((PyArrayObject *)det), r.detections, sizeof(stap_detection) * (size_t)n);
+        if (det && n) memcpy(PyArray_DATA((PyArrayObject *)det), r->detections, sizeof(stap_detection) * (size_t)n);
     }
     Py_XDECREF(descr_list);
     PyObject *stages = PyDict_New();
     for (int s = 0; stages && s < STAP_STAGE_COUNT; s++) {
-        PyObject *v = PyFloat_FromDouble(r.stage_ms[s]);
+        PyObject *v = PyFloat_FromDouble(r->stage_ms[s]);
         if (v) PyDict_SetItemString(stages, stap_stage_names[s], v);
         Py_XDECREF(v);
     }
-    PyObject *ratio = PyFloat_FromDouble(r.diag_ratio);
+    PyObject *ratio = PyFloat_FromDouble(r->diag_ratio);
     if (!w || !y || !det || !stages || !ratio) {
         Py_XDECREF(w), Py_XDECREF(y), Py_XDECREF(det), Py_XDECREF(stages), Py_XDECREF(ratio), Py_DECREF(out);
         return NULL;
@@ -275,6 +360,50 @@ static PyObject *Engine_collect(Engine *self, PyObject *args)
     PyDict_SetItemString(out, "stage_ms", stages);
     PyDict_SetItemString(out, "diag_ratio", ratio);
     Py_DECREF(w), Py_DECREF(y), Py_DECREF(det), Py_DECREF(stages), Py_DECREF(ratio);
+    return out;
+}
+
+/* collect with the lock held; the slot's cube is handed to *cube (released by the caller once
+ * the lock is not held: its last reference may run Python code) */
+static PyObject *collect_locked(Engine *self, int slot, PyObject **cube)
+{
+    if (slot_in_range(self, slot)) return NULL;
+    stap_cpi_result r;
+    stap_error err = {0, ""};
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = stap_engine_collect(self->e, slot, &r, &err);
+    Py_END_ALLOW_THREADS
+    *cube = self->held[slot];
+    self->held[slot] = NULL;
+    if (st) return raise_error(&err);
+    return result_dict(self, &r);
+}
+
+/* collect(slot) -> dict: weights (D, S, B, N) or None, output (B, D, R) or None, detections
+ * (a structured array: beam, doppler_bin, range_cell, power, snr_db), stage_ms (dict),
+ * diag_ratio */
+static PyObject *Engine_collect(Engine *self, PyObject *args)
+{
+    int slot;
+    PyObject *cube = NULL;
+    if (!PyArg_ParseTuple(args, "i", &slot) || engine_lock(self)) return NULL;
+    PyObject *out = collect_locked(self, slot, &cube);
+    engine_unlock(self);
+    Py_XDECREF(cube);
+    return out;
+}
+
+/* process(slot, cube) -> collect's dict: submit and collect in one call, no other call on the
+ * engine between them (threads sharing one engine each get their own cube's results) */
+static PyObject *Engine_process(Engine *self, PyObject *args)
+{
+    int slot;
+    PyObject *cube = NULL, *held = NULL, *out = NULL;
+    if (!PyArg_ParseTuple(args, "iO", &slot, &cube) || engine_lock(self)) return NULL;
+    if (!submit_locked(self, slot, cube)) out = collect_locked(self, slot, &held);
+    engine_unlock(self);
+    Py_XDECREF(held);
     return out;
 }
 
@@ -296,11 +425,9 @@ static PyObject *Engine_exit(Engine *self, PyObject *args)
     Py_RETURN_FALSE;
 }
 
-static PyObject *Engine_get(Engine *self, void *what)
+static PyObject *get_locked(Engine *self, const char *w)
 {
-    if (need_open(self)) return NULL;
     const stap_config *c = stap_engine_config(self->e);
-    const char *w = what;
     if (!strcmp(w, "shape")) return Py_BuildValue("(iii)", self->C, self->P, self->R);
     if (!strcmp(w, "slots")) return PyLong_FromLong(self->slots);
     if (!strcmp(w, "beams")) return PyLong_FromLong(stap_engine_beams(self->e));
@@ -318,10 +445,20 @@ static PyObject *Engine_get(Engine *self, void *what)
     Py_RETURN_NONE;
 }
 
+static PyObject *Engine_get(Engine *self, void *what)
+{
+    if (engine_lock(self)) return NULL;
+    PyObject *v = get_locked(self, what);
+    engine_unlock(self);
+    return v;
+}
+
 static PyMethodDef Engine_methods[] = {
     {"submit", (PyCFunction)Engine_submit, METH_VARARGS, "submit(slot, cube): start a CPI (no copy of cube)"},
     {"collect", (PyCFunction)Engine_collect, METH_VARARGS, "collect(slot) -> dict of the CPI's results"},
-    {"close", (PyCFunction)Engine_close, METH_NOARGS, "free the engine"},
+    {"process", (PyCFunction)Engine_process, METH_VARARGS,
+     "process(slot, cube) -> collect's dict: submit and collect, no other call between"},
+    {"close", (PyCFunction)Engine_close, METH_NOARGS, "free the engine, once the call in progress returns"},
     {"__enter__", (PyCFunction)Engine_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)Engine_exit, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
@@ -364,6 +501,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_rtstap", "rtstap's 
 PyMODINIT_FUNC PyInit__rtstap(void)
 {
     import_array();
+    if (!make_lock && !(make_lock = PyThread_allocate_lock())) return PyErr_NoMemory();
     if (PyType_Ready(&EngineType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

@@ -9,6 +9,10 @@
  *
  * Use: create; for each CPI: submit(slot, cube) then, before that slot is used again,
  * collect(slot) — results stay valid until the slot's next submit; destroy.
+ * Threads: the calls on one engine must not overlap (its slots share work buffers: serialize
+ * them); distinct engines may submit and collect at once, but stap_engine_create and
+ * stap_engine_destroy must not overlap each other's calls, whatever the engine (they plan and
+ * free FFTW transforms: FFTW's planner is not thread-safe).
  * The stages are README's processing contract, steps 1-8, then CFAR. */
 #ifndef STAP_ENGINE_H
 #define STAP_ENGINE_H

@@ -280,6 +280,30 @@ check "device fault, --backend cpu: /config stopped, 3 CPIs" \
 "$shape" "$tmp/clean.h5" --detections | awk '$1 < 3' > "$tmp/clean3.det"
 "$shape" "$tmp/stopped.h5" --detections > "$tmp/stopped.det"
 check "device fault, --backend cpu: the 3 CPIs are a clean run's" 'cmp -s "$tmp/clean3.det" "$tmp/stopped.det"'
+# run --devices (issue 43): a device fault names the input's CPI — in the error and in /config
+# stopped — not the engine's, and the other engines finish the CPIs before it, those in
+# flight included: the file holds exactly the rows before the faulting one. Two CPU engines
+# (RTSTAP_TEST_DEVICES_CPU=1: CPI g on engine g mod 2), a recording whose CPIs 4 and 5 were
+# never written (row r is input CPI r, from row 4 on r + 2), the K-th collect of the process
+# failing (whose engine's it is, the threads decide: each K is checked for consistency)
+"$mkpartial" recording "$tmp/rec16.h5" 4,8,48 16 1 0-3,6-15
+for K in 5 8 11; do
+    RTSTAP_TEST_DEVICES_CPU=1 RTSTAP_TEST_FAIL_ENGINE=$K "$bin" run --input "$tmp/rec16.h5" \
+        --output "$tmp/devf$K.h5" "${easy[@]}" --loading 0.1 --devices 0,1 2> "$tmp/err"
+    rc=$?
+    x=$(sed -n 's/^rtstap: error: .*: device -[12]: CPI \([0-9]*\): injected device fault.*/\1/p' "$tmp/err")
+    row=$((${x:-0} < 4 ? ${x:-0} : ${x:-0} - 2))
+    before=$(echo 0 1 2 3 6 7 8 9 10 11 12 13 14 15 | cut -d" " -f"1-$((row > 0 ? row : 1))")
+    [ "$row" -gt 0 ] || before=
+    check "--devices, fault at collect $K: exit 1, one error naming the input's CPI $x and its $row rows (rc $rc)" \
+        '[ $rc -eq 1 ] && [ -n "$x" ] && [ "$x" != 4 ] && [ "$x" != 5 ] && [ "$(grep -c "^rtstap: error: " "$tmp/err")" = 1 ] &&
+         grep -qF "the $row CPIs before it are in $tmp/devf$K.h5" "$tmp/err" || { cat "$tmp/err"; false; }'
+    check "--devices, fault at collect $K: /config stopped at input CPI $x after $row rows, /config cpis $row" \
+        '"$attr" "$tmp/devf$K.h5" /config stopped | grep -q "by a device fault at input CPI $x, after $row of the 14 written CPIs: device -[12]: CPI $x: injected" &&
+         [ "$("$attr" "$tmp/devf$K.h5" /config cpis)" = "cpis $row" ]'
+    check "--devices, fault at collect $K: the rows are every CPI before it, in order (the healthy engine's in flight too)" \
+        '[ "$("$mkpartial" ints "$tmp/devf$K.h5" /axes/input_cpi)" = "$before" ]'
+done
 
 # ---- messages -------------------------------------------------------------------------------
 "$bin" run --preset hard --algorithm pre-doppler --sub-cpi 300 --output "$tmp/m.h5" --quiet 2> "$tmp/err"

@@ -274,4 +274,15 @@ for bad in "--devices 0,x" "--devices all --input $tmp/none.h5" "--devices all -
     "$bin" stream --preset easy --cpis 4 $bad 2> "$tmp/e"
     check "stream $bad: exit 2" '[ $? -eq 2 ] && grep -q "^rtstap: error: --devices" "$tmp/e"'
 done
+# an empty list, an empty item, a number past an int (issue 43: '' was exit 1, "no GPU"; with
+# RTSTAP_TEST_DEVICES_CPU=1 a run of no engine); run and stream parse the list alike
+for bad in "" "0," "0,,1" ",1" "4294967296"; do
+    rm -f "$tmp/nodev.h5"
+    RTSTAP_TEST_DEVICES_CPU=1 "$bin" stream --preset easy --cpis 4 --devices "$bad" 2> "$tmp/e"
+    check "stream --devices '$bad': exit 2 naming it" \
+        '[ $? -eq 2 ] && grep -q "^rtstap: error: --devices: .$bad. is not a list of device numbers or all" "$tmp/e"'
+    RTSTAP_TEST_DEVICES_CPU=1 "$bin" run --input "$tmp/g.h5" --output "$tmp/nodev.h5" --devices "$bad" 2> "$tmp/e"
+    check "run --devices '$bad': exit 2 naming it, nothing written" \
+        '[ $? -eq 2 ] && grep -q "^rtstap: error: --devices: .$bad. is not a list of device numbers or all" "$tmp/e" && [ ! -e "$tmp/nodev.h5" ]'
+done
 exit $fail

@@ -106,6 +106,128 @@ check "cfar_pfa and pfa at once: TypeError" 'grep -q "^both names: cfar_pfa and 
 check "format, the CLI's name, as the alias samples" 'grep -q "^format: same" "$tmp/py.out"'
 cat "$tmp/py.out"
 
+# threads (issue 43, rows 6 and 7): two threads on two slots of one Engine, four on four,
+# four calling process() on one engine — every result the serial one's, bit for bit (the
+# calls on one engine run one at a time); close() from another thread while one is in
+# process() waits for it, then every call raises "the engine is closed" — never a crash. The
+# options' ints must fit a C int (2**32 + 24 is no 24); integers without the (i, q) axis are
+# no real samples.
+"$python3" - > "$tmp/threads.out" 2>&1 <<'PY'
+import threading, time
+import numpy as np
+import rtstap
+
+opts = dict(backend="cpu", doppler_order=3, training=60, segments=2, beams=3, loading=0.01, cfar="ca")
+shape = (6, 32, 240)
+rng = np.random.default_rng(43)
+cubes = [(rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64) for _ in range(8)]
+with rtstap.Engine(shape, **opts) as e:
+    ref = [e.process(c) for c in cubes]
+
+def same(r, i):
+    return all(np.array_equal(getattr(r, k), getattr(ref[i], k)) for k in ("weights", "output", "detections"))
+
+def hammer(nthreads, slots, per, use_process):
+    e, bad, done, errs = rtstap.Engine(shape, slots=slots, **opts), [0], [0], []
+    def work(t):
+        for k in range(per):
+            i = (t * 3 + k) % len(cubes)
+            try:
+                if use_process:
+                    r = e.process(cubes[i])
+                else:
+                    e.submit(t % slots, cubes[i])
+                    r = e.collect(t % slots)
+            except rtstap.Error as err:
+                errs.append(err.args[0])
+                continue
+            done[0] += 1
+            bad[0] += not same(r, i)
+    ts = [threading.Thread(target=work, args=(t,)) for t in range(nthreads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    e.close()
+    return "wrong %d of %d, errors %d %s" % (bad[0], done[0], len(errs), errs[:1])
+
+print("two threads, two slots:", hammer(2, 2, 40, False))
+print("four threads, four slots:", hammer(4, 4, 20, False))
+print("four threads, process:", hammer(4, 1, 20, True))
+
+# engines of their own in six threads: made and closed at once, 400 each (prime Doppler
+# lengths: FFTW plans longest there, and its planner is not thread-safe — the binding makes
+# and frees engines one at a time; before it, 6 runs of 6 crashed), then each processing
+tiny = dict(backend="cpu", doppler_order=1, training=24, segments=1, beams=1, loading=0.01, threads=1,
+            cfar="none", keep_weights=0)
+primes, mine = (97, 101, 103, 107, 109, 113), {"bad": 0, "done": 0}
+def own(t):
+    for k in range(400):
+        rtstap.Engine((2, primes[(t + k) % 6], 48), **tiny).close()
+    with rtstap.Engine(shape, **opts) as e:
+        for k in range(4):
+            mine["bad"] += not same(e.process(cubes[(t + k) % len(cubes)]), (t + k) % len(cubes))
+            mine["done"] += 1
+ts = [threading.Thread(target=own, args=(t,)) for t in range(6)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+print("six threads, own engines: wrong %(bad)d of %(done)d" % mine)
+
+e = rtstap.Engine(shape, **opts)
+out = {"n": 0, "bad": 0, "end": None}
+def loop():
+    while True:
+        try:
+            r = e.process(cubes[out["n"] % len(cubes)])
+        except rtstap.Error as err:
+            out["end"] = err.args[0]
+            return
+        out["bad"] += not same(r, out["n"] % len(cubes))
+        out["n"] += 1
+t = threading.Thread(target=loop)
+t.start()
+while out["n"] < 3 and t.is_alive():
+    time.sleep(0.001)
+e.close()
+t.join()
+after = []
+for f in (lambda: e.process(cubes[0]), lambda: e.submit(0, cubes[0]), lambda: e.collect(0), lambda: e.shape):
+    try:
+        f()
+        after.append("none")
+    except rtstap.Error as err:
+        after.append(err.args[0])
+e.close()
+print("close: wrong %d of %d, then %s; after: %s" % (out["bad"], out["n"], out["end"], set(after)))
+
+for v in (2**32 + 24, -2**32, 2**70):
+    try:
+        rtstap.run(cubes[0], backend="cpu", training=v)
+        print("int %d: none raised" % v)
+    except OverflowError as err:
+        print("int:", err)
+try:
+    rtstap.run(np.zeros(shape, np.int16), backend="cpu", training=60)
+    print("int16 (C, P, R): none raised")
+except ValueError as err:
+    print("int16 (C, P, R):", err)
+PY
+check "python threads: ran" '[ $? -eq 0 ] || { cat "$tmp/threads.out"; false; }'
+for t in "two threads, two slots" "four threads, four slots" "four threads, process"; do
+    check "$t: every result the serial one's, no error" 'grep -q "^$t: wrong 0 of [1-9][0-9]*, errors 0 " "$tmp/threads.out"'
+done
+check "six threads, engines of their own made and closed at once: no crash, every result right" \
+    'grep -q "^six threads, own engines: wrong 0 of 24$" "$tmp/threads.out"'
+check "close during process: waits, then the engine is closed everywhere" \
+    'grep -q "^close: wrong 0 of [1-9][0-9]*, then the engine is closed; after: {.the engine is closed.}$" "$tmp/threads.out"'
+check "an option past a C int: OverflowError naming it, every time" \
+    '[ "$(grep -c "^int: option training: .* does not fit a C int" "$tmp/threads.out")" = 3 ]'
+check "int16 (C, P, R) without the i/q axis: refused with the shapes" \
+    'grep -q "^int16 (C, P, R): a cube is .*(channels, pulses, range gates, 2) int8/int16/int32 (i, q); got int16" "$tmp/threads.out"'
+cat "$tmp/threads.out"
+
 # README's Python example, exactly as written, on the quick start's CPI
 src=${RTSTAP_SOURCE_DIR:-$(dirname "$0")/../..}
 awk '/^## Python/ {p = 1} p && /^```python/ {c = 1; next} c && /^```/ {exit} c' "$src/README.md" > "$tmp/readme.py"

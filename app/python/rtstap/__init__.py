@@ -65,9 +65,10 @@ def _cube(cube):
     a = np.asarray(cube)
     if a.ndim == 4 and a.shape[3] == 2 and a.dtype in _SAMPLES:   # integer (i, q) pairs
         return np.ascontiguousarray(a)
-    if a.ndim != 3:
-        raise ValueError("a cube is (channels, pulses, range gates) complex, or (channels, "
-                         "pulses, range gates, 2) int8/int16/int32 (i, q); got shape %s" % (a.shape,))
+    if a.ndim != 3 or a.dtype.kind not in "fc":   # integers are stored (i, q) pairs, never real
+        raise ValueError("a cube is (channels, pulses, range gates) complex or floating, or "
+                         "(channels, pulses, range gates, 2) int8/int16/int32 (i, q); got %s "
+                         "of shape %s" % (a.dtype, a.shape))
     return np.ascontiguousarray(a, dtype=np.complex64)   # no copy when it already is
 
 
@@ -80,7 +81,9 @@ class Engine:
                 r = e.process(cube)
 
     submit(slot, cube) / collect(slot) keep `slots` CPIs in flight (a GPU's copies and
-    compute overlap); process(cube) is one of each on slot 0."""
+    compute overlap); process(cube) is one of each on slot 0, in one call. Threads may share an
+    Engine: its calls take its lock and run one at a time (threads using submit/collect keep
+    to a slot each); close() waits for the call in progress (docs/library.md)."""
 
     def __init__(self, shape, steering=None, **options):
         o = _options(shape, options)
@@ -101,8 +104,8 @@ class Engine:
         return Result(r["weights"], r["output"], r["detections"], r["stage_ms"], r["diag_ratio"])
 
     def process(self, cube):
-        self.submit(0, cube)
-        return self.collect(0)
+        r = self._e.process(0, _cube(cube))   # submit and collect, no other call between
+        return Result(r["weights"], r["output"], r["detections"], r["stage_ms"], r["diag_ratio"])
 
     def close(self):
         self._e.close()
