@@ -217,6 +217,14 @@ int stap_recording_stored_format(const stap_recording *rec, stap_sample_format *
 /* CPI `cpi`'s bytes as stored (C x P x R samples of stap_recording_stored_format) into buf:
  * one pread, no decoding, no HDF5 call; safe from many threads at once. */
 int stap_recording_read_stored(stap_recording *rec, long long cpi, void *buf, stap_error *err);
+/* Which file the recording is: the identity of the file HDF5 opened (fstat of its handle,
+ * not of the path, which a rename may have pointed elsewhere since), for callers that must
+ * know two opens saw one file (rtstap-mpi's ranks). mtime in nanoseconds. */
+typedef struct stap_file_identity {
+    unsigned long long device, inode;
+    long long size, mtime_ns;
+} stap_file_identity;
+int stap_recording_identity(const stap_recording *rec, stap_file_identity *id, stap_error *err);
 void stap_recording_close(stap_recording *rec);
 
 typedef struct stap_recording_writer stap_recording_writer;

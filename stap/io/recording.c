@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <float.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <math.h>
 #include <errno.h>
@@ -81,6 +82,34 @@ void stap_recording_close(stap_recording *r)
 
 long long stap_recording_cpis(const stap_recording *r) { return (long long)r->dims[0]; }
 long long stap_recording_written(const stap_recording *r) { return r->written; }
+
+/* the descriptor of the file HDF5 opened (its sec2 driver's), or -1 */
+static int hdf5_fd(const stap_recording *r)
+{
+    void *h = NULL;
+    if (r->file < 0 || H5Fget_vfd_handle(r->file, H5P_DEFAULT, &h) < 0 || !h) return -1;
+    return *(int *)h;
+}
+
+int stap_recording_identity(const stap_recording *r, stap_file_identity *id, stap_error *err)
+{
+    memset(id, 0, sizeof *id);
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    const int fd = hdf5_fd(r);
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0)
+        return stap_fail(err, STAP_EIO, "'%s': cannot tell which file it is (%s)", r->path,
+                         fd < 0 ? "no descriptor from HDF5" : strerror(errno));
+    id->device = (unsigned long long)sb.st_dev;
+    id->inode = (unsigned long long)sb.st_ino;
+    id->size = (long long)sb.st_size;
+    id->mtime_ns = (long long)sb.st_mtim.tv_sec * 1000000000LL + (long long)sb.st_mtim.tv_nsec;
+    return STAP_OK;
+}
 
 long long stap_recording_written_index(const stap_recording *r, long long k)
 {
@@ -276,7 +305,9 @@ static void direct_plan(stap_recording *r, int drank)
             else
                 r->offset[r->before[g] + (k - r->ranges[g][0])] = (long long)addr;
         }
-    if (!why && (r->fd = open(r->path, O_RDONLY | O_CLOEXEC)) < 0) why = "the file not opening";
+    /* the file HDF5 opened, not the path again (a rename in between would read another) */
+    const int h5fd = why ? -1 : hdf5_fd(r);
+    if (!why && (h5fd < 0 || (r->fd = fcntl(h5fd, F_DUPFD_CLOEXEC, 0)) < 0)) why = "the file not opening";
     if (!why && stap_recording_scratch_bytes(r) &&
         !(r->scratch = malloc(stap_recording_scratch_bytes(r))))
         why = "memory";
