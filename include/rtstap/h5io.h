@@ -262,6 +262,8 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, long long in
  * stap_result_writer_append_placed, in order like append. STAP_EINVAL on a writer not
  * preallocated. weights_at/output_at hold stap_result_writer_rows(w) entries, or are NULL. */
 long long stap_result_writer_rows(const stap_result_writer *w);
+/* What the writer holds before its next batch: bytes of detections (returned) and rows. */
+size_t stap_result_writer_held(const stap_result_writer *w, size_t *rows);
 int stap_result_writer_placement(const stap_result_writer *w, const char **file,
                                  long long *weights_at, long long *output_at,
                                  size_t *weights_bytes, size_t *output_bytes, stap_error *err);

@@ -18,11 +18,7 @@ same=$RTSTAP_TOOLS_DIR/h5same
 attr=$RTSTAP_TOOLS_DIR/h5attr
 mkpartial=$RTSTAP_TOOLS_DIR/mkpartial
 run_n() { local n=$1; shift; mpirun --oversubscribe -n "$n" "$mpi" "$@"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
-no_temp() { [ -z "$(find "$1" -name '.*.tmp.*')" ]; }
+. "$(dirname "$0")/../support/cli_check.sh" # tmp, fail, check, no_temp
 
 "$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 240 --no-clutter --cpis 9 \
     --target 41:0:100:25 --target-drift 0:2 --seed 5 --out "$tmp/rec.h5" --quiet

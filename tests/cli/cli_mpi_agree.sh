@@ -10,11 +10,7 @@
 set -u
 . "$(dirname "$0")/../support/cli_mpi_env.sh" cli_mpi_agree # bin, mpi; skips without rtstap-mpi
 same=$RTSTAP_TOOLS_DIR/h5same
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
-no_temp() { [ -z "$(find "$1" -name '.*.tmp.*')" ]; }
+. "$(dirname "$0")/../support/cli_check.sh" # tmp, fail, check, no_temp
 
 "$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 240 --no-clutter --cpis 5 \
     --target 41:0:100:25 --seed 5 --out "$tmp/a.h5" --quiet
