@@ -168,8 +168,8 @@ static int map_add(stap_recording *r, long long a, long long b, int *cap)
 /* Which CPIs of /data/iq hold data (HDF5 never allocated the chunks, or the contiguous
  * storage, of what was never written: it reads the fill value there, which rtstap must not
  * take for samples). A one-CPI cube must be whole. A recording's chunk rows (chunks along
- * the cpi axis) are looked up one by one (H5Dget_chunk_info_by_coord, 0.16 s for 10^6
- * rows in Debian's HDF5 1.10.8) unless all its chunks are allocated. */
+ * the cpi axis) are looked up one by one in the chunk index (H5Dget_chunk_storage_size)
+ * unless all its chunks are allocated. */
 static int written_map(stap_recording *r, const char *path, int drank, stap_error *err)
 {
     const long long cpis = (long long)r->dims[0];
@@ -218,11 +218,10 @@ static int written_map(stap_recording *r, const char *path, int drank, stap_erro
                 off[k] = rest % grid[k] * chunk[k];
                 rest /= grid[k];
             }
-            unsigned mask = 0;
-            haddr_t addr = HADDR_UNDEF;
+            /* a lookup in the chunk index (H5Dget_chunk_info_by_coord walks it in 1.10: as many
+             * steps as chunks allocated before this one, quadratic over a recording) */
             hsize_t size = 0;
-            whole = H5Dget_chunk_info_by_coord(r->dset, off, &mask, &addr, &size) >= 0 &&
-                    addr != HADDR_UNDEF && size > 0;
+            whole = H5Dget_chunk_storage_size(r->dset, off, &size) >= 0 && size > 0;
         }
         if (!whole) continue;
         const long long a = (long long)(row * chunk[0]);
@@ -249,6 +248,71 @@ static int iq_scale(h5_src *s, const stap_read_options *opts, double *scale, sta
     }
     int has = 0;
     return read_positive_attr(s, "/data/iq", "scale", &has, scale, err);
+}
+
+/* The direct path's chunk placement: each written CPI's chunk address into r->offset (by
+ * its written index), or why not. With H5Dchunk_iter (HDF5 1.14) one pass over the chunk
+ * index; without it (Debian 12's 1.10.8) H5Dget_chunk_info_by_coord, which walks the index
+ * up to the chunk each call (quadratic: 12 000 CPIs of 24 bytes took 29 s to open), so only
+ * while the walk costs less a CPI than reading it: up to 1 024 chunks, or one per 2 048
+ * bytes of a CPI (a step of the walk about 0.2 us, a CPI read at about 10 GB/s). More keep
+ * the HDF5 path, whose reads look each chunk up in the index (docs/benchmarks.md: open
+ * time per CPI flat from 10^3 to 10^6 CPIs). */
+enum { DIRECT_PLAN_WALK = 1024, DIRECT_PLAN_BYTES_PER_STEP = 2048 };
+#if H5_VERSION_GE(1, 14, 0)
+typedef struct chunk_walk {
+    stap_recording *r;
+    int bad;
+} chunk_walk;
+
+static int place_one(const hsize_t *offset, unsigned mask, haddr_t addr, hsize_t size, void *op)
+{
+    chunk_walk *w = op;
+    stap_recording *r = w->r;
+    const long long k = r->rank == 4 ? (long long)offset[0] : 0;
+    if (addr == HADDR_UNDEF || size != r->cpi_bytes || mask != 0) {
+        w->bad = 1;
+        return H5_ITER_STOP;
+    }
+    for (int lo = 0, hi = r->nranges - 1; lo <= hi;) { /* its written index, if written */
+        const int mid = (lo + hi) / 2;
+        if (k < r->ranges[mid][0]) hi = mid - 1;
+        else if (k >= r->ranges[mid][1]) lo = mid + 1;
+        else {
+            r->offset[r->before[mid] + (k - r->ranges[mid][0])] = (long long)addr;
+            break;
+        }
+    }
+    return H5_ITER_CONT;
+}
+#endif
+
+static const char *place_chunks(stap_recording *r)
+{
+    for (long long i = 0; i < r->written; i++) r->offset[i] = -1;
+#if H5_VERSION_GE(1, 14, 0)
+    chunk_walk w = {r, 0};
+    if (H5Dchunk_iter(r->dset, H5P_DEFAULT, place_one, &w) < 0 || w.bad) return "a chunk it could not place";
+    for (long long i = 0; i < r->written; i++)
+        if (r->offset[i] < 0) return "a chunk it could not place";
+    return NULL;
+#else
+    const long long walk = (long long)(r->cpi_bytes / DIRECT_PLAN_BYTES_PER_STEP);
+    if (r->written > (walk > DIRECT_PLAN_WALK ? walk : DIRECT_PLAN_WALK))
+        return "more chunks than it pays to place one walk of the index each (HDF5 before 1.14)";
+    for (int g = 0; g < r->nranges; g++)
+        for (long long k = r->ranges[g][0]; k < r->ranges[g][1]; k++) {
+            hsize_t off[H5S_MAX_RANK] = {0}, size = 0;
+            off[0] = r->rank == 4 ? (hsize_t)k : 0;
+            unsigned mask = 0;
+            haddr_t addr = HADDR_UNDEF;
+            if (H5Dget_chunk_info_by_coord(r->dset, off, &mask, &addr, &size) < 0 ||
+                addr == HADDR_UNDEF || size != r->cpi_bytes || mask != 0)
+                return "a chunk it could not place";
+            r->offset[r->before[g] + (k - r->ranges[g][0])] = (long long)addr;
+        }
+    return NULL;
+#endif
 }
 
 /* The direct path: one CPI per unfiltered chunk, or contiguous storage, in a file without a
@@ -293,18 +357,7 @@ static void direct_plan(stap_recording *r, int drank)
     } else if (!why && !(r->offset = malloc(sizeof *r->offset * (size_t)(r->written ? r->written : 1)))) {
         why = "memory";
     }
-    for (int g = 0; !why && r->offset && g < r->nranges; g++)
-        for (long long k = r->ranges[g][0]; !why && k < r->ranges[g][1]; k++) {
-            hsize_t off[H5S_MAX_RANK] = {0}, size = 0;
-            off[0] = r->rank == 4 ? (hsize_t)k : 0;
-            unsigned mask = 0;
-            haddr_t addr = HADDR_UNDEF;
-            if (H5Dget_chunk_info_by_coord(r->dset, off, &mask, &addr, &size) < 0 ||
-                addr == HADDR_UNDEF || size != r->cpi_bytes || mask != 0)
-                why = "a chunk it could not place";
-            else
-                r->offset[r->before[g] + (k - r->ranges[g][0])] = (long long)addr;
-        }
+    if (!why && r->offset) why = place_chunks(r);
     /* the file HDF5 opened, not the path again (a rename in between would read another) */
     const int h5fd = why ? -1 : hdf5_fd(r);
     if (!why && (h5fd < 0 || (r->fd = fcntl(h5fd, F_DUPFD_CLOEXEC, 0)) < 0)) why = "the file not opening";
