@@ -390,12 +390,15 @@ int cmd_run(int argc, char **argv)
     int status = run_parse(j, argc, argv);
     if (status == CLI_GO) {
         j->t_start = stap_now_ms();
-        if (!(status = run_open_input(j))) {
+        status = run_open_input(j);
+        if (par_size() > 1) status = run_agree(j, status); /* one input, one configuration */
+        if (!status) {
             if (j->rec && stap_recording_rank(j->rec) == 4) {
                 status = run_recording(j);
-            } else if (par_rank() == 0) { /* one CPI: rtstap-mpi's rank 0 runs it alone */
-                if (par_size() > 1 && !j->quiet)
-                    fprintf(stderr, "rtstap-mpi: one CPI: rank 0 runs it alone\n");
+            } else if (par_size() > 1) { /* one CPI: rtstap-mpi's rank 0 runs it alone */
+                if (par_rank() == 0 && !j->quiet) fprintf(stderr, "rtstap-mpi: one CPI: rank 0 runs it alone\n");
+                status = par_check(par_rank() == 0 ? run_one(j, stap_now_ms() - j->t_start) : EXIT_OK);
+            } else {
                 status = run_one(j, stap_now_ms() - j->t_start);
             }
         }

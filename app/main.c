@@ -97,7 +97,7 @@ int main(int argc, char **argv)
     cli_signals_install(); /* no hidden .NAME.tmp.* left by an interrupted write */
     int status = dispatch(argc, argv);
     /* rtstap-mpi: the ranks that did not meet in the command meet here (par.h) */
-    if (!par_begun()) status = par_check(status);
+    if (!par_begun()) status = par_check_end(status);
     par_finalize();
     return status;
 }

@@ -43,6 +43,12 @@ static inline int par_worse(int a, int b)
     if (fa != fb) return fa ? a : b;
     return a > b ? a : b;
 }
+/* Collective: main's meeting of the ranks that did not meet in their command (par_check's,
+ * met by the others' first par_check). A rank ending here without failing while another met
+ * in its command (the ranks given other commands or arguments, e.g. --help on one) fails
+ * them all, named by rank 0: the ranks in the command would wait for it in their next
+ * meeting. */
+int par_check_end(int status);
 int par_begun(void);
 /* the last error message of this rank (cli_error keeps it), for par_check */
 void par_set_last_error(const char *msg);

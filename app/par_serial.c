@@ -25,6 +25,7 @@ int par_check(int status)
     begun = 1;
     return status;
 }
+int par_check_end(int status) { return par_check(status); }
 int par_begun(void) { return begun; }
 
 void par_set_last_error(const char *msg) { (void)msg; }

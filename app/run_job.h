@@ -43,6 +43,10 @@ cJSON *run_json(const char *input, const char *output, const stap_engine *eng, i
                 const stap_cfar_config *cfar, const char *cfar_desc, int threads);
 /* "conditioning": the smallest min|R_ii|/max|R_ii| of the run's factors and its limit */
 void run_json_conditioning(cJSON *doc, double ratio, const stap_engine *eng);
+/* rtstap-mpi: the ranks meet with this rank's status after opening the input, then agree
+ * that each opened the same file with the same configuration (run_agree.c); collective.
+ * The worst status, or 1 naming the first rank and field that differ from rank 0's. */
+int run_agree(run_job *j, int status);
 /* Every CPI of a rank-4 recording (run_recording.c) */
 int run_recording(run_job *j);
 

@@ -35,6 +35,7 @@
 #include "cli_json.h"
 #include "par.h"
 #include "rtstap/common.h" /* stap_now_ms */
+#include "rank_dets.h"
 #include "run_rec.h"
 #include "signals.h"
 
@@ -48,8 +49,7 @@ typedef struct rank_rows {
     long long rows;             /* rows written, in order                             */
     long long *icpi, *ndet;     /* per row: the input's CPI, its detections           */
     double *stage;              /* per row: STAP_STAGE_COUNT stage times              */
-    stap_detection *det;
-    size_t det_n, det_cap;
+    rank_dets dets;             /* its detections: bounded in memory, the rest in a file */
     double bytes;               /* weights and output written                         */
 } rank_rows;
 
@@ -64,15 +64,10 @@ static int rank_sink(void *user, long long row, long long input_cpi, const stap_
     if ((rr->wb && par_file_write_at(rr->f, rr->woff[g], W, rr->wb, err)) ||
         (rr->ob && par_file_write_at(rr->f, rr->ooff[g], Y, rr->ob, err)))
         return STAP_EIO;
-    if (ndet > rr->det_cap - rr->det_n) {
-        size_t cap = 2 * (rr->det_n + ndet) > 4096 ? 2 * (rr->det_n + ndet) : 4096;
-        stap_detection *d = realloc(rr->det, sizeof *d * cap);
-        if (!d) return stap_fail(err, STAP_ENOMEM, "rank %d: out of memory for detections", rr->rank);
-        rr->det = d;
-        rr->det_cap = cap;
+    if (rank_dets_add(&rr->dets, det, ndet, err)) {
+        stap_error_prefix(err, "rank %d", rr->rank);
+        return err->code;
     }
-    if (ndet) memcpy(rr->det + rr->det_n, det, sizeof *det * ndet);
-    rr->det_n += ndet;
     rr->icpi[row] = input_cpi;
     rr->ndet[row] = (long long)ndet;
     memcpy(rr->stage + row * STAP_STAGE_COUNT, stage_ms, sizeof(double) * STAP_STAGE_COUNT);
@@ -95,6 +90,7 @@ typedef struct rank_report {
     long long share, done, ndet;
     double wall_s, cpis_per_s, lat_p50, lat_p99, read_s, write_s, bytes, detections_per_cpi;
     double stage_median[STAP_STAGE_COUNT];
+    double det_most, det_spilled; /* bytes of detections: the most held, written aside */
     char msg[600];
 } rank_report;
 
@@ -110,34 +106,43 @@ static long long prefix_of(const rank_report *rep, int N, long long W)
     return P;
 }
 
-/* this rank's rows below P, packed: icpi[k], ndet[k], stage[k * S], detections */
-static void *pack_rows(const rank_rows *rr, long long P, size_t *bytes)
+/* this rank's rows of the round [G0, G1) of the file's rows, packed: icpi[k], ndet[k],
+ * stage[k * S], detections (NULL: out of memory, or the detections not read back) */
+static void *pack_rows(rank_rows *rr, long long G0, long long G1, size_t *bytes, stap_error *err)
 {
-    const long long k = share_of(P, rr->rank, rr->size);
+    const long long i0 = share_of(G0, rr->rank, rr->size), k = share_of(G1, rr->rank, rr->size) - i0;
     size_t nd = 0;
-    for (long long i = 0; i < k; i++) nd += (size_t)rr->ndet[i];
+    for (long long i = i0; i < i0 + k; i++) nd += (size_t)rr->ndet[i];
     /* padded to 8 bytes: the next rank's pack starts aligned for its long longs and doubles */
     *bytes = ((size_t)k * (2 * sizeof(long long) + sizeof(double) * STAP_STAGE_COUNT) +
               nd * sizeof(stap_detection) + 7) / 8 * 8;
     char *b = calloc(1, *bytes ? *bytes : 1), *at = b;
-    if (!b) return NULL;
-    memcpy(at, rr->icpi, sizeof(long long) * (size_t)k), at += sizeof(long long) * (size_t)k;
-    memcpy(at, rr->ndet, sizeof(long long) * (size_t)k), at += sizeof(long long) * (size_t)k;
-    memcpy(at, rr->stage, sizeof(double) * STAP_STAGE_COUNT * (size_t)k), at += sizeof(double) * STAP_STAGE_COUNT * (size_t)k;
-    if (nd) memcpy(at, rr->det, sizeof(stap_detection) * nd);
+    if (!b) {
+        stap_fail(err, STAP_ENOMEM, "rank %d: out of memory for %zu detections", rr->rank, nd);
+        return NULL;
+    }
+    memcpy(at, rr->icpi + i0, sizeof(long long) * (size_t)k), at += sizeof(long long) * (size_t)k;
+    memcpy(at, rr->ndet + i0, sizeof(long long) * (size_t)k), at += sizeof(long long) * (size_t)k;
+    memcpy(at, rr->stage + i0 * STAP_STAGE_COUNT, sizeof(double) * STAP_STAGE_COUNT * (size_t)k);
+    at += sizeof(double) * STAP_STAGE_COUNT * (size_t)k;
+    if (rank_dets_take(&rr->dets, nd, (stap_detection *)at, err)) {
+        stap_error_prefix(err, "rank %d", rr->rank);
+        free(b);
+        return NULL;
+    }
     return b;
 }
 
-/* Rank 0: the small rows of CPIs 0..P-1 from every rank's pack, in order. */
-static int write_rows(stap_result_writer *w, const char *all, const size_t *counts, int N, long long P,
-                      stap_error *err)
+/* Rank 0: the small rows of the file's rows [G0, G1) from every rank's pack, in order. */
+static int write_rows(stap_result_writer *w, const char *all, const size_t *counts, int N, long long G0,
+                      long long G1, stap_error *err)
 {
     const long long *icpi[PAR_MAX_RANKS], *ndet[PAR_MAX_RANKS];
     const double *stage[PAR_MAX_RANKS];
     const stap_detection *det[PAR_MAX_RANKS];
     size_t at = 0;
     for (int k = 0; k < N; k++) {
-        const long long n = share_of(P, k, N);
+        const long long n = share_of(G1, k, N) - share_of(G0, k, N);
         const char *b = all + at;
         icpi[k] = (const long long *)b;
         ndet[k] = icpi[k] + n;
@@ -145,15 +150,96 @@ static int write_rows(stap_result_writer *w, const char *all, const size_t *coun
         det[k] = (const stap_detection *)(stage[k] + STAP_STAGE_COUNT * n);
         at += counts[k];
     }
-    for (long long g = 0; g < P; g++) {
+    for (long long g = G0; g < G1; g++) {
         const int k = (int)(g % N);
-        const long long i = g / N;
+        const long long i = g / N - share_of(G0, k, N);
         if (stap_result_writer_append_placed(w, g, icpi[k][i], det[k], (size_t)ndet[k][i],
                                              stage[k] + STAP_STAGE_COUNT * i, err))
             return err->code;
         det[k] += ndet[k][i];
     }
     return STAP_OK;
+}
+
+typedef struct ranks_run {
+    int N, me;
+    long long W;                 /* the written CPIs                                    */
+    rank_rows rr;
+    long long *woff, *ooff;
+    char file[4096];             /* the temporary the ranks write                        */
+    char method[64];             /* how (par_file_method)                                 */
+    rank_report mine, *rep;
+    double t0;
+} ranks_run;
+
+/* Rank 0: the rounds of the file's rows 0..P-1 from every rank's detection counts (all, in
+ * rank order), each at most `most` detections or one row: bound[t] .. bound[t + 1]; the
+ * rounds' count, or -1 out of memory. */
+static long long plan_rounds(const char *all, const size_t *counts, int N, long long P, size_t most,
+                             long long **bound)
+{
+    const long long *nd[PAR_MAX_RANKS];
+    size_t at = 0;
+    for (int k = 0; k < N; k++) nd[k] = (const long long *)(all + at), at += counts[k];
+    long long T = 0, *b = *bound = malloc(sizeof *b * (size_t)(P + 2));
+    if (!b) return -1;
+    size_t acc = 0;
+    b[0] = 0;
+    for (long long g = 0; g < P; g++) {
+        const size_t n = (size_t)nd[g % N][g / N];
+        if (g > b[T] && acc + n > most) b[++T] = g, acc = 0;
+        acc += n;
+    }
+    b[++T] = P;
+    return T;
+}
+
+/* The small rows of the file's rows 0..P-1 to rank 0, in rounds of at most the detection
+ * budget each (one row at least; planned by rank 0 from every rank's counts): rank 0 writes
+ * each round's rows in order as it comes, and no rank holds more than a round besides its
+ * own rank_dets. Collective; STAP_OK, or a code and err (rank 0: its message to say). */
+static int publish_rows(ranks_run *x, stap_result_writer *w, long long P, stap_error *err)
+{
+    rank_rows *rr = &x->rr;
+    const int N = x->N, me = x->me;
+    size_t counts[PAR_MAX_RANKS];
+    void *all = NULL;
+    int st = par_gatherv(rr->ndet, sizeof(long long) * (size_t)share_of(P, me, N), &all, counts, 0, err);
+    if (st) return st; /* (every rank: par_gatherv says so everywhere) */
+    long long T = 0, *bound = NULL;
+    if (me == 0) T = plan_rounds(all, counts, N, P, rr->dets.budget / sizeof(stap_detection), &bound);
+    free(all);
+    par_bcast(&T, sizeof T, 0);
+    int ok = T >= 0 && (me == 0 || (bound = malloc(sizeof *bound * (size_t)(T + 1))) != NULL), flags[PAR_MAX_RANKS];
+    par_allgather(&ok, sizeof ok, flags);
+    for (int k = 0; k < N; k++)
+        if (!flags[k]) {
+            free(bound);
+            return stap_fail(err, STAP_ENOMEM, "rank %d: out of memory planning the rows' rounds", k);
+        }
+    par_bcast(bound, sizeof *bound * (size_t)(T + 1), 0);
+    for (long long t = 0; t < T && !st; t++) {
+        size_t bytes = 0;
+        stap_error perr;
+        void *mine = pack_rows(rr, bound[t], bound[t + 1], &bytes, &perr), *got = NULL;
+        ok = mine != NULL;
+        par_allgather(&ok, sizeof ok, flags);
+        for (int k = 0; k < N && !st; k++)
+            if (!flags[k]) {
+                if (k == me) *err = perr;
+                else stap_fail(err, STAP_EIO, "rank %d could not send its rows", k);
+                st = err->code ? err->code : STAP_EIO;
+            }
+        if (!st && par_gatherv(mine, bytes, &got, counts, 0, err)) st = err->code;
+        free(mine);
+        if (!st && me == 0) st = write_rows(w, got, counts, N, bound[t], bound[t + 1], err);
+        free(got);
+        int st0 = st; /* rank 0's write: the others stop with it */
+        par_bcast(&st0, sizeof st0, 0);
+        if (st0 && !st) st = stap_fail(err, STAP_EIO, "rank 0 could not write the rows");
+    }
+    free(bound);
+    return st;
 }
 
 /* "input CPIs 7, 9, 11 (every 2nd from 7)" */
@@ -169,17 +255,6 @@ static void lost_cpis(const stap_recording *rec, long long from, long long W, in
         snprintf(out + at, len - at, ", ... (%lld CPIs: every %d%s from %lld)", n, N,
                  N == 2 ? "nd" : N == 3 ? "rd" : "th", stap_recording_written_index(rec, from));
 }
-
-typedef struct ranks_run {
-    int N, me;
-    long long W;                 /* the written CPIs                                    */
-    rank_rows rr;
-    long long *woff, *ooff;
-    char file[4096];             /* the temporary the ranks write                        */
-    char method[64];             /* how (par_file_method)                                 */
-    rank_report mine, *rep;
-    double t0;
-} ranks_run;
 
 static void ranks_report(const run_job *j, const rec_run *r, const ranks_run *x, long long P)
 {
@@ -244,6 +319,8 @@ static int ranks_json(const run_job *j, const rec_run *r, const ranks_run *x, lo
         cJSON_AddNumberToObject(o, "reader_s", q->read_s);
         cJSON_AddNumberToObject(o, "writer_s", q->write_s);
         cJSON_AddNumberToObject(o, "written_gb", q->bytes / 1e9);
+        cJSON_AddNumberToObject(o, "detections_held_max_bytes", q->det_most);
+        cJSON_AddNumberToObject(o, "detections_spilled_bytes", q->det_spilled);
     }
     cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
     run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);
@@ -258,7 +335,7 @@ static int ranks_open(run_job *j, rec_run *r, ranks_run *x, stap_error *err)
     int st = STAP_OK;
     size_t sizes[2] = {0, 0};
     if (x->me == 0) {
-        const stap_write_options wo = {j->mode, r->keep, x->W};
+        const stap_write_options wo = {j->mode, r->keep, x->W, rec_detection_bytes()};
         const char *file = NULL;
         st = stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, err);
         if (!st && stap_result_writer_rows(r->rw) == x->W)
@@ -367,6 +444,7 @@ int run_ranks(run_job *j, rec_run *r)
     x->rr.rank = x->me;
     x->rr.size = x->N;
     x->rr.n = share_of(x->W, x->me, x->N);
+    rank_dets_init(&x->rr.dets, j->output, rec_detection_bytes());
     int status = EXIT_OK;
     stap_error err;
     /* this rank's engine for its share (a rank past the written CPIs has none; rank 0
@@ -424,6 +502,8 @@ int run_ranks(run_job *j, rec_run *r)
         x->mine.lat_p50 = r->st.lat_p50;
         x->mine.lat_p99 = r->st.lat_p99;
         x->mine.detections_per_cpi = r->st.detections_per_cpi;
+        x->mine.det_most = (double)x->rr.dets.most;
+        x->mine.det_spilled = (double)x->rr.dets.spilled * (double)sizeof(stap_detection);
         memcpy(x->mine.stage_median, r->st.stage_median, sizeof x->mine.stage_median);
         stap_error cerr;
         if (par_file_close(x->rr.f, &cerr) && !x->mine.status) {
@@ -442,14 +522,8 @@ int run_ranks(run_job *j, rec_run *r)
             if (x->rep[k].status && x->rep[k].code != STAP_EDEVICE) publish = 0;
             if (x->rep[k].stopped_by && !signal) signal = x->rep[k].stopped_by;
         }
-        size_t bytes = 0, counts[PAR_MAX_RANKS];
-        void *mine = publish ? pack_rows(&x->rr, P, &bytes) : NULL, *all = NULL;
-        int ok = !publish || mine != NULL, all_ok = 1;
-        par_allgather(&ok, sizeof ok, flags); /* every rank's packing went well */
-        for (int k = 0; k < x->N; k++) all_ok &= flags[k];
-        if (!all_ok) stap_fail(&err, STAP_ENOMEM, "a rank ran out of memory packing its rows");
-        if (publish && all_ok && par_gatherv(mine, bytes, &all, counts, 0, &err)) all_ok = 0;
-        free(mine);
+        /* the small rows to rank 0's writer, round by round */
+        const int all_ok = !publish || publish_rows(x, x->me == 0 ? r->rw : NULL, P, &err) == STAP_OK;
         if (x->me == 0) {
             char stopped[900] = "";
             /* the failed rank whose first lost CPI is the first missing one (it set P) */
@@ -486,14 +560,8 @@ int run_ranks(run_job *j, rec_run *r)
             } else {
                 stap_result sum;
                 rec_summary(j, r, stopped, x->W, &sum);
-                int st = write_rows(r->rw, all, counts, x->N, P, &err);
-                if (st) {
-                    stap_result_writer_abort(r->rw);
-                    r->rw = NULL;
-                } else {
-                    st = stap_result_writer_close(r->rw, &sum, &err);
-                    r->rw = NULL;
-                }
+                int st = stap_result_writer_close(r->rw, &sum, &err);
+                r->rw = NULL;
                 if (st) status = cli_fail(&err);
                 else if (stopped[0])
                     fprintf(stderr, "rtstap-mpi: stopped %s; %s holds them (/config stopped)\n", stopped,
@@ -502,14 +570,13 @@ int run_ranks(run_job *j, rec_run *r)
                 if (!st && j->json && (st = ranks_json(j, r, x, P))) status = st;
             }
         }
-        free(all);
         par_bcast(&status, sizeof status, 0);
         cli_graceful_end();
     }
     free(x->rr.icpi);
     free(x->rr.ndet);
     free(x->rr.stage);
-    free(x->rr.det);
+    rank_dets_free(&x->rr.dets);
     free(x->woff);
     free(x->ooff);
     free(x->rep);

@@ -45,6 +45,9 @@ typedef struct rec_run {
     stream_stats dev_st[RUN_MAX_DEVICES];
 } rec_run;
 
+/* The bytes of detections a recording's writers hold before writing them
+ * (STAP_RESULT_DETECTION_BYTES; tests: RTSTAP_TEST_DETECTION_BYTES). */
+size_t rec_detection_bytes(void);
 /* The engine (and --devices' further engines) for r->cpis CPIs, the result header. */
 int rec_engine(run_job *j, rec_run *r);
 /* The summary the result writer's close takes: rank 0's (or the one) stream's medians, the

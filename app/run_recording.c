@@ -43,6 +43,12 @@ int rec_checked_cpi(void *user, const stap_engine *e, const stap_cpi_result *r, 
     return cpi_check(user, e, r, err);
 }
 
+size_t rec_detection_bytes(void)
+{
+    const char *v = getenv("RTSTAP_TEST_DETECTION_BYTES"); /* tests: a small budget */
+    return v && atoll(v) > 0 ? (size_t)atoll(v) : STAP_RESULT_DETECTION_BYTES;
+}
+
 /* the engine, with room reserved for the reader's cubes and the writer's queue */
 int rec_engine(run_job *j, rec_run *r)
 {
@@ -70,6 +76,19 @@ int rec_engine(run_job *j, rec_run *r)
                                                  in->range_gates +
                                                   4 * (stap_weights_count(&vc, B) +
                                                        (r->keep & STAP_KEEP_OUTPUT ? stap_output_count(&vc, B) : 0)));
+        /* the detections: a copy of a CPI's in each of the writer's 4 queue entries, and the
+         * result writer's batch (STAP_RESULT_DETECTION_BYTES and one CPI's more, each
+         * detection with its CPI: counted twice) */
+        if (j->cfar.kind != STAP_CFAR_NONE && (r->keep & STAP_KEEP_DETECTIONS)) {
+            r->eo.detection_copies = 4 + 2;
+            r->eo.host_reserve += rec_detection_bytes();
+            /* rtstap-mpi: the rank's own (rank_dets.h) and, on rank 0, a round of every
+             * rank's (run_ranks.c), each the budget and one CPI's more */
+            if (par_size() > 1) {
+                r->eo.detection_copies += 2;
+                r->eo.host_reserve += 2 * rec_detection_bytes();
+            }
+        }
     }
     if (stap_engine_create(&r->eng, &j->cfg, in->steering, in->steering_beams, in->steering_len,
                            &r->eo, &err)) {
@@ -125,7 +144,7 @@ static int rec_stream(run_job *j, rec_run *r)
     stap_error err;
     const stap_config *pc = r->hdr.cfg;
     const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
-    const stap_write_options wo = {j->mode, r->keep, r->cpis}; /* allocated at open */
+    const stap_write_options wo = {j->mode, r->keep, r->cpis, rec_detection_bytes()}; /* allocated at open */
     const int readers = j->readers ? j->readers : cpi_reader_default_threads();
     const int multi = r->ndev > 1;
     if (stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, &err) ||

@@ -83,15 +83,34 @@ int par_begun(void) { return begun; }
 void par_set_last_error(const char *msg) { snprintf(last_error, sizeof last_error, "%s", msg); }
 
 typedef struct rank_status {
-    int status;
+    int status, in_command; /* in_command: par_check (else main's par_check_end) */
     char msg[PAR_MSG];
 } rank_status;
 
-int par_check(int status)
+static int meet(int status, int in_command);
+int par_check(int status) { return meet(status, 1); }
+int par_check_end(int status) { return meet(status, 0); }
+
+/* rank 0: a rank that left its command without failing while another met in its command */
+static int left_early(const rank_status *all, int worst)
+{
+    int met = -1;
+    for (int r = 0; r < size && met < 0; r++)
+        if (all[r].in_command) met = r;
+    for (int r = 0; r < size && met >= 0; r++)
+        if (!all[r].in_command && !all[r].status) {
+            fprintf(stderr, "rtstap-mpi: rank %d: error: it ended without running the command that "
+                    "rank %d runs (were the ranks given other commands or arguments?)\n", r, met);
+            worst = par_worse(worst, 1);
+        }
+    return worst;
+}
+
+static int meet(int status, int in_command)
 {
     begun = 1;
     if (size == 1) return status;
-    rank_status mine = {status, ""}, *all = rank == 0 ? malloc(sizeof *all * (size_t)size) : NULL;
+    rank_status mine = {status, in_command, ""}, *all = rank == 0 ? malloc(sizeof *all * (size_t)size) : NULL;
     if (status) memcpy(mine.msg, last_error, sizeof mine.msg);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
     int worst = status;
@@ -104,6 +123,7 @@ int par_check(int status)
                 fprintf(stderr, "rtstap-mpi: rank %d: error: %s\n", r,
                         all[r].msg[0] ? all[r].msg : "(no message)");
         }
+        worst = left_early(all, worst);
     }
     free(all);
     MPI_Bcast(&worst, 1, MPI_INT, 0, MPI_COMM_WORLD);

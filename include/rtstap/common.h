@@ -77,7 +77,14 @@ typedef struct stap_write_options {
                                 known (0: not). Its per-CPI weights and output are then
                                 allocated at open — the disk space checked there, not
                                 mid-run — and written in place, without HDF5 per CPI     */
+    size_t detection_bytes;  /* a recording's result writer: the detections it holds before
+                                writing them (0: STAP_RESULT_DETECTION_BYTES); it holds at
+                                most this much plus one CPI's                            */
 } stap_write_options;
+/* the detections a recording's result writer holds before writing them, by default: the
+ * rows are written in batches of 1 024 CPIs or of this many bytes of detections, which
+ * comes first (a run's memory check counts it) */
+#define STAP_RESULT_DETECTION_BYTES ((size_t)64 << 20)
 
 /* Progress of long work (an import of many CPIs): called with the units done of total, now
  * and then and at the end; the library never draws it (app/ does). */

@@ -52,6 +52,9 @@ typedef struct stap_engine_options {
                              the expected false alarms, at least 65536, at most every
                              cell); a CPI that detects more is tested again into a list
                              of every cell, so no hit is lost either way               */
+    int detection_copies; /* copies of a CPI's detections the caller holds at once (its
+                             writer's queue), counted in the memory check at the hit
+                             capacity above (the CPU engine's too): 0 = none           */
 } stap_engine_options;
 
 /* slots 2, weights kept, output not, CA-CFAR at its defaults, graphs on */

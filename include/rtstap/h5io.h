@@ -223,6 +223,14 @@ int stap_recording_stored_format(const stap_recording *rec, stap_sample_format *
 /* CPI `cpi`'s bytes as stored (C x P x R samples of stap_recording_stored_format) into buf:
  * one pread, no decoding, no HDF5 call; safe from many threads at once. */
 int stap_recording_read_stored(stap_recording *rec, long long cpi, void *buf, stap_error *err);
+/* Which file the recording is: the identity of the file HDF5 opened (fstat of its handle,
+ * not of the path, which a rename may have pointed elsewhere since), for callers that must
+ * know two opens saw one file (rtstap-mpi's ranks). mtime in nanoseconds. */
+typedef struct stap_file_identity {
+    unsigned long long device, inode;
+    long long size, mtime_ns;
+} stap_file_identity;
+int stap_recording_identity(const stap_recording *rec, stap_file_identity *id, stap_error *err);
 void stap_recording_close(stap_recording *rec);
 
 typedef struct stap_recording_writer stap_recording_writer;
@@ -260,6 +268,8 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, long long in
  * stap_result_writer_append_placed, in order like append. STAP_EINVAL on a writer not
  * preallocated. weights_at/output_at hold stap_result_writer_rows(w) entries, or are NULL. */
 long long stap_result_writer_rows(const stap_result_writer *w);
+/* What the writer holds before its next batch: bytes of detections (returned) and rows. */
+size_t stap_result_writer_held(const stap_result_writer *w, size_t *rows);
 int stap_result_writer_placement(const stap_result_writer *w, const char **file,
                                  long long *weights_at, long long *output_at,
                                  size_t *weights_bytes, size_t *output_bytes, stap_error *err);

@@ -231,12 +231,16 @@ static int check_memory_resolved(const stap_config *cfg, const stap_engine_optio
     estimate_resolved(cfg, cfg->beams, opt, &host, &dev);
     int st = stap_memory_available(&avail, &src, err);
     if (st) return st;
-    const size_t need = host + opt->host_reserve;
+    /* the caller's copies of a CPI's detections (its writer's queue), at the hit capacity */
+    const size_t queued = opt->host_reserve + (size_t)(opt->detection_copies > 0 ? opt->detection_copies : 0) *
+                                                  stap_engine_hit_capacity(cfg, cfg->beams, opt) *
+                                                  sizeof(stap_detection);
+    const size_t need = host + queued;
     if (need > avail) {
         *which = 1;
         return stap_fail(err, STAP_ENOMEM, "the run needs about %.3g GB of host memory (engine %.3g "
                          "GB, cubes and queues %.3g GB) but %.3g GB are available (%s)",
-                         gb(need), gb(host), gb(opt->host_reserve), gb(avail), src);
+                         gb(need), gb(host), gb(queued), gb(avail), src);
     }
     if (!is_gpu_backend(cfg->backend)) return STAP_OK;
     char name[128] = "the GPU";

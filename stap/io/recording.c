@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <float.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <math.h>
 #include <errno.h>
@@ -85,6 +86,28 @@ void stap_recording_close(stap_recording *r)
 long long stap_recording_cpis(const stap_recording *r) { return (long long)r->dims[0]; }
 long long stap_recording_written(const stap_recording *r) { return r->written; }
 
+int stap_recording_identity(const stap_recording *r, stap_file_identity *id, stap_error *err)
+{
+    memset(id, 0, sizeof *id);
+    pthread_mutex_lock(&h5_lock);
+    h5_quiet q;
+    quiet_begin(&q);
+    const int fd = r->file < 0 ? -1 : h5_file_fd(r->file); /* a copy of HDF5's own */
+    quiet_end(&q);
+    pthread_mutex_unlock(&h5_lock);
+    struct stat sb;
+    const int ok = fd >= 0 && fstat(fd, &sb) == 0, e = errno;
+    if (fd >= 0) close(fd);
+    if (!ok)
+        return stap_fail(err, STAP_EIO, "'%s': cannot tell which file it is (%s)", r->path,
+                         fd < 0 ? "no descriptor from HDF5" : strerror(e));
+    id->device = (unsigned long long)sb.st_dev;
+    id->inode = (unsigned long long)sb.st_ino;
+    id->size = (long long)sb.st_size;
+    id->mtime_ns = (long long)sb.st_mtim.tv_sec * 1000000000LL + (long long)sb.st_mtim.tv_nsec;
+    return STAP_OK;
+}
+
 long long stap_recording_written_index(const stap_recording *r, long long k)
 {
     if (k < 0 || k >= r->written) return -1;
@@ -153,8 +176,8 @@ static void row_chunk(hsize_t *off, hsize_t row, hsize_t j, int drank, const hsi
 /* Which CPIs of /data/iq hold data (HDF5 never allocated the chunks, or the contiguous
  * storage, of what was never written: it reads the fill value there, which rtstap must not
  * take for samples). A one-CPI cube must be whole. A recording's chunk rows (chunks along
- * the cpi axis) are looked up one by one (H5Dget_chunk_info_by_coord, 0.16 s for 10^6
- * rows in Debian's HDF5 1.10.8) unless all its chunks are allocated. */
+ * the cpi axis) are looked up one by one in the chunk index (H5Dget_chunk_storage_size)
+ * unless all its chunks are allocated. */
 static int written_map(stap_recording *r, const char *path, int drank, stap_error *err)
 {
     const long long cpis = (long long)r->dims[0];
@@ -199,11 +222,10 @@ static int written_map(stap_recording *r, const char *path, int drank, stap_erro
         for (hsize_t j = 0; j < per_row && whole; j++) { /* each chunk of the row */
             hsize_t off[H5S_MAX_RANK];
             row_chunk(off, row, j, drank, chunk, grid);
-            unsigned mask = 0;
-            haddr_t addr = HADDR_UNDEF;
+            /* a lookup in the chunk index (H5Dget_chunk_info_by_coord walks it in 1.10: as many
+             * steps as chunks allocated before this one, quadratic over a recording) */
             hsize_t size = 0;
-            whole = H5Dget_chunk_info_by_coord(r->dset, off, &mask, &addr, &size) >= 0 &&
-                    addr != HADDR_UNDEF && size > 0;
+            whole = H5Dget_chunk_storage_size(r->dset, off, &size) >= 0 && size > 0;
         }
         if (!whole) continue;
         const long long a = (long long)(row * chunk[0]);
@@ -231,6 +253,71 @@ static int iq_scale(h5_src *s, const char *dname, const stap_read_options *opts,
     }
     int has = 0;
     return read_positive_attr(s, dname, "scale", &has, scale, err);
+}
+
+/* The direct path's chunk placement: each written CPI's chunk address into r->offset (by
+ * its written index), or why not. With H5Dchunk_iter (HDF5 1.14) one pass over the chunk
+ * index; without it (Debian 12's 1.10.8) H5Dget_chunk_info_by_coord, which walks the index
+ * up to the chunk each call (quadratic: 12 000 CPIs of 24 bytes took 29 s to open), so only
+ * while the walk costs less a CPI than reading it: up to 1 024 chunks, or one per 2 048
+ * bytes of a CPI (a step of the walk about 0.2 us, a CPI read at about 10 GB/s). More keep
+ * the HDF5 path, whose reads look each chunk up in the index (docs/benchmarks.md: open
+ * time per CPI flat from 10^3 to 10^6 CPIs). */
+enum { DIRECT_PLAN_WALK = 1024, DIRECT_PLAN_BYTES_PER_STEP = 2048 };
+#if H5_VERSION_GE(1, 14, 0)
+typedef struct chunk_walk {
+    stap_recording *r;
+    int bad;
+} chunk_walk;
+
+static int place_one(const hsize_t *offset, unsigned mask, haddr_t addr, hsize_t size, void *op)
+{
+    chunk_walk *w = op;
+    stap_recording *r = w->r;
+    const long long k = r->rank == 4 ? (long long)offset[0] : 0;
+    if (addr == HADDR_UNDEF || size != r->cpi_bytes || mask != 0) {
+        w->bad = 1;
+        return H5_ITER_STOP;
+    }
+    for (int lo = 0, hi = r->nranges - 1; lo <= hi;) { /* its written index, if written */
+        const int mid = (lo + hi) / 2;
+        if (k < r->ranges[mid][0]) hi = mid - 1;
+        else if (k >= r->ranges[mid][1]) lo = mid + 1;
+        else {
+            r->offset[r->before[mid] + (k - r->ranges[mid][0])] = (long long)addr;
+            break;
+        }
+    }
+    return H5_ITER_CONT;
+}
+#endif
+
+static const char *place_chunks(stap_recording *r)
+{
+    for (long long i = 0; i < r->written; i++) r->offset[i] = -1;
+#if H5_VERSION_GE(1, 14, 0)
+    chunk_walk w = {r, 0};
+    if (H5Dchunk_iter(r->dset, H5P_DEFAULT, place_one, &w) < 0 || w.bad) return "a chunk it could not place";
+    for (long long i = 0; i < r->written; i++)
+        if (r->offset[i] < 0) return "a chunk it could not place";
+    return NULL;
+#else
+    const long long walk = (long long)(r->cpi_bytes / DIRECT_PLAN_BYTES_PER_STEP);
+    if (r->written > (walk > DIRECT_PLAN_WALK ? walk : DIRECT_PLAN_WALK))
+        return "more chunks than it pays to place one walk of the index each (HDF5 before 1.14)";
+    for (int g = 0; g < r->nranges; g++)
+        for (long long k = r->ranges[g][0]; k < r->ranges[g][1]; k++) {
+            hsize_t off[H5S_MAX_RANK] = {0}, size = 0;
+            off[0] = r->rank == 4 ? (hsize_t)k : 0;
+            unsigned mask = 0;
+            haddr_t addr = HADDR_UNDEF;
+            if (H5Dget_chunk_info_by_coord(r->dset, off, &mask, &addr, &size) < 0 ||
+                addr == HADDR_UNDEF || size != r->cpi_bytes || mask != 0)
+                return "a chunk it could not place";
+            r->offset[r->before[g] + (k - r->ranges[g][0])] = (long long)addr;
+        }
+    return NULL;
+#endif
 }
 
 /* The direct path: one CPI per unfiltered chunk, or contiguous storage, in a file without a
@@ -275,18 +362,7 @@ static void direct_plan(stap_recording *r, int drank)
     } else if (!why && !(r->offset = malloc(sizeof *r->offset * (size_t)(r->written ? r->written : 1)))) {
         why = "memory";
     }
-    for (int g = 0; !why && r->offset && g < r->nranges; g++)
-        for (long long k = r->ranges[g][0]; !why && k < r->ranges[g][1]; k++) {
-            hsize_t off[H5S_MAX_RANK] = {0}, size = 0;
-            off[0] = r->rank == 4 ? (hsize_t)k : 0;
-            unsigned mask = 0;
-            haddr_t addr = HADDR_UNDEF;
-            if (H5Dget_chunk_info_by_coord(r->dset, off, &mask, &addr, &size) < 0 ||
-                addr == HADDR_UNDEF || size != r->cpi_bytes || mask != 0)
-                why = "a chunk it could not place";
-            else
-                r->offset[r->before[g] + (k - r->ranges[g][0])] = (long long)addr;
-        }
+    if (!why && r->offset) why = place_chunks(r);
     /* HDF5's own file (the path may name another one by now, renamed over it) */
     if (!why && (r->fd = h5_file_fd(r->file)) < 0) why = "no descriptor of the file HDF5 opened";
     if (!why && stap_recording_scratch_bytes(r) &&

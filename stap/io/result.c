@@ -322,6 +322,7 @@ struct stap_result_writer {
     long long *ibuf;
     struct cpi_detection *dbuf;
     size_t nbuf, ndbuf, dcap;
+    size_t dbytes; /* the detections held before a batch is written (bytes) */
 };
 enum { RESULT_BATCH = 1024 };
 
@@ -517,6 +518,7 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     w->file = w->weights = w->output = w->det = w->timing = w->icpi = -1;
     w->cf_t = w->cm_t = w->df_t = w->dm_t = -1;
     w->keep = wo && wo->keep ? wo->keep : STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS;
+    w->dbytes = wo && wo->detection_bytes ? wo->detection_bytes : STAP_RESULT_DETECTION_BYTES;
     snprintf(w->path, sizeof w->path, "%s", path);
     if (h5_out_begin(&w->out, w->path, mode, err)) {
         int st = err ? err->code : STAP_EIO;
@@ -646,6 +648,12 @@ static void w_flush_rows(h5w *hw, stap_result_writer *w)
 
 long long stap_result_writer_rows(const stap_result_writer *w) { return w ? w->rows : 0; }
 
+size_t stap_result_writer_held(const stap_result_writer *w, size_t *rows)
+{
+    if (rows) *rows = w ? w->nbuf : 0;
+    return w ? w->ndbuf * sizeof *w->dbuf : 0;
+}
+
 int stap_result_writer_placement(const stap_result_writer *w, const char **file,
                                  long long *weights_at, long long *output_at,
                                  size_t *weights_bytes, size_t *output_bytes, stap_error *err)
@@ -748,7 +756,7 @@ static int writer_append(stap_result_writer *w, long long cpi, long long input_c
     if (hw.st) { /* the row is not written: its small parts neither */
         w->nbuf = nbuf0;
         w->ndbuf = ndbuf0;
-    } else if (w->nbuf == RESULT_BATCH) {
+    } else if (w->nbuf == RESULT_BATCH || w->ndbuf * sizeof *w->dbuf >= w->dbytes) {
         w_flush_rows(&hw, w);
     }
     quiet_end(&q);

@@ -12,27 +12,13 @@
 # RTSTAP_REQUIRE_MPI=1: fail instead of skipping when a build that makes rtstap-mpi
 # (RTSTAP_MPI_WANTED=1, set by CMake: not under sanitizers or fuzzing) did not.
 set -u
-[ -x "${RTSTAP_BIN:-}" ] || { echo "RTSTAP_BIN not set"; exit 77; }
-if [ ! -x "${RTSTAP_MPI_BIN:-}" ] || ! command -v mpirun >/dev/null; then
-    echo "cli_mpi: rtstap-mpi was not built or mpirun is missing (libopenmpi-dev, openmpi-bin)"
-    [ "${RTSTAP_REQUIRE_MPI:-0}" = 1 ] && [ "${RTSTAP_MPI_WANTED:-0}" = 1 ] && exit 1
-    exit 77
-fi
-bin=$RTSTAP_BIN
-mpi=$RTSTAP_MPI_BIN
+. "$(dirname "$0")/../support/cli_mpi_env.sh" cli_mpi # bin, mpi; skips without rtstap-mpi
 shape=$RTSTAP_TOOLS_DIR/h5shape
 same=$RTSTAP_TOOLS_DIR/h5same
 attr=$RTSTAP_TOOLS_DIR/h5attr
 mkpartial=$RTSTAP_TOOLS_DIR/mkpartial
-# CI runs as root in a container: Open MPI asks for both; shared memory without CMA
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
 run_n() { local n=$1; shift; mpirun --oversubscribe -n "$n" "$mpi" "$@"; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
-no_temp() { [ -z "$(find "$1" -name '.*.tmp.*')" ]; }
+. "$(dirname "$0")/../support/cli_check.sh" # tmp, fail, check, no_temp
 
 "$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 240 --no-clutter --cpis 9 \
     --target 41:0:100:25 --target-drift 0:2 --seed 5 --out "$tmp/rec.h5" --quiet

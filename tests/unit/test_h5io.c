@@ -1574,7 +1574,8 @@ static void test_keep(void)
     for (size_t k = 0; k < sizeof pre / sizeof *pre; k++) {
         snprintf(path, sizeof path, "%s/prealloc_%zu.h5", dir, k);
         stap_result_writer *w = NULL;
-        const stap_write_options wo = {STAP_WRITE_NEW, STAP_KEEP_WEIGHTS | STAP_KEEP_OUTPUT, pre[k].cpis};
+        const stap_write_options wo = {.mode = STAP_WRITE_NEW, .keep = STAP_KEEP_WEIGHTS | STAP_KEEP_OUTPUT,
+                                       .cpis = pre[k].cpis};
         int st = stap_result_writer_open(&w, path, &res, &wo, &err);
         for (long long c = 0; c < pre[k].written && st == STAP_OK; c++)
             st = stap_result_writer_append(w, c, c, rows[c], rows[c] + 1, NULL, 0, ms, &err);
@@ -1618,6 +1619,50 @@ static void test_keep(void)
     CHECK(st == STAP_EINVAL && !exists(path), "a kept dataset without its data: %d", st);
 }
 
+/* A recording's writer holds its detections up to stap_write_options.detection_bytes (and
+ * one CPI's more), not for 1 024 CPIs whatever their size (issue 43); none is lost. */
+static void test_detection_bound(void)
+{
+    stap_config cfg;
+    stap_result res;
+    stap_cf32 buf[3];
+    minimal_result(&cfg, &res, buf);
+    res.have_detections = 1;
+    enum { PER = 10, ROWS = 40 };
+    stap_detection det[PER];
+    for (int k = 0; k < PER; k++) det[k] = (stap_detection){0, 0, k, 2.0f, 3.0f};
+    double ms[STAP_STAGE_COUNT] = {0};
+    stap_error err;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/det_bound.h5", dir);
+    const size_t bound = 1000;
+    stap_result_writer *w = NULL;
+    int st = stap_result_writer_open(&w, path, &res, &(stap_write_options){.detection_bytes = bound}, &err);
+    size_t most = 0, one = 0, rows = 0;
+    for (long long c = 0; c < ROWS && st == STAP_OK; c++) {
+        st = stap_result_writer_append(w, c, c, buf, NULL, det, PER, ms, &err);
+        const size_t held = stap_result_writer_held(w, &rows);
+        if (held > most) most = held;
+        if (c == 0) one = held; /* one CPI's detections, as the writer keeps them */
+    }
+    if (st == STAP_OK) {
+        stap_result sum = res;
+        st = stap_result_writer_close(w, &sum, &err);
+    } else if (w) {
+        stap_result_writer_abort(w);
+    }
+    hsize_t n = 0;
+    hid_t f = st == STAP_OK ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
+    hid_t d = f >= 0 ? H5Dopen2(f, "detections", H5P_DEFAULT) : -1, sp = d >= 0 ? H5Dget_space(d) : -1;
+    if (sp >= 0) H5Sget_simple_extent_dims(sp, &n, NULL);
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+    if (f >= 0) H5Fclose(f);
+    CHECK(st == STAP_OK && one > 0 && most < bound + one && n == (hsize_t)PER * ROWS,
+          "detections held up to %zu bytes and one CPI's (%zu): at most %zu held; %llu of %d written: %d %s",
+          bound, one, most, (unsigned long long)n, PER * ROWS, st, err.msg);
+}
+
 int main(void)
 {
     uint64_t seed = tc_seed_from_env(TC_FIXED_SEED);
@@ -1643,6 +1688,7 @@ int main(void)
     test_atomic_rules();
     test_replace_mode();
     test_keep();
+    test_detection_bound();
     test_unwritten(&rng);
     CHECK(stap_io_open_objects() == 0, "HDF5 objects left open at the end");
     CHECK(count_tmp(dir) == 0, "temporary files left in %s", dir);
