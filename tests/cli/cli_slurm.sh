@@ -3,7 +3,8 @@
 # one-node cluster for localhost — munged, slurmctld and slurmd from a config written into a
 # temporary folder (its own key, socket, state, spool, logs and pid files; free ports) — then
 # `sbatch --wait`s the batch script of docs/mpi.md itself, extracted from the page and cut to
-# one node with two ranks, and checks that its file equals the serial run's. Then: `srun`
+# one node with two ranks, and checks that its file equals the serial run's, as is that of
+# `mpirun -n 2` inside an allocation (the page's alternative). Then: `srun`
 # without PMIx (Debian's MpiDefault=none) is refused in one line naming the fix, and nothing
 # is written; the job-array recipe (two tasks, one a bad recording) and its summary. The
 # daemons are stopped by PID on exit, whatever happens.
@@ -127,6 +128,9 @@ mkdir "$tmp/bin" "$tmp/rec" "$tmp/out"
 ln -s "$RTSTAP_BIN" "$tmp/bin/rtstap"
 ln -s "$RTSTAP_MPI_BIN" "$tmp/bin/rtstap-mpi"
 export PATH=$tmp/bin:$PATH
+# CI runs as root in a container: Open MPI's mpirun asks for both; shared memory without CMA
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 for k in 1 2 3; do page_script $k | to_ci >"$tmp/script$k.sh"; done
 check "docs/mpi.md: the batch script, the array and its summary found, /lustre and the GPUs all substituted" \
     '[ -s "$tmp/script1.sh" ] && [ -s "$tmp/script2.sh" ] && [ -s "$tmp/script3.sh" ] &&
@@ -142,6 +146,14 @@ rc=$?
 check "the batch script: exit 0 ($rc), 2 ranks, the serial run's file" \
     '[ $rc -eq 0 ] && "$same" "$tmp/serial.h5" "$tmp/out/flight42_stap.h5" /weights /detections /axes/input_cpi >/dev/null &&
      grep -q "\"ranks\":[[:space:]]*2" "$tmp/out/flight42_stap.json"' || cat "$tmp/out/job.out"
+
+# the alternative: mpirun inside the allocation (its daemons through Slurm, no PMI plugin)
+sbatch_wait -n 2 -o "$tmp/out/mpirun.out" --wrap "mpirun -n 2 --bind-to none rtstap-mpi run \
+    --input $tmp/rec/flight42.h5 -o $tmp/out/mpirun.h5 --readers 1 --quiet" >/dev/null
+rc=$?
+check "mpirun -n 2 inside the allocation: exit 0 ($rc), the serial run's file" \
+    '[ $rc -eq 0 ] && "$same" "$tmp/serial.h5" "$tmp/out/mpirun.h5" /weights /detections /axes/input_cpi >/dev/null' ||
+    cat "$tmp/out/mpirun.out"
 
 # --- srun without PMIx (this cluster's MpiDefault=none, Debian's default): one line, nothing written
 timeout 120 srun -n 2 rtstap-mpi run --input "$tmp/rec/flight42.h5" -o "$tmp/out/nopmi.h5" \
