@@ -100,8 +100,9 @@ pids+=($!)
 slurmd -D -f "$SLURM_CONF" -N "$host" >"$tmp/log/slurmd.out" 2>&1 &
 pids+=($!)
 state=""
-for i in $(seq 120); do
-    state=$(sinfo -h -N -o %t 2>/dev/null)
+deadline=$(( $(date +%s) + 60 ))
+while [ "$(date +%s)" -lt "$deadline" ]; do
+    state=$(timeout 5 sinfo -h -N -o %t 2>/dev/null)
     [ "$state" = idle ] && break
     sleep 0.5
 done
@@ -140,7 +141,7 @@ check "docs/mpi.md: the batch script, the array and its summary found, /lustre a
 rtstap gen --preset ward --channels 6 --pulses 32 --range-gates 240 --cpis 8 --seed 48 \
     --out "$tmp/rec/flight42.h5" --quiet
 rtstap run --input "$tmp/rec/flight42.h5" -o "$tmp/serial.h5" --readers 1 --quiet
-sbatch_wait() { timeout 300 sbatch --wait --chdir="$tmp" "$@"; }
+sbatch_wait() { timeout 180 sbatch --wait --chdir="$tmp" "$@"; }
 sbatch_wait -o "$tmp/out/job.out" "$tmp/script1.sh" >/dev/null
 rc=$?
 check "the batch script: exit 0 ($rc), 2 ranks, the serial run's file" \
