@@ -17,12 +17,45 @@ enum { PAR_MSG = 1024, PAR_PIECE = 1 << 30 /* bytes per MPI call: counts are int
 static int rank, size = 1, local_rank, begun, hosts = 1;
 static char describe[512], last_error[PAR_MSG];
 
+/* The tasks Slurm's srun started in this job step (SLURM_STEP_NUM_TASKS), 0 outside srun.
+ * mpirun's ranks inside an allocation see the step of mpirun's daemons (one task a node):
+ * the world mpirun says it made (OMPI_COMM_WORLD_SIZE) is theirs. */
+static long launched_tasks(void)
+{
+    const char *ompi = getenv("OMPI_COMM_WORLD_SIZE"), *step = getenv("SLURM_STEP_NUM_TASKS");
+    const char *n = ompi ? ompi : step;
+    return n ? strtol(n, NULL, 10) : 0;
+}
+
+/* A launcher that started several tasks and gave them no MPI world: srun without a PMI
+ * plugin (Debian's Slurm defaults to MpiDefault=none; Debian's Open MPI speaks PMIx only),
+ * whose tasks would abort in MPI_Init with Open MPI's page of text, or run as singletons
+ * that all write the same output. Said in one line, before MPI is started or anything is
+ * written. */
+static int refuse_no_world(long tasks, const char *why)
+{
+    const char *task = getenv("SLURM_PROCID"); /* (said by the first task alone) */
+    if (!task || !strcmp(task, "0"))
+        fprintf(stderr, "rtstap-mpi: error: srun started %ld tasks %s: launch them with "
+                "`srun --mpi=pmix` (or MpiDefault=pmix in slurm.conf), or with mpirun inside the "
+                "allocation (docs/mpi.md)\n", tasks, why);
+    return -1;
+}
+
 int par_init(int *argc, char ***argv)
 {
+    const long tasks = launched_tasks();
+    if (tasks > 1 && !getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") &&
+        !getenv("PMI_RANK") && !getenv("PMI_FD"))
+        return refuse_no_world(tasks, "without an MPI world (no PMIx or PMI)");
     int provided = 0;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) return -1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size == 1 && tasks > 1) { /* N singletons: each would write the same output */
+        MPI_Finalize();
+        return refuse_no_world(tasks, "that each started MPI alone (a world of 1 rank)");
+    }
     /* the ranks of this host: each takes its own GPU */
     MPI_Comm host;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host);

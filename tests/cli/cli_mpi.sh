@@ -155,4 +155,20 @@ check "one CPI -n 2: rank 0 runs it, the serial file" '"$same" "$tmp/one_s.h5" "
 run_n 2 run --input "$tmp/rec.h5" -o "$tmp/u.h5" --beams 0 >/dev/null 2>"$tmp/u.err"
 rc=$?
 check "a usage error -n 2: exit 2 ($rc), said once" '[ $rc -eq 2 ] && [ "$(grep -c "^rtstap: error:" "$tmp/u.err")" -eq 1 ]'
+# a launcher that gives its tasks no MPI world (issue 48; a real srun in cli_slurm.sh): Slurm's
+# variables of task 0 of 2, set by hand. No PMIx or PMI: refused before MPI_Init; with PMI-1's
+# variables, which Open MPI does not speak (it starts alone, a world of 1): refused after it.
+# One line naming the fix, exit 1, nothing written.
+refused() {
+    local why=$1; shift
+    env SLURM_STEP_NUM_TASKS=2 SLURM_NTASKS=2 SLURM_PROCID=0 "$@" "$mpi" run --input "$tmp/rec.h5" \
+        -o "$tmp/nw.h5" "${opts[@]}" --quiet >/dev/null 2>"$tmp/nw.err"
+    rc=$?
+    check "srun's 2 tasks $why: exit 1 ($rc), one line naming srun --mpi=pmix, nothing written" \
+        '[ $rc -eq 1 ] && [ "$(grep -c "^rtstap-mpi: error:" "$tmp/nw.err")" -eq 1 ] && grep -q "^rtstap-mpi: error: srun started 2 tasks $why: .*srun --mpi=pmix" "$tmp/nw.err" &&
+         [ ! -e "$tmp/nw.h5" ] && no_temp "$tmp"' || cat "$tmp/nw.err"
+}
+refused "without an MPI world (no PMIx or PMI)"
+check "... before MPI_Init: that line alone on stderr" '[ "$(wc -l <"$tmp/nw.err")" -eq 1 ]'
+refused "that each started MPI alone (a world of 1 rank)" PMI_RANK=0 PMI_SIZE=2
 exit $fail
