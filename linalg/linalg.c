@@ -63,7 +63,9 @@ stap_qr_method stap_la_qr_resolve(const stap_la_ctx *ctx, int m, int n)
 {
     if (ctx->backend != STAP_BACKEND_CPU || ctx->qr == STAP_QR_HOUSEHOLDER) return STAP_QR_HOUSEHOLDER;
     if (ctx->qr == STAP_QR_CHOLQR2) return STAP_QR_CHOLQR2;
-    return (long long)m >= (long long)STAP_CHOLQR2_AUTO_ROWS * n ? STAP_QR_CHOLQR2 : STAP_QR_HOUSEHOLDER;
+    return n <= STAP_CHOLQR2_AUTO_MAX_N && (long long)m >= (long long)STAP_CHOLQR2_AUTO_ROWS * n
+               ? STAP_QR_CHOLQR2
+               : STAP_QR_HOUSEHOLDER;
 }
 
 void stap_la_qr_counts(const stap_la_ctx *ctx, long long *cholqr2, long long *guarded)

@@ -114,10 +114,11 @@ typedef enum stap_qr_method {
 /* The guard's threshold on min|R_ii| / max|R_ii| (docs/processing.md "QR factor": below it
  * cond(T) > 1 / ratio exceeds FP32 CholeskyQR2's reach, u^-1/2 ~ 4 000, by a margin). */
 #define STAP_CHOLQR2_MIN_RATIO 5e-4
-/* auto on the cpu backend: cholqr2 for m >= STAP_CHOLQR2_AUTO_ROWS * n only (measured: the
- * own Householder is the faster at every shape up to m = 32 n; cholqr2 at m >= ~128 n;
- * docs/processing.md "QR factor") */
-#define STAP_CHOLQR2_AUTO_ROWS 100
+/* auto on the cpu backend: cholqr2 for n <= STAP_CHOLQR2_AUTO_MAX_N and m >= STAP_CHOLQR2_AUTO_ROWS
+ * * n only (measured with bench-qr, docs/processing.md "QR factor": the own Householder is the
+ * faster at every preset shape and at n >= 32; cholqr2 by 3-15 % for n <= 16, m >= 64 n) */
+#define STAP_CHOLQR2_AUTO_ROWS 64
+#define STAP_CHOLQR2_AUTO_MAX_N 16
 /* "householder", "cholqr2", "auto" */
 const char *stap_qr_method_name(stap_qr_method q);
 /* Parse a factor name; STAP_OK or STAP_EINVAL. */
@@ -127,7 +128,8 @@ int stap_qr_method_parse(const char *name, stap_qr_method *out, stap_error *err)
 int stap_la_set_qr(stap_la_ctx *ctx, stap_qr_method q, stap_error *err);
 stap_qr_method stap_la_get_qr(const stap_la_ctx *ctx);
 /* The factor ctx runs for a batch of m x n matrices: householder or cholqr2 (auto
- * resolved: on the cpu backend cholqr2 where m >= STAP_CHOLQR2_AUTO_ROWS * n, measured). */
+ * resolved: on the cpu backend cholqr2 where n <= STAP_CHOLQR2_AUTO_MAX_N and m >=
+ * STAP_CHOLQR2_AUTO_ROWS * n, measured). */
 stap_qr_method stap_la_qr_resolve(const stap_la_ctx *ctx, int m, int n);
 /* Matrices ctx factored by cholqr2 (kept) and refactored by Householder by the guard, since
  * the context was created. */

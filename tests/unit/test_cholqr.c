@@ -105,10 +105,12 @@ static void check_api(void)
         CHECK(stap_la_get_qr(cpu) == STAP_QR_HOUSEHOLDER, "the default factor is not householder");
         CHECK(stap_la_qr_resolve(cpu, 240, 66) == STAP_QR_HOUSEHOLDER, "householder resolves otherwise");
         CHECK(stap_la_set_qr(cpu, STAP_QR_AUTO, &err) == STAP_OK, "auto refused: %s", err.msg);
-        const int rows = STAP_CHOLQR2_AUTO_ROWS;
-        CHECK(stap_la_qr_resolve(cpu, rows * 66, 66) == STAP_QR_CHOLQR2 &&
-                  stap_la_qr_resolve(cpu, rows * 66 - 1, 66) == STAP_QR_HOUSEHOLDER,
-              "auto does not follow its rule m >= %d n", rows);
+        const int rows = STAP_CHOLQR2_AUTO_ROWS, nmax = STAP_CHOLQR2_AUTO_MAX_N;
+        CHECK(stap_la_qr_resolve(cpu, rows * nmax, nmax) == STAP_QR_CHOLQR2 &&
+                  stap_la_qr_resolve(cpu, rows * nmax - 1, nmax) == STAP_QR_HOUSEHOLDER &&
+                  stap_la_qr_resolve(cpu, rows * 1000, nmax + 1) == STAP_QR_HOUSEHOLDER &&
+                  stap_la_qr_resolve(cpu, 240, 66) == STAP_QR_HOUSEHOLDER,
+              "auto does not follow its rule n <= %d and m >= %d n", nmax, rows);
         CHECK(stap_la_set_qr(lap, STAP_QR_CHOLQR2, &err) == STAP_EUNSUPPORTED && strstr(err.msg, "cpu"),
               "lapack accepted cholqr2 (%s)", err.msg);
         CHECK(stap_la_set_qr(lap, STAP_QR_AUTO, &err) == STAP_OK &&
