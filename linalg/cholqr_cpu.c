@@ -260,12 +260,27 @@ int la_cpu_cholqr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int l
         free(failed);
         return stap_fail(err, st, "cpu cholqr2: out of memory for %dx%d work buffers", m, n);
     }
+    /* the guard: Householder, in the same call, the refused matrices spread over the threads
+     * (one matrix a thread, as la_cpu_qr itself runs them) */
     long long guarded = 0;
-    for (int k = 0; k < batch && !st; k++) /* the guard: Householder, in the same call */
-        if (failed[k]) {
-            guarded++;
-            st = la_cpu_qr(ctx, m, n, 1, A + (ptrdiff_t)k * stride_a, lda, stride_a, err);
+    for (int k = 0; k < batch; k++) guarded += failed[k];
+    stap_la_ctx one = *ctx;
+    one.threads = 1;
+    int bad = STAP_OK;
+#pragma omp parallel for schedule(dynamic) num_threads(ctx->threads) if (guarded > 1)
+    for (int k = 0; k < batch; k++) {
+        if (!failed[k]) continue;
+        stap_error e1;
+        const int s1 = la_cpu_qr(&one, m, n, 1, A + (ptrdiff_t)k * stride_a, lda, stride_a, &e1);
+        if (s1) {
+#pragma omp critical(la_cpu_cholqr_guard)
+            if (!bad) {
+                bad = s1;
+                if (err) *err = e1;
+            }
         }
+    }
+    st = bad;
     free(failed);
     ctx->qr_cholqr2 += batch - guarded;
     ctx->qr_guarded += guarded;
