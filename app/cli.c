@@ -29,6 +29,7 @@ static const struct cli_param {
     {"stap_config.loading", "--loading"},
     {"stap_config.beams", "--beams"},
     {"stap_config.threads", "--threads"},
+    {"stap_config.qr", "--qr"},
     {"stap_config.chebyshev_db", "--window chebyshev:DB"},
     {"stap_config.angle_bins", "--angle-bins"},
     {"stap_config.algorithm", "--algorithm"},

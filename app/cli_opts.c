@@ -405,6 +405,16 @@ int cli_parse_preset(const cli_opt *o, const char *arg)
     return 0;
 }
 
+int cli_parse_qr(const cli_opt *o, const char *arg)
+{
+    stap_error err;
+    if (stap_qr_method_parse(arg, (stap_qr_method *)o->value, &err)) {
+        cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_parse_backend(const cli_opt *o, const char *arg)
 {
     stap_error err;

@@ -99,6 +99,7 @@ void cli_set_help_hook(cli_help_fn fn, void *ctx);
 
 /* ---- parsers of values several commands take (CLI_CALL) ----------------------------- */
 int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: stap_backend *       */
+int cli_parse_qr(const cli_opt *o, const char *arg);        /* value: stap_qr_method *     */
 int cli_parse_preset(const cli_opt *o, const char *arg);    /* value: stap_preset *        */
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
@@ -171,6 +172,11 @@ int cli_parse_keep(const cli_opt *o, const char *arg);       /* value: unsigned 
 #define CLI_OPT_BACKEND(var)                                                                \
     {"backend", 0, CLI_CALL, (var), "B", "auto | cpu | lapack | gpu | cublas (default auto)", \
      .parse = cli_parse_backend}
+#define CLI_OPT_QR(var)                                                                     \
+    {"qr", 0, CLI_CALL, (var), "F",                                                         \
+     "the weights' factor: householder | cholqr2 | auto (default\n"                         \
+     "householder; cholqr2: the cpu backend only, guarded by\n"                             \
+     "Householder; auto: cholqr2 where the faster)", .parse = cli_parse_qr}
 #define CLI_OPT_THREADS(var)                                                                \
     {"threads", 0, CLI_INT, (var), "T", "CPU threads, >= 1 (default: all)", .lo = 1, .hi = 4096}
 /* --readers: reader threads of a recording (cpi_io.h; 0 when not given: the default) */

@@ -20,6 +20,7 @@ typedef struct {
 typedef struct {
     qr_size sz;
     stap_backend be;
+    stap_qr_method qr;    /* the factor (--qr)   */
     int ok;               /* measured */
     char why[600];        /* when not measured */
     double median_us, gflops, residual, diag, weights_us;
@@ -33,6 +34,8 @@ static const cli_command bench_qr_cmd = {
     "(residual ||T^H T - R^H R|| / (||T||^2 m eps); diag: the error of |diag R|\n"
     "against LAPACKE_zgeqrf over its first-order bound m eps (||t_i|| + sum |x_ik| ||t_k||);\n"
     "pass < 30) and the speed-up of the gpu backend over the others.\n"
+    "With --qr householder,cholqr2 the cpu backend is timed with both factors (the row\n"
+    "'cpu/cholqr2'; GFLOP/s counts Householder's flops for every factor).\n"
     "With --model, also every gpu kernel variant that fits each size, forced one\n"
     "after the other: measured against the performance model's prediction, the\n"
     "model's choice (what the gpu backend runs) marked '*', the fastest '<'; with\n"
@@ -182,6 +185,25 @@ static int parse_backends(const char *s, stap_backend *out, int *count)
     return n ? 0 : (cli_error(EXIT_USAGE, "--backends is empty"), -1);
 }
 
+/* --qr: a comma-separated list of factors (householder, cholqr2; auto as the cpu backend
+ * resolves it per size) */
+static int parse_qrs(const char *s, stap_qr_method *out, int *count)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    int n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        stap_error err;
+        if (stap_qr_method_parse(tok, &out[n], &err) || n == STAP_QR_COUNT) {
+            cli_error(EXIT_USAGE, "--qr: '%s' is not one of householder, cholqr2, auto", tok);
+            return -1;
+        }
+        n++;
+    }
+    *count = n;
+    return n ? 0 : (cli_error(EXIT_USAGE, "--qr is empty"), -1);
+}
+
 static double qr_flops(qr_size z)
 {
     return z.batch * (8.0 * z.m * z.n * z.n - 8.0 * z.n * z.n * z.n / 3.0);
@@ -210,6 +232,7 @@ static int write_json(const char *path, const bench_row *rows, int nrows, const 
         const bench_row *r = &rows[i];
         cJSON *o = json_sized(r->sz);
         cJSON_AddStringToObject(o, "backend", stap_backend_name(r->be));
+        cJSON_AddStringToObject(o, "qr", stap_qr_method_name(r->qr));
         if (r->ok) {
             cJSON_AddNumberToObject(o, "median_us", r->median_us);
             cJSON_AddNumberToObject(o, "gflops", r->gflops);
@@ -257,7 +280,7 @@ static int write_json(const char *path, const bench_row *rows, int nrows, const 
 int cmd_bench_qr(int argc, char **argv)
 {
     const char *sizes_s = "80x16x384,240x66x128,192x96x128,240x66x1280";
-    const char *backends_s = "cpu,lapack,gpu,cublas";
+    const char *backends_s = "cpu,lapack,gpu,cublas", *qrs_s = "householder";
     const char *json = NULL;
     int repeat = 20, nbeams = 0, threads = 0, force = 0, device_n = -1, model = 0;
     unsigned long long seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20);
@@ -267,6 +290,9 @@ int cmd_bench_qr(int argc, char **argv)
          "240x66x1280)"},
         {"backends", 0, CLI_STRING, &backends_s, "LIST",
          "default cpu,lapack,gpu,cublas (unavailable ones are reported)"},
+        {"qr", 0, CLI_STRING, &qrs_s, "LIST",
+         "factors of the cpu backend to time: householder, cholqr2,\n"
+         "auto (default householder; other backends: householder)"},
         {"repeat", 0, CLI_INT, &repeat, "N", "timed runs per size and backend (default 20)",
          .lo = 1, .hi = 100000},
         {"weights", 0, CLI_INT, &nbeams, "B",
@@ -290,21 +316,23 @@ int cmd_bench_qr(int argc, char **argv)
     qr_size *sizes;
     int nsizes, nback;
     stap_backend backends[STAP_BACKEND_COUNT];
+    stap_qr_method qrs[STAP_QR_COUNT];
+    int nqr;
     if (parse_sizes(sizes_s, &sizes, &nsizes)) return EXIT_USAGE;
-    if (parse_backends(backends_s, backends, &nback)) {
+    if (parse_backends(backends_s, backends, &nback) || parse_qrs(qrs_s, qrs, &nqr)) {
         free(sizes);
         return EXIT_USAGE;
     }
     stap_error err;
 
-    bench_row *rows = calloc((size_t)nsizes * nback, sizeof *rows);
+    bench_row *rows = calloc((size_t)nsizes * nback * nqr, sizeof *rows);
     model_row *mrows = NULL;
     int nrows = 0, nmrows = 0, status = EXIT_OK;
     const int nsets = 3;
     fprintf(stderr, "bench-qr: seed %llu, %d timed runs per row, %d input sets\n", seed, repeat, nsets);
     fprintf(stderr, "bench-qr: ");
     stream_print_platform(stderr, threads);
-    fprintf(out, "%6s %4s %6s  %-7s %12s %10s %9s %7s", "m", "n", "batch", "backend", "median_us",
+    fprintf(out, "%6s %4s %6s  %-11s %12s %10s %9s %7s", "m", "n", "batch", "backend", "median_us",
            "GFLOP/s", "residual", "diag");
     if (nbeams) fprintf(out, " %14s", "qr+weights_us");
     fprintf(out, "  speed-up of gpu\n");
@@ -322,13 +350,17 @@ int cmd_bench_qr(int argc, char **argv)
         la_random_batch(seed + si, z.m, z.n, z.batch * nsets, sets);
         if (V) la_random_batch(seed + 1000 + si, nbeams, z.n, 1, V);
         int first_row = nrows;
-        for (int bi = 0; bi < nback; bi++) {
+        for (int bq = 0; bq < nback * nqr; bq++) {
+            const int bi = bq / nqr;
+            if (qrs[bq % nqr] != STAP_QR_HOUSEHOLDER && backends[bi] != STAP_BACKEND_CPU) continue;
             bench_row *r = &rows[nrows++];
             r->sz = z;
             r->be = backends[bi];
+            r->qr = qrs[bq % nqr];
             stap_la_ctx *ctx = NULL;
-            if (stap_la_ctx_create(&ctx, r->be, threads, &err)) {
+            if (stap_la_ctx_create(&ctx, r->be, threads, &err) || stap_la_set_qr(ctx, r->qr, &err)) {
                 snprintf(r->why, sizeof r->why, "%s", err.msg);
+                stap_la_ctx_destroy(ctx);
                 continue;
             }
             if (stap_la_bench_qr(ctx, z.m, z.n, z.batch, sets, nsets, repeat, 0, 0, NULL,
@@ -360,7 +392,10 @@ int cmd_bench_qr(int argc, char **argv)
             if (rows[i].be == STAP_BACKEND_GPU && rows[i].ok) gpu_us = rows[i].median_us;
         for (int i = first_row; i < nrows; i++) {
             bench_row *r = &rows[i];
-            fprintf(out, "%6d %4d %6d  %-7s ", z.m, z.n, z.batch, stap_backend_name(r->be));
+            char name[32];
+            snprintf(name, sizeof name, "%s%s%s", stap_backend_name(r->be), r->qr ? "/" : "",
+                     r->qr ? stap_qr_method_name(r->qr) : "");
+            fprintf(out, "%6d %4d %6d  %-11s ", z.m, z.n, z.batch, name);
             if (!r->ok) {
                 fprintf(out, "not measured: %s\n", r->why);
                 continue;

@@ -127,6 +127,7 @@ static int run_parse(run_job *j, int argc, char **argv)
         CLI_OPTS_PROCESSING(&j->proc),
         CLI_OPT_TRAINING(&j->tw),
         CLI_OPT_BACKEND(&j->cfg.backend),
+        CLI_OPT_QR(&j->cfg.qr),
         CLI_OPT_DEVICE(&j->device),
         CLI_OPT_THREADS(&j->threads),
         CLI_OPTS_CFAR(&j->cfar, &j->cfar_given),
@@ -299,6 +300,9 @@ static void one_report(const run_job *j, const stap_engine *eng, const stap_cpi_
     fprintf(stderr, "  engine: %s\n", stap_engine_describe(eng));
     fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
             (double)r->diag_ratio, stap_engine_conditioning_limit(eng));
+    if (pc->qr != STAP_QR_HOUSEHOLDER)
+        fprintf(stderr, "  QR factor %s: %lld matrices by cholqr2, %lld refactored by Householder (guard)\n",
+                stap_qr_method_name(pc->qr), r->qr_cholqr2, r->qr_guarded);
 }
 
 static int one_json(const run_job *j, const stap_engine *eng, const stap_cpi_result *r,
@@ -333,6 +337,10 @@ static int one_json(const run_job *j, const stap_engine *eng, const stap_cpi_res
         if (r->detection_count > LISTED) cJSON_AddBoolToObject(doc, "detection_list_truncated", 1);
     }
     run_json_conditioning(doc, r->diag_ratio, eng);
+    cJSON *q = cJSON_AddObjectToObject(doc, "qr");
+    cJSON_AddStringToObject(q, "factor", stap_qr_method_name(stap_engine_config(eng)->qr));
+    cJSON_AddNumberToObject(q, "cholqr2", (double)r->qr_cholqr2);
+    cJSON_AddNumberToObject(q, "guarded", (double)r->qr_guarded);
     int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
     cJSON_Delete(doc);
     return status;
@@ -373,6 +381,9 @@ static int run_one(run_job *j, double read_ms)
     res.cfar_description = cfar_desc;
     res.engine = eng;
     res.input_samples = j->input ? j->in.samples : NULL;
+    res.qr_counted = 1; /* the (last) CPI's factors */
+    res.qr_cholqr2 = r.qr_cholqr2;
+    res.qr_guarded = r.qr_guarded;
     double t_w = stap_now_ms();
     const stap_write_options wo = {j->mode, j->keep ? j->keep | (j->keep_output ? STAP_KEEP_OUTPUT : 0u) : 0u};
     if (stap_result_write(j->output, &res, &wo, &err)) status = cli_fail(&err);

@@ -9,6 +9,8 @@ struct stap_la_ctx {
     stap_backend backend; /* resolved, never AUTO */
     int threads;        /* CPU threads (>= 1)   */
     void *gpu;          /* GPU backend state (device buffers, handles, stream) */
+    stap_qr_method qr;  /* the factor asked (stap_la_set_qr)                   */
+    long long qr_cholqr2, qr_guarded; /* stap_la_qr_counts                     */
 };
 
 /* cpu: own Householder (qr_cpu.c) */
@@ -16,6 +18,9 @@ int la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, 
               stap_error *err);
 int la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                    ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
+/* cpu: own CholeskyQR2 with the Householder guard (cholqr_cpu.c) */
+int la_cpu_cholqr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+                  stap_error *err);
 /* 1 where the cpu backend runs its AVX2 + FMA copies (qr_cpu_avx2.c, gemm_cpu_avx2.c);
  * defined on x86-64 builds with RTSTAP_CPU_AVX2 only */
 int la_cpu_use_avx2(void);

@@ -28,6 +28,52 @@ int stap_backend_parse(const char *name, stap_backend *out, stap_error *err)
                      name ? name : "");
 }
 
+static const char *const qr_names[STAP_QR_COUNT] = {"householder", "cholqr2", "auto"};
+
+const char *stap_qr_method_name(stap_qr_method q)
+{
+    return (q >= 0 && q < STAP_QR_COUNT) ? qr_names[q] : "invalid";
+}
+
+int stap_qr_method_parse(const char *name, stap_qr_method *out, stap_error *err)
+{
+    for (int q = 0; q < STAP_QR_COUNT; q++)
+        if (name && strcasecmp(name, qr_names[q]) == 0) {
+            *out = (stap_qr_method)q;
+            return STAP_OK;
+        }
+    return stap_fail(err, STAP_EINVAL, "unknown QR factor '%s' (expected householder, cholqr2 or auto)",
+                     name ? name : "");
+}
+
+int stap_la_set_qr(stap_la_ctx *ctx, stap_qr_method q, stap_error *err)
+{
+    if (q < 0 || q >= STAP_QR_COUNT) return stap_fail(err, STAP_EINVAL, "invalid QR factor %d", (int)q);
+    if (q == STAP_QR_CHOLQR2 && ctx->backend != STAP_BACKEND_CPU)
+        return stap_fail(err, STAP_EUNSUPPORTED,
+                         "the cholqr2 factor runs on the cpu backend only (backend %s has householder)",
+                         stap_backend_name(ctx->backend));
+    ctx->qr = q;
+    return STAP_OK;
+}
+
+stap_qr_method stap_la_get_qr(const stap_la_ctx *ctx) { return ctx->qr; }
+
+stap_qr_method stap_la_qr_resolve(const stap_la_ctx *ctx, int m, int n)
+{
+    if (ctx->backend != STAP_BACKEND_CPU || ctx->qr == STAP_QR_HOUSEHOLDER) return STAP_QR_HOUSEHOLDER;
+    if (ctx->qr == STAP_QR_CHOLQR2) return STAP_QR_CHOLQR2;
+    return n <= STAP_CHOLQR2_AUTO_MAX_N && (long long)m >= (long long)STAP_CHOLQR2_AUTO_ROWS * n
+               ? STAP_QR_CHOLQR2
+               : STAP_QR_HOUSEHOLDER;
+}
+
+void stap_la_qr_counts(const stap_la_ctx *ctx, long long *cholqr2, long long *guarded)
+{
+    if (cholqr2) *cholqr2 = ctx->qr_cholqr2;
+    if (guarded) *guarded = ctx->qr_guarded;
+}
+
 int stap_backend_available(stap_backend b, stap_error *err)
 {
     switch (b) {
@@ -112,7 +158,10 @@ int stap_la_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
     int st = la_check_qr_args(m, n, batch, A, lda, stride_a, err);
     if (st || batch == 0) return st;
     switch (ctx->backend) {
-    case STAP_BACKEND_CPU: return la_cpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
+    case STAP_BACKEND_CPU:
+        if (stap_la_qr_resolve(ctx, m, n) == STAP_QR_CHOLQR2)
+            return la_cpu_cholqr(ctx, m, n, batch, A, lda, stride_a, err);
+        return la_cpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
     case STAP_BACKEND_LAPACK: return la_lapack_qr(ctx, m, n, batch, A, lda, stride_a, err);
     default: return la_gpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
     }

@@ -153,6 +153,11 @@ typedef struct stap_result {
      * cfg->threads, beams are indexed. */
     const struct stap_engine *engine;
     const char *input_samples;     /* how the input stored its samples (stap_input.samples) */
+    /* Optional: the factors of the weights (stap_config.qr): qr_counted != 0 writes
+     * /config qr_cholqr2 and qr_guarded (the matrices factored by CholeskyQR2, and those its
+     * guard refactored by Householder); /config qr (the factor asked) is always written. */
+    int qr_counted;
+    long long qr_cholqr2, qr_guarded;
 } stap_result;
 
 /* Write the result file atomically: /weights, /output/iq, /steering, /config,

@@ -99,6 +99,46 @@ int stap_la_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf3
                              ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
                              stap_la_timing *timing, stap_error *err);
 
+/* ---- the factor: Householder or CholeskyQR2 (issue 47; docs/processing.md "QR factor") ----
+ * householder: the backend's Householder QR (the default).
+ * cholqr2:     CholeskyQR2, R1 = chol(T^H T), Q1 = T R1^-1, R = chol(Q1^H Q1) R1 — all but
+ *              n^3 of its work in matrix products; the cpu backend only (rtstap's own code,
+ *              linalg/cholqr_cpu.c). Guarded: a matrix whose Cholesky breaks down, or whose R
+ *              has min|R_ii| / max|R_ii| < STAP_CHOLQR2_MIN_RATIO, is refactored by Householder
+ *              in the same call, and counted (stap_la_qr_counts). R's diagonal is real and
+ *              positive; only |R_ii| and R^H R are comparable with Householder's R.
+ * auto:        cholqr2 where it is the faster on the cpu backend (stap_la_qr_resolve),
+ *              householder elsewhere and on every other backend. */
+typedef enum stap_qr_method {
+    STAP_QR_HOUSEHOLDER = 0,
+    STAP_QR_CHOLQR2,
+    STAP_QR_AUTO,
+    STAP_QR_COUNT
+} stap_qr_method;
+/* The guard's threshold on min|R_ii| / max|R_ii| (docs/processing.md "QR factor": below it
+ * cond(T) > 1 / ratio exceeds FP32 CholeskyQR2's reach, u^-1/2 ~ 4 000, by a margin). */
+#define STAP_CHOLQR2_MIN_RATIO 5e-4
+/* auto on the cpu backend: cholqr2 for n <= STAP_CHOLQR2_AUTO_MAX_N and m >= STAP_CHOLQR2_AUTO_ROWS
+ * * n only (measured with bench-qr, docs/processing.md "QR factor": the own Householder is the
+ * faster at every preset shape and at n >= 32; cholqr2 by 3-15 % for n <= 16, m >= 64 n) */
+#define STAP_CHOLQR2_AUTO_ROWS 64
+#define STAP_CHOLQR2_AUTO_MAX_N 16
+/* "householder", "cholqr2", "auto" */
+const char *stap_qr_method_name(stap_qr_method q);
+/* Parse a factor name; STAP_OK or STAP_EINVAL. */
+int stap_qr_method_parse(const char *name, stap_qr_method *out, stap_error *err);
+/* The factor of the later stap_la_qr, stap_la_adaptive_weights and stap_la_bench_qr calls on
+ * ctx (householder when never set). cholqr2 on a backend other than cpu: STAP_EUNSUPPORTED. */
+int stap_la_set_qr(stap_la_ctx *ctx, stap_qr_method q, stap_error *err);
+stap_qr_method stap_la_get_qr(const stap_la_ctx *ctx);
+/* The factor ctx runs for a batch of m x n matrices: householder or cholqr2 (auto
+ * resolved: on the cpu backend cholqr2 where n <= STAP_CHOLQR2_AUTO_MAX_N and m >=
+ * STAP_CHOLQR2_AUTO_ROWS * n, measured). */
+stap_qr_method stap_la_qr_resolve(const stap_la_ctx *ctx, int m, int n);
+/* Matrices ctx factored by cholqr2 (kept) and refactored by Householder by the guard, since
+ * the context was created. */
+void stap_la_qr_counts(const stap_la_ctx *ctx, long long *cholqr2, long long *guarded);
+
 /* ---- the gpu backend's QR variants and its performance model -----------------
  * The gpu backend factors with one of several kernel variants (kernels/dispatch.cu) and
  * picks, per (m, n, batch, beams), the one its performance model predicts fastest

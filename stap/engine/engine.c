@@ -380,11 +380,19 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
         cfg.backend = stap_backend_available(STAP_BACKEND_GPU, &probe) == STAP_OK ? STAP_BACKEND_GPU
                                                                             : STAP_BACKEND_CPU;
     }
+    char note[sizeof((stap_engine *)0)->note] = "";
+    if (auto_backend && cfg.qr == STAP_QR_CHOLQR2 && cfg.backend != STAP_BACKEND_CPU && !opt->resident) {
+        snprintf(note, sizeof note, "running on the CPU: the cholqr2 factor (stap_config.qr) runs on the "
+                                    "cpu backend only");
+        cfg.backend = STAP_BACKEND_CPU;
+    }
     if ((st = stap_backend_available(cfg.backend, err))) return st;
+    if (cfg.qr == STAP_QR_CHOLQR2 && cfg.backend != STAP_BACKEND_CPU)
+        return stap_fail(err, STAP_EUNSUPPORTED, "stap_config.qr cholqr2 runs on the cpu backend only "
+                         "(backend %s factors by Householder)", stap_backend_name(cfg.backend));
     if (opt->resident && !is_gpu_backend(cfg.backend))
         return stap_fail(err, STAP_EINVAL, "stap_engine_options.resident needs a GPU backend (the %s "
                          "engine computes from host memory)", stap_backend_name(cfg.backend));
-    char note[sizeof((stap_engine *)0)->note] = "";
     int which = 0;
     st = check_memory_resolved(&cfg, opt, &which, err);
     if (st && auto_backend && which == 2 && !opt->resident) {

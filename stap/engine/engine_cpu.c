@@ -27,6 +27,7 @@ typedef struct cpu_slot {
     double submit_ms, done_ms;
     float diag_ratio;          /* conditioning of the factors (engine.h)   */
     int diag_ratio_item;
+    long long qr_cholqr2, qr_guarded; /* the CPI's factors by cholqr2, refactored by the guard */
     int status;                /* the CPI's outcome, reported by collect */
     stap_error err;
 } cpu_slot;
@@ -76,6 +77,7 @@ static int cpu_create(stap_engine *e, stap_error *err)
     e->impl = c;
     const stap_config *cfg = &e->cfg;
     int st = stap_la_ctx_create(&c->la, cfg->backend, cfg->threads, err);
+    if (!st) st = stap_la_set_qr(c->la, cfg->qr, err);
     if (st) return st;
     c->threads = stap_la_ctx_threads(c->la);
     e->threads = c->threads;
@@ -130,7 +132,8 @@ static int cpu_create(stap_engine *e, stap_error *err)
              "%s: FFTW, %s%s%s%s%s%s, %s apply, %s CFAR, %d threads, "
              "%d slot%s",
              stap_backend_name(cfg->backend), algo,
-             dpca ? "" : own ? "own Householder" : "LAPACKE cgeqrf",
+             dpca ? "" : !own ? "LAPACKE cgeqrf" : cfg->qr == STAP_QR_CHOLQR2 ? "own CholeskyQR2 (guarded)"
+                       : cfg->qr == STAP_QR_AUTO ? "own Householder or CholeskyQR2 (auto)" : "own Householder",
              dpca ? "no QR" : " QR + MVDR solves", own && !dpca ? " (" : "",
              own && !dpca ? stap_la_cpu_kernels() : "", own && !dpca ? ")" : "",
              own ? "own cgemm" : "cblas_cgemm", stap_cfar_kind_name(e->opt.cfar.kind), c->threads, e->opt.slots,
@@ -226,7 +229,12 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const stap_cf32 
     if (al->cpu_training) al->cpu_training(e, c->X, cube, c->T, c->threads);
     double t2 = stap_now_ms();
     stap_la_timing lt = {0};
+    long long q0, g0;
+    stap_la_qr_counts(c->la, &q0, &g0);
     int st = al->cpu_weights(e, c->la, c->T, c->Wt, sl->W, &lt, err);
+    stap_la_qr_counts(c->la, &sl->qr_cholqr2, &sl->qr_guarded);
+    sl->qr_cholqr2 -= q0;
+    sl->qr_guarded -= g0;
     double t3 = stap_now_ms();
     if (st) {
         if (st == STAP_ENUMERIC && (al->info.traits & STAP_TRAIT_SUBCPI))
@@ -315,6 +323,8 @@ static int cpu_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_erro
     res->done_ms = sl->done_ms;
     res->diag_ratio = sl->diag_ratio;
     res->diag_ratio_item = sl->diag_ratio_item;
+    res->qr_cholqr2 = sl->qr_cholqr2;
+    res->qr_guarded = sl->qr_guarded;
     return STAP_OK;
 }
 

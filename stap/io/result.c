@@ -55,6 +55,11 @@ static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
     w_attr_string(w, g, "window", win);
     w_attr_double(w, g, "element_spacing_wavelengths", c->element_spacing);
     w_attr_string(w, g, "backend", stap_backend_name(c->backend));
+    w_attr_string(w, g, "qr", stap_qr_method_name(c->qr));
+    if (res->qr_counted) {
+        w_attr(w, g, "qr_cholqr2", H5T_STD_I64LE, H5T_NATIVE_LLONG, &res->qr_cholqr2);
+        w_attr(w, g, "qr_guarded", H5T_STD_I64LE, H5T_NATIVE_LLONG, &res->qr_guarded);
+    }
     /* what ran: the engine's threads (0 on a GPU), the device and the engine's stages */
     w_attr_int(w, g, "threads", res->engine ? stap_engine_threads(res->engine) : c->threads);
     w_attr_int(w, g, "threads_requested", c->threads);

@@ -89,3 +89,34 @@ void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, stap_cf32
     free(V);
     free(s);
 }
+
+int tc_same_r_on_1_and_2_threads(stap_backend b, stap_qr_method q, tc_rng *rng, stap_error *err)
+{
+    const int m = 96, n = 16, batch = 9;
+    const size_t total = (size_t)m * n * batch;
+    stap_cf32 *A1 = malloc(total * sizeof *A1), *A2 = malloc(total * sizeof *A2);
+    stap_la_ctx *c1 = NULL, *c2 = NULL;
+    int same = -1;
+    if (!A1 || !A2) {
+        stap_fail(err, STAP_ENOMEM, "out of memory");
+        goto out;
+    }
+    tc_random_batch(rng, m, n, batch, A1);
+    memcpy(A2, A1, total * sizeof *A2);
+    if (stap_la_ctx_create(&c1, b, 1, err) || stap_la_ctx_create(&c2, b, 2, err) ||
+        stap_la_set_qr(c1, q, err) || stap_la_set_qr(c2, q, err) ||
+        stap_la_qr(c1, m, n, batch, A1, m, (ptrdiff_t)m * n, err) ||
+        stap_la_qr(c2, m, n, batch, A2, m, (ptrdiff_t)m * n, err))
+        goto out;
+    same = 1;
+    for (int k = 0; k < batch; k++)
+        for (int j = 0; j < n; j++)
+            if (memcmp(&A1[((size_t)k * n + j) * m], &A2[((size_t)k * n + j) * m], (size_t)(j + 1) * sizeof *A1))
+                same = 0;
+out:
+    stap_la_ctx_destroy(c1);
+    stap_la_ctx_destroy(c2);
+    free(A1);
+    free(A2);
+    return same;
+}

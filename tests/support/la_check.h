@@ -27,4 +27,9 @@ void tc_random_batch(tc_rng *r, int m, int n, int batch, stap_cf32 *A);
  * geometrically spaced from 1 to 1/cond, random unitary factors), computed in double. */
 void tc_illcond_batch(tc_rng *r, int m, int n, int batch, double cond, stap_cf32 *A);
 
+/* Factor one random batch (96 x 16, 9 matrices) with backend b and factor q on 1 thread and
+ * on 2: 1 when the two R agree bit for bit, 0 when they differ, -1 (err filled) when a
+ * context could not be made. */
+int tc_same_r_on_1_and_2_threads(stap_backend b, stap_qr_method q, tc_rng *rng, stap_error *err);
+
 #endif
