@@ -116,12 +116,13 @@ RT_INTERNAL int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims,
 
 /* Where the cube is, into dname: `want` (stap_read_options.dataset; an Octave variable's
  * group stands for its `value`), else /data/iq, else Octave's /data/value/iq/value, else the
- * file's one MATLAB (MATLAB_class) or Octave (OCTAVE_NEW_FORMAT) array variable. *colmajor:
- * 1 when MATLAB or Octave wrote it (its extents are MATLAB's reversed). STAP_OK; -1 when
+ * file's one MATLAB (MATLAB_class) or Octave (OCTAVE_NEW_FORMAT) array variable. STAP_OK; -1 when
  * nothing was asked for and none is there; an error when `want` is missing or several
  * variables could be the cube. */
-RT_INTERNAL int cube_locate(h5_src *s, const char *want, char *dname, size_t len, int *colmajor,
-                            stap_error *err);
+RT_INTERNAL int cube_locate(h5_src *s, const char *want, char *dname, size_t len, stap_error *err);
+/* 1 when MATLAB or Octave wrote the dataset dname (its extents are MATLAB's reversed); read
+ * only after the dataset's object header was checked (check_local). */
+RT_INTERNAL int cube_column_major(h5_src *s, const char *dname);
 
 /* ---- raw.c, rawint.c -------------------------------------------------------------------- */
 

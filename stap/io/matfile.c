@@ -56,7 +56,7 @@ static herr_t visit_root(hid_t g, const char *name, const H5L_info_t *li, void *
 
 /* The dataset's extents are MATLAB's reversed: MATLAB's class attribute on it, or Octave's
  * group around it. */
-static int column_major(h5_src *s, const char *dname)
+int cube_column_major(h5_src *s, const char *dname)
 {
     if (has_attr(s, dname, "MATLAB_class")) return 1;
     const size_t n = strlen(dname);
@@ -66,10 +66,8 @@ static int column_major(h5_src *s, const char *dname)
     return group[0] && has_attr(s, group, "OCTAVE_NEW_FORMAT");
 }
 
-int cube_locate(h5_src *s, const char *want, char *dname, size_t len, int *colmajor,
-                stap_error *err)
+int cube_locate(h5_src *s, const char *want, char *dname, size_t len, stap_error *err)
 {
-    *colmajor = 0;
     char value[256];
     if (want && *want) {
         char obj[256];
@@ -97,6 +95,5 @@ int cube_locate(h5_src *s, const char *want, char *dname, size_t len, int *colma
         if (f.n == 0) return -1;
         snprintf(dname, len, "%s", f.first);
     }
-    *colmajor = column_major(s, dname);
     return STAP_OK;
 }

@@ -424,7 +424,7 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
 {
     char detail[256], shape[128];
     const char *path = s->path;
-    int lst = cube_locate(s, opts ? opts->dataset : NULL, r->dname, sizeof r->dname, &r->colmajor, err);
+    int lst = cube_locate(s, opts ? opts->dataset : NULL, r->dname, sizeof r->dname, err);
     if (lst > 0) return lst;
     if (lst < 0) {
         lst = src_refused(s, "/data/iq", err);
@@ -474,6 +474,9 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     if ((lst = h5check_attributes(path, r->file, dn, s->lapl, err)) ||
         (lst = h5layout_resolve(r->dset, drank, iq, path, dn, opts, &in->layout, err)))
         return lst;
+    /* its attributes only once its object header and attributes were checked (a damaged
+     * header crashed libhdf5 1.10.8's H5Aexists_by_name) */
+    r->colmajor = cube_column_major(s, dn);
     in->layout.column_major = r->colmajor;
     if (r->colmajor && in->layout.source == STAP_LAYOUT_ASSUMED)
         return column_major_refusal(dn, path, drank, iq, d, err);

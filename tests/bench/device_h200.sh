@@ -7,12 +7,15 @@
 #          and int16 over the link; resident), one CPI host to host, `rtstap bench` and
 #          `rtstap bench-qr` (gpu against cublas at the RT_STAP and PERFECT batches);
 #   rec    480-CPI recordings from the page cache (`run --input` and `stream --input`,
-#          complex64 and int16), then ncu over a resident hard CPI (the device time a CPI).
+#          complex64 and int16), then ncu over a resident hard CPI (the device time a CPI);
+#   verify a commit's GPU tests, memcheck over a recording's `run` on the GPU, `run
+#          --devices all` against one engine (bit for bit), `--qr cholqr2` refused on the GPU,
+#          and a stream spot check.
 # Logs and JSON under $OUT, a short table last.
 # Here:  cmake --preset gpu-h100 (or any CUDA build for sm_90) && bash tests/bench/pack_device.sh BUILD_DIR
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_h200.sh check|rec
-mode=${1:?check or rec}
+mode=${1:?check, rec or verify}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
@@ -80,6 +83,27 @@ if [ "$mode" = rec ]; then
     step "ncu raw" "$L/ncu.log" 60 sh -c "ncu --import '$OUT/ncu-hard.ncu-rep' --page raw --csv > '$OUT/ncu-hard.csv'"
     printf '%s\n' "${rows[@]}"
     python3 "$(dirname "$0")/ncu_summary.py" "$OUT/ncu-hard.csv" | cut -c1-150
+fi
+if [ "$mode" = verify ]; then
+    for t in test_gpu_engine test_gpu_devices test_gpu_apply test_gpu_qr test_engine test_pipeline; do
+        step "$t" "$L/tests.log" 150 "$BIN/$t"
+    done
+    D=/dev/shm/rtstap-v
+    mkdir -p $D
+    step "gen" "$L/run.log" 120 "$R" gen --preset ward --cpis 24 --seed 3 -o $D/rec.h5 -f --quiet
+    step "memcheck run gpu" "$L/sanitizer.log" 240 "$cs" --tool memcheck --error-exitcode 9 \
+        "$R" run --input $D/rec.h5 -o $D/m.h5 -f --backend gpu --quiet
+    step "run gpu" "$L/run.log" 60 "$R" run --input $D/rec.h5 -o $D/one.h5 -f --backend gpu --keep-output
+    step "run --devices all" "$L/run.log" 60 "$R" run --input $D/rec.h5 -o $D/all.h5 -f --backend gpu \
+        --devices all --keep-output
+    step "same: --devices all vs one" "$L/run.log" 30 "$BIN/h5same" $D/one.h5 $D/all.h5 /weights /output/iq /detections
+    step "run cpu" "$L/run.log" 120 "$R" run --input $D/rec.h5 -o $D/cpu.h5 -f --backend cpu --keep-output
+    step "qr cholqr2 on gpu refused (expect rc 1)" "$L/run.log" 30 sh -c \
+        "'$R' run --input $D/rec.h5 -o $D/q.h5 -f --backend gpu --qr cholqr2; [ \$? -eq 1 ] && [ ! -e $D/q.h5 ]"
+    step "stream hard" "$L/stream.log" 60 $S --preset hard --cpis 6000 --format ci16
+    report_head "$L"
+    grep -h "CPIs:" "$L/stream.log" | tail -1
+    grep -h "same\|differ" "$L/run.log" | head
 fi
 tar -C "$OUT" -czf "$OUT/logs-$mode.tgz" logs && rm -rf "$L"
 printf '%s\n' "${summary[@]}" | grep -v "rc=0 " | head -20

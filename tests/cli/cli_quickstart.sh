@@ -5,12 +5,18 @@
 # target detected), "Process your own recording" (numpy and h5py, `info`, `run`, the
 # detections in Python), the library's CPI and C program (compiled through pkg-config)
 # and the Python package on that CPI. Skipped (77) without /usr/bin/python3 with numpy and
-# h5py (README's interpreter), unless RTSTAP_REQUIRE_READERS=1.
+# h5py (README's interpreter), unless RTSTAP_REQUIRE_READERS=1, and where the build makes
+# no Python package (sanitizers, fuzzing).
 bin=$RTSTAP_BIN
 src=${RTSTAP_SOURCE_DIR:-$(dirname "$0")/../..}
 if ! /usr/bin/python3 -c "import numpy, h5py" 2>/dev/null; then
     echo "cli_quickstart: no /usr/bin/python3 with numpy and h5py"
     [ "${RTSTAP_REQUIRE_READERS:-0}" = 1 ] && exit 1
+    exit 77
+fi
+# README's blocks use the Python package, which sanitizer and fuzzing builds do not make
+if [ "${RTSTAP_PYTHON_WANTED:-0}" != 1 ]; then
+    echo "cli_quickstart: this build makes no Python package (sanitizers or fuzzing)"
     exit 77
 fi
 tmp=$(mktemp -d)
