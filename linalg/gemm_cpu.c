@@ -51,7 +51,9 @@ static void gemm_scalar(int i0, int i1, int j0, int n, int k, const stap_cf32 *A
             for (int p = 0; p < k; p++)
                 term(crealf(A[(size_t)i * lda + p]), cimagf(A[(size_t)i * lda + p]),
                      (const float *)&X[p * ldx + j], y);
-            Y[i * ldy + j] = CMPLXF(y[0], y[1]);
+            float *yo = (float *)&Y[i * ldy + j]; /* (re, im), C11's layout of a complex */
+            yo[0] = y[0];
+            yo[1] = y[1];
         }
 }
 
