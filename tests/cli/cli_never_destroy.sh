@@ -41,8 +41,26 @@ else
     small=$tmp/small
     inner=0
 fi
+# every rtstap command of this test runs under a time limit: a command that hangs (a full
+# disk, a device fault and a corrupt chunk all stop threads) fails here by name, at once,
+# instead of holding CTest's whole --timeout with nothing said (CI, 2026-12-03: this test
+# ran out its 900 s after "full disk by tmpfs" on a machine where it could not be repeated)
+real_bin=$bin
+bin=$tmp/rtstap-timed-$$
+step_limit=${RTSTAP_TEST_STEP_TIMEOUT:-300}
+cat > "$bin" <<EOF
+#!/usr/bin/env bash
+timeout -k 10 $step_limit "$real_bin" "\$@"
+rc=\$?
+if [ \$rc -eq 124 ] || [ \$rc -eq 137 ]; then
+    echo "FAIL: rtstap \$* did not end in $step_limit s (killed)" >> "$tmp/hung.log"
+fi
+exit \$rc
+EOF
+chmod +x "$bin"
 mounted=0
 cleanup() {
+    [ -s "$tmp/hung.log" ] && [ $inner = 0 ] && cat "$tmp/hung.log"
     [ $mounted = 1 ] && umount "$small" 2>/dev/null
     [ $inner = 1 ] || rm -rf "$tmp"
 }
@@ -108,6 +126,7 @@ diskfull_inputs() {
 if [ $inner = 1 ]; then
     fs_mode=namespace
     diskfull_part
+    [ -s "$tmp/hung.log" ] && fail=1
     exit $fail
 fi
 
@@ -321,4 +340,5 @@ check "a NUL inside a 'dims' name: exit 1 naming the attribute" \
 check "damaged object header: exit 1, refused by name" \
     '[ $? -eq 1 ] && one_error "$tmp/err" "its object header is damaged (attribute message"'
 
+[ -s "$tmp/hung.log" ] && fail=1
 exit $fail
