@@ -34,8 +34,9 @@ static const cli_command bench_qr_cmd = {
     "(residual ||T^H T - R^H R|| / (||T||^2 m eps); diag: the error of |diag R|\n"
     "against LAPACKE_zgeqrf over its first-order bound m eps (||t_i|| + sum |x_ik| ||t_k||);\n"
     "pass < 30) and the speed-up of the gpu backend over the others.\n"
-    "With --qr householder,cholqr2 the cpu backend is timed with both factors (the row\n"
-    "'cpu/cholqr2'; GFLOP/s counts Householder's flops for every factor).\n"
+    "With --qr householder,cholqr2 the cpu and gpu backends are timed with both factors\n"
+    "(rows 'cpu/cholqr2', 'gpu/cholqr2', guard included; GFLOP/s counts Householder's\n"
+    "flops for every factor).\n"
     "With --model, also every gpu kernel variant that fits each size, forced one\n"
     "after the other: measured against the performance model's prediction, the\n"
     "model's choice (what the gpu backend runs) marked '*', the fastest '<'; with\n"
@@ -352,7 +353,9 @@ int cmd_bench_qr(int argc, char **argv)
         int first_row = nrows;
         for (int bq = 0; bq < nback * nqr; bq++) {
             const int bi = bq / nqr;
-            if (qrs[bq % nqr] != STAP_QR_HOUSEHOLDER && backends[bi] != STAP_BACKEND_CPU) continue;
+            if (qrs[bq % nqr] != STAP_QR_HOUSEHOLDER && backends[bi] != STAP_BACKEND_CPU &&
+                backends[bi] != STAP_BACKEND_GPU)
+                continue;
             bench_row *r = &rows[nrows++];
             r->sz = z;
             r->be = backends[bi];

@@ -166,6 +166,23 @@ int rtk_qr_can_gather(int v);
 /* Materialize the gathered matrices: T_k = T + k*stride (m x n, leading dimension ldt). */
 int rtk_training_launch(const rtk_gather *g, int m, int n, int batch, void *T, int ldt,
                         long long stride, void *stream);
+/* Batched CholeskyQR2 (kernels/cholqr.cu; issue 47): A_k's upper n x n triangle replaced by
+ * R (R^H R = T^H T, real positive diagonal), everything else of A_k unchanged. One block a
+ * matrix, the matrix in shared memory: rtk_cholqr2_fits says whether m x n fits the
+ * device's per-block limit (bytes). A matrix whose Cholesky breaks down, or whose R has
+ * min|R_ii| / max|R_ii| < min_ratio, is left as it was and its index k appended to
+ * fail_list: fail_list[0] counts them (the caller zeroes it first), fail_list[1..] are the
+ * indices in no particular order (batch + 1 ints). The gather and scatter launches move
+ * fail_list's first count matrices to packed B (m x n each) and the upper triangles of
+ * B's factors back, for the Householder guard. cudaError_t values. */
+#define RTK_CHOLQR2_MAX_N 128
+int rtk_cholqr2_fits(int m, int n, int smem_limit);
+int rtk_cholqr2_launch(int m, int n, int batch, void *A, int lda, long long stride,
+                       float min_ratio, int *fail_list, void *stream);
+int rtk_cholqr2_gather_launch(int m, int n, int count, const void *A, int lda, long long stride,
+                              const int *fail_list, void *B, void *stream);
+int rtk_cholqr2_scatter_launch(int m, int n, int count, void *A, int lda, long long stride,
+                               const int *fail_list, const void *B, void *stream);
 #define RTK_WEIGHTS_MAX_N 512 /* largest n the weight solver takes                */
 
 /* Weights from factors already on the device: R_k = R + k*stride (upper n x n,

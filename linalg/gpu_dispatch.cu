@@ -47,6 +47,11 @@ struct gpu_state {
        queries every row's occupancy, which per call would cost host time */
     int sel_key[2][5] = {{-1, 0, 0, 0, 0}, {-1, 0, 0, 0, 0}}, sel_v[2] = {-1, -1};
     int sel_sep[2] = {0, 0};
+    /* CholeskyQR2 (issue 47): asked for the next device_qr (stap_la_qr_resolve), its fail
+       list (batch + 1 ints) and the guard's gathered matrices; the counts of the last call */
+    bool cholqr2 = false;
+    dbuf cq_list, cq_work;
+    long long cq_kept = 0, cq_guarded = 0;
 };
 
 gpu_state *state(stap_la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); }
@@ -172,8 +177,38 @@ int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, v
 
 /* ---- the computations on device data (packed: ld = m, stride = m*n) ----------------- */
 
+/* CholeskyQR2 with its guard: the matrices it leaves (breakdown, or a diagonal ratio under
+ * STAP_CHOLQR2_MIN_RATIO) are factored by Householder in the same call. The guard reads
+ * their count back, so the call waits for the device once. */
+static int device_cholqr2(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
+{
+    RTK_TRY(grow(&s->cq_list, (size_t)(batch + 1) * sizeof(int), "CholeskyQR2 fail list", err));
+    RTK_CU(cudaMemsetAsync(s->cq_list.p, 0, sizeof(int), s->stream));
+    const long long stride = (long long)m * n;
+    RTK_LAUNCH(rtk_cholqr2_launch(m, n, batch, dA, m, stride, (float)STAP_CHOLQR2_MIN_RATIO,
+                                  (int *)s->cq_list.p, s->stream));
+    int count = 0;
+    RTK_CU(cudaMemcpyAsync(&count, s->cq_list.p, sizeof count, cudaMemcpyDeviceToHost, s->stream));
+    RTK_CU(cudaStreamSynchronize(s->stream));
+    s->cq_kept = batch - count;
+    s->cq_guarded = count;
+    if (!count) return STAP_OK;
+    RTK_TRY(grow(&s->cq_work, (size_t)count * m * n * sizeof(float2), "CholeskyQR2 guard matrices", err));
+    RTK_LAUNCH(rtk_cholqr2_gather_launch(m, n, count, dA, m, stride, (const int *)s->cq_list.p,
+                                         s->cq_work.p, s->stream));
+    int v, sep = 0;
+    RTK_TRY(pick_variant(s, 0, m, n, count, 0, &v, &sep, err));
+    RTK_LAUNCH(rtk_qr_launch(v, m, n, count, s->cq_work.p, m, stride, s->stream));
+    RTK_LAUNCH(rtk_cholqr2_scatter_launch(m, n, count, dA, m, stride, (const int *)s->cq_list.p,
+                                          s->cq_work.p, s->stream));
+    return STAP_OK;
+}
+
 int device_qr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
 {
+    s->cq_kept = s->cq_guarded = 0;
+    if (s->backend == STAP_BACKEND_GPU && s->cholqr2 && rtk_cholqr2_fits(m, n, s->smem_limit))
+        return device_cholqr2(s, m, n, batch, dA, err);
     if (s->backend == STAP_BACKEND_CUBLAS) {
         RTK_TRY(cublas_pointers(s, dA, m, n, m, batch, nullptr, 0, err));
         int info = 0;
@@ -224,7 +259,7 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *f
                       stap_error *err)
 {
     *fused = false;
-    if (s->backend == STAP_BACKEND_GPU) {
+    if (s->backend == STAP_BACKEND_GPU && !(s->cholqr2 && rtk_cholqr2_fits(m, n, s->smem_limit))) {
         int v, sep = 0;
         RTK_TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, &sep, err));
         if (rtk_qr_variant_get(v)->fused_weights && !sep) {
@@ -341,7 +376,7 @@ extern "C" void la_gpu_fini(stap_la_ctx *ctx)
     gpu_state *s = state(ctx);
     if (!s) return;
     if (s->stream) cudaStreamSynchronize(s->stream);
-    dbuf *bufs[] = {&s->a, &s->sets, &s->w, &s->v, &s->r, &s->aptr, &s->tptr, &s->wptr, &s->tau};
+    dbuf *bufs[] = {&s->a, &s->sets, &s->w, &s->v, &s->r, &s->aptr, &s->tptr, &s->wptr, &s->tau, &s->cq_list, &s->cq_work};
     for (dbuf *b : bufs)
         if (b->p) cudaFree(b->p);
     if (s->bad) cudaFree(s->bad);
@@ -438,7 +473,10 @@ extern "C" int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A
     gpu_state *s = state(ctx);
     RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
     RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
+    s->cholqr2 = ctx->qr == STAP_QR_CHOLQR2; /* stap_la_qr_resolve on this backend (linalg.c is not in this library) */
     RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
+    ctx->qr_cholqr2 += s->cq_kept;
+    ctx->qr_guarded += s->cq_guarded;
     RTK_TRY(copy_matrices(s, false, A, lda, stride_a, s->a.p, m, n, n, batch, err));
     RTK_CU(cudaStreamSynchronize(s->stream));
     return STAP_OK;
@@ -473,6 +511,7 @@ extern "C" int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch
         return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
                          RTK_WEIGHTS_MAX_N);
     RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
+    s->cholqr2 = ctx->qr == STAP_QR_CHOLQR2; /* stap_la_qr_resolve on this backend (linalg.c is not in this library) */
     RTK_CU(cudaEventRecord(s->ev[0], s->stream));
     RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
     RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
@@ -514,6 +553,7 @@ extern "C" int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const 
 {
     gpu_state *s = state(ctx);
     const size_t one = (size_t)m * n * batch * sizeof(float2);
+    s->cholqr2 = ctx->qr == STAP_QR_CHOLQR2; /* stap_la_qr_resolve on this backend (linalg.c is not in this library) */
     RTK_TRY(grow(&s->sets, one * nsets, "benchmark input sets", err));
     RTK_TRY(grow(&s->a, one, "QR matrices", err));
     RTK_CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));

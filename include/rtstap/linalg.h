@@ -102,8 +102,10 @@ int stap_la_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf3
 /* ---- the factor: Householder or CholeskyQR2 (issue 47; docs/processing.md "QR factor") ----
  * householder: the backend's Householder QR (the default).
  * cholqr2:     CholeskyQR2, R1 = chol(T^H T), Q1 = T R1^-1, R = chol(Q1^H Q1) R1 — all but
- *              n^3 of its work in matrix products; the cpu backend only (rtstap's own code,
- *              linalg/cholqr_cpu.c). Guarded: a matrix whose Cholesky breaks down, or whose R
+ *              n^3 of its work in matrix products; the cpu backend (rtstap's own code,
+ *              linalg/cholqr_cpu.c) and the gpu backend (kernels/cholqr.cu: FP32, a block a
+ *              matrix in shared memory; a shape that does not fit there, n > 128 or m n too
+ *              large, is factored by Householder and not counted). Guarded: a matrix whose Cholesky breaks down, or whose R
  *              has min|R_ii| / max|R_ii| < STAP_CHOLQR2_MIN_RATIO, is refactored by Householder
  *              in the same call, and counted (stap_la_qr_counts). R's diagonal is real and
  *              positive; only |R_ii| and R^H R are comparable with Householder's R.
@@ -128,7 +130,8 @@ const char *stap_qr_method_name(stap_qr_method q);
 /* Parse a factor name; STAP_OK or STAP_EINVAL. */
 int stap_qr_method_parse(const char *name, stap_qr_method *out, stap_error *err);
 /* The factor of the later stap_la_qr, stap_la_adaptive_weights and stap_la_bench_qr calls on
- * ctx (householder when never set). cholqr2 on a backend other than cpu: STAP_EUNSUPPORTED. */
+ * ctx (householder when never set). cholqr2 on a backend other than cpu and gpu:
+ * STAP_EUNSUPPORTED. */
 int stap_la_set_qr(stap_la_ctx *ctx, stap_qr_method q, stap_error *err);
 stap_qr_method stap_la_get_qr(const stap_la_ctx *ctx);
 /* The factor ctx runs for a batch of m x n matrices: householder or cholqr2 (auto

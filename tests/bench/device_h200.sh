@@ -10,12 +10,14 @@
 #          complex64 and int16), then ncu over a resident hard CPI (the device time a CPI);
 #   verify a commit's GPU tests, memcheck over a recording's `run` on the GPU, `run
 #          --devices all` against one engine (bit for bit), `--qr cholqr2` refused on the GPU,
-#          and a stream spot check.
+#          and a stream spot check;
+#   cholqr2 the GPU CholeskyQR2 (issue 47): test_gpu_qr, bench-qr --qr householder,cholqr2
+#          against cuBLAS, memcheck and racecheck over test_gpu_qr.
 # Logs and JSON under $OUT, a short table last.
 # Here:  cmake --preset gpu-h100 (or any CUDA build for sm_90) && bash tests/bench/pack_device.sh BUILD_DIR
 # There: mkdir -p .gpulibs && tar -xzf .gpulibs.tgz -C .gpulibs &&
 #        export LD_LIBRARY_PATH=$PWD/.gpulibs:$LD_LIBRARY_PATH && bash tests/bench/device_h200.sh check|rec
-mode=${1:?check, rec or verify}
+mode=${1:?check, rec, verify or cholqr2}
 . "$(dirname "$0")/device_common.sh"
 mkdir -p "$OUT/logs"
 L=$OUT/logs
@@ -83,6 +85,17 @@ if [ "$mode" = rec ]; then
     step "ncu raw" "$L/ncu.log" 60 sh -c "ncu --import '$OUT/ncu-hard.ncu-rep' --page raw --csv > '$OUT/ncu-hard.csv'"
     printf '%s\n' "${rows[@]}"
     python3 "$(dirname "$0")/ncu_summary.py" "$OUT/ncu-hard.csv" | cut -c1-150
+fi
+if [ "$mode" = cholqr2 ]; then # issue 47: the GPU CholeskyQR2 (kernels/cholqr.cu)
+    step "test_gpu_qr" "$L/tests.log" 200 "$BIN/test_gpu_qr"
+    step "bench-qr cholqr2" "$L/bench-qr.log" 150 "$R" bench-qr --sizes 240x66x128,240x66x1280,192x96x128,80x16x384 \
+        --backends gpu,cublas --qr householder,cholqr2 --json "$OUT/bench-qr-cholqr2.json"
+    for tool in memcheck racecheck; do
+        step "$tool test_gpu_qr" "$L/sanitizer.log" 150 env RTSTAP_GPU_QUICK=1 "$cs" --tool $tool --error-exitcode 9 "$BIN/test_gpu_qr"
+    done
+    report_head "$L"
+    grep -h "cholqr2" "$L/tests.log" | grep -v " ok$" | head -20
+    grep -h -E "^ +[0-9]+ +[0-9]+ +[0-9]+ " "$L/bench-qr.log" | cut -c1-120
 fi
 if [ "$mode" = verify ]; then
     for t in test_gpu_engine test_gpu_devices test_gpu_apply test_gpu_qr test_engine test_pipeline; do

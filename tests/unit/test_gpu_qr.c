@@ -156,6 +156,75 @@ static void bench_case(stap_la_ctx *ctx, const char *what, tc_rng *rng, int m, i
 
 typedef struct { int m, n, batch; } shape;
 
+/* CholeskyQR2 on the gpu backend (kernels/cholqr.cu, issue 47): the ratios of qr_case, guard
+ * included, and the guard's counts: none guarded at cond <= 1e2, every matrix at 1e6 (its
+ * min|R_ii| / max|R_ii| is far under STAP_CHOLQR2_MIN_RATIO); a batch mixing both sends
+ * exactly the ill-conditioned ones to Householder (the gather and scatter by index). */
+static void cholqr2_cases(tc_rng *rng, int quick)
+{
+    stap_error err = {0};
+    stap_la_ctx *ctx = NULL;
+    if (stap_la_ctx_create(&ctx, STAP_BACKEND_GPU, 0, &err) || stap_la_set_qr(ctx, STAP_QR_CHOLQR2, &err)) {
+        CHECK(0, "a gpu context with cholqr2: %s", err.msg);
+        stap_la_ctx_destroy(ctx);
+        return;
+    }
+    printf("backend gpu, cholqr2 (guarded)\n");
+    const shape sizes[] = {{80, 16, 7}, {240, 66, 5}, {192, 96, 5}, {96, 16, 7}, {306, 66, 4},
+                           {1, 1, 9},   {7, 5, 9},    {33, 32, 6},  {64, 64, 5}, {100, 1, 6},
+                           {300, 7, 5}, {200, 128, 2}, {512, 128, 2}};
+    const double conds[] = {0, 1e2, 1e4, 1e6};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+        for (int c = 0; c < (quick ? 1 : 4); c++) {
+            const shape sz = sizes[z];
+            long long k0, g0, k1, g1;
+            stap_la_qr_counts(ctx, &k0, &g0);
+            qr_case(ctx, "gpu/cholqr2", rng, sz.m, sz.n, sz.batch, conds[c]);
+            stap_la_qr_counts(ctx, &k1, &g1);
+            const long long kept = k1 - k0, guarded = g1 - g0;
+            /* 1 x 1 has no conditioning; 512 x 128 does not fit in shared memory
+               (Householder, uncounted) */
+            if (sz.n == 1 || kept + guarded == 0) continue;
+            CHECK(kept + guarded == sz.batch, "%dx%d: %lld kept + %lld guarded != batch %d", sz.m, sz.n,
+                  kept, guarded, sz.batch);
+            if (conds[c] <= 1e2)
+                CHECK(guarded == 0, "%dx%d %s: %lld guarded", sz.m, sz.n, cond_name(conds[c]), guarded);
+            if (conds[c] >= 1e6 && sz.n >= 5)
+                CHECK(guarded == sz.batch, "%dx%d cond 1e6: %lld of %d guarded", sz.m, sz.n, guarded,
+                      sz.batch);
+        }
+    /* a hard-preset batch with matrices 1, 3 and 126 ill-conditioned */
+    const int m = 240, n = 66, batch = quick ? 8 : 128;
+    const size_t one = (size_t)m * n;
+    stap_cf32 *T = tc_xmalloc(one * batch * sizeof *T), *R = tc_xmalloc(one * batch * sizeof *R);
+    tc_random_batch(rng, m, n, batch, T);
+    const int bad[] = {1, 3, batch - 2};
+    for (int i = 0; i < 3; i++) tc_illcond_batch(rng, m, n, 1, 1e6, T + one * bad[i]);
+    memcpy(R, T, one * batch * sizeof *R);
+    long long k0, g0, k1, g1;
+    stap_la_qr_counts(ctx, &k0, &g0);
+    int st = stap_la_qr(ctx, m, n, batch, R, m, (ptrdiff_t)one, &err);
+    stap_la_qr_counts(ctx, &k1, &g1);
+    CHECK(st == STAP_OK, "mixed batch: %s", err.msg);
+    CHECK(g1 - g0 == 3 && k1 - k0 == batch - 3, "mixed batch: %lld guarded, %lld kept (3 and %d expected)",
+          g1 - g0, k1 - k0, batch - 3);
+    la_qr_accuracy acc;
+    if (st == STAP_OK && la_qr_check(m, n, batch, T, R, 1, &acc, &err) == STAP_OK) {
+        printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f\n", "gpu/cholqr2 mixed", m, n,
+               batch, "3 at 1e6", acc.residual, acc.diag);
+        CHECK(acc.residual < THRESHOLD && acc.diag < THRESHOLD, "mixed batch: residual %.3f diag %.3f (item %d)",
+              acc.residual, acc.diag, acc.worst);
+    }
+    int below = 0; /* everything under R's triangle is the input's */
+    for (int k = 0; k < batch; k++)
+        for (int j = 0; j < n; j++)
+            for (int i = j + 1; i < m; i++) below += !same_bits(R[one * k + (size_t)j * m + i], T[one * k + (size_t)j * m + i]);
+    CHECK(below == 0, "mixed batch: %d entries under the diagonal changed", below);
+    free(T);
+    free(R);
+    stap_la_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     stap_error err = {0};
@@ -199,6 +268,8 @@ int main(void)
         bench_case(ctx, bname, &rng, 240, 66, quick ? 2 : 6);
         stap_la_ctx_destroy(ctx);
     }
+
+    cholqr2_cases(&rng, quick);
 
 #ifdef RTSTAP_HAVE_CUDA
     /* every row of the dispatch table, at its capacity and at an odd smaller shape */
