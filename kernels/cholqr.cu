@@ -10,7 +10,7 @@
  *   order (deterministic: no atomics);
  * - the Cholesky factorizations, right-looking in place, one barrier a column: the
  *   trailing update uses row k unscaled (G_ij -= conj(G_ki) G_kj / G_kk), row k is scaled
- *   by 1/sqrt(G_kk) after the loop;
+ *   by 1/sqrt(G_kk) after the loop; a thread a column;
  * - Q1 = T R1^-1 the same way: column j updates the later ones with R1_jc / R1_jj, and the
  *   columns are divided by R1_jj after the loop;
  * - G2 takes Q1's place (m >= n), so shared memory holds m n + n^2 complex values and n
@@ -26,8 +26,8 @@ namespace rtk {
 
 constexpr int CQ_THREADS = 512; /* 128 registers a thread: the 4 x 4 tile of the Gram in registers */
 
-/* G (upper triangle, ld n) = X^H X for X m x n (ld ldx), by 4 x 4 tiles over S slices */
-__device__ void cq_gram(const float2 *X, int ldx, int m, int n, float2 *G)
+/* G (upper triangle, ld ldg) = X^H X for X m x n (ld ldx), by 4 x 4 tiles over S slices */
+__device__ void cq_gram(const float2 *X, int ldx, int m, int n, float2 *G, int ldg)
 {
     const int nt = (n + 3) >> 2, ntiles = nt * (nt + 1) / 2;
     int S = CQ_THREADS / ntiles;
@@ -81,7 +81,7 @@ __device__ void cq_gram(const float2 *X, int ldx, int m, int n, float2 *G)
                     for (int d = 0; d < 4; d++) {
                         const int i = 4 * bi + c, j = 4 * bj + d;
                         if (i < n && j < n && i <= j) {
-                            float2 *g = G + (size_t)j * n + i;
+                            float2 *g = G + (size_t)j * ldg + i;
                             *g = s2 == 0 ? acc[c][d] : make_float2(g->x + acc[c][d].x, g->y + acc[c][d].y);
                         }
                     }
@@ -91,51 +91,49 @@ __device__ void cq_gram(const float2 *X, int ldx, int m, int n, float2 *G)
     }
 }
 
-/* In place: G (upper, ld n) = R^H R, R upper with a real positive diagonal. Returns false
- * (every thread alike) when a pivot is not > 0 or not finite. diag: n floats of scratch. */
-__device__ bool cq_chol(float2 *G, int n, float *diag)
+/* In place: G (upper, ld ldg) = R^H R, R upper with a real positive diagonal. Returns false
+ * (every thread alike) when a pivot is not > 0 or not finite. diag: n floats of scratch.
+ * Step k: thread (ti, tj) updates column j = k + 1 + tj, rows k + 1 + ti, + CQ_RSTEP, ...
+ * (no division; a warp's columns at an odd ld: no bank conflicts). */
+constexpr int CQ_COLS = RTK_CHOLQR2_MAX_N, CQ_RSTEP = CQ_THREADS / CQ_COLS;
+__device__ bool cq_chol(float2 *G, int ldg, int n, float *diag)
 {
+    const int tj = threadIdx.x % CQ_COLS, ti = threadIdx.x / CQ_COLS;
     for (int k = 0; k < n; k++) {
-        const float d = G[(size_t)k * n + k].x;
+        const float d = G[(size_t)k * ldg + k].x;
         if (!(d > 0.f) || !isfinite(d)) return false; /* the same value for every thread */
         const float invd = 1.f / d;
-        const int L = n - k - 1;
-        for (int idx = threadIdx.x; idx < L * L; idx += CQ_THREADS) {
-            const int ii = idx / L, jj = idx - ii * L;
-            if (ii > jj) continue;
-            const int i = k + 1 + ii, j = k + 1 + jj;
-            const float2 gki = G[(size_t)i * n + k], gkj = G[(size_t)j * n + k];
-            float2 p = cjmul(gki, gkj);
-            p.x *= invd;
-            p.y *= invd;
-            float2 *g = G + (size_t)j * n + i;
-            g->x -= p.x;
-            g->y -= p.y;
+        const int j = k + 1 + tj;
+        if (j < n) {
+            float2 gkj = G[(size_t)j * ldg + k];
+            gkj.x *= invd;
+            gkj.y *= invd;
+            for (int i = k + 1 + ti; i <= j; i += CQ_RSTEP)
+                G[(size_t)j * ldg + i] = cjfms(G[(size_t)i * ldg + k], gkj, G[(size_t)j * ldg + i]);
         }
         __syncthreads();
     }
-    for (int k = threadIdx.x; k < n; k += CQ_THREADS) diag[k] = sqrtf(G[(size_t)k * n + k].x);
+    for (int k = threadIdx.x; k < n; k += CQ_THREADS) diag[k] = sqrtf(G[(size_t)k * ldg + k].x);
     __syncthreads();
-    for (int idx = threadIdx.x; idx < n * n; idx += CQ_THREADS) {
-        const int j = idx / n, i = idx - j * n;
-        if (i > j) continue;
-        float2 *g = G + (size_t)j * n + i;
-        const float r = 1.f / diag[i];
-        *g = i == j ? make_float2(diag[i], 0.f) : make_float2(g->x * r, g->y * r);
-    }
+    for (int j = tj; j < n; j += CQ_COLS)
+        for (int i = ti; i <= j; i += CQ_RSTEP) {
+            float2 *g = G + (size_t)j * ldg + i;
+            const float r = 1.f / diag[i];
+            *g = i == j ? make_float2(diag[i], 0.f) : make_float2(g->x * r, g->y * r);
+        }
     __syncthreads();
     return true;
 }
 
-/* In place: X (m x n, ld ldx) = X R^-1 for R upper (ld n) with a real positive diagonal */
-__device__ void cq_trsm(float2 *X, int ldx, int m, int n, const float2 *R)
+/* In place: X (m x n, ld ldx) = X R^-1 for R upper (ld ldr) with a real positive diagonal */
+__device__ void cq_trsm(float2 *X, int ldx, int m, int n, const float2 *R, int ldr)
 {
     const int rstep = m < CQ_THREADS ? m : CQ_THREADS;
     const int r0 = threadIdx.x % rstep, cstep = CQ_THREADS / rstep, c0i = threadIdx.x / rstep;
     for (int j = 0; j + 1 < n; j++) {
-        const float inv = 1.f / R[(size_t)j * n + j].x;
+        const float inv = 1.f / R[(size_t)j * ldr + j].x;
         for (int c = j + 1 + c0i; c < n && c0i < cstep; c += cstep) {
-            float2 r = R[(size_t)c * n + j];
+            float2 r = R[(size_t)c * ldr + j];
             r.x *= inv;
             r.y *= inv;
             for (int t = r0; t < m; t += rstep)
@@ -145,7 +143,7 @@ __device__ void cq_trsm(float2 *X, int ldx, int m, int n, const float2 *R)
     }
     for (int idx = threadIdx.x; idx < m * n; idx += CQ_THREADS) {
         const int c = idx / m, t = idx - c * m;
-        const float inv = 1.f / R[(size_t)c * n + c].x;
+        const float inv = 1.f / R[(size_t)c * ldr + c].x;
         float2 *x = X + (size_t)c * ldx + t;
         x->x *= inv;
         x->y *= inv;
@@ -158,28 +156,30 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
                                                              int *fail_list)
 {
     extern __shared__ float2 sm[];
-    float2 *Ts = sm, *G1 = Ts + (size_t)m * n, *G2 = Ts; /* G2 over Q1, dead once G2 is formed */
-    float *diag = reinterpret_cast<float *>(G1 + (size_t)n * n);
+    /* ldx = 1 mod 4: the Gram's 4-column tiles of one warp fall on different banks; ldg odd */
+    const int ldx = m + ((1 - m) & 3), ldg = n | 1;
+    float2 *Ts = sm, *G1 = Ts + (size_t)ldx * n, *G2 = Ts; /* G2 over Q1, dead once G2 is formed */
+    float *diag = reinterpret_cast<float *>(G1 + (size_t)ldg * n);
     __shared__ float ratio;
     const int k = blockIdx.x;
     float2 *Ak = A + (long long)k * stride;
     for (int idx = threadIdx.x; idx < m * n; idx += CQ_THREADS) {
         const int c = idx / m, t = idx - c * m;
-        Ts[idx] = Ak[(size_t)c * lda + t];
+        Ts[(size_t)c * ldx + t] = Ak[(size_t)c * lda + t];
     }
     __syncthreads();
-    cq_gram(Ts, m, m, n, G1);
-    bool ok = cq_chol(G1, n, diag);
+    cq_gram(Ts, ldx, m, n, G1, ldg);
+    bool ok = cq_chol(G1, ldg, n, diag);
     if (ok) {
-        cq_trsm(Ts, m, m, n, G1);
-        cq_gram(Ts, m, m, n, G2);
-        ok = cq_chol(G2, n, diag);
+        cq_trsm(Ts, ldx, m, n, G1, ldg);
+        cq_gram(Ts, ldx, m, n, G2, ldg);
+        ok = cq_chol(G2, ldg, n, diag);
     }
     if (ok) {
         if (threadIdx.x < 32) { /* min and max |R_ii| = R2_ii R1_ii */
             float lo = INFINITY, hi = 0.f;
             for (int i = threadIdx.x; i < n; i += 32) {
-                const float r = G2[(size_t)i * n + i].x * G1[(size_t)i * n + i].x;
+                const float r = G2[(size_t)i * ldg + i].x * G1[(size_t)i * ldg + i].x;
                 lo = fminf(lo, isfinite(r) ? r : 0.f);
                 hi = fmaxf(hi, r);
             }
@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
         const int j = idx / n, i = idx - j * n;
         if (i > j) continue;
         float2 r = c0();
-        for (int q = i; q <= j; q++) r = cfma(G2[(size_t)q * n + i], G1[(size_t)j * n + q], r);
+        for (int q = i; q <= j; q++) r = cfma(G2[(size_t)q * ldg + i], G1[(size_t)j * ldg + q], r);
         Ak[(size_t)j * lda + i] = r;
     }
 }
@@ -235,7 +235,8 @@ using namespace rtk;
 
 static size_t cq_smem(int m, int n)
 {
-    return ((size_t)m * n + (size_t)n * n) * sizeof(float2) + (size_t)n * sizeof(float);
+    const size_t ldx = (size_t)(m + ((1 - m) & 3)), ldg = (size_t)(n | 1);
+    return (ldx * n + ldg * n) * sizeof(float2) + (size_t)n * sizeof(float);
 }
 
 extern "C" int rtk_cholqr2_fits(int m, int n, int smem_limit)
