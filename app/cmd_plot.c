@@ -3,7 +3,7 @@
  * angle–Doppler spectrum of the input, the SINR loss against Doppler (of one run, or of
  * several runs' tables on one plot), the range–Doppler map of the output with its
  * detections, and the angle–Doppler response of the adapted weights beside the
- * clairvoyant optimum (stap/plot.h; the response from datasets/scene_response.h). */
+ * clairvoyant optimum (stap/plot/plot.h; the response from datasets/scene_response.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

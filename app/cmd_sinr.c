@@ -1,5 +1,5 @@
 /* cmd_sinr.c: `rtstap sinr` — the SINR loss of a run's adaptive weights against the
- * optimum from the true covariance of a generated scene (stap/sinr.h). */
+ * optimum from the true covariance of a generated scene (stap/analysis/sinr.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* scene_response: the angle–Doppler response of a run's adapted weights and of the
  * clairvoyant optimum built from a generated scene's true covariance — what the
- * picture adapted_response.png of `rtstap plot` shows (stap/plot.h draws it).
+ * picture adapted_response.png of `rtstap plot` shows (stap/plot/plot.h draws it).
  *
  * For Doppler bin d, range segment s and beam b of a factored post-Doppler run (weights
  * D x S x B x N, N = C Q; docs/processing.md), the response of a weight

@@ -1,5 +1,5 @@
 /* scene_sinr: the SINR loss of a run's adaptive weights against the optimum from a
- * generated scene's true covariance — the table of stap/sinr.h (its model, symbols and
+ * generated scene's true covariance — the table of stap/analysis/sinr.h (its model, symbols and
  * files) computed from the truth of datasets/scene.h. */
 #ifndef SCENE_SINR_H
 #define SCENE_SINR_H

@@ -1,5 +1,5 @@
 /* la_device: linalg's batched QR + MVDR weights on device-resident data, enqueued on a
- * caller's CUDA stream — for engines that keep a whole CPI on the GPU (stap/engine_gpu.cu).
+ * caller's CUDA stream — for engines that keep a whole CPI on the GPU (stap/engine/engine_gpu.cu).
  * The training matrices are described by a gather from the Doppler cube (rtk_gather):
  *  - gpu: when the dispatch table's variant for m x n is a register kernel, one kernel
  *    gathers the rows, factors and solves (nothing materialized); otherwise the matrices
@@ -7,7 +7,7 @@
  *  - cublas: materialized, cublasCgeqrfBatched, two cublasCtrsmBatched, normalization.
  * Created once per shape and stream with every buffer, handle and pointer array it
  * needs; enqueue allocates nothing and never synchronizes (it may be captured in a
- * CUDA graph). Only in builds with CUDA (gpu_none.c answers STAP_EUNSUPPORTED). */
+ * CUDA graph). Only in builds with CUDA (without, gpu_loader.c answers STAP_EUNSUPPORTED). */
 #ifndef LA_DEVICE_H
 #define LA_DEVICE_H
 

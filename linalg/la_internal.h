@@ -31,7 +31,7 @@ int la_lapack_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int ld
 int la_lapack_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                       ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
 
-/* gpu and cublas (gpu_dispatch.cu when built with CUDA, gpu_none.c otherwise).
+/* gpu and cublas (gpu_dispatch.cu when built with CUDA, gpu_loader.c, which loads it, answering STAP_EUNSUPPORTED without it).
  * la_gpu_init fills ctx->gpu; la_gpu_fini releases it. */
 int la_gpu_probe(stap_error *err);
 int la_gpu_init(stap_la_ctx *ctx, stap_error *err);

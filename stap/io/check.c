@@ -1,4 +1,4 @@
-/* h5check.c: the attribute messages of a version-1 object header, checked before libhdf5
+/* check.c: the attribute messages of a version-1 object header, checked before libhdf5
  * decodes them (h5check.h). The format is the HDF5 File Format Specification, version 2.0:
  * IV.A.1.a (version 1 object headers), IV.A.2.m (attribute), IV.A.2.b (dataspace),
  * IV.A.2.d (datatype), IV.A.2.q (continuation). */

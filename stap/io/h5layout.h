@@ -1,7 +1,7 @@
 /* h5layout: the axis order of /data/iq (schema v1.1, docs/file-format.md) — reading a
  * dataset's axis labels (HDF5 dimension-scale labels, or a `dims` attribute), resolving
  * them against the caller's override, writing the labels, and transposing a cube from its
- * stored order into (channel, pulse, range). Internal to stap/h5io.c; the public part
+ * stored order into (channel, pulse, range). Internal to stap/io/; the public part
  * (stap_layout, stap_read_options, stap_layout_report) is in h5io.h. */
 #ifndef H5LAYOUT_H
 #define H5LAYOUT_H

@@ -1,6 +1,6 @@
-/* h5out: how every HDF5 file of rtstap is written (stap/h5io.c) — a temporary beside the
+/* h5out: how every HDF5 file of rtstap is written (stap/io/) — a temporary beside the
  * output, a reserve of disk space that keeps a full disk from failing HDF5's flushes, and
- * publication by rename once complete (h5io.c, "a file being written", says why). Internal
+ * publication by rename once complete (docs/architecture.md, "The I/O module"). Internal
  * to stap/. */
 #ifndef H5OUT_H
 #define H5OUT_H

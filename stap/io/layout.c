@@ -1,4 +1,4 @@
-/* h5layout.c: the axis order of /data/iq (schema v1.1) — axis names and their aliases,
+/* layout.c: the axis order of /data/iq (schema v1.1) — axis names and their aliases,
  * the labels a file carries (HDF5 dimension-scale labels, a `dims` attribute), their
  * resolution against a caller's override, the writers' labels, and the transposition of
  * a stored cube into (channel, pulse, range). */

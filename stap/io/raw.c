@@ -1,4 +1,4 @@
-/* rawio.c: raw interleaved complex samples — types, conversion by HDF5, and the import of a
+/* raw.c: raw interleaved complex samples — types, conversion by HDF5, and the import of a
  * raw file of a given shape and axis order into a schema-v1.1 file (see rawio.h). */
 #include "io_internal.h"
 #include "rawio.h"

@@ -1,7 +1,7 @@
 /* rawio: raw interleaved complex samples (docs/usage.md: import-raw, import-sigmf)
  * — their types (the SigMF names: ci8, ci16_le, cf32_le, ...), their conversion to float32
  * by HDF5 (H5Tconvert) with a scale, and the import of a raw file of a given shape into a
- * schema-v1.1 file (complex64, labelled; atomically, by stap/h5io.c). */
+ * schema-v1.1 file (complex64, labelled; atomically, by stap/io/). */
 #ifndef RAWIO_H
 #define RAWIO_H
 

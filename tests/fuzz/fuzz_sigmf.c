@@ -1,4 +1,4 @@
-/* fuzz_sigmf: SigMF metadata (stap/sigmf.c, stap/jsoncheck.c). The input is the metadata
+/* fuzz_sigmf: SigMF metadata (stap/io/sigmf.c, stap/io/jsoncheck.c). The input is the metadata
  * file's bytes; stap_sigmf_read_meta must return a status with a message, and on success
  * fields as documented: a short NUL-free datatype, 1..2^20 channels, a finite sample rate
  * > 0 when given, a data file beside the metadata. The strict checker must agree with the

@@ -1,4 +1,4 @@
-/* test_cfar: the CFAR detectors of stap/cfar.c (CA, OS, GO, SO along range; CA2D over
+/* test_cfar: the CFAR detectors of stap/detect/cfar.c (CA, OS, GO, SO along range; CA2D over
  * range x Doppler).
  *  1. Threshold tables against independent computations: the GO/SO false-alarm
  *     probability at the library's alpha by numerical integration over the training

@@ -1,4 +1,4 @@
-/* test_h5io: the HDF5 file format (stap/h5io.c) — bit-exact input round trips, float64,
+/* test_h5io: the HDF5 file format (stap/io/) — bit-exact input round trips, float64,
  * big-endian and reordered-member conversion, every malformed input of mkinput_lib with
  * its message, cubes and recordings in every axis order with every kind of axis label
  * (and labels that are refused), the result file read back through the raw HDF5 API

@@ -1,6 +1,6 @@
 /* test_sinr: Ward's TR-1015 example (18 elements at lambda/2, 18 pulses, beta = 1,
  * CNR 47 dB, two 35 dB jammers) through the STAP plan (post-Doppler, Q = 1, D = P)
- * and the SINR analysis of stap/sinr.c.
+ * and the SINR analysis of stap/analysis/sinr.c.
  *  1. The optimum SINR-loss curve against an independent direct computation from the
  *     full space-time covariance (T_d^H R_st T_d formed explicitly, LAPACK solve):
  *     the whole curve, every beam, to 1e-6 dB.
