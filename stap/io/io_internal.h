@@ -11,7 +11,7 @@
  *   write.c      the writers' helpers, stap_input_write, the recording writer
  *   result.c     result files: one CPI, and a recording's result writer
  *   matfile.c    where the cube is: /data/iq, --dataset, a MATLAB v7.3 or Octave array
- *   layout.c, check.c, raw.c, sigmf.c, jsoncheck.c, perfect.c, sinr.c, h5x.c: as named */
+ *   layout.c, check.c, raw.c, sigmf.c, jsoncheck.c, perfect_io.c, sinr_file.c, h5x.c: as named */
 #ifndef STAP_IO_INTERNAL_H
 #define STAP_IO_INTERNAL_H
 

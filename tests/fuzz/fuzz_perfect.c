@@ -1,4 +1,4 @@
-/* fuzz_perfect: the PERFECT suite's raw file readers (stap/perfect.c). The first byte picks
+/* fuzz_perfect: the PERFECT suite's raw file readers (stap/io/perfect_io.c). The first byte picks
  *   0  perfect_read_raw: the rest of the input is the file, read as n complex float32
  *      samples with n its size / 8 or one off;
  *   1  perfect_read_inputs: <size>_app_input.bin and <size>_app_steering_vectors.bin of a
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz_util.h"
-#include "perfect.h"
+#include "perfect_io.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

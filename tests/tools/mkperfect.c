@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "la_check.h"
-#include "perfect.h"
+#include "perfect_io.h"
 
 int main(int argc, char **argv)
 {

@@ -11,7 +11,7 @@
 
 #include "h5io.h"
 #include "la_check.h"
-#include "perfect.h"
+#include "perfect_io.h"
 #include "ref_stap.h"
 #include "testutil.h"
 
