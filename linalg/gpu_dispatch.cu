@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "rtk.h"
-#include "rtk_check.h"
+#include "la_gpu_check.h"
 extern "C" {
 #include "la_gpu_module.h"
 }
@@ -54,7 +54,7 @@ gpu_state *state(stap_la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); 
 int grow(dbuf *b, size_t bytes, const char *what, stap_error *err)
 {
     if (b->cap >= bytes) return STAP_OK;
-    if (b->p) RTK_CU(cudaFree(b->p));
+    if (b->p) LA_CU(cudaFree(b->p));
     b->p = nullptr;
     b->cap = 0;
     cudaError_t e = (cudaError_t)rtk_malloc(&b->p, bytes);
@@ -81,9 +81,9 @@ int copy_matrices(gpu_state *s, bool to_device, void *host, int hld, ptrdiff_t h
         char *h = (char *)host + (size_t)k * hstride * es;
         char *d = (char *)dev + (size_t)k * dld * n * es;
         if (to_device)
-            RTK_CU(cudaMemcpy2DAsync(d, dld * es, h, hld * es, rows * es, height, kind, s->stream));
+            LA_CU(cudaMemcpy2DAsync(d, dld * es, h, hld * es, rows * es, height, kind, s->stream));
         else
-            RTK_CU(cudaMemcpy2DAsync(h, hld * es, d, dld * es, rows * es, height, kind, s->stream));
+            LA_CU(cudaMemcpy2DAsync(h, hld * es, d, dld * es, rows * es, height, kind, s->stream));
     }
     return STAP_OK;
 }
@@ -93,8 +93,8 @@ int copy_matrices(gpu_state *s, bool to_device, void *host, int hld, ptrdiff_t h
 int device_smem_limit(int *smem, stap_error *err)
 {
     int dev = 0;
-    RTK_CU(cudaGetDevice(&dev));
-    RTK_CU(cudaDeviceGetAttribute(smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    LA_CU(cudaGetDevice(&dev));
+    LA_CU(cudaDeviceGetAttribute(smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     return STAP_OK;
 }
 
@@ -177,7 +177,7 @@ int device_qr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
     if (s->backend == STAP_BACKEND_CUBLAS) {
         RTK_TRY(cublas_pointers(s, dA, m, n, m, batch, nullptr, 0, err));
         int info = 0;
-        RTK_CUBLAS(cublasCgeqrfBatched(s->blas, m, n, (cuComplex **)s->aptr.p, m,
+        LA_CUBLAS(cublasCgeqrfBatched(s->blas, m, n, (cuComplex **)s->aptr.p, m,
                                (cuComplex **)s->tptr.p, &info, batch));
         if (info != 0)
             return stap_fail(err, STAP_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
@@ -186,7 +186,7 @@ int device_qr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
     int v;
     int sep = 0;
     RTK_TRY(pick_variant(s, 0, m, n, batch, 0, &v, &sep, err));
-    RTK_LAUNCH(rtk_qr_launch(v, m, n, batch, dA, m, (long long)m * n, s->stream));
+    LA_LAUNCH(rtk_qr_launch(v, m, n, batch, dA, m, (long long)m * n, s->stream));
     return STAP_OK;
 }
 
@@ -196,24 +196,24 @@ int device_weights(gpu_state *s, int n, int batch, void *dR, int ldr, int nbeams
     const long long stride = (long long)ldr * n;
     if (s->backend == STAP_BACKEND_CUBLAS) {
         RTK_TRY(cublas_pointers(s, dR, ldr, n, ldr, batch, s->w.p, nbeams, err));
-        RTK_LAUNCH(rtk_fill_rhs_launch(n, batch, nbeams, s->v.p, s->w.p, s->stream));
+        LA_LAUNCH(rtk_fill_rhs_launch(n, batch, nbeams, s->v.p, s->w.p, s->stream));
         const cuComplex one = make_cuComplex(1.f, 0.f);
-        RTK_CUBLAS(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
+        LA_CUBLAS(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
                               CUBLAS_DIAG_NON_UNIT, n, nbeams, &one,
                               (const cuComplex *const *)s->aptr.p, ldr,
                               (cuComplex *const *)s->wptr.p, n, batch));
-        RTK_CUBLAS(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+        LA_CUBLAS(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
                               CUBLAS_DIAG_NON_UNIT, n, nbeams, &one,
                               (const cuComplex *const *)s->aptr.p, ldr,
                               (cuComplex *const *)s->wptr.p, n, batch));
-        RTK_LAUNCH(rtk_normalize_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad,
+        LA_LAUNCH(rtk_normalize_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad,
                                  s->stream));
         return STAP_OK;
     }
     if (n > RTK_WEIGHTS_MAX_N)
         return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
                          RTK_WEIGHTS_MAX_N);
-    RTK_LAUNCH(rtk_weights_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad, s->stream));
+    LA_LAUNCH(rtk_weights_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad, s->stream));
     return STAP_OK;
 }
 
@@ -229,27 +229,27 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *f
         RTK_TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, &sep, err));
         if (rtk_qr_variant_get(v)->fused_weights && !sep) {
             *fused = true;
-            RTK_CU(cudaEventRecord(s->ev[e0], s->stream));
-            RTK_LAUNCH(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n,
+            LA_CU(cudaEventRecord(s->ev[e0], s->stream));
+            LA_LAUNCH(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n,
                                       nbeams, s->v.p, s->w.p, s->bad, s->phase, s->stream));
-            RTK_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
-            RTK_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
+            LA_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
+            LA_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
             return STAP_OK;
         }
     }
-    RTK_CU(cudaEventRecord(s->ev[e0], s->stream));
+    LA_CU(cudaEventRecord(s->ev[e0], s->stream));
     RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
-    RTK_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
+    LA_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
     RTK_TRY(device_weights(s, n, batch, s->a.p, m, nbeams, err));
-    RTK_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
+    LA_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
     return STAP_OK;
 }
 
 int check_bad(gpu_state *s, stap_error *err)
 {
     rtk_factor_flags f;
-    RTK_CU(cudaMemcpyAsync(&f, s->bad, sizeof f, cudaMemcpyDeviceToHost, s->stream));
-    RTK_CU(cudaStreamSynchronize(s->stream));
+    LA_CU(cudaMemcpyAsync(&f, s->bad, sizeof f, cudaMemcpyDeviceToHost, s->stream));
+    LA_CU(cudaStreamSynchronize(s->stream));
     if (f.bad_item != RTK_NO_BAD)
         return stap_fail(err, STAP_ENUMERIC, "singular triangular factor in batch item %d", f.bad_item);
     return STAP_OK;
@@ -259,9 +259,9 @@ int upload_steering(gpu_state *s, int n, int batch, int nbeams, const stap_cf32 
 {
     RTK_TRY(grow(&s->v, (size_t)nbeams * n * sizeof(float2), "steering vectors", err));
     RTK_TRY(grow(&s->w, (size_t)batch * nbeams * n * sizeof(float2), "weights", err));
-    RTK_CU(cudaMemcpyAsync(s->v.p, V, (size_t)nbeams * n * sizeof(float2), cudaMemcpyHostToDevice,
+    LA_CU(cudaMemcpyAsync(s->v.p, V, (size_t)nbeams * n * sizeof(float2), cudaMemcpyHostToDevice,
                        s->stream));
-    RTK_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
+    LA_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
     return STAP_OK;
 }
 
@@ -362,13 +362,13 @@ extern "C" int la_gpu_init(stap_la_ctx *ctx, stap_error *err)
     ctx->gpu = s;
     int st = [&]() -> int {
         RTK_TRY(device_smem_limit(&s->smem_limit, err));
-        RTK_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-        for (cudaEvent_t &e : s->ev) RTK_CU(cudaEventCreate(&e));
-        RTK_CU((cudaError_t)rtk_malloc((void **)&s->bad, sizeof(rtk_factor_flags)));
-        RTK_CU((cudaError_t)rtk_malloc((void **)&s->phase, 3 * sizeof(unsigned long long)));
+        LA_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+        for (cudaEvent_t &e : s->ev) LA_CU(cudaEventCreate(&e));
+        LA_CU((cudaError_t)rtk_malloc((void **)&s->bad, sizeof(rtk_factor_flags)));
+        LA_CU((cudaError_t)rtk_malloc((void **)&s->phase, 3 * sizeof(unsigned long long)));
         if (s->backend == STAP_BACKEND_CUBLAS) {
-            RTK_CUBLAS(cublasCreate(&s->blas));
-            RTK_CUBLAS(cublasSetStream(s->blas, s->stream));
+            LA_CUBLAS(cublasCreate(&s->blas));
+            LA_CUBLAS(cublasSetStream(s->blas, s->stream));
         }
         return STAP_OK;
     }();
@@ -440,7 +440,7 @@ extern "C" int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A
     RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
     RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
     RTK_TRY(copy_matrices(s, false, A, lda, stride_a, s->a.p, m, n, n, batch, err));
-    RTK_CU(cudaStreamSynchronize(s->stream));
+    LA_CU(cudaStreamSynchronize(s->stream));
     return STAP_OK;
 }
 
@@ -454,9 +454,9 @@ extern "C" int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf3
     RTK_TRY(copy_matrices(s, true, (void *)R, ldr, stride_r, s->r.p, n, n, n, batch, err));
     RTK_TRY(device_weights(s, n, batch, s->r.p, n, nbeams, err));
     RTK_TRY(check_bad(s, err));
-    RTK_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
+    LA_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
                        cudaMemcpyDeviceToHost, s->stream));
-    RTK_CU(cudaStreamSynchronize(s->stream));
+    LA_CU(cudaStreamSynchronize(s->stream));
     return STAP_OK;
 }
 
@@ -473,17 +473,17 @@ extern "C" int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch
         return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
                          RTK_WEIGHTS_MAX_N);
     RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
-    RTK_CU(cudaEventRecord(s->ev[0], s->stream));
+    LA_CU(cudaEventRecord(s->ev[0], s->stream));
     RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
     RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
-    RTK_CU(cudaMemsetAsync(s->phase, 0, 3 * sizeof(unsigned long long), s->stream));
+    LA_CU(cudaMemsetAsync(s->phase, 0, 3 * sizeof(unsigned long long), s->stream));
     bool fused;
     RTK_TRY(device_qr_weights(s, m, n, batch, nbeams, &fused, 1, err));
-    RTK_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
+    LA_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
                        cudaMemcpyDeviceToHost, s->stream));
-    RTK_CU(cudaEventRecord(s->ev[4], s->stream));
+    LA_CU(cudaEventRecord(s->ev[4], s->stream));
     unsigned long long ph[3] = {0, 0, 0};
-    RTK_CU(cudaMemcpyAsync(ph, s->phase, sizeof ph, cudaMemcpyDeviceToHost, s->stream));
+    LA_CU(cudaMemcpyAsync(ph, s->phase, sizeof ph, cudaMemcpyDeviceToHost, s->stream));
     RTK_TRY(check_bad(s, err)); /* synchronizes */
     if (timing) {
         const double up = elapsed(s->ev[0], s->ev[1]), down = elapsed(s->ev[3], s->ev[4]);
@@ -516,7 +516,7 @@ extern "C" int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const 
     const size_t one = (size_t)m * n * batch * sizeof(float2);
     RTK_TRY(grow(&s->sets, one * nsets, "benchmark input sets", err));
     RTK_TRY(grow(&s->a, one, "QR matrices", err));
-    RTK_CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));
+    LA_CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));
     if (with_weights) RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
     double *times = (double *)malloc((size_t)repeat * sizeof(double));
     if (!times) return stap_fail(err, STAP_ENOMEM, "bench: out of memory");
@@ -524,20 +524,20 @@ extern "C" int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const 
     for (int r = -1; r < repeat && !st; r++) { /* r = -1: warm-up, not timed */
         st = [&]() -> int {
             const int set = (r + nsets) % nsets;
-            RTK_LAUNCH(rtk_spin_launch(200, s->stream));
-            RTK_CU(cudaMemcpyAsync(s->a.p, (char *)s->sets.p + one * set, one,
+            LA_LAUNCH(rtk_spin_launch(200, s->stream));
+            LA_CU(cudaMemcpyAsync(s->a.p, (char *)s->sets.p + one * set, one,
                                  cudaMemcpyDeviceToDevice, s->stream));
             bool fused;
             if (with_weights) {
-                RTK_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
+                LA_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
                 RTK_TRY(device_qr_weights(s, m, n, batch, nbeams, &fused, 0, err));
                 RTK_TRY(check_bad(s, err));
                 if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[2]);
             } else {
-                RTK_CU(cudaEventRecord(s->ev[0], s->stream));
+                LA_CU(cudaEventRecord(s->ev[0], s->stream));
                 RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
-                RTK_CU(cudaEventRecord(s->ev[1], s->stream));
-                RTK_CU(cudaEventSynchronize(s->ev[1]));
+                LA_CU(cudaEventRecord(s->ev[1], s->stream));
+                LA_CU(cudaEventSynchronize(s->ev[1]));
                 if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[1]);
             }
             return STAP_OK;
@@ -545,10 +545,10 @@ extern "C" int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const 
     }
     if (!st && R_out) { /* R of set 0, from a plain factorization */
         st = [&]() -> int {
-            RTK_CU(cudaMemcpyAsync(s->a.p, s->sets.p, one, cudaMemcpyDeviceToDevice, s->stream));
+            LA_CU(cudaMemcpyAsync(s->a.p, s->sets.p, one, cudaMemcpyDeviceToDevice, s->stream));
             RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
-            RTK_CU(cudaMemcpyAsync(R_out, s->a.p, one, cudaMemcpyDeviceToHost, s->stream));
-            RTK_CU(cudaStreamSynchronize(s->stream));
+            LA_CU(cudaMemcpyAsync(R_out, s->a.p, one, cudaMemcpyDeviceToHost, s->stream));
+            LA_CU(cudaStreamSynchronize(s->stream));
             return STAP_OK;
         }();
     }
@@ -600,8 +600,8 @@ extern "C" void la_dev_weights_destroy(la_dev_weights *w)
 static int cublas_setup(la_dev_weights *w, int G, stap_error *err)
 {
     const int m = w->m, n = w->n, batch = w->batch;
-    RTK_CUBLAS(cublasCreate(&w->blas));
-    RTK_CUBLAS(cublasSetStream(w->blas, w->stream));
+    LA_CUBLAS(cublasCreate(&w->blas));
+    LA_CUBLAS(cublasSetStream(w->blas, w->stream));
     const size_t pg = (size_t)G * sizeof(void *), pb = (size_t)batch * sizeof(void *);
     RTK_TRY(grow(&w->aptr, pg, "cuBLAS matrix pointers", err));
     RTK_TRY(grow(&w->tptr, pg, "cuBLAS tau pointers", err));
@@ -624,7 +624,7 @@ static int cublas_setup(la_dev_weights *w, int G, stap_error *err)
     if (e == cudaSuccess) e = cudaMemcpy(w->fptr.p, hf, pb, cudaMemcpyHostToDevice);
     if (e == cudaSuccess) e = cudaMemcpy(w->wptr.p, hw, pb, cudaMemcpyHostToDevice);
     free(h);
-    RTK_CU(e);
+    LA_CU(e);
     return STAP_OK;
 }
 
@@ -705,17 +705,17 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
     if (w->fused) {
-        if (ev_training) RTK_LAUNCH(rtk_event_record(ev_training, s));
-        if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
-        RTK_LAUNCH(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
+        if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
+        if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
+        LA_LAUNCH(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
                                          w->dbad, w->dphase, s));
         return STAP_OK;
     }
     /* materialized: the gather's matrices (grouped: the caller wrote them), then factor and
      * solve — the plain object is the grouped one with a factor per item */
     if (!w->caller_matrices)
-        RTK_LAUNCH(rtk_training_launch(&w->g, m, n, batch, w->T.p, m, (long long)m * n, s));
-    if (ev_training) RTK_LAUNCH(rtk_event_record(ev_training, s));
+        LA_LAUNCH(rtk_training_launch(&w->g, m, n, batch, w->T.p, m, (long long)m * n, s));
+    if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
     return grouped_enqueue(w, ev_qr, err);
 }
 
@@ -779,26 +779,26 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err)
     const int m = w->m, n = w->n, G = w->groups, batch = w->batch, nb = w->nbeams;
     const long long stride = (long long)m * n;
     if (w->backend == STAP_BACKEND_GPU) {
-        RTK_LAUNCH(rtk_qr_launch(w->variant, m, n, G, w->T.p, m, stride, s));
-        if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
-        RTK_LAUNCH(rtk_weights_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
+        LA_LAUNCH(rtk_qr_launch(w->variant, m, n, G, w->T.p, m, stride, s));
+        if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
+        LA_LAUNCH(rtk_weights_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
                                        w->dW, w->dbad, s));
         return STAP_OK;
     }
     int info = 0;
-    RTK_CUBLAS(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
+    LA_CUBLAS(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
                            &info, G));
     if (info != 0) return stap_fail(err, STAP_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
-    if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
-    RTK_LAUNCH(rtk_fill_rhs_grouped_launch(n, batch, G, nb, w->dV, w->vstride, w->dW, s));
+    if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
+    LA_LAUNCH(rtk_fill_rhs_grouped_launch(n, batch, G, nb, w->dV, w->vstride, w->dW, s));
     const cuComplex one = make_cuComplex(1.f, 0.f);
-    RTK_CUBLAS(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
+    LA_CUBLAS(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
                           CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->fptr.p,
                           m, (cuComplex *const *)w->wptr.p, n, batch));
-    RTK_CUBLAS(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+    LA_CUBLAS(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
                           CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->fptr.p,
                           m, (cuComplex *const *)w->wptr.p, n, batch));
-    RTK_LAUNCH(rtk_normalize_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
+    LA_LAUNCH(rtk_normalize_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
                                      w->dW, w->dbad, s));
     return STAP_OK;
 }

@@ -7,6 +7,9 @@ below it, never of a layer above. The public headers in include/rtstap/ belong t
 layer that implements them (PUBLIC_OWNER below); common.h and the generated version.h are
 the bottom. The rules, each a failure:
   upward   a file includes a header of a higher layer (.c, .h, .cu and .cuh count);
+  call     a file calls a function that only a higher layer defines (stap_fail, defined in
+           linalg/, called by a header of kernels/): the linker checks the C layers
+           (build/layers/), this the headers and the GPU library's .cu files too;
   private  a file includes another folder's private header (*_internal.h);
   public   a header of include/rtstap/ includes a project header outside include/rtstap/
            (it would not be found once installed), or include/rtstap/ holds a header this
@@ -51,6 +54,14 @@ HDF5_RE = re.compile(r"^(hdf5(_hl)?\.h|H5\w*\.h)$")
 CUDA_RE = re.compile(r"^(cuda\w*\.h|cublas\w*\.h|cufft\w*\.h|cuComplex\.h)$")
 SIGNAL_RE = re.compile(r"\b(sigaction|signal)\s*\(")
 PUBLIC_NAME_RE = re.compile(r"^(stap_|STAP_|RTSTAP_)")
+# a function defined with external linkage: its type and name at column 0, the body's brace
+# after the parameters (static functions, prototypes and macros do not match)
+DEFINITION_RE = re.compile(r'^(?:extern "C"\s+)?(?!static\b|typedef\b|extern\b|return\b|else\b|do\b)'
+                           r'[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)'
+                           r'\s*(?:const\s*)?\{', re.M)
+CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+# what precedes the name of a function declared, not called: its type at column 0
+DECLARATION_RE = re.compile(r"^(?!return\b|else\b)[A-Za-z_][\w \t\*]*$")
 
 
 def public_names(code):
@@ -157,6 +168,18 @@ def check(root):
         grew = bool(more)
         cuda_headers |= more
     cuda_names = {os.path.basename(h) for h in cuda_headers}
+    # where each function with external linkage is defined: the lowest layer that defines it
+    code_of, defined_in = {}, {}
+    for rel in files:
+        if rel.endswith(".in"):
+            continue
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+            code_of[rel] = STRING_RE.sub('""', strip_comments(fh.read()))
+        if rel.endswith((".c", ".cu")):
+            for m in DEFINITION_RE.finditer(code_of[rel]):
+                mine = layer_of(rel)[0]
+                if m.group(1) not in defined_in or RANK[mine] < RANK[defined_in[m.group(1)][0]]:
+                    defined_in[m.group(1)] = (mine, rel)
     for rel in files:
         if rel.endswith(".in"):
             continue
@@ -211,6 +234,20 @@ def check(root):
                 if not PUBLIC_NAME_RE.match(name):
                     problems.append("%s:%d: name: %s is public and not stap_/STAP_ (the one "
                                     "public family; docs/library.md)" % (rel, lineno, name))
+        own = {m.group(1) for m in DEFINITION_RE.finditer(code_of[rel])} | \
+            set(re.findall(r"^static\b[^;{}=]*?\b(\w+)\s*\(", code_of[rel], re.M))
+        # the public headers declare what the layers implement (common.h: linalg/rt_common.c)
+        for lineno, line in enumerate([] if mine == "include" else code_of[rel].splitlines(), 1):
+            if line.lstrip().startswith("#") and not line.lstrip().startswith("#define"):
+                continue
+            for m in CALL_RE.finditer(line):
+                name = m.group(1)
+                if name in own or name not in defined_in or DECLARATION_RE.match(line[:m.start()]):
+                    continue
+                their, where = defined_in[name]
+                if RANK[their] > RANK[mine]:
+                    problems.append("%s:%d: call: %s (layer %s) calls %s, defined in %s (layer %s)"
+                                    % (rel, lineno, rel, mine, name, where, their))
         if mine != "app":
             code = strip_comments(text)
             for lineno, line in enumerate(code.splitlines(), 1):
@@ -238,7 +275,9 @@ def self_test():
         "include/rtstap/extra.h": "\n",
         "kernels/k.cu": '#include "linalg.h"\n#include "rtstap/common.h"\n',
         "linalg/la_internal.h": '#include "linalg.h"\n',
-        "linalg/la.c": '#include "la_internal.h"\n/* "--not-a-message" */\n',
+        "linalg/la.c": '#include "la_internal.h"\n/* "--not-a-message" */\n'
+                       'int la_fail(int code)\n{\n    return code;\n}\n',
+        "kernels/kc.h": 'static inline int kc(void) { return la_fail(1); }\n',
         "stap/s.c": '#include "la_internal.h"\n#include "stap.h"\n'
                     'int f(void) { return g("--loading must be >= 0"); }\n',
         "datasets/scene.h": '#include "stap.h"\n',
@@ -257,6 +296,7 @@ def self_test():
         "include/rtstap/stap.h:2: public",
         "include/rtstap/extra.h:1: public",
         "kernels/k.cu:1: upward",
+        "kernels/kc.h:1: call",
         "stap/s.c:1: private",
         "stap/s.c:3: flag",
         "datasets/d.c:1: home",
