@@ -308,7 +308,7 @@ static int device_count(int *count, stap_error *err)
     return STAP_OK;
 }
 
-extern "C" int la_gpu_probe(stap_error *err)
+extern "C" int stap_la_gpu_probe(stap_error *err)
 {
     int count;
     return device_count(&count, err);
@@ -336,7 +336,7 @@ extern "C" int stap_la_gpu_select(int device, stap_error *err)
     return STAP_OK;
 }
 
-extern "C" void la_gpu_fini(stap_la_ctx *ctx)
+extern "C" void stap_la_gpu_fini(stap_la_ctx *ctx)
 {
     gpu_state *s = state(ctx);
     if (!s) return;
@@ -354,7 +354,7 @@ extern "C" void la_gpu_fini(stap_la_ctx *ctx)
     ctx->gpu = nullptr;
 }
 
-extern "C" int la_gpu_init(stap_la_ctx *ctx, stap_error *err)
+extern "C" int stap_la_gpu_init(stap_la_ctx *ctx, stap_error *err)
 {
     gpu_state *s = new (std::nothrow) gpu_state;
     if (!s) return stap_fail(err, STAP_ENOMEM, "out of memory for the GPU backend state");
@@ -372,7 +372,7 @@ extern "C" int la_gpu_init(stap_la_ctx *ctx, stap_error *err)
         }
         return STAP_OK;
     }();
-    if (st) la_gpu_fini(ctx);
+    if (st) stap_la_gpu_fini(ctx);
     return st;
 }
 
@@ -432,7 +432,7 @@ extern "C" int stap_la_gpu_force_variant(stap_la_ctx *ctx, int v, stap_error *er
     return stap_la_gpu_force_plan(ctx, v, 0, err);
 }
 
-extern "C" int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+extern "C" int stap_la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
                          ptrdiff_t stride_a, stap_error *err)
 {
     gpu_state *s = state(ctx);
@@ -444,7 +444,7 @@ extern "C" int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A
     return STAP_OK;
 }
 
-extern "C" int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+extern "C" int stap_la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                               ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W,
                               stap_error *err)
 {
@@ -464,7 +464,7 @@ extern "C" int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf3
  * events around the kernels. When one fused kernel does both (gpu backend, register
  * variants), its time is split by block 0's %globaltimer readings at the start, at the
  * end of the factorization and at the end of the solves. */
-extern "C" int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+extern "C" int stap_la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
                                        ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
                                        stap_la_timing *timing, stap_error *err)
 {
@@ -508,7 +508,7 @@ extern "C" int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch
  * events bracket the factorization (or factorization + weights). A spin kernel queued
  * first keeps the GPU busy while the host queues the copy, the events and the launches,
  * so the host's launch latency is not timed. One warm-up run, then the median. */
-extern "C" int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
+extern "C" int stap_la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
                                int repeat, int with_weights, int nbeams, const stap_cf32 *V,
                                double *median_us, stap_cf32 *R_out, stap_error *err)
 {
@@ -805,7 +805,7 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err)
 
 extern "C" int la_dev_weights_fused(const la_dev_weights *w) { return w && w->fused; }
 extern "C" const char *la_dev_weights_describe(const la_dev_weights *w) { return w ? w->desc : ""; }
-extern "C" int la_dev_weights_materializes(stap_backend backend, int variant, int m, int n,
+extern "C" int stap_la_dev_weights_materializes(stap_backend backend, int variant, int m, int n,
                                            int batch, int nbeams)
 {
     if (backend != STAP_BACKEND_GPU) return 1;
@@ -828,11 +828,11 @@ extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)
 extern "C" const la_gpu_api *rtstap_gpu_linalg_api(int abi)
 {
     static const la_gpu_api api = {
-        sizeof(la_gpu_api),      la_gpu_probe,         stap_la_gpu_select,
-        la_gpu_init,             la_gpu_fini,          la_gpu_qr,
-        la_gpu_weights,          la_gpu_adaptive_weights, la_gpu_bench_qr,
+        sizeof(la_gpu_api),      stap_la_gpu_probe,         stap_la_gpu_select,
+        stap_la_gpu_init,             stap_la_gpu_fini,          stap_la_gpu_qr,
+        stap_la_gpu_weights,          stap_la_gpu_adaptive_weights, stap_la_gpu_bench_qr,
         stap_la_gpu_variant_count,    stap_la_gpu_variant_query, stap_la_gpu_variant_choice,
-        stap_la_gpu_force_variant,    stap_la_gpu_force_plan,    la_dev_weights_materializes,
+        stap_la_gpu_force_variant,    stap_la_gpu_force_plan,    stap_la_dev_weights_materializes,
         stap_la_gpu_count,
     };
     return abi == RTSTAP_GPU_ABI ? &api : nullptr;

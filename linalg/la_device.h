@@ -14,6 +14,7 @@
 #include "linalg.h"
 #include "rtk.h"
 
+#include "rt_hidden.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,7 +38,7 @@ int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, st
  * matrices (cuBLAS, no gathering QR variant for the shape on the current device, or the
  * model's plan runs the QR alone and the weights after it); 0 when gather, QR and weights
  * would run as one kernel. */
-int la_dev_weights_materializes(stap_backend backend, int variant, int m, int n, int batch,
+RT_INTERNAL int stap_la_dev_weights_materializes(stap_backend backend, int variant, int m, int n, int batch,
                                 int nbeams);
 /* The sub-CPI algorithms' solver: `groups` training matrices (m x n, column-major, leading
  * dimension m, written by the caller before each enqueue into la_dev_weights_matrices)

@@ -12,7 +12,7 @@ static const perfect_dims dims[PERFECT_SIZE_COUNT] = {
     {"large", 8, 4096, 64, 128, 256, 3, 16},
 };
 
-int perfect_size_parse(const char *name, perfect_size *out, stap_error *err)
+int stap_perfect_size_parse(const char *name, perfect_size *out, stap_error *err)
 {
     for (int i = 0; i < PERFECT_SIZE_COUNT; i++)
         if (name && !strcasecmp(name, dims[i].name)) {
@@ -23,9 +23,9 @@ int perfect_size_parse(const char *name, perfect_size *out, stap_error *err)
                      name ? name : "");
 }
 
-const perfect_dims *perfect_get_dims(perfect_size s) { return &dims[s]; }
+const perfect_dims *stap_perfect_get_dims(perfect_size s) { return &dims[s]; }
 
-void perfect_config(perfect_size s, stap_config *cfg)
+void stap_perfect_config(perfect_size s, stap_config *cfg)
 {
     const perfect_dims *d = &dims[s];
     stap_config_defaults(cfg);
@@ -41,7 +41,7 @@ void perfect_config(perfect_size s, stap_config *cfg)
     cfg->window = STAP_WINDOW_NONE;
 }
 
-double perfect_snr_db(const stap_cf32 *ref, const stap_cf32 *out, size_t n)
+double stap_perfect_snr_db(const stap_cf32 *ref, const stap_cf32 *out, size_t n)
 {
     double sig = 0, noise = 0;
     for (size_t i = 0; i < n; i++) {

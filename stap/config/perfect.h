@@ -6,6 +6,7 @@
 #ifndef PERFECT_H
 #define PERFECT_H
 
+#include "rt_hidden.h"
 #include "stap.h"
 
 typedef enum { PERFECT_SMALL = 0, PERFECT_MEDIUM, PERFECT_LARGE, PERFECT_SIZE_COUNT } perfect_size;
@@ -21,12 +22,12 @@ typedef struct perfect_dims {
     int steering;       /* 16 steering vectors                */
 } perfect_dims;
 
-int perfect_size_parse(const char *name, perfect_size *out, stap_error *err);
-const perfect_dims *perfect_get_dims(perfect_size s);
+RT_INTERNAL int stap_perfect_size_parse(const char *name, perfect_size *out, stap_error *err);
+RT_INTERNAL const perfect_dims *stap_perfect_get_dims(perfect_size s);
 /* The pipeline configuration of a size (backend AUTO; caller may change it). */
-void perfect_config(perfect_size s, stap_config *cfg);
+RT_INTERNAL void stap_perfect_config(perfect_size s, stap_config *cfg);
 
 /* The suite's agreement metric: 10 log10(sum |ref|^2 / sum |ref - out|^2) in dB. */
-double perfect_snr_db(const stap_cf32 *ref, const stap_cf32 *out, size_t n);
+RT_INTERNAL double stap_perfect_snr_db(const stap_cf32 *ref, const stap_cf32 *out, size_t n);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int perfect_read_raw(const char *path, size_t n, stap_cf32 *out, stap_error *err)
+int stap_perfect_read_raw(const char *path, size_t n, stap_cf32 *out, stap_error *err)
 {
     /* regular files only: a FIFO made `rtstap perfect` wait forever for a writer */
     const int fd = stap_open_regular(path, err);
@@ -39,22 +39,22 @@ int perfect_read_raw(const char *path, size_t n, stap_cf32 *out, stap_error *err
     return STAP_OK;
 }
 
-int perfect_write_raw(const char *path, const stap_cf32 *data, size_t n, stap_write_mode mode,
+int stap_perfect_write_raw(const char *path, const stap_cf32 *data, size_t n, stap_write_mode mode,
                       stap_error *err)
 {
     return stap_atomic_write(path, data, n * 2 * sizeof(float), mode, err);
 }
 
-const char *perfect_input_path(perfect_size s, const char *dir, int steering, char *buf,
+const char *stap_perfect_input_path(perfect_size s, const char *dir, int steering, char *buf,
                                size_t len)
 {
-    snprintf(buf, len, "%s/%s_app_%s.bin", dir, perfect_get_dims(s)->name, steering ? "steering_vectors" : "input");
+    snprintf(buf, len, "%s/%s_app_%s.bin", dir, stap_perfect_get_dims(s)->name, steering ? "steering_vectors" : "input");
     return buf;
 }
 
-int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, stap_error *err)
+int stap_perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, stap_error *err)
 {
-    const perfect_dims *d = perfect_get_dims(s);
+    const perfect_dims *d = stap_perfect_get_dims(s);
     memset(in, 0, sizeof *in);
     char path[4096];
     size_t n = (size_t)d->channels * d->pulses * d->range_cells;
@@ -65,8 +65,8 @@ int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, stap_er
         stap_input_free(in);
         return stap_fail(err, STAP_ENOMEM, "out of memory for the PERFECT %s input", d->name);
     }
-    int st = perfect_read_raw(perfect_input_path(s, dir, 0, path, sizeof path), n, in->iq, err);
-    if (!st) st = perfect_read_raw(perfect_input_path(s, dir, 1, path, sizeof path), nv, in->steering, err);
+    int st = stap_perfect_read_raw(stap_perfect_input_path(s, dir, 0, path, sizeof path), n, in->iq, err);
+    if (!st) st = stap_perfect_read_raw(stap_perfect_input_path(s, dir, 1, path, sizeof path), nv, in->steering, err);
     if (st) {
         stap_input_free(in);
         return st;

@@ -25,6 +25,15 @@ the bottom. The rules, each a failure:
            version macros; docs/library.md, "Names and options").
 usage: check_layers.py [ROOT]      (default: the repository this script is in)
        check_layers.py --self-test (the rules on a small tree with one violation of each)
+       check_layers.py --symbols ROOT LIBRARY... (the libraries' symbols, with nm; CTest
+                                  check_symbols):
+  global   librtstap.a defines a global symbol outside stap_ / STAP_ (a file's own function
+           is static; one the folders share is named stap_<folder>_..., docs/library.md);
+           OpenMP's named critical sections (.gomp_critical_user_NAME) count by their NAME;
+  export   librtstap.so exports a name that no installed header (ROOT/include/rtstap)
+           declares (a function the library's files share is RT_INTERNAL, linalg/rt_hidden.h);
+  gpu      librtstap_gpu.so exports anything but its two entries (rtstap_gpu_linalg_api,
+           rtstap_gpu_stap_api) and the kernels' rtk_ API (docs/architecture.md).
 Exit status 0 when the tree follows the rules, 1 when it does not (each violation is
 printed as path:line: rule: what)."""
 import os
@@ -46,6 +55,8 @@ PUBLIC_OWNER = {
     "rtstap.h": "stap",  # the umbrella header
 }
 GENERATED = {"rtstap/version.h": "include", "rtstap_commit.h": "include"}
+# what the generated version.h declares besides macros (none: its names are RTSTAP_ macros)
+GENERATED_NAMES = set()
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 STRING_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -81,7 +92,11 @@ def public_names(code):
             or re.match(r"^typedef\b[^(]*\b(\w+)\s*;\s*$", line)
         if m:
             out.append((lineno, m.group(1)))
-        elif not line.startswith(("typedef", "extern")):
+        elif line.startswith("extern"):  # an object: extern const char *const x[N];
+            m = re.match(r"^extern\b[^(\"]*?\b(\w+)\s*(?:\[[^\]]*\])?\s*;", line)
+            if m:
+                out.append((lineno, m.group(1)))
+        elif not line.startswith("typedef"):
             m = re.match(r"^[A-Za-z_][\w\s\*]*?\b(\w+)\s*\(", line)
             if m:
                 out.append((lineno, m.group(1)))
@@ -266,6 +281,59 @@ def check(root):
     return files, includes, problems
 
 
+GLOBAL_OK_RE = re.compile(r"^(?:\.gomp_critical_user_)?(?:stap_|STAP_)")
+# result.c's named critical section until issue 44's move of the run path renames it
+GLOBAL_TOLERATED = {".gomp_critical_user_rtstap_result_pwrite"}
+GPU_EXPORT_RE = re.compile(r"^(rtstap_gpu_linalg_api|rtstap_gpu_stap_api|rtk_\w+)$")
+
+
+def nm_symbols(args, lib):
+    """(object, name) of each symbol nm lists (POSIX format, defined ones only)."""
+    import subprocess
+    out = subprocess.run(["nm", "-A", "-P", "--defined-only"] + args + [lib], check=True,
+                         capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        where, _, rest = line.partition(": ")
+        fields = rest.split()
+        if len(fields) >= 2 and fields[1] not in "Uw":  # a symbol defined here
+            obj = where[where.find("[") + 1:-1] if "[" in where else os.path.basename(where)
+            rows.append((obj, fields[0]))
+    return rows
+
+
+def check_symbols(root, libs):
+    declared = set(GENERATED_NAMES)
+    inc = os.path.join(root, "include", "rtstap")
+    for f in sorted(os.listdir(inc)):
+        if f.endswith((".h", ".h.in")):
+            with open(os.path.join(inc, f), encoding="utf-8") as fh:
+                declared |= {name for _, name in public_names(strip_comments(fh.read()))}
+    problems = []
+    for lib in libs:
+        base = os.path.basename(lib)
+        if base.endswith(".a"):
+            for obj, name in nm_symbols(["-g"], lib):
+                if not GLOBAL_OK_RE.match(name) and name not in GLOBAL_TOLERATED:
+                    problems.append("%s: global: %s (%s) is global and not stap_/STAP_"
+                                    % (base, name, obj))
+        elif base.startswith("librtstap_gpu"):
+            for _, name in nm_symbols(["-D"], lib):
+                if not GPU_EXPORT_RE.match(name):
+                    problems.append("%s: gpu: exports %s (cmake/rtstap_gpu.map)" % (base, name))
+        else:
+            for _, name in nm_symbols(["-D"], lib):
+                if name not in declared:
+                    problems.append("%s: export: %s is exported and no installed header declares"
+                                    " it (RT_INTERNAL, or a public declaration)" % (base, name))
+    for p in problems:
+        print(p)
+    print("check_symbols: %s: %s" % (", ".join(os.path.basename(x) for x in libs),
+                                     "%d problem(s)" % len(problems) if problems else
+                                     "every global name stap_/STAP_, every export declared"))
+    return 1 if problems else 0
+
+
 def self_test():
     tree = {
         "include/rtstap/common.h": "#include <stddef.h>\ntypedef float cf32;\n"
@@ -325,6 +393,8 @@ def self_test():
 def main(argv):
     if len(argv) > 1 and argv[1] == "--self-test":
         return self_test()
+    if len(argv) > 3 and argv[1] == "--symbols":
+        return check_symbols(argv[2], argv[3:])
     root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files, includes, problems = check(root)
     for p in problems:

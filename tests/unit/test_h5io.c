@@ -194,8 +194,8 @@ static int truth_hook(stap_h5_file *f, void *user, stap_error *err)
     h->calls++;
     if (h->fail) return stap_fail(err, STAP_EINVAL, "hook refused on purpose");
     const int v[3] = {7, 8, 9};
-    h5x_put_ints(f, "/truth", 3, v);
-    return h5x_status(f, err);
+    stap_h5x_put_ints(f, "/truth", 3, v);
+    return stap_h5x_status(f, err);
 }
 
 static int has_truth(const char *path)
