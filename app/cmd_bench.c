@@ -348,8 +348,8 @@ int cmd_bench_qr(int argc, char **argv)
             free(sets); free(R); free(V);
             break;
         }
-        la_random_batch(seed + si, z.m, z.n, z.batch * nsets, sets);
-        if (V) la_random_batch(seed + 1000 + si, nbeams, z.n, 1, V);
+        stap_la_random_batch(seed + si, z.m, z.n, z.batch * nsets, sets);
+        if (V) stap_la_random_batch(seed + 1000 + si, nbeams, z.n, 1, V);
         int first_row = nrows;
         for (int bq = 0; bq < nback * nqr; bq++) {
             const int bi = bq / nqr;
@@ -380,7 +380,7 @@ int cmd_bench_qr(int argc, char **argv)
             }
             stap_la_ctx_destroy(ctx);
             la_qr_accuracy acc;
-            if (la_qr_check(z.m, z.n, z.batch, sets, R, 1, &acc, &err)) {
+            if (stap_la_qr_check(z.m, z.n, z.batch, sets, R, 1, &acc, &err)) {
                 snprintf(r->why, sizeof r->why, "accuracy check: %s", err.msg);
                 continue;
             }

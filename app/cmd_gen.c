@@ -54,11 +54,11 @@ static int opt_preset(const cli_opt *o, const char *arg)
 {
     gen_opts *g = o->value;
     stap_error err;
-    if (scene_preset_parse(arg, &g->preset, &err)) {
+    if (stap_scene_preset_parse(arg, &g->preset, &err)) {
         cli_error(EXIT_USAGE, "--preset: %s", err.msg);
         return -1;
     }
-    scene_preset_config(g->preset, &g->cfg);
+    stap_scene_preset_config(g->preset, &g->cfg);
     return 0;
 }
 
@@ -124,8 +124,8 @@ static int gen_write(scene_truth *truth, stap_input *in, const double *drift, in
                      const char *out, stap_write_mode mode, progress *pg, stap_error *err)
 {
     if (cpis == 1)
-        return scene_generate(truth, in->iq, err) ||
-               stap_input_write(out, in, scene_truth_write_hook, truth, &(stap_write_options){.mode = mode}, err);
+        return stap_scene_generate(truth, in->iq, err) ||
+               stap_input_write(out, in, stap_scene_truth_write_hook, truth, &(stap_write_options){.mode = mode}, err);
     stap_recording_writer *rw = NULL;
     int failed = stap_recording_create(&rw, out, in, cpis, &(stap_write_options){.mode = mode}, err) != STAP_OK;
     const scene_truth base = *truth;
@@ -134,7 +134,7 @@ static int gen_write(scene_truth *truth, stap_input *in, const double *drift, in
         for (int k = 0; k < base.cfg.ntargets; k++)
             truth->cfg.targets[k].range_cell =
                 (int)lround(base.cfg.targets[k].range_cell + drift[k] * c);
-        failed = scene_generate(truth, in->iq, err) || stap_recording_write(rw, c, in->iq, err);
+        failed = stap_scene_generate(truth, in->iq, err) || stap_recording_write(rw, c, in->iq, err);
         progress_update(pg, c + 1);
     }
     truth->cfg = base.cfg;
@@ -142,7 +142,7 @@ static int gen_write(scene_truth *truth, stap_input *in, const double *drift, in
         stap_recording_abort(rw);
         return 1;
     }
-    return stap_recording_finish(rw, scene_truth_write_hook, truth, err) != STAP_OK;
+    return stap_recording_finish(rw, stap_scene_truth_write_hook, truth, err) != STAP_OK;
 }
 
 static void gen_summary(const scene_truth *truth, scene_preset preset, int cpis, const char *out)
@@ -153,7 +153,7 @@ static void gen_summary(const scene_truth *truth, scene_preset preset, int cpis,
             "rtstap gen: %s scene, %d channels x %d pulses x %d range gates -> %s\n"
             "  d = %g lambda, carrier %g Hz, PRF %g Hz, v = %.3f m/s, beta = %.4f, "
             "depression %.2f deg\n",
-            scene_preset_name(preset), cfg->channels, cfg->pulses, cfg->range_gates, out,
+            stap_scene_preset_name(preset), cfg->channels, cfg->pulses, cfg->range_gates, out,
             cfg->element_spacing, cfg->carrier_hz, cfg->prf_hz, cfg->velocity_mps, truth->beta,
             truth->depression_rad * 180 / M_PI);
     if (truth->patches)
@@ -180,7 +180,7 @@ static int gen_json(const char *json, stap_write_mode mode, const scene_truth *t
     const scene_config *c = &truth->cfg;
     cJSON *doc = cli_json_written("gen", out, c->channels, c->pulses, c->range_gates, cpis);
     if (!doc) return cli_error(EXIT_PROCESSING, "out of memory");
-    cJSON_AddStringToObject(doc, "scene", scene_preset_name(preset));
+    cJSON_AddStringToObject(doc, "scene", stap_scene_preset_name(preset));
     cJSON_AddNumberToObject(doc, "element_spacing_wavelengths", c->element_spacing);
     cJSON_AddNumberToObject(doc, "carrier_frequency_hz", c->carrier_hz);
     cJSON_AddNumberToObject(doc, "prf_hz", c->prf_hz);
@@ -214,7 +214,7 @@ int cmd_gen(int argc, char **argv)
     gen_opts g;
     memset(&g, 0, sizeof g);
     g.preset = SCENE_PRESET_WARD;
-    scene_preset_config(g.preset, &g.cfg);
+    stap_scene_preset_config(g.preset, &g.cfg);
     g.beta = 1.0;
     scene_config *c = &g.cfg;
     const char *out = NULL, *json = NULL;
@@ -286,10 +286,10 @@ int cmd_gen(int argc, char **argv)
     const double *drift = g.drift;
     const int have_velocity = g.have_velocity;
     const double beta = g.beta;
-    if (!have_velocity) cfg.velocity_mps = scene_velocity_for_beta(&cfg, beta);
+    if (!have_velocity) cfg.velocity_mps = stap_scene_velocity_for_beta(&cfg, beta);
 
     scene_truth truth;
-    if (scene_truth_build(&cfg, &truth, &err)) return cli_error(EXIT_USAGE, "%s", err.msg);
+    if (stap_scene_truth_build(&cfg, &truth, &err)) return cli_error(EXIT_USAGE, "%s", err.msg);
     stap_input in;
     memset(&in, 0, sizeof in);
     in.channels = cfg.channels;
@@ -297,17 +297,17 @@ int cmd_gen(int argc, char **argv)
     in.range_gates = cfg.range_gates;
     in.iq = malloc(sizeof(stap_cf32) * (size_t)cfg.channels * cfg.pulses * cfg.range_gates);
     if (!in.iq) {
-        scene_truth_free(&truth);
+        stap_scene_truth_free(&truth);
         return cli_error(EXIT_PROCESSING, "out of memory for a %d x %d x %d cube", cfg.channels,
                          cfg.pulses, cfg.range_gates);
     }
-    scene_radar_meta(&truth, &in.meta);
+    stap_scene_radar_meta(&truth, &in.meta);
     int status = EXIT_OK;
     for (int k = 0; k < cfg.ntargets && cpis > 1; k++) {
         const double last = cfg.targets[k].range_cell + drift[k] * (cpis - 1);
         if (lround(last) < 0 || lround(last) >= cfg.range_gates) {
             free(in.iq);
-            scene_truth_free(&truth);
+            stap_scene_truth_free(&truth);
             return cli_error(EXIT_USAGE, "target %d drifts to range cell %.0f by CPI %d, outside "
                              "0..%d", k, last, cpis - 1, cfg.range_gates - 1);
         }
@@ -320,6 +320,6 @@ int cmd_gen(int argc, char **argv)
     else if (!quiet) gen_summary(&truth, preset, cpis, out);
     if (!failed && json) status = gen_json(json, mode, &truth, preset, cpis, out);
     free(in.iq);
-    scene_truth_free(&truth);
+    stap_scene_truth_free(&truth);
     return status;
 }

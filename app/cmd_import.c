@@ -1,6 +1,6 @@
 /* cmd_import.c: `rtstap import-raw` (a raw file of interleaved complex samples, of a given
  * shape, type and axis order) and `rtstap import-sigmf` (a SigMF recording: .sigmf-meta and
- * .sigmf-data) into a schema-v1.1 file of complex64 samples (stap/rawio.h). */
+ * .sigmf-data) into a schema-v1.1 file of complex64 samples (stap/io/rawio.h). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>

@@ -12,7 +12,7 @@
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "rtstap/common.h" /* stap_now_ms */
-#include "perfect.h"
+#include "perfect_io.h"
 #include "stream_loop.h" /* the JSON report helpers */
 
 /* --size and --input-dir: the suite's input files, of perfect and import-perfect */
@@ -47,7 +47,7 @@ static int perfect_files(perfect_size size, const char *dir)
     static char paths[2][4096];
     int st = EXIT_OK;
     for (int k = 0; k < 2 && !st; k++)
-        st = cli_files_input("--input-dir", perfect_input_path(size, dir, k, paths[k], sizeof paths[k]));
+        st = cli_files_input("--input-dir", stap_perfect_input_path(size, dir, k, paths[k], sizeof paths[k]));
     return st;
 }
 
@@ -78,7 +78,7 @@ int cmd_perfect(int argc, char **argv)
     int pst = cli_parse(&perfect_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
     perfect_size size;
-    if (perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
+    if (stap_perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
     if ((pst = perfect_files(size, dir))) return pst;
     if ((pst = cli_select_device(device))) return pst;
     const stap_write_mode mode = cli_write_mode(force);
@@ -88,10 +88,10 @@ int cmd_perfect(int argc, char **argv)
 
     double t0 = stap_now_ms();
     stap_input in;
-    if (perfect_read_inputs(size, dir, &in, &err)) return cli_fail(&err);
+    if (stap_perfect_read_inputs(size, dir, &in, &err)) return cli_fail(&err);
     double read_ms = stap_now_ms() - t0;
     stap_config cfg;
-    perfect_config(size, &cfg);
+    stap_perfect_config(size, &cfg);
     cfg.backend = backend;
     cfg.threads = threads;
     int status = EXIT_OK;
@@ -114,7 +114,7 @@ int cmd_perfect(int argc, char **argv)
         goto out;
     }
     double tw = stap_now_ms();
-    if (perfect_write_raw(output, Y, ny, mode, &err)) {
+    if (stap_perfect_write_raw(output, Y, ny, mode, &err)) {
         status = cli_fail(&err);
         goto out;
     }
@@ -129,11 +129,11 @@ int cmd_perfect(int argc, char **argv)
             status = cli_error(EXIT_PROCESSING, "out of memory");
             goto out;
         }
-        if (perfect_read_raw(gold, ny, G, &err)) {
+        if (stap_perfect_read_raw(gold, ny, G, &err)) {
             status = cli_fail(&err);
             goto out;
         }
-        snr = perfect_snr_db(G, Y, ny);
+        snr = stap_perfect_snr_db(G, Y, ny);
         fprintf(out, "SNR against %s: %.1f dB (criterion %.0f dB): %s\n", gold, snr, min_snr,
                 snr >= min_snr ? "pass" : "FAIL");
         if (!(snr >= min_snr))
@@ -194,11 +194,11 @@ int cmd_import_perfect(int argc, char **argv)
     if (pst != CLI_GO) return pst;
     const stap_write_mode mode = cli_write_mode(force);
     perfect_size size;
-    if (perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
+    if (stap_perfect_size_parse(size_s, &size, &err)) return cli_error(EXIT_USAGE, "--size: %s", err.msg);
     if ((pst = perfect_files(size, dir))) return pst;
     if ((pst = cli_output_ok(out, force)) || (pst = cli_output_ok(json, force))) return pst;
     stap_input in;
-    if (perfect_read_inputs(size, dir, &in, &err)) return cli_fail(&err);
+    if (stap_perfect_read_inputs(size, dir, &in, &err)) return cli_fail(&err);
     int st;
     if (cpis == 1) {
         st = stap_input_write(out, &in, NULL, NULL, &(stap_write_options){.mode = mode}, &err);
@@ -219,7 +219,7 @@ int cmd_import_perfect(int argc, char **argv)
     stap_input_free(&in);
     if (st) return cli_fail(&err);
     stap_config c;
-    perfect_config(size, &c);
+    stap_perfect_config(size, &c);
     if (json) {
         cJSON *doc = cli_json_written("import-perfect", out, C, P, R, cpis);
         if (!doc) return cli_error(EXIT_PROCESSING, "out of memory");

@@ -3,7 +3,7 @@
  * angle–Doppler spectrum of the input, the SINR loss against Doppler (of one run, or of
  * several runs' tables on one plot), the range–Doppler map of the output with its
  * detections, and the angle–Doppler response of the adapted weights beside the
- * clairvoyant optimum (stap/plot.h; the response from datasets/scene_response.h). */
+ * clairvoyant optimum (stap/plot/plot.h; the response from datasets/scene_response.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -314,7 +314,7 @@ static int plot_load(plot_job *j)
             j->range_m[r] = r * 299792458.0 / (2 * j->in.meta.sample_rate_hz);
     }
     /* /truth is optional: without it there is no SINR loss to compute and no optimum */
-    j->have_truth = scene_truth_read(j->input, &j->truth, &j->truth_err) == STAP_OK;
+    j->have_truth = stap_scene_truth_read(j->input, &j->truth, &j->truth_err) == STAP_OK;
     if (j->resp_asked && !j->result)
         return cli_error(EXIT_USAGE, "the --response-* options draw adapted_response.png, "
                          "which needs --result (a run's /weights)");
@@ -494,7 +494,7 @@ static int picture_response(plot_job *j, char *path, size_t len)
         j->grid.nf = D >= 240 ? D : D * ((240 + D - 1) / D);
     if (j->grid.nf > SCENE_RESPONSE_MAX_POINTS) j->grid.nf = SCENE_RESPONSE_MAX_POINTS;
     scene_response r;
-    if (scene_response_compute(tr, c, j->run.steering, j->run.beams, j->run.weights, j->resp_bin,
+    if (stap_scene_response_compute(tr, c, j->run.steering, j->run.beams, j->run.weights, j->resp_bin,
                                j->resp_seg, j->resp_beam, j->grid.nu, j->grid.nf, &r, &err)) {
         stap_error_prefix(&err, "%s vs %s", j->result, j->input);
         return cli_fail(&err);
@@ -529,7 +529,7 @@ static int picture_response(plot_job *j, char *path, size_t len)
         .ridge_slope = tr->patches > 0 ? tr->beta * tr->cfg.element_spacing : NAN};
     snprintf(path, len, "%s/adapted_response.%s", j->dir, j->ext);
     int st = stap_plot_response(path, &pic, NULL, j->mode, &err);
-    scene_response_free(&r);
+    stap_scene_response_free(&r);
     return st ? cli_fail(&err) : plot_done(j, path);
 }
 
@@ -596,7 +596,7 @@ int cmd_plot(int argc, char **argv)
     if (status == CLI_GO && (status = plot_load(j)) == EXIT_OK) status = plot_pictures(j);
     if (status == EXIT_OK && j->json) status = plot_json(j);
     stap_input_free(&j->in);
-    if (j->have_truth) scene_truth_free(&j->truth);
+    if (j->have_truth) stap_scene_truth_free(&j->truth);
     stap_run_free(&j->run);
     stap_sinr_free(&j->sr);
     for (int k = 0; k < j->nmore; k++) stap_sinr_free(&j->more[k]);

@@ -212,8 +212,8 @@ static int run_open_input(run_job *j)
         j->in.iq = malloc(sizeof(stap_cf32) * (size_t)j->in.channels * j->in.pulses * j->in.range_gates);
         if (!j->in.iq) return cli_error(EXIT_PROCESSING, "out of memory for the synthetic cube");
         synth_params sp;
-        synth_defaults(&sp, j->in.channels, j->in.pulses, j->in.range_gates);
-        if (synth_cube(&sp, j->in.iq, &err)) return cli_fail(&err);
+        stap_synth_defaults(&sp, j->in.channels, j->in.pulses, j->in.range_gates);
+        if (stap_synth_cube(&sp, j->in.iq, &err)) return cli_fail(&err);
         snprintf(j->input_name, sizeof j->input_name, "synthetic:%s", stap_preset_name(j->preset));
         return EXIT_OK;
     }

@@ -1,5 +1,5 @@
 /* cmd_sinr.c: `rtstap sinr` — the SINR loss of a run's adaptive weights against the
- * optimum from the true covariance of a generated scene (stap/sinr.h). */
+ * optimum from the true covariance of a generated scene (stap/analysis/sinr.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,9 +192,9 @@ int cmd_sinr(int argc, char **argv)
     scene_truth truth;
     stap_run_data run;
     stap_sinr_result res;
-    if (scene_truth_read(input, &truth, &err)) return cli_fail(&err);
+    if (stap_scene_truth_read(input, &truth, &err)) return cli_fail(&err);
     if (stap_run_read(result, 0, &run, &err)) {
-        scene_truth_free(&truth);
+        stap_scene_truth_free(&truth);
         return cli_fail(&err);
     }
     int status = EXIT_OK;
@@ -237,6 +237,6 @@ int cmd_sinr(int argc, char **argv)
     stap_sinr_free(&res);
 out:
     stap_run_free(&run);
-    scene_truth_free(&truth);
+    stap_scene_truth_free(&truth);
     return status;
 }

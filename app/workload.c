@@ -17,10 +17,10 @@ int workload_get(const char *name, workload *w, stap_error *err)
     stap_config_defaults(&w->cfg);
     if (!strncasecmp(name, "perfect-", 8)) {
         perfect_size ps;
-        if (perfect_size_parse(name + 8, &ps, err)) return STAP_EINVAL;
+        if (stap_perfect_size_parse(name + 8, &ps, err)) return STAP_EINVAL;
         w->perfect = (int)ps + 1;
-        perfect_config(ps, &w->cfg);
-        const perfect_dims *pd = perfect_get_dims(ps);
+        stap_perfect_config(ps, &w->cfg);
+        const perfect_dims *pd = stap_perfect_get_dims(ps);
         w->nbeams = pd->steering;
         w->steering_len = pd->channels * pd->doppler_order;
         const size_t n = (size_t)w->nbeams * w->steering_len;
@@ -58,7 +58,7 @@ int workload_cube(const workload *w, int index, stap_cf32 *cube, stap_error *err
         return STAP_OK;
     }
     synth_params sp;
-    synth_defaults(&sp, w->cfg.channels, w->cfg.pulses, w->cfg.range_gates);
+    stap_synth_defaults(&sp, w->cfg.channels, w->cfg.pulses, w->cfg.range_gates);
     sp.seed = 20101 + (uint64_t)index;
-    return synth_cube(&sp, cube, err);
+    return stap_synth_cube(&sp, cube, err);
 }

@@ -1,7 +1,7 @@
 # RTSTAP_FUZZ=ON (tests/fuzz, issue 10): every C file of this build directory is compiled
 # for libFuzzer with AddressSanitizer and UndefinedBehaviorSanitizer, in a build directory
 # of its own (CC=clang; the CUDA backend is off). FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-# lowers the readers' allocation caps to sizes a fuzzer can afford (stap/h5io.c).
+# lowers the readers' allocation caps to sizes a fuzzer can afford (stap/io/io_internal.h).
 if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "RTSTAP_FUZZ=ON needs clang (libFuzzer): configure a separate build "
                       "directory with -DCMAKE_C_COMPILER=clang")

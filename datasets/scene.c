@@ -35,7 +35,7 @@ static const struct {
     {"ward", 18, 18, 300, 47},
 };
 
-int scene_preset_parse(const char *name, scene_preset *p, stap_error *err)
+int stap_scene_preset_parse(const char *name, scene_preset *p, stap_error *err)
 {
     for (int i = 0; i < SCENE_PRESET_COUNT; i++)
         if (name && !strcmp(name, presets[i].name)) {
@@ -46,18 +46,18 @@ int scene_preset_parse(const char *name, scene_preset *p, stap_error *err)
                      "or ward)", name ? name : "");
 }
 
-const char *scene_preset_name(scene_preset p)
+const char *stap_scene_preset_name(scene_preset p)
 {
     return (p >= 0 && p < SCENE_PRESET_COUNT) ? presets[p].name : "invalid";
 }
 
-double scene_velocity_for_beta(const scene_config *c, double beta)
+double stap_scene_velocity_for_beta(const scene_config *c, double beta)
 {
     double d = c->element_spacing * C0 / c->carrier_hz;
     return beta * d * c->prf_hz / 2.0; /* beta = 2 v T_r / d */
 }
 
-void scene_preset_config(scene_preset p, scene_config *c)
+void stap_scene_preset_config(scene_preset p, scene_config *c)
 {
     memset(c, 0, sizeof *c);
     c->channels = presets[p].C;
@@ -79,7 +79,7 @@ void scene_preset_config(scene_preset p, scene_config *c)
     c->jammers[1] = (scene_jammer){0.5, 35};
     c->ntargets = 0;
     c->seed = 1;
-    c->velocity_mps = scene_velocity_for_beta(c, 1.0); /* beta = 1 */
+    c->velocity_mps = stap_scene_velocity_for_beta(c, 1.0); /* beta = 1 */
 }
 
 static int default_patches(const scene_config *c)
@@ -90,7 +90,8 @@ static int default_patches(const scene_config *c)
     return n < 360 ? 360 : n;
 }
 
-int scene_config_validate(const scene_config *c, stap_error *err)
+/* Check every field; messages name the field (scene_config.prf_hz, scene_config.jammers[2]). */
+static int scene_config_validate(const scene_config *c, stap_error *err)
 {
     if (c->channels < 1 || c->pulses < 1 || c->range_gates < 1)
         return stap_fail(err, STAP_EINVAL, "scene_config.channels, scene_config.pulses and "
@@ -147,7 +148,7 @@ int scene_config_validate(const scene_config *c, stap_error *err)
 }
 
 /* ---- the model ---------------------------------------------------------------- */
-void scene_truth_free(scene_truth *t)
+void stap_scene_truth_free(scene_truth *t)
 {
     if (!t) return;
     free(t->patch_azimuth);
@@ -167,7 +168,7 @@ static int alloc_patches(scene_truth *t, int n, stap_error *err)
     t->patch_doppler = malloc(sizeof(double) * n);
     t->patch_cnr = malloc(sizeof(double) * n);
     if (!t->patch_azimuth || !t->patch_spatial || !t->patch_doppler || !t->patch_cnr) {
-        scene_truth_free(t);
+        stap_scene_truth_free(t);
         return stap_fail(err, STAP_ENOMEM, "out of memory for %d clutter patches", n);
     }
     return STAP_OK;
@@ -183,7 +184,7 @@ static void derive_geometry(scene_truth *t)
     t->grazing_rad = t->depression_rad; /* flat earth */
 }
 
-int scene_truth_build(const scene_config *cfg, scene_truth *t, stap_error *err)
+int stap_scene_truth_build(const scene_config *cfg, scene_truth *t, stap_error *err)
 {
     memset(t, 0, sizeof *t);
     int st = scene_config_validate(cfg, err);
@@ -222,7 +223,7 @@ int scene_truth_build(const scene_config *cfg, scene_truth *t, stap_error *err)
     return STAP_OK;
 }
 
-void scene_radar_meta(const scene_truth *t, stap_radar_meta *m)
+void stap_scene_radar_meta(const scene_truth *t, stap_radar_meta *m)
 {
     memset(m, 0, sizeof *m);
     m->has_prf = 1;
@@ -234,7 +235,7 @@ void scene_radar_meta(const scene_truth *t, stap_radar_meta *m)
 }
 
 /* ---- drawing a CPI ------------------------------------------------------------ */
-int scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err)
+int stap_scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err)
 {
     const scene_config *c = &t->cfg;
     const int C = c->channels, P = c->pulses, R = c->range_gates, Nc = t->patches;
@@ -307,7 +308,7 @@ int scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err)
 }
 
 /* ---- covariances --------------------------------------------------------------- */
-int scene_covariance_spacetime(const scene_truth *t, stap_cf64 *Rst, stap_error *err)
+int stap_scene_covariance_spacetime(const scene_truth *t, stap_cf64 *Rst, stap_error *err)
 {
     const scene_config *c = &t->cfg;
     const int C = c->channels, P = c->pulses, N = C * P;
@@ -356,7 +357,7 @@ static void temporal_response(int P, double w, const double *win, int D, int Q, 
     }
 }
 
-void scene_doppler_signature(int C, int P, const stap_cf64 *a, double w, const double *win, int D,
+void stap_scene_doppler_signature(int C, int P, const stap_cf64 *a, double w, const double *win, int D,
                              int Q, int d, stap_cf64 *s)
 {
     for (int q = 0; q < Q; q++) {
@@ -367,7 +368,7 @@ void scene_doppler_signature(int C, int P, const stap_cf64 *a, double w, const d
     }
 }
 
-int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int Q, int d,
+int stap_scene_covariance_doppler(const scene_truth *t, const double *win, int D, int Q, int d,
                              stap_cf64 *Rd, stap_error *err)
 {
     const scene_config *c = &t->cfg;
@@ -427,7 +428,7 @@ int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int
  * clutter patch (spatial vt, Doppler w) z = a(vt) (x) exp(2 pi i w q) H(w), H(w) = sum_p'
  * h[p'] exp(2 pi i w p'); for white noise and jammers E[z_q conj(z_q')] picks p2' = p' + q
  * - q': M[q - q'] = sum_p' h[p'] conj(h[p' + q - q']). */
-int scene_covariance_staggered(const scene_truth *t, const double *win, int Pw, int D, int Q,
+int stap_scene_covariance_staggered(const scene_truth *t, const double *win, int Pw, int D, int Q,
                                int d, stap_cf64 *Rz, stap_error *err)
 {
     const scene_config *c = &t->cfg;
@@ -482,7 +483,7 @@ int scene_covariance_staggered(const scene_truth *t, const double *win, int Pw, 
     return STAP_OK;
 }
 
-void scene_staggered_signature(int C, const stap_cf64 *a, double w, const double *win, int Pw,
+void stap_scene_staggered_signature(int C, const stap_cf64 *a, double w, const double *win, int Pw,
                                int D, int Q, int d, stap_cf64 *s)
 {
     stap_cf64 H = 0;
@@ -496,44 +497,44 @@ void scene_staggered_signature(int C, const stap_cf64 *a, double w, const double
 
 /* ---- /truth in HDF5 (through the I/O module: stap/io/h5x.h) -------------------------- */
 
-int scene_truth_write(stap_h5_file *f, const scene_truth *t, stap_error *err)
+int stap_scene_truth_write(stap_h5_file *f, const scene_truth *t, stap_error *err)
 {
     const scene_config *c = &t->cfg;
     const char *g = "/truth";
-    h5x_group(f, g);
-    h5x_put_fixed_string(f, g, "model", "Ward TR-1015 side-looking ULA: flat earth, "
+    stap_h5x_group(f, g);
+    stap_h5x_put_fixed_string(f, g, "model", "Ward TR-1015 side-looking ULA: flat earth, "
                          "range-homogeneous clutter ring (constant gamma, cos^2 element, "
                          "uniform transmit array), barrage jammers, thermal noise, point targets");
-    h5x_put_fixed_string(f, g, "covariance_index", "space-time vector index c*P + p");
-    h5x_put_llong(f, g, "channels", c->channels);
-    h5x_put_llong(f, g, "pulses", c->pulses);
-    h5x_put_llong(f, g, "range_gates", c->range_gates);
-    h5x_put_double(f, g, "element_spacing_wavelengths", c->element_spacing);
-    h5x_put_double(f, g, "carrier_frequency_hz", c->carrier_hz);
-    h5x_put_double(f, g, "wavelength_m", t->wavelength_m);
-    h5x_put_double(f, g, "prf_hz", c->prf_hz);
-    h5x_put_double(f, g, "velocity_mps", c->velocity_mps);
-    h5x_put_double(f, g, "beta", t->beta);
-    h5x_put_double(f, g, "altitude_m", c->altitude_m);
-    h5x_put_double(f, g, "slant_range_m", c->slant_range_m);
-    h5x_put_double(f, g, "depression_rad", t->depression_rad);
-    h5x_put_double(f, g, "grazing_rad", t->grazing_rad);
-    h5x_put_llong(f, g, "clutter", c->clutter);
-    h5x_put_double(f, g, "cnr_db", c->cnr_db);
-    h5x_put_llong(f, g, "patches", t->patches);
-    h5x_put_double(f, g, "backlobe_db", c->backlobe_db);
-    h5x_put_double(f, g, "transmit_u", c->transmit_u);
-    h5x_put_double(f, g, "noise_power", c->noise_power);
-    h5x_put_llong(f, g, "seed", (long long)c->seed);
-    h5x_put_llong(f, g, "jammer_count", c->njammers);
-    h5x_put_llong(f, g, "target_count", c->ntargets);
+    stap_h5x_put_fixed_string(f, g, "covariance_index", "space-time vector index c*P + p");
+    stap_h5x_put_llong(f, g, "channels", c->channels);
+    stap_h5x_put_llong(f, g, "pulses", c->pulses);
+    stap_h5x_put_llong(f, g, "range_gates", c->range_gates);
+    stap_h5x_put_double(f, g, "element_spacing_wavelengths", c->element_spacing);
+    stap_h5x_put_double(f, g, "carrier_frequency_hz", c->carrier_hz);
+    stap_h5x_put_double(f, g, "wavelength_m", t->wavelength_m);
+    stap_h5x_put_double(f, g, "prf_hz", c->prf_hz);
+    stap_h5x_put_double(f, g, "velocity_mps", c->velocity_mps);
+    stap_h5x_put_double(f, g, "beta", t->beta);
+    stap_h5x_put_double(f, g, "altitude_m", c->altitude_m);
+    stap_h5x_put_double(f, g, "slant_range_m", c->slant_range_m);
+    stap_h5x_put_double(f, g, "depression_rad", t->depression_rad);
+    stap_h5x_put_double(f, g, "grazing_rad", t->grazing_rad);
+    stap_h5x_put_llong(f, g, "clutter", c->clutter);
+    stap_h5x_put_double(f, g, "cnr_db", c->cnr_db);
+    stap_h5x_put_llong(f, g, "patches", t->patches);
+    stap_h5x_put_double(f, g, "backlobe_db", c->backlobe_db);
+    stap_h5x_put_double(f, g, "transmit_u", c->transmit_u);
+    stap_h5x_put_double(f, g, "noise_power", c->noise_power);
+    stap_h5x_put_llong(f, g, "seed", (long long)c->seed);
+    stap_h5x_put_llong(f, g, "jammer_count", c->njammers);
+    stap_h5x_put_llong(f, g, "target_count", c->ntargets);
     if (t->patches > 0) {
         const size_t n = (size_t)t->patches;
-        h5x_group(f, "/truth/clutter");
-        h5x_put_doubles(f, "/truth/clutter/azimuth_rad", 1, &n, t->patch_azimuth);
-        h5x_put_doubles(f, "/truth/clutter/spatial_frequency", 1, &n, t->patch_spatial);
-        h5x_put_doubles(f, "/truth/clutter/normalized_doppler", 1, &n, t->patch_doppler);
-        h5x_put_doubles(f, "/truth/clutter/cnr", 1, &n, t->patch_cnr);
+        stap_h5x_group(f, "/truth/clutter");
+        stap_h5x_put_doubles(f, "/truth/clutter/azimuth_rad", 1, &n, t->patch_azimuth);
+        stap_h5x_put_doubles(f, "/truth/clutter/spatial_frequency", 1, &n, t->patch_spatial);
+        stap_h5x_put_doubles(f, "/truth/clutter/normalized_doppler", 1, &n, t->patch_doppler);
+        stap_h5x_put_doubles(f, "/truth/clutter/cnr", 1, &n, t->patch_cnr);
     }
     if (c->njammers > 0) {
         double u[SCENE_MAX_JAMMERS], jnr[SCENE_MAX_JAMMERS], vt[SCENE_MAX_JAMMERS];
@@ -543,10 +544,10 @@ int scene_truth_write(stap_h5_file *f, const scene_truth *t, stap_error *err)
             vt[j] = c->element_spacing * u[j];
         }
         const size_t n = (size_t)c->njammers;
-        h5x_group(f, "/truth/jammers");
-        h5x_put_doubles(f, "/truth/jammers/u", 1, &n, u);
-        h5x_put_doubles(f, "/truth/jammers/jnr_db", 1, &n, jnr);
-        h5x_put_doubles(f, "/truth/jammers/spatial_frequency", 1, &n, vt);
+        stap_h5x_group(f, "/truth/jammers");
+        stap_h5x_put_doubles(f, "/truth/jammers/u", 1, &n, u);
+        stap_h5x_put_doubles(f, "/truth/jammers/jnr_db", 1, &n, jnr);
+        stap_h5x_put_doubles(f, "/truth/jammers/spatial_frequency", 1, &n, vt);
     }
     if (c->ntargets > 0) {
         int rc[SCENE_MAX_TARGETS];
@@ -561,37 +562,37 @@ int scene_truth_write(stap_h5_file *f, const scene_truth *t, stap_error *err)
             vt[k] = c->element_spacing * u[k];
             w[k] = fd[k] / c->prf_hz;
         }
-        h5x_group(f, "/truth/targets");
-        h5x_put_ints(f, "/truth/targets/range_cell", n, rc);
-        h5x_put_doubles(f, "/truth/targets/u", 1, &n, u);
-        h5x_put_doubles(f, "/truth/targets/doppler_hz", 1, &n, fd);
-        h5x_put_doubles(f, "/truth/targets/snr_db", 1, &n, snr);
-        h5x_put_doubles(f, "/truth/targets/spatial_frequency", 1, &n, vt);
-        h5x_put_doubles(f, "/truth/targets/normalized_doppler", 1, &n, w);
-        h5x_put_doubles(f, "/truth/targets/phase_rad", 1, &n, t->target_phase);
+        stap_h5x_group(f, "/truth/targets");
+        stap_h5x_put_ints(f, "/truth/targets/range_cell", n, rc);
+        stap_h5x_put_doubles(f, "/truth/targets/u", 1, &n, u);
+        stap_h5x_put_doubles(f, "/truth/targets/doppler_hz", 1, &n, fd);
+        stap_h5x_put_doubles(f, "/truth/targets/snr_db", 1, &n, snr);
+        stap_h5x_put_doubles(f, "/truth/targets/spatial_frequency", 1, &n, vt);
+        stap_h5x_put_doubles(f, "/truth/targets/normalized_doppler", 1, &n, w);
+        stap_h5x_put_doubles(f, "/truth/targets/phase_rad", 1, &n, t->target_phase);
     }
-    return h5x_status(f, err);
+    return stap_h5x_status(f, err);
 }
 
-int scene_truth_write_hook(stap_h5_file *f, void *user, stap_error *err)
+int stap_scene_truth_write_hook(stap_h5_file *f, void *user, stap_error *err)
 {
-    return scene_truth_write(f, (const scene_truth *)user, err);
+    return stap_scene_truth_write(f, (const scene_truth *)user, err);
 }
 
 /* The /truth attributes: counts (whole numbers) and numbers, by name */
 typedef struct truth_count { const char *name; long long lo, hi; int *dst; } truth_count;
 typedef struct truth_number { const char *name; double *dst; } truth_number;
 
-int scene_truth_read(const char *path, scene_truth *t, stap_error *err)
+int stap_scene_truth_read(const char *path, scene_truth *t, stap_error *err)
 {
     memset(t, 0, sizeof *t);
     h5x *f = NULL;
-    int st = h5x_open(&f, path, err);
+    int st = stap_h5x_open(&f, path, err);
     if (st) return st;
     scene_config *c = &t->cfg;
     const char *g = "/truth";
-    if (!h5x_exists(f, g)) {
-        h5x_close(f);
+    if (!stap_h5x_exists(f, g)) {
+        stap_h5x_close(f);
         return stap_fail(err, STAP_EFORMAT, "%s: no /truth group (not a file of 'rtstap gen')", path);
     }
     const truth_count counts[] = {
@@ -608,41 +609,41 @@ int scene_truth_read(const char *path, scene_truth *t, stap_error *err)
         {"depression_rad", &t->depression_rad}, {"grazing_rad", &t->grazing_rad}};
     for (size_t i = 0; !st && i < sizeof counts / sizeof *counts; i++) {
         long long v;
-        if (!(st = h5x_get_count(f, g, counts[i].name, counts[i].lo, counts[i].hi, &v, err)))
+        if (!(st = stap_h5x_get_count(f, g, counts[i].name, counts[i].lo, counts[i].hi, &v, err)))
             *counts[i].dst = (int)v;
     }
     for (size_t i = 0; !st && i < sizeof numbers / sizeof *numbers; i++)
-        st = h5x_get_double(f, g, numbers[i].name, numbers[i].dst, err);
+        st = stap_h5x_get_double(f, g, numbers[i].name, numbers[i].dst, err);
     long long seed = 0; /* written as int64: every bit of the uint64 seed */
-    if (!st && !(st = h5x_get_llong(f, g, "seed", &seed, err))) c->seed = (uint64_t)seed;
+    if (!st && !(st = stap_h5x_get_llong(f, g, "seed", &seed, err))) c->seed = (uint64_t)seed;
     const int Nc = c->clutter ? c->patches : 0;
     if (!st) st = alloc_patches(t, Nc, err);
     if (!st && Nc > 0) {
         const size_t n = (size_t)Nc;
-        if (!(st = h5x_get_doubles(f, "/truth/clutter/azimuth_rad", 1, &n, t->patch_azimuth, err)) &&
-            !(st = h5x_get_doubles(f, "/truth/clutter/spatial_frequency", 1, &n, t->patch_spatial, err)) &&
-            !(st = h5x_get_doubles(f, "/truth/clutter/normalized_doppler", 1, &n, t->patch_doppler, err)))
-            st = h5x_get_doubles(f, "/truth/clutter/cnr", 1, &n, t->patch_cnr, err);
+        if (!(st = stap_h5x_get_doubles(f, "/truth/clutter/azimuth_rad", 1, &n, t->patch_azimuth, err)) &&
+            !(st = stap_h5x_get_doubles(f, "/truth/clutter/spatial_frequency", 1, &n, t->patch_spatial, err)) &&
+            !(st = stap_h5x_get_doubles(f, "/truth/clutter/normalized_doppler", 1, &n, t->patch_doppler, err)))
+            st = stap_h5x_get_doubles(f, "/truth/clutter/cnr", 1, &n, t->patch_cnr, err);
     }
     if (!st && c->njammers > 0) {
         double u[SCENE_MAX_JAMMERS], jnr[SCENE_MAX_JAMMERS];
         const size_t n = (size_t)c->njammers;
-        if (!(st = h5x_get_doubles(f, "/truth/jammers/u", 1, &n, u, err)))
-            st = h5x_get_doubles(f, "/truth/jammers/jnr_db", 1, &n, jnr, err);
+        if (!(st = stap_h5x_get_doubles(f, "/truth/jammers/u", 1, &n, u, err)))
+            st = stap_h5x_get_doubles(f, "/truth/jammers/jnr_db", 1, &n, jnr, err);
         for (int j = 0; !st && j < c->njammers; j++) c->jammers[j] = (scene_jammer){u[j], jnr[j]};
     }
     if (!st && c->ntargets > 0) {
         int rc[SCENE_MAX_TARGETS];
         double u[SCENE_MAX_TARGETS], fd[SCENE_MAX_TARGETS], snr[SCENE_MAX_TARGETS];
         const size_t n = (size_t)c->ntargets;
-        if (!(st = h5x_get_ints(f, "/truth/targets/range_cell", n, rc, err)) &&
-            !(st = h5x_get_doubles(f, "/truth/targets/u", 1, &n, u, err)) &&
-            !(st = h5x_get_doubles(f, "/truth/targets/doppler_hz", 1, &n, fd, err)) &&
-            !(st = h5x_get_doubles(f, "/truth/targets/snr_db", 1, &n, snr, err)))
-            st = h5x_get_doubles(f, "/truth/targets/phase_rad", 1, &n, t->target_phase, err);
+        if (!(st = stap_h5x_get_ints(f, "/truth/targets/range_cell", n, rc, err)) &&
+            !(st = stap_h5x_get_doubles(f, "/truth/targets/u", 1, &n, u, err)) &&
+            !(st = stap_h5x_get_doubles(f, "/truth/targets/doppler_hz", 1, &n, fd, err)) &&
+            !(st = stap_h5x_get_doubles(f, "/truth/targets/snr_db", 1, &n, snr, err)))
+            st = stap_h5x_get_doubles(f, "/truth/targets/phase_rad", 1, &n, t->target_phase, err);
         for (size_t k = 0; !st && k < n; k++) c->targets[k] = (scene_target){rc[k], u[k], fd[k], snr[k]};
     }
-    h5x_close(f);
-    if (st) scene_truth_free(t);
+    stap_h5x_close(f);
+    if (st) stap_scene_truth_free(t);
     return st;
 }

@@ -38,6 +38,7 @@
 #include "h5io.h"
 #include "stap.h"
 
+#include "rt_hidden.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -84,14 +85,12 @@ typedef enum scene_preset { SCENE_PRESET_EASY = 0, SCENE_PRESET_MEDIUM, SCENE_PR
 /* "easy" | "medium" | "hard" (the cube shapes of the run presets) | "ward" (TR-1015's
  * example: 18 elements at lambda/2, 18 pulses, beta = 1, CNR 47 dB, two 35 dB
  * jammers, 300 range gates). */
-int scene_preset_parse(const char *name, scene_preset *p, stap_error *err);
-const char *scene_preset_name(scene_preset p);
+RT_INTERNAL int stap_scene_preset_parse(const char *name, scene_preset *p, stap_error *err);
+RT_INTERNAL const char *stap_scene_preset_name(scene_preset p);
 /* Fill every field of cfg with the preset's values (no targets, seed 1). */
-void scene_preset_config(scene_preset p, scene_config *cfg);
+RT_INTERNAL void stap_scene_preset_config(scene_preset p, scene_config *cfg);
 /* Velocity giving a chosen beta for cfg's spacing, carrier and PRF. */
-double scene_velocity_for_beta(const scene_config *cfg, double beta);
-/* Check every field; messages name the field (scene_config.prf_hz, scene_config.jammers[2]). */
-int scene_config_validate(const scene_config *cfg, stap_error *err);
+RT_INTERNAL double stap_scene_velocity_for_beta(const scene_config *cfg, double beta);
 
 /* The model derived from a configuration: geometry and the clutter patches. */
 typedef struct scene_truth {
@@ -106,33 +105,33 @@ typedef struct scene_truth {
 } scene_truth;
 
 /* Validate cfg and derive the model (patches, geometry, target phases from the seed). */
-int scene_truth_build(const scene_config *cfg, scene_truth *t, stap_error *err);
-void scene_truth_free(scene_truth *t);
+RT_INTERNAL int stap_scene_truth_build(const scene_config *cfg, scene_truth *t, stap_error *err);
+RT_INTERNAL void stap_scene_truth_free(scene_truth *t);
 
 /* Draw one CPI: cube is C x P x R (row-major), from t->cfg.seed. */
-int scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err);
+RT_INTERNAL int stap_scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err);
 
 /* /radar and /array metadata of a scene for stap_input_write. */
-void scene_radar_meta(const scene_truth *t, stap_radar_meta *meta);
+RT_INTERNAL void stap_scene_radar_meta(const scene_truth *t, stap_radar_meta *meta);
 
 /* Write /truth (parameters as attributes; clutter patches, jammers and targets as
- * datasets) into a file being written (a writer's hook); scene_truth_write_hook has the
+ * datasets) into a file being written (a writer's hook); stap_scene_truth_write_hook has the
  * stap_h5_extra_fn signature with user = const scene_truth *. */
-int scene_truth_write(stap_h5_file *f, const scene_truth *t, stap_error *err);
-int scene_truth_write_hook(stap_h5_file *f, void *user, stap_error *err);
+RT_INTERNAL int stap_scene_truth_write(stap_h5_file *f, const scene_truth *t, stap_error *err);
+RT_INTERNAL int stap_scene_truth_write_hook(stap_h5_file *f, void *user, stap_error *err);
 /* Read /truth of a generated scene file back (the patch arrays as stored, so the
  * covariance is the exact one of the file). */
-int scene_truth_read(const char *path, scene_truth *t, stap_error *err);
+RT_INTERNAL int stap_scene_truth_read(const char *path, scene_truth *t, stap_error *err);
 
 /* Exact clutter-plus-jammer-plus-noise covariance of one range cell's space-time
  * vector, CP x CP, column-major, index c*P + p. Rst must hold (CP)^2 elements. */
-int scene_covariance_spacetime(const scene_truth *t, stap_cf64 *Rst, stap_error *err);
+RT_INTERNAL int stap_scene_covariance_spacetime(const scene_truth *t, stap_cf64 *Rst, stap_error *err);
 
 /* The covariance of the Doppler-domain snapshot s(d, .) of contract steps 1-2
  * (window win[0..P-1], DFT zero-padded to D bins, taps at bins d-(Q-1)/2+q mod D,
  * index c*Q + q): T_d^H Rst T_d, N x N column-major (N = C Q), computed from the
  * rank-1 / Kronecker structure of the model without forming Rst. */
-int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int Q, int d,
+RT_INTERNAL int stap_scene_covariance_doppler(const scene_truth *t, const double *win, int D, int Q, int d,
                              stap_cf64 *Rd, stap_error *err);
 
 /* The covariance of the staggered snapshot of the sub-CPI algorithms (pre-Doppler, ADPCA):
@@ -141,19 +140,19 @@ int scene_covariance_doppler(const scene_truth *t, const double *win, int D, int
  * 0 <= d < D), N x N column-major (N = C Q), from the Toeplitz structure of the model
  * without forming Rst. Pw = 1, win = {1}, d = 0 gives the covariance of one sub-CPI,
  * x[c, q] for q < Q (the principal block of Rst, reordered c*Q + q). */
-int scene_covariance_staggered(const scene_truth *t, const double *win, int Pw, int D, int Q,
+RT_INTERNAL int stap_scene_covariance_staggered(const scene_truth *t, const double *win, int Pw, int D, int Q,
                                int d, stap_cf64 *Rz, stap_error *err);
 
-/* Staggered signature (as scene_covariance_staggered) of a unit-amplitude point target
+/* Staggered signature (as stap_scene_covariance_staggered) of a unit-amplitude point target
  * with spatial response a[0..C-1] and normalized Doppler w: s[c*Q+q] = a[c] exp(2 pi i w q)
  * sum_p' win[p'] exp(2 pi i (w - d/D) p'). */
-void scene_staggered_signature(int C, const stap_cf64 *a, double w, const double *win, int Pw,
+RT_INTERNAL void stap_scene_staggered_signature(int C, const stap_cf64 *a, double w, const double *win, int Pw,
                                int D, int Q, int d, stap_cf64 *s);
 
 /* Doppler-domain signature of a unit-amplitude point target with spatial response
  * a[0..C-1] and normalized Doppler w (cycles per pulse) in bin d: s[c*Q+q] =
  * a[c] sum_p win[p] exp(2 pi i w p) exp(-2 pi i b_q p / D). */
-void scene_doppler_signature(int C, int P, const stap_cf64 *a, double w, const double *win, int D,
+RT_INTERNAL void stap_scene_doppler_signature(int C, int P, const stap_cf64 *a, double w, const double *win, int D,
                              int Q, int d, stap_cf64 *s);
 
 #ifdef __cplusplus

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scene_sinr.h" /* scene_run_config */
+#include "scene_sinr.h" /* stap_scene_run_config */
 
-void scene_response_free(scene_response *res)
+void stap_scene_response_free(scene_response *res)
 {
     if (!res) return;
     free(res->adapted);
@@ -41,13 +41,13 @@ static void response_grid(const stap_cf64 *w, int C, int Q, double spacing, int 
         }
 }
 
-int scene_response_compute(const scene_truth *t, const stap_config *cfg_in, const stap_cf32 *V,
+int stap_scene_response_compute(const scene_truth *t, const stap_config *cfg_in, const stap_cf32 *V,
                            int B, const stap_cf32 *W, int bin, int segment, int beam, int nu, int nf,
                            scene_response *res, stap_error *err)
 {
     memset(res, 0, sizeof *res);
     stap_config cfg;
-    int st = scene_run_config(t, cfg_in, B, &cfg, err);
+    int st = stap_scene_run_config(t, cfg_in, B, &cfg, err);
     if (st) return st;
     const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
     const int S = cfg.segments, N = C * Q;
@@ -93,8 +93,8 @@ int scene_response_compute(const scene_truth *t, const stap_config *cfg_in, cons
     const int sub = stap_is_subcpi(&cfg), Pw = stap_window_len(&cfg);
     for (int j = 0; j < nf; j++) {
         const double f = -0.5 + (double)j / nf;
-        if (sub) scene_staggered_signature(1, &one, f, win, Pw, D, Q, bin, g + (size_t)j * Q);
-        else scene_doppler_signature(1, P, &one, f, win, D, Q, bin, g + (size_t)j * Q);
+        if (sub) stap_scene_staggered_signature(1, &one, f, win, Pw, D, Q, bin, g + (size_t)j * Q);
+        else stap_scene_doppler_signature(1, P, &one, f, win, D, Q, bin, g + (size_t)j * Q);
     }
 
     /* w_opt = R_d^{-1} v / (v^H R_d^{-1} v); sub-CPI: the algorithm's clairvoyant weights
@@ -127,9 +127,9 @@ int scene_response_compute(const scene_truth *t, const stap_config *cfg_in, cons
     }
     if (sub) {
         const double unit = 1;
-        st = scene_covariance_staggered(t, &unit, 1, D, Q, 0, Rd, err);
+        st = stap_scene_covariance_staggered(t, &unit, 1, D, Q, 0, Rd, err);
     } else {
-        st = scene_covariance_doppler(t, win, D, Q, bin, Rd, err);
+        st = stap_scene_covariance_doppler(t, win, D, Q, bin, Rd, err);
     }
     if (st) {
         free(sv);
@@ -166,6 +166,6 @@ out:
     free(w);
     free(g);
     free(A);
-    if (st) scene_response_free(res);
+    if (st) stap_scene_response_free(res);
     return st;
 }

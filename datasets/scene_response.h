@@ -1,6 +1,6 @@
 /* scene_response: the angle–Doppler response of a run's adapted weights and of the
  * clairvoyant optimum built from a generated scene's true covariance — what the
- * picture adapted_response.png of `rtstap plot` shows (stap/plot.h draws it).
+ * picture adapted_response.png of `rtstap plot` shows (stap/plot/plot.h draws it).
  *
  * For Doppler bin d, range segment s and beam b of a factored post-Doppler run (weights
  * D x S x B x N, N = C Q; docs/processing.md), the response of a weight
@@ -8,7 +8,7 @@
  *
  *   G(u, f) = |w^H s(u, f)|^2,
  *   s(u, f) = the snapshot a unit point target at (u, f) leaves in bin d's Q taps after
- *             the windowed, zero-padded Doppler DFT: scene_doppler_signature(C, P,
+ *             the windowed, zero-padded Doppler DFT: stap_scene_doppler_signature(C, P,
  *             a(u), f, win, D, Q, d), a_c(u) = exp(2 pi i (d/lambda) c u) (scene.h).
  *
  * Since s = a(u) (x) g(f) (the spatial response times bin d's Q temporal taps, index
@@ -16,19 +16,20 @@
  * exponentials instead of C Q P nu nf.
  *
  * The clairvoyant optimum for the same bin and beam is w_opt = R_d^{-1} v / (v^H R_d^{-1}
- * v), R_d the true covariance of bin d's snapshot (scene_covariance_doppler) and v the
+ * v), R_d the true covariance of bin d's snapshot (stap_scene_covariance_doppler) and v the
  * beam's steering vector; it is normalized like the run's weights (w^H v = 1, contract
  * step 7), so both responses are 1 in the look direction at the steering's Doppler.
  *
  * Pre-Doppler, ADPCA and DPCA (Q = pulses of a sub-CPI): s(u, f) is the staggered snapshot
  * of bin d, a(u) (x) g(f), g_q(f) = exp(2 pi i f q) sum_p' win[p'] exp(2 pi i (f - d/D) p')
- * (scene_staggered_signature), and the clairvoyant weights are the algorithm's own:
+ * (stap_scene_staggered_signature), and the clairvoyant weights are the algorithm's own:
  * R_sub^{-1} s_d / (s_d^H R_sub^{-1} s_d), R_sub the true covariance of one sub-CPI and s_d
  * bin d's solve steering (stap_subcpi_steering); DPCA's "optimum" is its fixed weights. At
  * the look direction and the bin's centre both responses are (sum_p' win[p'])^2. */
 #ifndef SCENE_RESPONSE_H
 #define SCENE_RESPONSE_H
 
+#include "rt_hidden.h"
 #include "scene.h"
 
 #ifdef __cplusplus
@@ -56,10 +57,10 @@ typedef struct scene_response {
  * must be the scene's); steering: B x N; weights: D x S x B x N, or NULL for the optimum
  * alone; bin 0..D-1, segment 0..S-1, beam 0..B-1. STAP_EINVAL names the parameter out of
  * range; STAP_ENUMERIC when R_d is not positive definite. */
-int scene_response_compute(const scene_truth *t, const stap_config *cfg, const stap_cf32 *steering,
+RT_INTERNAL int stap_scene_response_compute(const scene_truth *t, const stap_config *cfg, const stap_cf32 *steering,
                            int B, const stap_cf32 *weights, int bin, int segment, int beam, int nu,
                            int nf, scene_response *res, stap_error *err);
-void scene_response_free(scene_response *res);
+RT_INTERNAL void stap_scene_response_free(scene_response *res);
 
 /* The grid's coordinates. */
 static inline double scene_response_u(const scene_response *r, int i)

@@ -49,7 +49,7 @@ static double sinr_on(int N, const stap_cf64 *L, const stap_cf64 *w, const stap_
     return q > 0 ? creal(wt * conj(wt)) / q : 0;
 }
 
-int scene_run_config(const scene_truth *t, const stap_config *run, int B, stap_config *cfg,
+int stap_scene_run_config(const scene_truth *t, const stap_config *run, int B, stap_config *cfg,
                      stap_error *err)
 {
     *cfg = *run;
@@ -136,7 +136,7 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
         goto out;
     }
     /* R_sub = L_s L_s^H: the covariance of one sub-CPI (pulses 0..Q-1, as trained) */
-    if ((st = scene_covariance_staggered(t, &one, 1, D, Q, 0, Rs, err))) goto out;
+    if ((st = stap_scene_covariance_staggered(t, &one, 1, D, Q, 0, Rs, err))) goto out;
     lapack_int info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rs, N);
     if (info != 0) {
         st = stap_fail(err, STAP_ENUMERIC, "true covariance of a sub-CPI is not positive definite "
@@ -163,7 +163,7 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
     }
     for (int d = 0; d < D; d++) {
         const double f = (double)d / D;
-        if ((st = scene_covariance_staggered(t, win, Pw, D, Q, d, Rz, err))) goto out;
+        if ((st = stap_scene_covariance_staggered(t, win, Pw, D, Q, d, Rz, err))) goto out;
         info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rz, N);
         if (info != 0) {
             st = stap_fail(err, STAP_ENUMERIC, "true covariance of the staggered snapshot of Doppler "
@@ -172,7 +172,7 @@ static int subcpi_losses(const scene_truth *t, const stap_config *cfg, const dou
         }
         for (int b = 0; b < B; b++) {
             const size_t db = (size_t)d * B + b;
-            scene_staggered_signature(C, a + (size_t)b * C, f, win, Pw, D, Q, d, tz);
+            stap_scene_staggered_signature(C, a + (size_t)b * C, f, win, Pw, D, Q, d, tz);
             /* L_opt: t^H R_z^{-1} t = ||L_z^{-1} t||^2 */
             memcpy(x, tz, sizeof(stap_cf64) * N);
             trsv_lower(N, Rz, x);
@@ -294,7 +294,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const sta
 {
     memset(res, 0, sizeof *res);
     stap_config cfg;
-    int st = scene_run_config(t, cfg_in, B, &cfg, err);
+    int st = stap_scene_run_config(t, cfg_in, B, &cfg, err);
     if (st) return st;
     const int C = cfg.channels, P = cfg.pulses, D = cfg.doppler_bins, Q = cfg.doppler_order;
     const int S = cfg.segments, N = C * Q, K = cfg.training, Nt = stap_adaptive_dof(&cfg);
@@ -346,7 +346,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const sta
     if (sub && (st = subcpi_losses(t, &cfg, win, V, B, W, res, err))) goto out;
     for (int d = 0; !sub && d < D; d++) {
         double f = (double)d / D;
-        if ((st = scene_covariance_doppler(t, win, D, Q, d, Rd, err))) goto out;
+        if ((st = stap_scene_covariance_doppler(t, win, D, Q, d, Rd, err))) goto out;
         if (jdl) memcpy(Rfull, Rd, sizeof(stap_cf64) * (size_t)N * N);
         /* R_d = L L^H */
         lapack_int info = LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', N, (lapack_complex_double *)Rd, N);
@@ -362,7 +362,7 @@ int stap_sinr_compute(const scene_truth *t, const stap_config *cfg_in, const sta
                 a[c] = v[c * Q + (Q - 1) / 2];
                 an += creal(a[c] * conj(a[c]));
             }
-            scene_doppler_signature(C, P, a, f, win, D, Q, d, sig);
+            stap_scene_doppler_signature(C, P, a, f, win, D, Q, d, sig);
             /* is v proportional to the signature? (the RMB law assumes it) */
             stap_cf64 vs = 0;
             double vv = 0, ss = 0;

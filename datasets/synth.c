@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-void synth_defaults(synth_params *sp, int C, int P, int R)
+void stap_synth_defaults(synth_params *sp, int C, int P, int R)
 {
     sp->channels = C;
     sp->pulses = P;
@@ -21,7 +21,7 @@ void synth_defaults(synth_params *sp, int C, int P, int R)
     sp->target_snr_db = 0;
 }
 
-int synth_cube(const synth_params *sp, stap_cf32 *cube, stap_error *err)
+int stap_synth_cube(const synth_params *sp, stap_cf32 *cube, stap_error *err)
 {
     const int C = sp->channels, P = sp->pulses, R = sp->range_gates;
     if (C < 1 || P < 1 || R < 1)

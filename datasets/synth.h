@@ -8,6 +8,7 @@
 
 #include "stap.h"
 
+#include "rt_hidden.h"
 typedef struct synth_params {
     int channels, pulses, range_gates;
     double element_spacing;   /* d / lambda                                        */
@@ -22,10 +23,10 @@ typedef struct synth_params {
 
 /* Defaults for a cube shape: jammers at u = -0.45 (30 dB) and +0.6 (25 dB); the target
  * at range cell R/3, u = 0.0625, Doppler 0.25 cycles/pulse, SNR 0 dB; seed 20101. */
-void synth_defaults(synth_params *sp, int channels, int pulses, int range_gates);
+RT_INTERNAL void stap_synth_defaults(synth_params *sp, int channels, int pulses, int range_gates);
 
 /* Fill cube (C x P x R, row-major) with unit-power complex white noise plus the jammers
  * and the target. */
-int synth_cube(const synth_params *sp, stap_cf32 *cube, stap_error *err);
+RT_INTERNAL int stap_synth_cube(const synth_params *sp, stap_cf32 *cube, stap_error *err);
 
 #endif

@@ -2,7 +2,7 @@
  * (rtk_pipeline.h): one warp per line builds the prefix sums of |y|^2 (every kind but OS),
  * one thread per cell under test decides (OS: one thread per run of cells, with sorted
  * window halves), hits are compacted with an atomic counter. The
- * arithmetic is stap/cfar.c's, operation for operation (powers and sums in double,
+ * arithmetic is stap/detect/cfar.c's, operation for operation (powers and sums in double,
  * explicit _rn intrinsics so that nothing is contracted), so that the two detectors give
  * identical lists on the same output; tests/unit/test_gpu_cfar.c checks that bit for bit. */
 #include "rtk_cfar_line.cuh"
@@ -15,7 +15,7 @@ using namespace rtk::cfar;
 
 /* One warp per line. The prefix sums are defined block-wise (rtk_pipeline.h): lane l sums
  * its blocks of 32 cells left to right, lane 0 chains the block offsets, and every lane
- * writes offset + running sum for its blocks — the order stap/cfar.c follows too. */
+ * writes offset + running sum for its blocks — the order stap/detect/cfar.c follows too. */
 constexpr int PREFIX_WARPS = 4;
 
 __global__ void __launch_bounds__(32 * PREFIX_WARPS)
@@ -58,7 +58,7 @@ prefix_kernel(const float2 *__restrict__ y, long long lines, int R, double *__re
         }
 }
 
-/* The CA window sum from one line's prefix sums (the order of stap/cfar.c). */
+/* The CA window sum from one line's prefix sums (the order of stap/detect/cfar.c). */
 __device__ __forceinline__ double window_sum(const double *pl, int lo0, int hi0, int lo1, int hi1)
 {
     return __dadd_rn(__dsub_rn(pl[hi0], pl[lo0]), __dsub_rn(pl[hi1], pl[lo1]));
@@ -151,7 +151,7 @@ size_t line_smem(int R) { return sizeof(double) * (size_t)line_doubles(R); }
  * whole window. Values are compared as the bit patterns of the non-negative double
  * powers, which order as the numbers do (and keep a NaN power from breaking the rows);
  * the k-th smallest value of a set does not depend on how it is found, so the hits are
- * those of stap/cfar.c bit for bit. Rows are interleaved by thread (element e of thread t
+ * those of stap/detect/cfar.c bit for bit. Rows are interleaved by thread (element e of thread t
  * at e * threads + t): a warp's accesses at one element index are conflict-free. */
 using os_key = unsigned long long;
 constexpr int OS_SMEM = 64 * 1024; /* shared memory for the rows of one block */

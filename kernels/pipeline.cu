@@ -1,6 +1,6 @@
 /* pipeline.cu: the kernels of a CPI around the QR (rtk_pipeline.h): the Doppler window and
  * layout, the materialized training gather (for QR variants that cannot gather), the
- * weight application and the status block. CPU references: stap/engine_cpu.c (the same
+ * weight application and the status block. CPU references: stap/engine/engine_cpu.c (the same
  * contract steps); tests/unit/test_gpu_engine.c compares the two on fresh random cubes. */
 #include "rtk_cfar_line.cuh"
 #include "rtk_device.cuh"

@@ -1,4 +1,4 @@
-/* rtk_cfar_line.cuh: the CFAR arithmetic of stap/cfar.c, operation for operation (powers and
+/* rtk_cfar_line.cuh: the CFAR arithmetic of stap/detect/cfar.c, operation for operation (powers and
  * sums in double, explicit _rn intrinsics so that nothing is contracted), and one line's
  * CA/GO/SO detection from its powers in shared memory: used by the CFAR kernels (cfar.cu)
  * and by the apply kernel fused with the detector (pipeline.cu), so that every GPU path
@@ -67,7 +67,7 @@ template <int TPL, int BT> __device__ __forceinline__ void line_sync(int g)
 }
 
 /* One line (flat index line) whose powers are at pw[padded(r)], by its TPL threads (tid):
- * the prefix sums built in shared memory in the order of stap/cfar.c (block sums left to
+ * the prefix sums built in shared memory in the order of stap/detect/cfar.c (block sums left to
  * right, the line's first thread chaining the offsets), then every cell tested. The caller
  * has synchronized the group after writing the powers. */
 template <int KIND, int TPL, int BT>

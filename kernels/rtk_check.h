@@ -1,13 +1,13 @@
-/* rtk_check.h: the one way host code of the CUDA backends (linalg/gpu_dispatch.cu, the GPU
- * engine, the GPU CFAR) checks a CUDA runtime, cuBLAS or cuFFT call. A failed call becomes
- * a stap_error naming the call, its file and line and the library's reason; out of memory
- * is STAP_ENOMEM, every other failure STAP_EDEVICE. The runtime's last-error state is cleared,
- * so that the kernels' launch checks (cudaGetLastError) do not see an older failure.
+/* rtk_check.h: what a failed CUDA runtime, cuBLAS or cuFFT call was, as kernels/ says it
+ * without calling any layer above it: an rtk_fault, the status it maps to (out of memory is
+ * STAP_ENOMEM, every other failure STAP_EDEVICE) and its message naming the call, its file
+ * and line and the library's reason. The runtime's last-error state is cleared, so that the
+ * kernels' launch checks (cudaGetLastError) do not see an older failure.
  *
- * Each macro needs `stap_error *err` in scope. RTK_CU / RTK_CUBLAS / RTK_CUFFT return the
- * status from the enclosing function; RTK_CU_GOTO stores it and jumps (functions with a
- * cleanup label); RTK_TRY returns any nonzero status of a call of ours; RTK_LAUNCH checks a
- * launch function of kernels/ (which returns its cudaError_t as an int). */
+ * The host code of the CUDA backends (linalg/gpu_dispatch.cu, the GPU engine, the GPU CFAR)
+ * checks its calls with linalg/la_gpu_check.h, which turns a fault into a stap_error.
+ * RTK_TRY returns any nonzero status of a call of ours; RTK_CU_EXIT is for programs (tests,
+ * tools): the fault's message on stderr, exit(1). */
 #ifndef RTK_CHECK_H
 #define RTK_CHECK_H
 
@@ -20,70 +20,50 @@
 
 #include "common.h"
 
-static inline const char *rtk_check_file(const char *path)
+typedef struct rtk_fault {
+    int code;      /* STAP_ENOMEM or STAP_EDEVICE                  */
+    char msg[512]; /* "CALL failed (FILE:LINE): REASON" (stap_error's size) */
+} rtk_fault;
+
+static inline rtk_fault rtk_fault_make(int code, const char *call, const char *file, int line,
+                                       const char *reason)
 {
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
+    rtk_fault f;
+    const char *base = strrchr(file, '/');
+    f.code = code;
+    snprintf(f.msg, sizeof f.msg, "%s failed (%s:%d): %s", call, base ? base + 1 : file, line,
+             reason);
+    return f;
 }
 
-static inline int rtk_cuda_fail(stap_error *err, cudaError_t e, const char *call, const char *file,
-                                int line)
+static inline rtk_fault rtk_cuda_fault(cudaError_t e, const char *call, const char *file, int line)
 {
     (void)cudaGetLastError();
-    return stap_fail(err, e == cudaErrorMemoryAllocation ? STAP_ENOMEM : STAP_EDEVICE,
-                     "%s failed (%s:%d): %s", call, rtk_check_file(file), line,
-                     cudaGetErrorString(e));
+    return rtk_fault_make(e == cudaErrorMemoryAllocation ? STAP_ENOMEM : STAP_EDEVICE, call, file,
+                          line, cudaGetErrorString(e));
 }
 
-static inline int rtk_cublas_fail(stap_error *err, cublasStatus_t s, const char *call,
-                                  const char *file, int line)
+static inline rtk_fault rtk_cublas_fault(cublasStatus_t s, const char *call, const char *file,
+                                         int line)
 {
-    return stap_fail(err, s == CUBLAS_STATUS_ALLOC_FAILED ? STAP_ENOMEM : STAP_EDEVICE,
-                     "%s failed (%s:%d): %s", call, rtk_check_file(file), line,
-                     cublasGetStatusString(s));
+    return rtk_fault_make(s == CUBLAS_STATUS_ALLOC_FAILED ? STAP_ENOMEM : STAP_EDEVICE, call, file,
+                          line, cublasGetStatusString(s));
 }
 
-static inline int rtk_cufft_fail(stap_error *err, cufftResult r, const char *call,
-                                 const char *file, int line)
+static inline rtk_fault rtk_cufft_fault(cufftResult r, const char *call, const char *file, int line)
 {
-    return stap_fail(err, r == CUFFT_ALLOC_FAILED ? STAP_ENOMEM : STAP_EDEVICE,
-                     "%s failed (%s:%d): cuFFT status %d", call, rtk_check_file(file), line,
-                     (int)r);
+    char reason[32];
+    snprintf(reason, sizeof reason, "cuFFT status %d", (int)r);
+    return rtk_fault_make(r == CUFFT_ALLOC_FAILED ? STAP_ENOMEM : STAP_EDEVICE, call, file, line,
+                          reason);
 }
 
-#define RTK_CU(call)                                                                       \
-    do {                                                                                   \
-        cudaError_t rtk_e_ = (call);                                                       \
-        if (rtk_e_ != cudaSuccess) return rtk_cuda_fail(err, rtk_e_, #call, __FILE__, __LINE__); \
-    } while (0)
-/* a launch function of kernels/ (its cudaError_t as an int) */
-#define RTK_LAUNCH(call) RTK_CU((cudaError_t)(call))
-#define RTK_CU_GOTO(call, st, label)                                                       \
-    do {                                                                                   \
-        cudaError_t rtk_e_ = (call);                                                       \
-        if (rtk_e_ != cudaSuccess) {                                                       \
-            (st) = rtk_cuda_fail(err, rtk_e_, #call, __FILE__, __LINE__);                  \
-            goto label;                                                                    \
-        }                                                                                  \
-    } while (0)
-#define RTK_CUBLAS(call)                                                                   \
-    do {                                                                                   \
-        cublasStatus_t rtk_s_ = (call);                                                    \
-        if (rtk_s_ != CUBLAS_STATUS_SUCCESS)                                               \
-            return rtk_cublas_fail(err, rtk_s_, #call, __FILE__, __LINE__);                \
-    } while (0)
-#define RTK_CUFFT(call)                                                                    \
-    do {                                                                                   \
-        cufftResult rtk_r_ = (call);                                                       \
-        if (rtk_r_ != CUFFT_SUCCESS) return rtk_cufft_fail(err, rtk_r_, #call, __FILE__, __LINE__); \
-    } while (0)
 /* programs only (tests, tools; no library needed): the same message on stderr, exit(1) */
 #define RTK_CU_EXIT(call)                                                                  \
     do {                                                                                   \
         cudaError_t rtk_e_ = (call);                                                       \
         if (rtk_e_ != cudaSuccess) {                                                       \
-            fprintf(stderr, "%s failed (%s:%d): %s\n", #call, rtk_check_file(__FILE__),     \
-                    __LINE__, cudaGetErrorString(rtk_e_));                                 \
+            fprintf(stderr, "%s\n", rtk_cuda_fault(rtk_e_, #call, __FILE__, __LINE__).msg); \
             exit(1);                                                                       \
         }                                                                                  \
     } while (0)

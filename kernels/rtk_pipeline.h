@@ -128,7 +128,7 @@ typedef struct rtk_cfar_hit {
 } rtk_cfar_hit;
 
 /* Per line of R cells (lines = B*D): prefix[line*(R+1) + r] = the sum of |y|^2 over cells
- * 0..r-1 in double, in a fixed blocked order (so that the CPU detector, stap/cfar.c, can
+ * 0..r-1 in double, in a fixed blocked order (so that the CPU detector, stap/detect/cfar.c, can
  * follow it exactly): cells in blocks of 32; within a block a running sum from 0, left to
  * right; block offsets chained left to right (off_0 = 0, off_{i+1} = off_i + sum of block
  * i); prefix[32 i + j + 1] = off_i + (running sum of block i through cell j). Every kind

@@ -17,7 +17,7 @@
  * refactored by Householder (qr_cpu.c) in the same call; the context counts it.
  *
  * Compiled twice on x86-64, like qr_cpu.c: as itself and as cholqr_cpu_avx2.c with -mavx2
- * -mfma; la_cpu_cholqr chooses the copy with la_cpu_use_avx2. */
+ * -mfma; stap_la_cpu_cholqr chooses the copy with stap_la_cpu_use_avx2. */
 #include "la_internal.h"
 
 #include <math.h>
@@ -32,7 +32,7 @@
 
 /* Factor each matrix of the batch; failed[k] = 1 where the guard sends matrix k to
  * Householder (A_k then untouched). Returns STAP_OK or STAP_ENOMEM. */
-int LA_CHOL_COPY(la_cpu_cholqr_batch)(int threads, int m, int n, int batch, stap_cf32 *A, int lda,
+RT_INTERNAL int LA_CHOL_COPY(stap_la_cpu_cholqr_batch)(int threads, int m, int n, int batch, stap_cf32 *A, int lda,
                                       ptrdiff_t stride_a, unsigned char *failed);
 
 #if defined(__FMA__)
@@ -210,7 +210,7 @@ static int cholqr2_one(int m, int n, stap_cf32 *Ak, int lda, cq_work *w)
     return 0;
 }
 
-int LA_CHOL_COPY(la_cpu_cholqr_batch)(int threads, int m, int n, int batch, stap_cf32 *A, int lda,
+int LA_CHOL_COPY(stap_la_cpu_cholqr_batch)(int threads, int m, int n, int batch, stap_cf32 *A, int lda,
                                       ptrdiff_t stride_a, unsigned char *failed)
 {
     int nomem = 0;
@@ -241,27 +241,27 @@ int LA_CHOL_COPY(la_cpu_cholqr_batch)(int threads, int m, int n, int batch, stap
 /* ---- the choice between the copies and the guard's Householder (portable copy) ------- */
 #ifndef LA_CPU_AVX2_COPY
 #if defined(RTSTAP_CPU_AVX2) && (defined(__x86_64__) || defined(__i386__))
-int la_cpu_cholqr_batch_avx2(int threads, int m, int n, int batch, stap_cf32 *A, int lda,
+RT_INTERNAL int stap_la_cpu_cholqr_batch_avx2(int threads, int m, int n, int batch, stap_cf32 *A, int lda,
                              ptrdiff_t stride_a, unsigned char *failed);
-#define LA_CHOL_AVX2 la_cpu_use_avx2()
+#define LA_CHOL_AVX2 stap_la_cpu_use_avx2()
 #else
-#define la_cpu_cholqr_batch_avx2 la_cpu_cholqr_batch_portable
+#define stap_la_cpu_cholqr_batch_avx2 stap_la_cpu_cholqr_batch_portable
 #define LA_CHOL_AVX2 0
 #endif
 
-int la_cpu_cholqr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+int stap_la_cpu_cholqr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
                   stap_error *err)
 {
     unsigned char *failed = calloc((size_t)batch, 1);
     if (!failed) return stap_fail(err, STAP_ENOMEM, "cpu cholqr2: out of memory");
-    int st = (LA_CHOL_AVX2 ? la_cpu_cholqr_batch_avx2 : la_cpu_cholqr_batch_portable)(
+    int st = (LA_CHOL_AVX2 ? stap_la_cpu_cholqr_batch_avx2 : stap_la_cpu_cholqr_batch_portable)(
         ctx->threads, m, n, batch, A, lda, stride_a, failed);
     if (st) {
         free(failed);
         return stap_fail(err, st, "cpu cholqr2: out of memory for %dx%d work buffers", m, n);
     }
     /* the guard: Householder, in the same call, the refused matrices spread over the threads
-     * (one matrix a thread, as la_cpu_qr itself runs them) */
+     * (one matrix a thread, as stap_la_cpu_qr itself runs them) */
     long long guarded = 0;
     for (int k = 0; k < batch; k++) guarded += failed[k];
     stap_la_ctx one = *ctx;
@@ -271,9 +271,9 @@ int la_cpu_cholqr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int l
     for (int k = 0; k < batch; k++) {
         if (!failed[k]) continue;
         stap_error e1;
-        const int s1 = la_cpu_qr(&one, m, n, 1, A + (ptrdiff_t)k * stride_a, lda, stride_a, &e1);
+        const int s1 = stap_la_cpu_qr(&one, m, n, 1, A + (ptrdiff_t)k * stride_a, lda, stride_a, &e1);
         if (s1) {
-#pragma omp critical(la_cpu_cholqr_guard)
+#pragma omp critical(stap_la_cpu_cholqr_guard)
             if (!bad) {
                 bad = s1;
                 if (err) *err = e1;

@@ -1,5 +1,5 @@
 /* cholqr_cpu_avx2.c: the cpu backend's CholeskyQR2 (cholqr_cpu.c) compiled a second time for
  * x86-64 CPUs with AVX2 and FMA — CMakeLists.txt gives this file alone -mavx2 -mfma, and
- * builds it on x86-64 only. la_cpu_cholqr chooses this copy at run time. */
+ * builds it on x86-64 only. stap_la_cpu_cholqr chooses this copy at run time. */
 #define LA_CPU_AVX2_COPY 1
 #include "cholqr_cpu.c"

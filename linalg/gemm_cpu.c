@@ -5,7 +5,7 @@
  * program must agree bit for bit on any CPU; OpenBLAS stays the lapack baseline's).
  *
  * Compiled twice on x86-64, like qr_cpu.c: as itself for the build's target and as
- * gemm_cpu_avx2.c with -mavx2 -mfma; stap_la_cgemm chooses with la_cpu_use_avx2.
+ * gemm_cpu_avx2.c with -mavx2 -mfma; stap_la_cgemm chooses with stap_la_cpu_use_avx2.
  * Each output element is the same sum in the same order in every blocking of the loops
  * (k ascending, one rounding per product term as the target's FMA gives it), so the
  * result does not depend on m, n, or the thread that computes it. */
@@ -23,7 +23,7 @@
 #define LA_GEMM_COPY(name) name##_portable
 #endif
 
-void LA_GEMM_COPY(la_cpu_cgemm)(int m, int n, int k, const stap_cf32 *A, int lda, const stap_cf32 *X,
+RT_INTERNAL void LA_GEMM_COPY(stap_la_cpu_cgemm)(int m, int n, int k, const stap_cf32 *A, int lda, const stap_cf32 *X,
                                 size_t ldx, int accumulate, stap_cf32 *Y, size_t ldy);
 
 /* One output element's sum, term by term: y += a_re x + a_im (i x), the two real products
@@ -91,7 +91,7 @@ GEMM_TILE(4)
 GEMM_TILE(1)
 #endif
 
-void LA_GEMM_COPY(la_cpu_cgemm)(int m, int n, int k, const stap_cf32 *A, int lda, const stap_cf32 *X,
+void LA_GEMM_COPY(stap_la_cpu_cgemm)(int m, int n, int k, const stap_cf32 *A, int lda, const stap_cf32 *X,
                                 size_t ldx, int accumulate, stap_cf32 *Y, size_t ldy)
 {
     int j0 = 0;
@@ -109,18 +109,18 @@ void LA_GEMM_COPY(la_cpu_cgemm)(int m, int n, int k, const stap_cf32 *A, int lda
 /* ---- the choice between the copies (once, in the portable copy) ----------------------- */
 #ifndef LA_CPU_AVX2_COPY
 #if defined(RTSTAP_CPU_AVX2) && (defined(__x86_64__) || defined(__i386__))
-void la_cpu_cgemm_avx2(int m, int n, int k, const stap_cf32 *A, int lda, const stap_cf32 *X, size_t ldx,
+RT_INTERNAL void stap_la_cpu_cgemm_avx2(int m, int n, int k, const stap_cf32 *A, int lda, const stap_cf32 *X, size_t ldx,
                        int accumulate, stap_cf32 *Y, size_t ldy);
-#define LA_GEMM_AVX2 la_cpu_use_avx2()
+#define LA_GEMM_AVX2 stap_la_cpu_use_avx2()
 #else
-#define la_cpu_cgemm_avx2 la_cpu_cgemm_portable
+#define stap_la_cpu_cgemm_avx2 stap_la_cpu_cgemm_portable
 #define LA_GEMM_AVX2 0
 #endif
 
 void stap_la_cgemm(int m, int n, int k, const stap_cf32 *A, int lda, const stap_cf32 *X, size_t ldx,
                    int accumulate, stap_cf32 *Y, size_t ldy)
 {
-    (LA_GEMM_AVX2 ? la_cpu_cgemm_avx2 : la_cpu_cgemm_portable)(m, n, k, A, lda, X, ldx, accumulate, Y,
+    (LA_GEMM_AVX2 ? stap_la_cpu_cgemm_avx2 : stap_la_cpu_cgemm_portable)(m, n, k, A, lda, X, ldx, accumulate, Y,
                                                                ldy);
 }
 #endif

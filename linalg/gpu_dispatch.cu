@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "rtk.h"
-#include "rtk_check.h"
+#include "la_gpu_check.h"
 extern "C" {
 #include "la_gpu_module.h"
 }
@@ -59,7 +59,7 @@ gpu_state *state(stap_la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); 
 int grow(dbuf *b, size_t bytes, const char *what, stap_error *err)
 {
     if (b->cap >= bytes) return STAP_OK;
-    if (b->p) RTK_CU(cudaFree(b->p));
+    if (b->p) LA_CU(cudaFree(b->p));
     b->p = nullptr;
     b->cap = 0;
     cudaError_t e = (cudaError_t)rtk_malloc(&b->p, bytes);
@@ -86,9 +86,9 @@ int copy_matrices(gpu_state *s, bool to_device, void *host, int hld, ptrdiff_t h
         char *h = (char *)host + (size_t)k * hstride * es;
         char *d = (char *)dev + (size_t)k * dld * n * es;
         if (to_device)
-            RTK_CU(cudaMemcpy2DAsync(d, dld * es, h, hld * es, rows * es, height, kind, s->stream));
+            LA_CU(cudaMemcpy2DAsync(d, dld * es, h, hld * es, rows * es, height, kind, s->stream));
         else
-            RTK_CU(cudaMemcpy2DAsync(h, hld * es, d, dld * es, rows * es, height, kind, s->stream));
+            LA_CU(cudaMemcpy2DAsync(h, hld * es, d, dld * es, rows * es, height, kind, s->stream));
     }
     return STAP_OK;
 }
@@ -98,8 +98,8 @@ int copy_matrices(gpu_state *s, bool to_device, void *host, int hld, ptrdiff_t h
 int device_smem_limit(int *smem, stap_error *err)
 {
     int dev = 0;
-    RTK_CU(cudaGetDevice(&dev));
-    RTK_CU(cudaDeviceGetAttribute(smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    LA_CU(cudaGetDevice(&dev));
+    LA_CU(cudaDeviceGetAttribute(smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     return STAP_OK;
 }
 
@@ -183,23 +183,23 @@ int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, v
 static int device_cholqr2(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
 {
     RTK_TRY(grow(&s->cq_list, (size_t)(batch + 1) * sizeof(int), "CholeskyQR2 fail list", err));
-    RTK_CU(cudaMemsetAsync(s->cq_list.p, 0, sizeof(int), s->stream));
+    LA_CU(cudaMemsetAsync(s->cq_list.p, 0, sizeof(int), s->stream));
     const long long stride = (long long)m * n;
-    RTK_LAUNCH(rtk_cholqr2_launch(m, n, batch, dA, m, stride, (float)STAP_CHOLQR2_MIN_RATIO,
+    LA_LAUNCH(rtk_cholqr2_launch(m, n, batch, dA, m, stride, (float)STAP_CHOLQR2_MIN_RATIO,
                                   (int *)s->cq_list.p, s->stream));
     int count = 0;
-    RTK_CU(cudaMemcpyAsync(&count, s->cq_list.p, sizeof count, cudaMemcpyDeviceToHost, s->stream));
-    RTK_CU(cudaStreamSynchronize(s->stream));
+    LA_CU(cudaMemcpyAsync(&count, s->cq_list.p, sizeof count, cudaMemcpyDeviceToHost, s->stream));
+    LA_CU(cudaStreamSynchronize(s->stream));
     s->cq_kept = batch - count;
     s->cq_guarded = count;
     if (!count) return STAP_OK;
     RTK_TRY(grow(&s->cq_work, (size_t)count * m * n * sizeof(float2), "CholeskyQR2 guard matrices", err));
-    RTK_LAUNCH(rtk_cholqr2_gather_launch(m, n, count, dA, m, stride, (const int *)s->cq_list.p,
+    LA_LAUNCH(rtk_cholqr2_gather_launch(m, n, count, dA, m, stride, (const int *)s->cq_list.p,
                                          s->cq_work.p, s->stream));
     int v, sep = 0;
     RTK_TRY(pick_variant(s, 0, m, n, count, 0, &v, &sep, err));
-    RTK_LAUNCH(rtk_qr_launch(v, m, n, count, s->cq_work.p, m, stride, s->stream));
-    RTK_LAUNCH(rtk_cholqr2_scatter_launch(m, n, count, dA, m, stride, (const int *)s->cq_list.p,
+    LA_LAUNCH(rtk_qr_launch(v, m, n, count, s->cq_work.p, m, stride, s->stream));
+    LA_LAUNCH(rtk_cholqr2_scatter_launch(m, n, count, dA, m, stride, (const int *)s->cq_list.p,
                                           s->cq_work.p, s->stream));
     return STAP_OK;
 }
@@ -212,7 +212,7 @@ int device_qr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
     if (s->backend == STAP_BACKEND_CUBLAS) {
         RTK_TRY(cublas_pointers(s, dA, m, n, m, batch, nullptr, 0, err));
         int info = 0;
-        RTK_CUBLAS(cublasCgeqrfBatched(s->blas, m, n, (cuComplex **)s->aptr.p, m,
+        LA_CUBLAS(cublasCgeqrfBatched(s->blas, m, n, (cuComplex **)s->aptr.p, m,
                                (cuComplex **)s->tptr.p, &info, batch));
         if (info != 0)
             return stap_fail(err, STAP_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
@@ -221,7 +221,7 @@ int device_qr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
     int v;
     int sep = 0;
     RTK_TRY(pick_variant(s, 0, m, n, batch, 0, &v, &sep, err));
-    RTK_LAUNCH(rtk_qr_launch(v, m, n, batch, dA, m, (long long)m * n, s->stream));
+    LA_LAUNCH(rtk_qr_launch(v, m, n, batch, dA, m, (long long)m * n, s->stream));
     return STAP_OK;
 }
 
@@ -231,24 +231,24 @@ int device_weights(gpu_state *s, int n, int batch, void *dR, int ldr, int nbeams
     const long long stride = (long long)ldr * n;
     if (s->backend == STAP_BACKEND_CUBLAS) {
         RTK_TRY(cublas_pointers(s, dR, ldr, n, ldr, batch, s->w.p, nbeams, err));
-        RTK_LAUNCH(rtk_fill_rhs_launch(n, batch, nbeams, s->v.p, s->w.p, s->stream));
+        LA_LAUNCH(rtk_fill_rhs_launch(n, batch, nbeams, s->v.p, s->w.p, s->stream));
         const cuComplex one = make_cuComplex(1.f, 0.f);
-        RTK_CUBLAS(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
+        LA_CUBLAS(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
                               CUBLAS_DIAG_NON_UNIT, n, nbeams, &one,
                               (const cuComplex *const *)s->aptr.p, ldr,
                               (cuComplex *const *)s->wptr.p, n, batch));
-        RTK_CUBLAS(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+        LA_CUBLAS(cublasCtrsmBatched(s->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
                               CUBLAS_DIAG_NON_UNIT, n, nbeams, &one,
                               (const cuComplex *const *)s->aptr.p, ldr,
                               (cuComplex *const *)s->wptr.p, n, batch));
-        RTK_LAUNCH(rtk_normalize_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad,
+        LA_LAUNCH(rtk_normalize_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad,
                                  s->stream));
         return STAP_OK;
     }
     if (n > RTK_WEIGHTS_MAX_N)
         return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
                          RTK_WEIGHTS_MAX_N);
-    RTK_LAUNCH(rtk_weights_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad, s->stream));
+    LA_LAUNCH(rtk_weights_launch(n, batch, dR, ldr, stride, nbeams, s->v.p, s->w.p, s->bad, s->stream));
     return STAP_OK;
 }
 
@@ -264,27 +264,27 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *f
         RTK_TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, &sep, err));
         if (rtk_qr_variant_get(v)->fused_weights && !sep) {
             *fused = true;
-            RTK_CU(cudaEventRecord(s->ev[e0], s->stream));
-            RTK_LAUNCH(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n,
+            LA_CU(cudaEventRecord(s->ev[e0], s->stream));
+            LA_LAUNCH(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n,
                                       nbeams, s->v.p, s->w.p, s->bad, s->phase, s->stream));
-            RTK_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
-            RTK_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
+            LA_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
+            LA_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
             return STAP_OK;
         }
     }
-    RTK_CU(cudaEventRecord(s->ev[e0], s->stream));
+    LA_CU(cudaEventRecord(s->ev[e0], s->stream));
     RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
-    RTK_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
+    LA_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
     RTK_TRY(device_weights(s, n, batch, s->a.p, m, nbeams, err));
-    RTK_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
+    LA_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
     return STAP_OK;
 }
 
 int check_bad(gpu_state *s, stap_error *err)
 {
     rtk_factor_flags f;
-    RTK_CU(cudaMemcpyAsync(&f, s->bad, sizeof f, cudaMemcpyDeviceToHost, s->stream));
-    RTK_CU(cudaStreamSynchronize(s->stream));
+    LA_CU(cudaMemcpyAsync(&f, s->bad, sizeof f, cudaMemcpyDeviceToHost, s->stream));
+    LA_CU(cudaStreamSynchronize(s->stream));
     if (f.bad_item != RTK_NO_BAD)
         return stap_fail(err, STAP_ENUMERIC, "singular triangular factor in batch item %d", f.bad_item);
     return STAP_OK;
@@ -294,9 +294,9 @@ int upload_steering(gpu_state *s, int n, int batch, int nbeams, const stap_cf32 
 {
     RTK_TRY(grow(&s->v, (size_t)nbeams * n * sizeof(float2), "steering vectors", err));
     RTK_TRY(grow(&s->w, (size_t)batch * nbeams * n * sizeof(float2), "weights", err));
-    RTK_CU(cudaMemcpyAsync(s->v.p, V, (size_t)nbeams * n * sizeof(float2), cudaMemcpyHostToDevice,
+    LA_CU(cudaMemcpyAsync(s->v.p, V, (size_t)nbeams * n * sizeof(float2), cudaMemcpyHostToDevice,
                        s->stream));
-    RTK_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
+    LA_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
     return STAP_OK;
 }
 
@@ -343,7 +343,7 @@ static int device_count(int *count, stap_error *err)
     return STAP_OK;
 }
 
-extern "C" int la_gpu_probe(stap_error *err)
+extern "C" int stap_la_gpu_probe(stap_error *err)
 {
     int count;
     return device_count(&count, err);
@@ -371,7 +371,7 @@ extern "C" int stap_la_gpu_select(int device, stap_error *err)
     return STAP_OK;
 }
 
-extern "C" void la_gpu_fini(stap_la_ctx *ctx)
+extern "C" void stap_la_gpu_fini(stap_la_ctx *ctx)
 {
     gpu_state *s = state(ctx);
     if (!s) return;
@@ -389,7 +389,7 @@ extern "C" void la_gpu_fini(stap_la_ctx *ctx)
     ctx->gpu = nullptr;
 }
 
-extern "C" int la_gpu_init(stap_la_ctx *ctx, stap_error *err)
+extern "C" int stap_la_gpu_init(stap_la_ctx *ctx, stap_error *err)
 {
     gpu_state *s = new (std::nothrow) gpu_state;
     if (!s) return stap_fail(err, STAP_ENOMEM, "out of memory for the GPU backend state");
@@ -397,17 +397,17 @@ extern "C" int la_gpu_init(stap_la_ctx *ctx, stap_error *err)
     ctx->gpu = s;
     int st = [&]() -> int {
         RTK_TRY(device_smem_limit(&s->smem_limit, err));
-        RTK_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-        for (cudaEvent_t &e : s->ev) RTK_CU(cudaEventCreate(&e));
-        RTK_CU((cudaError_t)rtk_malloc((void **)&s->bad, sizeof(rtk_factor_flags)));
-        RTK_CU((cudaError_t)rtk_malloc((void **)&s->phase, 3 * sizeof(unsigned long long)));
+        LA_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+        for (cudaEvent_t &e : s->ev) LA_CU(cudaEventCreate(&e));
+        LA_CU((cudaError_t)rtk_malloc((void **)&s->bad, sizeof(rtk_factor_flags)));
+        LA_CU((cudaError_t)rtk_malloc((void **)&s->phase, 3 * sizeof(unsigned long long)));
         if (s->backend == STAP_BACKEND_CUBLAS) {
-            RTK_CUBLAS(cublasCreate(&s->blas));
-            RTK_CUBLAS(cublasSetStream(s->blas, s->stream));
+            LA_CUBLAS(cublasCreate(&s->blas));
+            LA_CUBLAS(cublasSetStream(s->blas, s->stream));
         }
         return STAP_OK;
     }();
-    if (st) la_gpu_fini(ctx);
+    if (st) stap_la_gpu_fini(ctx);
     return st;
 }
 
@@ -467,7 +467,7 @@ extern "C" int stap_la_gpu_force_variant(stap_la_ctx *ctx, int v, stap_error *er
     return stap_la_gpu_force_plan(ctx, v, 0, err);
 }
 
-extern "C" int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+extern "C" int stap_la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
                          ptrdiff_t stride_a, stap_error *err)
 {
     gpu_state *s = state(ctx);
@@ -478,11 +478,11 @@ extern "C" int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A
     ctx->qr_cholqr2 += s->cq_kept;
     ctx->qr_guarded += s->cq_guarded;
     RTK_TRY(copy_matrices(s, false, A, lda, stride_a, s->a.p, m, n, n, batch, err));
-    RTK_CU(cudaStreamSynchronize(s->stream));
+    LA_CU(cudaStreamSynchronize(s->stream));
     return STAP_OK;
 }
 
-extern "C" int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+extern "C" int stap_la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                               ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W,
                               stap_error *err)
 {
@@ -492,9 +492,9 @@ extern "C" int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf3
     RTK_TRY(copy_matrices(s, true, (void *)R, ldr, stride_r, s->r.p, n, n, n, batch, err));
     RTK_TRY(device_weights(s, n, batch, s->r.p, n, nbeams, err));
     RTK_TRY(check_bad(s, err));
-    RTK_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
+    LA_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
                        cudaMemcpyDeviceToHost, s->stream));
-    RTK_CU(cudaStreamSynchronize(s->stream));
+    LA_CU(cudaStreamSynchronize(s->stream));
     return STAP_OK;
 }
 
@@ -502,7 +502,7 @@ extern "C" int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf3
  * events around the kernels. When one fused kernel does both (gpu backend, register
  * variants), its time is split by block 0's %globaltimer readings at the start, at the
  * end of the factorization and at the end of the solves. */
-extern "C" int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+extern "C" int stap_la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
                                        ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
                                        stap_la_timing *timing, stap_error *err)
 {
@@ -512,17 +512,17 @@ extern "C" int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch
                          RTK_WEIGHTS_MAX_N);
     RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
     s->cholqr2 = ctx->qr == STAP_QR_CHOLQR2; /* stap_la_qr_resolve on this backend (linalg.c is not in this library) */
-    RTK_CU(cudaEventRecord(s->ev[0], s->stream));
+    LA_CU(cudaEventRecord(s->ev[0], s->stream));
     RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
     RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
-    RTK_CU(cudaMemsetAsync(s->phase, 0, 3 * sizeof(unsigned long long), s->stream));
+    LA_CU(cudaMemsetAsync(s->phase, 0, 3 * sizeof(unsigned long long), s->stream));
     bool fused;
     RTK_TRY(device_qr_weights(s, m, n, batch, nbeams, &fused, 1, err));
-    RTK_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
+    LA_CU(cudaMemcpyAsync(W, s->w.p, (size_t)batch * nbeams * n * sizeof(float2),
                        cudaMemcpyDeviceToHost, s->stream));
-    RTK_CU(cudaEventRecord(s->ev[4], s->stream));
+    LA_CU(cudaEventRecord(s->ev[4], s->stream));
     unsigned long long ph[3] = {0, 0, 0};
-    RTK_CU(cudaMemcpyAsync(ph, s->phase, sizeof ph, cudaMemcpyDeviceToHost, s->stream));
+    LA_CU(cudaMemcpyAsync(ph, s->phase, sizeof ph, cudaMemcpyDeviceToHost, s->stream));
     RTK_TRY(check_bad(s, err)); /* synchronizes */
     if (timing) {
         const double up = elapsed(s->ev[0], s->ev[1]), down = elapsed(s->ev[3], s->ev[4]);
@@ -547,7 +547,7 @@ extern "C" int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch
  * events bracket the factorization (or factorization + weights). A spin kernel queued
  * first keeps the GPU busy while the host queues the copy, the events and the launches,
  * so the host's launch latency is not timed. One warm-up run, then the median. */
-extern "C" int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
+extern "C" int stap_la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
                                int repeat, int with_weights, int nbeams, const stap_cf32 *V,
                                double *median_us, stap_cf32 *R_out, stap_error *err)
 {
@@ -556,7 +556,7 @@ extern "C" int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const 
     s->cholqr2 = ctx->qr == STAP_QR_CHOLQR2; /* stap_la_qr_resolve on this backend (linalg.c is not in this library) */
     RTK_TRY(grow(&s->sets, one * nsets, "benchmark input sets", err));
     RTK_TRY(grow(&s->a, one, "QR matrices", err));
-    RTK_CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));
+    LA_CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));
     if (with_weights) RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
     double *times = (double *)malloc((size_t)repeat * sizeof(double));
     if (!times) return stap_fail(err, STAP_ENOMEM, "bench: out of memory");
@@ -564,20 +564,20 @@ extern "C" int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const 
     for (int r = -1; r < repeat && !st; r++) { /* r = -1: warm-up, not timed */
         st = [&]() -> int {
             const int set = (r + nsets) % nsets;
-            RTK_LAUNCH(rtk_spin_launch(200, s->stream));
-            RTK_CU(cudaMemcpyAsync(s->a.p, (char *)s->sets.p + one * set, one,
+            LA_LAUNCH(rtk_spin_launch(200, s->stream));
+            LA_CU(cudaMemcpyAsync(s->a.p, (char *)s->sets.p + one * set, one,
                                  cudaMemcpyDeviceToDevice, s->stream));
             bool fused;
             if (with_weights) {
-                RTK_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
+                LA_CU(cudaMemsetAsync(s->bad, 0x7f, sizeof(rtk_factor_flags), s->stream));
                 RTK_TRY(device_qr_weights(s, m, n, batch, nbeams, &fused, 0, err));
                 RTK_TRY(check_bad(s, err));
                 if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[2]);
             } else {
-                RTK_CU(cudaEventRecord(s->ev[0], s->stream));
+                LA_CU(cudaEventRecord(s->ev[0], s->stream));
                 RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
-                RTK_CU(cudaEventRecord(s->ev[1], s->stream));
-                RTK_CU(cudaEventSynchronize(s->ev[1]));
+                LA_CU(cudaEventRecord(s->ev[1], s->stream));
+                LA_CU(cudaEventSynchronize(s->ev[1]));
                 if (r >= 0) times[r] = 1e3 * elapsed(s->ev[0], s->ev[1]);
             }
             return STAP_OK;
@@ -585,10 +585,10 @@ extern "C" int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const 
     }
     if (!st && R_out) { /* R of set 0, from a plain factorization */
         st = [&]() -> int {
-            RTK_CU(cudaMemcpyAsync(s->a.p, s->sets.p, one, cudaMemcpyDeviceToDevice, s->stream));
+            LA_CU(cudaMemcpyAsync(s->a.p, s->sets.p, one, cudaMemcpyDeviceToDevice, s->stream));
             RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
-            RTK_CU(cudaMemcpyAsync(R_out, s->a.p, one, cudaMemcpyDeviceToHost, s->stream));
-            RTK_CU(cudaStreamSynchronize(s->stream));
+            LA_CU(cudaMemcpyAsync(R_out, s->a.p, one, cudaMemcpyDeviceToHost, s->stream));
+            LA_CU(cudaStreamSynchronize(s->stream));
             return STAP_OK;
         }();
     }
@@ -640,8 +640,8 @@ extern "C" void la_dev_weights_destroy(la_dev_weights *w)
 static int cublas_setup(la_dev_weights *w, int G, stap_error *err)
 {
     const int m = w->m, n = w->n, batch = w->batch;
-    RTK_CUBLAS(cublasCreate(&w->blas));
-    RTK_CUBLAS(cublasSetStream(w->blas, w->stream));
+    LA_CUBLAS(cublasCreate(&w->blas));
+    LA_CUBLAS(cublasSetStream(w->blas, w->stream));
     const size_t pg = (size_t)G * sizeof(void *), pb = (size_t)batch * sizeof(void *);
     RTK_TRY(grow(&w->aptr, pg, "cuBLAS matrix pointers", err));
     RTK_TRY(grow(&w->tptr, pg, "cuBLAS tau pointers", err));
@@ -664,7 +664,7 @@ static int cublas_setup(la_dev_weights *w, int G, stap_error *err)
     if (e == cudaSuccess) e = cudaMemcpy(w->fptr.p, hf, pb, cudaMemcpyHostToDevice);
     if (e == cudaSuccess) e = cudaMemcpy(w->wptr.p, hw, pb, cudaMemcpyHostToDevice);
     free(h);
-    RTK_CU(e);
+    LA_CU(e);
     return STAP_OK;
 }
 
@@ -745,17 +745,17 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
     if (w->fused) {
-        if (ev_training) RTK_LAUNCH(rtk_event_record(ev_training, s));
-        if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
-        RTK_LAUNCH(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
+        if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
+        if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
+        LA_LAUNCH(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
                                          w->dbad, w->dphase, s));
         return STAP_OK;
     }
     /* materialized: the gather's matrices (grouped: the caller wrote them), then factor and
      * solve — the plain object is the grouped one with a factor per item */
     if (!w->caller_matrices)
-        RTK_LAUNCH(rtk_training_launch(&w->g, m, n, batch, w->T.p, m, (long long)m * n, s));
-    if (ev_training) RTK_LAUNCH(rtk_event_record(ev_training, s));
+        LA_LAUNCH(rtk_training_launch(&w->g, m, n, batch, w->T.p, m, (long long)m * n, s));
+    if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
     return grouped_enqueue(w, ev_qr, err);
 }
 
@@ -819,33 +819,33 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err)
     const int m = w->m, n = w->n, G = w->groups, batch = w->batch, nb = w->nbeams;
     const long long stride = (long long)m * n;
     if (w->backend == STAP_BACKEND_GPU) {
-        RTK_LAUNCH(rtk_qr_launch(w->variant, m, n, G, w->T.p, m, stride, s));
-        if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
-        RTK_LAUNCH(rtk_weights_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
+        LA_LAUNCH(rtk_qr_launch(w->variant, m, n, G, w->T.p, m, stride, s));
+        if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
+        LA_LAUNCH(rtk_weights_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
                                        w->dW, w->dbad, s));
         return STAP_OK;
     }
     int info = 0;
-    RTK_CUBLAS(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
+    LA_CUBLAS(cublasCgeqrfBatched(w->blas, m, n, (cuComplex **)w->aptr.p, m, (cuComplex **)w->tptr.p,
                            &info, G));
     if (info != 0) return stap_fail(err, STAP_EDEVICE, "cublasCgeqrfBatched rejected parameter %d", -info);
-    if (ev_qr) RTK_LAUNCH(rtk_event_record(ev_qr, s));
-    RTK_LAUNCH(rtk_fill_rhs_grouped_launch(n, batch, G, nb, w->dV, w->vstride, w->dW, s));
+    if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
+    LA_LAUNCH(rtk_fill_rhs_grouped_launch(n, batch, G, nb, w->dV, w->vstride, w->dW, s));
     const cuComplex one = make_cuComplex(1.f, 0.f);
-    RTK_CUBLAS(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
+    LA_CUBLAS(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C,
                           CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->fptr.p,
                           m, (cuComplex *const *)w->wptr.p, n, batch));
-    RTK_CUBLAS(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
+    LA_CUBLAS(cublasCtrsmBatched(w->blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N,
                           CUBLAS_DIAG_NON_UNIT, n, nb, &one, (const cuComplex *const *)w->fptr.p,
                           m, (cuComplex *const *)w->wptr.p, n, batch));
-    RTK_LAUNCH(rtk_normalize_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
+    LA_LAUNCH(rtk_normalize_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
                                      w->dW, w->dbad, s));
     return STAP_OK;
 }
 
 extern "C" int la_dev_weights_fused(const la_dev_weights *w) { return w && w->fused; }
 extern "C" const char *la_dev_weights_describe(const la_dev_weights *w) { return w ? w->desc : ""; }
-extern "C" int la_dev_weights_materializes(stap_backend backend, int variant, int m, int n,
+extern "C" int stap_la_dev_weights_materializes(stap_backend backend, int variant, int m, int n,
                                            int batch, int nbeams)
 {
     if (backend != STAP_BACKEND_GPU) return 1;
@@ -868,11 +868,11 @@ extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)
 extern "C" const la_gpu_api *rtstap_gpu_linalg_api(int abi)
 {
     static const la_gpu_api api = {
-        sizeof(la_gpu_api),      la_gpu_probe,         stap_la_gpu_select,
-        la_gpu_init,             la_gpu_fini,          la_gpu_qr,
-        la_gpu_weights,          la_gpu_adaptive_weights, la_gpu_bench_qr,
+        sizeof(la_gpu_api),      stap_la_gpu_probe,         stap_la_gpu_select,
+        stap_la_gpu_init,             stap_la_gpu_fini,          stap_la_gpu_qr,
+        stap_la_gpu_weights,          stap_la_gpu_adaptive_weights, stap_la_gpu_bench_qr,
         stap_la_gpu_variant_count,    stap_la_gpu_variant_query, stap_la_gpu_variant_choice,
-        stap_la_gpu_force_variant,    stap_la_gpu_force_plan,    la_dev_weights_materializes,
+        stap_la_gpu_force_variant,    stap_la_gpu_force_plan,    stap_la_dev_weights_materializes,
         stap_la_gpu_count,
     };
     return abi == RTSTAP_GPU_ABI ? &api : nullptr;

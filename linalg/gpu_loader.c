@@ -116,7 +116,7 @@ static const la_gpu_api *api(stap_error *err)
     return NULL;
 }
 
-void *la_gpu_module_symbol(const char *name, stap_error *err)
+void *stap_la_gpu_module_symbol(const char *name, stap_error *err)
 {
     if (!api(err)) return NULL;
     void *s = dlsym(mod.handle, name);
@@ -124,7 +124,7 @@ void *la_gpu_module_symbol(const char *name, stap_error *err)
     return s;
 }
 
-const char *la_gpu_module_path(void) { return mod.api ? mod.path : ""; }
+const char *stap_la_gpu_module_path(void) { return mod.api ? mod.path : ""; }
 
 #else /* built without CUDA: the same entry points, each saying so */
 
@@ -134,23 +134,23 @@ static const la_gpu_api *api(stap_error *err)
     return NULL;
 }
 
-void *la_gpu_module_symbol(const char *name, stap_error *err)
+void *stap_la_gpu_module_symbol(const char *name, stap_error *err)
 {
     (void)name;
     api(err);
     return NULL;
 }
 
-const char *la_gpu_module_path(void) { return ""; }
+const char *stap_la_gpu_module_path(void) { return ""; }
 
 #endif
 
-int la_gpu_probe(stap_error *err)
+int stap_la_gpu_probe(stap_error *err)
 {
     const la_gpu_api *a = api(err);
     return a ? a->probe(err) : STAP_EUNSUPPORTED;
 }
-const char *stap_la_gpu_library(void) { return la_gpu_module_path(); }
+const char *stap_la_gpu_library(void) { return stap_la_gpu_module_path(); }
 int stap_la_gpu_count(int *devices, stap_error *err)
 {
     *devices = 0;
@@ -162,29 +162,29 @@ int stap_la_gpu_select(int device, stap_error *err)
     const la_gpu_api *a = api(err);
     return a ? a->select(device, err) : STAP_EUNSUPPORTED;
 }
-int la_gpu_init(stap_la_ctx *ctx, stap_error *err)
+int stap_la_gpu_init(stap_la_ctx *ctx, stap_error *err)
 {
     const la_gpu_api *a = api(err);
     return a ? a->init(ctx, err) : STAP_EUNSUPPORTED;
 }
-void la_gpu_fini(stap_la_ctx *ctx)
+void stap_la_gpu_fini(stap_la_ctx *ctx)
 {
     const la_gpu_api *a = ctx->gpu ? api(NULL) : NULL; /* state only if the library made it */
     if (a) a->fini(ctx);
 }
-int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+int stap_la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
               stap_error *err)
 {
     const la_gpu_api *a = api(err);
     return a ? a->qr(ctx, m, n, batch, A, lda, stride_a, err) : STAP_EUNSUPPORTED;
 }
-int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+int stap_la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
                    int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err)
 {
     const la_gpu_api *a = api(err);
     return a ? a->weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err) : STAP_EUNSUPPORTED;
 }
-int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+int stap_la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
                             ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
                             stap_la_timing *timing, stap_error *err)
 {
@@ -192,7 +192,7 @@ int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32
     return a ? a->adaptive_weights(ctx, m, n, batch, A, lda, stride_a, nbeams, V, W, timing, err)
              : STAP_EUNSUPPORTED;
 }
-int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
+int stap_la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
                     int repeat, int with_weights, int nbeams, const stap_cf32 *V,
                     double *median_us, stap_cf32 *R_out, stap_error *err)
 {
@@ -230,7 +230,7 @@ int stap_la_gpu_force_plan(stap_la_ctx *ctx, int v, int separate, stap_error *er
 }
 
 #include "la_device.h"
-int la_dev_weights_materializes(stap_backend backend, int variant, int m, int n, int batch, int nbeams)
+int stap_la_dev_weights_materializes(stap_backend backend, int variant, int m, int n, int batch, int nbeams)
 {
     const la_gpu_api *a = api(NULL);
     return a ? a->dev_weights_materializes(backend, variant, m, n, batch, nbeams) : 1;

@@ -110,17 +110,17 @@ static double diag_ratio(int m, int n, const double *Tr, const double *Ti,
     return worst;
 }
 
-int la_qr_check(int m, int n, int batch, const stap_cf32 *T, const stap_cf32 *R, int compute_ref,
+int stap_la_qr_check(int m, int n, int batch, const stap_cf32 *T, const stap_cf32 *R, int compute_ref,
                 la_qr_accuracy *acc, stap_error *err)
 {
-    if (!acc) return stap_fail(err, STAP_EINVAL, "la_qr_check: null result pointer");
+    if (!acc) return stap_fail(err, STAP_EINVAL, "stap_la_qr_check: null result pointer");
     acc->residual = 0.0;
     acc->diag = 0.0;
     acc->worst = 0;
     if (n < 1 || m < n || batch < 0)
-        return stap_fail(err, STAP_EINVAL, "la_qr_check: needs m >= n >= 1 (got m=%d, n=%d, batch=%d)",
+        return stap_fail(err, STAP_EINVAL, "stap_la_qr_check: needs m >= n >= 1 (got m=%d, n=%d, batch=%d)",
                          m, n, batch);
-    if (batch > 0 && (!T || !R)) return stap_fail(err, STAP_EINVAL, "la_qr_check: null matrix pointer");
+    if (batch > 0 && (!T || !R)) return stap_fail(err, STAP_EINVAL, "stap_la_qr_check: null matrix pointer");
     if (compute_ref) openblas_set_num_threads(1);
 
     const size_t one = (size_t)m * n;
@@ -167,7 +167,7 @@ int la_qr_check(int m, int n, int batch, const stap_cf32 *T, const stap_cf32 *R,
         free(tau);
         free(cn);
         free(x);
-#pragma omp critical(la_qr_check_merge)
+#pragma omp critical(stap_la_qr_check_merge)
         {
             if (worse(my_res, my_worst, res, worst)) {
                 res = my_res;
@@ -176,9 +176,9 @@ int la_qr_check(int m, int n, int batch, const stap_cf32 *T, const stap_cf32 *R,
             dg = nanmax(my_dg, dg);
         }
     }
-    if (nomem) return stap_fail(err, STAP_ENOMEM, "la_qr_check: out of memory (m=%d, n=%d)", m, n);
+    if (nomem) return stap_fail(err, STAP_ENOMEM, "stap_la_qr_check: out of memory (m=%d, n=%d)", m, n);
     if (lapack_fail >= 0)
-        return stap_fail(err, STAP_ENUMERIC, "la_qr_check: reference cgeqrf failed on batch item %d",
+        return stap_fail(err, STAP_ENUMERIC, "stap_la_qr_check: reference cgeqrf failed on batch item %d",
                          lapack_fail);
     acc->residual = res;
     acc->diag = dg;

@@ -3,6 +3,7 @@
 #ifndef LA_ACCURACY_H
 #define LA_ACCURACY_H
 
+#include "rt_hidden.h"
 #include "linalg.h"
 
 typedef struct la_qr_accuracy {
@@ -18,7 +19,7 @@ typedef struct la_qr_accuracy {
 /* T: the original batch (m x n each, lda = m, contiguous); R: the factored batch as
  * stap_la_qr leaves it (upper triangle read only). Rref may be NULL (then diag = 0 and the
  * LAPACKE reference is computed internally when compute_ref != 0). */
-int la_qr_check(int m, int n, int batch, const stap_cf32 *T, const stap_cf32 *R, int compute_ref,
+RT_INTERNAL int stap_la_qr_check(int m, int n, int batch, const stap_cf32 *T, const stap_cf32 *R, int compute_ref,
                 la_qr_accuracy *acc, stap_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 /* la_device: linalg's batched QR + MVDR weights on device-resident data, enqueued on a
- * caller's CUDA stream — for engines that keep a whole CPI on the GPU (stap/engine_gpu.cu).
+ * caller's CUDA stream — for engines that keep a whole CPI on the GPU (stap/engine/engine_gpu.cu).
  * The training matrices are described by a gather from the Doppler cube (rtk_gather):
  *  - gpu: when the dispatch table's variant for m x n is a register kernel, one kernel
  *    gathers the rows, factors and solves (nothing materialized); otherwise the matrices
@@ -7,13 +7,14 @@
  *  - cublas: materialized, cublasCgeqrfBatched, two cublasCtrsmBatched, normalization.
  * Created once per shape and stream with every buffer, handle and pointer array it
  * needs; enqueue allocates nothing and never synchronizes (it may be captured in a
- * CUDA graph). Only in builds with CUDA (gpu_none.c answers STAP_EUNSUPPORTED). */
+ * CUDA graph). Only in builds with CUDA (without, gpu_loader.c answers STAP_EUNSUPPORTED). */
 #ifndef LA_DEVICE_H
 #define LA_DEVICE_H
 
 #include "linalg.h"
 #include "rtk.h"
 
+#include "rt_hidden.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,7 +38,7 @@ int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, st
  * matrices (cuBLAS, no gathering QR variant for the shape on the current device, or the
  * model's plan runs the QR alone and the weights after it); 0 when gather, QR and weights
  * would run as one kernel. */
-int la_dev_weights_materializes(stap_backend backend, int variant, int m, int n, int batch,
+RT_INTERNAL int stap_la_dev_weights_materializes(stap_backend backend, int variant, int m, int n, int batch,
                                 int nbeams);
 /* The sub-CPI algorithms' solver: `groups` training matrices (m x n, column-major, leading
  * dimension m, written by the caller before each enqueue into la_dev_weights_matrices)

@@ -11,6 +11,7 @@
 #ifndef LA_GPU_MODULE_H
 #define LA_GPU_MODULE_H
 
+#include "rt_hidden.h"
 #include "la_internal.h"
 
 #ifdef __cplusplus
@@ -60,9 +61,9 @@ typedef const la_gpu_api *(*la_gpu_linalg_entry)(int abi);
  * the program linked with librtstap.a), or in the library folder next to that program's
  * (bin/../lib); else by the dynamic loader's own search; else in the library folder rtstap
  * was installed to. */
-void *la_gpu_module_symbol(const char *name, stap_error *err);
+RT_INTERNAL void *stap_la_gpu_module_symbol(const char *name, stap_error *err);
 /* Where the GPU library was loaded from ("" before, or when it was not). */
-const char *la_gpu_module_path(void);
+RT_INTERNAL const char *stap_la_gpu_module_path(void);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 #ifndef LA_INTERNAL_H
 #define LA_INTERNAL_H
 
+#include "rt_hidden.h"
 #include "linalg.h"
 
 struct stap_la_ctx {
@@ -14,43 +15,38 @@ struct stap_la_ctx {
 };
 
 /* cpu: own Householder (qr_cpu.c) */
-int la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+RT_INTERNAL int stap_la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
               stap_error *err);
-int la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+RT_INTERNAL int stap_la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                    ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
 /* cpu: own CholeskyQR2 with the Householder guard (cholqr_cpu.c) */
-int la_cpu_cholqr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+RT_INTERNAL int stap_la_cpu_cholqr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
                   stap_error *err);
 /* 1 where the cpu backend runs its AVX2 + FMA copies (qr_cpu_avx2.c, gemm_cpu_avx2.c);
  * defined on x86-64 builds with RTSTAP_CPU_AVX2 only */
-int la_cpu_use_avx2(void);
+RT_INTERNAL int stap_la_cpu_use_avx2(void);
 
 /* lapack: LAPACKE cgeqrf / ctrtrs on OpenBLAS (qr_lapack.c) */
-int la_lapack_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+RT_INTERNAL int stap_la_lapack_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
                  ptrdiff_t stride_a, stap_error *err);
-int la_lapack_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+RT_INTERNAL int stap_la_lapack_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                       ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
 
-/* gpu and cublas (gpu_dispatch.cu when built with CUDA, gpu_none.c otherwise).
- * la_gpu_init fills ctx->gpu; la_gpu_fini releases it. */
-int la_gpu_probe(stap_error *err);
-int la_gpu_init(stap_la_ctx *ctx, stap_error *err);
-void la_gpu_fini(stap_la_ctx *ctx);
-int la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+/* gpu and cublas (gpu_dispatch.cu when built with CUDA, gpu_loader.c, which loads it, answering STAP_EUNSUPPORTED without it).
+ * stap_la_gpu_init fills ctx->gpu; stap_la_gpu_fini releases it. */
+RT_INTERNAL int stap_la_gpu_probe(stap_error *err);
+RT_INTERNAL int stap_la_gpu_init(stap_la_ctx *ctx, stap_error *err);
+RT_INTERNAL void stap_la_gpu_fini(stap_la_ctx *ctx);
+RT_INTERNAL int stap_la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
               stap_error *err);
-int la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+RT_INTERNAL int stap_la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
                    int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
-int la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+RT_INTERNAL int stap_la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
                             ptrdiff_t stride_a, int nbeams, const stap_cf32 *V, stap_cf32 *W,
                             stap_la_timing *timing, stap_error *err);
-int la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
+RT_INTERNAL int stap_la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *sets, int nsets,
                     int repeat, int with_weights, int nbeams, const stap_cf32 *V,
                     double *median_us, stap_cf32 *R_out, stap_error *err);
 
-/* Shared helpers (linalg.c) */
-int la_check_qr_args(int m, int n, int batch, const void *A, int lda, ptrdiff_t stride_a,
-                     stap_error *err);
-int la_check_weights_args(int n, int batch, const void *R, int ldr, ptrdiff_t stride_r,
-                          int nbeams, const void *V, const void *W, stap_error *err);
 
 #endif

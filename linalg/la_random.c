@@ -3,7 +3,7 @@
 #include "rt_rng.h"
 
 
-void la_random_batch(uint64_t seed, int m, int n, int batch, stap_cf32 *A)
+void stap_la_random_batch(uint64_t seed, int m, int n, int batch, stap_cf32 *A)
 {
     rt_rng r;
     rt_rng_seed(&r, seed, 0);

@@ -84,7 +84,7 @@ int stap_backend_available(stap_backend b, stap_error *err)
     case STAP_BACKEND_CPU:
     case STAP_BACKEND_LAPACK: return STAP_OK;
     case STAP_BACKEND_GPU:
-    case STAP_BACKEND_CUBLAS: return la_gpu_probe(err);
+    case STAP_BACKEND_CUBLAS: return stap_la_gpu_probe(err);
     default: return stap_fail(err, STAP_EINVAL, "invalid backend %d", (int)b);
     }
 }
@@ -94,7 +94,7 @@ int stap_la_ctx_create(stap_la_ctx **out, stap_backend b, int threads, stap_erro
     *out = NULL;
     if (b == STAP_BACKEND_AUTO) {
         stap_error probe;
-        b = la_gpu_probe(&probe) == STAP_OK ? STAP_BACKEND_GPU : STAP_BACKEND_CPU;
+        b = stap_la_gpu_probe(&probe) == STAP_OK ? STAP_BACKEND_GPU : STAP_BACKEND_CPU;
     }
     int st = stap_backend_available(b, err);
     if (st) return st;
@@ -108,7 +108,7 @@ int stap_la_ctx_create(stap_la_ctx **out, stap_backend b, int threads, stap_erro
     (void)threads;
 #endif
     if (b == STAP_BACKEND_GPU || b == STAP_BACKEND_CUBLAS) {
-        st = la_gpu_init(ctx, err);
+        st = stap_la_gpu_init(ctx, err);
         if (st) {
             free(ctx);
             return st;
@@ -121,15 +121,15 @@ int stap_la_ctx_create(stap_la_ctx **out, stap_backend b, int threads, stap_erro
 void stap_la_ctx_destroy(stap_la_ctx *ctx)
 {
     if (!ctx) return;
-    if (ctx->gpu) la_gpu_fini(ctx);
+    if (ctx->gpu) stap_la_gpu_fini(ctx);
     free(ctx);
 }
 
 stap_backend stap_la_ctx_backend(const stap_la_ctx *ctx) { return ctx->backend; }
 int stap_la_ctx_threads(const stap_la_ctx *ctx) { return ctx->threads; }
 
-int la_check_qr_args(int m, int n, int batch, const void *A, int lda, ptrdiff_t stride_a,
-                     stap_error *err)
+static int la_check_qr_args(int m, int n, int batch, const void *A, int lda, ptrdiff_t stride_a,
+                            stap_error *err)
 {
     if (n < 1 || m < n)
         return stap_fail(err, STAP_EINVAL, "QR needs m >= n >= 1 (got m=%d, n=%d)", m, n);
@@ -142,8 +142,8 @@ int la_check_qr_args(int m, int n, int batch, const void *A, int lda, ptrdiff_t 
     return STAP_OK;
 }
 
-int la_check_weights_args(int n, int batch, const void *R, int ldr, ptrdiff_t stride_r,
-                          int nbeams, const void *V, const void *W, stap_error *err)
+static int la_check_weights_args(int n, int batch, const void *R, int ldr, ptrdiff_t stride_r,
+                                 int nbeams, const void *V, const void *W, stap_error *err)
 {
     if (n < 1) return stap_fail(err, STAP_EINVAL, "weights need n >= 1 (got %d)", n);
     if (batch < 0) return stap_fail(err, STAP_EINVAL, "negative batch count %d", batch);
@@ -163,10 +163,10 @@ int stap_la_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
     switch (ctx->backend) {
     case STAP_BACKEND_CPU:
         if (stap_la_qr_resolve(ctx, m, n) == STAP_QR_CHOLQR2)
-            return la_cpu_cholqr(ctx, m, n, batch, A, lda, stride_a, err);
-        return la_cpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
-    case STAP_BACKEND_LAPACK: return la_lapack_qr(ctx, m, n, batch, A, lda, stride_a, err);
-    default: return la_gpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
+            return stap_la_cpu_cholqr(ctx, m, n, batch, A, lda, stride_a, err);
+        return stap_la_cpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
+    case STAP_BACKEND_LAPACK: return stap_la_lapack_qr(ctx, m, n, batch, A, lda, stride_a, err);
+    default: return stap_la_gpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
     }
 }
 
@@ -177,10 +177,10 @@ int stap_la_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int 
     if (st || batch == 0) return st;
     switch (ctx->backend) {
     case STAP_BACKEND_CPU:
-        return la_cpu_weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
+        return stap_la_cpu_weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
     case STAP_BACKEND_LAPACK:
-        return la_lapack_weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
-    default: return la_gpu_weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
+        return stap_la_lapack_weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
+    default: return stap_la_gpu_weights(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
     }
 }
 
@@ -193,7 +193,7 @@ int stap_la_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf3
     if (!st) st = la_check_weights_args(n, batch, A, lda, stride_a, nbeams, V, W, err);
     if (st || batch == 0) goto done;
     if (ctx->backend == STAP_BACKEND_GPU || ctx->backend == STAP_BACKEND_CUBLAS) {
-        st = la_gpu_adaptive_weights(ctx, m, n, batch, A, lda, stride_a, nbeams, V, W, &t, err);
+        st = stap_la_gpu_adaptive_weights(ctx, m, n, batch, A, lda, stride_a, nbeams, V, W, &t, err);
         goto done;
     }
     double t0 = stap_now_ms();
@@ -224,7 +224,7 @@ int stap_la_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 
     if (with_weights && (nbeams < 1 || !V))
         return stap_fail(err, STAP_EINVAL, "bench: weights need steering vectors");
     if (ctx->backend == STAP_BACKEND_GPU || ctx->backend == STAP_BACKEND_CUBLAS)
-        return la_gpu_bench_qr(ctx, m, n, batch, sets, nsets, repeat, with_weights, nbeams, V,
+        return stap_la_gpu_bench_qr(ctx, m, n, batch, sets, nsets, repeat, with_weights, nbeams, V,
                                median_us, R_out, err);
 
     size_t one = (size_t)m * n * batch;

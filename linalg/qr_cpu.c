@@ -2,7 +2,7 @@
  * solves, OpenMP across the matrices of a batch (one matrix per thread at a time).
  *
  * Compiled twice on x86-64: as itself for the build's target (portable x86-64 unless
- * RTSTAP_NATIVE), and as qr_cpu_avx2.c with -mavx2 -mfma; la_cpu_qr and la_cpu_weights
+ * RTSTAP_NATIVE), and as qr_cpu_avx2.c with -mavx2 -mfma; stap_la_cpu_qr and stap_la_cpu_weights
  * (end of file) choose the AVX2 copy at run time when the CPU has AVX2 and FMA.
  *
  * QR: blocked Householder with compact-WY trailing updates (LAPACK cgeqrf/clarft/clarfb;
@@ -22,16 +22,16 @@
 #include <immintrin.h>
 #endif
 
-/* The names of this copy's entry points: la_cpu_qr_avx2 in qr_cpu_avx2.c, else
- * la_cpu_qr_portable (and the same for la_cpu_weights). */
+/* The names of this copy's entry points: stap_la_cpu_qr_avx2 in qr_cpu_avx2.c, else
+ * stap_la_cpu_qr_portable (and the same for stap_la_cpu_weights). */
 #ifdef LA_CPU_AVX2_COPY
 #define LA_CPU_COPY(name) name##_avx2
 #else
 #define LA_CPU_COPY(name) name##_portable
 #endif
-int LA_CPU_COPY(la_cpu_qr)(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+RT_INTERNAL int LA_CPU_COPY(stap_la_cpu_qr)(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
                            ptrdiff_t stride_a, stap_error *err);
-int LA_CPU_COPY(la_cpu_weights)(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+RT_INTERNAL int LA_CPU_COPY(stap_la_cpu_weights)(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                                 ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W,
                                 stap_error *err);
 
@@ -356,7 +356,7 @@ static void qr_one(int m, int n, qr_work *w)
 #undef COL
 }
 
-int LA_CPU_COPY(la_cpu_qr)(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
+int LA_CPU_COPY(stap_la_cpu_qr)(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
                            ptrdiff_t stride_a, stap_error *err)
 {
     int nomem = 0;
@@ -553,7 +553,7 @@ static int diag_usable(int n, const stap_cf32 *Rk, int ldr)
     return 1;
 }
 
-int LA_CPU_COPY(la_cpu_weights)(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+int LA_CPU_COPY(stap_la_cpu_weights)(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                                 ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W,
                                 stap_error *err)
 {
@@ -584,7 +584,7 @@ int LA_CPU_COPY(la_cpu_weights)(stap_la_ctx *ctx, int n, int batch, const stap_c
                 if (st == 0) continue;
                 beam = st - 1;
             }
-#pragma omp critical(la_cpu_weights_bad)
+#pragma omp critical(stap_la_cpu_weights_bad)
             if (bad < 0 || k < bad) {
                 bad = k;
                 bad_beam = beam;
@@ -605,14 +605,14 @@ int LA_CPU_COPY(la_cpu_weights)(stap_la_ctx *ctx, int n, int batch, const stap_c
 #ifndef LA_CPU_AVX2_COPY
 #if defined(RTSTAP_CPU_AVX2) && (defined(__x86_64__) || defined(__i386__))
 
-int la_cpu_qr_avx2(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+RT_INTERNAL int stap_la_cpu_qr_avx2(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
                    stap_error *err);
-int la_cpu_weights_avx2(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
+RT_INTERNAL int stap_la_cpu_weights_avx2(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                         ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
 
 /* 1 for the AVX2 copies (qr_cpu_avx2.c, gemm_cpu_avx2.c): the CPU has AVX2 and FMA, and RTSTAP_CPU_KERNELS is not
  * "portable" (the tests run the portable copy on AVX2 machines too). Decided once. */
-int la_cpu_use_avx2(void)
+int stap_la_cpu_use_avx2(void)
 {
     static int decided = -1; /* read and written whole; every thread decides alike */
     int d = __atomic_load_n(&decided, __ATOMIC_RELAXED);
@@ -626,19 +626,19 @@ int la_cpu_use_avx2(void)
     return d;
 }
 
-const char *stap_la_cpu_kernels(void) { return la_cpu_use_avx2() ? "avx2+fma" : "portable"; }
+const char *stap_la_cpu_kernels(void) { return stap_la_cpu_use_avx2() ? "avx2+fma" : "portable"; }
 
-int la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+int stap_la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
               stap_error *err)
 {
-    return (la_cpu_use_avx2() ? la_cpu_qr_avx2 : la_cpu_qr_portable)(ctx, m, n, batch, A, lda,
+    return (stap_la_cpu_use_avx2() ? stap_la_cpu_qr_avx2 : stap_la_cpu_qr_portable)(ctx, m, n, batch, A, lda,
                                                                stride_a, err);
 }
 
-int la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+int stap_la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
                    int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err)
 {
-    return (la_cpu_use_avx2() ? la_cpu_weights_avx2 : la_cpu_weights_portable)(
+    return (stap_la_cpu_use_avx2() ? stap_la_cpu_weights_avx2 : stap_la_cpu_weights_portable)(
         ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
 }
 #else /* one copy: the build's target decides (AVX2 when compiled with it, e.g. RTSTAP_NATIVE) */
@@ -651,16 +651,16 @@ const char *stap_la_cpu_kernels(void)
 #endif
 }
 
-int la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+int stap_la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
               stap_error *err)
 {
-    return la_cpu_qr_portable(ctx, m, n, batch, A, lda, stride_a, err);
+    return stap_la_cpu_qr_portable(ctx, m, n, batch, A, lda, stride_a, err);
 }
 
-int la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+int stap_la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
                    int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err)
 {
-    return la_cpu_weights_portable(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
+    return stap_la_cpu_weights_portable(ctx, n, batch, R, ldr, stride_r, nbeams, V, W, err);
 }
 #endif
 #endif

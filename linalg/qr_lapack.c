@@ -15,7 +15,7 @@ extern void openblas_set_num_threads(int num_threads);
  * "done" flag when several contexts run at once. */
 static void single_threaded_blas(void) { openblas_set_num_threads(1); }
 
-int la_lapack_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+int stap_la_lapack_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
                  stap_error *err)
 {
     single_threaded_blas();
@@ -40,7 +40,7 @@ int la_lapack_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int ld
             lapack_int inf = LAPACKE_cgeqrf_work(LAPACK_COL_MAJOR, m, n, A + (ptrdiff_t)k * stride_a,
                                                  lda, tau, work, lwork);
             if (inf != 0) {
-#pragma omp critical(la_lapack_qr_fail)
+#pragma omp critical(stap_la_lapack_qr_fail)
                 if (fail_item < 0 || k < fail_item) {
                     fail_item = k;
                     fail_info = (int)inf;
@@ -67,7 +67,7 @@ static int diag_ok(int n, const stap_cf32 *R, int ldr)
     return 1;
 }
 
-int la_lapack_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
+int stap_la_lapack_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr, ptrdiff_t stride_r,
                       int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err)
 {
     single_threaded_blas();
@@ -92,7 +92,7 @@ int la_lapack_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, in
                     i2 = LAPACKE_ctrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', n, nbeams, Rk, ldr, B, n);
             }
             if (i1 != 0 || i2 != 0) {
-#pragma omp critical(la_lapack_weights_bad)
+#pragma omp critical(stap_la_lapack_weights_bad)
                 if (bad < 0 || k < bad) {
                     bad = k;
                     bad_beam = -1;
@@ -104,7 +104,7 @@ int la_lapack_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, in
                 stap_cf64 vz = 0;
                 for (int j = 0; j < n; j++) vz += conj((stap_cf64)v[j]) * (stap_cf64)z[j];
                 if (!(cabs(vz) > 0) || !isfinite(cabs(vz))) {
-#pragma omp critical(la_lapack_weights_bad)
+#pragma omp critical(stap_la_lapack_weights_bad)
                     if (bad < 0 || k < bad) {
                         bad = k;
                         bad_beam = b;

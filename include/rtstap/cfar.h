@@ -126,9 +126,9 @@ const double *stap_cfar_plan_alpha(const stap_cfar_plan *p);
 const int *stap_cfar_plan_rank(const stap_cfar_plan *p);
 void stap_cfar_plan_destroy(stap_cfar_plan *p);
 
-/* The same detector on the GPU (stap/cfar_gpu.cu, builds with CUDA only): copies y up,
+/* The same detector on the GPU (stap/detect/cfar_gpu.cu, builds with CUDA only): copies y up,
  * runs the rtk CFAR kernels, returns a malloc'd sorted list as stap_cfar_detect does.
- * For tests and one-off use; engines keep their buffers (stap/engine_gpu.cu). */
+ * For tests and one-off use; engines keep their buffers (stap/engine/engine_gpu.cu). */
 int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *y, int beams, int doppler_bins,
                          int range_gates, stap_detection **out, size_t *count, stap_error *err);
 

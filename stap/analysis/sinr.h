@@ -4,7 +4,7 @@
  * scene (datasets/scene.h; computed by datasets/scene_sinr.h), after Ward TR-1015 and
  * Reed, Mallett & Brennan (1974).
  *
- *   R_d          true covariance of the snapshot s(d, .) (scene_covariance_doppler)
+ *   R_d          true covariance of the snapshot s(d, .) (stap_scene_covariance_doppler)
  *   t_{d,b}      Doppler-domain signature of a target in beam b's look direction at
  *                the centre frequency of bin d: spatial response = the centre tap of
  *                the steering vector v_b, Doppler = d / D cycles per pulse
@@ -39,6 +39,7 @@
 
 #include "stap.h"
 
+#include "rt_hidden.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -59,14 +60,14 @@ typedef struct stap_run_data {
 
 /* Read a result file of `rtstap run` (/config, /steering, /weights; /output/iq when
  * want_output; /detections and /radar/prf_hz when present). */
-int stap_run_read(const char *path, int want_output, stap_run_data *rd, stap_error *err);
+RT_INTERNAL int stap_run_read(const char *path, int want_output, stap_run_data *rd, stap_error *err);
 /* The same for a recording's results (/weights of CPIs x D x S x B x N): the row of the
  * input's CPI `cpi` (by /axes/input_cpi) of /weights and /output/iq, and that CPI's
  * detections; *rows (or NULL) gets the rows in the file. A one-CPI result with cpi 0 is
  * read as stap_run_read does. */
-int stap_run_read_cpi(const char *path, long long cpi, int want_output, stap_run_data *rd,
+RT_INTERNAL int stap_run_read_cpi(const char *path, long long cpi, int want_output, stap_run_data *rd,
                       long long *rows, stap_error *err);
-void stap_run_free(stap_run_data *rd);
+RT_INTERNAL void stap_run_free(stap_run_data *rd);
 
 typedef struct stap_sinr_result {
     int D, S, B, N, K, C, P;     /* N = C*Q: the weights' length                          */
@@ -108,17 +109,17 @@ typedef struct stap_sinr_result {
 
 /* The table is computed against a generated scene's truth by stap_sinr_compute
  * (datasets/scene_sinr.h: the scene generator is a layer above stap/). */
-void stap_sinr_free(stap_sinr_result *res);
+RT_INTERNAL void stap_sinr_free(stap_sinr_result *res);
 
 /* Mean of rho over segments for (d, b). */
-double stap_sinr_rho_mean(const stap_sinr_result *res, int d, int b);
+RT_INTERNAL double stap_sinr_rho_mean(const stap_sinr_result *res, int d, int b);
 /* Mean of the adaptive loss (linear) over segments for (d, b). */
-double stap_sinr_adaptive_mean(const stap_sinr_result *res, int d, int b);
+RT_INTERNAL double stap_sinr_adaptive_mean(const stap_sinr_result *res, int d, int b);
 /* The traits (STAP_TRAIT_*) of the table's algorithm, from its label; 0 for a label that
  * names no algorithm. */
-unsigned stap_sinr_traits(const stap_sinr_result *res);
+RT_INTERNAL unsigned stap_sinr_traits(const stap_sinr_result *res);
 /* Whether the table's algorithm adapts in the sub-CPI domain (pre-Doppler, ADPCA, DPCA). */
-int stap_sinr_is_subcpi(const stap_sinr_result *res);
+RT_INTERNAL int stap_sinr_is_subcpi(const stap_sinr_result *res);
 
 /* Write the table to path atomically (wo: NULL or STAP_WRITE_NEW never overwrites;
  * STAP_WRITE_REPLACE replaces an existing file, h5io.h): /sinr/doppler_normalized (D),
@@ -126,11 +127,11 @@ int stap_sinr_is_subcpi(const stap_sinr_result *res);
  * /sinr/algorithm_loss_db (D x B), /sinr/rho (D x S x B), /sinr/adaptive_loss_db
  * (D x S x B) and the summary as attributes of /sinr, plus the names of the scene and run
  * files, the run's Doppler order and window. */
-int stap_sinr_write(const char *path, const stap_sinr_result *res, const char *scene_name,
+RT_INTERNAL int stap_sinr_write(const char *path, const stap_sinr_result *res, const char *scene_name,
                     const char *run_name, const stap_write_options *wo, stap_error *err);
 /* Read a file written by stap_sinr_write (tables without algorithm_loss_db: L_alg = L_opt;
  * without adaptive_loss_db: L_alg rho). */
-int stap_sinr_read(const char *path, stap_sinr_result *res, stap_error *err);
+RT_INTERNAL int stap_sinr_read(const char *path, stap_sinr_result *res, stap_error *err);
 
 #ifdef __cplusplus
 }

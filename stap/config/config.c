@@ -1,4 +1,4 @@
-/* stap.c: pipeline configuration — presets (the RT_STAP benchmark sizes), defaults,
+/* config.c: pipeline configuration — presets (the RT_STAP benchmark sizes), defaults,
  * validation, Doppler windows and the default steering vectors (contract step 6). */
 #include "stap.h"
 

@@ -1,13 +1,10 @@
-/* perfect.c: PERFECT STAP sizes, raw file I/O and the suite's SNR metric. */
+/* perfect.c: PERFECT STAP sizes, their pipeline configuration and the suite's SNR metric (its
+ * files are read and written by stap/io/perfect_io.c). */
 #include "perfect.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 static const perfect_dims dims[PERFECT_SIZE_COUNT] = {
     {"small", 4, 512, 32, 128, 256, 3, 16},
@@ -15,7 +12,7 @@ static const perfect_dims dims[PERFECT_SIZE_COUNT] = {
     {"large", 8, 4096, 64, 128, 256, 3, 16},
 };
 
-int perfect_size_parse(const char *name, perfect_size *out, stap_error *err)
+int stap_perfect_size_parse(const char *name, perfect_size *out, stap_error *err)
 {
     for (int i = 0; i < PERFECT_SIZE_COUNT; i++)
         if (name && !strcasecmp(name, dims[i].name)) {
@@ -26,9 +23,9 @@ int perfect_size_parse(const char *name, perfect_size *out, stap_error *err)
                      name ? name : "");
 }
 
-const perfect_dims *perfect_get_dims(perfect_size s) { return &dims[s]; }
+const perfect_dims *stap_perfect_get_dims(perfect_size s) { return &dims[s]; }
 
-void perfect_config(perfect_size s, stap_config *cfg)
+void stap_perfect_config(perfect_size s, stap_config *cfg)
 {
     const perfect_dims *d = &dims[s];
     stap_config_defaults(cfg);
@@ -44,77 +41,7 @@ void perfect_config(perfect_size s, stap_config *cfg)
     cfg->window = STAP_WINDOW_NONE;
 }
 
-int perfect_read_raw(const char *path, size_t n, stap_cf32 *out, stap_error *err)
-{
-    /* regular files only: a FIFO made `rtstap perfect` wait forever for a writer */
-    const int fd = stap_open_regular(path, err);
-    if (fd < 0) return err ? err->code : STAP_EIO;
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return stap_fail(err, STAP_EIO, "cannot open '%s': %s", path, strerror(errno));
-    }
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return stap_fail(err, STAP_EIO, "cannot seek in '%s'", path);
-    }
-    long size = ftell(f);
-    rewind(f);
-    if (size < 0 || (size_t)size != n * 2 * sizeof(float)) {
-        fclose(f);
-        return stap_fail(err, STAP_EFORMAT, "'%s' holds %ld bytes; expected %zu (%zu complex float32 "
-                         "samples)", path, size, n * 2 * sizeof(float), n);
-    }
-    size_t got = fread(out, 2 * sizeof(float), n, f);
-    fclose(f);
-    if (got != n) return stap_fail(err, STAP_EIO, "short read from '%s'", path);
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(crealf(out[i])) || !isfinite(cimagf(out[i])))
-            return stap_fail(err, STAP_EFORMAT, "'%s': non-finite sample at element %zu", path, i);
-    return STAP_OK;
-}
-
-int perfect_write_raw(const char *path, const stap_cf32 *data, size_t n, stap_write_mode mode,
-                      stap_error *err)
-{
-    return stap_atomic_write(path, data, n * 2 * sizeof(float), mode, err);
-}
-
-const char *perfect_input_path(perfect_size s, const char *dir, int steering, char *buf,
-                               size_t len)
-{
-    snprintf(buf, len, "%s/%s_app_%s.bin", dir, dims[s].name, steering ? "steering_vectors" : "input");
-    return buf;
-}
-
-int perfect_read_inputs(perfect_size s, const char *dir, stap_input *in, stap_error *err)
-{
-    const perfect_dims *d = &dims[s];
-    memset(in, 0, sizeof *in);
-    char path[4096];
-    size_t n = (size_t)d->channels * d->pulses * d->range_cells;
-    size_t nv = (size_t)d->steering * d->channels * d->doppler_order;
-    in->iq = malloc(sizeof(stap_cf32) * n);
-    in->steering = malloc(sizeof(stap_cf32) * nv);
-    if (!in->iq || !in->steering) {
-        stap_input_free(in);
-        return stap_fail(err, STAP_ENOMEM, "out of memory for the PERFECT %s input", d->name);
-    }
-    int st = perfect_read_raw(perfect_input_path(s, dir, 0, path, sizeof path), n, in->iq, err);
-    if (!st) st = perfect_read_raw(perfect_input_path(s, dir, 1, path, sizeof path), nv, in->steering, err);
-    if (st) {
-        stap_input_free(in);
-        return st;
-    }
-    in->channels = d->channels;
-    in->pulses = d->pulses;
-    in->range_gates = d->range_cells;
-    in->steering_beams = d->steering;
-    in->steering_len = d->channels * d->doppler_order;
-    return STAP_OK;
-}
-
-double perfect_snr_db(const stap_cf32 *ref, const stap_cf32 *out, size_t n)
+double stap_perfect_snr_db(const stap_cf32 *ref, const stap_cf32 *out, size_t n)
 {
     double sig = 0, noise = 0;
     for (size_t i = 0; i < n; i++) {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "cfar_gpu.h"
-#include "rtk_check.h"
+#include "la_gpu_check.h"
 
 static_assert((int)STAP_CFAR_CA == RTK_CFAR_CA && (int)STAP_CFAR_OS == RTK_CFAR_OS &&
                   (int)STAP_CFAR_GO == RTK_CFAR_GO && (int)STAP_CFAR_SO == RTK_CFAR_SO &&
@@ -69,20 +69,20 @@ extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *
     stap_cfar_hit *hits = NULL;
     const stap_detection *det = NULL;
     size_t n = 0;
-    RTK_CU_GOTO(cudaMalloc((void **)&dy, sizeof(float2) * cells), st, done);
-    RTK_CU_GOTO(cudaMalloc((void **)&dprefix, sizeof(double) * (size_t)lines * (R + 1)), st, done);
-    RTK_CU_GOTO(cudaMalloc((void **)&dalpha, sizeof(double) * nt), st, done);
-    RTK_CU_GOTO(cudaMalloc((void **)&drank, sizeof(int) * nt), st, done);
-    RTK_CU_GOTO(cudaMalloc((void **)&dhits, sizeof(rtk_cfar_hit) * cells), st, done); /* every cell could detect */
-    RTK_CU_GOTO(cudaMalloc((void **)&dst, sizeof(rtk_cpi_status)), st, done);
-    RTK_CU_GOTO(cudaMemcpy(dy, y_host, sizeof(float2) * cells, cudaMemcpyHostToDevice), st, done);
-    RTK_CU_GOTO(cudaMemcpy(dalpha, stap_cfar_plan_alpha(plan), sizeof(double) * nt,
+    LA_CU_GOTO(cudaMalloc((void **)&dy, sizeof(float2) * cells), st, done);
+    LA_CU_GOTO(cudaMalloc((void **)&dprefix, sizeof(double) * (size_t)lines * (R + 1)), st, done);
+    LA_CU_GOTO(cudaMalloc((void **)&dalpha, sizeof(double) * nt), st, done);
+    LA_CU_GOTO(cudaMalloc((void **)&drank, sizeof(int) * nt), st, done);
+    LA_CU_GOTO(cudaMalloc((void **)&dhits, sizeof(rtk_cfar_hit) * cells), st, done); /* every cell could detect */
+    LA_CU_GOTO(cudaMalloc((void **)&dst, sizeof(rtk_cpi_status)), st, done);
+    LA_CU_GOTO(cudaMemcpy(dy, y_host, sizeof(float2) * cells, cudaMemcpyHostToDevice), st, done);
+    LA_CU_GOTO(cudaMemcpy(dalpha, stap_cfar_plan_alpha(plan), sizeof(double) * nt,
                   cudaMemcpyHostToDevice), st, done);
-    RTK_CU_GOTO(cudaMemcpy(drank, stap_cfar_plan_rank(plan), sizeof(int) * nt, cudaMemcpyHostToDevice), st, done);
-    RTK_CU_GOTO((cudaError_t)rtk_status_reset_launch(dst, 0), st, done);
-    RTK_CU_GOTO((cudaError_t)stap_cfar_enqueue(c, B, D, R, dy, dprefix, 1, dalpha, drank, dhits,
+    LA_CU_GOTO(cudaMemcpy(drank, stap_cfar_plan_rank(plan), sizeof(int) * nt, cudaMemcpyHostToDevice), st, done);
+    LA_CU_GOTO((cudaError_t)rtk_status_reset_launch(dst, 0), st, done);
+    LA_CU_GOTO((cudaError_t)stap_cfar_enqueue(c, B, D, R, dy, dprefix, 1, dalpha, drank, dhits,
                                       (unsigned)cells, dst, 0), st, done);
-    RTK_CU_GOTO(cudaMemcpy(&hst, dst, sizeof hst, cudaMemcpyDeviceToHost), st, done);
+    LA_CU_GOTO(cudaMemcpy(&hst, dst, sizeof hst, cudaMemcpyDeviceToHost), st, done);
     if (hst.detections) {
         hits = (stap_cfar_hit *)malloc(sizeof(stap_cfar_hit) * hst.detections);
         if (!hits) {
@@ -91,7 +91,7 @@ extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *
             goto done;
         }
         static_assert(sizeof(stap_cfar_hit) == sizeof(rtk_cfar_hit), "hit layouts differ");
-        RTK_CU_GOTO(cudaMemcpy(hits, dhits, sizeof(rtk_cfar_hit) * hst.detections, cudaMemcpyDeviceToHost), st, done);
+        LA_CU_GOTO(cudaMemcpy(hits, dhits, sizeof(rtk_cfar_hit) * hst.detections, cudaMemcpyDeviceToHost), st, done);
     }
     if ((st = stap_cfar_plan_finish(plan, hits, hst.detections, &det, &n, err))) goto done;
     if (n) {

@@ -7,6 +7,7 @@
 #ifndef STAP_ENGINE_ALGORITHM_H
 #define STAP_ENGINE_ALGORITHM_H
 
+#include "rt_hidden.h"
 #include "stap.h"
 
 #ifdef __cplusplus
@@ -47,7 +48,7 @@ typedef struct stap_algo {
 } stap_algo;
 
 /* The descriptor of c's algorithm; NULL when it is not one. */
-const stap_algo *stap_algo_of(const stap_config *c);
+RT_INTERNAL const stap_algo *stap_algo_of(const stap_config *c);
 
 #ifdef __cplusplus
 }

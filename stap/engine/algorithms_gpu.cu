@@ -39,8 +39,8 @@ int jdl_create(stap_engine *e, stap_gpu_engine *g, stap_error *err)
     const size_t na = (size_t)e->B * c->angle_bins * c->channels, nt = (size_t)e->B * e->Nt;
     RTK_TRY(stap_gpu_dalloc(g, &g->d_A, sizeof(float2) * na, "JDL transforms", err));
     RTK_TRY(stap_gpu_dalloc(g, &g->d_Vt, sizeof(float2) * nt, "JDL steering", err));
-    RTK_CU(cudaMemcpy(g->d_A, e->A, sizeof(float2) * na, cudaMemcpyHostToDevice));
-    RTK_CU(cudaMemcpy(g->d_Vt, e->Vt, sizeof(float2) * nt, cudaMemcpyHostToDevice));
+    LA_CU(cudaMemcpy(g->d_A, e->A, sizeof(float2) * na, cudaMemcpyHostToDevice));
+    LA_CU(cudaMemcpy(g->d_Vt, e->Vt, sizeof(float2) * nt, cudaMemcpyHostToDevice));
     /* the same to float precision (the default beams' differ by rounding only) */
     double top = 0, diff = 0;
     const stap_cf32 *vt = e->Vt;
@@ -96,13 +96,13 @@ int jdl_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error
     const stap_config *c = &e->cfg;
     const int Na = c->angle_bins;
     cudaStream_t st = s->stream;
-    RTK_LAUNCH(rtk_beamspace_launch(s->d_X, c->channels, c->doppler_bins,
+    LA_LAUNCH(rtk_beamspace_launch(s->d_X, c->channels, c->doppler_bins,
                                              c->range_gates, g->d_A, e->B, Na, s->d_Xb, st));
-    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_QR], st));
+    LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_QR], st));
     for (int b = 0; b < s->njqr; b++)
         RTK_TRY(la_dev_weights_enqueue(s->jqr[b], nullptr, nullptr, err));
-    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
-    RTK_LAUNCH(rtk_jdl_expand_launch(s->d_Wt, g->d_A, e->batch, e->B, c->channels,
+    LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
+    LA_LAUNCH(rtk_jdl_expand_launch(s->d_Wt, g->d_A, e->batch, e->B, c->channels,
                                               c->doppler_order, Na, s->d_W, st));
     return STAP_OK;
 }
@@ -136,7 +136,7 @@ int subcpi_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_er
 {
     const stap_config *c = &e->cfg;
     cudaStream_t st = s->stream;
-    RTK_LAUNCH(rtk_subcpi_training_launch(s->d_in, g->d_cells, c->channels, c->pulses,
+    LA_LAUNCH(rtk_subcpi_training_launch(s->d_in, g->d_cells, c->channels, c->pulses,
                                                    c->range_gates, c->doppler_order,
                                                    c->segments, c->training, s->g.load, e->M,
                                                    la_dev_weights_matrices(s->qr), st));
@@ -144,7 +144,7 @@ int subcpi_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_er
     if (!(stap_algorithm_traits(c) & STAP_TRAIT_STEER_PER_BIN) && c->doppler_bins > 1) {
         /* bins 1..D-1 = bin 0's S x B weights (one block of S*B*N per bin) */
         const size_t slice = (size_t)c->segments * e->B * e->N;
-        RTK_LAUNCH(rtk_fill_rhs_launch(e->N, c->doppler_bins - 1, c->segments * e->B,
+        LA_LAUNCH(rtk_fill_rhs_launch(e->N, c->doppler_bins - 1, c->segments * e->B,
                                                 s->d_W, s->d_W + slice, st));
     }
     return STAP_OK;
@@ -162,15 +162,15 @@ void subcpi_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, 
 int fixed_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     /* every (bin, segment) gets the beams' fixed weights, once, on the slot's stream */
-    RTK_LAUNCH(rtk_fill_rhs_launch(e->N, e->batch, e->B, g->d_Vs, s->d_W, s->stream));
+    LA_LAUNCH(rtk_fill_rhs_launch(e->N, e->batch, e->B, g->d_Vs, s->d_W, s->stream));
     return STAP_OK;
 }
 
 /* no training, no solves */
 int fixed_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
-    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_QR], s->stream));
-    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], s->stream));
+    LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_QR], s->stream));
+    LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], s->stream));
     return STAP_OK;
 }
 

@@ -89,7 +89,7 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
         /* the training matrices are materialized only by cuBLAS and for shapes that no
          * gathering QR kernel takes or whose plan runs the QR alone (JDL: one beam a solve) */
         const int solve_beams = beamspace ? 1 : B;
-        const size_t Tm = sub || la_dev_weights_materializes(c->backend, o->qr_variant, (int)M,
+        const size_t Tm = sub || stap_la_dev_weights_materializes(c->backend, o->qr_variant, (int)M,
                                                              (int)Nt, (int)mats, solve_beams)
                               ? T : 0;
         /* beamspace (JDL): every beam's beamspace cube (Nt / Q "channels") and weights */

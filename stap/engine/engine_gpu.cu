@@ -98,7 +98,7 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
 {
     const stap_config *c = &e->cfg;
     cudaStream_t st = s->stream;
-    RTK_LAUNCH(rtk_status_reset_launch(s->d_status, st));
+    LA_LAUNCH(rtk_status_reset_launch(s->d_status, st));
     const int sub = stap_is_subcpi(c);
     /* integer input, converted as it is read: by the Doppler load itself, or (sub-CPI
      * algorithms, whose training reads the time-domain cube again) into d_in first */
@@ -107,11 +107,11 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
                        in->scale, {0, 0, 0}, c->pulses, c->range_gates};
     stap_engine_input_strides(e, fmt.stride);
     if (s->d_raw && sub)
-        RTK_LAUNCH(rtk_samples_convert_launch(s->d_raw, &fmt,
+        LA_LAUNCH(rtk_samples_convert_launch(s->d_raw, &fmt,
                                               (long long)c->channels * c->pulses * c->range_gates,
                                               s->d_in, s->d_status, st));
     if (sub)
-        RTK_LAUNCH(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
+        LA_LAUNCH(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, c->doppler_order, s->d_X, s->d_status, st));
     /* RTSTAP_DOPPLER_TILE=32: the D = 128 kernel's earlier 32-cell blocks, for comparisons */
     static const int tile = [] {
@@ -119,24 +119,24 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
         return v && atoi(v) == 32 ? 32 : 0;
     }();
     if (doppler_one_kernel(c)) {
-        RTK_LAUNCH(rtk_doppler_fft_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
+        LA_LAUNCH(rtk_doppler_fft_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
                                           g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, tile, s->d_X, s->d_status, st));
     } else {
         if (!sub)
-            RTK_LAUNCH(rtk_doppler_load_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
+            LA_LAUNCH(rtk_doppler_load_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
                                                g->d_win, c->channels, c->pulses, c->range_gates,
                                                c->doppler_bins, s->d_X, s->d_status, st));
-        RTK_CUFFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
+        LA_CUFFT(cufftExecC2C(s->fft, (cufftComplex *)s->d_X, (cufftComplex *)s->d_X, CUFFT_FORWARD));
     }
-    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
+    LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_TRAINING], st));
     RTK_TRY(stap_gpu_algo_of(c)->enqueue(e, g, s, err));
-    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_APPLY], st));
+    LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_APPLY], st));
     if (e->opt.apply_gemm) {
         /* Y_ds (L x B, ld D*R) += X_tap (L x C, ld R) * conj(W_ds,tap) (C x B), per tap
          * (sub-CPI: C*Q channels, one tap) */
         const int Q = s->g.order, n = e->batch, Ce = s->g.channels;
-        RTK_LAUNCH(rtk_weights_by_tap_launch(s->d_W, n, e->B, Ce, Q, s->d_Wc, s->d_status, st));
+        LA_LAUNCH(rtk_weights_by_tap_launch(s->d_W, n, e->B, Ce, Q, s->d_Wc, s->d_status, st));
         const cuComplex one = make_cuComplex(1.f, 0.f), zero = make_cuComplex(0.f, 0.f);
         for (int q = 0; q < Q; q++) {
             void **p = s->d_ptr + (size_t)3 * q * n;
@@ -151,31 +151,31 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
         }
     } else if (fused_detect(e, s)) { /* the detect stage is inside the apply's */
         const rtk_cfar_window lw = line_window(e);
-        RTK_LAUNCH(rtk_apply_cfar_launch(&s->g, e->B, s->d_W, &lw, g->d_alpha, s->d_hits, g->hit_cap,
+        LA_LAUNCH(rtk_apply_cfar_launch(&s->g, e->B, s->d_W, &lw, g->d_alpha, s->d_hits, g->hit_cap,
                                          s->d_status, st));
     } else {
         const int kind = apply_kind();
-        RTK_LAUNCH((kind == 1   ? rtk_apply_rows_launch
+        LA_LAUNCH((kind == 1   ? rtk_apply_rows_launch
                     : kind == 2 ? rtk_apply_fp32_launch
                                 : rtk_apply_launch)(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
     }
-    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
+    LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
     const stap_cfar_config *cf = &e->opt.cfar;
     if (cf->kind != STAP_CFAR_NONE && !fused_detect(e, s))
-        RTK_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 1,
+        LA_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 1,
                               g->d_alpha, g->d_rank, s->d_hits, g->hit_cap, s->d_status, st));
-    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_OUT], st));
-    RTK_CU(cudaMemcpyAsync(s->h_status, s->d_status, sizeof(rtk_cpi_status), cudaMemcpyDeviceToHost, st));
+    LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_OUT], st));
+    LA_CU(cudaMemcpyAsync(s->h_status, s->d_status, sizeof(rtk_cpi_status), cudaMemcpyDeviceToHost, st));
     if (cf->kind != STAP_CFAR_NONE)
-        RTK_CU(cudaMemcpyAsync(s->h_hits, s->d_hits, sizeof(rtk_cfar_hit) * g->hit_chunk,
+        LA_CU(cudaMemcpyAsync(s->h_hits, s->d_hits, sizeof(rtk_cfar_hit) * g->hit_chunk,
                            cudaMemcpyDeviceToHost, st));
     if (e->opt.keep_weights)
-        RTK_CU(cudaMemcpyAsync(s->h_W, s->d_W, sizeof(stap_cf32) * stap_weights_count(c, e->B),
+        LA_CU(cudaMemcpyAsync(s->h_W, s->d_W, sizeof(stap_cf32) * stap_weights_count(c, e->B),
                            cudaMemcpyDeviceToHost, st));
     if (e->opt.keep_output)
-        RTK_CU(cudaMemcpyAsync(s->h_Y, s->d_Y, sizeof(stap_cf32) * stap_output_count(c, e->B),
+        LA_CU(cudaMemcpyAsync(s->h_Y, s->d_Y, sizeof(stap_cf32) * stap_output_count(c, e->B),
                            cudaMemcpyDeviceToHost, st));
-    RTK_LAUNCH(rtk_event_record(s->ev[NEV - 1], st));
+    LA_LAUNCH(rtk_event_record(s->ev[NEV - 1], st));
     return STAP_OK;
 }
 
@@ -209,8 +209,8 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     const size_t C = (size_t)c->channels * (sub ? c->doppler_order : 1);
     const size_t P = c->pulses, R = c->range_gates, D = c->doppler_bins;
     const size_t nw = stap_weights_count(c, e->B), ny = stap_output_count(c, e->B);
-    RTK_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-    for (cudaEvent_t &ev : s->ev) RTK_CU(cudaEventCreate(&ev));
+    LA_CU(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    for (cudaEvent_t &ev : s->ev) LA_CU(cudaEventCreate(&ev));
     RTK_TRY(dalloc(g, &s->d_in, sizeof(float2) * c->channels * P * R, "input cube", err));
     if (stap_engine_input_as_stored(e))
         RTK_TRY(dalloc(g, &s->d_raw, stap_engine_input_bytes(e), "input cube as stored", err));
@@ -235,10 +235,10 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
      * Doppler filter runs in one kernel) */
     if (!doppler_one_kernel(c)) {
         int n[1] = {(int)D}, embed[1] = {(int)D};
-        RTK_CUFFT(cufftPlanMany(&s->fft, 1, n, embed, (int)(C * R), 1, embed, (int)(C * R), 1,
+        LA_CUFFT(cufftPlanMany(&s->fft, 1, n, embed, (int)(C * R), 1, embed, (int)(C * R), 1,
                                 CUFFT_C2C, (int)(C * R)));
         s->fft_made = true;
-        RTK_CUFFT(cufftSetStream(s->fft, s->stream));
+        LA_CUFFT(cufftSetStream(s->fft, s->stream));
         size_t fft_work = 0;
         if (cufftGetSize(s->fft, &fft_work) == CUFFT_SUCCESS) g->dev_bytes += fft_work;
     }
@@ -272,7 +272,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
         cudaError_t ce = cudaMemcpy(s->d_ptr, h, sizeof(void *) * 3 * Q * (size_t)n,
                                     cudaMemcpyHostToDevice);
         free(h);
-        RTK_CU(ce);
+        LA_CU(ce);
         if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS ||
             cublasSetStream(s->blas, s->stream) != CUBLAS_STATUS_SUCCESS)
             return stap_fail(err, STAP_EDEVICE, "GPU engine: cuBLAS could not be set up");
@@ -281,10 +281,10 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
 
     /* one direct run on a zero cube: module loading and kernel attributes happen here, not
      * in the first CPI or inside a capture (its status, a singular factor, is ignored) */
-    RTK_CU(cudaMemsetAsync(s->d_in, 0, sizeof(float2) * c->channels * P * R, s->stream));
-    if (s->d_raw) RTK_CU(cudaMemsetAsync(s->d_raw, 0, stap_engine_input_bytes(e), s->stream));
+    LA_CU(cudaMemsetAsync(s->d_in, 0, sizeof(float2) * c->channels * P * R, s->stream));
+    if (s->d_raw) LA_CU(cudaMemsetAsync(s->d_raw, 0, stap_engine_input_bytes(e), s->stream));
     RTK_TRY(enqueue_compute(e, g, s, err));
-    RTK_CU(cudaStreamSynchronize(s->stream));
+    LA_CU(cudaStreamSynchronize(s->stream));
     return STAP_OK;
 }
 
@@ -340,18 +340,18 @@ int gpu_create(stap_engine *e, stap_error *err)
     const stap_config *c = &e->cfg;
     RTK_TRY(dalloc(g, &g->d_win, sizeof(float) * c->pulses, "window", err));
     RTK_TRY(dalloc(g, &g->d_V, sizeof(float2) * (size_t)e->B * e->N, "steering vectors", err));
-    RTK_CU(cudaMemcpy(g->d_win, e->win, sizeof(float) * c->pulses, cudaMemcpyHostToDevice));
-    RTK_CU(cudaMemcpy(g->d_V, e->V, sizeof(float2) * (size_t)e->B * e->N, cudaMemcpyHostToDevice));
+    LA_CU(cudaMemcpy(g->d_win, e->win, sizeof(float) * c->pulses, cudaMemcpyHostToDevice));
+    LA_CU(cudaMemcpy(g->d_V, e->V, sizeof(float2) * (size_t)e->B * e->N, cudaMemcpyHostToDevice));
     if (stap_is_subcpi(c)) {
         const size_t nv = (size_t)e->nvs * e->N;
         RTK_TRY(dalloc(g, &g->d_Vs, sizeof(float2) * nv, "sub-CPI steering", err));
-        RTK_CU(cudaMemcpy(g->d_Vs, e->Vs, sizeof(float2) * nv, cudaMemcpyHostToDevice));
+        LA_CU(cudaMemcpy(g->d_Vs, e->Vs, sizeof(float2) * nv, cudaMemcpyHostToDevice));
     }
     const stap_gpu_algo *al = stap_gpu_algo_of(c);
     if (al->create) RTK_TRY(al->create(e, g, err));
     const size_t ncells = (size_t)c->segments * c->training;
     RTK_TRY(dalloc(g, &g->d_cells, sizeof(int) * ncells, "training-cell table", err));
-    RTK_CU(cudaMemcpy(g->d_cells, e->cells, sizeof(int) * ncells, cudaMemcpyHostToDevice));
+    LA_CU(cudaMemcpy(g->d_cells, e->cells, sizeof(int) * ncells, cudaMemcpyHostToDevice));
     const stap_cfar_config *cf = &e->opt.cfar;
     if (cf->kind != STAP_CFAR_NONE) {
         stap_cfar_plan *tables = nullptr;
@@ -367,7 +367,7 @@ int gpu_create(stap_engine *e, stap_error *err)
                             cudaMemcpyHostToDevice);
         stap_cfar_plan_destroy(tables);
         if (st) return st;
-        RTK_CU(ce);
+        LA_CU(ce);
         /* a CPI that detects more than the device list holds is re-tested into a list of
          * every cell (collect) */
         g->hit_cap = (unsigned)std::fmin((double)stap_engine_hit_capacity(c, e->B, &e->opt), 4.0e9);
@@ -397,15 +397,15 @@ int gpu_submit(stap_engine *e, int slot, const void *cube, stap_error *err)
     gpu_slot *s = &g->slot[slot];
     s->submit_ms = stap_now_ms();
     s->done_ms = 0;
-    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_IN], s->stream));
+    LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_IN], s->stream));
     /* the cube crosses the link as stored (integer pairs: a quarter to a half of complex64);
      * resident (NULL): the slot's input still holds its last cube (the pipeline only reads it) */
     if (cube)
-        RTK_CU(cudaMemcpyAsync(s->d_raw ? s->d_raw : (void *)s->d_in, cube, stap_engine_input_bytes(e),
+        LA_CU(cudaMemcpyAsync(s->d_raw ? s->d_raw : (void *)s->d_in, cube, stap_engine_input_bytes(e),
                                cudaMemcpyHostToDevice, s->stream));
-    RTK_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DOPPLER], s->stream));
+    LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DOPPLER], s->stream));
     rtk_fault_trap_maybe(s->stream); /* test hook: a device fault (RTSTAP_TEST_DEVICE_TRAP) */
-    if (s->graph) RTK_CU(cudaGraphLaunch(s->graph, s->stream));
+    if (s->graph) LA_CU(cudaGraphLaunch(s->graph, s->stream));
     else RTK_TRY(enqueue_compute(e, g, s, err));
     return STAP_OK;
 }
@@ -423,19 +423,19 @@ int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, stap_
         if (!g->h_big) return stap_fail(err, STAP_ENOMEM, "out of memory for %zu CFAR hits", cells);
     }
     const stap_cfar_config *cf = &e->opt.cfar;
-    RTK_LAUNCH(rtk_status_reset_launch(g->d_big_status, s->stream));
+    LA_LAUNCH(rtk_status_reset_launch(g->d_big_status, s->stream));
     if (fused_detect(e, s)) { /* no Y in device memory: the fused kernel again (X and W are the CPI's) */
         const rtk_cfar_window lw = line_window(e);
-        RTK_LAUNCH(rtk_apply_cfar_launch(&s->g, e->B, s->d_W, &lw, g->d_alpha, g->d_big, (unsigned)cells,
+        LA_LAUNCH(rtk_apply_cfar_launch(&s->g, e->B, s->d_W, &lw, g->d_alpha, g->d_big, (unsigned)cells,
                                          g->d_big_status, s->stream));
     } else {
-        RTK_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 0,
+        LA_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 0,
                                      g->d_alpha, g->d_rank, g->d_big, (unsigned)cells, g->d_big_status,
                                      s->stream));
     }
-    RTK_CU(cudaMemcpyAsync(g->h_big, g->d_big, sizeof(rtk_cfar_hit) * count, cudaMemcpyDeviceToHost,
+    LA_CU(cudaMemcpyAsync(g->h_big, g->d_big, sizeof(rtk_cfar_hit) * count, cudaMemcpyDeviceToHost,
                        s->stream));
-    RTK_CU(cudaStreamSynchronize(s->stream));
+    LA_CU(cudaStreamSynchronize(s->stream));
     return STAP_OK;
 }
 
@@ -446,7 +446,7 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err)
     /* the host learns of the last copy here: latency ends when the results are usable (an
      * event wait, not a host-function stamp, which would block the stream behind the
      * driver's callback thread) */
-    RTK_CU(cudaEventSynchronize(s->ev[NEV - 1]));
+    LA_CU(cudaEventSynchronize(s->ev[NEV - 1]));
     s->done_ms = stap_now_ms();
     const rtk_cpi_status *h = s->h_status;
     if (h->bad_input != RTK_NO_INDEX) return stap_engine_fail_input(e, h->bad_input, err);
@@ -475,7 +475,7 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err)
             RTK_TRY(retest_all(e, g, s, n, err));
             hits = g->h_big;
         } else if (n > g->hit_chunk) {
-            RTK_CU(cudaMemcpy(s->h_hits + g->hit_chunk, s->d_hits + g->hit_chunk,
+            LA_CU(cudaMemcpy(s->h_hits + g->hit_chunk, s->d_hits + g->hit_chunk,
                           sizeof(rtk_cfar_hit) * (n - g->hit_chunk), cudaMemcpyDeviceToHost));
         }
         static_assert(sizeof(stap_cfar_hit) == sizeof(rtk_cfar_hit), "hit layouts differ");
@@ -550,14 +550,14 @@ extern "C" int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t 
                              stap_error *err)
 {
     int dev = 0;
-    RTK_CU(cudaGetDevice(&dev));
+    LA_CU(cudaGetDevice(&dev));
     if (name && len) {
         cudaDeviceProp prop;
-        RTK_CU(cudaGetDeviceProperties(&prop, dev));
+        LA_CU(cudaGetDeviceProperties(&prop, dev));
         snprintf(name, len, "%s", prop.name);
     }
     size_t f = 0, t = 0;
-    RTK_CU(cudaMemGetInfo(&f, &t));
+    LA_CU(cudaMemGetInfo(&f, &t));
     if (free_bytes) *free_bytes = f;
     if (total_bytes) *total_bytes = t;
     return STAP_OK;
@@ -578,21 +578,21 @@ extern "C" int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs
     double *t = (double *)malloc(sizeof(double) * 2 * (repeat > 0 ? repeat : 1));
     int st = [&]() -> int {
         if (!t || repeat < 1) return stap_fail(err, STAP_EINVAL, "link bandwidth: bad repeat %d", repeat);
-        RTK_CU(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
-        RTK_CU(cudaMalloc(&d, bytes));
-        RTK_CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-        RTK_CU(cudaEventCreate(&a));
-        RTK_CU(cudaEventCreate(&b));
+        LA_CU(cudaHostAlloc(&h, bytes, cudaHostAllocDefault));
+        LA_CU(cudaMalloc(&d, bytes));
+        LA_CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        LA_CU(cudaEventCreate(&a));
+        LA_CU(cudaEventCreate(&b));
         memset(h, 1, bytes);
         for (int dir = 0; dir < 2; dir++)
             for (int r = -1; r < repeat; r++) {
-                RTK_CU(cudaEventRecord(a, s));
-                if (dir == 0) RTK_CU(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s));
-                else RTK_CU(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
-                RTK_CU(cudaEventRecord(b, s));
-                RTK_CU(cudaEventSynchronize(b));
+                LA_CU(cudaEventRecord(a, s));
+                if (dir == 0) LA_CU(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, s));
+                else LA_CU(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s));
+                LA_CU(cudaEventRecord(b, s));
+                LA_CU(cudaEventSynchronize(b));
                 float ms = 0;
-                RTK_CU(cudaEventElapsedTime(&ms, a, b));
+                LA_CU(cudaEventElapsedTime(&ms, a, b));
                 if (r >= 0) t[dir * repeat + r] = bytes / (ms * 1e-3) / 1e9;
             }
         qsort(t, (size_t)repeat, sizeof *t, cmp_d);

@@ -10,7 +10,7 @@
 
 #include "cfar_gpu.h"
 #include "la_device.h"
-#include "rtk_check.h"
+#include "la_gpu_check.h"
 #include "rtk_pipeline.h"
 extern "C" {
 #include "engine_internal.h"

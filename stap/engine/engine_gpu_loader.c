@@ -38,12 +38,12 @@ static struct {
 static void load(void)
 {
     stap_gpu_stap_entry entry =
-        (stap_gpu_stap_entry)la_gpu_module_symbol(STAP_GPU_STAP_ENTRY, &mod.why);
+        (stap_gpu_stap_entry)stap_la_gpu_module_symbol(STAP_GPU_STAP_ENTRY, &mod.why);
     if (!entry) return;
     const stap_gpu_api *a = entry(RTSTAP_GPU_ABI, &host);
     if (!a || a->size != sizeof *a) {
         stap_fail(&mod.why, STAP_EUNSUPPORTED, "%s is not the GPU library of this build of rtstap "
-                  "(another ABI)", la_gpu_module_path());
+                  "(another ABI)", stap_la_gpu_module_path());
         return;
     }
     mod.api = a;

@@ -6,6 +6,7 @@
 #include "engine.h"
 #include "sample_order.h"
 
+#include "rt_hidden.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -56,7 +57,7 @@ struct stap_engine {
     char device[128];         /* the GPU's name, or the CPU model                         */
 };
 
-extern const stap_engine_ops stap_engine_cpu_ops;
+RT_INTERNAL extern const stap_engine_ops stap_engine_cpu_ops;
 /* the GPU engine's table is the GPU backends' library's (gpu_module.h) */
 
 /* The submitted cube's stride (in samples) along channel, pulse and range, from the input's
@@ -102,10 +103,10 @@ static inline int stap_engine_needs_wt(const stap_config *c)
 /* The messages of a failed CPI, shared by both implementations. */
 /* CFAR hits a GPU slot's device list holds (stap_engine_options.hit_capacity; 0 without
  * a detector) */
-size_t stap_engine_hit_capacity(const stap_config *c, int B, const stap_engine_options *o);
-int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, stap_error *err);
-int stap_engine_fail_item(const stap_engine *e, int item, stap_error *err);
-int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, stap_error *err);
+RT_INTERNAL size_t stap_engine_hit_capacity(const stap_config *c, int B, const stap_engine_options *o);
+RT_INTERNAL int stap_engine_fail_input(const stap_engine *e, unsigned long long flat, stap_error *err);
+RT_INTERNAL int stap_engine_fail_item(const stap_engine *e, int item, stap_error *err);
+RT_INTERNAL int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, stap_error *err);
 
 #ifdef __cplusplus
 }

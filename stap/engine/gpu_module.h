@@ -11,6 +11,7 @@
 #include "engine_internal.h"
 #include "la_gpu_module.h"
 
+#include "rt_hidden.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -54,7 +55,7 @@ typedef struct stap_gpu_api {
 typedef const stap_gpu_api *(*stap_gpu_stap_entry)(int abi, const stap_gpu_host *host);
 
 /* The GPU library's stap table (loaded on first use), or NULL with the reason in err. */
-const stap_gpu_api *stap_gpu_api_get(stap_error *err);
+RT_INTERNAL const stap_gpu_api *stap_gpu_api_get(stap_error *err);
 
 #ifdef __cplusplus
 }

@@ -129,7 +129,7 @@ int stap_atomic_begin(const char *path, char *tmp, size_t tmplen, stap_write_mod
                              "replaced", path, S_ISDIR(sb.st_mode) ? "a directory"
                              : S_ISLNK(sb.st_mode) ? "a symbolic link" : "not a regular file");
     }
-    int fd = tmp_make(path, tmp, tmplen, err);
+    int fd = stap_io_tmp_make(path, tmp, tmplen, err);
     if (fd < 0) return err ? err->code : STAP_EIO;
     close(fd);
     return STAP_OK;
@@ -138,7 +138,7 @@ int stap_atomic_begin(const char *path, char *tmp, size_t tmplen, stap_write_mod
 /* A new temporary "<dir>/.<base>.tmp.<owner>.<pid>.XXXXXX" beside path, created
  * exclusively with the usual permissions and registered for the signal handlers; its
  * descriptor (open for writing), or -1 with err. Stale temporaries of path are swept. */
-int tmp_make(const char *path, char *tmp, size_t tmplen, stap_error *err)
+int stap_io_tmp_make(const char *path, char *tmp, size_t tmplen, stap_error *err)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;

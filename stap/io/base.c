@@ -15,7 +15,7 @@
  * switched off for the duration of each public call and restored afterwards; the most
  * specific entry of HDF5's error stack goes into our messages instead. */
 
-void quiet_begin(h5_quiet *q)
+void stap_io_quiet_begin(h5_quiet *q)
 {
     q->fn = NULL;
     q->data = NULL;
@@ -23,7 +23,7 @@ void quiet_begin(h5_quiet *q)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-void quiet_end(const h5_quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->fn, q->data); }
+void stap_io_quiet_end(const h5_quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->fn, q->data); }
 
 typedef struct h5_walk {
     char *buf;
@@ -42,7 +42,7 @@ static herr_t walk_first(unsigned n, const H5E_error2_t *e, void *user)
  * failed: time = ..., filename = ..., errno = 28, error message = 'No space left on
  * device', buf = ...") spans lines and addresses. Call right after the failing HDF5 call:
  * the next API call clears the stack. */
-const char *h5_detail(char *buf, size_t len)
+const char *stap_io_h5_detail(char *buf, size_t len)
 {
     h5_walk w = {buf, len};
     buf[0] = '\0';
@@ -62,7 +62,7 @@ const char *h5_detail(char *buf, size_t len)
 /* A file access property list that closes every object of the file with the file, so
  * that H5Fclose really flushes and releases it even if a hook leaked an identifier; and
  * that keeps HDF5's file locks but does not fail on file systems without them (NFS). */
-hid_t strong_fapl(void)
+hid_t stap_io_strong_fapl(void)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl >= 0) {
@@ -78,7 +78,7 @@ hid_t strong_fapl(void)
  * driver, every file rtstap opens), else -1: reading through it reads the file HDF5 read,
  * whatever the path names by then (opening the path again could meet another file renamed
  * over it). */
-int h5_file_fd(hid_t file)
+int stap_io_h5_file_fd(hid_t file)
 {
     hid_t fapl = H5Fget_access_plist(file);
     const int sec2 = fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2;
@@ -90,7 +90,7 @@ int h5_file_fd(hid_t file)
 
 /* Memory type of stap_cf32 (and of the file type on little-endian hosts): what h5py writes
  * for complex64, a compound {r: float32, i: float32}. */
-hid_t cf32_mem_type(void)
+hid_t stap_io_cf32_mem_type(void)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(stap_cf32));
     if (t < 0) return t;
@@ -102,7 +102,7 @@ hid_t cf32_mem_type(void)
     return t;
 }
 
-hid_t cf32_file_type(void)
+hid_t stap_io_cf32_file_type(void)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, 2 * 4);
     if (t < 0) return t;
@@ -113,7 +113,7 @@ hid_t cf32_file_type(void)
     return t;
 }
 
-hid_t cf64_mem_type(void)
+hid_t stap_io_cf64_mem_type(void)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, 2 * sizeof(double));
     if (t < 0) return t;
@@ -125,7 +125,7 @@ hid_t cf64_mem_type(void)
     return t;
 }
 
-const char *class_name(H5T_class_t c)
+const char *stap_io_class_name(H5T_class_t c)
 {
     switch (c) {
     case H5T_INTEGER: return "integer";
@@ -143,7 +143,7 @@ const char *class_name(H5T_class_t c)
     }
 }
 
-void shape_string(char *buf, size_t len, int rank, const hsize_t *dims)
+void stap_io_shape_string(char *buf, size_t len, int rank, const hsize_t *dims)
 {
     size_t at = 0;
     buf[0] = '\0';
@@ -157,7 +157,7 @@ void shape_string(char *buf, size_t len, int rank, const hsize_t *dims)
 /* 1 when an integer or float type's bit layout fits its size (the checks H5Tset_precision,
  * H5Tset_offset and H5Tset_fields make): Debian's HDF5 1.10 decodes these fields from the
  * file without them, and converting values of a corrupt type read out of bounds. */
-int atomic_layout_ok(hid_t t)
+int stap_io_atomic_layout_ok(hid_t t)
 {
     const size_t size = H5Tget_size(t), prec = H5Tget_precision(t);
     const int off = H5Tget_offset(t);
@@ -170,7 +170,7 @@ int atomic_layout_ok(hid_t t)
 
 /* Check that type is the {r, i} compound of floats; *elem says how to read it. */
 
-void index_string(char *buf, size_t len, size_t flat, int rank, const hsize_t *dims,
+void stap_io_index_string(char *buf, size_t len, size_t flat, int rank, const hsize_t *dims,
                          const char *const *axis)
 {
     size_t idx[8] = {0};
@@ -184,7 +184,7 @@ void index_string(char *buf, size_t len, size_t flat, int rank, const hsize_t *d
     if (at < len) snprintf(buf + at, len - at, ")");
 }
 
-int check_finite_f32(const stap_cf32 *x, size_t n, size_t *bad)
+int stap_io_check_finite_f32(const stap_cf32 *x, size_t n, size_t *bad)
 {
     const float *f = (const float *)x;
     const size_t m = 2 * n, block = 4096;
@@ -220,12 +220,12 @@ int check_finite_f32(const stap_cf32 *x, size_t n, size_t *bad)
  * libhdf5 is not built thread-safe, so every HDF5 call of these functions runs under one
  * lock. */
 
-pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t stap_io_h5_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int stap_io_open_objects(void)
 {
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     const ssize_t n = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
-    pthread_mutex_unlock(&h5_lock);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     return n > 0 ? (int)n : 0;
 }

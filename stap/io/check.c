@@ -1,9 +1,9 @@
-/* h5check.c: the attribute messages of a version-1 object header, checked before libhdf5
+/* check.c: the attribute messages of a version-1 object header, checked before libhdf5
  * decodes them (h5check.h). The format is the HDF5 File Format Specification, version 2.0:
  * IV.A.1.a (version 1 object headers), IV.A.2.m (attribute), IV.A.2.b (dataspace),
  * IV.A.2.d (datatype), IV.A.2.q (continuation). */
 #include "h5check.h"
-#include "io_internal.h" /* h5_file_fd */
+#include "io_internal.h" /* stap_io_h5_file_fd */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,7 +82,7 @@ static const char *attribute_ok(const unsigned char *a, size_t n, int size_len, 
     return NULL;
 }
 
-int h5check_attributes(const char *path, hid_t file, const char *name, hid_t lapl,
+int stap_h5check_attributes(const char *path, hid_t file, const char *name, hid_t lapl,
                        stap_error *err)
 {
     H5O_info_t oi;
@@ -98,7 +98,7 @@ int h5check_attributes(const char *path, hid_t file, const char *name, hid_t lap
         H5Pclose(fcpl);
     }
     if (addr_len < 2 || addr_len > 8 || size_len < 2 || size_len > 8) return STAP_OK;
-    int fd = h5_file_fd(file); /* the file HDF5 read, not what the path names now */
+    int fd = stap_io_h5_file_fd(file); /* the file HDF5 read, not what the path names now */
     if (fd < 0) return STAP_OK; /* not HDF5's sec2 driver: nothing to check it with */
     char why[200] = "";
     const char *bad = NULL;

@@ -31,7 +31,7 @@
 #define H5IO_RESERVE_BYTES ((off_t)4 << 20)
 #define H5IO_AHEAD_BYTES ((hsize_t)1 << 20) /* beyond every write's own bytes */
 
-const char *h5_error_detail(char *buf, size_t len) { return h5_detail(buf, len); }
+const char *stap_io_h5_error_detail(char *buf, size_t len) { return stap_io_h5_detail(buf, len); }
 
 static void reserve_release(h5_out *o)
 {
@@ -39,7 +39,7 @@ static void reserve_release(h5_out *o)
     o->reserve[0] = '\0';
 }
 
-int tmp_make(const char *path, char *tmp, size_t tmplen, stap_error *err);
+RT_INTERNAL int stap_io_tmp_make(const char *path, char *tmp, size_t tmplen, stap_error *err);
 
 static int out_fail_space(h5_out *o, int e, stap_error *err)
 {
@@ -56,7 +56,7 @@ static int over_size_limit(off_t size)
            (rlim_t)size > fl.rlim_cur;
 }
 
-int h5_out_begin(h5_out *o, const char *path, stap_write_mode mode, stap_error *err)
+int stap_h5out_begin(h5_out *o, const char *path, stap_write_mode mode, stap_error *err)
 {
     o->path = path;
     o->mode = mode;
@@ -72,13 +72,13 @@ int h5_out_begin(h5_out *o, const char *path, stap_write_mode mode, stap_error *
     }
     if (!e) e = errno;
     if (e == ENOSPC || e == EDQUOT || e == EFBIG) {
-        h5_out_finish(o, -1, 1, NULL);
+        stap_h5out_finish(o, -1, 1, NULL);
         return out_fail_space(o, e, err);
     }
     /* no fallocate here (or no descriptor): a reserve the close can use */
-    int fd = tmp_make(path, o->reserve, sizeof o->reserve, err);
+    int fd = stap_io_tmp_make(path, o->reserve, sizeof o->reserve, err);
     if (fd < 0) {
-        h5_out_finish(o, -1, 1, NULL);
+        stap_h5out_finish(o, -1, 1, NULL);
         return err ? err->code : STAP_EIO;
     }
     e = posix_fallocate(fd, 0, H5IO_RESERVE_BYTES);
@@ -86,25 +86,25 @@ int h5_out_begin(h5_out *o, const char *path, stap_write_mode mode, stap_error *
     if (e == EINVAL || e == EOPNOTSUPP || e == ENODEV || e == ESPIPE) {
         reserve_release(o); /* a file system that cannot reserve at all: written as it is */
     } else if (e) {
-        h5_out_finish(o, -1, 1, NULL);
+        stap_h5out_finish(o, -1, 1, NULL);
         return out_fail_space(o, e, err);
     }
     return STAP_OK;
 }
 
-hid_t h5_out_create(h5_out *o, stap_error *err)
+hid_t stap_h5out_create(h5_out *o, stap_error *err)
 {
     char detail[256];
-    hid_t fapl = strong_fapl();
+    hid_t fapl = stap_io_strong_fapl();
     hid_t file = H5Fcreate(o->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    if (file < 0) h5_detail(detail, sizeof detail); /* before the close clears the stack */
+    if (file < 0) stap_io_h5_detail(detail, sizeof detail); /* before the close clears the stack */
     CLOSE_PLIST(fapl);
     if (file < 0)
         stap_fail(err, STAP_EIO, "cannot create '%s' (as '%s'): %s", o->path, o->tmp, detail);
     return file;
 }
 
-int h5_out_reserve(h5_out *o, hid_t file, size_t bytes, stap_error *err)
+int stap_h5out_reserve(h5_out *o, hid_t file, size_t bytes, stap_error *err)
 {
     if (file < 0) return STAP_OK;
     hsize_t eoa = 0;
@@ -137,7 +137,7 @@ static void out_discard(h5_out *o, hid_t file)
     o->tmp[0] = '\0';
 }
 
-int h5_out_finish(h5_out *o, hid_t file, int failed, stap_error *err)
+int stap_h5out_finish(h5_out *o, hid_t file, int failed, stap_error *err)
 {
     char detail[256];
     if (failed) {
@@ -147,7 +147,7 @@ int h5_out_finish(h5_out *o, hid_t file, int failed, stap_error *err)
     reserve_release(o);
     if (file >= 0 && H5Fclose(file) < 0) {
         int st = stap_fail(err, STAP_EIO, "cannot write '%s': %s", o->path,
-                           h5_detail(detail, sizeof detail));
+                           stap_io_h5_detail(detail, sizeof detail));
         out_discard(o, -1);
         return st;
     }

@@ -11,7 +11,7 @@
 
 /* ---- reading ------------------------------------------------------------------------- */
 
-int h5x_open(h5x **out, const char *path, stap_error *err)
+int stap_h5x_open(h5x **out, const char *path, stap_error *err)
 {
     *out = NULL;
     h5x *f = calloc(1, sizeof *f);
@@ -19,11 +19,11 @@ int h5x_open(h5x **out, const char *path, stap_error *err)
     snprintf(f->path, sizeof f->path, "%s", path);
     f->file = -1;
     h5_quiet q;
-    quiet_begin(&q);
-    int st = src_open(&f->src, f->path, err);
-    quiet_end(&q);
+    stap_io_quiet_begin(&q);
+    int st = stap_io_src_open(&f->src, f->path, err);
+    stap_io_quiet_end(&q);
     if (st) {
-        h5x_close(f);
+        stap_h5x_close(f);
         return st;
     }
     f->file = f->src.file;
@@ -31,55 +31,55 @@ int h5x_open(h5x **out, const char *path, stap_error *err)
     return STAP_OK;
 }
 
-void h5x_close(h5x *f)
+void stap_h5x_close(h5x *f)
 {
     if (!f) return;
     h5_quiet q;
-    quiet_begin(&q);
-    src_close_lists(&f->src);
+    stap_io_quiet_begin(&q);
+    stap_io_src_close_lists(&f->src);
     if (f->src.file >= 0) H5Fclose(f->src.file);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     free(f);
 }
 
-const char *h5x_path(const h5x *f) { return f->path; }
+const char *stap_h5x_path(const h5x *f) { return f->path; }
 
-int h5x_exists(h5x *f, const char *name)
+int stap_h5x_exists(h5x *f, const char *name)
 {
     h5_quiet q;
-    quiet_begin(&q);
-    int has = link_exists(&f->src, name) && H5Oexists_by_name(f->file, name, f->src.lapl) > 0;
-    quiet_end(&q);
+    stap_io_quiet_begin(&q);
+    int has = stap_io_link_exists(&f->src, name) && H5Oexists_by_name(f->file, name, f->src.lapl) > 0;
+    stap_io_quiet_end(&q);
     return has;
 }
 
 /* The object `obj` open for its attributes, its header checked first (once per object). */
 static hid_t open_for_attrs(h5x *f, const char *obj, stap_error *err)
 {
-    if (!link_exists(&f->src, obj)) {
-        int st = src_refused(&f->src, obj, err);
+    if (!stap_io_link_exists(&f->src, obj)) {
+        int st = stap_io_src_refused(&f->src, obj, err);
         if (!st) stap_fail(err, STAP_EFORMAT, "'%s' is missing from '%s'", obj, f->path);
         return -1;
     }
     if (strcmp(f->checked, obj)) {
-        if (h5check_attributes(f->path, f->file, obj, f->src.lapl, err)) return -1;
+        if (stap_h5check_attributes(f->path, f->file, obj, f->src.lapl, err)) return -1;
         snprintf(f->checked, sizeof f->checked, "%s", obj);
     }
     hid_t o = H5Oopen(f->file, obj, f->src.lapl);
-    if (o < 0 && !src_refused(&f->src, obj, err))
+    if (o < 0 && !stap_io_src_refused(&f->src, obj, err))
         stap_fail(err, STAP_EFORMAT, "'%s' in '%s' cannot be opened", obj, f->path);
     return o;
 }
 
-int h5x_has_attr(h5x *f, const char *obj, const char *name)
+int stap_h5x_has_attr(h5x *f, const char *obj, const char *name)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     stap_error ignore;
     hid_t o = open_for_attrs(f, obj, &ignore);
     const int has = o >= 0 && H5Aexists(o, name) > 0;
     if (o >= 0) H5Oclose(o);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     return has;
 }
 
@@ -96,10 +96,10 @@ static hid_t open_attr(h5x *f, hid_t o, const char *obj, const char *name, stap_
     return a;
 }
 
-int h5x_get_double(h5x *f, const char *obj, const char *name, double *v, stap_error *err)
+int stap_h5x_get_double(h5x *f, const char *obj, const char *name, double *v, stap_error *err)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     int st = STAP_OK;
     hid_t o = open_for_attrs(f, obj, err), a = -1, sp = -1, t = -1;
     if (o < 0) {
@@ -115,7 +115,7 @@ int h5x_get_double(h5x *f, const char *obj, const char *name, double *v, stap_er
     const H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
     double x = NAN;
     if (sp < 0 || H5Sget_simple_extent_type(sp) == H5S_NULL || H5Sget_simple_extent_npoints(sp) != 1 ||
-        (c != H5T_INTEGER && c != H5T_FLOAT) || !atomic_layout_ok(t) ||
+        (c != H5T_INTEGER && c != H5T_FLOAT) || !stap_io_atomic_layout_ok(t) ||
         H5Aread(a, H5T_NATIVE_DOUBLE, &x) < 0 || !isfinite(x)) {
         st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is not one finite number",
                        name, obj, f->path);
@@ -127,14 +127,14 @@ done:
     CLOSE_SPACE(sp);
     CLOSE_ATTR(a);
     if (o >= 0) H5Oclose(o);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     return st;
 }
 
-int h5x_get_llong(h5x *f, const char *obj, const char *name, long long *v, stap_error *err)
+int stap_h5x_get_llong(h5x *f, const char *obj, const char *name, long long *v, stap_error *err)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     int st = STAP_OK;
     hid_t o = open_for_attrs(f, obj, err), a = -1, sp = -1, t = -1;
     if (o < 0) {
@@ -147,7 +147,7 @@ int h5x_get_llong(h5x *f, const char *obj, const char *name, long long *v, stap_
         long long x = 0;
         if (sp < 0 || H5Sget_simple_extent_type(sp) == H5S_NULL ||
             H5Sget_simple_extent_npoints(sp) != 1 || H5Tget_class(t) != H5T_INTEGER ||
-            !atomic_layout_ok(t) || H5Aread(a, H5T_NATIVE_LLONG, &x) < 0)
+            !stap_io_atomic_layout_ok(t) || H5Aread(a, H5T_NATIVE_LLONG, &x) < 0)
             st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is not one integer",
                            name, obj, f->path);
         else *v = x;
@@ -156,15 +156,15 @@ int h5x_get_llong(h5x *f, const char *obj, const char *name, long long *v, stap_
     CLOSE_SPACE(sp);
     CLOSE_ATTR(a);
     if (o >= 0) H5Oclose(o);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     return st;
 }
 
-int h5x_get_count(h5x *f, const char *obj, const char *name, long long lo, long long hi,
+int stap_h5x_get_count(h5x *f, const char *obj, const char *name, long long lo, long long hi,
                   long long *v, stap_error *err)
 {
     double x;
-    int st = h5x_get_double(f, obj, name, &x, err);
+    int st = stap_h5x_get_double(f, obj, name, &x, err);
     if (st) return st;
     if (x < (double)lo || x > (double)hi || x != floor(x))
         return stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is %g; expected a whole "
@@ -173,11 +173,11 @@ int h5x_get_count(h5x *f, const char *obj, const char *name, long long lo, long 
     return STAP_OK;
 }
 
-int h5x_get_string(h5x *f, const char *obj, const char *name, char *buf, size_t len,
+int stap_h5x_get_string(h5x *f, const char *obj, const char *name, char *buf, size_t len,
                    stap_error *err)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     int st = STAP_OK;
     hid_t o = open_for_attrs(f, obj, err), a = -1, ft = -1, mt = -1, sp = -1;
     if (o < 0) {
@@ -220,26 +220,26 @@ done:
     CLOSE_SPACE(sp);
     CLOSE_ATTR(a);
     if (o >= 0) H5Oclose(o);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     return st;
 }
 
 /* The dataset `name` open, local (no external storage), of `rank` dimensions `shape`. */
 static hid_t open_shaped(h5x *f, const char *name, int rank, const size_t *shape, stap_error *err)
 {
-    if (!link_exists(&f->src, name)) {
-        if (!src_refused(&f->src, name, err))
+    if (!stap_io_link_exists(&f->src, name)) {
+        if (!stap_io_src_refused(&f->src, name, err))
             stap_fail(err, STAP_EFORMAT, "'%s' is missing from '%s'", name, f->path);
         return -1;
     }
-    if (check_local(&f->src, -1, name, err)) return -1;
+    if (stap_io_check_local(&f->src, -1, name, err)) return -1;
     hid_t d = H5Dopen2(f->file, name, f->src.dapl), sp = -1;
     if (d < 0) {
-        if (!src_refused(&f->src, name, err))
+        if (!stap_io_src_refused(&f->src, name, err))
             stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not a dataset", name, f->path);
         return -1;
     }
-    if (check_local(&f->src, d, name, err)) {
+    if (stap_io_check_local(&f->src, d, name, err)) {
         H5Dclose(d);
         return -1;
     }
@@ -266,7 +266,7 @@ static int get_numbers(h5x *f, const char *name, int rank, const size_t *shape, 
                        void *out, stap_error *err)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     int st = STAP_OK;
     hid_t d = open_shaped(f, name, rank, shape, err), t = d >= 0 ? H5Dget_type(d) : -1;
     if (d < 0) {
@@ -275,28 +275,28 @@ static int get_numbers(h5x *f, const char *name, int rank, const size_t *shape, 
         const H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
         size_t n = 1;
         for (int k = 0; k < rank; k++) n *= shape[k];
-        if ((c != H5T_INTEGER && c != H5T_FLOAT) || !atomic_layout_ok(t) ||
+        if ((c != H5T_INTEGER && c != H5T_FLOAT) || !stap_io_atomic_layout_ok(t) ||
             (n && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0))
             st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not an array of numbers", name, f->path);
     }
     CLOSE_TYPE(t);
     CLOSE_DSET(d);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     return st;
 }
 
-int h5x_get_doubles(h5x *f, const char *name, int rank, const size_t *shape, double *out,
+int stap_h5x_get_doubles(h5x *f, const char *name, int rank, const size_t *shape, double *out,
                     stap_error *err)
 {
     return get_numbers(f, name, rank, shape, H5T_NATIVE_DOUBLE, out, err);
 }
 
-int h5x_get_ints(h5x *f, const char *name, size_t n, int *out, stap_error *err)
+int stap_h5x_get_ints(h5x *f, const char *name, size_t n, int *out, stap_error *err)
 {
     return get_numbers(f, name, 1, &n, H5T_NATIVE_INT, out, err);
 }
 
-int h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, stap_cf32 *out,
+int stap_h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, stap_cf32 *out,
                  stap_error *err)
 {
     static const char *const axes[8] = {"0", "1", "2", "3", "4", "5", "6", "7"};
@@ -304,11 +304,11 @@ int h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, stap_c
     for (int k = 0; k < rank; k++) n *= shape[k];
     const complex_spec spec = {name, rank, "", axes, (unsigned long long)(n ? n : 1) * 8};
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     hsize_t dims[H5S_MAX_RANK];
     stap_cf32 *v = NULL;
-    int st = link_exists(&f->src, name) ? read_complex(&f->src, &spec, dims, &v, err) : STAP_EFORMAT;
-    if (st && !v && !link_exists(&f->src, name) && !src_refused(&f->src, name, err))
+    int st = stap_io_link_exists(&f->src, name) ? stap_io_read_complex(&f->src, &spec, dims, &v, err) : STAP_EFORMAT;
+    if (st && !v && !stap_io_link_exists(&f->src, name) && !stap_io_src_refused(&f->src, name, err))
         stap_fail(err, STAP_EFORMAT, "'%s' is missing from '%s'", name, f->path);
     for (int k = 0; !st && k < rank; k++)
         if (dims[k] != (hsize_t)shape[k])
@@ -316,34 +316,34 @@ int h5x_get_cf32(h5x *f, const char *name, int rank, const size_t *shape, stap_c
                            "implies", name, f->path);
     if (!st) memcpy(out, v, sizeof(stap_cf32) * n);
     free(v);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     return st;
 }
 
 static int get_detections(h5x *f, const char *name, int by_cpi, long long cpi,
                           stap_detection **out, size_t *count, stap_error *err);
 
-int h5x_get_detections(h5x *f, const char *name, stap_detection **out, size_t *count,
+int stap_h5x_get_detections(h5x *f, const char *name, stap_detection **out, size_t *count,
                        stap_error *err)
 {
     return get_detections(f, name, 0, 0, out, count, err);
 }
 
-int h5x_get_detections_of(h5x *f, const char *name, long long cpi, stap_detection **out,
+int stap_h5x_get_detections_of(h5x *f, const char *name, long long cpi, stap_detection **out,
                           size_t *count, stap_error *err)
 {
     return get_detections(f, name, 1, cpi, out, count, err);
 }
 
-int h5x_dataset_rank(h5x *f, const char *name, long long *rows)
+int stap_h5x_dataset_rank(h5x *f, const char *name, long long *rows)
 {
     *rows = 0;
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     int rank = 0;
     hid_t d = -1, sp = -1;
     stap_error ignore;
-    if (link_exists(&f->src, name) && !check_local(&f->src, -1, name, &ignore) &&
+    if (stap_io_link_exists(&f->src, name) && !stap_io_check_local(&f->src, -1, name, &ignore) &&
         (d = H5Dopen2(f->file, name, f->src.dapl)) >= 0 && (sp = H5Dget_space(d)) >= 0) {
         hsize_t dims[H5S_MAX_RANK];
         rank = H5Sget_simple_extent_ndims(sp);
@@ -352,20 +352,20 @@ int h5x_dataset_rank(h5x *f, const char *name, long long *rows)
     }
     CLOSE_SPACE(sp);
     CLOSE_DSET(d);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     return rank;
 }
 
-int h5x_get_cf32_row(h5x *f, const char *name, long long row, int rank, const size_t *shape,
+int stap_h5x_get_cf32_row(h5x *f, const char *name, long long row, int rank, const size_t *shape,
                      stap_cf32 *out, long long *rows, stap_error *err)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     int st = STAP_OK;
     hid_t d = -1, fs = -1, ms = -1, mt = -1;
     hsize_t dims[H5S_MAX_RANK], start[H5S_MAX_RANK] = {0}, count[H5S_MAX_RANK];
-    if (!link_exists(&f->src, name) || check_local(&f->src, -1, name, err) ||
-        (d = H5Dopen2(f->file, name, f->src.dapl)) < 0 || check_local(&f->src, d, name, err) ||
+    if (!stap_io_link_exists(&f->src, name) || stap_io_check_local(&f->src, -1, name, err) ||
+        (d = H5Dopen2(f->file, name, f->src.dapl)) < 0 || stap_io_check_local(&f->src, d, name, err) ||
         (fs = H5Dget_space(d)) < 0) {
         st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is missing or not a dataset", name, f->path);
         goto done;
@@ -391,7 +391,7 @@ int h5x_get_cf32_row(h5x *f, const char *name, long long row, int rank, const si
     start[0] = (hsize_t)row;
     count[0] = 1;
     for (int k = 0; k < rank; k++) count[k + 1] = dims[k + 1];
-    if ((ms = H5Screate_simple(rank + 1, count, NULL)) < 0 || (mt = cf32_mem_type()) < 0 ||
+    if ((ms = H5Screate_simple(rank + 1, count, NULL)) < 0 || (mt = stap_io_cf32_mem_type()) < 0 ||
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
         H5Dread(d, mt, ms, fs, H5P_DEFAULT, out) < 0)
         st = stap_fail(err, STAP_EFORMAT, "cannot read CPI %lld of '%s' in '%s' as complex "
@@ -401,7 +401,7 @@ done:
     CLOSE_SPACE(ms);
     CLOSE_SPACE(fs);
     CLOSE_DSET(d);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     return st;
 }
 
@@ -411,11 +411,11 @@ static int get_detections(h5x *f, const char *name, int by_cpi, long long cpi,
     *out = NULL;
     *count = 0;
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     int st = STAP_OK;
     hid_t d = -1, sp = -1, mt = -1;
-    if (!link_exists(&f->src, name) || check_local(&f->src, -1, name, err) ||
-        (d = H5Dopen2(f->file, name, f->src.dapl)) < 0 || check_local(&f->src, d, name, err)) {
+    if (!stap_io_link_exists(&f->src, name) || stap_io_check_local(&f->src, -1, name, err) ||
+        (d = H5Dopen2(f->file, name, f->src.dapl)) < 0 || stap_io_check_local(&f->src, d, name, err)) {
         if (!err || !err->msg[0] || !strstr(err->msg, name))
             st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is missing or not a dataset", name, f->path);
         else st = err->code;
@@ -467,13 +467,13 @@ done:
     CLOSE_TYPE(mt);
     CLOSE_SPACE(sp);
     CLOSE_DSET(d);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     return st;
 }
 
 /* ---- writing ------------------------------------------------------------------------- */
 
-void h5x_for_writer(struct stap_h5_file *f, h5w *w, hid_t file)
+void stap_h5x_for_writer(struct stap_h5_file *f, h5w *w, hid_t file)
 {
     memset(f, 0, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", w->path);
@@ -482,51 +482,51 @@ void h5x_for_writer(struct stap_h5_file *f, h5w *w, hid_t file)
     f->src.file = f->src.lapl = f->src.dapl = -1;
 }
 
-int h5x_create(h5x **out, const char *path, stap_write_mode mode, stap_error *err)
+int stap_h5x_create(h5x **out, const char *path, stap_write_mode mode, stap_error *err)
 {
     *out = NULL;
     h5x *f = calloc(1, sizeof *f);
     if (!f) return stap_fail(err, STAP_ENOMEM, "out of memory writing '%s'", path);
     snprintf(f->path, sizeof f->path, "%s", path);
     f->src.file = f->src.lapl = f->src.dapl = -1;
-    if (h5_out_begin(&f->out, f->path, mode, err)) {
+    if (stap_h5out_begin(&f->out, f->path, mode, err)) {
         free(f);
         return err ? err->code : STAP_EIO;
     }
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     f->own = (h5w){f->path, err, STAP_OK, NULL, -1};
-    f->file = out_create(&f->own, &f->out);
+    f->file = stap_io_out_create(&f->own, &f->out);
     f->w = &f->own;
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     *out = f;
     return STAP_OK;
 }
 
-int h5x_finish(h5x *f, stap_error *err)
+int stap_h5x_finish(h5x *f, stap_error *err)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     f->own.err = err;
-    int st = out_finish(&f->own, &f->out, f->file);
-    quiet_end(&q);
+    int st = stap_io_out_finish(&f->own, &f->out, f->file);
+    stap_io_quiet_end(&q);
     free(f);
     return st;
 }
 
-int h5x_status(const h5x *f, stap_error *err)
+int stap_h5x_status(const h5x *f, stap_error *err)
 {
     if (f->w->st && err && f->w->err && err != f->w->err) *err = *f->w->err;
     return f->w->st;
 }
 
-void h5x_group(h5x *f, const char *name)
+void stap_h5x_group(h5x *f, const char *name)
 {
     h5_quiet q;
-    quiet_begin(&q);
-    hid_t g = w_group(f->w, f->file, name);
+    stap_io_quiet_begin(&q);
+    hid_t g = stap_io_w_group(f->w, f->file, name);
     CLOSE_GROUP(g);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
 }
 
 /* obj open for an attribute, or -1 with the failure recorded */
@@ -537,60 +537,60 @@ static hid_t open_obj(h5x *f, const char *obj)
     if (o < 0) {
         char what[300];
         snprintf(what, sizeof what, "'%s'", obj);
-        w_fail_h5(f->w, what);
+        stap_io_w_fail_h5(f->w, what);
     }
     return o;
 }
 
-void h5x_put_double(h5x *f, const char *obj, const char *name, double v)
+void stap_h5x_put_double(h5x *f, const char *obj, const char *name, double v)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     hid_t o = open_obj(f, obj);
     if (o >= 0) {
-        w_attr_double(f->w, o, name, v);
+        stap_io_w_attr_double(f->w, o, name, v);
         H5Oclose(o);
     }
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
 }
 
-void h5x_put_llong(h5x *f, const char *obj, const char *name, long long v)
+void stap_h5x_put_llong(h5x *f, const char *obj, const char *name, long long v)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     hid_t o = open_obj(f, obj);
     if (o >= 0) {
-        w_attr(f->w, o, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &v);
+        stap_io_w_attr(f->w, o, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &v);
         H5Oclose(o);
     }
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
 }
 
-void h5x_put_string(h5x *f, const char *obj, const char *name, const char *s)
+void stap_h5x_put_string(h5x *f, const char *obj, const char *name, const char *s)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     hid_t o = open_obj(f, obj);
     if (o >= 0) {
-        w_attr_string(f->w, o, name, s);
+        stap_io_w_attr_string(f->w, o, name, s);
         H5Oclose(o);
     }
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
 }
 
-void h5x_put_fixed_string(h5x *f, const char *obj, const char *name, const char *s)
+void stap_h5x_put_fixed_string(h5x *f, const char *obj, const char *name, const char *s)
 {
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     hid_t o = open_obj(f, obj), t = -1;
     if (o >= 0) {
         t = H5Tcopy(H5T_C_S1);
-        if (t < 0 || H5Tset_size(t, strlen(s) + 1) < 0) w_fail_h5(f->w, "a string type");
-        else w_attr(f->w, o, name, t, t, s);
+        if (t < 0 || H5Tset_size(t, strlen(s) + 1) < 0) stap_io_w_fail_h5(f->w, "a string type");
+        else stap_io_w_attr(f->w, o, name, t, t, s);
         CLOSE_TYPE(t);
         H5Oclose(o);
     }
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
 }
 
 static void put_array(h5x *f, const char *name, int rank, const size_t *dims, hid_t ftype,
@@ -599,17 +599,17 @@ static void put_array(h5x *f, const char *name, int rank, const size_t *dims, hi
     hsize_t d[H5S_MAX_RANK];
     for (int k = 0; k < rank && k < H5S_MAX_RANK; k++) d[k] = (hsize_t)dims[k];
     h5_quiet q;
-    quiet_begin(&q);
-    w_dataset(f->w, f->file, name, name, ftype, mtype, rank, d, v, NULL);
-    quiet_end(&q);
+    stap_io_quiet_begin(&q);
+    stap_io_w_dataset(f->w, f->file, name, name, ftype, mtype, rank, d, v, NULL);
+    stap_io_quiet_end(&q);
 }
 
-void h5x_put_doubles(h5x *f, const char *name, int rank, const size_t *dims, const double *v)
+void stap_h5x_put_doubles(h5x *f, const char *name, int rank, const size_t *dims, const double *v)
 {
     put_array(f, name, rank, dims, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v);
 }
 
-void h5x_put_ints(h5x *f, const char *name, size_t n, const int *v)
+void stap_h5x_put_ints(h5x *f, const char *name, size_t n, const int *v)
 {
     put_array(f, name, 1, &n, H5T_STD_I32LE, H5T_NATIVE_INT, v);
 }

@@ -20,9 +20,9 @@ static int iq_component(hid_t t, int *wide, char *name, size_t nlen, char *why, 
     const H5T_class_t c = H5Tget_class(t);
     const size_t sz = H5Tget_size(t);
     const char *be = H5Tget_order(t) == H5T_ORDER_BE ? ", big-endian" : "";
-    if ((c == H5T_FLOAT || c == H5T_INTEGER) && !atomic_layout_ok(t)) {
+    if ((c == H5T_FLOAT || c == H5T_INTEGER) && !stap_io_atomic_layout_ok(t)) {
         snprintf(why, wlen, "a corrupt %zu-byte %s (bit fields beyond its size)", sz,
-                 class_name(c));
+                 stap_io_class_name(c));
         return -1;
     }
     if (c == H5T_FLOAT && (sz == 4 || sz == 8)) {
@@ -43,20 +43,20 @@ static int iq_component(hid_t t, int *wide, char *name, size_t nlen, char *why, 
         snprintf(why, wlen, "a %zu-bit %s; expected float32, float64, int8, int16 or int32",
                  8 * sz, c == H5T_INTEGER ? "integer" : "float");
     else
-        snprintf(why, wlen, "%s; expected float32, float64, int8, int16 or int32", class_name(c));
+        snprintf(why, wlen, "%s; expected float32, float64, int8, int16 or int32", stap_io_class_name(c));
     return -1;
 }
 
 /* The form of /data/iq (type `type`, dataset rank and extents): 0, or STAP_EFORMAT naming
  * the dataset and what is wrong. */
-int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
+int stap_iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
                        iq_form *f, stap_error *err)
 {
     memset(f, 0, sizeof *f);
     char why[200], shape[128];
     const H5T_class_t cls = H5Tget_class(type);
     if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
-        shape_string(shape, sizeof shape, rank, dims);
+        stap_io_shape_string(shape, sizeof shape, rank, dims);
         if ((rank != 4 && rank != 5) || dims[rank - 1] != 2)
             return stap_fail(err, STAP_EFORMAT,
                              "'/data/iq' in '%s' is real-valued (%zu-byte %s, shape %s); expected "
@@ -64,7 +64,7 @@ int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
                              "float64, int8, int16, int32, or named {real, imag}), or interleaved "
                              "integer or real samples whose last axis, of length 2 (labelled iq), "
                              "holds the real and imaginary parts (C, P, R, 2 or CPIs, C, P, R, 2)",
-                             path, H5Tget_size(type), class_name(cls), shape);
+                             path, H5Tget_size(type), stap_io_class_name(cls), shape);
         if (iq_component(type, &f->wide, f->comp, sizeof f->comp, why, sizeof why))
             return stap_fail(err, STAP_EFORMAT, "the interleaved samples of '/data/iq' in '%s' are %s",
                              path, why);
@@ -74,7 +74,7 @@ int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
     if (cls != H5T_COMPOUND)
         return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has %s elements; expected a compound "
                          "{r, i} of float32 (complex64), or interleaved integer or real samples",
-                         path, class_name(cls));
+                         path, stap_io_class_name(cls));
     const int nm = H5Tget_nmembers(type);
     char names[160] = "";
     size_t at = 0;
@@ -144,14 +144,14 @@ static hid_t iq_mem_type(const iq_form *f)
     return t;
 }
 
-void iq_read_types_close(iq_read_types *t)
+void stap_iq_read_types_close(iq_read_types *t)
 {
     CLOSE_TYPE(t->mtype);
     CLOSE_TYPE(t->comp);
     CLOSE_TYPE(t->native);
 }
 
-int iq_read_types_make(hid_t dset, const iq_form *f, iq_read_types *t)
+int stap_iq_read_types_make(hid_t dset, const iq_form *f, iq_read_types *t)
 {
     t->mtype = t->comp = t->native = -1;
     t->swap = t->convert = 0;
@@ -176,7 +176,7 @@ int iq_read_types_make(hid_t dset, const iq_form *f, iq_read_types *t)
 }
 
 /* The m components read into buf (room for m floats, or doubles when wide) as float/double. */
-int iq_read_convert(const iq_read_types *t, const iq_form *f, size_t m, void *buf)
+int stap_iq_read_convert(const iq_read_types *t, const iq_form *f, size_t m, void *buf)
 {
     if (t->swap && H5Tconvert(t->comp, t->native, m, buf, NULL, H5P_DEFAULT) < 0) return -1;
     if (t->convert &&
@@ -186,7 +186,7 @@ int iq_read_convert(const iq_read_types *t, const iq_form *f, size_t m, void *bu
     return 0;
 }
 
-void iq_describe(const iq_form *f, double scale, char *buf, size_t len)
+void stap_iq_describe(const iq_form *f, double scale, char *buf, size_t len)
 {
     int at;
     if (f->interleaved) at = snprintf(buf, len, "%s, interleaved (last axis iq)", f->comp);
@@ -198,7 +198,7 @@ void iq_describe(const iq_form *f, double scale, char *buf, size_t len)
 
 /* ---- the direct reader's decoding (recording.c) ---------------------------------------- */
 
-int iq_raw_make(hid_t dset, const iq_form *f, iq_raw *raw)
+int stap_iq_raw_make(hid_t dset, const iq_form *f, iq_raw *raw)
 {
     memset(raw, 0, sizeof *raw);
     if (!f->interleaved && f->mixed) return -1;
@@ -238,7 +238,7 @@ int iq_raw_make(hid_t dset, const iq_form *f, iq_raw *raw)
     return ok ? 0 : -1;
 }
 
-int iq_raw_is_complex64(const iq_raw *raw)
+int stap_iq_raw_is_complex64(const iq_raw *raw)
 {
     const uint16_t one = 1;
     const int little = *(const unsigned char *)&one == 1;
@@ -278,7 +278,7 @@ static inline double raw_value(const iq_raw *raw, const unsigned char *p)
     }
 }
 
-void iq_raw_decode(const iq_raw *raw, const void *src, size_t n, void *dst)
+void stap_iq_raw_decode(const iq_raw *raw, const void *src, size_t n, void *dst)
 {
     const unsigned char *s = src;
     const uint16_t one = 1;
@@ -309,7 +309,7 @@ void iq_raw_decode(const iq_raw *raw, const void *src, size_t n, void *dst)
     }
 }
 
-int iq_raw_decode_scaled(const iq_raw *raw, const void *src, size_t n, double scale, float *dst)
+int stap_iq_raw_decode_scaled(const iq_raw *raw, const void *src, size_t n, double scale, float *dst)
 {
     const uint16_t one = 1;
     const int native = raw->big_endian != (*(const unsigned char *)&one == 1);

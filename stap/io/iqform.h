@@ -32,12 +32,12 @@ typedef struct iq_read_types {
 
 /* The form of /data/iq (type `type`, dataset rank and extents): 0, or STAP_EFORMAT naming
  * the dataset and what is wrong. */
-RT_INTERNAL int iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
+RT_INTERNAL int stap_iq_classify(hid_t type, int rank, const hsize_t *dims, const char *path,
                             iq_form *f, stap_error *err);
-RT_INTERNAL int iq_read_types_make(hid_t dset, const iq_form *f, iq_read_types *t);
-RT_INTERNAL void iq_read_types_close(iq_read_types *t);
+RT_INTERNAL int stap_iq_read_types_make(hid_t dset, const iq_form *f, iq_read_types *t);
+RT_INTERNAL void stap_iq_read_types_close(iq_read_types *t);
 /* The m components read into buf (room for m floats, or doubles when wide) as float/double. */
-RT_INTERNAL int iq_read_convert(const iq_read_types *t, const iq_form *f, size_t m, void *buf);
+RT_INTERNAL int stap_iq_read_convert(const iq_read_types *t, const iq_form *f, size_t m, void *buf);
 /* How a stored element decodes without HDF5 (the direct reader of recording.c): each
  * component float or signed integer of `size` bytes in either byte order, the real part at
  * off_r and the imaginary at off_i of an element of `stride` bytes. */
@@ -46,19 +46,19 @@ typedef struct iq_raw {
     size_t stride, off_r, off_i;
 } iq_raw;
 /* 0 when f's stored elements (type of dset) decode as iq_raw (not a mixed compound). */
-RT_INTERNAL int iq_raw_make(hid_t dset, const iq_form *f, iq_raw *raw);
+RT_INTERNAL int stap_iq_raw_make(hid_t dset, const iq_form *f, iq_raw *raw);
 /* n stored elements at src decoded to n (r, i) pairs of float (or double when wide) at dst,
  * exactly as HDF5's conversions of the fallback path give them. */
-RT_INTERNAL void iq_raw_decode(const iq_raw *raw, const void *src, size_t n, void *dst);
+RT_INTERNAL void stap_iq_raw_decode(const iq_raw *raw, const void *src, size_t n, void *dst);
 /* Packed int8 or int16 pairs in the machine's order times scale in one pass, as the
  * decoding and the scaling of the other paths give them ((float)((double)v * scale)); -1
  * (nothing done) for any other form, or a scale that could overflow float32. */
-RT_INTERNAL int iq_raw_decode_scaled(const iq_raw *raw, const void *src, size_t n,
+RT_INTERNAL int stap_iq_raw_decode_scaled(const iq_raw *raw, const void *src, size_t n,
                                      double scale, float *dst);
 /* A native little-endian complex64 element: the stored bytes are the samples. */
-RT_INTERNAL int iq_raw_is_complex64(const iq_raw *raw);
+RT_INTERNAL int stap_iq_raw_is_complex64(const iq_raw *raw);
 
 /* "complex64 {r, i}", "int16, interleaved (last axis iq), scale 0.001", ... */
-RT_INTERNAL void iq_describe(const iq_form *f, double scale, char *buf, size_t len);
+RT_INTERNAL void stap_iq_describe(const iq_form *f, double scale, char *buf, size_t len);
 
 #endif

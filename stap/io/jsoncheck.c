@@ -322,7 +322,7 @@ static int value(jc *c)
     return fail(c, "not a JSON value");
 }
 
-int json_check(const char *text, size_t len, size_t *at, char *why, size_t why_len)
+int stap_json_check(const char *text, size_t len, size_t *at, char *why, size_t why_len)
 {
     static jc zero;
     jc *c = malloc(sizeof *c);

@@ -6,12 +6,13 @@
 #ifndef JSONCHECK_H
 #define JSONCHECK_H
 
+#include "rt_hidden.h"
 #include <stddef.h>
 
 /* 0 when text[0..len) is exactly one JSON value (blanks around it) whose strings are valid
  * UTF-8 without NUL, whose objects have no repeated key, nested at most 64 deep; else -1,
  * *at the byte offset, and in why what is wrong and where: the path of the key it is in
  * ("\"global\".\"core:datatype\"", or "(top level)"). */
-int json_check(const char *text, size_t len, size_t *at, char *why, size_t why_len);
+RT_INTERNAL int stap_json_check(const char *text, size_t len, size_t *at, char *why, size_t why_len);
 
 #endif

@@ -1,4 +1,4 @@
-/* h5layout.c: the axis order of /data/iq (schema v1.1) — axis names and their aliases,
+/* layout.c: the axis order of /data/iq (schema v1.1) — axis names and their aliases,
  * the labels a file carries (HDF5 dimension-scale labels, a `dims` attribute), their
  * resolution against a caller's override, the writers' labels, and the transposition of
  * a stored cube into (channel, pulse, range). */
@@ -320,7 +320,7 @@ done:
     return st;
 }
 
-int h5layout_resolve(hid_t dset, int rank, int iq, const char *path, const char *dname,
+int stap_h5layout_resolve(hid_t dset, int rank, int iq, const char *path, const char *dname,
                      const stap_read_options *opts, stap_layout_report *rep, stap_error *err)
 {
     const int override = opts && opts->override;
@@ -370,7 +370,7 @@ int h5layout_resolve(hid_t dset, int rank, int iq, const char *path, const char 
 
 /* ---- writing labels, transposing ------------------------------------------------------ */
 
-int h5layout_write_labels(hid_t dset, int rank)
+int stap_h5layout_write_labels(hid_t dset, int rank)
 {
     static const char *const cube[3] = {"channel", "pulse", "range"};
     if (rank == 4 && H5DSset_label(dset, 0, "cpi") < 0) return -1;
@@ -379,15 +379,15 @@ int h5layout_write_labels(hid_t dset, int rank)
     return 0;
 }
 
-void h5layout_logical_dims(const stap_layout *l, const hsize_t *sd, hsize_t *cpr)
+void stap_h5layout_logical_dims(const stap_layout *l, const hsize_t *sd, hsize_t *cpr)
 {
     for (int k = 0; k < 3; k++) cpr[l->axis[k]] = sd[k];
 }
 
-void h5layout_transpose(const stap_cf32 *src, stap_cf32 *dst, const stap_layout *l, const hsize_t *sd)
+void stap_h5layout_transpose(const stap_cf32 *src, stap_cf32 *dst, const stap_layout *l, const hsize_t *sd)
 {
     hsize_t cpr[3];
-    h5layout_logical_dims(l, sd, cpr);
+    stap_h5layout_logical_dims(l, sd, cpr);
     const size_t stride_cpr[3] = {(size_t)(cpr[1] * cpr[2]), (size_t)cpr[2], 1};
     /* the source stride and the destination stride of each stored axis */
     const size_t ss[3] = {(size_t)(sd[1] * sd[2]), (size_t)sd[2], 1};

@@ -1,4 +1,4 @@
-/* matfile.c: where the cube of an input file is (io_internal.h: cube_locate) — /data/iq,
+/* matfile.c: where the cube of an input file is (io_internal.h: stap_io_cube_locate) — /data/iq,
  * the dataset named by stap_read_options.dataset (--dataset), or the one array variable
  * of a file that Octave (`save -hdf5`) or MATLAB (`save -v7.3`) wrote; and whether its
  * extents are MATLAB's in reverse (column-major), docs/matlab.md. */
@@ -14,7 +14,7 @@
 static int has_attr(h5_src *s, const char *obj, const char *name)
 {
     stap_error e;
-    if (h5check_attributes(s->path, s->file, obj, s->lapl, &e) != STAP_OK) return 0;
+    if (stap_h5check_attributes(s->path, s->file, obj, s->lapl, &e) != STAP_OK) return 0;
     return H5Aexists_by_name(s->file, obj, name, s->lapl) > 0;
 }
 
@@ -29,7 +29,7 @@ static int is_type(h5_src *s, const char *obj, H5O_type_t want)
 static int octave_array(h5_src *s, const char *group, char *value, size_t len)
 {
     if (snprintf(value, len, "%s/value", group) >= (int)len) return 0;
-    return has_attr(s, group, "OCTAVE_NEW_FORMAT") && link_exists(s, value) &&
+    return has_attr(s, group, "OCTAVE_NEW_FORMAT") && stap_io_link_exists(s, value) &&
            is_type(s, value, H5O_TYPE_DATASET);
 }
 
@@ -61,7 +61,7 @@ static herr_t visit_root(hid_t g, const char *name, const H5L_info_t *li, void *
 
 /* The dataset's extents are MATLAB's reversed: MATLAB's class attribute on it, or Octave's
  * group around it. */
-int cube_column_major(h5_src *s, const char *dname)
+int stap_io_cube_column_major(h5_src *s, const char *dname)
 {
     if (has_attr(s, dname, "MATLAB_class")) return 1;
     const size_t n = strlen(dname);
@@ -71,23 +71,23 @@ int cube_column_major(h5_src *s, const char *dname)
     return group[0] && has_attr(s, group, "OCTAVE_NEW_FORMAT");
 }
 
-int cube_locate(h5_src *s, const char *want, char *dname, size_t len, stap_error *err)
+int stap_io_cube_locate(h5_src *s, const char *want, char *dname, size_t len, stap_error *err)
 {
     char value[256];
     if (want && *want) {
         char obj[256];
         if (snprintf(obj, sizeof obj, "%s%s", want[0] == '/' ? "" : "/", want) >= (int)sizeof obj)
             return stap_fail(err, STAP_EINVAL, "dataset path '%s' is too long", want);
-        if (!link_exists(s, obj)) {
-            const int st = src_refused(s, obj, err);
+        if (!stap_io_link_exists(s, obj)) {
+            const int st = stap_io_src_refused(s, obj, err);
             return st ? st : stap_fail(err, STAP_EFORMAT, "'%s' is not in '%s' (the dataset "
                                        "asked for)", obj, s->path);
         }
         /* an Octave variable is named by its group */
         snprintf(dname, len, "%s", octave_array(s, obj, value, sizeof value) ? value : obj);
-    } else if (link_exists(s, "/data/iq")) {
+    } else if (stap_io_link_exists(s, "/data/iq")) {
         snprintf(dname, len, "/data/iq");
-    } else if (link_exists(s, "/data/value/iq") && octave_array(s, "/data/value/iq", value, sizeof value)) {
+    } else if (stap_io_link_exists(s, "/data/value/iq") && octave_array(s, "/data/value/iq", value, sizeof value)) {
         snprintf(dname, len, "%s", value); /* Octave's `data.iq = x; save -hdf5 f data` */
     } else {
         found f = {.s = s};

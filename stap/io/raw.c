@@ -1,4 +1,4 @@
-/* rawio.c: raw interleaved complex samples — types, conversion by HDF5, and the import of a
+/* raw.c: raw interleaved complex samples — types, conversion by HDF5, and the import of a
  * raw file of a given shape and axis order into a schema-v1.1 file (see rawio.h). */
 #include "io_internal.h"
 #include "rawio.h"
@@ -27,8 +27,8 @@ static const struct {
     {"cf32_le", 4}, {"cf32_be", 4}, {"cf64_le", 8}, {"cf64_be", 8},
 };
 
-/* The HDF5 type of one component (predefined: not closed). */
-hid_t raw_component_type(int t)
+/* The HDF5 type of one component of a raw sample type (predefined: not closed). */
+static hid_t raw_component_type(int t)
 {
     switch ((stap_raw_type)t) {
     case STAP_RAW_CI8: return H5T_STD_I8LE;
@@ -115,17 +115,17 @@ typedef struct source_attr {
 static int write_source(stap_h5_file *f, void *user, stap_error *err)
 {
     const source_attr *s = user;
-    if (s->text) h5x_put_string(f, "/data/iq", "source", s->text);
+    if (s->text) stap_h5x_put_string(f, "/data/iq", "source", s->text);
     const stap_sigmf_meta *m = s->sigmf;
     if (m) {
-        h5x_group(f, "/sigmf");
-        h5x_put_string(f, "/sigmf", "datatype", m->datatype);
-        h5x_put_string(f, "/sigmf", "captures", m->captures_json ? m->captures_json : "[]");
-        h5x_put_string(f, "/sigmf", "annotations", m->annotations_json ? m->annotations_json : "[]");
-        h5x_put_llong(f, "/sigmf", "annotation_count", m->annotations);
-        h5x_put_llong(f, "/sigmf", "capture_count", m->captures);
+        stap_h5x_group(f, "/sigmf");
+        stap_h5x_put_string(f, "/sigmf", "datatype", m->datatype);
+        stap_h5x_put_string(f, "/sigmf", "captures", m->captures_json ? m->captures_json : "[]");
+        stap_h5x_put_string(f, "/sigmf", "annotations", m->annotations_json ? m->annotations_json : "[]");
+        stap_h5x_put_llong(f, "/sigmf", "annotation_count", m->annotations);
+        stap_h5x_put_llong(f, "/sigmf", "capture_count", m->captures);
     }
-    return h5x_status(f, err);
+    return stap_h5x_status(f, err);
 }
 
 typedef struct raw_reader {
@@ -155,7 +155,7 @@ static int raw_read_cpi(raw_reader *r, long long c, stap_cf32 *cube, stap_error 
     const stap_raw_import *imp = r->imp;
     const size_t bytes = r->n * stap_raw_sample_bytes(imp->type);
     const unsigned long long at = imp->offset + (unsigned long long)c * bytes;
-    int st = raw_read_bytes(imp, r->fd, c, bytes, r->raw, err);
+    int st = stap_io_raw_read_bytes(imp, r->fd, c, bytes, r->raw, err);
     if (st) return st;
     size_t bad = 0;
     st = stap_raw_convert(imp->type, r->raw, r->n, imp->scale, r->stored, &bad, err);
@@ -167,7 +167,7 @@ static int raw_read_cpi(raw_reader *r, long long c, stap_cf32 *cube, stap_error 
                           at + (unsigned long long)bad * stap_raw_sample_bytes(imp->type));
         return st;
     }
-    h5layout_transpose(r->stored, cube, &imp->layout, r->sd);
+    stap_h5layout_transpose(r->stored, cube, &imp->layout, r->sd);
     return STAP_OK;
 }
 
@@ -225,7 +225,7 @@ int stap_raw_import_file(const char *output, const stap_raw_import *imp, stap_er
     int st = raw_open(&r, cpis, err);
     const int integers = imp->keep_integers && imp->type <= STAP_RAW_CI32_BE;
     if (!st && integers) {
-        st = raw_import_integers(output, imp, r.fd, raw_component_type(imp->type), r.sd, write_source,
+        st = stap_io_raw_import_integers(output, imp, r.fd, raw_component_type(imp->type), r.sd, write_source,
                                  &src, err);
         close(r.fd);
         return st;

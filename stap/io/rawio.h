@@ -1,7 +1,7 @@
 /* rawio: raw interleaved complex samples (docs/usage.md: import-raw, import-sigmf)
  * — their types (the SigMF names: ci8, ci16_le, cf32_le, ...), their conversion to float32
  * by HDF5 (H5Tconvert) with a scale, and the import of a raw file of a given shape into a
- * schema-v1.1 file (complex64, labelled; atomically, by stap/h5io.c). */
+ * schema-v1.1 file (complex64, labelled; atomically, by stap/io/). */
 #ifndef RAWIO_H
 #define RAWIO_H
 
@@ -9,6 +9,7 @@
 
 #include "h5io.h"
 
+#include "rt_hidden.h"
 /* Complex sample types: pairs (real, imaginary) of one component type, in one byte order. */
 typedef enum stap_raw_type {
     STAP_RAW_CI8 = 0, STAP_RAW_CI16_LE, STAP_RAW_CI16_BE, STAP_RAW_CI32_LE, STAP_RAW_CI32_BE,
@@ -17,16 +18,16 @@ typedef enum stap_raw_type {
 
 /* "ci16_le" -> type (case-insensitive). STAP_EINVAL naming the text and the known types; the
  * message says why for unsigned (cu8, cu16_le, ...) and real (ri16_le, rf32_le, ...) types. */
-int stap_raw_type_parse(const char *name, stap_raw_type *t, stap_error *err);
-const char *stap_raw_type_name(stap_raw_type t);
-const char *stap_raw_type_list(void);      /* "ci8, ci16_le, ci16_be, ..." */
-size_t stap_raw_sample_bytes(stap_raw_type t); /* one complex sample: 2 components */
+RT_INTERNAL int stap_raw_type_parse(const char *name, stap_raw_type *t, stap_error *err);
+RT_INTERNAL const char *stap_raw_type_name(stap_raw_type t);
+RT_INTERNAL const char *stap_raw_type_list(void);      /* "ci8, ci16_le, ci16_be, ..." */
+RT_INTERNAL size_t stap_raw_sample_bytes(stap_raw_type t); /* one complex sample: 2 components */
 
 /* m complex samples of type t (raw bytes, in a buffer of room for 16 * m bytes that the
  * conversion uses in place) into out, converted by HDF5 to double, multiplied by scale and
  * rounded to float32. A non-finite sample, or one beyond float32's range once scaled:
  * STAP_EFORMAT, its index in *bad and a message without the file (the caller adds it). */
-int stap_raw_convert(stap_raw_type t, void *raw, size_t m, double scale, stap_cf32 *out, size_t *bad,
+RT_INTERNAL int stap_raw_convert(stap_raw_type t, void *raw, size_t m, double scale, stap_cf32 *out, size_t *bad,
                      stap_error *err);
 
 /* An import: the raw file holds `cpis` CPIs (1 when cpis is 0) one after the other, each
@@ -57,7 +58,7 @@ typedef struct stap_raw_import {
  * offset + CPIs x C x P x R x the sample size (STAP_EFORMAT naming both otherwise); a sample
  * that is not finite or beyond float32 once scaled is refused naming its CPI, channel,
  * pulse, range and byte offset. */
-int stap_raw_import_file(const char *output, const stap_raw_import *imp, stap_error *err);
+RT_INTERNAL int stap_raw_import_file(const char *output, const stap_raw_import *imp, stap_error *err);
 
 /* ---- SigMF (import-sigmf) -------------------------------------------------------------- */
 
@@ -87,7 +88,7 @@ struct stap_sigmf_meta {
  * escape — then its SigMF fields. STAP_EFORMAT naming the key path and what is wrong
  * ("\"global\".\"core:num_channels\" 0: expected a whole number from 1 to 1048576"), STAP_EIO
  * when it cannot be read, STAP_EINVAL for another suffix. */
-int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, stap_error *err);
-void stap_sigmf_meta_free(stap_sigmf_meta *m);
+RT_INTERNAL int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, stap_error *err);
+RT_INTERNAL void stap_sigmf_meta_free(stap_sigmf_meta *m);
 
 #endif

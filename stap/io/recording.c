@@ -33,7 +33,7 @@ struct stap_recording {
     iq_form form;
     double scale;      /* the samples are multiplied by it (1: not)                      */
     int direct;        /* chunks of one CPI, unfiltered, native complex64: read raw */
-    int zero;          /* fill time "never": zero the buffer before a read (fill_never) */
+    int zero;          /* fill time "never": zero the buffer before a read (stap_io_fill_never) */
     int check_finite;  /* stap_input_read: refuse non-finite samples, naming the first  */
     hsize_t dims[4];   /* CPIs, C, P, R (CPIs = 1 for rank 3) */
     hsize_t sdims[4];  /* CPIs and the cube's extents in stored order            */
@@ -62,16 +62,16 @@ struct stap_recording {
 void stap_recording_close(stap_recording *r)
 {
     if (!r) return;
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
-    iq_read_types_close(&r->types);
+    stap_io_quiet_begin(&q);
+    stap_iq_read_types_close(&r->types);
     CLOSE_SPACE(r->space);
     CLOSE_DSET(r->dset);
     CLOSE_PLIST(r->xfer);
     if (r->file >= 0) H5Fclose(r->file);
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     if (r->fd >= 0) close(r->fd);
     free(r->offset);
     free(r->scratch);
@@ -89,12 +89,12 @@ long long stap_recording_written(const stap_recording *r) { return r->written; }
 int stap_recording_identity(const stap_recording *r, stap_file_identity *id, stap_error *err)
 {
     memset(id, 0, sizeof *id);
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
-    const int fd = r->file < 0 ? -1 : h5_file_fd(r->file); /* a copy of HDF5's own */
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_io_quiet_begin(&q);
+    const int fd = r->file < 0 ? -1 : stap_io_h5_file_fd(r->file); /* a copy of HDF5's own */
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     struct stat sb;
     const int ok = fd >= 0 && fstat(fd, &sb) == 0, e = errno;
     if (fd >= 0) close(fd);
@@ -189,7 +189,7 @@ static int written_map(stap_recording *r, const char *path, int drank, stap_erro
     CLOSE_PLIST(dcpl);
     H5Sget_simple_extent_dims(r->space, d, NULL);
     char cube[160];
-    shape_string(cube, sizeof cube, drank, d);
+    stap_io_shape_string(cube, sizeof cube, drank, d);
     if (!chunked) {
         H5D_space_status_t ss = H5D_SPACE_STATUS_ERROR;
         H5Dget_space_status(r->dset, &ss);
@@ -252,7 +252,7 @@ static int iq_scale(h5_src *s, const char *dname, const stap_read_options *opts,
         return STAP_OK;
     }
     int has = 0;
-    return read_positive_attr(s, dname, "scale", &has, scale, err);
+    return stap_io_read_positive_attr(s, dname, "scale", &has, scale, err);
 }
 
 /* The direct path's chunk placement: each written CPI's chunk address into r->offset (by
@@ -337,7 +337,7 @@ static void direct_plan(stap_recording *r, int drank)
     for (int k = 1; k < 4; k++) n *= (size_t)r->sdims[k];
     r->cpi_bytes = n * (r->form.interleaved ? 2 : 1) * (ft >= 0 ? H5Tget_size(ft) : 0);
     if (env && !strcmp(env, "hdf5")) why = "RTSTAP_READER=hdf5";
-    else if (iq_raw_make(r->dset, &r->form, &r->raw)) why = "its element type";
+    else if (stap_iq_raw_make(r->dset, &r->form, &r->raw)) why = "its element type";
     else if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0 || ub != 0) why = "a user block";
     else if (layout == H5D_CHUNKED) {
         const int cr = H5Pget_chunk(dcpl, drank, ch);
@@ -364,7 +364,7 @@ static void direct_plan(stap_recording *r, int drank)
     }
     if (!why && r->offset) why = place_chunks(r);
     /* HDF5's own file (the path may name another one by now, renamed over it) */
-    if (!why && (r->fd = h5_file_fd(r->file)) < 0) why = "no descriptor of the file HDF5 opened";
+    if (!why && (r->fd = stap_io_h5_file_fd(r->file)) < 0) why = "no descriptor of the file HDF5 opened";
     if (!why && stap_recording_scratch_bytes(r) &&
         !(r->scratch = malloc(stap_recording_scratch_bytes(r))))
         why = "memory";
@@ -379,7 +379,7 @@ static void direct_plan(stap_recording *r, int drank)
         snprintf(r->read_path, sizeof r->read_path, "HDF5 (H5Dread, one reader at a time: %s)", why);
     } else {
         snprintf(r->read_path, sizeof r->read_path, "direct (pread, no HDF5 call; %s)",
-                 iq_raw_is_complex64(&r->raw) ? "complex64 as stored" : "decoded by rtstap");
+                 stap_iq_raw_is_complex64(&r->raw) ? "complex64 as stored" : "decoded by rtstap");
     }
 }
 
@@ -391,8 +391,8 @@ static int column_major_refusal(const char *dn, const char *path, int drank, int
     char stored[128], matlab[128];
     hsize_t rev[H5S_MAX_RANK];
     for (int k = 0; k < drank; k++) rev[k] = d[drank - 1 - k];
-    shape_string(stored, sizeof stored, drank, d);
-    shape_string(matlab, sizeof matlab, drank, rev);
+    stap_io_shape_string(stored, sizeof stored, drank, d);
+    stap_io_shape_string(matlab, sizeof matlab, drank, rev);
     return stap_fail(err, STAP_EFORMAT, "'%s' in '%s' was written by MATLAB or Octave (column-major: "
                      "the MATLAB array %s is stored as %s%s) and does not say which axis is which: "
                      "give stap_read_options.layout the stored order — a MATLAB C x P x R cube is R,P,C; the "
@@ -424,10 +424,10 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
 {
     char detail[256], shape[128];
     const char *path = s->path;
-    int lst = cube_locate(s, opts ? opts->dataset : NULL, r->dname, sizeof r->dname, err);
+    int lst = stap_io_cube_locate(s, opts ? opts->dataset : NULL, r->dname, sizeof r->dname, err);
     if (lst > 0) return lst;
     if (lst < 0) {
-        lst = src_refused(s, "/data/iq", err);
+        lst = stap_io_src_refused(s, "/data/iq", err);
         return lst ? lst : stap_fail(err, STAP_EFORMAT, "'/data/iq' is missing from '%s' (schema v1.1 "
                                    "keeps the cube there: channels x pulses x range_gates%s, or "
                                    "another order with axis labels; complex64, or another complex "
@@ -436,13 +436,13 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     }
     const char *dn = r->dname;
     snprintf(in->dataset, sizeof in->dataset, "%s", dn);
-    if ((lst = check_local(s, -1, dn, err))) return lst;
+    if ((lst = stap_io_check_local(s, -1, dn, err))) return lst;
     r->dset = H5Dopen2(r->file, dn, s->dapl);
     if (r->dset < 0) {
-        lst = src_refused(s, dn, err);
+        lst = stap_io_src_refused(s, dn, err);
         return lst ? lst : stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not a dataset", dn, path);
     }
-    if ((lst = check_local(s, r->dset, dn, err))) return lst;
+    if ((lst = stap_io_check_local(s, r->dset, dn, err))) return lst;
     r->space = H5Dget_space(r->dset);
     if (r->space < 0 || H5Sget_simple_extent_type(r->space) == H5S_NULL)
         return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' holds no data", path);
@@ -451,7 +451,7 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     H5Sget_simple_extent_dims(r->space, d, NULL);
     hid_t ftype = H5Dget_type(r->dset);
     if (ftype < 0) return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s': unreadable element type", path);
-    int st = iq_classify(ftype, drank, d, path, &r->form, err);
+    int st = stap_iq_classify(ftype, drank, d, path, &r->form, err);
     CLOSE_TYPE(ftype);
     if (st) return st;
     const int iq = r->form.interleaved;
@@ -465,18 +465,18 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
                          "pulses, range_gates%s) or %d (CPIs, channels, pulses, range_gates%s)", path,
                          drank, 3 + iq, iq ? ", iq" : "", 4 + iq, iq ? ", iq" : "");
     }
-    shape_string(shape, sizeof shape, drank, d);
+    stap_io_shape_string(shape, sizeof shape, drank, d);
     for (int k = 0; k < drank; k++)
         if (d[k] == 0 || d[k] > (hsize_t)INT_MAX)
             return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has shape %s: a zero-size or "
                              "too large dimension", path, shape);
     /* the attributes (labels, scale) only once their messages are known to be sound */
-    if ((lst = h5check_attributes(path, r->file, dn, s->lapl, err)) ||
-        (lst = h5layout_resolve(r->dset, drank, iq, path, dn, opts, &in->layout, err)))
+    if ((lst = stap_h5check_attributes(path, r->file, dn, s->lapl, err)) ||
+        (lst = stap_h5layout_resolve(r->dset, drank, iq, path, dn, opts, &in->layout, err)))
         return lst;
     /* its attributes only once its object header and attributes were checked (a damaged
      * header crashed libhdf5 1.10.8's H5Aexists_by_name) */
-    r->colmajor = cube_column_major(s, dn);
+    r->colmajor = stap_io_cube_column_major(s, dn);
     in->layout.column_major = r->colmajor;
     if (r->colmajor && in->layout.source == STAP_LAYOUT_ASSUMED)
         return column_major_refusal(dn, path, drank, iq, d, err);
@@ -486,7 +486,7 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     for (int k = 0; k < 3; k++) r->saxes[k + 1] = iq_axes[r->layout.axis[k]];
     r->sdims[0] = r->dims[0] = r->rank == 4 ? d[0] : 1;
     for (int k = 0; k < 3; k++) r->sdims[k + 1] = d[k + r->rank - 3];
-    h5layout_logical_dims(&r->layout, r->sdims + 1, r->dims + 1);
+    stap_h5layout_logical_dims(&r->layout, r->sdims + 1, r->dims + 1);
     unsigned long long n = 1;
     for (int k = 1; k < 4; k++) {
         if (n > H5IO_MAX_CUBE_BYTES / 8 / r->dims[k])
@@ -501,10 +501,10 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     if (!r->before) return stap_fail(err, STAP_ENOMEM, "out of memory");
     for (int i = 0; i < r->nranges; i++)
         r->before[i] = i ? r->before[i - 1] + r->ranges[i - 1][1] - r->ranges[i - 1][0] : 0;
-    if (iq_read_types_make(r->dset, &r->form, &r->types))
+    if (stap_iq_read_types_make(r->dset, &r->form, &r->types))
         return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s': no conversion of its %s samples: %s",
-                         path, r->form.comp, h5_detail(detail, sizeof detail));
-    r->zero = fill_never(r->dset);
+                         path, r->form.comp, stap_io_h5_detail(detail, sizeof detail));
+    r->zero = stap_io_fill_never(r->dset);
     direct_plan(r, drank);
     /* one CPI per unfiltered chunk whose bytes are native complex64 (a compound of float32
      * with the real part first, or interleaved float32), unscaled: the chunk's bytes are the
@@ -535,8 +535,8 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
     in->pulses = (int)r->dims[2];
     in->range_gates = (int)r->dims[3];
     in->scale = r->scale;
-    iq_describe(&r->form, r->scale, in->samples, sizeof in->samples);
-    return read_steering_and_meta(s, in, err);
+    stap_iq_describe(&r->form, r->scale, in->samples, sizeof in->samples);
+    return stap_io_read_steering_and_meta(s, in, err);
 }
 
 static int recording_open_common(const char *path, stap_recording **out, stap_input *in,
@@ -551,16 +551,16 @@ static int recording_open_common(const char *path, stap_recording **out, stap_in
     pthread_mutex_init(&r->mu, NULL);
     r->types.mtype = r->types.comp = r->types.native = -1;
     snprintf(r->path, sizeof r->path, "%s", path);
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     h5_src s;
-    int st = src_open(&s, path, err);
+    int st = stap_io_src_open(&s, path, err);
     r->file = s.file; /* closed by stap_recording_close */
     if (!st) st = named(r, recording_open(&s, r, in, opts, one_cpi, err), err);
-    src_close_lists(&s);
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_io_src_close_lists(&s);
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     if (st) {
         stap_recording_close(r);
         stap_input_free(in);
@@ -598,7 +598,7 @@ static int recording_convert(const stap_recording *r, long long cpi, stap_cf32 *
             const double re = src ? src[2 * k] : (double)gf[2 * k];
             const double im = src ? src[2 * k + 1] : (double)gf[2 * k + 1];
             if (isfinite(re) && isfinite(im) && (fabs(re * s) > FLT_MAX || fabs(im * s) > FLT_MAX)) {
-                index_string(where, sizeof where, k, 3, r->sdims + 1, r->saxes + 1);
+                stap_io_index_string(where, sizeof where, k, 3, r->sdims + 1, r->saxes + 1);
                 return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s': the %s sample %sat %s "
                                  "(r = %g, i = %g)%s overflows float32", r->path, r->form.comp,
                                  of_cpi, where, re, im, scaled);
@@ -611,8 +611,8 @@ static int recording_convert(const stap_recording *r, long long cpi, stap_cf32 *
             for (size_t k = 0; k < 2 * n; k++) out[k] = (float)((double)gf[k] * s);
     }
     size_t bad = 0;
-    if (r->check_finite && !check_finite_f32(got, n, &bad)) {
-        index_string(where, sizeof where, bad, 3, r->sdims + 1, r->saxes + 1);
+    if (r->check_finite && !stap_io_check_finite_f32(got, n, &bad)) {
+        stap_io_index_string(where, sizeof where, bad, 3, r->sdims + 1, r->saxes + 1);
         return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s' has a non-finite sample %sat %s: "
                          "r = %g, i = %g", r->path, of_cpi, where, crealf(got[bad]),
                          cimagf(got[bad]));
@@ -664,7 +664,7 @@ static unsigned long long stored_end(const stap_recording *r, long long cpi)
 static int check_stored(const stap_recording *r, long long cpi, stap_error *err)
 {
     const unsigned long long end = stored_end(r, cpi);
-    const int fd = end ? h5_file_fd(r->file) : -1;
+    const int fd = end ? stap_io_h5_file_fd(r->file) : -1;
     struct stat sb;
     const int known = fd >= 0 && fstat(fd, &sb) == 0;
     if (fd >= 0) close(fd);
@@ -683,9 +683,9 @@ static int hdf5_read(stap_recording *r, long long cpi, stap_cf32 *cube, stap_err
     hid_t mspace = -1;
     /* a cube stored in another axis order is read in that order, then transposed */
     stap_cf32 *got = r->transpose ? r->stored : cube;
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     hsize_t start[5] = {0, 0, 0, 0, 0}, count[5];
     const int off = r->rank - 3, drank = r->rank + r->form.interleaved;
     if (r->rank == 4) {
@@ -701,7 +701,7 @@ static int hdf5_read(stap_recording *r, long long cpi, stap_cf32 *cube, stap_err
         uint32_t filters = 0;
         if (H5Dread_chunk(r->dset, H5P_DEFAULT, start, &filters, got) < 0)
             st = stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
-                           r->path, h5_detail(detail, sizeof detail));
+                           r->path, stap_io_h5_detail(detail, sizeof detail));
         else st = check_stored(r, cpi, err);
     } else {
         mspace = H5Screate_simple(drank, count, NULL);
@@ -711,17 +711,17 @@ static int hdf5_read(stap_recording *r, long long cpi, stap_cf32 *cube, stap_err
             H5Sselect_hyperslab(r->space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
             H5Dread(r->dset, r->types.mtype, mspace, r->space, r->xfer, dst) < 0)
             st = stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s': %s", cpi,
-                           r->path, h5_detail(detail, sizeof detail));
+                           r->path, stap_io_h5_detail(detail, sizeof detail));
         else if ((st = check_stored(r, cpi, err))) { /* said */ }
-        else if (iq_read_convert(&r->types, &r->form, 2 * n, dst) < 0)
+        else if (stap_iq_read_convert(&r->types, &r->form, 2 * n, dst) < 0)
             st = stap_fail(err, STAP_EIO, "cannot convert CPI %lld of '/data/iq' in '%s' from %s: %s",
-                           cpi, r->path, r->form.comp, h5_detail(detail, sizeof detail));
+                           cpi, r->path, r->form.comp, stap_io_h5_detail(detail, sizeof detail));
         CLOSE_SPACE(mspace);
     }
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     if (st || (st = recording_convert(r, cpi, got, r->slab, n, err))) return st;
-    if (r->transpose) h5layout_transpose(got, cube, &r->layout, r->sdims + 1);
+    if (r->transpose) stap_h5layout_transpose(got, cube, &r->layout, r->sdims + 1);
     return STAP_OK;
 }
 
@@ -767,18 +767,18 @@ static int direct_read(const stap_recording *r, long long cpi, stap_cf32 *cube, 
     if (r->transpose) sp += sizeof(stap_cf32) * n;
     double *slab = r->form.wide ? (double *)sp : NULL;
     if (slab) sp += 16 * n;
-    const int as_stored = iq_raw_is_complex64(&r->raw);
+    const int as_stored = stap_iq_raw_is_complex64(&r->raw);
     void *raw = as_stored ? (void *)got : (void *)sp;
     int st = pread_cpi(r, cpi, raw, err);
     if (st) return st;
     if (!as_stored && !slab && !r->check_finite &&
-        iq_raw_decode_scaled(&r->raw, raw, n, r->scale, (float *)got) == 0) {
+        stap_iq_raw_decode_scaled(&r->raw, raw, n, r->scale, (float *)got) == 0) {
         /* int8/int16 recordings: decoded and scaled in one pass (no overflow possible) */
     } else {
-        if (!as_stored) iq_raw_decode(&r->raw, raw, n, slab ? (void *)slab : (void *)got);
+        if (!as_stored) stap_iq_raw_decode(&r->raw, raw, n, slab ? (void *)slab : (void *)got);
         if ((st = recording_convert(r, cpi, got, slab, n, err))) return st;
     }
-    if (r->transpose) h5layout_transpose(got, cube, &r->layout, r->sdims + 1);
+    if (r->transpose) stap_h5layout_transpose(got, cube, &r->layout, r->sdims + 1);
     return STAP_OK;
 }
 
@@ -787,7 +787,7 @@ size_t stap_recording_scratch_bytes(const stap_recording *r)
     if (r->fd < 0) return 0;
     const size_t n = (size_t)(r->dims[1] * r->dims[2] * r->dims[3]);
     return (r->transpose ? sizeof(stap_cf32) * n : 0) + (r->form.wide ? 16 * n : 0) +
-           (iq_raw_is_complex64(&r->raw) ? 0 : r->cpi_bytes);
+           (stap_iq_raw_is_complex64(&r->raw) ? 0 : r->cpi_bytes);
 }
 
 int stap_recording_parallel(const stap_recording *r) { return r->fd >= 0; }
@@ -822,14 +822,14 @@ int stap_recording_stored_format(const stap_recording *r, stap_sample_format *f,
     const char *why = NULL;
     const iq_raw *q = &r->raw;
     if (r->fd < 0) why = "it is read through HDF5";
-    else if (iq_raw_is_complex64(q)) why = NULL;
+    else if (stap_iq_raw_is_complex64(q)) why = NULL;
     else if (q->is_float) why = "its samples are floating point other than complex64";
     else if (q->stride != 2 * (size_t)q->size || q->off_r != 0 || q->off_i != (size_t)q->size)
         why = "its real and imaginary parts are not packed in that order";
     else if (r->scale * 2147483648.0 > 3.0e38) why = "its scale could overflow float32";
     if (why) return stap_fail(err, STAP_EUNSUPPORTED, "'%s': the engine cannot take the samples as "
                               "stored: %s", r->path, why);
-    if (iq_raw_is_complex64(q)) {
+    if (stap_iq_raw_is_complex64(q)) {
         if (r->scale != 1.0)
             return stap_fail(err, STAP_EUNSUPPORTED, "'%s': the engine cannot take the samples "
                              "as stored: complex64 with a scale", r->path);

@@ -33,9 +33,9 @@ stap_file_kind stap_file_kind_of(const char *path, char *size, size_t len)
     const int fd = stap_open_regular(path, NULL);
     if (fd < 0) return STAP_FILE_UNREADABLE;
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     const htri_t h5 = H5Fis_hdf5(path);
-    quiet_end(&q);
+    stap_io_quiet_end(&q);
     const int meta = h5 <= 0 && looks_like_sigmf_meta(fd);
     close(fd);
     if (h5 > 0) return STAP_FILE_HDF5;
@@ -59,7 +59,7 @@ static int opt_string(h5x *f, const char *obj, const char *name, char *buf, size
                       stap_error *err)
 {
     buf[0] = '\0';
-    return h5x_has_attr(f, obj, name) ? h5x_get_string(f, obj, name, buf, len, err) : STAP_OK;
+    return stap_h5x_has_attr(f, obj, name) ? stap_h5x_get_string(f, obj, name, buf, len, err) : STAP_OK;
 }
 
 /* /config's shape and what was run */
@@ -73,8 +73,8 @@ static int read_config(h5x *f, stap_result_info *ri, stap_error *err)
     long long v;
     int st = STAP_OK;
     for (int i = 0; i < 8 && !st; i++)
-        if (!(st = h5x_get_count(f, g, inames[i], 0, 1000000000, &v, err))) *idst[i] = (int)v;
-    if (st || (st = h5x_get_double(f, g, "loading", &ri->loading, err))) return st;
+        if (!(st = stap_h5x_get_count(f, g, inames[i], 0, 1000000000, &v, err))) *idst[i] = (int)v;
+    if (st || (st = stap_h5x_get_double(f, g, "loading", &ri->loading, err))) return st;
     const struct {
         const char *name;
         char *buf;
@@ -96,8 +96,8 @@ static int read_config(h5x *f, stap_result_info *ri, stap_error *err)
     /* files before the sliding window and JDL: segments, post-Doppler */
     if (!ri->training_window[0]) snprintf(ri->training_window, sizeof ri->training_window, "segment");
     if (!ri->algorithm[0]) snprintf(ri->algorithm, sizeof ri->algorithm, "post-doppler");
-    if (h5x_has_attr(f, g, "cpis_unwritten") &&
-        (st = h5x_get_count(f, g, "cpis_unwritten", 0, (1LL << 62), &ri->cpis_unwritten, err)))
+    if (stap_h5x_has_attr(f, g, "cpis_unwritten") &&
+        (st = stap_h5x_get_count(f, g, "cpis_unwritten", 0, (1LL << 62), &ri->cpis_unwritten, err)))
         return st;
     return STAP_OK;
 }
@@ -106,24 +106,24 @@ int stap_result_info_read(const char *path, stap_result_info *ri, stap_error *er
 {
     memset(ri, 0, sizeof *ri);
     h5x *f = NULL;
-    int st = h5x_open(&f, path, err);
+    int st = stap_h5x_open(&f, path, err);
     if (st) return st;
-    ri->has_iq = h5x_exists(f, "/data/iq");
-    ri->is_result = h5x_exists(f, "/config");
+    ri->has_iq = stap_h5x_exists(f, "/data/iq");
+    ri->is_result = stap_h5x_exists(f, "/config");
     if (ri->has_iq || !ri->is_result || (st = read_config(f, ri, err))) {
-        h5x_close(f);
+        stap_h5x_close(f);
         return st;
     }
     long long n = 0;
-    const int wrank = h5x_dataset_rank(f, "/weights", &n);
+    const int wrank = stap_h5x_dataset_rank(f, "/weights", &n);
     ri->has_weights = wrank > 0;
-    ri->has_output = h5x_dataset_rank(f, "/output/iq", &n) > 0;
+    ri->has_output = stap_h5x_dataset_rank(f, "/output/iq", &n) > 0;
     long long rows = 0;
-    ri->recording = wrank == 5 || h5x_dataset_rank(f, "/axes/input_cpi", &rows) == 1;
+    ri->recording = wrank == 5 || stap_h5x_dataset_rank(f, "/axes/input_cpi", &rows) == 1;
     ri->rows = ri->recording ? rows : 1;
-    if (ri->recording && wrank == 5) h5x_dataset_rank(f, "/weights", &ri->rows);
-    ri->has_detections = h5x_dataset_rank(f, "/detections", &ri->detections) == 1;
+    if (ri->recording && wrank == 5) stap_h5x_dataset_rank(f, "/weights", &ri->rows);
+    ri->has_detections = stap_h5x_dataset_rank(f, "/detections", &ri->detections) == 1;
     if (ri->has_detections) st = opt_string(f, "/detections", "cfar", ri->cfar, sizeof ri->cfar, err);
-    h5x_close(f);
+    stap_h5x_close(f);
     return st;
 }

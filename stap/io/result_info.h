@@ -5,6 +5,7 @@
 #ifndef RESULT_INFO_H
 #define RESULT_INFO_H
 
+#include "rt_hidden.h"
 #include "h5io.h"
 
 typedef enum stap_file_kind {
@@ -19,7 +20,7 @@ typedef enum stap_file_kind {
 /* What path is; for STAP_FILE_PERFECT, its size ("small") into size (len bytes, or NULL).
  * SigMF: the name ends in .sigmf-meta or .sigmf-data, or the file is JSON whose first
  * 64 KiB name a "core:" field. */
-stap_file_kind stap_file_kind_of(const char *path, char *size, size_t len);
+RT_INTERNAL stap_file_kind stap_file_kind_of(const char *path, char *size, size_t len);
 
 /* A result of a run (/config with its shape), summarized; the strings "" when absent. */
 typedef struct stap_result_info {
@@ -39,6 +40,6 @@ typedef struct stap_result_info {
 
 /* Open path (any HDF5 file) and fill ri: has_iq and is_result always, the summary when it is
  * a result. STAP_OK, or the error of opening it or of a malformed /config. */
-int stap_result_info_read(const char *path, stap_result_info *ri, stap_error *err);
+RT_INTERNAL int stap_result_info_read(const char *path, stap_result_info *ri, stap_error *err);
 
 #endif

@@ -158,7 +158,7 @@ int stap_sigmf_read_meta(const char *meta_path, stap_sigmf_meta *m, stap_error *
     if (!text) return err ? err->code : STAP_EIO;
     char why[320], val[80];
     size_t at = 0;
-    if (json_check(text, n, &at, why, sizeof why)) {
+    if (stap_json_check(text, n, &at, why, sizeof why)) {
         free(text);
         return stap_fail(err, STAP_EFORMAT, "'%s' is not strict JSON: %s (byte %zu)", meta_path, why, at);
     }

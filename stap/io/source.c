@@ -20,7 +20,7 @@
 
 /* An input file being read. Every lookup in it (links, datasets, attributes) goes through
  * property lists whose callback refuses to traverse an external link anywhere on the
- * path: a soft link to an external link passed check_local's look at each component and
+ * path: a soft link to an external link passed stap_io_check_local's look at each component and
  * made rtstap read another file (or block on a FIFO) as its samples or metadata. elink
  * then names the link refused. */
 
@@ -34,7 +34,7 @@ static herr_t refuse_external_link(const char *parent_file, const char *parent_g
 }
 
 /* STAP_OK, or the refusal of the external link that a lookup of `name` met. */
-int src_refused(const h5_src *s, const char *name, stap_error *err)
+int stap_io_src_refused(const h5_src *s, const char *name, stap_error *err)
 {
     if (!s->elink[0]) return STAP_OK;
     return stap_fail(err, STAP_EFORMAT, "'%s' in '%s' leads through an external link to %s; "
@@ -43,7 +43,7 @@ int src_refused(const h5_src *s, const char *name, stap_error *err)
 
 /* 1 when every component of an absolute path exists as a link, else 0 (H5Lexists
  * fails on a path whose intermediate group is missing). */
-int link_exists(h5_src *s, const char *obj)
+int stap_io_link_exists(h5_src *s, const char *obj)
 {
     char buf[256];
     size_t n = strlen(obj);
@@ -55,7 +55,7 @@ int link_exists(h5_src *s, const char *obj)
             *p = '\0';
             if (H5Lexists(s->file, buf, s->lapl) <= 0) return 0;
             /* an external link is not followed here: it "exists", and the reader then
-             * refuses it by name (check_local) */
+             * refuses it by name (stap_io_check_local) */
             H5L_info_t li;
             if (H5Lget_info(s->file, buf, &li, s->lapl) >= 0 && li.type == H5L_TYPE_EXTERNAL)
                 return 1;
@@ -76,10 +76,10 @@ static int check_complex_type(hid_t type, const char *dname, const char *path, i
             return stap_fail(err, STAP_EFORMAT,
                              "'%s' in '%s' is real-valued (%zu-byte %s); expected complex "
                              "samples, a compound {r, i} of float32 (complex64)", dname, path,
-                             H5Tget_size(type), class_name(cls));
+                             H5Tget_size(type), stap_io_class_name(cls));
         return stap_fail(err, STAP_EFORMAT,
                          "'%s' in '%s' has %s elements; expected a compound {r, i} of float32 "
-                         "(complex64)", dname, path, class_name(cls));
+                         "(complex64)", dname, path, stap_io_class_name(cls));
     }
     int nm = H5Tget_nmembers(type);
     char names[160] = "";
@@ -111,7 +111,7 @@ static int check_complex_type(hid_t type, const char *dname, const char *path, i
             return stap_fail(err, STAP_EFORMAT, "'%s' in '%s': unreadable member type", dname, path);
         H5T_class_t mc = H5Tget_class(mt);
         size_t sz = H5Tget_size(mt);
-        const int layout_ok = mc != H5T_FLOAT || atomic_layout_ok(mt);
+        const int layout_ok = mc != H5T_FLOAT || stap_io_atomic_layout_ok(mt);
         H5Tclose(mt);
         /* a corrupt file's compound (member r at offset 2 MiB of a 16-byte element) made
          * HDF5's conversion read far out of bounds */
@@ -125,7 +125,7 @@ static int check_complex_type(hid_t type, const char *dname, const char *path, i
             return stap_fail(err, STAP_EFORMAT,
                              "member '%s' of '%s' in '%s' is %s%s; expected float32 (or float64)",
                              k ? "i" : "r", dname, path, mc == H5T_INTEGER ? "an " : "",
-                             mc == H5T_INTEGER ? "integer" : class_name(mc));
+                             mc == H5T_INTEGER ? "integer" : stap_io_class_name(mc));
         if (sz > 8)
             return stap_fail(err, STAP_EFORMAT,
                              "member '%s' of '%s' in '%s' is a %zu-byte float; expected float32 "
@@ -165,7 +165,7 @@ static int check_storage(hid_t dset, H5D_layout_t layout, const char *name, cons
  * external raw storage and virtual datasets are refused — they made rtstap read other
  * files (/etc/passwd, /dev/zero) or block on a FIFO as radar samples. Each component of
  * the path is checked before the next is looked up, so no external link is followed. */
-int check_local(h5_src *s, hid_t dset, const char *name, stap_error *err)
+int stap_io_check_local(h5_src *s, hid_t dset, const char *name, stap_error *err)
 {
     const char *path = s->path;
     char part[256];
@@ -180,7 +180,7 @@ int check_local(h5_src *s, hid_t dset, const char *name, stap_error *err)
             return stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is an external link to another file; "
                              "refused", part, path);
     }
-    int st = src_refused(s, name, err);
+    int st = stap_io_src_refused(s, name, err);
     if (st || dset < 0) return st;
     hid_t dcpl = H5Dget_create_plist(dset);
     const int nexternal = dcpl >= 0 ? H5Pget_external_count(dcpl) : 0;
@@ -198,7 +198,7 @@ int check_local(h5_src *s, hid_t dset, const char *name, stap_error *err)
 /* 1 when a read of dset must be given a zeroed buffer: where nothing was ever stored,
  * HDF5 leaves the buffer untouched if the dataset's fill time is "never" (rtstap returned
  * uninitialized heap memory as samples). Unknown counts as never. */
-int fill_never(hid_t dset)
+int stap_io_fill_never(hid_t dset)
 {
     H5D_fill_time_t when = H5D_FILL_TIME_ERROR;
     hid_t dcpl = H5Dget_create_plist(dset);
@@ -208,7 +208,7 @@ int fill_never(hid_t dset)
 }
 
 /* Read a complex dataset of the given rank into a new stap_cf32 array (row-major). */
-int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, stap_cf32 **out,
+int stap_io_read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, stap_cf32 **out,
                  stap_error *err)
 {
     const char *path = s->path;
@@ -219,18 +219,18 @@ int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, stap_cf32 *
     double *slab = NULL;
     *out = NULL;
 
-    if ((st = check_local(s, -1, spec->name, err))) goto done;
+    if ((st = stap_io_check_local(s, -1, spec->name, err))) goto done;
     dset = H5Dopen2(s->file, spec->name, s->dapl);
     if (dset < 0) {
-        if (!(st = src_refused(s, spec->name, err)))
+        if (!(st = stap_io_src_refused(s, spec->name, err)))
             st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' is not a dataset", spec->name, path);
         goto done;
     }
-    if ((st = check_local(s, dset, spec->name, err))) goto done;
+    if ((st = stap_io_check_local(s, dset, spec->name, err))) goto done;
     space = H5Dget_space(dset);
     if (space < 0) {
         st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s': unreadable dataspace: %s", spec->name, path,
-                       h5_detail(detail, sizeof detail));
+                       stap_io_h5_detail(detail, sizeof detail));
         goto done;
     }
     if (H5Sget_simple_extent_type(space) == H5S_NULL) {
@@ -245,7 +245,7 @@ int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, stap_cf32 *
         goto done;
     }
     H5Sget_simple_extent_dims(space, dims, NULL);
-    shape_string(shape, sizeof shape, rank, dims);
+    stap_io_shape_string(shape, sizeof shape, rank, dims);
     unsigned long long n = 1;
     int too_big = 0;
     for (int k = 0; k < rank; k++) {
@@ -267,13 +267,13 @@ int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, stap_cf32 *
     ftype = H5Dget_type(dset);
     if (ftype < 0) {
         st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s': unreadable element type: %s", spec->name,
-                       path, h5_detail(detail, sizeof detail));
+                       path, stap_io_h5_detail(detail, sizeof detail));
         goto done;
     }
     int elem = 0;
     if ((st = check_complex_type(ftype, spec->name, path, &elem, err))) goto done;
 
-    const int zero = fill_never(dset);
+    const int zero = stap_io_fill_never(dset);
     x = zero ? calloc((size_t)n, sizeof(stap_cf32)) : malloc(sizeof(stap_cf32) * (size_t)n);
     if (!x) {
         st = stap_fail(err, STAP_ENOMEM, "out of memory for '%s' in '%s' (shape %s)", spec->name, path,
@@ -282,14 +282,14 @@ int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, stap_cf32 *
     }
     size_t bad = 0;
     if (elem == ELEM_F32) {
-        mtype = cf32_mem_type();
+        mtype = stap_io_cf32_mem_type();
         if (mtype < 0 || H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0) {
             st = stap_fail(err, STAP_EIO, "cannot read '%s' from '%s': %s", spec->name, path,
-                           h5_detail(detail, sizeof detail));
+                           stap_io_h5_detail(detail, sizeof detail));
             goto done;
         }
-        if (!check_finite_f32(x, (size_t)n, &bad)) {
-            index_string(where, sizeof where, bad, rank, dims, spec->axis);
+        if (!stap_io_check_finite_f32(x, (size_t)n, &bad)) {
+            stap_io_index_string(where, sizeof where, bad, rank, dims, spec->axis);
             st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' has a non-finite sample at %s: "
                            "r = %g, i = %g", spec->name, path, where, crealf(x[bad]),
                            cimagf(x[bad]));
@@ -303,7 +303,7 @@ int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, stap_cf32 *
         if (rows_per < 1) rows_per = 1;
         if (rows_per > dims[0]) rows_per = (size_t)dims[0];
         slab = malloc(16 * row * rows_per);
-        mtype = cf64_mem_type();
+        mtype = stap_io_cf64_mem_type();
         if (!slab || mtype < 0) {
             st = stap_fail(err, STAP_ENOMEM, "out of memory converting '%s' in '%s' from float64",
                            spec->name, path);
@@ -322,20 +322,20 @@ int read_complex(h5_src *s, const complex_spec *spec, hsize_t *dims, stap_cf32 *
                 H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
                 H5Dread(dset, mtype, mspace, space, H5P_DEFAULT, slab) < 0) {
                 st = stap_fail(err, STAP_EIO, "cannot read '%s' from '%s': %s", spec->name, path,
-                               h5_detail(detail, sizeof detail));
+                               stap_io_h5_detail(detail, sizeof detail));
                 goto done;
             }
             for (size_t k = 0; k < nr * row; k++) {
                 double re = slab[2 * k], im = slab[2 * k + 1];
                 size_t flat = r0 * row + k;
                 if (!isfinite(re) || !isfinite(im)) {
-                    index_string(where, sizeof where, flat, rank, dims, spec->axis);
+                    stap_io_index_string(where, sizeof where, flat, rank, dims, spec->axis);
                     st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s' has a non-finite sample at %s: "
                                    "r = %g, i = %g", spec->name, path, where, re, im);
                     goto done;
                 }
                 if (fabs(re) > FLT_MAX || fabs(im) > FLT_MAX) {
-                    index_string(where, sizeof where, flat, rank, dims, spec->axis);
+                    stap_io_index_string(where, sizeof where, flat, rank, dims, spec->axis);
                     st = stap_fail(err, STAP_EFORMAT, "'%s' in '%s': the float64 sample at %s "
                                    "(r = %g, i = %g) overflows float32", spec->name, path, where,
                                    re, im);
@@ -359,23 +359,23 @@ done:
 }
 
 /* An optional positive scalar attribute `name` of object `obj`. */
-int read_positive_attr(h5_src *s, const char *obj, const char *name, int *has,
+int stap_io_read_positive_attr(h5_src *s, const char *obj, const char *name, int *has,
                               double *value, stap_error *err)
 {
     const char *path = s->path;
     *has = 0;
-    if (!link_exists(s, obj)) return src_refused(s, obj, err);
-    int cst = h5check_attributes(s->path, s->file, obj, s->lapl, err);
-    if (cst || (cst = src_refused(s, obj, err))) return cst;
-    if (H5Aexists_by_name(s->file, obj, name, s->lapl) <= 0) return src_refused(s, obj, err);
+    if (!stap_io_link_exists(s, obj)) return stap_io_src_refused(s, obj, err);
+    int cst = stap_h5check_attributes(s->path, s->file, obj, s->lapl, err);
+    if (cst || (cst = stap_io_src_refused(s, obj, err))) return cst;
+    if (H5Aexists_by_name(s->file, obj, name, s->lapl) <= 0) return stap_io_src_refused(s, obj, err);
     char detail[256];
     int st = STAP_OK;
     hid_t attr = -1, space = -1, type = -1;
     attr = H5Aopen_by_name(s->file, obj, name, H5P_DEFAULT, s->lapl);
     if (attr < 0 || (space = H5Aget_space(attr)) < 0 || (type = H5Aget_type(attr)) < 0) {
-        if (!(st = src_refused(s, obj, err)))
+        if (!(st = stap_io_src_refused(s, obj, err)))
             st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable: %s",
-                           name, obj, path, h5_detail(detail, sizeof detail));
+                           name, obj, path, stap_io_h5_detail(detail, sizeof detail));
         goto done;
     }
     hssize_t npts = H5Sget_simple_extent_npoints(space);
@@ -388,19 +388,19 @@ int read_positive_attr(h5_src *s, const char *obj, const char *name, int *has,
     H5T_class_t cls = H5Tget_class(type);
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
         st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is a %s; expected a number",
-                       name, obj, path, class_name(cls));
+                       name, obj, path, stap_io_class_name(cls));
         goto done;
     }
-    if (!atomic_layout_ok(type)) {
+    if (!stap_io_atomic_layout_ok(type)) {
         st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' has a corrupt %zu-byte %s "
                        "type (bit fields beyond its size)", name, obj, path, H5Tget_size(type),
-                       class_name(cls));
+                       stap_io_class_name(cls));
         goto done;
     }
     double v = NAN;
     if (H5Aread(attr, H5T_NATIVE_DOUBLE, &v) < 0) {
         st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is unreadable: %s", name,
-                       obj, path, h5_detail(detail, sizeof detail));
+                       obj, path, stap_io_h5_detail(detail, sizeof detail));
         goto done;
     }
     if (!isfinite(v) || v <= 0) {
@@ -420,26 +420,26 @@ done:
 static const char *const steering_axes[] = {"beam", "element"};
 
 /* The optional /steering and /array, /radar attributes of an input file. */
-int read_steering_and_meta(h5_src *s, stap_input *in, stap_error *err)
+int stap_io_read_steering_and_meta(h5_src *s, stap_input *in, stap_error *err)
 {
     int st;
     hsize_t dims[H5S_MAX_RANK];
-    if (link_exists(s, "/steering")) {
+    if (stap_io_link_exists(s, "/steering")) {
         const complex_spec sv = {"/steering", 2, "(beams, channels*Q)", steering_axes,
                                  H5IO_MAX_STEERING_BYTES};
-        if ((st = read_complex(s, &sv, dims, &in->steering, err))) return st;
+        if ((st = stap_io_read_complex(s, &sv, dims, &in->steering, err))) return st;
         in->steering_beams = (int)dims[0];
         in->steering_len = (int)dims[1];
-    } else if ((st = src_refused(s, "/steering", err))) {
+    } else if ((st = stap_io_src_refused(s, "/steering", err))) {
         return st;
     }
     stap_radar_meta *m = &in->meta;
-    if ((st = read_positive_attr(s, "/array", "element_spacing_wavelengths",
+    if ((st = stap_io_read_positive_attr(s, "/array", "element_spacing_wavelengths",
                                  &m->has_element_spacing, &m->element_spacing_wavelengths, err)) ||
-        (st = read_positive_attr(s, "/radar", "prf_hz", &m->has_prf, &m->prf_hz, err)) ||
-        (st = read_positive_attr(s, "/radar", "carrier_frequency_hz", &m->has_carrier,
+        (st = stap_io_read_positive_attr(s, "/radar", "prf_hz", &m->has_prf, &m->prf_hz, err)) ||
+        (st = stap_io_read_positive_attr(s, "/radar", "carrier_frequency_hz", &m->has_carrier,
                                  &m->carrier_frequency_hz, err)) ||
-        (st = read_positive_attr(s, "/radar", "sample_rate_hz", &m->has_sample_rate,
+        (st = stap_io_read_positive_attr(s, "/radar", "sample_rate_hz", &m->has_sample_rate,
                                  &m->sample_rate_hz, err)))
         return st;
     return STAP_OK;
@@ -477,8 +477,8 @@ static int check_input_path(const char *path, stap_error *err)
 }
 
 /* Open path for reading into s (its file, and its lookups' property lists; s must not move
- * until src_close_lists). */
-int src_open(h5_src *s, const char *path, stap_error *err)
+ * until stap_io_src_close_lists). */
+int stap_io_src_open(h5_src *s, const char *path, stap_error *err)
 {
     char detail[256];
     memset(s, 0, sizeof *s);
@@ -486,11 +486,11 @@ int src_open(h5_src *s, const char *path, stap_error *err)
     s->file = s->lapl = s->dapl = -1;
     int cst = check_input_path(path, err);
     if (cst) return cst;
-    hid_t fapl = strong_fapl();
+    hid_t fapl = stap_io_strong_fapl();
     s->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     /* HDF5's error stack first: closing the property list clears it (a truncated file
      * said only "HDF5 error") */
-    if (s->file < 0) h5_detail(detail, sizeof detail);
+    if (s->file < 0) stap_io_h5_detail(detail, sizeof detail);
     CLOSE_PLIST(fapl);
     if (s->file < 0) return stap_fail(err, STAP_EIO, "cannot open '%s': %s", path, detail);
     s->lapl = H5Pcreate(H5P_LINK_ACCESS);
@@ -501,7 +501,7 @@ int src_open(h5_src *s, const char *path, stap_error *err)
     return STAP_OK;
 }
 
-void src_close_lists(h5_src *s)
+void stap_io_src_close_lists(h5_src *s)
 {
     CLOSE_PLIST(s->lapl);
     CLOSE_PLIST(s->dapl);

@@ -13,34 +13,34 @@
  * Writing: a small context so that each step can report the first failure. */
 
 /* Before HDF5 writes `bytes` of raw data into w's file. */
-void w_reserve(h5w *w, size_t bytes)
+void stap_io_w_reserve(h5w *w, size_t bytes)
 {
-    if (!w->st && w->out) w->st = h5_out_reserve(w->out, w->file, bytes, w->err);
+    if (!w->st && w->out) w->st = stap_h5out_reserve(w->out, w->file, bytes, w->err);
 }
 
-int w_fail_h5(h5w *w, const char *what)
+int stap_io_w_fail_h5(h5w *w, const char *what)
 {
     char detail[256];
     if (!w->st)
         w->st = stap_fail(w->err, STAP_EIO, "cannot write %s to '%s': %s", what, w->path,
-                          h5_detail(detail, sizeof detail));
+                          stap_io_h5_detail(detail, sizeof detail));
     return w->st;
 }
 
-hid_t w_group(h5w *w, hid_t loc, const char *name)
+hid_t stap_io_w_group(h5w *w, hid_t loc, const char *name)
 {
     if (w->st) return -1;
     hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) {
         char what[96];
         snprintf(what, sizeof what, "group '%s'", name);
-        w_fail_h5(w, what);
+        stap_io_w_fail_h5(w, what);
     }
     return g;
 }
 
 /* A contiguous dataset: `count` elements of mtype from data (NULL when count is 0). */
-void w_dataset(h5w *w, hid_t loc, const char *name, const char *fullname, hid_t ftype,
+void stap_io_w_dataset(h5w *w, hid_t loc, const char *name, const char *fullname, hid_t ftype,
                       hid_t mtype, int rank, const hsize_t *dims, const void *data,
                       hid_t *keep)
 {
@@ -50,47 +50,47 @@ void w_dataset(h5w *w, hid_t loc, const char *name, const char *fullname, hid_t 
     snprintf(what, sizeof what, "'%s'", fullname);
     hid_t space = H5Screate_simple(rank, dims, NULL), dset = -1;
     if (space < 0) {
-        w_fail_h5(w, what);
+        stap_io_w_fail_h5(w, what);
         return;
     }
     dset = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hssize_t n = H5Sget_simple_extent_npoints(space);
-    if (dset >= 0 && n > 0) w_reserve(w, (size_t)n * H5Tget_size(ftype));
+    if (dset >= 0 && n > 0) stap_io_w_reserve(w, (size_t)n * H5Tget_size(ftype));
     if (!w->st &&
         (dset < 0 || (n > 0 && H5Dwrite(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)))
-        w_fail_h5(w, what);
+        stap_io_w_fail_h5(w, what);
     if (keep && !w->st) *keep = dset;
     else CLOSE_DSET(dset);
     CLOSE_SPACE(space);
 }
 
 /* A complex64 dataset; *keep (when not NULL) gets it open, or -1. */
-void w_cf32_keep(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
+void stap_io_w_cf32_keep(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
                         const hsize_t *dims, const stap_cf32 *data, hid_t *keep)
 {
     if (keep) *keep = -1;
     if (w->st) return;
-    hid_t ft = cf32_file_type(), mt = cf32_mem_type();
-    if (ft < 0 || mt < 0) w_fail_h5(w, "the complex64 type");
-    else w_dataset(w, loc, name, fullname, ft, mt, rank, dims, data, keep);
+    hid_t ft = stap_io_cf32_file_type(), mt = stap_io_cf32_mem_type();
+    if (ft < 0 || mt < 0) stap_io_w_fail_h5(w, "the complex64 type");
+    else stap_io_w_dataset(w, loc, name, fullname, ft, mt, rank, dims, data, keep);
     CLOSE_TYPE(ft);
     CLOSE_TYPE(mt);
 }
 
-void w_cf32(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
+static void w_cf32(h5w *w, hid_t loc, const char *name, const char *fullname, int rank,
                    const hsize_t *dims, const stap_cf32 *data)
 {
-    w_cf32_keep(w, loc, name, fullname, rank, dims, data, NULL);
+    stap_io_w_cf32_keep(w, loc, name, fullname, rank, dims, data, NULL);
 }
 
 /* /data/iq's axis labels (schema v1.1): channel, pulse, range, after cpi for a recording */
 static void w_iq_labels(h5w *w, hid_t dset, int rank)
 {
-    if (!w->st && h5layout_write_labels(dset, rank) < 0)
-        w_fail_h5(w, "the axis labels of '/data/iq'");
+    if (!w->st && stap_h5layout_write_labels(dset, rank) < 0)
+        stap_io_w_fail_h5(w, "the axis labels of '/data/iq'");
 }
 
-void w_attr(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+void stap_io_w_attr(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
                    const void *value)
 {
     if (w->st) return;
@@ -99,49 +99,49 @@ void w_attr(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
     if (space < 0 || attr < 0 || H5Awrite(attr, mtype, value) < 0) {
         char what[96];
         snprintf(what, sizeof what, "attribute '%s'", name);
-        w_fail_h5(w, what);
+        stap_io_w_fail_h5(w, what);
     }
     CLOSE_ATTR(attr);
     CLOSE_SPACE(space);
 }
 
-void w_attr_int(h5w *w, hid_t obj, const char *name, int v)
+void stap_io_w_attr_int(h5w *w, hid_t obj, const char *name, int v)
 {
-    w_attr(w, obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &v);
+    stap_io_w_attr(w, obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &v);
 }
 
-void w_attr_double(h5w *w, hid_t obj, const char *name, double v)
+void stap_io_w_attr_double(h5w *w, hid_t obj, const char *name, double v)
 {
-    w_attr(w, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+    stap_io_w_attr(w, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
 }
 
 /* Strings are variable-length UTF-8, what h5py writes for str (and reads back as str). */
-void w_attr_string(h5w *w, hid_t obj, const char *name, const char *s)
+void stap_io_w_attr_string(h5w *w, hid_t obj, const char *name, const char *s)
 {
     if (w->st) return;
     hid_t t = H5Tcopy(H5T_C_S1);
     if (t < 0 || H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
-        w_fail_h5(w, "a string type");
+        stap_io_w_fail_h5(w, "a string type");
     } else {
         const char *v = s ? s : "";
-        w_attr(w, obj, name, t, t, &v);
+        stap_io_w_attr(w, obj, name, t, t, &v);
     }
     CLOSE_TYPE(t);
 }
 
 /* The root attributes of every file rtstap writes (schema v1.1). */
-void w_root(h5w *w, hid_t file)
+void stap_io_w_root(h5w *w, hid_t file)
 {
-    w_attr_string(w, file, "schema", H5IO_SCHEMA);
-    w_attr_string(w, file, "rtstap_version", RTSTAP_VERSION);
-    w_attr_string(w, file, "commit", RTSTAP_COMMIT);
+    stap_io_w_attr_string(w, file, "schema", H5IO_SCHEMA);
+    stap_io_w_attr_string(w, file, "rtstap_version", RTSTAP_VERSION);
+    stap_io_w_attr_string(w, file, "commit", RTSTAP_COMMIT);
 }
 
 /* A dataset access list without a chunk cache, for the writers' chunked datasets: each
  * chunk goes to the file when H5Dwrite returns — within the blocks allocated ahead of it —
  * and none is left dirty for a close to flush past them (or to fail, when the file is
  * being abandoned). One list for the process, made once (never closed). */
-hid_t no_chunk_cache(void)
+hid_t stap_io_no_chunk_cache(void)
 {
     static hid_t dapl = -1;
     if (dapl < 0) {
@@ -155,32 +155,32 @@ hid_t no_chunk_cache(void)
 }
 
 /* The writers' forms: the failure goes into w. */
-hid_t out_create(h5w *w, h5_out *o)
+hid_t stap_io_out_create(h5w *w, h5_out *o)
 {
-    hid_t file = h5_out_create(o, w->err);
+    hid_t file = stap_h5out_create(o, w->err);
     if (file < 0) w->st = w->err ? w->err->code : STAP_EIO;
     w->out = o;
     w->file = file;
     return file;
 }
 
-int out_finish(h5w *w, h5_out *o, hid_t file)
+int stap_io_out_finish(h5w *w, h5_out *o, hid_t file)
 {
-    int st = h5_out_finish(o, file, w->st != STAP_OK, w->err);
+    int st = stap_h5out_finish(o, file, w->st != STAP_OK, w->err);
     if (w->st) return w->st;
     return w->st = st;
 }
 
-void w_meta_radar(h5w *w, hid_t file, const stap_radar_meta *m, int always)
+void stap_io_w_meta_radar(h5w *w, hid_t file, const stap_radar_meta *m, int always)
 {
     if (w->st) return;
     int any = m && (m->has_prf || m->has_carrier || m->has_sample_rate);
     if (!any && !always) return;
-    hid_t g = w_group(w, file, "radar");
+    hid_t g = stap_io_w_group(w, file, "radar");
     if (g < 0) return;
-    if (m && m->has_prf) w_attr_double(w, g, "prf_hz", m->prf_hz);
-    if (m && m->has_carrier) w_attr_double(w, g, "carrier_frequency_hz", m->carrier_frequency_hz);
-    if (m && m->has_sample_rate) w_attr_double(w, g, "sample_rate_hz", m->sample_rate_hz);
+    if (m && m->has_prf) stap_io_w_attr_double(w, g, "prf_hz", m->prf_hz);
+    if (m && m->has_carrier) stap_io_w_attr_double(w, g, "carrier_frequency_hz", m->carrier_frequency_hz);
+    if (m && m->has_sample_rate) stap_io_w_attr_double(w, g, "sample_rate_hz", m->sample_rate_hz);
     CLOSE_GROUP(g);
 }
 
@@ -203,19 +203,19 @@ int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn ex
 
     h5_out o;
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     h5w w = {path, err, STAP_OK, NULL, -1};
-    if (h5_out_begin(&o, path, mode, err)) {
-        quiet_end(&q);
+    if (stap_h5out_begin(&o, path, mode, err)) {
+        stap_io_quiet_end(&q);
         return err ? err->code : STAP_EIO;
     }
-    hid_t file = out_create(&w, &o);
-    w_attr_int(&w, file, "schema_version", H5IO_SCHEMA_VERSION);
-    w_root(&w, file);
-    hid_t g = w_group(&w, file, "data");
+    hid_t file = stap_io_out_create(&w, &o);
+    stap_io_w_attr_int(&w, file, "schema_version", H5IO_SCHEMA_VERSION);
+    stap_io_w_root(&w, file);
+    hid_t g = stap_io_w_group(&w, file, "data");
     const hsize_t dims[3] = {(hsize_t)in->channels, (hsize_t)in->pulses, (hsize_t)in->range_gates};
     hid_t iq;
-    w_cf32_keep(&w, g, "iq", "/data/iq", 3, dims, in->iq, &iq);
+    stap_io_w_cf32_keep(&w, g, "iq", "/data/iq", 3, dims, in->iq, &iq);
     if (iq >= 0) w_iq_labels(&w, iq, 3);
     CLOSE_DSET(iq);
     CLOSE_GROUP(g);
@@ -224,20 +224,20 @@ int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn ex
         w_cf32(&w, file, "steering", "/steering", 2, sd, in->steering);
     }
     if (m->has_element_spacing) {
-        g = w_group(&w, file, "array");
+        g = stap_io_w_group(&w, file, "array");
         if (g >= 0)
-            w_attr_double(&w, g, "element_spacing_wavelengths", m->element_spacing_wavelengths);
+            stap_io_w_attr_double(&w, g, "element_spacing_wavelengths", m->element_spacing_wavelengths);
         CLOSE_GROUP(g);
     }
-    w_meta_radar(&w, file, m, 0);
-    w_reserve(&w, 0); /* the hook writes small things: within the margin */
+    stap_io_w_meta_radar(&w, file, m, 0);
+    stap_io_w_reserve(&w, 0); /* the hook writes small things: within the margin */
     if (!w.st && extra) {
         struct stap_h5_file hf;
-        h5x_for_writer(&hf, &w, file);
+        stap_h5x_for_writer(&hf, &w, file);
         if (extra(&hf, extra_user, err) && !w.st) w.st = err ? err->code : STAP_EIO;
     }
-    int st = out_finish(&w, &o, file);
-    quiet_end(&q);
+    int st = stap_io_out_finish(&w, &o, file);
+    stap_io_quiet_end(&q);
     return st;
 }
 
@@ -254,15 +254,15 @@ struct stap_recording_writer {
 void stap_recording_abort(stap_recording_writer *w)
 {
     if (!w) return;
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     CLOSE_DSET(w->dset);
     CLOSE_TYPE(w->ftype);
     CLOSE_TYPE(w->mtype);
-    h5_out_finish(&w->out, w->file, 1, NULL); /* abandoned: its blocks freed, closed, removed */
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_h5out_finish(&w->out, w->file, 1, NULL); /* abandoned: its blocks freed, closed, removed */
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     free(w);
 }
 
@@ -278,35 +278,35 @@ int stap_recording_create(stap_recording_writer **out, const char *path,
     if (!w) return stap_fail(err, STAP_ENOMEM, "out of memory");
     w->file = w->dset = w->ftype = w->mtype = -1;
     snprintf(w->path, sizeof w->path, "%s", path);
-    if (h5_out_begin(&w->out, w->path, mode, err)) {
+    if (stap_h5out_begin(&w->out, w->path, mode, err)) {
         int st = err ? err->code : STAP_EIO;
         free(w);
         return st;
     }
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     h5w hw = {w->path, err, STAP_OK, NULL, -1};
-    w->file = out_create(&hw, &w->out);
-    w_attr_int(&hw, w->file, "schema_version", H5IO_SCHEMA_VERSION);
-    w_root(&hw, w->file);
-    hid_t g = w_group(&hw, w->file, "data"), space = -1, dcpl = -1;
+    w->file = stap_io_out_create(&hw, &w->out);
+    stap_io_w_attr_int(&hw, w->file, "schema_version", H5IO_SCHEMA_VERSION);
+    stap_io_w_root(&hw, w->file);
+    hid_t g = stap_io_w_group(&hw, w->file, "data"), space = -1, dcpl = -1;
     w->dims[0] = (hsize_t)cpis;
     w->dims[1] = (hsize_t)in->channels;
     w->dims[2] = (hsize_t)in->pulses;
     w->dims[3] = (hsize_t)in->range_gates;
     const hsize_t chunk[4] = {1, w->dims[1], w->dims[2], w->dims[3]};
     if (!hw.st) {
-        w->ftype = cf32_file_type();
-        w->mtype = cf32_mem_type();
+        w->ftype = stap_io_cf32_file_type();
+        w->mtype = stap_io_cf32_mem_type();
         space = H5Screate_simple(4, w->dims, NULL);
         dcpl = H5Pcreate(H5P_DATASET_CREATE);
         /* one CPI per chunk (HDF5 caps a chunk at 4 GiB) */
         if (w->ftype < 0 || w->mtype < 0 || space < 0 || dcpl < 0 ||
             (size_t)in->channels * in->pulses * in->range_gates * 8 >= ((size_t)4 << 30) ||
             H5Pset_chunk(dcpl, 4, chunk) < 0 ||
-            (w->dset = H5Dcreate2(g, "iq", w->ftype, space, H5P_DEFAULT, dcpl, no_chunk_cache())) < 0)
-            w_fail_h5(&hw, "'/data/iq'");
+            (w->dset = H5Dcreate2(g, "iq", w->ftype, space, H5P_DEFAULT, dcpl, stap_io_no_chunk_cache())) < 0)
+            stap_io_w_fail_h5(&hw, "'/data/iq'");
         w_iq_labels(&hw, w->dset, 4);
     }
     CLOSE_PLIST(dcpl);
@@ -318,13 +318,13 @@ int stap_recording_create(stap_recording_writer **out, const char *path,
     }
     const stap_radar_meta *m = &in->meta;
     if (m->has_element_spacing) {
-        g = w_group(&hw, w->file, "array");
-        if (g >= 0) w_attr_double(&hw, g, "element_spacing_wavelengths", m->element_spacing_wavelengths);
+        g = stap_io_w_group(&hw, w->file, "array");
+        if (g >= 0) stap_io_w_attr_double(&hw, g, "element_spacing_wavelengths", m->element_spacing_wavelengths);
         CLOSE_GROUP(g);
     }
-    w_meta_radar(&hw, w->file, m, 0);
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_io_w_meta_radar(&hw, w->file, m, 0);
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     if (hw.st) {
         int st = hw.st;
         stap_recording_abort(w);
@@ -339,44 +339,44 @@ int stap_recording_write(stap_recording_writer *w, long long cpi, const stap_cf3
     if (cpi < 0 || cpi >= (long long)w->dims[0])
         return stap_fail(err, STAP_EINVAL, "'%s' holds %llu CPIs; CPI %lld written", w->path,
                          (unsigned long long)w->dims[0], cpi);
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     h5w hw = {w->path, err, STAP_OK, &w->out, w->file};
     hsize_t start[4] = {(hsize_t)cpi, 0, 0, 0}, count[4] = {1, w->dims[1], w->dims[2], w->dims[3]};
-    w_reserve(&hw, sizeof(stap_cf32) * (size_t)(w->dims[1] * w->dims[2] * w->dims[3]));
+    stap_io_w_reserve(&hw, sizeof(stap_cf32) * (size_t)(w->dims[1] * w->dims[2] * w->dims[3]));
     hid_t fs = hw.st ? -1 : H5Dget_space(w->dset), ms = hw.st ? -1 : H5Screate_simple(4, count, NULL);
     if (!hw.st &&
         (fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
          H5Dwrite(w->dset, w->mtype, ms, fs, H5P_DEFAULT, cube) < 0))
-        w_fail_h5(&hw, "a CPI of '/data/iq'");
+        stap_io_w_fail_h5(&hw, "a CPI of '/data/iq'");
     CLOSE_SPACE(fs);
     CLOSE_SPACE(ms);
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     return hw.st;
 }
 
 int stap_recording_finish(stap_recording_writer *w, stap_h5_extra_fn extra, void *user,
                           stap_error *err)
 {
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     h5w hw = {w->path, err, STAP_OK, &w->out, w->file};
-    w_reserve(&hw, 0);
+    stap_io_w_reserve(&hw, 0);
     if (extra && !hw.st) {
         struct stap_h5_file hf;
-        h5x_for_writer(&hf, &hw, w->file);
+        stap_h5x_for_writer(&hf, &hw, w->file);
         if (extra(&hf, user, err) && !hw.st) hw.st = err ? err->code : STAP_EIO;
     }
     CLOSE_DSET(w->dset);
     CLOSE_TYPE(w->ftype);
     CLOSE_TYPE(w->mtype);
-    int st = out_finish(&hw, &w->out, w->file);
+    int st = stap_io_out_finish(&hw, &w->out, w->file);
     w->file = -1;
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     free(w);
     return st;
 }

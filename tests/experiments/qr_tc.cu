@@ -24,7 +24,7 @@
  * disagree on some phases: docs/kernels/journal.md "Tensor cores"; the times that count are the
  * CUDA events').
  *
- * Accuracy: LAPACK's test ratios (la_qr_check: Gram residual, |diag R| against LAPACKE in
+ * Accuracy: LAPACK's test ratios (stap_la_qr_check: Gram residual, |diag R| against LAPACKE in
  * double; threshold 30) on random and ill-conditioned (cond 1e6) batches, exit 1 past them
  * (PREC 3 only). Times: CUDA-event median of REPEAT launches, the input restored before each
  * outside the timed interval. Not a CTest test (needs a GPU and measures): built by
@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 extern "C" {
-#include "la_accuracy.h" /* la_qr_check (C) */
+#include "la_accuracy.h" /* stap_la_qr_check (C) */
 }
 #include "rtk.h"
 #include "rtk_check.h"
@@ -595,8 +595,8 @@ static int check(const char *what, Run run, const std::vector<stap_cf32> &T, flo
     RTK_CU_EXIT(cudaStreamSynchronize(st));
     la_qr_accuracy acc;
     stap_error err = {};
-    if (la_qr_check(m, n, batch, T.data(), R.data(), 1, &acc, &err) != STAP_OK) {
-        fprintf(stderr, "qr_tc: %s: la_qr_check: %s\n", what, err.msg);
+    if (stap_la_qr_check(m, n, batch, T.data(), R.data(), 1, &acc, &err) != STAP_OK) {
+        fprintf(stderr, "qr_tc: %s: stap_la_qr_check: %s\n", what, err.msg);
         exit(1);
     }
     int bad = 0;

@@ -1,9 +1,9 @@
-/* fuzz_perfect: the PERFECT suite's raw file readers (stap/perfect.c). The first byte picks
- *   0  perfect_read_raw: the rest of the input is the file, read as n complex float32
+/* fuzz_perfect: the PERFECT suite's raw file readers (stap/io/perfect_io.c). The first byte picks
+ *   0  stap_perfect_read_raw: the rest of the input is the file, read as n complex float32
  *      samples with n its size / 8 or one off;
- *   1  perfect_read_inputs: <size>_app_input.bin and <size>_app_steering_vectors.bin of a
+ *   1  stap_perfect_read_inputs: <size>_app_input.bin and <size>_app_steering_vectors.bin of a
  *      size, each of the exact length or not, filled from the input's bytes;
- *   2  perfect_size_parse on the rest as a string (a size's name in any case, or refused);
+ *   2  stap_perfect_size_parse on the rest as a string (a size's name in any case, or refused);
  * and the files may be missing, directories, FIFOs or symbolic links instead. A reader
  * must return a status with a message, and on success exactly the finite samples asked. */
 #include <math.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz_util.h"
-#include "perfect.h"
+#include "perfect_io.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -86,15 +86,15 @@ static void raw(fz_bytes *b)
     stap_cf32 *out = malloc(sizeof(stap_cf32) * (n ? n : 1));
     stap_error err;
     stap_error_clear(&err);
-    fz_watch("perfect_read_raw");
-    int st = perfect_read_raw(path, n, out, &err);
+    fz_watch("stap_perfect_read_raw");
+    int st = stap_perfect_read_raw(path, n, out, &err);
     fz_unwatch();
-    fz_check_status("perfect_read_raw", st, &err);
+    fz_check_status("stap_perfect_read_raw", st, &err);
     if (!st) {
         struct stat sb;
         if (stat(path, &sb) != 0 || (size_t)sb.st_size != 8 * n)
-            fz_die("perfect_read_raw read %zu samples from a file that does not hold them", n);
-        check_finite("perfect_read_raw", out, n);
+            fz_die("stap_perfect_read_raw read %zu samples from a file that does not hold them", n);
+        check_finite("stap_perfect_read_raw", out, n);
     }
     free(out);
 }
@@ -103,7 +103,7 @@ static void inputs(fz_bytes *b)
 {
     const unsigned pick = fz_pick(b, 8); /* mostly small: medium 6 MB, large 34 MB */
     const perfect_size size = pick < 6 ? PERFECT_SMALL : pick == 6 ? PERFECT_MEDIUM : PERFECT_LARGE;
-    const perfect_dims *d = perfect_get_dims(size);
+    const perfect_dims *d = stap_perfect_get_dims(size);
     const size_t n = (size_t)d->channels * d->pulses * d->range_cells;
     const size_t nv = (size_t)d->steering * d->channels * d->doppler_order;
     char in_path[4096], sv_path[4096];
@@ -115,20 +115,20 @@ static void inputs(fz_bytes *b)
     stap_input in;
     stap_error err;
     stap_error_clear(&err);
-    fz_watch("perfect_read_inputs");
-    int st = perfect_read_inputs(size, dir, &in, &err);
+    fz_watch("stap_perfect_read_inputs");
+    int st = stap_perfect_read_inputs(size, dir, &in, &err);
     fz_unwatch();
-    fz_check_status("perfect_read_inputs", st, &err);
+    fz_check_status("stap_perfect_read_inputs", st, &err);
     if (st) {
-        if (in.iq || in.steering) fz_die("perfect_read_inputs failed but left arrays");
+        if (in.iq || in.steering) fz_die("stap_perfect_read_inputs failed but left arrays");
         return;
     }
     if (in.channels != d->channels || in.pulses != d->pulses || in.range_gates != d->range_cells ||
         in.steering_beams != d->steering || in.steering_len != d->channels * d->doppler_order)
-        fz_die("perfect_read_inputs: shape %d x %d x %d, steering %d x %d", in.channels, in.pulses,
+        fz_die("stap_perfect_read_inputs: shape %d x %d x %d, steering %d x %d", in.channels, in.pulses,
                in.range_gates, in.steering_beams, in.steering_len);
-    check_finite("perfect_read_inputs (input)", in.iq, n);
-    check_finite("perfect_read_inputs (steering)", in.steering, nv);
+    check_finite("stap_perfect_read_inputs (input)", in.iq, n);
+    check_finite("stap_perfect_read_inputs (steering)", in.steering, nv);
     stap_input_free(&in);
 }
 
@@ -140,11 +140,11 @@ static void size_name(fz_bytes *b)
     perfect_size s = PERFECT_SIZE_COUNT;
     stap_error err;
     stap_error_clear(&err);
-    int st = perfect_size_parse(name, &s, &err);
-    fz_check_status("perfect_size_parse", st, &err);
+    int st = stap_perfect_size_parse(name, &s, &err);
+    fz_check_status("stap_perfect_size_parse", st, &err);
     /* the size's name, in any case (issue 33) */
-    if (!st && (s >= PERFECT_SIZE_COUNT || strcasecmp(perfect_get_dims(s)->name, name)))
-        fz_die("perfect_size_parse accepted '%s'", name);
+    if (!st && (s >= PERFECT_SIZE_COUNT || strcasecmp(stap_perfect_get_dims(s)->name, name)))
+        fz_die("stap_perfect_size_parse accepted '%s'", name);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,4 +1,4 @@
-/* fuzz_sigmf: SigMF metadata (stap/sigmf.c, stap/jsoncheck.c). The input is the metadata
+/* fuzz_sigmf: SigMF metadata (stap/io/sigmf.c, stap/io/jsoncheck.c). The input is the metadata
  * file's bytes; stap_sigmf_read_meta must return a status with a message, and on success
  * fields as documented: a short NUL-free datatype, 1..2^20 channels, a finite sample rate
  * > 0 when given, a data file beside the metadata. The strict checker must agree with the
@@ -30,12 +30,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the checker alone, on the bytes as they are */
     size_t at = 0;
     char why[320];
-    const int strict = json_check((const char *)data, size, &at, why, sizeof why);
-    if (strict && at > size) fz_die("json_check: error offset %zu past %zu bytes", at, size);
-    if (strict && !why[0]) fz_die("json_check: a refusal without a message");
+    const int strict = stap_json_check((const char *)data, size, &at, why, sizeof why);
+    if (strict && at > size) fz_die("stap_json_check: error offset %zu past %zu bytes", at, size);
+    if (strict && !why[0]) fz_die("stap_json_check: a refusal without a message");
     if (!strict) {
         cJSON *doc = cJSON_ParseWithLength((const char *)data, size);
-        if (!doc) fz_die("json_check accepted what cJSON cannot parse");
+        if (!doc) fz_die("stap_json_check accepted what cJSON cannot parse");
         cJSON_Delete(doc);
     }
     /* the reader */
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_check_status("stap_sigmf_read_meta", st, &err);
     if (st) return 0;
     stap_sigmf_meta_free(&m); /* (the fields checked below are not the freed ones) */
-    if (strict) fz_die("stap_sigmf_read_meta accepted text json_check refuses: %s", why);
+    if (strict) fz_die("stap_sigmf_read_meta accepted text stap_json_check refuses: %s", why);
     if (!m.datatype[0] || strlen(m.datatype) >= sizeof m.datatype)
         fz_die("datatype '%s' empty or too long", m.datatype);
     if (m.channels < 1 || m.channels > 1 << 20) fz_die("channels %lld", m.channels);

@@ -1,5 +1,5 @@
 /* h5_schema.c: structure-aware HDF5 files from fuzz bytes, and the reader checks (see
- * h5_schema.h). The writer uses the raw HDF5 API, never stap/h5io.c. Every choice is
+ * h5_schema.h). The writer uses the raw HDF5 API, never stap/io/. Every choice is
  * fz_pick: choice 0 is always the valid default. */
 #include "h5_schema.h"
 
@@ -533,7 +533,7 @@ static void build_attributes(bctx *c)
 /* ---- damaged object headers -------------------------------------------------------------
  * A version-1 object header has no checksum: libhdf5 1.10.8 decodes a damaged attribute
  * message past its end, in every attribute call (../shared/data/regress/damaged-header-
- * label-lookup.h5). The readers check those messages first (stap/h5check.c); this damage
+ * label-lookup.h5). The readers check those messages first (stap/io/check.c); this damage
  * exercises that check: one field of one attribute message of a chosen object — the name,
  * datatype or dataspace size, the name's terminator, the datatype's element size, the
  * dataspace's rank or first extent — is overwritten after the file is written. (Damage

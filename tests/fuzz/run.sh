@@ -27,6 +27,7 @@ cmake --build "$build" -j "${FUZZ_JOBS:-2}" --target $harnesses
 echo "fuzz: built in $(( $(date +%s) - t0 )) s"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rtstap-fuzz.XXXXXX")
+build=$(cd "$build" && pwd)
 trap 'rm -rf "$work"' EXIT
 artifacts="$build/fuzz-artifacts"
 mkdir -p "$artifacts" "$work/tmp"
@@ -47,6 +48,9 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 
 failed=0
 summary=""
+# the harnesses run in the scratch folder: whatever libFuzzer writes beside itself (fuzz-N.log
+# of -jobs, crash-* without an -artifact_prefix) never lands in the repository
+cd "$work"
 for h in $harnesses; do
     bin="$build/tests/fuzz/$h"
     corpus="$src/tests/fuzz/corpus/$h"

@@ -1,6 +1,6 @@
 /* layout_lib: writers of /data/iq in another axis order, labelled the ways a reader meets
  * (HDF5 dimension labels, a `dims` attribute, both, none, or wrongly), with the raw HDF5
- * API — not stap/h5io.c, so that the tests of the reader do not trust the code under test.
+ * API — not stap/io/, so that the tests of the reader do not trust the code under test.
  * Used by tests/tools/relayout.c and test_h5io.c. */
 #ifndef LAYOUT_LIB_H
 #define LAYOUT_LIB_H

@@ -1,6 +1,6 @@
 /* mkinput_lib: writers of small schema-v1 input files, valid ones (complex64 and the other
  * recorder formats: integer and real interleaved cubes, integer and {real, imag} compounds,
- * big-endian, scaled) and one per way of being malformed, with the raw HDF5 C API (not stap/h5io.c, so that the tests of the reader
+ * big-endian, scaled) and one per way of being malformed, with the raw HDF5 C API (not stap/io/, so that the tests of the reader
  * do not trust the code under test). Used by tests/tools/mkinput.c and test_h5io.c. */
 #ifndef MKINPUT_LIB_H
 #define MKINPUT_LIB_H

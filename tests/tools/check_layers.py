@@ -7,6 +7,9 @@ below it, never of a layer above. The public headers in include/rtstap/ belong t
 layer that implements them (PUBLIC_OWNER below); common.h and the generated version.h are
 the bottom. The rules, each a failure:
   upward   a file includes a header of a higher layer (.c, .h, .cu and .cuh count);
+  call     a file calls a function that only a higher layer defines (stap_fail, defined in
+           linalg/, called by a header of kernels/): the linker checks the C layers
+           (build/layers/), this the headers and the GPU library's .cu files too;
   private  a file includes another folder's private header (*_internal.h);
   public   a header of include/rtstap/ includes a project header outside include/rtstap/
            (it would not be found once installed), or include/rtstap/ holds a header this
@@ -22,6 +25,15 @@ the bottom. The rules, each a failure:
            version macros; docs/library.md, "Names and options").
 usage: check_layers.py [ROOT]      (default: the repository this script is in)
        check_layers.py --self-test (the rules on a small tree with one violation of each)
+       check_layers.py --symbols ROOT LIBRARY... (the libraries' symbols, with nm; CTest
+                                  check_symbols):
+  global   librtstap.a defines a global symbol outside stap_ / STAP_ (a file's own function
+           is static; one the folders share is named stap_<folder>_..., docs/library.md);
+           OpenMP's named critical sections (.gomp_critical_user_NAME) count by their NAME;
+  export   librtstap.so exports a name that no installed header (ROOT/include/rtstap)
+           declares (a function the library's files share is RT_INTERNAL, linalg/rt_hidden.h);
+  gpu      librtstap_gpu.so exports anything but its two entries (rtstap_gpu_linalg_api,
+           rtstap_gpu_stap_api) and the kernels' rtk_ API (docs/architecture.md).
 Exit status 0 when the tree follows the rules, 1 when it does not (each violation is
 printed as path:line: rule: what)."""
 import os
@@ -43,6 +55,8 @@ PUBLIC_OWNER = {
     "rtstap.h": "stap",  # the umbrella header
 }
 GENERATED = {"rtstap/version.h": "include", "rtstap_commit.h": "include"}
+# what the generated version.h declares besides macros (none: its names are RTSTAP_ macros)
+GENERATED_NAMES = set()
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 STRING_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -51,6 +65,14 @@ HDF5_RE = re.compile(r"^(hdf5(_hl)?\.h|H5\w*\.h)$")
 CUDA_RE = re.compile(r"^(cuda\w*\.h|cublas\w*\.h|cufft\w*\.h|cuComplex\.h)$")
 SIGNAL_RE = re.compile(r"\b(sigaction|signal)\s*\(")
 PUBLIC_NAME_RE = re.compile(r"^(stap_|STAP_|RTSTAP_)")
+# a function defined with external linkage: its type and name at column 0, the body's brace
+# after the parameters (static functions, prototypes and macros do not match)
+DEFINITION_RE = re.compile(r'^(?:extern "C"\s+)?(?!static\b|typedef\b|extern\b|return\b|else\b|do\b)'
+                           r'[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)'
+                           r'\s*(?:const\s*)?\{', re.M)
+CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+# what precedes the name of a function declared, not called: its type at column 0
+DECLARATION_RE = re.compile(r"^(?!return\b|else\b)[A-Za-z_][\w \t\*]*$")
 
 
 def public_names(code):
@@ -70,7 +92,11 @@ def public_names(code):
             or re.match(r"^typedef\b[^(]*\b(\w+)\s*;\s*$", line)
         if m:
             out.append((lineno, m.group(1)))
-        elif not line.startswith(("typedef", "extern")):
+        elif line.startswith("extern"):  # an object: extern const char *const x[N];
+            m = re.match(r"^extern\b[^(\"]*?\b(\w+)\s*(?:\[[^\]]*\])?\s*;", line)
+            if m:
+                out.append((lineno, m.group(1)))
+        elif not line.startswith("typedef"):
             m = re.match(r"^[A-Za-z_][\w\s\*]*?\b(\w+)\s*\(", line)
             if m:
                 out.append((lineno, m.group(1)))
@@ -157,6 +183,18 @@ def check(root):
         grew = bool(more)
         cuda_headers |= more
     cuda_names = {os.path.basename(h) for h in cuda_headers}
+    # where each function with external linkage is defined: the lowest layer that defines it
+    code_of, defined_in = {}, {}
+    for rel in files:
+        if rel.endswith(".in"):
+            continue
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as fh:
+            code_of[rel] = STRING_RE.sub('""', strip_comments(fh.read()))
+        if rel.endswith((".c", ".cu")):
+            for m in DEFINITION_RE.finditer(code_of[rel]):
+                mine = layer_of(rel)[0]
+                if m.group(1) not in defined_in or RANK[mine] < RANK[defined_in[m.group(1)][0]]:
+                    defined_in[m.group(1)] = (mine, rel)
     for rel in files:
         if rel.endswith(".in"):
             continue
@@ -211,6 +249,20 @@ def check(root):
                 if not PUBLIC_NAME_RE.match(name):
                     problems.append("%s:%d: name: %s is public and not stap_/STAP_ (the one "
                                     "public family; docs/library.md)" % (rel, lineno, name))
+        own = {m.group(1) for m in DEFINITION_RE.finditer(code_of[rel])} | \
+            set(re.findall(r"^static\b[^;{}=]*?\b(\w+)\s*\(", code_of[rel], re.M))
+        # the public headers declare what the layers implement (common.h: linalg/rt_common.c)
+        for lineno, line in enumerate([] if mine == "include" else code_of[rel].splitlines(), 1):
+            if line.lstrip().startswith("#") and not line.lstrip().startswith("#define"):
+                continue
+            for m in CALL_RE.finditer(line):
+                name = m.group(1)
+                if name in own or name not in defined_in or DECLARATION_RE.match(line[:m.start()]):
+                    continue
+                their, where = defined_in[name]
+                if RANK[their] > RANK[mine]:
+                    problems.append("%s:%d: call: %s (layer %s) calls %s, defined in %s (layer %s)"
+                                    % (rel, lineno, rel, mine, name, where, their))
         if mine != "app":
             code = strip_comments(text)
             for lineno, line in enumerate(code.splitlines(), 1):
@@ -229,6 +281,59 @@ def check(root):
     return files, includes, problems
 
 
+GLOBAL_OK_RE = re.compile(r"^(?:\.gomp_critical_user_)?(?:stap_|STAP_)")
+# result.c's named critical section until issue 44's move of the run path renames it
+GLOBAL_TOLERATED = {".gomp_critical_user_rtstap_result_pwrite"}
+GPU_EXPORT_RE = re.compile(r"^(rtstap_gpu_linalg_api|rtstap_gpu_stap_api|rtk_\w+)$")
+
+
+def nm_symbols(args, lib):
+    """(object, name) of each symbol nm lists (POSIX format, defined ones only)."""
+    import subprocess
+    out = subprocess.run(["nm", "-A", "-P", "--defined-only"] + args + [lib], check=True,
+                         capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        where, _, rest = line.partition(": ")
+        fields = rest.split()
+        if len(fields) >= 2 and fields[1] not in "Uw":  # a symbol defined here
+            obj = where[where.find("[") + 1:-1] if "[" in where else os.path.basename(where)
+            rows.append((obj, fields[0]))
+    return rows
+
+
+def check_symbols(root, libs):
+    declared = set(GENERATED_NAMES)
+    inc = os.path.join(root, "include", "rtstap")
+    for f in sorted(os.listdir(inc)):
+        if f.endswith((".h", ".h.in")):
+            with open(os.path.join(inc, f), encoding="utf-8") as fh:
+                declared |= {name for _, name in public_names(strip_comments(fh.read()))}
+    problems = []
+    for lib in libs:
+        base = os.path.basename(lib)
+        if base.endswith(".a"):
+            for obj, name in nm_symbols(["-g"], lib):
+                if not GLOBAL_OK_RE.match(name) and name not in GLOBAL_TOLERATED:
+                    problems.append("%s: global: %s (%s) is global and not stap_/STAP_"
+                                    % (base, name, obj))
+        elif base.startswith("librtstap_gpu"):
+            for _, name in nm_symbols(["-D"], lib):
+                if not GPU_EXPORT_RE.match(name):
+                    problems.append("%s: gpu: exports %s (cmake/rtstap_gpu.map)" % (base, name))
+        else:
+            for _, name in nm_symbols(["-D"], lib):
+                if name not in declared:
+                    problems.append("%s: export: %s is exported and no installed header declares"
+                                    " it (RT_INTERNAL, or a public declaration)" % (base, name))
+    for p in problems:
+        print(p)
+    print("check_symbols: %s: %s" % (", ".join(os.path.basename(x) for x in libs),
+                                     "%d problem(s)" % len(problems) if problems else
+                                     "every global name stap_/STAP_, every export declared"))
+    return 1 if problems else 0
+
+
 def self_test():
     tree = {
         "include/rtstap/common.h": "#include <stddef.h>\ntypedef float cf32;\n"
@@ -238,7 +343,9 @@ def self_test():
         "include/rtstap/extra.h": "\n",
         "kernels/k.cu": '#include "linalg.h"\n#include "rtstap/common.h"\n',
         "linalg/la_internal.h": '#include "linalg.h"\n',
-        "linalg/la.c": '#include "la_internal.h"\n/* "--not-a-message" */\n',
+        "linalg/la.c": '#include "la_internal.h"\n/* "--not-a-message" */\n'
+                       'int la_fail(int code)\n{\n    return code;\n}\n',
+        "kernels/kc.h": 'static inline int kc(void) { return la_fail(1); }\n',
         "stap/s.c": '#include "la_internal.h"\n#include "stap.h"\n'
                     'int f(void) { return g("--loading must be >= 0"); }\n',
         "datasets/scene.h": '#include "stap.h"\n',
@@ -257,6 +364,7 @@ def self_test():
         "include/rtstap/stap.h:2: public",
         "include/rtstap/extra.h:1: public",
         "kernels/k.cu:1: upward",
+        "kernels/kc.h:1: call",
         "stap/s.c:1: private",
         "stap/s.c:3: flag",
         "datasets/d.c:1: home",
@@ -285,6 +393,8 @@ def self_test():
 def main(argv):
     if len(argv) > 1 and argv[1] == "--self-test":
         return self_test()
+    if len(argv) > 3 and argv[1] == "--symbols":
+        return check_symbols(argv[2], argv[3:])
     root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files, includes, problems = check(root)
     for p in problems:

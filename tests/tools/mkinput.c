@@ -1,5 +1,5 @@
 /* mkinput: write one small schema-v1 input file, valid or malformed in a named way, for
- * the CLI rejection tests (tests/cli/cli_reject.sh). Uses the raw HDF5 API, not stap/h5io.c.
+ * the CLI rejection tests (tests/cli/cli_reject.sh). Uses the raw HDF5 API, not stap/io/.
  * usage: mkinput KIND OUT.h5 [SEED] | mkinput --complex64 KIND OUT.h5 [SEED] (the complex64
  * equivalent of a valid kind: the samples a reader must give) | mkinput --list */
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "la_check.h"
-#include "perfect.h"
+#include "perfect_io.h"
 
 int main(int argc, char **argv)
 {
@@ -16,13 +16,13 @@ int main(int argc, char **argv)
     }
     stap_error err;
     perfect_size size;
-    if (perfect_size_parse(argv[1], &size, &err)) {
+    if (stap_perfect_size_parse(argv[1], &size, &err)) {
         fprintf(stderr, "mkperfect: %s\n", err.msg);
         return 2;
     }
     tc_rng rng;
     tc_rng_seed(&rng, argc > 3 ? strtoull(argv[3], NULL, 10) : 1);
-    const perfect_dims *d = perfect_get_dims(size);
+    const perfect_dims *d = stap_perfect_get_dims(size);
     size_t n = (size_t)d->channels * d->pulses * d->range_cells;
     size_t nv = (size_t)d->steering * d->channels * d->doppler_order;
     stap_cf32 *x = malloc(sizeof(stap_cf32) * n), *v = malloc(sizeof(stap_cf32) * nv);
@@ -31,10 +31,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < nv; i++) v[i] = (float)tc_uniform(&rng) + I * (float)tc_uniform(&rng);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s_app_input.bin", argv[2], d->name);
-    int st = perfect_write_raw(path, x, n, STAP_WRITE_NEW, &err);
+    int st = stap_perfect_write_raw(path, x, n, STAP_WRITE_NEW, &err);
     if (!st) {
         snprintf(path, sizeof path, "%s/%s_app_steering_vectors.bin", argv[2], d->name);
-        st = perfect_write_raw(path, v, nv, STAP_WRITE_NEW, &err);
+        st = stap_perfect_write_raw(path, v, nv, STAP_WRITE_NEW, &err);
     }
     free(x);
     free(v);

@@ -1,4 +1,4 @@
-/* test_cfar: the CFAR detectors of stap/cfar.c (CA, OS, GO, SO along range; CA2D over
+/* test_cfar: the CFAR detectors of stap/detect/cfar.c (CA, OS, GO, SO along range; CA2D over
  * range x Doppler).
  *  1. Threshold tables against independent computations: the GO/SO false-alarm
  *     probability at the library's alpha by numerical integration over the training
@@ -441,7 +441,7 @@ static int ward_output(const scene_truth *tr, stap_plan *plan, stap_cf32 *y, sta
     const scene_config *c = &tr->cfg;
     stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)c->channels * c->pulses * c->range_gates);
     stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
-    int st = scene_generate(tr, cube, err);
+    int st = stap_scene_generate(tr, cube, err);
     if (!st) st = stap_plan_execute(plan, cube, W, y, NULL, err);
     free(cube);
     free(W);
@@ -451,10 +451,10 @@ static int ward_output(const scene_truth *tr, stap_plan *plan, stap_cf32 *y, sta
 static void test_scene_false_alarms(tc_rng *rng)
 {
     scene_config sc;
-    scene_preset_config(SCENE_PRESET_WARD, &sc);
+    stap_scene_preset_config(SCENE_PRESET_WARD, &sc);
     scene_truth tr;
     stap_error err;
-    scene_truth_build(&sc, &tr, &err);
+    stap_scene_truth_build(&sc, &tr, &err);
     stap_config cfg;
     stap_config_defaults(&cfg);
     cfg.channels = sc.channels;
@@ -512,13 +512,13 @@ static void test_scene_false_alarms(tc_rng *rng)
     }
     free(y);
     stap_plan_destroy(plan);
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
 }
 
 static void test_targets(tc_rng *rng)
 {
     scene_config sc;
-    scene_preset_config(SCENE_PRESET_WARD, &sc);
+    stap_scene_preset_config(SCENE_PRESET_WARD, &sc);
     sc.range_gates = 324;
     const int C = sc.channels, P = sc.pulses, B = 3, Q = 3, N = C * Q;
     stap_config cfg;
@@ -546,7 +546,7 @@ static void test_targets(tc_rng *rng)
     const int D = cfg.doppler_bins, R = cfg.range_gates;
     /* the optimum loss per (bin, beam) from the target-free truth */
     scene_truth tr0;
-    scene_truth_build(&sc, &tr0, &err);
+    stap_scene_truth_build(&sc, &tr0, &err);
     stap_cf32 *W = calloc(stap_weights_len(plan), sizeof(stap_cf32));
     stap_sinr_result lo;
     if (stap_sinr_compute(&tr0, &cfg, stap_plan_steering(plan), B, W, -1, &lo, &err)) {
@@ -589,7 +589,7 @@ static void test_targets(tc_rng *rng)
             td[k] = d;
         }
         scene_truth tr;
-        scene_truth_build(&s, &tr, &err);
+        stap_scene_truth_build(&s, &tr, &err);
         if (ward_output(&tr, plan, y, &err)) {
             CHECK(0, "scene: %s", err.msg);
             break;
@@ -623,7 +623,7 @@ static void test_targets(tc_rng *rng)
         }
         cells += (size_t)B * D * R;
         free(det);
-        scene_truth_free(&tr);
+        stap_scene_truth_free(&tr);
     }
     double expect = cc.pfa * cells, sd = sqrt(expect);
     fprintf(stderr, "  targets: %d of %d (predicted SINR 21-25 dB without self-nulling) detected "
@@ -634,7 +634,7 @@ static void test_targets(tc_rng *rng)
     free(y);
     free(W);
     stap_sinr_free(&lo);
-    scene_truth_free(&tr0);
+    stap_scene_truth_free(&tr0);
     stap_plan_destroy(plan);
 }
 

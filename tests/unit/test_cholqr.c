@@ -51,8 +51,8 @@ static void check_batch(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf
     }
     CHECK(untouched, "cholqr2 %s %dx%d wrote into lda padding or stride gaps", what, m, n);
     la_qr_accuracy acc;
-    st = la_qr_check(m, n, batch, T, R, 1, &acc, &err);
-    CHECK(st == STAP_OK, "la_qr_check: %s", err.msg);
+    st = stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    CHECK(st == STAP_OK, "stap_la_qr_check: %s", err.msg);
     const long long guarded = g1 - g0;
     printf("  %-12s %4dx%-4d batch %3d  residual %8.3f  diag %8.3f  guarded %lld\n", what, m, n, batch,
            acc.residual, acc.diag, guarded);

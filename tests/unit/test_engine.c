@@ -42,11 +42,11 @@ static stap_config small_config(stap_backend be)
 static void make_cube(uint64_t seed, const stap_config *c, stap_cf32 *cube)
 {
     synth_params sp;
-    synth_defaults(&sp, c->channels, c->pulses, c->range_gates);
+    stap_synth_defaults(&sp, c->channels, c->pulses, c->range_gates);
     sp.seed = seed;
     sp.target_snr_db = 15; /* a detection to compare */
     stap_error e;
-    synth_cube(&sp, cube, &e);
+    stap_synth_cube(&sp, cube, &e);
 }
 
 static void expected(const stap_config *c, const stap_cfar_config *cf, const stap_cf32 *cube, expect *x)

@@ -1,5 +1,5 @@
 /* test_gpu_cfar: the GPU CFAR (kernels/cfar.cu) against the CPU detector
- * (stap/cfar.c) on fresh random outputs — noise with per-line levels, targets and
+ * (stap/detect/cfar.c) on fresh random outputs — noise with per-line levels, targets and
  * clutter-like ridges, short lines where the edge windows dominate, every kind (CA, OS,
  * GO, SO along range; CA2D over range x Doppler, with Doppler windows up to the whole
  * line of bins) with random parameters and shapes, and the hard preset's output shape

@@ -85,10 +85,10 @@ int main(void)
         cf[k] = tc_xmalloc(sizeof(stap_cf32) * n);
         i16[k] = tc_xmalloc(4 * n);
         synth_params sp;
-        synth_defaults(&sp, c.channels, c.pulses, c.range_gates);
+        stap_synth_defaults(&sp, c.channels, c.pulses, c.range_gates);
         sp.seed = 900 + (uint64_t)k;
         sp.target_snr_db = 15;
-        CHECK(synth_cube(&sp, cf[k], &why) == STAP_OK, "synth: %s", why.msg);
+        CHECK(stap_synth_cube(&sp, cf[k], &why) == STAP_OK, "synth: %s", why.msg);
         stap_samples_from_cf32(&f16, cf[k], n, i16[k]);
     }
     const int ndev = count < MAXDEV ? count : MAXDEV;

@@ -177,11 +177,11 @@ static int has_cell(const run_out *o, int b, int d, int r)
 static stap_cf32 *case_cube(const gcase *g, uint64_t seed, synth_params *sp)
 {
     stap_cf32 *cube = tc_xmalloc(sizeof(stap_cf32) * (size_t)g->C * g->P * g->R);
-    synth_defaults(sp, g->C, g->P, g->R);
+    stap_synth_defaults(sp, g->C, g->P, g->R);
     sp->seed = seed;
     sp->target_snr_db = 10;
     stap_error err;
-    CHECK(synth_cube(sp, cube, &err) == STAP_OK, "%s: synth: %s", g->name, err.msg);
+    CHECK(stap_synth_cube(sp, cube, &err) == STAP_OK, "%s: synth: %s", g->name, err.msg);
     return cube;
 }
 
@@ -397,9 +397,9 @@ static void soak(void)
     for (int k = 0; k < 2; k++) {
         cube[k] = stap_engine_host_alloc(e, sizeof(stap_cf32) * n);
         synth_params sp;
-        synth_defaults(&sp, c.channels, c.pulses, c.range_gates);
+        stap_synth_defaults(&sp, c.channels, c.pulses, c.range_gates);
         sp.seed = 77 + k;
-        synth_cube(&sp, cube[k], &err);
+        stap_synth_cube(&sp, cube[k], &err);
     }
     size_t free100 = 0, free1000 = 0, rss100 = 0, rss1000 = 0, total = 0;
     size_t ndet[2] = {0, 0};

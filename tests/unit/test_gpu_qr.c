@@ -57,8 +57,8 @@ static void qr_case(stap_la_ctx *ctx, const char *what, tc_rng *rng, int m, int 
     CHECK(st == STAP_OK, "%s %dx%dx%d %s: stap_la_qr: %s", what, m, n, batch, cond_name(cond), err.msg);
     if (st == STAP_OK) {
         la_qr_accuracy acc;
-        st = la_qr_check(m, n, batch, T, R, 1, &acc, &err);
-        CHECK(st == STAP_OK, "la_qr_check: %s", err.msg);
+        st = stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+        CHECK(st == STAP_OK, "stap_la_qr_check: %s", err.msg);
         int ok = st == STAP_OK && acc.residual < THRESHOLD && acc.diag < THRESHOLD;
         printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f  %s\n", what, m, n,
                batch, cond_name(cond), acc.residual, acc.diag, ok ? "ok" : "FAIL");
@@ -108,7 +108,7 @@ static void gap_case(stap_la_ctx *ctx, const char *what, tc_rng *rng, int m, int
         for (int j = 0; j < n; j++)
             memcpy(R + one * k + (size_t)j * m, A + stride * k + (size_t)j * lda, m * sizeof *R);
     la_qr_accuracy acc;
-    st = la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    st = stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err);
     int ok = st == STAP_OK && acc.residual < THRESHOLD && acc.diag < THRESHOLD;
     printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f  gaps %s  %s\n", what, m, n,
            batch, "lda+3", acc.residual, acc.diag, touched ? "CHANGED" : "untouched",
@@ -142,7 +142,7 @@ static void bench_case(stap_la_ctx *ctx, const char *what, tc_rng *rng, int m, i
                     if (same_bits(R[idx], tc_poison(idx))) unwritten++;
                 }
         la_qr_accuracy acc;
-        st = la_qr_check(m, n, batch, sets, R, 1, &acc, &err);
+        st = stap_la_qr_check(m, n, batch, sets, R, 1, &acc, &err);
         int ok = st == STAP_OK && unwritten == 0 && us > 0 && acc.residual < THRESHOLD &&
                  acc.diag < THRESHOLD;
         printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f  median %.1f us  %s\n",

@@ -1,4 +1,4 @@
-/* test_h5io: the HDF5 file format (stap/h5io.c) — bit-exact input round trips, float64,
+/* test_h5io: the HDF5 file format (stap/io/) — bit-exact input round trips, float64,
  * big-endian and reordered-member conversion, every malformed input of mkinput_lib with
  * its message, cubes and recordings in every axis order with every kind of axis label
  * (and labels that are refused), the result file read back through the raw HDF5 API
@@ -194,8 +194,8 @@ static int truth_hook(stap_h5_file *f, void *user, stap_error *err)
     h->calls++;
     if (h->fail) return stap_fail(err, STAP_EINVAL, "hook refused on purpose");
     const int v[3] = {7, 8, 9};
-    h5x_put_ints(f, "/truth", 3, v);
-    return h5x_status(f, err);
+    stap_h5x_put_ints(f, "/truth", 3, v);
+    return stap_h5x_status(f, err);
 }
 
 static int has_truth(const char *path)

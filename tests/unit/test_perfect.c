@@ -11,7 +11,7 @@
 
 #include "h5io.h"
 #include "la_check.h"
-#include "perfect.h"
+#include "perfect_io.h"
 #include "ref_stap.h"
 #include "testutil.h"
 
@@ -34,11 +34,11 @@ static void check_size(perfect_size size, const char *dir, const char *label, in
 {
     stap_error err;
     stap_input in;
-    int st = perfect_read_inputs(size, dir, &in, &err);
+    int st = stap_perfect_read_inputs(size, dir, &in, &err);
     CHECK(st == STAP_OK, "%s: %s", label, err.msg);
     if (st) return;
     stap_config cfg;
-    perfect_config(size, &cfg);
+    stap_perfect_config(size, &cfg);
     int N = cfg.channels * cfg.doppler_order;
     size_t ny = (size_t)16 * cfg.doppler_bins * cfg.range_gates;
     size_t nw = (size_t)cfg.doppler_bins * cfg.segments * 16 * N;
@@ -77,7 +77,7 @@ static void check_size(perfect_size size, const char *dir, const char *label, in
         if (!st && (st = stap_input_read(path, &back, NULL, &err)) == STAP_OK) {
             CHECK(back.steering_beams == 16 && back.steering_len == N, "imported /steering shape");
             stap_config c2;
-            perfect_config(size, &c2);
+            stap_perfect_config(size, &c2);
             c2.backend = STAP_BACKEND_CPU;
             stap_cf32 *Y2 = run_plan(&c2, &back, &err);
             CHECK(Y2 && memcmp(Y2, first, sizeof(stap_cf32) * ny) == 0,
@@ -98,7 +98,7 @@ static void check_size(perfect_size size, const char *dir, const char *label, in
 
 static void synthesize(perfect_size size, const char *dir, tc_rng *rng)
 {
-    const perfect_dims *d = perfect_get_dims(size);
+    const perfect_dims *d = stap_perfect_get_dims(size);
     size_t n = (size_t)d->channels * d->pulses * d->range_cells;
     size_t nv = (size_t)d->steering * d->channels * d->doppler_order;
     stap_cf32 *x = malloc(sizeof(stap_cf32) * n), *v = malloc(sizeof(stap_cf32) * nv);
@@ -107,13 +107,13 @@ static void synthesize(perfect_size size, const char *dir, tc_rng *rng)
     char path[4096];
     stap_error err;
     snprintf(path, sizeof path, "%s/%s_app_input.bin", dir, d->name);
-    CHECK(perfect_write_raw(path, x, n, STAP_WRITE_NEW, &err) == STAP_OK, "%s", err.msg);
+    CHECK(stap_perfect_write_raw(path, x, n, STAP_WRITE_NEW, &err) == STAP_OK, "%s", err.msg);
     snprintf(path, sizeof path, "%s/%s_app_steering_vectors.bin", dir, d->name);
-    CHECK(perfect_write_raw(path, v, nv, STAP_WRITE_NEW, &err) == STAP_OK, "%s", err.msg);
+    CHECK(stap_perfect_write_raw(path, v, nv, STAP_WRITE_NEW, &err) == STAP_OK, "%s", err.msg);
     /* writing again must be refused: never overwrite */
-    CHECK(perfect_write_raw(path, v, nv, STAP_WRITE_NEW, &err) == STAP_EIO, "overwrite not refused");
+    CHECK(stap_perfect_write_raw(path, v, nv, STAP_WRITE_NEW, &err) == STAP_EIO, "overwrite not refused");
     /* ... unless asked to replace it (-f): the same contents again */
-    CHECK(perfect_write_raw(path, v, nv, STAP_WRITE_REPLACE, &err) == STAP_OK, "replace: %s",
+    CHECK(stap_perfect_write_raw(path, v, nv, STAP_WRITE_REPLACE, &err) == STAP_OK, "replace: %s",
           err.msg);
     free(x);
     free(v);
@@ -144,7 +144,7 @@ int main(void)
         fclose(f);
         stap_input in;
         stap_error err;
-        CHECK(perfect_read_inputs(PERFECT_SMALL, dir, &in, &err) == STAP_EFORMAT &&
+        CHECK(stap_perfect_read_inputs(PERFECT_SMALL, dir, &in, &err) == STAP_EFORMAT &&
                   strstr(err.msg, "holds 8 bytes"), "truncated input: %s", err.msg);
         char cmd[4300];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -76,10 +76,10 @@ static void run_case(const pcase *pc, stap_backend be, stap_qr_method qr, tc_rng
     stap_cf32 *cube = malloc(sizeof(stap_cf32) * ncube);
     if (pc->jammed) {
         synth_params sp;
-        synth_defaults(&sp, pc->C, pc->P, pc->R);
+        stap_synth_defaults(&sp, pc->C, pc->P, pc->R);
         sp.seed = (uint64_t)(tc_uniform(rng) * 1e15);
         stap_error e;
-        synth_cube(&sp, cube, &e);
+        stap_synth_cube(&sp, cube, &e);
     } else {
         for (size_t i = 0; i < ncube; i++) cube[i] = tc_cnormal(rng);
     }
@@ -375,7 +375,7 @@ static void test_self_nulling(void)
 {
     const int C = 8, P = 16, R = 128, D = 16, B = 8, b = 4, dbin = 4;
     synth_params sp;
-    synth_defaults(&sp, C, P, R);
+    stap_synth_defaults(&sp, C, P, R);
     sp.target_u = stap_beam_u(b, B) + 0.25 * 2.0 / B; /* a quarter beam spacing off */
     sp.target_doppler = (double)dbin / D;
     sp.target_snr_db = 20;
@@ -383,10 +383,10 @@ static void test_self_nulling(void)
     stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)C * P * R),
          *clean = malloc(sizeof(stap_cf32) * (size_t)C * P * R);
     stap_error err;
-    CHECK(synth_cube(&sp, cube, &err) == STAP_OK, "synth: %s", err.msg);
+    CHECK(stap_synth_cube(&sp, cube, &err) == STAP_OK, "synth: %s", err.msg);
     synth_params sc = sp;
     sc.target_range = -1;
-    CHECK(synth_cube(&sc, clean, &err) == STAP_OK, "synth: %s", err.msg);
+    CHECK(stap_synth_cube(&sc, clean, &err) == STAP_OK, "synth: %s", err.msg);
     double pw[3];
     stap_cf32 *Xt = malloc(sizeof(stap_cf32) * (size_t)C * D * R);
     for (int run = 0; run < 3; run++) { /* segment on target cube, sliding, segment on clean */

@@ -64,8 +64,8 @@ static void check_batch(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf
     }
     la_qr_accuracy acc;
     stap_error err = {0};
-    int st = la_qr_check(m, n, batch, T, R, 1, &acc, &err);
-    CHECK(st == STAP_OK, "la_qr_check: %s", err.msg);
+    int st = stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    CHECK(st == STAP_OK, "stap_la_qr_check: %s", err.msg);
     printf("  %-6s %-12s %4dx%-4d batch %4d  residual %8.3f  diag %8.3f\n", bn, what, m, n, batch,
            acc.residual, acc.diag);
     CHECK(acc.residual < THRESHOLD, "%s %s %dx%d: residual ratio %g (batch item %d) >= %g", bn, what,
@@ -92,23 +92,23 @@ static void check_checker_flags_corruption(stap_la_ctx *ctx, tc_rng *rng)
     stap_error err = {0};
     CHECK(stap_la_qr(ctx, m, n, batch, R, m, (ptrdiff_t)m * n, &err) == STAP_OK, "stap_la_qr: %s", err.msg);
     la_qr_accuracy acc;
-    la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err);
     CHECK(acc.residual < THRESHOLD && acc.diag < THRESHOLD, "uncorrupted R fails the check");
 
     size_t item = 2, off = (item * n + 40) * m + 17; /* R(17, 40) of item 2 */
     stap_cf32 saved = R[off];
     R[off] += 0.05f * cabsf(R[item * n * m]);
-    la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err);
     CHECK(acc.residual >= THRESHOLD && acc.worst == (int)item,
           "corrupted off-diagonal entry not flagged (residual %g, worst %d)", acc.residual, acc.worst);
     R[off] = saved;
 
     size_t dg = (item * n + 30) * m + 30; /* R(30, 30): 1 %, ~200 times its first-order bound */
     R[dg] *= 1.01f;
-    la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err);
     CHECK(acc.diag >= THRESHOLD, "corrupted diagonal entry not flagged (diag %g)", acc.diag);
     R[dg] = NAN;
-    la_qr_check(m, n, batch, T, R, 1, &acc, &err);
+    stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err);
     CHECK(!(acc.residual < THRESHOLD), "NaN in R not flagged (residual %g)", acc.residual);
     printf("  checker flags corrupted R entries: ok\n");
     free(T);
@@ -150,7 +150,7 @@ static void check_checker_accepts_backward_stable(tc_rng *rng)
         }
         la_qr_accuracy acc;
         stap_error err = {0};
-        CHECK(la_qr_check(m, n, batch, T, R, 1, &acc, &err) == STAP_OK, "la_qr_check: %s", err.msg);
+        CHECK(stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err) == STAP_OK, "stap_la_qr_check: %s", err.msg);
         CHECK(acc.diag < THRESHOLD, "%dx%d cond 1e6: the exact factor of T + dT (||dt_j|| = m eps "
               "||t_j||) fails the diag ratio (%g)", m, n, acc.diag);
         if (acc.diag > worst) worst = acc.diag;

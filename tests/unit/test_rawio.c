@@ -1,4 +1,4 @@
-/* test_rawio: raw interleaved complex samples (stap/rawio.c) — the type names, the
+/* test_rawio: raw interleaved complex samples (stap/io/raw.c) — the type names, the
  * conversion of every type by HDF5 (byte order, integers, floats) with a scale against
  * values computed here, the refusal of non-finite and out-of-range samples by index, and an
  * import of a raw file in another axis order, read back through stap_recording_read. */

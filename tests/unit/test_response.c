@@ -87,7 +87,7 @@ static stap_config config_for(const scene_config *sc, int D, int Q, int S, int K
 static void brute_force(tc_rng *rng)
 {
     scene_config sc;
-    scene_preset_config(SCENE_PRESET_WARD, &sc);
+    stap_scene_preset_config(SCENE_PRESET_WARD, &sc);
     sc.channels = 5;
     sc.pulses = 7;
     sc.range_gates = 40;
@@ -95,7 +95,7 @@ static void brute_force(tc_rng *rng)
     const int C = 5, P = 7, D = 10, Q = 3, N = C * Q, B = 3;
     stap_error err;
     scene_truth tr;
-    if (scene_truth_build(&sc, &tr, &err)) {
+    if (stap_scene_truth_build(&sc, &tr, &err)) {
         CHECK(0, "scene: %s", err.msg);
         return;
     }
@@ -114,7 +114,7 @@ static void brute_force(tc_rng *rng)
         for (int s = 0; s < cfg.segments; s++) {
             const int b = (d + s) % B;
             scene_response r;
-            int st = scene_response_compute(&tr, &cfg, V, B, W, d, s, b, nu, nf, &r, &err);
+            int st = stap_scene_response_compute(&tr, &cfg, V, B, W, d, s, b, nu, nf, &r, &err);
             CHECK(st == STAP_OK, "response bin %d segment %d: %s", d, s, err.msg);
             if (st) continue;
             stap_cf64 w[N];
@@ -138,7 +138,7 @@ static void brute_force(tc_rng *rng)
             stap_cf64 *Rst = malloc(sizeof(stap_cf64) * CP * CP), *T = calloc((size_t)CP * N, sizeof(stap_cf64));
             stap_cf64 *RT = malloc(sizeof(stap_cf64) * CP * N), Rd[N * N], x[N];
             lapack_int ipiv[N];
-            scene_covariance_spacetime(&tr, Rst, &err);
+            stap_scene_covariance_spacetime(&tr, Rst, &err);
             for (int c = 0; c < C; c++)
                 for (int q = 0; q < Q; q++) {
                     int k = ((d - (Q - 1) / 2 + q) % D + D) % D;
@@ -176,7 +176,7 @@ static void brute_force(tc_rng *rng)
             free(Rst);
             free(T);
             free(RT);
-            scene_response_free(&r);
+            stap_scene_response_free(&r);
         }
     fprintf(stderr, "  brute force (C=%d P=%d D=%d Q=%d, Hann): worst relative difference "
             "%.2e (adapted), %.2e (optimum)\n", C, P, D, Q, worst, worst_opt);
@@ -185,24 +185,24 @@ static void brute_force(tc_rng *rng)
 
     /* errors name what is wrong */
     scene_response r;
-    CHECK(scene_response_compute(&tr, &cfg, V, B, W, D, 0, 0, nu, nf, &r, &err) == STAP_EINVAL &&
+    CHECK(stap_scene_response_compute(&tr, &cfg, V, B, W, D, 0, 0, nu, nf, &r, &err) == STAP_EINVAL &&
               strstr(err.msg, "Doppler bin"), "bin out of range: %s", err.msg);
-    CHECK(scene_response_compute(&tr, &cfg, V, B, W, 0, 2, 0, nu, nf, &r, &err) == STAP_EINVAL &&
+    CHECK(stap_scene_response_compute(&tr, &cfg, V, B, W, 0, 2, 0, nu, nf, &r, &err) == STAP_EINVAL &&
               strstr(err.msg, "segment"), "segment out of range: %s", err.msg);
-    CHECK(scene_response_compute(&tr, &cfg, V, B, W, 0, 0, 3, nu, nf, &r, &err) == STAP_EINVAL &&
+    CHECK(stap_scene_response_compute(&tr, &cfg, V, B, W, 0, 0, 3, nu, nf, &r, &err) == STAP_EINVAL &&
               strstr(err.msg, "beam"), "beam out of range: %s", err.msg);
-    CHECK(scene_response_compute(&tr, &cfg, V, B, W, 0, 0, 0, 1, nf, &r, &err) == STAP_EINVAL &&
+    CHECK(stap_scene_response_compute(&tr, &cfg, V, B, W, 0, 0, 0, 1, nf, &r, &err) == STAP_EINVAL &&
               strstr(err.msg, "grid"), "grid too small: %s", err.msg);
     stap_config other = cfg;
     other.pulses = 8;
-    CHECK(scene_response_compute(&tr, &other, V, B, W, 0, 0, 0, nu, nf, &r, &err) == STAP_EINVAL &&
+    CHECK(stap_scene_response_compute(&tr, &other, V, B, W, 0, 0, 0, nu, nf, &r, &err) == STAP_EINVAL &&
               strstr(err.msg, "scene"), "cube of another shape: %s", err.msg);
     /* without weights: the optimum alone */
-    CHECK(scene_response_compute(&tr, &cfg, V, B, NULL, 1, 0, 1, nu, nf, &r, &err) == STAP_OK &&
+    CHECK(stap_scene_response_compute(&tr, &cfg, V, B, NULL, 1, 0, 1, nu, nf, &r, &err) == STAP_OK &&
               !r.adapted && r.optimum, "optimum alone: %s", err.msg);
-    scene_response_free(&r);
+    stap_scene_response_free(&r);
     free(W);
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
 }
 
 /* ---- 2-3 ---------------------------------------------------------------------------- */
@@ -270,12 +270,12 @@ static shape shape_of(const scene_response *r, const double *G, const stap_cf64 
 static void peak_without_clutter(void)
 {
     scene_config sc;
-    scene_preset_config(SCENE_PRESET_WARD, &sc);
+    stap_scene_preset_config(SCENE_PRESET_WARD, &sc);
     sc.clutter = 0;
     sc.range_gates = 60;
     stap_error err;
     scene_truth tr;
-    if (scene_truth_build(&sc, &tr, &err)) {
+    if (stap_scene_truth_build(&sc, &tr, &err)) {
         CHECK(0, "scene: %s", err.msg);
         return;
     }
@@ -286,7 +286,7 @@ static void peak_without_clutter(void)
         stap_cf32 V[3 * 54];
         stap_default_steering(&cfg, V);
         scene_response r;
-        if (scene_response_compute(&tr, &cfg, V, B, NULL, bin, 0, beam, nu, nf, &r, &err)) {
+        if (stap_scene_response_compute(&tr, &cfg, V, B, NULL, bin, 0, beam, nu, nf, &r, &err)) {
             CHECK(0, "response: %s", err.msg);
             continue;
         }
@@ -305,9 +305,9 @@ static void peak_without_clutter(void)
               "Q=%d: without clutter the optimum peaks at (%.4f, %.4f), not within a grid step "
               "of the look direction %.4f and the bin's Doppler %.4f", Q, pu, pf, r.look_u,
               r.bin_doppler);
-        scene_response_free(&r);
+        stap_scene_response_free(&r);
     }
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
 }
 
 /* Ward's scene with clutter, broadside beam, bin 3: Q = 1 behind a 60 dB Chebyshev
@@ -318,16 +318,16 @@ static void peak_without_clutter(void)
  * caller frees both); 0, or -1 after reporting the failure. */
 static int ward_cpi(tc_rng *rng, scene_config *sc, scene_truth *tr, stap_cf32 **cube)
 {
-    scene_preset_config(SCENE_PRESET_WARD, sc);
+    stap_scene_preset_config(SCENE_PRESET_WARD, sc);
     sc->range_gates = 540;
     sc->seed = (uint64_t)(tc_uniform(rng) * 1e15);
     stap_error err;
-    if (scene_truth_build(sc, tr, &err)) {
+    if (stap_scene_truth_build(sc, tr, &err)) {
         CHECK(0, "scene: %s", err.msg);
         return -1;
     }
     *cube = malloc(sizeof(stap_cf32) * (size_t)sc->channels * sc->pulses * sc->range_gates);
-    CHECK(scene_generate(tr, *cube, &err) == STAP_OK, "generate: %s", err.msg);
+    CHECK(stap_scene_generate(tr, *cube, &err) == STAP_OK, "generate: %s", err.msg);
     return 0;
 }
 
@@ -350,7 +350,7 @@ static int run_response(const scene_truth *tr, const stap_cf32 *cube, stap_confi
     int st = stap_plan_execute(plan, cube, *W, Y, NULL, &err);
     CHECK(st == STAP_OK, "execute: %s", err.msg);
     if (!st)
-        st = scene_response_compute(tr, cfg, stap_plan_steering(plan), cfg->beams, *W, bin, 0,
+        st = stap_scene_response_compute(tr, cfg, stap_plan_steering(plan), cfg->beams, *W, bin, 0,
                                     beam, nu, nf, r, &err);
     CHECK(st == STAP_OK, "response %s: %s", what, err.msg);
     free(Y);
@@ -428,12 +428,12 @@ static void theory(tc_rng *rng)
                       fabs(a.peak_f - o.peak_f) <= 2 * df + 1e-12,
                   "Q=%d: adapted peak at (%.4f, %.4f), the optimum's at (%.4f, %.4f)", Q,
                   a.peak_u, a.peak_f, o.peak_u, o.peak_f);
-            scene_response_free(&r);
+            stap_scene_response_free(&r);
         }
         free(W);
     }
     free(cube);
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
 }
 
 /* ---- sub-CPI: the staggered snapshot's response ------------------------------------- */
@@ -514,12 +514,12 @@ static void subcpi_response(tc_rng *rng)
                   stap_algorithm_name(cfg.algorithm), worst);
             CHECK(ja < -30 && jo < -30, "%s: jammer columns only %.1f / %.1f dB down",
                   stap_algorithm_name(cfg.algorithm), ja, jo);
-            scene_response_free(&r);
+            stap_scene_response_free(&r);
         }
         free(W);
     }
     free(cube);
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
 }
 
 int main(void)

@@ -1,11 +1,11 @@
 /* test_scene: the airborne scene generator against its own truth.
  *  1. The sample covariance of generated space-time snapshots converges to
- *     scene_covariance_spacetime: E||Rhat - R||_F^2 = (tr R)^2 / K exactly for complex
+ *     stap_scene_covariance_spacetime: E||Rhat - R||_F^2 = (tr R)^2 / K exactly for complex
  *     Gaussian snapshots, so the normalized error K ||Rhat - R||_F^2 / (tr R)^2 must
  *     stay near 1 while K grows 64-fold (a wrong truth makes it grow like K).
  *  2. The same for the Doppler-domain snapshots the STAP plan forms (window, zero
- *     padding, Q = 3) against scene_covariance_doppler.
- *  3. scene_covariance_doppler equals T_d^H R_st T_d formed explicitly.
+ *     padding, Q = 3) against stap_scene_covariance_doppler.
+ *  3. stap_scene_covariance_doppler equals T_d^H R_st T_d formed explicitly.
  *  4. Jammer placement and power (spatial spectrum peak, white over pulses); target
  *     placement (the exact difference of two draws with and without the target).
  *  5. /truth round trip through HDF5, and rejected configurations. */
@@ -79,13 +79,13 @@ static double largest_eigenvalue(int N, const stap_cf64 *R)
 
 static void small_scene(scene_config *c, tc_rng *rng, int C, int P, int R)
 {
-    scene_preset_config(SCENE_PRESET_WARD, c);
+    stap_scene_preset_config(SCENE_PRESET_WARD, c);
     c->channels = C;
     c->pulses = P;
     c->range_gates = R;
     c->cnr_db = 30;
     c->patches = 360;
-    c->velocity_mps = scene_velocity_for_beta(c, 0.5 + tc_uniform(rng)); /* beta 0.5..1.5 */
+    c->velocity_mps = stap_scene_velocity_for_beta(c, 0.5 + tc_uniform(rng)); /* beta 0.5..1.5 */
     c->jammers[0] = (scene_jammer){-0.8 + 0.5 * tc_uniform(rng), 25};
     c->jammers[1] = (scene_jammer){0.3 + 0.5 * tc_uniform(rng), 20};
     c->seed = (uint64_t)(tc_uniform(rng) * 1e15);
@@ -101,14 +101,14 @@ static void test_spacetime_convergence(tc_rng *rng)
         small_scene(&cfg, rng, C, P, R);
         scene_truth tr;
         stap_error err;
-        int st = scene_truth_build(&cfg, &tr, &err);
-        CHECK(st == STAP_OK, "scene_truth_build: %s", err.msg);
+        int st = stap_scene_truth_build(&cfg, &tr, &err);
+        CHECK(st == STAP_OK, "stap_scene_truth_build: %s", err.msg);
         if (st) return;
         stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)N * R);
         stap_cf64 *snap = malloc(sizeof(stap_cf64) * (size_t)N * R);
         stap_cf64 *Rst = malloc(sizeof(stap_cf64) * N * N);
-        CHECK(scene_generate(&tr, cube, &err) == STAP_OK, "generate: %s", err.msg);
-        CHECK(scene_covariance_spacetime(&tr, Rst, &err) == STAP_OK, "covariance: %s", err.msg);
+        CHECK(stap_scene_generate(&tr, cube, &err) == STAP_OK, "generate: %s", err.msg);
+        CHECK(stap_scene_covariance_spacetime(&tr, Rst, &err) == STAP_OK, "covariance: %s", err.msg);
         for (int r = 0; r < R; r++)
             for (int i = 0; i < N; i++) snap[(size_t)r * N + i] = cube[(size_t)i * R + r];
         /* the distribution of K ||Rhat - R||^2 / (tr R)^2 (mean exactly 1 for Gaussian
@@ -134,7 +134,7 @@ static void test_spacetime_convergence(tc_rng *rng)
         free(cube);
         free(snap);
         free(Rst);
-        scene_truth_free(&tr);
+        stap_scene_truth_free(&tr);
     }
     /* Laurent and Massart (2000, lemma 1): for such a sum Q, P(Q >= 1 + 2 ||c||_2 sqrt(x)
      * + 2 ||c||_inf x) <= e^-x and P(Q <= 1 - 2 ||c||_2 sqrt(x)) <= e^-x. x = ln(16e6)
@@ -172,12 +172,12 @@ static void test_doppler_convergence(tc_rng *rng)
     small_scene(&cfg, rng, C, P, R);
     scene_truth tr;
     stap_error err;
-    if (scene_truth_build(&cfg, &tr, &err)) {
+    if (stap_scene_truth_build(&cfg, &tr, &err)) {
         CHECK(0, "build: %s", err.msg);
         return;
     }
     stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)C * P * R);
-    scene_generate(&tr, cube, &err);
+    stap_scene_generate(&tr, cube, &err);
     stap_config sc;
     stap_config_defaults(&sc);
     sc.channels = C;
@@ -195,7 +195,7 @@ static void test_doppler_convergence(tc_rng *rng)
     CHECK(st == STAP_OK, "plan: %s", err.msg);
     if (st) {
         free(cube);
-        scene_truth_free(&tr);
+        stap_scene_truth_free(&tr);
         return;
     }
     stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
@@ -215,7 +215,7 @@ static void test_doppler_convergence(tc_rng *rng)
                     int b = ((d - (Q - 1) / 2 + q) % D + D) % D;
                     snap[(size_t)r * N + c * Q + q] = X[((size_t)c * D + b) * R + r];
                 }
-        scene_covariance_doppler(&tr, win, D, Q, d, Rd, &err);
+        stap_scene_covariance_doppler(&tr, win, D, Q, d, Rd, &err);
         double ratio = whitened_error(N, snap, R, Rd);
         if (ratio > worst) worst = ratio;
         if (ratio < lo) lo = ratio;
@@ -236,7 +236,7 @@ static void test_doppler_convergence(tc_rng *rng)
     free(Y);
     free(cube);
     stap_plan_destroy(plan);
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
 }
 
 static void test_doppler_structure(tc_rng *rng)
@@ -247,7 +247,7 @@ static void test_doppler_structure(tc_rng *rng)
     cfg.patches = 97;
     scene_truth tr;
     stap_error err;
-    if (scene_truth_build(&cfg, &tr, &err)) {
+    if (stap_scene_truth_build(&cfg, &tr, &err)) {
         CHECK(0, "build: %s", err.msg);
         return;
     }
@@ -255,7 +255,7 @@ static void test_doppler_structure(tc_rng *rng)
     for (int p = 0; p < P; p++) win[p] = 0.2 + tc_uniform(rng);
     stap_cf64 *Rst = malloc(sizeof(stap_cf64) * CP * CP), *Rd = malloc(sizeof(stap_cf64) * N * N);
     stap_cf64 *T = malloc(sizeof(stap_cf64) * CP * N);
-    scene_covariance_spacetime(&tr, Rst, &err);
+    stap_scene_covariance_spacetime(&tr, Rst, &err);
     double worst = 0;
     for (int d = 0; d < D; d++) {
         /* s = T^H x with T[(c,p), (c',q)] = delta_cc' win[p] exp(+2 pi i b_q p / D) */
@@ -267,7 +267,7 @@ static void test_doppler_structure(tc_rng *rng)
                     T[(size_t)(c * Q + q) * CP + c * P + p] =
                         win[p] * cexp(2 * M_PI * I * (double)b * p / D);
             }
-        scene_covariance_doppler(&tr, win, D, Q, d, Rd, &err);
+        stap_scene_covariance_doppler(&tr, win, D, Q, d, Rd, &err);
         double num = 0, den = 0;
         for (int j = 0; j < N; j++)
             for (int i = 0; i < N; i++) {
@@ -284,7 +284,7 @@ static void test_doppler_structure(tc_rng *rng)
         if (rel > worst) worst = rel;
     }
     fprintf(stderr, "  Doppler covariance vs T^H R T: worst relative error %.2e\n", worst);
-    CHECK(worst < 1e-12, "scene_covariance_doppler differs from T^H R_st T by %.2e", worst);
+    CHECK(worst < 1e-12, "stap_scene_covariance_doppler differs from T^H R_st T by %.2e", worst);
     /* Hermitian positive diagonal of the space-time covariance */
     for (int i = 0; i < CP; i++)
         for (int j = 0; j < CP; j++)
@@ -293,7 +293,7 @@ static void test_doppler_structure(tc_rng *rng)
     free(Rst);
     free(Rd);
     free(T);
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
 }
 
 static void test_jammer(tc_rng *rng)
@@ -307,12 +307,12 @@ static void test_jammer(tc_rng *rng)
     cfg.jammers[0] = (scene_jammer){u, jnr_db};
     scene_truth tr;
     stap_error err;
-    if (scene_truth_build(&cfg, &tr, &err)) {
+    if (stap_scene_truth_build(&cfg, &tr, &err)) {
         CHECK(0, "build: %s", err.msg);
         return;
     }
     stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)C * P * R);
-    scene_generate(&tr, cube, &err);
+    stap_scene_generate(&tr, cube, &err);
     /* spatial sample covariance over pulses and range cells */
     stap_cf64 Rs[8 * 8] = {0};
     for (int p = 0; p < P; p++)
@@ -358,7 +358,7 @@ static void test_jammer(tc_rng *rng)
     fprintf(stderr, "  jammer lag-1 pulse correlation %.4f (noise level %.4f)\n", rho1, 1 / sqrt(n));
     CHECK(rho1 < 5 / sqrt(n), "jammer not white over pulses: lag-1 correlation %.4f", rho1);
     free(cube);
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
 }
 
 static void test_target(tc_rng *rng)
@@ -368,15 +368,15 @@ static void test_target(tc_rng *rng)
     small_scene(&cfg, rng, C, P, R);
     scene_truth t0, t1;
     stap_error err;
-    scene_truth_build(&cfg, &t0, &err);
+    stap_scene_truth_build(&cfg, &t0, &err);
     scene_target tg = {(int)(tc_uniform(rng) * R), -0.9 + 1.8 * tc_uniform(rng),
                        cfg.prf_hz * (-0.5 + tc_uniform(rng)), -10 + 30 * tc_uniform(rng)};
     cfg.ntargets = 1;
     cfg.targets[0] = tg;
-    CHECK(scene_truth_build(&cfg, &t1, &err) == STAP_OK, "build with a target: %s", err.msg);
+    CHECK(stap_scene_truth_build(&cfg, &t1, &err) == STAP_OK, "build with a target: %s", err.msg);
     stap_cf32 *x0 = malloc(sizeof(stap_cf32) * C * P * R), *x1 = malloc(sizeof(stap_cf32) * C * P * R);
-    scene_generate(&t0, x0, &err);
-    scene_generate(&t1, x1, &err);
+    stap_scene_generate(&t0, x0, &err);
+    stap_scene_generate(&t1, x1, &err);
     double amp = sqrt(pow(10, tg.snr_db / 10)), worst = 0, elsewhere = 0;
     for (int c = 0; c < C; c++)
         for (int p = 0; p < P; p++)
@@ -400,8 +400,8 @@ static void test_target(tc_rng *rng)
     CHECK(elsewhere == 0, "adding a target changed other range cells (by %.2e)", elsewhere);
     free(x0);
     free(x1);
-    scene_truth_free(&t0);
-    scene_truth_free(&t1);
+    stap_scene_truth_free(&t0);
+    stap_scene_truth_free(&t1);
 }
 
 static void test_truth_roundtrip(tc_rng *rng)
@@ -414,22 +414,22 @@ static void test_truth_roundtrip(tc_rng *rng)
     cfg.targets[1] = (scene_target){7, -0.4, -80, 5};
     scene_truth t, back;
     stap_error err;
-    scene_truth_build(&cfg, &t, &err);
+    stap_scene_truth_build(&cfg, &t, &err);
     char path[] = "/tmp/rtstap_test_scene_XXXXXX";
     int fd = mkstemp(path);
     if (fd >= 0) close(fd);
     h5x *f = NULL;
-    CHECK(h5x_create(&f, path, STAP_WRITE_REPLACE, &err) == STAP_OK, "truth file: %s", err.msg);
+    CHECK(stap_h5x_create(&f, path, STAP_WRITE_REPLACE, &err) == STAP_OK, "truth file: %s", err.msg);
     if (f) {
-        CHECK(scene_truth_write(f, &t, &err) == STAP_OK, "truth write: %s", err.msg);
-        CHECK(h5x_finish(f, &err) == STAP_OK, "truth file: %s", err.msg);
+        CHECK(stap_scene_truth_write(f, &t, &err) == STAP_OK, "truth write: %s", err.msg);
+        CHECK(stap_h5x_finish(f, &err) == STAP_OK, "truth file: %s", err.msg);
     }
-    int st = scene_truth_read(path, &back, &err);
+    int st = stap_scene_truth_read(path, &back, &err);
     CHECK(st == STAP_OK, "truth read: %s", err.msg);
     if (st == STAP_OK) {
         stap_cf64 *R0 = malloc(sizeof(stap_cf64) * 400), *R1 = malloc(sizeof(stap_cf64) * 400);
-        scene_covariance_spacetime(&t, R0, &err);
-        scene_covariance_spacetime(&back, R1, &err);
+        stap_scene_covariance_spacetime(&t, R0, &err);
+        stap_scene_covariance_spacetime(&back, R1, &err);
         CHECK(!memcmp(R0, R1, sizeof(stap_cf64) * 400), "covariance changed by the /truth round trip");
         CHECK(back.cfg.ntargets == 2 && back.cfg.targets[1].range_cell == 7 &&
               back.cfg.targets[1].doppler_hz == -80 && back.target_phase[1] == t.target_phase[1] &&
@@ -438,12 +438,12 @@ static void test_truth_roundtrip(tc_rng *rng)
               "targets/jammers/parameters changed by the /truth round trip");
         free(R0);
         free(R1);
-        scene_truth_free(&back);
+        stap_scene_truth_free(&back);
     }
     unlink(path);
     /* a file without /truth */
-    CHECK(scene_truth_read("/nonexistent/file.h5", &back, &err) == STAP_EIO, "missing file");
-    scene_truth_free(&t);
+    CHECK(stap_scene_truth_read("/nonexistent/file.h5", &back, &err) == STAP_EIO, "missing file");
+    stap_scene_truth_free(&t);
 }
 
 static void test_rejections(void)
@@ -451,32 +451,32 @@ static void test_rejections(void)
     scene_config c;
     stap_error err;
     scene_truth t;
-    scene_preset_config(SCENE_PRESET_WARD, &c);
+    stap_scene_preset_config(SCENE_PRESET_WARD, &c);
     c.ntargets = 1;
     c.targets[0] = (scene_target){300, 0, 0, 0};
-    CHECK(scene_truth_build(&c, &t, &err) == STAP_EINVAL && strstr(err.msg, "scene_config.targets["),
+    CHECK(stap_scene_truth_build(&c, &t, &err) == STAP_EINVAL && strstr(err.msg, "scene_config.targets["),
           "target outside the range gates accepted (%s)", err.msg);
-    scene_preset_config(SCENE_PRESET_WARD, &c);
+    stap_scene_preset_config(SCENE_PRESET_WARD, &c);
     c.jammers[1].u = 1.5;
-    CHECK(scene_truth_build(&c, &t, &err) == STAP_EINVAL && strstr(err.msg, "scene_config.jammers["),
+    CHECK(stap_scene_truth_build(&c, &t, &err) == STAP_EINVAL && strstr(err.msg, "scene_config.jammers["),
           "jammer at u = 1.5 accepted");
-    scene_preset_config(SCENE_PRESET_WARD, &c);
+    stap_scene_preset_config(SCENE_PRESET_WARD, &c);
     c.prf_hz = 0;
-    CHECK(scene_truth_build(&c, &t, &err) == STAP_EINVAL && strstr(err.msg, "scene_config.prf_hz"), "PRF 0 accepted");
-    scene_preset_config(SCENE_PRESET_WARD, &c);
+    CHECK(stap_scene_truth_build(&c, &t, &err) == STAP_EINVAL && strstr(err.msg, "scene_config.prf_hz"), "PRF 0 accepted");
+    stap_scene_preset_config(SCENE_PRESET_WARD, &c);
     c.slant_range_m = 100;
-    CHECK(scene_truth_build(&c, &t, &err) == STAP_EINVAL, "slant range below altitude accepted");
+    CHECK(stap_scene_truth_build(&c, &t, &err) == STAP_EINVAL, "slant range below altitude accepted");
     scene_preset p;
-    CHECK(scene_preset_parse("nope", &p, &err) == STAP_EINVAL, "bad preset name accepted");
+    CHECK(stap_scene_preset_parse("nope", &p, &err) == STAP_EINVAL, "bad preset name accepted");
     /* the Ward preset is TR-1015's example */
-    scene_preset_config(SCENE_PRESET_WARD, &c);
-    CHECK(scene_truth_build(&c, &t, &err) == STAP_OK, "ward preset: %s", err.msg);
+    stap_scene_preset_config(SCENE_PRESET_WARD, &c);
+    CHECK(stap_scene_truth_build(&c, &t, &err) == STAP_OK, "ward preset: %s", err.msg);
     CHECK(c.channels == 18 && c.pulses == 18 && fabs(t.beta - 1) < 1e-12 && c.cnr_db == 47,
           "ward preset is not C = P = 18, beta = 1, CNR 47 dB (beta %.6f)", t.beta);
     double sum = 0;
     for (int i = 0; i < t.patches; i++) sum += t.patch_cnr[i];
     CHECK(fabs(10 * log10(sum) - 47) < 1e-9, "total CNR %.6f dB, configured 47", 10 * log10(sum));
-    scene_truth_free(&t);
+    stap_scene_truth_free(&t);
 }
 
 int main(void)

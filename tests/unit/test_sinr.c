@@ -1,6 +1,6 @@
 /* test_sinr: Ward's TR-1015 example (18 elements at lambda/2, 18 pulses, beta = 1,
  * CNR 47 dB, two 35 dB jammers) through the STAP plan (post-Doppler, Q = 1, D = P)
- * and the SINR analysis of stap/sinr.c.
+ * and the SINR analysis of stap/analysis/sinr.c.
  *  1. The optimum SINR-loss curve against an independent direct computation from the
  *     full space-time covariance (T_d^H R_st T_d formed explicitly, LAPACK solve):
  *     the whole curve, every beam, to 1e-6 dB.
@@ -112,9 +112,9 @@ static double conventional_loss(const scene_truth *tr, const stap_config *cfg, c
     for (int p = 0; p < P; p++) win[p] = 1;
     stap_cf64 *Rd = malloc(sizeof(stap_cf64) * N * N), a[256], t[256];
     stap_error err;
-    scene_covariance_doppler(tr, win, cfg->doppler_bins, 1, d, Rd, &err);
+    stap_scene_covariance_doppler(tr, win, cfg->doppler_bins, 1, d, Rd, &err);
     for (int c = 0; c < C; c++) a[c] = v[c];
-    scene_doppler_signature(C, P, a, (double)d / cfg->doppler_bins, win, cfg->doppler_bins, 1, d, t);
+    stap_scene_doppler_signature(C, P, a, (double)d / cfg->doppler_bins, win, cfg->doppler_bins, 1, d, t);
     double tt = 0, an = 0;
     stap_cf64 trt = 0;
     for (int i = 0; i < N; i++) {
@@ -326,7 +326,7 @@ static void subcpi_full_dof(const scene_config *sc0)
     sc.range_gates = 48;
     stap_error err;
     scene_truth tr;
-    if (scene_truth_build(&sc, &tr, &err)) {
+    if (stap_scene_truth_build(&sc, &tr, &err)) {
         CHECK(0, "scene (4 x 6): %s", err.msg);
         return;
     }
@@ -335,14 +335,14 @@ static void subcpi_full_dof(const scene_config *sc0)
     stap_plan *plan = NULL;
     if (stap_plan_create(&plan, &cfg, NULL, 0, 0, &err)) {
         CHECK(0, "pre-Doppler M' = P plan: %s", err.msg);
-        scene_truth_free(&tr);
+        stap_scene_truth_free(&tr);
         return;
     }
     stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan));
     for (size_t i = 0; i < stap_weights_len(plan); i++) W[i] = 1;
     stap_cf64 *Rst = malloc(sizeof(stap_cf64) * CP * CP), *Rc = malloc(sizeof(stap_cf64) * CP * CP);
     stap_cf64 *x = malloc(sizeof(stap_cf64) * CP), *v = malloc(sizeof(stap_cf64) * CP);
-    scene_covariance_spacetime(&tr, Rst, &err);
+    stap_scene_covariance_spacetime(&tr, Rst, &err);
     stap_sinr_result r;
     int st = stap_sinr_compute(&tr, stap_plan_config(plan), stap_plan_steering(plan), B, W, -1,
                                &r, &err);
@@ -383,7 +383,7 @@ static void subcpi_full_dof(const scene_config *sc0)
     free(x);
     free(v);
     stap_plan_destroy(plan);
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
 }
 
 /* 4c: the clairvoyant weights built here, passed as the run's weights: algorithm_loss and
@@ -399,7 +399,7 @@ static void subcpi_composite(const scene_config *sc0, stap_algorithm alg, int Q,
     sc.seed = (uint64_t)(tc_uniform(rng) * 1e15);
     stap_error err;
     scene_truth tr;
-    if (scene_truth_build(&sc, &tr, &err)) {
+    if (stap_scene_truth_build(&sc, &tr, &err)) {
         CHECK(0, "scene (6 x 10): %s", err.msg);
         return;
     }
@@ -426,7 +426,7 @@ static void subcpi_composite(const scene_config *sc0, stap_algorithm alg, int Q,
     if (stap_config_validate(&cfg, 1, B, N, &err)) {
         CHECK(0, "composite config: %s", err.msg);
         free(V);
-        scene_truth_free(&tr);
+        stap_scene_truth_free(&tr);
         return;
     }
     const int S = cfg.segments;
@@ -437,7 +437,7 @@ static void subcpi_composite(const scene_config *sc0, stap_algorithm alg, int Q,
     stap_cf64 *Rst = malloc(sizeof(stap_cf64) * CP * CP), *w = malloc(sizeof(stap_cf64) * D * B * N);
     stap_cf64 *wr = malloc(sizeof(stap_cf64) * N), a[64];
     stap_cf32 *W = malloc(sizeof(stap_cf32) * D * S * B * N);
-    scene_covariance_spacetime(&tr, Rst, &err);
+    stap_scene_covariance_spacetime(&tr, Rst, &err);
     for (int d = 0; d < D; d++)
         for (int b = 0; b < B; b++) {
             stap_cf64 *wb = w + ((size_t)d * B + b) * N;
@@ -488,7 +488,7 @@ static void subcpi_composite(const scene_config *sc0, stap_algorithm alg, int Q,
     free(w);
     free(wr);
     free(W);
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
 }
 
 /* DPCA against theory: on a clutter-and-noise scene with beta = 1 its fixed weights with
@@ -507,14 +507,14 @@ static void dpca_theory(const scene_config *sc0, int Q)
     scene_truth tr, tn;
     scene_config sn = sc;
     sn.clutter = 0;
-    if (scene_truth_build(&sc, &tr, &err) || scene_truth_build(&sn, &tn, &err)) {
+    if (stap_scene_truth_build(&sc, &tr, &err) || stap_scene_truth_build(&sn, &tn, &err)) {
         CHECK(0, "dpca scenes: %s", err.msg);
         return;
     }
     CHECK(fabs(tr.beta - 1) < 1e-9, "the DPCA scene has beta %g, not 1", tr.beta);
     const int C = sc.channels, P = sc.pulses, N = C * Q, CP = C * P, B = 2, D = P;
     stap_cf64 *Rst = malloc(sizeof(stap_cf64) * CP * CP), *w = malloc(sizeof(stap_cf64) * N), a[16];
-    scene_covariance_spacetime(&tr, Rst, &err);
+    stap_scene_covariance_spacetime(&tr, Rst, &err);
     double u[64];
     for (int p = 0; p < P; p++) u[p] = 1;
     for (int shift = 1; shift <= 2; shift++) {
@@ -569,8 +569,8 @@ static void dpca_theory(const scene_config *sc0, int Q)
     }
     free(Rst);
     free(w);
-    scene_truth_free(&tr);
-    scene_truth_free(&tn);
+    stap_scene_truth_free(&tr);
+    stap_scene_truth_free(&tn);
 }
 
 int main(void)
@@ -580,12 +580,12 @@ int main(void)
     tc_rng_seed(&rng, seed);
 
     scene_config sc;
-    scene_preset_config(SCENE_PRESET_WARD, &sc);
+    stap_scene_preset_config(SCENE_PRESET_WARD, &sc);
     sc.range_gates = 324; /* divisible by 6 and 9 segments of K = 54 = 3N and 36 = 2N cells */
     const int C = sc.channels, P = sc.pulses, B = 3, N = C;
     stap_error err;
     scene_truth tr;
-    if (scene_truth_build(&sc, &tr, &err)) {
+    if (stap_scene_truth_build(&sc, &tr, &err)) {
         fprintf(stderr, "scene: %s\n", err.msg);
         return 1;
     }
@@ -640,7 +640,7 @@ int main(void)
         CHECK(st == STAP_OK, "sinr: %s", err.msg);
         if (st) return 1;
         stap_cf64 *Rst = malloc(sizeof(stap_cf64) * (size_t)C * P * C * P);
-        scene_covariance_spacetime(&tr, Rst, &err);
+        stap_scene_covariance_spacetime(&tr, Rst, &err);
         double worst = 0;
         int notch = -1;
         double lmin = INFINITY;
@@ -769,7 +769,7 @@ int main(void)
     scene_config sc17 = sc; /* Ward's scene with an odd number of channels: NA = C exists */
     sc17.channels = 17;
     scene_truth tr17;
-    if (scene_truth_build(&sc17, &tr17, &err)) {
+    if (stap_scene_truth_build(&sc17, &tr17, &err)) {
         fprintf(stderr, "scene (17 channels): %s\n", err.msg);
         return 1;
     }
@@ -819,13 +819,13 @@ int main(void)
         free(W);
         stap_plan_destroy(pj);
     }
-    scene_truth_free(&tr17);
+    stap_scene_truth_free(&tr17);
 
     /* ---- 4: the sub-CPI algorithms (a-c; RMB with 3) ------------------------------- */
     {
         const int CP = C * P;
         stap_cf64 *L = malloc(sizeof(stap_cf64) * CP * CP);
-        scene_covariance_spacetime(&tr, L, &err);
+        stap_scene_covariance_spacetime(&tr, L, &err);
         CHECK(LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', CP, L, CP) == 0, "R_st not positive definite");
         for (int alg = 0; alg < 2; alg++)
             for (int Q = 2; Q <= 3; Q++) {
@@ -857,7 +857,7 @@ int main(void)
     stap_cf32 *cube = malloc(sizeof(stap_cf32) * (size_t)C * P * sc.range_gates);
     for (int t = 0; t < trials; t++) {
         tr.cfg.seed = (uint64_t)(tc_uniform(&rng) * 1e15);
-        scene_generate(&tr, cube, &err);
+        stap_scene_generate(&tr, cube, &err);
         for (int k = 0; k < NCFG; k++) {
             if (k < 4 && t >= 20) continue;
             stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(plan[k]));
@@ -915,7 +915,7 @@ int main(void)
     }
     free(cube);
     for (int k = 0; k < NCFG; k++) stap_plan_destroy(plan[k]);
-    scene_truth_free(&tr);
+    stap_scene_truth_free(&tr);
     if (tc_failures) {
         fprintf(stderr, "test_sinr: %d failure(s) (seed %llu)\n", tc_failures,
                 (unsigned long long)seed);

@@ -96,15 +96,15 @@ int main(int argc, char **argv)
         stap_cf32 *sets = malloc(one * nsets * sizeof *sets), *V = malloc((size_t)nbeams * n * sizeof *V);
         stap_cf32 *W = malloc((size_t)batch * nbeams * n * sizeof *W);
         if (!sets || !V || !W) return 1;
-        la_random_batch(1000 + m * 7 + n, m, n, batch * nsets, sets);
-        la_random_batch(77 + n, nbeams, n, 1, V);
+        stap_la_random_batch(1000 + m * 7 + n, m, n, batch * nsets, sets);
+        stap_la_random_batch(77 + n, nbeams, n, 1, V);
         bad |= time_row(cublas, -1, "cublas", m, n, batch, sets, nsets, repeat, nbeams, V);
         stap_la_gpu_force_variant(gpu, -1, &err);
         stap_la_timing t;
         if (stap_la_adaptive_weights(gpu, m, n, batch, sets, m, (ptrdiff_t)m * n, nbeams, V, W, &t, &err) == STAP_OK)
             printf("%4dx%-4d x%-5d %-18s adaptive_weights (host in/out): qr %.4f ms, weights %.4f ms, transfer %.4f ms\n",
                    m, n, batch, "dispatch", t.qr_ms, t.weights_ms, t.transfer_ms);
-        la_random_batch(1000 + m * 7 + n, m, n, batch, sets); /* restore set 0 */
+        stap_la_random_batch(1000 + m * 7 + n, m, n, batch, sets); /* restore set 0 */
         char label[64];
         int chosen = -1;
         {
