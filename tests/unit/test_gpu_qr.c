@@ -209,7 +209,7 @@ static void cholqr2_cases(tc_rng *rng, int quick)
     CHECK(g1 - g0 == 3 && k1 - k0 == batch - 3, "mixed batch: %lld guarded, %lld kept (3 and %d expected)",
           g1 - g0, k1 - k0, batch - 3);
     la_qr_accuracy acc;
-    if (st == STAP_OK && la_qr_check(m, n, batch, T, R, 1, &acc, &err) == STAP_OK) {
+    if (st == STAP_OK && stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err) == STAP_OK) {
         printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f\n", "gpu/cholqr2 mixed", m, n,
                batch, "3 at 1e6", acc.residual, acc.diag);
         CHECK(acc.residual < THRESHOLD && acc.diag < THRESHOLD, "mixed batch: residual %.3f diag %.3f (item %d)",
