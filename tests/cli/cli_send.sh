@@ -63,9 +63,10 @@ check "... sent with scale 1, exactly" \
      grep -q "samples: complex64 .* as int16: whole numbers, exact (scale 1)" "$tmp/sa.out"'
 check "... the rate achieved is at most the rate asked, and the time at least 4 periods" \
     '[ "$(jget "$tmp/sa.json" "0 < d[\"rate_achieved\"] <= 4 * (1 + 1e-9) and d[\"elapsed_s\"] >= 1 - 1e-6")" = True ]'
-# packet j of the 160 is due 1/160 s after packet j-1: none arrives more than 50 ms early
+# packet j of the 160 is due j/160 s after the first: none arrives more than 0.1 s early (a
+# whole CPI in a burst would be 0.25 s early; the first packet itself may be late under load)
 check "... paced: no packet arrived before its time (kernel timestamps)" \
-    '[ "$(jget "$tmp/a.json" "len(d[\"arrivals\"]) == 160 and all(t - d[\"arrivals\"][0] >= j / 160.0 - 0.05 for j, t in enumerate(d[\"arrivals\"]))")" = True ]'
+    '[ "$(jget "$tmp/a.json" "len(d[\"arrivals\"]) == 160 and all(t - d[\"arrivals\"][0] >= j / 160.0 - 0.1 for j, t in enumerate(d[\"arrivals\"]))")" = True ]'
 
 receive b $N
 "$bin" send --input "$tmp/i16.h5" --vrt "udp://127.0.0.1:$port" --rate 8 --json - > "$tmp/sb.json" 2> "$tmp/sb.out"
