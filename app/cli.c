@@ -342,6 +342,16 @@ int cli_check_unwritten(const char *path, const stap_recording *rec, int strict)
     return EXIT_OK;
 }
 
+int cli_open_recording(const char *path, const cli_input_opts *o, stap_recording **rec, stap_input *in)
+{
+    stap_error err;
+    int status;
+    if (stap_recording_open(path, rec, in, &o->read, &err)) return cli_fail_input(path, &err);
+    if ((status = cli_check_layout(path, in, o)) || (status = cli_check_unwritten(path, *rec, o->strict)))
+        return status;
+    return EXIT_OK;
+}
+
 static char blas_detected[32]; /* the core OpenBLAS took before rtstap's restart, or "" */
 
 void cli_blas_set_restarted_from(const char *core)

@@ -73,6 +73,9 @@ int cli_fail_input(const char *path, const stap_error *err);
  * naming how many and the first of them, or (--strict) an error; none written at all is an
  * error either way. EXIT_OK or EXIT_PROCESSING (printed). */
 int cli_check_unwritten(const char *path, const stap_recording *rec, int strict);
+/* A recording opened (*rec, *in; closed and freed by the caller either way) and checked:
+ * cli_fail_input, cli_check_layout, cli_check_unwritten (stream --input, send). */
+int cli_open_recording(const char *path, const cli_input_opts *o, stap_recording **rec, stap_input *in);
 
 /* The stage-timing table on stderr (shared by run and perfect). */
 /* "" for segment training, else " sliding LB=1 G=2" (after S=.. K=.. in reports) */
@@ -97,5 +100,6 @@ int cmd_import_sigmf(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench_pipeline(int argc, char **argv);
+int cmd_send(int argc, char **argv);
 
 #endif

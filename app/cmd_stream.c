@@ -280,13 +280,8 @@ static int stream_workload(stream_job *j)
 /* --input: the recording and its shape into the workload */
 static int stream_open_input(stream_job *j)
 {
-    stap_error err;
-    int status;
-    if (stap_recording_open(j->input, &j->rec, &j->in, &j->inopts.read, &err))
-        return cli_fail_input(j->input, &err);
-    if ((status = cli_check_layout(j->input, &j->in, &j->inopts)) ||
-        (status = cli_check_unwritten(j->input, j->rec, j->inopts.strict)))
-        return status;
+    const int status = cli_open_recording(j->input, &j->inopts, &j->rec, &j->in);
+    if (status) return status;
     if (!j->cpis_given) j->cpis = (int)stap_recording_written(j->rec);
     stap_config *c = &j->w.cfg;
     c->channels = j->in.channels;

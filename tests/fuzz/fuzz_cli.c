@@ -42,6 +42,7 @@ static const command commands[] = {
     {"gen", cmd_gen, "--channels", "0"},        /* checked after every other flag */
     {"sinr", cmd_sinr, "--input", "%s/no-such-dir/in.h5"},
     {"plot", cmd_plot, "--input", "%s/no-such-dir/in.h5"},
+    {"send", cmd_send, "--input", "%s/no-such-dir/in.h5"}, /* opened before --vrt's host is resolved */
     {"cli_int", NULL, NULL, NULL},
     {"cli_double", NULL, NULL, NULL},
 };

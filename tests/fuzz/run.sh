@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 src=$PWD
 build=${1:-build-fuzz}
 secs=${2:-60}
-harnesses=${FUZZ_HARNESSES:-"fuzz_cli fuzz_perfect fuzz_sigmf fuzz_h5_cube fuzz_h5_meta fuzz_h5_file"}
+harnesses=${FUZZ_HARNESSES:-"fuzz_cli fuzz_perfect fuzz_sigmf fuzz_vrt fuzz_h5_cube fuzz_h5_meta fuzz_h5_file"}
 cc=${CC:-clang}
 command -v "$cc" >/dev/null || cc=clang-14
 command -v "$cc" >/dev/null || { echo "fuzz: no clang (apt-get install clang libclang-rt-14-dev libomp-14-dev)"; exit 1; }

@@ -52,6 +52,7 @@ PUBLIC_OWNER = {
     "cfar.h": "stap",
     "engine.h": "stap",
     "h5io.h": "stap",
+    "vrt.h": "stap",
     "rtstap.h": "stap",  # the umbrella header
 }
 GENERATED = {"rtstap/version.h": "include", "rtstap_commit.h": "include"}

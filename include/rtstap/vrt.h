@@ -1,0 +1,178 @@
+/* rtstap/vrt.h: live input over UDP (issue 45; the wire format is docs/live.md) — one
+ * VITA-49.0 IF Data packet with Stream ID per datagram, all words big-endian: the header
+ * (type 0001, TSI = 11: the integer timestamp is the pulse number since the stream began,
+ * mod 2^32; TSF = 01: the fractional timestamp is the range gate of the packet's first
+ * sample), the stream ID (the channel), then one word per range gate, int16 I in the high
+ * half and int16 Q in the low half. Context packets (type 0100) may carry the sample rate
+ * and RF reference frequency.
+ *
+ * Three parts, none of which allocates per packet or prints:
+ *   the packer     stap_vrt_pack_data, stap_vrt_pack_context, stap_vrt_pack_cpi: a CPI's
+ *                  cube into datagrams of G gates;
+ *   the parser     stap_vrt_parse: a datagram into its header fields and a pointer to its
+ *                  samples, or the one class of what is wrong with it;
+ *   the assembler  stap_vrt_assembler_*: datagrams placed by (channel, pulse, gate) into a
+ *                  fixed pool of CPI buffers; each CPI reported complete (its samples) or
+ *                  lost (never zero-filled), with duplicates, late packets and malformed
+ *                  ones counted. */
+#ifndef RTSTAP_VRT_H
+#define RTSTAP_VRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    STAP_VRT_HEADER_WORDS = 5,  /* header, stream ID, integer timestamp, fractional (2)   */
+    STAP_VRT_MAX_BYTES = 65504, /* the largest datagram: UDP over IPv4 carries 65507 bytes */
+    STAP_VRT_MAX_GATES = STAP_VRT_MAX_BYTES / 4 - STAP_VRT_HEADER_WORDS, /* 16371 a packet */
+    STAP_VRT_CONTEXT_BYTES = 28, /* stap_vrt_pack_context's largest packet                 */
+    STAP_VRT_TYPE_DATA = 1,     /* packet types: IF Data with Stream ID                    */
+    STAP_VRT_TYPE_CONTEXT = 4   /*               IF Context                                */
+};
+
+/* What a datagram is (stap_vrt_parse). The first three are the stream's; the others are
+ * malformed (stap_vrt_malformed), counted and otherwise ignored. */
+typedef enum stap_vrt_kind {
+    STAP_VRT_DATA = 0,      /* an IF data packet of the stream: samples to place          */
+    STAP_VRT_CONTEXT,       /* a context packet carrying the sample rate or RF frequency  */
+    STAP_VRT_CONTEXT_OTHER, /* a context packet carrying neither: ignored                 */
+    STAP_VRT_SHORT,         /* shorter than one word, than the fields its header and
+                               context indicators declare, or a data packet of no samples */
+    STAP_VRT_SIZE,          /* the packet size word disagrees with the datagram's length  */
+    STAP_VRT_TYPE,          /* a packet type other than 0001 (data) and 0100 (context)    */
+    STAP_VRT_TIMESTAMP,     /* a data packet whose TSI is not 11 or TSF not 01: it cannot
+                               be placed                                                  */
+    STAP_VRT_CHANNEL,       /* a data packet's stream ID (its channel) >= C               */
+    STAP_VRT_GATES,         /* a data packet's samples reach past the last range gate     */
+    STAP_VRT_KINDS
+} stap_vrt_kind;
+
+/* "data", "context", "context-other", "short", "size", "type", "timestamp", "channel",
+ * "gates"; "unknown" for another value. */
+const char *stap_vrt_kind_name(stap_vrt_kind k);
+/* 1 for the malformed kinds (STAP_VRT_SHORT and after), else 0. */
+int stap_vrt_malformed(stap_vrt_kind k);
+
+/* A datagram's fields, as stap_vrt_parse read them. */
+typedef struct stap_vrt_packet {
+    stap_vrt_kind kind;
+    unsigned type;        /* the 4-bit packet type                                       */
+    unsigned count;       /* the 4-bit packet count of its stream                        */
+    unsigned words;       /* the packet size word: 32-bit words of the whole packet      */
+    int has_class;        /* C: a class ID (2 words, skipped)                            */
+    int has_trailer;      /* T (data packets): a trailer word (skipped)                  */
+    unsigned tsi, tsf;    /* the timestamp kinds (data: 3 and 1)                         */
+    uint32_t stream_id;   /* data: the channel                                           */
+    uint32_t pulse;       /* data: the integer timestamp, the pulse number mod 2^32      */
+    uint64_t gate;        /* data: the fractional timestamp, the first sample's gate     */
+    const unsigned char *payload; /* data: the first sample's word (in the datagram)     */
+    size_t samples;       /* data: samples (words) in the payload                        */
+    int has_sample_rate, has_rf; /* context: which of the two it carries                */
+    double sample_rate_hz, rf_hz;
+} stap_vrt_packet;
+
+/* Read one datagram of `len` bytes for a stream of `channels` channels and `range_gates`
+ * gates (0: not checked). Returns the kind, also in pkt->kind; the fields read up to the
+ * fault are filled. The checks, in order: SHORT (under 4 bytes), SIZE, TYPE, SHORT (the
+ * header's fields, a context packet's indicated fields up to the sample rate, no
+ * samples), TIMESTAMP, CHANNEL, GATES. */
+stap_vrt_kind stap_vrt_parse(const void *datagram, size_t len, int channels, int range_gates,
+                             stap_vrt_packet *pkt);
+
+/* One IF data packet into out (4 (5 + n) bytes): stream `channel`, integer timestamp
+ * `pulse`, fractional timestamp `gate`, packet count `count` (mod 16), the n samples of
+ * iq (int16 (i, q) pairs in the machine's order). Returns its bytes, 0 when n is not in
+ * 1..STAP_VRT_MAX_GATES. */
+size_t stap_vrt_pack_data(void *out, uint32_t channel, uint32_t pulse, uint64_t gate,
+                          const int16_t *iq, int n, unsigned count);
+/* One context packet into out (at most STAP_VRT_CONTEXT_BYTES): stream `stream_id`, TSI
+ * and TSF 0, the sample rate and the RF reference frequency in Hz when not NULL (VITA-49's
+ * 64-bit fixed point, 20 fraction bits). Returns its bytes. */
+size_t stap_vrt_pack_context(void *out, uint32_t stream_id, const double *sample_rate_hz,
+                             const double *rf_hz, unsigned count);
+
+/* A stream's CPI shape. */
+typedef struct stap_vrt_shape {
+    int channels, pulses, range_gates;
+} stap_vrt_shape;
+
+/* STAP_OK, or STAP_EINVAL naming the value out of range (each >= 1; channels at most 2^31
+ * - 1, a CPI's samples under 2^40). */
+int stap_vrt_shape_validate(const stap_vrt_shape *s, stap_error *err);
+/* The data packets of one CPI in runs of `gates` (>= 1) gates: P x C x ceil(R / gates). */
+long long stap_vrt_cpi_packets(const stap_vrt_shape *s, int gates);
+/* Packet j (0 <= j < stap_vrt_cpi_packets) of stream CPI `cpi`, whose samples are cube
+ * (C x P x R int16 (i, q) pairs in the machine's order, channel, pulse, range), into out
+ * (4 (5 + gates) bytes at most). The order: pulse by pulse, within a pulse channel by
+ * channel, within a channel the gates in runs of `gates` (the last shorter). counts: C
+ * per-channel packet counts, the packet's advanced. Returns its bytes. */
+size_t stap_vrt_pack_cpi(void *out, const stap_vrt_shape *s, int gates, const int16_t *cube,
+                         long long cpi, long long j, unsigned char *counts);
+
+/* ---- the assembler ------------------------------------------------------------------- */
+typedef struct stap_vrt_assembler stap_vrt_assembler;
+
+/* What the assembler counted. */
+typedef struct stap_vrt_counts {
+    unsigned long long datagrams;               /* pushed                                   */
+    unsigned long long kinds[STAP_VRT_KINDS];   /* by what stap_vrt_parse said              */
+    unsigned long long malformed;               /* the malformed kinds together             */
+    unsigned long long placed;                  /* data packets with a new sample placed    */
+    unsigned long long duplicates;              /* data packets carrying a sample already
+                                                   received (the first copy is kept)        */
+    unsigned long long late;                    /* data packets of a CPI already reported   */
+    unsigned long long skipped;                 /* data packets before the first CPI        */
+    unsigned long long overrun;                 /* data packets dropped: their CPI's buffer
+                                                   still held by the caller (not released)  */
+    long long first_cpi;                        /* the stream's first CPI (-1: none yet)    */
+    long long cpis_complete, cpis_lost;         /* reported                                 */
+    int has_sample_rate, has_rf;                /* the last context packet's values         */
+    double sample_rate_hz, rf_hz;
+} stap_vrt_counts;
+
+typedef enum stap_vrt_event_kind {
+    STAP_VRT_CPI_COMPLETE = 1, /* every sample of the CPI received: iq holds it          */
+    STAP_VRT_CPI_LOST = 2      /* count CPIs from cpi that can no longer be complete      */
+} stap_vrt_event_kind;
+
+typedef struct stap_vrt_event {
+    stap_vrt_event_kind kind;
+    long long cpi;       /* the stream's CPI: pulse number / P                           */
+    long long count;     /* CPIs (1 for a complete one)                                  */
+    const int16_t *iq;   /* complete: C x P x R int16 (i, q) pairs in the machine's order,
+                            (channel, pulse, range); valid until stap_vrt_assembler_release */
+} stap_vrt_event;
+
+/* An assembler for a stream of shape s with `slots` CPI buffers (>= 1), all allocated here.
+ * A CPI is held open until complete or until a packet of a CPI `slots` or more later
+ * arrives; a complete CPI's buffer is the caller's until released. */
+int stap_vrt_assembler_create(stap_vrt_assembler **a, const stap_vrt_shape *s, int slots,
+                              stap_error *err);
+/* Parse and place one datagram (counted whatever it is); returns its kind. The first data
+ * packet starts the stream: at its CPI when it belongs to the CPI's first pulse, else at
+ * the next CPI (a listener started mid-stream); pulse numbers then unwrap mod 2^32 around
+ * the highest seen. */
+stap_vrt_kind stap_vrt_assembler_push(stap_vrt_assembler *a, const void *datagram, size_t len);
+/* The next event in the order they happened: 1 and *ev, or 0 when none is pending. */
+int stap_vrt_assembler_next(stap_vrt_assembler *a, stap_vrt_event *ev);
+/* Give a complete CPI's buffer back (its event's iq is no longer valid). A CPI not held
+ * is ignored. */
+void stap_vrt_assembler_release(stap_vrt_assembler *a, long long cpi);
+/* Report every CPI before `end` that is not complete as lost (end < 0: every CPI up to the
+ * highest seen) and count their later packets as late: the end of a stream, or a CPI
+ * waited for long enough. */
+void stap_vrt_assembler_flush(stap_vrt_assembler *a, long long end);
+const stap_vrt_counts *stap_vrt_assembler_counts(const stap_vrt_assembler *a);
+void stap_vrt_assembler_destroy(stap_vrt_assembler *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
