@@ -335,7 +335,9 @@ static int ranks_open(run_job *j, rec_run *r, ranks_run *x, stap_error *err)
     int st = STAP_OK;
     size_t sizes[2] = {0, 0};
     if (x->me == 0) {
-        const stap_write_options wo = {j->mode, r->keep, x->W, rec_detection_bytes()};
+        /* every row placed, whatever it costs (quadratic in the rows with HDF5 1.10:
+         * docs/mpi.md): the ranks write their rows at its offsets */
+        const stap_write_options wo = {j->mode, r->keep, x->W, rec_detection_bytes(), 1};
         const char *file = NULL;
         st = stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, err);
         if (!st && stap_result_writer_rows(r->rw) == x->W)

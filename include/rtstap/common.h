@@ -74,13 +74,23 @@ typedef struct stap_write_options {
                                 STAP_WRITE_REPLACE: an existing regular file is replaced */
     unsigned keep;           /* result files: STAP_KEEP_* bits, 0 = the writer's default   */
     long long cpis;          /* a recording's result writer: the CPIs it will be given, when
-                                known (0: not). Its per-CPI weights and output are then
-                                allocated at open — the disk space checked there, not
-                                mid-run — and written in place, without HDF5 per CPI     */
+                                known (0: not). The disk space for their weights and output
+                                is then checked at open, not mid-run, and up to
+                                STAP_RESULT_PLACE_ROWS rows (more when a row is large: one
+                                per 256 bytes of it) are placed: allocated at open and
+                                written in place, without HDF5 per CPI. More rows are
+                                appended as they come (placing is quadratic in the rows
+                                with HDF5 before 1.14)                                   */
     size_t detection_bytes;  /* a recording's result writer: the detections it holds before
                                 writing them (0: STAP_RESULT_DETECTION_BYTES); it holds at
                                 most this much plus one CPI's                            */
+    int place;               /* a recording's result writer: place every one of the `cpis`
+                                rows however many (stap_result_writer_placement: other
+                                processes write them at known offsets; rtstap-mpi)       */
 } stap_write_options;
+/* the rows a recording's result writer places at open unless asked for all
+ * (stap_write_options.cpis, .place) */
+#define STAP_RESULT_PLACE_ROWS 1024
 /* the detections a recording's result writer holds before writing them, by default: the
  * rows are written in batches of 1 024 CPIs or of this many bytes of detections, which
  * comes first (a run's memory check counts it) */

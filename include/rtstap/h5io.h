@@ -265,8 +265,8 @@ int stap_result_writer_append(stap_result_writer *w, long long cpi, long long in
                               const stap_cf32 *weights, const stap_cf32 *output, const stap_detection *det,
                               size_t ndet, const double *stage_ms, stap_error *err);
 /* Rows placed by another process (rtstap-mpi: each rank writes its CPIs' rows into the one
- * file). A writer opened with stap_write_options.cpis allocates every row's weights and output
- * at open, as their stored bytes (stap_cf32 little-endian, the engine's layout, one row per
+ * file). A writer opened with stap_write_options.cpis and .place (or with few enough cpis)
+ * allocates every row's weights and output at open, as their stored bytes (stap_cf32 little-endian, the engine's layout, one row per
  * chunk): stap_result_writer_placement gives the file (the temporary that close publishes)
  * and, per row, the byte offsets of its weights and output (-1 where not kept) and their
  * sizes; whoever writes row r's bytes there then hands the rest of the row to

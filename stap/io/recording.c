@@ -660,15 +660,28 @@ static unsigned long long stored_end(const stap_recording *r, long long cpi)
 
 /* After an HDF5 read of CPI cpi: libhdf5's sec2 driver reads zeros past the end of the file,
  * so a file cut short while it is read (a recorder's, a copy's) would give zeros for
- * samples. The file's size now is checked against the end of what the CPI read. */
+ * samples. The file's size now is checked against HDF5's end of allocation first (every
+ * chunk lies before it, and HDF5 reads nothing past it): a file that long holds the CPI,
+ * with no lookup in the chunk index, which HDF5 1.10 walks up to the chunk (quadratic over
+ * a run of many small CPIs). Only a shorter file looks up where the CPI's bytes end. */
 static int check_stored(const stap_recording *r, long long cpi, stap_error *err)
 {
-    const unsigned long long end = stored_end(r, cpi);
-    const int fd = end ? stap_io_h5_file_fd(r->file) : -1;
+    const int fd = stap_io_h5_file_fd(r->file);
     struct stat sb;
     const int known = fd >= 0 && fstat(fd, &sb) == 0;
     if (fd >= 0) close(fd);
-    if (!known || (unsigned long long)sb.st_size >= end) return STAP_OK;
+    if (!known) return STAP_OK;
+    hid_t fcpl = H5Fget_create_plist(r->file);
+    hsize_t ub = 0;
+    haddr_t eoa = HADDR_UNDEF;
+    if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0;
+    CLOSE_PLIST(fcpl);
+    /* the end of allocation counted after the user block: the check is at worst stricter */
+    if (H5Fget_eoa(r->file, &eoa) >= 0 && eoa != HADDR_UNDEF &&
+        (unsigned long long)sb.st_size >= ub + eoa)
+        return STAP_OK;
+    const unsigned long long end = stored_end(r, cpi);
+    if (!end || (unsigned long long)sb.st_size >= end) return STAP_OK;
     return stap_fail(err, STAP_EIO, "cannot read CPI %lld of '/data/iq' from '%s' (its bytes end "
                      "at offset %llu, the file at %lld): the file ends early", cpi, r->path, end,
                      (long long)sb.st_size);

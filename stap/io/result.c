@@ -316,9 +316,9 @@ struct stap_result_writer {
      * cut to the CPIs written at close */
     int direct;
     hsize_t extent;
-    /* preallocated (stap_write_options.cpis): every row's chunk allocated at open, at the
-     * file offsets woff/ooff, written there by pwrite (no HDF5 call, no lock); the rows
-     * never written are freed at close */
+    /* placed (stap_write_options.cpis, few rows or .place: result_places): every row's
+     * chunk allocated at open, at the file offsets woff/ooff, written there by pwrite (no
+     * HDF5 call, no lock); the rows never written are freed at close */
     long long rows;
     long long *woff, *ooff;
     /* the small per-CPI rows (stage times, input CPI, detections), kept and written in
@@ -507,6 +507,20 @@ static void w_extent(h5w *w, stap_result_writer *rw, hsize_t rows)
     rw->extent = rows;
 }
 
+/* Whether a writer of wo->cpis rows of per_row bytes places them at open. Placing looks up
+ * every row's chunk with H5Dget_chunk_info_by_coord, which HDF5 1.10 walks the chunk index
+ * up to (about 20 ns a chunk here: 64 000 rows took 37 s), so it is quadratic in the rows.
+ * Rows placed are written by pwrite in parallel parts, rows appended by H5Dwrite_chunk from
+ * one thread: placing pays for large rows only. Up to STAP_RESULT_PLACE_ROWS rows, or one per
+ * 256 bytes of a row when that is more: the lookups then cost at most 0.04 ns a byte of the
+ * rows (a fifth of writing them at 5 GB/s). rtstap-mpi's ranks write their rows at known
+ * offsets: .place asks for every row, however many (docs/mpi.md). */
+static int result_places(const stap_write_options *wo, size_t per_row)
+{
+    const long long by_size = (long long)(per_row / 256);
+    return wo->place || wo->cpis <= (by_size > STAP_RESULT_PLACE_ROWS ? by_size : STAP_RESULT_PLACE_ROWS);
+}
+
 int stap_result_writer_open(stap_result_writer **out, const char *path,
                             const stap_result *hdr, const stap_write_options *wo,
                             stap_error *err)
@@ -566,15 +580,15 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     size_t wb, ob;
     row_bytes(w, &wb, &ob);
     const size_t per_row = (w->keep & STAP_KEEP_WEIGHTS ? wb : 0) + (w->keep & STAP_KEEP_OUTPUT ? ob : 0);
-    if (w->direct && wo && wo->cpis > 0 && per_row && w->out.fd >= 0) {
+    if (wo && wo->cpis > 0 && per_row && !hw.st &&
+        h5_out_reserve(&w->out, w->file, (size_t)wo->cpis * per_row, err))
+        hw.st = err ? err->code : STAP_EIO; /* the disk cannot hold the results: said now */
+    if (w->direct && wo && wo->cpis > 0 && per_row && w->out.fd >= 0 && result_places(wo, per_row)) {
         w->rows = wo->cpis;
         w->woff = calloc((size_t)w->rows, sizeof *w->woff);
         w->ooff = calloc((size_t)w->rows, sizeof *w->ooff);
-        if (!w->woff || !w->ooff) {
-            if (!hw.st) hw.st = stap_fail(err, STAP_ENOMEM, "out of memory for the offsets of %lld CPIs", w->rows);
-        } else if (!hw.st && h5_out_reserve(&w->out, w->file, (size_t)w->rows * per_row, err)) {
-            hw.st = err ? err->code : STAP_EIO; /* the disk cannot hold the results: said now */
-        }
+        if ((!w->woff || !w->ooff) && !hw.st)
+            hw.st = stap_fail(err, STAP_ENOMEM, "out of memory for the offsets of %lld CPIs", w->rows);
     }
     if (w->keep & STAP_KEEP_WEIGHTS)
         w->weights = w->rows ? w_preallocated(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow,

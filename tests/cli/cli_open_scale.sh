@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# cli_open_scale: opening a recording of many small CPIs is linear in its CPIs (issue 43,
-# row 10). HDF5 1.10 (Debian 12) places a chunk by walking the chunk index up to it
+# cli_open_scale: opening a recording of many small CPIs, and running it, is linear in its
+# CPIs (issue 43, row 10). HDF5 1.10 (Debian 12) places a chunk by walking the chunk index up to it
 # (H5Dget_chunk_info_by_coord), so placing every CPI for the direct reader was quadratic:
 # `info` on 12 000 CPIs took 10-29 s, on 50 000 minutes. Now, without H5Dchunk_iter (HDF5
 # 1.14), a recording of more than 1 024 chunks (of small CPIs) keeps the HDF5 path (each read looks its
@@ -33,4 +33,41 @@ check "info on 50 000 CPIs: read by HDF5, saying why (HDF5 before 1.14 has no on
 open gaps
 check "info on 50 000 CPIs, 10 000 never written: exit 0 ($rc) in under 30 s ($secs s), the gap found" \
     '[ $rc -eq 0 ] && [ $secs -lt 30 ] && grep -q "CPIs: 40000 written, 10000 never written" "$tmp/gaps.txt"'
+
+# `run` over 64 000 CPIs of 2 x 4 x 8 samples (one a chunk) is linear too. It took 71 s here
+# (--threads 1; 342 s with the default threads spinning), 32 s of them outside the stream:
+# the result writer placed every row at open (a walk of the chunk index per row), and each
+# HDF5 read looked its chunk up to check the file's length. Now rows past 1 024 are appended
+# as they come and a read checks the file's length against HDF5's end of allocation: 3 s
+# here. The bound is 30 s; a hang is killed after 120 s.
+"$mkpartial" recording "$tmp/run.h5" 2,4,8 64000 1 all >/dev/null
+small=(--doppler-bins 4 --doppler-order 1 --segments 1 --training 4 --beams 1 --cfar none --threads 1)
+t0=$SECONDS
+timeout -k 5 120 "$bin" run --input "$tmp/run.h5" --output "$tmp/res.h5" "${small[@]}" --quiet \
+    >"$tmp/run.txt" 2>&1
+rc=$?
+secs=$((SECONDS - t0))
+check "run on 64 000 CPIs: exit 0 ($rc) in under 30 s ($secs s)" '[ $rc -eq 0 ] && [ $secs -lt 30 ]'
+check "run on 64 000 CPIs: 64 000 rows of weights, stage times and input CPIs" \
+    '[ "$("$RTSTAP_TOOLS_DIR/h5shape" "$tmp/res.h5" /weights /timing/cpi_ms /axes/input_cpi | tr "\n" " ")" = \
+       "/weights 64000x4x1x1x2 /timing/cpi_ms 64000x8 /axes/input_cpi 64000 " ]'
+
+# stopped by SIGTERM at CPI 1 500 (the reader stalls there for 60 s; the stop does not wait
+# for it): the rows appended so far are published, exactly those, the full run's first 1 500
+mkdir -p "$tmp/sig"
+RTSTAP_TEST_READER_STALL=1500:60000 "$bin" run --input "$tmp/run.h5" \
+    --output "$tmp/sig/o.h5" "${small[@]}" --quiet 2>"$tmp/sig.err" &
+pid=$!
+for _ in $(seq 300); do ls -A "$tmp/sig" | grep -q tmp && break; sleep 0.1; done
+sleep 8 # CPIs 0-1 499 done (0.3 s here, with the open); the reader is in its stall
+kill -TERM $pid
+wait $pid
+rc=$?
+check "run on 64 000 CPIs, SIGTERM in the stall: exit 143 ($rc), saying so" \
+    '[ $rc -eq 143 ] && grep -q "stopped by SIGTERM after 1500 of the 64000 written CPIs" "$tmp/sig.err"'
+check "run on 64 000 CPIs, SIGTERM: the file holds the 1 500 rows run, nothing else left" \
+    '[ "$("$RTSTAP_TOOLS_DIR/h5shape" "$tmp/sig/o.h5" /weights /axes/input_cpi | tr "\n" " ")" = \
+       "/weights 1500x4x1x1x2 /axes/input_cpi 1500 " ] && [ "$(ls -A "$tmp/sig")" = o.h5 ]'
+"$mkpartial" ints "$tmp/sig/o.h5" /axes/input_cpi >"$tmp/sig.cpis"
+check "run on 64 000 CPIs, SIGTERM: its rows are input CPIs 0-1 499" '[ "$(cat "$tmp/sig.cpis")" = "$(seq -s " " 0 1499)" ]'
 exit $fail

@@ -21,6 +21,18 @@ void *tc_xmalloc(size_t bytes)
 
 stap_cf32 tc_poison(size_t i) { return (float)(-777.0 - (double)(i % 13)) + I * 1234.5f; }
 
+int tc_count_tmp(const char *d)
+{
+    DIR *dp = opendir(d);
+    if (!dp) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp.")) n++;
+    closedir(dp);
+    return n;
+}
+
 void tc_remove_tree(const char *d)
 {
     DIR *dp = opendir(d);

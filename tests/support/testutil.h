@@ -26,5 +26,7 @@ void *tc_xmalloc(size_t bytes);
 stap_cf32 tc_poison(size_t i);
 /* Remove a directory and everything below it (a test's scratch directory). */
 void tc_remove_tree(const char *dir);
+/* The atomic writers' temporary files (".NAME.tmp.*") in a directory (-1: not readable). */
+int tc_count_tmp(const char *dir);
 
 #endif

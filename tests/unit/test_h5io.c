@@ -4,7 +4,6 @@
  * (and labels that are refused), the result file read back through the raw HDF5 API
  * (datasets, shapes, types, attributes), and the atomic-write rules: no overwrite, no
  * partial file, no temporary left behind. */
-#include <dirent.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -40,18 +39,6 @@ static int exists(const char *path)
 }
 
 /* Temporary files of the atomic writers (".<base>.tmp.XXXXXX") left in d. */
-static int count_tmp(const char *d)
-{
-    DIR *dp = opendir(d);
-    if (!dp) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(dp)))
-        if (e->d_name[0] == '.' && strstr(e->d_name, ".tmp.")) n++;
-    closedir(dp);
-    return n;
-}
-
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -301,7 +288,7 @@ static void test_input_roundtrip(tc_rng *rng)
     in.iq = NULL;
     CHECK(stap_input_write(path, &in, NULL, NULL, NULL, &err) == STAP_EINVAL && !exists(path),
           "input without a cube accepted");
-    CHECK(count_tmp(dir) == 0, "temporary files left after the input writes");
+    CHECK(tc_count_tmp(dir) == 0, "temporary files left after the input writes");
 }
 
 /* ---- every kind of mkinput_lib -------------------------------------------------- */
@@ -955,7 +942,7 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
     snprintf(path, sizeof path, "%s/result_%d.h5", dir, idx);
     int st = stap_result_write(path, &res, NULL, &err);
     CHECK(st == STAP_OK, "result %d: %s", idx, err.msg);
-    CHECK(count_tmp(dir) == 0, "result %d: temporary file left", idx);
+    CHECK(tc_count_tmp(dir) == 0, "result %d: temporary file left", idx);
     CHECK(hook.calls == 1, "result %d: extra hook called %d times", idx, hook.calls);
     if (st) goto out;
     struct stat sb;
@@ -1250,7 +1237,7 @@ static void test_atomic_rules(void)
     pathof(path, sizeof path, "fresh.h5");
     CHECK(stap_output_check(path, &err) == STAP_OK && !exists(path), "stap_output_check: %s",
           err.msg);
-    CHECK(count_tmp(dir) == 0, "temporary files left after the failures");
+    CHECK(tc_count_tmp(dir) == 0, "temporary files left after the failures");
 }
 
 /* STAP_WRITE_REPLACE (rtstap -f): an existing regular file is replaced only when the new one
@@ -1346,7 +1333,7 @@ static void test_replace_mode(void)
     CHECK(st == STAP_OK && stap_recording_write(rw, 0, &one, &err) == STAP_OK &&
               stap_recording_finish(rw, NULL, NULL, &err) == STAP_OK && !file_equals(path, "old\n"),
           "recording replace finish: %s", err.msg);
-    CHECK(count_tmp(dir) == 0, "temporary files left after the replacements");
+    CHECK(tc_count_tmp(dir) == 0, "temporary files left after the replacements");
 }
 
 
@@ -1691,7 +1678,7 @@ int main(void)
     test_detection_bound();
     test_unwritten(&rng);
     CHECK(stap_io_open_objects() == 0, "HDF5 objects left open at the end");
-    CHECK(count_tmp(dir) == 0, "temporary files left in %s", dir);
+    CHECK(tc_count_tmp(dir) == 0, "temporary files left in %s", dir);
     tc_remove_tree(dir);
     if (tc_failures) {
         fprintf(stderr, "test_h5io: %d failure(s) (seed %llu)\n", tc_failures,
