@@ -186,30 +186,4 @@ RT_INTERNAL void stap_h5x_for_writer(struct stap_h5_file *f, h5w *w, hid_t file)
 /* A new temporary "<dir>/.<base>.tmp.<owner>.<pid>.XXXXXX" beside path (atomic.c). */
 RT_INTERNAL int stap_io_tmp_make(const char *path, char *tmp, size_t tmplen, stap_error *err);
 
-/* ---- the helpers' former names, as result.c still spells them (issue 44 moves the run
- * path and result.c with it; its calls take the names above there, and this block goes) */
-#define cf32_file_type stap_io_cf32_file_type
-#define cf32_mem_type stap_io_cf32_mem_type
-#define h5_lock stap_io_h5_lock
-#define h5_out_begin stap_h5out_begin
-#define h5_out_finish stap_h5out_finish
-#define h5_out_reserve stap_h5out_reserve
-#define h5x_for_writer stap_h5x_for_writer
-#define no_chunk_cache stap_io_no_chunk_cache
-#define out_create stap_io_out_create
-#define out_finish stap_io_out_finish
-#define quiet_begin stap_io_quiet_begin
-#define quiet_end stap_io_quiet_end
-#define w_attr stap_io_w_attr
-#define w_attr_double stap_io_w_attr_double
-#define w_attr_int stap_io_w_attr_int
-#define w_attr_string stap_io_w_attr_string
-#define w_cf32_keep stap_io_w_cf32_keep
-#define w_dataset stap_io_w_dataset
-#define w_fail_h5 stap_io_w_fail_h5
-#define w_group stap_io_w_group
-#define w_meta_radar stap_io_w_meta_radar
-#define w_reserve stap_io_w_reserve
-#define w_root stap_io_w_root
-
 #endif

@@ -29,64 +29,64 @@ static const char detection_units[] =
 static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
 {
     const stap_config *c = res->cfg;
-    hid_t g = w_group(w, file, "config");
+    hid_t g = stap_io_w_group(w, file, "config");
     if (g < 0) return;
     char win[64];
     window_string(c, win, sizeof win);
-    w_attr_int(w, g, "channels", c->channels);
-    w_attr_int(w, g, "pulses", c->pulses);
-    w_attr_int(w, g, "range_gates", c->range_gates);
-    w_attr_int(w, g, "doppler_bins", D);
-    w_attr_int(w, g, "doppler_order", c->doppler_order);
-    w_attr_int(w, g, "segments", c->segments);
+    stap_io_w_attr_int(w, g, "channels", c->channels);
+    stap_io_w_attr_int(w, g, "pulses", c->pulses);
+    stap_io_w_attr_int(w, g, "range_gates", c->range_gates);
+    stap_io_w_attr_int(w, g, "doppler_bins", D);
+    stap_io_w_attr_int(w, g, "doppler_order", c->doppler_order);
+    stap_io_w_attr_int(w, g, "segments", c->segments);
     /* DPCA trains nothing: 0 (not the preset's K) */
-    w_attr_int(w, g, "training", stap_algorithm_traits(c) & STAP_TRAIT_FIXED ? 0 : c->training);
-    w_attr_string(w, g, "training_window", stap_training_window_name(c->training_window));
+    stap_io_w_attr_int(w, g, "training", stap_algorithm_traits(c) & STAP_TRAIT_FIXED ? 0 : c->training);
+    stap_io_w_attr_string(w, g, "training_window", stap_training_window_name(c->training_window));
     if (c->training_window == STAP_TRAINING_SLIDING) {
-        w_attr_int(w, g, "block", c->block);
-        w_attr_int(w, g, "guard", c->guard);
+        stap_io_w_attr_int(w, g, "block", c->block);
+        stap_io_w_attr_int(w, g, "guard", c->guard);
     }
-    w_attr_string(w, g, "algorithm", stap_algorithm_name(c->algorithm));
+    stap_io_w_attr_string(w, g, "algorithm", stap_algorithm_name(c->algorithm));
     int pv; /* the algorithm's own parameter (angle_bins, dpca_shift), if it has one */
     const char *pn = stap_algorithm_param(c, &pv);
-    if (pn) w_attr_int(w, g, pn, pv);
-    w_attr_int(w, g, "beams", res->beams);
-    w_attr_double(w, g, "loading", c->loading);
-    w_attr_string(w, g, "window", win);
-    w_attr_double(w, g, "element_spacing_wavelengths", c->element_spacing);
-    w_attr_string(w, g, "backend", stap_backend_name(c->backend));
-    w_attr_string(w, g, "qr", stap_qr_method_name(c->qr));
+    if (pn) stap_io_w_attr_int(w, g, pn, pv);
+    stap_io_w_attr_int(w, g, "beams", res->beams);
+    stap_io_w_attr_double(w, g, "loading", c->loading);
+    stap_io_w_attr_string(w, g, "window", win);
+    stap_io_w_attr_double(w, g, "element_spacing_wavelengths", c->element_spacing);
+    stap_io_w_attr_string(w, g, "backend", stap_backend_name(c->backend));
+    stap_io_w_attr_string(w, g, "qr", stap_qr_method_name(c->qr));
     if (res->qr_counted) {
-        w_attr(w, g, "qr_cholqr2", H5T_STD_I64LE, H5T_NATIVE_LLONG, &res->qr_cholqr2);
-        w_attr(w, g, "qr_guarded", H5T_STD_I64LE, H5T_NATIVE_LLONG, &res->qr_guarded);
+        stap_io_w_attr(w, g, "qr_cholqr2", H5T_STD_I64LE, H5T_NATIVE_LLONG, &res->qr_cholqr2);
+        stap_io_w_attr(w, g, "qr_guarded", H5T_STD_I64LE, H5T_NATIVE_LLONG, &res->qr_guarded);
     }
     /* what ran: the engine's threads (0 on a GPU), the device and the engine's stages */
-    w_attr_int(w, g, "threads", res->engine ? stap_engine_threads(res->engine) : c->threads);
-    w_attr_int(w, g, "threads_requested", c->threads);
+    stap_io_w_attr_int(w, g, "threads", res->engine ? stap_engine_threads(res->engine) : c->threads);
+    stap_io_w_attr_int(w, g, "threads_requested", c->threads);
     if (res->engine) {
-        w_attr_string(w, g, "device", stap_engine_device(res->engine));
-        w_attr_string(w, g, "engine", stap_engine_describe(res->engine));
+        stap_io_w_attr_string(w, g, "device", stap_engine_device(res->engine));
+        stap_io_w_attr_string(w, g, "engine", stap_engine_describe(res->engine));
     }
-    w_attr_string(w, g, "input", res->input_name ? res->input_name : "");
-    if (res->input_samples) w_attr_string(w, g, "input_samples", res->input_samples);
-    w_attr_int(w, g, "schema_version", H5IO_SCHEMA_VERSION);
-    w_attr_string(w, g, "rtstap_version", RTSTAP_VERSION);
-    w_attr_string(w, g, "rtstap_commit", RTSTAP_COMMIT);
+    stap_io_w_attr_string(w, g, "input", res->input_name ? res->input_name : "");
+    if (res->input_samples) stap_io_w_attr_string(w, g, "input_samples", res->input_samples);
+    stap_io_w_attr_int(w, g, "schema_version", H5IO_SCHEMA_VERSION);
+    stap_io_w_attr_string(w, g, "rtstap_version", RTSTAP_VERSION);
+    stap_io_w_attr_string(w, g, "rtstap_commit", RTSTAP_COMMIT);
     CLOSE_GROUP(g);
 }
 
 static void w_timing(h5w *w, hid_t file, const stap_result *res)
 {
-    hid_t g = w_group(w, file, "timing");
+    hid_t g = stap_io_w_group(w, file, "timing");
     if (g < 0) return;
     for (int s = 0; s < STAP_STAGE_COUNT; s++) {
         char name[64];
         snprintf(name, sizeof name, "%s_ms", stap_stage_names[s]);
-        w_attr_double(w, g, name, res->timing_ms ? res->timing_ms[s] : 0.0);
+        stap_io_w_attr_double(w, g, name, res->timing_ms ? res->timing_ms[s] : 0.0);
     }
-    w_attr_double(w, g, "read_ms", res->read_ms);
-    w_attr_double(w, g, "total_ms", res->total_ms);
-    w_attr_string(w, g, "backend", res->backend_name ? res->backend_name
+    stap_io_w_attr_double(w, g, "read_ms", res->read_ms);
+    stap_io_w_attr_double(w, g, "total_ms", res->total_ms);
+    stap_io_w_attr_string(w, g, "backend", res->backend_name ? res->backend_name
                                                      : stap_backend_name(res->cfg->backend));
     CLOSE_GROUP(g);
 }
@@ -107,13 +107,13 @@ static void w_detections(h5w *w, hid_t file, const stap_result *res)
         H5Tinsert(ft, "range_cell", 8, H5T_STD_I32LE) < 0 ||
         H5Tinsert(ft, "power", 12, H5T_IEEE_F32LE) < 0 ||
         H5Tinsert(ft, "snr_db", 16, H5T_IEEE_F32LE) < 0) {
-        w_fail_h5(w, "the detection type");
+        stap_io_w_fail_h5(w, "the detection type");
     } else {
         const hsize_t n = (hsize_t)res->detection_count;
         hid_t dset;
-        w_dataset(w, file, "detections", "/detections", ft, mt, 1, &n, res->detections, &dset);
-        if (!w->st) w_attr_string(w, dset, "cfar", res->cfar_description);
-        if (!w->st) w_attr_string(w, dset, "units", detection_units);
+        stap_io_w_dataset(w, file, "detections", "/detections", ft, mt, 1, &n, res->detections, &dset);
+        if (!w->st) stap_io_w_attr_string(w, dset, "cfar", res->cfar_description);
+        if (!w->st) stap_io_w_attr_string(w, dset, "units", detection_units);
         CLOSE_DSET(dset);
     }
     CLOSE_TYPE(mt);
@@ -135,12 +135,12 @@ static hid_t w_scale(h5w *w, hid_t g, const char *name, hsize_t n, const double 
     hid_t d = -1;
     char full[64];
     snprintf(full, sizeof full, "/axes/%s", name);
-    if (dv) w_dataset(w, g, name, full, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, dv, &d);
-    else w_dataset(w, g, name, full, H5T_STD_I32LE, H5T_NATIVE_INT, 1, &n, iv, &d);
+    if (dv) stap_io_w_dataset(w, g, name, full, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, &n, dv, &d);
+    else stap_io_w_dataset(w, g, name, full, H5T_STD_I32LE, H5T_NATIVE_INT, 1, &n, iv, &d);
     if (d < 0) return -1;
-    w_attr_string(w, d, "units", units);
-    w_attr_string(w, d, "description", desc);
-    if (!w->st && H5DSset_scale(d, name) < 0) w_fail_h5(w, full);
+    stap_io_w_attr_string(w, d, "units", units);
+    stap_io_w_attr_string(w, d, "description", desc);
+    if (!w->st && H5DSset_scale(d, name) < 0) stap_io_w_fail_h5(w, full);
     return d;
 }
 
@@ -153,7 +153,7 @@ static void w_axes(h5w *w, hid_t file, const stap_result *res, int D, result_axe
     const int nmax = D > R ? (D > B ? D : B) : (R > B ? R : B);
     double *dv = malloc(sizeof(double) * (size_t)nmax);
     int *iv = malloc(sizeof(int) * (size_t)(nmax > S ? nmax : S));
-    hid_t g = w_group(w, file, "axes");
+    hid_t g = stap_io_w_group(w, file, "axes");
     if (!dv || !iv) {
         if (!w->st) w->st = stap_fail(w->err, STAP_ENOMEM, "out of memory for the axes of '%s'", w->path);
     } else if (g >= 0) {
@@ -215,9 +215,9 @@ static void w_describe(h5w *w, hid_t dset, const char *what, int rank, const cha
     for (int k = 0; k < rank && !w->st && dset >= 0; k++) {
         if ((names[k] && H5DSset_label(dset, (unsigned)k, names[k]) < 0) ||
             (scales[k] >= 0 && H5DSattach_scale(dset, scales[k], (unsigned)k) < 0))
-            w_fail_h5(w, what);
+            stap_io_w_fail_h5(w, what);
     }
-    if (dset >= 0 && units) w_attr_string(w, dset, "units", units);
+    if (dset >= 0 && units) stap_io_w_attr_string(w, dset, "units", units);
 }
 
 /* The result datasets' axes; a recording's have a leading cpi axis (off = 1). */
@@ -259,27 +259,27 @@ int stap_result_write(const char *path, const stap_result *res, const stap_write
 
     h5_out o;
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     h5w w = {path, err, STAP_OK, NULL, -1};
-    if (h5_out_begin(&o, path, mode, err)) {
-        quiet_end(&q);
+    if (stap_h5out_begin(&o, path, mode, err)) {
+        stap_io_quiet_end(&q);
         return err ? err->code : STAP_EIO;
     }
-    hid_t file = out_create(&w, &o);
-    w_root(&w, file);
+    hid_t file = stap_io_out_create(&w, &o);
+    stap_io_w_root(&w, file);
     result_axes ax;
     w_axes(&w, file, res, D, &ax);
     hid_t wds = -1, ods = -1, sds;
     const hsize_t wd[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
-    if (keep & STAP_KEEP_WEIGHTS) w_cf32_keep(&w, file, "weights", "/weights", 4, wd, res->weights, &wds);
+    if (keep & STAP_KEEP_WEIGHTS) stap_io_w_cf32_keep(&w, file, "weights", "/weights", 4, wd, res->weights, &wds);
     if (keep & STAP_KEEP_OUTPUT) {
-        hid_t g = w_group(&w, file, "output");
+        hid_t g = stap_io_w_group(&w, file, "output");
         const hsize_t od[3] = {(hsize_t)B, (hsize_t)D, (hsize_t)c->range_gates};
-        w_cf32_keep(&w, g, "iq", "/output/iq", 3, od, res->output, &ods);
+        stap_io_w_cf32_keep(&w, g, "iq", "/output/iq", 3, od, res->output, &ods);
         CLOSE_GROUP(g);
     }
     const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
-    w_cf32_keep(&w, file, "steering", "/steering", 2, sd, res->steering, &sds);
+    stap_io_w_cf32_keep(&w, file, "steering", "/steering", 2, sd, res->steering, &sds);
     w_describe_results(&w, wds, ods, sds, &ax, 0);
     CLOSE_DSET(wds);
     CLOSE_DSET(ods);
@@ -287,16 +287,16 @@ int stap_result_write(const char *path, const stap_result *res, const stap_write
     w_axes_close(&ax);
     w_config(&w, file, res, D);
     w_timing(&w, file, res);
-    w_meta_radar(&w, file, res->meta, 1);
+    stap_io_w_meta_radar(&w, file, res->meta, 1);
     if (res->have_detections && keep & STAP_KEEP_DETECTIONS) w_detections(&w, file, res);
-    w_reserve(&w, 0);
+    stap_io_w_reserve(&w, 0);
     if (!w.st && res->extra) {
         struct stap_h5_file hf;
-        h5x_for_writer(&hf, &w, file);
+        stap_h5x_for_writer(&hf, &w, file);
         if (res->extra(&hf, res->extra_user, err) && !w.st) w.st = err ? err->code : STAP_EIO;
     }
-    int st = out_finish(&w, &o, file);
-    quiet_end(&q);
+    int st = stap_io_out_finish(&w, &o, file);
+    stap_io_quiet_end(&q);
     return st;
 }
 
@@ -341,16 +341,16 @@ typedef struct cpi_detection {
 void stap_result_writer_abort(stap_result_writer *w)
 {
     if (!w) return;
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     hid_t *ids[] = {&w->weights, &w->output, &w->det, &w->timing, &w->icpi};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) CLOSE_DSET(*ids[i]);
     hid_t *types[] = {&w->cf_t, &w->cm_t, &w->df_t, &w->dm_t};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) CLOSE_TYPE(*types[i]);
-    h5_out_finish(&w->out, w->file, 1, NULL); /* abandoned: its blocks freed, closed, removed */
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_h5out_finish(&w->out, w->file, 1, NULL); /* abandoned: its blocks freed, closed, removed */
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     free(w->tbuf);
     free(w->woff);
     free(w->ooff);
@@ -368,11 +368,11 @@ static hid_t w_extensible(h5w *w, hid_t loc, const char *name, const char *fulln
     for (int k = 1; k < rank; k++) dims[k] = maxd[k] = chunk[k] = row_dims[k - 1];
     hid_t space = H5Screate_simple(rank, dims, maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE), d = -1;
     if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0)
-        d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, no_chunk_cache());
+        d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, stap_io_no_chunk_cache());
     if (d < 0) {
         char what[96];
         snprintf(what, sizeof what, "'%s'", fullname);
-        w_fail_h5(w, what);
+        stap_io_w_fail_h5(w, what);
     }
     CLOSE_PLIST(dcpl);
     CLOSE_SPACE(space);
@@ -392,7 +392,7 @@ static hid_t w_preallocated(h5w *w, hid_t loc, const char *name, const char *ful
     if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
         H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
         H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
-        d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, no_chunk_cache());
+        d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, stap_io_no_chunk_cache());
     for (hsize_t r = 0; d >= 0 && r < rows; r++) {
         hsize_t at[6] = {r, 0, 0, 0, 0, 0}, size = 0;
         unsigned mask = 0;
@@ -407,7 +407,7 @@ static hid_t w_preallocated(h5w *w, hid_t loc, const char *name, const char *ful
     if (d < 0) {
         char what[96];
         snprintf(what, sizeof what, "'%s' (allocated for %llu CPIs)", fullname, (unsigned long long)rows);
-        w_fail_h5(w, what);
+        stap_io_w_fail_h5(w, what);
     }
     CLOSE_PLIST(dcpl);
     CLOSE_SPACE(space);
@@ -429,7 +429,7 @@ static int pwrite_parallel(int fd, const void *buf, size_t n, long long at, int 
             const ssize_t got = pwrite(fd, (const char *)buf + done, end - done, (off_t)(at + (long long)done));
             if (got < 0 && errno == EINTR) continue;
             if (got <= 0) {
-#pragma omp critical(rtstap_result_pwrite)
+#pragma omp critical(stap_io_result_pwrite)
                 *err_no = got < 0 ? errno : EIO;
                 bad = 1;
             } else {
@@ -448,7 +448,7 @@ static void w_append(h5w *w, hid_t d, hid_t mtype, int rank, hsize_t rows, const
     hid_t fs = H5Dget_space(d);
     hsize_t dims[6], start[6] = {0}, count[6];
     if (fs < 0) {
-        w_fail_h5(w, what);
+        stap_io_w_fail_h5(w, what);
         return;
     }
     H5Sget_simple_extent_dims(fs, dims, NULL);
@@ -460,13 +460,13 @@ static void w_append(h5w *w, hid_t d, hid_t mtype, int rank, hsize_t rows, const
     size_t bytes = dt >= 0 ? H5Tget_size(dt) : 16;
     CLOSE_TYPE(dt);
     for (int k = 0; k < rank; k++) bytes *= count[k];
-    w_reserve(w, bytes);
+    stap_io_w_reserve(w, bytes);
     hid_t ms = w->st ? -1 : H5Screate_simple(rank, count, NULL);
     if (w->st) return;
     if (ms < 0 || H5Dset_extent(d, dims) < 0 || (fs = H5Dget_space(d)) < 0 ||
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
         H5Dwrite(d, mtype, ms, fs, H5P_DEFAULT, data) < 0)
-        w_fail_h5(w, what);
+        stap_io_w_fail_h5(w, what);
     CLOSE_SPACE(ms);
     CLOSE_SPACE(fs);
 }
@@ -478,8 +478,8 @@ static void w_put_chunk(h5w *w, hid_t d, hsize_t row, size_t bytes, const void *
 {
     if (w->st) return;
     hsize_t off[6] = {row, 0, 0, 0, 0, 0};
-    w_reserve(w, bytes);
-    if (!w->st && H5Dwrite_chunk(d, H5P_DEFAULT, 0, off, bytes, data) < 0) w_fail_h5(w, what);
+    stap_io_w_reserve(w, bytes);
+    if (!w->st && H5Dwrite_chunk(d, H5P_DEFAULT, 0, off, bytes, data) < 0) stap_io_w_fail_h5(w, what);
 }
 
 /* bytes of one CPI's weights and output */
@@ -502,7 +502,7 @@ static void w_extent(h5w *w, stap_result_writer *rw, hsize_t rows)
         hsize_t dims[6];
         dims[0] = rows;
         for (int j = 1; j < rank[k]; j++) dims[j] = tail[k][j - 1];
-        if (H5Dset_extent(ds[k], dims) < 0) w_fail_h5(w, k ? "'/output/iq'" : "'/weights'");
+        if (H5Dset_extent(ds[k], dims) < 0) stap_io_w_fail_h5(w, k ? "'/output/iq'" : "'/weights'");
     }
     rw->extent = rows;
 }
@@ -539,18 +539,18 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     w->keep = wo && wo->keep ? wo->keep : STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS;
     w->dbytes = wo && wo->detection_bytes ? wo->detection_bytes : STAP_RESULT_DETECTION_BYTES;
     snprintf(w->path, sizeof w->path, "%s", path);
-    if (h5_out_begin(&w->out, w->path, mode, err)) {
+    if (stap_h5out_begin(&w->out, w->path, mode, err)) {
         int st = err ? err->code : STAP_EIO;
         free(w);
         return st;
     }
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     h5w hw = {w->path, err, STAP_OK, NULL, -1};
-    w->file = out_create(&hw, &w->out);
-    w->cf_t = cf32_file_type();
-    w->cm_t = cf32_mem_type();
+    w->file = stap_io_out_create(&hw, &w->out);
+    w->cf_t = stap_io_cf32_file_type();
+    w->cm_t = stap_io_cf32_mem_type();
     w->dm_t = H5Tcreate(H5T_COMPOUND, sizeof(cpi_detection));
     w->df_t = H5Tcreate(H5T_COMPOUND, 8 + 5 * 4);
     const size_t o = offsetof(cpi_detection, d);
@@ -567,8 +567,8 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
         H5Tinsert(w->df_t, "range_cell", 16, H5T_STD_I32LE) < 0 ||
         H5Tinsert(w->df_t, "power", 20, H5T_IEEE_F32LE) < 0 ||
         H5Tinsert(w->df_t, "snr_db", 24, H5T_IEEE_F32LE) < 0)
-        w_fail_h5(&hw, "the file's types");
-    w_root(&hw, w->file);
+        stap_io_w_fail_h5(&hw, "the file's types");
+    stap_io_w_root(&hw, w->file);
     result_axes ax;
     w_axes(&hw, w->file, hdr, D, &ax);
     const hsize_t wrow[4] = {(hsize_t)D, (hsize_t)c->segments, (hsize_t)B, (hsize_t)N};
@@ -581,7 +581,7 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     row_bytes(w, &wb, &ob);
     const size_t per_row = (w->keep & STAP_KEEP_WEIGHTS ? wb : 0) + (w->keep & STAP_KEEP_OUTPUT ? ob : 0);
     if (wo && wo->cpis > 0 && per_row && !hw.st &&
-        h5_out_reserve(&w->out, w->file, (size_t)wo->cpis * per_row, err))
+        stap_h5out_reserve(&w->out, w->file, (size_t)wo->cpis * per_row, err))
         hw.st = err ? err->code : STAP_EIO; /* the disk cannot hold the results: said now */
     if (w->direct && wo && wo->cpis > 0 && per_row && w->out.fd >= 0 && result_places(wo, per_row)) {
         w->rows = wo->cpis;
@@ -595,7 +595,7 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
                                               (hsize_t)w->rows, w->woff)
                              : w_extensible(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow, 1);
     if (w->keep & STAP_KEEP_OUTPUT) {
-        hid_t g = w_group(&hw, w->file, "output");
+        hid_t g = stap_io_w_group(&hw, w->file, "output");
         w->output = w->rows ? w_preallocated(&hw, g, "iq", "/output/iq", w->cf_t, 4, orow,
                                              (hsize_t)w->rows, w->ooff)
                             : w_extensible(&hw, g, "iq", "/output/iq", w->cf_t, 4, orow, 1);
@@ -604,18 +604,18 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     if (w->rows) w->extent = (hsize_t)w->rows;
     if (hdr->have_detections && w->keep & STAP_KEEP_DETECTIONS) {
         w->det = w_extensible(&hw, w->file, "detections", "/detections", w->df_t, 1, NULL, 1024);
-        if (!hw.st) w_attr_string(&hw, w->det, "cfar", hdr->cfar_description);
-        if (!hw.st) w_attr_string(&hw, w->det, "units", detection_units);
+        if (!hw.st) stap_io_w_attr_string(&hw, w->det, "cfar", hdr->cfar_description);
+        if (!hw.st) stap_io_w_attr_string(&hw, w->det, "units", detection_units);
     }
     const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
     hid_t sds;
-    w_cf32_keep(&hw, w->file, "steering", "/steering", 2, sd, hdr->steering, &sds);
+    stap_io_w_cf32_keep(&hw, w->file, "steering", "/steering", 2, sd, hdr->steering, &sds);
     w_describe_results(&hw, w->weights, w->output, sds, &ax, 1);
     CLOSE_DSET(sds);
     w_axes_close(&ax);
     w_config(&hw, w->file, hdr, D);
-    w_meta_radar(&hw, w->file, hdr->meta, 1);
-    hid_t g = w_group(&hw, w->file, "timing");
+    stap_io_w_meta_radar(&hw, w->file, hdr->meta, 1);
+    hid_t g = stap_io_w_group(&hw, w->file, "timing");
     const hsize_t trow[1] = {STAP_STAGE_COUNT};
     w->timing = w_extensible(&hw, g, "cpi_ms", "/timing/cpi_ms", H5T_IEEE_F64LE, 2, trow, 256);
     const char *tn[2] = {"cpi", "stage"};
@@ -626,27 +626,27 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
         size_t at = 0;
         for (int s = 0; s < STAP_STAGE_COUNT; s++)
             at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", s ? "," : "", stap_stage_names[s]);
-        w_attr_string(&hw, w->timing, "columns", names);
+        stap_io_w_attr_string(&hw, w->timing, "columns", names);
     }
     CLOSE_GROUP(g);
     /* each row's CPI of the input (they differ when the input has unwritten CPIs): a
      * dimension scale of the cpi axis */
     hid_t ag = hw.st ? -1 : H5Gopen2(w->file, "axes", H5P_DEFAULT);
-    if (!hw.st && ag < 0) w_fail_h5(&hw, "'/axes'");
+    if (!hw.st && ag < 0) stap_io_w_fail_h5(&hw, "'/axes'");
     w->icpi = w_extensible(&hw, ag, "input_cpi", "/axes/input_cpi", H5T_STD_I64LE, 1, NULL, 1024);
     CLOSE_GROUP(ag);
     if (!hw.st) {
-        w_attr_string(&hw, w->icpi, "units", "CPI index");
-        w_attr_string(&hw, w->icpi, "description", "the input's CPI of each row of the results "
+        stap_io_w_attr_string(&hw, w->icpi, "units", "CPI index");
+        stap_io_w_attr_string(&hw, w->icpi, "description", "the input's CPI of each row of the results "
                       "(CPIs the input never wrote are not run)");
     }
-    if (!hw.st && H5DSset_scale(w->icpi, "input_cpi") < 0) w_fail_h5(&hw, "'/axes/input_cpi'");
+    if (!hw.st && H5DSset_scale(w->icpi, "input_cpi") < 0) stap_io_w_fail_h5(&hw, "'/axes/input_cpi'");
     const hid_t by_cpi[3] = {w->weights, w->output, w->timing};
     for (int k = 0; k < 3; k++)
         if (!hw.st && by_cpi[k] >= 0 && H5DSattach_scale(by_cpi[k], w->icpi, 0) < 0)
-            w_fail_h5(&hw, "the scale of the cpi axis");
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+            stap_io_w_fail_h5(&hw, "the scale of the cpi axis");
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     if (hw.st) {
         int st = hw.st;
         stap_result_writer_abort(w);
@@ -757,9 +757,9 @@ static int writer_append(stap_result_writer *w, long long cpi, long long input_c
         w->dbuf[w->ndbuf++] = (cpi_detection){input_cpi, det[i]};
     memcpy(w->tbuf + w->nbuf * STAP_STAGE_COUNT, stage_ms, sizeof(double) * STAP_STAGE_COUNT);
     w->ibuf[w->nbuf++] = input_cpi;
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     h5w hw = {w->path, err, STAP_OK, &w->out, w->file};
     if (w->rows) {
         /* written above */
@@ -778,17 +778,17 @@ static int writer_append(stap_result_writer *w, long long cpi, long long input_c
     } else if (w->nbuf == RESULT_BATCH || w->ndbuf * sizeof *w->dbuf >= w->dbytes) {
         w_flush_rows(&hw, w);
     }
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     if (!hw.st) w->written++;
     return hw.st;
 }
 
 int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, stap_error *err)
 {
-    pthread_mutex_lock(&h5_lock);
+    pthread_mutex_lock(&stap_io_h5_lock);
     h5_quiet q;
-    quiet_begin(&q);
+    stap_io_quiet_begin(&q);
     h5w hw = {w->path, err, STAP_OK, &w->out, w->file};
     w_flush_rows(&hw, w);
     /* a run stopped early: the rows never written give their blocks back (before HDF5 may
@@ -802,38 +802,38 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
                                         (off_t)w->ooff[r], (off_t)ob) != 0) { /* kept: space only */ }
     }
     if (w->direct && w->extent != (hsize_t)w->written) w_extent(&hw, w, (hsize_t)w->written);
-    w_reserve(&hw, 0);
+    stap_io_w_reserve(&hw, 0);
     hid_t g = hw.st ? -1 : H5Gopen2(w->file, "timing", H5P_DEFAULT);
-    if (g < 0) w_fail_h5(&hw, "'/timing'");
+    if (g < 0) stap_io_w_fail_h5(&hw, "'/timing'");
     for (int s = 0; s < STAP_STAGE_COUNT && summary->timing_ms; s++) {
         char name[64];
         snprintf(name, sizeof name, "%s_ms", stap_stage_names[s]);
-        w_attr_double(&hw, g, name, summary->timing_ms[s]);
+        stap_io_w_attr_double(&hw, g, name, summary->timing_ms[s]);
     }
-    w_attr_double(&hw, g, "read_ms", summary->read_ms);
-    w_attr_double(&hw, g, "total_ms", summary->total_ms);
-    w_attr_string(&hw, g, "backend", summary->backend_name);
-    w_attr_string(&hw, g, "statistic", "median over the CPIs (per CPI: /timing/cpi_ms)");
+    stap_io_w_attr_double(&hw, g, "read_ms", summary->read_ms);
+    stap_io_w_attr_double(&hw, g, "total_ms", summary->total_ms);
+    stap_io_w_attr_string(&hw, g, "backend", summary->backend_name);
+    stap_io_w_attr_string(&hw, g, "statistic", "median over the CPIs (per CPI: /timing/cpi_ms)");
     CLOSE_GROUP(g);
     hid_t cg = H5Gopen2(w->file, "config", H5P_DEFAULT);
     if (cg >= 0) {
-        w_attr(&hw, cg, "cpis", H5T_STD_I64LE, H5T_NATIVE_LLONG, &w->written);
+        stap_io_w_attr(&hw, cg, "cpis", H5T_STD_I64LE, H5T_NATIVE_LLONG, &w->written);
         if (summary->cpis_unwritten > 0)
-            w_attr(&hw, cg, "cpis_unwritten", H5T_STD_I64LE, H5T_NATIVE_LLONG,
+            stap_io_w_attr(&hw, cg, "cpis_unwritten", H5T_STD_I64LE, H5T_NATIVE_LLONG,
                    &summary->cpis_unwritten);
-        if (summary->stopped) w_attr_string(&hw, cg, "stopped", summary->stopped);
+        if (summary->stopped) stap_io_w_attr_string(&hw, cg, "stopped", summary->stopped);
         if (summary->engine_note && summary->engine_note[0])
-            w_attr_string(&hw, cg, "engine_note", summary->engine_note);
+            stap_io_w_attr_string(&hw, cg, "engine_note", summary->engine_note);
         CLOSE_GROUP(cg);
     }
     hid_t *ids[] = {&w->weights, &w->output, &w->det, &w->timing, &w->icpi};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) CLOSE_DSET(*ids[i]);
     hid_t *types[] = {&w->cf_t, &w->cm_t, &w->df_t, &w->dm_t};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++) CLOSE_TYPE(*types[i]);
-    int st = out_finish(&hw, &w->out, w->file);
+    int st = stap_io_out_finish(&hw, &w->out, w->file);
     w->file = -1;
-    quiet_end(&q);
-    pthread_mutex_unlock(&h5_lock);
+    stap_io_quiet_end(&q);
+    pthread_mutex_unlock(&stap_io_h5_lock);
     free(w->tbuf);
     free(w->woff);
     free(w->ooff);

@@ -284,7 +284,7 @@ def check(root):
 
 GLOBAL_OK_RE = re.compile(r"^(?:\.gomp_critical_user_)?(?:stap_|STAP_)")
 # result.c's named critical section until issue 44's move of the run path renames it
-GLOBAL_TOLERATED = {".gomp_critical_user_rtstap_result_pwrite"}
+GLOBAL_TOLERATED = set()
 GPU_EXPORT_RE = re.compile(r"^(rtstap_gpu_linalg_api|rtstap_gpu_stap_api|rtk_\w+)$")
 
 
