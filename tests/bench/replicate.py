@@ -1,7 +1,7 @@
 """replicate.py SRC DST TIMES: a recording TIMES as long — /data/iq's CPIs repeated, every other
 object and attribute copied as it is (H5Ocopy), /data/iq's chunks and attributes kept (its
 dimension-scale references, which point into SRC, are not copied). For the GPU machine's long
-runs (device_mpi.sh): a 480-CPI recording from `gen` made 4800 in seconds, where `gen` would
+runs (device.sh mpi): a 480-CPI recording from `gen` made 4800 in seconds, where `gen` would
 take minutes of device time."""
 import sys
 

@@ -127,7 +127,7 @@ check "--keep output,weights: both as the full run's, no /detections" \
 # --devices (issue 32): CPI g on engine g mod N, rows written in order — the same file as one
 # engine's. RTSTAP_TEST_DEVICES_CPU=1 makes the engines CPU ones with no device selected, so
 # the dealing, the ordered writer and a stop are tested here; the GPU machine runs the real one
-# (tests/bench/device_devices.sh).
+# (tests/bench/device.sh devices).
 RTSTAP_TEST_DEVICES_CPU=1 "$bin" run --input "$tmp/rec.h5" --output "$tmp/dev3.h5" --backend cpu \
     --doppler-order 3 --training 60 --segments 2 --beams 3 --loading 0.01 --keep-output --quiet \
     --devices 0,1,2 --json "$tmp/dev3.json"

@@ -28,7 +28,7 @@
  * double; threshold 30) on random and ill-conditioned (cond 1e6) batches, exit 1 past them
  * (PREC 3 only). Times: CUDA-event median of REPEAT launches, the input restored before each
  * outside the timed interval. Not a CTest test (needs a GPU and measures): built by
- * tests/experiments/build_tc.sh, run by tests/bench/device_qr.sh tc.
+ * tests/experiments/build_tc.sh, run by tests/bench/device.sh qr-tc.
  * --quick (for compute-sanitizer): two matrices a size, accuracy only. --size MxNxB: that
  * case only (for ncu: its launches come in the order tc 3xTF32, tc 1xTF32, FP32, first on
  * random then on ill-conditioned input, then the timed ones).

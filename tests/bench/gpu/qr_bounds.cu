@@ -16,7 +16,7 @@
  * each; the registers and local memory of every build are printed beside it (a bound build
  * that spills would not bound anything). --once launches each build once (for ncu). Not a
  * CTest test (it needs a GPU and measures): built by tests/bench/gpu/build_bounds.sh, run by
- * tests/bench/device_qr.sh bounds.
+ * tests/bench/device.sh qr-bounds.
  * --fused times each fused QR + 16 beams kernel without and with the solver warp (FLOW &
  * 2048), with block 0's split (QR | weights), and compares their weights (exit 1 past 1e-3
  * relative, or on a flagged matrix).
