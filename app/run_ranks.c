@@ -335,8 +335,9 @@ static int ranks_open(run_job *j, rec_run *r, ranks_run *x, stap_error *err)
     int st = STAP_OK;
     size_t sizes[2] = {0, 0};
     if (x->me == 0) {
-        /* every row placed, whatever it costs (quadratic in the rows with HDF5 1.10:
-         * docs/mpi.md): the ranks write their rows at its offsets */
+        /* every row placed (more than 1 024 rows go several a chunk, so that the chunk
+         * lookups stay linear in the rows: docs/mpi.md): the ranks write their rows at its
+         * offsets */
         const stap_write_options wo = {j->mode, r->keep, x->W, rec_detection_bytes(), 1};
         const char *file = NULL;
         st = stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, err);

@@ -79,14 +79,17 @@ typedef struct stap_write_options {
                                 STAP_RESULT_PLACE_ROWS rows (more when a row is large: one
                                 per 256 bytes of it) are placed: allocated at open and
                                 written in place, without HDF5 per CPI. More rows are
-                                appended as they come (placing is quadratic in the rows
-                                with HDF5 before 1.14)                                   */
+                                appended as they come (placing looks each chunk up, which
+                                is quadratic in the chunks with HDF5 before 1.14)        */
     size_t detection_bytes;  /* a recording's result writer: the detections it holds before
                                 writing them (0: STAP_RESULT_DETECTION_BYTES); it holds at
                                 most this much plus one CPI's                            */
     int place;               /* a recording's result writer: place every one of the `cpis`
                                 rows however many (stap_result_writer_placement: other
-                                processes write them at known offsets; rtstap-mpi)       */
+                                processes write them at known offsets; rtstap-mpi). More
+                                rows than it places by itself go several a chunk, about
+                                STAP_RESULT_PLACE_ROWS chunks (a chunk at most 64 MiB, or
+                                one row): placing stays linear in the rows               */
 } stap_write_options;
 /* the rows a recording's result writer places at open unless asked for all
  * (stap_write_options.cpis, .place) */

@@ -379,29 +379,37 @@ static hid_t w_extensible(h5w *w, hid_t loc, const char *name, const char *fulln
     return d;
 }
 
-/* A per-CPI dataset of `rows` rows (one chunk each) allocated now and never filled (the
+/* A per-CPI dataset of `rows` rows (`per_chunk` a chunk) allocated now and never filled (the
  * writer fills every row it keeps), extensible so that a stopped run is cut to its rows; the
- * file offset of each row's chunk into off. */
+ * file offset of each row into off: its chunk's address (one lookup a chunk, each a walk of
+ * the chunk index in HDF5 1.10: few chunks keep the lookups linear in the rows) and its place
+ * in the chunk. */
 static hid_t w_preallocated(h5w *w, hid_t loc, const char *name, const char *fullname, hid_t ftype,
-                            int rank, const hsize_t *row_dims, hsize_t rows, long long *off)
+                            int rank, const hsize_t *row_dims, hsize_t rows, hsize_t per_chunk,
+                            long long *off)
 {
     if (w->st) return -1;
-    hsize_t dims[6] = {rows}, maxd[6] = {H5S_UNLIMITED}, chunk[6] = {1};
-    for (int k = 1; k < rank; k++) dims[k] = maxd[k] = chunk[k] = row_dims[k - 1];
+    hsize_t dims[6] = {rows}, maxd[6] = {H5S_UNLIMITED}, chunk[6] = {per_chunk};
+    long long row_bytes = (long long)H5Tget_size(ftype);
+    for (int k = 1; k < rank; k++) {
+        dims[k] = maxd[k] = chunk[k] = row_dims[k - 1];
+        row_bytes *= (long long)row_dims[k - 1];
+    }
     hid_t space = H5Screate_simple(rank, dims, maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE), d = -1;
     if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
         H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) >= 0 &&
         H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0)
         d = H5Dcreate2(loc, name, ftype, space, H5P_DEFAULT, dcpl, stap_io_no_chunk_cache());
-    for (hsize_t r = 0; d >= 0 && r < rows; r++) {
-        hsize_t at[6] = {r, 0, 0, 0, 0, 0}, size = 0;
+    for (hsize_t r0 = 0; d >= 0 && r0 < rows; r0 += per_chunk) {
+        hsize_t at[6] = {r0, 0, 0, 0, 0, 0}, size = 0;
         unsigned mask = 0;
         haddr_t addr = HADDR_UNDEF;
         if (H5Dget_chunk_info_by_coord(d, at, &mask, &addr, &size) < 0 || addr == HADDR_UNDEF) {
             H5Dclose(d);
             d = -1;
         } else {
-            off[r] = (long long)addr;
+            for (hsize_t r = r0; r < rows && r < r0 + per_chunk; r++)
+                off[r] = (long long)addr + (long long)(r - r0) * row_bytes;
         }
     }
     if (d < 0) {
@@ -507,18 +515,39 @@ static void w_extent(h5w *w, stap_result_writer *rw, hsize_t rows)
     rw->extent = rows;
 }
 
-/* Whether a writer of wo->cpis rows of per_row bytes places them at open. Placing looks up
- * every row's chunk with H5Dget_chunk_info_by_coord, which HDF5 1.10 walks the chunk index
- * up to (about 20 ns a chunk here: 64 000 rows took 37 s), so it is quadratic in the rows.
- * Rows placed are written by pwrite in parallel parts, rows appended by H5Dwrite_chunk from
- * one thread: placing pays for large rows only. Up to STAP_RESULT_PLACE_ROWS rows, or one per
- * 256 bytes of a row when that is more: the lookups then cost at most 0.04 ns a byte of the
- * rows (a fifth of writing them at 5 GB/s). rtstap-mpi's ranks write their rows at known
- * offsets: .place asks for every row, however many (docs/mpi.md). */
-static int result_places(const stap_write_options *wo, size_t per_row)
+/* The rows a writer places at open by itself: up to STAP_RESULT_PLACE_ROWS, or one per 256
+ * bytes of a row when that is more. Placing looks up each chunk with
+ * H5Dget_chunk_info_by_coord, which HDF5 1.10 walks the chunk index up to (about 20 ns a
+ * chunk here: 64 000 one-row chunks took 37 s), so it is quadratic in the chunks. Rows placed
+ * are written by pwrite in parallel parts, rows appended by H5Dwrite_chunk from one thread:
+ * placing pays for large rows only, and up to this many one-row chunks the lookups cost at
+ * most 0.04 ns a byte of the rows (a fifth of writing them at 5 GB/s). */
+static long long place_limit(size_t per_row)
 {
     const long long by_size = (long long)(per_row / 256);
-    return wo->place || wo->cpis <= (by_size > STAP_RESULT_PLACE_ROWS ? by_size : STAP_RESULT_PLACE_ROWS);
+    return by_size > STAP_RESULT_PLACE_ROWS ? by_size : STAP_RESULT_PLACE_ROWS;
+}
+
+/* Whether a writer of wo->cpis rows of per_row bytes places them at open: few rows, or all
+ * when .place asks (rtstap-mpi's ranks write their rows at known offsets: docs/mpi.md). */
+static int result_places(const stap_write_options *wo, size_t per_row)
+{
+    return wo->place || wo->cpis <= place_limit(per_row);
+}
+
+/* The rows a chunk of the placed datasets holds: one (the file of one process, appended or
+ * placed), unless .place asks for more rows than place_limit; then enough that there are
+ * about STAP_RESULT_PLACE_ROWS chunks (the lookups stay linear in the rows), a chunk at most
+ * RESULT_CHUNK_BYTES (or one row). The chunks are storage, not schema: the rows read the
+ * same (docs/file-format.md). */
+enum { RESULT_CHUNK_BYTES = 64 << 20 };
+static hsize_t rows_per_chunk(long long cpis, size_t per_row, size_t largest_row)
+{
+    if (cpis <= place_limit(per_row)) return 1;
+    const long long by_count = (cpis + STAP_RESULT_PLACE_ROWS - 1) / STAP_RESULT_PLACE_ROWS;
+    const long long by_bytes = largest_row ? (long long)(RESULT_CHUNK_BYTES / largest_row) : by_count;
+    const long long k = by_count < by_bytes ? by_count : by_bytes;
+    return k > 1 ? (hsize_t)k : 1;
 }
 
 int stap_result_writer_open(stap_result_writer **out, const char *path,
@@ -580,10 +609,17 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     size_t wb, ob;
     row_bytes(w, &wb, &ob);
     const size_t per_row = (w->keep & STAP_KEEP_WEIGHTS ? wb : 0) + (w->keep & STAP_KEEP_OUTPUT ? ob : 0);
+    const int places = w->direct && wo && wo->cpis > 0 && per_row && w->out.fd >= 0 &&
+                       result_places(wo, per_row);
+    /* placed rows fill whole chunks: the last one's rows past the CPIs are allocated too */
+    const size_t kw = w->keep & STAP_KEEP_WEIGHTS ? wb : 0, ko = w->keep & STAP_KEEP_OUTPUT ? ob : 0;
+    const hsize_t per_chunk = places ? rows_per_chunk(wo->cpis, per_row, kw > ko ? kw : ko) : 1;
+    const long long allocated = places ? (long long)((((hsize_t)wo->cpis + per_chunk - 1) / per_chunk) * per_chunk)
+                                       : (wo ? wo->cpis : 0);
     if (wo && wo->cpis > 0 && per_row && !hw.st &&
-        stap_h5out_reserve(&w->out, w->file, (size_t)wo->cpis * per_row, err))
+        stap_h5out_reserve(&w->out, w->file, (size_t)allocated * per_row, err))
         hw.st = err ? err->code : STAP_EIO; /* the disk cannot hold the results: said now */
-    if (w->direct && wo && wo->cpis > 0 && per_row && w->out.fd >= 0 && result_places(wo, per_row)) {
+    if (places) {
         w->rows = wo->cpis;
         w->woff = calloc((size_t)w->rows, sizeof *w->woff);
         w->ooff = calloc((size_t)w->rows, sizeof *w->ooff);
@@ -592,12 +628,12 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     }
     if (w->keep & STAP_KEEP_WEIGHTS)
         w->weights = w->rows ? w_preallocated(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow,
-                                              (hsize_t)w->rows, w->woff)
+                                              (hsize_t)w->rows, per_chunk, w->woff)
                              : w_extensible(&hw, w->file, "weights", "/weights", w->cf_t, 5, wrow, 1);
     if (w->keep & STAP_KEEP_OUTPUT) {
         hid_t g = stap_io_w_group(&hw, w->file, "output");
         w->output = w->rows ? w_preallocated(&hw, g, "iq", "/output/iq", w->cf_t, 4, orow,
-                                             (hsize_t)w->rows, w->ooff)
+                                             (hsize_t)w->rows, per_chunk, w->ooff)
                             : w_extensible(&hw, g, "iq", "/output/iq", w->cf_t, 4, orow, 1);
         CLOSE_GROUP(g);
     }

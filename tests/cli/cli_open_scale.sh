@@ -54,15 +54,21 @@ check "run on 64 000 CPIs: 64 000 rows of weights, stage times and input CPIs" \
 
 # stopped by SIGTERM at CPI 1 500 (the reader stalls there for 60 s; the stop does not wait
 # for it): the rows appended so far are published, exactly those, the full run's first 1 500
-mkdir -p "$tmp/sig"
-RTSTAP_TEST_READER_STALL=1500:60000 "$bin" run --input "$tmp/run.h5" \
-    --output "$tmp/sig/o.h5" "${small[@]}" --quiet 2>"$tmp/sig.err" &
-pid=$!
-for _ in $(seq 300); do ls -A "$tmp/sig" | grep -q tmp && break; sleep 0.1; done
-sleep 8 # CPIs 0-1 499 done (0.3 s here, with the open); the reader is in its stall
-kill -TERM $pid
-wait $pid
-rc=$?
+# stop_in_stall DIR STALL CMD...: CMD (its stderr into DIR.err) with each reader stalled for
+# 60 s before its CPI STALL, SIGTERM 8 s after its temporary appears in DIR; rc
+stop_in_stall() {
+    local dir=$1 stall=$2
+    shift 2
+    mkdir -p "$dir"
+    RTSTAP_TEST_READER_STALL=$stall:60000 "$@" 2>"$dir.err" &
+    local pid=$!
+    for _ in $(seq 300); do ls -A "$dir" | grep -q tmp && break; sleep 0.1; done
+    sleep 8 # the CPIs before the stall done (0.3 s here, with the open); the readers in it
+    kill -TERM $pid
+    wait $pid
+    rc=$?
+}
+stop_in_stall "$tmp/sig" 1500 "$bin" run --input "$tmp/run.h5" --output "$tmp/sig/o.h5" "${small[@]}" --quiet
 check "run on 64 000 CPIs, SIGTERM in the stall: exit 143 ($rc), saying so" \
     '[ $rc -eq 143 ] && grep -q "stopped by SIGTERM after 1500 of the 64000 written CPIs" "$tmp/sig.err"'
 check "run on 64 000 CPIs, SIGTERM: the file holds the 1 500 rows run, nothing else left" \
@@ -70,4 +76,39 @@ check "run on 64 000 CPIs, SIGTERM: the file holds the 1 500 rows run, nothing e
        "/weights 1500x4x1x1x2 /axes/input_cpi 1500 " ] && [ "$(ls -A "$tmp/sig")" = o.h5 ]'
 "$mkpartial" ints "$tmp/sig/o.h5" /axes/input_cpi >"$tmp/sig.cpis"
 check "run on 64 000 CPIs, SIGTERM: its rows are input CPIs 0-1 499" '[ "$(cat "$tmp/sig.cpis")" = "$(seq -s " " 0 1499)" ]'
+
+# rtstap-mpi over the same 64 000 CPIs (issue 43, row 10's last part). Its ranks write their
+# rows at offsets rank 0 gives them, so every row is placed at open; placing looked each
+# row's chunk up (a walk of the chunk index), and `mpirun -n 2` took 137 s here (0.09 s of
+# stream at 4 000 CPIs, 1.2 s in all). Now every row placed puts ceil(rows / 1 024) rows in
+# a chunk (1 000 lookups): 3-4 s here. The bound is 30 s; a hang is killed after 120 s. The
+# file equals the serial run's, and a run stopped by SIGTERM at CPI 1 500 (each rank's
+# reader stalls before its 750th CPI) publishes exactly those rows, the serial stop's. Skipped
+# without rtstap-mpi (CI requires it: RTSTAP_REQUIRE_MPI=1).
+if [ -x "${RTSTAP_MPI_BIN:-}" ] && command -v mpirun >/dev/null; then
+    mpi=$RTSTAP_MPI_BIN
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+    same=$RTSTAP_TOOLS_DIR/h5same
+    t0=$SECONDS
+    timeout -k 5 120 mpirun --oversubscribe --bind-to none -n 2 "$mpi" run --input "$tmp/run.h5" \
+        --output "$tmp/mpi.h5" "${small[@]}" --quiet >"$tmp/mpi.txt" 2>&1
+    rc=$?
+    secs=$((SECONDS - t0))
+    check "mpirun -n 2 rtstap-mpi run on 64 000 CPIs: exit 0 ($rc) in under 30 s ($secs s)" \
+        '[ $rc -eq 0 ] && [ $secs -lt 30 ]'
+    check "mpirun -n 2 on 64 000 CPIs: the serial run's file (weights, input CPIs)" \
+        '"$same" "$tmp/res.h5" "$tmp/mpi.h5" /weights /axes/input_cpi >/dev/null'
+    stop_in_stall "$tmp/msig" 750 mpirun --oversubscribe --bind-to none -n 2 "$mpi" run \
+        --input "$tmp/run.h5" --output "$tmp/msig/o.h5" "${small[@]}" --readers 1 --quiet
+    check "mpirun -n 2 on 64 000 CPIs, SIGTERM in the stall: exit non-zero ($rc), 1 500 CPIs, saying so" \
+        '[ $rc -ne 0 ] && grep -q "stopped by SIGTERM after 1500 of the 64000 written CPIs" "$tmp/msig.err"'
+    check "mpirun -n 2 on 64 000 CPIs, SIGTERM: exactly the serial stop's 1 500 rows, nothing else left" \
+        '[ "$("$RTSTAP_TOOLS_DIR/h5shape" "$tmp/msig/o.h5" /weights /axes/input_cpi | tr "\n" " ")" = \
+           "/weights 1500x4x1x1x2 /axes/input_cpi 1500 " ] && [ "$(ls -A "$tmp/msig")" = o.h5 ] &&
+         "$same" "$tmp/sig/o.h5" "$tmp/msig/o.h5" /weights /axes/input_cpi >/dev/null'
+else
+    echo "cli_open_scale: rtstap-mpi was not built or mpirun is missing: its case skipped"
+    [ "${RTSTAP_REQUIRE_MPI:-0}" = 1 ] && [ "${RTSTAP_MPI_WANTED:-0}" = 1 ] && fail=1
+fi
 exit $fail

@@ -1,8 +1,10 @@
 /* test_result_rows: a recording's result writer places its rows at open (allocated, written
  * in place) only up to STAP_RESULT_PLACE_ROWS, or when stap_write_options.place asks for all
  * (rtstap-mpi); more rows are appended as they come (issue 43: placing is quadratic in the
- * rows with HDF5 1.10). Whichever way, the file holds the same rows bit for bit, cut to the
- * rows written, and rows written by another process at the placed offsets read back. */
+ * chunks with HDF5 1.10). Every row placed puts several rows in a chunk, about
+ * STAP_RESULT_PLACE_ROWS chunks in all. Whichever way, the file holds the same rows bit for
+ * bit, cut to the rows written, and rows written by another process at the placed offsets
+ * read back. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -42,6 +44,21 @@ static int read_back(const char *path, const char *name, int cf, void *out, hsiz
     if (d >= 0) H5Dclose(d);
     if (f >= 0) H5Fclose(f);
     return ok;
+}
+
+/* the rows of a chunk of dataset `name` of the file `name0` in dir (0: not chunked, or none) */
+static hsize_t chunk_rows(const char *name0, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name0);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = f >= 0 ? H5Dopen2(f, name, H5P_DEFAULT) : -1, p = d >= 0 ? H5Dget_create_plist(d) : -1;
+    hsize_t c[6] = {0};
+    if (p >= 0 && H5Pget_layout(p) == H5D_CHUNKED) H5Pget_chunk(p, 6, c);
+    if (p >= 0) H5Pclose(p);
+    if (d >= 0) H5Dclose(d);
+    if (f >= 0) H5Fclose(f);
+    return c[0];
 }
 
 /* A writer opened for `cpis` rows (place: .place), given `written` of them (by another
@@ -133,8 +150,17 @@ int main(void)
     /* .place: every row placed however many, written in place or by another process */
     write_rows("placed.h5", MOST, 1, MOST, 0, &placed);
     CHECK(placed == MOST, "%d rows, .place: every row placed (%lld)", MOST, placed);
-    write_rows("placed_stopped.h5", MOST, 1, 1500, 0, &placed);
+    write_rows("placed_stopped.h5", MOST, 1, 1501, 0, &placed);
     write_rows("placed_offsets.h5", MOST, 1, 2500, 1, &placed);
+    write_rows("placed_offsets_all.h5", MOST, 1, MOST, 1, &placed);
+    /* one row a chunk unless every row of more than STAP_RESULT_PLACE_ROWS is placed: then
+     * 3 000 rows go 3 a chunk (1 000 chunk lookups at open, not 3 000: linear in the rows) */
+    const hsize_t c_few = chunk_rows("few.h5", "/weights"), c_many = chunk_rows("many.h5", "/weights"),
+                  c_placed = chunk_rows("placed.h5", "/weights"), c_out = chunk_rows("placed.h5", "/output/iq");
+    CHECK(c_few == 1 && c_many == 1 && c_placed == 3 && c_out == 3,
+          "rows a chunk: %llu placed by itself, %llu appended, %llu and %llu every row placed",
+          (unsigned long long)c_few, (unsigned long long)c_many, (unsigned long long)c_placed,
+          (unsigned long long)c_out);
     /* a writer not placed has no placement to give, and takes no row written elsewhere */
     char path[4200];
     snprintf(path, sizeof path, "%s/not_placed.h5", dir);
