@@ -126,7 +126,7 @@ void stap_training_cells(const stap_config *cfg, int s, int *cells);
 const char *stap_algorithm_name(stap_algorithm a);
 int stap_algorithm_parse(const char *name, stap_algorithm *out, stap_error *err);
 /* What an algorithm is, for code that must not name one (docs/processing.md "Algorithms and detectors"; each
- * algorithm is one descriptor in stap/engine/algorithms.c). */
+ * algorithm is one descriptor in stap/config/algorithms.c). */
 enum {
     STAP_TRAIT_SUBCPI = 1u << 0,    /* the taps are the Q pulses of a sub-CPI, Doppler
                                        filtering after adaptation (stap_is_subcpi)       */

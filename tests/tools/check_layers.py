@@ -23,6 +23,12 @@ the bottom. The rules, each a failure:
   name     a name an installed header declares (function, type, tag, enum constant, macro)
            outside the one public family: stap_ / STAP_ (RTSTAP_ for the header guards and
            version macros; docs/library.md, "Names and options");
+  ring     a folder of stap/ includes a header of a stap/ folder above it (BELOW): stap/config/
+           (the configuration and the algorithm descriptors it reads) includes nothing of
+           stap/engine/ (the engines, which read the configuration);
+  algo     a library or program file names an algorithm (STAP_ALGORITHM_JDL, ...) outside the
+           three that may (ALGORITHM_FILES: the enum, the descriptors, the GPU stages); the
+           rest asks the descriptor (docs/architecture.md, "The algorithm descriptor");
   size     a source file (.c .h .cu .cuh .py .sh under app/ stap/ linalg/ kernels/
            datasets/ include/ tests/) over MAX_FILE_LINES lines, or a C/C++ function outside
            kernels/ (and tests/experiments/, kernels measured and not kept) over
@@ -116,6 +122,12 @@ def public_names(code):
     return out
 
 
+ALGORITHM_FILES = {os.path.join("include", "rtstap", "stap.h"), os.path.join("stap", "config", "algorithms.c"),
+                   os.path.join("stap", "engine", "algorithms_gpu.cu")}
+ALGORITHM_RE = re.compile(r"\bSTAP_ALGORITHM_(?!COUNT\b)[A-Z0-9_]+\b")
+# folders of stap/ and the stap/ folders they must not include (the ring config <->
+# algorithms <-> engine of issue 44 stays broken)
+BELOW = {os.path.join("stap", "config"): [os.path.join("stap", "engine")]}
 MAX_FILE_LINES, MAX_FUNCTION_LINES = 1000, 150
 SIZE_TOPS = LAYERS + ["tests"]
 SIZE_EXT = SOURCE_EXT + (".py", ".sh")
@@ -308,6 +320,10 @@ def check(root):
             if RANK[their] > RANK[mine]:
                 problems.append("%s:%d: upward: %s (layer %s) includes %s (layer %s)" %
                                 (rel, lineno, rel, mine, target, their))
+            for above in BELOW.get(folder, []):
+                if os.path.dirname(target) == above:
+                    problems.append("%s:%d: ring: %s includes %s: %s/ sits below %s/"
+                                    % (rel, lineno, rel, target, folder, above))
             base = os.path.basename(target)
             if base.endswith("_internal.h") and os.path.dirname(target) != folder:
                 problems.append("%s:%d: private: %s includes %s, private to %s/" %
@@ -335,6 +351,12 @@ def check(root):
                 if RANK[their] > RANK[mine]:
                     problems.append("%s:%d: call: %s (layer %s) calls %s, defined in %s (layer %s)"
                                     % (rel, lineno, rel, mine, name, where, their))
+        if rel not in ALGORITHM_FILES:
+            for lineno, line in enumerate(code_of[rel].splitlines(), 1):
+                a = ALGORITHM_RE.search(line)
+                if a:
+                    problems.append("%s:%d: algo: %s names %s: only %s do (ask the descriptor)"
+                                    % (rel, lineno, rel, a.group(0), ", ".join(sorted(ALGORITHM_FILES))))
         if mine != "app":
             code = strip_comments(text)
             for lineno, line in enumerate(code.splitlines(), 1):
@@ -429,6 +451,8 @@ def self_test():
         "linalg/g.cu": '#include "g.h"\n',
         "linalg/c.c": '#include "g.h"\n',
         "stap/sig.c": 'void i(void) { signal(15, 0); }\n',
+        "stap/engine/eng.h": "struct stap_engine;\n",
+        "stap/config/cfg.c": '#include "eng.h"\nint j = STAP_ALGORITHM_JDL;\n',
         "tests/long.sh": "true\n" * (MAX_FILE_LINES + 1),
         "datasets/long.c": "int fits(void)\n{\n" + "    ;\n" * (MAX_FUNCTION_LINES - 3) + "}\n"
                            "static int too_long(int a)\n{\n" + "    ;\n" * (MAX_FUNCTION_LINES - 2)
@@ -448,6 +472,8 @@ def self_test():
         "datasets/d.c:1: home",
         "linalg/c.c:1: home",
         "stap/sig.c:1: home",
+        "stap/config/cfg.c:1: ring",
+        "stap/config/cfg.c:2: algo",
         "tests/long.sh:%d: size" % (MAX_FILE_LINES + 1),
         "datasets/long.c:%d: size: function too_long" % (MAX_FUNCTION_LINES + 1),
     ]
