@@ -269,7 +269,8 @@ enum { STAP_STAGE_COPY_IN = 0, STAP_STAGE_DOPPLER, STAP_STAGE_TRAINING, STAP_STA
 extern const char *const stap_stage_names[STAP_STAGE_COUNT];
 
 /* The one-CPI convenience on top of the engine (engine.h): one slot, weights and output
- * kept, no detection stage. */
+ * kept, no detection stage. Not a second engine: one stap_engine and a submit and collect
+ * per stap_plan_execute (stap/engine/pipeline.c), for a caller of one CPI. */
 typedef struct stap_plan stap_plan;
 
 /* Create a plan: validates cfg (copied) and creates the engine of its backend.
