@@ -278,6 +278,30 @@ static int write_json(const char *path, const bench_row *rows, int nrows, const 
     return st;
 }
 
+/* the rows of one size, with the gpu backend's speed-up over each */
+static void print_size_rows(FILE *out, qr_size z, const bench_row *rows, int n, int nbeams)
+{
+    double gpu_us = 0;
+    for (int i = 0; i < n; i++)
+        if (rows[i].be == STAP_BACKEND_GPU && rows[i].ok) gpu_us = rows[i].median_us;
+    for (int i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        char name[32];
+        snprintf(name, sizeof name, "%s%s%s", stap_backend_name(r->be), r->qr ? "/" : "",
+                 r->qr ? stap_qr_method_name(r->qr) : "");
+        fprintf(out, "%6d %4d %6d  %-11s ", z.m, z.n, z.batch, name);
+        if (!r->ok) {
+            fprintf(out, "not measured: %s\n", r->why);
+            continue;
+        }
+        fprintf(out, "%12.2f %10.2f %9.3f %7.3f", r->median_us, r->gflops, r->residual, r->diag);
+        if (nbeams) fprintf(out, " %14.2f", r->weights_us);
+        if (gpu_us > 0 && r->be != STAP_BACKEND_GPU) fprintf(out, "  %.1fx", r->median_us / gpu_us);
+        if (r->residual >= 30 || r->diag >= 30) fprintf(out, "  ACCURACY FAIL");
+        fputc('\n', out);
+    }
+}
+
 int cmd_bench_qr(int argc, char **argv)
 {
     const char *sizes_s = "80x16x384,240x66x128,192x96x128,240x66x1280";
@@ -389,26 +413,7 @@ int cmd_bench_qr(int argc, char **argv)
             r->diag = acc.diag;
             r->gflops = qr_flops(z) / (r->median_us * 1e3);
         }
-        /* print the rows of this size, with the gpu backend's speed-up over each */
-        double gpu_us = 0;
-        for (int i = first_row; i < nrows; i++)
-            if (rows[i].be == STAP_BACKEND_GPU && rows[i].ok) gpu_us = rows[i].median_us;
-        for (int i = first_row; i < nrows; i++) {
-            bench_row *r = &rows[i];
-            char name[32];
-            snprintf(name, sizeof name, "%s%s%s", stap_backend_name(r->be), r->qr ? "/" : "",
-                     r->qr ? stap_qr_method_name(r->qr) : "");
-            fprintf(out, "%6d %4d %6d  %-11s ", z.m, z.n, z.batch, name);
-            if (!r->ok) {
-                fprintf(out, "not measured: %s\n", r->why);
-                continue;
-            }
-            fprintf(out, "%12.2f %10.2f %9.3f %7.3f", r->median_us, r->gflops, r->residual, r->diag);
-            if (nbeams) fprintf(out, " %14.2f", r->weights_us);
-            if (gpu_us > 0 && r->be != STAP_BACKEND_GPU) fprintf(out, "  %.1fx", r->median_us / gpu_us);
-            if (r->residual >= 30 || r->diag >= 30) fprintf(out, "  ACCURACY FAIL");
-            fputc('\n', out);
-        }
+        print_size_rows(out, z, rows + first_row, nrows - first_row, nbeams);
         if (model && status == EXIT_OK) {
             err.code = 0;
             if (model_rows(z, sets, nsets, repeat, nbeams, V, &mrows, &nmrows, out, &err))

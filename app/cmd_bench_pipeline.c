@@ -107,6 +107,39 @@ static int measure(const workload *w, stap_backend be, int gemm, int threads, in
     return status;
 }
 
+/* what every case of a run measures with */
+typedef struct bench_run {
+    int threads, slots, cpis, cpu_cpis, ndev;
+    const int *devices;
+} bench_run;
+
+/* one case (a workload on a backend): one CPI in flight, complex64 then int16 cubes; for the
+ * GPU, the rate with the slots in flight, the resident rate and the devices' rate */
+static void measure_case(const workload *w, bench_case *c, const bench_run *r,
+                         const stap_sample_format *i16, stap_cf32 *const *cubes, int ncubes,
+                         const stap_cf32 *ring)
+{
+    const int gpu = c->be == STAP_BACKEND_GPU || c->be == STAP_BACKEND_CUBLAS;
+    stap_error e2;
+    int st = measure(w, c->be, c->gemm, r->threads, 1, 0, 0, NULL, cubes, ncubes,
+                     gpu ? r->cpis : r->cpu_cpis, &c->one, c->engine, sizeof c->engine, &e2);
+    if (!st) /* one CPI host to host with int16 cubes */
+        st = measure(w, c->be, c->gemm, r->threads, 1, 0, 0, i16, cubes, ncubes,
+                     gpu ? r->cpis : r->cpu_cpis, &c->one16, NULL, 0, &e2);
+    if (!st && gpu)
+        st = measure(w, c->be, c->gemm, r->threads, r->slots, 1, 0, NULL, cubes, ncubes, r->cpis,
+                     &c->many, c->engine, sizeof c->engine, &e2);
+    if (!st && gpu) /* the rate of device compute alone: no copy-in */
+        st = measure(w, c->be, c->gemm, r->threads, r->slots, 1, 1, NULL, cubes, ncubes, r->cpis,
+                     &c->resident, NULL, 0, &e2);
+    else if (!st)
+        c->many = c->one;
+    if (!st && gpu && r->ndev > 0)
+        st = measure_devices(w, c, r->threads, r->slots, ring, ncubes, r->cpis, r->devices, r->ndev, &e2);
+    if (st) snprintf(c->why, sizeof c->why, "%s", e2.msg);
+    else c->ok = 1;
+}
+
 static int split_list(const char *s, char items[][32], int max)
 {
     int n = 0;
@@ -121,6 +154,86 @@ static void json_stage_row(cJSON *o, const char *key, const stream_stats *st)
 {
     cJSON *r = cJSON_AddObjectToObject(o, key);
     stream_json_stats(r, st);
+}
+
+/* the table: a row a case, the stage medians, the latencies and the rates (its heading only
+ * without cases) */
+static void print_table(FILE *out, const workload *ws, int nw, char rname[][32], const bench_case *cases,
+                        int nb, int ndev)
+{
+    fprintf(out, "%-15s %-8s", "workload", "backend");
+    for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8s", stap_stage_names[s]);
+    fprintf(out, " %9s %10s %10s %8s %9s %10s", "1 CPI ms", "1 CPI i16", "CPIs/s", "p99 ms", "gpu x",
+            "resident");
+    if (ndev > 0) fprintf(out, " %8s %13s", "GPUs", "CPIs/s (x 1)");
+    fputc('\n', out);
+    for (int i = 0; i < nw && cases; i++) {
+        const bench_case *g = NULL;
+        for (int b = 0; b < nb; b++)
+            if (cases[i * nb + b].be == STAP_BACKEND_GPU && !cases[i * nb + b].gemm && cases[i * nb + b].ok)
+                g = &cases[i * nb + b];
+        for (int b = 0; b < nb; b++) {
+            const bench_case *c = &cases[i * nb + b];
+            fprintf(out, "%-15s %-8s", ws[i].name, rname[b]);
+            if (!c->ok) {
+                fprintf(out, " not measured: %s\n", c->why);
+                continue;
+            }
+            for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8.3f", c->one.stage_median[s]);
+            fprintf(out, " %9.3f %10.3f %10.1f %8.3f", c->one.lat_p50, c->one16.lat_p50, c->many.cpis_per_s,
+                    c->many.lat_p99);
+            if (g) fprintf(out, " %9.1f", g->many.cpis_per_s / c->many.cpis_per_s);
+            else fprintf(out, " %9s", "");
+            if (c->resident.cpis_per_s > 0) fprintf(out, " %10.1f", c->resident.cpis_per_s);
+            else if (ndev > 0) fprintf(out, " %10s", "-");
+            if (c->devices_rate > 0)
+                fprintf(out, " %8d %8.1f (%.2f)", ndev, c->devices_rate, c->devices_rate / c->many.cpis_per_s);
+            fputc('\n', out);
+        }
+    }
+}
+
+/* --json: the report (stap_error set and non-zero when it cannot be written) */
+static int write_json(const char *json, int force, const char *device, int slots, int threads,
+                      const bench_case *cases, int ncases, int ndev, stap_error *err)
+{
+    cJSON *doc = stream_json_report("bench");
+    cJSON_AddStringToObject(doc, "device", device);
+    cJSON_AddNumberToObject(doc, "slots", slots);
+    stream_json_platform(doc, threads);
+    cJSON *rows = cJSON_AddArrayToObject(doc, "results");
+    for (int k = 0; k < ncases; k++) {
+        const bench_case *c = &cases[k];
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "workload", c->workload);
+        cJSON_AddStringToObject(r, "backend", stap_backend_name(c->be));
+        cJSON_AddStringToObject(r, "apply", c->gemm ? "cublasCgemmBatched" : "engine");
+        cJSON_AddBoolToObject(r, "measured", c->ok);
+        if (!c->ok) cJSON_AddStringToObject(r, "why", c->why);
+        else {
+            cJSON_AddStringToObject(r, "engine", c->engine);
+            json_stage_row(r, "one_in_flight", &c->one);
+            json_stage_row(r, "one_in_flight_int16", &c->one16);
+            json_stage_row(r, "in_flight", &c->many);
+            if (c->resident.cpis_per_s > 0) json_stage_row(r, "resident", &c->resident);
+            if (c->devices_rate > 0) { /* --devices */
+                cJSON *d = cJSON_AddObjectToObject(r, "devices_in_flight");
+                cJSON_AddNumberToObject(d, "cpis_per_s", c->devices_rate);
+                cJSON *arr = cJSON_AddArrayToObject(d, "devices");
+                for (int k = 0; k < ndev; k++) {
+                    cJSON *o = cJSON_CreateObject();
+                    cJSON_AddNumberToObject(o, "device", c->dev[k].device);
+                    cJSON_AddStringToObject(o, "name", c->dev[k].name);
+                    stream_json_stats(o, &c->dev[k].st);
+                    cJSON_AddItemToArray(arr, o);
+                }
+            }
+        }
+        cJSON_AddItemToArray(rows, r);
+    }
+    const int st = cli_json_write(json, doc, cli_write_mode(force), err);
+    cJSON_Delete(doc);
+    return st;
 }
 
 int cmd_bench_pipeline(int argc, char **argv)
@@ -196,6 +309,7 @@ int cmd_bench_pipeline(int argc, char **argv)
     stap_gpu_info(device, sizeof device, NULL, NULL, &err);
     int status = EXIT_OK;
     enum { NCUBES = 4 };
+    const bench_run run = {threads, slots, cpis, cpu_cpis, ndev, devices};
     progress pg; /* over the cases; without it (stderr not a terminal), a line a case */
     progress_begin(&pg, progress_mode, 0, "bench", "cases", (long long)nw * nb);
     for (int i = 0; i < nw && cases; i++) {
@@ -216,7 +330,6 @@ int cmd_bench_pipeline(int argc, char **argv)
             snprintf(c->workload, sizeof c->workload, "%.31s", ws[i].name);
             c->be = rb[b];
             c->gemm = rg[b];
-            const int gpu = rb[b] == STAP_BACKEND_GPU || rb[b] == STAP_BACKEND_CUBLAS;
             stap_error e2;
             if (stap_backend_available(rb[b], &e2)) {
                 snprintf(c->why, sizeof c->why, "%s", e2.msg);
@@ -224,23 +337,7 @@ int cmd_bench_pipeline(int argc, char **argv)
             }
             progress_update(&pg, (long long)i * nb + b);
             if (pg.mode == PROGRESS_NONE) fprintf(stderr, "bench: %s on %s ...\n", ws[i].name, rname[b]);
-            int st = measure(&ws[i], rb[b], rg[b], threads, 1, 0, 0, NULL, cubes, NCUBES,
-                             gpu ? cpis : cpu_cpis, &c->one, c->engine, sizeof c->engine, &e2);
-            if (!st) /* one CPI host to host with int16 cubes */
-                st = measure(&ws[i], rb[b], rg[b], threads, 1, 0, 0, &i16, cubes, NCUBES,
-                             gpu ? cpis : cpu_cpis, &c->one16, NULL, 0, &e2);
-            if (!st && gpu)
-                st = measure(&ws[i], rb[b], rg[b], threads, slots, 1, 0, NULL, cubes, NCUBES, cpis,
-                             &c->many, c->engine, sizeof c->engine, &e2);
-            if (!st && gpu) /* the rate of device compute alone: no copy-in */
-                st = measure(&ws[i], rb[b], rg[b], threads, slots, 1, 1, NULL, cubes, NCUBES, cpis,
-                             &c->resident, NULL, 0, &e2);
-            else if (!st)
-                c->many = c->one;
-            if (!st && gpu && ndev > 0)
-                st = measure_devices(&ws[i], c, threads, slots, ring, NCUBES, cpis, devices, ndev, &e2);
-            if (st) snprintf(c->why, sizeof c->why, "%s", e2.msg);
-            else c->ok = 1;
+            measure_case(&ws[i], c, &run, &i16, cubes, NCUBES, ring);
         }
         if (!ok) status = cli_fail(&err);
         free(ring);
@@ -254,74 +351,9 @@ int cmd_bench_pipeline(int argc, char **argv)
            "flight (GPU)\n\n", device,
            RTSTAP_COMMIT, slots);
     stream_print_platform(out, threads);
-    fprintf(out, "%-15s %-8s", "workload", "backend");
-    for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8s", stap_stage_names[s]);
-    fprintf(out, " %9s %10s %10s %8s %9s %10s", "1 CPI ms", "1 CPI i16", "CPIs/s", "p99 ms", "gpu x",
-            "resident");
-    if (ndev > 0) fprintf(out, " %8s %13s", "GPUs", "CPIs/s (x 1)");
-    fputc('\n', out);
-    for (int i = 0; i < nw && cases; i++) {
-        const bench_case *g = NULL;
-        for (int b = 0; b < nb; b++)
-            if (cases[i * nb + b].be == STAP_BACKEND_GPU && !cases[i * nb + b].gemm && cases[i * nb + b].ok)
-                g = &cases[i * nb + b];
-        for (int b = 0; b < nb; b++) {
-            const bench_case *c = &cases[i * nb + b];
-            fprintf(out, "%-15s %-8s", ws[i].name, rname[b]);
-            if (!c->ok) {
-                fprintf(out, " not measured: %s\n", c->why);
-                continue;
-            }
-            for (int s = 0; s < STAP_STAGE_COUNT; s++) fprintf(out, " %8.3f", c->one.stage_median[s]);
-            fprintf(out, " %9.3f %10.3f %10.1f %8.3f", c->one.lat_p50, c->one16.lat_p50, c->many.cpis_per_s,
-                    c->many.lat_p99);
-            if (g) fprintf(out, " %9.1f", g->many.cpis_per_s / c->many.cpis_per_s);
-            else fprintf(out, " %9s", "");
-            if (c->resident.cpis_per_s > 0) fprintf(out, " %10.1f", c->resident.cpis_per_s);
-            else if (ndev > 0) fprintf(out, " %10s", "-");
-            if (c->devices_rate > 0)
-                fprintf(out, " %8d %8.1f (%.2f)", ndev, c->devices_rate, c->devices_rate / c->many.cpis_per_s);
-            fputc('\n', out);
-        }
-    }
-    if (json && cases) {
-        cJSON *doc = stream_json_report("bench");
-        cJSON_AddStringToObject(doc, "device", device);
-        cJSON_AddNumberToObject(doc, "slots", slots);
-        stream_json_platform(doc, threads);
-        cJSON *rows = cJSON_AddArrayToObject(doc, "results");
-        for (int k = 0; k < nw * nb; k++) {
-            const bench_case *c = &cases[k];
-            cJSON *r = cJSON_CreateObject();
-            cJSON_AddStringToObject(r, "workload", c->workload);
-            cJSON_AddStringToObject(r, "backend", stap_backend_name(c->be));
-            cJSON_AddStringToObject(r, "apply", c->gemm ? "cublasCgemmBatched" : "engine");
-            cJSON_AddBoolToObject(r, "measured", c->ok);
-            if (!c->ok) cJSON_AddStringToObject(r, "why", c->why);
-            else {
-                cJSON_AddStringToObject(r, "engine", c->engine);
-                json_stage_row(r, "one_in_flight", &c->one);
-                json_stage_row(r, "one_in_flight_int16", &c->one16);
-                json_stage_row(r, "in_flight", &c->many);
-                if (c->resident.cpis_per_s > 0) json_stage_row(r, "resident", &c->resident);
-                if (c->devices_rate > 0) { /* --devices */
-                    cJSON *d = cJSON_AddObjectToObject(r, "devices_in_flight");
-                    cJSON_AddNumberToObject(d, "cpis_per_s", c->devices_rate);
-                    cJSON *arr = cJSON_AddArrayToObject(d, "devices");
-                    for (int k = 0; k < ndev; k++) {
-                        cJSON *o = cJSON_CreateObject();
-                        cJSON_AddNumberToObject(o, "device", c->dev[k].device);
-                        cJSON_AddStringToObject(o, "name", c->dev[k].name);
-                        stream_json_stats(o, &c->dev[k].st);
-                        cJSON_AddItemToArray(arr, o);
-                    }
-                }
-            }
-            cJSON_AddItemToArray(rows, r);
-        }
-        if (cli_json_write(json, doc, cli_write_mode(force), &err)) status = cli_fail(&err);
-        cJSON_Delete(doc);
-    }
+    print_table(out, ws, nw, rname, cases, nb, ndev);
+    if (json && cases && write_json(json, force, device, slots, threads, cases, nw * nb, ndev, &err))
+        status = cli_fail(&err);
     free(cases);
     for (int i = 0; i < nw; i++) workload_free(&ws[i]);
     return status;

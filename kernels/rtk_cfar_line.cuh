@@ -1,7 +1,7 @@
 /* rtk_cfar_line.cuh: the CFAR arithmetic of stap/detect/cfar.c, operation for operation (powers and
  * sums in double, explicit _rn intrinsics so that nothing is contracted), and one line's
  * CA/GO/SO detection from its powers in shared memory: used by the CFAR kernels (cfar.cu)
- * and by the apply kernel fused with the detector (pipeline.cu), so that every GPU path
+ * and by the apply kernel fused with the detector (pipeline_apply.cu), so that every GPU path
  * gives the CPU detector's list bit for bit (tests/unit/test_gpu_cfar.c, test_gpu_apply.c).
  * Listed in rtk_device.cuh, included where used. */
 #ifndef RTK_CFAR_LINE_CUH

@@ -1,7 +1,7 @@
 /* rtk_mma.cuh: FP32-accurate products on the tensor cores (sm_80+): TF32 splits and
  * mma.sync m16n8k8 with 3xTF32 compensation, a k step's MMAs from zero and added to the
  * accumulator by a rounded FP32 add (docs/kernels/journal.md "The apply stage on the tensor
- * cores"). Used by the apply kernel (pipeline.cu) and the round-3 QR experiment
+ * cores"). Used by the apply kernel (pipeline_apply.cu) and the round-3 QR experiment
  * (tests/experiments/qr_la.cuh). Listed in rtk_device.cuh, included where used. */
 #ifndef RTK_MMA_CUH
 #define RTK_MMA_CUH

@@ -1,5 +1,5 @@
 /* rtk_pipeline: the CUDA kernels of a whole CPI around the QR (kernels/pipeline.cu,
- * kernels/cfar.cu) behind a plain C API — window and layout for the Doppler FFT, the
+ * pipeline_doppler.cu, pipeline_apply.cu, cfar.cu) behind a plain C API — window and layout for the Doppler FFT, the
  * training-matrix gather, the weight application y = w^H s, CFAR along range and the
  * per-CPI status block. Sizes, device pointers and streams only (void* for cudaStream_t);
  * launch functions return a cudaError_t value (0 = success), never print, never
@@ -72,7 +72,7 @@ int rtk_samples_convert_launch(const void *x, const rtk_samples *fmt, long long 
 /* Contract step 8: Y[b][d][r] = sum_j conj(W[((d*S + s)*B + b)*N + j]) * snapshot_j(d, r),
  * s = r / L (g describes X, C, Q, D, R, S, L as for the gather; N = C*Q). For 16 < N <= 512
  * a GEMM per bin and segment on the tensor cores (mma.sync TF32 with 3xTF32 splitting:
- * FP32-accurate products, each k step's sum added in FP32; kernels/pipeline.cu
+ * FP32-accurate products, each k step's sum added in FP32; kernels/pipeline_apply.cu
  * apply_mma_kernel); otherwise the row kernel below. A non-finite weight lowers
  * status->bad_weight. */
 int rtk_apply_launch(const rtk_gather *g, int beams, const void *W, void *Y,

@@ -126,7 +126,7 @@ void stap_training_cells(const stap_config *cfg, int s, int *cells);
 const char *stap_algorithm_name(stap_algorithm a);
 int stap_algorithm_parse(const char *name, stap_algorithm *out, stap_error *err);
 /* What an algorithm is, for code that must not name one (docs/processing.md "Algorithms and detectors"; each
- * algorithm is one descriptor in stap/engine/algorithms.c). */
+ * algorithm is one descriptor in stap/config/algorithms.c). */
 enum {
     STAP_TRAIT_SUBCPI = 1u << 0,    /* the taps are the Q pulses of a sub-CPI, Doppler
                                        filtering after adaptation (stap_is_subcpi)       */
@@ -269,7 +269,8 @@ enum { STAP_STAGE_COPY_IN = 0, STAP_STAGE_DOPPLER, STAP_STAGE_TRAINING, STAP_STA
 extern const char *const stap_stage_names[STAP_STAGE_COUNT];
 
 /* The one-CPI convenience on top of the engine (engine.h): one slot, weights and output
- * kept, no detection stage. */
+ * kept, no detection stage. Not a second engine: one stap_engine and a submit and collect
+ * per stap_plan_execute (stap/engine/pipeline.c), for a caller of one CPI. */
 typedef struct stap_plan stap_plan;
 
 /* Create a plan: validates cfg (copied) and creates the engine of its backend.

@@ -1,6 +1,6 @@
 /* samples: how a cube's samples are stored (stap_sample_format, stap.h), and their
  * conversion to complex64 on the host — the same arithmetic as the GPU's first kernel
- * (kernels/pipeline.cu, sample_of) and the readers' (stap/io/iqform.c), so that a cube
+ * (kernels/pipeline_doppler.cu, sample_of) and the readers' (stap/io/iqform.c), so that a cube
  * gives the same samples bit for bit whichever converts it. */
 #include <math.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* algorithms_gpu.cu: each algorithm's GPU stages for the GPU engine (engine_gpu.cu) —
  * the training, QR and weight stages of contract steps 2-7 and the device tables they
- * read. The descriptors' other half is algorithms.c; the kernels are in kernels/. */
+ * read. The descriptors are stap/config/algorithms.c; the kernels are in kernels/. */
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

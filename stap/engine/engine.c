@@ -1,6 +1,6 @@
 /* engine.c: what every STAP engine shares (engine.h) — configuration, window and
  * steering, slot bookkeeping and the choice of implementation, made once at create. */
-#include "algorithm.h"
+#include "algorithm_stages.h"
 #include "engine_internal.h"
 #include "gpu_module.h"
 #include "la_device.h"
@@ -316,7 +316,7 @@ static int create_resolved(stap_engine **out, const stap_config *cfg, const stap
     if (steering) memcpy(e->V, steering, sizeof(stap_cf32) * (size_t)e->B * e->N);
     else stap_default_steering(cfg, e->V);
     e->custom_steering = steering != NULL;
-    const stap_algo *al = stap_algo_of(cfg); /* validated: one of the table's */
+    const stap_algo_stages *al = stap_algo_stages_of(cfg);
     if (al->prepare && (st = al->prepare(e, err))) {
         stap_engine_destroy(e);
         return st;

@@ -13,7 +13,7 @@
 #include <omp.h>
 #endif
 
-#include "algorithm.h"
+#include "algorithm_stages.h"
 #include "engine_internal.h"
 
 extern void openblas_set_num_threads(int num_threads);
@@ -124,10 +124,10 @@ static int cpu_create(stap_engine *e, stap_error *err)
         (st = stap_cfar_plan_create(&c->cfar, &e->opt.cfar, e->B, (int)D, (int)R, c->threads, err)))
         return st;
     const int own = cfg->backend != STAP_BACKEND_LAPACK;
-    const stap_algo *al = stap_algo_of(cfg);
+    const stap_algo_stages *al = stap_algo_stages_of(cfg);
     char algo[64] = "";
     if (al->cpu_describe) al->cpu_describe(cfg, algo, sizeof algo);
-    const int dpca = (al->info.traits & STAP_TRAIT_FIXED) != 0; /* no QR, no solves */
+    const int dpca = (stap_algorithm_traits(cfg) & STAP_TRAIT_FIXED) != 0; /* no QR, no solves */
     snprintf(e->describe, sizeof e->describe,
              "%s: FFTW, %s%s%s%s%s%s, %s apply, %s CFAR, %d threads, "
              "%d slot%s",
@@ -223,7 +223,7 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const stap_cf32 
     if (first_nonfinite(cube, (size_t)e->cfg.channels * e->cfg.pulses * e->cfg.range_gates, &at))
         return stap_engine_fail_input(e, at, err);
     double t0 = stap_now_ms();
-    const stap_algo *al = stap_algo_of(&e->cfg);
+    const stap_algo_stages *al = stap_algo_stages_of(&e->cfg);
     doppler_filter(e, c, cube);
     double t1 = stap_now_ms();
     if (al->cpu_training) al->cpu_training(e, c->X, cube, c->T, c->threads);
@@ -237,7 +237,7 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const stap_cf32 
     sl->qr_guarded -= g0;
     double t3 = stap_now_ms();
     if (st) {
-        if (st == STAP_ENUMERIC && (al->info.traits & STAP_TRAIT_SUBCPI))
+        if (st == STAP_ENUMERIC && stap_is_subcpi(&e->cfg))
             stap_error_prefix(err, "adaptive weights (batch item = segment)");
         else if (st == STAP_ENUMERIC)
             stap_error_prefix(err, "adaptive weights (batch item = Doppler bin x %d segments + segment)",

@@ -1,6 +1,6 @@
 /* pipeline.c: stap_plan, the one-CPI convenience of the STAP chain (stap.h) on top of the
  * engine (engine.h): one slot, weights and output kept, no detection stage; execute is a
- * submit and a collect. */
+ * submit and a collect. Not a second engine: it runs no stage of its own. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* layout_lib: writers of /data/iq in another axis order, labelled the ways a reader meets
  * (HDF5 dimension labels, a `dims` attribute, both, none, or wrongly), with the raw HDF5
  * API — not stap/io/, so that the tests of the reader do not trust the code under test.
- * Used by tests/tools/relayout.c and test_h5io.c. */
+ * Used by tests/tools/relayout.c and test_h5io_layout.c. */
 #ifndef LAYOUT_LIB_H
 #define LAYOUT_LIB_H
 

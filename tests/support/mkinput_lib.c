@@ -349,6 +349,62 @@ static int put_form(hid_t file, const sample_form *f, const double *ri)
     return bad ? -1 : 0;
 }
 
+/* the malformed /steering kinds (steering_*), beside a valid cube */
+static int put_bad_steering(hid_t file, const char *kind, const hsize_t *cube, const hsize_t *sdims,
+                            const float *rf, float *svf)
+{
+    hid_t le = H5T_IEEE_F32LE;
+    int bad = put_cube_f32(file, le, "r", "i", 3, cube, rf);
+    hid_t t = pair_type(le, "r", "i"), m = pair_type(H5T_NATIVE_FLOAT, "r", "i");
+    if (!strcmp(kind, "steering_rank1")) {
+        const hsize_t d1 = C_;
+        bad |= put_dataset(file, "/steering", t, m, 1, &d1, svf);
+    } else if (!strcmp(kind, "steering_nan")) {
+        svf[2 * (1 * C_ + 2) + 1] = NAN;
+        bad |= put_dataset(file, "/steering", t, m, 2, sdims, svf);
+    } else if (!strcmp(kind, "steering_narrow") || !strcmp(kind, "steering_wide") ||
+               !strcmp(kind, "steering_many")) {
+        const hsize_t dd[2] = {!strcmp(kind, "steering_many") ? 100000 : 3,
+                               !strcmp(kind, "steering_narrow") ? 2
+                               : !strcmp(kind, "steering_wide") ? 12 : C_};
+        float *big = calloc(2 * dd[0] * dd[1], sizeof(float));
+        for (size_t i = 0; big && i < 2 * dd[0] * dd[1]; i++) big[i] = (float)(1 + i % 7);
+        bad |= !big || put_dataset(file, "/steering", t, m, 2, dd, big);
+        free(big);
+    } else if (!strcmp(kind, "steering_zero")) {
+        const hsize_t d0[2] = {0, C_};
+        bad |= put_dataset(file, "/steering", t, m, 2, d0, NULL);
+    } else {
+        bad |= put_dataset(file, "/steering", le, H5T_NATIVE_FLOAT, 2, sdims, svf);
+    }
+    H5Tclose(t);
+    H5Tclose(m);
+    return bad;
+}
+
+/* a valid cube with a malformed attribute: spacing_zero, bad_prf, prf_string */
+static int put_bad_attrs(hid_t file, const char *kind, const hsize_t *cube, const float *rf)
+{
+    hid_t le = H5T_IEEE_F32LE;
+    int bad = put_cube_f32(file, le, "r", "i", 3, cube, rf);
+    if (!strcmp(kind, "spacing_zero")) {
+        const double zero = 0;
+        bad |=
+            put_group(file, "array") || put_attr(file, "/array", "element_spacing_wavelengths",
+                                                 H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &zero);
+    } else if (!strcmp(kind, "bad_prf")) {
+        const double neg = -1000;
+        bad |= put_group(file, "radar") ||
+               put_attr(file, "/radar", "prf_hz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &neg);
+    } else {
+        hid_t st = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st, 5);
+        bad |= put_group(file, "radar") || put_attr(file, "/radar", "prf_hz", st, st, "1000");
+        H5Tclose(st);
+    }
+    return bad;
+}
+
 static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, char *why,
                       size_t whylen)
 {
@@ -466,22 +522,7 @@ static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, ch
         bad |= put_group(file, "/data/iq");
     } else if (!strcmp(kind, "bad_prf") || !strcmp(kind, "prf_string") ||
                !strcmp(kind, "spacing_zero")) {
-        bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
-        if (!strcmp(kind, "spacing_zero")) {
-            const double zero = 0;
-            bad |=
-                put_group(file, "array") || put_attr(file, "/array", "element_spacing_wavelengths",
-                                                     H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &zero);
-        } else if (!strcmp(kind, "bad_prf")) {
-            const double neg = -1000;
-            bad |= put_group(file, "radar") ||
-                   put_attr(file, "/radar", "prf_hz", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &neg);
-        } else {
-            hid_t st = H5Tcopy(H5T_C_S1);
-            H5Tset_size(st, 5);
-            bad |= put_group(file, "radar") || put_attr(file, "/radar", "prf_hz", st, st, "1000");
-            H5Tclose(st);
-        }
+        bad |= put_bad_attrs(file, kind, cube, rf);
     } else if (!strcmp(kind, "external_link")) {
         hid_t g = H5Gopen2(file, "/data", H5P_DEFAULT);
         bad |= g < 0 || H5Lcreate_external("other.h5", "/data/iq", g, "iq", H5P_DEFAULT, H5P_DEFAULT) < 0;
@@ -497,31 +538,7 @@ static int write_hdf5(const mkinput_kind *k, const char *path, uint64_t seed, ch
         H5Pclose(dcpl);
         H5Tclose(t);
     } else if (!strncmp(kind, "steering_", 9)) {
-        bad |= put_cube_f32(file, le, "r", "i", 3, cube, rf);
-        hid_t t = pair_type(le, "r", "i"), m = pair_type(H5T_NATIVE_FLOAT, "r", "i");
-        if (!strcmp(kind, "steering_rank1")) {
-            const hsize_t d1 = C_;
-            bad |= put_dataset(file, "/steering", t, m, 1, &d1, svf);
-        } else if (!strcmp(kind, "steering_nan")) {
-            svf[2 * (1 * C_ + 2) + 1] = NAN;
-            bad |= put_dataset(file, "/steering", t, m, 2, sdims, svf);
-        } else if (!strcmp(kind, "steering_narrow") || !strcmp(kind, "steering_wide") ||
-                   !strcmp(kind, "steering_many")) {
-            const hsize_t dd[2] = {!strcmp(kind, "steering_many") ? 100000 : 3,
-                                   !strcmp(kind, "steering_narrow") ? 2
-                                   : !strcmp(kind, "steering_wide") ? 12 : C_};
-            float *big = calloc(2 * dd[0] * dd[1], sizeof(float));
-            for (size_t i = 0; big && i < 2 * dd[0] * dd[1]; i++) big[i] = (float)(1 + i % 7);
-            bad |= !big || put_dataset(file, "/steering", t, m, 2, dd, big);
-            free(big);
-        } else if (!strcmp(kind, "steering_zero")) {
-            const hsize_t d0[2] = {0, C_};
-            bad |= put_dataset(file, "/steering", t, m, 2, d0, NULL);
-        } else {
-            bad |= put_dataset(file, "/steering", le, H5T_NATIVE_FLOAT, 2, sdims, svf);
-        }
-        H5Tclose(t);
-        H5Tclose(m);
+        bad |= put_bad_steering(file, kind, cube, sdims, rf, svf);
     } else {
         bad = -1;
         snprintf(why, whylen, "no writer for kind '%s'", kind);

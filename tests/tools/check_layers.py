@@ -22,7 +22,17 @@ the bottom. The rules, each a failure:
            .c file: librtstap's C code links no CUDA, the GPU library (.cu) holds it all;
   name     a name an installed header declares (function, type, tag, enum constant, macro)
            outside the one public family: stap_ / STAP_ (RTSTAP_ for the header guards and
-           version macros; docs/library.md, "Names and options").
+           version macros; docs/library.md, "Names and options");
+  ring     a folder of stap/ includes a header of a stap/ folder above it (BELOW): stap/config/
+           (the configuration and the algorithm descriptors it reads) includes nothing of
+           stap/engine/ (the engines, which read the configuration);
+  algo     a library or program file names an algorithm (STAP_ALGORITHM_JDL, ...) outside the
+           three that may (ALGORITHM_FILES: the enum, the descriptors, the GPU stages); the
+           rest asks the descriptor (docs/architecture.md, "The algorithm descriptor");
+  size     a source file (.c .h .cu .cuh .py .sh under app/ stap/ linalg/ kernels/
+           datasets/ include/ tests/) over MAX_FILE_LINES lines, or a C/C++ function outside
+           kernels/ (and tests/experiments/, kernels measured and not kept) over
+           MAX_FUNCTION_LINES lines, from its name's line to its closing brace (issue 44).
 usage: check_layers.py [ROOT]      (default: the repository this script is in)
        check_layers.py --self-test (the rules on a small tree with one violation of each)
        check_layers.py --symbols ROOT LIBRARY... (the libraries' symbols, with nm; CTest
@@ -110,6 +120,79 @@ def public_names(code):
                 out.append((first + m.group(1)[:m.group(1).index(item)].count("\n")
                             + lead.count("\n"), n.group(1)))
     return out
+
+
+ALGORITHM_FILES = {os.path.join("include", "rtstap", "stap.h"), os.path.join("stap", "config", "algorithms.c"),
+                   os.path.join("stap", "engine", "algorithms_gpu.cu")}
+ALGORITHM_RE = re.compile(r"\bSTAP_ALGORITHM_(?!COUNT\b)[A-Z0-9_]+\b")
+# folders of stap/ and the stap/ folders they must not include (the ring config <->
+# algorithms <-> engine of issue 44 stays broken)
+BELOW = {os.path.join("stap", "config"): [os.path.join("stap", "engine")]}
+MAX_FILE_LINES, MAX_FUNCTION_LINES = 1000, 150
+SIZE_TOPS = LAYERS + ["tests"]
+SIZE_EXT = SOURCE_EXT + (".py", ".sh")
+# folders whose functions may be longer: kernels (one __global__ body is one kernel)
+LONG_FUNCTIONS_OK = ("kernels", os.path.join("tests", "experiments"))
+CHAR_RE = re.compile(r"'(?:[^'\\\n]|\\.)*'")
+CONTROL = {"if", "for", "while", "switch", "sizeof", "return", "catch"}
+
+
+def functions(code):
+    """(name, first line, lines) of each function defined at file scope (or in a namespace or
+    extern "C" block) of comment- and string-free C/C++ code: a brace at depth 0 whose head
+    ends with the parameters' ')', to its matching brace."""
+    out, depth, start, open_ns = [], 0, None, []
+    for i, c in enumerate(code):
+        if c == "{":
+            head = code[max(0, i - 600):i]
+            if depth - len(open_ns) == 0 and re.search(r"\)\s*(?:const\s*)?(?:noexcept\s*)?$", head) \
+                    and not re.search(r"=\s*$", head):
+                j, level = code.rfind(")", 0, i), 0
+                k = j
+                while k >= 0:
+                    level += {")": 1, "(": -1}.get(code[k], 0)
+                    if level == 0:
+                        break
+                    k -= 1
+                m = re.search(r"(\w+)\s*$", code[:k])
+                start = (m.group(1), code.count("\n", 0, m.start()) + 1) \
+                    if m and m.group(1) not in CONTROL else None
+            elif depth - len(open_ns) == 0 and re.search(r'(\bnamespace\b[\w\s]*|extern\s*""\s*)$', head):
+                open_ns.append(depth)
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if open_ns and open_ns[-1] == depth:
+                open_ns.pop()
+            elif depth - len(open_ns) == 0 and start:
+                out.append((start[0], start[1], code.count("\n", 0, i) + 2 - start[1]))
+                start = None
+    return out
+
+
+def size_problems(root):
+    problems = []
+    for top in SIZE_TOPS:
+        for d, _, files in os.walk(os.path.join(root, top)):
+            for f in sorted(files):
+                if not f.endswith(SIZE_EXT):
+                    continue
+                path = os.path.join(d, f)
+                rel = os.path.relpath(path, root)
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+                lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+                if lines > MAX_FILE_LINES:
+                    problems.append("%s:%d: size: %d lines, over %d (split it by concern)"
+                                    % (rel, MAX_FILE_LINES + 1, lines, MAX_FILE_LINES))
+                if not f.endswith(SOURCE_EXT) or rel.startswith(LONG_FUNCTIONS_OK):
+                    continue
+                code = CHAR_RE.sub("''", STRING_RE.sub('""', strip_comments(text)))
+                for name, first, n in functions(code):
+                    if n > MAX_FUNCTION_LINES:
+                        problems.append("%s:%d: size: function %s is %d lines, over %d"
+                                        % (rel, first, name, n, MAX_FUNCTION_LINES))
+    return problems
 
 
 def sources(root):
@@ -237,6 +320,10 @@ def check(root):
             if RANK[their] > RANK[mine]:
                 problems.append("%s:%d: upward: %s (layer %s) includes %s (layer %s)" %
                                 (rel, lineno, rel, mine, target, their))
+            for above in BELOW.get(folder, []):
+                if os.path.dirname(target) == above:
+                    problems.append("%s:%d: ring: %s includes %s: %s/ sits below %s/"
+                                    % (rel, lineno, rel, target, folder, above))
             base = os.path.basename(target)
             if base.endswith("_internal.h") and os.path.dirname(target) != folder:
                 problems.append("%s:%d: private: %s includes %s, private to %s/" %
@@ -264,6 +351,12 @@ def check(root):
                 if RANK[their] > RANK[mine]:
                     problems.append("%s:%d: call: %s (layer %s) calls %s, defined in %s (layer %s)"
                                     % (rel, lineno, rel, mine, name, where, their))
+        if rel not in ALGORITHM_FILES:
+            for lineno, line in enumerate(code_of[rel].splitlines(), 1):
+                a = ALGORITHM_RE.search(line)
+                if a:
+                    problems.append("%s:%d: algo: %s names %s: only %s do (ask the descriptor)"
+                                    % (rel, lineno, rel, a.group(0), ", ".join(sorted(ALGORITHM_FILES))))
         if mine != "app":
             code = strip_comments(text)
             for lineno, line in enumerate(code.splitlines(), 1):
@@ -279,6 +372,7 @@ def check(root):
                         problems.append("%s:%d: flag: library message names the command-line "
                                         "flag %s (name the parameter; app/ maps it to its flag)"
                                         % (rel, lineno, f.group(0)))
+    problems += size_problems(root)
     return files, includes, problems
 
 
@@ -357,6 +451,13 @@ def self_test():
         "linalg/g.cu": '#include "g.h"\n',
         "linalg/c.c": '#include "g.h"\n',
         "stap/sig.c": 'void i(void) { signal(15, 0); }\n',
+        "stap/engine/eng.h": "struct stap_engine;\n",
+        "stap/config/cfg.c": '#include "eng.h"\nint j = STAP_ALGORITHM_JDL;\n',
+        "tests/long.sh": "true\n" * (MAX_FILE_LINES + 1),
+        "datasets/long.c": "int fits(void)\n{\n" + "    ;\n" * (MAX_FUNCTION_LINES - 3) + "}\n"
+                           "static int too_long(int a)\n{\n" + "    ;\n" * (MAX_FUNCTION_LINES - 2)
+                           + "}\n",
+        "kernels/long.cu": "__global__ void k()\n{\n" + "    ;\n" * MAX_FUNCTION_LINES + "}\n",
     }
     expect = [
         "include/rtstap/common.h:2: name",
@@ -371,6 +472,10 @@ def self_test():
         "datasets/d.c:1: home",
         "linalg/c.c:1: home",
         "stap/sig.c:1: home",
+        "stap/config/cfg.c:1: ring",
+        "stap/config/cfg.c:2: algo",
+        "tests/long.sh:%d: size" % (MAX_FILE_LINES + 1),
+        "datasets/long.c:%d: size: function too_long" % (MAX_FUNCTION_LINES + 1),
     ]
     with tempfile.TemporaryDirectory() as root:
         for rel, text in tree.items():

@@ -1,4 +1,4 @@
-/* test_gpu_apply: the weight application on the GPU (kernels/pipeline.cu: rtk_apply_launch
+/* test_gpu_apply: the weight application on the GPU (kernels/pipeline_apply.cu: rtk_apply_launch
  * as dispatched — the tensor-core kernel (3xTF32 products) for N > 16, the row kernel for
  * N <= 16 — rtk_apply_rows_launch, the row kernel for every N, and rtk_apply_fp32_launch,
  * the FP32 register-tiled kernel for N > 16) against a double-precision CPU

@@ -1,4 +1,4 @@
-/* test_gpu_doppler: the one-pass Doppler filter on the GPU (kernels/pipeline.cu
+/* test_gpu_doppler: the one-pass Doppler filter on the GPU (kernels/pipeline_doppler.cu
  * doppler_fft_kernel, and doppler_fft128_kernel for D = 128 in 16- and 32-cell blocks:
  * window, sample conversion, zero padding, the D-point FFT along pulses and the D x C x R
  * layout in one kernel) against a double-precision DFT of the

@@ -573,6 +573,243 @@ static void dpca_theory(const scene_config *sc0, int Q)
     stap_scene_truth_free(&tn);
 }
 
+    /* With an 80 dB Chebyshev taper the Doppler sidelobes no longer leak the 47 dB
+     * clutter: away from the notch (further than the window's mainlobe from the
+     * clutter bin) the post-Doppler optimum loses only the taper's SNR loss
+     * (sum w)^2 / (P sum w^2). */
+static void chebyshev_far(const scene_config *sc, const scene_truth *tr, const stap_config *cfg0,
+                          const stap_plan *plan0, int B)
+{
+    const int P = sc->pulses, N = sc->channels;
+    stap_error err;
+    stap_config cc = *cfg0;
+    cc.window = STAP_WINDOW_CHEBYSHEV;
+    cc.chebyshev_db = 80;
+    cc.segments = 1;
+    cc.training = 3 * N;
+    float wf[64];
+    stap_window(&cc, wf, &err);
+    double s1 = 0, s2 = 0;
+    for (int p = 0; p < P; p++) {
+        s1 += wf[p];
+        s2 += (double)wf[p] * wf[p];
+    }
+    double wloss = db(s1 * s1 / (P * s2));
+    /* mainlobe half-width in bins: first null of the window's DTFT */
+    double half = 0, prev = INFINITY;
+    for (int k = 1; k < 4000; k++) {
+        double f = 0.5 * k / 4000;
+        stap_cf64 acc = 0;
+        for (int p = 0; p < P; p++) acc += wf[p] * cexp(-2 * M_PI * I * f * p);
+        double m = cabs(acc);
+        if (m > prev) {
+            half = (f - 0.5 / 4000) * P;
+            break;
+        }
+        prev = m;
+    }
+    stap_cf32 *W2 = calloc((size_t)P * B * N, sizeof(stap_cf32));
+    stap_sinr_result r2;
+    int st = stap_sinr_compute(tr, &cc, stap_plan_steering(plan0), B, W2, -1, &r2, &err);
+    CHECK(st == STAP_OK, "sinr (chebyshev): %s", err.msg);
+    double worst_far = 0;
+    int nfar = 0;
+    for (int b = 0; st == STAP_OK && b < B; b++) {
+        double u = -1.0 + (2.0 * b + 1.0) / B;
+        double wc = tr->beta * sc->element_spacing * cos(tr->depression_rad) * u;
+        for (int d = 0; d < P; d++) {
+            double dist = fabs(remainder((double)d / P - wc, 1.0)) * P;
+            if (dist <= half + 1) continue;
+            double dev = fabs(db(r2.optimum_loss[d * B + b]) - wloss);
+            if (dev > worst_far) worst_far = dev;
+            nfar++;
+        }
+    }
+    fprintf(stderr, "  chebyshev 80 dB: taper loss %.2f dB, mainlobe half-width %.2f "
+            "bins; %d bins beyond it within %.2f dB of the taper loss\n", wloss, half,
+            nfar, worst_far);
+    CHECK(nfar >= B * (P - 10) && worst_far < 1.5,
+          "away from the notch the optimum loss deviates %.2f dB from the taper loss",
+          worst_far);
+    if (st == STAP_OK) stap_sinr_free(&r2);
+    free(W2);
+}
+
+/* ---- 1-2: the optimum curve --------------------------------------------------- */
+static int optimum_curve(const scene_config *sc, const scene_truth *tr, const stap_config *cfg0,
+                         const stap_plan *plan0, int B)
+{
+    const int C = sc->channels, P = sc->pulses, N = C;
+    stap_error err;
+    stap_sinr_result res;
+    stap_cf32 *W = calloc(stap_weights_len(plan0), sizeof(stap_cf32));
+    for (size_t i = 0; i < stap_weights_len(plan0); i++) W[i] = 1; /* unused here */
+    int st = stap_sinr_compute(tr, cfg0, stap_plan_steering(plan0), B, W, -1, &res, &err);
+    CHECK(st == STAP_OK, "sinr: %s", err.msg);
+    if (st) return 1;
+    stap_cf64 *Rst = malloc(sizeof(stap_cf64) * (size_t)C * P * C * P);
+    stap_scene_covariance_spacetime(tr, Rst, &err);
+    double worst = 0;
+    int notch = -1;
+    double lmin = INFINITY;
+    fprintf(stderr, "  bin  Doppler   L_opt(dB) beams -2/3 0 +2/3   full-DOF   conventional (broadside)\n");
+    for (int d = 0; d < P; d++) {
+        double pd[3], fd[3];
+        for (int b = 0; b < B; b++) {
+            stap_cf64 a[64];
+            const stap_cf32 *v = stap_plan_steering(plan0) + (size_t)b * N;
+            for (int c = 0; c < C; c++) a[c] = v[c];
+            direct_losses(tr, Rst, a, d, &pd[b], &fd[b]);
+            double diff = fabs(db(res.optimum_loss[(size_t)d * B + b]) - db(pd[b]));
+            if (diff > worst) worst = diff;
+            CHECK(res.optimum_loss[(size_t)d * B + b] <= fd[b] * (1 + 1e-9),
+                  "post-Doppler optimum above the full-DOF optimum at bin %d beam %d", d, b);
+        }
+        double conv = conventional_loss(tr, cfg0, stap_plan_steering(plan0) + N, d);
+        fprintf(stderr, "  %3d  %+6.3f  %8.2f %8.2f %8.2f   %8.2f   %8.2f\n", d,
+                res.doppler[d], db(res.optimum_loss[d * B]), db(res.optimum_loss[d * B + 1]),
+                db(res.optimum_loss[d * B + 2]), db(fd[1]), db(conv));
+        if (res.optimum_loss[d * B + 1] < lmin) {
+            lmin = res.optimum_loss[d * B + 1];
+            notch = d;
+        }
+        CHECK(res.optimum_loss[d * B + 1] >= conv * (1 - 1e-9),
+              "optimum below the non-adaptive loss at bin %d", d);
+    }
+    fprintf(stderr, "  optimum loss vs direct computation: worst %.2e dB; notch at bin %d "
+            "(%.1f dB)\n", worst, notch, db(lmin));
+    CHECK(worst < 1e-6, "optimum SINR loss differs from the direct computation by %.2e dB", worst);
+    CHECK(notch == 0, "broadside clutter notch at bin %d, expected bin 0 (w = beta vt = 0)", notch);
+    /* the other beams' notches sit at their clutter Doppler w = beta vt: beam
+     * u = -2/3 at w = -beta (d/lambda) cos(phi) 2/3 ~ -1/3 (bin 12), u = +2/3 at bin 6 */
+    for (int b = 0; b < B; b += 2) {
+        double u = -1.0 + (2.0 * b + 1.0) / B;
+        double wc = tr->beta * sc->element_spacing * cos(tr->depression_rad) * u;
+        int want = ((int)lround(wc * P) % P + P) % P, got = 0;
+        for (int d = 1; d < P; d++)
+            if (res.optimum_loss[d * B + b] < res.optimum_loss[got * B + b]) got = d;
+        CHECK(got == want, "beam u = %.3f: notch at bin %d, clutter Doppler %.3f is bin %d", u,
+              got, wc, want);
+    }
+    CHECK(db(lmin) < -20, "broadside notch only %.1f dB deep", db(lmin));
+    /* the full-DOF optimum notch against the clutter-subspace prediction */
+    {
+        const int CP = C * P;
+        stap_cf64 *L = malloc(sizeof(stap_cf64) * CP * CP);
+        memcpy(L, Rst, sizeof(stap_cf64) * CP * CP);
+        LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', CP, L, CP);
+        full_ctx fc = {tr, L};
+        int cp[2] = {C, P};
+        for (double lvl = -3; lvl >= -10; lvl -= 7) {
+            double wf = notch_halfwidth(f_full, &fc, pow(10, lvl / 10), 1.5 / P);
+            double ws = notch_halfwidth(f_subspace, cp, pow(10, lvl / 10), 1.5 / P);
+            fprintf(stderr, "  full-DOF notch %g dB width: %.5f (model prediction %.5f) "
+                    "cycles/pulse\n", lvl, 2 * wf, 2 * ws);
+            CHECK(fabs(wf / ws - 1) < 0.05, "full-DOF notch width at %g dB is %.5f, the "
+                  "clutter-subspace model predicts %.5f", lvl, 2 * wf, 2 * ws);
+        }
+        free(L);
+    }
+    chebyshev_far(sc, tr, cfg0, plan0, B);
+    free(Rst);
+    free(W);
+    stap_sinr_free(&res);
+    return 0;
+}
+
+/* ---- JDL's clairvoyant curve: never above the optimum; equal to it when the local
+ * region spans every beam (NA = C: the transform is invertible) ------------------ */
+static int jdl_clairvoyant(const scene_config *sc, const stap_config *cfg0, int B)
+{
+    stap_error err;
+    scene_config sc17 = *sc; /* Ward's scene with an odd number of channels: NA = C exists */
+    sc17.channels = 17;
+    scene_truth tr17;
+    if (stap_scene_truth_build(&sc17, &tr17, &err)) {
+        fprintf(stderr, "scene (17 channels): %s\n", err.msg);
+        return 1;
+    }
+    for (int na = 3; na <= 17; na += 14) {
+        stap_config jc = *cfg0;
+        jc.channels = 17;
+        jc.algorithm = STAP_ALGORITHM_JDL;
+        jc.angle_bins = na;
+        jc.doppler_order = 3;
+        jc.segments = 1;
+        jc.training = sc->range_gates;
+        stap_config po = jc;
+        po.algorithm = STAP_ALGORITHM_POST_DOPPLER;
+        stap_plan *pj = NULL;
+        if (stap_plan_create(&pj, &jc, NULL, 0, 0, &err)) {
+            CHECK(0, "JDL plan: %s", err.msg);
+            continue;
+        }
+        stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(pj));
+        for (size_t i = 0; i < stap_weights_len(pj); i++) W[i] = 1; /* rho unused here */
+        stap_sinr_result rj, rp;
+        int st = stap_sinr_compute(&tr17, stap_plan_config(pj), stap_plan_steering(pj), B, W, -1, &rj, &err);
+        CHECK(st == STAP_OK, "JDL sinr: %s", err.msg);
+        int st2 = stap_sinr_compute(&tr17, &po, stap_plan_steering(pj), B, W, -1, &rp, &err);
+        CHECK(st2 == STAP_OK, "post-Doppler sinr: %s", err.msg);
+        if (!st && !st2) {
+            double above = -INFINITY, gap = 0, mean_gap = 0;
+            for (size_t i = 0; i < (size_t)rj.D * B; i++) {
+                above = fmax(above, db(rj.algorithm_loss[i]) - db(rj.optimum_loss[i]));
+                gap = fmax(gap, fabs(db(rj.optimum_loss[i]) - db(rp.optimum_loss[i])));
+                mean_gap += (db(rj.optimum_loss[i]) - db(rj.algorithm_loss[i])) / ((double)rj.D * B);
+            }
+            fprintf(stderr, "  JDL NA = %d x Q = 3 (clairvoyant): %.3f dB below the optimum on "
+                    "average, at most %.2e dB above it\n", jc.angle_bins, mean_gap, above);
+            CHECK(above < 1e-6, "JDL NA = %d: clairvoyant loss %.3g dB above the optimum",
+                  jc.angle_bins, above);
+            CHECK(gap < 1e-9, "the optimum depends on the algorithm (%.3g dB)", gap);
+            if (jc.angle_bins == jc.channels)
+                CHECK(mean_gap < 1e-6, "JDL with NA = C = %d: %.3g dB from the optimum",
+                      jc.channels, mean_gap);
+            else
+                CHECK(mean_gap > 0.01, "JDL NA = %d: its subspace should cost something (%.3g dB)",
+                      jc.angle_bins, mean_gap);
+        }
+        if (!st) stap_sinr_free(&rj);
+        if (!st2) stap_sinr_free(&rp);
+        free(W);
+        stap_plan_destroy(pj);
+    }
+    stap_scene_truth_free(&tr17);
+
+    return 0;
+}
+
+/* ---- 4: the sub-CPI algorithms (a-c; RMB with 3) ------------------------------- */
+static void subcpi_all(const scene_config *sc, const scene_truth *tr, int B, tc_rng *rng)
+{
+    const int C = sc->channels, P = sc->pulses;
+    stap_error err;
+    const int CP = C * P;
+    stap_cf64 *L = malloc(sizeof(stap_cf64) * CP * CP);
+    stap_scene_covariance_spacetime(tr, L, &err);
+    CHECK(LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', CP, L, CP) == 0, "R_st not positive definite");
+    for (int alg = 0; alg < 2; alg++)
+        for (int Q = 2; Q <= 3; Q++) {
+            stap_config c = subcpi_config(sc, alg ? STAP_ALGORITHM_ADPCA
+                                                   : STAP_ALGORITHM_PRE_DOPPLER,
+                                          Q, sc->range_gates, B, 0);
+            double gap;
+            subcpi_bounds(tr, &c, L, &gap);
+            /* a binomial canceller is not the optimum filter of its sub-CPI */
+            if (alg) CHECK(gap > 0.01, "ADPCA M' = %d: %.3g dB below the optimum on average",
+                           Q, gap);
+        }
+    free(L);
+    subcpi_full_dof(sc);
+    subcpi_composite(sc, STAP_ALGORITHM_PRE_DOPPLER, 3, STAP_WINDOW_HANN, rng);
+    subcpi_composite(sc, STAP_ALGORITHM_PRE_DOPPLER, 2, STAP_WINDOW_NONE, rng);
+    subcpi_composite(sc, STAP_ALGORITHM_ADPCA, 2, STAP_WINDOW_CHEBYSHEV, rng);
+    subcpi_composite(sc, STAP_ALGORITHM_ADPCA, 3, STAP_WINDOW_HANN, rng);
+    dpca_theory(sc, 2);
+    dpca_theory(sc, 3);
+}
+
 int main(void)
 {
     uint64_t seed = tc_seed_from_env(TC_FIXED_SEED);
@@ -631,222 +868,11 @@ int main(void)
         cfg[k] = *stap_plan_config(plan[k]);
     }
 
-    /* ---- 1-2: the optimum curve --------------------------------------------------- */
-    {
-        stap_sinr_result res;
-        stap_cf32 *W = calloc(stap_weights_len(plan[0]), sizeof(stap_cf32));
-        for (size_t i = 0; i < stap_weights_len(plan[0]); i++) W[i] = 1; /* unused here */
-        int st = stap_sinr_compute(&tr, &cfg[0], stap_plan_steering(plan[0]), B, W, -1, &res, &err);
-        CHECK(st == STAP_OK, "sinr: %s", err.msg);
-        if (st) return 1;
-        stap_cf64 *Rst = malloc(sizeof(stap_cf64) * (size_t)C * P * C * P);
-        stap_scene_covariance_spacetime(&tr, Rst, &err);
-        double worst = 0;
-        int notch = -1;
-        double lmin = INFINITY;
-        fprintf(stderr, "  bin  Doppler   L_opt(dB) beams -2/3 0 +2/3   full-DOF   conventional (broadside)\n");
-        for (int d = 0; d < P; d++) {
-            double pd[3], fd[3];
-            for (int b = 0; b < B; b++) {
-                stap_cf64 a[64];
-                const stap_cf32 *v = stap_plan_steering(plan[0]) + (size_t)b * N;
-                for (int c = 0; c < C; c++) a[c] = v[c];
-                direct_losses(&tr, Rst, a, d, &pd[b], &fd[b]);
-                double diff = fabs(db(res.optimum_loss[(size_t)d * B + b]) - db(pd[b]));
-                if (diff > worst) worst = diff;
-                CHECK(res.optimum_loss[(size_t)d * B + b] <= fd[b] * (1 + 1e-9),
-                      "post-Doppler optimum above the full-DOF optimum at bin %d beam %d", d, b);
-            }
-            double conv = conventional_loss(&tr, &cfg[0], stap_plan_steering(plan[0]) + N, d);
-            fprintf(stderr, "  %3d  %+6.3f  %8.2f %8.2f %8.2f   %8.2f   %8.2f\n", d,
-                    res.doppler[d], db(res.optimum_loss[d * B]), db(res.optimum_loss[d * B + 1]),
-                    db(res.optimum_loss[d * B + 2]), db(fd[1]), db(conv));
-            if (res.optimum_loss[d * B + 1] < lmin) {
-                lmin = res.optimum_loss[d * B + 1];
-                notch = d;
-            }
-            CHECK(res.optimum_loss[d * B + 1] >= conv * (1 - 1e-9),
-                  "optimum below the non-adaptive loss at bin %d", d);
-        }
-        fprintf(stderr, "  optimum loss vs direct computation: worst %.2e dB; notch at bin %d "
-                "(%.1f dB)\n", worst, notch, db(lmin));
-        CHECK(worst < 1e-6, "optimum SINR loss differs from the direct computation by %.2e dB", worst);
-        CHECK(notch == 0, "broadside clutter notch at bin %d, expected bin 0 (w = beta vt = 0)", notch);
-        /* the other beams' notches sit at their clutter Doppler w = beta vt: beam
-         * u = -2/3 at w = -beta (d/lambda) cos(phi) 2/3 ~ -1/3 (bin 12), u = +2/3 at bin 6 */
-        for (int b = 0; b < B; b += 2) {
-            double u = -1.0 + (2.0 * b + 1.0) / B;
-            double wc = tr.beta * sc.element_spacing * cos(tr.depression_rad) * u;
-            int want = ((int)lround(wc * P) % P + P) % P, got = 0;
-            for (int d = 1; d < P; d++)
-                if (res.optimum_loss[d * B + b] < res.optimum_loss[got * B + b]) got = d;
-            CHECK(got == want, "beam u = %.3f: notch at bin %d, clutter Doppler %.3f is bin %d", u,
-                  got, wc, want);
-        }
-        CHECK(db(lmin) < -20, "broadside notch only %.1f dB deep", db(lmin));
-        /* the full-DOF optimum notch against the clutter-subspace prediction */
-        {
-            const int CP = C * P;
-            stap_cf64 *L = malloc(sizeof(stap_cf64) * CP * CP);
-            memcpy(L, Rst, sizeof(stap_cf64) * CP * CP);
-            LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', CP, L, CP);
-            full_ctx fc = {&tr, L};
-            int cp[2] = {C, P};
-            for (double lvl = -3; lvl >= -10; lvl -= 7) {
-                double wf = notch_halfwidth(f_full, &fc, pow(10, lvl / 10), 1.5 / P);
-                double ws = notch_halfwidth(f_subspace, cp, pow(10, lvl / 10), 1.5 / P);
-                fprintf(stderr, "  full-DOF notch %g dB width: %.5f (model prediction %.5f) "
-                        "cycles/pulse\n", lvl, 2 * wf, 2 * ws);
-                CHECK(fabs(wf / ws - 1) < 0.05, "full-DOF notch width at %g dB is %.5f, the "
-                      "clutter-subspace model predicts %.5f", lvl, 2 * wf, 2 * ws);
-            }
-            free(L);
-        }
-        /* With an 80 dB Chebyshev taper the Doppler sidelobes no longer leak the 47 dB
-         * clutter: away from the notch (further than the window's mainlobe from the
-         * clutter bin) the post-Doppler optimum loses only the taper's SNR loss
-         * (sum w)^2 / (P sum w^2). */
-        {
-            stap_config cc = cfg[0];
-            cc.window = STAP_WINDOW_CHEBYSHEV;
-            cc.chebyshev_db = 80;
-            cc.segments = 1;
-            cc.training = 3 * N;
-            float wf[64];
-            stap_window(&cc, wf, &err);
-            double s1 = 0, s2 = 0;
-            for (int p = 0; p < P; p++) {
-                s1 += wf[p];
-                s2 += (double)wf[p] * wf[p];
-            }
-            double wloss = db(s1 * s1 / (P * s2));
-            /* mainlobe half-width in bins: first null of the window's DTFT */
-            double half = 0, prev = INFINITY;
-            for (int k = 1; k < 4000; k++) {
-                double f = 0.5 * k / 4000;
-                stap_cf64 acc = 0;
-                for (int p = 0; p < P; p++) acc += wf[p] * cexp(-2 * M_PI * I * f * p);
-                double m = cabs(acc);
-                if (m > prev) {
-                    half = (f - 0.5 / 4000) * P;
-                    break;
-                }
-                prev = m;
-            }
-            stap_cf32 *W2 = calloc((size_t)P * B * N, sizeof(stap_cf32));
-            stap_sinr_result r2;
-            st = stap_sinr_compute(&tr, &cc, stap_plan_steering(plan[0]), B, W2, -1, &r2, &err);
-            CHECK(st == STAP_OK, "sinr (chebyshev): %s", err.msg);
-            double worst_far = 0;
-            int nfar = 0;
-            for (int b = 0; st == STAP_OK && b < B; b++) {
-                double u = -1.0 + (2.0 * b + 1.0) / B;
-                double wc = tr.beta * sc.element_spacing * cos(tr.depression_rad) * u;
-                for (int d = 0; d < P; d++) {
-                    double dist = fabs(remainder((double)d / P - wc, 1.0)) * P;
-                    if (dist <= half + 1) continue;
-                    double dev = fabs(db(r2.optimum_loss[d * B + b]) - wloss);
-                    if (dev > worst_far) worst_far = dev;
-                    nfar++;
-                }
-            }
-            fprintf(stderr, "  chebyshev 80 dB: taper loss %.2f dB, mainlobe half-width %.2f "
-                    "bins; %d bins beyond it within %.2f dB of the taper loss\n", wloss, half,
-                    nfar, worst_far);
-            CHECK(nfar >= B * (P - 10) && worst_far < 1.5,
-                  "away from the notch the optimum loss deviates %.2f dB from the taper loss",
-                  worst_far);
-            if (st == STAP_OK) stap_sinr_free(&r2);
-            free(W2);
-        }
-        free(Rst);
-        free(W);
-        stap_sinr_free(&res);
-    }
+    if (optimum_curve(&sc, &tr, &cfg[0], plan[0], B)) return 1;
 
-    /* ---- JDL's clairvoyant curve: never above the optimum; equal to it when the local
-     * region spans every beam (NA = C: the transform is invertible) ------------------ */
-    scene_config sc17 = sc; /* Ward's scene with an odd number of channels: NA = C exists */
-    sc17.channels = 17;
-    scene_truth tr17;
-    if (stap_scene_truth_build(&sc17, &tr17, &err)) {
-        fprintf(stderr, "scene (17 channels): %s\n", err.msg);
-        return 1;
-    }
-    for (int na = 3; na <= 17; na += 14) {
-        stap_config jc = cfg[0];
-        jc.channels = 17;
-        jc.algorithm = STAP_ALGORITHM_JDL;
-        jc.angle_bins = na;
-        jc.doppler_order = 3;
-        jc.segments = 1;
-        jc.training = sc.range_gates;
-        stap_config po = jc;
-        po.algorithm = STAP_ALGORITHM_POST_DOPPLER;
-        stap_plan *pj = NULL;
-        if (stap_plan_create(&pj, &jc, NULL, 0, 0, &err)) {
-            CHECK(0, "JDL plan: %s", err.msg);
-            continue;
-        }
-        stap_cf32 *W = malloc(sizeof(stap_cf32) * stap_weights_len(pj));
-        for (size_t i = 0; i < stap_weights_len(pj); i++) W[i] = 1; /* rho unused here */
-        stap_sinr_result rj, rp;
-        int st = stap_sinr_compute(&tr17, stap_plan_config(pj), stap_plan_steering(pj), B, W, -1, &rj, &err);
-        CHECK(st == STAP_OK, "JDL sinr: %s", err.msg);
-        int st2 = stap_sinr_compute(&tr17, &po, stap_plan_steering(pj), B, W, -1, &rp, &err);
-        CHECK(st2 == STAP_OK, "post-Doppler sinr: %s", err.msg);
-        if (!st && !st2) {
-            double above = -INFINITY, gap = 0, mean_gap = 0;
-            for (size_t i = 0; i < (size_t)rj.D * B; i++) {
-                above = fmax(above, db(rj.algorithm_loss[i]) - db(rj.optimum_loss[i]));
-                gap = fmax(gap, fabs(db(rj.optimum_loss[i]) - db(rp.optimum_loss[i])));
-                mean_gap += (db(rj.optimum_loss[i]) - db(rj.algorithm_loss[i])) / ((double)rj.D * B);
-            }
-            fprintf(stderr, "  JDL NA = %d x Q = 3 (clairvoyant): %.3f dB below the optimum on "
-                    "average, at most %.2e dB above it\n", jc.angle_bins, mean_gap, above);
-            CHECK(above < 1e-6, "JDL NA = %d: clairvoyant loss %.3g dB above the optimum",
-                  jc.angle_bins, above);
-            CHECK(gap < 1e-9, "the optimum depends on the algorithm (%.3g dB)", gap);
-            if (jc.angle_bins == jc.channels)
-                CHECK(mean_gap < 1e-6, "JDL with NA = C = %d: %.3g dB from the optimum",
-                      jc.channels, mean_gap);
-            else
-                CHECK(mean_gap > 0.01, "JDL NA = %d: its subspace should cost something (%.3g dB)",
-                      jc.angle_bins, mean_gap);
-        }
-        if (!st) stap_sinr_free(&rj);
-        if (!st2) stap_sinr_free(&rp);
-        free(W);
-        stap_plan_destroy(pj);
-    }
-    stap_scene_truth_free(&tr17);
+    if (jdl_clairvoyant(&sc, &cfg[0], B)) return 1;
 
-    /* ---- 4: the sub-CPI algorithms (a-c; RMB with 3) ------------------------------- */
-    {
-        const int CP = C * P;
-        stap_cf64 *L = malloc(sizeof(stap_cf64) * CP * CP);
-        stap_scene_covariance_spacetime(&tr, L, &err);
-        CHECK(LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', CP, L, CP) == 0, "R_st not positive definite");
-        for (int alg = 0; alg < 2; alg++)
-            for (int Q = 2; Q <= 3; Q++) {
-                stap_config c = subcpi_config(&sc, alg ? STAP_ALGORITHM_ADPCA
-                                                       : STAP_ALGORITHM_PRE_DOPPLER,
-                                              Q, sc.range_gates, B, 0);
-                double gap;
-                subcpi_bounds(&tr, &c, L, &gap);
-                /* a binomial canceller is not the optimum filter of its sub-CPI */
-                if (alg) CHECK(gap > 0.01, "ADPCA M' = %d: %.3g dB below the optimum on average",
-                               Q, gap);
-            }
-        free(L);
-        subcpi_full_dof(&sc);
-        subcpi_composite(&sc, STAP_ALGORITHM_PRE_DOPPLER, 3, STAP_WINDOW_HANN, &rng);
-        subcpi_composite(&sc, STAP_ALGORITHM_PRE_DOPPLER, 2, STAP_WINDOW_NONE, &rng);
-        subcpi_composite(&sc, STAP_ALGORITHM_ADPCA, 2, STAP_WINDOW_CHEBYSHEV, &rng);
-        subcpi_composite(&sc, STAP_ALGORITHM_ADPCA, 3, STAP_WINDOW_HANN, &rng);
-        dpca_theory(&sc, 2);
-        dpca_theory(&sc, 3);
-    }
+    subcpi_all(&sc, &tr, B, &rng);
 
     /* ---- 3: RMB ------------------------------------------------------------------ */
     /* the sub-CPI configurations: 40 trials (ADPCA's rho is one value per segment and
