@@ -317,7 +317,7 @@ int cli_fail_input(const char *path, const stap_error *err)
     }
 }
 
-int cli_check_unwritten(const char *path, const stap_recording *rec, int strict)
+int cli_check_unwritten(const char *path, const stap_recording *rec, int strict, int sending)
 {
     const long long all = stap_recording_cpis(rec), written = stap_recording_written(rec);
     if (written == all) return EXIT_OK;
@@ -336,18 +336,20 @@ int cli_check_unwritten(const char *path, const stap_recording *rec, int strict)
         return cli_error(EXIT_PROCESSING, "%s: %lld of its %lld CPIs were never written (CPI %s); "
                          "--strict refuses an incomplete recording", path, all - written, all, list);
     if (par_rank() == 0)
-        fprintf(stderr, "rtstap: warning: %s: %lld of its %lld CPIs were never written (CPI %s): "
-            "running the %lld written; /axes/input_cpi of the results names each one's CPI\n",
-            path, all - written, all, list, written);
+        fprintf(stderr, "rtstap: warning: %s: %lld of its %lld CPIs were never written (CPI %s): %s the "
+                "%lld written%s\n", path, all - written, all, list, sending ? "sending" : "running", written,
+                sending ? " as stream CPIs 0, 1, ... in order"
+                        : "; /axes/input_cpi of the results names each one's CPI");
     return EXIT_OK;
 }
 
-int cli_open_recording(const char *path, const cli_input_opts *o, stap_recording **rec, stap_input *in)
+int cli_open_recording(const char *path, const cli_input_opts *o, stap_recording **rec, stap_input *in,
+                       int sending)
 {
     stap_error err;
     int status;
     if (stap_recording_open(path, rec, in, &o->read, &err)) return cli_fail_input(path, &err);
-    if ((status = cli_check_layout(path, in, o)) || (status = cli_check_unwritten(path, *rec, o->strict)))
+    if ((status = cli_check_layout(path, in, o)) || (status = cli_check_unwritten(path, *rec, o->strict, sending)))
         return status;
     return EXIT_OK;
 }

@@ -72,10 +72,11 @@ int cli_fail_input(const char *path, const stap_error *err);
 /* A recording with CPIs that were never written (stap_recording_written): one warning
  * naming how many and the first of them, or (--strict) an error; none written at all is an
  * error either way. EXIT_OK or EXIT_PROCESSING (printed). */
-int cli_check_unwritten(const char *path, const stap_recording *rec, int strict);
+int cli_check_unwritten(const char *path, const stap_recording *rec, int strict, int sending);
 /* A recording opened (*rec, *in; closed and freed by the caller either way) and checked:
  * cli_fail_input, cli_check_layout, cli_check_unwritten (stream --input, send). */
-int cli_open_recording(const char *path, const cli_input_opts *o, stap_recording **rec, stap_input *in);
+int cli_open_recording(const char *path, const cli_input_opts *o, stap_recording **rec, stap_input *in,
+                       int sending);
 
 /* The stage-timing table on stderr (shared by run and perfect). */
 /* "" for segment training, else " sliding LB=1 G=2" (after S=.. K=.. in reports) */

@@ -220,7 +220,7 @@ static int run_open_input(run_job *j)
     if (stap_recording_open(j->input, &j->rec, &j->in, &j->inopts.read, &err))
         return cli_fail_input(j->input, &err);
     if ((st = cli_check_layout(j->input, &j->in, &j->inopts))) return st;
-    if (stap_recording_rank(j->rec) == 4 && (st = cli_check_unwritten(j->input, j->rec, j->inopts.strict)))
+    if (stap_recording_rank(j->rec) == 4 && (st = cli_check_unwritten(j->input, j->rec, j->inopts.strict, 0)))
         return st;
     /* one CPI: its samples are read once the configuration is known to fit (a small file
      * declaring a huge dataset made run read gigabytes of fill values first) */

@@ -383,7 +383,7 @@ static cJSON *report(const send_job *j, FILE *out, const char *samples)
 static int send_prepare(send_job *j)
 {
     stap_error err;
-    int status = cli_open_recording(j->input, &j->inopts, &j->rec, &j->in);
+    int status = cli_open_recording(j->input, &j->inopts, &j->rec, &j->in, 1);
     if (status) return status;
     j->s = (stap_vrt_shape){j->in.channels, j->in.pulses, j->in.range_gates};
     if (stap_vrt_shape_validate(&j->s, &err)) return cli_fail(&err);

@@ -280,7 +280,7 @@ static int stream_workload(stream_job *j)
 /* --input: the recording and its shape into the workload */
 static int stream_open_input(stream_job *j)
 {
-    const int status = cli_open_recording(j->input, &j->inopts, &j->rec, &j->in);
+    const int status = cli_open_recording(j->input, &j->inopts, &j->rec, &j->in, 0);
     if (status) return status;
     if (!j->cpis_given) j->cpis = (int)stap_recording_written(j->rec);
     stap_config *c = &j->w.cfg;

@@ -139,5 +139,11 @@ check "send --json over an existing file without -f: exit 1" '[ $? -eq 1 ] && gr
 "$bin" send "${ok[@]}" --vrt udp://127.0.0.1:9 --json "$tmp/rec.h5" -f 2> "$tmp/e"
 check "send --json over its input: refused" '[ $? -ne 0 ] && [ -s "$tmp/rec.h5" ] && cmp -s <("$bin" info "$tmp/rec.h5" 2>&1 | head -1) <(echo "$tmp/rec.h5")'
 
+# a recording with CPIs never written: the warning says what send does with the written ones
+"$tools/mkpartial" recording "$tmp/gaps.h5" 4,8,48 6 1 0,1,3,5
+"$bin" send --input "$tmp/gaps.h5" --vrt udp://127.0.0.1:9 --rate 50 > /dev/null 2> "$tmp/e"
+check "send of a recording with gaps: exit 0, the warning names the 4 sent as stream CPIs 0, 1, ...: $(head -c 300 "$tmp/e")" \
+    '[ $? -eq 0 ] && grep -qF "2 of its 6 CPIs were never written (CPI 2, 4): sending the 4 written as stream CPIs 0, 1, ... in order" "$tmp/e" && ! grep -q "axes/input_cpi" "$tmp/e"'
+
 [ $fail -eq 0 ] && echo "cli_send: all checks passed"
 exit $fail
