@@ -11,7 +11,7 @@
 #include "la_accuracy.h"
 #include "la_random.h"
 #include "linalg.h"
-#include "stream_loop.h"
+#include "report.h"
 
 typedef struct {
     int m, n, batch;

@@ -10,8 +10,7 @@
 #include "cli_json.h"
 #include "cli_opts.h"
 #include "progress.h"
-#include "stream_loop.h"
-#include "stream_devices.h"
+#include "report.h"
 #include "workload.h"
 
 static const cli_command bench_cmd = {
@@ -37,17 +36,54 @@ typedef struct bench_case {
     int ok;
     char why[512];
     char engine[256];
-    stream_stats one;   /* one CPI in flight, direct launches: stage times */
-    stream_stats one16; /* the same with int16 cubes: host to host as digitizers deliver */
-    stream_stats many;  /* S CPIs in flight, graphs: rate                  */
-    stream_stats resident; /* the same with the ring in device memory: compute alone (GPU) */
+    stap_stream_stats one;   /* one CPI in flight, direct launches: stage times */
+    stap_stream_stats one16; /* the same with int16 cubes: host to host as digitizers deliver */
+    stap_stream_stats many;  /* S CPIs in flight, graphs: rate                  */
+    stap_stream_stats resident; /* the same with the ring in device memory: compute alone (GPU) */
     double devices_rate; /* --devices: CPIs/s with every device at once (0: not measured) */
-    stream_device dev[STREAM_MAX_DEVICES];
+    stap_stream_stats dev[STAP_STREAM_MAX_DEVICES]; /* each device's, its number and name */
+    int dev_id[STAP_STREAM_MAX_DEVICES];
+    char dev_name[STAP_STREAM_MAX_DEVICES][128];
 } bench_case;
+
+/* Through a stream of its own engines (one per device, or one: devices NULL), `n` timed CPIs
+ * after 2 x slots warm-up ones each, replaying cubes[0..ncubes) (complex64, stored as eo's
+ * input takes them, and pinned by the stream); rep filled, desc the first engine's. */
+static int measure_stream(const workload *w, const stap_config *cfg, const stap_engine_options *eo,
+                          stap_cf32 *const *cubes, int ncubes, long long n, const int *devices,
+                          int ndev, stap_stream_report *rep, char *desc, size_t desc_len,
+                          stap_error *err)
+{
+    const size_t len = workload_cube_len(w), bytes = len * stap_sample_bytes(&eo->input);
+    char *host = malloc(bytes * (size_t)ncubes);
+    void **ring = calloc((size_t)ncubes, sizeof *ring);
+    int status = host && ring ? STAP_OK : stap_fail(err, STAP_ENOMEM, "out of memory");
+    for (int k = 0; k < ncubes && !status; k++) {
+        ring[k] = host + bytes * (size_t)k;
+        stap_samples_from_cf32(&eo->input, cubes[k], len, ring[k]);
+    }
+    const stap_stream_source src = {.kind = STAP_STREAM_RING, .cpis = n, .ring = (const void *const *)ring,
+                                    .ring_count = ncubes, .resident = eo->resident};
+    stap_stream_options so;
+    stap_stream_options_defaults(&so);
+    so.warmup = 2LL * eo->slots;
+    stap_stream *s = NULL;
+    if (!status)
+        status = stap_stream_create(&s, cfg, w->steering, w->nbeams, w->steering ? stap_dof(cfg) : 0,
+                                    eo, devices, ndev, &src, NULL, &so, err);
+    if (!status) {
+        status = stap_stream_run(s, rep, err);
+        if (desc) snprintf(desc, desc_len, "%s", stap_engine_describe(stap_stream_engine(s, 0)));
+    }
+    stap_stream_destroy(s);
+    free(ring);
+    free(host);
+    return status;
+}
 
 /* --devices: the case's engines on every device at once, S CPIs in flight each */
 static int measure_devices(const workload *w, bench_case *c, int threads, int slots,
-                           const stap_cf32 *ring, int ncubes, long long cpis, const int *devices,
+                           stap_cf32 *const *cubes, int ncubes, long long cpis, const int *devices,
                            int n, stap_error *err)
 {
     stap_config cfg = w->cfg;
@@ -57,21 +93,28 @@ static int measure_devices(const workload *w, bench_case *c, int threads, int sl
     stap_engine_options_defaults(&eo);
     eo.slots = slots;
     eo.apply_gemm = c->gemm;
-    const stream_devices_job job = {&cfg, w->steering, w->nbeams, w->steering ? stap_dof(&cfg) : 0,
-                                    &eo, ring, ncubes, workload_cube_len(w), 2LL * slots,
-                                    cpis * n};
-    double wall_s = 0;
-    const int st = stream_devices_run(&job, devices, n, c->dev, &wall_s, err);
+    stap_stream_report rep;
+    const int st = measure_stream(w, &cfg, &eo, cubes, ncubes, cpis * n, devices, n, &rep, NULL, 0, err);
     long long total = 0;
-    for (int k = 0; !st && k < n; k++) total += c->dev[k].st.cpis;
-    c->devices_rate = !st && wall_s > 0 ? total / wall_s : 0;
+    for (int k = 0; !st && k < n; k++) {
+        total += rep.device[k].cpis;
+        c->dev[k] = rep.device[k];
+        c->dev_id[k] = devices[k];
+        c->dev_name[k][0] = '\0';
+        stap_error ignore;
+        if (devices[k] >= 0 && !stap_la_gpu_select(devices[k], &ignore))
+            stap_gpu_info(c->dev_name[k], sizeof c->dev_name[k], NULL, NULL, &ignore);
+    }
+    stap_error ignore;
+    if (n > 0 && devices[0] >= 0) stap_la_gpu_select(devices[0], &ignore);
+    c->devices_rate = !st && rep.wall_s > 0 ? total / rep.wall_s : 0;
     return st;
 }
 
 /* One engine, `n` CPIs from the ring (copied to the engine's pinned memory). */
 static int measure(const workload *w, stap_backend be, int gemm, int threads, int slots, int graphs,
                    int resident, const stap_sample_format *input, stap_cf32 *const *cubes,
-                   int ncubes, long long n, stream_stats *st, char *desc, size_t desc_len,
+                   int ncubes, long long n, stap_stream_stats *st, char *desc, size_t desc_len,
                    stap_error *err)
 {
     stap_config cfg = w->cfg;
@@ -84,26 +127,9 @@ static int measure(const workload *w, stap_backend be, int gemm, int threads, in
     eo.apply_gemm = gemm;
     eo.resident = resident;
     if (input) eo.input = *input; /* NULL: complex64 */
-    stap_engine *e = NULL;
-    int status = stap_engine_create(&e, &cfg, w->steering, w->nbeams,
-                                   w->steering ? stap_dof(&cfg) : 0, &eo, err);
-    if (status) return status;
-    const size_t len = workload_cube_len(w);
-    stream_ring ring = {calloc((size_t)ncubes, sizeof(stap_cf32 *)), 0};
-    if (!ring.cube) status = stap_fail(err, STAP_ENOMEM, "out of memory");
-    for (int k = 0; k < ncubes && !status; k++, ring.count++) {
-        ring.cube[k] = stap_engine_host_alloc(e, stap_engine_cube_bytes(e));
-        if (!ring.cube[k]) status = stap_fail(err, STAP_ENOMEM, "cannot allocate pinned cubes");
-        else stap_samples_from_cf32(&eo.input, cubes[k], len, ring.cube[k]);
-    }
-    stream_resident res = {&ring, slots};
-    if (!status)
-        status = stream_run(e, 2LL * slots, n, resident ? stream_resident_source : stream_ring_source,
-                            NULL, resident ? (void *)&res : (void *)&ring, NULL, NULL, 0, NULL, st, err);
-    if (desc) snprintf(desc, desc_len, "%s", stap_engine_describe(e));
-    for (int k = 0; k < ring.count; k++) stap_engine_host_free(e, ring.cube[k]);
-    free(ring.cube);
-    stap_engine_destroy(e);
+    stap_stream_report rep;
+    const int status = measure_stream(w, &cfg, &eo, cubes, ncubes, n, NULL, 0, &rep, desc, desc_len, err);
+    *st = rep.all;
     return status;
 }
 
@@ -135,7 +161,7 @@ static void measure_case(const workload *w, bench_case *c, const bench_run *r,
     else if (!st)
         c->many = c->one;
     if (!st && gpu && r->ndev > 0)
-        st = measure_devices(w, c, r->threads, r->slots, ring, ncubes, r->cpis, r->devices, r->ndev, &e2);
+        st = measure_devices(w, c, r->threads, r->slots, cubes, ncubes, r->cpis, r->devices, r->ndev, &e2);
     if (st) snprintf(c->why, sizeof c->why, "%s", e2.msg);
     else c->ok = 1;
 }
@@ -150,7 +176,7 @@ static int split_list(const char *s, char items[][32], int max)
     return n;
 }
 
-static void json_stage_row(cJSON *o, const char *key, const stream_stats *st)
+static void json_stage_row(cJSON *o, const char *key, const stap_stream_stats *st)
 {
     cJSON *r = cJSON_AddObjectToObject(o, key);
     stream_json_stats(r, st);
@@ -222,9 +248,9 @@ static int write_json(const char *json, int force, const char *device, int slots
                 cJSON *arr = cJSON_AddArrayToObject(d, "devices");
                 for (int k = 0; k < ndev; k++) {
                     cJSON *o = cJSON_CreateObject();
-                    cJSON_AddNumberToObject(o, "device", c->dev[k].device);
-                    cJSON_AddStringToObject(o, "name", c->dev[k].name);
-                    stream_json_stats(o, &c->dev[k].st);
+                    cJSON_AddNumberToObject(o, "device", c->dev_id[k]);
+                    cJSON_AddStringToObject(o, "name", c->dev_name[k]);
+                    stream_json_stats(o, &c->dev[k]);
                     cJSON_AddItemToArray(arr, o);
                 }
             }
@@ -243,7 +269,7 @@ int cmd_bench_pipeline(int argc, char **argv)
     int cpis = 500, cpu_cpis = 8, slots = 3, threads = 0, force = 0, device_n = -1;
     int progress_mode = PROGRESS_AUTO;
     const char *devices_s = NULL;
-    int devices[STREAM_MAX_DEVICES], ndev = 0;
+    int devices[STAP_STREAM_MAX_DEVICES], ndev = 0;
     stap_error err;
     stap_error_clear(&err);
     cli_opt opts[] = {
@@ -270,7 +296,7 @@ int cmd_bench_pipeline(int argc, char **argv)
     int pst = cli_parse(&bench_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
     if (devices_s && device_n >= 0) return cli_error(EXIT_USAGE, "--devices: not with --device");
-    if (devices_s && (pst = cli_devices(devices_s, STAP_BACKEND_AUTO, devices, STREAM_MAX_DEVICES, &ndev)))
+    if (devices_s && (pst = cli_devices(devices_s, STAP_BACKEND_AUTO, devices, STAP_STREAM_MAX_DEVICES, &ndev)))
         return pst;
     if (ndev > 0 && devices[0] < 0) ndev = 0; /* (RTSTAP_TEST_DEVICES_CPU: no GPU to spread over) */
     if ((pst = cli_select_device(device_n)) || (pst = cli_output_ok(json, force))) return pst;

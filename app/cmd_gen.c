@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli_json.h"
-#include "stream_loop.h" /* cli_json_written */
+#include "report.h" /* cli_json_written */
 #include "cli_opts.h"
 #include "progress.h"
 #include "cmd_scene.h"

@@ -12,7 +12,7 @@
 #include "cli_json.h"
 #include "cli_opts.h"
 #include "progress.h"
-#include "stream_loop.h" /* cli_json_written */
+#include "report.h" /* cli_json_written */
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "rawio.h"

@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "cli_json.h"
 #include "cli_opts.h"
-#include "cpi_io.h"
+#include "rtstap/stream.h"
 #include "h5io.h"
 #include "result_info.h"
 
@@ -101,7 +101,7 @@ static int info_input(info_job *j, cJSON **doc)
     char order[96], samples[240], cfgline[200] = "";
     stap_layout_string(&in->layout.layout, rank, order, sizeof order);
     stap_sample_format fmt;
-    cpi_input_format(j->rec, 0, &fmt, samples, sizeof samples);
+    stap_stream_input_format(j->rec, 0, &fmt, samples, sizeof samples);
     /* what a run would use: the preset, the file's shape, D = P, the options given */
     stap_config c;
     stap_config_defaults(&c);

@@ -13,7 +13,7 @@
 #include "h5io_extra.h"
 #include "rtstap/common.h" /* stap_now_ms */
 #include "perfect_io.h"
-#include "stream_loop.h" /* the JSON report helpers */
+#include "report.h" /* the JSON report helpers */
 
 /* --size and --input-dir: the suite's input files, of perfect and import-perfect */
 #define PERFECT_INPUT_OPTIONS(size_s, dir)                                                  \

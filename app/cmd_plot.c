@@ -14,7 +14,7 @@
 #include "cfar.h"
 #include "cli_files.h"
 #include "cli_opts.h"
-#include "stream_loop.h"
+#include "report.h"
 #include "cli_json.h"
 #include "cmd_scene.h"
 #include "h5io.h"

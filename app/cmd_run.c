@@ -13,9 +13,9 @@
 #include "cli_opts.h"
 #include "progress.h"
 #include "cpi_check.h"
-#include "cpi_io.h"
+#include "rtstap/stream.h"
 #include "engine.h"
-#include "stream_loop.h"
+#include "report.h"
 #include "h5io.h"
 #include "h5io_extra.h"
 #include "rtstap/common.h" /* stap_now_ms */

@@ -8,7 +8,7 @@
 #include "cli_opts.h"
 #include "cmd_scene.h"
 #include "scene_sinr.h"
-#include "stream_loop.h" /* the JSON report helpers */
+#include "report.h" /* the JSON report helpers */
 
 static const cli_command sinr_cmd = {
     "sinr",

@@ -15,10 +15,8 @@
 #include "cli_opts.h"
 #include "progress.h"
 #include "rtstap/common.h" /* stap_now_ms */
-#include "cpi_io.h"
-#include "stream_devices.h"
 #include "par.h"
-#include "stream_loop.h"
+#include "report.h"
 #include "workload.h"
 
 static const cli_command stream_cmd = {
@@ -92,7 +90,8 @@ typedef struct stream_sinks {
     mem_samples *mem;
 } stream_sinks;
 
-static int stream_sink(void *user, const stap_cpi_result *r, stap_error *err)
+static int stream_sink(void *user, const stap_engine *e, const stap_cpi_result *r, long long input_cpi,
+                       stap_error *err)
 {
     stream_sinks *s = user;
     if (s->mem->every > 0 && r->cpi % s->mem->every == 0) mem_sample(s->mem, r->cpi);
@@ -100,6 +99,9 @@ static int stream_sink(void *user, const stap_cpi_result *r, stap_error *err)
 }
 
 /* --format T: value is the ring's stap_sample_format */
+/* the stream's progress (stap_stream_options.progress) */
+static void stream_progress(void *pg, long long done) { progress_update(pg, done); }
+
 static int parse_format(const cli_opt *opt, const char *s)
 {
     stap_error err;
@@ -127,7 +129,7 @@ typedef struct stream_job {
     cli_processing proc;            /* run's processing options, over the preset */
     int readers, host_decode, progress, resident;
     const char *devices_s;          /* --devices LIST|all */
-    int devices[STREAM_MAX_DEVICES], ndevices; /* resolved: > 0 runs one engine per device */
+    int devices[STAP_STREAM_MAX_DEVICES], ndevices; /* resolved: > 0 runs one engine per device */
     unsigned keep;                  /* --keep: STAP_KEEP_* */
     stap_sample_format ring_format; /* --format: the ring's samples */
     char samples[200];              /* how the samples reach the engine, for the report */
@@ -140,10 +142,14 @@ typedef struct stream_job {
     workload w;
     int have_w;
     stap_engine *eng;
-    stream_ring ring;
+    struct {
+        void **cube; /* pinned, as the engine takes them */
+        int count;
+    } ring;
+    stap_stream *stream;
+    stap_stream_report rep;
     stap_recording *rec;
     stap_input in;
-    cpi_reader *reader;
     double plain_gbs;
     mem_samples mem;
     timeline tl;
@@ -152,7 +158,7 @@ typedef struct stream_job {
     double h2d, d2h, t_run, read_s, wait_s;
     int have_link;
     long long warm;
-    stream_stats st;
+    stap_stream_stats st;
     rank_stream ranks[PAR_MAX_RANKS]; /* rtstap-mpi: every rank's stream (rank 0 reports) */
     int nranks;
 } stream_job;
@@ -314,7 +320,7 @@ static int stream_parse_devices(stream_job *j)
     if (j->input || j->timeline_path || j->mem_every || j->device_n >= 0)
         return cli_error(EXIT_USAGE, "--devices replays the synthesized ring: not with --input, "
                          "--timeline, --mem-every or --device");
-    return cli_devices(j->devices_s, j->backend, j->devices, STREAM_MAX_DEVICES, &j->ndevices);
+    return cli_devices(j->devices_s, j->backend, j->devices, STAP_STREAM_MAX_DEVICES, &j->ndevices);
 }
 
 /* --devices: the ring synthesized once, each device's engine and pinned copy of it in its
@@ -328,29 +334,52 @@ static int stream_multi(stream_job *j)
     stap_cf32 *tmp = malloc(sizeof(stap_cf32) * j->cube_len * (size_t)j->ring_n);
     if (!tmp) return cli_error(EXIT_PROCESSING, "out of memory for the ring");
     int status = stream_synthesize(j, tmp, &j->eo.input);
-    stream_device dev[STREAM_MAX_DEVICES];
-    double wall_s = 0;
-    const stream_devices_job job = {&w->cfg, w->steering, w->nbeams, w->steering ? w->steering_len : 0,
-                                    &j->eo, tmp, j->ring_n, j->cube_len, 2LL * j->eo.slots, j->cpis};
-    if (!status) {
-        cli_graceful_begin();
-        if (stream_devices_run(&job, j->devices, j->ndevices, dev, &wall_s, &err)) status = cli_fail(&err);
-        cli_graceful_end();
+    /* the ring as the engines take it; the stream pins a copy of it on each device */
+    const size_t bytes = j->cube_len * stap_sample_bytes(&j->eo.input);
+    char *host = status ? NULL : malloc(bytes * (size_t)j->ring_n);
+    void *cubes[1024];
+    if (!status && !host) status = cli_error(EXIT_PROCESSING, "out of memory for the ring");
+    for (int k = 0; !status && k < j->ring_n; k++) {
+        cubes[k] = host + bytes * (size_t)k;
+        stap_samples_from_cf32(&j->eo.input, tmp + j->cube_len * (size_t)k, j->cube_len, cubes[k]);
     }
     free(tmp);
+    const stap_stream_source src = {.kind = STAP_STREAM_RING, .cpis = j->cpis,
+                                    .ring = (const void *const *)cubes, .ring_count = j->ring_n};
+    stap_stream_options so;
+    stap_stream_options_defaults(&so);
+    so.warmup = 2LL * j->eo.slots;
+    if (!status && stap_stream_create(&j->stream, &w->cfg, w->steering, w->nbeams,
+                                      w->steering ? w->steering_len : 0, &j->eo, j->devices,
+                                      j->ndevices, &src, NULL, &so, &err))
+        status = cli_fail(&err);
+    free(host);
     if (status) return status;
+    char name[STAP_STREAM_MAX_DEVICES][128];
+    for (int k = 0; k < j->ndevices; k++) { /* each device's name, with it selected */
+        name[k][0] = '\0';
+        if (j->devices[k] >= 0 && !stap_la_gpu_select(j->devices[k], &err)) stap_gpu_info(name[k], sizeof name[k], NULL, NULL, &err);
+    }
+    if (j->devices[0] >= 0) stap_la_gpu_select(j->devices[0], &err);
+    cli_graceful_begin();
+    cli_graceful_attach(j->stream);
+    if (stap_stream_run(j->stream, &j->rep, &err)) status = cli_fail(&err);
+    cli_graceful_end();
+    if (status) return status;
+    const stap_stream_report *rep = &j->rep;
+    const double wall_s = rep->wall_s;
     char d[96];
     stap_sample_format_describe(&j->eo.input, d, sizeof d);
     long long total = 0;
-    for (int k = 0; k < j->ndevices; k++) total += dev[k].st.cpis;
+    for (int k = 0; k < j->ndevices; k++) total += rep->device[k].cpis;
     const double rate = wall_s > 0 ? total / wall_s : 0;
     if (!j->quiet) {
         fprintf(stderr, "rtstap stream: %s on %d devices, %s over the link\n  engine: %s\n", w->name,
-                j->ndevices, d, dev[0].engine);
+                j->ndevices, d, stap_engine_describe(stap_stream_engine(j->stream, 0)));
         for (int k = 0; k < j->ndevices; k++)
             fprintf(stderr, "  device %d (%s): %lld CPIs, %.1f CPIs/s, latency p50 %.3f ms, p99 %.3f ms\n",
-                    dev[k].device, dev[k].name, dev[k].st.cpis, dev[k].st.cpis_per_s, dev[k].st.lat_p50,
-                    dev[k].st.lat_p99);
+                    j->devices[k], name[k], rep->device[k].cpis, rep->device[k].cpis_per_s,
+                    rep->device[k].lat_p50, rep->device[k].lat_p99);
         fprintf(stderr, "  all: %lld CPIs in %.3f s: %.1f CPIs/s\n", total, wall_s, rate);
     }
     if (!j->json) return EXIT_OK;
@@ -363,10 +392,10 @@ static int stream_multi(stream_job *j)
     cJSON *arr = cJSON_AddArrayToObject(doc, "devices");
     for (int k = 0; k < j->ndevices; k++) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "device", dev[k].device);
-        cJSON_AddStringToObject(o, "name", dev[k].name);
-        cJSON_AddStringToObject(o, "engine", dev[k].engine);
-        stream_json_stats(o, &dev[k].st);
+        cJSON_AddNumberToObject(o, "device", j->devices[k]);
+        cJSON_AddStringToObject(o, "name", name[k]);
+        cJSON_AddStringToObject(o, "engine", stap_engine_describe(stap_stream_engine(j->stream, k)));
+        stream_json_stats(o, &rep->device[k]);
         cJSON_AddItemToArray(arr, o);
     }
     status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
@@ -386,7 +415,7 @@ static int stream_engine(stream_job *j)
     j->cube_len = workload_cube_len(w);
     stap_cf32 *tmp = NULL; /* the synthesized ring, before it is stored as the engine takes it */
     if (j->rec) {
-        cpi_input_format(j->rec, j->host_decode, &j->eo.input, j->samples, sizeof j->samples);
+        stap_stream_input_format(j->rec, j->host_decode, &j->eo.input, j->samples, sizeof j->samples);
     } else {
         j->eo.input = j->ring_format;
         tmp = malloc(sizeof(stap_cf32) * j->cube_len * (size_t)j->ring_n);
@@ -479,8 +508,23 @@ static int stream_go(stream_job *j)
     j->warm = 2LL * j->eo.slots;
     j->tl = (timeline){NULL, "", j->warm, j->eo.slots, 0};
     if (j->timeline_path && (status = stream_timeline_open(j))) return status;
-    if (j->rec && cpi_reader_start(&j->reader, j->rec, j->eng, j->warm + j->cpis, j->eo.slots + 2,
-                                   j->readers ? j->readers : cpi_reader_default_threads(), &err)) {
+    const stap_config *cfg = stap_engine_config(j->eng);
+    j->mem.gpu = cfg->backend == STAP_BACKEND_GPU || cfg->backend == STAP_BACKEND_CUBLAS;
+    stream_sinks sinks = {&j->tl, &j->mem};
+    progress pg;
+    const stap_stream_source src = j->rec
+        ? (stap_stream_source){.kind = STAP_STREAM_RECORDING, .cpis = j->cpis, .recording = j->rec,
+                               .readers = j->readers, .buffers = j->eo.slots + 2}
+        : (stap_stream_source){.kind = STAP_STREAM_RING, .cpis = j->cpis, .ring = (const void *const *)j->ring.cube,
+                               .ring_count = j->ring.count, .resident = j->resident};
+    const stap_stream_sink sink = {.each = j->tl.f || j->mem_every ? stream_sink : NULL, .each_user = &sinks};
+    stap_stream_options so;
+    stap_stream_options_defaults(&so);
+    so.warmup = j->warm;
+    so.deadline_ms = j->deadline;
+    so.progress = stream_progress;
+    so.progress_user = &pg;
+    if (stap_stream_create_on(&j->stream, &j->eng, NULL, 1, &src, &sink, &so, &err)) {
         if (j->tl.f) {
             fclose(j->tl.f);
             stap_atomic_abort(j->tl.tmp);
@@ -488,20 +532,11 @@ static int stream_go(stream_job *j)
         return cli_fail(&err);
     }
     double t_run = stap_now_ms();
-    const stap_config *cfg = stap_engine_config(j->eng);
-    j->mem.gpu = cfg->backend == STAP_BACKEND_GPU || cfg->backend == STAP_BACKEND_CUBLAS;
-    stream_sinks sinks = {&j->tl, &j->mem};
-    stream_sink_fn sink = j->tl.f || j->mem_every ? stream_sink : NULL;
-    progress pg;
     progress_begin(&pg, j->progress, j->quiet, "stream", "CPIs", j->cpis);
     cli_graceful_begin(); /* SIGINT/SIGTERM: finish the CPIs in flight, report them */
-    stream_resident res = {&j->ring, j->eo.slots};
-    int sr = j->rec ? stream_run(j->eng, j->warm, j->cpis, cpi_reader_get_fn, cpi_reader_release_fn,
-                                 j->reader, sink, &sinks, j->deadline, &pg, &j->st, &err)
-                    : j->resident ? stream_run(j->eng, j->warm, j->cpis, stream_resident_source, NULL, &res,
-                                               sink, &sinks, j->deadline, &pg, &j->st, &err)
-                    : stream_run(j->eng, j->warm, j->cpis, stream_ring_source, NULL, &j->ring, sink,
-                                 &sinks, j->deadline, &pg, &j->st, &err);
+    cli_graceful_attach(j->stream);
+    int sr = stap_stream_run(j->stream, &j->rep, &err);
+    j->st = j->rep.all;
     if (par_size() == 1) cli_graceful_end(); /* rtstap-mpi: after the ranks' report (cmd_stream) */
     progress_end(&pg);
     if (stap_engine_moved_to_cpu(j->eng) >= 0) /* said once, as it ends */
@@ -515,10 +550,11 @@ static int stream_go(stream_job *j)
     if (j->tl.f) sr = stream_timeline_close(j, sr, &err);
     if (sr) return cli_fail(&err);
     j->t_run = stap_now_ms() - t_run;
-    if (j->reader) {
-        cpi_reader_times(j->reader, &j->read_s, &j->wait_s);
+    if (j->rec) {
+        j->read_s = j->rep.read_s;
+        j->wait_s = j->rep.read_wait_s;
         /* the yardstick: the same file read plainly by as many threads as read it */
-        j->plain_gbs = cpi_plain_read_gbs(j->input, cpi_reader_threads(j->reader));
+        j->plain_gbs = stap_stream_plain_read_gbs(j->input, j->rep.readers);
     }
     j->rss2 = stream_rss_bytes();
     return status;
@@ -561,7 +597,7 @@ static void stream_print_memory(const stream_job *j)
 static void stream_print(const stream_job *j)
 {
     const stap_config *cfg = stap_engine_config(j->eng);
-    const stream_stats *st = &j->st;
+    const stap_stream_stats *st = &j->st;
     double in_bytes, out_bytes;
     stream_bytes(j, &in_bytes, &out_bytes);
     const double in_gbs = in_bytes * st->cpis_per_s / 1e9, out_gbs = out_bytes * st->cpis_per_s / 1e9;
@@ -593,8 +629,8 @@ static void stream_print(const stream_job *j)
         fprintf(stderr, "  reading: %.2f GB/s of CPIs from the file vs %.2f GB/s plain parallel "
                 "read (%.0f%%); %d reader%s, %s, reading %.0f%% of the time: %s limits the "
                 "stream\n", in_gbs, j->plain_gbs, j->plain_gbs > 0 ? 100 * in_gbs / j->plain_gbs : 0,
-                cpi_reader_threads(j->reader), cpi_reader_threads(j->reader) > 1 ? "s" : "",
-                cpi_reader_path(j->reader), 100 * j->read_s / (j->t_run * 1e-3),
+                j->rep.readers, j->rep.readers > 1 ? "s" : "",
+                j->rep.read_path, 100 * j->read_s / (j->t_run * 1e-3),
                 j->read_s > 0.8 * j->t_run * 1e-3 ? "reading" : "compute");
     stream_print_memory(j);
     if (j->nranks > 1) { /* rtstap-mpi: the above is rank 0's stream; every rank's at once */
@@ -644,8 +680,8 @@ static int stream_json(const stream_job *j)
         cJSON_AddStringToObject(doc, "input", j->input);
         cJSON_AddNumberToObject(doc, "plain_read_gbs", j->plain_gbs);
         cJSON_AddNumberToObject(doc, "reader_busy_fraction", j->read_s / (j->t_run * 1e-3));
-        cJSON_AddNumberToObject(doc, "readers", cpi_reader_threads(j->reader));
-        cJSON_AddStringToObject(doc, "reader_path", cpi_reader_path(j->reader));
+        cJSON_AddNumberToObject(doc, "readers", j->rep.readers);
+        cJSON_AddStringToObject(doc, "reader_path", j->rep.read_path);
     }
     cJSON_AddNumberToObject(doc, "host_rss_mb_start", j->rss0 / 1e6);
     cJSON_AddNumberToObject(doc, "host_rss_mb_ring", j->rss1 / 1e6);
@@ -726,7 +762,8 @@ int cmd_stream(int argc, char **argv)
             }
         }
     }
-    cpi_reader_stop(j->reader);
+    cli_graceful_end();
+    stap_stream_destroy(j->stream);
     stap_recording_close(j->rec);
     stap_input_free(&j->in);
     for (int k = 0; k < j->ring.count; k++) stap_engine_host_free(j->eng, j->ring.cube[k]);

@@ -76,14 +76,6 @@ static int rank_sink(void *user, long long row, long long input_cpi, const stap_
     return STAP_OK;
 }
 
-/* checks, then the rank's writer (the input's CPI from its reader) */
-static int rank_put(void *user, const stap_cpi_result *res, stap_error *err)
-{
-    checked_sink *cs = user;
-    int st = cpi_check(&cs->checks, cs->eng, res, err);
-    return st ? st : cpi_writer_put(cs->writer, res, cpi_reader_input_cpi(cs->reader, res->cpi), err);
-}
-
 /* what each rank tells the others at the end */
 typedef struct rank_report {
     int status, code, stopped_by, device;
@@ -385,20 +377,18 @@ static void rank_failed(const run_job *j, ranks_run *x, const stap_error *err)
         snprintf(m->msg, sizeof m->msg, "%s", err->msg);
 }
 
-/* This rank's reader and writer: every reader thread a buffer to read into (the reads of a
- * page-cached file overlap: fewer buffers starve them). Not collective. */
+/* This rank's stream: its share's reader (every reader thread a buffer to read into: the
+ * reads of a page-cached file overlap, fewer buffers starve them), its engine, its rows
+ * written by rank_sink. Not collective. */
 static void ranks_setup(run_job *j, rec_run *r, ranks_run *x)
 {
     stap_error err;
     if (x->rr.n == 0) return; /* past the written CPIs: no engine, nothing to run */
-    const stap_config *pc = r->hdr.cfg;
-    const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
-    const int readers = j->readers ? j->readers : cpi_reader_default_threads();
-    if (cpi_writer_start_sink(&r->writer, rank_sink, &x->rr, r->keep & STAP_KEEP_WEIGHTS ? wlen : 0,
-                              r->keep & STAP_KEEP_OUTPUT ? ylen : 0, 4, &err) ||
-        cpi_reader_start_share(&r->reader, j->rec, r->eng, x->rr.n, x->me, x->N,
-                               run_devices_buffers(1, r->eo.slots, readers), readers, &err))
-        rank_failed(j, x, &err);
+    const stap_stream_source src = {.kind = STAP_STREAM_RECORDING, .cpis = x->rr.n, .recording = j->rec,
+                                    .readers = j->readers, .first = x->me, .stride = x->N};
+    stap_stream_sink sink = {.row = rank_sink, .row_user = &x->rr, .depth = 4};
+    stap_stream_options so;
+    if (rec_stream_make(j, r, &src, &sink, &so, &err)) rank_failed(j, x, &err);
 }
 
 /* This rank's share through its engine (from the ranks' common start, x->t0; skip: a rank's
@@ -408,30 +398,15 @@ static void ranks_stream(run_job *j, rec_run *r, ranks_run *x, int skip)
     stap_error err;
     rank_report *m = &x->mine;
     int st = m->status ? -1 : STAP_OK; /* (a failed setup: already said) */
-    if (!st && r->reader && !skip) {
-        const long long n = x->rr.n;
-        r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
-        cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || (r->keep & STAP_KEEP_OUTPUT), 1);
-        r->cs.checks.name_cpi = cpi_reader_input_cpi_fn; /* the input's CPI, not the rank's count */
-        r->cs.checks.name_user = r->reader;
+    if (!st && r->stream && !skip) {
         progress_begin(&r->pg, x->me == 0 ? j->progress : PROGRESS_NONE, j->quiet || x->me != 0,
-                       "run (rank 0)", "CPIs", n);
-        st = stream_run(r->eng, 0, n, cpi_reader_get_fn, cpi_reader_release_fn, r->reader, rank_put,
-                        &r->cs, 0, &r->pg, &r->st, &err);
+                       "run (rank 0)", "CPIs", x->rr.n);
+        cli_graceful_attach(r->stream);
+        st = stap_stream_run(r->stream, &r->rep, &err);
         progress_end(&r->pg);
         cpi_checks_report(&r->cs.checks);
+        rec_took(r);
         m->stopped_by = r->st.stopped_by;
-        cpi_reader_times(r->reader, &r->read_s, &r->wait_s);
-        r->threads = cpi_reader_threads(r->reader);
-        snprintf(r->read_path, sizeof r->read_path, "%s", cpi_reader_path(r->reader));
-    }
-    cpi_reader_stop(r->reader);
-    r->reader = NULL;
-    if (r->writer) {
-        stap_error werr;
-        const int wst = cpi_writer_finish(r->writer, &r->write_s, &werr);
-        r->writer = NULL;
-        if (wst && !st) st = wst, err = werr;
     }
     m->wall_s = (stap_now_ms() - x->t0) * 1e-3;
     if (st > 0) rank_failed(j, x, &err);

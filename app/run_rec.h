@@ -4,18 +4,16 @@
 #define RUN_REC_H
 
 #include "cpi_check.h"
-#include "cpi_io.h"
 #include "progress.h"
-#include "run_devices.h"
 #include "run_job.h"
-#include "stream_loop.h"
+#include "report.h"
+#include "rtstap/stream.h"
 
-/* The writer's sink behind the checks of cpi_check.h. */
+enum { RUN_MAX_DEVICES = STAP_STREAM_MAX_DEVICES };
+
+/* The checks of cpi_check.h on each result of the stream. */
 typedef struct checked_sink {
     cpi_checks checks;
-    const stap_engine *eng;
-    cpi_writer *writer;
-    const cpi_reader *reader; /* the input's CPI of each result */
 } checked_sink;
 
 /* what one recording run holds and measures */
@@ -24,11 +22,11 @@ typedef struct rec_run {
     stap_engine *eng;
     stap_engine_options eo;
     stap_result_writer *rw;
-    cpi_reader *reader;
-    cpi_writer *writer;
+    stap_stream *stream;  /* the reader, the engines, the writer                      */
+    stap_stream_report rep;
     stap_result hdr;
     char cfar_desc[128];
-    stream_stats st;
+    stap_stream_stats st;
     checked_sink cs;
     char stopped[640];
     stap_error fault;
@@ -42,7 +40,6 @@ typedef struct rec_run {
     double t_stream;     /* ms, when the stream began */
     stap_engine *engs[RUN_MAX_DEVICES]; /* --devices: one per device (engs[0] is eng)  */
     int ndev;
-    stream_stats dev_st[RUN_MAX_DEVICES];
 } rec_run;
 
 /* The bytes of detections a recording's writers hold before writing them
@@ -54,10 +51,19 @@ int rec_engine(run_job *j, rec_run *r);
  * stop (NULL or ""), the CPIs the input never wrote (of `written` run). */
 void rec_summary(const run_job *j, const rec_run *r, const char *stopped, long long written,
                  stap_result *sum);
-/* What limits a recording's run: the part busy the most of its wall time. */
-const char *rec_limit_of(double read_s, double write_s, double wall_s);
-/* one CPI's checks (cpi_check; user: the cpi_checks) */
-int rec_checked_cpi(void *user, const stap_engine *e, const stap_cpi_result *r, stap_error *err);
+/* one CPI's checks (cpi_check; user: the cpi_checks), as the stream's sink.each */
+int rec_checked_cpi(void *user, const stap_engine *e, const stap_cpi_result *r, long long input_cpi,
+                    stap_error *err);
+/* the input's CPI of the stream's i-th (cpi_checks.name_cpi; user: the stream) */
+long long rec_input_cpi(const void *stream, long long i);
+/* The run's stream over r's engines from src: sink.each the checks of cpi_check.h, sink.keep
+ * the run's; the options' progress line and test hook (RTSTAP_TEST_READER_STALL) set. */
+int rec_stream_make(run_job *j, rec_run *r, const stap_stream_source *src, stap_stream_sink *sink,
+                    stap_stream_options *so, stap_error *err);
+/* what the stream measured (r->rep), into the run's record */
+void rec_took(rec_run *r);
+/* the stream's progress (stap_stream_options.progress; user: the progress line) */
+void rec_progress(void *pg, long long done);
 /* `rtstap-mpi run` on a recording with more than one rank (run_ranks.c) */
 int run_ranks(run_job *j, rec_run *r);
 

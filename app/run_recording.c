@@ -9,9 +9,7 @@
 #include <unistd.h>
 
 #include "cpi_check.h"
-#include "cpi_io.h"
 #include "progress.h"
-#include "run_devices.h"
 #include "cli_json.h"
 #include "h5io_extra.h"
 #include "rtstap/common.h" /* stap_now_ms */
@@ -19,29 +17,18 @@
 #include "run_rec.h"
 #include "par.h"
 #include "signals.h"
-#include "stream_loop.h"
+#include "report.h"
 
-static int checked_put(void *user, const stap_cpi_result *r, stap_error *err)
-{
-    checked_sink *cs = user;
-    int st = cpi_check(&cs->checks, cs->eng, r, err);
-    return st ? st : cpi_writer_put(cs->writer, r, cpi_reader_input_cpi(cs->reader, r->cpi), err);
-}
-
-/* What limits a recording's run: the part busy the most of its wall time (the engine's, by
- * elimination, when neither thread is busy most of it). */
-const char *rec_limit_of(double read_s, double write_s, double wall_s)
-{
-    if (read_s > 0.8 * wall_s && read_s >= write_s) return "reading";
-    if (write_s > 0.8 * wall_s) return "writing";
-    return "the engine (compute and link)";
-}
-
-/* the checks of one CPI, for run_devices (which serializes them) */
-int rec_checked_cpi(void *user, const stap_engine *e, const stap_cpi_result *r, stap_error *err)
+/* the checks of one CPI (the stream serializes them) */
+int rec_checked_cpi(void *user, const stap_engine *e, const stap_cpi_result *r, long long input_cpi,
+                    stap_error *err)
 {
     return cpi_check(user, e, r, err);
 }
+
+long long rec_input_cpi(const void *stream, long long i) { return stap_stream_input_cpi(stream, i); }
+
+void rec_progress(void *pg, long long done) { progress_update(pg, done); }
 
 size_t rec_detection_bytes(void)
 {
@@ -64,14 +51,14 @@ int rec_engine(run_job *j, rec_run *r)
     /* --check looks at every output sample */
     r->eo.keep_output = (r->keep & STAP_KEEP_OUTPUT) || j->check;
     r->eo.cfar = j->cfar;
-    cpi_input_format(j->rec, j->host_decode, &r->eo.input, r->samples, sizeof r->samples);
+    stap_stream_input_format(j->rec, j->host_decode, &r->eo.input, r->samples, sizeof r->samples);
     stap_config vc = j->cfg;
     stap_error ignore;
     if (!stap_config_validate(&vc, in->steering != NULL, in->steering_beams,
                               in->steering ? in->steering_len : 0, &ignore)) {
         const int B = in->steering ? in->steering_beams : vc.beams;
-        const int readers = j->readers ? j->readers : cpi_reader_default_threads();
-        const int nbuf = run_devices_buffers(j->ndevices > 1 ? j->ndevices : 1, r->eo.slots, readers);
+        const int readers = j->readers ? j->readers : stap_stream_default_readers();
+        const int nbuf = stap_stream_buffers(j->ndevices > 1 ? j->ndevices : 1, r->eo.slots, readers);
         r->eo.host_reserve = sizeof(stap_cf32) * ((size_t)nbuf * in->channels * in->pulses *
                                                  in->range_gates +
                                                   4 * (stap_weights_count(&vc, B) +
@@ -129,12 +116,40 @@ int rec_engine(run_job *j, rec_run *r)
 }
 
 /* what limits the run so far (the progress line) */
-static const char *rec_limit_now(void *user)
+static const char *rec_limit_now(void *user) { return stap_stream_limit_now(((rec_run *)user)->stream); }
+
+/* The stream (reader, engines, writer) of a recording's run; the test hook
+ * RTSTAP_TEST_READER_STALL=I:MS (a slow disk before the I-th CPI) handed on. */
+int rec_stream_make(run_job *j, rec_run *r, const stap_stream_source *src, stap_stream_sink *sink,
+                    stap_stream_options *so, stap_error *err)
 {
-    rec_run *r = user;
-    double read_s, wait_s;
-    cpi_reader_times(r->reader, &read_s, &wait_s);
-    return rec_limit_of(read_s, cpi_writer_seconds(r->writer), (stap_now_ms() - r->t_stream) * 1e-3);
+    stap_stream_options_defaults(so);
+    const char *hook = getenv("RTSTAP_TEST_READER_STALL");
+    if (hook && sscanf(hook, "%lld:%lld", &so->test_stall_at, &so->test_stall_ms) != 2)
+        so->test_stall_at = so->test_stall_ms = 0;
+    so->progress = rec_progress;
+    so->progress_user = &r->pg;
+    /* what is written is always checked finite; --check also the output not written */
+    cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || (r->keep & STAP_KEEP_OUTPUT), 1);
+    sink->each = rec_checked_cpi;
+    sink->each_user = &r->cs.checks;
+    sink->keep = r->keep;
+    int st = stap_stream_create_on(&r->stream, r->engs, j->ndevices > 1 ? j->devices : NULL, r->ndev,
+                                   src, sink, so, err);
+    /* the input's CPI in messages (the stream numbers each result as its CPI) */
+    r->cs.checks.name_cpi = rec_input_cpi;
+    r->cs.checks.name_user = r->stream;
+    return st;
+}
+
+void rec_took(rec_run *r)
+{
+    r->st = r->rep.all;
+    r->read_s = r->rep.read_s;
+    r->wait_s = r->rep.read_wait_s;
+    r->write_s = r->rep.write_s;
+    r->threads = r->rep.readers;
+    snprintf(r->read_path, sizeof r->read_path, "%s", r->rep.read_path);
 }
 
 /* the stream from reader to writer; a device fault with a named backend (auto moves to the
@@ -142,53 +157,28 @@ static const char *rec_limit_now(void *user)
 static int rec_stream(run_job *j, rec_run *r)
 {
     stap_error err;
-    const stap_config *pc = r->hdr.cfg;
-    const size_t wlen = stap_weights_count(pc, r->hdr.beams), ylen = stap_output_count(pc, r->hdr.beams);
     const stap_write_options wo = {j->mode, r->keep, r->cpis, rec_detection_bytes()}; /* allocated at open */
-    const int readers = j->readers ? j->readers : cpi_reader_default_threads();
-    const int multi = r->ndev > 1;
-    if (stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, &err) ||
-        cpi_writer_start(&r->writer, r->rw, r->keep & STAP_KEEP_WEIGHTS ? wlen : 0,
-                         r->keep & STAP_KEEP_OUTPUT ? ylen : 0,
-                         multi ? run_devices_depth(r->ndev, r->eo.slots, readers) : 4, &err) ||
-        cpi_reader_start(&r->reader, j->rec, r->eng, r->cpis,
-                         run_devices_buffers(r->ndev, r->eo.slots, readers),
-                         readers, &err))
-        return cli_fail(&err);
+    if (stap_result_writer_open(&r->rw, j->output, &r->hdr, &wo, &err)) return cli_fail(&err);
+    const stap_stream_source src = {.kind = STAP_STREAM_RECORDING, .cpis = r->cpis, .recording = j->rec,
+                                    .readers = j->readers};
+    stap_stream_sink sink = {.writer = r->rw};
+    stap_stream_options so;
+    if (rec_stream_make(j, r, &src, &sink, &so, &err)) return cli_fail(&err);
     double t0 = stap_now_ms();
-    r->cs = (checked_sink){{0}, r->eng, r->writer, r->reader};
-    /* what is written is always checked finite; --check also the output not written */
-    cpi_checks_init(&r->cs.checks, j->input, j->inopts.strict, j->check || (r->keep & STAP_KEEP_OUTPUT), 1);
-    /* the input's CPI in messages (run_devices numbers each result as the run's CPI) */
-    r->cs.checks.name_cpi = cpi_reader_input_cpi_fn;
-    r->cs.checks.name_user = r->reader;
     progress_begin(&r->pg, j->progress, j->quiet, "run", "CPIs", r->cpis);
     r->pg.limit = rec_limit_now;
     r->pg.limit_user = r;
-    r->t_stream = stap_now_ms();
-    int rst;
-    if (multi) {
-        const run_devices_job dj = {r->engs, j->devices, r->ndev, r->reader, r->writer, r->cpis,
-                                    rec_checked_cpi, &r->cs.checks};
-        long long missing = 0;
-        rst = run_devices(&dj, r->dev_st, &missing, &err);
-        r->pg.done = missing;
-        /* the run as a whole: device 0's stage times, the CPIs written in order */
-        r->st = r->dev_st[0];
-        r->st.cpis_run = r->st.cpis_done = missing;
-        for (int k = 0; k < r->ndev; k++)
-            if (r->dev_st[k].stopped_by) r->st.stopped_by = r->dev_st[k].stopped_by;
-    } else {
-        rst = stream_run(r->eng, 0, r->cpis, cpi_reader_get_fn, cpi_reader_release_fn, r->reader,
-                         checked_put, &r->cs, 0, &r->pg, &r->st, &err);
-    }
+    cli_graceful_attach(r->stream);
+    const int rst = stap_stream_run(r->stream, &r->rep, &err);
+    if (r->ndev > 1) r->pg.done = r->rep.first_missing;
     progress_end(&r->pg);
     cli_graceful_end();
+    rec_took(r);
     int status = EXIT_OK;
     if (rst && err.code == STAP_EDEVICE) {
         r->fault = err;
         snprintf(r->stopped, sizeof r->stopped, "by a device fault at input CPI %lld, after %lld "
-                 "of the %lld written CPIs: %.400s", cpi_reader_input_cpi(r->reader, r->st.cpis_done),
+                 "of the %lld written CPIs: %.400s", stap_stream_input_cpi(r->stream, r->st.cpis_done),
                  r->st.cpis_done, r->cpis, err.msg);
         r->st.cpis_run = r->st.cpis_done;
         status = EXIT_PROCESSING;
@@ -205,15 +195,7 @@ static int rec_stream(run_job *j, rec_run *r)
     }
     if (stap_engine_moved_to_cpu(r->eng) >= 0) /* said once, as it ends */
         fprintf(stderr, "rtstap: warning: %s: %s (input CPI %lld)\n", j->input,
-                stap_engine_note(r->eng), cpi_reader_input_cpi(r->reader, stap_engine_moved_to_cpu(r->eng)));
-    cpi_reader_times(r->reader, &r->read_s, &r->wait_s);
-    r->threads = cpi_reader_threads(r->reader);
-    snprintf(r->read_path, sizeof r->read_path, "%s", cpi_reader_path(r->reader));
-    cpi_reader_stop(r->reader);
-    r->reader = NULL;
-    int wst = cpi_writer_finish(r->writer, &r->write_s, &err);
-    r->writer = NULL;
-    if (wst) return cli_fail(&err);
+                stap_engine_note(r->eng), stap_stream_input_cpi(r->stream, stap_engine_moved_to_cpu(r->eng)));
     r->wall = stap_now_ms() - t0;
     r->ran = 1;
     return status;
@@ -272,12 +254,12 @@ static void rec_report(const run_job *j, const rec_run *r)
     double dev_ms = 0;
     for (int s = STAP_STAGE_COPY_IN + 1; s < STAP_STAGE_COPY_OUT; s++) dev_ms += r->st.stage_median[s];
     const double link_ms = r->st.stage_median[STAP_STAGE_COPY_IN] + r->st.stage_median[STAP_STAGE_COPY_OUT];
-    const char *limit = rec_limit_of(r->read_s, r->write_s, wall_s);
+    const char *limit = stap_stream_limit_of(r->read_s, r->write_s, wall_s);
     fprintf(stderr, "  samples: %s\n", r->samples);
     for (int k = 0; r->ndev > 1 && k < r->ndev; k++)
         fprintf(stderr, "  device %d: %lld CPIs, %.1f CPIs/s, latency p50 %.3f ms, p99 %.3f ms\n",
-                j->devices[k], r->dev_st[k].cpis, r->dev_st[k].cpis_per_s, r->dev_st[k].lat_p50,
-                r->dev_st[k].lat_p99);
+                j->devices[k], r->rep.device[k].cpis, r->rep.device[k].cpis_per_s, r->rep.device[k].lat_p50,
+                r->rep.device[k].lat_p99);
     fprintf(stderr, "  rates, CPIs/s: reading %.0f (%d thread%s, %s), computing %.0f, link %.0f, "
             "writing %.0f: %s limits the run\n", r->read_s > 0 ? n / r->read_s : 0, r->threads,
             r->threads > 1 ? "s" : "", r->read_path,
@@ -308,11 +290,11 @@ static int rec_json(const run_job *j, const rec_run *r)
         for (int k = 0; k < r->ndev; k++) {
             cJSON *o = cJSON_CreateObject();
             cJSON_AddNumberToObject(o, "device", j->devices[k]);
-            stream_json_stats(o, &r->dev_st[k]);
+            stream_json_stats(o, &r->rep.device[k]);
             cJSON_AddItemToArray(arr, o);
         }
     }
-    cJSON_AddStringToObject(doc, "limited_by", rec_limit_of(r->read_s, r->write_s, r->wall * 1e-3));
+    cJSON_AddStringToObject(doc, "limited_by", stap_stream_limit_of(r->read_s, r->write_s, r->wall * 1e-3));
     cJSON_AddNumberToObject(doc, "total_ms", stap_now_ms() - j->t_start);
     run_json_conditioning(doc, r->cs.checks.worst_ratio, r->eng);
     int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
@@ -346,8 +328,7 @@ int run_recording(run_job *j)
     }
     cli_graceful_end();
     stap_error ignore;
-    cpi_reader_stop(r->reader);
-    if (r->writer) cpi_writer_finish(r->writer, NULL, &ignore);
+    stap_stream_destroy(r->stream);
     stap_result_writer_abort(r->rw);
     for (int k = 1; k < r->ndev; k++) { /* each on its device */
         stap_error ignore2;

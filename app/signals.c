@@ -2,24 +2,41 @@
 #include "signals.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "h5io.h" /* stap_atomic_remove_pending */
+#include "rtstap/stream.h" /* stap_stream_stop: async-signal-safe */
 
 static volatile sig_atomic_t graceful_on, graceful_sig;
+/* the stream a graceful stop stops (lock-free: read in the handler) */
+static _Atomic(stap_stream *) attached;
 
 void cli_graceful_begin(void)
 {
     graceful_sig = 0;
     graceful_on = 1;
 }
-void cli_graceful_end(void) { graceful_on = 0; }
+void cli_graceful_end(void)
+{
+    graceful_on = 0;
+    atomic_store(&attached, NULL);
+}
 int cli_graceful_requested(void) { return graceful_on ? (int)graceful_sig : 0; }
+
+void cli_graceful_attach(stap_stream *s)
+{
+    atomic_store(&attached, s);
+    /* a signal that came before the stream existed stops it at once */
+    if (s && graceful_on && graceful_sig) stap_stream_stop(s, graceful_sig);
+}
 
 static void on_signal(int sig)
 {
     if (graceful_on && !graceful_sig && sig != SIGHUP) {
         graceful_sig = sig;
+        stap_stream *s = atomic_load(&attached);
+        if (s) stap_stream_stop(s, sig);
         return;
     }
     stap_atomic_remove_pending();

@@ -15,5 +15,10 @@ void cli_graceful_begin(void);
 void cli_graceful_end(void);
 /* The signal of a graceful stop asked for (SIGINT or SIGTERM), else 0. */
 int cli_graceful_requested(void);
+/* The stream that a graceful stop stops (stap_stream_stop with the signal's number; at once
+ * when the signal came before), until cli_graceful_end or another attach; NULL: none. End it
+ * before the stream is destroyed. */
+typedef struct stap_stream stap_stream;
+void cli_graceful_attach(stap_stream *s);
 
 #endif

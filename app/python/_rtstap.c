@@ -4,24 +4,18 @@
  * arrays (one copy from the engine's buffers, which the next CPI of the slot reuses), the
  * GIL released while the engine works, every error an rtstap.Error with the library's
  * message. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
-#include <numpy/arrayobject.h>
+#include "_rtstap.h"
 
 #include <limits.h>
 #include <string.h>
 
-#include <pythread.h>
-#include <rtstap/rtstap.h>
-
-static PyObject *RtstapError;
+PyObject *RtstapError;
 /* stap_engine_create and stap_engine_destroy one at a time, whatever the engine: they plan and
  * free FFTW transforms, and FFTW's planner is not thread-safe (two threads making engines at
  * once freed its memory twice) */
-static PyThread_type_lock make_lock;
+PyThread_type_lock make_lock;
 
-static PyObject *raise_error(const stap_error *err)
+PyObject *raise_error(const stap_error *err)
 {
     PyObject *args = Py_BuildValue("(si)", err->msg[0] ? err->msg : stap_status_name(err->code), err->code);
     if (args) {
@@ -88,7 +82,7 @@ static int get_str(PyObject *d, const char *k, const char **v)
 }
 
 /* the configuration from the options dict (rtstap/__init__.py names them as the command line) */
-static int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_error *err)
+int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_error *err)
 {
     const char *preset = NULL, *algorithm = NULL, *backend = NULL, *window = NULL, *tw = NULL,
                *cfar = NULL, *samples = NULL;
@@ -312,10 +306,12 @@ static PyObject *array_copy(int nd, npy_intp *dims, int type, const void *src, s
 
 /* the result's dict, its arrays copied out of the engine's buffers (with the lock held: the
  * slot's next submit reuses them) */
-static PyObject *result_dict(Engine *self, const stap_cpi_result *r)
+static PyObject *result_dict(Engine *self, const stap_cpi_result *r) { return result_dict_of(self->e, r); }
+
+PyObject *result_dict_of(const stap_engine *e, const stap_cpi_result *r)
 {
-    const stap_config *c = stap_engine_config(self->e);
-    const int B = stap_engine_beams(self->e), N = (int)(stap_weights_count(c, B) /
+    const stap_config *c = stap_engine_config(e);
+    const int B = stap_engine_beams(e), N = (int)(stap_weights_count(c, B) /
                                                       ((size_t)c->doppler_bins * c->segments * B));
     PyObject *out = PyDict_New();
     if (!out) return NULL;
@@ -493,6 +489,8 @@ static PyObject *version(PyObject *self, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"version", version, METH_NOARGS, "(version, commit) of the library"},
+    {"recording_info", recording_info, METH_VARARGS,
+     "recording_info(path) -> (channels, pulses, range_gates, written CPIs, stored format)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_rtstap", "rtstap's C binding", -1,
@@ -502,13 +500,15 @@ PyMODINIT_FUNC PyInit__rtstap(void)
 {
     import_array();
     if (!make_lock && !(make_lock = PyThread_allocate_lock())) return PyErr_NoMemory();
-    if (PyType_Ready(&EngineType) < 0) return NULL;
+    if (PyType_Ready(&EngineType) < 0 || PyType_Ready(&StreamType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     RtstapError = PyErr_NewExceptionWithDoc("rtstap.Error", "an rtstap library error: args (message, status code)",
                                             NULL, NULL);
     Py_INCREF(&EngineType);
+    Py_INCREF(&StreamType);
     if (!RtstapError || PyModule_AddObject(m, "Engine", (PyObject *)&EngineType) < 0 ||
+        PyModule_AddObject(m, "Stream", (PyObject *)&StreamType) < 0 ||
         PyModule_AddObject(m, "Error", RtstapError) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -13,5 +13,6 @@
 #include "engine.h"
 #include "h5io.h"
 #include "vrt.h"
+#include "stream.h"
 
 #endif

@@ -41,7 +41,7 @@ soname=$(readelf -d "$libdir/librtstap.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p
 [ -e "$libdir/$soname" ] || fail "the SONAME '$soname' is not installed"
 echo "    $(cd "$prefix" && find . -type f | wc -l) files; SONAME $soname"
 # only the public headers are installed
-extra=$(ls "$prefix/include/rtstap" | grep -v -x -E 'common.h|version.h|linalg.h|stap.h|cfar.h|engine.h|h5io.h|vrt.h|rtstap.h')
+extra=$(ls "$prefix/include/rtstap" | grep -v -x -E 'common.h|version.h|linalg.h|stap.h|cfar.h|engine.h|h5io.h|vrt.h|stream.h|rtstap.h')
 [ -z "$extra" ] || fail "headers installed that are not public: $extra"
 
 # with CUDA, the GPU backends' library is installed beside librtstap and the installed

@@ -63,6 +63,7 @@ PUBLIC_OWNER = {
     "engine.h": "stap",
     "h5io.h": "stap",
     "vrt.h": "stap",
+    "stream.h": "stap",
     "rtstap.h": "stap",  # the umbrella header
 }
 GENERATED = {"rtstap/version.h": "include", "rtstap_commit.h": "include"}

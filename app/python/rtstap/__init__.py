@@ -7,7 +7,9 @@
     w = r.weights                                        # (doppler, segment, beam, dof)
 
 `run` processes one cube; `Engine` keeps an engine for many (create once, submit/collect with
-several CPIs in flight, or `process`), as a context manager. Options are named as on the
+several CPIs in flight, or `process`), as a context manager; `Stream` runs a recording or an
+iterator of cubes through one engine per device with every slot busy (the runtime `rtstap run`
+and `rtstap stream` use), each CPI's results to a function in CPI order. Options are named as on the
 command line (`rtstap run --help`), with underscores: preset, doppler_bins, doppler_order,
 segments, training, beams, loading, window, algorithm, training_window, block, guard,
 angle_bins, dpca_shift, backend, threads, cfar, cfar_pfa, cfar_guard, cfar_train, cfar_rank,
@@ -136,3 +138,77 @@ def run(cube, steering=None, **options):
         options.setdefault("format", _SAMPLES[c.dtype])
     with Engine(c.shape[:3], steering, slots=1, **options) as e:
         return e.process(c)
+
+
+class Stream:
+    """Stream(source, callback=None, devices=None, steering=None, cpis=None, warmup=0,
+    **options): the library's stream runtime (docs/library.md, "Streams").
+
+        def found(cpi, input_cpi, r):          # r: a Result, as Engine.collect gives
+            print(input_cpi, len(r.detections))
+        with rtstap.Stream("rec.h5", found, training=150, beams=5) as s:
+            report = s.run()                   # cpis, cpis_per_s, latency_ms, limited_by, ...
+
+    source: a recording's path (read by reader threads, its samples as stored, its shape,
+    element spacing and /steering taken as `rtstap run` takes them) or an iterable of cubes
+    (all of one shape; `cpis` says how many when it has no len()). devices: a list of GPU
+    numbers, one engine each (CPI g on engine g mod n), or None: one engine on the backend
+    asked for. The callback runs on the stream's threads with the GIL (one at a time, in CPI
+    order with one engine); what it raises stops the stream and is raised by run(). stop()
+    (from another thread, or a signal handler) finishes the CPIs in flight and ends run().
+    Options as Engine's; slots is the CPIs in flight per engine (default 3, as `rtstap run`)."""
+
+    def __init__(self, source, callback=None, devices=None, steering=None, cpis=None, warmup=0,
+                 **options):
+        if isinstance(source, str):
+            c, p, r, written, fmt = _rtstap.recording_info(source)
+            shape = (c, p, r)
+            items = source
+        else:
+            it = iter(source)
+            first = _cube(next(it))
+            shape = first.shape[:3]
+            if first.ndim == 4 and "format" not in options and "samples" not in options:
+                options["format"] = _SAMPLES[first.dtype]
+            if cpis is None and hasattr(source, "__len__"):
+                cpis = len(source)
+            if cpis is None:
+                raise TypeError("cpis: how many cubes the iterator gives (it has no len())")
+
+            def cubes(first=first, it=it):
+                yield first
+                for c in it:
+                    yield _cube(c)
+            items = cubes()
+        o = _options(shape, options)
+        o.setdefault("slots", 3)
+        if steering is not None:
+            steering = np.ascontiguousarray(steering, dtype=np.complex64)
+
+        def each(cpi, input_cpi, r):
+            callback(cpi, input_cpi, Result(r["weights"], r["output"], r["detections"],
+                                            r["stage_ms"], r["diag_ratio"]))
+        self._s = _rtstap.Stream(o, items, steering, each if callback else None,
+                                 None if devices is None else [int(d) for d in devices],
+                                 int(cpis or 0), int(warmup))
+
+    def run(self):
+        return self._s.run()
+
+    def stop(self):
+        self._s.stop()
+
+    def close(self):
+        self._s.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    describe = property(lambda self: self._s.describe)
+    beams = property(lambda self: self._s.beams)
+    backend = property(lambda self: self._s.backend)
+    engines = property(lambda self: self._s.engines)

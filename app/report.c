@@ -1,9 +1,7 @@
-/* stream_loop.c: the CPIs-in-flight loop of `stream` and `bench` (stream_loop.h). */
-#include "signals.h"
-#include "stream_loop.h"
+/* report.c: the reporting helpers the commands share (report.h). */
+#include "report.h"
 #include "cli.h" /* cli_blas_restarted_from */
 
-#include "progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,123 +15,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* the q-quantile of sorted v[0..n-1] (nearest rank) */
-static double quantile(const double *v, long long n, double q)
-{
-    long long i = (long long)(q * n + 0.999999) - 1;
-    if (i < 0) i = 0;
-    if (i >= n) i = n - 1;
-    return v[i];
-}
-
-int stream_ring_source(void *user, long long n, const void **cube, stap_error *err)
-{
-    const stream_ring *r = user;
-    *cube = r->cube[n % r->count];
-    return STAP_OK;
-}
-
-int stream_resident_source(void *user, long long n, const void **cube, stap_error *err)
-{
-    const stream_resident *r = user;
-    *cube = n < r->slots ? r->ring->cube[n % r->ring->count] : NULL;
-    return STAP_OK;
-}
-
-int stream_run(stap_engine *e, long long warmup, long long n, stream_source_fn src,
-               stream_release_fn release, void *src_user, stream_sink_fn sink, void *sink_user,
-               double deadline_ms, progress *pg, stream_stats *st, stap_error *err)
-{
-    memset(st, 0, sizeof *st);
-    if (n < 1) return stap_fail(err, STAP_EINVAL, "stream: need at least one CPI");
-    const int S = stap_engine_slots(e);
-    long long total = warmup + n;
-    double *lat = malloc(sizeof(double) * n);
-    double *stage = malloc(sizeof(double) * n * STAP_STAGE_COUNT);
-    if (!lat || !stage) {
-        free(lat);
-        free(stage);
-        return stap_fail(err, STAP_ENOMEM, "stream: out of memory for %lld CPIs' timings", n);
-    }
-    int status = STAP_OK;
-    double t0 = stap_now_ms(), t_end = t0;
-    size_t detections = 0;
-    for (long long i = 0; i < total + S && !status; i++) {
-        /* a graceful stop (SIGINT/SIGTERM under cli_graceful_begin): submit nothing more,
-         * finish the CPIs in flight */
-        if (i < total && !st->stopped_by && (st->stopped_by = cli_graceful_requested())) total = i;
-        if (i >= S) { /* collect CPI j = i - S, the oldest in flight */
-            const long long j = i - S;
-            stap_cpi_result r;
-            status = stap_engine_collect(e, (int)(j % S), &r, err);
-            if (release) release(src_user, j);
-            if (status) {
-                stap_error_prefix(err, "CPI %lld", j);
-                break;
-            }
-            if (j >= warmup) {
-                const long long k = j - warmup;
-                lat[k] = r.done_ms - r.submit_ms;
-                memcpy(stage + k * STAP_STAGE_COUNT, r.stage_ms, sizeof r.stage_ms);
-                detections += r.detection_count;
-                if (deadline_ms > 0 && lat[k] > deadline_ms) st->deadline_misses++;
-            }
-            if (sink && (status = sink(sink_user, &r, err))) break;
-            st->cpis_done = j + 1;
-            t_end = stap_now_ms();
-            if (pg && j >= warmup) progress_update(pg, j - warmup + 1);
-        }
-        if (i < total) {
-            const void *cube;
-            if ((status = src(src_user, i, &cube, err))) {
-                /* a source that ends the stream, or gave up waiting because of a graceful
-                 * stop: a stop, not an error */
-                if (status == STREAM_END ||
-                    (!st->stopped_by && (st->stopped_by = cli_graceful_requested()))) {
-                    status = STAP_OK;
-                    total = i;
-                    continue;
-                }
-                break;
-            }
-            if (i == warmup) t0 = stap_now_ms();
-            if ((status = stap_engine_submit(e, (int)(i % S), cube, err))) break;
-        }
-    }
-    if (status) { /* leave no CPI in flight: collect what is still there */
-        stap_error ignore;
-        stap_cpi_result r;
-        for (int s = 0; s < S; s++) stap_engine_collect(e, s, &r, &ignore);
-    }
-    st->cpis_run = total;
-    n = total - warmup; /* fewer after a graceful stop */
-    if (!status && n > 0) {
-        st->cpis = n;
-        st->seconds = (t_end - t0) * 1e-3;
-        st->cpis_per_s = n / st->seconds;
-        st->detections_per_cpi = (double)detections / n;
-        qsort(lat, (size_t)n, sizeof *lat, cmp_double);
-        st->lat_min = lat[0];
-        st->lat_p50 = quantile(lat, n, 0.50);
-        st->lat_p99 = quantile(lat, n, 0.99);
-        st->lat_max = lat[n - 1];
-        for (int s = 0; s < STAP_STAGE_COUNT; s++) { /* lat is free again: reuse it */
-            for (long long k = 0; k < n; k++) lat[k] = stage[k * STAP_STAGE_COUNT + s];
-            qsort(lat, (size_t)n, sizeof *lat, cmp_double);
-            st->stage_median[s] = quantile(lat, n, 0.5);
-        }
-    }
-    free(stage);
-    free(lat);
-    return status;
-}
 
 double stream_peak_scale(stap_sample_type t, const stap_cf32 *x, size_t n)
 {
@@ -178,7 +59,7 @@ const char *stream_device_name(int device, char *buf, size_t len)
     return buf;
 }
 
-void stream_json_stats(cJSON *o, const stream_stats *st)
+void stream_json_stats(cJSON *o, const stap_stream_stats *st)
 {
     cJSON_AddNumberToObject(o, "cpis", (double)st->cpis);
     cJSON_AddNumberToObject(o, "seconds", st->seconds);
