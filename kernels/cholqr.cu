@@ -8,17 +8,17 @@
  *   four real products: warp tiles of 16 x 8 complex of the upper triangle, the rows split
  *   into S slices so that every warp works (tiles x S items, at most CQ_ITEMS a warp, held in
  *   registers); the slices' partial sums are added in slice order (deterministic: no atomics);
- * - the Cholesky factorizations, right-looking in place, one barrier a column: a warp a
- *   column, its lanes the rows (G_ij -= conj(G_ki) G_kj / G_kk, row k unscaled; row k scaled
- *   by 1/sqrt(G_kk) after the loop). The first also forms R1^-1 in the same sweep, in the
- *   strict lower triangle: the forward substitution R1^H Y = I, column by column, stores B
- *   with R1^-1_kj = conj(B_jk) / R1_jj;
- * - Q1 = T R1^-1 on the tensor cores (3xTF32), in place: panels of 16 columns from the
- *   right (a panel needs T's columns up to its own), a warp 16 rows of the panel;
+ * - the Cholesky factorizations, right-looking in place, one barrier a column: step k's
+ *   updates (G_iq -= conj(G_ki) G_kq / G_kk, row k unscaled; row k scaled by 1/sqrt(G_kk)
+ *   after the loop) by 2 x 2 blocks spread over the block. The first also forms R1^-1 in
+ *   the same sweep, in the strict lower triangle: the forward substitution R1^H Y = I,
+ *   column by column (B, R1^-1_kj = conj(B_jk) / R1_jj, scaled in place after the loop);
+ * - Q1 = T R1^-1 on the tensor cores (3xTF32), in place: a warp 16 rows, panels of 16
+ *   columns from the right (a panel needs its rows' columns up to its own): no barrier;
  * - G2 takes Q1's place (m >= n), so shared memory holds ldx n + ldg n complex values and n
- *   floats, ldx = m rounded up to 16, then to 4 mod 16, ldg = n to 4 mod 16 (the MMA
- *   fragments' loads free of bank conflicts; n | 1 where that does not fit): 240 x 66
- *   (hard) 165 KB, 192 x 96 (medium) 228 KB;
+ *   floats, ldx = m rounded up to 16, then to 4 mod 16 (the MMA fragments' loads free of
+ *   bank conflicts), ldg = n | 1 (odd: the Cholesky's loads of row k too): 240 x 66 (hard)
+ *   164 KB, 192 x 96 (medium) 225 KB;
  * - R = R2 R1, written to the upper triangle of A (real positive diagonal). Everything
  *   else of A is left as it was.
  * A matrix whose Cholesky breaks down (a pivot not > 0 or not finite) or whose R has
@@ -34,7 +34,6 @@ namespace rtk {
 
 constexpr int CQ_THREADS = 512, CQ_WARPS = CQ_THREADS / 32;
 constexpr int CQ_ITEMS = 5;               /* Gram items (tile, slice) a warp at most */
-constexpr int CQ_SMEM_MAX = 232448;       /* sm_90's opt-in shared memory a block */
 
 struct CqLayout {
     int mp, ldx, ldg;
@@ -48,8 +47,7 @@ __host__ __device__ inline CqLayout cq_layout(int m, int n)
     CqLayout L;
     L.mp = (m + 15) & ~15;
     L.ldx = L.mp + ((4 - L.mp) & 15);
-    L.ldg = n + ((4 - n) & 15);
-    if (cq_bytes(L.ldx, L.ldg, n) > (size_t)CQ_SMEM_MAX) L.ldg = n | 1;
+    L.ldg = n | 1;
     return L;
 }
 
@@ -60,49 +58,68 @@ struct CqFrag4 {
 struct CqFrag2 {
     unsigned rb[2], rs[2], ib[2], is[2];
 };
+/* a = big + small: big rounded to TF32 by the integer add and mask (tf32_of), small = a - big
+ * exact and left to the tensor core's truncation (|small| <= 2^-11 |a|: an error 2^-22 |a|).
+ * No clamp (rtk_mma.cuh's tf32_split): a finite |a| near FLT_MAX gives an infinite or NaN
+ * product, and the Cholesky's pivot test or the diagonal ratio sends the matrix to the guard. */
+__device__ __forceinline__ void cq_split(float a, unsigned &big, unsigned &small)
+{
+    big = tf32_of(a);
+    small = __float_as_uint(a - __uint_as_float(big));
+}
 __device__ __forceinline__ void cq_split4(const float2 (&v)[4], CqFrag4 &f)
 {
 #pragma unroll
     for (int q = 0; q < 4; q++) {
-        tf32_split(v[q].x, f.rb[q], f.rs[q]);
-        tf32_split(v[q].y, f.ib[q], f.is[q]);
+        cq_split(v[q].x, f.rb[q], f.rs[q]);
+        cq_split(v[q].y, f.ib[q], f.is[q]);
     }
 }
 __device__ __forceinline__ void cq_split2(const float2 (&v)[2], CqFrag2 &f)
 {
 #pragma unroll
     for (int q = 0; q < 2; q++) {
-        tf32_split(v[q].x, f.rb[q], f.rs[q]);
-        tf32_split(v[q].y, f.ib[q], f.is[q]);
+        cq_split(v[q].x, f.rb[q], f.rs[q]);
+        cq_split(v[q].y, f.ib[q], f.is[q]);
     }
 }
-__device__ __forceinline__ void cq_neg4(const unsigned (&a)[4], unsigned (&b)[4])
+__device__ __forceinline__ void cq_neg2(const unsigned (&a)[2], unsigned (&b)[2])
 {
-#pragma unroll
-    for (int q = 0; q < 4; q++) b[q] = a[q] ^ 0x80000000u;
+    b[0] = a[0] ^ 0x80000000u;
+    b[1] = a[1] ^ 0x80000000u;
 }
-/* acc (re[4], im[4]) += A B over one k step: conj_a: conj(A) B (the Gram), else A B */
-__device__ __forceinline__ void cq_mma(float (&re)[4], float (&im)[4], const CqFrag4 &a, const CqFrag2 &b,
+/* (tr, ti) += A B over one k step (3xTF32, complex as four real products, chained on the
+ * tensor core's accumulator): conj_a: conj(A) B (the Gram), else A B */
+__device__ __forceinline__ void cq_mma(float (&tr)[4], float (&ti)[4], const CqFrag4 &a, const CqFrag2 &b,
                                        bool conj_a)
 {
-    unsigned nb[4], ns[4];
-    cq_neg4(a.ib, nb);
-    cq_neg4(a.is, ns);
-    float tr[4] = {0.f, 0.f, 0.f, 0.f}, ti[4] = {0.f, 0.f, 0.f, 0.f};
+    unsigned nb[2], ns[2];
     mma3(tr, a.rb, a.rs, b.rb, b.rs);
-    if (conj_a) { /* re: ar br + ai bi, im: ar bi - ai br */
+    if (conj_a) { /* re: ar br + ai bi, im: ar bi + ai (-br) */
+        cq_neg2(b.rb, nb);
+        cq_neg2(b.rs, ns);
         mma3(tr, a.ib, a.is, b.ib, b.is);
         mma3(ti, a.rb, a.rs, b.ib, b.is);
-        mma3(ti, nb, ns, b.rb, b.rs);
-    } else { /* re: ar br - ai bi, im: ar bi + ai br */
-        mma3(tr, nb, ns, b.ib, b.is);
+        mma3(ti, a.ib, a.is, nb, ns);
+    } else { /* re: ar br + ai (-bi), im: ar bi + ai br */
+        cq_neg2(b.ib, nb);
+        cq_neg2(b.is, ns);
+        mma3(tr, a.ib, a.is, nb, ns);
         mma3(ti, a.rb, a.rs, b.ib, b.is);
         mma3(ti, a.ib, a.is, b.rb, b.rs);
     }
+}
+/* acc += t by rounded FP32 adds, t = 0: every CQ_KC k steps (rtk_mma.cuh adds every k step;
+ * the tensor core truncates its sums). Chained over 4 k steps, test_gpu_qr's ratios at
+ * 240 x 66 went from 0.004 / 0.023 (residual / diag) to 0.006 / 0.036, 30 allowed. */
+constexpr int CQ_KC = 4;
+__device__ __forceinline__ void cq_flush(float (&re)[4], float (&im)[4], float (&tr)[4], float (&ti)[4])
+{
 #pragma unroll
     for (int q = 0; q < 4; q++) {
         re[q] = __fadd_rn(re[q], tr[q]);
         im[q] = __fadd_rn(im[q], ti[q]);
+        tr[q] = ti[q] = 0.f;
     }
 }
 
@@ -144,6 +161,7 @@ __device__ void cq_gram(const float2 *X, int ldx, int mp, int n, float2 *G, int 
         const float2 *pj = X + (size_t)(jb < n ? jb : 0) * ldx;
         const bool va = ia < n, vb = ib < n, vj = jb < n;
         const int k0 = tsl[r] * ks / S, k1 = (tsl[r] + 1) * ks / S;
+        float tr[4] = {0.f, 0.f, 0.f, 0.f}, ti[4] = {0.f, 0.f, 0.f, 0.f};
         for (int k = k0; k < k1; k++) {
             const int t = 8 * k + c;
             const float2 av[4] = {va ? pa[t] : c0(), vb ? pb[t] : c0(), va ? pa[t + 4] : c0(),
@@ -153,8 +171,10 @@ __device__ void cq_gram(const float2 *X, int ldx, int mp, int n, float2 *G, int 
             CqFrag2 fb;
             cq_split4(av, fa);
             cq_split2(bv, fb);
-            cq_mma(re[r], im[r], fa, fb, true);
+            cq_mma(tr, ti, fa, fb, true);
+            if ((k - k0) % CQ_KC == CQ_KC - 1) cq_flush(re[r], im[r], tr, ti);
         }
+        cq_flush(re[r], im[r], tr, ti);
     }
     __syncthreads(); /* X read in full: G may take its place */
     for (int s = 0; s < S; s++) { /* the slices' sums in slice order */
@@ -177,48 +197,88 @@ __device__ void cq_gram(const float2 *X, int ldx, int mp, int n, float2 *G, int 
 
 /* In place: G (upper, ld ldg) = R^H R, R upper with a real positive diagonal. Returns false
  * (every thread alike) when a pivot is not > 0 or not finite. diag: n floats of scratch.
- * inv: the strict lower triangle gets B, R^-1_kj = conj(B_jk) / R_jj (k < j), at G[k ldg + j].
- * Step k: warp w the columns q = w, w + 16, ..., its lanes the rows i > k: G_iq (i <= q) of
- * the trailing matrix, and with inv B_iq (q <= k): both -= conj(G_ki) M_q / G_kk, M_q the
- * column's multiplier (G_kq, B_kq, or 1 at q = k, where B_ik is first written). */
-constexpr int CQ_ROWS = RTK_CHOLQR2_MAX_N / 32; /* a lane's rows */
+ * inv: the strict lower triangle gets R^-1 too, R^-1_kj at G[k ldg + j] (k < j), by the
+ * forward substitution R^H Y = I in the same sweep (B, R^-1_kj = conj(B_jk) / R_jj).
+ * Step k, by 2 x 2 blocks over the block's threads: the trailing triangle's G_iq
+ * (k < i <= q) and, with inv, B_iq (q <= k < i), each -= conj(G_ki) M_q / G_kk, M_q = G_kq,
+ * B_kq, or 1 at q = k (where B_ik is first written); row k unscaled, scaled after the loop.
+ * ncu (240 x 66, H200): the two take about 45 % of the kernel, issue-bound at one barrier
+ * a column (docs/benchmarks.md). */
+/* Step k's update of a 2 x 2 block, rows i0, i0 + 1 (< n), columns q0, q0 + 1 (<= qmax):
+ * G_iq -= conj(G_ki) M_q / G_kk, M_q = G_kq (B_kq below the diagonal), or 1 at q = k where
+ * the target starts at 0; upper: only i <= q. Loads before stores. */
+__device__ __forceinline__ void cq_blk(float2 *G, int ldg, int n, int k, float invd, int i0, int q0, int qmax,
+                                       bool upper)
+{
+    float2 a[2], mq[2], old[2][2];
+    bool on[2][2];
+#pragma unroll
+    for (int x = 0; x < 2; x++) {
+        const int i = i0 + x, q = q0 + x;
+        const float2 g = i < n ? G[i * ldg + k] : c0();
+        a[x] = make_float2(g.x * invd, -g.y * invd);
+        mq[x] = q == k ? make_float2(1.f, 0.f) : q <= qmax ? G[q * ldg + k] : c0();
+    }
+#pragma unroll
+    for (int y = 0; y < 2; y++)
+#pragma unroll
+        for (int x = 0; x < 2; x++) {
+            const int i = i0 + x, q = q0 + y;
+            on[y][x] = i < n && q <= qmax && (!upper || i <= q);
+            old[y][x] = on[y][x] && q != k ? G[q * ldg + i] : c0();
+        }
+#pragma unroll
+    for (int y = 0; y < 2; y++)
+#pragma unroll
+        for (int x = 0; x < 2; x++)
+            if (on[y][x]) G[(q0 + y) * ldg + i0 + x] = cfms(a[x], mq[y], old[y][x]);
+}
+/* a thread's 2 x 2 blocks of a trailing triangle (n <= 128: at most 64 blocks a side) */
+constexpr int CQ_CB = (64 * 65 / 2 + CQ_THREADS - 1) / CQ_THREADS;
 __device__ bool cq_chol(float2 *G, int ldg, int n, float *diag, bool inv)
 {
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    /* this thread's blocks of a trailing triangle, e = tid + 512 r, column by column
+       (e = j (j + 1) / 2 + i, i <= j): the same (i, j) at every step, packed i | j << 16 */
+    unsigned pk[CQ_CB];
+#pragma unroll
+    for (int r = 0; r < CQ_CB; r++) {
+        const int e = threadIdx.x + CQ_THREADS * r;
+        int jj = (int)((sqrtf(8.f * (float)e + 1.f) - 1.f) * 0.5f);
+        if ((jj + 1) * (jj + 2) / 2 <= e) jj++;
+        else if (jj * (jj + 1) / 2 > e) jj--;
+        pk[r] = (unsigned)(e - jj * (jj + 1) / 2) | (unsigned)jj << 16;
+    }
     for (int k = 0; k < n; k++) {
-        const float d = G[(size_t)k * ldg + k].x;
+        const float d = G[k * ldg + k].x;
         if (!(d > 0.f) || !isfinite(d)) return false; /* the same value for every thread */
         const float invd = 1.f / d;
-        float2 gk[CQ_ROWS]; /* conj(G_ki) / G_kk of the lane's rows */
+        const int mb = (n - k) >> 1, eb = mb * (mb + 1) / 2; /* (n - k - 1 + 1) / 2 blocks a side */
 #pragma unroll
-        for (int s = 0; s < CQ_ROWS; s++) {
-            const int i = k + 1 + lane + 32 * s;
-            const float2 v = i < n ? G[(size_t)i * ldg + k] : c0();
-            gk[s] = make_float2(v.x * invd, -v.y * invd);
+        for (int r = 0; r < CQ_CB; r++) {
+            if (threadIdx.x + CQ_THREADS * r >= eb) break;
+            cq_blk(G, ldg, n, k, invd, k + 1 + 2 * (int)(pk[r] & 0xffffu), k + 1 + 2 * (int)(pk[r] >> 16), n - 1,
+                   true);
         }
-        for (int q = warp; q < n; q += CQ_WARPS) {
-            if (q <= k && !inv) continue;
-            const float2 mq = q > k ? G[(size_t)q * ldg + k] : q < k ? G[(size_t)q * ldg + k] : make_float2(1.f, 0.f);
-            const int iend = q > k ? q + 1 : n;
-            float2 *col = G + (size_t)q * ldg;
-#pragma unroll
-            for (int s = 0; s < CQ_ROWS; s++) {
-                const int i = k + 1 + lane + 32 * s;
-                if (i < iend) {
-                    const float2 old = q == k ? c0() : col[i];
-                    col[i] = cfms(gk[s], mq, old);
-                }
+        if (inv && mb) { /* B_ic, c <= k < i, by 2 x 2 blocks: f = (c block, i block) */
+            const int e2 = mb * ((k + 2) >> 1);
+            const float rmb = 1.f / (float)mb;
+            /* from thread eb on: the threads with no trailing block take B's first */
+            for (int f = (threadIdx.x + CQ_THREADS - eb % CQ_THREADS) % CQ_THREADS; f < e2; f += CQ_THREADS) {
+                const int cb = (int)(((float)f + 0.5f) * rmb), ib = f - cb * mb;
+                cq_blk(G, ldg, n, k, invd, k + 1 + 2 * ib, 2 * cb, k, false);
             }
         }
         __syncthreads();
     }
     for (int k = threadIdx.x; k < n; k += CQ_THREADS) diag[k] = sqrtf(G[(size_t)k * ldg + k].x);
     __syncthreads();
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     for (int j = warp; j < n; j += CQ_WARPS)
-        for (int i = lane; i <= j; i += 32) {
+        for (int i = lane; i < (inv ? n : j + 1); i += 32) {
             float2 *g = G + (size_t)j * ldg + i;
-            const float r = 1.f / diag[i];
-            *g = i == j ? make_float2(diag[i], 0.f) : make_float2(g->x * r, g->y * r);
+            const float r = 1.f / diag[i]; /* R_ij = G_ij / R_ii; R^-1_ji = conj(B_ij) / R_ii */
+            *g = i == j ? make_float2(diag[i], 0.f)
+                        : i < j ? make_float2(g->x * r, g->y * r) : make_float2(g->x * r, -g->y * r);
         }
     __syncthreads();
     return true;
@@ -234,13 +294,13 @@ __device__ void cq_q1(float2 *X, int ldx, int mp, int n, const float2 *G, int ld
     for (int t0 = 16 * warp; t0 < mp; t0 += 16 * CQ_WARPS) {
         for (int p = (n - 1) >> 4; p >= 0; p--) {
             const int j0 = 16 * p, kend = j0 + 16 < n ? j0 + 16 : n;
-            float re[2][4], im[2][4];
+            float re[2][4], im[2][4], tr[2][4], ti[2][4];
             int jc[2];
             float sc[2]; /* this lane's columns of R^-1, j = j0 + 8 b + g, and 1 / R_jj */
 #pragma unroll
             for (int b = 0; b < 2; b++) {
 #pragma unroll
-                for (int q = 0; q < 4; q++) re[b][q] = im[b][q] = 0.f;
+                for (int q = 0; q < 4; q++) re[b][q] = im[b][q] = tr[b][q] = ti[b][q] = 0.f;
                 jc[b] = j0 + 8 * b + g;
                 sc[b] = jc[b] < n ? 1.f / G[(size_t)jc[b] * ldg + jc[b]].x : 0.f;
             }
@@ -260,8 +320,7 @@ __device__ void cq_q1(float2 *X, int ldx, int mp, int n, const float2 *G, int ld
                         const int k = h ? kb : ka, j = jc[b];
                         float2 v = c0();
                         if (j < n && k < j) {
-                            const float2 w = G[(size_t)k * ldg + j];
-                            v = make_float2(w.x * sc[b], -w.y * sc[b]);
+                            v = G[(size_t)k * ldg + j];
                         } else if (j < n && k == j) {
                             v = make_float2(sc[b], 0.f);
                         }
@@ -269,9 +328,12 @@ __device__ void cq_q1(float2 *X, int ldx, int mp, int n, const float2 *G, int ld
                     }
                     CqFrag2 fb;
                     cq_split2(bv, fb);
-                    cq_mma(re[b], im[b], fa, fb, false);
+                    cq_mma(tr[b], ti[b], fa, fb, false);
+                    if ((k0 >> 3) % CQ_KC == CQ_KC - 1) cq_flush(re[b], im[b], tr[b], ti[b]);
                 }
             }
+#pragma unroll
+            for (int b = 0; b < 2; b++) cq_flush(re[b], im[b], tr[b], ti[b]);
             __syncwarp(); /* the warp's rows of the panel read: write them */
 #pragma unroll
             for (int b = 0; b < 2; b++)
@@ -298,9 +360,22 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
     __shared__ float ratio;
     const int k = blockIdx.x;
     float2 *Ak = A + (long long)k * stride;
-    for (int idx = threadIdx.x; idx < mp * n; idx += CQ_THREADS) { /* rows m..mp-1 zero */
-        const int c = idx / mp, t = idx - c * mp;
-        Ts[(size_t)c * ldx + t] = t < m ? Ak[(size_t)c * lda + t] : c0();
+    for (int c = threadIdx.x >> 5; c < n; c += CQ_WARPS) { /* a warp a column; rows m..mp-1 zero */
+        const float2 *src = Ak + (size_t)c * lda;
+        float2 v[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) { /* the loads of 8 rows in flight */
+            const int t = (threadIdx.x & 31) + 32 * u;
+            v[u] = t < m ? src[t] : c0();
+        }
+        for (int t0 = 0; t0 < mp; t0 += 256) {
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                const int t = t0 + (threadIdx.x & 31) + 32 * u, tn = t + 256;
+                if (t < mp) Ts[(size_t)c * ldx + t] = v[u];
+                v[u] = tn < m ? src[tn] : c0();
+            }
+        }
     }
     __syncthreads();
     cq_gram(Ts, ldx, mp, n, G1, ldg);
@@ -335,7 +410,16 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
         const int j = idx / n, i = idx - j * n;
         if (i > j) continue;
         float2 r = c0();
-        for (int q = i; q <= j; q++) r = cfma(G2[(size_t)q * ldg + i], G1[(size_t)j * ldg + q], r);
+        float2 r2 = c0(); /* two chains, the loads unrolled */
+        int q = i;
+#pragma unroll 4
+        for (; q + 1 <= j; q += 2) {
+            r = cfma(G2[q * ldg + i], G1[j * ldg + q], r);
+            r2 = cfma(G2[(q + 1) * ldg + i], G1[j * ldg + q + 1], r2);
+        }
+        if (q <= j) r = cfma(G2[q * ldg + i], G1[j * ldg + q], r);
+        r.x += r2.x;
+        r.y += r2.y;
         Ak[(size_t)j * lda + i] = r;
     }
 }
