@@ -202,8 +202,8 @@ __device__ void cq_gram(const float2 *X, int ldx, int mp, int n, float2 *G, int 
  * Step k, by 2 x 2 blocks over the block's threads: the trailing triangle's G_iq
  * (k < i <= q) and, with inv, B_iq (q <= k < i), each -= conj(G_ki) M_q / G_kk, M_q = G_kq,
  * B_kq, or 1 at q = k (where B_ik is first written); row k unscaled, scaled after the loop.
- * ncu (240 x 66, H200): the two take about 45 % of the kernel, issue-bound at one barrier
- * a column (docs/benchmarks.md). */
+ * ncu (240 x 66, H200): the two take about half of the kernel's time, one barrier a
+ * column and a few blocks a thread between (docs/benchmarks.md). */
 /* Step k's update of a 2 x 2 block, rows i0, i0 + 1 (< n), columns q0, q0 + 1 (<= qmax):
  * G_iq -= conj(G_ki) M_q / G_kk, M_q = G_kq (B_kq below the diagonal), or 1 at q = k where
  * the target starts at 0; upper: only i <= q. Loads before stores. */
