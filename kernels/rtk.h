@@ -168,7 +168,7 @@ int rtk_training_launch(const rtk_gather *g, int m, int n, int batch, void *T, i
                         long long stride, void *stream);
 /* Batched CholeskyQR2 (kernels/cholqr.cu; issue 47): A_k's upper n x n triangle replaced by
  * R (R^H R = T^H T, real positive diagonal), everything else of A_k unchanged. One block a
- * matrix, the matrix in shared memory: rtk_cholqr2_fits says whether m x n fits the
+ * matrix, the matrix in shared memory, the products on the tensor cores (3xTF32): rtk_cholqr2_fits says whether m x n fits the
  * device's per-block limit (bytes). A matrix whose Cholesky breaks down, or whose R has
  * min|R_ii| / max|R_ii| < min_ratio, is left as it was and its index k appended to
  * fail_list: fail_list[0] counts them (the caller zeroes it first), fail_list[1..] are the

@@ -103,8 +103,8 @@ int stap_la_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf3
  * householder: the backend's Householder QR (the default).
  * cholqr2:     CholeskyQR2, R1 = chol(T^H T), Q1 = T R1^-1, R = chol(Q1^H Q1) R1 — all but
  *              n^3 of its work in matrix products; the cpu backend (rtstap's own code,
- *              linalg/cholqr_cpu.c) and the gpu backend (kernels/cholqr.cu: FP32, a block a
- *              matrix in shared memory; a shape that does not fit there, n > 128 or m n too
+ *              linalg/cholqr_cpu.c) and the gpu backend (kernels/cholqr.cu: a block a matrix in
+ *              shared memory, the products on the tensor cores in 3xTF32; a shape that does not fit there, n > 128 or m n too
  *              large, is factored by Householder and not counted). Guarded: a matrix whose Cholesky breaks down, or whose R
  *              has min|R_ii| / max|R_ii| < STAP_CHOLQR2_MIN_RATIO, is refactored by Householder
  *              in the same call, and counted (stap_la_qr_counts). R's diagonal is real and
