@@ -435,6 +435,16 @@ int cli_parse_cfar_kind(const cli_opt *o, const char *arg)
     return 0;
 }
 
+int cli_parse_detector(const cli_opt *o, const char *arg)
+{
+    stap_error err;
+    if (stap_detector_parse(arg, (stap_cfar_kind *)o->value, &err)) {
+        cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_parse_training_window(const cli_opt *o, const char *arg)
 {
     stap_error err;

@@ -333,8 +333,9 @@ static PyObject *result_dict(Engine *self, const stap_cpi_result *r)
         y = array_copy(3, d, NPY_COMPLEX64, r->output, sizeof(stap_cf32) * stap_output_count(c, B));
     }
     /* detections: a structured array of the file's /detections fields */
-    PyObject *descr_list = Py_BuildValue("[(s,s),(s,s),(s,s),(s,s),(s,s)]", "beam", "i4", "doppler_bin", "i4",
-                                         "range_cell", "i4", "power", "f4", "snr_db", "f4");
+    PyObject *descr_list = Py_BuildValue("[(s,s),(s,s),(s,s),(s,s),(s,s),(s,s),(s,s)]", "beam", "i4",
+                                         "doppler_bin", "i4", "range_cell", "i4", "power", "f4",
+                                         "snr_db", "f4", "statistic", "f4", "threshold", "f4");
     PyArray_Descr *descr = NULL;
     PyObject *det = NULL;
     if (descr_list && PyArray_DescrConverter(descr_list, &descr)) {
@@ -381,7 +382,8 @@ static PyObject *collect_locked(Engine *self, int slot, PyObject **cube)
 }
 
 /* collect(slot) -> dict: weights (D, S, B, N) or None, output (B, D, R) or None, detections
- * (a structured array: beam, doppler_bin, range_cell, power, snr_db), stage_ms (dict),
+ * (a structured array: beam, doppler_bin, range_cell, power, snr_db, statistic,
+ * threshold), stage_ms (dict),
  * diag_ratio */
 static PyObject *Engine_collect(Engine *self, PyObject *args)
 {
