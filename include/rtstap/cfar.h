@@ -122,6 +122,11 @@ int stap_detector_parse(const char *s, stap_cfar_kind *k, stap_error *err);
 /* The false-alarm probability of adaptive detector k at threshold eta, for N adapted DOF
  * and K training snapshots (K >= N, N >= 2 for ACE). */
 double stap_detector_pfa(stap_cfar_kind k, int N, int K, double eta);
+/* The probability of detection at threshold eta of a target of optimum output SINR sinr
+ * (|alpha|^2 v^H R^-1 v, linear; 0: pfa): given rho, a rho = |n + mu|^2 / G with n ~ CN(0, 1),
+ * |mu|^2 = rho sinr, G ~ Gamma(L, 1) (Kelly 1986; Robey et al. 1992 for the AMF), averaged
+ * over rho ~ Beta(L + 1, N - 1): the Kelly and AMF Pd curves, and ACE's by the same route. */
+double stap_detector_pd(stap_cfar_kind k, int N, int K, double eta, double sinr);
 /* The threshold that gives pfa: STAP_EINVAL for N, K or pfa out of range. */
 int stap_detector_threshold(stap_cfar_kind k, int N, int K, double pfa, double *eta,
                             stap_error *err);

@@ -4,8 +4,9 @@
  *     integral against the hypergeometric series (1 - eta)^L 2F1(L, L+1; K+1; eta) summed
  *     here; the AMF integral against its own Simpson here on a different grid (N = 2:
  *     f(rho) = (L+1) rho^L).
- *  2. Monte Carlo from the definitions, independent of the library's code: S = sum of K
- *     CN(0, I) snapshots x_k x_k^H formed explicitly, its Cholesky factor, a CN(0, I) cell
+ *  2. Monte Carlo from the definitions, independent of the detectors' code: S = sum of K
+ *     CN(0, I) snapshots x_k x_k^H formed explicitly, its Cholesky factor (the double
+ *     Cholesky of stap/analysis/roc.c, not the engine's QR), a CN(0, I) cell
  *     x, the three statistics; 10^6 trials (fresh S and x each) for (N, K) = (4, 12) and
  *     4 x 10^5 for (8, 20). At pfa 1e-3 the measured / requested must be within [0.8, 1.25]:
  *     the count is Binomial(n, p), np = 1000 (resp. 400), so a correct detector fails with
@@ -24,7 +25,8 @@
  *     cells of one CPI share training, so the count is over-dispersed: with a variance
  *     inflation up to 2 the bounds are 4.5 sigma away, false failure < 1e-5).
  *  5. Where the detectors are not defined: segment training, loading, the sub-CPI and
- *     fixed-weight algorithms, JDL (not implemented) are refused with STAP_EINVAL. */
+ *     fixed-weight algorithms, JDL (not implemented) are refused with STAP_EINVAL; the GPU
+ *     backends with STAP_EUNSUPPORTED (auto runs the CPU engine). */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +36,7 @@
 #include "cfar.h"
 #include "engine.h"
 #include "la_check.h"
+#include "roc.h"
 #include "synth.h"
 #include "testutil.h"
 
@@ -110,40 +113,12 @@ static void test_formulas(void)
 
 /* ---- 2. Monte Carlo from the definitions ------------------------------------------------- */
 
-/* Cholesky S = L L^H in place (lower, row-major n x n); 0 when not positive definite */
-static int cholesky(double complex *S, int n)
-{
-    for (int j = 0; j < n; j++) {
-        double d = creal(S[j * n + j]);
-        for (int k = 0; k < j; k++) d -= creal(S[j * n + k] * conj(S[j * n + k]));
-        if (!(d > 0)) return 0;
-        d = sqrt(d);
-        S[j * n + j] = d;
-        for (int i = j + 1; i < n; i++) {
-            double complex s = S[i * n + j];
-            for (int k = 0; k < j; k++) s -= S[i * n + k] * conj(S[j * n + k]);
-            S[i * n + j] = s / d;
-        }
-    }
-    return 1;
-}
-
-/* y = L^-1 x */
-static void lsolve(const double complex *Lm, int n, const double complex *x, double complex *y)
-{
-    for (int i = 0; i < n; i++) {
-        double complex s = x[i];
-        for (int k = 0; k < i; k++) s -= Lm[i * n + k] * y[k];
-        y[i] = s / Lm[i * n + i];
-    }
-}
-
 /* the three statistics of x against v and the factor of S (a, b as cfar.h defines them) */
 static void ref_stats(const double complex *Lm, int n, int K, const double complex *v,
                       const double complex *x, double complex *wv, double complex *wx, double out[3])
 {
-    lsolve(Lm, n, v, wv);
-    lsolve(Lm, n, x, wx);
+    stap_roc_forward(Lm, n, v, wv);
+    stap_roc_forward(Lm, n, x, wx);
     double vv = 0, xx = 0;
     double complex vx = 0;
     for (int i = 0; i < n; i++) {
@@ -185,7 +160,7 @@ static void monte_carlo(tc_rng *rng, int N, int K, long trials, double lo, doubl
             for (int i = 0; i < N; i++)
                 for (int j = 0; j <= i; j++) S[i * N + j] += s[i] * conj(s[j]);
         }
-        if (!cholesky(S, N)) {
+        if (!stap_roc_cholesky(S, N)) {
             singular++;
             continue;
         }
@@ -263,7 +238,7 @@ static void ref_cells(const stap_config *c, const stap_cf32 *V, const stap_cf32 
                 for (int i = 0; i < N; i++)
                     for (int j = 0; j <= i; j++) S[i * N + j] += s[i] * conj(s[j]);
             }
-            CHECK(cholesky(S, N), "cell %d %d: singular", d, r);
+            CHECK(stap_roc_cholesky(S, N), "cell %d %d: singular", d, r);
             for (int ch = 0; ch < C; ch++)
                 for (int q = 0; q < Q; q++) {
                     const int bin = ((d - (Q - 1) / 2 + q) % D + D) % D;
@@ -443,6 +418,16 @@ static void refusals(void)
         CHECK(st == STAP_EINVAL && strstr(err.msg, "kelly detector"), "%s accepted (%d: %s)", algos[a],
               st, err.msg);
         if (!st) stap_engine_destroy(e);
+    }
+    c = det_config(STAP_BACKEND_GPU); /* refused before the device is looked for */
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_EUNSUPPORTED &&
+              strstr(err.msg, "cpu and lapack backends only"), "gpu backend accepted (%s)", err.msg);
+    c = det_config(STAP_BACKEND_AUTO); /* auto: the CPU engine */
+    if (stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_OK) {
+        CHECK(strstr(stap_engine_describe(e), "kelly detector") != NULL, "auto: %s", stap_engine_describe(e));
+        stap_engine_destroy(e);
+    } else {
+        CHECK(0, "auto backend refused: %s", err.msg);
     }
     stap_cfar_kind k;
     CHECK(stap_detector_parse("ACE", &k, &err) == STAP_OK && k == STAP_CFAR_ACE, "parse ACE");
