@@ -233,8 +233,9 @@ int cli_parse_cfar_total(const cli_opt *o, const char *arg);      /* value: int,
     {"detector", 0, CLI_CALL, &(cf)->kind, "KIND",                                          \
      "amf | kelly | ace: adaptive detector instead of the CFAR,\n"                         \
      "threshold from --cfar-pfa by its closed form (needs\n"                                \
-     "--training-window sliding and no loading; CPU backends;\n"                            \
-     "the later of --cfar and --detector counts)",                                          \
+     "--training-window sliding and no loading; post-Doppler\n"                            \
+     "or JDL; CPU backends; the later of --cfar and --detector\n"                            \
+     "counts)",                                                                               \
      .parse = cli_parse_detector, .given = (set)},                                        \
     {"cfar-pfa", 0, CLI_DOUBLE, &(cf)->pfa, "P", "false-alarm probability per cell (default 1e-6)", \
      .lo = 1e-300, .hi = 0.5, .given = (set)},                                            \

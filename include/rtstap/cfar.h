@@ -138,7 +138,8 @@ static inline double stap_detector_statistic(stap_cfar_kind k, int K, double a, 
     return b > 0 ? a / b : 0.0;
 }
 /* Whether the adaptive detectors are defined for configuration c (validated): adapted
- * weights of one snapshot per cell (not the sub-CPI or fixed-weight algorithms), no
+ * weights of one snapshot per cell (post-Doppler, and JDL in each beam's beamspace; not the
+ * sub-CPI or fixed-weight algorithms), no
  * diagonal loading, and training that leaves out the cell under test (the sliding window);
  * STAP_EINVAL naming what is not. */
 int stap_detector_check(const stap_cfar_config *d, const stap_config *c, stap_error *err);

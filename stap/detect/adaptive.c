@@ -185,10 +185,6 @@ int stap_detector_check(const stap_cfar_config *d, const stap_config *c, stap_er
                          t & STAP_TRAIT_FIXED ? "fixed weights: nothing is trained"
                                               : "the sub-CPI outputs are Doppler filtered after "
                                                 "adaptation");
-    if (t & STAP_TRAIT_BEAMSPACE)
-        return stap_fail(err, STAP_EINVAL, "the %s detector is not implemented for %s yet (it is "
-                         "defined there, in each beam's beamspace)", name,
-                         stap_algorithm_label(c, label, sizeof label));
     if (c->loading > 0)
         return stap_fail(err, STAP_EINVAL, "the %s detector needs stap_config.loading 0: its "
                          "false-alarm probability is that of the sample covariance (loading %g "

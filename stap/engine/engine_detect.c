@@ -3,7 +3,9 @@
  * and Doppler bin d: its snapshot x (the training's row layout: x[c*Q + q] = X[c, tap(d, q),
  * r]), z = R^-H x by forward substitution, b = |z|^2 = x^H S^-1 x; per beam, with
  * zv = R^-H v (once per matrix): v^H S^-1 x = zv^H z, a = |zv^H z|^2 / |zv|^2; the
- * statistic from a and b (stap_detector_statistic). In double throughout. */
+ * statistic from a and b (stap_detector_statistic). Beamspace (JDL): a matrix per beam,
+ * k = b*D*S + d*S + s, x and v in that beam's beamspace (T_b^H x, T_b^H v). In double
+ * throughout. */
 #include "engine_detect.h"
 
 #include <complex.h>
@@ -99,39 +101,63 @@ static void push_det(det_list *l, stap_detection det)
     l->v[l->n++] = det;
 }
 
-/* The cells of training matrix k = d*S + s: every beam's statistic. */
+/* The snapshot of cell r in Doppler bin d as the training rows hold it: element space
+ * x[c*Q + q] = X[c, tap(d, q), r]; in beam b's beamspace (JDL, A = the beam's C x Na
+ * transform) x[j*Q + q] = sum_c conj(A[j][c]) X[c, tap(d, q), r]. */
+static void snapshot(const stap_engine *e, const stap_cf32 *A, const stap_cf32 *X, int d, int r,
+                     double complex *x)
+{
+    const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
+    const size_t R = e->cfg.range_gates;
+    if (!A) {
+        for (int ch = 0; ch < C; ch++)
+            for (int q = 0; q < Q; q++)
+                x[ch * Q + q] = X[((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R + r];
+        return;
+    }
+    const int Na = e->Nt / Q;
+    for (int i = 0; i < e->Nt; i++) x[i] = 0;
+    for (int q = 0; q < Q; q++)
+        for (int ch = 0; ch < C; ch++) {
+            const double complex xc = X[((size_t)ch * D + stap_tap_bin(d, q, Q, D)) * R + r];
+            for (int j = 0; j < Na; j++) x[j * Q + q] += conj((double complex)A[(size_t)j * C + ch]) * xc;
+        }
+}
+
+/* The cells of training matrix k: k = d*S + s with every beam's statistic, or (beamspace,
+ * JDL) k = b*D*S + d*S + s with beam b's alone, in its beamspace. */
 static void detect_matrix(const stap_engine *e, const stap_engine_detect *d, int k,
                           const stap_cf32 *X, const stap_cf32 *T, const stap_cf32 *Y,
                           double complex *w, double *vsv, det_list *list)
 {
-    const int C = e->cfg.channels, D = e->cfg.doppler_bins, Q = e->cfg.doppler_order;
-    const int S = e->cfg.segments, K = e->cfg.training, N = e->Nt, B = e->B, L = e->L;
+    const int D = e->cfg.doppler_bins, S = e->cfg.segments, K = e->cfg.training, N = e->Nt, L = e->L;
     const size_t R = e->cfg.range_gates;
-    const int dbin = k / S, s = k % S;
+    const int space = (stap_algorithm_traits(&e->cfg) & STAP_TRAIT_BEAMSPACE) != 0, DS = D * S;
+    const int b0 = space ? k / DS : 0, nb = space ? 1 : e->B, dbin = k % DS / S, s = k % S;
+    const stap_cf32 *A = space ? e->A + (size_t)b0 * e->cfg.channels * (N / e->cfg.doppler_order) : NULL;
     const stap_cf32 *Rk = T + (size_t)k * e->M * N;
-    double complex *zv = w, *x = zv + (size_t)B * N, *z = x + N;
-    for (int b = 0; b < B; b++) {
-        for (int j = 0; j < N; j++) x[j] = e->V[(size_t)b * e->N + j];
-        solve_rh(Rk, e->M, N, x, zv + (size_t)b * N);
+    double complex *zv = w, *x = zv + (size_t)e->B * N, *z = x + N;
+    for (int i = 0; i < nb; i++) {
+        const stap_cf32 *v = space ? e->Vt + (size_t)b0 * N : e->V + (size_t)i * e->N;
+        for (int j = 0; j < N; j++) x[j] = v[j];
+        solve_rh(Rk, e->M, N, x, zv + (size_t)i * N);
         double n2 = 0;
-        for (int j = 0; j < N; j++) n2 += creal(zv[(size_t)b * N + j] * conj(zv[(size_t)b * N + j]));
-        vsv[b] = n2;
+        for (int j = 0; j < N; j++) n2 += creal(zv[(size_t)i * N + j] * conj(zv[(size_t)i * N + j]));
+        vsv[i] = n2;
     }
     for (int r = s * L; r < (s + 1) * L; r++) {
-        for (int ch = 0; ch < C; ch++)
-            for (int q = 0; q < Q; q++)
-                x[ch * Q + q] = X[((size_t)ch * D + stap_tap_bin(dbin, q, Q, D)) * R + r];
+        snapshot(e, A, X, dbin, r, x);
         solve_rh(Rk, e->M, N, x, z);
         double bq = 0;
         for (int j = 0; j < N; j++) bq += creal(z[j] * conj(z[j]));
-        for (int b = 0; b < B; b++) {
+        for (int i = 0; i < nb; i++) {
             double complex c = 0;
-            const double complex *zb = zv + (size_t)b * N;
+            const double complex *zb = zv + (size_t)i * N;
             for (int j = 0; j < N; j++) c += conj(zb[j]) * z[j];
-            const double a = creal(c * conj(c)) / vsv[b];
+            const double a = creal(c * conj(c)) / vsv[i];
             const double t = stap_detector_statistic(d->kind, K, a, bq);
             if (t > d->eta) {
-                const size_t flat = ((size_t)b * D + dbin) * R + (size_t)r;
+                const size_t flat = ((size_t)(b0 + i) * D + dbin) * R + (size_t)r;
                 const stap_cf32 y = Y[flat];
                 stap_detection det = stap_cfar_record(flat, D, (int)R, stap_cfar_power(crealf(y), cimagf(y)),
                                                       1.0, t, d->eta);
@@ -156,7 +182,7 @@ int stap_engine_detect_run(const stap_engine *e, stap_engine_detect *d, const st
 {
     *out = NULL;
     *count = 0;
-    const int mats = e->batch;
+    const int mats = (int)stap_training_matrices(&e->cfg);
     int oom = 0;
 #pragma omp parallel num_threads(d->threads) reduction(| : oom)
     {
