@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_json.h"
 #include "cli_opts.h"
+#include "plot.h"
 #include "roc.h"
 #include "stream_loop.h" /* the JSON report helpers */
 
@@ -23,7 +24,8 @@ static const cli_command roc_cmd = {
     "\"Adaptive detectors\"). A measured Pd is within 5 binomial standard errors of the\n"
     "theory at all but about 6 in 10 million points.\n",
     "JSON: the configuration and, per detector, threshold, false alarms and the curve\n"
-    "(sinr_db, pd, pd_theory), the SINR at Pd 0.5 and 0.9 measured and in theory.\n"};
+    "(sinr_db, pd, pd_theory), the SINR at Pd 0.5 and 0.9 measured and in theory.\n"
+    "--png: the curves, measured (dots) over the theory (dashed), one colour a detector.\n"};
 
 /* "U:JNR,U:JNR" or "none" */
 static int parse_jammers(const char *s, stap_roc_config *c)
@@ -126,12 +128,35 @@ static cJSON *roc_json(const stap_roc_config *c, const stap_roc_result *r)
     return doc;
 }
 
+/* Measured Pd (dots) over the theory (dashed) against SINR, a colour a detector. */
+static int roc_picture(const char *path, const stap_roc_config *c, const stap_roc_result *r,
+                       stap_write_mode mode, stap_error *err)
+{
+    static const plot_rgb col[3] = {{31, 119, 180}, {214, 39, 40}, {44, 160, 44}};
+    char lab[6][64], title[160];
+    plot_series s[6];
+    for (int k = 0; k < 3; k++) {
+        const char *n = stap_cfar_kind_name(r->curve[k].kind);
+        snprintf(lab[2 * k], sizeof lab[0], "%s measured", n);
+        snprintf(lab[2 * k + 1], sizeof lab[0], "%s theory", n);
+        s[2 * k] = (plot_series){lab[2 * k], c->points, c->sinr_db, r->curve[k].pd, col[k], 0, 1};
+        s[2 * k + 1] = (plot_series){lab[2 * k + 1], c->points, c->sinr_db, r->curve[k].pd_theory,
+                                     col[k], 1, 0};
+    }
+    snprintf(title, sizeof title, "Pd at pfa %g: N = %d, K = %d, %ld trials a point, %d jammer%s",
+             c->pfa, c->dof, c->training, c->trials, c->jammers, c->jammers == 1 ? "" : "s");
+    const double x0 = c->sinr_db[0], x1 = c->points > 1 ? c->sinr_db[c->points - 1] : x0 + 1;
+    plot_lines pl = {title, "optimum output SINR (dB)", "probability of detection", 6, s, x0, x1,
+                     0, 1, 0};
+    return plot_lines_file(path, &pl, NULL, mode, err);
+}
+
 int cmd_roc(int argc, char **argv)
 {
     stap_roc_config c = {.dof = 8, .training = 24, .pfa = 1e-3, .trials = 10000, .target_u = 0.1,
                          .seed = 46};
     int trials = 10000, seed = 46, force = 0;
-    const char *sinr_s = "0:24:2", *jam_s = "-0.4:30,0.55:40", *json = NULL;
+    const char *sinr_s = "0:24:2", *jam_s = "-0.4:30,0.55:40", *json = NULL, *png = NULL;
     cli_opt opts[] = {
         {"dof", 0, CLI_INT, &c.dof, "N", "adapted degrees of freedom: the array's elements\n"
          "(default 8)", .lo = 2, .hi = 256},
@@ -149,12 +174,14 @@ int cmd_roc(int argc, char **argv)
         {"target-u", 0, CLI_DOUBLE, &c.target_u, "U", "the look direction (default 0.1)", .lo = -1,
          .hi = 1},
         {"seed", 0, CLI_INT, &seed, "S", "random seed (default 46)", .lo = 0, .hi = 2147483647},
+        {"png", 0, CLI_STRING, &png, "FILE",
+         "also draw the curves (PNG; .svg, .pdf by the extension)", .flags = CLI_OUTPUT},
         CLI_OPT_JSON(&json),
         CLI_OPT_FORCE(&force),
         {0}};
     int pst = cli_parse(&roc_cmd, opts, argc, argv);
     if (pst != CLI_GO) return pst;
-    if ((pst = cli_output_ok(json, force))) return pst;
+    if ((pst = cli_output_ok(json, force)) || (pst = cli_output_ok(png, force))) return pst;
     if ((pst = parse_sinr(sinr_s, &c)) || (pst = parse_jammers(jam_s, &c))) return pst;
     if (c.training < c.dof)
         return cli_error(EXIT_USAGE, "--training %d must be at least --dof %d", c.training, c.dof);
@@ -165,9 +192,11 @@ int cmd_roc(int argc, char **argv)
     if (stap_roc_run(&c, &r, &err)) return cli_fail(&err);
     print_table(json && !strcmp(json, "-") ? stderr : stdout, &c, &r);
     int status = EXIT_OK;
-    if (json) {
+    const stap_write_mode mode = force ? STAP_WRITE_REPLACE : STAP_WRITE_NEW;
+    if (png && roc_picture(png, &c, &r, mode, &err)) status = cli_fail(&err);
+    if (json && !status) {
         cJSON *doc = roc_json(&c, &r);
-        if (cli_json_write(json, doc, force ? STAP_WRITE_REPLACE : STAP_WRITE_NEW, &err))
+        if (cli_json_write(json, doc, mode, &err))
             status = cli_fail(&err);
         cJSON_Delete(doc);
     }

@@ -50,7 +50,8 @@ grep -q "cpu and lapack backends only" "$T/err" || fail "gpu: $(cat "$T/err")"
 expect 2 "$B" run "${run_args[@]}" --detector glrt
 expect 2 "$B" run "${run_args[@]}" --cfar amf
 
-expect 0 "$B" roc --trials 300 --sinr-db 0:20:10 --json "$T/roc.json"
+expect 0 "$B" roc --trials 300 --sinr-db 0:20:10 --json "$T/roc.json" --png "$T/roc.png"
+[ "$(head -c 8 "$T/roc.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || fail "roc --png: not a PNG"
 grep -q "rtstap roc: N = 8, K = 24, pfa 0.001, 300 trials a point, 2 jammers" "$T/out" ||
     fail "roc report: $(head -3 "$T/out")"
 python3 - "$T/roc.json" <<'PY' || fail "roc JSON"
@@ -64,4 +65,5 @@ PY
 expect 2 "$B" roc --dof 8 --training 4
 expect 2 "$B" roc --sinr-db 10:0:1
 expect 2 "$B" roc --jammers 0.3
+expect 1 "$B" roc --trials 10 --png "$T/roc.png"   # exists: refused without -f
 exit $((fails > 0))
