@@ -17,6 +17,7 @@
 #define CLI_OPTS_H
 
 #include "cli.h"
+#include "cfar.h"
 
 /* The tables give the first fields in order and the others by name, leaving the rest zero
  * on purpose: -Wextra's missing-field-initializers would flag every such entry. */
@@ -103,6 +104,10 @@ int cli_parse_qr(const cli_opt *o, const char *arg);        /* value: stap_qr_me
 int cli_parse_preset(const cli_opt *o, const char *arg);    /* value: stap_preset *        */
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
 int cli_parse_detector(const cli_opt *o, const char *arg);  /* value: stap_cfar_kind *   */
+/* --detector where it is not defined for cfg (stap_detector_check; a configuration that does
+ * not validate is left to the engine to report) or on a GPU backend: a usage error (exit 2,
+ * printed); EXIT_OK otherwise and for the CFARs. */
+int cli_detector_check(const stap_cfar_config *cfar, const stap_config *cfg);
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
 int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input_opts *  */
 /* The edit distance of two short words (Levenshtein, with two adjacent letters swapped as

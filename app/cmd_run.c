@@ -59,14 +59,8 @@ int run_cfar_fit(stap_cfar_config *cfar, const stap_config *cfg, int given, int 
 {
     stap_error err;
     const int D = cfg->doppler_bins > 0 ? cfg->doppler_bins : cfg->pulses; /* 0 = P */
-    stap_config c = *cfg;
-    if (stap_cfar_is_adaptive(cfar->kind) && !stap_config_validate(&c, 0, 0, 0, &err) &&
-        stap_detector_check(cfar, &c, &err))
-        return cli_error(EXIT_USAGE, "--detector: %s", cli_flags_in(&err));
-    if (stap_cfar_is_adaptive(cfar->kind) &&
-        (cfg->backend == STAP_BACKEND_GPU || cfg->backend == STAP_BACKEND_CUBLAS))
-        return cli_error(EXIT_USAGE, "--detector %s runs on the cpu and lapack backends only (not "
-                         "--backend %s)", stap_cfar_kind_name(cfar->kind), stap_backend_name(cfg->backend));
+    int st = cli_detector_check(cfar, cfg);
+    if (st) return st;
     if (cfar->kind == STAP_CFAR_NONE || !stap_cfar_validate(cfar, D, cfg->range_gates, &err))
         return EXIT_OK;
     if (given) {

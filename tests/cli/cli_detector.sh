@@ -47,6 +47,8 @@ expect 2 "$B" run --input "$T/scene.h5" --output "$T/x.h5" -f --beams 3 --traini
 grep -q "not defined for pre-doppler" "$T/err" || fail "pre-doppler: $(cat "$T/err")"
 expect 2 "$B" run "${run_args[@]}" --detector kelly --training-window sliding --backend gpu
 grep -q "cpu and lapack backends only" "$T/err" || fail "gpu: $(cat "$T/err")"
+expect 2 "$B" stream --preset easy --cpis 3 --detector kelly                 # segment window
+grep -q -- "--training-window sliding" "$T/err" || fail "stream, segment window: $(cat "$T/err")"
 expect 2 "$B" run "${run_args[@]}" --detector glrt
 expect 2 "$B" run "${run_args[@]}" --cfar amf
 
