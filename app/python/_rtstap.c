@@ -91,12 +91,13 @@ static int get_str(PyObject *d, const char *k, const char **v)
 static int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_error *err)
 {
     const char *preset = NULL, *algorithm = NULL, *backend = NULL, *window = NULL, *tw = NULL,
-               *cfar = NULL, *samples = NULL;
+               *cfar = NULL, *detector = NULL, *samples = NULL;
     stap_config_defaults(c);
     stap_engine_options_defaults(o);
     if (get_str(d, "preset", &preset) || get_str(d, "algorithm", &algorithm) ||
         get_str(d, "backend", &backend) || get_str(d, "window", &window) ||
         get_str(d, "training_window", &tw) || get_str(d, "cfar", &cfar) ||
+        get_str(d, "detector", &detector) ||
         get_str(d, "format", &samples))
         return -1;
     if (samples && stap_sample_type_parse(samples, &o->input, err)) return STAP_EINVAL;
@@ -125,6 +126,7 @@ static int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_e
     if (backend && stap_backend_parse(backend, &c->backend, err)) return STAP_EINVAL;
     if (tw && stap_training_window_parse(tw, &c->training_window, err)) return STAP_EINVAL;
     if (cfar && stap_cfar_parse_kind(cfar, &o->cfar.kind, err)) return STAP_EINVAL;
+    if (detector && stap_detector_parse(detector, &o->cfar.kind, err)) return STAP_EINVAL;
     if (window) {
         if (!strcasecmp(window, "none")) c->window = STAP_WINDOW_NONE;
         else if (!strcasecmp(window, "hann")) c->window = STAP_WINDOW_HANN;
