@@ -94,6 +94,7 @@ void cli_blas_set_restarted_from(const char *core);
 /* Subcommands: each takes argv[0] = its name and returns the exit status. */
 int cmd_run(int argc, char **argv);
 int cmd_bench_qr(int argc, char **argv);
+int cmd_roc(int argc, char **argv);
 int cmd_perfect(int argc, char **argv);
 int cmd_import_perfect(int argc, char **argv);
 int cmd_import_raw(int argc, char **argv);

@@ -435,6 +435,29 @@ int cli_parse_cfar_kind(const cli_opt *o, const char *arg)
     return 0;
 }
 
+int cli_parse_detector(const cli_opt *o, const char *arg)
+{
+    stap_error err;
+    if (stap_detector_parse(arg, (stap_cfar_kind *)o->value, &err)) {
+        cli_error(EXIT_USAGE, "--%s: %s", o->name, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_detector_check(const stap_cfar_config *cfar, const stap_config *cfg)
+{
+    stap_error err;
+    stap_config c = *cfg;
+    if (!stap_cfar_is_adaptive(cfar->kind)) return EXIT_OK;
+    if (!stap_config_validate(&c, 0, 0, 0, &err) && stap_detector_check(cfar, &c, &err))
+        return cli_error(EXIT_USAGE, "--detector: %s", cli_flags_in(&err));
+    if (cfg->backend == STAP_BACKEND_GPU || cfg->backend == STAP_BACKEND_CUBLAS)
+        return cli_error(EXIT_USAGE, "--detector %s runs on the cpu and lapack backends only (not "
+                         "--backend %s)", stap_cfar_kind_name(cfar->kind), stap_backend_name(cfg->backend));
+    return EXIT_OK;
+}
+
 int cli_parse_training_window(const cli_opt *o, const char *arg)
 {
     stap_error err;

@@ -17,6 +17,7 @@
 #define CLI_OPTS_H
 
 #include "cli.h"
+#include "cfar.h"
 
 /* The tables give the first fields in order and the others by name, leaving the rest zero
  * on purpose: -Wextra's missing-field-initializers would flag every such entry. */
@@ -102,6 +103,11 @@ int cli_parse_backend(const cli_opt *o, const char *arg);   /* value: stap_backe
 int cli_parse_qr(const cli_opt *o, const char *arg);        /* value: stap_qr_method *     */
 int cli_parse_preset(const cli_opt *o, const char *arg);    /* value: stap_preset *        */
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
+int cli_parse_detector(const cli_opt *o, const char *arg);  /* value: stap_cfar_kind *   */
+/* --detector where it is not defined for cfg (stap_detector_check; a configuration that does
+ * not validate is left to the engine to report) or on a GPU backend: a usage error (exit 2,
+ * printed); EXIT_OK otherwise and for the CFARs. */
+int cli_detector_check(const stap_cfar_config *cfar, const stap_config *cfg);
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
 int cli_parse_scale_opt(const cli_opt *o, const char *arg);  /* value: cli_input_opts *  */
 /* The edit distance of two short words (Levenshtein, with two adjacent letters swapped as
@@ -229,6 +235,13 @@ int cli_parse_cfar_total(const cli_opt *o, const char *arg);      /* value: int,
      "none | ca | os | go | so: CFAR along range; ca2d: over\n"                             \
      "range x Doppler (default ca)",                                                        \
      .parse = cli_parse_cfar_kind, .given = (set)},                                       \
+    {"detector", 0, CLI_CALL, &(cf)->kind, "KIND",                                          \
+     "amf | kelly | ace: adaptive detector instead of the CFAR,\n"                         \
+     "threshold from --cfar-pfa by its closed form (needs\n"                                \
+     "--training-window sliding and no loading; post-Doppler\n"                            \
+     "or JDL; CPU backends; the later of --cfar and --detector\n"                            \
+     "counts)",                                                                               \
+     .parse = cli_parse_detector, .given = (set)},                                        \
     {"cfar-pfa", 0, CLI_DOUBLE, &(cf)->pfa, "P", "false-alarm probability per cell (default 1e-6)", \
      .lo = 1e-300, .hi = 0.5, .given = (set)},                                            \
     {"cfar-guard", 0, CLI_INT, &(cf)->guard, "G", "guard cells each side (default 2)", .lo = 0, \

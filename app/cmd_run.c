@@ -52,17 +52,24 @@ static double median_stage(const double *rows, int n, int i)
 }
 
 /* The default detector steps aside (with a note) on range lines too short for its window;
- * a detector the user asked for is an error there. */
+ * a detector the user asked for is an error there (exit 1). An adaptive detector where it is
+ * not defined (stap_detector_check) is a usage error (exit 2). Returns the exit status. */
 int run_cfar_fit(stap_cfar_config *cfar, const stap_config *cfg, int given, int quiet,
-                    const char *input, stap_error *err)
+                 const char *input)
 {
+    stap_error err;
     const int D = cfg->doppler_bins > 0 ? cfg->doppler_bins : cfg->pulses; /* 0 = P */
-    if (cfar->kind == STAP_CFAR_NONE || !stap_cfar_validate(cfar, D, cfg->range_gates, err))
-        return STAP_OK;
-    if (given) return stap_error_prefix(err, "%s", input);
-    if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", cli_flags_in(err));
+    int st = cli_detector_check(cfar, cfg);
+    if (st) return st;
+    if (cfar->kind == STAP_CFAR_NONE || !stap_cfar_validate(cfar, D, cfg->range_gates, &err))
+        return EXIT_OK;
+    if (given) {
+        stap_error_prefix(&err, "%s", input);
+        return cli_fail(&err);
+    }
+    if (!quiet) fprintf(stderr, "rtstap: note: no CFAR detection (%s)\n", cli_flags_in(&err));
     cfar->kind = STAP_CFAR_NONE;
-    return STAP_OK;
+    return EXIT_OK;
 }
 
 /* --json: what every run report holds — the files, the engine, its configuration, the
@@ -235,8 +242,8 @@ static int one_compute(run_job *j, stap_engine **eng, stap_cpi_result *r, double
 {
     stap_error err;
     run_apply_options(j);
-    if (run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input_name, &err))
-        return cli_fail(&err);
+    int fit = run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input_name);
+    if (fit) return fit;
     stap_engine_options eo;
     stap_engine_options_defaults(&eo);
     eo.slots = 1;
@@ -332,6 +339,8 @@ static int one_json(const run_job *j, const stap_engine *eng, const stap_cpi_res
             cJSON_AddNumberToObject(o, "range_cell", d->range_cell);
             cJSON_AddNumberToObject(o, "power", d->power);
             cJSON_AddNumberToObject(o, "snr_db", d->snr_db);
+            cJSON_AddNumberToObject(o, "statistic", d->statistic);
+            cJSON_AddNumberToObject(o, "threshold", d->threshold);
             cJSON_AddItemToArray(list, o);
         }
         if (r->detection_count > LISTED) cJSON_AddBoolToObject(doc, "detection_list_truncated", 1);

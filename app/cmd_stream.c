@@ -430,6 +430,11 @@ static int stream_engine(stream_job *j)
                  j->resident ? "resident in device memory, no copy-in per CPI" : "over the link",
                  j->eo.input.type != STAP_SAMPLES_CF32 ? ", quantized to its peak" : "");
     }
+    int dst = cli_detector_check(&j->eo.cfar, &w->cfg);
+    if (dst) {
+        free(tmp);
+        return dst;
+    }
     if (stap_engine_create(&j->eng, &w->cfg, in->steering ? in->steering : w->steering,
                            in->steering ? in->steering_beams : w->nbeams,
                            in->steering ? in->steering_len : (w->steering ? w->steering_len : 0),

@@ -17,6 +17,7 @@ const cli_command_entry cli_commands[] = {
     {"send", cmd_send, "send a recording as a live VITA-49 stream over UDP, paced, with optional loss"},
     {"gen", cmd_gen, "draw an airborne scene (clutter, jammers, noise, targets) with its truth"},
     {"sinr", cmd_sinr, "SINR loss of a run's weights against a generated scene's optimum"},
+    {"roc", cmd_roc, "Pd against SINR and measured pfa of the AMF, Kelly and ACE detectors vs theory"},
     {"plot", cmd_plot, "PNG pictures: angle-Doppler spectrum, SINR loss, range-Doppler map"},
 };
 const int cli_command_count = (int)(sizeof cli_commands / sizeof *cli_commands);

@@ -35,9 +35,10 @@ typedef struct run_job {
 /* the options over the preset's configuration, the input's shape and metadata */
 void run_apply_options(run_job *j);
 /* The default detector steps aside (with a note) on range lines too short for its window;
- * a detector the user asked for is an error there. */
+ * a detector the user asked for is an error there (exit 1), an adaptive detector where it is
+ * not defined a usage error (exit 2). Returns the exit status (0: go on). */
 int run_cfar_fit(stap_cfar_config *cfar, const stap_config *cfg, int given, int quiet,
-                 const char *input, stap_error *err);
+                 const char *input);
 /* --json: the files, the engine, its configuration, the detector and the platform */
 cJSON *run_json(const char *input, const char *output, const stap_engine *eng, int beams,
                 const stap_cfar_config *cfar, const char *cfar_desc, int threads);

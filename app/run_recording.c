@@ -41,8 +41,8 @@ int rec_engine(run_job *j, rec_run *r)
 {
     stap_error err;
     const stap_input *in = &j->in;
-    if (run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input, &err))
-        return cli_fail(&err);
+    int fit = run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input);
+    if (fit) return fit;
     stap_engine_options_defaults(&r->eo);
     r->eo.slots = r->cpis < 3 ? (int)r->cpis : 3;
     r->keep = (j->keep ? j->keep : STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS) |

@@ -6,7 +6,7 @@ function r = read_output (file)
   %                             % .coords.beam (u), .coords.doppler (Hz), .units, .scales
   %   [~, b] = min (abs (y.coords.beam - 0.0625));
   %   map = squeeze (y.data(b, :, :));      % Doppler x range of that beam
-  %   r.detections              % columns beam, doppler_bin, range_cell, power, snr_db (cpi),
+  %   r.detections              % columns beam, doppler_bin, range_cell, power, snr_db, statistic, threshold (cpi),
   %                             % and doppler, range, beam_coord in the axes' units
   %   r.config.threads, r.config.device, r.attrs.schema, r.axes.doppler_hz, ...
   %

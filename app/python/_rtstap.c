@@ -85,12 +85,13 @@ static int get_str(PyObject *d, const char *k, const char **v)
 int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_error *err)
 {
     const char *preset = NULL, *algorithm = NULL, *backend = NULL, *window = NULL, *tw = NULL,
-               *cfar = NULL, *samples = NULL;
+               *cfar = NULL, *detector = NULL, *samples = NULL;
     stap_config_defaults(c);
     stap_engine_options_defaults(o);
     if (get_str(d, "preset", &preset) || get_str(d, "algorithm", &algorithm) ||
         get_str(d, "backend", &backend) || get_str(d, "window", &window) ||
         get_str(d, "training_window", &tw) || get_str(d, "cfar", &cfar) ||
+        get_str(d, "detector", &detector) ||
         get_str(d, "format", &samples))
         return -1;
     if (samples && stap_sample_type_parse(samples, &o->input, err)) return STAP_EINVAL;
@@ -119,6 +120,7 @@ int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_error *e
     if (backend && stap_backend_parse(backend, &c->backend, err)) return STAP_EINVAL;
     if (tw && stap_training_window_parse(tw, &c->training_window, err)) return STAP_EINVAL;
     if (cfar && stap_cfar_parse_kind(cfar, &o->cfar.kind, err)) return STAP_EINVAL;
+    if (detector && stap_detector_parse(detector, &o->cfar.kind, err)) return STAP_EINVAL;
     if (window) {
         if (!strcasecmp(window, "none")) c->window = STAP_WINDOW_NONE;
         else if (!strcasecmp(window, "hann")) c->window = STAP_WINDOW_HANN;
@@ -329,8 +331,9 @@ PyObject *result_dict_of(const stap_engine *e, const stap_cpi_result *r)
         y = array_copy(3, d, NPY_COMPLEX64, r->output, sizeof(stap_cf32) * stap_output_count(c, B));
     }
     /* detections: a structured array of the file's /detections fields */
-    PyObject *descr_list = Py_BuildValue("[(s,s),(s,s),(s,s),(s,s),(s,s)]", "beam", "i4", "doppler_bin", "i4",
-                                         "range_cell", "i4", "power", "f4", "snr_db", "f4");
+    PyObject *descr_list = Py_BuildValue("[(s,s),(s,s),(s,s),(s,s),(s,s),(s,s),(s,s)]", "beam", "i4",
+                                         "doppler_bin", "i4", "range_cell", "i4", "power", "f4",
+                                         "snr_db", "f4", "statistic", "f4", "threshold", "f4");
     PyArray_Descr *descr = NULL;
     PyObject *det = NULL;
     if (descr_list && PyArray_DescrConverter(descr_list, &descr)) {
@@ -377,7 +380,8 @@ static PyObject *collect_locked(Engine *self, int slot, PyObject **cube)
 }
 
 /* collect(slot) -> dict: weights (D, S, B, N) or None, output (B, D, R) or None, detections
- * (a structured array: beam, doppler_bin, range_cell, power, snr_db), stage_ms (dict),
+ * (a structured array: beam, doppler_bin, range_cell, power, snr_db, statistic,
+ * threshold), stage_ms (dict),
  * diag_ratio */
 static PyObject *Engine_collect(Engine *self, PyObject *args)
 {

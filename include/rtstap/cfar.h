@@ -56,7 +56,12 @@ typedef enum {
     STAP_CFAR_OS,
     STAP_CFAR_GO,
     STAP_CFAR_SO,
-    STAP_CFAR_CA2D
+    STAP_CFAR_CA2D,
+    /* the adaptive detectors (below): not CFARs of the output's power but tests of the
+     * snapshot against the weights' training; computed by the CPU engine */
+    STAP_CFAR_AMF,
+    STAP_CFAR_KELLY,
+    STAP_CFAR_ACE
 } stap_cfar_kind;
 
 typedef struct stap_cfar_config {
@@ -78,7 +83,7 @@ typedef struct stap_cfar_config {
 #define STAP_CFAR_MAX_CELLS 65536
 
 void stap_cfar_defaults(stap_cfar_config *c);
-/* "none" | "ca" | "os" | "go" | "so" | "ca2d" */
+/* "none" | "ca" | "os" | "go" | "so" | "ca2d" (the adaptive kinds: stap_detector_parse) */
 int stap_cfar_parse_kind(const char *s, stap_cfar_kind *k, stap_error *err);
 const char *stap_cfar_kind_name(stap_cfar_kind k);
 /* Checks every field the kind uses against the output's doppler_bins and range_gates
@@ -89,6 +94,56 @@ int stap_cfar_validate(const stap_cfar_config *c, int doppler_bins, int range_ga
 /* Entries of the threshold tables (index = training-cell count n, 0 unused): 2 train + 1
  * along range, the full rectangle's count + 1 for CA2D; 1 for kind NONE. For a valid c. */
 size_t stap_cfar_table_len(const stap_cfar_config *c);
+/* ---- the adaptive detectors (stap/detect/adaptive.c; docs/processing.md "Adaptive
+ * detectors") ----------------------------------------------------------------------
+ * For the cell under test's snapshot x (N adapted DOF), a beam's steering vector v and the
+ * sample covariance S = sum of the K training snapshots' x_k x_k^H = K Rhat (S = R^H R,
+ * R the QR factor of the training matrix), with a = |v^H S^-1 x|^2 / (v^H S^-1 v) and
+ * b = x^H S^-1 x:
+ *   AMF   (Robey, Fuhrmann, Kelly & Nitzberg 1992): K a = |v^H Rhat^-1 x|^2 / (v^H Rhat^-1 v);
+ *   Kelly (Kelly 1986, the GLRT): t = a / (1 + b), in [0, 1);
+ *   ACE   (Kraut & Scharf 1999; Kraut, Scharf & McWhorter 2001): a / b, in [0, 1].
+ * Under Gaussian interference with training independent of x and of the same covariance,
+ * with L = K - N + 1 and the loss factor rho ~ Beta(L + 1, N - 1) (density
+ * f(rho) = rho^L (1 - rho)^(N-2) / B(L + 1, N - 1)), a rho given rho has P(a rho > y) =
+ * (1 + y)^-L, whence for a threshold eta:
+ *   Kelly: pfa = (1 - eta)^L                                     (Kelly 1986, eq. 20);
+ *   AMF:   pfa = int_0^1 f(rho) (1 + eta rho / K)^-L d rho        (Robey et al. 1992);
+ *   ACE:   pfa = int_0^1 f(rho) ((1 - eta) / (1 - eta rho))^L d rho
+ *              = (1 - eta)^L 2F1(L, L + 1; K + 1; eta)            (Kraut et al. 2001).
+ * The integrals by composite Simpson over rho (graded near its ends), the thresholds by
+ * bisection. */
+static inline int stap_cfar_is_adaptive(stap_cfar_kind k)
+{
+    return k == STAP_CFAR_AMF || k == STAP_CFAR_KELLY || k == STAP_CFAR_ACE;
+}
+/* "amf" | "kelly" | "ace" */
+int stap_detector_parse(const char *s, stap_cfar_kind *k, stap_error *err);
+/* The false-alarm probability of adaptive detector k at threshold eta, for N adapted DOF
+ * and K training snapshots (K >= N, N >= 2 for ACE). */
+double stap_detector_pfa(stap_cfar_kind k, int N, int K, double eta);
+/* The probability of detection at threshold eta of a target of optimum output SINR sinr
+ * (|alpha|^2 v^H R^-1 v, linear; 0: pfa): given rho, a rho = |n + mu|^2 / G with n ~ CN(0, 1),
+ * |mu|^2 = rho sinr, G ~ Gamma(L, 1) (Kelly 1986; Robey et al. 1992 for the AMF), averaged
+ * over rho ~ Beta(L + 1, N - 1): the Kelly and AMF Pd curves, and ACE's by the same route. */
+double stap_detector_pd(stap_cfar_kind k, int N, int K, double eta, double sinr);
+/* The threshold that gives pfa: STAP_EINVAL for N, K or pfa out of range. */
+int stap_detector_threshold(stap_cfar_kind k, int N, int K, double pfa, double *eta,
+                            stap_error *err);
+/* The statistic from a = |v^H S^-1 x|^2 / (v^H S^-1 v) and b = x^H S^-1 x (above). */
+static inline double stap_detector_statistic(stap_cfar_kind k, int K, double a, double b)
+{
+    if (k == STAP_CFAR_AMF) return K * a;
+    if (k == STAP_CFAR_KELLY) return a / (1.0 + b);
+    return b > 0 ? a / b : 0.0;
+}
+/* Whether the adaptive detectors are defined for configuration c (validated): adapted
+ * weights of one snapshot per cell (post-Doppler, and JDL in each beam's beamspace; not the
+ * sub-CPI or fixed-weight algorithms), no
+ * diagonal loading, and training that leaves out the cell under test (the sliding window);
+ * STAP_EINVAL naming what is not. */
+int stap_detector_check(const stap_cfar_config *d, const stap_config *c, stap_error *err);
+
 /* Whether the kind takes window sums from per-line prefix sums (all but OS and NONE). */
 static inline int stap_cfar_uses_prefix(stap_cfar_kind k)
 {
@@ -178,7 +233,7 @@ static inline double stap_cfar_power(float re, float im)
 /* A detection record from a flat cell index (b*D + d)*R + r, its power and noise
  * estimate (shared so that CPU and GPU produce identical records). */
 stap_detection stap_cfar_record(size_t flat, int doppler_bins, int range_gates, double power,
-                                double noise);
+                                double noise, double statistic, double threshold);
 
 #ifdef __cplusplus
 }

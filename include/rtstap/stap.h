@@ -254,11 +254,17 @@ size_t stap_samples_from_cf32(const stap_sample_format *f, const stap_cf32 *src,
 /* "cf32", "ci8", "ci16", "ci32" (SigMF's names; little-endian, unscaled) into f. */
 int stap_sample_type_parse(const char *s, stap_sample_format *f, stap_error *err);
 
-/* One detection of the CFAR detector (cfar.h), as written to /detections. */
+/* One detection of the CFAR or adaptive detector (cfar.h), as written to /detections. */
 typedef struct stap_detection {
     int beam, doppler_bin, range_cell;
-    float power;    /* |y|^2 in the cell under test                     */
-    float snr_db;   /* power over the CFAR noise estimate, in dB        */
+    float power;     /* |y|^2 in the cell under test                              */
+    float snr_db;    /* power over the CFAR noise estimate, in dB; the adaptive
+                        detectors: the AMF statistic |v^H Rhat^-1 x|^2 / (v^H Rhat^-1 v),
+                        the estimated output SINR, in dB                           */
+    float statistic; /* the detector's test statistic in the cell: CFAR |y|^2 / Z
+                        (Z the window statistic), AMF, Kelly or ACE (cfar.h)       */
+    float threshold; /* the threshold it exceeded: CFAR alpha[n], the adaptive
+                        detectors' threshold for the requested pfa             */
 } stap_detection;
 
 /* Stage timing, milliseconds: copy_in / copy_out are host<->device copies (0 on the CPU);

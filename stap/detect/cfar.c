@@ -32,6 +32,9 @@ const char *stap_cfar_kind_name(stap_cfar_kind k)
     case STAP_CFAR_GO: return "go";
     case STAP_CFAR_SO: return "so";
     case STAP_CFAR_CA2D: return "ca2d";
+    case STAP_CFAR_AMF: return "amf";
+    case STAP_CFAR_KELLY: return "kelly";
+    case STAP_CFAR_ACE: return "ace";
     }
     return "invalid";
 }
@@ -61,20 +64,21 @@ static long cells_2d(const stap_cfar_config *c)
 
 size_t stap_cfar_table_len(const stap_cfar_config *c)
 {
-    if (c->kind == STAP_CFAR_NONE) return 1;
+    if (c->kind == STAP_CFAR_NONE || stap_cfar_is_adaptive(c->kind)) return 1;
     return (size_t)(c->kind == STAP_CFAR_CA2D ? cells_2d(c) : 2L * c->train) + 1;
 }
 
 int stap_cfar_validate(const stap_cfar_config *c, int doppler_bins, int range_gates,
                        stap_error *err)
 {
-    if ((int)c->kind < STAP_CFAR_NONE || (int)c->kind > STAP_CFAR_CA2D)
+    if ((int)c->kind < STAP_CFAR_NONE || (int)c->kind > STAP_CFAR_ACE)
         return stap_fail(err, STAP_EINVAL, "stap_cfar_config.kind %d is not a detector kind",
                          (int)c->kind);
     if (c->kind == STAP_CFAR_NONE) return STAP_OK;
     if (!(c->pfa > 0 && c->pfa < 1))
         return stap_fail(err, STAP_EINVAL,
                          "stap_cfar_config.pfa %g must be between 0 and 1 (exclusive)", c->pfa);
+    if (stap_cfar_is_adaptive(c->kind)) return STAP_OK; /* no window (stap_detector_check) */
     if (c->guard < 0 || c->guard > 4096)
         return stap_fail(err, STAP_EINVAL, "stap_cfar_config.guard %d must be between 0 and 4096",
                          c->guard);
@@ -212,7 +216,8 @@ int stap_cfar_tables(const stap_cfar_config *c, double *alpha, int *rank, double
     return STAP_OK;
 }
 
-stap_detection stap_cfar_record(size_t flat, int D, int R, double power, double noise)
+stap_detection stap_cfar_record(size_t flat, int D, int R, double power, double noise,
+                                double statistic, double threshold)
 {
     stap_detection det;
     det.range_cell = (int)(flat % (size_t)R);
@@ -220,6 +225,8 @@ stap_detection stap_cfar_record(size_t flat, int D, int R, double power, double 
     det.beam = (int)(flat / ((size_t)R * D));
     det.power = (float)power;
     det.snr_db = noise > 0 ? (float)(10.0 * log10(power / noise)) : INFINITY;
+    det.statistic = (float)statistic;
+    det.threshold = (float)threshold;
     return det;
 }
 
@@ -391,6 +398,10 @@ int stap_cfar_plan_create(stap_cfar_plan **out, const stap_cfar_config *c, int B
                          B, D, R);
     int st = stap_cfar_validate(c, D, R, err);
     if (st) return st;
+    if (stap_cfar_is_adaptive(c->kind))
+        return stap_fail(err, STAP_EINVAL, "the %s detector tests snapshots against the weights' "
+                         "training: it runs in the engine (stap_engine_options.cfar), not on an "
+                         "output alone", stap_cfar_kind_name(c->kind));
     stap_cfar_plan *p = calloc(1, sizeof *p);
     if (!p) return stap_fail(err, STAP_ENOMEM, "CFAR: out of memory");
     p->c = *c;
@@ -434,12 +445,15 @@ static int reserve_det(stap_cfar_plan *p, size_t n, stap_error *err)
     return STAP_OK;
 }
 
-/* The noise-power estimate of a hit (its window statistic over norm[n]). */
-static double hit_noise(const stap_cfar_plan *p, const stap_cfar_hit *h)
+/* The record of a hit: its noise-power estimate is its window statistic over norm[n], its
+ * statistic power / z against the threshold alpha[n]. */
+static stap_detection hit_record(const stap_cfar_plan *p, const stap_cfar_hit *h)
 {
     int r = (int)(h->flat % (size_t)p->R), lo0, hi0, lo1, hi1;
     stap_cfar_window(r, p->R, p->c.guard, p->c.train, &lo0, &hi0, &lo1, &hi1);
-    return h->z / p->norm[stap_cfar_count(&p->c, lo0, hi0, lo1, hi1)];
+    const int n = stap_cfar_count(&p->c, lo0, hi0, lo1, hi1);
+    return stap_cfar_record(h->flat, p->D, p->R, h->power, h->z / p->norm[n],
+                            h->z > 0 ? h->power / h->z : INFINITY, p->alpha[n]);
 }
 
 int stap_cfar_plan_execute(stap_cfar_plan *p, const stap_cf32 *y, const stap_detection **out,
@@ -484,7 +498,7 @@ int stap_cfar_plan_execute(stap_cfar_plan *p, const stap_cf32 *y, const stap_det
     for (int t = 0; t < p->threads; t++)
         for (size_t i = 0; i < p->lists[t].n; i++, k++) {
             const stap_cfar_hit *h = &p->lists[t].v[i];
-            p->det[k] = stap_cfar_record(h->flat, p->D, R, h->power, hit_noise(p, h));
+            p->det[k] = hit_record(p, h);
         }
     *out = n ? p->det : NULL;
     *count = n;
@@ -506,8 +520,7 @@ int stap_cfar_plan_finish(stap_cfar_plan *p, stap_cfar_hit *hits, size_t count,
     if (st) return st;
     qsort(hits, count, sizeof *hits, cmp_hit);
     for (size_t i = 0; i < count; i++)
-        p->det[i] = stap_cfar_record(hits[i].flat, p->D, p->R, hits[i].power,
-                                     hit_noise(p, &hits[i]));
+        p->det[i] = hit_record(p, &hits[i]);
     *out = count ? p->det : NULL;
     *n_out = count;
     return STAP_OK;
@@ -549,7 +562,9 @@ void stap_cfar_describe(const stap_cfar_config *c, char *buf, size_t len)
         snprintf(buf, len, "none");
         return;
     }
-    if (c->kind == STAP_CFAR_OS)
+    if (stap_cfar_is_adaptive(c->kind))
+        snprintf(buf, len, "%s pfa=%g", stap_cfar_kind_name(c->kind), c->pfa);
+    else if (c->kind == STAP_CFAR_OS)
         snprintf(buf, len, "os pfa=%g guard=%d train=%d rank=%d", c->pfa, c->guard, c->train,
                  full_rank(c));
     else if (c->kind == STAP_CFAR_CA2D)

@@ -374,6 +374,8 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
     if (opt->cfar.kind != STAP_CFAR_NONE &&
         (st = stap_cfar_validate(&opt->cfar, cfg.doppler_bins, cfg.range_gates, err)))
         return st;
+    const int adaptive = stap_cfar_is_adaptive(opt->cfar.kind);
+    if (adaptive && (st = stap_detector_check(&opt->cfar, &cfg, err))) return st;
     const int auto_backend = cfg.backend == STAP_BACKEND_AUTO;
     if (auto_backend) {
         stap_error probe;
@@ -381,6 +383,15 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
                                                                             : STAP_BACKEND_CPU;
     }
     char note[sizeof((stap_engine *)0)->note] = "";
+    if (adaptive && is_gpu_backend(cfg.backend)) {
+        if (!auto_backend || opt->resident)
+            return stap_fail(err, STAP_EUNSUPPORTED, "the %s detector runs on the cpu and lapack "
+                             "backends only (backend %s)", stap_cfar_kind_name(opt->cfar.kind),
+                             stap_backend_name(cfg.backend));
+        snprintf(note, sizeof note, "running on the CPU: the %s detector runs on the cpu backend "
+                 "only", stap_cfar_kind_name(opt->cfar.kind));
+        cfg.backend = STAP_BACKEND_CPU;
+    }
     if (auto_backend && cfg.qr == STAP_QR_CHOLQR2 && cfg.backend != STAP_BACKEND_CPU && !opt->resident) {
         snprintf(note, sizeof note, "running on the CPU: the cholqr2 factor (stap_config.qr) runs on the "
                                     "cpu backend only");

@@ -14,6 +14,7 @@
 #endif
 
 #include "algorithm_stages.h"
+#include "engine_detect.h"
 #include "engine_internal.h"
 
 extern void openblas_set_num_threads(int num_threads);
@@ -45,6 +46,7 @@ typedef struct cpu_engine {
     stap_cf32 *wc;                  /* per thread: B x C conjugated weights of a tap */
     fftwf_plan fft;
     stap_cfar_plan *cfar;
+    stap_engine_detect *adaptive; /* the adaptive detector (instead of a CFAR plan) */
     cpu_slot slot[STAP_ENGINE_MAX_SLOTS];
 } cpu_engine;
 
@@ -57,6 +59,7 @@ static void cpu_destroy(stap_engine *e)
     if (c->fft) fftwf_destroy_plan(c->fft);
     stap_la_ctx_destroy(c->la);
     stap_cfar_plan_destroy(c->cfar);
+    stap_engine_detect_destroy(c->adaptive);
     fftwf_free(c->X);
     fftwf_free(c->T);
     fftwf_free(c->Wt);
@@ -120,7 +123,9 @@ static int cpu_create(stap_engine *e, stap_error *err)
                                  (fftwf_complex *)c->X, FFTW_FORWARD,
                                  FFTW_ESTIMATE | FFTW_UNALIGNED);
     if (!c->fft) return stap_fail(err, STAP_EINVAL, "FFTW could not plan a %zu-point transform", D);
-    if (e->opt.cfar.kind != STAP_CFAR_NONE &&
+    const int adaptive = stap_cfar_is_adaptive(e->opt.cfar.kind);
+    if (adaptive && (st = stap_engine_detect_create(e, c->threads, &c->adaptive, err))) return st;
+    if (!adaptive && e->opt.cfar.kind != STAP_CFAR_NONE &&
         (st = stap_cfar_plan_create(&c->cfar, &e->opt.cfar, e->B, (int)D, (int)R, c->threads, err)))
         return st;
     const int own = cfg->backend != STAP_BACKEND_LAPACK;
@@ -129,14 +134,15 @@ static int cpu_create(stap_engine *e, stap_error *err)
     if (al->cpu_describe) al->cpu_describe(cfg, algo, sizeof algo);
     const int dpca = (stap_algorithm_traits(cfg) & STAP_TRAIT_FIXED) != 0; /* no QR, no solves */
     snprintf(e->describe, sizeof e->describe,
-             "%s: FFTW, %s%s%s%s%s%s, %s apply, %s CFAR, %d threads, "
+             "%s: FFTW, %s%s%s%s%s%s, %s apply, %s %s, %d threads, "
              "%d slot%s",
              stap_backend_name(cfg->backend), algo,
              dpca ? "" : !own ? "LAPACKE cgeqrf" : cfg->qr == STAP_QR_CHOLQR2 ? "own CholeskyQR2 (guarded)"
                        : cfg->qr == STAP_QR_AUTO ? "own Householder or CholeskyQR2 (auto)" : "own Householder",
              dpca ? "no QR" : " QR + MVDR solves", own && !dpca ? " (" : "",
              own && !dpca ? stap_la_cpu_kernels() : "", own && !dpca ? ")" : "",
-             own ? "own cgemm" : "cblas_cgemm", stap_cfar_kind_name(e->opt.cfar.kind), c->threads, e->opt.slots,
+             own ? "own cgemm" : "cblas_cgemm", stap_cfar_kind_name(e->opt.cfar.kind),
+             adaptive ? "detector" : "CFAR", c->threads, e->opt.slots,
              e->opt.slots > 1 ? "s" : "");
     return STAP_OK;
 }
@@ -270,10 +276,12 @@ static int compute(stap_engine *e, cpu_engine *c, cpu_slot *sl, const stap_cf32 
     apply_weights(e, c, sl->W, sl->Y);
     double t5 = stap_now_ms();
     sl->ndet = 0;
-    if (c->cfar) {
+    if (c->cfar || c->adaptive) {
         const stap_detection *d;
         size_t n;
-        if ((st = stap_cfar_plan_execute(c->cfar, sl->Y, &d, &n, err))) return st;
+        st = c->cfar ? stap_cfar_plan_execute(c->cfar, sl->Y, &d, &n, err)
+                     : stap_engine_detect_run(e, c->adaptive, c->X, c->T, sl->Y, &d, &n, err);
+        if (st) return st;
         if (n > sl->det_cap) {
             stap_detection *nd = realloc(sl->det, sizeof *nd * n);
             if (!nd) return stap_fail(err, STAP_ENOMEM, "out of memory for %zu detections", n);

@@ -454,6 +454,17 @@ static int get_detections(h5x *f, const char *name, int by_cpi, long long cpi,
                        "range_cell, power, snr_db)", name, f->path);
         goto done;
     }
+    /* statistic and threshold: files before issue 46 have neither (NaN) */
+    hid_t ft = H5Dget_type(d), xt = H5Tcreate(H5T_COMPOUND, sizeof(stap_detection));
+    const int have_stat = ft >= 0 && H5Tget_member_index(ft, "statistic") >= 0 &&
+                          H5Tget_member_index(ft, "threshold") >= 0;
+    if (!have_stat || xt < 0 ||
+        H5Tinsert(xt, "statistic", offsetof(stap_detection, statistic), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(xt, "threshold", offsetof(stap_detection, threshold), H5T_NATIVE_FLOAT) < 0 ||
+        (n > 0 && H5Dread(d, xt, H5S_ALL, H5S_ALL, H5P_DEFAULT, det) < 0))
+        for (size_t i = 0; i < (size_t)n; i++) det[i].statistic = det[i].threshold = NAN;
+    CLOSE_TYPE(xt);
+    CLOSE_TYPE(ft);
     size_t kept = (size_t)n;
     if (by_cpi) { /* the rows of that CPI, in order */
         kept = 0;

@@ -24,7 +24,9 @@ static void window_string(const stap_config *c, char *buf, size_t len)
 
 static const char detection_units[] =
     "beam, doppler_bin, range_cell: indices into /axes (see /output/iq); power: |y|^2 in the "
-    "input samples' units squared; snr_db: dB over the CFAR's noise estimate";
+    "input samples' units squared; snr_db: dB over the CFAR's noise estimate (adaptive "
+    "detectors: the AMF statistic in dB); statistic > threshold: the detector's test (CFAR: "
+    "power over the window statistic against alpha; amf, kelly, ace: docs/processing.md)";
 
 static void w_config(h5w *w, hid_t file, const stap_result *res, int D)
 {
@@ -95,18 +97,22 @@ static void w_detections(h5w *w, hid_t file, const stap_result *res)
 {
     if (w->st) return;
     hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(stap_detection));
-    hid_t ft = H5Tcreate(H5T_COMPOUND, 5 * 4);
+    hid_t ft = H5Tcreate(H5T_COMPOUND, 7 * 4);
     if (mt < 0 || ft < 0 ||
         H5Tinsert(mt, "beam", offsetof(stap_detection, beam), H5T_NATIVE_INT) < 0 ||
         H5Tinsert(mt, "doppler_bin", offsetof(stap_detection, doppler_bin), H5T_NATIVE_INT) < 0 ||
         H5Tinsert(mt, "range_cell", offsetof(stap_detection, range_cell), H5T_NATIVE_INT) < 0 ||
         H5Tinsert(mt, "power", offsetof(stap_detection, power), H5T_NATIVE_FLOAT) < 0 ||
         H5Tinsert(mt, "snr_db", offsetof(stap_detection, snr_db), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(mt, "statistic", offsetof(stap_detection, statistic), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(mt, "threshold", offsetof(stap_detection, threshold), H5T_NATIVE_FLOAT) < 0 ||
         H5Tinsert(ft, "beam", 0, H5T_STD_I32LE) < 0 ||
         H5Tinsert(ft, "doppler_bin", 4, H5T_STD_I32LE) < 0 ||
         H5Tinsert(ft, "range_cell", 8, H5T_STD_I32LE) < 0 ||
         H5Tinsert(ft, "power", 12, H5T_IEEE_F32LE) < 0 ||
-        H5Tinsert(ft, "snr_db", 16, H5T_IEEE_F32LE) < 0) {
+        H5Tinsert(ft, "snr_db", 16, H5T_IEEE_F32LE) < 0 ||
+        H5Tinsert(ft, "statistic", 20, H5T_IEEE_F32LE) < 0 ||
+        H5Tinsert(ft, "threshold", 24, H5T_IEEE_F32LE) < 0) {
         stap_io_w_fail_h5(w, "the detection type");
     } else {
         const hsize_t n = (hsize_t)res->detection_count;
@@ -332,7 +338,7 @@ struct stap_result_writer {
 enum { RESULT_BATCH = 1024 };
 
 /* detections of a recording: {cpi int64, beam, doppler_bin, range_cell int32, power,
- * snr_db float32} */
+ * snr_db, statistic, threshold float32} */
 typedef struct cpi_detection {
     long long cpi;
     stap_detection d;
@@ -581,7 +587,7 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     w->cf_t = stap_io_cf32_file_type();
     w->cm_t = stap_io_cf32_mem_type();
     w->dm_t = H5Tcreate(H5T_COMPOUND, sizeof(cpi_detection));
-    w->df_t = H5Tcreate(H5T_COMPOUND, 8 + 5 * 4);
+    w->df_t = H5Tcreate(H5T_COMPOUND, 8 + 7 * 4);
     const size_t o = offsetof(cpi_detection, d);
     if (w->cf_t < 0 || w->cm_t < 0 || w->dm_t < 0 || w->df_t < 0 ||
         H5Tinsert(w->dm_t, "cpi", offsetof(cpi_detection, cpi), H5T_NATIVE_LLONG) < 0 ||
@@ -590,12 +596,16 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
         H5Tinsert(w->dm_t, "range_cell", o + offsetof(stap_detection, range_cell), H5T_NATIVE_INT) < 0 ||
         H5Tinsert(w->dm_t, "power", o + offsetof(stap_detection, power), H5T_NATIVE_FLOAT) < 0 ||
         H5Tinsert(w->dm_t, "snr_db", o + offsetof(stap_detection, snr_db), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(w->dm_t, "statistic", o + offsetof(stap_detection, statistic), H5T_NATIVE_FLOAT) < 0 ||
+        H5Tinsert(w->dm_t, "threshold", o + offsetof(stap_detection, threshold), H5T_NATIVE_FLOAT) < 0 ||
         H5Tinsert(w->df_t, "cpi", 0, H5T_STD_I64LE) < 0 ||
         H5Tinsert(w->df_t, "beam", 8, H5T_STD_I32LE) < 0 ||
         H5Tinsert(w->df_t, "doppler_bin", 12, H5T_STD_I32LE) < 0 ||
         H5Tinsert(w->df_t, "range_cell", 16, H5T_STD_I32LE) < 0 ||
         H5Tinsert(w->df_t, "power", 20, H5T_IEEE_F32LE) < 0 ||
-        H5Tinsert(w->df_t, "snr_db", 24, H5T_IEEE_F32LE) < 0)
+        H5Tinsert(w->df_t, "snr_db", 24, H5T_IEEE_F32LE) < 0 ||
+        H5Tinsert(w->df_t, "statistic", 28, H5T_IEEE_F32LE) < 0 ||
+        H5Tinsert(w->df_t, "threshold", 32, H5T_IEEE_F32LE) < 0)
         stap_io_w_fail_h5(&hw, "the file's types");
     stap_io_w_root(&hw, w->file);
     result_axes ax;

@@ -52,7 +52,8 @@ with h5py.File(res, "r") as f:
     W, Y, D = c("weights"), c("output/iq"), f["detections"][()]
 ok = np.array_equal(r.weights, W) and np.array_equal(r.output, Y)
 ok = ok and len(r.detections) == len(D) and all(
-    np.array_equal(r.detections[k], D[k]) for k in ("beam", "doppler_bin", "range_cell", "power", "snr_db"))
+    np.array_equal(r.detections[k], D[k])
+    for k in ("beam", "doppler_bin", "range_cell", "power", "snr_db", "statistic", "threshold"))
 print("run:", "same" if ok else "DIFFERENT", r.weights.shape, r.output.shape, len(r.detections))
 
 with rtstap.Engine(cube.shape, slots=2, **opts) as e:
@@ -92,6 +93,9 @@ except TypeError as err:
 f1 = rtstap.run(q, scale=1 / 256, format="ci16", **opts)
 f2 = rtstap.run(q, scale=1 / 256, samples="ci16", **opts)
 print("format:", "same" if np.array_equal(f1.weights, f2.weights) else "DIFFERENT")
+k = rtstap.run(cube, backend="cpu", doppler_order=3, training=60, beams=3, training_window="sliding",
+               block=4, guard=2, detector="kelly", cfar_pfa=1e-2)
+print("detector:", len(k.detections) > 0 and bool((k.detections["statistic"] > k.detections["threshold"]).all()))
 print("version:", rtstap.__version__)
 PY
 check "python: ran" '[ $? -eq 0 ] || { cat "$tmp/py.out"; false; }'
@@ -104,6 +108,7 @@ check "an int16 (i, q) cube with a scale: as its complex64 conversion, bit for b
 check "cfar_pfa, the CLI's name: detections as the alias pfa, more than at the default 1e-6" 'grep -q "^cfar_pfa: [0-9]* alias pfa: same more than at 1e-6: True" "$tmp/py.out"'
 check "cfar_pfa and pfa at once: TypeError" 'grep -q "^both names: cfar_pfa and pfa are one option" "$tmp/py.out"'
 check "format, the CLI's name, as the alias samples" 'grep -q "^format: same" "$tmp/py.out"'
+check "detector kelly: detections whose statistic is over the threshold" 'grep -q "^detector: True" "$tmp/py.out"'
 cat "$tmp/py.out"
 
 # threads (issue 43, rows 6 and 7): two threads on two slots of one Engine, four on four,

@@ -2,7 +2,7 @@
 # cli_quickstart: README's blocks from "Quick start" to "Python", exactly as written and in
 # order, in a fresh folder whose `build` is this build (issue 42; issue 33): the install
 # into prefix/ and the paths, the recording's quick start (its pictures' CPI must show the
-# target detected), "Process your own recording" (numpy and h5py, `info`, `run`, the
+# target detected; Kelly's detector in all 8 CPIs), "Process your own recording" (numpy and h5py, `info`, `run`, the
 # detections in Python), the library's CPI and C program (compiled through pkg-config)
 # and the Python package on that CPI. Skipped (77) without /usr/bin/python3 with numpy and
 # h5py (README's interpreter), unless RTSTAP_REQUIRE_READERS=1, and where the build makes
@@ -47,6 +47,12 @@ d = h5py.File(\"$tmp/run.h5\")[\"detections\"][()]
 d = d[d[\"cpi\"] == $cpi]
 best = d[d[\"power\"].argmax()]
 sys.exit(not (best[\"doppler_bin\"] == 3 and best[\"range_cell\"] == 151 + $cpi))"'
+check "Kelly's detector finds the target in all 8 CPIs (beam 2, Doppler bin 3, range cell 151 + CPI)" \
+    '/usr/bin/python3 -c "
+import h5py, sys
+d = h5py.File(\"$tmp/kelly.h5\")[\"detections\"][()]
+hit = {int(x[\"cpi\"]) for x in d if (x[\"beam\"], x[\"doppler_bin\"], x[\"range_cell\"]) == (2, 3, 151 + x[\"cpi\"])}
+sys.exit(hit != set(range(8)) or not (d[\"statistic\"] > d[\"threshold\"]).all())"'
 check "info said how it reads the int16 recording" \
     'grep -q "/data/iq: int16, interleaved" "$tmp/out.txt" && grep -q "8 CPIs x 4 channels x 64 pulses x 256 range gates" "$tmp/out.txt" &&
      grep -q "samples: int16 (i, q), scale 0.0009765625 over the link as stored" "$tmp/out.txt"'

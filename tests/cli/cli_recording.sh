@@ -186,7 +186,7 @@ check "one CPI, --json: the detections listed, as many as counted and as in the 
 import json, sys
 d = json.load(open(sys.argv[1]))
 ok = d[\"detections\"] > 0 and len(d[\"detection_list\"]) == d[\"detections\"]
-ok = ok and set(d[\"detection_list\"][0]) == {\"beam\", \"doppler_bin\", \"range_cell\", \"power\", \"snr_db\"}
+ok = ok and set(d[\"detection_list\"][0]) == {\"beam\", \"doppler_bin\", \"range_cell\", \"power\", \"snr_db\", \"statistic\", \"threshold\"}
 sys.exit(0 if ok else 1)" "$tmp/one.json" &&
      [ "$("$shape" "$tmp/one_j.h5" --detections | wc -l)" -ge 1 ]'
 "$bin" run --input "$tmp/one.h5" --output "$tmp/one_w.h5" --backend cpu --doppler-order 3 \

@@ -666,10 +666,10 @@ static void test_validation(void)
               strstr(err.msg, "stap_cfar_config.pfa"),
           "pfa 1 accepted");
     stap_cfar_defaults(&c);
-    c.kind = (stap_cfar_kind)6;
+    c.kind = (stap_cfar_kind)(STAP_CFAR_ACE + 1);
     CHECK(stap_cfar_validate(&c, 1, 100, &err) == STAP_EINVAL &&
-              strstr(err.msg, "stap_cfar_config.kind 6"),
-          "kind 6 accepted");
+              strstr(err.msg, "stap_cfar_config.kind 9"),
+          "kind 9 accepted");
     c.kind = STAP_CFAR_OS;
     c.os_rank = 33;
     CHECK(stap_cfar_validate(&c, 1, 100, &err) == STAP_EINVAL &&

@@ -281,7 +281,7 @@ static void test_keep(void)
     stap_result res;
     stap_cf32 buf[3];
     minimal_result(&cfg, &res, buf);
-    stap_detection det = {0, 0, 0, 2.0f, 3.0f};
+    stap_detection det = {0, 0, 0, 2.0f, 3.0f, 4.0f, 1.0f};
     res.have_detections = 1;
     res.detection_count = 1;
     res.detections = &det;
@@ -400,7 +400,7 @@ static void test_detection_bound(void)
     res.have_detections = 1;
     enum { PER = 10, ROWS = 40 };
     stap_detection det[PER];
-    for (int k = 0; k < PER; k++) det[k] = (stap_detection){0, 0, k, 2.0f, 3.0f};
+    for (int k = 0; k < PER; k++) det[k] = (stap_detection){0, 0, k, 2.0f, 3.0f, 4.0f, 1.0f};
     double ms[STAP_STAGE_COUNT] = {0};
     stap_error err;
     char path[4200];

@@ -222,10 +222,10 @@ static void check_detections(hid_t f, const result_case *rc, const stap_detectio
         CHECK(H5Sget_simple_extent_ndims(s) == 1 && H5Sget_simple_extent_dims(s, &n, NULL) == 1 &&
                   n == (hsize_t)rc->detections,
               "result %d: /detections shape %llu", idx, (unsigned long long)n);
-        static const char *const names[5] = {"beam", "doppler_bin", "range_cell", "power",
-                                             "snr_db"};
-        int tok2 = H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) == 5;
-        for (unsigned m = 0; tok2 && m < 5; m++) {
+        static const char *const names[7] = {"beam", "doppler_bin", "range_cell", "power",
+                                             "snr_db", "statistic", "threshold"};
+        int tok2 = H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) == 7;
+        for (unsigned m = 0; tok2 && m < 7; m++) {
             char *nm = H5Tget_member_name(t, m);
             hid_t mt = H5Tget_member_type(t, m);
             tok2 =
@@ -241,6 +241,8 @@ static void check_detections(hid_t f, const result_case *rc, const stap_detectio
             H5Tinsert(mt, "range_cell", offsetof(stap_detection, range_cell), H5T_NATIVE_INT);
             H5Tinsert(mt, "power", offsetof(stap_detection, power), H5T_NATIVE_FLOAT);
             H5Tinsert(mt, "snr_db", offsetof(stap_detection, snr_db), H5T_NATIVE_FLOAT);
+            H5Tinsert(mt, "statistic", offsetof(stap_detection, statistic), H5T_NATIVE_FLOAT);
+            H5Tinsert(mt, "threshold", offsetof(stap_detection, threshold), H5T_NATIVE_FLOAT);
             stap_detection got[4];
             memset(got, 0, sizeof got);
             CHECK(H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0 &&
@@ -303,6 +305,19 @@ static void check_axes(hid_t f, const result_case *rc, int eng, const stap_radar
           "result %d: units", idx);
 }
 
+static void random_detections(tc_rng *rng, stap_detection *det, int n, int B, int D, int R)
+{
+    for (int i = 0; i < n; i++) {
+        det[i].beam = h5t_randint(rng, 0, B - 1);
+        det[i].doppler_bin = h5t_randint(rng, 0, D - 1);
+        det[i].range_cell = h5t_randint(rng, 0, R - 1);
+        det[i].power = (float)(10 * tc_uniform(rng));
+        det[i].snr_db = (float)(30 * tc_uniform(rng));
+        det[i].statistic = (float)(5 * tc_uniform(rng));
+        det[i].threshold = (float)tc_uniform(rng);
+    }
+}
+
 static void test_result(tc_rng *rng, const result_case *rc, int idx)
 {
     stap_config cfg;
@@ -325,13 +340,7 @@ static void test_result(tc_rng *rng, const result_case *rc, int idx)
     meta.has_sample_rate = 1;
     meta.sample_rate_hz = 2e6 + tc_uniform(rng);
     stap_detection det[4];
-    for (int i = 0; i < 4; i++) {
-        det[i].beam = h5t_randint(rng, 0, B - 1);
-        det[i].doppler_bin = h5t_randint(rng, 0, D - 1);
-        det[i].range_cell = h5t_randint(rng, 0, R - 1);
-        det[i].power = (float)(10 * tc_uniform(rng));
-        det[i].snr_db = (float)(30 * tc_uniform(rng));
-    }
+    random_detections(rng, det, 4, B, D, R);
 
     stap_result res;
     memset(&res, 0, sizeof res);

@@ -3,7 +3,7 @@
     import numpy as np, rtstap
     cube = np.load("cpi.npy").astype(np.complex64)      # (channels, pulses, range gates)
     r = rtstap.run(cube, training=150, beams=5, doppler_order=3, cfar="ca")
-    print(r.detections)                                  # beam, doppler_bin, range_cell, power, snr_db
+    print(r.detections)                                  # beam, doppler_bin, range_cell, power, snr_db, statistic, threshold
     w = r.weights                                        # (doppler, segment, beam, dof)
 
 `run` processes one cube; `Engine` keeps an engine for many (create once, submit/collect with
@@ -12,8 +12,9 @@ iterator of cubes through one engine per device with every slot busy (the runtim
 and `rtstap stream` use), each CPI's results to a function in CPI order. Options are named as on the
 command line (`rtstap run --help`), with underscores: preset, doppler_bins, doppler_order,
 segments, training, beams, loading, window, algorithm, training_window, block, guard,
-angle_bins, dpca_shift, backend, threads, cfar, cfar_pfa, cfar_guard, cfar_train, cfar_rank,
-cfar_guard_doppler, cfar_train_doppler, element_spacing, slots, keep_weights, keep_output;
+angle_bins, dpca_shift, backend, threads, cfar, detector (amf, kelly, ace: docs/processing.md
+"Adaptive detectors"), cfar_pfa, cfar_guard, cfar_train, cfar_rank, cfar_guard_doppler,
+cfar_train_doppler, element_spacing, slots, keep_weights, keep_output;
 format (cf32, ci8, ci16, ci32: the cube's stored form, as `rtstap stream --format`), scale,
 big_endian. The earlier short names stay accepted as aliases: pfa (cfar_pfa) and samples
 (format); giving both names of one option is a TypeError. The shape comes from the cube; the other
@@ -34,7 +35,7 @@ Result = namedtuple("Result", "weights output detections stage_ms diag_ratio")
 
 _OPTIONS = {"preset", "doppler_bins", "doppler_order", "segments", "training", "beams", "loading",
             "window", "algorithm", "training_window", "block", "guard", "angle_bins", "dpca_shift",
-            "backend", "threads", "cfar", "cfar_pfa", "cfar_guard", "cfar_train", "cfar_rank",
+            "backend", "threads", "cfar", "detector", "cfar_pfa", "cfar_guard", "cfar_train", "cfar_rank",
             "cfar_guard_doppler", "cfar_train_doppler", "element_spacing", "slots",
             "keep_weights", "keep_output", "format", "scale", "big_endian"}
 # the earlier short names, still accepted: alias -> the command line's name
