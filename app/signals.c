@@ -7,19 +7,27 @@
 #include "h5io.h" /* stap_atomic_remove_pending */
 
 static volatile sig_atomic_t graceful_on, graceful_sig;
+static void (*volatile graceful_fn)(void);
 
 void cli_graceful_begin(void)
 {
     graceful_sig = 0;
     graceful_on = 1;
 }
-void cli_graceful_end(void) { graceful_on = 0; }
+void cli_graceful_notify(void (*fn)(void)) { graceful_fn = fn; }
+void cli_graceful_end(void)
+{
+    graceful_on = 0;
+    graceful_fn = NULL;
+}
 int cli_graceful_requested(void) { return graceful_on ? (int)graceful_sig : 0; }
 
 static void on_signal(int sig)
 {
     if (graceful_on && !graceful_sig && sig != SIGHUP) {
         graceful_sig = sig;
+        void (*fn)(void) = graceful_fn;
+        if (fn) fn();
         return;
     }
     stap_atomic_remove_pending();
