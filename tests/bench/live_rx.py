@@ -92,14 +92,15 @@ def listen_run(rtstap, rec, pps, seconds, rcvbuf, tmp):
 
 
 def bisect(run, lo, hi, steps):
-    """the highest rate received losslessly, asking between lo and hi datagrams/s"""
-    best = 0.0
+    """(the highest rate received losslessly, the rate asked then), asking between lo and hi
+    datagrams/s"""
+    best = (0.0, 0.0)
     for _ in range(steps):
         mid = (lo * hi) ** 0.5
         ok, got = run(mid)
         print("  ask %9.0f/s: %s, received %9.0f/s" % (mid, "lossless" if ok else "loss    ", got), file=sys.stderr)
         if ok:
-            best = max(best, got)
+            best = max(best, (got, mid))
             lo = mid
         else:
             hi = mid
@@ -122,15 +123,18 @@ def main():
                     "4", "--patches", "8", "--seed", "3", "--output", rec, "--quiet"], check=True)
     ip = bisect(lambda pps: iperf_run(pps, a.seconds, a.rcvbuf_mib), a.lo, a.hi, a.steps)
     li = bisect(lambda pps: listen_run(a.rtstap, rec, pps, a.seconds, a.rcvbuf_mib, tmp), a.lo, a.hi, a.steps)
-    best_ip = best_li = 0.0
+    best_ip = best_li = (0.0, 0.0)
     for step in range(a.steps):  # alternate: one iperf3 run, one listen run
         print("step %d: iperf3" % (step + 1), file=sys.stderr)
         best_ip = next(ip)
         print("step %d: listen" % (step + 1), file=sys.stderr)
         best_li = next(li)
+    (best_ip, ask_ip), (best_li, ask_li) = best_ip, best_li
     ratio = best_li / best_ip if best_ip else 0.0
+    # a side that received much less than it asked, losslessly, was held back by its sender
     res = {"datagram_bytes": DGRAM, "seconds": a.seconds, "steps": a.steps, "rcvbuf_mib": a.rcvbuf_mib,
            "iperf3_lossless_pps": best_ip, "listen_lossless_pps": best_li, "ratio": ratio,
+           "iperf3_asked_pps": ask_ip, "listen_asked_pps": ask_li,
            "iperf3_gbit_s": best_ip * DGRAM * 8 / 1e9, "listen_gbit_s": best_li * DGRAM * 8 / 1e9,
            "host": socket.gethostname(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "cpus": os.cpu_count(), "load_1min": os.getloadavg()[0]}
