@@ -121,7 +121,10 @@ static int receive(listen_job *j)
         stap_live_event ev;
         if (stap_live_udp_next(j->rx, &ev, wait, &err)) return cli_fail(&err);
         if (ev.kind == STAP_LIVE_END) break;
-        if (ev.kind == STAP_LIVE_NONE) continue;
+        if (ev.kind == STAP_LIVE_NONE) {
+            if (cli_graceful_requested()) break; /* (a signal before the handler's hook was set) */
+            continue;
+        }
         if (j->first_cpi < 0) j->first_cpi = ev.cpi;
         const long long decided = j->complete + j->lost;
         if (ev.kind == STAP_LIVE_CPI) {

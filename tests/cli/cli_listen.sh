@@ -54,7 +54,7 @@ check "... rates and the socket buffer reported" \
 
 # ---- --loss: exactly the CPIs send named ------------------------------------------------------
 for seed in 4 9; do
-    listen l$seed --shape $C,$P,$R --cpis 12 --timeout-ms 300 --json "$tmp/l$seed.json"
+    listen l$seed --shape $C,$P,$R --cpis 12 --timeout-ms 1000 --json "$tmp/l$seed.json"
     "$bin" send --input "$tmp/gen.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --loop 3 --gates-per-packet 3 \
         --loss 0.01 --seed $seed --json "$tmp/s$seed.json" > /dev/null
     check "send --loss --seed $seed: exit 0" '[ $? -eq 0 ]'
@@ -70,7 +70,7 @@ for seed in 4 9; do
 done
 
 # ---- datagrams from docs/live.md: malformed, reversed, duplicated, late -----------------------
-listen m --shape 1,2,3 --cpis 4 --timeout-ms 300 --json "$tmp/m.json"
+listen m --shape 1,2,3 --cpis 4 --timeout-ms 500 --json "$tmp/m.json"
 python3 - "$port" <<'EOF'
 import socket, struct, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -92,7 +92,7 @@ for b in cpi(0): put(b)                                # CPI 0 (the stream start
 for b in reversed(cpi(1)): put(b)                      # CPI 1 reversed
 for b in cpi(2): put(b); put(b)                        # CPI 2, each packet twice
 for b in cpi(3)[:-1]: put(b)                           # CPI 3: its last packet missing
-time.sleep(0.6)                                        # (lost by the timeout)
+time.sleep(1.2)                                        # (lost by the timeout)
 put(cpi(3)[0])                                         # late
 EOF
 listened
