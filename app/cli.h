@@ -103,5 +103,6 @@ int cmd_stream(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_bench_pipeline(int argc, char **argv);
 int cmd_send(int argc, char **argv);
+int cmd_listen(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ const cli_command_entry cli_commands[] = {
     {"import-raw", cmd_import_raw, "convert a raw file of interleaved complex samples to schema v1.1"},
     {"import-sigmf", cmd_import_sigmf, "convert a SigMF recording (.sigmf-meta/.sigmf-data) to schema v1.1"},
     {"send", cmd_send, "send a recording as a live VITA-49 stream over UDP, paced, with optional loss"},
+    {"listen", cmd_listen, "receive a live VITA-49 stream over UDP into CPIs: complete, lost, counted"},
     {"gen", cmd_gen, "draw an airborne scene (clutter, jammers, noise, targets) with its truth"},
     {"sinr", cmd_sinr, "SINR loss of a run's weights against a generated scene's optimum"},
     {"roc", cmd_roc, "Pd against SINR and measured pfa of the AMF, Kelly and ACE detectors vs theory"},

@@ -9,17 +9,20 @@
 #include "rtstap/stream.h" /* stap_stream_stop: async-signal-safe */
 
 static volatile sig_atomic_t graceful_on, graceful_sig;
-/* the stream a graceful stop stops (lock-free: read in the handler) */
+/* the stream a graceful stop stops (lock-free: read in the handler), and a function it calls */
 static _Atomic(stap_stream *) attached;
+static void (*volatile graceful_fn)(void);
 
 void cli_graceful_begin(void)
 {
     graceful_sig = 0;
     graceful_on = 1;
 }
+void cli_graceful_notify(void (*fn)(void)) { graceful_fn = fn; }
 void cli_graceful_end(void)
 {
     graceful_on = 0;
+    graceful_fn = NULL;
     atomic_store(&attached, NULL);
 }
 int cli_graceful_requested(void) { return graceful_on ? (int)graceful_sig : 0; }
@@ -37,6 +40,8 @@ static void on_signal(int sig)
         graceful_sig = sig;
         stap_stream *s = atomic_load(&attached);
         if (s) stap_stream_stop(s, sig);
+        void (*fn)(void) = graceful_fn;
+        if (fn) fn();
         return;
     }
     stap_atomic_remove_pending();

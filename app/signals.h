@@ -13,6 +13,10 @@
 void cli_signals_install(void);
 void cli_graceful_begin(void);
 void cli_graceful_end(void);
+/* Also call fn from the handler when that first signal comes (until cli_graceful_end): it
+ * must be async-signal-safe (stap_live_udp_stop, say), for a command that waits on
+ * something other than its own loop. */
+void cli_graceful_notify(void (*fn)(void));
 /* The signal of a graceful stop asked for (SIGINT or SIGTERM), else 0. */
 int cli_graceful_requested(void);
 /* The stream that a graceful stop stops (stap_stream_stop with the signal's number; at once

@@ -6,7 +6,7 @@
  * half and int16 Q in the low half. Context packets (type 0100) may carry the sample rate
  * and RF reference frequency.
  *
- * Three parts, none of which allocates per packet or prints:
+ * Four parts, none of which allocates per packet or prints:
  *   the packer     stap_vrt_pack_data, stap_vrt_pack_context, stap_vrt_pack_cpi: a CPI's
  *                  cube into datagrams of G gates;
  *   the parser     stap_vrt_parse: a datagram into its header fields and a pointer to its
@@ -14,7 +14,9 @@
  *   the assembler  stap_vrt_assembler_*: datagrams placed by (channel, pulse, gate) into a
  *                  fixed pool of CPI buffers; each CPI reported complete (its samples) or
  *                  lost (never zero-filled), with duplicates, late packets and malformed
- *                  ones counted. */
+ *                  ones counted;
+ *   the receiver   stap_live_udp_*: a UDP socket read by a thread of its own into the
+ *                  assembler, CPIs pulled in order by one consumer. */
 #ifndef RTSTAP_VRT_H
 #define RTSTAP_VRT_H
 
@@ -141,17 +143,32 @@ typedef enum stap_vrt_event_kind {
     STAP_VRT_CPI_LOST = 2      /* count CPIs from cpi that can no longer be complete      */
 } stap_vrt_event_kind;
 
+/* Why CPIs were lost (stap_vrt_event.reason). */
+typedef enum stap_vrt_lost_reason {
+    STAP_VRT_LOST_NONE = 0,    /* (a complete CPI)                                        */
+    STAP_VRT_LOST_MISSING = 1, /* packets of it received, others never (or not in time)   */
+    STAP_VRT_LOST_UNSEEN = 2,  /* no packet of it received at all                         */
+    STAP_VRT_LOST_OVERRUN = 3  /* overload: a packet of it found its buffer still held by
+                                  the caller (not released), so it was dropped whole      */
+} stap_vrt_lost_reason;
+
+/* "none", "missing", "unseen", "overload"; "unknown" for another value. */
+const char *stap_vrt_lost_reason_name(stap_vrt_lost_reason r);
+
 typedef struct stap_vrt_event {
     stap_vrt_event_kind kind;
     long long cpi;       /* the stream's CPI: pulse number / P                           */
     long long count;     /* CPIs (1 for a complete one)                                  */
+    stap_vrt_lost_reason reason; /* lost: why (one reason for the whole range)           */
     const int16_t *iq;   /* complete: C x P x R int16 (i, q) pairs in the machine's order,
                             (channel, pulse, range); valid until stap_vrt_assembler_release */
 } stap_vrt_event;
 
 /* An assembler for a stream of shape s with `slots` CPI buffers (>= 1), all allocated here.
  * A CPI is held open until complete or until a packet of a CPI `slots` or more later
- * arrives; a complete CPI's buffer is the caller's until released. */
+ * arrives; a complete CPI's buffer is the caller's until released. A packet whose buffer
+ * the caller still holds for an older CPI is an overrun: it and every later packet of
+ * its CPI are dropped, and that CPI is lost (reason STAP_VRT_LOST_OVERRUN). */
 int stap_vrt_assembler_create(stap_vrt_assembler **a, const stap_vrt_shape *s, int slots,
                               stap_error *err);
 /* Parse and place one datagram (counted whatever it is); returns its kind. The first data
@@ -170,6 +187,97 @@ void stap_vrt_assembler_release(stap_vrt_assembler *a, long long cpi);
 void stap_vrt_assembler_flush(stap_vrt_assembler *a, long long end);
 const stap_vrt_counts *stap_vrt_assembler_counts(const stap_vrt_assembler *a);
 void stap_vrt_assembler_destroy(stap_vrt_assembler *a);
+
+
+/* ---- the receiver: a UDP socket, its receive thread and the assembler ------------------ */
+/* Our own code: Debian has no VITA-49 library (issue 45), and the format is small. The
+ * receiver binds a UDP socket, and a thread of its own reads it in batches (recvmmsg) into
+ * the assembler above; the consumer pulls the CPIs, complete or lost, in CPI order. The
+ * thread never waits on the consumer: a CPI whose buffer is still held when its packets
+ * come is lost whole (STAP_VRT_LOST_OVERRUN). Memory is fixed at create: `slots` CPI
+ * buffers and one batch of datagrams; nothing is allocated per packet or per CPI.
+ *
+ * A CPI still incomplete is lost (never zero-filled) when a later CPI completes (CPIs are
+ * given out in order, and a packet is not expected to overtake a whole CPI), when a packet
+ * of a CPI `slots` or more later arrives, or when no packet has added a sample for
+ * timeout_ms (a sender that stopped mid-CPI).
+ *
+ * Threads: one consumer thread calls next and release; counts and info may be called from
+ * any thread; stop from any thread or from a signal handler (it is async-signal-safe);
+ * destroy once, when no other call is in progress. */
+typedef struct stap_live_udp stap_live_udp;
+
+typedef struct stap_live_udp_options {
+    int slots;          /* CPI buffers (0: 8)                                              */
+    int rcvbuf_bytes;   /* the socket receive buffer asked for (0: 64 MiB); SO_RCVBUFFORCE
+                           when the process may (CAP_NET_ADMIN), else SO_RCVBUF, which the
+                           system caps at net.core.rmem_max                                */
+    int timeout_ms;     /* an incomplete CPI is lost when no packet has added a sample for
+                           this long (0: 1000)                                             */
+    int batch;          /* datagrams a recvmmsg call (0: 64; at most 1024)                 */
+} stap_live_udp_options;
+
+/* What the socket got (stap_live_udp_info). */
+typedef struct stap_live_info {
+    char address[300];   /* udp://HOST:PORT bound, the port chosen when 0 was asked        */
+    int port;
+    long long rcvbuf_asked;  /* bytes                                                      */
+    long long rcvbuf_got;    /* the usable size: getsockopt(SO_RCVBUF)'s value / 2 (Linux
+                                reports twice what it was given, for its bookkeeping)      */
+    int rcvbuf_forced;       /* SO_RCVBUFFORCE was allowed                                 */
+    int rcvbuf_capped;       /* got < asked: the system capped it (net.core.rmem_max)      */
+} stap_live_info;
+
+/* What the receiver counted (stap_live_udp_counts): the assembler's counts and its own. */
+typedef struct stap_live_counts {
+    stap_vrt_counts vrt;                 /* by datagram and CPI (above)                     */
+    unsigned long long bytes;            /* received, all datagrams                         */
+    unsigned long long truncated;        /* datagrams longer than 64 KiB (cut: malformed)   */
+    unsigned long long batches;          /* recvmmsg calls that returned datagrams          */
+    long long lost[4];                   /* CPIs lost by stap_vrt_lost_reason                */
+    long long timeouts;                  /* times timeout_ms ended incomplete CPIs           */
+    double first_ms, last_ms;            /* stap_now_ms() of the first and the last datagram
+                                            (0: none yet)                                  */
+} stap_live_counts;
+
+typedef enum stap_live_event_kind {
+    STAP_LIVE_NONE = 0, /* nothing before the timeout                                      */
+    STAP_LIVE_CPI = 1,  /* a complete CPI: iq, until stap_live_udp_release                  */
+    STAP_LIVE_LOST = 2, /* count CPIs from cpi lost, for reason                             */
+    STAP_LIVE_END = 3   /* stopped (stap_live_udp_stop): nothing more will come            */
+} stap_live_event_kind;
+
+typedef struct stap_live_event {
+    stap_live_event_kind kind;
+    long long cpi;               /* the stream's CPI index (pulse number / P)              */
+    long long count;             /* CPIs: 1 for a complete one                             */
+    stap_vrt_lost_reason reason; /* lost: why                                              */
+    const int16_t *iq;           /* complete: C x P x R int16 (i, q) pairs in the machine's
+                                    order, (channel, pulse, range)                         */
+    double arrival_ms;           /* complete: stap_now_ms() when the datagram that completed
+                                    it was received (the recvmmsg call's return)           */
+} stap_live_event;
+
+/* Bind `address` (udp://HOST:PORT: HOST a name, an IPv4 address or [IPv6]; PORT 0: a free
+ * port, see stap_live_udp_info) for a stream of shape s and start the receive thread.
+ * opts NULL: the defaults. STAP_EINVAL for an address or option out of range, STAP_EIO
+ * when the address cannot be bound. */
+int stap_live_udp_create(stap_live_udp **rx, const stap_vrt_shape *s, const char *address,
+                         const stap_live_udp_options *opts, stap_error *err);
+/* Wait up to timeout_ms (< 0: without end) for the next event, in CPI order: STAP_OK and
+ * ev->kind CPI, LOST, NONE (the time passed) or END (stopped, every event before it given
+ * out). STAP_EIO when the receive thread failed (the socket: err says why); the events
+ * before the failure come first. */
+int stap_live_udp_next(stap_live_udp *rx, stap_live_event *ev, int timeout_ms, stap_error *err);
+/* Give a complete CPI's buffer back (its event's iq is no longer valid). */
+void stap_live_udp_release(stap_live_udp *rx, long long cpi);
+/* Stop receiving: the thread ends, next gives out what is pending then END. CPIs still
+ * incomplete are not reported. Async-signal-safe (a flag and a write to an eventfd). */
+void stap_live_udp_stop(stap_live_udp *rx);
+void stap_live_udp_counts(stap_live_udp *rx, stap_live_counts *out);
+void stap_live_udp_info(const stap_live_udp *rx, stap_live_info *out);
+/* Stop, join the thread, close the socket and free everything. */
+void stap_live_udp_destroy(stap_live_udp *rx);
 
 #ifdef __cplusplus
 }

@@ -6,8 +6,10 @@
  * lo + N or later moves the window: every CPI it leaves behind that is not complete is
  * reported lost (ranges of CPIs no packet reached in one event). A complete CPI's slot
  * stays the caller's until released; a packet that needs it before then is an overrun
- * (dropped, so that its CPI is lost, never completed from a partial copy). Events queue in
- * the order they happened; nothing is allocated after create. */
+ * (dropped, so that its CPI is lost, never completed from a partial copy): the slot's
+ * index remembers that CPI (overrun_cpi), whose later packets are dropped too and whose
+ * loss is reported as an overrun. Events queue in the order they happened; nothing is
+ * allocated after create. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +32,7 @@ struct stap_vrt_assembler {
     long long cpi_samples;
     size_t bitwords;
     vrt_slot *slots;
+    long long *overrun_cpi; /* by slot index: the CPI whose packets found it held (-1) */
     int started;
     long long start, lo, hi_cpi, hi_pulse;
     stap_vrt_event *q; /* a ring of qcap events, qlen from qhead */
@@ -53,9 +56,11 @@ int stap_vrt_assembler_create(stap_vrt_assembler **out, const stap_vrt_shape *s,
     a->qcap = 4 * slots + 8;
     a->slots = calloc((size_t)slots, sizeof *a->slots);
     a->q = calloc((size_t)a->qcap, sizeof *a->q);
-    int ok = a->slots && a->q;
+    a->overrun_cpi = malloc((size_t)slots * sizeof *a->overrun_cpi);
+    int ok = a->slots && a->q && a->overrun_cpi;
     for (int k = 0; ok && k < slots; k++) {
         a->slots[k].cpi = -1;
+        a->overrun_cpi[k] = -1;
         a->slots[k].bits = malloc(a->bitwords * sizeof(uint64_t));
         a->slots[k].iq = malloc((size_t)a->cpi_samples * 2 * sizeof(int16_t));
         ok = a->slots[k].bits && a->slots[k].iq;
@@ -80,6 +85,7 @@ void stap_vrt_assembler_destroy(stap_vrt_assembler *a)
         free(a->slots[k].iq);
     }
     free(a->slots);
+    free(a->overrun_cpi);
     free(a->q);
     free(a);
 }
@@ -89,21 +95,28 @@ const stap_vrt_counts *stap_vrt_assembler_counts(const stap_vrt_assembler *a)
     return &a->n;
 }
 
-/* queue an event; a lost CPI right after a queued lost range extends it */
+const char *stap_vrt_lost_reason_name(stap_vrt_lost_reason r)
+{
+    static const char *const names[] = {"none", "missing", "unseen", "overload"};
+    return (unsigned)r < sizeof names / sizeof *names ? names[r] : "unknown";
+}
+
+/* queue an event; a lost CPI right after a queued lost range of the same reason extends it */
 static void emit(stap_vrt_assembler *a, stap_vrt_event_kind kind, long long cpi, long long count,
-                 const int16_t *iq)
+                 stap_vrt_lost_reason reason, const int16_t *iq)
 {
     if (kind == STAP_VRT_CPI_LOST) a->n.cpis_lost += count;
     else a->n.cpis_complete++;
     if (a->qlen) {
         stap_vrt_event *last = &a->q[(a->qhead + a->qlen - 1) % a->qcap];
-        if (kind == STAP_VRT_CPI_LOST && last->kind == STAP_VRT_CPI_LOST && last->cpi + last->count == cpi) {
+        if (kind == STAP_VRT_CPI_LOST && last->kind == STAP_VRT_CPI_LOST && last->cpi + last->count == cpi &&
+            last->reason == reason) {
             last->count += count;
             return;
         }
     }
     if (a->qlen == a->qcap) return; /* not reached: at most 2N + 1 events can be pending */
-    a->q[(a->qhead + a->qlen++) % a->qcap] = (stap_vrt_event){kind, cpi, count, iq};
+    a->q[(a->qhead + a->qlen++) % a->qcap] = (stap_vrt_event){kind, cpi, count, reason, iq};
 }
 
 int stap_vrt_assembler_next(stap_vrt_assembler *a, stap_vrt_event *ev)
@@ -139,13 +152,16 @@ static void advance(stap_vrt_assembler *a, long long newlo)
     for (long long j = a->lo; j < in_window; j++) {
         if (complete_at(a, j)) continue;
         vrt_slot *sl = slot_of(a, j);
+        stap_vrt_lost_reason why = STAP_VRT_LOST_UNSEEN;
         if (sl->cpi == j) { /* filling: its buffer is free again */
             sl->state = SLOT_FREE;
             sl->cpi = -1;
+            why = STAP_VRT_LOST_MISSING;
         }
-        emit(a, STAP_VRT_CPI_LOST, j, 1, NULL);
+        if (a->overrun_cpi[j % a->nslots] == j) why = STAP_VRT_LOST_OVERRUN;
+        emit(a, STAP_VRT_CPI_LOST, j, 1, why, NULL);
     }
-    if (newlo > in_window) emit(a, STAP_VRT_CPI_LOST, in_window, newlo - in_window, NULL);
+    if (newlo > in_window) emit(a, STAP_VRT_CPI_LOST, in_window, newlo - in_window, STAP_VRT_LOST_UNSEEN, NULL);
     a->lo = newlo;
     skip_complete(a);
 }
@@ -184,6 +200,40 @@ static long long unwrap_pulse(stap_vrt_assembler *a, uint32_t ts)
     return p;
 }
 
+/* the mask of bits [lo, hi) of one word (0 <= lo < hi <= 64) */
+static uint64_t word_mask(long long lo, long long hi)
+{
+    const uint64_t up = hi == 64 ? ~(uint64_t)0 : ((uint64_t)1 << hi) - 1;
+    return up & ~(((uint64_t)1 << lo) - 1);
+}
+
+/* no bit of [at, at + n) set (n >= 1) */
+static int bits_clear(const uint64_t *bits, long long at, long long n)
+{
+    const long long end = at + n;
+    for (long long wd = at >> 6; wd <= (end - 1) >> 6; wd++) {
+        const long long lo = wd == at >> 6 ? at & 63 : 0, hi = wd == (end - 1) >> 6 ? ((end - 1) & 63) + 1 : 64;
+        if (bits[wd] & word_mask(lo, hi)) return 0;
+    }
+    return 1;
+}
+
+static void bits_set(uint64_t *bits, long long at, long long n)
+{
+    const long long end = at + n;
+    for (long long wd = at >> 6; wd <= (end - 1) >> 6; wd++) {
+        const long long lo = wd == at >> 6 ? at & 63 : 0, hi = wd == (end - 1) >> 6 ? ((end - 1) & 63) + 1 : 64;
+        bits[wd] |= word_mask(lo, hi);
+    }
+}
+
+/* n payload words into n (i, q) pairs: big-endian 16-bit halves (a loop the compiler
+ * vectorizes) */
+static void decode_run(const unsigned char *w, int16_t *iq, size_t n)
+{
+    for (size_t i = 0; i < 2 * n; i++) iq[i] = (int16_t)(uint16_t)((unsigned)w[2 * i] << 8 | w[2 * i + 1]);
+}
+
 /* a data packet's samples into its CPI's slot */
 static void place(stap_vrt_assembler *a, const stap_vrt_packet *pk)
 {
@@ -204,7 +254,9 @@ static void place(stap_vrt_assembler *a, const stap_vrt_packet *pk)
         a->n.duplicates++;
         return;
     }
-    if (sl->state == SLOT_HELD) { /* the caller still holds an older CPI here */
+    if (sl->state == SLOT_HELD || a->overrun_cpi[k % a->nslots] == k) {
+        /* the caller still holds an older CPI here: this CPI is dropped whole */
+        a->overrun_cpi[k % a->nslots] = k;
         a->n.overrun++;
         return;
     }
@@ -218,20 +270,25 @@ static void place(stap_vrt_assembler *a, const stap_vrt_packet *pk)
         ((long long)pk->stream_id * a->s.pulses + p % a->s.pulses) * a->s.range_gates + (long long)pk->gate;
     long long fresh = 0;
     const unsigned char *w = pk->payload;
-    for (size_t i = 0; i < pk->samples; i++, w += 4) {
-        const long long at = first + (long long)i;
-        const uint64_t bit = (uint64_t)1 << (at & 63);
-        if (sl->bits[at >> 6] & bit) continue;
-        sl->bits[at >> 6] |= bit;
-        vrt_get_iq(w, sl->iq + 2 * at);
-        fresh++;
-    }
+    if (bits_clear(sl->bits, first, (long long)pk->samples)) { /* the usual case: all new */
+        bits_set(sl->bits, first, (long long)pk->samples);
+        decode_run(w, sl->iq + 2 * first, pk->samples);
+        fresh = (long long)pk->samples;
+    } else
+        for (size_t i = 0; i < pk->samples; i++, w += 4) {
+            const long long at = first + (long long)i;
+            const uint64_t bit = (uint64_t)1 << (at & 63);
+            if (sl->bits[at >> 6] & bit) continue;
+            sl->bits[at >> 6] |= bit;
+            vrt_get_iq(w, sl->iq + 2 * at);
+            fresh++;
+        }
     if (fresh < (long long)pk->samples) a->n.duplicates++;
     if (fresh) a->n.placed++;
     sl->have += fresh;
     if (sl->have == a->cpi_samples) {
         sl->state = SLOT_HELD;
-        emit(a, STAP_VRT_CPI_COMPLETE, k, 1, sl->iq);
+        emit(a, STAP_VRT_CPI_COMPLETE, k, 1, STAP_VRT_LOST_NONE, sl->iq);
         if (k == a->lo) skip_complete(a);
     }
 }

@@ -43,6 +43,7 @@ static const command commands[] = {
     {"sinr", cmd_sinr, "--input", "%s/no-such-dir/in.h5"},
     {"plot", cmd_plot, "--input", "%s/no-such-dir/in.h5"},
     {"send", cmd_send, "--input", "%s/no-such-dir/in.h5"}, /* opened before --vrt's host is resolved */
+    {"listen", cmd_listen, "--shape", "0,1,1"}, /* checked before the socket is bound */
     {"cli_int", NULL, NULL, NULL},
     {"cli_double", NULL, NULL, NULL},
 };

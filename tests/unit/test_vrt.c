@@ -411,6 +411,8 @@ static void test_wrap_gap_overrun(void)
     while (stap_vrt_assembler_next(a, &ev)) {
         if (ev.kind == STAP_VRT_CPI_LOST) {
             CHECK(ev.cpi == next, "lost events out of order: %lld after %lld", ev.cpi, next);
+            CHECK(ev.reason == (ev.cpi == 0 ? STAP_VRT_LOST_MISSING : STAP_VRT_LOST_UNSEEN),
+                  "lost CPI %lld: reason %s", ev.cpi, stap_vrt_lost_reason_name(ev.reason));
             next = ev.cpi + ev.count;
             lost += ev.count;
         } else complete = ev.cpi;
@@ -432,11 +434,13 @@ static void test_wrap_gap_overrun(void)
     stap_vrt_assembler_release(a, 1);
     stap_vrt_assembler_push(a, o.p[5].b, o.p[5].len);
     stap_vrt_assembler_flush(a, 3);
-    int kinds[3] = {0};
+    int kinds[3] = {0}, why = -1;
     while (stap_vrt_assembler_next(a, &ev))
-        for (long long j = ev.cpi; j < ev.cpi + ev.count && j < 3; j++) kinds[j] = (int)ev.kind;
+        for (long long j = ev.cpi; j < ev.cpi + ev.count && j < 3; j++) kinds[j] = (int)ev.kind, why = (int)ev.reason;
     CHECK(kinds[0] == STAP_VRT_CPI_COMPLETE && kinds[1] == STAP_VRT_CPI_COMPLETE && kinds[2] == STAP_VRT_CPI_LOST,
           "overrun: CPIs reported %d %d %d", kinds[0], kinds[1], kinds[2]);
+    CHECK(why == STAP_VRT_LOST_OVERRUN && stap_vrt_assembler_counts(a)->overrun == 2,
+          "overrun: the reason %d, its later packet dropped too (%llu)", why, stap_vrt_assembler_counts(a)->overrun);
     stap_vrt_assembler_destroy(a);
     free(g.cubes), free(g.p), free(h.cubes), free(h.p), free(o.cubes), free(o.p);
 }

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# cli_listen: `rtstap listen --discard`, the receive path alone, over 127.0.0.1 (issue 45).
+# `rtstap send` -> `listen`: every CPI complete without loss; with --loss and --loop,
+# listen's lost_cpis are exactly the incomplete CPIs send names (the last one too, by the
+# timeout). Datagrams written here in Python from docs/live.md (socket, struct): malformed
+# ones counted and nothing else, a CPI's packets reversed and duplicated still complete,
+# duplicates counted (a copy that comes after its CPI completed is late). The readiness line names the port chosen for port 0.
+# SIGINT stops it with the report written (exit 130); --duration ends it (exit 0). Usage
+# errors exit 2, a port in use 1. Every listen runs under `timeout`: a hang fails.
+# env: RTSTAP_BIN.
+set -u
+[ -x "${RTSTAP_BIN:-}" ] || { echo "RTSTAP_BIN not set"; exit 77; }
+bin=$RTSTAP_BIN
+python3 -c 'import socket, struct, json' 2>/dev/null || { echo "cli_listen: no python3"; exit 77; }
+tmp=$(mktemp -d)
+lpid=
+trap '[ -n "$lpid" ] && kill "$lpid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
+jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(*(v if isinstance(v, tuple) else (v,)))' "$1" "$2"; }
+C=2 P=4 R=24
+
+# start listen (NAME ARGS...) in the background: its port in $port
+listen() {
+    local name=$1
+    shift
+    timeout 60 "$bin" listen --vrt udp://127.0.0.1:0 --discard "$@" 2> "$tmp/$name.err" &
+    lpid=$!
+    port=
+    for _ in $(seq 200); do
+        port=$(sed -n 's/.*listening on udp:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/$name.err")
+        [ -n "$port" ] && break
+        sleep 0.05
+    done
+    [ -n "$port" ] || { echo "FAIL: listen did not say it was listening: $(cat "$tmp/$name.err")"; exit 1; }
+}
+listened() { wait "$lpid"; local st=$?; lpid=; return $st; }
+
+"$bin" gen --channels $C --pulses $P --range-gates $R --cpis 4 --patches 8 --seed 3 --output "$tmp/gen.h5" --quiet
+
+# ---- whole CPIs -------------------------------------------------------------------------------
+listen a --shape $C,$P,$R --cpis 8 --json "$tmp/a.json"
+"$bin" send --input "$tmp/gen.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --loop 2 --gates-per-packet 7 > /dev/null
+check "send: exit 0" '[ $? -eq 0 ]'
+listened
+st=$?
+check "listen --cpis 8: exit 0 after 8 complete CPIs, none lost: $(tail -c 600 "$tmp/a.err")" \
+    '[ $st -eq 0 ] && [ "$(jget "$tmp/a.json" "d[\"cpis\"], d[\"lost_cpis\"], d[\"first_cpi\"], d[\"malformed_packets\"], d[\"duplicates\"], d[\"late\"]")" = "8 [] 0 0 0 0" ]'
+check "... every packet counted (8 CPIs of 32 data packets and a context packet)" \
+    '[ "$(jget "$tmp/a.json" "d[\"packets\"], d[\"kinds\"][\"data\"], d[\"kinds\"][\"context\"], d[\"rf_hz\"]")" = "264 256 8 450000000" ]'
+check "... rates and the socket buffer reported" \
+    '[ "$(jget "$tmp/a.json" "d[\"offered_cpis_per_s\"] > 0 and d[\"processed_cpis_per_s\"] == d[\"offered_cpis_per_s\"] and d[\"rcvbuf_asked\"] == 64 << 20 and 0 < d[\"rcvbuf_got\"] and d[\"rcvbuf_capped\"] == (d[\"rcvbuf_got\"] < d[\"rcvbuf_asked\"])")" = True ] &&
+     grep -q "cpis: 8 complete, 0 lost" "$tmp/a.err" && grep -q "socket buffer: 67108864 bytes asked" "$tmp/a.err"'
+
+# ---- --loss: exactly the CPIs send named ------------------------------------------------------
+for seed in 4 9; do
+    listen l$seed --shape $C,$P,$R --cpis 12 --timeout-ms 1000 --json "$tmp/l$seed.json"
+    "$bin" send --input "$tmp/gen.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --loop 3 --gates-per-packet 3 \
+        --loss 0.01 --seed $seed --json "$tmp/s$seed.json" > /dev/null
+    check "send --loss --seed $seed: exit 0" '[ $? -eq 0 ]'
+    listened
+    st=$?
+    sent=$(jget "$tmp/s$seed.json" 'd["incomplete_cpis"]')
+    got=$(jget "$tmp/l$seed.json" 'd["lost_cpis"]')
+    check "listen, seed $seed: exit 0, lost exactly the CPIs send made incomplete (send $sent, listen $got)" \
+        '[ $st -eq 0 ] && [ "$sent" = "$got" ] && [ "$sent" != "[]" ]'
+    check "... the others complete, the reason 'missing', the report names them" \
+        '[ "$(jget "$tmp/l$seed.json" "d[\"cpis\"] + d[\"cpis_lost\"] == 12 and all(r[\"reason\"] == \"missing\" for r in d[\"lost_ranges\"])")" = True ] &&
+         grep -q "lost: $(echo "$sent" | tr -d "[],")\$" "$tmp/l$seed.err"'
+done
+
+# ---- datagrams from docs/live.md: malformed, reversed, duplicated, late -----------------------
+listen m --shape 1,2,3 --cpis 4 --timeout-ms 500 --json "$tmp/m.json"
+python3 - "$port" <<'EOF'
+import socket, struct, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+dst = ("127.0.0.1", int(sys.argv[1]))
+def data(chan, pulse, gate, iq, count=0):  # docs/live.md: header, stream ID, TSI, TSF (2), payload
+    words = 5 + len(iq)
+    return struct.pack(">IIIQ", 0x10D00000 | (count & 15) << 16 | words, chan, pulse, gate) + \
+        b"".join(struct.pack(">hh", i, q) for i, q in iq)
+def put(b):
+    s.sendto(b, dst)
+    time.sleep(0.002)
+cpi = lambda k: [data(0, 2 * k + p, g, [(k, p + g)]) for p in range(2) for g in range(3)]
+put(b"\x10")                                           # short
+put(struct.pack(">I", 0x20000001))                     # type 0010
+put(data(1, 0, 0, [(1, 1)]))                           # channel 1 of 1
+put(data(0, 0, 2, [(1, 1), (2, 2)]))                   # gates past R
+put(data(0, 0, 0, [(1, 1)])[:-4])                      # size word disagrees
+for b in cpi(0): put(b)                                # CPI 0 (the stream starts at its first pulse)
+for b in reversed(cpi(1)): put(b)                      # CPI 1 reversed
+for b in cpi(2): put(b); put(b)                        # CPI 2, each packet twice
+for b in cpi(3)[:-1]: put(b)                           # CPI 3: its last packet missing
+time.sleep(1.2)                                        # (lost by the timeout)
+put(cpi(3)[0])                                         # late
+EOF
+listened
+st=$?
+check "listen of datagrams from docs/live.md: exit 0: $(tail -c 600 "$tmp/m.err")" '[ $st -eq 0 ]'
+check "... 5 malformed by class, CPIs 0 to 2 complete, CPI 3 lost, 5 duplicates and 1 late (the copy of CPI 2's last packet) ($(jget "$tmp/m.json" "d[\"kinds\"], d[\"cpis\"], d[\"lost_cpis\"], d[\"duplicates\"]"))" \
+    '[ "$(jget "$tmp/m.json" "d[\"malformed_packets\"], d[\"kinds\"][\"short\"], d[\"kinds\"][\"type\"], d[\"kinds\"][\"channel\"], d[\"kinds\"][\"gates\"], d[\"kinds\"][\"size\"], d[\"cpis\"], d[\"lost_cpis\"], d[\"duplicates\"], d[\"late\"]")" = "5 1 1 1 1 1 3 [3] 5 1" ]'
+
+# ---- SIGINT, --duration -----------------------------------------------------------------------
+set -m # (a non-interactive shell starts background jobs with SIGINT ignored)
+listen i --shape $C,$P,$R --json "$tmp/i.json"
+kill -INT "$lpid"
+listened
+st=$?
+set +m
+check "listen stopped by SIGINT: exit 130, the report written" \
+    '[ $st -eq 130 ] && [ "$(jget "$tmp/i.json" "d[\"stopped_by_signal\"], d[\"cpis\"]")" = "2 0" ] && grep -q "cpis: 0 complete" "$tmp/i.err"'
+t0=$(date +%s.%N)
+timeout 30 "$bin" listen --vrt udp://127.0.0.1:0 --shape 1,1,1 --discard --duration 0.3 2> "$tmp/d.err"
+st=$?
+check "listen --duration 0.3: exit 0 within 0.3..10 s" \
+    '[ $st -eq 0 ] && python3 -c "import sys; t = float(sys.argv[2]) - float(sys.argv[1]); sys.exit(not 0.3 <= t < 10)" "$t0" "$(date +%s.%N)"'
+
+# ---- errors -----------------------------------------------------------------------------------
+"$bin" listen -h > "$tmp/h" 2>&1
+check "listen -h: exit 0, within 90 columns" \
+    '[ $? -eq 0 ] && head -1 "$tmp/h" | grep -q "^usage: rtstap listen " && [ "$(awk "length > 90" "$tmp/h" | wc -l)" -eq 0 ]'
+usage() { # WHAT EXPECTED-TEXT ARGS...
+    local what=$1 text=$2
+    shift 2
+    timeout 30 "$bin" listen "$@" > /dev/null 2> "$tmp/e"
+    local st=$?
+    check "listen $what: exit 2 ($(head -c 300 "$tmp/e"))" '[ $st -eq 2 ] && grep -q -- "$text" "$tmp/e"'
+}
+ok=(--vrt udp://127.0.0.1:0 --shape 2,4,24)
+usage "without --discard" "give --discard" "${ok[@]}"
+usage "--shape 2,4" "--shape expects C,P,R" --vrt udp://127.0.0.1:0 --shape 2,4 --discard
+usage "--shape 2,0,4" "--shape expects C,P,R" --vrt udp://127.0.0.1:0 --shape 2,0,4 --discard
+usage "--vrt tcp://" "expected udp://HOST:PORT" --vrt tcp://127.0.0.1:0 --shape 2,4,24 --discard
+usage "--vrt without a port" "expected udp://HOST:PORT" --vrt udp://127.0.0.1 --shape 2,4,24 --discard
+usage "--cpis 0" "--cpis" "${ok[@]}" --discard --cpis 0
+listen busy --shape 1,1,1
+timeout 30 "$bin" listen --vrt "udp://127.0.0.1:$port" --shape 1,1,1 --discard --duration 1 2> "$tmp/e"
+st=$?
+check "listen on a port in use: exit 1 ($(head -c 300 "$tmp/e"))" '[ $st -eq 1 ] && grep -q "cannot bind" "$tmp/e"'
+kill -TERM "$lpid"
+listened
+st=$?
+check "listen stopped by SIGTERM: exit 143" '[ $st -eq 143 ]'
+
+[ $fail -eq 0 ] && echo "cli_listen: all checks passed"
+exit $fail
