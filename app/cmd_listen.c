@@ -22,7 +22,7 @@
 #include "cli_json.h"
 #include "cli_opts.h"
 #include "signals.h"
-#include "stream_loop.h" /* stream_json_report */
+#include "report.h" /* stream_json_report */
 #include "vrt.h"
 
 static const cli_command listen_cmd = {

@@ -10,7 +10,7 @@
 #include "cli_opts.h"
 #include "plot.h"
 #include "roc.h"
-#include "stream_loop.h" /* the JSON report helpers */
+#include "report.h" /* the JSON report helpers */
 
 static const cli_command roc_cmd = {
     "roc",
