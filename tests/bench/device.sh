@@ -22,7 +22,7 @@ SUITES=(
   "check        every GPU test (engine, kernels, devices, pipeline, PERFECT, SINR) and compute-sanitizer over the engine, apply and engine-CPU tests"
   "rates        the H200 baseline: stream resident/link, complex64/int16, 3-4 slots, one slot; bench and bench-qr (gpu vs cublas)"
   "recordings   480-CPI recordings from the page cache (run --input, stream --input; complex64, int16), ncu of a resident hard CPI"
-  "verify       a commit's GPU tests, memcheck over a recording's run, run --devices all against one engine, --qr cholqr2 refused, a stream"
+  "verify       a commit's GPU tests, memcheck over a recording's run, run --devices all against one engine, --qr cholqr2 refused, streams (ring, --devices all, --input, --resident)"
   "cholqr2      the GPU CholeskyQR2: test_gpu_qr, bench-qr householder,cholqr2 against cuBLAS, memcheck and racecheck"
   "perf         stream (every workload, 1-4 slots, a recording), bench (every backend), bench-qr (4 backends), the CPU scaling table"
   "release      every GPU test and sanitizer, bench-qr x 4 backends, run on the presets x backends, the PERFECT sizes table"
@@ -267,6 +267,10 @@ suite_verify() { # a commit's check on the GPU
     step "qr cholqr2 on gpu refused (expect rc 1)" "$L/run.log" 30 sh -c \
         "'$R' run --input $D/rec.h5 -o $D/q.h5 -f --backend gpu --qr cholqr2; [ \$? -eq 1 ] && [ ! -e $D/q.h5 ]"
     step "stream hard" "$L/stream.log" 60 $S --preset hard --cpis 6000 --format ci16
+    # the stream runtime's other paths (issue 44): every device, a recording, the resident ring
+    step "stream --devices all" "$L/stream.log" 60 $S --preset hard --cpis 3000 --format ci16 --devices all
+    step "stream --input" "$L/stream.log" 60 $S --input $D/rec.h5 --cpis 480
+    step "stream --resident" "$L/stream.log" 60 $S --preset hard --cpis 3000 --resident
     report_head "$L"
     grep -h "CPIs:" "$L/stream.log" | tail -1
     grep -h "same\|differ" "$L/run.log" | head
