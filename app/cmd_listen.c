@@ -22,8 +22,11 @@
 #include "cli_json.h"
 #include "cli_opts.h"
 #include "signals.h"
-#include "report.h" /* stream_json_report */
+#include "progress.h"
+#include "report.h" /* stream_json_report, stream_json_stats */
+#include "rtstap/stream.h"
 #include "vrt.h"
+#include "workload.h"
 
 static const cli_command listen_cmd = {
     "listen",
@@ -33,8 +36,13 @@ static const cli_command listen_cmd = {
     "is every CPI that finds no free buffer (overload). Malformed, duplicate and late\n"
     "packets are counted. Once the socket is bound, a line with the word `listening` and\n"
     "the address (the port chosen, for port 0) goes to stderr. With --discard, the receive\n"
-    "path alone: complete CPIs are counted and dropped (listen into the engine comes with\n"
-    "the stream runtime, issue 44). Stops after --cpis N CPIs complete or lost, after\n"
+    "path alone: complete CPIs are counted and dropped. Without it, each complete CPI goes\n"
+    "to the engine as its int16 (i, q) samples times --scale, through the stream runtime\n"
+    "(S CPIs in flight), processed with --preset and run's processing options over the\n"
+    "stream's shape; the report adds the processed rate, detections, and latency from a\n"
+    "CPI's last packet to its results (p50, p99, max; --deadline-ms counts the misses).\n"
+    "A CPI the engine cannot take in time finds no free receive buffer and is lost\n"
+    "(overload): the receiver never waits. Stops after --cpis N CPIs complete or lost, after\n"
     "--duration T, or on SIGINT / SIGTERM (the report covers what came; exit 128 + the\n"
     "signal). The report goes to stderr, and as JSON with --json.\n",
     NULL};
@@ -46,10 +54,25 @@ typedef struct lost_range {
     stap_vrt_lost_reason reason;
 } lost_range;
 
+/* what the engine-fed listen keeps per CPI in flight (by stream CPI mod LIVE_RING) */
+enum { LIVE_RING = 2 * STAP_ENGINE_MAX_SLOTS + 2 };
+
 typedef struct listen_job {
-    const char *vrt, *shape_s, *json;
+    const char *vrt, *shape_s, *json, *preset;
     int discard, force, cpis, buffers, rcvbuf_mib, timeout_ms;
     double duration;
+    /* the engine-fed form */
+    cli_processing proc;
+    cli_training tw;
+    stap_backend backend;
+    int slots, threads;
+    double scale, deadline;
+    long long live_cpi[LIVE_RING];  /* the receiver's CPI of each stream CPI in flight */
+    double arrival_ms[LIVE_RING];   /* its last packet's time                          */
+    double *lat;                    /* last packet to results, ms, per processed CPI   */
+    long long nlat, lat_cap, misses, detections;
+    stap_stream_report rep;
+    char engine[300];
     stap_vrt_shape s;
     stap_live_udp *rx;
     stap_live_info info;
@@ -107,36 +130,158 @@ static int note_lost(listen_job *j, const stap_live_event *ev, long long count)
     return EXIT_OK;
 }
 
-/* the events until --cpis, --duration, a signal or the receiver's end */
-static int receive(listen_job *j)
+/* The next complete CPI (1, *ev), or 0 at the end: --cpis decided, --duration over, a
+ * signal, the receiver's end; lost CPIs noted on the way. -1: an error (printed). */
+static int next_cpi(listen_job *j, stap_live_event *ev)
 {
     stap_error err;
     for (;;) {
+        if (j->cpis && j->complete + j->lost >= j->cpis) return 0;
         int wait = 200;
         if (j->duration > 0) {
             const double left = j->t_start + 1e3 * j->duration - stap_now_ms();
-            if (left <= 0) break;
+            if (left <= 0) return 0;
             if (left < wait) wait = (int)left + 1;
         }
-        stap_live_event ev;
-        if (stap_live_udp_next(j->rx, &ev, wait, &err)) return cli_fail(&err);
-        if (ev.kind == STAP_LIVE_END) break;
-        if (ev.kind == STAP_LIVE_NONE) {
-            if (cli_graceful_requested()) break; /* (a signal before the handler's hook was set) */
+        if (stap_live_udp_next(j->rx, ev, wait, &err)) return cli_fail(&err), -1;
+        if (ev->kind == STAP_LIVE_END) return 0;
+        if (ev->kind == STAP_LIVE_NONE) {
+            if (cli_graceful_requested()) return 0;
             continue;
         }
-        if (j->first_cpi < 0) j->first_cpi = ev.cpi;
-        const long long decided = j->complete + j->lost;
-        if (ev.kind == STAP_LIVE_CPI) {
+        if (j->first_cpi < 0) j->first_cpi = ev->cpi;
+        if (ev->kind == STAP_LIVE_CPI) {
             j->complete++;
-            stap_live_udp_release(j->rx, ev.cpi); /* --discard: dropped at once */
-        } else {
-            long long count = ev.count;
-            if (j->cpis && decided + count > j->cpis) count = j->cpis - decided;
-            if (note_lost(j, &ev, count)) return EXIT_PROCESSING;
+            return 1;
         }
-        if (j->cpis && j->complete + j->lost >= j->cpis) break;
+        long long count = ev->count;
+        const long long decided = j->complete + j->lost;
+        if (j->cpis && decided + count > j->cpis) count = j->cpis - decided;
+        if (note_lost(j, ev, count)) return -1;
     }
+}
+
+/* --discard: the events until the end, each complete CPI dropped at once */
+static int receive(listen_job *j)
+{
+    stap_live_event ev;
+    int k;
+    while ((k = next_cpi(j, &ev)) == 1) stap_live_udp_release(j->rx, ev.cpi);
+    return k < 0 ? EXIT_PROCESSING : EXIT_OK;
+}
+
+/* ---- into the engine: the receiver as the stream's source --------------------------- */
+
+static int live_get(void *user, long long n, const void **cube, stap_error *err)
+{
+    listen_job *j = user;
+    stap_live_event ev;
+    const int k = next_cpi(j, &ev);
+    if (k < 0) return stap_fail(err, STAP_EIO, "the receiver failed (above)");
+    if (k == 0) return STAP_STREAM_END;
+    j->live_cpi[n % LIVE_RING] = ev.cpi;
+    j->arrival_ms[n % LIVE_RING] = ev.arrival_ms;
+    *cube = ev.iq; /* the receiver's buffer, the engine's input as it is (ci16) */
+    return STAP_OK;
+}
+
+static void live_release(void *user, long long n)
+{
+    listen_job *j = user;
+    stap_live_udp_release(j->rx, j->live_cpi[n % LIVE_RING]);
+}
+
+static long long live_input_cpi(void *user, long long n)
+{
+    return ((listen_job *)user)->live_cpi[n % LIVE_RING];
+}
+
+/* each CPI's results: its latency from its last packet, its detections */
+static int live_result(void *user, const stap_engine *e, const stap_cpi_result *r, long long input_cpi,
+                       stap_error *err)
+{
+    listen_job *j = user;
+    const double ms = r->done_ms - j->arrival_ms[r->cpi % LIVE_RING];
+    if (j->nlat == j->lat_cap) { /* grows by doubling: a few times in a run */
+        const long long cap = j->lat_cap ? 2 * j->lat_cap : 4096;
+        double *p = realloc(j->lat, sizeof *p * (size_t)cap);
+        if (!p) return stap_fail(err, STAP_ENOMEM, "out of memory for the latencies");
+        j->lat = p;
+        j->lat_cap = cap;
+    }
+    j->lat[j->nlat++] = ms;
+    if (j->deadline > 0 && ms > j->deadline) j->misses++;
+    j->detections += (long long)r->detection_count;
+    return STAP_OK;
+}
+
+static int cmp_ms(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double lat_q(const listen_job *j, double q)
+{
+    if (!j->nlat) return 0;
+    long long i = (long long)(q * j->nlat + 0.999999) - 1;
+    return j->lat[i < 0 ? 0 : i >= j->nlat ? j->nlat - 1 : i];
+}
+
+/* the configuration: the preset, run's processing options, the stream's shape */
+static int live_config(listen_job *j, workload *w, stap_engine_options *eo)
+{
+    stap_error err;
+    int st;
+    if (workload_get(j->preset, w, &err)) return cli_error(EXIT_USAGE, "--preset: %s", err.msg);
+    stap_config *c = &w->cfg;
+    c->backend = j->backend;
+    c->threads = j->threads;
+    if ((st = cli_training_apply(&j->tw, j->proc.seg > 0, c)) || (st = cli_training_order(&j->tw, &j->proc.dorder)))
+        return st;
+    cli_processing_apply(&j->proc, c);
+    c->channels = j->s.channels;
+    c->pulses = j->s.pulses;
+    c->range_gates = j->s.range_gates;
+    c->doppler_bins = j->proc.dbins > 0 ? j->proc.dbins : 0; /* D = P unless given */
+    char note[400];
+    cli_fit_to_shape(c, &j->proc, note, sizeof note);
+    if (note[0]) fprintf(stderr, "rtstap: note: listen: from the stream's shape: %s\n", note);
+    stap_engine_options_defaults(eo);
+    eo->slots = j->slots;
+    eo->keep_weights = 0;
+    eo->input = (stap_sample_format){.type = STAP_SAMPLES_CI16, .scale = j->scale};
+    if (j->buffers < j->slots + 2)
+        return cli_error(EXIT_USAGE, "--buffers %d: the engine holds %d CPIs in flight; give at least %d",
+                         j->buffers, j->slots, j->slots + 2);
+    return EXIT_OK;
+}
+
+/* the stream from the receiver through the engine (made before the socket is bound: the
+ * receiver is its source from the first packet) */
+static int live_stream(listen_job *j, stap_stream **s)
+{
+    stap_error err;
+    workload w;
+    stap_engine_options eo;
+    memset(&w, 0, sizeof w);
+    int st = live_config(j, &w, &eo);
+    if (st) {
+        workload_free(&w);
+        return st;
+    }
+    const stap_stream_source src = {.kind = STAP_STREAM_CALLBACK, .cpis = j->cpis ? j->cpis : 1000000,
+                                    .get = live_get, .release = live_release, .user = j,
+                                    .input_cpi = live_input_cpi};
+    const stap_stream_sink sink = {.each = live_result, .each_user = j};
+    stap_stream_options so;
+    stap_stream_options_defaults(&so);
+    st = stap_stream_create(s, &w.cfg, w.steering, w.nbeams, w.steering ? w.steering_len : 0, &eo, NULL, 0,
+                            &src, &sink, &so, &err);
+    workload_free(&w);
+    /* a configuration the stream's shape cannot take: the command line's fault */
+    if (st) return st == STAP_EINVAL ? cli_error(EXIT_USAGE, "%s", err.msg) : cli_fail(&err);
+    snprintf(j->engine, sizeof j->engine, "%s", stap_engine_describe(stap_stream_engine(*s, 0)));
     return EXIT_OK;
 }
 
@@ -163,8 +308,15 @@ static void report_text(const listen_job *j, FILE *out)
 {
     const stap_live_counts *n = &j->n;
     const double span = (n->last_ms - n->first_ms) / 1e3;
-    fprintf(out, "rtstap listen: %s, C=%d P=%d R=%d, %d CPI buffers, discarding (no engine)\n", j->info.address,
-            j->s.channels, j->s.pulses, j->s.range_gates, j->buffers);
+    fprintf(out, "rtstap listen: %s, C=%d P=%d R=%d, %d CPI buffers, %s\n", j->info.address,
+            j->s.channels, j->s.pulses, j->s.range_gates, j->buffers,
+            j->discard ? "discarding (no engine)" : "into the engine");
+    if (!j->discard)
+        fprintf(out, "  engine: %s\n  processed: %lld CPIs, %.2f detections a CPI; latency from the last "
+                "packet to results p50 %.3f ms, p99 %.3f ms, max %.3f ms%s", j->engine, j->nlat,
+                j->nlat ? (double)j->detections / j->nlat : 0, lat_q(j, 0.5), lat_q(j, 0.99), lat_q(j, 1),
+                j->deadline > 0 ? "" : "\n");
+    if (!j->discard && j->deadline > 0) fprintf(out, "; %lld over %.3g ms\n", j->misses, j->deadline);
     fprintf(out, "  cpis: %lld complete, %lld lost%s", j->complete, j->lost, j->lost ? ":" : "");
     print_lost(j, out, MAX_LISTED);
     fprintf(out, "\n");
@@ -195,7 +347,17 @@ static cJSON *report_json(const listen_job *j)
     cJSON_AddNumberToObject(doc, "pulses", j->s.pulses);
     cJSON_AddNumberToObject(doc, "range_gates", j->s.range_gates);
     cJSON_AddNumberToObject(doc, "buffers", j->buffers);
-    cJSON_AddBoolToObject(doc, "discard", 1);
+    cJSON_AddBoolToObject(doc, "discard", j->discard);
+    if (!j->discard) {
+        cJSON_AddStringToObject(doc, "engine", j->engine);
+        cJSON_AddNumberToObject(doc, "cpis_processed", (double)j->nlat);
+        cJSON_AddNumberToObject(doc, "detections", (double)j->detections);
+        cJSON *l = cJSON_AddObjectToObject(doc, "latency_ms"); /* last packet to results */
+        cJSON_AddNumberToObject(l, "p50", lat_q(j, 0.5));
+        cJSON_AddNumberToObject(l, "p99", lat_q(j, 0.99));
+        cJSON_AddNumberToObject(l, "max", lat_q(j, 1));
+        if (j->deadline > 0) cJSON_AddNumberToObject(doc, "deadline_misses", (double)j->misses);
+    }
     cJSON_AddNumberToObject(doc, "first_cpi", (double)j->first_cpi);
     cJSON_AddNumberToObject(doc, "cpis", (double)j->complete);
     cJSON_AddNumberToObject(doc, "cpis_lost", (double)j->lost);
@@ -245,7 +407,11 @@ static int listen_run(listen_job *j)
 {
     stap_error err;
     const stap_live_udp_options o = {j->buffers, j->rcvbuf_mib << 20, j->timeout_ms, 0};
+    stap_stream *s = NULL;
+    int status = j->discard ? EXIT_OK : live_stream(j, &s);
+    if (status) return status;
     const int st = stap_live_udp_create(&j->rx, &j->s, j->vrt, &o, &err);
+    if (st) stap_stream_destroy(s);
     if (st == STAP_EINVAL) return cli_error(EXIT_USAGE, "--vrt %s: %s", j->vrt, err.msg);
     if (st) return cli_fail(&err);
     stap_live_udp_info(j->rx, &j->info);
@@ -256,12 +422,19 @@ static int listen_run(listen_job *j)
     fprintf(stderr, "rtstap listen: listening on %s (C=%d P=%d R=%d)\n", j->info.address, j->s.channels,
             j->s.pulses, j->s.range_gates);
     fflush(stderr);
-    int status = receive(j);
+    if (s) {
+        cli_graceful_attach(s);
+        if (stap_stream_run(s, &j->rep, &err)) status = cli_fail(&err);
+    } else {
+        status = receive(j);
+    }
     j->stopped_by = cli_graceful_requested();
     stap_live_udp_stop(j->rx);
     cli_graceful_end();
+    stap_stream_destroy(s); /* (its engine done with the receiver's buffers) */
     stap_live_udp_counts(j->rx, &j->n);
     if (status) return status;
+    if (j->nlat) qsort(j->lat, (size_t)j->nlat, sizeof *j->lat, cmp_ms);
     report_text(j, stderr);
     cJSON *doc = j->json ? report_json(j) : NULL;
     if (j->json && !doc) return cli_error(EXIT_PROCESSING, "out of memory");
@@ -279,6 +452,11 @@ int cmd_listen(int argc, char **argv)
     j.rcvbuf_mib = 64;
     j.timeout_ms = 1000;
     j.first_cpi = -1;
+    j.preset = "hard";
+    j.scale = 1;
+    j.slots = 3;
+    j.backend = STAP_BACKEND_AUTO;
+    cli_training_defaults(&j.tw);
     cli_opt opts[] = {
         {"vrt", 0, CLI_STRING, &j.vrt, "udp://HOST:PORT",
          "where to listen (HOST a name, an IPv4 address or [IPv6];\nport 0: a free port, named on stderr)",
@@ -286,7 +464,19 @@ int cmd_listen(int argc, char **argv)
         {"shape", 0, CLI_STRING, &j.shape_s, "C,P,R", "the stream's channels, pulses a CPI, range gates",
          .flags = CLI_REQUIRED},
         {"discard", 0, CLI_FLAG, &j.discard, NULL,
-         "the receive path alone: count complete CPIs and drop them\n(no engine; needed until listen feeds it)"},
+         "the receive path alone: count complete CPIs and drop them\n(no engine)"},
+        {"preset", 0, CLI_STRING, &j.preset, "NAME",
+         "the processing's preset, fitted to --shape (default hard)"},
+        {"scale", 0, CLI_DOUBLE, &j.scale, "S", "a sample's value is S x its int16 (default 1)", .lo = 1e-30,
+         .hi = 1e30},
+        {"slots", 0, CLI_INT, &j.slots, "S", "CPIs in flight in the engine, 1..8 (default 3)", .lo = 1,
+         .hi = STAP_ENGINE_MAX_SLOTS},
+        {"deadline-ms", 0, CLI_DOUBLE, &j.deadline, "T",
+         "count CPIs whose latency (last packet to results) exceeds T ms", .lo = 1e-6, .hi = 1e9},
+        CLI_OPT_BACKEND(&j.backend),
+        CLI_OPT_THREADS(&j.threads),
+        CLI_OPTS_PROCESSING(&j.proc),
+        CLI_OPT_TRAINING(&j.tw),
         {"cpis", 0, CLI_INT, &j.cpis, "N", "stop after N CPIs complete or lost (from the stream's first)",
          .lo = 1, .hi = INT_MAX},
         {"duration", 0, CLI_DOUBLE, &j.duration, "T", "stop after T seconds", .lo = 1e-3, .hi = 1e9},
@@ -305,12 +495,10 @@ int cmd_listen(int argc, char **argv)
     int status = cli_parse(&listen_cmd, opts, argc, argv);
     if (status != CLI_GO) return status;
     if ((status = parse_shape(&j)) || (status = cli_output_ok(j.json, j.force))) return status;
-    if (!j.discard)
-        return cli_error(EXIT_USAGE, "listen into the engine comes with the stream runtime (issue 44); give "
-                         "--discard for the receive path alone");
     status = listen_run(&j);
     signal_rx = NULL;
     stap_live_udp_destroy(j.rx);
     free(j.ranges);
+    free(j.lat);
     return status;
 }

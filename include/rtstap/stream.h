@@ -66,6 +66,9 @@ typedef struct stap_stream_source {
     stap_stream_get_fn get;
     stap_stream_release_fn release;
     void *user;
+    /* the input's number of CPI n while it is in flight (reports, rows' input_cpi), or
+       NULL: n itself */
+    long long (*input_cpi)(void *user, long long n);
 } stap_stream_source;
 
 /* Each result as it is collected, r->cpi numbered as the stream's CPI (from 0, the warm-up

@@ -35,7 +35,8 @@ stap_engine *stap_stream_engine(const stap_stream *s, int k)
 
 long long stap_stream_input_cpi(const stap_stream *s, long long i)
 {
-    return s->reader ? stap_stream_reader_input_cpi(s->reader, i) : i;
+    if (s->reader) return stap_stream_reader_input_cpi(s->reader, i);
+    return s->src.kind == STAP_STREAM_CALLBACK && s->src.input_cpi ? s->src.input_cpi(s->src.user, i) : i;
 }
 
 void stap_stream_stop(stap_stream *s, int reason)

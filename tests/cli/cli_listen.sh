@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# cli_listen: `rtstap listen --discard`, the receive path alone, over 127.0.0.1 (issue 45).
+# cli_listen: `rtstap listen --discard`, the receive path alone, over 127.0.0.1 (issue 45), and
+# listen into the engine (the stream runtime): every CPI processed as `run` processes it.
 # `rtstap send` -> `listen`: every CPI complete without loss; with --loss and --loop,
 # listen's lost_cpis are exactly the incomplete CPIs send names (the last one too, by the
 # timeout). Datagrams written here in Python from docs/live.md (socket, struct): malformed
@@ -24,7 +25,8 @@ C=2 P=4 R=24
 listen() {
     local name=$1
     shift
-    timeout 60 "$bin" listen --vrt udp://127.0.0.1:0 --discard "$@" 2> "$tmp/$name.err" &
+    [ "$name" = "${name#engine}" ] && set -- --discard "$@" # engine*: into the engine
+    timeout 60 "$bin" listen --vrt udp://127.0.0.1:0 "$@" 2> "$tmp/$name.err" &
     lpid=$!
     port=
     for _ in $(seq 200); do
@@ -128,7 +130,7 @@ usage() { # WHAT EXPECTED-TEXT ARGS...
     check "listen $what: exit 2 ($(head -c 300 "$tmp/e"))" '[ $st -eq 2 ] && grep -q -- "$text" "$tmp/e"'
 }
 ok=(--vrt udp://127.0.0.1:0 --shape 2,4,24)
-usage "without --discard" "give --discard" "${ok[@]}"
+usage "into the engine, lines too short for its CFAR" "longer than the 24 range gates" "${ok[@]}"
 usage "--shape 2,4" "--shape expects C,P,R" --vrt udp://127.0.0.1:0 --shape 2,4 --discard
 usage "--shape 2,0,4" "--shape expects C,P,R" --vrt udp://127.0.0.1:0 --shape 2,0,4 --discard
 usage "--vrt tcp://" "expected udp://HOST:PORT" --vrt tcp://127.0.0.1:0 --shape 2,4,24 --discard
@@ -144,4 +146,38 @@ st=$?
 check "listen stopped by SIGTERM: exit 143" '[ $st -eq 143 ]'
 
 [ $fail -eq 0 ] && echo "cli_listen: all checks passed"
+# ---- into the engine (issue 44's stream runtime): every CPI processed as `run` processes the
+# recording — int16 whole numbers (scale 1, sent exactly), so the engine's input is the same
+# values: the same detections; latency from the last packet reported ---------------------------
+mkraw=${RTSTAP_TOOLS_DIR:-$(dirname "$bin")/tests}/mkraw
+if [ -x "$mkraw" ]; then
+    EC=4 EP=8 ER=96 EN=4
+    "$mkraw" ci16_le $EC,$EP,$ER,$EN C,P,R 7 "$tmp/eraw.bin" "$tmp/eref.h5" > /dev/null
+    "$bin" import-raw --input "$tmp/eraw.bin" --shape $EC,$EP,$ER,$EN --type ci16_le --output "$tmp/erec.h5" \
+        --progress none > /dev/null
+    proc=(--preset easy --backend cpu --doppler-order 1 --segments 1 --training 48 --beams 4)
+    "$bin" run --input "$tmp/erec.h5" -o "$tmp/erun.h5" "${proc[@]}" --quiet
+    check "run on the int16 recording: exit 0" '[ $? -eq 0 ]'
+    ndet=$(python3 -c 'import h5py,sys; print(h5py.File(sys.argv[1])["detections"].shape[0])' "$tmp/erun.h5" 2>/dev/null ||
+           /usr/bin/python3 -c 'import h5py,sys; print(h5py.File(sys.argv[1])["detections"].shape[0])' "$tmp/erun.h5")
+    listen engine --shape $EC,$EP,$ER --cpis 8 --scale 1 --deadline-ms 10000 "${proc[@]}" --json "$tmp/e.json"
+    "$bin" send --input "$tmp/erec.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --loop 2 > "$tmp/esend.out" 2>&1
+    check "send of the int16 recording: exit 0" '[ $? -eq 0 ]'
+    listened
+    st=$?
+    check "listen into the engine: exit 0, 8 CPIs processed, none lost: $(tail -c 600 "$tmp/engine.err")" \
+        '[ $st -eq 0 ] && [ "$(jget "$tmp/e.json" "d[\"discard\"], d[\"cpis\"], d[\"cpis_processed\"], d[\"lost_cpis\"], d[\"deadline_misses\"]")" = "False 8 8 [] 0" ]'
+    check "... the detections of run, twice (the recording sent twice): $ndet x 2" \
+        '[ -n "$ndet" ] && [ "$(jget "$tmp/e.json" "d[\"detections\"]")" = "$((2 * ndet))" ]'
+    check "... latency from the last packet to results reported" \
+        '[ "$(jget "$tmp/e.json" "0 < d[\"latency_ms\"][\"p50\"] <= d[\"latency_ms\"][\"p99\"] <= d[\"latency_ms\"][\"max\"]")" = True ] &&
+         grep -q "into the engine" "$tmp/engine.err" && grep -q "latency from the last packet" "$tmp/engine.err"'
+    timeout 60 "$bin" listen --vrt udp://127.0.0.1:0 --shape $EC,$EP,$ER --cpis 8 --buffers 3 --slots 3 \
+        "${proc[@]}" 2> "$tmp/engine2.err"
+    check "listen into the engine: --buffers below slots + 2 is a usage error" \
+        '[ $? -eq 2 ] && grep -q "give at least 5" "$tmp/engine2.err"'
+else
+    echo "cli_listen: no mkraw ($mkraw): the engine-fed listen not checked"
+fi
+
 exit $fail
