@@ -26,7 +26,9 @@ listen() {
     local name=$1
     shift
     [ "$name" = "${name#engine}" ] && set -- --discard "$@" # engine*: into the engine
-    timeout 60 "$bin" listen --vrt udp://127.0.0.1:0 "$@" 2> "$tmp/$name.err" &
+    # --foreground: a signal sent to timeout reaches listen once (without it timeout also
+    # signals its whole group, so listen could get a second SIGINT: the one that ends it)
+    timeout --foreground 60 "$bin" listen --vrt udp://127.0.0.1:0 "$@" 2> "$tmp/$name.err" &
     lpid=$!
     port=
     for _ in $(seq 200); do
