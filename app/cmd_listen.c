@@ -202,14 +202,7 @@ static int live_result(void *user, const stap_engine *e, const stap_cpi_result *
 {
     listen_job *j = user;
     const double ms = r->done_ms - j->arrival_ms[r->cpi % LIVE_RING];
-    if (j->nlat == j->lat_cap) { /* grows by doubling: a few times in a run */
-        const long long cap = j->lat_cap ? 2 * j->lat_cap : 4096;
-        double *p = realloc(j->lat, sizeof *p * (size_t)cap);
-        if (!p) return stap_fail(err, STAP_ENOMEM, "out of memory for the latencies");
-        j->lat = p;
-        j->lat_cap = cap;
-    }
-    j->lat[j->nlat++] = ms;
+    if (j->nlat < j->lat_cap) j->lat[j->nlat++] = ms; /* (made for every CPI the stream runs) */
     if (j->deadline > 0 && ms > j->deadline) j->misses++;
     j->detections += (long long)r->detection_count;
     return STAP_OK;
@@ -270,7 +263,13 @@ static int live_stream(listen_job *j, stap_stream **s)
         workload_free(&w);
         return st;
     }
-    const stap_stream_source src = {.kind = STAP_STREAM_CALLBACK, .cpis = j->cpis ? j->cpis : 1000000,
+    /* every CPI's latency, held from the start: nothing allocated per CPI */
+    j->lat_cap = j->cpis ? j->cpis : 1000000;
+    if (!(j->lat = malloc(sizeof *j->lat * (size_t)j->lat_cap))) {
+        workload_free(&w);
+        return cli_error(EXIT_PROCESSING, "out of memory for %lld CPIs' latencies", j->lat_cap);
+    }
+    const stap_stream_source src = {.kind = STAP_STREAM_CALLBACK, .cpis = j->lat_cap,
                                     .get = live_get, .release = live_release, .user = j,
                                     .input_cpi = live_input_cpi};
     const stap_stream_sink sink = {.each = live_result, .each_user = j};

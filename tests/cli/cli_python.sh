@@ -7,22 +7,9 @@
 # env: RTSTAP_BIN (the build's rtstap: the package is in its build folder's python/),
 # RTSTAP_REQUIRE_PYTHON=1: fail instead of skipping when a build that makes the package
 # (RTSTAP_PYTHON_WANTED=1, set by CMake: not under sanitizers) did not.
-bin=$RTSTAP_BIN
-py=$(dirname "$bin")/python
-python3=python3 # the system's first (the package is built for it), as cli_readers.sh
-for p in /usr/bin/python3 python3; do
-    if "$p" -c "import numpy, h5py" 2>/dev/null; then python3=$p; break; fi
-done
-if ! ls "$py"/rtstap/_rtstap*.so >/dev/null 2>&1 || ! "$python3" -c "import numpy, h5py" 2>/dev/null; then
-    echo "cli_python: the Python package was not built (python3-dev, python3-numpy) or h5py is missing"
-    [ "${RTSTAP_REQUIRE_PYTHON:-0}" = 1 ] && [ "${RTSTAP_PYTHON_WANTED:-0}" = 1 ] && exit 1
-    exit 77
-fi
-export PYTHONPATH=$py
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
+NAME=cli_python
+# shellcheck source=tests/cli/python_env.sh
+. "$(dirname "$0")/python_env.sh"
 
 "$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 240 --target 151:0:50:-5 --seed 3 \
     -o "$tmp/cpi.h5" --quiet

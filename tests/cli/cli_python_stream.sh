@@ -5,22 +5,9 @@
 # engine g mod 2); a callback that raises stops the stream and run() raises it; stop() from
 # the callback ends the run after the CPIs in flight, which are all handed over, in order.
 # env: as cli_python.sh (RTSTAP_BIN, RTSTAP_REQUIRE_PYTHON, RTSTAP_PYTHON_WANTED).
-bin=$RTSTAP_BIN
-py=$(dirname "$bin")/python
-python3=python3
-for p in /usr/bin/python3 python3; do
-    if "$p" -c "import numpy, h5py" 2>/dev/null; then python3=$p; break; fi
-done
-if ! ls "$py"/rtstap/_rtstap*.so >/dev/null 2>&1 || ! "$python3" -c "import numpy, h5py" 2>/dev/null; then
-    echo "cli_python_stream: the Python package was not built (python3-dev, python3-numpy) or h5py is missing"
-    [ "${RTSTAP_REQUIRE_PYTHON:-0}" = 1 ] && [ "${RTSTAP_PYTHON_WANTED:-0}" = 1 ] && exit 1
-    exit 77
-fi
-export PYTHONPATH=$py
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
+NAME=cli_python_stream
+# shellcheck source=tests/cli/python_env.sh
+. "$(dirname "$0")/python_env.sh"
 
 "$bin" gen --preset ward --channels 6 --pulses 32 --range-gates 240 --target 151:0:50:-5 --seed 5 \
     --cpis 9 -o "$tmp/rec.h5" --quiet
