@@ -1,4 +1,5 @@
 /* cli.c: strict option parsing and error reporting shared by the subcommands. */
+#include "env.h"
 #include "cli.h"
 #include "par.h"
 #include "result_info.h"
@@ -348,7 +349,9 @@ int cli_open_recording(const char *path, const cli_input_opts *o, stap_recording
 {
     stap_error err;
     int status;
-    if (stap_recording_open(path, rec, in, &o->read, &err)) return cli_fail_input(path, &err);
+    stap_read_options read = o->read;
+    if (cli_env_reader(&read, &err)) return cli_fail(&err);
+    if (stap_recording_open(path, rec, in, &read, &err)) return cli_fail_input(path, &err);
     if ((status = cli_check_layout(path, in, o)) || (status = cli_check_unwritten(path, *rec, o->strict, sending)))
         return status;
     return EXIT_OK;

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "cli_json.h"
 #include "cli_opts.h"
 #include "la_accuracy.h"
@@ -76,8 +77,10 @@ static int model_rows(qr_size z, const stap_cf32 *sets, int nsets, int repeat, i
     stap_la_ctx *ctx = NULL;
     if (stap_la_ctx_create(&ctx, STAP_BACKEND_GPU, 0, err)) return -1;
     int choice = -1, choice_w = -1, sep = 0;
-    if (stap_la_gpu_variant_choice(z.m, z.n, z.batch, 0, &choice, NULL, err) ||
-        (nbeams && stap_la_gpu_variant_choice(z.m, z.n, z.batch, nbeams, &choice_w, &sep, err))) {
+    stap_engine_tuning tune;
+    if (cli_env_tuning(&tune, err) || stap_la_set_tuning(ctx, &tune.la, err) ||
+        stap_la_gpu_variant_choice(z.m, z.n, z.batch, 0, &tune.la, &choice, NULL, err) ||
+        (nbeams && stap_la_gpu_variant_choice(z.m, z.n, z.batch, nbeams, &tune.la, &choice_w, &sep, err))) {
         stap_la_ctx_destroy(ctx);
         return -1;
     }
@@ -385,7 +388,9 @@ int cmd_bench_qr(int argc, char **argv)
             r->be = backends[bi];
             r->qr = qrs[bq % nqr];
             stap_la_ctx *ctx = NULL;
-            if (stap_la_ctx_create(&ctx, r->be, threads, &err) || stap_la_set_qr(ctx, r->qr, &err)) {
+            stap_engine_tuning tune;
+            if (stap_la_ctx_create(&ctx, r->be, threads, &err) || stap_la_set_qr(ctx, r->qr, &err) ||
+                cli_env_tuning(&tune, &err) || stap_la_set_tuning(ctx, &tune.la, &err)) {
                 snprintf(r->why, sizeof r->why, "%s", err.msg);
                 stap_la_ctx_destroy(ctx);
                 continue;

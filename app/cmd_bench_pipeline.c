@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "cli_json.h"
 #include "cli_opts.h"
 #include "progress.h"
@@ -90,7 +91,8 @@ static int measure_devices(const workload *w, bench_case *c, int threads, int sl
     cfg.backend = c->be;
     cfg.threads = threads;
     stap_engine_options eo;
-    stap_engine_options_defaults(&eo);
+    int est = cli_env_engine_defaults(&eo, err);
+    if (est) return est;
     eo.slots = slots;
     eo.apply_gemm = c->gemm;
     stap_stream_report rep;
@@ -121,7 +123,8 @@ static int measure(const workload *w, stap_backend be, int gemm, int threads, in
     cfg.backend = be;
     cfg.threads = threads;
     stap_engine_options eo;
-    stap_engine_options_defaults(&eo);
+    int est = cli_env_engine_defaults(&eo, err);
+    if (est) return est;
     eo.slots = slots;
     eo.graphs = graphs;
     eo.apply_gemm = gemm;

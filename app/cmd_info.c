@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "env.h"
 #include "cli.h"
 #include "cli_json.h"
 #include "cli_opts.h"
@@ -93,6 +94,7 @@ static int info_input(info_job *j, cJSON **doc)
 {
     stap_error err;
     const stap_input *in = &j->in;
+    if (cli_env_reader(&j->inopts.read, &err)) return cli_fail(&err);
     if (stap_recording_open(j->input, &j->rec, &j->in, &j->inopts.read, &err))
         return cli_fail_input(j->input, &err);
     j->refused = cli_warn_layout(j->input, in, &j->inopts, j->layout_msg, sizeof j->layout_msg);

@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "env.h"
 #include "cli.h"
 #include "cli_json.h"
 #include "cli_opts.h"
@@ -240,7 +241,8 @@ static int live_config(listen_job *j, workload *w, stap_engine_options *eo)
     char note[400];
     cli_fit_to_shape(c, &j->proc, note, sizeof note);
     if (note[0]) fprintf(stderr, "rtstap: note: listen: from the stream's shape: %s\n", note);
-    stap_engine_options_defaults(eo);
+    stap_error env_err;
+    if (cli_env_engine_defaults(eo, &env_err)) return cli_fail(&env_err);
     eo->slots = j->slots;
     eo->keep_weights = 0;
     eo->input = (stap_sample_format){.type = STAP_SAMPLES_CI16, .scale = j->scale};

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "env.h"
 #include "cfar.h"
 #include "cli_files.h"
 #include "cli_opts.h"
@@ -292,6 +293,7 @@ static int plot_load(plot_job *j)
     if ((status = plot_find_input(j))) return status;
     /* one CPI, or CPI --cpi of a recording */
     stap_recording *rec = NULL;
+    if (cli_env_reader(&j->inopts.read, &err)) return cli_fail(&err);
     if (stap_recording_open(j->input, &rec, &j->in, &j->inopts.read, &err))
         return cli_fail_input(j->input, &err);
     const long long cpis = stap_recording_cpis(rec);

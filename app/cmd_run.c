@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "signals.h"
 #include "cfar.h"
 #include "cli_json.h"
@@ -224,6 +225,7 @@ static int run_open_input(run_job *j)
         snprintf(j->input_name, sizeof j->input_name, "synthetic:%s", stap_preset_name(j->preset));
         return EXIT_OK;
     }
+    if (cli_env_reader(&j->inopts.read, &err)) return cli_fail(&err);
     if (stap_recording_open(j->input, &j->rec, &j->in, &j->inopts.read, &err))
         return cli_fail_input(j->input, &err);
     if ((st = cli_check_layout(j->input, &j->in, &j->inopts))) return st;
@@ -245,7 +247,7 @@ static int one_compute(run_job *j, stap_engine **eng, stap_cpi_result *r, double
     int fit = run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input_name);
     if (fit) return fit;
     stap_engine_options eo;
-    stap_engine_options_defaults(&eo);
+    if (cli_env_engine_defaults(&eo, &err)) return cli_fail(&err);
     eo.slots = 1;
     eo.keep_weights = 1;
     eo.keep_output = 1;

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "signals.h"
 #include "cli_json.h"
 #include "cli_opts.h"
@@ -170,7 +171,8 @@ static int stream_parse(stream_job *j, int argc, char **argv)
     j->ring_n = 8;
     j->device_n = -1;
     j->backend = STAP_BACKEND_AUTO;
-    stap_engine_options_defaults(&j->eo);
+    stap_error env_err;
+    if (cli_env_engine_defaults(&j->eo, &env_err)) return cli_fail(&env_err);
     j->eo.slots = 3;
     j->keep = STAP_KEEP_DETECTIONS | STAP_KEEP_WEIGHTS;
     cli_training_defaults(&j->tw);

@@ -11,6 +11,7 @@
 #include "cli_opts.h" /* cli_suggest */
 #include "commands.h"
 #include "engine.h" /* stap_gpu_info */
+#include "env.h"
 #include "h5io.h"
 #include "cmd_scene.h"
 #include "linalg.h"
@@ -95,7 +96,8 @@ int main(int argc, char **argv)
     fit_blas_to_cpu(argc, argv); /* (may start again: before MPI) */
     if (par_init(&argc, &argv)) return EXIT_PROCESSING;
     cli_signals_install(); /* no hidden .NAME.tmp.* left by an interrupted write */
-    int status = dispatch(argc, argv);
+    stap_error err;
+    int status = cli_env_process(&err) ? cli_fail(&err) : dispatch(argc, argv);
     /* rtstap-mpi: the ranks that did not meet in the command meet here (par.h) */
     if (!par_begun()) status = par_check_end(status);
     par_finalize();

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "cpi_check.h"
 #include "progress.h"
 #include "cli_json.h"
@@ -43,7 +44,8 @@ int rec_engine(run_job *j, rec_run *r)
     const stap_input *in = &j->in;
     int fit = run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input);
     if (fit) return fit;
-    stap_engine_options_defaults(&r->eo);
+    stap_error env_err;
+    if (cli_env_engine_defaults(&r->eo, &env_err)) return cli_fail(&env_err);
     r->eo.slots = r->cpis < 3 ? (int)r->cpis : 3;
     r->keep = (j->keep ? j->keep : STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS) |
               (j->keep_output ? STAP_KEEP_OUTPUT : 0u);

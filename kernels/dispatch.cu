@@ -68,7 +68,7 @@ constexpr int NROWS = (int)(sizeof table / sizeof table[0]);
 /* bytes of shared memory the RTK_SHARED kernel needs beyond the matrix (static tau) */
 constexpr size_t SMEM_RESERVE = 1024;
 
-rtk::QrArgs make_args(int m, int n, int batch, void *A, int lda, long long stride)
+rtk::QrArgs make_args(int m, int n, int batch, void *A, int lda, long long stride, int subst)
 {
     rtk::QrArgs a{};
     a.A = (float2 *)A;
@@ -77,13 +77,7 @@ rtk::QrArgs make_args(int m, int n, int batch, void *A, int lda, long long strid
     a.m = m;
     a.n = n;
     a.batch = batch;
-    /* RTSTAP_FUSED_SOLVER=subst: the fused weights as before the blocked solve (A/B runs
-     * only); read once, not at every launch */
-    static const int subst = [] {
-        const char *solver = getenv("RTSTAP_FUSED_SOLVER");
-        return solver && strcmp(solver, "subst") == 0 ? 1 : 0;
-    }();
-    a.fused_subst = subst;
+    a.fused_subst = subst ? 1 : 0; /* the fused weights as before the blocked solve (A/B runs) */
     return a;
 }
 
@@ -132,17 +126,17 @@ extern "C" int rtk_qr_launch(int v, int m, int n, int batch, void *A, int lda, l
                              void *stream)
 {
     if (v < 0 || v >= NROWS || batch < 1) return (int)cudaErrorInvalidValue;
-    return (int)table[v].qr(make_args(m, n, batch, A, lda, stride), (cudaStream_t)stream);
+    return (int)table[v].qr(make_args(m, n, batch, A, lda, stride, 0), (cudaStream_t)stream);
 }
 
 extern "C" int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda,
                                      long long stride, int nbeams, const void *V,
                                      void *W, rtk_factor_flags *flags, unsigned long long *phase_ns,
-                                     void *stream)
+                                     int subst, void *stream)
 {
     if (v < 0 || v >= NROWS || !table[v].qrw || batch < 1 || nbeams < 1)
         return (int)cudaErrorInvalidValue;
-    rtk::QrArgs a = make_args(m, n, batch, A, lda, stride);
+    rtk::QrArgs a = make_args(m, n, batch, A, lda, stride, subst);
     a.nbeams = nbeams;
     a.V = (const float2 *)V;
     a.W = (float2 *)W;
@@ -158,11 +152,11 @@ extern "C" int rtk_qr_can_gather(int v)
 
 extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, int n, int batch,
                                             int nbeams, const void *V, void *W, rtk_factor_flags *flags,
-                                            unsigned long long *phase_ns, void *stream)
+                                            unsigned long long *phase_ns, int subst, void *stream)
 {
     if (!rtk_qr_can_gather(v) || !g || !g->X || !g->cells || batch < 1 || nbeams < 1)
         return (int)cudaErrorInvalidValue;
-    rtk::QrArgs a = make_args(m, n, batch, nullptr, m, 0);
+    rtk::QrArgs a = make_args(m, n, batch, nullptr, m, 0, subst);
     a.nbeams = nbeams;
     a.V = (const float2 *)V;
     a.W = (float2 *)W;

@@ -1,22 +1,26 @@
 /* fault.cu: rtk_malloc, cudaMalloc with the allocation-failure test hook, and the device
- * fault test hook (rtk.h). */
+ * fault test hook (rtk.h), both set by rtk_test_hooks_set. */
 #include <atomic>
-#include <cstdlib>
 
 #include <cuda_runtime.h>
 
 #include "rtk.h"
 
-static std::atomic<long long> alloc_calls{0};
+static std::atomic<long long> alloc_calls{0}, alloc_fail_at{0};
+static std::atomic<long long> trap_calls{0}, trap_at{0};
+
+extern "C" void rtk_test_hooks_set(long long fail_alloc_at, long long trap)
+{
+    alloc_fail_at = fail_alloc_at;
+    alloc_calls = 0;
+    trap_at = trap;
+    trap_calls = 0;
+}
 
 extern "C" int rtk_malloc(void **p, size_t bytes)
 {
-    static const long long fail_at = [] {
-        const char *s = std::getenv("RTSTAP_TEST_FAIL_DEVICE_ALLOC");
-        return s ? std::atoll(s) : 0LL;
-    }();
-    const long long n = ++alloc_calls;
-    if (fail_at > 0 && n == fail_at) {
+    const long long fail_at = alloc_fail_at.load(std::memory_order_relaxed);
+    if (fail_at > 0 && ++alloc_calls == fail_at) {
         *p = nullptr;
         return (int)cudaErrorMemoryAllocation;
     }
@@ -27,12 +31,8 @@ static __global__ void trap_kernel() { __trap(); }
 
 extern "C" int rtk_fault_trap_maybe(void *stream)
 {
-    static const long long at = [] {
-        const char *s = std::getenv("RTSTAP_TEST_DEVICE_TRAP");
-        return s ? std::atoll(s) : 0LL;
-    }();
-    static std::atomic<long long> calls{0};
-    if (at <= 0 || ++calls != at) return 0;
+    const long long at = trap_at.load(std::memory_order_relaxed);
+    if (at <= 0 || ++trap_calls != at) return 0;
     trap_kernel<<<1, 1, 0, (cudaStream_t)stream>>>();
     return 1;
 }

@@ -87,19 +87,18 @@ extern "C" int rtk_qr_predict_separate(int v, int kind, int m, int n, int batch,
 }
 
 extern "C" int rtk_qr_plan_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit,
-                                 int *separate)
+                                 int dispatch, int *separate)
 {
-    int v = rtk_qr_select_batch(kind, m, n, batch, nbeams, smem_limit), sep = 0;
+    int v = rtk_qr_select_batch(kind, m, n, batch, nbeams, smem_limit, dispatch), sep = 0;
     if (kind && v >= 0) {
         const bool fuses = kind == 1 ? rtk_qr_variant_get(v)->fused_weights != 0 : rtk_qr_can_gather(v) != 0;
-        const char *mode = getenv("RTSTAP_QR_DISPATCH");
-        const bool fused_only = mode && (!strcmp(mode, "fused") || !strcmp(mode, "table"));
-        const bool sep_only = mode && !strcmp(mode, "separate") && n <= RTK_WEIGHTS_MAX_N;
+        const bool fused_only = dispatch == RTK_DISPATCH_FUSED || dispatch == RTK_DISPATCH_TABLE;
+        const bool sep_only = dispatch == RTK_DISPATCH_SEPARATE && n <= RTK_WEIGHTS_MAX_N;
         double tf = 0, ts = 0;
-        const int q = fuses && !fused_only ? rtk_qr_select_batch(0, m, n, batch, 0, smem_limit) : -1;
+        const int q = fuses && !fused_only ? rtk_qr_select_batch(0, m, n, batch, 0, smem_limit, dispatch) : -1;
         if (!fuses)
             sep = 1; /* nothing fuses the shape: QR alone, then the weights */
-        else if (q >= 0 && sep_only) { /* RTSTAP_QR_DISPATCH=separate, for A/B runs */
+        else if (q >= 0 && sep_only) { /* RTK_DISPATCH_SEPARATE, for A/B runs */
             v = q;
             sep = 1;
         } else if (q >= 0 && !rtk_qr_predict(v, kind, m, n, batch, nbeams, &tf) &&
@@ -113,11 +112,11 @@ extern "C" int rtk_qr_plan_batch(int kind, int m, int n, int batch, int nbeams, 
     return v;
 }
 
-extern "C" int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit)
+extern "C" int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit,
+                                   int dispatch)
 {
-    /* RTSTAP_QR_DISPATCH=table: the table's first fit (the pre-model dispatch, for A/B runs) */
-    const char *mode = getenv("RTSTAP_QR_DISPATCH");
-    if (mode && !strcmp(mode, "table")) return rtk_qr_select(m, n, smem_limit);
+    /* RTK_DISPATCH_TABLE: the table's first fit (the pre-model dispatch, for A/B runs) */
+    if (dispatch == RTK_DISPATCH_TABLE) return rtk_qr_select(m, n, smem_limit);
     int best = -1;
     double tbest = 0;
     for (int v = 0; v < rtk_qr_variant_count(); v++) {
@@ -133,6 +132,6 @@ extern "C" int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams
     }
     (void)cudaGetLastError(); /* a failed occupancy query is not the caller's error */
     if (best < 0 && kind) /* nothing fuses or gathers this shape: the fastest QR alone */
-        return rtk_qr_select_batch(0, m, n, batch, 0, smem_limit);
+        return rtk_qr_select_batch(0, m, n, batch, 0, smem_limit, dispatch);
     return best >= 0 ? best : rtk_qr_select(m, n, smem_limit);
 }

@@ -73,17 +73,22 @@ int rtk_qr_resources_get(int v, int kind, int m, int n, rtk_qr_resources *out);
  * kind 1 or 2, that fuse or gather; when none does, the kind 0 choice: the QR runs alone and
  * the weights after it); the first-fit choice when none can be predicted. */
 int rtk_qr_predict(int v, int kind, int m, int n, int batch, int nbeams, double *us);
-int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit);
+/* dispatch (both): RTK_DISPATCH_MODEL (0), or for A/B runs RTK_DISPATCH_TABLE (the table's
+ * first fit, the pre-model dispatch), RTK_DISPATCH_FUSED (always the fused choice) or
+ * RTK_DISPATCH_SEPARATE (always the QR alone and the weight kernel where n fits it) —
+ * stap_la_tuning.qr_dispatch, the same numbers. */
+enum { RTK_DISPATCH_MODEL = 0, RTK_DISPATCH_TABLE = 1, RTK_DISPATCH_FUSED = 2, RTK_DISPATCH_SEPARATE = 3 };
+int rtk_qr_select_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit, int dispatch);
 /* The plan for QR + weights (kind 1, or 2 gathering the rows): rtk_qr_select_batch's fused
  * choice, or, where the model predicts it faster (docs/kernels/journal.md "Fused or not"), the QR
  * alone with the kind-0 choice followed by the weight kernel (for kind 2 after the rows are
  * gathered into matrices): then *separate = 1 and the variant returned is that QR's. With
- * RTSTAP_QR_DISPATCH=fused (or =table) always the fused choice, =separate always the QR
+ * dispatch RTK_DISPATCH_FUSED (or _TABLE) always the fused choice, _SEPARATE always the QR
  * alone and the weight kernel (n <= RTK_WEIGHTS_MAX_N; for A/B runs). kind 0: as
  * rtk_qr_select_batch, *separate = 0. rtk_qr_predict_separate: the prediction of the QR alone
  * with variant v, then the weight kernel (+ the gather for kind 2), in microseconds. */
 int rtk_qr_plan_batch(int kind, int m, int n, int batch, int nbeams, int smem_limit,
-                      int *separate);
+                      int dispatch, int *separate);
 int rtk_qr_predict_separate(int v, int kind, int m, int n, int batch, int nbeams, double *us);
 /* Resident blocks an SM holds of the weight kernel for (n, nbeams), as rtk_weights_launch
  * launches it (cudaOccupancyMaxActiveBlocksPerMultiprocessor). A cudaError_t value. */
@@ -97,14 +102,16 @@ int rtk_qr_launch(int v, int m, int n, int batch, void *A, int lda, long long st
                   void *stream);
 
 /* cudaMalloc for every device buffer of rtk's users (engine, linalg), with a test hook:
- * when RTSTAP_TEST_FAIL_DEVICE_ALLOC=N is set, the N-th call of the process (from 1)
- * fails with cudaErrorMemoryAllocation, as a full device would. Returns a cudaError_t
- * value. */
+ * after rtk_test_hooks_set(N, ...) with N > 0, the N-th call from then on (from 1) fails
+ * with cudaErrorMemoryAllocation, as a full device would. Returns a cudaError_t value. */
 int rtk_malloc(void **p, size_t bytes);
-/* Test hook (issue 29): when RTSTAP_TEST_DEVICE_TRAP=K is set, the K-th call of the process
- * (from 1) launches a kernel that traps on `stream` — a real device fault: the context is
- * lost and every later CUDA call fails — and returns 1; otherwise it returns 0. */
+/* Test hook (issue 29): after rtk_test_hooks_set(..., K) with K > 0, the K-th call from
+ * then on (from 1) launches a kernel that traps on `stream` — a real device fault: the
+ * context is lost and every later CUDA call fails — and returns 1; otherwise it returns 0. */
 int rtk_fault_trap_maybe(void *stream);
+/* The two hooks above, process-wide (stap_test_hooks_set, include/rtstap/testing.h, hands
+ * them on); 0 = off. Resets both call counts. */
+void rtk_test_hooks_set(long long fail_alloc_at, long long trap_at);
 
 /* What the weight solvers report about the triangular factors of a batch. The caller
  * presets the whole struct with cudaMemset(0x7f) (RTK_NO_BAD / RTK_NO_WORST). */
@@ -127,10 +134,12 @@ typedef struct rtk_factor_flags {
  * non-finite diagonal of R_k lowers flags->bad_item to k, and flags->worst takes the
  * diagonal ratio of every factor (rtk_factor_flags). phase_ns, when not NULL, receives
  * three %globaltimer readings of block
- * 0 (start, QR done, weights done) to split the fused time between the phases. */
+ * 0 (start, QR done, weights done) to split the fused time between the phases. subst = 1:
+ * the fused weights by substitution, as before the blocked solve (stap_la_tuning's
+ * fused_solver, for A/B runs); 0: the blocked solve. */
 int rtk_qr_weights_launch(int v, int m, int n, int batch, void *A, int lda, long long stride,
                           int nbeams, const void *V, void *W, rtk_factor_flags *flags,
-                          unsigned long long *phase_ns, void *stream);
+                          unsigned long long *phase_ns, int subst, void *stream);
 
 
 /* Training matrices gathered straight from a Doppler cube (docs/processing.md,
@@ -160,7 +169,7 @@ typedef struct rtk_gather {
  * (materialize with rtk_training_launch instead). */
 int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, int n, int batch,
                                  int nbeams, const void *V, void *W, rtk_factor_flags *flags,
-                                 unsigned long long *phase_ns, void *stream);
+                                 unsigned long long *phase_ns, int subst, void *stream);
 /* 1 when variant v can gather its input (register variants with fused weights). */
 int rtk_qr_can_gather(int v);
 /* Materialize the gathered matrices: T_k = T + k*stride (m x n, leading dimension ldt). */

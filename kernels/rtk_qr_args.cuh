@@ -19,7 +19,7 @@ struct QrArgs {
     float2 *W;               /* batch x nbeams x n                                 */
     rtk_factor_flags *flags; /* bad diagonal and conditioning (rtk.h)              */
     unsigned long long *phase; /* block 0's timestamps, or NULL                    */
-    int fused_subst;         /* fused weights by substitutions (A/B runs; RTSTAP_FUSED_SOLVER=subst) */
+    int fused_subst;         /* fused weights by substitutions (A/B runs; stap_la_tuning.fused_subst) */
     const float2 *gX;        /* gathered input (rtk_gather), or NULL: A is read    */
     const int *gcells;       /* segments x training range cells (rtk_gather.cells)  */
     int gC, gQ, gD, gR, gS, gK;

@@ -45,13 +45,14 @@ struct gpu_state {
     /* the last dispatch choice (kind, m, n, batch, nbeams) -> variant, one per kind (QR
        alone, fused: a QR + weights call that does not fuse asks for both): the model
        queries every row's occupancy, which per call would cost host time */
-    int sel_key[2][5] = {{-1, 0, 0, 0, 0}, {-1, 0, 0, 0, 0}}, sel_v[2] = {-1, -1};
+    int sel_key[2][6] = {{-1, 0, 0, 0, 0, 0}, {-1, 0, 0, 0, 0, 0}}, sel_v[2] = {-1, -1};
     int sel_sep[2] = {0, 0};
     /* CholeskyQR2 (issue 47): asked for the next device_qr (stap_la_qr_resolve), its fail
        list (batch + 1 ints) and the guard's gathered matrices; the counts of the last call */
     bool cholqr2 = false;
     dbuf cq_list, cq_work;
     long long cq_kept = 0, cq_guarded = 0;
+    const stap_la_tuning *tune = nullptr; /* the context's switches (stap_la_set_tuning) */
 };
 
 gpu_state *state(stap_la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); }
@@ -124,9 +125,10 @@ int pick_variant(gpu_state *s, int kind, int m, int n, int batch, int nbeams, in
         *sep = s->forced_sep;
         return STAP_OK;
     }
-    const int key[5] = {kind, m, n, batch, nbeams}, c = kind ? 1 : 0;
+    const int key[6] = {kind, m, n, batch, nbeams, s->tune->qr_dispatch}, c = kind ? 1 : 0;
     if (memcmp(key, s->sel_key[c], sizeof key) != 0) {
-        s->sel_v[c] = rtk_qr_plan_batch(kind, m, n, batch, nbeams, s->smem_limit, &s->sel_sep[c]);
+        s->sel_v[c] = rtk_qr_plan_batch(kind, m, n, batch, nbeams, s->smem_limit, s->tune->qr_dispatch,
+                                        &s->sel_sep[c]);
         memcpy(s->sel_key[c], key, sizeof key);
     }
     *v = s->sel_v[c];
@@ -266,7 +268,8 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *f
             *fused = true;
             LA_CU(cudaEventRecord(s->ev[e0], s->stream));
             LA_LAUNCH(rtk_qr_weights_launch(v, m, n, batch, s->a.p, m, (long long)m * n,
-                                      nbeams, s->v.p, s->w.p, s->bad, s->phase, s->stream));
+                                      nbeams, s->v.p, s->w.p, s->bad, s->phase, s->tune->fused_subst,
+                                      s->stream));
             LA_CU(cudaEventRecord(s->ev[e0 + 1], s->stream));
             LA_CU(cudaEventRecord(s->ev[e0 + 2], s->stream));
             return STAP_OK;
@@ -394,6 +397,7 @@ extern "C" int stap_la_gpu_init(stap_la_ctx *ctx, stap_error *err)
     gpu_state *s = new (std::nothrow) gpu_state;
     if (!s) return stap_fail(err, STAP_ENOMEM, "out of memory for the GPU backend state");
     s->backend = ctx->backend;
+    s->tune = &ctx->tune;
     ctx->gpu = s;
     int st = [&]() -> int {
         RTK_TRY(device_smem_limit(&s->smem_limit, err));
@@ -438,14 +442,14 @@ extern "C" int stap_la_gpu_variant_query(int v, int m, int n, int batch, int nbe
     return STAP_OK;
 }
 
-extern "C" int stap_la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
-                                          stap_error *err)
+extern "C" int stap_la_gpu_variant_choice(int m, int n, int batch, int nbeams, const stap_la_tuning *t,
+                                          int *v, int *separate, stap_error *err)
 {
     if (m < n || n < 1 || batch < 1 || nbeams < 0)
         return stap_fail(err, STAP_EINVAL, "gpu variant choice: bad shape %dx%dx%d", m, n, batch);
     int smem = 0, sep = 0;
     RTK_TRY(device_smem_limit(&smem, err));
-    *v = rtk_qr_plan_batch(nbeams > 0 ? 1 : 0, m, n, batch, nbeams, smem, &sep);
+    *v = rtk_qr_plan_batch(nbeams > 0 ? 1 : 0, m, n, batch, nbeams, smem, t ? t->qr_dispatch : 0, &sep);
     if (separate) *separate = sep;
     return STAP_OK;
 }
@@ -617,6 +621,7 @@ struct la_dev_weights {
     void *dW = nullptr;
     rtk_factor_flags *dbad = nullptr;
     unsigned long long *dphase = nullptr;
+    stap_la_tuning tune = {0, 0};
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
     dbuf T, aptr, tptr, wptr, tau; /* materialized matrices; cuBLAS arrays */
@@ -671,21 +676,22 @@ static int cublas_setup(la_dev_weights *w, int G, stap_error *err)
 /* The QR variant for a batch of m x n: the forced one when it fits (*sep = 0: it gathers and
  * solves when it can), else the model's plan for the kernel kind (rtk_qr_plan_batch; *sep =
  * 1: the QR alone, the rows gathered into matrices first and the weights after it). */
-static int pick_variant(int variant, int kind, int m, int n, int batch, int nbeams, int *out,
-                        int *sep, stap_error *err)
+static int pick_variant(int variant, int kind, int m, int n, int batch, int nbeams,
+                        const stap_la_tuning *tune, int *out, int *sep, stap_error *err)
 {
     int smem = 0;
     *sep = 0;
     RTK_TRY(device_smem_limit(&smem, err));
     if (variant >= 0 && !rtk_qr_fits(variant, m, n, smem))
         return stap_fail(err, STAP_EINVAL, "gpu QR variant %d cannot factor %dx%d", variant, m, n);
-    *out = variant >= 0 ? variant : rtk_qr_plan_batch(kind, m, n, batch, nbeams, smem, sep);
+    *out = variant >= 0 ? variant
+                         : rtk_qr_plan_batch(kind, m, n, batch, nbeams, smem, tune ? tune->qr_dispatch : 0, sep);
     if (*out < 0) return stap_fail(err, STAP_EINVAL, "no gpu QR variant for %dx%d", m, n);
     return STAP_OK;
 }
 
 extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend, int variant,
-                                     const rtk_gather *g, int m, int n, int batch, int nbeams,
+                                     const stap_la_tuning *tune, const rtk_gather *g, int m, int n, int batch, int nbeams,
                                      const void *dV, void *dW, rtk_factor_flags *dbad,
                                      unsigned long long *dphase, void *stream, stap_error *err)
 {
@@ -698,6 +704,7 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend,
     la_dev_weights *w = new (std::nothrow) la_dev_weights;
     if (!w) return stap_fail(err, STAP_ENOMEM, "out of memory for the device weights object");
     w->backend = backend;
+    if (tune) w->tune = *tune;
     w->g = *g;
     w->m = m;
     w->n = n;
@@ -712,7 +719,7 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend,
     int st = [&]() -> int {
         if (backend == STAP_BACKEND_GPU) {
             int sep = 0;
-            RTK_TRY(pick_variant(variant, 2, m, n, batch, nbeams, &w->variant, &sep, err));
+            RTK_TRY(pick_variant(variant, 2, m, n, batch, nbeams, tune, &w->variant, &sep, err));
             w->fused = rtk_qr_can_gather(w->variant) != 0 && !sep;
             if (!w->fused && n > RTK_WEIGHTS_MAX_N)
                 return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d",
@@ -748,7 +755,7 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
         if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
         if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
         LA_LAUNCH(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
-                                         w->dbad, w->dphase, s));
+                                         w->dbad, w->dphase, w->tune.fused_subst, s));
         return STAP_OK;
     }
     /* materialized: the gather's matrices (grouped: the caller wrote them), then factor and
@@ -760,7 +767,7 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
 }
 
 extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, stap_backend backend,
-                                             int variant, int m, int n, int groups, int batch,
+                                             int variant, const stap_la_tuning *tune, int m, int n, int groups, int batch,
                                              int nbeams, const void *dV, long long vstride,
                                              void *dW, rtk_factor_flags *dbad, void *stream,
                                              stap_error *err)
@@ -792,7 +799,7 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, stap_backend 
     int st = [&]() -> int {
         if (backend == STAP_BACKEND_GPU) {
             int sep = 0;
-            RTK_TRY(pick_variant(variant, 0, m, n, groups, 0, &w->variant, &sep, err));
+            RTK_TRY(pick_variant(variant, 0, m, n, groups, 0, tune, &w->variant, &sep, err));
             snprintf(w->desc, sizeof w->desc, "%s QR of %d + grouped weights",
                      rtk_qr_variant_get(w->variant)->name, groups);
         } else {
@@ -845,14 +852,15 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err)
 
 extern "C" int la_dev_weights_fused(const la_dev_weights *w) { return w && w->fused; }
 extern "C" const char *la_dev_weights_describe(const la_dev_weights *w) { return w ? w->desc : ""; }
-extern "C" int stap_la_dev_weights_materializes(stap_backend backend, int variant, int m, int n,
-                                           int batch, int nbeams)
+extern "C" int stap_la_dev_weights_materializes(stap_backend backend, int variant,
+                                                const stap_la_tuning *tune, int m, int n, int batch,
+                                                int nbeams)
 {
     if (backend != STAP_BACKEND_GPU) return 1;
     /* the plan la_dev_weights_create makes (a variant that cannot be had: materialized) */
     stap_error err = {};
     int v = -1, sep = 0;
-    if (pick_variant(variant, 2, m, n, batch, nbeams, &v, &sep, &err) != STAP_OK) {
+    if (pick_variant(variant, 2, m, n, batch, nbeams, tune, &v, &sep, &err) != STAP_OK) {
         (void)cudaGetLastError();
         return 1;
     }
@@ -873,7 +881,7 @@ extern "C" const la_gpu_api *rtstap_gpu_linalg_api(int abi)
         stap_la_gpu_weights,          stap_la_gpu_adaptive_weights, stap_la_gpu_bench_qr,
         stap_la_gpu_variant_count,    stap_la_gpu_variant_query, stap_la_gpu_variant_choice,
         stap_la_gpu_force_variant,    stap_la_gpu_force_plan,    stap_la_dev_weights_materializes,
-        stap_la_gpu_count,
+        stap_la_gpu_count,            rtk_test_hooks_set,
     };
     return abi == RTSTAP_GPU_ABI ? &api : nullptr;
 }

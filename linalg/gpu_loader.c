@@ -20,7 +20,8 @@ static struct {
     const la_gpu_api *api;
     char path[4096];
     char why[768];
-} mod = {PTHREAD_ONCE_INIT, NULL, NULL, "", ""};
+    long long hook_alloc, hook_trap; /* stap_la_gpu_test_hooks, handed on at the load */
+} mod = {PTHREAD_ONCE_INIT, NULL, NULL, "", "", 0, 0};
 
 static int try_open(const char *path)
 {
@@ -105,6 +106,7 @@ static void load(void)
         return;
     }
     mod.api = api;
+    api->test_hooks(mod.hook_alloc, mod.hook_trap);
 }
 
 static const la_gpu_api *api(stap_error *err)
@@ -126,6 +128,13 @@ void *stap_la_gpu_module_symbol(const char *name, stap_error *err)
 
 const char *stap_la_gpu_module_path(void) { return mod.api ? mod.path : ""; }
 
+void stap_la_gpu_test_hooks(long long fail_alloc_at, long long trap_at)
+{
+    mod.hook_alloc = fail_alloc_at;
+    mod.hook_trap = trap_at;
+    if (mod.api) mod.api->test_hooks(fail_alloc_at, trap_at);
+}
+
 #else /* built without CUDA: the same entry points, each saying so */
 
 static const la_gpu_api *api(stap_error *err)
@@ -142,6 +151,12 @@ void *stap_la_gpu_module_symbol(const char *name, stap_error *err)
 }
 
 const char *stap_la_gpu_module_path(void) { return ""; }
+
+void stap_la_gpu_test_hooks(long long fail_alloc_at, long long trap_at)
+{
+    (void)fail_alloc_at;
+    (void)trap_at;
+}
 
 #endif
 
@@ -212,11 +227,11 @@ int stap_la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, stap_l
     const la_gpu_api *a = api(err);
     return a ? a->variant_query(v, m, n, batch, nbeams, out, err) : STAP_EUNSUPPORTED;
 }
-int stap_la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
+int stap_la_gpu_variant_choice(int m, int n, int batch, int nbeams, const stap_la_tuning *t, int *v, int *separate,
                                stap_error *err)
 {
     const la_gpu_api *a = api(err);
-    return a ? a->variant_choice(m, n, batch, nbeams, v, separate, err) : STAP_EUNSUPPORTED;
+    return a ? a->variant_choice(m, n, batch, nbeams, t, v, separate, err) : STAP_EUNSUPPORTED;
 }
 int stap_la_gpu_force_variant(stap_la_ctx *ctx, int v, stap_error *err)
 {
@@ -230,8 +245,9 @@ int stap_la_gpu_force_plan(stap_la_ctx *ctx, int v, int separate, stap_error *er
 }
 
 #include "la_device.h"
-int stap_la_dev_weights_materializes(stap_backend backend, int variant, int m, int n, int batch, int nbeams)
+int stap_la_dev_weights_materializes(stap_backend backend, int variant, const stap_la_tuning *tune, int m, int n,
+                                     int batch, int nbeams)
 {
     const la_gpu_api *a = api(NULL);
-    return a ? a->dev_weights_materializes(backend, variant, m, n, batch, nbeams) : 1;
+    return a ? a->dev_weights_materializes(backend, variant, tune, m, n, batch, nbeams) : 1;
 }

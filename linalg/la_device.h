@@ -22,12 +22,13 @@ extern "C" {
 typedef struct la_dev_weights la_dev_weights;
 
 /* backend: STAP_BACKEND_GPU or STAP_BACKEND_CUBLAS. variant: a QR variant to force (gpu; -1 =
- * the dispatch table). g: the gather (its X pointer is fixed for the object's life).
+ * the dispatch table); tune: the dispatch switches (NULL: the defaults). g: the gather (its X pointer is fixed for the object's life).
  * m x n: the training matrix; batch: D*S; dV: nbeams x n steering (device); dW: batch x
  * nbeams x n weights (device, written per enqueue); dbad: the factor flags
  * (rtk_factor_flags, preset by the caller); dphase: 3 timestamps of the fused kernel, or NULL. */
 int la_dev_weights_create(la_dev_weights **out, stap_backend backend, int variant,
-                          const rtk_gather *g, int m, int n, int batch, int nbeams,
+                          const stap_la_tuning *tune, const rtk_gather *g, int m, int n, int batch,
+                          int nbeams,
                           const void *dV, void *dW, rtk_factor_flags *dbad, unsigned long long *dphase,
                           void *stream, stap_error *err);
 /* Enqueue one batch. ev_training / ev_qr (cudaEvent_t, may be NULL) are recorded when the
@@ -38,14 +39,16 @@ int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, st
  * matrices (cuBLAS, no gathering QR variant for the shape on the current device, or the
  * model's plan runs the QR alone and the weights after it); 0 when gather, QR and weights
  * would run as one kernel. */
-RT_INTERNAL int stap_la_dev_weights_materializes(stap_backend backend, int variant, int m, int n, int batch,
-                                int nbeams);
+RT_INTERNAL int stap_la_dev_weights_materializes(stap_backend backend, int variant,
+                                                 const stap_la_tuning *tune, int m, int n, int batch,
+                                                 int nbeams);
 /* The sub-CPI algorithms' solver: `groups` training matrices (m x n, column-major, leading
  * dimension m, written by the caller before each enqueue into la_dev_weights_matrices)
  * factored in place, then batch items k = 0..batch-1 solve factor k % groups for the
  * nbeams steering vectors dV + (k / groups)*vstride into dW + k*nbeams*n (rtk.h's grouped
  * launches; cuBLAS: geqrf of the groups, two trsm over the batch). */
 int la_dev_weights_create_grouped(la_dev_weights **out, stap_backend backend, int variant,
+                                  const stap_la_tuning *tune,
                                   int m, int n, int groups, int batch, int nbeams,
                                   const void *dV, long long vstride, void *dW,
                                   rtk_factor_flags *dbad, void *stream, stap_error *err);

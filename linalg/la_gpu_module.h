@@ -19,7 +19,8 @@ extern "C" {
 #endif
 
 /* Raised whenever a table, or a type a table passes, changes. */
-#define RTSTAP_GPU_ABI 3 /* 3: the engine's submit takes NULL (resident) */
+#define RTSTAP_GPU_ABI 4 /* 3: the engine's submit takes NULL (resident); 4: tuning switches and test
+                             hooks handed on, not read from the environment */
 
 /* linalg's GPU entry points (la_internal.h, linalg.h, la_device.h), as the GPU library
  * implements them */
@@ -42,13 +43,14 @@ typedef struct la_gpu_api {
     int (*variant_count)(void);
     int (*variant_query)(int v, int m, int n, int batch, int nbeams, stap_la_gpu_variant *out,
                          stap_error *err);
-    int (*variant_choice)(int m, int n, int batch, int nbeams, int *v, int *separate,
-                          stap_error *err);
+    int (*variant_choice)(int m, int n, int batch, int nbeams, const stap_la_tuning *t, int *v,
+                          int *separate, stap_error *err);
     int (*force_variant)(stap_la_ctx *ctx, int v, stap_error *err);
     int (*force_plan)(stap_la_ctx *ctx, int v, int separate, stap_error *err);
-    int (*dev_weights_materializes)(stap_backend backend, int variant, int m, int n, int batch,
-                                    int nbeams);
+    int (*dev_weights_materializes)(stap_backend backend, int variant, const stap_la_tuning *tune,
+                                    int m, int n, int batch, int nbeams);
     int (*count)(int *devices, stap_error *err);
+    void (*test_hooks)(long long fail_alloc_at, long long trap_at); /* rtk_test_hooks_set */
 } la_gpu_api;
 
 #define LA_GPU_LINALG_ENTRY "rtstap_gpu_linalg_api"
@@ -64,6 +66,9 @@ typedef const la_gpu_api *(*la_gpu_linalg_entry)(int abi);
 RT_INTERNAL void *stap_la_gpu_module_symbol(const char *name, stap_error *err);
 /* Where the GPU library was loaded from ("" before, or when it was not). */
 RT_INTERNAL const char *stap_la_gpu_module_path(void);
+/* The GPU library's test hooks (rtk_test_hooks_set), handed on now or when it is loaded
+ * (stap_test_hooks_set). */
+RT_INTERNAL void stap_la_gpu_test_hooks(long long fail_alloc_at, long long trap_at);
 
 #ifdef __cplusplus
 }

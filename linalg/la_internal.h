@@ -12,6 +12,7 @@ struct stap_la_ctx {
     void *gpu;          /* GPU backend state (device buffers, handles, stream) */
     stap_qr_method qr;  /* the factor asked (stap_la_set_qr)                   */
     long long qr_cholqr2, qr_guarded; /* stap_la_qr_counts                     */
+    stap_la_tuning tune; /* the dispatch switches (stap_la_set_tuning)              */
 };
 
 /* cpu: own Householder (qr_cpu.c) */

@@ -59,6 +59,25 @@ int stap_la_set_qr(stap_la_ctx *ctx, stap_qr_method q, stap_error *err)
 
 stap_qr_method stap_la_get_qr(const stap_la_ctx *ctx) { return ctx->qr; }
 
+int stap_la_tuning_check(const stap_la_tuning *t, stap_error *err)
+{
+    if (t && (t->qr_dispatch < STAP_QR_DISPATCH_MODEL || t->qr_dispatch > STAP_QR_DISPATCH_SEPARATE))
+        return stap_fail(err, STAP_EINVAL, "QR dispatch %d: expected 0..3 (model, table, fused, "
+                         "separate)", t->qr_dispatch);
+    if (t && t->fused_subst != 0 && t->fused_subst != 1)
+        return stap_fail(err, STAP_EINVAL, "fused solver %d: expected 0 (blocked) or 1 (substitution)",
+                         t->fused_subst);
+    return STAP_OK;
+}
+
+int stap_la_set_tuning(stap_la_ctx *ctx, const stap_la_tuning *t, stap_error *err)
+{
+    int st = stap_la_tuning_check(t, err);
+    if (st) return st;
+    ctx->tune = t ? *t : (stap_la_tuning){0, 0};
+    return STAP_OK;
+}
+
 stap_qr_method stap_la_qr_resolve(const stap_la_ctx *ctx, int m, int n)
 {
     if (ctx->qr == STAP_QR_HOUSEHOLDER) return STAP_QR_HOUSEHOLDER;

@@ -610,20 +610,32 @@ RT_INTERNAL int stap_la_cpu_qr_avx2(stap_la_ctx *ctx, int m, int n, int batch, s
 RT_INTERNAL int stap_la_cpu_weights_avx2(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                         ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
 
-/* 1 for the AVX2 copies (qr_cpu_avx2.c, gemm_cpu_avx2.c): the CPU has AVX2 and FMA, and RTSTAP_CPU_KERNELS is not
- * "portable" (the tests run the portable copy on AVX2 machines too). Decided once. */
+/* 1 for the AVX2 copies (qr_cpu_avx2.c, gemm_cpu_avx2.c): the CPU has AVX2 and FMA, and
+ * stap_la_cpu_kernels_select did not ask for the portable copy (the tests run it on AVX2
+ * machines too). Decided once, unless selected again. */
+static int cpu_decided = -1; /* read and written whole; every thread decides alike */
+
 int stap_la_cpu_use_avx2(void)
 {
-    static int decided = -1; /* read and written whole; every thread decides alike */
-    int d = __atomic_load_n(&decided, __ATOMIC_RELAXED);
+    int d = __atomic_load_n(&cpu_decided, __ATOMIC_RELAXED);
     if (d < 0) {
-        const char *want = getenv("RTSTAP_CPU_KERNELS");
         __builtin_cpu_init();
-        d = !(want && !strcmp(want, "portable")) && __builtin_cpu_supports("avx2") &&
-            __builtin_cpu_supports("fma");
-        __atomic_store_n(&decided, d, __ATOMIC_RELAXED);
+        d = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        __atomic_store_n(&cpu_decided, d, __ATOMIC_RELAXED);
     }
     return d;
+}
+
+int stap_la_cpu_kernels_select(const char *name, stap_error *err)
+{
+    if (name && !strcmp(name, "portable")) {
+        __atomic_store_n(&cpu_decided, 0, __ATOMIC_RELAXED);
+        return STAP_OK;
+    }
+    if (name && strcmp(name, "auto"))
+        return stap_fail(err, STAP_EINVAL, "CPU kernels '%s': expected auto or portable", name);
+    __atomic_store_n(&cpu_decided, -1, __ATOMIC_RELAXED);
+    return STAP_OK;
 }
 
 const char *stap_la_cpu_kernels(void) { return stap_la_cpu_use_avx2() ? "avx2+fma" : "portable"; }
@@ -649,6 +661,16 @@ const char *stap_la_cpu_kernels(void)
 #else
     return "portable";
 #endif
+}
+
+int stap_la_cpu_kernels_select(const char *name, stap_error *err)
+{
+    if (name && strcmp(name, "auto") && strcmp(name, "portable"))
+        return stap_fail(err, STAP_EINVAL, "CPU kernels '%s': expected auto or portable", name);
+    if (name && !strcmp(name, "portable") && strcmp(stap_la_cpu_kernels(), "portable"))
+        return stap_fail(err, STAP_EUNSUPPORTED, "CPU kernels 'portable': this build has one copy, "
+                         "compiled for %s (RTSTAP_NATIVE)", stap_la_cpu_kernels());
+    return STAP_OK;
 }
 
 int stap_la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,

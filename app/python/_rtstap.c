@@ -5,6 +5,7 @@
  * GIL released while the engine works, every error an rtstap.Error with the library's
  * message. */
 #include "_rtstap.h"
+#include "../env.h"
 
 #include <limits.h>
 #include <string.h>
@@ -87,7 +88,8 @@ int config_of(PyObject *d, stap_config *c, stap_engine_options *o, stap_error *e
     const char *preset = NULL, *algorithm = NULL, *backend = NULL, *window = NULL, *tw = NULL,
                *cfar = NULL, *detector = NULL, *samples = NULL;
     stap_config_defaults(c);
-    stap_engine_options_defaults(o);
+    int est = cli_env_engine_defaults(o, err); /* the variables rtstap reads (docs/usage.md) */
+    if (est) return est;
     if (get_str(d, "preset", &preset) || get_str(d, "algorithm", &algorithm) ||
         get_str(d, "backend", &backend) || get_str(d, "window", &window) ||
         get_str(d, "training_window", &tw) || get_str(d, "cfar", &cfar) ||
@@ -514,6 +516,12 @@ PyMODINIT_FUNC PyInit__rtstap(void)
     if (!RtstapError || PyModule_AddObject(m, "Engine", (PyObject *)&EngineType) < 0 ||
         PyModule_AddObject(m, "Stream", (PyObject *)&StreamType) < 0 ||
         PyModule_AddObject(m, "Error", RtstapError) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    stap_error env_err; /* the process-wide variables rtstap reads (docs/usage.md) */
+    if (cli_env_process(&env_err)) {
+        PyErr_Format(RtstapError, "%s", env_err.msg);
         Py_DECREF(m);
         return NULL;
     }

@@ -4,6 +4,7 @@
  * while the stream runs; the iterator and the function take it back for each call. */
 #define NO_IMPORT_ARRAY
 #include "_rtstap.h"
+#include "../env.h"
 
 #include <limits.h>
 #include <string.h>
@@ -99,9 +100,11 @@ static int stream_source(Stream *self, PyObject *opts, PyObject *source, stap_co
     if (PyUnicode_Check(source)) {
         const char *path = PyUnicode_AsUTF8(source);
         if (!path) return -1;
-        int st;
+        stap_read_options ro = {0};
+        int st = cli_env_reader(&ro, err);
+        if (st) return st;
         Py_BEGIN_ALLOW_THREADS
-        st = stap_recording_open(path, &self->rec, &self->in, NULL, err);
+        st = stap_recording_open(path, &self->rec, &self->in, &ro, err);
         Py_END_ALLOW_THREADS
         if (st) return st;
         if (self->in.meta.has_element_spacing && !PyDict_GetItemString(opts, "element_spacing"))
@@ -330,9 +333,11 @@ PyObject *recording_info(PyObject *self, PyObject *args)
     stap_recording *rec = NULL;
     stap_input in;
     stap_error err = {0, ""};
-    int st;
+    stap_read_options ro = {0};
+    int st = cli_env_reader(&ro, &err);
+    if (st) return raise_error(&err);
     Py_BEGIN_ALLOW_THREADS
-    st = stap_recording_open(path, &rec, &in, NULL, &err);
+    st = stap_recording_open(path, &rec, &in, &ro, &err);
     Py_END_ALLOW_THREADS
     if (st) return raise_error(&err);
     stap_sample_format f;

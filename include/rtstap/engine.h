@@ -28,6 +28,30 @@ extern "C" {
 
 #define STAP_ENGINE_MAX_SLOTS 8
 
+/* The GPU engine's tuning switches: all 0 = what the dispatch chooses, the defaults every
+ * measured table uses. The others exist for comparisons (A/B runs of a kernel against the
+ * one it replaced, docs/kernels/journal.md); each changes speed, and where it changes the
+ * arithmetic (the apply kernels, the fused solver) the results stay within the accuracy
+ * contract. The CPU engine ignores them. rtstap sets them from RTSTAP_* variables
+ * (docs/usage.md "Environment"). */
+typedef struct stap_engine_tuning {
+    int doppler_one_kernel; /* the Doppler filter as one kernel (window, conversion, FFT and
+                               layout in registers): 0 where D = 128 (measured faster there),
+                               1 wherever D is a power of two, -1 never (the load kernel and
+                               cuFFT)                                                       */
+    int doppler_tile;       /* that kernel's cell blocks: 0 as dispatched, 32 the earlier
+                               32-cell blocks                                               */
+    int apply_kernel;       /* the weight application: 0 as dispatched (the tensor cores for
+                               N > 16, the row kernel otherwise), 1 the row kernel for every N,
+                               2 the FP32 register-tiled kernel                             */
+    int apply_cfar_apart;   /* 1: the apply and the CFAR as two kernels where they would run
+                               as one (detections only, CA/GO/SO, R <= 512)                 */
+    int cfar_two_pass;      /* 1: the CFAR's prefix pass and test pass where the one-pass
+                               line kernel would run (and the apply and CFAR apart)          */
+    int cfar_line_threads;  /* the one-pass kernel's threads a line: 0 (= 128), 32, 64, 128 */
+    stap_la_tuning la;      /* the QR dispatch and the fused solver (linalg.h)              */
+} stap_engine_tuning;
+
 typedef struct stap_engine_options {
     int slots;            /* CPIs in flight, 1..STAP_ENGINE_MAX_SLOTS (CPU: each slot
                              keeps its own results; computing happens at submit)       */
@@ -55,10 +79,21 @@ typedef struct stap_engine_options {
     int detection_copies; /* copies of a CPI's detections the caller holds at once (its
                              writer's queue), counted in the memory check at the hit
                              capacity above (the CPU engine's too): 0 = none           */
+    size_t host_limit;    /* host memory the run may plan to use, bytes, when lower than
+                             what is available (stap_memory_available); 0 = no limit   */
+    size_t device_limit;  /* GPU: device memory likewise, against its free memory     */
+    const char *host_limit_name, *device_limit_name; /* how errors name the two limits
+                             (NULL: "the engine options' host_limit"...); rtstap names
+                             its RTSTAP_MEMORY_LIMIT and RTSTAP_DEVICE_MEMORY_LIMIT     */
+    stap_engine_tuning tuning; /* GPU: the switches above (zero: the defaults)          */
 } stap_engine_options;
 
-/* slots 2, weights kept, output not, CA-CFAR at its defaults, graphs on */
+/* slots 2, weights kept, output not, CA-CFAR at its defaults, graphs on, no memory limit,
+ * the tuning's defaults (all 0) */
 void stap_engine_options_defaults(stap_engine_options *o);
+/* STAP_OK when every switch of t is in range, else STAP_EINVAL naming it (stap_engine_create
+ * checks too). */
+int stap_engine_tuning_check(const stap_engine_tuning *t, stap_error *err);
 
 typedef struct stap_cpi_result {
     long long cpi;                      /* submit sequence number, from 0               */
@@ -111,10 +146,10 @@ long long stap_engine_moved_to_cpu(const stap_engine *e);
 int stap_engine_estimate(const stap_config *cfg, int nbeams, int steering_len,
                          const stap_engine_options *opt, size_t *host_bytes,
                          size_t *device_bytes, stap_error *err);
-/* The memory a run may plan to use: host = MemAvailable (/proc/meminfo), lowered by a
- * cgroup v2 limit (memory.max - memory.current) and by RTSTAP_MEMORY_LIMIT (bytes) when
- * set; device = the device's free memory, lowered by RTSTAP_DEVICE_MEMORY_LIMIT. STAP_OK
- * with what was found; src names where the host figure came from. */
+/* The host memory a run may plan to use: MemAvailable (/proc/meminfo), lowered by a cgroup
+ * v2 limit (memory.max - memory.current). STAP_OK with what was found; src names where the
+ * figure came from. (The engine's check lowers it, and the device's free memory, by the
+ * options' host_limit and device_limit.) */
 int stap_memory_available(size_t *host_bytes, const char **src, stap_error *err);
 /* The estimate plus opt->host_reserve against what is available: STAP_ENOMEM naming the
  * need, the estimate's parts and what is available (backend AUTO: only the host is

@@ -65,6 +65,9 @@ typedef struct stap_read_options {
     const char *dataset;     /* the cube's dataset (an Octave variable: its group), or NULL:
                                 /data/iq, else the file's one MATLAB v7.3 / Octave -hdf5 array
                                 (docs/matlab.md)                                            */
+    int hdf5_only;           /* recordings: 1 keeps every read on the HDF5 path, never the
+                                direct pread path (for comparisons; rtstap hands on
+                                RTSTAP_READER=hdf5)                                         */
 } stap_read_options;
 
 typedef enum stap_layout_source {

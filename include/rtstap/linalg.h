@@ -133,6 +133,25 @@ int stap_qr_method_parse(const char *name, stap_qr_method *out, stap_error *err)
  * ctx (householder when never set). cholqr2 on a backend other than cpu and gpu:
  * STAP_EUNSUPPORTED. */
 int stap_la_set_qr(stap_la_ctx *ctx, stap_qr_method q, stap_error *err);
+/* The gpu backend's QR dispatch switches, for comparisons (A/B runs); all zero = the
+ * defaults (stap_engine_tuning carries them for an engine). */
+enum {
+    STAP_QR_DISPATCH_MODEL = 0,   /* the model's choice: a fused QR + weights kernel, or the QR
+                                     alone then the weight kernel where predicted faster     */
+    STAP_QR_DISPATCH_TABLE = 1,   /* the table's first fit (the dispatch before the model)  */
+    STAP_QR_DISPATCH_FUSED = 2,   /* always the model's fused kernel where one fits         */
+    STAP_QR_DISPATCH_SEPARATE = 3 /* always the QR alone, then the weight kernel            */
+};
+typedef struct stap_la_tuning {
+    int qr_dispatch; /* STAP_QR_DISPATCH_*                                                  */
+    int fused_subst; /* 1: the fused kernels solve the weights by substitution (as before the
+                        blocked solve); 0: the blocked solve                                */
+} stap_la_tuning;
+/* The switches of the later calls on ctx (t NULL: the defaults). STAP_EINVAL when out of
+ * range. */
+int stap_la_set_tuning(stap_la_ctx *ctx, const stap_la_tuning *t, stap_error *err);
+/* STAP_OK when every switch of t is in range, else STAP_EINVAL naming it. */
+int stap_la_tuning_check(const stap_la_tuning *t, stap_error *err);
 stap_qr_method stap_la_get_qr(const stap_la_ctx *ctx);
 /* The factor ctx runs for a batch of m x n matrices: householder or cholqr2 (auto
  * resolved: on the cpu backend cholqr2 where n <= STAP_CHOLQR2_AUTO_MAX_N and m >=
@@ -163,9 +182,10 @@ int stap_la_gpu_variant_query(int v, int m, int n, int batch, int nbeams, stap_l
                               stap_error *err);
 /* The variant the gpu backend uses for that batch (the model's choice); with nbeams > 0,
  * *separate (when not NULL) = 1 where it runs the QR alone with *v and the weight kernel
- * after it (predicted faster than every fused kernel), 0 where *v fuses the weights. */
-int stap_la_gpu_variant_choice(int m, int n, int batch, int nbeams, int *v, int *separate,
-                               stap_error *err);
+ * after it (predicted faster than every fused kernel), 0 where *v fuses the weights; t: the
+ * dispatch switches (NULL: the defaults). */
+int stap_la_gpu_variant_choice(int m, int n, int batch, int nbeams, const stap_la_tuning *t,
+                               int *v, int *separate, stap_error *err);
 /* Force variant v (-1: back to the model's choice) for the later stap_la_qr,
  * stap_la_adaptive_weights and stap_la_bench_qr calls on ctx (backend gpu): the tuning and test
  * hook. STAP_EINVAL when v is out of range or ctx is not a gpu context; a forced variant
@@ -188,9 +208,15 @@ int stap_la_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 
                      double *median_us, stap_cf32 *R_out, stap_error *err);
 
 /* The kernels the cpu backend runs in this process: "avx2+fma" (x86-64 CPUs with AVX2 and
- * FMA, chosen at run time; the environment variable RTSTAP_CPU_KERNELS=portable declines
- * them) or "portable" (the build's target, baseline x86-64 unless built RTSTAP_NATIVE). */
+ * FMA, chosen at run time) or "portable" (the build's target, baseline x86-64 unless built
+ * RTSTAP_NATIVE). */
 const char *stap_la_cpu_kernels(void);
+/* Choose them for the whole process, before any computation: "auto" (the above) or
+ * "portable" (the portable copy on an AVX2 machine too: the tests run both; rtstap hands on
+ * RTSTAP_CPU_KERNELS). Process-wide, not per engine: the cpu backend's results are bit for
+ * bit those of its instruction set, so one process runs one copy. STAP_EINVAL for another
+ * name; STAP_EUNSUPPORTED for "portable" in a build with only an AVX2 copy. */
+int stap_la_cpu_kernels_select(const char *name, stap_error *err);
 
 /* The cpu backend's complex matrix product (gemm_cpu.c), single-threaded:
  * Y (m x n, rows ldy apart) = A (m x k, rows lda apart) X (k x n, rows ldx apart), plus Y

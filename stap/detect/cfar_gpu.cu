@@ -17,23 +17,15 @@ static_assert((int)STAP_CFAR_CA == RTK_CFAR_CA && (int)STAP_CFAR_OS == RTK_CFAR_
 extern "C" int stap_cfar_enqueue(const stap_cfar_config *c, int B, int D, int R, const void *y,
                                  double *prefix, int make_prefix, const double *alpha,
                                  const int *rank, rtk_cfar_hit *hits, unsigned int capacity,
-                                 rtk_cpi_status *status, void *stream)
+                                 rtk_cpi_status *status, int two_pass, int line_threads,
+                                 void *stream)
 {
     const long long lines = (long long)B * D;
     const rtk_cfar_window lw = {(int)c->kind, c->guard, c->train, c->guard_doppler,
                                 c->train_doppler, D};
-    /* CA, GO, SO: one pass, each power read once (RTSTAP_CFAR_TWO_PASS=1: the prefix pass
-     * and the test pass, for comparisons) */
-    static const int two_pass = [] {
-        const char *v = getenv("RTSTAP_CFAR_TWO_PASS");
-        return v && v[0] == '1';
-    }();
-    /* RTSTAP_CFAR_LINE_THREADS=32|64|128: threads a line (default 128), for comparisons */
-    static const int tpl = [] {
-        const char *v = getenv("RTSTAP_CFAR_LINE_THREADS");
-        const int t = v ? atoi(v) : 0;
-        return t == 32 || t == 64 || t == 128 ? t : 0;
-    }();
+    /* CA, GO, SO: one pass, each power read once (two_pass: the prefix pass and the test
+     * pass, for comparisons); line_threads: 0 (= 128), 32, 64 or 128 threads a line */
+    const int tpl = line_threads == 32 || line_threads == 64 || line_threads == 128 ? line_threads : 0;
     if (!two_pass && rtk_cfar_line_fits((int)c->kind, R))
         return rtk_cfar_line_launch(y, lines, R, &lw, alpha, hits, capacity, tpl, status, stream);
     if (make_prefix && stap_cfar_uses_prefix(c->kind)) {
@@ -81,7 +73,7 @@ extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *
     LA_CU_GOTO(cudaMemcpy(drank, stap_cfar_plan_rank(plan), sizeof(int) * nt, cudaMemcpyHostToDevice), st, done);
     LA_CU_GOTO((cudaError_t)rtk_status_reset_launch(dst, 0), st, done);
     LA_CU_GOTO((cudaError_t)stap_cfar_enqueue(c, B, D, R, dy, dprefix, 1, dalpha, drank, dhits,
-                                      (unsigned)cells, dst, 0), st, done);
+                                      (unsigned)cells, dst, 0, 0, 0), st, done);
     LA_CU_GOTO(cudaMemcpy(&hst, dst, sizeof hst, cudaMemcpyDeviceToHost), st, done);
     if (hst.detections) {
         hits = (stap_cfar_hit *)malloc(sizeof(stap_cfar_hit) * hst.detections);

@@ -14,7 +14,7 @@ namespace {
 int doppler_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     const stap_config *c = &e->cfg;
-    RTK_TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &s->g, e->M, e->N,
+    RTK_TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &e->opt.tuning.la, &s->g, e->M, e->N,
                                   e->batch, e->B, g->d_V, s->d_W, &s->d_status->factor,
                                   s->d_status->phase, s->stream, err));
     g->dev_bytes += la_dev_weights_device_bytes(s->qr);
@@ -79,7 +79,7 @@ int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *e
             gb.bins = (int)(e->B * D);
             gb.wrap = (int)D;
         }
-        RTK_TRY(la_dev_weights_create(&s->jqr[b], c->backend, e->opt.qr_variant, &gb, e->M, e->Nt,
+        RTK_TRY(la_dev_weights_create(&s->jqr[b], c->backend, e->opt.qr_variant, &e->opt.tuning.la, &gb, e->M, e->Nt,
                                       e->batch * (g->jdl_shared ? e->B : 1), 1,
                                       g->d_Vt + (size_t)b * e->Nt,
                                       s->d_Wt + (size_t)b * e->batch * e->Nt,
@@ -124,7 +124,7 @@ int subcpi_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error
      * the other bins after */
     const stap_config *c = &e->cfg;
     const int per_bin = (stap_algorithm_traits(c) & STAP_TRAIT_STEER_PER_BIN) != 0;
-    RTK_TRY(la_dev_weights_create_grouped(&s->qr, c->backend, e->opt.qr_variant, e->M, e->N,
+    RTK_TRY(la_dev_weights_create_grouped(&s->qr, c->backend, e->opt.qr_variant, &e->opt.tuning.la, e->M, e->N,
                                           c->segments, per_bin ? e->batch : c->segments, e->B,
                                           g->d_Vs, per_bin ? (long long)e->B * e->N : 0, s->d_W,
                                           &s->d_status->factor, s->stream, err));

@@ -4,6 +4,8 @@
 #include "engine_internal.h"
 #include "gpu_module.h"
 #include "la_device.h"
+#include "la_gpu_module.h"
+#include "testing.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -52,6 +54,25 @@ void stap_engine_destroy(stap_engine *e)
 
 static int is_gpu_backend(stap_backend b) { return b == STAP_BACKEND_GPU || b == STAP_BACKEND_CUBLAS; }
 
+int stap_engine_tuning_check(const stap_engine_tuning *t, stap_error *err)
+{
+    if (t->doppler_one_kernel < -1 || t->doppler_one_kernel > 1)
+        return stap_fail(err, STAP_EINVAL, "tuning doppler_one_kernel %d: expected -1, 0 or 1",
+                         t->doppler_one_kernel);
+    if (t->doppler_tile != 0 && t->doppler_tile != 32)
+        return stap_fail(err, STAP_EINVAL, "tuning doppler_tile %d: expected 0 or 32", t->doppler_tile);
+    if (t->apply_kernel < 0 || t->apply_kernel > 2)
+        return stap_fail(err, STAP_EINVAL, "tuning apply_kernel %d: expected 0 (dispatched), 1 (rows) "
+                         "or 2 (FP32)", t->apply_kernel);
+    if ((t->apply_cfar_apart | t->cfar_two_pass) & ~1)
+        return stap_fail(err, STAP_EINVAL, "tuning apply_cfar_apart and cfar_two_pass are 0 or 1");
+    if (t->cfar_line_threads && t->cfar_line_threads != 32 && t->cfar_line_threads != 64 &&
+        t->cfar_line_threads != 128)
+        return stap_fail(err, STAP_EINVAL, "tuning cfar_line_threads %d: expected 0, 32, 64 or 128",
+                         t->cfar_line_threads);
+    return stap_la_tuning_check(&t->la, err);
+}
+
 size_t stap_engine_hit_capacity(const stap_config *c, int B, const stap_engine_options *o)
 {
     if (o->cfar.kind == STAP_CFAR_NONE) return 0;
@@ -89,7 +110,7 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
         /* the training matrices are materialized only by cuBLAS and for shapes that no
          * gathering QR kernel takes or whose plan runs the QR alone (JDL: one beam a solve) */
         const int solve_beams = beamspace ? 1 : B;
-        const size_t Tm = sub || stap_la_dev_weights_materializes(c->backend, o->qr_variant, (int)M,
+        const size_t Tm = sub || stap_la_dev_weights_materializes(c->backend, o->qr_variant, &o->tuning.la, (int)M,
                                                              (int)Nt, (int)mats, solve_beams)
                               ? T : 0;
         /* beamspace (JDL): every beam's beamspace cube (Nt / Q "channels") and weights */
@@ -132,24 +153,6 @@ int stap_engine_estimate(const stap_config *cfg_in, int nbeams, int steering_len
                                                                             : STAP_BACKEND_CPU;
     }
     estimate_resolved(&cfg, cfg.beams, opt, host, dev);
-    return STAP_OK;
-}
-
-/* A byte count with an optional k/M/G/T suffix (powers of 1024). */
-static int parse_bytes(const char *name, const char *s, size_t *out, stap_error *err)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    double mul = 1;
-    if (*end == 'k' || *end == 'K') mul = 1024.0, end++;
-    else if (*end == 'm' || *end == 'M') mul = 1048576.0, end++;
-    else if (*end == 'g' || *end == 'G') mul = 1073741824.0, end++;
-    else if (*end == 't' || *end == 'T') mul = 1099511627776.0, end++;
-    if (end == s || *end || errno || !(v >= 0) || v * mul > 1.8e19)
-        return stap_fail(err, STAP_EINVAL, "%s: expected a byte count such as 2000000 or 8G (got '%s')",
-                         name, s);
-    *out = (size_t)(v * mul);
     return STAP_OK;
 }
 
@@ -205,16 +208,7 @@ int stap_memory_available(size_t *host, const char **src, stap_error *err)
         }
         fclose(f);
     }
-    const char *env = getenv("RTSTAP_MEMORY_LIMIT");
-    if (env && *env) {
-        size_t lim;
-        int st = parse_bytes("RTSTAP_MEMORY_LIMIT", env, &lim, err);
-        if (st) return st;
-        if (lim < avail) {
-            avail = lim;
-            *src = "RTSTAP_MEMORY_LIMIT";
-        }
-    }
+    (void)err;
     *host = (size_t)avail;
     return STAP_OK;
 }
@@ -231,6 +225,10 @@ static int check_memory_resolved(const stap_config *cfg, const stap_engine_optio
     estimate_resolved(cfg, cfg->beams, opt, &host, &dev);
     int st = stap_memory_available(&avail, &src, err);
     if (st) return st;
+    if (opt->host_limit && opt->host_limit < avail) {
+        avail = opt->host_limit;
+        src = opt->host_limit_name ? opt->host_limit_name : "the engine options' host_limit";
+    }
     /* the caller's copies of a CPI's detections (its writer's queue), at the hit capacity */
     const size_t queued = opt->host_reserve + (size_t)(opt->detection_copies > 0 ? opt->detection_copies : 0) *
                                                   stap_engine_hit_capacity(cfg, cfg->beams, opt) *
@@ -250,14 +248,12 @@ static int check_memory_resolved(const stap_config *cfg, const stap_engine_optio
         return st;
     }
     const char *dsrc = "free";
-    const char *denv = getenv("RTSTAP_DEVICE_MEMORY_LIMIT");
-    if (denv && *denv) {
-        size_t lim;
-        if ((st = parse_bytes("RTSTAP_DEVICE_MEMORY_LIMIT", denv, &lim, err))) return st;
-        if (lim < dfree) {
-            dfree = lim;
-            dsrc = "allowed by RTSTAP_DEVICE_MEMORY_LIMIT";
-        }
+    char dlim[160];
+    if (opt->device_limit && opt->device_limit < dfree) {
+        dfree = opt->device_limit;
+        snprintf(dlim, sizeof dlim, "allowed by %s",
+                 opt->device_limit_name ? opt->device_limit_name : "the engine options' device_limit");
+        dsrc = dlim;
     }
     if (dev > dfree) {
         *which = 2;
@@ -371,6 +367,7 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
                          STAP_ENGINE_MAX_SLOTS);
     if ((st = stap_sample_format_validate(&opt->input, err)))
         return stap_error_prefix(err, "the engine's input format");
+    if ((st = stap_engine_tuning_check(&opt->tuning, err))) return st;
     if (opt->cfar.kind != STAP_CFAR_NONE &&
         (st = stap_cfar_validate(&opt->cfar, cfg.doppler_bins, cfg.range_gates, err)))
         return st;
@@ -485,18 +482,25 @@ static int move_to_cpu(stap_engine *e, const stap_error *cause, stap_error *err)
     return STAP_OK;
 }
 
-/* Test hook (issue 29): RTSTAP_TEST_FAIL_ENGINE=K makes the K-th collect of the process
- * (from 1) fail as a device fault would, on any backend, so that the move to the CPU and a
- * named backend's stop are tested without a GPU. */
+/* Test hooks (issue 29; include/rtstap/testing.h): stap_test_hooks.fail_collect = K makes the
+ * K-th collect from then on (from 1) fail as a device fault would, on any backend, so that
+ * the move to the CPU and a named backend's stop are tested without a GPU. */
+static _Atomic long long fault_at = 0, fault_calls = 0;
+
+void stap_test_hooks_set(const stap_test_hooks *h)
+{
+    const stap_test_hooks off = {0, 0, 0};
+    if (!h) h = &off;
+    fault_at = h->fail_collect;
+    fault_calls = 0;
+    stap_la_gpu_test_hooks(h->fail_device_alloc, h->device_trap);
+}
+
 static int injected_fault(stap_error *err)
 {
-    static long long at = -1, calls = 0;
-    if (at < 0) {
-        const char *s = getenv("RTSTAP_TEST_FAIL_ENGINE");
-        at = s ? atoll(s) : 0;
-    }
-    if (at <= 0 || ++calls != at) return STAP_OK;
-    return stap_fail(err, STAP_EDEVICE, "injected device fault (RTSTAP_TEST_FAIL_ENGINE=%lld)", at);
+    const long long at = fault_at;
+    if (at <= 0 || ++fault_calls != at) return STAP_OK;
+    return stap_fail(err, STAP_EDEVICE, "injected device fault (the test hook fail_collect = %lld)", at);
 }
 
 long long stap_engine_moved_to_cpu(const stap_engine *e) { return e->moved_at; }

@@ -47,42 +47,30 @@ int halloc(gpu_engine *g, T **p, size_t bytes, const char *what, stap_error *err
 /* The Doppler filter's path: window, conversion, FFT and layout in one kernel where D = 128
  * (the transforms in registers: 15.2 against 20.1 us for the load kernel and cuFFT, hard,
  * kernels/journal.md); elsewhere the load kernel and cuFFT, the one-kernel radix-2 filter
- * measuring no faster. RTSTAP_DOPPLER_FUSED=1 takes the one kernel wherever D is a power of
- * two, =0 never. Sub-CPI algorithms load their own way and run cuFFT. */
-static bool doppler_one_kernel(const stap_config *c)
+ * measuring no faster. The tuning's doppler_one_kernel = 1 takes the one kernel wherever D
+ * is a power of two, -1 never. Sub-CPI algorithms load their own way and run cuFFT. */
+static bool doppler_one_kernel(const stap_engine *e)
 {
-    static const int fused = [] {
-        const char *v = getenv("RTSTAP_DOPPLER_FUSED");
-        return v && v[0] == '1' ? 1 : v && v[0] == '0' ? 0 : -1;
-    }();
-    return !stap_is_subcpi(c) && (fused == 1 || (fused == -1 && c->doppler_bins == 128)) &&
+    const stap_config *c = &e->cfg;
+    const int one = e->opt.tuning.doppler_one_kernel;
+    return !stap_is_subcpi(c) && (one == 1 || (one == 0 && c->doppler_bins == 128)) &&
            rtk_doppler_fft_fits(c->channels, c->pulses, c->doppler_bins);
 }
 
-/* The apply kernel: as dispatched (the tensor cores for N > 16, the row kernel otherwise);
- * for comparisons RTSTAP_APPLY_FP32=1 the FP32 register-tiled kernel, RTSTAP_APPLY_ROWS=1
- * the row kernel for every N */
-static int apply_kind()
-{
-    static const int kind = [] {
-        const char *r = getenv("RTSTAP_APPLY_ROWS"), *f = getenv("RTSTAP_APPLY_FP32");
-        return r && r[0] == '1' ? 1 : f && f[0] == '1' ? 2 : 0;
-    }();
-    return kind;
-}
+/* The apply kernel: 0 as dispatched (the tensor cores for N > 16, the row kernel
+ * otherwise); for comparisons (the tuning's apply_kernel) 1 the row kernel for every N, 2
+ * the FP32 register-tiled kernel */
+static int apply_kind(const stap_engine *e) { return e->opt.tuning.apply_kernel; }
 
 /* The apply and the detector in one kernel (rtk_apply_cfar_launch) where only detections
  * are kept, the apply runs on the tensor cores and the detector would run as the one-pass
- * line kernel (CA, GO, SO; one segment, R <= 512); RTSTAP_APPLY_CFAR=0 keeps them apart,
- * for comparisons (as do RTSTAP_APPLY_FP32, RTSTAP_APPLY_ROWS and RTSTAP_CFAR_TWO_PASS) */
+ * line kernel (CA, GO, SO; one segment, R <= 512); the tuning's apply_cfar_apart keeps them
+ * apart, for comparisons (as do its apply_kernel and cfar_two_pass) */
 static bool fused_detect(const stap_engine *e, const gpu_slot *s)
 {
-    static const bool off = [] {
-        const char *v = getenv("RTSTAP_APPLY_CFAR"), *t = getenv("RTSTAP_CFAR_TWO_PASS");
-        return (v && v[0] == '0') || (t && t[0] == '1');
-    }();
+    const bool off = e->opt.tuning.apply_cfar_apart || e->opt.tuning.cfar_two_pass;
     const int kind = (int)e->opt.cfar.kind;
-    return !off && !e->opt.apply_gemm && apply_kind() == 0 && !e->opt.keep_output &&
+    return !off && !e->opt.apply_gemm && apply_kind(e) == 0 && !e->opt.keep_output &&
            rtk_cfar_line_fits(kind, e->cfg.range_gates) && rtk_apply_cfar_fits(&s->g, kind);
 }
 static rtk_cfar_window line_window(const stap_engine *e)
@@ -113,12 +101,9 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     if (sub)
         LA_LAUNCH(rtk_subcpi_load_launch(s->d_in, g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, c->doppler_order, s->d_X, s->d_status, st));
-    /* RTSTAP_DOPPLER_TILE=32: the D = 128 kernel's earlier 32-cell blocks, for comparisons */
-    static const int tile = [] {
-        const char *v = getenv("RTSTAP_DOPPLER_TILE");
-        return v && atoi(v) == 32 ? 32 : 0;
-    }();
-    if (doppler_one_kernel(c)) {
+    /* the tuning's doppler_tile = 32: the D = 128 kernel's earlier 32-cell blocks, for comparisons */
+    const int tile = e->opt.tuning.doppler_tile;
+    if (doppler_one_kernel(e)) {
         LA_LAUNCH(rtk_doppler_fft_launch(s->d_raw ? s->d_raw : s->d_in, s->d_raw ? &fmt : nullptr,
                                           g->d_win, c->channels, c->pulses, c->range_gates,
                                           c->doppler_bins, tile, s->d_X, s->d_status, st));
@@ -154,7 +139,7 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
         LA_LAUNCH(rtk_apply_cfar_launch(&s->g, e->B, s->d_W, &lw, g->d_alpha, s->d_hits, g->hit_cap,
                                          s->d_status, st));
     } else {
-        const int kind = apply_kind();
+        const int kind = apply_kind(e);
         LA_LAUNCH((kind == 1   ? rtk_apply_rows_launch
                     : kind == 2 ? rtk_apply_fp32_launch
                                 : rtk_apply_launch)(&s->g, e->B, s->d_W, s->d_Y, s->d_status, st));
@@ -163,7 +148,8 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     const stap_cfar_config *cf = &e->opt.cfar;
     if (cf->kind != STAP_CFAR_NONE && !fused_detect(e, s))
         LA_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 1,
-                              g->d_alpha, g->d_rank, s->d_hits, g->hit_cap, s->d_status, st));
+                              g->d_alpha, g->d_rank, s->d_hits, g->hit_cap, s->d_status,
+                              e->opt.tuning.cfar_two_pass, e->opt.tuning.cfar_line_threads, st));
     LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_OUT], st));
     LA_CU(cudaMemcpyAsync(s->h_status, s->d_status, sizeof(rtk_cpi_status), cudaMemcpyDeviceToHost, st));
     if (cf->kind != STAP_CFAR_NONE)
@@ -233,7 +219,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     /* D-point transforms along the first axis of X (D x C x R): C*R of them, element
      * stride C*R, neighbours 1 apart — one plan, one launch per CPI (none where the
      * Doppler filter runs in one kernel) */
-    if (!doppler_one_kernel(c)) {
+    if (!doppler_one_kernel(e)) {
         int n[1] = {(int)D}, embed[1] = {(int)D};
         LA_CUFFT(cufftPlanMany(&s->fft, 1, n, embed, (int)(C * R), 1, embed, (int)(C * R), 1,
                                 CUFFT_C2C, (int)(C * R)));
@@ -379,11 +365,11 @@ int gpu_create(stap_engine *e, stap_error *err)
     al->describe(e, g, qr, sizeof qr);
     snprintf(e->describe, sizeof e->describe,
              "%s: %s, %s, %s, %s CFAR kernels, %s, %d slot%s", stap_backend_name(c->backend),
-             doppler_one_kernel(c) ? "Doppler filter in one kernel" : "cuFFT Doppler", qr,
+             doppler_one_kernel(e) ? "Doppler filter in one kernel" : "cuFFT Doppler", qr,
              e->opt.apply_gemm                ? "apply as cublasCgemmBatched per tap"
              : fused_detect(e, &g->slot[0]) ? "apply on the tensor cores (3xTF32) and detection in one kernel"
-                                            : rtk_apply_describe(&g->slot[0].g, apply_kind() == 1   ? 2
-                                                                                : apply_kind() == 2 ? 1
+                                            : rtk_apply_describe(&g->slot[0].g, apply_kind(e) == 1   ? 2
+                                                                                : apply_kind(e) == 2 ? 1
                                                                                                     : 0),
              stap_cfar_kind_name(cf->kind),
              g->graphs ? "CUDA graphs" : (g->graph_note[0] ? g->graph_note : "direct launches"),
@@ -404,7 +390,7 @@ int gpu_submit(stap_engine *e, int slot, const void *cube, stap_error *err)
         LA_CU(cudaMemcpyAsync(s->d_raw ? s->d_raw : (void *)s->d_in, cube, stap_engine_input_bytes(e),
                                cudaMemcpyHostToDevice, s->stream));
     LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DOPPLER], s->stream));
-    rtk_fault_trap_maybe(s->stream); /* test hook: a device fault (RTSTAP_TEST_DEVICE_TRAP) */
+    rtk_fault_trap_maybe(s->stream); /* test hook: a device fault (stap_test_hooks.device_trap) */
     if (s->graph) LA_CU(cudaGraphLaunch(s->graph, s->stream));
     else RTK_TRY(enqueue_compute(e, g, s, err));
     return STAP_OK;
@@ -431,6 +417,7 @@ int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, stap_
     } else {
         LA_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 0,
                                      g->d_alpha, g->d_rank, g->d_big, (unsigned)cells, g->d_big_status,
+                                     e->opt.tuning.cfar_two_pass, e->opt.tuning.cfar_line_threads,
                                      s->stream));
     }
     LA_CU(cudaMemcpyAsync(g->h_big, g->d_big, sizeof(rtk_cfar_hit) * count, cudaMemcpyDeviceToHost,

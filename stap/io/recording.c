@@ -323,12 +323,11 @@ static const char *place_chunks(stap_recording *r)
 /* The direct path: one CPI per unfiltered chunk, or contiguous storage, in a file without a
  * user block, with elements iq_raw decodes. The offset of each written CPI is resolved here,
  * once, under the HDF5 lock; reading is then pread and decoding, no HDF5 call.
- * RTSTAP_READER=hdf5 keeps every read on the HDF5 path (tests compare the two). */
-static void direct_plan(stap_recording *r, int drank)
+ * hdf5_only (stap_read_options) keeps every read on the HDF5 path (tests compare the two). */
+static void direct_plan(stap_recording *r, int drank, int hdf5_only)
 {
     r->fd = -1;
     const char *why = NULL;
-    const char *env = getenv("RTSTAP_READER");
     hid_t dcpl = H5Dget_create_plist(r->dset), fcpl = H5Fget_create_plist(r->file);
     hid_t ft = H5Dget_type(r->dset);
     hsize_t ub = 0, ch[H5S_MAX_RANK];
@@ -336,7 +335,7 @@ static void direct_plan(stap_recording *r, int drank)
     size_t n = 1;
     for (int k = 1; k < 4; k++) n *= (size_t)r->sdims[k];
     r->cpi_bytes = n * (r->form.interleaved ? 2 : 1) * (ft >= 0 ? H5Tget_size(ft) : 0);
-    if (env && !strcmp(env, "hdf5")) why = "RTSTAP_READER=hdf5";
+    if (hdf5_only) why = "asked for";
     else if (stap_iq_raw_make(r->dset, &r->form, &r->raw)) why = "its element type";
     else if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0 || ub != 0) why = "a user block";
     else if (layout == H5D_CHUNKED) {
@@ -505,7 +504,7 @@ static int recording_open(h5_src *s, stap_recording *r, stap_input *in,
         return stap_fail(err, STAP_EFORMAT, "'/data/iq' in '%s': no conversion of its %s samples: %s",
                          path, r->form.comp, stap_io_h5_detail(detail, sizeof detail));
     r->zero = stap_io_fill_never(r->dset);
-    direct_plan(r, drank);
+    direct_plan(r, drank, opts && opts->hdf5_only);
     /* one CPI per unfiltered chunk whose bytes are native complex64 (a compound of float32
      * with the real part first, or interleaved float32), unscaled: the chunk's bytes are the
      * cube (H5Dread_chunk, 12.9 GB/s measured from the page cache, H5Dread 6-11) */

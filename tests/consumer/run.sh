@@ -41,7 +41,7 @@ soname=$(readelf -d "$libdir/librtstap.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p
 [ -e "$libdir/$soname" ] || fail "the SONAME '$soname' is not installed"
 echo "    $(cd "$prefix" && find . -type f | wc -l) files; SONAME $soname"
 # only the public headers are installed
-extra=$(ls "$prefix/include/rtstap" | grep -v -x -E 'common.h|version.h|linalg.h|stap.h|cfar.h|engine.h|h5io.h|vrt.h|stream.h|rtstap.h')
+extra=$(ls "$prefix/include/rtstap" | grep -v -x -E 'common.h|version.h|linalg.h|stap.h|cfar.h|engine.h|h5io.h|vrt.h|stream.h|testing.h|rtstap.h')
 [ -z "$extra" ] || fail "headers installed that are not public: $extra"
 
 # with CUDA, the GPU backends' library is installed beside librtstap and the installed
@@ -138,7 +138,7 @@ fi
 
 step "the public headers as C++"
 # shellcheck disable=SC2046
-printf '#include <rtstap/rtstap.h>\nint main() { stap_cf32 z{1, 2}; return (int)z.re - 1; }\n' |
+printf '#include <rtstap/rtstap.h>\n#include <rtstap/testing.h>\nint main() { stap_cf32 z{1, 2}; return (int)z.re - 1; }\n' |
     ${CXX:-c++} -std=c++17 -Wall -Wextra -Werror -fsyntax-only -x c++ $(pkg-config --cflags rtstap) - \
         >"$T/cxx.log" 2>&1 || fail "C++: $(cat "$T/cxx.log")"
 

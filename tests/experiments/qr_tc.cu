@@ -651,7 +651,7 @@ int main(int argc, char **argv)
         if (flow >= 0 && c.flowp != flow) continue;
         const int m = c.m, n = c.n, batch = quick ? 2 : c.batch;
         const size_t total = (size_t)m * n * batch, bytes = total * sizeof(float2);
-        const int v = rtk_qr_select_batch(0, m, n, batch, 0, smem_limit);
+        const int v = rtk_qr_select_batch(0, m, n, batch, 0, smem_limit, RTK_DISPATCH_MODEL);
         const rtk_qr_variant *var = rtk_qr_variant_get(v);
         float2 *work, *orig;
         RTK_CU_EXIT(cudaMalloc(&work, bytes));

@@ -12,6 +12,18 @@
 
 void tc_rng_seed(tc_rng *r, uint64_t seed) { rt_rng_seed(r, seed, 0); }
 
+int tc_cpu_kernels_from_env(void)
+{
+    const char *want = getenv("RTSTAP_CPU_KERNELS");
+    stap_error err;
+    if (stap_la_cpu_kernels_select(want && *want ? want : "auto", &err)) {
+        fprintf(stderr, "RTSTAP_CPU_KERNELS: %s\n", err.msg);
+        return -1;
+    }
+    printf("cpu backend kernels: %s\n", stap_la_cpu_kernels());
+    return 0;
+}
+
 uint64_t tc_seed_from_env(uint64_t fixed)
 {
     uint64_t seed = fixed;

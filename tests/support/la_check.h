@@ -17,6 +17,10 @@
 typedef rt_rng tc_rng;
 void tc_rng_seed(tc_rng *r, uint64_t seed);
 uint64_t tc_seed_from_env(uint64_t fixed); /* RTSTAP_SEED or fixed; prints "seed = N" */
+/* The cpu backend's kernel copy from RTSTAP_CPU_KERNELS (auto | portable; the CTest tests
+ * *_portable), handed to stap_la_cpu_kernels_select as rtstap does; prints which runs. 0, or
+ * -1 (printed) when the library refused it. */
+int tc_cpu_kernels_from_env(void);
 double tc_uniform(tc_rng *r);            /* (0,1) */
 double tc_normal(tc_rng *r);             /* N(0,1) */
 stap_cf32 tc_cnormal(tc_rng *r);              /* complex circular normal, E|z|^2 = 1 */

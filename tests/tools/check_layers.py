@@ -30,6 +30,10 @@ the bottom. The rules, each a failure:
   algo     a library or program file names an algorithm (STAP_ALGORITHM_JDL, ...) outside the
            three that may (ALGORITHM_FILES: the enum, the descriptors, the GPU stages); the
            rest asks the descriptor (docs/architecture.md, "The algorithm descriptor");
+  env      a library file (everything but app/) reads an environment variable (getenv) other
+           than ENV_ALLOWED's: the library takes its settings as options a caller sees and
+           sets (stap_engine_options, stap_read_options, stap_test_hooks); programs read the
+           RTSTAP_* variables and hand them on (app/env.c, docs/usage.md "Environment");
   size     a source file (.c .h .cu .cuh .py .sh under app/ stap/ linalg/ kernels/
            datasets/ include/ tests/) over MAX_FILE_LINES lines, or a C/C++ function outside
            kernels/ (and tests/experiments/, kernels measured and not kept) over
@@ -65,6 +69,7 @@ PUBLIC_OWNER = {
     "h5io.h": "stap",
     "vrt.h": "stap",
     "stream.h": "stap",
+    "testing.h": "stap",  # the test hooks (stap/engine/engine.c)
     "rtstap.h": "stap",  # the umbrella header
 }
 GENERATED = {"rtstap/version.h": "include", "rtstap_commit.h": "include"}
@@ -77,6 +82,12 @@ FLAG_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 HDF5_RE = re.compile(r"^(hdf5(_hl)?\.h|H5\w*\.h)$")
 CUDA_RE = re.compile(r"^(cuda\w*\.h|cublas\w*\.h|cufft\w*\.h|cuComplex\.h)$")
 SIGNAL_RE = re.compile(r"\b(sigaction|signal)\s*\(")
+GETENV_RE = re.compile(r"\bgetenv\s*\(\s*(\"[^\"]*\")?")
+# the library's own reads, each where the caller can see and set it (docs/usage.md):
+# the GPU library's file (a loader's path, like LD_LIBRARY_PATH: decided at the first load,
+# before a program could hand it on) and CUDA's own variable, named in an error message
+ENV_ALLOWED = {("linalg/gpu_loader.c", '"RTSTAP_GPU_LIBRARY"'),
+               ("linalg/gpu_dispatch.cu", '"CUDA_VISIBLE_DEVICES"')}
 PUBLIC_NAME_RE = re.compile(r"^(stap_|STAP_|RTSTAP_)")
 # a function defined with external linkage: its type and name at column 0, the body's brace
 # after the parameters (static functions, prototypes and macros do not match)
@@ -372,6 +383,11 @@ def check(root):
             for lineno, line in enumerate(code.splitlines(), 1):
                 if INCLUDE_RE.match(line):
                     continue
+                ge = GETENV_RE.search(line)
+                if ge and (rel, ge.group(1)) not in ENV_ALLOWED:
+                    problems.append("%s:%d: env: %s reads the environment (%s): a library takes "
+                                    "options; a program reads variables and hands them on"
+                                    % (rel, lineno, rel, ge.group(1) or "a variable"))
                 sg = SIGNAL_RE.search(STRING_RE.sub('""', line))
                 if sg:
                     problems.append("%s:%d: home: %s calls %s: a library installs no signal "
@@ -461,6 +477,7 @@ def self_test():
         "linalg/g.cu": '#include "g.h"\n',
         "linalg/c.c": '#include "g.h"\n',
         "stap/sig.c": 'void i(void) { signal(15, 0); }\n',
+        "stap/env.c": 'int e(void) { return getenv("RTSTAP_X") != 0; }\n',
         "stap/engine/eng.h": "struct stap_engine;\n",
         "stap/config/cfg.c": '#include "eng.h"\nint j = STAP_ALGORITHM_JDL;\n',
         "tests/long.sh": "true\n" * (MAX_FILE_LINES + 1),
@@ -482,6 +499,7 @@ def self_test():
         "datasets/d.c:1: home",
         "linalg/c.c:1: home",
         "stap/sig.c:1: home",
+        "stap/env.c:1: env",
         "stap/config/cfg.c:1: ring",
         "stap/config/cfg.c:2: algo",
         "tests/long.sh:%d: size" % (MAX_FILE_LINES + 1),

@@ -135,7 +135,7 @@ int main(void)
 {
     tc_rng rng;
     tc_rng_seed(&rng, 4747);
-    printf("cpu backend kernels: %s\n", stap_la_cpu_kernels());
+    if (tc_cpu_kernels_from_env()) return 1;
     static const struct { int m, n, batch, ill_batch; } shapes[] = {
         {80, 16, 32, 8},  {192, 96, 8, 3},  {240, 66, 16, 4}, /* presets (batch reduced) */
         {96, 16, 32, 8},  {288, 96, 8, 3},  {306, 66, 16, 4}, /* with loading rows       */

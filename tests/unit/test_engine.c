@@ -603,14 +603,26 @@ int main(void)
     stap_cfar_defaults(&o.cfar);
     /* the memory check: refused before allocating, naming need and availability */
     o.cfar.train = 16;
-    setenv("RTSTAP_MEMORY_LIMIT", "64k", 1);
+    o.host_limit = 64 << 10;
     CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_ENOMEM &&
-              strstr(err.msg, "host memory") && strstr(err.msg, "RTSTAP_MEMORY_LIMIT"),
+              strstr(err.msg, "host memory") && strstr(err.msg, "the engine options' host_limit"),
           "64 kB of memory: %s", err.msg);
-    setenv("RTSTAP_MEMORY_LIMIT", "1e12", 1);
+    o.host_limit_name = "MY_LIMIT";
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_ENOMEM && strstr(err.msg, "(MY_LIMIT)"),
+          "64 kB of memory, the limit named: %s", err.msg);
+    o.host_limit = (size_t)1e12;
     CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_OK, "1 TB of memory: %s", err.msg);
     if (!tc_failures) stap_engine_destroy(e);
-    unsetenv("RTSTAP_MEMORY_LIMIT");
+    o.host_limit = 0;
+    /* the tuning switches are checked */
+    o.tuning.apply_kernel = 3;
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_EINVAL && strstr(err.msg, "apply_kernel"),
+          "apply_kernel 3 accepted: %s", err.msg);
+    o.tuning.apply_kernel = 0;
+    o.tuning.la.qr_dispatch = 7;
+    CHECK(stap_engine_create(&e, &c, NULL, 0, 0, &o, &err) == STAP_EINVAL && strstr(err.msg, "QR dispatch"),
+          "QR dispatch 7 accepted: %s", err.msg);
+    o.tuning.la.qr_dispatch = 0;
     if (tc_failures) {
         fprintf(stderr, "test_engine: %d failure(s)\n", tc_failures);
         return 1;

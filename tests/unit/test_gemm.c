@@ -83,7 +83,7 @@ int main(void)
 {
     tc_rng r;
     tc_rng_seed(&r, tc_seed_from_env(TC_FIXED_SEED));
-    printf("test_gemm: kernels %s\n", stap_la_cpu_kernels());
+    if (tc_cpu_kernels_from_env()) return 1;
     /* the engine's shapes (beams x range cells x channels), tails of every width, k = 0 */
     const int shapes[][3] = {{16, 480, 22}, {16, 160, 66}, {5, 37, 3},  {4, 8, 1},  {1, 1, 1},
                              {7, 13, 9},    {3, 8, 0},     {17, 100, 13}, {2, 7, 64}, {12, 24, 128}};

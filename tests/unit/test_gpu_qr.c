@@ -332,7 +332,7 @@ int main(void)
             const int n = 1 + (int)(tc_uniform(&rng) * 96), m = n + (int)(tc_uniform(&rng) * (330 - n));
             const int batch = 1 + (int)(tc_uniform(&rng) * 4000), kind = it % 3;
             const int nb = kind ? 1 + (int)(tc_uniform(&rng) * 32) : 0;
-            const int v = rtk_qr_select_batch(kind, m, n, batch, nb, dev_smem);
+            const int v = rtk_qr_select_batch(kind, m, n, batch, nb, dev_smem, RTK_DISPATCH_MODEL);
             CHECK(v >= 0 && rtk_qr_fits(v, m, n, dev_smem), "%dx%dx%d kind %d: choice %d does not fit",
                   m, n, batch, kind, v);
             if (v < 0) continue;

@@ -3,7 +3,7 @@
  *    by HDF5, not read as IEEE by the direct path (which gave values off by 2^27); the
  *    standard types, either byte order, still go the direct way;
  *  - a file cut short while it is read fails the CPI that lost bytes ("the file ends
- *    early") on the HDF5 path too — chunks of 2 CPIs, a user block, RTSTAP_READER=hdf5,
+ *    early") on the HDF5 path too — chunks of 2 CPIs, a user block, hdf5_only (rtstap: RTSTAP_READER=hdf5),
  *    contiguous storage — where libhdf5's sec2 driver reads zeros past the end of the file;
  *  - the direct reader reads the file HDF5 opened: another file renamed over the path while
  *    the recording opens (here, deterministically, at the first open of the path while the
@@ -219,8 +219,8 @@ static void test_truncated(tc_rng *rng)
     const struct { const char *name; rec_spec s; int hdf5; } kinds[] = {
         {"chunks of 2 CPIs", {.comp = H5T_IEEE_F32LE, .cpis = cpis, .rows = 2}, 0},
         {"a user block", {.comp = H5T_IEEE_F32LE, .cpis = cpis, .rows = 1, .userblock = 1024}, 0},
-        {"RTSTAP_READER=hdf5", {.comp = H5T_IEEE_F32LE, .cpis = cpis, .rows = 1}, 1},
-        {"contiguous, RTSTAP_READER=hdf5", {.comp = H5T_IEEE_F32LE, .cpis = cpis}, 1},
+        {"hdf5_only", {.comp = H5T_IEEE_F32LE, .cpis = cpis, .rows = 1}, 1},
+        {"contiguous, hdf5_only", {.comp = H5T_IEEE_F32LE, .cpis = cpis}, 1},
         {"direct", {.comp = H5T_IEEE_F32LE, .cpis = cpis, .rows = 1}, 0},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
@@ -228,12 +228,11 @@ static void test_truncated(tc_rng *rng)
         snprintf(path, sizeof path, "%s/cut%zu.h5", dir, k);
         if (write_rec(path, &kinds[k].s, x)) continue;
         const long long end = cpi_end(path, cpis - 1, kinds[k].s.userblock);
-        if (kinds[k].hdf5) setenv("RTSTAP_READER", "hdf5", 1);
+        const stap_read_options ro = {.hdf5_only = kinds[k].hdf5};
         stap_recording *r = NULL;
         stap_input in;
         stap_error err;
-        const int ost = stap_recording_open(path, &r, &in, NULL, &err);
-        unsetenv("RTSTAP_READER");
+        const int ost = stap_recording_open(path, &r, &in, &ro, &err);
         if (ost) {
             CHECK(0, "%s: %s", kinds[k].name, err.msg);
             continue;

@@ -217,7 +217,7 @@ int main(void)
     /* the cpu backend's kernel copy: RTSTAP_CPU_KERNELS=portable (the CTest test *_portable)
      * must be honoured, so that the portable copy is tested on AVX2 machines too */
     const char *want_kernels = getenv("RTSTAP_CPU_KERNELS");
-    printf("cpu backend kernels: %s\n", stap_la_cpu_kernels());
+    CHECK(tc_cpu_kernels_from_env() == 0, "the kernels RTSTAP_CPU_KERNELS asks for");
     CHECK(!want_kernels || strcmp(want_kernels, "portable") || !strcmp(stap_la_cpu_kernels(), "portable"),
           "RTSTAP_CPU_KERNELS=portable, yet the cpu backend runs its %s kernels", stap_la_cpu_kernels());
 
