@@ -133,6 +133,7 @@ static int run_parse(run_job *j, int argc, char **argv)
         {"preset", 0, CLI_CALL, &j->preset, "NAME",
          "easy | medium | hard (default hard); options override it", .parse = cli_parse_preset},
         CLI_OPTS_PROCESSING(&j->proc),
+        CLI_OPTS_LOOK(&j->look),
         CLI_OPT_TRAINING(&j->tw),
         CLI_OPT_BACKEND(&j->cfg.backend),
         CLI_OPT_QR(&j->cfg.qr),
@@ -176,6 +177,7 @@ static int run_parse(run_job *j, int argc, char **argv)
         if (j->ndevices && j->devices[0] >= 0 && (pst = cli_select_device(j->devices[0]))) return pst;
     }
     if (cli_input_opts_need_input(&j->inopts, j->input)) return EXIT_USAGE;
+    if ((pst = cli_look_check(&j->look, j->proc.beams > 0))) return pst;
     if ((pst = cli_training_apply(&j->tw, j->proc.seg > 0, &j->cfg)) ||
         (pst = cli_training_order(&j->tw, &j->proc.dorder)))
         return pst;
@@ -188,7 +190,7 @@ static int run_parse(run_job *j, int argc, char **argv)
     return CLI_GO;
 }
 
-void run_apply_options(run_job *j)
+int run_apply_options(run_job *j)
 {
     stap_config *c = &j->cfg;
     c->channels = j->in.channels;
@@ -205,6 +207,7 @@ void run_apply_options(run_job *j)
             if (par_rank() == 0) fprintf(stderr, "rtstap: note: %s: from its shape: %s\n", j->input, note);
         j->fitted = 1;
     }
+    return cli_look_apply(&j->look, &j->in, c, j->input_name[0] ? j->input_name : j->input);
 }
 
 /* the input: a file's shape and metadata (a recording is handed on), or the synthesized cube */
@@ -243,8 +246,9 @@ static int one_compute(run_job *j, stap_engine **eng, stap_cpi_result *r, double
                        double *read_ms)
 {
     stap_error err;
-    run_apply_options(j);
-    int fit = run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input_name);
+    int fit = run_apply_options(j);
+    if (fit) return fit;
+    fit = run_cfar_fit(&j->cfar, &j->cfg, j->cfar_given, j->quiet, j->input_name);
     if (fit) return fit;
     stap_engine_options eo;
     if (cli_env_engine_defaults(&eo, &err)) return cli_fail(&err);
@@ -380,6 +384,7 @@ static int run_one(run_job *j, double read_ms)
     res.backend_name = stap_backend_name(pc->backend);
     res.beams = stap_engine_beams(eng);
     res.steering = stap_engine_steering(eng);
+    res.looks = j->in.looks;
     res.weights = r.weights;
     res.output = r.output;
     res.timing_ms = timing;

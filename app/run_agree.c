@@ -85,7 +85,8 @@ static void config_fields(const run_job *j, fingerprint *f)
 {
     run_job c = *j;
     c.quiet = 1;
-    run_apply_options(&c);
+    memset(&c.look, 0, sizeof c.look); /* the configuration only: no steering built here */
+    (void)run_apply_options(&c);
     const stap_config *g = &c.cfg;
     put_int(f, "--preset", j->preset);
     put_int(f, "--backend", g->backend);
@@ -98,6 +99,8 @@ static void config_fields(const run_job *j, fingerprint *f)
     put_int(f, "block", g->block);
     put_int(f, "guard", g->guard);
     put_int(f, "--beams", g->beams);
+    put_int(f, "--look", j->look.n);
+    put_int(f, "--sector", j->look.sector_given);
     put_real(f, "--loading", g->loading);
     put_int(f, "--window", g->window);
     put_real(f, "--window's sidelobe level", g->chebyshev_db);

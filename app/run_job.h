@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "cli_look.h"
 #include "cli_opts.h"
 #include "engine.h"
 #include "h5io.h"
@@ -18,6 +19,7 @@ typedef struct run_job {
     const char *devices_s;   /* --devices LIST|all (recordings)                      */
     int devices[16], ndevices; /* resolved: > 0, one engine per device               */
     cli_processing proc; /* --doppler-bins ... --window, laid over the preset */
+    cli_look look;       /* --look, --sector, --doppler-hz, --doppler-mps        */
     int fitted;          /* the preset fitted to the file's shape (cli_fit_to_shape) */
     int threads;
     stap_config cfg;
@@ -32,8 +34,9 @@ typedef struct run_job {
     char input_name[1024];
 } run_job;
 
-/* the options over the preset's configuration, the input's shape and metadata */
-void run_apply_options(run_job *j);
+/* the options over the preset's configuration, the input's shape and metadata; the steering
+ * of --look or --sector into j->in. The exit status (0: go on; an error printed). */
+int run_apply_options(run_job *j);
 /* The default detector steps aside (with a note) on range lines too short for its window;
  * a detector the user asked for is an error there (exit 1), an adaptive detector where it is
  * not defined a usage error (exit 2). Returns the exit status (0: go on). */

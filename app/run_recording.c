@@ -109,6 +109,7 @@ int rec_engine(run_job *j, rec_run *r)
     h->backend_name = stap_backend_name(h->cfg->backend);
     h->beams = stap_engine_beams(r->eng);
     h->steering = stap_engine_steering(r->eng);
+    h->looks = in->looks;
     h->meta = &in->meta;
     h->have_detections = j->cfar.kind != STAP_CFAR_NONE;
     h->cfar_description = r->cfar_desc;
@@ -310,8 +311,11 @@ int run_recording(run_job *j)
     if (!r) return cli_error(EXIT_PROCESSING, "out of memory");
     r->in_file = stap_recording_cpis(j->rec);
     r->cpis = stap_recording_written(j->rec);
-    run_apply_options(j);
-    int status = EXIT_OK;
+    int status = run_apply_options(j);
+    if (status) {
+        free(r);
+        return status;
+    }
     if (par_size() > 1) /* rtstap-mpi: the CPIs dealt to the ranks */
         status = run_ranks(j, r);
     else if (!(status = rec_engine(j, r))) {

@@ -102,6 +102,8 @@ typedef struct stap_input {
     char samples[96];        /* readers: how /data/iq stores them, e.g. "complex64 {r, i}",
                                 "int16, interleaved (last axis iq), scale 0.001"           */
     char dataset[256];       /* readers: the dataset the cube was read from ("/data/iq")    */
+    stap_look *looks;        /* the looks `steering` was built from (steering_beams of them;
+                                the caller's, freed by stap_input_free), or NULL           */
 } stap_input;
 
 /* Read and validate a schema-v1.1 file. /data/iq holds complex samples as a compound of
@@ -161,6 +163,10 @@ typedef struct stap_result {
      * guard refactored by Householder); /config qr (the factor asked) is always written. */
     int qr_counted;
     long long qr_cholqr2, qr_guarded;
+    /* Optional: the looks the steering was built from (stap_steering_from_looks), one per
+     * beam, or NULL: written as /steering's attributes az_deg, el_deg and, when they have a
+     * Doppler (all or none), doppler_normalized, doppler_bin, doppler_hz (with a PRF). */
+    const stap_look *looks;
 } stap_result;
 
 /* Write the result file atomically: /weights, /output/iq, /steering, /config,

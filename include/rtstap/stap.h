@@ -196,6 +196,48 @@ double stap_beam_u(int b, int B);
  * of |a(u)^H v_centre|, v_centre = the centre-tap entries v[c*Q + (Q-1)/2]. */
 double stap_look_direction(const stap_cf32 *v, int channels, int doppler_order, double spacing);
 
+/* ---- steering in physical units (docs/processing.md "Steering and array geometry") ----
+ * Directions are azimuth az from broadside, positive towards +x, and elevation el above the
+ * array's plane: the unit vector k = (cos el sin az, cos el cos az, sin el) in the array's
+ * frame — x along the array axis (the default uniform line, the platform's velocity), y
+ * broadside, z up. Element c at p_c (wavelengths) sees exp(+2 pi i p_c . k): for the default
+ * line p_c = (c d, 0, 0), exp(2 pi i d c u) with u = cos el sin az, stap_default_steering's
+ * convention (Ward, TR-1015, section 2.2). */
+typedef struct stap_look {
+    double az_deg;   /* azimuth, degrees, -180..180                                         */
+    double el_deg;   /* elevation, degrees, -90..90                                         */
+    double doppler;  /* the target's Doppler, cycles per pulse (f_D / PRF), -1/2..1/2, or NAN:
+                        none (the algorithm's default taps, stap_default_steering)          */
+} stap_look;
+
+/* An array: the positions and complex gains of its channels. */
+typedef struct stap_array {
+    int elements;                 /* C, the cube's channels                                */
+    const double *position;       /* C x 3 (x, y, z), wavelengths; NULL: the uniform line
+                                     along x at stap_config.element_spacing                */
+    const stap_cf32 *calibration; /* C complex gains g_c (the channel's response to a unit
+                                     signal: the data are g_c times the ideal), or NULL: 1  */
+} stap_array;
+
+/* The steering vectors of nbeams looks (V: nbeams x N, N = C*Q, row-major) for cfg's shape
+ * and algorithm (cfg->channels, pulses, doppler_order, doppler_bins (0: P), window): row b is
+ * g (.) a(k_b) (x) t_b — a(k)_c = exp(2 pi i p_c . k); t_b the algorithm's default taps
+ * (stap_default_steering), or, when looks[b].doppler is a number, the response of a target at
+ * that Doppler in the taps of the bin nearest it (post-Doppler, JDL: the windowed DFT's, sum_p
+ * win[p] exp(2 pi i (delta - j) p / D) / sum_p win[p] for tap offset j; pre-Doppler: exp(2 pi i
+ * delta q / D); delta = D f - the nearest bin). array may be NULL (the uniform line, no
+ * calibration). STAP_EINVAL naming the field: an angle or Doppler out of range, a Doppler with
+ * an algorithm whose weights do not depend on it (adpca, dpca), array->elements other than
+ * cfg->channels, a non-finite position or a zero or non-finite gain. */
+int stap_steering_from_looks(const stap_config *cfg, const stap_array *array,
+                             const stap_look *looks, int nbeams, stap_cf32 *V, stap_error *err);
+/* nbeams looks spread over the sector az1..az2 (degrees) at elevation el, both ends included
+ * (az_b = az1 + (az2 - az1) b / (nbeams - 1); one beam: the sector's centre), no Doppler. */
+void stap_looks_sector(double az1_deg, double az2_deg, double el_deg, int nbeams, stap_look *looks);
+/* The Doppler bin nearest a Doppler of f cycles per pulse among D bins (0..D-1, bin order as
+ * the engine's: d / D in [-1/2, 1/2) modulo 1). */
+int stap_doppler_bin(double f, int D);
+
 /* The axes of a cube (a recording's cpi axis, an interleaved cube's iq axis too). */
 typedef enum stap_axis { STAP_AXIS_CHANNEL = 0, STAP_AXIS_PULSE, STAP_AXIS_RANGE,
                          STAP_AXIS_CPI, STAP_AXIS_IQ } stap_axis;

@@ -26,6 +26,11 @@ typedef struct stap_algo {
     float (*steering_tap)(int Q, int q);
     /* the solves' steering vector for Doppler bin d (sub-CPI), in double (re, im) pairs */
     void (*bin_steering)(const stap_config *c, const stap_cf32 *v, int d, double *s);
+    /* the Q temporal taps t (re, im pairs) of a target delta Doppler bins from the bin
+     * nearest it (|delta| <= 1/2), the Doppler window win (stap_window_len coefficients):
+     * the steering of stap_steering_from_looks with a target Doppler; NULL: the weights do
+     * not depend on a target Doppler (one weight for every bin, or fixed) */
+    void (*doppler_taps)(const stap_config *c, const float *win, double delta, double *t);
     /* fixed weights for steering vector v (STAP_TRAIT_FIXED) */
     void (*fixed_weights)(const stap_config *c, const stap_cf32 *v, stap_cf32 *w);
     /* the label's own part after the name (" NA=3"), "" for none */

@@ -114,6 +114,38 @@ static float binomial_tap(int Q, int q)
     return (q % 2 ? -1.0f : 1.0f) * (Q == 3 && q == 1 ? 2.0f : 1.0f);
 }
 
+/* post-Doppler, JDL: a tone delta bins off bin d0 seen by the taps' bins d0 + q - (Q-1)/2 of
+ * the windowed DFT (bin k holds exp(+2 pi i k p / D)): t_q = sum_p win[p] exp(2 pi i (delta -
+ * q + (Q-1)/2) p / D) / sum_p win[p]; delta = 0 with no window and D = P gives the centre tap */
+static void window_doppler_taps(const stap_config *c, const float *win, double delta, double *t)
+{
+    const int Q = c->doppler_order, D = c->doppler_bins > 0 ? c->doppler_bins : c->pulses;
+    const int P = stap_window_len(c);
+    double gain = 0;
+    for (int p = 0; p < P; p++) gain += win[p];
+    for (int q = 0; q < Q; q++) {
+        const double f = (delta - (q - (Q - 1) / 2)) / D;
+        double re = 0, im = 0;
+        for (int p = 0; p < P; p++) {
+            re += win[p] * cos(2.0 * M_PI * f * p);
+            im += win[p] * sin(2.0 * M_PI * f * p);
+        }
+        t[2 * q] = re / gain;
+        t[2 * q + 1] = im / gain;
+    }
+}
+/* pre-Doppler: bin d0's steering is v exp(2 pi i d0 q / D) (predoppler_bin_steering); the
+ * target's sub-CPI pulses add exp(2 pi i delta q / D) */
+static void ramp_doppler_taps(const stap_config *c, const float *win, double delta, double *t)
+{
+    const int D = c->doppler_bins > 0 ? c->doppler_bins : c->pulses;
+    (void)win;
+    for (int q = 0; q < c->doppler_order; q++) {
+        t[2 * q] = cos(2.0 * M_PI * delta * q / D);
+        t[2 * q + 1] = sin(2.0 * M_PI * delta * q / D);
+    }
+}
+
 static void jdl_label(const stap_config *c, char *buf, size_t len)
 {
     snprintf(buf, len, " NA=%d", c->angle_bins);
@@ -133,6 +165,7 @@ static const stap_algo algorithms[] = {
     [STAP_ALGORITHM_POST_DOPPLER] = {
         .info = {"post-doppler", "post-Doppler", 0, 0, 0, 0, NULL, "channels x Doppler order"},
         .steering_tap = centre_tap,
+        .doppler_taps = window_doppler_taps,
     },
     [STAP_ALGORITHM_JDL] = {
         .info = {"jdl", "JDL", STAP_TRAIT_BEAMSPACE, 0, 0, 0, "angle_bins",
@@ -140,6 +173,7 @@ static const stap_algo algorithms[] = {
         .validate = jdl_validate,
         .adapted_dof = jdl_adapted_dof,
         .steering_tap = centre_tap,
+        .doppler_taps = window_doppler_taps,
         .label = jdl_label,
     },
     [STAP_ALGORITHM_PRE_DOPPLER] = {
@@ -147,6 +181,7 @@ static const stap_algo algorithms[] = {
                  0, 3, NULL, "channels x sub-CPI pulses"},
         .steering_tap = flat_tap,
         .bin_steering = predoppler_bin_steering,
+        .doppler_taps = ramp_doppler_taps,
         .label = subcpi_label,
     },
     [STAP_ALGORITHM_ADPCA] = {

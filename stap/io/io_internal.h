@@ -158,6 +158,9 @@ RT_INTERNAL void stap_io_w_cf32_keep(h5w *w, hid_t loc, const char *name, const 
                              int rank, const hsize_t *dims, const stap_cf32 *data, hid_t *keep);
 RT_INTERNAL void stap_io_w_attr(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
                         const void *value);
+/* the same with n > 0 values: a 1-D attribute (n = 0: scalar) */
+RT_INTERNAL void stap_io_w_attr_n(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
+                                  int n, const void *value);
 RT_INTERNAL void stap_io_w_attr_int(h5w *w, hid_t obj, const char *name, int v);
 RT_INTERNAL void stap_io_w_attr_double(h5w *w, hid_t obj, const char *name, double v);
 RT_INTERNAL void stap_io_w_attr_string(h5w *w, hid_t obj, const char *name, const char *s);
@@ -166,6 +169,15 @@ RT_INTERNAL void stap_io_w_meta_radar(h5w *w, hid_t file, const stap_radar_meta 
 RT_INTERNAL hid_t stap_io_no_chunk_cache(void);
 RT_INTERNAL hid_t stap_io_out_create(h5w *w, h5_out *o);
 RT_INTERNAL int stap_io_out_finish(h5w *w, h5_out *o, hid_t file);
+
+/* ---- array_io.c ------------------------------------------------------------------------ */
+/* A result's looks (stap_result.looks, B of them or NULL): angles in range, a Doppler on all
+ * or none; STAP_EINVAL naming path. */
+RT_INTERNAL int stap_io_looks_check(const stap_look *looks, int B, const char *path, stap_error *err);
+/* /steering's attributes az_deg, el_deg (B float64), and with a Doppler doppler_normalized,
+ * doppler_bin (of D) and, with a PRF, doppler_hz; nothing when looks is NULL. */
+RT_INTERNAL void stap_io_w_looks(h5w *w, hid_t steering, const stap_look *looks, int B, int D,
+                                 const stap_radar_meta *m);
 
 /* ---- h5x.c (h5x.h) --------------------------------------------------------------------- */
 

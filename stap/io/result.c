@@ -256,6 +256,8 @@ int stap_result_write(const char *path, const stap_result *res, const stap_write
     if (res->have_detections && res->detection_count > 0 && !res->detections)
         return stap_fail(err, STAP_EINVAL, "stap_result_write('%s'): %zu detections but no array",
                          path, res->detection_count);
+    const int looks_st = stap_io_looks_check(res->looks, res->beams, path, err);
+    if (looks_st) return looks_st;
     const stap_config *c = res->cfg;
     const int D = c->doppler_bins > 0 ? c->doppler_bins : c->pulses;
     const int N = stap_dof(c), B = res->beams;
@@ -286,6 +288,7 @@ int stap_result_write(const char *path, const stap_result *res, const stap_write
     }
     const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
     stap_io_w_cf32_keep(&w, file, "steering", "/steering", 2, sd, res->steering, &sds);
+    stap_io_w_looks(&w, sds, res->looks, B, D, res->meta);
     w_describe_results(&w, wds, ods, sds, &ax, 0);
     CLOSE_DSET(wds);
     CLOSE_DSET(ods);
@@ -565,6 +568,8 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     if (!path || !*path || !hdr || !hdr->cfg || !hdr->steering || hdr->beams < 1)
         return stap_fail(err, STAP_EINVAL, "stap_result_writer_open: missing path, configuration or "
                          "steering");
+    const int looks_st = stap_io_looks_check(hdr->looks, hdr->beams, path, err);
+    if (looks_st) return looks_st;
     const stap_config *c = hdr->cfg;
     const int D = c->doppler_bins, N = stap_dof(c), B = hdr->beams;
     stap_result_writer *w = calloc(1, sizeof *w);
@@ -656,6 +661,7 @@ int stap_result_writer_open(stap_result_writer **out, const char *path,
     const hsize_t sd[2] = {(hsize_t)B, (hsize_t)N};
     hid_t sds;
     stap_io_w_cf32_keep(&hw, w->file, "steering", "/steering", 2, sd, hdr->steering, &sds);
+    stap_io_w_looks(&hw, sds, hdr->looks, B, D, hdr->meta);
     w_describe_results(&hw, w->weights, w->output, sds, &ax, 1);
     CLOSE_DSET(sds);
     w_axes_close(&ax);

@@ -512,5 +512,6 @@ void stap_input_free(stap_input *in)
     if (!in) return;
     free(in->iq);
     free(in->steering);
+    free(in->looks);
     memset(in, 0, sizeof *in);
 }

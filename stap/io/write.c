@@ -93,8 +93,15 @@ static void w_iq_labels(h5w *w, hid_t dset, int rank)
 void stap_io_w_attr(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype,
                    const void *value)
 {
+    stap_io_w_attr_n(w, obj, name, ftype, mtype, 0, value);
+}
+
+void stap_io_w_attr_n(h5w *w, hid_t obj, const char *name, hid_t ftype, hid_t mtype, int n,
+                      const void *value)
+{
     if (w->st) return;
-    hid_t space = H5Screate(H5S_SCALAR), attr = -1;
+    const hsize_t dims[1] = {(hsize_t)n};
+    hid_t space = n > 0 ? H5Screate_simple(1, dims, NULL) : H5Screate(H5S_SCALAR), attr = -1;
     if (space >= 0) attr = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
     if (space < 0 || attr < 0 || H5Awrite(attr, mtype, value) < 0) {
         char what[96];

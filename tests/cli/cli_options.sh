@@ -57,7 +57,7 @@ check "--output without a value: exit 2" '[ $? -eq 2 ] && grep -q "error: --outp
 "$bin" run -o "$tmp/x.h5" --quiet=yes 2> "$tmp/e"
 check "a flag with a value: exit 2" '[ $? -eq 2 ] && grep -q "error: --quiet takes no value" "$tmp/e"'
 "$bin" run -o "$tmp/x.h5" --s 3 2> "$tmp/e"
-check "an ambiguous abbreviation: exit 2 naming the candidates" '[ $? -eq 2 ] && grep -q "ambiguous: --scale, --segments, --sub-cpi, --strict" "$tmp/e"'
+check "an ambiguous abbreviation: exit 2 naming the candidates" '[ $? -eq 2 ] && grep -q "ambiguous: --scale, --segments, --sector, --sub-cpi, --strict" "$tmp/e"'
 "$bin" run --preset easy 2> "$tmp/e"
 check "run without -o: exit 2" '[ $? -eq 2 ] && grep -q "error: run needs --output FILE" "$tmp/e"'
 "$bin" perfect 2> "$tmp/e"
