@@ -168,12 +168,13 @@ static int live_result(void *user, const stap_engine *e, const stap_cpi_result *
                        stap_error *err)
 {
     listen_job *j = user;
-    if (j->rw && cpi_check(&j->checks, e, r, err)) return err->code; /* what is written is finite */
+    /* what is written or published is finite */
+    if ((j->rw || j->pub) && cpi_check(&j->checks, e, r, err)) return err->code;
     const double ms = r->done_ms - j->arrival_ms[r->cpi % LIVE_RING];
     if (j->nlat < j->lat_cap) j->lat[j->nlat++] = ms; /* (made for every CPI the stream runs) */
     if (j->deadline > 0 && ms > j->deadline) j->misses++;
     j->detections += (long long)r->detection_count;
-    return STAP_OK;
+    return j->pub ? listen_pub_cpi(j, r, input_cpi, ms, err) : STAP_OK;
 }
 
 static int cmp_ms(const void *a, const void *b)
@@ -293,6 +294,12 @@ static void report_text(const listen_job *j, FILE *out)
                 j->nlat ? (double)j->detections / j->nlat : 0, lat_q(j, 0.5), lat_q(j, 0.99), lat_q(j, 1),
                 j->deadline > 0 ? "" : "\n");
     if (!j->discard && j->deadline > 0) fprintf(out, "; %lld over %.3g ms\n", j->misses, j->deadline);
+    if (j->pub) {
+        long long sent, dropped;
+        stap_zmq_pub_counts(j->pub, &sent, &dropped);
+        fprintf(out, "  published on %s: %lld messages, %lld dropped (a subscriber's queue full)\n",
+                stap_zmq_pub_address(j->pub), sent, dropped);
+    }
     fprintf(out, "  cpis: %lld complete, %lld lost%s", j->complete, j->lost, j->lost ? ":" : "");
     print_lost(j, out, MAX_LISTED);
     fprintf(out, "\n");
@@ -333,6 +340,13 @@ static cJSON *report_json(const listen_job *j)
         cJSON_AddNumberToObject(l, "p99", lat_q(j, 0.99));
         cJSON_AddNumberToObject(l, "max", lat_q(j, 1));
         if (j->deadline > 0) cJSON_AddNumberToObject(doc, "deadline_misses", (double)j->misses);
+    }
+    if (j->pub) {
+        long long sent, dropped;
+        stap_zmq_pub_counts(j->pub, &sent, &dropped);
+        cJSON_AddStringToObject(doc, "publish", stap_zmq_pub_address(j->pub));
+        cJSON_AddNumberToObject(doc, "published", (double)sent);
+        cJSON_AddNumberToObject(doc, "publish_dropped", (double)dropped);
     }
     cJSON_AddNumberToObject(doc, "first_cpi", (double)j->first_cpi);
     cJSON_AddNumberToObject(doc, "cpis", (double)j->complete);
@@ -385,7 +399,11 @@ static int listen_run(listen_job *j)
     const stap_live_udp_options o = {j->buffers, j->rcvbuf_mib << 20, j->timeout_ms, 0};
     stap_stream *s = NULL;
     int status = j->discard ? EXIT_OK : live_stream(j, &s);
-    if (status) return status;
+    if (!status && j->publish) status = listen_pub_open(j);
+    if (status) {
+        stap_stream_destroy(s);
+        return status;
+    }
     const int st = stap_live_udp_create(&j->rx, &j->s, j->vrt, &o, &err);
     if (st) stap_stream_destroy(s);
     if (st == STAP_EINVAL) return cli_error(EXIT_USAGE, "--vrt %s: %s", j->vrt, err.msg);
@@ -395,6 +413,7 @@ static int listen_run(listen_job *j)
     signal_rx = j->rx;
     cli_graceful_begin();
     cli_graceful_notify(stop_on_signal);
+    if (j->pub) fprintf(stderr, "rtstap listen: publishing on %s\n", stap_zmq_pub_address(j->pub));
     fprintf(stderr, "rtstap listen: listening on %s (C=%d P=%d R=%d)\n", j->info.address, j->s.channels,
             j->s.pulses, j->s.range_gates);
     fflush(stderr);
@@ -432,6 +451,7 @@ int cmd_listen(int argc, char **argv)
     j.preset = "hard";
     j.scale = 1;
     j.slots = 3;
+    j.publish_hwm = 1000;
     j.backend = STAP_BACKEND_AUTO;
     cli_training_defaults(&j.tw);
     stap_cfar_defaults(&j.cfar);
@@ -477,6 +497,12 @@ int cmd_listen(int argc, char **argv)
         {"keep", 0, CLI_CALL, &j.keep, "LIST",
          "what -o keeps, comma-separated: detections, weights, output\n"
          "(default detections,weights)", .parse = cli_parse_keep},
+        {"publish", 0, CLI_STRING, &j.publish, "zmq+tcp://HOST:PORT",
+         "publish each CPI's detections as a JSON message on a ZeroMQ\n"
+         "PUB socket bound there (port 0: a free one, named on stderr)"},
+        {"publish-hwm", 0, CLI_INT, &j.publish_hwm, "N",
+         "--publish: messages queued a subscriber at most (default\n"
+         "1000); one more is dropped and counted, never waited for", .lo = 1, .hi = 1000000},
         CLI_OPT_JSON(&j.json),
         CLI_OPT_FORCE(&j.force),
         {0}};
@@ -485,12 +511,14 @@ int cmd_listen(int argc, char **argv)
     if ((status = parse_shape(&j)) || (status = cli_output_ok(j.json, j.force)) ||
         (status = cli_output_ok(j.output, j.force)))
         return status;
-    if (j.discard && (j.output || j.keep))
-        return cli_error(EXIT_USAGE, "--discard processes nothing: it takes no -o or --keep");
+    if (j.discard && (j.output || j.keep || j.publish))
+        return cli_error(EXIT_USAGE, "--discard processes nothing: it takes no -o, --keep or --publish");
     status = listen_run(&j);
     signal_rx = NULL;
     stap_live_udp_destroy(j.rx);
     stap_result_writer_abort(j.rw); /* (not published: an error) */
+    stap_zmq_pub_destroy(j.pub, 1000); /* the last messages given a second to leave */
+    free(j.msg);
     stap_engine_destroy(j.eng);
     free(j.ranges);
     free(j.lat);

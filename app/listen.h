@@ -8,6 +8,7 @@
 #include "rtstap/h5io.h"
 #include "rtstap/stream.h"
 #include "vrt.h"
+#include "zmq_live.h"
 
 typedef struct lost_range {
     long long cpi, count;
@@ -42,6 +43,12 @@ typedef struct listen_job {
     stap_result hdr;
     char cfar_desc[128], samples[200];
     cpi_checks checks;              /* what is written is checked finite               */
+    /* --publish: each CPI's detections as a JSON message (listen_pub.c) */
+    const char *publish;
+    int publish_hwm;
+    stap_zmq_pub *pub;
+    char *msg;                      /* the message, grown only for more detections   */
+    size_t msg_cap;
     stap_vrt_shape s;
     stap_live_udp *rx;
     stap_live_info info;
@@ -59,5 +66,11 @@ int listen_out_open(listen_job *j, const stap_engine_options *eo);
 /* -o: the rows written published, with the lost CPIs (/config cpis_lost, /lost_cpis) and,
  * after a signal, /config stopped; EXIT_OK or the exit status (printed). */
 int listen_out_publish(listen_job *j);
+
+/* --publish: the PUB socket bound (before the receiver), EXIT_OK or the status (printed) */
+int listen_pub_open(listen_job *j);
+/* --publish: CPI r's message (stream CPI input_cpi, latency ms from its last packet), sent
+ * without waiting: a full queue drops it (counted); an error of ZeroMQ stops the stream. */
+int listen_pub_cpi(listen_job *j, const stap_cpi_result *r, long long input_cpi, double ms, stap_error *err);
 
 #endif

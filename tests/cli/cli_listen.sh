@@ -223,6 +223,62 @@ listen_out_checks() {
         '[ $st -eq 130 ] && [ "$n" -gt 0 ] && [ "$got" = "$want" ]'
 }
 
+# ---- listen --publish: each CPI's detections as one JSON message on a ZeroMQ PUB socket, the
+# file's detections exactly (floats as %.9g read back as the same float32s) ------------------
+listen_pub_checks() {
+    if [ -z "$h5py" ] || ! "$h5py" -c "import zmq" 2>/dev/null; then
+        echo "cli_listen: no python3-zmq: --publish not checked"; return
+    fi
+    timeout 30 "$bin" listen --vrt udp://127.0.0.1:0 --shape 1,1,1 --discard --publish zmq+tcp://127.0.0.1:0 \
+        --cpis 1 2> "$tmp/e"
+    check "listen --discard --publish: exit 2" '[ $? -eq 2 ] && grep -q "takes no" "$tmp/e"'
+    listen enginep --shape $EC,$EP,$ER --cpis $EN "${proc[@]}" -o "$tmp/lp.h5" --json "$tmp/lp.json" \
+        --publish zmq+tcp://127.0.0.1:0
+    local pub
+    pub=$(sed -n 's/.*publishing on zmq+\(tcp:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$tmp/enginep.err")
+    # the subscriber: connected (and its subscription through) before send starts
+    timeout 30 "$h5py" - "$pub" "$EN" "$tmp/sub.ready" > "$tmp/msgs.txt" 2> "$tmp/sub.err" <<'EOF' &
+import sys, time, zmq
+s = zmq.Context().socket(zmq.SUB)
+s.connect(sys.argv[1])
+s.setsockopt(zmq.SUBSCRIBE, b"")
+s.setsockopt(zmq.RCVTIMEO, 20000)
+time.sleep(0.5)
+open(sys.argv[3], "w").close()
+for _ in range(int(sys.argv[2])):
+    print(s.recv().decode())
+EOF
+    local subpid=$!
+    for _ in $(seq 100); do [ -e "$tmp/sub.ready" ] && break; sleep 0.05; done
+    "$bin" send --input "$tmp/erec.h5" --vrt "udp://127.0.0.1:$port" --rate 40 > /dev/null 2>&1
+    listened
+    st=$?
+    wait "$subpid"
+    local sst=$?
+    check "listen --publish: exit 0, the subscriber got $EN messages ($sst: $(head -c 300 "$tmp/sub.err"))" \
+        '[ $st -eq 0 ] && [ $sst -eq 0 ] && [ "$(wc -l < "$tmp/msgs.txt")" -eq $EN ]'
+    local cmp
+    cmp=$("$h5py" - "$tmp/msgs.txt" "$tmp/lp.h5" 2>&1 <<'EOF'
+import h5py, json, numpy as np, sys
+msgs = [json.loads(line) for line in open(sys.argv[1])]
+det = h5py.File(sys.argv[2], "r")["detections"][()]
+fields = ["beam", "doppler_bin", "range_cell", "power", "snr_db", "statistic", "threshold"]
+for row, m in enumerate(msgs):
+    assert m["cpi"] == row and m["row"] == row and m["cpis_lost"] == 0 and m["latency_ms"] > 0, m
+    mine = det[det["cpi"] == row]
+    assert m["detection_count"] == len(mine) == len(m["detections"]), (row, len(mine))
+    for d, f in zip(m["detections"], mine):
+        assert all(np.array(d[k], dtype=f.dtype[k]) == f[k] for k in fields), (row, d, f)
+print(sum(len(m["detections"]) for m in msgs))
+EOF
+)
+    check "... each message its CPI's detections in the file, exactly ($cmp)" \
+        '[ "$cmp" = "$(jget "$tmp/lp.json" "d[\"detections\"]")" ] && [ "$cmp" -gt 0 ]'
+    check "... the report: $EN published, none dropped" \
+        '[ "$(jget "$tmp/lp.json" "d[\"published\"], d[\"publish_dropped\"]")" = "$EN 0" ] &&
+         grep -q "published on zmq+tcp://127.0.0.1:[0-9]*: $EN messages, 0 dropped" "$tmp/enginep.err"'
+}
+
 # ---- into the engine (issue 44's stream runtime): every CPI processed as `run` processes the
 # recording — int16 whole numbers (scale 1, sent exactly), so the engine's input is the same
 # values: the same detections; latency from the last packet reported ---------------------------
@@ -254,6 +310,7 @@ if [ -x "$mkraw" ]; then
     check "listen into the engine: --buffers below slots + 2 is a usage error" \
         '[ $? -eq 2 ] && grep -q "give at least 5" "$tmp/engine2.err"'
     listen_out_checks
+    listen_pub_checks
 else
     echo "cli_listen: no mkraw ($mkraw): the engine-fed listen not checked"
 fi
