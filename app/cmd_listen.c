@@ -4,7 +4,8 @@
  * alone: each complete CPI is counted and its buffer given back at once (no engine), and
  * the report says what came, what was lost and why, and the rates. The engine-fed form
  * takes the same events: a complete CPI is an int16 (i, q) cube in (channel, pulse, range)
- * order, a source for the stream runtime (issue 44).
+ * order, a source for the stream runtime (issue 44); with -o its results are written as
+ * `run` writes a recording's (listen_out.c).
  *
  * Stopping: --cpis N (N CPIs complete or lost), --duration T, or SIGINT / SIGTERM: the
  * handler calls stap_live_udp_stop (async-signal-safe), the receiver ends and the report
@@ -22,6 +23,7 @@
 #include "cli.h"
 #include "cli_json.h"
 #include "cli_opts.h"
+#include "listen.h"
 #include "signals.h"
 #include "progress.h"
 #include "report.h" /* stream_json_report, stream_json_stats */
@@ -49,41 +51,6 @@ static const cli_command listen_cmd = {
     NULL};
 
 enum { MAX_LISTED = 50 };
-
-typedef struct lost_range {
-    long long cpi, count;
-    stap_vrt_lost_reason reason;
-} lost_range;
-
-/* what the engine-fed listen keeps per CPI in flight (by stream CPI mod LIVE_RING) */
-enum { LIVE_RING = 2 * STAP_ENGINE_MAX_SLOTS + 2 };
-
-typedef struct listen_job {
-    const char *vrt, *shape_s, *json, *preset;
-    int discard, force, cpis, buffers, rcvbuf_mib, timeout_ms;
-    double duration;
-    /* the engine-fed form */
-    cli_processing proc;
-    cli_training tw;
-    stap_backend backend;
-    int slots, threads;
-    double scale, deadline;
-    long long live_cpi[LIVE_RING];  /* the receiver's CPI of each stream CPI in flight */
-    double arrival_ms[LIVE_RING];   /* its last packet's time                          */
-    double *lat;                    /* last packet to results, ms, per processed CPI   */
-    long long nlat, lat_cap, misses, detections;
-    stap_stream_report rep;
-    char engine[300];
-    stap_vrt_shape s;
-    stap_live_udp *rx;
-    stap_live_info info;
-    stap_live_counts n;
-    long long complete, lost, first_cpi;
-    lost_range *ranges;
-    long long nranges, cap;
-    double t_start, t_end;
-    int stopped_by;
-} listen_job;
 
 static stap_live_udp *volatile signal_rx; /* what the signal handler stops */
 
@@ -202,11 +169,13 @@ static int live_result(void *user, const stap_engine *e, const stap_cpi_result *
                        stap_error *err)
 {
     listen_job *j = user;
+    /* what is written or published is finite */
+    if ((j->rw || j->pub) && cpi_check(&j->checks, e, r, err)) return err->code;
     const double ms = r->done_ms - j->arrival_ms[r->cpi % LIVE_RING];
     if (j->nlat < j->lat_cap) j->lat[j->nlat++] = ms; /* (made for every CPI the stream runs) */
     if (j->deadline > 0 && ms > j->deadline) j->misses++;
     j->detections += (long long)r->detection_count;
-    return STAP_OK;
+    return j->pub ? listen_pub_cpi(j, r, input_cpi, ms, err) : STAP_OK;
 }
 
 static int cmp_ms(const void *a, const void *b)
@@ -241,10 +210,14 @@ static int live_config(listen_job *j, workload *w, stap_engine_options *eo)
     char note[400];
     cli_fit_to_shape(c, &j->proc, note, sizeof note);
     if (note[0]) fprintf(stderr, "rtstap: note: listen: from the stream's shape: %s\n", note);
+    if ((st = cli_detector_check(&j->cfar, c))) return st;
     stap_error env_err;
     if (cli_env_engine_defaults(eo, &env_err)) return cli_fail(&env_err);
+    eo->cfar = j->cfar;
     eo->slots = j->slots;
-    eo->keep_weights = 0;
+    if (j->output && !j->keep) j->keep = STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS;
+    eo->keep_weights = (j->keep & STAP_KEEP_WEIGHTS) != 0;
+    eo->keep_output = (j->keep & STAP_KEEP_OUTPUT) != 0;
     eo->input = (stap_sample_format){.type = STAP_SAMPLES_CI16, .scale = j->scale};
     if (j->buffers < j->slots + 2)
         return cli_error(EXIT_USAGE, "--buffers %d: the engine holds %d CPIs in flight; give at least %d",
@@ -252,8 +225,13 @@ static int live_config(listen_job *j, workload *w, stap_engine_options *eo)
     return EXIT_OK;
 }
 
+static long long live_name_cpi(const void *user, long long n)
+{
+    return ((const listen_job *)user)->live_cpi[n % LIVE_RING];
+}
+
 /* the stream from the receiver through the engine (made before the socket is bound: the
- * receiver is its source from the first packet) */
+ * receiver is its source from the first packet); with -o, the result writer its sink */
 static int live_stream(listen_job *j, stap_stream **s)
 {
     stap_error err;
@@ -261,28 +239,28 @@ static int live_stream(listen_job *j, stap_stream **s)
     stap_engine_options eo;
     memset(&w, 0, sizeof w);
     int st = live_config(j, &w, &eo);
-    if (st) {
-        workload_free(&w);
-        return st;
-    }
+    if (!st && stap_engine_create(&j->eng, &w.cfg, w.steering, w.nbeams, w.steering ? w.steering_len : 0, &eo,
+                                  &err)) /* a configuration the stream's shape cannot take: the command line's */
+        st = err.code == STAP_EINVAL ? cli_error(EXIT_USAGE, "%s", err.msg) : cli_fail(&err);
+    workload_free(&w);
+    if (st) return st;
+    if (*stap_engine_note(j->eng)) fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(j->eng));
     /* every CPI's latency, held from the start: nothing allocated per CPI */
     j->lat_cap = j->cpis ? j->cpis : 1000000;
-    if (!(j->lat = malloc(sizeof *j->lat * (size_t)j->lat_cap))) {
-        workload_free(&w);
+    if (!(j->lat = malloc(sizeof *j->lat * (size_t)j->lat_cap)))
         return cli_error(EXIT_PROCESSING, "out of memory for %lld CPIs' latencies", j->lat_cap);
-    }
+    if (j->output && (st = listen_out_open(j, &eo))) return st;
+    cpi_checks_init(&j->checks, j->vrt, 0, 1, 1);
+    j->checks.name_cpi = live_name_cpi;
+    j->checks.name_user = j;
     const stap_stream_source src = {.kind = STAP_STREAM_CALLBACK, .cpis = j->lat_cap,
                                     .get = live_get, .release = live_release, .user = j,
                                     .input_cpi = live_input_cpi};
-    const stap_stream_sink sink = {.each = live_result, .each_user = j};
+    const stap_stream_sink sink = {.each = live_result, .each_user = j, .writer = j->rw, .keep = j->keep};
     stap_stream_options so;
     stap_stream_options_defaults(&so);
-    st = stap_stream_create(s, &w.cfg, w.steering, w.nbeams, w.steering ? w.steering_len : 0, &eo, NULL, 0,
-                            &src, &sink, &so, &err);
-    workload_free(&w);
-    /* a configuration the stream's shape cannot take: the command line's fault */
-    if (st) return st == STAP_EINVAL ? cli_error(EXIT_USAGE, "%s", err.msg) : cli_fail(&err);
-    snprintf(j->engine, sizeof j->engine, "%s", stap_engine_describe(stap_stream_engine(*s, 0)));
+    if (stap_stream_create_on(s, &j->eng, NULL, 1, &src, &sink, &so, &err)) return cli_fail(&err);
+    snprintf(j->engine, sizeof j->engine, "%s", stap_engine_describe(j->eng));
     return EXIT_OK;
 }
 
@@ -318,6 +296,12 @@ static void report_text(const listen_job *j, FILE *out)
                 j->nlat ? (double)j->detections / j->nlat : 0, lat_q(j, 0.5), lat_q(j, 0.99), lat_q(j, 1),
                 j->deadline > 0 ? "" : "\n");
     if (!j->discard && j->deadline > 0) fprintf(out, "; %lld over %.3g ms\n", j->misses, j->deadline);
+    if (j->pub) {
+        long long sent, dropped;
+        stap_zmq_pub_counts(j->pub, &sent, &dropped);
+        fprintf(out, "  published on %s: %lld messages, %lld dropped (a subscriber's queue full)\n",
+                stap_zmq_pub_address(j->pub), sent, dropped);
+    }
     fprintf(out, "  cpis: %lld complete, %lld lost%s", j->complete, j->lost, j->lost ? ":" : "");
     print_lost(j, out, MAX_LISTED);
     fprintf(out, "\n");
@@ -358,6 +342,13 @@ static cJSON *report_json(const listen_job *j)
         cJSON_AddNumberToObject(l, "p99", lat_q(j, 0.99));
         cJSON_AddNumberToObject(l, "max", lat_q(j, 1));
         if (j->deadline > 0) cJSON_AddNumberToObject(doc, "deadline_misses", (double)j->misses);
+    }
+    if (j->pub) {
+        long long sent, dropped;
+        stap_zmq_pub_counts(j->pub, &sent, &dropped);
+        cJSON_AddStringToObject(doc, "publish", stap_zmq_pub_address(j->pub));
+        cJSON_AddNumberToObject(doc, "published", (double)sent);
+        cJSON_AddNumberToObject(doc, "publish_dropped", (double)dropped);
     }
     cJSON_AddNumberToObject(doc, "first_cpi", (double)j->first_cpi);
     cJSON_AddNumberToObject(doc, "cpis", (double)j->complete);
@@ -410,7 +401,11 @@ static int listen_run(listen_job *j)
     const stap_live_udp_options o = {j->buffers, j->rcvbuf_mib << 20, j->timeout_ms, 0};
     stap_stream *s = NULL;
     int status = j->discard ? EXIT_OK : live_stream(j, &s);
-    if (status) return status;
+    if (!status && j->publish) status = listen_pub_open(j);
+    if (status) {
+        stap_stream_destroy(s);
+        return status;
+    }
     const int st = stap_live_udp_create(&j->rx, &j->s, j->vrt, &o, &err);
     if (st) stap_stream_destroy(s);
     if (st == STAP_EINVAL) return cli_error(EXIT_USAGE, "--vrt %s: %s", j->vrt, err.msg);
@@ -420,6 +415,7 @@ static int listen_run(listen_job *j)
     signal_rx = j->rx;
     cli_graceful_begin();
     cli_graceful_notify(stop_on_signal);
+    if (j->pub) fprintf(stderr, "rtstap listen: publishing on %s\n", stap_zmq_pub_address(j->pub));
     fprintf(stderr, "rtstap listen: listening on %s (C=%d P=%d R=%d)\n", j->info.address, j->s.channels,
             j->s.pulses, j->s.range_gates);
     fflush(stderr);
@@ -435,6 +431,7 @@ static int listen_run(listen_job *j)
     stap_stream_destroy(s); /* (its engine done with the receiver's buffers) */
     stap_live_udp_counts(j->rx, &j->n);
     if (status) return status;
+    if (j->rw && (status = listen_out_publish(j))) return status;
     if (j->nlat) qsort(j->lat, (size_t)j->nlat, sizeof *j->lat, cmp_ms);
     report_text(j, stderr);
     cJSON *doc = j->json ? report_json(j) : NULL;
@@ -456,8 +453,11 @@ int cmd_listen(int argc, char **argv)
     j.preset = "hard";
     j.scale = 1;
     j.slots = 3;
+    j.publish_hwm = 1000;
     j.backend = STAP_BACKEND_AUTO;
     cli_training_defaults(&j.tw);
+    stap_cfar_defaults(&j.cfar);
+    j.cfar.kind = STAP_CFAR_CA;
     cli_opt opts[] = {
         {"vrt", 0, CLI_STRING, &j.vrt, "udp://HOST:PORT",
          "where to listen (HOST a name, an IPv4 address or [IPv6];\nport 0: a free port, named on stderr)",
@@ -478,6 +478,7 @@ int cmd_listen(int argc, char **argv)
         CLI_OPT_THREADS(&j.threads),
         CLI_OPTS_PROCESSING(&j.proc),
         CLI_OPT_TRAINING(&j.tw),
+        CLI_OPTS_CFAR(&j.cfar, &j.cfar_given),
         {"cpis", 0, CLI_INT, &j.cpis, "N", "stop after N CPIs complete or lost (from the stream's first)",
          .lo = 1, .hi = INT_MAX},
         {"duration", 0, CLI_DOUBLE, &j.duration, "T", "stop after T seconds", .lo = 1e-3, .hi = 1e9},
@@ -490,15 +491,37 @@ int cmd_listen(int argc, char **argv)
         {"timeout-ms", 0, CLI_INT, &j.timeout_ms, "T",
          "an incomplete CPI is lost when no packet has added a sample\nfor T ms (default 1000)", .lo = 1,
          .hi = 3600000},
+        {"output", 'o', CLI_STRING, &j.output, "FILE",
+         "the results, as `run` writes a recording's: a row per CPI\n"
+         "processed (/axes/input_cpi: the stream's CPI), the lost ones\n"
+         "named (/config cpis_lost, /lost_cpis); published when listen\n"
+         "ends, after a signal with /config stopped", .flags = CLI_OUTPUT},
+        {"keep", 0, CLI_CALL, &j.keep, "LIST",
+         "what -o keeps, comma-separated: detections, weights, output\n"
+         "(default detections,weights)", .parse = cli_parse_keep},
+        {"publish", 0, CLI_STRING, &j.publish, "zmq+tcp://HOST:PORT",
+         "publish each CPI's detections as a JSON message on a ZeroMQ\n"
+         "PUB socket bound there (port 0: a free one, named on stderr)"},
+        {"publish-hwm", 0, CLI_INT, &j.publish_hwm, "N",
+         "--publish: messages queued a subscriber at most (default\n"
+         "1000); one more is dropped and counted, never waited for", .lo = 1, .hi = 1000000},
         CLI_OPT_JSON(&j.json),
         CLI_OPT_FORCE(&j.force),
         {0}};
     int status = cli_parse(&listen_cmd, opts, argc, argv);
     if (status != CLI_GO) return status;
-    if ((status = parse_shape(&j)) || (status = cli_output_ok(j.json, j.force))) return status;
+    if ((status = parse_shape(&j)) || (status = cli_output_ok(j.json, j.force)) ||
+        (status = cli_output_ok(j.output, j.force)))
+        return status;
+    if (j.discard && (j.output || j.keep || j.publish))
+        return cli_error(EXIT_USAGE, "--discard processes nothing: it takes no -o, --keep or --publish");
     status = listen_run(&j);
     signal_rx = NULL;
     stap_live_udp_destroy(j.rx);
+    stap_result_writer_abort(j.rw); /* (not published: an error) */
+    stap_zmq_pub_destroy(j.pub, 1000); /* the last messages given a second to leave */
+    free(j.msg);
+    stap_engine_destroy(j.eng);
     free(j.ranges);
     free(j.lat);
     return status;

@@ -151,6 +151,11 @@ typedef struct stap_result {
                                       /config stopped), NULL when every CPI was run     */
     long long cpis_unwritten;      /* recordings: the input's CPIs never written, which
                                       were not run (/config cpis_unwritten when > 0)   */
+    /* live input (rtstap listen): the stream's CPIs lost (never processed), ascending:
+     * /config cpis_lost and /lost_cpis (int64) are written when lost_counted is set */
+    int lost_counted;
+    long long cpis_lost;
+    const long long *lost_cpis;    /* cpis_lost entries (NULL when 0)                 */
     const char *engine_note;       /* recordings: stap_engine_note as the run ended
                                       (/config engine_note when not empty)             */
     /* Optional (schema v1.1): the engine that ran, for /config threads (the threads it
@@ -290,7 +295,8 @@ int stap_result_writer_placement(const stap_result_writer *w, const char **file,
 int stap_result_writer_append_placed(stap_result_writer *w, long long cpi, long long input_cpi,
                                      const stap_detection *det, size_t ndet, const double *stage_ms,
                                      stap_error *err);
-/* summary: timing_ms (medians), read_ms, total_ms, backend_name, stopped, cpis_unwritten;
+/* summary: timing_ms (medians), read_ms, total_ms, backend_name, stopped, cpis_unwritten,
+ * the lost CPIs (lost_counted, cpis_lost, lost_cpis);
  * publishes; frees w. */
 int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, stap_error *err);
 void stap_result_writer_abort(stap_result_writer *w);

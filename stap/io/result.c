@@ -876,7 +876,19 @@ int stap_result_writer_close(stap_result_writer *w, const stap_result *summary, 
         if (summary->stopped) stap_io_w_attr_string(&hw, cg, "stopped", summary->stopped);
         if (summary->engine_note && summary->engine_note[0])
             stap_io_w_attr_string(&hw, cg, "engine_note", summary->engine_note);
+        if (summary->lost_counted)
+            stap_io_w_attr(&hw, cg, "cpis_lost", H5T_STD_I64LE, H5T_NATIVE_LLONG, &summary->cpis_lost);
         CLOSE_GROUP(cg);
+    }
+    if (summary->lost_counted) { /* live input: the stream's CPIs lost, never processed */
+        const hsize_t n = (hsize_t)summary->cpis_lost;
+        hid_t ld = -1;
+        stap_io_w_dataset(&hw, w->file, "lost_cpis", "/lost_cpis", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, &n,
+                          summary->lost_cpis, &ld);
+        stap_io_w_attr_string(&hw, ld, "units", "CPI index");
+        stap_io_w_attr_string(&hw, ld, "description", "the stream's CPIs lost (a packet missing, or no "
+                              "free receive buffer): never processed, no row");
+        CLOSE_DSET(ld);
     }
     hid_t *ids[] = {&w->weights, &w->output, &w->det, &w->timing, &w->icpi};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) CLOSE_DSET(*ids[i]);

@@ -148,6 +148,137 @@ st=$?
 check "listen stopped by SIGTERM: exit 143" '[ $st -eq 143 ]'
 
 [ $fail -eq 0 ] && echo "cli_listen: all checks passed"
+# ---- listen -o: the file of `run` over the recording sent, bit for bit (called below, with
+# the int16 recording $tmp/erec.h5, its run $tmp/erun.h5 and the options proc) ---------------
+h5py=
+for p in /usr/bin/python3 python3; do "$p" -c "import h5py, numpy" 2>/dev/null && { h5py=$p; break; }; done
+h5same=${RTSTAP_TOOLS_DIR:-$(dirname "$bin")/tests}/h5same
+h5attr=${RTSTAP_TOOLS_DIR:-$(dirname "$bin")/tests}/h5attr
+# FILE RUN: every row of FILE is RUN's row of the same recording CPI (input_cpi mod the
+# recording's CPIs), weights and detections bit for bit; prints the rows' input CPIs, then
+# /lost_cpis, /config cpis_lost and stopped (or -)
+rows_of_run() {
+    "$h5py" - "$1" "$2" <<'EOF'
+import h5py, sys
+f, r = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+n = r["weights"].shape[0]
+icpi = [int(c) for c in f["axes/input_cpi"][()]]
+assert f["weights"].shape[0] == len(icpi)
+for k, c in enumerate(icpi):
+    assert f["weights"][k].tobytes() == r["weights"][c % n].tobytes(), ("weights", k, c)
+    d = f["detections"][f["detections"]["cpi"] == c]
+    e = r["detections"][r["detections"]["cpi"] == c % n]
+    e["cpi"] = c
+    assert d.tobytes() == e.tobytes(), ("detections", k, c)
+stopped = f["config"].attrs.get("stopped", "-")
+print(icpi, [int(c) for c in f["lost_cpis"][()]], int(f["config"].attrs["cpis_lost"]),
+      stopped.decode() if isinstance(stopped, bytes) else stopped)
+EOF
+}
+listen_out_checks() {
+    [ -x "$h5same" ] && [ -x "$h5attr" ] || { echo "cli_listen: no h5same/h5attr: listen -o not checked"; return; }
+    # whole CPIs: the file of run, bit for bit (h5same: the same bytes and shapes)
+    listen engineo --shape $EC,$EP,$ER --cpis $EN "${proc[@]}" -o "$tmp/lo.h5" --json "$tmp/lo.json"
+    "$bin" send --input "$tmp/erec.h5" --vrt "udp://127.0.0.1:$port" --rate 40 > /dev/null 2>&1
+    listened
+    st=$?
+    check "listen -o: exit 0, the weights, detections and input CPIs of run bit for bit: $(tail -c 400 "$tmp/engineo.err")" \
+        '[ $st -eq 0 ] && "$h5same" "$tmp/lo.h5" "$tmp/erun.h5" /weights /detections /axes/input_cpi > "$tmp/same.txt" 2>&1'
+    check "... detections there to compare ($(jget "$tmp/lo.json" "d[\"detections\"]"))" \
+        '[ "$(jget "$tmp/lo.json" "d[\"detections\"] > 0")" = True ]'
+    check "... /config cpis_lost 0, cpis $EN, no stopped" \
+        '[ "$("$h5attr" "$tmp/lo.h5" /config cpis_lost cpis)" = "$(printf "cpis_lost 0\ncpis $EN")" ] &&
+         ! "$h5attr" "$tmp/lo.h5" /config stopped > /dev/null'
+    timeout 30 "$bin" listen --vrt udp://127.0.0.1:0 --shape $EC,$EP,$ER -o "$tmp/lo.h5" "${proc[@]}" --cpis 1 2> "$tmp/e"
+    check "listen -o onto an existing file without -f: exit 1 before listening, the file kept" \
+        '[ $? -eq 1 ] && ! grep -q listening "$tmp/e" && "$h5same" "$tmp/lo.h5" "$tmp/erun.h5" /weights > /dev/null'
+    [ -n "$h5py" ] || { echo "cli_listen: no h5py: listen -o with losses not checked"; return; }
+    # --loss: the rows are exactly the CPIs not lost, each run's; the lost ones named
+    listen enginel --shape $EC,$EP,$ER --cpis 12 --timeout-ms 1000 "${proc[@]}" -o "$tmp/ll.h5" --json "$tmp/ll.json"
+    "$bin" send --input "$tmp/erec.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --loop 3 --loss 0.03 --seed 5 \
+        --json "$tmp/sl.json" > /dev/null 2>&1
+    listened
+    st=$?
+    sent=$(jget "$tmp/sl.json" 'd["incomplete_cpis"]')
+    got=$(rows_of_run "$tmp/ll.h5" "$tmp/erun.h5" 2>&1)
+    want=$("$h5py" -c 'import sys, json; l = json.loads(sys.argv[1]); print([c for c in range(12) if c not in l], l, len(l), "-")' "$sent")
+    check "listen -o, send --loss: exit 0, the rows run's for the CPIs not lost, the lost named (send: $sent; file: $got)" \
+        '[ $st -eq 0 ] && [ "$sent" != "[]" ] && [ "$got" = "$want" ]'
+    # SIGINT: the CPIs done published, complete and readable, with /config stopped
+    set -m
+    listen enginei --shape $EC,$EP,$ER "${proc[@]}" -o "$tmp/li.h5" --json "$tmp/li.json"
+    "$bin" send --input "$tmp/erec.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --loop 50 > /dev/null 2>&1 &
+    spid=$!
+    sleep 0.6
+    kill -INT "$lpid"
+    listened
+    st=$?
+    set +m
+    kill "$spid" 2>/dev/null
+    wait "$spid" 2>/dev/null
+    got=$(rows_of_run "$tmp/li.h5" "$tmp/erun.h5" 2>&1)
+    n=$(jget "$tmp/li.json" 'd["cpis_processed"]')
+    want=$("$h5py" -c 'import sys; n = int(sys.argv[1]); print(list(range(n)), [], 0, "by SIGINT after %d CPIs processed, 0 lost" % n)' "$n")
+    check "listen -o stopped by SIGINT: exit 130, the $n CPIs processed in the file, each run's, /config stopped ($got)" \
+        '[ $st -eq 130 ] && [ "$n" -gt 0 ] && [ "$got" = "$want" ]'
+}
+
+# ---- listen --publish: each CPI's detections as one JSON message on a ZeroMQ PUB socket, the
+# file's detections exactly (floats as %.9g read back as the same float32s) ------------------
+listen_pub_checks() {
+    if [ -z "$h5py" ] || ! "$h5py" -c "import zmq" 2>/dev/null; then
+        echo "cli_listen: no python3-zmq: --publish not checked"; return
+    fi
+    timeout 30 "$bin" listen --vrt udp://127.0.0.1:0 --shape 1,1,1 --discard --publish zmq+tcp://127.0.0.1:0 \
+        --cpis 1 2> "$tmp/e"
+    check "listen --discard --publish: exit 2" '[ $? -eq 2 ] && grep -q "takes no" "$tmp/e"'
+    listen enginep --shape $EC,$EP,$ER --cpis $EN "${proc[@]}" -o "$tmp/lp.h5" --json "$tmp/lp.json" \
+        --publish zmq+tcp://127.0.0.1:0
+    local pub
+    pub=$(sed -n 's/.*publishing on zmq+\(tcp:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$tmp/enginep.err")
+    # the subscriber: connected (and its subscription through) before send starts
+    timeout 30 "$h5py" - "$pub" "$EN" "$tmp/sub.ready" > "$tmp/msgs.txt" 2> "$tmp/sub.err" <<'EOF' &
+import sys, time, zmq
+s = zmq.Context().socket(zmq.SUB)
+s.connect(sys.argv[1])
+s.setsockopt(zmq.SUBSCRIBE, b"")
+s.setsockopt(zmq.RCVTIMEO, 20000)
+time.sleep(0.5)
+open(sys.argv[3], "w").close()
+for _ in range(int(sys.argv[2])):
+    print(s.recv().decode())
+EOF
+    local subpid=$!
+    for _ in $(seq 100); do [ -e "$tmp/sub.ready" ] && break; sleep 0.05; done
+    "$bin" send --input "$tmp/erec.h5" --vrt "udp://127.0.0.1:$port" --rate 40 > /dev/null 2>&1
+    listened
+    st=$?
+    wait "$subpid"
+    local sst=$?
+    check "listen --publish: exit 0, the subscriber got $EN messages ($sst: $(head -c 300 "$tmp/sub.err"))" \
+        '[ $st -eq 0 ] && [ $sst -eq 0 ] && [ "$(wc -l < "$tmp/msgs.txt")" -eq $EN ]'
+    local cmp
+    cmp=$("$h5py" - "$tmp/msgs.txt" "$tmp/lp.h5" 2>&1 <<'EOF'
+import h5py, json, numpy as np, sys
+msgs = [json.loads(line) for line in open(sys.argv[1])]
+det = h5py.File(sys.argv[2], "r")["detections"][()]
+fields = ["beam", "doppler_bin", "range_cell", "power", "snr_db", "statistic", "threshold"]
+for row, m in enumerate(msgs):
+    assert m["cpi"] == row and m["row"] == row and m["cpis_lost"] == 0 and m["latency_ms"] > 0, m
+    mine = det[det["cpi"] == row]
+    assert m["detection_count"] == len(mine) == len(m["detections"]), (row, len(mine))
+    for d, f in zip(m["detections"], mine):
+        assert all(np.array(d[k], dtype=f.dtype[k]) == f[k] for k in fields), (row, d, f)
+print(sum(len(m["detections"]) for m in msgs))
+EOF
+)
+    check "... each message its CPI's detections in the file, exactly ($cmp)" \
+        '[ "$cmp" = "$(jget "$tmp/lp.json" "d[\"detections\"]")" ] && [ "$cmp" -gt 0 ]'
+    check "... the report: $EN published, none dropped" \
+        '[ "$(jget "$tmp/lp.json" "d[\"published\"], d[\"publish_dropped\"]")" = "$EN 0" ] &&
+         grep -q "published on zmq+tcp://127.0.0.1:[0-9]*: $EN messages, 0 dropped" "$tmp/enginep.err"'
+}
+
 # ---- into the engine (issue 44's stream runtime): every CPI processed as `run` processes the
 # recording — int16 whole numbers (scale 1, sent exactly), so the engine's input is the same
 # values: the same detections; latency from the last packet reported ---------------------------
@@ -157,7 +288,7 @@ if [ -x "$mkraw" ]; then
     "$mkraw" ci16_le $EC,$EP,$ER,$EN C,P,R 7 "$tmp/eraw.bin" "$tmp/eref.h5" > /dev/null
     "$bin" import-raw --input "$tmp/eraw.bin" --shape $EC,$EP,$ER,$EN --type ci16_le --output "$tmp/erec.h5" \
         --progress none > /dev/null
-    proc=(--preset easy --backend cpu --doppler-order 1 --segments 1 --training 48 --beams 4)
+    proc=(--preset easy --backend cpu --doppler-order 1 --segments 1 --training 48 --beams 4 --cfar-pfa 0.01)
     "$bin" run --input "$tmp/erec.h5" -o "$tmp/erun.h5" "${proc[@]}" --quiet
     check "run on the int16 recording: exit 0" '[ $? -eq 0 ]'
     ndet=$(python3 -c 'import h5py,sys; print(h5py.File(sys.argv[1])["detections"].shape[0])' "$tmp/erun.h5" 2>/dev/null ||
@@ -178,6 +309,8 @@ if [ -x "$mkraw" ]; then
         "${proc[@]}" 2> "$tmp/engine2.err"
     check "listen into the engine: --buffers below slots + 2 is a usage error" \
         '[ $? -eq 2 ] && grep -q "give at least 5" "$tmp/engine2.err"'
+    listen_out_checks
+    listen_pub_checks
 else
     echo "cli_listen: no mkraw ($mkraw): the engine-fed listen not checked"
 fi

@@ -1,0 +1,76 @@
+/* listen: what `rtstap listen` holds (app/cmd_listen.c), shared with its result file
+ * (app/listen_out.c). */
+#ifndef LISTEN_H
+#define LISTEN_H
+
+#include "cli_opts.h"
+#include "cpi_check.h"
+#include "rtstap/h5io.h"
+#include "rtstap/stream.h"
+#include "vrt.h"
+#include "zmq_live.h"
+
+typedef struct lost_range {
+    long long cpi, count;
+    stap_vrt_lost_reason reason;
+} lost_range;
+
+/* what the engine-fed listen keeps per CPI in flight (by stream CPI mod LIVE_RING) */
+enum { LIVE_RING = 2 * STAP_ENGINE_MAX_SLOTS + 2 };
+
+typedef struct listen_job {
+    const char *vrt, *shape_s, *json, *preset, *output;
+    int discard, force, cpis, buffers, rcvbuf_mib, timeout_ms;
+    double duration;
+    /* the engine-fed form */
+    cli_processing proc;
+    cli_training tw;
+    stap_cfar_config cfar;          /* run's detector options                          */
+    int cfar_given;
+    stap_backend backend;
+    int slots, threads;
+    double scale, deadline;
+    long long live_cpi[LIVE_RING];  /* the receiver's CPI of each stream CPI in flight */
+    double arrival_ms[LIVE_RING];   /* its last packet's time                          */
+    double *lat;                    /* last packet to results, ms, per processed CPI   */
+    long long nlat, lat_cap, misses, detections;
+    stap_stream_report rep;
+    char engine[300];
+    stap_engine *eng;               /* the stream's engine (made before it)            */
+    /* -o FILE: the result file of a recording's run (listen_out.c) */
+    unsigned keep;                  /* --keep (0: weights and detections)              */
+    stap_result_writer *rw;
+    stap_result hdr;
+    char cfar_desc[128], samples[200];
+    cpi_checks checks;              /* what is written is checked finite               */
+    /* --publish: each CPI's detections as a JSON message (listen_pub.c) */
+    const char *publish;
+    int publish_hwm;
+    stap_zmq_pub *pub;
+    char *msg;                      /* the message, grown only for more detections   */
+    size_t msg_cap;
+    stap_vrt_shape s;
+    stap_live_udp *rx;
+    stap_live_info info;
+    stap_live_counts n;
+    long long complete, lost, first_cpi;
+    lost_range *ranges;
+    long long nranges, cap;
+    double t_start, t_end;
+    int stopped_by;
+} listen_job;
+
+/* -o: the result writer opened on the engine's configuration (before the stream: it is
+ * the stream's sink), with its header; EXIT_OK or the exit status (printed). */
+int listen_out_open(listen_job *j, const stap_engine_options *eo);
+/* -o: the rows written published, with the lost CPIs (/config cpis_lost, /lost_cpis) and,
+ * after a signal, /config stopped; EXIT_OK or the exit status (printed). */
+int listen_out_publish(listen_job *j);
+
+/* --publish: the PUB socket bound (before the receiver), EXIT_OK or the status (printed) */
+int listen_pub_open(listen_job *j);
+/* --publish: CPI r's message (stream CPI input_cpi, latency ms from its last packet), sent
+ * without waiting: a full queue drops it (counted); an error of ZeroMQ stops the stream. */
+int listen_pub_cpi(listen_job *j, const stap_cpi_result *r, long long input_cpi, double ms, stap_error *err);
+
+#endif

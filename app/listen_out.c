@@ -1,0 +1,63 @@
+/* listen_out: `rtstap listen -o FILE` — the result file of a recording's run (docs/file-format.md)
+ * from a live stream: rows in CPI order, /axes/input_cpi the stream's CPI index of each row,
+ * the CPIs lost named (/config cpis_lost, /lost_cpis: no row), published atomically when
+ * listen ends, after a signal with /config stopped. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "listen.h"
+#include "rtstap/common.h"
+
+int listen_out_open(listen_job *j, const stap_engine_options *eo)
+{
+    stap_error err;
+    stap_cfar_describe(&eo->cfar, j->cfar_desc, sizeof j->cfar_desc);
+    snprintf(j->samples, sizeof j->samples, "int16 (i, q) as received (docs/live.md), scale %.17g", j->scale);
+    stap_result *h = &j->hdr;
+    h->cfg = stap_engine_config(j->eng);
+    h->input_name = j->vrt;
+    h->backend_name = stap_backend_name(h->cfg->backend);
+    h->beams = stap_engine_beams(j->eng);
+    h->steering = stap_engine_steering(j->eng);
+    h->have_detections = eo->cfar.kind != STAP_CFAR_NONE;
+    h->cfar_description = j->cfar_desc;
+    h->engine = j->eng;
+    h->input_samples = j->samples;
+    const stap_write_options wo = {cli_write_mode(j->force), j->keep, j->cpis, 0};
+    if (stap_result_writer_open(&j->rw, j->output, h, &wo, &err)) return cli_fail(&err);
+    return EXIT_OK;
+}
+
+int listen_out_publish(listen_job *j)
+{
+    stap_error err;
+    long long *lost = j->lost ? malloc(sizeof *lost * (size_t)j->lost) : NULL;
+    if (j->lost && !lost) return cli_error(EXIT_PROCESSING, "out of memory for %lld lost CPIs", j->lost);
+    long long n = 0;
+    for (long long r = 0; r < j->nranges; r++)
+        for (long long k = 0; k < j->ranges[r].count; k++) lost[n++] = j->ranges[r].cpi + k;
+    char stopped[200] = "";
+    if (j->stopped_by)
+        snprintf(stopped, sizeof stopped, "by %s after %lld CPIs processed, %lld lost",
+                 j->stopped_by == SIGINT ? "SIGINT" : j->stopped_by == SIGTERM ? "SIGTERM" : "a signal",
+                 j->rep.all.cpis_done, j->lost);
+    stap_result sum;
+    memset(&sum, 0, sizeof sum);
+    sum.timing_ms = j->rep.all.stage_median;
+    sum.total_ms = stap_now_ms() - j->t_start;
+    sum.backend_name = j->hdr.backend_name;
+    sum.stopped = stopped[0] ? stopped : NULL;
+    sum.engine_note = stap_engine_note(j->eng);
+    sum.lost_counted = 1;
+    sum.cpis_lost = n;
+    sum.lost_cpis = lost;
+    const int st = stap_result_writer_close(j->rw, &sum, &err);
+    j->rw = NULL;
+    free(lost);
+    if (st) return cli_fail(&err);
+    if (stopped[0]) fprintf(stderr, "rtstap: stopped %s; %s holds them (/config stopped)\n", stopped, j->output);
+    return EXIT_OK;
+}

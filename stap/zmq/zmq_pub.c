@@ -1,0 +1,134 @@
+/* zmq_pub.c: the PUB socket of zmq_live.h, and the address form every ZeroMQ option of rtstap
+ * takes. */
+#include "zmq_live.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef RTSTAP_HAVE_ZMQ
+#include <zmq.h>
+#endif
+
+int stap_zmq_endpoint(const char *url, char *endpoint, size_t len, int *ipv6, stap_error *err)
+{
+    const char *at = url;
+    if (!strncmp(at, "zmq+", 4)) at += 4;
+    if (strncmp(at, "tcp://", 6))
+        return stap_fail(err, STAP_EINVAL, "'%s': expected tcp://HOST:PORT or zmq+tcp://HOST:PORT", url);
+    at += 6;
+    const char *colon = strrchr(at, ':');
+    const char *close = strrchr(at, ']');
+    char *end = NULL;
+    long port = colon ? strtol(colon + 1, &end, 10) : -1;
+    if (!colon || colon == at || (close && close > colon) || end == colon + 1 || *end || port < 0 || port > 65535)
+        return stap_fail(err, STAP_EINVAL, "'%s': expected tcp://HOST:PORT (a port 0..65535)", url);
+    *ipv6 = at[0] == '[';
+    const int n = port ? snprintf(endpoint, len, "tcp://%.*s:%ld", (int)(colon - at), at, port)
+                       : snprintf(endpoint, len, "tcp://%.*s:*", (int)(colon - at), at);
+    if (n < 0 || (size_t)n >= len) return stap_fail(err, STAP_EINVAL, "'%s': too long", url);
+    return STAP_OK;
+}
+
+#ifdef RTSTAP_HAVE_ZMQ
+
+int stap_zmq_available(void) { return 1; }
+
+struct stap_zmq_pub {
+    void *ctx, *sock;
+    char address[300];
+    long long sent, dropped;
+};
+
+int stap_zmq_pub_create(stap_zmq_pub **out, const char *url, int hwm, stap_error *err)
+{
+    *out = NULL;
+    char ep[280];
+    int ipv6, st = stap_zmq_endpoint(url, ep, sizeof ep, &ipv6, err);
+    if (st) return st;
+    stap_zmq_pub *p = calloc(1, sizeof *p);
+    if (!p) return stap_fail(err, STAP_ENOMEM, "out of memory");
+    const int one = 1, zero = 0;
+    p->ctx = zmq_ctx_new();
+    p->sock = p->ctx ? zmq_socket(p->ctx, ZMQ_PUB) : NULL;
+    if (!p->sock || zmq_setsockopt(p->sock, ZMQ_SNDHWM, &hwm, sizeof hwm) ||
+        zmq_setsockopt(p->sock, ZMQ_XPUB_NODROP, &one, sizeof one) ||
+        zmq_setsockopt(p->sock, ZMQ_LINGER, &zero, sizeof zero) ||
+        (ipv6 && zmq_setsockopt(p->sock, ZMQ_IPV6, &one, sizeof one))) {
+        st = stap_fail(err, STAP_EIO, "ZeroMQ: cannot make a PUB socket: %s", zmq_strerror(zmq_errno()));
+    } else if (zmq_bind(p->sock, ep)) {
+        st = stap_fail(err, STAP_EIO, "cannot bind %s: %s", url, zmq_strerror(zmq_errno()));
+    } else {
+        char last[280];
+        size_t ll = sizeof last;
+        if (zmq_getsockopt(p->sock, ZMQ_LAST_ENDPOINT, last, &ll)) snprintf(last, sizeof last, "%s", ep);
+        snprintf(p->address, sizeof p->address, "zmq+%s", last);
+    }
+    if (st) {
+        stap_zmq_pub_destroy(p, 0);
+        return st;
+    }
+    *out = p;
+    return STAP_OK;
+}
+
+int stap_zmq_pub_send(stap_zmq_pub *p, const void *msg, size_t len, stap_error *err)
+{
+    for (;;) {
+        if (zmq_send(p->sock, msg, len, ZMQ_DONTWAIT) >= 0) {
+            p->sent++;
+            return STAP_OK;
+        }
+        const int e = zmq_errno();
+        if (e == EINTR) continue;
+        if (e == EAGAIN) {
+            p->dropped++;
+            return 1;
+        }
+        return stap_fail(err, STAP_EIO, "ZeroMQ publish on %s: %s", p->address, zmq_strerror(e));
+    }
+}
+
+void stap_zmq_pub_destroy(stap_zmq_pub *p, int linger_ms)
+{
+    if (!p) return;
+    if (p->sock) {
+        zmq_setsockopt(p->sock, ZMQ_LINGER, &linger_ms, sizeof linger_ms);
+        zmq_close(p->sock);
+    }
+    if (p->ctx) zmq_ctx_term(p->ctx);
+    free(p);
+}
+
+#else /* built without ZeroMQ */
+
+int stap_zmq_available(void) { return 0; }
+
+struct stap_zmq_pub {
+    char address[1];
+    long long sent, dropped;
+};
+
+int stap_zmq_pub_create(stap_zmq_pub **out, const char *url, int hwm, stap_error *err)
+{
+    *out = NULL;
+    return stap_fail(err, STAP_EUNSUPPORTED, "this build has no ZeroMQ (libzmq; Debian: libzmq3-dev)");
+}
+
+int stap_zmq_pub_send(stap_zmq_pub *p, const void *msg, size_t len, stap_error *err)
+{
+    return stap_fail(err, STAP_EUNSUPPORTED, "this build has no ZeroMQ");
+}
+
+void stap_zmq_pub_destroy(stap_zmq_pub *p, int linger_ms) { free(p); }
+
+#endif
+
+const char *stap_zmq_pub_address(const stap_zmq_pub *p) { return p->address; }
+
+void stap_zmq_pub_counts(const stap_zmq_pub *p, long long *sent, long long *dropped)
+{
+    *sent = p ? p->sent : 0;
+    *dropped = p ? p->dropped : 0;
+}
