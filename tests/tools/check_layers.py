@@ -40,6 +40,8 @@ the bottom. The rules, each a failure:
            MAX_FUNCTION_LINES lines, from its name's line to its closing brace (issue 44).
 usage: check_layers.py [ROOT]      (default: the repository this script is in)
        check_layers.py --self-test (the rules on a small tree with one violation of each)
+       check_layers.py --app-ring OBJECT... (app/'s objects: no two files call each other,
+                                  directly or round a ring; CTest check_app_ring)
        check_layers.py --symbols ROOT LIBRARY... (the libraries' symbols, with nm; CTest
                                   check_symbols):
   global   librtstap.a defines a global symbol outside stap_ / STAP_ (a file's own function
@@ -54,6 +56,7 @@ printed as path:line: rule: what)."""
 import os
 import re
 import sys
+import subprocess
 import tempfile
 
 LAYERS = ["include", "kernels", "linalg", "stap", "datasets", "app"]  # bottom first
@@ -455,6 +458,40 @@ def check_symbols(root, libs):
     return 1 if problems else 0
 
 
+def app_ring(objs):
+    """app/'s files (their objects, nm) must not call each other in a ring: a file calls
+    only files below it (issue 44: cmd_run.c <-> run_recording.c <-> run_ranks.c was one)."""
+    defined, uses = {}, {}
+    for obj in objs:
+        f = os.path.basename(obj).split(".")[0]
+        out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "TDBR":
+                defined[parts[2]] = f
+            elif len(parts) == 2 and parts[0] == "U":
+                uses.setdefault(f, set()).add(parts[1])
+    calls = {f: {defined[s] for s in ss if s in defined and defined[s] != f} for f, ss in uses.items()}
+    rings = set()
+
+    def walk(node, path):
+        for nxt in sorted(calls.get(node, ())):
+            if nxt in path:
+                ring = path[path.index(nxt):]
+                i = ring.index(min(ring))
+                rings.add(tuple(ring[i:] + ring[:i]))
+            else:
+                walk(nxt, path + [nxt])
+
+    for f in sorted(calls):
+        walk(f, [f])
+    for r in sorted(rings):
+        print("app ring: " + " -> ".join(r + (r[0],)))
+    print("check_app_ring: %d files, %s" % (len(objs), "%d ring(s)" % len(rings) if rings else
+                                             "each calls only files below it"))
+    return 1 if rings else 0
+
+
 def self_test():
     tree = {
         "include/rtstap/common.h": "#include <stddef.h>\ntypedef float cf32;\n"
@@ -521,6 +558,21 @@ def self_test():
         return 1
     print("check_layers self-test: the %d planted violations are reported, nothing else"
           % len(expect))
+    # the app ring on objects: a.c -> b.c -> a.c is one, c.c -> a.c is none
+    with tempfile.TemporaryDirectory() as d:
+        srcs = {"a": "int b(void);\nint a(void) { return b(); }\n",
+                "b": "int a(void);\nint b(void) { return a(); }\n",
+                "c": "int a(void);\nint c(void) { return a(); }\n"}
+        objs = []
+        for name, text in srcs.items():
+            with open(os.path.join(d, name + ".c"), "w") as fh:
+                fh.write(text)
+            objs.append(os.path.join(d, name + ".c.o"))
+            subprocess.run(["cc", "-c", "-o", objs[-1], os.path.join(d, name + ".c")], check=True)
+        if app_ring(objs) != 1 or app_ring([objs[0], objs[2]]) != 0:
+            print("check_layers self-test: FAILED (the app ring a -> b -> a not found, or one found "
+                  "where none is)")
+            return 1
     return 0
 
 
@@ -529,6 +581,8 @@ def main(argv):
         return self_test()
     if len(argv) > 3 and argv[1] == "--symbols":
         return check_symbols(argv[2], argv[3:])
+    if len(argv) > 2 and argv[1] == "--app-ring":
+        return app_ring([o for a in argv[2:] for o in a.split(";") if o])  # CTest's list
     root = argv[1] if len(argv) > 1 else os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files, includes, problems = check(root)
     for p in problems:
