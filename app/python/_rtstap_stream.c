@@ -21,6 +21,14 @@ typedef struct {
     int npy_type, C, P, R;
     PyObject *exc_type, *exc_value, *exc_tb; /* what the iterator or the function raised */
     int running;
+    /* output: the stream's own engines (one per device) and the result file it writes, in
+       CPI order, published when run() ends (stopped: marked /config stopped) */
+    stap_engine *engs[STAP_STREAM_MAX_DEVICES];
+    int neng, devs[STAP_STREAM_MAX_DEVICES];
+    stap_result_writer *rw;
+    stap_result hdr;
+    char cfar_desc[160], input_name[1024];
+    double t0;
 } Stream;
 
 static void keep_exception(Stream *self)
@@ -147,14 +155,84 @@ static int stream_devices(PyObject *devices, int *dev, int *n)
     return 0;
 }
 
+/* output: the engines, made here (the header of the file names the first), and the writer */
+static int stream_output(Stream *self, const char *path, unsigned keep, int replace,
+                         const stap_config *c, const stap_cf32 *sv, int nb, int sl,
+                         stap_engine_options *o, const int *dev, int ndev, long long cpis,
+                         stap_stream_sink *sink, stap_error *err)
+{
+    if (!keep) keep = STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS; /* a recording's run's */
+    o->keep_weights = (keep & STAP_KEEP_WEIGHTS) != 0;
+    o->keep_output = (keep & STAP_KEEP_OUTPUT) != 0;
+    o->detection_copies = 4 + 2; /* the writer's queue and batch, as rtstap run */
+    o->host_reserve += STAP_RESULT_DETECTION_BYTES;
+    self->neng = ndev > 0 ? ndev : 1;
+    int st = STAP_OK;
+    for (int k = 0; !st && k < self->neng; k++) {
+        self->devs[k] = ndev > 0 ? dev[k] : -1;
+        if (ndev > 0 && dev[k] >= 0) st = stap_la_gpu_select(dev[k], err);
+        if (!st) st = stap_engine_create(&self->engs[k], c, sv, nb, sl, o, err);
+    }
+    if (!st && ndev > 1 && dev[0] >= 0) st = stap_la_gpu_select(dev[0], err);
+    if (st) return st;
+    const stap_engine *e = self->engs[0];
+    stap_cfar_describe(&o->cfar, self->cfar_desc, sizeof self->cfar_desc);
+    snprintf(self->input_name, sizeof self->input_name, "%s", self->rec ? self->input_name : "python");
+    stap_result *h = &self->hdr;
+    *h = (stap_result){.cfg = stap_engine_config(e), .input_name = self->input_name,
+                       .beams = stap_engine_beams(e), .steering = stap_engine_steering(e),
+                       .meta = self->rec ? &self->in.meta : NULL,
+                       .have_detections = o->cfar.kind != STAP_CFAR_NONE,
+                       .cfar_description = self->cfar_desc, .engine = e,
+                       .looks = self->rec ? self->in.looks : NULL,
+                       .input_samples = self->rec ? self->in.samples : NULL};
+    h->backend_name = stap_backend_name(h->cfg->backend);
+    const stap_write_options wo = {.mode = replace ? STAP_WRITE_REPLACE : STAP_WRITE_NEW, .keep = keep,
+                                   .cpis = cpis, .detection_bytes = STAP_RESULT_DETECTION_BYTES};
+    if ((st = stap_result_writer_open(&self->rw, path, h, &wo, err))) return st;
+    sink->writer = self->rw;
+    sink->keep = keep;
+    return STAP_OK;
+}
+
+/* the file published after run(): every CPI's row, or those done when stopped */
+static int stream_publish(Stream *self, const stap_stream_report *rep, int failed, stap_error *err)
+{
+    stap_result_writer *w = self->rw;
+    self->rw = NULL;
+    if (!w) return STAP_OK;
+    if (failed) {
+        stap_result_writer_abort(w); /* never a partial file */
+        return STAP_OK;
+    }
+    char stopped[160] = "";
+    if (rep->all.stopped_by)
+        snprintf(stopped, sizeof stopped, "by stop() after %lld CPIs", rep->all.cpis_run);
+    stap_result sum = {.timing_ms = rep->all.stage_median, .read_ms = rep->read_s * 1e3,
+                       .total_ms = stap_now_ms() - self->t0,
+                       .backend_name = self->hdr.backend_name,
+                       .stopped = stopped[0] ? stopped : NULL,
+                       .engine_note = stap_engine_note(self->engs[0])};
+    return stap_result_writer_close(w, &sum, err);
+}
+
 static int Stream_init(Stream *self, PyObject *args, PyObject *kw)
 {
     PyObject *opts = NULL, *steering = Py_None, *source = NULL, *callback = Py_None, *devices = Py_None;
     long long cpis = 0, warmup = 0;
-    static char *names[] = {"options", "source", "steering", "callback", "devices", "cpis", "warmup", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O|OOOLL", names, &PyDict_Type, &opts, &source,
-                                     &steering, &callback, &devices, &cpis, &warmup))
+    const char *output = NULL;
+    unsigned keep = 0;
+    int replace = 0;
+    static char *names[] = {"options", "source", "steering", "callback", "devices", "cpis", "warmup",
+                            "output", "keep", "replace", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!O|OOOLLzIp", names, &PyDict_Type, &opts, &source,
+                                     &steering, &callback, &devices, &cpis, &warmup, &output, &keep,
+                                     &replace))
         return -1;
+    if (keep & ~(unsigned)(STAP_KEEP_WEIGHTS | STAP_KEEP_OUTPUT | STAP_KEEP_DETECTIONS)) {
+        PyErr_SetString(PyExc_ValueError, "keep: KEEP_WEIGHTS | KEEP_OUTPUT | KEEP_DETECTIONS");
+        return -1;
+    }
     if (self->s || self->rec || self->iter) {
         PyErr_SetString(PyExc_RuntimeError, "the stream is made already");
         return -1;
@@ -190,13 +268,24 @@ static int Stream_init(Stream *self, PyObject *args, PyObject *kw)
     const stap_cf32 *sv = V ? PyArray_DATA(V) : self->in.steering;
     const int nb = V ? (int)PyArray_DIM(V, 0) : self->in.steering ? self->in.steering_beams : 0;
     const int sl = V ? (int)PyArray_DIM(V, 1) : self->in.steering ? self->in.steering_len : 0;
-    const stap_stream_sink sink = {.each = each_cpi, .each_user = self};
+    stap_stream_sink sink = {.each = callback != Py_None ? each_cpi : NULL, .each_user = self};
     stap_stream_options so;
     stap_stream_options_defaults(&so);
     so.warmup = warmup;
+    if (output && PyUnicode_Check(source))
+        snprintf(self->input_name, sizeof self->input_name, "%s", PyUnicode_AsUTF8(source));
+    self->t0 = stap_now_ms();
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(make_lock, WAIT_LOCK);
-    st = stap_stream_create(&self->s, &c, sv, nb, sl, &o, ndev ? dev : NULL, ndev, &src, &sink, &so, &err);
+    if (output) {
+        st = stream_output(self, output, keep, replace, &c, sv, nb, sl, &o, dev, ndev, src.cpis, &sink, &err);
+        if (!st)
+            st = stap_stream_create_on(&self->s, self->engs, ndev ? self->devs : NULL, self->neng, &src,
+                                       &sink, &so, &err);
+    } else {
+        st = stap_stream_create(&self->s, &c, sv, nb, sl, &o, ndev ? dev : NULL, ndev, &src, &sink,
+                                &so, &err);
+    }
     PyThread_release_lock(make_lock);
     Py_END_ALLOW_THREADS
     Py_XDECREF(V);
@@ -256,12 +345,18 @@ static PyObject *Stream_run(Stream *self, PyObject *unused)
     st = stap_stream_run(self->s, &rep, &err);
     Py_END_ALLOW_THREADS
     self->running = 0;
+    stap_error perr = {0, ""};
+    int pst;
+    Py_BEGIN_ALLOW_THREADS
+    pst = stream_publish(self, &rep, st || self->exc_type, &perr);
+    Py_END_ALLOW_THREADS
     if (self->exc_type) {
         PyErr_Restore(self->exc_type, self->exc_value, self->exc_tb);
         self->exc_type = self->exc_value = self->exc_tb = NULL;
         return NULL;
     }
     if (st) return raise_error(&err);
+    if (pst) return raise_error(&perr);
     return report_dict(&rep);
 }
 
@@ -277,10 +372,20 @@ static void Stream_close_impl(Stream *self)
     if (self->running) return; /* the run's thread closes it after */
     stap_stream *s = self->s;
     self->s = NULL;
-    if (s) {
+    stap_result_writer *w = self->rw; /* made, never run: no file */
+    self->rw = NULL;
+    if (s || w || self->neng) {
         Py_BEGIN_ALLOW_THREADS
         PyThread_acquire_lock(make_lock, WAIT_LOCK);
         stap_stream_destroy(s);
+        if (w) stap_result_writer_abort(w);
+        for (int k = 0; k < self->neng; k++) {
+            stap_error ignore;
+            if (self->devs[k] < 0 || !stap_la_gpu_select(self->devs[k], &ignore))
+                stap_engine_destroy(self->engs[k]);
+            self->engs[k] = NULL;
+        }
+        self->neng = 0;
         PyThread_release_lock(make_lock);
         Py_END_ALLOW_THREADS
     }

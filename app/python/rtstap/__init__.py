@@ -31,6 +31,9 @@ from . import _rtstap
 Error = _rtstap.Error
 __version__, __commit__ = _rtstap.version()
 
+# what a Stream's output file keeps of each CPI (stap_write_options.keep)
+KEEP_WEIGHTS, KEEP_OUTPUT, KEEP_DETECTIONS = 1, 2, 4
+
 Result = namedtuple("Result", "weights output detections stage_ms diag_ratio")
 
 _OPTIONS = {"preset", "doppler_bins", "doppler_order", "segments", "training", "beams", "loading",
@@ -143,7 +146,8 @@ def run(cube, steering=None, **options):
 
 class Stream:
     """Stream(source, callback=None, devices=None, steering=None, cpis=None, warmup=0,
-    **options): the library's stream runtime (docs/library.md, "Streams").
+    output=None, keep=0, replace=False, **options): the library's stream runtime
+    (docs/library.md, "Streams").
 
         def found(cpi, input_cpi, r):          # r: a Result, as Engine.collect gives
             print(input_cpi, len(r.detections))
@@ -157,10 +161,16 @@ class Stream:
     asked for. The callback runs on the stream's threads with the GIL (one at a time, in CPI
     order with one engine); what it raises stops the stream and is raised by run(). stop()
     (from another thread, or a signal handler) finishes the CPIs in flight and ends run().
-    Options as Engine's; slots is the CPIs in flight per engine (default 3, as `rtstap run`)."""
+    Options as Engine's; slots is the CPIs in flight per engine (default 3, as `rtstap run`).
+    output: a result file written as `rtstap run` writes a recording's (rows in CPI order by
+    the stream's writer thread, /axes/input_cpi, the schema of docs/file-format.md),
+    published atomically when run() ends — marked /config stopped after stop(), and none at
+    all after an error or when run() is never called; keep: KEEP_WEIGHTS | KEEP_OUTPUT |
+    KEEP_DETECTIONS (0: weights and detections, as `rtstap run`); replace: overwrite an
+    existing file (else refused)."""
 
     def __init__(self, source, callback=None, devices=None, steering=None, cpis=None, warmup=0,
-                 **options):
+                 output=None, keep=0, replace=False, **options):
         if isinstance(source, str):
             c, p, r, written, fmt = _rtstap.recording_info(source)
             shape = (c, p, r)
@@ -191,7 +201,7 @@ class Stream:
                                             r["stage_ms"], r["diag_ratio"]))
         self._s = _rtstap.Stream(o, items, steering, each if callback else None,
                                  None if devices is None else [int(d) for d in devices],
-                                 int(cpis or 0), int(warmup))
+                                 int(cpis or 0), int(warmup), output, int(keep), bool(replace))
 
     def run(self):
         return self._s.run()
