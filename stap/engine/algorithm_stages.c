@@ -21,10 +21,10 @@
 static int jdl_prepare(stap_engine *e, stap_error *err)
 {
     const int C = e->cfg.channels, Q = e->cfg.doppler_order, Na = e->cfg.angle_bins;
-    e->A = malloc(sizeof(stap_cf32) * (size_t)e->B * C * Na);
-    e->Vt = malloc(sizeof(stap_cf32) * (size_t)e->B * e->Nt);
+    e->tables.beamspace.A = malloc(sizeof(stap_cf32) * (size_t)e->B * C * Na);
+    e->tables.beamspace.Vt = malloc(sizeof(stap_cf32) * (size_t)e->B * e->Nt);
     double *a = malloc(sizeof(double) * 2 * (size_t)C * Na);
-    if (!e->A || !e->Vt || !a) {
+    if (!e->tables.beamspace.A || !e->tables.beamspace.Vt || !a) {
         free(a);
         return stap_fail(err, STAP_ENOMEM, "out of memory for the JDL transforms");
     }
@@ -36,7 +36,7 @@ static int jdl_prepare(stap_engine *e, stap_error *err)
             return stap_error_prefix(err, "beam %d", b);
         }
         for (int i = 0; i < C * Na; i++)
-            e->A[(size_t)b * C * Na + i] = (float)a[2 * i] + I * (float)a[2 * i + 1];
+            e->tables.beamspace.A[(size_t)b * C * Na + i] = (float)a[2 * i] + I * (float)a[2 * i + 1];
         for (int j = 0; j < Na; j++)
             for (int q = 0; q < Q; q++) {
                 double re = 0, im = 0; /* sum_c conj(A[j][c]) v[c*Q + q] */
@@ -46,7 +46,7 @@ static int jdl_prepare(stap_engine *e, stap_error *err)
                     re += ar * vr + ai * vi;
                     im += ar * vi - ai * vr;
                 }
-                e->Vt[(size_t)b * e->Nt + j * Q + q] = (float)re + I * (float)im;
+                e->tables.beamspace.Vt[(size_t)b * e->Nt + j * Q + q] = (float)re + I * (float)im;
             }
     }
     free(a);
@@ -61,26 +61,34 @@ static int subcpi_prepare(stap_engine *e, stap_error *err)
     const stap_algo *al = stap_algo_of(&e->cfg);
     const int N = e->N;
     const int nd = al->info.traits & STAP_TRAIT_STEER_PER_BIN ? e->cfg.doppler_bins : 1;
-    e->nvs = nd * e->B;
-    e->Vs = malloc(sizeof(stap_cf32) * (size_t)e->nvs * N);
+    e->tables.subcpi.nvs = nd * e->B;
+    e->tables.subcpi.Vs = malloc(sizeof(stap_cf32) * (size_t)e->tables.subcpi.nvs * N);
     double *s = malloc(sizeof(double) * 2 * (size_t)N);
-    if (!e->Vs || !s) {
+    if (!e->tables.subcpi.Vs || !s) {
         free(s);
         return stap_fail(err, STAP_ENOMEM, "out of memory for the sub-CPI steering vectors");
     }
     if (al->fixed_weights) {
-        for (int b = 0; b < e->B; b++) al->fixed_weights(&e->cfg, e->V + (size_t)b * N, e->Vs + (size_t)b * N);
+        for (int b = 0; b < e->B; b++) al->fixed_weights(&e->cfg, e->V + (size_t)b * N, e->tables.subcpi.Vs + (size_t)b * N);
         free(s);
         return STAP_OK;
     }
     for (int d = 0; d < nd; d++)
         for (int b = 0; b < e->B; b++) {
             stap_subcpi_steering(&e->cfg, e->V + (size_t)b * N, d, s);
-            stap_cf32 *o = e->Vs + ((size_t)d * e->B + b) * N;
+            stap_cf32 *o = e->tables.subcpi.Vs + ((size_t)d * e->B + b) * N;
             for (int j = 0; j < N; j++) o[j] = (float)s[2 * j] + I * (float)s[2 * j + 1];
         }
     free(s);
     return STAP_OK;
+}
+
+void stap_algo_tables_free(stap_algo_tables *t)
+{
+    free(t->beamspace.A);
+    free(t->beamspace.Vt);
+    free(t->subcpi.Vs);
+    memset(t, 0, sizeof *t);
 }
 
 /* ---- CPU stages ------------------------------------------------------------------------ */
@@ -128,7 +136,7 @@ static void training_jdl(const stap_engine *e, const stap_cf32 *X, const stap_cf
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int k = 0; k < e->B * DS; k++) {
         const int b = k / DS, d = (k % DS) / S, s = k % S;
-        const stap_cf32 *A = e->A + (size_t)b * C * Na;
+        const stap_cf32 *A = e->tables.beamspace.A + (size_t)b * C * Na;
         stap_cf32 *T = Tall + (size_t)k * M * Nt;
         const int *cell = e->cells + (size_t)s * K;
         memset(T, 0, sizeof(stap_cf32) * (size_t)M * Nt);
@@ -186,7 +194,7 @@ static void jdl_expand(const stap_engine *e, const stap_cf32 *Wt, stap_cf32 *W)
     const int C = e->cfg.channels, Q = e->cfg.doppler_order, Na = e->cfg.angle_bins;
     const int N = e->N, Nt = e->Nt, B = e->B;
     for (int b = 0; b < B; b++) {
-        const stap_cf32 *A = e->A + (size_t)b * C * Na;
+        const stap_cf32 *A = e->tables.beamspace.A + (size_t)b * C * Na;
         for (int k = 0; k < e->batch; k++) {
             const stap_cf32 *wt = Wt + ((size_t)b * e->batch + k) * Nt;
             stap_cf32 *w = W + ((size_t)k * B + b) * N;
@@ -209,7 +217,7 @@ static int weights_jdl(const stap_engine *e, stap_la_ctx *la, stap_cf32 *T, stap
         stap_la_timing lb;
         const size_t mn = (size_t)e->M * e->Nt;
         st = stap_la_adaptive_weights(la, e->M, e->Nt, e->batch, T + (size_t)b * e->batch * mn, e->M,
-                                      (ptrdiff_t)mn, 1, e->Vt + (size_t)b * e->Nt,
+                                      (ptrdiff_t)mn, 1, e->tables.beamspace.Vt + (size_t)b * e->Nt,
                                       Wt + (size_t)b * e->batch * e->Nt, &lb, err);
         if (st == STAP_ENUMERIC) stap_error_prefix(err, "beam %d", b);
         lt->qr_ms += lb.qr_ms;
@@ -224,14 +232,14 @@ static int weights_subcpi(const stap_engine *e, stap_la_ctx *la, stap_cf32 *T, s
                           stap_la_timing *lt, stap_error *err)
 {
     int st = stap_la_adaptive_weights(la, e->M, e->N, e->cfg.segments, T, e->M,
-                                      (ptrdiff_t)e->M * e->N, e->nvs, e->Vs, Wt, lt, err);
+                                      (ptrdiff_t)e->M * e->N, e->tables.subcpi.nvs, e->tables.subcpi.Vs, Wt, lt, err);
     if (st) return st;
     const int D = e->cfg.doppler_bins, S = e->cfg.segments, B = e->B, N = e->N;
-    const int per_bin = e->nvs == D * B && (stap_algorithm_traits(&e->cfg) & STAP_TRAIT_STEER_PER_BIN);
+    const int per_bin = e->tables.subcpi.nvs == D * B && (stap_algorithm_traits(&e->cfg) & STAP_TRAIT_STEER_PER_BIN);
     for (int d = 0; d < D; d++)
         for (int s = 0; s < S; s++)
             memcpy(W + ((size_t)d * S + s) * B * N,
-                   Wt + ((size_t)s * e->nvs + (per_bin ? (size_t)d * B : 0)) * N,
+                   Wt + ((size_t)s * e->tables.subcpi.nvs + (per_bin ? (size_t)d * B : 0)) * N,
                    sizeof(stap_cf32) * (size_t)B * N);
     return STAP_OK;
 }
@@ -241,7 +249,7 @@ static int weights_fixed(const stap_engine *e, stap_la_ctx *la, stap_cf32 *T, st
                          stap_la_timing *lt, stap_error *err)
 {
     for (int k = 0; k < e->batch; k++)
-        memcpy(W + (size_t)k * e->B * e->N, e->Vs, sizeof(stap_cf32) * (size_t)e->B * e->N);
+        memcpy(W + (size_t)k * e->B * e->N, e->tables.subcpi.Vs, sizeof(stap_cf32) * (size_t)e->B * e->N);
     return STAP_OK;
 }
 

@@ -11,8 +11,8 @@
 typedef struct stap_engine stap_engine;
 
 typedef struct stap_algo_stages {
-    /* engine creation: the host tables the stages read (e->A, e->Vt, e->Vs, e->nvs); NULL:
-     * none */
+    /* engine creation: the algorithm's own host tables (e->tables: its kind's struct,
+     * engine_internal.h) that the stages read; NULL: none */
     int (*prepare)(stap_engine *e, stap_error *err);
     /* contract steps 2-4: the training matrices T (stap_training_matrices of M x Nt,
      * column-major) from the Doppler cube X or, sub-CPI, the input cube x; NULL: none */
@@ -25,6 +25,10 @@ typedef struct stap_algo_stages {
     /* the engine's description of the algorithm ("JDL 3 beams x 3 bins, "), "" for none */
     void (*cpu_describe)(const stap_config *c, char *buf, size_t len);
 } stap_algo_stages;
+
+struct stap_algo_tables;
+/* Free what prepare made (the tables themselves stay, zeroed). */
+RT_INTERNAL void stap_algo_tables_free(struct stap_algo_tables *t);
 
 /* The CPU stages of a validated configuration's algorithm (never NULL). */
 RT_INTERNAL const stap_algo_stages *stap_algo_stages_of(const stap_config *c);

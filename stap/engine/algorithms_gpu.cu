@@ -37,20 +37,20 @@ int jdl_create(stap_engine *e, stap_gpu_engine *g, stap_error *err)
 {
     const stap_config *c = &e->cfg;
     const size_t na = (size_t)e->B * c->angle_bins * c->channels, nt = (size_t)e->B * e->Nt;
-    RTK_TRY(stap_gpu_dalloc(g, &g->d_A, sizeof(float2) * na, "JDL transforms", err));
-    RTK_TRY(stap_gpu_dalloc(g, &g->d_Vt, sizeof(float2) * nt, "JDL steering", err));
-    LA_CU(cudaMemcpy(g->d_A, e->A, sizeof(float2) * na, cudaMemcpyHostToDevice));
-    LA_CU(cudaMemcpy(g->d_Vt, e->Vt, sizeof(float2) * nt, cudaMemcpyHostToDevice));
+    RTK_TRY(stap_gpu_dalloc(g, &g->bs.d_A, sizeof(float2) * na, "JDL transforms", err));
+    RTK_TRY(stap_gpu_dalloc(g, &g->bs.d_Vt, sizeof(float2) * nt, "JDL steering", err));
+    LA_CU(cudaMemcpy(g->bs.d_A, e->tables.beamspace.A, sizeof(float2) * na, cudaMemcpyHostToDevice));
+    LA_CU(cudaMemcpy(g->bs.d_Vt, e->tables.beamspace.Vt, sizeof(float2) * nt, cudaMemcpyHostToDevice));
     /* the same to float precision (the default beams' differ by rounding only) */
     double top = 0, diff = 0;
-    const stap_cf32 *vt = e->Vt;
+    const stap_cf32 *vt = e->tables.beamspace.Vt;
     for (int i = 0; i < e->Nt; i++) top = std::fmax(top, std::hypot(vt[i].re, vt[i].im));
     for (int b = 1; b < e->B; b++)
         for (int i = 0; i < e->Nt; i++) {
             const stap_cf32 x = vt[(size_t)b * e->Nt + i];
             diff = std::fmax(diff, std::hypot(x.re - vt[i].re, x.im - vt[i].im));
         }
-    g->jdl_shared = diff <= 1e-6 * top;
+    g->bs.shared = diff <= 1e-6 * top;
     return STAP_OK;
 }
 
@@ -60,31 +60,31 @@ int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *e
     const stap_config *c = &e->cfg;
     const size_t D = c->doppler_bins, R = c->range_gates;
     const int Na = c->angle_bins;
-    RTK_TRY(stap_gpu_dalloc(g, &s->d_Xb, sizeof(float2) * e->B * D * Na * R,
+    RTK_TRY(stap_gpu_dalloc(g, &s->bs.d_Xb, sizeof(float2) * e->B * D * Na * R,
                             "JDL beamspace cubes", err));
-    RTK_TRY(stap_gpu_dalloc(g, &s->d_Wt, sizeof(float2) * (size_t)e->B * e->batch * e->Nt,
+    RTK_TRY(stap_gpu_dalloc(g, &s->bs.d_Wt, sizeof(float2) * (size_t)e->B * e->batch * e->Nt,
                             "JDL beamspace weights", err));
     /* one launch over every beam's D*S problems when they share the beamspace
      * steering (the default beams: T_b^H v_b = sqrt(C) e_centre for every b), the
      * beams' cubes stacked as B groups of D bins whose taps wrap within each group */
-    const int groups = g->jdl_shared ? 1 : e->B;
-    s->jqr = (la_dev_weights **)calloc((size_t)groups, sizeof *s->jqr);
-    if (!s->jqr) return stap_fail(err, STAP_ENOMEM, "out of memory for the JDL solvers");
-    s->njqr = groups;
+    const int groups = g->bs.shared ? 1 : e->B;
+    s->bs.jqr = (la_dev_weights **)calloc((size_t)groups, sizeof *s->bs.jqr);
+    if (!s->bs.jqr) return stap_fail(err, STAP_ENOMEM, "out of memory for the JDL solvers");
+    s->bs.njqr = groups;
     for (int b = 0; b < groups; b++) {
         rtk_gather gb = s->g;
-        gb.X = s->d_Xb + (size_t)b * D * Na * R;
+        gb.X = s->bs.d_Xb + (size_t)b * D * Na * R;
         gb.channels = Na;
-        if (g->jdl_shared) {
+        if (g->bs.shared) {
             gb.bins = (int)(e->B * D);
             gb.wrap = (int)D;
         }
-        RTK_TRY(la_dev_weights_create(&s->jqr[b], c->backend, e->opt.qr_variant, &e->opt.tuning.la, &gb, e->M, e->Nt,
-                                      e->batch * (g->jdl_shared ? e->B : 1), 1,
-                                      g->d_Vt + (size_t)b * e->Nt,
-                                      s->d_Wt + (size_t)b * e->batch * e->Nt,
+        RTK_TRY(la_dev_weights_create(&s->bs.jqr[b], c->backend, e->opt.qr_variant, &e->opt.tuning.la, &gb, e->M, e->Nt,
+                                      e->batch * (g->bs.shared ? e->B : 1), 1,
+                                      g->bs.d_Vt + (size_t)b * e->Nt,
+                                      s->bs.d_Wt + (size_t)b * e->batch * e->Nt,
                                       &s->d_status->factor, nullptr, s->stream, err));
-        g->dev_bytes += la_dev_weights_device_bytes(s->jqr[b]);
+        g->dev_bytes += la_dev_weights_device_bytes(s->bs.jqr[b]);
     }
     return STAP_OK;
 }
@@ -97,12 +97,12 @@ int jdl_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error
     const int Na = c->angle_bins;
     cudaStream_t st = s->stream;
     LA_LAUNCH(rtk_beamspace_launch(s->d_X, c->channels, c->doppler_bins,
-                                             c->range_gates, g->d_A, e->B, Na, s->d_Xb, st));
+                                             c->range_gates, g->bs.d_A, e->B, Na, s->bs.d_Xb, st));
     LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_QR], st));
-    for (int b = 0; b < s->njqr; b++)
-        RTK_TRY(la_dev_weights_enqueue(s->jqr[b], nullptr, nullptr, err));
+    for (int b = 0; b < s->bs.njqr; b++)
+        RTK_TRY(la_dev_weights_enqueue(s->bs.jqr[b], nullptr, nullptr, err));
     LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
-    LA_LAUNCH(rtk_jdl_expand_launch(s->d_Wt, g->d_A, e->batch, e->B, c->channels,
+    LA_LAUNCH(rtk_jdl_expand_launch(s->bs.d_Wt, g->bs.d_A, e->batch, e->B, c->channels,
                                               c->doppler_order, Na, s->d_W, st));
     return STAP_OK;
 }
@@ -111,8 +111,8 @@ void jdl_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, siz
 {
     snprintf(buf, len, "JDL %d beams x %d bins: beamspace kernel, %s%s, expand kernel",
              e->cfg.angle_bins, e->cfg.doppler_order,
-             g->jdl_shared ? "one launch over the beams: " : "one launch per beam: ",
-             la_dev_weights_describe(g->slot[0].jqr[0]));
+             g->bs.shared ? "one launch over the beams: " : "one launch per beam: ",
+             la_dev_weights_describe(g->slot[0].bs.jqr[0]));
 }
 
 /* ---- pre-Doppler, ADPCA: training from the time-domain cube, S factors, grouped solves */

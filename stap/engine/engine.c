@@ -42,9 +42,7 @@ void stap_engine_destroy(stap_engine *e)
     if (e->ops && e->impl) e->ops->destroy(e);
     free(e->win);
     free(e->V);
-    free(e->A);
-    free(e->Vt);
-    free(e->Vs);
+    stap_algo_tables_free(&e->tables);
     free(e->cells);
     free(e->conv);
     free(e);

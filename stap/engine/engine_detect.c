@@ -134,11 +134,11 @@ static void detect_matrix(const stap_engine *e, const stap_engine_detect *d, int
     const size_t R = e->cfg.range_gates;
     const int space = (stap_algorithm_traits(&e->cfg) & STAP_TRAIT_BEAMSPACE) != 0, DS = D * S;
     const int b0 = space ? k / DS : 0, nb = space ? 1 : e->B, dbin = k % DS / S, s = k % S;
-    const stap_cf32 *A = space ? e->A + (size_t)b0 * e->cfg.channels * (N / e->cfg.doppler_order) : NULL;
+    const stap_cf32 *A = space ? e->tables.beamspace.A + (size_t)b0 * e->cfg.channels * (N / e->cfg.doppler_order) : NULL;
     const stap_cf32 *Rk = T + (size_t)k * e->M * N;
     double complex *zv = w, *x = zv + (size_t)e->B * N, *z = x + N;
     for (int i = 0; i < nb; i++) {
-        const stap_cf32 *v = space ? e->Vt + (size_t)b0 * N : e->V + (size_t)i * e->N;
+        const stap_cf32 *v = space ? e->tables.beamspace.Vt + (size_t)b0 * N : e->V + (size_t)i * e->N;
         for (int j = 0; j < N; j++) x[j] = v[j];
         solve_rh(Rk, e->M, N, x, zv + (size_t)i * N);
         double n2 = 0;

@@ -171,11 +171,11 @@ void destroy_slot(gpu_slot *s)
     if (s->graph) cudaGraphExecDestroy(s->graph);
     if (s->fft_made) cufftDestroy(s->fft);
     la_dev_weights_destroy(s->qr);
-    for (int b = 0; s->jqr && b < s->njqr; b++) la_dev_weights_destroy(s->jqr[b]);
-    free(s->jqr);
+    for (int b = 0; s->bs.jqr && b < s->bs.njqr; b++) la_dev_weights_destroy(s->bs.jqr[b]);
+    free(s->bs.jqr);
     if (s->blas) cublasDestroy(s->blas);
     void *dev[] = {s->d_in, s->d_X, s->d_W, s->d_Y, s->d_prefix, s->d_hits, s->d_status,
-                   s->d_Wc, s->d_ptr, s->d_Xb, s->d_Wt, s->d_raw};
+                   s->d_Wc, s->d_ptr, s->bs.d_Xb, s->bs.d_Wt, s->d_raw};
     for (void *p : dev)
         if (p) cudaFree(p);
     void *host[] = {s->h_status, s->h_hits, s->h_W, s->h_Y};
@@ -309,7 +309,7 @@ void gpu_destroy(stap_engine *e)
     gpu_engine *g = impl(e);
     if (!g) return;
     for (gpu_slot &s : g->slot) destroy_slot(&s);
-    void *dev[] = {g->d_win, g->d_V, g->d_A, g->d_Vt, g->d_Vs, g->d_cells, g->d_alpha, g->d_rank, g->d_big,
+    void *dev[] = {g->d_win, g->d_V, g->bs.d_A, g->bs.d_Vt, g->d_Vs, g->d_cells, g->d_alpha, g->d_rank, g->d_big,
                    g->d_big_status};
     for (void *p : dev)
         if (p) cudaFree(p);
@@ -329,9 +329,9 @@ int gpu_create(stap_engine *e, stap_error *err)
     LA_CU(cudaMemcpy(g->d_win, e->win, sizeof(float) * c->pulses, cudaMemcpyHostToDevice));
     LA_CU(cudaMemcpy(g->d_V, e->V, sizeof(float2) * (size_t)e->B * e->N, cudaMemcpyHostToDevice));
     if (stap_is_subcpi(c)) {
-        const size_t nv = (size_t)e->nvs * e->N;
+        const size_t nv = (size_t)e->tables.subcpi.nvs * e->N;
         RTK_TRY(dalloc(g, &g->d_Vs, sizeof(float2) * nv, "sub-CPI steering", err));
-        LA_CU(cudaMemcpy(g->d_Vs, e->Vs, sizeof(float2) * nv, cudaMemcpyHostToDevice));
+        LA_CU(cudaMemcpy(g->d_Vs, e->tables.subcpi.Vs, sizeof(float2) * nv, cudaMemcpyHostToDevice));
     }
     const stap_gpu_algo *al = stap_gpu_algo_of(c);
     if (al->create) RTK_TRY(al->create(e, g, err));

@@ -19,6 +19,21 @@ extern "C" {
 /* events of a slot: ev[i] .. ev[i+1] brackets stage i of STAP_STAGE_* */
 constexpr int STAP_GPU_NEV = STAP_STAGE_COUNT + 1;
 
+/* The beamspace algorithms' (JDL) own GPU state, made and read by their stages alone
+ * (algorithms_gpu.cu): the engine's device tables, and each slot's solvers and buffers. */
+struct stap_gpu_beamspace {
+    float2 *d_A = nullptr;  /* B x Na x C transforms (e->tables.beamspace.A)        */
+    float2 *d_Vt = nullptr; /* B x Na*Q beamspace steering (e->tables.beamspace.Vt) */
+    bool shared = false;    /* every beam's beamspace steering the same             */
+};
+struct stap_gpu_beamspace_slot {
+    la_dev_weights **jqr = nullptr; /* one for all beams (B*D*S items) when they share the
+                                       beamspace steering, else one per beam (D*S each) */
+    int njqr = 0;
+    float2 *d_Xb = nullptr;         /* beamspace cubes, B x D x Na x R                   */
+    float2 *d_Wt = nullptr;         /* beamspace weights, B x D*S x Na*Q                 */
+};
+
 struct stap_gpu_slot {
     cudaStream_t stream = nullptr;
     cudaEvent_t ev[STAP_GPU_NEV] = {};
@@ -27,12 +42,7 @@ struct stap_gpu_slot {
     bool fft_made = false;
     la_dev_weights *qr = nullptr;     /* post-Doppler: the batch of D*S; sub-CPI: the
                                          grouped solver (S factors, D*S items)         */
-    la_dev_weights **jqr = nullptr;   /* JDL: one for all beams (B*D*S items) when they
-                                         share the beamspace steering, else one per beam
-                                         (D*S each); qr unused                         */
-    int njqr = 0;
-    float2 *d_Xb = nullptr;           /* JDL: beamspace cubes, B x D x Na x R        */
-    float2 *d_Wt = nullptr;           /* JDL: beamspace weights, B x D*S x Na*Q      */
+    stap_gpu_beamspace_slot bs;       /* beamspace (JDL): its own, algorithms_gpu.cu */
     rtk_gather g{};
     float2 *d_in = nullptr, *d_X = nullptr, *d_W = nullptr, *d_Y = nullptr;
     void *d_raw = nullptr;            /* integer input: the cube as stored (else NULL) */
@@ -55,10 +65,8 @@ struct stap_gpu_engine {
     size_t dev_bytes = 0, host_bytes = 0;
     float *d_win = nullptr;
     float2 *d_V = nullptr;
-    float2 *d_A = nullptr;  /* JDL: B x Na x C transforms (e->A)        */
-    float2 *d_Vt = nullptr; /* JDL: B x Na*Q beamspace steering (e->Vt) */
-    float2 *d_Vs = nullptr; /* sub-CPI: nvs x N solve steering (e->Vs)  */
-    bool jdl_shared = false; /* JDL: every beam's beamspace steering the same */
+    stap_gpu_beamspace bs;  /* beamspace (JDL): its own device tables (algorithms_gpu.cu) */
+    float2 *d_Vs = nullptr; /* sub-CPI, fixed weights: e->tables.subcpi.Vs on the device */
     int *d_cells = nullptr; /* S x K training cells, read by the gather */
     double *d_alpha = nullptr;
     int *d_rank = nullptr;

@@ -24,6 +24,24 @@ typedef struct stap_engine_ops {
     size_t (*memory_bytes)(const stap_engine *e);
 } stap_engine_ops;
 
+/* An algorithm's own host tables, made by its stages' prepare when the engine is created
+ * (algorithm_stages.c) and freed with it; read only by its stages (the CPU ones, the GPU
+ * ones of algorithms_gpu.cu and the adaptive detectors' engine_detect.c). One kind's struct
+ * is set, the others stay zero. */
+typedef struct stap_beamspace_tables { /* STAP_TRAIT_BEAMSPACE (JDL)                        */
+    stap_cf32 *A;  /* B x (C x Na) beam transforms (stap_jdl_beams)                        */
+    stap_cf32 *Vt; /* B x Nt beamspace steering, T_b^H v_b                                 */
+} stap_beamspace_tables;
+typedef struct stap_subcpi_tables {    /* STAP_TRAIT_SUBCPI, STAP_TRAIT_FIXED               */
+    stap_cf32 *Vs; /* nvs x N solve steering (stap_subcpi_steering): pre-Doppler D x B
+                      (bin-major), ADPCA B (= V); DPCA: the B fixed weights                */
+    int nvs;       /* D*B or B                                                             */
+} stap_subcpi_tables;
+typedef struct stap_algo_tables {
+    stap_beamspace_tables beamspace;
+    stap_subcpi_tables subcpi;
+} stap_algo_tables;
+
 struct stap_engine {
     stap_config cfg;          /* validated, backend resolved              */
     stap_engine_options opt;
@@ -31,12 +49,7 @@ struct stap_engine {
     int Nt;                   /* adapted DOF (training columns): N, or Na*Q for JDL */
     float *win;               /* P window coefficients                    */
     stap_cf32 *V;                  /* B x N steering                           */
-    stap_cf32 *A;                  /* JDL: B x (C x Na) beam transforms (stap_jdl_beams) */
-    stap_cf32 *Vt;                 /* JDL: B x Nt beamspace steering, T_b^H v_b         */
-    stap_cf32 *Vs;                 /* sub-CPI: nvs x N solve steering (stap_subcpi_steering):
-                                 pre-Doppler D x B (bin-major), ADPCA B (= V); DPCA:
-                                 the B fixed weights (stap_dpca_weights)              */
-    int nvs;                  /* D*B or B                                          */
+    stap_algo_tables tables;  /* the algorithm's own: its stages' (algorithm_stages.c)  */
     int *cells;               /* S x K training cells (stap_training_cells) */
     const stap_engine_ops *ops;
     const stap_engine_ops *host_ops; /* who allocated the caller's host buffers: the first
