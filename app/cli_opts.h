@@ -185,12 +185,12 @@ int cli_parse_keep(const cli_opt *o, const char *arg);       /* value: unsigned 
      "Householder; auto: cholqr2 where the faster)", .parse = cli_parse_qr}
 #define CLI_OPT_THREADS(var)                                                                \
     {"threads", 0, CLI_INT, (var), "T", "CPU threads, >= 1 (default: all)", .lo = 1, .hi = 4096}
-/* --readers: reader threads of a recording (cpi_io.h; 0 when not given: the default) */
+/* --readers: reader threads of a recording (stap_stream_source.readers, rtstap/stream.h; 0 when not given: the default) */
 #define CLI_OPT_READERS(var)                                                                 \
     {"readers", 0, CLI_INT, (var), "N",                                                      \
      "reader threads for a recording (default: the CPUs less 2, at\n"                        \
      "most 16; one when the file is read through HDF5)", .lo = 1, .hi = 64}
-/* --host-decode: a recording's integer samples decoded on the host (cpi_io.h) */
+/* --host-decode: a recording's integer samples decoded on the host (stap_stream, rtstap/stream.h) */
 #define CLI_OPT_HOST_DECODE(var)                                                             \
     {"host-decode", 0, CLI_FLAG, (var), NULL,                                                \
      "decode a recording's integer samples to complex64 on the host\n"                      \
