@@ -106,8 +106,8 @@ int cli_env_tuning(stap_engine_tuning *t, stap_error *err)
     t->doppler_tile = tile ? 32 : 0;
     t->apply_kernel = rows ? 1 : fp32 ? 2 : 0; /* the row kernel first, as before */
     t->apply_cfar_apart = !apply_cfar;
-    t->cfar_two_pass = two;
-    t->cfar_line_threads = tpl ? 16 << tpl : 0;
+    t->cfar.two_pass = two;
+    t->cfar.line_threads = tpl ? 16 << tpl : 0;
     return STAP_OK;
 }
 

@@ -181,11 +181,21 @@ const double *stap_cfar_plan_alpha(const stap_cfar_plan *p);
 const int *stap_cfar_plan_rank(const stap_cfar_plan *p);
 void stap_cfar_plan_destroy(stap_cfar_plan *p);
 
+/* The GPU detector's kernels, for comparisons (all 0: the defaults; stap_engine_tuning.cfar
+ * for an engine): CA, GO and SO run as one pass over each range line where it fits (each
+ * power read once). */
+typedef struct stap_cfar_gpu_options {
+    int two_pass;     /* 1: the prefix-sum pass and the test pass there instead            */
+    int line_threads; /* the one-pass kernel's threads a line: 0 (= 128), 32, 64 or 128    */
+} stap_cfar_gpu_options;
+
 /* The same detector on the GPU (stap/detect/cfar_gpu.cu, builds with CUDA only): copies y up,
- * runs the rtk CFAR kernels, returns a malloc'd sorted list as stap_cfar_detect does.
- * For tests and one-off use; engines keep their buffers (stap/engine/engine_gpu.cu). */
+ * runs the rtk CFAR kernels (go: NULL for the defaults), returns a malloc'd sorted list as
+ * stap_cfar_detect does. For tests and one-off use; engines keep their buffers
+ * (stap/engine/engine_gpu.cu). */
 int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *y, int beams, int doppler_bins,
-                         int range_gates, stap_detection **out, size_t *count, stap_error *err);
+                         int range_gates, const stap_cfar_gpu_options *go, stap_detection **out,
+                         size_t *count, stap_error *err);
 
 /* e.g. "ca pfa=1e-06 guard=2 train=16", "os pfa=0.001 guard=2 train=16 rank=24",
  * "go pfa=1e-06 guard=2 train=16",

@@ -46,9 +46,8 @@ typedef struct stap_engine_tuning {
                                2 the FP32 register-tiled kernel                             */
     int apply_cfar_apart;   /* 1: the apply and the CFAR as two kernels where they would run
                                as one (detections only, CA/GO/SO, R <= 512)                 */
-    int cfar_two_pass;      /* 1: the CFAR's prefix pass and test pass where the one-pass
-                               line kernel would run (and the apply and CFAR apart)          */
-    int cfar_line_threads;  /* the one-pass kernel's threads a line: 0 (= 128), 32, 64, 128 */
+    stap_cfar_gpu_options cfar; /* the CFAR's kernels (cfar.h); two_pass also keeps the apply
+                               and the CFAR apart                                          */
     stap_la_tuning la;      /* the QR dispatch and the fused solver (linalg.h)              */
 } stap_engine_tuning;
 

@@ -39,7 +39,8 @@ extern "C" int stap_cfar_enqueue(const stap_cfar_config *c, int B, int D, int R,
 }
 
 extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *y_host, int B, int D,
-                                    int R, stap_detection **out, size_t *count, stap_error *err)
+                                    int R, const stap_cfar_gpu_options *go, stap_detection **out,
+                                    size_t *count, stap_error *err)
 {
     *out = NULL;
     *count = 0;
@@ -73,7 +74,8 @@ extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *
     LA_CU_GOTO(cudaMemcpy(drank, stap_cfar_plan_rank(plan), sizeof(int) * nt, cudaMemcpyHostToDevice), st, done);
     LA_CU_GOTO((cudaError_t)rtk_status_reset_launch(dst, 0), st, done);
     LA_CU_GOTO((cudaError_t)stap_cfar_enqueue(c, B, D, R, dy, dprefix, 1, dalpha, drank, dhits,
-                                      (unsigned)cells, dst, 0, 0, 0), st, done);
+                                      (unsigned)cells, dst, go ? go->two_pass : 0,
+                                      go ? go->line_threads : 0, 0), st, done);
     LA_CU_GOTO(cudaMemcpy(&hst, dst, sizeof hst, cudaMemcpyDeviceToHost), st, done);
     if (hst.detections) {
         hits = (stap_cfar_hit *)malloc(sizeof(stap_cfar_hit) * hst.detections);

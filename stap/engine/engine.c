@@ -62,12 +62,11 @@ int stap_engine_tuning_check(const stap_engine_tuning *t, stap_error *err)
     if (t->apply_kernel < 0 || t->apply_kernel > 2)
         return stap_fail(err, STAP_EINVAL, "tuning apply_kernel %d: expected 0 (dispatched), 1 (rows) "
                          "or 2 (FP32)", t->apply_kernel);
-    if ((t->apply_cfar_apart | t->cfar_two_pass) & ~1)
-        return stap_fail(err, STAP_EINVAL, "tuning apply_cfar_apart and cfar_two_pass are 0 or 1");
-    if (t->cfar_line_threads && t->cfar_line_threads != 32 && t->cfar_line_threads != 64 &&
-        t->cfar_line_threads != 128)
-        return stap_fail(err, STAP_EINVAL, "tuning cfar_line_threads %d: expected 0, 32, 64 or 128",
-                         t->cfar_line_threads);
+    if ((t->apply_cfar_apart | t->cfar.two_pass) & ~1)
+        return stap_fail(err, STAP_EINVAL, "tuning apply_cfar_apart and cfar.two_pass are 0 or 1");
+    const int tpl = t->cfar.line_threads;
+    if (tpl && tpl != 32 && tpl != 64 && tpl != 128)
+        return stap_fail(err, STAP_EINVAL, "tuning cfar.line_threads %d: expected 0, 32, 64 or 128", tpl);
     return stap_la_tuning_check(&t->la, err);
 }
 

@@ -65,10 +65,10 @@ static int apply_kind(const stap_engine *e) { return e->opt.tuning.apply_kernel;
 /* The apply and the detector in one kernel (rtk_apply_cfar_launch) where only detections
  * are kept, the apply runs on the tensor cores and the detector would run as the one-pass
  * line kernel (CA, GO, SO; one segment, R <= 512); the tuning's apply_cfar_apart keeps them
- * apart, for comparisons (as do its apply_kernel and cfar_two_pass) */
+ * apart, for comparisons (as do its apply_kernel and cfar.two_pass) */
 static bool fused_detect(const stap_engine *e, const gpu_slot *s)
 {
-    const bool off = e->opt.tuning.apply_cfar_apart || e->opt.tuning.cfar_two_pass;
+    const bool off = e->opt.tuning.apply_cfar_apart || e->opt.tuning.cfar.two_pass;
     const int kind = (int)e->opt.cfar.kind;
     return !off && !e->opt.apply_gemm && apply_kind(e) == 0 && !e->opt.keep_output &&
            rtk_cfar_line_fits(kind, e->cfg.range_gates) && rtk_apply_cfar_fits(&s->g, kind);
@@ -149,7 +149,7 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     if (cf->kind != STAP_CFAR_NONE && !fused_detect(e, s))
         LA_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 1,
                               g->d_alpha, g->d_rank, s->d_hits, g->hit_cap, s->d_status,
-                              e->opt.tuning.cfar_two_pass, e->opt.tuning.cfar_line_threads, st));
+                              e->opt.tuning.cfar.two_pass, e->opt.tuning.cfar.line_threads, st));
     LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_COPY_OUT], st));
     LA_CU(cudaMemcpyAsync(s->h_status, s->d_status, sizeof(rtk_cpi_status), cudaMemcpyDeviceToHost, st));
     if (cf->kind != STAP_CFAR_NONE)
@@ -417,7 +417,7 @@ int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, stap_
     } else {
         LA_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 0,
                                      g->d_alpha, g->d_rank, g->d_big, (unsigned)cells, g->d_big_status,
-                                     e->opt.tuning.cfar_two_pass, e->opt.tuning.cfar_line_threads,
+                                     e->opt.tuning.cfar.two_pass, e->opt.tuning.cfar.line_threads,
                                      s->stream));
     }
     LA_CU(cudaMemcpyAsync(g->h_big, g->d_big, sizeof(rtk_cfar_hit) * count, cudaMemcpyDeviceToHost,

@@ -70,11 +70,12 @@ int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs, double *d
 }
 
 int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *y, int beams, int doppler_bins,
-                         int range_gates, stap_detection **out, size_t *count, stap_error *err)
+                         int range_gates, const stap_cfar_gpu_options *go, stap_detection **out,
+                         size_t *count, stap_error *err)
 {
     *out = NULL;
     *count = 0;
     const stap_gpu_api *a = stap_gpu_api_get(err);
-    return a ? a->cfar_detect(c, y, beams, doppler_bins, range_gates, out, count, err)
+    return a ? a->cfar_detect(c, y, beams, doppler_bins, range_gates, go, out, count, err)
              : STAP_EUNSUPPORTED;
 }

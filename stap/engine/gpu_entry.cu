@@ -15,8 +15,8 @@ extern "C" int stap_gpu_info(char *name, size_t len, size_t *free_bytes, size_t 
 extern "C" int stap_gpu_link_bandwidth(size_t bytes, int repeat, double *h2d_gbs,
                                        double *d2h_gbs, stap_error *err);
 extern "C" int stap_cfar_detect_gpu(const stap_cfar_config *c, const stap_cf32 *y, int beams,
-                                    int doppler_bins, int range_gates, stap_detection **out,
-                                    size_t *count, stap_error *err);
+                                    int doppler_bins, int range_gates, const stap_cfar_gpu_options *go,
+                                    stap_detection **out, size_t *count, stap_error *err);
 
 static const stap_gpu_host *H = nullptr;
 

@@ -48,7 +48,8 @@ typedef struct stap_gpu_api {
     int (*link_bandwidth)(size_t bytes, int repeat, double *h2d_gbs, double *d2h_gbs,
                           stap_error *err);
     int (*cfar_detect)(const stap_cfar_config *c, const stap_cf32 *y, int beams, int doppler_bins,
-                       int range_gates, stap_detection **out, size_t *count, stap_error *err);
+                       int range_gates, const stap_cfar_gpu_options *go, stap_detection **out,
+                       size_t *count, stap_error *err);
 } stap_gpu_api;
 
 #define STAP_GPU_STAP_ENTRY "rtstap_gpu_stap_api"

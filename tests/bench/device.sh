@@ -32,6 +32,7 @@ SUITES=(
   "apply        the weight application: tensor cores (default) / FP32 tiled / rows kernels, tests, sanitizers, ncu, SASS of the hot kernels"
   "doppler      the Doppler filter: one kernel (default) / load + cuFFT / 32-cell tiles, tests, sanitizers, ncu"
   "cfar         the detector: apply+CFAR fused (default) / apart / two passes / 32-64-128 threads a line, tests, sanitizers, ncu, fused vs apart end to end"
+  "tuning       the A/B switches rtstap hands on (app/env.c): each variant's engine differs from the default, test_gpu_engine and test_gpu_cfar on the variants, a stream under each"
   "safety       issue 29 on the GPU: the engine test, cli_gpu_fault.sh, memcheck over a run that moves to the CPU"
   "robust       issue 10 on the GPU: faults, checks, SIGINT, a 10^5-CPI soak, sanitizers over test_engine"
   "samples      native sample widths: integer paths, memcheck, cf32/ci16/ci8 rings, recordings (REF optional)"
@@ -165,11 +166,8 @@ suite_doppler() { # the Doppler filter in one kernel (the default at D = 128), l
     grep -h "^workload\|^easy\|^medium\|^hard" "$L/bench.log"
 }
 suite_cfar() { # the detector: fused with the apply (the default with --keep detections), apart, two passes, threads a line
-    step "test_gpu_cfar (one pass)" "$L/tests.log" 300 "$BIN/test_gpu_cfar"
-    step "test_gpu_cfar (two passes)" "$L/tests.log" 300 env RTSTAP_CFAR_TWO_PASS=1 "$BIN/test_gpu_cfar"
-    for t in 32 64 128; do
-        step "test_gpu_cfar tpl $t" "$L/tests.log" 120 env RTSTAP_CFAR_LINE_THREADS=$t "$BIN/test_gpu_cfar"
-    done
+    # every case on the default kernels and, in turn, two passes and 32, 64, 128 threads a line
+    step "test_gpu_cfar (every variant)" "$L/tests.log" 300 "$BIN/test_gpu_cfar"
     step "test_gpu_apply" "$L/tests.log" 200 "$BIN/test_gpu_apply"
     step "test_gpu_engine" "$L/tests.log" 300 "$BIN/test_gpu_engine"
     step "test_gpu_engine apart" "$L/tests.log" 300 env RTSTAP_APPLY_CFAR=0 RTSTAP_CFAR_LINE_THREADS=64 "$BIN/test_gpu_engine"
@@ -593,6 +591,31 @@ suite_profile() {
         echo "== $p"; python3 "$here/ncu_summary.py" "$OUT/ncu-$p.csv" 2>&1 | tee "$OUT/summary-$p.txt"
     done
     grep -h "^workload\|^easy\|^medium\|^hard" "$L/bench.log"
+}
+suite_tuning() { # docs/usage.md "Environment": the library reads none; rtstap hands each on
+    local R="$BIN/rtstap" v name vars base
+    step "test_gpu_cfar (every variant)" "$L/tests.log" 300 "$BIN/test_gpu_cfar"
+    for vars in "RTSTAP_DOPPLER_FUSED=0" "RTSTAP_APPLY_CFAR=0 RTSTAP_CFAR_LINE_THREADS=64" "RTSTAP_APPLY_ROWS=1"; do
+        step "test_gpu_engine $vars" "$L/tests.log" 300 env $vars "$BIN/test_gpu_engine"
+    done
+    # each switch: the engine it makes is not the default's (its description), and runs
+    step "stream default" "$L/stream.log" 60 "$R" stream --preset hard --cpis 600 --backend gpu --keep detections --json "$L/t-default.json"
+    base=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["engine"])' "$L/t-default.json")
+    echo "default: $base" >> "$L/engines.txt"
+    for v in "doppler-cufft:RTSTAP_DOPPLER_FUSED=0" "doppler-t32:RTSTAP_DOPPLER_TILE=32" "apply-rows:RTSTAP_APPLY_ROWS=1" \
+             "apply-fp32:RTSTAP_APPLY_FP32=1" "apart:RTSTAP_APPLY_CFAR=0" "two-pass:RTSTAP_CFAR_TWO_PASS=1" \
+             "qr-table:RTSTAP_QR_DISPATCH=table" "qr-separate:RTSTAP_QR_DISPATCH=separate" "subst:RTSTAP_FUSED_SOLVER=subst"; do
+        name=${v%%:*}
+        step "stream $name" "$L/stream.log" 60 env ${v#*:} "$R" stream --preset hard --cpis 600 --backend gpu --keep detections --json "$L/t-$name.json"
+        e=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["engine"])' "$L/t-$name.json" 2>/dev/null)
+        echo "$name: $e" >> "$L/engines.txt"
+        case $name in doppler-t32|subst|qr-table) ;; # same description (a tile size, the solve, often the same row)
+        *) step "engine differs: $name" "$L/stream.log" 5 test "$e" != "$base" ;;
+        esac
+    done
+    step "a bad value refused (exit 1)" "$L/stream.log" 20 sh -c "RTSTAP_APPLY_ROWS=2 '$R' stream --preset easy --cpis 10 --backend gpu; [ \$? -eq 1 ]"
+    cat "$L/engines.txt" | cut -c1-220
+    grep -h "CPIs:" "$L/stream.log" | cut -c1-120
 }
 suite_safety() {
     export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN

@@ -5,8 +5,10 @@
  * line of bins) with random parameters and shapes, and the hard preset's output shape
  * (16 x 128 x 480), and samples on a coarse grid (equal powers and zeros in the windows:
  * OS's sorted rows meet ties): the detection lists must be identical (every cell, power and SNR
- * estimate, bit for bit). Exits 77 (skipped) in builds without CUDA or without a usable
- * GPU. */
+ * estimate, bit for bit). Each case runs the default kernels and, in turn, one of the
+ * variants kept for comparisons (stap_cfar_gpu_options: two passes; 32, 64, 128 threads a
+ * line), each against the CPU list. Exits 77 (skipped) in builds without CUDA or without a
+ * usable GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,13 @@
 #endif
 
 #ifdef RTSTAP_HAVE_CUDA
+static const stap_cfar_gpu_options variants[] = {{1, 0}, {0, 32}, {0, 64}, {0, 128}};
+static int ncase;
+
+static void compare(const stap_cfar_config *c, const stap_cf32 *y, int B, int D, int R,
+                    const stap_detection *dc, size_t nc, int sc, double cpu_ms,
+                    const stap_cfar_gpu_options *go);
+
 static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R, int ties)
 {
     size_t cells = (size_t)B * D * R;
@@ -34,18 +43,37 @@ static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R
         /* ties: samples on a coarse grid, so that windows hold many equal powers and zeros */
         if (ties) y[i] = STAP_CMPLXF(roundf(crealf(y[i]) / 2), roundf(cimagf(y[i]) / 2));
     }
-    stap_detection *dc = NULL, *dg = NULL;
-    size_t nc = 0, ng = 0;
+    stap_detection *dc = NULL;
+    size_t nc = 0;
     stap_error err;
     double t0 = stap_now_ms();
     int sc = stap_cfar_detect(c, y, B, D, R, &dc, &nc, &err);
-    double t1 = stap_now_ms();
+    const double cpu_ms = stap_now_ms() - t0;
     if (sc) fprintf(stderr, "FAIL: CPU CFAR: %s\n", err.msg);
-    int sg = stap_cfar_detect_gpu(c, y, B, D, R, &dg, &ng, &err);
+    compare(c, y, B, D, R, dc, nc, sc, cpu_ms, NULL);
+    compare(c, y, B, D, R, dc, nc, sc, cpu_ms, &variants[ncase++ % 4]);
+    free(dc);
+    free(y);
+}
+
+static void compare(const stap_cfar_config *c, const stap_cf32 *y, int B, int D, int R,
+                    const stap_detection *dc, size_t nc, int sc, double cpu_ms,
+                    const stap_cfar_gpu_options *go)
+{
+    stap_detection *dg = NULL;
+    size_t ng = 0;
+    stap_error err;
+    double t1 = stap_now_ms();
+    int sg = stap_cfar_detect_gpu(c, y, B, D, R, go, &dg, &ng, &err);
     double t2 = stap_now_ms();
     if (sg) fprintf(stderr, "FAIL: GPU CFAR: %s\n", err.msg);
-    char desc[128];
+    char desc[160];
     stap_cfar_describe(c, desc, sizeof desc);
+    if (go) {
+        const size_t l = strlen(desc);
+        snprintf(desc + l, sizeof desc - l, go->two_pass ? " [two passes]" : " [%d threads a line]",
+                 go->line_threads);
+    }
     int same = !sc && !sg && nc == ng;
     size_t first = 0;
     for (size_t i = 0; same && i < nc; i++) {
@@ -55,8 +83,8 @@ static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R
                !memcmp(&dc[i].snr_db, &dg[i].snr_db, sizeof(float));
         first = i;
     }
-    fprintf(stderr, "  %-40s %3d x %3d x %4d: CPU %6zu detections (%.1f ms), GPU %6zu (%.1f ms)%s\n",
-            desc, B, D, R, nc, t1 - t0, ng, t2 - t1, same ? "  identical" : "");
+    fprintf(stderr, "  %-58s %3d x %3d x %4d: CPU %6zu detections (%.1f ms), GPU %6zu (%.1f ms)%s\n",
+            desc, B, D, R, nc, cpu_ms, ng, t2 - t1, same ? "  identical" : "");
     if (!same) {
         tc_failures++;
         fprintf(stderr, "FAIL: %s: CPU and GPU lists differ", desc);
@@ -67,9 +95,7 @@ static void one_case(tc_rng *rng, const stap_cfar_config *c, int B, int D, int R
                     dg[first].range_cell, dg[first].power, dg[first].snr_db);
         fputc('\n', stderr);
     }
-    free(dc);
     free(dg);
-    free(y);
 }
 #endif
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "engine.h"
 #include "ref_stap.h"
 #include "rtk.h"
@@ -31,6 +32,18 @@ typedef struct gcase {
     int steer; /* 1: random steering vectors (JDL: a transform and steering per beam) */
     stap_algorithm algo; /* pre-Doppler or ADPCA (Q = pulses of a sub-CPI); else by Na */
 } gcase;
+
+/* the engine's defaults with the switches rtstap would hand on from the environment
+ * (RTSTAP_DOPPLER_FUSED, RTSTAP_APPLY_CFAR, RTSTAP_CFAR_LINE_THREADS, ...: app/env.c), so
+ * that device.sh runs this test on each kernel variant */
+static void engine_options(stap_engine_options *o)
+{
+    stap_error err;
+    if (cli_env_engine_defaults(o, &err)) {
+        fprintf(stderr, "test_gpu_engine: %s\n", err.msg);
+        exit(2);
+    }
+}
 
 static const gcase cases[] = {
     {"hard preset", 22, 128, 480, 128, 3, 1, 240, 16, 0, STAP_WINDOW_NONE, 0, 0, 0, 0, STAP_ALGORITHM_POST_DOPPLER},
@@ -116,7 +129,7 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
 {
     memset(o, 0, sizeof *o);
     stap_engine_options eo;
-    stap_engine_options_defaults(&eo);
+    engine_options(&eo);
     eo.slots = 2;
     eo.keep_weights = eo.keep_output = !detections_only;
     eo.graphs = graphs;
@@ -384,7 +397,7 @@ static void soak(void)
 {
     stap_config c = config_of(&cases[0], STAP_BACKEND_GPU);
     stap_engine_options eo;
-    stap_engine_options_defaults(&eo);
+    engine_options(&eo);
     eo.slots = 3;
     stap_engine *e;
     stap_error err;
@@ -447,7 +460,7 @@ static void resident_case(const gcase *g, uint64_t seed)
     for (int fmt = 0; fmt < 2; fmt++) {
         stap_config c = config_of(g, STAP_BACKEND_GPU);
         stap_engine_options eo;
-        stap_engine_options_defaults(&eo);
+        engine_options(&eo);
         eo.slots = 2;
         eo.keep_weights = eo.keep_output = 1;
         if (fmt) {
@@ -520,7 +533,7 @@ static void resident_case(const gcase *g, uint64_t seed)
     }
     stap_config cpu = config_of(g, STAP_BACKEND_CPU);
     stap_engine_options eo;
-    stap_engine_options_defaults(&eo);
+    engine_options(&eo);
     eo.resident = 1;
     stap_engine *e = NULL;
     stap_error err;
