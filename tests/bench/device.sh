@@ -622,9 +622,11 @@ suite_safety() {
     step "test_gpu_engine" "$L/tests.log" 300 "$BIN/test_gpu_engine"
     step "cli_gpu_fault" "$L/fault.log" 300 bash tests/cli/cli_gpu_fault.sh
     "$BIN/rtstap" gen --preset easy --cpis 6 --out /dev/shm/rec.h5 --quiet -f
-    RTSTAP_TEST_DEVICE_TRAP=3 step "memcheck: a trap, auto" "$L/memcheck.log" 200 \
-        compute-sanitizer --tool memcheck --error-exitcode 9 "$BIN/rtstap" run --input /dev/shm/rec.h5 \
-        --output /dev/shm/o.h5 -f --backend auto --quiet
+    # the trap itself and the dead context's API errors are what memcheck may report, no access
+    RTSTAP_TEST_DEVICE_TRAP=3 step "memcheck: a trap, auto (only the trap and API errors)" "$L/memcheck.log" 200 \
+        sh -c "compute-sanitizer --tool memcheck '$BIN/rtstap' run --input /dev/shm/rec.h5 \
+        --output /dev/shm/o.h5 -f --backend auto --quiet > '$L/mc-trap.log' 2>&1; cat '$L/mc-trap.log';
+        grep -q 'Trace/breakpoint trap' '$L/mc-trap.log' && ! grep -qE 'Invalid __(global|shared|local)__|out of bounds|Uninitialized' '$L/mc-trap.log'"
     grep -E "^FAIL|all passed|failure|allocations" "$L"/tests.log "$L"/fault.log | cut -c1-200
     grep -E "ERROR SUMMARY|running on the CPU" "$L/memcheck.log" | head -5
 }

@@ -373,8 +373,12 @@ static void kinds_case(const gcase *g, uint64_t seed, size_t cap)
             detections_only = 0;
             if (f.ok) {
                 /* the fused kernel where it applies (CA, GO, SO; one segment of <= 512 cells) */
+                stap_engine_options tu; /* the A/B switches handed on may keep them apart */
+                engine_options(&tu);
                 const int fusable = (kind == STAP_CFAR_CA || kind == STAP_CFAR_GO || kind == STAP_CFAR_SO) &&
-                                    g->S == 1 && g->R <= 512 && g->C * g->Q > 16;
+                                    g->S == 1 && g->R <= 512 && g->C * g->Q > 16 &&
+                                    tu.tuning.apply_kernel == 0 && !tu.tuning.apply_cfar_apart &&
+                                    !tu.tuning.cfar.two_pass;
                 const int fused = strstr(last_describe, "detection in one kernel") != NULL;
                 CHECK(fused == fusable, "%s: the apply and detector %s in one kernel", what,
                       fused ? "ran" : "did not run");
