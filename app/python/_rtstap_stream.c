@@ -12,6 +12,7 @@
 typedef struct {
     PyObject_HEAD
     stap_stream *s;
+    stap_live_udp *rx;         /* a live source's receiver (udp://HOST:PORT)           */
     stap_recording *rec;
     stap_input in;             /* the recording's metadata and /steering               */
     PyObject *iter;            /* or the cubes' iterator                               */
@@ -105,6 +106,16 @@ static int each_cpi(void *user, const stap_engine *e, const stap_cpi_result *r, 
 static int stream_source(Stream *self, PyObject *opts, PyObject *source, stap_config *c,
                          stap_engine_options *o, stap_stream_source *src, stap_error *err)
 {
+    if (PyUnicode_Check(source) && !strncmp(PyUnicode_AsUTF8(source), "udp://", 6)) {
+        /* live: the receiver bound now (its port: Stream.address), int16 CPIs of the shape */
+        const stap_vrt_shape shape = {c->channels, c->pulses, c->range_gates};
+        const stap_live_udp_options lo = {.slots = 2 * STAP_ENGINE_MAX_SLOTS + 4};
+        o->input.type = STAP_SAMPLES_CI16;
+        int st = stap_live_udp_create(&self->rx, &shape, PyUnicode_AsUTF8(source), &lo, err);
+        if (st) return st;
+        *src = (stap_stream_source){.kind = STAP_STREAM_LIVE, .live = self->rx};
+        return 0;
+    }
     if (PyUnicode_Check(source)) {
         const char *path = PyUnicode_AsUTF8(source);
         if (!path) return -1;
@@ -213,7 +224,23 @@ static int stream_publish(Stream *self, const stap_stream_report *rep, int faile
                        .backend_name = self->hdr.backend_name,
                        .stopped = stopped[0] ? stopped : NULL,
                        .engine_note = stap_engine_note(self->engs[0])};
-    return stap_result_writer_close(w, &sum, err);
+    long long *lost = NULL; /* a live source: /config cpis_lost and /lost_cpis */
+    if (self->rx) {
+        const stap_stream_live_report *L = &rep->live;
+        if (L->lost && !(lost = malloc(sizeof *lost * (size_t)L->lost))) {
+            stap_result_writer_abort(w);
+            return stap_fail(err, STAP_ENOMEM, "out of memory for the %lld lost CPIs' list", L->lost);
+        }
+        long long n = 0;
+        for (int k = 0; k < L->nranges; k++)
+            for (long long c = 0; c < L->lost_ranges[k].count && n < L->lost; c++) lost[n++] = L->lost_ranges[k].cpi + c;
+        sum.lost_counted = 1;
+        sum.cpis_lost = n; /* (every one unless more ranges than the report lists) */
+        sum.lost_cpis = lost;
+    }
+    const int st = stap_result_writer_close(w, &sum, err);
+    free(lost);
+    return st;
 }
 
 static int Stream_init(Stream *self, PyObject *args, PyObject *kw)
@@ -248,7 +275,8 @@ static int Stream_init(Stream *self, PyObject *args, PyObject *kw)
     if (st) return st < 0 ? -1 : (raise_error(&err), -1);
     if (cpis > 0) src.cpis = cpis;
     if (src.cpis < 1) {
-        PyErr_SetString(PyExc_ValueError, "cpis: how many CPIs the iterator gives (>= 1)");
+        PyErr_SetString(PyExc_ValueError, self->rx ? "cpis: how many of the live feed's CPIs (complete or lost) to take (>= 1)"
+                                                   : "cpis: how many CPIs the iterator gives (>= 1)");
         return -1;
     }
     Py_INCREF(callback);
@@ -306,7 +334,7 @@ static PyObject *stats_dict(const stap_stream_stats *t)
                          t->detections_per_cpi, "cpis_run", t->cpis_run, "stopped_by", t->stopped_by);
 }
 
-static PyObject *report_dict(const stap_stream_report *rep)
+static PyObject *report_dict(const stap_stream_report *rep, stap_live_udp *rx)
 {
     PyObject *d = stats_dict(&rep->all), *devs = PyList_New(0);
     for (int k = 0; d && devs && rep->ndevices > 1 && k < rep->ndevices; k++) {
@@ -322,6 +350,30 @@ static PyObject *report_dict(const stap_stream_report *rep)
     }
     PyDict_SetItemString(d, "devices", devs);
     Py_DECREF(devs);
+    if (rx) { /* a live source: what came, what was lost, the receiver's counts */
+        stap_live_counts n;
+        stap_live_udp_counts(rx, &n);
+        PyObject *lost = PyList_New(0);
+        for (int k = 0; lost && k < rep->live.nranges; k++)
+            for (long long c = 0; c < rep->live.lost_ranges[k].count; c++) {
+                PyObject *v = PyLong_FromLongLong(rep->live.lost_ranges[k].cpi + c);
+                if (v) PyList_Append(lost, v);
+                Py_XDECREF(v);
+            }
+        PyObject *lv = lost ? Py_BuildValue("{s:L,s:L,s:L,s:O,s:i,s:{s:d,s:d,s:d},s:L,s:d,s:K,s:K,s:K,s:K,s:K}", "complete",
+                                            rep->live.complete, "lost", rep->live.lost, "first_cpi",
+                                            rep->live.first_cpi, "lost_cpis", lost, "lost_cpis_truncated",
+                                            rep->live.ranges_truncated, "latency_ms", "p50",
+                                            rep->live.lat_p50, "p99", rep->live.lat_p99, "max",
+                                            rep->live.lat_max, "deadline_misses",
+                                            rep->live.deadline_misses, "seconds", rep->live.seconds,
+                                            "packets", n.vrt.datagrams, "bytes", n.bytes, "malformed_packets",
+                                            n.vrt.malformed, "duplicates", n.vrt.duplicates, "late", n.vrt.late)
+                            : NULL;
+        Py_XDECREF(lost);
+        if (lv) PyDict_SetItemString(d, "live", lv);
+        Py_XDECREF(lv);
+    }
     PyObject *more = Py_BuildValue("{s:d,s:d,s:d,s:i,s:s,s:s}", "wall_s", rep->wall_s, "read_s",
                                    rep->read_s, "write_s", rep->write_s, "readers", rep->readers,
                                    "read_path", rep->read_path, "limited_by", rep->limited_by);
@@ -357,7 +409,7 @@ static PyObject *Stream_run(Stream *self, PyObject *unused)
     }
     if (st) return raise_error(&err);
     if (pst) return raise_error(&perr);
-    return report_dict(&rep);
+    return report_dict(&rep, self->rx);
 }
 
 /* stop(): the CPIs in flight finish, nothing more is submitted (any thread) */
@@ -374,10 +426,12 @@ static void Stream_close_impl(Stream *self)
     self->s = NULL;
     stap_result_writer *w = self->rw; /* made, never run: no file */
     self->rw = NULL;
-    if (s || w || self->neng) {
+    if (s || w || self->neng || self->rx) {
         Py_BEGIN_ALLOW_THREADS
         PyThread_acquire_lock(make_lock, WAIT_LOCK);
         stap_stream_destroy(s);
+        stap_live_udp_destroy(self->rx); /* after its stream */
+        self->rx = NULL;
         if (w) stap_result_writer_abort(w);
         for (int k = 0; k < self->neng; k++) {
             stap_error ignore;
@@ -420,6 +474,12 @@ static void Stream_dealloc(Stream *self)
 
 static PyObject *Stream_engine(Stream *self, void *what)
 {
+    if (!strcmp(what, "address")) { /* a live source's: the port chosen for port 0 */
+        if (!self->rx) Py_RETURN_NONE;
+        stap_live_info info;
+        stap_live_udp_info(self->rx, &info);
+        return PyUnicode_FromString(info.address);
+    }
     const stap_engine *e = self->s ? stap_stream_engine(self->s, 0) : NULL;
     if (!e) {
         PyErr_SetString(RtstapError, "the stream is closed");
@@ -467,6 +527,7 @@ static PyGetSetDef Stream_getset[] = {
     {"beams", (getter)Stream_engine, NULL, "beams", "beams"},
     {"backend", (getter)Stream_engine, NULL, "the backend resolved", "backend"},
     {"engines", (getter)Stream_engine, NULL, "engines (one per device)", "engines"},
+    {"address", (getter)Stream_engine, NULL, "a live source's address (udp://HOST:PORT, the port chosen for 0), or None", "address"},
     {NULL, NULL, NULL, NULL, NULL}};
 
 PyTypeObject StreamType = {

@@ -23,6 +23,7 @@
 
 #include "engine.h"
 #include "h5io.h"
+#include "vrt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,7 +42,8 @@ typedef void (*stap_stream_release_fn)(void *user, long long n);
 typedef enum stap_stream_source_kind {
     STAP_STREAM_RECORDING = 1, /* a recording's written CPIs, in order, by reader threads */
     STAP_STREAM_RING = 2,      /* ring[n % ring_count], cubes in host memory            */
-    STAP_STREAM_CALLBACK = 3   /* get/release                                           */
+    STAP_STREAM_CALLBACK = 3,  /* get/release                                           */
+    STAP_STREAM_LIVE = 4       /* a live receiver's complete CPIs, in order (vrt.h)     */
 } stap_stream_source_kind;
 
 typedef struct stap_stream_source {
@@ -69,6 +71,14 @@ typedef struct stap_stream_source {
     /* the input's number of CPI n while it is in flight (reports, rows' input_cpi), or
        NULL: n itself */
     long long (*input_cpi)(void *user, long long n);
+    /* STAP_STREAM_LIVE: the receiver (its int16 CPIs: the engines' input must be ci16 in
+       the shape it assembles, and it must hold at least every engine's slots + 2 CPI
+       buffers). The stream ends once `cpis` of the feed's CPIs came, complete or lost,
+       when the receiver stops (stap_live_udp_stop), or on stap_stream_stop (which stops
+       the receiver too). Complete CPIs are run, each numbered by its CPI in the feed
+       (input_cpi); lost ones are never run, and are counted and listed in the report's
+       `live`. No warm-up. The caller keeps the receiver and destroys it after the stream. */
+    stap_live_udp *live;
 } stap_stream_source;
 
 /* Each result as it is collected, r->cpi numbered as the stream's CPI (from 0, the warm-up
@@ -122,6 +132,21 @@ typedef struct stap_stream_stats {
     int stopped_by;                /* stap_stream_stop's reason, or 0                  */
 } stap_stream_stats;
 
+/* A live source's part of the report (zero for other sources). */
+typedef struct stap_stream_live_report {
+    long long complete, lost;      /* the feed's CPIs: run, and lost (never run)         */
+    long long first_cpi;           /* the feed's first CPI seen (-1: none)                */
+    const stap_live_lost_range *lost_ranges; /* ascending; valid until the stream is
+                                      destroyed                                          */
+    int nranges, ranges_truncated; /* listed (at most STAP_STREAM_LIVE_RANGES: the count
+                                      `lost` stays exact beyond)                          */
+    double lat_p50, lat_p99, lat_max; /* ms from the receipt of a CPI's last datagram to its
+                                      results in host memory                             */
+    long long deadline_misses;     /* of that latency, with stap_stream_options.deadline_ms */
+    double seconds;                /* first CPI decided to the last                      */
+} stap_stream_live_report;
+#define STAP_STREAM_LIVE_RANGES 4096
+
 typedef struct stap_stream_report {
     stap_stream_stats all;         /* the run: one engine's stats; with several, device 0's
                                       stage medians and the CPIs handed over in order   */
@@ -136,6 +161,7 @@ typedef struct stap_stream_report {
     char read_path[200];           /* how the recording was read                        */
     double write_s;                /* the writer thread's time in the sink              */
     const char *limited_by;        /* "reading", "writing" or "the engine (compute and link)" */
+    stap_stream_live_report live;  /* STAP_STREAM_LIVE                                   */
 } stap_stream_report;
 
 typedef struct stap_stream stap_stream;

@@ -258,6 +258,12 @@ typedef struct stap_live_event {
                                     it was received (the recvmmsg call's return)           */
 } stap_live_event;
 
+/* A run of lost CPIs, for reports (stap_stream_report.live). */
+typedef struct stap_live_lost_range {
+    long long cpi, count;        /* the stream's CPIs cpi .. cpi + count - 1               */
+    stap_vrt_lost_reason reason;
+} stap_live_lost_range;
+
 /* Bind `address` (udp://HOST:PORT: HOST a name, an IPv4 address or [IPv6]; PORT 0: a free
  * port, see stap_live_udp_info) for a stream of shape s and start the receive thread.
  * opts NULL: the defaults. STAP_EINVAL for an address or option out of range, STAP_EIO

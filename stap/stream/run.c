@@ -65,7 +65,7 @@ static void dev_release(void *user, long long j)
     stap_stream *s = d->s;
     if (s->src.kind == STAP_STREAM_RECORDING) {
         stap_stream_reader_release(s->reader, global_of(d, j));
-    } else if (s->src.kind == STAP_STREAM_CALLBACK && s->src.release) {
+    } else if ((s->src.kind == STAP_STREAM_CALLBACK || s->src.kind == STAP_STREAM_LIVE) && s->src.release) {
         if (s->n > 1) pthread_mutex_lock(&s->mu);
         s->src.release(s->src.user, global_of(d, j));
         if (s->n > 1) pthread_mutex_unlock(&s->mu);
@@ -79,6 +79,7 @@ static int dev_sink(void *user, const stap_cpi_result *r, stap_error *err)
     stap_cpi_result rg = *r; /* numbered as the stream's CPI, not the engine's */
     rg.cpi = global_of(d, r->cpi);
     const long long in = stap_stream_input_cpi(s, rg.cpi);
+    if (s->live) stap_stream_live_done(s->live, rg.cpi, r->done_ms); /* arrival to results */
     if (s->sink.each) {
         if (s->n > 1) pthread_mutex_lock(&s->mu);
         const int st = s->sink.each(s->sink.each_user, s->eng[d->k], &rg, in, err);
@@ -190,6 +191,7 @@ int stap_stream_run(stap_stream *s, stap_stream_report *rep, stap_error *err)
     double t1 = s->t_stream;
     for (int k = 0; k < s->n; k++)
         if (d[k].t1 > t1) t1 = d[k].t1;
+    if (s->live) stap_stream_live_report_of(s->live, s->opt.deadline_ms, &rep->live);
     if (s->reader) {
         stap_stream_reader_times(s->reader, &rep->read_s, &rep->read_wait_s);
         rep->readers = stap_stream_reader_threads(s->reader);

@@ -36,12 +36,16 @@ stap_engine *stap_stream_engine(const stap_stream *s, int k)
 long long stap_stream_input_cpi(const stap_stream *s, long long i)
 {
     if (s->reader) return stap_stream_reader_input_cpi(s->reader, i);
-    return s->src.kind == STAP_STREAM_CALLBACK && s->src.input_cpi ? s->src.input_cpi(s->src.user, i) : i;
+    return (s->src.kind == STAP_STREAM_CALLBACK || s->src.kind == STAP_STREAM_LIVE) && s->src.input_cpi
+               ? s->src.input_cpi(s->src.user, i)
+               : i;
 }
 
 void stap_stream_stop(stap_stream *s, int reason)
 {
-    if (s) atomic_store(&s->stop, reason ? reason : 1);
+    if (!s) return;
+    atomic_store(&s->stop, reason ? reason : 1);
+    if (s->src.kind == STAP_STREAM_LIVE) stap_live_udp_stop(s->src.live); /* async-signal-safe */
 }
 
 const char *stap_stream_limit_now(const stap_stream *s)
@@ -69,6 +73,9 @@ static int stream_check(const stap_stream_source *src, const stap_stream_sink *s
     case STAP_STREAM_CALLBACK:
         if (!src->get) return stap_fail(err, STAP_EINVAL, "stream: a callback source without its function");
         break;
+    case STAP_STREAM_LIVE:
+        if (!src->live) return stap_fail(err, STAP_EINVAL, "stream: a live source without its receiver");
+        break;
     default:
         return stap_fail(err, STAP_EINVAL, "stream: unknown source kind %d", (int)src->kind);
     }
@@ -93,6 +100,20 @@ static int stream_new(stap_stream **out, const stap_stream_source *src, const st
     pthread_mutex_init(&s->mu, NULL);
     s->stop_at = INT64_MAX;
     for (int k = 0; k < STAP_STREAM_MAX_DEVICES; k++) s->devices[k] = -1;
+    if (src->kind == STAP_STREAM_LIVE) { /* the callback source over the receiver */
+        if (s->opt.warmup)
+            st = stap_fail(err, STAP_EINVAL, "stream: a live source has no warm-up (every CPI of the feed counts)");
+        if (!st) st = stap_stream_live_make(&s->live, src->live, src->cpis, &s->stop, err);
+        if (st) {
+            pthread_mutex_destroy(&s->mu);
+            free(s);
+            return st;
+        }
+        s->src.get = stap_stream_live_get;
+        s->src.release = stap_stream_live_release;
+        s->src.input_cpi = stap_stream_live_input_cpi;
+        s->src.user = s->live;
+    }
     *out = s;
     return STAP_OK;
 }
@@ -224,6 +245,7 @@ void stap_stream_destroy(stap_stream *s)
         if (s->own) stap_engine_destroy(s->eng[k]);
     }
     if (s->n > 1 && s->devices[0] >= 0) stap_la_gpu_select(s->devices[0], &ignore);
+    stap_stream_live_free(s->live);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }

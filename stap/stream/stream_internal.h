@@ -69,6 +69,19 @@ RT_INTERNAL double stap_stream_writer_seconds(stap_stream_writer *w);
 RT_INTERNAL int stap_stream_writer_finish(stap_stream_writer *w, double *write_s, stap_error *err);
 
 /* the stream (stream.c makes it, run.c runs it) */
+/* A live receiver as the source (live.c): made for `decide` CPIs of the feed (complete or
+ * lost), its get/release/input_cpi the callback source's, ended early by *stop. */
+typedef struct stap_stream_live stap_stream_live;
+RT_INTERNAL int stap_stream_live_make(stap_stream_live **L, stap_live_udp *rx, long long decide,
+                                      const atomic_int *stop, stap_error *err);
+RT_INTERNAL void stap_stream_live_free(stap_stream_live *L);
+RT_INTERNAL int stap_stream_live_get(void *user, long long n, const void **cube, stap_error *err);
+RT_INTERNAL void stap_stream_live_release(void *user, long long n);
+RT_INTERNAL long long stap_stream_live_input_cpi(void *user, long long n);
+RT_INTERNAL void stap_stream_live_done(stap_stream_live *L, long long n, double done_ms);
+RT_INTERNAL void stap_stream_live_report_of(stap_stream_live *L, double deadline_ms,
+                                            stap_stream_live_report *out);
+
 struct stap_stream {
     stap_engine *eng[STAP_STREAM_MAX_DEVICES];
     int devices[STAP_STREAM_MAX_DEVICES];
@@ -85,6 +98,7 @@ struct stap_stream {
     pthread_mutex_t mu;          /* the source's get, the sink's each, stop_at          */
     long long stop_at;           /* a device failed at this CPI: none from it on runs   */
     double t_stream;             /* ms, run began                                       */
+    stap_stream_live *live;      /* STAP_STREAM_LIVE's state (else NULL)                */
     int ran;
 };
 

@@ -162,6 +162,13 @@ class Stream:
     order with one engine); what it raises stops the stream and is raised by run(). stop()
     (from another thread, or a signal handler) finishes the CPIs in flight and ends run().
     Options as Engine's; slots is the CPIs in flight per engine (default 3, as `rtstap run`).
+    source may also be a live feed, "udp://HOST:PORT" (docs/live.md: VITA-49.0 over UDP, as
+    `rtstap send` and `rtstap listen` speak it; port 0 picks a free port, `address` names it)
+    with shape=(channels, pulses, range_gates), its int16 samples' `scale`, and `cpis`: the
+    feed's CPIs to take, complete or lost. The complete ones are run, each numbered by its
+    CPI in the feed (input_cpi); the lost ones never are: run()'s report adds "live" (complete,
+    lost, lost_cpis, latency_ms from a CPI's last datagram to its results, packets,
+    malformed_packets, duplicates, late). stop() stops the receiver too.
     output: a result file written as `rtstap run` writes a recording's (rows in CPI order by
     the stream's writer thread, /axes/input_cpi, the schema of docs/file-format.md),
     published atomically when run() ends — marked /config stopped after stop(), and none at
@@ -170,8 +177,16 @@ class Stream:
     existing file (else refused)."""
 
     def __init__(self, source, callback=None, devices=None, steering=None, cpis=None, warmup=0,
-                 output=None, keep=0, replace=False, **options):
-        if isinstance(source, str):
+                 output=None, keep=0, replace=False, shape=None, **options):
+        if isinstance(source, str) and source.startswith("udp://"):
+            if shape is None or len(shape) != 3:
+                raise TypeError("shape: (channels, pulses, range_gates) of the live feed")
+            if cpis is None:
+                raise TypeError("cpis: how many of the live feed's CPIs (complete or lost) to take")
+            shape = tuple(int(x) for x in shape)
+            options.setdefault("format", "ci16")
+            items = source
+        elif isinstance(source, str):
             c, p, r, written, fmt = _rtstap.recording_info(source)
             shape = (c, p, r)
             items = source
@@ -223,3 +238,4 @@ class Stream:
     beams = property(lambda self: self._s.beams)
     backend = property(lambda self: self._s.backend)
     engines = property(lambda self: self._s.engines)
+    address = property(lambda self: self._s.address)
