@@ -154,31 +154,12 @@ h5py=
 for p in /usr/bin/python3 python3; do "$p" -c "import h5py, numpy" 2>/dev/null && { h5py=$p; break; }; done
 h5same=${RTSTAP_TOOLS_DIR:-$(dirname "$bin")/tests}/h5same
 h5attr=${RTSTAP_TOOLS_DIR:-$(dirname "$bin")/tests}/h5attr
-# FILE RUN: every row of FILE is RUN's row of the same recording CPI (input_cpi mod the
-# recording's CPIs), weights and detections bit for bit; prints the rows' input CPIs, then
-# /lost_cpis, /config cpis_lost and stopped (or -)
-rows_of_run() {
-    "$h5py" - "$1" "$2" <<'EOF'
-import h5py, sys
-f, r = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
-n = r["weights"].shape[0]
-icpi = [int(c) for c in f["axes/input_cpi"][()]]
-assert f["weights"].shape[0] == len(icpi)
-for k, c in enumerate(icpi):
-    assert f["weights"][k].tobytes() == r["weights"][c % n].tobytes(), ("weights", k, c)
-    d = f["detections"][f["detections"]["cpi"] == c]
-    e = r["detections"][r["detections"]["cpi"] == c % n]
-    e["cpi"] = c
-    assert d.tobytes() == e.tobytes(), ("detections", k, c)
-stopped = f["config"].attrs.get("stopped", "-")
-print(icpi, [int(c) for c in f["lost_cpis"][()]], int(f["config"].attrs["cpis_lost"]),
-      stopped.decode() if isinstance(stopped, bytes) else stopped)
-EOF
-}
+# FILE RUN: every row of FILE run's of the same recording CPI (tests/tools/live_rows.py)
+rows_of_run() { "$h5py" "$(dirname "$0")/../tools/live_rows.py" "$1" "$2"; }
 listen_out_checks() {
     [ -x "$h5same" ] && [ -x "$h5attr" ] || { echo "cli_listen: no h5same/h5attr: listen -o not checked"; return; }
     # whole CPIs: the file of run, bit for bit (h5same: the same bytes and shapes)
-    listen engineo --shape $EC,$EP,$ER --cpis $EN "${proc[@]}" -o "$tmp/lo.h5" --json "$tmp/lo.json"
+    listen engineo --shape $EC,$EP,$ER --cpis $EN --buffers 32 "${proc[@]}" -o "$tmp/lo.h5" --json "$tmp/lo.json"
     "$bin" send --input "$tmp/erec.h5" --vrt "udp://127.0.0.1:$port" --rate 40 > /dev/null 2>&1
     listened
     st=$?
@@ -194,7 +175,7 @@ listen_out_checks() {
         '[ $? -eq 1 ] && ! grep -q listening "$tmp/e" && "$h5same" "$tmp/lo.h5" "$tmp/erun.h5" /weights > /dev/null'
     [ -n "$h5py" ] || { echo "cli_listen: no h5py: listen -o with losses not checked"; return; }
     # --loss: the rows are exactly the CPIs not lost, each run's; the lost ones named
-    listen enginel --shape $EC,$EP,$ER --cpis 12 --timeout-ms 1000 "${proc[@]}" -o "$tmp/ll.h5" --json "$tmp/ll.json"
+    listen enginel --shape $EC,$EP,$ER --cpis 12 --timeout-ms 1000 --buffers 32 "${proc[@]}" -o "$tmp/ll.h5" --json "$tmp/ll.json"
     "$bin" send --input "$tmp/erec.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --loop 3 --loss 0.03 --seed 5 \
         --json "$tmp/sl.json" > /dev/null 2>&1
     listened
@@ -229,10 +210,12 @@ listen_pub_checks() {
     if [ -z "$h5py" ] || ! "$h5py" -c "import zmq" 2>/dev/null; then
         echo "cli_listen: no python3-zmq: --publish not checked"; return
     fi
+    timeout 30 "$bin" listen --zmq tcp://127.0.0.1:1 --shape 1,1,1 --discard --duration 0.01 2> "$tmp/e"
+    if grep -q "no ZeroMQ" "$tmp/e"; then echo "cli_listen: this build has no ZeroMQ: --publish not checked"; return; fi
     timeout 30 "$bin" listen --vrt udp://127.0.0.1:0 --shape 1,1,1 --discard --publish zmq+tcp://127.0.0.1:0 \
         --cpis 1 2> "$tmp/e"
     check "listen --discard --publish: exit 2" '[ $? -eq 2 ] && grep -q "takes no" "$tmp/e"'
-    listen enginep --shape $EC,$EP,$ER --cpis $EN "${proc[@]}" -o "$tmp/lp.h5" --json "$tmp/lp.json" \
+    listen enginep --shape $EC,$EP,$ER --cpis $EN --buffers 32 "${proc[@]}" -o "$tmp/lp.h5" --json "$tmp/lp.json" \
         --publish zmq+tcp://127.0.0.1:0
     local pub
     pub=$(sed -n 's/.*publishing on zmq+\(tcp:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$tmp/enginep.err")
