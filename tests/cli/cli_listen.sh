@@ -185,6 +185,10 @@ listen_out_checks() {
     want=$("$h5py" -c 'import sys, json; l = json.loads(sys.argv[1]); print([c for c in range(12) if c not in l], l, len(l), "-")' "$sent")
     check "listen -o, send --loss: exit 0, the rows run's for the CPIs not lost, the lost named (send: $sent; file: $got)" \
         '[ $st -eq 0 ] && [ "$sent" != "[]" ] && [ "$got" = "$want" ]'
+    "$bin" info "$tmp/ll.h5" --json "$tmp/info.json" > "$tmp/info.txt" 2>&1
+    check "... rtstap info names the lost CPIs" \
+        '[ "$(jget "$tmp/info.json" "d[\"cpis_lost\"]")" = "$(jget "$tmp/sl.json" "len(d[\"incomplete_cpis\"])")" ] &&
+         grep -q "live stream: [0-9]* CPIs lost" "$tmp/info.txt"'
     # SIGINT: the CPIs done published, complete and readable, with /config stopped
     set -m
     listen enginei --shape $EC,$EP,$ER "${proc[@]}" -o "$tmp/li.h5" --json "$tmp/li.json"
