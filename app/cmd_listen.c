@@ -559,6 +559,7 @@ int cmd_listen(int argc, char **argv)
     if ((status = parse_shape(&j)) || (status = cli_output_ok(j.json, j.force)) ||
         (status = cli_output_ok(j.output, j.force)))
         return status;
+    if (j.keep && !j.output) return cli_error(EXIT_USAGE, "--keep says what -o keeps: give -o FILE");
     if (j.discard && (j.output || j.keep || j.publish))
         return cli_error(EXIT_USAGE, "--discard processes nothing: it takes no -o, --keep or --publish");
     status = listen_run(&j);
