@@ -181,6 +181,8 @@ static int info_result(const info_job *j, const stap_result_info *ri, cJSON **do
     if (ri->recording)
         fprintf(out, "  CPIs: %lld run (a recording)%s\n", ri->rows,
                 ri->cpis_unwritten ? "; the input's unwritten CPIs were not run" : "");
+    if (ri->recording && ri->cpis_lost >= 0)
+        fprintf(out, "  live stream: %lld CPIs lost, never processed (/lost_cpis)\n", ri->cpis_lost);
     else fprintf(out, "  CPIs: one\n");
     fprintf(out, "  kept: %s\n", kept[0] ? kept : "nothing");
     if (ri->has_detections)
@@ -213,6 +215,7 @@ static int info_result(const info_job *j, const stap_result_info *ri, cJSON **do
     cJSON_AddBoolToObject(d, "recording", ri->recording);
     cJSON_AddNumberToObject(d, "cpis", (double)ri->rows);
     cJSON_AddNumberToObject(d, "cpis_unwritten", (double)ri->cpis_unwritten);
+    if (ri->cpis_lost >= 0) cJSON_AddNumberToObject(d, "cpis_lost", (double)ri->cpis_lost);
     cJSON_AddStringToObject(d, "kept", kept);
     if (ri->has_detections) cJSON_AddNumberToObject(d, "detections", (double)ri->detections);
     else cJSON_AddNullToObject(d, "detections");

@@ -80,6 +80,23 @@ static int parse_shape(listen_job *j)
     return EXIT_OK;
 }
 
+/* --raw, --layout: the items' format, the engine's input as they come */
+static int raw_format(listen_job *j)
+{
+    stap_error err;
+    if (!j->raw) {
+        if (j->layout_s) return cli_error(EXIT_USAGE, "--layout: with --raw");
+        return EXIT_OK;
+    }
+    if (!j->zmq) return cli_error(EXIT_USAGE, "--raw: with --zmq (GNU Radio's ZMQ sinks)");
+    if (!strcmp(j->raw, "cf32")) j->raw_fmt.type = STAP_SAMPLES_CF32;
+    else if (!strcmp(j->raw, "ci16")) j->raw_fmt.type = STAP_SAMPLES_CI16, j->raw_fmt.scale = j->scale;
+    else return cli_error(EXIT_USAGE, "--raw: cf32 or ci16 (got '%s')", j->raw);
+    if (j->layout_s && stap_layout_parse(j->layout_s, &j->raw_fmt.order, &err))
+        return cli_error(EXIT_USAGE, "--layout: %s", err.msg);
+    return EXIT_OK;
+}
+
 static int note_lost(listen_job *j, const stap_live_event *ev, long long count)
 {
     j->lost += count;
@@ -149,7 +166,7 @@ static int live_get(void *user, long long n, const void **cube, stap_error *err)
     if (k == 0) return STAP_STREAM_END;
     j->live_cpi[n % LIVE_RING] = ev.cpi;
     j->arrival_ms[n % LIVE_RING] = ev.arrival_ms;
-    *cube = ev.iq; /* the receiver's buffer, the engine's input as it is (ci16) */
+    *cube = ev.data; /* the receiver's buffer, the engine's input as it is (ci16; raw: as sent) */
     return STAP_OK;
 }
 
@@ -218,7 +235,7 @@ static int live_config(listen_job *j, workload *w, stap_engine_options *eo)
     if (j->output && !j->keep) j->keep = STAP_KEEP_WEIGHTS | STAP_KEEP_DETECTIONS;
     eo->keep_weights = (j->keep & STAP_KEEP_WEIGHTS) != 0;
     eo->keep_output = (j->keep & STAP_KEEP_OUTPUT) != 0;
-    eo->input = (stap_sample_format){.type = STAP_SAMPLES_CI16, .scale = j->scale};
+    eo->input = j->raw ? j->raw_fmt : (stap_sample_format){.type = STAP_SAMPLES_CI16, .scale = j->scale};
     if (j->buffers < j->slots + 2)
         return cli_error(EXIT_USAGE, "--buffers %d: the engine holds %d CPIs in flight; give at least %d",
                          j->buffers, j->slots, j->slots + 2);
@@ -250,7 +267,7 @@ static int live_stream(listen_job *j, stap_stream **s)
     if (!(j->lat = malloc(sizeof *j->lat * (size_t)j->lat_cap)))
         return cli_error(EXIT_PROCESSING, "out of memory for %lld CPIs' latencies", j->lat_cap);
     if (j->output && (st = listen_out_open(j, &eo))) return st;
-    cpi_checks_init(&j->checks, j->vrt, 0, 1, 1);
+    cpi_checks_init(&j->checks, j->source, 0, 1, 1);
     j->checks.name_cpi = live_name_cpi;
     j->checks.name_user = j;
     const stap_stream_source src = {.kind = STAP_STREAM_CALLBACK, .cpis = j->lat_cap,
@@ -315,9 +332,10 @@ static void report_text(const listen_job *j, FILE *out)
             "%.4g datagrams/s, %.4g MB/s\n", rate((double)(j->complete + j->lost), span),
             rate((double)j->complete, span), span, rate((double)n->vrt.datagrams, span),
             rate((double)n->bytes / 1e6, span));
-    fprintf(out, "  socket buffer: %lld bytes asked, %lld got%s\n", j->info.rcvbuf_asked, j->info.rcvbuf_got,
-            j->info.rcvbuf_capped ? " (capped by the system: net.core.rmem_max; raise it with sysctl)"
-            : j->info.rcvbuf_forced ? " (SO_RCVBUFFORCE)" : "");
+    if (!j->zmq)
+        fprintf(out, "  socket buffer: %lld bytes asked, %lld got%s\n", j->info.rcvbuf_asked, j->info.rcvbuf_got,
+                j->info.rcvbuf_capped ? " (capped by the system: net.core.rmem_max; raise it with sysctl)"
+                : j->info.rcvbuf_forced ? " (SO_RCVBUFFORCE)" : "");
 }
 
 static cJSON *report_json(const listen_job *j)
@@ -326,7 +344,7 @@ static cJSON *report_json(const listen_job *j)
     const double span = (n->last_ms - n->first_ms) / 1e3;
     cJSON *doc = stream_json_report("listen");
     if (!doc) return NULL;
-    cJSON_AddStringToObject(doc, "vrt", j->vrt);
+    cJSON_AddStringToObject(doc, j->zmq ? "zmq" : "vrt", j->source);
     cJSON_AddStringToObject(doc, "address", j->info.address);
     cJSON_AddNumberToObject(doc, "channels", j->s.channels);
     cJSON_AddNumberToObject(doc, "pulses", j->s.pulses);
@@ -398,7 +416,10 @@ static cJSON *report_json(const listen_job *j)
 static int listen_run(listen_job *j)
 {
     stap_error err;
-    const stap_live_udp_options o = {j->buffers, j->rcvbuf_mib << 20, j->timeout_ms, 0};
+    /* raw mode: messages of any size (GNU Radio's work calls) kept whole, a few a batch */
+    const int max = j->zmq_max ? j->zmq_max : j->raw ? 4 << 20 : 0;
+    const stap_live_udp_options o = {j->buffers, j->rcvbuf_mib << 20, j->timeout_ms, max > 65536 ? 4 : 0,
+                                     j->raw ? (int)stap_sample_bytes(&j->raw_fmt) : 0, max};
     stap_stream *s = NULL;
     int status = j->discard ? EXIT_OK : live_stream(j, &s);
     if (!status && j->publish) status = listen_pub_open(j);
@@ -406,9 +427,15 @@ static int listen_run(listen_job *j)
         stap_stream_destroy(s);
         return status;
     }
-    const int st = stap_live_udp_create(&j->rx, &j->s, j->vrt, &o, &err);
+    int st;
+    if (j->zmq) { /* a SUB or PULL socket as the receiver's transport */
+        st = stap_zmq_in_create(&j->zin, j->zmq, j->zmq_pull, j->zmq_hwm, &err);
+        if (!st) st = stap_live_udp_create_on(&j->rx, &j->s, stap_zmq_in_transport(j->zin), &o, &err);
+    } else {
+        st = stap_live_udp_create(&j->rx, &j->s, j->vrt, &o, &err);
+    }
     if (st) stap_stream_destroy(s);
-    if (st == STAP_EINVAL) return cli_error(EXIT_USAGE, "--vrt %s: %s", j->vrt, err.msg);
+    if (st == STAP_EINVAL) return cli_error(EXIT_USAGE, "--%s %s: %s", j->zmq ? "zmq" : "vrt", j->source, err.msg);
     if (st) return cli_fail(&err);
     stap_live_udp_info(j->rx, &j->info);
     j->t_start = stap_now_ms();
@@ -454,14 +481,30 @@ int cmd_listen(int argc, char **argv)
     j.scale = 1;
     j.slots = 3;
     j.publish_hwm = 1000;
+    j.zmq_hwm = 10000;
     j.backend = STAP_BACKEND_AUTO;
     cli_training_defaults(&j.tw);
     stap_cfar_defaults(&j.cfar);
     j.cfar.kind = STAP_CFAR_CA;
     cli_opt opts[] = {
         {"vrt", 0, CLI_STRING, &j.vrt, "udp://HOST:PORT",
-         "where to listen (HOST a name, an IPv4 address or [IPv6];\nport 0: a free port, named on stderr)",
-         .flags = CLI_REQUIRED},
+         "where to listen (HOST a name, an IPv4 address or [IPv6];\nport 0: a free port, named on stderr)"},
+        {"zmq", 0, CLI_STRING, &j.zmq, "tcp://HOST:PORT",
+         "instead of --vrt: connect a ZeroMQ SUB socket there, one VRT\npacket a message (docs/live.md)"},
+        {"zmq-pull", 0, CLI_FLAG, &j.zmq_pull, NULL,
+         "--zmq: a PULL socket (a PUSH sender's) instead of SUB"},
+        {"raw", 0, CLI_STRING, &j.raw, "cf32|ci16",
+         "--zmq: raw items instead of VRT packets (GNU Radio's ZMQ\n"
+         "sinks): complex64 or int16 (i, q), little-endian, C x P x R a\n"
+         "CPI in --layout's order, CPIs framed by count (a dropped\n"
+         "message cannot be seen: docs/live.md)"},
+        {"layout", 0, CLI_STRING, &j.layout_s, "ORDER",
+         "--raw: the order of a CPI's axes, slowest first (default\nC,P,R)"},
+        {"zmq-max-message", 0, CLI_INT, &j.zmq_max, "BYTES",
+         "--zmq: the longest message kept whole (default 65536; --raw:\n"
+         "4 MiB, and a longer one ends listen: its framing is lost)", .lo = 65536, .hi = 64 << 20},
+        {"zmq-hwm", 0, CLI_INT, &j.zmq_hwm, "N",
+         "--zmq: messages ZeroMQ queues at most (default 10000)", .lo = 1, .hi = 10000000},
         {"shape", 0, CLI_STRING, &j.shape_s, "C,P,R", "the stream's channels, pulses a CPI, range gates",
          .flags = CLI_REQUIRED},
         {"discard", 0, CLI_FLAG, &j.discard, NULL,
@@ -510,14 +553,21 @@ int cmd_listen(int argc, char **argv)
         {0}};
     int status = cli_parse(&listen_cmd, opts, argc, argv);
     if (status != CLI_GO) return status;
+    if (!j.vrt == !j.zmq) return cli_error(EXIT_USAGE, "give one of --vrt udp://HOST:PORT and --zmq tcp://HOST:PORT");
+    if (!j.zmq && (j.zmq_pull || j.zmq_hwm != 10000 || j.zmq_max))
+        return cli_error(EXIT_USAGE, "--zmq-pull, --zmq-hwm, --zmq-max-message: with --zmq");
+    j.source = j.zmq ? j.zmq : j.vrt;
+    if ((status = raw_format(&j))) return status;
     if ((status = parse_shape(&j)) || (status = cli_output_ok(j.json, j.force)) ||
         (status = cli_output_ok(j.output, j.force)))
         return status;
+    if (j.keep && !j.output) return cli_error(EXIT_USAGE, "--keep says what -o keeps: give -o FILE");
     if (j.discard && (j.output || j.keep || j.publish))
         return cli_error(EXIT_USAGE, "--discard processes nothing: it takes no -o, --keep or --publish");
     status = listen_run(&j);
     signal_rx = NULL;
     stap_live_udp_destroy(j.rx);
+    stap_zmq_in_destroy(j.zin); /* (after the receiver, its transport) */
     stap_result_writer_abort(j.rw); /* (not published: an error) */
     stap_zmq_pub_destroy(j.pub, 1000); /* the last messages given a second to leave */
     free(j.msg);

@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "cli_json.h"
+#include "zmq_live.h"
 #include "cli_opts.h"
 #include "h5io.h"
 #include "signals.h"
@@ -59,6 +60,9 @@ typedef struct send_job {
     stap_cf32 *cf;
     void *raw;
     /* sending */
+    const char *zmq;             /* --zmq: a PUB socket bound there (else --vrt's UDP)    */
+    double wait_sub;             /* --zmq: seconds to wait for a first subscriber         */
+    stap_zmq_pub *zpub;
     int fd;
     unsigned char *bufs;         /* BATCH datagrams                                       */
     size_t bufsize;
@@ -207,6 +211,10 @@ static int send_batch(send_job *j, const size_t *lens, int count)
         msgs[i].msg_hdr.msg_iovlen = 1;
     }
     int done = 0, tries = 0;
+    stap_error err;
+    for (; j->zpub && done < count; done++) /* one packet a message, waiting for room */
+        if (stap_zmq_pub_send_wait(j->zpub, j->bufs + (size_t)done * j->bufsize, lens[done], &err))
+            return cli_fail(&err);
     while (done < count) {
         const int r = sendmmsg(j->fd, msgs + done, (unsigned)(count - done), 0);
         if (r > 0) {
@@ -327,7 +335,7 @@ static cJSON *report(const send_job *j, FILE *out, const char *samples)
 {
     const long long npk = stap_vrt_cpi_packets(&j->s, j->gates);
     const double achieved = j->elapsed > 0 ? (double)j->cpis / j->elapsed : 0;
-    fprintf(out, "rtstap send: %s -> %s\n", j->input, j->vrt);
+    fprintf(out, "rtstap send: %s -> %s\n", j->input, j->zpub ? stap_zmq_pub_address(j->zpub) : j->vrt);
     fprintf(out, "  stream: C=%d P=%d R=%d, %lld data packets a CPI of up to %d gates%s\n", j->s.channels,
             j->s.pulses, j->s.range_gates, npk, j->gates,
             j->has_sr || j->has_rf ? " and a context packet" : "");
@@ -347,7 +355,7 @@ static cJSON *report(const send_job *j, FILE *out, const char *samples)
     cJSON *doc = stream_json_report("send");
     if (!doc) return NULL;
     cJSON_AddStringToObject(doc, "input", j->input);
-    cJSON_AddStringToObject(doc, "vrt", j->vrt);
+    cJSON_AddStringToObject(doc, j->zpub ? "zmq" : "vrt", j->zpub ? stap_zmq_pub_address(j->zpub) : j->vrt);
     cJSON_AddNumberToObject(doc, "channels", j->s.channels);
     cJSON_AddNumberToObject(doc, "pulses", j->s.pulses);
     cJSON_AddNumberToObject(doc, "range_gates", j->s.range_gates);
@@ -404,7 +412,14 @@ static int send_prepare(send_job *j)
     j->sr = j->in.meta.sample_rate_hz;
     j->has_rf = j->in.meta.has_carrier;
     j->rf = j->in.meta.carrier_frequency_hz;
-    return open_socket(j);
+    if (!j->zmq) return open_socket(j);
+    /* --zmq: bound, said, and the first subscriber waited for (a PUB sends to those there) */
+    if ((status = stap_zmq_pub_create(&j->zpub, j->zmq, 1 << 20, &err)))
+        return status == STAP_EINVAL ? cli_error(EXIT_USAGE, "--zmq %s", err.msg) : cli_fail(&err);
+    fprintf(stderr, "rtstap send: publishing on %s, waiting for a subscriber\n", stap_zmq_pub_address(j->zpub));
+    fflush(stderr);
+    if (stap_zmq_pub_wait_subscriber(j->zpub, (int)(j->wait_sub * 1e3), &err)) return cli_fail(&err);
+    return EXIT_OK;
 }
 
 int cmd_send(int argc, char **argv)
@@ -414,11 +429,18 @@ int cmd_send(int argc, char **argv)
     j.loop = 1;
     j.seed = 1;
     j.fd = -1;
+    j.wait_sub = 60;
     cli_opt opts[] = {
         {"input", 0, CLI_STRING, &j.input, "FILE", "the recording to send (schema v1.1; one CPI or many)",
          .flags = CLI_REQUIRED | CLI_INPUT},
         {"vrt", 0, CLI_STRING, &j.vrt, "udp://HOST:PORT",
-         "where to send the datagrams (HOST a name, an IPv4 address or\n[IPv6])", .flags = CLI_REQUIRED},
+         "where to send the datagrams (HOST a name, an IPv4 address or\n[IPv6])"},
+        {"zmq", 0, CLI_STRING, &j.zmq, "tcp://HOST:PORT",
+         "instead of --vrt: bind a ZeroMQ PUB socket there (port 0: a\n"
+         "free one, named on stderr), wait for a subscriber, then send\n"
+         "one packet a message (listen --zmq)"},
+        {"wait-subscriber", 0, CLI_DOUBLE, &j.wait_sub, "S",
+         "--zmq: seconds to wait for the first subscriber (default 60)", .lo = 1e-3, .hi = 1e6},
         {"rate", 0, CLI_DOUBLE, &j.rate, "CPIS_PER_S",
          "CPIs a second: each CPI's packets go out evenly over 1 / rate", .lo = 1e-6, .hi = 1e7,
          .flags = CLI_REQUIRED},
@@ -443,7 +465,9 @@ int cmd_send(int argc, char **argv)
         {0}};
     int status = cli_parse(&send_cmd, opts, argc, argv);
     if (status != CLI_GO) return status;
-    if ((status = parse_vrt(&j)) || (status = cli_output_ok(j.json, j.force))) return status;
+    if (!j.vrt == !j.zmq) return cli_error(EXIT_USAGE, "give one of --vrt udp://HOST:PORT and --zmq tcp://HOST:PORT");
+    if (!j.zmq && j.wait_sub != 60) return cli_error(EXIT_USAGE, "--wait-subscriber: with --zmq");
+    if ((!j.zmq && (status = parse_vrt(&j))) || (status = cli_output_ok(j.json, j.force))) return status;
     if (j.seed_given && j.loss == 0) return cli_error(EXIT_USAGE, "--seed is the seed of --loss; give --loss P");
     if (!(status = send_prepare(&j))) {
         char samples[300];
@@ -459,6 +483,7 @@ int cmd_send(int argc, char **argv)
         if (!status && j.stopped_by) status = 128 + j.stopped_by;
     }
     if (j.fd >= 0) close(j.fd);
+    stap_zmq_pub_destroy(j.zpub, 10000); /* the queued packets given 10 s to leave */
     stap_recording_close(j.rec);
     stap_input_free(&j.in);
     free(j.cube), free(j.cf), free(j.raw), free(j.bufs), free(j.incomplete);

@@ -20,6 +20,12 @@ enum { LIVE_RING = 2 * STAP_ENGINE_MAX_SLOTS + 2 };
 
 typedef struct listen_job {
     const char *vrt, *shape_s, *json, *preset, *output;
+    const char *zmq;                /* --zmq: the ZeroMQ address (else --vrt's UDP)     */
+    int zmq_pull, zmq_hwm, zmq_max;
+    const char *raw, *layout_s;     /* --raw cf32|ci16: items framed by count; --layout */
+    stap_sample_format raw_fmt;
+    stap_zmq_in *zin;
+    const char *source;             /* the one given: --vrt or --zmq                   */
     int discard, force, cpis, buffers, rcvbuf_mib, timeout_ms;
     double duration;
     /* the engine-fed form */

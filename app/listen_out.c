@@ -18,7 +18,7 @@ int listen_out_open(listen_job *j, const stap_engine_options *eo)
     snprintf(j->samples, sizeof j->samples, "int16 (i, q) as received (docs/live.md), scale %.17g", j->scale);
     stap_result *h = &j->hdr;
     h->cfg = stap_engine_config(j->eng);
-    h->input_name = j->vrt;
+    h->input_name = j->source;
     h->backend_name = stap_backend_name(h->cfg->backend);
     h->beams = stap_engine_beams(j->eng);
     h->steering = stap_engine_steering(j->eng);

@@ -215,6 +215,16 @@ typedef struct stap_live_udp_options {
     int timeout_ms;     /* an incomplete CPI is lost when no packet has added a sample for
                            this long (0: 1000)                                             */
     int batch;          /* datagrams a recvmmsg call (0: 64; at most 1024)                 */
+    int raw_item_bytes; /* 0: VITA-49 packets. Else raw mode (a GNU Radio ZMQ sink's
+                           stream): the datagrams' bytes are one stream of items of this
+                           many bytes, C x P x R items a CPI, CPIs framed by count from the
+                           first byte; a CPI is lost only by overload (a lost datagram
+                           cannot be seen: it shifts every later CPI), and never by the
+                           timeout                                                         */
+    int datagram_bytes; /* a transport's longest datagram (message) kept whole (0: 65536, UDP's
+                           limit; at most 64 MiB): a longer one is cut — malformed in VITA-49
+                           mode, and in raw mode an error that ends the receiver (the
+                           framing of every later CPI would be lost)                      */
 } stap_live_udp_options;
 
 /* What the socket got (stap_live_udp_info). */
@@ -256,6 +266,8 @@ typedef struct stap_live_event {
                                     order, (channel, pulse, range)                         */
     double arrival_ms;           /* complete: stap_now_ms() when the datagram that completed
                                     it was received (the recvmmsg call's return)           */
+    const void *data;            /* complete: the CPI's bytes: iq, or in raw mode the items
+                                    as they came (NULL iq)                                 */
 } stap_live_event;
 
 /* A run of lost CPIs, for reports (stap_stream_report.live). */
@@ -270,6 +282,24 @@ typedef struct stap_live_lost_range {
  * when the address cannot be bound. */
 int stap_live_udp_create(stap_live_udp **rx, const stap_vrt_shape *s, const char *address,
                          const stap_live_udp_options *opts, stap_error *err);
+/* A receiver on another transport than a UDP socket (ZeroMQ: the command line's stap/zmq/):
+ * the caller's two functions move datagrams (messages) in, on the receive thread; the rest
+ * is stap_live_udp_create's (assembly, events, counts; info has the address and no socket
+ * buffer). The transport must outlive the receiver (destroy it after). */
+typedef struct stap_live_transport {
+    void *user;
+    const char *address;   /* named in info and messages                                  */
+    /* Wait up to wait_ms (< 0: without end) until a datagram may be read or stop_fd is
+     * readable: 1 (a datagram may be read), 0 (not: the time passed, or the stop), -1 with
+     * errno on a failure */
+    int (*wait)(void *user, int stop_fd, int wait_ms);
+    /* Up to max datagrams without waiting: the i-th into bufs[i] (cap bytes; a longer one
+     * is cut and truncated[i] set), its length (at most cap) in lens[i]. Returns how many
+     * (0: none now), or -1 with errno on a failure */
+    int (*read)(void *user, unsigned char *const *bufs, size_t cap, size_t *lens, int *truncated, int max);
+} stap_live_transport;
+int stap_live_udp_create_on(stap_live_udp **rx, const stap_vrt_shape *s, const stap_live_transport *t,
+                            const stap_live_udp_options *opts, stap_error *err);
 /* Wait up to timeout_ms (< 0: without end) for the next event, in CPI order: STAP_OK and
  * ev->kind CPI, LOST, NONE (the time passed) or END (stopped, every event before it given
  * out). STAP_EIO when the receive thread failed (the socket: err says why); the events

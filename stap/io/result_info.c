@@ -96,6 +96,9 @@ static int read_config(h5x *f, stap_result_info *ri, stap_error *err)
     /* files before the sliding window and JDL: segments, post-Doppler */
     if (!ri->training_window[0]) snprintf(ri->training_window, sizeof ri->training_window, "segment");
     if (!ri->algorithm[0]) snprintf(ri->algorithm, sizeof ri->algorithm, "post-doppler");
+    if (stap_h5x_has_attr(f, g, "cpis_lost") &&
+        (st = stap_h5x_get_count(f, g, "cpis_lost", 0, (1LL << 62), &ri->cpis_lost, err)))
+        return st;
     if (stap_h5x_has_attr(f, g, "cpis_unwritten") &&
         (st = stap_h5x_get_count(f, g, "cpis_unwritten", 0, (1LL << 62), &ri->cpis_unwritten, err)))
         return st;
@@ -105,6 +108,7 @@ static int read_config(h5x *f, stap_result_info *ri, stap_error *err)
 int stap_result_info_read(const char *path, stap_result_info *ri, stap_error *err)
 {
     memset(ri, 0, sizeof *ri);
+    ri->cpis_lost = -1;
     h5x *f = NULL;
     int st = stap_h5x_open(&f, path, err);
     if (st) return st;

@@ -34,6 +34,7 @@ typedef struct stap_result_info {
     int recording;           /* /weights or /axes/input_cpi has a CPI axis                  */
     long long rows;          /* the CPIs run (1 for one CPI's result)                       */
     long long cpis_unwritten;
+    long long cpis_lost;     /* a live stream's CPIs lost (rtstap listen -o), -1: not one   */
     int has_weights, has_output, has_detections;
     long long detections;    /* rows of /detections                                        */
 } stap_result_info;

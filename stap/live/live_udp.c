@@ -62,14 +62,26 @@ struct stap_live_udp {
     int ended, failed; /* under mu: the thread ended after a stop; it failed (ferr) */
     stap_error ferr;
     atomic_int stop_flag;
+    stap_live_transport t;          /* another transport (read set), or the socket      */
     /* the thread's own */
     unsigned char *bufs;
+    unsigned char **bptr;           /* a transport's: each datagram's buffer, its length   */
+    size_t *tlen;
+    int *ttrunc;
     struct mmsghdr *msgs;
     struct iovec *iov;
     unsigned long long placed_seen; /* the assembler's placed count at the last progress */
     double progress_ms;             /* when a packet last added a sample                 */
     int open_cpis;                  /* samples placed since the last timeout's flush     */
     stap_live_counts n;             /* under mu; n.vrt copied out on demand              */
+    /* raw mode (o.raw_item_bytes): the datagrams' bytes framed into CPIs by count */
+    size_t raw_cpi_bytes;
+    unsigned char *raw_pool;        /* slots CPIs                                        */
+    long long *raw_held;            /* per slot: the CPI the consumer holds, or -1       */
+    long long raw_cpi;              /* the CPI being filled, its bytes so far            */
+    size_t raw_off;
+    int raw_drop;                   /* its slot was held: its bytes dropped (overload)   */
+    stap_vrt_counts rawn;           /* raw mode's counts (datagrams, CPIs)               */
 };
 
 /* ---- the address --------------------------------------------------------------------- */
@@ -190,6 +202,7 @@ static void deliver_vrt(stap_live_udp *rx, const stap_vrt_event *e, double arriv
     if (e->kind == STAP_VRT_CPI_COMPLETE) {
         ev.kind = STAP_LIVE_CPI;
         ev.iq = e->iq;
+        ev.data = e->iq;
         ev.arrival_ms = arrival_ms;
     } else {
         ev.kind = STAP_LIVE_LOST;
@@ -215,6 +228,46 @@ static void drain(stap_live_udp *rx, double arrival_ms)
     }
 }
 
+/* ---- raw mode: CPIs framed by count ------------------------------------------------------ */
+
+/* one datagram's bytes into the CPIs being filled (under mu) */
+static void raw_push(stap_live_udp *rx, const unsigned char *b, size_t len, double now)
+{
+    rx->rawn.datagrams++;
+    rx->rawn.kinds[STAP_VRT_DATA]++;
+    if (rx->rawn.first_cpi < 0) rx->rawn.first_cpi = 0;
+    while (len) {
+        const int slot = (int)(rx->raw_cpi % rx->o.slots);
+        if (rx->raw_off == 0) rx->raw_drop = rx->raw_held[slot] >= 0; /* a new CPI: a free buffer? */
+        size_t take = rx->raw_cpi_bytes - rx->raw_off;
+        if (take > len) take = len;
+        if (!rx->raw_drop) memcpy(rx->raw_pool + (size_t)slot * rx->raw_cpi_bytes + rx->raw_off, b, take);
+        else rx->rawn.overrun++;
+        rx->raw_off += take;
+        b += take;
+        len -= take;
+        if (rx->raw_off < rx->raw_cpi_bytes) break;
+        stap_live_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.cpi = rx->raw_cpi;
+        ev.count = 1;
+        if (rx->raw_drop) {
+            ev.kind = STAP_LIVE_LOST;
+            ev.reason = STAP_VRT_LOST_OVERRUN;
+            rx->rawn.cpis_lost++;
+        } else {
+            ev.kind = STAP_LIVE_CPI;
+            ev.data = rx->raw_pool + (size_t)slot * rx->raw_cpi_bytes;
+            ev.arrival_ms = now;
+            rx->raw_held[slot] = rx->raw_cpi;
+            rx->rawn.cpis_complete++;
+        }
+        deliver(rx, &ev);
+        rx->raw_cpi++;
+        rx->raw_off = 0;
+    }
+}
+
 /* ---- the receive thread ---------------------------------------------------------------- */
 
 static void thread_fail(stap_live_udp *rx, int e)
@@ -226,8 +279,8 @@ static void thread_fail(stap_live_udp *rx, int e)
     pthread_mutex_unlock(&rx->mu);
 }
 
-/* one batch of m datagrams into the assembler */
-static void push_batch(stap_live_udp *rx, int m, double now)
+/* one batch of m datagrams into the assembler (or raw mode's framing); 1 when it failed */
+static int push_batch(stap_live_udp *rx, int m, double now)
 {
     pthread_mutex_lock(&rx->mu);
     if (!rx->n.first_ms) rx->n.first_ms = now;
@@ -237,17 +290,29 @@ static void push_batch(stap_live_udp *rx, int m, double now)
         const size_t len = rx->msgs[i].msg_len;
         rx->n.bytes += len;
         if (rx->msgs[i].msg_hdr.msg_flags & MSG_TRUNC) rx->n.truncated++;
+        if (rx->raw_cpi_bytes && (rx->msgs[i].msg_hdr.msg_flags & MSG_TRUNC)) { /* the framing lost */
+            stap_fail(&rx->ferr, STAP_EIO, "live input %s: a message longer than %d bytes (raw mode: every "
+                      "later CPI's framing would be lost)", rx->info.address, rx->o.datagram_bytes);
+            rx->failed = 1;
+            break;
+        }
+        if (rx->raw_cpi_bytes) {
+            raw_push(rx, rx->iov[i].iov_base, len, now);
+            continue;
+        }
         stap_vrt_assembler_push(rx->a, rx->iov[i].iov_base, len);
         drain(rx, now);
     }
-    const unsigned long long placed = stap_vrt_assembler_counts(rx->a)->placed;
-    if (placed != rx->placed_seen) {
+    const unsigned long long placed = rx->raw_cpi_bytes ? 0 : stap_vrt_assembler_counts(rx->a)->placed;
+    if (placed != rx->placed_seen) { /* (raw mode: never; no timeout) */
         rx->placed_seen = placed;
         rx->progress_ms = now;
         rx->open_cpis = 1;
     }
-    if (rx->qlen) pthread_cond_broadcast(&rx->cv);
+    const int failed = rx->failed;
+    if (rx->qlen || failed) pthread_cond_broadcast(&rx->cv);
     pthread_mutex_unlock(&rx->mu);
+    return failed;
 }
 
 /* no sample added for timeout_ms: every CPI still open is lost */
@@ -262,10 +327,42 @@ static void time_out(stap_live_udp *rx, double now)
     pthread_mutex_unlock(&rx->mu);
 }
 
+/* wait up to `wait` ms (-1: without end) for datagrams or the stop: 1 when there are
+ * datagrams to read, 0 when not, -1 on a failure (errno) */
+static int wait_input(stap_live_udp *rx, int wait)
+{
+    if (rx->t.read) return rx->t.wait(rx->t.user, rx->evfd, wait);
+    struct pollfd p[2] = {{rx->fd, POLLIN, 0}, {rx->evfd, POLLIN, 0}};
+    const int r = poll(p, 2, wait);
+    if (r < 0) return errno == EINTR ? 0 : -1;
+    return r > 0 && (p[0].revents & POLLIN);
+}
+
+/* a batch of datagrams without waiting, into msgs (lengths, MSG_TRUNC): how many (0: none
+ * now), -1 on a failure (errno) */
+static int read_batch(stap_live_udp *rx)
+{
+    if (rx->t.read) {
+        const int m = rx->t.read(rx->t.user, rx->bptr, (size_t)rx->o.datagram_bytes, rx->tlen, rx->ttrunc,
+                                 rx->o.batch);
+        for (int i = 0; i < m; i++) {
+            rx->msgs[i].msg_len = (unsigned)rx->tlen[i];
+            rx->msgs[i].msg_hdr.msg_flags = rx->ttrunc[i] ? MSG_TRUNC : 0;
+        }
+        return m;
+    }
+    for (int i = 0; i < rx->o.batch; i++) rx->msgs[i].msg_hdr.msg_flags = 0;
+    for (;;) {
+        const int m = recvmmsg(rx->fd, rx->msgs, (unsigned)rx->o.batch, MSG_DONTWAIT, NULL);
+        if (m >= 0) return m;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+        if (errno != EINTR) return -1;
+    }
+}
+
 static void *receive_thread(void *arg)
 {
     stap_live_udp *rx = arg;
-    struct pollfd p[2] = {{rx->fd, POLLIN, 0}, {rx->evfd, POLLIN, 0}};
     while (!atomic_load(&rx->stop_flag)) {
         int wait = -1;
         if (rx->open_cpis) {
@@ -276,24 +373,21 @@ static void *receive_thread(void *arg)
             }
             wait = (int)left + 1;
         }
-        const int r = poll(p, 2, wait);
-        if (r < 0 && errno != EINTR) {
+        const int r = wait_input(rx, wait);
+        if (r < 0) {
             thread_fail(rx, errno);
             return NULL;
         }
-        if (r <= 0 || !(p[0].revents & POLLIN)) continue;
+        if (r == 0) continue;
         while (!atomic_load(&rx->stop_flag)) {
-            for (int i = 0; i < rx->o.batch; i++) rx->msgs[i].msg_hdr.msg_flags = 0;
-            const int m = recvmmsg(rx->fd, rx->msgs, (unsigned)rx->o.batch, MSG_DONTWAIT, NULL);
+            const int m = read_batch(rx);
             if (m < 0) {
-                if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-                if (errno == EINTR) continue;
                 thread_fail(rx, errno);
                 return NULL;
             }
             if (m == 0) break;
-            push_batch(rx, m, stap_now_ms());
-            if (m < rx->o.batch) break; /* the socket is empty: poll again */
+            if (push_batch(rx, m, stap_now_ms())) return NULL;
+            if (m < rx->o.batch) break; /* the socket is empty: wait again */
         }
     }
     pthread_mutex_lock(&rx->mu);
@@ -313,6 +407,10 @@ static int options(stap_live_udp_options *o, const stap_live_udp_options *given,
     if (!o->rcvbuf_bytes) o->rcvbuf_bytes = DEFAULT_RCVBUF;
     if (!o->timeout_ms) o->timeout_ms = DEFAULT_TIMEOUT_MS;
     if (!o->batch) o->batch = DEFAULT_BATCH;
+    if (!o->datagram_bytes) o->datagram_bytes = DGRAM_BYTES;
+    if (o->datagram_bytes < DGRAM_BYTES || o->datagram_bytes > (64 << 20))
+        return stap_fail(err, STAP_EINVAL, "live input: datagram_bytes must be 65536 to 64 MiB (got %d)",
+                         o->datagram_bytes);
     if (o->slots < 1 || o->slots > 1 << 16)
         return stap_fail(err, STAP_EINVAL, "live input: slots must be in 1..65536 (got %d)", o->slots);
     if (o->rcvbuf_bytes < 1 || o->rcvbuf_bytes > (1 << 30))
@@ -320,6 +418,8 @@ static int options(stap_live_udp_options *o, const stap_live_udp_options *given,
                          o->rcvbuf_bytes);
     if (o->timeout_ms < 1)
         return stap_fail(err, STAP_EINVAL, "live input: timeout_ms must be positive (got %d)", o->timeout_ms);
+    if (o->raw_item_bytes < 0 || o->raw_item_bytes > 64)
+        return stap_fail(err, STAP_EINVAL, "live input: raw items of 0..64 bytes (got %d)", o->raw_item_bytes);
     if (o->batch < 1 || o->batch > MAX_BATCH)
         return stap_fail(err, STAP_EINVAL, "live input: batch must be in 1..%d (got %d)", MAX_BATCH, o->batch);
     return STAP_OK;
@@ -330,17 +430,36 @@ static int make_buffers(stap_live_udp *rx, stap_error *err)
     const int b = rx->o.batch;
     rx->qcap = 4 * rx->o.slots + 64;
     rx->q = calloc((size_t)rx->qcap, sizeof *rx->q);
-    rx->bufs = malloc((size_t)b * DGRAM_BYTES);
+    const size_t dg = (size_t)rx->o.datagram_bytes;
+    rx->bufs = malloc((size_t)b * dg);
     rx->msgs = calloc((size_t)b, sizeof *rx->msgs);
     rx->iov = calloc((size_t)b, sizeof *rx->iov);
-    if (!rx->q || !rx->bufs || !rx->msgs || !rx->iov)
+    rx->bptr = calloc((size_t)b, sizeof *rx->bptr);
+    rx->tlen = calloc((size_t)b, sizeof *rx->tlen);
+    rx->ttrunc = calloc((size_t)b, sizeof *rx->ttrunc);
+    if (!rx->q || !rx->bufs || !rx->msgs || !rx->iov || !rx->bptr || !rx->tlen || !rx->ttrunc)
         return stap_fail(err, STAP_ENOMEM, "live input: out of memory for a batch of %d datagrams", b);
     for (int i = 0; i < b; i++) {
-        rx->iov[i].iov_base = rx->bufs + (size_t)i * DGRAM_BYTES;
-        rx->iov[i].iov_len = DGRAM_BYTES;
+        rx->bptr[i] = rx->bufs + (size_t)i * dg;
+        rx->iov[i].iov_base = rx->bufs + (size_t)i * dg;
+        rx->iov[i].iov_len = dg;
         rx->msgs[i].msg_hdr.msg_iov = &rx->iov[i];
         rx->msgs[i].msg_hdr.msg_iovlen = 1;
     }
+    return STAP_OK;
+}
+
+static int raw_buffers(stap_live_udp *rx, stap_error *err)
+{
+    rx->raw_cpi_bytes = (size_t)rx->o.raw_item_bytes * (size_t)rx->s.channels * (size_t)rx->s.pulses *
+                        (size_t)rx->s.range_gates;
+    rx->raw_pool = malloc(rx->raw_cpi_bytes * (size_t)rx->o.slots);
+    rx->raw_held = malloc(sizeof *rx->raw_held * (size_t)rx->o.slots);
+    if (!rx->raw_pool || !rx->raw_held)
+        return stap_fail(err, STAP_ENOMEM, "live input: out of memory for %d CPIs of %zu bytes", rx->o.slots,
+                         rx->raw_cpi_bytes);
+    for (int k = 0; k < rx->o.slots; k++) rx->raw_held[k] = -1;
+    rx->rawn.first_cpi = -1;
     return STAP_OK;
 }
 
@@ -364,8 +483,8 @@ static int start_thread(stap_live_udp *rx, stap_error *err)
     return STAP_OK;
 }
 
-int stap_live_udp_create(stap_live_udp **out, const stap_vrt_shape *s, const char *address,
-                         const stap_live_udp_options *opts, stap_error *err)
+static int live_create(stap_live_udp **out, const stap_vrt_shape *s, const char *address,
+                       const stap_live_transport *t, const stap_live_udp_options *opts, stap_error *err)
 {
     *out = NULL;
     stap_live_udp_options o;
@@ -378,11 +497,17 @@ int stap_live_udp_create(stap_live_udp **out, const stap_vrt_shape *s, const cha
     rx->o = o;
     rx->fd = rx->evfd = -1;
     atomic_init(&rx->stop_flag, 0);
-    st = stap_vrt_assembler_create(&rx->a, s, o.slots, err);
+    st = stap_vrt_assembler_create(&rx->a, s, o.raw_item_bytes ? 1 : o.slots, err); /* (raw: unused) */
+    if (!st && o.raw_item_bytes) st = raw_buffers(rx, err);
     if (!st) st = make_buffers(rx, err);
     if (!st && (rx->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
         st = stap_fail(err, STAP_EIO, "live input: eventfd: %s", strerror(errno));
-    if (!st) st = open_socket(rx, address, err);
+    if (!st && t) {
+        rx->t = *t;
+        snprintf(rx->info.address, sizeof rx->info.address, "%s", t->address ? t->address : "?");
+    } else if (!st) {
+        st = open_socket(rx, address, err);
+    }
     if (!st) st = start_thread(rx, err);
     if (st) {
         stap_live_udp_destroy(rx);
@@ -390,6 +515,22 @@ int stap_live_udp_create(stap_live_udp **out, const stap_vrt_shape *s, const cha
     }
     *out = rx;
     return STAP_OK;
+}
+
+int stap_live_udp_create(stap_live_udp **out, const stap_vrt_shape *s, const char *address,
+                         const stap_live_udp_options *opts, stap_error *err)
+{
+    return live_create(out, s, address, NULL, opts, err);
+}
+
+int stap_live_udp_create_on(stap_live_udp **out, const stap_vrt_shape *s, const stap_live_transport *t,
+                            const stap_live_udp_options *opts, stap_error *err)
+{
+    if (!t || !t->wait || !t->read) {
+        *out = NULL;
+        return stap_fail(err, STAP_EINVAL, "live input: a transport needs its wait and read functions");
+    }
+    return live_create(out, s, NULL, t, opts, err);
 }
 
 void stap_live_udp_stop(stap_live_udp *rx)
@@ -444,7 +585,8 @@ int stap_live_udp_next(stap_live_udp *rx, stap_live_event *ev, int timeout_ms, s
 void stap_live_udp_release(stap_live_udp *rx, long long cpi)
 {
     pthread_mutex_lock(&rx->mu);
-    stap_vrt_assembler_release(rx->a, cpi);
+    if (rx->raw_cpi_bytes && rx->raw_held[cpi % rx->o.slots] == cpi) rx->raw_held[cpi % rx->o.slots] = -1;
+    else if (!rx->raw_cpi_bytes) stap_vrt_assembler_release(rx->a, cpi);
     pthread_mutex_unlock(&rx->mu);
 }
 
@@ -452,7 +594,7 @@ void stap_live_udp_counts(stap_live_udp *rx, stap_live_counts *out)
 {
     pthread_mutex_lock(&rx->mu);
     *out = rx->n;
-    out->vrt = *stap_vrt_assembler_counts(rx->a);
+    out->vrt = rx->raw_cpi_bytes ? rx->rawn : *stap_vrt_assembler_counts(rx->a);
     pthread_mutex_unlock(&rx->mu);
 }
 
@@ -477,5 +619,10 @@ void stap_live_udp_destroy(stap_live_udp *rx)
     free(rx->bufs);
     free(rx->msgs);
     free(rx->iov);
+    free(rx->bptr);
+    free(rx->tlen);
+    free(rx->ttrunc);
+    free(rx->raw_pool);
+    free(rx->raw_held);
     free(rx);
 }

@@ -68,7 +68,7 @@ static stap_live_udp *make_rx(int slots, int timeout_ms, int *port)
 {
     stap_live_udp *rx = NULL;
     stap_error err;
-    const stap_live_udp_options o = {slots, 0, timeout_ms, 0};
+    const stap_live_udp_options o = {slots, 0, timeout_ms, 0, 0, 0};
     const int st = stap_live_udp_create(&rx, &S, "udp://127.0.0.1:0", &o, &err);
     CHECK(st == STAP_OK, "create: %s", err.msg);
     if (st) exit(1);
@@ -279,7 +279,7 @@ static void test_arguments(void)
         CHECK(stap_live_udp_create(&rx, &S, bad[i], NULL, &err) == STAP_EINVAL && !rx, "address %s", bad[i]);
         CHECK(!strstr(err.msg, "--"), "a library message names no flag: %s", err.msg);
     }
-    const stap_live_udp_options o = {-1, 0, 0, 0};
+    const stap_live_udp_options o = {-1, 0, 0, 0, 0, 0};
     CHECK(stap_live_udp_create(&rx, &S, "udp://127.0.0.1:0", &o, &err) == STAP_EINVAL, "slots -1");
     const stap_vrt_shape z = {0, 1, 1};
     CHECK(stap_live_udp_create(&rx, &z, "udp://127.0.0.1:0", NULL, &err) == STAP_EINVAL, "channels 0");
