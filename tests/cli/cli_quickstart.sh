@@ -3,7 +3,7 @@
 # order, in a fresh folder whose `build` is this build (issue 42; issue 33): the install
 # into prefix/ and the paths, the recording's quick start (its pictures' CPI must show the
 # target detected; Kelly's detector in all 8 CPIs), "Process your own recording" (numpy and h5py, `info`, `run`, the
-# detections in Python), the library's CPI and C program (compiled through pkg-config)
+# detections in Python), live input (listen -o fed by send over 127.0.0.1), the library's CPI and C program (compiled through pkg-config)
 # and the Python package on that CPI. Skipped (77) without /usr/bin/python3 with numpy and
 # h5py (README's interpreter), unless RTSTAP_REQUIRE_READERS=1, and where the build makes
 # no Python package (sanitizers, fuzzing).
@@ -53,6 +53,12 @@ import h5py, sys
 d = h5py.File(\"$tmp/kelly.h5\")[\"detections\"][()]
 hit = {int(x[\"cpi\"]) for x in d if (x[\"beam\"], x[\"doppler_bin\"], x[\"range_cell\"]) == (2, 3, 151 + x[\"cpi\"])}
 sys.exit(hit != set(range(8)) or not (d[\"statistic\"] > d[\"threshold\"]).all())"'
+check "the live block: listen -o got the 8 CPIs send played, none lost, with detections" \
+    '/usr/bin/python3 -c "
+import h5py, sys
+a, b = h5py.File(\"$tmp/live.h5\"), h5py.File(\"$tmp/run.h5\")
+sys.exit(not (list(a[\"axes/input_cpi\"][()]) == list(range(8)) and a[\"config\"].attrs[\"cpis_lost\"] == 0
+              and a[\"detections\"].shape[0] > 0))"'
 check "info said how it reads the int16 recording" \
     'grep -q "/data/iq: int16, interleaved" "$tmp/out.txt" && grep -q "8 CPIs x 4 channels x 64 pulses x 256 range gates" "$tmp/out.txt" &&
      grep -q "samples: int16 (i, q), scale 0.0009765625 over the link as stored" "$tmp/out.txt"'
