@@ -33,6 +33,7 @@ SUITES=(
   "doppler      the Doppler filter: one kernel (default) / load + cuFFT / 32-cell tiles, tests, sanitizers, ncu"
   "cfar         the detector: apply+CFAR fused (default) / apart / two passes / 32-64-128 threads a line, tests, sanitizers, ncu, fused vs apart end to end"
   "tuning       the A/B switches rtstap hands on (app/env.c): each variant's engine differs from the default, test_gpu_engine and test_gpu_cfar on the variants, a stream under each"
+  "live         issue 45 on the GPU machine: the hard preset over loopback (send -> listen --backend gpu, int16), offered 500-3000 CPIs/s: processed, lost, latency"
   "safety       issue 29 on the GPU: the engine test, cli_gpu_fault.sh, memcheck over a run that moves to the CPU"
   "robust       issue 10 on the GPU: faults, checks, SIGINT, a 10^5-CPI soak, sanitizers over test_engine"
   "samples      native sample widths: integer paths, memcheck, cf32/ci16/ci8 rings, recordings (REF optional)"
@@ -616,6 +617,32 @@ suite_tuning() { # docs/usage.md "Environment": the library reads none; rtstap h
     step "a bad value refused (exit 1)" "$L/stream.log" 20 sh -c "RTSTAP_APPLY_ROWS=2 '$R' stream --preset easy --cpis 10 --backend gpu; [ \$? -eq 1 ]"
     cat "$L/engines.txt" | cut -c1-220
     grep -h "CPIs:" "$L/stream.log" | cut -c1-120
+}
+suite_live() { # the live feed at the hard preset's size over 127.0.0.1 (docs/live.md "Measured")
+    local D=/dev/shm/rtstap-live r port n
+    mkdir -p $D
+    step "gen hard" "$L/live.log" 120 "$R" gen --preset hard --cpis 32 --seed 3 -o $D/hard.h5 -f --quiet
+    for r in 500 1000 2000 3000; do
+        n=$((r * 4))   # about 4 s a rate
+        rm -f $D/l.err
+        timeout --foreground 60 "$R" listen --vrt udp://127.0.0.1:0 --shape 22,128,480 --scale 0.02 \
+            --backend gpu --cpis $n --buffers 64 --timeout-ms 2000 --json "$L/l-$r.json" -f 2> $D/l.err &
+        local lp=$! port=
+        for _ in $(seq 200); do
+            port=$(sed -n 's/.*listening on udp:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' $D/l.err); [ -n "$port" ] && break; sleep 0.05
+        done
+        step "send $r CPIs/s" "$L/live.log" 60 "$R" send --input $D/hard.h5 --vrt udp://127.0.0.1:$port \
+            --rate $r --loop $((n / 32)) --iq-scale 0.02 --json "$L/s-$r.json" -f
+        wait $lp; cat $D/l.err >> "$L/live.log"
+        python3 - "$L/s-$r.json" "$L/l-$r.json" $r <<'PY' >> "$L/live-table.txt"
+import json, sys
+s, l = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+print("| %s | %.0f | %.0f | %d | %d | %.2f | %.2f |" % (sys.argv[3], s.get("rate_achieved", 0), l["processed_cpis_per_s"],
+      l["cpis"], l["cpis_lost"], l["latency_ms"]["p50"], l["latency_ms"]["p99"]))
+PY
+    done
+    echo "| asked CPIs/s | send achieved | listen processed | CPIs | lost | p50 ms | p99 ms |"
+    cat "$L/live-table.txt"
 }
 suite_safety() {
     export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN
