@@ -43,7 +43,7 @@ listened() { wait "$lpid"; local st=$?; lpid=; return $st; }
 "$bin" gen --channels $C --pulses $P --range-gates $R --cpis 4 --patches 8 --seed 3 --output "$tmp/gen.h5" --quiet
 
 # ---- whole CPIs -------------------------------------------------------------------------------
-listen a --shape $C,$P,$R --cpis 8 --json "$tmp/a.json"
+listen a --shape $C,$P,$R --cpis 8 --buffers 32 --json "$tmp/a.json"
 "$bin" send --input "$tmp/gen.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --loop 2 --gates-per-packet 7 > /dev/null
 check "send: exit 0" '[ $? -eq 0 ]'
 listened
@@ -58,7 +58,7 @@ check "... rates and the socket buffer reported" \
 
 # ---- --loss: exactly the CPIs send named ------------------------------------------------------
 for seed in 4 9; do
-    listen l$seed --shape $C,$P,$R --cpis 12 --timeout-ms 1000 --json "$tmp/l$seed.json"
+    listen l$seed --shape $C,$P,$R --cpis 12 --timeout-ms 1000 --buffers 32 --json "$tmp/l$seed.json"
     "$bin" send --input "$tmp/gen.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --loop 3 --gates-per-packet 3 \
         --loss 0.01 --seed $seed --json "$tmp/s$seed.json" > /dev/null
     check "send --loss --seed $seed: exit 0" '[ $? -eq 0 ]'
@@ -286,7 +286,7 @@ if [ -x "$mkraw" ]; then
     check "run on the int16 recording: exit 0" '[ $? -eq 0 ]'
     ndet=$(python3 -c 'import h5py,sys; print(h5py.File(sys.argv[1])["detections"].shape[0])' "$tmp/erun.h5" 2>/dev/null ||
            /usr/bin/python3 -c 'import h5py,sys; print(h5py.File(sys.argv[1])["detections"].shape[0])' "$tmp/erun.h5")
-    listen engine --shape $EC,$EP,$ER --cpis 8 --scale 1 --deadline-ms 10000 "${proc[@]}" --json "$tmp/e.json"
+    listen engine --shape $EC,$EP,$ER --cpis 8 --scale 1 --deadline-ms 10000 --buffers 32 "${proc[@]}" --json "$tmp/e.json"
     "$bin" send --input "$tmp/erec.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --loop 2 > "$tmp/esend.out" 2>&1
     check "send of the int16 recording: exit 0" '[ $? -eq 0 ]'
     listened
