@@ -86,6 +86,40 @@ assert list(s.attrs['az_deg']) == [-10, 10] and list(s.attrs['doppler_hz']) == [
 assert s.shape == (2, 8 * 3)" "$T/rec_out.h5" || fail "a recording's /steering attributes"
 fi
 
+# Python: the same keywords give rtstap run's weights bit for bit, and the same refusals
+pkg=$(dirname "$B")/python
+if [ -n "$py" ] && ls "$pkg"/rtstap/_rtstap*.so >/dev/null 2>&1; then
+    expect 0 "$B" run "${common[@]}" -o "$T/pyref.h5" --look '20;-20' --look 0,10 --window hann --doppler-hz 60
+    PYTHONPATH=$pkg "$py" - "$T" <<'PY' || fail "Python's look=, sector=, doppler_hz="
+import sys
+import h5py, numpy as np, rtstap
+t = sys.argv[1]
+x = h5py.File(f"{t}/s.h5", "r")["data/iq"][...]
+o = dict(doppler_order=3, training=120, training_window="sliding", block=40, guard=2,
+         backend="cpu", window="hann")
+r = rtstap.run(x, look=[20, (-20, 0), (0, 10)], doppler_hz=60, prf_hz=300, **o)
+w = h5py.File(f"{t}/pyref.h5", "r")["weights"][...]
+assert np.array_equal(w, r.weights), np.abs(w - r.weights).max()
+r = rtstap.run(x, sector=(-40, 40), beams=5, doppler=0.2, **o)
+w = h5py.File(f"{t}/sector.h5", "r")["weights"][...]
+assert np.array_equal(w, r.weights), np.abs(w - r.weights).max()
+for bad in (dict(look=20, sector=(0, 1)), dict(look=20, beams=3), dict(doppler=0.1),
+            dict(look=20, doppler_hz=5), dict(sector=(-10, 10))):
+    try:
+        rtstap.run(x, **{**o, **bad})
+    except TypeError:
+        continue
+    raise AssertionError(f"not refused: {bad}")
+try:
+    rtstap.run(x, look=0, doppler=0.1, **{**o, "algorithm": "adpca", "doppler_order": None})
+    raise AssertionError("adpca with a Doppler")
+except rtstap.Error as e:
+    assert "stap_look.doppler" in str(e), e
+PY
+else
+    echo "cli_look: the Python package or h5py is missing: Python's keywords not checked"
+fi
+
 # usage errors
 r=(run --input "$T/s.h5" -o "$T/x.h5" -f --quiet)
 expect 2 "$B" "${r[@]}" --look 20 --sector -10:10 && grep -q 'give one of them' "$T/err" || fail "--look and --sector"
