@@ -10,11 +10,7 @@ set -u
 B=${RTSTAP_BIN:?RTSTAP_BIN must name the rtstap binary}
 T=$(mktemp -d "${TMPDIR:-/tmp}/rtstap_cli_look.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-. "$(dirname "$0")/../support/cli_expect.sh" # fail, expect
-py=
-for p in /usr/bin/python3 python3; do
-    if "$p" -c "import numpy, h5py" 2>/dev/null; then py=$p; break; fi
-done
+. "$(dirname "$0")/../support/cli_expect.sh" # fail, expect, h5py_python
 
 # the target at u = sin(20 deg) = 0.34202, 60 Hz (PRF 300: 0.2 cycles/pulse, bin 4 of 18)
 expect 0 "$B" gen --preset ward --range-gates 200 --target 120:0.34202:60:0 --seed 11 --quiet \
@@ -35,6 +31,7 @@ for name, beam in (("look", 0), ("sector", 3), ("mps", 0)):
     assert (beam, 4, 120) in hits, (name, hits)
     assert not any(r == 120 and b != beam for b, _, r in hits), (name, hits)
 PY
+h5py_python # $py: numpy and h5py, or ""
 if [ -n "$py" ]; then
     "$py" - "$T" <<'PY' || fail "/steering's attributes and vectors against NumPy"
 import sys

@@ -64,7 +64,7 @@ def _options(shape, options):
     return o
 
 
-def _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz):
+def _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz, array=(None, None)):
     """The steering of look= / sector= (docs/processing.md "Steering and array geometry"):
     look a number (azimuth, degrees) or an (az, el) tuple: one beam; a list of either: many; sector (az1, az2)
     or (az1, az2, el) over beams= beams; doppler (cycles per pulse) or doppler_hz with prf_hz,
@@ -105,7 +105,8 @@ def _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz):
         rows = [((sec[0] + sec[1]) / 2 if n == 1 else sec[0] + (sec[1] - sec[0]) * b / (n - 1), el)
                 for b in range(n)]
     f = np.nan if doppler is None else float(doppler)
-    return _rtstap.steering(o, np.array([(a, e, f) for a, e in rows], dtype=np.float64))
+    return _rtstap.steering(o, np.array([(a, e, f) for a, e in rows], dtype=np.float64),
+                            array[0], array[1])
 
 
 def _cube(cube):
@@ -212,10 +213,12 @@ class Stream:
     def __init__(self, source, callback=None, devices=None, steering=None, cpis=None, warmup=0,
                  look=None, sector=None, doppler=None, doppler_hz=None, prf_hz=None, **options):
         if isinstance(source, str):
-            c, p, r, written, fmt = _rtstap.recording_info(source)
+            c, p, r, written, fmt, position, calibration = _rtstap.recording_info(source)
+            array = (position, calibration)   # look= and sector= steer through it
             shape = (c, p, r)
             items = source
         else:
+            array = (None, None)
             it = iter(source)
             first = _cube(next(it))
             shape = first.shape[:3]
@@ -233,7 +236,7 @@ class Stream:
             items = cubes()
         o = _options(shape, options)
         o.setdefault("slots", 3)
-        steering = _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz)
+        steering = _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz, array)
         if steering is not None:
             steering = np.ascontiguousarray(steering, dtype=np.complex64)
 
