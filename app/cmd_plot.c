@@ -384,6 +384,12 @@ static int plot_done(plot_job *j, const char *path)
     return EXIT_OK;
 }
 
+/* "az 20°, el 0°": beam b's direction, from the run's /steering attributes */
+static void beam_direction(const stap_run_data *run, int b, char *buf, size_t len)
+{
+    snprintf(buf, len, "az %g\u00b0, el %g\u00b0", run->look_az[b], run->look_el[b]);
+}
+
 /* 2: SINR loss, of the first table or computed from the run and the truth */
 static int picture_sinr(plot_job *j, char *path, size_t len)
 {
@@ -401,7 +407,10 @@ static int picture_sinr(plot_job *j, char *path, size_t len)
     }
     int b = j->beam >= 0 && j->beam < j->sr.B ? j->beam : j->sr.B / 2;
     snprintf(path, len, "%s/sinr_loss.%s", j->dir, j->ext);
-    if (stap_plot_sinr(path, &j->sr, b, &j->view, j->mode, &err)) return cli_fail(&err);
+    char note[64];
+    const int looks = j->have_run && j->run.look_az && b < j->run.beams;
+    if (looks) beam_direction(&j->run, b, note, sizeof note);
+    if (stap_plot_sinr(path, &j->sr, b, looks ? note : NULL, &j->view, j->mode, &err)) return cli_fail(&err);
     return plot_done(j, path);
 }
 
@@ -420,10 +429,14 @@ static int picture_range_doppler(plot_job *j, char *path, size_t len)
         own = 1;
     }
     snprintf(path, len, "%s/range_doppler.%s", j->dir, j->ext);
+    char note[128] = "";
+    if (run->look_az && j->beam >= 0 && j->beam < run->beams) beam_direction(run, j->beam, note, sizeof note);
+    if (j->cpi_note[0])
+        snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? ", " : "", j->cpi_note);
     int st = stap_plot_range_doppler(path, run->output, run->beams, run->cfg.doppler_bins,
                                      run->cfg.range_gates, j->beam, det, ndet,
                                      run->has_prf ? run->prf_hz : j->prf, j->range_m,
-                                     j->cpi_note[0] ? j->cpi_note : NULL, NULL, j->mode, &err);
+                                     note[0] ? note : NULL, NULL, j->mode, &err);
     if (own) free(det);
     return st ? cli_fail(&err) : plot_done(j, path);
 }

@@ -72,6 +72,19 @@ else
     echo "cli_look: no python3 with numpy and h5py: /steering's contents not checked"
 fi
 
+# the pictures read the looks (titles "beam 0 (az 20°, el 0°)"); a malformed az_deg is refused
+expect 0 "$B" plot --input "$T/s.h5" --result "$T/look.h5" --output-dir "$T/pics"
+[ -s "$T/pics/range_doppler.png" ] && [ -s "$T/pics/sinr_loss.png" ] || fail "plot with looks: no pictures"
+if [ -n "$py" ]; then
+    cp "$T/look.h5" "$T/look_bad.h5"
+    "$py" -c "
+import h5py, sys
+with h5py.File(sys.argv[1], 'r+') as f: f['steering'].attrs['az_deg'] = [20.0, -20.0]" "$T/look_bad.h5"
+    expect 1 "$B" plot --input "$T/s.h5" --result "$T/look_bad.h5" --output-dir "$T/pics2" &&
+        grep -q "attribute 'az_deg' of '/steering'.* is not 3 finite numbers" "$T/err" ||
+        fail "plot: a malformed az_deg: $(cat "$T/err")"
+fi
+
 # a recording: the looks reach every CPI and its /steering
 expect 0 "$B" gen --preset ward --channels 8 --pulses 10 --range-gates 60 --cpis 2 --quiet -o "$T/rec.h5"
 expect 0 "$B" run --input "$T/rec.h5" -o "$T/rec_out.h5" --look '-10;10' --doppler-hz -30 --quiet
