@@ -315,6 +315,13 @@ static int plot_load(plot_job *j)
     }
     /* /truth is optional: without it there is no SINR loss to compute and no optimum */
     j->have_truth = stap_scene_truth_read(j->input, &j->truth, &j->truth_err) == STAP_OK;
+    if (j->have_truth && j->truth.cfg.geometry) { /* gen --array: no exact covariance */
+        stap_scene_truth_free(&j->truth);
+        j->have_truth = 0;
+        stap_fail(&j->truth_err, STAP_EUNSUPPORTED, "%s was drawn through an /array geometry or "
+                  "calibration, whose exact covariance is not modelled (the optimum needs the "
+                  "uniform line)", j->input);
+    }
     if (j->resp_asked && !j->result)
         return cli_error(EXIT_USAGE, "the --response-* options draw adapted_response.png, "
                          "which needs --result (a run's /weights)");
@@ -399,6 +406,10 @@ static int picture_sinr(plot_job *j, char *path, size_t len)
                               j->run.weights, -1, &j->sr, &err))
             return cli_fail(&err);
         j->have_sinr = 1;
+    }
+    if (!j->have_sinr && j->have_run && j->truth_err.code == STAP_EUNSUPPORTED) {
+        fprintf(stderr, "rtstap plot: no SINR-loss picture: %s\n", j->truth_err.msg);
+        return EXIT_OK;
     }
     if (!j->have_sinr) {
         fprintf(stderr, "rtstap plot: no SINR-loss picture (needs --sinr, or --result and a scene "
@@ -553,10 +564,15 @@ static int plot_draw(plot_job *j)
     char path[4096];
     int st;
     snprintf(path, sizeof path, "%s/angle_doppler.%s", j->dir, j->ext);
-    if (stap_plot_angle_doppler(path, j->in.iq, j->in.channels, j->in.pulses, j->in.range_gates,
-                                j->rc, j->half, j->spacing, j->prf, j->taper_db, NULL, j->mode, &err))
-        return cli_fail(&err);
-    plot_done(j, path);
+    if (j->in.array_position) { /* its angle axis is the line's sine-angle */
+        fprintf(stderr, "rtstap plot: no angle_doppler.png: %s has /array positions, and the "
+                        "picture's angle axis is the uniform line's\n", j->input);
+    } else {
+        if (stap_plot_angle_doppler(path, j->in.iq, j->in.channels, j->in.pulses, j->in.range_gates,
+                                    j->rc, j->half, j->spacing, j->prf, j->taper_db, NULL, j->mode, &err))
+            return cli_fail(&err);
+        plot_done(j, path);
+    }
     plot_choose_beam(j);
     if ((st = picture_sinr(j, path, sizeof path))) return st;
     if (j->have_run && (st = picture_range_doppler(j, path, sizeof path))) return st;
