@@ -171,6 +171,14 @@ import h5py, sys
 f = h5py.File(sys.argv[1], 'r')
 assert 'calibration' in f['array'] and 'position' not in f['array']
 assert f['array'].attrs['element_spacing_wavelengths'] == 0.5" "$T/miscal.h5" || fail "gen's /array"
+# info says what the file's /array holds
+expect 0 "$B" info "$T/miscal.h5"
+grep -q 'array: 18 elements, calibration (/array/calibration)' "$T/out" || fail "info: the array: $(cat "$T/out")"
+expect 0 "$B" info "$T/ura_scene.h5" --json "$T/info.json"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['array_positions'] is True and d['array_calibration'] is False, d" "$T/info.json" || fail "info --json: the array"
 # stream does not steer through /array yet: refused, not run as a line
 expect 1 "$B" stream --input "$T/ura_scene.h5" --backend cpu --quiet &&
     grep -q 'does not steer through an /array' "$T/err" || fail "stream on a planar scene"
