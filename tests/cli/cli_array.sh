@@ -102,30 +102,6 @@ a = h5py.File(sys.argv[1], 'r')['steering'][...]; b = h5py.File(sys.argv[2], 'r'
 assert np.abs(a - b).max() < 1e-5, np.abs(a - b).max()" "$T/ura_run.h5" "$T/ura_run_m.h5" ||
     fail "positions in metres: another steering"
 
-# Python's Stream of the planar scene: look= through its /array, run's detections
-pkg=$(dirname "$B")/python
-if ls "$pkg"/rtstap/_rtstap*.so >/dev/null 2>&1; then
-    PYTHONPATH=$pkg "$py" - "$T" <<'PY' || fail "Python's Stream through /array"
-import json, sys
-import rtstap
-t = sys.argv[1]
-got = []
-def each(cpi, input_cpi, r):
-    got.extend((int(d["beam"]), int(d["doppler_bin"]), int(d["range_cell"])) for d in r.detections)
-with rtstap.Stream(f"{t}/ura_scene.h5", each, look=[(20, 10), (20, -10), (-20, 10), (20, 30)],
-                   doppler_order=3, training=100, detector="kelly", training_window="sliding",
-                   block=40, guard=2, backend="cpu") as s:
-    s.run()
-want = [(x["beam"], x["doppler_bin"], x["range_cell"]) for x in json.load(open(f"{t}/ura.json"))["detection_list"]]
-assert got == want, (got, want)
-try:
-    rtstap.Stream(f"{t}/ura_scene.h5", None, doppler_order=3, training=100, backend="cpu")
-    raise AssertionError("default beams through /array: not refused")
-except rtstap.Error as e:
-    assert "/array" in str(e), e
-PY
-fi
-
 # irregular positions: steering against NumPy, the target in its beam
 expect 0 "$B" gen --preset ward --array "$T/irr.h5" --pulses 16 --range-gates 200 --seed 7 \
     --target 120:-0.5:-45:0 --quiet -o "$T/irr_scene.h5"
@@ -171,6 +147,51 @@ import h5py, sys
 f = h5py.File(sys.argv[1], 'r')
 assert 'calibration' in f['array'] and 'position' not in f['array']
 assert f['array'].attrs['element_spacing_wavelengths'] == 0.5" "$T/miscal.h5" || fail "gen's /array"
+# Python: Stream of the planar scene (look= through its /array) gives run's detections;
+# run/Engine with position= or calibration= give run's weights bit for bit
+pkg=$(dirname "$B")/python
+if ls "$pkg"/rtstap/_rtstap*.so >/dev/null 2>&1; then
+    PYTHONPATH=$pkg "$py" - "$T" <<'PY' || fail "Python through /array"
+import json, sys
+import rtstap
+t = sys.argv[1]
+got = []
+def each(cpi, input_cpi, r):
+    got.extend((int(d["beam"]), int(d["doppler_bin"]), int(d["range_cell"])) for d in r.detections)
+with rtstap.Stream(f"{t}/ura_scene.h5", each, look=[(20, 10), (20, -10), (-20, 10), (20, 30)],
+                   doppler_order=3, training=100, detector="kelly", training_window="sliding",
+                   block=40, guard=2, backend="cpu") as s:
+    s.run()
+want = [(x["beam"], x["doppler_bin"], x["range_cell"]) for x in json.load(open(f"{t}/ura.json"))["detection_list"]]
+assert got == want, (got, want)
+# Engine / run with the file's /array given as keywords: run's weights bit for bit
+import h5py, numpy as np
+with h5py.File(f"{t}/ura_scene.h5", "r") as f:
+    x, pos = f["data/iq"][...], f["array/position"][...]
+r = rtstap.run(x, look=[(20, 10), (20, -10), (-20, 10), (20, 30)], position=pos, doppler_order=3,
+               training=100, detector="kelly", training_window="sliding", block=40, guard=2,
+               backend="cpu")
+w = h5py.File(f"{t}/ura_run.h5", "r")["weights"][...]
+assert np.array_equal(w, r.weights), np.abs(w - r.weights).max()
+with h5py.File(f"{t}/miscal.h5", "r") as f:
+    x, g = f["data/iq"][...], f["array/calibration"][...]
+r = rtstap.run(x, look=[20, -20, 0], calibration=g, element_spacing=0.5, doppler_order=3,
+               training=120, detector="kelly", training_window="sliding", block=40, guard=2,
+               backend="cpu")
+assert np.array_equal(h5py.File(f"{t}/r_miscal.h5", "r")["weights"][...], r.weights)
+try:
+    rtstap.run(x, calibration=g, doppler_order=3, training=120, backend="cpu")
+    raise AssertionError("calibration without look: not refused")
+except TypeError:
+    pass
+try:
+    rtstap.Stream(f"{t}/ura_scene.h5", None, doppler_order=3, training=100, backend="cpu")
+    raise AssertionError("default beams through /array: not refused")
+except rtstap.Error as e:
+    assert "/array" in str(e), e
+PY
+fi
+
 # info says what the file's /array holds
 expect 0 "$B" info "$T/miscal.h5"
 grep -q 'array: 18 elements, calibration (/array/calibration)' "$T/out" || fail "info: the array: $(cat "$T/out")"

@@ -125,7 +125,9 @@ class Engine:
     prf_hz=None, **options): one engine for cubes of `shape` (channels, pulses, range gates),
     made once with every buffer it needs. The beams: steering (B, N), or look=[az or (az, el),
     ...] / sector=(az1, az2[, el]) with beams=B, in degrees, steered to a target's doppler
-    (cycles per pulse) or doppler_hz with prf_hz (as rtstap run --look, --sector, --doppler-hz).
+    (cycles per pulse) or doppler_hz with prf_hz (as rtstap run --look, --sector, --doppler-hz),
+    through position (C, 3) element positions in wavelengths and calibration (C,) complex gains
+    (a file's /array; default the line at element_spacing, gains 1).
 
         with rtstap.Engine(cube.shape, training=150, beams=5) as e:
             for cube in cubes:
@@ -137,10 +139,14 @@ class Engine:
     to a slot each); close() waits for the call in progress (docs/library.md)."""
 
     def __init__(self, shape, steering=None, look=None, sector=None, doppler=None,
-                 doppler_hz=None, prf_hz=None, **options):
+                 doppler_hz=None, prf_hz=None, position=None, calibration=None, **options):
         o = _options(shape, options)
         o.setdefault("keep_output", 1)
-        steering = _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz)
+        if (position is not None or calibration is not None) and look is None and sector is None:
+            raise TypeError("position and calibration steer the beams of look or sector: give one")
+        steering = _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz,
+                             (None if position is None else np.asarray(position, dtype=np.float64),
+                              None if calibration is None else np.asarray(calibration, dtype=np.complex64)))
         if steering is not None:
             steering = np.ascontiguousarray(steering, dtype=np.complex64)
         self._e = _rtstap.Engine(o, steering)
