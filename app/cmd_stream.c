@@ -12,6 +12,7 @@
 
 #include "signals.h"
 #include "cli_json.h"
+#include "cli_look.h"
 #include "cli_opts.h"
 #include "progress.h"
 #include "rtstap/common.h" /* stap_now_ms */
@@ -299,10 +300,10 @@ static int stream_open_input(stream_job *j)
     if (note[0] && !j->quiet && par_rank() == 0)
         fprintf(stderr, "rtstap: note: %s: from its shape: %s\n", j->input, note);
     if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
-    if ((j->in.array_position || j->in.array_calibration) && !j->in.steering)
-        return cli_error(EXIT_PROCESSING, "%s: stream does not steer through an /array geometry or "
-                         "calibration yet (its beams would be the uniform line's): rtstap run does",
-                         j->input);
+    /* an /array geometry or calibration: the default beams through it, as run steers them */
+    static const cli_look no_looks;
+    const int st = cli_look_apply(&no_looks, &j->in, c, j->input);
+    if (st) return st;
     snprintf(j->w.name, sizeof j->w.name, "%.31s", j->input);
     return EXIT_OK;
 }

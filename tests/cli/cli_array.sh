@@ -200,9 +200,22 @@ python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d['array_positions'] is True and d['array_calibration'] is False, d" "$T/info.json" || fail "info --json: the array"
-# stream does not steer through /array yet: refused, not run as a line
-expect 1 "$B" stream --input "$T/ura_scene.h5" --backend cpu --quiet &&
-    grep -q 'does not steer through an /array' "$T/err" || fail "stream on a planar scene"
+# stream --input steers the default beams through /array as run does: the same detections
+so=(--doppler-order 3 --training 100 --beams 5 --detector kelly --training-window sliding --block 40
+    --guard 2 --backend cpu --quiet)
+expect 0 "$B" stream --input "$T/ura_scene.h5" "${so[@]}" --json "$T/stream.json"
+expect 0 "$B" run --input "$T/ura_scene.h5" -o "$T/ura_default.h5" "${so[@]}" --json "$T/run_default.json"
+python3 -c "
+import json, sys
+s, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert s['detections_per_cpi'] == r['detections'] > 0, (s['detections_per_cpi'], r['detections'])" \
+    "$T/stream.json" "$T/run_default.json" || fail "stream --input through /array"
+"$py" -c "
+import h5py, numpy as np, sys
+s = h5py.File(sys.argv[1], 'r')['steering']
+u = -1 + (2 * np.arange(5) + 1) / 5
+assert np.allclose(s.attrs['az_deg'], np.degrees(np.arcsin(u))) and (s.attrs['el_deg'] == 0).all()" \
+    "$T/ura_default.h5" || fail "run: the default beams through /array"
 # plot: the range-Doppler picture; no angle-Doppler (the line's axis), SINR or response picture
 expect 0 "$B" plot --input "$T/ura_scene.h5" --result "$T/ura_run.h5" --output-dir "$T/pics"
 [ -s "$T/pics/range_doppler.png" ] && [ ! -e "$T/pics/angle_doppler.png" ] && [ ! -e "$T/pics/sinr_loss.png" ] &&
