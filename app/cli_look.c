@@ -98,7 +98,9 @@ static int look_doppler(const cli_look *l, const stap_radar_meta *m, const char 
 
 int cli_look_apply(const cli_look *l, stap_input *in, const stap_config *cfg, const char *name)
 {
-    if (!cli_look_given(l)) return EXIT_OK;
+    const int geometry = in->array_position || in->array_calibration;
+    /* an input's own /steering is its steering, whatever its /array says */
+    if (!cli_look_given(l) && (!geometry || (in->steering && !in->looks))) return EXIT_OK;
     if (in->steering && !in->looks)
         return cli_error(EXIT_USAGE, "%s has its own /steering (%d beams): --look and --sector would "
                          "replace it; give neither, or an input without /steering", name,
@@ -106,7 +108,7 @@ int cli_look_apply(const cli_look *l, stap_input *in, const stap_config *cfg, co
     double f;
     int st = look_doppler(l, &in->meta, name, &f);
     if (st) return st;
-    const int B = l->n > 0 ? l->n : cfg->beams, N = stap_dof(cfg);
+    const int B = l->n > 0 ? l->n : cfg->beams, N = stap_dof(cfg); /* sector, default: --beams */
     stap_look *looks = malloc(sizeof *looks * B);
     stap_cf32 *V = malloc(sizeof *V * (size_t)B * N);
     if (!looks || !V) {
@@ -114,11 +116,18 @@ int cli_look_apply(const cli_look *l, stap_input *in, const stap_config *cfg, co
         free(V);
         return cli_error(EXIT_PROCESSING, "out of memory for %d steering vectors", B);
     }
-    if (l->n > 0) memcpy(looks, l->looks, sizeof *looks * B);
-    else stap_looks_sector(l->sector[0], l->sector[1], l->sector[2], B, looks);
+    if (l->n > 0) {
+        memcpy(looks, l->looks, sizeof *looks * B);
+    } else if (l->sector_given) {
+        stap_looks_sector(l->sector[0], l->sector[1], l->sector[2], B, looks);
+    } else { /* the default beams' u_b through the file's geometry: azimuth asin(u_b) */
+        for (int b = 0; b < B; b++)
+            looks[b] = (stap_look){asin(stap_beam_u(b, B)) * 180.0 / M_PI, 0, NAN};
+    }
     for (int b = 0; b < B; b++) looks[b].doppler = f;
+    const stap_array arr = {in->channels, in->array_position, in->array_calibration};
     stap_error err;
-    if ((st = stap_steering_from_looks(cfg, NULL, looks, B, V, &err))) {
+    if ((st = stap_steering_from_looks(cfg, geometry ? &arr : NULL, looks, B, V, &err))) {
         free(looks);
         free(V);
         /* what the options ask does not fit the run (a Doppler for adpca): usage */

@@ -48,11 +48,13 @@ int cli_look_given(const cli_look *l);
 /* Checks that need no input: --look with --sector or --beams, --doppler-* without a look or
  * both. A usage error (EXIT_USAGE, printed) or EXIT_OK. */
 int cli_look_check(const cli_look *l, int beams_given);
-/* The looks into the steering of cfg (resolved: shape, Q, D, window, spacing): in->steering,
- * steering_beams, steering_len and in->looks (owned by in, freed by stap_input_free), for
- * the input named `name`. Nothing when no look was asked. EXIT_USAGE when the input has its
- * own /steering or lacks the metadata a Doppler needs, EXIT_PROCESSING for the library's
- * refusal (printed); EXIT_OK. */
+/* The looks into the steering of cfg (resolved: shape, Q, D, window, spacing) through the
+ * input's /array geometry and calibration (when it has them): in->steering, steering_beams,
+ * steering_len and in->looks (owned by in, freed by stap_input_free), for the input named
+ * `name`. Without --look or --sector an input with /array (and no /steering) gets the default
+ * beams' directions, azimuth asin(u_b), through its geometry; else nothing is done. EXIT_USAGE
+ * when the input has its own /steering or lacks the metadata a Doppler needs, or the
+ * algorithm takes no Doppler; EXIT_PROCESSING for another refusal (printed); EXIT_OK. */
 int cli_look_apply(const cli_look *l, stap_input *in, const stap_config *cfg, const char *name);
 
 #endif

@@ -86,15 +86,20 @@ static int opt_no_jammers(const cli_opt *o, const char *arg)
 static int opt_target(const cli_opt *o, const char *arg)
 {
     scene_config *cfg = &((gen_opts *)o->value)->cfg;
-    double f[4];
-    if (parse_fields("--target RANGE_CELL:U:DOPPLER_HZ:SNR_DB", arg, 4, f)) return -1;
+    double f[5] = {0, 0, 0, 0, 0};
+    int colons = 0;
+    for (const char *p = arg; *p; p++) colons += *p == ':';
+    if (parse_fields("--target RANGE_CELL:U:DOPPLER_HZ:SNR_DB[:EL_DEG]", arg, colons == 4 ? 5 : 4, f))
+        return -1;
+    if (!(fabs(f[4]) <= 90))
+        return cli_error(EXIT_USAGE, "--target EL_DEG must be an elevation in [-90, 90] (got %g)", f[4]), -1;
     if (cfg->ntargets >= SCENE_MAX_TARGETS)
         return cli_error(EXIT_USAGE, "at most %d --target", SCENE_MAX_TARGETS), -1;
     if (f[0] != floor(f[0]) || f[0] < 0 || f[0] > 1e9)
         return cli_error(EXIT_USAGE, "--target RANGE_CELL must be a cell index (got %g)", f[0]), -1;
     if (!(fabs(f[1]) <= 1))
         return cli_error(EXIT_USAGE, "--target U must be a sine-angle in [-1, 1] (got %g)", f[1]), -1;
-    cfg->targets[cfg->ntargets++] = (scene_target){(int)f[0], f[1], f[2], f[3]};
+    cfg->targets[cfg->ntargets++] = (scene_target){(int)f[0], f[1], f[2], f[3], f[4]};
     return 0;
 }
 
@@ -209,6 +214,9 @@ static int gen_json(const char *json, stap_write_mode mode, const scene_truth *t
     return st;
 }
 
+static int gen_scene(gen_opts *gp, const char *out, const char *json, stap_write_mode mode,
+                     int cpis, int quiet, int progress_mode);
+
 int cmd_gen(int argc, char **argv)
 {
     gen_opts g;
@@ -217,8 +225,8 @@ int cmd_gen(int argc, char **argv)
     stap_scene_preset_config(g.preset, &g.cfg);
     g.beta = 1.0;
     scene_config *c = &g.cfg;
-    const char *out = NULL, *json = NULL;
-    int quiet = 0, cpis = 1, force = 0, seed_given = 0, progress_mode = PROGRESS_AUTO;
+    const char *out = NULL, *json = NULL, *array_file = NULL;
+    int quiet = 0, cpis = 1, force = 0, seed_given = 0, progress_mode = PROGRESS_AUTO, channels_given = 0;
     unsigned long long seed = 0;
     stap_error err;
     stap_error_clear(&err);
@@ -251,9 +259,15 @@ int cmd_gen(int argc, char **argv)
          "a barrage jammer at sine-angle U; repeatable; the first\n"
          "one replaces the preset's jammers", .parse = opt_jammer},
         {"no-jammers", 0, CLI_CALL, &g, NULL, "no jammers", .parse = opt_no_jammers},
-        {"target", 0, CLI_CALL, &g, "R:U:FD:SNR",
-         "a point target in range cell R at sine-angle U, Doppler\n"
-         "FD Hz, SNR dB per element and pulse; repeatable", .parse = opt_target},
+        {"target", 0, CLI_CALL, &g, "R:U:FD:SNR[:EL]",
+         "a point target in range cell R at sine-angle U (the sine\n"
+         "of its azimuth), Doppler FD Hz, SNR dB per element and\n"
+         "pulse, elevation EL degrees (default 0); repeatable", .parse = opt_target},
+        {"array", 0, CLI_STRING, &array_file, "FILE",
+         "the array of FILE's /array (element positions, calibration;\n"
+         "docs/file-format.md): clutter, jammers and targets through\n"
+         "its geometry, the data times its gains; written to the\n"
+         "output's /array (the channels are its elements)", .flags = CLI_INPUT},
         {"velocity", 0, CLI_DOUBLE, &c->velocity_mps, "MPS",
          "platform speed (default: the one giving beta = 1,\n"
          "beta = 2 v / (PRF d))", .lo = 0, .hi = 1e5, .given = &g.have_velocity},
@@ -264,7 +278,8 @@ int cmd_gen(int argc, char **argv)
          .lo = 1, .hi = 1e13},
         {"spacing", 0, CLI_DOUBLE, &c->element_spacing, "D",
          "element spacing in wavelengths (default 0.5)", .lo = 1e-3, .hi = 100},
-        {"channels", 0, CLI_INT, &c->channels, "C", "cube shape: channels", .lo = 1, .hi = 4096},
+        {"channels", 0, CLI_INT, &c->channels, "C", "cube shape: channels", .lo = 1, .hi = 4096,
+         .given = &channels_given},
         {"pulses", 0, CLI_INT, &c->pulses, "P", "pulses", .lo = 1, .hi = 1 << 20},
         {"range-gates", 0, CLI_INT, &c->range_gates, "R", "range gates", .lo = 1, .hi = 1 << 24},
         {"patches", 0, CLI_INT, &c->patches, "NC",
@@ -281,6 +296,35 @@ int cmd_gen(int argc, char **argv)
     if ((pst = cli_output_ok(out, force)) || (pst = cli_output_ok(json, force))) return pst;
     const stap_write_mode mode = cli_write_mode(force);
     if (seed_given) c->seed = seed;
+    double *position = NULL;
+    stap_cf32 *calibration = NULL;
+    if (array_file) { /* the geometry: its elements are the channels */
+        int n = 0;
+        if (stap_array_read(array_file, c->carrier_hz, &n, &position, &calibration, &err))
+            return cli_fail(&err);
+        if (channels_given && n != c->channels) {
+            free(position);
+            free(calibration);
+            return cli_error(EXIT_USAGE, "--channels %d, but --array %s has %d elements", c->channels,
+                             array_file, n);
+        }
+        c->channels = n;
+        c->position = position;
+        c->calibration = calibration;
+    }
+    const int status = gen_scene(&g, out, json, mode, cpis, quiet, progress_mode);
+    free(position);
+    free(calibration);
+    return status;
+}
+
+/* the scene of g's options into out (and its report) */
+static int gen_scene(gen_opts *gp, const char *out, const char *json, stap_write_mode mode,
+                     int cpis, int quiet, int progress_mode)
+{
+    const gen_opts g = *gp;
+    stap_error err;
+    stap_error_clear(&err);
     scene_config cfg = g.cfg;
     const scene_preset preset = g.preset;
     const double *drift = g.drift;
@@ -302,6 +346,8 @@ int cmd_gen(int argc, char **argv)
                          cfg.pulses, cfg.range_gates);
     }
     stap_scene_radar_meta(&truth, &in.meta);
+    in.array_position = (double *)cfg.position; /* written to /array; freed by cmd_gen */
+    in.array_calibration = (stap_cf32 *)cfg.calibration;
     int status = EXIT_OK;
     for (int k = 0; k < cfg.ntargets && cpis > 1; k++) {
         const double last = cfg.targets[k].range_cell + drift[k] * (cpis - 1);

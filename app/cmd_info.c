@@ -75,6 +75,8 @@ static cJSON *input_json(const info_job *j, const stap_config *c, int fits, cons
     cJSON_AddStringToObject(doc, "reader_path", stap_recording_read_path(j->rec));
     cJSON_AddStringToObject(doc, "samples", samples);
     cJSON_AddNumberToObject(doc, "steering_beams", j->in.steering_beams);
+    cJSON_AddBoolToObject(doc, "array_positions", j->in.array_position != NULL);
+    cJSON_AddBoolToObject(doc, "array_calibration", j->in.array_calibration != NULL);
     cJSON *r = cJSON_AddObjectToObject(doc, "run");
     cJSON_AddStringToObject(r, "preset", stap_preset_name(j->preset));
     cJSON_AddNumberToObject(r, "doppler_bins", c->doppler_bins);
@@ -140,6 +142,10 @@ static int info_input(info_job *j, cJSON **doc)
     fprintf(out, "  reading: %s\n  samples: %s\n", stap_recording_read_path(j->rec), samples);
     if (in->steering) fprintf(out, "  steering: %d beams x %d\n", in->steering_beams, in->steering_len);
     else fprintf(out, "  steering: none (the default beams)\n");
+    if (in->array_position || in->array_calibration) /* /array: run steers through it */
+        fprintf(out, "  array: %d elements%s%s (run steers through them)\n", in->channels,
+                in->array_position ? ", positions (/array/position)" : "",
+                in->array_calibration ? ", calibration (/array/calibration)" : "");
     const stap_radar_meta *m = &in->meta;
     fprintf(out, "  radar:");
     if (m->has_prf) fprintf(out, " prf %g Hz", m->prf_hz);

@@ -317,6 +317,13 @@ static int plot_load(plot_job *j)
     }
     /* /truth is optional: without it there is no SINR loss to compute and no optimum */
     j->have_truth = stap_scene_truth_read(j->input, &j->truth, &j->truth_err) == STAP_OK;
+    if (j->have_truth && j->truth.cfg.geometry) { /* gen --array: no exact covariance */
+        stap_scene_truth_free(&j->truth);
+        j->have_truth = 0;
+        stap_fail(&j->truth_err, STAP_EUNSUPPORTED, "%s was drawn through an /array geometry or "
+                  "calibration, whose exact covariance is not modelled (the optimum needs the "
+                  "uniform line)", j->input);
+    }
     if (j->resp_asked && !j->result)
         return cli_error(EXIT_USAGE, "the --response-* options draw adapted_response.png, "
                          "which needs --result (a run's /weights)");
@@ -386,6 +393,12 @@ static int plot_done(plot_job *j, const char *path)
     return EXIT_OK;
 }
 
+/* "az 20°, el 0°": beam b's direction, from the run's /steering attributes */
+static void beam_direction(const stap_run_data *run, int b, char *buf, size_t len)
+{
+    snprintf(buf, len, "az %g\u00b0, el %g\u00b0", run->look_az[b], run->look_el[b]);
+}
+
 /* 2: SINR loss, of the first table or computed from the run and the truth */
 static int picture_sinr(plot_job *j, char *path, size_t len)
 {
@@ -396,6 +409,10 @@ static int picture_sinr(plot_job *j, char *path, size_t len)
             return cli_fail(&err);
         j->have_sinr = 1;
     }
+    if (!j->have_sinr && j->have_run && j->truth_err.code == STAP_EUNSUPPORTED) {
+        fprintf(stderr, "rtstap plot: no SINR-loss picture: %s\n", j->truth_err.msg);
+        return EXIT_OK;
+    }
     if (!j->have_sinr) {
         fprintf(stderr, "rtstap plot: no SINR-loss picture (needs --sinr, or --result and a scene "
                         "with /truth)\n");
@@ -403,7 +420,10 @@ static int picture_sinr(plot_job *j, char *path, size_t len)
     }
     int b = j->beam >= 0 && j->beam < j->sr.B ? j->beam : j->sr.B / 2;
     snprintf(path, len, "%s/sinr_loss.%s", j->dir, j->ext);
-    if (stap_plot_sinr(path, &j->sr, b, &j->view, j->mode, &err)) return cli_fail(&err);
+    char note[64];
+    const int looks = j->have_run && j->run.look_az && b < j->run.beams;
+    if (looks) beam_direction(&j->run, b, note, sizeof note);
+    if (stap_plot_sinr(path, &j->sr, b, looks ? note : NULL, &j->view, j->mode, &err)) return cli_fail(&err);
     return plot_done(j, path);
 }
 
@@ -422,10 +442,14 @@ static int picture_range_doppler(plot_job *j, char *path, size_t len)
         own = 1;
     }
     snprintf(path, len, "%s/range_doppler.%s", j->dir, j->ext);
+    char note[128] = "";
+    if (run->look_az && j->beam >= 0 && j->beam < run->beams) beam_direction(run, j->beam, note, sizeof note);
+    if (j->cpi_note[0])
+        snprintf(note + strlen(note), sizeof note - strlen(note), "%s%s", note[0] ? ", " : "", j->cpi_note);
     int st = stap_plot_range_doppler(path, run->output, run->beams, run->cfg.doppler_bins,
                                      run->cfg.range_gates, j->beam, det, ndet,
                                      run->has_prf ? run->prf_hz : j->prf, j->range_m,
-                                     j->cpi_note[0] ? j->cpi_note : NULL, NULL, j->mode, &err);
+                                     note[0] ? note : NULL, NULL, j->mode, &err);
     if (own) free(det);
     return st ? cli_fail(&err) : plot_done(j, path);
 }
@@ -542,10 +566,15 @@ static int plot_draw(plot_job *j)
     char path[4096];
     int st;
     snprintf(path, sizeof path, "%s/angle_doppler.%s", j->dir, j->ext);
-    if (stap_plot_angle_doppler(path, j->in.iq, j->in.channels, j->in.pulses, j->in.range_gates,
-                                j->rc, j->half, j->spacing, j->prf, j->taper_db, NULL, j->mode, &err))
-        return cli_fail(&err);
-    plot_done(j, path);
+    if (j->in.array_position) { /* its angle axis is the line's sine-angle */
+        fprintf(stderr, "rtstap plot: no angle_doppler.png: %s has /array positions, and the "
+                        "picture's angle axis is the uniform line's\n", j->input);
+    } else {
+        if (stap_plot_angle_doppler(path, j->in.iq, j->in.channels, j->in.pulses, j->in.range_gates,
+                                    j->rc, j->half, j->spacing, j->prf, j->taper_db, NULL, j->mode, &err))
+            return cli_fail(&err);
+        plot_done(j, path);
+    }
     plot_choose_beam(j);
     if ((st = picture_sinr(j, path, sizeof path))) return st;
     if (j->have_run && (st = picture_range_doppler(j, path, sizeof path))) return st;

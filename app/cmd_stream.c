@@ -13,6 +13,7 @@
 #include "env.h"
 #include "signals.h"
 #include "cli_json.h"
+#include "cli_look.h"
 #include "cli_opts.h"
 #include "progress.h"
 #include "rtstap/common.h" /* stap_now_ms */
@@ -301,6 +302,10 @@ static int stream_open_input(stream_job *j)
     if (note[0] && !j->quiet && par_rank() == 0)
         fprintf(stderr, "rtstap: note: %s: from its shape: %s\n", j->input, note);
     if (j->in.meta.has_element_spacing) c->element_spacing = j->in.meta.element_spacing_wavelengths;
+    /* an /array geometry or calibration: the default beams through it, as run steers them */
+    static const cli_look no_looks;
+    const int st = cli_look_apply(&no_looks, &j->in, c, j->input);
+    if (st) return st;
     snprintf(j->w.name, sizeof j->w.name, "%.31s", j->input);
     return EXIT_OK;
 }

@@ -23,6 +23,23 @@ static stap_cf64 cis(double cycles)
     return cos(ph) + I * sin(ph);
 }
 
+/* element ch's phase in cycles towards azimuth az (sine u = sin az, front side), elevation el
+ * (radians), through the scene's element positions: p_ch . k, k = (cos el sin az, cos el
+ * cos az, sin el) (stap.h's frame) */
+static double geo_cycles(const scene_config *c, int ch, double u, double el)
+{
+    const double *p = c->position + 3 * ch;
+    return p[0] * cos(el) * u + p[1] * cos(el) * sqrt(fmax(0.0, 1 - u * u)) + p[2] * sin(el);
+}
+
+/* a scene with an /array geometry: its covariance is not the line's Toeplitz one */
+static int no_geometry(const scene_config *c, stap_error *err)
+{
+    if (!c->position && !c->calibration && !c->geometry) return STAP_OK;
+    return stap_fail(err, STAP_EUNSUPPORTED, "the scene was drawn through an /array geometry or "
+                     "calibration: its exact covariance is not modelled (it needs the uniform line)");
+}
+
 /* ---- presets ------------------------------------------------------------------- */
 static const struct {
     const char *name;
@@ -230,7 +247,7 @@ void stap_scene_radar_meta(const scene_truth *t, stap_radar_meta *m)
     m->prf_hz = t->cfg.prf_hz;
     m->has_carrier = 1;
     m->carrier_frequency_hz = t->cfg.carrier_hz;
-    m->has_element_spacing = 1;
+    m->has_element_spacing = !t->cfg.position; /* positions say it (/array/position) */
     m->element_spacing_wavelengths = t->cfg.element_spacing;
 }
 
@@ -262,10 +279,20 @@ int stap_scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err)
             int nb = Nc - i0 < blk ? Nc - i0 : blk;
             for (int ii = 0; ii < nb; ii++) {
                 int i = i0 + ii;
-                for (int ch = 0; ch < C; ch++)
+                /* a patch at azimuth theta_i (behind the array where cos theta_i < 0),
+                 * depression phi: k = (cos phi sin theta, cos phi cos theta, -sin phi) */
+                const double th = t->patch_azimuth[i];
+                for (int ch = 0; ch < C; ch++) {
+                    const double *pp = c->position ? c->position + 3 * ch : NULL;
+                    const double sc = pp ? pp[0] * cos(t->depression_rad) * sin(th) +
+                                               pp[1] * cos(t->depression_rad) * cos(th) -
+                                               pp[2] * sin(t->depression_rad)
+                                         : 0;
                     for (int p = 0; p < P; p++)
                         V[((size_t)ch * P + p) * nb + ii] =
-                            cis(ch * t->patch_spatial[i] + p * t->patch_doppler[i]);
+                            pp ? cis(sc + p * t->patch_doppler[i])
+                               : cis(ch * t->patch_spatial[i] + p * t->patch_doppler[i]);
+                }
                 double amp = sqrt(t->patch_cnr[i] * c->noise_power);
                 for (int r = 0; r < R; r++) A[(size_t)ii * R + r] = amp * cgauss(&rc);
             }
@@ -286,23 +313,33 @@ int stap_scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err)
         for (int p = 0; p < P; p++)
             for (int r = 0; r < R; r++) {
                 stap_cf64 s = amp * cgauss(&rj);
-                for (int ch = 0; ch < C; ch++) Z[((size_t)ch * P + p) * R + r] += s * cis(ch * vt);
+                for (int ch = 0; ch < C; ch++)
+                    Z[((size_t)ch * P + p) * R + r] +=
+                        s * (c->position ? cis(geo_cycles(c, ch, c->jammers[j].u, 0)) : cis(ch * vt));
             }
     }
     /* Targets */
     for (int k = 0; k < c->ntargets; k++) {
         const scene_target *tg = &c->targets[k];
         double amp = sqrt(pow(10.0, tg->snr_db / 10.0) * c->noise_power);
-        double vt = c->element_spacing * tg->u, w = tg->doppler_hz / c->prf_hz;
+        const double el = tg->el_deg * M_PI / 180;
+        /* the line sees cos(el) u; el = 0 as it always was */
+        double vt = c->element_spacing * (tg->el_deg != 0 ? cos(el) * tg->u : tg->u);
+        double w = tg->doppler_hz / c->prf_hz;
         stap_cf64 a0 = amp * (cos(t->target_phase[k]) + I * sin(t->target_phase[k]));
         for (int ch = 0; ch < C; ch++)
             for (int p = 0; p < P; p++)
-                Z[((size_t)ch * P + p) * R + tg->range_cell] += a0 * cis(ch * vt + p * w);
+                Z[((size_t)ch * P + p) * R + tg->range_cell] +=
+                    a0 * (c->position ? cis(geo_cycles(c, ch, tg->u, el) + p * w) : cis(ch * vt + p * w));
     }
     /* Thermal noise, and the conversion to single precision */
     rng_t rn;
     rng_seed(&rn, c->seed, 2);
-    for (size_t i = 0; i < CP * R; i++) cube[i] = (stap_cf32)(Z[i] + sd * cgauss(&rn));
+    if (c->calibration) /* the channel's gain on everything it receives */
+        for (size_t i = 0; i < CP * R; i++)
+            cube[i] = (stap_cf32)((stap_cf64)c->calibration[i / ((size_t)P * R)] * (Z[i] + sd * cgauss(&rn)));
+    else
+        for (size_t i = 0; i < CP * R; i++) cube[i] = (stap_cf32)(Z[i] + sd * cgauss(&rn));
     free(Z);
     return STAP_OK;
 }
@@ -311,6 +348,7 @@ int stap_scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err)
 int stap_scene_covariance_spacetime(const scene_truth *t, stap_cf64 *Rst, stap_error *err)
 {
     const scene_config *c = &t->cfg;
+    if (no_geometry(c, err)) return STAP_EUNSUPPORTED;
     const int C = c->channels, P = c->pulses, N = C * P;
     /* Toeplitz-block-Toeplitz: the entry depends on (c - c', p - p') only. */
     const int nc = 2 * C - 1, np = 2 * P - 1;
@@ -372,6 +410,7 @@ int stap_scene_covariance_doppler(const scene_truth *t, const double *win, int D
                              stap_cf64 *Rd, stap_error *err)
 {
     const scene_config *c = &t->cfg;
+    if (no_geometry(c, err)) return STAP_EUNSUPPORTED;
     const int C = c->channels, P = c->pulses, N = C * Q, nc = 2 * C - 1;
     if (D < P || Q < 1 || Q % 2 == 0 || Q > D || d < 0 || d >= D)
         return stap_fail(err, STAP_EINVAL, "Doppler covariance: need D >= P, odd Q <= D and "
@@ -432,6 +471,7 @@ int stap_scene_covariance_staggered(const scene_truth *t, const double *win, int
                                int d, stap_cf64 *Rz, stap_error *err)
 {
     const scene_config *c = &t->cfg;
+    if (no_geometry(c, err)) return STAP_EUNSUPPORTED;
     const int C = c->channels, P = c->pulses, N = C * Q, nc = 2 * C - 1, nq = 2 * Q - 1;
     if (Pw < 1 || Q < 1 || Pw + Q - 1 > P || D < 1 || d < 0 || d >= D)
         return stap_fail(err, STAP_EINVAL, "staggered covariance: need Pw, Q >= 1, Pw + Q - 1 <= P "
@@ -570,6 +610,10 @@ int stap_scene_truth_write(stap_h5_file *f, const scene_truth *t, stap_error *er
         stap_h5x_put_doubles(f, "/truth/targets/spatial_frequency", 1, &n, vt);
         stap_h5x_put_doubles(f, "/truth/targets/normalized_doppler", 1, &n, w);
         stap_h5x_put_doubles(f, "/truth/targets/phase_rad", 1, &n, t->target_phase);
+        double el[SCENE_MAX_TARGETS];
+        int any_el = 0;
+        for (int k = 0; k < c->ntargets; k++) any_el |= (el[k] = c->targets[k].el_deg) != 0;
+        if (any_el) stap_h5x_put_doubles(f, "/truth/targets/el_deg", 1, &n, el);
     }
     return stap_h5x_status(f, err);
 }
@@ -641,8 +685,13 @@ int stap_scene_truth_read(const char *path, scene_truth *t, stap_error *err)
             !(st = stap_h5x_get_doubles(f, "/truth/targets/doppler_hz", 1, &n, fd, err)) &&
             !(st = stap_h5x_get_doubles(f, "/truth/targets/snr_db", 1, &n, snr, err)))
             st = stap_h5x_get_doubles(f, "/truth/targets/phase_rad", 1, &n, t->target_phase, err);
-        for (size_t k = 0; !st && k < n; k++) c->targets[k] = (scene_target){rc[k], u[k], fd[k], snr[k]};
+        for (size_t k = 0; !st && k < n; k++) c->targets[k] = (scene_target){rc[k], u[k], fd[k], snr[k], 0};
+        double el[SCENE_MAX_TARGETS];
+        if (!st && stap_h5x_exists(f, "/truth/targets/el_deg") &&
+            !(st = stap_h5x_get_doubles(f, "/truth/targets/el_deg", 1, &n, el, err)))
+            for (size_t k = 0; k < n; k++) c->targets[k].el_deg = el[k];
     }
+    c->geometry = stap_h5x_exists(f, "/array/position") || stap_h5x_exists(f, "/array/calibration");
     stap_h5x_close(f);
     if (st) stap_scene_truth_free(t);
     return st;

@@ -56,6 +56,8 @@ typedef struct scene_target {
     double u;           /* sine of the azimuth, -1..1                            */
     double doppler_hz;  /* Doppler frequency (normalized Doppler = / PRF)         */
     double snr_db;      /* per element and pulse, dB                             */
+    double el_deg;      /* elevation, degrees (0: in the array's plane); u stays the
+                           sine of the azimuth, the line sees cos(el) u          */
 } scene_target;
 
 typedef struct scene_config {
@@ -77,6 +79,14 @@ typedef struct scene_config {
     int ntargets;
     scene_target targets[SCENE_MAX_TARGETS];
     uint64_t seed;
+    /* Optional geometry (gen --array): element positions C x 3 (x, y, z) in wavelengths
+     * (x the array axis, y broadside, z up; the caller's, NULL: the line at element_spacing),
+     * and the channels' complex gains applied to everything received (NULL: 1). A scene with
+     * either has no exact covariance here (stap_scene_covariance_*: STAP_EUNSUPPORTED). */
+    const double *position;
+    const stap_cf32 *calibration;
+    int geometry;             /* a scene file read back (stap_scene_truth_read) whose /array has
+                                 positions or calibration: no exact covariance either     */
 } scene_config;
 
 typedef enum scene_preset { SCENE_PRESET_EASY = 0, SCENE_PRESET_MEDIUM, SCENE_PRESET_HARD,

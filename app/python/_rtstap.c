@@ -493,8 +493,75 @@ static PyObject *version(PyObject *self, PyObject *unused)
     return Py_BuildValue("(ss)", stap_version(), stap_commit());
 }
 
+/* steering(options, looks, position, calibration): stap_steering_from_looks for the configuration
+ * the options make; looks (B, 3) float64 rows (az_deg, el_deg, doppler cycles/pulse or NaN),
+ * position (C, 3) wavelengths and calibration (C,) or None -> (B, N) complex64 */
+static PyObject *steering(PyObject *self, PyObject *args)
+{
+    PyObject *opts = NULL, *looks = NULL, *position = Py_None, *calibration = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O|OO", &PyDict_Type, &opts, &looks, &position, &calibration))
+        return NULL;
+    stap_config c;
+    stap_engine_options o;
+    stap_error err = {0, ""};
+    int st = config_of(opts, &c, &o, &err);
+    if (st < 0) return NULL;
+    if (st) return raise_error(&err), NULL;
+    PyArrayObject *L = (PyArrayObject *)PyArray_FROMANY(looks, NPY_FLOAT64, 2, 2, NPY_ARRAY_IN_ARRAY);
+    if (!L) return NULL;
+    if (PyArray_DIM(L, 1) != 3 || PyArray_DIM(L, 0) < 1 || PyArray_DIM(L, 0) > INT_MAX) {
+        Py_DECREF(L);
+        PyErr_SetString(PyExc_ValueError, "looks: rows of (az_deg, el_deg, doppler), at least one");
+        return NULL;
+    }
+    const int B = (int)PyArray_DIM(L, 0), N = stap_dof(&c);
+    stap_look *lk = malloc(sizeof *lk * B);
+    const npy_intp dims[2] = {B, N};
+    PyArrayObject *V = N > 0 ? (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_COMPLEX64) : NULL;
+    if (!lk || !V) {
+        free(lk);
+        Py_XDECREF(V);
+        Py_DECREF(L);
+        if (N <= 0) PyErr_SetString(PyExc_ValueError, "steering: channels and doppler_order must be >= 1");
+        return N <= 0 ? NULL : PyErr_NoMemory();
+    }
+    const double *l = PyArray_DATA(L);
+    for (int b = 0; b < B; b++) lk[b] = (stap_look){l[3 * b], l[3 * b + 1], l[3 * b + 2]};
+    /* the array: positions (C, 3) wavelengths and gains (C,), each or None */
+    PyArrayObject *Pa = position == Py_None ? NULL
+                        : (PyArrayObject *)PyArray_FROMANY(position, NPY_FLOAT64, 2, 2, NPY_ARRAY_IN_ARRAY);
+    PyArrayObject *Ga = calibration == Py_None ? NULL
+                        : (PyArrayObject *)PyArray_FROMANY(calibration, NPY_COMPLEX64, 1, 1, NPY_ARRAY_IN_ARRAY);
+    const int arr_ok = (position == Py_None || Pa) && (calibration == Py_None || Ga);
+    const stap_array arr = {Pa ? (int)PyArray_DIM(Pa, 0) : Ga ? (int)PyArray_DIM(Ga, 0) : c.channels,
+                            Pa ? PyArray_DATA(Pa) : NULL, Ga ? PyArray_DATA(Ga) : NULL};
+    if (Pa && PyArray_DIM(Pa, 1) != 3) {
+        st = stap_fail(&err, STAP_EINVAL, "position: (elements, 3) rows of x, y, z in wavelengths");
+    } else if (Pa && Ga && PyArray_DIM(Pa, 0) != PyArray_DIM(Ga, 0)) {
+        st = stap_fail(&err, STAP_EINVAL, "position and calibration: not one element count");
+    } else if (arr_ok) {
+        st = stap_steering_from_looks(&c, Pa || Ga ? &arr : NULL, lk, B, (stap_cf32 *)PyArray_DATA(V), &err);
+    }
+    free(lk);
+    Py_DECREF(L);
+    Py_XDECREF(Pa);
+    Py_XDECREF(Ga);
+    if (!arr_ok) {
+        Py_DECREF(V);
+        return NULL;
+    }
+    if (st) {
+        Py_DECREF(V);
+        return raise_error(&err), NULL;
+    }
+    return (PyObject *)V;
+}
+
 static PyMethodDef module_methods[] = {
     {"version", version, METH_NOARGS, "(version, commit) of the library"},
+    {"steering", steering, METH_VARARGS,
+     "steering(options, looks, position=None, calibration=None) -> (B, N) complex64: the steering "
+     "of (az_deg, el_deg, doppler) rows through the array"},
     {"recording_info", recording_info, METH_VARARGS,
      "recording_info(path) -> (channels, pulses, range_gates, written CPIs, stored format)"},
     {NULL, NULL, 0, NULL}};

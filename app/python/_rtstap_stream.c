@@ -293,6 +293,12 @@ static int Stream_init(Stream *self, PyObject *args, PyObject *kw)
     if (steering != Py_None &&
         !(V = (PyArrayObject *)PyArray_FROMANY(steering, NPY_COMPLEX64, 2, 2, NPY_ARRAY_IN_ARRAY)))
         return -1;
+    if (!V && !self->in.steering && (self->in.array_position || self->in.array_calibration)) {
+        PyErr_SetString(RtstapError, "the recording has an /array geometry or calibration, which the "
+                        "default beams do not follow: give look= or sector= (steered through it) or "
+                        "steering=");
+        return -1;
+    }
     const stap_cf32 *sv = V ? PyArray_DATA(V) : self->in.steering;
     const int nb = V ? (int)PyArray_DIM(V, 0) : self->in.steering ? self->in.steering_beams : 0;
     const int sl = V ? (int)PyArray_DIM(V, 1) : self->in.steering ? self->in.steering_len : 0;
@@ -509,8 +515,24 @@ PyObject *recording_info(PyObject *self, PyObject *args)
     char desc[200];
     stap_stream_input_format(rec, 0, &f, desc, sizeof desc);
     static const char *names[] = {"cf32", "ci8", "ci16", "ci32"};
-    PyObject *out = Py_BuildValue("(iiiLs)", in.channels, in.pulses, in.range_gates,
-                                  stap_recording_written(rec), names[f.type]);
+    /* its /array: positions (C, 3) in wavelengths (the line's at element_spacing_wavelengths)
+     * and gains (C,), or None */
+    PyObject *pos = Py_None, *cal = Py_None;
+    const npy_intp pd[2] = {in.channels, 3}, cd[1] = {in.channels};
+    if ((in.array_position || in.meta.has_element_spacing) && (pos = PyArray_SimpleNew(2, pd, NPY_FLOAT64))) {
+        double *p = PyArray_DATA((PyArrayObject *)pos);
+        for (int e = 0; e < in.channels; e++) /* the line at the file's spacing, else its positions */
+            for (int k = 0; k < 3; k++)
+                p[3 * e + k] = in.array_position ? in.array_position[3 * e + k]
+                                                 : k == 0 ? e * in.meta.element_spacing_wavelengths : 0;
+    }
+    if (in.array_calibration && (cal = PyArray_SimpleNew(1, cd, NPY_COMPLEX64)))
+        memcpy(PyArray_DATA((PyArrayObject *)cal), in.array_calibration, sizeof(stap_cf32) * in.channels);
+    PyObject *out = pos && cal ? Py_BuildValue("(iiiLsOO)", in.channels, in.pulses, in.range_gates,
+                                               stap_recording_written(rec), names[f.type], pos, cal)
+                               : NULL;
+    if (pos != Py_None) Py_XDECREF(pos);
+    if (cal != Py_None) Py_XDECREF(cal);
     stap_recording_close(rec);
     stap_input_free(&in);
     return out;

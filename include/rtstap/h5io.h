@@ -104,6 +104,9 @@ typedef struct stap_input {
     char dataset[256];       /* readers: the dataset the cube was read from ("/data/iq")    */
     stap_look *looks;        /* the looks `steering` was built from (steering_beams of them;
                                 the caller's, freed by stap_input_free), or NULL           */
+    double *array_position;  /* /array/position: channels x 3 (x, y, z) in wavelengths, or NULL
+                                (the uniform line at meta's element spacing)               */
+    stap_cf32 *array_calibration; /* /array/calibration: the channels' complex gains, or NULL */
 } stap_input;
 
 /* Read and validate a schema-v1.1 file. /data/iq holds complex samples as a compound of
@@ -122,6 +125,16 @@ typedef struct stap_input {
 int stap_input_read(const char *path, stap_input *in, const stap_read_options *opts,
                     stap_error *err);
 void stap_input_free(stap_input *in);
+
+/* An array's geometry from the /array group of the HDF5 file at path (docs/file-format.md):
+ * its elements, their positions (elements x 3, (x, y, z) in wavelengths; NULL when the file
+ * has none: the uniform line) and complex gains (NULL when none), malloc'd (the caller
+ * frees them). Positions in metres need a carrier: the file's /radar carrier_frequency_hz,
+ * else carrier_hz (0: none). STAP_EFORMAT naming the file when it has neither
+ * /array/position nor /array/calibration, or either is malformed (as stap_input_read
+ * refuses them); STAP_EIO when it cannot be opened. */
+int stap_array_read(const char *path, double carrier_hz, int *elements, double **position,
+                    stap_cf32 **calibration, stap_error *err);
 
 /* Write a schema-v1.1 input file (used by the generators and import-perfect), atomically;
  * /data/iq's axes carry the dimension labels channel, pulse, range. wo may be NULL. */

@@ -56,6 +56,8 @@ typedef struct stap_run_data {
     stap_detection *detections; /* sorted as written                                        */
     int has_prf;
     double prf_hz;              /* /radar/prf_hz when present                               */
+    double *look_az, *look_el;  /* B: /steering's az_deg and el_deg (the beams' directions,
+                                   degrees) when it has them, else NULL                     */
 } stap_run_data;
 
 /* Read a result file of `rtstap run` (/config, /steering, /weights; /output/iq when

@@ -96,7 +96,8 @@ static hid_t open_attr(h5x *f, hid_t o, const char *obj, const char *name, stap_
     return a;
 }
 
-int stap_h5x_get_double(h5x *f, const char *obj, const char *name, double *v, stap_error *err)
+int stap_h5x_get_attr_doubles(h5x *f, const char *obj, const char *name, size_t n, double *v,
+                              stap_error *err)
 {
     h5_quiet q;
     stap_io_quiet_begin(&q);
@@ -113,21 +114,31 @@ int stap_h5x_get_double(h5x *f, const char *obj, const char *name, double *v, st
     sp = H5Aget_space(a);
     t = H5Aget_type(a);
     const H5T_class_t c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
-    double x = NAN;
-    if (sp < 0 || H5Sget_simple_extent_type(sp) == H5S_NULL || H5Sget_simple_extent_npoints(sp) != 1 ||
-        (c != H5T_INTEGER && c != H5T_FLOAT) || !stap_io_atomic_layout_ok(t) ||
-        H5Aread(a, H5T_NATIVE_DOUBLE, &x) < 0 || !isfinite(x)) {
-        st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is not one finite number",
-                       name, obj, f->path);
+    int finite = sp >= 0 && H5Sget_simple_extent_type(sp) != H5S_NULL &&
+                 H5Sget_simple_extent_npoints(sp) == (hssize_t)n && (c == H5T_INTEGER || c == H5T_FLOAT) &&
+                 stap_io_atomic_layout_ok(t) && H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0;
+    for (size_t k = 0; finite && k < n; k++) finite = isfinite(v[k]);
+    if (!finite) {
+        if (n == 1) st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is not one finite "
+                                   "number", name, obj, f->path);
+        else st = stap_fail(err, STAP_EFORMAT, "attribute '%s' of '%s' in '%s' is not %zu finite "
+                            "numbers", name, obj, f->path, n);
         goto done;
     }
-    *v = x;
 done:
     CLOSE_TYPE(t);
     CLOSE_SPACE(sp);
     CLOSE_ATTR(a);
     if (o >= 0) H5Oclose(o);
     stap_io_quiet_end(&q);
+    return st;
+}
+
+int stap_h5x_get_double(h5x *f, const char *obj, const char *name, double *v, stap_error *err)
+{
+    double x = NAN;
+    const int st = stap_h5x_get_attr_doubles(f, obj, name, 1, &x, err);
+    if (!st) *v = x;
     return st;
 }
 

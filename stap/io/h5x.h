@@ -30,6 +30,10 @@ RT_INTERNAL int stap_h5x_has_attr(h5x *f, const char *obj, const char *name);
 /* A scalar number (any integer or float type) as double; STAP_EFORMAT when missing, not one
  * number, or not finite. */
 RT_INTERNAL int stap_h5x_get_double(h5x *f, const char *obj, const char *name, double *v, stap_error *err);
+/* An attribute of n numbers (any integer or float type, n values in all) as doubles;
+ * STAP_EFORMAT when missing, of another count, or not all finite. */
+RT_INTERNAL int stap_h5x_get_attr_doubles(h5x *f, const char *obj, const char *name, size_t n, double *v,
+                                          stap_error *err);
 /* A number that must be a whole number in [lo, hi]. */
 RT_INTERNAL int stap_h5x_get_count(h5x *f, const char *obj, const char *name, long long lo, long long hi,
                   long long *v, stap_error *err);

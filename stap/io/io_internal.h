@@ -179,6 +179,14 @@ RT_INTERNAL int stap_io_looks_check(const stap_look *looks, int B, const char *p
 RT_INTERNAL void stap_io_w_looks(h5w *w, hid_t steering, const stap_look *looks, int B, int D,
                                  const stap_radar_meta *m);
 
+/* The optional /array/position (C x 3, `units` wavelengths or m with /radar's carrier; not
+ * with element_spacing_wavelengths) and /array/calibration (C complex gains, none zero) into
+ * in->array_position (in wavelengths) and in->array_calibration; in->channels and in->meta
+ * read first. STAP_EFORMAT naming the file and what is wrong. */
+RT_INTERNAL int stap_io_read_array(h5_src *s, stap_input *in, stap_error *err);
+/* /array/position (units "wavelengths") and /array/calibration of in, when it has them. */
+RT_INTERNAL void stap_io_w_array(h5w *w, hid_t file, const stap_input *in);
+
 /* ---- h5x.c (h5x.h) --------------------------------------------------------------------- */
 
 struct stap_h5_file {

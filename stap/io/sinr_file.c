@@ -13,6 +13,8 @@ void stap_run_free(stap_run_data *rd)
 {
     if (!rd) return;
     free(rd->steering);
+    free(rd->look_az);
+    free(rd->look_el);
     free(rd->weights);
     free(rd->output);
     free(rd->detections);
@@ -173,6 +175,17 @@ int stap_run_read_cpi(const char *path, long long cpi, int want_output, stap_run
                                         : stap_h5x_get_cf32(f, "/output/iq", 3, od, rd->output, err))))
         goto out;
     const long long input_cpi = cpi;
+    if (stap_h5x_has_attr(f, "/steering", "az_deg") && stap_h5x_has_attr(f, "/steering", "el_deg")) {
+        rd->look_az = malloc(sizeof(double) * B);
+        rd->look_el = malloc(sizeof(double) * B);
+        if (!rd->look_az || !rd->look_el) {
+            st = stap_fail(err, STAP_ENOMEM, "%s: out of memory", path);
+            goto out;
+        }
+        if ((st = stap_h5x_get_attr_doubles(f, "/steering", "az_deg", B, rd->look_az, err)) ||
+            (st = stap_h5x_get_attr_doubles(f, "/steering", "el_deg", B, rd->look_el, err)))
+            goto out;
+    }
     stap_error ignore;
     if (stap_h5x_has_attr(f, "/radar", "prf_hz") &&
         stap_h5x_get_double(f, "/radar", "prf_hz", &rd->prf_hz, &ignore) == STAP_OK && rd->prf_hz > 0)

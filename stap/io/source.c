@@ -442,7 +442,7 @@ int stap_io_read_steering_and_meta(h5_src *s, stap_input *in, stap_error *err)
         (st = stap_io_read_positive_attr(s, "/radar", "sample_rate_hz", &m->has_sample_rate,
                                  &m->sample_rate_hz, err)))
         return st;
-    return STAP_OK;
+    return stap_io_read_array(s, in, err);
 }
 
 int stap_open_regular(const char *path, stap_error *err)
@@ -513,5 +513,7 @@ void stap_input_free(stap_input *in)
     free(in->iq);
     free(in->steering);
     free(in->looks);
+    free(in->array_position);
+    free(in->array_calibration);
     memset(in, 0, sizeof *in);
 }

@@ -236,6 +236,7 @@ int stap_input_write(const char *path, const stap_input *in, stap_h5_extra_fn ex
             stap_io_w_attr_double(&w, g, "element_spacing_wavelengths", m->element_spacing_wavelengths);
         CLOSE_GROUP(g);
     }
+    stap_io_w_array(&w, file, in);
     stap_io_w_meta_radar(&w, file, m, 0);
     stap_io_w_reserve(&w, 0); /* the hook writes small things: within the margin */
     if (!w.st && extra) {
@@ -329,6 +330,7 @@ int stap_recording_create(stap_recording_writer **out, const char *path,
         if (g >= 0) stap_io_w_attr_double(&hw, g, "element_spacing_wavelengths", m->element_spacing_wavelengths);
         CLOSE_GROUP(g);
     }
+    stap_io_w_array(&hw, w->file, in);
     stap_io_w_meta_radar(&hw, w->file, m, 0);
     stap_io_quiet_end(&q);
     pthread_mutex_unlock(&stap_io_h5_lock);

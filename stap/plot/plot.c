@@ -670,7 +670,7 @@ static int sinr_curves(const stap_sinr_result *res, int beam, double scale, doub
     return STAP_OK;
 }
 
-int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam,
+int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, const char *beam_note,
                    const stap_plot_view *view, stap_write_mode mode, stap_error *err)
 {
     if (beam < 0 || beam >= res->B)
@@ -692,8 +692,9 @@ int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam,
         yr[k] = isfinite(res->rmb_mean) ? yg[k] + db10(res->rmb_mean) : NAN;
         ymin = fmin(ymin, fmin(yo[k], fmin(ya[k], yg[k])));
     }
-    char title[160], lab_a[96], lab_r[96], lab_g[96];
-    snprintf(title, sizeof title, "SINR loss, beam %d: %s%sN = %d, K = %d, %d segment%s", beam,
+    char title[224], lab_a[96], lab_r[96], lab_g[96];
+    snprintf(title, sizeof title, "SINR loss, beam %d%s%s%s: %s%sN = %d, K = %d, %d segment%s", beam,
+             beam_note ? " (" : "", beam_note ? beam_note : "", beam_note ? ")" : "",
              reduced ? res->algorithm : "", reduced ? ", " : "", res->Nt, res->K, res->S,
              res->S == 1 ? "" : "s");
     if (res->S > 1) snprintf(lab_a, sizeof lab_a, "adaptive (mean of %d segments)", res->S);

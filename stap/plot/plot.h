@@ -145,8 +145,9 @@ int stap_plot_angle_doppler(const char *path, const stap_cf32 *cube, int C, int 
                             double taper_db, const stap_plot_view *view, stap_write_mode mode,
                             stap_error *err);
 /* SINR loss against Doppler for one beam: the optimum, the adaptive (mean over the
- * segments) and the optimum times the RMB expectation. */
-int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam,
+ * segments) and the optimum times the RMB expectation. beam_note (or NULL) follows the beam
+ * in the title (e.g. its direction, "az 20°, el 0°"). */
+int stap_plot_sinr(const char *path, const stap_sinr_result *res, int beam, const char *beam_note,
                    const stap_plot_view *view, stap_write_mode mode, stap_error *err);
 /* Angle–Doppler response of weight vectors (datasets/scene_response.h computes them):
  * panels side by side, each |w^H s(u, f)|^2 in dB over its own peak on one colour scale

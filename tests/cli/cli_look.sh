@@ -10,11 +10,7 @@ set -u
 B=${RTSTAP_BIN:?RTSTAP_BIN must name the rtstap binary}
 T=$(mktemp -d "${TMPDIR:-/tmp}/rtstap_cli_look.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-. "$(dirname "$0")/../support/cli_expect.sh" # fail, expect
-py=
-for p in /usr/bin/python3 python3; do
-    if "$p" -c "import numpy, h5py" 2>/dev/null; then py=$p; break; fi
-done
+. "$(dirname "$0")/../support/cli_expect.sh" # fail, expect, h5py_python
 
 # the target at u = sin(20 deg) = 0.34202, 60 Hz (PRF 300: 0.2 cycles/pulse, bin 4 of 18)
 expect 0 "$B" gen --preset ward --range-gates 200 --target 120:0.34202:60:0 --seed 11 --quiet \
@@ -35,6 +31,7 @@ for name, beam in (("look", 0), ("sector", 3), ("mps", 0)):
     assert (beam, 4, 120) in hits, (name, hits)
     assert not any(r == 120 and b != beam for b, _, r in hits), (name, hits)
 PY
+h5py_python # $py: numpy and h5py, or ""
 if [ -n "$py" ]; then
     "$py" - "$T" <<'PY' || fail "/steering's attributes and vectors against NumPy"
 import sys
@@ -75,6 +72,19 @@ else
     echo "cli_look: no python3 with numpy and h5py: /steering's contents not checked"
 fi
 
+# the pictures read the looks (titles "beam 0 (az 20°, el 0°)"); a malformed az_deg is refused
+expect 0 "$B" plot --input "$T/s.h5" --result "$T/look.h5" --output-dir "$T/pics"
+[ -s "$T/pics/range_doppler.png" ] && [ -s "$T/pics/sinr_loss.png" ] || fail "plot with looks: no pictures"
+if [ -n "$py" ]; then
+    cp "$T/look.h5" "$T/look_bad.h5"
+    "$py" -c "
+import h5py, sys
+with h5py.File(sys.argv[1], 'r+') as f: f['steering'].attrs['az_deg'] = [20.0, -20.0]" "$T/look_bad.h5"
+    expect 1 "$B" plot --input "$T/s.h5" --result "$T/look_bad.h5" --output-dir "$T/pics2" &&
+        grep -q "attribute 'az_deg' of '/steering'.* is not 3 finite numbers" "$T/err" ||
+        fail "plot: a malformed az_deg: $(cat "$T/err")"
+fi
+
 # a recording: the looks reach every CPI and its /steering
 expect 0 "$B" gen --preset ward --channels 8 --pulses 10 --range-gates 60 --cpis 2 --quiet -o "$T/rec.h5"
 expect 0 "$B" run --input "$T/rec.h5" -o "$T/rec_out.h5" --look '-10;10' --doppler-hz -30 --quiet
@@ -84,6 +94,40 @@ import h5py, sys
 s = h5py.File(sys.argv[1], 'r')['steering']
 assert list(s.attrs['az_deg']) == [-10, 10] and list(s.attrs['doppler_hz']) == [-30, -30], dict(s.attrs)
 assert s.shape == (2, 8 * 3)" "$T/rec_out.h5" || fail "a recording's /steering attributes"
+fi
+
+# Python: the same keywords give rtstap run's weights bit for bit, and the same refusals
+pkg=$(dirname "$B")/python
+if [ -n "$py" ] && ls "$pkg"/rtstap/_rtstap*.so >/dev/null 2>&1; then
+    expect 0 "$B" run "${common[@]}" -o "$T/pyref.h5" --look '20;-20' --look 0,10 --window hann --doppler-hz 60
+    PYTHONPATH=$pkg "$py" - "$T" <<'PY' || fail "Python's look=, sector=, doppler_hz="
+import sys
+import h5py, numpy as np, rtstap
+t = sys.argv[1]
+x = h5py.File(f"{t}/s.h5", "r")["data/iq"][...]
+o = dict(doppler_order=3, training=120, training_window="sliding", block=40, guard=2,
+         backend="cpu", window="hann")
+r = rtstap.run(x, look=[20, (-20, 0), (0, 10)], doppler_hz=60, prf_hz=300, **o)
+w = h5py.File(f"{t}/pyref.h5", "r")["weights"][...]
+assert np.array_equal(w, r.weights), np.abs(w - r.weights).max()
+r = rtstap.run(x, sector=(-40, 40), beams=5, doppler=0.2, **o)
+w = h5py.File(f"{t}/sector.h5", "r")["weights"][...]
+assert np.array_equal(w, r.weights), np.abs(w - r.weights).max()
+for bad in (dict(look=20, sector=(0, 1)), dict(look=20, beams=3), dict(doppler=0.1),
+            dict(look=20, doppler_hz=5), dict(sector=(-10, 10))):
+    try:
+        rtstap.run(x, **{**o, **bad})
+    except TypeError:
+        continue
+    raise AssertionError(f"not refused: {bad}")
+try:
+    rtstap.run(x, look=0, doppler=0.1, **{**o, "algorithm": "adpca", "doppler_order": None})
+    raise AssertionError("adpca with a Doppler")
+except rtstap.Error as e:
+    assert "stap_look.doppler" in str(e), e
+PY
+else
+    echo "cli_look: the Python package or h5py is missing: Python's keywords not checked"
 fi
 
 # usage errors

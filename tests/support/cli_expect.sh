@@ -5,6 +5,8 @@
 #   expect STATUS CMD... run CMD with stdout in $T/out and stderr in $T/err; a failure
 #                        unless it exits STATUS, and unless a failing CMD says
 #                        "rtstap: error: ..." on stderr; returns 1 on a wrong status
+#   h5py_python          set $py to the first of /usr/bin/python3 and python3 that has numpy
+#                        and h5py ("" when neither has)
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
@@ -21,4 +23,11 @@ expect() {
         fail "'$*': no 'rtstap: error:' message on stderr: $(head -c 300 "$T/err")"
     fi
     return 0
+}
+h5py_python() {
+    py=
+    local p
+    for p in /usr/bin/python3 python3; do
+        if "$p" -c "import numpy, h5py" 2>/dev/null; then py=$p; return 0; fi
+    done
 }

@@ -584,7 +584,7 @@ static void test_targets(tc_rng *rng)
              * several dB (most at SINR ~ K), which the CFAR's SNR estimate shows. */
             want_db[k] = 21 + 4 * tc_uniform(rng);
             double snr = want_db[k] - 10 * log10((double)C * P * L * rho);
-            s.targets[k] = (scene_target){r, u, f, snr};
+            s.targets[k] = (scene_target){r, u, f, snr, 0};
             tb[k] = b;
             td[k] = d;
         }

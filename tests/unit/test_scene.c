@@ -370,7 +370,7 @@ static void test_target(tc_rng *rng)
     stap_error err;
     stap_scene_truth_build(&cfg, &t0, &err);
     scene_target tg = {(int)(tc_uniform(rng) * R), -0.9 + 1.8 * tc_uniform(rng),
-                       cfg.prf_hz * (-0.5 + tc_uniform(rng)), -10 + 30 * tc_uniform(rng)};
+                       cfg.prf_hz * (-0.5 + tc_uniform(rng)), -10 + 30 * tc_uniform(rng), 0};
     cfg.ntargets = 1;
     cfg.targets[0] = tg;
     CHECK(stap_scene_truth_build(&cfg, &t1, &err) == STAP_OK, "build with a target: %s", err.msg);
@@ -410,8 +410,8 @@ static void test_truth_roundtrip(tc_rng *rng)
     scene_config cfg;
     small_scene(&cfg, rng, C, P, 10);
     cfg.ntargets = 2;
-    cfg.targets[0] = (scene_target){3, 0.1, 25, 10};
-    cfg.targets[1] = (scene_target){7, -0.4, -80, 5};
+    cfg.targets[0] = (scene_target){3, 0.1, 25, 10, 0};
+    cfg.targets[1] = (scene_target){7, -0.4, -80, 5, 0};
     scene_truth t, back;
     stap_error err;
     stap_scene_truth_build(&cfg, &t, &err);
@@ -453,7 +453,7 @@ static void test_rejections(void)
     scene_truth t;
     stap_scene_preset_config(SCENE_PRESET_WARD, &c);
     c.ntargets = 1;
-    c.targets[0] = (scene_target){300, 0, 0, 0};
+    c.targets[0] = (scene_target){300, 0, 0, 0, 0};
     CHECK(stap_scene_truth_build(&c, &t, &err) == STAP_EINVAL && strstr(err.msg, "scene_config.targets["),
           "target outside the range gates accepted (%s)", err.msg);
     stap_scene_preset_config(SCENE_PRESET_WARD, &c);

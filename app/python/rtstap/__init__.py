@@ -67,6 +67,51 @@ def _options(shape, options):
     return o
 
 
+def _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz, array=(None, None)):
+    """The steering of look= / sector= (docs/processing.md "Steering and array geometry"):
+    look a number (azimuth, degrees) or an (az, el) tuple: one beam; a list of either: many; sector (az1, az2)
+    or (az1, az2, el) over beams= beams; doppler (cycles per pulse) or doppler_hz with prf_hz,
+    the target's Doppler. None when neither look nor sector is given."""
+    if doppler_hz is not None:
+        if doppler is not None:
+            raise TypeError("doppler and doppler_hz: give one")
+        if prf_hz is None:
+            raise TypeError("doppler_hz needs prf_hz (the pulse repetition frequency)")
+        doppler = float(doppler_hz) / float(prf_hz)
+        doppler -= np.floor(doppler + 0.5)     # aliased into the PRF's band, as rtstap run
+    if look is None and sector is None:
+        if doppler is not None:
+            raise TypeError("doppler steers the beams of look or sector: give one")
+        return steering
+    if look is not None and sector is not None:
+        raise TypeError("look and sector: give one")
+    if steering is not None:
+        raise TypeError("steering and look/sector: give one")
+    if look is not None:
+        if "beams" in o:
+            raise TypeError("beams with look: the beams are the looks given")
+        # a number or a tuple is one beam; a list (or an array of rows) is many
+        items = [look] if isinstance(look, (int, float, tuple)) else list(look)
+        rows = []
+        for item in items:
+            a = np.atleast_1d(np.asarray(item, dtype=float))
+            if a.size not in (1, 2):
+                raise ValueError("look: an azimuth or an (azimuth, elevation) pair, got %r" % (item,))
+            rows.append((a[0], a[1] if a.size == 2 else 0.0))
+    else:
+        if "beams" not in o:
+            raise TypeError("sector needs beams= (how many beams to spread over it)")
+        sec = [float(x) for x in sector]
+        if len(sec) not in (2, 3):
+            raise ValueError("sector: (az1, az2) or (az1, az2, el), got %r" % (sector,))
+        n, el = int(o["beams"]), sec[2] if len(sec) == 3 else 0.0
+        rows = [((sec[0] + sec[1]) / 2 if n == 1 else sec[0] + (sec[1] - sec[0]) * b / (n - 1), el)
+                for b in range(n)]
+    f = np.nan if doppler is None else float(doppler)
+    return _rtstap.steering(o, np.array([(a, e, f) for a, e in rows], dtype=np.float64),
+                            array[0], array[1])
+
+
 def _cube(cube):
     a = np.asarray(cube)
     if a.ndim == 4 and a.shape[3] == 2 and a.dtype in _SAMPLES:   # integer (i, q) pairs
@@ -79,8 +124,13 @@ def _cube(cube):
 
 
 class Engine:
-    """Engine(shape, steering=None, **options): one engine for cubes of `shape` (channels,
-    pulses, range gates), made once with every buffer it needs.
+    """Engine(shape, steering=None, look=None, sector=None, doppler=None, doppler_hz=None,
+    prf_hz=None, **options): one engine for cubes of `shape` (channels, pulses, range gates),
+    made once with every buffer it needs. The beams: steering (B, N), or look=[az or (az, el),
+    ...] / sector=(az1, az2[, el]) with beams=B, in degrees, steered to a target's doppler
+    (cycles per pulse) or doppler_hz with prf_hz (as rtstap run --look, --sector, --doppler-hz),
+    through position (C, 3) element positions in wavelengths and calibration (C,) complex gains
+    (a file's /array; default the line at element_spacing, gains 1).
 
         with rtstap.Engine(cube.shape, training=150, beams=5) as e:
             for cube in cubes:
@@ -91,9 +141,15 @@ class Engine:
     Engine: its calls take its lock and run one at a time (threads using submit/collect keep
     to a slot each); close() waits for the call in progress (docs/library.md)."""
 
-    def __init__(self, shape, steering=None, **options):
+    def __init__(self, shape, steering=None, look=None, sector=None, doppler=None,
+                 doppler_hz=None, prf_hz=None, position=None, calibration=None, **options):
         o = _options(shape, options)
         o.setdefault("keep_output", 1)
+        if (position is not None or calibration is not None) and look is None and sector is None:
+            raise TypeError("position and calibration steer the beams of look or sector: give one")
+        steering = _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz,
+                             (None if position is None else np.asarray(position, dtype=np.float64),
+                              None if calibration is None else np.asarray(calibration, dtype=np.complex64)))
         if steering is not None:
             steering = np.ascontiguousarray(steering, dtype=np.complex64)
         self._e = _rtstap.Engine(o, steering)
@@ -133,6 +189,7 @@ class Engine:
 
 
 def run(cube, steering=None, **options):
+    # look=, sector=, doppler=, doppler_hz=, prf_hz= go to Engine
     """Process one cube (channels, pulses, range gates) complex, or (channels, pulses, range
     gates, 2) int8/int16/int32 (i, q) pairs with their `scale` (they go to the engine as they
     are; a GPU converts them): a Result of weights (D, S, B, N), output (B, D, R),
@@ -177,7 +234,8 @@ class Stream:
     existing file (else refused)."""
 
     def __init__(self, source, callback=None, devices=None, steering=None, cpis=None, warmup=0,
-                 output=None, keep=0, replace=False, shape=None, **options):
+                 output=None, keep=0, replace=False, shape=None, look=None, sector=None,
+                 doppler=None, doppler_hz=None, prf_hz=None, **options):
         if isinstance(source, str) and source.startswith("udp://"):
             if shape is None or len(shape) != 3:
                 raise TypeError("shape: (channels, pulses, range_gates) of the live feed")
@@ -186,11 +244,14 @@ class Stream:
             shape = tuple(int(x) for x in shape)
             options.setdefault("format", "ci16")
             items = source
+            array = (None, None)   # the default line array (a live feed carries no /array)
         elif isinstance(source, str):
-            c, p, r, written, fmt = _rtstap.recording_info(source)
+            c, p, r, written, fmt, position, calibration = _rtstap.recording_info(source)
+            array = (position, calibration)   # look= and sector= steer through it
             shape = (c, p, r)
             items = source
         else:
+            array = (None, None)
             it = iter(source)
             first = _cube(next(it))
             shape = first.shape[:3]
@@ -208,6 +269,7 @@ class Stream:
             items = cubes()
         o = _options(shape, options)
         o.setdefault("slots", 3)
+        steering = _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz, array)
         if steering is not None:
             steering = np.ascontiguousarray(steering, dtype=np.complex64)
 
