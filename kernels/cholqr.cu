@@ -8,25 +8,25 @@
  *   four real products: warp tiles of 16 x 8 complex of the upper triangle, the rows split
  *   into S slices so that every warp works (tiles x S items, at most CQ_ITEMS a warp, held in
  *   registers); the slices' partial sums are added in slice order (deterministic: no atomics);
- * - the Cholesky factorizations, right-looking in place, one barrier a column: step k's
- *   updates (G_iq -= conj(G_ki) G_kq / G_kk, row k unscaled; row k scaled by 1/sqrt(G_kk)
- *   after the loop) by 2 x 2 blocks spread over the block. The first also forms R1^-1 in
- *   the same sweep, in the strict lower triangle: the forward substitution R1^H Y = I,
- *   column by column (B, R1^-1_kj = conj(B_jk) / R1_jj, scaled in place after the loop);
- * - Q1 = T R1^-1 on the tensor cores (3xTF32), in place: a warp 16 rows, panels of 16
- *   columns from the right (a panel needs its rows' columns up to its own): no barrier;
+ * - the Cholesky factorizations blocked by panels of CQ_NB = 8 columns, three block barriers
+ *   a panel (cq_chol): warp 0 factors the panel's diagonal block in registers by shuffles
+ *   and inverts it in the same sweep; the row panel R_KJ = R_KK^-H G_KJ and the trailing
+ *   update G_JJ -= R_KJ^H R_KJ (2 x 2 blocks) on the CUDA cores over the whole block;
+ * - Q1 = T R1^-1 on the tensor cores (3xTF32), in place, by the blocked forward substitution
+ *   Q1 R1 = T: a warp 16 rows, panels of CQ_NB columns from the left, Y = T_J - Q1_<J R1_<J,J
+ *   then Q1_J = Y R1_JJ^-1 with the diagonal blocks' inverses: no block barrier;
  * - G2 takes Q1's place (m >= n), so shared memory holds ldx n + ldg n complex values and n
  *   floats, ldx = m rounded up to 16, then to 4 mod 16 (the MMA fragments' loads free of
- *   bank conflicts), ldg = n | 1 (odd: the Cholesky's loads of row k too): 240 x 66 (hard)
+ *   bank conflicts), ldg = n | 1 (odd): 240 x 66 (hard)
  *   164 KB, 192 x 96 (medium) 225 KB;
  * - R = R2 R1, written to the upper triangle of A (real positive diagonal). Everything
  *   else of A is left as it was.
  * A matrix whose Cholesky breaks down (a pivot not > 0 or not finite) or whose R has
  * min|R_ii| / max|R_ii| < min_ratio is not written: its index goes to fail_list (the
  * caller refactors it by Householder, linalg/gpu_dispatch.cu).
- * Q1 from R1^-1 rather than a triangular solve: R = R2 R1 with R2 = R(T X), X the computed
- * R1^-1, is R(T) (X R1); the column-by-column forward substitution keeps |X R1 - I| within
- * a small multiple of u |X| |R1| (test_gpu_qr: the LAPACK ratios at cond 1e2 to 1e6). */
+ * Only the CQ_NB x CQ_NB diagonal blocks are inverted (right-looking by columns in
+ * registers, |X R_KK - I| a small multiple of u |X| |R_KK|); the rest is substitution
+ * (test_gpu_qr: the LAPACK ratios at cond 1e2 to 1e6). */
 #include "rtk_device.cuh"
 #include "rtk_mma.cuh"
 
@@ -195,148 +195,220 @@ __device__ void cq_gram(const float2 *X, int ldx, int mp, int n, float2 *G, int 
     }
 }
 
-/* In place: G (upper, ld ldg) = R^H R, R upper with a real positive diagonal. Returns false
- * (every thread alike) when a pivot is not > 0 or not finite. diag: n floats of scratch.
- * inv: the strict lower triangle gets R^-1 too, R^-1_kj at G[k ldg + j] (k < j), by the
- * forward substitution R^H Y = I in the same sweep (B, R^-1_kj = conj(B_jk) / R_jj).
- * Step k, by 2 x 2 blocks over the block's threads: the trailing triangle's G_iq
- * (k < i <= q) and, with inv, B_iq (q <= k < i), each -= conj(G_ki) M_q / G_kk, M_q = G_kq,
- * B_kq, or 1 at q = k (where B_ik is first written); row k unscaled, scaled after the loop.
- * ncu (240 x 66, H200): the two take about half of the kernel's time, one barrier a
- * column and a few blocks a thread between (docs/benchmarks.md). */
-/* Step k's update of a 2 x 2 block, rows i0, i0 + 1 (< n), columns q0, q0 + 1 (<= qmax):
- * G_iq -= conj(G_ki) M_q / G_kk, M_q = G_kq (B_kq below the diagonal), or 1 at q = k where
- * the target starts at 0; upper: only i <= q. Loads before stores. */
-__device__ __forceinline__ void cq_blk(float2 *G, int ldg, int n, int k, float invd, int i0, int q0, int qmax,
-                                       bool upper)
+/* In place: G (upper, ld ldg) = R^H R, R upper with a real positive diagonal, blocked by
+ * panels of CQ_NB columns (k0 = CQ_NB p), three barriers a panel instead of one a column:
+ * A. warp 0 factors the diagonal block G_KK = R_KK^H R_KK in registers (lane j holds column
+ *    j; step k's row of R is passed by shuffles, no barrier) and inverts it (X = R_KK^-1,
+ *    column j = (e_j - sum_{l<j} X_:l R_lj) / R_jj, right-looking by shuffles); R_KK goes to
+ *    the upper triangle, X's strict upper triangle to the block's strict lower one (X_ij at
+ *    G[(k0 + i) ldg + k0 + j], i < j; X_jj = 1 / R_jj is not stored);
+ * C. the row panel R_KJ = X^H G_KJ (J: the columns right of the block), 8 lanes a column,
+ *    two rows a lane, in place (the group's loads before its stores);
+ * E. the trailing triangle G_JJ -= R_KJ^H R_KJ by 2 x 2 blocks over the block's threads.
+ * Returns false (every thread alike) when a pivot is not > 0 or not finite. */
+#ifndef RTK_CQ_NB /* the panel width, 8 or 16 (a build-time experiment: -DRTK_CQ_NB=16) */
+#define RTK_CQ_NB 8
+#endif
+constexpr int CQ_NB = RTK_CQ_NB, CQ_NT = CQ_NB / 8; /* CQ_NT: n-tiles of 8 a panel (cq_q1) */
+static_assert(CQ_NB == 8 || CQ_NB == 16, "the panel is one or two MMA n-tiles");
+__device__ bool cq_chol(float2 *G, int ldg, int n, int *fail)
 {
-    float2 a[2], mq[2], old[2][2];
-    bool on[2][2];
+    const int tid = threadIdx.x, lane = tid & 31;
+    for (int k0 = 0; k0 < n; k0 += CQ_NB) {
+        const int kb = n - k0 < CQ_NB ? n - k0 : CQ_NB, k1 = k0 + kb;
+        if (tid < 32) { /* A: the diagonal block, warp 0 */
+            const int j = lane;
+            float2 g[CQ_NB], x[CQ_NB];
 #pragma unroll
-    for (int x = 0; x < 2; x++) {
-        const int i = i0 + x, q = q0 + x;
-        const float2 g = i < n ? G[i * ldg + k] : c0();
-        a[x] = make_float2(g.x * invd, -g.y * invd);
-        mq[x] = q == k ? make_float2(1.f, 0.f) : q <= qmax ? G[q * ldg + k] : c0();
-    }
+            for (int i = 0; i < CQ_NB; i++) {
+                g[i] = j < kb && i <= j ? G[(size_t)(k0 + j) * ldg + k0 + i] : c0();
+                x[i] = c0();
+            }
+            bool bad = false;
 #pragma unroll
-    for (int y = 0; y < 2; y++)
+            for (int k = 0; k < CQ_NB; k++) { /* Cholesky step k, then the inverse's step k */
+                if (k >= kb) break;
+                const float d = __shfl_sync(0xffffffffu, g[k].x, k);
+                if (!(d > 0.f) || !isfinite(d)) { bad = true; break; } /* the same in every lane */
+                const float rk = sqrtf(d), ir = 1.f / rk;
+                if (j > k) g[k] = make_float2(g[k].x * ir, g[k].y * ir);
+                else if (j == k) g[k] = make_float2(rk, 0.f);
 #pragma unroll
-        for (int x = 0; x < 2; x++) {
-            const int i = i0 + x, q = q0 + y;
-            on[y][x] = i < n && q <= qmax && (!upper || i <= q);
-            old[y][x] = on[y][x] && q != k ? G[q * ldg + i] : c0();
+                for (int i = k + 1; i < CQ_NB; i++) { /* G_ij -= conj(R_ki) R_kj, i <= j */
+                    const float2 rki = make_float2(__shfl_sync(0xffffffffu, g[k].x, i),
+                                                   __shfl_sync(0xffffffffu, g[k].y, i));
+                    if (j >= i) g[i] = cjfms(rki, g[k], g[i]);
+                }
+                /* row k of R is final: X_:k = (e_k - sum_{l<k} X_:l R_lk) / R_kk, then
+                   X_:j += X_:k R_kj for j > k (independent of the next Cholesky step) */
+                if (j == k) {
+#pragma unroll
+                    for (int i = 0; i <= k; i++)
+                        x[i] = make_float2(((i == k ? 1.f : 0.f) - x[i].x) * ir, -x[i].y * ir);
+                }
+#pragma unroll
+                for (int i = 0; i <= k; i++) {
+                    const float2 xik = make_float2(__shfl_sync(0xffffffffu, x[i].x, k),
+                                                   __shfl_sync(0xffffffffu, x[i].y, k));
+                    if (j > k) x[i] = cfma(xik, g[k], x[i]);
+                }
+            }
+            if (!bad) {
+                if (j < kb) {
+#pragma unroll
+                    for (int i = 0; i < CQ_NB; i++) {
+                        if (i <= j) G[(size_t)(k0 + j) * ldg + k0 + i] = g[i];
+                        if (i < j) G[(size_t)(k0 + i) * ldg + k0 + j] = x[i];
+                    }
+                }
+            }
+            if (lane == 0) *fail = bad;
         }
+        __syncthreads();
+        if (*fail) return false;
+        if (k1 < n) { /* C: R_iq = sum_{l <= i} conj(X_li) G_lq, rows K, columns q >= k1 */
+            const int grp = tid >> 3, s = tid & 7;
+            const unsigned mask = 0xffu << (lane & 24);
+            for (int q = k1 + grp; q < n; q += CQ_THREADS / 8) {
+                float2 gq[CQ_NB];
 #pragma unroll
-    for (int y = 0; y < 2; y++)
+                for (int l = 0; l < CQ_NB; l++) gq[l] = l < kb ? G[(size_t)q * ldg + k0 + l] : c0();
+                float2 r[CQ_NT];
 #pragma unroll
-        for (int x = 0; x < 2; x++)
-            if (on[y][x]) G[(q0 + y) * ldg + i0 + x] = cfms(a[x], mq[y], old[y][x]);
-}
-/* a thread's 2 x 2 blocks of a trailing triangle (n <= 128: at most 64 blocks a side) */
-constexpr int CQ_CB = (64 * 65 / 2 + CQ_THREADS - 1) / CQ_THREADS;
-__device__ bool cq_chol(float2 *G, int ldg, int n, float *diag, bool inv)
-{
-    /* this thread's blocks of a trailing triangle, e = tid + 512 r, column by column
-       (e = j (j + 1) / 2 + i, i <= j): the same (i, j) at every step, packed i | j << 16 */
-    unsigned pk[CQ_CB];
+                for (int h = 0; h < CQ_NT; h++) {
+                    const int i = s + 8 * h;
+                    float2 acc = c0();
+                    if (i < kb) {
+                        const float ri = 1.f / G[(size_t)(k0 + i) * ldg + k0 + i].x;
 #pragma unroll
-    for (int r = 0; r < CQ_CB; r++) {
-        const int e = threadIdx.x + CQ_THREADS * r;
-        int jj = (int)((sqrtf(8.f * (float)e + 1.f) - 1.f) * 0.5f);
-        if ((jj + 1) * (jj + 2) / 2 <= e) jj++;
-        else if (jj * (jj + 1) / 2 > e) jj--;
-        pk[r] = (unsigned)(e - jj * (jj + 1) / 2) | (unsigned)jj << 16;
-    }
-    for (int k = 0; k < n; k++) {
-        const float d = G[k * ldg + k].x;
-        if (!(d > 0.f) || !isfinite(d)) return false; /* the same value for every thread */
-        const float invd = 1.f / d;
-        const int mb = (n - k) >> 1, eb = mb * (mb + 1) / 2; /* (n - k - 1 + 1) / 2 blocks a side */
+                        for (int l = 0; l < CQ_NB; l++) /* gq by constant index only (registers) */
+                            if (l <= i)
+                                acc = cjfma(l < i ? G[(size_t)(k0 + l) * ldg + k0 + i] : make_float2(ri, 0.f), gq[l],
+                                            acc);
+                    }
+                    r[h] = acc;
+                }
+                __syncwarp(mask); /* the group's column read: write it */
 #pragma unroll
-        for (int r = 0; r < CQ_CB; r++) {
-            if (threadIdx.x + CQ_THREADS * r >= eb) break;
-            cq_blk(G, ldg, n, k, invd, k + 1 + 2 * (int)(pk[r] & 0xffffu), k + 1 + 2 * (int)(pk[r] >> 16), n - 1,
-                   true);
-        }
-        if (inv && mb) { /* B_ic, c <= k < i, by 2 x 2 blocks: f = (c block, i block) */
-            const int e2 = mb * ((k + 2) >> 1);
-            const float rmb = 1.f / (float)mb;
-            /* from thread eb on: the threads with no trailing block take B's first */
-            for (int f = (threadIdx.x + CQ_THREADS - eb % CQ_THREADS) % CQ_THREADS; f < e2; f += CQ_THREADS) {
-                const int cb = (int)(((float)f + 0.5f) * rmb), ib = f - cb * mb;
-                cq_blk(G, ldg, n, k, invd, k + 1 + 2 * ib, 2 * cb, k, false);
+                for (int h = 0; h < CQ_NT; h++)
+                    if (s + 8 * h < kb) G[(size_t)q * ldg + k0 + s + 8 * h] = r[h];
+            }
+            __syncthreads();
+            /* E: G_iq -= sum_l conj(R_li) R_lq, k1 <= i <= q, by 2 x 2 blocks */
+            const int mb = (n - k1 + 1) >> 1, eb = mb * (mb + 1) / 2;
+            for (int e = tid; e < eb; e += CQ_THREADS) {
+                int bj = (int)((sqrtf(8.f * (float)e + 1.f) - 1.f) * 0.5f);
+                if ((bj + 1) * (bj + 2) / 2 <= e) bj++;
+                else if (bj * (bj + 1) / 2 > e) bj--;
+                const int i0 = k1 + 2 * (e - bj * (bj + 1) / 2), q0 = k1 + 2 * bj;
+                float2 acc[2][2];
+#pragma unroll
+                for (int y = 0; y < 2; y++)
+#pragma unroll
+                    for (int x = 0; x < 2; x++)
+                        acc[y][x] = i0 + x < n && q0 + y < n ? G[(size_t)(q0 + y) * ldg + i0 + x] : c0();
+                const float2 *ci0 = G + (size_t)i0 * ldg + k0, *ci1 = ci0 + (i0 + 1 < n ? ldg : 0);
+                const float2 *cq0 = G + (size_t)q0 * ldg + k0, *cq1 = cq0 + (q0 + 1 < n ? ldg : 0);
+#pragma unroll
+                for (int l = 0; l < CQ_NB; l++) {
+                    if (l >= kb) break;
+                    const float2 a0 = ci0[l], a1 = ci1[l], b0 = cq0[l], b1 = cq1[l];
+                    acc[0][0] = cjfms(a0, b0, acc[0][0]);
+                    acc[0][1] = cjfms(a1, b0, acc[0][1]);
+                    acc[1][0] = cjfms(a0, b1, acc[1][0]);
+                    acc[1][1] = cjfms(a1, b1, acc[1][1]);
+                }
+#pragma unroll
+                for (int y = 0; y < 2; y++)
+#pragma unroll
+                    for (int x = 0; x < 2; x++)
+                        if (i0 + x < n && q0 + y < n && i0 + x <= q0 + y) G[(size_t)(q0 + y) * ldg + i0 + x] = acc[y][x];
             }
         }
         __syncthreads();
     }
-    for (int k = threadIdx.x; k < n; k += CQ_THREADS) diag[k] = sqrtf(G[(size_t)k * ldg + k].x);
-    __syncthreads();
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    for (int j = warp; j < n; j += CQ_WARPS)
-        for (int i = lane; i < (inv ? n : j + 1); i += 32) {
-            float2 *g = G + (size_t)j * ldg + i;
-            const float r = 1.f / diag[i]; /* R_ij = G_ij / R_ii; R^-1_ji = conj(B_ij) / R_ii */
-            *g = i == j ? make_float2(diag[i], 0.f)
-                        : i < j ? make_float2(g->x * r, g->y * r) : make_float2(g->x * r, -g->y * r);
-        }
-    __syncthreads();
     return true;
 }
 
-/* In place: X (mp x n, ld ldx) = X R^-1, R^-1 from cq_chol's inv (G: R upper, B lower), on
- * the tensor cores. A row of the product needs only its own row of X: warp w takes the row
- * tiles 16 w, 16 (w + 16), ... and, in each, panels of 16 columns from the right (a panel
- * reads X's columns up to its own), so no barrier of the block. */
+/* one k step of a 16-row tile times a panel (8 CQ_NT columns): A from X (columns ka = k0 + c, kb = ka + 4,
+ * zero at or past kend), B by bfn(k, j) (j = j0 + 8 b + g) */
+template <class BF>
+__device__ __forceinline__ void cq_q1_step(const float2 *X, int ldx, int t0, int k0, int kend, int j0, BF bfn,
+                                           float (&tr)[CQ_NT][4], float (&ti)[CQ_NT][4])
+{
+    const int lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
+    const int ka = k0 + c, kb = ka + 4;
+    const float2 *xa = X + (size_t)(ka < kend ? ka : 0) * ldx + t0 + g;
+    const float2 *xb = X + (size_t)(kb < kend ? kb : 0) * ldx + t0 + g;
+    const float2 av[4] = {ka < kend ? xa[0] : c0(), ka < kend ? xa[8] : c0(), kb < kend ? xb[0] : c0(),
+                          kb < kend ? xb[8] : c0()};
+    CqFrag4 fa;
+    cq_split4(av, fa);
+#pragma unroll
+    for (int b = 0; b < CQ_NT; b++) {
+        const int j = j0 + 8 * b + g;
+        const float2 bv[2] = {bfn(ka, j), bfn(kb, j)};
+        CqFrag2 fb;
+        cq_split2(bv, fb);
+        cq_mma(tr[b], ti[b], fa, fb, false);
+    }
+}
+/* In place: X (mp x n, ld ldx) = X R^-1 by the blocked forward substitution X R = T on the
+ * tensor cores (3xTF32): R and its diagonal blocks' inverses from cq_chol. Warp w takes the
+ * row tiles 16 w, 16 (w + 16), ...; in each, panels J of CQ_NB columns from the left:
+ * Y = T_J - X_<J R_<J,J, then X_J = Y R_JJ^-1. A row of X needs only its own row of T:
+ * no barrier of the block. */
 __device__ void cq_q1(float2 *X, int ldx, int mp, int n, const float2 *G, int ldg)
 {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
     for (int t0 = 16 * warp; t0 < mp; t0 += 16 * CQ_WARPS) {
-        for (int p = (n - 1) >> 4; p >= 0; p--) {
-            const int j0 = 16 * p, kend = j0 + 16 < n ? j0 + 16 : n;
-            float re[2][4], im[2][4], tr[2][4], ti[2][4];
-            int jc[2];
-            float sc[2]; /* this lane's columns of R^-1, j = j0 + 8 b + g, and 1 / R_jj */
+        for (int j0 = 0; j0 < n; j0 += CQ_NB) {
+            const int jend = j0 + CQ_NB < n ? j0 + CQ_NB : n;
+            float re[CQ_NT][4], im[CQ_NT][4], tr[CQ_NT][4], ti[CQ_NT][4];
 #pragma unroll
-            for (int b = 0; b < 2; b++) {
+            for (int b = 0; b < CQ_NT; b++)
 #pragma unroll
-                for (int q = 0; q < 4; q++) re[b][q] = im[b][q] = tr[b][q] = ti[b][q] = 0.f;
-                jc[b] = j0 + 8 * b + g;
-                sc[b] = jc[b] < n ? 1.f / G[(size_t)jc[b] * ldg + jc[b]].x : 0.f;
+                for (int q = 0; q < 4; q++) {
+                    const int t = t0 + g + (q >> 1) * 8, j = j0 + 8 * b + 2 * c + (q & 1);
+                    const float2 v = j < n ? X[(size_t)j * ldx + t] : c0();
+                    re[b][q] = v.x;
+                    im[b][q] = v.y;
+                    tr[b][q] = ti[b][q] = 0.f;
+                }
+            /* Y = T_J - X_<J R_<J,J (B = -R_kj, k < j0 <= j) */
+            for (int k0 = 0; k0 < j0; k0 += 8) {
+                cq_q1_step(X, ldx, t0, k0, j0, j0, [&](int k, int j) {
+                    if (j >= n) return c0();
+                    const float2 v = G[(size_t)j * ldg + k];
+                    return make_float2(-v.x, -v.y);
+                }, tr, ti);
+                if ((k0 >> 3) % CQ_KC == CQ_KC - 1)
+#pragma unroll
+                    for (int b = 0; b < CQ_NT; b++) cq_flush(re[b], im[b], tr[b], ti[b]);
             }
-            for (int k0 = 0; k0 < kend; k0 += 8) {
-                const int ka = k0 + c, kb = ka + 4;
-                const float2 *xa = X + (size_t)(ka < n ? ka : 0) * ldx + t0 + g;
-                const float2 *xb = X + (size_t)(kb < n ? kb : 0) * ldx + t0 + g;
-                const float2 av[4] = {ka < n ? xa[0] : c0(), ka < n ? xa[8] : c0(), kb < n ? xb[0] : c0(),
-                                      kb < n ? xb[8] : c0()};
-                CqFrag4 fa;
-                cq_split4(av, fa);
 #pragma unroll
-                for (int b = 0; b < 2; b++) {
-                    float2 bv[2];
+            for (int b = 0; b < CQ_NT; b++) {
+                cq_flush(re[b], im[b], tr[b], ti[b]);
 #pragma unroll
-                    for (int h = 0; h < 2; h++) {
-                        const int k = h ? kb : ka, j = jc[b];
-                        float2 v = c0();
-                        if (j < n && k < j) {
-                            v = G[(size_t)k * ldg + j];
-                        } else if (j < n && k == j) {
-                            v = make_float2(sc[b], 0.f);
-                        }
-                        bv[h] = v;
-                    }
-                    CqFrag2 fb;
-                    cq_split2(bv, fb);
-                    cq_mma(tr[b], ti[b], fa, fb, false);
-                    if ((k0 >> 3) % CQ_KC == CQ_KC - 1) cq_flush(re[b], im[b], tr[b], ti[b]);
+                for (int q = 0; q < 4; q++) {
+                    const int t = t0 + g + (q >> 1) * 8, j = j0 + 8 * b + 2 * c + (q & 1);
+                    if (j < n) X[(size_t)j * ldx + t] = make_float2(re[b][q], im[b][q]);
+                    re[b][q] = im[b][q] = 0.f;
                 }
             }
+            __syncwarp(); /* Y in X_J: the next products read other lanes' rows of it */
+            /* X_J = Y R_JJ^-1 (B = R_JJ^-1_kj: X_kj at G[k ldg + j], k < j; 1 / R_jj) */
+            for (int k0 = j0; k0 < jend; k0 += 8)
+                cq_q1_step(X, ldx, t0, k0, jend, j0, [&](int k, int j) {
+                    if (j >= n || k > j) return c0();
+                    if (k == j) return make_float2(1.f / G[(size_t)j * ldg + j].x, 0.f);
+                    return G[(size_t)k * ldg + j];
+                }, tr, ti);
 #pragma unroll
-            for (int b = 0; b < 2; b++) cq_flush(re[b], im[b], tr[b], ti[b]);
-            __syncwarp(); /* the warp's rows of the panel read: write them */
+            for (int b = 0; b < CQ_NT; b++) cq_flush(re[b], im[b], tr[b], ti[b]);
+            __syncwarp(); /* Y read: write X_J */
 #pragma unroll
-            for (int b = 0; b < 2; b++)
+            for (int b = 0; b < CQ_NT; b++)
 #pragma unroll
                 for (int q = 0; q < 4; q++) {
                     const int t = t0 + g + (q >> 1) * 8, j = j0 + 8 * b + 2 * c + (q & 1);
@@ -356,8 +428,8 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
     const CqLayout L = cq_layout(m, n);
     const int ldx = L.ldx, ldg = L.ldg, mp = L.mp;
     float2 *Ts = sm, *G1 = Ts + (size_t)ldx * n, *G2 = Ts; /* G2 over Q1, dead once G2 is formed */
-    float *diag = reinterpret_cast<float *>(G1 + (size_t)ldg * n);
     __shared__ float ratio;
+    __shared__ int fail;
     const int k = blockIdx.x;
     float2 *Ak = A + (long long)k * stride;
     for (int c = threadIdx.x >> 5; c < n; c += CQ_WARPS) { /* a warp a column; rows m..mp-1 zero */
@@ -379,11 +451,11 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
     }
     __syncthreads();
     cq_gram(Ts, ldx, mp, n, G1, ldg);
-    bool ok = cq_chol(G1, ldg, n, diag, true);
+    bool ok = cq_chol(G1, ldg, n, &fail);
     if (ok) {
         cq_q1(Ts, ldx, mp, n, G1, ldg);
         cq_gram(Ts, ldx, mp, n, G2, ldg);
-        ok = cq_chol(G2, ldg, n, diag, false);
+        ok = cq_chol(G2, ldg, n, &fail);
     }
     if (ok) {
         if (threadIdx.x < 32) { /* min and max |R_ii| = R2_ii R1_ii */
