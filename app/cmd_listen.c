@@ -116,13 +116,14 @@ static int note_lost(listen_job *j, const stap_live_event *ev, long long count)
 }
 
 /* The next complete CPI (1, *ev), or 0 at the end: --cpis decided, --duration over, a
- * signal, the receiver's end; lost CPIs noted on the way. -1: an error (printed). */
-static int next_cpi(listen_job *j, stap_live_event *ev)
+ * signal, the receiver's end; lost CPIs noted on the way. -1: an error (printed). again: 2
+ * when none came in 2 ms (the stream collects what is done meanwhile). */
+static int next_cpi(listen_job *j, stap_live_event *ev, int again)
 {
     stap_error err;
     for (;;) {
         if (j->cpis && j->complete + j->lost >= j->cpis) return 0;
-        int wait = 200;
+        int wait = again ? 2 : 200;
         if (j->duration > 0) {
             const double left = j->t_start + 1e3 * j->duration - stap_now_ms();
             if (left <= 0) return 0;
@@ -132,6 +133,7 @@ static int next_cpi(listen_job *j, stap_live_event *ev)
         if (ev->kind == STAP_LIVE_END) return 0;
         if (ev->kind == STAP_LIVE_NONE) {
             if (cli_graceful_requested()) return 0;
+            if (again) return 2;
             continue;
         }
         if (j->first_cpi < 0) j->first_cpi = ev->cpi;
@@ -151,7 +153,7 @@ static int receive(listen_job *j)
 {
     stap_live_event ev;
     int k;
-    while ((k = next_cpi(j, &ev)) == 1) stap_live_udp_release(j->rx, ev.cpi);
+    while ((k = next_cpi(j, &ev, 0)) == 1) stap_live_udp_release(j->rx, ev.cpi);
     return k < 0 ? EXIT_PROCESSING : EXIT_OK;
 }
 
@@ -161,9 +163,10 @@ static int live_get(void *user, long long n, const void **cube, stap_error *err)
 {
     listen_job *j = user;
     stap_live_event ev;
-    const int k = next_cpi(j, &ev);
+    const int k = next_cpi(j, &ev, 1);
     if (k < 0) return stap_fail(err, STAP_EIO, "the receiver failed (above)");
     if (k == 0) return STAP_STREAM_END;
+    if (k == 2) return STAP_STREAM_AGAIN; /* results of the CPIs in flight come out meanwhile */
     j->live_cpi[n % LIVE_RING] = ev.cpi;
     j->arrival_ms[n % LIVE_RING] = ev.arrival_ms;
     *cube = ev.data; /* the receiver's buffer, the engine's input as it is (ci16; raw: as sent) */

@@ -32,12 +32,17 @@ extern "C" {
 #define STAP_STREAM_MAX_DEVICES 16
 
 /* A callback source: set *cube to CPI n's samples (the engines' input format), valid until
- * release(n) is called (after its collect). Return STAP_OK, an error, or STAP_STREAM_END
- * to end the stream before CPI n (as a stop does: what is in flight is finished). With
- * several devices it is called from each device's thread (not at once: serialized). */
+ * release(n) is called (after its collect). Return STAP_OK, an error, STAP_STREAM_END to end
+ * the stream before CPI n (as a stop does: what is in flight is finished), or
+ * STAP_STREAM_AGAIN when CPI n is not there yet (a feed that arrives on a clock): the stream
+ * collects its oldest CPI in flight, if any, and asks again — so results come out while the
+ * next CPI is awaited (wait a little before returning it: nothing in flight is asked again
+ * at once). With several devices it is called from each device's thread (not at once:
+ * serialized). */
 typedef int (*stap_stream_get_fn)(void *user, long long n, const void **cube, stap_error *err);
 typedef void (*stap_stream_release_fn)(void *user, long long n);
 #define STAP_STREAM_END (-1)
+#define STAP_STREAM_AGAIN (-2)
 
 typedef enum stap_stream_source_kind {
     STAP_STREAM_RECORDING = 1, /* a recording's written CPIs, in order, by reader threads */

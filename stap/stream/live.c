@@ -77,13 +77,11 @@ int stap_stream_live_get(void *user, long long n, const void **cube, stap_error 
     for (;;) {
         if (L->complete + L->lost >= L->decide) return STAP_STREAM_END;
         stap_live_event ev;
-        int st = stap_live_udp_next(L->rx, &ev, 100, err);
+        int st = stap_live_udp_next(L->rx, &ev, 2, err);
         if (st) return st;
         if (ev.kind == STAP_LIVE_END) return STAP_STREAM_END;
-        if (ev.kind == STAP_LIVE_NONE) {
-            if (atomic_load(L->stop)) return STAP_STREAM_END;
-            continue;
-        }
+        if (ev.kind == STAP_LIVE_NONE) /* meanwhile the stream collects what is done */
+            return atomic_load(L->stop) ? STAP_STREAM_END : STAP_STREAM_AGAIN;
         const double now = stap_now_ms();
         if (L->first_cpi < 0) {
             L->first_cpi = ev.cpi;
