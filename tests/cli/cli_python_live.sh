@@ -17,7 +17,7 @@ opts=(--backend cpu --doppler-order 1 --training 24 --beams 3 --cfar ca --cfar-p
 
 # the reference: listen -o over the same feed (send's int16 at --iq-scale S)
 timeout --foreground 60 "$bin" listen --vrt udp://127.0.0.1:0 --shape $C,$P,$R --scale $S --cpis 12 \
-    --timeout-ms 1000 -o "$tmp/listen.h5" "${opts[@]}" 2> "$tmp/listen.err" &
+    --timeout-ms 1000 --buffers 32 -o "$tmp/listen.h5" "${opts[@]}" 2> "$tmp/listen.err" &
 lpid=$!
 port=
 for _ in $(seq 200); do
@@ -66,7 +66,10 @@ def live(cpis, send_args, output=None):
 got, rep, _ = live(12, ["--loop", "2"])
 with h5py.File(os.path.join(tmp, "listen.h5"), "r") as f:
     W, D, ins = f["weights"][()], f["detections"][()], f["axes/input_cpi"][()]
-if rep is None or rep["live"]["complete"] != 12 or rep["live"]["lost"] != 0 or sorted(got) != list(ins):
+# (listen may lose a CPI as overload on a busy machine: its own counts are cli_listen's; the
+# rows it has are compared, and they must be most of them)
+if rep is None or rep["live"]["complete"] != 12 or rep["live"]["lost"] != 0 or \
+        sorted(got) != list(range(12)) or not set(int(c) for c in ins) <= set(got) or len(ins) < 6:
     bad.append("whole CPIs: report %s, CPIs %s against listen's %s" % (rep and rep["live"], sorted(got), list(ins)))
 for row, cpi in enumerate(ins):
     r = got.get(int(cpi))
