@@ -97,118 +97,45 @@ static int raw_format(listen_job *j)
     return EXIT_OK;
 }
 
-static int note_lost(listen_job *j, const stap_live_event *ev, long long count)
+/* --discard: the events until the end (--cpis decided, --duration over, a signal, the
+ * receiver's end), each complete CPI dropped at once, every CPI tallied */
+static int receive(listen_job *j)
 {
-    j->lost += count;
-    if (j->nranges && j->ranges[j->nranges - 1].reason == ev->reason &&
-        j->ranges[j->nranges - 1].cpi + j->ranges[j->nranges - 1].count == ev->cpi) {
-        j->ranges[j->nranges - 1].count += count;
-        return EXIT_OK;
+    stap_error err;
+    if (stap_live_tally_init(&j->tally, j->cpis ? j->cpis : LLONG_MAX, &err)) return cli_fail(&err);
+    while (!stap_live_tally_done(&j->tally) && !cli_graceful_requested()) {
+        int wait = 200;
+        if (j->duration > 0) {
+            const double left = j->t_start + 1e3 * j->duration - stap_now_ms();
+            if (left <= 0) break;
+            if (left < wait) wait = (int)left + 1;
+        }
+        stap_live_event ev;
+        if (stap_live_udp_next(j->rx, &ev, wait, &err)) return cli_fail(&err);
+        if (ev.kind == STAP_LIVE_END) break;
+        if (stap_live_tally_add(&j->tally, &ev)) stap_live_udp_release(j->rx, ev.cpi);
     }
-    if (j->nranges == j->cap) {
-        j->cap = j->cap ? 2 * j->cap : 64;
-        lost_range *p = realloc(j->ranges, (size_t)j->cap * sizeof *p);
-        if (!p) return cli_error(EXIT_PROCESSING, "out of memory");
-        j->ranges = p;
-    }
-    j->ranges[j->nranges++] = (lost_range){ev->cpi, count, ev->reason};
+    const stap_live_tally *t = &j->tally;
+    j->live = (stap_stream_live_report){.complete = t->complete, .lost = t->lost, .first_cpi = t->first_cpi,
+                                        .lost_ranges = t->ranges, .nranges = t->nranges,
+                                        .ranges_truncated = t->ranges_truncated};
     return EXIT_OK;
 }
 
-/* The next complete CPI (1, *ev), or 0 at the end: --cpis decided, --duration over, a
- * signal, the receiver's end; lost CPIs noted on the way. -1: an error (printed). again: 2
- * when none came in 2 ms (the stream collects what is done meanwhile). */
-static int next_cpi(listen_job *j, stap_live_event *ev, int again)
-{
-    stap_error err;
-    for (;;) {
-        if (j->cpis && j->complete + j->lost >= j->cpis) return 0;
-        int wait = again ? 2 : 200;
-        if (j->duration > 0) {
-            const double left = j->t_start + 1e3 * j->duration - stap_now_ms();
-            if (left <= 0) return 0;
-            if (left < wait) wait = (int)left + 1;
-        }
-        if (stap_live_udp_next(j->rx, ev, wait, &err)) return cli_fail(&err), -1;
-        if (ev->kind == STAP_LIVE_END) return 0;
-        if (ev->kind == STAP_LIVE_NONE) {
-            if (cli_graceful_requested()) return 0;
-            if (again) return 2;
-            continue;
-        }
-        if (j->first_cpi < 0) j->first_cpi = ev->cpi;
-        if (ev->kind == STAP_LIVE_CPI) {
-            j->complete++;
-            return 1;
-        }
-        long long count = ev->count;
-        const long long decided = j->complete + j->lost;
-        if (j->cpis && decided + count > j->cpis) count = j->cpis - decided;
-        if (note_lost(j, ev, count)) return -1;
-    }
-}
+/* ---- into the engine: the receiver as the stream's source (STAP_STREAM_LIVE) ---------- */
 
-/* --discard: the events until the end, each complete CPI dropped at once */
-static int receive(listen_job *j)
-{
-    stap_live_event ev;
-    int k;
-    while ((k = next_cpi(j, &ev, 0)) == 1) stap_live_udp_release(j->rx, ev.cpi);
-    return k < 0 ? EXIT_PROCESSING : EXIT_OK;
-}
-
-/* ---- into the engine: the receiver as the stream's source --------------------------- */
-
-static int live_get(void *user, long long n, const void **cube, stap_error *err)
-{
-    listen_job *j = user;
-    stap_live_event ev;
-    const int k = next_cpi(j, &ev, 1);
-    if (k < 0) return stap_fail(err, STAP_EIO, "the receiver failed (above)");
-    if (k == 0) return STAP_STREAM_END;
-    if (k == 2) return STAP_STREAM_AGAIN; /* results of the CPIs in flight come out meanwhile */
-    j->live_cpi[n % LIVE_RING] = ev.cpi;
-    j->arrival_ms[n % LIVE_RING] = ev.arrival_ms;
-    *cube = ev.data; /* the receiver's buffer, the engine's input as it is (ci16; raw: as sent) */
-    return STAP_OK;
-}
-
-static void live_release(void *user, long long n)
-{
-    listen_job *j = user;
-    stap_live_udp_release(j->rx, j->live_cpi[n % LIVE_RING]);
-}
-
-static long long live_input_cpi(void *user, long long n)
-{
-    return ((listen_job *)user)->live_cpi[n % LIVE_RING];
-}
-
-/* each CPI's results: its latency from its last packet, its detections */
+/* each CPI's results (r->cpi: its row): checked finite where they are written or
+ * published; published with its latency from its last packet */
 static int live_result(void *user, const stap_engine *e, const stap_cpi_result *r, long long input_cpi,
                        stap_error *err)
 {
     listen_job *j = user;
-    /* what is written or published is finite */
     if ((j->rw || j->pub) && cpi_check(&j->checks, e, r, err)) return err->code;
-    const double ms = r->done_ms - j->arrival_ms[r->cpi % LIVE_RING];
-    if (j->nlat < j->lat_cap) j->lat[j->nlat++] = ms; /* (made for every CPI the stream runs) */
-    if (j->deadline > 0 && ms > j->deadline) j->misses++;
+    j->processed++;
     j->detections += (long long)r->detection_count;
-    return j->pub ? listen_pub_cpi(j, r, input_cpi, ms, err) : STAP_OK;
-}
-
-static int cmp_ms(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double lat_q(const listen_job *j, double q)
-{
-    if (!j->nlat) return 0;
-    long long i = (long long)(q * j->nlat + 0.999999) - 1;
-    return j->lat[i < 0 ? 0 : i >= j->nlat ? j->nlat - 1 : i];
+    if (!j->pub) return STAP_OK;
+    return listen_pub_cpi(j, r, input_cpi, stap_stream_live_tally(j->stream)->lost,
+                          stap_stream_live_latency_ms(j->stream, r), err);
 }
 
 /* the configuration: the preset, run's processing options, the stream's shape */
@@ -247,12 +174,11 @@ static int live_config(listen_job *j, workload *w, stap_engine_options *eo)
 
 static long long live_name_cpi(const void *user, long long n)
 {
-    return ((const listen_job *)user)->live_cpi[n % LIVE_RING];
+    return stap_stream_input_cpi(((const listen_job *)user)->stream, n);
 }
 
-/* the stream from the receiver through the engine (made before the socket is bound: the
- * receiver is its source from the first packet); with -o, the result writer its sink */
-static int live_stream(listen_job *j, stap_stream **s)
+/* the engine (made before the socket is bound) and, with -o, the result writer its sink */
+static int live_engine(listen_job *j)
 {
     stap_error err;
     workload w;
@@ -265,22 +191,26 @@ static int live_stream(listen_job *j, stap_stream **s)
     workload_free(&w);
     if (st) return st;
     if (*stap_engine_note(j->eng)) fprintf(stderr, "rtstap: warning: %s\n", stap_engine_note(j->eng));
-    /* every CPI's latency, held from the start: nothing allocated per CPI */
-    j->lat_cap = j->cpis ? j->cpis : 1000000;
-    if (!(j->lat = malloc(sizeof *j->lat * (size_t)j->lat_cap)))
-        return cli_error(EXIT_PROCESSING, "out of memory for %lld CPIs' latencies", j->lat_cap);
     if (j->output && (st = listen_out_open(j, &eo))) return st;
     cpi_checks_init(&j->checks, j->source, 0, 1, 1);
     j->checks.name_cpi = live_name_cpi;
     j->checks.name_user = j;
-    const stap_stream_source src = {.kind = STAP_STREAM_CALLBACK, .cpis = j->lat_cap,
-                                    .get = live_get, .release = live_release, .user = j,
-                                    .input_cpi = live_input_cpi};
+    snprintf(j->engine, sizeof j->engine, "%s", stap_engine_describe(j->eng));
+    return EXIT_OK;
+}
+
+/* the stream from the receiver through the engine: --cpis (else at most 10^6, the CPIs
+ * whose timings it keeps) and --duration end it */
+static int live_stream(listen_job *j)
+{
+    stap_error err;
+    const stap_stream_source src = {.kind = STAP_STREAM_LIVE, .cpis = j->cpis ? j->cpis : 1000000,
+                                    .live = j->rx, .live_seconds = j->duration};
     const stap_stream_sink sink = {.each = live_result, .each_user = j, .writer = j->rw, .keep = j->keep};
     stap_stream_options so;
     stap_stream_options_defaults(&so);
-    if (stap_stream_create_on(s, &j->eng, NULL, 1, &src, &sink, &so, &err)) return cli_fail(&err);
-    snprintf(j->engine, sizeof j->engine, "%s", stap_engine_describe(j->eng));
+    so.deadline_ms = j->deadline;
+    if (stap_stream_create_on(&j->stream, &j->eng, NULL, 1, &src, &sink, &so, &err)) return cli_fail(&err);
     return EXIT_OK;
 }
 
@@ -288,13 +218,14 @@ static int live_stream(listen_job *j, stap_stream **s)
 static void print_lost(const listen_job *j, FILE *out, long long most)
 {
     long long shown = 0;
-    for (long long r = 0; r < j->nranges; r++)
-        for (long long k = 0; k < j->ranges[r].count; k++, shown++) {
+    const stap_stream_live_report *L = &j->live;
+    for (int r = 0; r < L->nranges; r++)
+        for (long long k = 0; k < L->lost_ranges[r].count; k++, shown++) {
             if (most >= 0 && shown >= most) {
                 fprintf(out, " ... (--json lists them all)");
                 return;
             }
-            fprintf(out, " %lld", j->ranges[r].cpi + k);
+            fprintf(out, " %lld", L->lost_ranges[r].cpi + k);
         }
 }
 
@@ -306,34 +237,39 @@ static double rate(double x, double seconds)
 static void report_text(const listen_job *j, FILE *out)
 {
     const stap_live_counts *n = &j->n;
+    const stap_stream_live_report *L = &j->live;
     const double span = (n->last_ms - n->first_ms) / 1e3;
     fprintf(out, "rtstap listen: %s, C=%d P=%d R=%d, %d CPI buffers, %s\n", j->info.address,
             j->s.channels, j->s.pulses, j->s.range_gates, j->buffers,
             j->discard ? "discarding (no engine)" : "into the engine");
     if (!j->discard)
         fprintf(out, "  engine: %s\n  processed: %lld CPIs, %.2f detections a CPI; latency from the last "
-                "packet to results p50 %.3f ms, p99 %.3f ms, max %.3f ms%s", j->engine, j->nlat,
-                j->nlat ? (double)j->detections / j->nlat : 0, lat_q(j, 0.5), lat_q(j, 0.99), lat_q(j, 1),
+                "packet to results p50 %.3f ms, p99 %.3f ms, max %.3f ms%s", j->engine, j->processed,
+                j->processed ? (double)j->detections / j->processed : 0, L->lat_p50, L->lat_p99, L->lat_max,
                 j->deadline > 0 ? "" : "\n");
-    if (!j->discard && j->deadline > 0) fprintf(out, "; %lld over %.3g ms\n", j->misses, j->deadline);
+    if (!j->discard && j->deadline > 0) fprintf(out, "; %lld over %.3g ms\n", L->deadline_misses, j->deadline);
+    if (!j->discard)
+        fprintf(out, "  of which until its submit: p50 %.3f ms, p99 %.3f ms, max %.3f ms; the hand-over (not "
+                "waiting for the engine) p50 %.3f ms, p99 %.3f ms, max %.3f ms\n", L->wait_p50, L->wait_p99,
+                L->wait_max, L->handoff_p50, L->handoff_p99, L->handoff_max);
     if (j->pub) {
         long long sent, dropped;
         stap_zmq_pub_counts(j->pub, &sent, &dropped);
         fprintf(out, "  published on %s: %lld messages, %lld dropped (a subscriber's queue full)\n",
                 stap_zmq_pub_address(j->pub), sent, dropped);
     }
-    fprintf(out, "  cpis: %lld complete, %lld lost%s", j->complete, j->lost, j->lost ? ":" : "");
+    fprintf(out, "  cpis: %lld complete, %lld lost%s", L->complete, L->lost, L->lost ? ":" : "");
     print_lost(j, out, MAX_LISTED);
     fprintf(out, "\n");
-    if (j->lost)
+    if (L->lost)
         fprintf(out, "  lost: %lld missing packets, %lld never seen, %lld overload (no free buffer)\n",
                 n->lost[STAP_VRT_LOST_MISSING], n->lost[STAP_VRT_LOST_UNSEEN], n->lost[STAP_VRT_LOST_OVERRUN]);
     fprintf(out, "  packets: %llu datagrams, %llu bytes; %llu malformed, %llu duplicates, %llu late, %llu "
             "skipped, %llu context\n", n->vrt.datagrams, n->bytes, n->vrt.malformed, n->vrt.duplicates,
             n->vrt.late, n->vrt.skipped, n->vrt.kinds[STAP_VRT_CONTEXT] + n->vrt.kinds[STAP_VRT_CONTEXT_OTHER]);
     fprintf(out, "  rate: %.4g CPIs/s offered, %.4g processed, over %.3f s from the first datagram to the last; "
-            "%.4g datagrams/s, %.4g MB/s\n", rate((double)(j->complete + j->lost), span),
-            rate((double)j->complete, span), span, rate((double)n->vrt.datagrams, span),
+            "%.4g datagrams/s, %.4g MB/s\n", rate((double)(L->complete + L->lost), span),
+            rate((double)L->complete, span), span, rate((double)n->vrt.datagrams, span),
             rate((double)n->bytes / 1e6, span));
     if (!j->zmq)
         fprintf(out, "  socket buffer: %lld bytes asked, %lld got%s\n", j->info.rcvbuf_asked, j->info.rcvbuf_got,
@@ -344,6 +280,7 @@ static void report_text(const listen_job *j, FILE *out)
 static cJSON *report_json(const listen_job *j)
 {
     const stap_live_counts *n = &j->n;
+    const stap_stream_live_report *L = &j->live;
     const double span = (n->last_ms - n->first_ms) / 1e3;
     cJSON *doc = stream_json_report("listen");
     if (!doc) return NULL;
@@ -356,13 +293,21 @@ static cJSON *report_json(const listen_job *j)
     cJSON_AddBoolToObject(doc, "discard", j->discard);
     if (!j->discard) {
         cJSON_AddStringToObject(doc, "engine", j->engine);
-        cJSON_AddNumberToObject(doc, "cpis_processed", (double)j->nlat);
+        cJSON_AddNumberToObject(doc, "cpis_processed", (double)j->processed);
         cJSON_AddNumberToObject(doc, "detections", (double)j->detections);
         cJSON *l = cJSON_AddObjectToObject(doc, "latency_ms"); /* last packet to results */
-        cJSON_AddNumberToObject(l, "p50", lat_q(j, 0.5));
-        cJSON_AddNumberToObject(l, "p99", lat_q(j, 0.99));
-        cJSON_AddNumberToObject(l, "max", lat_q(j, 1));
-        if (j->deadline > 0) cJSON_AddNumberToObject(doc, "deadline_misses", (double)j->misses);
+        cJSON_AddNumberToObject(l, "p50", L->lat_p50);
+        cJSON_AddNumberToObject(l, "p99", L->lat_p99);
+        cJSON_AddNumberToObject(l, "max", L->lat_max);
+        cJSON *w = cJSON_AddObjectToObject(doc, "wait_ms"); /* last packet to the engine's submit */
+        cJSON_AddNumberToObject(w, "p50", L->wait_p50);
+        cJSON_AddNumberToObject(w, "p99", L->wait_p99);
+        cJSON_AddNumberToObject(w, "max", L->wait_max);
+        cJSON *h = cJSON_AddObjectToObject(doc, "handoff_ms"); /* of the wait: not waiting for the engine */
+        cJSON_AddNumberToObject(h, "p50", L->handoff_p50);
+        cJSON_AddNumberToObject(h, "p99", L->handoff_p99);
+        cJSON_AddNumberToObject(h, "max", L->handoff_max);
+        if (j->deadline > 0) cJSON_AddNumberToObject(doc, "deadline_misses", (double)L->deadline_misses);
     }
     if (j->pub) {
         long long sent, dropped;
@@ -371,18 +316,19 @@ static cJSON *report_json(const listen_job *j)
         cJSON_AddNumberToObject(doc, "published", (double)sent);
         cJSON_AddNumberToObject(doc, "publish_dropped", (double)dropped);
     }
-    cJSON_AddNumberToObject(doc, "first_cpi", (double)j->first_cpi);
-    cJSON_AddNumberToObject(doc, "cpis", (double)j->complete);
-    cJSON_AddNumberToObject(doc, "cpis_lost", (double)j->lost);
+    cJSON_AddNumberToObject(doc, "first_cpi", (double)L->first_cpi);
+    cJSON_AddNumberToObject(doc, "cpis", (double)L->complete);
+    cJSON_AddNumberToObject(doc, "cpis_lost", (double)L->lost);
+    if (L->ranges_truncated) cJSON_AddBoolToObject(doc, "lost_cpis_truncated", 1);
     cJSON *list = cJSON_AddArrayToObject(doc, "lost_cpis");
     cJSON *ranges = cJSON_AddArrayToObject(doc, "lost_ranges");
-    for (long long r = 0; list && ranges && r < j->nranges; r++) {
-        for (long long k = 0; k < j->ranges[r].count; k++)
-            cJSON_AddItemToArray(list, cJSON_CreateNumber((double)(j->ranges[r].cpi + k)));
+    for (int r = 0; list && ranges && r < L->nranges; r++) {
+        for (long long k = 0; k < L->lost_ranges[r].count; k++)
+            cJSON_AddItemToArray(list, cJSON_CreateNumber((double)(L->lost_ranges[r].cpi + k)));
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "first", (double)j->ranges[r].cpi);
-        cJSON_AddNumberToObject(o, "count", (double)j->ranges[r].count);
-        cJSON_AddStringToObject(o, "reason", stap_vrt_lost_reason_name(j->ranges[r].reason));
+        cJSON_AddNumberToObject(o, "first", (double)L->lost_ranges[r].cpi);
+        cJSON_AddNumberToObject(o, "count", (double)L->lost_ranges[r].count);
+        cJSON_AddStringToObject(o, "reason", stap_vrt_lost_reason_name(L->lost_ranges[r].reason));
         cJSON_AddItemToArray(ranges, o);
     }
     cJSON *why = cJSON_AddObjectToObject(doc, "lost_by_reason");
@@ -401,8 +347,8 @@ static cJSON *report_json(const listen_job *j)
     cJSON_AddNumberToObject(doc, "truncated", (double)n->truncated);
     cJSON_AddNumberToObject(doc, "timeouts", (double)n->timeouts);
     cJSON_AddNumberToObject(doc, "elapsed_s", span);
-    cJSON_AddNumberToObject(doc, "offered_cpis_per_s", rate((double)(j->complete + j->lost), span));
-    cJSON_AddNumberToObject(doc, "processed_cpis_per_s", rate((double)j->complete, span));
+    cJSON_AddNumberToObject(doc, "offered_cpis_per_s", rate((double)(L->complete + L->lost), span));
+    cJSON_AddNumberToObject(doc, "processed_cpis_per_s", rate((double)L->complete, span));
     cJSON_AddNumberToObject(doc, "packets_per_s", rate((double)n->vrt.datagrams, span));
     cJSON_AddNumberToObject(doc, "bytes_per_s", rate((double)n->bytes, span));
     cJSON_AddNumberToObject(doc, "rcvbuf_asked", (double)j->info.rcvbuf_asked);
@@ -423,13 +369,9 @@ static int listen_run(listen_job *j)
     const int max = j->zmq_max ? j->zmq_max : j->raw ? 4 << 20 : 0;
     const stap_live_udp_options o = {j->buffers, j->rcvbuf_mib << 20, j->timeout_ms, max > 65536 ? 4 : 0,
                                      j->raw ? (int)stap_sample_bytes(&j->raw_fmt) : 0, max};
-    stap_stream *s = NULL;
-    int status = j->discard ? EXIT_OK : live_stream(j, &s);
+    int status = j->discard ? EXIT_OK : live_engine(j);
     if (!status && j->publish) status = listen_pub_open(j);
-    if (status) {
-        stap_stream_destroy(s);
-        return status;
-    }
+    if (status) return status;
     int st;
     if (j->zmq) { /* a SUB or PULL socket as the receiver's transport */
         st = stap_zmq_in_create(&j->zin, j->zmq, j->zmq_pull, j->zmq_hwm, &err);
@@ -437,9 +379,9 @@ static int listen_run(listen_job *j)
     } else {
         st = stap_live_udp_create(&j->rx, &j->s, j->vrt, &o, &err);
     }
-    if (st) stap_stream_destroy(s);
     if (st == STAP_EINVAL) return cli_error(EXIT_USAGE, "--%s %s: %s", j->zmq ? "zmq" : "vrt", j->source, err.msg);
     if (st) return cli_fail(&err);
+    if (!j->discard && (status = live_stream(j))) return status;
     stap_live_udp_info(j->rx, &j->info);
     j->t_start = stap_now_ms();
     signal_rx = j->rx;
@@ -449,20 +391,19 @@ static int listen_run(listen_job *j)
     fprintf(stderr, "rtstap listen: listening on %s (C=%d P=%d R=%d)\n", j->info.address, j->s.channels,
             j->s.pulses, j->s.range_gates);
     fflush(stderr);
-    if (s) {
-        cli_graceful_attach(s);
-        if (stap_stream_run(s, &j->rep, &err)) status = cli_fail(&err);
+    if (j->stream) {
+        cli_graceful_attach(j->stream);
+        if (stap_stream_run(j->stream, &j->rep, &err)) status = cli_fail(&err);
+        j->live = j->rep.live; /* (its lost runs are the stream's: kept until the end) */
     } else {
         status = receive(j);
     }
     j->stopped_by = cli_graceful_requested();
     stap_live_udp_stop(j->rx);
     cli_graceful_end();
-    stap_stream_destroy(s); /* (its engine done with the receiver's buffers) */
     stap_live_udp_counts(j->rx, &j->n);
     if (status) return status;
     if (j->rw && (status = listen_out_publish(j))) return status;
-    if (j->nlat) qsort(j->lat, (size_t)j->nlat, sizeof *j->lat, cmp_ms);
     report_text(j, stderr);
     cJSON *doc = j->json ? report_json(j) : NULL;
     if (j->json && !doc) return cli_error(EXIT_PROCESSING, "out of memory");
@@ -479,7 +420,6 @@ int cmd_listen(int argc, char **argv)
     j.buffers = 8;
     j.rcvbuf_mib = 64;
     j.timeout_ms = 1000;
-    j.first_cpi = -1;
     j.preset = "hard";
     j.scale = 1;
     j.slots = 3;
@@ -569,13 +509,13 @@ int cmd_listen(int argc, char **argv)
         return cli_error(EXIT_USAGE, "--discard processes nothing: it takes no -o, --keep or --publish");
     status = listen_run(&j);
     signal_rx = NULL;
+    stap_stream_destroy(j.stream); /* (every CPI collected: the receiver's buffers free) */
     stap_live_udp_destroy(j.rx);
     stap_zmq_in_destroy(j.zin); /* (after the receiver, its transport) */
     stap_result_writer_abort(j.rw); /* (not published: an error) */
     stap_zmq_pub_destroy(j.pub, 1000); /* the last messages given a second to leave */
     free(j.msg);
     stap_engine_destroy(j.eng);
-    free(j.ranges);
-    free(j.lat);
+    stap_live_tally_free(&j.tally);
     return status;
 }

@@ -10,14 +10,6 @@
 #include "vrt.h"
 #include "zmq_live.h"
 
-typedef struct lost_range {
-    long long cpi, count;
-    stap_vrt_lost_reason reason;
-} lost_range;
-
-/* what the engine-fed listen keeps per CPI in flight (by stream CPI mod LIVE_RING) */
-enum { LIVE_RING = 2 * STAP_ENGINE_MAX_SLOTS + 2 };
-
 typedef struct listen_job {
     const char *vrt, *shape_s, *json, *preset, *output;
     const char *zmq;                /* --zmq: the ZeroMQ address (else --vrt's UDP)     */
@@ -36,10 +28,8 @@ typedef struct listen_job {
     stap_backend backend;
     int slots, threads;
     double scale, deadline;
-    long long live_cpi[LIVE_RING];  /* the receiver's CPI of each stream CPI in flight */
-    double arrival_ms[LIVE_RING];   /* its last packet's time                          */
-    double *lat;                    /* last packet to results, ms, per processed CPI   */
-    long long nlat, lat_cap, misses, detections;
+    stap_stream *stream;            /* the receiver through the engine (STAP_STREAM_LIVE) */
+    long long processed, detections;
     stap_stream_report rep;
     char engine[300];
     stap_engine *eng;               /* the stream's engine (made before it)            */
@@ -59,10 +49,10 @@ typedef struct listen_job {
     stap_live_udp *rx;
     stap_live_info info;
     stap_live_counts n;
-    long long complete, lost, first_cpi;
-    lost_range *ranges;
-    long long nranges, cap;
-    double t_start, t_end;
+    stap_live_tally tally;          /* --discard's                                     */
+    stap_stream_live_report live;   /* what was decided: the stream's report, or
+                                       --discard's tally (no latency)                  */
+    double t_start;
     int stopped_by;
 } listen_job;
 
@@ -75,8 +65,10 @@ int listen_out_publish(listen_job *j);
 
 /* --publish: the PUB socket bound (before the receiver), EXIT_OK or the status (printed) */
 int listen_pub_open(listen_job *j);
-/* --publish: CPI r's message (stream CPI input_cpi, latency ms from its last packet), sent
- * without waiting: a full queue drops it (counted); an error of ZeroMQ stops the stream. */
-int listen_pub_cpi(listen_job *j, const stap_cpi_result *r, long long input_cpi, double ms, stap_error *err);
+/* --publish: CPI r's message (r->cpi its row, stream CPI input_cpi, `lost` CPIs lost so far,
+ * latency ms from its last packet), sent without waiting: a full queue drops it (counted); an
+ * error of ZeroMQ stops the stream. */
+int listen_pub_cpi(listen_job *j, const stap_cpi_result *r, long long input_cpi, long long lost, double ms,
+                   stap_error *err);
 
 #endif

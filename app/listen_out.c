@@ -34,16 +34,17 @@ int listen_out_open(listen_job *j, const stap_engine_options *eo)
 int listen_out_publish(listen_job *j)
 {
     stap_error err;
-    long long *lost = j->lost ? malloc(sizeof *lost * (size_t)j->lost) : NULL;
-    if (j->lost && !lost) return cli_error(EXIT_PROCESSING, "out of memory for %lld lost CPIs", j->lost);
+    const stap_stream_live_report *L = &j->live;
+    long long *lost = L->lost ? malloc(sizeof *lost * (size_t)L->lost) : NULL;
+    if (L->lost && !lost) return cli_error(EXIT_PROCESSING, "out of memory for %lld lost CPIs", L->lost);
     long long n = 0;
-    for (long long r = 0; r < j->nranges; r++)
-        for (long long k = 0; k < j->ranges[r].count; k++) lost[n++] = j->ranges[r].cpi + k;
+    for (int r = 0; r < L->nranges; r++)
+        for (long long k = 0; k < L->lost_ranges[r].count && n < L->lost; k++) lost[n++] = L->lost_ranges[r].cpi + k;
     char stopped[200] = "";
     if (j->stopped_by)
         snprintf(stopped, sizeof stopped, "by %s after %lld CPIs processed, %lld lost",
                  j->stopped_by == SIGINT ? "SIGINT" : j->stopped_by == SIGTERM ? "SIGTERM" : "a signal",
-                 j->rep.all.cpis_done, j->lost);
+                 j->rep.all.cpis_done, L->lost);
     stap_result sum;
     memset(&sum, 0, sizeof sum);
     sum.timing_ms = j->rep.all.stage_median;

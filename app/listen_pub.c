@@ -23,7 +23,8 @@ int listen_pub_open(listen_job *j)
     return EXIT_OK;
 }
 
-int listen_pub_cpi(listen_job *j, const stap_cpi_result *r, long long input_cpi, double ms, stap_error *err)
+int listen_pub_cpi(listen_job *j, const stap_cpi_result *r, long long input_cpi, long long lost, double ms,
+                   stap_error *err)
 {
     const size_t need = PUB_HEAD + PUB_PER_DET * r->detection_count;
     if (need > j->msg_cap) {
@@ -36,7 +37,7 @@ int listen_pub_cpi(listen_job *j, const stap_cpi_result *r, long long input_cpi,
     /* floats as %.9g: each reads back as the same float32 */
     size_t n = (size_t)snprintf(j->msg, j->msg_cap, "{\"cpi\":%lld,\"row\":%lld,\"cpis_lost\":%lld,"
                                 "\"latency_ms\":%.6f,\"detection_count\":%zu,\"detections\":[",
-                                input_cpi, j->nlat - 1, j->lost, ms, r->detection_count);
+                                input_cpi, r->cpi, lost, ms, r->detection_count);
     for (size_t k = 0; k < r->detection_count && n < j->msg_cap; k++) {
         const stap_detection *d = &r->detections[k];
         n += (size_t)snprintf(j->msg + n, j->msg_cap - n, "%s{\"beam\":%d,\"doppler_bin\":%d,\"range_cell\":%d,"

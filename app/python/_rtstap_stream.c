@@ -366,12 +366,16 @@ static PyObject *report_dict(const stap_stream_report *rep, stap_live_udp *rx)
                 if (v) PyList_Append(lost, v);
                 Py_XDECREF(v);
             }
-        PyObject *lv = lost ? Py_BuildValue("{s:L,s:L,s:L,s:O,s:i,s:{s:d,s:d,s:d},s:L,s:d,s:K,s:K,s:K,s:K,s:K}", "complete",
+        PyObject *lv = lost ? Py_BuildValue("{s:L,s:L,s:L,s:O,s:i,s:{s:d,s:d,s:d},s:{s:d,s:d,s:d},s:{s:d,s:d,s:d},s:L,s:d,s:K,s:K,s:K,s:K,s:K}", "complete",
                                             rep->live.complete, "lost", rep->live.lost, "first_cpi",
                                             rep->live.first_cpi, "lost_cpis", lost, "lost_cpis_truncated",
                                             rep->live.ranges_truncated, "latency_ms", "p50",
                                             rep->live.lat_p50, "p99", rep->live.lat_p99, "max",
-                                            rep->live.lat_max, "deadline_misses",
+                                            rep->live.lat_max, "wait_ms", "p50", rep->live.wait_p50,
+                                            "p99", rep->live.wait_p99, "max", rep->live.wait_max,
+                                            "handoff_ms", "p50", rep->live.handoff_p50, "p99",
+                                            rep->live.handoff_p99, "max", rep->live.handoff_max,
+                                            "deadline_misses",
                                             rep->live.deadline_misses, "seconds", rep->live.seconds,
                                             "packets", n.vrt.datagrams, "bytes", n.bytes, "malformed_packets",
                                             n.vrt.malformed, "duplicates", n.vrt.duplicates, "late", n.vrt.late)

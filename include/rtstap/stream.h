@@ -84,6 +84,8 @@ typedef struct stap_stream_source {
        (input_cpi); lost ones are never run, and are counted and listed in the report's
        `live`. No warm-up. The caller keeps the receiver and destroys it after the stream. */
     stap_live_udp *live;
+    double live_seconds;       /* and it ends this long after stap_stream_run began (0: no
+                                  limit; the CPIs in flight still finish)             */
 } stap_stream_source;
 
 /* Each result as it is collected, r->cpi numbered as the stream's CPI (from 0, the warm-up
@@ -143,14 +145,19 @@ typedef struct stap_stream_live_report {
     long long first_cpi;           /* the feed's first CPI seen (-1: none)                */
     const stap_live_lost_range *lost_ranges; /* ascending; valid until the stream is
                                       destroyed                                          */
-    int nranges, ranges_truncated; /* listed (at most STAP_STREAM_LIVE_RANGES: the count
-                                      `lost` stays exact beyond)                          */
+    int nranges, ranges_truncated; /* every lost CPI listed (stap_live_tally), unless
+                                      memory ran out: the count `lost` stays exact       */
     double lat_p50, lat_p99, lat_max; /* ms from the receipt of a CPI's last datagram to its
                                       results in host memory                             */
+    double wait_p50, wait_p99, wait_max; /* of that, ms until its submit to an engine: the
+                                      hand-over below, and the wait for the engine while it
+                                      ran the CPIs before it                              */
+    double handoff_p50, handoff_p99, handoff_max; /* of the wait, ms from the later of its
+                                      last datagram's receipt and the stream's asking for
+                                      it, to its hand-over: what the receiving adds      */
     long long deadline_misses;     /* of that latency, with stap_stream_options.deadline_ms */
     double seconds;                /* first CPI decided to the last                      */
 } stap_stream_live_report;
-#define STAP_STREAM_LIVE_RANGES 4096
 
 typedef struct stap_stream_report {
     stap_stream_stats all;         /* the run: one engine's stats; with several, device 0's
@@ -197,6 +204,12 @@ stap_engine *stap_stream_engine(const stap_stream *s, int k);
 int stap_stream_engines(const stap_stream *s);
 /* The input's CPI index of the stream's i-th CPI (a recording's; else i). */
 long long stap_stream_input_cpi(const stap_stream *s, long long i);
+/* A live source's result r (in the sink's `each`, r numbered as the stream's CPI): ms from
+ * the receipt of its last datagram to r->done_ms; -1 for other sources. */
+double stap_stream_live_latency_ms(const stap_stream *s, const stap_cpi_result *r);
+/* A live source's tally so far (complete and lost CPIs, the lost runs): read it in the
+ * sink's `each` (the calls serialized with the source's); NULL for other sources. */
+const stap_live_tally *stap_stream_live_tally(const stap_stream *s);
 /* While it runs (any thread): the part busy the most of the wall time so far. */
 const char *stap_stream_limit_now(const stap_stream *s);
 void stap_stream_destroy(stap_stream *s);

@@ -276,6 +276,28 @@ typedef struct stap_live_lost_range {
     stap_vrt_lost_reason reason;
 } stap_live_lost_range;
 
+/* What a consumer of the events decided (live_tally.c): the complete CPIs and the lost ones
+ * of a stream that ends once `decide` CPIs came (complete or lost; the lost ones past it are
+ * not counted), every lost CPI listed as runs by reason. The list starts with room for 4 096
+ * runs and doubles when a lost CPI needs more (never per complete CPI); if memory runs out it
+ * stops growing, `lost` stays exact and ranges_truncated says so. The stream runtime's live
+ * source and `rtstap listen --discard` keep their tallies with it. */
+typedef struct stap_live_tally {
+    long long decide;            /* CPIs the stream takes, complete or lost                */
+    long long complete, lost;
+    long long first_cpi;         /* the first CPI decided (-1: none yet)                   */
+    stap_live_lost_range *ranges;
+    int nranges, cap, ranges_truncated;
+} stap_live_tally;
+/* STAP_EINVAL for decide < 1, STAP_ENOMEM. */
+int stap_live_tally_init(stap_live_tally *t, long long decide, stap_error *err);
+void stap_live_tally_free(stap_live_tally *t);
+/* Count ev (a CPI or LOST event; others change nothing): 1 for a complete CPI within the
+ * stream's `decide` (the caller runs or drops it), else 0. */
+int stap_live_tally_add(stap_live_tally *t, const stap_live_event *ev);
+/* 1 once `decide` CPIs were counted (nothing more belongs to the stream) */
+int stap_live_tally_done(const stap_live_tally *t);
+
 /* Bind `address` (udp://HOST:PORT: HOST a name, an IPv4 address or [IPv6]; PORT 0: a free
  * port, see stap_live_udp_info) for a stream of shape s and start the receive thread.
  * opts NULL: the defaults. STAP_EINVAL for an address or option out of range, STAP_EIO

@@ -1,45 +1,55 @@
 /* live.c: a live receiver (stap_live_udp, include/rtstap/vrt.h) as a stream's source
  * (STAP_STREAM_LIVE): its complete CPIs in order to the engines, each numbered by its CPI in
- * the feed; the lost ones counted and listed, never run; the latency from a CPI's last
- * datagram to its results. Made once per stream: nothing is allocated per CPI. */
+ * the feed; the lost ones counted and listed (stap_live_tally), never run; the latency from
+ * a CPI's last datagram to its submit and to its results. Made once per stream: nothing is
+ * allocated per CPI. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "stream_internal.h"
 
 enum { LIVE_RING = 1024 }; /* > the CPIs in flight: 16 devices x 8 slots, with room */
+enum { LAT_MAX = 1000000 }; /* CPIs whose timings are kept (docs/live.md) */
 
 struct stap_stream_live {
     stap_live_udp *rx;
     const atomic_int *stop;
-    long long decide;                 /* complete + lost at which the stream ends        */
-    long long complete, lost, first_cpi;
+    stap_live_tally tally;
+    double until_ms;                  /* ends at this stap_now_ms() (0: no limit)        */
+    double seconds;                   /* live_seconds, counted from stap_stream_live_begin */
     double t_first, t_last;           /* ms: the first and the last CPI decided          */
     long long ring_cpi[LIVE_RING];    /* by the stream's CPI n: the feed's CPI            */
     double ring_arrival[LIVE_RING];   /* and when its last datagram came                 */
-    stap_live_lost_range *ranges;
-    int nranges, truncated;
-    double *lat;                      /* arrival to results, by completion               */
+    double ring_handoff[LIVE_RING];   /* and how long from then, or from when the stream
+                                         asked for it if later, until it was given out   */
+    double *lat, *wait, *handoff;     /* by completion: arrival to results, to submit;
+                                         the hand-over                                   */
     atomic_llong nlat;
     long long lat_cap;
 };
 
-int stap_stream_live_make(stap_stream_live **out, stap_live_udp *rx, long long decide,
+int stap_stream_live_make(stap_stream_live **out, stap_live_udp *rx, long long decide, double seconds,
                           const atomic_int *stop, stap_error *err)
 {
     *out = NULL;
     stap_stream_live *L = calloc(1, sizeof *L);
-    if (L) L->ranges = malloc(sizeof *L->ranges * STAP_STREAM_LIVE_RANGES);
-    if (L) L->lat = malloc(sizeof *L->lat * (size_t)decide);
-    if (!L || !L->ranges || !L->lat) {
+    if (!L) return stap_fail(err, STAP_ENOMEM, "out of memory for a live source");
+    int st = stap_live_tally_init(&L->tally, decide, err);
+    if (st) {
+        free(L);
+        return st;
+    }
+    L->lat_cap = decide < LAT_MAX ? decide : LAT_MAX;
+    L->lat = malloc(sizeof *L->lat * (size_t)L->lat_cap);
+    L->wait = malloc(sizeof *L->wait * (size_t)L->lat_cap);
+    L->handoff = malloc(sizeof *L->handoff * (size_t)L->lat_cap);
+    if (!L->lat || !L->wait || !L->handoff) {
         stap_stream_live_free(L);
         return stap_fail(err, STAP_ENOMEM, "out of memory for a live source of %lld CPIs", decide);
     }
     L->rx = rx;
     L->stop = stop;
-    L->decide = decide;
-    L->first_cpi = -1;
-    L->lat_cap = decide;
+    L->seconds = seconds > 0 ? seconds : 0;
     atomic_init(&L->nlat, 0);
     *out = L;
     return STAP_OK;
@@ -48,54 +58,47 @@ int stap_stream_live_make(stap_stream_live **out, stap_live_udp *rx, long long d
 void stap_stream_live_free(stap_stream_live *L)
 {
     if (!L) return;
-    free(L->ranges);
+    stap_live_tally_free(&L->tally);
     free(L->lat);
+    free(L->wait);
+    free(L->handoff);
     free(L);
 }
 
-/* lost CPIs: counted (never more than the stream decides), listed while there is room */
-static void note_lost(stap_stream_live *L, const stap_live_event *ev)
+void stap_stream_live_begin(stap_stream_live *L, double now_ms)
 {
-    long long count = ev->count;
-    if (L->complete + L->lost + count > L->decide) count = L->decide - L->complete - L->lost;
-    if (count <= 0) return;
-    L->lost += count;
-    stap_live_lost_range *last = L->nranges ? &L->ranges[L->nranges - 1] : NULL;
-    if (last && last->reason == ev->reason && last->cpi + last->count == ev->cpi)
-        last->count += count;
-    else if (L->nranges < STAP_STREAM_LIVE_RANGES)
-        L->ranges[L->nranges++] = (stap_live_lost_range){ev->cpi, count, ev->reason};
-    else
-        L->truncated = 1;
+    L->until_ms = L->seconds > 0 ? now_ms + 1e3 * L->seconds : 0;
 }
 
 /* the next complete CPI (the stream's CPI n), the lost ones noted on the way; the end once
- * the stream has decided its CPIs, the receiver stopped, or the stream was asked to stop */
+ * the stream has decided its CPIs, its time is over, the receiver stopped, or the stream was
+ * asked to stop; AGAIN when none came within 2 ms (the stream collects meanwhile) */
 int stap_stream_live_get(void *user, long long n, const void **cube, stap_error *err)
 {
     stap_stream_live *L = user;
+    const double asked = stap_now_ms(); /* the stream ready for CPI n from here */
     for (;;) {
-        if (L->complete + L->lost >= L->decide) return STAP_STREAM_END;
+        if (stap_live_tally_done(&L->tally)) return STAP_STREAM_END;
+        int wait = 2;
+        if (L->until_ms > 0) {
+            const double left = L->until_ms - stap_now_ms();
+            if (left <= 0) return STAP_STREAM_END;
+            if (left < wait) wait = (int)left + 1;
+        }
         stap_live_event ev;
-        int st = stap_live_udp_next(L->rx, &ev, 2, err);
+        int st = stap_live_udp_next(L->rx, &ev, wait, err);
         if (st) return st;
         if (ev.kind == STAP_LIVE_END) return STAP_STREAM_END;
-        if (ev.kind == STAP_LIVE_NONE) /* meanwhile the stream collects what is done */
+        if (ev.kind == STAP_LIVE_NONE)
             return atomic_load(L->stop) ? STAP_STREAM_END : STAP_STREAM_AGAIN;
         const double now = stap_now_ms();
-        if (L->first_cpi < 0) {
-            L->first_cpi = ev.cpi;
-            L->t_first = now;
-        }
+        if (L->tally.first_cpi < 0) L->t_first = now;
         L->t_last = now;
-        if (ev.kind == STAP_LIVE_LOST) {
-            note_lost(L, &ev);
-            continue;
-        }
-        L->complete++;
+        if (!stap_live_tally_add(&L->tally, &ev)) continue; /* lost: counted */
         L->ring_cpi[n % LIVE_RING] = ev.cpi;
         L->ring_arrival[n % LIVE_RING] = ev.arrival_ms;
-        *cube = ev.iq; /* the receiver's buffer, until release */
+        L->ring_handoff[n % LIVE_RING] = now - (ev.arrival_ms > asked ? ev.arrival_ms : asked);
+        *cube = ev.data; /* the receiver's buffer, until release */
         return STAP_OK;
     }
 }
@@ -111,35 +114,51 @@ long long stap_stream_live_input_cpi(void *user, long long n)
     return ((stap_stream_live *)user)->ring_cpi[n % LIVE_RING];
 }
 
-/* CPI n's results came at done_ms (called before its release) */
-void stap_stream_live_done(stap_stream_live *L, long long n, double done_ms)
+const stap_live_tally *stap_stream_live_tally_of(const stap_stream_live *L) { return &L->tally; }
+
+double stap_stream_live_arrival(const stap_stream_live *L, long long n)
 {
-    const long long k = atomic_fetch_add(&L->nlat, 1);
-    if (k < L->lat_cap) L->lat[k] = done_ms - L->ring_arrival[n % LIVE_RING];
+    return L->ring_arrival[n % LIVE_RING];
 }
 
-static int cmp_double(const void *a, const void *b)
+/* CPI n was submitted at submit_ms, its results came at done_ms (before it is overwritten:
+ * LIVE_RING CPIs later) */
+void stap_stream_live_done(stap_stream_live *L, long long n, double submit_ms, double done_ms)
 {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    const long long k = atomic_fetch_add(&L->nlat, 1);
+    const double t = L->ring_arrival[n % LIVE_RING];
+    if (k < L->lat_cap) {
+        L->lat[k] = done_ms - t;
+        L->wait[k] = submit_ms - t;
+        L->handoff[k] = L->ring_handoff[n % LIVE_RING];
+    }
+}
+
+/* v sorted: its p50, p99, max */
+static void quantiles(double *v, long long n, double *p50, double *p99, double *max)
+{
+    stap_stream_sort(v, n);
+    *p50 = stap_stream_quantile(v, n, 0.50);
+    *p99 = stap_stream_quantile(v, n, 0.99);
+    *max = v[n - 1];
 }
 
 void stap_stream_live_report_of(stap_stream_live *L, double deadline_ms, stap_stream_live_report *out)
 {
     memset(out, 0, sizeof *out);
-    out->complete = L->complete;
-    out->lost = L->lost;
-    out->first_cpi = L->first_cpi;
-    out->lost_ranges = L->ranges;
-    out->nranges = L->nranges;
-    out->ranges_truncated = L->truncated;
-    out->seconds = L->first_cpi >= 0 ? (L->t_last - L->t_first) * 1e-3 : 0;
+    const stap_live_tally *t = &L->tally;
+    out->complete = t->complete;
+    out->lost = t->lost;
+    out->first_cpi = t->first_cpi;
+    out->lost_ranges = t->ranges;
+    out->nranges = t->nranges;
+    out->ranges_truncated = t->ranges_truncated;
+    out->seconds = t->first_cpi >= 0 ? (L->t_last - L->t_first) * 1e-3 : 0;
     long long n = atomic_load(&L->nlat);
     if (n > L->lat_cap) n = L->lat_cap;
     if (n < 1) return;
-    qsort(L->lat, (size_t)n, sizeof *L->lat, cmp_double);
-    out->lat_p50 = stap_stream_quantile(L->lat, n, 0.50);
-    out->lat_p99 = stap_stream_quantile(L->lat, n, 0.99);
-    out->lat_max = L->lat[n - 1];
     for (long long k = 0; deadline_ms > 0 && k < n; k++) out->deadline_misses += L->lat[k] > deadline_ms;
+    quantiles(L->lat, n, &out->lat_p50, &out->lat_p99, &out->lat_max);
+    quantiles(L->wait, n, &out->wait_p50, &out->wait_p99, &out->wait_max);
+    quantiles(L->handoff, n, &out->handoff_p50, &out->handoff_p99, &out->handoff_max);
 }

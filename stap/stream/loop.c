@@ -14,6 +14,11 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void stap_stream_sort(double *v, long long n)
+{
+    if (n > 1) qsort(v, (size_t)n, sizeof *v, cmp_double);
+}
+
 double stap_stream_quantile(const double *v, long long n, double q)
 {
     long long i = (long long)(q * n + 0.999999) - 1;
@@ -25,14 +30,14 @@ double stap_stream_quantile(const double *v, long long n, double q)
 /* latency percentiles and stage medians of the n timed CPIs (lat is reused) */
 static void loop_summary(stap_stream_stats *st, double *lat, const double *stage, long long n)
 {
-    qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+    stap_stream_sort(lat, n);
     st->lat_min = lat[0];
     st->lat_p50 = stap_stream_quantile(lat, n, 0.50);
     st->lat_p99 = stap_stream_quantile(lat, n, 0.99);
     st->lat_max = lat[n - 1];
     for (int s = 0; s < STAP_STAGE_COUNT; s++) {
         for (long long k = 0; k < n; k++) lat[k] = stage[k * STAP_STAGE_COUNT + s];
-        qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+        stap_stream_sort(lat, n);
         st->stage_median[s] = stap_stream_quantile(lat, n, 0.5);
     }
 }

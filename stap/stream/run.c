@@ -79,7 +79,7 @@ static int dev_sink(void *user, const stap_cpi_result *r, stap_error *err)
     stap_cpi_result rg = *r; /* numbered as the stream's CPI, not the engine's */
     rg.cpi = global_of(d, r->cpi);
     const long long in = stap_stream_input_cpi(s, rg.cpi);
-    if (s->live) stap_stream_live_done(s->live, rg.cpi, r->done_ms); /* arrival to results */
+    if (s->live) stap_stream_live_done(s->live, rg.cpi, r->submit_ms, r->done_ms); /* from arrival */
     if (s->sink.each) {
         if (s->n > 1) pthread_mutex_lock(&s->mu);
         const int st = s->sink.each(s->sink.each_user, s->eng[d->k], &rg, in, err);
@@ -176,6 +176,7 @@ int stap_stream_run(stap_stream *s, stap_stream_report *rep, stap_error *err)
     if (s->ran) return stap_fail(err, STAP_EINVAL, "stream: run once");
     s->ran = 1;
     s->t_stream = stap_now_ms();
+    if (s->live) stap_stream_live_begin(s->live, s->t_stream); /* its live_seconds from here */
     dev d[STAP_STREAM_MAX_DEVICES];
     for (int k = 0; k < s->n; k++) d[k] = (dev){s, k, {0}, STAP_OK, {0, ""}, 0};
     int status;

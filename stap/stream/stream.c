@@ -41,6 +41,16 @@ long long stap_stream_input_cpi(const stap_stream *s, long long i)
                : i;
 }
 
+double stap_stream_live_latency_ms(const stap_stream *s, const stap_cpi_result *r)
+{
+    return s->live ? r->done_ms - stap_stream_live_arrival(s->live, r->cpi) : -1;
+}
+
+const stap_live_tally *stap_stream_live_tally(const stap_stream *s)
+{
+    return s->live ? stap_stream_live_tally_of(s->live) : NULL;
+}
+
 void stap_stream_stop(stap_stream *s, int reason)
 {
     if (!s) return;
@@ -103,7 +113,8 @@ static int stream_new(stap_stream **out, const stap_stream_source *src, const st
     if (src->kind == STAP_STREAM_LIVE) { /* the callback source over the receiver */
         if (s->opt.warmup)
             st = stap_fail(err, STAP_EINVAL, "stream: a live source has no warm-up (every CPI of the feed counts)");
-        if (!st) st = stap_stream_live_make(&s->live, src->live, src->cpis, &s->stop, err);
+        if (!st) st = stap_stream_live_make(&s->live, src->live, src->cpis, src->live_seconds, &s->stop,
+                                              err);
         if (st) {
             pthread_mutex_destroy(&s->mu);
             free(s);

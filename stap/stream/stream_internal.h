@@ -70,15 +70,22 @@ RT_INTERNAL int stap_stream_writer_finish(stap_stream_writer *w, double *write_s
 
 /* the stream (stream.c makes it, run.c runs it) */
 /* A live receiver as the source (live.c): made for `decide` CPIs of the feed (complete or
- * lost), its get/release/input_cpi the callback source's, ended early by *stop. */
+ * lost) and at most `seconds` from stap_stream_live_begin (0: no limit); its
+ * get/release/input_cpi the callback source's, ended early by *stop. */
 typedef struct stap_stream_live stap_stream_live;
 RT_INTERNAL int stap_stream_live_make(stap_stream_live **L, stap_live_udp *rx, long long decide,
-                                      const atomic_int *stop, stap_error *err);
+                                      double seconds, const atomic_int *stop,
+                                      stap_error *err);
 RT_INTERNAL void stap_stream_live_free(stap_stream_live *L);
+RT_INTERNAL void stap_stream_live_begin(stap_stream_live *L, double now_ms);
 RT_INTERNAL int stap_stream_live_get(void *user, long long n, const void **cube, stap_error *err);
 RT_INTERNAL void stap_stream_live_release(void *user, long long n);
 RT_INTERNAL long long stap_stream_live_input_cpi(void *user, long long n);
-RT_INTERNAL void stap_stream_live_done(stap_stream_live *L, long long n, double done_ms);
+RT_INTERNAL const stap_live_tally *stap_stream_live_tally_of(const stap_stream_live *L);
+/* when the last datagram of the stream's CPI n came (n in flight or just collected) */
+RT_INTERNAL double stap_stream_live_arrival(const stap_stream_live *L, long long n);
+RT_INTERNAL void stap_stream_live_done(stap_stream_live *L, long long n, double submit_ms,
+                                       double done_ms);
 RT_INTERNAL void stap_stream_live_report_of(stap_stream_live *L, double deadline_ms,
                                             stap_stream_live_report *out);
 
@@ -104,5 +111,7 @@ struct stap_stream {
 
 /* the nearest-rank q-quantile of sorted v[0..n-1] */
 RT_INTERNAL double stap_stream_quantile(const double *v, long long n, double q);
+/* v[0..n) in ascending order */
+RT_INTERNAL void stap_stream_sort(double *v, long long n);
 
 #endif

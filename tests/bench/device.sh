@@ -34,6 +34,7 @@ SUITES=(
   "cfar         the detector: apply+CFAR fused (default) / apart / two passes / 32-64-128 threads a line, tests, sanitizers, ncu, fused vs apart end to end"
   "tuning       the A/B switches rtstap hands on (app/env.c): each variant's engine differs from the default, test_gpu_engine and test_gpu_cfar on the variants, a stream under each"
   "live         issue 45 on the GPU machine: the hard preset over loopback (send -> listen --backend gpu, int16), offered 500-3000 CPIs/s: processed, lost, latency"
+  "ingest       issue 45's ingest cost and added latency where sender, receiver and engine have cores of their own: live_ingest.py, CPU engine, 1 and 3 slots"
   "safety       issue 29 on the GPU: the engine test, cli_gpu_fault.sh, memcheck over a run that moves to the CPU"
   "robust       issue 10 on the GPU: faults, checks, SIGINT, a 10^5-CPI soak, sanitizers over test_engine"
   "samples      native sample widths: integer paths, memcheck, cf32/ci16/ci8 rings, recordings (REF optional)"
@@ -640,7 +641,7 @@ suite_live() { # the live feed at the hard preset's size over 127.0.0.1 (docs/li
     mkdir -p $D
     step "gen hard" "$L/live.log" 120 "$R" gen --preset hard --cpis 32 --seed 3 -o $D/hard.h5 -f --quiet
     for r in 500 1000 2000 3000; do
-        n=$((r * 4))   # about 4 s a rate
+        n=416   # 13 loops of the 32 CPIs: the sender carries about 27 hard CPIs/s over loopback (15 s)
         rm -f $D/l.err
         timeout --foreground 60 "$R" listen --vrt udp://127.0.0.1:0 --shape 22,128,480 --scale 0.02 \
             --backend gpu --cpis $n --buffers 64 --timeout-ms 2000 --json "$L/l-$r.json" -f 2> $D/l.err &
@@ -660,6 +661,18 @@ PY
     done
     echo "| asked CPIs/s | send achieved | listen processed | CPIs | lost | p50 ms | p99 ms |"
     cat "$L/live-table.txt"
+}
+suite_ingest() { # docs/live.md "Measured: ingest cost and added latency": stream --input against send -> listen
+    local py=$RTSTAP_SOURCE_DIR/tests/bench/live_ingest.py slots
+    for slots in 1 3; do
+        step "live_ingest, easy 4x32x480, $slots slots" "$L/ingest.log" 200 python3 "$py" "$R" --cpis 400 \
+            --fractions 0.5,0.9,1.0 --runs 2 --json "$L/ingest-easy-$slots.json" \
+            --proc "--preset easy --backend cpu --threads 1 --doppler-order 1 --training 60 --segments 2 --beams 4 --cfar ca --slots $slots"
+    done
+    step "live_ingest, hard 22x128x480, 1 slot" "$L/ingest.log" 200 python3 "$py" "$R" --cpis 60 \
+        --shape 22,128,480 --fractions 0.5,0.9 --runs 1 --json "$L/ingest-hard-1.json" \
+        --proc "--preset hard --backend cpu --threads 1 --slots 1"
+    grep -h -A12 "^shape" "$L/ingest.log"
 }
 suite_safety() {
     export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN

@@ -92,7 +92,9 @@ def listen_run(rtstap, rec, scale, cpis, rate, tmp):
     d = json.load(open(out))
     return {"offered": d["offered_cpis_per_s"], "rate": d["processed_cpis_per_s"],
             "lost": len(d["lost_cpis"]), "p99": d["latency_ms"]["p99"],
-            "p50": d["latency_ms"]["p50"], "cpis": d["cpis"]}
+            "p50": d["latency_ms"]["p50"], "cpis": d["cpis"],
+            "wait_p50": d["wait_ms"]["p50"], "wait_p99": d["wait_ms"]["p99"],
+            "handoff_p50": d["handoff_ms"]["p50"], "handoff_p99": d["handoff_ms"]["p99"]}
 
 
 def main():
@@ -122,12 +124,15 @@ def main():
     load = os.getloadavg()[0]
     print("shape %s, %d CPIs, load %.1f" % ("x".join(map(str, SHAPE)), a.cpis, load))
     print("| run | offered / stream's rate | stream CPIs/s | listen processed CPIs/s | ratio | lost | "
-          "stream p99 ms | listen p99 ms | added p99 ms |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "stream p50 / p99 ms | listen p50 / p99 ms | to submit p50 / p99 ms | hand-over p50 / p99 ms | "
+          "added p99 ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %d | %.2f | %.1f | %.1f | %.3f | %d | %.2f | %.2f | %+.2f |" % (
-            r["run"], r["fraction"], r["stream"]["rate"], r["listen"]["rate"], r["ratio"],
-            r["listen"]["lost"], r["stream"]["p99"], r["listen"]["p99"], r["added_p99_ms"]))
+        s, li = r["stream"], r["listen"]
+        print("| %d | %.2f | %.1f | %.1f | %.3f | %d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.3f / %.3f "
+              "| %+.2f |" % (r["run"], r["fraction"], s["rate"], li["rate"], r["ratio"], li["lost"], s["p50"],
+                             s["p99"], li["p50"], li["p99"], li["wait_p50"], li["wait_p99"], li["handoff_p50"],
+                             li["handoff_p99"], r["added_p99_ms"]))
     if a.json:
         json.dump({"shape": SHAPE, "cpis": a.cpis, "load": load, "options": PROC, "rows": rows},
                   open(a.json, "w"), indent=1)

@@ -119,6 +119,12 @@ timeout 30 "$bin" listen --vrt udp://127.0.0.1:0 --shape 1,1,1 --discard --durat
 st=$?
 check "listen --duration 0.3: exit 0 within 0.3..10 s" \
     '[ $st -eq 0 ] && python3 -c "import sys; t = float(sys.argv[2]) - float(sys.argv[1]); sys.exit(not 0.3 <= t < 10)" "$t0" "$(date +%s.%N)"'
+t0=$(date +%s.%N)
+timeout 30 "$bin" listen --vrt udp://127.0.0.1:0 --shape 2,8,64 --backend cpu --training 16 --duration 0.5 \
+    --json "$tmp/dd.json" -f 2> "$tmp/dd.err"
+st=$?
+check "listen into the engine --duration 0.5 (a silent feed): exit 0 within 0.5..10 s, nothing processed" \
+    '[ $st -eq 0 ] && python3 -c "import sys; t = float(sys.argv[2]) - float(sys.argv[1]); sys.exit(not 0.5 <= t < 10)" "$t0" "$(date +%s.%N)" && [ "$(jget "$tmp/dd.json" "d[\"cpis_processed\"], d[\"cpis\"]")" = "0 0" ]'
 
 # ---- errors -----------------------------------------------------------------------------------
 "$bin" listen -h > "$tmp/h" 2>&1

@@ -4,7 +4,9 @@
  * dropped packet loses exactly that CPI (by a later CPI completing, or by the timeout for
  * the last one); malformed datagrams counted and nothing else; overload (1 slot never
  * released) loses the CPIs after it with the reason; stop from another thread wakes a
- * consumer waiting without end; port 0 and its address; bad arguments. Every wait is
+ * consumer waiting without end; port 0 and its address; bad arguments; the consumer's
+ * tally (stap_live_tally: runs merged by reason, every run listed past its first 4 096,
+ * the stream's end clips the count). Every wait is
  * bounded (and alarm ends a hang): a receiver that misses something fails the test. */
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -296,6 +298,42 @@ static void test_arguments(void)
     CHECK(!strcmp(stap_vrt_lost_reason_name(STAP_VRT_LOST_OVERRUN), "overload"), "reason names");
 }
 
+/* the tally: 10 000 runs of one lost CPI between complete ones (the list grows past its
+ * first 4 096), adjacent runs of one reason merged, of two reasons not, the end clipped */
+static void test_tally(void)
+{
+    stap_error err;
+    stap_live_tally t;
+    CHECK(stap_live_tally_init(&t, 0, &err) == STAP_EINVAL, "a stream of 0 CPIs refused");
+    CHECK(stap_live_tally_init(&t, 20004, &err) == STAP_OK, "init: %s", err.msg);
+    long long cpi = 100;
+    for (int k = 0; k < 10000; k++) {
+        const stap_live_event lost = {STAP_LIVE_LOST, cpi++, 1, STAP_VRT_LOST_MISSING, NULL, 0, NULL};
+        const stap_live_event whole = {STAP_LIVE_CPI, cpi++, 1, 0, NULL, 0, NULL};
+        CHECK(stap_live_tally_add(&t, &lost) == 0 && stap_live_tally_add(&t, &whole) == 1, "run %d", k);
+    }
+    const stap_live_event a = {STAP_LIVE_LOST, cpi, 1, STAP_VRT_LOST_MISSING, NULL, 0, NULL};
+    const stap_live_event b = {STAP_LIVE_LOST, cpi + 1, 1, STAP_VRT_LOST_MISSING, NULL, 0, NULL};
+    const stap_live_event c = {STAP_LIVE_LOST, cpi + 2, 5, STAP_VRT_LOST_OVERRUN, NULL, 0, NULL};
+    stap_live_tally_add(&t, &a);
+    stap_live_tally_add(&t, &b); /* merged with a */
+    stap_live_tally_add(&t, &c); /* 2 of its 5 within the stream's 20 004 */
+    CHECK(t.complete == 10000 && t.lost == 10004 && stap_live_tally_done(&t), "counts %lld complete, %lld lost",
+          t.complete, t.lost);
+    CHECK(t.nranges == 10002 && !t.ranges_truncated && t.first_cpi == 100, "%d runs listed (truncated %d)",
+          t.nranges, t.ranges_truncated);
+    int ok = 1;
+    for (int k = 0; k < 10000; k++) ok &= t.ranges[k].cpi == 100 + 2 * k && t.ranges[k].count == 1;
+    CHECK(ok, "every single lost CPI listed in order");
+    CHECK(t.ranges[10000].cpi == cpi && t.ranges[10000].count == 2 &&
+          t.ranges[10000].reason == STAP_VRT_LOST_MISSING, "adjacent runs of one reason merged");
+    CHECK(t.ranges[10001].cpi == cpi + 2 && t.ranges[10001].count == 2 &&
+          t.ranges[10001].reason == STAP_VRT_LOST_OVERRUN, "another reason its own run, clipped at the end");
+    const stap_live_event late = {STAP_LIVE_CPI, cpi + 9, 1, 0, NULL, 0, NULL};
+    CHECK(stap_live_tally_add(&t, &late) == 0 && t.complete == 10000, "nothing counted past the end");
+    stap_live_tally_free(&t);
+}
+
 int main(void)
 {
     alarm(120); /* a hang fails */
@@ -305,6 +343,7 @@ int main(void)
     test_overload();
     test_stop();
     test_arguments();
+    test_tally();
     if (tc_failures) {
         fprintf(stderr, "test_live_udp: %d failure(s)\n", tc_failures);
         return 1;
