@@ -173,8 +173,9 @@ static int info_result(const info_job *j, const stap_result_info *ri, cJSON **do
              ri->has_weights && ri->has_output ? ", " : "", ri->has_output ? "output" : "",
              (ri->has_weights || ri->has_output) && ri->has_detections ? ", " : "",
              ri->has_detections ? "detections" : "");
-    fprintf(out, "%s: a result of 'rtstap run'%s%s%s\n", j->input, ri->version[0] ? " (rtstap " : "",
-            ri->version, ri->version[0] ? ")" : "");
+    const int live = ri->recording && ri->cpis_lost >= 0; /* listen -o, Python's Stream over a feed */
+    fprintf(out, "%s: a result of %s%s%s%s\n", j->input, live ? "a live stream (rtstap listen -o)" : "'rtstap run'",
+            ri->version[0] ? " (rtstap " : "", ri->version, ri->version[0] ? ")" : "");
     fprintf(out, "  input: %s%s%s%s\n", ri->input[0] ? ri->input : "(not recorded)",
             ri->input_samples[0] ? " (" : "", ri->input_samples, ri->input_samples[0] ? ")" : "");
     fprintf(out, "  run: C=%d P=%d R=%d  D=%d Q=%d S=%d K=%d B=%d  %s, %s training, window %s, "
@@ -184,11 +185,12 @@ static int info_result(const info_job *j, const stap_result_info *ri, cJSON **do
     if (ri->backend[0]) fprintf(out, "  backend: %s%s%s%s%s\n", ri->backend, ri->device[0] ? " on " : "",
                                 ri->device, ri->engine[0] ? "; " : "", ri->engine);
     if (ri->engine_note[0]) fprintf(out, "  note: %s\n", ri->engine_note);
-    if (ri->recording)
+    if (live)
+        fprintf(out, "  CPIs: %lld processed, %lld lost and never processed (/lost_cpis); /axes/input_cpi "
+                "numbers each row's CPI of the stream\n", ri->rows, ri->cpis_lost);
+    else if (ri->recording)
         fprintf(out, "  CPIs: %lld run (a recording)%s\n", ri->rows,
                 ri->cpis_unwritten ? "; the input's unwritten CPIs were not run" : "");
-    if (ri->recording && ri->cpis_lost >= 0)
-        fprintf(out, "  live stream: %lld CPIs lost, never processed (/lost_cpis)\n", ri->cpis_lost);
     else fprintf(out, "  CPIs: one\n");
     fprintf(out, "  kept: %s\n", kept[0] ? kept : "nothing");
     if (ri->has_detections)
@@ -200,6 +202,7 @@ static int info_result(const info_job *j, const stap_result_info *ri, cJSON **do
     cJSON *d = *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(d, "input", j->input); /* the file described, as for an input */
     cJSON_AddStringToObject(d, "kind", "result");
+    cJSON_AddBoolToObject(d, "live", live);
     cJSON_AddStringToObject(d, "run_input", ri->input);
     cJSON_AddStringToObject(d, "run_input_samples", ri->input_samples);
     cJSON_AddStringToObject(d, "rtstap_version", ri->version);

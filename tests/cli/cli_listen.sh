@@ -195,7 +195,8 @@ listen_out_checks() {
     "$bin" info "$tmp/ll.h5" --json "$tmp/info.json" > "$tmp/info.txt" 2>&1
     check "... rtstap info names the lost CPIs" \
         '[ "$(jget "$tmp/info.json" "d[\"cpis_lost\"]")" = "$(jget "$tmp/sl.json" "len(d[\"incomplete_cpis\"])")" ] &&
-         grep -q "live stream: [0-9]* CPIs lost" "$tmp/info.txt"'
+         grep -q "a result of a live stream (rtstap listen -o)" "$tmp/info.txt" && [ "$(jget "$tmp/info.json" "d[\"live\"]")" = True ] &&
+         grep -q "CPIs: [0-9]* processed, [0-9]* lost and never processed" "$tmp/info.txt" && ! grep -q "CPIs: one" "$tmp/info.txt"'
     # SIGINT: the CPIs done published, complete and readable, with /config stopped
     set -m
     listen enginei --shape $EC,$EP,$ER --buffers 32 "${proc[@]}" -o "$tmp/li.h5" --json "$tmp/li.json"
