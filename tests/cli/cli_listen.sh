@@ -277,6 +277,38 @@ EOF
     check "... the report: $EN published, none dropped" \
         '[ "$(jget "$tmp/lp.json" "d[\"published\"], d[\"publish_dropped\"]")" = "$EN 0" ] &&
          grep -q "published on zmq+tcp://127.0.0.1:[0-9]*: $EN messages, 0 dropped" "$tmp/enginep.err"'
+    # a subscriber that takes one message and then reads no more: with --publish-hwm 1 and
+    # messages of ~3 MB (24 000 detections a CPI at pfa 0.4) its queue and the TCP buffers
+    # fill, and listen drops messages (counted) and never waits: every CPI is processed
+    "$bin" gen --preset ward --channels 4 --pulses 8 --range-gates 512 --cpis 40 --seed 3 -o "$tmp/drop.h5" --quiet
+    listen enginedrop --shape 4,8,512 --scale 0.001 --cpis 40 --buffers 48 --backend cpu --training 32 --beams 16 \
+        --cfar-pfa 0.4 --publish zmq+tcp://127.0.0.1:0 --publish-hwm 1 --json "$tmp/drop.json"
+    pub=$(sed -n 's/.*publishing on zmq+\(tcp:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$tmp/enginedrop.err")
+    rm -f "$tmp/sub.ready"
+    timeout 60 "$h5py" - "$pub" "$tmp/sub.ready" "$tmp/sub.done" 2> "$tmp/subd.err" <<'EOF' &
+import os, sys, time, zmq
+s = zmq.Context().socket(zmq.SUB)
+s.setsockopt(zmq.RCVHWM, 1)
+s.setsockopt(zmq.RCVBUF, 4096)
+s.connect(sys.argv[1])
+s.setsockopt(zmq.SUBSCRIBE, b"")
+s.setsockopt(zmq.RCVTIMEO, 30000)
+time.sleep(0.5)
+open(sys.argv[2], "w").close()
+s.recv()                          # one message, then none until listen has ended
+while not os.path.exists(sys.argv[3]):
+    time.sleep(0.1)
+EOF
+    subpid=$!
+    for _ in $(seq 100); do [ -e "$tmp/sub.ready" ] && break; sleep 0.05; done
+    "$bin" send --input "$tmp/drop.h5" --vrt "udp://127.0.0.1:$port" --rate 40 --iq-scale 0.001 > /dev/null 2>&1
+    listened
+    st=$?
+    touch "$tmp/sub.done"
+    wait "$subpid"
+    check "listen --publish to a subscriber that stopped reading: exit 0, every CPI processed, messages dropped and counted ($(jget "$tmp/drop.json" "d[\"cpis_processed\"], d[\"published\"], d[\"publish_dropped\"]"))" \
+        '[ $st -eq 0 ] && python3 -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d[\"cpis_processed\"] == 40 and d[\"cpis_lost\"] == 0 and d[\"publish_dropped\"] > 0 and d[\"published\"] + d[\"publish_dropped\"] == 40))" "$tmp/drop.json" &&
+         grep -q "published on zmq+tcp://127.0.0.1:[0-9]*: [0-9]* messages, [1-9][0-9]* dropped" "$tmp/enginedrop.err"'
 }
 
 # ---- into the engine (issue 44's stream runtime): every CPI processed as `run` processes the
