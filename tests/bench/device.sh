@@ -34,7 +34,7 @@ SUITES=(
   "cfar         the detector: apply+CFAR fused (default) / apart / two passes / 32-64-128 threads a line, tests, sanitizers, ncu, fused vs apart end to end"
   "tuning       the A/B switches rtstap hands on (app/env.c): each variant's engine differs from the default, test_gpu_engine and test_gpu_cfar on the variants, a stream under each"
   "live         issue 45 on the GPU machine: the hard preset over loopback (send -> listen --backend gpu, int16), offered 500-3000 CPIs/s: processed, lost, latency"
-  "ingest       issue 45's ingest cost and added latency where sender, receiver and engine have cores of their own: live_ingest.py, CPU engine, 1 and 3 slots"
+  "ingest       issue 45's ingest cost and added latency where sender, receiver and engine have cores of their own (pinned): live_ingest.py, CPU engine, 1 and 3 slots"
   "safety       issue 29 on the GPU: the engine test, cli_gpu_fault.sh, memcheck over a run that moves to the CPU"
   "robust       issue 10 on the GPU: faults, checks, SIGINT, a 10^5-CPI soak, sanitizers over test_engine"
   "samples      native sample widths: integer paths, memcheck, cf32/ci16/ci8 rings, recordings (REF optional)"
@@ -663,16 +663,17 @@ PY
     cat "$L/live-table.txt"
 }
 suite_ingest() { # docs/live.md "Measured: ingest cost and added latency": stream --input against send -> listen
-    local py=$RTSTAP_SOURCE_DIR/tests/bench/live_ingest.py slots
+    local py=$RTSTAP_SOURCE_DIR/tests/bench/live_ingest.py slots pin
+    pin="$(($(nproc) - 1))/0-$(($(nproc) / 2 - 1))" # the sender on the last core, stream and listen on the first half
     for slots in 1 3; do
-        step "live_ingest, easy 4x32x480, $slots slots" "$L/ingest.log" 200 python3 "$py" "$R" --cpis 400 \
-            --fractions 0.5,0.9,1.0 --runs 2 --json "$L/ingest-easy-$slots.json" \
+        step "live_ingest, easy 4x32x480, $slots slots, pinned $pin" "$L/ingest.log" 200 python3 "$py" "$R" --cpis 400 \
+            --fractions 0.25,0.5,0.9 --runs 2 --pin "$pin" --json "$L/ingest-easy-$slots.json" \
             --proc "--preset easy --backend cpu --threads 1 --doppler-order 1 --training 60 --segments 2 --beams 4 --cfar ca --slots $slots"
     done
-    step "live_ingest, hard 22x128x480, 1 slot" "$L/ingest.log" 200 python3 "$py" "$R" --cpis 60 \
-        --shape 22,128,480 --fractions 0.5,0.9 --runs 1 --json "$L/ingest-hard-1.json" \
+    step "live_ingest, hard 22x128x480, 1 slot, pinned $pin" "$L/ingest.log" 200 python3 "$py" "$R" --cpis 60 \
+        --shape 22,128,480 --fractions 0.5,0.9 --runs 1 --pin "$pin" --json "$L/ingest-hard-1.json" \
         --proc "--preset hard --backend cpu --threads 1 --slots 1"
-    grep -h -A12 "^shape" "$L/ingest.log"
+    grep -h -A16 "^shape" "$L/ingest.log"
 }
 suite_safety() {
     export RTSTAP_BIN=$BIN/rtstap RTSTAP_TOOLS_DIR=$BIN

@@ -31,6 +31,7 @@ SHAPE = (4, 32, 480)                       # channels, pulses, range gates
 PROC = ["--preset", "easy", "--backend", "cpu", "--doppler-order", "1", "--training", "60",
         "--segments", "2", "--beams", "4", "--cfar", "ca", "--slots", "3"]
 GATES = 240                                # two packets a pulse (968-byte datagrams)
+PIN_SEND, PIN_ENGINE = [], []              # --pin: taskset prefixes
 
 
 def sh(args, **kw):
@@ -60,7 +61,7 @@ def make_recording(rtstap, tmp, cpis):
 
 def stream_run(rtstap, rec, tmp):
     out = os.path.join(tmp, "stream.json")
-    sh([rtstap, "stream", "--input", rec, "--json", out, "--quiet", "-f"] + PROC)
+    sh(PIN_ENGINE + [rtstap, "stream", "--input", rec, "--json", out, "--quiet", "-f"] + PROC)
     d = json.load(open(out))
     return {"rate": d["cpis_per_s"], "p99": d["latency_ms"]["p99"], "p50": d["latency_ms"]["p50"],
             "cpis": d["cpis"]}
@@ -70,7 +71,7 @@ def listen_run(rtstap, rec, scale, cpis, rate, tmp):
     out = os.path.join(tmp, "listen.json")
     err = open(os.path.join(tmp, "listen.err"), "w+")
     c, p, r = SHAPE
-    lp = subprocess.Popen(["timeout", "--foreground", "300", rtstap, "listen", "--vrt",
+    lp = subprocess.Popen(PIN_ENGINE + ["timeout", "--foreground", "300", rtstap, "listen", "--vrt",
                            "udp://127.0.0.1:0", "--shape", "%d,%d,%d" % SHAPE, "--scale",
                            repr(scale), "--cpis", str(cpis), "--timeout-ms", "2000", "--json",
                            out, "-f"] + PROC, stderr=err)
@@ -86,19 +87,22 @@ def listen_run(rtstap, rec, scale, cpis, rate, tmp):
     if not port:
         lp.kill()
         raise SystemExit("listen did not say it was listening")
-    sh([rtstap, "send", "--input", rec, "--vrt", "udp://127.0.0.1:%d" % port, "--rate",
-        "%.3f" % rate, "--gates-per-packet", str(GATES)])
+    sjson = os.path.join(tmp, "send.json")
+    sh(PIN_SEND + [rtstap, "send", "--input", rec, "--vrt", "udp://127.0.0.1:%d" % port, "--rate",
+                   "%.3f" % rate, "--gates-per-packet", str(GATES), "--json", sjson, "-f"])
     lp.wait()
+    lag = json.load(open(sjson))["max_lag_ms"]
     d = json.load(open(out))
     return {"offered": d["offered_cpis_per_s"], "rate": d["processed_cpis_per_s"],
             "lost": len(d["lost_cpis"]), "p99": d["latency_ms"]["p99"],
             "p50": d["latency_ms"]["p50"], "cpis": d["cpis"],
             "wait_p50": d["wait_ms"]["p50"], "wait_p99": d["wait_ms"]["p99"],
-            "handoff_p50": d["handoff_ms"]["p50"], "handoff_p99": d["handoff_ms"]["p99"]}
+            "handoff_p50": d["handoff_ms"]["p50"], "handoff_p99": d["handoff_ms"]["p99"],
+            "send_max_lag_ms": lag}
 
 
 def main():
-    global SHAPE, GATES, PROC
+    global SHAPE, GATES, PROC, PIN_SEND, PIN_ENGINE
     ap = argparse.ArgumentParser()
     ap.add_argument("rtstap")
     ap.add_argument("--cpis", type=int, default=300)
@@ -107,11 +111,16 @@ def main():
     ap.add_argument("--shape", default="%d,%d,%d" % SHAPE)
     ap.add_argument("--gates", type=int, default=GATES)
     ap.add_argument("--proc", default=" ".join(PROC))
+    ap.add_argument("--pin", help="SEND_CPUS/ENGINE_CPUS: taskset lists for the sender and for "
+                    "stream and listen (e.g. 15/0-7)")
     ap.add_argument("--json")
     a = ap.parse_args()
     SHAPE = tuple(int(x) for x in a.shape.split(","))
     GATES = a.gates
     PROC = a.proc.split()
+    if a.pin:
+        send_cpus, engine_cpus = a.pin.split("/")
+        PIN_SEND, PIN_ENGINE = ["taskset", "-c", send_cpus], ["taskset", "-c", engine_cpus]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         rec, scale = make_recording(a.rtstap, tmp, a.cpis)
@@ -125,14 +134,15 @@ def main():
     print("shape %s, %d CPIs, load %.1f" % ("x".join(map(str, SHAPE)), a.cpis, load))
     print("| run | offered / stream's rate | stream CPIs/s | listen processed CPIs/s | ratio | lost | "
           "stream p50 / p99 ms | listen p50 / p99 ms | to submit p50 / p99 ms | hand-over p50 / p99 ms | "
-          "added p99 ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "added p99 ms | send's worst lag ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         s, li = r["stream"], r["listen"]
         print("| %d | %.2f | %.1f | %.1f | %.3f | %d | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.3f / %.3f "
-              "| %+.2f |" % (r["run"], r["fraction"], s["rate"], li["rate"], r["ratio"], li["lost"], s["p50"],
-                             s["p99"], li["p50"], li["p99"], li["wait_p50"], li["wait_p99"], li["handoff_p50"],
-                             li["handoff_p99"], r["added_p99_ms"]))
+              "| %+.2f | %.1f |" % (r["run"], r["fraction"], s["rate"], li["rate"], r["ratio"], li["lost"], s["p50"],
+                                    s["p99"], li["p50"], li["p99"], li["wait_p50"], li["wait_p99"],
+                                    li["handoff_p50"], li["handoff_p99"], r["added_p99_ms"],
+                                    li["send_max_lag_ms"]))
     if a.json:
         json.dump({"shape": SHAPE, "cpis": a.cpis, "load": load, "options": PROC, "rows": rows},
                   open(a.json, "w"), indent=1)
