@@ -9,22 +9,15 @@
 
 #include "cli.h"
 #include "listen.h"
+#include "run_job.h"
 #include "rtstap/common.h"
 
 int listen_out_open(listen_job *j, const stap_engine_options *eo)
 {
     stap_error err;
-    stap_cfar_describe(&eo->cfar, j->cfar_desc, sizeof j->cfar_desc);
     snprintf(j->samples, sizeof j->samples, "int16 (i, q) as received (docs/live.md), scale %.17g", j->scale);
     stap_result *h = &j->hdr;
-    h->cfg = stap_engine_config(j->eng);
-    h->input_name = j->source;
-    h->backend_name = stap_backend_name(h->cfg->backend);
-    h->beams = stap_engine_beams(j->eng);
-    h->steering = stap_engine_steering(j->eng);
-    h->have_detections = eo->cfar.kind != STAP_CFAR_NONE;
-    h->cfar_description = j->cfar_desc;
-    h->engine = j->eng;
+    run_result_header(h, j->eng, j->source, &eo->cfar, j->cfar_desc, sizeof j->cfar_desc);
     h->input_samples = j->samples;
     const stap_write_options wo = {cli_write_mode(j->force), j->keep, j->cpis, 0};
     if (stap_result_writer_open(&j->rw, j->output, h, &wo, &err)) return cli_fail(&err);

@@ -76,3 +76,16 @@ int run_apply_options(run_job *j)
     return cli_look_apply(&j->look, &j->in, c, j->input_name[0] ? j->input_name : j->input);
 }
 
+void run_result_header(stap_result *h, const stap_engine *e, const char *input, const stap_cfar_config *cfar,
+                       char *desc, size_t n)
+{
+    stap_cfar_describe(cfar, desc, n);
+    h->cfg = stap_engine_config(e);
+    h->input_name = input;
+    h->backend_name = stap_backend_name(h->cfg->backend);
+    h->beams = stap_engine_beams(e);
+    h->steering = stap_engine_steering(e);
+    h->have_detections = cfar->kind != STAP_CFAR_NONE;
+    h->cfar_description = desc;
+    h->engine = e;
+}

@@ -47,6 +47,10 @@ cJSON *run_json(const char *input, const char *output, const stap_engine *eng, i
                 const stap_cfar_config *cfar, const char *cfar_desc, int threads);
 /* "conditioning": the smallest min|R_ii|/max|R_ii| of the run's factors and its limit */
 void run_json_conditioning(cJSON *doc, double ratio, const stap_engine *eng);
+/* The result file's header of engine e's run over `input` with detector cfar (h's other
+ * fields as they were): desc (n bytes) receives the detector's description. */
+void run_result_header(stap_result *h, const stap_engine *e, const char *input, const stap_cfar_config *cfar,
+                       char *desc, size_t n);
 /* rtstap-mpi: the ranks meet with this rank's status after opening the input, then agree
  * that each opened the same file with the same configuration (run_agree.c); collective.
  * The worst status, or 1 naming the first rank and field that differ from rank 0's. */

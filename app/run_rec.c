@@ -96,18 +96,10 @@ int rec_engine(run_job *j, rec_run *r)
         }
     }
     if (r->ndev > 1 && j->devices[0] >= 0 && stap_la_gpu_select(j->devices[0], &err)) return cli_fail(&err);
-    stap_cfar_describe(&j->cfar, r->cfar_desc, sizeof r->cfar_desc);
     stap_result *h = &r->hdr;
-    h->cfg = stap_engine_config(r->eng);
-    h->input_name = j->input;
-    h->backend_name = stap_backend_name(h->cfg->backend);
-    h->beams = stap_engine_beams(r->eng);
-    h->steering = stap_engine_steering(r->eng);
+    run_result_header(h, r->eng, j->input, &j->cfar, r->cfar_desc, sizeof r->cfar_desc);
     h->looks = in->looks;
     h->meta = &in->meta;
-    h->have_detections = j->cfar.kind != STAP_CFAR_NONE;
-    h->cfar_description = r->cfar_desc;
-    h->engine = r->eng;
     h->input_samples = in->samples;
     return EXIT_OK;
 }
