@@ -8,6 +8,7 @@
 #include "../env.h"
 
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 PyObject *RtstapError;
@@ -494,8 +495,10 @@ static PyObject *version(PyObject *self, PyObject *unused)
 }
 
 /* steering(options, looks, position, calibration): stap_steering_from_looks for the configuration
- * the options make; looks (B, 3) float64 rows (az_deg, el_deg, doppler cycles/pulse or NaN),
- * position (C, 3) wavelengths and calibration (C,) or None -> (B, N) complex64 */
+ * the options make; looks (B, 3) float64 rows (az_deg, el_deg, doppler cycles/pulse or NaN), or
+ * None: the configuration's default beams (u_b, stap_beam_u) as azimuths asin(u_b), as `rtstap
+ * run` steers them through a file's /array; position (C, 3) wavelengths and calibration (C,)
+ * or None -> (B, N) complex64 */
 static PyObject *steering(PyObject *self, PyObject *args)
 {
     PyObject *opts = NULL, *looks = NULL, *position = Py_None, *calibration = Py_None;
@@ -507,26 +510,33 @@ static PyObject *steering(PyObject *self, PyObject *args)
     int st = config_of(opts, &c, &o, &err);
     if (st < 0) return NULL;
     if (st) return raise_error(&err), NULL;
-    PyArrayObject *L = (PyArrayObject *)PyArray_FROMANY(looks, NPY_FLOAT64, 2, 2, NPY_ARRAY_IN_ARRAY);
-    if (!L) return NULL;
-    if (PyArray_DIM(L, 1) != 3 || PyArray_DIM(L, 0) < 1 || PyArray_DIM(L, 0) > INT_MAX) {
-        Py_DECREF(L);
-        PyErr_SetString(PyExc_ValueError, "looks: rows of (az_deg, el_deg, doppler), at least one");
+    PyArrayObject *L = NULL;
+    if (looks != Py_None) {
+        if (!(L = (PyArrayObject *)PyArray_FROMANY(looks, NPY_FLOAT64, 2, 2, NPY_ARRAY_IN_ARRAY))) return NULL;
+        if (PyArray_DIM(L, 1) != 3 || PyArray_DIM(L, 0) < 1 || PyArray_DIM(L, 0) > INT_MAX) {
+            Py_DECREF(L);
+            PyErr_SetString(PyExc_ValueError, "looks: rows of (az_deg, el_deg, doppler), at least one");
+            return NULL;
+        }
+    } else if (c.beams < 1) {
+        PyErr_SetString(PyExc_ValueError, "steering: the default beams need beams >= 1");
         return NULL;
     }
-    const int B = (int)PyArray_DIM(L, 0), N = stap_dof(&c);
+    const int B = L ? (int)PyArray_DIM(L, 0) : c.beams, N = stap_dof(&c);
     stap_look *lk = malloc(sizeof *lk * B);
     const npy_intp dims[2] = {B, N};
     PyArrayObject *V = N > 0 ? (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_COMPLEX64) : NULL;
     if (!lk || !V) {
         free(lk);
         Py_XDECREF(V);
-        Py_DECREF(L);
+        Py_XDECREF(L);
         if (N <= 0) PyErr_SetString(PyExc_ValueError, "steering: channels and doppler_order must be >= 1");
         return N <= 0 ? NULL : PyErr_NoMemory();
     }
-    const double *l = PyArray_DATA(L);
-    for (int b = 0; b < B; b++) lk[b] = (stap_look){l[3 * b], l[3 * b + 1], l[3 * b + 2]};
+    const double *l = L ? PyArray_DATA(L) : NULL;
+    for (int b = 0; b < B; b++)
+        lk[b] = l ? (stap_look){l[3 * b], l[3 * b + 1], l[3 * b + 2]}
+                  : (stap_look){asin(stap_beam_u(b, B)) * 180.0 / M_PI, 0, NAN};
     /* the array: positions (C, 3) wavelengths and gains (C,), each or None */
     PyArrayObject *Pa = position == Py_None ? NULL
                         : (PyArrayObject *)PyArray_FROMANY(position, NPY_FLOAT64, 2, 2, NPY_ARRAY_IN_ARRAY);
@@ -543,7 +553,7 @@ static PyObject *steering(PyObject *self, PyObject *args)
         st = stap_steering_from_looks(&c, Pa || Ga ? &arr : NULL, lk, B, (stap_cf32 *)PyArray_DATA(V), &err);
     }
     free(lk);
-    Py_DECREF(L);
+    Py_XDECREF(L);
     Py_XDECREF(Pa);
     Py_XDECREF(Ga);
     if (!arr_ok) {

@@ -532,8 +532,9 @@ PyObject *recording_info(PyObject *self, PyObject *args)
     }
     if (in.array_calibration && (cal = PyArray_SimpleNew(1, cd, NPY_COMPLEX64)))
         memcpy(PyArray_DATA((PyArrayObject *)cal), in.array_calibration, sizeof(stap_cf32) * in.channels);
-    PyObject *out = pos && cal ? Py_BuildValue("(iiiLsOO)", in.channels, in.pulses, in.range_gates,
-                                               stap_recording_written(rec), names[f.type], pos, cal)
+    const int has_array = in.array_position || in.array_calibration; /* the default beams steer through it */
+    PyObject *out = pos && cal ? Py_BuildValue("(iiiLsOOi)", in.channels, in.pulses, in.range_gates,
+                                               stap_recording_written(rec), names[f.type], pos, cal, has_array)
                                : NULL;
     if (pos != Py_None) Py_XDECREF(pos);
     if (cal != Py_None) Py_XDECREF(cal);

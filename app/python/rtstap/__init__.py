@@ -244,14 +244,14 @@ class Stream:
             shape = tuple(int(x) for x in shape)
             options.setdefault("format", "ci16")
             items = source
-            array = (None, None)   # the default line array (a live feed carries no /array)
+            array, has_array = (None, None), False   # the default line array (a live feed carries no /array)
         elif isinstance(source, str):
-            c, p, r, written, fmt, position, calibration = _rtstap.recording_info(source)
+            c, p, r, written, fmt, position, calibration, has_array = _rtstap.recording_info(source)
             array = (position, calibration)   # look= and sector= steer through it
             shape = (c, p, r)
             items = source
         else:
-            array = (None, None)
+            array, has_array = (None, None), False
             it = iter(source)
             first = _cube(next(it))
             shape = first.shape[:3]
@@ -270,6 +270,9 @@ class Stream:
         o = _options(shape, options)
         o.setdefault("slots", 3)
         steering = _steering(o, steering, look, sector, doppler, doppler_hz, prf_hz, array)
+        if steering is None and has_array:
+            # the default beams through the recording's /array, as rtstap run steers them
+            steering = _rtstap.steering(o, None, array[0], array[1])
         if steering is not None:
             steering = np.ascontiguousarray(steering, dtype=np.complex64)
 
