@@ -6,7 +6,8 @@
  *
  * A block per (matrix, slice of its cells): R's upper triangle conjugated into shared memory
  * as packed columns (column i of R is row i of R^H), the reciprocals of its diagonal, the
- * beams' zv (solved by the block's first threads) and their |zv|^2; then a thread per cell:
+ * beams' zv (solved by the threads the first tile of cells leaves idle, at the same time as
+ * those cells) and their |zv|^2; then a thread per cell:
  * its snapshot into its own column of a shared-memory tile (consecutive threads read
  * consecutive range cells: coalesced), the forward substitution there in FP32 (R's entries
  * are read by every lane at once: broadcasts; the tile's by lane: conflict-free), the sums
@@ -26,16 +27,70 @@ using rtk::crecip;
 constexpr int KIND_AMF = 6, KIND_KELLY = 7; /* stap_cfar_kind's values; ACE is 8 */
 
 /* z := R^-H z in place (element j at z[j*stride]); Rp: column i of R conjugated at
- * Rp[i(i+1)/2 ..], dinv[i] = 1 / conj(R_ii). */
+ * Rp[i(i+1)/2 ..], dinv[i] = 1 / conj(R_ii). Two chains of multiply-adds a row (even and
+ * odd j), added at its end. */
 __device__ __forceinline__ void forward(const float2 *Rp, const float2 *dinv, float2 *z, int stride,
                                         int n)
 {
     for (int i = 0; i < n; i++) {
         const float2 *col = Rp + (size_t)i * (i + 1) / 2;
-        float2 s = z[(size_t)i * stride];
-        for (int j = 0; j < i; j++) s = cfms(col[j], z[(size_t)j * stride], s);
+        float2 s = z[(size_t)i * stride], u = c0();
+        int j = 0;
+        for (; j + 1 < i; j += 2) {
+            s = cfms(col[j], z[(size_t)j * stride], s);
+            u = cfms(col[j + 1], z[(size_t)(j + 1) * stride], u);
+        }
+        if (j < i) s = cfms(col[j], z[(size_t)j * stride], s);
+        s = make_float2(s.x + u.x, s.y + u.y);
         z[(size_t)i * stride] = make_float2(s.x * dinv[i].x - s.y * dinv[i].y,
                                             s.x * dinv[i].y + s.y * dinv[i].x);
+    }
+}
+
+constexpr int BEAMS_A_PASS = 8; /* beams whose zv^H z a thread sums at once (registers) */
+
+/* Cell r's snapshot in the thread's column z (element j at z[j*T]) solved: b = |z|^2, zv^H z
+ * per beam (BEAMS_A_PASS at a time: each z_j read once a pass), the statistics, the hits. */
+__device__ __forceinline__ void test_cell(const rtk_adaptive &a, const float2 *zv, const double *vsv,
+                                          const float2 *z, int T, int n, int nb, int group, int d,
+                                          int R, int r, rtk_detect_hit *hits, unsigned capacity,
+                                          rtk_cpi_status *status)
+{
+    float bq = 0.f;
+    for (int j = 0; j < n; j++) {
+        const float2 v = z[(size_t)j * T];
+        bq = fmaf(v.x, v.x, fmaf(v.y, v.y, bq));
+    }
+    const float2 *Y = static_cast<const float2 *>(a.Y);
+    for (int i0 = 0; i0 < nb; i0 += BEAMS_A_PASS) {
+        float2 cv[BEAMS_A_PASS];
+#pragma unroll
+        for (int u = 0; u < BEAMS_A_PASS; u++) cv[u] = c0();
+        for (int j = 0; j < n; j++) {
+            const float2 zj = z[(size_t)j * T], *zr = zv + (size_t)j * nb + i0;
+#pragma unroll
+            for (int u = 0; u < BEAMS_A_PASS; u++)
+                if (i0 + u < nb) cv[u] = cjfma(zr[u], zj, cv[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < BEAMS_A_PASS; u++) {
+            const int i = i0 + u;
+            if (i >= nb) break;
+            const double ab = ((double)cv[u].x * cv[u].x + (double)cv[u].y * cv[u].y) / vsv[i], b = bq;
+            const double st = a.kind == KIND_AMF     ? a.K * ab
+                              : a.kind == KIND_KELLY ? ab / (1.0 + b)
+                                                     : (b > 0 ? ab / b : 0.0);
+            if (st > a.eta) {
+                const unsigned long long flat =
+                    ((unsigned long long)(a.beam0 + group + i) * a.out_bins + d) * R + r;
+                const unsigned at = atomicAdd(&status->detections, 1u);
+                if (at < capacity) {
+                    const float2 y = Y[flat];
+                    const double p = (double)y.x * y.x + (double)y.y * y.y;
+                    hits[at] = rtk_detect_hit{flat, st, (float)p, (float)(a.K * ab)};
+                }
+            }
+        }
     }
 }
 
@@ -72,7 +127,19 @@ __global__ void adaptive_detect_kernel(const rtk_gather g, const rtk_adaptive a,
     __syncthreads();
     for (int i = t; i < n; i += T) dinv[i] = crecip(Rp[(size_t)i * (i + 1) / 2 + i]);
     __syncthreads();
-    for (int b = t; b < nb; b += T) {
+    const float2 *X = static_cast<const float2 *>(g.X);
+    const int L = g.seg_len, C = g.channels, Q = g.order, R = g.range;
+    float2 *z = Z + t;
+    /* the first tile's c1 cells and the beams' zv solved at once: beam b by thread
+     * (c1 + b) mod T, so the threads without a cell take the beams first */
+    const int cf = blockIdx.y * T, c1 = min(T, L - cf);
+    if (t < c1) {
+        const int r = s * L + cf + t;
+        for (int j = 0; j < n; j++)
+            z[(size_t)j * T] = X[rtk::gather_col_offset(C, Q, W, (size_t)R, base, dl, j) + r];
+        forward(Rp, dinv, z, T, n);
+    }
+    for (int b = t >= c1 ? t - c1 : t - c1 + T; b < nb; b += T) {
         forward(Rp, dinv, zv + b, nb, n);
         float q = 0.f;
         for (int j = 0; j < n; j++) {
@@ -82,39 +149,15 @@ __global__ void adaptive_detect_kernel(const rtk_gather g, const rtk_adaptive a,
         vsv[b] = q;
     }
     __syncthreads();
-    const float2 *X = static_cast<const float2 *>(g.X);
-    const float2 *Y = static_cast<const float2 *>(a.Y);
-    const int L = g.seg_len, C = g.channels, Q = g.order, R = g.range;
-    float2 *z = Z + t;
-    for (int c = blockIdx.y * T; c < L; c += gridDim.y * T) {
+    if (t < c1)
+        test_cell(a, zv, vsv, z, T, n, nb, group, d, R, s * L + cf + t, hits, capacity, status);
+    for (int c = cf + gridDim.y * T; c < L; c += gridDim.y * T) {
         if (c + t >= L) break; /* no barrier below: each thread works in its own column */
         const int r = s * L + c + t;
         for (int j = 0; j < n; j++)
             z[(size_t)j * T] = X[rtk::gather_col_offset(C, Q, W, (size_t)R, base, dl, j) + r];
         forward(Rp, dinv, z, T, n);
-        float bq = 0.f;
-        for (int j = 0; j < n; j++) {
-            const float2 v = z[(size_t)j * T];
-            bq = fmaf(v.x, v.x, fmaf(v.y, v.y, bq));
-        }
-        for (int i = 0; i < nb; i++) {
-            float2 cv = c0();
-            for (int j = 0; j < n; j++) cv = cjfma(zv[(size_t)j * nb + i], z[(size_t)j * T], cv);
-            const double ab = ((double)cv.x * cv.x + (double)cv.y * cv.y) / vsv[i], b = bq;
-            const double st = a.kind == KIND_AMF     ? a.K * ab
-                              : a.kind == KIND_KELLY ? ab / (1.0 + b)
-                                                     : (b > 0 ? ab / b : 0.0);
-            if (st > a.eta) {
-                const unsigned long long flat =
-                    ((unsigned long long)(a.beam0 + group + i) * a.out_bins + d) * R + r;
-                const unsigned at = atomicAdd(&status->detections, 1u);
-                if (at < capacity) {
-                    const float2 y = Y[flat];
-                    const double p = (double)y.x * y.x + (double)y.y * y.y;
-                    hits[at] = rtk_detect_hit{flat, st, (float)p, (float)(a.K * ab)};
-                }
-            }
-        }
+        test_cell(a, zv, vsv, z, T, n, nb, group, d, R, r, hits, capacity, status);
     }
 }
 
