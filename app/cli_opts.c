@@ -452,9 +452,6 @@ int cli_detector_check(const stap_cfar_config *cfar, const stap_config *cfg)
     if (!stap_cfar_is_adaptive(cfar->kind)) return EXIT_OK;
     if (!stap_config_validate(&c, 0, 0, 0, &err) && stap_detector_check(cfar, &c, &err))
         return cli_error(EXIT_USAGE, "--detector: %s", cli_flags_in(&err));
-    if (cfg->backend == STAP_BACKEND_GPU || cfg->backend == STAP_BACKEND_CUBLAS)
-        return cli_error(EXIT_USAGE, "--detector %s runs on the cpu and lapack backends only (not "
-                         "--backend %s)", stap_cfar_kind_name(cfar->kind), stap_backend_name(cfg->backend));
     return EXIT_OK;
 }
 

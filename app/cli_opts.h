@@ -105,7 +105,7 @@ int cli_parse_preset(const cli_opt *o, const char *arg);    /* value: stap_prese
 int cli_parse_cfar_kind(const cli_opt *o, const char *arg); /* value: stap_cfar_kind *   */
 int cli_parse_detector(const cli_opt *o, const char *arg);  /* value: stap_cfar_kind *   */
 /* --detector where it is not defined for cfg (stap_detector_check; a configuration that does
- * not validate is left to the engine to report) or on a GPU backend: a usage error (exit 2,
+ * not validate is left to the engine to report): a usage error (exit 2,
  * printed); EXIT_OK otherwise and for the CFARs. */
 int cli_detector_check(const stap_cfar_config *cfar, const stap_config *cfg);
 int cli_parse_layout_opt(const cli_opt *o, const char *arg); /* value: cli_input_opts *  */
@@ -239,7 +239,7 @@ int cli_parse_cfar_total(const cli_opt *o, const char *arg);      /* value: int,
      "amf | kelly | ace: adaptive detector instead of the CFAR,\n"                         \
      "threshold from --cfar-pfa by its closed form (needs\n"                                \
      "--training-window sliding and no loading; post-Doppler\n"                            \
-     "or JDL; CPU backends; the later of --cfar and --detector\n"                            \
+     "or JDL; any backend; the later of --cfar and --detector\n"                             \
      "counts)",                                                                               \
      .parse = cli_parse_detector, .given = (set)},                                        \
     {"cfar-pfa", 0, CLI_DOUBLE, &(cf)->pfa, "P", "false-alarm probability per cell (default 1e-6)", \

@@ -154,6 +154,15 @@ extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, i
                                             int nbeams, const void *V, void *W, rtk_factor_flags *flags,
                                             unsigned long long *phase_ns, int subst, void *stream)
 {
+    return rtk_qr_weights_gather_keep_launch(v, g, m, n, batch, nbeams, V, W, flags, phase_ns, subst,
+                                             nullptr, stream);
+}
+
+extern "C" int rtk_qr_weights_gather_keep_launch(int v, const rtk_gather *g, int m, int n, int batch,
+                                                 int nbeams, const void *V, void *W,
+                                                 rtk_factor_flags *flags, unsigned long long *phase_ns,
+                                                 int subst, void *R, void *stream)
+{
     if (!rtk_qr_can_gather(v) || !g || !g->X || !g->cells || batch < 1 || nbeams < 1)
         return (int)cudaErrorInvalidValue;
     rtk::QrArgs a = make_args(m, n, batch, nullptr, m, 0, subst);
@@ -172,5 +181,7 @@ extern "C" int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, i
     a.gcells = g->cells;
     a.gK = g->training;
     a.gload = g->load;
+    a.R = (float2 *)R;
+    a.rstride = (long long)n * n;
     return (int)table[v].qrg(a, (cudaStream_t)stream);
 }

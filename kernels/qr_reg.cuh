@@ -696,6 +696,16 @@ __global__ void __launch_bounds__((qr_reg_threads<TR, TC, RPT, CPT, MATS, WEIGHT
             if (t == 0) atomicMin(&args.flags->bad_item, k);
             return;
         }
+        if (args.R) { /* R kept for later kernels (the adaptive detectors; one uniform branch
+                         where not asked for), before a blocked solve overwrites Rs */
+            const int nt = MATS > 1 ? S::NT : (int)blockDim.x;
+            float2 *Rk = args.R + (long long)k * args.rstride;
+            for (int i = t; i < n * n; i += nt) {
+                const int col = i / n, row = i - col * n;
+                if (row <= col) Rk[(size_t)col * n + row] = Rs[row * LD + col];
+            }
+            group_sync<MATS>();
+        }
         static_assert(S::NT % 32 == 0, "whole warps per matrix");
         if (t < 32) diag_ratio_warp([&](int i) { return Rs[i * LD + i]; }, n, k, args.flags, t);
         float2 *Wk = args.W + (size_t)k * args.nbeams * n;

@@ -170,6 +170,14 @@ typedef struct rtk_gather {
 int rtk_qr_weights_gather_launch(int v, const rtk_gather *g, int m, int n, int batch,
                                  int nbeams, const void *V, void *W, rtk_factor_flags *flags,
                                  unsigned long long *phase_ns, int subst, void *stream);
+/* The same, keeping every factor: R (when not NULL) receives R_k's upper triangle, column-major
+ * n x n at R + k*n*n (leading dimension n; the strict lower triangle is not written), copied
+ * from shared memory after the factorization — for the adaptive detectors
+ * (rtk_adaptive_detect_launch). An item whose R has a zero or non-finite diagonal is not
+ * written. */
+int rtk_qr_weights_gather_keep_launch(int v, const rtk_gather *g, int m, int n, int batch,
+                                      int nbeams, const void *V, void *W, rtk_factor_flags *flags,
+                                      unsigned long long *phase_ns, int subst, void *R, void *stream);
 /* 1 when variant v can gather its input (register variants with fused weights). */
 int rtk_qr_can_gather(int v);
 /* Materialize the gathered matrices: T_k = T + k*stride (m x n, leading dimension ldt). */

@@ -179,6 +179,48 @@ int rtk_apply_cfar_launch(const rtk_gather *g, int beams, const void *W, const r
                           const double *alpha, rtk_cfar_hit *hits, unsigned int capacity,
                           rtk_cpi_status *status, void *stream);
 
+/* ---- the adaptive detectors (AMF, Kelly's GLRT, ACE: rtstap/cfar.h) -------------------- */
+typedef struct rtk_detect_hit {
+    unsigned long long flat; /* (b*D + d)*R + r                                          */
+    double statistic;        /* the detector's statistic in the cell                     */
+    float power;             /* |y|^2 of the output cell (in double, rounded)            */
+    float ka;                /* K a = the AMF statistic (the estimated output SINR)      */
+} rtk_detect_hit;
+
+/* What one launch tests: `mats` training matrices k = d'*S + s (S = g->segments, d' a bin
+ * of the gather g, which describes the snapshots as it does the training rows: cell r of
+ * matrix k is x[j] = X[bin tap(d', j)][j / Q][r], j = c*Q + q < n = channels * order, for
+ * the cells r of segment s), each with its factor R_k (upper n x n of R + k*rstride,
+ * leading dimension ldr, column-major: S_k = R_k^H R_k) and the steering vectors of its
+ * beam group group = d' / out_bins: nbeams vectors V + group*vgroup + b*vld (n each).
+ * Output cell of beam b: flat ((beam0 + group + b)*out_bins + d' % out_bins)*range + r;
+ * element space tests every beam (group 0, beam0 0); JDL each beam in its beamspace (one
+ * beam a group, the groups stacked as g's bins, or one launch per beam with beam0). */
+typedef struct rtk_adaptive {
+    int kind;        /* 6 AMF, 7 Kelly, 8 ACE (stap_cfar_kind's values)               */
+    int K;           /* training snapshots                                            */
+    double eta;      /* the threshold: statistic > eta detects                        */
+    int n, mats;
+    const void *R;
+    int ldr;
+    long long rstride;
+    const void *V;
+    int vld, nbeams;
+    long long vgroup;
+    int out_bins, beam0;
+    const void *Y;   /* the output (beams x out_bins x range): the hits' power           */
+} rtk_adaptive;
+
+/* The block size the detector kernel runs n DOF and nbeams beams with (R, the beams' zv
+ * and a tile of one column of n per thread in shared memory): 128, 64 or 32, or 0 when even
+ * 32 threads do not fit smem_limit bytes (cudaDevAttrMaxSharedMemoryPerBlockOptin). */
+int rtk_adaptive_detect_threads(int n, int nbeams, int smem_limit);
+/* Every cell's statistic (the forward substitutions in FP32; a, b and the statistic in
+ * double); hits above the threshold are appended to hits (atomic count in
+ * status->detections, which may exceed capacity) in no particular order. */
+int rtk_adaptive_detect_launch(const rtk_gather *g, const rtk_adaptive *a, rtk_detect_hit *hits,
+                               unsigned int capacity, rtk_cpi_status *status, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

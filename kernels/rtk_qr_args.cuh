@@ -25,6 +25,9 @@ struct QrArgs {
     int gC, gQ, gD, gR, gS, gK;
     int gW;                  /* bins per wrap group (rtk_gather.wrap; = gD when 0) */
     float gload;
+    float2 *R;               /* fused kernels: each factor's R out (upper n x n of
+                                R + k*rstride, leading dimension n), or NULL       */
+    long long rstride;
 };
 
 /* Where column col = c*Q + q of a training matrix of centre bin base + d starts in the

@@ -626,13 +626,15 @@ struct la_dev_weights {
     cublasHandle_t blas = nullptr;
     dbuf T, aptr, tptr, wptr, tau; /* materialized matrices; cuBLAS arrays */
     dbuf fptr;                     /* grouped cuBLAS: batch pointers to the factors */
+    dbuf Rk;                       /* fused, factors kept: batch x n x n (la_dev_weights_keep_factors) */
+    bool keep = false;
     char desc[128] = {0};
 };
 
 extern "C" void la_dev_weights_destroy(la_dev_weights *w)
 {
     if (!w) return;
-    dbuf *bufs[] = {&w->T, &w->aptr, &w->tptr, &w->wptr, &w->tau, &w->fptr};
+    dbuf *bufs[] = {&w->T, &w->aptr, &w->tptr, &w->wptr, &w->tau, &w->fptr, &w->Rk};
     for (dbuf *b : bufs)
         if (b->p) cudaFree(b->p);
     if (w->blas) cublasDestroy(w->blas);
@@ -754,8 +756,9 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
     if (w->fused) {
         if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
         if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
-        LA_LAUNCH(rtk_qr_weights_gather_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
-                                         w->dbad, w->dphase, w->tune.fused_subst, s));
+        LA_LAUNCH(rtk_qr_weights_gather_keep_launch(w->variant, &w->g, m, n, batch, nb, w->dV, w->dW,
+                                                    w->dbad, w->dphase, w->tune.fused_subst,
+                                                    w->keep ? w->Rk.p : nullptr, s));
         return STAP_OK;
     }
     /* materialized: the gather's matrices (grouped: the caller wrote them), then factor and
@@ -850,6 +853,34 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err)
     return STAP_OK;
 }
 
+extern "C" int la_dev_weights_keep_factors(la_dev_weights *w, stap_error *err)
+{
+    if (!w->fused || w->keep) return STAP_OK; /* materialized: R stays in T */
+    const size_t bytes = (size_t)w->batch * w->n * w->n * sizeof(float2);
+    RTK_TRY(grow(&w->Rk, bytes, "kept R factors", err));
+    /* zeros until the first enqueue (and where a singular item's R is not written) */
+    LA_CU(cudaMemsetAsync(w->Rk.p, 0, bytes, w->stream));
+    w->keep = true;
+    return STAP_OK;
+}
+
+extern "C" int la_dev_weights_factors(const la_dev_weights *w, const void **R, int *ldr,
+                                      long long *stride)
+{
+    if (w->caller_matrices) return 0; /* grouped: factors are not per item */
+    if (w->fused) {
+        if (!w->keep) return 0;
+        *R = w->Rk.p;
+        *ldr = w->n;
+        *stride = (long long)w->n * w->n;
+        return 1;
+    }
+    *R = w->T.p;
+    *ldr = w->m;
+    *stride = (long long)w->m * w->n;
+    return 1;
+}
+
 extern "C" int la_dev_weights_fused(const la_dev_weights *w) { return w && w->fused; }
 extern "C" const char *la_dev_weights_describe(const la_dev_weights *w) { return w ? w->desc : ""; }
 extern "C" int stap_la_dev_weights_materializes(stap_backend backend, int variant,
@@ -869,7 +900,8 @@ extern "C" int stap_la_dev_weights_materializes(stap_backend backend, int varian
 
 extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)
 {
-    return w ? w->T.cap + w->aptr.cap + w->tptr.cap + w->wptr.cap + w->tau.cap + w->fptr.cap : 0;
+    return w ? w->T.cap + w->aptr.cap + w->tptr.cap + w->wptr.cap + w->tau.cap + w->fptr.cap + w->Rk.cap
+             : 0;
 }
 
 /* ---- the GPU library's linalg entry (la_gpu_module.h) ------------------------------- */

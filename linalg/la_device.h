@@ -54,6 +54,15 @@ int la_dev_weights_create_grouped(la_dev_weights **out, stap_backend backend, in
                                   rtk_factor_flags *dbad, void *stream, stap_error *err);
 /* The grouped solver's matrix buffer (device). */
 void *la_dev_weights_matrices(la_dev_weights *w);
+/* Keep every item's R factor after each enqueue, for later kernels on the stream (the
+ * adaptive detectors): where the fused kernel factors, it then also writes R out (one n x n
+ * buffer per item, allocated here, once); materialized objects keep R in their matrices
+ * anyway. Call before the first enqueue (and before a graph capture). */
+int la_dev_weights_keep_factors(la_dev_weights *w, stap_error *err);
+/* Where item k's R is after an enqueue: the upper n x n triangle of *R + k*stride, leading
+ * dimension *ldr (column-major). Returns 0 when not kept (fused without
+ * la_dev_weights_keep_factors, or the grouped solver, whose factors are not per item). */
+int la_dev_weights_factors(const la_dev_weights *w, const void **R, int *ldr, long long *stride);
 /* 1 when gather, QR and weights run as one kernel. */
 int la_dev_weights_fused(const la_dev_weights *w);
 /* e.g. "flw16x22_15x3 (gather + QR + weights fused)", "cublasCgeqrfBatched + 2 trsm" */

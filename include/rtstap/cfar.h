@@ -58,7 +58,7 @@ typedef enum {
     STAP_CFAR_SO,
     STAP_CFAR_CA2D,
     /* the adaptive detectors (below): not CFARs of the output's power but tests of the
-     * snapshot against the weights' training; computed by the CPU engine */
+     * snapshot against the weights' training; computed by the engine on every backend */
     STAP_CFAR_AMF,
     STAP_CFAR_KELLY,
     STAP_CFAR_ACE

@@ -31,6 +31,45 @@ void doppler_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf,
     snprintf(buf, len, "%s", la_dev_weights_describe(g->slot[0].qr));
 }
 
+/* The detector's arguments common to every algorithm (adaptive.c's threshold, the output). */
+rtk_adaptive adaptive_args(const stap_engine *e, const stap_gpu_engine *g, const stap_gpu_slot *s)
+{
+    rtk_adaptive a{};
+    a.kind = (int)e->opt.cfar.kind;
+    a.K = e->cfg.training;
+    a.eta = g->eta;
+    a.n = e->Nt;
+    a.out_bins = e->cfg.doppler_bins;
+    a.Y = s->d_Y;
+    return a;
+}
+
+int factors_of(const la_dev_weights *w, rtk_adaptive *a, stap_error *err)
+{
+    if (!la_dev_weights_factors(w, &a->R, &a->ldr, &a->rstride))
+        return stap_fail(err, STAP_EINVAL, "GPU engine: the weight solver kept no R factors");
+    return STAP_OK;
+}
+
+int doppler_keep(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
+{
+    return la_dev_weights_keep_factors(s->qr, err);
+}
+
+/* element space: matrix k = d*S + s tests every beam */
+int doppler_detect(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rtk_detect_hit *hits,
+                   unsigned capacity, rtk_cpi_status *status, stap_error *err)
+{
+    rtk_adaptive a = adaptive_args(e, g, s);
+    RTK_TRY(factors_of(s->qr, &a, err));
+    a.mats = e->batch;
+    a.V = g->d_V;
+    a.vld = e->N;
+    a.nbeams = e->B;
+    LA_LAUNCH(rtk_adaptive_detect_launch(&s->g, &a, hits, capacity, status, s->stream));
+    return STAP_OK;
+}
+
 /* ---- JDL: beamspace cubes, a QR and solve per beam (or one over the beams), expand ---- */
 
 int jdl_create(stap_engine *e, stap_gpu_engine *g, stap_error *err)
@@ -54,6 +93,23 @@ int jdl_create(stap_engine *e, stap_gpu_engine *g, stap_error *err)
     return STAP_OK;
 }
 
+/* Solver b's gather (and the detector's snapshots): beam b's beamspace cube, Na "channels";
+ * with shared steering one over every beam, the beams' cubes stacked as B groups of D bins
+ * whose taps wrap within each group. */
+rtk_gather jdl_gather(const stap_engine *e, const stap_gpu_engine *g, const stap_gpu_slot *s, int b)
+{
+    const size_t D = e->cfg.doppler_bins, R = e->cfg.range_gates;
+    const int Na = e->cfg.angle_bins;
+    rtk_gather gb = s->g;
+    gb.X = s->bs.d_Xb + (size_t)b * D * Na * R;
+    gb.channels = Na;
+    if (g->bs.shared) {
+        gb.bins = (int)(e->B * D);
+        gb.wrap = (int)D;
+    }
+    return gb;
+}
+
 int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     /* beam b: the gather reads its beamspace cube (Na "channels"), one steering vector */
@@ -72,13 +128,7 @@ int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *e
     if (!s->bs.jqr) return stap_fail(err, STAP_ENOMEM, "out of memory for the JDL solvers");
     s->bs.njqr = groups;
     for (int b = 0; b < groups; b++) {
-        rtk_gather gb = s->g;
-        gb.X = s->bs.d_Xb + (size_t)b * D * Na * R;
-        gb.channels = Na;
-        if (g->bs.shared) {
-            gb.bins = (int)(e->B * D);
-            gb.wrap = (int)D;
-        }
+        const rtk_gather gb = jdl_gather(e, g, s, b);
         RTK_TRY(la_dev_weights_create(&s->bs.jqr[b], c->backend, e->opt.qr_variant, &e->opt.tuning.la, &gb, e->M, e->Nt,
                                       e->batch * (g->bs.shared ? e->B : 1), 1,
                                       g->bs.d_Vt + (size_t)b * e->Nt,
@@ -104,6 +154,32 @@ int jdl_enqueue(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error
     LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_WEIGHTS], st));
     LA_LAUNCH(rtk_jdl_expand_launch(s->bs.d_Wt, g->bs.d_A, e->batch, e->B, c->channels,
                                               c->doppler_order, Na, s->d_W, st));
+    return STAP_OK;
+}
+
+int jdl_keep(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
+{
+    for (int b = 0; b < s->bs.njqr; b++) RTK_TRY(la_dev_weights_keep_factors(s->bs.jqr[b], err));
+    return STAP_OK;
+}
+
+/* each beam in its beamspace: the solvers' matrices (all beams stacked as B groups of D bins,
+ * or one solver a beam), the snapshots from the beamspace cubes as their gathers read them */
+int jdl_detect(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rtk_detect_hit *hits,
+               unsigned capacity, rtk_cpi_status *status, stap_error *err)
+{
+    for (int b = 0; b < s->bs.njqr; b++) {
+        rtk_adaptive a = adaptive_args(e, g, s);
+        RTK_TRY(factors_of(s->bs.jqr[b], &a, err));
+        const rtk_gather gb = jdl_gather(e, g, s, b);
+        a.mats = e->batch * (g->bs.shared ? e->B : 1);
+        a.V = g->bs.d_Vt + (size_t)b * e->Nt;
+        a.vld = e->Nt;
+        a.vgroup = e->Nt;
+        a.nbeams = 1;
+        a.beam0 = b;
+        LA_LAUNCH(rtk_adaptive_detect_launch(&gb, &a, hits, capacity, status, s->stream));
+    }
     return STAP_OK;
 }
 
@@ -180,10 +256,12 @@ void dpca_describe(const stap_engine *e, const stap_gpu_engine *g, char *buf, si
              e->cfg.dpca_shift);
 }
 
-const stap_gpu_algo post_doppler = {nullptr, doppler_slot, doppler_enqueue, doppler_describe};
-const stap_gpu_algo jdl = {jdl_create, jdl_slot, jdl_enqueue, jdl_describe};
-const stap_gpu_algo subcpi = {nullptr, subcpi_slot, subcpi_enqueue, subcpi_describe};
-const stap_gpu_algo dpca = {nullptr, fixed_slot, fixed_enqueue, dpca_describe};
+const stap_gpu_algo post_doppler = {nullptr, doppler_slot, doppler_enqueue, doppler_describe,
+                                    doppler_keep, doppler_detect};
+const stap_gpu_algo jdl = {jdl_create, jdl_slot, jdl_enqueue, jdl_describe, jdl_keep, jdl_detect};
+/* the adaptive detectors are not defined for these (stap_detector_check) */
+const stap_gpu_algo subcpi = {nullptr, subcpi_slot, subcpi_enqueue, subcpi_describe, nullptr, nullptr};
+const stap_gpu_algo dpca = {nullptr, fixed_slot, fixed_enqueue, dpca_describe, nullptr, nullptr};
 
 } // namespace
 

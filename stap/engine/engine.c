@@ -110,12 +110,14 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
         const size_t Tm = sub || stap_la_dev_weights_materializes(c->backend, o->qr_variant, &o->tuning.la, (int)M,
                                                              (int)Nt, (int)mats, solve_beams)
                               ? T : 0;
+        /* the adaptive detectors: the R factors a fused solve keeps (materialized: in T) */
+        const size_t Rk = stap_cfar_is_adaptive(o->cfar.kind) && !Tm ? z * mats * Nt * Nt : 0;
         /* beamspace (JDL): every beam's beamspace cube (Nt / Q "channels") and weights */
         const size_t jdl = beamspace ? z * B * D * (Nt / c->doppler_order) * R + z * B * batch * Nt
                                      : 0;
         size_t per = z * C * P * R + (as_stored ? stap_sample_bytes(&o->input) * C * P * R : 0) +
                      X + z * nw + z * ny + 256 + prefix + hit * hit_cap +
-                     X /* cuFFT work, at most about the transform's size */ + Tm + jdl;
+                     X /* cuFFT work, at most about the transform's size */ + Tm + Rk + jdl;
         if (o->apply_gemm) per += z * nw + sizeof(void *) * 3 * (sub ? 1 : c->doppler_order) * batch;
         /* the cuBLAS solver's pointer arrays (geqrf: 2 per matrix; trsm: 2 per item) and tau */
         if (c->backend == STAP_BACKEND_CUBLAS)
@@ -376,16 +378,10 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
         cfg.backend = stap_backend_available(STAP_BACKEND_GPU, &probe) == STAP_OK ? STAP_BACKEND_GPU
                                                                             : STAP_BACKEND_CPU;
     }
+    /* the adaptive detectors run on every backend where stap_detector_check passes them
+     * (post-Doppler, JDL); the GPU engine refuses a shape its detector kernel cannot hold
+     * (engine_gpu.cu: R and the beams' R^-H v in shared memory), and AUTO then runs on the CPU */
     char note[sizeof((stap_engine *)0)->note] = "";
-    if (adaptive && is_gpu_backend(cfg.backend)) {
-        if (!auto_backend || opt->resident)
-            return stap_fail(err, STAP_EUNSUPPORTED, "the %s detector runs on the cpu and lapack "
-                             "backends only (backend %s)", stap_cfar_kind_name(opt->cfar.kind),
-                             stap_backend_name(cfg.backend));
-        snprintf(note, sizeof note, "running on the CPU: the %s detector runs on the cpu backend "
-                 "only", stap_cfar_kind_name(opt->cfar.kind));
-        cfg.backend = STAP_BACKEND_CPU;
-    }
     if (auto_backend && cfg.qr == STAP_QR_CHOLQR2 && cfg.backend != STAP_BACKEND_CPU && !opt->resident) {
         snprintf(note, sizeof note, "running on the CPU: the cholqr2 factor (stap_config.qr) runs on the "
                                     "cpu backend only");

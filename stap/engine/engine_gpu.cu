@@ -80,6 +80,10 @@ static rtk_cfar_window line_window(const stap_engine *e)
                            e->cfg.doppler_bins};
 }
 
+/* The adaptive detectors (AMF, Kelly, ACE) instead of a CFAR of the output: from the R
+ * factors the weight solve kept (stap_gpu_algo's keep_factors and detect). */
+static bool adaptive(const stap_engine *e) { return stap_cfar_is_adaptive(e->opt.cfar.kind) != 0; }
+
 /* Everything of a CPI after its copy-in, on the slot's stream: captured once as a graph,
  * or launched directly per CPI. */
 int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
@@ -146,7 +150,10 @@ int enqueue_compute(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
     }
     LA_LAUNCH(rtk_event_record(s->ev[STAP_STAGE_DETECT], st));
     const stap_cfar_config *cf = &e->opt.cfar;
-    if (cf->kind != STAP_CFAR_NONE && !fused_detect(e, s))
+    if (adaptive(e))
+        RTK_TRY(stap_gpu_algo_of(c)->detect(e, g, s, (rtk_detect_hit *)s->d_hits, g->hit_cap,
+                                            s->d_status, err));
+    else if (cf->kind != STAP_CFAR_NONE && !fused_detect(e, s))
         LA_LAUNCH(stap_cfar_enqueue(cf, e->B, c->doppler_bins, c->range_gates, s->d_Y, s->d_prefix, 1,
                               g->d_alpha, g->d_rank, s->d_hits, g->hit_cap, s->d_status,
                               e->opt.tuning.cfar.two_pass, e->opt.tuning.cfar.line_threads, st));
@@ -185,6 +192,7 @@ void destroy_slot(gpu_slot *s)
         if (ev) cudaEventDestroy(ev);
     if (s->stream) cudaStreamDestroy(s->stream);
     stap_cfar_plan_destroy(s->cfar);
+    free(s->det);
 }
 
 int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
@@ -214,7 +222,12 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
                        "CFAR prefix sums", err));
         RTK_TRY(dalloc(g, &s->d_hits, sizeof(rtk_cfar_hit) * g->hit_cap, "CFAR hit list", err));
         RTK_TRY(halloc(g, &s->h_hits, sizeof(rtk_cfar_hit) * g->hit_cap, "CFAR hit list", err));
-        RTK_TRY(stap_cfar_plan_create(&s->cfar, cf, e->B, (int)D, (int)R, 1, err));
+        if (adaptive(e)) {
+            s->det = (stap_detection *)malloc(sizeof(stap_detection) * (g->hit_cap ? g->hit_cap : 1));
+            if (!s->det) return stap_fail(err, STAP_ENOMEM, "out of memory for the detection records");
+        } else {
+            RTK_TRY(stap_cfar_plan_create(&s->cfar, cf, e->B, (int)D, (int)R, 1, err));
+        }
     }
     /* D-point transforms along the first axis of X (D x C x R): C*R of them, element
      * stride C*R, neighbours 1 apart — one plan, one launch per CPI (none where the
@@ -264,6 +277,7 @@ int create_slot(stap_engine *e, gpu_engine *g, gpu_slot *s, stap_error *err)
             return stap_fail(err, STAP_EDEVICE, "GPU engine: cuBLAS could not be set up");
     }
     RTK_TRY(stap_gpu_algo_of(c)->create_slot(e, g, s, err));
+    if (adaptive(e)) RTK_TRY(stap_gpu_algo_of(c)->keep_factors(e, g, s, err));
 
     /* one direct run on a zero cube: module loading and kernel attributes happen here, not
      * in the first CPI or inside a capture (its status, a singular factor, is ignored) */
@@ -314,6 +328,7 @@ void gpu_destroy(stap_engine *e)
     for (void *p : dev)
         if (p) cudaFree(p);
     free(g->h_big);
+    free(g->big_det);
     delete g;
     e->impl = nullptr;
 }
@@ -339,7 +354,24 @@ int gpu_create(stap_engine *e, stap_error *err)
     RTK_TRY(dalloc(g, &g->d_cells, sizeof(int) * ncells, "training-cell table", err));
     LA_CU(cudaMemcpy(g->d_cells, e->cells, sizeof(int) * ncells, cudaMemcpyHostToDevice));
     const stap_cfar_config *cf = &e->opt.cfar;
-    if (cf->kind != STAP_CFAR_NONE) {
+    if (adaptive(e)) {
+        /* the threshold on the host (adaptive.c), the statistics on the device */
+        if (!al->detect)
+            return stap_fail(err, STAP_EUNSUPPORTED, "the %s detector is not defined for this "
+                             "algorithm", stap_cfar_kind_name(cf->kind));
+        RTK_TRY(stap_detector_threshold(cf->kind, e->Nt, c->training, cf->pfa, &g->eta, err));
+        int dev = 0, smem = 0;
+        LA_CU(cudaGetDevice(&dev));
+        LA_CU(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        const int beams = (stap_algorithm_traits(c) & STAP_TRAIT_BEAMSPACE) ? 1 : e->B;
+        if (!rtk_adaptive_detect_threads(e->Nt, beams, smem))
+            return stap_fail(err, STAP_EUNSUPPORTED, "the %s detector's GPU kernel holds R (%d x %d), "
+                             "the %d beams' R^-H v and 32 snapshots in shared memory: more than the "
+                             "device's %d bytes a block (use the cpu backend)",
+                             stap_cfar_kind_name(cf->kind), e->Nt, e->Nt, beams, smem);
+        g->hit_cap = (unsigned)std::fmin((double)stap_engine_hit_capacity(c, e->B, &e->opt), 4.0e9);
+        g->hit_chunk = g->hit_cap < 1024 ? g->hit_cap : 1024;
+    } else if (cf->kind != STAP_CFAR_NONE) {
         stap_cfar_plan *tables = nullptr;
         RTK_TRY(stap_cfar_plan_create(&tables, cf, e->B, c->doppler_bins, c->range_gates, 1, err));
         const size_t nt = stap_cfar_table_len(cf);
@@ -364,7 +396,7 @@ int gpu_create(stap_engine *e, stap_error *err)
     char qr[160];
     al->describe(e, g, qr, sizeof qr);
     snprintf(e->describe, sizeof e->describe,
-             "%s: %s, %s, %s, %s CFAR kernels, %s, %d slot%s", stap_backend_name(c->backend),
+             "%s: %s, %s, %s, %s %s, %s, %d slot%s", stap_backend_name(c->backend),
              doppler_one_kernel(e) ? "Doppler filter in one kernel" : "cuFFT Doppler", qr,
              e->opt.apply_gemm                ? "apply as cublasCgemmBatched per tap"
              : fused_detect(e, &g->slot[0]) ? "apply on the tensor cores (3xTF32) and detection in one kernel"
@@ -372,6 +404,7 @@ int gpu_create(stap_engine *e, stap_error *err)
                                                                                 : apply_kind(e) == 2 ? 1
                                                                                                     : 0),
              stap_cfar_kind_name(cf->kind),
+             adaptive(e) ? "detector kernel (from the kept R factors)" : "CFAR kernels",
              g->graphs ? "CUDA graphs" : (g->graph_note[0] ? g->graph_note : "direct launches"),
              e->opt.slots, e->opt.slots > 1 ? "s" : "");
     return STAP_OK;
@@ -410,7 +443,14 @@ int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, stap_
     }
     const stap_cfar_config *cf = &e->opt.cfar;
     LA_LAUNCH(rtk_status_reset_launch(g->d_big_status, s->stream));
-    if (fused_detect(e, s)) { /* no Y in device memory: the fused kernel again (X and W are the CPI's) */
+    if (adaptive(e)) { /* the CPI's X, Y and factors are still the slot's */
+        if (!g->big_det) {
+            g->big_det = (stap_detection *)malloc(sizeof(stap_detection) * cells);
+            if (!g->big_det) return stap_fail(err, STAP_ENOMEM, "out of memory for %zu detections", cells);
+        }
+        RTK_TRY(stap_gpu_algo_of(c)->detect(e, g, s, (rtk_detect_hit *)g->d_big, (unsigned)cells,
+                                            g->d_big_status, err));
+    } else if (fused_detect(e, s)) { /* no Y in device memory: the fused kernel again (X and W are the CPI's) */
         const rtk_cfar_window lw = line_window(e);
         LA_LAUNCH(rtk_apply_cfar_launch(&s->g, e->B, s->d_W, &lw, g->d_alpha, g->d_big, (unsigned)cells,
                                          g->d_big_status, s->stream));
@@ -424,6 +464,29 @@ int retest_all(stap_engine *e, gpu_engine *g, gpu_slot *s, unsigned count, stap_
                        s->stream));
     LA_CU(cudaStreamSynchronize(s->stream));
     return STAP_OK;
+}
+
+static int cmp_hit(const void *pa, const void *pb)
+{
+    const unsigned long long a = ((const rtk_detect_hit *)pa)->flat, b = ((const rtk_detect_hit *)pb)->flat;
+    return (a > b) - (a < b);
+}
+
+/* The adaptive detector's records from its hits, sorted by (beam, Doppler bin, range cell)
+ * (the flat index's order) as the CPU engine's: the same stap_cfar_record, the estimated
+ * SINR K a in dB (engine_detect.c). */
+static void adaptive_records(const stap_engine *e, const gpu_engine *g, rtk_detect_hit *hits,
+                             size_t n, stap_detection *det, const stap_detection **out, size_t *count)
+{
+    static_assert(sizeof(rtk_detect_hit) == sizeof(rtk_cfar_hit), "hit sizes differ");
+    if (n > 1) qsort(hits, n, sizeof *hits, cmp_hit);
+    for (size_t i = 0; i < n; i++) {
+        det[i] = stap_cfar_record(hits[i].flat, e->cfg.doppler_bins, e->cfg.range_gates,
+                                  hits[i].power, 1.0, hits[i].statistic, g->eta);
+        det[i].snr_db = (float)(10.0 * log10((double)hits[i].ka));
+    }
+    *out = n ? det : nullptr;
+    *count = n;
 }
 
 int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err)
@@ -466,7 +529,11 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err)
                           sizeof(rtk_cfar_hit) * (n - g->hit_chunk), cudaMemcpyDeviceToHost));
         }
         static_assert(sizeof(stap_cfar_hit) == sizeof(rtk_cfar_hit), "hit layouts differ");
-        RTK_TRY(stap_cfar_plan_finish(s->cfar, hits, n, &res->detections, &res->detection_count, err));
+        if (adaptive(e))
+            adaptive_records(e, g, (rtk_detect_hit *)hits, n, n > g->hit_cap ? g->big_det : s->det,
+                             &res->detections, &res->detection_count);
+        else
+            RTK_TRY(stap_cfar_plan_finish(s->cfar, hits, n, &res->detections, &res->detection_count, err));
     }
     if (stap_algorithm_traits(&e->cfg) & STAP_TRAIT_FIXED) { /* no factors: nothing ill-conditioned */
         res->diag_ratio = 1.0f;

@@ -57,6 +57,7 @@ struct stap_gpu_slot {
     rtk_cfar_hit *h_hits = nullptr;     /* pinned, hit_cap entries */
     stap_cf32 *h_W = nullptr, *h_Y = nullptr; /* pinned, when kept */
     stap_cfar_plan *cfar = nullptr;      /* records from hits */
+    stap_detection *det = nullptr;       /* adaptive detectors: the records, hit_cap of them */
     double submit_ms = 0;
     double done_ms = 0;
 };
@@ -75,6 +76,8 @@ struct stap_gpu_engine {
     rtk_cfar_hit *d_big = nullptr; /* overflow path: every cell    */
     rtk_cpi_status *d_big_status = nullptr;
     stap_cfar_hit *h_big = nullptr;
+    stap_detection *big_det = nullptr; /* adaptive detectors, overflow path: every cell's record */
+    double eta = 0;         /* adaptive detectors: the threshold (stap_detector_threshold) */
     bool graphs = false;
     char graph_note[96] = {0};
     stap_gpu_slot slot[STAP_ENGINE_MAX_SLOTS];
@@ -107,6 +110,13 @@ struct stap_gpu_algo {
     int (*enqueue)(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err);
     /* the engine's description of the QR and weight stages */
     void (*describe)(const stap_engine *e, const stap_gpu_engine *g, char *buf, size_t len);
+    /* the adaptive detectors (NULL where stap_detector_check refuses the algorithm):
+     * keep_factors at slot creation (the solvers keep their R factors), detect per CPI after
+     * the apply (rtk_adaptive_detect_launch over every training matrix, hits appended to
+     * hits, counted in status->detections) */
+    int (*keep_factors)(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err);
+    int (*detect)(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, rtk_detect_hit *hits,
+                  unsigned capacity, rtk_cpi_status *status, stap_error *err);
 };
 
 const stap_gpu_algo *stap_gpu_algo_of(const stap_config *c);

@@ -27,6 +27,8 @@ static const stap_gpu_host host = {
     stap_engine_fail_input,
     stap_engine_fail_item,
     stap_engine_fail_weight,
+    stap_detector_threshold,
+    stap_cfar_record,
 };
 
 static struct {

@@ -78,4 +78,13 @@ int stap_engine_fail_weight(const stap_engine *e, unsigned long long flat, stap_
 {
     return H->stap_engine_fail_weight(e, flat, err);
 }
+int stap_detector_threshold(stap_cfar_kind k, int N, int K, double pfa, double *eta, stap_error *err)
+{
+    return H->stap_detector_threshold(k, N, K, pfa, eta, err);
+}
+stap_detection stap_cfar_record(size_t flat, int doppler_bins, int range_gates, double power,
+                                double noise, double statistic, double threshold)
+{
+    return H->stap_cfar_record(flat, doppler_bins, range_gates, power, noise, statistic, threshold);
+}
 }

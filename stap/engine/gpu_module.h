@@ -38,6 +38,10 @@ typedef struct stap_gpu_host {
     int (*stap_engine_fail_input)(const stap_engine *e, unsigned long long flat, stap_error *err);
     int (*stap_engine_fail_item)(const stap_engine *e, int item, stap_error *err);
     int (*stap_engine_fail_weight)(const stap_engine *e, unsigned long long flat, stap_error *err);
+    int (*stap_detector_threshold)(stap_cfar_kind k, int N, int K, double pfa, double *eta,
+                                   stap_error *err);
+    stap_detection (*stap_cfar_record)(size_t flat, int doppler_bins, int range_gates, double power,
+                                       double noise, double statistic, double threshold);
 } stap_gpu_host;
 
 typedef struct stap_gpu_api {

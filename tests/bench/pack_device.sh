@@ -12,7 +12,7 @@ bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/t
       "$b/tests/test_gpu_engine" "$b/tests/test_gpu_apply" "$b/tests/test_gpu_doppler" "$b/tests/test_engine" "$b/tests/test_pipeline"
       "$b/tests/test_perfect" "$b/tests/test_sinr" "$b/tests/mkperfect" "$b/tests/h5shape"
       "$b/tests/mkcube" "$b/tests/h5attr" "$b/tests/h5same" "$b/tests/mkpartial"
-      "$b/tests/relayout" "$b/tests/test_gpu_devices")
+      "$b/tests/relayout" "$b/tests/test_gpu_devices" "$b/tests/test_gpu_detect" "$b/tests/test_detector")
 [ -x "$b/gpu_bench" ] && bins+=("$b/gpu_bench") # tests/bench/gpu/build_bench.sh, for device.sh qr-*
 [ "${2:-}" = qr ] && bins=("$b/rtstap" "$b/tests/test_gpu_qr" "$b/tests/test_gpu_weights" "$b/tests/test_gpu_engine" "$b/gpu_bench")
 [ -x "$b/qr_bounds" ] && bins+=("$b/qr_bounds") # tests/bench/gpu/build_bounds.sh, for device.sh qr-bounds

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_detector: `rtstap run --detector amf|kelly|ace` and `rtstap roc` (issue 46): the
 # detections carry statistic and threshold (file and JSON) and pass their own test; usage
-# errors (exit 2) where the detectors are not defined; roc's report and JSON.
+# errors (exit 2) where the detectors are not defined; roc's report and JSON; --backend gpu
+# (on a GPU machine) against the cpu's detections.
 # Env: RTSTAP_BIN (the rtstap binary).
 set -u
 B=${RTSTAP_BIN:?RTSTAP_BIN must name the rtstap binary}
@@ -45,8 +46,27 @@ grep -q -- "--loading" "$T/err" || fail "loading: $(cat "$T/err")"
 expect 2 "$B" run --input "$T/scene.h5" --output "$T/x.h5" -f --beams 3 --training 40 --backend cpu \
     --detector ace --training-window sliding --algorithm pre-doppler --sub-cpi 2
 grep -q "not defined for pre-doppler" "$T/err" || fail "pre-doppler: $(cat "$T/err")"
-expect 2 "$B" run "${run_args[@]}" --detector kelly --training-window sliding --backend gpu
-grep -q "cpu and lapack backends only" "$T/err" || fail "gpu: $(cat "$T/err")"
+# the GPU backends run the detectors too: on a GPU machine the cpu's cells within 1e-3 of
+# the threshold aside; without a GPU refused for the device, not for the detector
+if "$B" run --input "$T/scene.h5" --output "$T/gpu.h5" --doppler-order 1 --beams 3 \
+    --training-window sliding --block 4 --guard 2 --training 40 --backend gpu --quiet \
+    --detector kelly --cfar-pfa 1e-2 --json "$T/gpu.json" >"$T/out" 2>"$T/err"; then
+    python3 - "$T/kelly.json" "$T/gpu.json" <<'PY' || fail "gpu: kelly detections differ from the cpu's"
+import json, sys
+cpu, gpu = (json.load(open(f))["detection_list"] for f in sys.argv[1:3])
+key = lambda x: (x["beam"], x["doppler_bin"], x["range_cell"])
+c, g = {key(x): x for x in cpu}, {key(x): x for x in gpu}
+assert [key(x) for x in gpu] == sorted(g), "gpu detections out of order"
+for k in set(c) ^ set(g):
+    x = c.get(k) or g.get(k)
+    assert abs(x["statistic"] / x["threshold"] - 1) < 1e-3, (k, x)
+for k in set(c) & set(g):
+    assert abs(g[k]["statistic"] / c[k]["statistic"] - 1) < 1e-3, (k, c[k], g[k])
+PY
+else
+    grep -q "kelly detector\|--detector" "$T/err" && fail "gpu: refused for the detector: $(cat "$T/err")"
+    grep -qi "gpu\|cuda\|device" "$T/err" || fail "gpu: $(cat "$T/err")"
+fi
 expect 2 "$B" stream --preset easy --cpis 3 --detector kelly                 # segment window
 grep -q -- "--training-window sliding" "$T/err" || fail "stream, segment window: $(cat "$T/err")"
 expect 2 "$B" run "${run_args[@]}" --detector glrt
