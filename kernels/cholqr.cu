@@ -3,36 +3,63 @@
  *
  *     G1 = T^H T,  R1 = chol(G1),  Q1 = T R1^-1,  G2 = Q1^H Q1,  R2 = chol(G2),  R = R2 R1
  *
- * (linalg/cholqr_cpu.c has the CPU's copy and the references.) The steps:
+ * (linalg/cholqr_cpu.c has the CPU's copy and the references.) The steps (docs/benchmarks.md
+ * "GPU: CholeskyQR2, the fourth kernel" has each one's cycles):
  * - the Gram products on the tensor cores, 3xTF32 (rtk_mma.cuh: FP32-accurate), complex as
- *   four real products: warp tiles of 16 x 8 complex of the upper triangle, the rows split
- *   into S slices so that every warp works (tiles x S items, at most CQ_ITEMS a warp, held in
- *   registers); the slices' partial sums are added in slice order (deterministic: no atomics);
+ *   four real products: warp items of two 16 x 8 complex tiles of the upper triangle (one
+ *   split of the A fragment for both; one tile an item where two do not fit, n > ~118), the
+ *   rows split into S slices so that every warp works (items held in registers); the
+ *   slices' partial sums are added in slice order (deterministic: no atomics);
  * - the Cholesky factorizations blocked by panels of CQ_NB = 8 columns, three block barriers
  *   a panel (cq_chol): warp 0 factors the panel's diagonal block in registers by shuffles
- *   and inverts it in the same sweep; the row panel R_KJ = R_KK^-H G_KJ and the trailing
- *   update G_JJ -= R_KJ^H R_KJ (2 x 2 blocks) on the CUDA cores over the whole block;
+ *   (straight-line code, rsqrtf), then inverts it by rows; the row panel R_KJ = R_KK^-H G_KJ
+ *   on the tensor cores (the inverse the B operand), the trailing update
+ *   G_JJ -= R_KJ^H R_KJ (2 x 2 blocks) on the CUDA cores over the whole block;
  * - Q1 = T R1^-1 on the tensor cores (3xTF32), in place, by the blocked forward substitution
  *   Q1 R1 = T: a warp 16 rows, panels of CQ_NB columns from the left, Y = T_J - Q1_<J R1_<J,J
  *   then Q1_J = Y R1_JJ^-1 with the diagonal blocks' inverses: no block barrier;
  * - G2 takes Q1's place (m >= n), so shared memory holds ldx n + ldg n complex values and n
- *   floats, ldx = m rounded up to 16, then to 4 mod 16 (the MMA fragments' loads free of
- *   bank conflicts), ldg = n | 1 (odd): 240 x 66 (hard)
+ *   floats (1 / R_ii of the last factor), ldx = m rounded up to 16, then to 4 mod 16 (the MMA
+ *   fragments' loads free of bank conflicts), ldg = n | 1 (odd): 240 x 66 (hard)
  *   164 KB, 192 x 96 (medium) 225 KB;
- * - R = R2 R1, written to the upper triangle of A (real positive diagonal). Everything
- *   else of A is left as it was.
+ * - R = R2 R1 on the tensor cores (3xTF32, a warp a 16 x 8 tile of R's upper triangle),
+ *   written to the upper triangle of A (real positive diagonal). Everything else of A is
+ *   left as it was.
  * A matrix whose Cholesky breaks down (a pivot not > 0 or not finite) or whose R has
  * min|R_ii| / max|R_ii| < min_ratio is not written: its index goes to fail_list (the
  * caller refactors it by Householder, linalg/gpu_dispatch.cu).
- * Only the CQ_NB x CQ_NB diagonal blocks are inverted (right-looking by columns in
- * registers, |X R_KK - I| a small multiple of u |X| |R_KK|); the rest is substitution
- * (test_gpu_qr: the LAPACK ratios at cond 1e2 to 1e6). */
+ * Only the CQ_NB x CQ_NB diagonal blocks are inverted (by rows in registers, |X R_KK - I| a
+ * small multiple of u |X| |R_KK|); the rest is substitution (test_gpu_qr: the LAPACK ratios
+ * at cond 1e2 to 1e6). */
 #include "rtk_device.cuh"
 #include "rtk_mma.cuh"
 
 namespace rtk {
 
 constexpr int CQ_THREADS = 512, CQ_WARPS = CQ_THREADS / 32;
+
+/* RTK_CQ_STAMPS (tests/experiments/cq_phases.cu, never in the library): thread 0 of each
+ * block writes clock64() after each phase's barrier to cq_stamps[block][CQ_NSTAMP], and the
+ * Cholesky's sub-phase cycles (A, C, E) summed; the library's build has none of it. */
+#ifdef RTK_CQ_STAMPS
+constexpr int CQ_NSTAMP = 16;
+__device__ long long *cq_stamps;
+#define CQ_STAMP(i)                                                                                 \
+    do {                                                                                            \
+        if (threadIdx.x == 0) cq_stamps[(size_t)blockIdx.x * CQ_NSTAMP + (i)] = clock64();          \
+    } while (0)
+#define CQ_SUB(v, i)                                                                                \
+    do {                                                                                            \
+        if (threadIdx.x == 0) {                                                                     \
+            const long long t_ = clock64();                                                         \
+            cq_stamps[(size_t)blockIdx.x * CQ_NSTAMP + (i)] += t_ - (v);                            \
+            (v) = t_;                                                                               \
+        }                                                                                           \
+    } while (0)
+#else
+#define CQ_STAMP(i) ((void)0)
+#define CQ_SUB(v, i) ((void)0)
+#endif
 constexpr int CQ_ITEMS = 5;               /* Gram items (tile, slice) a warp at most */
 
 struct CqLayout {
@@ -88,12 +115,23 @@ __device__ __forceinline__ void cq_neg2(const unsigned (&a)[2], unsigned (&b)[2]
     b[0] = a[0] ^ 0x80000000u;
     b[1] = a[1] ^ 0x80000000u;
 }
-/* (tr, ti) += A B over one k step (3xTF32, complex as four real products, chained on the
- * tensor core's accumulator): conj_a: conj(A) B (the Gram), else A B */
-__device__ __forceinline__ void cq_mma(float (&tr)[4], float (&ti)[4], const CqFrag4 &a, const CqFrag2 &b,
-                                       bool conj_a)
+/* a k step's partial sums (real and imaginary parts) before the rounded add. Four
+ * accumulators (the four real products apart, interleaved so that consecutive MMAs are
+ * independent) measured the same at 240 x 66 (G1 38.5 k cycles, Q1 33 k; 2026-12-04) */
+struct CqAcc {
+    float r[4], i[4];
+};
+__device__ __forceinline__ void cq_acc0(CqAcc &t)
+{
+#pragma unroll
+    for (int q = 0; q < 4; q++) t.r[q] = t.i[q] = 0.f;
+}
+/* t += A B over one k step (3xTF32, complex as four real products, chained on the tensor
+ * core's accumulator): conj_a: conj(A) B (the Grams, E), else A B */
+__device__ __forceinline__ void cq_mma(CqAcc &t, const CqFrag4 &a, const CqFrag2 &b, bool conj_a)
 {
     unsigned nb[2], ns[2];
+    float(&tr)[4] = t.r, (&ti)[4] = t.i;
     mma3(tr, a.rb, a.rs, b.rb, b.rs);
     if (conj_a) { /* re: ar br + ai bi, im: ar bi + ai (-br) */
         cq_neg2(b.rb, nb);
@@ -113,191 +151,293 @@ __device__ __forceinline__ void cq_mma(float (&tr)[4], float (&ti)[4], const CqF
  * the tensor core truncates its sums). Chained over 4 k steps, test_gpu_qr's ratios at
  * 240 x 66 went from 0.004 / 0.023 (residual / diag) to 0.006 / 0.036, 30 allowed. */
 constexpr int CQ_KC = 4;
-__device__ __forceinline__ void cq_flush(float (&re)[4], float (&im)[4], float (&tr)[4], float (&ti)[4])
+__device__ __forceinline__ void cq_flush(float (&re)[4], float (&im)[4], CqAcc &t)
 {
 #pragma unroll
     for (int q = 0; q < 4; q++) {
-        re[q] = __fadd_rn(re[q], tr[q]);
-        im[q] = __fadd_rn(im[q], ti[q]);
-        tr[q] = ti[q] = 0.f;
+        re[q] = __fadd_rn(re[q], t.r[q]);
+        im[q] = __fadd_rn(im[q], t.i[q]);
     }
+    cq_acc0(t);
 }
 
-/* G (upper triangle, ld ldg) = X^H X for X mp x n (ld ldx, rows m..mp-1 zero), on the
- * tensor cores. G may overlap X (G2 over Q1): every read is done before the first write. */
-__device__ void cq_gram(const float2 *X, int ldx, int mp, int n, float2 *G, int ldg)
+#ifndef RTK_CQ_GW /* the Gram's n-tiles of 8 columns an item (1 or 2), sharing the A fragment's split */
+#define RTK_CQ_GW 2
+#endif
+static_assert(RTK_CQ_GW == 1 || RTK_CQ_GW == 2, "one or two n-tiles an item");
+/* the row block bi's groups of CQ_GW n-tiles (nt n-tiles in all) */
+__device__ __forceinline__ int cq_groups(int nt, int bi, int gw)
 {
+    return nt - 2 * bi > 0 ? (nt - 2 * bi + gw - 1) / gw : 0;
+}
+/* G (upper triangle, ld ldg) = X^H X for X mp x n (ld ldx, rows m..mp-1 zero), on the
+ * tensor cores: items of CQ_GW n-tiles (16 x 8 CQ_GW, the A fragment split once for them) of
+ * the upper triangle times S slices of the rows. G may overlap X (G2 over Q1): every read is
+ * done before the first write. */
+template <int CQ_GW>
+__device__ void cq_gram_t(const float2 *X, int ldx, int mp, int n, float2 *G, int ldg)
+{
+    constexpr int CQ_GITEMS = CQ_GW == 1 ? CQ_ITEMS : 2; /* 3 spilled (124 registers at 2) */
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
     const int mt = (n + 15) >> 4, nt = (n + 7) >> 3, ks = mp >> 3;
-    int ntiles = 0;
-    for (int bi = 0; bi < mt; bi++) ntiles += nt - 2 * bi > 0 ? nt - 2 * bi : 0;
+    int ngroups = 0; /* row block bi: the n-tiles 2 bi .. nt - 1 in groups of CQ_GW */
+    for (int bi = 0; bi < mt; bi++) ngroups += cq_groups(nt, bi, CQ_GW);
     int S = 1, best = 1 << 30; /* slices: the fewest k steps on the busiest warp */
     for (int s = 1; s <= 8 && s <= ks; s++) {
-        const int per = (ntiles * s + CQ_WARPS - 1) / CQ_WARPS;
-        if (per > CQ_ITEMS) break;
+        const int per = (ngroups * s + CQ_WARPS - 1) / CQ_WARPS;
+        if (per > CQ_GITEMS) break;
         const int cost = per * ((ks + s - 1) / s);
         if (cost < best) best = cost, S = s;
     }
-    float re[CQ_ITEMS][4], im[CQ_ITEMS][4];
-    int ti0[CQ_ITEMS], tj0[CQ_ITEMS], tsl[CQ_ITEMS];
+    float re[CQ_GITEMS][CQ_GW][4], im[CQ_GITEMS][CQ_GW][4];
+    int ti0[CQ_GITEMS], tj0[CQ_GITEMS], tsl[CQ_GITEMS];
 #pragma unroll
-    for (int r = 0; r < CQ_ITEMS; r++) {
+    for (int r = 0; r < CQ_GITEMS; r++) {
 #pragma unroll
-        for (int q = 0; q < 4; q++) re[r][q] = im[r][q] = 0.f;
+        for (int w = 0; w < CQ_GW; w++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) re[r][w][q] = im[r][w][q] = 0.f;
         const int item = warp + CQ_WARPS * r;
         tsl[r] = -1;
         ti0[r] = tj0[r] = 0;
-        if (item >= ntiles * S) continue;
-        int tile = item / S, bi = 0;
-        tsl[r] = item - tile * S;
-        while (tile >= nt - 2 * bi) {
-            tile -= nt - 2 * bi;
+        if (item >= ngroups * S) continue;
+        int grp = item / S, bi = 0;
+        tsl[r] = item - grp * S;
+        while (grp >= cq_groups(nt, bi, CQ_GW)) {
+            grp -= cq_groups(nt, bi, CQ_GW);
             bi++;
         }
         ti0[r] = 16 * bi;
-        tj0[r] = 8 * (2 * bi + tile);
-        const int ia = ti0[r] + g, ib = ia + 8, jb = tj0[r] + g;
+        tj0[r] = 8 * (2 * bi + CQ_GW * grp);
+        const int nw = nt - (2 * bi + CQ_GW * grp) < CQ_GW ? nt - (2 * bi + CQ_GW * grp) : CQ_GW; /* n-tiles here */
+        const int ia = ti0[r] + g, ib = ia + 8;
         const float2 *pa = X + (size_t)(ia < n ? ia : 0) * ldx, *pb = X + (size_t)(ib < n ? ib : 0) * ldx;
-        const float2 *pj = X + (size_t)(jb < n ? jb : 0) * ldx;
-        const bool va = ia < n, vb = ib < n, vj = jb < n;
+        const bool va = ia < n, vb = ib < n;
+        const float2 *pj[CQ_GW];
+        bool vj[CQ_GW];
+#pragma unroll
+        for (int w = 0; w < CQ_GW; w++) {
+            const int jb = tj0[r] + 8 * w + g;
+            vj[w] = jb < n;
+            pj[w] = X + (size_t)(jb < n ? jb : 0) * ldx;
+        }
         const int k0 = tsl[r] * ks / S, k1 = (tsl[r] + 1) * ks / S;
-        float tr[4] = {0.f, 0.f, 0.f, 0.f}, ti[4] = {0.f, 0.f, 0.f, 0.f};
+        CqAcc acc[CQ_GW];
+#pragma unroll
+        for (int w = 0; w < CQ_GW; w++) cq_acc0(acc[w]);
         for (int k = k0; k < k1; k++) {
             const int t = 8 * k + c;
             const float2 av[4] = {va ? pa[t] : c0(), vb ? pb[t] : c0(), va ? pa[t + 4] : c0(),
                                   vb ? pb[t + 4] : c0()};
-            const float2 bv[2] = {vj ? pj[t] : c0(), vj ? pj[t + 4] : c0()};
             CqFrag4 fa;
-            CqFrag2 fb;
             cq_split4(av, fa);
-            cq_split2(bv, fb);
-            cq_mma(tr, ti, fa, fb, true);
-            if ((k - k0) % CQ_KC == CQ_KC - 1) cq_flush(re[r], im[r], tr, ti);
+#pragma unroll
+            for (int w = 0; w < CQ_GW; w++) {
+                if (w >= nw) break; /* warp-uniform */
+                const float2 bv[2] = {vj[w] ? pj[w][t] : c0(), vj[w] ? pj[w][t + 4] : c0()};
+                CqFrag2 fb;
+                cq_split2(bv, fb);
+                cq_mma(acc[w], fa, fb, true);
+            }
+            if ((k - k0) % CQ_KC == CQ_KC - 1)
+#pragma unroll
+                for (int w = 0; w < CQ_GW; w++) cq_flush(re[r][w], im[r][w], acc[w]);
         }
-        cq_flush(re[r], im[r], tr, ti);
+#pragma unroll
+        for (int w = 0; w < CQ_GW; w++) cq_flush(re[r][w], im[r][w], acc[w]);
     }
     __syncthreads(); /* X read in full: G may take its place */
     for (int s = 0; s < S; s++) { /* the slices' sums in slice order */
 #pragma unroll
-        for (int r = 0; r < CQ_ITEMS; r++) {
+        for (int r = 0; r < CQ_GITEMS; r++) {
             if (tsl[r] != s) continue;
 #pragma unroll
-            for (int q = 0; q < 4; q++) {
-                const int i = ti0[r] + g + (q >> 1) * 8, j = tj0[r] + 2 * c + (q & 1);
-                if (i < n && j < n && i <= j) {
-                    float2 *p = G + (size_t)j * ldg + i;
-                    *p = s == 0 ? make_float2(re[r][q], im[r][q])
-                                : make_float2(__fadd_rn(p->x, re[r][q]), __fadd_rn(p->y, im[r][q]));
+            for (int w = 0; w < CQ_GW; w++)
+#pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    const int i = ti0[r] + g + (q >> 1) * 8, j = tj0[r] + 8 * w + 2 * c + (q & 1);
+                    if (i < n && j < n && i <= j) {
+                        float2 *p = G + (size_t)j * ldg + i;
+                        *p = s == 0 ? make_float2(re[r][w][q], im[r][w][q])
+                                    : make_float2(__fadd_rn(p->x, re[r][w][q]), __fadd_rn(p->y, im[r][w][q]));
+                    }
                 }
-            }
         }
         __syncthreads();
     }
 }
 
+/* the Gram by items of two n-tiles where they fit the registers' items (n <= 118 or so), else one */
+__device__ void cq_gram(const float2 *X, int ldx, int mp, int n, float2 *G, int ldg)
+{
+    const int mt = (n + 15) >> 4, nt = (n + 7) >> 3;
+    int ng = 0;
+    for (int bi = 0; bi < mt; bi++) ng += cq_groups(nt, bi, RTK_CQ_GW);
+    if (RTK_CQ_GW == 2 && ng <= 2 * CQ_WARPS) cq_gram_t<RTK_CQ_GW>(X, ldx, mp, n, G, ldg);
+    else cq_gram_t<1>(X, ldx, mp, n, G, ldg);
+}
+
 /* In place: G (upper, ld ldg) = R^H R, R upper with a real positive diagonal, blocked by
  * panels of CQ_NB columns (k0 = CQ_NB p), three barriers a panel instead of one a column:
  * A. warp 0 factors the diagonal block G_KK = R_KK^H R_KK in registers (lane j holds column
- *    j; step k's row of R is passed by shuffles, no barrier) and inverts it (X = R_KK^-1,
- *    column j = (e_j - sum_{l<j} X_:l R_lj) / R_jj, right-looking by shuffles); R_KK goes to
- *    the upper triangle, X's strict upper triangle to the block's strict lower one (X_ij at
- *    G[(k0 + i) ldg + k0 + j], i < j; X_jj = 1 / R_jj is not stored);
- * C. the row panel R_KJ = X^H G_KJ (J: the columns right of the block), 8 lanes a column,
- *    two rows a lane, in place (the group's loads before its stores);
- * E. the trailing triangle G_JJ -= R_KJ^H R_KJ by 2 x 2 blocks over the block's threads.
+ *    j; step k's row of R is passed by shuffles, no barrier; 1 / R_kk by rsqrtf, kept in
+ *    dinv), then inverts it by rows (X = R_KK^-1, lane i row i: X_iq = (d_iq - sum_{l<q}
+ *    X_il R_lq) / R_qq, R_KK from shared memory); R_KK goes to the upper triangle, X's
+ *    strict upper triangle to the block's strict lower one (X_ij at G[(k0 + i) ldg + k0 + j],
+ *    i < j; X_jj = dinv[k0 + j]). The factor and the inverse in one sweep by shuffles cost
+ *    34 k cycles a factorization at 240 x 66, this 19-21 k (2026-12-04);
+ * C. the row panel R_KJ = X^H G_KJ (J: the columns right of the block) on the tensor cores,
+ *    a warp 16 columns, in place (its loads before its stores);
+ * E. the trailing triangle G_JJ -= R_KJ^H R_KJ by 2 x 2 blocks over the block's threads
+ *    (RTK_CQ_EMMA: on the tensor cores, slower).
  * Returns false (every thread alike) when a pivot is not > 0 or not finite. */
-#ifndef RTK_CQ_NB /* the panel width, 8 or 16 (a build-time experiment: -DRTK_CQ_NB=16) */
-#define RTK_CQ_NB 8
+#ifndef RTK_CQ_EMMA /* the trailing update E on the tensor cores (1: 15.7 k cycles a factorization at 240 x 66,
+                        against 11.5 k on the CUDA cores, 2026-12-04) or the CUDA cores (0) */
+#define RTK_CQ_EMMA 0
 #endif
-constexpr int CQ_NB = RTK_CQ_NB, CQ_NT = CQ_NB / 8; /* CQ_NT: n-tiles of 8 a panel (cq_q1) */
-static_assert(CQ_NB == 8 || CQ_NB == 16, "the panel is one or two MMA n-tiles");
-__device__ bool cq_chol(float2 *G, int ldg, int n, int *fail)
+/* the panel width: one MMA k step (C's B operand is the 8 x 8 X); 16 measured slower at
+ * 1502ed9 (docs/benchmarks.md) */
+constexpr int CQ_NB = 8, CQ_NT = CQ_NB / 8; /* CQ_NT: n-tiles of 8 a panel (cq_q1) */
+__device__ bool cq_chol(float2 *G, int ldg, int n, float *dinv, int *fail, int sub = 9)
 {
     const int tid = threadIdx.x, lane = tid & 31;
+#ifdef RTK_CQ_STAMPS
+    long long tsub = clock64();
+#endif
+    (void)sub;
     for (int k0 = 0; k0 < n; k0 += CQ_NB) {
         const int kb = n - k0 < CQ_NB ? n - k0 : CQ_NB, k1 = k0 + kb;
-        if (tid < 32) { /* A: the diagonal block, warp 0 */
+        if (tid < 32) { /* A: the diagonal block, warp 0: the factor, then its inverse. Straight-line
+                           code: a short last block (kb < CQ_NB) padded by the identity, a pivot
+                           not > 0 or not finite noted and the sweep carried on (NaN is harmless) */
             const int j = lane;
-            float2 g[CQ_NB], x[CQ_NB];
+            float2 g[CQ_NB];
 #pragma unroll
-            for (int i = 0; i < CQ_NB; i++) {
-                g[i] = j < kb && i <= j ? G[(size_t)(k0 + j) * ldg + k0 + i] : c0();
-                x[i] = c0();
-            }
+            for (int i = 0; i < CQ_NB; i++)
+                g[i] = j < kb ? (i <= j ? G[(size_t)(k0 + j) * ldg + k0 + i] : c0())
+                              : make_float2(i == j ? 1.f : 0.f, 0.f);
             bool bad = false;
+            float myir = 0.f;
 #pragma unroll
-            for (int k = 0; k < CQ_NB; k++) { /* Cholesky step k, then the inverse's step k */
-                if (k >= kb) break;
+            for (int k = 0; k < CQ_NB; k++) { /* Cholesky step k: lane j holds column j */
                 const float d = __shfl_sync(0xffffffffu, g[k].x, k);
-                if (!(d > 0.f) || !isfinite(d)) { bad = true; break; } /* the same in every lane */
-                const float rk = sqrtf(d), ir = 1.f / rk;
+                bad |= !(d > 0.f) || !isfinite(d); /* the same in every lane */
+                const float ir = rsqrtf(d), rk = d * ir;
                 if (j > k) g[k] = make_float2(g[k].x * ir, g[k].y * ir);
-                else if (j == k) g[k] = make_float2(rk, 0.f);
+                else if (j == k) g[k] = make_float2(rk, 0.f), myir = ir;
 #pragma unroll
                 for (int i = k + 1; i < CQ_NB; i++) { /* G_ij -= conj(R_ki) R_kj, i <= j */
                     const float2 rki = make_float2(__shfl_sync(0xffffffffu, g[k].x, i),
                                                    __shfl_sync(0xffffffffu, g[k].y, i));
                     if (j >= i) g[i] = cjfms(rki, g[k], g[i]);
                 }
-                /* row k of R is final: X_:k = (e_k - sum_{l<k} X_:l R_lk) / R_kk, then
-                   X_:j += X_:k R_kj for j > k (independent of the next Cholesky step) */
-                if (j == k) {
-#pragma unroll
-                    for (int i = 0; i <= k; i++)
-                        x[i] = make_float2(((i == k ? 1.f : 0.f) - x[i].x) * ir, -x[i].y * ir);
-                }
-#pragma unroll
-                for (int i = 0; i <= k; i++) {
-                    const float2 xik = make_float2(__shfl_sync(0xffffffffu, x[i].x, k),
-                                                   __shfl_sync(0xffffffffu, x[i].y, k));
-                    if (j > k) x[i] = cfma(xik, g[k], x[i]);
-                }
             }
-            if (!bad) {
-                if (j < kb) {
+            if (j < kb) {
 #pragma unroll
-                    for (int i = 0; i < CQ_NB; i++) {
-                        if (i <= j) G[(size_t)(k0 + j) * ldg + k0 + i] = g[i];
-                        if (i < j) G[(size_t)(k0 + i) * ldg + k0 + j] = x[i];
-                    }
+                for (int i = 0; i < CQ_NB; i++)
+                    if (i <= j) G[(size_t)(k0 + j) * ldg + k0 + i] = g[i];
+                dinv[k0 + j] = myir;
+            }
+            __syncwarp();
+            { /* X = R_KK^-1 by rows, lane i row i: X_iq = (d_iq - sum_{l<q} X_il R_lq) / R_qq */
+                const int i = lane;
+                float2 x[CQ_NB];
+#pragma unroll
+                for (int q = 0; q < CQ_NB; q++) {
+                    const bool in = q < kb;
+                    float2 acc = make_float2(q == i ? 1.f : 0.f, 0.f);
+#pragma unroll
+                    for (int l = 0; l < q; l++) /* x[l] = 0 for l < i */
+                        acc = cfms(x[l], in ? G[(size_t)(k0 + q) * ldg + k0 + l] : c0(), acc);
+                    const float iq = in ? dinv[k0 + q] : 1.f;
+                    x[q] = q >= i ? make_float2(acc.x * iq, acc.y * iq) : c0();
+                }
+                if (i < kb) {
+#pragma unroll
+                    for (int q = 0; q < CQ_NB; q++)
+                        if (i < q && q < kb) G[(size_t)(k0 + i) * ldg + k0 + q] = x[q];
                 }
             }
             if (lane == 0) *fail = bad;
         }
         __syncthreads();
+        CQ_SUB(tsub, sub);
         if (*fail) return false;
-        if (k1 < n) { /* C: R_iq = sum_{l <= i} conj(X_li) G_lq, rows K, columns q >= k1 */
-            const int grp = tid >> 3, s = tid & 7;
-            const unsigned mask = 0xffu << (lane & 24);
-            for (int q = k1 + grp; q < n; q += CQ_THREADS / 8) {
-                float2 gq[CQ_NB];
+        if (k1 < n) {
+            { /* C on the tensor cores: conj(R_KJ)^T = G_KJ^H X, a warp 16 columns q (A rows), X the
+                 B operand (X_li, l <= i; 1 / R_ii on the diagonal); read, then written in place */
+                const int warp = tid >> 5, g = lane >> 2, c = lane & 3;
+                for (int q0 = k1 + 16 * warp; q0 < n; q0 += 16 * CQ_WARPS) {
+                    const int qa = q0 + g, qb = qa + 8;
+                    const float2 *pa = G + (size_t)(qa < n ? qa : 0) * ldg + k0,
+                                 *pb = G + (size_t)(qb < n ? qb : 0) * ldg + k0;
+                    const bool va = qa < n, vb = qb < n;
+                    const float2 av[4] = {va ? pa[c] : c0(), vb ? pb[c] : c0(), va ? pa[c + 4] : c0(),
+                                          vb ? pb[c + 4] : c0()};
+                    const int ib = g; /* B[l][ib] = X_l,ib, l = c, c + 4 */
+                    const float2 bv[2] = {c < ib ? G[(size_t)(k0 + c) * ldg + k0 + ib]
+                                                 : c == ib ? make_float2(dinv[k0 + ib], 0.f) : c0(),
+                                          c + 4 < ib ? G[(size_t)(k0 + c + 4) * ldg + k0 + ib]
+                                                     : c + 4 == ib ? make_float2(dinv[k0 + ib], 0.f) : c0()};
+                    CqFrag4 fa;
+                    CqFrag2 fb;
+                    cq_split4(av, fa);
+                    cq_split2(bv, fb);
+                    CqAcc t;
+                    cq_acc0(t);
+                    cq_mma(t, fa, fb, true);
+                    __syncwarp(); /* the columns read: write R_KJ over them */
 #pragma unroll
-                for (int l = 0; l < CQ_NB; l++) gq[l] = l < kb ? G[(size_t)q * ldg + k0 + l] : c0();
-                float2 r[CQ_NT];
-#pragma unroll
-                for (int h = 0; h < CQ_NT; h++) {
-                    const int i = s + 8 * h;
-                    float2 acc = c0();
-                    if (i < kb) {
-                        const float ri = 1.f / G[(size_t)(k0 + i) * ldg + k0 + i].x;
-#pragma unroll
-                        for (int l = 0; l < CQ_NB; l++) /* gq by constant index only (registers) */
-                            if (l <= i)
-                                acc = cjfma(l < i ? G[(size_t)(k0 + l) * ldg + k0 + i] : make_float2(ri, 0.f), gq[l],
-                                            acc);
+                    for (int e = 0; e < 4; e++) {
+                        const int q = q0 + g + (e >> 1) * 8, i = 2 * c + (e & 1);
+                        if (q < n) G[(size_t)q * ldg + k0 + i] = make_float2(t.r[e], -t.i[e]);
                     }
-                    r[h] = acc;
                 }
-                __syncwarp(mask); /* the group's column read: write it */
-#pragma unroll
-                for (int h = 0; h < CQ_NT; h++)
-                    if (s + 8 * h < kb) G[(size_t)q * ldg + k0 + s + 8 * h] = r[h];
             }
             __syncthreads();
+            CQ_SUB(tsub, sub + 1);
+#if RTK_CQ_EMMA
+            { /* E on the tensor cores: G_JJ -= R_KJ^H R_KJ by 16 x 8 tiles of the trailing upper
+                 triangle, a warp a tile (round robin), kb / 8 k steps; rows K read, rows J written */
+                const int warp = tid >> 5, g = lane >> 2, c = lane & 3;
+                const int np = n - k1, mte = (np + 15) >> 4, nte = (np + 7) >> 3;
+                int tile = 0;
+                for (int bi = 0; bi < mte; bi++)
+                    for (int tj = 2 * bi; tj < nte; tj++, tile++) {
+                        if (tile % CQ_WARPS != warp) continue;
+                        const int i0 = k1 + 16 * bi, j0 = k1 + 8 * tj, ia = i0 + g, ib = ia + 8, jb = j0 + g;
+                        const bool va = ia < n, vb = ib < n, vj = jb < n;
+                        const float2 *pa = G + (size_t)(va ? ia : 0) * ldg + k0,
+                                     *pb = G + (size_t)(vb ? ib : 0) * ldg + k0,
+                                     *pj = G + (size_t)(vj ? jb : 0) * ldg + k0;
+                        CqAcc t;
+                        cq_acc0(t);
+                        for (int kk = 0; kk < kb; kk += 8) { /* kb a multiple of 8 here (k1 < n) */
+                            const float2 av[4] = {va ? pa[kk + c] : c0(), vb ? pb[kk + c] : c0(),
+                                                  va ? pa[kk + c + 4] : c0(), vb ? pb[kk + c + 4] : c0()};
+                            const float2 bv[2] = {vj ? pj[kk + c] : c0(), vj ? pj[kk + c + 4] : c0()};
+                            CqFrag4 fa;
+                            CqFrag2 fb;
+                            cq_split4(av, fa);
+                            cq_split2(bv, fb);
+                            cq_mma(t, fa, fb, true);
+                        }
+#pragma unroll
+                        for (int e = 0; e < 4; e++) {
+                            const int i = i0 + g + (e >> 1) * 8, j = j0 + 2 * c + (e & 1);
+                            if (i <= j && j < n) {
+                                float2 *p = G + (size_t)j * ldg + i;
+                                *p = make_float2(p->x - (t.r[e]), p->y - (t.i[e]));
+                            }
+                        }
+                    }
+            }
+#else
             /* E: G_iq -= sum_l conj(R_li) R_lq, k1 <= i <= q, by 2 x 2 blocks */
             const int mb = (n - k1 + 1) >> 1, eb = mb * (mb + 1) / 2;
             for (int e = tid; e < eb; e += CQ_THREADS) {
-                int bj = (int)((sqrtf(8.f * (float)e + 1.f) - 1.f) * 0.5f);
+                const float v = 8.f * (float)e + 1.f; /* an approximate root: corrected below */
+                int bj = (int)((v * rsqrtf(v) - 1.f) * 0.5f);
                 if ((bj + 1) * (bj + 2) / 2 <= e) bj++;
                 else if (bj * (bj + 1) / 2 > e) bj--;
                 const int i0 = k1 + 2 * (e - bj * (bj + 1) / 2), q0 = k1 + 2 * bj;
@@ -324,8 +464,10 @@ __device__ bool cq_chol(float2 *G, int ldg, int n, int *fail)
                     for (int x = 0; x < 2; x++)
                         if (i0 + x < n && q0 + y < n && i0 + x <= q0 + y) G[(size_t)(q0 + y) * ldg + i0 + x] = acc[y][x];
             }
+#endif
         }
         __syncthreads();
+        CQ_SUB(tsub, sub + 2);
     }
     return true;
 }
@@ -334,7 +476,7 @@ __device__ bool cq_chol(float2 *G, int ldg, int n, int *fail)
  * zero at or past kend), B by bfn(k, j) (j = j0 + 8 b + g) */
 template <class BF>
 __device__ __forceinline__ void cq_q1_step(const float2 *X, int ldx, int t0, int k0, int kend, int j0, BF bfn,
-                                           float (&tr)[CQ_NT][4], float (&ti)[CQ_NT][4])
+                                           CqAcc (&t)[CQ_NT])
 {
     const int lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
     const int ka = k0 + c, kb = ka + 4;
@@ -350,7 +492,7 @@ __device__ __forceinline__ void cq_q1_step(const float2 *X, int ldx, int t0, int
         const float2 bv[2] = {bfn(ka, j), bfn(kb, j)};
         CqFrag2 fb;
         cq_split2(bv, fb);
-        cq_mma(tr[b], ti[b], fa, fb, false);
+        cq_mma(t[b], fa, fb, false);
     }
 }
 /* In place: X (mp x n, ld ldx) = X R^-1 by the blocked forward substitution X R = T on the
@@ -358,13 +500,16 @@ __device__ __forceinline__ void cq_q1_step(const float2 *X, int ldx, int t0, int
  * row tiles 16 w, 16 (w + 16), ...; in each, panels J of CQ_NB columns from the left:
  * Y = T_J - X_<J R_<J,J, then X_J = Y R_JJ^-1. A row of X needs only its own row of T:
  * no barrier of the block. */
-__device__ void cq_q1(float2 *X, int ldx, int mp, int n, const float2 *G, int ldg)
+__device__ void cq_q1(float2 *X, int ldx, int mp, int n, const float2 *G, int ldg, const float *dinv)
 {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
     for (int t0 = 16 * warp; t0 < mp; t0 += 16 * CQ_WARPS) {
         for (int j0 = 0; j0 < n; j0 += CQ_NB) {
             const int jend = j0 + CQ_NB < n ? j0 + CQ_NB : n;
-            float re[CQ_NT][4], im[CQ_NT][4], tr[CQ_NT][4], ti[CQ_NT][4];
+            float re[CQ_NT][4], im[CQ_NT][4];
+            CqAcc acc[CQ_NT];
+#pragma unroll
+            for (int b = 0; b < CQ_NT; b++) cq_acc0(acc[b]);
 #pragma unroll
             for (int b = 0; b < CQ_NT; b++)
 #pragma unroll
@@ -373,7 +518,6 @@ __device__ void cq_q1(float2 *X, int ldx, int mp, int n, const float2 *G, int ld
                     const float2 v = j < n ? X[(size_t)j * ldx + t] : c0();
                     re[b][q] = v.x;
                     im[b][q] = v.y;
-                    tr[b][q] = ti[b][q] = 0.f;
                 }
             /* Y = T_J - X_<J R_<J,J (B = -R_kj, k < j0 <= j) */
             for (int k0 = 0; k0 < j0; k0 += 8) {
@@ -381,14 +525,14 @@ __device__ void cq_q1(float2 *X, int ldx, int mp, int n, const float2 *G, int ld
                     if (j >= n) return c0();
                     const float2 v = G[(size_t)j * ldg + k];
                     return make_float2(-v.x, -v.y);
-                }, tr, ti);
+                }, acc);
                 if ((k0 >> 3) % CQ_KC == CQ_KC - 1)
 #pragma unroll
-                    for (int b = 0; b < CQ_NT; b++) cq_flush(re[b], im[b], tr[b], ti[b]);
+                    for (int b = 0; b < CQ_NT; b++) cq_flush(re[b], im[b], acc[b]);
             }
 #pragma unroll
             for (int b = 0; b < CQ_NT; b++) {
-                cq_flush(re[b], im[b], tr[b], ti[b]);
+                cq_flush(re[b], im[b], acc[b]);
 #pragma unroll
                 for (int q = 0; q < 4; q++) {
                     const int t = t0 + g + (q >> 1) * 8, j = j0 + 8 * b + 2 * c + (q & 1);
@@ -401,11 +545,11 @@ __device__ void cq_q1(float2 *X, int ldx, int mp, int n, const float2 *G, int ld
             for (int k0 = j0; k0 < jend; k0 += 8)
                 cq_q1_step(X, ldx, t0, k0, jend, j0, [&](int k, int j) {
                     if (j >= n || k > j) return c0();
-                    if (k == j) return make_float2(1.f / G[(size_t)j * ldg + j].x, 0.f);
+                    if (k == j) return make_float2(dinv[j], 0.f);
                     return G[(size_t)k * ldg + j];
-                }, tr, ti);
+                }, acc);
 #pragma unroll
-            for (int b = 0; b < CQ_NT; b++) cq_flush(re[b], im[b], tr[b], ti[b]);
+            for (int b = 0; b < CQ_NT; b++) cq_flush(re[b], im[b], acc[b]);
             __syncwarp(); /* Y read: write X_J */
 #pragma unroll
             for (int b = 0; b < CQ_NT; b++)
@@ -420,6 +564,45 @@ __device__ void cq_q1(float2 *X, int ldx, int mp, int n, const float2 *G, int ld
     __syncthreads();
 }
 
+/* R (upper triangle of Ak, ld lda) = R2 R1 on the tensor cores (3xTF32): R2 and R1 the upper
+ * triangles of G2 and G1 (ld ldg; what lies below them is masked), the tiles 16 x 8 of R's
+ * upper triangle a warp each (round robin), the k steps q = 16 bi .. 8 tj + 7 only */
+__device__ void cq_r2r1(const float2 *G2, const float2 *G1, int ldg, int n, float2 *Ak, int lda)
+{
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, c = lane & 3;
+    const int mt = (n + 15) >> 4, nt = (n + 7) >> 3;
+    int tile = 0;
+    for (int bi = 0; bi < mt; bi++)
+        for (int tj = 2 * bi; tj < nt; tj++, tile++) {
+            if (tile % CQ_WARPS != warp) continue;
+            const int ia = 16 * bi + g, ib = ia + 8, jb = 8 * tj + g;
+            float re[4] = {0.f, 0.f, 0.f, 0.f}, im[4] = {0.f, 0.f, 0.f, 0.f};
+            CqAcc acc;
+            cq_acc0(acc);
+            for (int kk = 2 * bi; kk <= tj; kk++) {
+                const int ka = 8 * kk + c, kb = ka + 4;
+                const float2 av[4] = {ia <= ka && ka < n ? G2[(size_t)ka * ldg + ia] : c0(),
+                                      ib <= ka && ka < n ? G2[(size_t)ka * ldg + ib] : c0(),
+                                      ia <= kb && kb < n ? G2[(size_t)kb * ldg + ia] : c0(),
+                                      ib <= kb && kb < n ? G2[(size_t)kb * ldg + ib] : c0()};
+                const float2 bv[2] = {ka <= jb && jb < n ? G1[(size_t)jb * ldg + ka] : c0(),
+                                      kb <= jb && jb < n ? G1[(size_t)jb * ldg + kb] : c0()};
+                CqFrag4 fa;
+                CqFrag2 fb;
+                cq_split4(av, fa);
+                cq_split2(bv, fb);
+                cq_mma(acc, fa, fb, false);
+                if ((kk - 2 * bi) % CQ_KC == CQ_KC - 1) cq_flush(re, im, acc);
+            }
+            cq_flush(re, im, acc);
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                const int i = 16 * bi + g + (q >> 1) * 8, j = 8 * tj + 2 * c + (q & 1);
+                if (i <= j && j < n) Ak[(size_t)j * lda + i] = make_float2(re[q], im[q]);
+            }
+        }
+}
+
 __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, float2 *A, int lda,
                                                              long long stride, float min_ratio,
                                                              int *fail_list)
@@ -428,10 +611,12 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
     const CqLayout L = cq_layout(m, n);
     const int ldx = L.ldx, ldg = L.ldg, mp = L.mp;
     float2 *Ts = sm, *G1 = Ts + (size_t)ldx * n, *G2 = Ts; /* G2 over Q1, dead once G2 is formed */
+    float *dinv = (float *)(G1 + (size_t)ldg * n); /* 1 / R_ii of the factor last formed */
     __shared__ float ratio;
     __shared__ int fail;
     const int k = blockIdx.x;
     float2 *Ak = A + (long long)k * stride;
+    CQ_STAMP(0);
     for (int c = threadIdx.x >> 5; c < n; c += CQ_WARPS) { /* a warp a column; rows m..mp-1 zero */
         const float2 *src = Ak + (size_t)c * lda;
         float2 v[8];
@@ -450,12 +635,18 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
         }
     }
     __syncthreads();
+    CQ_STAMP(1);
     cq_gram(Ts, ldx, mp, n, G1, ldg);
-    bool ok = cq_chol(G1, ldg, n, &fail);
+    CQ_STAMP(2);
+    bool ok = cq_chol(G1, ldg, n, dinv, &fail, 9);
+    CQ_STAMP(3);
     if (ok) {
-        cq_q1(Ts, ldx, mp, n, G1, ldg);
+        cq_q1(Ts, ldx, mp, n, G1, ldg, dinv);
+        CQ_STAMP(4);
         cq_gram(Ts, ldx, mp, n, G2, ldg);
-        ok = cq_chol(G2, ldg, n, &fail);
+        CQ_STAMP(5);
+        ok = cq_chol(G2, ldg, n, dinv, &fail, 12);
+        CQ_STAMP(6);
     }
     if (ok) {
         if (threadIdx.x < 32) { /* min and max |R_ii| = R2_ii R1_ii */
@@ -472,28 +663,18 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
             if (threadIdx.x == 0) ratio = hi > 0.f && isfinite(hi) ? lo / hi : 0.f;
         }
         __syncthreads();
+        CQ_STAMP(7);
         ok = ratio >= min_ratio;
     }
     if (!ok) {
         if (threadIdx.x == 0) fail_list[1 + atomicAdd(fail_list, 1)] = k;
         return;
     }
-    for (int idx = threadIdx.x; idx < n * n; idx += CQ_THREADS) { /* R = R2 R1 */
-        const int j = idx / n, i = idx - j * n;
-        if (i > j) continue;
-        float2 r = c0();
-        float2 r2 = c0(); /* two chains, the loads unrolled */
-        int q = i;
-#pragma unroll 4
-        for (; q + 1 <= j; q += 2) {
-            r = cfma(G2[q * ldg + i], G1[j * ldg + q], r);
-            r2 = cfma(G2[(q + 1) * ldg + i], G1[j * ldg + q + 1], r2);
-        }
-        if (q <= j) r = cfma(G2[q * ldg + i], G1[j * ldg + q], r);
-        r.x += r2.x;
-        r.y += r2.y;
-        Ak[(size_t)j * lda + i] = r;
-    }
+    cq_r2r1(G2, G1, ldg, n, Ak, lda); /* R = R2 R1 */
+#ifdef RTK_CQ_STAMPS
+    __syncthreads();
+    CQ_STAMP(8);
+#endif
 }
 
 /* Householder's share (the guard): the listed matrices gathered into packed B, and the
