@@ -142,6 +142,7 @@ typedef struct plot_job {
     stap_run_data run;
     stap_sinr_result sr, more[STAP_PLOT_SINR_MAX_TABLES]; /* more[k]: --sinr number k+2 */
     int have_truth, have_run, have_sinr, nmore;
+    int truth_array;                /* the truth's scene was drawn through /array */
     stap_error truth_err;
     double prf, spacing;
 } plot_job;
@@ -317,13 +318,12 @@ static int plot_load(plot_job *j)
     }
     /* /truth is optional: without it there is no SINR loss to compute and no optimum */
     j->have_truth = stap_scene_truth_read(j->input, &j->truth, &j->truth_err) == STAP_OK;
-    if (j->have_truth && j->truth.cfg.geometry) { /* gen --array: no exact covariance */
-        stap_scene_truth_free(&j->truth);
-        j->have_truth = 0;
-        stap_fail(&j->truth_err, STAP_EUNSUPPORTED, "%s was drawn through an /array geometry or "
-                  "calibration, whose exact covariance is not modelled (the optimum needs the "
-                  "uniform line)", j->input);
-    }
+    /* gen --array: the SINR loss follows its geometry; the adapted response's grid is the
+     * uniform line's sine-angle, which a planar or calibrated array does not have */
+    j->truth_array = j->have_truth && (j->truth.cfg.position || j->truth.cfg.calibration);
+    if (j->resp_asked && j->truth_array)
+        return cli_error(EXIT_PROCESSING, "%s was drawn through an /array geometry or calibration: "
+                         "adapted_response.png's grid is the uniform line's sine-angle", j->input);
     if (j->resp_asked && !j->result)
         return cli_error(EXIT_USAGE, "the --response-* options draw adapted_response.png, "
                          "which needs --result (a run's /weights)");
@@ -579,8 +579,11 @@ static int plot_draw(plot_job *j)
     if ((st = picture_sinr(j, path, sizeof path))) return st;
     if (j->have_run && (st = picture_range_doppler(j, path, sizeof path))) return st;
     if (j->nmore > 0 && (st = picture_compare(j, path, sizeof path))) return st;
-    if (j->have_run && j->have_truth) return picture_response(j, path, sizeof path);
-    if (j->have_run) fprintf(stderr, "rtstap plot: no adapted_response.png: %s\n", j->truth_err.msg);
+    if (j->have_run && j->have_truth && !j->truth_array) return picture_response(j, path, sizeof path);
+    if (j->have_run && j->truth_array)
+        fprintf(stderr, "rtstap plot: no adapted_response.png: %s was drawn through an /array geometry or "
+                        "calibration, and the picture's grid is the uniform line's sine-angle\n", j->input);
+    else if (j->have_run) fprintf(stderr, "rtstap plot: no adapted_response.png: %s\n", j->truth_err.msg);
     return EXIT_OK;
 }
 

@@ -32,12 +32,68 @@ static double geo_cycles(const scene_config *c, int ch, double u, double el)
     return p[0] * cos(el) * u + p[1] * cos(el) * sqrt(fmax(0.0, 1 - u * u)) + p[2] * sin(el);
 }
 
-/* a scene with an /array geometry: its covariance is not the line's Toeplitz one */
-static int no_geometry(const scene_config *c, stap_error *err)
+/* clutter patch i's phase at channel ch (cycles): through the positions, or the line's */
+static double patch_cycles(const scene_truth *t, int ch, int i)
 {
-    if (!c->position && !c->calibration && !c->geometry) return STAP_OK;
-    return stap_fail(err, STAP_EUNSUPPORTED, "the scene was drawn through an /array geometry or "
-                     "calibration: its exact covariance is not modelled (it needs the uniform line)");
+    const double *pp = t->cfg.position ? t->cfg.position + 3 * ch : NULL;
+    if (!pp) return ch * t->patch_spatial[i];
+    /* a patch at azimuth theta (behind the array where cos theta < 0), depression phi:
+     * k = (cos phi sin theta, cos phi cos theta, -sin phi) */
+    const double th = t->patch_azimuth[i];
+    return pp[0] * cos(t->depression_rad) * sin(th) + pp[1] * cos(t->depression_rad) * cos(th) -
+           pp[2] * sin(t->depression_rad);
+}
+
+/* The spatial pairs of a covariance: on the line without gains the entry depends on c1 - c2
+ * only (2C - 1 pairs, Toeplitz: the model's own form since the first scenes, kept bit for
+ * bit); through positions or gains, every (c1, c2) (C^2 pairs). */
+typedef struct pairs {
+    int C, general, n;
+} pairs;
+static pairs pairs_of(const scene_config *c)
+{
+    const int general = c->position || c->calibration;
+    return (pairs){c->channels, general, general ? c->channels * c->channels : 2 * c->channels - 1};
+}
+static int pair_at(const pairs *q, int c1, int c2) { return q->general ? c1 * q->C + c2 : c1 - c2 + q->C - 1; }
+
+/* sp[k] = cis(phase(c1) - phase(c2)) of clutter patch i at every pair k (ph: C of work space) */
+static void patch_pairs(const scene_truth *t, const pairs *q, int i, double *ph, stap_cf64 *sp)
+{
+    const int C = q->C;
+    if (!q->general) {
+        for (int dc = -(C - 1); dc <= C - 1; dc++) sp[dc + C - 1] = cis(dc * t->patch_spatial[i]);
+        return;
+    }
+    for (int ch = 0; ch < C; ch++) ph[ch] = patch_cycles(t, ch, i);
+    for (int c1 = 0; c1 < C; c1++)
+        for (int c2 = 0; c2 < C; c2++) sp[c1 * C + c2] = cis(ph[c1] - ph[c2]);
+}
+
+/* the noise and the jammers at pair k: sigma^2 delta(c1, c2) + sum_j J_j cis(phase_j(c1) -
+ * phase_j(c2)) */
+static stap_cf64 white_pair(const scene_config *c, const pairs *q, int k)
+{
+    const int C = q->C, c1 = q->general ? k / C : 0, c2 = q->general ? k % C : 0, dc = k - (C - 1);
+    stap_cf64 s = (q->general ? c1 == c2 : dc == 0) ? c->noise_power : 0;
+    for (int j = 0; j < c->njammers; j++) {
+        const double J = pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power;
+        if (!q->general) {
+            s += J * cis(dc * c->element_spacing * c->jammers[j].u);
+        } else if (c->position) {
+            s += J * cis(geo_cycles(c, c1, c->jammers[j].u, 0) - geo_cycles(c, c2, c->jammers[j].u, 0));
+        } else {
+            s += J * cis((c1 - c2) * c->element_spacing * c->jammers[j].u);
+        }
+    }
+    return s;
+}
+
+/* x times the channels' gains on the entry of (c1, c2): g_c1 conj(g_c2) x (x without
+ * calibration, untouched) */
+static stap_cf64 gained(const scene_config *c, int c1, int c2, stap_cf64 x)
+{
+    return c->calibration ? (stap_cf64)c->calibration[c1] * conj((stap_cf64)c->calibration[c2]) * x : x;
 }
 
 /* ---- presets ------------------------------------------------------------------- */
@@ -174,6 +230,12 @@ void stap_scene_truth_free(scene_truth *t)
     free(t->patch_cnr);
     t->patch_azimuth = t->patch_spatial = t->patch_doppler = t->patch_cnr = NULL;
     t->patches = 0;
+    if (t->own_position && t->cfg.position == t->own_position) t->cfg.position = NULL;
+    if (t->own_calibration && t->cfg.calibration == t->own_calibration) t->cfg.calibration = NULL;
+    free(t->own_position);
+    free(t->own_calibration);
+    t->own_position = NULL;
+    t->own_calibration = NULL;
 }
 
 static int alloc_patches(scene_truth *t, int n, stap_error *err)
@@ -279,19 +341,9 @@ int stap_scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err)
             int nb = Nc - i0 < blk ? Nc - i0 : blk;
             for (int ii = 0; ii < nb; ii++) {
                 int i = i0 + ii;
-                /* a patch at azimuth theta_i (behind the array where cos theta_i < 0),
-                 * depression phi: k = (cos phi sin theta, cos phi cos theta, -sin phi) */
-                const double th = t->patch_azimuth[i];
                 for (int ch = 0; ch < C; ch++) {
-                    const double *pp = c->position ? c->position + 3 * ch : NULL;
-                    const double sc = pp ? pp[0] * cos(t->depression_rad) * sin(th) +
-                                               pp[1] * cos(t->depression_rad) * cos(th) -
-                                               pp[2] * sin(t->depression_rad)
-                                         : 0;
-                    for (int p = 0; p < P; p++)
-                        V[((size_t)ch * P + p) * nb + ii] =
-                            pp ? cis(sc + p * t->patch_doppler[i])
-                               : cis(ch * t->patch_spatial[i] + p * t->patch_doppler[i]);
+                    const double sc = patch_cycles(t, ch, i);
+                    for (int p = 0; p < P; p++) V[((size_t)ch * P + p) * nb + ii] = cis(sc + p * t->patch_doppler[i]);
                 }
                 double amp = sqrt(t->patch_cnr[i] * c->noise_power);
                 for (int r = 0; r < R; r++) A[(size_t)ii * R + r] = amp * cgauss(&rc);
@@ -348,32 +400,37 @@ int stap_scene_generate(const scene_truth *t, stap_cf32 *cube, stap_error *err)
 int stap_scene_covariance_spacetime(const scene_truth *t, stap_cf64 *Rst, stap_error *err)
 {
     const scene_config *c = &t->cfg;
-    if (no_geometry(c, err)) return STAP_EUNSUPPORTED;
     const int C = c->channels, P = c->pulses, N = C * P;
-    /* Toeplitz-block-Toeplitz: the entry depends on (c - c', p - p') only. */
-    const int nc = 2 * C - 1, np = 2 * P - 1;
-    stap_cf64 *r = calloc((size_t)nc * np, sizeof(stap_cf64));
-    if (!r) return stap_fail(err, STAP_ENOMEM, "out of memory for the space-time covariance");
-    for (int i = 0; i < t->patches; i++)
-        for (int dc = -(C - 1); dc <= C - 1; dc++) {
-            stap_cf64 sp = t->patch_cnr[i] * c->noise_power * cis(dc * t->patch_spatial[i]);
-            for (int dp = -(P - 1); dp <= P - 1; dp++)
-                r[(size_t)(dc + C - 1) * np + dp + P - 1] += sp * cis(dp * t->patch_doppler[i]);
-        }
-    for (int dc = -(C - 1); dc <= C - 1; dc++) {
-        stap_cf64 s = dc == 0 ? c->noise_power : 0;
-        for (int j = 0; j < c->njammers; j++)
-            s += pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power *
-                 cis(dc * c->element_spacing * c->jammers[j].u);
-        r[(size_t)(dc + C - 1) * np + P - 1] += s;
+    /* per spatial pair and p - p' (the pulses always Toeplitz) */
+    const pairs q = pairs_of(c);
+    const int np = 2 * P - 1;
+    stap_cf64 *r = calloc((size_t)q.n * np, sizeof(stap_cf64));
+    stap_cf64 *sp = malloc(sizeof(stap_cf64) * q.n);
+    double *ph = malloc(sizeof(double) * C);
+    if (!r || !sp || !ph) {
+        free(r);
+        free(sp);
+        free(ph);
+        return stap_fail(err, STAP_ENOMEM, "out of memory for the space-time covariance");
     }
+    for (int i = 0; i < t->patches; i++) {
+        patch_pairs(t, &q, i, ph, sp);
+        for (int k = 0; k < q.n; k++) {
+            stap_cf64 s = t->patch_cnr[i] * c->noise_power * sp[k];
+            for (int dp = -(P - 1); dp <= P - 1; dp++)
+                r[(size_t)k * np + dp + P - 1] += s * cis(dp * t->patch_doppler[i]);
+        }
+    }
+    for (int k = 0; k < q.n; k++) r[(size_t)k * np + P - 1] += white_pair(c, &q, k);
     for (int c2 = 0; c2 < C; c2++)
         for (int p2 = 0; p2 < P; p2++)
             for (int c1 = 0; c1 < C; c1++)
                 for (int p1 = 0; p1 < P; p1++)
                     Rst[(size_t)(c2 * P + p2) * N + c1 * P + p1] =
-                        r[(size_t)(c1 - c2 + C - 1) * np + p1 - p2 + P - 1];
+                        gained(c, c1, c2, r[(size_t)pair_at(&q, c1, c2) * np + p1 - p2 + P - 1]);
     free(r);
+    free(sp);
+    free(ph);
     return STAP_OK;
 }
 
@@ -410,32 +467,37 @@ int stap_scene_covariance_doppler(const scene_truth *t, const double *win, int D
                              stap_cf64 *Rd, stap_error *err)
 {
     const scene_config *c = &t->cfg;
-    if (no_geometry(c, err)) return STAP_EUNSUPPORTED;
-    const int C = c->channels, P = c->pulses, N = C * Q, nc = 2 * C - 1;
+    const int C = c->channels, P = c->pulses, N = C * Q;
     if (D < P || Q < 1 || Q % 2 == 0 || Q > D || d < 0 || d >= D)
         return stap_fail(err, STAP_EINVAL, "Doppler covariance: need D >= P, odd Q <= D and "
                          "0 <= d < D (got D=%d Q=%d d=%d, P=%d)", D, Q, d, P);
-    /* per (c - c', q, q'): clutter sum_i xi_i e^{2 pi i dc vt_i} g_i[q] conj(g_i[q']) */
-    stap_cf64 *cl = calloc((size_t)nc * Q * Q, sizeof(stap_cf64));
+    /* per (spatial pair, q, q'): clutter sum_i xi_i cis(pair phase) g_i[q] conj(g_i[q']) */
+    const pairs pq = pairs_of(c);
+    stap_cf64 *cl = calloc((size_t)pq.n * Q * Q, sizeof(stap_cf64));
     stap_cf64 *gg = calloc((size_t)Q * Q, sizeof(stap_cf64));
     stap_cf64 *g = malloc(sizeof(stap_cf64) * Q);
-    if (!cl || !gg || !g) {
+    stap_cf64 *sp = malloc(sizeof(stap_cf64) * pq.n);
+    double *ph = malloc(sizeof(double) * C);
+    if (!cl || !gg || !g || !sp || !ph) {
         free(cl);
         free(gg);
         free(g);
+        free(sp);
+        free(ph);
         return stap_fail(err, STAP_ENOMEM, "out of memory for the Doppler-domain covariance");
     }
     for (int i = 0; i < t->patches; i++) {
         temporal_response(P, t->patch_doppler[i], win, D, Q, d, g);
         double xi = t->patch_cnr[i] * c->noise_power;
-        for (int dc = -(C - 1); dc <= C - 1; dc++) {
-            stap_cf64 sp = xi * cis(dc * t->patch_spatial[i]);
-            stap_cf64 *blk = cl + (size_t)(dc + C - 1) * Q * Q;
+        patch_pairs(t, &pq, i, ph, sp);
+        for (int k = 0; k < pq.n; k++) {
+            stap_cf64 s = xi * sp[k];
+            stap_cf64 *blk = cl + (size_t)k * Q * Q;
             for (int q = 0; q < Q; q++)
-                for (int q2 = 0; q2 < Q; q2++) blk[q * Q + q2] += sp * g[q] * conj(g[q2]);
+                for (int q2 = 0; q2 < Q; q2++) blk[q * Q + q2] += s * g[q] * conj(g[q2]);
         }
     }
-    /* noise and jammers: (sigma^2 delta + sum_j J_j e^{2 pi i dc vt_j}) (G G^H)[q, q'] */
+    /* noise and jammers: (sigma^2 delta + sum_j J_j cis(pair phase)) (G G^H)[q, q'] */
     for (int q = 0; q < Q; q++)
         for (int q2 = 0; q2 < Q; q2++) {
             double f = (double)(tap_bin(d, q2, Q, D) - tap_bin(d, q, Q, D)) / D;
@@ -443,23 +505,22 @@ int stap_scene_covariance_doppler(const scene_truth *t, const double *win, int D
             for (int p = 0; p < P; p++) s += win[p] * win[p] * cis(f * p);
             gg[q * Q + q2] = s;
         }
-    for (int dc = -(C - 1); dc <= C - 1; dc++) {
-        stap_cf64 s = dc == 0 ? c->noise_power : 0;
-        for (int j = 0; j < c->njammers; j++)
-            s += pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power *
-                 cis(dc * c->element_spacing * c->jammers[j].u);
-        stap_cf64 *blk = cl + (size_t)(dc + C - 1) * Q * Q;
-        for (int k = 0; k < Q * Q; k++) blk[k] += s * gg[k];
+    for (int k = 0; k < pq.n; k++) {
+        stap_cf64 s = white_pair(c, &pq, k);
+        stap_cf64 *blk = cl + (size_t)k * Q * Q;
+        for (int m = 0; m < Q * Q; m++) blk[m] += s * gg[m];
     }
     for (int c2 = 0; c2 < C; c2++)
         for (int q2 = 0; q2 < Q; q2++)
             for (int c1 = 0; c1 < C; c1++)
                 for (int q1 = 0; q1 < Q; q1++)
                     Rd[(size_t)(c2 * Q + q2) * N + c1 * Q + q1] =
-                        cl[((size_t)(c1 - c2 + C - 1) * Q + q1) * Q + q2];
+                        gained(c, c1, c2, cl[((size_t)pair_at(&pq, c1, c2) * Q + q1) * Q + q2]);
     free(cl);
     free(gg);
     free(g);
+    free(sp);
+    free(ph);
     return STAP_OK;
 }
 
@@ -471,18 +532,22 @@ int stap_scene_covariance_staggered(const scene_truth *t, const double *win, int
                                int d, stap_cf64 *Rz, stap_error *err)
 {
     const scene_config *c = &t->cfg;
-    if (no_geometry(c, err)) return STAP_EUNSUPPORTED;
-    const int C = c->channels, P = c->pulses, N = C * Q, nc = 2 * C - 1, nq = 2 * Q - 1;
+    const int C = c->channels, P = c->pulses, N = C * Q, nq = 2 * Q - 1;
     if (Pw < 1 || Q < 1 || Pw + Q - 1 > P || D < 1 || d < 0 || d >= D)
         return stap_fail(err, STAP_EINVAL, "staggered covariance: need Pw, Q >= 1, Pw + Q - 1 <= P "
                          "and 0 <= d < D (got Pw=%d Q=%d P=%d D=%d d=%d)", Pw, Q, P, D, d);
-    /* per (c - c', q - q') */
-    stap_cf64 *cl = calloc((size_t)nc * nq, sizeof(stap_cf64));
+    /* per (spatial pair, q - q') */
+    const pairs pq = pairs_of(c);
+    stap_cf64 *cl = calloc((size_t)pq.n * nq, sizeof(stap_cf64));
     stap_cf64 *h = malloc(sizeof(stap_cf64) * Pw), *m = malloc(sizeof(stap_cf64) * nq);
-    if (!cl || !h || !m) {
+    stap_cf64 *sp = malloc(sizeof(stap_cf64) * pq.n);
+    double *ph = malloc(sizeof(double) * C);
+    if (!cl || !h || !m || !sp || !ph) {
         free(cl);
         free(h);
         free(m);
+        free(sp);
+        free(ph);
         return stap_fail(err, STAP_ENOMEM, "out of memory for the staggered covariance");
     }
     for (int p = 0; p < Pw; p++) h[p] = win[p] * cis(-(double)(((long long)d * p) % D) / D);
@@ -491,10 +556,11 @@ int stap_scene_covariance_staggered(const scene_truth *t, const double *win, int
         stap_cf64 H = 0;
         for (int p = 0; p < Pw; p++) H += h[p] * cis(w * p);
         const double xi = t->patch_cnr[i] * c->noise_power * creal(H * conj(H));
-        for (int dc = -(C - 1); dc <= C - 1; dc++) {
-            const stap_cf64 sp = xi * cis(dc * t->patch_spatial[i]);
-            stap_cf64 *row = cl + (size_t)(dc + C - 1) * nq;
-            for (int dq = -(Q - 1); dq <= Q - 1; dq++) row[dq + Q - 1] += sp * cis(dq * w);
+        patch_pairs(t, &pq, i, ph, sp);
+        for (int k = 0; k < pq.n; k++) {
+            const stap_cf64 s = xi * sp[k];
+            stap_cf64 *row = cl + (size_t)k * nq;
+            for (int dq = -(Q - 1); dq <= Q - 1; dq++) row[dq + Q - 1] += s * cis(dq * w);
         }
     }
     for (int dq = -(Q - 1); dq <= Q - 1; dq++) {
@@ -503,23 +569,22 @@ int stap_scene_covariance_staggered(const scene_truth *t, const double *win, int
             if (p + dq >= 0 && p + dq < Pw) s += h[p] * conj(h[p + dq]);
         m[dq + Q - 1] = s;
     }
-    for (int dc = -(C - 1); dc <= C - 1; dc++) {
-        stap_cf64 s = dc == 0 ? c->noise_power : 0;
-        for (int j = 0; j < c->njammers; j++)
-            s += pow(10.0, c->jammers[j].jnr_db / 10.0) * c->noise_power *
-                 cis(dc * c->element_spacing * c->jammers[j].u);
-        stap_cf64 *row = cl + (size_t)(dc + C - 1) * nq;
-        for (int k = 0; k < nq; k++) row[k] += s * m[k];
+    for (int k = 0; k < pq.n; k++) {
+        stap_cf64 s = white_pair(c, &pq, k);
+        stap_cf64 *row = cl + (size_t)k * nq;
+        for (int j = 0; j < nq; j++) row[j] += s * m[j];
     }
     for (int c2 = 0; c2 < C; c2++)
         for (int q2 = 0; q2 < Q; q2++)
             for (int c1 = 0; c1 < C; c1++)
                 for (int q1 = 0; q1 < Q; q1++)
                     Rz[(size_t)(c2 * Q + q2) * N + c1 * Q + q1] =
-                        cl[(size_t)(c1 - c2 + C - 1) * nq + q1 - q2 + Q - 1];
+                        gained(c, c1, c2, cl[(size_t)pair_at(&pq, c1, c2) * nq + q1 - q2 + Q - 1]);
     free(cl);
     free(h);
     free(m);
+    free(sp);
+    free(ph);
     return STAP_OK;
 }
 
@@ -691,8 +756,17 @@ int stap_scene_truth_read(const char *path, scene_truth *t, stap_error *err)
             !(st = stap_h5x_get_doubles(f, "/truth/targets/el_deg", 1, &n, el, err)))
             for (size_t k = 0; k < n; k++) c->targets[k].el_deg = el[k];
     }
-    c->geometry = stap_h5x_exists(f, "/array/position") || stap_h5x_exists(f, "/array/calibration");
+    const int array = stap_h5x_exists(f, "/array/position") || stap_h5x_exists(f, "/array/calibration");
     stap_h5x_close(f);
+    if (!st && array) { /* drawn through it (gen --array): its covariance follows it */
+        int n = 0;
+        st = stap_array_read(path, c->carrier_hz, &n, &t->own_position, &t->own_calibration, err);
+        if (!st && n != c->channels)
+            st = stap_fail(err, STAP_EFORMAT, "%s: /array has %d elements, /truth %d channels", path, n,
+                           c->channels);
+        c->position = t->own_position;
+        c->calibration = t->own_calibration;
+    }
     if (st) stap_scene_truth_free(t);
     return st;
 }

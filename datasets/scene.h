@@ -81,12 +81,10 @@ typedef struct scene_config {
     uint64_t seed;
     /* Optional geometry (gen --array): element positions C x 3 (x, y, z) in wavelengths
      * (x the array axis, y broadside, z up; the caller's, NULL: the line at element_spacing),
-     * and the channels' complex gains applied to everything received (NULL: 1). A scene with
-     * either has no exact covariance here (stap_scene_covariance_*: STAP_EUNSUPPORTED). */
+     * and the channels' complex gains applied to everything received (NULL: 1). The exact
+     * covariances (stap_scene_covariance_*) follow both. */
     const double *position;
     const stap_cf32 *calibration;
-    int geometry;             /* a scene file read back (stap_scene_truth_read) whose /array has
-                                 positions or calibration: no exact covariance either     */
 } scene_config;
 
 typedef enum scene_preset { SCENE_PRESET_EASY = 0, SCENE_PRESET_MEDIUM, SCENE_PRESET_HARD,
@@ -112,6 +110,9 @@ typedef struct scene_truth {
     double *patch_doppler;       /* w_i, cycles per pulse                           */
     double *patch_cnr;           /* xi_i, linear, per element and pulse             */
     double target_phase[SCENE_MAX_TARGETS]; /* radians                              */
+    double *own_position;        /* read back from a file's /array (cfg.position points
+                                    here; freed with the truth)                       */
+    stap_cf32 *own_calibration;
 } scene_truth;
 
 /* Validate cfg and derive the model (patches, geometry, target phases from the seed). */
@@ -130,7 +131,7 @@ RT_INTERNAL void stap_scene_radar_meta(const scene_truth *t, stap_radar_meta *me
 RT_INTERNAL int stap_scene_truth_write(stap_h5_file *f, const scene_truth *t, stap_error *err);
 RT_INTERNAL int stap_scene_truth_write_hook(stap_h5_file *f, void *user, stap_error *err);
 /* Read /truth of a generated scene file back (the patch arrays as stored, so the
- * covariance is the exact one of the file). */
+ * covariance is the exact one of the file), with its /array's positions and gains. */
 RT_INTERNAL int stap_scene_truth_read(const char *path, scene_truth *t, stap_error *err);
 
 /* Exact clutter-plus-jammer-plus-noise covariance of one range cell's space-time

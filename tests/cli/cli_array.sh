@@ -234,13 +234,27 @@ s = h5py.File(sys.argv[1], 'r')['steering']
 u = -1 + (2 * np.arange(5) + 1) / 5
 assert np.allclose(s.attrs['az_deg'], np.degrees(np.arcsin(u))) and (s.attrs['el_deg'] == 0).all()" \
     "$T/ura_default.h5" || fail "run: the default beams through /array"
-# plot: the range-Doppler picture; no angle-Doppler (the line's axis), SINR or response picture
+# plot: the range-Doppler and SINR-loss pictures; no angle-Doppler or adapted response (their
+# axis is the line's sine-angle)
 expect 0 "$B" plot --input "$T/ura_scene.h5" --result "$T/ura_run.h5" --output-dir "$T/pics"
-[ -s "$T/pics/range_doppler.png" ] && [ ! -e "$T/pics/angle_doppler.png" ] && [ ! -e "$T/pics/sinr_loss.png" ] &&
-    grep -q 'no SINR-loss picture: .*exact covariance is not modelled' "$T/err" || fail "plot of a planar scene"
-# no exact covariance for a scene drawn with a geometry
-expect 1 "$B" sinr --input "$T/ura_scene.h5" --result "$T/ura_run.h5" -o "$T/sinr.h5" &&
-    grep -q 'exact covariance is not modelled' "$T/err" || fail "sinr on a planar scene"
+[ -s "$T/pics/range_doppler.png" ] && [ -s "$T/pics/sinr_loss.png" ] && [ ! -e "$T/pics/angle_doppler.png" ] &&
+    [ ! -e "$T/pics/adapted_response.png" ] &&
+    grep -q "no adapted_response.png: .*uniform line's sine-angle" "$T/err" || fail "plot of a planar scene"
+# the exact covariance of a scene drawn through a geometry (its positions and gains): the run's
+# adaptive loss follows Reed-Mallett-Brennan's law against it (|z| < 4), which a covariance
+# that missed the geometry would not (rho far from (K+2-N)/(K+1), or above 1)
+expect 0 "$B" sinr --input "$T/ura_scene.h5" --result "$T/ura_run.h5" -o "$T/sinr.h5" --json "$T/sinr.json"
+python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))['summary']
+assert s['rmb_applicable'] and abs(s['z']) < 4 and 0 < s['rho_mean'] < 1, s" "$T/sinr.json" ||
+    fail "sinr on a planar scene: RMB ($(head -c 400 "$T/sinr.json" 2>/dev/null))"
+expect 0 "$B" sinr --input "$T/miscal.h5" --result "$T/r_miscal.h5" -o "$T/sinr_m.h5" --json "$T/sinr_m.json"
+python3 -c "
+import json, sys
+s = json.load(open(sys.argv[1]))['summary']
+assert s['rmb_applicable'] and abs(s['z']) < 4 and 0 < s['rho_mean'] < 1, s" "$T/sinr_m.json" ||
+    fail "sinr on a miscalibrated line: RMB"
 
 # malformed /array: one line, exit 1
 for bad in bad_shape no_units feet nan both; do
