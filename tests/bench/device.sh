@@ -22,7 +22,7 @@ SUITES=(
   "check        every GPU test (engine, kernels, devices, pipeline, PERFECT, SINR) and compute-sanitizer over the engine, apply and engine-CPU tests"
   "rates        the H200 baseline: stream resident/link, complex64/int16, 3-4 slots, one slot; bench and bench-qr (gpu vs cublas)"
   "recordings   480-CPI recordings from the page cache (run --input, stream --input; complex64, int16), ncu of a resident hard CPI"
-  "verify       a commit's GPU tests, memcheck over a recording's run, run --devices all against one engine, --qr cholqr2 refused, streams (ring, --devices all, --input, --resident)"
+  "verify       a commit's GPU tests (VERIFY_TESTS), memcheck over the detector test and a recording's run, run --devices all against one engine, --qr cholqr2 refused, streams (ring, --devices all, --input, --resident, kelly), send -> listen --backend gpu"
   "cholqr2      the GPU CholeskyQR2: test_gpu_qr, bench-qr householder,cholqr2 against cuBLAS, memcheck; racecheck, synccheck, initcheck over bench-qr cholqr2 (CQ_SAN=0: none), ncu (CQ_NCU=1)"
   "perf         stream (every workload, 1-4 slots, a recording), bench (every backend), bench-qr (4 backends), the CPU scaling table"
   "release      every GPU test and sanitizer, bench-qr x 4 backends, run on the presets x backends, the PERFECT sizes table"
@@ -268,9 +268,10 @@ suite_cholqr2() { # issue 47: the GPU CholeskyQR2 (kernels/cholqr.cu); CQ_SAN=0 
 }
 suite_verify() { # a commit's check on the GPU
     S="$R stream --backend gpu --keep detections"
-    for t in test_gpu_engine test_gpu_devices test_gpu_apply test_gpu_qr test_engine test_pipeline; do
+    for t in ${VERIFY_TESTS:-test_gpu_engine test_gpu_devices test_gpu_apply test_gpu_qr test_gpu_detect test_detector test_engine test_pipeline}; do
         step "$t" "$L/tests.log" 150 "$BIN/$t"
     done
+    step "memcheck test_gpu_detect" "$L/sanitizer.log" 150 env RTSTAP_GPU_QUICK=1 "$cs" --tool memcheck --error-exitcode 9 "$BIN/test_gpu_detect"
     D=/dev/shm/rtstap-v
     mkdir -p $D
     step "gen" "$L/run.log" 120 "$R" gen --preset ward --cpis 24 --seed 3 -o $D/rec.h5 -f --quiet
@@ -288,6 +289,21 @@ suite_verify() { # a commit's check on the GPU
     step "stream --devices all" "$L/stream.log" 60 $S --preset hard --cpis 3000 --format ci16 --devices all
     step "stream --input" "$L/stream.log" 60 $S --input $D/rec.h5 --cpis 480
     step "stream --resident" "$L/stream.log" 60 $S --preset hard --cpis 3000 --resident
+    step "stream kelly, sliding" "$L/stream.log" 60 $S --preset hard --cpis 600 --detector kelly \
+        --training-window sliding --block 48 --guard 2
+    # live input into the GPU engine (the library's live source): a hard feed over loopback
+    rm -f $D/l.err
+    timeout --foreground 60 "$R" listen --vrt udp://127.0.0.1:0 --shape 22,128,480 --scale 0.02 --backend gpu \
+        --cpis 64 --buffers 64 --json "$L/listen.json" -f 2> $D/l.err &
+    local lp=$! port=
+    for _ in $(seq 200); do
+        port=$(sed -n 's/.*listening on udp:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' $D/l.err); [ -n "$port" ] && break; sleep 0.05
+    done
+    "$R" gen --preset hard --cpis 32 --seed 3 -o $D/hard.h5 -f --quiet
+    step "send -> listen --backend gpu" "$L/run.log" 60 "$R" send --input $D/hard.h5 --vrt udp://127.0.0.1:$port \
+        --rate 500 --loop 2 --iq-scale 0.02
+    wait $lp; cat $D/l.err >> "$L/run.log"
+    step "listen: 64 CPIs, none lost" "$L/run.log" 10 python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(d['cpis'], d['cpis_lost'], d['latency_ms'], d['handoff_ms']); sys.exit(not (d['cpis'] == 64 and d['cpis_lost'] == 0))" "$L/listen.json"
     report_head "$L"
     grep -h "CPIs:" "$L/stream.log" | tail -1
     grep -h "same\|differ" "$L/run.log" | head
