@@ -70,16 +70,12 @@ void stap_stream_live_begin(stap_stream_live *L, double now_ms)
     L->until_ms = L->seconds > 0 ? now_ms + 1e3 * L->seconds : 0;
 }
 
-/* the next complete CPI (the stream's CPI n), the lost ones noted on the way; the end once
- * the stream has decided its CPIs, its time is over, the receiver stopped, or the stream was
- * asked to stop; AGAIN when none came within 2 ms (the stream collects meanwhile) */
-int stap_stream_live_get(void *user, long long n, const void **cube, stap_error *err)
+int stap_stream_live_next(stap_stream_live *L, long long n, int wait_ms, const void **cube, stap_error *err)
 {
-    stap_stream_live *L = user;
     const double asked = stap_now_ms(); /* the stream ready for CPI n from here */
     for (;;) {
         if (stap_live_tally_done(&L->tally)) return STAP_STREAM_END;
-        int wait = 2;
+        int wait = wait_ms;
         if (L->until_ms > 0) {
             const double left = L->until_ms - stap_now_ms();
             if (left <= 0) return STAP_STREAM_END;
@@ -101,6 +97,12 @@ int stap_stream_live_get(void *user, long long n, const void **cube, stap_error 
         *cube = ev.data; /* the receiver's buffer, until release */
         return STAP_OK;
     }
+}
+
+/* the callback form: up to 2 ms a call */
+int stap_stream_live_get(void *user, long long n, const void **cube, stap_error *err)
+{
+    return stap_stream_live_next(user, n, 2, cube, err);
 }
 
 void stap_stream_live_release(void *user, long long n)

@@ -19,6 +19,7 @@ typedef struct dev {
     int status;
     stap_error err;
     double t1;             /* ms, its loop ended                                          */
+    int inflight;          /* a live source's CPIs this device holds (got, not released)  */
 } dev;
 
 static long long global_of(const dev *d, long long j) { return j * d->s->n + d->k; }
@@ -50,6 +51,14 @@ static int dev_get(void *user, long long j, const void **cube, stap_error *err)
     }
     case STAP_STREAM_RECORDING:
         return stap_stream_reader_get(s->reader, g, cube, err);
+    case STAP_STREAM_LIVE: { /* with CPIs of its own in flight a device does not wait for the
+                                next arrival: it collects its oldest meanwhile (AGAIN) */
+        if (s->n > 1) pthread_mutex_lock(&s->mu);
+        const int st = stap_stream_live_next(s->live, g, d->inflight ? 0 : 2, cube, err);
+        if (s->n > 1) pthread_mutex_unlock(&s->mu);
+        if (st == STAP_OK) d->inflight++;
+        return st;
+    }
     default: {
         if (s->n > 1) pthread_mutex_lock(&s->mu);
         const int st = s->src.get(s->src.user, g, cube, err);
@@ -66,6 +75,7 @@ static void dev_release(void *user, long long j)
     if (s->src.kind == STAP_STREAM_RECORDING) {
         stap_stream_reader_release(s->reader, global_of(d, j));
     } else if ((s->src.kind == STAP_STREAM_CALLBACK || s->src.kind == STAP_STREAM_LIVE) && s->src.release) {
+        if (s->src.kind == STAP_STREAM_LIVE) d->inflight--;
         if (s->n > 1) pthread_mutex_lock(&s->mu);
         s->src.release(s->src.user, global_of(d, j));
         if (s->n > 1) pthread_mutex_unlock(&s->mu);
@@ -178,7 +188,7 @@ int stap_stream_run(stap_stream *s, stap_stream_report *rep, stap_error *err)
     s->t_stream = stap_now_ms();
     if (s->live) stap_stream_live_begin(s->live, s->t_stream); /* its live_seconds from here */
     dev d[STAP_STREAM_MAX_DEVICES];
-    for (int k = 0; k < s->n; k++) d[k] = (dev){s, k, {0}, STAP_OK, {0, ""}, 0};
+    for (int k = 0; k < s->n; k++) d[k] = (dev){s, k, {0}, STAP_OK, {0, ""}, 0, 0};
     int status;
     if (s->n == 1) {
         dev_main(&d[0]);

@@ -78,6 +78,12 @@ RT_INTERNAL int stap_stream_live_make(stap_stream_live **L, stap_live_udp *rx, l
                                       stap_error *err);
 RT_INTERNAL void stap_stream_live_free(stap_stream_live *L);
 RT_INTERNAL void stap_stream_live_begin(stap_stream_live *L, double now_ms);
+/* The next complete CPI (the stream's CPI n), the lost ones noted on the way; the end once
+ * the stream has decided its CPIs, its time is over, the receiver stopped, or the stream was
+ * asked to stop; AGAIN when none came within wait_ms (0: none pending now), the loop then
+ * collecting its oldest CPI in flight. stap_stream_live_get: the callback form, 2 ms. */
+RT_INTERNAL int stap_stream_live_next(stap_stream_live *L, long long n, int wait_ms, const void **cube,
+                                      stap_error *err);
 RT_INTERNAL int stap_stream_live_get(void *user, long long n, const void **cube, stap_error *err);
 RT_INTERNAL void stap_stream_live_release(void *user, long long n);
 RT_INTERNAL long long stap_stream_live_input_cpi(void *user, long long n);

@@ -656,7 +656,7 @@ suite_live() { # the live feed at the hard preset's size over 127.0.0.1 (docs/li
     local D=/dev/shm/rtstap-live r port n
     mkdir -p $D
     step "gen hard" "$L/live.log" 120 "$R" gen --preset hard --cpis 32 --seed 3 -o $D/hard.h5 -f --quiet
-    for r in 500 1000 2000 3000; do
+    for r in ${LIVE_RATES:-500 1000 2000 3000}; do
         n=416   # 13 loops of the 32 CPIs: the sender carries about 27 hard CPIs/s over loopback (15 s)
         rm -f $D/l.err
         timeout --foreground 60 "$R" listen --vrt udp://127.0.0.1:0 --shape 22,128,480 --scale 0.02 \
@@ -671,11 +671,12 @@ suite_live() { # the live feed at the hard preset's size over 127.0.0.1 (docs/li
         python3 - "$L/s-$r.json" "$L/l-$r.json" $r <<'PY' >> "$L/live-table.txt"
 import json, sys
 s, l = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-print("| %s | %.0f | %.0f | %d | %d | %.2f | %.2f |" % (sys.argv[3], s.get("rate_achieved", 0), l["processed_cpis_per_s"],
-      l["cpis"], l["cpis_lost"], l["latency_ms"]["p50"], l["latency_ms"]["p99"]))
+print("| %s | %.0f | %.0f | %d | %d | %.2f | %.2f | %.3f / %.3f |" % (sys.argv[3], s.get("rate_achieved", 0),
+      l["processed_cpis_per_s"], l["cpis"], l["cpis_lost"], l["latency_ms"]["p50"], l["latency_ms"]["p99"],
+      l["handoff_ms"]["p50"], l["handoff_ms"]["p99"]))
 PY
     done
-    echo "| asked CPIs/s | send achieved | listen processed | CPIs | lost | p50 ms | p99 ms |"
+    echo "| asked CPIs/s | send achieved | listen processed | CPIs | lost | p50 ms | p99 ms | hand-over p50 / p99 ms |"
     cat "$L/live-table.txt"
 }
 suite_ingest() { # docs/live.md "Measured: ingest cost and added latency": stream --input against send -> listen
