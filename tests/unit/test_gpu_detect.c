@@ -169,10 +169,14 @@ static int same_list(const run_out *a, const run_out *b)
     return a->ok && b->ok && a->n == b->n && (!a->n || !memcmp(a->det, b->det, sizeof *a->det * a->n));
 }
 
+/* the shared-memory QR variant (materialized training), or -1: the dispatch table (kernels/)
+ * is linked only with CUDA (a build without it compiles this test, which then skips) */
 static int shared_variant(void)
 {
+#ifdef RTSTAP_HAVE_CUDA
     for (int v = 0; v < rtk_qr_variant_count(); v++)
         if (rtk_qr_variant_get(v)->storage == RTK_SHARED) return v;
+#endif
     return -1;
 }
 
