@@ -115,10 +115,7 @@ static int receive(listen_job *j)
         if (ev.kind == STAP_LIVE_END) break;
         if (stap_live_tally_add(&j->tally, &ev)) stap_live_udp_release(j->rx, ev.cpi);
     }
-    const stap_live_tally *t = &j->tally;
-    j->live = (stap_stream_live_report){.complete = t->complete, .lost = t->lost, .first_cpi = t->first_cpi,
-                                        .lost_ranges = t->ranges, .nranges = t->nranges,
-                                        .ranges_truncated = t->ranges_truncated};
+    stap_stream_live_report_counts(&j->tally, &j->live);
     return EXIT_OK;
 }
 

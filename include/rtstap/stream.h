@@ -159,6 +159,10 @@ typedef struct stap_stream_live_report {
     double seconds;                /* first CPI decided to the last                      */
 } stap_stream_live_report;
 
+/* out's counts from a tally (complete, lost, first_cpi, the lost runs), its latencies zero:
+ * the report of a consumer that takes the receiver's events itself (listen --discard) */
+void stap_stream_live_report_counts(const stap_live_tally *t, stap_stream_live_report *out);
+
 typedef struct stap_stream_report {
     stap_stream_stats all;         /* the run: one engine's stats; with several, device 0's
                                       stage medians and the CPIs handed over in order   */

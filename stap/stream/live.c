@@ -4,7 +4,6 @@
  * a CPI's last datagram to its submit and to its results. Made once per stream: nothing is
  * allocated per CPI. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "stream_internal.h"
 
@@ -99,12 +98,6 @@ int stap_stream_live_next(stap_stream_live *L, long long n, int wait_ms, const v
     }
 }
 
-/* the callback form: up to 2 ms a call */
-int stap_stream_live_get(void *user, long long n, const void **cube, stap_error *err)
-{
-    return stap_stream_live_next(user, n, 2, cube, err);
-}
-
 void stap_stream_live_release(void *user, long long n)
 {
     stap_stream_live *L = user;
@@ -145,16 +138,17 @@ static void quantiles(double *v, long long n, double *p50, double *p99, double *
     *max = v[n - 1];
 }
 
+void stap_stream_live_report_counts(const stap_live_tally *t, stap_stream_live_report *out)
+{
+    *out = (stap_stream_live_report){.complete = t->complete, .lost = t->lost, .first_cpi = t->first_cpi,
+                                     .lost_ranges = t->ranges, .nranges = t->nranges,
+                                     .ranges_truncated = t->ranges_truncated};
+}
+
 void stap_stream_live_report_of(stap_stream_live *L, double deadline_ms, stap_stream_live_report *out)
 {
-    memset(out, 0, sizeof *out);
     const stap_live_tally *t = &L->tally;
-    out->complete = t->complete;
-    out->lost = t->lost;
-    out->first_cpi = t->first_cpi;
-    out->lost_ranges = t->ranges;
-    out->nranges = t->nranges;
-    out->ranges_truncated = t->ranges_truncated;
+    stap_stream_live_report_counts(t, out);
     out->seconds = t->first_cpi >= 0 ? (L->t_last - L->t_first) * 1e-3 : 0;
     long long n = atomic_load(&L->nlat);
     if (n > L->lat_cap) n = L->lat_cap;

@@ -120,7 +120,6 @@ static int stream_new(stap_stream **out, const stap_stream_source *src, const st
             free(s);
             return st;
         }
-        s->src.get = stap_stream_live_get;
         s->src.release = stap_stream_live_release;
         s->src.input_cpi = stap_stream_live_input_cpi;
         s->src.user = s->live;

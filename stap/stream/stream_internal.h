@@ -70,8 +70,8 @@ RT_INTERNAL int stap_stream_writer_finish(stap_stream_writer *w, double *write_s
 
 /* the stream (stream.c makes it, run.c runs it) */
 /* A live receiver as the source (live.c): made for `decide` CPIs of the feed (complete or
- * lost) and at most `seconds` from stap_stream_live_begin (0: no limit); its
- * get/release/input_cpi the callback source's, ended early by *stop. */
+ * lost) and at most `seconds` from stap_stream_live_begin (0: no limit); its CPIs taken by
+ * stap_stream_live_next, its release/input_cpi the callback source's; ended early by *stop. */
 typedef struct stap_stream_live stap_stream_live;
 RT_INTERNAL int stap_stream_live_make(stap_stream_live **L, stap_live_udp *rx, long long decide,
                                       double seconds, const atomic_int *stop,
@@ -81,10 +81,9 @@ RT_INTERNAL void stap_stream_live_begin(stap_stream_live *L, double now_ms);
 /* The next complete CPI (the stream's CPI n), the lost ones noted on the way; the end once
  * the stream has decided its CPIs, its time is over, the receiver stopped, or the stream was
  * asked to stop; AGAIN when none came within wait_ms (0: none pending now), the loop then
- * collecting its oldest CPI in flight. stap_stream_live_get: the callback form, 2 ms. */
+ * collecting its oldest CPI in flight (run.c's dev_get: 0 while the device holds CPIs). */
 RT_INTERNAL int stap_stream_live_next(stap_stream_live *L, long long n, int wait_ms, const void **cube,
                                       stap_error *err);
-RT_INTERNAL int stap_stream_live_get(void *user, long long n, const void **cube, stap_error *err);
 RT_INTERNAL void stap_stream_live_release(void *user, long long n);
 RT_INTERNAL long long stap_stream_live_input_cpi(void *user, long long n);
 RT_INTERNAL const stap_live_tally *stap_stream_live_tally_of(const stap_stream_live *L);
