@@ -35,9 +35,9 @@ static const cli_command bench_qr_cmd = {
     "(residual ||T^H T - R^H R|| / (||T||^2 m eps); diag: the error of |diag R|\n"
     "against LAPACKE_zgeqrf over its first-order bound m eps (||t_i|| + sum |x_ik| ||t_k||);\n"
     "pass < 30) and the speed-up of the gpu backend over the others.\n"
-    "With --qr householder,cholqr2 the cpu and gpu backends are timed with both factors\n"
-    "(rows 'cpu/cholqr2', 'gpu/cholqr2', guard included; GFLOP/s counts Householder's\n"
-    "flops for every factor).\n"
+    "With --qr householder,cholqr2,cholqr the cpu and gpu backends are timed with each\n"
+    "factor (rows 'cpu/cholqr2', 'gpu/cholqr', ..., guard included; GFLOP/s counts\n"
+    "Householder's flops for every factor).\n"
     "With --model, also every gpu kernel variant that fits each size, forced one\n"
     "after the other: measured against the performance model's prediction, the\n"
     "model's choice (what the gpu backend runs) marked '*', the fastest '<'; with\n"
@@ -189,8 +189,8 @@ static int parse_backends(const char *s, stap_backend *out, int *count)
     return n ? 0 : (cli_error(EXIT_USAGE, "--backends is empty"), -1);
 }
 
-/* --qr: a comma-separated list of factors (householder, cholqr2; auto as the cpu backend
- * resolves it per size) */
+/* --qr: a comma-separated list of factors (householder, cholqr2, cholqr; auto as the cpu
+ * backend resolves it per size) */
 static int parse_qrs(const char *s, stap_qr_method *out, int *count)
 {
     char buf[256];
@@ -199,7 +199,7 @@ static int parse_qrs(const char *s, stap_qr_method *out, int *count)
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         stap_error err;
         if (stap_qr_method_parse(tok, &out[n], &err) || n == STAP_QR_COUNT) {
-            cli_error(EXIT_USAGE, "--qr: '%s' is not one of householder, cholqr2, auto", tok);
+            cli_error(EXIT_USAGE, "--qr: '%s' is not one of householder, cholqr2, cholqr, auto", tok);
             return -1;
         }
         n++;
@@ -319,8 +319,9 @@ int cmd_bench_qr(int argc, char **argv)
         {"backends", 0, CLI_STRING, &backends_s, "LIST",
          "default cpu,lapack,gpu,cublas (unavailable ones are reported)"},
         {"qr", 0, CLI_STRING, &qrs_s, "LIST",
-         "factors of the cpu backend to time: householder, cholqr2,\n"
-         "auto (default householder; other backends: householder)"},
+         "factors of the cpu and gpu backends to time: householder,\n"
+         "cholqr2, cholqr, auto (default householder; other backends:\n"
+         "householder)"},
         {"repeat", 0, CLI_INT, &repeat, "N", "timed runs per size and backend (default 20)",
          .lo = 1, .hi = 100000},
         {"weights", 0, CLI_INT, &nbeams, "B",

@@ -246,7 +246,7 @@ static void one_report(const run_job *j, const stap_engine *eng, const stap_cpi_
     fprintf(stderr, "  training conditioning: min|R_ii|/max|R_ii| >= %.3g (limit %.2g)\n",
             (double)r->diag_ratio, stap_engine_conditioning_limit(eng));
     if (pc->qr != STAP_QR_HOUSEHOLDER)
-        fprintf(stderr, "  QR factor %s: %lld matrices by cholqr2, %lld refactored by Householder (guard)\n",
+        fprintf(stderr, "  QR factor %s: %lld matrices by CholeskyQR, %lld refactored by Householder (guard)\n",
                 stap_qr_method_name(pc->qr), r->qr_cholqr2, r->qr_guarded);
 }
 
@@ -286,7 +286,8 @@ static int one_json(const run_job *j, const stap_engine *eng, const stap_cpi_res
     run_json_conditioning(doc, r->diag_ratio, eng);
     cJSON *q = cJSON_AddObjectToObject(doc, "qr");
     cJSON_AddStringToObject(q, "factor", stap_qr_method_name(stap_engine_config(eng)->qr));
-    cJSON_AddNumberToObject(q, "cholqr2", (double)r->qr_cholqr2);
+    cJSON_AddNumberToObject(q, "cholesky", (double)r->qr_cholqr2); /* by cholqr2 or cholqr */
+    cJSON_AddNumberToObject(q, "cholqr2", (double)r->qr_cholqr2);  /* the same, its first name */
     cJSON_AddNumberToObject(q, "guarded", (double)r->qr_guarded);
     int status = cli_json_write(j->json, doc, j->mode, &err) ? cli_fail(&err) : EXIT_OK;
     cJSON_Delete(doc);

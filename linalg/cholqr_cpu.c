@@ -1,4 +1,4 @@
-/* cholqr_cpu.c: the cpu backend's CholeskyQR2 factor (issue 47), rtstap's own code like
+/* cholqr_cpu.c: the cpu backend's CholeskyQR2 and CholeskyQR factors (issue 47), rtstap's own code like
  * qr_cpu.c (no BLAS: its results depend on the CPU's instruction set alone).
  *
  * MVDR needs only R (R^H R = T^H T). CholeskyQR2 (Fukaya, Nakatsukasa, Yanagisawa and
@@ -7,14 +7,17 @@
  * CholeskyQR2 algorithm", ETNA 44, 2015):
  *     G1 = T^H T,  R1 = chol(G1),  Q1 = T R1^-1,  G2 = Q1^H Q1,  R2 = chol(G2),  R = R2 R1.
  * Orthogonality and R are as good as Householder's while cond(T) <~ u^-1/2 (about 4 000 in
- * FP32). The Gram products and the triangular solve run in float on split (re, im)
- * columns padded to a multiple of 8 rows (vectorized by GCC; FMA in the AVX2 copy); the two
- * Cholesky factorizations and R2 R1 (n^3 work, small next to the m n^2 of the products) in
- * double.
+ * FP32). cholqr is the first pass alone, mixed precision: R = R1 with G1 summed in double
+ * (each product of two floats exact); a float Gram's rounding would cost cond(T)^2 u in the
+ * weights (linalg.h, "cholqr"). cholqr2's Gram products and triangular solve run in float
+ * on split (re, im) columns padded to a multiple of 8 rows (vectorized by GCC; FMA in the
+ * AVX2 copy); the Cholesky factorizations and R2 R1 (n^3 work, small next to the m n^2 of
+ * the products) in double.
  *
  * The guard (docs/processing.md "QR factor"): a matrix whose Cholesky breaks down (a pivot
- * not > 0 or not finite), or whose R has min|R_ii| / max|R_ii| < STAP_CHOLQR2_MIN_RATIO, is
- * refactored by Householder (qr_cpu.c) in the same call; the context counts it.
+ * not > 0 or not finite), or whose R has min|R_ii| / max|R_ii| < STAP_CHOLQR2_MIN_RATIO or an
+ * element past a float's range, is refactored by Householder (qr_cpu.c) in the same call;
+ * the context counts it.
  *
  * Compiled twice on x86-64, like qr_cpu.c: as itself and as cholqr_cpu_avx2.c with -mavx2
  * -mfma; stap_la_cpu_cholqr chooses the copy with stap_la_cpu_use_avx2. */
@@ -32,8 +35,8 @@
 
 /* Factor each matrix of the batch; failed[k] = 1 where the guard sends matrix k to
  * Householder (A_k then untouched). Returns STAP_OK or STAP_ENOMEM. */
-RT_INTERNAL int LA_CHOL_COPY(stap_la_cpu_cholqr_batch)(int threads, int m, int n, int batch, stap_cf32 *A, int lda,
-                                      ptrdiff_t stride_a, unsigned char *failed);
+RT_INTERNAL int LA_CHOL_COPY(stap_la_cpu_cholqr_batch)(int threads, int passes, int m, int n, int batch, stap_cf32 *A,
+                                      int lda, ptrdiff_t stride_a, unsigned char *failed);
 
 #if defined(__FMA__)
 #define FMADDF(a, b, c) __builtin_fmaf(a, b, c)
@@ -72,17 +75,50 @@ CQ_KERNEL void gram_2x2(int len, ptrdiff_t ld, const float *restrict xr, const f
     gr[0] = a, gi[0] = b, gr[1] = c, gi[1] = d, gr[2] = e, gi[2] = f, gr[3] = g, gi[3] = h;
 }
 
+/* gram_2x2 in double: each product of two floats exact, the sums in double (cholqr's Gram,
+ * mixed precision) */
+CQ_KERNEL void gram_2x2_d(int len, ptrdiff_t ld, const float *restrict xr, const float *restrict xi,
+                          const float *restrict yr, const float *restrict yi, int nx, int ny,
+                          double gr[4], double gi[4])
+{
+    const float *x1r = nx > 1 ? xr + ld : xr, *x1i = nx > 1 ? xi + ld : xi;
+    const float *y1r = ny > 1 ? yr + ld : yr, *y1i = ny > 1 ? yi + ld : yi;
+    double a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0;
+#pragma omp simd reduction(+ : a, b, c, d, e, f, g, h)
+    for (int t = 0; t < len; t++) {
+        const double p0r = xr[t], p0i = xi[t], p1r = x1r[t], p1i = x1i[t];
+        const double q0r = yr[t], q0i = yi[t], q1r = y1r[t], q1i = y1i[t];
+        a += p0r * q0r + p0i * q0i; /* conj(x0) y0 */
+        b += p0r * q0i - p0i * q0r;
+        c += p0r * q1r + p0i * q1i; /* conj(x0) y1 */
+        d += p0r * q1i - p0i * q1r;
+        e += p1r * q0r + p1i * q0i; /* conj(x1) y0 */
+        f += p1r * q0i - p1i * q0r;
+        g += p1r * q1r + p1i * q1i; /* conj(x1) y1 */
+        h += p1r * q1i - p1i * q1r;
+    }
+    gr[0] = a, gi[0] = b, gr[1] = c, gi[1] = d, gr[2] = e, gi[2] = f, gr[3] = g, gi[3] = h;
+}
+
 /* The lower triangle of G = P^H P (n x n, column-major double, ldg = n) of the split
- * columns P (ld rows each, rows m..ld-1 zero): G(j, i) = conj(p_i^H p_j), i <= j. */
-static void gram(int n, int ld, const float *pr, const float *pi, double *Gr, double *Gi)
+ * columns P (ld rows each, rows m..ld-1 zero): G(j, i) = conj(p_i^H p_j), i <= j; the sums
+ * in float (cholqr2) or double (wide: cholqr). */
+static void gram(int n, int ld, int wide, const float *pr, const float *pi, double *Gr, double *Gi)
 {
     for (int i = 0; i < n; i += 2) {
         const int nx = n - i < 2 ? n - i : 2;
         for (int j = i; j < n; j += 2) {
             const int ny = n - j < 2 ? n - j : 2;
-            float gr[4], gi[4];
-            gram_2x2(ld, ld, pr + (size_t)i * ld, pi + (size_t)i * ld, pr + (size_t)j * ld,
-                     pi + (size_t)j * ld, nx, ny, gr, gi);
+            double gr[4], gi[4];
+            if (wide) {
+                gram_2x2_d(ld, ld, pr + (size_t)i * ld, pi + (size_t)i * ld, pr + (size_t)j * ld,
+                           pi + (size_t)j * ld, nx, ny, gr, gi);
+            } else {
+                float fr[4], fi[4];
+                gram_2x2(ld, ld, pr + (size_t)i * ld, pi + (size_t)i * ld, pr + (size_t)j * ld,
+                         pi + (size_t)j * ld, nx, ny, fr, fi);
+                for (int q = 0; q < 4; q++) gr[q] = fr[q], gi[q] = fi[q];
+            }
             for (int p = 0; p < nx; p++)
                 for (int q = 0; q < ny; q++) {
                     Gr[(size_t)(i + p) * n + j + q] = gr[2 * p + q];
@@ -152,31 +188,41 @@ static void solve_right(int n, int ld, float *pr, float *pi, const double *Lr, c
     }
 }
 
-/* R = R2 R1 = (L1 L2)^H (L1, L2 lower, double) into the upper triangle of Rs (float,
- * leading dimension n): column j of P = L1 L2 is sum_{k>=j} L1(:, k) L2(k, j), and R(j, i)
- * = conj(P(i, j)); acc: 2n doubles. Returns min|R_ii| / max|R_ii| (0 when not finite). */
+/* R = R2 R1 = (L1 L2)^H (L1, L2 lower, double; L2 NULL: the identity, R = R1) into the upper
+ * triangle of Rs (float, leading dimension n): column j of P = L1 L2 is sum_{k>=j} L1(:, k)
+ * L2(k, j), and R(j, i) = conj(P(i, j)); acc: 2n doubles. Returns min|R_ii| / max|R_ii|, 0
+ * when not finite or when an element of R does not fit a float. */
 static double product_into(int n, const double *L1r, const double *L1i, const double *L2r,
                            const double *L2i, stap_cf32 *Rs, double *acc)
 {
     double lo = INFINITY, hi = 0, *ar = acc, *ai = acc + n;
+    int fits = 1;
     for (int j = 0; j < n; j++) {
-        for (int i = j; i < n; i++) ar[i] = ai[i] = 0;
-        for (int k = j; k < n; k++) {
-            const double br = L2r[(size_t)j * n + k], bi = L2i[(size_t)j * n + k];
-            const double *xr = L1r + (size_t)k * n, *xi = L1i + (size_t)k * n;
+        if (!L2r) {
+            for (int i = j; i < n; i++) ar[i] = L1r[(size_t)j * n + i], ai[i] = L1i[(size_t)j * n + i];
+        } else {
+            for (int i = j; i < n; i++) ar[i] = ai[i] = 0;
+            for (int k = j; k < n; k++) {
+                const double br = L2r[(size_t)j * n + k], bi = L2i[(size_t)j * n + k];
+                const double *xr = L1r + (size_t)k * n, *xi = L1i + (size_t)k * n;
 #pragma omp simd
-            for (int i = k; i < n; i++) {
-                ar[i] += xr[i] * br - xi[i] * bi;
-                ai[i] += xr[i] * bi + xi[i] * br;
+                for (int i = k; i < n; i++) {
+                    ar[i] += xr[i] * br - xi[i] * bi;
+                    ai[i] += xr[i] * bi + xi[i] * br;
+                }
             }
         }
-        for (int i = j; i < n; i++) Rs[(size_t)i * n + j] = (float)ar[i] - I * (float)ai[i];
+        for (int i = j; i < n; i++) {
+            const float re = (float)ar[i], im = (float)ai[i];
+            fits &= isfinite(re) && isfinite(im);
+            Rs[(size_t)i * n + j] = re - I * im;
+        }
         const double a = fabs(ar[j]);
         lo = a < lo ? a : lo;
         hi = a > hi ? a : hi;
     }
     const double r = hi > 0 ? lo / hi : 0;
-    return isfinite(r) && isfinite(hi) ? r : 0;
+    return fits && isfinite(r) && isfinite(hi) ? r : 0;
 }
 
 typedef struct cq_work {
@@ -187,8 +233,9 @@ typedef struct cq_work {
     int ld;
 } cq_work;
 
-/* One matrix: 0 with R in A_k's upper triangle, or 1 (guard) with A_k untouched. */
-static int cholqr2_one(int m, int n, stap_cf32 *Ak, int lda, cq_work *w)
+/* One matrix, one or two passes: 0 with R in A_k's upper triangle, or 1 (guard) with A_k
+ * untouched. */
+static int cholqr_one(int passes, int m, int n, stap_cf32 *Ak, int lda, cq_work *w)
 {
     const int ld = w->ld;
     for (int j = 0; j < n; j++) {
@@ -197,21 +244,24 @@ static int cholqr2_one(int m, int n, stap_cf32 *Ak, int lda, cq_work *w)
         for (int i = 0; i < m; i++) cr[i] = crealf(a[i]), ci[i] = cimagf(a[i]);
         for (int i = m; i < ld; i++) cr[i] = ci[i] = 0.0f;
     }
-    gram(n, ld, w->pr, w->pi, w->g1r, w->g1i);
+    gram(n, ld, passes == 1, w->pr, w->pi, w->g1r, w->g1i);
     if (cholesky(n, w->g1r, w->g1i)) return 1;
-    solve_right(n, ld, w->pr, w->pi, w->g1r, w->g1i);
-    gram(n, ld, w->pr, w->pi, w->g2r, w->g2i);
-    if (cholesky(n, w->g2r, w->g2i)) return 1;
+    if (passes == 2) {
+        solve_right(n, ld, w->pr, w->pi, w->g1r, w->g1i);
+        gram(n, ld, 0, w->pr, w->pi, w->g2r, w->g2i);
+        if (cholesky(n, w->g2r, w->g2i)) return 1;
+    }
     /* R goes into a scratch copy first: A_k must stay intact if the guard refuses it */
     stap_cf32 *Rs = (stap_cf32 *)w->pr; /* P is no longer needed; ld*n*2 floats >= n*n complex */
-    const double ratio = product_into(n, w->g1r, w->g1i, w->g2r, w->g2i, Rs, w->acc);
+    const double ratio = passes == 1 ? product_into(n, w->g1r, w->g1i, NULL, NULL, Rs, w->acc)
+                                     : product_into(n, w->g1r, w->g1i, w->g2r, w->g2i, Rs, w->acc);
     if (!(ratio >= STAP_CHOLQR2_MIN_RATIO)) return 1;
     for (int j = 0; j < n; j++) memcpy(Ak + (size_t)j * lda, Rs + (size_t)j * n, (size_t)(j + 1) * sizeof *Ak);
     return 0;
 }
 
-int LA_CHOL_COPY(stap_la_cpu_cholqr_batch)(int threads, int m, int n, int batch, stap_cf32 *A, int lda,
-                                      ptrdiff_t stride_a, unsigned char *failed)
+int LA_CHOL_COPY(stap_la_cpu_cholqr_batch)(int threads, int passes, int m, int n, int batch, stap_cf32 *A,
+                                      int lda, ptrdiff_t stride_a, unsigned char *failed)
 {
     int nomem = 0;
     const int ld = (m + 7) & ~7;
@@ -230,7 +280,7 @@ int LA_CHOL_COPY(stap_la_cpu_cholqr_batch)(int threads, int m, int n, int batch,
 #pragma omp for schedule(static)
         for (int k = 0; k < batch; k++) {
             if (!buf || !gbuf) continue;
-            failed[k] = (unsigned char)cholqr2_one(m, n, A + (ptrdiff_t)k * stride_a, lda, &w);
+            failed[k] = (unsigned char)cholqr_one(passes, m, n, A + (ptrdiff_t)k * stride_a, lda, &w);
         }
         free(buf);
         free(gbuf);
@@ -241,24 +291,25 @@ int LA_CHOL_COPY(stap_la_cpu_cholqr_batch)(int threads, int m, int n, int batch,
 /* ---- the choice between the copies and the guard's Householder (portable copy) ------- */
 #ifndef LA_CPU_AVX2_COPY
 #if defined(RTSTAP_CPU_AVX2) && (defined(__x86_64__) || defined(__i386__))
-RT_INTERNAL int stap_la_cpu_cholqr_batch_avx2(int threads, int m, int n, int batch, stap_cf32 *A, int lda,
-                             ptrdiff_t stride_a, unsigned char *failed);
+RT_INTERNAL int stap_la_cpu_cholqr_batch_avx2(int threads, int passes, int m, int n, int batch, stap_cf32 *A,
+                             int lda, ptrdiff_t stride_a, unsigned char *failed);
 #define LA_CHOL_AVX2 stap_la_cpu_use_avx2()
 #else
 #define stap_la_cpu_cholqr_batch_avx2 stap_la_cpu_cholqr_batch_portable
 #define LA_CHOL_AVX2 0
 #endif
 
-int stap_la_cpu_cholqr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
-                  stap_error *err)
+int stap_la_cpu_cholqr(stap_la_ctx *ctx, int passes, int m, int n, int batch, stap_cf32 *A, int lda,
+                       ptrdiff_t stride_a, stap_error *err)
 {
+    const char *name = passes == 1 ? "cholqr" : "cholqr2";
     unsigned char *failed = calloc((size_t)batch, 1);
-    if (!failed) return stap_fail(err, STAP_ENOMEM, "cpu cholqr2: out of memory");
+    if (!failed) return stap_fail(err, STAP_ENOMEM, "cpu %s: out of memory", name);
     int st = (LA_CHOL_AVX2 ? stap_la_cpu_cholqr_batch_avx2 : stap_la_cpu_cholqr_batch_portable)(
-        ctx->threads, m, n, batch, A, lda, stride_a, failed);
+        ctx->threads, passes, m, n, batch, A, lda, stride_a, failed);
     if (st) {
         free(failed);
-        return stap_fail(err, st, "cpu cholqr2: out of memory for %dx%d work buffers", m, n);
+        return stap_fail(err, st, "cpu %s: out of memory for %dx%d work buffers", name, m, n);
     }
     /* the guard: Householder, in the same call, the refused matrices spread over the threads
      * (one matrix a thread, as stap_la_cpu_qr itself runs them) */

@@ -47,9 +47,10 @@ struct gpu_state {
        queries every row's occupancy, which per call would cost host time */
     int sel_key[2][6] = {{-1, 0, 0, 0, 0, 0}, {-1, 0, 0, 0, 0, 0}}, sel_v[2] = {-1, -1};
     int sel_sep[2] = {0, 0};
-    /* CholeskyQR2 (issue 47): asked for the next device_qr (stap_la_qr_resolve), its fail
-       list (batch + 1 ints) and the guard's gathered matrices; the counts of the last call */
-    bool cholqr2 = false;
+    /* CholeskyQR (issue 47): its passes for the next device_qr (0: Householder; 1: cholqr,
+       2: cholqr2; stap_la_qr_resolve), its fail list (batch + 1 ints) and the guard's
+       gathered matrices; the counts of the last call */
+    int cq_passes = 0;
     dbuf cq_list, cq_work;
     long long cq_kept = 0, cq_guarded = 0;
     const stap_la_tuning *tune = nullptr; /* the context's switches (stap_la_set_tuning) */
@@ -179,16 +180,17 @@ int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, v
 
 /* ---- the computations on device data (packed: ld = m, stride = m*n) ----------------- */
 
-/* CholeskyQR2 with its guard: the matrices it leaves (breakdown, or a diagonal ratio under
- * STAP_CHOLQR2_MIN_RATIO) are factored by Householder in the same call. The guard reads
- * their count back, so the call waits for the device once. */
-static int device_cholqr2(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
+/* CholeskyQR (one or two passes) with its guard: the matrices it leaves (breakdown, or a
+ * diagonal ratio under stap_cholqr_min_ratio) are factored by Householder in the same call.
+ * The guard reads their count back, so the call waits for the device once. */
+static int device_cholqr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
 {
     RTK_TRY(grow(&s->cq_list, (size_t)(batch + 1) * sizeof(int), "CholeskyQR2 fail list", err));
     LA_CU(cudaMemsetAsync(s->cq_list.p, 0, sizeof(int), s->stream));
     const long long stride = (long long)m * n;
-    LA_LAUNCH(rtk_cholqr2_launch(m, n, batch, dA, m, stride, (float)STAP_CHOLQR2_MIN_RATIO,
-                                  (int *)s->cq_list.p, s->stream));
+    const stap_qr_method q = s->cq_passes == 1 ? STAP_QR_CHOLQR : STAP_QR_CHOLQR2;
+    LA_LAUNCH(rtk_cholqr2_launch(m, n, batch, dA, m, stride, s->cq_passes,
+                                  (float)stap_cholqr_min_ratio(q, m), (int *)s->cq_list.p, s->stream));
     int count = 0;
     LA_CU(cudaMemcpyAsync(&count, s->cq_list.p, sizeof count, cudaMemcpyDeviceToHost, s->stream));
     LA_CU(cudaStreamSynchronize(s->stream));
@@ -209,8 +211,8 @@ static int device_cholqr2(gpu_state *s, int m, int n, int batch, void *dA, stap_
 int device_qr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
 {
     s->cq_kept = s->cq_guarded = 0;
-    if (s->backend == STAP_BACKEND_GPU && s->cholqr2 && rtk_cholqr2_fits(m, n, s->smem_limit))
-        return device_cholqr2(s, m, n, batch, dA, err);
+    if (s->backend == STAP_BACKEND_GPU && s->cq_passes && rtk_cholqr2_fits(m, n, s->smem_limit))
+        return device_cholqr(s, m, n, batch, dA, err);
     if (s->backend == STAP_BACKEND_CUBLAS) {
         RTK_TRY(cublas_pointers(s, dA, m, n, m, batch, nullptr, 0, err));
         int info = 0;
@@ -261,7 +263,7 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *f
                       stap_error *err)
 {
     *fused = false;
-    if (s->backend == STAP_BACKEND_GPU && !(s->cholqr2 && rtk_cholqr2_fits(m, n, s->smem_limit))) {
+    if (s->backend == STAP_BACKEND_GPU && !(s->cq_passes && rtk_cholqr2_fits(m, n, s->smem_limit))) {
         int v, sep = 0;
         RTK_TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, &sep, err));
         if (rtk_qr_variant_get(v)->fused_weights && !sep) {
@@ -477,7 +479,7 @@ extern "C" int stap_la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf
     gpu_state *s = state(ctx);
     RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
     RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
-    s->cholqr2 = ctx->qr == STAP_QR_CHOLQR2; /* stap_la_qr_resolve on this backend (linalg.c is not in this library) */
+    s->cq_passes = ctx->qr == STAP_QR_CHOLQR2 ? 2 : ctx->qr == STAP_QR_CHOLQR ? 1 : 0; /* stap_la_qr_resolve here */
     RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
     ctx->qr_cholqr2 += s->cq_kept;
     ctx->qr_guarded += s->cq_guarded;
@@ -515,7 +517,7 @@ extern "C" int stap_la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int 
         return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
                          RTK_WEIGHTS_MAX_N);
     RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
-    s->cholqr2 = ctx->qr == STAP_QR_CHOLQR2; /* stap_la_qr_resolve on this backend (linalg.c is not in this library) */
+    s->cq_passes = ctx->qr == STAP_QR_CHOLQR2 ? 2 : ctx->qr == STAP_QR_CHOLQR ? 1 : 0; /* stap_la_qr_resolve here */
     LA_CU(cudaEventRecord(s->ev[0], s->stream));
     RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
     RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
@@ -557,7 +559,7 @@ extern "C" int stap_la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, c
 {
     gpu_state *s = state(ctx);
     const size_t one = (size_t)m * n * batch * sizeof(float2);
-    s->cholqr2 = ctx->qr == STAP_QR_CHOLQR2; /* stap_la_qr_resolve on this backend (linalg.c is not in this library) */
+    s->cq_passes = ctx->qr == STAP_QR_CHOLQR2 ? 2 : ctx->qr == STAP_QR_CHOLQR ? 1 : 0; /* stap_la_qr_resolve here */
     RTK_TRY(grow(&s->sets, one * nsets, "benchmark input sets", err));
     RTK_TRY(grow(&s->a, one, "QR matrices", err));
     LA_CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));

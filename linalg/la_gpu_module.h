@@ -19,9 +19,10 @@ extern "C" {
 #endif
 
 /* Raised whenever a table, or a type a table passes, changes. */
-#define RTSTAP_GPU_ABI 5 /* 3: the engine's submit takes NULL (resident); 4: tuning switches and test
+#define RTSTAP_GPU_ABI 6 /* 3: the engine's submit takes NULL (resident); 4: tuning switches and test
                              hooks handed on, not read from the environment; 5: the adaptive
-                             detectors' threshold and records in stap's host table */
+                             detectors' threshold and records in stap's host table; 6: the
+                             context's factor may be STAP_QR_CHOLQR */
 
 /* linalg's GPU entry points (la_internal.h, linalg.h, la_device.h), as the GPU library
  * implements them */

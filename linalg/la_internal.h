@@ -20,8 +20,8 @@ RT_INTERNAL int stap_la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_c
               stap_error *err);
 RT_INTERNAL int stap_la_cpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
                    ptrdiff_t stride_r, int nbeams, const stap_cf32 *V, stap_cf32 *W, stap_error *err);
-/* cpu: own CholeskyQR2 with the Householder guard (cholqr_cpu.c) */
-RT_INTERNAL int stap_la_cpu_cholqr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
+/* cpu: own CholeskyQR (passes 1: cholqr, 2: cholqr2) with the Householder guard (cholqr_cpu.c) */
+RT_INTERNAL int stap_la_cpu_cholqr(stap_la_ctx *ctx, int passes, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
                   stap_error *err);
 /* 1 where the cpu backend runs its AVX2 + FMA copies (qr_cpu_avx2.c, gemm_cpu_avx2.c);
  * defined on x86-64 builds with RTSTAP_CPU_AVX2 only */

@@ -28,7 +28,7 @@ int stap_backend_parse(const char *name, stap_backend *out, stap_error *err)
                      name ? name : "");
 }
 
-static const char *const qr_names[STAP_QR_COUNT] = {"householder", "cholqr2", "auto"};
+static const char *const qr_names[STAP_QR_COUNT] = {"householder", "cholqr2", "auto", "cholqr"};
 
 const char *stap_qr_method_name(stap_qr_method q)
 {
@@ -42,7 +42,7 @@ int stap_qr_method_parse(const char *name, stap_qr_method *out, stap_error *err)
             *out = (stap_qr_method)q;
             return STAP_OK;
         }
-    return stap_fail(err, STAP_EINVAL, "unknown QR factor '%s' (expected householder, cholqr2 or auto)",
+    return stap_fail(err, STAP_EINVAL, "unknown QR factor '%s' (expected householder, cholqr2, cholqr or auto)",
                      name ? name : "");
 }
 
@@ -52,6 +52,10 @@ int stap_la_set_qr(stap_la_ctx *ctx, stap_qr_method q, stap_error *err)
     if (q == STAP_QR_CHOLQR2 && ctx->backend != STAP_BACKEND_CPU && ctx->backend != STAP_BACKEND_GPU)
         return stap_fail(err, STAP_EUNSUPPORTED,
                          "the cholqr2 factor runs on the cpu and gpu backends only (backend %s has householder)",
+                         stap_backend_name(ctx->backend));
+    if (q == STAP_QR_CHOLQR && ctx->backend != STAP_BACKEND_CPU)
+        return stap_fail(err, STAP_EUNSUPPORTED,
+                         "the cholqr factor runs on the cpu backend only (backend %s has householder)",
                          stap_backend_name(ctx->backend));
     ctx->qr = q;
     return STAP_OK;
@@ -84,6 +88,7 @@ stap_qr_method stap_la_qr_resolve(const stap_la_ctx *ctx, int m, int n)
     if (ctx->qr == STAP_QR_CHOLQR2)
         return ctx->backend == STAP_BACKEND_CPU || ctx->backend == STAP_BACKEND_GPU ? STAP_QR_CHOLQR2
                                                                                     : STAP_QR_HOUSEHOLDER;
+    if (ctx->qr == STAP_QR_CHOLQR) return ctx->backend == STAP_BACKEND_CPU ? STAP_QR_CHOLQR : STAP_QR_HOUSEHOLDER;
     if (ctx->backend != STAP_BACKEND_CPU) return STAP_QR_HOUSEHOLDER; /* auto: not yet measured faster there */
     return n <= STAP_CHOLQR2_AUTO_MAX_N && (long long)m >= (long long)STAP_CHOLQR2_AUTO_ROWS * n
                ? STAP_QR_CHOLQR2
@@ -181,8 +186,9 @@ int stap_la_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda,
     if (st || batch == 0) return st;
     switch (ctx->backend) {
     case STAP_BACKEND_CPU:
-        if (stap_la_qr_resolve(ctx, m, n) == STAP_QR_CHOLQR2)
-            return stap_la_cpu_cholqr(ctx, m, n, batch, A, lda, stride_a, err);
+        if (stap_la_qr_resolve(ctx, m, n) != STAP_QR_HOUSEHOLDER)
+            return stap_la_cpu_cholqr(ctx, stap_la_qr_resolve(ctx, m, n) == STAP_QR_CHOLQR ? 1 : 2, m, n,
+                                      batch, A, lda, stride_a, err);
         return stap_la_cpu_qr(ctx, m, n, batch, A, lda, stride_a, err);
     case STAP_BACKEND_LAPACK: return stap_la_lapack_qr(ctx, m, n, batch, A, lda, stride_a, err);
     default: return stap_la_gpu_qr(ctx, m, n, batch, A, lda, stride_a, err);

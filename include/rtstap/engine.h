@@ -109,7 +109,7 @@ typedef struct stap_cpi_result {
                                            numerically rank-deficient)                  */
     int diag_ratio_item;                /* its batch item: Doppler bin item / S, segment
                                            item % S                                     */
-    long long qr_cholqr2, qr_guarded;   /* the CPI's factors by CholeskyQR2, and those its
+    long long qr_cholqr2, qr_guarded;   /* the CPI's factors by CholeskyQR2 or CholeskyQR (cholqr), and those its
                                            guard refactored by Householder (stap_config.qr;
                                            both 0 where Householder alone ran)          */
 } stap_cpi_result;

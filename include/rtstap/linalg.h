@@ -109,29 +109,40 @@ int stap_la_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf3
  *              has min|R_ii| / max|R_ii| < STAP_CHOLQR2_MIN_RATIO, is refactored by Householder
  *              in the same call, and counted (stap_la_qr_counts). R's diagonal is real and
  *              positive; only |R_ii| and R^H R are comparable with Householder's R.
+ * cholqr:      CholeskyQR in one pass, mixed precision: G = T^H T accumulated in double
+ *              (each product of two floats exact), R = chol(G) in double, rounded to float
+ *              (Yamazaki, Tomov and Dongarra, "Mixed-precision Cholesky QR factorization and
+ *              its case studies on multicore CPU with multiple GPUs", SISC 2015). Its weights
+ *              are as accurate as Householder's (test_pipeline's 90 dB against double); with
+ *              a float Gram they were not (62-89 dB on jammed cubes: the Gram's rounding
+ *              costs cond(T)^2 u, docs/processing.md "QR factor"). The cpu backend only (the
+ *              GPU kernel is issue 47's); the same guard as cholqr2, and a matrix whose R
+ *              does not fit a float is refactored by Householder too.
  * auto:        cholqr2 where it is the faster on the cpu backend (stap_la_qr_resolve),
  *              householder elsewhere and on every other backend. */
 typedef enum stap_qr_method {
     STAP_QR_HOUSEHOLDER = 0,
     STAP_QR_CHOLQR2,
     STAP_QR_AUTO,
+    STAP_QR_CHOLQR, /* after auto: the values before it keep their numbers */
     STAP_QR_COUNT
 } stap_qr_method;
-/* The guard's threshold on min|R_ii| / max|R_ii| (docs/processing.md "QR factor": below it
- * cond(T) > 1 / ratio exceeds FP32 CholeskyQR2's reach, u^-1/2 ~ 4 000, by a margin). */
+/* The guard's threshold on min|R_ii| / max|R_ii|, cholqr2 and cholqr alike (docs/processing.md
+ * "QR factor": below it cond(T) > 1 / ratio exceeds FP32 CholeskyQR2's reach, u^-1/2 ~ 4 000,
+ * by a margin). */
 #define STAP_CHOLQR2_MIN_RATIO 5e-4
 /* auto on the cpu backend: cholqr2 for n <= STAP_CHOLQR2_AUTO_MAX_N and m >= STAP_CHOLQR2_AUTO_ROWS
  * * n only (measured with bench-qr, docs/processing.md "QR factor": the own Householder is the
  * faster at every preset shape and at n >= 32; cholqr2 by 3-15 % for n <= 16, m >= 64 n) */
 #define STAP_CHOLQR2_AUTO_ROWS 64
 #define STAP_CHOLQR2_AUTO_MAX_N 16
-/* "householder", "cholqr2", "auto" */
+/* "householder", "cholqr2", "auto", "cholqr" */
 const char *stap_qr_method_name(stap_qr_method q);
 /* Parse a factor name; STAP_OK or STAP_EINVAL. */
 int stap_qr_method_parse(const char *name, stap_qr_method *out, stap_error *err);
 /* The factor of the later stap_la_qr, stap_la_adaptive_weights and stap_la_bench_qr calls on
- * ctx (householder when never set). cholqr2 on a backend other than cpu and gpu:
- * STAP_EUNSUPPORTED. */
+ * ctx (householder when never set). cholqr2 on a backend other than cpu and gpu, cholqr on
+ * one other than cpu: STAP_EUNSUPPORTED. */
 int stap_la_set_qr(stap_la_ctx *ctx, stap_qr_method q, stap_error *err);
 /* The gpu backend's QR dispatch switches, for comparisons (A/B runs); all zero = the
  * defaults (stap_engine_tuning carries them for an engine). */
@@ -153,12 +164,12 @@ int stap_la_set_tuning(stap_la_ctx *ctx, const stap_la_tuning *t, stap_error *er
 /* STAP_OK when every switch of t is in range, else STAP_EINVAL naming it. */
 int stap_la_tuning_check(const stap_la_tuning *t, stap_error *err);
 stap_qr_method stap_la_get_qr(const stap_la_ctx *ctx);
-/* The factor ctx runs for a batch of m x n matrices: householder or cholqr2 (auto
+/* The factor ctx runs for a batch of m x n matrices: householder, cholqr2 or cholqr (auto
  * resolved: on the cpu backend cholqr2 where n <= STAP_CHOLQR2_AUTO_MAX_N and m >=
  * STAP_CHOLQR2_AUTO_ROWS * n, measured). */
 stap_qr_method stap_la_qr_resolve(const stap_la_ctx *ctx, int m, int n);
-/* Matrices ctx factored by cholqr2 (kept) and refactored by Householder by the guard, since
- * the context was created. */
+/* Matrices ctx factored by cholqr2 or cholqr (kept) and refactored by Householder by the
+ * guard, since the context was created. */
 void stap_la_qr_counts(const stap_la_ctx *ctx, long long *cholqr2, long long *guarded);
 
 /* ---- the gpu backend's QR variants and its performance model -----------------

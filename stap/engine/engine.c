@@ -382,15 +382,17 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
      * (post-Doppler, JDL); the GPU engine refuses a shape its detector kernel cannot hold
      * (engine_gpu.cu: R and the beams' R^-H v in shared memory), and AUTO then runs on the CPU */
     char note[sizeof((stap_engine *)0)->note] = "";
-    if (auto_backend && cfg.qr == STAP_QR_CHOLQR2 && cfg.backend != STAP_BACKEND_CPU && !opt->resident) {
-        snprintf(note, sizeof note, "running on the CPU: the cholqr2 factor (stap_config.qr) runs on the "
-                                    "cpu backend only");
+    const int cholesky = cfg.qr == STAP_QR_CHOLQR2 || cfg.qr == STAP_QR_CHOLQR;
+    if (auto_backend && cholesky && cfg.backend != STAP_BACKEND_CPU && !opt->resident) {
+        snprintf(note, sizeof note, "running on the CPU: the %s factor (stap_config.qr) runs on the "
+                                    "cpu backend only", stap_qr_method_name(cfg.qr));
         cfg.backend = STAP_BACKEND_CPU;
     }
     if ((st = stap_backend_available(cfg.backend, err))) return st;
-    if (cfg.qr == STAP_QR_CHOLQR2 && cfg.backend != STAP_BACKEND_CPU)
-        return stap_fail(err, STAP_EUNSUPPORTED, "stap_config.qr cholqr2 runs on the cpu backend only "
-                         "(backend %s factors by Householder)", stap_backend_name(cfg.backend));
+    if (cholesky && cfg.backend != STAP_BACKEND_CPU)
+        return stap_fail(err, STAP_EUNSUPPORTED, "stap_config.qr %s runs on the cpu backend only "
+                         "(backend %s factors by Householder)", stap_qr_method_name(cfg.qr),
+                         stap_backend_name(cfg.backend));
     if (opt->resident && !is_gpu_backend(cfg.backend))
         return stap_fail(err, STAP_EINVAL, "stap_engine_options.resident needs a GPU backend (the %s "
                          "engine computes from host memory)", stap_backend_name(cfg.backend));

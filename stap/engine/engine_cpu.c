@@ -138,6 +138,7 @@ static int cpu_create(stap_engine *e, stap_error *err)
              "%d slot%s",
              stap_backend_name(cfg->backend), algo,
              dpca ? "" : !own ? "LAPACKE cgeqrf" : cfg->qr == STAP_QR_CHOLQR2 ? "own CholeskyQR2 (guarded)"
+                                  : cfg->qr == STAP_QR_CHOLQR ? "own CholeskyQR (guarded)"
                        : cfg->qr == STAP_QR_AUTO ? "own Householder or CholeskyQR2 (auto)" : "own Householder",
              dpca ? "no QR" : " QR + MVDR solves", own && !dpca ? " (" : "",
              own && !dpca ? stap_la_cpu_kernels() : "", own && !dpca ? ")" : "",

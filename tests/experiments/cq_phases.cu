@@ -78,7 +78,7 @@ int main(int argc, char **argv)
             CK(cudaMemset(dfail, 0, sizeof(int)));
             CK(cudaMemset(dst, 0, (size_t)batch * CQ_NSTAMP * sizeof(long long)));
             CK(cudaEventRecord(e0));
-            CK(rtk_cholqr2_launch(m, n, batch, dA, m, (long long)per, 1e-6f, dfail, nullptr) == 0
+            CK(rtk_cholqr2_launch(m, n, batch, dA, m, (long long)per, 2, 1e-6f, dfail, nullptr) == 0
                    ? cudaSuccess
                    : cudaErrorLaunchFailure);
             CK(cudaEventRecord(e1));

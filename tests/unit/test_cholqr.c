@@ -1,10 +1,12 @@
-/* test_cholqr: the cpu backend's CholeskyQR2 factor (--qr cholqr2, linalg/cholqr_cpu.c)
- * against LAPACK's test ratios (Gram residual, and |diag R| against LAPACKE_zgeqrf over its
- * first-order bound; both < 30) at condition numbers 1 to 1e6 at every preset size and
- * some odd shapes, the guard included: it must keep cholqr2 where its R is as good as
- * Householder's (cond <= 1e3 here) and hand to Householder what FP32 CholeskyQR2 cannot
- * factor (cond 1e6, zero and overflowing matrices), counting them; the factor names, the
- * auto rule, other backends' refusal, and 1 vs 2 threads bit for bit. Fixed seeds. */
+/* test_cholqr: the cpu backend's CholeskyQR2 and one-pass CholeskyQR factors (--qr cholqr2,
+ * --qr cholqr; linalg/cholqr_cpu.c) against LAPACK's test ratios (Gram residual, and |diag R|
+ * against LAPACKE_zgeqrf over its first-order bound; both < 30) at condition numbers 1 to
+ * 1e6 at every preset size and some odd shapes, the guard included: it must keep both
+ * where their R is as good as Householder's (cond <= 1e3 here) and hand to Householder
+ * what they cannot factor (cond 1e6, zero matrices; cholqr2 also the matrices whose float
+ * Gram overflows or underflows, which cholqr's double Gram factors), counting them; the
+ * factor names, the auto rule, other backends' refusal, and 1 vs 2 threads bit for bit.
+ * Fixed seeds. (The weights' accuracy with each factor: test_weights, test_pipeline.) */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,11 +19,13 @@
 
 #define THRESHOLD 30.0
 
-/* Factor the batch T (contiguous, lda = m) with cholqr2 through lda = m + 2 and stride gaps;
- * check the ratios and that the guard refactored between min_guard and max_guard matrices. */
+/* Factor the batch T (contiguous, lda = m) with ctx's factor through lda = m + 2 and stride
+ * gaps; check the ratios and that the guard refactored between min_guard and max_guard
+ * matrices. */
 static void check_batch(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf32 *T, const char *what,
                         long long min_guard, long long max_guard)
 {
+    const char *qn = stap_qr_method_name(stap_la_get_qr(ctx));
     const int lda = m + 2;
     const ptrdiff_t stride = (ptrdiff_t)lda * n + 3;
     stap_cf32 *A = tc_xmalloc((size_t)stride * batch * sizeof *A);
@@ -34,7 +38,7 @@ static void check_batch(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf
     stap_la_qr_counts(ctx, &c0, &g0);
     stap_error err = {0};
     int st = stap_la_qr(ctx, m, n, batch, A, lda, stride, &err);
-    CHECK(st == STAP_OK, "cholqr2 %s %dx%d: %s", what, m, n, err.msg);
+    CHECK(st == STAP_OK, "%s %s %dx%d: %s", qn, what, m, n, err.msg);
     stap_la_qr_counts(ctx, &c1, &g1);
     int untouched = 1;
     for (int k = 0; k < batch; k++) {
@@ -49,27 +53,27 @@ static void check_batch(stap_la_ctx *ctx, int m, int n, int batch, const stap_cf
             if (memcmp(&A[k * stride + g], &(stap_cf32){tc_poison(k * stride + g)}, sizeof(stap_cf32)))
                 untouched = 0;
     }
-    CHECK(untouched, "cholqr2 %s %dx%d wrote into lda padding or stride gaps", what, m, n);
+    CHECK(untouched, "%s %s %dx%d wrote into lda padding or stride gaps", qn, what, m, n);
     la_qr_accuracy acc;
     st = stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err);
     CHECK(st == STAP_OK, "stap_la_qr_check: %s", err.msg);
     const long long guarded = g1 - g0;
-    printf("  %-12s %4dx%-4d batch %3d  residual %8.3f  diag %8.3f  guarded %lld\n", what, m, n, batch,
-           acc.residual, acc.diag, guarded);
-    CHECK(acc.residual < THRESHOLD, "cholqr2 %s %dx%d: residual ratio %g (item %d) >= %g", what, m, n,
+    printf("  %-7s %-12s %4dx%-4d batch %3d  residual %8.3f  diag %8.3f  guarded %lld\n",
+           stap_qr_method_name(stap_la_get_qr(ctx)), what, m, n, batch, acc.residual, acc.diag, guarded);
+    CHECK(acc.residual < THRESHOLD, "%s %s %dx%d: residual ratio %g (item %d) >= %g", qn, what, m, n,
           acc.residual, acc.worst, THRESHOLD);
-    CHECK(acc.diag < THRESHOLD, "cholqr2 %s %dx%d: diag ratio %g >= %g", what, m, n, acc.diag, THRESHOLD);
+    CHECK(acc.diag < THRESHOLD, "%s %s %dx%d: diag ratio %g >= %g", qn, what, m, n, acc.diag, THRESHOLD);
     CHECK(guarded >= min_guard && guarded <= max_guard,
-          "cholqr2 %s %dx%d: the guard refactored %lld of %d (expected %lld to %lld)", what, m, n, guarded,
+          "%s %s %dx%d: the guard refactored %lld of %d (expected %lld to %lld)", qn, what, m, n, guarded,
           batch, min_guard, max_guard);
-    CHECK(c1 - c0 + guarded == batch, "cholqr2 %s: counts %lld + %lld != batch %d", what, c1 - c0, guarded,
+    CHECK(c1 - c0 + guarded == batch, "%s %s: counts %lld + %lld != batch %d", qn, what, c1 - c0, guarded,
           batch);
     free(A);
     free(R);
 }
 
-/* Zero, overflowing and underflowing matrices: the Gram breaks down, Householder takes them. */
-static void check_special(stap_la_ctx *ctx, tc_rng *rng)
+/* Zero, overflowing and underflowing matrices, and R past a float: Householder takes them. */
+static void check_special(stap_la_ctx *ctx, stap_qr_method q, tc_rng *rng)
 {
     const int m = 40, n = 12, batch = 4;
     stap_cf32 *T = tc_xmalloc((size_t)m * n * batch * sizeof *T);
@@ -83,8 +87,25 @@ static void check_special(stap_la_ctx *ctx, tc_rng *rng)
         for (size_t i = 0; i < (size_t)m * n * batch; i++) T[i] *= (float)scales[s];
         char what[32];
         snprintf(what, sizeof what, "scale %.0e", scales[s]);
-        check_batch(ctx, m, n, batch, T, what, batch, batch);
+        /* cholqr2's float Gram overflows or underflows; cholqr's double one does not */
+        const int all = q == STAP_QR_CHOLQR2 ? batch : 0;
+        check_batch(ctx, m, n, batch, T, what, all, all);
     }
+    /* every entry 1e38 in modulus, random phases: finite and well conditioned, but R_ii =
+     * |t_i| ~ 6e38 is past a float: both hand them to Householder (whose R overflows alike:
+     * only the count is checked here, and that nothing infinite came from CholeskyQR) */
+    tc_random_batch(rng, m, n, batch, T);
+    for (size_t i = 0; i < (size_t)m * n * batch; i++) {
+        const float a = cabsf(T[i]);
+        T[i] = a > 0 ? T[i] / a * 1e38f : 1e38f;
+    }
+    long long c0, g0, c1, g1;
+    stap_la_qr_counts(ctx, &c0, &g0);
+    stap_error err = {0};
+    const int st = stap_la_qr(ctx, m, n, batch, T, m, (ptrdiff_t)m * n, &err);
+    stap_la_qr_counts(ctx, &c1, &g1);
+    CHECK(st == STAP_OK && c1 == c0 && g1 - g0 == batch, "R past a float: status %d, %lld kept, %lld guarded of %d",
+          st, c1 - c0, g1 - g0, batch);
     free(T);
 }
 
@@ -96,7 +117,10 @@ static void check_api(void)
     for (int i = 0; i < STAP_QR_COUNT; i++)
         CHECK(stap_qr_method_parse(stap_qr_method_name((stap_qr_method)i), &q, &err) == STAP_OK && (int)q == i,
               "factor name %d does not parse back", i);
-    CHECK(stap_qr_method_parse("cholqr", &q, &err) == STAP_EINVAL, "'cholqr' accepted");
+    CHECK(stap_qr_method_parse("cholqr3", &q, &err) == STAP_EINVAL, "'cholqr3' accepted");
+    CHECK(stap_qr_method_parse("cholqr", &q, &err) == STAP_OK && q == STAP_QR_CHOLQR, "'cholqr' refused");
+    CHECK(STAP_QR_HOUSEHOLDER == 0 && STAP_QR_CHOLQR2 == 1 && STAP_QR_AUTO == 2,
+          "the factors' numbers moved (stap_config.qr is stored by number)");
     stap_la_ctx *cpu = NULL, *lap = NULL;
     if (stap_la_ctx_create(&cpu, STAP_BACKEND_CPU, 1, &err) ||
         stap_la_ctx_create(&lap, STAP_BACKEND_LAPACK, 1, &err)) {
@@ -113,6 +137,17 @@ static void check_api(void)
               "auto does not follow its rule n <= %d and m >= %d n", nmax, rows);
         CHECK(stap_la_set_qr(lap, STAP_QR_CHOLQR2, &err) == STAP_EUNSUPPORTED && strstr(err.msg, "cpu"),
               "lapack accepted cholqr2 (%s)", err.msg);
+        CHECK(stap_la_set_qr(lap, STAP_QR_CHOLQR, &err) == STAP_EUNSUPPORTED && strstr(err.msg, "cholqr"),
+              "lapack accepted cholqr (%s)", err.msg);
+        stap_la_ctx *gpu = NULL; /* created without a device too; cholqr is the cpu backend's alone */
+        if (stap_la_ctx_create(&gpu, STAP_BACKEND_GPU, 1, &err) == STAP_OK) {
+            CHECK(stap_la_set_qr(gpu, STAP_QR_CHOLQR, &err) == STAP_EUNSUPPORTED && strstr(err.msg, "cpu backend only"),
+                  "gpu accepted cholqr (%s)", err.msg);
+            stap_la_ctx_destroy(gpu);
+        }
+        CHECK(stap_la_set_qr(cpu, STAP_QR_CHOLQR, &err) == STAP_OK &&
+                  stap_la_qr_resolve(cpu, 240, 66) == STAP_QR_CHOLQR,
+              "cholqr does not resolve to itself on the cpu backend");
         CHECK(stap_la_set_qr(lap, STAP_QR_AUTO, &err) == STAP_OK &&
                   stap_la_qr_resolve(lap, 1000, 10) == STAP_QR_HOUSEHOLDER,
               "lapack: auto is not householder");
@@ -125,10 +160,13 @@ static void check_api(void)
 /* One matrix on one thread: 1 and 2 threads agree bit for bit. */
 static void check_threads(tc_rng *rng)
 {
-    stap_error err = {0};
-    const int same = tc_same_r_on_1_and_2_threads(STAP_BACKEND_CPU, STAP_QR_CHOLQR2, rng, &err);
-    CHECK(same >= 0, "1 and 2 threads: %s", err.msg);
-    CHECK(same != 0, "cholqr2: R differs between 1 and 2 threads");
+    static const stap_qr_method qs[] = {STAP_QR_CHOLQR2, STAP_QR_CHOLQR};
+    for (int i = 0; i < 2; i++) {
+        stap_error err = {0};
+        const int same = tc_same_r_on_1_and_2_threads(STAP_BACKEND_CPU, qs[i], rng, &err);
+        CHECK(same >= 0, "1 and 2 threads: %s", err.msg);
+        CHECK(same != 0, "%s: R differs between 1 and 2 threads", stap_qr_method_name(qs[i]));
+    }
 }
 
 int main(void)
@@ -146,29 +184,35 @@ int main(void)
      * u^-1/2 ~ 4e3) and take every matrix at 1e5 and 1e6; at 1e4 either may factor. */
     static const struct { double cond; int guard; } conds[] = {
         {10, 0}, {1e2, 0}, {1e3, 0}, {1e4, -1}, {1e5, 1}, {1e6, 1}};
-    stap_la_ctx *ctx = NULL;
-    stap_error err = {0};
-    if (stap_la_ctx_create(&ctx, STAP_BACKEND_CPU, 0, &err) || stap_la_set_qr(ctx, STAP_QR_CHOLQR2, &err)) {
-        fprintf(stderr, "test_cholqr: %s\n", err.msg);
-        return 1;
-    }
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        const int m = shapes[s].m, n = shapes[s].n, ib = shapes[s].ill_batch;
-        stap_cf32 *T = tc_xmalloc((size_t)m * n * shapes[s].batch * sizeof *T);
-        tc_random_batch(&rng, m, n, shapes[s].batch, T);
-        check_batch(ctx, m, n, shapes[s].batch, T, "random", 0, m == n ? shapes[s].batch : 0);
-        for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++) {
-            char what[32];
-            snprintf(what, sizeof what, "cond %.0e", conds[c].cond);
-            tc_illcond_batch(&rng, m, n, ib, conds[c].cond, T);
-            /* n = 1 has cond 1 whatever is asked; square matrices lose more to the Gram */
-            const int g = n == 1 ? 0 : conds[c].guard;
-            check_batch(ctx, m, n, ib, T, what, g == 1 ? ib : 0, g == 0 && m > n ? 0 : ib);
+    static const stap_qr_method qs[] = {STAP_QR_CHOLQR2, STAP_QR_CHOLQR};
+    for (int qi = 0; qi < 2; qi++) {
+        const stap_qr_method q = qs[qi];
+        stap_la_ctx *ctx = NULL;
+        stap_error err = {0};
+        if (stap_la_ctx_create(&ctx, STAP_BACKEND_CPU, 0, &err) || stap_la_set_qr(ctx, q, &err)) {
+            fprintf(stderr, "test_cholqr: %s\n", err.msg);
+            return 1;
         }
-        free(T);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            const int m = shapes[s].m, n = shapes[s].n, ib = shapes[s].ill_batch;
+            stap_cf32 *T = tc_xmalloc((size_t)m * n * shapes[s].batch * sizeof *T);
+            tc_random_batch(&rng, m, n, shapes[s].batch, T);
+            check_batch(ctx, m, n, shapes[s].batch, T, "random", 0, m == n ? shapes[s].batch : 0);
+            for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++) {
+                char what[32];
+                snprintf(what, sizeof what, "cond %.0e", conds[c].cond);
+                tc_illcond_batch(&rng, m, n, ib, conds[c].cond, T);
+                /* n = 1 has cond 1 whatever is asked; square matrices lose more to the Gram */
+                int g = n == 1 ? 0 : conds[c].guard;
+                /* cholqr's double Gram reaches further than u^-1/2: at 1e5 it may keep some */
+                if (q == STAP_QR_CHOLQR && conds[c].cond == 1e5) g = -1;
+                check_batch(ctx, m, n, ib, T, what, g == 1 ? ib : 0, g == 0 && m > n ? 0 : ib);
+            }
+            free(T);
+        }
+        check_special(ctx, q, &rng);
+        stap_la_ctx_destroy(ctx);
     }
-    check_special(ctx, &rng);
-    stap_la_ctx_destroy(ctx);
     check_api();
     check_threads(&rng);
     if (tc_failures) {

@@ -496,6 +496,7 @@ int main(void)
     monte_carlo(&rng, 8, 20, 400000, 0.8, 1.25);
     engine_vs_reference(STAP_BACKEND_CPU, STAP_QR_HOUSEHOLDER, 0);
     engine_vs_reference(STAP_BACKEND_CPU, STAP_QR_CHOLQR2, 0);
+    engine_vs_reference(STAP_BACKEND_CPU, STAP_QR_CHOLQR, 0);
     engine_vs_reference(STAP_BACKEND_LAPACK, STAP_QR_HOUSEHOLDER, 0);
     engine_vs_reference(STAP_BACKEND_CPU, STAP_QR_HOUSEHOLDER, 1);
     stap_error why;

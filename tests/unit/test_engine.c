@@ -343,52 +343,56 @@ static void algorithm_memory(stap_backend be)
     }
 }
 
-/* --qr cholqr2 on the cpu backend: every algorithm that trains factors each of its training
- * matrices by CholeskyQR2 (well-conditioned random training: none guarded), and the CPI's
- * counts say so; a GPU backend named with cholqr2 is refused. */
+/* --qr cholqr2 and cholqr on the cpu backend: every algorithm that trains factors each of its
+ * training matrices by CholeskyQR (well-conditioned random training: none guarded), and the
+ * CPI's counts say so; a GPU backend named with either is refused. */
 static void cholqr2_counts(void)
 {
-    const stap_algorithm algs[] = {STAP_ALGORITHM_POST_DOPPLER, STAP_ALGORITHM_JDL, STAP_ALGORITHM_PRE_DOPPLER,
-                                   STAP_ALGORITHM_ADPCA, STAP_ALGORITHM_DPCA};
-    for (size_t i = 0; i < sizeof algs / sizeof *algs; i++) {
-        stap_config c = small_config(STAP_BACKEND_CPU);
-        c.algorithm = algs[i];
-        c.doppler_order = algs[i] == STAP_ALGORITHM_ADPCA ? 2 : 3;
-        c.qr = STAP_QR_CHOLQR2;
-        stap_cf32 *cube = tc_xmalloc(sizeof(stap_cf32) * c.channels * c.pulses * c.range_gates);
-        make_cube(31 + i, &c, cube);
+    static const stap_qr_method qs[] = {STAP_QR_CHOLQR2, STAP_QR_CHOLQR};
+    for (int qi = 0; qi < 2; qi++) {
+        const char *qn = stap_qr_method_name(qs[qi]);
+        const stap_algorithm algs[] = {STAP_ALGORITHM_POST_DOPPLER, STAP_ALGORITHM_JDL, STAP_ALGORITHM_PRE_DOPPLER,
+                                       STAP_ALGORITHM_ADPCA, STAP_ALGORITHM_DPCA};
+        for (size_t i = 0; i < sizeof algs / sizeof *algs; i++) {
+            stap_config c = small_config(STAP_BACKEND_CPU);
+            c.algorithm = algs[i];
+            c.doppler_order = algs[i] == STAP_ALGORITHM_ADPCA ? 2 : 3;
+            c.qr = qs[qi];
+            stap_cf32 *cube = tc_xmalloc(sizeof(stap_cf32) * c.channels * c.pulses * c.range_gates);
+            make_cube(31 + i, &c, cube);
+            stap_engine_options o;
+            stap_engine_options_defaults(&o);
+            stap_engine *e;
+            stap_error err;
+            stap_cpi_result r;
+            if (stap_engine_create(&e, &c, NULL, 0, 0, &o, &err)) {
+                CHECK(0, "%s %s: engine: %s", qn, stap_algorithm_name(c.algorithm), err.msg);
+                free(cube);
+                continue;
+            }
+            const int ok = stap_engine_submit(e, 0, cube, &err) == STAP_OK && stap_engine_collect(e, 0, &r, &err) == STAP_OK;
+            CHECK(ok, "%s %s: CPI: %s", qn, stap_algorithm_name(c.algorithm), err.msg);
+            const long long mats = stap_training_matrices(stap_engine_config(e));
+            if (ok) {
+                printf("  cpu/%s %s: %lld of %lld factors by %s, %lld guarded\n", qn,
+                       stap_algorithm_name(c.algorithm), r.qr_cholqr2, mats, qn, r.qr_guarded);
+                CHECK(r.qr_cholqr2 == mats && r.qr_guarded == 0, "%s %s: %lld by %s and %lld guarded of %lld", qn,
+                      stap_algorithm_name(c.algorithm), r.qr_cholqr2, qn, r.qr_guarded, mats);
+            }
+            stap_engine_destroy(e);
+            free(cube);
+        }
+        stap_config c = small_config(STAP_BACKEND_GPU);
+        c.qr = qs[qi];
+        stap_engine *e = NULL;
+        stap_error err;
         stap_engine_options o;
         stap_engine_options_defaults(&o);
-        stap_engine *e;
-        stap_error err;
-        stap_cpi_result r;
-        if (stap_engine_create(&e, &c, NULL, 0, 0, &o, &err)) {
-            CHECK(0, "cholqr2 %s: engine: %s", stap_algorithm_name(c.algorithm), err.msg);
-            free(cube);
-            continue;
-        }
-        const int ok = stap_engine_submit(e, 0, cube, &err) == STAP_OK && stap_engine_collect(e, 0, &r, &err) == STAP_OK;
-        CHECK(ok, "cholqr2 %s: CPI: %s", stap_algorithm_name(c.algorithm), err.msg);
-        const long long mats = stap_training_matrices(stap_engine_config(e));
-        if (ok) {
-            printf("  cpu/cholqr2 %s: %lld of %lld factors by cholqr2, %lld guarded\n",
-                   stap_algorithm_name(c.algorithm), r.qr_cholqr2, mats, r.qr_guarded);
-            CHECK(r.qr_cholqr2 == mats && r.qr_guarded == 0, "cholqr2 %s: %lld by cholqr2 and %lld guarded of %lld",
-                  stap_algorithm_name(c.algorithm), r.qr_cholqr2, r.qr_guarded, mats);
-        }
-        stap_engine_destroy(e);
-        free(cube);
+        const int st = stap_engine_create(&e, &c, NULL, 0, 0, &o, &err);
+        CHECK(st != STAP_OK && strstr(err.msg, "cpu backend only") && strstr(err.msg, qn), "gpu with %s: status %d (%s)",
+              qn, st, st ? err.msg : "accepted");
+        if (!st) stap_engine_destroy(e);
     }
-    stap_config c = small_config(STAP_BACKEND_GPU);
-    c.qr = STAP_QR_CHOLQR2;
-    stap_engine *e = NULL;
-    stap_error err;
-    stap_engine_options o;
-    stap_engine_options_defaults(&o);
-    const int st = stap_engine_create(&e, &c, NULL, 0, 0, &o, &err);
-    CHECK(st != STAP_OK && strstr(err.msg, "cpu backend only"), "gpu with cholqr2: status %d (%s)", st,
-          st ? err.msg : "accepted");
-    if (!st) stap_engine_destroy(e);
 }
 
 /* The test's own conversion of stored integer pairs (stap_sample_format): the bytes of each

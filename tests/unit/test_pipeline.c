@@ -453,9 +453,11 @@ int main(void)
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
             run_case(&cases[i], backends[b], STAP_QR_HOUSEHOLDER, &rng);
     }
-    /* every algorithm's weights with the cpu backend's CholeskyQR2 (issue 47) */
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    /* every algorithm's weights with the cpu backend's CholeskyQR2 and CholeskyQR (issue 47) */
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         run_case(&cases[i], STAP_BACKEND_CPU, STAP_QR_CHOLQR2, &rng);
+        run_case(&cases[i], STAP_BACKEND_CPU, STAP_QR_CHOLQR, &rng);
+    }
     if (tc_failures) {
         fprintf(stderr, "test_pipeline: %d failure(s)\n", tc_failures);
         return 1;

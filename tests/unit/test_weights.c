@@ -243,17 +243,17 @@ int main(void)
         {33, 32, 4, 13, 0, 1e-4},   {240, 66, 4, 16, 30, 1e-4},  {192, 96, 2, 16, 30, 1e-4},
         {80, 16, 8, 7, 30, 1e-4},   {240, 66, 4, 16, 100, 1e-3}, {240, 66, 2, 16, 1000, 1e-2},
     };
-    /* b = 2: the cpu backend again, factoring by CholeskyQR2 (issue 47) */
-    for (int b = 0; b < 3; b++) {
+    /* b = 2, 3: the cpu backend again, factoring by CholeskyQR2 and CholeskyQR (issue 47) */
+    for (int b = 0; b < 4; b++) {
         stap_la_ctx *ctx = NULL;
         stap_error err = {0};
-        if (stap_la_ctx_create(&ctx, backends[b % 2], 0, &err) != STAP_OK ||
-            (b == 2 && stap_la_set_qr(ctx, STAP_QR_CHOLQR2, &err) != STAP_OK)) {
-            CHECK(0, "stap_la_ctx_create(%s): %s", stap_backend_name(backends[b % 2]), err.msg);
+        if (stap_la_ctx_create(&ctx, backends[b == 1], 0, &err) != STAP_OK ||
+            (b >= 2 && stap_la_set_qr(ctx, b == 2 ? STAP_QR_CHOLQR2 : STAP_QR_CHOLQR, &err) != STAP_OK)) {
+            CHECK(0, "stap_la_ctx_create(%s): %s", stap_backend_name(backends[b == 1]), err.msg);
             stap_la_ctx_destroy(ctx);
             continue;
         }
-        if (b == 2) printf("cpu backend, cholqr2 factor\n");
+        if (b >= 2) printf("cpu backend, %s factor\n", b == 2 ? "cholqr2" : "cholqr");
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
             check_case(ctx, &rng, cases[c].m, cases[c].n, cases[c].batch, cases[c].nbeams,
                        cases[c].cond, cases[c].tol);
