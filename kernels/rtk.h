@@ -183,18 +183,20 @@ int rtk_qr_can_gather(int v);
 /* Materialize the gathered matrices: T_k = T + k*stride (m x n, leading dimension ldt). */
 int rtk_training_launch(const rtk_gather *g, int m, int n, int batch, void *T, int ldt,
                         long long stride, void *stream);
-/* Batched CholeskyQR2 (kernels/cholqr.cu; issue 47; passes 2 only: the one-pass cholqr,
- * with its double Gram, is not a GPU kernel yet): A_k's upper n x n triangle replaced by
- * R (R^H R = T^H T, real positive diagonal), everything else of A_k unchanged. One block a
- * matrix, the matrix in shared memory, the products on the tensor cores (3xTF32): rtk_cholqr2_fits says whether m x n fits the
- * device's per-block limit (bytes). A matrix whose Cholesky breaks down, or whose R has
- * min|R_ii| / max|R_ii| < min_ratio, is left as it was and its index k appended to
+/* Batched CholeskyQR (kernels/cholqr.cu; issue 47): passes 2, CholeskyQR2 (the matrix in
+ * shared memory, the products on the tensor cores, 3xTF32); passes 1, cholqr (mixed
+ * precision: the Gram on the FP64 tensor cores from T streamed in chunks, the Cholesky in
+ * FP64, R rounded to float; n <= 96). A_k's upper n x n triangle replaced by R (R^H R =
+ * T^H T, real positive diagonal), everything else of A_k unchanged. One block a matrix:
+ * rtk_cholqr2_fits says whether m x n fits the device's per-block limit (bytes) for that
+ * many passes. A matrix whose Cholesky breaks down, or whose R has min|R_ii| / max|R_ii| <
+ * min_ratio (passes 1: or an element not finite in float), is left as it was and its index k appended to
  * fail_list: fail_list[0] counts them (the caller zeroes it first), fail_list[1..] are the
  * indices in no particular order (batch + 1 ints). The gather and scatter launches move
  * fail_list's first count matrices to packed B (m x n each) and the upper triangles of
  * B's factors back, for the Householder guard. cudaError_t values. */
 #define RTK_CHOLQR2_MAX_N 128
-int rtk_cholqr2_fits(int m, int n, int smem_limit);
+int rtk_cholqr2_fits(int m, int n, int passes, int smem_limit);
 int rtk_cholqr2_launch(int m, int n, int batch, void *A, int lda, long long stride, int passes,
                        float min_ratio, int *fail_list, void *stream);
 int rtk_cholqr2_gather_launch(int m, int n, int count, const void *A, int lda, long long stride,

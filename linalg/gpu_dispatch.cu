@@ -181,16 +181,15 @@ int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, v
 /* ---- the computations on device data (packed: ld = m, stride = m*n) ----------------- */
 
 /* CholeskyQR (one or two passes) with its guard: the matrices it leaves (breakdown, or a
- * diagonal ratio under stap_cholqr_min_ratio) are factored by Householder in the same call.
+ * diagonal ratio under STAP_CHOLQR2_MIN_RATIO, or an R past a float's range) are factored by Householder in the same call.
  * The guard reads their count back, so the call waits for the device once. */
 static int device_cholqr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
 {
     RTK_TRY(grow(&s->cq_list, (size_t)(batch + 1) * sizeof(int), "CholeskyQR2 fail list", err));
     LA_CU(cudaMemsetAsync(s->cq_list.p, 0, sizeof(int), s->stream));
     const long long stride = (long long)m * n;
-    const stap_qr_method q = s->cq_passes == 1 ? STAP_QR_CHOLQR : STAP_QR_CHOLQR2;
-    LA_LAUNCH(rtk_cholqr2_launch(m, n, batch, dA, m, stride, s->cq_passes,
-                                  (float)stap_cholqr_min_ratio(q, m), (int *)s->cq_list.p, s->stream));
+    LA_LAUNCH(rtk_cholqr2_launch(m, n, batch, dA, m, stride, s->cq_passes, (float)STAP_CHOLQR2_MIN_RATIO,
+                                  (int *)s->cq_list.p, s->stream));
     int count = 0;
     LA_CU(cudaMemcpyAsync(&count, s->cq_list.p, sizeof count, cudaMemcpyDeviceToHost, s->stream));
     LA_CU(cudaStreamSynchronize(s->stream));
@@ -211,7 +210,7 @@ static int device_cholqr(gpu_state *s, int m, int n, int batch, void *dA, stap_e
 int device_qr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
 {
     s->cq_kept = s->cq_guarded = 0;
-    if (s->backend == STAP_BACKEND_GPU && s->cq_passes && rtk_cholqr2_fits(m, n, s->smem_limit))
+    if (s->backend == STAP_BACKEND_GPU && s->cq_passes && rtk_cholqr2_fits(m, n, s->cq_passes, s->smem_limit))
         return device_cholqr(s, m, n, batch, dA, err);
     if (s->backend == STAP_BACKEND_CUBLAS) {
         RTK_TRY(cublas_pointers(s, dA, m, n, m, batch, nullptr, 0, err));
@@ -263,7 +262,7 @@ int device_qr_weights(gpu_state *s, int m, int n, int batch, int nbeams, bool *f
                       stap_error *err)
 {
     *fused = false;
-    if (s->backend == STAP_BACKEND_GPU && !(s->cq_passes && rtk_cholqr2_fits(m, n, s->smem_limit))) {
+    if (s->backend == STAP_BACKEND_GPU && !(s->cq_passes && rtk_cholqr2_fits(m, n, s->cq_passes, s->smem_limit))) {
         int v, sep = 0;
         RTK_TRY(pick_variant(s, 1, m, n, batch, nbeams, &v, &sep, err));
         if (rtk_qr_variant_get(v)->fused_weights && !sep) {

@@ -49,14 +49,11 @@ int stap_qr_method_parse(const char *name, stap_qr_method *out, stap_error *err)
 int stap_la_set_qr(stap_la_ctx *ctx, stap_qr_method q, stap_error *err)
 {
     if (q < 0 || q >= STAP_QR_COUNT) return stap_fail(err, STAP_EINVAL, "invalid QR factor %d", (int)q);
-    if (q == STAP_QR_CHOLQR2 && ctx->backend != STAP_BACKEND_CPU && ctx->backend != STAP_BACKEND_GPU)
+    if ((q == STAP_QR_CHOLQR2 || q == STAP_QR_CHOLQR) && ctx->backend != STAP_BACKEND_CPU &&
+        ctx->backend != STAP_BACKEND_GPU)
         return stap_fail(err, STAP_EUNSUPPORTED,
-                         "the cholqr2 factor runs on the cpu and gpu backends only (backend %s has householder)",
-                         stap_backend_name(ctx->backend));
-    if (q == STAP_QR_CHOLQR && ctx->backend != STAP_BACKEND_CPU)
-        return stap_fail(err, STAP_EUNSUPPORTED,
-                         "the cholqr factor runs on the cpu backend only (backend %s has householder)",
-                         stap_backend_name(ctx->backend));
+                         "the %s factor runs on the cpu and gpu backends only (backend %s has householder)",
+                         stap_qr_method_name(q), stap_backend_name(ctx->backend));
     ctx->qr = q;
     return STAP_OK;
 }
@@ -88,7 +85,9 @@ stap_qr_method stap_la_qr_resolve(const stap_la_ctx *ctx, int m, int n)
     if (ctx->qr == STAP_QR_CHOLQR2)
         return ctx->backend == STAP_BACKEND_CPU || ctx->backend == STAP_BACKEND_GPU ? STAP_QR_CHOLQR2
                                                                                     : STAP_QR_HOUSEHOLDER;
-    if (ctx->qr == STAP_QR_CHOLQR) return ctx->backend == STAP_BACKEND_CPU ? STAP_QR_CHOLQR : STAP_QR_HOUSEHOLDER;
+    if (ctx->qr == STAP_QR_CHOLQR)
+        return ctx->backend == STAP_BACKEND_CPU || ctx->backend == STAP_BACKEND_GPU ? STAP_QR_CHOLQR
+                                                                                    : STAP_QR_HOUSEHOLDER;
     if (ctx->backend != STAP_BACKEND_CPU) return STAP_QR_HOUSEHOLDER; /* auto: not yet measured faster there */
     return n <= STAP_CHOLQR2_AUTO_MAX_N && (long long)m >= (long long)STAP_CHOLQR2_AUTO_ROWS * n
                ? STAP_QR_CHOLQR2

@@ -115,9 +115,10 @@ int stap_la_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf3
  *              its case studies on multicore CPU with multiple GPUs", SISC 2015). Its weights
  *              are as accurate as Householder's (test_pipeline's 90 dB against double); with
  *              a float Gram they were not (62-89 dB on jammed cubes: the Gram's rounding
- *              costs cond(T)^2 u, docs/processing.md "QR factor"). The cpu backend only (the
- *              GPU kernel is issue 47's); the same guard as cholqr2, and a matrix whose R
- *              does not fit a float is refactored by Householder too.
+ *              costs cond(T)^2 u, docs/processing.md "QR factor"). The cpu and gpu backends
+ *              (gpu: kernels/cholqr.cu, the Gram on the FP64 tensor cores, n <= 96; a larger
+ *              n by Householder); the same guard as cholqr2, and a matrix whose R does not
+ *              fit a float is refactored by Householder too.
  * auto:        cholqr2 where it is the faster on the cpu backend (stap_la_qr_resolve),
  *              householder elsewhere and on every other backend. */
 typedef enum stap_qr_method {
@@ -141,8 +142,8 @@ const char *stap_qr_method_name(stap_qr_method q);
 /* Parse a factor name; STAP_OK or STAP_EINVAL. */
 int stap_qr_method_parse(const char *name, stap_qr_method *out, stap_error *err);
 /* The factor of the later stap_la_qr, stap_la_adaptive_weights and stap_la_bench_qr calls on
- * ctx (householder when never set). cholqr2 on a backend other than cpu and gpu, cholqr on
- * one other than cpu: STAP_EUNSUPPORTED. */
+ * ctx (householder when never set). cholqr2 or cholqr on a backend other than cpu and gpu:
+ * STAP_EUNSUPPORTED. */
 int stap_la_set_qr(stap_la_ctx *ctx, stap_qr_method q, stap_error *err);
 /* The gpu backend's QR dispatch switches, for comparisons (A/B runs); all zero = the
  * defaults (stap_engine_tuning carries them for an engine). */

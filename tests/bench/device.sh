@@ -24,6 +24,7 @@ SUITES=(
   "recordings   480-CPI recordings from the page cache (run --input, stream --input; complex64, int16), ncu of a resident hard CPI"
   "verify       a commit's GPU tests (VERIFY_TESTS), memcheck over the detector test and a recording's run, run --devices all against one engine, --qr cholqr2 refused, streams (ring, --devices all, --input, --resident, kelly), send -> listen --backend gpu"
   "cholqr2      the GPU CholeskyQR2: test_gpu_qr, bench-qr householder,cholqr2 against cuBLAS, memcheck; racecheck, synccheck, initcheck over bench-qr cholqr2 (CQ_SAN=0: none), ncu (CQ_NCU=1)"
+  "cholqr       the GPU one-pass cholqr (double Gram): test_gpu_qr, test_gpu_weights, bench-qr householder,cholqr2,cholqr, memcheck and racecheck over bench-qr cholqr (CQ_SAN=0: none), ncu (CQ_NCU=1)"
   "perf         stream (every workload, 1-4 slots, a recording), bench (every backend), bench-qr (4 backends), the CPU scaling table"
   "release      every GPU test and sanitizer, bench-qr x 4 backends, run on the presets x backends, the PERFECT sizes table"
   "resident     stream --resident against the link-bound stream: presets, complex64/int16 rings, two --keep, and bench"
@@ -264,6 +265,34 @@ suite_cholqr2() { # issue 47: the GPU CholeskyQR2 (kernels/cholqr.cu); CQ_SAN=0 
     grep -h "cholqr2" "$L/tests.log" | grep -v " ok$" | head -20
     grep -h -E "^ +[0-9]+ +[0-9]+ +[0-9]+ " "$L/bench-qr.log" | cut -c1-120
     [ -f "$L/ncu.log" ] && grep -h "cholqr2_kernel" "$L/ncu.log" | cut -c1-400 | tail -2
+    return 0
+}
+suite_cholqr() { # issue 47: the GPU cholqr, one pass with the Gram and the Cholesky in FP64
+    # (kernels/cholqr.cu cholqr1_kernel); CQ_SAN=0 skips the sanitizers, CQ_NCU=1 adds ncu
+    step "test_gpu_qr" "$L/tests.log" 200 "$BIN/test_gpu_qr"
+    step "test_gpu_weights" "$L/tests.log" 150 "$BIN/test_gpu_weights"
+    step "bench-qr cholqr" "$L/bench-qr.log" 150 "$R" bench-qr --sizes 240x66x128,240x66x1280,192x96x128,80x16x384 \
+        --backends gpu --qr householder,cholqr2,cholqr --json "$OUT/bench-qr-cholqr.json"
+    if [ "${CQ_SAN:-1}" = 1 ]; then
+        for tool in memcheck racecheck; do
+            step "$tool bench-qr cholqr" "$L/sanitizer.log" 150 "$cs" --tool $tool --error-exitcode 9 \
+                "$R" bench-qr --backends gpu --qr cholqr --repeat 1 --sizes 240x66x4,80x16x8,33x32x3
+        done
+    fi
+    ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+    if [ "${CQ_NCU:-0}" = 1 ] && [ -n "$ncu" ]; then
+        step "ncu cholqr 240x66x128" "$L/ncu.log" 120 "$ncu" --clock-control none --csv --page raw -k regex:cholqr1_kernel -c 2 \
+            --metrics "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,launch__registers_per_thread,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio" \
+            "$R" bench-qr --sizes 240x66x128 --backends gpu --qr cholqr --repeat 1
+        step "ncu cholqr pipes" "$L/ncu-pipes.log" 120 "$ncu" --clock-control none --csv --page raw -k regex:cholqr1_kernel -c 1 \
+            --metrics "gpu__time_duration.sum,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active" \
+            "$R" bench-qr --sizes 240x66x128 --backends gpu --qr cholqr --repeat 1
+    fi
+    report_head "$L"
+    grep -h -E "cholqr|failures|passed" "$L/tests.log" | grep -v " ok$" | head -40
+    grep -h -E "^ +[0-9]+ +[0-9]+ +[0-9]+ " "$L/bench-qr.log" | cut -c1-120
+    [ -f "$L/ncu.log" ] && grep -h -E "Metric Name|^\"ID|cholqr1_kernel" "$L/ncu.log" | cut -c1-900 | tail -3
+    [ -f "$L/ncu-pipes.log" ] && grep -h -E "cholqr1_kernel|ERR|rror" "$L/ncu-pipes.log" | cut -c1-600 | tail -3
     return 0
 }
 suite_verify() { # a commit's check on the GPU

@@ -11,5 +11,5 @@ shift $(($# >= 2 ? 2 : $#))
 "${NVCC:-nvcc}" -std=c++17 -O3 -lineinfo -arch=sm_90 -Xptxas=-v -Ikernels -Iinclude -Iinclude/rtstap \
     "$@" tests/experiments/cq_phases.cu -o "$build/$name" 2> "$build/$name.ptxas.log" ||
     { cat "$build/$name.ptxas.log" >&2; exit 1; }
-grep -A4 "Compiling entry function .*cholqr2_kernel" "$build/$name.ptxas.log" | grep -o "Used [0-9]* registers.*" || true
+grep -A4 -E "Compiling entry function .*cholqr[12]_kernel" "$build/$name.ptxas.log" | grep -o "Used [0-9]* registers.*" || true
 echo "build_cq_phases: $build/$name"

@@ -3,8 +3,10 @@
  * phase's barrier) and prints, per shape, the median over blocks and runs of each phase's
  * cycles, and the kernel's time by CUDA events (median of the runs, the guard's Householder
  * not included). Any -DRTK_CQ_... switch of cholqr.cu can be given to build a variant.
+ * CQ_PASSES=1 in the environment times the one-pass cholqr kernel (cholqr1_kernel: its
+ * stamps 0-4: load and Gram, the slices' sums, the Cholesky, the guard and R) instead.
  * build: tests/experiments/build_cq_phases.sh [BUILD_DIR] [NAME] [NVCC FLAGS...]
- * usage: cq_phases [MxNxBATCH ...]   (default 240x66x128 192x96x128 80x16x384) */
+ * usage: [CQ_PASSES=1] cq_phases [MxNxBATCH ...]   (default 240x66x128 192x96x128 80x16x384) */
 #define RTK_CQ_STAMPS 1
 #include "../../kernels/cholqr.cu"
 
@@ -45,10 +47,14 @@ int main(int argc, char **argv)
     if (shapes.empty()) shapes = {"240x66x128", "192x96x128", "80x16x384"};
     int clk_khz = 0;
     CK(cudaDeviceGetAttribute(&clk_khz, cudaDevAttrClockRate, 0));
-    static const char *names[] = {"load T", "G1", "chol1", "Q1", "G2", "chol2", "ratio", "R=R2R1"};
+    static const char *names2[] = {"load T", "G1", "chol1", "Q1", "G2", "chol2", "ratio", "R=R2R1"};
+    static const char *names1[] = {"T, Gram", "G sums", "chol", "guard+R"};
+    const int passes = getenv("CQ_PASSES") && atoi(getenv("CQ_PASSES")) == 1 ? 1 : 2;
+    const int nph = passes == 1 ? 4 : 8; /* phases; stamp nph is the end (0: the guard's matrix) */
+    const char *const *names = passes == 1 ? names1 : names2;
     const int reps = 20, sets = 3;
-    printf("cq_phases: RTK_CQ_NB %d, clock attribute %d MHz, %d runs over %d input sets\n", CQ_NB, clk_khz / 1000,
-           reps, sets);
+    printf("cq_phases: passes %d, RTK_CQ_NB %d, clock attribute %d MHz, %d runs over %d input sets\n", passes, CQ_NB,
+           clk_khz / 1000, reps, sets);
     for (const char *sh : shapes) {
         int m, n, batch;
         if (sscanf(sh, "%dx%dx%d", &m, &n, &batch) != 3) return 2;
@@ -78,7 +84,7 @@ int main(int argc, char **argv)
             CK(cudaMemset(dfail, 0, sizeof(int)));
             CK(cudaMemset(dst, 0, (size_t)batch * CQ_NSTAMP * sizeof(long long)));
             CK(cudaEventRecord(e0));
-            CK(rtk_cholqr2_launch(m, n, batch, dA, m, (long long)per, 2, 1e-6f, dfail, nullptr) == 0
+            CK(rtk_cholqr2_launch(m, n, batch, dA, m, (long long)per, passes, 1e-6f, dfail, nullptr) == 0
                    ? cudaSuccess
                    : cudaErrorLaunchFailure);
             CK(cudaEventRecord(e1));
@@ -95,9 +101,9 @@ int main(int argc, char **argv)
             std::vector<double> v[CQ_NSTAMP];
             for (int b = 0; b < batch; b++) {
                 const long long *s = &st[(size_t)b * CQ_NSTAMP];
-                if (s[8] == 0) continue; /* a guard's matrix: no R stamp */
-                for (int p = 0; p < 8; p++) v[p].push_back((double)(s[p + 1] - s[p]));
-                v[8].push_back((double)(s[8] - s[0]));
+                if (s[nph] == 0) continue; /* a guard's matrix: no R stamp */
+                for (int p = 0; p < nph; p++) v[p].push_back((double)(s[p + 1] - s[p]));
+                v[8].push_back((double)(s[nph] - s[0]));
                 for (int p = 9; p < 15; p++) v[p].push_back((double)s[p]);
             }
             for (int p = 0; p < 15; p++) ph[p].push_back(median(v[p]));
@@ -134,12 +140,12 @@ int main(int argc, char **argv)
                "(%.2f us at %d MHz)\n",
                m, n, batch, median(tus), reps, median(fails), tot_c, tot_c / (clk_khz * 1e-3), clk_khz / 1000);
         printf("  %-8s %10s %7s %8s\n", "phase", "cycles", "share", "us@clk");
-        for (int p = 0; p < 8; p++) {
+        for (int p = 0; p < nph; p++) {
             const double c = median(ph[p]);
             printf("  %-8s %10.0f %6.1f%% %8.2f\n", names[p], c, 100.0 * c / tot_c, c / (clk_khz * 1e-3));
         }
         printf("  |R^H R - A^H A| / |A^H A| (8 matrices, largest): %.3g\n", maxerr);
-        printf("  chol1 A/C/E %.0f / %.0f / %.0f cycles, chol2 A/C/E %.0f / %.0f / %.0f cycles\n", median(ph[9]),
+        if (passes == 2) printf("  chol1 A/C/E %.0f / %.0f / %.0f cycles, chol2 A/C/E %.0f / %.0f / %.0f cycles\n", median(ph[9]),
                median(ph[10]), median(ph[11]), median(ph[12]), median(ph[13]), median(ph[14]));
         CK(cudaFree(dsrc));
         CK(cudaFree(dA));

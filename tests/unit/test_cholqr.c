@@ -139,10 +139,10 @@ static void check_api(void)
               "lapack accepted cholqr2 (%s)", err.msg);
         CHECK(stap_la_set_qr(lap, STAP_QR_CHOLQR, &err) == STAP_EUNSUPPORTED && strstr(err.msg, "cholqr"),
               "lapack accepted cholqr (%s)", err.msg);
-        stap_la_ctx *gpu = NULL; /* created without a device too; cholqr is the cpu backend's alone */
+        stap_la_ctx *gpu = NULL; /* created without a device too; cholqr runs on the gpu backend (issue 47) */
         if (stap_la_ctx_create(&gpu, STAP_BACKEND_GPU, 1, &err) == STAP_OK) {
-            CHECK(stap_la_set_qr(gpu, STAP_QR_CHOLQR, &err) == STAP_EUNSUPPORTED && strstr(err.msg, "cpu backend only"),
-                  "gpu accepted cholqr (%s)", err.msg);
+            CHECK(stap_la_set_qr(gpu, STAP_QR_CHOLQR, &err) == STAP_OK && stap_la_qr_resolve(gpu, 240, 66) == STAP_QR_CHOLQR,
+                  "gpu refused cholqr (%s)", err.msg);
             stap_la_ctx_destroy(gpu);
         }
         CHECK(stap_la_set_qr(cpu, STAP_QR_CHOLQR, &err) == STAP_OK &&

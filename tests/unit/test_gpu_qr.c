@@ -156,20 +156,25 @@ static void bench_case(stap_la_ctx *ctx, const char *what, tc_rng *rng, int m, i
 
 typedef struct { int m, n, batch; } shape;
 
-/* CholeskyQR2 on the gpu backend (kernels/cholqr.cu, issue 47): the ratios of qr_case, guard
- * included, and the guard's counts: none guarded at cond <= 1e2, every matrix at 1e6 (its
- * min|R_ii| / max|R_ii| is far under STAP_CHOLQR2_MIN_RATIO); a batch mixing both sends
- * exactly the ill-conditioned ones to Householder (the gather and scatter by index). */
-static void cholqr2_cases(tc_rng *rng, int quick)
+/* CholeskyQR2 and cholqr (one pass, the double Gram) on the gpu backend (kernels/cholqr.cu,
+ * issue 47): the ratios of qr_case, guard included, and the guard's counts: none guarded at
+ * cond <= 1e2, every matrix at 1e6 (its min|R_ii| / max|R_ii| is far under
+ * STAP_CHOLQR2_MIN_RATIO); a batch mixing both sends exactly the ill-conditioned ones to
+ * Householder (the gather and scatter by index). cholqr: n <= 96 (200 x 128 and 512 x 128
+ * by Householder, uncounted). */
+static void cholqr_cases(tc_rng *rng, int quick, stap_qr_method q)
 {
+    const char *qn = stap_qr_method_name(q);
+    char what[64];
+    snprintf(what, sizeof what, "gpu/%s", qn);
     stap_error err = {0};
     stap_la_ctx *ctx = NULL;
-    if (stap_la_ctx_create(&ctx, STAP_BACKEND_GPU, 0, &err) || stap_la_set_qr(ctx, STAP_QR_CHOLQR2, &err)) {
-        CHECK(0, "a gpu context with cholqr2: %s", err.msg);
+    if (stap_la_ctx_create(&ctx, STAP_BACKEND_GPU, 0, &err) || stap_la_set_qr(ctx, q, &err)) {
+        CHECK(0, "a gpu context with %s: %s", qn, err.msg);
         stap_la_ctx_destroy(ctx);
         return;
     }
-    printf("backend gpu, cholqr2 (guarded)\n");
+    printf("backend gpu, %s (guarded)\n", qn);
     const shape sizes[] = {{80, 16, 7}, {240, 66, 5}, {192, 96, 5}, {96, 16, 7}, {306, 66, 4},
                            {1, 1, 9},   {7, 5, 9},    {33, 32, 6},  {64, 64, 5}, {100, 1, 6},
                            {300, 7, 5}, {200, 128, 2}, {512, 128, 2}};
@@ -179,11 +184,11 @@ static void cholqr2_cases(tc_rng *rng, int quick)
             const shape sz = sizes[z];
             long long k0, g0, k1, g1;
             stap_la_qr_counts(ctx, &k0, &g0);
-            qr_case(ctx, "gpu/cholqr2", rng, sz.m, sz.n, sz.batch, conds[c]);
+            qr_case(ctx, what, rng, sz.m, sz.n, sz.batch, conds[c]);
             stap_la_qr_counts(ctx, &k1, &g1);
             const long long kept = k1 - k0, guarded = g1 - g0;
-            /* 1 x 1 has no conditioning; 512 x 128 does not fit in shared memory
-               (Householder, uncounted) */
+            /* 1 x 1 has no conditioning; 512 x 128 does not fit in shared memory, cholqr
+               takes n <= 96 (Householder, uncounted) */
             if (sz.n == 1 || kept + guarded == 0) continue;
             CHECK(kept + guarded == sz.batch, "%dx%d: %lld kept + %lld guarded != batch %d", sz.m, sz.n,
                   kept, guarded, sz.batch);
@@ -205,12 +210,12 @@ static void cholqr2_cases(tc_rng *rng, int quick)
     stap_la_qr_counts(ctx, &k0, &g0);
     int st = stap_la_qr(ctx, m, n, batch, R, m, (ptrdiff_t)one, &err);
     stap_la_qr_counts(ctx, &k1, &g1);
-    CHECK(st == STAP_OK, "mixed batch: %s", err.msg);
+    CHECK(st == STAP_OK, "%s mixed batch: %s", qn, err.msg);
     CHECK(g1 - g0 == 3 && k1 - k0 == batch - 3, "mixed batch: %lld guarded, %lld kept (3 and %d expected)",
           g1 - g0, k1 - k0, batch - 3);
     la_qr_accuracy acc;
     if (st == STAP_OK && stap_la_qr_check(m, n, batch, T, R, 1, &acc, &err) == STAP_OK) {
-        printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f\n", "gpu/cholqr2 mixed", m, n,
+        printf("  %-26s %4dx%-4d x%-5d %-9s residual %7.3f  diag %7.3f\n", q == STAP_QR_CHOLQR ? "gpu/cholqr mixed" : "gpu/cholqr2 mixed", m, n,
                batch, "3 at 1e6", acc.residual, acc.diag);
         CHECK(acc.residual < THRESHOLD && acc.diag < THRESHOLD, "mixed batch: residual %.3f diag %.3f (item %d)",
               acc.residual, acc.diag, acc.worst);
@@ -223,6 +228,69 @@ static void cholqr2_cases(tc_rng *rng, int quick)
     free(T);
     free(R);
     stap_la_ctx_destroy(ctx);
+}
+
+/* cholqr on the gpu against the cpu backend's cholqr (both the double Gram and the double
+ * Cholesky, R rounded to float): max |R_gpu - R_cpu| over max |R| small (a few float
+ * roundings; the two sum in other orders), at cond <= 1e2 where neither guards. */
+static void cholqr_vs_cpu(tc_rng *rng, int quick)
+{
+    stap_error err = {0};
+    stap_la_ctx *g = NULL, *c = NULL;
+    if (stap_la_ctx_create(&g, STAP_BACKEND_GPU, 0, &err) || stap_la_set_qr(g, STAP_QR_CHOLQR, &err) ||
+        stap_la_ctx_create(&c, STAP_BACKEND_CPU, 1, &err) || stap_la_set_qr(c, STAP_QR_CHOLQR, &err)) {
+        CHECK(0, "gpu and cpu contexts with cholqr: %s", err.msg);
+        stap_la_ctx_destroy(g);
+        stap_la_ctx_destroy(c);
+        return;
+    }
+    printf("gpu cholqr against the cpu's cholqr\n");
+    const shape sizes[] = {{80, 16, 5}, {240, 66, 4}, {192, 96, 3}, {33, 32, 3}, {7, 5, 3}, {300, 7, 3}, {1000, 50, 2}};
+    const double conds[] = {0, 1e2};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++)
+        for (int ci = 0; ci < 2; ci++) {
+            const shape sz = sizes[z];
+            const int batch = quick && sz.batch > 2 ? 2 : sz.batch;
+            const size_t one = (size_t)sz.m * sz.n, total = one * batch;
+            stap_cf32 *T = tc_xmalloc(total * sizeof *T), *Rg = tc_xmalloc(total * sizeof *Rg),
+                      *Rc = tc_xmalloc(total * sizeof *Rc);
+            make_input(rng, sz.m, sz.n, batch, conds[ci], T);
+            memcpy(Rg, T, total * sizeof *T);
+            memcpy(Rc, T, total * sizeof *T);
+            long long k0, g0, k1, g1;
+            stap_la_qr_counts(g, &k0, &g0);
+            int st = stap_la_qr(g, sz.m, sz.n, batch, Rg, sz.m, (ptrdiff_t)one, &err);
+            stap_la_qr_counts(g, &k1, &g1);
+            cases++;
+            CHECK(st == STAP_OK, "gpu cholqr %dx%d: %s", sz.m, sz.n, err.msg);
+            st = stap_la_qr(c, sz.m, sz.n, batch, Rc, sz.m, (ptrdiff_t)one, &err);
+            CHECK(st == STAP_OK, "cpu cholqr %dx%d: %s", sz.m, sz.n, err.msg);
+            CHECK(k1 - k0 == batch && g1 == g0, "%dx%d %s: gpu kept %lld of %d", sz.m, sz.n, cond_name(conds[ci]),
+                  k1 - k0, batch);
+            double worst = 0;
+            for (int k = 0; k < batch; k++) {
+                double dmax = 0, rmax = 0;
+                for (int j = 0; j < sz.n; j++)
+                    for (int i = 0; i <= j; i++) {
+                        const size_t at = one * k + (size_t)j * sz.m + i;
+                        const double d = cabs((double complex)Rg[at] - (double complex)Rc[at]);
+                        const double r = cabs((double complex)Rc[at]);
+                        dmax = d > dmax ? d : dmax;
+                        rmax = r > rmax ? r : rmax;
+                    }
+                const double rel = rmax > 0 ? dmax / rmax : dmax;
+                worst = rel > worst ? rel : worst;
+            }
+            printf("  %-26s %4dx%-4d x%-5d %-9s max|R_gpu - R_cpu| / max|R| %.2e\n", "gpu/cholqr vs cpu", sz.m,
+                   sz.n, batch, cond_name(conds[ci]), worst);
+            CHECK(worst < 1e-5, "%dx%d %s: gpu and cpu cholqr differ by %.2e of |R|", sz.m, sz.n,
+                  cond_name(conds[ci]), worst);
+            free(T);
+            free(Rg);
+            free(Rc);
+        }
+    stap_la_ctx_destroy(g);
+    stap_la_ctx_destroy(c);
 }
 
 int main(void)
@@ -269,7 +337,9 @@ int main(void)
         stap_la_ctx_destroy(ctx);
     }
 
-    cholqr2_cases(&rng, quick);
+    cholqr_cases(&rng, quick, STAP_QR_CHOLQR2);
+    cholqr_cases(&rng, quick, STAP_QR_CHOLQR);
+    cholqr_vs_cpu(&rng, quick);
 
 #ifdef RTSTAP_HAVE_CUDA
     /* every row of the dispatch table, at its capacity and at an odd smaller shape */
