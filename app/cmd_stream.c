@@ -137,6 +137,7 @@ typedef struct stream_job {
     char samples[200];              /* how the samples reach the engine, for the report */
     double deadline;
     stap_backend backend;
+    stap_qr_method qr;     /* --qr */
     cli_input_opts inopts; /* --layout, --strict */
     stap_engine_options eo;
     cli_training tw;
@@ -208,6 +209,7 @@ static int stream_parse(stream_job *j, int argc, char **argv)
         {"deadline-ms", 0, CLI_DOUBLE, &j->deadline, "T", "count CPIs whose latency exceeds T ms",
          .lo = 1e-6, .hi = 1e9},
         CLI_OPT_BACKEND(&j->backend),
+        CLI_OPT_QR(&j->qr),
         CLI_OPT_DEVICE(&j->device_n),
         {"devices", 0, CLI_STRING, &j->devices_s, "LIST|all",
          "one engine per GPU, each in its own thread with its share of\n"
@@ -272,6 +274,7 @@ static int stream_workload(stream_job *j)
     j->have_w = 1;
     workload *w = &j->w;
     w->cfg.backend = j->backend;
+    w->cfg.qr = j->qr;
     w->cfg.threads = j->threads;
     if ((pst = cli_training_apply(&j->tw, j->proc.seg > 0, &w->cfg)) ||
         (pst = cli_training_order(&j->tw, &j->proc.dorder)))

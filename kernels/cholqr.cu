@@ -33,33 +33,10 @@
  * at cond 1e2 to 1e6). */
 #include "rtk_device.cuh"
 #include "rtk_mma.cuh"
+#include "cholqr_common.cuh"
 
 namespace rtk {
 
-constexpr int CQ_THREADS = 512, CQ_WARPS = CQ_THREADS / 32;
-
-/* RTK_CQ_STAMPS (tests/experiments/cq_phases.cu, never in the library): thread 0 of each
- * block writes clock64() after each phase's barrier to cq_stamps[block][CQ_NSTAMP], and the
- * Cholesky's sub-phase cycles (A, C, E) summed; the library's build has none of it. */
-#ifdef RTK_CQ_STAMPS
-constexpr int CQ_NSTAMP = 16;
-__device__ long long *cq_stamps;
-#define CQ_STAMP(i)                                                                                 \
-    do {                                                                                            \
-        if (threadIdx.x == 0) cq_stamps[(size_t)blockIdx.x * CQ_NSTAMP + (i)] = clock64();          \
-    } while (0)
-#define CQ_SUB(v, i)                                                                                \
-    do {                                                                                            \
-        if (threadIdx.x == 0) {                                                                     \
-            const long long t_ = clock64();                                                         \
-            cq_stamps[(size_t)blockIdx.x * CQ_NSTAMP + (i)] += t_ - (v);                            \
-            (v) = t_;                                                                               \
-        }                                                                                           \
-    } while (0)
-#else
-#define CQ_STAMP(i) ((void)0)
-#define CQ_SUB(v, i) ((void)0)
-#endif
 constexpr int CQ_ITEMS = 5;               /* Gram items (tile, slice) a warp at most */
 
 struct CqLayout {
@@ -679,251 +656,6 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
 #endif
 }
 
-/* ---- cholqr: one pass, mixed precision (passes == 1) -----------------------------------
- * G = T^H T in FP64 (each product of two floats exact in double; the sums in double), R =
- * chol(G) in FP64, rounded to float (Yamazaki, Tomov and Dongarra, SISC 2015; the CPU's copy
- * is linalg/cholqr_cpu.c, passes 1). One block of CQ_THREADS a matrix:
- * - T is streamed from global memory in chunks of CQ1_KC rows (never held whole: any m fits),
- *   each converted once to double into shared memory (re and im planes, column-major, ld
- *   CQ1_LDT = 4 mod 16 doubles: the fragments' loads free of bank conflicts), the next chunk's
- *   loads in flight in registers while the tensor cores work on this one;
- * - the Gram on the FP64 tensor cores (DMMA m8n8k4), complex as four real products: warp items
- *   (an 8 x 8 tile of the upper triangle, a slice of the k steps) with their accumulators in
- *   registers; the slices' sums added in slice order (deterministic), into G packed (the
- *   upper triangle by columns: (i, j), i <= j, at j (j + 1) / 2 + i) in shared memory;
- * - the Cholesky right-looking, unblocked, in registers: thread t holds the packed elements
- *   t + CQ_THREADS r; step k subtracts conj(S_ki) S_kj / S_kk (S: the Schur complement, row
- *   k of it in a double-buffered shared row written by its owners in step k - 1): one block
- *   barrier a step. R_ij = S_ij / sqrt(S_ii) at the end;
- * - the guard: a pivot S_kk not > 0 or not finite, min|R_ii| / max|R_ii| < min_ratio, or an
- *   element of R not finite once rounded to float -> fail_list, A_k untouched. */
-constexpr int CQ1_KC = 32, CQ1_LDT = CQ1_KC + 4; /* chunk rows; ld of the chunk's columns (4 mod 16) */
-constexpr int CQ1_ITEMS = 5;                     /* Gram items a warp at most (8 x 8 tiles x slices) */
-constexpr int CQ1_MAX_N = 96;                    /* 12 n-tiles: 78 tiles, 5 a warp (registers) */
-constexpr int CQ1_NE = (CQ1_MAX_N * (CQ1_MAX_N + 1) / 2 + CQ_THREADS - 1) / CQ_THREADS; /* elements a thread */
-constexpr int CQ1_PF = (CQ1_MAX_N * CQ1_KC + CQ_THREADS - 1) / CQ_THREADS;               /* chunk loads a thread */
-
-struct Cq1Layout {
-    int ncp;                        /* n rounded up to 8: the chunk's columns (zero past n) */
-    size_t xr, xi, gp, row, piv, rin, end; /* byte offsets */
-};
-__host__ __device__ inline Cq1Layout cq1_layout(int n)
-{
-    Cq1Layout L;
-    L.ncp = (n + 7) & ~7;
-    const size_t plane = (size_t)L.ncp * CQ1_LDT * sizeof(double), np = (size_t)n * (n + 1) / 2;
-    L.xr = 0;
-    L.xi = plane;
-    L.gp = 2 * plane;
-    L.row = L.gp + np * sizeof(double2);
-    L.piv = L.row + 2 * (size_t)n * sizeof(double2);
-    L.rin = L.piv + (size_t)n * sizeof(double);
-    L.end = L.rin + (size_t)n * sizeof(double);
-    return L;
-}
-
-__device__ __forceinline__ void dmma(double (&d)[2], double a, double b)
-{
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
-                 : "+d"(d[0]), "+d"(d[1])
-                 : "d"(a), "d"(b));
-}
-__device__ __forceinline__ double dneg(double x)
-{
-    return __hiloint2double(__double2hiint(x) ^ (int)0x80000000, __double2loint(x));
-}
-
-/* the Gram's slices: the fewest k steps a chunk on the busiest warp (S a power of 2) */
-__host__ __device__ inline int cq1_slices(int tiles)
-{
-    int S = 1, best = 1 << 30;
-    for (int s = 1; s <= CQ1_KC / 4; s *= 2) {
-        const int per = (tiles * s + CQ_WARPS - 1) / CQ_WARPS;
-        if (per > CQ1_ITEMS) break;
-        const int cost = per * ((CQ1_KC / 4 + s - 1) / s);
-        if (cost < best) best = cost, S = s;
-    }
-    return S;
-}
-
-__global__ void __launch_bounds__(CQ_THREADS, 1) cholqr1_kernel(int m, int n, float2 *A, int lda, long long stride,
-                                                             float min_ratio, int *fail_list)
-{
-    extern __shared__ __align__(16) unsigned char sm1[];
-    const Cq1Layout L = cq1_layout(n);
-    double *Xr = (double *)(sm1 + L.xr), *Xi = (double *)(sm1 + L.xi);
-    double2 *Gp = (double2 *)(sm1 + L.gp), *rowb = (double2 *)(sm1 + L.row);
-    double *piv = (double *)(sm1 + L.piv), *rin = (double *)(sm1 + L.rin);
-    __shared__ double ratio_s;
-    __shared__ int bad_s;
-    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, c = lane & 3;
-    const int k = blockIdx.x;
-    float2 *Ak = A + (long long)k * stride;
-    const float2 *Tk = Ak; /* read in full before R is written */
-    CQ_STAMP(0);
-
-    /* the Gram's items: tile (bi, bj), bi <= bj, of the upper triangle, and a slice of the k steps */
-    const int nt = L.ncp >> 3, tiles = nt * (nt + 1) / 2, S = cq1_slices(tiles);
-    int ti0[CQ1_ITEMS], tj0[CQ1_ITEMS], tsl[CQ1_ITEMS];
-    double ar[CQ1_ITEMS][2], ai[CQ1_ITEMS][2];
-#pragma unroll
-    for (int r = 0; r < CQ1_ITEMS; r++) {
-        ar[r][0] = ar[r][1] = ai[r][0] = ai[r][1] = 0.0;
-        const int item = warp + CQ_WARPS * r;
-        tsl[r] = -1;
-        ti0[r] = tj0[r] = 0;
-        if (item >= tiles * S) continue;
-        int t = item / S, bi = 0;
-        tsl[r] = item - t * S;
-        while (t >= nt - bi) t -= nt - bi, bi++;
-        ti0[r] = 8 * bi;
-        tj0[r] = 8 * (bi + t);
-    }
-    const int nchunks = (m + CQ1_KC - 1) / CQ1_KC, nld = L.ncp * CQ1_KC;
-    float2 v[CQ1_PF];
-    auto fetch = [&](int t0) {
-#pragma unroll
-        for (int u = 0; u < CQ1_PF; u++) {
-            const int idx = tid + CQ_THREADS * u, col = idx / CQ1_KC, t = t0 + idx % CQ1_KC;
-            v[u] = idx < nld && col < n && t < m ? Tk[(size_t)col * lda + t] : make_float2(0.f, 0.f);
-        }
-    };
-    fetch(0);
-    for (int ch = 0; ch < nchunks; ch++) {
-#pragma unroll
-        for (int u = 0; u < CQ1_PF; u++) { /* exact: a float fits a double */
-            const int idx = tid + CQ_THREADS * u, col = idx / CQ1_KC, t = idx % CQ1_KC;
-            if (idx < nld) {
-                Xr[col * CQ1_LDT + t] = (double)v[u].x;
-                Xi[col * CQ1_LDT + t] = (double)v[u].y;
-            }
-        }
-        __syncthreads();
-        if (ch + 1 < nchunks) fetch((ch + 1) * CQ1_KC);
-        const int rows = m - ch * CQ1_KC < CQ1_KC ? m - ch * CQ1_KC : CQ1_KC, ks = (rows + 3) >> 2;
-#pragma unroll
-        for (int r = 0; r < CQ1_ITEMS; r++) {
-            if (tsl[r] < 0) continue; /* warp-uniform */
-            const double *pra = Xr + (ti0[r] + g) * CQ1_LDT + c, *pia = Xi + (ti0[r] + g) * CQ1_LDT + c;
-            const double *prb = Xr + (tj0[r] + g) * CQ1_LDT + c, *pib = Xi + (tj0[r] + g) * CQ1_LDT + c;
-            for (int kk = tsl[r]; kk < ks; kk += S) {
-                /* A = X^H (rows i): A[g][c] = conj(X[4kk + c][i0 + g]); B[c][g] = X[4kk + c][j0 + g] */
-                const double xar = pra[4 * kk], xai = pia[4 * kk], xbr = prb[4 * kk], xbi = pib[4 * kk];
-                dmma(ar[r], xar, xbr); /* re: xr_i xr_j + xi_i xi_j */
-                dmma(ar[r], xai, xbi);
-                dmma(ai[r], xar, xbi); /* im: xr_i xi_j - xi_i xr_j */
-                dmma(ai[r], dneg(xai), xbr);
-            }
-        }
-        __syncthreads();
-    }
-    CQ_STAMP(1);
-    for (int s = 0; s < S; s++) { /* the slices' sums in slice order */
-#pragma unroll
-        for (int r = 0; r < CQ1_ITEMS; r++) {
-            if (tsl[r] != s) continue;
-#pragma unroll
-            for (int q = 0; q < 2; q++) {
-                const int i = ti0[r] + g, j = tj0[r] + 2 * c + q;
-                if (i <= j && j < n) {
-                    double2 *p = Gp + (size_t)j * (j + 1) / 2 + i;
-                    *p = s == 0 ? make_double2(ar[r][q], ai[r][q])
-                                : make_double2(p->x + ar[r][q], p->y + ai[r][q]);
-                }
-            }
-        }
-        __syncthreads();
-    }
-    CQ_STAMP(2);
-
-    /* the Cholesky: thread tid holds the packed elements e = tid + CQ_THREADS r */
-    const int np = n * (n + 1) / 2;
-    double2 val[CQ1_NE];
-    short ei[CQ1_NE], ej[CQ1_NE];
-#pragma unroll
-    for (int r = 0; r < CQ1_NE; r++) {
-        const int e = tid + CQ_THREADS * r;
-        ei[r] = ej[r] = -1;
-        val[r] = make_double2(0.0, 0.0);
-        if (e >= np) continue;
-        int j = (int)((sqrt(8.0 * e + 1.0) - 1.0) * 0.5);
-        if ((j + 1) * (j + 2) / 2 <= e) j++;
-        else if (j * (j + 1) / 2 > e) j--;
-        ei[r] = (short)(e - j * (j + 1) / 2);
-        ej[r] = (short)j;
-        val[r] = Gp[e];
-        if (ei[r] == 0) rowb[j] = val[r]; /* row 0 of S = G */
-    }
-    __syncthreads();
-    for (int kq = 0; kq + 1 < n; kq++) {
-        const double2 *row = rowb + (kq & 1) * n;
-        double2 *nxt = rowb + ((kq + 1) & 1) * n;
-        const double inv = __drcp_rn(row[kq].x); /* a pivot not > 0: the guard below */
-#pragma unroll
-        for (int r = 0; r < CQ1_NE; r++) {
-            const int i = ei[r], j = ej[r];
-            if (i > kq) { /* ei < 0 (none): never */
-                const double2 a = row[i], b = row[j];
-                const double pr = fma(a.y, b.y, a.x * b.x), pi = fma(-a.y, b.x, a.x * b.y); /* conj(a) b */
-                val[r].x = fma(-pr, inv, val[r].x);
-                val[r].y = fma(-pi, inv, val[r].y);
-                if (i == kq + 1) nxt[j] = val[r];
-            }
-        }
-        __syncthreads();
-    }
-    CQ_STAMP(3);
-    /* the pivots S_ii: held by the owners of (i, i) */
-#pragma unroll
-    for (int r = 0; r < CQ1_NE; r++)
-        if (ei[r] >= 0 && ei[r] == ej[r]) piv[ei[r]] = val[r].x;
-    __syncthreads();
-    if (tid < 32) {
-        double lo = INFINITY, hi = 0.0;
-        int bad = 0;
-        for (int i = lane; i < n; i += 32) {
-            const double d = piv[i];
-            bad |= !(d > 0.0) || !isfinite(d);
-            const double rr = sqrt(d);
-            rin[i] = 1.0 / rr;
-            lo = fmin(lo, rr);
-            hi = fmax(hi, rr);
-        }
-        for (int o = 16; o; o >>= 1) {
-            lo = fmin(lo, __shfl_xor_sync(0xffffffffu, lo, o));
-            hi = fmax(hi, __shfl_xor_sync(0xffffffffu, hi, o));
-            bad |= __shfl_xor_sync(0xffffffffu, bad, o);
-        }
-        if (lane == 0) {
-            bad_s = bad;
-            ratio_s = hi > 0.0 && isfinite(hi) ? lo / hi : 0.0;
-        }
-    }
-    __syncthreads();
-    /* R_ij = S_ij / sqrt(S_ii), rounded to float; every one finite */
-    float2 rv[CQ1_NE];
-    int notfin = 0;
-#pragma unroll
-    for (int r = 0; r < CQ1_NE; r++) {
-        rv[r] = make_float2(0.f, 0.f);
-        const int i = ei[r], j = ej[r];
-        if (i < 0) continue;
-        const double s = rin[i];
-        rv[r] = i == j ? make_float2((float)(val[r].x * s), 0.f) : make_float2((float)(val[r].x * s), (float)(val[r].y * s));
-        notfin |= !isfinite(rv[r].x) || !isfinite(rv[r].y);
-    }
-    notfin = __syncthreads_or(notfin);
-    const bool ok = !bad_s && !notfin && ratio_s >= (double)min_ratio;
-    if (!ok) {
-        if (tid == 0) fail_list[1 + atomicAdd(fail_list, 1)] = k;
-        return;
-    }
-#pragma unroll
-    for (int r = 0; r < CQ1_NE; r++)
-        if (ei[r] >= 0) Ak[(size_t)ej[r] * lda + ei[r]] = rv[r];
-    CQ_STAMP(4);
-}
-
 /* Householder's share (the guard): the listed matrices gathered into packed B, and the
  * upper triangles of B's factors put back */
 __global__ void cq_gather_kernel(int m, int n, const float2 *A, int lda, long long stride,
@@ -960,7 +692,7 @@ static size_t cq_smem(int m, int n)
 
 extern "C" int rtk_cholqr2_fits(int m, int n, int passes, int smem_limit)
 {
-    if (passes == 1) return m >= n && n >= 1 && n <= CQ1_MAX_N && cq1_layout(n).end <= (size_t)smem_limit;
+    if (passes == 1) return rtk_cholqr1_fits(m, n, smem_limit);
     return m >= n && n >= 1 && n <= RTK_CHOLQR2_MAX_N && cq_smem(m, n) <= (size_t)smem_limit;
 }
 
@@ -968,15 +700,7 @@ extern "C" int rtk_cholqr2_launch(int m, int n, int batch, void *A, int lda, lon
                                   float min_ratio, int *fail_list, void *stream)
 {
     if (batch <= 0) return cudaSuccess;
-    if (passes == 1) {
-        const size_t smem1 = cq1_layout(n).end;
-        cudaError_t e = cudaFuncSetAttribute(cholqr1_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)smem1);
-        if (e != cudaSuccess) return e;
-        cholqr1_kernel<<<batch, CQ_THREADS, smem1, (cudaStream_t)stream>>>(m, n, (float2 *)A, lda, stride,
-                                                                           min_ratio, fail_list);
-        return cudaGetLastError();
-    }
+    if (passes == 1) return rtk_cholqr1_launch(m, n, batch, A, lda, stride, min_ratio, fail_list, stream);
     if (passes != 2) return cudaErrorInvalidValue;
     const size_t smem = cq_smem(m, n);
     cudaError_t e = cudaFuncSetAttribute(cholqr2_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -83,6 +83,17 @@ rtk::QrArgs make_args(int m, int n, int batch, void *A, int lda, long long strid
 
 } // namespace
 
+extern "C" int rtk_qr_guard_launch(int m, int n, int batch, void *A, int lda, long long stride, const int *fail_list,
+                                   rtk_factor_flags *flags, int smem_limit, void *stream)
+{
+    if (batch <= 0) return cudaSuccess;
+    rtk::QrArgs a = make_args(m, n, batch, A, lda, stride, 0);
+    a.flags = flags;
+    a.list = fail_list;
+    const bool fits = (size_t)m * n * sizeof(float2) + SMEM_RESERVE <= (size_t)smem_limit;
+    return (int)(fits ? rtk_smem_qr(a, (cudaStream_t)stream) : rtk_global_qr(a, (cudaStream_t)stream));
+}
+
 extern "C" int rtk_qr_variant_count(void) { return NROWS; }
 
 extern "C" const rtk_qr_variant *rtk_qr_variant_get(int v)

@@ -18,7 +18,7 @@ __global__ void status_reset_kernel(rtk_cpi_status *s)
     s->bad_input = RTK_NO_INDEX;
     s->bad_weight = RTK_NO_INDEX;
     s->factor.bad_item = RTK_NO_BAD;
-    s->factor.pad = 0;
+    s->factor.guarded = 0;
     s->factor.worst = RTK_NO_WORST;
     s->detections = 0;
     s->phase[0] = s->phase[1] = s->phase[2] = 0;

@@ -49,7 +49,14 @@ __global__ void __launch_bounds__(RTK_MEM_THREADS) qr_mem_kernel(const QrArgs ar
     extern __shared__ float2 smem[];
     __shared__ float2 taub[2];
     const int m = args.m, n = args.n;
-    float2 *Ak = args.A + (long long)blockIdx.x * args.stride;
+    int k = (int)blockIdx.x;
+    if (args.list) { /* the CholeskyQR guard's list (rtk_qr_guard_launch) */
+        const int count = args.list[0];
+        if (blockIdx.x == 0 && threadIdx.x == 0 && args.flags) atomicAdd(&args.flags->guarded, count);
+        if ((int)blockIdx.x >= count) return;
+        k = args.list[1 + blockIdx.x];
+    }
+    float2 *Ak = args.A + (long long)k * args.stride;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
     float2 *M;
     size_t ld;

@@ -118,7 +118,9 @@ void rtk_test_hooks_set(long long fail_alloc_at, long long trap_at);
 typedef struct rtk_factor_flags {
     int bad_item;             /* lowest item k with a zero or non-finite diagonal of R_k
                                  (atomicMin); RTK_NO_BAD when none                    */
-    int pad;
+    int guarded;              /* matrices the CholeskyQR guard refactored by Householder
+                                 (rtk_qr_guard_launch adds its list's count; the engine
+                                 zeroes it each CPI)                                    */
     unsigned long long worst; /* the smallest min_i |R_ii| / max_i |R_ii| over the batch:
                                  (float bits of the ratio) << 32 | k (atomicMin, so ties
                                  go to the lowest k); RTK_NO_WORST when none           */
@@ -197,10 +199,21 @@ int rtk_training_launch(const rtk_gather *g, int m, int n, int batch, void *T, i
  * B's factors back, for the Householder guard. cudaError_t values. */
 #define RTK_CHOLQR2_MAX_N 128
 int rtk_cholqr2_fits(int m, int n, int passes, int smem_limit);
+/* passes 1 (kernels/cholqr1.cu), as rtk_cholqr2_fits / rtk_cholqr2_launch call them */
+int rtk_cholqr1_fits(int m, int n, int smem_limit);
+int rtk_cholqr1_launch(int m, int n, int batch, void *A, int lda, long long stride, float min_ratio,
+                       int *fail_list, void *stream);
 int rtk_cholqr2_launch(int m, int n, int batch, void *A, int lda, long long stride, int passes,
                        float min_ratio, int *fail_list, void *stream);
 int rtk_cholqr2_gather_launch(int m, int n, int count, const void *A, int lda, long long stride,
                               const int *fail_list, void *B, void *stream);
+/* The guard on the device, for streams and graphs (no count read back): the Householder
+ * QR, in place, of A_k for k = fail_list[1 .. fail_list[0]] (rtk_cholqr2_launch's list),
+ * one block a listed matrix on a grid of batch blocks (the rest return at once; the
+ * matrix in shared memory where m x n fits smem_limit, else in global memory); block 0
+ * adds the count to flags->guarded (flags may be NULL). cudaError_t values. */
+int rtk_qr_guard_launch(int m, int n, int batch, void *A, int lda, long long stride, const int *fail_list,
+                        rtk_factor_flags *flags, int smem_limit, void *stream);
 int rtk_cholqr2_scatter_launch(int m, int n, int count, void *A, int lda, long long stride,
                                const int *fail_list, const void *B, void *stream);
 #define RTK_WEIGHTS_MAX_N 512 /* largest n the weight solver takes                */

@@ -28,6 +28,9 @@ struct QrArgs {
     float2 *R;               /* fused kernels: each factor's R out (upper n x n of
                                 R + k*rstride, leading dimension n), or NULL       */
     long long rstride;
+    const int *list;         /* the generic kernel (qr_generic.cu) only: factor A_k for
+                                k = list[1 .. list[0]] (block b < list[0] takes
+                                list[1 + b]), or NULL: block b takes A_b            */
 };
 
 /* Where column col = c*Q + q of a training matrix of centre bin base + d starts in the

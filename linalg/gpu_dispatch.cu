@@ -629,13 +629,17 @@ struct la_dev_weights {
     dbuf fptr;                     /* grouped cuBLAS: batch pointers to the factors */
     dbuf Rk;                       /* fused, factors kept: batch x n x n (la_dev_weights_keep_factors) */
     bool keep = false;
+    int cq_passes = 0;             /* gpu, materialized: factored by CholeskyQR (1: cholqr, 2:
+                                      cholqr2), the guard on the device; 0: Householder */
+    int smem_limit = 0;
+    dbuf cq_list;                  /* the CholeskyQR fail list: groups + 1 ints */
     char desc[128] = {0};
 };
 
 extern "C" void la_dev_weights_destroy(la_dev_weights *w)
 {
     if (!w) return;
-    dbuf *bufs[] = {&w->T, &w->aptr, &w->tptr, &w->wptr, &w->tau, &w->fptr, &w->Rk};
+    dbuf *bufs[] = {&w->T, &w->aptr, &w->tptr, &w->wptr, &w->tau, &w->fptr, &w->Rk, &w->cq_list};
     for (dbuf *b : bufs)
         if (b->p) cudaFree(b->p);
     if (w->blas) cublasDestroy(w->blas);
@@ -693,9 +697,32 @@ static int pick_variant(int variant, int kind, int m, int n, int batch, int nbea
     return STAP_OK;
 }
 
+/* The CholeskyQR factor q asks of an object of m x n matrices, groups of them, on backend
+ * (gpu only; a shape the kernel does not take is Householder's): its passes (0: Householder),
+ * with the fail list allocated and the description's factor part in w. */
+static int cholesky_setup(la_dev_weights *w, stap_backend backend, stap_qr_method q, int m, int n,
+                          int groups, stap_error *err)
+{
+    const int passes = q == STAP_QR_CHOLQR ? 1 : q == STAP_QR_CHOLQR2 ? 2 : 0;
+    if (backend != STAP_BACKEND_GPU || !passes) return STAP_OK;
+    RTK_TRY(device_smem_limit(&w->smem_limit, err));
+    if (!rtk_cholqr2_fits(m, n, passes, w->smem_limit)) return STAP_OK;
+    if (n > RTK_WEIGHTS_MAX_N)
+        return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n, RTK_WEIGHTS_MAX_N);
+    RTK_TRY(grow(&w->cq_list, (size_t)(groups + 1) * sizeof(int), "CholeskyQR fail list", err));
+    w->cq_passes = passes;
+    return STAP_OK;
+}
+
+static void cholesky_describe(la_dev_weights *w, const char *how)
+{
+    snprintf(w->desc, sizeof w->desc, "%s (materialized training; Householder guard on the device), then the weight "
+             "kernel%s", w->cq_passes == 1 ? "CholeskyQR, one pass, FP64 Gram" : "CholeskyQR2, 3xTF32 Grams", how);
+}
+
 extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend, int variant,
-                                     const stap_la_tuning *tune, const rtk_gather *g, int m, int n, int batch, int nbeams,
-                                     const void *dV, void *dW, rtk_factor_flags *dbad,
+                                     const stap_la_tuning *tune, stap_qr_method qr, const rtk_gather *g, int m, int n,
+                                     int batch, int nbeams, const void *dV, void *dW, rtk_factor_flags *dbad,
                                      unsigned long long *dphase, void *stream, stap_error *err)
 {
     *out = nullptr;
@@ -720,7 +747,10 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend,
     w->dphase = dphase;
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
-        if (backend == STAP_BACKEND_GPU) {
+        RTK_TRY(cholesky_setup(w, backend, qr, m, n, batch, err));
+        if (w->cq_passes) {
+            cholesky_describe(w, "");
+        } else if (backend == STAP_BACKEND_GPU) {
             int sep = 0;
             RTK_TRY(pick_variant(variant, 2, m, n, batch, nbeams, tune, &w->variant, &sep, err));
             w->fused = rtk_qr_can_gather(w->variant) != 0 && !sep;
@@ -771,7 +801,8 @@ extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void
 }
 
 extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, stap_backend backend,
-                                             int variant, const stap_la_tuning *tune, int m, int n, int groups, int batch,
+                                             int variant, const stap_la_tuning *tune, stap_qr_method qr, int m, int n,
+                                             int groups, int batch,
                                              int nbeams, const void *dV, long long vstride,
                                              void *dW, rtk_factor_flags *dbad, void *stream,
                                              stap_error *err)
@@ -801,7 +832,12 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, stap_backend 
     w->dbad = dbad;
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
-        if (backend == STAP_BACKEND_GPU) {
+        RTK_TRY(cholesky_setup(w, backend, qr, m, n, groups, err));
+        if (w->cq_passes) {
+            char how[32];
+            snprintf(how, sizeof how, " (%d factors, grouped)", groups);
+            cholesky_describe(w, how);
+        } else if (backend == STAP_BACKEND_GPU) {
             int sep = 0;
             RTK_TRY(pick_variant(variant, 0, m, n, groups, 0, tune, &w->variant, &sep, err));
             snprintf(w->desc, sizeof w->desc, "%s QR of %d + grouped weights",
@@ -829,6 +865,19 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err)
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, G = w->groups, batch = w->batch, nb = w->nbeams;
     const long long stride = (long long)m * n;
+    if (w->backend == STAP_BACKEND_GPU && w->cq_passes) {
+        /* CholeskyQR, then Householder for what its guard refused, on the device: the list's
+         * count is never read back (a graph may hold this) */
+        LA_CU(cudaMemsetAsync(w->cq_list.p, 0, sizeof(int), s));
+        LA_LAUNCH(rtk_cholqr2_launch(m, n, G, w->T.p, m, stride, w->cq_passes, (float)STAP_CHOLQR2_MIN_RATIO,
+                                     (int *)w->cq_list.p, s));
+        LA_LAUNCH(rtk_qr_guard_launch(m, n, G, w->T.p, m, stride, (const int *)w->cq_list.p, w->dbad,
+                                      w->smem_limit, s));
+        if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
+        LA_LAUNCH(rtk_weights_grouped_launch(n, batch, G, w->T.p, m, stride, nb, w->dV, w->vstride,
+                                       w->dW, w->dbad, s));
+        return STAP_OK;
+    }
     if (w->backend == STAP_BACKEND_GPU) {
         LA_LAUNCH(rtk_qr_launch(w->variant, m, n, G, w->T.p, m, stride, s));
         if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
@@ -883,6 +932,8 @@ extern "C" int la_dev_weights_factors(const la_dev_weights *w, const void **R, i
 }
 
 extern "C" int la_dev_weights_fused(const la_dev_weights *w) { return w && w->fused; }
+extern "C" int la_dev_weights_cholesky(const la_dev_weights *w) { return w ? w->cq_passes : 0; }
+extern "C" int la_dev_weights_groups(const la_dev_weights *w) { return w ? w->groups : 0; }
 extern "C" const char *la_dev_weights_describe(const la_dev_weights *w) { return w ? w->desc : ""; }
 extern "C" int stap_la_dev_weights_materializes(stap_backend backend, int variant,
                                                 const stap_la_tuning *tune, int m, int n, int batch,
@@ -901,7 +952,8 @@ extern "C" int stap_la_dev_weights_materializes(stap_backend backend, int varian
 
 extern "C" size_t la_dev_weights_device_bytes(const la_dev_weights *w)
 {
-    return w ? w->T.cap + w->aptr.cap + w->tptr.cap + w->wptr.cap + w->tau.cap + w->fptr.cap + w->Rk.cap
+    return w ? w->T.cap + w->aptr.cap + w->tptr.cap + w->wptr.cap + w->tau.cap + w->fptr.cap + w->Rk.cap +
+                   w->cq_list.cap
              : 0;
 }
 

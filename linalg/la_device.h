@@ -22,13 +22,17 @@ extern "C" {
 typedef struct la_dev_weights la_dev_weights;
 
 /* backend: STAP_BACKEND_GPU or STAP_BACKEND_CUBLAS. variant: a QR variant to force (gpu; -1 =
- * the dispatch table); tune: the dispatch switches (NULL: the defaults). g: the gather (its X pointer is fixed for the object's life).
+ * the dispatch table); tune: the dispatch switches (NULL: the defaults). qr: the factor
+ * (stap_qr_method, resolved): cholqr or cholqr2 on the gpu backend materialize the training,
+ * factor by CholeskyQR with its guard's Householder on the device (kernels/cholqr.cu,
+ * rtk_qr_guard_launch: dbad->guarded counts it), then solve (a shape the kernel does not
+ * take: Householder); anything else: Householder. g: the gather (its X pointer is fixed for the object's life).
  * m x n: the training matrix; batch: D*S; dV: nbeams x n steering (device); dW: batch x
  * nbeams x n weights (device, written per enqueue); dbad: the factor flags
  * (rtk_factor_flags, preset by the caller); dphase: 3 timestamps of the fused kernel, or NULL. */
 int la_dev_weights_create(la_dev_weights **out, stap_backend backend, int variant,
-                          const stap_la_tuning *tune, const rtk_gather *g, int m, int n, int batch,
-                          int nbeams,
+                          const stap_la_tuning *tune, stap_qr_method qr, const rtk_gather *g, int m, int n,
+                          int batch, int nbeams,
                           const void *dV, void *dW, rtk_factor_flags *dbad, unsigned long long *dphase,
                           void *stream, stap_error *err);
 /* Enqueue one batch. ev_training / ev_qr (cudaEvent_t, may be NULL) are recorded when the
@@ -48,7 +52,7 @@ RT_INTERNAL int stap_la_dev_weights_materializes(stap_backend backend, int varia
  * nbeams steering vectors dV + (k / groups)*vstride into dW + k*nbeams*n (rtk.h's grouped
  * launches; cuBLAS: geqrf of the groups, two trsm over the batch). */
 int la_dev_weights_create_grouped(la_dev_weights **out, stap_backend backend, int variant,
-                                  const stap_la_tuning *tune,
+                                  const stap_la_tuning *tune, stap_qr_method qr,
                                   int m, int n, int groups, int batch, int nbeams,
                                   const void *dV, long long vstride, void *dW,
                                   rtk_factor_flags *dbad, void *stream, stap_error *err);
@@ -65,6 +69,10 @@ int la_dev_weights_keep_factors(la_dev_weights *w, stap_error *err);
 int la_dev_weights_factors(const la_dev_weights *w, const void **R, int *ldr, long long *stride);
 /* 1 when gather, QR and weights run as one kernel. */
 int la_dev_weights_fused(const la_dev_weights *w);
+/* The CholeskyQR passes the object factors with (1: cholqr, 2: cholqr2), 0 for Householder. */
+int la_dev_weights_cholesky(const la_dev_weights *w);
+/* The matrices it factors per enqueue (batch, or the grouped solver's groups). */
+int la_dev_weights_groups(const la_dev_weights *w);
 /* e.g. "flw16x22_15x3 (gather + QR + weights fused)", "cublasCgeqrfBatched + 2 trsm" */
 const char *la_dev_weights_describe(const la_dev_weights *w);
 /* Device memory it holds, bytes. */

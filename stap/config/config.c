@@ -217,9 +217,9 @@ int stap_config_validate(stap_config *c, int have_steering, int steering_beams,
     if (c->qr < 0 || c->qr >= STAP_QR_COUNT)
         return stap_fail(err, STAP_EINVAL, "stap_config.qr %d is not a QR factor", (int)c->qr);
     if ((c->qr == STAP_QR_CHOLQR2 || c->qr == STAP_QR_CHOLQR) && c->backend != STAP_BACKEND_CPU &&
-        c->backend != STAP_BACKEND_AUTO)
+        c->backend != STAP_BACKEND_GPU && c->backend != STAP_BACKEND_AUTO)
         return stap_fail(err, STAP_EUNSUPPORTED,
-                         "stap_config.qr %s runs on the cpu backend only (backend %s factors by "
+                         "stap_config.qr %s runs on the cpu and gpu backends only (backend %s factors by "
                          "Householder)", stap_qr_method_name(c->qr), stap_backend_name(c->backend));
     if (!(c->loading >= 0.0) || !isfinite(c->loading))
         return stap_fail(err, STAP_EINVAL, "stap_config.loading must be a finite number >= 0");

@@ -9,12 +9,21 @@
 
 namespace {
 
+/* The factor the solvers run: cholqr and cholqr2 as asked (the gpu backend; cuBLAS refused
+ * them at creation), auto and householder Householder. */
+stap_qr_method gpu_factor(const stap_engine *e)
+{
+    const stap_qr_method q = e->cfg.qr;
+    return q == STAP_QR_CHOLQR || q == STAP_QR_CHOLQR2 ? q : STAP_QR_HOUSEHOLDER;
+}
+
 /* ---- post-Doppler: the QR kernel gathers the training rows from the Doppler cube ---- */
 
 int doppler_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     const stap_config *c = &e->cfg;
-    RTK_TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &e->opt.tuning.la, &s->g, e->M, e->N,
+    RTK_TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &e->opt.tuning.la, gpu_factor(e), &s->g,
+                                  e->M, e->N,
                                   e->batch, e->B, g->d_V, s->d_W, &s->d_status->factor,
                                   s->d_status->phase, s->stream, err));
     g->dev_bytes += la_dev_weights_device_bytes(s->qr);
@@ -129,7 +138,8 @@ int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *e
     s->bs.njqr = groups;
     for (int b = 0; b < groups; b++) {
         const rtk_gather gb = jdl_gather(e, g, s, b);
-        RTK_TRY(la_dev_weights_create(&s->bs.jqr[b], c->backend, e->opt.qr_variant, &e->opt.tuning.la, &gb, e->M, e->Nt,
+        RTK_TRY(la_dev_weights_create(&s->bs.jqr[b], c->backend, e->opt.qr_variant, &e->opt.tuning.la, gpu_factor(e),
+                                      &gb, e->M, e->Nt,
                                       e->batch * (g->bs.shared ? e->B : 1), 1,
                                       g->bs.d_Vt + (size_t)b * e->Nt,
                                       s->bs.d_Wt + (size_t)b * e->batch * e->Nt,
@@ -200,7 +210,8 @@ int subcpi_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error
      * the other bins after */
     const stap_config *c = &e->cfg;
     const int per_bin = (stap_algorithm_traits(c) & STAP_TRAIT_STEER_PER_BIN) != 0;
-    RTK_TRY(la_dev_weights_create_grouped(&s->qr, c->backend, e->opt.qr_variant, &e->opt.tuning.la, e->M, e->N,
+    RTK_TRY(la_dev_weights_create_grouped(&s->qr, c->backend, e->opt.qr_variant, &e->opt.tuning.la, gpu_factor(e),
+                                          e->M, e->N,
                                           c->segments, per_bin ? e->batch : c->segments, e->B,
                                           g->d_Vs, per_bin ? (long long)e->B * e->N : 0, s->d_W,
                                           &s->d_status->factor, s->stream, err));

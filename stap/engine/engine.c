@@ -107,8 +107,10 @@ static void estimate_resolved(const stap_config *c, int B, const stap_engine_opt
         /* the training matrices are materialized only by cuBLAS and for shapes that no
          * gathering QR kernel takes or whose plan runs the QR alone (JDL: one beam a solve) */
         const int solve_beams = beamspace ? 1 : B;
-        const size_t Tm = sub || stap_la_dev_weights_materializes(c->backend, o->qr_variant, &o->tuning.la, (int)M,
-                                                             (int)Nt, (int)mats, solve_beams)
+        const int cholesky = c->backend == STAP_BACKEND_GPU && (c->qr == STAP_QR_CHOLQR || c->qr == STAP_QR_CHOLQR2);
+        const size_t Tm = sub || cholesky ||
+                                  stap_la_dev_weights_materializes(c->backend, o->qr_variant, &o->tuning.la, (int)M,
+                                                                   (int)Nt, (int)mats, solve_beams)
                               ? T : 0;
         /* the adaptive detectors: the R factors a fused solve keeps (materialized: in T) */
         const size_t Rk = stap_cfar_is_adaptive(o->cfar.kind) && !Tm ? z * mats * Nt * Nt : 0;
@@ -383,14 +385,9 @@ int stap_engine_create(stap_engine **out, const stap_config *cfg_in, const stap_
      * (engine_gpu.cu: R and the beams' R^-H v in shared memory), and AUTO then runs on the CPU */
     char note[sizeof((stap_engine *)0)->note] = "";
     const int cholesky = cfg.qr == STAP_QR_CHOLQR2 || cfg.qr == STAP_QR_CHOLQR;
-    if (auto_backend && cholesky && cfg.backend != STAP_BACKEND_CPU && !opt->resident) {
-        snprintf(note, sizeof note, "running on the CPU: the %s factor (stap_config.qr) runs on the "
-                                    "cpu backend only", stap_qr_method_name(cfg.qr));
-        cfg.backend = STAP_BACKEND_CPU;
-    }
     if ((st = stap_backend_available(cfg.backend, err))) return st;
-    if (cholesky && cfg.backend != STAP_BACKEND_CPU)
-        return stap_fail(err, STAP_EUNSUPPORTED, "stap_config.qr %s runs on the cpu backend only "
+    if (cholesky && cfg.backend != STAP_BACKEND_CPU && cfg.backend != STAP_BACKEND_GPU)
+        return stap_fail(err, STAP_EUNSUPPORTED, "stap_config.qr %s runs on the cpu and gpu backends only "
                          "(backend %s factors by Householder)", stap_qr_method_name(cfg.qr),
                          stap_backend_name(cfg.backend));
     if (opt->resident && !is_gpu_backend(cfg.backend))

@@ -489,6 +489,21 @@ static void adaptive_records(const stap_engine *e, const gpu_engine *g, rtk_dete
     *count = n;
 }
 
+/* The CholeskyQR passes the slot's solvers factor with (0: Householder), and how many
+ * matrices they factor a CPI */
+static int slot_cholesky(const gpu_slot *s)
+{
+    if (s->qr) return la_dev_weights_cholesky(s->qr);
+    return s->bs.njqr > 0 ? la_dev_weights_cholesky(s->bs.jqr[0]) : 0;
+}
+static long long slot_factors(const gpu_slot *s)
+{
+    if (s->qr) return la_dev_weights_groups(s->qr);
+    long long t = 0;
+    for (int b = 0; b < s->bs.njqr; b++) t += la_dev_weights_groups(s->bs.jqr[b]);
+    return t;
+}
+
 int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err)
 {
     gpu_engine *g = impl(e);
@@ -544,6 +559,10 @@ int gpu_collect(stap_engine *e, int slot, stap_cpi_result *res, stap_error *err)
         const unsigned ratio_bits = (unsigned)(h->factor.worst >> 32);
         memcpy(&res->diag_ratio, &ratio_bits, sizeof ratio_bits);
         res->diag_ratio_item = (int)(h->factor.worst & 0xffffffffu);
+    }
+    if (slot_cholesky(s)) { /* CholeskyQR: its guard's count came back with the status */
+        res->qr_guarded = h->factor.guarded;
+        res->qr_cholqr2 = slot_factors(s) - h->factor.guarded;
     }
     res->weights = e->opt.keep_weights ? s->h_W : nullptr;
     res->output = e->opt.keep_output ? s->h_Y : nullptr;

@@ -22,8 +22,9 @@ SUITES=(
   "check        every GPU test (engine, kernels, devices, pipeline, PERFECT, SINR) and compute-sanitizer over the engine, apply and engine-CPU tests"
   "rates        the H200 baseline: stream resident/link, complex64/int16, 3-4 slots, one slot; bench and bench-qr (gpu vs cublas)"
   "recordings   480-CPI recordings from the page cache (run --input, stream --input; complex64, int16), ncu of a resident hard CPI"
-  "verify       a commit's GPU tests (VERIFY_TESTS), memcheck over the detector test and a recording's run, run --devices all against one engine, --qr cholqr2 refused, streams (ring, --devices all, --input, --resident, kelly), send -> listen --backend gpu"
+  "verify       a commit's GPU tests (VERIFY_TESTS), memcheck over the detector test and a recording's run, run --devices all against one engine, --qr cholqr on the gpu, streams (ring, --devices all, --input, --resident, kelly), send -> listen --backend gpu"
   "cholqr2      the GPU CholeskyQR2: test_gpu_qr, bench-qr householder,cholqr2 against cuBLAS, memcheck; racecheck, synccheck, initcheck over bench-qr cholqr2 (CQ_SAN=0: none), ncu (CQ_NCU=1)"
+  "engine-qr    issue 47: --qr cholqr / cholqr2 in the GPU engine: test_gpu_engine's CholeskyQR cases, stream per factor alternated (hard resident, int16 over the link, one CPI; medium resident), memcheck over the small cases (EQ_SAN=0: none; EQ_RACE=1 adds racecheck)"
   "cholqr       the GPU one-pass cholqr (double Gram): test_gpu_qr, test_gpu_weights, bench-qr householder,cholqr2,cholqr, memcheck and racecheck over bench-qr cholqr (CQ_SAN=0: none), ncu (CQ_NCU=1)"
   "perf         stream (every workload, 1-4 slots, a recording), bench (every backend), bench-qr (4 backends), the CPU scaling table"
   "release      every GPU test and sanitizer, bench-qr x 4 backends, run on the presets x backends, the PERFECT sizes table"
@@ -239,66 +240,10 @@ suite_recordings() { # docs/benchmarks.md "H200": recordings from the page cache
     printf '%s\n' "${rows[@]}"
     python3 "$here/ncu_summary.py" "$OUT/ncu-hard.csv" | cut -c1-150
 }
-suite_cholqr2() { # issue 47: the GPU CholeskyQR2 (kernels/cholqr.cu); CQ_SAN=0 skips the
-    # sanitizers, CQ_NCU=1 adds ncu of the kernel at the hard shape (--clock-control none)
-    step "test_gpu_qr" "$L/tests.log" 200 "$BIN/test_gpu_qr"
-    step "bench-qr cholqr2" "$L/bench-qr.log" 150 "$R" bench-qr --sizes 240x66x128,240x66x1280,192x96x128,80x16x384 \
-        --backends gpu,cublas --qr householder,cholqr2 --json "$OUT/bench-qr-cholqr2.json"
-    if [ "${CQ_SAN:-1}" = 1 ]; then
-        step "memcheck test_gpu_qr" "$L/sanitizer.log" 150 env RTSTAP_GPU_QUICK=1 "$cs" --tool memcheck --error-exitcode 9 "$BIN/test_gpu_qr"
-        # racecheck, synccheck, initcheck over the CholeskyQR2 kernel alone: bench-qr --qr cholqr2
-        # at small batches (with --kernel-name kns=cholqr2_kernel, test_gpu_qr's Householder
-        # cases stop at an internal sanitizer error before any cholqr2 case, 2026-12-04)
-        for tool in racecheck synccheck initcheck; do
-            step "$tool bench-qr cholqr2" "$L/sanitizer.log" 240 "$cs" --tool $tool --error-exitcode 9 \
-                "$R" bench-qr --backends gpu --qr cholqr2 --repeat 1 \
-                --sizes 240x66x4,192x96x2,80x16x8,96x16x4,306x66x2,33x32x4,7x5x4,1x1x4,100x1x4,300x7x4,512x128x2
-        done
-    fi
-    ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
-    if [ "${CQ_NCU:-0}" = 1 ] && [ -n "$ncu" ]; then
-        step "ncu cholqr2 240x66x128" "$L/ncu.log" 150 "$ncu" --clock-control none --csv --page raw -k regex:cholqr2_kernel -c 2 \
-            --metrics "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio" \
-            "$R" bench-qr --sizes 240x66x128 --backends gpu --qr cholqr2
-    fi
-    report_head "$L"
-    grep -h "cholqr2" "$L/tests.log" | grep -v " ok$" | head -20
-    grep -h -E "^ +[0-9]+ +[0-9]+ +[0-9]+ " "$L/bench-qr.log" | cut -c1-120
-    [ -f "$L/ncu.log" ] && grep -h "cholqr2_kernel" "$L/ncu.log" | cut -c1-400 | tail -2
-    return 0
-}
-suite_cholqr() { # issue 47: the GPU cholqr, one pass with the Gram and the Cholesky in FP64
-    # (kernels/cholqr.cu cholqr1_kernel); CQ_SAN=0 skips the sanitizers, CQ_NCU=1 adds ncu
-    step "test_gpu_qr" "$L/tests.log" 200 "$BIN/test_gpu_qr"
-    step "test_gpu_weights" "$L/tests.log" 150 "$BIN/test_gpu_weights"
-    step "bench-qr cholqr" "$L/bench-qr.log" 150 "$R" bench-qr --sizes 240x66x128,240x66x1280,192x96x128,80x16x384 \
-        --backends gpu --qr householder,cholqr2,cholqr --json "$OUT/bench-qr-cholqr.json"
-    if [ "${CQ_SAN:-1}" = 1 ]; then
-        for tool in memcheck racecheck; do
-            step "$tool bench-qr cholqr" "$L/sanitizer.log" 150 "$cs" --tool $tool --error-exitcode 9 \
-                "$R" bench-qr --backends gpu --qr cholqr --repeat 1 --sizes 240x66x4,80x16x8,33x32x3
-        done
-    fi
-    ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
-    if [ "${CQ_NCU:-0}" = 1 ] && [ -n "$ncu" ]; then
-        step "ncu cholqr 240x66x128" "$L/ncu.log" 120 "$ncu" --clock-control none --csv --page raw -k regex:cholqr1_kernel -c 2 \
-            --metrics "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,launch__registers_per_thread,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio" \
-            "$R" bench-qr --sizes 240x66x128 --backends gpu --qr cholqr --repeat 1
-        step "ncu cholqr pipes" "$L/ncu-pipes.log" 120 "$ncu" --clock-control none --csv --page raw -k regex:cholqr1_kernel -c 1 \
-            --metrics "gpu__time_duration.sum,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active" \
-            "$R" bench-qr --sizes 240x66x128 --backends gpu --qr cholqr --repeat 1
-    fi
-    report_head "$L"
-    grep -h -E "cholqr|failures|passed" "$L/tests.log" | grep -v " ok$" | head -40
-    grep -h -E "^ +[0-9]+ +[0-9]+ +[0-9]+ " "$L/bench-qr.log" | cut -c1-120
-    [ -f "$L/ncu.log" ] && grep -h -E "Metric Name|^\"ID|cholqr1_kernel" "$L/ncu.log" | cut -c1-900 | tail -3
-    [ -f "$L/ncu-pipes.log" ] && grep -h -E "cholqr1_kernel|ERR|rror" "$L/ncu-pipes.log" | cut -c1-600 | tail -3
-    return 0
-}
 suite_verify() { # a commit's check on the GPU
     S="$R stream --backend gpu --keep detections"
     for t in ${VERIFY_TESTS:-test_gpu_engine test_gpu_devices test_gpu_apply test_gpu_qr test_gpu_detect test_detector test_engine test_pipeline}; do
-        step "$t" "$L/tests.log" 150 "$BIN/$t"
+        step "$t" "$L/tests.log" $([ "$t" = test_gpu_engine ] && echo 300 || echo 150) "$BIN/$t"
     done
     step "memcheck test_gpu_detect" "$L/sanitizer.log" 150 env RTSTAP_GPU_QUICK=1 "$cs" --tool memcheck --error-exitcode 9 "$BIN/test_gpu_detect"
     D=/dev/shm/rtstap-v
@@ -311,8 +256,9 @@ suite_verify() { # a commit's check on the GPU
         --devices all --keep-output
     step "same: --devices all vs one" "$L/run.log" 30 "$BIN/h5same" $D/one.h5 $D/all.h5 /weights /output/iq /detections
     step "run cpu" "$L/run.log" 120 "$R" run --input $D/rec.h5 -o $D/cpu.h5 -f --backend cpu --keep-output
-    step "qr cholqr2 on gpu refused (expect rc 1)" "$L/run.log" 30 sh -c \
-        "'$R' run --input $D/rec.h5 -o $D/q.h5 -f --backend gpu --qr cholqr2; [ \$? -eq 1 ] && [ ! -e $D/q.h5 ]"
+    step "run gpu --qr cholqr (every factor by CholeskyQR)" "$L/run.log" 60 sh -c \
+        "'$R' run --input $D/rec.h5 -o $D/q.h5 -f --backend gpu --qr cholqr --json $D/q.json &&
+         python3 -c \"import json,sys; sys.exit('CholeskyQR' not in json.load(open(sys.argv[1]))['engine'])\" $D/q.json"
     step "stream hard" "$L/stream.log" 60 $S --preset hard --cpis 6000 --format ci16
     # the stream runtime's other paths (issue 44): every device, a recording, the resident ring
     step "stream --devices all" "$L/stream.log" 60 $S --preset hard --cpis 3000 --format ci16 --devices all
@@ -990,6 +936,8 @@ PYEOF
     grep -h "rank 1\|stopped\|prefix\|/weights\|rc=" "$L/fault.log" | head -12
 }
 . "$here/device_qr.sh" # the qr-* suites (the QR kernel work, issue 11)
+# shellcheck source=device_cholqr.sh
+. "$here/device_cholqr.sh" # cholqr2, cholqr, engine-qr (issue 47)
 
 failed=()
 for suite in "$@"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build tests/experiments/cq_phases.cu (issue 47: the CholeskyQR2 kernel's time by phase) as
 # BUILD_DIR/NAME, a standalone program (the CUDA runtime linked statically), with any extra
-# nvcc flags (a variant's -DRTK_CQ_... switches).
+# nvcc flags (a variant's -DRTK_CQ_... switches; -DRTK_CQ1_ENVSEL: the one-pass kernel's
+# variants picked at run time by RTK_CQ1=<PAD><G3><CH>).
 # usage: tests/experiments/build_cq_phases.sh [BUILD_DIR] [NAME] [NVCC FLAGS...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

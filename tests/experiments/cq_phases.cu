@@ -1,14 +1,17 @@
 /* cq_phases.cu: where the GPU CholeskyQR2 kernel's time goes (issue 47). Builds
- * kernels/cholqr.cu with RTK_CQ_STAMPS (thread 0 of each block writes clock64() after each
+ * kernels/cholqr.cu and cholqr1.cu with RTK_CQ_STAMPS (thread 0 of each block writes clock64() after each
  * phase's barrier) and prints, per shape, the median over blocks and runs of each phase's
  * cycles, and the kernel's time by CUDA events (median of the runs, the guard's Householder
  * not included). Any -DRTK_CQ_... switch of cholqr.cu can be given to build a variant.
  * CQ_PASSES=1 in the environment times the one-pass cholqr kernel (cholqr1_kernel: its
- * stamps 0-4: load and Gram, the slices' sums, the Cholesky, the guard and R) instead.
+ * stamps 0-4: load and Gram, the slices' sums, the Cholesky, the guard and R) instead; built
+ * with -DRTK_CQ1_ENVSEL, RTK_CQ1=<PAD><G3><CH> in the environment picks its variant
+ * (kernels/cholqr1.cu: 000 the four-product Gram and the unblocked Cholesky, 011 the default).
  * build: tests/experiments/build_cq_phases.sh [BUILD_DIR] [NAME] [NVCC FLAGS...]
  * usage: [CQ_PASSES=1] cq_phases [MxNxBATCH ...]   (default 240x66x128 192x96x128 80x16x384) */
 #define RTK_CQ_STAMPS 1
 #include "../../kernels/cholqr.cu"
+#include "../../kernels/cholqr1.cu"
 
 #include <algorithm>
 #include <cstdio>
@@ -39,6 +42,15 @@ static double urand()
     rng ^= rng << 17;
     return ((rng >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
+
+#ifdef RTK_CQ1_ENVSEL
+/* kernels/cholqr1.cu's experiment hook: RTK_CQ1=<PAD><G3><CH> picks the variant */
+int cq1_variant(int dflt)
+{
+    const char *sv = getenv("RTK_CQ1");
+    return sv ? atoi(sv) : dflt;
+}
+#endif
 
 int main(int argc, char **argv)
 {

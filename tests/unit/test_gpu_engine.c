@@ -115,6 +115,8 @@ typedef struct run_out {
     stap_detection *det;
     size_t ndet;
     float ratio; /* the training's conditioning indicator (engine.h diag_ratio) */
+    long long qr_cholesky, qr_guarded; /* the CPI's factors by CholeskyQR, and those its guard
+                                          refactored (engine.h) */
     int ok;
 } run_out;
 
@@ -163,6 +165,8 @@ static void run_engine(const stap_config *c, int graphs, int variant, int gemm, 
         }
         o->ndet = r.detection_count;
         o->ratio = r.diag_ratio;
+        o->qr_cholesky = r.qr_cholqr2;
+        o->qr_guarded = r.qr_guarded;
         o->det = tc_xmalloc(sizeof(stap_detection) * (o->ndet + 1));
         memcpy(o->det, r.detections, sizeof(stap_detection) * o->ndet);
         o->ok = 1;
@@ -328,6 +332,79 @@ static void one_case(const gcase *g, stap_backend be, uint64_t seed)
     free(V);
     free(Yref);
     user_V = NULL;
+}
+
+/* --qr cholqr and cholqr2 in the GPU engine (issue 47): materialized training, the
+ * CholeskyQR kernel, its guard's Householder on the device, the weight kernel. Graphs and
+ * direct launches bit for bit; weights and output against the double reference as the CPU
+ * engine with the same factor (the same bar as one_case); every factor counted (none
+ * guarded on these well-conditioned cubes); and for cholqr, without diagonal loading (whose
+ * rows keep R_ii up), a cube with channel 0 scaled by
+ * 1e-5 (min|R_ii| / max|R_ii| far under the guard's 5e-4), whose every factor the guard must
+ * hand to Householder on the device: the count says all, as the CPU engine's, and the
+ * weights are as close to the double reference as the CPU engine's Householder ones
+ * (within 6 dB: a guard that left the matrices unfactored would be far off). */
+static void cholesky_case(const gcase *g, stap_qr_method q, uint64_t seed)
+{
+    stap_config c = config_of(g, STAP_BACKEND_GPU), ccpu = config_of(g, STAP_BACKEND_CPU);
+    c.qr = ccpu.qr = q;
+    synth_params sp;
+    stap_cf32 *cube = case_cube(g, seed, &sp);
+    stap_cfar_config cf;
+    stap_cfar_defaults(&cf);
+    if (g->R < 2 * (cf.guard + cf.train) + 1) cf.train = (g->R - 1) / 2 - cf.guard;
+    stap_cf32 *V = tc_xmalloc(sizeof(stap_cf32) * (size_t)g->B * g->C * g->Q);
+    stap_default_steering(&c, V);
+    const size_t nw = stap_weights_count(&c, c.beams), ny = stap_output_count(&c, c.beams);
+    float *winf = tc_xmalloc(sizeof(float) * g->P);
+    double *win = tc_xmalloc(sizeof(double) * g->P);
+    stap_cf64 *Wr = tc_xmalloc(sizeof(stap_cf64) * nw), *Yr = tc_xmalloc(sizeof(stap_cf64) * ny);
+    stap_error err;
+    stap_window(&c, winf, &err);
+    for (int p = 0; p < g->P; p++) win[p] = winf[p];
+    const long long mats = stap_training_matrices(&c);
+    for (int bad = 0; bad < (q == STAP_QR_CHOLQR && g->loading == 0 && g->Na == 0 ? 2 : 1); bad++) {
+        if (bad) /* channel 0 (the cube's first P x R samples) 1e5 times weaker */
+            for (size_t i = 0; i < (size_t)g->P * g->R; i++) cube[i] *= 1e-5f;
+        char what[200];
+        snprintf(what, sizeof what, "%s [gpu, --qr %s%s]", g->name, stap_qr_method_name(q),
+                 bad ? ", channel 0 at 1e-5: every factor guarded" : "");
+        printf("  %s\n", what);
+        run_out gpu, direct, cpu;
+        run_engine(&c, 1, -1, 0, cube, &cf, &gpu, what);
+        CHECK(!gpu.ok || strstr(last_describe, "CholeskyQR"), "%s: the engine does not factor by CholeskyQR: %s",
+              what, last_describe);
+        run_engine(&c, 0, -1, 0, cube, &cf, &direct, what);
+        run_engine(&ccpu, 1, -1, 0, cube, &cf, &cpu, what);
+        if (gpu.ok && direct.ok && cpu.ok) {
+            CHECK(!memcmp(gpu.W, direct.W, sizeof(stap_cf32) * nw) && !memcmp(gpu.Y, direct.Y, sizeof(stap_cf32) * ny),
+                  "%s: CUDA graph and direct launches differ", what);
+            printf("    factors: gpu %lld by CholeskyQR + %lld guarded, cpu %lld + %lld, of %lld\n", gpu.qr_cholesky,
+                   gpu.qr_guarded, cpu.qr_cholesky, cpu.qr_guarded, mats);
+            CHECK(gpu.qr_cholesky + gpu.qr_guarded == mats && (bad ? gpu.qr_guarded == mats : gpu.qr_guarded <= mats / 100) &&
+                      direct.qr_guarded == gpu.qr_guarded,
+                  "%s: %lld by CholeskyQR and %lld guarded of %lld (direct: %lld guarded)", what, gpu.qr_cholesky,
+                  gpu.qr_guarded, mats, direct.qr_guarded);
+            /* cholqr: the CPU engine's own algorithm (test_gpu_qr: the same R to the bit), on inputs that
+             * differ by the Doppler filters' rounding: the same guard decisions away from 5e-4 */
+            CHECK(q != STAP_QR_CHOLQR || cpu.qr_guarded == gpu.qr_guarded, "%s: the CPU engine guarded %lld, the GPU %lld",
+                  what, cpu.qr_guarded, gpu.qr_guarded);
+            CHECK(ref_stap(&c, win, g->B, V, cube, Wr, Yr) == 0, "%s: reference failed", what);
+            const double gw = ref_snr_db(Wr, gpu.W, nw), gy = ref_snr_db(Yr, gpu.Y, ny);
+            const double cw = ref_snr_db(Wr, cpu.W, nw), cy = ref_snr_db(Yr, cpu.Y, ny);
+            printf("    vs double reference: gpu weights %.1f dB output %.1f dB; cpu %.1f / %.1f dB\n", gw, gy, cw,
+                   cy);
+            const double floor_db = bad ? 0 : 80; /* the guarded case: as good as the CPU's Householder */
+            CHECK(gw >= fmin(90, cw - 6) && gw >= floor_db, "%s: GPU weights %.1f dB (cpu %.1f)", what, gw, cw);
+            CHECK(gy >= fmin(90, cy - 6) && gy >= floor_db, "%s: GPU output %.1f dB (cpu %.1f)", what, gy, cy);
+            CHECK(fabs(gpu.ratio - cpu.ratio) <= 1e-3 * cpu.ratio + (bad ? 1e-6 : 0),
+                  "%s: diag ratio %g on the GPU, %g on the CPU", what, gpu.ratio, cpu.ratio);
+        }
+        free_out(&gpu);
+        free_out(&direct);
+        free_out(&cpu);
+    }
+    free(winf); free(win); free(Wr); free(Yr); free(V); free(cube);
 }
 
 /* Every detector kind through the GPU engine: the list equals stap_cfar_detect (the CPU
@@ -554,7 +631,13 @@ int main(void)
     }
     tc_rng rng;
     tc_rng_seed(&rng, tc_seed_from_env(TC_FIXED_SEED));
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    /* RTSTAP_ENGINE_CASES=cholesky: the CholeskyQR cases alone; =cholesky-small (for
+     * compute-sanitizer): their two small ones; =resident-soak: the resident case and the soak */
+    const char *only = getenv("RTSTAP_ENGINE_CASES");
+    const int cholesky_only = only && !strncmp(only, "cholesky", 8);
+    const int small_only = only && !strcmp(only, "cholesky-small");
+    const int tail_only = only && !strcmp(only, "resident-soak");
+    for (size_t i = 0; i < sizeof cases / sizeof *cases && !cholesky_only && !tail_only; i++) {
         const uint64_t seed = (uint64_t)(tc_uniform(&rng) * 1e15);
         one_case(&cases[i], STAP_BACKEND_GPU, seed);
         if (i == 0 || i == 3 || i == 6 || i == 8 || i == 11 || i == 14 || i == 15 || i == 16)
@@ -562,8 +645,18 @@ int main(void)
         if (i == 0 || i == 4) kinds_case(&cases[i], seed, 0);
         if (i == 0) kinds_case(&cases[i], seed, 100);
     }
-    resident_case(&cases[0], (uint64_t)(tc_uniform(&rng) * 1e15));
-    soak();
+    /* the CholeskyQR factors: post-Doppler (hard, medium; sliding), JDL, pre-Doppler
+     * (grouped; with loading) */
+    static const int cq_cases[] = {0, 3, 8, 12, 6, 14};
+    for (size_t i = small_only ? 4 : 0; i < sizeof cq_cases / sizeof *cq_cases && !tail_only; i++) {
+        const uint64_t seed = (uint64_t)(tc_uniform(&rng) * 1e15);
+        cholesky_case(&cases[cq_cases[i]], STAP_QR_CHOLQR, seed);
+        if (i == 0 || i == 4) cholesky_case(&cases[cq_cases[i]], STAP_QR_CHOLQR2, seed);
+    }
+    if (!cholesky_only) {
+        resident_case(&cases[0], (uint64_t)(tc_uniform(&rng) * 1e15));
+        soak();
+    }
     if (tc_failures) {
         fprintf(stderr, "test_gpu_engine: %d failure(s)\n", tc_failures);
         return 1;

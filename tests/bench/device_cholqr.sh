@@ -1,0 +1,103 @@
+# device_cholqr.sh: issue 47's suites of tests/bench/device.sh (the CholeskyQR factors:
+# cholqr2, cholqr, engine-qr). Sourced by device.sh, which provides step, report_head, $L,
+# $BIN, $R, $OUT, $cs and the settings CQ_SAN, CQ_NCU, EQ_SAN, EQ_RACE; not run alone.
+# shellcheck shell=bash disable=SC2086,SC2154
+suite_cholqr2() { # issue 47: the GPU CholeskyQR2 (kernels/cholqr.cu); CQ_SAN=0 skips the
+    # sanitizers, CQ_NCU=1 adds ncu of the kernel at the hard shape (--clock-control none)
+    step "test_gpu_qr" "$L/tests.log" 200 "$BIN/test_gpu_qr"
+    step "bench-qr cholqr2" "$L/bench-qr.log" 150 "$R" bench-qr --sizes 240x66x128,240x66x1280,192x96x128,80x16x384 \
+        --backends gpu,cublas --qr householder,cholqr2 --json "$OUT/bench-qr-cholqr2.json"
+    if [ "${CQ_SAN:-1}" = 1 ]; then
+        step "memcheck test_gpu_qr" "$L/sanitizer.log" 150 env RTSTAP_GPU_QUICK=1 "$cs" --tool memcheck --error-exitcode 9 "$BIN/test_gpu_qr"
+        # racecheck, synccheck, initcheck over the CholeskyQR2 kernel alone: bench-qr --qr cholqr2
+        # at small batches (with --kernel-name kns=cholqr2_kernel, test_gpu_qr's Householder
+        # cases stop at an internal sanitizer error before any cholqr2 case, 2026-12-04)
+        for tool in racecheck synccheck initcheck; do
+            step "$tool bench-qr cholqr2" "$L/sanitizer.log" 240 "$cs" --tool $tool --error-exitcode 9 \
+                "$R" bench-qr --backends gpu --qr cholqr2 --repeat 1 \
+                --sizes 240x66x4,192x96x2,80x16x8,96x16x4,306x66x2,33x32x4,7x5x4,1x1x4,100x1x4,300x7x4,512x128x2
+        done
+    fi
+    ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+    if [ "${CQ_NCU:-0}" = 1 ] && [ -n "$ncu" ]; then
+        step "ncu cholqr2 240x66x128" "$L/ncu.log" 150 "$ncu" --clock-control none --csv --page raw -k regex:cholqr2_kernel -c 2 \
+            --metrics "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio" \
+            "$R" bench-qr --sizes 240x66x128 --backends gpu --qr cholqr2
+    fi
+    report_head "$L"
+    grep -h "cholqr2" "$L/tests.log" | grep -v " ok$" | head -20
+    grep -h -E "^ +[0-9]+ +[0-9]+ +[0-9]+ " "$L/bench-qr.log" | cut -c1-120
+    [ -f "$L/ncu.log" ] && grep -h "cholqr2_kernel" "$L/ncu.log" | cut -c1-400 | tail -2
+    return 0
+}
+suite_cholqr() { # issue 47: the GPU cholqr, one pass with the Gram and the Cholesky in FP64
+    # (kernels/cholqr.cu cholqr1_kernel); CQ_SAN=0 skips the sanitizers, CQ_NCU=1 adds ncu
+    step "test_gpu_qr" "$L/tests.log" 200 "$BIN/test_gpu_qr"
+    step "test_gpu_weights" "$L/tests.log" 150 "$BIN/test_gpu_weights"
+    step "bench-qr cholqr" "$L/bench-qr.log" 150 "$R" bench-qr --sizes 240x66x128,240x66x1280,192x96x128,80x16x384 \
+        --backends gpu --qr householder,cholqr2,cholqr --json "$OUT/bench-qr-cholqr.json"
+    if [ "${CQ_SAN:-1}" = 1 ]; then
+        for tool in memcheck racecheck; do
+            step "$tool bench-qr cholqr" "$L/sanitizer.log" 150 "$cs" --tool $tool --error-exitcode 9 \
+                "$R" bench-qr --backends gpu --qr cholqr --repeat 1 --sizes 240x66x4,80x16x8,33x32x3
+        done
+    fi
+    ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+    if [ "${CQ_NCU:-0}" = 1 ] && [ -n "$ncu" ]; then
+        step "ncu cholqr 240x66x128" "$L/ncu.log" 120 "$ncu" --clock-control none --csv --page raw -k regex:cholqr1_kernel -c 2 \
+            --metrics "gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,launch__registers_per_thread,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio" \
+            "$R" bench-qr --sizes 240x66x128 --backends gpu --qr cholqr --repeat 1
+        step "ncu cholqr pipes" "$L/ncu-pipes.log" 120 "$ncu" --clock-control none --csv --page raw -k regex:cholqr1_kernel -c 1 \
+            --metrics "gpu__time_duration.sum,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active" \
+            "$R" bench-qr --sizes 240x66x128 --backends gpu --qr cholqr --repeat 1
+    fi
+    report_head "$L"
+    grep -h -E "cholqr|failures|passed" "$L/tests.log" | grep -v " ok$" | head -40
+    grep -h -E "^ +[0-9]+ +[0-9]+ +[0-9]+ " "$L/bench-qr.log" | cut -c1-120
+    [ -f "$L/ncu.log" ] && grep -h -E "Metric Name|^\"ID|cholqr1_kernel" "$L/ncu.log" | cut -c1-900 | tail -3
+    [ -f "$L/ncu-pipes.log" ] && grep -h -E "cholqr1_kernel|ERR|rror" "$L/ncu-pipes.log" | cut -c1-600 | tail -3
+    return 0
+}
+suite_engine_qr() { # issue 47: the engine factoring by CholeskyQR (materialized training, the kernel,
+    # the guard's Householder on the device, the weight kernel) against its Householder default
+    step "test_gpu_engine (CholeskyQR cases)" "$L/tests.log" 240 env RTSTAP_ENGINE_CASES=cholesky "$BIN/test_gpu_engine"
+    local q rep S="$R stream --backend gpu --keep detections"
+    for rep in 1 2; do
+        for q in householder cholqr cholqr2; do
+            step "hard resident $q #$rep" "$L/stream.log" 60 $S --preset hard --resident --cpis 4000 --qr $q --json "$L/hr-$q-$rep.json"
+            step "hard int16 link $q #$rep" "$L/stream.log" 60 $S --preset hard --format ci16 --cpis 4000 --qr $q --json "$L/hi-$q-$rep.json"
+            step "medium resident $q #$rep" "$L/stream.log" 60 $S --preset medium --resident --cpis 3000 --qr $q --json "$L/mr-$q-$rep.json"
+        done
+    done
+    for q in householder cholqr; do
+        step "one CPI int16 $q" "$L/stream.log" 60 $S --preset hard --format ci16 --slots 1 --cpis 2000 --qr $q --json "$L/one-$q.json"
+    done
+    if [ "${EQ_SAN:-1}" = 1 ]; then
+        for tool in memcheck ${EQ_RACE:+racecheck}; do
+            step "$tool test_gpu_engine (small CholeskyQR cases)" "$L/sanitizer.log" 200 env RTSTAP_ENGINE_CASES=cholesky-small \
+                "$cs" --tool $tool --error-exitcode 9 "$BIN/test_gpu_engine"
+        done
+    fi
+    report_head "$L"
+    grep -h -E "CholeskyQR|factors:|vs double|FAIL|passed|failure" "$L/tests.log" | cut -c1-200 | head -60
+    python3 - "$L" <<'PY'
+import json, sys, glob, os
+L = sys.argv[1]
+def rate(p):
+    try:
+        d = json.load(open(p)); return d.get("cpis_per_s") or d.get("rate") or 0
+    except Exception: return 0
+print("| workload | householder | cholqr | cholqr2 |")
+for tag, name in (("hr", "hard resident"), ("hi", "hard int16 link"), ("mr", "medium resident")):
+    cells = [" / ".join("%.0f" % rate(f"{L}/{tag}-{q}-{r}.json") for r in (1, 2)) for q in ("householder", "cholqr", "cholqr2")]
+    print(f"| {name} | " + " | ".join(cells) + " |")
+for q in ("householder", "cholqr"):
+    try:
+        d = json.load(open(f"{L}/one-{q}.json")); lat = d.get("latency_ms", {})
+        print(f"one CPI int16 {q}: p50 {lat.get('p50')} p99 {lat.get('p99')} ms")
+    except Exception as e: print(q, e)
+PY
+    grep -h "engine:" "$L/stream.log" | sort | uniq | cut -c1-250 | head -8
+    grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" 2>/dev/null
+    return 0
+}
