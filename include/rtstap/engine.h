@@ -109,9 +109,10 @@ typedef struct stap_cpi_result {
                                            numerically rank-deficient)                  */
     int diag_ratio_item;                /* its batch item: Doppler bin item / S, segment
                                            item % S                                     */
-    long long qr_cholqr2, qr_guarded;   /* the CPI's factors by CholeskyQR2 or CholeskyQR (cholqr), and those its
-                                           guard refactored by Householder (stap_config.qr;
-                                           both 0 where Householder alone ran)          */
+    long long qr_cholqr2, qr_guarded;   /* the CPI's factors by CholeskyQR2 or cholqr,
+                                           and those their guard refactored by
+                                           Householder (stap_config.qr; both 0 where
+                                           Householder alone ran)                       */
 } stap_cpi_result;
 
 typedef struct stap_engine stap_engine;

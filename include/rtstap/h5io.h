@@ -177,8 +177,9 @@ typedef struct stap_result {
     const struct stap_engine *engine;
     const char *input_samples;     /* how the input stored its samples (stap_input.samples) */
     /* Optional: the factors of the weights (stap_config.qr): qr_counted != 0 writes
-     * /config qr_cholqr2 and qr_guarded (the matrices factored by CholeskyQR2, and those its
-     * guard refactored by Householder); /config qr (the factor asked) is always written. */
+     * /config qr_cholqr2 and qr_guarded (the matrices factored by CholeskyQR2 or cholqr, and
+     * those their guard refactored by Householder); /config qr (the factor asked) is always
+     * written. */
     int qr_counted;
     long long qr_cholqr2, qr_guarded;
     /* Optional: the looks the steering was built from (stap_steering_from_looks), one per

@@ -79,7 +79,7 @@ typedef struct stap_config {
                             2 v T / d (a whole number, sign = direction of flight along
                             the channel index); (Q-1)|shift| < C; 0 = 1            */
     stap_qr_method qr;   /* the factor of the weights (linalg.h): householder (default,
-                            0), cholqr2, cholqr (backend cpu only), auto           */
+                            0), cholqr2, cholqr (backends cpu and gpu), auto       */
 } stap_config;
 
 typedef enum stap_preset { STAP_PRESET_EASY = 0, STAP_PRESET_MEDIUM, STAP_PRESET_HARD,
