@@ -633,6 +633,7 @@ struct la_dev_weights {
                                       cholqr2), the guard on the device; 0: Householder */
     int smem_limit = 0;
     dbuf cq_list;                  /* the CholeskyQR fail list: groups + 1 ints */
+    bool cq_fused = false;         /* plain cholqr in one kernel (cholqr_fused_enqueue) */
     char desc[128] = {0};
 };
 
@@ -716,6 +717,9 @@ static int cholesky_setup(la_dev_weights *w, stap_backend backend, stap_qr_metho
 
 static void cholesky_describe(la_dev_weights *w, const char *how)
 {
+    if (w->cq_fused) /* plain cholqr: gather, factor and weights in one kernel */
+        return (void)snprintf(w->desc, sizeof w->desc, "CholeskyQR, one pass, FP64 Gram (gathered + weights fused; "
+                              "Householder guard on the device)");
     snprintf(w->desc, sizeof w->desc, "%s (materialized training; Householder guard on the device), then the weight "
              "kernel%s", w->cq_passes == 1 ? "CholeskyQR, one pass, FP64 Gram" : "CholeskyQR2, 3xTF32 Grams", how);
 }
@@ -748,6 +752,7 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend,
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
         RTK_TRY(cholesky_setup(w, backend, qr, m, n, batch, err));
+        w->cq_fused = w->cq_passes == 1 && rtk_cholqr1_gather_fits(m, n, w->smem_limit);
         if (w->cq_passes) {
             cholesky_describe(w, "");
         } else if (backend == STAP_BACKEND_GPU) {
@@ -779,11 +784,31 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend,
 
 static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err);
 
+/* cq_fused: one kernel gathers, factors and solves what its guard takes; the list's items (never read
+ * back) are materialized, factored by Householder and solved. ev_qr: after the guard's QR. */
+static int cholqr_fused_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, stap_error *err)
+{
+    cudaStream_t s = w->stream;
+    const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
+    const long long stride = (long long)m * n;
+    int *list = (int *)w->cq_list.p;
+    if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
+    LA_CU(cudaMemsetAsync(list, 0, sizeof(int), s));
+    LA_LAUNCH(rtk_cholqr1_gather_weights_launch(&w->g, m, n, batch, nb, w->dV, w->dW, w->dbad,
+                                                STAP_CHOLQR2_MIN_RATIO, list, nullptr, w->tune.fused_subst, s));
+    LA_LAUNCH(rtk_training_list_launch(&w->g, m, n, batch, w->T.p, m, stride, list, s));
+    LA_LAUNCH(rtk_qr_guard_launch(m, n, batch, w->T.p, m, stride, list, w->dbad, w->smem_limit, s));
+    if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
+    LA_LAUNCH(rtk_weights_list_launch(n, batch, w->T.p, m, stride, nb, w->dV, w->dW, w->dbad, list, s));
+    return STAP_OK;
+}
+
 extern "C" int la_dev_weights_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr,
                                       stap_error *err)
 {
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
+    if (w->cq_fused) return cholqr_fused_enqueue(w, ev_training, ev_qr, err);
     if (w->fused) {
         if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
         if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
@@ -905,6 +930,8 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err)
 
 extern "C" int la_dev_weights_keep_factors(la_dev_weights *w, stap_error *err)
 {
+    if (w->cq_fused) /* cholqr keeping its factors: the materialized path, R in T */
+        return w->cq_fused = false, cholesky_describe(w, ""), STAP_OK;
     if (!w->fused || w->keep) return STAP_OK; /* materialized: R stays in T */
     const size_t bytes = (size_t)w->batch * w->n * w->n * sizeof(float2);
     RTK_TRY(grow(&w->Rk, bytes, "kept R factors", err));
@@ -917,7 +944,7 @@ extern "C" int la_dev_weights_keep_factors(la_dev_weights *w, stap_error *err)
 extern "C" int la_dev_weights_factors(const la_dev_weights *w, const void **R, int *ldr,
                                       long long *stride)
 {
-    if (w->caller_matrices) return 0; /* grouped: factors are not per item */
+    if (w->caller_matrices || w->cq_fused) return 0; /* grouped: factors are not per item; cholqr fused: not kept */
     if (w->fused) {
         if (!w->keep) return 0;
         *R = w->Rk.p;

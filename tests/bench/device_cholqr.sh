@@ -58,28 +58,34 @@ suite_cholqr() { # issue 47: the GPU cholqr, one pass with the Gram and the Chol
     [ -f "$L/ncu-pipes.log" ] && grep -h -E "cholqr1_kernel|ERR|rror" "$L/ncu-pipes.log" | cut -c1-600 | tail -3
     return 0
 }
-suite_engine_qr() { # issue 47: the engine factoring by CholeskyQR (materialized training, the kernel,
-    # the guard's Householder on the device, the weight kernel) against its Householder default
+suite_engine_qr() { # issue 47: the engine factoring by CholeskyQR (cholqr: gather, factor and weights
+    # fused, the guard's items materialized and Householder on the device; cholqr2: materialized
+    # training, the kernel, the guard, the weight kernel) against its Householder default; cholqr
+    # with the fused weights by substitution (RTSTAP_FUSED_SOLVER=subst) beside it
+    step "test_gpu_weights (cholqr fused)" "$L/tests.log" 120 env RTSTAP_WEIGHTS_CASES=cqfuse "$BIN/test_gpu_weights"
     step "test_gpu_engine (CholeskyQR cases)" "$L/tests.log" 240 env RTSTAP_ENGINE_CASES=cholesky "$BIN/test_gpu_engine"
-    local q rep S="$R stream --backend gpu --keep detections"
+    local q rep e S="$R stream --backend gpu --keep detections"
     for rep in 1 2; do
-        for q in householder cholqr cholqr2; do
-            step "hard resident $q #$rep" "$L/stream.log" 60 $S --preset hard --resident --cpis 4000 --qr $q --json "$L/hr-$q-$rep.json"
-            step "hard int16 link $q #$rep" "$L/stream.log" 60 $S --preset hard --format ci16 --cpis 4000 --qr $q --json "$L/hi-$q-$rep.json"
-            step "medium resident $q #$rep" "$L/stream.log" 60 $S --preset medium --resident --cpis 3000 --qr $q --json "$L/mr-$q-$rep.json"
+        for q in householder cholqr cholqr2 cholqr-subst; do
+            e=(); [ "$q" = cholqr-subst ] && e=(env RTSTAP_FUSED_SOLVER=subst)
+            step "hard resident $q #$rep" "$L/stream.log" 60 "${e[@]}" $S --preset hard --resident --cpis 4000 --qr ${q%-subst} --json "$L/hr-$q-$rep.json"
+            [ "$q" = cholqr-subst ] || step "hard int16 link $q #$rep" "$L/stream.log" 60 $S --preset hard --format ci16 --cpis 4000 --qr $q --json "$L/hi-$q-$rep.json"
+            step "medium resident $q #$rep" "$L/stream.log" 60 "${e[@]}" $S --preset medium --resident --cpis 3000 --qr ${q%-subst} --json "$L/mr-$q-$rep.json"
         done
     done
     for q in householder cholqr; do
         step "one CPI int16 $q" "$L/stream.log" 60 $S --preset hard --format ci16 --slots 1 --cpis 2000 --qr $q --json "$L/one-$q.json"
     done
     if [ "${EQ_SAN:-1}" = 1 ]; then
+        step "memcheck test_gpu_weights (cholqr fused)" "$L/sanitizer.log" 150 env RTSTAP_WEIGHTS_CASES=cqfuse RTSTAP_GPU_QUICK=1 \
+            "$cs" --tool memcheck --error-exitcode 9 "$BIN/test_gpu_weights"
         for tool in memcheck ${EQ_RACE:+racecheck}; do
             step "$tool test_gpu_engine (small CholeskyQR cases)" "$L/sanitizer.log" 200 env RTSTAP_ENGINE_CASES=cholesky-small \
                 "$cs" --tool $tool --error-exitcode 9 "$BIN/test_gpu_engine"
         done
     fi
     report_head "$L"
-    grep -h -E "CholeskyQR|factors:|vs double|FAIL|passed|failure" "$L/tests.log" | cut -c1-200 | head -60
+    grep -h -E "CholeskyQR|factors:|vs double|FAIL|passed|failure|cholqr fused" "$L/tests.log" | cut -c1-260 | head -80
     python3 - "$L" <<'PY'
 import json, sys, glob, os
 L = sys.argv[1]
@@ -87,10 +93,15 @@ def rate(p):
     try:
         d = json.load(open(p)); return d.get("cpis_per_s") or d.get("rate") or 0
     except Exception: return 0
-print("| workload | householder | cholqr | cholqr2 |")
+print("| workload | householder | cholqr | cholqr2 | cholqr subst |")
 for tag, name in (("hr", "hard resident"), ("hi", "hard int16 link"), ("mr", "medium resident")):
-    cells = [" / ".join("%.0f" % rate(f"{L}/{tag}-{q}-{r}.json") for r in (1, 2)) for q in ("householder", "cholqr", "cholqr2")]
+    cells = [" / ".join("%.0f" % rate(f"{L}/{tag}-{q}-{r}.json") for r in (1, 2)) for q in ("householder", "cholqr", "cholqr2", "cholqr-subst")]
     print(f"| {name} | " + " | ".join(cells) + " |")
+for q in ("householder", "cholqr", "cholqr2", "cholqr-subst"):
+    try:
+        st = json.load(open(f"{L}/hr-{q}-1.json")).get("stage_ms_median", {})
+        print(f"hard resident {q} stage medians (ms): " + " ".join(f"{k} {v:.4f}" for k, v in st.items()))
+    except Exception as e: print(q, e)
 for q in ("householder", "cholqr"):
     try:
         d = json.load(open(f"{L}/one-{q}.json")); lat = d.get("latency_ms", {})

@@ -192,6 +192,182 @@ static void singular_cases(stap_la_ctx *ctx, const char *what, tc_rng *rng, int 
     free(R);
 }
 
+#ifdef RTSTAP_HAVE_CUDA
+/* ---- issue 47: cholqr fused with the gather and the weights --------------------------------
+ * rtk_cholqr1_gather_weights_launch (+ the guard's list: rtk_training_list_launch,
+ * rtk_qr_guard_launch, rtk_weights_list_launch) against the materialized path
+ * (rtk_training_launch, rtk_cholqr1_launch, rtk_qr_guard_launch, rtk_weights_launch) on random
+ * Doppler cubes, with either solve: the same weights (counted bit for bit; required within
+ * 1e-5 relative by the weight kernel's substitutions, subst, 1e-3 by the blocked solve, whose
+ * rounding differs), the same fail list, flags (bad_item, guarded, worst) and kept R. weak: channel 0 of two bins at
+ * 1e-5 (the items whose taps read them trip the guard's ratio) and channel 1 of one bin zero
+ * (a zero column: breakdown, then a Householder R with a zero diagonal, bad_item). */
+typedef struct { int C, Q, D, wrap, R, S, K, nbeams, loaded, weak; } cqf_shape;
+
+#define CQF_CU(call)                                                                        \
+    do {                                                                                    \
+        const int e_ = (int)(call);                                                         \
+        CHECK(e_ == 0, "%s: CUDA error %d (%s)", #call, e_, cudaGetErrorString((cudaError_t)e_)); \
+        if (e_) goto out;                                                                   \
+    } while (0)
+
+static int cqf_cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* the host's Doppler cube, bins x channels x range (weak: as described above) */
+static stap_cf32 *cqf_cube(tc_rng *rng, const cqf_shape *c)
+{
+    const size_t plane = (size_t)c->C * c->R, total = plane * c->D;
+    stap_cf32 *X = tc_xmalloc(total * sizeof *X);
+    for (size_t i = 0; i < total; i++) X[i] = tc_cnormal(rng);
+    if (c->weak) {
+        for (int r = 0; r < c->R; r++) {
+            X[4 * plane + r] *= 1e-5f; /* bins 4, 5: channel 0 */
+            X[5 * plane + r] *= 1e-5f;
+            X[(size_t)(c->D - 2) * plane + c->R + r] = 0; /* bin D - 2: channel 1 */
+        }
+    }
+    return X;
+}
+
+/* the two paths' outputs: weights, lists, flags, and the kept R of the items not listed */
+static void cqf_compare(const cqf_shape *c, int m, int n, int batch, int subst, const stap_cf32 *W1, const stap_cf32 *W2,
+                        const stap_cf32 *T1, const stap_cf32 *Rk, int *l1, int *l2, const rtk_factor_flags *f)
+{
+    const int nb = c->nbeams;
+    const double tol = subst ? 1e-5 : 1e-3;
+    long long same = 0, total = 0, rdiff = 0;
+    double worst = 0;
+    for (int k = 0; k < batch * nb; k++) {
+        const stap_cf32 *a = W1 + (size_t)k * n, *b = W2 + (size_t)k * n;
+        double d2 = 0, r2 = 0;
+        for (int j = 0; j < n; j++) {
+            same += !memcmp(a + j, b + j, sizeof *a), total++;
+            const stap_cf64 d = (stap_cf64)a[j] - (stap_cf64)b[j];
+            d2 += creal(d * conj(d));
+            r2 += creal((stap_cf64)a[j] * conj((stap_cf64)a[j]));
+        }
+        const double rel = isnan(d2) && isnan(r2) ? 0 : sqrt(d2 / r2); /* both unwritten: NaN alike */
+        if (!(rel <= worst)) worst = rel;
+    }
+    const int cnt = l1[0] < 0 || l1[0] > batch ? -1 : l1[0];
+    int lists_same = cnt >= 0 && l2[0] == cnt;
+    if (lists_same) {
+        qsort(l1 + 1, (size_t)cnt, sizeof *l1, cqf_cmp_int);
+        qsort(l2 + 1, (size_t)cnt, sizeof *l2, cqf_cmp_int);
+        lists_same = !memcmp(l1 + 1, l2 + 1, (size_t)cnt * sizeof *l1);
+    }
+    for (int k = 0; k < batch; k++) { /* kept R: cholqr1_kernel's bits, where not listed */
+        int listed = 0;
+        for (int i = 1; i <= cnt && !listed; i++) listed = l1[i] == k;
+        for (int j = 0; j < n && !listed; j++)
+            for (int i = 0; i <= j; i++)
+                rdiff += memcmp(&Rk[(size_t)k * n * n + (size_t)j * n + i], &T1[(size_t)k * m * n + (size_t)j * m + i],
+                                sizeof *Rk) != 0;
+    }
+    const int flags_same = f[0].bad_item == f[1].bad_item && f[0].guarded == f[1].guarded && f[0].worst == f[1].worst;
+    printf("  cholqr fused %s %4dx%-3d x%-4d b%-3d %s%s: guarded %d/%d, bad_item %d/%d, worst %016llx/%016llx; "
+           "weights bit-equal %lld of %lld, max rel %.1e; kept R differs in %lld  %s\n",
+           subst ? "subst  " : "blocked", m, n, batch, nb, c->loaded ? "loaded" : "plain", c->weak ? ", weak items" : "", f[0].guarded, f[1].guarded,
+           f[0].bad_item, f[1].bad_item, f[0].worst, f[1].worst, same, total, worst, rdiff,
+           lists_same && flags_same && worst <= tol && rdiff == 0 ? "ok" : "FAIL");
+    cases++;
+    CHECK(lists_same, "cholqr fused %dx%d: fail lists differ (%d / %d items)", m, n, l1[0], l2[0]);
+    CHECK(flags_same, "cholqr fused %dx%d: flags differ", m, n);
+    CHECK(worst <= tol, "cholqr fused %dx%d (subst %d): weights differ by %.2e relative", m, n, subst, worst);
+    CHECK(rdiff == 0, "cholqr fused %dx%d: kept R differs from cholqr1's in %lld elements", m, n, rdiff);
+    CHECK(!c->weak || (f[0].guarded > 0 && f[0].guarded < batch && f[0].bad_item != RTK_NO_BAD),
+          "cholqr fused %dx%d: the weak cube guarded %d of %d, bad_item %d", m, n, f[0].guarded, batch, f[0].bad_item);
+}
+
+static void cqf_case(tc_rng *rng, const cqf_shape *c, int smem_limit)
+{
+    const int n = c->C * c->Q, K = c->K, m = K + (c->loaded ? n : 0), batch = c->D * c->S, nb = c->nbeams;
+    const size_t mn = (size_t)m * n, nw = (size_t)batch * nb * n;
+    stap_cf32 *X = cqf_cube(rng, c), *V = tc_xmalloc((size_t)nb * n * sizeof *V);
+    int *cells = tc_xmalloc((size_t)c->S * K * sizeof *cells), *l1 = tc_xmalloc((size_t)(batch + 1) * sizeof *l1),
+        *l2 = tc_xmalloc((size_t)(batch + 1) * sizeof *l2);
+    stap_cf32 *W1 = tc_xmalloc(nw * sizeof *W1), *W2 = tc_xmalloc(nw * sizeof *W2);
+    stap_cf32 *T1 = tc_xmalloc(mn * batch * sizeof *T1), *Rk = tc_xmalloc((size_t)n * n * batch * sizeof *Rk);
+    void *dX = NULL, *dV = NULL, *dW1 = NULL, *dW2 = NULL, *dT1 = NULL, *dT2 = NULL, *dR = NULL;
+    int *dcells = NULL, *dl1 = NULL, *dl2 = NULL;
+    rtk_factor_flags *df = NULL, f[2];
+    tc_random_batch(rng, nb, n, 1, V);
+    for (int s = 0; s < c->S; s++) /* range cells: distinct within a segment */
+        for (int i = 0; i < K; i++) cells[s * K + i] = (int)(((long long)i * 3 + s * 5) % c->R);
+    const size_t xb = (size_t)c->D * c->C * c->R * sizeof(stap_cf32), wb = nw * sizeof(stap_cf32);
+    const size_t tb = mn * batch * sizeof(stap_cf32), lb = (size_t)(batch + 1) * sizeof(int);
+    CQF_CU(cudaMalloc(&dX, xb));
+    CQF_CU(cudaMalloc(&dV, (size_t)nb * n * sizeof(stap_cf32)));
+    CQF_CU(cudaMalloc((void **)&dcells, (size_t)c->S * K * sizeof(int)));
+    CQF_CU(cudaMalloc(&dW1, wb));
+    CQF_CU(cudaMalloc(&dW2, wb));
+    CQF_CU(cudaMalloc(&dT1, tb));
+    CQF_CU(cudaMalloc(&dT2, tb));
+    CQF_CU(cudaMalloc(&dR, (size_t)n * n * batch * sizeof(stap_cf32)));
+    CQF_CU(cudaMalloc((void **)&dl1, lb));
+    CQF_CU(cudaMalloc((void **)&dl2, lb));
+    CQF_CU(cudaMalloc((void **)&df, 2 * sizeof(rtk_factor_flags)));
+    CQF_CU(cudaMemcpy(dX, X, xb, cudaMemcpyHostToDevice));
+    CQF_CU(cudaMemcpy(dV, V, (size_t)nb * n * sizeof(stap_cf32), cudaMemcpyHostToDevice));
+    CQF_CU(cudaMemcpy(dcells, cells, (size_t)c->S * K * sizeof(int), cudaMemcpyHostToDevice));
+    CQF_CU(cudaMemset(dW1, 0xff, wb)); /* NaN: where no weights are written, both stay so */
+    CQF_CU(cudaMemset(df, 0x7f, sizeof(rtk_factor_flags)));
+    CQF_CU(cudaMemset(dl1, 0, lb));
+    rtk_gather g = {dX, dcells, c->C, c->Q, c->D, c->R, c->S, c->R / c->S, K, c->loaded ? 0.7f : 0.f, c->wrap};
+    const float mr = (float)STAP_CHOLQR2_MIN_RATIO;
+    const long long st = (long long)mn;
+    /* the materialized path */
+    CQF_CU(rtk_training_launch(&g, m, n, batch, dT1, m, st, NULL));
+    CQF_CU(rtk_cholqr1_launch(m, n, batch, dT1, m, st, mr, dl1, NULL));
+    CQF_CU(rtk_qr_guard_launch(m, n, batch, dT1, m, st, dl1, df, smem_limit, NULL));
+    CQF_CU(rtk_weights_launch(n, batch, dT1, m, st, nb, dV, dW1, df, NULL));
+    CQF_CU(cudaMemcpy(W1, dW1, wb, cudaMemcpyDeviceToHost));
+    CQF_CU(cudaMemcpy(T1, dT1, tb, cudaMemcpyDeviceToHost));
+    CQF_CU(cudaMemcpy(l1, dl1, lb, cudaMemcpyDeviceToHost));
+    for (int subst = 1; subst >= 0; subst--) { /* the fused one, and the guard for its list */
+        CQF_CU(cudaMemset(dW2, 0xff, wb));
+        CQF_CU(cudaMemset(dR, 0, (size_t)n * n * batch * sizeof(stap_cf32)));
+        CQF_CU(cudaMemset(df + 1, 0x7f, sizeof(rtk_factor_flags)));
+        CQF_CU(cudaMemset(dl2, 0, lb));
+        CQF_CU(rtk_cholqr1_gather_weights_launch(&g, m, n, batch, nb, dV, dW2, df + 1, mr, dl2, dR, subst, NULL));
+        CQF_CU(rtk_training_list_launch(&g, m, n, batch, dT2, m, st, dl2, NULL));
+        CQF_CU(rtk_qr_guard_launch(m, n, batch, dT2, m, st, dl2, df + 1, smem_limit, NULL));
+        CQF_CU(rtk_weights_list_launch(n, batch, dT2, m, st, nb, dV, dW2, df + 1, dl2, NULL));
+        CQF_CU(cudaDeviceSynchronize());
+        CQF_CU(cudaMemcpy(W2, dW2, wb, cudaMemcpyDeviceToHost));
+        CQF_CU(cudaMemcpy(Rk, dR, (size_t)n * n * batch * sizeof(stap_cf32), cudaMemcpyDeviceToHost));
+        CQF_CU(cudaMemcpy(l2, dl2, lb, cudaMemcpyDeviceToHost));
+        CQF_CU(cudaMemcpy(f, df, sizeof f, cudaMemcpyDeviceToHost));
+        cqf_compare(c, m, n, batch, subst, W1, W2, T1, Rk, l1, l2, f);
+    }
+out:
+    cudaFree(dX), cudaFree(dV), cudaFree(dcells), cudaFree(dW1), cudaFree(dW2), cudaFree(dT1), cudaFree(dT2);
+    cudaFree(dR), cudaFree(dl1), cudaFree(dl2), cudaFree(df);
+    free(X), free(V), free(cells), free(l1), free(l2), free(W1), free(W2), free(T1), free(Rk);
+}
+
+/* the shapes: post-Doppler hard (240 x 66) with and without loading, weak items; odd n, wrap
+ * groups, n = 16, 32, 96; few beams and many */
+static void cqf_cases(tc_rng *rng)
+{
+    int dev = 0, smem = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+        CHECK(0, "cholqr fused: no device attributes");
+        return;
+    }
+    const int quick = getenv("RTSTAP_GPU_QUICK") != NULL;
+    const cqf_shape shapes[] = {
+        /* C  Q   D wrap   R  S    K  beams loaded weak */
+        {11, 6, 16, 0, 800, 2, 240, 16, 0, 1}, {11, 6, 16, 0, 800, 2, 174, 16, 1, 0},
+        {11, 3, 12, 6, 400, 2, 70, 7, 0, 1},   {4, 4, 8, 0, 200, 3, 40, 16, 0, 0},
+        {8, 4, 12, 6, 300, 2, 64, 40, 1, 0},   {12, 8, 6, 0, 700, 2, 192, 16, 1, 0},
+        {24, 4, 16, 0, 700, 1, 230, 3, 0, 1},   {11, 6, 64, 0, 1000, 2, 240, 16, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes - (quick ? 1 : 0); i++) cqf_case(rng, &shapes[i], smem);
+}
+#endif
+
 typedef struct { int m, n, batch, nbeams; } wshape;
 
 int main(void)
@@ -204,6 +380,16 @@ int main(void)
     tc_rng rng;
     tc_rng_seed(&rng, tc_seed_from_env(TC_FIXED_SEED));
     const int quick = getenv("RTSTAP_GPU_QUICK") != NULL;
+#ifdef RTSTAP_HAVE_CUDA
+    /* issue 47: cholqr fused with the gather and the weights; RTSTAP_WEIGHTS_CASES=cqfuse: these alone */
+    printf("cholqr fused (gather + factor + weights) against the materialized path\n");
+    cqf_cases(&rng);
+    const char *only = getenv("RTSTAP_WEIGHTS_CASES");
+    if (only && !strcmp(only, "cqfuse")) {
+        printf("test_gpu_weights: %d cases, %d failures\n", cases, tc_failures);
+        return tc_failures ? 1 : 0;
+    }
+#endif
     stap_la_ctx *cpu = NULL;
     if (stap_la_ctx_create(&cpu, STAP_BACKEND_CPU, 0, &err) != STAP_OK) {
         fprintf(stderr, "cpu context: %s\n", err.msg);
