@@ -77,8 +77,10 @@ suite_engine_qr() { # issue 47: the engine factoring by CholeskyQR (cholqr: gath
         step "one CPI int16 $q" "$L/stream.log" 60 $S --preset hard --format ci16 --slots 1 --cpis 2000 --qr $q --json "$L/one-$q.json"
     done
     if [ "${EQ_SAN:-1}" = 1 ]; then
-        step "memcheck test_gpu_weights (cholqr fused)" "$L/sanitizer.log" 150 env RTSTAP_WEIGHTS_CASES=cqfuse RTSTAP_GPU_QUICK=1 \
-            "$cs" --tool memcheck --error-exitcode 9 "$BIN/test_gpu_weights"
+        for tool in memcheck ${EQ_RACE:+racecheck}; do
+            step "$tool test_gpu_weights (cholqr fused)" "$L/sanitizer.log" 200 env RTSTAP_WEIGHTS_CASES=cqfuse RTSTAP_GPU_QUICK=1 \
+                "$cs" --tool $tool --error-exitcode 9 "$BIN/test_gpu_weights"
+        done
         for tool in memcheck ${EQ_RACE:+racecheck}; do
             step "$tool test_gpu_engine (small CholeskyQR cases)" "$L/sanitizer.log" 200 env RTSTAP_ENGINE_CASES=cholesky-small \
                 "$cs" --tool $tool --error-exitcode 9 "$BIN/test_gpu_engine"

@@ -311,7 +311,8 @@ static void cqf_case(tc_rng *rng, const cqf_shape *c, int smem_limit)
     CQF_CU(cudaMemcpy(dV, V, (size_t)nb * n * sizeof(stap_cf32), cudaMemcpyHostToDevice));
     CQF_CU(cudaMemcpy(dcells, cells, (size_t)c->S * K * sizeof(int), cudaMemcpyHostToDevice));
     CQF_CU(cudaMemset(dW1, 0xff, wb)); /* NaN: where no weights are written, both stay so */
-    CQF_CU(cudaMemset(df, 0x7f, sizeof(rtk_factor_flags)));
+    CQF_CU(cudaMemset(df, 0x7f, sizeof(rtk_factor_flags))); /* guarded from 0, as the engine zeroes it */
+    CQF_CU(cudaMemset(&df->guarded, 0, sizeof(int)));
     CQF_CU(cudaMemset(dl1, 0, lb));
     rtk_gather g = {dX, dcells, c->C, c->Q, c->D, c->R, c->S, c->R / c->S, K, c->loaded ? 0.7f : 0.f, c->wrap};
     const float mr = (float)STAP_CHOLQR2_MIN_RATIO;
@@ -328,6 +329,7 @@ static void cqf_case(tc_rng *rng, const cqf_shape *c, int smem_limit)
         CQF_CU(cudaMemset(dW2, 0xff, wb));
         CQF_CU(cudaMemset(dR, 0, (size_t)n * n * batch * sizeof(stap_cf32)));
         CQF_CU(cudaMemset(df + 1, 0x7f, sizeof(rtk_factor_flags)));
+        CQF_CU(cudaMemset(&df[1].guarded, 0, sizeof(int)));
         CQF_CU(cudaMemset(dl2, 0, lb));
         CQF_CU(rtk_cholqr1_gather_weights_launch(&g, m, n, batch, nb, dV, dW2, df + 1, mr, dl2, dR, subst, NULL));
         CQF_CU(rtk_training_list_launch(&g, m, n, batch, dT2, m, st, dl2, NULL));
