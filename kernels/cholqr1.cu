@@ -1,6 +1,6 @@
 /* cholqr1.cu: the one-pass mixed-precision CholeskyQR on the GPU (--qr cholqr; issue 47),
- * reached through rtk_cholqr2_launch with passes = 1 (kernels/cholqr.cu has CholeskyQR2, the
- * fail list's gather and scatter, and the dispatch). */
+ * reached through rtk_cholqr2_launch with passes = 1 (kernels/cholqr.cu has CholeskyQR2 and
+ * the dispatch). */
 #include "rtk_device.cuh"
 #include "rtk_mma.cuh"
 #include "cholqr_common.cuh"
