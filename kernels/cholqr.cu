@@ -656,30 +656,6 @@ __global__ void __launch_bounds__(CQ_THREADS, 1) cholqr2_kernel(int m, int n, fl
 #endif
 }
 
-/* Householder's share (the guard): the listed matrices gathered into packed B, and the
- * upper triangles of B's factors put back */
-__global__ void cq_gather_kernel(int m, int n, const float2 *A, int lda, long long stride,
-                                 const int *list, float2 *B)
-{
-    const float2 *Ak = A + (long long)list[1 + blockIdx.x] * stride;
-    float2 *Bk = B + (size_t)blockIdx.x * m * n;
-    for (int idx = threadIdx.x; idx < m * n; idx += blockDim.x) {
-        const int c = idx / m, t = idx - c * m;
-        Bk[idx] = Ak[(size_t)c * lda + t];
-    }
-}
-
-__global__ void cq_scatter_kernel(int m, int n, float2 *A, int lda, long long stride, const int *list,
-                                  const float2 *B)
-{
-    float2 *Ak = A + (long long)list[1 + blockIdx.x] * stride;
-    const float2 *Bk = B + (size_t)blockIdx.x * m * n;
-    for (int idx = threadIdx.x; idx < n * n; idx += blockDim.x) {
-        const int c = idx / n, t = idx - c * n;
-        if (t <= c) Ak[(size_t)c * lda + t] = Bk[(size_t)c * m + t];
-    }
-}
-
 } // namespace rtk
 
 using namespace rtk;
@@ -708,23 +684,5 @@ extern "C" int rtk_cholqr2_launch(int m, int n, int batch, void *A, int lda, lon
     if (e != cudaSuccess) return e;
     cholqr2_kernel<<<batch, CQ_THREADS, smem, (cudaStream_t)stream>>>(m, n, (float2 *)A, lda, stride,
                                                                      min_ratio, fail_list);
-    return cudaGetLastError();
-}
-
-extern "C" int rtk_cholqr2_gather_launch(int m, int n, int count, const void *A, int lda,
-                                         long long stride, const int *fail_list, void *B, void *stream)
-{
-    if (count <= 0) return cudaSuccess;
-    cq_gather_kernel<<<count, 256, 0, (cudaStream_t)stream>>>(m, n, (const float2 *)A, lda, stride,
-                                                              fail_list, (float2 *)B);
-    return cudaGetLastError();
-}
-
-extern "C" int rtk_cholqr2_scatter_launch(int m, int n, int count, void *A, int lda, long long stride,
-                                          const int *fail_list, const void *B, void *stream)
-{
-    if (count <= 0) return cudaSuccess;
-    cq_scatter_kernel<<<count, 256, 0, (cudaStream_t)stream>>>(m, n, (float2 *)A, lda, stride, fail_list,
-                                                               (const float2 *)B);
     return cudaGetLastError();
 }

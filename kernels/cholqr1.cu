@@ -1,6 +1,6 @@
 /* cholqr1.cu: the one-pass mixed-precision CholeskyQR on the GPU (--qr cholqr; issue 47),
- * reached through rtk_cholqr2_launch with passes = 1 (kernels/cholqr.cu has CholeskyQR2, the
- * fail list's gather and scatter, and the dispatch). */
+ * reached through rtk_cholqr2_launch with passes = 1 (kernels/cholqr.cu has CholeskyQR2 and
+ * the dispatch). */
 #include "cholqr1.cuh"
 #include "rtk_mma.cuh"
 #ifdef RTK_CQ1_ENVSEL /* experiments only: the variant <PAD><G3><CH> as the includer chooses it */

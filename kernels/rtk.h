@@ -194,9 +194,8 @@ int rtk_training_launch(const rtk_gather *g, int m, int n, int batch, void *T, i
  * many passes. A matrix whose Cholesky breaks down, or whose R has min|R_ii| / max|R_ii| <
  * min_ratio (passes 1: or an element not finite in float), is left as it was and its index k appended to
  * fail_list: fail_list[0] counts them (the caller zeroes it first), fail_list[1..] are the
- * indices in no particular order (batch + 1 ints). The gather and scatter launches move
- * fail_list's first count matrices to packed B (m x n each) and the upper triangles of
- * B's factors back, for the Householder guard. cudaError_t values. */
+ * indices in no particular order (batch + 1 ints); rtk_qr_guard_launch factors the listed
+ * ones by Householder. cudaError_t values. */
 #define RTK_CHOLQR2_MAX_N 128
 int rtk_cholqr2_fits(int m, int n, int passes, int smem_limit);
 /* passes 1 (kernels/cholqr1.cu), as rtk_cholqr2_fits / rtk_cholqr2_launch call them */
@@ -205,8 +204,6 @@ int rtk_cholqr1_launch(int m, int n, int batch, void *A, int lda, long long stri
                        int *fail_list, void *stream);
 int rtk_cholqr2_launch(int m, int n, int batch, void *A, int lda, long long stride, int passes,
                        float min_ratio, int *fail_list, void *stream);
-int rtk_cholqr2_gather_launch(int m, int n, int count, const void *A, int lda, long long stride,
-                              const int *fail_list, void *B, void *stream);
 /* The guard on the device, for streams and graphs (no count read back): the Householder
  * QR, in place, of A_k for k = fail_list[1 .. fail_list[0]] (rtk_cholqr2_launch's list),
  * one block a listed matrix on a grid of batch blocks (the rest return at once; the
@@ -214,8 +211,6 @@ int rtk_cholqr2_gather_launch(int m, int n, int count, const void *A, int lda, l
  * adds the count to flags->guarded (flags may be NULL). cudaError_t values. */
 int rtk_qr_guard_launch(int m, int n, int batch, void *A, int lda, long long stride, const int *fail_list,
                         rtk_factor_flags *flags, int smem_limit, void *stream);
-int rtk_cholqr2_scatter_launch(int m, int n, int count, void *A, int lda, long long stride,
-                               const int *fail_list, const void *B, void *stream);
 /* cholqr (one pass) fused with the gather and the weights (kernels/cholqr1_gather.cu): for
  * each item k, T_k read through the gather g (m, n as at rtk_gather; nothing materialized),
  * R_k = chol(T_k^H T_k) as rtk_cholqr1_launch computes it (the same bits), the same guard

@@ -48,11 +48,11 @@ struct gpu_state {
     int sel_key[2][6] = {{-1, 0, 0, 0, 0, 0}, {-1, 0, 0, 0, 0, 0}}, sel_v[2] = {-1, -1};
     int sel_sep[2] = {0, 0};
     /* CholeskyQR (issue 47): its passes for the next device_qr (0: Householder; 1: cholqr,
-       2: cholqr2; stap_la_qr_resolve), its fail list (batch + 1 ints) and the guard's
-       gathered matrices; the counts of the last call */
+       2: cholqr2; stap_la_qr_resolve), its fail list (batch + 1 ints), and the batch of the
+       last device_cholqr whose counts are still to be read (0: none) */
     int cq_passes = 0;
-    dbuf cq_list, cq_work;
-    long long cq_kept = 0, cq_guarded = 0;
+    dbuf cq_list;
+    int cq_batch = 0;
     const stap_la_tuning *tune = nullptr; /* the context's switches (stap_la_set_tuning) */
 };
 
@@ -180,36 +180,41 @@ int cublas_pointers(gpu_state *s, void *base, int m, int n, int ld, int batch, v
 
 /* ---- the computations on device data (packed: ld = m, stride = m*n) ----------------- */
 
-/* CholeskyQR (one or two passes) with its guard: the matrices it leaves (breakdown, or a
- * diagonal ratio under STAP_CHOLQR2_MIN_RATIO, or an R past a float's range) are factored by Householder in the same call.
- * The guard reads their count back, so the call waits for the device once. */
+/* CholeskyQR (one or two passes) with its guard, all on the stream: the matrices it leaves
+ * (breakdown, a diagonal ratio under STAP_CHOLQR2_MIN_RATIO, or an R past a float's range)
+ * are factored by Householder in place by rtk_qr_guard_launch, reading the fail list on the
+ * device (no read-back mid-call: the engine's graphs use the same pair). The list's count is
+ * read with the call's results (cholesky_counts). */
 static int device_cholqr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
 {
-    RTK_TRY(grow(&s->cq_list, (size_t)(batch + 1) * sizeof(int), "CholeskyQR2 fail list", err));
+    RTK_TRY(grow(&s->cq_list, (size_t)(batch + 1) * sizeof(int), "CholeskyQR fail list", err));
     LA_CU(cudaMemsetAsync(s->cq_list.p, 0, sizeof(int), s->stream));
     const long long stride = (long long)m * n;
     LA_LAUNCH(rtk_cholqr2_launch(m, n, batch, dA, m, stride, s->cq_passes, (float)STAP_CHOLQR2_MIN_RATIO,
                                   (int *)s->cq_list.p, s->stream));
+    LA_LAUNCH(rtk_qr_guard_launch(m, n, batch, dA, m, stride, (const int *)s->cq_list.p, nullptr,
+                                  s->smem_limit, s->stream));
+    s->cq_batch = batch;
+    return STAP_OK;
+}
+
+/* The last device_cholqr's counts into ctx (kept by CholeskyQR, refactored by its guard),
+ * once the stream has run it; nothing when the last factor was Householder's. Waits. */
+static int cholesky_counts(stap_la_ctx *ctx, gpu_state *s, stap_error *err)
+{
+    if (!s->cq_batch) return STAP_OK;
     int count = 0;
     LA_CU(cudaMemcpyAsync(&count, s->cq_list.p, sizeof count, cudaMemcpyDeviceToHost, s->stream));
     LA_CU(cudaStreamSynchronize(s->stream));
-    s->cq_kept = batch - count;
-    s->cq_guarded = count;
-    if (!count) return STAP_OK;
-    RTK_TRY(grow(&s->cq_work, (size_t)count * m * n * sizeof(float2), "CholeskyQR2 guard matrices", err));
-    LA_LAUNCH(rtk_cholqr2_gather_launch(m, n, count, dA, m, stride, (const int *)s->cq_list.p,
-                                         s->cq_work.p, s->stream));
-    int v, sep = 0;
-    RTK_TRY(pick_variant(s, 0, m, n, count, 0, &v, &sep, err));
-    LA_LAUNCH(rtk_qr_launch(v, m, n, count, s->cq_work.p, m, stride, s->stream));
-    LA_LAUNCH(rtk_cholqr2_scatter_launch(m, n, count, dA, m, stride, (const int *)s->cq_list.p,
-                                          s->cq_work.p, s->stream));
+    ctx->qr_cholqr2 += s->cq_batch - count;
+    ctx->qr_guarded += count;
+    s->cq_batch = 0;
     return STAP_OK;
 }
 
 int device_qr(gpu_state *s, int m, int n, int batch, void *dA, stap_error *err)
 {
-    s->cq_kept = s->cq_guarded = 0;
+    s->cq_batch = 0;
     if (s->backend == STAP_BACKEND_GPU && s->cq_passes && rtk_cholqr2_fits(m, n, s->cq_passes, s->smem_limit))
         return device_cholqr(s, m, n, batch, dA, err);
     if (s->backend == STAP_BACKEND_CUBLAS) {
@@ -380,7 +385,7 @@ extern "C" void stap_la_gpu_fini(stap_la_ctx *ctx)
     gpu_state *s = state(ctx);
     if (!s) return;
     if (s->stream) cudaStreamSynchronize(s->stream);
-    dbuf *bufs[] = {&s->a, &s->sets, &s->w, &s->v, &s->r, &s->aptr, &s->tptr, &s->wptr, &s->tau, &s->cq_list, &s->cq_work};
+    dbuf *bufs[] = {&s->a, &s->sets, &s->w, &s->v, &s->r, &s->aptr, &s->tptr, &s->wptr, &s->tau, &s->cq_list};
     for (dbuf *b : bufs)
         if (b->p) cudaFree(b->p);
     if (s->bad) cudaFree(s->bad);
@@ -480,11 +485,9 @@ extern "C" int stap_la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf
     RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
     s->cq_passes = ctx->qr == STAP_QR_CHOLQR2 ? 2 : ctx->qr == STAP_QR_CHOLQR ? 1 : 0; /* stap_la_qr_resolve here */
     RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
-    ctx->qr_cholqr2 += s->cq_kept;
-    ctx->qr_guarded += s->cq_guarded;
     RTK_TRY(copy_matrices(s, false, A, lda, stride_a, s->a.p, m, n, n, batch, err));
     LA_CU(cudaStreamSynchronize(s->stream));
-    return STAP_OK;
+    return cholesky_counts(ctx, s, err);
 }
 
 extern "C" int stap_la_gpu_weights(stap_la_ctx *ctx, int n, int batch, const stap_cf32 *R, int ldr,
@@ -529,6 +532,7 @@ extern "C" int stap_la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int 
     unsigned long long ph[3] = {0, 0, 0};
     LA_CU(cudaMemcpyAsync(ph, s->phase, sizeof ph, cudaMemcpyDeviceToHost, s->stream));
     RTK_TRY(check_bad(s, err)); /* synchronizes */
+    RTK_TRY(cholesky_counts(ctx, s, err));
     if (timing) {
         const double up = elapsed(s->ev[0], s->ev[1]), down = elapsed(s->ev[3], s->ev[4]);
         const double qr = elapsed(s->ev[1], s->ev[2]), wt = elapsed(s->ev[2], s->ev[3]);
@@ -628,12 +632,11 @@ struct la_dev_weights {
     dbuf T, aptr, tptr, wptr, tau; /* materialized matrices; cuBLAS arrays */
     dbuf fptr;                     /* grouped cuBLAS: batch pointers to the factors */
     dbuf Rk;                       /* fused, factors kept: batch x n x n (la_dev_weights_keep_factors) */
-    bool keep = false;
+    bool keep = false, cq_fused = false; /* cq_fused: plain cholqr in one kernel (cholqr_fused_enqueue) */
     int cq_passes = 0;             /* gpu, materialized: factored by CholeskyQR (1: cholqr, 2:
                                       cholqr2), the guard on the device; 0: Householder */
     int smem_limit = 0;
     dbuf cq_list;                  /* the CholeskyQR fail list: groups + 1 ints */
-    bool cq_fused = false;         /* plain cholqr in one kernel (cholqr_fused_enqueue) */
     char desc[128] = {0};
 };
 
@@ -717,9 +720,8 @@ static int cholesky_setup(la_dev_weights *w, stap_backend backend, stap_qr_metho
 
 static void cholesky_describe(la_dev_weights *w, const char *how)
 {
-    if (w->cq_fused) /* plain cholqr: gather, factor and weights in one kernel */
-        return (void)snprintf(w->desc, sizeof w->desc, "CholeskyQR, one pass, FP64 Gram (gathered + weights fused; "
-                              "Householder guard on the device)");
+    if (w->cq_fused) return (void)snprintf(w->desc, sizeof w->desc, "CholeskyQR, one pass, FP64 Gram (gathered + "
+                                           "weights fused; Householder guard on the device)");
     snprintf(w->desc, sizeof w->desc, "%s (materialized training; Householder guard on the device), then the weight "
              "kernel%s", w->cq_passes == 1 ? "CholeskyQR, one pass, FP64 Gram" : "CholeskyQR2, 3xTF32 Grams", how);
 }
@@ -784,18 +786,17 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend,
 
 static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err);
 
-/* cq_fused: one kernel gathers, factors and solves what its guard takes; the list's items (never read
- * back) are materialized, factored by Householder and solved. ev_qr: after the guard's QR. */
+/* cq_fused: one kernel for what its guard takes, then its list's items materialized, QR'd and solved */
 static int cholqr_fused_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, stap_error *err)
 {
     cudaStream_t s = w->stream;
     const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
     const long long stride = (long long)m * n;
-    int *list = (int *)w->cq_list.p;
+    int *list = (int *)w->cq_list.p; /* never read back; ev_qr after the guard's QR */
     if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
     LA_CU(cudaMemsetAsync(list, 0, sizeof(int), s));
-    LA_LAUNCH(rtk_cholqr1_gather_weights_launch(&w->g, m, n, batch, nb, w->dV, w->dW, w->dbad,
-                                                STAP_CHOLQR2_MIN_RATIO, list, nullptr, w->tune.fused_subst, s));
+    LA_LAUNCH(rtk_cholqr1_gather_weights_launch(&w->g, m, n, batch, nb, w->dV, w->dW, w->dbad, STAP_CHOLQR2_MIN_RATIO,
+                                                list, nullptr, w->tune.fused_subst, s));
     LA_LAUNCH(rtk_training_list_launch(&w->g, m, n, batch, w->T.p, m, stride, list, s));
     LA_LAUNCH(rtk_qr_guard_launch(m, n, batch, w->T.p, m, stride, list, w->dbad, w->smem_limit, s));
     if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
@@ -930,8 +931,7 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err)
 
 extern "C" int la_dev_weights_keep_factors(la_dev_weights *w, stap_error *err)
 {
-    if (w->cq_fused) /* cholqr keeping its factors: the materialized path, R in T */
-        return w->cq_fused = false, cholesky_describe(w, ""), STAP_OK;
+    if (w->cq_fused) return w->cq_fused = false, cholesky_describe(w, ""), STAP_OK; /* keeping R: materialized */
     if (!w->fused || w->keep) return STAP_OK; /* materialized: R stays in T */
     const size_t bytes = (size_t)w->batch * w->n * w->n * sizeof(float2);
     RTK_TRY(grow(&w->Rk, bytes, "kept R factors", err));

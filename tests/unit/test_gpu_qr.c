@@ -160,7 +160,7 @@ typedef struct { int m, n, batch; } shape;
  * issue 47): the ratios of qr_case, guard included, and the guard's counts: none guarded at
  * cond <= 1e2, every matrix at 1e6 (its min|R_ii| / max|R_ii| is far under
  * STAP_CHOLQR2_MIN_RATIO); a batch mixing both sends exactly the ill-conditioned ones to
- * Householder (the gather and scatter by index). cholqr: n <= 96 (200 x 128 and 512 x 128
+ * Householder (rtk_qr_guard_launch, by the fail list on the device). cholqr: n <= 96 (200 x 128 and 512 x 128
  * by Householder, uncounted). */
 static void cholqr_cases(tc_rng *rng, int quick, stap_qr_method q)
 {
