@@ -1,5 +1,5 @@
 # device_cholqr.sh: issue 47's suites of tests/bench/device.sh (the CholeskyQR factors:
-# cholqr2, cholqr, engine-qr). Sourced by device.sh, which provides step, report_head, $L,
+# cholqr2, cholqr, engine-qr, cqfuse). Sourced by device.sh, which provides step, report_head, $L,
 # $BIN, $R, $OUT, $cs and the settings CQ_SAN, CQ_NCU, EQ_SAN, EQ_RACE; not run alone.
 # shellcheck shell=bash disable=SC2086,SC2154
 suite_cholqr2() { # issue 47: the GPU CholeskyQR2 (kernels/cholqr.cu); CQ_SAN=0 skips the
@@ -112,5 +112,48 @@ for q in ("householder", "cholqr"):
 PY
     grep -h "engine:" "$L/stream.log" | sort | uniq | cut -c1-250 | head -8
     grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" 2>/dev/null
+    return 0
+}
+suite_cqfuse() { # issue 47: the fused cholqr (kernels/cholqr1_gather.cu) against the fused Householder:
+    # ncu of a hard resident CPI's kernels under each (one CPI's launches after the warm-up), then
+    # int16 over the link at 2, 3 and 4 slots, alternated (CQF_NCU=0: no ncu)
+    local q s rep S="$R stream --backend gpu --keep detections"
+    if [ "${CQF_NCU:-1}" = 1 ]; then
+        for q in householder cholqr; do
+            step "ncu hard resident $q" "$L/ncu.log" 150 ncu --clock-control none --launch-skip 80 --launch-count 24 \
+                --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
+                -f -o "$OUT/ncu-cq-$q" "$R" stream --preset hard --resident --cpis 16 --backend gpu --keep detections \
+                --quiet --qr $q
+            step "ncu raw $q" "$L/ncu.log" 60 sh -c "ncu --import '$OUT/ncu-cq-$q.ncu-rep' --page raw --csv > '$OUT/ncu-cq-$q.csv'"
+        done
+    fi
+    for rep in 1 2; do
+        for s in 2 3 4; do
+            for q in householder cholqr; do
+                step "hard int16 link $q slots $s #$rep" "$L/stream.log" 60 $S --preset hard --format ci16 --cpis 4000 \
+                    --slots $s --qr $q --json "$L/l-$q-$s-$rep.json"
+            done
+        done
+        for q in householder cholqr; do
+            step "hard c64 link $q #$rep" "$L/stream.log" 60 $S --preset hard --cpis 4000 --qr $q --json "$L/c-$q-$rep.json"
+            step "hard int16 resident $q #$rep" "$L/stream.log" 60 $S --preset hard --format ci16 --resident --cpis 4000 \
+                --qr $q --json "$L/r-$q-$rep.json"
+        done
+    done
+    report_head "$L"
+    for q in householder cholqr; do [ -f "$OUT/ncu-cq-$q.csv" ] && ncu_table "cq-$q" 14; done
+    python3 - "$L" <<'PY'
+import json, sys
+L = sys.argv[1]
+def rate(p):
+    try:
+        d = json.load(open(p)); return d.get("cpis_per_s") or d.get("rate") or 0
+    except Exception: return 0
+print("| workload | householder | cholqr |")
+rows = [(f"l-%s-{s}", f"int16 link, {s} slots") for s in (2, 3, 4)] + [("c-%s", "c64 link, 3 slots"), ("r-%s", "int16 resident, 3 slots")]
+for tag, name in rows:
+    cells = [" / ".join("%.0f" % rate(f"{L}/{tag % q}-{r}.json") for r in (1, 2)) for q in ("householder", "cholqr")]
+    print(f"| {name} | " + " | ".join(cells) + " |")
+PY
     return 0
 }
