@@ -89,22 +89,6 @@ __global__ void training_kernel(rtk_gather g, int m, int n, long long total, flo
     }
 }
 
-/* rtk_training_list_launch: block b < list[0] writes T_k, k = list[1 + b] */
-__global__ void training_list_kernel(rtk_gather g, int m, int n, float2 *T, int ldt, long long stride,
-                                     const int *list)
-{
-    if ((int)blockIdx.x >= list[0]) return;
-    const int k = list[1 + blockIdx.x];
-    const float2 *X = (const float2 *)g.X;
-    float2 *Tk = T + (long long)k * stride;
-    for (int i = threadIdx.x; i < m * n; i += blockDim.x) {
-        const int col = i / m, row = i - col * m;
-        Tk[(long long)col * ldt + row] = rtk::gather_elem(X, g.channels, g.order, g.wrap > 0 ? g.wrap : g.bins,
-                                                          g.range, g.segments, g.cells, g.training, g.load, k,
-                                                          row, col);
-    }
-}
-
 __global__ void weights_by_tap_kernel(const float2 *__restrict__ W, long long total, int B, int C,
                                       int Q, float2 *__restrict__ Wc, rtk_cpi_status *st)
 {
@@ -224,14 +208,6 @@ extern "C" int rtk_training_launch(const rtk_gather *g, int m, int n, int batch,
     training_kernel<<<grid_for(total, 256), 256, 0, (cudaStream_t)stream>>>(*g, m, n, total,
                                                                            (float2 *)T, ldt,
                                                                            stride);
-    return (int)cudaGetLastError();
-}
-
-extern "C" int rtk_training_list_launch(const rtk_gather *g, int m, int n, int batch, void *T, int ldt,
-                                        long long stride, const int *list, void *stream)
-{
-    if (!g || !g->cells || !list || m < 1 || n < 1 || batch < 1 || ldt < m) return (int)cudaErrorInvalidValue;
-    training_list_kernel<<<batch, 256, 0, (cudaStream_t)stream>>>(*g, m, n, (float2 *)T, ldt, stride, list);
     return (int)cudaGetLastError();
 }
 

@@ -213,33 +213,26 @@ int rtk_qr_guard_launch(int m, int n, int batch, void *A, int lda, long long str
                         rtk_factor_flags *flags, int smem_limit, void *stream);
 /* cholqr (one pass) fused with the gather and the weights (kernels/cholqr1_gather.cu): for
  * each item k, T_k read through the gather g (m, n as at rtk_gather; nothing materialized),
- * R_k = chol(T_k^H T_k) as rtk_cholqr1_launch computes it (the same bits), the same guard
- * (k appended to fail_list, which the caller zeroes first; nothing written for k), else the
- * weights from that R rounded to float, in float, as rtk_weights_launch writes them
- * (W[(k*nbeams + b)*n + j]; the flags' bad_item and worst alike): subst 1 by the weight
- * kernel's substitutions (the same bits), 0 by the fused Householder kernels' blocked solve
- * (the whole block; rounding apart). R, when not NULL, receives R_k's upper triangle
- * (column-major n x n at R + k*n*n, leading dimension n). The refused items want
- * rtk_training_list_launch, rtk_qr_guard_launch and rtk_weights_list_launch after it.
- * rtk_cholqr1_gather_fits: n <= 96 and the shared memory fits smem_limit. cudaError_t values. */
+ * R_k = chol(T_k^H T_k) as rtk_cholqr1_launch computes it (the same bits), the same guard: a
+ * refused k is appended to fail_list (which the caller zeroes first), counted in
+ * flags->guarded, and factored by Householder in the same block (the bits rtk_qr_guard_launch
+ * gives); then the weights from R (cholqr's rounded to float, or Householder's), in float, as
+ * rtk_weights_launch writes them (W[(k*nbeams + b)*n + j]; the flags' bad_item and worst
+ * alike): subst 1 by the weight kernel's substitutions (the same bits), 0 by the fused
+ * Householder kernels' blocked solve (the whole block; rounding apart). R, when not NULL,
+ * receives R_k's upper triangle (column-major n x n at R + k*n*n, leading dimension n).
+ * rtk_cholqr1_gather_fits: n <= 96 and the shared memory (T_k whole, for the guard) fits
+ * smem_limit. cudaError_t values. */
 int rtk_cholqr1_gather_fits(int m, int n, int smem_limit);
 int rtk_cholqr1_gather_weights_launch(const rtk_gather *g, int m, int n, int batch, int nbeams, const void *V,
                                       void *W, rtk_factor_flags *flags, float min_ratio, int *fail_list, void *R,
                                       int subst, void *stream);
-/* rtk_training_launch for the listed items only: T_k for k = list[1 .. list[0]] (list as
- * rtk_cholqr2_launch's fail list; batch blocks, the unlisted return at once). */
-int rtk_training_list_launch(const rtk_gather *g, int m, int n, int batch, void *T, int ldt,
-                             long long stride, const int *list, void *stream);
 #define RTK_WEIGHTS_MAX_N 512 /* largest n the weight solver takes                */
 
 /* Weights from factors already on the device: R_k = R + k*stride (upper n x n,
  * leading dimension ldr); same outputs and flags protocol as above. n <= RTK_WEIGHTS_MAX_N. */
 int rtk_weights_launch(int n, int batch, const void *R, int ldr, long long stride, int nbeams,
                        const void *V, void *W, rtk_factor_flags *flags, void *stream);
-/* The same for the listed items only: k = list[1 .. list[0]] (a grid of batch blocks, the
- * unlisted return at once; the CholeskyQR guard's items, rtk_cholqr1_gather_weights_launch). */
-int rtk_weights_list_launch(int n, int batch, const void *R, int ldr, long long stride, int nbeams,
-                            const void *V, void *W, rtk_factor_flags *flags, const int *list, void *stream);
 
 /* The last step of the cuBLAS baseline: W holds z (per k, an n x nbeams column-major
  * block, column b = z_b, after two cublasCtrsmBatched); scale each z_b to

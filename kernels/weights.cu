@@ -14,16 +14,10 @@ template <int NC>
 __global__ void __launch_bounds__(256, 1) weights_kernel(const float2 *R, int ldr, long long stride,
                                                       int groups, int n, int nbeams,
                                                       const float2 *V, long long vstride,
-                                                      float2 *W, rtk_factor_flags *flags, int staged,
-                                                      const int *list)
+                                                      float2 *W, rtk_factor_flags *flags, int staged)
 {
     extern __shared__ float2 sm[];
-    const int t = threadIdx.x;
-    int k = blockIdx.x;
-    if (list) { /* rtk_weights_list_launch: block b < list[0] takes item list[1 + b] */
-        if (k >= list[0]) return;
-        k = list[1 + k];
-    }
+    const int k = blockIdx.x, t = threadIdx.x;
     const float2 *Rk = R + (long long)(k % groups) * stride;
     V += (long long)(k / groups) * vstride;
     const float2 *Rp;
@@ -115,7 +109,7 @@ __global__ void spin_kernel(unsigned long long ns)
 template <int NC>
 cudaError_t weights_launch(int n, int batch, int groups, const float2 *R, int ldr, long long stride,
                            int nbeams, const float2 *V, long long vstride, float2 *W,
-                           rtk_factor_flags *flags, cudaStream_t s, const int *list = nullptr)
+                           rtk_factor_flags *flags, cudaStream_t s)
 {
     /* the launch the performance model assumes (rtk_model.h) */
     const rtk_weights_shape ws = rtk_weights_launch_shape(n, nbeams);
@@ -129,7 +123,7 @@ cudaError_t weights_launch(int n, int batch, int groups, const float2 *R, int ld
         if (e != cudaSuccess) return e;
     }
     kern<<<batch, threads, smem, s>>>(R, ldr, stride, groups, n, nbeams, V, vstride, W, flags,
-                                      staged, list);
+                                      staged);
     return cudaGetLastError();
 }
 
@@ -187,24 +181,6 @@ extern "C" int rtk_weights_launch(int n, int batch, const void *R, int ldr, long
 {
     return rtk_weights_grouped_launch(n, batch, batch, R, ldr, stride, nbeams, V, 0, W, flags,
                                       stream);
-}
-
-extern "C" int rtk_weights_list_launch(int n, int batch, const void *R, int ldr, long long stride, int nbeams,
-                                       const void *V, void *W, rtk_factor_flags *flags, const int *list,
-                                       void *stream)
-{
-    const float2 *r = (const float2 *)R, *v = (const float2 *)V;
-    float2 *w = (float2 *)W;
-    cudaStream_t s = (cudaStream_t)stream;
-    if (n < 1 || n > RTK_WEIGHTS_MAX_N || batch < 1 || nbeams < 1 || !list) return (int)cudaErrorInvalidValue;
-#define RTK_WL(NC) (int)weights_launch<NC>(n, batch, batch, r, ldr, stride, nbeams, v, 0, w, flags, s, list)
-    if (n <= 32) return RTK_WL(32);
-    if (n <= 64) return RTK_WL(64);
-    if (n <= 96) return RTK_WL(96);
-    if (n <= 128) return RTK_WL(128);
-    if (n <= 256) return RTK_WL(256);
-    return RTK_WL(512);
-#undef RTK_WL
 }
 
 extern "C" int rtk_normalize_grouped_launch(int n, int batch, int groups, const void *R, int ldr,

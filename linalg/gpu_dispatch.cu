@@ -786,21 +786,16 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend,
 
 static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err);
 
-/* cq_fused: one kernel for what its guard takes, then its list's items materialized, QR'd and solved */
+/* cq_fused: one kernel, its guard's Householder included (the fail list filled, never read back) */
 static int cholqr_fused_enqueue(la_dev_weights *w, void *ev_training, void *ev_qr, stap_error *err)
 {
     cudaStream_t s = w->stream;
-    const int m = w->m, n = w->n, batch = w->batch, nb = w->nbeams;
-    const long long stride = (long long)m * n;
-    int *list = (int *)w->cq_list.p; /* never read back; ev_qr after the guard's QR */
+    int *list = (int *)w->cq_list.p;
     if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
     LA_CU(cudaMemsetAsync(list, 0, sizeof(int), s));
-    LA_LAUNCH(rtk_cholqr1_gather_weights_launch(&w->g, m, n, batch, nb, w->dV, w->dW, w->dbad, STAP_CHOLQR2_MIN_RATIO,
-                                                list, nullptr, w->tune.fused_subst, s));
-    LA_LAUNCH(rtk_training_list_launch(&w->g, m, n, batch, w->T.p, m, stride, list, s));
-    LA_LAUNCH(rtk_qr_guard_launch(m, n, batch, w->T.p, m, stride, list, w->dbad, w->smem_limit, s));
+    LA_LAUNCH(rtk_cholqr1_gather_weights_launch(&w->g, w->m, w->n, w->batch, w->nbeams, w->dV, w->dW, w->dbad,
+                                                STAP_CHOLQR2_MIN_RATIO, list, nullptr, w->tune.fused_subst, s));
     if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
-    LA_LAUNCH(rtk_weights_list_launch(n, batch, w->T.p, m, stride, nb, w->dV, w->dW, w->dbad, list, s));
     return STAP_OK;
 }
 

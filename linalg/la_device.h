@@ -26,9 +26,10 @@ typedef struct la_dev_weights la_dev_weights;
  * (stap_qr_method, resolved): cholqr or cholqr2 on the gpu backend materialize the training,
  * factor by CholeskyQR with its guard's Householder on the device (kernels/cholqr.cu,
  * rtk_qr_guard_launch: dbad->guarded counts it), then solve (a shape the kernel does not
- * take: Householder); cholqr where n <= 96 instead gathers, factors and solves in one kernel
- * (kernels/cholqr1_gather.cu), only the guard's items materialized, factored by Householder
- * and solved (la_dev_weights_keep_factors: the materialized path); anything else: Householder. g: the gather (its X pointer is fixed for the object's life).
+ * take: Householder); cholqr where n <= 96 and T_k fits a block's shared memory instead
+ * gathers, factors and solves in one kernel, its guard's Householder in the same block
+ * (kernels/cholqr1_gather.cu; la_dev_weights_keep_factors: the materialized path); anything
+ * else: Householder. g: the gather (its X pointer is fixed for the object's life).
  * m x n: the training matrix; batch: D*S; dV: nbeams x n steering (device); dW: batch x
  * nbeams x n weights (device, written per enqueue); dbad: the factor flags
  * (rtk_factor_flags, preset by the caller); dphase: 3 timestamps of the fused kernel, or NULL. */

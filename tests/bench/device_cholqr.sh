@@ -59,7 +59,7 @@ suite_cholqr() { # issue 47: the GPU cholqr, one pass with the Gram and the Chol
     return 0
 }
 suite_engine_qr() { # issue 47: the engine factoring by CholeskyQR (cholqr: gather, factor and weights
-    # fused, the guard's items materialized and Householder on the device; cholqr2: materialized
+    # fused, the guard's Householder in the same kernel; cholqr2: materialized
     # training, the kernel, the guard, the weight kernel) against its Householder default; cholqr
     # with the fused weights by substitution (RTSTAP_FUSED_SOLVER=subst) beside it
     step "test_gpu_weights (cholqr fused)" "$L/tests.log" 120 env RTSTAP_WEIGHTS_CASES=cqfuse "$BIN/test_gpu_weights"
@@ -128,6 +128,10 @@ suite_cqfuse() { # issue 47: the fused cholqr (kernels/cholqr1_gather.cu) agains
         done
     fi
     for rep in 1 2; do
+        for q in householder cholqr; do
+            step "medium resident $q #$rep" "$L/stream.log" 60 $S --preset medium --resident --cpis 3000 --qr $q \
+                --json "$L/m-$q-$rep.json"
+        done
         for s in 2 3 4; do
             for q in householder cholqr; do
                 step "hard int16 link $q slots $s #$rep" "$L/stream.log" 60 $S --preset hard --format ci16 --cpis 4000 \
@@ -150,7 +154,7 @@ def rate(p):
         d = json.load(open(p)); return d.get("cpis_per_s") or d.get("rate") or 0
     except Exception: return 0
 print("| workload | householder | cholqr |")
-rows = [(f"l-%s-{s}", f"int16 link, {s} slots") for s in (2, 3, 4)] + [("c-%s", "c64 link, 3 slots"), ("r-%s", "int16 resident, 3 slots")]
+rows = [(f"l-%s-{s}", f"int16 link, {s} slots") for s in (2, 3, 4)] + [("c-%s", "c64 link, 3 slots"), ("r-%s", "int16 resident, 3 slots"), ("m-%s", "medium c64 resident, 3 slots")]
 for tag, name in rows:
     cells = [" / ".join("%.0f" % rate(f"{L}/{tag % q}-{r}.json") for r in (1, 2)) for q in ("householder", "cholqr")]
     print(f"| {name} | " + " | ".join(cells) + " |")
