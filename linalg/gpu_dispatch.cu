@@ -20,7 +20,6 @@ extern "C" {
 
 namespace {
 
-
 /* ---- state ------------------------------------------------------------------------- */
 struct dbuf {
     void *p = nullptr;
@@ -57,6 +56,7 @@ struct gpu_state {
 };
 
 gpu_state *state(stap_la_ctx *ctx) { return static_cast<gpu_state *>(ctx->gpu); }
+int cq_passes_of(stap_qr_method q) { return q == STAP_QR_CHOLQR2 ? 2 : q == STAP_QR_CHOLQR ? 1 : 0; }
 
 int grow(dbuf *b, size_t bytes, const char *what, stap_error *err)
 {
@@ -483,7 +483,7 @@ extern "C" int stap_la_gpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf
     gpu_state *s = state(ctx);
     RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
     RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
-    s->cq_passes = ctx->qr == STAP_QR_CHOLQR2 ? 2 : ctx->qr == STAP_QR_CHOLQR ? 1 : 0; /* stap_la_qr_resolve here */
+    s->cq_passes = cq_passes_of(ctx->qr == STAP_QR_AUTO ? la_qr_auto_gpu(m, n) : ctx->qr);
     RTK_TRY(device_qr(s, m, n, batch, s->a.p, err));
     RTK_TRY(copy_matrices(s, false, A, lda, stride_a, s->a.p, m, n, n, batch, err));
     LA_CU(cudaStreamSynchronize(s->stream));
@@ -519,7 +519,7 @@ extern "C" int stap_la_gpu_adaptive_weights(stap_la_ctx *ctx, int m, int n, int 
         return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n,
                          RTK_WEIGHTS_MAX_N);
     RTK_TRY(grow(&s->a, (size_t)m * n * batch * sizeof(float2), "QR matrices", err));
-    s->cq_passes = ctx->qr == STAP_QR_CHOLQR2 ? 2 : ctx->qr == STAP_QR_CHOLQR ? 1 : 0; /* stap_la_qr_resolve here */
+    s->cq_passes = cq_passes_of(ctx->qr == STAP_QR_AUTO ? la_qr_auto_gpu(m, n) : ctx->qr);
     LA_CU(cudaEventRecord(s->ev[0], s->stream));
     RTK_TRY(upload_steering(s, n, batch, nbeams, V, err));
     RTK_TRY(copy_matrices(s, true, A, lda, stride_a, s->a.p, m, m, n, batch, err));
@@ -562,7 +562,7 @@ extern "C" int stap_la_gpu_bench_qr(stap_la_ctx *ctx, int m, int n, int batch, c
 {
     gpu_state *s = state(ctx);
     const size_t one = (size_t)m * n * batch * sizeof(float2);
-    s->cq_passes = ctx->qr == STAP_QR_CHOLQR2 ? 2 : ctx->qr == STAP_QR_CHOLQR ? 1 : 0; /* stap_la_qr_resolve here */
+    s->cq_passes = cq_passes_of(ctx->qr == STAP_QR_AUTO ? la_qr_auto_gpu(m, n) : ctx->qr);
     RTK_TRY(grow(&s->sets, one * nsets, "benchmark input sets", err));
     RTK_TRY(grow(&s->a, one, "QR matrices", err));
     LA_CU(cudaMemcpyAsync(s->sets.p, sets, one * nsets, cudaMemcpyHostToDevice, s->stream));
@@ -633,8 +633,7 @@ struct la_dev_weights {
     dbuf fptr;                     /* grouped cuBLAS: batch pointers to the factors */
     dbuf Rk;                       /* fused, factors kept: batch x n x n (la_dev_weights_keep_factors) */
     bool keep = false, cq_fused = false; /* cq_fused: plain cholqr in one kernel (cholqr_fused_enqueue) */
-    int cq_passes = 0;             /* gpu, materialized: factored by CholeskyQR (1: cholqr, 2:
-                                      cholqr2), the guard on the device; 0: Householder */
+    int cq_passes = 0;             /* gpu: CholeskyQR (1: cholqr, 2: cholqr2) guarded; 0: Householder */
     int smem_limit = 0;
     dbuf cq_list;                  /* the CholeskyQR fail list: groups + 1 ints */
     char desc[128] = {0};
@@ -703,25 +702,30 @@ static int pick_variant(int variant, int kind, int m, int n, int batch, int nbea
 
 /* The CholeskyQR factor q asks of an object of m x n matrices, groups of them, on backend
  * (gpu only; a shape the kernel does not take is Householder's): its passes (0: Householder),
- * with the fail list allocated and the description's factor part in w. */
+ * with the fail list allocated, and whether one kernel gathers, factors and solves (plain
+ * cholqr objects whose shape it takes). auto: cholqr where that fused kernel takes the shape
+ * and STAP_CHOLQR_GPU_AUTO_MIN_N <= n <= _MAX_N (la_qr_auto_gpu), else Householder. */
 static int cholesky_setup(la_dev_weights *w, stap_backend backend, stap_qr_method q, int m, int n,
-                          int groups, stap_error *err)
+                          int groups, bool plain, stap_error *err)
 {
-    const int passes = q == STAP_QR_CHOLQR ? 1 : q == STAP_QR_CHOLQR2 ? 2 : 0;
-    if (backend != STAP_BACKEND_GPU || !passes) return STAP_OK;
+    if (backend != STAP_BACKEND_GPU) return STAP_OK;
     RTK_TRY(device_smem_limit(&w->smem_limit, err));
-    if (!rtk_cholqr2_fits(m, n, passes, w->smem_limit)) return STAP_OK;
+    const bool fusable = plain && rtk_cholqr1_gather_fits(m, n, w->smem_limit);
+    if (q == STAP_QR_AUTO) q = fusable ? la_qr_auto_gpu(m, n) : STAP_QR_HOUSEHOLDER;
+    const int passes = q == STAP_QR_CHOLQR ? 1 : q == STAP_QR_CHOLQR2 ? 2 : 0;
+    if (!passes || !rtk_cholqr2_fits(m, n, passes, w->smem_limit)) return STAP_OK;
     if (n > RTK_WEIGHTS_MAX_N)
         return stap_fail(err, STAP_EINVAL, "gpu weights: n=%d exceeds the solver's limit %d", n, RTK_WEIGHTS_MAX_N);
     RTK_TRY(grow(&w->cq_list, (size_t)(groups + 1) * sizeof(int), "CholeskyQR fail list", err));
     w->cq_passes = passes;
+    w->cq_fused = passes == 1 && fusable;
     return STAP_OK;
 }
 
 static void cholesky_describe(la_dev_weights *w, const char *how)
 {
     if (w->cq_fused) return (void)snprintf(w->desc, sizeof w->desc, "CholeskyQR, one pass, FP64 Gram (gathered + "
-                                           "weights fused; Householder guard on the device)");
+                                           "weights fused; its guard's Householder in the same kernel)");
     snprintf(w->desc, sizeof w->desc, "%s (materialized training; Householder guard on the device), then the weight "
              "kernel%s", w->cq_passes == 1 ? "CholeskyQR, one pass, FP64 Gram" : "CholeskyQR2, 3xTF32 Grams", how);
 }
@@ -753,10 +757,10 @@ extern "C" int la_dev_weights_create(la_dev_weights **out, stap_backend backend,
     w->dphase = dphase;
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
-        RTK_TRY(cholesky_setup(w, backend, qr, m, n, batch, err));
-        w->cq_fused = w->cq_passes == 1 && rtk_cholqr1_gather_fits(m, n, w->smem_limit);
+        RTK_TRY(cholesky_setup(w, backend, qr, m, n, batch, true, err));
         if (w->cq_passes) {
             cholesky_describe(w, "");
+            if (w->cq_fused) return STAP_OK; /* nothing materialized */
         } else if (backend == STAP_BACKEND_GPU) {
             int sep = 0;
             RTK_TRY(pick_variant(variant, 2, m, n, batch, nbeams, tune, &w->variant, &sep, err));
@@ -794,7 +798,8 @@ static int cholqr_fused_enqueue(la_dev_weights *w, void *ev_training, void *ev_q
     if (ev_training) LA_LAUNCH(rtk_event_record(ev_training, s));
     LA_CU(cudaMemsetAsync(list, 0, sizeof(int), s));
     LA_LAUNCH(rtk_cholqr1_gather_weights_launch(&w->g, w->m, w->n, w->batch, w->nbeams, w->dV, w->dW, w->dbad,
-                                                STAP_CHOLQR2_MIN_RATIO, list, nullptr, w->tune.fused_subst, s));
+                                                STAP_CHOLQR2_MIN_RATIO, list, w->keep ? w->Rk.p : nullptr,
+                                                w->tune.fused_subst, s));
     if (ev_qr) LA_LAUNCH(rtk_event_record(ev_qr, s));
     return STAP_OK;
 }
@@ -853,7 +858,7 @@ extern "C" int la_dev_weights_create_grouped(la_dev_weights **out, stap_backend 
     w->dbad = dbad;
     w->stream = (cudaStream_t)stream;
     int st = [&]() -> int {
-        RTK_TRY(cholesky_setup(w, backend, qr, m, n, groups, err));
+        RTK_TRY(cholesky_setup(w, backend, qr, m, n, groups, false, err));
         if (w->cq_passes) {
             char how[32];
             snprintf(how, sizeof how, " (%d factors, grouped)", groups);
@@ -926,8 +931,7 @@ static int grouped_enqueue(la_dev_weights *w, void *ev_qr, stap_error *err)
 
 extern "C" int la_dev_weights_keep_factors(la_dev_weights *w, stap_error *err)
 {
-    if (w->cq_fused) return w->cq_fused = false, cholesky_describe(w, ""), STAP_OK; /* keeping R: materialized */
-    if (!w->fused || w->keep) return STAP_OK; /* materialized: R stays in T */
+    if (!(w->fused || w->cq_fused) || w->keep) return STAP_OK; /* materialized: R stays in T */
     const size_t bytes = (size_t)w->batch * w->n * w->n * sizeof(float2);
     RTK_TRY(grow(&w->Rk, bytes, "kept R factors", err));
     /* zeros until the first enqueue (and where a singular item's R is not written) */
@@ -939,8 +943,8 @@ extern "C" int la_dev_weights_keep_factors(la_dev_weights *w, stap_error *err)
 extern "C" int la_dev_weights_factors(const la_dev_weights *w, const void **R, int *ldr,
                                       long long *stride)
 {
-    if (w->caller_matrices || w->cq_fused) return 0; /* grouped: factors are not per item; cholqr fused: not kept */
-    if (w->fused) {
+    if (w->caller_matrices) return 0; /* grouped: factors are not per item */
+    if (w->fused || w->cq_fused) {
         if (!w->keep) return 0;
         *R = w->Rk.p;
         *ldr = w->n;

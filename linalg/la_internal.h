@@ -15,6 +15,15 @@ struct stap_la_ctx {
     stap_la_tuning tune; /* the dispatch switches (stap_la_set_tuning)              */
 };
 
+/* auto's rule on the gpu backend (linalg.h, STAP_CHOLQR_GPU_AUTO_*), for stap_la_qr_resolve and
+ * the GPU library alike (its own calls and la_dev_weights_create, which also asks that its
+ * fused cholqr kernel takes the shape) */
+static inline stap_qr_method la_qr_auto_gpu(int m, int n)
+{
+    return n >= STAP_CHOLQR_GPU_AUTO_MIN_N && n <= STAP_CHOLQR_GPU_AUTO_MAX_N && m >= n ? STAP_QR_CHOLQR
+                                                                                       : STAP_QR_HOUSEHOLDER;
+}
+
 /* cpu: own Householder (qr_cpu.c) */
 RT_INTERNAL int stap_la_cpu_qr(stap_la_ctx *ctx, int m, int n, int batch, stap_cf32 *A, int lda, ptrdiff_t stride_a,
               stap_error *err);

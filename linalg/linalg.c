@@ -88,7 +88,8 @@ stap_qr_method stap_la_qr_resolve(const stap_la_ctx *ctx, int m, int n)
     if (ctx->qr == STAP_QR_CHOLQR)
         return ctx->backend == STAP_BACKEND_CPU || ctx->backend == STAP_BACKEND_GPU ? STAP_QR_CHOLQR
                                                                                     : STAP_QR_HOUSEHOLDER;
-    if (ctx->backend != STAP_BACKEND_CPU) return STAP_QR_HOUSEHOLDER; /* auto: not yet measured faster there */
+    if (ctx->backend == STAP_BACKEND_GPU) return la_qr_auto_gpu(m, n); /* auto: where measured the faster */
+    if (ctx->backend != STAP_BACKEND_CPU) return STAP_QR_HOUSEHOLDER; /* auto: not measured faster there */
     return n <= STAP_CHOLQR2_AUTO_MAX_N && (long long)m >= (long long)STAP_CHOLQR2_AUTO_ROWS * n
                ? STAP_QR_CHOLQR2
                : STAP_QR_HOUSEHOLDER;

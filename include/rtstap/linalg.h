@@ -119,7 +119,10 @@ int stap_la_adaptive_weights(stap_la_ctx *ctx, int m, int n, int batch, stap_cf3
  *              (gpu: kernels/cholqr.cu, the Gram on the FP64 tensor cores, n <= 96; a larger
  *              n by Householder); the same guard as cholqr2, and a matrix whose R does not
  *              fit a float is refactored by Householder too.
- * auto:        cholqr2 where it is the faster on the cpu backend (stap_la_qr_resolve),
+ * auto:        the faster where it was measured so (stap_la_qr_resolve): on the cpu backend
+ *              cholqr2 for n <= STAP_CHOLQR2_AUTO_MAX_N, m >= STAP_CHOLQR2_AUTO_ROWS n; on
+ *              the gpu backend cholqr for STAP_CHOLQR_GPU_AUTO_MIN_N <= n <= _MAX_N (the
+ *              GPU engine: where its fused kernel takes the shape, plain objects only);
  *              householder elsewhere and on every other backend. */
 typedef enum stap_qr_method {
     STAP_QR_HOUSEHOLDER = 0,
@@ -137,6 +140,12 @@ typedef enum stap_qr_method {
  * faster at every preset shape and at n >= 32; cholqr2 by 3-15 % for n <= 16, m >= 64 n) */
 #define STAP_CHOLQR2_AUTO_ROWS 64
 #define STAP_CHOLQR2_AUTO_MAX_N 16
+/* auto on the gpu backend: cholqr for STAP_CHOLQR_GPU_AUTO_MIN_N <= n <= 96 (measured on an
+ * H200, 2026-12-04, docs/benchmarks.md "cholqr fused": bench-qr 240x66 62.9 against 73.7 us,
+ * 192x96 86.8 against 109.7; the engine's hard and medium presets 15-19 % more CPIs/s; 80x16
+ * 37.1 against 13.9 us, so not small n; 16 < n < 64 not measured) */
+#define STAP_CHOLQR_GPU_AUTO_MIN_N 64
+#define STAP_CHOLQR_GPU_AUTO_MAX_N 96
 /* "householder", "cholqr2", "auto", "cholqr" */
 const char *stap_qr_method_name(stap_qr_method q);
 /* Parse a factor name; STAP_OK or STAP_EINVAL. */

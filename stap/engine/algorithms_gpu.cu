@@ -9,13 +9,10 @@
 
 namespace {
 
-/* The factor the solvers run: cholqr and cholqr2 as asked (the gpu backend; cuBLAS refused
- * them at creation), auto and householder Householder. */
-stap_qr_method gpu_factor(const stap_engine *e)
-{
-    const stap_qr_method q = e->cfg.qr;
-    return q == STAP_QR_CHOLQR || q == STAP_QR_CHOLQR2 ? q : STAP_QR_HOUSEHOLDER;
-}
+/* The factor the solvers run: as asked (cuBLAS refused cholqr and cholqr2 at creation, and
+ * factors auto by Householder; on the gpu backend auto is cholqr where the fused cholqr
+ * kernel takes the shape and was measured the faster: la_dev_weights_create). */
+stap_qr_method gpu_factor(const stap_engine *e) { return e->cfg.qr; }
 
 /* ---- post-Doppler: the QR kernel gathers the training rows from the Doppler cube ---- */
 

@@ -26,6 +26,7 @@ SUITES=(
   "cholqr2      the GPU CholeskyQR2: test_gpu_qr, bench-qr householder,cholqr2 against cuBLAS, memcheck; racecheck, synccheck, initcheck over bench-qr cholqr2 (CQ_SAN=0: none), ncu (CQ_NCU=1)"
   "engine-qr    issue 47: --qr cholqr / cholqr2 in the GPU engine: test_gpu_engine's CholeskyQR cases, stream per factor alternated (hard resident, int16 over the link, one CPI; medium resident), memcheck over the small cases (EQ_SAN=0: none; EQ_RACE=1 adds racecheck)"
   "cqfuse       issue 47: the fused cholqr against the fused Householder: ncu of a hard resident CPI's kernels under each (CQF_NCU=0: none), int16 over the link at 2-4 slots, c64 link, int16 resident, alternated"
+  "cqauto       issue 47: --qr auto on the gpu (cholqr where the fused kernel takes n >= 64): test_gpu_weights cqfuse, test_gpu_detect (the detectors on the fused cholqr's factors), test_gpu_engine CholeskyQR cases, memcheck, run --qr auto, stream hard/medium/easy by factor"
   "cholqr       the GPU one-pass cholqr (double Gram): test_gpu_qr, test_gpu_weights, bench-qr householder,cholqr2,cholqr, memcheck and racecheck over bench-qr cholqr (CQ_SAN=0: none), ncu (CQ_NCU=1)"
   "perf         stream (every workload, 1-4 slots, a recording), bench (every backend), bench-qr (4 backends), the CPU scaling table"
   "release      every GPU test and sanitizer, bench-qr x 4 backends, run on the presets x backends, the PERFECT sizes table"
@@ -938,7 +939,7 @@ PYEOF
 }
 . "$here/device_qr.sh" # the qr-* suites (the QR kernel work, issue 11)
 # shellcheck source=device_cholqr.sh
-. "$here/device_cholqr.sh" # cholqr2, cholqr, engine-qr, cqfuse (issue 47)
+. "$here/device_cholqr.sh" # cholqr2, cholqr, engine-qr, cqfuse, cqauto (issue 47)
 
 failed=()
 for suite in "$@"; do

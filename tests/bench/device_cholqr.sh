@@ -1,5 +1,5 @@
 # device_cholqr.sh: issue 47's suites of tests/bench/device.sh (the CholeskyQR factors:
-# cholqr2, cholqr, engine-qr, cqfuse). Sourced by device.sh, which provides step, report_head, $L,
+# cholqr2, cholqr, engine-qr, cqfuse, cqauto). Sourced by device.sh, which provides step, report_head, $L,
 # $BIN, $R, $OUT, $cs and the settings CQ_SAN, CQ_NCU, EQ_SAN, EQ_RACE; not run alone.
 # shellcheck shell=bash disable=SC2086,SC2154
 suite_cholqr2() { # issue 47: the GPU CholeskyQR2 (kernels/cholqr.cu); CQ_SAN=0 skips the
@@ -158,6 +158,46 @@ rows = [(f"l-%s-{s}", f"int16 link, {s} slots") for s in (2, 3, 4)] + [("c-%s", 
 for tag, name in rows:
     cells = [" / ".join("%.0f" % rate(f"{L}/{tag % q}-{r}.json") for r in (1, 2)) for q in ("householder", "cholqr")]
     print(f"| {name} | " + " | ".join(cells) + " |")
+PY
+    return 0
+}
+suite_cqauto() { # issue 47: --qr auto on the gpu backend (cholqr where the fused kernel takes the shape
+    # and n >= 64), the detectors on the fused cholqr's kept factors; rates by factor, alternated
+    step "test_gpu_weights (cholqr fused)" "$L/tests.log" 120 env RTSTAP_WEIGHTS_CASES=cqfuse "$BIN/test_gpu_weights"
+    step "test_gpu_detect" "$L/tests.log" 240 "$BIN/test_gpu_detect"
+    step "test_gpu_engine (CholeskyQR cases)" "$L/tests.log" 240 env RTSTAP_ENGINE_CASES=cholesky "$BIN/test_gpu_engine"
+    step "memcheck test_gpu_detect (hard shape)" "$L/sanitizer.log" 200 "$cs" --tool memcheck --error-exitcode 9 \
+        "$BIN/test_gpu_detect" 1
+    step "run hard --qr auto" "$L/run.log" 60 "$R" run --preset hard --backend gpu --qr auto --output "$L/hard-auto.h5"
+    local q rep p S="$R stream --backend gpu --keep detections"
+    for rep in 1 2; do
+        for q in householder cholqr auto; do
+            for p in hard medium easy; do
+                step "$p resident $q #$rep" "$L/stream.log" 60 $S --preset $p --resident --cpis 4000 --qr $q --json "$L/r-$p-$q-$rep.json"
+            done
+            step "hard int16 link $q #$rep" "$L/stream.log" 60 $S --preset hard --format ci16 --cpis 4000 --qr $q --json "$L/i-hard-$q-$rep.json"
+        done
+    done
+    step "one CPI int16 auto" "$L/stream.log" 60 $S --preset hard --format ci16 --slots 1 --cpis 2000 --qr auto --json "$L/one-auto.json"
+    report_head "$L"
+    grep -h -E "gpu cholqr|CholeskyQR|failures|passed|FAIL" "$L/tests.log" | cut -c1-220 | head -40
+    grep -h -E "QR factor|engine:" "$L/run.log" | cut -c1-220
+    grep -h "ERROR SUMMARY" "$L/sanitizer.log"
+    grep -h "engine:" "$L/stream.log" | sort | uniq -c | cut -c1-230
+    python3 - "$L" <<'PY'
+import json, sys
+L = sys.argv[1]
+def get(p):
+    try: return json.load(open(p))
+    except Exception: return {}
+def rate(d): return d.get("cpis_per_s") or d.get("rate") or 0
+print("| workload | householder | cholqr | auto |")
+for tag, name in (("r-hard", "hard resident"), ("r-medium", "medium resident"), ("r-easy", "easy resident"), ("i-hard", "hard int16 link")):
+    print(f"| {name} | " + " | ".join(" / ".join("%.0f" % rate(get(f"{L}/{tag}-{q}-{r}.json")) for r in (1, 2)) for q in ("householder", "cholqr", "auto")) + " |")
+for tag in ("r-hard", "r-medium", "r-easy"):
+    print(tag, "auto qr:", get(f"{L}/{tag}-auto-1.json").get("qr"))
+lat = get(f"{L}/one-auto.json").get("latency_ms", {})
+print("one CPI int16 auto: p50", lat.get("p50"), "p99", lat.get("p99"))
 PY
     return 0
 }

@@ -143,6 +143,14 @@ static void check_api(void)
         if (stap_la_ctx_create(&gpu, STAP_BACKEND_GPU, 1, &err) == STAP_OK) {
             CHECK(stap_la_set_qr(gpu, STAP_QR_CHOLQR, &err) == STAP_OK && stap_la_qr_resolve(gpu, 240, 66) == STAP_QR_CHOLQR,
                   "gpu refused cholqr (%s)", err.msg);
+            const int lo = STAP_CHOLQR_GPU_AUTO_MIN_N, hi = STAP_CHOLQR_GPU_AUTO_MAX_N;
+            CHECK(stap_la_set_qr(gpu, STAP_QR_AUTO, &err) == STAP_OK && stap_la_qr_resolve(gpu, 240, 66) == STAP_QR_CHOLQR &&
+                      stap_la_qr_resolve(gpu, 192, 96) == STAP_QR_CHOLQR &&
+                      stap_la_qr_resolve(gpu, 4 * lo, lo) == STAP_QR_CHOLQR &&
+                      stap_la_qr_resolve(gpu, 4 * lo, lo - 1) == STAP_QR_HOUSEHOLDER &&
+                      stap_la_qr_resolve(gpu, 4 * hi, hi + 1) == STAP_QR_HOUSEHOLDER &&
+                      stap_la_qr_resolve(gpu, 80, 16) == STAP_QR_HOUSEHOLDER,
+                  "gpu: auto does not follow its rule %d <= n <= %d", lo, hi);
             stap_la_ctx_destroy(gpu);
         }
         CHECK(stap_la_set_qr(cpu, STAP_QR_CHOLQR, &err) == STAP_OK &&

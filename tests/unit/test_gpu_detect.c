@@ -213,6 +213,16 @@ static void one_case(const dcase *dc, uint64_t seed, int extra)
         run(&gpu, V, cube, KINDS[k], -1, 1, 0, &g);
         if (k == 0) printf("    %s\n    %s\n", p.describe, g.describe);
         if (p.ok && g.ok) compare(dc, &cpu, KINDS[k], "gpu", &p, &g);
+        { /* --qr cholqr: the factors the detector reads kept by the fused cholqr kernel (its guard's
+             Householder R where the jammers make T ill-conditioned) */
+            stap_config gq = gpu;
+            gq.qr = STAP_QR_CHOLQR;
+            run_out q;
+            run(&gq, V, cube, KINDS[k], -1, 1, 0, &q);
+            if (k == 0) printf("    %s\n", q.describe);
+            if (p.ok && q.ok) compare(dc, &cpu, KINDS[k], "gpu cholqr", &p, &q);
+            free(q.det);
+        }
         if (extra) {
             run_out x;
             run(&cub, V, cube, KINDS[k], -1, 1, 0, &x);
