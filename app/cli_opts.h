@@ -183,7 +183,8 @@ int cli_parse_keep(const cli_opt *o, const char *arg);       /* value: unsigned 
      "the weights' factor: householder | cholqr2 | cholqr | auto\n"                         \
      "(default householder; cholqr2, cholqr (one pass, FP64\n"                              \
      "Gram): the cpu and gpu backends, guarded by Householder;\n"                           \
-     "auto: cholqr2 where the faster)", .parse = cli_parse_qr}
+     "auto: where measured the faster, cpu: cholqr2 for n <= 16,\n"                        \
+     "m >= 64 n; gpu: cholqr for 64 <= n <= 96)", .parse = cli_parse_qr}
 #define CLI_OPT_THREADS(var)                                                                \
     {"threads", 0, CLI_INT, (var), "T", "CPU threads, >= 1 (default: all)", .lo = 1, .hi = 4096}
 /* --readers: reader threads of a recording (stap_stream_source.readers, rtstap/stream.h; 0 when not given: the default) */
