@@ -28,10 +28,9 @@ namespace rtk {
  *   (an 8 x 8 tile of the upper triangle, a slice of the k steps) with their accumulators in
  *   registers; the slices' sums added in slice order (deterministic), into G packed (the
  *   upper triangle by columns: (i, j), i <= j, at j (j + 1) / 2 + i) in shared memory;
- * - the Cholesky blocked by panels of CQ1_NB = 8 (cq1_chol_blocked, one block barrier a panel:
+ * - the Cholesky blocked by panels of CQ1_NB = 8 (cq1_chol_blocked, three barriers a panel:
  *   the diagonal block by warp 0's shuffles, the panel's rows by substitution, the trailing
- *   update on the FP64 tensor cores, the next panel's first two looked ahead inside the
- *   third), R in place of G, then cq1_finish; or (RTK_CQ1_CH 0)
+ *   update on the FP64 tensor cores), R in place of G, then cq1_finish; or (RTK_CQ1_CH 0)
  *   right-looking, unblocked, in registers: thread t holds the packed elements
  *   t + CQ_THREADS r; step k subtracts conj(S_ki) S_kj / S_kk (S: the Schur complement, row
  *   k of it in a double-buffered shared row written by its owners in step k - 1): one block
@@ -110,145 +109,105 @@ __host__ __device__ inline int cq1_slices(int tiles)
 }
 
 /* the blocked Cholesky (CH = 1), in place on G packed (upper, (i, j) at j (j + 1) / 2 + i),
- * right-looking by panels of CQ1_NB rows, one block barrier a panel (issue 47, look-ahead):
- * A1. warp 0 factors the diagonal block (cq1_panel: lane c column c, rows passed by shuffles;
- *     1 / R_ll by rsqrt, kept in rin);
- * A2. a thread a column j right of the block: the panel's rows R_Kj by substitution
- *     (cq1_panel, in step with A1: the block's rows by shuffles), into G and into W (the chunk planes
- *     Wr / Wi, free after the Gram: column j at j CQ1_LDT + CQ1_NB b, b the panel's parity:
- *     double-buffered; zero for n <= j < ncp);
- * B.  the trailing triangle S_JJ -= W^H W on the FP64 tensor cores, a warp an 8 x 8 tile
- *     (cq1_tile). Panel p's B does panel p + 1's A1 and A2 as soon as their inputs are
- *     final: warp t < tt updates the next panel's tile t (warp 0 the diagonal one), named
- *     barrier 1 (warp 0 arrives, the others wait), then each of them runs cq1_panel: the
- *     block's factor in lanes 0..7 (warp 0's kept; the others' a redundant copy, the same
- *     bits) and its tile's columns' substitution in lanes 8..15, in step (A2 no longer waits
- *     for A1); the tiles of the rows below go first to the warps tt..15. Each element's
- *     operations and their order are those of the three-barrier form: R's bits unchanged.
+ * right-looking by panels of CQ1_NB rows, three barriers a panel instead of one a column:
+ * A1. warp 0 factors the diagonal block (lane c column c, rows passed by shuffles; 1 / R_ll
+ *     by rsqrt, kept in rin);
+ * A2. a thread a column j right of the block: the panel's rows R_Kj by substitution (the
+ *     block from shared memory, broadcast), into G and into W (the chunk planes Wr / Wi,
+ *     free after the Gram: column j at j CQ1_LDT, zero for n <= j < ncp);
+ * B.  the trailing triangle S_JJ -= W^H W on the FP64 tensor cores, a warp an 8 x 8 tile.
  * bad_s: a pivot not > 0 or not finite. */
-static_assert(CQ1_MAX_N / CQ1_NB <= CQ_WARPS, "a warp a row tile of the next panel");
-/* B for the tile (i0, j0) (a warp): S -= W^H W */
-__device__ __forceinline__ void cq1_tile(double2 *Gp, int n, int i0, int j0, const double *Wr, const double *Wi, int g,
-                                         int c)
-{
-    double cr[2], ci[2];
-#pragma unroll
-    for (int q = 0; q < 2; q++) {
-        const int i = i0 + g, j = j0 + 2 * c + q;
-        const bool ok = i <= j && j < n;
-        const double2 v = ok ? Gp[(size_t)j * (j + 1) / 2 + i] : make_double2(0.0, 0.0);
-        cr[q] = v.x;
-        ci[q] = v.y;
-    }
-#pragma unroll
-    for (int l0 = 0; l0 < CQ1_NB; l0 += 4) { /* re -= wr_i wr_j + wi_i wi_j, im -= wr_i wi_j - wi_i wr_j */
-        const double wri = Wr[(i0 + g) * CQ1_LDT + l0 + c], wii = Wi[(i0 + g) * CQ1_LDT + l0 + c];
-        const double wrj = Wr[(j0 + g) * CQ1_LDT + l0 + c], wij = Wi[(j0 + g) * CQ1_LDT + l0 + c];
-        dmma(cr, dneg(wri), wrj);
-        dmma(cr, dneg(wii), wij);
-        dmma(ci, dneg(wri), wij);
-        dmma(ci, wii, wrj);
-    }
-#pragma unroll
-    for (int q = 0; q < 2; q++) {
-        const int i = i0 + g, j = j0 + 2 * c + q;
-        if (i <= j && j < n) Gp[(size_t)j * (j + 1) / 2 + i] = make_double2(cr[q], ci[q]);
-    }
-}
-/* A1 and A2 in one warp (the look-ahead's fused form): lanes 0..7 the diagonal block's
- * columns k0 + lane, lanes 8..15 (jr >= 0) columns jr + lane - 8 of the panel's rows: A2's
- * operations in A2's order (x_l -= conj(R_ql) w_q for q = 0..l-1 by the same two fmas, then
- * times rsqrt(piv_l), the value rin holds), so the same bits, the substitution in step with
- * the factor instead of after it. nw warps (this one included) read the block; the owner
- * (warp 0: the block, rin and bad_s its alone) stores the block once the others have loaded
- * it (named barrier 2; they arrive). */
-__device__ __forceinline__ void cq1_panel(double2 *Gp, int n, int k0, int kb, int jr, bool owner, int nw, double *rin,
-                                          int *bad_s, double *Wr, double *Wi, int lane)
-{
-    double2 x[CQ1_NB];
-    const bool dg = lane < CQ1_NB, rw = jr >= 0 && !dg && lane < 2 * CQ1_NB;
-    const int j = dg ? k0 + lane : jr + lane - CQ1_NB;
-    const size_t pc = (size_t)j * (j + 1) / 2 + k0;
-#pragma unroll
-    for (int l = 0; l < CQ1_NB; l++)
-        x[l] = (dg && lane < kb && l <= lane) || (rw && j < n) ? Gp[pc + l] : make_double2(0.0, 0.0);
-    if (!owner) asm volatile("bar.arrive 2, %0;" ::"r"(32 * nw) : "memory");
-    int bad = 0;
-#pragma unroll
-    for (int l = 0; l < CQ1_NB; l++) {
-        if (l >= kb) break; /* warp-uniform */
-        const double piv = __shfl_sync(0xffffffffu, x[l].x, l);
-        bad |= !(piv > 0.0) || !isfinite(piv);
-        const double inv = rsqrt(piv);
-        double2 rl = make_double2(x[l].x * inv, x[l].y * inv);
-        if (lane == l) rl = make_double2(piv * inv, 0.0);
-        x[l] = rl;
-#pragma unroll
-        for (int q = l + 1; q < CQ1_NB; q++) {
-            if (q >= kb) break;
-            const double rqx = __shfl_sync(0xffffffffu, rl.x, q), rqy = __shfl_sync(0xffffffffu, rl.y, q);
-            if (lane >= q) { /* S_q,lane -= conj(R_lq) R_l,lane */
-                x[q].x = fma(-rqx, rl.x, fma(-rqy, rl.y, x[q].x));
-                x[q].y = fma(-rqx, rl.y, fma(rqy, rl.x, x[q].y));
-            }
-        }
-        if (owner && lane == 0) rin[k0 + l] = inv;
-    }
-    if (owner) {
-        if (nw > 1) {
-            __syncwarp();
-            asm volatile("bar.sync 2, %0;" ::"r"(32 * nw) : "memory");
-        }
-        if (dg && lane < kb)
-#pragma unroll
-            for (int l = 0; l < CQ1_NB; l++)
-                if (l <= lane) Gp[pc + l] = x[l];
-        if (lane == 0 && bad) *bad_s = 1;
-    }
-    if (rw)
-#pragma unroll
-        for (int l = 0; l < CQ1_NB; l++) {
-            if (j < n) Gp[pc + l] = x[l];
-            Wr[j * CQ1_LDT + l] = x[l].x;
-            Wi[j * CQ1_LDT + l] = x[l].y;
-        }
-}
 static __device__ void cq1_chol_blocked(double2 *Gp, int n, int ncp, double *Wr, double *Wi, double *rin, int *bad_s)
 {
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, c = lane & 3;
     const int nt = ncp >> 3;
-    if (warp < nt) /* A1 and A2 of panel 0: warp w > 0 the columns 8 w .. 8 w + 7 */
-        cq1_panel(Gp, n, 0, n < CQ1_NB ? n : CQ1_NB, warp > 0 && CQ1_NB < n ? CQ1_NB * warp : -1, warp == 0,
-                  CQ1_NB < n ? nt : 1, rin, bad_s, Wr, Wi, lane);
-    __syncthreads();
-    if (CQ1_NB >= n) return;
-    for (int k0 = 0, b = 0;; k0 += CQ1_NB, b ^= 1) { /* W of panel k0 at offset CQ1_NB b */
-        const int k1 = k0 + CQ1_NB, b0 = k1 >> 3, tt = nt - b0, ntl = tt * (tt + 1) / 2;
-        const int kb1 = n - k1 < CQ1_NB ? n - k1 : CQ1_NB; /* the next panel's width */
-        const bool la = k1 + CQ1_NB < n;                    /* the next panel has an A2 (and tt >= 2) */
-        const double *wr = Wr + CQ1_NB * b, *wi = Wi + CQ1_NB * b;
-        double *wr1 = Wr + CQ1_NB * (b ^ 1), *wi1 = Wi + CQ1_NB * (b ^ 1);
-        if (warp < tt) { /* the next panel's tiles (warp 0 its diagonal one), then its A1 and A2 */
-            const int j0 = k1 + CQ1_NB * warp;
-            cq1_tile(Gp, n, k1, j0, wr, wi, g, c);
-            __syncwarp();
-            if (la) {
-                if (warp == 0) asm volatile("bar.arrive 1, %0;" ::"r"(32 * tt) : "memory");
-                else asm volatile("bar.sync 1, %0;" ::"r"(32 * tt) : "memory");
+    for (int k0 = 0; k0 < n; k0 += CQ1_NB) {
+        const int kb = n - k0 < CQ1_NB ? n - k0 : CQ1_NB, k1 = k0 + kb;
+        if (warp == 0) {
+            double2 x[CQ1_NB];
+            const size_t pc = (size_t)(k0 + lane) * (k0 + lane + 1) / 2 + k0;
+#pragma unroll
+            for (int l = 0; l < CQ1_NB; l++) x[l] = lane < kb && l <= lane ? Gp[pc + l] : make_double2(0.0, 0.0);
+            int bad = 0;
+#pragma unroll
+            for (int l = 0; l < CQ1_NB; l++) {
+                if (l >= kb) break; /* warp-uniform */
+                const double piv = __shfl_sync(0xffffffffu, x[l].x, l);
+                bad |= !(piv > 0.0) || !isfinite(piv);
+                const double inv = rsqrt(piv);
+                double2 rl = make_double2(x[l].x * inv, x[l].y * inv);
+                if (lane == l) rl = make_double2(piv * inv, 0.0);
+                x[l] = rl;
+#pragma unroll
+                for (int q = l + 1; q < CQ1_NB; q++) {
+                    if (q >= kb) break;
+                    const double rqx = __shfl_sync(0xffffffffu, rl.x, q), rqy = __shfl_sync(0xffffffffu, rl.y, q);
+                    if (lane >= q) { /* S_q,lane -= conj(R_lq) R_l,lane */
+                        x[q].x = fma(-rqx, rl.x, fma(-rqy, rl.y, x[q].x));
+                        x[q].y = fma(-rqx, rl.y, fma(rqy, rl.x, x[q].y));
+                    }
+                }
+                if (lane == 0) rin[k0 + l] = inv;
             }
-            if (warp == 0 || la)
-                cq1_panel(Gp, n, k1, kb1, warp > 0 ? j0 : -1, warp == 0, la ? tt : 1, rin, bad_s, wr1, wi1, lane);
+            if (lane < kb)
+#pragma unroll
+                for (int l = 0; l < CQ1_NB; l++)
+                    if (l <= lane) Gp[pc + l] = x[l];
+            if (lane == 0 && bad) *bad_s = 1;
         }
-        if (warp > 0) { /* the tiles of the rows below the next panel's: warps tt, ..., 15, then 1, ..., tt - 1 */
-            const int rank = warp >= tt ? warp - tt : CQ_WARPS - tt + warp - 1;
-            for (int item = tt + rank; item < ntl; item += CQ_WARPS - 1) {
-                int t = item, bi = 0;
-                while (t >= tt - bi) t -= tt - bi, bi++;
-                cq1_tile(Gp, n, 8 * (b0 + bi), 8 * (b0 + bi + t), wr, wi, g, c);
+        __syncthreads();
+        if (k1 >= n) break;
+        for (int j = k1 + tid; j < ncp; j += CQ_THREADS) { /* A2 */
+            double2 w[CQ1_NB];
+            const size_t pc = (size_t)j * (j + 1) / 2 + k0;
+#pragma unroll
+            for (int l = 0; l < CQ1_NB; l++) {
+                double2 x = j < n ? Gp[pc + l] : make_double2(0.0, 0.0);
+                const double2 *dl = Gp + (size_t)(k0 + l) * (k0 + l + 1) / 2 + k0; /* column k0 + l of the block */
+#pragma unroll
+                for (int q = 0; q < l; q++) { /* x -= conj(R_q,l) w_q */
+                    const double2 d = dl[q];
+                    x.x = fma(-d.x, w[q].x, fma(-d.y, w[q].y, x.x));
+                    x.y = fma(-d.x, w[q].y, fma(d.y, w[q].x, x.y));
+                }
+                const double s = rin[k0 + l];
+                w[l] = make_double2(x.x * s, x.y * s);
+                if (j < n) Gp[pc + l] = w[l];
+                Wr[j * CQ1_LDT + l] = w[l].x;
+                Wi[j * CQ1_LDT + l] = w[l].y;
             }
         }
         __syncthreads();
-        if (!la) break;
+        const int b0 = k1 >> 3, tt = nt - b0, ntl = tt * (tt + 1) / 2; /* B */
+        for (int item = warp; item < ntl; item += CQ_WARPS) {
+            int t = item, bi = 0;
+            while (t >= tt - bi) t -= tt - bi, bi++;
+            const int i0 = 8 * (b0 + bi), j0 = 8 * (b0 + bi + t);
+            double cr[2], ci[2];
+#pragma unroll
+            for (int q = 0; q < 2; q++) {
+                const int i = i0 + g, j = j0 + 2 * c + q;
+                const bool ok = i <= j && j < n;
+                const double2 v = ok ? Gp[(size_t)j * (j + 1) / 2 + i] : make_double2(0.0, 0.0);
+                cr[q] = v.x;
+                ci[q] = v.y;
+            }
+#pragma unroll
+            for (int l0 = 0; l0 < CQ1_NB; l0 += 4) { /* re -= wr_i wr_j + wi_i wi_j, im -= wr_i wi_j - wi_i wr_j */
+                const double wri = Wr[(i0 + g) * CQ1_LDT + l0 + c], wii = Wi[(i0 + g) * CQ1_LDT + l0 + c];
+                const double wrj = Wr[(j0 + g) * CQ1_LDT + l0 + c], wij = Wi[(j0 + g) * CQ1_LDT + l0 + c];
+                dmma(cr, dneg(wri), wrj);
+                dmma(cr, dneg(wii), wij);
+                dmma(ci, dneg(wri), wij);
+                dmma(ci, wii, wrj);
+            }
+#pragma unroll
+            for (int q = 0; q < 2; q++) {
+                const int i = i0 + g, j = j0 + 2 * c + q;
+                if (i <= j && j < n) Gp[(size_t)j * (j + 1) / 2 + i] = make_double2(cr[q], ci[q]);
+            }
+        }
+        __syncthreads();
     }
 }
 
