@@ -61,6 +61,15 @@ static const char *attribute_ok(const unsigned char *a, size_t n, int size_len, 
         snprintf(why, wlen, "an element of %llu bytes", (unsigned long long)elem);
         return why;
     }
+    if ((t[0] & 0x0f) == 8) { /* an enum: libhdf5 1.10.8 copies its values (H5Aget_type) as
+                                 members x the enum's size, stored at the base type's size */
+        const uint64_t base = dt >= 16 ? le(t + 12, 4) : 0;
+        if (base != elem) {
+            snprintf(why, wlen, "an enum of %llu-byte elements over a %llu-byte base type",
+                     (unsigned long long)elem, (unsigned long long)base);
+            return why;
+        }
+    }
     if ((t[0] & 0x0f) == 9) elem = 4 + 8 + 4; /* variable-length: a length and a heap ID */
     const int ds_version = s[0], rank = ds < 2 ? 0 : s[1];
     const size_t dims_at = ds_version == 1 ? 8 : 4;
