@@ -2,6 +2,32 @@
 # cholqr2, cholqr, engine-qr, cqfuse, cqauto). Sourced by device.sh, which provides step, report_head, $L,
 # $BIN, $R, $OUT, $cs and the settings CQ_SAN, CQ_NCU, EQ_SAN, EQ_RACE; not run alone.
 # shellcheck shell=bash disable=SC2086,SC2154
+# factor_table DIR "F1 F2 ..." TAG=NAME...: a markdown table of the streams' CPIs/s, a row a TAG
+# and a column a factor F, from DIR/TAG-F-1.json and DIR/TAG-F-2.json ("run 1 / run 2"; 0 when
+# missing); one_cpi DIR F...: p50 and p99 of DIR/one-F.json
+factor_table() {
+    python3 - "$@" <<'PY'
+import json, sys
+L, fs, rows = sys.argv[1], sys.argv[2].split(), [a.split("=", 1) for a in sys.argv[3:]]
+def rate(p):
+    try:
+        d = json.load(open(p)); return d.get("cpis_per_s") or d.get("rate") or 0
+    except Exception: return 0
+print("| workload | " + " | ".join(f.replace("-", " ") for f in fs) + " |")
+for tag, name in rows:
+    print(f"| {name} | " + " | ".join(" / ".join("%.0f" % rate(f"{L}/{tag}-{f}-{r}.json") for r in (1, 2)) for f in fs) + " |")
+PY
+}
+one_cpi() {
+    python3 - "$@" <<'PY'
+import json, sys
+for f in sys.argv[2:]:
+    try:
+        lat = json.load(open(f"{sys.argv[1]}/one-{f}.json")).get("latency_ms", {})
+        print(f"one CPI int16 {f}: p50 {lat.get('p50')} p99 {lat.get('p99')} ms")
+    except Exception as e: print(f, e)
+PY
+}
 suite_cholqr2() { # issue 47: the GPU CholeskyQR2 (kernels/cholqr.cu); CQ_SAN=0 skips the
     # sanitizers, CQ_NCU=1 adds ncu of the kernel at the hard shape (--clock-control none)
     step "test_gpu_qr" "$L/tests.log" 200 "$BIN/test_gpu_qr"
@@ -88,28 +114,17 @@ suite_engine_qr() { # issue 47: the engine factoring by CholeskyQR (cholqr: gath
     fi
     report_head "$L"
     grep -h -E "CholeskyQR|factors:|vs double|FAIL|passed|failure|cholqr fused" "$L/tests.log" | cut -c1-260 | head -80
+    factor_table "$L" "householder cholqr cholqr2 cholqr-subst" "hr=hard resident" "hi=hard int16 link" "mr=medium resident"
     python3 - "$L" <<'PY'
-import json, sys, glob, os
+import json, sys
 L = sys.argv[1]
-def rate(p):
-    try:
-        d = json.load(open(p)); return d.get("cpis_per_s") or d.get("rate") or 0
-    except Exception: return 0
-print("| workload | householder | cholqr | cholqr2 | cholqr subst |")
-for tag, name in (("hr", "hard resident"), ("hi", "hard int16 link"), ("mr", "medium resident")):
-    cells = [" / ".join("%.0f" % rate(f"{L}/{tag}-{q}-{r}.json") for r in (1, 2)) for q in ("householder", "cholqr", "cholqr2", "cholqr-subst")]
-    print(f"| {name} | " + " | ".join(cells) + " |")
 for q in ("householder", "cholqr", "cholqr2", "cholqr-subst"):
     try:
         st = json.load(open(f"{L}/hr-{q}-1.json")).get("stage_ms_median", {})
         print(f"hard resident {q} stage medians (ms): " + " ".join(f"{k} {v:.4f}" for k, v in st.items()))
     except Exception as e: print(q, e)
-for q in ("householder", "cholqr"):
-    try:
-        d = json.load(open(f"{L}/one-{q}.json")); lat = d.get("latency_ms", {})
-        print(f"one CPI int16 {q}: p50 {lat.get('p50')} p99 {lat.get('p99')} ms")
-    except Exception as e: print(q, e)
 PY
+    one_cpi "$L" householder cholqr
     grep -h "engine:" "$L/stream.log" | sort | uniq | cut -c1-250 | head -8
     grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$L/sanitizer.log" 2>/dev/null
     return 0
@@ -135,7 +150,7 @@ suite_cqfuse() { # issue 47: the fused cholqr (kernels/cholqr1_gather.cu) agains
         for s in 2 3 4; do
             for q in householder cholqr; do
                 step "hard int16 link $q slots $s #$rep" "$L/stream.log" 60 $S --preset hard --format ci16 --cpis 4000 \
-                    --slots $s --qr $q --json "$L/l-$q-$s-$rep.json"
+                    --slots $s --qr $q --json "$L/l$s-$q-$rep.json"
             done
         done
         for q in householder cholqr; do
@@ -146,19 +161,8 @@ suite_cqfuse() { # issue 47: the fused cholqr (kernels/cholqr1_gather.cu) agains
     done
     report_head "$L"
     for q in householder cholqr; do [ -f "$OUT/ncu-cq-$q.csv" ] && ncu_table "cq-$q" 14; done
-    python3 - "$L" <<'PY'
-import json, sys
-L = sys.argv[1]
-def rate(p):
-    try:
-        d = json.load(open(p)); return d.get("cpis_per_s") or d.get("rate") or 0
-    except Exception: return 0
-print("| workload | householder | cholqr |")
-rows = [(f"l-%s-{s}", f"int16 link, {s} slots") for s in (2, 3, 4)] + [("c-%s", "c64 link, 3 slots"), ("r-%s", "int16 resident, 3 slots"), ("m-%s", "medium c64 resident, 3 slots")]
-for tag, name in rows:
-    cells = [" / ".join("%.0f" % rate(f"{L}/{tag % q}-{r}.json") for r in (1, 2)) for q in ("householder", "cholqr")]
-    print(f"| {name} | " + " | ".join(cells) + " |")
-PY
+    factor_table "$L" "householder cholqr" "l2=int16 link, 2 slots" "l3=int16 link, 3 slots" "l4=int16 link, 4 slots" \
+        "c=c64 link, 3 slots" "r=int16 resident, 3 slots" "m=medium c64 resident, 3 slots"
     return 0
 }
 suite_cqauto() { # issue 47: --qr auto on the gpu backend (cholqr where the fused kernel takes the shape
@@ -184,20 +188,8 @@ suite_cqauto() { # issue 47: --qr auto on the gpu backend (cholqr where the fuse
     grep -h -E "QR factor|engine:" "$L/run.log" | cut -c1-220
     grep -h "ERROR SUMMARY" "$L/sanitizer.log"
     grep -h "engine:" "$L/stream.log" | sort | uniq -c | cut -c1-230
-    python3 - "$L" <<'PY'
-import json, sys
-L = sys.argv[1]
-def get(p):
-    try: return json.load(open(p))
-    except Exception: return {}
-def rate(d): return d.get("cpis_per_s") or d.get("rate") or 0
-print("| workload | householder | cholqr | auto |")
-for tag, name in (("r-hard", "hard resident"), ("r-medium", "medium resident"), ("r-easy", "easy resident"), ("i-hard", "hard int16 link")):
-    print(f"| {name} | " + " | ".join(" / ".join("%.0f" % rate(get(f"{L}/{tag}-{q}-{r}.json")) for r in (1, 2)) for q in ("householder", "cholqr", "auto")) + " |")
-for tag in ("r-hard", "r-medium", "r-easy"):
-    print(tag, "auto qr:", get(f"{L}/{tag}-auto-1.json").get("qr"))
-lat = get(f"{L}/one-auto.json").get("latency_ms", {})
-print("one CPI int16 auto: p50", lat.get("p50"), "p99", lat.get("p99"))
-PY
+    factor_table "$L" "householder cholqr auto" "r-hard=hard resident" "r-medium=medium resident" \
+        "r-easy=easy resident" "i-hard=hard int16 link"
+    one_cpi "$L" auto
     return 0
 }
