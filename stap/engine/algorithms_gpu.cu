@@ -9,17 +9,15 @@
 
 namespace {
 
-/* The factor the solvers run: as asked (cuBLAS refused cholqr and cholqr2 at creation, and
- * factors auto by Householder; on the gpu backend auto is cholqr where the fused cholqr
- * kernel takes the shape and was measured the faster: la_dev_weights_create). */
-stap_qr_method gpu_factor(const stap_engine *e) { return e->cfg.qr; }
-
 /* ---- post-Doppler: the QR kernel gathers the training rows from the Doppler cube ---- */
 
+/* The solvers factor by e->cfg.qr as asked: cuBLAS refused cholqr and cholqr2 at creation and
+ * factors auto by Householder; on the gpu backend auto is cholqr where the fused cholqr kernel
+ * takes the shape and was measured the faster (la_dev_weights_create). */
 int doppler_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *err)
 {
     const stap_config *c = &e->cfg;
-    RTK_TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &e->opt.tuning.la, gpu_factor(e), &s->g,
+    RTK_TRY(la_dev_weights_create(&s->qr, c->backend, e->opt.qr_variant, &e->opt.tuning.la, c->qr, &s->g,
                                   e->M, e->N,
                                   e->batch, e->B, g->d_V, s->d_W, &s->d_status->factor,
                                   s->d_status->phase, s->stream, err));
@@ -135,7 +133,7 @@ int jdl_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error *e
     s->bs.njqr = groups;
     for (int b = 0; b < groups; b++) {
         const rtk_gather gb = jdl_gather(e, g, s, b);
-        RTK_TRY(la_dev_weights_create(&s->bs.jqr[b], c->backend, e->opt.qr_variant, &e->opt.tuning.la, gpu_factor(e),
+        RTK_TRY(la_dev_weights_create(&s->bs.jqr[b], c->backend, e->opt.qr_variant, &e->opt.tuning.la, e->cfg.qr,
                                       &gb, e->M, e->Nt,
                                       e->batch * (g->bs.shared ? e->B : 1), 1,
                                       g->bs.d_Vt + (size_t)b * e->Nt,
@@ -207,7 +205,7 @@ int subcpi_slot(stap_engine *e, stap_gpu_engine *g, stap_gpu_slot *s, stap_error
      * the other bins after */
     const stap_config *c = &e->cfg;
     const int per_bin = (stap_algorithm_traits(c) & STAP_TRAIT_STEER_PER_BIN) != 0;
-    RTK_TRY(la_dev_weights_create_grouped(&s->qr, c->backend, e->opt.qr_variant, &e->opt.tuning.la, gpu_factor(e),
+    RTK_TRY(la_dev_weights_create_grouped(&s->qr, c->backend, e->opt.qr_variant, &e->opt.tuning.la, e->cfg.qr,
                                           e->M, e->N,
                                           c->segments, per_bin ? e->batch : c->segments, e->B,
                                           g->d_Vs, per_bin ? (long long)e->B * e->N : 0, s->d_W,
